@@ -1,0 +1,37 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * Two projects: fast unit/contract tests on memory adapters, and integration tests against real services
+ * (redis-server started by the harness, the devnet chain over HTTP, MongoDB when reachable).
+ */
+export default defineConfig({
+  root,
+  test: {
+    pool: 'forks',
+    reporters: ['default', './.config/summary-reporter.ts'],
+    maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['core/**/*.test.ts', 'adapters/**/*.test.ts', 'hosts/**/*.test.ts', 'contracts-tests/**/*.test.ts'],
+          exclude: ['**/*.integration.test.ts', '**/node_modules/**'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['**/*.integration.test.ts'],
+          exclude: ['**/node_modules/**'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
+  },
+});
