@@ -1,0 +1,48 @@
+import type { Millis, UserId, Versioned } from './common.js';
+
+export interface Account extends Versioned {
+  readonly id: UserId;
+  readonly email: string;
+  /** scrypt hash (see SecretHasher); never returned. */
+  readonly passwordHash: string;
+  readonly verified: boolean;
+  /** SHA-256 of the 6-digit code sent by the Mailer; null once verified. */
+  readonly verificationCodeHash: string | null;
+  readonly verificationExpiresAt: Millis | null;
+  readonly verificationAttempts: number;
+  readonly createdAt: Millis;
+}
+
+export interface Session {
+  /** SHA-256 hex of the `st_` token; the token itself is shown once at login and never stored. */
+  readonly tokenHash: string;
+  readonly userId: UserId;
+  readonly createdAt: Millis;
+  readonly expiresAt: Millis;
+  readonly revokedAt: Millis | null;
+}
+
+export type ServiceCode = 'developer' | 'sub_address';
+
+export interface Subscription extends Versioned {
+  readonly userId: UserId;
+  readonly serviceCode: ServiceCode;
+  readonly planCode: string;
+  readonly status: 'active' | 'cancelled';
+  /** For `sub_address`: maxSubAddresses (-1 unlimited). An admin quota override rewrites it. */
+  readonly meta: { readonly maxSubAddresses?: number };
+  readonly activatedAt: Millis;
+}
+
+export const API_ACCESS_ABILITY = 'api:access';
+
+export interface ApiToken {
+  readonly id: number;
+  readonly userId: UserId;
+  readonly name: string;
+  /** SHA-256 hex of the `dk_` token. */
+  readonly tokenHash: string;
+  readonly abilities: readonly string[];
+  readonly createdAt: Millis;
+  readonly revokedAt: Millis | null;
+}

@@ -1,0 +1,39 @@
+/** Chain resources of a TRON address, spec §2 (numbers are energy/bandwidth units; sun amounts are bigint). */
+export interface ChainResources {
+  readonly energy: {
+    readonly available: number;
+    readonly used: number;
+    readonly limit: number;
+    readonly stakedSun: bigint;
+    readonly delegatedOutSun: bigint;
+    readonly receivedSun: bigint;
+  };
+  readonly bandwidth: {
+    readonly freeAvailable: number;
+    readonly freeUsed: number;
+    readonly freeLimit: number;
+    readonly stakedAvailable: number;
+    readonly stakedUsed: number;
+    readonly stakedLimit: number;
+    readonly stakedSun: bigint;
+    readonly delegatedOutSun: bigint;
+    readonly receivedSun: bigint;
+  };
+  readonly withdrawableSun: bigint;
+  readonly delegatedTo: readonly string[];
+  readonly receivedFrom: readonly string[];
+}
+
+/** What a node says about a transaction id. */
+export type TransactionState =
+  | { readonly state: 'unknown' }
+  | { readonly state: 'pending' }
+  | { readonly state: 'confirmed'; readonly blockNumber: number; readonly confirmations: number; readonly solidified: boolean; readonly feeSun: bigint; readonly energyUsed: number }
+  | { readonly state: 'failed'; readonly blockNumber: number; readonly reason: string; readonly feeSun: bigint };
+
+/** A signed transaction ready for broadcast; persisted before broadcast (write-ahead). */
+export interface SignedTransaction {
+  readonly txid: string;
+  readonly signedJson: string;
+  readonly expiresAt: number;
+}

@@ -1,0 +1,57 @@
+import type { Millis, NetworkCode, UserId, Versioned } from './common.js';
+import type { PreparedTransaction } from './command.js';
+
+export const COLLECTION_STATUS = {
+  PENDING: 1,
+  FUNDING_TRX: 2,
+  COLLECTING: 6,
+  RECOVER_TRX: 8,
+  DONE: 11,
+  FAILED: 12,
+  UNDELEGATING_ENERGY: 15,
+  ACQUIRING_ENERGY: 16,
+  WAIT_ENERGY_READY: 17,
+} as const;
+export type CollectionStatus = (typeof COLLECTION_STATUS)[keyof typeof COLLECTION_STATUS];
+
+/** How the task got its energy: decided in ACQUIRING_ENERGY (core/domain/energy-decision). */
+export type EnergyPath = 'self' | 'rental' | 'burn';
+
+/** One step's write-ahead record: the transaction (or rental order) it sent, so a resume never sends twice. */
+export interface StepRecord {
+  readonly status: CollectionStatus;
+  readonly transaction: PreparedTransaction | null;
+  /** Third-party rental order reference (idempotency reference sent to the provider). */
+  readonly orderRef: string | null;
+  readonly startedAt: Millis;
+  readonly completedAt: Millis | null;
+}
+
+export interface Lease {
+  readonly owner: string;
+  readonly expiresAt: Millis;
+}
+
+export interface CollectionTask extends Versioned {
+  readonly taskNo: string;
+  readonly commandNo: string;
+  readonly userId: UserId;
+  readonly networkCode: NetworkCode;
+  readonly assetSymbol: string;
+  /** The sub-address being swept. */
+  readonly address: string;
+  /** The user's main address for the network, captured at creation. */
+  readonly mainAddress: string;
+  readonly status: CollectionStatus;
+  readonly energyPath: EnergyPath | null;
+  readonly steps: readonly StepRecord[];
+  readonly sweptAmount: bigint | null;
+  readonly sweepTxHash: string | null;
+  readonly errorCode: string | null;
+  readonly lastError: string | null;
+  /** When the worker should look at the task next (claims take due tasks only). */
+  readonly nextRunAt: Millis;
+  readonly lease: Lease | null;
+  readonly startedAt: Millis;
+  readonly finishedAt: Millis | null;
+}

@@ -1,0 +1,63 @@
+import type { EncryptedEnvelope, Millis, UserId, Versioned } from './common.js';
+
+export type WebhookReviewStatus = 'unconfigured' | 'pending' | 'verified';
+
+/** The developer subscription's configuration: webhook URL review state, secret, collection minimums. */
+export interface DeveloperConfig extends Versioned {
+  readonly userId: UserId;
+  /** The active approved URL, or null. */
+  readonly url: string | null;
+  readonly pendingUrl: string | null;
+  readonly pendingSince: Millis | null;
+  readonly verifiedAt: Millis | null;
+  readonly reviewNote: string | null;
+  /** AES-256-GCM encrypted webhook_secret; never returned. */
+  readonly secret: EncryptedEnvelope | null;
+  /** Asset symbol -> smallest-unit minimum for a cashier collection; empty = no minimum. */
+  readonly minCollectAmounts: Readonly<Record<string, bigint>>;
+}
+
+export const WEBHOOK_EVENT_TYPES = [
+  'withdrawal.completed', 'withdrawal.failed', 'collection.completed', 'collection.failed', 'webhook.test',
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** JSON-safe payload value (money already rendered as integer strings or integers per spec §6). */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/** An outbox entry: written together with the terminal transition that caused it. */
+export interface WebhookEvent {
+  readonly eventId: string;
+  readonly userId: UserId;
+  readonly eventType: WebhookEventType;
+  readonly occurredAt: Millis;
+  /** The full top-level body, including event_id, event_type and occurred_at. */
+  readonly payload: Readonly<Record<string, JsonValue>>;
+  readonly dispatched: boolean;
+}
+
+export const DELIVERY_STATUS = {
+  PENDING: 1, DELIVERING: 2, SUCCEEDED: 3, RETRYING: 4, DEAD: 5, SKIPPED: 6,
+} as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUS)[keyof typeof DELIVERY_STATUS];
+
+export interface DeliveryAttempt {
+  readonly at: Millis;
+  readonly httpStatus: number | null;
+  readonly error: string | null;
+  readonly durationMs: number;
+}
+
+export interface WebhookDelivery extends Versioned {
+  readonly deliveryId: string;
+  readonly eventId: string;
+  readonly userId: UserId;
+  readonly eventType: WebhookEventType;
+  /** The approved URL at the time the delivery was created; null when SKIPPED. */
+  readonly url: string | null;
+  readonly status: DeliveryStatus;
+  readonly attempts: readonly DeliveryAttempt[];
+  readonly nextAttemptAt: Millis | null;
+  readonly lease: { readonly owner: string; readonly expiresAt: Millis } | null;
+  readonly createdAt: Millis;
+}

@@ -1,0 +1,22 @@
+import type { CashierToken } from '../domain/model/cashier-token.js';
+import type { UserId } from '../domain/model/common.js';
+import type { Page, PageRequest } from './page.js';
+
+export interface CashierTokenRepository {
+  /**
+   * Inserts a token unless the address already has one that is active and unexpired at `now` ('active-exists');
+   * atomic against concurrent creates for the same address.
+   */
+  insert(token: CashierToken, now: number): Promise<'created' | 'active-exists'>;
+  findByTokenHash(tokenHash: string): Promise<CashierToken | null>;
+  findByTokenNo(tokenNo: string): Promise<CashierToken | null>;
+  /** The user's tokens, newest first. */
+  listByUser(userId: UserId, page: PageRequest): Promise<Page<CashierToken>>;
+  /** Optimistic replace: stored version must be `token.version - 1`, else ConcurrencyConflict. */
+  update(token: CashierToken): Promise<void>;
+  /**
+   * Slides expiresAt to max(stored, expiresAt) without a version check (concurrent payer requests must not fail);
+   * only for an active token.
+   */
+  extendExpiry(tokenNo: string, expiresAt: number): Promise<void>;
+}

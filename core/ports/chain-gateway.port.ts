@@ -1,0 +1,55 @@
+import type { ChainResources, SignedTransaction, TransactionState } from '../domain/model/chain.js';
+
+/** A private key made available only for the duration of one call (decrypted by the caller through KeyCipher). */
+export type KeyProvider = () => Promise<string>;
+
+export interface Signer {
+  readonly address: string;
+  readonly privateKey: KeyProvider;
+}
+
+export type Resource = 'ENERGY' | 'BANDWIDTH';
+
+/** What the worker may ask the chain to do; each builds and signs locally and returns the transaction unsent. */
+export type TransactionIntent =
+  | { readonly kind: 'transfer-trx'; readonly to: string; readonly amountSun: bigint }
+  | { readonly kind: 'transfer-trc20'; readonly contract: string; readonly to: string; readonly amount: bigint; readonly feeLimitSun: bigint }
+  | { readonly kind: 'delegate'; readonly resource: Resource; readonly receiver: string; readonly amountSun: bigint; readonly lockBlocks?: number }
+  | { readonly kind: 'undelegate'; readonly resource: Resource; readonly receiver: string; readonly amountSun: bigint }
+  | { readonly kind: 'freeze'; readonly resource: Resource; readonly amountSun: bigint }
+  | { readonly kind: 'unfreeze'; readonly resource: Resource; readonly amountSun: bigint }
+  | { readonly kind: 'withdraw-unfrozen' }
+  | { readonly kind: 'vote'; readonly votes: readonly { readonly witness: string; readonly count: number }[] }
+  | { readonly kind: 'withdraw-reward' };
+
+/**
+ * The chain, through a node. Failures are InfrastructureError with CHAIN-* codes (CHAIN-BALANCE-QUERY-FAILED for
+ * reads, CHAIN-BROADCAST-FAILED for refused broadcasts, CHAIN-NODE-UNAVAILABLE when unreachable).
+ */
+export interface ChainGateway {
+  /** A fresh key pair, made locally; the key never leaves the process except encrypted by the caller. */
+  createAccount(): Promise<{ readonly address: string; readonly privateKey: string }>;
+  /** True for a syntactically valid address of this network. */
+  isAddress(address: string): boolean;
+  /** Native balance in SUN (0n for an account that does not exist yet). */
+  getTrxBalance(address: string): Promise<bigint>;
+  /** TRC20 balance in the token's smallest unit. */
+  getTokenBalance(address: string, contract: string): Promise<bigint>;
+  getResources(address: string): Promise<ChainResources>;
+  /** Whether the address exists on chain (has been activated). */
+  accountExists(address: string): Promise<boolean>;
+  /** SUN of staked energy the address can still delegate (getcandelegatedmaxsize). */
+  getCanDelegateEnergySun(address: string): Promise<bigint>;
+  /** Energy a TRC20 transfer would consume. */
+  estimateTrc20TransferEnergy(from: string, to: string, contract: string, amount: bigint): Promise<number>;
+  /** Energy units per SUN of stake (for self-delegation sizing). */
+  energyPerStakedSun(): Promise<number>;
+  /** Builds and signs; returns the txid and signed JSON BEFORE anything is sent (write-ahead). */
+  prepare(signer: Signer, intent: TransactionIntent): Promise<SignedTransaction>;
+  /** Sends a prepared transaction; a duplicate of an already-accepted one counts as accepted. */
+  broadcast(tx: SignedTransaction): Promise<void>;
+  /** Where a transaction stands: unknown, pending, confirmed (with confirmations and solidified flag) or failed. */
+  getTransaction(txid: string): Promise<TransactionState>;
+  /** Current head block. */
+  head(): Promise<{ readonly number: number; readonly timestamp: number }>;
+}

@@ -1,0 +1,14 @@
+import type { CollectionTask } from '../domain/model/collection-task.js';
+
+export interface CollectionTaskRepository {
+  get(taskNo: string): Promise<CollectionTask | null>;
+  /** The most recently created task of the sub-address, or null. */
+  findLatestByAddress(address: string): Promise<CollectionTask | null>;
+  /** Optimistic replace: stored version must be `task.version - 1`, else ConcurrencyConflict. */
+  update(task: CollectionTask): Promise<void>;
+  /**
+   * Claims one non-terminal task with nextRunAt <= now whose lease is absent or expired, setting the lease to
+   * (owner, now + leaseMs) and bumping the version — atomically, so two workers never claim the same task.
+   */
+  claimDue(now: number, owner: string, leaseMs: number): Promise<CollectionTask | null>;
+}

@@ -1,0 +1,20 @@
+import type { Command, CommandStatus, CommandType } from '../domain/model/command.js';
+import type { UserId } from '../domain/model/common.js';
+import type { Page, PageRequest } from './page.js';
+
+export interface CommandRepository {
+  /**
+   * Inserts a command. For a fund-moving command (`locking` true) the insert is refused with 'locked' when the
+   * address already has a PENDING or RUNNING fund-moving command — atomically, so two racing inserts cannot both pass.
+   */
+  insert(command: Command, options: { readonly locking: boolean }): Promise<'created' | 'locked'>;
+  get(commandNo: string): Promise<Command | null>;
+  /** The PENDING or RUNNING fund-moving command on the address, if any. */
+  findActiveByAddress(address: string): Promise<Command | null>;
+  /** The user's commands, newest first. */
+  listByUser(userId: UserId, filter: { readonly type?: CommandType; readonly status?: CommandStatus }, page: PageRequest): Promise<Page<Command>>;
+  /** Optimistic replace: stored version must be `command.version - 1`, else ConcurrencyConflict. */
+  update(command: Command): Promise<void>;
+  /** PENDING commands of the given types due for execution (withdrawals and staking), oldest first. */
+  listPending(types: readonly CommandType[], limit: number): Promise<Command[]>;
+}

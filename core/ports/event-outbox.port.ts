@@ -1,0 +1,10 @@
+import type { WebhookEvent } from '../domain/model/webhook.js';
+
+/** Events waiting to become deliveries. Appended only through UnitOfWork.commit, with the transition causing them. */
+export interface EventOutbox {
+  /** Undispatched events, oldest first. */
+  listUndispatched(limit: number): Promise<WebhookEvent[]>;
+  /** Marks the event dispatched; true only for the first caller (so one event yields one delivery). */
+  markDispatched(eventId: string): Promise<boolean>;
+  get(eventId: string): Promise<WebhookEvent | null>;
+}

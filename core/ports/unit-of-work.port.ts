@@ -1,0 +1,25 @@
+import type { CollectionTask } from '../domain/model/collection-task.js';
+import type { Command } from '../domain/model/command.js';
+import type { WebhookEvent } from '../domain/model/webhook.js';
+
+/**
+ * Writes that must land together or not at all: e.g. a task's terminal transition, its command's terminal status
+ * (which releases the address lock and balance_locked) and the webhook event in the outbox.
+ * Tasks and commands are optimistic replaces (stored version = version - 1); new ones are inserted (version 1).
+ */
+export interface ChangeSet {
+  readonly newCommands?: readonly Command[];
+  readonly newTasks?: readonly CollectionTask[];
+  readonly commands?: readonly Command[];
+  readonly tasks?: readonly CollectionTask[];
+  readonly events?: readonly WebhookEvent[];
+}
+
+export interface UnitOfWork {
+  /**
+   * Applies every write of the change set atomically. Throws ConcurrencyConflict (and writes nothing) when any
+   * replace finds another version, and DomainError BIZ-COMMAND-LOCKED when a new fund-moving command's address is
+   * already locked by an active command.
+   */
+  commit(changes: ChangeSet): Promise<void>;
+}

@@ -1,0 +1,18 @@
+import type { UserId } from '../domain/model/common.js';
+import type { WebhookDelivery } from '../domain/model/webhook.js';
+import type { Page, PageRequest } from './page.js';
+
+export interface WebhookDeliveryRepository {
+  /** Inserts; false when a delivery for the same eventId exists already (one delivery per event). */
+  insert(delivery: WebhookDelivery): Promise<boolean>;
+  get(deliveryId: string): Promise<WebhookDelivery | null>;
+  /** Optimistic replace: stored version must be `delivery.version - 1`, else ConcurrencyConflict. */
+  update(delivery: WebhookDelivery): Promise<void>;
+  /**
+   * Claims up to `limit` deliveries that are PENDING or RETRYING with nextAttemptAt <= now and no live lease,
+   * leasing each to `owner` until now + leaseMs (version bumped) — atomically.
+   */
+  claimDue(now: number, owner: string, leaseMs: number, limit: number): Promise<WebhookDelivery[]>;
+  /** The user's deliveries, newest first. */
+  listByUser(userId: UserId, page: PageRequest): Promise<Page<WebhookDelivery>>;
+}
