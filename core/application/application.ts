@@ -1,0 +1,166 @@
+import type { CashierToken } from '../domain/model/cashier-token.js';
+import type { UserId } from '../domain/model/common.js';
+import type {
+  ApiTokenCreatedView, ApiTokenRevokedView, CashierBalanceView, CashierSessionView, CashierTaskView,
+  CashierTokenCreatedView, CashierTokenDisabledView, CashierTokenView, ChainResourcesView, CollectionTaskView,
+  CommandAcceptedView, CommandListItemView, CommandView, DeliveryView, DeveloperConfigView, ItemsPage, LoginView,
+  MetaPage, PendingWebhookView, QuotaView, RegisteredView, RiskEntryView, SubscriptionView, VerifiedView,
+  WalletBalanceView, WalletCreatedView, WalletView, WebhookStatusView, WebhookTestView,
+} from './views.js';
+
+/*
+ * The public surface of the use cases, one interface per group. Inputs named `body`/`query` are the raw parsed JSON
+ * or query object (`unknown`): every use case validates its own fields and throws DomainError VALIDATION-ERROR naming
+ * the field. Path parameters are strings as they arrive. Business failures are DomainError with catalogue codes.
+ */
+
+/** Who a Developer API Token authenticates. */
+export interface ApiPrincipal {
+  readonly userId: UserId;
+  readonly tokenId: number;
+  readonly abilities: readonly string[];
+}
+
+/** An authenticated cashier (payer) request: the token record as read at authentication. */
+export interface CashierContext {
+  readonly token: CashierToken;
+}
+
+/** Accounts and session tokens (DESIGN.md). */
+export interface AccountsService {
+  /** body {email, password}: 201. A 6-digit code goes out through the Mailer. AUTH-EMAIL-TAKEN when registered. */
+  register(body: unknown): Promise<RegisteredView>;
+  /** body {email, code}: AUTH-VERIFICATION-FAILED when wrong, expired or out of attempts. */
+  verify(body: unknown): Promise<VerifiedView>;
+  /** body {email, password}: AUTH-INVALID-CREDENTIALS (unknown email too), AUTH-NOT-VERIFIED. */
+  login(body: unknown): Promise<LoginView>;
+  /** Revokes the session; unknown tokens are ignored. */
+  logout(sessionToken: string): Promise<void>;
+  /** The user of a live session token, or null (unknown, expired, revoked). */
+  authenticateSession(sessionToken: string): Promise<{ readonly userId: UserId } | null>;
+}
+
+export interface SubscriptionsService {
+  /** body {service_code 'developer'|'sub_address', plan_code?}: activates or switches the plan. */
+  activate(userId: UserId, body: unknown): Promise<SubscriptionView>;
+  /** body {service_code 'developer', config {webhook_url?, webhook_secret?, min_collect_amounts?}}. */
+  putConfig(userId: UserId, body: unknown): Promise<DeveloperConfigView>;
+  /** The developer configuration with the webhook status object; never the secret. */
+  getDeveloperConfig(userId: UserId): Promise<DeveloperConfigView>;
+}
+
+export interface ApiTokensService {
+  /** body {name}: 201 with the `dk_` token shown once. BIZ-DEVELOPER-SUBSCRIPTION-REQUIRED without a developer plan. */
+  create(userId: UserId, body: unknown): Promise<ApiTokenCreatedView>;
+  /** API-TOKEN-NOT-FOUND when unknown or another user's. */
+  revoke(userId: UserId, id: string): Promise<ApiTokenRevokedView>;
+  /** The principal of a live `dk_` token, or null. */
+  authenticateApiToken(token: string): Promise<ApiPrincipal | null>;
+}
+
+export interface WalletsService {
+  /** query {type?, page?, per_page?}: the caller's addresses, id ascending. */
+  list(userId: UserId, query: unknown): Promise<ItemsPage<WalletView>>;
+  /** 404 BIZ-WALLET-ADDRESS-NOT-FOUND when missing or another user's. */
+  get(userId: UserId, address: string): Promise<WalletView>;
+  /** body {network_code, address_type, address_label?}: 201; errors of spec §4 POST /wallets. */
+  create(userId: UserId, body: unknown): Promise<WalletCreatedView>;
+  /** The cached snapshot (no chain query). */
+  balances(userId: UserId, address: string): Promise<WalletBalanceView>;
+  /** body {force?}: queries the chain unless within the cooldown; 502 CHAIN-BALANCE-QUERY-FAILED. */
+  refresh(userId: UserId, address: string, body: unknown): Promise<WalletBalanceView>;
+  /** Chain resources (TRON); BIZ-CHAIN-RESOURCES-NOT-SUPPORTED elsewhere. */
+  resources(userId: UserId, address: string): Promise<ChainResourcesView>;
+}
+
+export interface CommandsService {
+  /** query {type?, status?, page?, per_page?}: newest first. */
+  list(userId: UserId, query: unknown): Promise<ItemsPage<CommandListItemView>>;
+  /** 404 BIZ-COMMAND-NOT-FOUND when missing or another user's. */
+  get(userId: UserId, commandNo: string): Promise<CommandView>;
+}
+
+export interface CollectionsService {
+  /** body {address, asset_symbol}: 201 with status 1; errors of spec §4 POST /collections. */
+  create(userId: UserId, body: unknown): Promise<CollectionTaskView>;
+  /** 404 BIZ-COLLECTION-TASK-NOT-FOUND when missing or another user's. */
+  get(userId: UserId, taskNo: string): Promise<CollectionTaskView>;
+}
+
+export interface CashierTokensService {
+  /** body {address, ttl_minutes?}: 201 with the `ct_` token shown once. */
+  create(userId: UserId, body: unknown): Promise<CashierTokenCreatedView>;
+  /** query {page?, per_page?} (default 15): newest first, without `token`. */
+  list(userId: UserId, query: unknown): Promise<MetaPage<CashierTokenView>>;
+  /** body {reason?}: CASHIER-TOKEN-NOT-FOUND, CASHIER-TOKEN-ALREADY-DISABLED. */
+  disable(userId: UserId, tokenNo: string, body: unknown): Promise<CashierTokenDisabledView>;
+}
+
+/** The payment API. Every successful call slides the token's expiry. */
+export interface CashierService {
+  /** CASHIER-TOKEN-MISSING for null/empty; CASHIER-TOKEN-INVALID for unknown, disabled or expired. */
+  authenticateCashier(token: string | null): Promise<CashierContext>;
+  session(ctx: CashierContext): Promise<CashierSessionView>;
+  balance(ctx: CashierContext): Promise<CashierBalanceView>;
+  /** The latest task of the session, or null. */
+  task(ctx: CashierContext): Promise<CashierTaskView | null>;
+  /** body {asset_symbol}: 201; 409 BIZ-COMMAND-LOCKED, BIZ-ASSET-NOT-FOUND, BIZ-AMOUNT-BELOW-MINIMUM. */
+  collect(ctx: CashierContext, body: unknown): Promise<CashierTaskView>;
+}
+
+export interface WebhooksService {
+  /** Sends a signed `webhook.test` to the approved URL; BIZ-WEBHOOK-URL-UNVERIFIED before approval. */
+  test(userId: UserId): Promise<WebhookTestView>;
+  /** query {page?, per_page?}: deliveries newest first, DEAD and SKIPPED included. */
+  deliveries(userId: UserId, query: unknown): Promise<ItemsPage<DeliveryView>>;
+}
+
+export interface TransfersService {
+  /** body {from_address, to_address, asset_symbol, amount}: 201 PENDING withdrawal command. */
+  create(userId: UserId, body: unknown): Promise<CommandAcceptedView>;
+}
+
+export interface StakingService {
+  /** body {resource 'ENERGY'|'BANDWIDTH', amount}. */
+  stake(userId: UserId, address: string, body: unknown): Promise<CommandAcceptedView>;
+  /** body {resource, amount}. */
+  unstake(userId: UserId, address: string, body: unknown): Promise<CommandAcceptedView>;
+  withdrawUnstaked(userId: UserId, address: string): Promise<CommandAcceptedView>;
+  /** body {votes: [{witness, count}]}. */
+  vote(userId: UserId, address: string, body: unknown): Promise<CommandAcceptedView>;
+  withdrawReward(userId: UserId, address: string): Promise<CommandAcceptedView>;
+}
+
+/** Platform operations (ADMIN_TOKEN). User ids arrive as path strings. */
+export interface AdminService {
+  listPendingWebhooks(): Promise<PendingWebhookView[]>;
+  /** BIZ-WEBHOOK-NOT-PENDING when nothing waits for review. */
+  approveWebhook(userId: string): Promise<WebhookStatusView>;
+  /** body {note}. */
+  rejectWebhook(userId: string, body: unknown): Promise<WebhookStatusView>;
+  /** Only PENDING/RUNNING with nothing broadcast; BIZ-COMMAND-NOT-CANCELLABLE otherwise. */
+  cancelCommand(commandNo: string): Promise<CommandView>;
+  /** body {kind 'user'|'address', value, reason?}. */
+  denyRisk(body: unknown): Promise<RiskEntryView>;
+  /** body {kind, value}: whether the entry existed. */
+  allowRisk(body: unknown): Promise<{ readonly removed: boolean }>;
+  listRisk(): Promise<RiskEntryView[]>;
+  /** body {max_sub_addresses ≥ -1}: BIZ-USER-NOT-FOUND, BIZ-SUB-ADDRESS-SUBSCRIPTION-REQUIRED. */
+  setQuota(userId: string, body: unknown): Promise<QuotaView>;
+}
+
+/** Every use case of the service, grouped as the HTTP host routes them. */
+export interface Application {
+  readonly accounts: AccountsService;
+  readonly subscriptions: SubscriptionsService;
+  readonly apiTokens: ApiTokensService;
+  readonly wallets: WalletsService;
+  readonly commands: CommandsService;
+  readonly collections: CollectionsService;
+  readonly cashierTokens: CashierTokensService;
+  readonly cashier: CashierService;
+  readonly webhooks: WebhooksService;
+  readonly transfers: TransfersService;
+  readonly staking: StakingService;
+  readonly admin: AdminService;
+}

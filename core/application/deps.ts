@@ -1,0 +1,92 @@
+import type { AssetRegistry } from '../domain/assets.js';
+import type { AccountRepository } from '../ports/account-repository.port.js';
+import type { AddressLock } from '../ports/address-lock.port.js';
+import type { ApiTokenRepository } from '../ports/api-token-repository.port.js';
+import type { BalanceRepository } from '../ports/balance-repository.port.js';
+import type { CashierTokenRepository } from '../ports/cashier-token-repository.port.js';
+import type { ChainGateway } from '../ports/chain-gateway.port.js';
+import type { Clock } from '../ports/clock.port.js';
+import type { CollectionTaskRepository } from '../ports/collection-task-repository.port.js';
+import type { CommandRepository } from '../ports/command-repository.port.js';
+import type { DeveloperConfigRepository } from '../ports/developer-config-repository.port.js';
+import type { DnsResolver } from '../ports/dns-resolver.port.js';
+import type { IdGenerator } from '../ports/id-generator.port.js';
+import type { KeyCipher } from '../ports/key-cipher.port.js';
+import type { Mailer } from '../ports/mailer.port.js';
+import type { RiskPolicy } from '../ports/risk-policy.port.js';
+import type { SecretHasher } from '../ports/secret-hasher.port.js';
+import type { SessionRepository } from '../ports/session-repository.port.js';
+import type { SubscriptionRepository } from '../ports/subscription-repository.port.js';
+import type { UnitOfWork } from '../ports/unit-of-work.port.js';
+import type { WalletRepository } from '../ports/wallet-repository.port.js';
+import type { WebhookDeliveryRepository } from '../ports/webhook-delivery-repository.port.js';
+import type { WebhookTransport } from '../ports/webhook-transport.port.js';
+
+/** Tunables of the use cases; every one has a default in DEFAULT_CORE_SETTINGS. */
+export interface CoreSettings {
+  /** Lifetime of an `st_` session token. */
+  readonly sessionTtlMs: number;
+  /** Minimum gap between two chain refreshes of one address unless `force: true`. */
+  readonly refreshCooldownMs: number;
+  /** Lifetime of the short AddressLock around check-then-create. */
+  readonly addressLockTtlMs: number;
+  /** Lifetime of an e-mail verification code. */
+  readonly verificationTtlMs: number;
+  /** Wrong codes accepted before the code is burnt (a new registration attempt is needed). */
+  readonly verificationMaxAttempts: number;
+  /** Test-only allowance: loopback/private webhook hosts and plain http (never on in production). */
+  readonly allowLocalWebhooks: boolean;
+  /** Random bytes in every `st_`, `dk_`, `ct_` token (DESIGN.md: at least 32). */
+  readonly tokenBytes: number;
+}
+
+export const DEFAULT_CORE_SETTINGS: CoreSettings = {
+  sessionTtlMs: 24 * 60 * 60 * 1000,
+  refreshCooldownMs: 30_000,
+  addressLockTtlMs: 10_000,
+  verificationTtlMs: 15 * 60 * 1000,
+  verificationMaxAttempts: 5,
+  allowLocalWebhooks: false,
+  tokenBytes: 32,
+};
+
+/**
+ * Everything the use cases need: the ports (one field each) and the settings. Hosts build it from adapters;
+ * tests from the memory adapters. `settings` may be partial: missing values come from DEFAULT_CORE_SETTINGS.
+ */
+export interface CoreDeps {
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly hasher: SecretHasher;
+  readonly cipher: KeyCipher;
+  readonly mailer: Mailer;
+  readonly dns: DnsResolver;
+  readonly transport: WebhookTransport;
+  readonly risk: RiskPolicy;
+  readonly addressLock: AddressLock;
+  readonly chain: ChainGateway;
+  readonly assets: AssetRegistry;
+  readonly accounts: AccountRepository;
+  readonly sessions: SessionRepository;
+  readonly subscriptions: SubscriptionRepository;
+  readonly apiTokens: ApiTokenRepository;
+  readonly wallets: WalletRepository;
+  readonly balances: BalanceRepository;
+  readonly commands: CommandRepository;
+  readonly tasks: CollectionTaskRepository;
+  readonly cashierTokens: CashierTokenRepository;
+  readonly developerConfigs: DeveloperConfigRepository;
+  readonly deliveries: WebhookDeliveryRepository;
+  readonly uow: UnitOfWork;
+  readonly settings?: Partial<CoreSettings>;
+}
+
+/** CoreDeps with the settings completed: what every service receives. */
+export interface ResolvedDeps extends Omit<CoreDeps, 'settings'> {
+  readonly settings: CoreSettings;
+}
+
+/** Fills missing settings from the defaults. */
+export function resolveDeps(deps: CoreDeps): ResolvedDeps {
+  return { ...deps, settings: { ...DEFAULT_CORE_SETTINGS, ...deps.settings } };
+}

@@ -1,0 +1,257 @@
+/**
+ * Spec-shaped outputs of the use cases: snake_case, money as integer strings, wallet timestamps
+ * `YYYY-MM-DD HH:MM:SS` (UTC), cashier and account timestamps ISO 8601 with `+00:00`. Hosts serialise them as they are.
+ */
+
+/** `data.pagination` of the wallet and command lists (spec §4). */
+export interface Pagination {
+  readonly page: number;
+  readonly per_page: number;
+  readonly total: number;
+  readonly pages: number;
+}
+
+/** `{items, pagination}`: the wallet, command and delivery lists. */
+export interface ItemsPage<T> {
+  readonly items: T[];
+  readonly pagination: Pagination;
+}
+
+/** `{data, meta}`: the cashier token list (spec §4). */
+export interface MetaPage<T> {
+  readonly data: T[];
+  readonly meta: { readonly current_page: number; readonly per_page: number; readonly total: number; readonly last_page: number };
+}
+
+/** Spec §2 wallet address record. */
+export interface WalletView {
+  readonly wallet_address_id: number;
+  readonly network_code: string;
+  readonly address: string;
+  readonly address_type: number;
+  readonly address_label: string | null;
+  readonly status: number;
+  readonly created_at: string;
+}
+
+/** POST /wallets response. */
+export type WalletCreatedView = Pick<WalletView, 'wallet_address_id' | 'network_code' | 'address' | 'address_type' | 'status'>;
+
+export interface BalanceItemView {
+  readonly symbol: string;
+  readonly balance_available: string;
+  readonly balance_locked: string;
+  readonly balance_updated_at: string;
+}
+
+/** Spec §2 balance snapshot as the wallet endpoints show it. */
+export interface WalletBalanceView {
+  readonly address: string;
+  readonly items: BalanceItemView[];
+  readonly refresh_source: number;
+  readonly balance_updated_at: string;
+}
+
+/** GET /cashier/balance: the snapshot without refresh_source, ISO timestamps. */
+export type CashierBalanceView = Omit<WalletBalanceView, 'refresh_source'>;
+
+/** Spec §2 chain resources (sun amounts as strings). */
+export interface ChainResourcesView {
+  readonly energy: {
+    readonly available: number; readonly used: number; readonly limit: number;
+    readonly staked_sun: string; readonly delegated_out_sun: string; readonly received_sun: string;
+  };
+  readonly bandwidth: {
+    readonly free_available: number; readonly free_used: number; readonly free_limit: number;
+    readonly staked_available: number; readonly staked_used: number; readonly staked_limit: number;
+    readonly staked_sun: string; readonly delegated_out_sun: string; readonly received_sun: string;
+  };
+  readonly withdrawable_sun: string;
+  readonly delegated_to: { readonly address: string }[];
+  readonly received_from: { readonly address: string }[];
+}
+
+/** Spec §2 command (GET /commands/{commandNo}). */
+export interface CommandView {
+  readonly command_no: string;
+  readonly type: number;
+  readonly status: number;
+  readonly error_code: string | null;
+  readonly last_error: string | null;
+  readonly started_at: string | null;
+  readonly finished_at: string | null;
+}
+
+/** A command in GET /commands (with created_at). */
+export interface CommandListItemView extends CommandView {
+  readonly created_at: string;
+}
+
+/** 201 of transfers and staking: the accepted command. */
+export interface CommandAcceptedView {
+  readonly command_no: string;
+  readonly status: number;
+}
+
+/** Spec §2 collection task on the wallet side (POST and GET /collections). */
+export interface CollectionTaskView {
+  readonly task_no: string;
+  readonly command_no: string;
+  readonly status: number;
+  readonly error_code: string | null;
+  readonly last_error: string | null;
+  readonly started_at: string;
+  readonly finished_at: string | null;
+}
+
+/** The task on the cashier endpoints: without error_code, ISO timestamps. */
+export type CashierTaskView = Omit<CollectionTaskView, 'error_code'>;
+
+/** Spec §2 cashier token record (list and disable); `token` only in the create response. */
+export interface CashierTokenView {
+  readonly token_no: string;
+  readonly wallet_address_id: number;
+  readonly address: string;
+  readonly network_code: string;
+  readonly status: 'active' | 'disabled';
+  readonly ttl_minutes: number;
+  readonly expires_at: string;
+  readonly disabled_at: string | null;
+  readonly disable_reason: string | null;
+  readonly created_at: string;
+}
+
+export interface CashierTokenCreatedView extends CashierTokenView {
+  readonly token: string;
+}
+
+export interface CashierTokenDisabledView {
+  readonly token_no: string;
+  readonly status: 'disabled';
+  readonly disabled_at: string;
+  readonly disable_reason: string | null;
+}
+
+/** Spec §2 cashier session. */
+export interface CashierSessionView {
+  readonly token_no: string;
+  readonly expires_at: string;
+  readonly min_collect_amounts: Record<string, string>;
+  readonly address: {
+    readonly wallet_address_id: number;
+    readonly address: string;
+    readonly network_code: string;
+    readonly address_label: string | null;
+  };
+  readonly active_task: CashierTaskView | null;
+}
+
+export interface RegisteredView {
+  readonly user_id: number;
+  readonly email: string;
+}
+
+export interface VerifiedView {
+  readonly user_id: number;
+  readonly email: string;
+  readonly verified: true;
+}
+
+export interface LoginView {
+  readonly session_token: string;
+  readonly expires_at: string;
+  readonly user_id: number;
+}
+
+/** A subscription record (spec: "not shown"; decided here). */
+export interface SubscriptionView {
+  readonly service_code: string;
+  readonly plan_code: string;
+  readonly status: 'active' | 'cancelled';
+  readonly meta: { readonly max_sub_addresses?: number };
+  readonly activated_at: string;
+}
+
+/** Spec §2 webhook configuration status object. */
+export interface WebhookStatusView {
+  readonly status: 'unconfigured' | 'pending' | 'verified';
+  readonly url: string | null;
+  readonly pending_url: string | null;
+  readonly pending_since: string | null;
+  readonly verified_at: string | null;
+  readonly review_note: string | null;
+}
+
+/** GET /subscriptions/config/developer (and the PUT response). The secret is never part of it. */
+export interface DeveloperConfigView {
+  readonly service_code: 'developer';
+  readonly plan_code: string | null;
+  readonly status: 'active' | 'cancelled' | 'none';
+  readonly config: {
+    readonly webhook_url: string | null;
+    readonly webhook_secret_set: boolean;
+    readonly min_collect_amounts: Record<string, string>;
+  };
+  readonly webhook: WebhookStatusView;
+}
+
+export interface ApiTokenCreatedView {
+  readonly id: number;
+  readonly name: string;
+  readonly token: string;
+  readonly abilities: string[];
+  readonly created_at: string;
+}
+
+export interface ApiTokenRevokedView {
+  readonly id: number;
+  readonly revoked_at: string;
+}
+
+/** POST /webhooks/debug/test: the outcome of the one attempt. */
+export interface WebhookTestView {
+  readonly event_id: string;
+  readonly url: string;
+  readonly delivered: boolean;
+  readonly http_status: number | null;
+  readonly error: string | null;
+  readonly duration_ms: number;
+}
+
+export interface DeliveryAttemptView {
+  readonly at: string;
+  readonly http_status: number | null;
+  readonly error: string | null;
+  readonly duration_ms: number;
+}
+
+/** GET /webhooks/deliveries item (spec: "not shown"; decided here). */
+export interface DeliveryView {
+  readonly delivery_id: string;
+  readonly event_id: string;
+  readonly event_type: string;
+  readonly status: number;
+  readonly url: string | null;
+  readonly attempts: DeliveryAttemptView[];
+  readonly next_attempt_at: string | null;
+  readonly created_at: string;
+}
+
+/** Admin: a URL waiting for review. */
+export interface PendingWebhookView {
+  readonly user_id: number;
+  readonly pending_url: string;
+  readonly pending_since: string | null;
+  readonly url: string | null;
+}
+
+export interface RiskEntryView {
+  readonly kind: 'user' | 'address';
+  readonly value: string;
+  readonly reason: string | null;
+}
+
+export interface QuotaView {
+  readonly user_id: number;
+  readonly max_sub_addresses: number;
+}
