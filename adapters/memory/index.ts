@@ -1,0 +1,22 @@
+// The embedded default: every store port in memory, plus the test doubles (manual clock, seeded ids, mailer).
+export { createMemoryAdapters, type MemoryAdapterOptions, type MemoryAdapters } from './create-memory-adapters.js';
+export { MemoryStore } from './memory-store.js';
+export { MemoryAccountRepository } from './memory-account-repository.js';
+export { MemorySessionRepository } from './memory-session-repository.js';
+export { MemorySubscriptionRepository } from './memory-subscription-repository.js';
+export { MemoryApiTokenRepository } from './memory-api-token-repository.js';
+export { MemoryWalletRepository } from './memory-wallet-repository.js';
+export { MemoryBalanceRepository } from './memory-balance-repository.js';
+export { MemoryCommandRepository } from './memory-command-repository.js';
+export { MemoryCollectionTaskRepository } from './memory-collection-task-repository.js';
+export { MemoryCashierTokenRepository } from './memory-cashier-token-repository.js';
+export { MemoryDeveloperConfigRepository } from './memory-developer-config-repository.js';
+export { MemoryEventOutbox } from './memory-event-outbox.js';
+export { MemoryWebhookDeliveryRepository } from './memory-webhook-delivery-repository.js';
+export { MemoryUnitOfWork } from './memory-unit-of-work.js';
+export { MemoryIdempotencyStore } from './memory-idempotency-store.js';
+export { MemoryRiskPolicy } from './memory-risk-policy.js';
+export { MemoryIdGenerator } from './memory-id-generator.js';
+export { SeededIdGenerator } from './seeded-id-generator.js';
+export { ManualClock, MANUAL_CLOCK_DEFAULT_START } from './manual-clock.js';
+export { RecordingMailer, type RecordedMail } from './recording-mailer.js';

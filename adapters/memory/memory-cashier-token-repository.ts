@@ -1,0 +1,53 @@
+import { ConcurrencyConflict } from '../../core/domain/errors.js';
+import type { CashierToken, UserId } from '../../core/domain/model/index.js';
+import type { CashierTokenRepository } from '../../core/ports/cashier-token-repository.port.js';
+import type { Page, PageRequest } from '../../core/ports/page.js';
+import { outboundCopy, storedCopy } from './frozen-copy.js';
+import type { MemoryStore } from './memory-store.js';
+import { newestFirst, pageOf } from './paging.js';
+
+/** Cashier tokens; the "one active token per address" rule is checked and written in one synchronous step. */
+export class MemoryCashierTokenRepository implements CashierTokenRepository {
+  constructor(private readonly store: MemoryStore) {}
+
+  async insert(token: CashierToken, now: number): Promise<'created' | 'active-exists'> {
+    if (this.store.cashierTokens.has(token.tokenNo)) throw new ConcurrencyConflict('cashier token', token.tokenNo);
+    for (const stored of this.store.cashierTokens.values()) {
+      if (stored.address === token.address && stored.status === 'active' && stored.expiresAt > now) return 'active-exists';
+    }
+    this.store.cashierTokens.set(token.tokenNo, storedCopy(token));
+    return 'created';
+  }
+
+  async findByTokenHash(tokenHash: string): Promise<CashierToken | null> {
+    for (const token of this.store.cashierTokens.values()) {
+      if (token.tokenHash === tokenHash) return outboundCopy(token);
+    }
+    return null;
+  }
+
+  async findByTokenNo(tokenNo: string): Promise<CashierToken | null> {
+    const token = this.store.cashierTokens.get(tokenNo);
+    return token === undefined ? null : outboundCopy(token);
+  }
+
+  async listByUser(userId: UserId, page: PageRequest): Promise<Page<CashierToken>> {
+    const mine = [...this.store.cashierTokens.values()].filter((t) => t.userId === userId);
+    return pageOf(newestFirst(mine), page);
+  }
+
+  async update(token: CashierToken): Promise<void> {
+    const stored = this.store.cashierTokens.get(token.tokenNo);
+    if (stored === undefined || stored.version !== token.version - 1) {
+      throw new ConcurrencyConflict('cashier token', token.tokenNo);
+    }
+    this.store.cashierTokens.set(token.tokenNo, storedCopy(token));
+  }
+
+  async extendExpiry(tokenNo: string, expiresAt: number): Promise<void> {
+    const stored = this.store.cashierTokens.get(tokenNo);
+    if (stored === undefined || stored.status !== 'active' || stored.expiresAt >= expiresAt) return;
+    // No version bump: sliding the expiry must not make a concurrent disable fail.
+    this.store.cashierTokens.set(tokenNo, storedCopy({ ...stored, expiresAt }));
+  }
+}

@@ -1,0 +1,57 @@
+import type { IdempotencyRecord, StoredResponse } from '../../core/domain/model/index.js';
+import type { Clock } from '../../core/ports/clock.port.js';
+import type { IdempotencyBegin, IdempotencyStore } from '../../core/ports/idempotency-store.port.js';
+import { outboundCopy, storedCopy } from './frozen-copy.js';
+import type { MemoryStore } from './memory-store.js';
+
+/** How many begins pass between sweeps of expired records (keeps the table bounded without a timer). */
+const SWEEP_EVERY = 256;
+
+function keyOf(scope: string, key: string): string {
+  return `${scope}\u0000${key}`;
+}
+
+/** Idempotency records that expire on the injected clock; begin checks and writes in one synchronous step. */
+export class MemoryIdempotencyStore implements IdempotencyStore {
+  private beginsSinceSweep = 0;
+
+  constructor(private readonly store: MemoryStore, private readonly clock: Clock) {}
+
+  async begin(scope: string, key: string, requestHash: string, windowMs: number): Promise<IdempotencyBegin> {
+    const now = this.clock.now();
+    this.sweepSometimes(now);
+    const id = keyOf(scope, key);
+    const record = this.store.idempotency.get(id);
+    if (record !== undefined && record.expiresAt > now) {
+      if (record.requestHash !== requestHash) return { outcome: 'mismatch' };
+      if (record.state === 'in-progress' || record.response === null) return { outcome: 'in-progress' };
+      return { outcome: 'replay', response: outboundCopy(record.response) };
+    }
+    const started: IdempotencyRecord = {
+      scope, key, requestHash, state: 'in-progress', response: null, createdAt: now, expiresAt: now + windowMs,
+    };
+    this.store.idempotency.set(id, storedCopy(started));
+    return { outcome: 'started' };
+  }
+
+  async complete(scope: string, key: string, response: StoredResponse): Promise<void> {
+    const id = keyOf(scope, key);
+    const record = this.store.idempotency.get(id);
+    // A record that expired or was abandoned meanwhile is not revived: nothing may replay what nobody started.
+    if (record === undefined || record.state !== 'in-progress') return;
+    this.store.idempotency.set(id, storedCopy({ ...record, state: 'completed', response }));
+  }
+
+  async abandon(scope: string, key: string): Promise<void> {
+    const id = keyOf(scope, key);
+    if (this.store.idempotency.get(id)?.state === 'in-progress') this.store.idempotency.delete(id);
+  }
+
+  private sweepSometimes(now: number): void {
+    if (++this.beginsSinceSweep < SWEEP_EVERY) return;
+    this.beginsSinceSweep = 0;
+    for (const [id, record] of this.store.idempotency) {
+      if (record.expiresAt <= now) this.store.idempotency.delete(id);
+    }
+  }
+}

@@ -1,0 +1,24 @@
+import type { Session } from '../../core/domain/model/index.js';
+import type { SessionRepository } from '../../core/ports/session-repository.port.js';
+import { outboundCopy, storedCopy } from './frozen-copy.js';
+import type { MemoryStore } from './memory-store.js';
+
+/** Sessions keyed by the SHA-256 of their token. */
+export class MemorySessionRepository implements SessionRepository {
+  constructor(private readonly store: MemoryStore) {}
+
+  async create(session: Session): Promise<void> {
+    this.store.sessions.set(session.tokenHash, storedCopy(session));
+  }
+
+  async findByTokenHash(tokenHash: string): Promise<Session | null> {
+    const session = this.store.sessions.get(tokenHash);
+    return session === undefined ? null : outboundCopy(session);
+  }
+
+  async revoke(tokenHash: string, at: number): Promise<void> {
+    const session = this.store.sessions.get(tokenHash);
+    if (session === undefined || session.revokedAt !== null) return;
+    this.store.sessions.set(tokenHash, storedCopy({ ...session, revokedAt: at }));
+  }
+}

@@ -1,0 +1,36 @@
+import type {
+  Account, ApiToken, BalanceSnapshot, CashierToken, CollectionTask, Command, DeveloperConfig, IdempotencyRecord,
+  Session, Subscription, UserId, WalletAddress, WebhookDelivery, WebhookEvent,
+} from '../../core/domain/model/index.js';
+import type { RiskEntry } from '../../core/ports/risk-policy.port.js';
+import type { Sequence } from '../../core/ports/id-generator.port.js';
+
+/**
+ * The tables of the embedded store, shared by every memory repository and the unit of work so that one change set
+ * commits atomically across them. Values are kept as deep-frozen copies (see frozen-copy.ts). JavaScript runs one
+ * callback at a time, so a repository that checks and writes without an `await` in between is atomic.
+ */
+export class MemoryStore {
+  readonly accounts = new Map<UserId, Account>();
+  /** Lower-cased email -> account id (emails are unique case-insensitively). */
+  readonly accountIdsByEmail = new Map<string, UserId>();
+  readonly sessions = new Map<string, Session>();
+  /** Keyed by `${userId}:${serviceCode}`. */
+  readonly subscriptions = new Map<string, Subscription>();
+  readonly apiTokens = new Map<number, ApiToken>();
+  readonly wallets = new Map<number, WalletAddress>();
+  readonly walletIdsByAddress = new Map<string, number>();
+  readonly balances = new Map<string, BalanceSnapshot>();
+  readonly commands = new Map<string, Command>();
+  readonly tasks = new Map<string, CollectionTask>();
+  readonly cashierTokens = new Map<string, CashierToken>();
+  readonly developerConfigs = new Map<UserId, DeveloperConfig>();
+  /** Outbox events in insertion order. */
+  readonly events = new Map<string, WebhookEvent>();
+  readonly deliveries = new Map<string, WebhookDelivery>();
+  /** Keyed by `${scope}\u0000${key}`. */
+  readonly idempotency = new Map<string, IdempotencyRecord>();
+  /** Keyed by `${kind}:${value}`. */
+  readonly riskEntries = new Map<string, RiskEntry>();
+  readonly sequences = new Map<Sequence, number>();
+}

@@ -1,0 +1,84 @@
+import { ConcurrencyConflict, DomainError } from '../../core/domain/errors.js';
+import type { Command } from '../../core/domain/model/index.js';
+import type { ChangeSet, UnitOfWork } from '../../core/ports/unit-of-work.port.js';
+import { findLockHolder, holdsAddressLock } from './command-lock.js';
+import { storedCopy } from './frozen-copy.js';
+import type { MemoryStore } from './memory-store.js';
+
+/** Throws ConcurrencyConflict when a key repeats inside one change set (two writes of one row cannot both win). */
+function assertDistinct(entity: string, keys: readonly string[]): void {
+  const seen = new Set<string>();
+  for (const key of keys) {
+    if (seen.has(key)) throw new ConcurrencyConflict(entity, key);
+    seen.add(key);
+  }
+}
+
+/**
+ * Commits a change set across the memory tables: every version and lock is checked first, then everything is
+ * applied, with no `await` in between — so either all writes land or none does, and nothing interleaves.
+ */
+export class MemoryUnitOfWork implements UnitOfWork {
+  constructor(private readonly store: MemoryStore) {}
+
+  async commit(changes: ChangeSet): Promise<void> {
+    const { newCommands = [], newTasks = [], commands = [], tasks = [], events = [] } = changes;
+    this.checkVersions(changes);
+    this.checkInserts(changes);
+    this.checkLocks(newCommands, commands);
+
+    for (const command of [...commands, ...newCommands]) this.store.commands.set(command.commandNo, storedCopy(command));
+    for (const task of [...tasks, ...newTasks]) this.store.tasks.set(task.taskNo, storedCopy(task));
+    for (const event of events) this.store.events.set(event.eventId, storedCopy(event));
+  }
+
+  private checkVersions(changes: ChangeSet): void {
+    const commands = changes.commands ?? [];
+    const tasks = changes.tasks ?? [];
+    assertDistinct('command', commands.map((c) => c.commandNo));
+    assertDistinct('collection task', tasks.map((t) => t.taskNo));
+    for (const command of commands) {
+      if (this.store.commands.get(command.commandNo)?.version !== command.version - 1) {
+        throw new ConcurrencyConflict('command', command.commandNo);
+      }
+    }
+    for (const task of tasks) {
+      if (this.store.tasks.get(task.taskNo)?.version !== task.version - 1) {
+        throw new ConcurrencyConflict('collection task', task.taskNo);
+      }
+    }
+  }
+
+  private checkInserts(changes: ChangeSet): void {
+    const newCommands = (changes.newCommands ?? []).map((c) => c.commandNo);
+    const newTasks = (changes.newTasks ?? []).map((t) => t.taskNo);
+    const events = (changes.events ?? []).map((e) => e.eventId);
+    assertDistinct('command', [...newCommands, ...(changes.commands ?? []).map((c) => c.commandNo)]);
+    assertDistinct('collection task', [...newTasks, ...(changes.tasks ?? []).map((t) => t.taskNo)]);
+    assertDistinct('webhook event', events);
+    for (const no of newCommands) if (this.store.commands.has(no)) throw new ConcurrencyConflict('command', no);
+    for (const no of newTasks) if (this.store.tasks.has(no)) throw new ConcurrencyConflict('collection task', no);
+    for (const id of events) if (this.store.events.has(id)) throw new ConcurrencyConflict('webhook event', id);
+  }
+
+  /**
+   * The lock rule of CommandRepository.insert({ locking: true }), judged on the state after this change set:
+   * a replaced command that turns terminal here releases its address, and two new commands cannot share one.
+   * Only new commands that would hold the lock (fund-moving, PENDING or RUNNING) are checked.
+   */
+  private checkLocks(newCommands: readonly Command[], replaced: readonly Command[]): void {
+    const replacements = new Map(replaced.map((c) => [c.commandNo, c]));
+    const accepted: Command[] = [];
+    const store = this.store;
+    function* stateAfter(): Generator<Command> {
+      for (const stored of store.commands.values()) yield replacements.get(stored.commandNo) ?? stored;
+      yield* accepted;
+    }
+    for (const command of newCommands) {
+      if (holdsAddressLock(command) && findLockHolder(stateAfter(), command.address!) !== undefined) {
+        throw new DomainError('BIZ-COMMAND-LOCKED');
+      }
+      accepted.push(command);
+    }
+  }
+}
