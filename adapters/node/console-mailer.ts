@@ -1,0 +1,17 @@
+import type { Mailer } from '../../core/ports/mailer.port.js';
+
+/** Where ConsoleMailer writes: one line at a time, without the trailing newline. */
+export type LineWriter = (line: string) => void;
+
+const stdoutLine: LineWriter = (line) => {
+  process.stdout.write(`${line}\n`);
+};
+
+/** The embedded Mailer: prints `verification code for <email>: <code>` (the dev host has no mail server). */
+export class ConsoleMailer implements Mailer {
+  constructor(private readonly writeLine: LineWriter = stdoutLine) {}
+
+  async sendVerificationCode(email: string, code: string): Promise<void> {
+    this.writeLine(`verification code for ${email}: ${code}`);
+  }
+}
