@@ -1,0 +1,67 @@
+import { COMMAND_STATUS, COMMAND_TYPE, type CommandStatus, type CommandType } from './model/command.js';
+
+/** Status names of spec §2's command status enum. */
+export type CommandStatusName = keyof typeof COMMAND_STATUS;
+
+/** start: executor picks it up; succeed/fail: outcome; reject: risk control; cancel: admin. */
+export type CommandEvent = 'start' | 'succeed' | 'fail' | 'reject' | 'cancel';
+
+/** Whether the command has broadcast anything to the chain (cancelling is only allowed before). */
+export interface CommandContext {
+  readonly broadcast: boolean;
+}
+
+/**
+ * DESIGN.md "Commands": PENDING→RUNNING→SUCCESS|FAILED; PENDING→REJECTED (risk); PENDING|RUNNING→CANCELLED (admin,
+ * only before anything was broadcast). Terminal states never change. `notBroadcast` rows need `{ broadcast: false }`.
+ */
+export const COMMAND_TRANSITIONS = [
+  { from: 'PENDING', event: 'start', requires: null, to: 'RUNNING' },
+  { from: 'RUNNING', event: 'succeed', requires: null, to: 'SUCCESS' },
+  { from: 'RUNNING', event: 'fail', requires: null, to: 'FAILED' },
+  { from: 'PENDING', event: 'reject', requires: null, to: 'REJECTED' },
+  { from: 'PENDING', event: 'cancel', requires: 'notBroadcast', to: 'CANCELLED' },
+  { from: 'RUNNING', event: 'cancel', requires: 'notBroadcast', to: 'CANCELLED' },
+] as const satisfies readonly { from: CommandStatusName; event: CommandEvent; requires: 'notBroadcast' | null; to: CommandStatusName }[];
+
+const TERMINAL: ReadonlySet<CommandStatus> = new Set([
+  COMMAND_STATUS.SUCCESS, COMMAND_STATUS.FAILED, COMMAND_STATUS.REJECTED, COMMAND_STATUS.CANCELLED,
+]);
+
+/** SUCCESS, FAILED, REJECTED and CANCELLED. */
+export function isTerminalCommandStatus(s: CommandStatus): boolean {
+  return TERMINAL.has(s);
+}
+
+/** PENDING or RUNNING: such a fund-moving command holds its address's lock (DESIGN.md). */
+export function isActiveCommandStatus(s: CommandStatus): boolean {
+  return s === COMMAND_STATUS.PENDING || s === COMMAND_STATUS.RUNNING;
+}
+
+/** Every type except QUERY moves funds and so takes the per-address lock; QUERY records manual refreshes. */
+export function isFundMoving(type: CommandType): boolean {
+  return type !== COMMAND_TYPE.QUERY;
+}
+
+const NAMES = new Map<CommandStatus, CommandStatusName>(
+  Object.entries(COMMAND_STATUS).map(([name, value]) => [value, name as CommandStatusName]),
+);
+
+/** The spec's name of a command status value (`2` → `RUNNING`). */
+export function commandStatusName(s: CommandStatus): CommandStatusName {
+  const name = NAMES.get(s);
+  if (name === undefined) throw new RangeError(`unknown command status ${String(s)}`);
+  return name;
+}
+
+/**
+ * The next status, or null when refused. A cancel without a context is refused: whether something was broadcast
+ * must be known, never assumed, or a cancelled command could still move funds.
+ */
+export function commandTransition(from: CommandStatus, event: CommandEvent, ctx?: CommandContext): CommandStatus | null {
+  const fromName = commandStatusName(from);
+  const row = COMMAND_TRANSITIONS.find((r) => r.from === fromName && r.event === event);
+  if (row === undefined) return null;
+  if (row.requires === 'notBroadcast' && ctx?.broadcast !== false) return null;
+  return COMMAND_STATUS[row.to];
+}
