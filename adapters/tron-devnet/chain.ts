@@ -1,0 +1,385 @@
+/**
+ * The devnet chain: blocks on a virtual clock, a pending pool applied to a pending state (java-tron applies
+ * pending transactions to its DB session too, so fullnode reads see them), per-block state snapshots for the
+ * solidified view, broadcast validation in java-tron's order, and the test controls (faucet, mine, advance).
+ */
+import { BLOCK_INTERVAL_MS, DEFAULT_GENESIS_TIME, DEFAULT_PARAMS, MAX_EXPIRATION_AHEAD_MS, MAX_TX_SIZE, SUN_PER_TRX, TAPOS_WINDOW, TX_EXPIRATION_MS, TX_RESULT_RESERVED_BYTES, type ChainParams } from './constants.js';
+import { addressOfKey, deriveKey, recoverSigner, sha256Hex, signTxId, toBase58, toHex41, tryHex41, txByteSize, txIdentity, type RawData } from './codec.js';
+import { executeTx, TxError, type SignedTx, type TxInfo } from './executor.js';
+import { cloneState, emptyState, newAccount, type ChainState } from './state.js';
+
+/** A produced block. */
+export interface BlockRecord {
+  number: number;
+  id: string;
+  parentHash: string;
+  time: number;
+  witness: string;
+  txTrieRoot: string;
+  witnessSignature: string;
+  txIds: string[];
+}
+
+/** A transaction included in a block. */
+export interface TxRecord {
+  tx: SignedTx;
+  contractRet: string;
+  info: TxInfo;
+}
+
+/** Fault injection switches (see /sim/faults). */
+export interface Faults {
+  node_down: boolean;
+  reject_broadcast: string | null;
+  drop_next_transactions: number;
+  stall_solidification: boolean;
+  slow_ms: number;
+}
+
+/** A transaction the devnet itself puts into the next block (e.g. a rental delivery), with a completion hook. */
+export interface SystemTx {
+  tx: SignedTx;
+  onResult(ok: boolean, error?: string): void;
+}
+
+/** Genesis content. */
+export interface GenesisSpec {
+  /** Pre-funded accounts: TRX in sun and optional USDT in base units (6 decimals). */
+  accounts?: Array<{ address: string; balance_sun?: number; usdt?: number | string | bigint }>;
+}
+
+/** Chain construction options. */
+export interface ChainOptions {
+  seed?: string;
+  genesisTime?: number;
+  params?: Partial<ChainParams>;
+  genesis?: GenesisSpec;
+  /** TRX the rental pool stakes for energy at genesis (part of the initial TotalEnergyWeight). */
+  rentalPoolStakeTrx?: number;
+}
+
+const ZERO32 = '0'.repeat(64);
+
+/** The simulated chain. */
+export class Chain {
+  readonly params: ChainParams;
+  readonly seed: string;
+  readonly usdt: string;
+  readonly rentalPoolKey: string;
+  readonly rentalPool: string;
+  readonly faults: Faults = { node_down: false, reject_broadcast: null, drop_next_transactions: 0, stall_solidification: false, slow_ms: 0 };
+  readonly blocks: BlockRecord[] = [];
+  readonly txs = new Map<string, TxRecord>();
+  /** Price history for getenergyprices: "time:price" pairs. */
+  readonly energyPriceHistory: Array<[number, number]> = [];
+  readonly systemSources: Array<(time: number) => SystemTx[]> = [];
+  private readonly witnessKeys = new Map<string, string>();
+  private headState: ChainState;
+  private pendingState: ChainState;
+  private pending: SignedTx[] = [];
+  private readonly snapshots = new Map<number, ChainState>();
+  private solid = 0;
+
+  constructor(opts: ChainOptions = {}) {
+    this.seed = opts.seed ?? 'tron-devnet';
+    this.params = { ...DEFAULT_PARAMS, ...opts.params };
+    const time = opts.genesisTime ?? DEFAULT_GENESIS_TIME;
+    const s = emptyState();
+    for (let i = 0; i < 3; i++) {
+      const key = deriveKey(this.seed, `witness-${i}`);
+      const addr = addressOfKey(key);
+      this.witnessKeys.set(addr, key);
+      s.witnesses.push(addr);
+      s.accounts.set(addr, newAccount(addr, time));
+    }
+    this.usdt = '41' + sha256Hex(`usdt-contract:${this.seed}`).slice(0, 40);
+    s.accounts.set(this.usdt, newAccount(this.usdt, time, true));
+    this.rentalPoolKey = deriveKey(this.seed, 'rental-pool');
+    this.rentalPool = addressOfKey(this.rentalPoolKey);
+    const pool = newAccount(this.rentalPool, time);
+    const stake = (opts.rentalPoolStakeTrx ?? 5_000_000) * SUN_PER_TRX;
+    pool.balance = 1_000_000 * SUN_PER_TRX;
+    pool.frozenEnergy = stake;
+    s.accounts.set(this.rentalPool, pool);
+    // The pool's stake is counted inside the default network weight so that at genesis 1 TRX ≈ 10 energy exactly.
+    if (opts.params?.baseEnergyWeight === undefined) this.params.baseEnergyWeight -= stake / SUN_PER_TRX;
+    s.minted = pool.balance + stake;
+    for (const g of opts.genesis?.accounts ?? []) {
+      const addr = toHex41(g.address);
+      const a = s.accounts.get(addr) ?? newAccount(addr, time);
+      a.balance += g.balance_sun ?? 0;
+      s.minted += g.balance_sun ?? 0;
+      s.accounts.set(addr, a);
+      if (g.usdt !== undefined && BigInt(g.usdt) > 0n) {
+        s.usdt.set(addr, (s.usdt.get(addr) ?? 0n) + BigInt(g.usdt));
+        s.usdtTotalSupply += BigInt(g.usdt);
+      }
+    }
+    this.energyPriceHistory.push([0, this.params.energyFee]);
+    this.headState = s;
+    this.pendingState = cloneState(s);
+    this.pushBlock(time, ZERO32.slice(0, 42), sha256Hex(`genesis:${this.seed}`), []);
+    this.snapshots.set(0, s);
+    // java-tron prints the genesis header without `number` (proto default 0), which tronweb cannot build a
+    // TaPoS reference from; a real chain is never at genesis when clients connect, so produce block 1 now.
+    this.mine(1);
+  }
+
+  /** The head block. */
+  get head(): BlockRecord {
+    return this.blocks[this.blocks.length - 1]!;
+  }
+
+  /** Solidified block number. */
+  get solidNumber(): number {
+    return this.solid;
+  }
+
+  /** Virtual time: the head block's timestamp. */
+  get now(): number {
+    return this.head.time;
+  }
+
+  /** State for reads: the fullnode view includes pending transactions; the solidity view is the solid snapshot. */
+  state(solid = false): ChainState {
+    if (!solid) return this.pendingState;
+    return this.snapshots.get(this.solid) ?? this.headState;
+  }
+
+  /** An included transaction, optionally only when solidified. */
+  tx(id: string, solid = false): TxRecord | undefined {
+    const r = this.txs.get(String(id).toLowerCase());
+    return r && (!solid || r.info.blockNumber <= this.solid) ? r : undefined;
+  }
+
+  /** A block by number, optionally only when solidified. */
+  block(n: number, solid = false): BlockRecord | undefined {
+    return n >= 0 && (!solid || n <= this.solid) ? this.blocks[n] : undefined;
+  }
+
+  /** Number of pending (broadcast, not yet included) transactions. */
+  get pendingCount(): number {
+    return this.pending.length;
+  }
+
+  /** Builds an unsigned transaction referencing the head block, as the node's builder endpoints do. */
+  buildRaw(type: string, value: Record<string, unknown>, extra: Partial<RawData> = {}): RawData {
+    const head = this.head;
+    return {
+      contract: [{ parameter: { value, type_url: `type.googleapis.com/protocol.${type}` }, type }],
+      ref_block_bytes: (head.number & 0xffff).toString(16).padStart(4, '0'),
+      ref_block_hash: head.id.slice(16, 32),
+      expiration: head.time + TX_EXPIRATION_MS,
+      timestamp: head.time,
+      ...extra,
+    };
+  }
+
+  /** Signs raw data with a private key and returns the verified form (devnet-internal transactions). */
+  signRaw(raw: RawData, privateKey: string): SignedTx {
+    const { txID } = txIdentity({ raw_data: raw });
+    return this.verifyShape({ raw_data: raw, signature: [signTxId(txID, privateKey)] });
+  }
+
+  /**
+   * Parses a broadcast body into a {@link SignedTx}. Like java-tron, the txID is recomputed from `raw_data`
+   * (raw_data_hex and txID in the body are ignored), so a tampered body changes the txID and fails the signature.
+   */
+  verifyShape(body: unknown): SignedTx {
+    const b = body as { raw_data?: RawData; signature?: unknown; visible?: boolean } | null;
+    const raw = b?.raw_data;
+    if (!raw || !Array.isArray(raw.contract) || raw.contract.length !== 1 || !raw.contract[0]?.parameter?.value) {
+      throw new TxError('OTHER_ERROR', 'Other error: invalid transaction: contract size should be exactly 1');
+    }
+    const signature = Array.isArray(b.signature) ? b.signature.map((x) => String(x).replace(/^0x/, '').toLowerCase()) : [];
+    try {
+      const c = raw.contract[0];
+      const value = { ...c.parameter.value };
+      for (const k of ['owner_address', 'to_address', 'receiver_address', 'contract_address']) {
+        if (value[k] !== undefined) value[k] = toHex41(value[k]);
+      }
+      if (Array.isArray(value['votes'])) {
+        value['votes'] = (value['votes'] as Array<Record<string, unknown>>).map((v) => ({ ...v, vote_address: toHex41(v['vote_address']) }));
+      }
+      const rawData: RawData = { ...raw, contract: [{ ...c, parameter: { ...c.parameter, value } }] };
+      const { txID, rawDataHex } = txIdentity({ raw_data: rawData });
+      const owner = tryHex41(value['owner_address']);
+      if (!owner) throw new Error('Invalid ownerAddress');
+      const bytes = txByteSize({ raw_data: rawData }, signature, TX_RESULT_RESERVED_BYTES);
+      return { txID, raw_data: rawData, raw_data_hex: rawDataHex, signature, bytes, type: c.type, owner };
+    } catch (e) {
+      throw new TxError('OTHER_ERROR', `Other error: ${(e as Error).message}`);
+    }
+  }
+
+  /** Validates and accepts a transaction into the pending pool (wallet/broadcasttransaction). */
+  broadcast(body: unknown): SignedTx {
+    if (this.faults.reject_broadcast) {
+      throw new TxError(this.faults.reject_broadcast, `devnet fault injection: ${this.faults.reject_broadcast}`);
+    }
+    const tx = this.verifyShape(body);
+    this.checkTx(tx);
+    const work = cloneState(this.pendingState);
+    executeTx(work, this.params, tx, this.head.time, this.usdt);
+    if (this.faults.drop_next_transactions > 0) {
+      // Accepted by this node but lost before reaching a block producer: the client sees success, the chain never does.
+      this.faults.drop_next_transactions--;
+      return tx;
+    }
+    this.pendingState = work;
+    this.pending.push(tx);
+    return tx;
+  }
+
+  /** Duplicate, TaPoS, expiration, size and signature checks (in java-tron's order). */
+  private checkTx(tx: SignedTx): void {
+    if (this.txs.has(tx.txID) || this.pending.some((p) => p.txID === tx.txID)) {
+      throw new TxError('DUP_TRANSACTION_ERROR', 'Dup transaction.');
+    }
+    const head = this.head;
+    const refNum = parseInt(tx.raw_data.ref_block_bytes, 16);
+    const n = head.number - ((((head.number - refNum) % TAPOS_WINDOW) + TAPOS_WINDOW) % TAPOS_WINDOW);
+    const ref = n >= 0 ? this.blocks[n] : undefined;
+    if (!ref || Number.isNaN(refNum) || ref.id.slice(16, 32) !== String(tx.raw_data.ref_block_hash).toLowerCase()) {
+      throw new TxError('TAPOS_ERROR', 'Tapos check error.');
+    }
+    const exp = Number(tx.raw_data.expiration);
+    if (!(exp > head.time) || exp > head.time + MAX_EXPIRATION_AHEAD_MS) {
+      throw new TxError('TRANSACTION_EXPIRATION_ERROR', 'Transaction expired');
+    }
+    if (tx.bytes > MAX_TX_SIZE) throw new TxError('TOO_BIG_TRANSACTION_ERROR', 'Transaction size is too big.');
+    if (tx.signature.length === 0) throw new TxError('SIGERROR', 'Validate signature error: miss sig or contract');
+    for (const sig of tx.signature) {
+      const signer = recoverSigner(tx.txID, sig);
+      if (signer !== tx.owner) {
+        const who = signer ? toBase58(signer) : 'an invalid key';
+        throw new TxError('SIGERROR', `Validate signature error: ${sig} is signed by ${who} but it is not contained of permission.`);
+      }
+    }
+  }
+
+  /** Produces `count` blocks, one slot (3 s of virtual time) apart. */
+  mine(count = 1): BlockRecord[] {
+    const out: BlockRecord[] = [];
+    for (let i = 0; i < count; i++) out.push(this.mineAt(this.head.time + BLOCK_INTERVAL_MS));
+    return out;
+  }
+
+  /**
+   * Advances virtual time by `ms` (rounded up to whole slots). Long jumps are produced as missed slots: one block
+   * at the far end of the gap followed by enough regular blocks that the solidified view catches up too.
+   */
+  advance(ms: number): BlockRecord[] {
+    let slots = Math.ceil(Math.max(0, ms) / BLOCK_INTERVAL_MS);
+    const out: BlockRecord[] = [];
+    if (slots > 0 && this.pending.length) {
+      out.push(...this.mine(1));
+      slots--;
+    }
+    const cap = Math.max(this.params.solidifyLag + 1, 30);
+    if (slots <= cap) return [...out, ...this.mine(slots)];
+    out.push(this.mineAt(this.head.time + (slots - cap + 1) * BLOCK_INTERVAL_MS));
+    return [...out, ...this.mine(cap - 1)];
+  }
+
+  private mineAt(time: number): BlockRecord {
+    const parent = this.head;
+    let st = cloneState(this.headState);
+    const included: string[] = [];
+    const tryInclude = (tx: SignedTx): string | null => {
+      if (tx.raw_data.expiration <= parent.time) return 'Transaction expired';
+      if (this.txs.has(tx.txID) || included.includes(tx.txID)) return 'Dup transaction.';
+      const work = cloneState(st);
+      try {
+        const ex = executeTx(work, this.params, tx, time, this.usdt);
+        st = work;
+        included.push(tx.txID);
+        const info: TxInfo = { ...ex.info, blockNumber: parent.number + 1, blockTimeStamp: time };
+        this.txs.set(tx.txID, { tx, contractRet: ex.contractRet, info });
+        return null;
+      } catch (e) {
+        if (e instanceof TxError) return e.message;
+        throw e;
+      }
+    };
+    for (const source of this.systemSources) {
+      for (const sys of source(time)) {
+        const err = tryInclude(sys.tx);
+        sys.onResult(err === null, err ?? undefined);
+      }
+    }
+    // Pending transactions that became invalid (e.g. expired) are dropped, as a block producer would.
+    for (const tx of this.pending) tryInclude(tx);
+    const witness = this.headState.witnesses[(parent.number + 1) % this.headState.witnesses.length]!;
+    const block = this.pushBlock(time, witness, parent.id, included);
+    this.headState = st;
+    this.pendingState = cloneState(st);
+    this.pending = [];
+    this.snapshots.set(block.number, st);
+    this.updateSolid();
+    return block;
+  }
+
+  private pushBlock(time: number, witness: string, parentHash: string, txIds: string[]): BlockRecord {
+    const number = this.blocks.length;
+    const txTrieRoot = txIds.length ? sha256Hex(txIds.join('')) : ZERO32;
+    const header = { number, txTrieRoot, witness_address: witness, parentHash, version: 31, timestamp: time };
+    const hash = sha256Hex(JSON.stringify(header));
+    const key = this.witnessKeys.get(witness);
+    const block: BlockRecord = {
+      number,
+      id: number.toString(16).padStart(16, '0') + hash.slice(16),
+      parentHash,
+      time,
+      witness,
+      txTrieRoot,
+      witnessSignature: key ? signTxId(hash, key) : '',
+      txIds,
+    };
+    this.blocks.push(block);
+    return block;
+  }
+
+  /** Moves the solidified head (unless stalled) and prunes snapshots nobody can ask for any more. */
+  updateSolid(): void {
+    if (!this.faults.stall_solidification) this.solid = Math.max(this.solid, this.head.number - this.params.solidifyLag, 0);
+    const keepFrom = Math.min(this.solid, this.head.number - 64);
+    for (const n of this.snapshots.keys()) if (n < keepFrom) this.snapshots.delete(n);
+  }
+
+  /** TRX faucet: mints sun to an address (creating the account) in the head and pending state. */
+  fund(address: string, sun: number): void {
+    const addr = toHex41(address);
+    if (!Number.isSafeInteger(sun) || sun <= 0) throw new Error('amount_sun must be a positive integer');
+    if (this.headState.minted + sun > Number.MAX_SAFE_INTEGER) throw new Error('devnet supply would exceed 2^53 sun');
+    for (const st of new Set([this.headState, this.pendingState])) {
+      const a = st.accounts.get(addr) ?? newAccount(addr, this.head.time);
+      a.balance += sun;
+      st.accounts.set(addr, a);
+      st.minted += sun;
+    }
+  }
+
+  /** USDT faucet: mints base units (6 decimals) to an address. */
+  fundToken(address: string, amount: bigint): void {
+    const addr = toHex41(address);
+    if (amount <= 0n) throw new Error('amount must be positive');
+    for (const st of new Set([this.headState, this.pendingState])) {
+      st.usdt.set(addr, (st.usdt.get(addr) ?? 0n) + amount);
+      st.usdtTotalSupply += amount;
+    }
+  }
+
+  /** Updates chain parameters; an energy fee change is recorded in the price history. */
+  setParams(p: Partial<ChainParams>): ChainParams {
+    for (const [k, v] of Object.entries(p)) {
+      if (!(k in this.params) || typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new Error(`invalid parameter ${k}`);
+    }
+    if (p.energyFee !== undefined && p.energyFee !== this.params.energyFee) this.energyPriceHistory.push([this.head.time, p.energyFee]);
+    Object.assign(this.params, p);
+    this.updateSolid();
+    return { ...this.params };
+  }
+}
+
+export { TxError };

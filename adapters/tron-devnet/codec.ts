@@ -1,0 +1,189 @@
+/**
+ * Thin wrappers around tronweb's own protobuf, address and crypto helpers, so the devnet encodes and hashes
+ * transactions byte-for-byte like the client does (no hand-written protobuf here).
+ */
+import { createHash } from 'node:crypto';
+import { TronWeb, utils } from 'tronweb';
+
+/** A transaction as JSON, the wire shape of java-tron's HTTP API. */
+export interface TxJson {
+  visible?: boolean;
+  txID: string;
+  raw_data: RawData;
+  raw_data_hex: string;
+  signature?: string[];
+  ret?: Array<{ contractRet?: string }>;
+}
+
+/** raw_data of a transaction. */
+export interface RawData {
+  contract: Array<{
+    parameter: { value: Record<string, unknown>; type_url: string };
+    type: string;
+    Permission_id?: number;
+  }>;
+  ref_block_bytes: string;
+  ref_block_hash: string;
+  expiration: number;
+  timestamp?: number;
+  fee_limit?: number;
+  data?: string;
+}
+
+/** The protobuf classes tronweb registers globally when it loads. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const proto = (globalThis as any).TronWebProto as { Transaction: any };
+
+/** Normalizes an address (41-hex, 0x-hex or base58) to lowercase 41-prefixed hex; throws on garbage. */
+export function toHex41(address: unknown): string {
+  if (typeof address !== 'string' || address.length === 0) throw new Error('Invalid address provided');
+  let hex: string;
+  if (/^(0x)?[0-9a-fA-F]{40}$/.test(address)) hex = '41' + address.replace(/^0x/, '');
+  else if (/^41[0-9a-fA-F]{40}$/.test(address)) hex = address;
+  else if (TronWeb.isAddress(address)) hex = TronWeb.address.toHex(address);
+  else throw new Error('Invalid address provided');
+  return hex.toLowerCase();
+}
+
+/** Like {@link toHex41} but returns null instead of throwing. */
+export function tryHex41(address: unknown): string | null {
+  try {
+    return toHex41(address);
+  } catch {
+    return null;
+  }
+}
+
+/** 41-hex → base58check. */
+export function toBase58(hex41: string): string {
+  return TronWeb.address.fromHex(hex41);
+}
+
+/** Private key (hex) → 41-hex address. */
+export function addressOfKey(privateKey: string): string {
+  const b58 = TronWeb.address.fromPrivateKey(privateKey);
+  if (!b58) throw new Error('invalid private key');
+  return toHex41(b58);
+}
+
+/** Deterministic private key derived from the devnet seed and a label (never Math.random). */
+export function deriveKey(seed: string, label: string): string {
+  return createHash('sha256').update(`tron-devnet:${seed}:${label}`).digest('hex');
+}
+
+/** sha256 of a string or bytes, hex. */
+export function sha256Hex(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** Encodes a JSON transaction's raw_data to protobuf (tronweb's encoder); throws on unsupported shapes. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function encodeTx(tx: { raw_data: RawData; visible?: boolean }): any {
+  return utils.transaction.txJsonToPb(tx);
+}
+
+/** txID (hex, no 0x) and raw_data_hex for a JSON transaction, recomputed from raw_data as java-tron does. */
+export function txIdentity(tx: { raw_data: RawData; visible?: boolean }): { txID: string; rawDataHex: string } {
+  const pb = encodeTx(tx);
+  return {
+    txID: utils.transaction.txPbToTxID(pb).replace(/^0x/, '').toLowerCase(),
+    rawDataHex: utils.transaction.txPbToRawDataHex(pb).toLowerCase(),
+  };
+}
+
+/**
+ * Bandwidth bytes java-tron charges: the serialized Transaction (raw_data + signatures, without ret) plus 64
+ * bytes reserved for the result.
+ */
+export function txByteSize(tx: { raw_data: RawData; visible?: boolean }, signatures: string[], reserved: number): number {
+  const pb = encodeTx(tx);
+  for (const sig of signatures) pb.addSignature(Uint8Array.from(Buffer.from(sig.replace(/^0x/, ''), 'hex')));
+  return pb.serializeBinary().length + reserved;
+}
+
+/** Recovers the signer (41-hex) of txID from a 65-byte signature; null when the signature is malformed. */
+export function recoverSigner(txID: string, signature: string): string | null {
+  try {
+    return utils.crypto.ecRecover(txID, signature).toLowerCase();
+  } catch {
+    return null;
+  }
+}
+
+/** Signs a txID with a private key (tronweb's ECKeySign), returns the 65-byte hex signature. */
+export function signTxId(txID: string, privateKey: string): string {
+  return utils.crypto.ECKeySign(utils.code.hexStr2byteArray(txID), utils.code.hexStr2byteArray(privateKey));
+}
+
+/** Decodes a full signed Transaction protobuf (broadcasthex) into JSON raw_data + signatures. */
+export function decodeSignedHex(hex: string): { raw_data: RawData; signature: string[]; rawDataHex: string } {
+  const pb = proto.Transaction.deserializeBinary(Uint8Array.from(Buffer.from(hex, 'hex')));
+  const raw = pb.getRawData();
+  const rawDataHex = Buffer.from(raw.serializeBinary()).toString('hex');
+  const typeCode: number = raw.getContractList()[0].getType();
+  const type = CONTRACT_TYPE_NAMES[typeCode];
+  if (!type) throw new Error(`unsupported contract type ${typeCode}`);
+  const decoded = utils.deserializeTx.deserializeTransaction(type, rawDataHex);
+  const rawData = normalizeDecoded(decoded);
+  const signature = (pb.getSignatureList_asU8() as Uint8Array[]).map((s) => Buffer.from(s).toString('hex'));
+  return { raw_data: rawData, signature, rawDataHex };
+}
+
+/** deserializeTransaction returns proto defaults (zeros, empty strings, uppercase hex); trim to java-tron JSON. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function normalizeDecoded(d: any): RawData {
+  const c = d.contract[0];
+  const value: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(c.parameter.value as Record<string, unknown>)) {
+    if (v === 0 || v === '' || v === false || v === undefined) continue;
+    value[k] = typeof v === 'string' && /^[0-9A-F]+$/.test(v) ? v.toLowerCase() : v;
+  }
+  const raw: RawData = {
+    contract: [{ parameter: { value, type_url: c.parameter.type_url }, type: c.type }],
+    ref_block_bytes: String(d.ref_block_bytes).toLowerCase(),
+    ref_block_hash: String(d.ref_block_hash).toLowerCase(),
+    expiration: d.expiration,
+  };
+  if (c.Permission_id) raw.contract[0]!.Permission_id = c.Permission_id;
+  if (d.timestamp) raw.timestamp = d.timestamp;
+  if (d.fee_limit) raw.fee_limit = d.fee_limit;
+  if (d.data) raw.data = String(d.data).toLowerCase();
+  return raw;
+}
+
+/** Contract type numbers of protocol.Transaction.Contract.ContractType the devnet understands. */
+export const CONTRACT_TYPE_NAMES: Record<number, string> = {
+  0: 'AccountCreateContract',
+  1: 'TransferContract',
+  4: 'VoteWitnessContract',
+  13: 'WithdrawBalanceContract',
+  31: 'TriggerSmartContract',
+  54: 'FreezeBalanceV2Contract',
+  55: 'UnfreezeBalanceV2Contract',
+  56: 'WithdrawExpireUnfreezeContract',
+  57: 'DelegateResourceContract',
+  58: 'UnDelegateResourceContract',
+  59: 'CancelAllUnfreezeV2Contract',
+};
+
+/** 4-byte selector of a function signature such as "transfer(address,uint256)". */
+export function selectorOf(signature: string): string {
+  return utils.ethersUtils.keccak256(Buffer.from(signature.replace(/\s+/g, ''))).slice(2, 10);
+}
+
+/** ABI-encodes values (tronweb's encoder), hex without 0x. */
+export function abiEncode(types: string[], values: unknown[]): string {
+  return utils.abi.encodeParams(types, values).replace(/^0x/, '');
+}
+
+/** ABI-decodes a hex payload (no selector) into positional values. */
+export function abiDecode(types: string[], hex: string): unknown[] {
+  const names = types.map((_, i) => `p${i}`);
+  const out = utils.abi.decodeParams(names, types, '0x' + hex, false) as Record<string, unknown>;
+  return names.map((n) => out[n]);
+}
+
+/** Hex of the UTF-8 bytes of a message, how java-tron prints bytes fields when visible=false. */
+export function utf8Hex(text: string): string {
+  return Buffer.from(text, 'utf8').toString('hex');
+}

@@ -1,0 +1,170 @@
+/**
+ * Public entry point of the TRON devnet: a faithful local simulator of the java-tron FullNode HTTP API that
+ * unmodified tronweb talks to. Start it with {@link startDevnet}; drive it over HTTP (`/wallet/*`,
+ * `/walletsolidity/*`, `/sim/*`, `/rental/*`) or in-process through the returned {@link Devnet}.
+ */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { Chain, type Faults, type GenesisSpec } from './chain.js';
+import { toBase58, toHex41 } from './codec.js';
+import type { ChainParams } from './constants.js';
+import { RentalDesk } from './rental.js';
+import { createDevnetServer } from './server.js';
+import { controlRoutes } from './sim-api.js';
+
+export type { ChainParams } from './constants.js';
+export type { Faults, GenesisSpec } from './chain.js';
+export type { RentalOrder, RentalStatus } from './rental.js';
+export { Chain } from './chain.js';
+
+/** Options of {@link startDevnet}. */
+export interface DevnetOptions {
+  /** TCP port; 0 (default) picks a free one. */
+  port?: number;
+  /** Interface to bind, default 127.0.0.1. */
+  host?: string;
+  /** Real milliseconds between blocks; 0 = manual mode (blocks only via mine/advance). Default 3,000. */
+  blockMs?: number;
+  /** Blocks between head and solidified head, default 19. */
+  solidifyLag?: number;
+  /** Seed for every derived key and address (witnesses, rental pool, USDT contract). */
+  seed?: string;
+  /** Virtual time of block 0 in ms; default 2025-01-01T00:00:00Z (deterministic). */
+  genesisTime?: number;
+  /** Pre-funded accounts. */
+  genesis?: GenesisSpec;
+  /** Chain parameter overrides (energy fee, limits, …). */
+  params?: Partial<ChainParams>;
+}
+
+/** Snapshot returned by /sim/info and {@link Devnet.info}. */
+export interface DevnetInfo {
+  url: string;
+  usdt: { base58: string; hex: string };
+  head_number: number;
+  head_id: string;
+  solidified_number: number;
+  virtual_time: number;
+  virtual_time_iso: string;
+  block_ms: number;
+  pending_transactions: number;
+  rental_pool: string;
+  witnesses: string[];
+  confirmations: number;
+}
+
+/** A running devnet. */
+export class Devnet {
+  /** Base URL to pass to tronweb as `fullHost`. */
+  readonly url: string;
+  /** USDT contract address (base58). */
+  readonly usdtAddress: string;
+  /** USDT contract address (41-hex). */
+  readonly usdtAddressHex: string;
+  readonly rental: RentalDesk;
+  private timer: NodeJS.Timeout | undefined;
+
+  /** @internal use {@link startDevnet} */
+  constructor(
+    readonly chain: Chain,
+    private readonly server: Server,
+    url: string,
+    readonly blockMs: number,
+  ) {
+    this.url = url;
+    this.usdtAddressHex = chain.usdt;
+    this.usdtAddress = toBase58(chain.usdt);
+    this.rental = new RentalDesk(chain);
+    if (blockMs > 0) this.timer = setInterval(() => chain.mine(1), blockMs);
+  }
+
+  /** TRX faucet (mints; the account is created if missing). Address in base58 or hex. */
+  fund(address: string, amountSun: number): void {
+    this.chain.fund(address, amountSun);
+  }
+
+  /** USDT faucet, amount in base units (6 decimals). */
+  fundToken(address: string, amount: bigint | number | string): void {
+    this.chain.fundToken(address, BigInt(amount));
+  }
+
+  /** Mines `blocks` blocks (3 s of virtual time each); returns the new head number. */
+  mine(blocks = 1): number {
+    this.chain.mine(blocks);
+    return this.chain.head.number;
+  }
+
+  /** Advances virtual time by `ms`, mining blocks so head time follows; returns the new head number. */
+  advance(ms: number): number {
+    this.chain.advance(ms);
+    return this.chain.head.number;
+  }
+
+  /** Head, solidified head, virtual time and addresses. */
+  info(): DevnetInfo {
+    const c = this.chain;
+    return {
+      url: this.url,
+      usdt: { base58: this.usdtAddress, hex: this.usdtAddressHex },
+      head_number: c.head.number,
+      head_id: c.head.id,
+      solidified_number: c.solidNumber,
+      virtual_time: c.now,
+      virtual_time_iso: new Date(c.now).toISOString(),
+      block_ms: this.blockMs,
+      pending_transactions: c.pendingCount,
+      rental_pool: toBase58(c.rentalPool),
+      witnesses: c.state().witnesses.map(toBase58),
+      confirmations: c.params.confirmations,
+    };
+  }
+
+  /** Changes chain parameters (energyFee, solidifyLag, confirmations, …); returns the full set. */
+  setParams(p: Partial<ChainParams>): ChainParams {
+    return this.chain.setParams(p);
+  }
+
+  /** Sets fault injection switches; unspecified ones keep their value. Returns the current faults. */
+  setFaults(f: Partial<Faults>): Faults {
+    const cur = this.chain.faults;
+    if (f.node_down !== undefined) cur.node_down = Boolean(f.node_down);
+    if (f.reject_broadcast !== undefined) cur.reject_broadcast = f.reject_broadcast ? String(f.reject_broadcast) : null;
+    if (f.drop_next_transactions !== undefined) cur.drop_next_transactions = Math.max(0, Math.floor(Number(f.drop_next_transactions)));
+    if (f.stall_solidification !== undefined) cur.stall_solidification = Boolean(f.stall_solidification);
+    if (f.slow_ms !== undefined) cur.slow_ms = Math.max(0, Number(f.slow_ms));
+    this.chain.updateSolid();
+    return { ...cur };
+  }
+
+  /** Normalizes an address to 41-hex (handy in tests). */
+  static hex(address: string): string {
+    return toHex41(address);
+  }
+
+  /** Stops block production and the HTTP server. */
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve, reject) => this.server.close((e) => (e ? reject(e) : resolve())));
+  }
+}
+
+/** Starts a devnet and resolves once it listens. */
+export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> {
+  const params: Partial<ChainParams> = { ...options.params };
+  if (options.solidifyLag !== undefined) params.solidifyLag = options.solidifyLag;
+  const chain = new Chain({ seed: options.seed, genesisTime: options.genesisTime, genesis: options.genesis, params });
+  // Filled once the Devnet exists; the server reads the table per request.
+  const routes: Parameters<typeof createDevnetServer>[1] = {};
+  const server = createDevnetServer(chain, routes);
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const devnet = new Devnet(chain, server, `http://${host.includes(':') ? `[${host}]` : host}:${port}`, options.blockMs ?? 3_000);
+  Object.assign(routes, controlRoutes(devnet));
+  return devnet;
+}

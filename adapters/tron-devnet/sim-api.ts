@@ -1,0 +1,72 @@
+/**
+ * Test controls (/sim/*) and the rental provider API (/rental/*), as control routes for the HTTP server.
+ * Every route mirrors an in-process method of {@link Devnet} so tests can use either.
+ */
+import type { Devnet } from './index.js';
+import { ConflictError } from './rental.js';
+import type { ControlRoute } from './server.js';
+
+type Json = Record<string, unknown>;
+
+const post =
+  (fn: (q: Json) => unknown, status = 200): ControlRoute =>
+  (q, method) =>
+    method === 'POST' ? [status, fn(q)] : [405, { error: 'use POST' }];
+
+const count = (x: unknown, name: string): number => {
+  const n = Number(x);
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer`);
+  return n;
+};
+
+/** Builds the control route table for a devnet. */
+export function controlRoutes(devnet: Devnet): Record<string, ControlRoute> {
+  return {
+    '/sim/info': () => [200, devnet.info()],
+    '/sim/fund': post((q) => {
+      devnet.fund(String(q['address']), Number(q['amount_sun']));
+      return { ok: true, ...devnet.info() };
+    }),
+    '/sim/fund_token': post((q) => {
+      const amount = q['amount'];
+      if (typeof amount !== 'number' && typeof amount !== 'string') throw new Error('amount is required');
+      devnet.fundToken(String(q['address']), BigInt(amount));
+      return { ok: true };
+    }),
+    '/sim/mine': post((q) => {
+      devnet.mine(count(q['blocks'] ?? 1, 'blocks'));
+      return devnet.info();
+    }),
+    '/sim/advance': post((q) => {
+      devnet.advance(count(q['ms'], 'ms'));
+      return devnet.info();
+    }),
+    '/sim/params': (q, method) => {
+      if (method !== 'POST') return [200, devnet.chain.params];
+      const p: Json = { ...q };
+      // Friendly aliases for the parameters tests change most.
+      if (p['energy_fee'] !== undefined) p['energyFee'] = p['energy_fee'];
+      if (p['solidify_lag'] !== undefined) p['solidifyLag'] = p['solidify_lag'];
+      delete p['energy_fee'];
+      delete p['solidify_lag'];
+      return [200, devnet.setParams(p as Parameters<Devnet['setParams']>[0])];
+    },
+    '/sim/faults': (q, method) => [200, method === 'POST' ? devnet.setFaults(q) : devnet.chain.faults],
+    '/rental/quote': post((q) => devnet.rental.quote(devnet.rental.parse(q))),
+    '/rental/order': async (q, method) => {
+      if (method === 'GET') return orderStatus(devnet, q);
+      try {
+        const { order, created } = devnet.rental.order(devnet.rental.parse(q), String(q['reference'] ?? ''));
+        return [created ? 201 : 200, order];
+      } catch (e) {
+        if (e instanceof ConflictError) return [409, { error: e.message }];
+        throw e;
+      }
+    },
+  };
+}
+
+function orderStatus(devnet: Devnet, q: Json): [number, unknown] {
+  const o = devnet.rental.get(String(q['id'] ?? ''));
+  return o ? [200, o] : [404, { error: 'order not found' }];
+}
