@@ -1,5 +1,12 @@
+import { AccountsUseCases } from './accounts.service.js';
+import { ApiTokensUseCases } from './api-tokens.service.js';
 import type { Application } from './application.js';
-import type { CoreDeps } from './deps.js';
+import { CashierTokensUseCases } from './cashier-tokens.service.js';
+import { CashierUseCases } from './cashier.service.js';
+import { CollectionsUseCases } from './collections.service.js';
+import { CommandsUseCases } from './commands.service.js';
+import { resolveDeps, type CoreDeps } from './deps.js';
+import { WalletsUseCases } from './wallets.service.js';
 
 export type * from './application.js';
 export type * from './views.js';
@@ -13,16 +20,17 @@ function notImplemented<T extends object>(group: string): T {
 }
 
 /** Builds every use case on the given ports. No I/O happens here. */
-export function createApplication(_deps: CoreDeps): Application {
+export function createApplication(deps: CoreDeps): Application {
+  const resolved = resolveDeps(deps);
   return {
-    accounts: notImplemented('accounts'),
+    accounts: new AccountsUseCases(resolved),
     subscriptions: notImplemented('subscriptions'),
-    apiTokens: notImplemented('apiTokens'),
-    wallets: notImplemented('wallets'),
-    commands: notImplemented('commands'),
-    collections: notImplemented('collections'),
-    cashierTokens: notImplemented('cashierTokens'),
-    cashier: notImplemented('cashier'),
+    apiTokens: new ApiTokensUseCases(resolved),
+    wallets: new WalletsUseCases(resolved),
+    commands: new CommandsUseCases(resolved),
+    collections: new CollectionsUseCases(resolved),
+    cashierTokens: new CashierTokensUseCases(resolved),
+    cashier: new CashierUseCases(resolved),
     webhooks: notImplemented('webhooks'),
     transfers: notImplemented('transfers'),
     staking: notImplemented('staking'),

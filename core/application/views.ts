@@ -3,25 +3,7 @@
  * `YYYY-MM-DD HH:MM:SS` (UTC), cashier and account timestamps ISO 8601 with `+00:00`. Hosts serialise them as they are.
  */
 
-/** `data.pagination` of the wallet and command lists (spec §4). */
-export interface Pagination {
-  readonly page: number;
-  readonly per_page: number;
-  readonly total: number;
-  readonly pages: number;
-}
-
-/** `{items, pagination}`: the wallet, command and delivery lists. */
-export interface ItemsPage<T> {
-  readonly items: T[];
-  readonly pagination: Pagination;
-}
-
-/** `{data, meta}`: the cashier token list (spec §4). */
-export interface MetaPage<T> {
-  readonly data: T[];
-  readonly meta: { readonly current_page: number; readonly per_page: number; readonly total: number; readonly last_page: number };
-}
+export type { ItemsPage, MetaPage } from '../domain/pagination.js';
 
 /** Spec §2 wallet address record. */
 export interface WalletView {

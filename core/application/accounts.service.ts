@@ -1,0 +1,144 @@
+import { timingSafeEqual } from 'node:crypto';
+import { newSecretToken } from '../domain/cashier-token-rules.js';
+import { DomainError, validationError } from '../domain/errors.js';
+import { formatIsoTime } from '../domain/time.js';
+import type { Account } from '../domain/model/account.js';
+import type { UserId } from '../domain/model/common.js';
+import type { AccountsService } from './application.js';
+import type { ResolvedDeps } from './deps.js';
+import { fieldsOf, requireString } from './input.js';
+import type { LoginView, RegisteredView, VerifiedView } from './views.js';
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const MIN_PASSWORD = 8;
+/** Long enough for any passphrase, short enough that scrypt input stays cheap to refuse. */
+const MAX_PASSWORD = 256;
+/** Largest multiple of 10^6 below 2^32: values at or above it are redrawn so every code is equally likely. */
+const CODE_BOUND = 4_294_000_000;
+
+function parseEmail(fields: Readonly<Record<string, unknown>>): string {
+  const email = requireString(fields, 'email', 254).toLowerCase();
+  if (!EMAIL.test(email)) throw validationError('email', 'must be an e-mail address');
+  return email;
+}
+
+function parsePassword(fields: Readonly<Record<string, unknown>>): string {
+  const password = requireString(fields, 'password', MAX_PASSWORD);
+  if ([...password].length < MIN_PASSWORD) throw validationError('password', `must be at least ${MIN_PASSWORD} characters`);
+  return password;
+}
+
+function sameHash(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** Registration, e-mail verification, login and session tokens (DESIGN.md "Accounts and session tokens"). */
+export class AccountsUseCases implements AccountsService {
+  constructor(private readonly deps: ResolvedDeps) {}
+
+  /**
+   * Registers an unverified account and mails a 6-digit code. Registering again an unverified email with the
+   * same password re-issues the code (the only way to get a fresh one after expiry or 5 wrong tries).
+   */
+  async register(body: unknown): Promise<RegisteredView> {
+    const fields = fieldsOf(body);
+    const email = parseEmail(fields);
+    const password = parsePassword(fields);
+    const existing = await this.deps.accounts.findByEmail(email);
+    if (existing !== null) return this.reissueCode(existing, password);
+    const code = this.newCode();
+    const now = this.deps.clock.now();
+    const account: Account = {
+      id: await this.deps.ids.nextInt('user'),
+      email,
+      passwordHash: await this.deps.hasher.hashPassword(password),
+      verified: false,
+      verificationCodeHash: this.deps.hasher.hashToken(code),
+      verificationExpiresAt: now + this.deps.settings.verificationTtlMs,
+      verificationAttempts: 0,
+      createdAt: now,
+      version: 1,
+    };
+    if (!(await this.deps.accounts.create(account))) throw new DomainError('AUTH-EMAIL-TAKEN');
+    await this.deps.mailer.sendVerificationCode(email, code);
+    return { user_id: account.id, email };
+  }
+
+  /** Marks the account verified when the code matches, is unexpired and attempts remain; idempotent once verified. */
+  async verify(body: unknown): Promise<VerifiedView> {
+    const fields = fieldsOf(body);
+    const email = parseEmail(fields);
+    const code = requireString(fields, 'code', 6);
+    const account = await this.deps.accounts.findByEmail(email);
+    if (account === null) throw new DomainError('AUTH-VERIFICATION-FAILED');
+    if (account.verified) return { user_id: account.id, email: account.email, verified: true };
+    const usable = account.verificationCodeHash !== null && account.verificationExpiresAt !== null
+      && this.deps.clock.now() < account.verificationExpiresAt
+      && account.verificationAttempts < this.deps.settings.verificationMaxAttempts;
+    if (!usable) throw new DomainError('AUTH-VERIFICATION-FAILED');
+    if (!sameHash(this.deps.hasher.hashToken(code), account.verificationCodeHash!)) {
+      await this.deps.accounts.update({ ...account, verificationAttempts: account.verificationAttempts + 1, version: account.version + 1 });
+      throw new DomainError('AUTH-VERIFICATION-FAILED');
+    }
+    await this.deps.accounts.update({
+      ...account, verified: true, verificationCodeHash: null, verificationExpiresAt: null, verificationAttempts: 0,
+      version: account.version + 1,
+    });
+    return { user_id: account.id, email: account.email, verified: true };
+  }
+
+  /** One message for an unknown email and a wrong password, so login does not reveal who is registered. */
+  async login(body: unknown): Promise<LoginView> {
+    const fields = fieldsOf(body);
+    const email = requireString(fields, 'email', 254).toLowerCase();
+    const password = requireString(fields, 'password', MAX_PASSWORD);
+    const account = await this.deps.accounts.findByEmail(email);
+    const passwordOk = account !== null && (await this.deps.hasher.verifyPassword(password, account.passwordHash));
+    if (account === null || !passwordOk) throw new DomainError('AUTH-INVALID-CREDENTIALS');
+    if (!account.verified) throw new DomainError('AUTH-NOT-VERIFIED');
+    const token = newSecretToken('st_', this.deps.ids.randomBytes(this.deps.settings.tokenBytes));
+    const now = this.deps.clock.now();
+    const expiresAt = now + this.deps.settings.sessionTtlMs;
+    await this.deps.sessions.create({
+      tokenHash: this.deps.hasher.hashToken(token), userId: account.id, createdAt: now, expiresAt, revokedAt: null,
+    });
+    return { session_token: token, expires_at: formatIsoTime(expiresAt), user_id: account.id };
+  }
+
+  async logout(sessionToken: string): Promise<void> {
+    await this.deps.sessions.revoke(this.deps.hasher.hashToken(sessionToken), this.deps.clock.now());
+  }
+
+  async authenticateSession(sessionToken: string): Promise<{ readonly userId: UserId } | null> {
+    if (!sessionToken.startsWith('st_')) return null;
+    const session = await this.deps.sessions.findByTokenHash(this.deps.hasher.hashToken(sessionToken));
+    if (session === null || session.revokedAt !== null || this.deps.clock.now() >= session.expiresAt) return null;
+    return { userId: session.userId };
+  }
+
+  private async reissueCode(account: Account, password: string): Promise<RegisteredView> {
+    if (account.verified || !(await this.deps.hasher.verifyPassword(password, account.passwordHash))) {
+      throw new DomainError('AUTH-EMAIL-TAKEN');
+    }
+    const code = this.newCode();
+    await this.deps.accounts.update({
+      ...account,
+      verificationCodeHash: this.deps.hasher.hashToken(code),
+      verificationExpiresAt: this.deps.clock.now() + this.deps.settings.verificationTtlMs,
+      verificationAttempts: 0,
+      version: account.version + 1,
+    });
+    await this.deps.mailer.sendVerificationCode(account.email, code);
+    return { user_id: account.id, email: account.email };
+  }
+
+  /** Six uniformly random digits from the IdGenerator's bytes (rejection sampling avoids modulo bias). */
+  private newCode(): string {
+    for (;;) {
+      const value = Buffer.from(this.deps.ids.randomBytes(4)).readUInt32BE(0);
+      if (value < CODE_BOUND) return String(value % 1_000_000).padStart(6, '0');
+    }
+  }
+}

@@ -1,0 +1,53 @@
+import { newSecretToken } from '../domain/cashier-token-rules.js';
+import { DomainError } from '../domain/errors.js';
+import { formatIsoTime } from '../domain/time.js';
+import { API_ACCESS_ABILITY, type ApiToken } from '../domain/model/account.js';
+import type { UserId } from '../domain/model/common.js';
+import type { ApiPrincipal, ApiTokensService } from './application.js';
+import type { ResolvedDeps } from './deps.js';
+import { fieldsOf, parseIdParam, requireString } from './input.js';
+import type { ApiTokenCreatedView, ApiTokenRevokedView } from './views.js';
+
+const MAX_NAME = 100;
+
+/** Developer API Tokens (`dk_`, ability `api:access`): created with a session, used on the open platform. */
+export class ApiTokensUseCases implements ApiTokensService {
+  constructor(private readonly deps: ResolvedDeps) {}
+
+  /** Requires an active developer subscription; the token is shown once and stored as its SHA-256. */
+  async create(userId: UserId, body: unknown): Promise<ApiTokenCreatedView> {
+    const name = requireString(fieldsOf(body), 'name', MAX_NAME);
+    const developer = await this.deps.subscriptions.find(userId, 'developer');
+    if (developer === null || developer.status !== 'active') throw new DomainError('BIZ-DEVELOPER-SUBSCRIPTION-REQUIRED');
+    const token = newSecretToken('dk_', this.deps.ids.randomBytes(this.deps.settings.tokenBytes));
+    const record: ApiToken = {
+      id: await this.deps.ids.nextInt('api_token'),
+      userId,
+      name,
+      tokenHash: this.deps.hasher.hashToken(token),
+      abilities: [API_ACCESS_ABILITY],
+      createdAt: this.deps.clock.now(),
+      revokedAt: null,
+    };
+    await this.deps.apiTokens.create(record);
+    return { id: record.id, name, token, abilities: [...record.abilities], created_at: formatIsoTime(record.createdAt) };
+  }
+
+  /** Another user's token answers like a missing one. Revoking twice keeps the first revocation time. */
+  async revoke(userId: UserId, id: string): Promise<ApiTokenRevokedView> {
+    const tokenId = parseIdParam(id, 'id');
+    const existing = tokenId === null ? null : await this.deps.apiTokens.findById(tokenId);
+    if (existing === null || existing.userId !== userId) throw new DomainError('API-TOKEN-NOT-FOUND');
+    const revoked = await this.deps.apiTokens.revoke(existing.id, this.deps.clock.now());
+    if (revoked === null || revoked.revokedAt === null) throw new DomainError('API-TOKEN-NOT-FOUND');
+    return { id: revoked.id, revoked_at: formatIsoTime(revoked.revokedAt) };
+  }
+
+  /** A token authenticates while not revoked (Developer API Tokens do not expire, spec §5). */
+  async authenticateApiToken(token: string): Promise<ApiPrincipal | null> {
+    if (!token.startsWith('dk_')) return null;
+    const record = await this.deps.apiTokens.findByTokenHash(this.deps.hasher.hashToken(token));
+    if (record === null || record.revokedAt !== null) return null;
+    return { userId: record.userId, tokenId: record.id, abilities: record.abilities };
+  }
+}

@@ -1,0 +1,62 @@
+import { formatAmount } from '../domain/amount.js';
+import type { Asset } from '../domain/model/asset.js';
+import { REFRESH_SOURCE, type BalanceSnapshot, type RefreshSource } from '../domain/model/balance.js';
+import type { Command } from '../domain/model/command.js';
+import type { Millis } from '../domain/model/common.js';
+import type { WalletAddress } from '../domain/model/wallet.js';
+import type { ResolvedDeps } from './deps.js';
+import type { TimeFormat } from './mappers.js';
+import type { BalanceItemView } from './views.js';
+
+/** One asset's cached balance split into available and locked (bigint, before formatting). */
+export interface BalanceLine {
+  readonly symbol: string;
+  readonly available: bigint;
+  readonly locked: bigint;
+  readonly updatedAt: Millis;
+}
+
+/**
+ * Every asset of the network, in registry order. `locked` is the lockedAmount of the address's active fund-moving
+ * command when it acts on that asset (docs/decisions.md 5), and is held from the cached balance: available = cached -
+ * locked, never below 0. An asset the snapshot does not hold (never refreshed) shows 0 at `fallbackAt`.
+ */
+export function balanceLines(
+  assets: readonly Asset[], snapshot: BalanceSnapshot | null, active: Command | null, fallbackAt: Millis,
+): BalanceLine[] {
+  return assets.map((asset) => {
+    const cached = snapshot?.items.find((item) => item.symbol === asset.symbol);
+    const locked = active !== null && active.assetSymbol === asset.symbol ? active.lockedAmount : 0n;
+    const stored = cached?.available ?? 0n;
+    return {
+      symbol: asset.symbol,
+      available: stored > locked ? stored - locked : 0n,
+      locked,
+      updatedAt: cached?.updatedAt ?? snapshot?.updatedAt ?? fallbackAt,
+    };
+  });
+}
+
+/** Wire form of the lines with the given timestamp format. */
+export function toBalanceItemViews(lines: readonly BalanceLine[], format: TimeFormat): BalanceItemView[] {
+  return lines.map((line) => ({
+    symbol: line.symbol,
+    balance_available: formatAmount(line.available),
+    balance_locked: formatAmount(line.locked),
+    balance_updated_at: format(line.updatedAt),
+  }));
+}
+
+/** The cached snapshot of a wallet with the locks of its active command applied (no chain query). */
+export async function readBalance(
+  deps: Pick<ResolvedDeps, 'balances' | 'commands' | 'assets'>, wallet: WalletAddress,
+): Promise<{ readonly lines: BalanceLine[]; readonly refreshSource: RefreshSource; readonly updatedAt: Millis }> {
+  const [snapshot, active] = await Promise.all([
+    deps.balances.get(wallet.address), deps.commands.findActiveByAddress(wallet.address),
+  ]);
+  return {
+    lines: balanceLines(deps.assets.list(wallet.networkCode), snapshot, active, wallet.createdAt),
+    refreshSource: snapshot?.refreshSource ?? REFRESH_SOURCE.AUTO,
+    updatedAt: snapshot?.updatedAt ?? wallet.createdAt,
+  };
+}

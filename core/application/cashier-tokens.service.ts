@@ -1,0 +1,78 @@
+import { cashierTokenState, cashierTokenTransition, newTokenValue, parseTtl } from '../domain/cashier-token-rules.js';
+import { DomainError } from '../domain/errors.js';
+import { newTokenNo, NUMBER_RANDOM_BYTES } from '../domain/numbers.js';
+import { parsePageQuery, toMetaPage } from '../domain/pagination.js';
+import { formatIsoTime } from '../domain/time.js';
+import { visibleTo } from '../domain/wallet-rules.js';
+import type { CashierToken } from '../domain/model/cashier-token.js';
+import type { UserId } from '../domain/model/common.js';
+import { ADDRESS_TYPE } from '../domain/model/wallet.js';
+import type { CashierTokensService } from './application.js';
+import type { ResolvedDeps } from './deps.js';
+import { fieldsOf, optionalString, requireString } from './input.js';
+import { toCashierTokenView } from './mappers.js';
+import { ownedWallet } from './ownership.js';
+import { retryOnConflict } from './retry-on-conflict.js';
+import type { CashierTokenCreatedView, CashierTokenDisabledView, CashierTokenView, MetaPage } from './views.js';
+
+const MAX_REASON = 255;
+
+/** Cashier token management with the Developer API Token (spec §4). */
+export class CashierTokensUseCases implements CashierTokensService {
+  constructor(private readonly deps: ResolvedDeps) {}
+
+  /**
+   * Issues a `ct_` token for an owned sub-address; the value is returned once and stored as its SHA-256.
+   * An expired token does not count as active (DESIGN.md); the store checks "one active per address" atomically.
+   */
+  async create(userId: UserId, body: unknown): Promise<CashierTokenCreatedView> {
+    const fields = fieldsOf(body);
+    const address = requireString(fields, 'address', 128);
+    const ttl = parseTtl(fields['ttl_minutes']);
+    const wallet = await ownedWallet(this.deps.wallets, userId, address, 422);
+    if (wallet.addressType !== ADDRESS_TYPE.SUB) throw new DomainError('BIZ-ADDRESS-TYPE-NOT-SUB');
+    const value = newTokenValue(this.deps.ids.randomBytes(this.deps.settings.tokenBytes));
+    const now = this.deps.clock.now();
+    const token: CashierToken = {
+      tokenNo: newTokenNo(now, this.deps.ids.randomBytes(NUMBER_RANDOM_BYTES)),
+      tokenHash: this.deps.hasher.hashToken(value),
+      userId,
+      walletAddressId: wallet.id,
+      address: wallet.address,
+      networkCode: wallet.networkCode,
+      status: 'active',
+      ttlMinutes: ttl,
+      expiresAt: now + ttl * 60_000,
+      disabledAt: null,
+      disableReason: null,
+      createdAt: now,
+      version: 1,
+    };
+    if ((await this.deps.cashierTokens.insert(token, now)) === 'active-exists') {
+      throw new DomainError('CASHIER-TOKEN-ACTIVE-EXISTS');
+    }
+    return { ...toCashierTokenView(token), token: value };
+  }
+
+  async list(userId: UserId, query: unknown): Promise<MetaPage<CashierTokenView>> {
+    const page = parsePageQuery(fieldsOf(query, 'query'), 'cashier');
+    const found = await this.deps.cashierTokens.listByUser(userId, page);
+    return toMetaPage(found.items.map(toCashierTokenView), found.total, page.page, page.perPage);
+  }
+
+  /** active (or expired) → disabled; disabled → 409 CASHIER-TOKEN-ALREADY-DISABLED (spec §3). */
+  async disable(userId: UserId, tokenNo: string, body: unknown): Promise<CashierTokenDisabledView> {
+    const reason = optionalString(fieldsOf(body), 'reason', MAX_REASON);
+    return retryOnConflict(async () => {
+      const token = visibleTo(await this.deps.cashierTokens.findByTokenNo(tokenNo), userId);
+      if (token === null) throw new DomainError('CASHIER-TOKEN-NOT-FOUND');
+      const now = this.deps.clock.now();
+      const next = cashierTokenTransition(cashierTokenState(token, now), 'disable');
+      if ('error' in next) throw new DomainError(next.error);
+      await this.deps.cashierTokens.update({
+        ...token, status: 'disabled', disabledAt: now, disableReason: reason, version: token.version + 1,
+      });
+      return { token_no: token.tokenNo, status: 'disabled', disabled_at: formatIsoTime(now), disable_reason: reason };
+    });
+  }
+}

@@ -1,0 +1,102 @@
+import { isTokenActive, slideExpiry } from '../domain/cashier-token-rules.js';
+import { DomainError, InfrastructureError } from '../domain/errors.js';
+import { formatAmount } from '../domain/amount.js';
+import { formatIsoTime } from '../domain/time.js';
+import { CASHIER_TOKEN_PREFIX } from '../domain/model/cashier-token.js';
+import type { CollectionTask } from '../domain/model/collection-task.js';
+import type { WalletAddress } from '../domain/model/wallet.js';
+import type { CashierContext, CashierService } from './application.js';
+import { readBalance, toBalanceItemViews } from './balance-view.js';
+import { assetOf, startCollection } from './collection-starter.js';
+import type { ResolvedDeps } from './deps.js';
+import { fieldsOf, requireString } from './input.js';
+import { toCashierTaskView } from './mappers.js';
+import type { CashierBalanceView, CashierSessionView, CashierTaskView } from './views.js';
+
+/**
+ * The payment API used by a payer with a `ct_` token. A successful call slides the token's expiry
+ * (max(current, now + ttl)); a failed one leaves it. The session's tasks are the sub-address's tasks started at or
+ * after the token's created_at; active_task is the latest (docs/decisions.md 7).
+ */
+export class CashierUseCases implements CashierService {
+  constructor(private readonly deps: ResolvedDeps) {}
+
+  async authenticateCashier(token: string | null): Promise<CashierContext> {
+    if (token === null || token === '') throw new DomainError('CASHIER-TOKEN-MISSING');
+    if (!token.startsWith(CASHIER_TOKEN_PREFIX)) throw new DomainError('CASHIER-TOKEN-INVALID');
+    const record = await this.deps.cashierTokens.findByTokenHash(this.deps.hasher.hashToken(token));
+    if (record === null || !isTokenActive(record, this.deps.clock.now())) throw new DomainError('CASHIER-TOKEN-INVALID');
+    return { token: record };
+  }
+
+  async session(ctx: CashierContext): Promise<CashierSessionView> {
+    const wallet = await this.walletOf(ctx);
+    const [config, task] = await Promise.all([this.deps.developerConfigs.get(ctx.token.userId), this.sessionTask(ctx)]);
+    const minimums = Object.entries(config?.minCollectAmounts ?? {}).map(([symbol, min]) => [symbol, formatAmount(min)]);
+    const expiresAt = await this.slide(ctx);
+    return {
+      token_no: ctx.token.tokenNo,
+      expires_at: formatIsoTime(expiresAt),
+      min_collect_amounts: Object.fromEntries(minimums),
+      address: {
+        wallet_address_id: wallet.id, address: wallet.address, network_code: wallet.networkCode, address_label: wallet.label,
+      },
+      active_task: task === null ? null : toCashierTaskView(task),
+    };
+  }
+
+  async balance(ctx: CashierContext): Promise<CashierBalanceView> {
+    const wallet = await this.walletOf(ctx);
+    const balance = await readBalance(this.deps, wallet);
+    await this.slide(ctx);
+    return {
+      address: wallet.address,
+      items: toBalanceItemViews(balance.lines, formatIsoTime),
+      balance_updated_at: formatIsoTime(balance.updatedAt),
+    };
+  }
+
+  async task(ctx: CashierContext): Promise<CashierTaskView | null> {
+    const task = await this.sessionTask(ctx);
+    await this.slide(ctx);
+    return task === null ? null : toCashierTaskView(task);
+  }
+
+  /**
+   * Order: asset_symbol (VALIDATION-ERROR, BIZ-ASSET-NOT-FOUND), risk (403), then under the address lock: a task in
+   * this session or an active command (409 BIZ-COMMAND-LOCKED), the user's minimum for the asset (422).
+   */
+  async collect(ctx: CashierContext, body: unknown): Promise<CashierTaskView> {
+    const symbol = requireString(fieldsOf(body), 'asset_symbol', 32);
+    const wallet = await this.walletOf(ctx);
+    const asset = assetOf(this.deps, wallet, symbol);
+    const task = await startCollection(this.deps, wallet, asset, async (available) => {
+      if ((await this.sessionTask(ctx)) !== null) throw new DomainError('BIZ-COMMAND-LOCKED');
+      const config = await this.deps.developerConfigs.get(wallet.userId);
+      const minimum = config?.minCollectAmounts[asset.symbol];
+      if (minimum !== undefined && available < minimum) throw new DomainError('BIZ-AMOUNT-BELOW-MINIMUM');
+    });
+    await this.slide(ctx);
+    return toCashierTaskView(task);
+  }
+
+  private async walletOf(ctx: CashierContext): Promise<WalletAddress> {
+    const wallet = await this.deps.wallets.findById(ctx.token.walletAddressId);
+    // Tokens are only issued for existing addresses and addresses are never deleted.
+    if (wallet === null) throw new InfrastructureError('INTERNAL-ERROR', 'cashier token address missing', { transient: false });
+    return wallet;
+  }
+
+  /** The latest task of the address when it started within this token's session, else null. */
+  private async sessionTask(ctx: CashierContext): Promise<CollectionTask | null> {
+    const latest = await this.deps.tasks.findLatestByAddress(ctx.token.address);
+    return latest !== null && latest.startedAt >= ctx.token.createdAt ? latest : null;
+  }
+
+  /** Slides the expiry after a successful call; returns the new expiry. */
+  private async slide(ctx: CashierContext): Promise<number> {
+    const expiresAt = slideExpiry(ctx.token, this.deps.clock.now());
+    await this.deps.cashierTokens.extendExpiry(ctx.token.tokenNo, expiresAt);
+    return expiresAt;
+  }
+}

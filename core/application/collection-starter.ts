@@ -1,0 +1,58 @@
+import { DomainError, InfrastructureError } from '../domain/errors.js';
+import { INITIAL_COLLECTION_STATUS } from '../domain/collection-machine.js';
+import { newTaskNo, NUMBER_RANDOM_BYTES } from '../domain/numbers.js';
+import type { Asset } from '../domain/model/asset.js';
+import type { CollectionTask } from '../domain/model/collection-task.js';
+import { COMMAND_TYPE } from '../domain/model/command.js';
+import type { WalletAddress } from '../domain/model/wallet.js';
+import type { ResolvedDeps } from './deps.js';
+import { newCommand, refuseIfLocked, refuseIfRisky, withAddressLock, type CommandDraft } from './fund-commands.js';
+
+/**
+ * Extra checks a caller runs inside the address lock, after the active-command check (the cashier's session
+ * rule and minimum amount). Receives the cached available balance of the asset.
+ */
+export type CollectionGuard = (available: bigint) => Promise<void>;
+
+/**
+ * Starts a collection of `asset` on the sub-address `wallet` (ownership and sub type already checked):
+ * risk (403), then under the address lock the active-command check (409) and the guard, then the COLLECTION command
+ * and its PENDING task written together by the unit of work (which refuses a locked address atomically).
+ * The command holds the cached available balance of the asset as balance_locked while it runs.
+ */
+export async function startCollection(
+  deps: ResolvedDeps, wallet: WalletAddress, asset: Asset, guard: CollectionGuard = async () => {},
+): Promise<CollectionTask> {
+  const draft: CommandDraft = {
+    userId: wallet.userId, type: COMMAND_TYPE.COLLECTION, address: wallet.address, assetSymbol: asset.symbol,
+    lockedAmount: 0n, params: {},
+  };
+  await refuseIfRisky(deps, { userId: wallet.userId, operation: 'collection', address: wallet.address, assetSymbol: asset.symbol }, draft);
+  return withAddressLock(deps, wallet.address, async () => {
+    await refuseIfLocked(deps, wallet.address);
+    const snapshot = await deps.balances.get(wallet.address);
+    const available = snapshot?.items.find((item) => item.symbol === asset.symbol)?.available ?? 0n;
+    await guard(available);
+    const main = await deps.wallets.findMain(wallet.userId, wallet.networkCode);
+    // A sub-address cannot exist without its main address (spec §2 rule 2); a missing one is corrupted state.
+    if (main === null) throw new InfrastructureError('INTERNAL-ERROR', 'main address missing for a sub-address', { transient: false });
+    const now = deps.clock.now();
+    const taskNo = newTaskNo(now, deps.ids.randomBytes(NUMBER_RANDOM_BYTES));
+    const command = newCommand(deps, { ...draft, lockedAmount: available, params: { task_no: taskNo } });
+    const task: CollectionTask = {
+      taskNo, commandNo: command.commandNo, userId: wallet.userId, networkCode: wallet.networkCode,
+      assetSymbol: asset.symbol, address: wallet.address, mainAddress: main.address, status: INITIAL_COLLECTION_STATUS,
+      energyPath: null, steps: [], sweptAmount: null, sweepTxHash: null, errorCode: null, lastError: null,
+      nextRunAt: now, lease: null, startedAt: now, finishedAt: null, version: 1,
+    };
+    await deps.uow.commit({ newCommands: [command], newTasks: [task] });
+    return task;
+  });
+}
+
+/** The asset of the wallet's network with that symbol, else 422 BIZ-ASSET-NOT-FOUND. */
+export function assetOf(deps: Pick<ResolvedDeps, 'assets'>, wallet: WalletAddress, symbol: string): Asset {
+  const asset = deps.assets.find(wallet.networkCode, symbol);
+  if (asset === null) throw new DomainError('BIZ-ASSET-NOT-FOUND');
+  return asset;
+}

@@ -1,0 +1,36 @@
+import { DomainError } from '../domain/errors.js';
+import { visibleTo } from '../domain/wallet-rules.js';
+import type { UserId } from '../domain/model/common.js';
+import { ADDRESS_TYPE } from '../domain/model/wallet.js';
+import type { CollectionsService } from './application.js';
+import { assetOf, startCollection } from './collection-starter.js';
+import type { ResolvedDeps } from './deps.js';
+import { fieldsOf, requireString } from './input.js';
+import { toTaskView } from './mappers.js';
+import { ownedWallet } from './ownership.js';
+import type { CollectionTaskView } from './views.js';
+
+/** Wallet-side collection (sweep) tasks (spec §4 "Collection"). */
+export class CollectionsUseCases implements CollectionsService {
+  constructor(private readonly deps: ResolvedDeps) {}
+
+  /**
+   * Checks in this order: address missing or another user's (422 BIZ-WALLET-ADDRESS-NOT-FOUND), not a sub-address,
+   * unknown asset, risk (403), active command (409). Idempotency-Key replay is the host's concern.
+   */
+  async create(userId: UserId, body: unknown): Promise<CollectionTaskView> {
+    const fields = fieldsOf(body);
+    const address = requireString(fields, 'address', 128);
+    const symbol = requireString(fields, 'asset_symbol', 32);
+    const wallet = await ownedWallet(this.deps.wallets, userId, address, 422);
+    if (wallet.addressType !== ADDRESS_TYPE.SUB) throw new DomainError('BIZ-ADDRESS-TYPE-NOT-SUB');
+    const asset = assetOf(this.deps, wallet, symbol);
+    return toTaskView(await startCollection(this.deps, wallet, asset));
+  }
+
+  async get(userId: UserId, taskNo: string): Promise<CollectionTaskView> {
+    const task = visibleTo(await this.deps.tasks.get(taskNo), userId);
+    if (task === null) throw new DomainError('BIZ-COLLECTION-TASK-NOT-FOUND');
+    return toTaskView(task);
+  }
+}

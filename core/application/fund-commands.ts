@@ -1,0 +1,87 @@
+import { isFundMoving } from '../domain/command-machine.js';
+import { DomainError } from '../domain/errors.js';
+import { newCommandNo, NUMBER_RANDOM_BYTES } from '../domain/numbers.js';
+import { COMMAND_STATUS, type Command, type CommandType } from '../domain/model/command.js';
+import type { UserId } from '../domain/model/common.js';
+import type { RiskSubject } from '../ports/risk-policy.port.js';
+import type { ResolvedDeps } from './deps.js';
+
+/** What a new command is about; the rest (number, status, times) is filled in by newCommand. */
+export interface CommandDraft {
+  readonly userId: UserId;
+  readonly type: CommandType;
+  readonly address: string;
+  readonly assetSymbol: string | null;
+  readonly lockedAmount: bigint;
+  readonly params: Readonly<Record<string, string>>;
+}
+
+/** A PENDING command (version 1) numbered from the clock and the IdGenerator. */
+export function newCommand(deps: Pick<ResolvedDeps, 'clock' | 'ids'>, draft: CommandDraft): Command {
+  const now = deps.clock.now();
+  return {
+    ...draft,
+    commandNo: newCommandNo(now, deps.ids.randomBytes(NUMBER_RANDOM_BYTES)),
+    status: COMMAND_STATUS.PENDING,
+    transaction: null,
+    errorCode: null,
+    lastError: null,
+    createdAt: now,
+    startedAt: null,
+    finishedAt: null,
+    version: 1,
+  };
+}
+
+/**
+ * Risk control before anything is queued: a blocked request is recorded as a REJECTED command (auditable in
+ * GET /commands, docs/decisions.md 8) and answered 403 RISK-REVIEW-BLOCKED.
+ */
+export async function refuseIfRisky(deps: ResolvedDeps, subject: RiskSubject, draft: CommandDraft): Promise<void> {
+  const verdict = await deps.risk.check(subject);
+  if (!verdict.blocked) return;
+  const now = deps.clock.now();
+  const rejected: Command = {
+    ...newCommand(deps, draft),
+    status: COMMAND_STATUS.REJECTED,
+    lockedAmount: 0n,
+    errorCode: 'RISK-REVIEW-BLOCKED',
+    lastError: 'blocked by risk control',
+    finishedAt: now,
+  };
+  await deps.commands.insert(rejected, { locking: false });
+  throw new DomainError('RISK-REVIEW-BLOCKED');
+}
+
+/**
+ * Runs check-then-create for one address under the short AddressLock (defence in depth across processes; the store
+ * refuses a second active command atomically anyway). A lock held by another request means a command is being
+ * created on the address right now: 409 BIZ-COMMAND-LOCKED.
+ */
+export async function withAddressLock<T>(deps: ResolvedDeps, address: string, work: () => Promise<T>): Promise<T> {
+  const grant = await deps.addressLock.acquire(`address:${address}`, deps.settings.addressLockTtlMs);
+  if (grant === null) throw new DomainError('BIZ-COMMAND-LOCKED');
+  try {
+    return await work();
+  } finally {
+    await deps.addressLock.release(grant);
+  }
+}
+
+/** 409 BIZ-COMMAND-LOCKED when the address has an active fund-moving command. */
+export async function refuseIfLocked(deps: ResolvedDeps, address: string): Promise<void> {
+  if ((await deps.commands.findActiveByAddress(address)) !== null) throw new DomainError('BIZ-COMMAND-LOCKED');
+}
+
+/** Queues a fund-moving command (withdrawal, staking): risk, then the lock, then the atomic locking insert. */
+export async function submitFundCommand(deps: ResolvedDeps, subject: RiskSubject, draft: CommandDraft): Promise<Command> {
+  if (!isFundMoving(draft.type)) throw new RangeError(`command type ${draft.type} does not move funds`);
+  await refuseIfRisky(deps, subject, draft);
+  return withAddressLock(deps, draft.address, async () => {
+    await refuseIfLocked(deps, draft.address);
+    const command = newCommand(deps, draft);
+    const outcome = await deps.commands.insert(command, { locking: true });
+    if (outcome === 'locked') throw new DomainError('BIZ-COMMAND-LOCKED');
+    return command;
+  });
+}

@@ -1,0 +1,118 @@
+import { formatAmount } from '../domain/amount.js';
+import { formatIsoTime, formatWalletTime } from '../domain/time.js';
+import type { CashierToken } from '../domain/model/cashier-token.js';
+import type { ChainResources } from '../domain/model/chain.js';
+import type { CollectionTask } from '../domain/model/collection-task.js';
+import type { Command } from '../domain/model/command.js';
+import type { Millis } from '../domain/model/common.js';
+import type { WalletAddress } from '../domain/model/wallet.js';
+import type {
+  CashierTaskView, CashierTokenView, ChainResourcesView, CollectionTaskView, CommandListItemView, CommandView, WalletView,
+} from './views.js';
+
+/** Which timestamp rendering a view uses: wallet side (`YYYY-MM-DD HH:MM:SS` UTC) or ISO 8601 with offset. */
+export type TimeFormat = (ms: Millis) => string;
+
+function orNull(ms: Millis | null, format: TimeFormat): string | null {
+  return ms === null ? null : format(ms);
+}
+
+/** Spec §2 wallet address record. */
+export function toWalletView(wallet: WalletAddress): WalletView {
+  return {
+    wallet_address_id: wallet.id,
+    network_code: wallet.networkCode,
+    address: wallet.address,
+    address_type: wallet.addressType,
+    address_label: wallet.label,
+    status: wallet.status,
+    created_at: formatWalletTime(wallet.createdAt),
+  };
+}
+
+/** Spec §2 command without created_at (GET /commands/{commandNo}). */
+export function toCommandView(command: Command): CommandView {
+  return {
+    command_no: command.commandNo,
+    type: command.type,
+    status: command.status,
+    error_code: command.errorCode,
+    last_error: command.lastError,
+    started_at: orNull(command.startedAt, formatWalletTime),
+    finished_at: orNull(command.finishedAt, formatWalletTime),
+  };
+}
+
+/** A command of GET /commands. */
+export function toCommandListItemView(command: Command): CommandListItemView {
+  return { ...toCommandView(command), created_at: formatWalletTime(command.createdAt) };
+}
+
+/** The wallet-side task (POST/GET /collections). */
+export function toTaskView(task: CollectionTask): CollectionTaskView {
+  return {
+    task_no: task.taskNo,
+    command_no: task.commandNo,
+    status: task.status,
+    error_code: task.errorCode,
+    last_error: task.lastError,
+    started_at: formatWalletTime(task.startedAt),
+    finished_at: orNull(task.finishedAt, formatWalletTime),
+  };
+}
+
+/** The cashier-side task: no error_code, ISO timestamps like the rest of the payment API (docs/decisions.md). */
+export function toCashierTaskView(task: CollectionTask): CashierTaskView {
+  return {
+    task_no: task.taskNo,
+    command_no: task.commandNo,
+    status: task.status,
+    last_error: task.lastError,
+    started_at: formatIsoTime(task.startedAt),
+    finished_at: orNull(task.finishedAt, formatIsoTime),
+  };
+}
+
+/** Spec §2 cashier token record without the secret. */
+export function toCashierTokenView(token: CashierToken): CashierTokenView {
+  return {
+    token_no: token.tokenNo,
+    wallet_address_id: token.walletAddressId,
+    address: token.address,
+    network_code: token.networkCode,
+    status: token.status,
+    ttl_minutes: token.ttlMinutes,
+    expires_at: formatIsoTime(token.expiresAt),
+    disabled_at: orNull(token.disabledAt, formatIsoTime),
+    disable_reason: token.disableReason,
+    created_at: formatIsoTime(token.createdAt),
+  };
+}
+
+/** Spec §2 chain resources: snake_case, sun amounts as integer strings. */
+export function toResourcesView(r: ChainResources): ChainResourcesView {
+  return {
+    energy: {
+      available: r.energy.available,
+      used: r.energy.used,
+      limit: r.energy.limit,
+      staked_sun: formatAmount(r.energy.stakedSun),
+      delegated_out_sun: formatAmount(r.energy.delegatedOutSun),
+      received_sun: formatAmount(r.energy.receivedSun),
+    },
+    bandwidth: {
+      free_available: r.bandwidth.freeAvailable,
+      free_used: r.bandwidth.freeUsed,
+      free_limit: r.bandwidth.freeLimit,
+      staked_available: r.bandwidth.stakedAvailable,
+      staked_used: r.bandwidth.stakedUsed,
+      staked_limit: r.bandwidth.stakedLimit,
+      staked_sun: formatAmount(r.bandwidth.stakedSun),
+      delegated_out_sun: formatAmount(r.bandwidth.delegatedOutSun),
+      received_sun: formatAmount(r.bandwidth.receivedSun),
+    },
+    withdrawable_sun: formatAmount(r.withdrawableSun),
+    delegated_to: r.delegatedTo.map((address) => ({ address })),
+    received_from: r.receivedFrom.map((address) => ({ address })),
+  };
+}
