@@ -1,0 +1,18 @@
+import { describeAccountRepositoryContract } from '../../contracts-tests/account-repository.contract.js';
+import { describeApiTokenRepositoryContract } from '../../contracts-tests/api-token-repository.contract.js';
+import { describeBalanceRepositoryContract } from '../../contracts-tests/balance-repository.contract.js';
+import { describeSessionRepositoryContract } from '../../contracts-tests/session-repository.contract.js';
+import { describeSubscriptionRepositoryContract } from '../../contracts-tests/subscription-repository.contract.js';
+import { describeWalletRepositoryContract } from '../../contracts-tests/wallet-repository.contract.js';
+import { createMemoryAdapters } from './create-memory-adapters.js';
+import { ManualClock } from './manual-clock.js';
+
+// Every store-port contract suite against the memory adapters; each subject is a fresh store.
+const fresh = () => createMemoryAdapters({ clock: new ManualClock() });
+
+describeAccountRepositoryContract('memory', fresh);
+describeSessionRepositoryContract('memory', fresh);
+describeSubscriptionRepositoryContract('memory', fresh);
+describeApiTokenRepositoryContract('memory', fresh);
+describeWalletRepositoryContract('memory', fresh);
+describeBalanceRepositoryContract('memory', fresh);

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import type { ApiTokenRepository } from '../core/ports/api-token-repository.port.js';
+import { type Closable, type ContractOptions, type MakeSubject, useFreshSubject } from './support/contract-options.js';
+import { anApiToken, T0 } from './support/fixtures.js';
+
+/** What the API-token contract needs: an empty repository. */
+export interface ApiTokenRepositorySubject extends Closable {
+  readonly apiTokens: ApiTokenRepository;
+}
+
+/** The ApiTokenRepository contract (core/ports/api-token-repository.port.ts). */
+export function describeApiTokenRepositoryContract(
+  name: string,
+  makeSubject: MakeSubject<ApiTokenRepositorySubject>,
+  options: ContractOptions<ApiTokenRepositorySubject> = {},
+): void {
+  describe(`ApiTokenRepository contract: ${name}`, () => {
+    const subject = useFreshSubject(makeSubject);
+
+    it('creates and finds by id and by token hash', async () => {
+      const { apiTokens } = subject();
+      await apiTokens.create(anApiToken());
+      await apiTokens.create(anApiToken({ id: 2, tokenHash: 'd4'.repeat(32), name: 'other' }));
+      expect(await apiTokens.findById(1)).toEqual(anApiToken());
+      expect((await apiTokens.findByTokenHash('d4'.repeat(32)))!.id).toBe(2);
+      expect(await apiTokens.findById(3)).toBeNull();
+      expect(await apiTokens.findByTokenHash('00'.repeat(32))).toBeNull();
+    });
+
+    it('revoke sets revokedAt once and returns the stored token', async () => {
+      const { apiTokens } = subject();
+      await apiTokens.create(anApiToken());
+      expect((await apiTokens.revoke(1, T0 + 5))!.revokedAt).toBe(T0 + 5);
+      expect((await apiTokens.revoke(1, T0 + 9))!.revokedAt).toBe(T0 + 5);
+      expect((await apiTokens.findByTokenHash('b2'.repeat(32)))!.revokedAt).toBe(T0 + 5);
+    });
+
+    it('revoke of an unknown id is null', async () => {
+      expect(await subject().apiTokens.revoke(42, T0)).toBeNull();
+    });
+
+    it('keeps abilities as an independent list', async () => {
+      const { apiTokens } = subject();
+      const abilities = ['api:access'];
+      await apiTokens.create(anApiToken({ abilities }));
+      abilities.push('admin');
+      expect((await apiTokens.findById(1))!.abilities).toEqual(['api:access']);
+    });
+
+    options.extraTestsFn?.(makeSubject);
+  });
+}

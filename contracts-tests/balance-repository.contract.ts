@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import type { BalanceRepository } from '../core/ports/balance-repository.port.js';
+import { type Closable, type ContractOptions, type MakeSubject, useFreshSubject } from './support/contract-options.js';
+import { aBalance, addressOf, T0 } from './support/fixtures.js';
+
+/** What the balance contract needs: an empty repository. */
+export interface BalanceRepositorySubject extends Closable {
+  readonly balances: BalanceRepository;
+}
+
+/** The BalanceRepository contract (core/ports/balance-repository.port.ts). */
+export function describeBalanceRepositoryContract(
+  name: string,
+  makeSubject: MakeSubject<BalanceRepositorySubject>,
+  options: ContractOptions<BalanceRepositorySubject> = {},
+): void {
+  describe(`BalanceRepository contract: ${name}`, () => {
+    const subject = useFreshSubject(makeSubject);
+
+    it('stores and returns a snapshot per address with bigint amounts beyond 2^64 intact', async () => {
+      const { balances } = subject();
+      await balances.put(aBalance());
+      await balances.put(aBalance({ address: addressOf(2), items: [] }));
+      expect(await balances.get(addressOf(1))).toEqual(aBalance());
+      expect((await balances.get(addressOf(1)))!.items[1]!.available).toBe(2n ** 70n);
+      expect((await balances.get(addressOf(2)))!.items).toEqual([]);
+      expect(await balances.get(addressOf(3))).toBeNull();
+    });
+
+    it('a newer snapshot replaces, an equal time replaces (last writer), an older one is ignored', async () => {
+      const { balances } = subject();
+      await balances.put(aBalance({ updatedAt: T0 + 10 }));
+      const newer = aBalance({ updatedAt: T0 + 20, refreshSource: 2, items: [{ symbol: 'TRX', available: 7n, updatedAt: T0 + 20 }] });
+      await balances.put(newer);
+      await balances.put(aBalance({ updatedAt: T0 + 15 }));
+      expect(await balances.get(addressOf(1))).toEqual(newer);
+      const same = { ...newer, refreshSource: 1 as const };
+      await balances.put(same);
+      expect(await balances.get(addressOf(1))).toEqual(same);
+    });
+
+    it('concurrent puts leave the newest snapshot whatever the completion order', async () => {
+      const { balances } = subject();
+      const times = [5, 1, 9, 3, 7, 2, 8];
+      await Promise.all(times.map((t) => balances.put(aBalance({ updatedAt: T0 + t }))));
+      expect((await balances.get(addressOf(1)))!.updatedAt).toBe(T0 + 9);
+    });
+
+    options.extraTestsFn?.(makeSubject);
+  });
+}

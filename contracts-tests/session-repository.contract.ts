@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import type { SessionRepository } from '../core/ports/session-repository.port.js';
+import { type Closable, type ContractOptions, type MakeSubject, useFreshSubject } from './support/contract-options.js';
+import { aSession, T0 } from './support/fixtures.js';
+
+/** What the session contract needs: an empty repository. */
+export interface SessionRepositorySubject extends Closable {
+  readonly sessions: SessionRepository;
+}
+
+/** The SessionRepository contract (core/ports/session-repository.port.ts); a fresh, empty subject per test. */
+export function describeSessionRepositoryContract(
+  name: string,
+  makeSubject: MakeSubject<SessionRepositorySubject>,
+  options: ContractOptions<SessionRepositorySubject> = {},
+): void {
+  describe(`SessionRepository contract: ${name}`, () => {
+    const subject = useFreshSubject(makeSubject);
+
+    it('creates and finds by token hash; unknown hashes are null', async () => {
+      const { sessions } = subject();
+      await sessions.create(aSession());
+      await sessions.create(aSession({ tokenHash: 'ff'.repeat(32), userId: 2 }));
+      expect(await sessions.findByTokenHash('a1'.repeat(32))).toEqual(aSession());
+      expect((await sessions.findByTokenHash('ff'.repeat(32)))!.userId).toBe(2);
+      expect(await sessions.findByTokenHash('00'.repeat(32))).toBeNull();
+    });
+
+    it('revoke sets revokedAt once; a second revoke keeps the first time', async () => {
+      const { sessions } = subject();
+      await sessions.create(aSession());
+      await sessions.revoke('a1'.repeat(32), T0 + 5);
+      await sessions.revoke('a1'.repeat(32), T0 + 9);
+      expect((await sessions.findByTokenHash('a1'.repeat(32)))!.revokedAt).toBe(T0 + 5);
+    });
+
+    it('revoking an unknown session is a no-op', async () => {
+      const { sessions } = subject();
+      await expect(sessions.revoke('00'.repeat(32), T0)).resolves.toBeUndefined();
+      expect(await sessions.findByTokenHash('00'.repeat(32))).toBeNull();
+    });
+
+    options.extraTestsFn?.(makeSubject);
+  });
+}
