@@ -14,14 +14,15 @@ export interface CollectionContext {
 }
 
 /**
- * Spec §3 conditions. The two "self-delegation path" conditions apply to TRC20 tasks only (a TRX task has no energy
- * step), which keeps them disjoint from "TRX asset" on the shared COLLECTING/step-completed trigger.
+ * The two flows spec §3 lists in one table: "the flow for a TRC20 asset (for example USDT) and for TRX". A row of
+ * one flow never applies to a task of the other, so a TRX task can never sit in an energy step.
  */
+export type CollectionFlow = 'trc20' | 'trx' | 'any';
+
+/** Spec §3 conditions on top of the flow: which energy path ACQUIRING_ENERGY chose. */
 export const COLLECTION_CONDITIONS = {
-  'trc20-asset': (ctx: CollectionContext) => ctx.assetKind === 'trc20',
-  'trx-asset': (ctx: CollectionContext) => ctx.assetKind === 'native',
-  'self-delegation-path': (ctx: CollectionContext) => ctx.assetKind === 'trc20' && ctx.energyPath === 'self',
-  'not-self-delegation-path': (ctx: CollectionContext) => ctx.assetKind === 'trc20' && ctx.energyPath !== 'self',
+  'self-delegation-path': (ctx: CollectionContext) => ctx.energyPath === 'self',
+  'not-self-delegation-path': (ctx: CollectionContext) => ctx.energyPath !== 'self',
 } as const;
 export type CollectionCondition = keyof typeof COLLECTION_CONDITIONS;
 
@@ -31,22 +32,23 @@ export const INITIAL_COLLECTION_STATUS: CollectionStatus = COLLECTION_STATUS.PEN
 /** `'any-step'`: every non-terminal status (spec §3 row "any step | unrecoverable error | FAILED"). */
 export const ANY_STEP = 'any-step';
 
-/** Spec §3 collection task table, in its order, one row per line. */
+/** Spec §3 collection task table, in its order, one row per line (its "TRC20 asset"/"TRX asset" conditions are the flow). */
 export const COLLECTION_TRANSITIONS = [
-  { from: 'PENDING', event: 'start', condition: 'trc20-asset', to: 'FUNDING_TRX' },
-  { from: 'FUNDING_TRX', event: 'step-completed', condition: null, to: 'ACQUIRING_ENERGY' },
-  { from: 'ACQUIRING_ENERGY', event: 'step-completed', condition: null, to: 'WAIT_ENERGY_READY' },
-  { from: 'WAIT_ENERGY_READY', event: 'threshold-met', condition: null, to: 'COLLECTING' },
-  { from: 'COLLECTING', event: 'step-completed', condition: 'self-delegation-path', to: 'UNDELEGATING_ENERGY' },
-  { from: 'UNDELEGATING_ENERGY', event: 'step-completed', condition: null, to: 'RECOVER_TRX' },
-  { from: 'COLLECTING', event: 'step-completed', condition: 'not-self-delegation-path', to: 'RECOVER_TRX' },
-  { from: 'RECOVER_TRX', event: 'step-completed', condition: null, to: 'DONE' },
-  { from: 'PENDING', event: 'start', condition: 'trx-asset', to: 'COLLECTING' },
-  { from: 'COLLECTING', event: 'step-completed', condition: 'trx-asset', to: 'DONE' },
-  { from: ANY_STEP, event: 'unrecoverable-error', condition: null, to: 'FAILED' },
+  { from: 'PENDING', event: 'start', flow: 'trc20', condition: null, to: 'FUNDING_TRX' },
+  { from: 'FUNDING_TRX', event: 'step-completed', flow: 'trc20', condition: null, to: 'ACQUIRING_ENERGY' },
+  { from: 'ACQUIRING_ENERGY', event: 'step-completed', flow: 'trc20', condition: null, to: 'WAIT_ENERGY_READY' },
+  { from: 'WAIT_ENERGY_READY', event: 'threshold-met', flow: 'trc20', condition: null, to: 'COLLECTING' },
+  { from: 'COLLECTING', event: 'step-completed', flow: 'trc20', condition: 'self-delegation-path', to: 'UNDELEGATING_ENERGY' },
+  { from: 'UNDELEGATING_ENERGY', event: 'step-completed', flow: 'trc20', condition: null, to: 'RECOVER_TRX' },
+  { from: 'COLLECTING', event: 'step-completed', flow: 'trc20', condition: 'not-self-delegation-path', to: 'RECOVER_TRX' },
+  { from: 'RECOVER_TRX', event: 'step-completed', flow: 'trc20', condition: null, to: 'DONE' },
+  { from: 'PENDING', event: 'start', flow: 'trx', condition: null, to: 'COLLECTING' },
+  { from: 'COLLECTING', event: 'step-completed', flow: 'trx', condition: null, to: 'DONE' },
+  { from: ANY_STEP, event: 'unrecoverable-error', flow: 'any', condition: null, to: 'FAILED' },
 ] as const satisfies readonly {
   from: CollectionStatusName | typeof ANY_STEP;
   event: CollectionEvent;
+  flow: CollectionFlow;
   condition: CollectionCondition | null;
   to: CollectionStatusName;
 }[];
@@ -73,8 +75,10 @@ export function collectionStatusName(s: CollectionStatus): CollectionStatusName 
 export function collectionTransition(from: CollectionStatus, event: CollectionEvent, ctx: CollectionContext): CollectionStatus | null {
   if (isTerminalCollectionStatus(from)) return null;
   const fromName = collectionStatusName(from);
+  const flow: CollectionFlow = ctx.assetKind === 'trc20' ? 'trc20' : 'trx';
   const row = COLLECTION_TRANSITIONS.find((r) => (r.from === fromName || r.from === ANY_STEP)
     && r.event === event
+    && (r.flow === flow || r.flow === 'any')
     && (r.condition === null || COLLECTION_CONDITIONS[r.condition](ctx)));
   return row === undefined ? null : COLLECTION_STATUS[row.to];
 }
