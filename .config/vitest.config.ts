@@ -28,6 +28,8 @@ export default defineConfig({
           name: 'integration',
           include: ['**/*.integration.test.ts'],
           exclude: ['**/node_modules/**'],
+          // One shared Redis per run (redis-server on a free port, else REDIS_URL, else testcontainers): inject('redisUrl').
+          globalSetup: ['./contracts-tests/harness/redis.global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },

@@ -145,7 +145,8 @@ export function describeAddressLockContract(
       expect(new Set(held.map((grant) => grant.token)).size).toBe(keys.length);
     });
 
-    it.runIf(exactTime)('is held until the TTL has fully elapsed, then free (exact time)', async () => {
+    // Declared only with the capability: a test that cannot apply is not reported as a skipped one.
+    if (exactTime) it('is held until the TTL has fully elapsed, then free (exact time)', async () => {
       const grant = (await lock.acquire('addr-1', 1_000))!;
       await subject.advance(999);
       expect(await lock.acquire('addr-1', longTtl)).toBeNull();

@@ -103,7 +103,8 @@ export function describeRateLimiterContract(
       expect((await limiter.hit('user:1', 2, shortWindow)).allowed).toBe(false);
     });
 
-    it.runIf(exactTime)('resetSeconds counts down to the end of the window that began at the first hit (exact time)', async () => {
+    // Declared only with the capability: a test that cannot apply is not reported as a skipped one.
+    if (exactTime) it('resetSeconds counts down to the end of the window that began at the first hit (exact time)', async () => {
       await limiter.hit('user:1', 1, MINUTE);
       await subject.advance(30_500);
       expect(await limiter.hit('user:1', 1, MINUTE)).toEqual({ allowed: false, limit: 1, remaining: 0, resetSeconds: 30 });
