@@ -3,8 +3,9 @@
  * pending transactions to its DB session too, so fullnode reads see them), per-block state snapshots for the
  * solidified view, broadcast validation in java-tron's order, and the test controls (faucet, mine, advance).
  */
-import { BLOCK_INTERVAL_MS, DEFAULT_GENESIS_TIME, DEFAULT_PARAMS, MAX_EXPIRATION_AHEAD_MS, MAX_TX_SIZE, SUN_PER_TRX, TAPOS_WINDOW, TX_EXPIRATION_MS, TX_RESULT_RESERVED_BYTES, type ChainParams } from './constants.js';
-import { addressOfKey, deriveKey, recoverSigner, sha256Hex, signTxId, toBase58, toHex41, tryHex41, txByteSize, txIdentity, type RawData } from './codec.js';
+import { BLOCK_INTERVAL_MS, DEFAULT_GENESIS_TIME, DEFAULT_PARAMS, SUN_PER_TRX, TX_EXPIRATION_MS, type ChainParams } from './constants.js';
+import { addressOfKey, deriveKey, sha256Hex, signTxId, toHex41, txIdentity, type RawData } from './codec.js';
+import { checkTx, parseSignedTx } from './tx-checks.js';
 import { executeTx, TxError, type SignedTx, type TxInfo } from './executor.js';
 import { cloneState, emptyState, newAccount, type ChainState } from './state.js';
 
@@ -181,35 +182,9 @@ export class Chain {
     return this.verifyShape({ raw_data: raw, signature: [signTxId(txID, privateKey)] });
   }
 
-  /**
-   * Parses a broadcast body into a {@link SignedTx}. Like java-tron, the txID is recomputed from `raw_data`
-   * (raw_data_hex and txID in the body are ignored), so a tampered body changes the txID and fails the signature.
-   */
+  /** Parses a broadcast body (see {@link parseSignedTx}). */
   verifyShape(body: unknown): SignedTx {
-    const b = body as { raw_data?: RawData; signature?: unknown; visible?: boolean } | null;
-    const raw = b?.raw_data;
-    if (!raw || !Array.isArray(raw.contract) || raw.contract.length !== 1 || !raw.contract[0]?.parameter?.value) {
-      throw new TxError('OTHER_ERROR', 'Other error: invalid transaction: contract size should be exactly 1');
-    }
-    const signature = Array.isArray(b.signature) ? b.signature.map((x) => String(x).replace(/^0x/, '').toLowerCase()) : [];
-    try {
-      const c = raw.contract[0];
-      const value = { ...c.parameter.value };
-      for (const k of ['owner_address', 'to_address', 'receiver_address', 'contract_address']) {
-        if (value[k] !== undefined) value[k] = toHex41(value[k]);
-      }
-      if (Array.isArray(value['votes'])) {
-        value['votes'] = (value['votes'] as Array<Record<string, unknown>>).map((v) => ({ ...v, vote_address: toHex41(v['vote_address']) }));
-      }
-      const rawData: RawData = { ...raw, contract: [{ ...c, parameter: { ...c.parameter, value } }] };
-      const { txID, rawDataHex } = txIdentity({ raw_data: rawData });
-      const owner = tryHex41(value['owner_address']);
-      if (!owner) throw new Error('Invalid ownerAddress');
-      const bytes = txByteSize({ raw_data: rawData }, signature, TX_RESULT_RESERVED_BYTES);
-      return { txID, raw_data: rawData, raw_data_hex: rawDataHex, signature, bytes, type: c.type, owner };
-    } catch (e) {
-      throw new TxError('OTHER_ERROR', `Other error: ${(e as Error).message}`);
-    }
+    return parseSignedTx(body);
   }
 
   /** Validates and accepts a transaction into the pending pool (wallet/broadcasttransaction). */
@@ -233,29 +208,8 @@ export class Chain {
 
   /** Duplicate, TaPoS, expiration, size and signature checks (in java-tron's order). */
   private checkTx(tx: SignedTx): void {
-    if (this.txs.has(tx.txID) || this.pending.some((p) => p.txID === tx.txID)) {
-      throw new TxError('DUP_TRANSACTION_ERROR', 'Dup transaction.');
-    }
-    const head = this.head;
-    const refNum = parseInt(tx.raw_data.ref_block_bytes, 16);
-    const n = head.number - ((((head.number - refNum) % TAPOS_WINDOW) + TAPOS_WINDOW) % TAPOS_WINDOW);
-    const ref = n >= 0 ? this.blocks[n] : undefined;
-    if (!ref || Number.isNaN(refNum) || ref.id.slice(16, 32) !== String(tx.raw_data.ref_block_hash).toLowerCase()) {
-      throw new TxError('TAPOS_ERROR', 'Tapos check error.');
-    }
-    const exp = Number(tx.raw_data.expiration);
-    if (!(exp > head.time) || exp > head.time + MAX_EXPIRATION_AHEAD_MS) {
-      throw new TxError('TRANSACTION_EXPIRATION_ERROR', 'Transaction expired');
-    }
-    if (tx.bytes > MAX_TX_SIZE) throw new TxError('TOO_BIG_TRANSACTION_ERROR', 'Transaction size is too big.');
-    if (tx.signature.length === 0) throw new TxError('SIGERROR', 'Validate signature error: miss sig or contract');
-    for (const sig of tx.signature) {
-      const signer = recoverSigner(tx.txID, sig);
-      if (signer !== tx.owner) {
-        const who = signer ? toBase58(signer) : 'an invalid key';
-        throw new TxError('SIGERROR', `Validate signature error: ${sig} is signed by ${who} but it is not contained of permission.`);
-      }
-    }
+    const known = this.txs.has(tx.txID) || this.pending.some((p) => p.txID === tx.txID);
+    checkTx(tx, known, this.blocks);
   }
 
   /** Produces `count` blocks, one slot (3 s of virtual time) apart. */
