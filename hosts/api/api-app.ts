@@ -1,0 +1,93 @@
+import { H3, HTTPError, type H3Event } from 'h3';
+import type { Logger } from 'pino';
+import type { Application } from '../../core/application/index.js';
+import type { IdempotencyStore } from '../../core/ports/idempotency-store.port.js';
+import type { RateLimiter } from '../../core/ports/rate-limiter.port.js';
+import { BearerAuthenticator } from './auth.js';
+import { failureReply, toHttpResponse } from './envelope.js';
+import { buildOpenApi } from './openapi.js';
+import { requestIdOf, runRoute, type PipelineDeps } from './pipeline.js';
+import { DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limit.js';
+import type { RouteDef } from './route.js';
+import { accountRoutes } from './routes/account.routes.js';
+import { adminRoutes } from './routes/admin.routes.js';
+import { cashierTokenRoutes } from './routes/cashier-token.routes.js';
+import { cashierRoutes } from './routes/cashier.routes.js';
+import { collectionRoutes } from './routes/collection.routes.js';
+import { fundsRoutes } from './routes/funds.routes.js';
+import { systemRoutes, type ReadinessProbe } from './routes/system.routes.js';
+import { walletRoutes } from './routes/wallet.routes.js';
+
+/** Everything the HTTP host needs: the use cases, the cross-cutting ports and its own settings. */
+export interface ApiHostOptions {
+  readonly app: Application;
+  readonly rateLimiter: RateLimiter;
+  readonly idempotency: IdempotencyStore;
+  /** The platform operator's bearer token for /api/admin (compared in constant time). */
+  readonly adminToken: string;
+  readonly logger: Logger;
+  /** Per-bucket overrides of the spec §8 limits (benchmarks, operators). */
+  readonly rateLimits?: Partial<RateLimits>;
+  /** Adapter reachability for /api/readyz; defaults to "ready". */
+  readonly readiness?: ReadinessProbe;
+}
+
+/** The built host: the h3 app (serve it with `toNodeHandler`/`serve`) and the route table it was built from. */
+export interface ApiHost {
+  readonly h3: H3;
+  readonly routes: readonly RouteDef[];
+  readonly openapi: Record<string, unknown>;
+}
+
+/** A compiled matcher of a route pattern, to tell 405 (known path, other method) from 404. */
+function patternOf(path: string): RegExp {
+  const escaped = path.split('/').map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+  return new RegExp(`^${escaped.join('/')}/?$`);
+}
+
+/** Answers requests no route matched: 405 with Allow when the path exists under other methods, else 404. */
+function fallback(routes: readonly RouteDef[], logger: Logger): (event: H3Event) => unknown {
+  const patterns = routes.map((r) => ({ method: r.method, pattern: patternOf(r.path) }));
+  return (event) => {
+    const allowed = [...new Set(patterns.filter((p) => p.pattern.test(event.url.pathname)).map((p) => p.method))];
+    const reply = allowed.length > 0 ? failureReply('METHOD-NOT-ALLOWED', { headers: { allow: allowed.join(', ') } }) : failureReply('NOT-FOUND');
+    const requestId = requestIdOf(event);
+    logger.info({ reqId: requestId, method: event.req.method, path: event.url.pathname, status: reply.status }, 'request');
+    return toHttpResponse(reply, { 'x-request-id': requestId });
+  };
+}
+
+/** Errors h3 raises before a route runs (malformed percent-encoding in the path) still get the envelope. */
+function onH3Error(logger: Logger): (error: HTTPError, event: H3Event) => unknown {
+  return (error, event) => {
+    const requestId = requestIdOf(event);
+    const reply = error.status === 400
+      ? failureReply('VALIDATION-ERROR', { message: 'path: malformed percent-encoding' })
+      : failureReply('INTERNAL-ERROR');
+    if (reply.status >= 500) logger.error({ reqId: requestId, err: error }, 'unexpected error outside a route');
+    return toHttpResponse(reply, { 'x-request-id': requestId });
+  };
+}
+
+/** Builds the route table and the h3 app of the Custody Hub HTTP API. No I/O happens here. */
+export function createApiHost(options: ApiHostOptions): ApiHost {
+  const deps: PipelineDeps = {
+    auth: new BearerAuthenticator(options.app, options.adminToken),
+    limiter: options.rateLimiter,
+    limits: { ...DEFAULT_RATE_LIMITS, ...options.rateLimits },
+    idempotency: options.idempotency,
+    logger: options.logger,
+  };
+  const readiness = options.readiness ?? (() => Promise.resolve([]));
+  let openapi: Record<string, unknown> = {};
+  const routes: RouteDef[] = [
+    ...walletRoutes(options.app), ...collectionRoutes(options.app), ...cashierTokenRoutes(options.app),
+    ...cashierRoutes(options.app), ...accountRoutes(options.app), ...fundsRoutes(options.app), ...adminRoutes(options.app),
+    ...systemRoutes(readiness, () => openapi),
+  ];
+  openapi = buildOpenApi(routes);
+  const h3 = new H3({ silent: true, onError: onH3Error(options.logger) });
+  for (const route of routes) h3.on(route.method, route.path, (event) => runRoute(deps, route, event));
+  h3.all('/**', fallback(routes, options.logger));
+  return { h3, routes, openapi };
+}

@@ -1,0 +1,106 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Application, CashierContext } from '../../core/application/index.js';
+import { API_ACCESS_ABILITY } from '../../core/domain/model/account.js';
+import { DomainError } from '../../core/domain/errors.js';
+
+/** Which credential a route takes: none, a Developer API Token, a session token, a cashier token or the admin token. */
+export type AuthKind = 'none' | 'developer' | 'session' | 'cashier' | 'admin';
+
+export interface AnonymousCaller { readonly kind: 'none' }
+export interface DeveloperCaller { readonly kind: 'developer'; readonly userId: number; readonly tokenId: number }
+/** The raw session token is kept for logout, which revokes exactly the presented session. */
+export interface SessionCaller { readonly kind: 'session'; readonly userId: number; readonly token: string }
+export interface CashierCaller { readonly kind: 'cashier'; readonly ctx: CashierContext }
+export interface AdminCaller { readonly kind: 'admin' }
+
+/** The authenticated caller of a route of kind K. */
+export type CallerOf<K extends AuthKind> =
+  K extends 'developer' ? DeveloperCaller
+    : K extends 'session' ? SessionCaller
+      : K extends 'cashier' ? CashierCaller
+        : K extends 'admin' ? AdminCaller
+          : AnonymousCaller;
+
+export type Caller = AnonymousCaller | DeveloperCaller | SessionCaller | CashierCaller | AdminCaller;
+
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+
+/** The token of an `Authorization: Bearer <token>` header, or null when absent or of another scheme. */
+export function bearerToken(header: string | null): string | null {
+  if (header === null) return null;
+  return BEARER.exec(header)?.[1] ?? null;
+}
+
+function sha256(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
+/** Token kind by prefix; anything without a known prefix can only be the admin token. */
+function kindOf(token: string): Exclude<AuthKind, 'none'> {
+  if (token.startsWith('dk_')) return 'developer';
+  if (token.startsWith('st_')) return 'session';
+  if (token.startsWith('ct_')) return 'cashier';
+  return 'admin';
+}
+
+/**
+ * Resolves the bearer token of a request for a route's auth kind. A valid token of another kind is 403 FORBIDDEN
+ * (the caller is known but may not use this route); a missing or unknown token is 401 — UNAUTHENTICATED, or on the
+ * cashier routes CASHIER-TOKEN-MISSING / CASHIER-TOKEN-INVALID (spec §4).
+ */
+export class BearerAuthenticator {
+  private readonly adminDigest: Buffer;
+
+  constructor(private readonly app: Application, adminToken: string) {
+    // Comparing fixed-length digests keeps the comparison constant-time whatever the presented length.
+    this.adminDigest = sha256(adminToken);
+  }
+
+  async authenticate<K extends AuthKind>(kind: K, authorization: string | null): Promise<CallerOf<K>> {
+    if (kind === 'none') return { kind: 'none' } as CallerOf<K>;
+    const token = bearerToken(authorization);
+    if (kind === 'cashier') {
+      if (token === null) return { kind: 'cashier', ctx: await this.app.cashier.authenticateCashier(null) } as CallerOf<K>;
+      if (kindOf(token) !== 'cashier') throw await this.wrongKind(token, 'CASHIER-TOKEN-INVALID');
+      return { kind: 'cashier', ctx: await this.app.cashier.authenticateCashier(token) } as CallerOf<K>;
+    }
+    if (token === null) throw new DomainError('UNAUTHENTICATED');
+    if (kindOf(token) !== kind) throw await this.wrongKind(token, 'UNAUTHENTICATED');
+    return (await this.resolve(kind, token)) as CallerOf<K>;
+  }
+
+  private async resolve(kind: 'developer' | 'session' | 'admin', token: string): Promise<Caller> {
+    if (kind === 'admin') {
+      if (!this.isAdmin(token)) throw new DomainError('UNAUTHENTICATED');
+      return { kind: 'admin' };
+    }
+    if (kind === 'session') {
+      const session = await this.app.accounts.authenticateSession(token);
+      if (session === null) throw new DomainError('UNAUTHENTICATED');
+      return { kind: 'session', userId: session.userId, token };
+    }
+    const principal = await this.app.apiTokens.authenticateApiToken(token);
+    if (principal === null) throw new DomainError('UNAUTHENTICATED');
+    if (!principal.abilities.includes(API_ACCESS_ABILITY)) throw new DomainError('FORBIDDEN');
+    return { kind: 'developer', userId: principal.userId, tokenId: principal.tokenId };
+  }
+
+  /** 403 when the token is valid for its own kind, else the route's 401 code. */
+  private async wrongKind(token: string, unauthenticated: 'UNAUTHENTICATED' | 'CASHIER-TOKEN-INVALID'): Promise<DomainError> {
+    return (await this.isValid(token)) ? new DomainError('FORBIDDEN') : new DomainError(unauthenticated);
+  }
+
+  private async isValid(token: string): Promise<boolean> {
+    switch (kindOf(token)) {
+      case 'developer': return (await this.app.apiTokens.authenticateApiToken(token)) !== null;
+      case 'session': return (await this.app.accounts.authenticateSession(token)) !== null;
+      case 'cashier':
+        return this.app.cashier.authenticateCashier(token).then(() => true, () => false);
+      default: return this.isAdmin(token);
+    }
+  }
+
+  private isAdmin(token: string): boolean {
+    return timingSafeEqual(sha256(token), this.adminDigest);
+  }
+}

@@ -1,0 +1,66 @@
+import { HTTPResponse } from 'h3';
+import {
+  ConcurrencyConflict, DomainError, ERROR_CATALOGUE, InfrastructureError, type ErrorCode,
+} from '../../core/domain/errors.js';
+
+/** Spec §1 envelope: `{code, message, data}`; `data` is `{}` on failure. */
+export interface Envelope {
+  readonly code: string;
+  readonly message: string;
+  readonly data: unknown;
+}
+
+/** A fully decided HTTP answer before it becomes a Response: status, JSON body text and extra headers. */
+export interface ApiReply {
+  readonly status: number;
+  /** The serialised envelope; stored as-is by the idempotency layer so a replay is byte for byte. */
+  readonly body: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** 2xx envelope around a use case result. */
+export function okReply(data: unknown, status = 200): ApiReply {
+  return { status, body: JSON.stringify({ code: 'OK', message: 'success', data: data ?? {} }), headers: {} };
+}
+
+/** Failure envelope for a catalogue code; the message defaults to the catalogue text. */
+export function failureReply(code: ErrorCode, options: { message?: string; status?: number; headers?: Record<string, string> } = {}): ApiReply {
+  const entry = ERROR_CATALOGUE[code];
+  const body = JSON.stringify({ code, message: options.message ?? entry.message, data: {} });
+  return { status: options.status ?? entry.status, body, headers: options.headers ?? {} };
+}
+
+/** What the host learnt from a thrown value: the reply, and whether it is unexpected (to be logged with details). */
+export interface MappedError {
+  readonly reply: ApiReply;
+  readonly unexpected: boolean;
+}
+
+/**
+ * Maps anything a use case or the pipeline throws to an envelope. Domain errors keep their code, status, message and
+ * headers; infrastructure errors keep code and status but get the catalogue message (their own message may name
+ * hosts or drivers); a lost optimistic race is a retryable 503; everything else is a generic 500.
+ */
+export function mapError(error: unknown): MappedError {
+  if (error instanceof DomainError) {
+    return { reply: failureReply(error.code, { message: error.message, status: error.status, headers: { ...error.headers } }), unexpected: false };
+  }
+  if (error instanceof InfrastructureError) {
+    return { reply: failureReply(error.code, { status: error.status }), unexpected: error.status >= 500 };
+  }
+  if (error instanceof ConcurrencyConflict) {
+    // Two writers raced on one aggregate and the use case gave up: retrying later succeeds, so it is no crash (503).
+    return { reply: failureReply('SERVICE-UNAVAILABLE'), unexpected: false };
+  }
+  return { reply: failureReply('INTERNAL-ERROR'), unexpected: true };
+}
+
+/** Turns a reply into h3's response value, adding the per-request headers (request id, rate limit). */
+export function toHttpResponse(reply: ApiReply, extraHeaders: Readonly<Record<string, string>>): HTTPResponse {
+  return new HTTPResponse(reply.body, {
+    status: reply.status,
+    headers: { 'content-type': JSON_TYPE, ...extraHeaders, ...reply.headers },
+  });
+}

@@ -1,0 +1,71 @@
+import { createHash } from 'node:crypto';
+import type { IdempotencyStore } from '../../core/ports/idempotency-store.port.js';
+import { IDEMPOTENCY_WINDOW_MS } from '../../core/domain/model/idempotency.js';
+import { DomainError, validationError } from '../../core/domain/errors.js';
+import { mapError, type ApiReply } from './envelope.js';
+
+/** Longest accepted Idempotency-Key (a UUID is 36; room for client-specific formats). */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+/** The Idempotency-Key header value: required, not blank, at most 255 characters. */
+export function requireIdempotencyKey(header: string | null): string {
+  const key = header?.trim() ?? '';
+  if (key === '') throw validationError('Idempotency-Key', 'header is required');
+  if (key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+    throw validationError('Idempotency-Key', `must be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`);
+  }
+  return key;
+}
+
+/** JSON with object keys sorted at every level, so the same body sent with other spacing or key order hashes equal. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** SHA-256 of the canonical body: what "the same request" means for a repeated key. */
+export function requestHash(body: unknown): string {
+  return createHash('sha256').update(canonicalJson(body)).digest('hex');
+}
+
+/** The header a replayed answer carries, so a client can tell it apart from a fresh execution. */
+export const REPLAY_HEADER = 'idempotent-replayed';
+
+/**
+ * Runs `execute` at most once per (scope, key) within the 24 h window (DESIGN.md). A completed earlier request with the
+ * same body is replayed byte for byte, status included; another body is 422 IDEMPOTENCY-KEY-REUSED; one still running
+ * is 409 IDEMPOTENCY-KEY-IN-PROGRESS. 2xx and 4xx outcomes are stored (they are the answer to that request); a 5xx
+ * or an unexpected error abandons the record so the client can retry with the same key.
+ */
+export async function runIdempotent(
+  store: IdempotencyStore, scope: string, key: string, body: unknown, execute: () => Promise<ApiReply>,
+): Promise<ApiReply> {
+  const begun = await store.begin(scope, key, requestHash(body), IDEMPOTENCY_WINDOW_MS);
+  if (begun.outcome === 'replay') {
+    return { status: begun.response.status, body: begun.response.body, headers: { [REPLAY_HEADER]: 'true' } };
+  }
+  if (begun.outcome === 'mismatch') throw new DomainError('IDEMPOTENCY-KEY-REUSED');
+  if (begun.outcome === 'in-progress') throw new DomainError('IDEMPOTENCY-KEY-IN-PROGRESS');
+  let reply: ApiReply;
+  try {
+    reply = await execute();
+  } catch (error) {
+    const mapped = mapError(error);
+    if (mapped.unexpected || mapped.reply.status >= 500) {
+      // The original failure is what the client must see; a failing abandon must not mask it.
+      await store.abandon(scope, key).catch(() => undefined);
+      throw error;
+    }
+    reply = mapped.reply;
+  }
+  if (reply.status >= 500) {
+    await store.abandon(scope, key);
+    return reply;
+  }
+  await store.complete(scope, key, { status: reply.status, body: reply.body });
+  return reply;
+}

@@ -1,0 +1,136 @@
+/** The subset of JSON Schema (OpenAPI 3.1) the route table uses to describe bodies and `data` payloads. */
+export type JsonSchema = Readonly<Record<string, unknown>>;
+
+/** Small builders so the route table stays readable. */
+export const s = {
+  str: (description?: string): JsonSchema => (description === undefined ? { type: 'string' } : { type: 'string', description }),
+  int: (description?: string): JsonSchema => (description === undefined ? { type: 'integer' } : { type: 'integer', description }),
+  bool: (): JsonSchema => ({ type: 'boolean' }),
+  /** Smallest-unit amount: an integer string, never a JSON number. */
+  amount: (): JsonSchema => ({ type: 'string', pattern: '^[0-9]+$' }),
+  nullable: (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] }),
+  enumOf: (values: readonly (string | number | boolean)[]): JsonSchema => ({ enum: [...values] }),
+  arr: (items: JsonSchema): JsonSchema => ({ type: 'array', items }),
+  map: (values: JsonSchema): JsonSchema => ({ type: 'object', additionalProperties: values }),
+  /** An object whose listed properties are all required unless named in `optional`. */
+  obj: (properties: Record<string, JsonSchema>, optional: readonly string[] = []): JsonSchema => ({
+    type: 'object',
+    properties,
+    required: Object.keys(properties).filter((k) => !optional.includes(k)),
+  }),
+  /** A named schema of COMPONENTS (a test checks every reference resolves). */
+  ref: (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` }),
+  empty: (): JsonSchema => ({ type: 'object', maxProperties: 0 }),
+};
+
+const walletTime = { type: 'string', description: 'YYYY-MM-DD HH:MM:SS (UTC)' } as const;
+const isoTime = { type: 'string', description: 'ISO 8601 with offset' } as const;
+const nullableWalletTime = s.nullable(walletTime);
+const nullableIso = s.nullable(isoTime);
+
+const pagination = s.obj({ page: s.int(), per_page: s.int(), total: s.int(), pages: s.int() });
+const balanceItem = (time: JsonSchema): JsonSchema => s.obj({
+  symbol: s.str(), balance_available: s.amount(), balance_locked: s.amount(), balance_updated_at: time,
+});
+const energy = s.obj({
+  available: s.int(), used: s.int(), limit: s.int(),
+  staked_sun: s.amount(), delegated_out_sun: s.amount(), received_sun: s.amount(),
+});
+const bandwidth = s.obj({
+  free_available: s.int(), free_used: s.int(), free_limit: s.int(),
+  staked_available: s.int(), staked_used: s.int(), staked_limit: s.int(),
+  staked_sun: s.amount(), delegated_out_sun: s.amount(), received_sun: s.amount(),
+});
+const commandFields = {
+  command_no: s.str(), type: s.int('1..8, spec §2'), status: s.int('1..6, spec §2'),
+  error_code: s.nullable(s.str()), last_error: s.nullable(s.str()),
+  started_at: nullableWalletTime, finished_at: nullableWalletTime,
+};
+const cashierTokenFields = {
+  token_no: s.str(), wallet_address_id: s.int(), address: s.str(), network_code: s.str(),
+  status: s.enumOf(['active', 'disabled']), ttl_minutes: s.enumOf([60, 120, 480, 1440]),
+  expires_at: isoTime, disabled_at: nullableIso, disable_reason: s.nullable(s.str()), created_at: isoTime,
+};
+const cashierTask = s.obj({
+  task_no: s.str(), command_no: s.str(), status: s.int(), last_error: s.nullable(s.str()),
+  started_at: isoTime, finished_at: nullableIso,
+});
+const webhookStatus = s.obj({
+  status: s.enumOf(['unconfigured', 'pending', 'verified']), url: s.nullable(s.str()), pending_url: s.nullable(s.str()),
+  pending_since: nullableIso, verified_at: nullableIso, review_note: s.nullable(s.str()),
+});
+
+/** Named schemas of the spec §2 resources, shared by the routes and emitted as `components.schemas`. */
+export const COMPONENTS = {
+  Wallet: s.obj({
+    wallet_address_id: s.int(), network_code: s.str(), address: s.str(), address_type: s.enumOf([1, 2]),
+    address_label: s.nullable(s.str()), status: s.enumOf([0, 1]), created_at: walletTime,
+  }),
+  WalletCreated: s.obj({
+    wallet_address_id: s.int(), network_code: s.str(), address: s.str(), address_type: s.enumOf([1, 2]), status: s.int(),
+  }),
+  Pagination: pagination,
+  WalletBalance: s.obj({
+    address: s.str(), items: s.arr(balanceItem(walletTime)), refresh_source: s.enumOf([1, 2]), balance_updated_at: walletTime,
+  }),
+  CashierBalance: s.obj({ address: s.str(), items: s.arr(balanceItem(isoTime)), balance_updated_at: isoTime }),
+  ChainResources: s.obj({
+    energy, bandwidth, withdrawable_sun: s.amount(),
+    delegated_to: s.arr(s.obj({ address: s.str() })), received_from: s.arr(s.obj({ address: s.str() })),
+  }),
+  Command: s.obj(commandFields),
+  CommandListItem: s.obj({ ...commandFields, created_at: walletTime }),
+  CommandAccepted: s.obj({ command_no: s.str(), status: s.int() }),
+  CollectionTask: s.obj({
+    task_no: s.str(), command_no: s.str(), status: s.int('spec §2 collection task status'),
+    error_code: s.nullable(s.str()), last_error: s.nullable(s.str()), started_at: walletTime, finished_at: nullableWalletTime,
+  }),
+  CashierTask: cashierTask,
+  CashierToken: s.obj(cashierTokenFields),
+  CashierTokenCreated: s.obj({ ...cashierTokenFields, token: s.str('ct_… bearer value, shown once') }),
+  CashierTokenDisabled: s.obj({
+    token_no: s.str(), status: s.enumOf(['disabled']), disabled_at: isoTime, disable_reason: s.nullable(s.str()),
+  }),
+  CashierSession: s.obj({
+    token_no: s.str(), expires_at: isoTime, min_collect_amounts: s.map(s.amount()),
+    address: s.obj({ wallet_address_id: s.int(), address: s.str(), network_code: s.str(), address_label: s.nullable(s.str()) }),
+    active_task: s.nullable(cashierTask),
+  }),
+  WebhookStatus: webhookStatus,
+  DeveloperConfig: s.obj({
+    service_code: s.enumOf(['developer']), plan_code: s.nullable(s.str()), status: s.enumOf(['active', 'cancelled', 'none']),
+    config: s.obj({ webhook_url: s.nullable(s.str()), webhook_secret_set: s.bool(), min_collect_amounts: s.map(s.amount()) }),
+    webhook: webhookStatus,
+  }),
+  Subscription: s.obj({
+    service_code: s.str(), plan_code: s.str(), status: s.enumOf(['active', 'cancelled']),
+    meta: s.obj({ max_sub_addresses: s.int() }, ['max_sub_addresses']), activated_at: isoTime,
+  }),
+  ApiTokenCreated: s.obj({ id: s.int(), name: s.str(), token: s.str('dk_… shown once'), abilities: s.arr(s.str()), created_at: isoTime }),
+  ApiTokenRevoked: s.obj({ id: s.int(), revoked_at: isoTime }),
+  WebhookTest: s.obj({
+    event_id: s.str(), url: s.str(), delivered: s.bool(), http_status: s.nullable(s.int()),
+    error: s.nullable(s.str()), duration_ms: s.int(),
+  }),
+  Delivery: s.obj({
+    delivery_id: s.str(), event_id: s.str(), event_type: s.str(), status: s.int('1..6, DESIGN.md'), url: s.nullable(s.str()),
+    attempts: s.arr(s.obj({ at: isoTime, http_status: s.nullable(s.int()), error: s.nullable(s.str()), duration_ms: s.int() })),
+    next_attempt_at: nullableIso, created_at: isoTime,
+  }),
+  PendingWebhook: s.obj({ user_id: s.int(), pending_url: s.str(), pending_since: nullableIso, url: s.nullable(s.str()) }),
+  RiskEntry: s.obj({ kind: s.enumOf(['user', 'address']), value: s.str(), reason: s.nullable(s.str()) }),
+  Quota: s.obj({ user_id: s.int(), max_sub_addresses: s.int() }),
+} as const satisfies Record<string, JsonSchema>;
+
+/** `data` of the wallet, command and delivery lists. */
+export function itemsPage(item: JsonSchema): JsonSchema {
+  return s.obj({ items: s.arr(item), pagination: s.ref('Pagination') });
+}
+
+/** `data` of the cashier token list. */
+export function metaPage(item: JsonSchema): JsonSchema {
+  return s.obj({
+    data: s.arr(item),
+    meta: s.obj({ current_page: s.int(), per_page: s.int(), total: s.int(), last_page: s.int() }),
+  });
+}

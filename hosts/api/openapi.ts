@@ -1,0 +1,93 @@
+import { ERROR_CATALOGUE, type ErrorCode } from '../../core/domain/errors.js';
+import { bucketOf } from './pipeline.js';
+import { COMPONENTS, s, type JsonSchema } from './openapi-schemas.js';
+import { DEFAULT_RATE_LIMITS } from './rate-limit.js';
+import type { RouteDef } from './route.js';
+
+const SECURITY: Record<string, string> = {
+  developer: 'developerToken', session: 'sessionToken', cashier: 'cashierToken', admin: 'adminToken',
+};
+
+/** `/api/wallets/:address` → `/api/wallets/{address}`. */
+export function toOpenApiPath(path: string): string {
+  return path.replace(/:([A-Za-z]+)/g, '{$1}');
+}
+
+function envelope(data: JsonSchema): JsonSchema {
+  return s.obj({ code: s.enumOf(['OK']), message: s.enumOf(['success']), data });
+}
+
+function errorResponse(codes: readonly string[]): Record<string, unknown> {
+  return {
+    description: codes.map((c) => `\`${c}\`: ${ERROR_CATALOGUE[c as ErrorCode]?.message ?? ''}`).join('; '),
+    content: { 'application/json': { schema: s.obj({ code: s.enumOf([...codes]), message: s.str(), data: s.empty() }) } },
+  };
+}
+
+/** Every code a route can answer with, by status: its own plus the cross-cutting ones of the pipeline. */
+function codesByStatus(route: RouteDef): Map<number, string[]> {
+  const codes = [...(route.docs.errors ?? []), 'INTERNAL-ERROR'];
+  if (route.auth !== 'none' && route.auth !== 'cashier') codes.push('UNAUTHENTICATED', 'FORBIDDEN');
+  if (route.auth === 'cashier') codes.push('FORBIDDEN');
+  if (route.method !== 'GET') codes.push('PAYLOAD-TOO-LARGE', 'VALIDATION-ERROR');
+  if (route.method === 'GET' && route.docs.query !== undefined) codes.push('VALIDATION-ERROR');
+  if (bucketOf(route) !== undefined) codes.push('RATE-LIMITED');
+  if (route.idempotent === true) codes.push('IDEMPOTENCY-KEY-REUSED', 'IDEMPOTENCY-KEY-IN-PROGRESS');
+  const byStatus = new Map<number, string[]>();
+  for (const code of new Set(codes)) {
+    // Spec §7: 404 when the address is the path's resource, 422 when it is a field of the body.
+    const status = code === 'BIZ-WALLET-ADDRESS-NOT-FOUND' && !route.path.includes(':address')
+      ? 422 : ERROR_CATALOGUE[code as ErrorCode].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return byStatus;
+}
+
+function operation(route: RouteDef): Record<string, unknown> {
+  const parameters: unknown[] = [...route.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: s.str() }));
+  for (const [name, q] of Object.entries(route.docs.query ?? {})) parameters.push({ name, in: 'query', required: false, schema: q.schema, description: q.description });
+  if (route.idempotent === true) {
+    parameters.push({ name: 'Idempotency-Key', in: 'header', required: true, schema: { type: 'string', maxLength: 255 }, description: 'client-generated UUID; 24 h window' });
+  }
+  const bucket = bucketOf(route);
+  const success = route.docs.produces === undefined
+    ? { 'application/json': { schema: envelope(route.docs.data) } }
+    : { [route.docs.produces]: {} };
+  const responses: Record<string, unknown> = { [String(route.status ?? 200)]: { description: 'success', content: success } };
+  for (const [status, codes] of [...codesByStatus(route)].sort((a, b) => a[0] - b[0])) responses[String(status)] = errorResponse(codes);
+  return {
+    operationId: `${route.method.toLowerCase()}${toOpenApiPath(route.path).replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
+    summary: route.docs.summary,
+    tags: [route.docs.tag],
+    ...(route.auth === 'none' ? { security: [] } : { security: [{ [SECURITY[route.auth]!]: [] }] }),
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(route.docs.body === undefined ? {} : { requestBody: { required: route.method !== 'DELETE', content: { 'application/json': { schema: route.docs.body } } } }),
+    ...(bucket === undefined ? {} : { 'x-rate-limit': { bucket, per_minute: DEFAULT_RATE_LIMITS[bucket] } }),
+    responses,
+  };
+}
+
+/** The OpenAPI 3.1 document of the route table: the one source of truth for both the router and the docs. */
+export function buildOpenApi(routes: readonly RouteDef[]): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const path = toOpenApiPath(route.path);
+    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation(route) };
+  }
+  const bearer = (description: string): Record<string, string> => ({ type: 'http', scheme: 'bearer', description });
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Custody Hub API', version: 'M1', description: 'Every response is the envelope {code, message, data}.' },
+    servers: [{ url: '/' }],
+    paths,
+    components: {
+      schemas: COMPONENTS,
+      securitySchemes: {
+        developerToken: bearer('Developer API Token dk_… (ability api:access)'),
+        sessionToken: bearer('Session token st_… from POST /api/auth/login'),
+        cashierToken: bearer('Cashier token ct_…'),
+        adminToken: bearer('ADMIN_TOKEN from the server configuration'),
+      },
+    },
+  };
+}

@@ -1,0 +1,101 @@
+import { randomUUID } from 'node:crypto';
+import { getRouterParams, HTTPResponse, type H3Event } from 'h3';
+import type { Logger } from 'pino';
+import type { IdempotencyStore } from '../../core/ports/idempotency-store.port.js';
+import type { RateLimiter } from '../../core/ports/rate-limiter.port.js';
+import type { BearerAuthenticator, Caller } from './auth.js';
+import { checkDeclaredLength, readJsonObject } from './body-reader.js';
+import { mapError, okReply, toHttpResponse, type ApiReply } from './envelope.js';
+import { requireIdempotencyKey, runIdempotent } from './idempotency.js';
+import { applyRateLimit, type RateBucket, type RateLimits } from './rate-limit.js';
+import type { RawResult, RouteContext, RouteDef } from './route.js';
+
+/** What every route's pipeline shares. */
+export interface PipelineDeps {
+  readonly auth: BearerAuthenticator;
+  readonly limiter: RateLimiter;
+  readonly limits: RateLimits;
+  readonly idempotency: IdempotencyStore;
+  readonly logger: Logger;
+}
+
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+/** The client's X-Request-Id when it is a harmless token (it ends up in logs), else a fresh UUID. */
+export function requestIdOf(event: H3Event): string {
+  const given = event.req.headers.get('x-request-id');
+  return given !== null && SAFE_REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+/** The limit bucket of a route: its own, else the shared GET bucket of spec §8 for every GET. */
+export function bucketOf(route: RouteDef): RateBucket | undefined {
+  return route.rateLimit ?? (route.method === 'GET' && route.auth !== 'none' && route.auth !== 'admin' ? 'get' : undefined);
+}
+
+/** Who the idempotency keys of a caller belong to (DESIGN.md: scope = caller, method, path). */
+function callerScope(caller: Caller): string {
+  switch (caller.kind) {
+    case 'developer':
+    case 'session':
+      return `u:${caller.userId}`;
+    case 'cashier':
+      return `ct:${caller.ctx.token.tokenHash}`;
+    default:
+      return caller.kind;
+  }
+}
+
+function callerTag(caller: Caller | undefined): string | number | undefined {
+  if (caller === undefined) return undefined;
+  if (caller.kind === 'developer' || caller.kind === 'session') return caller.userId;
+  if (caller.kind === 'cashier') return `cashier:${caller.ctx.token.tokenNo}`;
+  return caller.kind;
+}
+
+function isRaw(result: unknown): result is RawResult {
+  return typeof result === 'object' && result !== null && 'raw' in result;
+}
+
+/**
+ * Runs one route for one request: Content-Length check, authentication, rate limit, body, idempotency, the handler,
+ * and the envelope — every failure class included. Logs one line per request (never headers, bodies or the query
+ * string, which can carry a payer's `ct=` token) and the details of unexpected errors under the request id.
+ */
+export async function runRoute(deps: PipelineDeps, route: RouteDef, event: H3Event): Promise<HTTPResponse> {
+  const started = performance.now();
+  const requestId = requestIdOf(event);
+  let headers: Record<string, string> = { 'x-request-id': requestId };
+  let caller: Caller | undefined;
+  let reply: ApiReply;
+  try {
+    if (route.method !== 'GET') checkDeclaredLength(event);
+    caller = await deps.auth.authenticate(route.auth, event.req.headers.get('authorization'));
+    const bucket = bucketOf(route);
+    if (bucket !== undefined) {
+      const rateHeaders = await applyRateLimit(deps.limiter, deps.limits, bucket, caller);
+      headers = { ...headers, ...rateHeaders };
+    }
+    const idempotencyKey = route.idempotent === true ? requireIdempotencyKey(event.req.headers.get('idempotency-key')) : null;
+    const body = route.method === 'GET' ? {} : await readJsonObject(event);
+    const ctx: RouteContext<typeof route.auth> = {
+      caller, params: getRouterParams(event, { decode: true }), query: Object.fromEntries(event.url.searchParams), body,
+    };
+    const execute = async (): Promise<ApiReply> => {
+      const result = await route.handle(ctx);
+      if (isRaw(result)) return { status: result.raw.status ?? 200, body: result.raw.body, headers: { 'content-type': result.raw.contentType } };
+      return okReply(result, route.status ?? 200);
+    };
+    reply = idempotencyKey === null
+      ? await execute()
+      : await runIdempotent(deps.idempotency, `${callerScope(caller)} ${route.method} ${event.url.pathname}`, idempotencyKey, body, execute);
+  } catch (error) {
+    const mapped = mapError(error);
+    if (mapped.unexpected) deps.logger.error({ reqId: requestId, route: route.path, err: error }, 'unexpected error');
+    reply = mapped.reply;
+  }
+  deps.logger.info({
+    reqId: requestId, method: event.req.method, path: event.url.pathname, route: route.path, status: reply.status,
+    user: callerTag(caller), ms: Math.round((performance.now() - started) * 10) / 10,
+  }, 'request');
+  return toHttpResponse(reply, headers);
+}

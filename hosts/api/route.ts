@@ -1,0 +1,58 @@
+import type { AuthKind, CallerOf } from './auth.js';
+import type { RateBucket } from './rate-limit.js';
+import type { JsonSchema } from './openapi-schemas.js';
+
+export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/** What a route handler receives: the authenticated caller and the transport-level inputs, still unvalidated. */
+export interface RouteContext<K extends AuthKind> {
+  readonly caller: CallerOf<K>;
+  /** Path parameters, percent-decoded. */
+  readonly params: Readonly<Record<string, string>>;
+  /** Query parameters (last value wins for a repeated name). */
+  readonly query: Readonly<Record<string, string>>;
+  /** The JSON object body (`{}` when empty or on GET). */
+  readonly body: Readonly<Record<string, unknown>>;
+}
+
+/** A success answer other than the JSON envelope (the payer HTML page, the OpenAPI document). */
+export interface RawResult {
+  readonly raw: { readonly contentType: string; readonly body: string; readonly status?: number };
+}
+
+/** Documentation of a route for /openapi.json; the same object the router is built from. */
+export interface RouteDocs {
+  readonly summary: string;
+  readonly tag: string;
+  readonly query?: Readonly<Record<string, { readonly schema: JsonSchema; readonly description?: string }>>;
+  readonly body?: JsonSchema;
+  /** Schema of `data` in the success envelope. */
+  readonly data: JsonSchema;
+  /** Media type of a non-envelope success answer (the payer page). */
+  readonly produces?: string;
+  /** Catalogue codes the route documents besides the cross-cutting ones (401, 403, 422, 429, 500). */
+  readonly errors?: readonly string[];
+}
+
+/**
+ * One row of the route table: everything the router and the OpenAPI document need. The handler only calls a use case
+ * and returns its spec-shaped result; the pipeline does authentication, limits, idempotency and the envelope.
+ */
+export interface RouteDef<K extends AuthKind = AuthKind> {
+  readonly method: RouteMethod;
+  /** h3 pattern with `:name` parameters, including the `/api` base. */
+  readonly path: string;
+  readonly auth: K;
+  /** Success status: 201 for creations, else 200. */
+  readonly status?: 200 | 201;
+  readonly rateLimit?: RateBucket;
+  /** Requires an Idempotency-Key and replays stored answers (POST /collections, /cashier/collect, /transfers). */
+  readonly idempotent?: boolean;
+  readonly docs: RouteDocs;
+  handle(ctx: RouteContext<K>): Promise<unknown>;
+}
+
+/** Declares a route with its handler typed by its auth kind. */
+export function defineRoute<K extends AuthKind>(def: RouteDef<K>): RouteDef {
+  return def as unknown as RouteDef;
+}

@@ -1,0 +1,90 @@
+import type { Application } from '../../../core/application/index.js';
+import { defineRoute, type RouteDef } from '../route.js';
+import { itemsPage, s } from '../openapi-schemas.js';
+import { pageQuery } from './wallet.routes.js';
+
+const credentials = s.obj({ email: s.str(), password: s.str() });
+
+/** DESIGN.md "Accounts and session tokens" and the session-token endpoints of spec §4. */
+export function accountRoutes(app: Application): RouteDef[] {
+  return [
+    defineRoute({
+      method: 'POST', path: '/api/auth/register', auth: 'none', status: 201,
+      docs: { summary: 'Register; a 6-digit code is e-mailed', tag: 'Account', body: credentials, data: s.obj({ user_id: s.int(), email: s.str() }), errors: ['AUTH-EMAIL-TAKEN'] },
+      handle: ({ body }) => app.accounts.register(body),
+    }),
+    defineRoute({
+      method: 'POST', path: '/api/auth/verify', auth: 'none',
+      docs: {
+        summary: 'Verify the e-mail address', tag: 'Account', body: s.obj({ email: s.str(), code: s.str() }),
+        data: s.obj({ user_id: s.int(), email: s.str(), verified: s.enumOf([true]) }), errors: ['AUTH-VERIFICATION-FAILED'],
+      },
+      handle: ({ body }) => app.accounts.verify(body),
+    }),
+    defineRoute({
+      method: 'POST', path: '/api/auth/login', auth: 'none',
+      docs: {
+        summary: 'Log in; returns a session token (st_…)', tag: 'Account', body: credentials,
+        data: s.obj({ session_token: s.str(), expires_at: s.str(), user_id: s.int() }), errors: ['AUTH-INVALID-CREDENTIALS', 'AUTH-NOT-VERIFIED'],
+      },
+      handle: ({ body }) => app.accounts.login(body),
+    }),
+    defineRoute({
+      method: 'POST', path: '/api/auth/logout', auth: 'session',
+      docs: { summary: 'Revoke the presented session token', tag: 'Account', data: s.empty() },
+      handle: async ({ caller }) => {
+        await app.accounts.logout(caller.token);
+        return {};
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/api/subscriptions/activate', auth: 'session',
+      docs: {
+        summary: 'Activate (or switch) a plan', tag: 'Account',
+        body: s.obj({ service_code: s.enumOf(['developer', 'sub_address']), plan_code: s.str('sub_address: starter | pro | unlimited') }, ['plan_code']),
+        data: s.ref('Subscription'), errors: ['BIZ-SERVICE-NOT-FOUND', 'BIZ-PLAN-NOT-FOUND'],
+      },
+      handle: ({ caller, body }) => app.subscriptions.activate(caller.userId, body),
+    }),
+    defineRoute({
+      method: 'PUT', path: '/api/subscriptions/config', auth: 'session',
+      docs: {
+        summary: 'Set the developer configuration (webhook URL and secret, minimum collect amounts)', tag: 'Account',
+        body: s.obj({
+          service_code: s.enumOf(['developer']),
+          config: s.obj({ webhook_url: s.str(), webhook_secret: s.str(), min_collect_amounts: s.map(s.amount()) }, ['webhook_url', 'webhook_secret', 'min_collect_amounts']),
+        }),
+        data: s.ref('DeveloperConfig'), errors: ['BIZ-WEBHOOK-URL-BLOCKED', 'BIZ-DEVELOPER-SUBSCRIPTION-REQUIRED'],
+      },
+      handle: ({ caller, body }) => app.subscriptions.putConfig(caller.userId, body),
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/subscriptions/config/developer', auth: 'session',
+      docs: { summary: 'The developer configuration with the webhook status', tag: 'Account', data: s.ref('DeveloperConfig') },
+      handle: ({ caller }) => app.subscriptions.getDeveloperConfig(caller.userId),
+    }),
+    defineRoute({
+      method: 'POST', path: '/api/api-tokens', auth: 'session', status: 201,
+      docs: {
+        summary: 'Create a Developer API Token (dk_…, shown once)', tag: 'Account', body: s.obj({ name: s.str() }),
+        data: s.ref('ApiTokenCreated'), errors: ['BIZ-DEVELOPER-SUBSCRIPTION-REQUIRED'],
+      },
+      handle: ({ caller, body }) => app.apiTokens.create(caller.userId, body),
+    }),
+    defineRoute({
+      method: 'DELETE', path: '/api/api-tokens/:id', auth: 'session',
+      docs: { summary: 'Revoke a Developer API Token', tag: 'Account', data: s.ref('ApiTokenRevoked'), errors: ['API-TOKEN-NOT-FOUND'] },
+      handle: ({ caller, params }) => app.apiTokens.revoke(caller.userId, params.id ?? ''),
+    }),
+    defineRoute({
+      method: 'POST', path: '/api/webhooks/debug/test', auth: 'session',
+      docs: { summary: 'Send a signed webhook.test event to the approved URL', tag: 'Webhooks', data: s.ref('WebhookTest'), errors: ['BIZ-WEBHOOK-URL-UNVERIFIED'] },
+      handle: ({ caller }) => app.webhooks.test(caller.userId),
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/webhooks/deliveries', auth: 'session',
+      docs: { summary: 'Webhook deliveries, DEAD and SKIPPED included', tag: 'Webhooks', query: pageQuery, data: itemsPage(s.ref('Delivery')) },
+      handle: ({ caller, query }) => app.webhooks.deliveries(caller.userId, query),
+    }),
+  ];
+}

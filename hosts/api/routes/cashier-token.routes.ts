@@ -1,0 +1,36 @@
+import type { Application } from '../../../core/application/index.js';
+import { defineRoute, type RouteDef } from '../route.js';
+import { metaPage, s } from '../openapi-schemas.js';
+
+/** Spec §4 "Cashier token management" (Developer API Token). */
+export function cashierTokenRoutes(app: Application): RouteDef[] {
+  return [
+    defineRoute({
+      method: 'POST', path: '/api/cashier/tokens', auth: 'developer', status: 201, rateLimit: 'cashier-token-create',
+      docs: {
+        summary: 'Issue a cashier token for a sub-address', tag: 'Cashier tokens',
+        body: s.obj({ address: s.str(), ttl_minutes: s.enumOf([60, 120, 480, 1440]) }, ['ttl_minutes']),
+        data: s.ref('CashierTokenCreated'),
+        errors: ['BIZ-WALLET-ADDRESS-NOT-FOUND', 'BIZ-ADDRESS-TYPE-NOT-SUB', 'CASHIER-TOKEN-ACTIVE-EXISTS'],
+      },
+      handle: ({ caller, body }) => app.cashierTokens.create(caller.userId, body),
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/cashier/tokens', auth: 'developer',
+      docs: {
+        summary: 'List the caller\'s cashier tokens', tag: 'Cashier tokens',
+        query: { page: { schema: s.int(), description: 'default 1' }, per_page: { schema: s.int(), description: 'default 15, max 100' } },
+        data: metaPage(s.ref('CashierToken')),
+      },
+      handle: ({ caller, query }) => app.cashierTokens.list(caller.userId, query),
+    }),
+    defineRoute({
+      method: 'DELETE', path: '/api/cashier/tokens/:tokenNo', auth: 'developer', rateLimit: 'cashier-token-disable',
+      docs: {
+        summary: 'Disable a cashier token', tag: 'Cashier tokens', body: s.obj({ reason: s.str() }, ['reason']),
+        data: s.ref('CashierTokenDisabled'), errors: ['CASHIER-TOKEN-NOT-FOUND', 'CASHIER-TOKEN-ALREADY-DISABLED'],
+      },
+      handle: ({ caller, params, body }) => app.cashierTokens.disable(caller.userId, params.tokenNo ?? '', body),
+    }),
+  ];
+}

@@ -1,0 +1,41 @@
+import type { Application } from '../../../core/application/index.js';
+import { defineRoute, type RouteDef } from '../route.js';
+import { s } from '../openapi-schemas.js';
+import { CASHIER_PAGE_HTML } from './cashier-page.js';
+
+const CASHIER_ERRORS = ['CASHIER-TOKEN-MISSING', 'CASHIER-TOKEN-INVALID'];
+
+/** Spec §4 "Cashier payment API" (cashier token as bearer) and the payer page at the cashier URL. */
+export function cashierRoutes(app: Application): RouteDef[] {
+  return [
+    defineRoute({
+      method: 'GET', path: '/api/cashier/session', auth: 'cashier',
+      docs: { summary: 'The payment session', tag: 'Cashier payment', data: s.ref('CashierSession'), errors: CASHIER_ERRORS },
+      handle: ({ caller }) => app.cashier.session(caller.ctx),
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/cashier/balance', auth: 'cashier',
+      docs: { summary: 'Cached balance of the session\'s sub-address', tag: 'Cashier payment', data: s.ref('CashierBalance'), errors: CASHIER_ERRORS },
+      handle: ({ caller }) => app.cashier.balance(caller.ctx),
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/cashier/task', auth: 'cashier',
+      docs: { summary: 'Latest collection task of the session, or null', tag: 'Cashier payment', data: s.nullable(s.ref('CashierTask')), errors: CASHIER_ERRORS },
+      handle: ({ caller }) => app.cashier.task(caller.ctx),
+    }),
+    defineRoute({
+      method: 'POST', path: '/api/cashier/collect', auth: 'cashier', status: 201, rateLimit: 'cashier-collect', idempotent: true,
+      docs: {
+        summary: 'Trigger the collection of the session\'s sub-address', tag: 'Cashier payment',
+        body: s.obj({ asset_symbol: s.str() }), data: s.ref('CashierTask'),
+        errors: [...CASHIER_ERRORS, 'BIZ-COMMAND-LOCKED', 'BIZ-ASSET-NOT-FOUND', 'BIZ-AMOUNT-BELOW-MINIMUM'],
+      },
+      handle: ({ caller, body }) => app.cashier.collect(caller.ctx, body),
+    }),
+    defineRoute({
+      method: 'GET', path: '/cashier', auth: 'none',
+      docs: { summary: 'Payer page (`?ct=<token>`); calls the payment API from the browser', tag: 'Cashier payment', data: s.empty(), produces: 'text/html' },
+      handle: () => Promise.resolve({ raw: { contentType: 'text/html; charset=utf-8', body: CASHIER_PAGE_HTML } }),
+    }),
+  ];
+}

@@ -1,0 +1,24 @@
+import type { Application } from '../../../core/application/index.js';
+import { defineRoute, type RouteDef } from '../route.js';
+import { s } from '../openapi-schemas.js';
+
+/** Spec §4 "Collection" (Developer API Token). */
+export function collectionRoutes(app: Application): RouteDef[] {
+  return [
+    defineRoute({
+      method: 'POST', path: '/api/collections', auth: 'developer', status: 201, rateLimit: 'collection-create', idempotent: true,
+      docs: {
+        summary: 'Sweep a sub-address to the main address', tag: 'Collection',
+        body: s.obj({ address: s.str('a sub-address owned by the caller'), asset_symbol: s.str() }),
+        data: s.ref('CollectionTask'),
+        errors: ['RISK-REVIEW-BLOCKED', 'BIZ-COMMAND-LOCKED', 'BIZ-ADDRESS-TYPE-NOT-SUB', 'BIZ-WALLET-ADDRESS-NOT-FOUND', 'BIZ-ASSET-NOT-FOUND'],
+      },
+      handle: ({ caller, body }) => app.collections.create(caller.userId, body),
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/collections/:taskNo', auth: 'developer',
+      docs: { summary: 'One collection task', tag: 'Collection', data: s.ref('CollectionTask'), errors: ['BIZ-COLLECTION-TASK-NOT-FOUND'] },
+      handle: ({ caller, params }) => app.collections.get(caller.userId, params.taskNo ?? ''),
+    }),
+  ];
+}

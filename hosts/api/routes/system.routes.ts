@@ -1,0 +1,41 @@
+import { DomainError } from '../../../core/domain/errors.js';
+import { defineRoute, type RouteDef } from '../route.js';
+import { s } from '../openapi-schemas.js';
+
+/** One backing service's answer to the readiness probe. */
+export interface ReadinessCheck {
+  readonly name: string;
+  readonly ok: boolean;
+}
+
+/** Probes the adapters (store, locks, chain) for /readyz; must not throw. */
+export type ReadinessProbe = () => Promise<readonly ReadinessCheck[]>;
+
+/** Liveness, readiness and the OpenAPI document (no token). */
+export function systemRoutes(readiness: ReadinessProbe, openapi: () => unknown): RouteDef[] {
+  return [
+    defineRoute({
+      method: 'GET', path: '/api/healthz', auth: 'none',
+      docs: { summary: 'Liveness: the process answers', tag: 'System', data: s.obj({ status: s.enumOf(['ok']) }) },
+      handle: () => Promise.resolve({ status: 'ok' }),
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/readyz', auth: 'none',
+      docs: {
+        summary: 'Readiness: every backing service is reachable', tag: 'System',
+        data: s.obj({ status: s.enumOf(['ready']), checks: s.arr(s.obj({ name: s.str(), ok: s.bool() })) }), errors: ['SERVICE-UNAVAILABLE'],
+      },
+      handle: async () => {
+        const checks = await readiness();
+        const failed = checks.filter((c) => !c.ok).map((c) => c.name);
+        if (failed.length > 0) throw new DomainError('SERVICE-UNAVAILABLE', { message: `not ready: ${failed.join(', ')}` });
+        return { status: 'ready', checks };
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/openapi.json', auth: 'none',
+      docs: { summary: 'This API as an OpenAPI 3.1 document (bare, not enveloped)', tag: 'System', data: s.obj({}), produces: 'application/json' },
+      handle: () => Promise.resolve({ raw: { contentType: 'application/json; charset=utf-8', body: JSON.stringify(openapi()) } }),
+    }),
+  ];
+}

@@ -1,0 +1,71 @@
+import type { Application } from '../../../core/application/index.js';
+import { defineRoute, type RouteDef } from '../route.js';
+import { itemsPage, s } from '../openapi-schemas.js';
+
+/** page/per_page of the wallet and command lists (spec §8). */
+export const pageQuery = {
+  page: { schema: s.int(), description: '1-based, default 1' },
+  per_page: { schema: s.int(), description: 'default 20, max 100' },
+};
+
+/** Spec §4 "Wallet": addresses, balances, resources and commands (Developer API Token). */
+export function walletRoutes(app: Application): RouteDef[] {
+  return [
+    defineRoute({
+      method: 'GET', path: '/api/wallets', auth: 'developer',
+      docs: { summary: 'List the caller\'s wallet addresses', tag: 'Wallet', query: { type: { schema: s.enumOf([1, 2]) }, ...pageQuery }, data: itemsPage(s.ref('Wallet')) },
+      handle: ({ caller, query }) => app.wallets.list(caller.userId, query),
+    }),
+    defineRoute({
+      method: 'POST', path: '/api/wallets', auth: 'developer', status: 201, rateLimit: 'wallet-create',
+      docs: {
+        summary: 'Create a main or sub address', tag: 'Wallet',
+        body: s.obj({ network_code: s.str(), address_type: s.enumOf([1, 2]), address_label: s.str('max 120 characters') }, ['address_label']),
+        data: s.ref('WalletCreated'),
+        errors: ['BIZ-MAIN-ADDRESS-ALREADY-EXISTS', 'BIZ-NETWORK-NOT-FOUND', 'BIZ-ADDRESS-TYPE-NOT-ALLOWED', 'BIZ-MAIN-ADDRESS-REQUIRED',
+          'BIZ-SUB-ADDRESS-SUBSCRIPTION-REQUIRED', 'BIZ-SUB-ADDRESS-QUOTA-EXCEEDED'],
+      },
+      handle: ({ caller, body }) => app.wallets.create(caller.userId, body),
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/wallets/:address', auth: 'developer',
+      docs: { summary: 'One wallet address', tag: 'Wallet', data: s.ref('Wallet'), errors: ['BIZ-WALLET-ADDRESS-NOT-FOUND'] },
+      handle: ({ caller, params }) => app.wallets.get(caller.userId, params.address ?? ''),
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/wallets/:address/balances', auth: 'developer',
+      docs: { summary: 'Cached balance snapshot (no chain query)', tag: 'Wallet', data: s.ref('WalletBalance'), errors: ['BIZ-WALLET-ADDRESS-NOT-FOUND'] },
+      handle: ({ caller, params }) => app.wallets.balances(caller.userId, params.address ?? ''),
+    }),
+    defineRoute({
+      method: 'POST', path: '/api/wallets/:address/balances/refresh', auth: 'developer', rateLimit: 'balance-refresh',
+      docs: {
+        summary: 'Refresh the balance snapshot from the chain', tag: 'Wallet', body: s.obj({ force: s.bool() }, ['force']),
+        data: s.ref('WalletBalance'), errors: ['BIZ-WALLET-ADDRESS-NOT-FOUND', 'CHAIN-BALANCE-QUERY-FAILED'],
+      },
+      handle: ({ caller, params, body }) => app.wallets.refresh(caller.userId, params.address ?? '', body),
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/wallets/:address/resources', auth: 'developer',
+      docs: {
+        summary: 'Chain resources of a TRON address', tag: 'Wallet', data: s.ref('ChainResources'),
+        errors: ['BIZ-WALLET-ADDRESS-NOT-FOUND', 'BIZ-CHAIN-RESOURCES-NOT-SUPPORTED'],
+      },
+      handle: ({ caller, params }) => app.wallets.resources(caller.userId, params.address ?? ''),
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/commands', auth: 'developer',
+      docs: {
+        summary: 'List the caller\'s commands', tag: 'Commands',
+        query: { type: { schema: s.int('1..8') }, status: { schema: s.int('1..6') }, ...pageQuery }, data: itemsPage(s.ref('CommandListItem')),
+      },
+      handle: ({ caller, query }) => app.commands.list(caller.userId, query),
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/commands/:commandNo', auth: 'developer',
+      docs: { summary: 'One command', tag: 'Commands', data: s.ref('Command'), errors: ['BIZ-COMMAND-NOT-FOUND'] },
+      handle: ({ caller, params }) => app.commands.get(caller.userId, params.commandNo ?? ''),
+    }),
+  ];
+}
+
