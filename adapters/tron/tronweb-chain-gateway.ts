@@ -1,0 +1,306 @@
+/**
+ * The ChainGateway port on a TRON FullNode through tronweb 6: reads over the node's HTTP API, transactions built
+ * and signed locally (write-ahead: the txid is known before anything is sent), broadcasts whose refusals are
+ * decoded into CHAIN-BROADCAST-FAILED. No tronweb, axios or java-tron error crosses the port.
+ */
+import { randomInt } from 'node:crypto';
+import { TronWeb, providers, utils } from 'tronweb';
+import { InfrastructureError } from '../../core/domain/errors.js';
+import type { ChainResources, SignedTransaction, TransactionState } from '../../core/domain/model/chain.js';
+import type { ChainGateway, Signer, TransactionIntent } from '../../core/ports/chain-gateway.port.js';
+import { guarded, invalidArgument, isTransportFailure, NodeRefusal, decodeNodeMessage, type CallKind } from './tron-errors.js';
+import { buildIntent, hexAddress, type BlockHeaderRef } from './tron-intents.js';
+import { energyPerSun, toChainResources, toTransactionState, type AccountJson, type AccountResourceJson, type TransactionInfoJson } from './tron-views.js';
+
+/** Options of {@link TronWebChainGateway}. */
+export interface TronWebChainGatewayOptions {
+  /** FullNode base URL (e.g. https://api.trongrid.io, or a devnet's url). */
+  readonly fullHost: string;
+  /** Solidity node base URL when it is not the full host (java-tron serves /walletsolidity on port 8091). */
+  readonly solidityHost?: string;
+  /** Sent as TRON-PRO-API-KEY on every node request. */
+  readonly apiKey?: string;
+  /**
+   * A pro-tier key of the chain data provider. Only with it does getResources fill `delegatedTo` and
+   * `receivedFrom` (spec §2); without it both lists are empty and the index is never queried.
+   */
+  readonly proTierKey?: string;
+  /** The USDT (TRC20) contract; also the always-existing account used to read network-wide energy totals. */
+  readonly usdtContract: string;
+  /**
+   * Ceiling for the fee limit of any TRC20 transfer (default 100 TRX). A USDT transfer to a new holder burns at
+   * most 130,285 energy × 100 SUN ≈ 13 TRX at the 2024 energy price; 100 TRX leaves room for a large price rise
+   * while bounding what a wrong intent can burn.
+   */
+  readonly feeLimitSun?: bigint;
+  /** HTTP timeout per node request (default 15 s); a timeout counts as the node being unreachable. */
+  readonly timeoutMs?: number;
+  /** Validity window of a built transaction past the head block's time (default 60 s, tronweb's; max 24 h). */
+  readonly expirationMs?: number;
+}
+
+/** Default ceiling of a TRC20 transfer's fee limit: 100 TRX. */
+export const DEFAULT_FEE_LIMIT_SUN = 100_000_000n;
+/** Energy of a USDT transfer to an address that already holds USDT (mainnet-observed). */
+export const USDT_TRANSFER_ENERGY_TO_HOLDER = 64_285;
+/** Energy of a USDT transfer to an address with a zero balance (a fresh storage slot). */
+export const USDT_TRANSFER_ENERGY_TO_NEW_HOLDER = 130_285;
+
+const MAX_EXPIRATION_MS = 86_400_000;
+type Json = Record<string, unknown>;
+type Node = 'full' | 'solidity' | 'pro';
+
+const pad32 = (hex: string): string => hex.padStart(64, '0');
+const abiAddress = (hex41: string): string => pad32(hex41.slice(2));
+
+/** TRON through tronweb. Construct freely: no request is made until a method is called. */
+export class TronWebChainGateway implements ChainGateway {
+  private readonly tw: TronWeb;
+  private readonly solidity: InstanceType<typeof providers.HttpProvider>;
+  private readonly pro: InstanceType<typeof providers.HttpProvider> | undefined;
+  private readonly usdtHex: string;
+  private readonly maxFeeLimitSun: bigint;
+  private readonly expirationMs: number;
+  private lastTimestamp = 0;
+
+  constructor(options: TronWebChainGatewayOptions) {
+    const timeout = options.timeoutMs ?? 15_000;
+    const headers = options.apiKey ? { 'TRON-PRO-API-KEY': options.apiKey } : {};
+    const full = new providers.HttpProvider(options.fullHost, timeout, '', '', headers);
+    this.solidity = new providers.HttpProvider(options.solidityHost ?? options.fullHost, timeout, '', '', headers);
+    this.tw = new TronWeb({ fullNode: full, solidityNode: this.solidity, eventServer: full });
+    this.pro = options.proTierKey
+      ? new providers.HttpProvider(options.fullHost, timeout, '', '', { 'TRON-PRO-API-KEY': options.proTierKey })
+      : undefined;
+    this.usdtHex = hexAddress(options.usdtContract, 'usdtContract');
+    this.maxFeeLimitSun = options.feeLimitSun ?? DEFAULT_FEE_LIMIT_SUN;
+    this.expirationMs = Math.min(Math.max(options.expirationMs ?? 60_000, 3_000), MAX_EXPIRATION_MS);
+  }
+
+  /** A key pair made locally by tronweb (secp256k1 from the platform CSPRNG); nothing is sent to the node. */
+  async createAccount(): Promise<{ readonly address: string; readonly privateKey: string }> {
+    const account = utils.accounts.generateAccount();
+    return { address: account.address.base58, privateKey: account.privateKey.toLowerCase() };
+  }
+
+  /** True only for the canonical base58check form (`T…`, 34 characters) the service stores and shows. */
+  isAddress(address: string): boolean {
+    return typeof address === 'string' && /^T[1-9A-HJ-NP-Za-km-z]{33}$/.test(address) && TronWeb.isAddress(address);
+  }
+
+  /** Balance in SUN from the full node's head view (includes transactions not yet solidified). */
+  async getTrxBalance(address: string): Promise<bigint> {
+    const hex = hexAddress(address, 'address');
+    const account = await this.call<AccountJson>('balance-read', 'getTrxBalance', 'full', 'wallet/getaccount', { address: hex });
+    return BigInt(account.balance ?? 0);
+  }
+
+  async getTokenBalance(address: string, contract: string): Promise<bigint> {
+    const holder = hexAddress(address, 'address');
+    const token = hexAddress(contract, 'contract');
+    const reply = await this.call<Json>('balance-read', 'getTokenBalance', 'full', 'wallet/triggerconstantcontract', {
+      owner_address: holder,
+      contract_address: token,
+      function_selector: 'balanceOf(address)',
+      parameter: abiAddress(holder),
+    });
+    return guarded('balance-read', 'getTokenBalance', async () => {
+      const result = reply['result'] as { result?: boolean; message?: string; code?: string } | undefined;
+      const out = (reply['constant_result'] as string[] | undefined)?.[0];
+      if (result?.result !== true || out === undefined) {
+        throw new NodeRefusal(decodeNodeMessage(result?.message) || 'balanceOf returned nothing', result?.code);
+      }
+      return out === '' ? 0n : BigInt('0x' + out.slice(0, 64));
+    });
+  }
+
+  async getResources(address: string): Promise<ChainResources> {
+    const hex = hexAddress(address, 'address');
+    const [account, resource, head, index] = await Promise.all([
+      this.call<AccountJson>('balance-read', 'getResources', 'full', 'wallet/getaccount', { address: hex }),
+      this.call<AccountResourceJson>('balance-read', 'getResources', 'full', 'wallet/getaccountresource', { address: hex }),
+      this.headBlock('balance-read'),
+      this.pro
+        ? this.call<{ fromAccounts?: string[]; toAccounts?: string[] }>('balance-read', 'getResources', 'pro',
+            'wallet/getdelegatedresourceaccountindexv2', { value: hex })
+        : Promise.resolve({ fromAccounts: [], toAccounts: [] }),
+    ]);
+    const base58 = (list: string[] | undefined): string[] => (list ?? []).map((a) => TronWeb.address.fromHex(a));
+    return toChainResources(account, resource, head.timestamp, {
+      delegatedTo: base58(index.toAccounts),
+      receivedFrom: base58(index.fromAccounts),
+    });
+  }
+
+  async accountExists(address: string): Promise<boolean> {
+    const hex = hexAddress(address, 'address');
+    const account = await this.call<AccountJson>('balance-read', 'accountExists', 'full', 'wallet/getaccount', { address: hex });
+    return typeof account.address === 'string' && account.address.length > 0;
+  }
+
+  async getCanDelegateEnergySun(address: string): Promise<bigint> {
+    const hex = hexAddress(address, 'address');
+    const reply = await this.call<{ max_size?: number }>('balance-read', 'getCanDelegateEnergySun', 'full',
+      'wallet/getcandelegatedmaxsize', { owner_address: hex, type: 1 });
+    return BigInt(reply.max_size ?? 0);
+  }
+
+  /**
+   * The node's own estimate (triggerconstantcontract energy_used, run as `from`). When the node cannot estimate
+   * (the sender lacks the tokens yet, the call reverts, or the node refuses constant calls) the known USDT rule
+   * applies: 64,285 energy to an address that already holds the token, 130,285 to one that does not.
+   */
+  async estimateTrc20TransferEnergy(from: string, to: string, contract: string, amount: bigint): Promise<number> {
+    const owner = hexAddress(from, 'from');
+    const receiver = hexAddress(to, 'to');
+    const token = hexAddress(contract, 'contract');
+    if (amount <= 0n) throw invalidArgument('amount', 'must be positive');
+    try {
+      const reply = await this.request<Json>('full', 'wallet/triggerconstantcontract', {
+        owner_address: owner,
+        contract_address: token,
+        function_selector: 'transfer(address,uint256)',
+        parameter: abiAddress(receiver) + pad32(amount.toString(16)),
+      });
+      const ok = (reply['result'] as { result?: boolean } | undefined)?.result === true;
+      const energy = Number(reply['energy_used'] ?? 0);
+      if (ok && energy > 0) return energy;
+    } catch (e) {
+      if (isTransportFailure(e)) return guarded('node-read', 'estimateTrc20TransferEnergy', () => Promise.reject(e));
+    }
+    const held = await this.getTokenBalance(to, contract);
+    return held > 0n ? USDT_TRANSFER_ENERGY_TO_HOLDER : USDT_TRANSFER_ENERGY_TO_NEW_HOLDER;
+  }
+
+  /** TotalEnergyLimit / TotalEnergyWeight of the network, per SUN (≈ 1e-5 on mainnet: 1 TRX ≈ 10 energy). */
+  async energyPerStakedSun(): Promise<number> {
+    const resource = await this.call<AccountResourceJson>('node-read', 'energyPerStakedSun', 'full', 'wallet/getaccountresource',
+      { address: this.usdtHex });
+    const ratio = energyPerSun(resource);
+    if (!(ratio > 0)) {
+      throw new InfrastructureError('CHAIN-NODE-UNAVAILABLE', 'energyPerStakedSun: node reported no TotalEnergyLimit/TotalEnergyWeight');
+    }
+    return ratio;
+  }
+
+  /**
+   * Builds locally against the current head, signs with the key from `signer.privateKey()` (asked for once,
+   * held only for this call, never logged) and returns the transaction unsent.
+   */
+  async prepare(signer: Signer, intent: TransactionIntent): Promise<SignedTransaction> {
+    hexAddress(signer.address, 'signer.address');
+    const head = await this.headBlock('build');
+    // A unique timestamp per transaction keeps two identical intents in one block from sharing a txid (the second
+    // broadcast would be a DUP, which this gateway counts as accepted: one payment would silently vanish).
+    const timestamp = Math.max(head.timestamp + randomInt(0, 1_000), this.lastTimestamp + 1);
+    this.lastTimestamp = timestamp;
+    const header: BlockHeaderRef = {
+      ref_block_bytes: head.number.toString(16).slice(-4).padStart(4, '0'),
+      ref_block_hash: head.id.slice(16, 32),
+      expiration: head.timestamp + this.expirationMs,
+      timestamp,
+    };
+    const unsigned = await guarded('build', `prepare ${intent.kind}`, () =>
+      buildIntent(this.tw, signer.address, intent, header, this.maxFeeLimitSun));
+    const signed = await this.sign(signer, unsigned);
+    return { txid: signed.txID, signedJson: JSON.stringify(signed), expiresAt: signed.raw_data.expiration };
+  }
+
+  private async sign(signer: Signer, unsigned: Awaited<ReturnType<typeof buildIntent>>) {
+    let key: string;
+    try {
+      key = await signer.privateKey();
+    } catch {
+      throw new InfrastructureError('CHAIN-TRANSACTION-FAILED', `no usable key for ${signer.address}`, { transient: false });
+    }
+    try {
+      return await this.tw.trx.sign(unsigned, key.replace(/^0x/, ''));
+    } catch {
+      // The driver's error is dropped on purpose: a message about a malformed key must not carry the key.
+      throw new InfrastructureError('CHAIN-TRANSACTION-FAILED', `the key does not sign for ${signer.address}`, { transient: false });
+    }
+  }
+
+  /**
+   * Sends a prepared transaction. The JSON must still hash to its txid (a tampered or corrupted record is refused
+   * before sending); DUP_TRANSACTION_ERROR means the node already has it and counts as accepted.
+   */
+  async broadcast(tx: SignedTransaction): Promise<void> {
+    let parsed: Parameters<typeof utils.transaction.txCheck>[0] & { txID?: string; signature?: unknown };
+    try {
+      parsed = JSON.parse(tx.signedJson) as typeof parsed;
+    } catch {
+      throw new InfrastructureError('CHAIN-BROADCAST-FAILED', `broadcast ${tx.txid}: signed JSON is not parseable`, { transient: false });
+    }
+    let consistent = false;
+    try {
+      consistent = parsed.txID === tx.txid && Array.isArray(parsed.signature) && utils.transaction.txCheck(parsed);
+    } catch {
+      consistent = false;
+    }
+    if (!consistent) {
+      throw new InfrastructureError('CHAIN-BROADCAST-FAILED', `broadcast ${tx.txid}: the signed JSON does not hash to its txid (tampered or corrupted)`,
+        { transient: false });
+    }
+    const reply = await this.call<{ result?: boolean; code?: string; message?: string }>('broadcast', `broadcast ${tx.txid}`, 'full',
+      'wallet/broadcasttransaction', parsed as Json);
+    if (reply.result === true || reply.code === 'DUP_TRANSACTION_ERROR') return;
+    await guarded('broadcast', `broadcast ${tx.txid}`, () =>
+      Promise.reject(new NodeRefusal(decodeNodeMessage(reply.message) || 'refused without a message', reply.code ?? 'UNKNOWN')));
+  }
+
+  /**
+   * In a block → confirmed or failed (from the full node's transaction info; `solidified` when the solidity node
+   * has it too). Not in a block → pending if the node's pool reports it (gettransactionfrompending; nodes that do
+   * not serve it make pending look like unknown), else unknown.
+   */
+  async getTransaction(txid: string): Promise<TransactionState> {
+    if (typeof txid !== 'string' || !/^[0-9a-fA-F]{64}$/.test(txid)) throw invalidArgument('txid', 'must be 64 hex characters');
+    const id = txid.toLowerCase();
+    const info = await this.call<TransactionInfoJson>('node-read', 'getTransaction', 'full', 'wallet/gettransactioninfobyid', { value: id });
+    if (info.blockNumber !== undefined && info.id !== undefined) {
+      const [head, solid] = await Promise.all([
+        this.headBlock('node-read'),
+        this.call<TransactionInfoJson>('node-read', 'getTransaction', 'solidity', 'walletsolidity/gettransactioninfobyid', { value: id }),
+      ]);
+      return toTransactionState(info, head.number, solid.blockNumber !== undefined);
+    }
+    try {
+      const pending = await this.request<{ txID?: string }>('full', 'wallet/gettransactionfrompending', { value: id });
+      if (typeof pending.txID === 'string') return { state: 'pending' };
+    } catch (e) {
+      if (isTransportFailure(e)) return guarded('node-read', 'getTransaction', () => Promise.reject(e));
+    }
+    return { state: 'unknown' };
+  }
+
+  async head(): Promise<{ readonly number: number; readonly timestamp: number }> {
+    const { number, timestamp } = await this.headBlock('node-read');
+    return { number, timestamp };
+  }
+
+  private async headBlock(kind: CallKind): Promise<{ number: number; timestamp: number; id: string }> {
+    const block = await this.call<{ blockID?: string; block_header?: { raw_data?: { number?: number; timestamp?: number } } }>(
+      kind, 'head', 'full', 'wallet/getblock', { detail: false });
+    const raw = block.block_header?.raw_data;
+    if (typeof block.blockID !== 'string' || typeof raw?.timestamp !== 'number') {
+      throw new InfrastructureError(kind === 'balance-read' ? 'CHAIN-BALANCE-QUERY-FAILED' : 'CHAIN-NODE-UNAVAILABLE',
+        'head: node returned no block');
+    }
+    return { number: raw.number ?? 0, timestamp: raw.timestamp, id: block.blockID };
+  }
+
+  /** A node request whose failures become port errors; `{"Error": …}` replies count as refusals. */
+  private call<T>(kind: CallKind, what: string, node: Node, path: string, body: Json): Promise<T> {
+    return guarded(kind, what, () => this.request<T>(node, path, body));
+  }
+
+  private async request<T>(node: Node, path: string, body: Json): Promise<T> {
+    const provider = node === 'full' ? this.tw.fullNode : node === 'solidity' ? this.solidity : this.pro!;
+    const reply = await provider.request<unknown>(path, body, 'post');
+    if (reply === null || typeof reply !== 'object') throw new NodeRefusal(`${path}: unexpected reply`);
+    const error = (reply as Json)['Error'];
+    if (typeof error === 'string') throw new NodeRefusal(error);
+    return reply as T;
+  }
+}
