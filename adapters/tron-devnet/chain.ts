@@ -17,7 +17,10 @@ export interface BlockRecord {
   time: number;
   witness: string;
   txTrieRoot: string;
-  witnessSignature: string;
+  /** sha256 of the header, what the witness signs. */
+  headerHash: string;
+  /** Filled lazily by {@link Chain.witnessSignature}: secp256k1 signing costs ~2 ms and most blocks are never read. */
+  witnessSignature?: string;
   txIds: string[];
 }
 
@@ -279,7 +282,6 @@ export class Chain {
     const txTrieRoot = txIds.length ? sha256Hex(txIds.join('')) : ZERO32;
     const header = { number, txTrieRoot, witness_address: witness, parentHash, version: 31, timestamp: time };
     const hash = sha256Hex(JSON.stringify(header));
-    const key = this.witnessKeys.get(witness);
     const block: BlockRecord = {
       number,
       id: number.toString(16).padStart(16, '0') + hash.slice(16),
@@ -287,11 +289,20 @@ export class Chain {
       time,
       witness,
       txTrieRoot,
-      witnessSignature: key ? signTxId(hash, key) : '',
+      headerHash: hash,
       txIds,
     };
     this.blocks.push(block);
     return block;
+  }
+
+  /** The witness's signature over a block header (computed on first use). */
+  witnessSignature(b: BlockRecord): string {
+    if (b.witnessSignature === undefined) {
+      const key = this.witnessKeys.get(b.witness);
+      b.witnessSignature = key ? signTxId(b.headerHash, key) : '';
+    }
+    return b.witnessSignature;
   }
 
   /** Moves the solidified head (unless stalled) and prunes snapshots nobody can ask for any more. */

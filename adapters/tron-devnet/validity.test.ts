@@ -76,7 +76,7 @@ describe('broadcast validity checks and fault injection (real tronweb)', () => {
     const r = await fetch(devnet.url + '/wallet/nosuchthing');
     expect(r.status).toBe(404);
     expect(await r.json()).toHaveProperty('Error');
-    const get = await (await fetch(`${devnet.url}/wallet/getaccount?address=${a.address}&visible=true`)).json();
+    const get = (await (await fetch(`${devnet.url}/wallet/getaccount?address=${a.address}&visible=true`)).json()) as { address: string };
     expect(get.address).toBe(a.address);
   });
 
@@ -96,7 +96,7 @@ describe('broadcast validity checks and fault injection (real tronweb)', () => {
     expect(devnet.info().solidified_number).toBe(devnet.info().head_number - 19);
     devnet.setFaults({ node_down: true });
     await expect(a.tw.trx.getUnconfirmedBalance(a.address)).rejects.toThrow();
-    const info = await (await fetch(devnet.url + '/sim/info')).json();
+    const info = (await (await fetch(devnet.url + '/sim/info')).json()) as { head_number: number };
     expect(info.head_number).toBe(devnet.info().head_number);
     devnet.setFaults({ node_down: false });
     expect(await a.tw.trx.getUnconfirmedBalance(a.address)).toBeGreaterThan(0);

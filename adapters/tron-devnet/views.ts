@@ -124,7 +124,7 @@ export function blockJson(chain: Chain, b: BlockRecord, detail = true): Json {
         version: 31,
         timestamp: b.time,
       }),
-      witness_signature: b.witnessSignature,
+      witness_signature: chain.witnessSignature(b),
     },
   };
   if (detail && b.txIds.length) out['transactions'] = b.txIds.map((id) => txJson(chain.txs.get(id)!));
