@@ -9,7 +9,12 @@ export interface EnergyRequest {
 }
 
 export type EnergyOrder =
-  | { readonly kind: 'transaction'; readonly tx: SignedTransaction }
+  | {
+      readonly kind: 'transaction';
+      readonly tx: SignedTransaction;
+      /** SUN of stake the transaction delegates: what the undelegation step must give back (absent if unknown). */
+      readonly delegatedSun?: bigint;
+    }
   | { readonly kind: 'order'; readonly orderId: string };
 
 /**

@@ -1,0 +1,421 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DomainError, InfrastructureError, type ErrorCode } from '../core/domain/errors.js';
+import type { SignedTransaction, TransactionState } from '../core/domain/model/chain.js';
+import type { ChainGateway, Signer, TransactionIntent } from '../core/ports/chain-gateway.port.js';
+
+/** Test-only powers over the chain: a devnet implements them directly, a real-node run with a pre-funded key. */
+export interface ChainFaucet {
+  /** Gives `sun` TRX to `address` (activating it); resolves once gateway reads see the funds. */
+  fundTrx(address: string, sun: bigint): Promise<void>;
+  /** Gives `amount` of the subject's USDT to `address`; resolves once gateway reads see it. */
+  fundToken(address: string, amount: bigint): Promise<void>;
+  /** Lets `blocks` more blocks be produced (devnet: mines them; real node: waits for them). */
+  mine(blocks: number): Promise<void>;
+  /** Moves chain time forward by `ms` (capability `virtualTime`). */
+  advance?(ms: number): Promise<void>;
+  /** Makes the node unreachable or reachable again (capability `faults`). */
+  setNodeDown?(down: boolean): Promise<void>;
+}
+
+/** What the chain-gateway contract needs from an adapter under test. */
+export interface ChainGatewaySubject {
+  readonly gateway: ChainGateway;
+  readonly faucet: ChainFaucet;
+  /** The USDT (TRC20) contract the faucet funds. */
+  readonly usdtContract: string;
+  /** Blocks after which a block counts as solidified. */
+  readonly solidifyLag: number;
+  /** Witnesses that accept votes (the vote tests are skipped without one). */
+  readonly witnesses?: readonly string[];
+  close?(): Promise<void>;
+}
+
+/** Capability switches of the chain-gateway contract. */
+export interface ChainGatewayContractOptions {
+  readonly capabilities?: {
+    /** faucet.advance exists: expiry, 24 h bandwidth recovery and 14-day unstaking are tested. */
+    readonly virtualTime?: boolean;
+    /** faucet.setNodeDown exists: the unreachable-node error paths are tested. */
+    readonly faults?: boolean;
+    /** Mainnet USDT and fee numbers hold exactly (130,285 / 64,285 energy, 1.1 TRX activation, 100 SUN/energy). */
+    readonly exactFees?: boolean;
+    /** The node reports broadcast-but-unmined transactions (getTransaction → pending). */
+    readonly pendingVisible?: boolean;
+    /** subject.witnesses is set and voting rewards accrue with faucet.advance (needs virtualTime). */
+    readonly voting?: boolean;
+  };
+  /** Per-test timeout (real nodes wait for real blocks). */
+  readonly timeoutMs?: number;
+}
+
+const TRX = 1_000_000n;
+const DAY = 86_400_000;
+
+async function expectError(p: Promise<unknown>, code: ErrorCode, transient?: boolean): Promise<InfrastructureError | DomainError> {
+  const e = await p.then(() => undefined, (x: unknown) => x);
+  expect(e, `expected ${code}`).toBeInstanceOf(Error);
+  expect(e instanceof InfrastructureError || e instanceof DomainError, `not a port error: ${String(e)}`).toBe(true);
+  const err = e as InfrastructureError | DomainError;
+  expect(err.code).toBe(code);
+  if (transient !== undefined) expect((err as InfrastructureError).transient).toBe(transient);
+  return err;
+}
+
+/**
+ * The `ChainGateway` contract (core/ports/chain-gateway.port.ts). `makeSubject` is called before every test and
+ * must return a fresh chain view (a new devnet, or fresh accounts on a real node); `proTier` asks for a gateway
+ * configured with a pro-tier data key (delegation lists filled) — a subject that cannot may ignore it, which
+ * skips nothing but the list assertions of that one test.
+ */
+export function describeChainGatewayContract(
+  name: string,
+  makeSubject: (opts: { readonly proTier: boolean }) => ChainGatewaySubject | Promise<ChainGatewaySubject>,
+  options: ChainGatewayContractOptions = {},
+): void {
+  const caps = options.capabilities ?? {};
+  const timeout = options.timeoutMs ?? 20_000;
+
+  describe(`ChainGateway contract: ${name}`, () => {
+    let s: ChainGatewaySubject;
+    let g: ChainGateway;
+    beforeEach(async () => {
+      s = await makeSubject({ proTier: false });
+      g = s.gateway;
+    }, timeout);
+    afterEach(async () => {
+      await s.faucet.setNodeDown?.(false);
+      await s.close?.();
+    });
+
+    const account = async (fundSun = 0n): Promise<Signer & { key: string; asked: () => number }> => {
+      const { address, privateKey } = await g.createAccount();
+      if (fundSun > 0n) await s.faucet.fundTrx(address, fundSun);
+      let asked = 0;
+      return { address, key: privateKey, privateKey: async () => (asked++, privateKey), asked: () => asked };
+    };
+    /** prepare + broadcast + one block; returns the transaction and its state. */
+    const execute = async (signer: Signer, intent: TransactionIntent): Promise<[SignedTransaction, TransactionState]> => {
+      const tx = await g.prepare(signer, intent);
+      await g.broadcast(tx);
+      await s.faucet.mine(1);
+      return [tx, await g.getTransaction(tx.txid)];
+    };
+    const usdt = (to: string, amount: bigint, feeLimitSun = 50n * TRX): TransactionIntent =>
+      ({ kind: 'transfer-trc20', contract: s.usdtContract, to, amount, feeLimitSun });
+    const it_ = (title: string, fn: () => Promise<void>, enabled = true): void => {
+      (enabled ? it : it.skip)(title, fn, timeout);
+    };
+
+    it_('createAccount makes distinct local key pairs with valid base58 addresses; isAddress rejects other strings', async () => {
+      const a = await g.createAccount();
+      const b = await g.createAccount();
+      expect(a.address).not.toBe(b.address);
+      expect(a.privateKey).toMatch(/^[0-9a-f]{64}$/);
+      expect(g.isAddress(a.address)).toBe(true);
+      for (const bad of ['', 'T', a.address.slice(0, -1) + (a.address.endsWith('A') ? 'B' : 'A'), '0x' + 'ab'.repeat(20), a.privateKey]) {
+        expect(g.isAddress(bad), bad).toBe(false);
+      }
+      expect(await g.accountExists(a.address)).toBe(false);
+    });
+
+    it_('a fresh address has zero TRX and USDT, no resources but the 600 free bandwidth, and empty delegation lists', async () => {
+      const a = await account();
+      expect(await g.getTrxBalance(a.address)).toBe(0n);
+      expect(await g.getTokenBalance(a.address, s.usdtContract)).toBe(0n);
+      expect(await g.getCanDelegateEnergySun(a.address)).toBe(0n);
+      const r = await g.getResources(a.address);
+      expect(r.energy).toEqual({ available: 0, used: 0, limit: 0, stakedSun: 0n, delegatedOutSun: 0n, receivedSun: 0n });
+      expect(r.bandwidth.freeLimit).toBe(600);
+      expect(r.bandwidth.freeAvailable).toBe(600);
+      expect(r.withdrawableSun).toBe(0n);
+      expect(r.delegatedTo).toEqual([]);
+      expect(r.receivedFrom).toEqual([]);
+    });
+
+    it_('the faucet activates an address and the balances read back exactly', async () => {
+      const a = await account(5n * TRX);
+      await s.faucet.fundToken(a.address, 1_234_567n);
+      expect(await g.accountExists(a.address)).toBe(true);
+      expect(await g.getTrxBalance(a.address)).toBe(5n * TRX);
+      expect(await g.getTokenBalance(a.address, s.usdtContract)).toBe(1_234_567n);
+    });
+
+    it_('invalid arguments are VALIDATION-ERRORs naming the field, before anything reaches the node', async () => {
+      const a = await account(2n * TRX);
+      for (const p of [g.getTrxBalance('nope'), g.getTokenBalance(a.address, 'nope'), g.getResources('T123'), g.getTransaction('xyz')]) {
+        await expectError(p, 'VALIDATION-ERROR');
+      }
+      const bad: TransactionIntent[] = [
+        { kind: 'transfer-trx', to: 'nope', amountSun: 1n },
+        { kind: 'transfer-trx', to: (await account()).address, amountSun: 0n },
+        { kind: 'transfer-trx', to: a.address, amountSun: 1n },
+        usdt(a.address, 0n),
+        usdt((await account()).address, 1n, 10_000n * TRX),
+        { kind: 'vote', votes: [] },
+      ];
+      for (const intent of bad) await expectError(g.prepare(a, intent), 'VALIDATION-ERROR');
+    });
+
+    it_('getTokenBalance on an address that is not a token contract fails as CHAIN-BALANCE-QUERY-FAILED', async () => {
+      const a = await account(1n * TRX);
+      await expectError(g.getTokenBalance(a.address, a.address), 'CHAIN-BALANCE-QUERY-FAILED', false);
+    });
+
+    it_('head() moves forward with every produced block', async () => {
+      const h0 = await g.head();
+      await s.faucet.mine(2);
+      const h1 = await g.head();
+      expect(h1.number).toBeGreaterThanOrEqual(h0.number + 2);
+      expect(h1.timestamp).toBeGreaterThan(h0.timestamp);
+    });
+
+    it_('prepare signs locally and sends nothing: txid known up front, key asked once, nothing moves', async () => {
+      const a = await account(10n * TRX);
+      const b = await account(1n * TRX);
+      const head = await g.head();
+      const tx = await g.prepare(a, { kind: 'transfer-trx', to: b.address, amountSun: 2n * TRX });
+      expect(tx.txid).toMatch(/^[0-9a-f]{64}$/);
+      expect(JSON.parse(tx.signedJson).txID).toBe(tx.txid);
+      expect(tx.expiresAt).toBeGreaterThan(head.timestamp);
+      expect(a.asked()).toBe(1);
+      expect(tx.signedJson).not.toContain(a.key);
+      await s.faucet.mine(2);
+      expect(await g.getTransaction(tx.txid)).toEqual({ state: 'unknown' });
+      expect(await g.getTrxBalance(b.address)).toBe(1n * TRX);
+      const again = await g.prepare(a, { kind: 'transfer-trx', to: b.address, amountSun: 2n * TRX });
+      expect(again.txid, 'two identical intents must not share a txid').not.toBe(tx.txid);
+    });
+
+    it_('a key that does not belong to the signer is refused without echoing the key', async () => {
+      const a = await account(2n * TRX);
+      const other = await g.createAccount();
+      const forged: Signer = { address: a.address, privateKey: async () => other.privateKey };
+      const e = await expectError(g.prepare(forged, { kind: 'transfer-trx', to: other.address, amountSun: 1n }), 'CHAIN-TRANSACTION-FAILED', false);
+      expect(e.message).not.toContain(other.privateKey);
+    });
+
+    it_('getTransaction goes unknown → (pending) → confirmed → solidified as blocks are produced', async () => {
+      const a = await account(10n * TRX);
+      const b = await account(1n * TRX);
+      const tx = await g.prepare(a, { kind: 'transfer-trx', to: b.address, amountSun: TRX });
+      expect(await g.getTransaction(tx.txid)).toEqual({ state: 'unknown' });
+      await g.broadcast(tx);
+      const before = await g.getTransaction(tx.txid);
+      expect(caps.pendingVisible ? ['pending'] : ['pending', 'unknown']).toContain(before.state);
+      await s.faucet.mine(1);
+      const first = await g.getTransaction(tx.txid);
+      expect(first).toMatchObject({ state: 'confirmed', solidified: false });
+      const block = (first as { blockNumber: number }).blockNumber;
+      expect((first as { confirmations: number }).confirmations).toBe((await g.head()).number - block + 1);
+      await s.faucet.mine(s.solidifyLag + 1);
+      const later = await g.getTransaction(tx.txid);
+      expect(later).toMatchObject({ state: 'confirmed', blockNumber: block, solidified: true });
+      expect((later as { confirmations: number }).confirmations).toBe((await g.head()).number - block + 1);
+    });
+
+    it_('activating a new address costs the sender the amount plus 1.1 TRX; a transfer to an active one only bandwidth', async () => {
+      const a = await account(20n * TRX);
+      const fresh = (await g.createAccount()).address;
+      const [, st] = await execute(a, { kind: 'transfer-trx', to: fresh, amountSun: 3n * TRX });
+      expect(st.state).toBe('confirmed');
+      expect(await g.getTrxBalance(fresh)).toBe(3n * TRX);
+      if (caps.exactFees) {
+        expect((st as { feeSun: bigint }).feeSun).toBe(1_100_000n);
+        expect(await g.getTrxBalance(a.address)).toBe(20n * TRX - 3n * TRX - 1_100_000n);
+      }
+      const before = await g.getTrxBalance(a.address);
+      const [, st2] = await execute(a, { kind: 'transfer-trx', to: fresh, amountSun: TRX });
+      expect(st2).toMatchObject({ state: 'confirmed', feeSun: 0n });
+      expect(await g.getTrxBalance(a.address)).toBe(before - TRX);
+    });
+
+    it_('free bandwidth pays small transfers and recovers fully after 24 h of chain time', async () => {
+      const a = await account(10n * TRX);
+      const b = await account(1n * TRX);
+      await execute(a, { kind: 'transfer-trx', to: b.address, amountSun: TRX });
+      const used = (await g.getResources(a.address)).bandwidth;
+      expect(used.freeUsed).toBeGreaterThan(0);
+      expect(used.freeAvailable).toBe(600 - used.freeUsed);
+      await s.faucet.advance!(DAY);
+      const after = (await g.getResources(a.address)).bandwidth;
+      expect(after).toMatchObject({ freeUsed: 0, freeAvailable: 600, freeLimit: 600 });
+    }, caps.virtualTime);
+
+    it_('rebroadcasting the same signed transaction is accepted and moves the funds once', async () => {
+      const a = await account(10n * TRX);
+      const b = await account(1n * TRX);
+      const tx = await g.prepare(a, { kind: 'transfer-trx', to: b.address, amountSun: 2n * TRX });
+      await g.broadcast(tx);
+      await g.broadcast(tx);
+      await s.faucet.mine(1);
+      await g.broadcast(tx);
+      await s.faucet.mine(2);
+      expect(await g.getTrxBalance(b.address)).toBe(3n * TRX);
+      expect((await g.getTransaction(tx.txid)).state).toBe('confirmed');
+    });
+
+    it_('a tampered transaction is refused with CHAIN-BROADCAST-FAILED and moves nothing', async () => {
+      const a = await account(10n * TRX);
+      const b = await account(1n * TRX);
+      const tx = await g.prepare(a, { kind: 'transfer-trx', to: b.address, amountSun: 2n * TRX });
+      const body = JSON.parse(tx.signedJson);
+      body.raw_data.contract[0].parameter.value.amount = 9 * 1_000_000;
+      await expectError(g.broadcast({ ...tx, signedJson: JSON.stringify(body) }), 'CHAIN-BROADCAST-FAILED', false);
+      const resigned = JSON.parse(tx.signedJson);
+      const sig: string = resigned.signature[0];
+      resigned.signature[0] = sig.slice(0, 10) + (sig[10] === '0' ? '1' : '0') + sig.slice(11);
+      const e = await expectError(g.broadcast({ ...tx, signedJson: JSON.stringify(resigned) }), 'CHAIN-BROADCAST-FAILED', false);
+      expect(e.message).toMatch(/SIGERROR|signature/i);
+      await s.faucet.mine(1);
+      expect(await g.getTrxBalance(b.address)).toBe(1n * TRX);
+      expect(await g.getTransaction(tx.txid)).toEqual({ state: 'unknown' });
+    });
+
+    it_('a transaction the chain rejects is CHAIN-BROADCAST-FAILED with the node\'s reason, not transient', async () => {
+      const a = await account(2n * TRX);
+      const b = await account(1n * TRX);
+      const tx = await g.prepare(a, { kind: 'transfer-trx', to: b.address, amountSun: 50n * TRX });
+      const e = await expectError(g.broadcast(tx), 'CHAIN-BROADCAST-FAILED', false);
+      expect(e.message).toMatch(/balance is not sufficient/);
+    });
+
+    it_('an expired transaction is refused and never lands', async () => {
+      const a = await account(10n * TRX);
+      const b = await account(1n * TRX);
+      const tx = await g.prepare(a, { kind: 'transfer-trx', to: b.address, amountSun: TRX });
+      await s.faucet.advance!(tx.expiresAt - (await g.head()).timestamp + 3_000);
+      await expectError(g.broadcast(tx), 'CHAIN-BROADCAST-FAILED', false);
+      expect(await g.getTransaction(tx.txid)).toEqual({ state: 'unknown' });
+    }, caps.virtualTime);
+
+    it_('USDT: estimate and actual energy are 130,285 to a fresh address and 64,285 to a holder', async () => {
+      const a = await account(100n * TRX);
+      const fresh = (await account(1n * TRX)).address;
+      await s.faucet.fundToken(a.address, 10_000_000n);
+      const toFresh = await g.estimateTrc20TransferEnergy(a.address, fresh, s.usdtContract, 1_000_000n);
+      const [, st] = await execute(a, usdt(fresh, 1_000_000n));
+      const toHolder = await g.estimateTrc20TransferEnergy(a.address, fresh, s.usdtContract, 1_000_000n);
+      const [, st2] = await execute(a, usdt(fresh, 1_000_000n));
+      expect(await g.getTokenBalance(fresh, s.usdtContract)).toBe(2_000_000n);
+      expect(await g.getTokenBalance(a.address, s.usdtContract)).toBe(8_000_000n);
+      expect(st).toMatchObject({ state: 'confirmed', energyUsed: toFresh });
+      expect(st2).toMatchObject({ state: 'confirmed', energyUsed: toHolder });
+      expect(toHolder).toBeLessThan(toFresh);
+      if (caps.exactFees) {
+        expect([toFresh, toHolder]).toEqual([130_285, 64_285]);
+        expect((st as { feeSun: bigint }).feeSun).toBeGreaterThanOrEqual(130_285n * 100n);
+      }
+    });
+
+    it_('estimate falls back to the USDT rule when the sender cannot run the transfer yet', async () => {
+      const a = await account(1n * TRX);
+      const holder = await account(1n * TRX);
+      await s.faucet.fundToken(holder.address, 5n);
+      const toFresh = await g.estimateTrc20TransferEnergy(a.address, (await account()).address, s.usdtContract, 1_000n);
+      const toHolder = await g.estimateTrc20TransferEnergy(a.address, holder.address, s.usdtContract, 1_000n);
+      expect([toFresh, toHolder]).toEqual([130_285, 64_285]);
+    }, caps.exactFees);
+
+    it_('a fee limit too small for the transfer ends failed OUT_OF_ENERGY, charged, with no tokens moved', async () => {
+      const a = await account(20n * TRX);
+      const b = await account(1n * TRX);
+      await s.faucet.fundToken(a.address, 1_000n);
+      const [, st] = await execute(a, usdt(b.address, 1_000n, TRX / 10n));
+      expect(st).toMatchObject({ state: 'failed', reason: 'OUT_OF_ENERGY' });
+      expect((st as { feeSun: bigint }).feeSun).toBeGreaterThan(0n);
+      expect(await g.getTokenBalance(b.address, s.usdtContract)).toBe(0n);
+      expect(await g.getTokenBalance(a.address, s.usdtContract)).toBe(1_000n);
+    });
+
+    it_('a transfer of more tokens than held ends failed REVERT', async () => {
+      const a = await account(20n * TRX);
+      const b = await account(1n * TRX);
+      await s.faucet.fundToken(a.address, 10n);
+      const [, st] = await execute(a, usdt(b.address, 11n));
+      expect(st).toMatchObject({ state: 'failed', reason: 'REVERT' });
+    });
+
+    it_('staking, delegating and undelegating energy move it between addresses and show in the resources', async () => {
+      const main = await account(2_000n * TRX);
+      const sub = await account(1n * TRX);
+      expect((await execute(main, { kind: 'freeze', resource: 'ENERGY', amountSun: 1_000n * TRX }))[1].state).toBe('confirmed');
+      const perSun = await g.energyPerStakedSun();
+      expect(perSun).toBeGreaterThan(0);
+      const staked = await g.getResources(main.address);
+      expect(staked.energy.stakedSun).toBe(1_000n * TRX);
+      expect(Math.abs(staked.energy.limit - Math.floor(1_000 * 1_000_000 * perSun))).toBeLessThanOrEqual(1);
+      expect(await g.getCanDelegateEnergySun(main.address)).toBe(1_000n * TRX);
+      const [, d] = await execute(main, { kind: 'delegate', resource: 'ENERGY', receiver: sub.address, amountSun: 400n * TRX });
+      expect(d.state).toBe('confirmed');
+      const [m, r] = [await g.getResources(main.address), await g.getResources(sub.address)];
+      expect(m.energy).toMatchObject({ stakedSun: 1_000n * TRX, delegatedOutSun: 400n * TRX });
+      expect(r.energy.receivedSun).toBe(400n * TRX);
+      expect(Math.abs(r.energy.limit - Math.floor(400 * 1_000_000 * perSun))).toBeLessThanOrEqual(1);
+      expect(r.energy.available).toBe(r.energy.limit);
+      expect(await g.getCanDelegateEnergySun(main.address)).toBe(600n * TRX);
+      expect(m.delegatedTo).toEqual([]);
+      const [, u] = await execute(main, { kind: 'undelegate', resource: 'ENERGY', receiver: sub.address, amountSun: 400n * TRX });
+      expect(u.state).toBe('confirmed');
+      expect((await g.getResources(sub.address)).energy).toMatchObject({ limit: 0, receivedSun: 0n });
+      expect(await g.getCanDelegateEnergySun(main.address)).toBe(1_000n * TRX);
+    });
+
+    it_('with a pro-tier key the resources list who delegated to whom', async () => {
+      await s.close?.();
+      s = await makeSubject({ proTier: true });
+      g = s.gateway;
+      const main = await account(200n * TRX);
+      const sub = await account(1n * TRX);
+      await execute(main, { kind: 'freeze', resource: 'ENERGY', amountSun: 100n * TRX });
+      await execute(main, { kind: 'delegate', resource: 'ENERGY', receiver: sub.address, amountSun: 50n * TRX });
+      expect((await g.getResources(main.address)).delegatedTo).toEqual([sub.address]);
+      expect((await g.getResources(sub.address)).receivedFrom).toEqual([main.address]);
+    });
+
+    it_('unstaked TRX becomes withdrawable after the 14-day wait and withdraws to the balance', async () => {
+      const a = await account(100n * TRX);
+      await execute(a, { kind: 'freeze', resource: 'BANDWIDTH', amountSun: 10n * TRX });
+      expect((await g.getResources(a.address)).bandwidth.stakedSun).toBe(10n * TRX);
+      expect((await execute(a, { kind: 'unfreeze', resource: 'BANDWIDTH', amountSun: 10n * TRX }))[1].state).toBe('confirmed');
+      expect((await g.getResources(a.address)).withdrawableSun).toBe(0n);
+      await s.faucet.advance!(14 * DAY + 3_000);
+      expect((await g.getResources(a.address)).withdrawableSun).toBe(10n * TRX);
+      const before = await g.getTrxBalance(a.address);
+      expect((await execute(a, { kind: 'withdraw-unfrozen' }))[1].state).toBe('confirmed');
+      expect(await g.getTrxBalance(a.address)).toBeGreaterThan(before + 9n * TRX);
+      expect((await g.getResources(a.address)).withdrawableSun).toBe(0n);
+    }, caps.virtualTime);
+
+    it_('votes with staked TRX and withdraws the voting reward later', async () => {
+      const a = await account(100n * TRX);
+      await execute(a, { kind: 'freeze', resource: 'ENERGY', amountSun: 20n * TRX });
+      const [, v] = await execute(a, { kind: 'vote', votes: [{ witness: s.witnesses![0]!, count: 20 }] });
+      expect(v.state).toBe('confirmed');
+      await s.faucet.advance!(2 * DAY);
+      const before = await g.getTrxBalance(a.address);
+      expect((await execute(a, { kind: 'withdraw-reward' }))[1].state).toBe('confirmed');
+      expect(await g.getTrxBalance(a.address)).toBeGreaterThan(before);
+    }, Boolean(caps.virtualTime && caps.voting));
+
+    it_('an unreachable node is CHAIN-NODE-UNAVAILABLE (balance reads: CHAIN-BALANCE-QUERY-FAILED), transient', async () => {
+      const a = await account(10n * TRX);
+      const b = await account(1n * TRX);
+      const tx = await g.prepare(a, { kind: 'transfer-trx', to: b.address, amountSun: TRX });
+      await s.faucet.setNodeDown!(true);
+      await expectError(g.head(), 'CHAIN-NODE-UNAVAILABLE', true);
+      await expectError(g.getTransaction(tx.txid), 'CHAIN-NODE-UNAVAILABLE', true);
+      await expectError(g.broadcast(tx), 'CHAIN-NODE-UNAVAILABLE', true);
+      await expectError(g.prepare(a, { kind: 'transfer-trx', to: b.address, amountSun: TRX }), 'CHAIN-NODE-UNAVAILABLE', true);
+      await expectError(g.energyPerStakedSun(), 'CHAIN-NODE-UNAVAILABLE', true);
+      await expectError(g.estimateTrc20TransferEnergy(a.address, b.address, s.usdtContract, 1n), 'CHAIN-NODE-UNAVAILABLE', true);
+      for (const p of [g.getTrxBalance(a.address), g.getTokenBalance(a.address, s.usdtContract), g.getResources(a.address),
+        g.accountExists(a.address), g.getCanDelegateEnergySun(a.address)]) {
+        await expectError(p, 'CHAIN-BALANCE-QUERY-FAILED', true);
+      }
+      await s.faucet.setNodeDown!(false);
+      await g.broadcast(tx);
+      await s.faucet.mine(1);
+      expect(await g.getTrxBalance(b.address)).toBe(2n * TRX);
+    }, caps.faults);
+  });
+}
