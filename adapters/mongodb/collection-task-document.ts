@@ -1,0 +1,118 @@
+import type { NetworkCode } from '../../core/domain/model/common.js';
+import type { CollectionStatus, CollectionTask, EnergyPath, StepRecord } from '../../core/domain/model/collection-task.js';
+import { fromTransactionDocument, toTransactionDocument, type PreparedTransactionDocument } from './command-document.js';
+import { decodeOptionalMoney, encodeOptionalMoney, nullable } from './mongo-support.js';
+
+export interface StepDocument {
+  status: CollectionStatus;
+  transaction: PreparedTransactionDocument | null;
+  orderRef: string | null;
+  startedAt: number;
+  completedAt: number | null;
+}
+
+export interface LeaseDocument {
+  owner: string;
+  expiresAt: number;
+}
+
+/** `collection_tasks`: `_id` is task_no; claims filter on (status, nextRunAt) and the lease. */
+export interface CollectionTaskDocument {
+  _id: string;
+  commandNo: string;
+  userId: number;
+  networkCode: NetworkCode;
+  assetSymbol: string;
+  address: string;
+  mainAddress: string;
+  status: CollectionStatus;
+  energyPath: EnergyPath | null;
+  steps: StepDocument[];
+  sweptAmount: string | null;
+  sweepTxHash: string | null;
+  errorCode: string | null;
+  lastError: string | null;
+  nextRunAt: number;
+  lease: LeaseDocument | null;
+  startedAt: number;
+  finishedAt: number | null;
+  version: number;
+  /** Insertion order, the tie-break of "latest task of the address". Set on insert only. */
+  insertedSeq?: number;
+}
+
+function toStepDocument(step: StepRecord): StepDocument {
+  return {
+    status: step.status,
+    transaction: toTransactionDocument(step.transaction),
+    orderRef: step.orderRef,
+    startedAt: step.startedAt,
+    completedAt: step.completedAt,
+  };
+}
+
+function fromStepDocument(doc: StepDocument): StepRecord {
+  return {
+    status: doc.status,
+    transaction: fromTransactionDocument(doc.transaction),
+    orderRef: nullable(doc.orderRef),
+    startedAt: doc.startedAt,
+    completedAt: nullable(doc.completedAt),
+  };
+}
+
+export function toLeaseDocument(lease: { readonly owner: string; readonly expiresAt: number } | null): LeaseDocument | null {
+  return lease === null ? null : { owner: lease.owner, expiresAt: lease.expiresAt };
+}
+
+export function fromLeaseDocument(doc: LeaseDocument | null | undefined): { owner: string; expiresAt: number } | null {
+  return doc === null || doc === undefined ? null : { owner: doc.owner, expiresAt: doc.expiresAt };
+}
+
+export function toCollectionTaskDocument(task: CollectionTask): CollectionTaskDocument {
+  return {
+    _id: task.taskNo,
+    commandNo: task.commandNo,
+    userId: task.userId,
+    networkCode: task.networkCode,
+    assetSymbol: task.assetSymbol,
+    address: task.address,
+    mainAddress: task.mainAddress,
+    status: task.status,
+    energyPath: task.energyPath,
+    steps: task.steps.map(toStepDocument),
+    sweptAmount: encodeOptionalMoney(task.sweptAmount),
+    sweepTxHash: task.sweepTxHash,
+    errorCode: task.errorCode,
+    lastError: task.lastError,
+    nextRunAt: task.nextRunAt,
+    lease: toLeaseDocument(task.lease),
+    startedAt: task.startedAt,
+    finishedAt: task.finishedAt,
+    version: task.version,
+  };
+}
+
+export function fromCollectionTaskDocument(doc: CollectionTaskDocument): CollectionTask {
+  return {
+    taskNo: doc._id,
+    commandNo: doc.commandNo,
+    userId: doc.userId,
+    networkCode: doc.networkCode,
+    assetSymbol: doc.assetSymbol,
+    address: doc.address,
+    mainAddress: doc.mainAddress,
+    status: doc.status,
+    energyPath: nullable(doc.energyPath),
+    steps: doc.steps.map(fromStepDocument),
+    sweptAmount: decodeOptionalMoney(doc.sweptAmount, 'task sweptAmount'),
+    sweepTxHash: nullable(doc.sweepTxHash),
+    errorCode: nullable(doc.errorCode),
+    lastError: nullable(doc.lastError),
+    nextRunAt: doc.nextRunAt,
+    lease: fromLeaseDocument(doc.lease),
+    startedAt: doc.startedAt,
+    finishedAt: nullable(doc.finishedAt),
+    version: doc.version,
+  };
+}

@@ -1,0 +1,24 @@
+/**
+ * Collection names of the MongoDB store, one per aggregate plus the two bookkeeping collections (`counters` for
+ * integer sequences, `wallet_quotas` for the per-(user, network) sub-address counter). Renaming one is a migration.
+ */
+export const COLLECTIONS = {
+  accounts: 'accounts',
+  sessions: 'sessions',
+  subscriptions: 'subscriptions',
+  apiTokens: 'api_tokens',
+  wallets: 'wallet_addresses',
+  walletQuotas: 'wallet_quotas',
+  balances: 'balance_snapshots',
+  commands: 'commands',
+  tasks: 'collection_tasks',
+  cashierTokens: 'cashier_tokens',
+  developerConfigs: 'developer_configs',
+  events: 'webhook_events',
+  deliveries: 'webhook_deliveries',
+  idempotency: 'idempotency_records',
+  counters: 'counters',
+  riskEntries: 'risk_entries',
+} as const;
+
+export type CollectionName = (typeof COLLECTIONS)[keyof typeof COLLECTIONS];

@@ -1,0 +1,57 @@
+import type { IdempotencyRecord, StoredResponse } from '../../core/domain/model/idempotency.js';
+import { nullable } from './mongo-support.js';
+
+/**
+ * `idempotency_records`: unique on (scope, key); `_id` is the driver's ObjectId and never leaves the adapter.
+ * `purgeAt` (a BSON date) feeds the TTL index; `expiresAt` (epoch ms on the store's clock) is what decides whether a
+ * record still counts, because TTL deletion runs only about once a minute.
+ */
+export interface IdempotencyDocument {
+  scope: string;
+  key: string;
+  requestHash: string;
+  state: 'in-progress' | 'completed';
+  response: { status: number; body: string } | null;
+  createdAt: number;
+  expiresAt: number;
+  purgeAt: Date;
+}
+
+export function toIdempotencyDocument(record: IdempotencyRecord, purgeAt: Date): IdempotencyDocument {
+  return {
+    scope: record.scope,
+    key: record.key,
+    requestHash: record.requestHash,
+    state: record.state,
+    response: record.response === null ? null : { status: record.response.status, body: record.response.body },
+    createdAt: record.createdAt,
+    expiresAt: record.expiresAt,
+    purgeAt,
+  };
+}
+
+export function fromStoredResponse(doc: { status: number; body: string }): StoredResponse {
+  return { status: doc.status, body: doc.body };
+}
+
+export function fromIdempotencyDocument(doc: IdempotencyDocument): IdempotencyRecord {
+  const response = nullable(doc.response);
+  return {
+    scope: doc.scope,
+    key: doc.key,
+    requestHash: doc.requestHash,
+    state: doc.state,
+    response: response === null ? null : fromStoredResponse(response),
+    createdAt: doc.createdAt,
+    expiresAt: doc.expiresAt,
+  };
+}
+
+/**
+ * When the TTL monitor may delete the record: never before its logical expiry on the store's clock, and never
+ * before the same window measured on wall time — a test clock set in 1970 must not let the monitor purge a record
+ * the store still considers live. In production both clocks agree.
+ */
+export function purgeTime(expiresAt: number, windowMs: number, wallNow: number): Date {
+  return new Date(Math.max(expiresAt, wallNow + windowMs));
+}

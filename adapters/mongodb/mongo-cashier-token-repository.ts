@@ -1,0 +1,94 @@
+import type { Collection, Db } from 'mongodb';
+import { ConcurrencyConflict, InfrastructureError } from '../../core/domain/errors.js';
+import type { CashierToken, UserId } from '../../core/domain/model/index.js';
+import type { CashierTokenRepository } from '../../core/ports/cashier-token-repository.port.js';
+import type { Page, PageRequest } from '../../core/ports/page.js';
+import { fromCashierTokenDocument, toCashierTokenDocument, type CashierTokenDocument } from './cashier-token-document.js';
+import { COLLECTIONS } from './collections.js';
+import { guarded, insertionStamp, isDuplicateKey, pageFrom } from './mongo-support.js';
+
+/** Each round of an insert either ends or evicted one expired holder; more rounds than this means a livelock. */
+const MAX_INSERT_ROUNDS = 16;
+
+/**
+ * Cashier tokens. "One active, unexpired token per address" is a unique index on `activeSlot` (partial: present
+ * only on a token that may still be active). A plain index cannot know about time, so an insert that collides reads
+ * the holder: unexpired and active → 'active-exists'; expired → it evicts the holder from the slot with a conditional
+ * update (only if still the holder and still expired at `now`) and tries again. Racing inserts all end in exactly one
+ * 'created', because the slot itself is only ever taken by an insert.
+ */
+export class MongoCashierTokenRepository implements CashierTokenRepository {
+  private readonly tokens: Collection<CashierTokenDocument>;
+
+  constructor(db: Db) {
+    this.tokens = db.collection<CashierTokenDocument>(COLLECTIONS.cashierTokens);
+  }
+
+  insert(token: CashierToken, now: number): Promise<'created' | 'active-exists'> {
+    return guarded('cashier token insert', async () => {
+      const doc: CashierTokenDocument = { ...toCashierTokenDocument(token), insertedSeq: insertionStamp() };
+      if (token.status === 'active') doc.activeSlot = token.address;
+      for (let round = 0; round < MAX_INSERT_ROUNDS; round++) {
+        try {
+          await this.tokens.insertOne(doc);
+          return 'created';
+        } catch (error) {
+          if (!isDuplicateKey(error)) throw error;
+          if ((await this.tokens.countDocuments({ $or: [{ _id: doc._id }, { tokenHash: doc.tokenHash }] })) > 0) {
+            throw new ConcurrencyConflict('cashier token', token.tokenNo);
+          }
+        }
+        const holder = await this.tokens.findOne({ activeSlot: token.address });
+        if (holder === null) continue; // the holder was disabled meanwhile: the slot is free, try again
+        if (holder.status === 'active' && holder.expiresAt > now) return 'active-exists';
+        await this.tokens.updateOne(
+          { _id: holder._id, activeSlot: token.address, $or: [{ status: 'disabled' }, { expiresAt: { $lte: now } }] },
+          { $unset: { activeSlot: '' } },
+        );
+      }
+      throw new InfrastructureError('SERVICE-UNAVAILABLE', 'cashier token insert kept colliding; retry later', { transient: true });
+    });
+  }
+
+  findByTokenHash(tokenHash: string): Promise<CashierToken | null> {
+    return guarded('cashier token read', async () => {
+      const doc = await this.tokens.findOne({ tokenHash });
+      return doc === null ? null : fromCashierTokenDocument(doc);
+    });
+  }
+
+  findByTokenNo(tokenNo: string): Promise<CashierToken | null> {
+    return guarded('cashier token read', async () => {
+      const doc = await this.tokens.findOne({ _id: tokenNo });
+      return doc === null ? null : fromCashierTokenDocument(doc);
+    });
+  }
+
+  listByUser(userId: UserId, page: PageRequest): Promise<Page<CashierToken>> {
+    return guarded('cashier token list', () =>
+      pageFrom(
+        () => this.tokens.countDocuments({ userId }),
+        async (skip, limit) =>
+          (await this.tokens.find({ userId }).sort({ createdAt: -1, insertedSeq: -1 }).skip(skip).limit(limit).toArray())
+            .map(fromCashierTokenDocument),
+        page,
+      ));
+  }
+
+  update(token: CashierToken): Promise<void> {
+    return guarded('cashier token update', async () => {
+      const { _id, ...fields } = toCashierTokenDocument(token);
+      // A disabled token frees the address's slot in the same write; an active one keeps whatever slot it holds.
+      const update = token.status === 'active' ? { $set: fields } : { $set: fields, $unset: { activeSlot: '' as const } };
+      const result = await this.tokens.updateOne({ _id, version: token.version - 1 }, update);
+      if (result.matchedCount !== 1) throw new ConcurrencyConflict('cashier token', token.tokenNo);
+    });
+  }
+
+  extendExpiry(tokenNo: string, expiresAt: number): Promise<void> {
+    return guarded('cashier token extend', async () => {
+      // No version bump: sliding the expiry must not make a concurrent disable fail.
+      await this.tokens.updateOne({ _id: tokenNo, status: 'active', expiresAt: { $lt: expiresAt } }, { $set: { expiresAt } });
+    });
+  }
+}

@@ -1,0 +1,66 @@
+import type { ClientSession, Collection, Db } from 'mongodb';
+import { ConcurrencyConflict } from '../../core/domain/errors.js';
+import { COLLECTION_STATUS, type CollectionStatus, type CollectionTask } from '../../core/domain/model/index.js';
+import type { CollectionTaskRepository } from '../../core/ports/collection-task-repository.port.js';
+import { COLLECTIONS } from './collections.js';
+import { fromCollectionTaskDocument, toCollectionTaskDocument, type CollectionTaskDocument } from './collection-task-document.js';
+import { guarded, insertionStamp } from './mongo-support.js';
+
+const TERMINAL: CollectionStatus[] = [COLLECTION_STATUS.DONE, COLLECTION_STATUS.FAILED];
+
+/** The document a unit of work inserts: stamped so that "latest task" breaks equal startedAt by insertion order. */
+export function taskInsertDocument(task: CollectionTask): CollectionTaskDocument {
+  return { ...toCollectionTaskDocument(task), insertedSeq: insertionStamp() };
+}
+
+/** Optimistic replace guarded by the stored version. */
+export async function replaceTask(tasks: Collection<CollectionTaskDocument>, task: CollectionTask, session?: ClientSession): Promise<void> {
+  const { _id, ...fields } = toCollectionTaskDocument(task);
+  const result = await tasks.updateOne({ _id, version: task.version - 1 }, { $set: fields }, session === undefined ? {} : { session });
+  if (result.matchedCount !== 1) throw new ConcurrencyConflict('collection task', task.taskNo);
+}
+
+/**
+ * Collection tasks (inserted by MongoUnitOfWork). A claim is one findOneAndUpdate whose filter is the claimability
+ * rule itself, so the server leases a task to exactly one of any number of racing workers.
+ */
+export class MongoCollectionTaskRepository implements CollectionTaskRepository {
+  private readonly tasks: Collection<CollectionTaskDocument>;
+
+  constructor(db: Db) {
+    this.tasks = db.collection<CollectionTaskDocument>(COLLECTIONS.tasks);
+  }
+
+  get(taskNo: string): Promise<CollectionTask | null> {
+    return guarded('collection task read', async () => {
+      const doc = await this.tasks.findOne({ _id: taskNo });
+      return doc === null ? null : fromCollectionTaskDocument(doc);
+    });
+  }
+
+  findLatestByAddress(address: string): Promise<CollectionTask | null> {
+    return guarded('collection task read', async () => {
+      const doc = await this.tasks.findOne({ address }, { sort: { startedAt: -1, insertedSeq: -1 } });
+      return doc === null ? null : fromCollectionTaskDocument(doc);
+    });
+  }
+
+  update(task: CollectionTask): Promise<void> {
+    return guarded('collection task update', () => replaceTask(this.tasks, task));
+  }
+
+  claimDue(now: number, owner: string, leaseMs: number): Promise<CollectionTask | null> {
+    return guarded('collection task claim', async () => {
+      const doc = await this.tasks.findOneAndUpdate(
+        {
+          status: { $nin: TERMINAL },
+          nextRunAt: { $lte: now },
+          $or: [{ lease: null }, { 'lease.expiresAt': { $lte: now } }],
+        },
+        { $set: { lease: { owner, expiresAt: now + leaseMs } }, $inc: { version: 1 } },
+        { sort: { nextRunAt: 1, insertedSeq: 1 }, returnDocument: 'after' },
+      );
+      return doc === null ? null : fromCollectionTaskDocument(doc);
+    });
+  }
+}

@@ -1,0 +1,126 @@
+import type { ClientSession, Collection, Db } from 'mongodb';
+import { ConcurrencyConflict } from '../../core/domain/errors.js';
+import {
+  COMMAND_STATUS, COMMAND_TYPE, type Command, type CommandStatus, type CommandType, type UserId,
+} from '../../core/domain/model/index.js';
+import type { CommandRepository } from '../../core/ports/command-repository.port.js';
+import type { Page, PageRequest } from '../../core/ports/page.js';
+import { COLLECTIONS } from './collections.js';
+import { fromCommandDocument, holdsAddressLock, toCommandDocument, type CommandDocument } from './command-document.js';
+import { guarded, insertionStamp, isDuplicateKey, pageFrom } from './mongo-support.js';
+
+/** Newest first; equal creation times put the later insert first (as the memory adapter does). */
+const NEWEST_FIRST = { createdAt: -1, insertedSeq: -1 } as const;
+
+/** The lock-holder query: a fund-moving command on the address that is PENDING or RUNNING. */
+function activeOn(address: string) {
+  return {
+    address,
+    type: { $ne: COMMAND_TYPE.QUERY },
+    status: { $in: [COMMAND_STATUS.PENDING, COMMAND_STATUS.RUNNING] as CommandStatus[] },
+  };
+}
+
+/**
+ * The document to insert: stamped for ordering, and marked `lockedAddress` when it holds its address's lock. The
+ * unique index on `lockedAddress` then refuses a second holder per address atomically, across processes.
+ */
+export function commandInsertDocument(command: Command, markLock: boolean): CommandDocument {
+  const doc: CommandDocument = { ...toCommandDocument(command), insertedSeq: insertionStamp() };
+  if (markLock && holdsAddressLock(command)) doc.lockedAddress = command.address!;
+  return doc;
+}
+
+/**
+ * The optimistic replace of a stored command: `$set` of every mapped field, guarded by the stored version, and the
+ * lock marker dropped once the command no longer holds the lock (a command never regains it: terminal is final).
+ */
+export async function replaceCommand(commands: Collection<CommandDocument>, command: Command, session?: ClientSession): Promise<void> {
+  const { _id, ...fields } = toCommandDocument(command);
+  const update = holdsAddressLock(command) ? { $set: fields } : { $set: fields, $unset: { lockedAddress: '' as const } };
+  const result = await commands.updateOne({ _id, version: command.version - 1 }, update, session === undefined ? {} : { session });
+  if (result.matchedCount !== 1) throw new ConcurrencyConflict('command', command.commandNo);
+}
+
+/** Commands; the per-address lock is a partial unique index (see commandInsertDocument). */
+export class MongoCommandRepository implements CommandRepository {
+  private readonly commands: Collection<CommandDocument>;
+
+  constructor(db: Db) {
+    this.commands = db.collection<CommandDocument>(COLLECTIONS.commands);
+  }
+
+  insert(command: Command, options: { readonly locking: boolean }): Promise<'created' | 'locked'> {
+    return guarded('command insert', async () => {
+      try {
+        await this.commands.insertOne(commandInsertDocument(command, true));
+        return 'created';
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+        // Either the command number is taken (a caller bug, as in the memory adapter) or the address is locked.
+        if ((await this.commands.countDocuments({ _id: command.commandNo })) > 0) {
+          throw new ConcurrencyConflict('command', command.commandNo);
+        }
+        if (options.locking) return 'locked';
+      }
+      // A non-locking insert is not refused by the rule; it is stored without the marker (it never held the lock).
+      try {
+        await this.commands.insertOne(commandInsertDocument(command, false));
+        return 'created';
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+        throw new ConcurrencyConflict('command', command.commandNo);
+      }
+    });
+  }
+
+  get(commandNo: string): Promise<Command | null> {
+    return guarded('command read', async () => {
+      const doc = await this.commands.findOne({ _id: commandNo });
+      return doc === null ? null : fromCommandDocument(doc);
+    });
+  }
+
+  findActiveByAddress(address: string): Promise<Command | null> {
+    return guarded('command read', async () => {
+      const doc = await this.commands.findOne(activeOn(address), { sort: { createdAt: 1, insertedSeq: 1 } });
+      return doc === null ? null : fromCommandDocument(doc);
+    });
+  }
+
+  listByUser(
+    userId: UserId,
+    filter: { readonly type?: CommandType; readonly status?: CommandStatus },
+    page: PageRequest,
+  ): Promise<Page<Command>> {
+    return guarded('command list', () => {
+      const query = {
+        userId,
+        ...(filter.type === undefined ? {} : { type: filter.type }),
+        ...(filter.status === undefined ? {} : { status: filter.status }),
+      };
+      return pageFrom(
+        () => this.commands.countDocuments(query),
+        async (skip, limit) =>
+          (await this.commands.find(query).sort(NEWEST_FIRST).skip(skip).limit(limit).toArray()).map(fromCommandDocument),
+        page,
+      );
+    });
+  }
+
+  update(command: Command): Promise<void> {
+    return guarded('command update', () => replaceCommand(this.commands, command));
+  }
+
+  listPending(types: readonly CommandType[], limit: number): Promise<Command[]> {
+    return guarded('command list', async () => {
+      if (types.length === 0 || limit <= 0) return [];
+      const docs = await this.commands
+        .find({ status: COMMAND_STATUS.PENDING, type: { $in: [...types] } })
+        .sort({ createdAt: 1, insertedSeq: 1 })
+        .limit(limit)
+        .toArray();
+      return docs.map(fromCommandDocument);
+    });
+  }
+}

@@ -1,0 +1,36 @@
+import type { Collection, Db } from 'mongodb';
+import type { Session } from '../../core/domain/model/index.js';
+import type { SessionRepository } from '../../core/ports/session-repository.port.js';
+import { fromSessionDocument, toSessionDocument, type SessionDocument } from './account-document.js';
+import { COLLECTIONS } from './collections.js';
+import { guarded } from './mongo-support.js';
+
+/** Sessions keyed by the SHA-256 of their token. */
+export class MongoSessionRepository implements SessionRepository {
+  private readonly sessions: Collection<SessionDocument>;
+
+  constructor(db: Db) {
+    this.sessions = db.collection<SessionDocument>(COLLECTIONS.sessions);
+  }
+
+  create(session: Session): Promise<void> {
+    return guarded('session create', async () => {
+      const doc = toSessionDocument(session);
+      // A token hash names one session; writing the same one twice stores the latest, as the memory adapter does.
+      await this.sessions.replaceOne({ _id: doc._id }, doc, { upsert: true });
+    });
+  }
+
+  findByTokenHash(tokenHash: string): Promise<Session | null> {
+    return guarded('session read', async () => {
+      const doc = await this.sessions.findOne({ _id: tokenHash });
+      return doc === null ? null : fromSessionDocument(doc);
+    });
+  }
+
+  revoke(tokenHash: string, at: number): Promise<void> {
+    return guarded('session revoke', async () => {
+      await this.sessions.updateOne({ _id: tokenHash, revokedAt: null }, { $set: { revokedAt: at } });
+    });
+  }
+}

@@ -1,0 +1,98 @@
+import { MongoError, MongoServerError } from 'mongodb';
+import { ConcurrencyConflict, DomainError, InfrastructureError } from '../../core/domain/errors.js';
+import type { Page, PageRequest } from '../../core/ports/page.js';
+
+/**
+ * Shared plumbing of the MongoDB adapters: driver-error translation, duplicate-key classification, money and
+ * insertion-order encodings, paging. Kept deliberately small: every repository still writes its own queries.
+ */
+
+/** Server code of a unique-index violation (E11000). */
+const DUPLICATE_KEY = 11000;
+/** "Transaction numbers are only allowed on a replica set member or mongos": a standalone server. */
+const ILLEGAL_OPERATION = 20;
+
+/** A unique-index violation, optionally only one on an index whose key pattern includes `field`. */
+export function isDuplicateKey(error: unknown, field?: string): error is MongoServerError {
+  if (!(error instanceof MongoServerError) || error.code !== DUPLICATE_KEY) return false;
+  if (field === undefined) return true;
+  const pattern: unknown = error['keyPattern'];
+  // Servers before 4.4 may omit keyPattern: then say "not known to be this index" and let callers settle it by reading.
+  return pattern !== null && typeof pattern === 'object' && field in pattern;
+}
+
+/** The error the ports promise for a failing store: never a driver error. */
+export function storeUnavailable(operation: string, error: unknown): InfrastructureError {
+  const standalone = error instanceof MongoServerError && error.code === ILLEGAL_OPERATION;
+  const message = standalone
+    ? `MongoDB ${operation} failed: the server is not a replica set member (transactions unavailable)`
+    : `MongoDB ${operation} failed`;
+  return new InfrastructureError('SERVICE-UNAVAILABLE', message, { transient: !standalone, cause: error });
+}
+
+/**
+ * Runs one store operation and translates driver failures into InfrastructureError. Errors the ports define
+ * (DomainError, ConcurrencyConflict, InfrastructureError) pass through; anything else is a bug and passes too.
+ */
+export async function guarded<T>(operation: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof DomainError || error instanceof ConcurrencyConflict || error instanceof InfrastructureError) {
+      throw error;
+    }
+    if (error instanceof MongoError) throw storeUnavailable(operation, error);
+    throw error;
+  }
+}
+
+/** bigint -> decimal integer string: exact, sortable by neither, never a double. */
+export function encodeMoney(value: bigint): string {
+  return value.toString(10);
+}
+
+const INTEGER_STRING = /^-?(0|[1-9][0-9]*)$/;
+
+/** Decimal integer string -> bigint; a malformed stored value is a store fault, not a zero. */
+export function decodeMoney(value: unknown, field: string): bigint {
+  if (typeof value !== 'string' || !INTEGER_STRING.test(value)) {
+    throw new InfrastructureError('INTERNAL-ERROR', `stored ${field} is not an integer string`, { transient: false });
+  }
+  return BigInt(value);
+}
+
+export function encodeOptionalMoney(value: bigint | null): string | null {
+  return value === null ? null : encodeMoney(value);
+}
+
+export function decodeOptionalMoney(value: unknown, field: string): bigint | null {
+  return value === null || value === undefined ? null : decodeMoney(value, field);
+}
+
+/** A stored optional value: BSON null and a missing field both read as null. */
+export function nullable<T>(value: T | null | undefined): T | null {
+  return value ?? null;
+}
+
+let lastStamp = 0;
+
+/**
+ * A number that orders inserts: strictly increasing within a process, roughly time-ordered across processes.
+ * "Newest first" lists break ties of equal `createdAt` by insertion order (the memory adapters do the same); the
+ * domain timestamps come from the Clock and are often equal in tests. Microseconds of wall time stay below 2^53.
+ */
+export function insertionStamp(): number {
+  lastStamp = Math.max(lastStamp + 1, Date.now() * 1000);
+  return lastStamp;
+}
+
+/** Offset/limit slice plus total; `limit` 0 still reports the total. */
+export async function pageFrom<T>(
+  count: () => Promise<number>,
+  fetch: (skip: number, limit: number) => Promise<T[]>,
+  page: PageRequest,
+): Promise<Page<T>> {
+  const total = await count();
+  const items = page.limit <= 0 ? [] : await fetch(Math.max(0, page.offset), page.limit);
+  return { items, total };
+}

@@ -1,0 +1,86 @@
+import type { Collection, Db, MongoClient } from 'mongodb';
+import { ConcurrencyConflict, DomainError } from '../../core/domain/errors.js';
+import type { ChangeSet, UnitOfWork } from '../../core/ports/unit-of-work.port.js';
+import { COLLECTIONS } from './collections.js';
+import type { CollectionTaskDocument } from './collection-task-document.js';
+import type { CommandDocument } from './command-document.js';
+import { commandInsertDocument, replaceCommand } from './mongo-command-repository.js';
+import { replaceTask, taskInsertDocument } from './mongo-collection-task-repository.js';
+import { eventInsertDocument } from './mongo-event-outbox.js';
+import { guarded, isDuplicateKey } from './mongo-support.js';
+import { inTransaction } from './mongo-transaction.js';
+import type { WebhookEventDocument } from './webhook-document.js';
+
+/** Throws ConcurrencyConflict when a key repeats inside one change set (two writes of one row cannot both win). */
+function assertDistinct(entity: string, keys: readonly string[]): void {
+  if (new Set(keys).size !== keys.length) {
+    const repeated = keys.find((key, i) => keys.indexOf(key) !== i)!;
+    throw new ConcurrencyConflict(entity, repeated);
+  }
+}
+
+/**
+ * Commits a change set in one multi-document transaction, so the task's transition, the command's status (and with
+ * it the address lock) and the outbox event land together or not at all.
+ *
+ * Order inside the transaction mirrors the memory adapter's precedence: replaces first (a version miss is a
+ * ConcurrencyConflict; a command turning terminal drops its lock marker, so a new command in the same change set may
+ * take the address), then inserts of tasks and events (a taken key is a ConcurrencyConflict), then new commands (a
+ * taken number is a ConcurrencyConflict, a taken address lock is BIZ-COMMAND-LOCKED). Any throw aborts everything.
+ *
+ * Requires a replica set or mongos; connectMongo refuses a standalone server (docs: decisions, "MongoDB store").
+ */
+export class MongoUnitOfWork implements UnitOfWork {
+  private readonly commands: Collection<CommandDocument>;
+  private readonly tasks: Collection<CollectionTaskDocument>;
+  private readonly events: Collection<WebhookEventDocument>;
+
+  constructor(db: Db, private readonly client: MongoClient) {
+    this.commands = db.collection<CommandDocument>(COLLECTIONS.commands);
+    this.tasks = db.collection<CollectionTaskDocument>(COLLECTIONS.tasks);
+    this.events = db.collection<WebhookEventDocument>(COLLECTIONS.events);
+  }
+
+  commit(changes: ChangeSet): Promise<void> {
+    const { newCommands = [], newTasks = [], commands = [], tasks = [], events = [] } = changes;
+    return guarded('unit of work commit', async () => {
+      assertDistinct('command', [...commands, ...newCommands].map((c) => c.commandNo));
+      assertDistinct('collection task', [...tasks, ...newTasks].map((t) => t.taskNo));
+      assertDistinct('webhook event', events.map((e) => e.eventId));
+      if (newCommands.length + newTasks.length + commands.length + tasks.length + events.length === 0) return;
+
+      await inTransaction(this.client, async (session) => {
+        for (const command of commands) await replaceCommand(this.commands, command, session);
+        for (const task of tasks) await replaceTask(this.tasks, task, session);
+        for (const task of newTasks) {
+          await insertOrConflict(() => this.tasks.insertOne(taskInsertDocument(task), { session }), 'collection task', task.taskNo);
+        }
+        for (const event of events) {
+          await insertOrConflict(() => this.events.insertOne(eventInsertDocument(event), { session }), 'webhook event', event.eventId);
+        }
+        if (newCommands.length > 0) {
+          const taken = await this.commands.findOne({ _id: { $in: newCommands.map((c) => c.commandNo) } }, { session, projection: { _id: 1 } });
+          if (taken !== null) throw new ConcurrencyConflict('command', taken._id);
+        }
+        for (const command of newCommands) {
+          try {
+            await this.commands.insertOne(commandInsertDocument(command, true), { session });
+          } catch (error) {
+            if (!isDuplicateKey(error)) throw error;
+            // The number was checked free above inside this transaction, so the collision is the address lock.
+            throw isDuplicateKey(error, '_id') ? new ConcurrencyConflict('command', command.commandNo) : new DomainError('BIZ-COMMAND-LOCKED');
+          }
+        }
+      });
+    });
+  }
+}
+
+async function insertOrConflict(insert: () => Promise<unknown>, entity: string, id: string): Promise<void> {
+  try {
+    await insert();
+  } catch (error) {
+    if (!isDuplicateKey(error)) throw error;
+    throw new ConcurrencyConflict(entity, id);
+  }
+}

@@ -1,0 +1,116 @@
+import type { Collection, Db, MongoClient } from 'mongodb';
+import { ConcurrencyConflict } from '../../core/domain/errors.js';
+import { ADDRESS_TYPE, type AddressType, type UserId, type WalletAddress } from '../../core/domain/model/index.js';
+import type { Page, PageRequest } from '../../core/ports/page.js';
+import type { WalletInsertOutcome, WalletRepository } from '../../core/ports/wallet-repository.port.js';
+import { COLLECTIONS } from './collections.js';
+import { guarded, isDuplicateKey, pageFrom, storeUnavailable } from './mongo-support.js';
+import { inTransaction } from './mongo-transaction.js';
+import {
+  fromWalletDocument, toWalletDocument, walletQuotaKey, type WalletDocument, type WalletQuotaDocument,
+} from './wallet-document.js';
+
+/**
+ * Wallet addresses. "One main address per (user, network)" is a partial unique index; the sub-address quota is a
+ * counter document incremented in the same transaction as the insert: concurrent inserts for one (user, network)
+ * write the same counter, so the server serialises them (write conflict, retried) and each sees the others' count.
+ */
+export class MongoWalletRepository implements WalletRepository {
+  private readonly wallets: Collection<WalletDocument>;
+  private readonly quotas: Collection<WalletQuotaDocument>;
+
+  constructor(db: Db, private readonly client: MongoClient) {
+    this.wallets = db.collection<WalletDocument>(COLLECTIONS.wallets);
+    this.quotas = db.collection<WalletQuotaDocument>(COLLECTIONS.walletQuotas);
+  }
+
+  insert(wallet: WalletAddress, limits: { readonly maxSubAddresses: number }): Promise<WalletInsertOutcome> {
+    return guarded('wallet insert', async () => {
+      const doc = toWalletDocument(wallet);
+      try {
+        if (wallet.addressType === ADDRESS_TYPE.MAIN) {
+          await this.wallets.insertOne(doc);
+          return 'created';
+        }
+        return await inTransaction<WalletInsertOutcome, WalletInsertOutcome>(this.client, async (session, abort) => {
+          // Same precedence as the memory adapter: a known address wins over the quota verdict.
+          if ((await this.wallets.findOne({ address: wallet.address }, { session })) !== null) abort('address-exists');
+          const counter = await this.quotas.findOneAndUpdate(
+            { _id: walletQuotaKey(wallet.userId, wallet.networkCode) },
+            { $inc: { subs: 1 } },
+            { upsert: true, returnDocument: 'after', session },
+          );
+          const subsAfter = counter?.subs ?? 1;
+          if (limits.maxSubAddresses !== -1 && subsAfter > limits.maxSubAddresses) abort('quota-exceeded');
+          await this.wallets.insertOne(doc, { session });
+          return 'created';
+        });
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+        return this.classifyDuplicate(wallet, error);
+      }
+    });
+  }
+
+  findByAddress(address: string): Promise<WalletAddress | null> {
+    return guarded('wallet read', async () => {
+      const doc = await this.wallets.findOne({ address });
+      return doc === null ? null : fromWalletDocument(doc);
+    });
+  }
+
+  findById(id: number): Promise<WalletAddress | null> {
+    return guarded('wallet read', async () => {
+      const doc = await this.wallets.findOne({ _id: id });
+      return doc === null ? null : fromWalletDocument(doc);
+    });
+  }
+
+  findMain(userId: UserId, networkCode: string): Promise<WalletAddress | null> {
+    return guarded('wallet read', async () => {
+      const doc = await this.wallets.findOne({ userId, networkCode: networkCode as WalletDocument['networkCode'], addressType: ADDRESS_TYPE.MAIN });
+      return doc === null ? null : fromWalletDocument(doc);
+    });
+  }
+
+  countSubs(userId: UserId, networkCode: string): Promise<number> {
+    return guarded('wallet count', () =>
+      this.wallets.countDocuments({ userId, networkCode: networkCode as WalletDocument['networkCode'], addressType: ADDRESS_TYPE.SUB }));
+  }
+
+  listByUser(userId: UserId, filter: { readonly addressType?: AddressType }, page: PageRequest): Promise<Page<WalletAddress>> {
+    return guarded('wallet list', () => {
+      const query = filter.addressType === undefined ? { userId } : { userId, addressType: filter.addressType };
+      return pageFrom(
+        () => this.wallets.countDocuments(query),
+        async (skip, limit) => (await this.wallets.find(query).sort({ _id: 1 }).skip(skip).limit(limit).toArray()).map(fromWalletDocument),
+        page,
+      );
+    });
+  }
+
+  findManaged(addresses: readonly string[]): Promise<WalletAddress[]> {
+    return guarded('wallet read', async () => {
+      const unique = [...new Set(addresses)];
+      if (unique.length === 0) return [];
+      const byAddress = new Map<string, WalletAddress>();
+      for (const doc of await this.wallets.find({ address: { $in: unique } }).toArray()) {
+        byAddress.set(doc.address, fromWalletDocument(doc));
+      }
+      // In the order asked, like the memory adapter.
+      return unique.flatMap((address) => byAddress.get(address) ?? []);
+    });
+  }
+
+  /** Which rule a unique-index violation stands for; reads settle what the error's key pattern leaves open. */
+  private async classifyDuplicate(wallet: WalletAddress, error: unknown): Promise<WalletInsertOutcome> {
+    if (isDuplicateKey(error, 'address') || (await this.wallets.countDocuments({ address: wallet.address })) > 0) {
+      return 'address-exists';
+    }
+    if ((await this.wallets.countDocuments({ _id: wallet.id })) > 0) throw new ConcurrencyConflict('wallet address', String(wallet.id));
+    if (wallet.addressType === ADDRESS_TYPE.MAIN && (await this.findMain(wallet.userId, wallet.networkCode)) !== null) {
+      return 'main-exists';
+    }
+    throw storeUnavailable('wallet insert', error);
+  }
+}

@@ -1,0 +1,84 @@
+import type { Collection, Db } from 'mongodb';
+import { ConcurrencyConflict } from '../../core/domain/errors.js';
+import { DELIVERY_STATUS, type DeliveryStatus, type UserId, type WebhookDelivery } from '../../core/domain/model/index.js';
+import type { Page, PageRequest } from '../../core/ports/page.js';
+import type { WebhookDeliveryRepository } from '../../core/ports/webhook-delivery-repository.port.js';
+import { COLLECTIONS } from './collections.js';
+import { guarded, insertionStamp, isDuplicateKey, pageFrom } from './mongo-support.js';
+import { fromWebhookDeliveryDocument, toWebhookDeliveryDocument, type WebhookDeliveryDocument } from './webhook-document.js';
+
+const WAITING: DeliveryStatus[] = [DELIVERY_STATUS.PENDING, DELIVERY_STATUS.RETRYING];
+
+/**
+ * Webhook deliveries; a unique index on `eventId` makes "one delivery per event" a store rule. A claim leases
+ * deliveries one findOneAndUpdate at a time (each atomic), so racing dispatchers never share a delivery.
+ */
+export class MongoWebhookDeliveryRepository implements WebhookDeliveryRepository {
+  private readonly deliveries: Collection<WebhookDeliveryDocument>;
+
+  constructor(db: Db) {
+    this.deliveries = db.collection<WebhookDeliveryDocument>(COLLECTIONS.deliveries);
+  }
+
+  insert(delivery: WebhookDelivery): Promise<boolean> {
+    return guarded('webhook delivery insert', async () => {
+      try {
+        await this.deliveries.insertOne({ ...toWebhookDeliveryDocument(delivery), insertedSeq: insertionStamp() });
+        return true;
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+        // The documented outcome is the event rule; a reused delivery id alone is a caller bug.
+        if ((await this.deliveries.countDocuments({ eventId: delivery.eventId })) > 0) return false;
+        throw new ConcurrencyConflict('webhook delivery', delivery.deliveryId);
+      }
+    });
+  }
+
+  get(deliveryId: string): Promise<WebhookDelivery | null> {
+    return guarded('webhook delivery read', async () => {
+      const doc = await this.deliveries.findOne({ _id: deliveryId });
+      return doc === null ? null : fromWebhookDeliveryDocument(doc);
+    });
+  }
+
+  update(delivery: WebhookDelivery): Promise<void> {
+    return guarded('webhook delivery update', async () => {
+      const { _id, ...fields } = toWebhookDeliveryDocument(delivery);
+      const result = await this.deliveries.updateOne({ _id, version: delivery.version - 1 }, { $set: fields });
+      if (result.matchedCount !== 1) throw new ConcurrencyConflict('webhook delivery', delivery.deliveryId);
+    });
+  }
+
+  claimDue(now: number, owner: string, leaseMs: number, limit: number): Promise<WebhookDelivery[]> {
+    return guarded('webhook delivery claim', async () => {
+      const claimed: WebhookDelivery[] = [];
+      while (claimed.length < limit) {
+        const doc = await this.deliveries.findOneAndUpdate(
+          {
+            // A zero-length lease is already expired: never hand the same delivery out twice in one claim.
+            _id: { $nin: claimed.map((d) => d.deliveryId) },
+            status: { $in: WAITING },
+            nextAttemptAt: { $lte: now },
+            $or: [{ lease: null }, { 'lease.expiresAt': { $lte: now } }],
+          },
+          { $set: { lease: { owner, expiresAt: now + leaseMs } }, $inc: { version: 1 } },
+          { sort: { nextAttemptAt: 1, insertedSeq: 1 }, returnDocument: 'after' },
+        );
+        if (doc === null) break;
+        claimed.push(fromWebhookDeliveryDocument(doc));
+      }
+      return claimed;
+    });
+  }
+
+  listByUser(userId: UserId, page: PageRequest): Promise<Page<WebhookDelivery>> {
+    return guarded('webhook delivery list', () =>
+      pageFrom(
+        () => this.deliveries.countDocuments({ userId }),
+        async (skip, limit) =>
+          (await this.deliveries.find({ userId }).sort({ createdAt: -1, insertedSeq: -1 }).skip(skip).limit(limit).toArray())
+            .map(fromWebhookDeliveryDocument),
+        page,
+      ));
+  }
+}
