@@ -20,3 +20,5 @@ export { MemoryIdGenerator } from './memory-id-generator.js';
 export { SeededIdGenerator } from './seeded-id-generator.js';
 export { ManualClock, MANUAL_CLOCK_DEFAULT_START } from './manual-clock.js';
 export { RecordingMailer, type RecordedMail } from './recording-mailer.js';
+export { MemoryAddressLock } from './memory-address-lock.js';
+export { MemoryRateLimiter } from './memory-rate-limiter.js';
