@@ -1,4 +1,5 @@
 import { AccountsUseCases } from './accounts.service.js';
+import { AdminUseCases } from './admin.service.js';
 import { ApiTokensUseCases } from './api-tokens.service.js';
 import type { Application } from './application.js';
 import { CashierTokensUseCases } from './cashier-tokens.service.js';
@@ -6,34 +7,34 @@ import { CashierUseCases } from './cashier.service.js';
 import { CollectionsUseCases } from './collections.service.js';
 import { CommandsUseCases } from './commands.service.js';
 import { resolveDeps, type CoreDeps } from './deps.js';
+import { StakingUseCases } from './staking.service.js';
+import { SubscriptionsUseCases } from './subscriptions.service.js';
+import { TransfersUseCases } from './transfers.service.js';
 import { WalletsUseCases } from './wallets.service.js';
+import { WebhooksUseCases } from './webhooks.service.js';
 
 export type * from './application.js';
 export type * from './views.js';
 export { DEFAULT_CORE_SETTINGS, type CoreDeps, type CoreSettings } from './deps.js';
-
-/** A group whose methods are not written yet: each call rejects, so the host can wire routes already. */
-function notImplemented<T extends object>(group: string): T {
-  return new Proxy({} as T, {
-    get: (_target, name) => () => Promise.reject(new Error(`not implemented: ${group}.${String(name)}`)),
-  });
-}
+export { collectionEvent, withdrawalEvent, sweptAmountJson } from './webhook-events.js';
+export { webhookRequest } from './webhooks.service.js';
+export { secretAad } from './developer-config.js';
 
 /** Builds every use case on the given ports. No I/O happens here. */
 export function createApplication(deps: CoreDeps): Application {
   const resolved = resolveDeps(deps);
   return {
     accounts: new AccountsUseCases(resolved),
-    subscriptions: notImplemented('subscriptions'),
+    subscriptions: new SubscriptionsUseCases(resolved),
     apiTokens: new ApiTokensUseCases(resolved),
     wallets: new WalletsUseCases(resolved),
     commands: new CommandsUseCases(resolved),
     collections: new CollectionsUseCases(resolved),
     cashierTokens: new CashierTokensUseCases(resolved),
     cashier: new CashierUseCases(resolved),
-    webhooks: notImplemented('webhooks'),
-    transfers: notImplemented('transfers'),
-    staking: notImplemented('staking'),
-    admin: notImplemented('admin'),
+    webhooks: new WebhooksUseCases(resolved),
+    transfers: new TransfersUseCases(resolved),
+    staking: new StakingUseCases(resolved),
+    admin: new AdminUseCases(resolved),
   };
 }

@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { ConcurrencyConflict } from '../core/domain/errors.js';
+import type { CashierTokenRepository } from '../core/ports/cashier-token-repository.port.js';
+import { type Closable, type ContractOptions, type MakeSubject, useFreshSubject } from './support/contract-options.js';
+import { aCashierToken, addressOf, MINUTE, T0 } from './support/fixtures.js';
+
+/** What the cashier-token contract needs: an empty repository. */
+export interface CashierTokenRepositorySubject extends Closable {
+  readonly cashierTokens: CashierTokenRepository;
+}
+
+/** The CashierTokenRepository contract (core/ports/cashier-token-repository.port.ts). */
+export function describeCashierTokenRepositoryContract(
+  name: string,
+  makeSubject: MakeSubject<CashierTokenRepositorySubject>,
+  options: ContractOptions<CashierTokenRepositorySubject> = {},
+): void {
+  const concurrency = options.concurrency ?? 50;
+  describe(`CashierTokenRepository contract: ${name}`, () => {
+    const subject = useFreshSubject(makeSubject);
+
+    it('inserts and finds by token hash and by token number', async () => {
+      const { cashierTokens } = subject();
+      expect(await cashierTokens.insert(aCashierToken(), T0)).toBe('created');
+      expect(await cashierTokens.findByTokenHash('c3'.repeat(32))).toEqual(aCashierToken());
+      expect(await cashierTokens.findByTokenNo('CT0001')).toEqual(aCashierToken());
+      expect(await cashierTokens.findByTokenHash('00'.repeat(32))).toBeNull();
+      expect(await cashierTokens.findByTokenNo('CT9999')).toBeNull();
+    });
+
+    it('refuses a second token while the address has an active, unexpired one', async () => {
+      const { cashierTokens } = subject();
+      await cashierTokens.insert(aCashierToken(), T0);
+      const second = aCashierToken({ tokenNo: 'CT2', tokenHash: 'd5'.repeat(32) });
+      expect(await cashierTokens.insert(second, T0 + 59 * MINUTE)).toBe('active-exists');
+      expect(await cashierTokens.findByTokenNo('CT2')).toBeNull();
+      expect(await cashierTokens.insert(aCashierToken({ tokenNo: 'CT3', tokenHash: 'e6'.repeat(32), address: addressOf(2) }), T0)).toBe('created');
+    });
+
+    it('an expired token (expiresAt <= now) or a disabled one does not count as active', async () => {
+      const { cashierTokens } = subject();
+      await cashierTokens.insert(aCashierToken(), T0);
+      expect(await cashierTokens.insert(aCashierToken({ tokenNo: 'CT2', tokenHash: 'd5'.repeat(32), createdAt: T0 + 60 * MINUTE }), T0 + 60 * MINUTE)).toBe('created');
+      await cashierTokens.update(aCashierToken({ tokenNo: 'CT2', tokenHash: 'd5'.repeat(32), createdAt: T0 + 60 * MINUTE, status: 'disabled', disabledAt: T0 + 61 * MINUTE, disableReason: 'done', version: 2 }));
+      expect(await cashierTokens.insert(aCashierToken({ tokenNo: 'CT3', tokenHash: 'e6'.repeat(32) }), T0 + 62 * MINUTE)).toBe('created');
+    });
+
+    it(`of ${concurrency} concurrent creates for one address exactly one is created`, async () => {
+      const { cashierTokens } = subject();
+      const outcomes = await Promise.all(Array.from({ length: concurrency }, (_, i) =>
+        cashierTokens.insert(aCashierToken({ tokenNo: `CT${i}`, tokenHash: String(i).padStart(64, '0') }), T0)));
+      expect(outcomes.filter((o) => o === 'created')).toHaveLength(1);
+    });
+
+    it('lists the user\'s tokens newest first, paged with the total', async () => {
+      const { cashierTokens } = subject();
+      for (const i of [2, 1, 3]) {
+        await cashierTokens.insert(aCashierToken({ tokenNo: `CT${i}`, tokenHash: String(i).padStart(64, '0'), address: addressOf(i), createdAt: T0 + i }), T0);
+      }
+      await cashierTokens.insert(aCashierToken({ tokenNo: 'OTHER', tokenHash: 'f'.repeat(64), userId: 2, address: addressOf(9) }), T0);
+      const page = await cashierTokens.listByUser(1, { offset: 0, limit: 2 });
+      expect(page.items.map((t) => t.tokenNo)).toEqual(['CT3', 'CT2']);
+      expect(page.total).toBe(3);
+      expect((await cashierTokens.listByUser(1, { offset: 2, limit: 2 })).items.map((t) => t.tokenNo)).toEqual(['CT1']);
+      expect(await cashierTokens.listByUser(5, { offset: 0, limit: 2 })).toEqual({ items: [], total: 0 });
+    });
+
+    it('update is optimistic', async () => {
+      const { cashierTokens } = subject();
+      await cashierTokens.insert(aCashierToken(), T0);
+      const disabled = aCashierToken({ status: 'disabled', disabledAt: T0 + 1, disableReason: 'paid', version: 2 });
+      await cashierTokens.update(disabled);
+      await expect(cashierTokens.update(aCashierToken({ status: 'disabled', version: 2 }))).rejects.toBeInstanceOf(ConcurrencyConflict);
+      expect(await cashierTokens.findByTokenNo('CT0001')).toEqual(disabled);
+    });
+
+    it('extendExpiry slides forward, never shortens, and leaves disabled or unknown tokens alone', async () => {
+      const { cashierTokens } = subject();
+      await cashierTokens.insert(aCashierToken(), T0);
+      await cashierTokens.extendExpiry('CT0001', T0 + 90 * MINUTE);
+      expect((await cashierTokens.findByTokenNo('CT0001'))!.expiresAt).toBe(T0 + 90 * MINUTE);
+      await cashierTokens.extendExpiry('CT0001', T0 + 70 * MINUTE);
+      expect((await cashierTokens.findByTokenNo('CT0001'))!.expiresAt).toBe(T0 + 90 * MINUTE);
+      const stored = (await cashierTokens.findByTokenNo('CT0001'))!;
+      await cashierTokens.update({ ...stored, status: 'disabled', disabledAt: T0, disableReason: null, version: stored.version + 1 });
+      await cashierTokens.extendExpiry('CT0001', T0 + 500 * MINUTE);
+      expect((await cashierTokens.findByTokenNo('CT0001'))!.expiresAt).toBe(T0 + 90 * MINUTE);
+      await expect(cashierTokens.extendExpiry('CT9999', T0)).resolves.toBeUndefined();
+    });
+
+    it('concurrent extensions leave the latest expiry and a later disable still succeeds', async () => {
+      const { cashierTokens } = subject();
+      await cashierTokens.insert(aCashierToken(), T0);
+      const before = (await cashierTokens.findByTokenNo('CT0001'))!;
+      await Promise.all([80, 120, 65, 110].map((m) => cashierTokens.extendExpiry('CT0001', T0 + m * MINUTE)));
+      const after = (await cashierTokens.findByTokenNo('CT0001'))!;
+      expect(after.expiresAt).toBe(T0 + 120 * MINUTE);
+      await cashierTokens.update({ ...after, status: 'disabled', version: after.version + 1 });
+      expect((await cashierTokens.findByTokenNo('CT0001'))!.status).toBe('disabled');
+      expect(before.version).toBeGreaterThan(0);
+    });
+
+    options.extraTestsFn?.(makeSubject);
+  });
+}

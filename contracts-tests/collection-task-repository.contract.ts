@@ -1,0 +1,124 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ConcurrencyConflict } from '../core/domain/errors.js';
+import type { CollectionStatus, CollectionTask } from '../core/domain/model/collection-task.js';
+import type { CollectionTaskRepository } from '../core/ports/collection-task-repository.port.js';
+import type { UnitOfWork } from '../core/ports/unit-of-work.port.js';
+import { type Closable, type ContractOptions, type MakeSubject, useFreshSubject, withSubject } from './support/contract-options.js';
+import { addressOf, aTask, T0 } from './support/fixtures.js';
+
+/** What the collection-task contract needs: the repository and the unit of work that inserts tasks. */
+export interface CollectionTaskRepositorySubject extends Closable {
+  readonly tasks: CollectionTaskRepository;
+  readonly uow: UnitOfWork;
+}
+
+const LEASE = 30_000;
+const STATUSES: readonly CollectionStatus[] = [1, 2, 6, 8, 11, 12, 15, 16, 17];
+const TERMINAL = new Set<CollectionStatus>([11, 12]);
+
+function claimable(task: CollectionTask, now: number): boolean {
+  return !TERMINAL.has(task.status) && task.nextRunAt <= now && (task.lease === null || task.lease.expiresAt <= now);
+}
+
+/** The CollectionTaskRepository contract (core/ports/collection-task-repository.port.ts). */
+export function describeCollectionTaskRepositoryContract(
+  name: string,
+  makeSubject: MakeSubject<CollectionTaskRepositorySubject>,
+  options: ContractOptions<CollectionTaskRepositorySubject> = {},
+): void {
+  const concurrency = options.concurrency ?? 50;
+  const numRuns = options.numRuns ?? 50;
+  describe(`CollectionTaskRepository contract: ${name}`, () => {
+    const subject = useFreshSubject(makeSubject);
+
+    it('gets a task inserted through the unit of work, with bigint and steps intact', async () => {
+      const { tasks, uow } = subject();
+      const task = aTask({
+        sweptAmount: 2n ** 66n, energyPath: 'self',
+        steps: [{ status: 2, transaction: { txid: 'ef'.repeat(32), signedJson: '{}', expiresAt: T0 + 1, broadcastAt: T0 }, orderRef: null, startedAt: T0, completedAt: null }],
+      });
+      await uow.commit({ newTasks: [task] });
+      expect(await tasks.get('K0001')).toEqual(task);
+      expect(await tasks.get('K9999')).toBeNull();
+    });
+
+    it('findLatestByAddress returns the most recently created task of the address', async () => {
+      const { tasks, uow } = subject();
+      await uow.commit({ newTasks: [aTask({ taskNo: 'K1', startedAt: T0 + 1 }), aTask({ taskNo: 'K3', startedAt: T0 + 3 })] });
+      await uow.commit({ newTasks: [aTask({ taskNo: 'K2', startedAt: T0 + 2 }), aTask({ taskNo: 'KX', address: addressOf(2), startedAt: T0 + 9 })] });
+      expect((await tasks.findLatestByAddress(addressOf(1)))!.taskNo).toBe('K3');
+      expect((await tasks.findLatestByAddress(addressOf(2)))!.taskNo).toBe('KX');
+      expect(await tasks.findLatestByAddress(addressOf(3))).toBeNull();
+    });
+
+    it('update is optimistic', async () => {
+      const { tasks, uow } = subject();
+      await uow.commit({ newTasks: [aTask()] });
+      await tasks.update(aTask({ status: 6, version: 2 }));
+      await expect(tasks.update(aTask({ status: 12, version: 2 }))).rejects.toBeInstanceOf(ConcurrencyConflict);
+      await expect(tasks.update(aTask({ taskNo: 'nope', version: 2 }))).rejects.toBeInstanceOf(ConcurrencyConflict);
+      expect((await tasks.get('K0001'))!.status).toBe(6);
+    });
+
+    it('claimDue leases a due task to the owner and bumps its version; not-yet-due tasks wait', async () => {
+      const { tasks, uow } = subject();
+      await uow.commit({ newTasks: [aTask({ taskNo: 'LATER', nextRunAt: T0 + 1000 }), aTask({ taskNo: 'DUE', nextRunAt: T0 })] });
+      const claimed = await tasks.claimDue(T0, 'worker-a', LEASE);
+      expect(claimed).toMatchObject({ taskNo: 'DUE', version: 2, lease: { owner: 'worker-a', expiresAt: T0 + LEASE } });
+      expect(await tasks.get('DUE')).toEqual(claimed);
+      expect(await tasks.claimDue(T0, 'worker-b', LEASE)).toBeNull();
+      expect((await tasks.claimDue(T0 + 1000, 'worker-b', LEASE))!.taskNo).toBe('LATER');
+    });
+
+    it('a live lease blocks claims; an expired lease can be reclaimed and the old owner\'s write then conflicts', async () => {
+      const { tasks, uow } = subject();
+      await uow.commit({ newTasks: [aTask()] });
+      const first = (await tasks.claimDue(T0, 'worker-a', LEASE))!;
+      expect(await tasks.claimDue(T0 + LEASE - 1, 'worker-b', LEASE)).toBeNull();
+      const second = (await tasks.claimDue(T0 + LEASE, 'worker-b', LEASE))!;
+      expect(second).toMatchObject({ version: 3, lease: { owner: 'worker-b' } });
+      await expect(tasks.update({ ...first, status: 2, version: first.version + 1 })).rejects.toBeInstanceOf(ConcurrencyConflict);
+      await tasks.update({ ...second, status: 2, lease: null, version: second.version + 1 });
+      expect((await tasks.get('K0001'))!.status).toBe(2);
+    });
+
+    it('never claims DONE or FAILED tasks', async () => {
+      const { tasks, uow } = subject();
+      await uow.commit({ newTasks: [aTask({ taskNo: 'D', status: 11 }), aTask({ taskNo: 'F', status: 12 })] });
+      expect(await tasks.claimDue(T0 + 10 * LEASE, 'worker-a', LEASE)).toBeNull();
+    });
+
+    it(`${concurrency} concurrent claims over 10 due tasks: each task gets exactly one owner`, async () => {
+      const { tasks, uow } = subject();
+      await uow.commit({ newTasks: Array.from({ length: 10 }, (_, i) => aTask({ taskNo: `K${i}`, address: addressOf(i) })) });
+      const claims = await Promise.all(Array.from({ length: concurrency }, (_, i) => tasks.claimDue(T0, `worker-${i}`, LEASE)));
+      const claimed = claims.filter((c) => c !== null);
+      expect(claimed).toHaveLength(Math.min(10, concurrency));
+      expect(new Set(claimed.map((c) => c.taskNo)).size).toBe(claimed.length);
+      for (const c of claimed) expect((await tasks.get(c.taskNo))!.lease!.owner).toBe(c.lease!.owner);
+    });
+
+    it('claims a task exactly when one is claimable (random tasks and times)', async () => {
+      const taskArb = fc.record({
+        status: fc.constantFrom(...STATUSES),
+        nextRunAt: fc.integer({ min: 0, max: 100 }),
+        lease: fc.option(fc.integer({ min: 0, max: 100 }), { nil: null }),
+      });
+      await fc.assert(fc.asyncProperty(fc.array(taskArb, { maxLength: 6 }), fc.integer({ min: 0, max: 100 }), (specs, at) =>
+        withSubject(makeSubject, async ({ tasks, uow }) => {
+          const rows = specs.map((s, i) => aTask({
+            taskNo: `K${i}`, address: addressOf(i), status: s.status, nextRunAt: T0 + s.nextRunAt,
+            lease: s.lease === null ? null : { owner: 'old', expiresAt: T0 + s.lease },
+          }));
+          await uow.commit({ newTasks: rows });
+          const claimed = await tasks.claimDue(T0 + at, 'me', LEASE);
+          const eligible = rows.filter((r) => claimable(r, T0 + at)).map((r) => r.taskNo);
+          if (eligible.length === 0) expect(claimed).toBeNull();
+          else expect(eligible).toContain(claimed?.taskNo);
+        })), { numRuns });
+    });
+
+    options.extraTestsFn?.(makeSubject);
+  });
+}

@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import { ConcurrencyConflict } from '../core/domain/errors.js';
+import { COMMAND_STATUS, COMMAND_TYPE } from '../core/domain/model/command.js';
+import type { CommandRepository } from '../core/ports/command-repository.port.js';
+import { type Closable, type ContractOptions, type MakeSubject, useFreshSubject } from './support/contract-options.js';
+import { aCommand, addressOf, T0 } from './support/fixtures.js';
+
+/** What the command contract needs: an empty repository. */
+export interface CommandRepositorySubject extends Closable {
+  readonly commands: CommandRepository;
+}
+
+const LOCKING = { locking: true } as const;
+const NOT_LOCKING = { locking: false } as const;
+const { QUERY, WITHDRAWAL, COLLECTION, STAKE } = COMMAND_TYPE;
+const { PENDING, RUNNING, SUCCESS, FAILED } = COMMAND_STATUS;
+
+/** The CommandRepository contract (core/ports/command-repository.port.ts); a fresh, empty subject per test. */
+export function describeCommandRepositoryContract(
+  name: string,
+  makeSubject: MakeSubject<CommandRepositorySubject>,
+  options: ContractOptions<CommandRepositorySubject> = {},
+): void {
+  const concurrency = options.concurrency ?? 50;
+  describe(`CommandRepository contract: ${name}`, () => {
+    const subject = useFreshSubject(makeSubject);
+
+    it('inserts and gets a command with bigint, params and transaction intact', async () => {
+      const { commands } = subject();
+      const command = aCommand({
+        lockedAmount: 2n ** 80n, params: { to: addressOf(5), amount: '123' },
+        transaction: { txid: 'ab'.repeat(32), signedJson: '{"raw":1}', expiresAt: T0 + 60_000, broadcastAt: null },
+      });
+      expect(await commands.insert(command, LOCKING)).toBe('created');
+      expect(await commands.get('C0001')).toEqual(command);
+      expect(await commands.get('C9999')).toBeNull();
+    });
+
+    it('a locking insert is refused while the address has a PENDING or RUNNING fund-moving command', async () => {
+      const { commands } = subject();
+      await commands.insert(aCommand({ commandNo: 'C1', status: PENDING }), LOCKING);
+      expect(await commands.insert(aCommand({ commandNo: 'C2', type: WITHDRAWAL }), LOCKING)).toBe('locked');
+      expect(await commands.get('C2')).toBeNull();
+      await commands.update(aCommand({ commandNo: 'C1', status: RUNNING, version: 2 }));
+      expect(await commands.insert(aCommand({ commandNo: 'C3', type: STAKE }), LOCKING)).toBe('locked');
+      await commands.update(aCommand({ commandNo: 'C1', status: FAILED, version: 3 }));
+      expect(await commands.insert(aCommand({ commandNo: 'C4' }), LOCKING)).toBe('created');
+    });
+
+    it('other addresses, QUERY commands and non-locking inserts are not held back', async () => {
+      const { commands } = subject();
+      await commands.insert(aCommand({ commandNo: 'C1' }), LOCKING);
+      expect(await commands.insert(aCommand({ commandNo: 'C2', address: addressOf(2) }), LOCKING)).toBe('created');
+      expect(await commands.insert(aCommand({ commandNo: 'C3', type: QUERY }), NOT_LOCKING)).toBe('created');
+      await commands.insert(aCommand({ commandNo: 'C4', type: QUERY, address: addressOf(3) }), NOT_LOCKING);
+      expect(await commands.insert(aCommand({ commandNo: 'C5', address: addressOf(3) }), LOCKING)).toBe('created');
+    });
+
+    it(`of ${concurrency} concurrent locking inserts on one address exactly one is created`, async () => {
+      const { commands } = subject();
+      const outcomes = await Promise.all(Array.from({ length: concurrency }, (_, i) =>
+        commands.insert(aCommand({ commandNo: `C${i}`, type: i % 2 === 0 ? COLLECTION : WITHDRAWAL }), LOCKING)));
+      expect(outcomes.filter((o) => o === 'created')).toHaveLength(1);
+      expect(outcomes.filter((o) => o === 'locked')).toHaveLength(concurrency - 1);
+    });
+
+    it('findActiveByAddress returns the lock holder only while it is PENDING or RUNNING', async () => {
+      const { commands } = subject();
+      await commands.insert(aCommand({ commandNo: 'Q1', type: QUERY }), NOT_LOCKING);
+      expect(await commands.findActiveByAddress(addressOf(1))).toBeNull();
+      await commands.insert(aCommand({ commandNo: 'C1' }), LOCKING);
+      expect((await commands.findActiveByAddress(addressOf(1)))!.commandNo).toBe('C1');
+      await commands.update(aCommand({ commandNo: 'C1', status: SUCCESS, version: 2 }));
+      expect(await commands.findActiveByAddress(addressOf(1))).toBeNull();
+      expect(await commands.findActiveByAddress(addressOf(2))).toBeNull();
+    });
+
+    it('listByUser: newest first, filtered by type and status, paged with the total', async () => {
+      const { commands } = subject();
+      const rows = [
+        { commandNo: 'A', type: COLLECTION, status: SUCCESS, createdAt: T0 + 1 },
+        { commandNo: 'B', type: QUERY, status: SUCCESS, createdAt: T0 + 4 },
+        { commandNo: 'C', type: COLLECTION, status: FAILED, createdAt: T0 + 3 },
+        { commandNo: 'D', type: WITHDRAWAL, status: SUCCESS, createdAt: T0 + 2 },
+        { commandNo: 'E', type: COLLECTION, status: SUCCESS, createdAt: T0 + 5 },
+      ] as const;
+      for (const row of rows) await commands.insert(aCommand({ ...row, address: null }), NOT_LOCKING);
+      await commands.insert(aCommand({ commandNo: 'X', userId: 2, createdAt: T0 + 9 }), NOT_LOCKING);
+      const all = await commands.listByUser(1, {}, { offset: 0, limit: 20 });
+      expect(all.items.map((c) => c.commandNo)).toEqual(['E', 'B', 'C', 'D', 'A']);
+      expect(all.total).toBe(5);
+      const collections = await commands.listByUser(1, { type: COLLECTION }, { offset: 0, limit: 20 });
+      expect(collections.items.map((c) => c.commandNo)).toEqual(['E', 'C', 'A']);
+      const succeeded = await commands.listByUser(1, { type: COLLECTION, status: SUCCESS }, { offset: 1, limit: 1 });
+      expect(succeeded).toMatchObject({ total: 2, items: [{ commandNo: 'A' }] });
+      expect((await commands.listByUser(1, { status: FAILED }, { offset: 0, limit: 20 })).items.map((c) => c.commandNo)).toEqual(['C']);
+      expect(await commands.listByUser(1, {}, { offset: 5, limit: 20 })).toEqual({ items: [], total: 5 });
+      expect(await commands.listByUser(3, {}, { offset: 0, limit: 20 })).toEqual({ items: [], total: 0 });
+    });
+
+    it('update is optimistic: a stale, skipped or unknown version throws ConcurrencyConflict', async () => {
+      const { commands } = subject();
+      await commands.insert(aCommand(), LOCKING);
+      await commands.update(aCommand({ status: RUNNING, startedAt: T0 + 1, version: 2 }));
+      await expect(commands.update(aCommand({ status: FAILED, version: 2 }))).rejects.toBeInstanceOf(ConcurrencyConflict);
+      await expect(commands.update(aCommand({ status: FAILED, version: 4 }))).rejects.toBeInstanceOf(ConcurrencyConflict);
+      await expect(commands.update(aCommand({ commandNo: 'nope', version: 2 }))).rejects.toBeInstanceOf(ConcurrencyConflict);
+      expect(await commands.get('C0001')).toEqual(aCommand({ status: RUNNING, startedAt: T0 + 1, version: 2 }));
+    });
+
+    it('of concurrent updates from one version exactly one wins', async () => {
+      const { commands } = subject();
+      await commands.insert(aCommand(), LOCKING);
+      const outcomes = await Promise.allSettled([SUCCESS, FAILED, RUNNING].map((status) => commands.update(aCommand({ status, version: 2 }))));
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    });
+
+    it('listPending: PENDING commands of the given types, oldest first, at most `limit`', async () => {
+      const { commands } = subject();
+      const rows = [
+        { commandNo: 'W3', type: WITHDRAWAL, createdAt: T0 + 3 },
+        { commandNo: 'W1', type: WITHDRAWAL, createdAt: T0 + 1 },
+        { commandNo: 'S2', type: STAKE, createdAt: T0 + 2 },
+        { commandNo: 'K0', type: COLLECTION, createdAt: T0 },
+        { commandNo: 'W0', type: WITHDRAWAL, createdAt: T0, status: RUNNING },
+      ] as const;
+      for (const [i, row] of rows.entries()) await commands.insert(aCommand({ ...row, address: addressOf(i) }), LOCKING);
+      expect((await commands.listPending([WITHDRAWAL, STAKE], 10)).map((c) => c.commandNo)).toEqual(['W1', 'S2', 'W3']);
+      expect((await commands.listPending([WITHDRAWAL, STAKE], 2)).map((c) => c.commandNo)).toEqual(['W1', 'S2']);
+      expect(await commands.listPending([QUERY], 10)).toEqual([]);
+    });
+
+    it('returns copies: changing a returned object does not change the stored one', async () => {
+      const { commands } = subject();
+      await commands.insert(aCommand(), LOCKING);
+      const got = (await commands.get('C0001'))!;
+      try { (got as { status: number }).status = SUCCESS; } catch { /* a frozen copy is fine too */ }
+      expect((await commands.findActiveByAddress(addressOf(1)))!.status).toBe(PENDING);
+    });
+
+    options.extraTestsFn?.(makeSubject);
+  });
+}

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { ConcurrencyConflict } from '../core/domain/errors.js';
+import type { DeveloperConfigRepository } from '../core/ports/developer-config-repository.port.js';
+import { type Closable, type ContractOptions, type MakeSubject, useFreshSubject } from './support/contract-options.js';
+import { aDeveloperConfig, T0 } from './support/fixtures.js';
+
+/** What the developer-config contract needs: an empty repository. */
+export interface DeveloperConfigRepositorySubject extends Closable {
+  readonly developerConfigs: DeveloperConfigRepository;
+}
+
+/** The DeveloperConfigRepository contract (core/ports/developer-config-repository.port.ts). */
+export function describeDeveloperConfigRepositoryContract(
+  name: string,
+  makeSubject: MakeSubject<DeveloperConfigRepositorySubject>,
+  options: ContractOptions<DeveloperConfigRepositorySubject> = {},
+): void {
+  describe(`DeveloperConfigRepository contract: ${name}`, () => {
+    const subject = useFreshSubject(makeSubject);
+
+    it('inserts at version 1 and replaces at the next version, keeping bigint minimums', async () => {
+      const { developerConfigs } = subject();
+      await developerConfigs.save(aDeveloperConfig());
+      expect(await developerConfigs.get(1)).toEqual(aDeveloperConfig());
+      const next = aDeveloperConfig({ pendingUrl: 'https://hooks.example.com/a', pendingSince: T0, minCollectAmounts: { TRX: 2n ** 65n }, version: 2 });
+      await developerConfigs.save(next);
+      expect(await developerConfigs.get(1)).toEqual(next);
+      expect(await developerConfigs.get(2)).toBeNull();
+    });
+
+    it('a second insert, a stale or a skipped version throws ConcurrencyConflict', async () => {
+      const { developerConfigs } = subject();
+      await developerConfigs.save(aDeveloperConfig());
+      await expect(developerConfigs.save(aDeveloperConfig({ url: 'https://x.example.com' }))).rejects.toBeInstanceOf(ConcurrencyConflict);
+      await expect(developerConfigs.save(aDeveloperConfig({ version: 3 }))).rejects.toBeInstanceOf(ConcurrencyConflict);
+      await expect(developerConfigs.save(aDeveloperConfig({ userId: 2, version: 2 }))).rejects.toBeInstanceOf(ConcurrencyConflict);
+      expect((await developerConfigs.get(1))!.url).toBeNull();
+    });
+
+    it('listPending returns configurations with a pending URL, oldest pendingSince first', async () => {
+      const { developerConfigs } = subject();
+      await developerConfigs.save(aDeveloperConfig({ userId: 1, pendingUrl: 'https://a.example.com', pendingSince: T0 + 5 }));
+      await developerConfigs.save(aDeveloperConfig({ userId: 2 }));
+      await developerConfigs.save(aDeveloperConfig({ userId: 3, pendingUrl: 'https://c.example.com', pendingSince: T0 + 1 }));
+      await developerConfigs.save(aDeveloperConfig({ userId: 4, url: 'https://d.example.com', verifiedAt: T0 }));
+      expect((await developerConfigs.listPending()).map((c) => c.userId)).toEqual([3, 1]);
+    });
+
+    options.extraTestsFn?.(makeSubject);
+  });
+}

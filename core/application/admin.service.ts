@@ -1,0 +1,129 @@
+import { commandTransition } from '../domain/command-machine.js';
+import { collectionTransition } from '../domain/collection-machine.js';
+import { DomainError, validationError } from '../domain/errors.js';
+import { formatIsoTime } from '../domain/time.js';
+import { approveWebhook, rejectWebhook, webhookView } from '../domain/webhook-review.js';
+import { COLLECTION_STATUS, type CollectionTask } from '../domain/model/collection-task.js';
+import { COMMAND_TYPE, type Command } from '../domain/model/command.js';
+import type { UserId } from '../domain/model/common.js';
+import type { DeveloperConfig } from '../domain/model/webhook.js';
+import type { RiskEntryKind } from '../ports/risk-policy.port.js';
+import type { AdminService } from './application.js';
+import type { ResolvedDeps } from './deps.js';
+import { fieldsOf, optionalString, parseIdParam, requireString, type Fields } from './input.js';
+import { toCommandView } from './mappers.js';
+import { retryOnConflict } from './retry-on-conflict.js';
+import { collectionEvent } from './webhook-events.js';
+import type { CommandView, PendingWebhookView, QuotaView, RiskEntryView, WebhookStatusView } from './views.js';
+
+const MAX_NOTE = 500;
+
+function parseKind(fields: Fields): RiskEntryKind {
+  const kind = requireString(fields, 'kind', 16);
+  if (kind !== 'user' && kind !== 'address') throw validationError('kind', 'must be user or address');
+  return kind;
+}
+
+/** Platform operations behind ADMIN_TOKEN (DESIGN.md "Platform (admin) operations"). */
+export class AdminUseCases implements AdminService {
+  constructor(private readonly deps: ResolvedDeps) {}
+
+  async listPendingWebhooks(): Promise<PendingWebhookView[]> {
+    const pending = await this.deps.developerConfigs.listPending();
+    return pending.flatMap((c) => (c.pendingUrl === null ? [] : [{
+      user_id: c.userId,
+      pending_url: c.pendingUrl,
+      pending_since: c.pendingSince === null ? null : formatIsoTime(c.pendingSince),
+      url: c.url,
+    }]));
+  }
+
+  async approveWebhook(userId: string): Promise<WebhookStatusView> {
+    return this.review(userId, (config, now) => approveWebhook(config, now));
+  }
+
+  async rejectWebhook(userId: string, body: unknown): Promise<WebhookStatusView> {
+    const note = requireString(fieldsOf(body), 'note', MAX_NOTE);
+    return this.review(userId, (config, now) => rejectWebhook(config, note, now));
+  }
+
+  /**
+   * Cancels a PENDING/RUNNING command with nothing broadcast. A COLLECTION is cancellable only while its task is
+   * PENDING: the task fails with error_code CANCELLED, the command is CANCELLED and `collection.failed` is queued,
+   * in one unit of work. Withdrawals emit no event on cancel (spec §6 has no status for it).
+   */
+  async cancelCommand(commandNo: string): Promise<CommandView> {
+    return retryOnConflict(async () => {
+      const command = await this.deps.commands.get(commandNo);
+      if (command === null) throw new DomainError('BIZ-COMMAND-NOT-FOUND');
+      const now = this.deps.clock.now();
+      const status = commandTransition(command.status, 'cancel', { broadcast: command.transaction?.broadcastAt != null });
+      if (status === null) throw new DomainError('BIZ-COMMAND-NOT-CANCELLABLE');
+      const cancelled: Command = { ...command, status, finishedAt: now, version: command.version + 1 };
+      if (command.type !== COMMAND_TYPE.COLLECTION) {
+        await this.deps.uow.commit({ commands: [cancelled] });
+        return toCommandView(cancelled);
+      }
+      const task = await this.deps.tasks.get(command.params['task_no'] ?? '');
+      if (task === null || task.status !== COLLECTION_STATUS.PENDING) throw new DomainError('BIZ-COMMAND-NOT-CANCELLABLE');
+      const failedStatus = collectionTransition(task.status, 'unrecoverable-error', { assetKind: 'native', energyPath: null });
+      if (failedStatus === null) throw new DomainError('BIZ-COMMAND-NOT-CANCELLABLE');
+      const failed: CollectionTask = {
+        ...task, status: failedStatus, errorCode: 'CANCELLED', lastError: 'cancelled by the platform', finishedAt: now,
+        lease: null, version: task.version + 1,
+      };
+      const event = collectionEvent(failed, this.deps.ids.uuid(), now);
+      await this.deps.uow.commit({ commands: [cancelled], tasks: [failed], events: [event] });
+      return toCommandView(cancelled);
+    });
+  }
+
+  /** body {kind 'user'|'address', value, reason?}: adds or replaces a deny-list entry. */
+  async denyRisk(body: unknown): Promise<RiskEntryView> {
+    const fields = fieldsOf(body);
+    const entry = { kind: parseKind(fields), value: requireString(fields, 'value', 128), reason: optionalString(fields, 'reason', MAX_NOTE) };
+    await this.deps.risk.deny(entry);
+    return entry;
+  }
+
+  async allowRisk(body: unknown): Promise<{ readonly removed: boolean }> {
+    const fields = fieldsOf(body);
+    return { removed: await this.deps.risk.allow(parseKind(fields), requireString(fields, 'value', 128)) };
+  }
+
+  async listRisk(): Promise<RiskEntryView[]> {
+    return (await this.deps.risk.list()).map((e) => ({ kind: e.kind, value: e.value, reason: e.reason }));
+  }
+
+  /** body {max_sub_addresses}: an integer ≥ -1 (-1 unlimited) written over the sub_address subscription's meta. */
+  async setQuota(userId: string, body: unknown): Promise<QuotaView> {
+    const max = fieldsOf(body)['max_sub_addresses'];
+    if (typeof max !== 'number' || !Number.isSafeInteger(max) || max < -1) {
+      throw validationError('max_sub_addresses', 'must be an integer of at least -1');
+    }
+    const id = await this.existingUser(userId);
+    return retryOnConflict(async () => {
+      const sub = await this.deps.subscriptions.find(id, 'sub_address');
+      if (sub === null || sub.status !== 'active') throw new DomainError('BIZ-SUB-ADDRESS-SUBSCRIPTION-REQUIRED');
+      await this.deps.subscriptions.save({ ...sub, meta: { ...sub.meta, maxSubAddresses: max }, version: sub.version + 1 });
+      return { user_id: id, max_sub_addresses: max };
+    });
+  }
+
+  private async existingUser(raw: string): Promise<UserId> {
+    const id = parseIdParam(raw, 'user_id');
+    if (id === null || (await this.deps.accounts.findById(id)) === null) throw new DomainError('BIZ-USER-NOT-FOUND');
+    return id;
+  }
+
+  private async review(userId: string, decide: (config: DeveloperConfig, now: number) => DeveloperConfig): Promise<WebhookStatusView> {
+    const id = await this.existingUser(userId);
+    return retryOnConflict(async () => {
+      const config = await this.deps.developerConfigs.get(id);
+      if (config === null) throw new DomainError('BIZ-WEBHOOK-NOT-PENDING');
+      const next = { ...decide(config, this.deps.clock.now()), version: config.version + 1 };
+      await this.deps.developerConfigs.save(next);
+      return webhookView(next);
+    });
+  }
+}

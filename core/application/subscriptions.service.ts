@@ -1,0 +1,154 @@
+import { parsePositiveAmount } from '../domain/amount.js';
+import { DomainError, validationError } from '../domain/errors.js';
+import { formatIsoTime } from '../domain/time.js';
+import { applyWebhookUrl } from '../domain/webhook-review.js';
+import { checkWebhookHost, checkWebhookUrlSyntax } from '../domain/webhook-url.js';
+import {
+  DEFAULT_DEVELOPER_PLAN, DEFAULT_SUB_ADDRESS_PLAN, DEVELOPER_PLANS, SUB_ADDRESS_PLANS,
+} from '../domain/wallet-rules.js';
+import type { ServiceCode, Subscription } from '../domain/model/account.js';
+import type { UserId } from '../domain/model/common.js';
+import type { DeveloperConfig } from '../domain/model/webhook.js';
+import type { SubscriptionsService } from './application.js';
+import type { ResolvedDeps } from './deps.js';
+import { developerConfigView, emptyDeveloperConfig, secretAad } from './developer-config.js';
+import { fieldsOf, optionalString, requireString, type Fields } from './input.js';
+import { retryOnConflict } from './retry-on-conflict.js';
+import type { DeveloperConfigView, SubscriptionView } from './views.js';
+
+const PLANS: Readonly<Record<ServiceCode, { readonly codes: readonly string[]; readonly fallback: string }>> = {
+  developer: { codes: Object.keys(DEVELOPER_PLANS), fallback: DEFAULT_DEVELOPER_PLAN },
+  sub_address: { codes: Object.keys(SUB_ADDRESS_PLANS), fallback: DEFAULT_SUB_ADDRESS_PLAN },
+};
+const MAX_SECRET = 512;
+
+function parseServiceCode(fields: Fields): ServiceCode {
+  const code = requireString(fields, 'service_code', 32);
+  if (code !== 'developer' && code !== 'sub_address') throw new DomainError('BIZ-SERVICE-NOT-FOUND');
+  return code;
+}
+
+function toSubscriptionView(sub: Subscription): SubscriptionView {
+  return {
+    service_code: sub.serviceCode,
+    plan_code: sub.planCode,
+    status: sub.status,
+    meta: sub.meta.maxSubAddresses === undefined ? {} : { max_sub_addresses: sub.meta.maxSubAddresses },
+    activated_at: formatIsoTime(sub.activatedAt),
+  };
+}
+
+/** Subscriptions (no billing: activation is immediate) and the developer configuration (webhook, minimums). */
+export class SubscriptionsUseCases implements SubscriptionsService {
+  constructor(private readonly deps: ResolvedDeps) {}
+
+  /**
+   * Activates the plan (default: developer `standard`, sub_address `starter`). Activating the active plan again
+   * changes nothing (an admin quota override survives); another plan switches and takes that plan's quota.
+   */
+  async activate(userId: UserId, body: unknown): Promise<SubscriptionView> {
+    const fields = fieldsOf(body);
+    const service = parseServiceCode(fields);
+    const plan = optionalString(fields, 'plan_code', 32) ?? PLANS[service].fallback;
+    if (!PLANS[service].codes.includes(plan)) throw new DomainError('BIZ-PLAN-NOT-FOUND');
+    return retryOnConflict(async () => {
+      const existing = await this.deps.subscriptions.find(userId, service);
+      if (existing !== null && existing.status === 'active' && existing.planCode === plan) return toSubscriptionView(existing);
+      const quota = SUB_ADDRESS_PLANS[plan as keyof typeof SUB_ADDRESS_PLANS];
+      const sub: Subscription = {
+        userId, serviceCode: service, planCode: plan, status: 'active',
+        meta: service === 'sub_address' ? { maxSubAddresses: quota } : {},
+        activatedAt: this.deps.clock.now(),
+        version: (existing?.version ?? 0) + 1,
+      };
+      await this.deps.subscriptions.save(sub);
+      return toSubscriptionView(sub);
+    });
+  }
+
+  /**
+   * Updates only the fields present in `config`. webhook_url: '' or null removes the webhook (and its secret); a URL
+   * passes the syntax rules, is resolved once and every address checked, then enters review. A secret is required
+   * with the first URL and can be replaced but never read. min_collect_amounts replaces the whole map.
+   */
+  async putConfig(userId: UserId, body: unknown): Promise<DeveloperConfigView> {
+    const fields = fieldsOf(body);
+    if (requireString(fields, 'service_code', 32) !== 'developer') throw validationError('service_code', 'must be developer');
+    if (fields['config'] === undefined || fields['config'] === null) throw validationError('config', 'is required');
+    const config = fieldsOf(fields['config'], 'config');
+    await this.requireDeveloper(userId);
+    const url = await this.parseWebhookUrl(config['webhook_url']);
+    const secret = this.parseSecret(config['webhook_secret']);
+    const minimums = this.parseMinimums(config['min_collect_amounts']);
+    const encrypted = secret === undefined
+      ? undefined
+      : await this.deps.cipher.encrypt(new TextEncoder().encode(secret), secretAad(userId));
+    await retryOnConflict(async () => {
+      const current = (await this.deps.developerConfigs.get(userId)) ?? emptyDeveloperConfig(userId);
+      let next: DeveloperConfig = url === undefined ? current : applyWebhookUrl(current, url, this.deps.clock.now());
+      if (url === '') next = { ...next, secret: null };
+      if (encrypted !== undefined) next = { ...next, secret: encrypted };
+      if (minimums !== undefined) next = { ...next, minCollectAmounts: minimums };
+      if ((next.url !== null || next.pendingUrl !== null) && next.secret === null) {
+        throw validationError('webhook_secret', 'is required with a webhook_url');
+      }
+      await this.deps.developerConfigs.save({ ...next, version: current.version + 1 });
+    });
+    return this.getDeveloperConfig(userId);
+  }
+
+  async getDeveloperConfig(userId: UserId): Promise<DeveloperConfigView> {
+    const [sub, config] = await Promise.all([
+      this.deps.subscriptions.find(userId, 'developer'), this.deps.developerConfigs.get(userId),
+    ]);
+    return developerConfigView(sub, config ?? emptyDeveloperConfig(userId));
+  }
+
+  private async requireDeveloper(userId: UserId): Promise<void> {
+    const sub = await this.deps.subscriptions.find(userId, 'developer');
+    if (sub === null || sub.status !== 'active') throw new DomainError('BIZ-DEVELOPER-SUBSCRIPTION-REQUIRED');
+  }
+
+  /** undefined: unchanged; '': remove; else the normalised URL after the syntax and address checks (spec §6). */
+  private async parseWebhookUrl(raw: unknown): Promise<string | undefined> {
+    if (raw === undefined) return undefined;
+    if (raw === null || raw === '') return '';
+    if (typeof raw !== 'string') throw validationError('webhook_url', 'must be a string');
+    const options = { allowLocal: this.deps.settings.allowLocalWebhooks };
+    const url = checkWebhookUrlSyntax(raw, options);
+    const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+    let resolved: string[];
+    try {
+      resolved = await this.deps.dns.resolve(host);
+    } catch {
+      throw validationError('webhook_url', 'host does not resolve');
+    }
+    checkWebhookHost(url, resolved, options);
+    return url.href;
+  }
+
+  /** undefined: unchanged; else a non-empty string (a secret is replaced, never cleared on its own). */
+  private parseSecret(raw: unknown): string | undefined {
+    if (raw === undefined) return undefined;
+    if (typeof raw !== 'string' || raw.length === 0) throw validationError('webhook_secret', 'must be a non-empty string');
+    if (raw.length > MAX_SECRET) throw validationError('webhook_secret', `must be at most ${MAX_SECRET} characters`);
+    return raw;
+  }
+
+  /** Symbol → positive integer string, for assets of a supported network; null clears the map. */
+  private parseMinimums(raw: unknown): Record<string, bigint> | undefined {
+    if (raw === undefined) return undefined;
+    const entries = Object.entries(fieldsOf(raw, 'min_collect_amounts'));
+    const minimums: Record<string, bigint> = {};
+    for (const [symbol, value] of entries) {
+      // Minimums are keyed by symbol alone (spec §2 session object); TRON is the one supported network.
+      if (this.deps.assets.find('TRON', symbol) === null) {
+        throw new DomainError('BIZ-ASSET-NOT-FOUND', { message: `asset symbol unknown: min_collect_amounts.${symbol}` });
+      }
+      const amount = parsePositiveAmount(value);
+      if (amount === null) throw validationError(`min_collect_amounts.${symbol}`, 'must be a positive integer string');
+      minimums[symbol] = amount;
+    }
+    return minimums;
+  }
+}

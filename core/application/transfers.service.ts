@@ -1,0 +1,45 @@
+import { parsePositiveAmount } from '../domain/amount.js';
+import { DomainError, validationError } from '../domain/errors.js';
+import { COMMAND_TYPE } from '../domain/model/command.js';
+import type { UserId } from '../domain/model/common.js';
+import type { TransfersService } from './application.js';
+import { assetOf } from './collection-starter.js';
+import type { ResolvedDeps } from './deps.js';
+import { submitFundCommand } from './fund-commands.js';
+import { fieldsOf, requireString } from './input.js';
+import { ownedWallet } from './ownership.js';
+import type { CommandAcceptedView } from './views.js';
+
+/** Withdrawals (session token): a PENDING WITHDRAWAL command the worker signs and broadcasts later. */
+export class TransfersUseCases implements TransfersService {
+  constructor(private readonly deps: ResolvedDeps) {}
+
+  /**
+   * Order: fields present, amount (BIZ-AMOUNT-INVALID), to_address syntax (VALIDATION-ERROR), from_address owned
+   * (422 BIZ-WALLET-ADDRESS-NOT-FOUND, as for every body-named address), asset, risk (403, recorded REJECTED),
+   * lock (409). The amount is held as balance_locked while the command is active; the balance itself is checked
+   * on chain by the worker, since the cached snapshot may be stale.
+   */
+  async create(userId: UserId, body: unknown): Promise<CommandAcceptedView> {
+    const fields = fieldsOf(body);
+    const from = requireString(fields, 'from_address', 128);
+    const to = requireString(fields, 'to_address', 128);
+    const symbol = requireString(fields, 'asset_symbol', 32);
+    if (fields['amount'] === undefined || fields['amount'] === null) throw validationError('amount', 'is required');
+    const amount = parsePositiveAmount(fields['amount']);
+    if (amount === null) throw new DomainError('BIZ-AMOUNT-INVALID');
+    if (!this.deps.chain.isAddress(to)) throw validationError('to_address', 'is not a valid address');
+    if (to === from) throw validationError('to_address', 'must differ from from_address');
+    const wallet = await ownedWallet(this.deps.wallets, userId, from, 422);
+    const asset = assetOf(this.deps, wallet, symbol);
+    const command = await submitFundCommand(
+      this.deps,
+      { userId, operation: 'withdrawal', address: wallet.address, toAddress: to, assetSymbol: asset.symbol, amount },
+      {
+        userId, type: COMMAND_TYPE.WITHDRAWAL, address: wallet.address, assetSymbol: asset.symbol, lockedAmount: amount,
+        params: { to_address: to, amount: amount.toString(10) },
+      },
+    );
+    return { command_no: command.commandNo, status: command.status };
+  }
+}
