@@ -1,0 +1,47 @@
+import type { ServiceIdentifier } from 'inversify';
+import type { Logger } from 'pino';
+import type { Application, CoreDeps } from '../../core/application/index.js';
+import type { AssetRegistry } from '../../core/domain/assets.js';
+import type { AddressLock } from '../../core/ports/address-lock.port.js';
+import type { ChainGateway } from '../../core/ports/chain-gateway.port.js';
+import type { Clock } from '../../core/ports/clock.port.js';
+import type { DnsResolver } from '../../core/ports/dns-resolver.port.js';
+import type { IdGenerator } from '../../core/ports/id-generator.port.js';
+import type { IdempotencyStore } from '../../core/ports/idempotency-store.port.js';
+import type { KeyCipher } from '../../core/ports/key-cipher.port.js';
+import type { Mailer } from '../../core/ports/mailer.port.js';
+import type { RateLimiter } from '../../core/ports/rate-limiter.port.js';
+import type { SecretHasher } from '../../core/ports/secret-hasher.port.js';
+import type { WebhookTransport } from '../../core/ports/webhook-transport.port.js';
+import type { MemoryAdapters } from '../../adapters/memory/index.js';
+import type { ApiHost } from '../api/api-app.js';
+import type { ReadinessProbe } from '../api/routes/system.routes.js';
+import type { HostConfig } from './config.js';
+
+/** A typed container key: the symbol carries the type of what is bound to it. */
+function token<T>(name: string): ServiceIdentifier<T> & symbol {
+  return Symbol.for(`custody/${name}`) as ServiceIdentifier<T> & symbol;
+}
+
+/** Every binding of the composition root. Only hosts/composition knows which adapter sits behind each. */
+export const TOKENS = {
+  Config: token<HostConfig>('config'),
+  Logger: token<Logger>('logger'),
+  Clock: token<Clock>('clock'),
+  Ids: token<IdGenerator>('ids'),
+  Hasher: token<SecretHasher>('hasher'),
+  Cipher: token<KeyCipher>('cipher'),
+  Mailer: token<Mailer>('mailer'),
+  Dns: token<DnsResolver>('dns'),
+  Transport: token<WebhookTransport>('webhook-transport'),
+  Chain: token<ChainGateway>('chain'),
+  Assets: token<AssetRegistry>('assets'),
+  MemoryStores: token<MemoryAdapters>('memory-stores'),
+  AddressLock: token<AddressLock>('address-lock'),
+  RateLimiter: token<RateLimiter>('rate-limiter'),
+  Idempotency: token<IdempotencyStore>('idempotency'),
+  CoreDeps: token<CoreDeps>('core-deps'),
+  Application: token<Application>('application'),
+  Readiness: token<ReadinessProbe>('readiness'),
+  ApiHost: token<ApiHost>('api-host'),
+} as const;
