@@ -1,0 +1,130 @@
+import { expect } from 'vitest';
+import type { ApiHarness, HttpResult } from './test-harness.js';
+import { COMPONENTS, type JsonSchema } from './openapi-schemas.js';
+
+/** A registered, verified, logged-in user with a developer plan and a Developer API Token. */
+export interface TestUser {
+  readonly email: string;
+  readonly session: string;
+  readonly apiToken: string;
+  readonly apiTokenId: number;
+  readonly userId: number;
+}
+
+let userSeq = 0;
+
+/** Asserts a success envelope with the status and returns `data`. */
+export function ok(result: HttpResult, status = 200): any {
+  expect({ status: result.status, code: result.json?.code, message: result.json?.message }, result.text)
+    .toEqual({ status, code: 'OK', message: 'success' });
+  return result.json.data;
+}
+
+/** Asserts a failure envelope: status, code, `data` exactly `{}`, and no stack trace in the text. */
+export function fails(result: HttpResult, status: number, code: string): void {
+  expect({ status: result.status, code: result.json?.code }, result.text).toEqual({ status, code });
+  expect(result.json.data).toEqual({});
+  expect(typeof result.json.message).toBe('string');
+  expect(Object.keys(result.json).sort()).toEqual(['code', 'data', 'message']);
+  expect(result.text).not.toMatch(/\bat .+\.(ts|js):\d+|Error:/);
+}
+
+/** Registers, verifies and logs in a fresh user; activates the developer plan (and a sub_address plan) and makes a dk_ token. */
+export async function signUp(h: ApiHarness, options: { subPlan?: 'starter' | 'pro' | 'unlimited' | null } = {}): Promise<TestUser> {
+  const email = `user${++userSeq}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  const password = 'correct horse battery staple';
+  const registered = ok(await h.call('POST', '/api/auth/register', { body: { email, password } }), 201);
+  const code = h.mailer.lastCodeFor(email);
+  ok(await h.call('POST', '/api/auth/verify', { body: { email, code } }));
+  const login = ok(await h.call('POST', '/api/auth/login', { body: { email, password } }));
+  const session = login.session_token as string;
+  ok(await h.call('POST', '/api/subscriptions/activate', { token: session, body: { service_code: 'developer' } }));
+  const plan = options.subPlan === undefined ? 'starter' : options.subPlan;
+  if (plan !== null) {
+    ok(await h.call('POST', '/api/subscriptions/activate', { token: session, body: { service_code: 'sub_address', plan_code: plan } }));
+  }
+  const created = ok(await h.call('POST', '/api/api-tokens', { token: session, body: { name: 'tests' } }), 201);
+  return { email, session, apiToken: created.token, apiTokenId: created.id, userId: registered.user_id };
+}
+
+/** Creates a wallet of the user (1 main, 2 sub) and returns its address. */
+export async function createWallet(h: ApiHarness, user: TestUser, type: 1 | 2, label?: string): Promise<string> {
+  const body = { network_code: 'TRON', address_type: type, ...(label === undefined ? {} : { address_label: label }) };
+  return ok(await h.call('POST', '/api/wallets', { token: user.apiToken, body }), 201).address;
+}
+
+/** A user with a main and a sub address. */
+export async function userWithWallets(h: ApiHarness): Promise<TestUser & { main: string; sub: string }> {
+  const user = await signUp(h);
+  const main = await createWallet(h, user, 1);
+  const sub = await createWallet(h, user, 2, 'shop');
+  return { ...user, main, sub };
+}
+
+export const WALLET_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
+export const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+function resolveRef(schema: JsonSchema): JsonSchema {
+  const ref = schema['$ref'];
+  if (typeof ref !== 'string') return schema;
+  const name = ref.replace('#/components/schemas/', '') as keyof typeof COMPONENTS;
+  const target = COMPONENTS[name];
+  if (target === undefined) throw new Error(`unresolved ${ref}`);
+  return target;
+}
+
+/**
+ * The problems of `value` against the subset of JSON Schema the route table uses (type, properties, required,
+ * enum, anyOf, items, additionalProperties, pattern, maxProperties). Extra properties are reported too: the spec
+ * lists the fields of every resource, so an undocumented field is a conformance gap either way.
+ */
+export function schemaProblems(value: unknown, schema: JsonSchema, path = 'data'): string[] {
+  const s = resolveRef(schema);
+  if (Array.isArray(s['anyOf'])) {
+    const options = s['anyOf'] as JsonSchema[];
+    return options.some((o) => schemaProblems(value, o, path).length === 0) ? [] : [`${path}: matches no anyOf branch (${JSON.stringify(value)})`];
+  }
+  if (Array.isArray(s['enum'])) {
+    return (s['enum'] as unknown[]).includes(value) ? [] : [`${path}: ${JSON.stringify(value)} not in ${JSON.stringify(s['enum'])}`];
+  }
+  switch (s['type']) {
+    case 'string':
+      if (typeof value !== 'string') return [`${path}: expected string, got ${JSON.stringify(value)}`];
+      if (typeof s['pattern'] === 'string' && !new RegExp(s['pattern']).test(value)) return [`${path}: ${value} !~ ${s['pattern']}`];
+      if (s['description'] === 'YYYY-MM-DD HH:MM:SS (UTC)' && !WALLET_TIME.test(value)) return [`${path}: not a wallet time: ${value}`];
+      if (s['description'] === 'ISO 8601 with offset' && !ISO_TIME.test(value)) return [`${path}: not ISO 8601 with offset: ${value}`];
+      return [];
+    case 'integer':
+      return Number.isInteger(value) ? [] : [`${path}: expected integer, got ${JSON.stringify(value)}`];
+    case 'boolean':
+      return typeof value === 'boolean' ? [] : [`${path}: expected boolean`];
+    case 'null':
+      return value === null ? [] : [`${path}: expected null`];
+    case 'array':
+      if (!Array.isArray(value)) return [`${path}: expected array`];
+      return value.flatMap((v, i) => schemaProblems(v, s['items'] as JsonSchema, `${path}[${i}]`));
+    case 'object': {
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) return [`${path}: expected object`];
+      const obj = value as Record<string, unknown>;
+      const problems: string[] = [];
+      if (typeof s['maxProperties'] === 'number' && Object.keys(obj).length > s['maxProperties']) problems.push(`${path}: too many properties`);
+      const props = (s['properties'] ?? {}) as Record<string, JsonSchema>;
+      for (const req of (s['required'] ?? []) as string[]) if (!(req in obj)) problems.push(`${path}.${req}: missing`);
+      for (const [k, v] of Object.entries(obj)) {
+        if (k in props) problems.push(...schemaProblems(v, props[k]!, `${path}.${k}`));
+        else if (s['additionalProperties'] !== undefined) problems.push(...schemaProblems(v, s['additionalProperties'] as JsonSchema, `${path}.${k}`));
+        else if (s['properties'] !== undefined) problems.push(`${path}.${k}: undocumented property`);
+      }
+      return problems;
+    }
+    default:
+      return [];
+  }
+}
+
+/** Asserts that `data` matches the documented schema of the route (method, h3 path) in /openapi.json. */
+export function expectDocumented(h: ApiHarness, method: string, path: string, data: unknown): void {
+  const route = h.host.routes.find((r) => r.method === method && r.path === path);
+  if (route === undefined) throw new Error(`no route ${method} ${path}`);
+  expect(schemaProblems(data, route.docs.data)).toEqual([]);
+}
