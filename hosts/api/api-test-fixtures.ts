@@ -54,8 +54,10 @@ export async function createWallet(h: ApiHarness, user: TestUser, type: 1 | 2, l
 }
 
 /** A user with a main and a sub address. */
-export async function userWithWallets(h: ApiHarness): Promise<TestUser & { main: string; sub: string }> {
-  const user = await signUp(h);
+export async function userWithWallets(
+  h: ApiHarness, subPlan: 'starter' | 'pro' | 'unlimited' = 'starter',
+): Promise<TestUser & { main: string; sub: string }> {
+  const user = await signUp(h, { subPlan });
   const main = await createWallet(h, user, 1);
   const sub = await createWallet(h, user, 2, 'shop');
   return { ...user, main, sub };

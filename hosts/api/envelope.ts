@@ -20,9 +20,9 @@ export interface ApiReply {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** 2xx envelope around a use case result. */
+/** 2xx envelope around a use case result. `null` stays null (GET /cashier/task with no task, spec §4); only a void result becomes `{}`. */
 export function okReply(data: unknown, status = 200): ApiReply {
-  return { status, body: JSON.stringify({ code: 'OK', message: 'success', data: data ?? {} }), headers: {} };
+  return { status, body: JSON.stringify({ code: 'OK', message: 'success', data: data === undefined ? {} : data }), headers: {} };
 }
 
 /** Failure envelope for a catalogue code; the message defaults to the catalogue text. */
