@@ -1,0 +1,29 @@
+/**
+ * Public entry point of the TRON adapter (package export "./adapters/tron"): the ChainGateway through tronweb,
+ * the two EnergyProviders, and the pure JSON mappings a caller may reuse (e.g. to read a node's replies itself).
+ * The wire-level helpers (intent building, error mapping) stay internal to this folder.
+ */
+export {
+  TronWebChainGateway,
+  DEFAULT_FEE_LIMIT_SUN,
+  USDT_TRANSFER_ENERGY_TO_HOLDER,
+  USDT_TRANSFER_ENERGY_TO_NEW_HOLDER,
+  type TronWebChainGatewayOptions,
+} from './tronweb-chain-gateway.js';
+export { createDevnetChainGateway, type DevnetEndpoint } from './devnet-chain-gateway.js';
+export {
+  SelfDelegationEnergyProvider,
+  selfDelegationSun,
+  type SelfDelegationEnergyProviderOptions,
+} from './self-delegation-energy-provider.js';
+export { RentalEnergyProvider, type RentalEnergyProviderOptions } from './rental-energy-provider.js';
+export {
+  FREE_BANDWIDTH_PER_DAY,
+  toChainResources,
+  toTransactionState,
+  energyPerSun,
+  type AccountJson,
+  type AccountResourceJson,
+  type TransactionInfoJson,
+} from './tron-views.js';
+export { toPortError, type CallKind } from './tron-errors.js';
