@@ -15,6 +15,8 @@ export interface ChainFaucet {
   advance?(ms: number): Promise<void>;
   /** Makes the node unreachable or reachable again (capability `faults`). */
   setNodeDown?(down: boolean): Promise<void>;
+  /** Makes the node refuse every broadcast with this java-tron response code; null restores it (capability `faults`). */
+  rejectBroadcasts?(code: string | null): Promise<void>;
 }
 
 /** What the chain-gateway contract needs from an adapter under test. */

@@ -21,7 +21,9 @@ export function selfDelegationSun(energy: number, energyPerStakedSun: number): b
   }
   const perTrx = energyPerStakedSun * 1_000_000;
   let trx = Math.max(1, Math.ceil(energy / perTrx));
+  // The division can round either way: settle on the least whole TRX that covers the request.
   while (Math.floor(trx * perTrx) < energy) trx++;
+  while (trx > 1 && Math.floor((trx - 1) * perTrx) >= energy) trx--;
   return BigInt(trx) * SUN_PER_TRX;
 }
 

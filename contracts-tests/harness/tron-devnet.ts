@@ -1,0 +1,80 @@
+/**
+ * Subjects of the chain-gateway and energy-provider contracts on a fresh in-process devnet (manual blocks, virtual
+ * clock), driven through real tronweb over HTTP on a free port. The faucet, mining, time travel and node faults
+ * are the devnet's own controls.
+ */
+import type { Signer } from '../../core/ports/chain-gateway.port.js';
+import { createDevnetChainGateway } from '../../adapters/tron/devnet-chain-gateway.js';
+import { RentalEnergyProvider } from '../../adapters/tron/rental-energy-provider.js';
+import { SelfDelegationEnergyProvider } from '../../adapters/tron/self-delegation-energy-provider.js';
+import type { TronWebChainGateway } from '../../adapters/tron/tronweb-chain-gateway.js';
+import { startDevnet, type Devnet } from '../../adapters/tron-devnet/index.js';
+import type { ChainGatewaySubject } from '../chain-gateway.contract.js';
+import type { EnergyProviderSubject } from '../energy-provider.contract.js';
+
+const TRX = 1_000_000n;
+
+/** The capabilities the devnet offers the chain-gateway contract. */
+export const DEVNET_CHAIN_CAPABILITIES = { virtualTime: true, faults: true, exactFees: true, pendingVisible: false, voting: true } as const;
+
+/** A chain-gateway subject on a new devnet; `proTier` configures the gateway with a pro-tier data key. */
+export async function devnetChainSubject(proTier = false, seed = 'tron-adapter-tests'): Promise<ChainGatewaySubject & { devnet: Devnet }> {
+  const devnet = await startDevnet({ port: 0, blockMs: 0, seed });
+  return {
+    devnet,
+    gateway: createDevnetChainGateway(devnet, proTier ? { proTierKey: 'devnet-pro-key' } : {}),
+    usdtContract: devnet.usdtAddress,
+    solidifyLag: devnet.chain.params.solidifyLag,
+    witnesses: devnet.info().witnesses,
+    faucet: {
+      fundTrx: async (address, sun) => devnet.fund(address, Number(sun)),
+      fundToken: async (address, amount) => devnet.fundToken(address, amount),
+      mine: async (blocks) => void devnet.mine(blocks),
+      advance: async (ms) => void devnet.advance(ms),
+      setNodeDown: async (down) => void devnet.setFaults({ node_down: down }),
+      rejectBroadcasts: async (code) => void devnet.setFaults({ reject_broadcast: code ?? '' }),
+    },
+    close: () => devnet.close(),
+  };
+}
+
+/** A main address on `devnet` holding `stakeTrx` staked for energy (and 1,000 TRX liquid). */
+export async function stakedMain(devnet: Devnet, gateway: TronWebChainGateway, stakeTrx: bigint): Promise<Signer> {
+  const { address, privateKey } = await gateway.createAccount();
+  devnet.fund(address, Number((stakeTrx + 1_000n) * TRX));
+  const main: Signer = { address, privateKey: async () => privateKey };
+  const tx = await gateway.prepare(main, { kind: 'freeze', resource: 'ENERGY', amountSun: stakeTrx * TRX });
+  await gateway.broadcast(tx);
+  devnet.mine(1);
+  return main;
+}
+
+/**
+ * An energy-provider subject on a new devnet: `self` delegates from a main address with 20,000 TRX staked for
+ * energy (≈ 200,000 energy); `rental` orders from the devnet's rental desk.
+ */
+export async function devnetEnergySubject(
+  kind: 'self' | 'rental',
+  rental: { readonly durationHours?: number; readonly maxPriceSun?: bigint } = {},
+): Promise<EnergyProviderSubject & { devnet: Devnet }> {
+  const devnet = await startDevnet({ port: 0, blockMs: 0, seed: `energy-${kind}` });
+  const chain = createDevnetChainGateway(devnet);
+  const main = await stakedMain(devnet, chain, 20_000n);
+  const provider = kind === 'self'
+    ? new SelfDelegationEnergyProvider(chain)
+    : new RentalEnergyProvider({ baseUrl: devnet.url, timeoutMs: 5_000, ...rental });
+  return {
+    devnet,
+    provider,
+    chain,
+    main,
+    newReceiver: async () => {
+      const { address } = await chain.createAccount();
+      devnet.fund(address, Number(TRX));
+      return address;
+    },
+    mine: async (blocks) => void devnet.mine(blocks),
+    advance: async (ms) => void devnet.advance(ms),
+    close: () => devnet.close(),
+  };
+}
