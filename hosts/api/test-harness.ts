@@ -41,9 +41,15 @@ export interface ApiHarness {
   close(): Promise<void>;
 }
 
-/** Starts the harness; `overrides` replace adapters (a chain double, rate-limit overrides). */
-export async function startHarness(overrides: CompositionOverrides = {}): Promise<ApiHarness> {
+/**
+ * Starts the harness; `overrides` replace adapters (a chain double, rate-limit overrides). Given as a function, they
+ * are built once the devnet runs (a chain wrapper around the devnet's gateway, say).
+ */
+export async function startHarness(
+  overridesOrFactory: CompositionOverrides | ((devnet: Devnet) => CompositionOverrides) = {},
+): Promise<ApiHarness> {
   const devnet = await startDevnet({ blockMs: 0, seed: 'api-tests' });
+  const overrides = typeof overridesOrFactory === 'function' ? overridesOrFactory(devnet) : overridesOrFactory;
   const clock = new ManualClock();
   const mailer = new RecordingMailer();
   const logLines: string[] = [];
