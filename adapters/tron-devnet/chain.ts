@@ -166,6 +166,11 @@ export class Chain {
     return this.pending.length;
   }
 
+  /** The pending pool in arrival order (gettransactionfrompending and friends). */
+  pendingTxs(): readonly SignedTx[] {
+    return this.pending;
+  }
+
   /** Builds an unsigned transaction referencing the head block, as the node's builder endpoints do. */
   buildRaw(type: string, value: Record<string, unknown>, extra: Partial<RawData> = {}): RawData {
     const head = this.head;

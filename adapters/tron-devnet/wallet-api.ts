@@ -196,6 +196,13 @@ export const HANDLERS: Record<string, Handler> = {
       ? { result: true, code: 'SUCCESS', message: '', transaction: JSON.stringify(txJson), txid: r['txid'] }
       : { result: false, code: r['code'], message: Buffer.from(String(r['message']), 'hex').toString('utf8'), txid: r['txid'] };
   },
+  gettransactionfrompending: (q, c) => {
+    const id = String(q['value'] ?? '').toLowerCase();
+    const tx = c.pendingTxs().find((t) => t.txID === id);
+    return tx ? { visible: false, txID: tx.txID, raw_data: tx.raw_data, raw_data_hex: tx.raw_data_hex, signature: tx.signature } : {};
+  },
+  gettransactionlistfrompending: (q, c) => ({ txId: c.pendingTxs().map((t) => t.txID) }),
+  getpendingsize: (q, c) => ({ pendingSize: c.pendingCount }),
   getchainparameters: (q, c) => v.chainParametersJson(c.params),
   getenergyprices: (q, c) => ({ prices: c.energyPriceHistory.map(([t, p]) => `${t}:${p}`).join(',') }),
   getbandwidthprices: (q, c) => ({ prices: `0:${c.params.transactionFee}` }),
