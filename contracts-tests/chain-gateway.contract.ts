@@ -86,6 +86,7 @@ export function describeChainGatewayContract(
     }, timeout);
     afterEach(async () => {
       await s.faucet.setNodeDown?.(false);
+      await s.faucet.rejectBroadcasts?.(null);
       await s.close?.();
     });
 
@@ -305,7 +306,9 @@ export function describeChainGatewayContract(
       expect(toHolder).toBeLessThan(toFresh);
       if (caps.exactFees) {
         expect([toFresh, toHolder]).toEqual([130_285, 64_285]);
-        expect((st as { feeSun: bigint }).feeSun).toBeGreaterThanOrEqual(130_285n * 100n);
+        // No stake: every unit is burned at 100 SUN; the first transfer's bytes fit the free bandwidth.
+        expect((st as { feeSun: bigint }).feeSun).toBe(130_285n * 100n);
+        expect((st2 as { feeSun: bigint }).feeSun).toBeGreaterThanOrEqual(64_285n * 100n);
       }
     });
 
@@ -325,6 +328,8 @@ export function describeChainGatewayContract(
       const [, st] = await execute(a, usdt(b.address, 1_000n, TRX / 10n));
       expect(st).toMatchObject({ state: 'failed', reason: 'OUT_OF_ENERGY' });
       expect((st as { feeSun: bigint }).feeSun).toBeGreaterThan(0n);
+      // The whole fee limit buys energy that is all spent before the transfer runs out (bandwidth was free).
+      if (caps.exactFees) expect((st as { feeSun: bigint }).feeSun).toBe(TRX / 10n);
       expect(await g.getTokenBalance(b.address, s.usdtContract)).toBe(0n);
       expect(await g.getTokenBalance(a.address, s.usdtContract)).toBe(1_000n);
     });
@@ -336,6 +341,73 @@ export function describeChainGatewayContract(
       const [, st] = await execute(a, usdt(b.address, 11n));
       expect(st).toMatchObject({ state: 'failed', reason: 'REVERT' });
     });
+
+    it_('once the free bandwidth is used up, a transfer burns its bytes at the bandwidth price', async () => {
+      const a = await account(10n * TRX);
+      const b = await account(1n * TRX);
+      const [, first] = await execute(a, { kind: 'transfer-trx', to: b.address, amountSun: TRX });
+      expect(first).toMatchObject({ state: 'confirmed', feeSun: 0n });
+      const bytes = (await g.getResources(a.address)).bandwidth.freeUsed;
+      expect(bytes).toBeGreaterThan(100);
+      for (let i = 0; i < 5 && (await g.getResources(a.address)).bandwidth.freeAvailable >= bytes; i++) {
+        expect((await execute(a, { kind: 'transfer-trx', to: b.address, amountSun: TRX }))[1]).toMatchObject({ feeSun: 0n });
+      }
+      const freeBefore = (await g.getResources(a.address)).bandwidth.freeUsed;
+      const [, burned] = await execute(a, { kind: 'transfer-trx', to: b.address, amountSun: TRX });
+      expect(burned.state).toBe('confirmed');
+      expect((burned as { feeSun: bigint }).feeSun).toBeGreaterThan(0n);
+      expect((await g.getResources(a.address)).bandwidth.freeUsed).toBeLessThanOrEqual(freeBefore);
+      if (caps.exactFees) expect((burned as { feeSun: bigint }).feeSun).toBe(BigInt(bytes) * 1_000n);
+    });
+
+    it_('an activation paid from staked bandwidth costs only the 1 TRX account fee', async () => {
+      const a = await account(2_000n * TRX);
+      await execute(a, { kind: 'freeze', resource: 'BANDWIDTH', amountSun: 1_000n * TRX });
+      const staked = (await g.getResources(a.address)).bandwidth;
+      expect(staked.stakedLimit).toBeGreaterThan(300);
+      const [, st] = await execute(a, { kind: 'transfer-trx', to: (await g.createAccount()).address, amountSun: TRX });
+      expect(st).toMatchObject({ state: 'confirmed', feeSun: 1_000_000n });
+      expect((await g.getResources(a.address)).bandwidth.stakedUsed).toBeGreaterThan(0);
+    }, caps.exactFees);
+
+    it_('energy beyond what the stake gives is burned at the energy price', async () => {
+      const main = await account(300n * TRX);
+      const a = await account(20n * TRX);
+      await s.faucet.fundToken(a.address, 1_000n);
+      // Delegated, so that `a` spends no bandwidth of its own before the transfer.
+      await execute(main, { kind: 'freeze', resource: 'ENERGY', amountSun: 100n * TRX });
+      await execute(main, { kind: 'delegate', resource: 'ENERGY', receiver: a.address, amountSun: 100n * TRX });
+      const stake = (await g.getResources(a.address)).energy.available;
+      expect(stake).toBeGreaterThan(0);
+      const [, st] = await execute(a, usdt((await account()).address, 1_000n));
+      expect(st.state).toBe('confirmed');
+      const used = (st as { energyUsed: number }).energyUsed;
+      expect(used).toBeGreaterThan(stake);
+      expect((await g.getResources(a.address)).energy).toMatchObject({ available: 0, used: stake });
+      expect((st as { feeSun: bigint }).feeSun).toBeGreaterThan(0n);
+      if (caps.exactFees) expect((st as { feeSun: bigint }).feeSun).toBe(BigInt(130_285 - stake) * 100n);
+    });
+
+    it_('energy from stake pays a transfer without burning, and its usage recovers linearly over 24 h', async () => {
+      const a = await account(11_000n * TRX);
+      const holder = await account(1n * TRX);
+      await s.faucet.fundToken(a.address, 1_000n);
+      await s.faucet.fundToken(holder.address, 1n);
+      await execute(a, { kind: 'freeze', resource: 'ENERGY', amountSun: 10_000n * TRX });
+      const before = (await g.getResources(a.address)).energy;
+      expect(before.available).toBe(before.limit);
+      expect(before.limit).toBeGreaterThan(64_285);
+      const [, st] = await execute(a, usdt(holder.address, 1_000n));
+      const used = (st as { energyUsed: number }).energyUsed;
+      expect(st).toMatchObject({ state: 'confirmed', feeSun: 0n });
+      expect((await g.getResources(a.address)).energy).toMatchObject({ used, available: before.limit - used });
+      await s.faucet.advance!(DAY / 2);
+      const half = (await g.getResources(a.address)).energy.used;
+      expect(half).toBeGreaterThan(used * 0.45);
+      expect(half).toBeLessThan(used * 0.55);
+      await s.faucet.advance!(DAY / 2);
+      expect((await g.getResources(a.address)).energy).toMatchObject({ used: 0, available: before.limit });
+    }, caps.virtualTime);
 
     it_('staking, delegating and undelegating energy move it between addresses and show in the resources', async () => {
       const main = await account(2_000n * TRX);
@@ -398,6 +470,21 @@ export function describeChainGatewayContract(
       expect((await execute(a, { kind: 'withdraw-reward' }))[1].state).toBe('confirmed');
       expect(await g.getTrxBalance(a.address)).toBeGreaterThan(before);
     }, Boolean(caps.virtualTime && caps.voting));
+
+    it_('a node that refuses broadcasts: busy is transient CHAIN-BROADCAST-FAILED, a validation refusal is not', async () => {
+      const a = await account(10n * TRX);
+      const b = await account(1n * TRX);
+      const tx = await g.prepare(a, { kind: 'transfer-trx', to: b.address, amountSun: TRX });
+      await s.faucet.rejectBroadcasts!('SERVER_BUSY');
+      const busy = await expectError(g.broadcast(tx), 'CHAIN-BROADCAST-FAILED', true);
+      expect(busy.message).toContain('SERVER_BUSY');
+      await s.faucet.rejectBroadcasts!('CONTRACT_VALIDATE_ERROR');
+      await expectError(g.broadcast(tx), 'CHAIN-BROADCAST-FAILED', false);
+      await s.faucet.rejectBroadcasts!(null);
+      await g.broadcast(tx);
+      await s.faucet.mine(1);
+      expect(await g.getTrxBalance(b.address)).toBe(2n * TRX);
+    }, caps.faults);
 
     it_('an unreachable node is CHAIN-NODE-UNAVAILABLE (balance reads: CHAIN-BALANCE-QUERY-FAILED), transient', async () => {
       const a = await account(10n * TRX);

@@ -15,7 +15,7 @@ import type { EnergyProviderSubject } from '../energy-provider.contract.js';
 const TRX = 1_000_000n;
 
 /** The capabilities the devnet offers the chain-gateway contract. */
-export const DEVNET_CHAIN_CAPABILITIES = { virtualTime: true, faults: true, exactFees: true, pendingVisible: false, voting: true } as const;
+export const DEVNET_CHAIN_CAPABILITIES = { virtualTime: true, faults: true, exactFees: true, pendingVisible: true, voting: true } as const;
 
 /** A chain-gateway subject on a new devnet; `proTier` configures the gateway with a pro-tier data key. */
 export async function devnetChainSubject(proTier = false, seed = 'tron-adapter-tests'): Promise<ChainGatewaySubject & { devnet: Devnet }> {
