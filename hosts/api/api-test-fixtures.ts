@@ -13,6 +13,14 @@ export interface TestUser {
 
 let userSeq = 0;
 
+/** The password of every user made by {@link signUp}. */
+export const TEST_PASSWORD = 'correct horse battery staple';
+
+/** A fresh session token for a user (sessions expire; the ManualClock may have moved past one). */
+export async function relogin(h: ApiHarness, user: TestUser): Promise<string> {
+  return ok(await h.call('POST', '/api/auth/login', { body: { email: user.email, password: TEST_PASSWORD } })).session_token;
+}
+
 /** Asserts a success envelope with the status and returns `data`. */
 export function ok(result: HttpResult, status = 200): any {
   expect({ status: result.status, code: result.json?.code, message: result.json?.message }, result.text)
@@ -32,7 +40,7 @@ export function fails(result: HttpResult, status: number, code: string): void {
 /** Registers, verifies and logs in a fresh user; activates the developer plan (and a sub_address plan) and makes a dk_ token. */
 export async function signUp(h: ApiHarness, options: { subPlan?: 'starter' | 'pro' | 'unlimited' | null } = {}): Promise<TestUser> {
   const email = `user${++userSeq}-${Math.random().toString(36).slice(2, 8)}@example.com`;
-  const password = 'correct horse battery staple';
+  const password = TEST_PASSWORD;
   const registered = ok(await h.call('POST', '/api/auth/register', { body: { email, password } }), 201);
   const code = h.mailer.lastCodeFor(email);
   ok(await h.call('POST', '/api/auth/verify', { body: { email, code } }));
