@@ -86,7 +86,7 @@ describe('idempotency keys', () => {
       }),
     ];
     for (const send of calls) {
-      for (const headers of [{}, { 'idempotency-key': '   ' }, { 'idempotency-key': 'k'.repeat(256) }]) {
+      for (const headers of [{}, { 'idempotency-key': '   ' }, { 'idempotency-key': 'k'.repeat(256) }] as Record<string, string>[]) {
         const res = await send(headers);
         fails(res, 422, 'VALIDATION-ERROR');
         expect(res.json.message).toContain('Idempotency-Key');
