@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_CATALOGUE, type ErrorCode } from '../../core/domain/errors.js';
+import { startHarness, type ApiHarness } from './test-harness.js';
+import { toOpenApiPath } from './openapi.js';
+
+/** Spec §4 endpoints (relative to `{base_url}` = /api), hand-copied: each must be served and documented. */
+const SPEC_ENDPOINTS = [
+  'GET /wallets', 'GET /wallets/{address}', 'POST /wallets', 'GET /wallets/{address}/balances',
+  'POST /wallets/{address}/balances/refresh', 'GET /wallets/{address}/resources', 'GET /commands', 'GET /commands/{commandNo}',
+  'POST /collections', 'GET /collections/{taskNo}', 'POST /cashier/tokens', 'GET /cashier/tokens', 'DELETE /cashier/tokens/{tokenNo}',
+  'GET /cashier/session', 'GET /cashier/balance', 'GET /cashier/task', 'POST /cashier/collect',
+  'POST /subscriptions/activate', 'POST /api-tokens', 'DELETE /api-tokens/{id}', 'PUT /subscriptions/config',
+  'GET /subscriptions/config/developer', 'POST /webhooks/debug/test', 'GET /webhooks/deliveries',
+  // DESIGN.md decisions.
+  'POST /auth/register', 'POST /auth/verify', 'POST /auth/login', 'POST /auth/logout', 'POST /transfers',
+  'POST /wallets/{address}/stake', 'POST /wallets/{address}/unstake', 'POST /wallets/{address}/withdraw-unstaked',
+  'POST /wallets/{address}/vote', 'POST /wallets/{address}/withdraw-reward',
+];
+
+type Operation = { security?: unknown[]; responses: Record<string, any>; operationId: string; parameters?: { name: string; in: string }[] };
+type Doc = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown> } };
+
+function operations(doc: Doc): string[] {
+  return Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+}
+
+/** /openapi.json is generated from the same route table the router is built from: nothing more, nothing less. */
+describe('OpenAPI document', () => {
+  let h: ApiHarness;
+  let doc: Doc;
+
+  beforeAll(async () => {
+    h = await startHarness();
+    const res = await h.call('GET', '/api/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    doc = res.json as unknown as Doc;
+  });
+  afterAll(async () => h.close());
+
+  it('documents exactly the routes registered in the h3 router', () => {
+    const registered = h.host.h3['~routes']
+      .filter((r) => r.route !== '/**')
+      .map((r) => `${r.method} ${toOpenApiPath(r.route ?? '')}`);
+    expect(new Set(registered).size).toBe(registered.length);
+    expect(operations(doc).sort()).toEqual([...registered].sort());
+  });
+
+  it('every spec §4 endpoint and DESIGN.md session endpoint is present', () => {
+    const documented = new Set(operations(doc));
+    for (const endpoint of SPEC_ENDPOINTS) {
+      const [method, path] = endpoint.split(' ');
+      expect(documented.has(`${method} /api${path}`), endpoint).toBe(true);
+    }
+  });
+
+  it('every documented operation is served: none answers 404 NOT-FOUND or 405', async () => {
+    for (const op of operations(doc)) {
+      const [method, path] = op.split(' ') as [string, string];
+      const res = await h.call(method, path.replace(/\{[A-Za-z]+\}/g, 'x'));
+      expect({ op, code: res.json?.code ?? 'non-json' }).not.toEqual({ op, code: 'NOT-FOUND' });
+      expect(res.status, op).not.toBe(405);
+    }
+  });
+
+  it('operations are well-formed: unique ids, refs resolve, error codes and statuses match the catalogue, security by token kind', () => {
+    const ids = Object.values(doc.paths).flatMap((ops) => Object.values(ops).map((o) => o.operationId));
+    expect(new Set(ids).size).toBe(ids.length);
+    const refs = JSON.stringify(doc).match(/#\/components\/schemas\/[A-Za-z]+/g) ?? [];
+    for (const ref of new Set(refs)) expect(doc.components.schemas, ref).toHaveProperty(ref.split('/').at(-1)!);
+    for (const route of h.host.routes) {
+      const op = doc.paths[toOpenApiPath(route.path)]![route.method.toLowerCase()]!;
+      expect(Object.keys(op.responses)).toContain(String(route.status ?? 200));
+      for (const [status, response] of Object.entries(op.responses)) {
+        if (Number(status) < 400) continue;
+        for (const code of response.content['application/json'].schema.properties.code.enum as ErrorCode[]) {
+          const expected = code === 'BIZ-WALLET-ADDRESS-NOT-FOUND' && !route.path.includes(':address') ? 422 : ERROR_CATALOGUE[code].status;
+          expect({ route: route.path, code, status: Number(status) }).toEqual({ route: route.path, code, status: expected });
+        }
+      }
+      if (route.auth === 'none') expect(op.security).toEqual([]);
+      else {
+        expect(op.security).toHaveLength(1);
+        expect(op.responses['401'] ?? op.responses['403']).toBeDefined();
+      }
+      if (route.idempotent === true) expect(op.parameters?.some((p) => p.in === 'header' && p.name === 'Idempotency-Key')).toBe(true);
+      if (route.rateLimit !== undefined || (route.method === 'GET' && route.auth !== 'none' && route.auth !== 'admin')) {
+        expect(op.responses, route.path).toHaveProperty('429');
+      }
+    }
+  });
+
+  it('documents the spec §8 limits on the limited operations', () => {
+    const limitOf = (op: string): unknown => {
+      const [method, path] = op.split(' ') as [string, string];
+      return (doc.paths[path]![method.toLowerCase()] as Record<string, any>)['x-rate-limit']?.per_minute;
+    };
+    expect({
+      wallets: limitOf('POST /api/wallets'), refresh: limitOf('POST /api/wallets/{address}/balances/refresh'),
+      collections: limitOf('POST /api/collections'), tokens: limitOf('POST /api/cashier/tokens'),
+      disable: limitOf('DELETE /api/cashier/tokens/{tokenNo}'), collect: limitOf('POST /api/cashier/collect'),
+      get: limitOf('GET /api/wallets'), cashierGet: limitOf('GET /api/cashier/session'),
+    }).toEqual({ wallets: 20, refresh: 20, collections: 10, tokens: 20, disable: 20, collect: 10, get: 60, cashierGet: 60 });
+  });
+});
