@@ -65,6 +65,8 @@ function onH3Error(logger: Logger): (error: HTTPError, event: H3Event) => unknow
       ? failureReply('VALIDATION-ERROR', { message: 'path: malformed percent-encoding' })
       : failureReply('INTERNAL-ERROR');
     if (reply.status >= 500) logger.error({ reqId: requestId, err: error }, 'unexpected error outside a route');
+    // Every request leaves one request line, these included (the path only: a query may carry a payer's ct=).
+    logger.info({ reqId: requestId, method: event.req.method, path: event.url.pathname, status: reply.status }, 'request');
     return toHttpResponse(reply, { 'x-request-id': requestId });
   };
 }
