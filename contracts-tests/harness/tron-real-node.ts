@@ -1,0 +1,105 @@
+/**
+ * A chain-gateway subject on a real TRON node (e.g. Nile), configured from the environment. The "faucet" is a
+ * funded test key: funding is a real transfer from it, mining is waiting for real blocks, and there is no time
+ * travel and no fault injection (those tests are skipped through capabilities). Nothing here runs unless
+ * TRON_FULL_HOST and TRON_TEST_PRIVATE_KEY are set.
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import { TronWeb } from 'tronweb';
+import type { ChainGateway, Signer, TransactionIntent } from '../../core/ports/chain-gateway.port.js';
+import { TronWebChainGateway } from '../../adapters/tron/tronweb-chain-gateway.js';
+import type { ChainGatewayContractOptions, ChainGatewaySubject } from '../chain-gateway.contract.js';
+
+/** USDT on the Nile testnet (the TRC20 its faucet hands out). */
+export const NILE_USDT = 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf';
+
+/** Where and with what the real-node run works. */
+export interface RealNodeConfig {
+  readonly fullHost: string;
+  readonly solidityHost?: string;
+  readonly apiKey?: string;
+  /** A key of the data provider's pro tier; without it the delegation-list test is skipped. */
+  readonly proTierKey?: string;
+  /** Hex private key of an account holding test TRX (and USDT of `usdtContract`). */
+  readonly funderKey: string;
+  readonly usdtContract: string;
+  /** Blocks until solidified (default 19, mainnet's and Nile's). */
+  readonly solidifyLag: number;
+}
+
+/** The configuration from TRON_* variables, or why the real-node run cannot happen. */
+export function realNodeConfigFromEnv(env: NodeJS.ProcessEnv = process.env): RealNodeConfig | { readonly skip: string } {
+  const fullHost = env['TRON_FULL_HOST'];
+  const funderKey = env['TRON_TEST_PRIVATE_KEY'];
+  if (!fullHost || !funderKey) return { skip: 'no real node configured' };
+  const usdtContract = env['TRON_USDT_CONTRACT'] ?? (/nile/i.test(fullHost) ? NILE_USDT : undefined);
+  if (!usdtContract) return { skip: `no USDT contract known for ${fullHost} (set TRON_USDT_CONTRACT)` };
+  return {
+    fullHost,
+    solidityHost: env['TRON_SOLIDITY_HOST'] || undefined,
+    apiKey: env['TRON_API_KEY'] || undefined,
+    proTierKey: env['TRON_PRO_TIER_KEY'] || undefined,
+    funderKey: funderKey.replace(/^0x/, ''),
+    usdtContract,
+    solidifyLag: Number(env['TRON_SOLIDIFY_LAG'] ?? 19),
+  };
+}
+
+/** What a real node can be asked to prove: no virtual time, no faults, no exact mainnet numbers, no voting. */
+export function realNodeCapabilities(config: RealNodeConfig): NonNullable<ChainGatewayContractOptions['capabilities']> {
+  return { virtualTime: false, faults: false, exactFees: false, pendingVisible: false, voting: false, proTier: config.proTierKey !== undefined };
+}
+
+const POLL_MS = 1_000;
+
+/** Polls `check` once a second until it holds; real blocks come every ~3 s, so this waits for the chain, not a guess. */
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`real node: timed out waiting for ${what}`);
+    await delay(POLL_MS);
+  }
+}
+
+async function send(g: ChainGateway, signer: Signer, intent: TransactionIntent, what: string): Promise<void> {
+  const tx = await g.prepare(signer, intent);
+  await g.broadcast(tx);
+  await until(`${what} (${tx.txid}) to be included`, async () => (await g.getTransaction(tx.txid)).state === 'confirmed');
+}
+
+/** A subject on the configured node; every test gets new addresses, funded from the test key. */
+export function realNodeChainSubject(config: RealNodeConfig, proTier: boolean): ChainGatewaySubject {
+  const gateway = new TronWebChainGateway({
+    fullHost: config.fullHost,
+    solidityHost: config.solidityHost,
+    apiKey: config.apiKey,
+    proTierKey: proTier ? config.proTierKey : undefined,
+    usdtContract: config.usdtContract,
+    timeoutMs: 20_000,
+  });
+  const funderAddress = TronWeb.address.fromPrivateKey(config.funderKey);
+  if (!funderAddress) throw new Error('TRON_TEST_PRIVATE_KEY is not a valid private key');
+  const funder: Signer = { address: funderAddress, privateKey: async () => config.funderKey };
+  return {
+    gateway,
+    usdtContract: config.usdtContract,
+    solidifyLag: config.solidifyLag,
+    faucet: {
+      fundTrx: async (address, sun) => {
+        const before = await gateway.getTrxBalance(address);
+        await send(gateway, funder, { kind: 'transfer-trx', to: address, amountSun: sun }, 'TRX funding');
+        await until('funded TRX to be visible', async () => (await gateway.getTrxBalance(address)) >= before + sun);
+      },
+      fundToken: async (address, amount) => {
+        const before = await gateway.getTokenBalance(address, config.usdtContract);
+        await send(gateway, funder, { kind: 'transfer-trc20', contract: config.usdtContract, to: address, amount, feeLimitSun: 50_000_000n },
+          'USDT funding');
+        await until('funded USDT to be visible', async () => (await gateway.getTokenBalance(address, config.usdtContract)) >= before + amount);
+      },
+      mine: async (blocks) => {
+        const start = (await gateway.head()).number;
+        await until(`${blocks} more blocks`, async () => (await gateway.head()).number >= start + blocks, 10_000 + blocks * 6_000);
+      },
+    },
+  };
+}
