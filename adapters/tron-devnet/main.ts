@@ -5,14 +5,28 @@
  */
 import { startDevnet } from './index.js';
 
-const port = Number(process.env['DEVNET_PORT'] ?? 8090);
-const blockMs = Number(process.env['DEVNET_BLOCK_MS'] ?? 3_000);
+function intFromEnv(name: string, fallback: number, max: number): number {
+  const raw = process.env[name];
+  const n = raw === undefined || raw === '' ? fallback : Number(raw);
+  if (!Number.isSafeInteger(n) || n < 0 || n > max) {
+    process.stderr.write(`${name} must be an integer between 0 and ${max}, got ${JSON.stringify(raw)}\n`);
+    process.exit(2);
+  }
+  return n;
+}
+
+const port = intFromEnv('DEVNET_PORT', 8090, 65_535);
+const blockMs = intFromEnv('DEVNET_BLOCK_MS', 3_000, 3_600_000);
 const devnet = await startDevnet({
   port,
   host: process.env['DEVNET_HOST'] ?? '127.0.0.1',
   blockMs,
   seed: process.env['DEVNET_SEED'] ?? 'tron-devnet',
   genesisTime: Math.floor(Date.now() / 3_000) * 3_000,
+}).catch((e: unknown) => {
+  // The usual cause is another devnet (or java-tron) already on the port: say so instead of a stack trace.
+  process.stderr.write(`devnet could not listen on port ${port}: ${(e as Error).message}\n`);
+  process.exit(1);
 });
 const info = devnet.info();
 process.stdout.write(
