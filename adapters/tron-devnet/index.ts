@@ -13,9 +13,12 @@ import { createDevnetServer } from './server.js';
 import { controlRoutes } from './sim-api.js';
 
 export type { ChainParams } from './constants.js';
-export type { Faults, GenesisSpec } from './chain.js';
-export type { RentalOrder, RentalStatus } from './rental.js';
-export { Chain } from './chain.js';
+export { BLOCK_INTERVAL_MS, DEFAULT_PARAMS, SUN_PER_TRX, USDT_ENERGY, USDT_META } from './constants.js';
+export type { BlockRecord, Faults, GenesisSpec, TxRecord } from './chain.js';
+export type { RentalDesk, RentalOrder, RentalStatus } from './rental.js';
+export type { ChainState } from './state.js';
+export { totalOwnedSun } from './state.js';
+export { Chain, TxError } from './chain.js';
 
 /** Options of {@link startDevnet}. */
 export interface DevnetOptions {
