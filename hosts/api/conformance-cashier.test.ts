@@ -122,7 +122,11 @@ describe('spec §4 collection and cashier endpoints', () => {
     const slid = ok(await h.call('GET', '/api/cashier/session', { token: ct.token }));
     expect(Date.parse(slid.expires_at)).toBe(h.clock.now() + 60 * 60_000);
 
+    // A failed call does not slide the expiry (read through the developer's list, which does not slide it either).
+    h.clock.advance(10 * 60_000);
     fails(await h.call('POST', '/api/cashier/collect', { token: ct.token, headers: key(), body: { asset_symbol: 'DOGE' } }), 422, 'BIZ-ASSET-NOT-FOUND');
+    const listed = ok(await h.call('GET', '/api/cashier/tokens', { token: user.apiToken })).data.find((t: { token_no: string }) => t.token_no === ct.token_no);
+    expect(listed.expires_at).toBe(slid.expires_at);
     const task = ok(await h.call('POST', '/api/cashier/collect', { token: ct.token, headers: key(), body: { asset_symbol: 'USDT' } }), 201);
     expectDocumented(h, 'POST', '/api/cashier/collect', task);
     expect(task).not.toHaveProperty('error_code');
