@@ -133,6 +133,10 @@ describe('spec §4 collection and cashier endpoints', () => {
     expect(task.status).toBe(1);
     expect(task.started_at).toMatch(ISO_TIME);
     expect(ok(await h.call('GET', '/api/cashier/task', { token: ct.token }))).toEqual(task);
+    // The running collection holds the cached USDT (spec §2 balance_locked), on both sides.
+    const held = { symbol: 'USDT', balance_available: '0', balance_locked: '5000000' };
+    expect(ok(await h.call('GET', '/api/cashier/balance', { token: ct.token })).items).toContainEqual(expect.objectContaining(held));
+    expect(ok(await h.call('GET', `/api/wallets/${user.sub}/balances`, { token: user.apiToken })).items).toContainEqual(expect.objectContaining(held));
     expect(ok(await h.call('GET', '/api/cashier/session', { token: ct.token })).active_task).toEqual(task);
     fails(await h.call('POST', '/api/cashier/collect', { token: ct.token, headers: key(), body: { asset_symbol: 'USDT' } }), 409, 'BIZ-COMMAND-LOCKED');
   });
