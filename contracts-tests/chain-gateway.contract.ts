@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DomainError, InfrastructureError, type ErrorCode } from '../core/domain/errors.js';
+import { DomainError, ERROR_CATALOGUE, InfrastructureError, type ErrorCode } from '../core/domain/errors.js';
 import type { SignedTransaction, TransactionState } from '../core/domain/model/chain.js';
 import type { ChainGateway, Signer, TransactionIntent } from '../core/ports/chain-gateway.port.js';
 
@@ -17,6 +17,8 @@ export interface ChainFaucet {
   setNodeDown?(down: boolean): Promise<void>;
   /** Makes the node refuse every broadcast with this java-tron response code; null restores it (capability `faults`). */
   rejectBroadcasts?(code: string | null): Promise<void>;
+  /** The node accepts the next `count` broadcasts but loses them before any block (capability `faults`). */
+  dropNextBroadcasts?(count: number): Promise<void>;
 }
 
 /** What the chain-gateway contract needs from an adapter under test. */
@@ -61,6 +63,8 @@ async function expectError(p: Promise<unknown>, code: ErrorCode, transient?: boo
   expect(e instanceof InfrastructureError || e instanceof DomainError, `not a port error: ${String(e)}`).toBe(true);
   const err = e as InfrastructureError | DomainError;
   expect(err.code).toBe(code);
+  // Every chain failure reaches the API as a 502 (spec §7); invalid arguments as 422.
+  expect(err.status).toBe(code.startsWith('CHAIN-') ? 502 : ERROR_CATALOGUE[code].status);
   if (transient !== undefined) expect((err as InfrastructureError).transient).toBe(transient);
   return err;
 }
@@ -499,6 +503,22 @@ export function describeChainGatewayContract(
       await s.faucet.rejectBroadcasts!(null);
       await g.broadcast(tx);
       await s.faucet.mine(1);
+      expect(await g.getTrxBalance(b.address)).toBe(2n * TRX);
+    }, caps.faults);
+
+    it_('a broadcast the node accepted but lost stays unknown; sending the same transaction again lands it once', async () => {
+      const a = await account(10n * TRX);
+      const b = await account(1n * TRX);
+      const tx = await g.prepare(a, { kind: 'transfer-trx', to: b.address, amountSun: TRX });
+      await s.faucet.dropNextBroadcasts!(1);
+      await g.broadcast(tx);
+      await s.faucet.mine(2);
+      expect(await g.getTransaction(tx.txid)).toEqual({ state: 'unknown' });
+      expect(await g.getTrxBalance(b.address)).toBe(TRX);
+      await g.broadcast(tx);
+      await g.broadcast(tx);
+      await s.faucet.mine(1);
+      expect((await g.getTransaction(tx.txid)).state).toBe('confirmed');
       expect(await g.getTrxBalance(b.address)).toBe(2n * TRX);
     }, caps.faults);
 

@@ -33,6 +33,7 @@ export async function devnetChainSubject(proTier = false, seed = 'tron-adapter-t
       advance: async (ms) => void devnet.advance(ms),
       setNodeDown: async (down) => void devnet.setFaults({ node_down: down }),
       rejectBroadcasts: async (code) => void devnet.setFaults({ reject_broadcast: code ?? '' }),
+      dropNextBroadcasts: async (count) => void devnet.setFaults({ drop_next_transactions: count }),
     },
     close: () => devnet.close(),
   };
