@@ -1,0 +1,150 @@
+import { request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { DomainError } from '../../core/domain/errors.js';
+import { checkWebhookHost, checkWebhookUrlSyntax } from '../../core/domain/webhook-url.js';
+import type { DnsResolver } from '../../core/ports/dns-resolver.port.js';
+import type { TransportResult, WebhookRequest, WebhookTransport } from '../../core/ports/webhook-transport.port.js';
+
+/** Options of HttpWebhookTransport; only `resolver` is required. */
+export interface HttpWebhookTransportOptions {
+  /** Resolves the receiver's host exactly once per request (the checked answer is the one connected to). */
+  readonly resolver: DnsResolver;
+  /** WEBHOOK_ALLOW_LOCAL: also permits plain http to loopback (development and tests only; never in production). */
+  readonly allowLocal?: boolean;
+  /** Total budget per request, DNS included (spec §6/§8: 15 s). */
+  readonly timeoutMs?: number;
+  /** Response bytes read before the socket is dropped (only the status matters). */
+  readonly maxResponseBytes?: number;
+  /** Extra trusted CA certificates (PEM) for https receivers, e.g. a private test CA. */
+  readonly ca?: string | readonly string[];
+}
+
+/** Raised inside `post` to end the request early with a given error text. */
+class Refused extends Error {}
+
+/**
+ * The SSRF-safe webhook transport (DESIGN.md "SSRF"). Per request: the URL syntax is checked (https on the default
+ * port; http to loopback only with allowLocal), the host is resolved ONCE, every resolved address is checked against
+ * the blocked ranges, and the socket is pinned to the checked address through a custom `lookup` (an IP literal
+ * connects to itself). Redirects are never followed (a 3xx is a failure), the whole request including DNS has one
+ * deadline, and the response body is read only up to a cap. Never throws.
+ */
+export class HttpWebhookTransport implements WebhookTransport {
+  private readonly allowLocal: boolean;
+  private readonly timeoutMs: number;
+  private readonly maxResponseBytes: number;
+
+  constructor(private readonly options: HttpWebhookTransportOptions) {
+    this.allowLocal = options.allowLocal ?? false;
+    this.timeoutMs = options.timeoutMs ?? 15_000;
+    this.maxResponseBytes = options.maxResponseBytes ?? 64 * 1024;
+  }
+
+  async post(request: WebhookRequest): Promise<TransportResult> {
+    const started = performance.now();
+    const elapsed = (): number => Math.round(performance.now() - started);
+    let timer: NodeJS.Timeout | undefined;
+    let pending: ClientRequest | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        pending?.destroy();
+        reject(new Refused(`timeout: no response within ${this.timeoutMs} ms`));
+      }, this.timeoutMs);
+    });
+    try {
+      const target = await Promise.race([this.target(request.url), deadline]);
+      const status = await Promise.race([this.send(target, request, (req) => { pending = req; }), deadline]);
+      const durationMs = elapsed();
+      return status >= 200 && status < 300
+        ? { ok: true, status, durationMs }
+        : { ok: false, status, error: status >= 300 && status < 400 ? `redirect not followed (HTTP ${status})` : `HTTP ${status}`, durationMs };
+    } catch (error) {
+      pending?.destroy();
+      return { ok: false, status: null, error: describe(error), durationMs: elapsed() };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Checks the URL and its resolved addresses; returns the URL and the one address to connect to. */
+  private async target(raw: string): Promise<{ url: URL; address: string }> {
+    const opts = { allowLocal: this.allowLocal };
+    const url = checkWebhookUrlSyntax(raw, opts);
+    const host = bare(url.hostname);
+    const resolved = isIP(host) !== 0 ? [host] : await this.resolve(host);
+    checkWebhookHost(url, resolved, opts);
+    const address = isIP(host) !== 0 ? host : resolved[0];
+    if (address === undefined) throw new Refused(`refused: ${host} did not resolve`);
+    return { url, address };
+  }
+
+  private async resolve(host: string): Promise<string[]> {
+    try {
+      return await this.options.resolver.resolve(host);
+    } catch {
+      throw new Refused(`dns: ${host} could not be resolved`);
+    }
+  }
+
+  /** Opens the pinned connection and resolves with the response status. */
+  private send(target: { url: URL; address: string }, request: WebhookRequest, started: (req: ClientRequest) => void): Promise<number> {
+    const { url, address } = target;
+    const https = url.protocol === 'https:';
+    const body = Buffer.from(request.body, 'utf8');
+    const options: RequestOptions & { servername?: string; ca?: string | string[] } = {
+      method: 'POST',
+      hostname: bare(url.hostname),
+      port: url.port === '' ? (https ? 443 : 80) : Number(url.port),
+      path: `${url.pathname}${url.search}`,
+      headers: { ...request.headers, 'Content-Length': String(body.length), Connection: 'close' },
+      agent: false,
+      lookup: pinnedLookup(address),
+    };
+    if (https && isIP(bare(url.hostname)) === 0) options.servername = bare(url.hostname);
+    if (https && this.options.ca !== undefined) options.ca = typeof this.options.ca === 'string' ? this.options.ca : [...this.options.ca];
+    return new Promise<number>((resolve, reject) => {
+      const req = (https ? httpsRequest : httpRequest)(options, (res) => {
+        resolve(res.statusCode ?? 0);
+        this.drain(res);
+      });
+      started(req);
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
+  /** Reads and discards the response up to the cap, so a huge or endless body cannot hold memory or the socket. */
+  private drain(res: IncomingMessage): void {
+    let seen = 0;
+    res.on('data', (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > this.maxResponseBytes) res.destroy();
+    });
+    res.on('error', () => undefined);
+  }
+}
+
+/** A `lookup` that ignores the name and answers with the already-checked address (DNS pinning). */
+function pinnedLookup(address: string): LookupFunction {
+  const family = isIP(address);
+  return ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (options?.all === true) callback(null, [{ address, family }]);
+    else callback(null, address, family);
+  }) as LookupFunction;
+}
+
+function bare(host: string): string {
+  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Refused) return error.message;
+  if (error instanceof DomainError) {
+    return error.code === 'BIZ-WEBHOOK-URL-BLOCKED' ? 'refused: blocked address' : `refused: ${error.message}`;
+  }
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? `connection failed: ${code}` : 'connection failed';
+}
