@@ -9,6 +9,7 @@ import { TOKENS } from '../composition/tokens.js';
 import type { ApiHost } from './api-app.js';
 import { startApiServer, type RunningServer } from './api-server.js';
 import { REDACT_PATHS } from './logger.js';
+import type { RateLimiter } from '../../core/ports/rate-limiter.port.js';
 
 /** What a test gets back from one HTTP call. */
 export interface HttpResult {
@@ -26,6 +27,12 @@ export interface CallOptions {
   readonly rawBody?: string | Uint8Array;
   readonly headers?: Record<string, string>;
 }
+
+/**
+ * Adapter replacements of the harness: those of the composition, plus a rate limiter instance (a Redis limiter with
+ * a per-test key prefix, so runs sharing one Redis never count each other's hits).
+ */
+export type HarnessOverrides = CompositionOverrides & { readonly rateLimiter?: RateLimiter };
 
 /** A composed API on memory adapters, a manual clock and an in-process devnet, served on a loopback port. */
 export interface ApiHarness {
@@ -46,10 +53,10 @@ export interface ApiHarness {
  * are built once the devnet runs (a chain wrapper around the devnet's gateway, say).
  */
 export async function startHarness(
-  overridesOrFactory: CompositionOverrides | ((devnet: Devnet) => CompositionOverrides) = {},
+  overridesOrFactory: HarnessOverrides | ((devnet: Devnet) => HarnessOverrides) = {},
 ): Promise<ApiHarness> {
   const devnet = await startDevnet({ blockMs: 0, seed: 'api-tests' });
-  const overrides = typeof overridesOrFactory === 'function' ? overridesOrFactory(devnet) : overridesOrFactory;
+  const { rateLimiter, ...overrides } = typeof overridesOrFactory === 'function' ? overridesOrFactory(devnet) : overridesOrFactory;
   const clock = new ManualClock();
   const mailer = new RecordingMailer();
   const logLines: string[] = [];
@@ -60,6 +67,7 @@ export async function startHarness(
     WEBHOOK_ALLOW_LOCAL: 'true',
   }, { mode: 'dev' });
   const composition = composeContainer(config, { clock, mailer, logger, hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }), ...overrides });
+  if (rateLimiter !== undefined) composition.container.rebind(TOKENS.RateLimiter).toConstantValue(rateLimiter);
   const host = composition.container.get(TOKENS.ApiHost);
   const server: RunningServer = await startApiServer(host.h3, { port: 0 });
   const call = async (method: string, path: string, options: CallOptions = {}): Promise<HttpResult> => {
