@@ -8,19 +8,24 @@ class TransactionOutcome<O> extends Error {
 }
 
 /**
- * Runs `work` in a multi-document transaction (replica set or mongos required; see indexes.ts `connectMongo`).
- * `withTransaction` retries the whole callback on transient errors (write conflicts between concurrent
- * transactions), so `work` must only issue writes derived from its inputs. Calling `abort(outcome)` rolls back every
- * write made so far and makes the call resolve to `outcome`; any other error rolls back and propagates.
+ * Runs `work` in a multi-document transaction (replica set or mongos; see connectMongo). `withTransaction` retries
+ * the whole callback on transient errors (write conflicts between concurrent transactions), so `work` must only issue
+ * writes derived from its inputs. Calling `abort(outcome)` rolls back every write made so far and makes the call
+ * resolve to `outcome`; any other error rolls back and propagates.
+ *
+ * With `client` null (a standalone server accepted by connectMongo's `allowStandalone`) `work` runs once without a
+ * session: every write still applies its own conditions, but nothing is rolled back — callers that must undo a write
+ * on `abort` do so themselves (see MongoWalletRepository).
  */
 export async function inTransaction<T, O = never>(
-  client: MongoClient,
-  work: (session: ClientSession, abort: (outcome: O) => never) => Promise<T>,
+  client: MongoClient | null,
+  work: (session: ClientSession | undefined, abort: (outcome: O) => never) => Promise<T>,
 ): Promise<T | O> {
   const abort = (outcome: O): never => {
     throw new TransactionOutcome(outcome);
   };
   try {
+    if (client === null) return await work(undefined, abort);
     return await client.withSession((session) =>
       session.withTransaction(() => work(session, abort), {
         readConcern: { level: 'snapshot' },

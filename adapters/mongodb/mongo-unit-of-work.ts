@@ -28,14 +28,16 @@ function assertDistinct(entity: string, keys: readonly string[]): void {
  * take the address), then inserts of tasks and events (a taken key is a ConcurrencyConflict), then new commands (a
  * taken number is a ConcurrencyConflict, a taken address lock is BIZ-COMMAND-LOCKED). Any throw aborts everything.
  *
- * Requires a replica set or mongos; connectMongo refuses a standalone server (docs: decisions, "MongoDB store").
+ * Atomic on a replica set or mongos. With `client` null (a standalone server that connectMongo accepted only because
+ * of `allowStandalone`) the same writes run in the same order without a transaction: every conflict is still
+ * detected, but the writes made before the failing one stay. Development only; connectMongo refuses it by default.
  */
 export class MongoUnitOfWork implements UnitOfWork {
   private readonly commands: Collection<CommandDocument>;
   private readonly tasks: Collection<CollectionTaskDocument>;
   private readonly events: Collection<WebhookEventDocument>;
 
-  constructor(db: Db, private readonly client: MongoClient) {
+  constructor(db: Db, private readonly client: MongoClient | null) {
     this.commands = db.collection<CommandDocument>(COLLECTIONS.commands);
     this.tasks = db.collection<CollectionTaskDocument>(COLLECTIONS.tasks);
     this.events = db.collection<WebhookEventDocument>(COLLECTIONS.events);

@@ -14,12 +14,13 @@ import {
  * Wallet addresses. "One main address per (user, network)" is a partial unique index; the sub-address quota is a
  * counter document incremented in the same transaction as the insert: concurrent inserts for one (user, network)
  * write the same counter, so the server serialises them (write conflict, retried) and each sees the others' count.
+ * `client` null means a standalone server without transactions: see insertSubReserving.
  */
 export class MongoWalletRepository implements WalletRepository {
   private readonly wallets: Collection<WalletDocument>;
   private readonly quotas: Collection<WalletQuotaDocument>;
 
-  constructor(db: Db, private readonly client: MongoClient) {
+  constructor(db: Db, private readonly client: MongoClient | null) {
     this.wallets = db.collection<WalletDocument>(COLLECTIONS.wallets);
     this.quotas = db.collection<WalletQuotaDocument>(COLLECTIONS.walletQuotas);
   }
@@ -32,24 +33,60 @@ export class MongoWalletRepository implements WalletRepository {
           await this.wallets.insertOne(doc);
           return 'created';
         }
-        return await inTransaction<WalletInsertOutcome, WalletInsertOutcome>(this.client, async (session, abort) => {
-          // Same precedence as the memory adapter: a known address wins over the quota verdict.
-          if ((await this.wallets.findOne({ address: wallet.address }, { session })) !== null) abort('address-exists');
-          const counter = await this.quotas.findOneAndUpdate(
-            { _id: walletQuotaKey(wallet.userId, wallet.networkCode) },
-            { $inc: { subs: 1 } },
-            { upsert: true, returnDocument: 'after', session },
-          );
-          const subsAfter = counter?.subs ?? 1;
-          if (limits.maxSubAddresses !== -1 && subsAfter > limits.maxSubAddresses) abort('quota-exceeded');
-          await this.wallets.insertOne(doc, { session });
-          return 'created';
-        });
+        const key = walletQuotaKey(wallet.userId, wallet.networkCode);
+        await this.createQuotaCounter(key);
+        return this.client === null ? await this.insertSubReserving(doc, key, limits.maxSubAddresses)
+          : await this.insertSubInTransaction(this.client, doc, key, limits.maxSubAddresses);
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
         return this.classifyDuplicate(wallet, error);
       }
     });
+  }
+
+  /**
+   * The counter exists before any transaction touches it: two transactions that both upserted it would collide on
+   * its `_id` (a duplicate key, not a retried write conflict).
+   */
+  private async createQuotaCounter(key: string): Promise<void> {
+    try {
+      await this.quotas.updateOne({ _id: key }, { $setOnInsert: { subs: 0 } }, { upsert: true });
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+    }
+  }
+
+  private insertSubInTransaction(client: MongoClient, doc: WalletDocument, key: string, max: number): Promise<WalletInsertOutcome> {
+    return inTransaction<WalletInsertOutcome, WalletInsertOutcome>(client, async (session, abort) => {
+      // Same precedence as the memory adapter: a known address wins over the quota verdict.
+      if ((await this.wallets.findOne({ address: doc.address }, { session })) !== null) abort('address-exists');
+      const counter = await this.quotas.findOneAndUpdate({ _id: key }, { $inc: { subs: 1 } }, { returnDocument: 'after', session });
+      if (max !== -1 && (counter?.subs ?? Number.POSITIVE_INFINITY) > max) abort('quota-exceeded');
+      await this.wallets.insertOne(doc, { session });
+      return 'created';
+    });
+  }
+
+  /**
+   * Standalone server (no transactions): reserve a slot by incrementing the counter, give it back when the quota
+   * is exceeded or the insert fails. Racing inserts never exceed the quota; one may see a slot that a failing
+   * insert holds for a moment as taken (a spurious quota-exceeded), which is why production needs a replica set.
+   */
+  private async insertSubReserving(doc: WalletDocument, key: string, max: number): Promise<WalletInsertOutcome> {
+    if ((await this.wallets.findOne({ address: doc.address })) !== null) return 'address-exists';
+    const counter = await this.quotas.findOneAndUpdate({ _id: key }, { $inc: { subs: 1 } }, { returnDocument: 'after' });
+    const release = () => this.quotas.updateOne({ _id: key }, { $inc: { subs: -1 } });
+    if (max !== -1 && (counter?.subs ?? Number.POSITIVE_INFINITY) > max) {
+      await release();
+      return 'quota-exceeded';
+    }
+    try {
+      await this.wallets.insertOne(doc);
+      return 'created';
+    } catch (error) {
+      await release();
+      throw error;
+    }
   }
 
   findByAddress(address: string): Promise<WalletAddress | null> {

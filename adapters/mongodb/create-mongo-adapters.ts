@@ -1,0 +1,81 @@
+import type { Db, MongoClient } from 'mongodb';
+import type { Clock } from '../../core/ports/clock.port.js';
+import type { IdGenerator } from '../../core/ports/id-generator.port.js';
+import { MongoAccountRepository } from './mongo-account-repository.js';
+import { MongoApiTokenRepository } from './mongo-api-token-repository.js';
+import { MongoBalanceRepository } from './mongo-balance-repository.js';
+import { MongoCashierTokenRepository } from './mongo-cashier-token-repository.js';
+import { MongoCollectionTaskRepository } from './mongo-collection-task-repository.js';
+import { MongoCommandRepository } from './mongo-command-repository.js';
+import { MongoDeveloperConfigRepository } from './mongo-developer-config-repository.js';
+import { MongoEventOutbox } from './mongo-event-outbox.js';
+import { MongoIdGenerator } from './mongo-id-generator.js';
+import { MongoIdempotencyStore } from './mongo-idempotency-store.js';
+import { MongoRiskPolicy } from './mongo-risk-policy.js';
+import { MongoSessionRepository } from './mongo-session-repository.js';
+import { MongoSubscriptionRepository } from './mongo-subscription-repository.js';
+import { MongoUnitOfWork } from './mongo-unit-of-work.js';
+import { MongoWalletRepository } from './mongo-wallet-repository.js';
+import { MongoWebhookDeliveryRepository } from './mongo-webhook-delivery-repository.js';
+
+/** Every store-backed port on one MongoDB database: the same members as MemoryAdapters, minus the memory store. */
+export interface MongoAdapters {
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly accounts: MongoAccountRepository;
+  readonly sessions: MongoSessionRepository;
+  readonly subscriptions: MongoSubscriptionRepository;
+  readonly apiTokens: MongoApiTokenRepository;
+  readonly wallets: MongoWalletRepository;
+  readonly balances: MongoBalanceRepository;
+  readonly commands: MongoCommandRepository;
+  readonly tasks: MongoCollectionTaskRepository;
+  readonly cashierTokens: MongoCashierTokenRepository;
+  readonly developerConfigs: MongoDeveloperConfigRepository;
+  readonly outbox: MongoEventOutbox;
+  readonly deliveries: MongoWebhookDeliveryRepository;
+  readonly uow: MongoUnitOfWork;
+  readonly idempotency: MongoIdempotencyStore;
+  readonly risk: MongoRiskPolicy;
+}
+
+/** Options of createMongoAdapters. */
+export interface MongoAdapterOptions {
+  /** The connection (connectMongo's result fits): client, database, and whether transactions are available. */
+  readonly connection: { readonly client: MongoClient; readonly db: Db; readonly transactions: boolean };
+  /** Drives idempotency expiry; the repositories store the times their callers pass. */
+  readonly clock: Clock;
+  /** Defaults to MongoIdGenerator: integer sequences shared by every process on the database. */
+  readonly ids?: IdGenerator;
+}
+
+/**
+ * Builds every MongoDB repository, the unit of work, the idempotency store and the risk deny-list on one database.
+ * Nothing connects here: the connection is opened (and the indexes created) by connectMongo.
+ *
+ * With `transactions` false (a standalone server, accepted only through connectMongo's `allowStandalone`) the unit
+ * of work and the sub-address quota run without multi-document transactions; see MongoUnitOfWork.
+ */
+export function createMongoAdapters(options: MongoAdapterOptions): MongoAdapters {
+  const { db, client, transactions } = options.connection;
+  const transactional = transactions ? client : null;
+  return {
+    clock: options.clock,
+    ids: options.ids ?? new MongoIdGenerator(db),
+    accounts: new MongoAccountRepository(db),
+    sessions: new MongoSessionRepository(db),
+    subscriptions: new MongoSubscriptionRepository(db),
+    apiTokens: new MongoApiTokenRepository(db),
+    wallets: new MongoWalletRepository(db, transactional),
+    balances: new MongoBalanceRepository(db),
+    commands: new MongoCommandRepository(db),
+    tasks: new MongoCollectionTaskRepository(db),
+    cashierTokens: new MongoCashierTokenRepository(db),
+    developerConfigs: new MongoDeveloperConfigRepository(db),
+    outbox: new MongoEventOutbox(db),
+    deliveries: new MongoWebhookDeliveryRepository(db),
+    uow: new MongoUnitOfWork(db, transactional),
+    idempotency: new MongoIdempotencyStore(db, options.clock),
+    risk: new MongoRiskPolicy(db),
+  };
+}

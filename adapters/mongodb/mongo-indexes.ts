@@ -1,0 +1,63 @@
+import type { CreateIndexesOptions, IndexSpecification } from 'mongodb';
+import { ADDRESS_TYPE } from '../../core/domain/model/wallet.js';
+import { COLLECTIONS, type CollectionName } from './collections.js';
+
+/** One index of the store: the collection, its key pattern and its options (always named, so re-runs are no-ops). */
+export interface IndexDefinition {
+  readonly collection: CollectionName;
+  readonly keys: Readonly<Record<string, 1 | -1>>;
+  readonly options: CreateIndexesOptions & { readonly name: string };
+}
+
+/** Only a document that carries the field takes part in a partial index (a "slot" that is present or absent). */
+const present = (field: string) => ({ partialFilterExpression: { [field]: { $exists: true } } });
+
+/**
+ * Every index the repositories rely on. The unique ones are business rules enforced by the server across processes
+ * (one email, one main address per network, one active command per address, one active cashier token per address,
+ * one delivery per event, one idempotency record per scope and key); the others serve the repositories' queries.
+ */
+export const INDEX_DEFINITIONS: readonly IndexDefinition[] = [
+  { collection: COLLECTIONS.accounts, keys: { emailLower: 1 }, options: { name: 'email_unique', unique: true } },
+  { collection: COLLECTIONS.apiTokens, keys: { tokenHash: 1 }, options: { name: 'token_hash_unique', unique: true } },
+  { collection: COLLECTIONS.wallets, keys: { address: 1 }, options: { name: 'address_unique', unique: true } },
+  {
+    collection: COLLECTIONS.wallets, keys: { userId: 1, networkCode: 1 },
+    options: { name: 'main_per_network_unique', unique: true, partialFilterExpression: { addressType: ADDRESS_TYPE.MAIN } },
+  },
+  { collection: COLLECTIONS.wallets, keys: { userId: 1, _id: 1 }, options: { name: 'by_user' } },
+  { collection: COLLECTIONS.commands, keys: { lockedAddress: 1 }, options: { name: 'address_lock_unique', unique: true, ...present('lockedAddress') } },
+  { collection: COLLECTIONS.commands, keys: { address: 1, status: 1 }, options: { name: 'active_by_address' } },
+  { collection: COLLECTIONS.commands, keys: { userId: 1, createdAt: -1, insertedSeq: -1 }, options: { name: 'by_user_newest' } },
+  { collection: COLLECTIONS.commands, keys: { status: 1, type: 1, createdAt: 1, insertedSeq: 1 }, options: { name: 'pending_oldest' } },
+  { collection: COLLECTIONS.tasks, keys: { status: 1, nextRunAt: 1, insertedSeq: 1 }, options: { name: 'due' } },
+  { collection: COLLECTIONS.tasks, keys: { address: 1, startedAt: -1, insertedSeq: -1 }, options: { name: 'latest_by_address' } },
+  { collection: COLLECTIONS.cashierTokens, keys: { tokenHash: 1 }, options: { name: 'token_hash_unique', unique: true } },
+  { collection: COLLECTIONS.cashierTokens, keys: { activeSlot: 1 }, options: { name: 'active_slot_unique', unique: true, ...present('activeSlot') } },
+  { collection: COLLECTIONS.cashierTokens, keys: { userId: 1, createdAt: -1, insertedSeq: -1 }, options: { name: 'by_user_newest' } },
+  { collection: COLLECTIONS.developerConfigs, keys: { pendingSince: 1, _id: 1 }, options: { name: 'pending_review', partialFilterExpression: { pendingUrl: { $type: 'string' } } } },
+  { collection: COLLECTIONS.events, keys: { dispatched: 1, occurredAt: 1, insertedSeq: 1 }, options: { name: 'undispatched' } },
+  { collection: COLLECTIONS.deliveries, keys: { eventId: 1 }, options: { name: 'event_unique', unique: true } },
+  { collection: COLLECTIONS.deliveries, keys: { status: 1, nextAttemptAt: 1, insertedSeq: 1 }, options: { name: 'due' } },
+  { collection: COLLECTIONS.deliveries, keys: { userId: 1, createdAt: -1, insertedSeq: -1 }, options: { name: 'by_user_newest' } },
+  { collection: COLLECTIONS.idempotency, keys: { scope: 1, key: 1 }, options: { name: 'scope_key_unique', unique: true } },
+  // `purgeAt` is the record's own expiry (24 h after creation for the API's window, never earlier on wall time):
+  // expireAfterSeconds 0 lets the TTL monitor delete it then. Correctness never waits for the monitor.
+  { collection: COLLECTIONS.idempotency, keys: { purgeAt: 1 }, options: { name: 'purge_ttl', expireAfterSeconds: 0 } },
+  { collection: COLLECTIONS.riskEntries, keys: { insertedSeq: 1 }, options: { name: 'insertion_order' } },
+];
+
+/** The part of the driver's Db that ensureIndexes uses (a recording fake satisfies it in unit tests). */
+export interface IndexTarget {
+  collection(name: string): { createIndex(keys: IndexSpecification, options: CreateIndexesOptions): Promise<string> };
+}
+
+/**
+ * Creates every index of INDEX_DEFINITIONS, one after the other. Idempotent: an existing index with the same name
+ * and definition is left alone; a same-named index with another definition makes the server refuse (a migration).
+ */
+export async function ensureIndexes(db: IndexTarget): Promise<void> {
+  for (const index of INDEX_DEFINITIONS) {
+    await db.collection(index.collection).createIndex({ ...index.keys }, { ...index.options });
+  }
+}
