@@ -24,6 +24,27 @@ describeEnergyProviderContract('RentalEnergyProvider on the devnet', () => devne
   rentalExpiryMs: HOUR + 3_000,
 });
 
+describe('SelfDelegationEnergyProvider references across expiry (adapter-only: needs time travel and its own memory)', () => {
+  it('an expired, never-sent delegation is re-signed; one that landed keeps being returned', async () => {
+    const s = await devnetEnergySubject('self');
+    try {
+      const req = { receiver: await s.newReceiver(), energy: 65_000, reference: 'sweep-1' };
+      const lost = await s.provider.acquire(req, s.main);
+      await s.advance!(120_000);
+      const fresh = await s.provider.acquire(req, s.main);
+      expect(fresh.kind === 'transaction' && lost.kind === 'transaction' && fresh.tx.txid !== lost.tx.txid).toBe(true);
+      if (fresh.kind !== 'transaction') return;
+      await s.chain.broadcast(fresh.tx);
+      await s.mine(1);
+      await s.advance!(120_000);
+      expect(await s.provider.acquire(req, s.main)).toEqual(fresh);
+      expect((await s.chain.getResources(req.receiver)).energy.receivedSun).toBe(fresh.delegatedSun);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
 describe('selfDelegationSun', () => {
   it('is the least whole-TRX stake whose floored energy covers the request (at least 1 TRX)', () => {
     fc.assert(

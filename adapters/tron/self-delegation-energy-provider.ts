@@ -36,10 +36,22 @@ export interface SelfDelegationEnergyProviderOptions {
   readonly lockBlocks?: number;
 }
 
+/** What was issued for a reference, to answer a repeated acquire with the same transaction. */
+interface Issued {
+  readonly main: string;
+  readonly receiver: string;
+  readonly energy: number;
+  readonly order: EnergyOrder & { readonly kind: 'transaction' };
+}
+
+/** References remembered per process; the oldest are forgotten first (the worker's own record outlives them). */
+const MAX_REMEMBERED = 10_000;
+
 /** Self-delegation of ENERGY from the main address (Stake 2.0 DelegateResourceContract). */
 export class SelfDelegationEnergyProvider implements EnergyProvider {
   readonly name = 'self' as const;
   private readonly lockBlocks: number;
+  private readonly issued = new Map<string, Issued>();
 
   constructor(
     private readonly chain: ChainGateway,
@@ -60,11 +72,16 @@ export class SelfDelegationEnergyProvider implements EnergyProvider {
   }
 
   /**
-   * An unsent, signed delegation (write-ahead: persist `tx`, then broadcast). Each call signs a new transaction;
-   * the worker's persisted record, not `reference`, is what keeps a resumed step from delegating twice.
-   * BIZ-ENERGY-UNAVAILABLE when the stake no longer covers the request.
+   * An unsent, signed delegation (write-ahead: persist `tx`, then broadcast). Within this process the same
+   * `reference` returns the same transaction for as long as it can still land, or has landed (a rebroadcast is
+   * then a harmless duplicate), so it never delegates twice; across restarts the worker's persisted record does
+   * that job. A reference reused for different terms is a VALIDATION-ERROR. BIZ-ENERGY-UNAVAILABLE when the stake
+   * no longer covers the request.
    */
   async acquire(request: EnergyRequest, main: Signer): Promise<EnergyOrder> {
+    if (!request.reference) throw new DomainError('VALIDATION-ERROR', { field: 'reference', message: 'reference: required' });
+    const prior = await this.stillValid(request, main.address);
+    if (prior) return prior;
     const [needed, available] = await Promise.all([this.sunFor(request.energy), this.chain.getCanDelegateEnergySun(main.address)]);
     if (available < needed) {
       throw new DomainError('BIZ-ENERGY-UNAVAILABLE', {
@@ -78,7 +95,23 @@ export class SelfDelegationEnergyProvider implements EnergyProvider {
       amountSun: needed,
       ...(this.lockBlocks > 0 ? { lockBlocks: this.lockBlocks } : {}),
     });
-    return { kind: 'transaction', tx, delegatedSun: needed };
+    const order = { kind: 'transaction' as const, tx, delegatedSun: needed };
+    if (this.issued.size >= MAX_REMEMBERED) this.issued.delete(this.issued.keys().next().value!);
+    this.issued.set(request.reference, { main: main.address, receiver: request.receiver, energy: request.energy, order });
+    return order;
+  }
+
+  /** The order issued earlier for this reference, unless it expired without ever reaching the chain. */
+  private async stillValid(request: EnergyRequest, main: string): Promise<EnergyOrder | undefined> {
+    const prior = this.issued.get(request.reference);
+    if (!prior) return undefined;
+    if (prior.main !== main || prior.receiver !== request.receiver || prior.energy !== request.energy) {
+      throw new DomainError('VALIDATION-ERROR', { field: 'reference', message: 'reference: already used for a different energy request' });
+    }
+    if (prior.order.tx.expiresAt > (await this.chain.head()).timestamp) return prior.order;
+    if ((await this.chain.getTransaction(prior.order.tx.txid)).state !== 'unknown') return prior.order;
+    this.issued.delete(request.reference);
+    return undefined;
   }
 
   /** Not used: a self-delegation is tracked through its transaction (ChainGateway.getTransaction). */
