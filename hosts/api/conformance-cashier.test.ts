@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type ApiHarness } from './test-harness.js';
 import { createWallet, expectDocumented, fails, ISO_TIME, ok, userWithWallets, WALLET_TIME } from './api-test-fixtures.js';
@@ -175,5 +175,16 @@ describe('spec §4 collection and cashier endpoints', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     expect(res.text).not.toContain('ct_secretvalue');
+    // Not frameable, and only the page's own inline blocks may run: their hashes, taken from the served bytes, are in the CSP.
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    const csp = res.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("default-src 'none'");
+    const blocks = [...res.text.matchAll(/<(script|style)>([\s\S]*?)<\/\1>/g)];
+    expect(blocks.map((m) => m[1]).sort()).toEqual(['script', 'style']);
+    for (const [, tag, content] of blocks) {
+      const directive = csp.split('; ').find((d) => d.startsWith(`${tag}-src `));
+      expect(directive).toBe(`${tag}-src 'sha256-${createHash('sha256').update(content!).digest('base64')}'`);
+    }
   });
 });

@@ -125,4 +125,19 @@ describe('envelope, authentication and transport errors', () => {
     expect(Object.keys(res.json).sort()).toEqual(['code', 'data', 'message']);
     expect(ok(res).items).toHaveLength(2);
   });
+
+  it('no answer may be cached or type-sniffed: tokens are shown once', async () => {
+    const answers = [
+      await h.call('POST', '/api/api-tokens', { token: u.session, body: { name: 'cache' } }),
+      await h.call('GET', '/api/wallets', { token: u.apiToken }),
+      await h.call('GET', '/api/wallets'),
+      await h.call('GET', '/api/nothing'),
+      await h.call('GET', '/api/wallets/%ZZ'),
+      await h.call('GET', '/cashier'),
+    ];
+    for (const res of answers) {
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    }
+  });
 });

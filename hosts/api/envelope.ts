@@ -57,10 +57,16 @@ export function mapError(error: unknown): MappedError {
   return { reply: failureReply('INTERNAL-ERROR'), unexpected: true };
 }
 
+/**
+ * Every answer is per caller and may carry a secret shown once (tokens, session): no cache may keep it, and no
+ * browser may sniff it into another type.
+ */
+const BASE_HEADERS = { 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
+
 /** Turns a reply into h3's response value, adding the per-request headers (request id, rate limit). */
 export function toHttpResponse(reply: ApiReply, extraHeaders: Readonly<Record<string, string>>): HTTPResponse {
   return new HTTPResponse(reply.body, {
     status: reply.status,
-    headers: { 'content-type': JSON_TYPE, ...extraHeaders, ...reply.headers },
+    headers: { ...BASE_HEADERS, ...extraHeaders, ...reply.headers },
   });
 }

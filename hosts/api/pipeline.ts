@@ -82,7 +82,9 @@ export async function runRoute(deps: PipelineDeps, route: RouteDef, event: H3Eve
     };
     const execute = async (): Promise<ApiReply> => {
       const result = await route.handle(ctx);
-      if (isRaw(result)) return { status: result.raw.status ?? 200, body: result.raw.body, headers: { 'content-type': result.raw.contentType } };
+      if (isRaw(result)) {
+        return { status: result.raw.status ?? 200, body: result.raw.body, headers: { ...result.raw.headers, 'content-type': result.raw.contentType } };
+      }
       return okReply(result, route.status ?? 200);
     };
     reply = idempotencyKey === null

@@ -17,7 +17,13 @@ export interface RouteContext<K extends AuthKind> {
 
 /** A success answer other than the JSON envelope (the payer HTML page, the OpenAPI document). */
 export interface RawResult {
-  readonly raw: { readonly contentType: string; readonly body: string; readonly status?: number };
+  readonly raw: {
+    readonly contentType: string;
+    readonly body: string;
+    readonly status?: number;
+    /** Extra response headers (the payer page's CSP). */
+    readonly headers?: Readonly<Record<string, string>>;
+  };
 }
 
 /** Documentation of a route for /openapi.json; the same object the router is built from. */

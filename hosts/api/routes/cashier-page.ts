@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * The payer page served at the cashier URL (`/cashier?ct=<token>`). Static: the token is read from the query by the
  * script and sent as a bearer header, never echoed into the markup. The page drops `ct` from the address bar so it does
@@ -37,3 +39,22 @@ el('collect').onclick = async () => {
 refresh(); setInterval(refresh, 10000);
 </script></body></html>
 `;
+
+/** CSP source of one inline block: the SHA-256 of its exact text, as a browser computes it. */
+function inlineHashes(tag: 'script' | 'style'): string[] {
+  const blocks = [...CASHIER_PAGE_HTML.matchAll(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, 'g'))];
+  return blocks.map((m) => `'sha256-${createHash('sha256').update(m[1] ?? '').digest('base64')}'`);
+}
+
+/**
+ * Headers of the payer page. A payment page must not be framed (clickjacking) and runs only its own inline code,
+ * pinned by hash: an injected script could read the `ct_` token from sessionStorage.
+ */
+export const CASHIER_PAGE_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': [
+    "default-src 'none'", `script-src ${inlineHashes('script').join(' ')}`, `style-src ${inlineHashes('style').join(' ')}`,
+    "connect-src 'self'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
+  ].join('; '),
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+};

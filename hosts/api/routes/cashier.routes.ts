@@ -1,7 +1,7 @@
 import type { Application } from '../../../core/application/index.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { s } from '../openapi-schemas.js';
-import { CASHIER_PAGE_HTML } from './cashier-page.js';
+import { CASHIER_PAGE_HEADERS, CASHIER_PAGE_HTML } from './cashier-page.js';
 
 const CASHIER_ERRORS = ['CASHIER-TOKEN-MISSING', 'CASHIER-TOKEN-INVALID'];
 
@@ -35,7 +35,7 @@ export function cashierRoutes(app: Application): RouteDef[] {
     defineRoute({
       method: 'GET', path: '/cashier', auth: 'none',
       docs: { summary: 'Payer page (`?ct=<token>`); calls the payment API from the browser', tag: 'Cashier payment', data: s.empty(), produces: 'text/html' },
-      handle: () => Promise.resolve({ raw: { contentType: 'text/html; charset=utf-8', body: CASHIER_PAGE_HTML } }),
+      handle: () => Promise.resolve({ raw: { contentType: 'text/html; charset=utf-8', body: CASHIER_PAGE_HTML, headers: CASHIER_PAGE_HEADERS } }),
     }),
   ];
 }
