@@ -40,7 +40,7 @@ describe('SelfDelegationEnergyProvider references across expiry (adapter-only: n
       expect(await s.provider.acquire(req, s.main)).toEqual(fresh);
       expect((await s.chain.getResources(req.receiver)).energy.receivedSun).toBe(fresh.delegatedSun);
     } finally {
-      await s.close();
+      await s.close?.();
     }
   });
 });
