@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe } from 'vitest';
+import { describeAccountRepositoryContract } from '../../contracts-tests/account-repository.contract.js';
+import { describeApiTokenRepositoryContract } from '../../contracts-tests/api-token-repository.contract.js';
+import { describeBalanceRepositoryContract } from '../../contracts-tests/balance-repository.contract.js';
+import { describeCashierTokenRepositoryContract } from '../../contracts-tests/cashier-token-repository.contract.js';
+import { describeCollectionTaskRepositoryContract } from '../../contracts-tests/collection-task-repository.contract.js';
+import { describeCommandRepositoryContract } from '../../contracts-tests/command-repository.contract.js';
+import { describeDeveloperConfigRepositoryContract } from '../../contracts-tests/developer-config-repository.contract.js';
+import { describeEventOutboxContract } from '../../contracts-tests/event-outbox.contract.js';
+import { MONGO_SKIP_MESSAGE, openTestDatabase, provisionMongo, type MongoTestDatabase } from '../../contracts-tests/harness/mongodb.js';
+import { describeSessionRepositoryContract } from '../../contracts-tests/session-repository.contract.js';
+import { describeSubscriptionRepositoryContract } from '../../contracts-tests/subscription-repository.contract.js';
+import { describeWalletRepositoryContract } from '../../contracts-tests/wallet-repository.contract.js';
+import { describeWebhookDeliveryRepositoryContract } from '../../contracts-tests/webhook-delivery-repository.contract.js';
+import { ManualClock } from '../memory/manual-clock.js';
+import { createMongoAdapters, type MongoAdapters } from './create-mongo-adapters.js';
+import { describeMongoAdapterTests } from './mongo-adapter-checks.js';
+
+// Every store-port contract suite against MongoDB (MONGODB_URL, else a mongo:7 replica-set container), one database
+// for this file, emptied before every subject. Without a MongoDB the whole file is reported as skipped, loudly.
+const target = await provisionMongo();
+const unavailable = target.kind === 'unavailable';
+if (target.kind === 'unavailable') console.warn(`${MONGO_SKIP_MESSAGE} (${target.reason})`);
+
+/** Expensive property runs (each run empties the database): fewer than the suites' default of 50. */
+const OPTIONS = { numRuns: 15, concurrency: 50 } as const;
+
+describe.skipIf(unavailable)('MongoDB store', () => {
+  let database: MongoTestDatabase | undefined;
+
+  beforeAll(async () => {
+    if (target.kind === 'unavailable') return;
+    database = await openTestDatabase(target.url, 'contracts');
+  });
+
+  afterAll(async () => {
+    await database?.drop();
+    if (target.kind !== 'unavailable') await target.stop();
+  });
+
+  /** A fresh, empty store sharing this file's connection; closing it leaves the connection to afterAll. */
+  const fresh = async (): Promise<MongoAdapters> => {
+    if (database === undefined) throw new Error('the MongoDB test database is not open');
+    await database.clear();
+    return createMongoAdapters({ connection: database.connection, clock: new ManualClock() });
+  };
+
+  describeAccountRepositoryContract('mongodb', fresh, OPTIONS);
+  describeSessionRepositoryContract('mongodb', fresh, OPTIONS);
+  describeSubscriptionRepositoryContract('mongodb', fresh, OPTIONS);
+  describeApiTokenRepositoryContract('mongodb', fresh, OPTIONS);
+  describeWalletRepositoryContract('mongodb', fresh, OPTIONS);
+  describeBalanceRepositoryContract('mongodb', fresh, OPTIONS);
+  describeCommandRepositoryContract('mongodb', fresh, OPTIONS);
+  describeCollectionTaskRepositoryContract('mongodb', fresh, OPTIONS);
+  describeCashierTokenRepositoryContract('mongodb', fresh, OPTIONS);
+  describeDeveloperConfigRepositoryContract('mongodb', fresh, OPTIONS);
+  describeEventOutboxContract('mongodb', fresh, OPTIONS);
+  describeWebhookDeliveryRepositoryContract('mongodb', fresh, OPTIONS);
+
+  describeMongoAdapterTests(() => {
+    if (database === undefined) throw new Error('the MongoDB test database is not open');
+    return database;
+  }, fresh);
+});
+
