@@ -106,6 +106,24 @@ describe('spec §4 wallet endpoints', () => {
     expect(after.items).toEqual(refreshed.items);
   });
 
+  it('POST .../balances/refresh: within the cooldown the cache answers unless force is true; refresh_source is always 2', async () => {
+    const user = await userWithWallets(h);
+    const usdt = (data: { items: { symbol: string; balance_available: string }[] }): string | undefined =>
+      data.items.find((i) => i.symbol === 'USDT')?.balance_available;
+    const refresh = async (body?: unknown): Promise<any> =>
+      ok(await h.call('POST', `/api/wallets/${user.sub}/balances/refresh`, { token: user.apiToken, ...(body === undefined ? {} : { body }) }));
+    expect(usdt(await refresh())).toBe('0');
+    h.devnet.fundToken(user.sub, 1_000_000n);
+    const cached = await refresh({ force: false });
+    expect({ usdt: usdt(cached), source: cached.refresh_source }).toEqual({ usdt: '0', source: 2 });
+    h.clock.advance(30_000);
+    const due = await refresh();
+    expect({ usdt: usdt(due), source: due.refresh_source }).toEqual({ usdt: '1000000', source: 2 });
+    h.devnet.fundToken(user.sub, 1_000_000n);
+    expect(usdt(await refresh({ force: true }))).toBe('2000000');
+    fails(await h.call('POST', `/api/wallets/${user.sub}/balances/refresh`, { token: user.apiToken, body: { force: 'yes' } }), 422, 'VALIDATION-ERROR');
+  });
+
   it('POST .../balances/refresh: 502 CHAIN-BALANCE-QUERY-FAILED when the node is down', async () => {
     h.devnet.setFaults({ node_down: true });
     try {
