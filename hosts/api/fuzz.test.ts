@@ -1,0 +1,76 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, type ApiHarness } from './test-harness.js';
+import { ok, userWithWallets } from './api-test-fixtures.js';
+
+type User = Awaited<ReturnType<typeof userWithWallets>>;
+
+/** Field names the routes read, so random objects often reach the use cases' validation rather than stopping early. */
+const FIELDS = [
+  'email', 'password', 'code', 'service_code', 'plan_code', 'config', 'webhook_url', 'webhook_secret', 'min_collect_amounts',
+  'name', 'network_code', 'address_type', 'address_label', 'force', 'address', 'asset_symbol', 'ttl_minutes', 'reason',
+  'from_address', 'to_address', 'amount', 'resource', 'votes', 'witness', 'count', 'note', 'kind', 'value', 'max_sub_addresses',
+  'page', 'per_page', 'type', 'status',
+];
+
+/** Values of the shapes the fields take, plus the awkward ones (huge numbers, negative zero, nested junk). */
+function fieldValue(known: () => readonly string[]): fc.Arbitrary<unknown> {
+  return fc.oneof(
+    fc.constantFrom('TRON', 'USDT', 'TRX', 'developer', 'sub_address', 'ENERGY', '1000000', '-1', '0', '', ' ', '1e3', 'x'.repeat(300)),
+    fc.constant(null).chain(() => fc.constantFrom(...known())),
+    fc.integer(), fc.double(), fc.constantFrom(-0, 2 ** 53, 1e308, 60, 1, 2), fc.boolean(), fc.constant(null),
+    fc.jsonValue({ maxDepth: 2 }),
+  );
+}
+
+/** Random bodies, query strings and path parameters on every route: never a 5xx, always the envelope. */
+describe('fuzz: no input makes the API fail', () => {
+  let h: ApiHarness;
+  let u: User;
+  let ct: string;
+  const tokens = (): Record<string, string | undefined> => ({ developer: u.apiToken, session: u.session, admin: h.adminToken, cashier: ct, none: undefined });
+
+  beforeAll(async () => {
+    h = await startHarness();
+    u = await userWithWallets(h, 'unlimited');
+    ct = ok(await h.call('POST', '/api/cashier/tokens', { token: u.apiToken, body: { address: u.sub, ttl_minutes: 1440 } }), 201).token;
+  });
+  afterAll(async () => h.close());
+
+  it('every route answers < 500 with the envelope for random JSON bodies, queries and path values', async () => {
+    const known = (): string[] => [u.main, u.sub, String(u.userId), String(u.apiTokenId)];
+    // Logout and token revocation would end the fuzzing user's credentials and turn every later run into a 401.
+    const excluded = new Set(['/api/openapi.json', '/api/auth/logout', '/api/api-tokens/:id']);
+    const routes = h.host.routes.filter((r) => !excluded.has(r.path));
+    const seen = new Set<string>();
+    await fc.assert(fc.asyncProperty(
+      fc.constantFrom(...routes),
+      fc.oneof(fc.dictionary(fc.constantFrom(...FIELDS), fieldValue(known), { maxKeys: 6 }), fc.jsonValue({ maxDepth: 3 })),
+      fc.dictionary(fc.constantFrom(...FIELDS), fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('0', '1', '100', '101', '-1', '9'.repeat(30))), { maxKeys: 3 }),
+      fc.oneof(fc.constantFrom(...known()), fc.string({ minLength: 1, maxLength: 40 }).map(encodeURIComponent)),
+      async (route, body, query, param) => {
+        // Limits are not under test here: each run starts on fresh windows.
+        h.clock.advance(61_000);
+        const path = route.path.replace(/:[A-Za-z]+/g, param);
+        const qs = new URLSearchParams(query).toString();
+        const token = tokens()[route.auth];
+        const res = await h.call(route.method, qs === '' ? path : `${path}?${qs}`, {
+          ...(token === undefined ? {} : { token }),
+          ...(route.method === 'GET' ? {} : { body }),
+          ...(route.idempotent === true ? { headers: { 'idempotency-key': `fuzz-${Math.random()}` } } : {}),
+        });
+        expect(res.status, `${route.method} ${path} ${JSON.stringify(body)} → ${res.text}`).toBeLessThan(500);
+        if (route.docs.produces !== undefined) return;
+        seen.add(String(res.json.code));
+        expect(Object.keys(res.json).sort()).toEqual(['code', 'data', 'message']);
+        if (res.status >= 400) expect(res.json.data).toEqual({});
+        else expect(res.json.code).toBe('OK');
+      },
+    ), { numRuns: 300 });
+    // The inputs got past authentication into the use cases: successes and a spread of business codes.
+    expect(seen).toContain('OK');
+    expect(seen).toContain('VALIDATION-ERROR');
+    expect(seen.has('UNAUTHENTICATED')).toBe(false);
+    expect(seen.size).toBeGreaterThan(6);
+  });
+});
