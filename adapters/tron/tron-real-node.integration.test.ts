@@ -7,20 +7,35 @@
  */
 import { describe, it } from 'vitest';
 import { describeChainGatewayContract } from '../../contracts-tests/chain-gateway.contract.js';
-import { realNodeCapabilities, realNodeChainSubject, realNodeConfigFromEnv } from '../../contracts-tests/harness/tron-real-node.js';
+import { describeEnergyProviderContract } from '../../contracts-tests/energy-provider.contract.js';
+import {
+  realNodeCapabilities, realNodeChainSubject, realNodeConfigFromEnv, realNodeEnergyShortfall, realNodeEnergySubject,
+} from '../../contracts-tests/harness/tron-real-node.js';
 
 const SUITE = 'TronWebChainGateway on a real TRON node';
+const ENERGY_SUITE = 'SelfDelegationEnergyProvider on a real TRON node';
+/** Small, so that a test key with a modest energy stake can run the energy suite. */
+const ENERGY = 1_000;
+const HINT = '(set TRON_FULL_HOST and TRON_TEST_PRIVATE_KEY)';
 const config = realNodeConfigFromEnv();
 
-if ('skip' in config) {
-  console.warn(`SKIPPED: ${SUITE}: ${config.skip} (set TRON_FULL_HOST and TRON_TEST_PRIVATE_KEY)`);
-  describe.skip(SUITE, () => {
-    it.skip(`needs a real node: ${config.skip} (set TRON_FULL_HOST and TRON_TEST_PRIVATE_KEY)`, () => undefined);
+function skipLoudly(suite: string, reason: string): void {
+  console.warn(`SKIPPED: ${suite}: ${reason} ${HINT}`);
+  describe.skip(suite, () => {
+    it.skip(`needs a real node: ${reason} ${HINT}`, () => undefined);
   });
+}
+
+if ('skip' in config) {
+  skipLoudly(SUITE, config.skip);
+  skipLoudly(ENERGY_SUITE, config.skip);
 } else {
   describeChainGatewayContract(SUITE, ({ proTier }) => realNodeChainSubject(config, proTier), {
     capabilities: realNodeCapabilities(config),
     // Real blocks: the solidification test alone waits ~20 blocks (a minute).
     timeoutMs: 240_000,
   });
+  const shortfall = await realNodeEnergyShortfall(config, ENERGY);
+  if (shortfall) skipLoudly(ENERGY_SUITE, shortfall);
+  else describeEnergyProviderContract(ENERGY_SUITE, () => realNodeEnergySubject(config), { energy: ENERGY, maxBlocks: 10, timeoutMs: 120_000 });
 }

@@ -7,8 +7,10 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { TronWeb } from 'tronweb';
 import type { ChainGateway, Signer, TransactionIntent } from '../../core/ports/chain-gateway.port.js';
+import { SelfDelegationEnergyProvider, selfDelegationSun } from '../../adapters/tron/self-delegation-energy-provider.js';
 import { TronWebChainGateway } from '../../adapters/tron/tronweb-chain-gateway.js';
 import type { ChainGatewayContractOptions, ChainGatewaySubject } from '../chain-gateway.contract.js';
+import type { EnergyProviderSubject } from '../energy-provider.contract.js';
 
 /** USDT on the Nile testnet (the TRC20 its faucet hands out). */
 export const NILE_USDT = 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf';
@@ -67,9 +69,9 @@ async function send(g: ChainGateway, signer: Signer, intent: TransactionIntent, 
   await until(`${what} (${tx.txid}) to be included`, async () => (await g.getTransaction(tx.txid)).state === 'confirmed');
 }
 
-/** A subject on the configured node; every test gets new addresses, funded from the test key. */
-export function realNodeChainSubject(config: RealNodeConfig, proTier: boolean): ChainGatewaySubject {
-  const gateway = new TronWebChainGateway({
+/** A gateway on the configured node. */
+export function realNodeGateway(config: RealNodeConfig, proTier = false): TronWebChainGateway {
+  return new TronWebChainGateway({
     fullHost: config.fullHost,
     solidityHost: config.solidityHost,
     apiKey: config.apiKey,
@@ -77,9 +79,19 @@ export function realNodeChainSubject(config: RealNodeConfig, proTier: boolean): 
     usdtContract: config.usdtContract,
     timeoutMs: 20_000,
   });
-  const funderAddress = TronWeb.address.fromPrivateKey(config.funderKey);
-  if (!funderAddress) throw new Error('TRON_TEST_PRIVATE_KEY is not a valid private key');
-  const funder: Signer = { address: funderAddress, privateKey: async () => config.funderKey };
+}
+
+/** The funded test key as a signer. */
+export function funderSigner(config: RealNodeConfig): Signer {
+  const address = TronWeb.address.fromPrivateKey(config.funderKey);
+  if (!address) throw new Error('TRON_TEST_PRIVATE_KEY is not a valid private key');
+  return { address, privateKey: async () => config.funderKey };
+}
+
+/** A subject on the configured node; every test gets new addresses, funded from the test key. */
+export function realNodeChainSubject(config: RealNodeConfig, proTier: boolean): ChainGatewaySubject {
+  const gateway = realNodeGateway(config, proTier);
+  const funder = funderSigner(config);
   return {
     gateway,
     usdtContract: config.usdtContract,
@@ -100,6 +112,51 @@ export function realNodeChainSubject(config: RealNodeConfig, proTier: boolean): 
         const start = (await gateway.head()).number;
         await until(`${blocks} more blocks`, async () => (await gateway.head()).number >= start + blocks, 10_000 + blocks * 6_000);
       },
+    },
+  };
+}
+
+/**
+ * Whether the test key can back the self-delegation energy suite: it must be able to delegate twice the stake
+ * `energy` needs (it is the main address; every delegation is taken back when a test ends). A reason when not.
+ */
+export async function realNodeEnergyShortfall(config: RealNodeConfig, energy: number): Promise<string | null> {
+  try {
+    const g = realNodeGateway(config);
+    const need = 2n * selfDelegationSun(energy, await g.energyPerStakedSun());
+    const can = await g.getCanDelegateEnergySun(funderSigner(config).address);
+    return can >= need ? null : `the test key can delegate ${can} SUN of energy stake, ${need} needed (stake TRX for ENERGY)`;
+  } catch (e) {
+    return `the node could not be asked: ${(e as Error).message}`;
+  }
+}
+
+/**
+ * A self-delegation subject on the configured node with the test key as the main address. Receivers are new
+ * addresses activated with 1 TRX; close() takes back whatever is still delegated to them, so the key's stake
+ * is not left stranded on throwaway addresses.
+ */
+export function realNodeEnergySubject(config: RealNodeConfig): EnergyProviderSubject {
+  const base = realNodeChainSubject(config, false);
+  const chain = base.gateway;
+  const main = funderSigner(config);
+  const receivers: string[] = [];
+  return {
+    provider: new SelfDelegationEnergyProvider(chain),
+    chain,
+    main,
+    newReceiver: async () => {
+      const { address } = await chain.createAccount();
+      await base.faucet.fundTrx(address, 1_000_000n);
+      receivers.push(address);
+      return address;
+    },
+    mine: base.faucet.mine,
+    close: async () => {
+      for (const receiver of receivers) {
+        const stuck = (await chain.getResources(receiver)).energy.receivedSun;
+        if (stuck > 0n) await send(chain, main, { kind: 'undelegate', resource: 'ENERGY', receiver, amountSun: stuck }, 'undelegation');
+      }
     },
   };
 }
