@@ -114,6 +114,15 @@ describe('idempotency keys', () => {
     expect(cb.task_no).not.toBe(ca.task_no);
   });
 
+  it('the scope is the route, not its spelling: a trailing slash replays the same answer', async () => {
+    const u = await userWithWallets(h);
+    const key = randomUUID();
+    const first = await collect(u, key);
+    expect(first.status).toBe(201);
+    const slashed = await h.call('POST', '/api/collections/', { token: u.apiToken, headers: { 'idempotency-key': key }, body: { address: u.sub, asset_symbol: 'USDT' } });
+    expect({ status: slashed.status, text: slashed.text }).toEqual({ status: 201, text: first.text });
+  });
+
   it('after the 24 h window the key is forgotten: the request executes again', async () => {
     const u = await userWithWallets(h);
     const key = randomUUID();

@@ -45,6 +45,15 @@ function callerScope(caller: Caller): string {
   }
 }
 
+/**
+ * The (caller, method, path) scope of a key, with the path as the route pattern plus its decoded parameters: the raw
+ * pathname would let `/api/collections/` or a percent-encoded spelling of the same path run a request twice.
+ */
+function idempotencyScope(caller: Caller, route: RouteDef, params: Readonly<Record<string, string>>): string {
+  const args = Object.keys(params).sort().map((k) => `${k}=${encodeURIComponent(params[k] ?? '')}`).join('&');
+  return `${callerScope(caller)} ${route.method} ${route.path}${args === '' ? '' : `?${args}`}`;
+}
+
 function callerTag(caller: Caller | undefined): string | number | undefined {
   if (caller === undefined) return undefined;
   if (caller.kind === 'developer' || caller.kind === 'session') return caller.userId;
@@ -89,7 +98,7 @@ export async function runRoute(deps: PipelineDeps, route: RouteDef, event: H3Eve
     };
     reply = idempotencyKey === null
       ? await execute()
-      : await runIdempotent(deps.idempotency, `${callerScope(caller)} ${route.method} ${event.url.pathname}`, idempotencyKey, body, execute);
+      : await runIdempotent(deps.idempotency, idempotencyScope(caller, route, ctx.params), idempotencyKey, body, execute);
   } catch (error) {
     const mapped = mapError(error);
     if (mapped.unexpected) deps.logger.error({ reqId: requestId, route: route.path, err: error }, 'unexpected error');
