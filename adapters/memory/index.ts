@@ -22,3 +22,4 @@ export { ManualClock, MANUAL_CLOCK_DEFAULT_START } from './manual-clock.js';
 export { RecordingMailer, type RecordedMail } from './recording-mailer.js';
 export { MemoryAddressLock } from './memory-address-lock.js';
 export { MemoryRateLimiter } from './memory-rate-limiter.js';
+export { MemoryScanCursorStore } from './memory-scan-cursor-store.js';

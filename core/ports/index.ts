@@ -25,3 +25,5 @@ export type * from './developer-config-repository.port.js';
 export type * from './event-outbox.port.js';
 export type * from './webhook-delivery-repository.port.js';
 export type * from './unit-of-work.port.js';
+export type * from './block-source.port.js';
+export type * from './scan-cursor-store.port.js';
