@@ -175,7 +175,7 @@ describe('devnet simulator properties (random workloads, in-process)', () => {
         for (const op of ops) w.step(op);
         w.finish();
       }),
-      { numRuns: 30 },
+      { numRuns: 20 },
     );
   }, 60_000);
 
