@@ -164,6 +164,10 @@ export function describeChainGatewayContract(
         { kind: 'vote', votes: [] },
       ];
       for (const intent of bad) await expectError(g.prepare(a, intent), 'VALIDATION-ERROR');
+      await expectError(g.estimateTrc20TransferEnergy(a.address, a.address, s.usdtContract, 0n), 'VALIDATION-ERROR');
+      await expectError(g.estimateTrc20TransferEnergy('nope', a.address, s.usdtContract, 1n), 'VALIDATION-ERROR');
+      await expectError(g.accountExists('nope'), 'VALIDATION-ERROR');
+      await expectError(g.getCanDelegateEnergySun('nope'), 'VALIDATION-ERROR');
     });
 
     it_('getTokenBalance on an address that is not a token contract fails as CHAIN-BALANCE-QUERY-FAILED', async () => {
@@ -202,6 +206,11 @@ export function describeChainGatewayContract(
       const forged: Signer = { address: a.address, privateKey: async () => other.privateKey };
       const e = await expectError(g.prepare(forged, { kind: 'transfer-trx', to: other.address, amountSun: 1n }), 'CHAIN-TRANSACTION-FAILED', false);
       expect(e.message).not.toContain(other.privateKey);
+      const garbled: Signer = { address: a.address, privateKey: async () => 'zz' + a.key.slice(2) };
+      const g2 = await expectError(g.prepare(garbled, { kind: 'transfer-trx', to: other.address, amountSun: 1n }), 'CHAIN-TRANSACTION-FAILED', false);
+      expect(g2.message).not.toContain(a.key.slice(2));
+      const locked: Signer = { address: a.address, privateKey: () => Promise.reject(new Error('key cipher: wrong master key')) };
+      await expectError(g.prepare(locked, { kind: 'transfer-trx', to: other.address, amountSun: 1n }), 'CHAIN-TRANSACTION-FAILED', false);
     });
 
     it_('getTransaction goes unknown → (pending) → confirmed → solidified as blocks are produced', async () => {
@@ -457,6 +466,21 @@ export function describeChainGatewayContract(
       expect((await g.getResources(sub.address)).energy).toMatchObject({ limit: 0, receivedSun: 0n });
       expect(await g.getCanDelegateEnergySun(main.address)).toBe(100n * TRX);
     });
+
+    it_('a locked delegation cannot be taken back before its lock ends, and can after', async () => {
+      const main = await account(30n * TRX);
+      const sub = await account(1n * TRX);
+      await execute(main, { kind: 'freeze', resource: 'ENERGY', amountSun: 20n * TRX });
+      const [, d] = await execute(main, { kind: 'delegate', resource: 'ENERGY', receiver: sub.address, amountSun: 10n * TRX, lockBlocks: 100 });
+      expect(d.state).toBe('confirmed');
+      expect((await g.getResources(sub.address)).energy.receivedSun).toBe(10n * TRX);
+      const early = await g.prepare(main, { kind: 'undelegate', resource: 'ENERGY', receiver: sub.address, amountSun: 10n * TRX });
+      await expectError(g.broadcast(early), 'CHAIN-BROADCAST-FAILED', false);
+      await s.faucet.advance!(100 * 3_000 + 3_000);
+      const [, u] = await execute(main, { kind: 'undelegate', resource: 'ENERGY', receiver: sub.address, amountSun: 10n * TRX });
+      expect(u.state).toBe('confirmed');
+      expect((await g.getResources(sub.address)).energy.receivedSun).toBe(0n);
+    }, caps.virtualTime);
 
     it_('with a pro-tier key the resources list who delegated to whom', async () => {
       await s.close?.();
