@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type ApiHarness } from './test-harness.js';
 import { ok, userWithWallets } from './api-test-fixtures.js';
+import { toOpenApiPath } from './openapi.js';
 
 type User = Awaited<ReturnType<typeof userWithWallets>>;
 
@@ -62,6 +63,12 @@ describe('fuzz: no input makes the API fail', () => {
         expect(res.status, `${route.method} ${path} ${JSON.stringify(body)} → ${res.text}`).toBeLessThan(500);
         if (route.docs.produces !== undefined) return;
         seen.add(String(res.json.code));
+        if (res.status >= 400) {
+          // Whatever a route answers, /openapi.json lists under that status for that operation.
+          const op = (h.host.openapi['paths'] as Record<string, Record<string, any>>)[toOpenApiPath(route.path)]![route.method.toLowerCase()];
+          const documented: string[] = op.responses[String(res.status)]?.content['application/json'].schema.properties.code.enum ?? [];
+          expect(documented, `${route.method} ${route.path} → ${res.status} ${res.json.code} undocumented`).toContain(res.json.code);
+        }
         expect(Object.keys(res.json).sort()).toEqual(['code', 'data', 'message']);
         if (res.status >= 400) expect(res.json.data).toEqual({});
         else expect(res.json.code).toBe('OK');
