@@ -43,6 +43,8 @@ export interface ScanPass {
   readonly to: number | null;
   /** Addresses whose balances were refreshed, in order of processing (an address appears once per block). */
   readonly refreshed: readonly string[];
+  /** Newest block at the scanner's level when the pass started; `to < latest` means it is still catching up. */
+  readonly latest: number;
 }
 
 /**
@@ -82,7 +84,7 @@ export class BalanceScanner {
       await this.deps.cursors.advance(this.name, n);
       done = n;
     }
-    return { from: done === null ? null : first, to: done, refreshed };
+    return { from: done === null ? null : first, to: done, refreshed, latest };
   }
 
   /** Refreshes the managed addresses the block's transfers touch (receivers, and senders whose balance fell). */
