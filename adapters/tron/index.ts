@@ -1,6 +1,6 @@
 /**
- * Public entry point of the TRON adapter (package export "./adapters/tron"): the ChainGateway through tronweb,
- * the two EnergyProviders, and the pure JSON mappings a caller may reuse (e.g. to read a node's replies itself).
+ * Public entry point of the TRON adapter (package export "./adapters/tron"): the ChainGateway and the BlockSource
+ * through tronweb, the two EnergyProviders, and the pure JSON mappings a caller may reuse (e.g. to read a node's replies itself).
  * The wire-level helpers (intent building, error mapping) stay internal to this folder.
  */
 export {
@@ -11,6 +11,7 @@ export {
   type TronWebChainGatewayOptions,
 } from './tronweb-chain-gateway.js';
 export { createDevnetChainGateway, type DevnetEndpoint } from './devnet-chain-gateway.js';
+export { TronBlockSource, type TronBlockSourceOptions } from './tron-block-source.js';
 export {
   SelfDelegationEnergyProvider,
   selfDelegationSun,
