@@ -130,6 +130,26 @@ export function describeMongoAdapterTests(database: () => MongoTestDatabase, fre
     });
   });
 
+  describe('MongoDB adapters: risk deny-list (no contract suite yet; mirrors MemoryRiskPolicy)', () => {
+    it('blocks a listed user, address or destination; deny is idempotent and keeps the first position; allow removes', async () => {
+      const { risk } = await fresh();
+      await risk.deny({ kind: 'address', value: addressOf(2), reason: null });
+      await risk.deny({ kind: 'user', value: '7', reason: 'fraud' });
+      await Promise.all([1, 2, 3].map(() => risk.deny({ kind: 'address', value: addressOf(2), reason: 'sanctioned' })));
+      expect(await risk.list()).toEqual([
+        { kind: 'address', value: addressOf(2), reason: 'sanctioned' },
+        { kind: 'user', value: '7', reason: 'fraud' },
+      ]);
+      expect(await risk.check({ userId: 7, operation: 'withdrawal', address: addressOf(2) })).toEqual({ blocked: true, reason: 'fraud' });
+      expect(await risk.check({ userId: 1, operation: 'withdrawal', address: addressOf(1), toAddress: addressOf(2) }))
+        .toEqual({ blocked: true, reason: 'sanctioned' });
+      expect(await risk.check({ userId: 1, operation: 'collection', address: addressOf(1) })).toEqual({ blocked: false });
+      expect(await risk.allow('address', addressOf(2))).toBe(true);
+      expect(await risk.allow('address', addressOf(2))).toBe(false);
+      expect((await risk.check({ userId: 1, operation: 'withdrawal', address: addressOf(1), toAddress: addressOf(2) })).blocked).toBe(false);
+    });
+  });
+
   describe('MongoDB adapters: several processes on one database', () => {
     it('two clients claiming 10 due tasks: each task has exactly one owner', async () => {
       const first = await fresh();

@@ -23,12 +23,15 @@ export class MongoBalanceRepository implements BalanceRepository {
   put(snapshot: BalanceSnapshot): Promise<void> {
     return guarded('balance write', async () => {
       const doc = toBalanceDocument(snapshot);
+      const notNewer = { _id: doc._id, updatedAt: { $lte: doc.updatedAt } };
       try {
-        // One conditional upsert: it replaces a snapshot that is not newer, or inserts when there is none. When a
-        // newer one is stored the filter misses and the upsert collides on _id — exactly "keep the newer one".
-        await this.balances.replaceOne({ _id: doc._id, updatedAt: { $lte: doc.updatedAt } }, doc, { upsert: true });
+        // Replaces a snapshot that is not newer, or inserts when there is none.
+        await this.balances.replaceOne(notNewer, doc, { upsert: true });
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
+        // The upsert found no match and lost the insert to a concurrent put: a snapshot exists now but may be
+        // older than ours, so try the conditional replace once more, without inserting (snapshots are never deleted).
+        await this.balances.replaceOne(notNewer, doc);
       }
     });
   }

@@ -3,7 +3,7 @@ import type { Session } from '../../core/domain/model/index.js';
 import type { SessionRepository } from '../../core/ports/session-repository.port.js';
 import { fromSessionDocument, toSessionDocument, type SessionDocument } from './account-document.js';
 import { COLLECTIONS } from './collections.js';
-import { guarded } from './mongo-support.js';
+import { guarded, isDuplicateKey } from './mongo-support.js';
 
 /** Sessions keyed by the SHA-256 of their token. */
 export class MongoSessionRepository implements SessionRepository {
@@ -17,7 +17,13 @@ export class MongoSessionRepository implements SessionRepository {
     return guarded('session create', async () => {
       const doc = toSessionDocument(session);
       // A token hash names one session; writing the same one twice stores the latest, as the memory adapter does.
-      await this.sessions.replaceOne({ _id: doc._id }, doc, { upsert: true });
+      try {
+        await this.sessions.replaceOne({ _id: doc._id }, doc, { upsert: true });
+      } catch (error) {
+        // Two first writes raced to insert (servers before 4.2 do not retry such upserts): the loser replaces.
+        if (!isDuplicateKey(error)) throw error;
+        await this.sessions.replaceOne({ _id: doc._id }, doc);
+      }
     });
   }
 
