@@ -138,3 +138,20 @@ export function expectDocumented(h: ApiHarness, method: string, path: string, da
   if (route === undefined) throw new Error(`no route ${method} ${path}`);
   expect(schemaProblems(data, route.docs.data)).toEqual([]);
 }
+
+/**
+ * Every failure the harness served so far (read from the request lines) is documented in /openapi.json for its
+ * operation and status: the route table's docs cannot drift from what the routes answer.
+ */
+export function expectErrorsDocumented(h: ApiHarness): void {
+  const paths = h.host.openapi['paths'] as Record<string, Record<string, any>>;
+  const problems = new Set<string>();
+  for (const raw of h.logLines) {
+    const line = JSON.parse(raw) as { msg?: string; route?: string; method?: string; status?: number; code?: string };
+    if (line.msg !== 'request' || line.route === undefined || (line.status ?? 0) < 400) continue;
+    const op = paths[line.route.replace(/:([A-Za-z]+)/g, '{$1}')]?.[String(line.method).toLowerCase()];
+    const documented: string[] = op?.responses[String(line.status)]?.content['application/json'].schema.properties.code.enum ?? [];
+    if (!documented.includes(String(line.code))) problems.add(`${line.method} ${line.route} → ${line.status} ${line.code}`);
+  }
+  expect([...problems]).toEqual([]);
+}

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type ApiHarness, type HttpResult } from './test-harness.js';
-import { createWallet, fails, ok, signUp, userWithWallets } from './api-test-fixtures.js';
+import { createWallet, fails, ok, signUp, userWithWallets, expectErrorsDocumented } from './api-test-fixtures.js';
 
 function tally(results: readonly HttpResult[]): Record<string, number> {
   const counts: Record<string, number> = {};
@@ -16,7 +16,10 @@ describe('parallel requests keep the spec rules', () => {
   beforeAll(async () => {
     h = await startHarness();
   });
-  afterAll(async () => h.close());
+  afterAll(async () => {
+    expectErrorsDocumented(h);
+    await h.close();
+  });
 
   it('one main address per network: of 8 parallel creations one is 201, the rest 409', async () => {
     const u = await signUp(h);

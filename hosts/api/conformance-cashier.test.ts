@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type ApiHarness } from './test-harness.js';
-import { createWallet, expectDocumented, fails, ISO_TIME, ok, userWithWallets, WALLET_TIME } from './api-test-fixtures.js';
+import { createWallet, expectDocumented, fails, ISO_TIME, ok, userWithWallets, WALLET_TIME, expectErrorsDocumented } from './api-test-fixtures.js';
 
 type User = Awaited<ReturnType<typeof userWithWallets>>;
 
@@ -15,7 +15,10 @@ describe('spec §4 collection and cashier endpoints', () => {
     h = await startHarness();
     u = await userWithWallets(h);
   });
-  afterAll(async () => h.close());
+  afterAll(async () => {
+    expectErrorsDocumented(h);
+    await h.close();
+  });
 
   it('POST /collections: 201 PENDING task with wallet timestamps; GET returns the same fields', async () => {
     const user = await userWithWallets(h);

@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TronWebChainGateway } from '../../adapters/tron/tronweb-chain-gateway.js';
 import { startHarness, type ApiHarness } from './test-harness.js';
-import { fails, ok, userWithWallets } from './api-test-fixtures.js';
+import { fails, ok, userWithWallets, expectErrorsDocumented } from './api-test-fixtures.js';
 
 type User = Awaited<ReturnType<typeof userWithWallets>>;
 
@@ -47,7 +47,10 @@ describe('envelope, authentication and transport errors', () => {
     });
     u = await userWithWallets(h);
   });
-  afterAll(async () => h.close());
+  afterAll(async () => {
+    expectErrorsDocumented(h);
+    await h.close();
+  });
 
   it('every authenticated route answers 401 with the envelope and data {} when no token is sent', async () => {
     for (const route of h.host.routes.filter((r) => r.auth !== 'none')) {

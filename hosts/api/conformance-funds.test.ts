@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type ApiHarness } from './test-harness.js';
-import { createWallet, expectDocumented, fails, ok, userWithWallets } from './api-test-fixtures.js';
+import { createWallet, expectDocumented, fails, ok, userWithWallets, expectErrorsDocumented } from './api-test-fixtures.js';
 
 /** DESIGN.md "Commands": staking operations over HTTP (session token), each accepted as a PENDING command. */
 describe('staking endpoints', () => {
@@ -11,7 +11,10 @@ describe('staking endpoints', () => {
     h = await startHarness();
     witness = h.devnet.info().witnesses[0]!;
   });
-  afterAll(async () => h.close());
+  afterAll(async () => {
+    expectErrorsDocumented(h);
+    await h.close();
+  });
 
   const operations = [
     { path: 'stake', type: 4, body: { resource: 'ENERGY', amount: '1000000' } },

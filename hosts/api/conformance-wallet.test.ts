@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type ApiHarness } from './test-harness.js';
 import {
-  createWallet, expectDocumented, fails, ok, signUp, userWithWallets, WALLET_TIME, type TestUser,
-} from './api-test-fixtures.js';
+  createWallet, expectDocumented, fails, ok, signUp, userWithWallets, WALLET_TIME, type TestUser, expectErrorsDocumented } from './api-test-fixtures.js';
 
 /** Spec §4 "Wallet" over real HTTP: success shapes, pagination defaults and maxima, every listed error. */
 describe('spec §4 wallet endpoints', () => {
@@ -13,7 +12,10 @@ describe('spec §4 wallet endpoints', () => {
     h = await startHarness();
     u = await userWithWallets(h);
   });
-  afterAll(async () => h.close());
+  afterAll(async () => {
+    expectErrorsDocumented(h);
+    await h.close();
+  });
 
   it('POST /wallets: 201 with exactly {wallet_address_id, network_code, address, address_type, status}', async () => {
     const user = await signUp(h);

@@ -48,7 +48,8 @@ describe('fuzz: no input makes the API fail', () => {
       fc.constantFrom(...routes),
       fc.oneof(fc.dictionary(fc.constantFrom(...FIELDS), fieldValue(known), { maxKeys: 6 }), fc.jsonValue({ maxDepth: 3 })),
       fc.dictionary(fc.constantFrom(...FIELDS), fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('0', '1', '100', '101', '-1', '9'.repeat(30))), { maxKeys: 3 }),
-      fc.oneof(fc.constantFrom(...known()), fc.string({ minLength: 1, maxLength: 40 }).map(encodeURIComponent)),
+      // '.' and '..' are dot-segments the client resolves away, reaching another route than the one under test.
+      fc.oneof(fc.constantFrom(...known()), fc.string({ minLength: 1, maxLength: 40 }).map(encodeURIComponent).filter((p) => p !== '.' && p !== '..')),
       async (route, body, query, param) => {
         // Limits are not under test here: each run starts on fresh windows.
         h.clock.advance(61_000);

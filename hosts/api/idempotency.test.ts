@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type ApiHarness, type HttpResult } from './test-harness.js';
-import { createWallet, fails, ok, relogin, userWithWallets } from './api-test-fixtures.js';
+import { createWallet, fails, ok, relogin, userWithWallets, expectErrorsDocumented } from './api-test-fixtures.js';
 
 type User = Awaited<ReturnType<typeof userWithWallets>>;
 
@@ -20,7 +20,10 @@ describe('idempotency keys', () => {
   beforeAll(async () => {
     h = await startHarness();
   });
-  afterAll(async () => h.close());
+  afterAll(async () => {
+    expectErrorsDocumented(h);
+    await h.close();
+  });
 
   it('parallel POSTs with one key → exactly one command; every 201 is the same answer, the rest IN-PROGRESS', async () => {
     const u = await userWithWallets(h);

@@ -61,6 +61,16 @@ function callerTag(caller: Caller | undefined): string | number | undefined {
   return caller.kind;
 }
 
+/** The catalogue code of a failure reply (replayed ones included), for the request line: operators search by code. */
+function errorCodeOf(reply: ApiReply): string | undefined {
+  try {
+    const parsed = JSON.parse(reply.body) as { code?: unknown };
+    return typeof parsed.code === 'string' ? parsed.code : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function isRaw(result: unknown): result is RawResult {
   return typeof result === 'object' && result !== null && 'raw' in result;
 }
@@ -106,6 +116,7 @@ export async function runRoute(deps: PipelineDeps, route: RouteDef, event: H3Eve
   }
   deps.logger.info({
     reqId: requestId, method: event.req.method, path: event.url.pathname, route: route.path, status: reply.status,
+    ...(reply.status >= 400 ? { code: errorCodeOf(reply) } : {}),
     user: callerTag(caller), ms: Math.round((performance.now() - started) * 10) / 10,
   }, 'request');
   return toHttpResponse(reply, headers);

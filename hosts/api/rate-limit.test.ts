@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type ApiHarness, type HttpResult } from './test-harness.js';
-import { fails, ok, userWithWallets } from './api-test-fixtures.js';
+import { expectErrorsDocumented, fails, ok, userWithWallets } from './api-test-fixtures.js';
 
 type User = Awaited<ReturnType<typeof userWithWallets>>;
 
@@ -50,7 +50,10 @@ describe('rate limits (spec §8)', () => {
   beforeAll(async () => {
     h = await startHarness();
   });
-  afterAll(async () => h.close());
+  afterAll(async () => {
+    expectErrorsDocumented(h);
+    await h.close();
+  });
 
   it.each(SPEC_TABLE)('$name: N+k requests → exactly N pass with counting headers, then 429 with Retry-After; the window rolls', async (row) => {
     const s = await subject();

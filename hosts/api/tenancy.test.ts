@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type ApiHarness, type HttpResult } from './test-harness.js';
-import { createWallet, ok, signUp, userWithWallets, type TestUser } from './api-test-fixtures.js';
+import { createWallet, ok, signUp, userWithWallets, type TestUser, expectErrorsDocumented } from './api-test-fixtures.js';
 
 type Kind = 'address' | 'subAddress' | 'command' | 'task' | 'cashierToken' | 'apiToken';
 
@@ -99,7 +99,10 @@ describe('tenancy: another user\'s resources behave as nonexistent', () => {
     h = await startHarness();
     b = await userWithWallets(h, 'unlimited');
   });
-  afterAll(async () => h.close());
+  afterAll(async () => {
+    expectErrorsDocumented(h);
+    await h.close();
+  });
 
   it('every probe of A\'s resource by B answers exactly as for a random unknown id', async () => {
     const probed = new Set<string>();
