@@ -116,6 +116,23 @@ export function realNodeChainSubject(config: RealNodeConfig, proTier: boolean): 
   };
 }
 
+/** TRX and USDT (base units) one run of the chain-gateway contract spends from the test key, with headroom. */
+export const REAL_NODE_BUDGET = { trxSun: 800_000_000n, usdt: 12_000_000n } as const;
+
+/** Why the test key cannot pay for a chain-gateway run (null when it can), checked before any test starts. */
+export async function realNodeChainShortfall(config: RealNodeConfig): Promise<string | null> {
+  try {
+    const g = realNodeGateway(config);
+    const funder = funderSigner(config).address;
+    const [trx, usdt] = await Promise.all([g.getTrxBalance(funder), g.getTokenBalance(funder, config.usdtContract)]);
+    if (trx < REAL_NODE_BUDGET.trxSun) return `the test key ${funder} holds ${trx} SUN, a run needs ${REAL_NODE_BUDGET.trxSun}`;
+    if (usdt < REAL_NODE_BUDGET.usdt) return `the test key ${funder} holds ${usdt} of ${config.usdtContract}, a run needs ${REAL_NODE_BUDGET.usdt}`;
+    return null;
+  } catch (e) {
+    return `the node could not be asked: ${(e as Error).message}`;
+  }
+}
+
 /**
  * Whether the test key can back the self-delegation energy suite: it must be able to delegate twice the stake
  * `energy` needs (it is the main address; every delegation is taken back when a test ends). A reason when not.
