@@ -15,6 +15,7 @@ export interface AccountDocument {
   version: number;
 }
 
+/** Domain value -> stored document: pure, a fresh object (amounts, where any, as decimal strings). */
 export function toAccountDocument(account: Account): AccountDocument {
   return {
     _id: account.id,
@@ -30,6 +31,7 @@ export function toAccountDocument(account: Account): AccountDocument {
   };
 }
 
+/** Stored document -> domain value; BSON null and a missing field both read as null. */
 export function fromAccountDocument(doc: AccountDocument): Account {
   return {
     id: doc._id,
@@ -53,6 +55,7 @@ export interface SessionDocument {
   revokedAt: number | null;
 }
 
+/** Domain value -> stored document: pure, a fresh object (amounts, where any, as decimal strings). */
 export function toSessionDocument(session: Session): SessionDocument {
   return {
     _id: session.tokenHash,
@@ -63,6 +66,7 @@ export function toSessionDocument(session: Session): SessionDocument {
   };
 }
 
+/** Stored document -> domain value; BSON null and a missing field both read as null. */
 export function fromSessionDocument(doc: SessionDocument): Session {
   return {
     tokenHash: doc._id,
@@ -86,10 +90,12 @@ export interface SubscriptionDocument {
   version: number;
 }
 
+/** The `_id` of a subscription: one document per (user, service). */
 export function subscriptionKey(userId: number, serviceCode: ServiceCode): string {
   return `${userId}:${serviceCode}`;
 }
 
+/** Domain value -> stored document: pure, a fresh object (amounts, where any, as decimal strings). */
 export function toSubscriptionDocument(subscription: Subscription): SubscriptionDocument {
   return {
     _id: subscriptionKey(subscription.userId, subscription.serviceCode),
@@ -103,6 +109,7 @@ export function toSubscriptionDocument(subscription: Subscription): Subscription
   };
 }
 
+/** Stored document -> domain value; BSON null and a missing field both read as null. */
 export function fromSubscriptionDocument(doc: SubscriptionDocument): Subscription {
   const max = nullable(doc.maxSubAddresses);
   return {
@@ -127,6 +134,7 @@ export interface ApiTokenDocument {
   revokedAt: number | null;
 }
 
+/** Domain value -> stored document: pure, a fresh object (amounts, where any, as decimal strings). */
 export function toApiTokenDocument(token: ApiToken): ApiTokenDocument {
   return {
     _id: token.id,
@@ -139,6 +147,7 @@ export function toApiTokenDocument(token: ApiToken): ApiTokenDocument {
   };
 }
 
+/** Stored document -> domain value; BSON null and a missing field both read as null. */
 export function fromApiTokenDocument(doc: ApiTokenDocument): ApiToken {
   return {
     id: doc._id,

@@ -25,6 +25,7 @@ export interface CashierTokenDocument {
   activeSlot?: string;
 }
 
+/** Domain value -> stored document: pure, a fresh object (amounts, where any, as decimal strings). */
 export function toCashierTokenDocument(token: CashierToken): CashierTokenDocument {
   return {
     _id: token.tokenNo,
@@ -43,6 +44,7 @@ export function toCashierTokenDocument(token: CashierToken): CashierTokenDocumen
   };
 }
 
+/** Stored document -> domain value; BSON null and a missing field both read as null. */
 export function fromCashierTokenDocument(doc: CashierTokenDocument): CashierToken {
   return {
     tokenNo: doc._id,

@@ -3,6 +3,7 @@ import type { CollectionStatus, CollectionTask, EnergyPath, StepRecord } from '.
 import { fromTransactionDocument, toTransactionDocument, type PreparedTransactionDocument } from './command-document.js';
 import { decodeOptionalMoney, encodeOptionalMoney, nullable } from './mongo-support.js';
 
+/** One step of a collection task as stored (its prepared transaction embedded). */
 export interface StepDocument {
   status: CollectionStatus;
   transaction: PreparedTransactionDocument | null;
@@ -11,6 +12,7 @@ export interface StepDocument {
   completedAt: number | null;
 }
 
+/** A worker's lease as stored: owner and expiry in epoch ms. */
 export interface LeaseDocument {
   owner: string;
   expiresAt: number;
@@ -61,14 +63,17 @@ function fromStepDocument(doc: StepDocument): StepRecord {
   };
 }
 
+/** Domain value -> stored document: pure, a fresh object (amounts, where any, as decimal strings). */
 export function toLeaseDocument(lease: { readonly owner: string; readonly expiresAt: number } | null): LeaseDocument | null {
   return lease === null ? null : { owner: lease.owner, expiresAt: lease.expiresAt };
 }
 
+/** Stored document -> domain value; BSON null and a missing field both read as null. */
 export function fromLeaseDocument(doc: LeaseDocument | null | undefined): { owner: string; expiresAt: number } | null {
   return doc === null || doc === undefined ? null : { owner: doc.owner, expiresAt: doc.expiresAt };
 }
 
+/** Domain value -> stored document: pure, a fresh object (amounts, where any, as decimal strings). */
 export function toCollectionTaskDocument(task: CollectionTask): CollectionTaskDocument {
   return {
     _id: task.taskNo,
@@ -93,6 +98,7 @@ export function toCollectionTaskDocument(task: CollectionTask): CollectionTaskDo
   };
 }
 
+/** Stored document -> domain value; BSON null and a missing field both read as null. */
 export function fromCollectionTaskDocument(doc: CollectionTaskDocument): CollectionTask {
   return {
     taskNo: doc._id,

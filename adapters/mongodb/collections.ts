@@ -21,4 +21,5 @@ export const COLLECTIONS = {
   riskEntries: 'risk_entries',
 } as const;
 
+/** Any collection name of the store. */
 export type CollectionName = (typeof COLLECTIONS)[keyof typeof COLLECTIONS];

@@ -1,6 +1,7 @@
 import { COMMAND_STATUS, COMMAND_TYPE, type Command, type CommandStatus, type CommandType, type PreparedTransaction } from '../../core/domain/model/command.js';
 import { decodeMoney, encodeMoney, nullable } from './mongo-support.js';
 
+/** A signed transaction as stored: written before broadcast, so a resumed step can look the txid up. */
 export interface PreparedTransactionDocument {
   txid: string;
   signedJson: string;
@@ -8,10 +9,12 @@ export interface PreparedTransactionDocument {
   broadcastAt: number | null;
 }
 
+/** Domain value -> stored document: pure, a fresh object (amounts, where any, as decimal strings). */
 export function toTransactionDocument(tx: PreparedTransaction | null): PreparedTransactionDocument | null {
   return tx === null ? null : { txid: tx.txid, signedJson: tx.signedJson, expiresAt: tx.expiresAt, broadcastAt: tx.broadcastAt };
 }
 
+/** Stored document -> domain value; BSON null and a missing field both read as null. */
 export function fromTransactionDocument(doc: PreparedTransactionDocument | null | undefined): PreparedTransaction | null {
   if (doc === null || doc === undefined) return null;
   return { txid: doc.txid, signedJson: doc.signedJson, expiresAt: doc.expiresAt, broadcastAt: nullable(doc.broadcastAt) };
@@ -73,6 +76,7 @@ export function toCommandDocument(command: Command): CommandDocument {
   };
 }
 
+/** Stored document -> domain value; BSON null and a missing field both read as null. */
 export function fromCommandDocument(doc: CommandDocument): Command {
   // fromEntries defines own properties, so even a `__proto__` name stays plain data.
   const params: Record<string, string> = Object.fromEntries(doc.params.map(({ name, value }) => [name, value]));

@@ -17,6 +17,7 @@ export interface IdempotencyDocument {
   purgeAt: Date;
 }
 
+/** Domain value -> stored document: pure, a fresh object (amounts, where any, as decimal strings). */
 export function toIdempotencyDocument(record: IdempotencyRecord, purgeAt: Date): IdempotencyDocument {
   return {
     scope: record.scope,
@@ -30,10 +31,12 @@ export function toIdempotencyDocument(record: IdempotencyRecord, purgeAt: Date):
   };
 }
 
+/** Stored response -> domain value (a fresh object, never the driver's). */
 export function fromStoredResponse(doc: { status: number; body: string }): StoredResponse {
   return { status: doc.status, body: doc.body };
 }
 
+/** Stored document -> domain value; BSON null and a missing field both read as null. */
 export function fromIdempotencyDocument(doc: IdempotencyDocument): IdempotencyRecord {
   const response = nullable(doc.response);
   return {

@@ -12,10 +12,12 @@ export interface RiskEntryDocument {
   insertedSeq: number;
 }
 
+/** The `_id` of a deny-list entry: one per (kind, value). */
 export function riskEntryKey(kind: RiskEntryKind, value: string): string {
   return `${kind}:${value}`;
 }
 
+/** Stored entry -> port value. */
 export function fromRiskEntryDocument(doc: RiskEntryDocument): RiskEntry {
   return { kind: doc.kind, value: doc.value, reason: nullable(doc.reason) };
 }

@@ -61,10 +61,12 @@ export function decodeMoney(value: unknown, field: string): bigint {
   return BigInt(value);
 }
 
+/** encodeMoney for an optional amount (null stays null). */
 export function encodeOptionalMoney(value: bigint | null): string | null {
   return value === null ? null : encodeMoney(value);
 }
 
+/** decodeMoney for an optional amount; null and a missing field read as null. */
 export function decodeOptionalMoney(value: unknown, field: string): bigint | null {
   return value === null || value === undefined ? null : decodeMoney(value, field);
 }

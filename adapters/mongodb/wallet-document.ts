@@ -3,6 +3,7 @@ import type { EncryptedEnvelope, NetworkCode } from '../../core/domain/model/com
 import type { AddressStatus, AddressType, WalletAddress } from '../../core/domain/model/wallet.js';
 import { decodeMoney, encodeMoney, nullable } from './mongo-support.js';
 
+/** An AES-256-GCM envelope as stored (base64 fields, key id for rotation). */
 export interface EnvelopeDocument {
   keyId: string;
   iv: string;
@@ -10,10 +11,12 @@ export interface EnvelopeDocument {
   tag: string;
 }
 
+/** Domain value -> stored document: pure, a fresh object (amounts, where any, as decimal strings). */
 export function toEnvelopeDocument(envelope: EncryptedEnvelope): EnvelopeDocument {
   return { keyId: envelope.keyId, iv: envelope.iv, ciphertext: envelope.ciphertext, tag: envelope.tag };
 }
 
+/** Stored document -> domain value; BSON null and a missing field both read as null. */
 export function fromEnvelopeDocument(doc: EnvelopeDocument): EncryptedEnvelope {
   return { keyId: doc.keyId, iv: doc.iv, ciphertext: doc.ciphertext, tag: doc.tag };
 }
@@ -35,6 +38,7 @@ export interface WalletDocument {
   version: number;
 }
 
+/** Domain value -> stored document: pure, a fresh object (amounts, where any, as decimal strings). */
 export function toWalletDocument(wallet: WalletAddress): WalletDocument {
   return {
     _id: wallet.id,
@@ -50,6 +54,7 @@ export function toWalletDocument(wallet: WalletAddress): WalletDocument {
   };
 }
 
+/** Stored document -> domain value; BSON null and a missing field both read as null. */
 export function fromWalletDocument(doc: WalletDocument): WalletAddress {
   return {
     id: doc._id,
@@ -74,6 +79,7 @@ export interface WalletQuotaDocument {
   subs: number;
 }
 
+/** The `_id` of a quota counter: one per (user, network). */
 export function walletQuotaKey(userId: number, networkCode: string): string {
   return `${userId}:${networkCode}`;
 }
@@ -86,6 +92,7 @@ export interface BalanceDocument {
   updatedAt: number;
 }
 
+/** Domain value -> stored document: pure, a fresh object (amounts, where any, as decimal strings). */
 export function toBalanceDocument(snapshot: BalanceSnapshot): BalanceDocument {
   return {
     _id: snapshot.address,
@@ -99,6 +106,7 @@ export function toBalanceDocument(snapshot: BalanceSnapshot): BalanceDocument {
   };
 }
 
+/** Stored document -> domain value; BSON null and a missing field both read as null. */
 export function fromBalanceDocument(doc: BalanceDocument): BalanceSnapshot {
   return {
     address: doc._id,

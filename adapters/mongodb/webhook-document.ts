@@ -19,6 +19,7 @@ export interface DeveloperConfigDocument {
   version: number;
 }
 
+/** Domain value -> stored document: pure, a fresh object (amounts, where any, as decimal strings). */
 export function toDeveloperConfigDocument(config: DeveloperConfig): DeveloperConfigDocument {
   return {
     _id: config.userId,
@@ -33,6 +34,7 @@ export function toDeveloperConfigDocument(config: DeveloperConfig): DeveloperCon
   };
 }
 
+/** Stored document -> domain value; BSON null and a missing field both read as null. */
 export function fromDeveloperConfigDocument(doc: DeveloperConfigDocument): DeveloperConfig {
   return {
     userId: doc._id,
@@ -63,6 +65,7 @@ export interface WebhookEventDocument {
   insertedSeq?: number;
 }
 
+/** Domain value -> stored document: pure, a fresh object (amounts, where any, as decimal strings). */
 export function toWebhookEventDocument(event: WebhookEvent): WebhookEventDocument {
   return {
     _id: event.eventId,
@@ -82,6 +85,7 @@ function parsePayload(text: string): Record<string, JsonValue> {
   return parsed as Record<string, JsonValue>;
 }
 
+/** Stored document -> domain value; BSON null and a missing field both read as null. */
 export function fromWebhookEventDocument(doc: WebhookEventDocument): WebhookEvent {
   return {
     eventId: doc._id,
@@ -113,6 +117,7 @@ function fromAttempt(doc: WebhookDeliveryDocument['attempts'][number]): Delivery
   return { at: doc.at, httpStatus: nullable(doc.httpStatus), error: nullable(doc.error), durationMs: doc.durationMs };
 }
 
+/** Domain value -> stored document: pure, a fresh object (amounts, where any, as decimal strings). */
 export function toWebhookDeliveryDocument(delivery: WebhookDelivery): WebhookDeliveryDocument {
   return {
     _id: delivery.deliveryId,
@@ -129,6 +134,7 @@ export function toWebhookDeliveryDocument(delivery: WebhookDelivery): WebhookDel
   };
 }
 
+/** Stored document -> domain value; BSON null and a missing field both read as null. */
 export function fromWebhookDeliveryDocument(doc: WebhookDeliveryDocument): WebhookDelivery {
   return {
     deliveryId: doc._id,
