@@ -81,9 +81,13 @@ export class Devnet {
     if (blockMs > 0) this.timer = setInterval(() => chain.mine(1), blockMs);
   }
 
-  /** TRX faucet (mints; the account is created if missing). Address in base58 or hex. */
-  fund(address: string, amountSun: number): void {
-    this.chain.fund(address, amountSun);
+  /**
+   * TRX faucet (mints; the account is created if missing). Address in base58 or hex. The simulator keeps SUN as
+   * safe integers, like java-tron's int64 JSON; a bigint beyond 2^53 is refused rather than rounded.
+   */
+  fund(address: string, amountSun: bigint | number): void {
+    if (typeof amountSun === 'bigint' && amountSun > BigInt(Number.MAX_SAFE_INTEGER)) throw new Error('amount_sun exceeds 2^53');
+    this.chain.fund(address, Number(amountSun));
   }
 
   /** USDT faucet, amount in base units (6 decimals). */

@@ -27,7 +27,7 @@ export async function devnetChainSubject(proTier = false, seed = 'tron-adapter-t
     solidifyLag: devnet.chain.params.solidifyLag,
     witnesses: devnet.info().witnesses,
     faucet: {
-      fundTrx: async (address, sun) => devnet.fund(address, Number(sun)),
+      fundTrx: async (address, sun) => devnet.fund(address, sun),
       fundToken: async (address, amount) => devnet.fundToken(address, amount),
       mine: async (blocks) => void devnet.mine(blocks),
       advance: async (ms) => void devnet.advance(ms),
@@ -42,7 +42,7 @@ export async function devnetChainSubject(proTier = false, seed = 'tron-adapter-t
 /** A main address on `devnet` holding `stakeTrx` staked for energy (and 1,000 TRX liquid). */
 export async function stakedMain(devnet: Devnet, gateway: TronWebChainGateway, stakeTrx: bigint): Promise<Signer> {
   const { address, privateKey } = await gateway.createAccount();
-  devnet.fund(address, Number((stakeTrx + 1_000n) * TRX));
+  devnet.fund(address, (stakeTrx + 1_000n) * TRX);
   const main: Signer = { address, privateKey: async () => privateKey };
   const tx = await gateway.prepare(main, { kind: 'freeze', resource: 'ENERGY', amountSun: stakeTrx * TRX });
   await gateway.broadcast(tx);
@@ -71,7 +71,7 @@ export async function devnetEnergySubject(
     main,
     newReceiver: async () => {
       const { address } = await chain.createAccount();
-      devnet.fund(address, Number(TRX));
+      devnet.fund(address, TRX);
       return address;
     },
     mine: async (blocks) => void devnet.mine(blocks),
