@@ -111,6 +111,8 @@ export class HttpWebhookTransport implements WebhookTransport {
         this.drain(res);
       });
       started(req);
+      // One small request per connection: Nagle would hold the body back waiting for the peer's delayed ACK.
+      req.setNoDelay(true);
       req.on('error', reject);
       req.end(body);
     });
