@@ -19,6 +19,8 @@ export interface ChainFaucet {
   rejectBroadcasts?(code: string | null): Promise<void>;
   /** The node accepts the next `count` broadcasts but loses them before any block (capability `faults`). */
   dropNextBroadcasts?(count: number): Promise<void>;
+  /** Freezes or releases the solidified head (capability `faults`). */
+  stallSolidification?(stalled: boolean): Promise<void>;
 }
 
 /** What the chain-gateway contract needs from an adapter under test. */
@@ -94,6 +96,7 @@ export function describeChainGatewayContract(
     afterEach(async () => {
       await s.faucet.setNodeDown?.(false);
       await s.faucet.rejectBroadcasts?.(null);
+      await s.faucet.stallSolidification?.(false);
       await s.close?.();
     });
 
@@ -548,6 +551,20 @@ export function describeChainGatewayContract(
       await s.faucet.mine(1);
       expect((await g.getTransaction(tx.txid)).state).toBe('confirmed');
       expect(await g.getTrxBalance(b.address)).toBe(2n * TRX);
+    }, caps.faults);
+
+    it_('while solidification stalls a transaction stays confirmed but not solidified, however deep it is', async () => {
+      const a = await account(10n * TRX);
+      const b = await account(1n * TRX);
+      await s.faucet.stallSolidification!(true);
+      const [tx] = await execute(a, { kind: 'transfer-trx', to: b.address, amountSun: TRX });
+      await s.faucet.mine(s.solidifyLag + 5);
+      const deep = await g.getTransaction(tx.txid);
+      expect(deep).toMatchObject({ state: 'confirmed', solidified: false });
+      expect((deep as { confirmations: number }).confirmations).toBeGreaterThan(s.solidifyLag + 5);
+      await s.faucet.stallSolidification!(false);
+      await s.faucet.mine(1);
+      expect(await g.getTransaction(tx.txid)).toMatchObject({ state: 'confirmed', solidified: true });
     }, caps.faults);
 
     it_('an unreachable node is CHAIN-NODE-UNAVAILABLE (balance reads: CHAIN-BALANCE-QUERY-FAILED), transient', async () => {

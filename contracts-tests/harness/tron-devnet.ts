@@ -34,6 +34,7 @@ export async function devnetChainSubject(proTier = false, seed = 'tron-adapter-t
       setNodeDown: async (down) => void devnet.setFaults({ node_down: down }),
       rejectBroadcasts: async (code) => void devnet.setFaults({ reject_broadcast: code ?? '' }),
       dropNextBroadcasts: async (count) => void devnet.setFaults({ drop_next_transactions: count }),
+      stallSolidification: async (stalled) => void devnet.setFaults({ stall_solidification: stalled }),
     },
     close: () => devnet.close(),
   };
