@@ -26,6 +26,7 @@ describe('connectMongo', () => {
     expect(error.transient).toBe(true);
     expect(error.message).toMatch(/MONGODB_URL/);
     expect(error.message).toContain('127.0.0.1:1');
+    expect(error.message).toMatch(/is unreachable/);
   });
 
   it('refuses a missing or blank URL without trying to connect', async () => {

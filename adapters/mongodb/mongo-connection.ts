@@ -72,8 +72,10 @@ export async function connectMongo(url: string | null | undefined, options: Conn
     });
   }
   const db = client.db(options.dbName ?? databaseFromUrl(url) ?? DEFAULT_DATABASE);
+  let step = 'is unreachable';
   try {
     const hello = await db.admin().command({ hello: 1 });
+    step = `answered but refused to create the store's indexes in database ${db.databaseName}`;
     const transactions = typeof hello['setName'] === 'string' || hello['msg'] === 'isdbgrid';
     if (!transactions && options.allowStandalone !== true) {
       throw new InfrastructureError(
@@ -88,7 +90,7 @@ export async function connectMongo(url: string | null | undefined, options: Conn
   } catch (error) {
     await client.close().catch(() => undefined);
     if (error instanceof InfrastructureError) throw error;
-    throw new InfrastructureError('SERVICE-UNAVAILABLE', `MongoDB at MONGODB_URL ${shown} is unreachable: ${reasonOf(error)}`, {
+    throw new InfrastructureError('SERVICE-UNAVAILABLE', `MongoDB at MONGODB_URL ${shown} ${step}: ${reasonOf(error)}`, {
       transient: true, cause: error,
     });
   }
