@@ -1,9 +1,16 @@
 import { describeAccountRepositoryContract } from '../../contracts-tests/account-repository.contract.js';
 import { describeApiTokenRepositoryContract } from '../../contracts-tests/api-token-repository.contract.js';
 import { describeBalanceRepositoryContract } from '../../contracts-tests/balance-repository.contract.js';
+import { describeCashierTokenRepositoryContract } from '../../contracts-tests/cashier-token-repository.contract.js';
+import { describeCollectionTaskRepositoryContract } from '../../contracts-tests/collection-task-repository.contract.js';
+import { describeCommandRepositoryContract } from '../../contracts-tests/command-repository.contract.js';
+import { describeDeveloperConfigRepositoryContract } from '../../contracts-tests/developer-config-repository.contract.js';
+import { describeEventOutboxContract } from '../../contracts-tests/event-outbox.contract.js';
+import { describeIdempotencyStoreContract } from '../../contracts-tests/idempotency-store.contract.js';
 import { describeSessionRepositoryContract } from '../../contracts-tests/session-repository.contract.js';
 import { describeSubscriptionRepositoryContract } from '../../contracts-tests/subscription-repository.contract.js';
 import { describeWalletRepositoryContract } from '../../contracts-tests/wallet-repository.contract.js';
+import { describeWebhookDeliveryRepositoryContract } from '../../contracts-tests/webhook-delivery-repository.contract.js';
 import { createMemoryAdapters } from './create-memory-adapters.js';
 import { ManualClock } from './manual-clock.js';
 
@@ -16,3 +23,13 @@ describeSubscriptionRepositoryContract('memory', fresh);
 describeApiTokenRepositoryContract('memory', fresh);
 describeWalletRepositoryContract('memory', fresh);
 describeBalanceRepositoryContract('memory', fresh);
+describeCommandRepositoryContract('memory', fresh);
+describeCollectionTaskRepositoryContract('memory', fresh);
+describeCashierTokenRepositoryContract('memory', fresh);
+describeDeveloperConfigRepositoryContract('memory', fresh);
+describeEventOutboxContract('memory', fresh);
+describeWebhookDeliveryRepositoryContract('memory', fresh);
+describeIdempotencyStoreContract('memory', () => {
+  const clock = new ManualClock();
+  return { idempotency: createMemoryAdapters({ clock }).idempotency, clock };
+});
