@@ -22,6 +22,9 @@ export interface HttpWebhookTransportOptions {
   readonly ca?: string | readonly string[];
 }
 
+/** Identifies the sender in receivers' logs. */
+const USER_AGENT = 'custody-hub-webhooks/1';
+
 /** Raised inside `post` to end the request early with a given error text. */
 class Refused extends Error {}
 
@@ -99,7 +102,7 @@ export class HttpWebhookTransport implements WebhookTransport {
       hostname: bare(url.hostname),
       port: url.port === '' ? (https ? 443 : 80) : Number(url.port),
       path: `${url.pathname}${url.search}`,
-      headers: { ...request.headers, 'Content-Length': String(body.length), Connection: 'close' },
+      headers: { 'User-Agent': USER_AGENT, ...request.headers, 'Content-Length': String(body.length), Connection: 'close' },
       agent: false,
       lookup: pinnedLookup(address),
     };

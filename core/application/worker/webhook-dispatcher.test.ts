@@ -231,6 +231,43 @@ describe('WebhookDispatcher on a ManualClock with a real local receiver', () => 
     expect(hook.hits()).toHaveLength(1);
   });
 
+  it('a crash between recording the delivery and marking the event dispatched repeats nothing', async () => {
+    const t = await setup();
+    const hook = endpoint(200);
+    await t.configure(1, hook.url);
+    const event = await t.emit(1);
+    // The first worker inserted the delivery and died before markDispatched.
+    await t.mem.deliveries.insert({
+      deliveryId: 'd-first', eventId: event.eventId, userId: 1, eventType: event.eventType, url: hook.url, status: DELIVERY_STATUS.PENDING,
+      attempts: [], nextAttemptAt: t.clock.now(), lease: null, createdAt: t.clock.now(), version: 1,
+    });
+    const { recorded, attempted } = await t.dispatcher.tick();
+    expect(recorded).toEqual([{ eventId: event.eventId, status: 'exists' }]);
+    expect(attempted.map((a) => [a.deliveryId, a.status])).toEqual([['d-first', DELIVERY_STATUS.SUCCEEDED]]);
+    expect(await t.mem.outbox.listUndispatched(10)).toEqual([]);
+    expect(hook.hits()).toHaveLength(1);
+  });
+
+  it('an attempt whose lease expired and was taken over meanwhile is not recorded over the new owner', async () => {
+    const t = await setup({ dispatcher: { leaseMs: 1_000 } });
+    const hook = endpoint('hang', 200);
+    await t.configure(1, hook.url);
+    await t.emit(1);
+    await t.dispatcher.recordEvents();
+    const before = receiver.received.length;
+    const running = t.dispatcher.deliverDue();
+    await receiver.waitFor(before + 1);
+    expect(await t.dispatcher.deliverDue()).toEqual([]); // leased: not claimable twice
+    t.clock.advance(1_000);
+    const [taken] = await t.mem.deliveries.claimDue(t.clock.now(), 'other-worker', 60_000, 1);
+    expect(taken).toBeDefined();
+    receiver.release(200);
+    const [outcome] = await running;
+    expect(outcome).toMatchObject({ recorded: false, status: DELIVERY_STATUS.PENDING });
+    const stored = await t.mem.deliveries.get(taken!.deliveryId);
+    expect(stored).toMatchObject({ attempts: [], lease: { owner: 'other-worker' }, status: DELIVERY_STATUS.PENDING });
+  });
+
   it('a slow receiver holds one slot only: the others are delivered while it hangs; concurrency stays bounded', async () => {
     const t = await setup({ dispatcher: { concurrency: 3 } });
     const slow = endpoint('hang', 200);
