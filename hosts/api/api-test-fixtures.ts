@@ -144,6 +144,7 @@ export function expectDocumented(h: ApiHarness, method: string, path: string, da
  * operation and status: the route table's docs cannot drift from what the routes answer.
  */
 export function expectErrorsDocumented(h: ApiHarness): void {
+  expectSuccessesDocumented(h);
   const paths = h.host.openapi['paths'] as Record<string, Record<string, any>>;
   const problems = new Set<string>();
   for (const raw of h.logLines) {
@@ -154,4 +155,28 @@ export function expectErrorsDocumented(h: ApiHarness): void {
     if (!documented.includes(String(line.code))) problems.add(`${line.method} ${line.route} → ${line.status} ${line.code}`);
   }
   expect([...problems]).toEqual([]);
+}
+
+/** The route a concrete request path reaches (patterns anchored, a trailing slash allowed, as h3 matches them). */
+function routeFor(h: ApiHarness, method: string, path: string): { readonly data: JsonSchema; readonly produces?: string | undefined } | undefined {
+  return h.host.routes.find((r) => {
+    if (r.method !== method) return false;
+    const pattern = r.path.split('/').map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/');
+    return new RegExp(`^${pattern}/?$`).test(path);
+  })?.docs;
+}
+
+/** Every 2xx envelope the harness received so far matches the documented `data` schema of the route that served it. */
+export function expectSuccessesDocumented(h: ApiHarness): void {
+  const problems = new Set<string>();
+  let checked = 0;
+  for (const { method, path, result } of h.calls) {
+    if (result.status >= 300) continue;
+    const docs = routeFor(h, method, path);
+    if (docs === undefined || docs.produces !== undefined) continue;
+    checked += 1;
+    for (const problem of schemaProblems(result.json?.data, docs.data)) problems.add(`${method} ${path}: ${problem}`);
+  }
+  expect([...problems]).toEqual([]);
+  expect(checked).toBeGreaterThan(0);
 }

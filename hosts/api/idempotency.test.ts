@@ -164,5 +164,5 @@ describe('idempotency keys', () => {
         }
       },
     ), { numRuns: 15 });
-  });
+  }, 30_000);
 });

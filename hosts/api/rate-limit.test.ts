@@ -142,5 +142,5 @@ describe('rate limits (spec §8)', () => {
         }
       },
     ), { numRuns: 15 });
-  });
+  }, 30_000);
 });

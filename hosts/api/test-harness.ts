@@ -20,6 +20,14 @@ export interface HttpResult {
   readonly json: { code: string; message: string; data: any } & Record<string, any>;
 }
 
+/** One call made through the harness: what was asked and what came back. */
+export interface RecordedCall {
+  readonly method: string;
+  /** The request path without the query string. */
+  readonly path: string;
+  readonly result: HttpResult;
+}
+
 export interface CallOptions {
   readonly token?: string;
   readonly body?: unknown;
@@ -44,6 +52,8 @@ export interface ApiHarness {
   readonly adminToken: string;
   /** Every log line written so far (JSON strings). */
   readonly logLines: string[];
+  /** Every call made through `call`, in order (for checks over all answers of a test file). */
+  readonly calls: RecordedCall[];
   call(method: string, path: string, options?: CallOptions): Promise<HttpResult>;
   close(): Promise<void>;
 }
@@ -70,6 +80,7 @@ export async function startHarness(
   if (rateLimiter !== undefined) composition.container.rebind(TOKENS.RateLimiter).toConstantValue(rateLimiter);
   const host = composition.container.get(TOKENS.ApiHost);
   const server: RunningServer = await startApiServer(host.h3, { port: 0 });
+  const calls: RecordedCall[] = [];
   const call = async (method: string, path: string, options: CallOptions = {}): Promise<HttpResult> => {
     const headers: Record<string, string> = { ...options.headers };
     if (options.token !== undefined) headers['authorization'] = `Bearer ${options.token}`;
@@ -82,10 +93,12 @@ export async function startHarness(
     const text = await response.text();
     let json: any;
     try { json = JSON.parse(text); } catch { json = undefined; }
-    return { status: response.status, headers: response.headers, text, json };
+    const result = { status: response.status, headers: response.headers, text, json };
+    calls.push({ method, path: path.split('?')[0] ?? path, result });
+    return result;
   };
   return {
-    url: server.url, clock, mailer, devnet, host, adminToken: composition.adminToken, logLines, call,
+    url: server.url, clock, mailer, devnet, host, adminToken: composition.adminToken, logLines, calls, call,
     close: async () => {
       await server.close();
       await composition.close();
