@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type ApiHarness } from './test-harness.js';
-import { ok, userWithWallets } from './api-test-fixtures.js';
+import { expectSuccessesDocumented, ok, userWithWallets } from './api-test-fixtures.js';
 import { toOpenApiPath } from './openapi.js';
 
 type User = Awaited<ReturnType<typeof userWithWallets>>;
@@ -36,7 +36,10 @@ describe('fuzz: no input makes the API fail', () => {
     u = await userWithWallets(h, 'unlimited');
     ct = ok(await h.call('POST', '/api/cashier/tokens', { token: u.apiToken, body: { address: u.sub, ttl_minutes: 1440 } }), 201).token;
   });
-  afterAll(async () => h.close());
+  afterAll(async () => {
+    expectSuccessesDocumented(h);
+    await h.close();
+  });
 
   it('every route answers < 500 with the envelope for random JSON bodies, queries and path values', async () => {
     const known = (): string[] => [u.main, u.sub, String(u.userId), String(u.apiTokenId)];
