@@ -190,12 +190,20 @@ export function describeMongoAdapterTests(database: () => MongoTestDatabase, fre
       expect(await wallets.insert(aWallet({ id: 100 }), { maxSubAddresses: 8 })).toBe('created');
     });
 
-    it('still applies a change set and refuses a locked address', async () => {
+    it('still applies a change set, and a failing one (locked, stale, taken) writes nothing', async () => {
       await database().clear();
-      const { uow, commands } = createMongoAdapters({ connection: { ...database().connection, transactions: false }, clock: new ManualClock() });
+      const { uow, commands, tasks, outbox } = createMongoAdapters({ connection: { ...database().connection, transactions: false }, clock: new ManualClock() });
       await uow.commit({ newCommands: [aCommand()], newTasks: [aTask()] });
       expect(await commands.get('C0001')).toEqual(aCommand());
-      await expect(uow.commit({ newCommands: [aCommand({ commandNo: 'C2' })] })).rejects.toBeInstanceOf(DomainError);
+      const locked = uow.commit({ newTasks: [aTask({ taskNo: 'K2' })], events: [anEvent()], newCommands: [aCommand({ commandNo: 'C2' })] });
+      await expect(locked).rejects.toSatisfy((e) => e instanceof DomainError && e.code === 'BIZ-COMMAND-LOCKED');
+      const stale = uow.commit({ events: [anEvent()], commands: [aCommand({ status: 3, version: 3 })] });
+      await expect(stale).rejects.toBeInstanceOf(ConcurrencyConflict);
+      await expect(uow.commit({ events: [anEvent()], newTasks: [aTask()] })).rejects.toBeInstanceOf(ConcurrencyConflict);
+      expect(await tasks.get('K2')).toBeNull();
+      expect(await outbox.get(anEvent().eventId)).toBeNull();
+      await uow.commit({ commands: [aCommand({ status: 3, version: 2 })], newCommands: [aCommand({ commandNo: 'C3' })] });
+      expect((await commands.findActiveByAddress(addressOf(1)))!.commandNo).toBe('C3');
     });
   });
 }

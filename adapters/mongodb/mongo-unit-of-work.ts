@@ -3,7 +3,7 @@ import { ConcurrencyConflict, DomainError } from '../../core/domain/errors.js';
 import type { ChangeSet, UnitOfWork } from '../../core/ports/unit-of-work.port.js';
 import { COLLECTIONS } from './collections.js';
 import type { CollectionTaskDocument } from './collection-task-document.js';
-import type { CommandDocument } from './command-document.js';
+import { holdsAddressLock, type CommandDocument } from './command-document.js';
 import { commandInsertDocument, replaceCommand } from './mongo-command-repository.js';
 import { replaceTask, taskInsertDocument } from './mongo-collection-task-repository.js';
 import { eventInsertDocument } from './mongo-event-outbox.js';
@@ -30,7 +30,8 @@ function assertDistinct(entity: string, keys: readonly string[]): void {
  *
  * Atomic on a replica set or mongos. With `client` null (a standalone server that connectMongo accepted only because
  * of `allowStandalone`) the same writes run in the same order without a transaction: every conflict is still
- * detected, but the writes made before the failing one stay. Development only; connectMongo refuses it by default.
+ * detected, and a precheck refuses a failing change set before its first write; only a writer racing in between
+ * can leave part of a change set behind. Development only; connectMongo refuses a standalone server by default.
  */
 export class MongoUnitOfWork implements UnitOfWork {
   private readonly commands: Collection<CommandDocument>;
@@ -51,6 +52,7 @@ export class MongoUnitOfWork implements UnitOfWork {
       assertDistinct('webhook event', events.map((e) => e.eventId));
       if (newCommands.length + newTasks.length + commands.length + tasks.length + events.length === 0) return;
 
+      if (this.client === null) await this.precheck({ newCommands, newTasks, commands, tasks, events });
       await inTransaction(this.client, async (session) => {
         for (const command of commands) await replaceCommand(this.commands, command, session);
         for (const task of tasks) await replaceTask(this.tasks, task, session);
@@ -75,6 +77,36 @@ export class MongoUnitOfWork implements UnitOfWork {
         }
       });
     });
+  }
+
+  /**
+   * Standalone only (no transaction to roll back): checks every condition the writes check, in the same order, before
+   * the first write. A change set that fails then leaves nothing behind, unless another writer races in between.
+   */
+  private async precheck(changes: Required<ChangeSet>): Promise<void> {
+    for (const command of changes.commands) {
+      if ((await this.commands.countDocuments({ _id: command.commandNo, version: command.version - 1 })) === 0) {
+        throw new ConcurrencyConflict('command', command.commandNo);
+      }
+    }
+    for (const task of changes.tasks) {
+      if ((await this.tasks.countDocuments({ _id: task.taskNo, version: task.version - 1 })) === 0) {
+        throw new ConcurrencyConflict('collection task', task.taskNo);
+      }
+    }
+    const takenTask = await this.tasks.findOne({ _id: { $in: changes.newTasks.map((t) => t.taskNo) } }, { projection: { _id: 1 } });
+    if (takenTask !== null) throw new ConcurrencyConflict('collection task', takenTask._id);
+    const takenEvent = await this.events.findOne({ _id: { $in: changes.events.map((e) => e.eventId) } }, { projection: { _id: 1 } });
+    if (takenEvent !== null) throw new ConcurrencyConflict('webhook event', takenEvent._id);
+    const takenCommand = await this.commands.findOne({ _id: { $in: changes.newCommands.map((c) => c.commandNo) } }, { projection: { _id: 1 } });
+    if (takenCommand !== null) throw new ConcurrencyConflict('command', takenCommand._id);
+    const releasing = new Set(changes.commands.filter((c) => !holdsAddressLock(c)).map((c) => c.commandNo));
+    const claimed = new Set<string>();
+    for (const command of changes.newCommands.filter(holdsAddressLock)) {
+      const holder = await this.commands.findOne({ lockedAddress: command.address! }, { projection: { _id: 1 } });
+      if ((holder !== null && !releasing.has(holder._id)) || claimed.has(command.address!)) throw new DomainError('BIZ-COMMAND-LOCKED');
+      claimed.add(command.address!);
+    }
   }
 }
 
