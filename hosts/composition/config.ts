@@ -10,9 +10,20 @@ export interface HostConfig {
   readonly locks: 'memory' | 'redis';
   readonly redisUrl: string | null;
   readonly chain: 'devnet' | 'tronweb';
-  readonly tronFullHost: string | null;
+  /** Node URL; with CHAIN=devnet it defaults to DEFAULT_DEVNET_URL. */
+  readonly tronFullHost: string;
   readonly tronApiKey: string | null;
   readonly usdtContract: string;
+  /** Database name (MONGODB_DB); null = the one in MONGODB_URL's path, else `custody_hub`. */
+  readonly mongodbDb: string | null;
+  /** Where collection energy comes from when self-delegation is not enough: `self` only, or a `rental` provider too. */
+  readonly energyProvider: 'self' | 'rental';
+  /** Rental provider API root (ENERGY_RENTAL_URL); with CHAIN=devnet it defaults to the devnet's own /rental desk. */
+  readonly energyRentalUrl: string | null;
+  /** Sent to the rental provider as `x-api-key` (ENERGY_RENTAL_API_KEY); never logged. */
+  readonly energyRentalApiKey: string | null;
+  /** Confirmations a collection step waits for before the next starts (CHAIN_CONFIRMATIONS). */
+  readonly chainConfirmations: number;
   /** KEY_ENCRYPTION_KEY as given (base64, or `id:base64,…`); null only in dev mode (an ephemeral key is made). */
   readonly keyEncryptionKey: string | null;
   /** null only in dev mode (a random one is generated and printed). */
@@ -64,13 +75,39 @@ function flag(env: Env, name: string): boolean {
   throw new ConfigError(name, 'must be true or false');
 }
 
-function port(env: Env, name: string, fallback: number): number {
+function integer(env: Env, name: string, fallback: number, max: number, what: string): number {
   const value = text(env, name);
   if (value === null) return fallback;
   const n = Number(value);
-  if (!/^[0-9]+$/.test(value) || n > 65_535) throw new ConfigError(name, 'must be a TCP port (0-65535)');
+  if (!/^[0-9]+$/.test(value) || n > max) throw new ConfigError(name, `must be ${what} (0-${max})`);
   return n;
 }
+
+function port(env: Env, name: string, fallback: number): number {
+  return integer(env, name, fallback, 65_535, 'a TCP port');
+}
+
+/** A value sent as an HTTP header: printable ASCII without spaces, else a request would fail far from the cause. */
+function headerValue(env: Env, name: string): string | null {
+  const value = text(env, name);
+  if (value !== null && !/^[\x21-\x7e]+$/.test(value)) throw new ConfigError(name, 'must be printable ASCII without spaces');
+  return value;
+}
+
+/** MongoDB's rules for database names (no path or namespace characters, at most 63 bytes). */
+function databaseName(env: Env, name: string): string | null {
+  const value = text(env, name);
+  if (value !== null && (!/^[^/\\. "$*<>:|?]+$/.test(value) || Buffer.byteLength(value) > 63)) {
+    throw new ConfigError(name, 'must be a MongoDB database name (no / \\ . space " $ * < > : | ?, at most 63 bytes)');
+  }
+  return value;
+}
+
+/** The devnet's default address (`npm run devnet`), used when CHAIN=devnet and TRON_FULL_HOST is unset. */
+export const DEFAULT_DEVNET_URL = 'http://127.0.0.1:8090';
+
+/** Confirmations a collection step waits for unless CHAIN_CONFIRMATIONS says otherwise (TRON's solidification depth). */
+export const DEFAULT_CHAIN_CONFIRMATIONS = 19;
 
 /** Bearer prefixes of the other token kinds: an admin token with one of them could never be recognised as admin. */
 const RESERVED_PREFIXES = ['st_', 'dk_', 'ct_'];
@@ -100,8 +137,15 @@ export function loadConfig(env: Env, options: { mode: HostConfig['mode'] }): Hos
   const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
   if (locks === 'redis' && redisUrl === null) throw new ConfigError('REDIS_URL', 'is required when LOCKS=redis');
   const chain = oneOf(env, 'CHAIN', ['devnet', 'tronweb'], 'devnet');
-  const tronFullHost = url(env, 'TRON_FULL_HOST', ['http:', 'https:']);
-  if (chain === 'tronweb' && tronFullHost === null) throw new ConfigError('TRON_FULL_HOST', 'is required when CHAIN=tronweb');
+  const givenFullHost = url(env, 'TRON_FULL_HOST', ['http:', 'https:']);
+  if (chain === 'tronweb' && givenFullHost === null) throw new ConfigError('TRON_FULL_HOST', 'is required when CHAIN=tronweb');
+  const tronFullHost = givenFullHost ?? DEFAULT_DEVNET_URL;
+  const energyProvider = oneOf(env, 'ENERGY_PROVIDER', ['self', 'rental'], 'self');
+  const givenRentalUrl = url(env, 'ENERGY_RENTAL_URL', ['http:', 'https:']);
+  if (energyProvider === 'rental' && chain === 'tronweb' && givenRentalUrl === null) {
+    throw new ConfigError('ENERGY_RENTAL_URL', 'is required when ENERGY_PROVIDER=rental and CHAIN=tronweb');
+  }
+  const energyRentalUrl = energyProvider === 'rental' ? givenRentalUrl ?? tronFullHost : givenRentalUrl;
   const usdtContract = text(env, 'USDT_CONTRACT') ?? MAINNET_USDT_CONTRACT;
   if (!/^T[1-9A-HJ-NP-Za-km-z]{33}$/.test(usdtContract)) throw new ConfigError('USDT_CONTRACT', 'must be a base58 TRON address');
   const keyEncryptionKey = text(env, 'KEY_ENCRYPTION_KEY');
@@ -118,7 +162,10 @@ export function loadConfig(env: Env, options: { mode: HostConfig['mode'] }): Hos
   }
   const webhookAllowLocal = flag(env, 'WEBHOOK_ALLOW_LOCAL');
   return {
-    mode, store, mongodbUrl, locks, redisUrl, chain, tronFullHost, tronApiKey: text(env, 'TRON_API_KEY'), usdtContract,
+    mode, store, mongodbUrl, locks, redisUrl, chain, tronFullHost, tronApiKey: headerValue(env, 'TRON_API_KEY'), usdtContract,
+    mongodbDb: databaseName(env, 'MONGODB_DB'), energyProvider, energyRentalUrl,
+    energyRentalApiKey: headerValue(env, 'ENERGY_RENTAL_API_KEY'),
+    chainConfirmations: integer(env, 'CHAIN_CONFIRMATIONS', DEFAULT_CHAIN_CONFIRMATIONS, 1_000, 'a number of blocks'),
     keyEncryptionKey, adminToken: adminToken(env, mode), port: port(env, 'PORT', 3000), webhookAllowLocal,
   };
 }

@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { Container } from 'inversify';
 import type { Logger } from 'pino';
@@ -7,24 +8,24 @@ import { createAssetRegistry } from '../../core/domain/assets.js';
 import type { ChainGateway } from '../../core/ports/chain-gateway.port.js';
 import type { Clock } from '../../core/ports/clock.port.js';
 import type { DnsResolver } from '../../core/ports/dns-resolver.port.js';
+import type { EnergyProvider } from '../../core/ports/energy-provider.port.js';
 import type { IdGenerator } from '../../core/ports/id-generator.port.js';
 import type { Mailer } from '../../core/ports/mailer.port.js';
 import type { SecretHasher } from '../../core/ports/secret-hasher.port.js';
 import type { WebhookTransport } from '../../core/ports/webhook-transport.port.js';
-import { createMemoryAdapters } from '../../adapters/memory/index.js';
-// Not re-exported by adapters/memory/index.ts yet; imported from their files.
-import { MemoryAddressLock } from '../../adapters/memory/memory-address-lock.js';
-import { MemoryRateLimiter } from '../../adapters/memory/memory-rate-limiter.js';
+import { HttpWebhookTransport } from '../../adapters/http/index.js';
+import { createMemoryAdapters, MemoryAddressLock, MemoryRateLimiter, MemoryScanCursorStore } from '../../adapters/memory/index.js';
+import { connectMongo, createMongoAdapters, type MongoConnection } from '../../adapters/mongodb/index.js';
+import { MongoScanCursorStore } from '../../adapters/mongodb/mongo-scan-cursor-store.js';
 import { AesGcmKeyCipher, ConsoleMailer, NodeDnsResolver, NodeSecretHasher, SystemClock } from '../../adapters/node/index.js';
 import { createRedisClient, RedisAddressLock, RedisRateLimiter } from '../../adapters/redis/index.js';
-import { TronWebChainGateway } from '../../adapters/tron/tronweb-chain-gateway.js';
+import { RentalEnergyProvider, SelfDelegationEnergyProvider, TronBlockSource, TronWebChainGateway } from '../../adapters/tron/index.js';
 import { createApiHost } from '../api/api-app.js';
 import { createApiLogger } from '../api/logger.js';
 import type { RateLimits } from '../api/rate-limit.js';
 import type { ReadinessCheck } from '../api/routes/system.routes.js';
 import { ConfigError, type HostConfig } from './config.js';
-import { TOKENS } from './tokens.js';
-import { UnavailableWebhookTransport } from './unavailable-webhook-transport.js';
+import { TOKENS, type StoreAdapters } from './tokens.js';
 
 /**
  * Replacements for tests and tools: a manual clock, seeded ids, a recording mailer, a cheap password hasher, a
@@ -40,6 +41,10 @@ export interface CompositionOverrides {
   readonly chain?: ChainGateway;
   readonly logger?: Logger;
   readonly rateLimits?: Partial<RateLimits>;
+  /** The open MongoDB connection STORE=mongodb runs on (openComposition opens it from MONGODB_URL). */
+  readonly mongo?: Pick<MongoConnection, 'client' | 'db' | 'transactions'>;
+  /** Replaces the rental provider (ENERGY_PROVIDER=rental), e.g. one with a counting fetch. */
+  readonly rentalProvider?: EnergyProvider;
 }
 
 /** A composed process: the container and what must be closed on shutdown. */
@@ -52,10 +57,6 @@ export interface Composition {
   close(): Promise<void>;
 }
 
-function notAvailable(variable: string, what: string): never {
-  throw new ConfigError(variable, `selects ${what}, which is not available yet in this build`);
-}
-
 /** Bounds a readiness probe so /readyz answers even when a backing service hangs. */
 async function probe(name: string, check: () => Promise<unknown>, timeoutMs = 2_000): Promise<ReadinessCheck> {
   let timer: NodeJS.Timeout | undefined;
@@ -65,55 +66,75 @@ async function probe(name: string, check: () => Promise<unknown>, timeoutMs = 2_
   return { name, ok };
 }
 
+function storeAdapters(config: HostConfig, overrides: CompositionOverrides, clock: Clock): StoreAdapters {
+  const ids = overrides.ids === undefined ? {} : { ids: overrides.ids };
+  if (config.store === 'memory') return { ...createMemoryAdapters({ clock, ...ids }), scanCursors: new MemoryScanCursorStore() };
+  if (overrides.mongo === undefined) {
+    throw new ConfigError('STORE', 'is mongodb but no connection was opened (compose with openComposition, which connects to MONGODB_URL)');
+  }
+  return { ...createMongoAdapters({ connection: overrides.mongo, clock, ...ids }), scanCursors: new MongoScanCursorStore(overrides.mongo.db) };
+}
+
+/** Binds the node-facing adapters: the chain gateway, the block source and the energy providers. */
+function bindChain(container: Container, config: HostConfig, overrides: CompositionOverrides): void {
+  const apiKey = config.tronApiKey === null ? {} : { apiKey: config.tronApiKey };
+  container.bind(TOKENS.Chain).toDynamicValue(() => overrides.chain ?? new TronWebChainGateway({
+    fullHost: config.tronFullHost, usdtContract: config.usdtContract, ...apiKey,
+    // A local devnet answers in milliseconds or not at all; a public node may be slow.
+    ...(config.chain === 'devnet' ? { timeoutMs: 5_000 } : {}),
+  }));
+  container.bind(TOKENS.BlockSource).toDynamicValue(() => new TronBlockSource({ fullHost: config.tronFullHost, ...apiKey }));
+  container.bind(TOKENS.EnergyProviders).toDynamicValue((ctx) => {
+    let rental: EnergyProvider | null = overrides.rentalProvider ?? null;
+    if (rental === null && config.energyProvider === 'rental' && config.energyRentalUrl !== null) {
+      rental = new RentalEnergyProvider({
+        baseUrl: config.energyRentalUrl,
+        ...(config.energyRentalApiKey === null ? {} : { headers: { 'x-api-key': config.energyRentalApiKey } }),
+      });
+    }
+    return { self: new SelfDelegationEnergyProvider(ctx.get(TOKENS.Chain)), rental };
+  });
+}
+
 /**
  * Builds the inversify container from a validated configuration: every port bound with a factory to the adapter the
  * configuration selects, then the use cases and the API host on top. Nothing connects until first resolved.
+ * STORE=mongodb needs `overrides.mongo` (use {@link openComposition}, which opens it).
  */
 export function composeContainer(config: HostConfig, overrides: CompositionOverrides = {}): Composition {
+  if (config.store === 'mongodb' && overrides.mongo === undefined) storeAdapters(config, overrides, new SystemClock());
   const container = new Container({ defaultScope: 'Singleton' });
   const adminToken = config.adminToken ?? `adm_${randomBytes(32).toString('base64url')}`;
   const ephemeralKey = config.keyEncryptionKey === null;
   let redis: Redis | null = null;
   const redisClient = (): Redis => (redis ??= createRedisClient(config.redisUrl ?? ''));
 
-  if (config.store === 'mongodb') notAvailable('STORE', 'the MongoDB store (adapters/mongodb)');
-
   container.bind(TOKENS.Config).toConstantValue(config);
   container.bind(TOKENS.Logger).toDynamicValue(() => overrides.logger ?? createApiLogger());
   container.bind(TOKENS.Clock).toDynamicValue(() => overrides.clock ?? new SystemClock());
-  container.bind(TOKENS.MemoryStores).toDynamicValue((ctx) => createMemoryAdapters({
-    clock: ctx.get(TOKENS.Clock), ...(overrides.ids === undefined ? {} : { ids: overrides.ids }),
-  }));
-  container.bind(TOKENS.Ids).toDynamicValue((ctx) => ctx.get(TOKENS.MemoryStores).ids);
-  container.bind(TOKENS.Idempotency).toDynamicValue((ctx) => ctx.get(TOKENS.MemoryStores).idempotency);
+  container.bind(TOKENS.Stores).toDynamicValue((ctx) => storeAdapters(config, overrides, ctx.get(TOKENS.Clock)));
+  container.bind(TOKENS.Ids).toDynamicValue((ctx) => ctx.get(TOKENS.Stores).ids);
+  container.bind(TOKENS.Idempotency).toDynamicValue((ctx) => ctx.get(TOKENS.Stores).idempotency);
+  container.bind(TOKENS.Outbox).toDynamicValue((ctx) => ctx.get(TOKENS.Stores).outbox);
+  container.bind(TOKENS.ScanCursors).toDynamicValue((ctx) => ctx.get(TOKENS.Stores).scanCursors);
   container.bind(TOKENS.Hasher).toDynamicValue(() => overrides.hasher ?? new NodeSecretHasher());
-  container.bind(TOKENS.Cipher).toDynamicValue(() => (config.keyEncryptionKey === null
-    ? AesGcmKeyCipher.fromConfig(randomBytes(32).toString('base64'))
-    : AesGcmKeyCipher.fromConfig(config.keyEncryptionKey)));
+  container.bind(TOKENS.Cipher).toDynamicValue(() => AesGcmKeyCipher.fromConfig(config.keyEncryptionKey ?? randomBytes(32).toString('base64')));
   container.bind(TOKENS.Mailer).toDynamicValue(() => overrides.mailer ?? new ConsoleMailer());
   container.bind(TOKENS.Dns).toDynamicValue(() => overrides.dns ?? new NodeDnsResolver());
-  container.bind(TOKENS.Transport).toDynamicValue(() => overrides.transport ?? new UnavailableWebhookTransport());
+  container.bind(TOKENS.Transport).toDynamicValue((ctx) => overrides.transport
+    ?? new HttpWebhookTransport({ resolver: ctx.get(TOKENS.Dns), allowLocal: config.webhookAllowLocal }));
   container.bind(TOKENS.Assets).toDynamicValue(() => createAssetRegistry({ usdtContract: config.usdtContract }));
-  container.bind(TOKENS.Chain).toDynamicValue(() => {
-    if (overrides.chain !== undefined) return overrides.chain;
-    if (config.tronFullHost === null) throw new ConfigError('TRON_FULL_HOST', `is required for CHAIN=${config.chain}`);
-    return new TronWebChainGateway({
-      fullHost: config.tronFullHost, usdtContract: config.usdtContract, ...(config.tronApiKey === null ? {} : { apiKey: config.tronApiKey }),
-    });
-  });
+  bindChain(container, config, overrides);
   container.bind(TOKENS.AddressLock).toDynamicValue((ctx) => (config.locks === 'redis'
     ? new RedisAddressLock(redisClient()) : new MemoryAddressLock({ clock: ctx.get(TOKENS.Clock) })));
   container.bind(TOKENS.RateLimiter).toDynamicValue((ctx) => (config.locks === 'redis'
     ? new RedisRateLimiter(redisClient()) : new MemoryRateLimiter({ clock: ctx.get(TOKENS.Clock) })));
   container.bind(TOKENS.CoreDeps).toDynamicValue((ctx): CoreDeps => {
-    const stores = ctx.get(TOKENS.MemoryStores);
+    const { outbox: _outbox, idempotency: _idempotency, scanCursors: _cursors, ...stores } = ctx.get(TOKENS.Stores);
     return {
-      clock: ctx.get(TOKENS.Clock), ids: ctx.get(TOKENS.Ids), hasher: ctx.get(TOKENS.Hasher), cipher: ctx.get(TOKENS.Cipher),
-      mailer: ctx.get(TOKENS.Mailer), dns: ctx.get(TOKENS.Dns), transport: ctx.get(TOKENS.Transport), risk: stores.risk,
+      ...stores, clock: ctx.get(TOKENS.Clock), hasher: ctx.get(TOKENS.Hasher), cipher: ctx.get(TOKENS.Cipher),
+      mailer: ctx.get(TOKENS.Mailer), dns: ctx.get(TOKENS.Dns), transport: ctx.get(TOKENS.Transport),
       addressLock: ctx.get(TOKENS.AddressLock), chain: ctx.get(TOKENS.Chain), assets: ctx.get(TOKENS.Assets),
-      accounts: stores.accounts, sessions: stores.sessions, subscriptions: stores.subscriptions, apiTokens: stores.apiTokens,
-      wallets: stores.wallets, balances: stores.balances, commands: stores.commands, tasks: stores.tasks,
-      cashierTokens: stores.cashierTokens, developerConfigs: stores.developerConfigs, deliveries: stores.deliveries, uow: stores.uow,
       settings: { allowLocalWebhooks: config.webhookAllowLocal },
     };
   });
@@ -121,8 +142,11 @@ export function composeContainer(config: HostConfig, overrides: CompositionOverr
   container.bind(TOKENS.Readiness).toDynamicValue((ctx) => async () => {
     const chain = ctx.get(TOKENS.Chain);
     const checks = [probe('chain', () => chain.head())];
+    checks.push(overrides.mongo === undefined || config.store === 'memory'
+      ? Promise.resolve({ name: 'store', ok: true })
+      : probe('store', () => overrides.mongo!.db.command({ ping: 1 })));
     if (config.locks === 'redis') checks.push(probe('redis', () => redisClient().ping()));
-    return [{ name: 'store', ok: true }, ...(await Promise.all(checks))];
+    return Promise.all(checks);
   });
   container.bind(TOKENS.ApiHost).toDynamicValue((ctx) => createApiHost({
     app: ctx.get(TOKENS.Application), rateLimiter: ctx.get(TOKENS.RateLimiter), idempotency: ctx.get(TOKENS.Idempotency),
@@ -134,6 +158,29 @@ export function composeContainer(config: HostConfig, overrides: CompositionOverr
     container, adminToken, ephemeralKey,
     close: async () => {
       if (redis !== null) await redis.quit().catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * composeContainer after opening what the configuration needs up front: the MongoDB connection (indexes ensured)
+ * for STORE=mongodb. A connection failure is a ConfigError naming MONGODB_URL; close() also closes the connection.
+ */
+export async function openComposition(config: HostConfig, overrides: CompositionOverrides = {}): Promise<Composition> {
+  if (config.store !== 'mongodb' || overrides.mongo !== undefined) return composeContainer(config, overrides);
+  let connection: MongoConnection;
+  try {
+    connection = await connectMongo(config.mongodbUrl, config.mongodbDb === null ? {} : { dbName: config.mongodbDb });
+  } catch (error) {
+    // connectMongo's message already redacts the password.
+    throw new ConfigError('MONGODB_URL', `cannot be used: ${(error as Error).message}`);
+  }
+  const composition = composeContainer(config, { ...overrides, mongo: connection });
+  return {
+    ...composition,
+    close: async () => {
+      await composition.close();
+      await connection.close();
     },
   };
 }

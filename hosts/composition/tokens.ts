@@ -6,6 +6,10 @@ import type { AddressLock } from '../../core/ports/address-lock.port.js';
 import type { ChainGateway } from '../../core/ports/chain-gateway.port.js';
 import type { Clock } from '../../core/ports/clock.port.js';
 import type { DnsResolver } from '../../core/ports/dns-resolver.port.js';
+import type { BlockSource } from '../../core/ports/block-source.port.js';
+import type { EnergyProvider } from '../../core/ports/energy-provider.port.js';
+import type { EventOutbox } from '../../core/ports/event-outbox.port.js';
+import type { ScanCursorStore } from '../../core/ports/scan-cursor-store.port.js';
 import type { IdGenerator } from '../../core/ports/id-generator.port.js';
 import type { IdempotencyStore } from '../../core/ports/idempotency-store.port.js';
 import type { KeyCipher } from '../../core/ports/key-cipher.port.js';
@@ -13,10 +17,27 @@ import type { Mailer } from '../../core/ports/mailer.port.js';
 import type { RateLimiter } from '../../core/ports/rate-limiter.port.js';
 import type { SecretHasher } from '../../core/ports/secret-hasher.port.js';
 import type { WebhookTransport } from '../../core/ports/webhook-transport.port.js';
-import type { MemoryAdapters } from '../../adapters/memory/index.js';
 import type { ApiHost } from '../api/api-app.js';
 import type { ReadinessProbe } from '../api/routes/system.routes.js';
 import type { HostConfig } from './config.js';
+
+/** The store-backed ports of one store (memory or MongoDB): what CoreDeps and the worker take from it. */
+export type StoreAdapters = Pick<CoreDeps,
+  'ids' | 'accounts' | 'sessions' | 'subscriptions' | 'apiTokens' | 'wallets' | 'balances' | 'commands' | 'tasks'
+  | 'cashierTokens' | 'developerConfigs' | 'deliveries' | 'uow' | 'risk'> & {
+  readonly outbox: EventOutbox;
+  readonly idempotency: IdempotencyStore;
+  readonly scanCursors: ScanCursorStore;
+};
+
+/**
+ * The energy sources of a collection: self-delegation from the main address always; the third-party rental when
+ * ENERGY_PROVIDER=rental (null otherwise).
+ */
+export interface EnergyProviders {
+  readonly self: EnergyProvider;
+  readonly rental: EnergyProvider | null;
+}
 
 /** A typed container key: the symbol carries the type of what is bound to it. */
 function token<T>(name: string): ServiceIdentifier<T> & symbol {
@@ -36,7 +57,11 @@ export const TOKENS = {
   Transport: token<WebhookTransport>('webhook-transport'),
   Chain: token<ChainGateway>('chain'),
   Assets: token<AssetRegistry>('assets'),
-  MemoryStores: token<MemoryAdapters>('memory-stores'),
+  Stores: token<StoreAdapters>('stores'),
+  Outbox: token<EventOutbox>('outbox'),
+  ScanCursors: token<ScanCursorStore>('scan-cursors'),
+  BlockSource: token<BlockSource>('block-source'),
+  EnergyProviders: token<EnergyProviders>('energy-providers'),
   AddressLock: token<AddressLock>('address-lock'),
   RateLimiter: token<RateLimiter>('rate-limiter'),
   Idempotency: token<IdempotencyStore>('idempotency'),

@@ -1,0 +1,168 @@
+import { randomBytes } from 'node:crypto';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { MAINNET_USDT_CONTRACT } from '../../core/domain/model/asset.js';
+import { ConfigError, DEFAULT_CHAIN_CONFIRMATIONS, DEFAULT_DEVNET_URL, loadConfig, type HostConfig } from './config.js';
+
+const KEK = randomBytes(32).toString('base64');
+const KEK_OLD = randomBytes(32).toString('base64');
+const ADMIN = 'admin-token-0123456789abcdef0123456789';
+/** The least a production process needs. */
+const PROD_BASE = { KEY_ENCRYPTION_KEY: KEK, ADMIN_TOKEN: ADMIN };
+
+type Env = Record<string, string>;
+
+/** The ConfigError `load` throws, or fails the test when it returns. */
+function configErrorOf(env: Env, mode: HostConfig['mode'] = 'production'): ConfigError {
+  try {
+    loadConfig(env, { mode });
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error(`expected a ConfigError for ${JSON.stringify(env)}`);
+}
+
+/**
+ * Per variable: values that must be accepted (with what the config then holds) and values that must be refused
+ * with a ConfigError naming that variable. `with` adds the other variables the case needs.
+ */
+interface VariableCase {
+  readonly variable: string;
+  readonly with?: Env;
+  readonly good: readonly (readonly [string, (c: HostConfig) => unknown, unknown])[];
+  readonly bad: readonly string[];
+}
+
+const CASES: readonly VariableCase[] = [
+  { variable: 'STORE', with: { MONGODB_URL: 'mongodb://db:27017/x' },
+    good: [['memory', (c) => c.store, 'memory'], ['mongodb', (c) => c.store, 'mongodb']], bad: ['postgres', 'MEMORY', 'redis'] },
+  { variable: 'MONGODB_URL', with: { STORE: 'mongodb' },
+    good: [['mongodb://u:p@h:27017/db?replicaSet=rs0', (c) => c.mongodbUrl, 'mongodb://u:p@h:27017/db?replicaSet=rs0'],
+      ['mongodb+srv://cluster.example.net', (c) => c.mongodbUrl, 'mongodb+srv://cluster.example.net']],
+    bad: ['', 'http://h:27017', 'not a url'] },
+  { variable: 'MONGODB_DB', good: [['custody', (c) => c.mongodbDb, 'custody'], ['a-b_c1', (c) => c.mongodbDb, 'a-b_c1']],
+    bad: ['a.b', 'a/b', 'a b', 'x$', 'x'.repeat(64)] },
+  { variable: 'LOCKS', with: { REDIS_URL: 'redis://127.0.0.1:6379' },
+    good: [['memory', (c) => c.locks, 'memory'], ['redis', (c) => c.locks, 'redis']], bad: ['mongodb', 'etcd'] },
+  { variable: 'REDIS_URL', with: { LOCKS: 'redis' },
+    good: [['redis://127.0.0.1:6379/2', (c) => c.redisUrl, 'redis://127.0.0.1:6379/2'], ['rediss://h:6380', (c) => c.redisUrl, 'rediss://h:6380']],
+    bad: ['', 'http://h:6379', '127.0.0.1:6379x'] },
+  { variable: 'CHAIN', with: { TRON_FULL_HOST: 'https://api.trongrid.io' },
+    good: [['devnet', (c) => c.chain, 'devnet'], ['tronweb', (c) => c.chain, 'tronweb']], bad: ['mainnet', 'ethereum'] },
+  { variable: 'TRON_FULL_HOST', with: { CHAIN: 'tronweb' },
+    good: [['https://api.trongrid.io', (c) => c.tronFullHost, 'https://api.trongrid.io'], ['http://10.0.0.5:8090', (c) => c.tronFullHost, 'http://10.0.0.5:8090']],
+    bad: ['', 'ftp://node', 'api.trongrid.io'] },
+  { variable: 'TRON_API_KEY', good: [['0a1b-2c3d', (c) => c.tronApiKey, '0a1b-2c3d']], bad: ['two words', 'tab\there', 'é'] },
+  { variable: 'USDT_CONTRACT', good: [['TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf', (c) => c.usdtContract, 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf']],
+    bad: ['0xdAC17F958D2ee523a2206206994597C13D831ec7', 'T0000000000000000000000000000000000', 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6'] },
+  { variable: 'ENERGY_PROVIDER', good: [['self', (c) => c.energyProvider, 'self'], ['rental', (c) => c.energyProvider, 'rental']],
+    bad: ['burn', 'Self', 'none'] },
+  { variable: 'ENERGY_RENTAL_URL', with: { ENERGY_PROVIDER: 'rental', CHAIN: 'tronweb', TRON_FULL_HOST: 'https://api.trongrid.io' },
+    good: [['https://rent.example.com/api', (c) => c.energyRentalUrl, 'https://rent.example.com/api']],
+    bad: ['', 'rent.example.com', 'mailto:x@y'] },
+  { variable: 'ENERGY_RENTAL_API_KEY', good: [['k-123', (c) => c.energyRentalApiKey, 'k-123']], bad: ['a b', 'line\nbreak'] },
+  { variable: 'CHAIN_CONFIRMATIONS', good: [['0', (c) => c.chainConfirmations, 0], ['1', (c) => c.chainConfirmations, 1], ['19', (c) => c.chainConfirmations, 19]],
+    bad: ['-1', '1.5', 'many', '1001', '0x10'] },
+  { variable: 'KEY_ENCRYPTION_KEY', good: [[KEK, (c) => c.keyEncryptionKey, KEK], [`k2:${KEK},k1:${KEK_OLD}`, (c) => c.keyEncryptionKey !== null, true]],
+    bad: ['', 'short', randomBytes(16).toString('base64'), `${KEK},${KEK}`, `a:${KEK},a:${KEK}`] },
+  { variable: 'ADMIN_TOKEN', good: [[ADMIN, (c) => c.adminToken, ADMIN]],
+    bad: ['', 'too-short', `st_${'x'.repeat(40)}`, `dk_${'x'.repeat(40)}`, `ct_${'x'.repeat(40)}`, `has space ${'x'.repeat(30)}`] },
+  { variable: 'PORT', good: [['0', (c) => c.port, 0], ['8080', (c) => c.port, 8080], ['65535', (c) => c.port, 65_535]],
+    bad: ['65536', '-1', 'http', '80.5', '1e3'] },
+  { variable: 'WEBHOOK_ALLOW_LOCAL', good: [['true', (c) => c.webhookAllowLocal, true], ['0', (c) => c.webhookAllowLocal, false], ['YES', (c) => c.webhookAllowLocal, true]],
+    bad: ['maybe', '2', 'on!'] },
+];
+
+describe('loadConfig: defaults', () => {
+  it('dev mode needs nothing: memory store and locks, the local devnet, port 3000, generated secrets', () => {
+    const c = loadConfig({}, { mode: 'dev' });
+    expect(c).toMatchObject({
+      mode: 'dev', store: 'memory', locks: 'memory', chain: 'devnet', tronFullHost: DEFAULT_DEVNET_URL, usdtContract: MAINNET_USDT_CONTRACT,
+      energyProvider: 'self', energyRentalUrl: null, chainConfirmations: DEFAULT_CHAIN_CONFIRMATIONS, port: 3000,
+      keyEncryptionKey: null, adminToken: null, webhookAllowLocal: false, mongodbUrl: null, redisUrl: null, mongodbDb: null,
+    });
+  });
+
+  it('production mode requires KEY_ENCRYPTION_KEY and ADMIN_TOKEN, naming each', () => {
+    expect(configErrorOf({ ADMIN_TOKEN: ADMIN }).variable).toBe('KEY_ENCRYPTION_KEY');
+    expect(configErrorOf({ KEY_ENCRYPTION_KEY: KEK }).variable).toBe('ADMIN_TOKEN');
+    expect(loadConfig(PROD_BASE, { mode: 'production' }).adminToken).toBe(ADMIN);
+  });
+
+  it('ENERGY_PROVIDER=rental on the devnet rents from the devnet itself unless ENERGY_RENTAL_URL says otherwise', () => {
+    expect(loadConfig({ ENERGY_PROVIDER: 'rental', TRON_FULL_HOST: 'http://127.0.0.1:9999' }, { mode: 'dev' }).energyRentalUrl).toBe('http://127.0.0.1:9999');
+    expect(loadConfig({ ENERGY_PROVIDER: 'rental', ENERGY_RENTAL_URL: 'https://r.example' }, { mode: 'dev' }).energyRentalUrl).toBe('https://r.example');
+  });
+
+  it('blank values count as unset', () => {
+    expect(loadConfig({ ...PROD_BASE, PORT: '  ', STORE: '' }, { mode: 'production' })).toMatchObject({ port: 3000, store: 'memory' });
+  });
+});
+
+describe.each(CASES)('loadConfig: $variable', (c) => {
+  it.each(c.good.map(([value, read, expected]) => ({ value, read, expected })))('accepts $value', ({ value, read, expected }) => {
+    const config = loadConfig({ ...PROD_BASE, ...c.with, [c.variable]: value }, { mode: 'production' });
+    expect(read(config)).toEqual(expected);
+  });
+
+  it.each(c.bad.map((value) => ({ value })))('refuses $value with a ConfigError naming the variable', ({ value }) => {
+    const error = configErrorOf({ ...PROD_BASE, ...c.with, [c.variable]: value });
+    expect(error.variable).toBe(c.variable);
+    expect(error.message).toContain(c.variable);
+    // Secrets are never echoed back in the message.
+    if (/KEY|TOKEN/.test(c.variable) && value.trim().length > 3) expect(error.message).not.toContain(value.trim());
+  });
+});
+
+describe('loadConfig: random environments', () => {
+  const variables = CASES.map((c) => c.variable);
+  const valueFor = (variable: string): fc.Arbitrary<string> => {
+    const c = CASES.find((x) => x.variable === variable)!;
+    return fc.oneof(fc.constantFrom(...c.good.map(([v]) => v)), fc.constantFrom(...c.bad), fc.string({ maxLength: 12 }));
+  };
+  const envArb = fc.dictionary(fc.constantFrom(...variables), fc.constant(''), { maxKeys: variables.length })
+    .chain((keys) => fc.record(Object.fromEntries(Object.keys(keys).map((k) => [k, valueFor(k)]))) as fc.Arbitrary<Env>);
+
+  it('either yields a config or a ConfigError naming a known variable, without echoing a secret', () => {
+    fc.assert(fc.property(envArb, fc.constantFrom<HostConfig['mode']>('dev', 'production'), (env, mode) => {
+      let config: HostConfig;
+      try {
+        config = loadConfig(env, { mode });
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigError);
+        const { variable, message } = error as ConfigError;
+        expect(variables).toContain(variable);
+        expect(message).toContain(variable);
+        for (const secret of ['KEY_ENCRYPTION_KEY', 'ADMIN_TOKEN', 'TRON_API_KEY', 'ENERGY_RENTAL_API_KEY']) {
+          const value = env[secret]?.trim() ?? '';
+          if (value.length > 3) expect(message).not.toContain(value);
+        }
+        return;
+      }
+      // Accepted: every selector is one of its values and the requirements between variables hold.
+      expect(['memory', 'mongodb']).toContain(config.store);
+      if (config.store === 'mongodb') expect(config.mongodbUrl).not.toBeNull();
+      if (config.locks === 'redis') expect(config.redisUrl).not.toBeNull();
+      if (config.energyProvider === 'rental') expect(config.energyRentalUrl).not.toBeNull();
+      if (mode === 'production') expect(config.adminToken !== null && config.keyEncryptionKey !== null).toBe(true);
+      expect(Number.isInteger(config.port) && config.port >= 0 && config.port <= 65_535).toBe(true);
+    }), { numRuns: 300 });
+  });
+
+  it('an environment of valid values only is always accepted and read back as given', () => {
+    const validEnv = fc.record({
+      STORE: fc.constant('memory'), LOCKS: fc.constantFrom('memory', 'redis'), REDIS_URL: fc.constant('redis://127.0.0.1:6379'),
+      PORT: fc.integer({ min: 0, max: 65_535 }).map(String), CHAIN_CONFIRMATIONS: fc.integer({ min: 0, max: 1_000 }).map(String),
+      ENERGY_PROVIDER: fc.constantFrom('self', 'rental'), WEBHOOK_ALLOW_LOCAL: fc.constantFrom('true', 'false', '1', '0'),
+    });
+    fc.assert(fc.property(validEnv, (env) => {
+      const c = loadConfig({ ...PROD_BASE, ...env }, { mode: 'production' });
+      expect(c.port).toBe(Number(env.PORT));
+      expect(c.chainConfirmations).toBe(Number(env.CHAIN_CONFIRMATIONS));
+      expect(c.locks).toBe(env.LOCKS);
+      expect(c.energyProvider).toBe(env.ENERGY_PROVIDER);
+      expect(c.webhookAllowLocal).toBe(['true', '1'].includes(env.WEBHOOK_ALLOW_LOCAL));
+    }), { numRuns: 100 });
+  });
+});
