@@ -1,0 +1,201 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { buildTestCore, startTestDevnet, type TestCore } from '../../adapters/memory/testing/memory-test-core.js';
+import type { Devnet } from '../../adapters/tron-devnet/index.js';
+import { failureOf, signUp, type SignedUpUser } from './testing/user-journeys.js';
+
+let devnet: Devnet;
+beforeAll(async () => { devnet = await startTestDevnet(); });
+afterAll(async () => { await devnet.close(); });
+
+const HOOK = 'https://hooks.example.com/custody';
+const OTHER_HOOK = 'https://hooks.example.com/other';
+const SECRET = 'whsec-0123456789abcdef';
+
+describe('subscriptions, developer configuration and webhook review (spec §3)', () => {
+  let core: TestCore;
+  let user: SignedUpUser;
+  const put = (config: Record<string, unknown>) => core.app.subscriptions.putConfig(user.userId, { service_code: 'developer', config });
+
+  beforeEach(async () => {
+    core = buildTestCore(devnet);
+    user = await signUp(core.app, core.readCode, 'dev@example.com');
+  });
+
+  it('activates the default plans with their quotas; re-activating the same plan changes nothing', async () => {
+    const { app, clock } = core;
+    const developer = await app.subscriptions.activate(user.userId, { service_code: 'developer' });
+    expect(developer).toEqual({
+      service_code: 'developer', plan_code: 'standard', status: 'active', meta: {}, activated_at: '2026-01-01T00:00:00+00:00',
+    });
+    expect(await app.subscriptions.activate(user.userId, { service_code: 'sub_address' }))
+      .toMatchObject({ plan_code: 'starter', status: 'active', meta: { max_sub_addresses: 10 } });
+    clock.advance(60_000);
+    expect(await app.subscriptions.activate(user.userId, { service_code: 'sub_address', plan_code: 'starter' }))
+      .toMatchObject({ activated_at: '2026-01-01T00:00:00+00:00' });
+    expect(await app.subscriptions.activate(user.userId, { service_code: 'sub_address', plan_code: 'unlimited' }))
+      .toMatchObject({ plan_code: 'unlimited', meta: { max_sub_addresses: -1 }, activated_at: '2026-01-01T00:01:00+00:00' });
+  });
+
+  it('unknown services and plans are refused with their codes', async () => {
+    const { app } = core;
+    expect(await failureOf(app.subscriptions.activate(user.userId, { service_code: 'gold' }))).toEqual({ code: 'BIZ-SERVICE-NOT-FOUND', status: 422 });
+    expect(await failureOf(app.subscriptions.activate(user.userId, { service_code: 'sub_address', plan_code: 'mega' })))
+      .toEqual({ code: 'BIZ-PLAN-NOT-FOUND', status: 422 });
+  });
+
+  it('the configuration needs a developer subscription', async () => {
+    expect(await failureOf(put({ webhook_url: HOOK, webhook_secret: SECRET })))
+      .toEqual({ code: 'BIZ-DEVELOPER-SUBSCRIPTION-REQUIRED', status: 422 });
+  });
+
+  describe('with a developer subscription', () => {
+    beforeEach(async () => { await core.app.subscriptions.activate(user.userId, { service_code: 'developer' }); });
+
+    it('starts unconfigured', async () => {
+      const view = await core.app.subscriptions.getDeveloperConfig(user.userId);
+      expect(view).toEqual({
+        service_code: 'developer', plan_code: 'standard', status: 'active',
+        config: { webhook_url: null, webhook_secret_set: false, min_collect_amounts: {} },
+        webhook: { status: 'unconfigured', url: null, pending_url: null, pending_since: null, verified_at: null, review_note: null },
+      });
+    });
+
+    it('unconfigured → PUT a valid URL → pending; the secret is never shown', async () => {
+      const view = await put({ webhook_url: HOOK, webhook_secret: SECRET });
+      expect(view.webhook).toEqual({
+        status: 'pending', url: null, pending_url: HOOK, pending_since: '2026-01-01T00:00:00+00:00', verified_at: null, review_note: null,
+      });
+      expect(view.config.webhook_secret_set).toBe(true);
+      expect(JSON.stringify(view)).not.toContain(SECRET);
+      expect(JSON.stringify(await core.app.subscriptions.getDeveloperConfig(user.userId))).not.toContain(SECRET);
+    });
+
+    it('the first URL needs a secret', async () => {
+      expect(await failureOf(put({ webhook_url: HOOK }))).toEqual({ code: 'VALIDATION-ERROR', status: 422 });
+    });
+
+    it('pending → approve → verified; approving again is 409 BIZ-WEBHOOK-NOT-PENDING', async () => {
+      const { app, clock } = core;
+      await put({ webhook_url: HOOK, webhook_secret: SECRET });
+      expect(await app.admin.listPendingWebhooks()).toEqual([
+        { user_id: user.userId, pending_url: HOOK, pending_since: '2026-01-01T00:00:00+00:00', url: null },
+      ]);
+      clock.advance(1_000);
+      expect(await app.admin.approveWebhook(String(user.userId))).toEqual({
+        status: 'verified', url: HOOK, pending_url: null, pending_since: null, verified_at: '2026-01-01T00:00:01+00:00', review_note: null,
+      });
+      expect(await app.admin.listPendingWebhooks()).toEqual([]);
+      expect(await failureOf(app.admin.approveWebhook(String(user.userId)))).toEqual({ code: 'BIZ-WEBHOOK-NOT-PENDING', status: 409 });
+    });
+
+    it('pending → reject → pending_url cleared, review_note set', async () => {
+      await put({ webhook_url: HOOK, webhook_secret: SECRET });
+      const view = await core.app.admin.rejectWebhook(String(user.userId), { note: 'not reachable' });
+      expect(view).toMatchObject({ pending_url: null, pending_since: null, review_note: 'not reachable', url: null });
+      expect(view.status).toBe('unconfigured');
+      expect(await failureOf(core.app.admin.rejectWebhook(String(user.userId), { note: 'again' })))
+        .toEqual({ code: 'BIZ-WEBHOOK-NOT-PENDING', status: 409 });
+    });
+
+    it('verified → PUT a different URL → pending; url keeps the approved one until approval', async () => {
+      const { app } = core;
+      await put({ webhook_url: HOOK, webhook_secret: SECRET });
+      await app.admin.approveWebhook(String(user.userId));
+      const view = await put({ webhook_url: OTHER_HOOK });
+      expect(view.webhook).toMatchObject({ status: 'pending', url: HOOK, pending_url: OTHER_HOOK });
+      expect((await app.admin.approveWebhook(String(user.userId))).url).toBe(OTHER_HOOK);
+    });
+
+    it('verified with a pending change → PUT the live URL again → the pending change is cancelled', async () => {
+      await put({ webhook_url: HOOK, webhook_secret: SECRET });
+      await core.app.admin.approveWebhook(String(user.userId));
+      await put({ webhook_url: OTHER_HOOK });
+      const view = await put({ webhook_url: HOOK });
+      expect(view.webhook).toMatchObject({ status: 'verified', url: HOOK, pending_url: null, pending_since: null });
+      expect(await failureOf(core.app.admin.approveWebhook(String(user.userId)))).toEqual({ code: 'BIZ-WEBHOOK-NOT-PENDING', status: 409 });
+    });
+
+    it('any → PUT an empty URL → unconfigured, secret removed', async () => {
+      await put({ webhook_url: HOOK, webhook_secret: SECRET });
+      await core.app.admin.approveWebhook(String(user.userId));
+      const view = await put({ webhook_url: '' });
+      expect(view.webhook).toEqual({ status: 'unconfigured', url: null, pending_url: null, pending_since: null, verified_at: null, review_note: null });
+      expect(view.config).toMatchObject({ webhook_url: null, webhook_secret_set: false });
+    });
+
+    it('URLs resolving to private addresses, plain http and unresolvable hosts are refused', async () => {
+      expect(await failureOf(put({ webhook_url: 'https://intranet.example.com/h', webhook_secret: SECRET })))
+        .toEqual({ code: 'BIZ-WEBHOOK-URL-BLOCKED', status: 422 });
+      expect(await failureOf(put({ webhook_url: 'https://127.0.0.1/h', webhook_secret: SECRET })))
+        .toEqual({ code: 'BIZ-WEBHOOK-URL-BLOCKED', status: 422 });
+      expect((await failureOf(put({ webhook_url: 'http://hooks.example.com/h', webhook_secret: SECRET }))).status).toBe(422);
+      expect(await failureOf(put({ webhook_url: 'https://nowhere.example.com/h', webhook_secret: SECRET })))
+        .toEqual({ code: 'VALIDATION-ERROR', status: 422 });
+      expect((await core.app.subscriptions.getDeveloperConfig(user.userId)).webhook.status).toBe('unconfigured');
+    });
+
+    it('min_collect_amounts replaces the map, as integer strings; unknown assets and bad amounts are refused', async () => {
+      const view = await put({ min_collect_amounts: { USDT: '1000000', TRX: '5' } });
+      expect(view.config.min_collect_amounts).toEqual({ USDT: '1000000', TRX: '5' });
+      expect((await put({ min_collect_amounts: { TRX: '7' } })).config.min_collect_amounts).toEqual({ TRX: '7' });
+      expect(await failureOf(put({ min_collect_amounts: { DOGE: '1' } }))).toEqual({ code: 'BIZ-ASSET-NOT-FOUND', status: 422 });
+      expect(await failureOf(put({ min_collect_amounts: { USDT: '-1' } }))).toEqual({ code: 'VALIDATION-ERROR', status: 422 });
+      expect(await failureOf(put({ min_collect_amounts: { USDT: 1.5 } }))).toEqual({ code: 'VALIDATION-ERROR', status: 422 });
+    });
+
+    it('the stored secret is encrypted, not plain', async () => {
+      await put({ webhook_url: HOOK, webhook_secret: SECRET });
+      const stored = await core.stores.developerConfigs.get(user.userId);
+      expect(stored?.secret).not.toBeNull();
+      expect(JSON.stringify(stored)).not.toContain(SECRET);
+    });
+  });
+});
+
+describe('API tokens', () => {
+  let core: TestCore;
+  let user: SignedUpUser;
+  beforeEach(async () => {
+    core = buildTestCore(devnet);
+    user = await signUp(core.app, core.readCode, 'tokens@example.com');
+  });
+
+  it('needs a developer subscription', async () => {
+    expect(await failureOf(core.app.apiTokens.create(user.userId, { name: 'ci' })))
+      .toEqual({ code: 'BIZ-DEVELOPER-SUBSCRIPTION-REQUIRED', status: 422 });
+  });
+
+  it('create → authenticates with ability api:access → revoke → no longer authenticates', async () => {
+    const { app } = core;
+    await app.subscriptions.activate(user.userId, { service_code: 'developer' });
+    const created = await app.apiTokens.create(user.userId, { name: 'ci' });
+    expect(created).toMatchObject({ name: 'ci', abilities: ['api:access'], created_at: '2026-01-01T00:00:00+00:00' });
+    expect(created.token).toMatch(/^dk_.{40,}$/);
+    expect(await app.apiTokens.authenticateApiToken(created.token))
+      .toEqual({ userId: user.userId, tokenId: created.id, abilities: ['api:access'] });
+    expect(await app.apiTokens.authenticateApiToken(created.token.slice(0, -1) + 'x')).toBeNull();
+    expect(await app.apiTokens.authenticateApiToken(user.sessionToken)).toBeNull();
+    core.clock.advance(5_000);
+    expect(await app.apiTokens.revoke(user.userId, String(created.id))).toEqual({ id: created.id, revoked_at: '2026-01-01T00:00:05+00:00' });
+    expect(await app.apiTokens.authenticateApiToken(created.token)).toBeNull();
+  });
+
+  it('another user\'s token, an unknown id and a malformed id are all API-TOKEN-NOT-FOUND', async () => {
+    const { app, readCode } = core;
+    await app.subscriptions.activate(user.userId, { service_code: 'developer' });
+    const created = await app.apiTokens.create(user.userId, { name: 'ci' });
+    const mallory = await signUp(app, readCode, 'mallory@example.com');
+    for (const id of [String(created.id), '999', 'abc']) {
+      expect(await failureOf(app.apiTokens.revoke(mallory.userId, id))).toEqual({ code: 'API-TOKEN-NOT-FOUND', status: 404 });
+    }
+    expect(await app.apiTokens.authenticateApiToken(created.token)).not.toBeNull();
+  });
+
+  it('tokens are never a session token and stored only as a hash', async () => {
+    const { app } = core;
+    await app.subscriptions.activate(user.userId, { service_code: 'developer' });
+    const created = await app.apiTokens.create(user.userId, { name: 'ci' });
+    expect(await app.accounts.authenticateSession(created.token)).toBeNull();
+    expect(JSON.stringify(await core.stores.apiTokens.findById(created.id))).not.toContain(created.token);
+  });
+});
