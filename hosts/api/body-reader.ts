@@ -37,9 +37,35 @@ async function readLimitedText(event: H3Event): Promise<string> {
   return Buffer.concat(chunks, total).toString('utf8');
 }
 
+/** Deepest nesting a body may have: the spec's bodies nest two levels; recursion over hostile depth would overflow. */
+export const MAX_BODY_DEPTH = 32;
+
+/** Nesting depth of JSON text (brackets inside strings ignored), counted without recursion. */
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i += 1;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x7b || c === 0x5b) {
+      depth += 1;
+      if (depth > max) max = depth;
+    } else if (c === 0x7d || c === 0x5d) {
+      depth -= 1;
+    }
+  }
+  return max;
+}
+
 /**
  * The JSON object body of a request. An empty body is `{}` (optional bodies such as refresh `{force}` or disable
- * `{reason}`); malformed JSON or a non-object value is 422 VALIDATION-ERROR naming `body`, never h3's default 400.
+ * `{reason}`); malformed JSON, a non-object value or nesting deeper than MAX_BODY_DEPTH is 422 VALIDATION-ERROR
+ * naming `body`, never h3's default 400.
  */
 export async function readJsonObject(event: H3Event): Promise<Record<string, unknown>> {
   const text = await readLimitedText(event);
@@ -50,6 +76,8 @@ export async function readJsonObject(event: H3Event): Promise<Record<string, unk
   } catch {
     throw validationError('body', 'must be valid JSON');
   }
+  // Checked on valid JSON only, so the count is exact; a hashing or logging walk of the body then stays shallow.
+  if (nestingDepth(text) > MAX_BODY_DEPTH) throw validationError('body', `must nest at most ${MAX_BODY_DEPTH} levels`);
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw validationError('body', 'must be a JSON object');
   }

@@ -94,6 +94,25 @@ describe('envelope, authentication and transport errors', () => {
     expect(typed.json.message).toContain('network_code');
   });
 
+  it('a body nested deeper than 32 levels → 422 naming body, on idempotent routes too (never a stack overflow)', async () => {
+    const u = await userWithWallets(h);
+    const nested = (depth: number): string => `{"address":"${u.sub}","asset_symbol":"TRX","x":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+    for (const depth of [31, 30_000]) {
+      const headers = { 'content-type': 'application/json', 'idempotency-key': `deep-${depth}` };
+      const res = await h.call('POST', '/api/collections', { token: u.apiToken, rawBody: nested(depth), headers });
+      if (depth === 31) {
+        expect(res.status).toBe(201);
+        continue;
+      }
+      fails(res, 422, 'VALIDATION-ERROR');
+      expect(res.json.message).toContain('body');
+    }
+    // Brackets inside strings are text, not nesting.
+    const label = '['.repeat(100);
+    const res = await h.call('POST', '/api/wallets', { token: u.apiToken, body: { network_code: 'TRON', address_type: 2, address_label: label } });
+    expect(res.status).toBe(201);
+  });
+
   it('bodies over 64 KiB → 413, declared or chunked; exactly 64 KiB is read', async () => {
     const big = JSON.stringify({ network_code: 'x'.repeat(64 * 1024) });
     fails(await h.call('POST', '/api/wallets', { token: u.apiToken, rawBody: big, headers: { 'content-type': 'application/json' } }), 413, 'PAYLOAD-TOO-LARGE');
