@@ -2,11 +2,15 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Buffer } from 'node:buffer';
 import type { JsonValue } from './model/webhook.js';
 
-/** Shorter UTF-8 byte length first, then byte order (spec §6 step 1; like PHP's strlen then strcmp). */
+/**
+ * Shorter UTF-8 byte length first, then byte order (spec §6 step 1; like PHP's strlen then strcmp). Lone surrogates
+ * all encode as U+FFFD, so two distinct keys can have equal bytes: UTF-16 order breaks that tie, else the order (and
+ * the signature) would follow insertion order.
+ */
 function compareKeys(a: string, b: string): number {
   const ab = Buffer.from(a, 'utf8');
   const bb = Buffer.from(b, 'utf8');
-  return ab.length - bb.length || Buffer.compare(ab, bb);
+  return ab.length - bb.length || Buffer.compare(ab, bb) || (a < b ? -1 : a > b ? 1 : 0);
 }
 
 /** Non-finite numbers would silently become `null` in JSON and break the signature's meaning: refuse them. */
