@@ -48,6 +48,16 @@ describe('session, admin and system endpoints', () => {
     fails(await h.call('POST', '/api/subscriptions/activate', { token: login.session_token, body: { service_code: 'developer' } }), 401, 'UNAUTHENTICATED');
   });
 
+  it('a session token expires after 24 h; a Developer API Token does not expire (spec §5)', async () => {
+    const user = await signUp(h);
+    h.clock.advance(24 * 60 * 60_000 - 1);
+    ok(await h.call('GET', '/api/subscriptions/config/developer', { token: user.session }));
+    h.clock.advance(1);
+    fails(await h.call('GET', '/api/subscriptions/config/developer', { token: user.session }), 401, 'UNAUTHENTICATED');
+    h.clock.advance(400 * 24 * 60 * 60_000);
+    ok(await h.call('GET', '/api/wallets', { token: user.apiToken }));
+  });
+
   it('subscriptions/activate and api-tokens: plans, shapes, errors; revoke makes the dk_ token 401', async () => {
     const user = await signUp(h, { subPlan: null });
     const sub = ok(await h.call('POST', '/api/subscriptions/activate', { token: user.session, body: { service_code: 'sub_address', plan_code: 'pro' } }));
