@@ -1,10 +1,13 @@
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { TLSSocket } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DnsResolver } from '../../core/ports/dns-resolver.port.js';
 import { HttpWebhookTransport } from './http-webhook-transport.js';
 import { startLocalReceiver, type LocalWebhookReceiver } from './local-webhook-receiver.js';
+import { makeTestCertificate } from './test-certificate.js';
 
 /** A resolver with fixed answers that counts its calls (DNS itself is not under test; what is done with it is). */
 class FixedResolver implements DnsResolver {
@@ -173,5 +176,45 @@ describe('HttpWebhookTransport SSRF refusals (production settings)', () => {
       expect(result).toMatchObject({ ok: false, status: null, error: 'refused: blocked address' });
       expect(resolver.calls).toBe(1);
     }), { numRuns: 100 });
+  });
+});
+
+describe('HttpWebhookTransport over TLS (self-signed certificate made in the test)', () => {
+  const cert = makeTestCertificate(['hooks.test'], Date.now());
+  let server: ReturnType<typeof createHttpsServer>;
+  let port = 0;
+  const seen: { servername: string | false; host: string | undefined }[] = [];
+  beforeAll(async () => {
+    server = createHttpsServer({ key: cert.key, cert: cert.cert }, (req, res) => {
+      seen.push({ servername: (req.socket as TLSSocket).servername, host: req.headers.host });
+      req.resume();
+      req.on('end', () => res.writeHead(202).end());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const tls = (names: Record<string, string[]>, ca: string | undefined) => new HttpWebhookTransport({
+    resolver: new FixedResolver(names), allowLocal: true, testConnectPort: port, ...(ca === undefined ? {} : { ca }),
+  });
+
+  it('delivers over https to the pinned address while verifying the certificate against the URL host (SNI set)', async () => {
+    const result = await tls({ 'hooks.test': ['127.0.0.1'] }, cert.cert).post(request('https://hooks.test/in'));
+    expect(result).toMatchObject({ ok: true, status: 202 });
+    expect(seen.at(-1)).toEqual({ servername: 'hooks.test', host: 'hooks.test' });
+  });
+
+  it('fails when the certificate does not name the host', async () => {
+    const result = await tls({ 'other.test': ['127.0.0.1'] }, cert.cert).post(request('https://other.test/in'));
+    expect(result).toMatchObject({ ok: false, status: null, error: 'connection failed: ERR_TLS_CERT_ALTNAME_INVALID' });
+  });
+
+  it('fails when the certificate is not trusted', async () => {
+    const result = await tls({ 'hooks.test': ['127.0.0.1'] }, undefined).post(request('https://hooks.test/in'));
+    expect(result).toMatchObject({ ok: false, status: null, error: 'connection failed: DEPTH_ZERO_SELF_SIGNED_CERT' });
   });
 });

@@ -20,6 +20,11 @@ export interface HttpWebhookTransportOptions {
   readonly maxResponseBytes?: number;
   /** Extra trusted CA certificates (PEM) for https receivers, e.g. a private test CA. */
   readonly ca?: string | readonly string[];
+  /**
+   * Tests only, honoured only together with allowLocal: the TCP port actually connected to, since a local TLS
+   * receiver cannot listen on 443 unprivileged. Every check still applies to the URL as given (default port).
+   */
+  readonly testConnectPort?: number;
 }
 
 /** Identifies the sender in receivers' logs. */
@@ -100,9 +105,11 @@ export class HttpWebhookTransport implements WebhookTransport {
     const options: RequestOptions & { servername?: string; ca?: string | string[] } = {
       method: 'POST',
       hostname: bare(url.hostname),
-      port: url.port === '' ? (https ? 443 : 80) : Number(url.port),
+      port: this.allowLocal && this.options.testConnectPort !== undefined
+        ? this.options.testConnectPort
+        : url.port === '' ? (https ? 443 : 80) : Number(url.port),
       path: `${url.pathname}${url.search}`,
-      headers: { 'User-Agent': USER_AGENT, ...request.headers, 'Content-Length': String(body.length), Connection: 'close' },
+      headers: { 'User-Agent': USER_AGENT, ...request.headers, Host: url.host, 'Content-Length': String(body.length), Connection: 'close' },
       agent: false,
       lookup: pinnedLookup(address),
     };
