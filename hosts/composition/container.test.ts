@@ -1,0 +1,122 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { ManualClock, MemoryAddressLock, MemoryRateLimiter, RecordingMailer } from '../../adapters/memory/index.js';
+import { HttpWebhookTransport } from '../../adapters/http/index.js';
+import { NodeSecretHasher, TEST_SCRYPT_COST } from '../../adapters/node/index.js';
+import { RentalEnergyProvider, SelfDelegationEnergyProvider, TronWebChainGateway } from '../../adapters/tron/index.js';
+import { startDevnet, type Devnet } from '../../adapters/tron-devnet/index.js';
+import { startApiServer } from '../api/api-server.js';
+import { ConfigError, loadConfig } from './config.js';
+import { composeContainer, openComposition, type Composition } from './container.js';
+import { TOKENS } from './tokens.js';
+
+const ADMIN = 'admin-token-0123456789abcdef0123456789';
+const silent = pino({ level: 'silent' });
+
+let devnet: Devnet;
+beforeAll(async () => { devnet = await startDevnet({ port: 0, blockMs: 0, seed: 'composition-tests' }); });
+afterAll(async () => { await devnet.close(); });
+
+function compose(env: Record<string, string>): Composition {
+  const config = loadConfig({ TRON_FULL_HOST: devnet.url, USDT_CONTRACT: devnet.usdtAddress, ADMIN_TOKEN: ADMIN, ...env }, { mode: 'dev' });
+  return composeContainer(config, {
+    clock: new ManualClock(), mailer: new RecordingMailer(), logger: silent, hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }),
+  });
+}
+
+describe('memory composition', () => {
+  it('resolves every token, each to one shared instance', () => {
+    const { container } = compose({});
+    for (const [name, token] of Object.entries(TOKENS)) {
+      const first = container.get(token as symbol);
+      expect(first, name).toBeDefined();
+      expect(container.get(token as symbol), name).toBe(first);
+    }
+  });
+
+  it('wires the adapters the configuration selects', () => {
+    const { container } = compose({ CHAIN: 'tronweb' });
+    expect(container.get(TOKENS.AddressLock)).toBeInstanceOf(MemoryAddressLock);
+    expect(container.get(TOKENS.RateLimiter)).toBeInstanceOf(MemoryRateLimiter);
+    expect(container.get(TOKENS.Chain)).toBeInstanceOf(TronWebChainGateway);
+    expect(container.get(TOKENS.Transport)).toBeInstanceOf(HttpWebhookTransport);
+    const energy = container.get(TOKENS.EnergyProviders);
+    expect(energy.self).toBeInstanceOf(SelfDelegationEnergyProvider);
+    expect(energy.rental).toBeNull();
+    // The use cases and the worker see the same store instances.
+    const stores = container.get(TOKENS.Stores);
+    expect(container.get(TOKENS.CoreDeps).wallets).toBe(stores.wallets);
+    expect(container.get(TOKENS.Outbox)).toBe(stores.outbox);
+    expect(container.get(TOKENS.Idempotency)).toBe(stores.idempotency);
+  });
+
+  it('an unset ADMIN_TOKEN in dev mode is generated; an unset KEY_ENCRYPTION_KEY makes an ephemeral key', () => {
+    const config = loadConfig({ TRON_FULL_HOST: devnet.url }, { mode: 'dev' });
+    const a = composeContainer(config, { logger: silent });
+    const b = composeContainer(config, { logger: silent });
+    expect(a.adminToken).toMatch(/^adm_[A-Za-z0-9_-]{43}$/);
+    expect(a.adminToken).not.toBe(b.adminToken);
+    expect(a.ephemeralKey).toBe(true);
+    const withKey = composeContainer(loadConfig({ KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64') }, { mode: 'dev' }), { logger: silent });
+    expect(withKey.ephemeralKey).toBe(false);
+  });
+
+  it('the composed API answers over HTTP, with the admin token it reports', async () => {
+    const composition = compose({});
+    const server = await startApiServer(composition.container.get(TOKENS.ApiHost).h3, { port: 0 });
+    try {
+      const ready = await fetch(`${server.url}/api/readyz`);
+      const body = await ready.json() as { data: unknown };
+      expect(ready.status).toBe(200);
+      expect(JSON.stringify(body.data)).toContain('chain');
+      const register = await fetch(`${server.url}/api/auth/register`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'c@example.com', password: 'correct horse battery' }),
+      });
+      expect(register.status).toBe(201);
+    } finally {
+      await server.close();
+      await composition.close();
+    }
+  });
+});
+
+describe('chain composition against the in-process devnet', () => {
+  it('CHAIN=tronweb reaches the node through tronweb and reports it ready', async () => {
+    devnet.mine(3);
+    const { container } = compose({ CHAIN: 'tronweb' });
+    const head = await container.get(TOKENS.Chain).head();
+    expect(head.number).toBe(devnet.info().head_number);
+    const checks = await container.get(TOKENS.Readiness)();
+    expect(checks).toContainEqual({ name: 'chain', ok: true });
+  });
+
+  it('readiness says the chain is down when the node does not answer', async () => {
+    const { container } = compose({ CHAIN: 'tronweb', TRON_FULL_HOST: 'http://127.0.0.1:1' });
+    expect(await container.get(TOKENS.Readiness)()).toContainEqual({ name: 'chain', ok: false });
+  });
+
+  it('ENERGY_PROVIDER=rental on the devnet rents from its /rental desk', async () => {
+    const { container } = compose({ ENERGY_PROVIDER: 'rental' });
+    const { rental } = container.get(TOKENS.EnergyProviders);
+    expect(rental).toBeInstanceOf(RentalEnergyProvider);
+    const receiver = devnet.info().witnesses[0]!;
+    expect(await rental!.canProvide({ receiver, energy: 65_000, reference: 'q-1' }, { address: receiver, privateKey: () => Promise.reject(new Error('a rental never signs')) })).toBe(true);
+  });
+});
+
+describe('STORE=mongodb', () => {
+  it('composeContainer without an open connection is a ConfigError naming STORE', () => {
+    const config = loadConfig({ STORE: 'mongodb', MONGODB_URL: 'mongodb://127.0.0.1:1/x' }, { mode: 'dev' });
+    expect(() => composeContainer(config)).toThrow(ConfigError);
+    expect(() => composeContainer(config)).toThrow(/STORE/);
+  });
+
+  it('openComposition fails fast on an unreachable server, naming MONGODB_URL without the password', async () => {
+    const config = loadConfig({ STORE: 'mongodb', MONGODB_URL: 'mongodb://app:s3cr3t-pw@127.0.0.1:1/x' }, { mode: 'dev' });
+    const error = await openComposition(config).then(() => null, (e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).variable).toBe('MONGODB_URL');
+    expect((error as Error).message).not.toContain('s3cr3t-pw');
+  }, 15_000);
+});
