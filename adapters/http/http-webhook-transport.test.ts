@@ -183,7 +183,7 @@ describe('HttpWebhookTransport over TLS (self-signed certificate made in the tes
   const cert = makeTestCertificate(['hooks.test'], Date.now());
   let server: ReturnType<typeof createHttpsServer>;
   let port = 0;
-  const seen: { servername: string | false; host: string | undefined }[] = [];
+  const seen: { servername: string | false | null; host: string | undefined }[] = [];
   beforeAll(async () => {
     server = createHttpsServer({ key: cert.key, cert: cert.cert }, (req, res) => {
       seen.push({ servername: (req.socket as TLSSocket).servername, host: req.headers.host });
