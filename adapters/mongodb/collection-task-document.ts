@@ -1,13 +1,15 @@
 import type { NetworkCode } from '../../core/domain/model/common.js';
 import type { CollectionStatus, CollectionTask, EnergyPath, StepRecord } from '../../core/domain/model/collection-task.js';
 import { fromTransactionDocument, toTransactionDocument, type PreparedTransactionDocument } from './command-document.js';
-import { decodeOptionalMoney, encodeOptionalMoney, nullable } from './mongo-support.js';
+import { decodeMoney, decodeOptionalMoney, encodeMoney, encodeOptionalMoney, nullable } from './mongo-support.js';
 
 /** One step of a collection task as stored (its prepared transaction embedded). */
 export interface StepDocument {
   status: CollectionStatus;
   transaction: PreparedTransactionDocument | null;
   orderRef: string | null;
+  /** StepRecord.amount as a decimal string; absent on records written before the field existed. */
+  amount?: string | null;
   startedAt: number;
   completedAt: number | null;
 }
@@ -48,6 +50,7 @@ function toStepDocument(step: StepRecord): StepDocument {
     status: step.status,
     transaction: toTransactionDocument(step.transaction),
     orderRef: step.orderRef,
+    ...(step.amount != null ? { amount: encodeMoney(step.amount) } : {}),
     startedAt: step.startedAt,
     completedAt: step.completedAt,
   };
@@ -58,6 +61,7 @@ function fromStepDocument(doc: StepDocument): StepRecord {
     status: doc.status,
     transaction: fromTransactionDocument(doc.transaction),
     orderRef: nullable(doc.orderRef),
+    ...(doc.amount != null ? { amount: decodeMoney(doc.amount, 'steps.amount') } : {}),
     startedAt: doc.startedAt,
     completedAt: nullable(doc.completedAt),
   };

@@ -12,9 +12,11 @@ import { describeSessionRepositoryContract } from '../../contracts-tests/session
 import { describeSubscriptionRepositoryContract } from '../../contracts-tests/subscription-repository.contract.js';
 import { describeWalletRepositoryContract } from '../../contracts-tests/wallet-repository.contract.js';
 import { describeWebhookDeliveryRepositoryContract } from '../../contracts-tests/webhook-delivery-repository.contract.js';
+import { createMemoryAdapters } from '../memory/create-memory-adapters.js';
 import { ManualClock } from '../memory/manual-clock.js';
 import { createMongoAdapters, type MongoAdapters } from './create-mongo-adapters.js';
-import { describeMongoAdapterTests } from './mongo-adapter-checks.js';
+import { describeMongoAdapterTests } from './mongo-adapter.checks.js';
+import { describeUnitOfWorkDifferential } from './unit-of-work-differential.checks.js';
 
 // Every store-port contract suite against MongoDB (MONGODB_URL, else a mongo:7 replica-set container), one database
 // for this file, emptied before every subject. Without a MongoDB the whole file is reported as skipped, loudly.
@@ -57,6 +59,8 @@ describe.skipIf(unavailable)('MongoDB store', () => {
   describeDeveloperConfigRepositoryContract('mongodb', fresh, OPTIONS);
   describeEventOutboxContract('mongodb', fresh, OPTIONS);
   describeWebhookDeliveryRepositoryContract('mongodb', fresh, OPTIONS);
+
+  describeUnitOfWorkDifferential('mongodb', fresh, () => createMemoryAdapters({ clock: new ManualClock() }), OPTIONS.numRuns);
 
   describeMongoAdapterTests(() => {
     if (database === undefined) throw new Error('the MongoDB test database is not open');
