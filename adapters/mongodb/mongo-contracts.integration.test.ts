@@ -60,7 +60,12 @@ describe.skipIf(unavailable)('MongoDB store', () => {
   describeEventOutboxContract('mongodb', fresh, OPTIONS);
   describeWebhookDeliveryRepositoryContract('mongodb', fresh, OPTIONS);
 
-  describeUnitOfWorkDifferential('mongodb', fresh, () => createMemoryAdapters({ clock: new ManualClock() }), OPTIONS.numRuns);
+  const memoryReference = () => createMemoryAdapters({ clock: new ManualClock() });
+  describeUnitOfWorkDifferential('mongodb', fresh, memoryReference, OPTIONS.numRuns);
+  describeUnitOfWorkDifferential('mongodb without transactions (the allowStandalone fallback)', async () => {
+    const stores = await fresh();
+    return createMongoAdapters({ connection: { ...database!.connection, transactions: false }, clock: stores.clock });
+  }, memoryReference, OPTIONS.numRuns);
 
   describeMongoAdapterTests(() => {
     if (database === undefined) throw new Error('the MongoDB test database is not open');
