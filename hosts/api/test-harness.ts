@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import type { Container } from 'inversify';
 import { pino } from 'pino';
 import { ManualClock, RecordingMailer } from '../../adapters/memory/index.js';
 import { NodeSecretHasher, TEST_SCRYPT_COST } from '../../adapters/node/index.js';
@@ -49,6 +50,8 @@ export interface ApiHarness {
   readonly mailer: RecordingMailer;
   readonly devnet: Devnet;
   readonly host: ApiHost;
+  /** The composition's container, to reach an adapter behind the API (the cipher, the stores) in a check. */
+  readonly container: Container;
   readonly adminToken: string;
   /** Every log line written so far (JSON strings). */
   readonly logLines: string[];
@@ -98,7 +101,7 @@ export async function startHarness(
     return result;
   };
   return {
-    url: server.url, clock, mailer, devnet, host, adminToken: composition.adminToken, logLines, calls, call,
+    url: server.url, clock, mailer, devnet, host, container: composition.container, adminToken: composition.adminToken, logLines, calls, call,
     close: async () => {
       await server.close();
       await composition.close();
