@@ -23,6 +23,11 @@ export interface StepRecord {
   readonly transaction: PreparedTransaction | null;
   /** Third-party rental order reference (idempotency reference sent to the provider). */
   readonly orderRef: string | null;
+  /**
+   * What the step moves, read from the chain when the step was planned (SUN, or token units for the sweep); for a
+   * self-delegation the SUN of stake delegated, which the undelegation step gives back. Absent on older records.
+   */
+  readonly amount?: bigint | null;
   readonly startedAt: Millis;
   readonly completedAt: Millis | null;
 }

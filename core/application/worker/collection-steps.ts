@@ -1,0 +1,151 @@
+import { decideEnergySource } from '../../domain/energy-decision.js';
+import type { ErrorCode } from '../../domain/errors.js';
+import type { Asset } from '../../domain/model/asset.js';
+import { COLLECTION_STATUS, type CollectionTask, type EnergyPath } from '../../domain/model/collection-task.js';
+import type { SignedTransaction } from '../../domain/model/chain.js';
+import type { ChainGateway, Signer, TransactionIntent } from '../../ports/chain-gateway.port.js';
+import type { EnergyProvider, EnergyRequest } from '../../ports/energy-provider.port.js';
+import { signerFor, type SignerDeps } from './worker-keys.js';
+
+/** The ports a step plan reads. */
+export interface StepDeps extends SignerDeps {
+  readonly chain: ChainGateway;
+  readonly energy: { readonly self?: EnergyProvider | undefined; readonly rental?: EnergyProvider | undefined };
+}
+
+/** Amounts and switches the plans use (see CollectionExecutorOptions for their meaning and defaults). */
+export interface StepSettings {
+  readonly gasSun: bigint;
+  readonly burnEnabled: boolean;
+  readonly burnFundingSun: bigint;
+  readonly feeLimitSun: bigint;
+  readonly transferBytes: number;
+  readonly sunPerByte: bigint;
+}
+
+/**
+ * What a step does, decided from chain balances read NOW (never from the request): send a transaction (built and
+ * signed here, persisted by the executor before broadcast), record a rental order, complete without sending, or fail.
+ */
+export type StepPlan =
+  | { readonly kind: 'send'; readonly tx: SignedTransaction; readonly amount: bigint | null; readonly energyPath?: EnergyPath }
+  | { readonly kind: 'order'; readonly orderRef: string; readonly energyPath: EnergyPath }
+  | { readonly kind: 'skip'; readonly energyPath?: EnergyPath | null }
+  | { readonly kind: 'fail'; readonly code: ErrorCode; readonly message: string };
+
+/** The task with its asset resolved. */
+export interface StepSubject {
+  readonly task: CollectionTask;
+  readonly asset: Asset;
+}
+
+/** The first step's gate: something to collect, read on chain (TRC20 units, or sweepable SUN for TRX). */
+export async function collectableAmount(deps: StepDeps, settings: StepSettings, subject: StepSubject): Promise<bigint> {
+  const { task, asset } = subject;
+  return asset.kind === 'trc20'
+    ? deps.chain.getTokenBalance(task.address, asset.contractAddress!)
+    : sweepableSun(deps.chain, settings, task.address);
+}
+
+/**
+ * SUN the address can send away in one TRX transfer: its balance, less the bandwidth fee when its free and staked
+ * bandwidth cannot cover the transfer's bytes (the fee is burnt from the same balance, so sending it all would fail).
+ */
+export async function sweepableSun(chain: ChainGateway, settings: StepSettings, address: string): Promise<bigint> {
+  const [balance, resources] = await Promise.all([chain.getTrxBalance(address), chain.getResources(address)]);
+  const bandwidth = resources.bandwidth.freeAvailable + resources.bandwidth.stakedAvailable;
+  const reserve = bandwidth >= settings.transferBytes ? 0n : BigInt(settings.transferBytes) * settings.sunPerByte;
+  return balance > reserve ? balance - reserve : 0n;
+}
+
+async function send(deps: StepDeps, signer: Signer, intent: TransactionIntent, amount: bigint): Promise<StepPlan> {
+  return { kind: 'send', tx: await deps.chain.prepare(signer, intent), amount };
+}
+
+/** FUNDING_TRX: top the sub-address up to the gas float (plus the burn float when burning is enabled). */
+export async function planFunding(deps: StepDeps, settings: StepSettings, { task }: StepSubject): Promise<StepPlan> {
+  const target = settings.gasSun + (settings.burnEnabled ? settings.burnFundingSun : 0n);
+  const balance = await deps.chain.getTrxBalance(task.address);
+  if (balance >= target) return { kind: 'skip' };
+  const main = await signerFor(deps, task.mainAddress);
+  return send(deps, main, { kind: 'transfer-trx', to: task.address, amountSun: target - balance }, target - balance);
+}
+
+/** Energy the sweep needs now, and what the sub-address already has. */
+export async function energyNeed(deps: StepDeps, { task, asset }: StepSubject): Promise<{ needed: number; available: number }> {
+  const amount = await deps.chain.getTokenBalance(task.address, asset.contractAddress!);
+  const [needed, resources] = await Promise.all([
+    deps.chain.estimateTrc20TransferEnergy(task.address, task.mainAddress, asset.contractAddress!, amount > 0n ? amount : 1n),
+    deps.chain.getResources(task.address),
+  ]);
+  return { needed, available: resources.energy.available };
+}
+
+/**
+ * ACQUIRING_ENERGY: the energy decision (domain rule) on what the providers can do right now, then the order:
+ * self-delegation is a transaction from the main address, a rental an order keyed by the task number (so a
+ * repeated order after a crash finds the first one).
+ */
+export async function planEnergy(deps: StepDeps, settings: StepSettings, subject: StepSubject): Promise<StepPlan> {
+  const { task } = subject;
+  const { needed, available } = await energyNeed(deps, subject);
+  const shortfall = needed - available;
+  const main = await signerFor(deps, task.mainAddress);
+  const request: EnergyRequest = { receiver: task.address, energy: Math.max(shortfall, 1), reference: task.taskNo };
+  const selfOk = shortfall > 0 && deps.energy.self !== undefined && await deps.energy.self.canProvide(request, main);
+  const rentalOk = shortfall > 0 && !selfOk && deps.energy.rental !== undefined && await deps.energy.rental.canProvide(request, main);
+  const decision = decideEnergySource({
+    needed, alreadyAvailable: available, selfDelegatableEnergy: selfOk ? shortfall : 0,
+    rentalAvailable: rentalOk, burnEnabled: settings.burnEnabled,
+  });
+  if (decision.path === null) return { kind: 'fail', code: 'BIZ-ENERGY-UNAVAILABLE', message: decision.reason };
+  if (decision.path === 'none') return { kind: 'skip', energyPath: null };
+  if (decision.path === 'burn') return { kind: 'skip', energyPath: 'burn' };
+  const provider = decision.path === 'self' ? deps.energy.self! : deps.energy.rental!;
+  const order = await provider.acquire(request, main);
+  if (order.kind === 'order') return { kind: 'order', orderRef: order.orderId, energyPath: decision.path };
+  return { kind: 'send', tx: order.tx, amount: order.delegatedSun ?? null, energyPath: decision.path };
+}
+
+/** COLLECTING: the whole balance of the asset as it stands on chain now, to the main address. */
+export async function planCollecting(deps: StepDeps, settings: StepSettings, subject: StepSubject): Promise<StepPlan> {
+  const { task, asset } = subject;
+  const amount = await collectableAmount(deps, settings, subject);
+  if (amount <= 0n) return { kind: 'fail', code: 'BIZ-NOTHING-TO-COLLECT', message: `${task.address} holds no ${asset.symbol} to collect` };
+  const sub = await signerFor(deps, task.address);
+  const intent: TransactionIntent = asset.kind === 'trc20'
+    ? { kind: 'transfer-trc20', contract: asset.contractAddress!, to: task.mainAddress, amount, feeLimitSun: settings.feeLimitSun }
+    : { kind: 'transfer-trx', to: task.mainAddress, amountSun: amount };
+  return send(deps, sub, intent, amount);
+}
+
+/**
+ * UNDELEGATING_ENERGY: give back the stake the acquisition step delegated (its recorded amount), never more than
+ * the sub-address still receives (a delegation already taken back leaves nothing to do).
+ */
+export async function planUndelegation(deps: StepDeps, _settings: StepSettings, { task }: StepSubject): Promise<StepPlan> {
+  const acquired = [...task.steps].reverse().find((s) => s.status === COLLECTION_STATUS.ACQUIRING_ENERGY && s.completedAt !== null);
+  const received = (await deps.chain.getResources(task.address)).energy.receivedSun;
+  const recorded = acquired?.amount ?? received;
+  const amount = recorded < received ? recorded : received;
+  if (amount <= 0n) return { kind: 'skip' };
+  const main = await signerFor(deps, task.mainAddress);
+  return send(deps, main, { kind: 'undelegate', resource: 'ENERGY', receiver: task.address, amountSun: amount }, amount);
+}
+
+/** RECOVER_TRX: whatever TRX the sub-address can still send goes back to the main address. */
+export async function planRecovery(deps: StepDeps, settings: StepSettings, { task }: StepSubject): Promise<StepPlan> {
+  const amount = await sweepableSun(deps.chain, settings, task.address);
+  if (amount <= 0n) return { kind: 'skip' };
+  const sub = await signerFor(deps, task.address);
+  return send(deps, sub, { kind: 'transfer-trx', to: task.mainAddress, amountSun: amount }, amount);
+}
+
+/** The planner of each status that sends something; WAIT_ENERGY_READY and the ends have none. */
+export const STEP_PLANNERS = {
+  [COLLECTION_STATUS.FUNDING_TRX]: planFunding,
+  [COLLECTION_STATUS.ACQUIRING_ENERGY]: planEnergy,
+  [COLLECTION_STATUS.COLLECTING]: planCollecting,
+  [COLLECTION_STATUS.UNDELEGATING_ENERGY]: planUndelegation,
+  [COLLECTION_STATUS.RECOVER_TRX]: planRecovery,
+} as const;
