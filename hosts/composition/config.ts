@@ -41,7 +41,8 @@ export class ConfigError extends Error {
   }
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
+/** The environment as read (process.env fits). */
+export type Env = Readonly<Record<string, string | undefined>>;
 
 function text(env: Env, name: string): string | null {
   const value = env[name]?.trim();
@@ -75,7 +76,8 @@ function flag(env: Env, name: string): boolean {
   throw new ConfigError(name, 'must be true or false');
 }
 
-function integer(env: Env, name: string, fallback: number, max: number, what: string): number {
+/** An integer variable in [0, max], `fallback` when unset; otherwise a ConfigError naming it (`what` it should be). */
+export function integer(env: Env, name: string, fallback: number, max: number, what: string): number {
   const value = text(env, name);
   if (value === null) return fallback;
   const n = Number(value);

@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NodeSecretHasher, TEST_SCRYPT_COST } from '../../adapters/node/index.js';
+import { ConfigError } from '../composition/config.js';
+import { quickstartSteps, renderStep, type HttpStep } from './quickstart.js';
+import { startDev, type DevProcess } from './start-dev.js';
+
+const quiet = { logger: pino({ level: 'silent' }), hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }) };
+const EPHEMERAL = { PORT: '0', DEVNET_PORT: '0', DEVNET_BLOCK_MS: '0' };
+
+/** Replaces `$NAME` by the variable's value (unknown names are a test bug, so they throw). */
+function expand(text: string, vars: Record<string, string>): string {
+  return text.replace(/\$([A-Z]+)/g, (_m, name: string) => {
+    const value = vars[name];
+    if (value === undefined) throw new Error(`quickstart uses $${name} before setting it`);
+    return value;
+  });
+}
+
+function pick(json: unknown, path: string): unknown {
+  return path.split('.').filter((p) => p !== '').reduce<unknown>((v, key) => (v as Record<string, unknown> | null)?.[key], json);
+}
+
+async function run(step: HttpStep, vars: Record<string, string>): Promise<{ status: number; json: any }> {
+  const headers: Record<string, string> = {};
+  if (step.bearer !== undefined) headers['authorization'] = `Bearer ${expand(`$${step.bearer}`, vars)}`;
+  if (step.idempotent === true) headers['idempotency-key'] = randomUUID();
+  if (step.body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(expand(step.url, vars), {
+    method: step.method, headers, ...(step.body === undefined ? {} : { body: expand(step.body, vars) }),
+  });
+  return { status: response.status, json: await response.json() };
+}
+
+describe('npm start (startDev)', () => {
+  const output: string[] = [];
+  let dev: DevProcess;
+  beforeAll(async () => { dev = await startDev({ env: EPHEMERAL, writeLine: (l) => output.push(l), ...quiet }); });
+  afterAll(async () => { await dev.stop(); });
+
+  it('prints the base URL, the devnet, the generated admin token and the quickstart', () => {
+    const text = output.join('\n');
+    expect(text).toContain(`listening on ${dev.url}`);
+    expect(text).toContain(`TRON devnet: ${dev.devnet.url}`);
+    expect(text).toContain(`admin token (generated; set ADMIN_TOKEN to keep one): ${dev.adminToken}`);
+    expect(text).toContain(`BASE=${dev.url}; API=$BASE/api; DEVNET=${dev.devnet.url}`);
+    quickstartSteps().forEach((step, i) => expect(text).toContain(renderStep(step, i)));
+  });
+
+  it('the printed quickstart works over HTTP, from register to a collection', async () => {
+    const vars: Record<string, string> = { BASE: dev.url, API: `${dev.url}/api`, DEVNET: dev.devnet.url };
+    const answers: Record<string, any> = {};
+    for (const step of quickstartSteps()) {
+      if (step.kind === 'input') {
+        const match = output.map((line) => step.fromOutput.exec(line)).find((m) => m !== null);
+        expect(match, step.title).toBeDefined();
+        vars[step.variable] = match![1]!;
+        continue;
+      }
+      const { status, json } = await run(step, vars);
+      expect(status, `${step.title}: ${JSON.stringify(json)}`).toBeLessThan(300);
+      if (step.url.startsWith('$API')) expect(json.code, step.title).toBe('OK');
+      answers[step.title] = json;
+      if (step.capture !== undefined) {
+        const value = pick(json, step.capture.path);
+        expect(typeof value, `${step.title} → ${step.capture.variable}`).toBe('string');
+        vars[step.capture.variable] = value as string;
+      }
+    }
+    expect(vars['ST']).toMatch(/^st_/);
+    expect(vars['DK']).toMatch(/^dk_/);
+    expect(vars['CT']).toMatch(/^ct_/);
+    expect(vars['SUB']).not.toBe(vars['MAIN']);
+    const refreshed = answers['refresh the cached balance'].data.items.find((i: { symbol: string }) => i.symbol === 'USDT');
+    expect(refreshed.balance_available).toBe('25000000');
+    expect(answers['follow the collection'].data.task_no).toBe(vars['TASK']);
+    // The faucet funded the new main address so the sweep's FUNDING_TRX step can pay.
+    const account = await fetch(`${dev.devnet.url}/wallet/getaccount`, { method: 'POST', body: JSON.stringify({ address: vars['MAIN'], visible: true }) });
+    expect(((await account.json()) as { balance?: number }).balance).toBe(1_000_000_000);
+  });
+});
+
+describe('npm start: configuration and shutdown', () => {
+  it('a bad variable fails before anything listens, naming it', async () => {
+    for (const [variable, value] of [['DEVNET_BLOCK_MS', 'soon'], ['CHAIN', 'tronweb'], ['PORT', '70000'], ['ADMIN_TOKEN', 'short']] as const) {
+      const error = await startDev({ env: { ...EPHEMERAL, [variable]: value }, writeLine: () => undefined, ...quiet }).then(() => null, (e: unknown) => e);
+      expect(error, variable).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).variable).toBe(variable);
+    }
+  });
+
+  it('a busy PORT is a ConfigError naming PORT, and the devnet started before it is closed again', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const busy = String((blocker.address() as { port: number }).port);
+    const free = createServer();
+    await new Promise<void>((resolve) => free.listen(0, '127.0.0.1', resolve));
+    const devnetPort = (free.address() as { port: number }).port;
+    await new Promise<void>((resolve) => free.close(() => resolve()));
+    try {
+      const error = await startDev({ env: { ...EPHEMERAL, PORT: busy, DEVNET_PORT: String(devnetPort) }, writeLine: () => undefined, ...quiet })
+        .then(() => null, (e: unknown) => e);
+      expect((error as ConfigError).variable).toBe('PORT');
+      // The devnet's port is free again: nothing was left running.
+      const again = createServer();
+      await new Promise<void>((resolve, reject) => { again.once('error', reject); again.listen(devnetPort, '127.0.0.1', resolve); });
+      await new Promise<void>((resolve) => again.close(() => resolve()));
+    } finally {
+      await new Promise<void>((resolve) => blocker.close(() => resolve()));
+    }
+  });
+
+  it('stop closes the API and the devnet, and may be called twice; ADMIN_TOKEN from the environment is used, not printed', async () => {
+    const output: string[] = [];
+    const admin = 'admin-token-from-env-0123456789abcdef';
+    const dev = await startDev({ env: { ...EPHEMERAL, ADMIN_TOKEN: admin, WEBHOOK_ALLOW_LOCAL: 'true' }, writeLine: (l) => output.push(l), ...quiet });
+    expect(dev.adminToken).toBe(admin);
+    expect(output.join('\n')).not.toContain(admin);
+    expect(output.join('\n')).toContain('WARNING: WEBHOOK_ALLOW_LOCAL is on');
+    expect((await fetch(`${dev.url}/api/healthz`)).status).toBe(200);
+    await dev.stop();
+    await dev.stop();
+    await expect(fetch(`${dev.url}/api/healthz`)).rejects.toThrow();
+    await expect(fetch(`${dev.devnet.url}/sim/info`)).rejects.toThrow();
+  });
+});

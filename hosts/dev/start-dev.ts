@@ -1,0 +1,128 @@
+import type { Logger } from 'pino';
+import type { SecretHasher } from '../../core/ports/secret-hasher.port.js';
+import { ConsoleMailer, type LineWriter } from '../../adapters/node/index.js';
+import { startDevnet, type Devnet } from '../../adapters/tron-devnet/index.js';
+import { startApiServer, type RunningServer } from '../api/api-server.js';
+import { ConfigError, integer, loadConfig, type Env, type HostConfig } from '../composition/config.js';
+import { openComposition, type Composition } from '../composition/container.js';
+import { TOKENS } from '../composition/tokens.js';
+import { startDevWorker, type DevWorker } from './dev-worker.js';
+import { FaucetWalletRepository } from './faucet-wallet-repository.js';
+import { renderQuickstart } from './quickstart.js';
+
+/** Options of {@link startDev}; everything defaults to what `npm start` uses. */
+export interface DevOptions {
+  /** The environment (default process.env): PORT, DEVNET_PORT, DEVNET_BLOCK_MS and the composition's variables. */
+  readonly env?: Env;
+  /** Where the banner, the quickstart, warnings and verification codes go (default stdout). */
+  readonly writeLine?: LineWriter;
+  /** The request logger (default: JSON lines on stdout). */
+  readonly logger?: Logger;
+  /** Password hashing (tests pass a cheap cost). */
+  readonly hasher?: SecretHasher;
+}
+
+/** A running dev process. */
+export interface DevProcess {
+  /** API base URL (`http://127.0.0.1:<port>`; the API lives under /api). */
+  readonly url: string;
+  readonly devnet: Devnet;
+  readonly adminToken: string;
+  readonly composition: Composition;
+  /** Everything printed at start: the banner and the quickstart. */
+  readonly banner: string;
+  /** Graceful shutdown: worker, HTTP server, store connections, devnet. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+const stdoutLine: LineWriter = (line) => { process.stdout.write(`${line}\n`); };
+
+/** The composition variables with the dev defaults: the in-process devnet, its rental desk, one confirmation. */
+function devEnvironment(env: Env, devnet: { url: string; usdtAddress: string } | null): Env {
+  if ((env['CHAIN']?.trim() ?? '') !== '' && env['CHAIN']?.trim() !== 'devnet') {
+    throw new ConfigError('CHAIN', 'must be devnet (or unset) for npm start, which always runs its own in-process devnet');
+  }
+  return {
+    ENERGY_PROVIDER: 'rental', CHAIN_CONFIRMATIONS: '1', ...env, CHAIN: 'devnet',
+    // Placeholders while only validating; the devnet's own values once it runs.
+    TRON_FULL_HOST: devnet?.url ?? 'http://127.0.0.1:8090', USDT_CONTRACT: devnet?.usdtAddress ?? 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
+  };
+}
+
+async function listen<T>(variable: string, port: number, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES') throw new ConfigError(variable, `port ${port} cannot be used (${code}); pick another or 0 for any free port`);
+    throw error;
+  }
+}
+
+function bannerLines(config: HostConfig, env: Env, url: string, devnet: Devnet, composition: Composition, worker: DevWorker): string[] {
+  const lines = [
+    `Custody Hub (dev) listening on ${url}  (API under ${url}/api, OpenAPI at ${url}/api/openapi.json)`,
+    `  TRON devnet: ${devnet.url} (a block every ${devnet.blockMs || 'manual'} ms; USDT contract ${devnet.usdtAddress})`,
+    `  store: ${config.store}, locks: ${config.locks}, energy: self-delegation, else ${config.energyProvider === 'rental' ? `rental from ${config.energyRentalUrl}` : 'none'}, confirmations: ${config.chainConfirmations}`,
+    `  ${worker.description}`,
+    '  verification codes are printed here as "verification code for <email>: <code>"',
+  ];
+  if (config.adminToken === null) lines.push(`  admin token (generated; set ADMIN_TOKEN to keep one): ${composition.adminToken}`);
+  if (composition.ephemeralKey) lines.push('  WARNING: KEY_ENCRYPTION_KEY is unset: private keys are encrypted under a key that exists only in this run');
+  if (config.webhookAllowLocal) lines.push('  WARNING: WEBHOOK_ALLOW_LOCAL is on: webhooks may go to plain http on loopback/private hosts (never in production)');
+  for (const ignored of ['TRON_FULL_HOST', 'USDT_CONTRACT']) {
+    if ((env[ignored]?.trim() ?? '') !== '') lines.push(`  note: ${ignored} is ignored by npm start (the in-process devnet is used)`);
+  }
+  return lines;
+}
+
+/**
+ * `npm start`: the in-process devnet (DEVNET_PORT, default 8090; a block every DEVNET_BLOCK_MS, default 3,000), the
+ * composition on it (memory adapters unless STORE/LOCKS say otherwise; energy rented from the devnet's desk; new main
+ * addresses funded with TRX by the devnet faucet), the API on PORT (default 3000) and the worker. Configuration is
+ * validated before anything listens; a failure is a ConfigError naming the variable.
+ */
+export async function startDev(options: DevOptions = {}): Promise<DevProcess> {
+  const env = options.env ?? process.env;
+  const writeLine = options.writeLine ?? stdoutLine;
+  loadConfig(devEnvironment(env, null), { mode: 'dev' });
+  const devnetPort = integer(env, 'DEVNET_PORT', 8090, 65_535, 'a TCP port');
+  const blockMs = integer(env, 'DEVNET_BLOCK_MS', 3_000, 3_600_000, 'milliseconds between blocks');
+  const devnet = await listen('DEVNET_PORT', devnetPort, () => startDevnet({
+    port: devnetPort, blockMs, seed: env['DEVNET_SEED'] ?? 'custody-hub-dev',
+    // Virtual time starts at the wall clock: the API's clock and tronweb's expirations agree with the chain's.
+    genesisTime: Math.floor(Date.now() / 3_000) * 3_000,
+  }));
+  let composition: Composition | null = null;
+  let server: RunningServer | null = null;
+  let worker: DevWorker | null = null;
+  const stop = async (): Promise<void> => {
+    const [w, s, c] = [worker, server, composition];
+    worker = null; server = null; composition = null;
+    await w?.stop();
+    await s?.close();
+    await c?.close();
+    await devnet.close().catch(() => undefined);
+  };
+  try {
+    const config = loadConfig(devEnvironment(env, devnet), { mode: 'dev' });
+    const composed = await openComposition(config, {
+      mailer: new ConsoleMailer(writeLine),
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
+      ...(options.hasher === undefined ? {} : { hasher: options.hasher }),
+    });
+    composition = composed;
+    composed.container.onActivation(TOKENS.Stores, (_ctx, stores) => ({ ...stores, wallets: new FaucetWalletRepository(stores.wallets, devnet) }));
+    const h3 = composed.container.get(TOKENS.ApiHost).h3;
+    const running = await listen('PORT', config.port, () => startApiServer(h3, { port: config.port }));
+    server = running;
+    const started = await startDevWorker(composed);
+    worker = started;
+    const banner = [...bannerLines(config, env, running.url, devnet, composed, started), '', renderQuickstart(running.url, devnet.url)].join('\n');
+    for (const line of banner.split('\n')) writeLine(line);
+    return { url: running.url, devnet, adminToken: composed.adminToken, composition: composed, banner, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
