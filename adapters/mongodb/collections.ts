@@ -1,6 +1,6 @@
 /**
  * Collection names of the MongoDB store, one per aggregate plus the two bookkeeping collections (`counters` for
- * integer sequences, `wallet_quotas` for the per-(user, network) sub-address counter). Renaming one is a migration.
+ * integer sequences, `wallet_quotas` for the per-(user, network) sub-address counter) and the scanners' cursors. Renaming one is a migration.
  */
 export const COLLECTIONS = {
   accounts: 'accounts',
@@ -19,6 +19,7 @@ export const COLLECTIONS = {
   idempotency: 'idempotency_records',
   counters: 'counters',
   riskEntries: 'risk_entries',
+  scanCursors: 'scan_cursors',
 } as const;
 
 /** Any collection name of the store. */

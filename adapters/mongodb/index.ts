@@ -19,3 +19,4 @@ export { MongoUnitOfWork } from './mongo-unit-of-work.js';
 export { MongoIdempotencyStore } from './mongo-idempotency-store.js';
 export { MongoRiskPolicy } from './mongo-risk-policy.js';
 export { MongoIdGenerator } from './mongo-id-generator.js';
+export { MongoScanCursorStore } from './mongo-scan-cursor-store.js';

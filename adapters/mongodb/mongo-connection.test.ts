@@ -21,13 +21,14 @@ describe('connectMongo', () => {
   it('fails fast on an unreachable server with a message naming MONGODB_URL', async () => {
     const started = performance.now();
     const error = await rejection(connectMongo(UNREACHABLE, { serverSelectionTimeoutMS: 500 }));
-    expect(performance.now() - started).toBeLessThan(3_000);
+    // The driver's default would wait 30 s; a loaded CI machine may add a few seconds to the 0.5 s asked for.
+    expect(performance.now() - started).toBeLessThan(5_000);
     expect(error.code).toBe('SERVICE-UNAVAILABLE');
     expect(error.transient).toBe(true);
     expect(error.message).toMatch(/MONGODB_URL/);
     expect(error.message).toContain('127.0.0.1:1');
     expect(error.message).toMatch(/is unreachable/);
-  });
+  }, 20_000);
 
   it('refuses a missing or blank URL without trying to connect', async () => {
     for (const url of [undefined, null, '', '   ']) {
@@ -49,7 +50,7 @@ describe('connectMongo', () => {
     expect(error.message).toContain('alice:***@127.0.0.1:1');
     expect(redactMongoUrl('mongodb+srv://bob:p%40ss@cluster.example.net/db?x=1')).toBe('mongodb+srv://bob:***@cluster.example.net/db?x=1');
     expect(redactMongoUrl('mongodb://127.0.0.1:27017')).toBe('mongodb://127.0.0.1:27017');
-  });
+  }, 20_000);
 });
 
 describe('MongoDB repositories on an unreachable server', () => {
@@ -66,7 +67,7 @@ describe('MongoDB repositories on an unreachable server', () => {
     }
     const error = await rejection(stores.tasks.claimDue(0, 'w', 1_000));
     expect(error.message).toMatch(/MongoDB collection task claim failed/);
-  });
+  }, 20_000);
 });
 
 describe('MongoDB error translation', () => {

@@ -7,6 +7,7 @@ import { describeCollectionTaskRepositoryContract } from '../../contracts-tests/
 import { describeCommandRepositoryContract } from '../../contracts-tests/command-repository.contract.js';
 import { describeDeveloperConfigRepositoryContract } from '../../contracts-tests/developer-config-repository.contract.js';
 import { describeEventOutboxContract } from '../../contracts-tests/event-outbox.contract.js';
+import { describeIdempotencyStoreContract } from '../../contracts-tests/idempotency-store.contract.js';
 import { MONGO_SKIP_MESSAGE, openTestDatabase, provisionMongo, type MongoTestDatabase } from '../../contracts-tests/harness/mongodb.js';
 import { describeSessionRepositoryContract } from '../../contracts-tests/session-repository.contract.js';
 import { describeSubscriptionRepositoryContract } from '../../contracts-tests/subscription-repository.contract.js';
@@ -40,11 +41,12 @@ describe.skipIf(unavailable)('MongoDB store', () => {
     if (target.kind !== 'unavailable') await target.stop();
   });
 
-  /** A fresh, empty store sharing this file's connection; closing it leaves the connection to afterAll. */
-  const fresh = async (): Promise<MongoAdapters> => {
+  /** A fresh, empty store sharing this file's connection, on a clock the suites can move; nothing to close. */
+  const fresh = async (): Promise<MongoAdapters & { readonly clock: ManualClock }> => {
     if (database === undefined) throw new Error('the MongoDB test database is not open');
     await database.clear();
-    return createMongoAdapters({ connection: database.connection, clock: new ManualClock() });
+    const clock = new ManualClock();
+    return { ...createMongoAdapters({ connection: database.connection, clock }), clock };
   };
 
   describeAccountRepositoryContract('mongodb', fresh, OPTIONS);
@@ -59,6 +61,7 @@ describe.skipIf(unavailable)('MongoDB store', () => {
   describeDeveloperConfigRepositoryContract('mongodb', fresh, OPTIONS);
   describeEventOutboxContract('mongodb', fresh, OPTIONS);
   describeWebhookDeliveryRepositoryContract('mongodb', fresh, OPTIONS);
+  describeIdempotencyStoreContract('mongodb', fresh, OPTIONS);
 
   const memoryReference = () => createMemoryAdapters({ clock: new ManualClock() });
   describeUnitOfWorkDifferential('mongodb', fresh, memoryReference, OPTIONS.numRuns);

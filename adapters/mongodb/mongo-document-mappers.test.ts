@@ -114,8 +114,8 @@ function roundTrips<T, D extends Document>(name: string, arb: fc.Arbitrary<T>, t
       expectNoBigInt(doc);
       expect(from(throughBson(doc))).toEqual(value);
       expect(from(throughBson(withoutNulls(doc)))).toEqual(value);
-    }), { numRuns: 100 });
-  });
+    }), { numRuns: 60 });
+  }, 20_000);
 }
 
 describe('MongoDB document mappers', () => {

@@ -1,9 +1,10 @@
 import type { Collection, Db } from 'mongodb';
 import type { ScanCursorStore } from '../../core/ports/scan-cursor-store.port.js';
+import { COLLECTIONS } from './collections.js';
 import { guarded, isDuplicateKey } from './mongo-support.js';
 
-/** Collection of scanner cursors, one document per scanner name (kept beside COLLECTIONS until it is listed there). */
-export const SCAN_CURSORS_COLLECTION = 'scan_cursors';
+/** Collection of scanner cursors, one document per scanner name. */
+export const SCAN_CURSORS_COLLECTION = COLLECTIONS.scanCursors;
 
 interface ScanCursorDocument {
   _id: string;
