@@ -49,7 +49,8 @@ function patternOf(path: string): RegExp {
 function fallback(routes: readonly RouteDef[], logger: Logger): (event: H3Event) => unknown {
   const patterns = routes.map((r) => ({ method: r.method, pattern: patternOf(r.path) }));
   return (event) => {
-    const allowed = [...new Set(patterns.filter((p) => p.pattern.test(event.url.pathname)).map((p) => p.method))];
+    const methods = patterns.filter((p) => p.pattern.test(event.url.pathname)).map((p) => p.method);
+    const allowed = [...new Set(methods.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m])))];
     const reply = allowed.length > 0 ? failureReply('METHOD-NOT-ALLOWED', { headers: { allow: allowed.join(', ') } }) : failureReply('NOT-FOUND');
     const requestId = requestIdOf(event);
     logger.info({ reqId: requestId, method: event.req.method, path: event.url.pathname, status: reply.status }, 'request');
@@ -89,7 +90,11 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
   ];
   openapi = buildOpenApi(routes);
   const h3 = new H3({ silent: true, onError: onH3Error(options.logger) });
-  for (const route of routes) h3.on(route.method, route.path, (event) => runRoute(deps, route, event));
+  for (const route of routes) {
+    h3.on(route.method, route.path, (event) => runRoute(deps, route, event));
+    // HEAD is GET without the body (RFC 9110): probes and caches use it; node drops the body of a HEAD answer.
+    if (route.method === 'GET') h3.on('HEAD', route.path, (event) => runRoute(deps, route, event));
+  }
   h3.all('/**', fallback(routes, options.logger));
   return { h3, routes, openapi };
 }

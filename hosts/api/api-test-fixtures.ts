@@ -150,7 +150,8 @@ export function expectErrorsDocumented(h: ApiHarness): void {
   for (const raw of h.logLines) {
     const line = JSON.parse(raw) as { msg?: string; route?: string; method?: string; status?: number; code?: string };
     if (line.msg !== 'request' || line.route === undefined || (line.status ?? 0) < 400) continue;
-    const op = paths[line.route.replace(/:([A-Za-z]+)/g, '{$1}')]?.[String(line.method).toLowerCase()];
+    const method = line.method === 'HEAD' ? 'get' : String(line.method).toLowerCase();
+    const op = paths[line.route.replace(/:([A-Za-z]+)/g, '{$1}')]?.[method];
     const documented: string[] = op?.responses[String(line.status)]?.content['application/json'].schema.properties.code.enum ?? [];
     if (!documented.includes(String(line.code))) problems.add(`${line.method} ${line.route} → ${line.status} ${line.code}`);
   }

@@ -80,8 +80,19 @@ describe('envelope, authentication and transport errors', () => {
     fails(await h.call('GET', '/elsewhere'), 404, 'NOT-FOUND');
     const res = await h.call('PATCH', '/api/wallets');
     fails(res, 405, 'METHOD-NOT-ALLOWED');
-    expect(res.headers.get('allow')?.split(', ').sort()).toEqual(['GET', 'POST']);
+    expect(res.headers.get('allow')?.split(', ').sort()).toEqual(['GET', 'HEAD', 'POST']);
     fails(await h.call('DELETE', `/api/wallets/${u.sub}`, { token: u.apiToken }), 405, 'METHOD-NOT-ALLOWED');
+  });
+
+  it('HEAD answers like GET without a body: same status and headers, limits counted', async () => {
+    const get = await h.call('GET', '/api/healthz');
+    const head = await h.call('HEAD', '/api/healthz');
+    expect({ status: head.status, text: head.text, type: head.headers.get('content-type') }).toEqual({ status: 200, text: '', type: get.headers.get('content-type') });
+    const limited = await h.call('HEAD', '/api/wallets', { token: u.apiToken });
+    expect(limited.status).toBe(200);
+    expect(limited.headers.get('x-ratelimit-limit')).toBe('60');
+    expect((await h.call('HEAD', '/api/wallets')).status).toBe(401);
+    expect((await h.call('HEAD', '/api/collections')).status).toBe(405);
   });
 
   it('malformed JSON, a non-object body and a wrong field type → 422 VALIDATION-ERROR naming the field', async () => {

@@ -39,8 +39,12 @@ describe('OpenAPI document', () => {
   afterAll(async () => h.close());
 
   it('documents exactly the routes registered in the h3 router', () => {
-    const registered = h.host.h3['~routes']
-      .filter((r) => r.route !== '/**')
+    const all = h.host.h3['~routes'].filter((r) => r.route !== '/**');
+    // HEAD mirrors every GET (and only GETs); OpenAPI leaves it implied.
+    expect(all.filter((r) => r.method === 'HEAD').map((r) => r.route).sort())
+      .toEqual(all.filter((r) => r.method === 'GET').map((r) => r.route).sort());
+    const registered = all
+      .filter((r) => r.method !== 'HEAD')
       .map((r) => `${r.method} ${toOpenApiPath(r.route ?? '')}`);
     expect(new Set(registered).size).toBe(registered.length);
     expect(operations(doc).sort()).toEqual([...registered].sort());
