@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { finishCollection } from './finish-collection.js';
+import {
+  assertInvariants, expectFailure, expectOk, expectSameAsMissing, outcome, taskStatusNumber, type ModelSystem,
+} from './model-system.js';
+import type { UseCaseModel } from './reference-model.js';
+import type { ModelCommand } from './wallet-commands.js';
+
+/** A task number in the right format that no task has. */
+const MISSING_TASK_NO = 'T2000010100000000000000';
+
+/**
+ * POST /collections, `parallel` times at once, in the order of the spec §4 table: ownership (422, as missing),
+ * sub-address, asset, then the address lock — exactly one of simultaneous requests wins, the rest get 409.
+ */
+export class CreateCollectionCommand implements ModelCommand {
+  constructor(readonly caller: number, readonly pick: number, readonly symbol: string, readonly parallel: number) {}
+  check(model: Readonly<UseCaseModel>): boolean { return model.wallets.length > 0; }
+  async run(model: UseCaseModel, real: ModelSystem): Promise<void> {
+    const wallet = model.wallets[this.pick % model.wallets.length]!;
+    const { userId } = model.users[this.caller]!;
+    const body = { address: wallet.address, asset_symbol: this.symbol };
+    const results = await Promise.all(Array.from({ length: this.parallel }, () => outcome(real.app.collections.create(userId, body))));
+    const expectEach = (code: string, status: number): void => results.forEach((r) => expectFailure(r, code, status, String(this)));
+    if (wallet.userId !== userId) {
+      expectEach('BIZ-WALLET-ADDRESS-NOT-FOUND', 422);
+      const missing = await outcome(real.app.collections.create(userId, { ...body, address: real.missingAddress }));
+      expectSameAsMissing(results[0]!, missing, String(this));
+    } else if (wallet.type !== 2) {
+      expectEach('BIZ-ADDRESS-TYPE-NOT-SUB', 422);
+    } else if (this.symbol !== 'TRX' && this.symbol !== 'USDT') {
+      expectEach('BIZ-ASSET-NOT-FOUND', 422);
+    } else if (model.pendingTaskOn(wallet.address) !== undefined) {
+      expectEach('BIZ-COMMAND-LOCKED', 409);
+    } else {
+      const wins = results.filter((r) => r.ok);
+      assert.equal(wins.length, 1, `${this}: exactly one of ${this.parallel} simultaneous collections starts`);
+      results.filter((r) => !r.ok).forEach((r) => expectFailure(r, 'BIZ-COMMAND-LOCKED', 409, String(this)));
+      const view = expectOk(wins[0]!, String(this));
+      assert.deepEqual([view.status, view.error_code, view.last_error, view.finished_at], [1, null, null, null]);
+      model.tasks.push({
+        userId, taskNo: view.task_no, commandNo: view.command_no, address: wallet.address, startedAt: model.now, status: 'pending',
+      });
+    }
+    await assertInvariants(model, real);
+  }
+  toString(): string { return `createCollection(u${this.caller}, #${this.pick}, ${this.symbol}, x${this.parallel})`; }
+}
+
+/** The executor ends a pending task (DONE or FAILED); its command turns terminal and the address is free again. */
+export class FinishCollectionCommand implements ModelCommand {
+  constructor(readonly pick: number, readonly result: 'done' | 'failed') {}
+  check(model: Readonly<UseCaseModel>): boolean { return model.tasks.some((t) => t.status === 'pending'); }
+  async run(model: UseCaseModel, real: ModelSystem): Promise<void> {
+    const pending = model.tasks.filter((t) => t.status === 'pending');
+    const task = pending[this.pick % pending.length]!;
+    await finishCollection(real.worker, task.taskNo, this.result);
+    task.status = this.result;
+    const view = expectOk(await outcome(real.app.collections.get(task.userId, task.taskNo)), String(this));
+    assert.equal(view.status, taskStatusNumber(task.status));
+    assert.notEqual(view.finished_at, null);
+    await assertInvariants(model, real);
+  }
+  toString(): string { return `finishCollection(#${this.pick}, ${this.result})`; }
+}
+
+/** Admin cancel of a collection's command: only while the task is PENDING; the task fails with CANCELLED. */
+export class CancelCollectionCommand implements ModelCommand {
+  constructor(readonly pick: number) {}
+  check(model: Readonly<UseCaseModel>): boolean { return model.tasks.length > 0; }
+  async run(model: UseCaseModel, real: ModelSystem): Promise<void> {
+    const task = model.tasks[this.pick % model.tasks.length]!;
+    const result = await outcome(real.app.admin.cancelCommand(task.commandNo));
+    if (task.status !== 'pending') {
+      expectFailure(result, 'BIZ-COMMAND-NOT-CANCELLABLE', undefined, String(this));
+    } else {
+      assert.equal(expectOk(result, String(this)).status, 6);
+      task.status = 'failed';
+      const view = expectOk(await outcome(real.app.collections.get(task.userId, task.taskNo)), String(this));
+      assert.deepEqual([view.status, view.error_code], [12, 'CANCELLED']);
+    }
+    await assertInvariants(model, real);
+  }
+  toString(): string { return `cancelCollection(#${this.pick})`; }
+}
+
+/** GET /collections/{taskNo}: the owner sees the model's status; anyone else gets what a missing task gets. */
+export class GetCollectionCommand implements ModelCommand {
+  constructor(readonly caller: number, readonly pick: number) {}
+  check(model: Readonly<UseCaseModel>): boolean { return model.tasks.length > 0; }
+  async run(model: UseCaseModel, real: ModelSystem): Promise<void> {
+    const task = model.tasks[this.pick % model.tasks.length]!;
+    const { userId } = model.users[this.caller]!;
+    const result = await outcome(real.app.collections.get(userId, task.taskNo));
+    if (task.userId === userId) {
+      const view = expectOk(result, String(this));
+      assert.deepEqual([view.task_no, view.command_no, view.status], [task.taskNo, task.commandNo, taskStatusNumber(task.status)]);
+    } else {
+      expectFailure(result, 'BIZ-COLLECTION-TASK-NOT-FOUND', 404, String(this));
+      expectSameAsMissing(result, await outcome(real.app.collections.get(userId, MISSING_TASK_NO)), String(this));
+    }
+  }
+  toString(): string { return `getCollection(u${this.caller}, #${this.pick})`; }
+}

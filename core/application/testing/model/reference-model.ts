@@ -1,0 +1,109 @@
+/**
+ * The reference model of the model-based use-case test: a few plain records and the business rules of spec §2-§4
+ * and DESIGN.md written out again by hand, deliberately without calling the domain modules under test.
+ */
+
+/** The one supported network (spec §1). */
+export const MODEL_NETWORK = 'TRON';
+
+/** DESIGN.md `sub_address` plans and their quota (-1 unlimited), copied by hand. */
+export const MODEL_PLAN_QUOTAS = { starter: 10, pro: 1000, unlimited: -1 } as const;
+export type ModelPlan = keyof typeof MODEL_PLAN_QUOTAS;
+
+/** A user and their `sub_address` subscription (null: none). */
+export interface ModelUser {
+  readonly userId: number;
+  subscription: { plan: ModelPlan; quota: number } | null;
+}
+
+/** A wallet address as the model knows it (the chain string is learnt from the create response). */
+export interface ModelWallet {
+  readonly userId: number;
+  readonly id: number;
+  readonly address: string;
+  readonly type: 1 | 2;
+}
+
+/** A cashier token: `expired` is derived from expiresAt and the model's clock. */
+export interface ModelToken {
+  readonly userId: number;
+  readonly tokenNo: string;
+  readonly value: string;
+  readonly address: string;
+  readonly ttlMinutes: number;
+  readonly createdAt: number;
+  status: 'active' | 'disabled';
+  expiresAt: number;
+}
+
+/** A collection task; `pending` holds the address lock (its command is PENDING). */
+export interface ModelTask {
+  readonly userId: number;
+  readonly taskNo: string;
+  readonly commandNo: string;
+  readonly address: string;
+  readonly startedAt: number;
+  status: 'pending' | 'done' | 'failed';
+}
+
+export type ModelTokenState = 'active' | 'disabled' | 'expired';
+
+/** What the system should hold after the commands run so far. */
+export class UseCaseModel {
+  readonly wallets: ModelWallet[] = [];
+  readonly tokens: ModelToken[] = [];
+  readonly tasks: ModelTask[] = [];
+
+  constructor(readonly users: readonly ModelUser[], public now: number) {}
+
+  user(userId: number): ModelUser {
+    const found = this.users.find((u) => u.userId === userId);
+    if (found === undefined) throw new RangeError(`no model user ${userId}`);
+    return found;
+  }
+
+  walletsOf(userId: number, type?: 1 | 2): ModelWallet[] {
+    return this.wallets.filter((w) => w.userId === userId && (type === undefined || w.type === type));
+  }
+
+  /**
+   * The error code POST /wallets must answer for a TRON creation, or null when it must succeed. Spec §2 rules 1-2
+   * in the order of the §4 table: main uniqueness; then main required, subscription, quota.
+   */
+  walletCreationError(userId: number, type: number): string | null {
+    const hasMain = this.walletsOf(userId, 1).length > 0;
+    if (type === 1) return hasMain ? 'BIZ-MAIN-ADDRESS-ALREADY-EXISTS' : null;
+    if (type !== 2) return 'BIZ-ADDRESS-TYPE-NOT-ALLOWED';
+    if (!hasMain) return 'BIZ-MAIN-ADDRESS-REQUIRED';
+    const sub = this.user(userId).subscription;
+    if (sub === null) return 'BIZ-SUB-ADDRESS-SUBSCRIPTION-REQUIRED';
+    if (sub.quota !== -1 && this.walletsOf(userId, 2).length >= sub.quota) return 'BIZ-SUB-ADDRESS-QUOTA-EXCEEDED';
+    return null;
+  }
+
+  /** The collection holding the address lock, if any (one at most: the model never records a second). */
+  pendingTaskOn(address: string): ModelTask | undefined {
+    return this.tasks.find((t) => t.address === address && t.status === 'pending');
+  }
+
+  /** Active strictly before expiresAt; disabled wins over expired. */
+  tokenState(token: ModelToken): ModelTokenState {
+    if (token.status === 'disabled') return 'disabled';
+    return this.now < token.expiresAt ? 'active' : 'expired';
+  }
+
+  /** The address's token that is active and unexpired now (DESIGN.md: an expired one no longer counts). */
+  liveTokenOn(address: string): ModelToken | undefined {
+    return this.tokens.find((t) => t.address === address && this.tokenState(t) === 'active');
+  }
+
+  /** docs/decisions.md 7: the latest task of the address created at or after the token (later wins ties). */
+  sessionTask(token: ModelToken): ModelTask | undefined {
+    return this.tasks.filter((t) => t.address === token.address && t.startedAt >= token.createdAt).at(-1);
+  }
+
+  /** DESIGN.md: a successful payment request slides the expiry to max(current, now + ttl). */
+  slide(token: ModelToken): void {
+    token.expiresAt = Math.max(token.expiresAt, this.now + token.ttlMinutes * 60_000);
+  }
+}
