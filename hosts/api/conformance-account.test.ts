@@ -121,6 +121,10 @@ describe('session, admin and system endpoints', () => {
     const second = `${receiver.origin}/hook-b`;
     const changed = ok(await put({ webhook_url: second }));
     expect(changed.webhook).toMatchObject({ status: 'pending', url: first, pending_url: second });
+    // Spec §3: putting back the live URL cancels the pending change.
+    const cancelled = ok(await put({ webhook_url: first }));
+    expect(cancelled.webhook).toMatchObject({ status: 'verified', url: first, pending_url: null, pending_since: null });
+    ok(await put({ webhook_url: second }));
     const rejected = ok(await h.call('POST', `/api/admin/webhooks/${user.userId}/reject`, { token: h.adminToken, body: { note: 'not ours' } }));
     expect(rejected).toMatchObject({ url: first, pending_url: null, review_note: 'not ours' });
     const config = await h.call('GET', '/api/subscriptions/config/developer', { token: user.session });
