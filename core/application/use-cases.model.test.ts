@@ -10,7 +10,7 @@ import { createAssetRegistry } from '../domain/assets.js';
 import type { ChainGateway } from '../ports/chain-gateway.port.js';
 import { createApplication, type CoreDeps } from './index.js';
 import {
-  CancelCollectionCommand, CreateCollectionCommand, FinishCollectionCommand, GetCollectionCommand,
+  CancelCollectionCommand, CreateCollectionCommand, FinishCollectionCommand, GetCollectionCommand, RiskCommand,
 } from './testing/model/collection-commands.js';
 import {
   BogusTokenCommand, CashierCollectCommand, CreateTokenCommand, DisableTokenCommand, UseTokenCommand,
@@ -118,6 +118,7 @@ const commandArbs: fc.Arbitrary<ModelCommand>[] = [
   pick.map((p) => new CancelCollectionCommand(p)),
   fc.tuple(user, pick).map(([u, p]) => new GetCollectionCommand(u, p)),
   advance, advance,
+  fc.tuple(fc.constantFrom('user', 'address' as const), pick, fc.boolean()).map(([k, p, d]) => new RiskCommand(k, p, d)),
 ];
 
 describe('use cases against a reference model (fc.commands)', () => {

@@ -125,8 +125,8 @@ export class BogusTokenCommand implements ModelCommand {
 }
 
 /**
- * POST /cashier/collect: the asset first (422), then 409 BIZ-COMMAND-LOCKED while the address has an active
- * collection or this session already has a task (docs/decisions.md 7); a failure leaves the expiry.
+ * POST /cashier/collect: the asset first (422), risk control (403), then 409 BIZ-COMMAND-LOCKED while the address has
+ * an active collection or this session already has a task (docs/decisions.md 7); a failure leaves the expiry.
  */
 export class CashierCollectCommand implements ModelCommand {
   constructor(readonly pick: number, readonly symbol: string) {}
@@ -139,6 +139,9 @@ export class CashierCollectCommand implements ModelCommand {
         await outcome(real.app.cashier.collect(ctx, { asset_symbol: this.symbol }));
       if (this.symbol !== 'TRX' && this.symbol !== 'USDT') {
         expectFailure(result, 'BIZ-ASSET-NOT-FOUND', 422, String(this));
+      } else if (model.isBlocked(token.userId, token.address)) {
+        expectFailure(result, 'RISK-REVIEW-BLOCKED', 403, String(this));
+        model.reject(token.userId);
       } else if (model.pendingTaskOn(token.address) !== undefined || model.sessionTask(token) !== undefined) {
         expectFailure(result, 'BIZ-COMMAND-LOCKED', 409, String(this));
       } else {

@@ -10,8 +10,8 @@ import type { ModelCommand } from './wallet-commands.js';
 const MISSING_TASK_NO = 'T2000010100000000000000';
 
 /**
- * POST /collections, `parallel` times at once, in the order of the spec §4 table: ownership (422, as missing),
- * sub-address, asset, then the address lock — exactly one of simultaneous requests wins, the rest get 409.
+ * POST /collections, `parallel` times at once: ownership (422, as missing), sub-address, asset, risk control (403,
+ * recorded as a REJECTED command), then the address lock — exactly one of simultaneous requests wins, the rest 409.
  */
 export class CreateCollectionCommand implements ModelCommand {
   constructor(readonly caller: number, readonly pick: number, readonly symbol: string, readonly parallel: number) {}
@@ -30,6 +30,9 @@ export class CreateCollectionCommand implements ModelCommand {
       expectEach('BIZ-ADDRESS-TYPE-NOT-SUB', 422);
     } else if (this.symbol !== 'TRX' && this.symbol !== 'USDT') {
       expectEach('BIZ-ASSET-NOT-FOUND', 422);
+    } else if (model.isBlocked(userId, wallet.address)) {
+      expectEach('RISK-REVIEW-BLOCKED', 403);
+      results.forEach(() => model.reject(userId));
     } else if (model.pendingTaskOn(wallet.address) !== undefined) {
       expectEach('BIZ-COMMAND-LOCKED', 409);
     } else {
@@ -101,4 +104,26 @@ export class GetCollectionCommand implements ModelCommand {
     }
   }
   toString(): string { return `getCollection(u${this.caller}, #${this.pick})`; }
+}
+
+/** Admin deny-list: deny or allow a user or an address (risk control for collections). */
+export class RiskCommand implements ModelCommand {
+  constructor(readonly kind: 'user' | 'address', readonly pick: number, readonly deny: boolean) {}
+  check(model: Readonly<UseCaseModel>): boolean { return this.kind === 'user' || model.wallets.length > 0; }
+  async run(model: UseCaseModel, real: ModelSystem): Promise<void> {
+    const value = this.kind === 'user'
+      ? String(model.users[this.pick % model.users.length]!.userId)
+      : model.wallets[this.pick % model.wallets.length]!.address;
+    const set: Set<string | number> = this.kind === 'user' ? model.deniedUsers : model.deniedAddresses;
+    const key = this.kind === 'user' ? Number(value) : value;
+    if (this.deny) {
+      expectOk(await outcome(real.app.admin.denyRisk({ kind: this.kind, value, reason: 'model' })), String(this));
+      set.add(key);
+    } else {
+      const { removed } = expectOk(await outcome(real.app.admin.allowRisk({ kind: this.kind, value })), String(this));
+      assert.equal(removed, set.delete(key), `${this}: whether the entry existed`);
+    }
+    await assertInvariants(model, real);
+  }
+  toString(): string { return `${this.deny ? 'deny' : 'allow'}(${this.kind} #${this.pick})`; }
 }

@@ -106,6 +106,8 @@ export async function assertInvariants(model: UseCaseModel, real: ModelSystem): 
       model.tasks.filter((t) => t.userId === userId && t.status === 'pending').map((t) => t.commandNo).sort(),
       `PENDING collection commands of user ${userId}`,
     );
+    const rejected = expectOk(await outcome(real.app.commands.list(userId, { type: 3, status: 5, per_page: 1 })), 'list rejected');
+    assert.equal(rejected.pagination.total, model.rejectedCollections.get(userId) ?? 0, `REJECTED collections of user ${userId}`);
   }
   for (const wallet of model.wallets) {
     const active = await real.worker.commands.findActiveByAddress(wallet.address);

@@ -53,6 +53,11 @@ export class UseCaseModel {
   readonly wallets: ModelWallet[] = [];
   readonly tokens: ModelToken[] = [];
   readonly tasks: ModelTask[] = [];
+  /** The risk deny-list (admin): user ids and addresses. */
+  readonly deniedUsers = new Set<number>();
+  readonly deniedAddresses = new Set<string>();
+  /** Collections refused by risk control, per user: each is recorded as a REJECTED command (docs/decisions.md 8). */
+  readonly rejectedCollections = new Map<number, number>();
 
   constructor(readonly users: readonly ModelUser[], public now: number) {}
 
@@ -79,6 +84,16 @@ export class UseCaseModel {
     if (sub === null) return 'BIZ-SUB-ADDRESS-SUBSCRIPTION-REQUIRED';
     if (sub.quota !== -1 && this.walletsOf(userId, 2).length >= sub.quota) return 'BIZ-SUB-ADDRESS-QUOTA-EXCEEDED';
     return null;
+  }
+
+  /** Whether risk control blocks a collection by this user on this address. */
+  isBlocked(userId: number, address: string): boolean {
+    return this.deniedUsers.has(userId) || this.deniedAddresses.has(address);
+  }
+
+  /** Records one collection request refused with 403. */
+  reject(userId: number): void {
+    this.rejectedCollections.set(userId, (this.rejectedCollections.get(userId) ?? 0) + 1);
   }
 
   /** The collection holding the address lock, if any (one at most: the model never records a second). */
