@@ -137,4 +137,18 @@ describe('accounts: failures', () => {
       expect(error).toMatchObject({ code: 'VALIDATION-ERROR', status: 422, field });
     }
   });
+
+  it('parallel wrong codes are each judged 422 and counted; the burnt code then refuses the right one', async () => {
+    const { app, mailer, stores } = core;
+    await app.accounts.register({ email: 'guesser@example.com', password: TEST_PASSWORD });
+    const code = mailer.lastCodeFor('guesser@example.com')!;
+    const wrong = Array.from({ length: 12 }, (_, i) => String((Number(code) + i + 1) % 1_000_000).padStart(6, '0'));
+    const results = await Promise.allSettled(wrong.map((guess) => app.accounts.verify({ email: 'guesser@example.com', code: guess })));
+    for (const result of results) {
+      expect(result.status).toBe('rejected');
+      expect((result as PromiseRejectedResult).reason).toMatchObject({ code: 'AUTH-VERIFICATION-FAILED', status: 422 });
+    }
+    expect((await stores.accounts.findByEmail('guesser@example.com'))?.verificationAttempts).toBe(5);
+    await expectCode(app.accounts.verify({ email: 'guesser@example.com', code }), 'AUTH-VERIFICATION-FAILED', 422);
+  });
 });

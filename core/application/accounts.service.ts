@@ -7,6 +7,7 @@ import type { UserId } from '../domain/model/common.js';
 import type { AccountsService } from './application.js';
 import type { ResolvedDeps } from './deps.js';
 import { fieldsOf, requireString } from './input.js';
+import { retryOnConflict } from './retry-on-conflict.js';
 import type { LoginView, RegisteredView, VerifiedView } from './views.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -71,6 +72,12 @@ export class AccountsUseCases implements AccountsService {
     const fields = fieldsOf(body);
     const email = parseEmail(fields);
     const code = requireString(fields, 'code', 6);
+    // Parallel guesses race on the attempt counter: each re-reads, so every judged code is counted. Each round of
+    // conflicts has one winner, and once the attempts are spent nobody writes, so max + 1 rounds settle any number.
+    return retryOnConflict(() => this.verifyOnce(email, code), this.deps.settings.verificationMaxAttempts + 1);
+  }
+
+  private async verifyOnce(email: string, code: string): Promise<VerifiedView> {
     const account = await this.deps.accounts.findByEmail(email);
     if (account === null) throw new DomainError('AUTH-VERIFICATION-FAILED');
     if (account.verified) return { user_id: account.id, email: account.email, verified: true };
