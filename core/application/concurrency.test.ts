@@ -79,4 +79,24 @@ describe('use cases under parallel requests', () => {
     expect(tally(results)).toEqual({ ok: 3, codes: Array(12).fill('BIZ-MAIN-ADDRESS-ALREADY-EXISTS') });
     for (const u of users) expect((await app.wallets.list(u.userId, {})).pagination.total).toBe(1);
   });
+
+  it('parallel state transitions happen once: disable a token, approve a webhook, cancel a collection', async () => {
+    const core = buildTestCore(devnet);
+    const { app, stores } = core;
+    const user = await signUp(app, core.readCode, 'transitions@example.com');
+    await subscribeAll(app, user.userId);
+    await app.wallets.create(user.userId, { network_code: 'TRON', address_type: 1 });
+    const sub = (await app.wallets.create(user.userId, SUB)).address;
+    const token = await app.cashierTokens.create(user.userId, { address: sub });
+    expect(tally(await Promise.allSettled(Array.from({ length: 6 }, () => app.cashierTokens.disable(user.userId, token.token_no, {})))))
+      .toEqual({ ok: 1, codes: Array(5).fill('CASHIER-TOKEN-ALREADY-DISABLED') });
+    await app.subscriptions.putConfig(user.userId, { service_code: 'developer', config: { webhook_url: 'https://hooks.example.com/a', webhook_secret: 's3cret' } });
+    expect(tally(await Promise.allSettled(Array.from({ length: 6 }, () => app.admin.approveWebhook(String(user.userId))))))
+      .toEqual({ ok: 1, codes: Array(5).fill('BIZ-WEBHOOK-NOT-PENDING') });
+    const task = await app.collections.create(user.userId, { address: sub, asset_symbol: 'USDT' });
+    expect(tally(await Promise.allSettled(Array.from({ length: 6 }, () => app.admin.cancelCommand(task.command_no)))))
+      .toEqual({ ok: 1, codes: Array(5).fill('BIZ-COMMAND-NOT-CANCELLABLE') });
+    expect([...stores.store.events.values()].map((e) => e.eventType)).toEqual(['collection.failed']);
+  });
 });
+
