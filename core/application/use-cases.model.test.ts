@@ -15,6 +15,7 @@ import {
 import {
   BogusTokenCommand, CashierCollectCommand, CreateTokenCommand, DisableTokenCommand, UseTokenCommand,
 } from './testing/model/cashier-commands.js';
+import { GetBalancesCommand, ScanBalanceCommand, SetMinimumsCommand } from './testing/model/balance-commands.js';
 import { finishCollection } from './testing/model/finish-collection.js';
 import { assertInvariants, type ModelSystem } from './testing/model/model-system.js';
 import { MODEL_PLAN_QUOTAS, UseCaseModel, type ModelPlan, type ModelUser } from './testing/model/reference-model.js';
@@ -69,12 +70,14 @@ async function setup(starts: readonly UserStart[]): Promise<{ model: UseCaseMode
   const users: ModelUser[] = [];
   for (const [i, { plan }] of starts.entries()) {
     const { user_id: userId } = await app.accounts.register({ email: `user${i}@example.com`, password: 'correct horse battery staple' });
+    // The developer plan carries min_collect_amounts.
+    await app.subscriptions.activate(userId, { service_code: 'developer' });
     if (plan !== null) await app.subscriptions.activate(userId, { service_code: 'sub_address', plan_code: plan });
     users.push({ userId, subscription: plan === null ? null : { plan, quota: MODEL_PLAN_QUOTAS[plan] } });
   }
   const worker = { tasks: stores.tasks, commands: stores.commands, uow: stores.uow, ids: stores.ids, clock, assets };
   const model = new UseCaseModel(users, clock.now());
-  const real: ModelSystem = { app, clock, worker, missingAddress };
+  const real: ModelSystem = { app, clock, worker, balances: stores.balances, missingAddress };
   for (const [i, { plan, withAddresses }] of starts.entries()) {
     if (!withAddresses) continue;
     await new CreateWalletCommand(i, 1, 'TRON', 1).run(model, real);
@@ -97,6 +100,9 @@ const useToken = fc.tuple(pick, fc.constantFrom('session', 'balance', 'task' as 
 const createCollection = fc.tuple(user, pick, symbol, parallel).map(([u, p, s, n]) => new CreateCollectionCommand(u, p, s, n));
 const createSub = fc.tuple(user, parallel).map(([u, n]) => new CreateWalletCommand(u, 2, 'TRON', n));
 const advance = step.map((ms) => new AdvanceClockCommand(ms));
+// Small amounts meet minimums now and then; 10^30 checks that nothing passes through a JavaScript number.
+const amount = fc.oneof(fc.bigInt({ min: 0n, max: 3_000_000n }), fc.constant(10n ** 30n));
+const minimum = fc.bigInt({ min: 1n, max: 3_000_000n });
 
 /** Repeated entries weigh more: tokens and collections need a few steps of set-up before they say anything. */
 const commandArbs: fc.Arbitrary<ModelCommand>[] = [
@@ -119,6 +125,10 @@ const commandArbs: fc.Arbitrary<ModelCommand>[] = [
   fc.tuple(user, pick).map(([u, p]) => new GetCollectionCommand(u, p)),
   advance, advance,
   fc.tuple(fc.constantFrom('user', 'address' as const), pick, fc.boolean()).map(([k, p, d]) => new RiskCommand(k, p, d)),
+  fc.tuple(pick, amount, amount).map(([p, t, u]) => new ScanBalanceCommand(p, t, u)),
+  fc.tuple(pick, amount, amount).map(([p, t, u]) => new ScanBalanceCommand(p, t, u)),
+  fc.tuple(user, fc.record({ TRX: minimum, USDT: minimum }, { requiredKeys: [] })).map(([u, m]) => new SetMinimumsCommand(u, m)),
+  fc.tuple(user, pick).map(([u, p]) => new GetBalancesCommand(u, p)),
 ];
 
 describe('use cases against a reference model (fc.commands)', () => {

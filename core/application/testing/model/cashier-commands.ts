@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { CashierContext } from '../../application.js';
 import {
-  assertInvariants, expectFailure, expectOk, expectSameAsMissing, instant, outcome, shown, taskStatusNumber,
+  assertBalanceItems, assertInvariants, expectFailure, expectOk, expectSameAsMissing, instant, outcome, shown, taskStatusNumber,
   type ModelSystem, type Outcome,
 } from './model-system.js';
 import type { ModelTask, ModelToken, UseCaseModel } from './reference-model.js';
@@ -97,9 +97,12 @@ export class UseTokenCommand implements ModelCommand {
         assert.equal(instant(view.expires_at), shown(token.expiresAt), `${this}: slid expiry`);
         assert.equal(view.address.address, token.address);
         assertTaskView(view.active_task, model.sessionTask(token), String(this));
+        const minimums = Object.entries(model.minimums.get(token.userId) ?? {}).map(([k, v]) => [k, v.toString()]);
+        assert.deepEqual(view.min_collect_amounts, Object.fromEntries(minimums), `${this}: min_collect_amounts`);
       } else if (this.op === 'balance') {
         const view = expectOk(await outcome(real.app.cashier.balance(ctx)), String(this));
         assert.equal(view.address, token.address);
+        assertBalanceItems(view.items, model, token.address, String(this));
         model.slide(token);
       } else {
         assertTaskView(expectOk(await outcome(real.app.cashier.task(ctx)), String(this)), model.sessionTask(token), String(this));
@@ -126,7 +129,8 @@ export class BogusTokenCommand implements ModelCommand {
 
 /**
  * POST /cashier/collect: the asset first (422), risk control (403), then 409 BIZ-COMMAND-LOCKED while the address has
- * an active collection or this session already has a task (docs/decisions.md 7); a failure leaves the expiry.
+ * an active collection or this session already has a task (docs/decisions.md 7), then the user's minimum for the
+ * asset against the cached balance (422); a failure leaves the expiry.
  */
 export class CashierCollectCommand implements ModelCommand {
   constructor(readonly pick: number, readonly symbol: string) {}
@@ -144,12 +148,14 @@ export class CashierCollectCommand implements ModelCommand {
         model.reject(token.userId);
       } else if (model.pendingTaskOn(token.address) !== undefined || model.sessionTask(token) !== undefined) {
         expectFailure(result, 'BIZ-COMMAND-LOCKED', 409, String(this));
+      } else if (model.cached(token.address, this.symbol) < (model.minimums.get(token.userId)?.[this.symbol] ?? 0n)) {
+        expectFailure(result, 'BIZ-AMOUNT-BELOW-MINIMUM', 422, String(this));
       } else {
         const view = expectOk(result, String(this));
         assert.equal(view.status, 1);
         model.tasks.push({
           userId: token.userId, taskNo: view.task_no, commandNo: view.command_no, address: token.address,
-          startedAt: model.now, status: 'pending',
+          asset: this.symbol, locked: model.cached(token.address, this.symbol), startedAt: model.now, status: 'pending',
         });
         model.slide(token);
       }

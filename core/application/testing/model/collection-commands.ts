@@ -42,7 +42,8 @@ export class CreateCollectionCommand implements ModelCommand {
       const view = expectOk(wins[0]!, String(this));
       assert.deepEqual([view.status, view.error_code, view.last_error, view.finished_at], [1, null, null, null]);
       model.tasks.push({
-        userId, taskNo: view.task_no, commandNo: view.command_no, address: wallet.address, startedAt: model.now, status: 'pending',
+        userId, taskNo: view.task_no, commandNo: view.command_no, address: wallet.address, asset: this.symbol,
+        locked: model.cached(wallet.address, this.symbol), startedAt: model.now, status: 'pending',
       });
     }
     await assertInvariants(model, real);

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { DomainError } from '../../../domain/errors.js';
+import type { BalanceRepository } from '../../../ports/balance-repository.port.js';
 import type { Application } from '../../application.js';
+import type { BalanceItemView } from '../../views.js';
 import type { FinishDeps } from './finish-collection.js';
-import type { UseCaseModel } from './reference-model.js';
+import { MODEL_ASSETS, type UseCaseModel } from './reference-model.js';
 
 /** The clock the test drives (a ManualClock). */
 export interface ModelClock {
@@ -16,6 +18,8 @@ export interface ModelSystem {
   readonly clock: ModelClock;
   /** Ports to finish a task the way the collection executor will, and to read the address lock. */
   readonly worker: FinishDeps;
+  /** Where the balance scanner stores snapshots (refresh_source 1). */
+  readonly balances: BalanceRepository;
   /** A well-formed address that exists nowhere: another user's address must behave exactly like it. */
   readonly missingAddress: string;
 }
@@ -63,6 +67,15 @@ export function instant(text: string | null): number | null {
 /** An instant as the views show it: whole seconds (time.ts renders both timestamp formats without milliseconds). */
 export function shown(ms: number): number {
   return Math.floor(ms / 1000) * 1000;
+}
+
+/** Balance items of both assets: available is the cached balance less what the pending task holds (decisions 5). */
+export function assertBalanceItems(items: readonly BalanceItemView[], model: UseCaseModel, address: string, what: string): void {
+  const expected = MODEL_ASSETS.map((symbol) => {
+    const [available, locked] = model.balanceLine(address, symbol);
+    return [symbol, available.toString(), locked.toString()];
+  });
+  assert.deepEqual(items.map((i) => [i.symbol, i.balance_available, i.balance_locked]), expected, `${what}: balances of ${address}`);
 }
 
 /** The spec §2 status number of a model task. */

@@ -42,9 +42,15 @@ export interface ModelTask {
   readonly taskNo: string;
   readonly commandNo: string;
   readonly address: string;
+  readonly asset: string;
+  /** The cached balance of the asset when the task started: held as balance_locked while it is pending. */
+  readonly locked: bigint;
   readonly startedAt: number;
   status: 'pending' | 'done' | 'failed';
 }
+
+/** The assets of TRON (spec §1), in the registry's order. */
+export const MODEL_ASSETS = ['TRX', 'USDT'] as const;
 
 export type ModelTokenState = 'active' | 'disabled' | 'expired';
 
@@ -58,6 +64,10 @@ export class UseCaseModel {
   readonly deniedAddresses = new Set<string>();
   /** Collections refused by risk control, per user: each is recorded as a REJECTED command (docs/decisions.md 8). */
   readonly rejectedCollections = new Map<number, number>();
+  /** Cached balances as the scanner stored them (absent: 0), by address then symbol. */
+  readonly balances = new Map<string, Readonly<Record<string, bigint>>>();
+  /** Each user's min_collect_amounts (absent: no minimum). */
+  readonly minimums = new Map<number, Readonly<Record<string, bigint>>>();
 
   constructor(readonly users: readonly ModelUser[], public now: number) {}
 
@@ -84,6 +94,19 @@ export class UseCaseModel {
     if (sub === null) return 'BIZ-SUB-ADDRESS-SUBSCRIPTION-REQUIRED';
     if (sub.quota !== -1 && this.walletsOf(userId, 2).length >= sub.quota) return 'BIZ-SUB-ADDRESS-QUOTA-EXCEEDED';
     return null;
+  }
+
+  /** The cached balance of one asset of the address. */
+  cached(address: string, symbol: string): bigint {
+    return this.balances.get(address)?.[symbol] ?? 0n;
+  }
+
+  /** docs/decisions.md 5: [available, locked] of an asset — the pending task of that asset holds its amount. */
+  balanceLine(address: string, symbol: string): readonly [bigint, bigint] {
+    const task = this.pendingTaskOn(address);
+    const locked = task !== undefined && task.asset === symbol ? task.locked : 0n;
+    const cached = this.cached(address, symbol);
+    return [cached > locked ? cached - locked : 0n, locked];
   }
 
   /** Whether risk control blocks a collection by this user on this address. */
