@@ -17,6 +17,32 @@ const SPEC_ENDPOINTS = [
   'POST /wallets/{address}/vote', 'POST /wallets/{address}/withdraw-reward',
 ];
 
+/** Spec §2/§4 field lists, hand-copied: the documented schemas (which every response is checked against) hold exactly these. */
+const SPEC_FIELDS: Record<string, readonly string[]> = {
+  Wallet: ['wallet_address_id', 'network_code', 'address', 'address_type', 'address_label', 'status', 'created_at'],
+  WalletCreated: ['wallet_address_id', 'network_code', 'address', 'address_type', 'status'],
+  Pagination: ['page', 'per_page', 'total', 'pages'],
+  WalletBalance: ['address', 'items', 'refresh_source', 'balance_updated_at'],
+  CashierBalance: ['address', 'items', 'balance_updated_at'],
+  ChainResources: ['energy', 'bandwidth', 'withdrawable_sun', 'delegated_to', 'received_from'],
+  Command: ['command_no', 'type', 'status', 'error_code', 'last_error', 'started_at', 'finished_at'],
+  CommandListItem: ['command_no', 'type', 'status', 'error_code', 'last_error', 'started_at', 'finished_at', 'created_at'],
+  CollectionTask: ['task_no', 'command_no', 'status', 'error_code', 'last_error', 'started_at', 'finished_at'],
+  CashierTask: ['task_no', 'command_no', 'status', 'last_error', 'started_at', 'finished_at'],
+  CashierToken: ['token_no', 'wallet_address_id', 'address', 'network_code', 'status', 'ttl_minutes', 'expires_at', 'disabled_at', 'disable_reason', 'created_at'],
+  CashierTokenCreated: ['token_no', 'token', 'wallet_address_id', 'address', 'network_code', 'status', 'ttl_minutes', 'expires_at', 'disabled_at', 'disable_reason', 'created_at'],
+  CashierTokenDisabled: ['token_no', 'status', 'disabled_at', 'disable_reason'],
+  CashierSession: ['token_no', 'expires_at', 'min_collect_amounts', 'address', 'active_task'],
+  WebhookStatus: ['status', 'url', 'pending_url', 'pending_since', 'verified_at', 'review_note'],
+};
+const SPEC_NESTED: Record<string, readonly string[]> = {
+  'ChainResources.energy': ['available', 'used', 'limit', 'staked_sun', 'delegated_out_sun', 'received_sun'],
+  'ChainResources.bandwidth': ['free_available', 'free_used', 'free_limit', 'staked_available', 'staked_used', 'staked_limit', 'staked_sun', 'delegated_out_sun', 'received_sun'],
+  'WalletBalance.items': ['symbol', 'balance_available', 'balance_locked', 'balance_updated_at'],
+  'CashierBalance.items': ['symbol', 'balance_available', 'balance_locked', 'balance_updated_at'],
+  'CashierSession.address': ['wallet_address_id', 'address', 'network_code', 'address_label'],
+};
+
 type Operation = { security?: unknown[]; responses: Record<string, any>; operationId: string; parameters?: { name: string; in: string }[] };
 type Doc = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown> } };
 
@@ -91,6 +117,19 @@ describe('OpenAPI document', () => {
       if (route.rateLimit !== undefined || (route.method === 'GET' && route.auth !== 'none' && route.auth !== 'admin')) {
         expect(op.responses, route.path).toHaveProperty('429');
       }
+    }
+  });
+
+  it('the resource schemas hold exactly the spec §2/§4 fields', () => {
+    type Schema = { properties?: Record<string, Schema>; items?: Schema };
+    const schemas = doc.components.schemas as Record<string, Schema>;
+    for (const [name, fields] of Object.entries(SPEC_FIELDS)) {
+      expect({ name, fields: Object.keys(schemas[name]?.properties ?? {}).sort() }).toEqual({ name, fields: [...fields].sort() });
+    }
+    for (const [path, fields] of Object.entries(SPEC_NESTED)) {
+      const [name, field] = path.split('.') as [string, string];
+      const nested = schemas[name]!.properties![field]!;
+      expect({ path, fields: Object.keys((nested.items ?? nested).properties ?? {}).sort() }).toEqual({ path, fields: [...fields].sort() });
     }
   });
 
