@@ -130,6 +130,23 @@ export function describeCommandRepositoryContract(
       expect(await commands.listPending([QUERY], 10)).toEqual([]);
     });
 
+    it('listRunning: RUNNING commands of the given types, earliest started first, at most `limit`', async () => {
+      const { commands } = subject();
+      const rows = [
+        { commandNo: 'W3', type: WITHDRAWAL, status: RUNNING, createdAt: T0, startedAt: T0 + 30 },
+        { commandNo: 'W1', type: WITHDRAWAL, status: RUNNING, createdAt: T0 + 9, startedAt: T0 + 10 },
+        { commandNo: 'S2', type: STAKE, status: RUNNING, createdAt: T0 + 1, startedAt: T0 + 20 },
+        { commandNo: 'K0', type: COLLECTION, status: RUNNING, createdAt: T0, startedAt: T0 },
+        { commandNo: 'W0', type: WITHDRAWAL, status: PENDING, createdAt: T0, startedAt: null },
+        { commandNo: 'W9', type: WITHDRAWAL, status: SUCCESS, createdAt: T0, startedAt: T0, finishedAt: T0 + 1 },
+      ] as const;
+      for (const [i, row] of rows.entries()) await commands.insert(aCommand({ ...row, address: addressOf(i) }), NOT_LOCKING);
+      expect((await commands.listRunning([WITHDRAWAL, STAKE], 10)).map((c) => c.commandNo)).toEqual(['W1', 'S2', 'W3']);
+      expect((await commands.listRunning([WITHDRAWAL], 1)).map((c) => c.commandNo)).toEqual(['W1']);
+      expect(await commands.listRunning([QUERY], 10)).toEqual([]);
+      expect(await commands.listRunning([WITHDRAWAL], 0)).toEqual([]);
+    });
+
     it('returns copies: changing a returned object does not change the stored one', async () => {
       const { commands } = subject();
       await commands.insert(aCommand(), LOCKING);

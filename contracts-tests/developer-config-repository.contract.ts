@@ -15,6 +15,7 @@ export function describeDeveloperConfigRepositoryContract(
   makeSubject: MakeSubject<DeveloperConfigRepositorySubject>,
   options: ContractOptions<DeveloperConfigRepositorySubject> = {},
 ): void {
+  const concurrency = options.concurrency ?? 50;
   describe(`DeveloperConfigRepository contract: ${name}`, () => {
     const subject = useFreshSubject(makeSubject);
 
@@ -44,6 +45,33 @@ export function describeDeveloperConfigRepositoryContract(
       await developerConfigs.save(aDeveloperConfig({ userId: 3, pendingUrl: 'https://c.example.com', pendingSince: T0 + 1 }));
       await developerConfigs.save(aDeveloperConfig({ userId: 4, url: 'https://d.example.com', verifiedAt: T0 }));
       expect((await developerConfigs.listPending()).map((c) => c.userId)).toEqual([3, 1]);
+    });
+
+    it('a configuration leaves listPending once its pending URL is cleared (approved or rejected)', async () => {
+      const { developerConfigs } = subject();
+      await developerConfigs.save(aDeveloperConfig({ pendingUrl: 'https://a.example.com', pendingSince: T0 }));
+      expect((await developerConfigs.listPending()).map((c) => c.userId)).toEqual([1]);
+      await developerConfigs.save(aDeveloperConfig({ url: 'https://a.example.com', verifiedAt: T0 + 1, version: 2 }));
+      expect(await developerConfigs.listPending()).toEqual([]);
+    });
+
+    it(`of ${concurrency} concurrent saves of the same next version exactly one lands`, async () => {
+      const { developerConfigs } = subject();
+      await developerConfigs.save(aDeveloperConfig());
+      const results = await Promise.allSettled(Array.from({ length: concurrency }, (_, i) =>
+        developerConfigs.save(aDeveloperConfig({ minCollectAmounts: { TRX: BigInt(i + 1) }, version: 2 }))));
+      const landed = results.flatMap((r, i) => (r.status === 'fulfilled' ? [i] : []));
+      expect(landed).toHaveLength(1);
+      for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(ConcurrencyConflict);
+      expect(await developerConfigs.get(1)).toEqual(aDeveloperConfig({ minCollectAmounts: { TRX: BigInt(landed[0]! + 1) }, version: 2 }));
+    });
+
+    it('returns copies: changing a returned object does not change the stored one', async () => {
+      const { developerConfigs } = subject();
+      await developerConfigs.save(aDeveloperConfig());
+      const got = (await developerConfigs.get(1))!;
+      try { (got.minCollectAmounts as Record<string, bigint>)['USDT'] = 1n; } catch { /* a frozen copy is fine too */ }
+      expect((await developerConfigs.get(1))!.minCollectAmounts).toEqual({ USDT: 1_000_000n });
     });
 
     options.extraTestsFn?.(makeSubject);
