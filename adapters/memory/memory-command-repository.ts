@@ -57,4 +57,12 @@ export class MemoryCommandRepository implements CommandRepository {
       .sort((a, b) => a.createdAt - b.createdAt);
     return outboundCopies(pending.slice(0, limit));
   }
+
+  async listRunning(types: readonly CommandType[], limit: number): Promise<Command[]> {
+    const wanted = new Set(types);
+    const running = [...this.store.commands.values()]
+      .filter((c) => c.status === COMMAND_STATUS.RUNNING && wanted.has(c.type))
+      .sort((a, b) => (a.startedAt ?? a.createdAt) - (b.startedAt ?? b.createdAt));
+    return outboundCopies(running.slice(0, Math.max(0, limit)));
+  }
 }

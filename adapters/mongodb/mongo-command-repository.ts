@@ -123,4 +123,16 @@ export class MongoCommandRepository implements CommandRepository {
       return docs.map(fromCommandDocument);
     });
   }
+
+  listRunning(types: readonly CommandType[], limit: number): Promise<Command[]> {
+    return guarded('command list', async () => {
+      if (types.length === 0 || limit <= 0) return [];
+      const docs = await this.commands
+        .find({ status: COMMAND_STATUS.RUNNING, type: { $in: [...types] } })
+        .sort({ startedAt: 1, insertedSeq: 1 })
+        .limit(limit)
+        .toArray();
+      return docs.map(fromCommandDocument);
+    });
+  }
 }

@@ -17,4 +17,6 @@ export interface CommandRepository {
   update(command: Command): Promise<void>;
   /** PENDING commands of the given types due for execution (withdrawals and staking), oldest first. */
   listPending(types: readonly CommandType[], limit: number): Promise<Command[]>;
+  /** RUNNING commands of the given types, earliest started first: what a crashed worker left for another to resume. */
+  listRunning(types: readonly CommandType[], limit: number): Promise<Command[]>;
 }

@@ -103,6 +103,7 @@ export function faultyCommands(inner: CommandRepository, plan: FaultPlan): Comma
     findActiveByAddress: (a) => inner.findActiveByAddress(a),
     listByUser: (u, f, p) => inner.listByUser(u, f, p),
     listPending: (t, l) => inner.listPending(t, l),
+    listRunning: (t, l) => inner.listRunning(t, l),
     async update(command) {
       await inner.update(command);
       plan.hit('after command write');

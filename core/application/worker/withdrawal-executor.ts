@@ -1,0 +1,221 @@
+import { commandTransition } from '../../domain/command-machine.js';
+import { ConcurrencyConflict, DomainError, InfrastructureError, type ErrorCode } from '../../domain/errors.js';
+import type { AssetRegistry } from '../../domain/assets.js';
+import type { Asset } from '../../domain/model/asset.js';
+import { COMMAND_STATUS, COMMAND_TYPE, type Command } from '../../domain/model/command.js';
+import type { ChainGateway, TransactionIntent } from '../../ports/chain-gateway.port.js';
+import type { Clock } from '../../ports/clock.port.js';
+import type { CommandRepository } from '../../ports/command-repository.port.js';
+import type { IdGenerator } from '../../ports/id-generator.port.js';
+import type { RiskPolicy } from '../../ports/risk-policy.port.js';
+import type { UnitOfWork } from '../../ports/unit-of-work.port.js';
+import { withdrawalEvent } from '../webhook-events.js';
+import { sweepableSun, type StepSettings } from './collection-steps.js';
+import { RetryBackoff } from './retry-backoff.js';
+import { broadcastPrepared, followUp, toPrepared, type Confirmations } from './write-ahead.js';
+import { signerFor, type SignerDeps } from './worker-keys.js';
+
+/** The ports the withdrawal executor uses. */
+export interface WithdrawalExecutorDeps extends SignerDeps {
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly chain: ChainGateway;
+  readonly assets: AssetRegistry;
+  readonly commands: CommandRepository;
+  readonly risk: RiskPolicy;
+  readonly uow: UnitOfWork;
+}
+
+/** Tunables; every one has a default. */
+export interface WithdrawalExecutorOptions {
+  /**
+   * When a withdrawal counts as completed: 'broadcast' (default, spec §6: "broadcast successfully and a txid is
+   * obtained"), or after this many confirmations / solidification.
+   */
+  readonly completeOn?: 'broadcast' | Confirmations;
+  /** A RUNNING command untouched this long is taken as abandoned by a crashed worker and resumed (default 30 s). */
+  readonly resumeAfterMs?: number;
+  /** Transient failures retry after retryBaseMs, doubling up to retryMaxMs (defaults 1 s and 60 s). */
+  readonly retryBaseMs?: number;
+  readonly retryMaxMs?: number;
+  /** Commands looked at per pass (default 50). */
+  readonly batch?: number;
+  /** fee_limit of TRC20 transfers (default 100 TRX). */
+  readonly feeLimitSun?: bigint;
+}
+
+/** What one pass did to one command. */
+export interface WithdrawalOutcome {
+  readonly commandNo: string;
+  readonly outcome: 'rejected' | 'sent' | 'completed' | 'failed' | 'waiting' | 'retrying' | 'lost';
+}
+
+const TRX = 1_000_000n;
+
+/**
+ * Executes WITHDRAWAL commands (queued by POST /transfers) with the collection's write-ahead discipline: risk check
+ * (blocked → REJECTED, no event: spec §6 has withdrawal events for success and failure only), PENDING → RUNNING,
+ * the on-chain balance check, prepare → persist the signed transaction on the command → broadcast, then SUCCESS or
+ * FAILED with the withdrawal.* event in one unit of work (which also releases the lock and balance_locked).
+ * A resumed RUNNING command looks its txid up first: it never sends a second transaction while the first can land.
+ * Versions fence concurrent workers: a loser's write fails before it broadcasts anything.
+ */
+export class WithdrawalExecutor {
+  private readonly completeOn: 'broadcast' | Confirmations;
+  private readonly resumeAfterMs: number;
+  private readonly batch: number;
+  private readonly feeLimitSun: bigint;
+  private readonly backoff: RetryBackoff;
+  /** Clock time before which a command is left alone (after a transient failure or while waiting for depth). */
+  private readonly notBefore = new Map<string, number>();
+
+  constructor(private readonly deps: WithdrawalExecutorDeps, options: WithdrawalExecutorOptions = {}) {
+    this.completeOn = options.completeOn ?? 'broadcast';
+    this.resumeAfterMs = options.resumeAfterMs ?? 30_000;
+    this.batch = options.batch ?? 50;
+    this.feeLimitSun = options.feeLimitSun ?? 100n * TRX;
+    this.backoff = new RetryBackoff(options.retryBaseMs ?? 1_000, options.retryMaxMs ?? 60_000);
+  }
+
+  /** One pass over pending withdrawals and abandoned running ones; returns what happened to each. */
+  async runDue(): Promise<WithdrawalOutcome[]> {
+    const now = this.deps.clock.now();
+    const pending = await this.deps.commands.listPending([COMMAND_TYPE.WITHDRAWAL], this.batch);
+    const running = (await this.deps.commands.listRunning([COMMAND_TYPE.WITHDRAWAL], this.batch))
+      .filter((c) => this.mine.has(c.commandNo) || (c.startedAt ?? 0) + this.resumeAfterMs <= now);
+    const outcomes: WithdrawalOutcome[] = [];
+    for (const command of [...pending, ...running]) {
+      if ((this.notBefore.get(command.commandNo) ?? 0) > now) continue;
+      outcomes.push(await this.runOne(command));
+    }
+    return outcomes;
+  }
+
+  /** Commands this worker started and is still following (it need not wait resumeAfterMs for its own). */
+  private readonly mine = new Set<string>();
+
+  private async runOne(command: Command): Promise<WithdrawalOutcome> {
+    const commandNo = command.commandNo;
+    try {
+      const outcome = await this.advance(command);
+      this.backoff.reset(commandNo);
+      if (outcome !== 'waiting') this.notBefore.delete(commandNo);
+      if (outcome !== 'waiting' && outcome !== 'sent') this.mine.delete(commandNo);
+      return { commandNo, outcome };
+    } catch (error) {
+      if (error instanceof ConcurrencyConflict) {
+        this.mine.delete(commandNo);
+        return { commandNo, outcome: 'lost' };
+      }
+      if (!(error instanceof DomainError) && !(error instanceof InfrastructureError)) throw error;
+      const current = await this.deps.commands.get(commandNo);
+      if (current === null || (current.status !== COMMAND_STATUS.RUNNING && current.status !== COMMAND_STATUS.PENDING)) {
+        return { commandNo, outcome: 'lost' };
+      }
+      if ((error instanceof InfrastructureError && error.transient) || current.status === COMMAND_STATUS.PENDING) {
+        this.notBefore.set(commandNo, this.deps.clock.now() + this.backoff.next(commandNo));
+        return { commandNo, outcome: 'retrying' };
+      }
+      this.backoff.reset(commandNo);
+      this.mine.delete(commandNo);
+      await this.finish(current, false, error.code, error.message);
+      return { commandNo, outcome: 'failed' };
+    }
+  }
+
+  private async advance(command: Command): Promise<WithdrawalOutcome['outcome']> {
+    if (command.status === COMMAND_STATUS.PENDING) return this.start(command);
+    const asset = this.deps.assets.find('TRON', command.assetSymbol ?? '');
+    if (asset === null) return this.fail(command, 'BIZ-ASSET-NOT-FOUND', `asset ${command.assetSymbol ?? ''} is not configured`);
+    if (command.transaction === null) return this.send(command, asset);
+    const state = await followUp(this.deps.chain, command.transaction, this.completeOn === 'broadcast' ? 1 : this.completeOn);
+    switch (state.kind) {
+      case 'confirmed':
+        return this.succeed(command);
+      case 'failed':
+        return this.fail(command, 'CHAIN-TRANSACTION-FAILED', `transaction ${command.transaction.txid} failed on chain: ${state.reason}`);
+      case 'rebuild': {
+        const dropped: Command = { ...command, transaction: null, version: command.version + 1 };
+        await this.deps.commands.update(dropped);
+        return this.send(dropped, asset);
+      }
+      case 'waiting':
+        // In the pool (or just rebroadcast): under 'broadcast' that already is the spec's "broadcast successfully".
+        if (this.completeOn === 'broadcast') return this.succeed(command);
+        this.notBefore.set(command.commandNo, this.deps.clock.now() + 3_000);
+        return 'waiting';
+    }
+  }
+
+  /** Risk control first (blocked → REJECTED), then PENDING → RUNNING; the loser of a race gets a conflict. */
+  private async start(command: Command): Promise<WithdrawalOutcome['outcome']> {
+    const amount = BigInt(command.params['amount'] ?? '0');
+    const verdict = await this.deps.risk.check({
+      userId: command.userId, operation: 'withdrawal', address: command.address ?? '', toAddress: command.params['to_address'] ?? '',
+      assetSymbol: command.assetSymbol ?? '', amount,
+    });
+    const now = this.deps.clock.now();
+    if (verdict.blocked) {
+      const status = commandTransition(command.status, 'reject')!;
+      await this.deps.commands.update({
+        ...command, status, errorCode: 'RISK-REVIEW-BLOCKED', lastError: verdict.reason, finishedAt: now, version: command.version + 1,
+      });
+      return 'rejected';
+    }
+    const running: Command = { ...command, status: commandTransition(command.status, 'start')!, startedAt: now, version: command.version + 1 };
+    await this.deps.commands.update(running);
+    this.mine.add(command.commandNo);
+    const asset = this.deps.assets.find('TRON', command.assetSymbol ?? '');
+    if (asset === null) return this.fail(running, 'BIZ-ASSET-NOT-FOUND', `asset ${command.assetSymbol ?? ''} is not configured`);
+    return this.send(running, asset);
+  }
+
+  /** Balance on chain now, prepare, persist (write-ahead), broadcast. */
+  private async send(command: Command, asset: Asset): Promise<WithdrawalOutcome['outcome']> {
+    const from = command.address ?? '';
+    const to = command.params['to_address'] ?? '';
+    const amount = BigInt(command.params['amount'] ?? '0');
+    const available = asset.kind === 'trc20'
+      ? await this.deps.chain.getTokenBalance(from, asset.contractAddress!)
+      : await sweepableSun(this.deps.chain, NATIVE_SETTINGS, from);
+    if (available < amount) {
+      return this.fail(command, 'BIZ-INSUFFICIENT-BALANCE', `${from} holds ${available} ${asset.symbol}, ${amount} requested`);
+    }
+    const intent: TransactionIntent = asset.kind === 'trc20'
+      ? { kind: 'transfer-trc20', contract: asset.contractAddress!, to, amount, feeLimitSun: this.feeLimitSun }
+      : { kind: 'transfer-trx', to, amountSun: amount };
+    const tx = await this.deps.chain.prepare(await signerFor(this.deps, from), intent);
+    const persisted: Command = { ...command, transaction: toPrepared(tx), version: command.version + 1 };
+    await this.deps.commands.update(persisted);
+    await broadcastPrepared(this.deps.chain, persisted.transaction!);
+    const sent: Command = { ...persisted, transaction: { ...persisted.transaction!, broadcastAt: this.deps.clock.now() } };
+    if (this.completeOn === 'broadcast') return this.succeed(sent, persisted.version);
+    await this.deps.commands.update({ ...sent, version: persisted.version + 1 });
+    this.notBefore.set(command.commandNo, this.deps.clock.now() + 3_000);
+    return 'sent';
+  }
+
+  private async succeed(command: Command, readVersion = command.version): Promise<WithdrawalOutcome['outcome']> {
+    await this.finish({ ...command, version: readVersion }, true, null, null);
+    return 'completed';
+  }
+
+  private async fail(command: Command, code: ErrorCode, message: string): Promise<WithdrawalOutcome['outcome']> {
+    await this.finish(command, false, code, message);
+    return 'failed';
+  }
+
+  /** SUCCESS or FAILED and the withdrawal.* event in one unit of work. */
+  private async finish(command: Command, ok: boolean, errorCode: string | null, lastError: string | null): Promise<void> {
+    const now = this.deps.clock.now();
+    const status = commandTransition(command.status, ok ? 'succeed' : 'fail');
+    if (status === null) throw new ConcurrencyConflict('command', command.commandNo);
+    const done: Command = { ...command, status, errorCode, lastError, finishedAt: now, version: command.version + 1 };
+    await this.deps.uow.commit({ commands: [done], events: [withdrawalEvent(done, this.deps.ids.uuid(), now)] });
+  }
+}
+
+/** Bandwidth reserve for a native withdrawal: the balance must also pay the transfer's bytes when bandwidth is out. */
+const NATIVE_SETTINGS: StepSettings = {
+  gasSun: 0n, burnEnabled: false, burnFundingSun: 0n, feeLimitSun: 0n, transferBytes: 300, sunPerByte: 1_000n,
+};

@@ -1,0 +1,116 @@
+/**
+ * The withdrawal executor end to end on the devnet through real tronweb: TRX and USDT withdrawals reach SUCCESS
+ * with the exact amounts moved and a withdrawal.completed event carrying the txid; a blocked destination is
+ * REJECTED without an event; an amount above the on-chain balance fails with withdrawal.failed; a crash after the
+ * broadcast never sends a second transaction.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { WithdrawalExecutor } from '../../core/application/worker/withdrawal-executor.js';
+import { COMMAND_STATUS } from '../../core/domain/model/command.js';
+import { FaultPlan, faultyCommands, faultyGateway, InjectedCrash, type SentTransaction } from './fault-injection.js';
+import { buildWorkerWorld, TRX, type WorkerWorld } from './worker-test-fixture.js';
+import { driveUntil } from './worker-drive.js';
+
+let world: WorkerWorld | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+function executorOf(w: WorkerWorld, overrides: Partial<ConstructorParameters<typeof WithdrawalExecutor>[0]> = {}): WithdrawalExecutor {
+  return new WithdrawalExecutor({ ...w.stores, chain: w.gateway, cipher: w.cipher, assets: w.assets, ...overrides });
+}
+
+async function ended(w: WorkerWorld, commandNo: string): Promise<boolean> {
+  const c = await w.stores.commands.get(commandNo);
+  return c !== null && c.status !== COMMAND_STATUS.PENDING && c.status !== COMMAND_STATUS.RUNNING;
+}
+
+async function eventsOf(w: WorkerWorld, commandNo: string) {
+  return (await w.stores.outbox.listUndispatched(1_000)).filter((e) => e.payload['command_no'] === commandNo);
+}
+
+describe('withdrawals on the devnet', () => {
+  it('TRX and USDT: SUCCESS on broadcast, the amount lands, withdrawal.completed with the txid', async () => {
+    world = await buildWorkerWorld({ stakeTrx: 0n });
+    const w = world;
+    const from = await w.addSub();
+    const other = await w.addSub();
+    const to = (await w.gateway.createAccount()).address;
+    w.devnet.fund(from, 50n * TRX);
+    w.devnet.fund(other, 50n * TRX);
+    w.devnet.fundToken(other, 9_000_000n);
+    const trx = await w.withdraw(from, to, 'TRX', 3n * TRX);
+    const usdt = await w.withdraw(other, to, 'USDT', 2_500_000n);
+    await driveUntil(w, [executorOf(w)], async () => (await ended(w, trx.commandNo)) && (await ended(w, usdt.commandNo)));
+    w.devnet.mine(1);
+    for (const [command, check] of [[trx, () => w.gateway.getTrxBalance(to)], [usdt, () => w.gateway.getTokenBalance(to, w.devnet.usdtAddress)]] as const) {
+      const done = (await w.stores.commands.get(command.commandNo))!;
+      expect({ status: done.status, error: done.lastError }).toEqual({ status: COMMAND_STATUS.SUCCESS, error: null });
+      expect((await w.gateway.getTransaction(done.transaction!.txid)).state).toBe('confirmed');
+      const events = await eventsOf(w, command.commandNo);
+      expect(events.map((e) => [e.eventType, e.payload['status'], e.payload['txid'], e.payload['error']]))
+        .toEqual([['withdrawal.completed', COMMAND_STATUS.SUCCESS, done.transaction!.txid, null]]);
+      expect(await check()).toBe(command === trx ? 3n * TRX : 2_500_000n);
+    }
+    expect(await w.stores.commands.findActiveByAddress(from)).toBeNull();
+  });
+
+  it('a blocked destination is REJECTED by the worker: no event, nothing sent, the lock released', async () => {
+    world = await buildWorkerWorld({ stakeTrx: 0n });
+    const w = world;
+    const from = await w.addSub();
+    const to = (await w.gateway.createAccount()).address;
+    w.devnet.fund(from, 20n * TRX);
+    const blocked = await w.withdraw(from, to, 'TRX', TRX);
+    // Listed after the request was accepted: only the worker's own check can stop it.
+    await w.stores.risk.deny({ kind: 'address', value: to, reason: 'sanctioned' });
+    await driveUntil(w, [executorOf(w)], () => ended(w, blocked.commandNo));
+    const rejected = (await w.stores.commands.get(blocked.commandNo))!;
+    expect({ status: rejected.status, code: rejected.errorCode, tx: rejected.transaction })
+      .toEqual({ status: COMMAND_STATUS.REJECTED, code: 'RISK-REVIEW-BLOCKED', tx: null });
+    expect(await eventsOf(w, blocked.commandNo)).toEqual([]);
+    expect(await w.stores.commands.findActiveByAddress(from)).toBeNull();
+    w.devnet.mine(1);
+    expect(await w.gateway.getTrxBalance(to)).toBe(0n);
+  });
+
+  it('more than the chain balance: FAILED BIZ-INSUFFICIENT-BALANCE with withdrawal.failed, nothing sent', async () => {
+    world = await buildWorkerWorld({ stakeTrx: 0n });
+    const w = world;
+    const from = await w.addSub();
+    const to = (await w.gateway.createAccount()).address;
+    w.devnet.fund(from, 2n * TRX);
+    const command = await w.withdraw(from, to, 'TRX', 5n * TRX);
+    await driveUntil(w, [executorOf(w)], () => ended(w, command.commandNo));
+    const failed = (await w.stores.commands.get(command.commandNo))!;
+    expect({ status: failed.status, code: failed.errorCode, tx: failed.transaction }).toEqual({ status: COMMAND_STATUS.FAILED, code: 'BIZ-INSUFFICIENT-BALANCE', tx: null });
+    expect((await eventsOf(w, command.commandNo)).map((e) => [e.eventType, e.payload['status'], e.payload['txid'], typeof e.payload['error']]))
+      .toEqual([['withdrawal.failed', COMMAND_STATUS.FAILED, null, 'string']]);
+    expect(await w.stores.commands.findActiveByAddress(from)).toBeNull();
+  });
+
+  it('a crash at any boundary (after prepare, before/after broadcast, after a write) sends exactly one transaction', async () => {
+    for (let at = 0; at < 8; at++) {
+      const w = await buildWorkerWorld({ stakeTrx: 0n });
+      try {
+        const from = await w.addSub();
+        const to = (await w.gateway.createAccount()).address;
+        w.devnet.fund(from, 10n * TRX);
+        const command = await w.withdraw(from, to, 'TRX', 4n * TRX);
+        const plan = new FaultPlan(new Map([[at, 'crash']]));
+        const sent = new Map<string, SentTransaction>();
+        const crashing = executorOf(w, { chain: faultyGateway(w.gateway, plan, sent), commands: faultyCommands(w.stores.commands, plan) });
+        const rescuer = executorOf(w, { chain: faultyGateway(w.gateway, new FaultPlan(new Map()), sent) });
+        await driveUntil(w, [crashing, rescuer], () => ended(w, command.commandNo), { onError: (e) => { if (!(e instanceof InjectedCrash)) throw e; } });
+        w.devnet.mine(1);
+        expect((await w.stores.commands.get(command.commandNo))!.status, `crash at ${at}`).toBe(COMMAND_STATUS.SUCCESS);
+        expect(await w.gateway.getTrxBalance(to), `crash at ${at}`).toBe(4n * TRX);
+        expect((await eventsOf(w, command.commandNo)).length).toBe(1);
+        expect(sent.size, `crash at ${at}: distinct transactions broadcast`).toBe(1);
+      } finally {
+        await w.close();
+      }
+    }
+  });
+});
