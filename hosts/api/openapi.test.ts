@@ -133,6 +133,20 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('timestamps: wallet-side resources use YYYY-MM-DD HH:MM:SS, cashier-side ones ISO 8601 with offset (spec §2)', () => {
+    const WALLET = 'YYYY-MM-DD HH:MM:SS (UTC)';
+    const ISO = 'ISO 8601 with offset';
+    const formats = (schema: unknown): string[] => {
+      const text = JSON.stringify(schema);
+      return [...new Set([...text.matchAll(/"description":"(YYYY-MM-DD HH:MM:SS \(UTC\)|ISO 8601 with offset)"/g)].map((m) => m[1]!))];
+    };
+    const schemas = doc.components.schemas;
+    for (const name of ['Wallet', 'WalletBalance', 'Command', 'CommandListItem', 'CollectionTask']) expect({ name, f: formats(schemas[name]) }).toEqual({ name, f: [WALLET] });
+    for (const name of ['CashierBalance', 'CashierTask', 'CashierToken', 'CashierTokenCreated', 'CashierTokenDisabled', 'CashierSession']) {
+      expect({ name, f: formats(schemas[name]) }).toEqual({ name, f: [ISO] });
+    }
+  });
+
   it('documents the spec §8 limits on the limited operations', () => {
     const limitOf = (op: string): unknown => {
       const [method, path] = op.split(' ') as [string, string];
