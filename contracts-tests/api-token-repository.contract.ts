@@ -47,6 +47,15 @@ export function describeApiTokenRepositoryContract(
       expect((await apiTokens.findById(1))!.abilities).toEqual(['api:access']);
     });
 
+    it('concurrent revokes all report the one stored revocation time', async () => {
+      const { apiTokens } = subject();
+      await apiTokens.create(anApiToken());
+      const results = await Promise.all([5, 3, 9, 1].map((t) => apiTokens.revoke(1, T0 + t)));
+      const stored = (await apiTokens.findById(1))!.revokedAt;
+      expect([5, 3, 9, 1].map((t) => T0 + t)).toContain(stored);
+      expect(results.map((r) => r!.revokedAt)).toEqual([stored, stored, stored, stored]);
+    });
+
     options.extraTestsFn?.(makeSubject);
   });
 }

@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { BalanceRepository } from '../core/ports/balance-repository.port.js';
-import { type Closable, type ContractOptions, type MakeSubject, useFreshSubject } from './support/contract-options.js';
+import { type Closable, type ContractOptions, type MakeSubject, useFreshSubject, withSubject } from './support/contract-options.js';
 import { aBalance, addressOf, T0 } from './support/fixtures.js';
 
 /** What the balance contract needs: an empty repository. */
@@ -44,6 +45,20 @@ export function describeBalanceRepositoryContract(
       const times = [5, 1, 9, 3, 7, 2, 8];
       await Promise.all(times.map((t) => balances.put(aBalance({ updatedAt: T0 + t }))));
       expect((await balances.get(addressOf(1)))!.updatedAt).toBe(T0 + 9);
+    });
+
+    it('after any sequence of puts the stored snapshot is the latest of the newest time', async () => {
+      await fc.assert(fc.asyncProperty(fc.array(fc.nat(20), { minLength: 1, maxLength: 12 }), async (times) => {
+        await withSubject(makeSubject, async ({ balances }) => {
+          for (const [i, t] of times.entries()) {
+            await balances.put(aBalance({ updatedAt: T0 + t, items: [{ symbol: 'TRX', available: BigInt(i), updatedAt: T0 + t }] }));
+          }
+          const newest = Math.max(...times);
+          const expectedIndex = times.lastIndexOf(newest);
+          const stored = (await balances.get(addressOf(1)))!;
+          expect([stored.updatedAt, stored.items[0]!.available]).toEqual([T0 + newest, BigInt(expectedIndex)]);
+        });
+      }), { numRuns: options.numRuns ?? 25 });
     });
 
     options.extraTestsFn?.(makeSubject);

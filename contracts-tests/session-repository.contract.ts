@@ -40,6 +40,13 @@ export function describeSessionRepositoryContract(
       expect(await sessions.findByTokenHash('00'.repeat(32))).toBeNull();
     });
 
+    it('a revoked session is still found, with its revocation time (expiry and revocation are checked by the core)', async () => {
+      const { sessions } = subject();
+      await sessions.create(aSession({ expiresAt: T0 + 1 }));
+      await sessions.revoke('a1'.repeat(32), T0 + 2);
+      expect(await sessions.findByTokenHash('a1'.repeat(32))).toEqual(aSession({ expiresAt: T0 + 1, revokedAt: T0 + 2 }));
+    });
+
     options.extraTestsFn?.(makeSubject);
   });
 }
