@@ -128,7 +128,12 @@ describe('subscriptions, developer configuration and webhook review (spec §3)',
         .toEqual({ code: 'BIZ-WEBHOOK-URL-BLOCKED', status: 422 });
       expect(await failureOf(put({ webhook_url: 'https://127.0.0.1/h', webhook_secret: SECRET })))
         .toEqual({ code: 'BIZ-WEBHOOK-URL-BLOCKED', status: 422 });
-      expect((await failureOf(put({ webhook_url: 'http://hooks.example.com/h', webhook_secret: SECRET }))).status).toBe(422);
+      for (const bad of ['http://hooks.example.com/h', 'https://hooks.example.com:8443/h', 'ftp://hooks.example.com/h']) {
+        expect(await failureOf(put({ webhook_url: bad, webhook_secret: SECRET }))).toEqual({ code: 'VALIDATION-ERROR', status: 422 });
+      }
+      for (const blocked of ['https://169.254.169.254/latest', 'https://[::1]/h', 'https://192.168.1.5/h']) {
+        expect(await failureOf(put({ webhook_url: blocked, webhook_secret: SECRET }))).toEqual({ code: 'BIZ-WEBHOOK-URL-BLOCKED', status: 422 });
+      }
       expect(await failureOf(put({ webhook_url: 'https://nowhere.example.com/h', webhook_secret: SECRET })))
         .toEqual({ code: 'VALIDATION-ERROR', status: 422 });
       expect((await core.app.subscriptions.getDeveloperConfig(user.userId)).webhook.status).toBe('unconfigured');

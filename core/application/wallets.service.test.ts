@@ -165,7 +165,7 @@ describe('wallets: balances and refresh', () => {
     devnet.setFaults({ node_down: true });
     try {
       const error = await app.wallets.refresh(user.userId, address, { force: true }).then(() => null, (e: unknown) => e);
-      expect(error).toMatchObject({ code: 'CHAIN-BALANCE-QUERY-FAILED' });
+      expect(error).toMatchObject({ code: 'CHAIN-BALANCE-QUERY-FAILED', status: 502 });
     } finally {
       devnet.setFaults({ node_down: false });
     }
