@@ -18,7 +18,9 @@ import {
 import { GetBalancesCommand, ScanBalanceCommand, SetMinimumsCommand } from './testing/model/balance-commands.js';
 import { finishCollection } from './testing/model/finish-collection.js';
 import { assertInvariants, type ModelSystem } from './testing/model/model-system.js';
-import { MODEL_PLAN_QUOTAS, UseCaseModel, type ModelPlan, type ModelUser } from './testing/model/reference-model.js';
+import {
+  MODEL_PLAN_QUOTAS, UseCaseModel, type Caller, type ModelPlan, type ModelUser,
+} from './testing/model/reference-model.js';
 import {
   ActivatePlanCommand, AdvanceClockCommand, CreateWalletCommand, GetWalletCommand, SetQuotaCommand, type ModelCommand,
 } from './testing/model/wallet-commands.js';
@@ -87,6 +89,8 @@ async function setup(starts: readonly UserStart[]): Promise<{ model: UseCaseMode
 }
 
 const user = fc.constantFrom(0, 1);
+// Mostly the owner (so the deeper rules are reached), often enough the other user (ownership).
+const caller = fc.constantFrom<Caller>('owner', 'owner', 'other');
 const pick = fc.nat(40);
 const plan = fc.constantFrom<ModelPlan>('starter', 'pro', 'unlimited');
 const symbol = fc.constantFrom('TRX', 'USDT', 'USDT', 'DOGE');
@@ -95,9 +99,9 @@ const minutes = (m: number): number => m * 60_000;
 // Steps around the TTLs (60, 120, 480, 1440 minutes) make expiry and sliding matter.
 const step = fc.oneof(fc.constantFrom(1_000, minutes(59), minutes(60), minutes(61), minutes(119), minutes(1440)), fc.integer({ min: 1, max: minutes(90) }));
 
-const createToken = fc.tuple(user, pick, fc.constantFrom(60, 120, 480, 1440)).map(([u, p, t]) => new CreateTokenCommand(u, p, t));
+const createToken = fc.tuple(caller, pick, fc.constantFrom(60, 120, 480, 1440)).map(([u, p, t]) => new CreateTokenCommand(u, p, t));
 const useToken = fc.tuple(pick, fc.constantFrom('session', 'balance', 'task' as const)).map(([p, op]) => new UseTokenCommand(p, op));
-const createCollection = fc.tuple(user, pick, symbol, parallel).map(([u, p, s, n]) => new CreateCollectionCommand(u, p, s, n));
+const createCollection = fc.tuple(caller, pick, symbol, parallel).map(([u, p, s, n]) => new CreateCollectionCommand(u, p, s, n));
 const createSub = fc.tuple(user, parallel).map(([u, n]) => new CreateWalletCommand(u, 2, 'TRON', n));
 const advance = step.map((ms) => new AdvanceClockCommand(ms));
 // Small amounts meet minimums now and then; 10^30 checks that nothing passes through a JavaScript number.
@@ -111,9 +115,9 @@ const commandArbs: fc.Arbitrary<ModelCommand>[] = [
   fc.tuple(user, parallel).map(([u, n]) => new CreateWalletCommand(u, 1, 'TRON', n)),
   createSub, createSub,
   fc.tuple(user, fc.constantFrom(0, 1, 2, 3), fc.constantFrom('TRON', 'ETH', 'tron')).map(([u, t, n]) => new CreateWalletCommand(u, t, n, 1)),
-  fc.tuple(user, pick).map(([u, p]) => new GetWalletCommand(u, p)),
+  fc.tuple(caller, pick).map(([u, p]) => new GetWalletCommand(u, p)),
   createToken, createToken, createToken,
-  fc.tuple(user, pick).map(([u, p]) => new DisableTokenCommand(u, p)),
+  fc.tuple(caller, pick).map(([u, p]) => new DisableTokenCommand(u, p)),
   useToken, useToken, useToken,
   fc.constantFrom(null, '', 'ct_not-a-token', 'dk_wrong-kind').map((v) => new BogusTokenCommand(v)),
   fc.tuple(pick, symbol).map(([p, s]) => new CashierCollectCommand(p, s)),
@@ -122,13 +126,13 @@ const commandArbs: fc.Arbitrary<ModelCommand>[] = [
   fc.tuple(pick, fc.constantFrom('done', 'failed' as const)).map(([p, r]) => new FinishCollectionCommand(p, r)),
   fc.tuple(pick, fc.constantFrom('done', 'failed' as const)).map(([p, r]) => new FinishCollectionCommand(p, r)),
   pick.map((p) => new CancelCollectionCommand(p)),
-  fc.tuple(user, pick).map(([u, p]) => new GetCollectionCommand(u, p)),
+  fc.tuple(caller, pick).map(([u, p]) => new GetCollectionCommand(u, p)),
   advance, advance,
   fc.tuple(fc.constantFrom('user', 'address' as const), pick, fc.boolean()).map(([k, p, d]) => new RiskCommand(k, p, d)),
   fc.tuple(pick, amount, amount).map(([p, t, u]) => new ScanBalanceCommand(p, t, u)),
   fc.tuple(pick, amount, amount).map(([p, t, u]) => new ScanBalanceCommand(p, t, u)),
   fc.tuple(user, fc.record({ TRX: minimum, USDT: minimum }, { requiredKeys: [] })).map(([u, m]) => new SetMinimumsCommand(u, m)),
-  fc.tuple(user, pick).map(([u, p]) => new GetBalancesCommand(u, p)),
+  fc.tuple(caller, pick).map(([u, p]) => new GetBalancesCommand(u, p)),
 ];
 
 describe('use cases against a reference model (fc.commands)', () => {
@@ -147,7 +151,7 @@ describe('use cases against a reference model (fc.commands)', () => {
     const userId = model.users[0]!.userId;
     await new CreateWalletCommand(0, 1, 'TRON', 1).run(model, real);
     await new CreateWalletCommand(0, 2, 'TRON', 1).run(model, real);
-    await new CreateCollectionCommand(0, 1, 'TRX', 1).run(model, real);
+    await new CreateCollectionCommand('owner', 1, 'TRX', 1).run(model, real);
     // The model forgets the task: the real address lock no longer matches it.
     model.tasks.pop();
     await expect(assertInvariants(model, real)).rejects.toThrow(/PENDING collection commands|address lock/);
@@ -158,12 +162,12 @@ describe('use cases against a reference model (fc.commands)', () => {
     const { model, real } = await setup([{ plan: 'starter', withAddresses: false }, { plan: null, withAddresses: false }]);
     await new CreateWalletCommand(0, 1, 'TRON', 1).run(model, real);
     await new CreateWalletCommand(0, 2, 'TRON', 1).run(model, real);
-    await new CreateCollectionCommand(0, 1, 'USDT', 1).run(model, real);
-    await new CreateCollectionCommand(0, 1, 'TRX', 2).run(model, real);
+    await new CreateCollectionCommand('owner', 1, 'USDT', 1).run(model, real);
+    await new CreateCollectionCommand('owner', 1, 'TRX', 2).run(model, real);
     expect(model.tasks).toHaveLength(1);
     await new FinishCollectionCommand(0, 'done').run(model, real);
     await expect(finishCollection(real.worker, model.tasks[0]!.taskNo, 'failed')).rejects.toThrow();
-    await new CreateCollectionCommand(0, 1, 'TRX', 3).run(model, real);
+    await new CreateCollectionCommand('owner', 1, 'TRX', 3).run(model, real);
     expect(model.tasks.map((t) => t.status)).toEqual(['done', 'pending']);
   });
 });

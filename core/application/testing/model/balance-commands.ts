@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import {
   assertBalanceItems, assertInvariants, expectOk, expectSameAsMissing, outcome, type ModelSystem,
 } from './model-system.js';
-import { MODEL_ASSETS, type UseCaseModel } from './reference-model.js';
+import { MODEL_ASSETS, type UseCaseModel, type Caller } from './reference-model.js';
 import type { ModelCommand } from './wallet-commands.js';
 
 /** The balance scanner stores a snapshot of an address (refresh_source 1), as the worker job does. */
@@ -41,11 +41,11 @@ export class SetMinimumsCommand implements ModelCommand {
 
 /** GET /wallets/{address}/balances: the cached lines with the pending collection's hold; another user's is missing. */
 export class GetBalancesCommand implements ModelCommand {
-  constructor(readonly caller: number, readonly pick: number) {}
+  constructor(readonly caller: Caller, readonly pick: number) {}
   check(model: Readonly<UseCaseModel>): boolean { return model.wallets.length > 0; }
   async run(model: UseCaseModel, real: ModelSystem): Promise<void> {
     const wallet = model.wallets[this.pick % model.wallets.length]!;
-    const { userId } = model.users[this.caller]!;
+    const userId = model.callerFor(wallet.userId, this.caller);
     const result = await outcome(real.app.wallets.balances(userId, wallet.address));
     if (wallet.userId !== userId) {
       expectSameAsMissing(result, await outcome(real.app.wallets.balances(userId, real.missingAddress)), String(this));
@@ -57,5 +57,5 @@ export class GetBalancesCommand implements ModelCommand {
     assert.equal(view.items.length, MODEL_ASSETS.length);
     assertBalanceItems(view.items, model, wallet.address, String(this));
   }
-  toString(): string { return `getBalances(u${this.caller}, #${this.pick})`; }
+  toString(): string { return `getBalances(${this.caller}, #${this.pick})`; }
 }

@@ -4,7 +4,7 @@ import {
   assertBalanceItems, assertInvariants, expectFailure, expectOk, expectSameAsMissing, instant, outcome, shown, taskStatusNumber,
   type ModelSystem, type Outcome,
 } from './model-system.js';
-import type { ModelTask, ModelToken, UseCaseModel } from './reference-model.js';
+import type { ModelTask, ModelToken, UseCaseModel, Caller } from './reference-model.js';
 import type { ModelCommand } from './wallet-commands.js';
 
 /** A token number in the right format that no token has. */
@@ -12,11 +12,11 @@ const MISSING_TOKEN_NO = 'CT2000010100000000000000';
 
 /** POST /cashier/tokens: owned sub-address only, one live token per address (an expired one does not count). */
 export class CreateTokenCommand implements ModelCommand {
-  constructor(readonly caller: number, readonly pick: number, readonly ttl: number) {}
+  constructor(readonly caller: Caller, readonly pick: number, readonly ttl: number) {}
   check(model: Readonly<UseCaseModel>): boolean { return model.wallets.length > 0; }
   async run(model: UseCaseModel, real: ModelSystem): Promise<void> {
     const wallet = model.wallets[this.pick % model.wallets.length]!;
-    const { userId } = model.users[this.caller]!;
+    const userId = model.callerFor(wallet.userId, this.caller);
     const result = await outcome(real.app.cashierTokens.create(userId, { address: wallet.address, ttl_minutes: this.ttl }));
     if (wallet.userId !== userId) {
       expectFailure(result, 'BIZ-WALLET-ADDRESS-NOT-FOUND', 422, String(this));
@@ -40,16 +40,16 @@ export class CreateTokenCommand implements ModelCommand {
     }
     await assertInvariants(model, real);
   }
-  toString(): string { return `createToken(u${this.caller}, #${this.pick}, ${this.ttl} min)`; }
+  toString(): string { return `createToken(${this.caller}, #${this.pick}, ${this.ttl} min)`; }
 }
 
 /** DELETE /cashier/tokens/{tokenNo}: another user's token is as missing (404); twice is 409. */
 export class DisableTokenCommand implements ModelCommand {
-  constructor(readonly caller: number, readonly pick: number) {}
+  constructor(readonly caller: Caller, readonly pick: number) {}
   check(model: Readonly<UseCaseModel>): boolean { return model.tokens.length > 0; }
   async run(model: UseCaseModel, real: ModelSystem): Promise<void> {
     const token = model.tokens[this.pick % model.tokens.length]!;
-    const { userId } = model.users[this.caller]!;
+    const userId = model.callerFor(token.userId, this.caller);
     const result = await outcome(real.app.cashierTokens.disable(userId, token.tokenNo, { reason: 'model' }));
     if (token.userId !== userId) {
       expectFailure(result, 'CASHIER-TOKEN-NOT-FOUND', 404, String(this));
@@ -64,7 +64,7 @@ export class DisableTokenCommand implements ModelCommand {
     }
     await assertInvariants(model, real);
   }
-  toString(): string { return `disableToken(u${this.caller}, #${this.pick})`; }
+  toString(): string { return `disableToken(${this.caller}, #${this.pick})`; }
 }
 
 /** Authenticates like the host does; 401 CASHIER-TOKEN-INVALID unless the token is active at the model's now. */

@@ -3,7 +3,7 @@ import { finishCollection } from './finish-collection.js';
 import {
   assertInvariants, expectFailure, expectOk, expectSameAsMissing, outcome, taskStatusNumber, type ModelSystem,
 } from './model-system.js';
-import type { UseCaseModel } from './reference-model.js';
+import type { UseCaseModel, Caller } from './reference-model.js';
 import type { ModelCommand } from './wallet-commands.js';
 
 /** A task number in the right format that no task has. */
@@ -14,11 +14,11 @@ const MISSING_TASK_NO = 'T2000010100000000000000';
  * recorded as a REJECTED command), then the address lock — exactly one of simultaneous requests wins, the rest 409.
  */
 export class CreateCollectionCommand implements ModelCommand {
-  constructor(readonly caller: number, readonly pick: number, readonly symbol: string, readonly parallel: number) {}
+  constructor(readonly caller: Caller, readonly pick: number, readonly symbol: string, readonly parallel: number) {}
   check(model: Readonly<UseCaseModel>): boolean { return model.wallets.length > 0; }
   async run(model: UseCaseModel, real: ModelSystem): Promise<void> {
     const wallet = model.wallets[this.pick % model.wallets.length]!;
-    const { userId } = model.users[this.caller]!;
+    const userId = model.callerFor(wallet.userId, this.caller);
     const body = { address: wallet.address, asset_symbol: this.symbol };
     const results = await Promise.all(Array.from({ length: this.parallel }, () => outcome(real.app.collections.create(userId, body))));
     const expectEach = (code: string, status: number): void => results.forEach((r) => expectFailure(r, code, status, String(this)));
@@ -48,7 +48,7 @@ export class CreateCollectionCommand implements ModelCommand {
     }
     await assertInvariants(model, real);
   }
-  toString(): string { return `createCollection(u${this.caller}, #${this.pick}, ${this.symbol}, x${this.parallel})`; }
+  toString(): string { return `createCollection(${this.caller}, #${this.pick}, ${this.symbol}, x${this.parallel})`; }
 }
 
 /** The executor ends a pending task (DONE or FAILED); its command turns terminal and the address is free again. */
@@ -90,11 +90,11 @@ export class CancelCollectionCommand implements ModelCommand {
 
 /** GET /collections/{taskNo}: the owner sees the model's status; anyone else gets what a missing task gets. */
 export class GetCollectionCommand implements ModelCommand {
-  constructor(readonly caller: number, readonly pick: number) {}
+  constructor(readonly caller: Caller, readonly pick: number) {}
   check(model: Readonly<UseCaseModel>): boolean { return model.tasks.length > 0; }
   async run(model: UseCaseModel, real: ModelSystem): Promise<void> {
     const task = model.tasks[this.pick % model.tasks.length]!;
-    const { userId } = model.users[this.caller]!;
+    const userId = model.callerFor(task.userId, this.caller);
     const result = await outcome(real.app.collections.get(userId, task.taskNo));
     if (task.userId === userId) {
       const view = expectOk(result, String(this));
@@ -104,7 +104,7 @@ export class GetCollectionCommand implements ModelCommand {
       expectSameAsMissing(result, await outcome(real.app.collections.get(userId, MISSING_TASK_NO)), String(this));
     }
   }
-  toString(): string { return `getCollection(u${this.caller}, #${this.pick})`; }
+  toString(): string { return `getCollection(${this.caller}, #${this.pick})`; }
 }
 
 /** Admin deny-list: deny or allow a user or an address (risk control for collections). */

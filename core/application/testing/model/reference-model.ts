@@ -54,6 +54,9 @@ export const MODEL_ASSETS = ['TRX', 'USDT'] as const;
 
 export type ModelTokenState = 'active' | 'disabled' | 'expired';
 
+/** Who calls with a resource: its owner, or the other user (who must find it nonexistent). */
+export type Caller = 'owner' | 'other';
+
 /** What the system should hold after the commands run so far. */
 export class UseCaseModel {
   readonly wallets: ModelWallet[] = [];
@@ -75,6 +78,14 @@ export class UseCaseModel {
     const found = this.users.find((u) => u.userId === userId);
     if (found === undefined) throw new RangeError(`no model user ${userId}`);
     return found;
+  }
+
+  /** The user id behind `caller` for a resource owned by `ownerId`. */
+  callerFor(ownerId: number, caller: Caller): number {
+    if (caller === 'owner') return ownerId;
+    const other = this.users.find((u) => u.userId !== ownerId);
+    if (other === undefined) throw new RangeError('the model needs two users');
+    return other.userId;
   }
 
   walletsOf(userId: number, type?: 1 | 2): ModelWallet[] {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import {
   assertInvariants, expectFailure, expectOk, expectSameAsMissing, outcome, type ModelSystem, type Outcome,
 } from './model-system.js';
-import { MODEL_NETWORK, MODEL_PLAN_QUOTAS, type ModelPlan, type UseCaseModel } from './reference-model.js';
+import { MODEL_NETWORK, MODEL_PLAN_QUOTAS, type ModelPlan, type UseCaseModel, type Caller } from './reference-model.js';
 import type { WalletCreatedView } from '../../views.js';
 
 /** One step of the model run; structurally an fc.AsyncCommand<UseCaseModel, ModelSystem>. */
@@ -90,11 +90,11 @@ export class CreateWalletCommand implements ModelCommand {
 
 /** GET /wallets/{address}: the owner sees the record; anyone else gets what a missing address gets (404). */
 export class GetWalletCommand implements ModelCommand {
-  constructor(readonly caller: number, readonly pick: number) {}
+  constructor(readonly caller: Caller, readonly pick: number) {}
   check(model: Readonly<UseCaseModel>): boolean { return model.wallets.length > 0; }
   async run(model: UseCaseModel, real: ModelSystem): Promise<void> {
     const wallet = model.wallets[this.pick % model.wallets.length]!;
-    const { userId } = model.users[this.caller]!;
+    const userId = model.callerFor(wallet.userId, this.caller);
     const result = await outcome(real.app.wallets.get(userId, wallet.address));
     if (wallet.userId === userId) {
       const view = expectOk(result, String(this));
@@ -105,7 +105,7 @@ export class GetWalletCommand implements ModelCommand {
       expectSameAsMissing(result, await outcome(real.app.wallets.get(userId, real.missingAddress)), String(this));
     }
   }
-  toString(): string { return `getWallet(u${this.caller}, #${this.pick})`; }
+  toString(): string { return `getWallet(${this.caller}, #${this.pick})`; }
 }
 
 /** Moves the manual clock (tokens expire on it). */
