@@ -8,6 +8,7 @@ import { checkDeclaredLength, readJsonObject } from './body-reader.js';
 import { mapError, okReply, toHttpResponse, type ApiReply } from './envelope.js';
 import { requireIdempotencyKey, runIdempotent } from './idempotency.js';
 import { applyRateLimit, type RateBucket, type RateLimits } from './rate-limit.js';
+import { requestLineLogger } from './logger.js';
 import type { RawResult, RouteContext, RouteDef } from './route.js';
 
 /** What every route's pipeline shares. */
@@ -114,7 +115,7 @@ export async function runRoute(deps: PipelineDeps, route: RouteDef, event: H3Eve
     if (mapped.unexpected) deps.logger.error({ reqId: requestId, route: route.path, err: error }, 'unexpected error');
     reply = mapped.reply;
   }
-  deps.logger.info({
+  requestLineLogger(deps.logger).info({
     reqId: requestId, method: event.req.method, path: event.url.pathname, route: route.path, status: reply.status,
     ...(reply.status >= 400 ? { code: errorCodeOf(reply) } : {}),
     user: callerTag(caller), ms: Math.round((performance.now() - started) * 10) / 10,
