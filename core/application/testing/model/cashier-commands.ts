@@ -155,7 +155,7 @@ export class CashierCollectCommand implements ModelCommand {
         assert.equal(view.status, 1);
         model.tasks.push({
           userId: token.userId, taskNo: view.task_no, commandNo: view.command_no, address: token.address,
-          asset: this.symbol, locked: model.cached(token.address, this.symbol), startedAt: model.now, status: 'pending',
+          asset: this.symbol, locked: model.cached(token.address, this.symbol), startedAt: model.now, status: 'pending', commandStatus: 1,
         });
         model.slide(token);
       }

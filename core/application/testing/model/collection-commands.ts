@@ -8,6 +8,7 @@ import type { ModelCommand } from './wallet-commands.js';
 
 /** A task number in the right format that no task has. */
 const MISSING_TASK_NO = 'T2000010100000000000000';
+const MISSING_COMMAND_NO = 'C2000010100000000000000';
 
 /**
  * POST /collections, `parallel` times at once: ownership (422, as missing), sub-address, asset, risk control (403,
@@ -43,7 +44,7 @@ export class CreateCollectionCommand implements ModelCommand {
       assert.deepEqual([view.status, view.error_code, view.last_error, view.finished_at], [1, null, null, null]);
       model.tasks.push({
         userId, taskNo: view.task_no, commandNo: view.command_no, address: wallet.address, asset: this.symbol,
-        locked: model.cached(wallet.address, this.symbol), startedAt: model.now, status: 'pending',
+        locked: model.cached(wallet.address, this.symbol), startedAt: model.now, status: 'pending', commandStatus: 1,
       });
     }
     await assertInvariants(model, real);
@@ -60,6 +61,7 @@ export class FinishCollectionCommand implements ModelCommand {
     const task = pending[this.pick % pending.length]!;
     await finishCollection(real.worker, task.taskNo, this.result);
     task.status = this.result;
+    task.commandStatus = this.result === 'done' ? 3 : 4;
     const view = expectOk(await outcome(real.app.collections.get(task.userId, task.taskNo)), String(this));
     assert.equal(view.status, taskStatusNumber(task.status));
     assert.notEqual(view.finished_at, null);
@@ -80,6 +82,7 @@ export class CancelCollectionCommand implements ModelCommand {
     } else {
       assert.equal(expectOk(result, String(this)).status, 6);
       task.status = 'failed';
+      task.commandStatus = 6;
       const view = expectOk(await outcome(real.app.collections.get(task.userId, task.taskNo)), String(this));
       assert.deepEqual([view.status, view.error_code], [12, 'CANCELLED']);
     }
@@ -88,7 +91,10 @@ export class CancelCollectionCommand implements ModelCommand {
   toString(): string { return `cancelCollection(#${this.pick})`; }
 }
 
-/** GET /collections/{taskNo}: the owner sees the model's status; anyone else gets what a missing task gets. */
+/**
+ * GET /collections/{taskNo} and GET /commands/{commandNo} of its command: the owner sees the model's statuses;
+ * anyone else gets what a missing task or command gets.
+ */
 export class GetCollectionCommand implements ModelCommand {
   constructor(readonly caller: Caller, readonly pick: number) {}
   check(model: Readonly<UseCaseModel>): boolean { return model.tasks.length > 0; }
@@ -96,12 +102,17 @@ export class GetCollectionCommand implements ModelCommand {
     const task = model.tasks[this.pick % model.tasks.length]!;
     const userId = model.callerFor(task.userId, this.caller);
     const result = await outcome(real.app.collections.get(userId, task.taskNo));
+    const command = await outcome(real.app.commands.get(userId, task.commandNo));
     if (task.userId === userId) {
       const view = expectOk(result, String(this));
       assert.deepEqual([view.task_no, view.command_no, view.status], [task.taskNo, task.commandNo, taskStatusNumber(task.status)]);
+      const commandView = expectOk(command, String(this));
+      assert.deepEqual([commandView.type, commandView.status], [3, task.commandStatus], `${this}: command`);
     } else {
       expectFailure(result, 'BIZ-COLLECTION-TASK-NOT-FOUND', 404, String(this));
       expectSameAsMissing(result, await outcome(real.app.collections.get(userId, MISSING_TASK_NO)), String(this));
+      expectFailure(command, 'BIZ-COMMAND-NOT-FOUND', 404, String(this));
+      expectSameAsMissing(command, await outcome(real.app.commands.get(userId, MISSING_COMMAND_NO)), String(this));
     }
   }
   toString(): string { return `getCollection(${this.caller}, #${this.pick})`; }

@@ -47,6 +47,8 @@ export interface ModelTask {
   readonly locked: bigint;
   readonly startedAt: number;
   status: 'pending' | 'done' | 'failed';
+  /** Its COLLECTION command's status: 1 PENDING, 3 SUCCESS, 4 FAILED, 6 CANCELLED. */
+  commandStatus: 1 | 3 | 4 | 6;
 }
 
 /** The assets of TRON (spec §1), in the registry's order. */
