@@ -1,0 +1,135 @@
+/**
+ * The worker host: runs the collection executor, the withdrawal executor and (when given) the webhook dispatcher
+ * and the balance scanner. `startWorker` either loops on real timers (production) or, with `manual: true`, only
+ * when the caller says `tick()` (tests drive it on a ManualClock, deterministically).
+ */
+import type { BalanceScanner } from '../../core/application/worker/balance-scanner.js';
+import {
+  CollectionExecutor, type CollectionExecutorDeps, type CollectionExecutorOptions, type StageOutcome,
+} from '../../core/application/worker/collection-executor.js';
+import type { WebhookDispatcher } from '../../core/application/worker/webhook-dispatcher.js';
+import {
+  WithdrawalExecutor, type WithdrawalExecutorDeps, type WithdrawalExecutorOptions, type WithdrawalOutcome,
+} from '../../core/application/worker/withdrawal-executor.js';
+import { startBalanceScanJob } from './jobs/balance-scan.js';
+import { startWebhookJob, type RunningJob } from './jobs/webhooks.js';
+
+/** Where the worker reports; a pino logger fits. */
+export interface WorkerLog {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
+
+/** The ports of both executors, plus the optional webhook dispatcher and balance scanner (already built). */
+export interface WorkerDeps extends CollectionExecutorDeps, WithdrawalExecutorDeps {
+  readonly webhooks?: WebhookDispatcher;
+  readonly balanceScanner?: BalanceScanner;
+}
+
+/** Options of startWorker; every one has a default. */
+export interface WorkerOptions {
+  readonly collection?: CollectionExecutorOptions;
+  readonly withdrawal?: WithdrawalExecutorOptions;
+  /** Pause between two ticks of the executor loop (default 1 s; a tick that found work is followed at once). */
+  readonly intervalMs?: number;
+  /** Collection stages per tick at most (default 200), so one tick stays bounded. */
+  readonly maxStagesPerTick?: number;
+  /** No timers: nothing runs until `tick()` is called (tests, benches). */
+  readonly manual?: boolean;
+  readonly log?: WorkerLog;
+}
+
+/** What one tick did. */
+export interface TickReport {
+  readonly collections: readonly StageOutcome[];
+  readonly withdrawals: readonly WithdrawalOutcome[];
+}
+
+/** A running worker. */
+export interface RunningWorker {
+  /** Runs one pass of everything (executors; in manual mode also the dispatcher and the scanner). Never overlaps. */
+  tick(): Promise<TickReport>;
+  /** Stops the loops and waits for the work in flight. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the worker. Collections and withdrawals run in one non-overlapping loop (a second tick never starts while
+ * one runs, so one process never works one task twice; several processes share work through leases and versions).
+ * An error escaping a tick (a bug, a store outage) is logged; the tasks it touched resume when their lease ends.
+ */
+export function startWorker(deps: WorkerDeps, options: WorkerOptions = {}): RunningWorker {
+  const collections = new CollectionExecutor(deps, options.collection);
+  const withdrawals = new WithdrawalExecutor(deps, options.withdrawal);
+  const maxStages = options.maxStagesPerTick ?? 200;
+  const manual = options.manual === true;
+  let running: Promise<TickReport> | null = null;
+
+  const pass = async (): Promise<TickReport> => {
+    const report = {
+      withdrawals: await withdrawals.runDue(),
+      collections: await collections.runDue(maxStages),
+    };
+    if (manual && deps.webhooks !== undefined) {
+      await deps.webhooks.recordEvents();
+      await deps.webhooks.deliverDue();
+    }
+    if (manual && deps.balanceScanner !== undefined) await deps.balanceScanner.scan();
+    return report;
+  };
+  const tick = (): Promise<TickReport> => {
+    running ??= pass().finally(() => { running = null; });
+    return running;
+  };
+
+  const jobs: RunningJob[] = [];
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let loop: Promise<void> = Promise.resolve();
+  if (!manual) {
+    if (deps.webhooks !== undefined) jobs.push(startWebhookJob(deps.webhooks, options.log === undefined ? {} : { log: options.log }));
+    if (deps.balanceScanner !== undefined) {
+      jobs.push(startBalanceScanJob(deps.balanceScanner, options.log === undefined ? {} : { log: options.log }));
+    }
+    const intervalMs = options.intervalMs ?? 1_000;
+    const schedule = (ms: number): void => {
+      if (stopped) return;
+      timer = setTimeout(() => { loop = once(); }, ms);
+    };
+    const once = async (): Promise<void> => {
+      let busy = false;
+      try {
+        const report = await tick();
+        busy = report.collections.length >= maxStages;
+        reportEnds(report, options.log);
+      } catch (error) {
+        options.log?.error({ err: error }, 'worker tick failed');
+      }
+      schedule(busy ? 0 : intervalMs);
+    };
+    schedule(0);
+  }
+
+  return {
+    tick,
+    async stop() {
+      stopped = true;
+      if (timer !== undefined) clearTimeout(timer);
+      await loop;
+      if (running !== null) await running.catch(() => undefined);
+      await Promise.all(jobs.map((job) => job.stop()));
+    },
+  };
+}
+
+function reportEnds(report: TickReport, log: WorkerLog | undefined): void {
+  if (log === undefined) return;
+  for (const o of report.collections) if (o.outcome === 'finished') log.info({ taskNo: o.taskNo, status: o.status }, 'collection finished');
+  for (const o of report.withdrawals) {
+    if (o.outcome === 'completed' || o.outcome === 'failed' || o.outcome === 'rejected') log.info({ commandNo: o.commandNo, outcome: o.outcome }, 'withdrawal finished');
+  }
+}
+
+export { CollectionExecutor, WithdrawalExecutor };
+export type { CollectionExecutorOptions, WithdrawalExecutorOptions, StageOutcome, WithdrawalOutcome };
