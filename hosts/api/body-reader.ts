@@ -25,7 +25,14 @@ async function readLimitedText(event: H3Event): Promise<string> {
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    let next: Awaited<ReturnType<typeof reader.read>>;
+    try {
+      next = await reader.read();
+    } catch {
+      // The client went away mid-body: its fault, not a server error (no 500, no error-level log line).
+      throw validationError('body', 'was not received completely');
+    }
+    const { done, value } = next;
     if (done) break;
     total += value.byteLength;
     if (total > MAX_BODY_BYTES) {

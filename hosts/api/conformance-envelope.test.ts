@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TronWebChainGateway } from '../../adapters/tron/tronweb-chain-gateway.js';
 import { startHarness, type ApiHarness } from './test-harness.js';
@@ -135,6 +136,25 @@ describe('envelope, authentication and transport errors', () => {
     const exact = JSON.stringify({ network_code: 'BTC', address_type: 1, pad: 'y'.repeat(padding) });
     expect(Buffer.byteLength(exact)).toBe(64 * 1024);
     fails(await h.call('POST', '/api/wallets', { token: u.apiToken, rawBody: exact, headers: { 'content-type': 'application/json' } }), 422, 'BIZ-NETWORK-NOT-FOUND');
+  });
+
+  it('a client that aborts mid-body is a client error: 422 on the request line, no 500 and no error-level log', async () => {
+    const port = Number(new URL(h.url).port);
+    const before = h.logLines.length;
+    const socket = connect(port, '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', resolve));
+    socket.write(`POST /api/wallets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${u.apiToken}\r\nX-Request-Id: aborted-1\r\n`
+      + 'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"netw');
+    // The request is in the server once its headers are parsed; a second request on another connection proves it.
+    await h.call('GET', '/api/healthz');
+    socket.destroy();
+    let line: Record<string, unknown> | undefined;
+    for (let i = 0; i < 200 && line === undefined; i++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      line = h.logLines.slice(before).map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l['reqId'] === 'aborted-1' && l['msg'] === 'request');
+    }
+    expect(line).toMatchObject({ status: 422, code: 'VALIDATION-ERROR' });
+    expect(h.logLines.slice(before).filter((l) => (JSON.parse(l) as { level: number }).level >= 50)).toEqual([]);
   });
 
   it('an unexpected error → 500 INTERNAL-ERROR with no internals; logged under the request id', async () => {
