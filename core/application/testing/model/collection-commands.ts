@@ -123,17 +123,22 @@ export class RiskCommand implements ModelCommand {
   constructor(readonly kind: 'user' | 'address', readonly pick: number, readonly deny: boolean) {}
   check(model: Readonly<UseCaseModel>): boolean { return this.kind === 'user' || model.wallets.length > 0; }
   async run(model: UseCaseModel, real: ModelSystem): Promise<void> {
-    const value = this.kind === 'user'
-      ? String(model.users[this.pick % model.users.length]!.userId)
-      : model.wallets[this.pick % model.wallets.length]!.address;
-    const set: Set<string | number> = this.kind === 'user' ? model.deniedUsers : model.deniedAddresses;
-    const key = this.kind === 'user' ? Number(value) : value;
+    const userId = model.users[this.pick % model.users.length]!.userId;
+    const address = model.wallets.length === 0 ? '' : model.wallets[this.pick % model.wallets.length]!.address;
+    const value = this.kind === 'user' ? String(userId) : address;
+    const listed = this.kind === 'user' ? model.deniedUsers.has(userId) : model.deniedAddresses.has(address);
     if (this.deny) {
       expectOk(await outcome(real.app.admin.denyRisk({ kind: this.kind, value, reason: 'model' })), String(this));
-      set.add(key);
     } else {
       const { removed } = expectOk(await outcome(real.app.admin.allowRisk({ kind: this.kind, value })), String(this));
-      assert.equal(removed, set.delete(key), `${this}: whether the entry existed`);
+      assert.equal(removed, listed, `${this}: whether the entry existed`);
+    }
+    if (this.kind === 'user') {
+      if (this.deny) model.deniedUsers.add(userId); else model.deniedUsers.delete(userId);
+    } else if (this.deny) {
+      model.deniedAddresses.add(address);
+    } else {
+      model.deniedAddresses.delete(address);
     }
     await assertInvariants(model, real);
   }
