@@ -115,6 +115,25 @@ describe('subscriptions, developer configuration and webhook review (spec §3)',
       expect(await failureOf(core.app.admin.approveWebhook(String(user.userId)))).toEqual({ code: 'BIZ-WEBHOOK-NOT-PENDING', status: 409 });
     });
 
+    it('verified with a pending change → reject → the approved URL stays live, the note is set', async () => {
+      const { app } = core;
+      await put({ webhook_url: HOOK, webhook_secret: SECRET });
+      await app.admin.approveWebhook(String(user.userId));
+      await put({ webhook_url: OTHER_HOOK });
+      const view = await app.admin.rejectWebhook(String(user.userId), { note: 'wrong host' });
+      expect(view).toMatchObject({ status: 'verified', url: HOOK, pending_url: null, review_note: 'wrong host' });
+    });
+
+    it('review of an unknown user is 404 BIZ-USER-NOT-FOUND; of a user with nothing pending 409; a note is required', async () => {
+      const { app } = core;
+      expect(await failureOf(app.admin.approveWebhook('987654'))).toEqual({ code: 'BIZ-USER-NOT-FOUND', status: 404 });
+      expect(await failureOf(app.admin.approveWebhook('not-a-number'))).toEqual({ code: 'BIZ-USER-NOT-FOUND', status: 404 });
+      expect(await failureOf(app.admin.approveWebhook(String(user.userId)))).toEqual({ code: 'BIZ-WEBHOOK-NOT-PENDING', status: 409 });
+      await put({ webhook_url: HOOK, webhook_secret: SECRET });
+      expect(await failureOf(app.admin.rejectWebhook(String(user.userId), {}))).toEqual({ code: 'VALIDATION-ERROR', status: 422 });
+      expect((await app.subscriptions.getDeveloperConfig(user.userId)).webhook.status).toBe('pending');
+    });
+
     it('any → PUT an empty URL → unconfigured, secret removed', async () => {
       await put({ webhook_url: HOOK, webhook_secret: SECRET });
       await core.app.admin.approveWebhook(String(user.userId));
