@@ -7,6 +7,7 @@ import { describeCommandRepositoryContract } from '../../contracts-tests/command
 import { describeDeveloperConfigRepositoryContract } from '../../contracts-tests/developer-config-repository.contract.js';
 import { describeEventOutboxContract } from '../../contracts-tests/event-outbox.contract.js';
 import { describeIdempotencyStoreContract } from '../../contracts-tests/idempotency-store.contract.js';
+import { describeRiskPolicyContract } from '../../contracts-tests/risk-policy.contract.js';
 import { describeSessionRepositoryContract } from '../../contracts-tests/session-repository.contract.js';
 import { describeSubscriptionRepositoryContract } from '../../contracts-tests/subscription-repository.contract.js';
 import { describeWalletRepositoryContract } from '../../contracts-tests/wallet-repository.contract.js';
@@ -29,6 +30,7 @@ describeCashierTokenRepositoryContract('memory', fresh);
 describeDeveloperConfigRepositoryContract('memory', fresh);
 describeEventOutboxContract('memory', fresh);
 describeWebhookDeliveryRepositoryContract('memory', fresh);
+describeRiskPolicyContract('memory', fresh);
 describeIdempotencyStoreContract('memory', () => {
   const clock = new ManualClock();
   return { idempotency: createMemoryAdapters({ clock }).idempotency, clock };
