@@ -9,8 +9,10 @@ import { startDevnet, type Devnet } from '../../adapters/tron-devnet/index.js';
 import { createAssetRegistry } from '../domain/assets.js';
 import type { ChainGateway } from '../ports/chain-gateway.port.js';
 import { createApplication, type CoreDeps } from './index.js';
+import { CollectionExecutor } from './worker/collection-executor.js';
 import {
   CancelCollectionCommand, CreateCollectionCommand, FinishCollectionCommand, GetCollectionCommand, RiskCommand,
+  RunExecutorCommand,
 } from './testing/model/collection-commands.js';
 import {
   BogusTokenCommand, CashierCollectCommand, CreateTokenCommand, DisableTokenCommand, UseTokenCommand,
@@ -29,8 +31,9 @@ import {
  * Model-based test of the use-case layer: random sequences of wallet, subscription, cashier-token, payment-API and
  * collection operations by two users, on the memory adapters with a ManualClock, checked step by step against the
  * reference model in testing/model/. Key pairs come from the real tronweb gateway (pointed at an in-process
- * devnet); the collection executor does not exist yet, so a task is finished through the repositories and the
- * domain state machines (testing/model/finish-collection.ts) — or cancelled through the admin use case.
+ * devnet). A task ends three ways: the real collection executor (the devnet addresses are empty, so it fails them
+ * with BIZ-NOTHING-TO-COLLECT), the admin cancel use case, or — for DONE, which needs funded chain state too costly
+ * for a hundred random runs — the repositories and the domain state machines (testing/model/finish-collection.ts).
  */
 
 let devnet: Devnet;
@@ -79,7 +82,8 @@ async function setup(starts: readonly UserStart[]): Promise<{ model: UseCaseMode
   }
   const worker = { tasks: stores.tasks, commands: stores.commands, uow: stores.uow, ids: stores.ids, clock, assets };
   const model = new UseCaseModel(users, clock.now());
-  const real: ModelSystem = { app, clock, worker, balances: stores.balances, missingAddress };
+  const executor = new CollectionExecutor({ ...stores, chain, cipher, assets, energy: {} });
+  const real: ModelSystem = { app, clock, worker, executor, balances: stores.balances, missingAddress };
   for (const [i, { plan, withAddresses }] of starts.entries()) {
     if (!withAddresses) continue;
     await new CreateWalletCommand(i, 1, 'TRON', 1).run(model, real);
@@ -133,6 +137,7 @@ const commandArbs: fc.Arbitrary<ModelCommand>[] = [
   fc.tuple(pick, amount, amount).map(([p, t, u]) => new ScanBalanceCommand(p, t, u)),
   fc.tuple(user, fc.record({ TRX: minimum, USDT: minimum }, { requiredKeys: [] })).map(([u, m]) => new SetMinimumsCommand(u, m)),
   fc.tuple(caller, pick).map(([u, p]) => new GetBalancesCommand(u, p)),
+  fc.constant(new RunExecutorCommand()),
 ];
 
 describe('use cases against a reference model (fc.commands)', () => {
@@ -154,6 +159,16 @@ describe('use cases against a reference model (fc.commands)', () => {
     // The model forgets the task: the real address lock no longer matches it.
     model.tasks.pop();
     await expect(assertInvariants(model, real)).rejects.toThrow(/PENDING collection commands|address lock/);
+  });
+
+  it('the real executor fails a collection of an empty address and frees it (BIZ-NOTHING-TO-COLLECT)', async () => {
+    const { model, real } = await setup([{ plan: 'pro', withAddresses: true }, { plan: null, withAddresses: false }]);
+    await new ScanBalanceCommand(1, 9n, 9n).run(model, real);
+    await new CreateCollectionCommand('owner', 1, 'USDT', 1).run(model, real);
+    await new RunExecutorCommand().run(model, real);
+    expect(model.tasks.map((t) => [t.status, t.commandStatus])).toEqual([['failed', 4]]);
+    await new CreateCollectionCommand('owner', 1, 'TRX', 1).run(model, real);
+    expect(model.tasks.map((t) => t.status)).toEqual(['failed', 'pending']);
   });
 
   it('a pending collection holds the cached balance of its asset as balance_locked until it finishes', async () => {

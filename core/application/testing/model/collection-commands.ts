@@ -144,3 +144,23 @@ export class RiskCommand implements ModelCommand {
   }
   toString(): string { return `${this.deny ? 'deny' : 'allow'}(${this.kind} #${this.pick})`; }
 }
+
+/**
+ * The real collection executor runs every due task. Nothing on chain was ever funded (snapshots are only cache), so
+ * each pending task fails at its start with BIZ-NOTHING-TO-COLLECT, its command FAILED, and the address is free.
+ */
+export class RunExecutorCommand implements ModelCommand {
+  check(): boolean { return true; }
+  async run(model: UseCaseModel, real: ModelSystem): Promise<void> {
+    const pending = model.tasks.filter((t) => t.status === 'pending');
+    await real.executor.runDue();
+    for (const task of pending) {
+      task.status = 'failed';
+      task.commandStatus = 4;
+      const view = expectOk(await outcome(real.app.collections.get(task.userId, task.taskNo)), String(this));
+      assert.deepEqual([view.status, view.error_code], [12, 'BIZ-NOTHING-TO-COLLECT'], `${this}: ${task.taskNo}`);
+    }
+    await assertInvariants(model, real);
+  }
+  toString(): string { return 'runExecutor()'; }
+}

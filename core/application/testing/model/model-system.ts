@@ -18,6 +18,8 @@ export interface ModelSystem {
   readonly clock: ModelClock;
   /** Ports to finish a task the way the collection executor will, and to read the address lock. */
   readonly worker: FinishDeps;
+  /** The real collection executor, on a chain where every managed address is empty. */
+  readonly executor: { runDue(): Promise<unknown> };
   /** Where the balance scanner stores snapshots (refresh_source 1). */
   readonly balances: BalanceRepository;
   /** A well-formed address that exists nowhere: another user's address must behave exactly like it. */
