@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../adapters/memory/index.js';
 import { NodeSecretHasher, TEST_SCRYPT_COST } from '../../adapters/node/index.js';
+import { COLLECTION_STATUS } from '../../core/domain/model/collection-task.js';
 import { ConfigError } from '../composition/config.js';
 import { quickstartSteps, renderStep, type HttpStep } from './quickstart.js';
 import { startDev, type DevProcess } from './start-dev.js';
@@ -36,8 +38,9 @@ async function run(step: HttpStep, vars: Record<string, string>): Promise<{ stat
 
 describe('npm start (startDev)', () => {
   const output: string[] = [];
+  const clock = new ManualClock(Date.now());
   let dev: DevProcess;
-  beforeAll(async () => { dev = await startDev({ env: EPHEMERAL, writeLine: (l) => output.push(l), ...quiet }); });
+  beforeAll(async () => { dev = await startDev({ env: EPHEMERAL, writeLine: (l) => output.push(l), manualWorker: true, clock, ...quiet }); });
   afterAll(async () => { await dev.stop(); });
 
   it('prints the base URL, the devnet, the generated admin token and the quickstart', () => {
@@ -79,6 +82,21 @@ describe('npm start (startDev)', () => {
     // The faucet funded the new main address so the sweep's FUNDING_TRX step can pay.
     const account = await fetch(`${dev.devnet.url}/wallet/getaccount`, { method: 'POST', body: JSON.stringify({ address: vars['MAIN'], visible: true }) });
     expect(((await account.json()) as { balance?: number }).balance).toBe(1_000_000_000);
+
+    // Out of the box the sweep reaches DONE: the worker runs a pass, the devnet mines a block, and so on.
+    let finished: number | undefined;
+    for (let round = 0; round < 60 && finished === undefined; round++) {
+      const report = await dev.worker.tick();
+      finished = report.collections.find((o) => o.taskNo === vars['TASK'] && o.outcome === 'finished')?.status;
+      dev.devnet.mine(1);
+      clock.advance(3_000);
+    }
+    expect(finished).toBe(COLLECTION_STATUS.DONE);
+    const final = await run(quickstartSteps().at(-1) as HttpStep, vars);
+    expect(final.json.data).toMatchObject({ task_no: vars['TASK'], error_code: null });
+    expect(final.json.data.finished_at).not.toBeNull();
+    const main = await run({ kind: 'http', title: 'main balance', method: 'POST', url: '$API/wallets/$MAIN/balances/refresh', bearer: 'DK', body: '{"force":true}' }, vars);
+    expect(main.json.data.items.find((i: { symbol: string }) => i.symbol === 'USDT').balance_available).toBe('25000000');
   });
 });
 

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { Clock } from '../../core/ports/clock.port.js';
 import type { SecretHasher } from '../../core/ports/secret-hasher.port.js';
 import { ConsoleMailer, type LineWriter } from '../../adapters/node/index.js';
 import { startDevnet, type Devnet } from '../../adapters/tron-devnet/index.js';
@@ -20,6 +21,10 @@ export interface DevOptions {
   readonly logger?: Logger;
   /** Password hashing (tests pass a cheap cost). */
   readonly hasher?: SecretHasher;
+  /** Replaces the system clock (tests move a ManualClock with the devnet's blocks). */
+  readonly clock?: Clock;
+  /** No worker timers: background work runs only on `worker.tick()` (tests drive it block by block). */
+  readonly manualWorker?: boolean;
 }
 
 /** A running dev process. */
@@ -29,6 +34,7 @@ export interface DevProcess {
   readonly devnet: Devnet;
   readonly adminToken: string;
   readonly composition: Composition;
+  readonly worker: DevWorker;
   /** Everything printed at start: the banner and the quickstart. */
   readonly banner: string;
   /** Graceful shutdown: worker, HTTP server, store connections, devnet. Safe to call twice. */
@@ -79,7 +85,7 @@ function bannerLines(config: HostConfig, env: Env, url: string, devnet: Devnet, 
 /**
  * `npm start`: the in-process devnet (DEVNET_PORT, default 8090; a block every DEVNET_BLOCK_MS, default 3,000), the
  * composition on it (memory adapters unless STORE/LOCKS say otherwise; energy rented from the devnet's desk; new main
- * addresses funded with TRX by the devnet faucet), the API on PORT (default 3000) and the worker. Configuration is
+ * addresses funded with TRX by the devnet faucet), the API on PORT (default 3000) and the worker (hosts/worker). Configuration is
  * validated before anything listens; a failure is a ConfigError naming the variable.
  */
 export async function startDev(options: DevOptions = {}): Promise<DevProcess> {
@@ -110,17 +116,18 @@ export async function startDev(options: DevOptions = {}): Promise<DevProcess> {
       mailer: new ConsoleMailer(writeLine),
       ...(options.logger === undefined ? {} : { logger: options.logger }),
       ...(options.hasher === undefined ? {} : { hasher: options.hasher }),
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
     });
     composition = composed;
     composed.container.onActivation(TOKENS.Stores, (_ctx, stores) => ({ ...stores, wallets: new FaucetWalletRepository(stores.wallets, devnet) }));
     const h3 = composed.container.get(TOKENS.ApiHost).h3;
     const running = await listen('PORT', config.port, () => startApiServer(h3, { port: config.port }));
     server = running;
-    const started = await startDevWorker(composed);
+    const started = startDevWorker(composed, env, { manual: options.manualWorker === true });
     worker = started;
     const banner = [...bannerLines(config, env, running.url, devnet, composed, started), '', renderQuickstart(running.url, devnet.url)].join('\n');
     for (const line of banner.split('\n')) writeLine(line);
-    return { url: running.url, devnet, adminToken: composed.adminToken, composition: composed, banner, stop };
+    return { url: running.url, devnet, adminToken: composed.adminToken, composition: composed, worker: started, banner, stop };
   } catch (error) {
     await stop();
     throw error;
