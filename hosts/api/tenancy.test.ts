@@ -107,7 +107,7 @@ describe('tenancy: another user\'s resources behave as nonexistent', () => {
   it('every probe of A\'s resource by B answers exactly as for a random unknown id', async () => {
     const probed = new Set<string>();
     await fc.assert(fc.asyncProperty(
-      fc.array(fc.constantFrom<Action>('sub', 'collection', 'cashierToken', 'transfer', 'apiToken'), { minLength: 1, maxLength: 4 }),
+      fc.array(fc.constantFrom<Action>('sub', 'collection', 'cashierToken', 'transfer', 'apiToken'), { minLength: 1, maxLength: 3 }),
       fc.nat(),
       async (actions, seed) => {
         // Fresh windows per run: the limits of spec §8 are not what this property is about.
@@ -130,7 +130,8 @@ describe('tenancy: another user\'s resources behave as nonexistent', () => {
         expect(await listsOf(h, b)).toEqual(before);
         ok(await h.call('GET', `/api/wallets/${a.main}`, { token: a.apiToken }));
       },
-    ), { numRuns: 10 });
+    // One run touching every kind, so each probe is exercised whatever the random runs draw.
+    ), { numRuns: 6, examples: [[['collection', 'cashierToken', 'transfer', 'apiToken'], 0]] });
     expect([...probed].sort()).toEqual(PROBES.map((p) => p.name).sort());
   }, 30_000);
 });
