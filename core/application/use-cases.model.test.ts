@@ -103,7 +103,8 @@ const minutes = (m: number): number => m * 60_000;
 // Steps around the TTLs (60, 120, 480, 1440 minutes) make expiry and sliding matter.
 const step = fc.oneof(fc.constantFrom(1_000, minutes(59), minutes(60), minutes(61), minutes(119), minutes(1440)), fc.integer({ min: 1, max: minutes(90) }));
 
-const createToken = fc.tuple(caller, pick, fc.constantFrom(60, 120, 480, 1440)).map(([u, p, t]) => new CreateTokenCommand(u, p, t));
+const createToken = fc.tuple(caller, pick, fc.constantFrom(60, 120, 480, 1440), parallel)
+  .map(([u, p, t, n]) => new CreateTokenCommand(u, p, t, n));
 const useToken = fc.tuple(pick, fc.constantFrom('session', 'balance', 'task' as const)).map(([p, op]) => new UseTokenCommand(p, op));
 const createCollection = fc.tuple(caller, pick, symbol, parallel).map(([u, p, s, n]) => new CreateCollectionCommand(u, p, s, n));
 const createSub = fc.tuple(user, parallel).map(([u, n]) => new CreateWalletCommand(u, 2, 'TRON', n));

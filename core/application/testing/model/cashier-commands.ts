@@ -10,24 +10,32 @@ import type { ModelCommand } from './wallet-commands.js';
 /** A token number in the right format that no token has. */
 const MISSING_TOKEN_NO = 'CT2000010100000000000000';
 
-/** POST /cashier/tokens: owned sub-address only, one live token per address (an expired one does not count). */
+/**
+ * POST /cashier/tokens, `parallel` times at once: owned sub-address only, one live token per address (an expired one
+ * does not count) — of simultaneous requests exactly one wins, the rest get 409.
+ */
 export class CreateTokenCommand implements ModelCommand {
-  constructor(readonly caller: Caller, readonly pick: number, readonly ttl: number) {}
+  constructor(readonly caller: Caller, readonly pick: number, readonly ttl: number, readonly parallel = 1) {}
   check(model: Readonly<UseCaseModel>): boolean { return model.wallets.length > 0; }
   async run(model: UseCaseModel, real: ModelSystem): Promise<void> {
     const wallet = model.wallets[this.pick % model.wallets.length]!;
     const userId = model.callerFor(wallet.userId, this.caller);
-    const result = await outcome(real.app.cashierTokens.create(userId, { address: wallet.address, ttl_minutes: this.ttl }));
+    const body = { address: wallet.address, ttl_minutes: this.ttl };
+    const results = await Promise.all(Array.from({ length: this.parallel }, () => outcome(real.app.cashierTokens.create(userId, body))));
+    const expectEach = (code: string, status: number): void => results.forEach((r) => expectFailure(r, code, status, String(this)));
     if (wallet.userId !== userId) {
-      expectFailure(result, 'BIZ-WALLET-ADDRESS-NOT-FOUND', 422, String(this));
-      const missing = await outcome(real.app.cashierTokens.create(userId, { address: real.missingAddress, ttl_minutes: this.ttl }));
-      expectSameAsMissing(result, missing, String(this));
+      expectEach('BIZ-WALLET-ADDRESS-NOT-FOUND', 422);
+      const missing = await outcome(real.app.cashierTokens.create(userId, { ...body, address: real.missingAddress }));
+      expectSameAsMissing(results[0]!, missing, String(this));
     } else if (wallet.type !== 2) {
-      expectFailure(result, 'BIZ-ADDRESS-TYPE-NOT-SUB', 422, String(this));
+      expectEach('BIZ-ADDRESS-TYPE-NOT-SUB', 422);
     } else if (model.liveTokenOn(wallet.address) !== undefined) {
-      expectFailure(result, 'CASHIER-TOKEN-ACTIVE-EXISTS', 409, String(this));
+      expectEach('CASHIER-TOKEN-ACTIVE-EXISTS', 409);
     } else {
-      const view = expectOk(result, String(this));
+      const wins = results.filter((r) => r.ok);
+      assert.equal(wins.length, 1, `${this}: exactly one of ${this.parallel} simultaneous tokens is issued`);
+      results.filter((r) => !r.ok).forEach((r) => expectFailure(r, 'CASHIER-TOKEN-ACTIVE-EXISTS', 409, String(this)));
+      const view = expectOk(wins[0]!, String(this));
       assert.match(view.token, /^ct_/);
       assert.equal(view.status, 'active');
       assert.equal(view.ttl_minutes, this.ttl);
@@ -40,7 +48,7 @@ export class CreateTokenCommand implements ModelCommand {
     }
     await assertInvariants(model, real);
   }
-  toString(): string { return `createToken(${this.caller}, #${this.pick}, ${this.ttl} min)`; }
+  toString(): string { return `createToken(${this.caller}, #${this.pick}, ${this.ttl} min, x${this.parallel})`; }
 }
 
 /** DELETE /cashier/tokens/{tokenNo}: another user's token is as missing (404); twice is 409. */
