@@ -149,8 +149,9 @@ describe('envelope, authentication and transport errors', () => {
     await h.call('GET', '/api/healthz');
     socket.destroy();
     let line: Record<string, unknown> | undefined;
-    for (let i = 0; i < 200 && line === undefined; i++) {
-      await new Promise((resolve) => setImmediate(resolve));
+    // Waits for the server to notice the closed socket (an event, polled; bounded at 5 s).
+    for (let i = 0; i < 500 && line === undefined; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
       line = h.logLines.slice(before).map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l['reqId'] === 'aborted-1' && l['msg'] === 'request');
     }
     expect(line).toMatchObject({ status: 422, code: 'VALIDATION-ERROR' });
