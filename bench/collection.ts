@@ -17,15 +17,17 @@ import { driveUntil, type Runnable } from '../hosts/worker/worker-drive.js';
 const COLLECTIONS = Number(process.env['BENCH_COLLECTIONS'] ?? 1_000);
 const WORKERS = Number(process.env['BENCH_WORKERS'] ?? 4);
 const CAP_MS = Number(process.env['BENCH_MS'] ?? 240_000);
-const STAGES_PER_PASS = 100_000;
+/** Stages one executor runs per round (one block): a busy worker keeps working while the chain moves on. */
+const STAGES_PER_PASS = Number(process.env['BENCH_STAGES_PER_BLOCK'] ?? 50);
+let stages = 0;
 
-function executors(w: WorkerWorld, count: number, options: CollectionExecutorOptions): Runnable[] {
+function executors(w: WorkerWorld, count: number, options: CollectionExecutorOptions, perPass = STAGES_PER_PASS): Runnable[] {
   return Array.from({ length: count }, (_, i) => {
     const executor = new CollectionExecutor({
       ...w.stores, chain: w.gateway, cipher: w.cipher, assets: w.assets,
       energy: { self: new SelfDelegationEnergyProvider(w.gateway) },
     }, { owner: `bench-${i}`, pollMs: 1, ...options });
-    return { runDue: () => executor.runDue(STAGES_PER_PASS) };
+    return { runDue: async () => { stages += (await executor.runDue(perPass)).length; } };
   });
 }
 
@@ -38,7 +40,7 @@ async function blocksPerCollection(confirmations: number | 'solidified'): Promis
     w.devnet.fundToken(sub, 1_000_000n);
     const task = await w.collect(sub, 'USDT');
     const start = w.devnet.info().head_number;
-    await driveUntil(w, executors(w, 1, { confirmations }), async () => isEnd(await w.stores.tasks.get(task.taskNo)), { maxRounds: 1_000 });
+    await driveUntil(w, executors(w, 1, { confirmations }, 100_000), async () => isEnd(await w.stores.tasks.get(task.taskNo)), { maxRounds: 1_000 });
     const end = (await w.stores.tasks.get(task.taskNo))!;
     if (end.status !== COLLECTION_STATUS.DONE) throw new Error(`bench collection ended ${end.status}: ${end.lastError ?? ''}`);
     return w.devnet.info().head_number - start;
@@ -58,6 +60,7 @@ async function throughput(): Promise<void> {
       tasks.push(await w.collect(sub, 'USDT'));
     }
     const startBlock = w.devnet.info().head_number;
+    stages = 0;
     const started = performance.now();
     let ended = 0;
     let timedOut = false;
@@ -72,7 +75,11 @@ async function throughput(): Promise<void> {
     const failed = finals.filter((t) => t!.status === COLLECTION_STATUS.FAILED);
     console.log(`${COLLECTIONS} concurrent USDT collections, ${WORKERS} executors, 1 confirmation${timedOut ? ` (stopped at the ${CAP_MS} ms cap)` : ''}:`);
     console.log(`  done ${done}, failed ${failed.length}${failed.length > 0 ? ` (first: ${failed[0]!.errorCode}: ${failed[0]!.lastError})` : ''}, unfinished ${COLLECTIONS - ended}`);
-    console.log(`  wall ${(ms / 1000).toFixed(1)} s, ${(done / (ms / 1000)).toFixed(1)} collections/s, ${w.devnet.info().head_number - startBlock} blocks until the last ended`);
+    const byStatus = new Map<number, number>();
+    for (const t of finals) byStatus.set(t!.status, (byStatus.get(t!.status) ?? 0) + 1);
+    console.log(`  wall ${(ms / 1000).toFixed(1)} s, ${(done / (ms / 1000)).toFixed(2)} collections/s, ${(stages / (ms / 1000)).toFixed(1)} stages/s (${stages} stages),`
+      + ` ${w.devnet.info().head_number - startBlock} blocks mined (${STAGES_PER_PASS} stages per executor per block)`);
+    console.log(`  tasks by status: ${[...byStatus].map(([k, v]) => `${k}=${v}`).join(' ')}`);
   } finally {
     await w.close();
   }
