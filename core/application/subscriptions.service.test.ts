@@ -202,6 +202,8 @@ describe('API tokens', () => {
     core.clock.advance(5_000);
     expect(await app.apiTokens.revoke(user.userId, String(created.id))).toEqual({ id: created.id, revoked_at: '2026-01-01T00:00:05+00:00' });
     expect(await app.apiTokens.authenticateApiToken(created.token)).toBeNull();
+    core.clock.advance(5_000);
+    expect(await app.apiTokens.revoke(user.userId, String(created.id))).toEqual({ id: created.id, revoked_at: '2026-01-01T00:00:05+00:00' });
   });
 
   it('another user\'s token, an unknown id and a malformed id are all API-TOKEN-NOT-FOUND', async () => {
