@@ -93,7 +93,7 @@ describe('npm start (startDev)', () => {
     }
     expect(finished).toBe(COLLECTION_STATUS.DONE);
     const final = await run(quickstartSteps().at(-1) as HttpStep, vars);
-    expect(final.json.data).toMatchObject({ task_no: vars['TASK'], error_code: null });
+    expect(final.json.data).toMatchObject({ task_no: vars['TASK'], status: COLLECTION_STATUS.DONE, error_code: null });
     expect(final.json.data.finished_at).not.toBeNull();
     const main = await run({ kind: 'http', title: 'main balance', method: 'POST', url: '$API/wallets/$MAIN/balances/refresh', bearer: 'DK', body: '{"force":true}' }, vars);
     expect(main.json.data.items.find((i: { symbol: string }) => i.symbol === 'USDT').balance_available).toBe('25000000');

@@ -84,7 +84,7 @@ export function quickstartSteps(): readonly QuickstartStep[] {
     },
     {
       kind: 'http', title: 'follow the collection', method: 'GET', url: '$API/collections/$TASK', bearer: 'DK',
-      note: 'repeat until status is DONE: each step waits for its block (one every DEVNET_BLOCK_MS)',
+      note: 'repeat until status is 11 (DONE; 12 is FAILED): each step waits for its block, one every DEVNET_BLOCK_MS',
     },
   ];
 }
