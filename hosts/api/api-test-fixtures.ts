@@ -71,7 +71,9 @@ export async function userWithWallets(
   return { ...user, main, sub };
 }
 
+/** Spec §2 wallet-side timestamp `YYYY-MM-DD HH:MM:SS`. */
 export const WALLET_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
+/** ISO 8601 with an explicit offset (cashier and account timestamps). */
 export const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 function resolveRef(schema: JsonSchema): JsonSchema {
@@ -140,10 +142,11 @@ export function expectDocumented(h: ApiHarness, method: string, path: string, da
 }
 
 /**
- * Every failure the harness served so far (read from the request lines) is documented in /openapi.json for its
- * operation and status: the route table's docs cannot drift from what the routes answer.
+ * Every answer the harness got so far is documented in /openapi.json: each 2xx `data` matches its route's schema, and
+ * each failure (read from the request lines) is listed for its operation and status. The route table's docs cannot
+ * drift from what the routes answer.
  */
-export function expectErrorsDocumented(h: ApiHarness): void {
+export function expectAnswersDocumented(h: ApiHarness): void {
   expectSuccessesDocumented(h);
   const paths = h.host.openapi['paths'] as Record<string, Record<string, any>>;
   const problems = new Set<string>();

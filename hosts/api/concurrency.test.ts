@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type ApiHarness, type HttpResult } from './test-harness.js';
-import { createWallet, fails, ok, signUp, userWithWallets, expectErrorsDocumented } from './api-test-fixtures.js';
+import { createWallet, fails, ok, signUp, userWithWallets, expectAnswersDocumented } from './api-test-fixtures.js';
 
 function tally(results: readonly HttpResult[]): Record<string, number> {
   const counts: Record<string, number> = {};
@@ -17,7 +17,7 @@ describe('parallel requests keep the spec rules', () => {
     h = await startHarness();
   });
   afterAll(async () => {
-    expectErrorsDocumented(h);
+    expectAnswersDocumented(h);
     await h.close();
   });
 

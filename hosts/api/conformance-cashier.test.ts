@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type ApiHarness } from './test-harness.js';
-import { createWallet, expectDocumented, fails, ISO_TIME, ok, userWithWallets, WALLET_TIME, expectErrorsDocumented } from './api-test-fixtures.js';
+import { createWallet, expectDocumented, fails, ISO_TIME, ok, userWithWallets, WALLET_TIME, expectAnswersDocumented } from './api-test-fixtures.js';
 
 type User = Awaited<ReturnType<typeof userWithWallets>>;
 
@@ -16,7 +16,7 @@ describe('spec §4 collection and cashier endpoints', () => {
     u = await userWithWallets(h);
   });
   afterAll(async () => {
-    expectErrorsDocumented(h);
+    expectAnswersDocumented(h);
     await h.close();
   });
 

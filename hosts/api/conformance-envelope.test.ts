@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TronWebChainGateway } from '../../adapters/tron/tronweb-chain-gateway.js';
 import { startHarness, type ApiHarness } from './test-harness.js';
-import { createWallet, expectErrorsDocumented, fails, ok, userWithWallets } from './api-test-fixtures.js';
+import { createWallet, expectAnswersDocumented, fails, ok, userWithWallets } from './api-test-fixtures.js';
 
 type User = Awaited<ReturnType<typeof userWithWallets>>;
 
@@ -49,7 +49,7 @@ describe('envelope, authentication and transport errors', () => {
     u = await userWithWallets(h);
   });
   afterAll(async () => {
-    expectErrorsDocumented(h);
+    expectAnswersDocumented(h);
     await h.close();
   });
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type ApiHarness } from './test-harness.js';
-import { createWallet, expectDocumented, fails, ok, userWithWallets, expectErrorsDocumented } from './api-test-fixtures.js';
+import { createWallet, expectDocumented, fails, ok, userWithWallets, expectAnswersDocumented } from './api-test-fixtures.js';
 
 /** DESIGN.md "Commands": staking operations over HTTP (session token), each accepted as a PENDING command. */
 describe('staking endpoints', () => {
@@ -12,7 +12,7 @@ describe('staking endpoints', () => {
     witness = h.devnet.info().witnesses[0]!;
   });
   afterAll(async () => {
-    expectErrorsDocumented(h);
+    expectAnswersDocumented(h);
     await h.close();
   });
 

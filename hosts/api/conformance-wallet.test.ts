@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type ApiHarness } from './test-harness.js';
 import {
-  createWallet, expectDocumented, fails, ok, signUp, userWithWallets, WALLET_TIME, type TestUser, expectErrorsDocumented } from './api-test-fixtures.js';
+  createWallet, expectDocumented, fails, ok, signUp, userWithWallets, WALLET_TIME, type TestUser, expectAnswersDocumented } from './api-test-fixtures.js';
 
 /** Spec §4 "Wallet" over real HTTP: success shapes, pagination defaults and maxima, every listed error. */
 describe('spec §4 wallet endpoints', () => {
@@ -13,7 +13,7 @@ describe('spec §4 wallet endpoints', () => {
     u = await userWithWallets(h);
   });
   afterAll(async () => {
-    expectErrorsDocumented(h);
+    expectAnswersDocumented(h);
     await h.close();
   });
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type ApiHarness, type HttpResult } from './test-harness.js';
-import { createWallet, fails, ok, relogin, userWithWallets, expectErrorsDocumented } from './api-test-fixtures.js';
+import { createWallet, fails, ok, relogin, userWithWallets, expectAnswersDocumented } from './api-test-fixtures.js';
 
 type User = Awaited<ReturnType<typeof userWithWallets>>;
 
@@ -21,7 +21,7 @@ describe('idempotency keys', () => {
     h = await startHarness();
   });
   afterAll(async () => {
-    expectErrorsDocumented(h);
+    expectAnswersDocumented(h);
     await h.close();
   });
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type ApiHarness, type HttpResult } from './test-harness.js';
-import { expectErrorsDocumented, fails, ok, userWithWallets } from './api-test-fixtures.js';
+import { expectAnswersDocumented, fails, ok, userWithWallets } from './api-test-fixtures.js';
 
 type User = Awaited<ReturnType<typeof userWithWallets>>;
 
@@ -51,7 +51,7 @@ describe('rate limits (spec §8)', () => {
     h = await startHarness();
   });
   afterAll(async () => {
-    expectErrorsDocumented(h);
+    expectAnswersDocumented(h);
     await h.close();
   });
 

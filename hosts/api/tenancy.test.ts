@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type ApiHarness, type HttpResult } from './test-harness.js';
-import { createWallet, ok, signUp, userWithWallets, type TestUser, expectErrorsDocumented } from './api-test-fixtures.js';
+import { createWallet, ok, signUp, userWithWallets, type TestUser, expectAnswersDocumented } from './api-test-fixtures.js';
 
 type Kind = 'address' | 'subAddress' | 'command' | 'task' | 'cashierToken' | 'apiToken';
 
@@ -100,7 +100,7 @@ describe('tenancy: another user\'s resources behave as nonexistent', () => {
     b = await userWithWallets(h, 'unlimited');
   });
   afterAll(async () => {
-    expectErrorsDocumented(h);
+    expectAnswersDocumented(h);
     await h.close();
   });
 
