@@ -149,7 +149,7 @@ describe('use cases against a reference model (fc.commands)', () => {
       async (starts, cmds) => {
         await fc.asyncModelRun(() => setup(starts), cmds);
       },
-    ), { numRuns: 60 });
+    ), { numRuns: 50 });
   }, 60_000); // a few seconds when green; shrinking a failure takes longer
 
   it('the invariant check sees a second active collection written behind the use cases (it can fail)', async () => {
