@@ -8,6 +8,7 @@ import { describeCommandRepositoryContract } from '../../contracts-tests/command
 import { describeDeveloperConfigRepositoryContract } from '../../contracts-tests/developer-config-repository.contract.js';
 import { describeEventOutboxContract } from '../../contracts-tests/event-outbox.contract.js';
 import { describeIdempotencyStoreContract } from '../../contracts-tests/idempotency-store.contract.js';
+import { describeRiskPolicyContract } from '../../contracts-tests/risk-policy.contract.js';
 import { MONGO_SKIP_MESSAGE, openTestDatabase, provisionMongo, type MongoTestDatabase } from '../../contracts-tests/harness/mongodb.js';
 import { describeSessionRepositoryContract } from '../../contracts-tests/session-repository.contract.js';
 import { describeSubscriptionRepositoryContract } from '../../contracts-tests/subscription-repository.contract.js';
@@ -62,6 +63,7 @@ describe.skipIf(unavailable)('MongoDB store', () => {
   describeEventOutboxContract('mongodb', fresh, OPTIONS);
   describeWebhookDeliveryRepositoryContract('mongodb', fresh, OPTIONS);
   describeIdempotencyStoreContract('mongodb', fresh, OPTIONS);
+  describeRiskPolicyContract('mongodb', fresh, OPTIONS);
 
   const memoryReference = () => createMemoryAdapters({ clock: new ManualClock() });
   describeUnitOfWorkDifferential('mongodb', fresh, memoryReference, OPTIONS.numRuns);
