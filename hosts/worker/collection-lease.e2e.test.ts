@@ -28,7 +28,7 @@ async function trxTask(w: WorkerWorld) {
   return { sub, task: await w.collect(sub, 'TRX') };
 }
 
-describe('collection leases', () => {
+describe('collection leases', { timeout: 60_000 }, () => {
   it('a leased task waits for the lease to end, then another worker resumes it to DONE', async () => {
     world = await buildWorkerWorld({ stakeTrx: 0n });
     const w = world;

@@ -50,7 +50,7 @@ async function eventsOf(w: WorkerWorld, taskNo: string) {
   return (await w.stores.outbox.listUndispatched(1_000)).filter((e) => e.payload['task_no'] === taskNo);
 }
 
-describe('collection on the devnet', () => {
+describe('collection on the devnet', { timeout: 60_000 }, () => {
   it('USDT via self-delegation: FUNDING_TRX → … → UNDELEGATING_ENERGY → RECOVER_TRX → DONE', async () => {
     world = await buildWorkerWorld({ solidifyLag: 3 });
     const w = world;

@@ -30,7 +30,7 @@ async function eventsOf(w: WorkerWorld, commandNo: string) {
   return (await w.stores.outbox.listUndispatched(1_000)).filter((e) => e.payload['command_no'] === commandNo);
 }
 
-describe('withdrawals on the devnet', () => {
+describe('withdrawals on the devnet', { timeout: 60_000 }, () => {
   it('TRX and USDT: SUCCESS on broadcast, the amount lands, withdrawal.completed with the txid', async () => {
     world = await buildWorkerWorld({ stakeTrx: 0n });
     const w = world;

@@ -26,7 +26,7 @@ function depsOf(w: WorkerWorld): WorkerDeps {
   return { ...w.stores, chain: w.gateway, cipher: w.cipher, assets: w.assets, energy: { self: new SelfDelegationEnergyProvider(w.gateway) } };
 }
 
-describe('startWorker', () => {
+describe('startWorker', { timeout: 60_000 }, () => {
   it('manual mode: nothing runs until tick(); ticks drive a USDT collection and a withdrawal to their ends', async () => {
     world = await buildWorkerWorld({ solidifyLag: 2 });
     const w = world;
@@ -76,7 +76,7 @@ describe('startWorker', () => {
   });
 });
 
-describe('startComposedWorker', () => {
+describe('startComposedWorker', { timeout: 60_000 }, () => {
   it('wires executors, webhook dispatcher and balance scanner from a memory + devnet configuration', async () => {
     world = await buildWorkerWorld({ stakeTrx: 0n });
     const w = world;
