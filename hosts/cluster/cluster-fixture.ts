@@ -105,7 +105,7 @@ export async function duplicateStorm(nodes: readonly ApiNode[], item: BatchItem)
 export interface ChainTransfer {
   readonly txid: string;
   readonly kind: 'TRX' | 'USDT';
-  /** Base58 is not needed: both ends are 41-hex. */
+  /** Sender and receiver as lower-case 41-hex, as the transaction carries them. */
   readonly fromHex: string;
   readonly toHex: string;
   readonly amount: bigint;

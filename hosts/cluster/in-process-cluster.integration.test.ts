@@ -40,6 +40,8 @@ describeWithRedis('cluster in one process: 2 API nodes + 2 workers on one store,
   const servers: RunningServer[] = [];
   const workers: RunningWorker[] = [];
   let nodes: ApiNode[] = [];
+  const key = randomBytes(32).toString('base64');
+  const scanCursors = new MemoryScanCursorStore();
 
   /** One node: its own container on the shared store, its own Redis connection (same key prefix: one cluster). */
   const node = (): Composition => {
@@ -50,7 +52,7 @@ describeWithRedis('cluster in one process: 2 API nodes + 2 workers on one store,
     }, { mode: 'dev' });
     const composition = composeContainer(config, {
       clock, mailer, logger: pino({ level: 'silent' }), hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }),
-      // The per-user limits are shared through Redis; the batch and its duplicates stay under them.
+      // Raised so a user's batch and its duplicates (12 requests) fit one window; the count itself is checked below.
       rateLimits: { 'collection-create': 50 },
     });
     const client = createRedisClient(redisUrl);
@@ -61,8 +63,6 @@ describeWithRedis('cluster in one process: 2 API nodes + 2 workers on one store,
     compositions.push(composition);
     return composition;
   };
-  const key = randomBytes(32).toString('base64');
-  const scanCursors = new MemoryScanCursorStore();
 
   beforeAll(async () => {
     devnet = await startDevnet({ port: 0, blockMs: 0, seed: 'cluster-tests' });
