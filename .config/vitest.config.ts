@@ -20,6 +20,9 @@ export default defineConfig({
           name: 'unit',
           include: ['core/**/*.test.ts', 'adapters/**/*.test.ts', 'hosts/**/*.test.ts', 'contracts-tests/**/*.test.ts'],
           exclude: ['**/*.integration.test.ts', '**/node_modules/**'],
+          // Timeouts catch hangs, not slowness: property runs on a loaded 2-core CI machine can take several seconds.
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
         },
       },
       {
