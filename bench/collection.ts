@@ -27,7 +27,13 @@ function executors(w: WorkerWorld, count: number, options: CollectionExecutorOpt
       ...w.stores, chain: w.gateway, cipher: w.cipher, assets: w.assets,
       energy: { self: new SelfDelegationEnergyProvider(w.gateway) },
     }, { owner: `bench-${i}`, pollMs: 1, ...options });
-    return { runDue: async () => { stages += (await executor.runDue(perPass)).length; } };
+    return {
+      runDue: async () => {
+        // Read the count only after the await: `stages += await …` would add to a stale value across executors.
+        const ran = (await executor.runDue(perPass)).length;
+        stages += ran;
+      },
+    };
   });
 }
 
