@@ -95,6 +95,12 @@ describe('loadConfig: defaults', () => {
     expect(loadConfig({ ENERGY_PROVIDER: 'rental', ENERGY_RENTAL_URL: 'https://r.example' }, { mode: 'dev' }).energyRentalUrl).toBe('https://r.example');
   });
 
+  it('STORE=mongodb needs KEY_ENCRYPTION_KEY even in dev mode (stored keys must survive a restart)', () => {
+    const env = { STORE: 'mongodb', MONGODB_URL: 'mongodb://db:27017/x' };
+    expect(configErrorOf(env, 'dev').variable).toBe('KEY_ENCRYPTION_KEY');
+    expect(loadConfig({ ...env, KEY_ENCRYPTION_KEY: KEK }, { mode: 'dev' }).store).toBe('mongodb');
+  });
+
   it('blank values count as unset', () => {
     expect(loadConfig({ ...PROD_BASE, PORT: '  ', STORE: '' }, { mode: 'production' })).toMatchObject({ port: 3000, store: 'memory' });
   });

@@ -162,6 +162,10 @@ export function loadConfig(env: Env, options: { mode: HostConfig['mode'] }): Hos
       throw new ConfigError('KEY_ENCRYPTION_KEY', `is invalid: ${(error as Error).message}`);
     }
   }
+  if (keyEncryptionKey === null && store === 'mongodb') {
+    // An ephemeral key would encrypt private keys that outlive this process in the store: lost funds after a restart.
+    throw new ConfigError('KEY_ENCRYPTION_KEY', 'is required with STORE=mongodb (stored private keys must stay decryptable after a restart)');
+  }
   const webhookAllowLocal = flag(env, 'WEBHOOK_ALLOW_LOCAL');
   return {
     mode, store, mongodbUrl, locks, redisUrl, chain, tronFullHost, tronApiKey: headerValue(env, 'TRON_API_KEY'), usdtContract,

@@ -30,7 +30,7 @@ describe.skipIf(target.kind === 'unavailable')('composition with STORE=mongodb',
 
   it('opens the connection from MONGODB_URL/MONGODB_DB, binds the MongoDB adapters, and the API stores there', async () => {
     if (target.kind === 'unavailable') return;
-    const config = loadConfig({ STORE: 'mongodb', MONGODB_URL: target.url, MONGODB_DB: dbName, TRON_FULL_HOST: 'http://127.0.0.1:1' }, { mode: 'dev' });
+    const config = loadConfig({ STORE: 'mongodb', MONGODB_URL: target.url, MONGODB_DB: dbName, TRON_FULL_HOST: 'http://127.0.0.1:1', KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64') }, { mode: 'dev' });
     const composition = await openComposition(config, { logger: pino({ level: 'silent' }), hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }) });
     const server = await startApiServer(composition.container.get(TOKENS.ApiHost).h3, { port: 0 });
     try {

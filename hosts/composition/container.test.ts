@@ -12,6 +12,7 @@ import { composeContainer, openComposition, type Composition } from './container
 import { TOKENS } from './tokens.js';
 
 const ADMIN = 'admin-token-0123456789abcdef0123456789';
+const KEK = randomBytes(32).toString('base64');
 const silent = pino({ level: 'silent' });
 
 let devnet: Devnet;
@@ -96,6 +97,16 @@ describe('chain composition against the in-process devnet', () => {
     expect(await container.get(TOKENS.Readiness)()).toContainEqual({ name: 'chain', ok: false });
   });
 
+  it('openComposition with CHAIN=devnet and no USDT_CONTRACT takes the devnet\'s own contract; a given one is kept', async () => {
+    const discovered = await openComposition(loadConfig({ TRON_FULL_HOST: devnet.url }, { mode: 'dev' }), { logger: silent });
+    expect(discovered.container.get(TOKENS.Assets).find('TRON', 'USDT')?.contractAddress).toBe(devnet.usdtAddress);
+    const given = 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf';
+    const kept = await openComposition(loadConfig({ TRON_FULL_HOST: devnet.url, USDT_CONTRACT: given }, { mode: 'dev' }), { logger: silent });
+    expect(kept.container.get(TOKENS.Config).usdtContract).toBe(given);
+    const unreachable = await openComposition(loadConfig({ TRON_FULL_HOST: 'http://127.0.0.1:1' }, { mode: 'dev' }), { logger: silent });
+    expect(unreachable.container.get(TOKENS.Config).usdtContract).toBe('TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t');
+  });
+
   it('ENERGY_PROVIDER=rental on the devnet rents from its /rental desk', async () => {
     const { container } = compose({ ENERGY_PROVIDER: 'rental' });
     const { rental } = container.get(TOKENS.EnergyProviders);
@@ -107,13 +118,13 @@ describe('chain composition against the in-process devnet', () => {
 
 describe('STORE=mongodb', () => {
   it('composeContainer without an open connection is a ConfigError naming STORE', () => {
-    const config = loadConfig({ STORE: 'mongodb', MONGODB_URL: 'mongodb://127.0.0.1:1/x' }, { mode: 'dev' });
+    const config = loadConfig({ STORE: 'mongodb', MONGODB_URL: 'mongodb://127.0.0.1:1/x', KEY_ENCRYPTION_KEY: KEK }, { mode: 'dev' });
     expect(() => composeContainer(config)).toThrow(ConfigError);
     expect(() => composeContainer(config)).toThrow(/STORE/);
   });
 
   it('openComposition fails fast on an unreachable server, naming MONGODB_URL without the password', async () => {
-    const config = loadConfig({ STORE: 'mongodb', MONGODB_URL: 'mongodb://app:s3cr3t-pw@127.0.0.1:1/x' }, { mode: 'dev' });
+    const config = loadConfig({ STORE: 'mongodb', MONGODB_URL: 'mongodb://app:s3cr3t-pw@127.0.0.1:1/x', KEY_ENCRYPTION_KEY: KEK }, { mode: 'dev' });
     const error = await openComposition(config).then(() => null, (e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).variable).toBe('MONGODB_URL');

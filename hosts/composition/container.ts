@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Redis } from 'ioredis';
 import { createApplication, type CoreDeps } from '../../core/application/index.js';
 import { createAssetRegistry } from '../../core/domain/assets.js';
+import { MAINNET_USDT_CONTRACT } from '../../core/domain/model/asset.js';
 import type { ChainGateway } from '../../core/ports/chain-gateway.port.js';
 import type { Clock } from '../../core/ports/clock.port.js';
 import type { DnsResolver } from '../../core/ports/dns-resolver.port.js';
@@ -163,10 +164,27 @@ export function composeContainer(config: HostConfig, overrides: CompositionOverr
 }
 
 /**
- * composeContainer after opening what the configuration needs up front: the MongoDB connection (indexes ensured)
- * for STORE=mongodb. A connection failure is a ConfigError naming MONGODB_URL; close() also closes the connection.
+ * With CHAIN=devnet and no USDT_CONTRACT, the devnet's own USDT contract (from its /sim/info): mainnet's address does
+ * not exist on a devnet. When the devnet does not answer, the configuration is kept and readiness reports the chain.
  */
-export async function openComposition(config: HostConfig, overrides: CompositionOverrides = {}): Promise<Composition> {
+async function withDevnetUsdt(config: HostConfig): Promise<HostConfig> {
+  if (config.chain !== 'devnet' || config.usdtContract !== MAINNET_USDT_CONTRACT) return config;
+  try {
+    const response = await fetch(`${config.tronFullHost.replace(/\/+$/, '')}/sim/info`, { signal: AbortSignal.timeout(2_000) });
+    const usdt = ((await response.json()) as { usdt?: { base58?: unknown } }).usdt?.base58;
+    return typeof usdt === 'string' && /^T[1-9A-HJ-NP-Za-km-z]{33}$/.test(usdt) ? { ...config, usdtContract: usdt } : config;
+  } catch {
+    return config;
+  }
+}
+
+/**
+ * composeContainer after opening what the configuration needs up front: the MongoDB connection (indexes ensured)
+ * for STORE=mongodb, and with CHAIN=devnet the devnet's USDT contract unless USDT_CONTRACT is set. A connection
+ * failure is a ConfigError naming MONGODB_URL; close() also closes the connection.
+ */
+export async function openComposition(given: HostConfig, overrides: CompositionOverrides = {}): Promise<Composition> {
+  const config = await withDevnetUsdt(given);
   if (config.store !== 'mongodb' || overrides.mongo !== undefined) return composeContainer(config, overrides);
   let connection: MongoConnection;
   try {
