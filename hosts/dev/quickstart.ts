@@ -30,6 +30,7 @@ export interface InputStep {
   readonly note: string;
 }
 
+/** One step of the quickstart walk. */
 export type QuickstartStep = HttpStep | InputStep;
 
 /** The demo account of the walk. */
