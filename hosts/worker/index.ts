@@ -1,6 +1,6 @@
 /**
- * The worker host: runs the collection executor, the withdrawal executor and (when given) the webhook dispatcher
- * and the balance scanner. `startWorker` either loops on real timers (production) or, with `manual: true`, only
+ * The worker host: runs the collection executor, the command executor (withdrawals and staking) and, when given,
+ * the webhook dispatcher and the balance scanner. `startWorker` either loops on real timers (production) or, with `manual: true`, only
  * when the caller says `tick()` (tests drive it on a ManualClock, deterministically).
  */
 import type { BalanceScanner } from '../../core/application/worker/balance-scanner.js';
@@ -9,8 +9,8 @@ import {
 } from '../../core/application/worker/collection-executor.js';
 import type { WebhookDispatcher } from '../../core/application/worker/webhook-dispatcher.js';
 import {
-  WithdrawalExecutor, type WithdrawalExecutorDeps, type WithdrawalExecutorOptions, type WithdrawalOutcome,
-} from '../../core/application/worker/withdrawal-executor.js';
+  CommandExecutor, type CommandExecutorDeps, type CommandExecutorOptions, type CommandOutcome,
+} from '../../core/application/worker/command-executor.js';
 import { startBalanceScanJob } from './jobs/balance-scan.js';
 import { startWebhookJob, type RunningJob } from './jobs/webhooks.js';
 
@@ -22,7 +22,7 @@ export interface WorkerLog {
 }
 
 /** The ports of both executors, plus the optional webhook dispatcher and balance scanner (already built). */
-export interface WorkerDeps extends CollectionExecutorDeps, WithdrawalExecutorDeps {
+export interface WorkerDeps extends CollectionExecutorDeps, CommandExecutorDeps {
   readonly webhooks?: WebhookDispatcher;
   readonly balanceScanner?: BalanceScanner;
 }
@@ -30,7 +30,7 @@ export interface WorkerDeps extends CollectionExecutorDeps, WithdrawalExecutorDe
 /** Options of startWorker; every one has a default. */
 export interface WorkerOptions {
   readonly collection?: CollectionExecutorOptions;
-  readonly withdrawal?: WithdrawalExecutorOptions;
+  readonly commands?: CommandExecutorOptions;
   /** Pause between two ticks of the executor loop (default 1 s; a tick that found work is followed at once). */
   readonly intervalMs?: number;
   /** Collection stages per tick at most (default 200), so one tick stays bounded. */
@@ -43,7 +43,8 @@ export interface WorkerOptions {
 /** What one tick did. */
 export interface TickReport {
   readonly collections: readonly StageOutcome[];
-  readonly withdrawals: readonly WithdrawalOutcome[];
+  /** Withdrawals and staking commands. */
+  readonly commands: readonly CommandOutcome[];
 }
 
 /** A running worker. */
@@ -55,20 +56,20 @@ export interface RunningWorker {
 }
 
 /**
- * Starts the worker. Collections and withdrawals run in one non-overlapping loop (a second tick never starts while
- * one runs, so one process never works one task twice; several processes share work through leases and versions).
+ * Starts the worker. Collections and commands (withdrawals, staking) run in one non-overlapping loop (a second
+ * tick never starts while one runs, so one process never works one task twice; several processes share work through leases and versions).
  * An error escaping a tick (a bug, a store outage) is logged; the tasks it touched resume when their lease ends.
  */
 export function startWorker(deps: WorkerDeps, options: WorkerOptions = {}): RunningWorker {
   const collections = new CollectionExecutor(deps, options.collection);
-  const withdrawals = new WithdrawalExecutor(deps, options.withdrawal);
+  const commands = new CommandExecutor(deps, options.commands);
   const maxStages = options.maxStagesPerTick ?? 200;
   const manual = options.manual === true;
   let running: Promise<TickReport> | null = null;
 
   const pass = async (): Promise<TickReport> => {
     const report = {
-      withdrawals: await withdrawals.runDue(),
+      commands: await commands.runDue(),
       collections: await collections.runDue(maxStages),
     };
     if (manual && deps.webhooks !== undefined) {
@@ -126,10 +127,10 @@ export function startWorker(deps: WorkerDeps, options: WorkerOptions = {}): Runn
 function reportEnds(report: TickReport, log: WorkerLog | undefined): void {
   if (log === undefined) return;
   for (const o of report.collections) if (o.outcome === 'finished') log.info({ taskNo: o.taskNo, status: o.status }, 'collection finished');
-  for (const o of report.withdrawals) {
-    if (o.outcome === 'completed' || o.outcome === 'failed' || o.outcome === 'rejected') log.info({ commandNo: o.commandNo, outcome: o.outcome }, 'withdrawal finished');
+  for (const o of report.commands) {
+    if (o.outcome === 'completed' || o.outcome === 'failed' || o.outcome === 'rejected') log.info({ commandNo: o.commandNo, outcome: o.outcome }, 'command finished');
   }
 }
 
-export { CollectionExecutor, WithdrawalExecutor };
-export type { CollectionExecutorOptions, WithdrawalExecutorOptions, StageOutcome, WithdrawalOutcome };
+export { CollectionExecutor, CommandExecutor };
+export type { CollectionExecutorOptions, CommandExecutorOptions, StageOutcome, CommandOutcome };

@@ -1,5 +1,5 @@
 /**
- * `npm run worker`: the background half of Custody Hub as its own process (collections, withdrawals, webhook
+ * `npm run worker`: the background half of Custody Hub as its own process (collections, withdrawals, staking, webhook
  * deliveries, balance refresh), configured from the environment like the API (hosts/composition/config.ts).
  * SIGINT/SIGTERM stop it gracefully (work in flight finishes; leases cover anything cut short); a second signal exits.
  */
@@ -15,7 +15,7 @@ const started = await (async () => {
   process.stderr.write(error instanceof ConfigError ? `${error.message}\n` : `worker failed to start: ${(error as Error).stack ?? String(error)}\n`);
   process.exit(error instanceof ConfigError ? 2 : 1);
 });
-process.stdout.write('worker: collections, withdrawals, webhooks and balance refresh running\n');
+process.stdout.write('worker: collections, withdrawals, staking, webhooks and balance refresh running\n');
 
 let stopping = false;
 const shutdown = (signal: NodeJS.Signals): void => {

@@ -5,7 +5,7 @@
  * broadcast never sends a second transaction.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { WithdrawalExecutor } from '../../core/application/worker/withdrawal-executor.js';
+import { CommandExecutor } from '../../core/application/worker/command-executor.js';
 import { COMMAND_STATUS } from '../../core/domain/model/command.js';
 import { FaultPlan, faultyCommands, faultyGateway, InjectedCrash, type SentTransaction } from './fault-injection.js';
 import { buildWorkerWorld, TRX, type WorkerWorld } from './worker-test-fixture.js';
@@ -17,8 +17,8 @@ afterEach(async () => {
   world = undefined;
 });
 
-function executorOf(w: WorkerWorld, overrides: Partial<ConstructorParameters<typeof WithdrawalExecutor>[0]> = {}): WithdrawalExecutor {
-  return new WithdrawalExecutor({ ...w.stores, chain: w.gateway, cipher: w.cipher, assets: w.assets, ...overrides });
+function executorOf(w: WorkerWorld, overrides: Partial<ConstructorParameters<typeof CommandExecutor>[0]> = {}): CommandExecutor {
+  return new CommandExecutor({ ...w.stores, chain: w.gateway, cipher: w.cipher, assets: w.assets, ...overrides });
 }
 
 async function ended(w: WorkerWorld, commandNo: string): Promise<boolean> {

@@ -39,7 +39,7 @@ describe('startWorker', { timeout: 60_000 }, () => {
     worker = startWorker(depsOf(w), { manual: true, collection: { confirmations: 'solidified' } });
     expect((await w.stores.tasks.get(task.taskNo))!.status).toBe(COLLECTION_STATUS.PENDING);
     const first = await worker.tick();
-    expect(first.withdrawals.map((o) => o.outcome)).toEqual(['completed']);
+    expect(first.commands.map((o) => o.outcome)).toEqual(['completed']);
     expect(first.collections[0]).toMatchObject({ taskNo: task.taskNo, outcome: 'advanced', status: COLLECTION_STATUS.FUNDING_TRX });
     for (let round = 0; round < 200 && (await w.stores.tasks.get(task.taskNo))!.status !== COLLECTION_STATUS.DONE; round++) {
       w.devnet.mine(1);
@@ -60,7 +60,7 @@ describe('startWorker', { timeout: 60_000 }, () => {
     worker = startWorker(depsOf(w), { manual: true });
     const [a, b] = [worker.tick(), worker.tick()];
     expect(a).toBe(b);
-    expect((await a).withdrawals.map((o) => o.outcome)).toEqual(['completed']);
+    expect((await a).commands.map((o) => o.outcome)).toEqual(['completed']);
   });
 
   it('timer mode runs by itself and stop() waits for the pass in flight', async () => {
@@ -85,7 +85,7 @@ describe('startComposedWorker', { timeout: 60_000 }, () => {
     try {
       worker = startComposedWorker(composition, { BALANCE_SCAN_LEVEL: 'head' }, { manual: true });
       const report = await worker.tick();
-      expect(report).toEqual({ collections: [], withdrawals: [] });
+      expect(report).toEqual({ collections: [], commands: [] });
     } finally {
       await worker?.stop();
       worker = undefined;

@@ -35,6 +35,8 @@ export interface WorkerWorld {
   addSub(): Promise<string>;
   /** Queues a collection through the real use case (command + PENDING task in one unit of work). */
   collect(sub: string, symbol: 'USDT' | 'TRX'): Promise<CollectionTask>;
+  /** Queues a staking command (STAKE or UNSTAKE of `amountSun` for the resource) as the staking use case does. */
+  stake(address: string, type: 'STAKE' | 'UNSTAKE', resource: 'ENERGY' | 'BANDWIDTH', amountSun: bigint): Promise<Command>;
   /** Queues a WITHDRAWAL command through the real use case. */
   withdraw(from: string, to: string, symbol: 'USDT' | 'TRX', amount: bigint): Promise<Command>;
   close(): Promise<void>;
@@ -94,6 +96,14 @@ export async function buildWorkerWorld(options: WorkerWorldOptions = {}): Promis
       core,
       { userId, operation: 'withdrawal', address: from, toAddress: to, assetSymbol: symbol, amount },
       { userId, type: COMMAND_TYPE.WITHDRAWAL, address: from, assetSymbol: symbol, lockedAmount: amount, params: { to_address: to, amount: amount.toString(10) } },
+    ),
+    stake: async (address, type, resource, amountSun) => submitFundCommand(
+      core,
+      { userId, operation: 'stake', address, assetSymbol: 'TRX', ...(type === 'STAKE' ? { amount: amountSun } : {}) },
+      {
+        userId, type: COMMAND_TYPE[type], address, assetSymbol: 'TRX', lockedAmount: type === 'STAKE' ? amountSun : 0n,
+        params: { resource, amount: amountSun.toString(10) },
+      },
     ),
     close: () => devnet.close(),
   };
