@@ -4,7 +4,7 @@
  *    (the design target is at most 5) and at the solidified depth;
  * 2. BENCH_COLLECTIONS (default 1000) USDT collections started at once and run by BENCH_WORKERS executors
  *    (default 4) on one store: wall time, collections per second, blocks until the last is DONE.
- * `npx tsx bench/collection.ts` (or `npm run bench:collection`). Bounded: stops after BENCH_MS (default 240000) of
+ * `npx tsx bench/collection.ts` (or `npm run bench:collection`). Bounded: stops after BENCH_MS (default 600000) of
  * wall time and reports how far it got. Blocks are mined by the bench (manual mode), one per round of the workers.
  */
 import { performance } from 'node:perf_hooks';
@@ -16,7 +16,7 @@ import { driveUntil, type Runnable } from '../hosts/worker/worker-drive.js';
 
 const COLLECTIONS = Number(process.env['BENCH_COLLECTIONS'] ?? 1_000);
 const WORKERS = Number(process.env['BENCH_WORKERS'] ?? 4);
-const CAP_MS = Number(process.env['BENCH_MS'] ?? 240_000);
+const CAP_MS = Number(process.env['BENCH_MS'] ?? 600_000);
 /** Stages one executor runs per round (one block): a busy worker keeps working while the chain moves on. */
 const STAGES_PER_PASS = Number(process.env['BENCH_STAGES_PER_BLOCK'] ?? 50);
 let stages = 0;
