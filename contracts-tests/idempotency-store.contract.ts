@@ -16,6 +16,8 @@ export interface IdempotencyStoreSubject extends Closable {
 }
 
 const WINDOW = IDEMPOTENCY_WINDOW_MS;
+/** An in-flight lease much shorter than the window, as the API passes. */
+const LEASE = 60_000;
 const SCOPE = 'user:1 POST /wallets/{network}/main-address';
 const HASH_A = 'aa'.repeat(32);
 const HASH_B = 'bb'.repeat(32);
@@ -78,6 +80,60 @@ export function describeIdempotencyStoreContract(
       expect(await idempotency.begin(SCOPE, 'k1', HASH_A, WINDOW)).toEqual({ outcome: 'started' });
     });
 
+    it('an in-flight lease that ran out is taken over by a same-hash begin; before that it is in progress', async () => {
+      const { idempotency, clock } = subject();
+      expect(await idempotency.begin(SCOPE, 'k1', HASH_A, WINDOW, LEASE)).toEqual({ outcome: 'started' });
+      clock.advance(LEASE - 1);
+      expect(await idempotency.begin(SCOPE, 'k1', HASH_A, WINDOW, LEASE)).toEqual({ outcome: 'in-progress' });
+      clock.advance(1);
+      expect(await idempotency.begin(SCOPE, 'k1', HASH_A, WINDOW, LEASE)).toEqual({ outcome: 'started' });
+      // The takeover holds a fresh lease of its own.
+      clock.advance(LEASE - 1);
+      expect(await idempotency.begin(SCOPE, 'k1', HASH_A, WINDOW, LEASE)).toEqual({ outcome: 'in-progress' });
+      await idempotency.complete(SCOPE, 'k1', CREATED);
+      expect(await idempotency.begin(SCOPE, 'k1', HASH_A, WINDOW, LEASE)).toEqual({ outcome: 'replay', response: CREATED });
+    });
+
+    it('without a lease argument the in-flight marker lasts the whole window', async () => {
+      const { idempotency, clock } = subject();
+      await idempotency.begin(SCOPE, 'k1', HASH_A, WINDOW);
+      clock.advance(WINDOW - 1);
+      expect(await idempotency.begin(SCOPE, 'k1', HASH_A, WINDOW, LEASE)).toEqual({ outcome: 'in-progress' });
+    });
+
+    it('a run-out lease does not free the key for another body: that stays a mismatch for the window', async () => {
+      const { idempotency, clock } = subject();
+      await idempotency.begin(SCOPE, 'k1', HASH_A, WINDOW, LEASE);
+      clock.advance(LEASE * 10);
+      expect(await idempotency.begin(SCOPE, 'k1', HASH_B, WINDOW, LEASE)).toEqual({ outcome: 'mismatch' });
+      expect(await idempotency.begin(SCOPE, 'k1', HASH_A, WINDOW, LEASE)).toEqual({ outcome: 'started' });
+      expect(await idempotency.begin(SCOPE, 'k1', HASH_B, WINDOW, LEASE)).toEqual({ outcome: 'mismatch' });
+    });
+
+    it('a completed record replays for the whole window however short the lease, counted from the takeover', async () => {
+      const { idempotency, clock } = subject();
+      await idempotency.begin(SCOPE, 'k1', HASH_A, WINDOW, LEASE);
+      clock.advance(LEASE);
+      expect(await idempotency.begin(SCOPE, 'k1', HASH_A, WINDOW, LEASE)).toEqual({ outcome: 'started' });
+      await idempotency.complete(SCOPE, 'k1', CREATED);
+      clock.advance(WINDOW - 1);
+      expect(await idempotency.begin(SCOPE, 'k1', HASH_A, WINDOW, LEASE)).toEqual({ outcome: 'replay', response: CREATED });
+      expect(await idempotency.begin(SCOPE, 'k1', HASH_B, WINDOW, LEASE)).toEqual({ outcome: 'mismatch' });
+      clock.advance(1);
+      expect(await idempotency.begin(SCOPE, 'k1', HASH_B, WINDOW, LEASE)).toEqual({ outcome: 'started' });
+    });
+
+    it(`of ${concurrency} concurrent takeovers of a run-out lease exactly one starts, the rest see it in progress`, async () => {
+      const { idempotency, clock } = subject();
+      await idempotency.begin(SCOPE, 'race', HASH_A, WINDOW, LEASE);
+      clock.advance(LEASE);
+      const outcomes = await Promise.all(
+        Array.from({ length: concurrency }, () => idempotency.begin(SCOPE, 'race', HASH_A, WINDOW, LEASE)),
+      );
+      expect(outcomes.filter((o) => o.outcome === 'started')).toHaveLength(1);
+      expect(outcomes.filter((o) => o.outcome === 'in-progress')).toHaveLength(concurrency - 1);
+    });
+
     it('abandon forgets a started request so the client may retry with the same key (even with another body)', async () => {
       const { idempotency } = subject();
       await idempotency.begin(SCOPE, 'k1', HASH_A, WINDOW);
@@ -118,22 +174,23 @@ export function describeIdempotencyStoreContract(
       expect(outcomes.filter((o) => o.outcome === 'in-progress')).toHaveLength(concurrency - 1);
     });
 
-    it('matches a reference model under random begin/complete/abandon/advance sequences', async () => {
+    it('matches a reference model under random begin (with or without a lease)/complete/abandon/advance sequences', async () => {
       type Op =
-        | { kind: 'begin'; key: number; hash: number }
+        | { kind: 'begin'; key: number; hash: number; leased: boolean }
         | { kind: 'complete'; key: number; status: number }
         | { kind: 'abandon'; key: number }
         | { kind: 'advance'; ms: number };
       const op: fc.Arbitrary<Op> = fc.oneof(
-        fc.record({ kind: fc.constant('begin' as const), key: fc.nat(2), hash: fc.nat(1) }),
+        fc.record({ kind: fc.constant('begin' as const), key: fc.nat(2), hash: fc.nat(1), leased: fc.boolean() }),
         fc.record({ kind: fc.constant('complete' as const), key: fc.nat(2), status: fc.integer({ min: 200, max: 599 }) }),
         fc.record({ kind: fc.constant('abandon' as const), key: fc.nat(2) }),
-        fc.record({ kind: fc.constant('advance' as const), ms: fc.oneof(fc.constant(WINDOW), fc.integer({ min: 0, max: WINDOW / 2 })) }),
+        fc.record({ kind: fc.constant('advance' as const), ms: fc.oneof(fc.constant(WINDOW), fc.constant(LEASE), fc.integer({ min: 0, max: WINDOW / 2 })) }),
       );
       await fc.assert(fc.asyncProperty(fc.array(op, { maxLength: 30 }), async (ops) => {
         await withSubject(makeSubject, async ({ idempotency, clock }) => {
           let now = 0;
-          const model = new Map<number, { hash: number; expiresAt: number; response: { status: number; body: string } | null }>();
+          type Entry = { hash: number; expiresAt: number; leaseUntil: number; response: { status: number; body: string } | null };
+          const model = new Map<number, Entry>();
           for (const step of ops) {
             if (step.kind === 'advance') {
               clock.advance(step.ms);
@@ -143,10 +200,12 @@ export function describeIdempotencyStoreContract(
             const live = model.get(step.key);
             const current = live !== undefined && live.expiresAt > now ? live : undefined;
             if (step.kind === 'begin') {
-              const got = await idempotency.begin(SCOPE, `k${step.key}`, `${step.hash}`.repeat(64), WINDOW);
-              if (current === undefined) {
+              const lease = step.leased ? LEASE : undefined;
+              const got = await idempotency.begin(SCOPE, `k${step.key}`, `${step.hash}`.repeat(64), WINDOW, lease);
+              const takeover = current !== undefined && current.hash === step.hash && current.response === null && current.leaseUntil <= now;
+              if (current === undefined || takeover) {
                 expect(got).toEqual({ outcome: 'started' });
-                model.set(step.key, { hash: step.hash, expiresAt: now + WINDOW, response: null });
+                model.set(step.key, { hash: step.hash, expiresAt: now + WINDOW, leaseUntil: now + (lease ?? WINDOW), response: null });
               } else if (current.hash !== step.hash) expect(got).toEqual({ outcome: 'mismatch' });
               else if (current.response === null) expect(got).toEqual({ outcome: 'in-progress' });
               else expect(got).toEqual({ outcome: 'replay', response: current.response });

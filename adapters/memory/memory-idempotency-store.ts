@@ -11,24 +11,33 @@ function keyOf(scope: string, key: string): string {
   return `${scope}\u0000${key}`;
 }
 
-/** Idempotency records that expire on the injected clock; begin checks and writes in one synchronous step. */
+/**
+ * Idempotency records that expire on the injected clock; begin checks and writes (including a takeover of an expired
+ * in-flight lease) in one synchronous step, so concurrent begins cannot both start.
+ */
 export class MemoryIdempotencyStore implements IdempotencyStore {
   private beginsSinceSweep = 0;
 
   constructor(private readonly store: MemoryStore, private readonly clock: Clock) {}
 
-  async begin(scope: string, key: string, requestHash: string, windowMs: number): Promise<IdempotencyBegin> {
+  async begin(
+    scope: string, key: string, requestHash: string, windowMs: number, inFlightMs: number = windowMs,
+  ): Promise<IdempotencyBegin> {
     const now = this.clock.now();
     this.sweepSometimes(now);
     const id = keyOf(scope, key);
     const record = this.store.idempotency.get(id);
     if (record !== undefined && record.expiresAt > now) {
       if (record.requestHash !== requestHash) return { outcome: 'mismatch' };
-      if (record.state === 'in-progress' || record.response === null) return { outcome: 'in-progress' };
-      return { outcome: 'replay', response: outboundCopy(record.response) };
+      if (record.state === 'completed' && record.response !== null) {
+        return { outcome: 'replay', response: outboundCopy(record.response) };
+      }
+      // Still leased: its process may be running it. Past the lease it presumably died, and this begin takes over.
+      if ((record.leaseExpiresAt ?? record.expiresAt) > now) return { outcome: 'in-progress' };
     }
     const started: IdempotencyRecord = {
-      scope, key, requestHash, state: 'in-progress', response: null, createdAt: now, expiresAt: now + windowMs,
+      scope, key, requestHash, state: 'in-progress', response: null,
+      createdAt: now, expiresAt: now + windowMs, leaseExpiresAt: now + inFlightMs,
     };
     this.store.idempotency.set(id, storedCopy(started));
     return { outcome: 'started' };

@@ -14,6 +14,8 @@ export interface IdempotencyDocument {
   response: { status: number; body: string } | null;
   createdAt: number;
   expiresAt: number;
+  /** End of the in-flight lease (epoch ms, store's clock); missing on records written before leases = `expiresAt`. */
+  leaseExpiresAt?: number | null;
   purgeAt: Date;
 }
 
@@ -27,6 +29,8 @@ export function toIdempotencyDocument(record: IdempotencyRecord, purgeAt: Date):
     response: record.response === null ? null : { status: record.response.status, body: record.response.body },
     createdAt: record.createdAt,
     expiresAt: record.expiresAt,
+    // Omitted rather than undefined: the driver would store undefined as BSON null.
+    ...(record.leaseExpiresAt === undefined ? {} : { leaseExpiresAt: record.leaseExpiresAt }),
     purgeAt,
   };
 }
@@ -39,6 +43,7 @@ export function fromStoredResponse(doc: { status: number; body: string }): Store
 /** Stored document -> domain value; BSON null and a missing field both read as null. */
 export function fromIdempotencyDocument(doc: IdempotencyDocument): IdempotencyRecord {
   const response = nullable(doc.response);
+  const lease = nullable(doc.leaseExpiresAt);
   return {
     scope: doc.scope,
     key: doc.key,
@@ -47,6 +52,7 @@ export function fromIdempotencyDocument(doc: IdempotencyDocument): IdempotencyRe
     response: response === null ? null : fromStoredResponse(response),
     createdAt: doc.createdAt,
     expiresAt: doc.expiresAt,
+    ...(lease === null ? {} : { leaseExpiresAt: lease }),
   };
 }
 

@@ -150,8 +150,11 @@ describe('MongoDB document mappers', () => {
   });
 
   it('idempotency records keep epoch ms and a BSON date to purge at, never before the record expires', () => {
-    fc.assert(fc.property(ms, fc.integer({ min: 1, max: 2 * 86_400_000 }), ms, (createdAt, windowMs, wallNow) => {
-      const record = { scope: 's', key: 'k', requestHash: 'h', state: 'in-progress' as const, response: null, createdAt, expiresAt: createdAt + windowMs };
+    fc.assert(fc.property(ms, fc.integer({ min: 1, max: 2 * 86_400_000 }), ms, optMs, (createdAt, windowMs, wallNow, lease) => {
+      const record = {
+        scope: 's', key: 'k', requestHash: 'h', state: 'in-progress' as const, response: null, createdAt, expiresAt: createdAt + windowMs,
+        ...(lease === null ? {} : { leaseExpiresAt: lease }),
+      };
       const doc = throughBson(toIdempotencyDocument(record, purgeTime(record.expiresAt, windowMs, wallNow)));
       expect(doc.purgeAt).toBeInstanceOf(Date);
       expect(doc.purgeAt.getTime()).toBeGreaterThanOrEqual(record.expiresAt);

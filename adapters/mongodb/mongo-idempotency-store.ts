@@ -5,7 +5,7 @@ import type { Clock } from '../../core/ports/clock.port.js';
 import type { IdempotencyBegin, IdempotencyStore } from '../../core/ports/idempotency-store.port.js';
 import { COLLECTIONS } from './collections.js';
 import { fromStoredResponse, purgeTime, toIdempotencyDocument, type IdempotencyDocument } from './idempotency-document.js';
-import { guarded, isDuplicateKey } from './mongo-support.js';
+import { guarded, isDuplicateKey, nullable } from './mongo-support.js';
 
 /** Each round either decides or lost a race to a writer that changed the record; more rounds mean a livelock. */
 const MAX_BEGIN_ROUNDS = 8;
@@ -13,7 +13,8 @@ const MAX_BEGIN_ROUNDS = 8;
 /**
  * Idempotency records, unique on (scope, key). begin() is an insert: of N concurrent begins exactly one inserts
  * (the unique index decides) and the others read the winner. A record past `expiresAt` on the store's clock is
- * replaced by a conditional update that names the expired record, so again only one replacer wins. The TTL index
+ * replaced by a conditional update that names the expired record, so again only one replacer wins; a same-hash
+ * record whose in-flight lease (`leaseExpiresAt`) ran out is taken over the same way. The TTL index
  * only reclaims space; correctness never waits for it.
  */
 export class MongoIdempotencyStore implements IdempotencyStore {
@@ -23,12 +24,17 @@ export class MongoIdempotencyStore implements IdempotencyStore {
     this.records = db.collection<IdempotencyDocument>(COLLECTIONS.idempotency);
   }
 
-  begin(scope: string, key: string, requestHash: string, windowMs: number): Promise<IdempotencyBegin> {
+  begin(
+    scope: string, key: string, requestHash: string, windowMs: number, inFlightMs: number = windowMs,
+  ): Promise<IdempotencyBegin> {
     return guarded('idempotency begin', async () => {
       for (let round = 0; round < MAX_BEGIN_ROUNDS; round++) {
         const now = this.clock.now();
         const fresh = toIdempotencyDocument(
-          { scope, key, requestHash, state: 'in-progress', response: null, createdAt: now, expiresAt: now + windowMs },
+          {
+            scope, key, requestHash, state: 'in-progress', response: null,
+            createdAt: now, expiresAt: now + windowMs, leaseExpiresAt: now + inFlightMs,
+          },
           purgeTime(now + windowMs, windowMs, this.wallClock()),
         );
         try {
@@ -39,13 +45,24 @@ export class MongoIdempotencyStore implements IdempotencyStore {
         }
         const existing = await this.records.findOne({ scope, key });
         if (existing === null) continue; // abandoned or purged between our insert and read: try again
+        const lease = nullable(existing.leaseExpiresAt);
         if (existing.expiresAt > now) {
           if (existing.requestHash !== requestHash) return { outcome: 'mismatch' };
-          if (existing.state === 'in-progress' || existing.response === null) return { outcome: 'in-progress' };
-          return { outcome: 'replay', response: fromStoredResponse(existing.response) };
+          const response = nullable(existing.response);
+          if (existing.state === 'completed' && response !== null) {
+            return { outcome: 'replay', response: fromStoredResponse(response) };
+          }
+          if ((lease ?? existing.expiresAt) > now) return { outcome: 'in-progress' };
         }
-        // Expired: take the record over only if it is still the expired one we read.
-        const taken = await this.records.replaceOne({ _id: existing._id, expiresAt: existing.expiresAt }, fresh);
+        // Expired, or an in-flight lease that ran out: take the record over only if it is still exactly the one we
+        // read. A takeover writes a later lease and window, so a second taker's filter no longer matches.
+        const taken = await this.records.replaceOne(
+          {
+            _id: existing._id, state: existing.state, expiresAt: existing.expiresAt,
+            leaseExpiresAt: lease, // null also matches a missing field
+          },
+          fresh,
+        );
         if (taken.modifiedCount === 1) return { outcome: 'started' };
       }
       throw new InfrastructureError('SERVICE-UNAVAILABLE', 'idempotency record kept changing; retry later', { transient: true });

@@ -3,6 +3,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type ApiHarness, type HttpResult } from './test-harness.js';
 import { createWallet, fails, ok, relogin, userWithWallets, expectAnswersDocumented } from './api-test-fixtures.js';
+import { IDEMPOTENCY_WINDOW_MS } from '../../core/domain/model/idempotency.js';
+import { TOKENS } from '../composition/tokens.js';
+import { IDEMPOTENCY_IN_FLIGHT_MS, requestHash } from './idempotency.js';
 
 type User = Awaited<ReturnType<typeof userWithWallets>>;
 
@@ -137,6 +140,52 @@ describe('idempotency keys', () => {
     const session = await relogin(h, u);
     // Executed again: the first withdrawal still holds the address lock.
     fails(await h.call('POST', '/api/transfers', { token: session, headers: { 'idempotency-key': key }, body }), 409, 'BIZ-COMMAND-LOCKED');
+  });
+
+  it('a process that died after begin leaves a lease, not a 24 h block: past it a retry runs the request', async () => {
+    const u = await userWithWallets(h);
+    const key = randomUUID();
+    const body = { address: u.sub, asset_symbol: 'USDT' };
+    // The crashed process got as far as begin (same scope and hash the API computes) and never completed.
+    const store = h.container.get(TOKENS.Idempotency);
+    expect(await store.begin(`u:${u.userId} POST /api/collections`, key, requestHash(body), IDEMPOTENCY_WINDOW_MS, IDEMPOTENCY_IN_FLIGHT_MS))
+      .toEqual({ outcome: 'started' });
+    fails(await collect(u, key, body), 409, 'IDEMPOTENCY-KEY-IN-PROGRESS');
+    h.clock.advance(IDEMPOTENCY_IN_FLIGHT_MS - 1);
+    fails(await collect(u, key, body), 409, 'IDEMPOTENCY-KEY-IN-PROGRESS');
+    h.clock.advance(1);
+    const taken = await collect(u, key, body);
+    expect(taken.status).toBe(201);
+    expect(taken.headers.get('idempotent-replayed')).toBeNull();
+    expect(await commandsOf(u, 3)).toHaveLength(1);
+    h.clock.advance(IDEMPOTENCY_IN_FLIGHT_MS * 10);
+    const replay = await collect(u, key, body);
+    expect({ status: replay.status, text: replay.text, replayed: replay.headers.get('idempotent-replayed') })
+      .toEqual({ status: 201, text: taken.text, replayed: 'true' });
+  });
+
+  it('a process that died after creating the task but before storing the answer: the retry meets the address lock, never a second task', async () => {
+    const u = await userWithWallets(h);
+    const key = randomUUID();
+    const store = h.container.get(TOKENS.Idempotency);
+    const complete = store.complete;
+    // The crash: the request executes, but its answer never reaches the store (nor, in reality, the client).
+    store.complete = async () => undefined;
+    try {
+      ok(await collect(u, key), 201);
+    } finally {
+      store.complete = complete;
+    }
+    fails(await collect(u, key), 409, 'IDEMPOTENCY-KEY-IN-PROGRESS');
+    h.clock.advance(IDEMPOTENCY_IN_FLIGHT_MS);
+    const retried = await collect(u, key);
+    fails(retried, 409, 'BIZ-COMMAND-LOCKED');
+    expect(await commandsOf(u, 3)).toHaveLength(1);
+    // The takeover's answer is the stored one from now on.
+    h.clock.advance(IDEMPOTENCY_IN_FLIGHT_MS);
+    const replay = await collect(u, key);
+    expect({ status: replay.status, text: replay.text }).toEqual({ status: 409, text: retried.text });
+    expect(await commandsOf(u, 3)).toHaveLength(1);
   });
 
   it('model: random key/body sequences replay the first answer for the same body and refuse another body', async () => {

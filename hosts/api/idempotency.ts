@@ -32,19 +32,29 @@ export function requestHash(body: unknown): string {
   return createHash('sha256').update(canonicalJson(body)).digest('hex');
 }
 
+/**
+ * How long a started request holds its key before a retry may take it over. Why a lease at all: a process that dies
+ * between begin and complete would otherwise answer IDEMPOTENCY-KEY-IN-PROGRESS for the whole 24 h window. Why 60 s:
+ * far above the longest request (the body timeout and the chain calls of a request take seconds), because a request
+ * still running when its lease runs out could run a second time; the business locks (address, balance) still refuse
+ * a duplicate command.
+ */
+export const IDEMPOTENCY_IN_FLIGHT_MS = 60_000;
+
 /** The header a replayed answer carries, so a client can tell it apart from a fresh execution. */
 export const REPLAY_HEADER = 'idempotent-replayed';
 
 /**
  * Runs `execute` at most once per (scope, key) within the 24 h window (DESIGN.md). A completed earlier request with the
  * same body is replayed byte for byte, status included; another body is 422 IDEMPOTENCY-KEY-REUSED; one still running
- * is 409 IDEMPOTENCY-KEY-IN-PROGRESS. 2xx and 4xx outcomes are stored (they are the answer to that request); a 5xx
+ * is 409 IDEMPOTENCY-KEY-IN-PROGRESS, until its in-flight lease (IDEMPOTENCY_IN_FLIGHT_MS) runs out and a retry takes it
+ * over. 2xx and 4xx outcomes are stored (they are the answer to that request); a 5xx
  * or an unexpected error abandons the record so the client can retry with the same key.
  */
 export async function runIdempotent(
   store: IdempotencyStore, scope: string, key: string, body: unknown, execute: () => Promise<ApiReply>,
 ): Promise<ApiReply> {
-  const begun = await store.begin(scope, key, requestHash(body), IDEMPOTENCY_WINDOW_MS);
+  const begun = await store.begin(scope, key, requestHash(body), IDEMPOTENCY_WINDOW_MS, IDEMPOTENCY_IN_FLIGHT_MS);
   if (begun.outcome === 'replay') {
     return { status: begun.response.status, body: begun.response.body, headers: { [REPLAY_HEADER]: 'true' } };
   }

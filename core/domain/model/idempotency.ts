@@ -16,6 +16,11 @@ export interface IdempotencyRecord {
   readonly response: StoredResponse | null;
   readonly createdAt: Millis;
   readonly expiresAt: Millis;
+  /**
+   * End of the in-flight lease (only meaningful while `in-progress`): after it a same-hash begin takes the request
+   * over, because the process that started it presumably died. Absent (records written before leases) = `expiresAt`.
+   */
+  readonly leaseExpiresAt?: Millis;
 }
 
 /** DESIGN.md: idempotency window. */
