@@ -84,6 +84,6 @@ describe('collection executor under crashes', () => {
           await w.close();
         }
       },
-    ), { numRuns: 12 });
+    ), { numRuns: 25 });
   }, 120_000);
 });

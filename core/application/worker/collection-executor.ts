@@ -124,6 +124,11 @@ export class CollectionExecutor {
       }
     } catch (error) {
       if (error instanceof ConcurrencyConflict) return { taskNo: claimed.taskNo, outcome: 'lost-lease', status: claimed.status };
+      // Recording the failure failed too (the store is down, or applied a write and reported an error): the task
+      // keeps its lease and is resumed when the lease ends, which is exactly what a crash here would lead to.
+      if (error instanceof InfrastructureError || error instanceof DomainError) {
+        return { taskNo: claimed.taskNo, outcome: 'retrying', status: claimed.status };
+      }
       throw error;
     }
   }
@@ -135,7 +140,9 @@ export class CollectionExecutor {
     // Re-read: the stage may have persisted a record before failing, and this write must name that version.
     const task = await this.deps.tasks.get(taskNo);
     if (task === null || task.lease?.owner !== this.owner) throw new ConcurrencyConflict('collection task', taskNo);
-    if (transient) {
+    // A store failure once a transaction is persisted must not end the task: the transaction may still land.
+    const sent = openRecord(task)?.transaction != null;
+    if (transient || (sent && error instanceof InfrastructureError && !error.code.startsWith('CHAIN-'))) {
       const delay = this.backoff.next(taskNo);
       await this.save(task, { nextRunAt: this.deps.clock.now() + delay, lease: null });
       return { taskNo, outcome: 'retrying', status: task.status };

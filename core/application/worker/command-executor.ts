@@ -112,24 +112,41 @@ export class CommandExecutor {
       if (outcome !== 'waiting' && outcome !== 'sent') this.mine.delete(commandNo);
       return { commandNo, outcome };
     } catch (error) {
-      if (error instanceof ConcurrencyConflict) {
-        this.mine.delete(commandNo);
-        return { commandNo, outcome: 'lost' };
-      }
-      if (!(error instanceof DomainError) && !(error instanceof InfrastructureError)) throw error;
-      const current = await this.deps.commands.get(commandNo);
-      if (current === null || (current.status !== COMMAND_STATUS.RUNNING && current.status !== COMMAND_STATUS.PENDING)) {
-        return { commandNo, outcome: 'lost' };
-      }
-      if ((error instanceof InfrastructureError && error.transient) || current.status === COMMAND_STATUS.PENDING) {
+      if (!(error instanceof ConcurrencyConflict) && !(error instanceof DomainError) && !(error instanceof InfrastructureError)) throw error;
+      try {
+        return await this.recover(commandNo, error);
+      } catch (again) {
+        if (again instanceof ConcurrencyConflict) return this.lost(commandNo);
+        if (!(again instanceof DomainError) && !(again instanceof InfrastructureError)) throw again;
+        // The store failed while recording the failure: look again later.
         this.notBefore.set(commandNo, this.deps.clock.now() + this.backoff.next(commandNo));
         return { commandNo, outcome: 'retrying' };
       }
-      this.backoff.reset(commandNo);
-      this.mine.delete(commandNo);
-      await this.finish(current, false, error.code, error.message);
-      return { commandNo, outcome: 'failed' };
     }
+  }
+
+  private lost(commandNo: string): CommandOutcome {
+    this.mine.delete(commandNo);
+    return { commandNo, outcome: 'lost' };
+  }
+
+  /**
+   * After a failed pass: transient errors, and store errors once a transaction is persisted (it may be on its way),
+   * retry with backoff; other business or chain errors fail the command.
+   */
+  private async recover(commandNo: string, error: ConcurrencyConflict | DomainError | InfrastructureError): Promise<CommandOutcome> {
+    if (error instanceof ConcurrencyConflict) return this.lost(commandNo);
+    const current = await this.deps.commands.get(commandNo);
+    if (current === null || (current.status !== COMMAND_STATUS.RUNNING && current.status !== COMMAND_STATUS.PENDING)) return this.lost(commandNo);
+    const storeErrorAfterPersist = error instanceof InfrastructureError && current.transaction !== null && !error.code.startsWith('CHAIN-');
+    if ((error instanceof InfrastructureError && error.transient) || current.status === COMMAND_STATUS.PENDING || storeErrorAfterPersist) {
+      this.notBefore.set(commandNo, this.deps.clock.now() + this.backoff.next(commandNo));
+      return { commandNo, outcome: 'retrying' };
+    }
+    this.backoff.reset(commandNo);
+    this.mine.delete(commandNo);
+    await this.finish(current, false, error.code, error.message);
+    return { commandNo, outcome: 'failed' };
   }
 
   /** When this command counts as done: withdrawals on broadcast by default (spec §6), staking on its confirmation. */
