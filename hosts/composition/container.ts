@@ -67,12 +67,15 @@ async function probe(name: string, check: () => Promise<unknown>, timeoutMs = 2_
   return { name, ok };
 }
 
+/** STORE=mongodb composed without a connection: a wiring mistake, reported against the variable that asked for it. */
+function noMongoConnection(): ConfigError {
+  return new ConfigError('STORE', 'is mongodb but no connection was opened (compose with openComposition, which connects to MONGODB_URL)');
+}
+
 function storeAdapters(config: HostConfig, overrides: CompositionOverrides, clock: Clock): StoreAdapters {
   const ids = overrides.ids === undefined ? {} : { ids: overrides.ids };
   if (config.store === 'memory') return { ...createMemoryAdapters({ clock, ...ids }), scanCursors: new MemoryScanCursorStore() };
-  if (overrides.mongo === undefined) {
-    throw new ConfigError('STORE', 'is mongodb but no connection was opened (compose with openComposition, which connects to MONGODB_URL)');
-  }
+  if (overrides.mongo === undefined) throw noMongoConnection();
   return { ...createMongoAdapters({ connection: overrides.mongo, clock, ...ids }), scanCursors: new MongoScanCursorStore(overrides.mongo.db) };
 }
 
@@ -103,7 +106,7 @@ function bindChain(container: Container, config: HostConfig, overrides: Composit
  * STORE=mongodb needs `overrides.mongo` (use {@link openComposition}, which opens it).
  */
 export function composeContainer(config: HostConfig, overrides: CompositionOverrides = {}): Composition {
-  if (config.store === 'mongodb' && overrides.mongo === undefined) storeAdapters(config, overrides, new SystemClock());
+  if (config.store === 'mongodb' && overrides.mongo === undefined) throw noMongoConnection();
   const container = new Container({ defaultScope: 'Singleton' });
   const adminToken = config.adminToken ?? `adm_${randomBytes(32).toString('base64url')}`;
   const ephemeralKey = config.keyEncryptionKey === null;
