@@ -1,0 +1,47 @@
+import type { Composition, CompositionOverrides } from '../composition/container.js';
+import { openComposition } from '../composition/container.js';
+import { ConfigError, loadConfig, type Env } from '../composition/config.js';
+import { TOKENS } from '../composition/tokens.js';
+import { startApiServer } from './api-server.js';
+
+/**
+ * Where the API-only process listens unless API_HOST says otherwise: every interface, because a production API runs
+ * in a container or behind a proxy that reaches it from outside loopback (the dev entry keeps 127.0.0.1).
+ */
+export const DEFAULT_API_HOST = '0.0.0.0';
+
+/** A running API-only process: where it listens, and a stop that closes the server before the adapters. */
+export interface StartedApi {
+  /** `http://host:port` as bound (PORT=0 resolved to the port picked). */
+  readonly url: string;
+  readonly composition: Composition;
+  stop(): Promise<void>;
+}
+
+/**
+ * Composes the API from the environment (hosts/composition: STORE, LOCKS, CHAIN, KEY_ENCRYPTION_KEY, ADMIN_TOKEN, …;
+ * production mode unless NODE_ENV=development) and serves it on PORT / API_HOST. No worker runs here: collections,
+ * withdrawals and webhook deliveries belong to `npm run worker`. Configuration problems throw ConfigError before
+ * anything listens.
+ */
+export async function startApi(env: Env, overrides: CompositionOverrides = {}): Promise<StartedApi> {
+  const config = loadConfig(env, { mode: env['NODE_ENV'] === 'development' ? 'dev' : 'production' });
+  const host = env['API_HOST']?.trim() || DEFAULT_API_HOST;
+  if (/\s|\//.test(host)) throw new ConfigError('API_HOST', 'must be an IP address or a host name');
+  const composition = await openComposition(config, overrides);
+  const listening = await startApiServer(composition.container.get(TOKENS.ApiHost).h3, { port: config.port, host })
+    .catch(async (error: unknown) => {
+      // A taken port must not leave the store connection open behind the error.
+      await composition.close().catch(() => undefined);
+      throw error;
+    });
+  return {
+    url: listening.url,
+    composition,
+    // Requests in flight finish (keep-alive sockets are cut after a grace period) before the stores close under them.
+    stop: async () => {
+      await listening.close();
+      await composition.close();
+    },
+  };
+}
