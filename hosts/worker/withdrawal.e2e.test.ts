@@ -4,10 +4,11 @@
  * REJECTED without an event; an amount above the on-chain balance fails with withdrawal.failed; a crash after the
  * broadcast never sends a second transaction.
  */
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CommandExecutor } from '../../core/application/worker/command-executor.js';
 import { COMMAND_STATUS } from '../../core/domain/model/command.js';
-import { FaultPlan, faultyCommands, faultyGateway, InjectedCrash, type SentTransaction } from './fault-injection.js';
+import { FaultPlan, faultyCommands, faultyGateway, faultyUnitOfWork, InjectedCrash, type FaultKind, type SentTransaction } from './fault-injection.js';
 import { buildWorkerWorld, TRX, type WorkerWorld } from './worker-test-fixture.js';
 import { driveUntil } from './worker-drive.js';
 
@@ -112,5 +113,52 @@ describe('withdrawals on the devnet', { timeout: 60_000 }, () => {
         await w.close();
       }
     }
+  });
+
+  it('property: random crashes and transient failures, 1–3 workers: each command ends SUCCESS with one transaction', async () => {
+    const schedules = fc.uniqueArray(
+      fc.record({ at: fc.integer({ min: 0, max: 40 }), kind: fc.constantFrom<FaultKind>('crash', 'transient') }),
+      { maxLength: 5, selector: (f) => f.at },
+    );
+    await fc.assert(fc.asyncProperty(schedules, fc.integer({ min: 1, max: 3 }), fc.constantFrom<'TRX' | 'USDT'>('TRX', 'USDT'), async (schedule, workers, symbol) => {
+      const w = await buildWorkerWorld({ stakeTrx: 0n, seed: 'withdrawal-crash' });
+      try {
+        const from = await w.addSub();
+        const staker = await w.addSub();
+        const to = (await w.gateway.createAccount()).address;
+        w.devnet.fund(from, 30n * TRX);
+        w.devnet.fund(staker, 300n * TRX);
+        w.devnet.fundToken(from, 8_000_000n);
+        const amount = symbol === 'TRX' ? 6n * TRX : 5_000_000n;
+        const withdrawal = await w.withdraw(from, to, symbol, amount);
+        const stake = await w.stake(staker, 'STAKE', 'BANDWIDTH', 100n * TRX);
+        const plan = new FaultPlan(new Map(schedule.map((f) => [f.at, f.kind])));
+        const sent = new Map<string, SentTransaction>();
+        const chain = faultyGateway(w.gateway, plan, sent);
+        const executors = Array.from({ length: workers }, () => executorOf(w, {
+          chain, commands: faultyCommands(w.stores.commands, plan), uow: faultyUnitOfWork(w.stores.uow, plan),
+        }));
+        await driveUntil(w, executors, async () => (await ended(w, withdrawal.commandNo)) && (await ended(w, stake.commandNo)), {
+          maxRounds: 200, onError: (e) => { if (!(e instanceof InjectedCrash)) throw e; },
+        });
+        w.devnet.mine(1);
+        const faults = JSON.stringify(plan.fired);
+        for (const command of [withdrawal, stake]) {
+          const end = (await w.stores.commands.get(command.commandNo))!;
+          expect({ status: end.status, error: end.lastError }, faults).toEqual({ status: COMMAND_STATUS.SUCCESS, error: null });
+          const landed: string[] = [];
+          for (const tx of sent.values()) {
+            if (tx.from === command.address && (await w.gateway.getTransaction(tx.txid)).state === 'confirmed') landed.push(tx.txid);
+          }
+          expect(landed, faults).toEqual([end.transaction!.txid]);
+          expect(await w.stores.commands.findActiveByAddress(command.address!)).toBeNull();
+        }
+        expect(symbol === 'TRX' ? await w.gateway.getTrxBalance(to) : await w.gateway.getTokenBalance(to, w.devnet.usdtAddress)).toBe(amount);
+        expect((await w.gateway.getResources(staker)).bandwidth.stakedSun).toBe(100n * TRX);
+        expect((await eventsOf(w, withdrawal.commandNo)).map((e) => e.eventType)).toEqual(['withdrawal.completed']);
+      } finally {
+        await w.close();
+      }
+    }), { numRuns: 25 });
   });
 });
