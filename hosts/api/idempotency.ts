@@ -35,9 +35,9 @@ export function requestHash(body: unknown): string {
 /**
  * How long a started request holds its key before a retry may take it over. Why a lease at all: a process that dies
  * between begin and complete would otherwise answer IDEMPOTENCY-KEY-IN-PROGRESS for the whole 24 h window. Why 60 s:
- * far above the longest request (the body timeout and the chain calls of a request take seconds), because a request
- * still running when its lease runs out could run a second time; the business locks (address, balance) still refuse
- * a duplicate command.
+ * the idempotent routes (collections, cashier collect, transfers) only validate and record a task or command in the
+ * store (the chain work runs in the worker), so they take well under a second; a request still running when its
+ * lease ran out could run a second time, and even then the address lock refuses a duplicate (BIZ-COMMAND-LOCKED).
  */
 export const IDEMPOTENCY_IN_FLIGHT_MS = 60_000;
 
