@@ -6,7 +6,9 @@
  */
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
+import { AdminUseCases } from '../../core/application/admin.service.js';
 import { CommandExecutor } from '../../core/application/worker/command-executor.js';
+import { DomainError } from '../../core/domain/errors.js';
 import { COMMAND_STATUS } from '../../core/domain/model/command.js';
 import { FaultPlan, faultyCommands, faultyGateway, faultyUnitOfWork, InjectedCrash, type FaultKind, type SentTransaction } from './fault-injection.js';
 import { buildWorkerWorld, TRX, type WorkerWorld } from './worker-test-fixture.js';
@@ -160,5 +162,40 @@ describe('withdrawals on the devnet', { timeout: 60_000 }, () => {
         await w.close();
       }
     }), { numRuns: 25 });
+  });
+
+  it('an admin cancel is refused from the moment the transaction is written, so it can never race the broadcast', async () => {
+    world = await buildWorkerWorld({ stakeTrx: 0n });
+    const w = world;
+    const from = await w.addSub();
+    const to = (await w.gateway.createAccount()).address;
+    w.devnet.fund(from, 10n * TRX);
+    const command = await w.withdraw(from, to, 'TRX', 2n * TRX);
+    const admin = new AdminUseCases(w.core);
+    let refused: unknown = null;
+    // The admin tries to cancel right after the write-ahead record lands, before the broadcast goes out.
+    const gateway = Object.create(w.gateway) as typeof w.gateway;
+    gateway.broadcast = async (tx) => {
+      refused = await admin.cancelCommand(command.commandNo).then(() => null, (e: unknown) => e);
+      return w.gateway.broadcast(tx);
+    };
+    await executorOf(w, { chain: gateway }).runDue();
+    expect(refused).toBeInstanceOf(DomainError);
+    expect((refused as DomainError).code).toBe('BIZ-COMMAND-NOT-CANCELLABLE');
+    expect((await w.stores.commands.get(command.commandNo))!.status).toBe(COMMAND_STATUS.SUCCESS);
+  });
+
+  it('an admin cancel before the worker starts wins: the worker sends nothing', async () => {
+    world = await buildWorkerWorld({ stakeTrx: 0n });
+    const w = world;
+    const from = await w.addSub();
+    const to = (await w.gateway.createAccount()).address;
+    w.devnet.fund(from, 10n * TRX);
+    const command = await w.withdraw(from, to, 'TRX', 2n * TRX);
+    await new AdminUseCases(w.core).cancelCommand(command.commandNo);
+    expect(await executorOf(w).runDue()).toEqual([]);
+    w.devnet.mine(1);
+    expect(await w.gateway.getTrxBalance(to)).toBe(0n);
+    expect((await w.stores.commands.get(command.commandNo))!.status).toBe(COMMAND_STATUS.CANCELLED);
   });
 });

@@ -208,18 +208,20 @@ export class CommandExecutor {
       }
     }
     const tx = await this.deps.chain.prepare(await signerFor(this.deps, from), plan.intent);
-    const persisted: Command = { ...command, transaction: toPrepared(tx), version: command.version + 1 };
+    // broadcastAt is stamped in the write-ahead record itself, before sending: from this write on, an admin cancel
+    // (allowed only before anything was broadcast) is refused, so a cancel can never race the broadcast below.
+    const persisted: Command = {
+      ...command, transaction: { ...toPrepared(tx), broadcastAt: this.deps.clock.now() }, version: command.version + 1,
+    };
     await this.deps.commands.update(persisted);
     await broadcastPrepared(this.deps.chain, persisted.transaction!);
-    const sent: Command = { ...persisted, transaction: { ...persisted.transaction!, broadcastAt: this.deps.clock.now() } };
-    if (this.completion(command) === 'broadcast') return this.succeed(sent, persisted.version);
-    await this.deps.commands.update({ ...sent, version: persisted.version + 1 });
+    if (this.completion(command) === 'broadcast') return this.succeed(persisted);
     this.notBefore.set(command.commandNo, this.deps.clock.now() + 3_000);
     return 'sent';
   }
 
-  private async succeed(command: Command, readVersion = command.version): Promise<CommandOutcome['outcome']> {
-    await this.finish({ ...command, version: readVersion }, true, null, null);
+  private async succeed(command: Command): Promise<CommandOutcome['outcome']> {
+    await this.finish(command, true, null, null);
     return 'completed';
   }
 
