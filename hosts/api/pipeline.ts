@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { getRouterParams, HTTPResponse, type H3Event } from 'h3';
+import { getRouterParams, type H3Event } from 'h3';
 import type { Logger } from 'pino';
 import type { IdempotencyStore } from '../../core/ports/idempotency-store.port.js';
 import type { RateLimiter } from '../../core/ports/rate-limiter.port.js';
@@ -93,7 +93,7 @@ async function execute(route: RouteDef, ctx: RouteContext<RouteDef['auth']>): Pr
  * and the envelope — every failure class included. Logs one line per request (never headers, bodies or the query
  * string, which can carry a payer's `ct=` token) and the details of unexpected errors under the request id.
  */
-export async function runRoute(deps: PipelineDeps, route: RouteDef, event: H3Event): Promise<HTTPResponse> {
+export async function runRoute(deps: PipelineDeps, route: RouteDef, event: H3Event): Promise<Response> {
   const started = performance.now();
   const requestId = requestIdOf(event);
   let headers: Record<string, string> = { 'x-request-id': requestId };
