@@ -72,6 +72,19 @@ function errorCodeOf(reply: ApiReply): string | undefined {
   }
 }
 
+/**
+ * Percent-decoded path parameters. Parameters are slices of the raw pathname, so without a `%` in it there is nothing
+ * to decode and h3's decoding copy (a measurable cost on every request, bench/api.ts) is skipped.
+ */
+function paramsOf(event: H3Event): Readonly<Record<string, string>> {
+  return event.url.pathname.includes('%') ? getRouterParams(event, { decode: true }) : getRouterParams(event);
+}
+
+/** Query parameters, last value winning; no URLSearchParams is built for the common request without a query. */
+function queryOf(event: H3Event): Readonly<Record<string, string>> {
+  return event.url.search === '' ? {} : Object.fromEntries(event.url.searchParams);
+}
+
 function isRaw(result: unknown): result is RawResult {
   return typeof result === 'object' && result !== null && 'raw' in result;
 }
@@ -96,7 +109,7 @@ async function execute(route: RouteDef, ctx: RouteContext<RouteDef['auth']>): Pr
 export async function runRoute(deps: PipelineDeps, route: RouteDef, event: H3Event): Promise<Response> {
   const started = performance.now();
   const requestId = requestIdOf(event);
-  let headers: Record<string, string> = { 'x-request-id': requestId };
+  const headers: Record<string, string> = { 'x-request-id': requestId };
   let caller: Caller | undefined;
   let reply: ApiReply;
   try {
@@ -105,13 +118,11 @@ export async function runRoute(deps: PipelineDeps, route: RouteDef, event: H3Eve
     const bucket = bucketOf(route);
     if (bucket !== undefined) {
       const rateHeaders = await applyRateLimit(deps.limiter, deps.limits, bucket, caller);
-      headers = { ...headers, ...rateHeaders };
+      for (const name in rateHeaders) headers[name] = rateHeaders[name]!;
     }
     const idempotencyKey = route.idempotent === true ? requireIdempotencyKey(event.req.headers.get('idempotency-key')) : null;
     const body = route.method === 'GET' ? {} : await readJsonObject(event);
-    const ctx: RouteContext<typeof route.auth> = {
-      caller, params: getRouterParams(event, { decode: true }), query: Object.fromEntries(event.url.searchParams), body,
-    };
+    const ctx: RouteContext<typeof route.auth> = { caller, params: paramsOf(event), query: queryOf(event), body };
     reply = idempotencyKey === null
       ? await execute(route, ctx)
       : await runIdempotent(deps.idempotency, idempotencyScope(caller, route, ctx.params), idempotencyKey, body, () => execute(route, ctx));
@@ -122,7 +133,8 @@ export async function runRoute(deps: PipelineDeps, route: RouteDef, event: H3Eve
   }
   requestLineLogger(deps.logger).info({
     reqId: requestId, method: event.req.method, path: event.url.pathname, route: route.path, status: reply.status,
-    ...(reply.status >= 400 ? { code: errorCodeOf(reply) } : {}),
+    // Undefined fields are left out of the line, as a spread of `{}` would: no per-request spread on the hot path.
+    code: reply.status >= 400 ? errorCodeOf(reply) : undefined,
     user: callerTag(caller), ms: Math.round((performance.now() - started) * 10) / 10,
   }, 'request');
   return toHttpResponse(reply, headers);
