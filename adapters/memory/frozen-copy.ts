@@ -22,8 +22,13 @@ function deepCopy<T>(value: T): T {
   if (Array.isArray(value)) return value.map(deepCopy) as T;
   const proto = Object.getPrototypeOf(value) as unknown;
   if (proto !== Object.prototype && proto !== null) return structuredClone(value);
+  // for-in over a plain object visits exactly its own enumerable keys (Object.prototype has none) without allocating
+  // the key array, and primitives (most fields) are copied without a call.
   const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) copy[key] = deepCopy((value as Record<string, unknown>)[key]);
+  for (const key in value) {
+    const child = (value as Record<string, unknown>)[key];
+    copy[key] = typeof child === 'object' && child !== null ? deepCopy(child) : child;
+  }
   return copy as T;
 }
 

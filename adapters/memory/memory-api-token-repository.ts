@@ -4,15 +4,15 @@ import type { ApiTokenRepository } from '../../core/ports/api-token-repository.p
 import { outboundCopy, storedCopy } from './frozen-copy.js';
 import type { MemoryStore } from './memory-store.js';
 
-/** Developer API tokens by id; lookups by hash scan, which is fine for the embedded store's sizes. */
+/** Developer API tokens by id, with an index by hash (the lookup of every authenticated request). */
 export class MemoryApiTokenRepository implements ApiTokenRepository {
   constructor(private readonly store: MemoryStore) {}
 
   async create(token: ApiToken): Promise<void> {
-    const clash = this.store.apiTokens.has(token.id) ||
-      [...this.store.apiTokens.values()].some((stored) => stored.tokenHash === token.tokenHash);
+    const clash = this.store.apiTokens.has(token.id) || this.store.apiTokenIdsByHash.has(token.tokenHash);
     if (clash) throw new ConcurrencyConflict('api token', String(token.id));
     this.store.apiTokens.set(token.id, storedCopy(token));
+    this.store.apiTokenIdsByHash.set(token.tokenHash, token.id);
   }
 
   async findById(id: number): Promise<ApiToken | null> {
@@ -21,10 +21,9 @@ export class MemoryApiTokenRepository implements ApiTokenRepository {
   }
 
   async findByTokenHash(tokenHash: string): Promise<ApiToken | null> {
-    for (const token of this.store.apiTokens.values()) {
-      if (token.tokenHash === tokenHash) return outboundCopy(token);
-    }
-    return null;
+    const id = this.store.apiTokenIdsByHash.get(tokenHash);
+    const token = id === undefined ? undefined : this.store.apiTokens.get(id);
+    return token === undefined ? null : outboundCopy(token);
   }
 
   async revoke(id: number, at: number): Promise<ApiToken | null> {

@@ -18,6 +18,8 @@ export class MemoryStore {
   /** Keyed by `${userId}:${serviceCode}`. */
   readonly subscriptions = new Map<string, Subscription>();
   readonly apiTokens = new Map<number, ApiToken>();
+  /** Token hash -> api token id: every authenticated API request looks its bearer up by hash. */
+  readonly apiTokenIdsByHash = new Map<string, number>();
   readonly wallets = new Map<number, WalletAddress>();
   readonly walletIdsByAddress = new Map<string, number>();
   readonly balances = new Map<string, BalanceSnapshot>();
