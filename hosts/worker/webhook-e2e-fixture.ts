@@ -10,7 +10,9 @@ import { TronWeb } from 'tronweb';
 import { createApplication } from '../../core/application/index.js';
 import type { Application } from '../../core/application/application.js';
 import { WebhookDispatcher } from '../../core/application/worker/webhook-dispatcher.js';
-import { HttpWebhookTransport, startLocalReceiver, type LocalWebhookReceiver, type ReceivedWebhook } from '../../adapters/http/index.js';
+import {
+  HttpWebhookTransport, startLocalReceiver, type LocalWebhookReceiver, type ReceivedWebhook, type ReceiverReply,
+} from '../../adapters/http/index.js';
 import { NodeDnsResolver } from '../../adapters/node/node-dns-resolver.js';
 import { RentalEnergyProvider, SelfDelegationEnergyProvider } from '../../adapters/tron/index.js';
 import { startWorker, type RunningWorker } from './index.js';
@@ -30,13 +32,21 @@ export interface WebhookWorld {
   readonly selfWorker: RunningWorker;
   /** Worker whose collections rent energy from the devnet's rental desk. */
   readonly rentalWorker: RunningWorker;
+  /** Worker with no energy source at all (no delegation, no rental, no burning): USDT collections fail for energy. */
+  readonly energylessWorker: RunningWorker;
   close(): Promise<void>;
 }
 
+/** Options of buildWebhookWorld; every one has a default. */
+export interface WebhookWorldOptions {
+  /** How the receiver answers each POST (default: 200). */
+  readonly reply?: (request: ReceivedWebhook, index: number) => ReceiverReply;
+}
+
 /** Builds the world; the developer's webhook is APPROVED when this resolves. */
-export async function buildWebhookWorld(): Promise<WebhookWorld> {
+export async function buildWebhookWorld(options: WebhookWorldOptions = {}): Promise<WebhookWorld> {
   const w = await buildWorkerWorld({ seed: 'webhook-e2e' });
-  const receiver = await startLocalReceiver();
+  const receiver = await startLocalReceiver(options.reply);
   const transport = new HttpWebhookTransport({ resolver: new NodeDnsResolver(), allowLocal: true, timeoutMs: 15_000 });
   const app = createApplication({
     ...w.core, transport, dns: new NodeDnsResolver(), settings: { ...w.core.settings, allowLocalWebhooks: true },
@@ -64,11 +74,13 @@ export async function buildWebhookWorld(): Promise<WebhookWorld> {
     { ...base, energy: { rental: new RentalEnergyProvider({ baseUrl: w.devnet.url, timeoutMs: 5_000 }) } },
     { manual: true, collection: { pollMs: 3_000, confirmations: 1 } },
   );
+  const energylessWorker = startWorker({ ...base, energy: {} }, { manual: true, collection: { pollMs: 3_000, confirmations: 1 } });
   return {
-    w, app, receiver, url, selfWorker, rentalWorker,
+    w, app, receiver, url, selfWorker, rentalWorker, energylessWorker,
     async close() {
       await selfWorker.stop();
       await rentalWorker.stop();
+      await energylessWorker.stop();
       await receiver.close();
       await w.close();
     },
