@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConcurrencyConflict } from '../core/domain/errors.js';
-import type { CollectionStatus, CollectionTask } from '../core/domain/model/collection-task.js';
+import type { CollectionStatus, CollectionTask, ReclaimRecord } from '../core/domain/model/collection-task.js';
 import type { CollectionTaskRepository } from '../core/ports/collection-task-repository.port.js';
 import type { UnitOfWork } from '../core/ports/unit-of-work.port.js';
 import { type Closable, type ContractOptions, type MakeSubject, useFreshSubject, withSubject } from './support/contract-options.js';
@@ -114,6 +114,90 @@ export function describeCollectionTaskRepositoryContract(
           await uow.commit({ newTasks: rows });
           const claimed = await tasks.claimDue(T0 + at, 'me', LEASE);
           const eligible = rows.filter((r) => claimable(r, T0 + at)).map((r) => r.taskNo);
+          if (eligible.length === 0) expect(claimed).toBeNull();
+          else expect(eligible).toContain(claimed?.taskNo);
+        })), { numRuns });
+    });
+
+    const pending = (nextRunAt: number, lease: { owner: string; expiresAt: number } | null = null): ReclaimRecord => ({
+      status: 'pending', steps: [], nextRunAt, lease, finishedAt: null,
+    });
+
+    it('stores a reclaim record with its steps and amounts intact; a task without one reads without one', async () => {
+      const { tasks, uow } = subject();
+      const reclaim: ReclaimRecord = {
+        status: 'pending', nextRunAt: T0 + 5, lease: { owner: 'w', expiresAt: T0 + 9 }, finishedAt: null,
+        steps: [{ status: 15, transaction: { txid: 'ab'.repeat(32), signedJson: '{}', expiresAt: T0 + 1, broadcastAt: null }, orderRef: null, amount: 2n ** 70n, startedAt: T0, completedAt: null }],
+      };
+      await uow.commit({ newTasks: [aTask({ taskNo: 'R', status: 12, reclaim }), aTask({ taskNo: 'N', address: addressOf(2) })] });
+      expect(await tasks.get('R')).toEqual(aTask({ taskNo: 'R', status: 12, reclaim }));
+      expect((await tasks.get('N'))!.reclaim).toBeUndefined();
+      const done: ReclaimRecord = { ...reclaim, status: 'done', lease: null, finishedAt: T0 + 20 };
+      await tasks.update(aTask({ taskNo: 'R', status: 12, reclaim: done, version: 2 }));
+      expect((await tasks.get('R'))!.reclaim).toEqual(done);
+    });
+
+    it('claimReclaimDue leases a due pending reclaim of a FAILED task in the reclaim only, bumping the version', async () => {
+      const { tasks, uow } = subject();
+      await uow.commit({ newTasks: [
+        aTask({ taskNo: 'F', status: 12, nextRunAt: T0 - 50, reclaim: pending(T0) }),
+        aTask({ taskNo: 'LATER', address: addressOf(2), status: 12, reclaim: pending(T0 + 1000) }),
+        aTask({ taskNo: 'DONE', address: addressOf(3), status: 12, reclaim: { ...pending(T0), status: 'done', finishedAt: T0 } }),
+        aTask({ taskNo: 'NONE', address: addressOf(4), status: 12 }),
+        aTask({ taskNo: 'LIVE', address: addressOf(5), status: 6, reclaim: pending(T0) }),
+      ] });
+      const claimed = await tasks.claimReclaimDue(T0, 'reclaimer-a', LEASE);
+      expect(claimed).toEqual(aTask({
+        taskNo: 'F', status: 12, nextRunAt: T0 - 50, lease: null, version: 2,
+        reclaim: pending(T0, { owner: 'reclaimer-a', expiresAt: T0 + LEASE }),
+      }));
+      expect(await tasks.get('F')).toEqual(claimed);
+      expect(await tasks.claimReclaimDue(T0 + 999, 'reclaimer-b', LEASE)).toBeNull();
+      expect((await tasks.claimReclaimDue(T0 + 1000, 'reclaimer-b', LEASE))!.taskNo).toBe('LATER');
+      expect(await tasks.claimDue(T0 + 10 * LEASE, 'worker', LEASE)).toMatchObject({ taskNo: 'LIVE' });
+    });
+
+    it('a live reclaim lease blocks reclaim claims; an expired one is taken over and the old owner\'s write conflicts', async () => {
+      const { tasks, uow } = subject();
+      await uow.commit({ newTasks: [aTask({ status: 12, reclaim: pending(T0) })] });
+      const first = (await tasks.claimReclaimDue(T0, 'a', LEASE))!;
+      expect(await tasks.claimReclaimDue(T0 + LEASE - 1, 'b', LEASE)).toBeNull();
+      const second = (await tasks.claimReclaimDue(T0 + LEASE, 'b', LEASE))!;
+      expect(second).toMatchObject({ version: 3, reclaim: { lease: { owner: 'b' } } });
+      await expect(tasks.update({ ...first, version: first.version + 1 })).rejects.toBeInstanceOf(ConcurrencyConflict);
+    });
+
+    it(`${concurrency} concurrent reclaim claims over 10 due reclaims: each gets exactly one owner`, async () => {
+      const { tasks, uow } = subject();
+      await uow.commit({ newTasks: Array.from({ length: 10 }, (_, i) => aTask({ taskNo: `R${i}`, address: addressOf(i), status: 12, reclaim: pending(T0) })) });
+      const claims = await Promise.all(Array.from({ length: concurrency }, (_, i) => tasks.claimReclaimDue(T0, `r-${i}`, LEASE)));
+      const claimed = claims.filter((c) => c !== null);
+      expect(claimed).toHaveLength(Math.min(10, concurrency));
+      expect(new Set(claimed.map((c) => c.taskNo)).size).toBe(claimed.length);
+      for (const c of claimed) expect((await tasks.get(c.taskNo))!.reclaim!.lease!.owner).toBe(c.reclaim!.lease!.owner);
+    });
+
+    it('claims a reclaim exactly when one is claimable (random tasks and times)', async () => {
+      const arb = fc.record({
+        status: fc.constantFrom(...STATUSES),
+        reclaim: fc.constantFrom('none', 'pending', 'done'),
+        nextRunAt: fc.integer({ min: 0, max: 100 }),
+        lease: fc.option(fc.integer({ min: 0, max: 100 }), { nil: null }),
+      });
+      await fc.assert(fc.asyncProperty(fc.array(arb, { maxLength: 6 }), fc.integer({ min: 0, max: 100 }), (specs, at) =>
+        withSubject(makeSubject, async ({ tasks, uow }) => {
+          const rows = specs.map((s, i) => aTask({
+            taskNo: `K${i}`, address: addressOf(i), status: s.status,
+            ...(s.reclaim === 'none' ? {} : { reclaim: {
+              ...pending(T0 + s.nextRunAt, s.lease === null ? null : { owner: 'old', expiresAt: T0 + s.lease }),
+              status: s.reclaim === 'done' ? 'done' : 'pending',
+            } }),
+          }));
+          await uow.commit({ newTasks: rows });
+          const claimed = await tasks.claimReclaimDue(T0 + at, 'me', LEASE);
+          const now = T0 + at;
+          const eligible = rows.filter((r) => r.status === 12 && r.reclaim?.status === 'pending' && r.reclaim.nextRunAt <= now
+            && (r.reclaim.lease === null || r.reclaim.lease.expiresAt <= now)).map((r) => r.taskNo);
           if (eligible.length === 0) expect(claimed).toBeNull();
           else expect(eligible).toContain(claimed?.taskNo);
         })), { numRuns });

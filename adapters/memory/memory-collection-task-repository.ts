@@ -47,4 +47,18 @@ export class MemoryCollectionTaskRepository implements CollectionTaskRepository 
     this.store.tasks.set(claimed.taskNo, storedCopy(claimed));
     return outboundCopy(claimed);
   }
+
+  async claimReclaimDue(now: number, owner: string, leaseMs: number): Promise<CollectionTask | null> {
+    let due: CollectionTask | undefined;
+    for (const task of this.store.tasks.values()) {
+      const r = task.reclaim;
+      if (task.status !== COLLECTION_STATUS.FAILED || r === undefined || r.status !== 'pending' || r.nextRunAt > now) continue;
+      if (r.lease !== null && r.lease.expiresAt > now) continue;
+      if (due === undefined || r.nextRunAt < due.reclaim!.nextRunAt) due = task;
+    }
+    if (due === undefined) return null;
+    const claimed: CollectionTask = { ...due, reclaim: { ...due.reclaim!, lease: { owner, expiresAt: now + leaseMs } }, version: due.version + 1 };
+    this.store.tasks.set(claimed.taskNo, storedCopy(claimed));
+    return outboundCopy(claimed);
+  }
 }

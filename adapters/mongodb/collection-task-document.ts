@@ -1,5 +1,5 @@
 import type { NetworkCode } from '../../core/domain/model/common.js';
-import type { CollectionStatus, CollectionTask, EnergyPath, StepRecord } from '../../core/domain/model/collection-task.js';
+import type { CollectionStatus, CollectionTask, EnergyPath, ReclaimRecord, StepRecord } from '../../core/domain/model/collection-task.js';
 import { fromTransactionDocument, toTransactionDocument, type PreparedTransactionDocument } from './command-document.js';
 import { decodeMoney, decodeOptionalMoney, encodeMoney, encodeOptionalMoney, nullable } from './mongo-support.js';
 
@@ -18,6 +18,15 @@ export interface StepDocument {
 export interface LeaseDocument {
   owner: string;
   expiresAt: number;
+}
+
+/** The post-failure reclaim as stored (its own lease and schedule, its steps like the task's). */
+export interface ReclaimDocument {
+  status: 'pending' | 'done';
+  steps: StepDocument[];
+  nextRunAt: number;
+  lease: LeaseDocument | null;
+  finishedAt: number | null;
 }
 
 /** `collection_tasks`: `_id` is task_no; claims filter on (status, nextRunAt) and the lease. */
@@ -41,6 +50,8 @@ export interface CollectionTaskDocument {
   startedAt: number;
   finishedAt: number | null;
   version: number;
+  /** Absent when the task has nothing to reclaim. */
+  reclaim?: ReclaimDocument;
   /** Insertion order, the tie-break of "latest task of the address". Set on insert only. */
   insertedSeq?: number;
 }
@@ -64,6 +75,17 @@ function fromStepDocument(doc: StepDocument): StepRecord {
     ...(doc.amount != null ? { amount: decodeMoney(doc.amount, 'steps.amount') } : {}),
     startedAt: doc.startedAt,
     completedAt: nullable(doc.completedAt),
+  };
+}
+
+function toReclaimDocument(r: ReclaimRecord): ReclaimDocument {
+  return { status: r.status, steps: r.steps.map(toStepDocument), nextRunAt: r.nextRunAt, lease: toLeaseDocument(r.lease), finishedAt: r.finishedAt };
+}
+
+function fromReclaimDocument(doc: ReclaimDocument): ReclaimRecord {
+  return {
+    status: doc.status, steps: doc.steps.map(fromStepDocument), nextRunAt: doc.nextRunAt,
+    lease: fromLeaseDocument(doc.lease), finishedAt: nullable(doc.finishedAt),
   };
 }
 
@@ -99,6 +121,7 @@ export function toCollectionTaskDocument(task: CollectionTask): CollectionTaskDo
     startedAt: task.startedAt,
     finishedAt: task.finishedAt,
     version: task.version,
+    ...(task.reclaim === undefined ? {} : { reclaim: toReclaimDocument(task.reclaim) }),
   };
 }
 
@@ -124,5 +147,6 @@ export function fromCollectionTaskDocument(doc: CollectionTaskDocument): Collect
     startedAt: doc.startedAt,
     finishedAt: nullable(doc.finishedAt),
     version: doc.version,
+    ...(doc.reclaim == null ? {} : { reclaim: fromReclaimDocument(doc.reclaim) }),
   };
 }

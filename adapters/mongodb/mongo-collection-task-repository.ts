@@ -63,4 +63,20 @@ export class MongoCollectionTaskRepository implements CollectionTaskRepository {
       return doc === null ? null : fromCollectionTaskDocument(doc);
     });
   }
+
+  claimReclaimDue(now: number, owner: string, leaseMs: number): Promise<CollectionTask | null> {
+    return guarded('collection task reclaim claim', async () => {
+      const doc = await this.tasks.findOneAndUpdate(
+        {
+          status: COLLECTION_STATUS.FAILED,
+          'reclaim.status': 'pending',
+          'reclaim.nextRunAt': { $lte: now },
+          $or: [{ 'reclaim.lease': null }, { 'reclaim.lease.expiresAt': { $lte: now } }],
+        },
+        { $set: { 'reclaim.lease': { owner, expiresAt: now + leaseMs } }, $inc: { version: 1 } },
+        { sort: { 'reclaim.nextRunAt': 1, insertedSeq: 1 }, returnDocument: 'after' },
+      );
+      return doc === null ? null : fromCollectionTaskDocument(doc);
+    });
+  }
 }

@@ -11,4 +11,10 @@ export interface CollectionTaskRepository {
    * (owner, now + leaseMs) and bumping the version — atomically, so two workers never claim the same task.
    */
   claimDue(now: number, owner: string, leaseMs: number): Promise<CollectionTask | null>;
+  /**
+   * Claims one FAILED task whose reclaim is pending, with reclaim.nextRunAt <= now and a reclaim lease absent or
+   * expired, setting reclaim.lease to (owner, now + leaseMs) and bumping the version — atomically, like claimDue.
+   * Never touches the task's own status, lease or schedule.
+   */
+  claimReclaimDue(now: number, owner: string, leaseMs: number): Promise<CollectionTask | null>;
 }

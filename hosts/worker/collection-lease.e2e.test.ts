@@ -55,6 +55,7 @@ describe('collection leases', { timeout: 60_000 }, () => {
       get: (no) => w.stores.tasks.get(no),
       findLatestByAddress: (a) => w.stores.tasks.findLatestByAddress(a),
       claimDue: (now, owner, ms) => w.stores.tasks.claimDue(now, owner, ms),
+      claimReclaimDue: (now, owner, ms) => w.stores.tasks.claimReclaimDue(now, owner, ms),
       update: async (t) => {
         if (!takenOver) {
           takenOver = true;

@@ -88,6 +88,7 @@ export function faultyTasks(inner: CollectionTaskRepository, plan: FaultPlan): C
     get: (no) => inner.get(no),
     findLatestByAddress: (a) => inner.findLatestByAddress(a),
     claimDue: (now, owner, leaseMs) => inner.claimDue(now, owner, leaseMs),
+    claimReclaimDue: (now, owner, leaseMs) => inner.claimReclaimDue(now, owner, leaseMs),
     async update(task) {
       await inner.update(task);
       plan.hit('after task write');

@@ -8,6 +8,7 @@ import {
   CollectionExecutor, type CollectionExecutorDeps, type CollectionExecutorOptions, type StageOutcome,
 } from '../../core/application/worker/collection-executor.js';
 import type { WebhookDispatcher } from '../../core/application/worker/webhook-dispatcher.js';
+import { ReclaimExecutor, type ReclaimExecutorOptions, type ReclaimOutcome } from '../../core/application/worker/reclaim-executor.js';
 import {
   CommandExecutor, type CommandExecutorDeps, type CommandExecutorOptions, type CommandOutcome,
 } from '../../core/application/worker/command-executor.js';
@@ -31,6 +32,8 @@ export interface WorkerDeps extends CollectionExecutorDeps, CommandExecutorDeps 
 export interface WorkerOptions {
   readonly collection?: CollectionExecutorOptions;
   readonly commands?: CommandExecutorOptions;
+  /** Post-failure reclaims (default: the collection's owner, lease, confirmations and poll). */
+  readonly reclaim?: ReclaimExecutorOptions;
   /** Pause between two ticks of the executor loop (default 1 s; a tick that found work is followed at once). */
   readonly intervalMs?: number;
   /** Collection stages per tick at most (default 200), so one tick stays bounded. */
@@ -45,6 +48,8 @@ export interface TickReport {
   readonly collections: readonly StageOutcome[];
   /** Withdrawals and staking commands. */
   readonly commands: readonly CommandOutcome[];
+  /** Post-failure reclaims of self-delegation tasks. */
+  readonly reclaims: readonly ReclaimOutcome[];
 }
 
 /** A running worker. */
@@ -63,6 +68,7 @@ export interface RunningWorker {
 export function startWorker(deps: WorkerDeps, options: WorkerOptions = {}): RunningWorker {
   const collections = new CollectionExecutor(deps, options.collection);
   const commands = new CommandExecutor(deps, options.commands);
+  const reclaims = new ReclaimExecutor(deps, { ...options.collection, ...options.reclaim });
   const maxStages = options.maxStagesPerTick ?? 200;
   const manual = options.manual === true;
   let running: Promise<TickReport> | null = null;
@@ -71,6 +77,7 @@ export function startWorker(deps: WorkerDeps, options: WorkerOptions = {}): Runn
     const report = {
       commands: await commands.runDue(),
       collections: await collections.runDue(maxStages),
+      reclaims: await reclaims.runDue(maxStages),
     };
     if (manual && deps.webhooks !== undefined) {
       await deps.webhooks.recordEvents();

@@ -11,6 +11,7 @@ import type { IdGenerator } from '../../ports/id-generator.port.js';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.js';
 import { collectionEvent } from '../webhook-events.js';
 import { collectableAmount, energyNeed, STEP_PLANNERS, type StepDeps, type StepPlan, type StepSettings, type StepSubject } from './collection-steps.js';
+import { reclaimAfterFailure } from './reclaim-executor.js';
 import { RetryBackoff } from './retry-backoff.js';
 import { broadcastPrepared, followUp, toPrepared, type Confirmations } from './write-ahead.js';
 
@@ -286,7 +287,8 @@ export class CollectionExecutor {
 
   /**
    * DONE or FAILED in one unit of work: the task (lease released), its command's terminal status (releasing the
-   * address lock and balance_locked) and the collection.* event. A concurrent writer makes it write nothing.
+   * address lock and balance_locked), the collection.* event and, on a failure after a self-delegation, the pending
+   * reclaim (reclaim-executor.ts). A concurrent writer makes it write nothing.
    */
   private async finish(task: CollectionTask, end: 'DONE' | 'FAILED', errorCode: ErrorCode | null, lastError: string | null): Promise<StageOutcome> {
     const now = this.deps.clock.now();
@@ -297,6 +299,7 @@ export class CollectionExecutor {
     if (status !== COLLECTION_STATUS[end]) throw new Error(`collection machine refused ${end} from ${collectionStatusName(task.status)}`);
     const terminal: CollectionTask = {
       ...task, status, errorCode, lastError, finishedAt: now, nextRunAt: now, lease: null, version: task.version + 1,
+      ...(end === 'FAILED' ? reclaimAfterFailure(task, now) : {}),
     };
     const command = await this.deps.commands.get(task.commandNo);
     const closed = command === null ? null : finishedCommand(command, end === 'DONE', errorCode, lastError, now);

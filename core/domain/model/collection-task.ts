@@ -37,6 +37,20 @@ export interface Lease {
   readonly expiresAt: Millis;
 }
 
+/**
+ * The post-failure reclaim of a self-delegation task (spec §3 keeps FAILED terminal, so this is not a status):
+ * the stake still delegated to the sub-address and its leftover TRX float go back to the main address. Set
+ * `pending` in the unit of work that fails the task; the reclaimer leases it (its own lease and schedule, the
+ * task's stay untouched) and writes its transactions write-ahead in `steps` (UNDELEGATING_ENERGY, then RECOVER_TRX).
+ */
+export interface ReclaimRecord {
+  readonly status: 'pending' | 'done';
+  readonly steps: readonly StepRecord[];
+  readonly nextRunAt: Millis;
+  readonly lease: Lease | null;
+  readonly finishedAt: Millis | null;
+}
+
 export interface CollectionTask extends Versioned {
   readonly taskNo: string;
   readonly commandNo: string;
@@ -59,4 +73,6 @@ export interface CollectionTask extends Versioned {
   readonly lease: Lease | null;
   readonly startedAt: Millis;
   readonly finishedAt: Millis | null;
+  /** Absent: nothing to reclaim (the task did not fail after a self-delegation landed). */
+  readonly reclaim?: ReclaimRecord;
 }
