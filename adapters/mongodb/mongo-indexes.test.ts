@@ -70,7 +70,7 @@ describe('ensureIndexes', () => {
     expect(ttl).toEqual([{ collection: COLLECTIONS.idempotency, keys: { purgeAt: 1 }, options: expect.objectContaining({ expireAfterSeconds: 0 }) }]);
   });
 
-  it('serves the claim and listing queries: due tasks, due deliveries, the outbox, newest-first lists', async () => {
+  it('serves the claim and listing queries: due tasks, due deliveries, the outbox, running commands, newest-first lists', async () => {
     const { db, calls } = recordingDb();
     await ensureIndexes(db);
     expect(find(calls, COLLECTIONS.tasks, { status: 1, nextRunAt: 1, insertedSeq: 1 })).toBeDefined();
@@ -78,6 +78,7 @@ describe('ensureIndexes', () => {
     expect(find(calls, COLLECTIONS.events, { dispatched: 1, occurredAt: 1, insertedSeq: 1 })).toBeDefined();
     expect(find(calls, COLLECTIONS.commands, { userId: 1, createdAt: -1, insertedSeq: -1 })).toBeDefined();
     expect(find(calls, COLLECTIONS.tasks, { address: 1, startedAt: -1, insertedSeq: -1 })).toBeDefined();
+    expect(find(calls, COLLECTIONS.commands, { status: 1, type: 1, startedAt: 1, insertedSeq: 1 })).toBeDefined();
   });
 
   it('names every index, uniquely per collection, only on known collections, and asks the same on every run', async () => {
