@@ -72,6 +72,8 @@ const CASES: readonly VariableCase[] = [
     bad: ['65536', '-1', 'http', '80.5', '1e3'] },
   { variable: 'WEBHOOK_ALLOW_LOCAL', good: [['true', (c) => c.webhookAllowLocal, true], ['0', (c) => c.webhookAllowLocal, false], ['YES', (c) => c.webhookAllowLocal, true]],
     bad: ['maybe', '2', 'on!'] },
+  { variable: 'ENERGY_BURN', good: [['true', (c) => c.energyBurn, true], ['no', (c) => c.energyBurn, false], ['1', (c) => c.energyBurn, true]],
+    bad: ['burn', '2', 'off!'] },
 ];
 
 describe('loadConfig: defaults', () => {
@@ -80,7 +82,7 @@ describe('loadConfig: defaults', () => {
     expect(c).toMatchObject({
       mode: 'dev', store: 'memory', locks: 'memory', chain: 'devnet', tronFullHost: DEFAULT_DEVNET_URL, usdtContract: MAINNET_USDT_CONTRACT,
       energyProvider: 'self', energyRentalUrl: null, chainConfirmations: DEFAULT_CHAIN_CONFIRMATIONS, port: 3000,
-      keyEncryptionKey: null, adminToken: null, webhookAllowLocal: false, mongodbUrl: null, redisUrl: null, mongodbDb: null,
+      keyEncryptionKey: null, adminToken: null, webhookAllowLocal: false, energyBurn: false, mongodbUrl: null, redisUrl: null, mongodbDb: null,
     });
   });
 

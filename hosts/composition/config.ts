@@ -31,6 +31,11 @@ export interface HostConfig {
   readonly port: number;
   /** Test/dev allowance for loopback webhook receivers (never on in a real deployment). */
   readonly webhookAllowLocal: boolean;
+  /**
+   * ENERGY_BURN: when neither self-delegation nor rental can cover a collection's energy, pay it by burning TRX on the
+   * sub-address (off by default: burning costs ~13 TRX per USDT transfer to a new holder).
+   */
+  readonly energyBurn: boolean;
 }
 
 /** A configuration problem; the message names the variable and never echoes a secret value. */
@@ -167,11 +172,12 @@ export function loadConfig(env: Env, options: { mode: HostConfig['mode'] }): Hos
     throw new ConfigError('KEY_ENCRYPTION_KEY', 'is required with STORE=mongodb (stored private keys must stay decryptable after a restart)');
   }
   const webhookAllowLocal = flag(env, 'WEBHOOK_ALLOW_LOCAL');
+  const energyBurn = flag(env, 'ENERGY_BURN');
   return {
     mode, store, mongodbUrl, locks, redisUrl, chain, tronFullHost, tronApiKey: headerValue(env, 'TRON_API_KEY'), usdtContract,
     mongodbDb: databaseName(env, 'MONGODB_DB'), energyProvider, energyRentalUrl,
     energyRentalApiKey: headerValue(env, 'ENERGY_RENTAL_API_KEY'),
     chainConfirmations: integer(env, 'CHAIN_CONFIRMATIONS', DEFAULT_CHAIN_CONFIRMATIONS, 1_000, 'a number of blocks'),
-    keyEncryptionKey, adminToken: adminToken(env, mode), port: port(env, 'PORT', 3000), webhookAllowLocal,
+    keyEncryptionKey, adminToken: adminToken(env, mode), port: port(env, 'PORT', 3000), webhookAllowLocal, energyBurn,
   };
 }

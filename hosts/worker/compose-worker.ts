@@ -17,7 +17,8 @@ export interface ComposedWorkerEnv {
 }
 
 /**
- * Starts the worker from the container. Collection steps wait CHAIN_CONFIRMATIONS blocks; `options` may override
+ * Starts the worker from the container. Collection steps wait CHAIN_CONFIRMATIONS blocks and may burn TRX for energy
+ * when ENERGY_BURN is on; `options` may override
  * anything (tests pass `manual: true`).
  */
 export function startComposedWorker(composition: Composition, env: ComposedWorkerEnv = {}, options: WorkerOptions = {}): RunningWorker {
@@ -42,6 +43,6 @@ export function startComposedWorker(composition: Composition, env: ComposedWorke
   }, {
     log: c.get(TOKENS.Logger),
     ...options,
-    collection: { confirmations: config.chainConfirmations, ...options.collection },
+    collection: { confirmations: config.chainConfirmations, burnEnabled: config.energyBurn, ...options.collection },
   });
 }

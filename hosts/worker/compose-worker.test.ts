@@ -1,0 +1,62 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { RecordingMailer } from '../../adapters/memory/index.js';
+import { NodeSecretHasher, TEST_SCRYPT_COST } from '../../adapters/node/index.js';
+import { userWithWallets } from '../../core/application/testing/index.js';
+import { COLLECTION_STATUS } from '../../core/domain/model/collection-task.js';
+import { loadConfig } from '../composition/config.js';
+import { composeContainer, type Composition } from '../composition/container.js';
+import { TOKENS } from '../composition/tokens.js';
+import { startComposedWorker } from './compose-worker.js';
+import type { RunningWorker } from './index.js';
+import { driveUntil } from './worker-drive.js';
+import { buildWorkerWorld, TRX, type WorkerWorld } from './worker-test-fixture.js';
+
+let world: WorkerWorld | undefined;
+let composition: Composition | undefined;
+let worker: RunningWorker | undefined;
+afterEach(async () => {
+  await worker?.stop();
+  await composition?.close();
+  await world?.close();
+  worker = undefined;
+  composition = undefined;
+  world = undefined;
+});
+
+/**
+ * A USDT collection on a composed worker whose main address has no stake and no rental desk: only ENERGY_BURN can
+ * pay the energy. Returns the task's final status and error code.
+ */
+async function collectWithoutStake(energyBurn: string): Promise<{ status: number; errorCode: string | null }> {
+  world = await buildWorkerWorld({ stakeTrx: 0n });
+  const w = world;
+  const config = loadConfig({
+    CHAIN: 'devnet', TRON_FULL_HOST: w.devnet.url, USDT_CONTRACT: w.devnet.usdtAddress, ENERGY_PROVIDER: 'self',
+    ENERGY_BURN: energyBurn, CHAIN_CONFIRMATIONS: '1',
+  }, { mode: 'dev' });
+  const mailer = new RecordingMailer();
+  composition = composeContainer(config, { clock: w.clock, mailer, hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }) });
+  const app = composition.container.get(TOKENS.Application);
+  const user = await userWithWallets(app, (email) => mailer.lastCodeFor(email), 'burner@example.com', 1);
+  w.devnet.fund(user.main, 100n * TRX);
+  w.devnet.fundToken(user.subs[0]!, 5_000_000n);
+  w.devnet.mine(1);
+  const task = await app.collections.create(user.userId, { address: user.subs[0]!, asset_symbol: 'USDT' });
+  worker = startComposedWorker(composition, {}, { manual: true });
+  const running = worker;
+  const finished = async (): Promise<boolean> => [COLLECTION_STATUS.DONE, COLLECTION_STATUS.FAILED]
+    .includes((await app.collections.get(user.userId, task.task_no)).status as never);
+  await driveUntil(w, [{ runDue: () => running.tick() }], finished);
+  const view = await app.collections.get(user.userId, task.task_no);
+  return { status: view.status as number, errorCode: (view as { error_code?: string | null }).error_code ?? null };
+}
+
+describe('startComposedWorker: ENERGY_BURN', { timeout: 60_000 }, () => {
+  it('off (default): with no stake and no rental the collection fails BIZ-ENERGY-UNAVAILABLE', async () => {
+    expect(await collectWithoutStake('false')).toEqual({ status: COLLECTION_STATUS.FAILED, errorCode: 'BIZ-ENERGY-UNAVAILABLE' });
+  });
+
+  it('on: the same collection pays its energy by burning TRX and reaches DONE', async () => {
+    expect(await collectWithoutStake('true')).toEqual({ status: COLLECTION_STATUS.DONE, errorCode: null });
+  });
+});
