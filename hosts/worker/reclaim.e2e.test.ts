@@ -1,0 +1,184 @@
+/**
+ * The post-failure reclaim on the devnet: a self-delegation task that times out waiting for energy ends FAILED
+ * (status, error and event untouched afterwards) and the reclaimer gives the delegated stake and the TRX float back
+ * to the main address, once each even under crashes at every boundary; a task that failed before delegating, or
+ * on a rental, has nothing to reclaim; a locked delegation is retried until its lock period ends.
+ */
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CollectionExecutor } from '../../core/application/worker/collection-executor.js';
+import { ReclaimExecutor, type ReclaimExecutorDeps } from '../../core/application/worker/reclaim-executor.js';
+import { COLLECTION_STATUS, type CollectionTask } from '../../core/domain/model/collection-task.js';
+import type { ChainGateway } from '../../core/ports/chain-gateway.port.js';
+import type { EnergyProvider } from '../../core/ports/energy-provider.port.js';
+import { SelfDelegationEnergyProvider } from '../../adapters/tron/index.js';
+import { FaultPlan, faultyGateway, faultyTasks, InjectedCrash, type FaultKind, type SentTransaction } from './fault-injection.js';
+import { buildWorkerWorld, type WorkerWorld } from './worker-test-fixture.js';
+import { driveUntil } from './worker-drive.js';
+
+let world: WorkerWorld | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+/** Self-delegation of half the energy asked for: the delegation lands, the energy never suffices. */
+function halfDelegation(chain: ChainGateway, lockBlocks = 0): EnergyProvider {
+  const real = new SelfDelegationEnergyProvider(chain, { lockBlocks });
+  return {
+    name: 'self', canProvide: (r, m) => real.canProvide(r, m), orderStatus: (o) => real.orderStatus(o),
+    acquire: (r, m) => real.acquire({ ...r, energy: Math.max(1, Math.floor(r.energy / 2)) }, m),
+  };
+}
+
+function collectorOf(w: WorkerWorld, self: EnergyProvider | undefined, rental?: EnergyProvider): CollectionExecutor {
+  return new CollectionExecutor(
+    { ...w.stores, chain: w.gateway, cipher: w.cipher, assets: w.assets, energy: { self, rental } },
+    { confirmations: 1, pollMs: 3_000, energyTimeoutMs: 9_000 },
+  );
+}
+
+function reclaimerOf(w: WorkerWorld, deps: Partial<ReclaimExecutorDeps> = {}, owner = 'reclaimer'): ReclaimExecutor {
+  return new ReclaimExecutor(
+    { ...w.stores, chain: w.gateway, cipher: w.cipher, assets: w.assets, energy: {}, ...deps },
+    { owner, confirmations: 1, pollMs: 3_000, leaseMs: 9_000, retryBaseMs: 3_000, retryMaxMs: 12_000 },
+  );
+}
+
+const ended = (w: WorkerWorld, taskNo: string) => async (): Promise<boolean> => (await w.stores.tasks.get(taskNo))!.finishedAt !== null;
+const reclaimed = (w: WorkerWorld, taskNo: string) => async (): Promise<boolean> => (await w.stores.tasks.get(taskNo))!.reclaim?.status === 'done';
+
+/** What the failure wrote and must stay: status, error, end time, the collection's steps. */
+function failureOf(task: CollectionTask) {
+  return { status: task.status, errorCode: task.errorCode, lastError: task.lastError, finishedAt: task.finishedAt, steps: task.steps };
+}
+
+/** A USDT task on a fresh sub-address that ends FAILED BIZ-ENERGY-TIMEOUT after a real (half) self-delegation. */
+async function timedOutTask(w: WorkerWorld, lockBlocks = 0) {
+  const sub = await w.addSub();
+  w.devnet.fundToken(sub, 5_000_000n);
+  const before = await w.gateway.getCanDelegateEnergySun(w.main.address);
+  const task = await w.collect(sub, 'USDT');
+  await driveUntil(w, [collectorOf(w, halfDelegation(w.gateway, lockBlocks))], ended(w, task.taskNo));
+  const failed = (await w.stores.tasks.get(task.taskNo))!;
+  expect(failed).toMatchObject({ status: COLLECTION_STATUS.FAILED, errorCode: 'BIZ-ENERGY-TIMEOUT', reclaim: { status: 'pending', steps: [] } });
+  const events = (await w.stores.outbox.listUndispatched(1_000)).filter((e) => e.payload['task_no'] === task.taskNo);
+  expect(events.map((e) => e.eventType)).toEqual(['collection.failed']);
+  const delegated = (await w.gateway.getResources(sub)).energy.receivedSun;
+  expect(delegated).toBeGreaterThan(0n);
+  expect(await w.gateway.getCanDelegateEnergySun(w.main.address)).toBe(before - delegated);
+  expect(await w.gateway.getTrxBalance(sub)).toBeGreaterThan(0n);
+  return { sub, task: failed, before, delegated, events };
+}
+
+/** The reclaim's end on chain and in the store, against the failure it followed. */
+async function expectReclaimed(w: WorkerWorld, t: Awaited<ReturnType<typeof timedOutTask>>, mainTrxBefore: bigint, subTrxBefore: bigint) {
+  const end = (await w.stores.tasks.get(t.task.taskNo))!;
+  expect(failureOf(end)).toEqual(failureOf(t.task));
+  expect(end.reclaim).toMatchObject({ status: 'done', lease: null });
+  expect(end.reclaim!.finishedAt).not.toBeNull();
+  expect((await w.gateway.getResources(t.sub)).energy.receivedSun).toBe(0n);
+  expect(await w.gateway.getCanDelegateEnergySun(w.main.address)).toBe(t.before);
+  const [undelegation, recovery] = end.reclaim!.steps;
+  expect(undelegation).toMatchObject({ status: COLLECTION_STATUS.UNDELEGATING_ENERGY, amount: t.delegated });
+  expect(recovery!.status).toBe(COLLECTION_STATUS.RECOVER_TRX);
+  // Free bandwidth pays the sweep on the devnet, so the whole float goes back and nothing is left.
+  expect(recovery!.amount).toBe(subTrxBefore);
+  expect(await w.gateway.getTrxBalance(t.sub)).toBe(0n);
+  // The main address pays its own undelegation's bandwidth (its free bandwidth is spent by then).
+  const undelegated = await w.gateway.getTransaction(undelegation!.transaction!.txid);
+  const fee = undelegated.state === 'confirmed' ? undelegated.feeSun : -1n;
+  expect(fee).toBeGreaterThanOrEqual(0n);
+  expect(await w.gateway.getTrxBalance(w.main.address)).toBe(mainTrxBefore + subTrxBefore - fee);
+  const events = (await w.stores.outbox.listUndispatched(1_000)).filter((e) => e.payload['task_no'] === t.task.taskNo);
+  expect(events).toEqual(t.events);
+}
+
+describe('post-failure reclaim on the devnet', { timeout: 60_000 }, () => {
+  it('energy timeout after a self-delegation: the reclaimer returns the stake and the TRX float, the failure stays', async () => {
+    world = await buildWorkerWorld({ solidifyLag: 1 });
+    const w = world;
+    const t = await timedOutTask(w);
+    const [mainTrx, subTrx] = [await w.gateway.getTrxBalance(w.main.address), await w.gateway.getTrxBalance(t.sub)];
+    await driveUntil(w, [reclaimerOf(w)], reclaimed(w, t.task.taskNo), { maxRounds: 30 });
+    await expectReclaimed(w, t, mainTrx, subTrx);
+    expect(await reclaimerOf(w).runOnce()).toBeNull();
+  });
+
+  it('a task that failed before delegating, or on a rental, has nothing to reclaim', async () => {
+    world = await buildWorkerWorld();
+    const w = world;
+    const empty = await w.collect(await w.addSub(), 'USDT');
+    await driveUntil(w, [collectorOf(w, halfDelegation(w.gateway))], ended(w, empty.taskNo));
+    const rentedSub = await w.addSub();
+    w.devnet.fundToken(rentedSub, 1_000_000n);
+    const liar: EnergyProvider = {
+      name: 'rental', canProvide: async () => true, acquire: async () => ({ kind: 'order', orderId: 'o-1' }), orderStatus: async () => 'delivered',
+    };
+    const rented = await w.collect(rentedSub, 'USDT');
+    await driveUntil(w, [collectorOf(w, undefined, liar)], ended(w, rented.taskNo));
+    for (const [no, code] of [[empty.taskNo, 'BIZ-NOTHING-TO-COLLECT'], [rented.taskNo, 'BIZ-ENERGY-TIMEOUT']] as const) {
+      const task = (await w.stores.tasks.get(no))!;
+      expect(task).toMatchObject({ status: COLLECTION_STATUS.FAILED, errorCode: code });
+      expect(task.reclaim).toBeUndefined();
+    }
+    expect(await reclaimerOf(w).runOnce()).toBeNull();
+  });
+
+  it('a delegation inside its lock period is retried on the Clock until the lock ends, then given back', async () => {
+    world = await buildWorkerWorld({ solidifyLag: 1 });
+    const w = world;
+    const t = await timedOutTask(w, 20);
+    const [mainTrx, subTrx] = [await w.gateway.getTrxBalance(w.main.address), await w.gateway.getTrxBalance(t.sub)];
+    const reclaimer = reclaimerOf(w);
+    const outcomes: string[] = [];
+    const rounds = await driveUntil(w, [{ runDue: async () => { for (const o of await reclaimer.runDue()) outcomes.push(o.outcome); } }],
+      reclaimed(w, t.task.taskNo), { maxRounds: 60 });
+    expect(outcomes).toContain('retrying');
+    expect(rounds).toBeGreaterThan(5);
+    await expectReclaimed(w, t, mainTrx, subTrx);
+  });
+
+  /** One reclaim under a fault schedule with 1-2 reclaimers; returns the faults that fired. */
+  async function reclaimUnder(schedule: ReadonlyMap<number, FaultKind>, workers: number, concurrent: boolean) {
+    const w = await buildWorkerWorld({ solidifyLag: 1, seed: 'reclaim-crash' });
+    try {
+      const t = await timedOutTask(w);
+      const [mainTrx, subTrx] = [await w.gateway.getTrxBalance(w.main.address), await w.gateway.getTrxBalance(t.sub)];
+      const plan = new FaultPlan(schedule);
+      const sent = new Map<string, SentTransaction>();
+      const chain = faultyGateway(w.gateway, plan, sent);
+      const reclaimers = Array.from({ length: workers }, (_, i) => reclaimerOf(w, { chain, tasks: faultyTasks(w.stores.tasks, plan) }, `r-${i}`));
+      await driveUntil(w, reclaimers, reclaimed(w, t.task.taskNo), {
+        maxRounds: 80, concurrent, onError: (e) => { if (!(e instanceof InjectedCrash)) throw e; },
+      });
+      const landed: SentTransaction[] = [];
+      for (const tx of sent.values()) if ((await w.gateway.getTransaction(tx.txid)).state === 'confirmed') landed.push(tx);
+      expect(landed.map((tx) => tx.intent.kind).sort(), JSON.stringify(plan.fired)).toEqual(['transfer-trx', 'undelegate']);
+      await expectReclaimed(w, t, mainTrx, subTrx);
+      return plan.fired;
+    } finally {
+      await w.close();
+    }
+  }
+
+  it('a crash at each reclaim boundary in turn: each reclaim transaction lands exactly once and the reclaim ends', async () => {
+    const fired: string[] = [];
+    for (let at = 0; at < 18; at++) fired.push(...(await reclaimUnder(new Map([[at, 'crash']]), 1, false)).map((f) => f.point));
+    // A fault-free reclaim has 15 boundaries, so the sweep covers each one; every kind of boundary was hit.
+    expect(fired).toHaveLength(15);
+    expect(new Set(fired)).toEqual(new Set([
+      'after prepare undelegate', 'after prepare transfer-trx', 'before broadcast', 'after broadcast', 'after confirmation', 'after task write',
+    ]));
+  }, 240_000);
+
+  it('random crashes and transient failures with 1-2 reclaimers: the same, whatever the schedule', async () => {
+    await fc.assert(fc.asyncProperty(
+      fc.uniqueArray(fc.record({ at: fc.integer({ min: 0, max: 16 }), kind: fc.constantFrom<FaultKind>('crash', 'crash', 'transient') }), { maxLength: 6, selector: (f) => f.at }),
+      fc.integer({ min: 1, max: 2 }), fc.boolean(),
+      async (schedule, workers, concurrent) => {
+        await reclaimUnder(new Map(schedule.map((f) => [f.at, f.kind])), workers, concurrent);
+      },
+    ), { numRuns: 20 });
+  }, 240_000);
+});
