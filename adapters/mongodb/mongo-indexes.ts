@@ -34,6 +34,8 @@ export const INDEX_DEFINITIONS: readonly IndexDefinition[] = [
   { collection: COLLECTIONS.commands, keys: { status: 1, type: 1, startedAt: 1, insertedSeq: 1 }, options: { name: 'running_oldest' } },
   { collection: COLLECTIONS.tasks, keys: { status: 1, nextRunAt: 1, insertedSeq: 1 }, options: { name: 'due' } },
   { collection: COLLECTIONS.tasks, keys: { address: 1, startedAt: -1, insertedSeq: -1 }, options: { name: 'latest_by_address' } },
+  // Reclaim claims (claimReclaimDue): only pending reclaims are indexed, so the ever-growing FAILED history is never scanned.
+  { collection: COLLECTIONS.tasks, keys: { 'reclaim.nextRunAt': 1, insertedSeq: 1 }, options: { name: 'reclaim_due', partialFilterExpression: { 'reclaim.status': 'pending' } } },
   { collection: COLLECTIONS.cashierTokens, keys: { tokenHash: 1 }, options: { name: 'token_hash_unique', unique: true } },
   { collection: COLLECTIONS.cashierTokens, keys: { activeSlot: 1 }, options: { name: 'active_slot_unique', unique: true, ...present('activeSlot') } },
   { collection: COLLECTIONS.cashierTokens, keys: { userId: 1, createdAt: -1, insertedSeq: -1 }, options: { name: 'by_user_newest' } },
