@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CollectionExecutor } from '../../core/application/worker/collection-executor.js';
 import { ReclaimExecutor, type ReclaimExecutorDeps } from '../../core/application/worker/reclaim-executor.js';
+import { InfrastructureError } from '../../core/domain/errors.js';
 import { COLLECTION_STATUS, type CollectionTask } from '../../core/domain/model/collection-task.js';
 import type { ChainGateway } from '../../core/ports/chain-gateway.port.js';
 import type { EnergyProvider } from '../../core/ports/energy-provider.port.js';
@@ -29,6 +30,30 @@ function halfDelegation(chain: ChainGateway, lockBlocks = 0): EnergyProvider {
     name: 'self', canProvide: (r, m) => real.canProvide(r, m), orderStatus: (o) => real.orderStatus(o),
     acquire: (r, m) => real.acquire({ ...r, energy: Math.max(1, Math.floor(r.energy / 2)) }, m),
   };
+}
+
+/** The gateway, except that the node refuses every TRC20 sweep for good (a permanent broadcast error). */
+function refusingSweeps(inner: ChainGateway): ChainGateway {
+  const sweeps = new Set<string>();
+  return new Proxy(inner, {
+    get(target, prop) {
+      if (prop === 'prepare') {
+        return async (...args: Parameters<ChainGateway['prepare']>) => {
+          const tx = await target.prepare(...args);
+          if (args[1].kind === 'transfer-trc20') sweeps.add(tx.txid);
+          return tx;
+        };
+      }
+      if (prop === 'broadcast') {
+        return async (tx: Parameters<ChainGateway['broadcast']>[0]) => {
+          if (sweeps.has(tx.txid)) throw new InfrastructureError('CHAIN-BROADCAST-FAILED', 'node refused the sweep (injected)', { transient: false });
+          return target.broadcast(tx);
+        };
+      }
+      const value: unknown = Reflect.get(target, prop);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 function collectorOf(w: WorkerWorld, self: EnergyProvider | undefined, rental?: EnergyProvider): CollectionExecutor {
@@ -137,6 +162,59 @@ describe('post-failure reclaim on the devnet', { timeout: 60_000 }, () => {
     expect(outcomes).toContain('retrying');
     expect(rounds).toBeGreaterThan(5);
     await expectReclaimed(w, t, mainTrx, subTrx);
+  });
+
+  it('a failure in COLLECTING after a full delegation (the node refuses the sweep): stake and float come back, USDT stays', async () => {
+    world = await buildWorkerWorld({ solidifyLag: 1 });
+    const w = world;
+    const sub = await w.addSub();
+    w.devnet.fundToken(sub, 3_000_000n);
+    const before = (await w.gateway.getResources(w.main.address)).energy.delegatedOutSun;
+    const task = await w.collect(sub, 'USDT');
+    const chain = refusingSweeps(w.gateway);
+    const collector = new CollectionExecutor(
+      { ...w.stores, chain, cipher: w.cipher, assets: w.assets, energy: { self: new SelfDelegationEnergyProvider(chain) } },
+      { confirmations: 1, pollMs: 3_000 },
+    );
+    await driveUntil(w, [collector], ended(w, task.taskNo), { maxRounds: 30 });
+    const failed = (await w.stores.tasks.get(task.taskNo))!;
+    expect(failed).toMatchObject({ status: COLLECTION_STATUS.FAILED, errorCode: 'CHAIN-BROADCAST-FAILED', reclaim: { status: 'pending' } });
+    expect(failed.steps.at(-1)!.status).toBe(COLLECTION_STATUS.COLLECTING);
+    expect((await w.gateway.getResources(sub)).energy.receivedSun).toBeGreaterThan(0n);
+    await driveUntil(w, [reclaimerOf(w)], reclaimed(w, task.taskNo), { maxRounds: 30 });
+    expect(failureOf((await w.stores.tasks.get(task.taskNo))!)).toEqual(failureOf(failed));
+    expect((await w.gateway.getResources(sub)).energy.receivedSun).toBe(0n);
+    expect((await w.gateway.getResources(w.main.address)).energy.delegatedOutSun).toBe(before);
+    expect(await w.gateway.getTrxBalance(sub)).toBe(0n);
+    expect(await w.gateway.getTokenBalance(sub, w.devnet.usdtAddress)).toBe(3_000_000n);
+  });
+
+  it('a newer collection of the same sub-address runs first; the reclaim then gives back only what is left', async () => {
+    world = await buildWorkerWorld({ solidifyLag: 1 });
+    const w = world;
+    const t = await timedOutTask(w);
+    const newer = await w.collect(t.sub, 'USDT');
+    const reclaimer = reclaimerOf(w);
+    const waited: string[] = [];
+    await driveUntil(w, [collectorOf(w, new SelfDelegationEnergyProvider(w.gateway)), {
+      runDue: async () => {
+        const running = (await w.stores.tasks.get(newer.taskNo))!.finishedAt === null;
+        for (const o of await reclaimer.runDue()) if (running) waited.push(o.outcome);
+      },
+    }], async () => (await reclaimed(w, t.task.taskNo)()) && (await ended(w, newer.taskNo)()), { maxRounds: 60 });
+    expect((await w.stores.tasks.get(newer.taskNo))!.status).toBe(COLLECTION_STATUS.DONE);
+    // While the newer task ran, the reclaim only waited: it sent nothing that task could lose.
+    expect(waited.length).toBeGreaterThan(0);
+    expect(new Set(waited)).toEqual(new Set(['retrying']));
+    expect((await w.gateway.getResources(t.sub)).energy.receivedSun).toBe(0n);
+    expect((await w.gateway.getResources(w.main.address)).energy.delegatedOutSun).toBe(0n);
+    expect(await w.gateway.getTrxBalance(t.sub)).toBeLessThan(300_000n);
+    expect(await w.gateway.getTokenBalance(t.sub, w.devnet.usdtAddress)).toBe(0n);
+    const end = (await w.stores.tasks.get(t.task.taskNo))!;
+    expect(failureOf(end)).toEqual(failureOf(t.task));
+    expect(end.reclaim!.steps.map((s) => [s.status, s.transaction === null])).toEqual([
+      [COLLECTION_STATUS.UNDELEGATING_ENERGY, false], [COLLECTION_STATUS.RECOVER_TRX, true],
+    ]);
   });
 
   /** One reclaim under a fault schedule with 1-2 reclaimers; returns the faults that fired. */
