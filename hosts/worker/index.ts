@@ -134,6 +134,7 @@ export function startWorker(deps: WorkerDeps, options: WorkerOptions = {}): Runn
 function reportEnds(report: TickReport, log: WorkerLog | undefined): void {
   if (log === undefined) return;
   for (const o of report.collections) if (o.outcome === 'finished') log.info({ taskNo: o.taskNo, status: o.status }, 'collection finished');
+  for (const o of report.reclaims) if (o.outcome === 'done') log.info({ taskNo: o.taskNo }, 'collection reclaim done');
   for (const o of report.commands) {
     if (o.outcome === 'completed' || o.outcome === 'failed' || o.outcome === 'rejected') log.info({ commandNo: o.commandNo, outcome: o.outcome }, 'command finished');
   }

@@ -16,6 +16,7 @@ import { SelfDelegationEnergyProvider } from '../../adapters/tron/index.js';
 import { FaultPlan, faultyGateway, faultyTasks, InjectedCrash, type FaultKind, type SentTransaction } from './fault-injection.js';
 import { buildWorkerWorld, type WorkerWorld } from './worker-test-fixture.js';
 import { driveUntil } from './worker-drive.js';
+import { startWorker } from './index.js';
 
 let world: WorkerWorld | undefined;
 afterEach(async () => {
@@ -128,6 +129,30 @@ describe('post-failure reclaim on the devnet', { timeout: 60_000 }, () => {
     await driveUntil(w, [reclaimerOf(w)], reclaimed(w, t.task.taskNo), { maxRounds: 30 });
     await expectReclaimed(w, t, mainTrx, subTrx);
     expect(await reclaimerOf(w).runOnce()).toBeNull();
+  });
+
+  it('the worker host runs it: the same ticks fail the task and then reclaim, reported in TickReport.reclaims', async () => {
+    world = await buildWorkerWorld({ solidifyLag: 1 });
+    const w = world;
+    const sub = await w.addSub();
+    w.devnet.fundToken(sub, 5_000_000n);
+    const task = await w.collect(sub, 'USDT');
+    const worker = startWorker(
+      { ...w.stores, chain: w.gateway, cipher: w.cipher, assets: w.assets, energy: { self: halfDelegation(w.gateway) } },
+      { manual: true, collection: { confirmations: 1, pollMs: 3_000, energyTimeoutMs: 9_000 } },
+    );
+    const reclaims: string[] = [];
+    try {
+      await driveUntil(w, [{ runDue: async () => { reclaims.push(...(await worker.tick()).reclaims.map((r) => r.outcome)); } }],
+        reclaimed(w, task.taskNo), { maxRounds: 40 });
+    } finally {
+      await worker.stop();
+    }
+    expect(reclaims).toContain('done');
+    expect((await w.stores.tasks.get(task.taskNo))!).toMatchObject({ status: COLLECTION_STATUS.FAILED, errorCode: 'BIZ-ENERGY-TIMEOUT' });
+    expect((await w.gateway.getResources(sub)).energy.receivedSun).toBe(0n);
+    expect((await w.gateway.getResources(w.main.address)).energy.delegatedOutSun).toBe(0n);
+    expect(await w.gateway.getTrxBalance(sub)).toBe(0n);
   });
 
   it('a task that failed before delegating, or on a rental, has nothing to reclaim', async () => {
