@@ -28,7 +28,7 @@ export function cashierRoutes(app: Application): RouteDef[] {
       docs: {
         summary: 'Trigger the collection of the session\'s sub-address', tag: 'Cashier payment',
         body: s.obj({ asset_symbol: s.str() }), data: s.ref('CashierTask'),
-        errors: [...CASHIER_ERRORS, 'BIZ-COMMAND-LOCKED', 'BIZ-ASSET-NOT-FOUND', 'BIZ-AMOUNT-BELOW-MINIMUM'],
+        errors: [...CASHIER_ERRORS, 'RISK-REVIEW-BLOCKED', 'BIZ-COMMAND-LOCKED', 'BIZ-ASSET-NOT-FOUND', 'BIZ-AMOUNT-BELOW-MINIMUM'],
       },
       handle: ({ caller, body }) => app.cashier.collect(caller.ctx, body),
     }),
