@@ -1,4 +1,5 @@
-import { validationError } from '../domain/errors.js';
+import { parsePositiveAmount } from '../domain/amount.js';
+import { DomainError, validationError } from '../domain/errors.js';
 
 /** A parsed JSON body or query object, field by field. */
 export type Fields = Readonly<Record<string, unknown>>;
@@ -75,4 +76,19 @@ export function parseIdParam(raw: string, field: string): number | null {
   if (!/^[1-9][0-9]*$/.test(raw)) return null;
   const n = Number(raw);
   return Number.isSafeInteger(n) ? n : null;
+}
+
+/** TRON encodes transaction amounts as signed 64-bit integers; anything larger cannot be sent as asked. */
+export const MAX_CHAIN_AMOUNT = 2n ** 63n - 1n;
+
+/**
+ * The required `amount` of a fund-moving request: a canonical positive integer string (spec §7 BIZ-AMOUNT-INVALID)
+ * that also fits the chain's int64 amount field, so an oversized amount is refused up front instead of becoming a
+ * PENDING command (and a balance_locked) that can never be executed.
+ */
+export function requireChainAmount(fields: Fields): bigint {
+  if (fields['amount'] === undefined || fields['amount'] === null) throw validationError('amount', 'is required');
+  const amount = parsePositiveAmount(fields['amount']);
+  if (amount === null || amount > MAX_CHAIN_AMOUNT) throw new DomainError('BIZ-AMOUNT-INVALID');
+  return amount;
 }

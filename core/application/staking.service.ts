@@ -1,12 +1,11 @@
-import { parsePositiveAmount } from '../domain/amount.js';
-import { DomainError, validationError } from '../domain/errors.js';
+import { validationError } from '../domain/errors.js';
 import { COMMAND_TYPE, type CommandType } from '../domain/model/command.js';
 import type { UserId } from '../domain/model/common.js';
 import type { Resource } from '../ports/chain-gateway.port.js';
 import type { StakingService } from './application.js';
 import type { ResolvedDeps } from './deps.js';
 import { submitFundCommand } from './fund-commands.js';
-import { fieldsOf, requireString, type Fields } from './input.js';
+import { fieldsOf, requireChainAmount, requireString, type Fields } from './input.js';
 import { ownedWallet } from './ownership.js';
 import type { CommandAcceptedView } from './views.js';
 
@@ -21,13 +20,6 @@ function parseResource(fields: Fields): Resource {
   return resource;
 }
 
-function parseAmount(fields: Fields): bigint {
-  if (fields['amount'] === undefined || fields['amount'] === null) throw validationError('amount', 'is required');
-  const amount = parsePositiveAmount(fields['amount']);
-  if (amount === null) throw new DomainError('BIZ-AMOUNT-INVALID');
-  return amount;
-}
-
 /** Staking operations (session token), each a fund-moving command executed later by the worker. */
 export class StakingUseCases implements StakingService {
   constructor(private readonly deps: ResolvedDeps) {}
@@ -36,7 +28,7 @@ export class StakingUseCases implements StakingService {
   async stake(userId: UserId, address: string, body: unknown): Promise<CommandAcceptedView> {
     const fields = fieldsOf(body);
     const resource = parseResource(fields);
-    const amount = parseAmount(fields);
+    const amount = requireChainAmount(fields);
     return this.submit(userId, address, COMMAND_TYPE.STAKE, amount, { resource, amount: amount.toString(10) });
   }
 
@@ -44,7 +36,7 @@ export class StakingUseCases implements StakingService {
   async unstake(userId: UserId, address: string, body: unknown): Promise<CommandAcceptedView> {
     const fields = fieldsOf(body);
     const resource = parseResource(fields);
-    const amount = parseAmount(fields);
+    const amount = requireChainAmount(fields);
     return this.submit(userId, address, COMMAND_TYPE.UNSTAKE, 0n, { resource, amount: amount.toString(10) });
   }
 

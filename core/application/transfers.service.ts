@@ -1,12 +1,11 @@
-import { parsePositiveAmount } from '../domain/amount.js';
-import { DomainError, validationError } from '../domain/errors.js';
+import { validationError } from '../domain/errors.js';
 import { COMMAND_TYPE } from '../domain/model/command.js';
 import type { UserId } from '../domain/model/common.js';
 import type { TransfersService } from './application.js';
 import { assetOf } from './collection-starter.js';
 import type { ResolvedDeps } from './deps.js';
 import { submitFundCommand } from './fund-commands.js';
-import { fieldsOf, requireString } from './input.js';
+import { fieldsOf, requireChainAmount, requireString } from './input.js';
 import { ownedWallet } from './ownership.js';
 import type { CommandAcceptedView } from './views.js';
 
@@ -25,9 +24,7 @@ export class TransfersUseCases implements TransfersService {
     const from = requireString(fields, 'from_address', 128);
     const to = requireString(fields, 'to_address', 128);
     const symbol = requireString(fields, 'asset_symbol', 32);
-    if (fields['amount'] === undefined || fields['amount'] === null) throw validationError('amount', 'is required');
-    const amount = parsePositiveAmount(fields['amount']);
-    if (amount === null) throw new DomainError('BIZ-AMOUNT-INVALID');
+    const amount = requireChainAmount(fields);
     if (!this.deps.chain.isAddress(to)) throw validationError('to_address', 'is not a valid address');
     if (to === from) throw validationError('to_address', 'must differ from from_address');
     const wallet = await ownedWallet(this.deps.wallets, userId, from, 422);

@@ -252,4 +252,20 @@ describe('spec M1 conformance audit', () => {
     for (const url of ['https://8.8.8.8:8443/hook', 'https://8.8.8.8:0/hook', 'http://8.8.8.8/hook', 'ftp://8.8.8.8/', 'not a url']) invalid(await put(url), 'webhook_url');
     fails(await put('https://100.64.0.1/hook'), 422, 'BIZ-WEBHOOK-URL-BLOCKED');
   });
+  it('§7 BIZ-AMOUNT-INVALID: an amount the chain cannot carry (above int64) is refused before any command exists; the int64 maximum is accepted', async () => {
+    const user = await userWithWallets(h, 'pro');
+    const transfer = (amount: string): Promise<HttpResult> => h.call('POST', '/api/transfers', {
+      token: user.session, headers: key(), body: { from_address: user.main, to_address: user.sub, asset_symbol: 'TRX', amount },
+    });
+    const stake = async (amount: string): Promise<HttpResult> =>
+      h.call('POST', `/api/wallets/${await createWallet(h, user, 2)}/stake`, { token: user.session, body: { resource: 'ENERGY', amount } });
+    for (const amount of ['9223372036854775808', '18446744073709551617', '99999999999999999999999999']) {
+      fails(await transfer(amount), 422, 'BIZ-AMOUNT-INVALID');
+      fails(await stake(amount), 422, 'BIZ-AMOUNT-INVALID');
+    }
+    expect(ok(await h.call('GET', '/api/commands?type=2', { token: user.apiToken })).pagination.total).toBe(0);
+    expect(ok(await h.call('GET', '/api/commands?type=4', { token: user.apiToken })).pagination.total).toBe(0);
+    expect(ok(await transfer('9223372036854775807'), 201).status).toBe(1);
+    expect(ok(await stake('9223372036854775807'), 201).status).toBe(1);
+  });
 });
