@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Composition } from '../composition/container.js';
+import { startComposedWorker } from '../worker/compose-worker.js';
+import { driveUntil } from '../worker/worker-drive.js';
 import { startHarness, type ApiHarness, type HttpResult } from './test-harness.js';
 import { createWallet, expectAnswersDocumented, fails, ISO_TIME, ok, signUp, userWithWallets, WALLET_TIME } from './api-test-fixtures.js';
 
@@ -267,5 +270,51 @@ describe('spec M1 conformance audit', () => {
     expect(ok(await h.call('GET', '/api/commands?type=4', { token: user.apiToken })).pagination.total).toBe(0);
     expect(ok(await transfer('9223372036854775807'), 201).status).toBe(1);
     expect(ok(await stake('9223372036854775807'), 201).status).toBe(1);
+  });
+  it('§2/§3 terminal tasks through the API: DONE and FAILED carry finished_at, the task and command error fields, and release the lock', async () => {
+    const user = await userWithWallets(h);
+    const fundedSub = await createWallet(h, user, 2);
+    h.devnet.fund(fundedSub, 5_000_000);
+    // An activated main address: a TRX sweep to a main address that never received anything fails on chain
+    // (account-creation fee), which is the worker's concern, not this file's (reported).
+    h.devnet.fund(user.main, 1_000_000);
+    h.devnet.mine(1);
+    ok(await h.call('POST', `/api/wallets/${fundedSub}/balances/refresh`, { token: user.apiToken, body: { force: true } }));
+    const ct = ok(await h.call('POST', '/api/cashier/tokens', { token: user.apiToken, body: { address: fundedSub } }), 201);
+    const done = ok(await h.call('POST', '/api/cashier/collect', { token: ct.token, headers: key(), body: { asset_symbol: 'TRX' } }), 201);
+    // user.sub holds nothing: the task fails at PENDING (docs/decisions.md 29).
+    const failed = ok(await h.call('POST', '/api/collections', { token: user.apiToken, headers: key(), body: { address: user.sub, asset_symbol: 'TRX' } }), 201);
+    // The harness's composition, as the worker host would get it (only the container is read).
+    const worker = startComposedWorker({ container: h.container } as unknown as Composition, {}, { manual: true, collection: { confirmations: 1 } });
+    const task = async (taskNo: string): Promise<any> => ok(await h.call('GET', `/api/collections/${taskNo}`, { token: user.apiToken }));
+    try {
+      await driveUntil({ devnet: h.devnet, clock: h.clock }, [{ runDue: () => worker.tick() }],
+        async () => (await task(done.task_no)).status >= 11 && (await task(failed.task_no)).status >= 11, { maxRounds: 60 });
+    } finally {
+      await worker.stop();
+    }
+    const doneView = await task(done.task_no);
+    expect(doneView, JSON.stringify(doneView)).toMatchObject({ status: 11, error_code: null, last_error: null });
+    expect(doneView.finished_at).toMatch(WALLET_TIME);
+    expect(ok(await h.call('GET', `/api/commands/${done.command_no}`, { token: user.apiToken }))).toMatchObject({ type: 3, status: 3, error_code: null });
+    const cashierView = ok(await h.call('GET', '/api/cashier/task', { token: ct.token }));
+    expect(cashierView).toMatchObject({ task_no: done.task_no, status: 11, last_error: null });
+    expect(cashierView.finished_at).toMatch(ISO_TIME);
+    expect(cashierView).not.toHaveProperty('error_code');
+
+    const failedView = await task(failed.task_no);
+    expect(failedView.status).toBe(12);
+    expect(typeof failedView.error_code).toBe('string');
+    expect(typeof failedView.last_error).toBe('string');
+    expect(failedView.finished_at).toMatch(WALLET_TIME);
+    const command = ok(await h.call('GET', `/api/commands/${failed.command_no}`, { token: user.apiToken }));
+    expect(command).toMatchObject({ type: 3, status: 4, error_code: failedView.error_code });
+    expect(command.finished_at).toMatch(WALLET_TIME);
+    // Terminal tasks hold nothing: the addresses take a new collection (no 409) and show no locked balance.
+    for (const address of [fundedSub, user.sub]) {
+      const items = ok(await h.call('GET', `/api/wallets/${address}/balances`, { token: user.apiToken })).items;
+      expect(items.every((i: { balance_locked: string }) => i.balance_locked === '0')).toBe(true);
+    }
+    ok(await h.call('POST', '/api/collections', { token: user.apiToken, headers: key(), body: { address: user.sub, asset_symbol: 'USDT' } }), 201);
   });
 });
