@@ -49,7 +49,7 @@ export function walletRoutes(app: Application): RouteDef[] {
       method: 'GET', path: '/api/wallets/:address/resources', auth: 'developer',
       docs: {
         summary: 'Chain resources of a TRON address', tag: 'Wallet', data: s.ref('ChainResources'),
-        errors: ['BIZ-WALLET-ADDRESS-NOT-FOUND', 'BIZ-CHAIN-RESOURCES-NOT-SUPPORTED'],
+        errors: ['BIZ-WALLET-ADDRESS-NOT-FOUND', 'BIZ-CHAIN-RESOURCES-NOT-SUPPORTED', 'CHAIN-BALANCE-QUERY-FAILED'],
       },
       handle: ({ caller, params }) => app.wallets.resources(caller.userId, params.address ?? ''),
     }),
