@@ -317,4 +317,15 @@ describe('spec M1 conformance audit', () => {
     }
     ok(await h.call('POST', '/api/collections', { token: user.apiToken, headers: key(), body: { address: user.sub, asset_symbol: 'USDT' } }), 201);
   });
+  it('§1 502 when the node is down on GET .../resources (a chain query); cached reads and queued commands do not need the node', async () => {
+    const user = await userWithWallets(h);
+    h.devnet.setFaults({ node_down: true });
+    try {
+      fails(await h.call('GET', `/api/wallets/${user.main}/resources`, { token: user.apiToken }), 502, 'CHAIN-BALANCE-QUERY-FAILED');
+      ok(await h.call('GET', `/api/wallets/${user.sub}/balances`, { token: user.apiToken }));
+      ok(await h.call('POST', '/api/collections', { token: user.apiToken, headers: key(), body: { address: user.sub, asset_symbol: 'USDT' } }), 201);
+    } finally {
+      h.devnet.setFaults({ node_down: false });
+    }
+  });
 });
