@@ -123,6 +123,21 @@ describe('collection on the devnet', { timeout: 60_000 }, () => {
     });
   });
 
+  it('TRX to a main address that does not exist on chain yet: the creation fee (1 TRX + 0.1 TRX) stays back, DONE', async () => {
+    world = await buildWorkerWorld({ stakeTrx: 0n, fundMain: false });
+    const w = world;
+    expect(await w.gateway.accountExists(w.main.address)).toBe(false);
+    const sub = await w.addSub();
+    w.devnet.fund(sub, 25n * TRX);
+    const task = await w.collect(sub, 'TRX');
+    await driveUntil(w, [executorOf(w, 'none')], () => finished(w, task.taskNo));
+    const done = (await w.stores.tasks.get(task.taskNo))!;
+    expect([done.status, done.errorCode]).toEqual([COLLECTION_STATUS.DONE, null]);
+    expect(done.sweptAmount).toBe(25n * TRX - 1_100_000n);
+    expect(await w.gateway.getTrxBalance(w.main.address)).toBe(25n * TRX - 1_100_000n);
+    expect(await w.gateway.getTrxBalance(sub)).toBe(0n);
+  });
+
   it('USDT by burning TRX when no provider can: FUNDING_TRX carries the burn float, no energy step sends', async () => {
     world = await buildWorkerWorld({ stakeTrx: 0n });
     const w = world;

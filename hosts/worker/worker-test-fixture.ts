@@ -44,6 +44,8 @@ export interface WorkerWorld {
 
 /** Options: the main address's energy stake and liquid TRX, and the devnet seed. */
 export interface WorkerWorldOptions {
+  /** false: the main address is never funded, so it does not exist on chain until something is sent to it. */
+  readonly fundMain?: boolean;
   readonly stakeTrx?: bigint;
   readonly liquidTrx?: bigint;
   readonly seed?: string;
@@ -82,7 +84,7 @@ export async function buildWorkerWorld(options: WorkerWorldOptions = {}): Promis
   const mainAccount = await insert(ADDRESS_TYPE.MAIN);
   const main: Signer = { address: mainAccount.address, privateKey: async () => mainAccount.privateKey };
   const stake = options.stakeTrx ?? 20_000n;
-  devnet.fund(main.address, (stake + (options.liquidTrx ?? 1_000n)) * TRX);
+  if (options.fundMain !== false) devnet.fund(main.address, (stake + (options.liquidTrx ?? 1_000n)) * TRX);
   if (stake > 0n) {
     await gateway.broadcast(await gateway.prepare(main, { kind: 'freeze', resource: 'ENERGY', amountSun: stake * TRX }));
     devnet.mine(1);

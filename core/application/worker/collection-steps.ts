@@ -44,17 +44,30 @@ export async function collectableAmount(deps: StepDeps, settings: StepSettings, 
   const { task, asset } = subject;
   return asset.kind === 'trc20'
     ? deps.chain.getTokenBalance(task.address, asset.contractAddress!)
-    : sweepableSun(deps.chain, settings, task.address);
+    : sweepableSun(deps.chain, settings, task.address, task.mainAddress);
 }
 
+/** TRON's fee for a transfer that creates its recipient (getCreateNewAccountFeeInSystemContract, 1 TRX). */
+export const CREATE_ACCOUNT_FEE_SUN = 1_000_000n;
+/** Bandwidth fee of an account-creating transfer when staked bandwidth cannot pay it (getCreateAccountFee, 0.1 TRX). */
+export const CREATE_ACCOUNT_BANDWIDTH_FEE_SUN = 100_000n;
+
 /**
- * SUN the address can send away in one TRX transfer: its balance, less the bandwidth fee when its free and staked
- * bandwidth cannot cover the transfer's bytes (the fee is burnt from the same balance, so sending it all would fail).
+ * SUN the address can send away in one TRX transfer to `to`: its balance, less the fees the chain burns from the same
+ * balance (sending it all would fail). To an existing account that is the bandwidth fee when free and staked
+ * bandwidth cannot cover the transfer's bytes; to an account the transfer creates (a main address that never
+ * received anything) it is the 1 TRX creation fee plus 0.1 TRX unless staked bandwidth pays (free bandwidth cannot).
  */
-export async function sweepableSun(chain: ChainGateway, settings: StepSettings, address: string): Promise<bigint> {
-  const [balance, resources] = await Promise.all([chain.getTrxBalance(address), chain.getResources(address)]);
-  const bandwidth = resources.bandwidth.freeAvailable + resources.bandwidth.stakedAvailable;
-  const reserve = bandwidth >= settings.transferBytes ? 0n : BigInt(settings.transferBytes) * settings.sunPerByte;
+export async function sweepableSun(chain: ChainGateway, settings: StepSettings, address: string, to?: string): Promise<bigint> {
+  const [balance, resources, creates] = await Promise.all([
+    chain.getTrxBalance(address),
+    chain.getResources(address),
+    to === undefined ? false : chain.accountExists(to).then((exists) => !exists),
+  ]);
+  const bytes = settings.transferBytes;
+  const reserve = creates
+    ? CREATE_ACCOUNT_FEE_SUN + (resources.bandwidth.stakedAvailable >= bytes ? 0n : CREATE_ACCOUNT_BANDWIDTH_FEE_SUN)
+    : resources.bandwidth.freeAvailable + resources.bandwidth.stakedAvailable >= bytes ? 0n : BigInt(bytes) * settings.sunPerByte;
   return balance > reserve ? balance - reserve : 0n;
 }
 
@@ -135,7 +148,7 @@ export async function planUndelegation(deps: StepDeps, _settings: StepSettings, 
 
 /** RECOVER_TRX: whatever TRX the sub-address can still send goes back to the main address. */
 export async function planRecovery(deps: StepDeps, settings: StepSettings, { task }: StepSubject): Promise<StepPlan> {
-  const amount = await sweepableSun(deps.chain, settings, task.address);
+  const amount = await sweepableSun(deps.chain, settings, task.address, task.mainAddress);
   if (amount <= 0n) return { kind: 'skip' };
   const sub = await signerFor(deps, task.address);
   return send(deps, sub, { kind: 'transfer-trx', to: task.mainAddress, amountSun: amount }, amount);

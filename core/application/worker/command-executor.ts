@@ -202,7 +202,7 @@ export class CommandExecutor {
       const { asset, amount } = plan.requires;
       const available = asset.kind === 'trc20'
         ? await this.deps.chain.getTokenBalance(from, asset.contractAddress!)
-        : await sweepableSun(this.deps.chain, NATIVE_SETTINGS, from);
+        : await sweepableSun(this.deps.chain, NATIVE_SETTINGS, from, plan.intent.kind === 'transfer-trx' ? plan.intent.to : undefined);
       if (available < amount) {
         return this.fail(command, 'BIZ-INSUFFICIENT-BALANCE', `${from} holds ${available} ${asset.symbol}, ${amount} requested`);
       }
