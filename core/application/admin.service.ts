@@ -49,7 +49,7 @@ export class AdminUseCases implements AdminService {
 
   /**
    * Cancels a PENDING/RUNNING command with nothing broadcast. A COLLECTION is cancellable only while its task is
-   * PENDING: the task fails with error_code CANCELLED, the command is CANCELLED and `collection.failed` is queued,
+   * PENDING: the task fails with error_code BIZ-COMMAND-CANCELLED, the command is CANCELLED and `collection.failed` is queued,
    * in one unit of work. Withdrawals emit no event on cancel (spec §6 has no status for it).
    */
   async cancelCommand(commandNo: string): Promise<CommandView> {
@@ -69,7 +69,7 @@ export class AdminUseCases implements AdminService {
       const failedStatus = collectionTransition(task.status, 'unrecoverable-error', { assetKind: 'native', energyPath: null });
       if (failedStatus === null) throw new DomainError('BIZ-COMMAND-NOT-CANCELLABLE');
       const failed: CollectionTask = {
-        ...task, status: failedStatus, errorCode: 'CANCELLED', lastError: 'cancelled by the platform', finishedAt: now,
+        ...task, status: failedStatus, errorCode: 'BIZ-COMMAND-CANCELLED', lastError: 'cancelled by the platform', finishedAt: now,
         lease: null, version: task.version + 1,
       };
       const event = collectionEvent(failed, this.deps.ids.uuid(), now);

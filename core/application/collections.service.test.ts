@@ -200,7 +200,7 @@ describe('admin: cancel command', () => {
     const user = await userWithWallets(app, core.readCode, 'cancel-collect@example.com', 1);
     const task = await app.collections.create(user.userId, { address: user.subs[0]!, asset_symbol: 'USDT' });
     expect((await app.admin.cancelCommand(task.command_no)).status).toBe(6);
-    expect(await app.collections.get(user.userId, task.task_no)).toMatchObject({ status: 12, error_code: 'CANCELLED' });
+    expect(await app.collections.get(user.userId, task.task_no)).toMatchObject({ status: 12, error_code: 'BIZ-COMMAND-CANCELLED' });
     const events = [...stores.store.events.values()];
     expect(events.map((e) => e.eventType)).toEqual(['collection.failed']);
     expect((await app.collections.create(user.userId, { address: user.subs[0]!, asset_symbol: 'USDT' })).status).toBe(PENDING);

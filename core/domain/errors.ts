@@ -61,6 +61,8 @@ export const ERROR_CATALOGUE = {
   'BIZ-USER-NOT-FOUND': { status: 404, message: 'user unknown' },
   'BIZ-WEBHOOK-NOT-PENDING': { status: 409, message: 'no webhook URL is pending review' },
   'BIZ-COMMAND-NOT-CANCELLABLE': { status: 409, message: 'command is terminal or already broadcast' },
+  // Never an HTTP answer: the error_code a collection task records when the platform cancels it (admin cancel).
+  'BIZ-COMMAND-CANCELLED': { status: 409, message: 'cancelled by the platform' },
   'BIZ-ILLEGAL-TRANSITION': { status: 409, message: 'state transition not allowed' },
   'BIZ-INSUFFICIENT-BALANCE': { status: 422, message: 'balance too low for the operation' },
   'BIZ-ENERGY-UNAVAILABLE': { status: 502, message: 'no energy source can cover the transfer' },

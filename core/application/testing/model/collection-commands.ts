@@ -84,7 +84,7 @@ export class CancelCollectionCommand implements ModelCommand {
       task.status = 'failed';
       task.commandStatus = 6;
       const view = expectOk(await outcome(real.app.collections.get(task.userId, task.taskNo)), String(this));
-      assert.deepEqual([view.status, view.error_code], [12, 'CANCELLED']);
+      assert.deepEqual([view.status, view.error_code], [12, 'BIZ-COMMAND-CANCELLED']);
     }
     await assertInvariants(model, real);
   }
