@@ -7,7 +7,7 @@ import type { BearerAuthenticator, Caller } from './auth.js';
 import { checkDeclaredLength, readJsonObject } from './body-reader.js';
 import { mapError, okReply, toHttpResponse, type ApiReply } from './envelope.js';
 import { requireIdempotencyKey, runIdempotent } from './idempotency.js';
-import { applyRateLimit, type RateBucket, type RateLimits } from './rate-limit.js';
+import { applyRateLimit, rateSubject, type RateBucket, type RateLimits } from './rate-limit.js';
 import { requestLineLogger } from './logger.js';
 import type { RawResult, RouteContext, RouteDef } from './route.js';
 
@@ -33,17 +33,9 @@ export function bucketOf(route: RouteDef): RateBucket | undefined {
   return route.rateLimit ?? (route.method === 'GET' && route.auth !== 'none' && route.auth !== 'admin' ? 'get' : undefined);
 }
 
-/** Who the idempotency keys of a caller belong to (DESIGN.md: scope = caller, method, path). */
+/** Who the idempotency keys of a caller belong to (DESIGN.md: scope = caller, method, path): the rate-limit subject. */
 function callerScope(caller: Caller): string {
-  switch (caller.kind) {
-    case 'developer':
-    case 'session':
-      return `u:${caller.userId}`;
-    case 'cashier':
-      return `ct:${caller.ctx.token.tokenHash}`;
-    default:
-      return caller.kind;
-  }
+  return rateSubject(caller) ?? caller.kind;
 }
 
 /**
