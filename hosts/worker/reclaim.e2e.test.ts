@@ -1,8 +1,9 @@
 /**
  * The post-failure reclaim on the devnet: a self-delegation task that times out waiting for energy ends FAILED
  * (status, error and event untouched afterwards) and the reclaimer gives the delegated stake and the TRX float back
- * to the main address, once each even under crashes at every boundary; a task that failed before delegating, or
- * on a rental, has nothing to reclaim; a locked delegation is retried until its lock period ends.
+ * to the main address, once each even under crashes at every boundary; a task that failed after funding on any other
+ * path (a rental that never delivers, no energy source) gets its TRX float back with nothing undelegated; a task that
+ * failed before funding has nothing to reclaim; a locked delegation is retried until its lock period ends.
  */
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,7 +13,7 @@ import { InfrastructureError } from '../../core/domain/errors.js';
 import { COLLECTION_STATUS, type CollectionTask } from '../../core/domain/model/collection-task.js';
 import type { ChainGateway } from '../../core/ports/chain-gateway.port.js';
 import type { EnergyProvider } from '../../core/ports/energy-provider.port.js';
-import { SelfDelegationEnergyProvider } from '../../adapters/tron/index.js';
+import { RentalEnergyProvider, SelfDelegationEnergyProvider } from '../../adapters/tron/index.js';
 import { FaultPlan, faultyGateway, faultyTasks, InjectedCrash, type FaultKind, type SentTransaction } from './fault-injection.js';
 import { buildWorkerWorld, type WorkerWorld } from './worker-test-fixture.js';
 import { driveUntil } from './worker-drive.js';
@@ -155,24 +156,94 @@ describe('post-failure reclaim on the devnet', { timeout: 60_000 }, () => {
     expect(await w.gateway.getTrxBalance(sub)).toBe(0n);
   });
 
-  it('a task that failed before delegating, or on a rental, has nothing to reclaim', async () => {
+  it('a task that failed before funding (nothing to collect) has nothing to reclaim', async () => {
     world = await buildWorkerWorld();
     const w = world;
-    const empty = await w.collect(await w.addSub(), 'USDT');
+    const sub = await w.addSub();
+    const empty = await w.collect(sub, 'USDT');
     await driveUntil(w, [collectorOf(w, halfDelegation(w.gateway))], ended(w, empty.taskNo));
-    const rentedSub = await w.addSub();
-    w.devnet.fundToken(rentedSub, 1_000_000n);
+    const task = (await w.stores.tasks.get(empty.taskNo))!;
+    expect(task).toMatchObject({ status: COLLECTION_STATUS.FAILED, errorCode: 'BIZ-NOTHING-TO-COLLECT', steps: [] });
+    expect(task.reclaim).toBeUndefined();
+    expect(await w.gateway.getTrxBalance(sub)).toBe(0n);
+    expect(await reclaimerOf(w).runOnce()).toBeNull();
+  });
+
+  /** A funded USDT task failed by `collector` with `code`; the reclaim then sweeps the float back, undelegating nothing. */
+  async function floatReturned(w: WorkerWorld, collector: CollectionExecutor, code: string) {
+    const sub = await w.addSub();
+    w.devnet.fundToken(sub, 1_000_000n);
+    const delegatedOut = (await w.gateway.getResources(w.main.address)).energy.delegatedOutSun;
+    const task = await w.collect(sub, 'USDT');
+    await driveUntil(w, [collector], ended(w, task.taskNo));
+    const failed = (await w.stores.tasks.get(task.taskNo))!;
+    expect(failed).toMatchObject({ status: COLLECTION_STATUS.FAILED, errorCode: code, reclaim: { status: 'pending', steps: [] } });
+    expect(failed.steps[0]).toMatchObject({ status: COLLECTION_STATUS.FUNDING_TRX, completedAt: expect.any(Number) });
+    expect(failed.steps.some((s) => s.status === COLLECTION_STATUS.ACQUIRING_ENERGY && s.transaction !== null)).toBe(false);
+    const float = await w.gateway.getTrxBalance(sub);
+    expect(float).toBe(failed.steps[0]!.amount);
+    expect(float).toBeGreaterThan(0n);
+    const events = (await w.stores.outbox.listUndispatched(1_000)).filter((e) => e.payload['task_no'] === task.taskNo);
+    expect(events.map((e) => e.eventType)).toEqual(['collection.failed']);
+    const mainTrx = await w.gateway.getTrxBalance(w.main.address);
+    await driveUntil(w, [reclaimerOf(w)], reclaimed(w, task.taskNo), { maxRounds: 30 });
+    const end = (await w.stores.tasks.get(task.taskNo))!;
+    expect(failureOf(end)).toEqual(failureOf(failed));
+    expect(end.reclaim).toMatchObject({ status: 'done', lease: null });
+    expect(end.reclaim!.steps.map((s) => [s.status, s.transaction === null, s.amount ?? null])).toEqual([
+      [COLLECTION_STATUS.UNDELEGATING_ENERGY, true, null], [COLLECTION_STATUS.RECOVER_TRX, false, float],
+    ]);
+    // Free bandwidth pays the sweep on the devnet: the whole float is back on main, the USDT stays on the sub.
+    expect(await w.gateway.getTrxBalance(sub)).toBe(0n);
+    expect(await w.gateway.getTrxBalance(w.main.address)).toBe(mainTrx + float);
+    expect((await w.gateway.getResources(w.main.address)).energy.delegatedOutSun).toBe(delegatedOut);
+    expect(await w.gateway.getTokenBalance(sub, w.devnet.usdtAddress)).toBe(1_000_000n);
+    expect((await w.stores.outbox.listUndispatched(1_000)).filter((e) => e.payload['task_no'] === task.taskNo)).toEqual(events);
+    expect(await reclaimerOf(w).runOnce()).toBeNull();
+  }
+
+  it('a rental that never delivers energy times out: the gas float goes back to main, nothing is undelegated', async () => {
+    world = await buildWorkerWorld({ solidifyLag: 1 });
     const liar: EnergyProvider = {
       name: 'rental', canProvide: async () => true, acquire: async () => ({ kind: 'order', orderId: 'o-1' }), orderStatus: async () => 'delivered',
     };
-    const rented = await w.collect(rentedSub, 'USDT');
-    await driveUntil(w, [collectorOf(w, undefined, liar)], ended(w, rented.taskNo));
-    for (const [no, code] of [[empty.taskNo, 'BIZ-NOTHING-TO-COLLECT'], [rented.taskNo, 'BIZ-ENERGY-TIMEOUT']] as const) {
-      const task = (await w.stores.tasks.get(no))!;
-      expect(task).toMatchObject({ status: COLLECTION_STATUS.FAILED, errorCode: code });
-      expect(task.reclaim).toBeUndefined();
-    }
-    expect(await reclaimerOf(w).runOnce()).toBeNull();
+    await floatReturned(world, collectorOf(world, undefined, liar), 'BIZ-ENERGY-TIMEOUT');
+  });
+
+  it('no energy source after funding (BIZ-ENERGY-UNAVAILABLE): the gas float goes back to main', async () => {
+    world = await buildWorkerWorld({ solidifyLag: 1 });
+    await floatReturned(world, collectorOf(world, undefined, undefined), 'BIZ-ENERGY-UNAVAILABLE');
+  });
+
+  it('a delivered rental, then the node refuses the sweep: the float comes back, the rented energy is not undelegated', async () => {
+    world = await buildWorkerWorld({ solidifyLag: 1 });
+    const w = world;
+    const sub = await w.addSub();
+    w.devnet.fundToken(sub, 1_000_000n);
+    const task = await w.collect(sub, 'USDT');
+    const chain = refusingSweeps(w.gateway);
+    const collector = new CollectionExecutor(
+      { ...w.stores, chain, cipher: w.cipher, assets: w.assets, energy: { rental: new RentalEnergyProvider({ baseUrl: w.devnet.url, timeoutMs: 5_000 }) } },
+      { confirmations: 1, pollMs: 3_000 },
+    );
+    await driveUntil(w, [collector], ended(w, task.taskNo), { maxRounds: 30 });
+    const failed = (await w.stores.tasks.get(task.taskNo))!;
+    expect(failed).toMatchObject({ status: COLLECTION_STATUS.FAILED, errorCode: 'CHAIN-BROADCAST-FAILED', energyPath: 'rental', reclaim: { status: 'pending' } });
+    const rented = (await w.gateway.getResources(sub)).energy.receivedSun;
+    expect(rented).toBeGreaterThan(0n);
+    const float = await w.gateway.getTrxBalance(sub);
+    expect(float).toBeGreaterThan(0n);
+    const mainTrx = await w.gateway.getTrxBalance(w.main.address);
+    await driveUntil(w, [reclaimerOf(w)], reclaimed(w, task.taskNo), { maxRounds: 30 });
+    const end = (await w.stores.tasks.get(task.taskNo))!;
+    expect(failureOf(end)).toEqual(failureOf(failed));
+    expect(end.reclaim!.steps.map((s) => [s.status, s.transaction === null])).toEqual([
+      [COLLECTION_STATUS.UNDELEGATING_ENERGY, true], [COLLECTION_STATUS.RECOVER_TRX, false],
+    ]);
+    // The rental pool's stake is the provider's to take back, not main's.
+    expect((await w.gateway.getResources(sub)).energy.receivedSun).toBe(rented);
+    expect(await w.gateway.getTrxBalance(sub)).toBe(0n);
+    expect(await w.gateway.getTrxBalance(w.main.address)).toBe(mainTrx + float);
   });
 
   it('a delegation inside its lock period is retried on the Clock until the lock ends, then given back', async () => {

@@ -287,8 +287,9 @@ export class CollectionExecutor {
 
   /**
    * DONE or FAILED in one unit of work: the task (lease released), its command's terminal status (releasing the
-   * address lock and balance_locked), the collection.* event and, on a failure after a self-delegation, the pending
-   * reclaim (reclaim-executor.ts). A concurrent writer makes it write nothing.
+   * address lock and balance_locked), the collection.* event and, on a failure after the task funded its sub-address
+   * or self-delegated to it, the pending reclaim (reclaimAfterFailure in reclaim-executor.ts). A concurrent writer
+   * makes it write nothing.
    */
   private async finish(task: CollectionTask, end: 'DONE' | 'FAILED', errorCode: ErrorCode | null, lastError: string | null): Promise<StageOutcome> {
     const now = this.deps.clock.now();

@@ -48,19 +48,32 @@ type Phase = (typeof PHASES)[number];
 const PLANNERS = { [COLLECTION_STATUS.UNDELEGATING_ENERGY]: planUndelegation, [COLLECTION_STATUS.RECOVER_TRX]: planRecovery } as const;
 
 /**
- * The reclaim a task gets in the unit of work that fails it: pending when it failed after a self-delegation
- * transaction was sent (it may have landed: the reclaim reads the chain and skips what is not there), else none.
+ * Whether the task sent a self-delegation transaction (it may have landed): the only stake the reclaim gives back.
+ * Energy on a rental or burn path is not the main address's to take back, so those tasks never undelegate.
  */
-export function reclaimAfterFailure(task: CollectionTask, now: number): { reclaim?: ReclaimRecord } {
-  const delegated = task.energyPath === 'self'
+function selfDelegated(task: CollectionTask): boolean {
+  return task.energyPath === 'self'
     && task.steps.some((s) => s.status === COLLECTION_STATUS.ACQUIRING_ENERGY && s.transaction !== null);
-  return delegated ? { reclaim: { status: 'pending', steps: [], nextRunAt: now, lease: null, finishedAt: null } } : {};
 }
 
 /**
- * Gives back what a failed self-delegation task left on its sub-address: the delegated stake (undelegated by the
- * main address, never more than recorded nor than still received) and the TRX float (swept to main less the
- * bandwidth fee), with the planners of the collection's own UNDELEGATING_ENERGY and RECOVER_TRX steps. Leased and
+ * The reclaim a task gets in the unit of work that fails it: pending when the failed collection put something on
+ * its sub-address, that is when its FUNDING_TRX step sent a transaction (the gas float, plus the burn float when
+ * burning) or its energy step sent a self-delegation; else none. Only TRC20 collections have those steps, so a TRX
+ * collection, a task that failed before funding (nothing to collect) and one whose funding was skipped (the
+ * sub-address already held the float) get none. Either transaction may or may not have landed: the reclaim reads
+ * the chain and skips what is not there. Whatever the path, the reclaim sweeps the sub-address's sweepable TRX to
+ * main (as RECOVER_TRX does on success); it undelegates only after a self-delegation.
+ */
+export function reclaimAfterFailure(task: CollectionTask, now: number): { reclaim?: ReclaimRecord } {
+  const funded = task.steps.some((s) => s.status === COLLECTION_STATUS.FUNDING_TRX && s.transaction !== null);
+  return funded || selfDelegated(task) ? { reclaim: { status: 'pending', steps: [], nextRunAt: now, lease: null, finishedAt: null } } : {};
+}
+
+/**
+ * Gives back what a failed TRC20 collection left on its sub-address: the delegated stake after a self-delegation
+ * (undelegated by the main address, never more than recorded nor than still received; any other path records a
+ * skipped UNDELEGATING_ENERGY step and sends nothing) and the TRX float (swept to main less the bandwidth fee), with the planners of the collection's own UNDELEGATING_ENERGY and RECOVER_TRX steps. Leased and
  * write-ahead like the collection executor (prepare → persist → broadcast → confirm; resume by txid), so a crash
  * anywhere never sends a reclaim transaction twice. It writes only `task.reclaim` (and the version): the task's
  * status, error and event stay as the failure left them.
@@ -155,7 +168,10 @@ export class ReclaimExecutor {
   /** A phase's first visit: plan from the chain now, persist the transaction, then broadcast it. */
   private async begin(task: CollectionTask, phase: Phase): Promise<ReclaimOutcome> {
     const subject: StepSubject = { task, asset: this.deps.assets.find(task.networkCode, task.assetSymbol) ?? this.deps.assets.find(task.networkCode, 'TRX')! };
-    const plan: StepPlan = await PLANNERS[phase](this.deps, this.settings, subject);
+    // A rental's or a burn's energy is not main's stake: only a self-delegation is given back.
+    const plan: StepPlan = phase === COLLECTION_STATUS.UNDELEGATING_ENERGY && !selfDelegated(task)
+      ? { kind: 'skip' }
+      : await PLANNERS[phase](this.deps, this.settings, subject);
     const now = this.deps.clock.now();
     const steps = task.reclaim!.steps;
     if (plan.kind !== 'send') {
