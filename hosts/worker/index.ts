@@ -48,7 +48,7 @@ export interface TickReport {
   readonly collections: readonly StageOutcome[];
   /** Withdrawals and staking commands. */
   readonly commands: readonly CommandOutcome[];
-  /** Post-failure reclaims of self-delegation tasks. */
+  /** Post-failure reclaims of failed collections that funded gas or delegated energy. */
   readonly reclaims: readonly ReclaimOutcome[];
 }
 
