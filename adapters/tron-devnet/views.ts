@@ -73,12 +73,7 @@ export function accountJson(a: Account): Json {
 export function accountResourceJson(a: Account, s: ChainState, p: ChainParams, now: number): Json {
   const tp = tronPower(a);
   return compact({
-    freeNetUsed: freeNetUsed(a, now),
-    freeNetLimit: p.freeNetLimit,
-    NetUsed: netUsed(a, now),
-    NetLimit: netLimit(a, s, p),
-    TotalNetLimit: p.totalNetLimit,
-    TotalNetWeight: totalNetWeight(s, p),
+    ...netFields(a, s, p, now),
     tronPowerUsed: a.votes.reduce((n, v) => n + v.count, 0),
     tronPowerLimit: tp,
     EnergyUsed: energyUsed(a, now),
@@ -90,14 +85,19 @@ export function accountResourceJson(a: Account, s: ChainState, p: ChainParams, n
 
 /** wallet/getaccountnet. */
 export function accountNetJson(a: Account, s: ChainState, p: ChainParams, now: number): Json {
-  return compact({
+  return compact(netFields(a, s, p, now));
+}
+
+/** The bandwidth fields getaccountnet and getaccountresource share. */
+function netFields(a: Account, s: ChainState, p: ChainParams, now: number): Record<string, number> {
+  return {
     freeNetUsed: freeNetUsed(a, now),
     freeNetLimit: p.freeNetLimit,
     NetUsed: netUsed(a, now),
     NetLimit: netLimit(a, s, p),
     TotalNetLimit: p.totalNetLimit,
     TotalNetWeight: totalNetWeight(s, p),
-  });
+  };
 }
 
 /** A transaction as it appears in blocks and gettransactionbyid. */
