@@ -279,6 +279,17 @@ export class TronWebChainGateway implements ChainGateway {
     return { number, timestamp };
   }
 
+  /** The solidity endpoint's latest block (walletsolidity/getnowblock). */
+  async solidifiedHead(): Promise<{ readonly number: number; readonly timestamp: number }> {
+    const block = await this.call<{ blockID?: string; block_header?: { raw_data?: { number?: number; timestamp?: number } } }>(
+      'node-read', 'solidifiedHead', 'solidity', 'walletsolidity/getnowblock', {});
+    const raw = block.block_header?.raw_data;
+    if (typeof block.blockID !== 'string' || typeof raw?.timestamp !== 'number') {
+      throw new InfrastructureError('CHAIN-NODE-UNAVAILABLE', 'solidifiedHead: node returned no block');
+    }
+    return { number: raw.number ?? 0, timestamp: raw.timestamp };
+  }
+
   private async headBlock(kind: CallKind): Promise<{ number: number; timestamp: number; id: string }> {
     const block = await this.call<{ blockID?: string; block_header?: { raw_data?: { number?: number; timestamp?: number } } }>(
       kind, 'head', 'full', 'wallet/getblock', { detail: false });

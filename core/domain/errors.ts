@@ -68,6 +68,9 @@ export const ERROR_CATALOGUE = {
   'BIZ-ENERGY-UNAVAILABLE': { status: 502, message: 'no energy source can cover the transfer' },
   'BIZ-ENERGY-TIMEOUT': { status: 502, message: 'energy not ready within 60 s' },
   'BIZ-NOTHING-TO-COLLECT': { status: 422, message: 'the sub-address holds none of the asset' },
+  // The node's dry run (triggerconstantcontract) says the token transfer would revert: a blacklisted address or a
+  // paused token. Found before anything is spent.
+  'BIZ-TRANSFER-WOULD-REVERT': { status: 422, message: 'the token contract refuses the transfer (blacklisted address or paused token)' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
@@ -124,6 +127,40 @@ export class InfrastructureError extends Error {
     this.code = code;
     this.status = ERROR_CATALOGUE[code].status;
     this.transient = options.transient ?? true;
+  }
+}
+
+/** Options of {@link ChainError}. */
+export interface ChainErrorOptions {
+  readonly transient?: boolean;
+  readonly cause?: unknown;
+  /** The node's own Retry-After (HTTP 429/403 over quota), in milliseconds; null when it gave none. */
+  readonly retryAfterMs?: number | null;
+  /** What the node said when it answered with a refusal (TAPOS_ERROR, CONTRACT_VALIDATE_ERROR, HTTP_403 ...). */
+  readonly nodeCode?: string | null;
+}
+
+/**
+ * A failure on the way to or from the chain node (unreachable, timed out, refused, over quota, error body). Only
+ * chain adapters throw it; the workflow runner tells it apart from a store failure by its class, never by its code.
+ */
+export class ChainError extends InfrastructureError {
+  readonly retryAfterMs: number | null;
+  readonly nodeCode: string | null;
+
+  constructor(code: ErrorCode, message: string, options: ChainErrorOptions = {}) {
+    super(code, message, { ...(options.transient === undefined ? {} : { transient: options.transient }), cause: options.cause });
+    this.name = 'ChainError';
+    this.retryAfterMs = options.retryAfterMs ?? null;
+    this.nodeCode = options.nodeCode ?? null;
+  }
+}
+
+/** A failure of a store (database, lock service): the write may or may not have been applied. */
+export class StoreError extends InfrastructureError {
+  constructor(code: ErrorCode, message: string, options: { transient?: boolean; cause?: unknown } = {}) {
+    super(code, message, options);
+    this.name = 'StoreError';
   }
 }
 

@@ -52,4 +52,9 @@ export interface ChainGateway {
   getTransaction(txid: string): Promise<TransactionState>;
   /** Current head block. */
   head(): Promise<{ readonly number: number; readonly timestamp: number }>;
+  /**
+   * The latest solidified (irreversible) block. A transaction the node does not know whose expiration is before this
+   * block's timestamp can never be included: the only proof that a sent transaction is dead.
+   */
+  solidifiedHead(): Promise<{ readonly number: number; readonly timestamp: number }>;
 }

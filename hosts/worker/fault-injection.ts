@@ -61,6 +61,7 @@ export function faultyGateway(inner: ChainGateway, plan: FaultPlan, sent: Map<st
     estimateTrc20TransferEnergy: (f, t, c, a) => inner.estimateTrc20TransferEnergy(f, t, c, a),
     energyPerStakedSun: () => inner.energyPerStakedSun(),
     head: () => inner.head(),
+    solidifiedHead: () => inner.solidifiedHead(),
     async prepare(signer, intent) {
       const tx = await inner.prepare(signer, intent);
       intents.set(tx.txid, { txid: tx.txid, from: signer.address, intent });
