@@ -42,6 +42,11 @@ export interface ChainGateway {
   getCanDelegateEnergySun(address: string): Promise<bigint>;
   /** Energy a TRC20 transfer would consume. */
   estimateTrc20TransferEnergy(from: string, to: string, contract: string, amount: bigint): Promise<number>;
+  /**
+   * What the chain charges now when resources are burnt (getchainparameters: getEnergyFee, getTransactionFee):
+   * SUN per energy unit and SUN per bandwidth byte. Prices change by proposal: read them, never hard-code them.
+   */
+  getChainPrices(): Promise<{ readonly energySun: bigint; readonly bandwidthSun: bigint }>;
   /** Energy units per SUN of stake (for self-delegation sizing). */
   energyPerStakedSun(): Promise<number>;
   /** Builds and signs; returns the txid and signed JSON BEFORE anything is sent (write-ahead). */

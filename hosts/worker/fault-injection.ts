@@ -60,6 +60,7 @@ export function faultyGateway(inner: ChainGateway, plan: FaultPlan, sent: Map<st
     getCanDelegateEnergySun: (a) => inner.getCanDelegateEnergySun(a),
     estimateTrc20TransferEnergy: (f, t, c, a) => inner.estimateTrc20TransferEnergy(f, t, c, a),
     energyPerStakedSun: () => inner.energyPerStakedSun(),
+    getChainPrices: () => inner.getChainPrices(),
     head: () => inner.head(),
     solidifiedHead: () => inner.solidifiedHead(),
     async prepare(signer, intent) {

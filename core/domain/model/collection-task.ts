@@ -1,4 +1,4 @@
-import type { Millis, NetworkCode, UserId, Versioned } from './common.js';
+import type { Lease, Millis, NetworkCode, UserId, Versioned } from './common.js';
 import type { PreparedTransaction } from './command.js';
 
 export const COLLECTION_STATUS = {
@@ -30,11 +30,6 @@ export interface StepRecord {
   readonly amount?: bigint | null;
   readonly startedAt: Millis;
   readonly completedAt: Millis | null;
-}
-
-export interface Lease {
-  readonly owner: string;
-  readonly expiresAt: Millis;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Millis, UserId, Versioned } from './common.js';
+import type { Lease, Millis, UserId, Versioned } from './common.js';
 
 export const COMMAND_TYPE = {
   QUERY: 1, WITHDRAWAL: 2, COLLECTION: 3, STAKE: 4, UNSTAKE: 5, WITHDRAW_UNSTAKED: 6, VOTE: 7, WITHDRAW_REWARD: 8,
@@ -10,13 +10,27 @@ export const COMMAND_STATUS = {
 } as const;
 export type CommandStatus = (typeof COMMAND_STATUS)[keyof typeof COMMAND_STATUS];
 
-/** A transaction persisted BEFORE broadcast (write-ahead), so a resumed step looks it up instead of sending twice. */
+/**
+ * A chain operation's write-ahead record: the signed transaction, persisted BEFORE anything is sent, so a resumed
+ * step looks the txid up instead of sending twice. Its life: planned → signed and persisted (with `broadcastAt`) →
+ * broadcast → included → confirmed, or proven failed (included with a failed receipt) or proven dead (never
+ * included, and the solidified head is past `expiresAt`). Only chain evidence ends it (docs/decisions.md, the
+ * money rule).
+ */
 export interface PreparedTransaction {
   readonly txid: string;
   /** The signed transaction as JSON text, exactly as it will be (re)broadcast. */
   readonly signedJson: string;
+  /** The transaction's expiration (chain time): it can never be included in a block after it. */
   readonly expiresAt: Millis;
+  /**
+   * When the runner first handed (or was about to hand) these bytes to a node: stamped in the write-ahead write
+   * itself, before the send, so from this write on the transaction may be on the network (and an admin cancel is
+   * refused). Null only on records written before the runner (kept readable).
+   */
   readonly broadcastAt: Millis | null;
+  /** The node's last refusal of these bytes (`CODE: message`), cleared when a node accepts them; absent: none. */
+  readonly refusal?: string | null;
 }
 
 export interface Command extends Versioned {
@@ -37,4 +51,8 @@ export interface Command extends Versioned {
   readonly createdAt: Millis;
   readonly startedAt: Millis | null;
   readonly finishedAt: Millis | null;
+  /** When the workflow runner should look at the command next (absent: at once). */
+  readonly nextRunAt?: Millis;
+  /** The runner's claim while it works on the command (absent or null: unclaimed). */
+  readonly lease?: Lease | null;
 }

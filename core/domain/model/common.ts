@@ -18,3 +18,9 @@ export interface EncryptedEnvelope {
 }
 
 export type NetworkCode = 'TRON';
+
+/** A worker's claim on a stored workflow (a collection task, a reclaim, a command): who holds it, and until when. */
+export interface Lease {
+  readonly owner: string;
+  readonly expiresAt: Millis;
+}
