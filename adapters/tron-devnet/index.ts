@@ -8,6 +8,8 @@ import type { Server } from 'node:http';
 import { Chain, type Faults, type GenesisSpec } from './chain.js';
 import { toBase58, toHex41 } from './codec.js';
 import type { ChainParams } from './constants.js';
+import { applyFaults, copyFaults } from './fault-settings.js';
+import { NodeFaultGate } from './node-faults.js';
 import { RentalDesk } from './rental.js';
 import { createDevnetServer } from './server.js';
 import { controlRoutes } from './sim-api.js';
@@ -15,6 +17,8 @@ import { controlRoutes } from './sim-api.js';
 export type { ChainParams } from './constants.js';
 export { BLOCK_INTERVAL_MS, DEFAULT_PARAMS, SUN_PER_TRX, USDT_ENERGY, USDT_META } from './constants.js';
 export type { BlockRecord, Faults, GenesisSpec, TxRecord } from './chain.js';
+export type { ChaosFaults, NodeFaultKind, NodeFaultRule, RateLimitFaults } from './node-faults.js';
+export { NODE_FAULT_KINDS } from './node-faults.js';
 export type { RentalDesk, RentalOrder, RentalStatus } from './rental.js';
 export type { ChainState } from './state.js';
 export { totalOwnedSun } from './state.js';
@@ -38,11 +42,19 @@ export interface DevnetOptions {
   genesis?: GenesisSpec;
   /** Chain parameter overrides (energy fee, limits, …). */
   params?: Partial<ChainParams>;
+  /**
+   * Serve /walletsolidity/* on a second HTTP server on this port (0 = a free port), as java-tron serves it on 8091;
+   * that server answers /wallet/* (and everything else) with 404. Unset: one server serves both.
+   */
+  solidityPort?: number;
+  /** false: the full-node server answers /walletsolidity/* with 404 (java-tron's 8090 does not serve them). Default true. */
+  fullServesSolidity?: boolean;
 }
 
 /** Snapshot returned by /sim/info and {@link Devnet.info}. */
 export interface DevnetInfo {
   url: string;
+  solidity_url: string;
   usdt: { base58: string; hex: string };
   head_number: number;
   head_id: string;
@@ -58,8 +70,10 @@ export interface DevnetInfo {
 
 /** A running devnet. */
 export class Devnet {
-  /** Base URL to pass to tronweb as `fullHost`. */
+  /** Base URL to pass to tronweb as `fullHost` (or `fullNode`). */
   readonly url: string;
+  /** Base URL of /walletsolidity/* (tronweb's `solidityNode`): {@link url} unless started with `solidityPort`. */
+  readonly solidityUrl: string;
   /** USDT contract address (base58). */
   readonly usdtAddress: string;
   /** USDT contract address (41-hex). */
@@ -70,11 +84,11 @@ export class Devnet {
   /** @internal use {@link startDevnet} */
   constructor(
     readonly chain: Chain,
-    private readonly server: Server,
-    url: string,
+    private readonly servers: { full: Server; solidity?: Server; url: string; solidityUrl: string; gate: NodeFaultGate },
     readonly blockMs: number,
   ) {
-    this.url = url;
+    this.url = servers.url;
+    this.solidityUrl = servers.solidityUrl;
     this.usdtAddressHex = chain.usdt;
     this.usdtAddress = toBase58(chain.usdt);
     this.rental = new RentalDesk(chain);
@@ -112,6 +126,7 @@ export class Devnet {
     const c = this.chain;
     return {
       url: this.url,
+      solidity_url: this.solidityUrl,
       usdt: { base58: this.usdtAddress, hex: this.usdtAddressHex },
       head_number: c.head.number,
       head_id: c.head.id,
@@ -131,16 +146,22 @@ export class Devnet {
     return this.chain.setParams(p);
   }
 
-  /** Sets fault injection switches; unspecified ones keep their value. Returns the current faults. */
-  setFaults(f: Partial<Faults>): Faults {
-    const cur = this.chain.faults;
-    if (f.node_down !== undefined) cur.node_down = Boolean(f.node_down);
-    if (f.reject_broadcast !== undefined) cur.reject_broadcast = f.reject_broadcast ? String(f.reject_broadcast) : null;
-    if (f.drop_next_transactions !== undefined) cur.drop_next_transactions = Math.max(0, Math.floor(Number(f.drop_next_transactions)));
-    if (f.stall_solidification !== undefined) cur.stall_solidification = Boolean(f.stall_solidification);
-    if (f.slow_ms !== undefined) cur.slow_ms = Math.max(0, Number(f.slow_ms));
+  /**
+   * Sets fault injection switches (snake_case, as `POST /sim/faults`); unspecified ones keep their value, `script`
+   * replaces the whole list, setting `chaos` restarts its seeded sequence and setting `rate_limit` starts a fresh
+   * window. Throws on an invalid value (nothing changes then). Returns a copy of the current faults.
+   */
+  setFaults(f: Partial<Faults> | Record<string, unknown>): Faults {
+    const set = applyFaults(this.chain.faults, f);
+    if (set.has('chaos')) this.servers.gate.resetChaos();
+    if (set.has('rate_limit')) this.servers.gate.resetQuota();
     this.chain.updateSolid();
-    return { ...cur };
+    return this.faults();
+  }
+
+  /** A copy of the current faults (what `GET /sim/faults` answers). */
+  faults(): Faults {
+    return copyFaults(this.chain.faults);
   }
 
   /** Normalizes an address to 41-hex (handy in tests). */
@@ -148,13 +169,27 @@ export class Devnet {
     return toHex41(address);
   }
 
-  /** Stops block production and the HTTP server. */
+  /** Stops block production and the HTTP servers; held (`timeout` fault) sockets are destroyed. */
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve, reject) => this.server.close((e) => (e ? reject(e) : resolve())));
+    const servers = [this.servers.full, this.servers.solidity].filter((s): s is Server => s !== undefined);
+    await Promise.all(servers.map(closeServer));
   }
+}
+
+async function closeServer(server: Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise<void>((resolve, reject) => server.close((e) => (e ? reject(e) : resolve())));
+}
+
+async function listen(server: Server, port: number, host: string): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const bound = (server.address() as AddressInfo).port;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
 }
 
 /** Starts a devnet and resolves once it listens. */
@@ -164,14 +199,24 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
   const chain = new Chain({ seed: options.seed, genesisTime: options.genesisTime, genesis: options.genesis, params });
   // Filled once the Devnet exists; the server reads the table per request.
   const routes: Parameters<typeof createDevnetServer>[1] = {};
-  const server = createDevnetServer(chain, routes);
+  // One gate for both servers: scripted rules, chaos draws and the quota span the full and the solidity node.
+  const gate = new NodeFaultGate(chain.faults, () => chain.now);
+  const split = options.solidityPort !== undefined;
+  const full = createDevnetServer(chain, routes, gate, { wallet: true, solidity: options.fullServesSolidity !== false, control: true });
   const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
-  const devnet = new Devnet(chain, server, `http://${host.includes(':') ? `[${host}]` : host}:${port}`, options.blockMs ?? 3_000);
+  const url = await listen(full, options.port ?? 0, host);
+  let solidity: Server | undefined;
+  let solidityUrl = url;
+  if (split) {
+    solidity = createDevnetServer(chain, routes, gate, { wallet: false, solidity: true, control: false });
+    try {
+      solidityUrl = await listen(solidity, options.solidityPort ?? 0, host);
+    } catch (e) {
+      await closeServer(full);
+      throw e;
+    }
+  }
+  const devnet = new Devnet(chain, { full, solidity, url, solidityUrl, gate }, options.blockMs ?? 3_000);
   Object.assign(routes, controlRoutes(devnet));
   return devnet;
 }

@@ -1,12 +1,14 @@
 /**
  * HTTP front end on node:http: routes /wallet/* and /walletsolidity/* to the handlers, /sim/* and /rental/* to
  * the control routes, merges GET query and POST JSON body like java-tron's servlets, applies `visible`, and
- * honours the node_down / slow_ms faults.
+ * honours the node_down / slow_ms faults and the node-call fault gate (scripted, chaos, quota).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Chain } from './chain.js';
 import { toBase58 } from './codec.js';
-import { HANDLERS, InputError, SOLIDITY_ENDPOINTS } from './wallet-api.js';
+import type { NodeCallDecision, NodeFaultGate } from './node-faults.js';
+import { dailyUsage403, errorBody200, frequencyLimit429, nginxError, type GatewayReply } from './trongrid.js';
+import { HANDLERS, InputError, SOLIDITY_ENDPOINTS, type Handler } from './wallet-api.js';
 
 type Json = Record<string, unknown>;
 
@@ -55,62 +57,39 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
-/** Creates (does not listen) the HTTP server. */
-export function createDevnetServer(chain: Chain, control: Record<string, ControlRoute>): Server {
+/** What one HTTP server answers (java-tron serves /wallet on 8090 and /walletsolidity on 8091). */
+export interface ServerRoles {
+  wallet: boolean;
+  solidity: boolean;
+  /** /sim/* and /rental/* control routes. */
+  control: boolean;
+}
+
+/** Creates (does not listen) an HTTP server for the given roles; node calls pass through the fault gate. */
+export function createDevnetServer(chain: Chain, control: Record<string, ControlRoute>, gate: NodeFaultGate, roles: ServerRoles): Server {
   return createServer((req, res) => {
-    void handle(chain, control, req, res).catch((e: unknown) => {
+    void handle(chain, control, gate, roles, req, res).catch((e: unknown) => {
       if (!res.headersSent) send(res, 500, { Error: `class java.lang.Exception : ${(e as Error).message}` });
     });
   });
 }
 
-async function handle(chain: Chain, control: Record<string, ControlRoute>, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(
+  chain: Chain,
+  control: Record<string, ControlRoute>,
+  gate: NodeFaultGate,
+  roles: ServerRoles,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://devnet');
   const path = url.pathname.replace(/\/+$/, '');
   const m = /^\/(wallet|walletsolidity)\/([A-Za-z0-9]+)$/.exec(path);
-  if (m) {
-    // A "down" node refuses service at the socket level, which is what clients see from a dead full node.
-    if (chain.faults.node_down) {
-      req.socket.destroy();
-      return;
-    }
-    if (chain.faults.slow_ms > 0) await new Promise((r) => setTimeout(r, chain.faults.slow_ms));
-    const solid = m[1] === 'walletsolidity';
-    const name = m[2]!;
-    const handler = HANDLERS[name] ?? HANDLERS[name.toLowerCase()];
-    if (!handler || (solid && !SOLIDITY_ENDPOINTS.has(name) && !SOLIDITY_ENDPOINTS.has(name.toLowerCase()))) {
-      send(res, 404, { Error: `endpoint ${path} is not served by the devnet` });
-      return;
-    }
-    let q: Json;
-    try {
-      q = await readParams(req, url);
-    } catch (e) {
-      send(res, 200, { Error: `class com.alibaba.fastjson.JSONException : ${(e as Error).message}` });
-      return;
-    }
-    const visible = q['visible'] === true || q['visible'] === 'true';
-    let out: Json;
-    try {
-      out = handler(q, chain, solid, visible);
-    } catch (e) {
-      if (e instanceof InputError) {
-        send(res, 200, { Error: `class java.lang.IllegalArgumentException : ${e.message}` });
-        return;
-      }
-      throw e;
-    }
-    let body: unknown = '__array' in out ? out['__array'] : out;
-    if (visible) {
-      body = toVisible(body);
-      if (body && typeof body === 'object' && typeof (body as Json)['message'] === 'string' && 'code' in (body as Json)) {
-        (body as Json)['message'] = Buffer.from(String((body as Json)['message']), 'hex').toString('utf8');
-      }
-    }
-    send(res, 200, body);
+  if (m && (m[1] === 'wallet' ? roles.wallet : roles.solidity)) {
+    await nodeCall(chain, gate, m[1] === 'walletsolidity', m[2]!, url, req, res);
     return;
   }
-  const route = control[path];
+  const route = roles.control && !m ? control[path] : undefined;
   if (route) {
     let q: Json;
     try {
@@ -128,4 +107,97 @@ async function handle(chain: Chain, control: Record<string, ControlRoute>, req: 
     return;
   }
   send(res, 404, { Error: `endpoint ${path || '/'} is not served by the devnet` });
+}
+
+/** A /wallet or /walletsolidity call: faults first, then the handler, then the (possibly lost) reply. */
+async function nodeCall(chain: Chain, gate: NodeFaultGate, solid: boolean, name: string, url: URL, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  // A "down" node refuses service at the socket level, which is what clients see from a dead full node.
+  if (chain.faults.node_down) {
+    req.socket.destroy();
+    return;
+  }
+  if (chain.faults.slow_ms > 0) await new Promise((r) => setTimeout(r, chain.faults.slow_ms));
+  const handler = HANDLERS[name] ?? HANDLERS[name.toLowerCase()];
+  if (!handler || (solid && !SOLIDITY_ENDPOINTS.has(name) && !SOLIDITY_ENDPOINTS.has(name.toLowerCase()))) {
+    send(res, 404, { Error: `endpoint ${url.pathname} is not served by the devnet` });
+    return;
+  }
+  const decision = gate.decide(`${solid ? 'walletsolidity' : 'wallet'}/${name}`);
+  if (decision.action !== 'serve') {
+    refuse(decision, req, res);
+    return;
+  }
+  const [status, body] = await runHandler(handler, chain, solid, url, req);
+  if (decision.lostReply) req.socket.destroy();
+  else send(res, status, body);
+}
+
+async function runHandler(handler: Handler, chain: Chain, solid: boolean, url: URL, req: IncomingMessage): Promise<[number, unknown]> {
+  let q: Json;
+  try {
+    q = await readParams(req, url);
+  } catch (e) {
+    return [200, { Error: `class com.alibaba.fastjson.JSONException : ${(e as Error).message}` }];
+  }
+  const visible = q['visible'] === true || q['visible'] === 'true';
+  let out: Json;
+  try {
+    out = handler(q, chain, solid, visible);
+  } catch (e) {
+    if (e instanceof InputError) return [200, { Error: `class java.lang.IllegalArgumentException : ${e.message}` }];
+    throw e;
+  }
+  const body: unknown = '__array' in out ? out['__array'] : out;
+  return [200, visible ? visibleReply(body) : body];
+}
+
+/** visible=true: base58 addresses, and the bytes `message` of an api.Return printed as text. */
+function visibleReply(raw: unknown): unknown {
+  const body = toVisible(raw);
+  if (!body || typeof body !== 'object') return body;
+  const b = body as Json;
+  const text = (hex: unknown): string => Buffer.from(String(hex), 'hex').toString('utf8');
+  if (typeof b['message'] === 'string' && 'code' in b) b['message'] = text(b['message']);
+  const ret = b['result'];
+  if (ret && typeof ret === 'object' && typeof (ret as Json)['message'] === 'string') (ret as Json)['message'] = text((ret as Json)['message']);
+  return body;
+}
+
+/** Fails a call as the decision says; nothing reaches the node. */
+function refuse(d: Exclude<NodeCallDecision, { action: 'serve' }>, req: IncomingMessage, res: ServerResponse): void {
+  if (d.action === 'quota') {
+    sendReply(res, d.status === 403 ? dailyUsage403(d.retryAfterS, d.budget) : frequencyLimit429(d.retryAfterS, d.budget));
+    return;
+  }
+  switch (d.kind) {
+    case 'reset':
+      req.socket.destroy();
+      return;
+    case 'timeout':
+      holdThenDestroy(req, d.holdMs);
+      return;
+    case 'http_403':
+      sendReply(res, dailyUsage403(d.retryAfterS));
+      return;
+    case 'http_429':
+      sendReply(res, frequencyLimit429(d.retryAfterS));
+      return;
+    case 'error_body':
+      sendReply(res, errorBody200());
+      return;
+    default:
+      sendReply(res, nginxError(Number(d.kind.slice(5)) as 500 | 502 | 503));
+  }
+}
+
+/** The only real-time fault: the socket stays open without a reply, then is destroyed (or closed with the server). */
+function holdThenDestroy(req: IncomingMessage, ms: number): void {
+  const socket = req.socket;
+  const timer = setTimeout(() => socket.destroy(), ms);
+  socket.once('close', () => clearTimeout(timer));
+}
+
+function sendReply(res: ServerResponse, r: GatewayReply): void {
+  res.writeHead(r.status, r.reason, { ...r.headers, 'access-control-allow-origin': '*' });
+  res.end(r.body);
 }

@@ -51,7 +51,7 @@ export function controlRoutes(devnet: Devnet): Record<string, ControlRoute> {
       delete p['solidify_lag'];
       return [200, devnet.setParams(p as Parameters<Devnet['setParams']>[0])];
     },
-    '/sim/faults': (q, method) => [200, method === 'POST' ? devnet.setFaults(q) : devnet.chain.faults],
+    '/sim/faults': (q, method) => [200, method === 'POST' ? devnet.setFaults(q) : devnet.faults()],
     '/rental/quote': post((q) => devnet.rental.quote(devnet.rental.parse(q))),
     '/rental/order': async (q, method) => {
       if (method === 'GET') return orderStatus(devnet, q);
