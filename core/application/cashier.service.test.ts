@@ -162,8 +162,16 @@ describe('cashier payment API', () => {
     expect(during.items.find((i) => i.symbol === 'USDT')).toMatchObject({ balance_available: '0', balance_locked: '3000000' });
   });
 
-  it('collect: 201 task (ISO times, no error_code); the session then has an active_task and a second collect is 409', async () => {
+  /** A real deposit on the devnet, then the cached balance refreshed (what the scanner does a block later). */
+  const deposit = async (symbol: 'TRX' | 'USDT', amount: bigint): Promise<void> => {
+    if (symbol === 'TRX') devnet.fund(user.subs[0]!, amount);
+    else devnet.fundToken(user.subs[0]!, amount);
+    await core.app.wallets.refresh(user.userId, user.subs[0]!, { force: true });
+  };
+
+  it('collect: 201 task (ISO times, no error_code); while it runs the session has an active_task and another collect is 409', async () => {
     const { app, clock } = core;
+    await deposit('TRX', 5_000_000n);
     clock.advance(MINUTE);
     const task = await app.cashier.collect(await ctx(), { asset_symbol: 'TRX' });
     expect(task).toEqual({
@@ -176,17 +184,36 @@ describe('cashier payment API', () => {
     expect(await app.collections.get(user.userId, task.task_no)).toMatchObject({ task_no: task.task_no, status: 1 });
   });
 
-  it('active_task non-null blocks a new collect even after the command ended (one collection per session)', async () => {
-    const { app } = core;
-    const task = await app.cashier.collect(await ctx(), { asset_symbol: 'TRX' });
-    await app.admin.cancelCommand(task.command_no);
-    const session = await app.cashier.session(await ctx());
-    expect(session.active_task).toMatchObject({ task_no: task.task_no, status: 12 });
+  it('once the latest task is terminal the payer may collect again; active_task shows the latest task (docs/decisions.md 44)', async () => {
+    const { app, clock } = core;
+    await deposit('TRX', 5_000_000n);
+    const first = await app.cashier.collect(await ctx(), { asset_symbol: 'TRX' });
+    await app.admin.cancelCommand(first.command_no);
+    expect((await app.cashier.session(await ctx())).active_task).toMatchObject({ task_no: first.task_no, status: 12 });
+    clock.advance(MINUTE);
+    const second = await app.cashier.collect(await ctx(), { asset_symbol: 'TRX' });
+    expect(second.task_no).not.toBe(first.task_no);
+    expect((await app.cashier.session(await ctx())).active_task).toEqual(second);
+    expect(await app.cashier.task(await ctx())).toEqual(second);
     expect(await failureOf(app.cashier.collect(await ctx(), { asset_symbol: 'TRX' }))).toEqual({ code: 'BIZ-COMMAND-LOCKED', status: 409 });
+  });
+
+  it('a zero balance is 422 BIZ-AMOUNT-BELOW-MINIMUM with no minimum configured, and no task or command is made', async () => {
+    const { app } = core;
+    for (const symbol of ['TRX', 'USDT']) {
+      expect(await failureOf(app.cashier.collect(await ctx(), { asset_symbol: symbol }))).toEqual({ code: 'BIZ-AMOUNT-BELOW-MINIMUM', status: 422 });
+    }
+    // A balance of the other asset does not count.
+    await deposit('TRX', 1_000_000n);
+    expect(await failureOf(app.cashier.collect(await ctx(), { asset_symbol: 'USDT' }))).toEqual({ code: 'BIZ-AMOUNT-BELOW-MINIMUM', status: 422 });
+    expect(core.stores.store.tasks.size).toBe(0);
+    expect(await app.cashier.task(await ctx())).toBeNull();
+    expect((await app.cashier.collect(await ctx(), { asset_symbol: 'TRX' })).status).toBe(1);
   });
 
   it('a collection started by the wallet API on the address is a 409 for the payer too', async () => {
     const { app } = core;
+    await deposit('USDT', 1_000_000n);
     await app.collections.create(user.userId, { address: user.subs[0]!, asset_symbol: 'USDT' });
     expect(await failureOf(app.cashier.collect(await ctx(), { asset_symbol: 'USDT' }))).toEqual({ code: 'BIZ-COMMAND-LOCKED', status: 409 });
   });
@@ -202,12 +229,13 @@ describe('cashier payment API', () => {
     expect((await app.cashier.collect(await ctx(), { asset_symbol: 'USDT' })).status).toBe(1);
   });
 
-  it('a deny-listed address is 403 RISK-REVIEW-BLOCKED for the payer', async () => {
+  it('a deny-listed address is 403 RISK-REVIEW-BLOCKED for the payer (before the balance is looked at)', async () => {
     await core.app.admin.denyRisk({ kind: 'address', value: user.subs[0]! });
     expect(await failureOf(core.app.cashier.collect(await ctx(), { asset_symbol: 'TRX' }))).toEqual({ code: 'RISK-REVIEW-BLOCKED', status: 403 });
   });
 
   it('parallel collects with one token start exactly one task', async () => {
+    await deposit('TRX', 5_000_000n);
     const context = await ctx();
     const results = await Promise.allSettled(Array.from({ length: 10 }, () => core.app.cashier.collect(context, { asset_symbol: 'TRX' })));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);

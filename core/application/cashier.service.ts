@@ -1,4 +1,5 @@
 import { isTokenActive, slideExpiry } from '../domain/cashier-token-rules.js';
+import { isTerminalCollectionStatus } from '../domain/collection-machine.js';
 import { DomainError, InfrastructureError } from '../domain/errors.js';
 import { formatAmount } from '../domain/amount.js';
 import { formatIsoTime } from '../domain/time.js';
@@ -16,7 +17,8 @@ import type { CashierBalanceView, CashierSessionView, CashierTaskView } from './
 /**
  * The payment API used by a payer with a `ct_` token. A successful call slides the token's expiry
  * (max(current, now + ttl)); a failed one leaves it. The session's tasks are the sub-address's tasks started at or
- * after the token's created_at; active_task is the latest (docs/decisions.md 7).
+ * after the token's created_at; active_task is the latest (docs/decisions.md 7), and only a non-terminal one blocks
+ * another collection (docs/decisions.md 44).
  */
 export class CashierUseCases implements CashierService {
   constructor(private readonly deps: ResolvedDeps) {}
@@ -63,15 +65,20 @@ export class CashierUseCases implements CashierService {
   }
 
   /**
-   * Order: asset_symbol (VALIDATION-ERROR, BIZ-ASSET-NOT-FOUND), risk (403), then under the address lock: a task in
-   * this session or an active command (409 BIZ-COMMAND-LOCKED), the user's minimum for the asset (422).
+   * Order: asset_symbol (VALIDATION-ERROR, BIZ-ASSET-NOT-FOUND), risk (403), then under the address lock: an active
+   * command or a non-terminal task of this session (409 BIZ-COMMAND-LOCKED), then the cached balance of the asset:
+   * zero, or below the user's minimum for it, is 422 BIZ-AMOUNT-BELOW-MINIMUM before any task exists. A DONE or
+   * FAILED latest task does not block: the payer may collect again while the token is valid.
    */
   async collect(ctx: CashierContext, body: unknown): Promise<CashierTaskView> {
     const symbol = requireString(fieldsOf(body), 'asset_symbol', 32);
     const wallet = await this.walletOf(ctx);
     const asset = assetOf(this.deps, wallet, symbol);
     const task = await startCollection(this.deps, wallet, asset, async (available) => {
-      if ((await this.sessionTask(ctx)) !== null) throw new DomainError('BIZ-COMMAND-LOCKED');
+      const latest = await this.sessionTask(ctx);
+      if (latest !== null && !isTerminalCollectionStatus(latest.status)) throw new DomainError('BIZ-COMMAND-LOCKED');
+      // A task at a zero balance could only fail (BIZ-NOTHING-TO-COLLECT) and would cost the payer a try.
+      if (available <= 0n) throw new DomainError('BIZ-AMOUNT-BELOW-MINIMUM');
       const config = await this.deps.developerConfigs.get(wallet.userId);
       const minimum = config?.minCollectAmounts[asset.symbol];
       if (minimum !== undefined && available < minimum) throw new DomainError('BIZ-AMOUNT-BELOW-MINIMUM');

@@ -49,6 +49,9 @@ describe('use cases under parallel requests', () => {
         await subscribeAll(app, user.userId);
         await app.wallets.create(user.userId, { network_code: 'TRON', address_type: 1 });
         const sub = (await app.wallets.create(user.userId, SUB)).address;
+        // The payer may collect only a balance the cache shows (docs/decisions.md 44); written as the scanner would,
+        // since a manual refresh is a QUERY command and this test counts commands.
+        await core.stores.balances.put({ address: sub, items: [{ symbol: 'TRX', available: 5_000_000n, updatedAt: 0 }], refreshSource: 1, updatedAt: 0 });
         const { token } = await app.cashierTokens.create(user.userId, { address: sub });
         const ctx = await app.cashier.authenticateCashier(token);
         const to = (await core.chain.createAccount()).address;

@@ -113,6 +113,11 @@ describe('idempotency keys', () => {
     expect(tb.task_no).not.toBe(ta.task_no);
     const subA = await createWallet(h, a, 2);
     const subB = await createWallet(h, b, 2);
+    // A payer collects only a cached balance (docs/decisions.md 44).
+    for (const [user, sub] of [[a, subA], [b, subB]] as const) {
+      h.devnet.fund(sub, 2_000_000);
+      ok(await h.call('POST', `/api/wallets/${sub}/balances/refresh`, { token: user.apiToken, body: { force: true } }));
+    }
     const cta = ok(await h.call('POST', '/api/cashier/tokens', { token: a.apiToken, body: { address: subA } }), 201).token;
     const ctb = ok(await h.call('POST', '/api/cashier/tokens', { token: b.apiToken, body: { address: subB } }), 201).token;
     const ca = ok(await h.call('POST', '/api/cashier/collect', { token: cta, headers: { 'idempotency-key': key }, body: { asset_symbol: 'TRX' } }), 201);

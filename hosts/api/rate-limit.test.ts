@@ -94,6 +94,8 @@ describe('rate limits (spec §8)', () => {
 
   it('a 429 on an idempotent route stores nothing under the key: the same key succeeds once the window rolls', async () => {
     const s = await subject();
+    h.devnet.fund(s.user.sub, 2_000_000);
+    ok(await h.call('POST', `/api/wallets/${s.user.sub}/balances/refresh`, { token: s.user.apiToken, body: { force: true } }));
     for (let i = 0; i < 10; i++) await h.call('POST', '/api/cashier/collect', { token: s.ct, headers: key(), body: { asset_symbol: 'DOGE' } });
     const sameKey = { 'idempotency-key': randomUUID() };
     fails(await h.call('POST', '/api/cashier/collect', { token: s.ct, headers: sameKey, body: { asset_symbol: 'TRX' } }), 429, 'RATE-LIMITED');

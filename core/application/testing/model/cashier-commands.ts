@@ -137,8 +137,8 @@ export class BogusTokenCommand implements ModelCommand {
 
 /**
  * POST /cashier/collect: the asset first (422), risk control (403), then 409 BIZ-COMMAND-LOCKED while the address has
- * an active collection or this session already has a task (docs/decisions.md 7), then the user's minimum for the
- * asset against the cached balance (422); a failure leaves the expiry.
+ * an active collection or this session's latest task is not terminal (docs/decisions.md 7 and 44), then a zero cached
+ * balance or one below the user's minimum for the asset (422); a failure leaves the expiry.
  */
 export class CashierCollectCommand implements ModelCommand {
   constructor(readonly pick: number, readonly symbol: string) {}
@@ -154,9 +154,10 @@ export class CashierCollectCommand implements ModelCommand {
       } else if (model.isBlocked(token.userId, token.address)) {
         expectFailure(result, 'RISK-REVIEW-BLOCKED', 403, String(this));
         model.reject(token.userId);
-      } else if (model.pendingTaskOn(token.address) !== undefined || model.sessionTask(token) !== undefined) {
+      } else if (model.pendingTaskOn(token.address) !== undefined || model.sessionTask(token)?.status === 'pending') {
         expectFailure(result, 'BIZ-COMMAND-LOCKED', 409, String(this));
-      } else if (model.cached(token.address, this.symbol) < (model.minimums.get(token.userId)?.[this.symbol] ?? 0n)) {
+      } else if (model.cached(token.address, this.symbol) <= 0n
+        || model.cached(token.address, this.symbol) < (model.minimums.get(token.userId)?.[this.symbol] ?? 0n)) {
         expectFailure(result, 'BIZ-AMOUNT-BELOW-MINIMUM', 422, String(this));
       } else {
         const view = expectOk(result, String(this));
