@@ -7,13 +7,21 @@ import { TronWebChainGateway, type TronWebChainGatewayOptions } from './tronweb-
 /** What the gateway needs from a running devnet (adapters/tron-devnet `Devnet` satisfies it). */
 export interface DevnetEndpoint {
   readonly url: string;
+  /** Where the devnet serves /walletsolidity/* when it splits the endpoints like a self-hosted java-tron. */
+  readonly solidityUrl?: string;
   readonly usdtAddress: string;
 }
 
-/** A TronWebChainGateway on `devnet`, with short timeouts (a local node answers in milliseconds or not at all). */
+/** A TronWebChainGateway on `devnet` (its solidity endpoint too), with short timeouts (a local node answers in milliseconds or not at all). */
 export function createDevnetChainGateway(
   devnet: DevnetEndpoint,
   options: Partial<Omit<TronWebChainGatewayOptions, 'fullHost' | 'usdtContract'>> = {},
 ): TronWebChainGateway {
-  return new TronWebChainGateway({ timeoutMs: 5_000, ...options, fullHost: devnet.url, usdtContract: devnet.usdtAddress });
+  return new TronWebChainGateway({
+    timeoutMs: 5_000,
+    ...(devnet.solidityUrl === undefined ? {} : { solidityHost: devnet.solidityUrl }),
+    ...options,
+    fullHost: devnet.url,
+    usdtContract: devnet.usdtAddress,
+  });
 }

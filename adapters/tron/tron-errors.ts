@@ -1,14 +1,31 @@
 /**
  * Turns whatever tronweb, axios or a java-tron node throws into the port's error family, so that no driver error
- * crosses the ChainGateway port. One place decides what "unreachable", "failing" and "refused" mean.
+ * crosses the ChainGateway port. One place decides what "unreachable", "over quota", "failing" and "refused" mean:
+ * every failure about the node is a ChainError, and `transient` says whether the very same call may succeed later.
  */
-import { DomainError, InfrastructureError, type ErrorCode } from '../../core/domain/errors.js';
+import { ChainError, DomainError, InfrastructureError, type ErrorCode } from '../../core/domain/errors.js';
 
 /** What the failed call was doing: balance-type reads answer CHAIN-BALANCE-QUERY-FAILED (spec §4, refresh). */
 export type CallKind = 'balance-read' | 'node-read' | 'build' | 'broadcast';
 
 /** java-tron `api.Return.response_code` values that are worth retrying with the very same transaction. */
 const TRANSIENT_BROADCAST_CODES = new Set(['SERVER_BUSY', 'NO_CONNECTION', 'NOT_ENOUGH_EFFECTIVE_CONNECTION', 'BLOCK_UNSOLIDIFIED']);
+
+/**
+ * `{"Error": …}` texts of a provider over its quota, as users captured them from TronGrid: "Exceed the user daily
+ * usage (100000), the maximum query frequency is 1 time per second" (tronpy#148, with HTTP 403), "The key exceeds
+ * the frequency limit(15), and the query server is suspended for 30s" (with 429), "request rate exceeded the
+ * allowed_rps(10), and the query server is suspended for 5 s" (iexbase/tron-api#171, with HTTP 200). The node is
+ * fine; we are early.
+ */
+const RATE_LIMIT_TEXT = /rate limit|request rate|rate exceeded|daily usage|frequency limit|query frequency|too many requests|request too quickly|suspended for/i;
+
+/** Upper bound of a honoured Retry-After: a daily quota resets within a day; anything longer is a broken header. */
+const MAX_RETRY_AFTER_MS = 86_400_000;
+
+/** Network-level failure codes of node:net, undici and axios (no HTTP answer at all). */
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ECONNABORTED', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN',
+  'ENETUNREACH', 'EHOSTUNREACH', 'ERR_NETWORK', 'ERR_SOCKET_CONNECTION_TIMEOUT', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /** A java-tron reply that carried `{"Error": "..."}` or a `result.code`; the node answered and said no. */
 export class NodeRefusal extends Error {
@@ -25,46 +42,130 @@ interface AxiosLike {
   readonly isAxiosError?: boolean;
   readonly code?: string;
   readonly message?: string;
-  readonly response?: { readonly status?: number };
+  readonly response?: {
+    readonly status?: number;
+    readonly headers?: Record<string, unknown> & { get?: (name: string) => unknown };
+    readonly data?: unknown;
+  };
 }
 
-/** Whether the error says the node could not be reached or answered with a server failure (worth a retry). */
+/** HTTP statuses that mean "not now" rather than "never": auth or quota refusals (TronGrid answers 403 over its quota), throttling, server trouble. */
+export function isTransientStatus(status: number): boolean {
+  return status === 401 || status === 403 || status === 408 || status === 425 || status === 429 || status >= 500;
+}
+
+/** Whether the error says the node could not be reached, or answered with a refusal worth retrying (HTTP level). */
 export function isTransportFailure(e: unknown): boolean {
   const ax = e as AxiosLike | null;
   if (!ax || typeof ax !== 'object') return false;
   if (ax.isAxiosError) {
     const status = ax.response?.status;
-    return status === undefined || status >= 500 || status === 429;
+    return status === undefined || isTransientStatus(status);
   }
   // fetch() and node:net failures carry these codes without axios' flag.
-  return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN'].includes(ax.code ?? '');
+  return NETWORK_CODES.has(ax.code ?? '');
+}
+
+/** True for a `{"Error": …}` text that says the caller is over a rate or quota limit. */
+export function isRateLimitText(text: string): boolean {
+  return RATE_LIMIT_TEXT.test(text);
+}
+
+/**
+ * Milliseconds a Retry-After value asks for: delta-seconds, or an HTTP-date measured against the response's own
+ * Date header (the server's clock; `nowMs` only when it sent none). Null when absent or unreadable.
+ */
+export function parseRetryAfter(value: unknown, dateHeader?: unknown, nowMs: number = Date.now()): number | null {
+  if (typeof value !== 'string' && typeof value !== 'number') return null;
+  const text = String(value).trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.min(Math.round(Number(text) * 1_000), MAX_RETRY_AFTER_MS);
+  // An HTTP-date starts with the day name (IMF-fixdate, RFC 850 and asctime forms alike).
+  const at = /^[A-Za-z]{3}/.test(text) ? Date.parse(text) : Number.NaN;
+  if (Number.isNaN(at)) return null;
+  const serverNow = typeof dateHeader === 'string' ? Date.parse(dateHeader) : Number.NaN;
+  return Math.min(Math.max(0, at - (Number.isNaN(serverNow) ? nowMs : serverNow)), MAX_RETRY_AFTER_MS);
+}
+
+/** The wait a rate-limit text names ("suspended for 5 s"), or null. */
+function retryAfterInText(text: string): number | null {
+  const m = /suspended for (\d+)\s*s\b/i.exec(text);
+  return m ? Math.min(Number(m[1]) * 1_000, MAX_RETRY_AFTER_MS) : null;
+}
+
+function header(ax: AxiosLike, name: string): unknown {
+  const headers = ax.response?.headers;
+  if (!headers) return undefined;
+  return typeof headers.get === 'function' ? headers.get(name) : headers[name.toLowerCase()];
+}
+
+/** A short, key-free excerpt of what an HTTP error body said (TronGrid explains its 403s in the body). */
+function bodyText(data: unknown): string {
+  if (data && typeof data === 'object') {
+    const said = (data as Record<string, unknown>)['Error'] ?? (data as Record<string, unknown>)['message'];
+    if (typeof said === 'string') return said.slice(0, 200);
+  }
+  return '';
 }
 
 function describe(e: unknown): string {
   const ax = e as AxiosLike | null;
   if (ax && typeof ax === 'object' && ax.isAxiosError) {
     const status = ax.response?.status;
-    return status === undefined ? `node unreachable (${ax.code ?? ax.message ?? 'network error'})` : `node answered HTTP ${status}`;
+    if (status === undefined) return `node unreachable or reply lost (${ax.code ?? ax.message ?? 'network error'})`;
+    const said = bodyText(ax.response?.data);
+    return said ? `node answered HTTP ${status} (${said})` : `node answered HTTP ${status}`;
   }
   return e instanceof Error ? e.message : String(e);
 }
 
-/**
- * Maps a caught error to an InfrastructureError. Errors that already belong to the port's family pass through.
- * `what` names the operation for the message (never a key, never a whole request).
- */
-export function toPortError(e: unknown, kind: CallKind, what: string): InfrastructureError | DomainError {
-  if (e instanceof InfrastructureError || e instanceof DomainError) return e;
+/** What the node said, when it said something: its refusal code, `HTTP_<status>`, or RATE_LIMITED for a quota text. */
+interface Verdict {
+  readonly transient: boolean;
+  readonly nodeCode: string | null;
+  readonly retryAfterMs: number | null;
+  /** True when the failure came from below HTTP or from HTTP itself, not from a java-tron answer. */
+  readonly transport: boolean;
+}
+
+function verdict(e: unknown, nowMs: number): Verdict {
+  const ax = e as AxiosLike | null;
+  if (ax && typeof ax === 'object' && ax.isAxiosError) {
+    const status = ax.response?.status;
+    if (status === undefined) return { transient: true, nodeCode: null, retryAfterMs: null, transport: true };
+    const retryAfterMs = parseRetryAfter(header(ax, 'Retry-After'), header(ax, 'Date'), nowMs) ?? retryAfterInText(bodyText(ax.response?.data));
+    return { transient: isTransientStatus(status), nodeCode: `HTTP_${status}`, retryAfterMs, transport: isTransientStatus(status) };
+  }
+  if (e instanceof NodeRefusal) {
+    if (e.nodeCode === undefined && isRateLimitText(e.message)) {
+      return { transient: true, nodeCode: 'RATE_LIMITED', retryAfterMs: retryAfterInText(e.message), transport: true };
+    }
+    return { transient: e.nodeCode !== undefined && TRANSIENT_BROADCAST_CODES.has(e.nodeCode), nodeCode: e.nodeCode ?? null, retryAfterMs: null, transport: false };
+  }
   const transport = isTransportFailure(e);
+  return { transient: transport, nodeCode: null, retryAfterMs: null, transport };
+}
+
+/**
+ * Maps a caught error to a ChainError (a DomainError, an argument the caller got wrong, passes through, as does a
+ * ChainError). `what` names the operation for the message (never a key, never a whole request). `nowMs` only
+ * matters for a Retry-After HTTP-date from a server that sent no Date header.
+ */
+export function toPortError(e: unknown, kind: CallKind, what: string, nowMs: number = Date.now()): ChainError | DomainError {
+  if (e instanceof ChainError || e instanceof DomainError) return e;
+  if (e instanceof InfrastructureError) {
+    return new ChainError(e.code, e.message, { transient: e.transient, cause: e });
+  }
+  const v = verdict(e, nowMs);
   let code: ErrorCode;
   if (kind === 'balance-read') code = 'CHAIN-BALANCE-QUERY-FAILED';
-  else if (kind === 'broadcast' && !transport) code = 'CHAIN-BROADCAST-FAILED';
-  else if (kind === 'build' && !transport) code = 'CHAIN-TRANSACTION-FAILED';
+  else if (kind === 'broadcast' && !v.transport) code = 'CHAIN-BROADCAST-FAILED';
+  else if (kind === 'build' && !v.transport) code = 'CHAIN-TRANSACTION-FAILED';
   else code = 'CHAIN-NODE-UNAVAILABLE';
-  const nodeCode = e instanceof NodeRefusal ? e.nodeCode : undefined;
-  const transient = transport || (nodeCode !== undefined && TRANSIENT_BROADCAST_CODES.has(nodeCode));
-  const detail = nodeCode ? `${nodeCode}: ${describe(e)}` : describe(e);
-  return new InfrastructureError(code, `${what}: ${detail}`, { transient, cause: e });
+  const refusal = e instanceof NodeRefusal && e.nodeCode !== undefined ? `${e.nodeCode}: ` : '';
+  const wait = v.retryAfterMs === null ? '' : ` (retry after ${v.retryAfterMs} ms)`;
+  return new ChainError(code, `${what}: ${refusal}${describe(e)}${wait}`, {
+    transient: v.transient, cause: e, nodeCode: v.nodeCode, retryAfterMs: v.retryAfterMs,
+  });
 }
 
 /** Runs `fn`, mapping anything it throws with {@link toPortError}. */

@@ -4,46 +4,122 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DomainError, InfrastructureError } from '../../core/domain/errors.js';
-import { decodeNodeMessage, NodeRefusal, toPortError, type CallKind } from './tron-errors.js';
-import { energyPerSun, toChainResources, toTransactionState } from './tron-views.js';
+import { ChainError, DomainError, InfrastructureError } from '../../core/domain/errors.js';
+import { decodeNodeMessage, NodeRefusal, parseRetryAfter, toPortError, type CallKind } from './tron-errors.js';
+import { energyPerSun, readDryRun, toChainResources, toTransactionState } from './tron-views.js';
 
-const axiosError = (status?: number, code?: string) =>
-  Object.assign(new Error('axios'), { isAxiosError: true, code, response: status === undefined ? undefined : { status } });
+const axiosError = (status?: number, code?: string, headers: Record<string, string> = {}, data?: unknown) =>
+  Object.assign(new Error('axios'), { isAxiosError: true, code, response: status === undefined ? undefined : { status, headers, data } });
+const hex = (text: string): string => Buffer.from(text, 'utf8').toString('hex');
 
 describe('toPortError', () => {
-  const cases: Array<[string, unknown, CallKind, string, boolean]> = [
-    ['unreachable, balance read', axiosError(undefined, 'ECONNREFUSED'), 'balance-read', 'CHAIN-BALANCE-QUERY-FAILED', true],
-    ['unreachable, node read', axiosError(undefined, 'ECONNRESET'), 'node-read', 'CHAIN-NODE-UNAVAILABLE', true],
-    ['unreachable, build', axiosError(undefined, 'ETIMEDOUT'), 'build', 'CHAIN-NODE-UNAVAILABLE', true],
-    ['unreachable, broadcast', axiosError(undefined, 'ECONNABORTED'), 'broadcast', 'CHAIN-NODE-UNAVAILABLE', true],
-    ['HTTP 503, balance read', axiosError(503), 'balance-read', 'CHAIN-BALANCE-QUERY-FAILED', true],
-    ['HTTP 429, node read', axiosError(429), 'node-read', 'CHAIN-NODE-UNAVAILABLE', true],
-    ['HTTP 400, node read', axiosError(400), 'node-read', 'CHAIN-NODE-UNAVAILABLE', false],
-    ['fetch ECONNREFUSED', Object.assign(new Error('x'), { code: 'ECONNREFUSED' }), 'broadcast', 'CHAIN-NODE-UNAVAILABLE', true],
-    ['refusal, broadcast', new NodeRefusal('balance is not sufficient', 'CONTRACT_VALIDATE_ERROR'), 'broadcast', 'CHAIN-BROADCAST-FAILED', false],
-    ['busy, broadcast', new NodeRefusal('busy', 'SERVER_BUSY'), 'broadcast', 'CHAIN-BROADCAST-FAILED', true],
-    ['refusal, build', new NodeRefusal('no OwnerAccount'), 'build', 'CHAIN-TRANSACTION-FAILED', false],
-    ['refusal, balance read', new NodeRefusal('no contract'), 'balance-read', 'CHAIN-BALANCE-QUERY-FAILED', false],
-    ['a plain bug', new TypeError('x is undefined'), 'node-read', 'CHAIN-NODE-UNAVAILABLE', false],
+  // [title, error, kind, code, transient, nodeCode]
+  const cases: Array<[string, unknown, CallKind, string, boolean, string | null]> = [
+    ['unreachable, balance read', axiosError(undefined, 'ECONNREFUSED'), 'balance-read', 'CHAIN-BALANCE-QUERY-FAILED', true, null],
+    ['reset, node read', axiosError(undefined, 'ECONNRESET'), 'node-read', 'CHAIN-NODE-UNAVAILABLE', true, null],
+    ['timeout, build', axiosError(undefined, 'ETIMEDOUT'), 'build', 'CHAIN-NODE-UNAVAILABLE', true, null],
+    ['reply lost after sending, broadcast', axiosError(undefined, 'ECONNABORTED'), 'broadcast', 'CHAIN-NODE-UNAVAILABLE', true, null],
+    ['HTTP 503, balance read', axiosError(503), 'balance-read', 'CHAIN-BALANCE-QUERY-FAILED', true, 'HTTP_503'],
+    ['HTTP 500, broadcast', axiosError(500), 'broadcast', 'CHAIN-NODE-UNAVAILABLE', true, 'HTTP_500'],
+    ['HTTP 502, build', axiosError(502), 'build', 'CHAIN-NODE-UNAVAILABLE', true, 'HTTP_502'],
+    ['HTTP 429, node read', axiosError(429), 'node-read', 'CHAIN-NODE-UNAVAILABLE', true, 'HTTP_429'],
+    ['HTTP 403 (over quota), broadcast', axiosError(403), 'broadcast', 'CHAIN-NODE-UNAVAILABLE', true, 'HTTP_403'],
+    ['HTTP 401 (key refused), balance read', axiosError(401), 'balance-read', 'CHAIN-BALANCE-QUERY-FAILED', true, 'HTTP_401'],
+    ['HTTP 400, node read', axiosError(400), 'node-read', 'CHAIN-NODE-UNAVAILABLE', false, 'HTTP_400'],
+    ['HTTP 404, broadcast', axiosError(404), 'broadcast', 'CHAIN-BROADCAST-FAILED', false, 'HTTP_404'],
+    ['fetch ECONNREFUSED', Object.assign(new Error('x'), { code: 'ECONNREFUSED' }), 'broadcast', 'CHAIN-NODE-UNAVAILABLE', true, null],
+    ['refusal, broadcast', new NodeRefusal('balance is not sufficient', 'CONTRACT_VALIDATE_ERROR'), 'broadcast', 'CHAIN-BROADCAST-FAILED', false, 'CONTRACT_VALIDATE_ERROR'],
+    ['TaPoS, broadcast', new NodeRefusal('Tapos check error.', 'TAPOS_ERROR'), 'broadcast', 'CHAIN-BROADCAST-FAILED', false, 'TAPOS_ERROR'],
+    ['expired, broadcast', new NodeRefusal('Transaction expired', 'TRANSACTION_EXPIRATION_ERROR'), 'broadcast', 'CHAIN-BROADCAST-FAILED', false, 'TRANSACTION_EXPIRATION_ERROR'],
+    ['bad signature, broadcast', new NodeRefusal('Validate signature error', 'SIGERROR'), 'broadcast', 'CHAIN-BROADCAST-FAILED', false, 'SIGERROR'],
+    ['busy, broadcast', new NodeRefusal('busy', 'SERVER_BUSY'), 'broadcast', 'CHAIN-BROADCAST-FAILED', true, 'SERVER_BUSY'],
+    ['unsolidified, broadcast', new NodeRefusal('Block unsolidified.', 'BLOCK_UNSOLIDIFIED'), 'broadcast', 'CHAIN-BROADCAST-FAILED', true, 'BLOCK_UNSOLIDIFIED'],
+    ['refusal, build', new NodeRefusal('no OwnerAccount'), 'build', 'CHAIN-TRANSACTION-FAILED', false, null],
+    ['refusal, balance read', new NodeRefusal('no contract'), 'balance-read', 'CHAIN-BALANCE-QUERY-FAILED', false, null],
+    ['daily quota body, node read', new NodeRefusal('Exceed the user daily usage (100000), the maximum query frequency is 1 time per second'),
+      'node-read', 'CHAIN-NODE-UNAVAILABLE', true, 'RATE_LIMITED'],
+    ['rps body, broadcast', new NodeRefusal('request rate exceeded the allowed_rps(10), and the query server is suspended for 5 s'),
+      'broadcast', 'CHAIN-NODE-UNAVAILABLE', true, 'RATE_LIMITED'],
+    ['frequency body, balance read', new NodeRefusal('The key exceeds the frequency limit(15), and the query server is suspended for 30s'),
+      'balance-read', 'CHAIN-BALANCE-QUERY-FAILED', true, 'RATE_LIMITED'],
+    ['a plain bug', new TypeError('x is undefined'), 'node-read', 'CHAIN-NODE-UNAVAILABLE', false, null],
   ];
-  it.each(cases)('%s', (_, error, kind, code, transient) => {
+  it.each(cases)('%s', (_, error, kind, code, transient, nodeCode) => {
     const e = toPortError(error, kind, 'op');
-    expect(e).toBeInstanceOf(InfrastructureError);
-    expect(e).toMatchObject({ code, transient, status: 502 });
+    expect(e).toBeInstanceOf(ChainError);
+    expect(e).toMatchObject({ code, transient, status: 502, nodeCode });
     expect(e.message.startsWith('op: ')).toBe(true);
   });
 
-  it('passes port errors through untouched', () => {
+  it('403 and 429 carry the Retry-After header (seconds or HTTP-date against the reply\'s Date); a quota text names its wait', () => {
+    expect(toPortError(axiosError(429, undefined, { 'retry-after': '7' }), 'node-read', 'op')).toMatchObject({ retryAfterMs: 7_000, transient: true });
+    const dated = axiosError(403, undefined, { 'retry-after': 'Wed, 21 Oct 2026 07:28:30 GMT', date: 'Wed, 21 Oct 2026 07:28:00 GMT' });
+    expect(toPortError(dated, 'broadcast', 'op')).toMatchObject({ retryAfterMs: 30_000, nodeCode: 'HTTP_403' });
+    const withBody = axiosError(429, undefined, {}, { Error: 'The key exceeds the frequency limit(15), and the query server is suspended for 30s' });
+    const e = toPortError(withBody, 'node-read', 'op') as ChainError;
+    expect(e.retryAfterMs).toBe(30_000);
+    expect(e.message).toContain('frequency limit');
+    expect(toPortError(new NodeRefusal('request rate exceeded the allowed_rps(10), and the query server is suspended for 5 s'), 'node-read', 'op'))
+      .toMatchObject({ retryAfterMs: 5_000 });
+    expect(toPortError(axiosError(503), 'node-read', 'op')).toMatchObject({ retryAfterMs: null });
+  });
+
+  it('reads Retry-After through AxiosHeaders\' get()', () => {
+    const headers = { get: (name: string) => (name.toLowerCase() === 'retry-after' ? '2' : undefined) };
+    const e = Object.assign(new Error('axios'), { isAxiosError: true, response: { status: 429, headers } });
+    expect(toPortError(e, 'node-read', 'op')).toMatchObject({ retryAfterMs: 2_000 });
+  });
+
+  it('passes port errors through untouched and makes any other InfrastructureError a ChainError keeping its code', () => {
     const domain = new DomainError('VALIDATION-ERROR', { field: 'to' });
-    const infra = new InfrastructureError('CHAIN-NODE-UNAVAILABLE', 'x');
+    const chain = new ChainError('CHAIN-NODE-UNAVAILABLE', 'x');
     expect(toPortError(domain, 'broadcast', 'op')).toBe(domain);
-    expect(toPortError(infra, 'balance-read', 'op')).toBe(infra);
+    expect(toPortError(chain, 'balance-read', 'op')).toBe(chain);
+    const plain = toPortError(new InfrastructureError('CHAIN-TRANSACTION-FAILED', 'y', { transient: false }), 'build', 'op');
+    expect(plain).toBeInstanceOf(ChainError);
+    expect(plain).toMatchObject({ code: 'CHAIN-TRANSACTION-FAILED', transient: false });
   });
 
   it('names the node code in the message', () => {
     expect(toPortError(new NodeRefusal('Dup transaction.', 'DUP_TRANSACTION_ERROR'), 'broadcast', 'broadcast ab').message)
       .toBe('broadcast ab: DUP_TRANSACTION_ERROR: Dup transaction.');
+  });
+});
+
+describe('parseRetryAfter', () => {
+  it('reads delta-seconds and HTTP-dates, never negative, capped at a day; null when absent or unreadable', () => {
+    expect(parseRetryAfter('0')).toBe(0);
+    expect(parseRetryAfter('120')).toBe(120_000);
+    expect(parseRetryAfter(' 1.5 ')).toBe(1_500);
+    expect(parseRetryAfter('Wed, 21 Oct 2026 07:28:00 GMT', undefined, Date.parse('Wed, 21 Oct 2026 07:27:00 GMT'))).toBe(60_000);
+    expect(parseRetryAfter('Wed, 21 Oct 2026 07:28:00 GMT', 'Wed, 21 Oct 2026 07:29:00 GMT', 0)).toBe(0);
+    expect(parseRetryAfter('9999999')).toBe(86_400_000);
+    for (const bad of [undefined, null, '', 'soon', '-5', {}]) expect(parseRetryAfter(bad), String(bad)).toBeNull();
+  });
+});
+
+describe('readDryRun', () => {
+  const revert = { result: { result: true, message: hex('REVERT opcode executed') }, energy_used: 520, transaction: { ret: [{ ret: 'FAILED' }] } };
+  it('a revert needs all three signs: result true, the REVERT message (hex or text) and ret FAILED', () => {
+    expect(readDryRun(revert)).toEqual({ outcome: 'revert', reason: 'REVERT opcode executed' });
+    expect(readDryRun({ ...revert, result: { result: true, message: 'REVERT opcode executed' } })).toMatchObject({ outcome: 'revert' });
+    expect(readDryRun({ ...revert, result: { message: revert.result.message } })).toEqual({ outcome: 'unusable' });
+    expect(readDryRun({ ...revert, transaction: { ret: [{}] } })).toEqual({ outcome: 'unusable' });
+    expect(readDryRun({ ...revert, result: { result: true, message: hex('OUT_OF_TIME') } })).toEqual({ outcome: 'unusable' });
+  });
+
+  it('a revert reason encoded as Error(string) is decoded', () => {
+    const reason = 'Blacklistable: account is blacklisted';
+    const data = '08c379a0' + (32).toString(16).padStart(64, '0') + reason.length.toString(16).padStart(64, '0')
+      + hex(reason).padEnd(Math.ceil(reason.length / 32) * 64, '0');
+    expect(readDryRun({ ...revert, constant_result: [data] })).toEqual({ outcome: 'revert', reason });
+  });
+
+  it('a successful call with energy is ok; no energy, a refusal or a code is unusable', () => {
+    expect(readDryRun({ result: { result: true }, energy_used: 64_285, transaction: { ret: [{}] } })).toEqual({ outcome: 'ok', energy: 64_285 });
+    expect(readDryRun({ result: { result: true }, energy_used: 0 })).toEqual({ outcome: 'unusable' });
+    expect(readDryRun({ result: { code: 'CONTRACT_EXE_ERROR', message: hex('REVERT opcode executed') }, energy_used: 500 })).toEqual({ outcome: 'unusable' });
+    expect(readDryRun({})).toEqual({ outcome: 'unusable' });
   });
 });
 

@@ -136,3 +136,50 @@ export function energyPerSun(resource: AccountResourceJson): number {
   if (!(limit > 0) || !(weight > 0)) return 0;
   return limit / weight / 1_000_000;
 }
+
+/** The parts of `wallet/triggerconstantcontract` (a dry run) the gateway reads. */
+export interface DryRunJson {
+  readonly result?: { readonly result?: boolean; readonly code?: string; readonly message?: string };
+  readonly energy_used?: number;
+  readonly constant_result?: readonly string[];
+  readonly transaction?: { readonly ret?: readonly { readonly ret?: string }[] };
+}
+
+/** What a dry run says: the energy it used, a revert (with the reason when the contract gave one), or nothing usable. */
+export type DryRun =
+  | { readonly outcome: 'ok'; readonly energy: number }
+  | { readonly outcome: 'revert'; readonly reason: string }
+  | { readonly outcome: 'unusable' };
+
+/** Solidity's `Error(string)` selector: a revert reason ABI-encoded in the returned data. */
+const ERROR_SELECTOR = '08c379a0';
+
+function revertReason(data: string | undefined): string | null {
+  if (!data?.startsWith(ERROR_SELECTOR)) return null;
+  try {
+    const body = data.slice(8);
+    const length = Number.parseInt(body.slice(64, 128), 16);
+    const text = Buffer.from(body.slice(128, 128 + length * 2), 'hex').toString('utf8');
+    return length > 0 && length < 1_000 ? text : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Reads a dry run of a contract call. java-tron reports a revert as `result.result: true` with `result.message`
+ * "REVERT opcode executed" (hex unless visible) and `transaction.ret[0].ret: "FAILED"`: only all three together
+ * count as a revert. A call that did not fail and used energy is `ok`; anything else (a refusal, a failure other
+ * than a revert, no energy figure) is `unusable`, and its energy figure must not be trusted.
+ */
+export function readDryRun(reply: DryRunJson): DryRun {
+  const said = decodeNodeMessage(reply.result?.message);
+  const ret = reply.transaction?.ret?.[0]?.ret;
+  if (reply.result?.result === true && /REVERT opcode executed/i.test(said) && ret === 'FAILED') {
+    return { outcome: 'revert', reason: revertReason(reply.constant_result?.[0]) ?? said };
+  }
+  const energy = Number(reply.energy_used ?? 0);
+  const clean = reply.result?.result === true && ret !== 'FAILED' && !/REVERT/i.test(said);
+  if (clean && Number.isSafeInteger(energy) && energy > 0) return { outcome: 'ok', energy };
+  return { outcome: 'unusable' };
+}

@@ -1,44 +1,64 @@
 /**
- * Adapter-only: nodes that misbehave in ways the devnet does not (a proxy answering 5xx or HTML, a node that never
- * answers, a `{"Error": …}` reply). A scripted node:http server stands in for the node; the contract suite covers
- * everything a well-behaved node does.
+ * Adapter-only: nodes that misbehave in ways the devnet does not (a proxy answering HTML, a node that answers with
+ * no block, a garbled broadcast reply), and exact wire checks (which block a built transaction references, what a
+ * dry run that reverts turns into). A scripted node:http server stands in for the node; the contract suite covers
+ * everything a well-behaved node and the hostile devnet do.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { InfrastructureError, type ErrorCode } from '../../core/domain/errors.js';
-import { TronWebChainGateway } from './tronweb-chain-gateway.js';
+import { ChainError, DomainError, type ErrorCode } from '../../core/domain/errors.js';
+import { TronWebChainGateway, type TronWebChainGatewayOptions } from './tronweb-chain-gateway.js';
 
 const USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
 const HOLDER = 'TLsV52sRDL79HXGGm9yzwKibb6BeruhUzy';
 
-type Script = (path: string) => { status: number; body: string } | 'hang';
+type Reply = { status: number; body: string; headers?: Record<string, string> } | 'hang' | 'reset';
+type Script = (path: string, body: Record<string, unknown>) => Reply;
 
-let server: Server | undefined;
+const servers: Server[] = [];
 afterEach(async () => {
-  server?.closeAllConnections();
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  server = undefined;
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
 });
 
-async function nodeThat(script: Script): Promise<TronWebChainGateway> {
-  server = createServer((req, res) => {
-    req.resume();
-    const reply = script(req.url ?? '/');
-    if (reply === 'hang') return;
-    res.writeHead(reply.status, { 'content-type': reply.body.startsWith('{') ? 'application/json' : 'text/html' });
-    res.end(reply.body);
-  });
-  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return new TronWebChainGateway({ fullHost: `http://127.0.0.1:${port}`, usdtContract: USDT, timeoutMs: 300 });
+async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  try {
+    return text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
 }
 
-async function expectPortError(p: Promise<unknown>, code: ErrorCode, transient: boolean): Promise<InfrastructureError> {
+async function serve(script: Script): Promise<string> {
+  const server = createServer((req, res) => {
+    void readBody(req).then((body) => {
+      const reply = script(req.url ?? '/', body);
+      if (reply === 'hang') return;
+      if (reply === 'reset') return void req.socket.destroy();
+      res.writeHead(reply.status, { 'content-type': reply.body.startsWith('{') ? 'application/json' : 'text/html', ...reply.headers });
+      res.end(reply.body);
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+async function nodeThat(script: Script, options: Partial<TronWebChainGatewayOptions> = {}): Promise<TronWebChainGateway> {
+  return new TronWebChainGateway({ fullHost: await serve(script), usdtContract: USDT, timeoutMs: 300, ...options });
+}
+
+async function expectPortError(p: Promise<unknown>, code: ErrorCode, transient: boolean): Promise<ChainError> {
   const e = await p.then(() => undefined, (x: unknown) => x);
-  expect(e).toBeInstanceOf(InfrastructureError);
+  expect(e).toBeInstanceOf(ChainError);
   expect(e).toMatchObject({ code, transient, status: 502 });
-  return e as InfrastructureError;
+  return e as ChainError;
 }
 
 const signed = {
@@ -46,6 +66,12 @@ const signed = {
   signedJson: '{}',
   expiresAt: 0,
 };
+
+const ok = (body: unknown): Reply => ({ status: 200, body: JSON.stringify(body) });
+const blockJson = (number: number, timestamp: number) => ({
+  blockID: number.toString(16).padStart(16, '0') + `${number}`.padStart(16, '7') + 'c'.repeat(32),
+  block_header: { raw_data: { number, timestamp } },
+});
 
 describe('TronWebChainGateway against a misbehaving node', () => {
   it('HTTP 502 from a proxy: reads, balance reads and broadcast-side reads fail transiently', async () => {
@@ -82,5 +108,176 @@ describe('TronWebChainGateway against a misbehaving node', () => {
     await expectPortError(g.broadcast({ ...signed, signedJson: 'not json' }), 'CHAIN-BROADCAST-FAILED', false);
     await expectPortError(g.broadcast(signed), 'CHAIN-BROADCAST-FAILED', false);
     expect(requests).toBe(0);
+  });
+});
+
+describe('TronWebChainGateway: over-quota and lost replies (wire-exact)', () => {
+  it('403 and 429 are transient with the Retry-After of the reply; a 200 quota body is transient too', async () => {
+    let reply: Reply = { status: 403, body: JSON.stringify({ Error: 'Exceed the user daily usage (100000), the maximum query frequency is 1 time per second' }),
+      headers: { 'retry-after': '12' } };
+    const g = await nodeThat(() => reply);
+    const e403 = await expectPortError(g.head(), 'CHAIN-NODE-UNAVAILABLE', true);
+    expect(e403).toMatchObject({ retryAfterMs: 12_000, nodeCode: 'HTTP_403' });
+    expect(e403.message).toContain('Exceed the user daily usage');
+    reply = { status: 429, body: '{}', headers: { 'retry-after': '3' } };
+    expect(await expectPortError(g.getTrxBalance(HOLDER), 'CHAIN-BALANCE-QUERY-FAILED', true)).toMatchObject({ retryAfterMs: 3_000, nodeCode: 'HTTP_429' });
+    reply = ok({ Error: 'request rate exceeded the allowed_rps(10), and the query server is suspended for 5 s' });
+    expect(await expectPortError(g.energyPerStakedSun(), 'CHAIN-NODE-UNAVAILABLE', true)).toMatchObject({ retryAfterMs: 5_000, nodeCode: 'RATE_LIMITED' });
+    await expectPortError(g.getTransaction('b'.repeat(64)), 'CHAIN-NODE-UNAVAILABLE', true);
+  });
+
+  it('a node that answers `{}` for the head (still syncing) is a transient ChainError', async () => {
+    const g = await nodeThat(() => ok({}));
+    await expectPortError(g.head(), 'CHAIN-NODE-UNAVAILABLE', true);
+    await expectPortError(g.solidifiedHead(), 'CHAIN-NODE-UNAVAILABLE', true);
+  });
+
+  it('broadcast: a lost, garbled or empty reply is transient (it may have landed); refusals keep their node code', async () => {
+    let broadcastReply: Reply = ok({});
+    const g = await nodeThat((path) => {
+      if (path.endsWith('/wallet/getblock')) return ok(blockJson(100, 1_700_000_000_000));
+      if (path.endsWith('/walletsolidity/getnowblock')) return ok(blockJson(81, 1_699_999_943_000));
+      return broadcastReply;
+    }, { timeoutMs: 2_000 });
+    const a = await g.createAccount();
+    const b = await g.createAccount();
+    const tx = await g.prepare({ address: a.address, privateKey: async () => a.privateKey }, { kind: 'transfer-trx', to: b.address, amountSun: 1n });
+    const cases: Array<[Reply, ErrorCode, boolean, string | null]> = [
+      ['reset', 'CHAIN-NODE-UNAVAILABLE', true, null],
+      [{ status: 200, body: '<html>gateway</html>' }, 'CHAIN-NODE-UNAVAILABLE', true, null],
+      [ok({}), 'CHAIN-NODE-UNAVAILABLE', true, null],
+      [{ status: 502, body: '<html>Bad Gateway</html>' }, 'CHAIN-NODE-UNAVAILABLE', true, 'HTTP_502'],
+      [ok({ Error: 'The key exceeds the frequency limit(15), and the query server is suspended for 30s' }), 'CHAIN-NODE-UNAVAILABLE', true, 'RATE_LIMITED'],
+      [ok({ code: 'SERVER_BUSY', txid: tx.txid, message: Buffer.from('Server busy').toString('hex') }), 'CHAIN-BROADCAST-FAILED', true, 'SERVER_BUSY'],
+      [ok({ code: 'TAPOS_ERROR', txid: tx.txid, message: Buffer.from('Tapos check error.').toString('hex') }), 'CHAIN-BROADCAST-FAILED', false, 'TAPOS_ERROR'],
+      [ok({ code: 'TRANSACTION_EXPIRATION_ERROR', message: 'Transaction expired' }), 'CHAIN-BROADCAST-FAILED', false, 'TRANSACTION_EXPIRATION_ERROR'],
+      [ok({ Error: 'class java.lang.NullPointerException : null' }), 'CHAIN-BROADCAST-FAILED', false, null],
+    ];
+    for (const [reply, code, transient, nodeCode] of cases) {
+      broadcastReply = reply;
+      const e = await expectPortError(g.broadcast(tx), code, transient);
+      expect(e.nodeCode, JSON.stringify(reply)).toBe(nodeCode);
+    }
+    broadcastReply = ok({ code: 'DUP_TRANSACTION_ERROR', message: Buffer.from('Dup transaction.').toString('hex') });
+    await g.broadcast(tx);
+    broadcastReply = ok({ result: true, txid: tx.txid });
+    await g.broadcast(tx);
+  });
+});
+
+describe('TronWebChainGateway.prepare: the reference block (wire-exact)', () => {
+  const HEAD = 1_000_005;
+  const HEAD_TIME = 1_700_000_000_000;
+  const refOf = (json: string) => {
+    return (JSON.parse(json) as { raw_data: { ref_block_bytes: string; ref_block_hash: string; expiration: number; timestamp: number } }).raw_data;
+  };
+  const signerOf = async (g: TronWebChainGateway) => {
+    const a = await g.createAccount();
+    return { signer: { address: a.address, privateKey: async () => a.privateKey }, to: (await g.createAccount()).address };
+  };
+
+  it('references the solidified block of the solidity endpoint (java-tron: trx.reference.block = solid) and expires 60 s after the head', async () => {
+    const seen: string[] = [];
+    const solidityHost = await serve((path) => (seen.push(`solidity ${path}`),
+      path === '/walletsolidity/getnowblock' ? ok(blockJson(HEAD - 19, HEAD_TIME - 57_000)) : { status: 404, body: '<html>404</html>' }));
+    // Like a self-hosted java-tron's full port: no /walletsolidity here.
+    const g = await nodeThat((path) => (seen.push(`full ${path}`),
+      path === '/wallet/getblock' ? ok(blockJson(HEAD, HEAD_TIME)) : { status: 404, body: '<html>404</html>' }), { solidityHost });
+    const { signer, to } = await signerOf(g);
+    const tx = await g.prepare(signer, { kind: 'transfer-trx', to, amountSun: 1n });
+    const raw = refOf(tx.signedJson);
+    expect(raw.ref_block_bytes).toBe(((HEAD - 19) & 0xffff).toString(16).padStart(4, '0'));
+    expect(raw.ref_block_hash).toBe(blockJson(HEAD - 19, 0).blockID.slice(16, 32));
+    expect(raw.expiration).toBe(HEAD_TIME + 60_000);
+    expect(tx.expiresAt).toBe(HEAD_TIME + 60_000);
+    expect(raw.timestamp).toBeGreaterThanOrEqual(HEAD_TIME);
+    expect(seen.sort()).toEqual(['full /wallet/getblock', 'solidity /walletsolidity/getnowblock']);
+    expect(await g.solidifiedHead()).toEqual({ number: HEAD - 19, timestamp: HEAD_TIME - 57_000 });
+  });
+
+  it('a solidity endpoint ahead of the full node it broadcasts to: the full node\'s head is referenced', async () => {
+    const g = await nodeThat((path) => ok(path === '/wallet/getblock' ? blockJson(HEAD, HEAD_TIME) : blockJson(HEAD + 2, HEAD_TIME + 6_000)));
+    const { signer, to } = await signerOf(g);
+    const raw = refOf((await g.prepare(signer, { kind: 'transfer-trx', to, amountSun: 1n })).signedJson);
+    expect(raw.ref_block_hash).toBe(blockJson(HEAD, 0).blockID.slice(16, 32));
+  });
+
+  it('{ headMinus: n } references the block n below the head, read by number from the full node', async () => {
+    const asked: unknown[] = [];
+    const g = await nodeThat((path, body) => {
+      if (path === '/wallet/getblock') return ok(blockJson(HEAD, HEAD_TIME));
+      if (path === '/wallet/getblockbynum') return asked.push(body['num']), ok(blockJson(Number(body['num']), HEAD_TIME - 30_000));
+      return { status: 404, body: '<html>404</html>' };
+    }, { referenceBlock: { headMinus: 10 }, expirationMs: 120_000 });
+    const { signer, to } = await signerOf(g);
+    const raw = refOf((await g.prepare(signer, { kind: 'transfer-trx', to, amountSun: 1n })).signedJson);
+    expect(asked).toEqual([HEAD - 10]);
+    expect(raw.ref_block_hash).toBe(blockJson(HEAD - 10, 0).blockID.slice(16, 32));
+    expect(raw.expiration).toBe(HEAD_TIME + 120_000);
+    expect(() => new TronWebChainGateway({ fullHost: 'http://127.0.0.1:1', usdtContract: USDT, referenceBlock: { headMinus: -1 } }))
+      .toThrow(DomainError);
+  });
+
+  it('a solidity endpoint over its quota makes prepare fail transiently, with its Retry-After', async () => {
+    const g = await nodeThat((path) => (path === '/wallet/getblock' ? ok(blockJson(HEAD, HEAD_TIME))
+      : { status: 429, body: '{}', headers: { 'retry-after': '4' } }));
+    const { signer, to } = await signerOf(g);
+    const e = await expectPortError(g.prepare(signer, { kind: 'transfer-trx', to, amountSun: 1n }), 'CHAIN-NODE-UNAVAILABLE', true);
+    expect(e.retryAfterMs).toBe(4_000);
+  });
+});
+
+describe('TronWebChainGateway.estimateTrc20TransferEnergy: a dry run that reverts (wire-exact)', () => {
+  const revert = ok({
+    result: { result: true, message: Buffer.from('REVERT opcode executed').toString('hex') },
+    energy_used: 551,
+    constant_result: [''],
+    transaction: { ret: [{ ret: 'FAILED' }] },
+  });
+  /** A node whose dry run of `transfer` answers `dryRun` and whose balanceOf answers `held` for the sender, 0 for anyone else. */
+  const tokenNode = (dryRun: () => Reply, held: bigint) => nodeThat((path, body) => {
+    if (path !== '/wallet/triggerconstantcontract') return { status: 404, body: '<html>404</html>' };
+    if (body['function_selector'] === 'transfer(address,uint256)') return dryRun();
+    const who = String(body['parameter']).slice(-40);
+    const amount = who === String(body['owner_address']).slice(-40) && body['owner_address'] === senderHex ? held : 0n;
+    return ok({ result: { result: true }, constant_result: [amount.toString(16).padStart(64, '0')] });
+  }, { timeoutMs: 2_000 });
+  let senderHex = '';
+  const parties = async (g: TronWebChainGateway) => {
+    const from = (await g.createAccount()).address;
+    const to = (await g.createAccount()).address;
+    const { TronWeb } = await import('tronweb');
+    senderHex = TronWeb.address.toHex(from).toLowerCase();
+    return { from, to };
+  };
+
+  it('a revert while the sender holds the amount (blacklisted or paused) is BIZ-TRANSFER-WOULD-REVERT', async () => {
+    const g = await tokenNode(() => revert, 1_000n);
+    const { from, to } = await parties(g);
+    const e = await g.estimateTrc20TransferEnergy(from, to, USDT, 1_000n).then(() => undefined, (x: unknown) => x);
+    expect(e).toBeInstanceOf(DomainError);
+    expect(e).toMatchObject({ code: 'BIZ-TRANSFER-WOULD-REVERT', status: 422 });
+    expect((e as Error).message).toMatch(/blacklisted address or a paused token/);
+    expect((e as Error).message).toContain(from);
+  });
+
+  it('a revert because the sender lacks the amount is no verdict: the USDT rule applies (never the revert\'s energy)', async () => {
+    const g = await tokenNode(() => revert, 999n);
+    const { from, to } = await parties(g);
+    expect(await g.estimateTrc20TransferEnergy(from, to, USDT, 1_000n)).toBe(130_285);
+  });
+
+  it('a dry run refused by the node falls back to the rule; one over quota or unreachable fails transiently', async () => {
+    let dry: Reply = ok({ Error: 'class org.tron.core.exception.ContractValidateException : this node does not support constant' });
+    const g = await tokenNode(() => dry, 5_000n);
+    const { from, to } = await parties(g);
+    expect(await g.estimateTrc20TransferEnergy(from, to, USDT, 1_000n)).toBe(130_285);
+    dry = { status: 429, body: '{}', headers: { 'retry-after': '1' } };
+    expect(await expectPortError(g.estimateTrc20TransferEnergy(from, to, USDT, 1_000n), 'CHAIN-NODE-UNAVAILABLE', true))
+      .toMatchObject({ retryAfterMs: 1_000 });
+    dry = 'reset';
+    await expectPortError(g.estimateTrc20TransferEnergy(from, to, USDT, 1_000n), 'CHAIN-NODE-UNAVAILABLE', true);
+    dry = ok({ result: { result: true }, energy_used: 64_285, transaction: { ret: [{}] } });
+    expect(await g.estimateTrc20TransferEnergy(from, to, USDT, 1_000n)).toBe(64_285);
   });
 });

@@ -1,22 +1,29 @@
 /**
  * The ChainGateway port on a TRON FullNode through tronweb 6: reads over the node's HTTP API, transactions built
- * and signed locally (write-ahead: the txid is known before anything is sent), broadcasts whose refusals are
- * decoded into CHAIN-BROADCAST-FAILED. No tronweb, axios or java-tron error crosses the port.
+ * and signed locally against the solidified block (write-ahead: the txid is known before anything is sent),
+ * broadcasts whose refusals are decoded into CHAIN-BROADCAST-FAILED. No tronweb, axios or java-tron error crosses
+ * the port: every failure about the node is a ChainError (see tron-errors.ts for what is transient).
  */
 import { randomInt } from 'node:crypto';
 import { TronWeb, providers, utils } from 'tronweb';
-import { InfrastructureError } from '../../core/domain/errors.js';
+import { ChainError, DomainError } from '../../core/domain/errors.js';
 import type { ChainResources, SignedTransaction, TransactionState } from '../../core/domain/model/chain.js';
 import type { ChainGateway, Signer, TransactionIntent } from '../../core/ports/chain-gateway.port.js';
-import { guarded, invalidArgument, isTransportFailure, NodeRefusal, decodeNodeMessage, type CallKind } from './tron-errors.js';
+import { guarded, invalidArgument, NodeRefusal, decodeNodeMessage, toPortError, type CallKind } from './tron-errors.js';
 import { buildIntent, hexAddress, type BlockHeaderRef } from './tron-intents.js';
-import { energyPerSun, toChainResources, toTransactionState, type AccountJson, type AccountResourceJson, type TransactionInfoJson } from './tron-views.js';
+import {
+  energyPerSun, readDryRun, toChainResources, toTransactionState, type AccountJson, type AccountResourceJson, type DryRunJson,
+  type TransactionInfoJson,
+} from './tron-views.js';
 
 /** Options of {@link TronWebChainGateway}. */
 export interface TronWebChainGatewayOptions {
   /** FullNode base URL (e.g. https://api.trongrid.io, or a devnet's url). */
   readonly fullHost: string;
-  /** Solidity node base URL when it is not the full host (java-tron serves /walletsolidity on port 8091). */
+  /**
+   * Solidity node base URL when it is not the full host: a self-hosted java-tron serves /walletsolidity only on its
+   * own port (8091), so without this option the solidified reads (reference block, `solidified` flag) fail there.
+   */
   readonly solidityHost?: string;
   /** Sent as TRON-PRO-API-KEY on every node request. */
   readonly apiKey?: string;
@@ -25,6 +32,16 @@ export interface TronWebChainGatewayOptions {
    * `receivedFrom` (spec §2); without it both lists are empty and the index is never queried.
    */
   readonly proTierKey?: string;
+  /** Where the pro-tier key is sent (`getdelegatedresourceaccountindexv2`); default: the full host. */
+  readonly proTierHost?: string;
+  /**
+   * The block a built transaction references for TaPoS. `'solidified'` (the default, like java-tron's own builder
+   * with `trx.reference.block = solid`): a block every honest node has and none can roll back, so a node that is a
+   * few blocks behind, or briefly on another fork, never answers TAPOS_ERROR. `{ headMinus: n }` references the
+   * block n below the head instead, for nodes without a solidity endpoint (n = 0 is the head itself, which fails on
+   * a node that has not seen it yet). The expiration is counted from the head's time either way.
+   */
+  readonly referenceBlock?: ReferenceBlock;
   /** The USDT (TRC20) contract; also the always-existing account used to read network-wide energy totals. */
   readonly usdtContract: string;
   /**
@@ -39,6 +56,9 @@ export interface TronWebChainGatewayOptions {
   readonly expirationMs?: number;
 }
 
+/** Which block built transactions reference (see {@link TronWebChainGatewayOptions.referenceBlock}). */
+export type ReferenceBlock = 'solidified' | { readonly headMinus: number };
+
 /** Default ceiling of a TRC20 transfer's fee limit: 100 TRX. */
 export const DEFAULT_FEE_LIMIT_SUN = 100_000_000n;
 /** Energy of a USDT transfer to an address that already holds USDT (mainnet-observed). */
@@ -47,8 +67,12 @@ export const USDT_TRANSFER_ENERGY_TO_HOLDER = 64_285;
 export const USDT_TRANSFER_ENERGY_TO_NEW_HOLDER = 130_285;
 
 const MAX_EXPIRATION_MS = 86_400_000;
+/** TaPoS accepts a reference among the last 65,536 blocks; stay well inside it. */
+const MAX_HEAD_MARGIN = 60_000;
 type Json = Record<string, unknown>;
 type Node = 'full' | 'solidity' | 'pro';
+interface BlockRef { readonly number: number; readonly timestamp: number; readonly id: string }
+interface BlockJson { blockID?: string; block_header?: { raw_data?: { number?: number; timestamp?: number } } }
 
 const pad32 = (hex: string): string => hex.padStart(64, '0');
 const abiAddress = (hex41: string): string => pad32(hex41.slice(2));
@@ -61,6 +85,7 @@ export class TronWebChainGateway implements ChainGateway {
   private readonly usdtHex: string;
   private readonly maxFeeLimitSun: bigint;
   private readonly expirationMs: number;
+  private readonly referenceBlock: ReferenceBlock;
   private lastTimestamp = 0;
 
   constructor(options: TronWebChainGatewayOptions) {
@@ -70,11 +95,16 @@ export class TronWebChainGateway implements ChainGateway {
     this.solidity = new providers.HttpProvider(options.solidityHost ?? options.fullHost, timeout, '', '', headers);
     this.tw = new TronWeb({ fullNode: full, solidityNode: this.solidity, eventServer: full });
     this.pro = options.proTierKey
-      ? new providers.HttpProvider(options.fullHost, timeout, '', '', { 'TRON-PRO-API-KEY': options.proTierKey })
+      ? new providers.HttpProvider(options.proTierHost ?? options.fullHost, timeout, '', '', { 'TRON-PRO-API-KEY': options.proTierKey })
       : undefined;
     this.usdtHex = hexAddress(options.usdtContract, 'usdtContract');
     this.maxFeeLimitSun = options.feeLimitSun ?? DEFAULT_FEE_LIMIT_SUN;
     this.expirationMs = Math.min(Math.max(options.expirationMs ?? 60_000, 3_000), MAX_EXPIRATION_MS);
+    const ref = options.referenceBlock ?? 'solidified';
+    if (ref !== 'solidified' && !(Number.isSafeInteger(ref.headMinus) && ref.headMinus >= 0 && ref.headMinus <= MAX_HEAD_MARGIN)) {
+      throw invalidArgument('referenceBlock.headMinus', `must be an integer between 0 and ${MAX_HEAD_MARGIN}`);
+    }
+    this.referenceBlock = ref;
   }
 
   /** A key pair made locally by tronweb (secp256k1 from the platform CSPRNG); nothing is sent to the node. */
@@ -146,30 +176,59 @@ export class TronWebChainGateway implements ChainGateway {
   }
 
   /**
-   * The node's own estimate (triggerconstantcontract energy_used, run as `from`). When the node cannot estimate
-   * (the sender lacks the tokens yet, the call reverts, or the node refuses constant calls) the known USDT rule
-   * applies: 64,285 energy to an address that already holds the token, 130,285 to one that does not.
+   * The node's own estimate (triggerconstantcontract energy_used, run as `from`; it includes the dynamic-energy
+   * penalty). When the dry run reverts although `from` holds `amount`, the transfer itself would revert (a
+   * blacklisted address, a paused token): BIZ-TRANSFER-WOULD-REVERT, found before anything is spent. When the node
+   * cannot estimate (the sender lacks the tokens yet, the node refuses constant calls) the known USDT rule applies:
+   * 64,285 energy to an address that already holds the token, 130,285 to one that does not. A node that is
+   * unreachable or over its quota is a transient ChainError, never a guess.
    */
   async estimateTrc20TransferEnergy(from: string, to: string, contract: string, amount: bigint): Promise<number> {
     const owner = hexAddress(from, 'from');
     const receiver = hexAddress(to, 'to');
     const token = hexAddress(contract, 'contract');
     if (amount <= 0n) throw invalidArgument('amount', 'must be positive');
+    let reply: DryRunJson | undefined;
     try {
-      const reply = await this.request<Json>('full', 'wallet/triggerconstantcontract', {
+      reply = await this.request<DryRunJson>('full', 'wallet/triggerconstantcontract', {
         owner_address: owner,
         contract_address: token,
         function_selector: 'transfer(address,uint256)',
         parameter: abiAddress(receiver) + pad32(amount.toString(16)),
       });
-      const ok = (reply['result'] as { result?: boolean } | undefined)?.result === true;
-      const energy = Number(reply['energy_used'] ?? 0);
-      if (ok && energy > 0) return energy;
     } catch (e) {
-      if (isTransportFailure(e)) return guarded('node-read', 'estimateTrc20TransferEnergy', () => Promise.reject(e));
+      const mapped = toPortError(e, 'node-read', 'estimateTrc20TransferEnergy');
+      if (mapped instanceof DomainError || mapped.transient) throw mapped;
+    }
+    const dry = reply === undefined ? undefined : readDryRun(reply);
+    if (dry?.outcome === 'ok') return dry.energy;
+    if (dry?.outcome === 'revert') {
+      const held = await this.getTokenBalance(from, contract);
+      if (held >= amount) {
+        throw new DomainError('BIZ-TRANSFER-WOULD-REVERT', {
+          message: `the token contract ${contract} refuses a transfer of ${amount} from ${from} to ${to} although the sender `
+            + `holds ${held} (${dry.reason}): a blacklisted address or a paused token`,
+        });
+      }
     }
     const held = await this.getTokenBalance(to, contract);
     return held > 0n ? USDT_TRANSFER_ENERGY_TO_HOLDER : USDT_TRANSFER_ENERGY_TO_NEW_HOLDER;
+  }
+
+  /** getchainparameters' getEnergyFee and getTransactionFee (SUN per energy, SUN per bandwidth byte). */
+  async getChainPrices(): Promise<{ readonly energySun: bigint; readonly bandwidthSun: bigint }> {
+    const reply = await this.call<{ chainParameter?: { key?: string; value?: number }[] }>('node-read', 'getChainPrices', 'full',
+      'wallet/getchainparameters', {});
+    const value = (key: string): bigint | undefined => {
+      const found = reply.chainParameter?.find((p) => p.key === key)?.value;
+      return typeof found === 'number' && Number.isSafeInteger(found) && found >= 0 ? BigInt(found) : undefined;
+    };
+    const energySun = value('getEnergyFee');
+    const bandwidthSun = value('getTransactionFee');
+    if (energySun === undefined || bandwidthSun === undefined) {
+      throw new ChainError('CHAIN-NODE-UNAVAILABLE', 'getChainPrices: node reported no getEnergyFee/getTransactionFee');
+    }
+    return { energySun, bandwidthSun };
   }
 
   /** TotalEnergyLimit / TotalEnergyWeight of the network, per SUN (≈ 1e-5 on mainnet: 1 TRX ≈ 10 energy). */
@@ -178,25 +237,26 @@ export class TronWebChainGateway implements ChainGateway {
       { address: this.usdtHex });
     const ratio = energyPerSun(resource);
     if (!(ratio > 0)) {
-      throw new InfrastructureError('CHAIN-NODE-UNAVAILABLE', 'energyPerStakedSun: node reported no TotalEnergyLimit/TotalEnergyWeight');
+      throw new ChainError('CHAIN-NODE-UNAVAILABLE', 'energyPerStakedSun: node reported no TotalEnergyLimit/TotalEnergyWeight');
     }
     return ratio;
   }
 
   /**
-   * Builds locally against the current head, signs with the key from `signer.privateKey()` (asked for once,
-   * held only for this call, never logged) and returns the transaction unsent.
+   * Builds locally, referencing the solidified block (or head minus a margin, see the options) and expiring
+   * `expirationMs` after the head's time; signs with the key from `signer.privateKey()` (asked for once, held only
+   * for this call, never logged) and returns the transaction unsent.
    */
   async prepare(signer: Signer, intent: TransactionIntent): Promise<SignedTransaction> {
     hexAddress(signer.address, 'signer.address');
-    const head = await this.headBlock('build');
+    const { head, ref } = await this.headAndReference();
     // A unique timestamp per transaction keeps two identical intents in one block from sharing a txid (the second
     // broadcast would be a DUP, which this gateway counts as accepted: one payment would silently vanish).
     const timestamp = Math.max(head.timestamp + randomInt(0, 1_000), this.lastTimestamp + 1);
     this.lastTimestamp = timestamp;
     const header: BlockHeaderRef = {
-      ref_block_bytes: head.number.toString(16).slice(-4).padStart(4, '0'),
-      ref_block_hash: head.id.slice(16, 32),
+      ref_block_bytes: ref.number.toString(16).slice(-4).padStart(4, '0'),
+      ref_block_hash: ref.id.slice(16, 32),
       expiration: head.timestamp + this.expirationMs,
       timestamp,
     };
@@ -206,31 +266,51 @@ export class TronWebChainGateway implements ChainGateway {
     return { txid: signed.txID, signedJson: JSON.stringify(signed), expiresAt: signed.raw_data.expiration };
   }
 
+  /**
+   * The head (for the expiration) and the block to reference. The solidified block comes from the solidity
+   * endpoint; should that endpoint be ahead of the full node we broadcast to (two machines), the full node's head
+   * is the newest block it surely knows.
+   */
+  private async headAndReference(): Promise<{ head: BlockRef; ref: BlockRef }> {
+    if (this.referenceBlock === 'solidified') {
+      const [head, solid] = await Promise.all([this.headBlock('build'), this.block('build', 'solidity', 'walletsolidity/getnowblock', {})]);
+      return { head, ref: solid.number <= head.number ? solid : head };
+    }
+    const head = await this.headBlock('build');
+    const number = Math.max(0, head.number - this.referenceBlock.headMinus);
+    if (number === head.number) return { head, ref: head };
+    const ref = await this.block('build', 'full', 'wallet/getblockbynum', { num: number });
+    if (ref.number !== number) throw new ChainError('CHAIN-NODE-UNAVAILABLE', `prepare: node returned block ${ref.number} for ${number}`);
+    return { head, ref };
+  }
+
   private async sign(signer: Signer, unsigned: Awaited<ReturnType<typeof buildIntent>>) {
     let key: string;
     try {
       key = await signer.privateKey();
     } catch {
-      throw new InfrastructureError('CHAIN-TRANSACTION-FAILED', `no usable key for ${signer.address}`, { transient: false });
+      throw new ChainError('CHAIN-TRANSACTION-FAILED', `no usable key for ${signer.address}`, { transient: false });
     }
     try {
       return await this.tw.trx.sign(unsigned, key.replace(/^0x/, ''));
     } catch {
       // The driver's error is dropped on purpose: a message about a malformed key must not carry the key.
-      throw new InfrastructureError('CHAIN-TRANSACTION-FAILED', `the key does not sign for ${signer.address}`, { transient: false });
+      throw new ChainError('CHAIN-TRANSACTION-FAILED', `the key does not sign for ${signer.address}`, { transient: false });
     }
   }
 
   /**
    * Sends a prepared transaction. The JSON must still hash to its txid (a tampered or corrupted record is refused
-   * before sending); DUP_TRANSACTION_ERROR means the node already has it and counts as accepted.
+   * before sending); DUP_TRANSACTION_ERROR means the node already has it and counts as accepted. A reply that was
+   * lost or cannot be read (reset, timeout, a garbled body) is a transient ChainError: the node may have taken the
+   * transaction, so the caller looks the txid up rather than concluding anything.
    */
   async broadcast(tx: SignedTransaction): Promise<void> {
     let parsed: Parameters<typeof utils.transaction.txCheck>[0] & { txID?: string; signature?: unknown };
     try {
       parsed = JSON.parse(tx.signedJson) as typeof parsed;
     } catch {
-      throw new InfrastructureError('CHAIN-BROADCAST-FAILED', `broadcast ${tx.txid}: signed JSON is not parseable`, { transient: false });
+      throw new ChainError('CHAIN-BROADCAST-FAILED', `broadcast ${tx.txid}: signed JSON is not parseable`, { transient: false });
     }
     let consistent = false;
     try {
@@ -239,20 +319,24 @@ export class TronWebChainGateway implements ChainGateway {
       consistent = false;
     }
     if (!consistent) {
-      throw new InfrastructureError('CHAIN-BROADCAST-FAILED', `broadcast ${tx.txid}: the signed JSON does not hash to its txid (tampered or corrupted)`,
+      throw new ChainError('CHAIN-BROADCAST-FAILED', `broadcast ${tx.txid}: the signed JSON does not hash to its txid (tampered or corrupted)`,
         { transient: false });
     }
-    const reply = await this.call<{ result?: boolean; code?: string; message?: string }>('broadcast', `broadcast ${tx.txid}`, 'full',
-      'wallet/broadcasttransaction', parsed as Json);
-    if (reply.result === true || reply.code === 'DUP_TRANSACTION_ERROR') return;
-    await guarded('broadcast', `broadcast ${tx.txid}`, () =>
-      Promise.reject(new NodeRefusal(decodeNodeMessage(reply.message) || 'refused without a message', reply.code ?? 'UNKNOWN')));
+    const what = `broadcast ${tx.txid}`;
+    const reply = await guarded('broadcast', what, () => this.tw.fullNode.request<unknown>('wallet/broadcasttransaction', parsed, 'post'));
+    const answer = (reply !== null && typeof reply === 'object' ? reply : {}) as { result?: unknown; code?: unknown; message?: unknown; Error?: unknown };
+    if (answer.result === true || answer.code === 'DUP_TRANSACTION_ERROR') return;
+    if (typeof answer.code === 'string' && answer.code !== '') {
+      throw toPortError(new NodeRefusal(decodeNodeMessage(answer.message) || 'refused without a message', answer.code), 'broadcast', what);
+    }
+    if (typeof answer.Error === 'string') throw toPortError(new NodeRefusal(answer.Error), 'broadcast', what);
+    throw new ChainError('CHAIN-NODE-UNAVAILABLE', `${what}: the node's reply is unreadable; it may have taken the transaction`, { transient: true });
   }
 
   /**
    * In a block → confirmed or failed (from the full node's transaction info; `solidified` when the solidity node
    * has it too). Not in a block → pending if the node's pool reports it (gettransactionfrompending; nodes that do
-   * not serve it make pending look like unknown), else unknown.
+   * not serve it make pending look like unknown), else unknown. Any failure to ask is a ChainError, never unknown.
    */
   async getTransaction(txid: string): Promise<TransactionState> {
     if (typeof txid !== 'string' || !/^[0-9a-fA-F]{64}$/.test(txid)) throw invalidArgument('txid', 'must be 64 hex characters');
@@ -269,7 +353,9 @@ export class TronWebChainGateway implements ChainGateway {
       const pending = await this.request<{ txID?: string }>('full', 'wallet/gettransactionfrompending', { value: id });
       if (typeof pending.txID === 'string') return { state: 'pending' };
     } catch (e) {
-      if (isTransportFailure(e)) return guarded('node-read', 'getTransaction', () => Promise.reject(e));
+      // A node without the pending endpoint refuses it for good: pending then looks like unknown (see above).
+      const mapped = toPortError(e, 'node-read', 'getTransaction');
+      if (mapped instanceof DomainError || mapped.transient) throw mapped;
     }
     return { state: 'unknown' };
   }
@@ -281,24 +367,25 @@ export class TronWebChainGateway implements ChainGateway {
 
   /** The solidity endpoint's latest block (walletsolidity/getnowblock). */
   async solidifiedHead(): Promise<{ readonly number: number; readonly timestamp: number }> {
-    const block = await this.call<{ blockID?: string; block_header?: { raw_data?: { number?: number; timestamp?: number } } }>(
-      'node-read', 'solidifiedHead', 'solidity', 'walletsolidity/getnowblock', {});
-    const raw = block.block_header?.raw_data;
-    if (typeof block.blockID !== 'string' || typeof raw?.timestamp !== 'number') {
-      throw new InfrastructureError('CHAIN-NODE-UNAVAILABLE', 'solidifiedHead: node returned no block');
-    }
-    return { number: raw.number ?? 0, timestamp: raw.timestamp };
+    const { number, timestamp } = await this.block('node-read', 'solidity', 'walletsolidity/getnowblock', {});
+    return { number, timestamp };
   }
 
-  private async headBlock(kind: CallKind): Promise<{ number: number; timestamp: number; id: string }> {
-    const block = await this.call<{ blockID?: string; block_header?: { raw_data?: { number?: number; timestamp?: number } } }>(
-      kind, 'head', 'full', 'wallet/getblock', { detail: false });
+  private headBlock(kind: CallKind): Promise<BlockRef> {
+    return this.block(kind, 'full', 'wallet/getblock', { detail: false });
+  }
+
+  /** A block header from `path`; a reply without one is a ChainError. */
+  private async block(kind: CallKind, node: Node, path: string, body: Json): Promise<BlockRef> {
+    const what = path.endsWith('getnowblock') && node === 'solidity' ? 'solidified head' : 'head';
+    const block = await this.call<BlockJson>(kind, what, node, path, body);
     const raw = block.block_header?.raw_data;
-    if (typeof block.blockID !== 'string' || typeof raw?.timestamp !== 'number') {
-      throw new InfrastructureError(kind === 'balance-read' ? 'CHAIN-BALANCE-QUERY-FAILED' : 'CHAIN-NODE-UNAVAILABLE',
-        'head: node returned no block');
+    if (typeof block.blockID !== 'string' || !/^[0-9a-f]{64}$/i.test(block.blockID) || typeof raw?.timestamp !== 'number') {
+      // Transient: a node still syncing (or a solidity view with nothing solidified yet) answers `{}` for a while.
+      throw new ChainError(kind === 'balance-read' ? 'CHAIN-BALANCE-QUERY-FAILED' : 'CHAIN-NODE-UNAVAILABLE',
+        `${what}: node returned no block`, { transient: true });
     }
-    return { number: raw.number ?? 0, timestamp: raw.timestamp, id: block.blockID };
+    return { number: raw.number ?? 0, timestamp: raw.timestamp, id: block.blockID.toLowerCase() };
   }
 
   /** A node request whose failures become port errors; `{"Error": …}` replies count as refusals. */
