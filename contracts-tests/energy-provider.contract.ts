@@ -16,6 +16,11 @@ export interface EnergyProviderSubject {
   mine(blocks: number): Promise<void>;
   /** Moves chain time forward (capability `rentalExpiry`). */
   advance?(ms: number): Promise<void>;
+  /**
+   * Raises the network's TotalEnergyWeight by `bps` basis points, as other people's stakes do (capability
+   * `weightGrowthBps`): every staked TRX then yields proportionally less energy.
+   */
+  growEnergyWeight?(bps: number): Promise<void>;
   close?(): Promise<void>;
 }
 
@@ -27,6 +32,11 @@ export interface EnergyProviderContractOptions {
   readonly uncoverableEnergy?: number;
   /** A rental gives its energy back by itself after this many ms of chain time (needs subject.advance). */
   readonly rentalExpiryMs?: number;
+  /**
+   * The provider's safety margin: a delivery still covers the request after the network's energy weight grows by
+   * this many basis points between delivery and use (needs subject.growEnergyWeight). Unset: not tested.
+   */
+  readonly weightGrowthBps?: number;
   /** Blocks to wait for a delivery before the test gives up (default 5). */
   readonly maxBlocks?: number;
   /** Per-test timeout (default 20 s). */
@@ -164,6 +174,21 @@ export function describeEnergyProviderContract(
         await s.mine(1);
         expect(await energyOf(req.receiver)).toMatchObject({ limit: 0, receivedSun: 0n });
       }
+    }, timeout);
+
+    (options.weightGrowthBps === undefined ? it.skip : it)('the delivered energy keeps covering the request while the network weight grows (the margin)', async () => {
+      const req = await request();
+      expect(await s.provider.canProvide(req, s.main)).toBe(true);
+      expect(await deliver(await s.provider.acquire(req, s.main))).toBe('delivered');
+      const before = await energyOf(req.receiver);
+      const ratioBefore = await s.chain.energyPerStakedSun();
+      await s.growEnergyWeight!(options.weightGrowthBps!);
+      await s.mine(1);
+      // The growth happened: the same delegation now yields less energy than it did, and still enough.
+      expect(await s.chain.energyPerStakedSun()).toBeLessThan(ratioBefore);
+      const after = await energyOf(req.receiver);
+      expect(after.limit).toBeLessThan(before.limit);
+      expect(after.available).toBeGreaterThanOrEqual(energy);
     }, timeout);
 
     it('orderStatus of an id it never issued fails as a port error', async () => {

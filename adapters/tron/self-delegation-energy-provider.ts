@@ -27,6 +27,19 @@ export function selfDelegationSun(energy: number, energyPerStakedSun: number): b
   return BigInt(trx) * SUN_PER_TRX;
 }
 
+/** Default safety margin of a self-delegation: 500 basis points (5 %). */
+export const DEFAULT_DELEGATION_MARGIN_BPS = 500;
+
+/**
+ * Energy to delegate for a request of `energy` with a margin of `marginBps` basis points, rounded up: the energy a
+ * delegation gives is recomputed from the network's TotalEnergyWeight at every use, and that weight moves with
+ * every stake and unstake on the network, so a delegation sized exactly can come up a few energy short by the time
+ * the transfer runs. With the margin it still covers the request after the weight grows by up to `marginBps`.
+ */
+export function withMargin(energy: number, marginBps: number): number {
+  return Number((BigInt(energy) * BigInt(10_000 + marginBps) + 9_999n) / 10_000n);
+}
+
 /** Options of {@link SelfDelegationEnergyProvider}. */
 export interface SelfDelegationEnergyProviderOptions {
   /**
@@ -34,6 +47,15 @@ export interface SelfDelegationEnergyProviderOptions {
    * stake back right after the transfer; a lock only protects the receiver, who is our own sub-address.
    */
   readonly lockBlocks?: number;
+  /**
+   * Extra energy delegated on top of the request, in basis points (default 500 = 5 %). Why: the energy a
+   * delegated TRX yields is TotalEnergyLimit / TotalEnergyWeight at the moment it is used, not when it was
+   * delegated; other people's stakes raise the weight between the delegation and the transfer (by a fraction of a
+   * percent on a quiet hour, more around large stakes), and a transfer a few energy short burns TRX for the rest
+   * or fails OUT_OF_ENERGY. The margin costs nothing but stake that is taken back after the sweep, and canProvide
+   * and acquire both count it, so a main address that can cover only the bare request is not chosen.
+   */
+  readonly marginBps?: number;
 }
 
 /** What was issued for a reference, to answer a repeated acquire with the same transaction. */
@@ -51,6 +73,7 @@ const MAX_REMEMBERED = 10_000;
 export class SelfDelegationEnergyProvider implements EnergyProvider {
   readonly name = 'self' as const;
   private readonly lockBlocks: number;
+  private readonly marginBps: number;
   private readonly issued = new Map<string, Issued>();
 
   constructor(
@@ -58,14 +81,21 @@ export class SelfDelegationEnergyProvider implements EnergyProvider {
     options: SelfDelegationEnergyProviderOptions = {},
   ) {
     this.lockBlocks = options.lockBlocks ?? 0;
+    this.marginBps = options.marginBps ?? DEFAULT_DELEGATION_MARGIN_BPS;
+    if (!Number.isSafeInteger(this.marginBps) || this.marginBps < 0 || this.marginBps > 10_000) {
+      throw new RangeError(`marginBps must be an integer between 0 and 10000, got ${options.marginBps}`);
+    }
   }
 
-  /** SUN the main address would delegate for `energy` at the network's current ratio. */
+  /** SUN the main address would delegate for `energy`, margin included, at the network's live ratio. */
   async sunFor(energy: number): Promise<bigint> {
-    return selfDelegationSun(energy, await this.chain.energyPerStakedSun());
+    if (!Number.isSafeInteger(energy) || energy <= 0) {
+      throw new DomainError('VALIDATION-ERROR', { field: 'energy', message: 'energy: must be a positive integer' });
+    }
+    return selfDelegationSun(withMargin(energy, this.marginBps), await this.chain.energyPerStakedSun());
   }
 
-  /** True when the main address's undelegated energy stake (getcandelegatedmaxsize) covers the request. */
+  /** True when the main address's undelegated energy stake (getcandelegatedmaxsize) covers the request with its margin. */
   async canProvide(request: EnergyRequest, main: Signer): Promise<boolean> {
     const [needed, available] = await Promise.all([this.sunFor(request.energy), this.chain.getCanDelegateEnergySun(main.address)]);
     return available >= needed;
@@ -85,7 +115,8 @@ export class SelfDelegationEnergyProvider implements EnergyProvider {
     const [needed, available] = await Promise.all([this.sunFor(request.energy), this.chain.getCanDelegateEnergySun(main.address)]);
     if (available < needed) {
       throw new DomainError('BIZ-ENERGY-UNAVAILABLE', {
-        message: `main address can delegate ${available} SUN of energy stake, ${needed} needed for ${request.energy} energy`,
+        message: `main address can delegate ${available} SUN of energy stake, ${needed} needed for ${request.energy} energy `
+          + `(with a ${this.marginBps / 100} % margin)`,
       });
     }
     const tx = await this.chain.prepare(main, {

@@ -77,6 +77,21 @@ export async function devnetEnergySubject(
     },
     mine: async (blocks) => void devnet.mine(blocks),
     advance: async (ms) => void devnet.advance(ms),
+    growEnergyWeight: (bps) => growEnergyWeight(devnet, chain, bps),
     close: () => devnet.close(),
   };
+}
+
+/**
+ * Raises the network's TotalEnergyWeight by `bps` basis points the way the network does: a newcomer stakes that
+ * much TRX for energy (its own transaction, mined in the next block).
+ */
+export async function growEnergyWeight(devnet: Devnet, chain: TronWebChainGateway, bps: number): Promise<void> {
+  const weightTrx = devnet.chain.params.totalEnergyLimit / ((await chain.energyPerStakedSun()) * 1_000_000);
+  const stakeTrx = BigInt(Math.ceil((weightTrx * bps) / 10_000));
+  const { address, privateKey } = await chain.createAccount();
+  devnet.fund(address, (stakeTrx + 10n) * TRX);
+  const tx = await chain.prepare({ address, privateKey: async () => privateKey }, { kind: 'freeze', resource: 'ENERGY', amountSun: stakeTrx * TRX });
+  await chain.broadcast(tx);
+  devnet.mine(1);
 }
