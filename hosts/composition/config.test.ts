@@ -53,7 +53,13 @@ const CASES: readonly VariableCase[] = [
   { variable: 'TRON_FULL_HOST', with: { CHAIN: 'tronweb' },
     good: [['https://api.trongrid.io', (c) => c.tronFullHost, 'https://api.trongrid.io'], ['http://10.0.0.5:8090', (c) => c.tronFullHost, 'http://10.0.0.5:8090']],
     bad: ['', 'ftp://node', 'api.trongrid.io'] },
+  { variable: 'TRON_SOLIDITY_HOST', with: { CHAIN: 'tronweb', TRON_FULL_HOST: 'http://10.0.0.5:8090' },
+    good: [['http://10.0.0.5:8091', (c) => c.tronSolidityHost, 'http://10.0.0.5:8091'], ['https://api.trongrid.io', (c) => c.tronSolidityHost, 'https://api.trongrid.io']],
+    bad: ['10.0.0.5:8091', 'ftp://node', 'not a url'] },
   { variable: 'TRON_API_KEY', good: [['0a1b-2c3d', (c) => c.tronApiKey, '0a1b-2c3d']], bad: ['two words', 'tab\there', 'é'] },
+  { variable: 'TRON_PRO_TIER_KEY', good: [['pro-0a1b', (c) => c.tronProTierKey, 'pro-0a1b']], bad: ['two words', 'é'] },
+  { variable: 'TRON_PRO_TIER_HOST', with: { TRON_PRO_TIER_KEY: 'pro-0a1b' },
+    good: [['https://data.example.net', (c) => c.tronProTierHost, 'https://data.example.net']], bad: ['data.example.net', 'ws://x'] },
   { variable: 'USDT_CONTRACT', good: [['TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf', (c) => c.usdtContract, 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf']],
     bad: ['0xdAC17F958D2ee523a2206206994597C13D831ec7', 'T0000000000000000000000000000000000', 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6'] },
   { variable: 'ENERGY_PROVIDER', good: [['self', (c) => c.energyProvider, 'self'], ['rental', (c) => c.energyProvider, 'rental']],
@@ -80,7 +86,8 @@ describe('loadConfig: defaults', () => {
   it('dev mode needs nothing: memory store and locks, the local devnet, port 3000, generated secrets', () => {
     const c = loadConfig({}, { mode: 'dev' });
     expect(c).toMatchObject({
-      mode: 'dev', store: 'memory', locks: 'memory', chain: 'devnet', tronFullHost: DEFAULT_DEVNET_URL, usdtContract: MAINNET_USDT_CONTRACT,
+      mode: 'dev', store: 'memory', locks: 'memory', chain: 'devnet', tronFullHost: DEFAULT_DEVNET_URL, tronSolidityHost: null,
+      tronProTierKey: null, tronProTierHost: null, usdtContract: MAINNET_USDT_CONTRACT,
       energyProvider: 'self', energyRentalUrl: null, chainConfirmations: DEFAULT_CHAIN_CONFIRMATIONS, port: 3000,
       keyEncryptionKey: null, adminToken: null, webhookAllowLocal: false, energyBurn: false, mongodbUrl: null, redisUrl: null, mongodbDb: null,
     });
@@ -95,6 +102,10 @@ describe('loadConfig: defaults', () => {
   it('ENERGY_PROVIDER=rental on the devnet rents from the devnet itself unless ENERGY_RENTAL_URL says otherwise', () => {
     expect(loadConfig({ ENERGY_PROVIDER: 'rental', TRON_FULL_HOST: 'http://127.0.0.1:9999' }, { mode: 'dev' }).energyRentalUrl).toBe('http://127.0.0.1:9999');
     expect(loadConfig({ ENERGY_PROVIDER: 'rental', ENERGY_RENTAL_URL: 'https://r.example' }, { mode: 'dev' }).energyRentalUrl).toBe('https://r.example');
+  });
+
+  it('TRON_PRO_TIER_HOST without TRON_PRO_TIER_KEY is refused, naming the key', () => {
+    expect(configErrorOf({ ...PROD_BASE, TRON_PRO_TIER_HOST: 'https://data.example.net' }).variable).toBe('TRON_PRO_TIER_KEY');
   });
 
   it('STORE=mongodb needs KEY_ENCRYPTION_KEY even in dev mode (stored keys must survive a restart)', () => {
@@ -142,7 +153,7 @@ describe('loadConfig: random environments', () => {
         const { variable, message } = error as ConfigError;
         expect(variables).toContain(variable);
         expect(message).toContain(variable);
-        for (const secret of ['KEY_ENCRYPTION_KEY', 'ADMIN_TOKEN', 'TRON_API_KEY', 'ENERGY_RENTAL_API_KEY']) {
+        for (const secret of ['KEY_ENCRYPTION_KEY', 'ADMIN_TOKEN', 'TRON_API_KEY', 'TRON_PRO_TIER_KEY', 'ENERGY_RENTAL_API_KEY']) {
           const value = env[secret]?.trim() ?? '';
           if (value.length > 3) expect(message).not.toContain(value);
         }

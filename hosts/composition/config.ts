@@ -12,7 +12,16 @@ export interface HostConfig {
   readonly chain: 'devnet' | 'tronweb';
   /** Node URL; with CHAIN=devnet it defaults to DEFAULT_DEVNET_URL. */
   readonly tronFullHost: string;
+  /**
+   * TRON_SOLIDITY_HOST: where /walletsolidity/* is served (reference blocks, solidified reads); null = the full
+   * host, as on TronGrid. A self-hosted java-tron serves it only on its own port (8091).
+   */
+  readonly tronSolidityHost: string | null;
   readonly tronApiKey: string | null;
+  /** TRON_PRO_TIER_KEY: a data-provider key with which resources list who delegated to whom (spec §2); never logged. */
+  readonly tronProTierKey: string | null;
+  /** TRON_PRO_TIER_HOST: where the pro-tier key is sent; null = the full host. */
+  readonly tronProTierHost: string | null;
   readonly usdtContract: string;
   /** Database name (MONGODB_DB); null = the one in MONGODB_URL's path, else `custody_hub`. */
   readonly mongodbDb: string | null;
@@ -147,6 +156,10 @@ export function loadConfig(env: Env, options: { mode: HostConfig['mode'] }): Hos
   const givenFullHost = url(env, 'TRON_FULL_HOST', ['http:', 'https:']);
   if (chain === 'tronweb' && givenFullHost === null) throw new ConfigError('TRON_FULL_HOST', 'is required when CHAIN=tronweb');
   const tronFullHost = givenFullHost ?? DEFAULT_DEVNET_URL;
+  const tronSolidityHost = url(env, 'TRON_SOLIDITY_HOST', ['http:', 'https:']);
+  const tronProTierKey = headerValue(env, 'TRON_PRO_TIER_KEY');
+  const tronProTierHost = url(env, 'TRON_PRO_TIER_HOST', ['http:', 'https:']);
+  if (tronProTierHost !== null && tronProTierKey === null) throw new ConfigError('TRON_PRO_TIER_KEY', 'is required when TRON_PRO_TIER_HOST is set');
   const energyProvider = oneOf(env, 'ENERGY_PROVIDER', ['self', 'rental'], 'self');
   const givenRentalUrl = url(env, 'ENERGY_RENTAL_URL', ['http:', 'https:']);
   if (energyProvider === 'rental' && chain === 'tronweb' && givenRentalUrl === null) {
@@ -174,7 +187,8 @@ export function loadConfig(env: Env, options: { mode: HostConfig['mode'] }): Hos
   const webhookAllowLocal = flag(env, 'WEBHOOK_ALLOW_LOCAL');
   const energyBurn = flag(env, 'ENERGY_BURN');
   return {
-    mode, store, mongodbUrl, locks, redisUrl, chain, tronFullHost, tronApiKey: headerValue(env, 'TRON_API_KEY'), usdtContract,
+    mode, store, mongodbUrl, locks, redisUrl, chain, tronFullHost, tronSolidityHost, tronApiKey: headerValue(env, 'TRON_API_KEY'),
+    tronProTierKey, tronProTierHost, usdtContract,
     mongodbDb: databaseName(env, 'MONGODB_DB'), energyProvider, energyRentalUrl,
     energyRentalApiKey: headerValue(env, 'ENERGY_RENTAL_API_KEY'),
     chainConfirmations: integer(env, 'CHAIN_CONFIRMATIONS', DEFAULT_CHAIN_CONFIRMATIONS, 1_000, 'a number of blocks'),

@@ -82,12 +82,15 @@ function storeAdapters(config: HostConfig, overrides: CompositionOverrides, cloc
 /** Binds the node-facing adapters: the chain gateway, the block source and the energy providers. */
 function bindChain(container: Container, config: HostConfig, overrides: CompositionOverrides): void {
   const apiKey = config.tronApiKey === null ? {} : { apiKey: config.tronApiKey };
+  const solidity = config.tronSolidityHost === null ? {} : { solidityHost: config.tronSolidityHost };
   container.bind(TOKENS.Chain).toDynamicValue(() => overrides.chain ?? new TronWebChainGateway({
-    fullHost: config.tronFullHost, usdtContract: config.usdtContract, ...apiKey,
+    fullHost: config.tronFullHost, usdtContract: config.usdtContract, ...apiKey, ...solidity,
+    ...(config.tronProTierKey === null ? {} : { proTierKey: config.tronProTierKey }),
+    ...(config.tronProTierHost === null ? {} : { proTierHost: config.tronProTierHost }),
     // A local devnet answers in milliseconds or not at all; a public node may be slow.
     ...(config.chain === 'devnet' ? { timeoutMs: 5_000 } : {}),
   }));
-  container.bind(TOKENS.BlockSource).toDynamicValue(() => new TronBlockSource({ fullHost: config.tronFullHost, ...apiKey }));
+  container.bind(TOKENS.BlockSource).toDynamicValue(() => new TronBlockSource({ fullHost: config.tronFullHost, ...apiKey, ...solidity }));
   container.bind(TOKENS.EnergyProviders).toDynamicValue((ctx) => {
     let rental: EnergyProvider | null = overrides.rentalProvider ?? null;
     if (rental === null && config.energyProvider === 'rental' && config.energyRentalUrl !== null) {
