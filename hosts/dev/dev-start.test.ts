@@ -6,6 +6,7 @@ import { ManualClock } from '../../adapters/memory/index.js';
 import { NodeSecretHasher, TEST_SCRYPT_COST } from '../../adapters/node/index.js';
 import { COLLECTION_STATUS } from '../../core/domain/model/collection-task.js';
 import { ConfigError } from '../composition/config.js';
+import { TOKENS } from '../composition/tokens.js';
 import { quickstartSteps, renderStep, type HttpStep } from './quickstart.js';
 import { startDev, type DevProcess } from './start-dev.js';
 
@@ -62,9 +63,24 @@ describe('npm start (startDev)', () => {
         vars[step.variable] = match![1]!;
         continue;
       }
+      if (step.kind === 'show') {
+        const page = await fetch(expand(step.text, vars));
+        expect(page.status, step.title).toBe(200);
+        expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+        continue;
+      }
       const { status, json } = await run(step, vars);
       expect(status, `${step.title}: ${JSON.stringify(json)}`).toBeLessThan(300);
       if (step.url.startsWith('$API')) expect(json.code, step.title).toBe('OK');
+      if (step.url.startsWith('$BASE/dev/faucet')) {
+        // The payment is a real transaction: the next block holds it and the worker's scanner (a pass per tick) sees it.
+        expect(json.txid).toMatch(/^[0-9a-f]{64}$/);
+        dev.devnet.mine(1);
+        clock.advance(3_000);
+        await dev.worker.tick();
+        const tx = await fetch(`${dev.devnet.url}/wallet/gettransactionbyid`, { method: 'POST', body: JSON.stringify({ value: json.txid }) });
+        expect(((await tx.json()) as { txID?: string }).txID).toBe(json.txid);
+      }
       answers[step.title] = json;
       if (step.capture !== undefined) {
         const value = pick(json, step.capture.path);
@@ -76,8 +92,9 @@ describe('npm start (startDev)', () => {
     expect(vars['DK']).toMatch(/^dk_/);
     expect(vars['CT']).toMatch(/^ct_/);
     expect(vars['SUB']).not.toBe(vars['MAIN']);
-    const refreshed = answers['refresh the cached balance'].data.items.find((i: { symbol: string }) => i.symbol === 'USDT');
-    expect(refreshed.balance_available).toBe('25000000');
+    const cached = answers['the cached balance'].data;
+    expect(cached.items.find((i: { symbol: string }) => i.symbol === 'USDT').balance_available).toBe('25000000');
+    expect(cached.refresh_source).toBe(1);
     expect(answers['follow the collection'].data.task_no).toBe(vars['TASK']);
     // The faucet funded the new main address so the sweep's FUNDING_TRX step can pay.
     const account = await fetch(`${dev.devnet.url}/wallet/getaccount`, { method: 'POST', body: JSON.stringify({ address: vars['MAIN'], visible: true }) });
@@ -97,6 +114,45 @@ describe('npm start (startDev)', () => {
     expect(final.json.data.finished_at).not.toBeNull();
     const main = await run({ kind: 'http', title: 'main balance', method: 'POST', url: '$API/wallets/$MAIN/balances/refresh', bearer: 'DK', body: '{"force":true}' }, vars);
     expect(main.json.data.items.find((i: { symbol: string }) => i.symbol === 'USDT').balance_available).toBe('25000000');
+  });
+});
+
+describe('npm start: the faucet (POST /dev/faucet)', () => {
+  const clock = new ManualClock(Date.now());
+  let dev: DevProcess;
+  beforeAll(async () => { dev = await startDev({ env: EPHEMERAL, writeLine: () => undefined, manualWorker: true, clock, ...quiet }); });
+  afterAll(async () => { await dev.stop(); });
+  const pay = async (body: unknown): Promise<{ status: number; json: any }> => {
+    const response = await fetch(`${dev.url}/dev/faucet`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: response.status, json: await response.json() };
+  };
+
+  it('pays TRX with a transfer from its own account, in the next block; the API is still answered behind it', async () => {
+    const to = (await dev.composition.container.get(TOKENS.CoreDeps).chain.createAccount()).address;
+    const paid = await pay({ address: to, asset_symbol: 'TRX', amount: '10500000' });
+    expect(paid.status).toBe(200);
+    expect(paid.json).toMatchObject({ from: dev.faucet.address, to, asset_symbol: 'TRX', amount: '10500000' });
+    dev.devnet.mine(1);
+    const block = dev.devnet.chain.head;
+    expect(block.txIds).toContain(paid.json.txid);
+    const account = await fetch(`${dev.devnet.url}/wallet/getaccount`, { method: 'POST', body: JSON.stringify({ address: to, visible: true }) });
+    expect(((await account.json()) as { balance?: number }).balance).toBe(10_500_000);
+    expect((await fetch(`${dev.url}/api/healthz`)).status).toBe(200);
+    expect((await fetch(`${dev.url}/api/nothing`)).status).toBe(404);
+  });
+
+  it('refuses a bad address, asset, amount or body with 422 and sends nothing', async () => {
+    const to = (await dev.composition.container.get(TOKENS.CoreDeps).chain.createAccount()).address;
+    for (const body of [
+      { address: 'nope', asset_symbol: 'TRX', amount: '1' }, { address: to, asset_symbol: 'DOGE', amount: '1' },
+      { address: to, asset_symbol: 'USDT', amount: '0' }, { address: to, asset_symbol: 'USDT', amount: '1.5' },
+      { address: to, asset_symbol: 'USDT', amount: '1000000000001' }, [],
+    ]) {
+      const refused = await pay(body);
+      expect(refused.status, JSON.stringify(body)).toBe(422);
+      expect(typeof refused.json.error).toBe('string');
+    }
+    expect(dev.devnet.info().pending_transactions).toBe(0);
   });
 });
 

@@ -30,14 +30,25 @@ export interface InputStep {
   readonly note: string;
 }
 
+/** A line the pasted script prints for the user (the payer link); `$NAME` expands. */
+export interface ShowStep {
+  readonly kind: 'show';
+  readonly title: string;
+  readonly label: string;
+  readonly text: string;
+}
+
 /** One step of the quickstart walk. */
-export type QuickstartStep = HttpStep | InputStep;
+export type QuickstartStep = HttpStep | InputStep | ShowStep;
 
 /** The demo account of the walk. */
 export const QUICKSTART_EMAIL = 'dev@example.com';
 const PASSWORD = 'correct horse battery staple';
 
-/** Register → verify → login → subscribe → API token → main + sub address → cashier token → fund → collect. */
+/**
+ * Register → verify → login → subscribe → API token → main + sub address → cashier token and payer link → pay with
+ * the faucet (a real transaction the scanner sees) → collect.
+ */
 export function quickstartSteps(): readonly QuickstartStep[] {
   const json = { email: QUICKSTART_EMAIL, password: PASSWORD };
   return [
@@ -71,14 +82,17 @@ export function quickstartSteps(): readonly QuickstartStep[] {
     {
       kind: 'http', title: 'issue a cashier token for the payer', method: 'POST', url: '$API/cashier/tokens', bearer: 'DK',
       body: '{"address":"$SUB","ttl_minutes":60}', capture: { variable: 'CT', path: '.data.token' },
-      note: 'the payer page is $BASE/cashier?ct=$CT',
     },
+    { kind: 'show', title: 'open the payer page in a browser', label: 'payer page', text: '$BASE/cashier?ct=$CT' },
     { kind: 'http', title: 'the payer\'s view', method: 'GET', url: '$API/cashier/session', bearer: 'CT' },
     {
-      kind: 'http', title: 'pay 25 USDT to the sub-address (devnet faucet)', method: 'POST', url: '$DEVNET/sim/fund_token',
-      body: '{"address":"$SUB","amount":"25000000"}',
+      kind: 'http', title: 'pay 25 USDT to the sub-address (faucet: a real devnet transaction)', method: 'POST', url: '$BASE/dev/faucet',
+      body: '{"address":"$SUB","asset_symbol":"USDT","amount":"25000000"}',
     },
-    { kind: 'http', title: 'refresh the cached balance', method: 'POST', url: '$API/wallets/$SUB/balances/refresh', bearer: 'DK', body: '{"force":true}' },
+    {
+      kind: 'http', title: 'the cached balance', method: 'GET', url: '$API/wallets/$SUB/balances', bearer: 'DK',
+      note: 'the worker\'s balance scanner picks the payment up within a block or two; the payer page shows it by itself',
+    },
     {
       kind: 'http', title: 'sweep the USDT to the main address', method: 'POST', url: '$API/collections', bearer: 'DK', idempotent: true,
       body: '{"address":"$SUB","asset_symbol":"USDT"}', capture: { variable: 'TASK', path: '.data.task_no' },
@@ -99,6 +113,7 @@ function shellJson(body: string): string {
 export function renderStep(step: QuickstartStep, index: number): string {
   const heading = `# ${index + 1}. ${step.title}`;
   if (step.kind === 'input') return `${heading}\n${step.variable}=000000   # <- ${step.note}`;
+  if (step.kind === 'show') return `${heading}\necho "${step.label}: ${step.text}"`;
   const parts = ['curl -s', ...(step.method === 'GET' ? [] : ['-X POST']), `"${step.url}"`];
   if (step.bearer !== undefined) parts.push(`-H "authorization: Bearer $${step.bearer}"`);
   if (step.idempotent === true) parts.push('-H "Idempotency-Key: quickstart-$RANDOM$RANDOM"');

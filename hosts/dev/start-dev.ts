@@ -7,6 +7,8 @@ import { startApiServer, type RunningServer } from '../api/api-server.js';
 import { ConfigError, integer, loadConfig, type Env, type HostConfig } from '../composition/config.js';
 import { openComposition, type Composition } from '../composition/container.js';
 import { TOKENS } from '../composition/tokens.js';
+import { devFront } from './dev-front.js';
+import { DevnetFaucet } from './devnet-faucet.js';
 import { startDevWorker, type DevWorker } from './dev-worker.js';
 import { FaucetWalletRepository } from './faucet-wallet-repository.js';
 import { renderQuickstart } from './quickstart.js';
@@ -32,6 +34,8 @@ export interface DevProcess {
   /** API base URL (`http://127.0.0.1:<port>`; the API lives under /api). */
   readonly url: string;
   readonly devnet: Devnet;
+  /** Pays TRX/USDT with real devnet transactions (also `POST /dev/faucet`). */
+  readonly faucet: DevnetFaucet;
   readonly adminToken: string;
   readonly composition: Composition;
   readonly worker: DevWorker;
@@ -69,6 +73,7 @@ function bannerLines(config: HostConfig, env: Env, url: string, devnet: Devnet, 
   const lines = [
     `Custody Hub (dev) listening on ${url}  (API under ${url}/api, OpenAPI at ${url}/api/openapi.json)`,
     `  TRON devnet: ${devnet.url} (a block every ${devnet.blockMs || 'manual'} ms; USDT contract ${devnet.usdtAddress})`,
+    `  faucet: POST ${url}/dev/faucet {"address","asset_symbol":"TRX"|"USDT","amount"} pays with a real devnet transaction`,
     `  store: ${config.store}, locks: ${config.locks}, energy: self-delegation, else ${config.energyProvider === 'rental' ? `rental from ${config.energyRentalUrl}` : 'none'}, confirmations: ${config.chainConfirmations}`,
     `  ${worker.description}`,
     '  verification codes are printed here as "verification code for <email>: <code>"',
@@ -85,7 +90,8 @@ function bannerLines(config: HostConfig, env: Env, url: string, devnet: Devnet, 
 /**
  * `npm start`: the in-process devnet (DEVNET_PORT, default 8090; a block every DEVNET_BLOCK_MS, default 3,000), the
  * composition on it (memory adapters unless STORE/LOCKS say otherwise; energy rented from the devnet's desk; new main
- * addresses funded with TRX by the devnet faucet), the API on PORT (default 3000) and the worker (hosts/worker). Configuration is
+ * addresses funded with TRX by the devnet faucet), the API on PORT (default 3000) with the payment faucet beside it
+ * (`POST /dev/faucet`, real transactions) and the worker (hosts/worker). Configuration is
  * validated before anything listens; a failure is a ConfigError naming the variable.
  */
 export async function startDev(options: DevOptions = {}): Promise<DevProcess> {
@@ -120,14 +126,15 @@ export async function startDev(options: DevOptions = {}): Promise<DevProcess> {
     });
     composition = composed;
     composed.container.onActivation(TOKENS.Stores, (_ctx, stores) => ({ ...stores, wallets: new FaucetWalletRepository(stores.wallets, devnet) }));
-    const h3 = composed.container.get(TOKENS.ApiHost).h3;
+    const faucet = await DevnetFaucet.open(composed.container.get(TOKENS.CoreDeps).chain, devnet, devnet.usdtAddress);
+    const h3 = devFront(composed.container.get(TOKENS.ApiHost).h3, faucet);
     const running = await listen('PORT', config.port, () => startApiServer(h3, { port: config.port }));
     server = running;
     const started = startDevWorker(composed, env, { manual: options.manualWorker === true });
     worker = started;
     const banner = [...bannerLines(config, env, running.url, devnet, composed, started), '', renderQuickstart(running.url, devnet.url)].join('\n');
     for (const line of banner.split('\n')) writeLine(line);
-    return { url: running.url, devnet, adminToken: composed.adminToken, composition: composed, worker: started, banner, stop };
+    return { url: running.url, devnet, faucet, adminToken: composed.adminToken, composition: composed, worker: started, banner, stop };
   } catch (error) {
     await stop();
     throw error;
