@@ -3,7 +3,7 @@
  * pending transactions to its DB session too, so fullnode reads see them), per-block state snapshots for the
  * solidified view, broadcast validation in java-tron's order, and the test controls (faucet, mine, advance).
  */
-import { BLOCK_INTERVAL_MS, DEFAULT_GENESIS_TIME, DEFAULT_PARAMS, SUN_PER_TRX, TX_EXPIRATION_MS, type ChainParams } from './constants.js';
+import { BLOCK_INTERVAL_MS, DEFAULT_GENESIS_TIME, DEFAULT_PARAMS, INTEGER_PARAMS, SUN_PER_TRX, TX_EXPIRATION_MS, type ChainParams } from './constants.js';
 import { addressOfKey, deriveKey, sha256Hex, signTxId, toHex41, txIdentity, type RawData } from './codec.js';
 import { checkTx, parseSignedTx } from './tx-checks.js';
 import { executeTx, TxError, type SignedTx, type TxInfo } from './executor.js';
@@ -382,10 +382,29 @@ export class Chain {
     }
   }
 
+  /**
+   * Tether's admin switches on the USDT contract, effective from the current head (as an owner's addBlackList /
+   * pause transaction mined now would be): a transfer from a blacklisted address, or any transfer while paused,
+   * reverts. Transactions already pending are re-executed against the new state when mined.
+   */
+  setUsdtBlacklisted(address: string, on: boolean): void {
+    const addr = toHex41(address);
+    for (const st of new Set([this.headState, this.pendingState])) {
+      if (on) st.usdtBlacklist.add(addr);
+      else st.usdtBlacklist.delete(addr);
+    }
+  }
+
+  /** See {@link setUsdtBlacklisted}. */
+  setUsdtPaused(on: boolean): void {
+    for (const st of new Set([this.headState, this.pendingState])) st.usdtPaused = on;
+  }
+
   /** Updates chain parameters; an energy fee change is recorded in the price history. */
   setParams(p: Partial<ChainParams>): ChainParams {
     for (const [k, v] of Object.entries(p)) {
       if (!(k in this.params) || typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new Error(`invalid parameter ${k}`);
+      if (INTEGER_PARAMS.has(k as keyof ChainParams) && !Number.isSafeInteger(v)) throw new Error(`invalid parameter ${k}: an integer is required`);
     }
     if (p.energyFee !== undefined && p.energyFee !== this.params.energyFee) this.energyPriceHistory.push([this.head.time, p.energyFee]);
     Object.assign(this.params, p);

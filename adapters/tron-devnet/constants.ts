@@ -61,6 +61,13 @@ export interface ChainParams {
   confirmations: number;
   /** Simple voting reward model: annual percentage (0.04 = 4 %) of voted TRX credited as allowance. */
   voteRewardApr: number;
+  /**
+   * The USDT contract's dynamic-energy `energy_factor` (TIP-491), in java-tron's units: parts per 10,000 ABOVE the
+   * base cost, so every opcode costs floor(base × (10,000 + factor) / 10,000). The default 34,000 (×4.4) is the
+   * mainnet maximum factor, where USDT sits, and reproduces the observed 64,285 / 130,285 energy of a transfer;
+   * 0 is the bare base cost. See dynamic-energy.ts.
+   */
+  usdtEnergyFactor: number;
 }
 
 /** Mainnet-like defaults. */
@@ -80,7 +87,11 @@ export const DEFAULT_PARAMS: ChainParams = {
   solidifyLag: DEFAULT_SOLIDIFY_LAG,
   confirmations: DEFAULT_SOLIDIFY_LAG,
   voteRewardApr: 0.04,
+  usdtEnergyFactor: 34_000,
 };
+
+/** Parameters that only take whole numbers (java-tron stores them as long). */
+export const INTEGER_PARAMS: ReadonlySet<keyof ChainParams> = new Set(['usdtEnergyFactor', 'solidifyLag']);
 
 /** Maximum pending unfreeze entries per account (getavailableunfreezecount starts at 32). */
 export const MAX_UNFREEZE_ENTRIES = 32;
@@ -90,17 +101,41 @@ export const MAX_VOTE_NUMBER = 30;
 export const DEFAULT_LOCK_PERIOD_BLOCKS = 86_400;
 
 /**
- * Energy of the built-in USDT contract, mainnet-observed: a transfer to an address that already holds USDT
- * costs 64,285 energy; to an address with a zero balance (a fresh storage slot) 130,285.
+ * Energy of the built-in USDT contract at the default factor (34,000), mainnet-observed: a transfer to an address
+ * that already holds USDT costs 64,285 energy; to an address with a zero balance (a fresh storage slot) 130,285.
+ * Other factors scale them through {@link USDT_PROFILES}.
  */
 export const USDT_ENERGY = {
   transferToHolder: 64_285,
   transferToNewHolder: 130_285,
   /** Approximation: a reverted transfer (insufficient balance, bad input) stops early. */
   revert: 10_000,
+  /** A transfer while the token is paused: reverts in the whenNotPaused modifier, the first check. */
+  revertPaused: 1_068,
+  /** A transfer from a blacklisted address: reverts at Tether's require(!isBlackListed[msg.sender]). */
+  revertBlacklisted: 1_676,
   /** Approximation for constant (view) calls, reported as energy_used by triggerconstantcontract. */
   view: 1_000,
 } as const;
+
+/** One opcode class of a call: [base energy of one opcode, how many the call executes]. */
+export type OpcodeGroup = readonly [base: number, count: number];
+
+/**
+ * What each USDT outcome executes, as opcode classes with TRON's base costs (SSTORE 5,000 to change a slot and
+ * 20,000 to fill an empty one, LOG3 1,756 for the Transfer event, SHA3 42 per mapping key, SLOAD 50, JUMP 8,
+ * JUMPI 10, PUSH/DUP/ADD 3, JUMPDEST 1, the 2-energy base ops). The counts of the cheap classes are a calibration,
+ * not a trace: they are chosen so that at the default factor each outcome costs exactly its {@link USDT_ENERGY}.
+ */
+export const USDT_PROFILES = {
+  transferToHolder: [[5_000, 2], [1_756, 1], [42, 2], [50, 7], [8, 60], [10, 30], [1, 80], [2, 40], [3, 507]],
+  // The same path, but the recipient's balance slot goes from empty to set: one SSTORE costs 20,000 instead of 5,000.
+  transferToNewHolder: [[20_000, 1], [5_000, 1], [1_756, 1], [42, 2], [50, 7], [8, 60], [10, 30], [1, 80], [2, 40], [3, 507]],
+  revert: [[50, 5], [42, 1], [8, 20], [10, 10], [1, 31], [2, 15], [3, 564]],
+  revertPaused: [[50, 1], [8, 4], [10, 3], [1, 6], [2, 4], [3, 40]],
+  revertBlacklisted: [[50, 2], [42, 1], [8, 4], [10, 4], [1, 7], [2, 4], [3, 52]],
+  view: [[50, 1], [42, 1], [8, 4], [10, 2], [1, 6], [2, 4], [3, 24]],
+} as const satisfies Record<keyof typeof USDT_ENERGY, readonly OpcodeGroup[]>;
 
 /** TRC20 metadata of the built-in token. */
 export const USDT_META = { name: 'Tether USD', symbol: 'USDT', decimals: 6 } as const;

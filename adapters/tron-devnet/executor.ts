@@ -112,7 +112,7 @@ function runVm(
   if (feeLimit < 0 || feeLimit > p.maxFeeLimit) fail(`feeLimit must be >= 0 and <= ${p.maxFeeLimit}`);
   const callValue = num(value['call_value']);
   if (owner.balance < callValue) fail('Validate InternalTransfer error, balance is not sufficient.');
-  const outcome = runUsdt(s, usdt, tx.owner, String(value['data'] ?? ''), callValue);
+  const outcome = runUsdt(s, usdt, tx.owner, String(value['data'] ?? ''), callValue, p.usdtEnergyFactor);
   // VMActuator.getAccountEnergyLimitWithFixRatio: stake energy + what the balance can buy, capped by fee_limit.
   const price = p.energyFee;
   const left = energyLeft(owner, s, p, now);

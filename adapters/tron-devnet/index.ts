@@ -109,6 +109,25 @@ export class Devnet {
     this.chain.fundToken(address, BigInt(amount));
   }
 
+  /**
+   * Blacklists (or, with `on = false`, unblacklists) an address on the USDT contract, as Tether's addBlackList does:
+   * a transfer FROM it reverts (mined with receipt REVERT, energy charged, no balance change).
+   */
+  setUsdtBlacklisted(address: string, on = true): void {
+    this.chain.setUsdtBlacklisted(address, on);
+  }
+
+  /** Pauses (or unpauses) the USDT contract, as Tether's pause(): every transfer reverts while paused. */
+  setUsdtPaused(on: boolean): void {
+    this.chain.setUsdtPaused(on);
+  }
+
+  /** The USDT contract's admin state: paused, and the blacklisted addresses (base58). */
+  usdtStatus(): { paused: boolean; blacklist: string[] } {
+    const st = this.chain.state();
+    return { paused: st.usdtPaused, blacklist: [...st.usdtBlacklist].sort().map(toBase58) };
+  }
+
   /** Mines `blocks` blocks (3 s of virtual time each); returns the new head number. */
   mine(blocks = 1): number {
     this.chain.mine(blocks);

@@ -2,6 +2,7 @@
  * Test controls (/sim/*) and the rental provider API (/rental/*), as control routes for the HTTP server.
  * Every route mirrors an in-process method of {@link Devnet} so tests can use either.
  */
+import { toHex41 } from './codec.js';
 import type { Devnet } from './index.js';
 import { ConflictError } from './rental.js';
 import type { ControlRoute } from './server.js';
@@ -12,6 +13,11 @@ const post =
   (fn: (q: Json) => unknown, status = 200): ControlRoute =>
   (q, method) =>
     method === 'POST' ? [status, fn(q)] : [405, { error: 'use POST' }];
+
+const addressHex = (x: unknown): string => {
+  if (typeof x !== 'string') throw new Error('address must be a string');
+  return toHex41(x);
+};
 
 const count = (x: unknown, name: string): number => {
   const n = Number(x);
@@ -47,9 +53,23 @@ export function controlRoutes(devnet: Devnet): Record<string, ControlRoute> {
       // Friendly aliases for the parameters tests change most.
       if (p['energy_fee'] !== undefined) p['energyFee'] = p['energy_fee'];
       if (p['solidify_lag'] !== undefined) p['solidifyLag'] = p['solidify_lag'];
+      if (p['usdt_energy_factor'] !== undefined) p['usdtEnergyFactor'] = p['usdt_energy_factor'];
       delete p['energy_fee'];
       delete p['solidify_lag'];
+      delete p['usdt_energy_factor'];
       return [200, devnet.setParams(p as Parameters<Devnet['setParams']>[0])];
+    },
+    '/sim/usdt': (q, method) => {
+      if (method !== 'POST') return [200, devnet.usdtStatus()];
+      // Validate everything first, so a bad request changes nothing.
+      const paused = q['paused'];
+      if (paused !== undefined && typeof paused !== 'boolean') throw new Error('paused must be a boolean');
+      const black = q['blacklist'] === undefined ? undefined : addressHex(q['blacklist']);
+      const white = q['unblacklist'] === undefined ? undefined : addressHex(q['unblacklist']);
+      if (black) devnet.setUsdtBlacklisted(black, true);
+      if (white) devnet.setUsdtBlacklisted(white, false);
+      if (paused !== undefined) devnet.setUsdtPaused(paused);
+      return [200, devnet.usdtStatus()];
     },
     '/sim/faults': (q, method) => [200, method === 'POST' ? devnet.setFaults(q) : devnet.faults()],
     '/rental/quote': post((q) => devnet.rental.quote(devnet.rental.parse(q))),

@@ -63,6 +63,10 @@ export interface ChainState {
   /** USDT balances in base units (6 decimals), bigint because uint256. */
   usdt: Map<string, bigint>;
   usdtTotalSupply: bigint;
+  /** Tether's isBlackListed set (41-hex): a transfer from these addresses reverts. */
+  usdtBlacklist: Set<string>;
+  /** Tether's `paused`: every transfer reverts while set. */
+  usdtPaused: boolean;
   /** TRX supply bookkeeping for the conservation invariant: minted (genesis, faucet, rewards) and burned. */
   minted: number;
   burned: number;
@@ -105,6 +109,8 @@ export function emptyState(): ChainState {
     delegations: new Map(),
     usdt: new Map(),
     usdtTotalSupply: 0n,
+    usdtBlacklist: new Set(),
+    usdtPaused: false,
     minted: 0,
     burned: 0,
     witnesses: [],
@@ -124,6 +130,8 @@ export function cloneState(s: ChainState): ChainState {
     delegations,
     usdt: new Map(s.usdt),
     usdtTotalSupply: s.usdtTotalSupply,
+    usdtBlacklist: new Set(s.usdtBlacklist),
+    usdtPaused: s.usdtPaused,
     minted: s.minted,
     burned: s.burned,
     witnesses: [...s.witnesses],

@@ -232,7 +232,9 @@ export function chainParametersJson(p: ChainParams): Json {
     ['getAllowDelegateOptimization', 1],
     ['getUnfreezeDelayDays', p.unfreezeDelayDays],
     ['getAllowOptimizedReturnValueOfChainId', 1],
-    ['getAllowDynamicEnergy', 0],
+    ['getAllowDynamicEnergy', 1],
+    // The cap java-tron applies to every contract's factor; the devnet's USDT factor may be raised past mainnet's.
+    ['getDynamicEnergyMaxFactor', Math.max(34_000, p.usdtEnergyFactor)],
     ['getAllowTvmShangHai', 1],
     ['getAllowCancelAllUnfreezeV2', 1],
     ['getMaxDelegateLockPeriod', p.maxDelegateLockPeriod],

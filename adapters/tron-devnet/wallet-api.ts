@@ -7,7 +7,7 @@ import { cloneState } from './state.js';
 import { type Chain } from './chain.js';
 import { decodeSignedHex, selectorOf, toHex41, tryHex41, txIdentity, utf8Hex, type RawData } from './codec.js';
 import { TxError } from './executor.js';
-import { runUsdt, USDT_ABI } from './trc20.js';
+import { runUsdt, USDT_ABI, type VmOutcome } from './trc20.js';
 import * as v from './views.js';
 
 type Json = Record<string, unknown>;
@@ -72,17 +72,38 @@ function trigger(q: Json, chain: Chain, solid: boolean, kind: 'send' | 'constant
       const raw = chain.buildRaw('TriggerSmartContract', value, feeLimit ? { fee_limit: feeLimit } : {});
       return { result: { result: true }, transaction: unsignedTx(chain, raw, int(q['Permission_id'])) };
     }
-    const out = runUsdt(chain.state(solid), contract, owner, data, int(q['call_value']));
-    if (out.result !== 'SUCCESS') {
-      return { result: { code: 'CONTRACT_EXE_ERROR', message: utf8Hex('REVERT opcode executed') }, energy_used: out.energy, constant_result: [''] };
+    const out = runUsdt(chain.state(solid), contract, owner, data, int(q['call_value']), chain.params.usdtEnergyFactor);
+    if (kind === 'estimate') {
+      if (out.result !== 'SUCCESS') {
+        return { result: { code: 'CONTRACT_EXE_ERROR', message: utf8Hex('REVERT opcode executed') }, energy_used: out.energy, constant_result: [''] };
+      }
+      return { result: { result: true }, energy_required: out.energy };
     }
-    if (kind === 'estimate') return { result: { result: true }, energy_required: out.energy };
-    const tx = unsignedTx(chain, chain.buildRaw('TriggerSmartContract', value));
-    return { result: { result: true }, energy_used: out.energy, constant_result: [out.output], logs: out.logs, transaction: { ret: [{}], ...tx } };
+    return constantReply(chain, value, out);
   } catch (e) {
     if (e instanceof TxError) return { result: { code: e.code, message: utf8Hex(e.message) } };
     throw e;
   }
+}
+
+/**
+ * triggerconstantcontract's TransactionExtention as java-tron prints it (Wallet.callConstantContract): the VM
+ * outcome never changes `result.result` (true) or `result.code` (SUCCESS, omitted as a proto default); a revert
+ * sets `result.message` to the runtime error ("REVERT opcode executed") and the transaction's `ret[0].ret` to
+ * FAILED, with the revert data (empty for Tether's bare `require`) in `constant_result`. `energy_used` includes
+ * the dynamic penalty, which `energy_penalty` reports alone; empty `logs` are omitted.
+ */
+function constantReply(chain: Chain, value: Json, out: VmOutcome): Json {
+  const failed = out.result !== 'SUCCESS';
+  const tx = unsignedTx(chain, chain.buildRaw('TriggerSmartContract', value));
+  return v.compact({
+    result: failed ? { result: true, message: utf8Hex('REVERT opcode executed') } : { result: true },
+    energy_used: out.energy,
+    energy_penalty: out.penalty,
+    constant_result: [out.output],
+    logs: out.logs,
+    transaction: { ret: [failed ? { ret: 'FAILED' } : {}], ...tx },
+  });
 }
 
 function broadcastReply(chain: Chain, body: Json): Json {
@@ -177,7 +198,8 @@ export const HANDLERS: Record<string, Handler> = {
   },
   getcontractinfo: (q, c, s, vis) => {
     const sc = HANDLERS['getcontract']!(q, c, s, vis);
-    return Object.keys(sc).length ? { runtimecode: sc['bytecode'], smart_contract: sc, contract_state: { energy_usage: 0, update_cycle: 0 } } : {};
+    const state = { energy_usage: 0, ...v.compact({ energy_factor: c.params.usdtEnergyFactor }), update_cycle: 0 };
+    return Object.keys(sc).length ? { runtimecode: sc['bytecode'], smart_contract: sc, contract_state: state } : {};
   },
   triggersmartcontract: (q, c, s) => trigger(q, c, s, 'send'),
   triggerconstantcontract: (q, c, s) => trigger(q, c, s, 'constant'),
