@@ -8,6 +8,8 @@ import { addressOfKey, deriveKey, sha256Hex, signTxId, toHex41, txIdentity, type
 import { checkTx, parseSignedTx } from './tx-checks.js';
 import { executeTx, TxError, type SignedTx, type TxInfo } from './executor.js';
 import { cloneState, emptyState, newAccount, type ChainState } from './state.js';
+import { draw } from './prng.js';
+import { driftEnergyWeight } from './resources.js';
 import type { ChaosFaults, NodeFaultRule, RateLimitFaults } from './node-faults.js';
 
 /** A produced block. */
@@ -314,6 +316,8 @@ export class Chain {
     }
     // Pending transactions that became invalid (e.g. expired) are dropped, as a block producer would.
     for (const tx of this.pending) tryInclude(tx);
+    const driftBps = this.faults.energy_weight_drift_bps;
+    if (driftBps > 0) driftEnergyWeight(st, this.params, (2 * draw(this.seed, 'energy-weight-drift', parent.number + 1) - 1) * driftBps);
     const witness = this.headState.witnesses[(parent.number + 1) % this.headState.witnesses.length]!;
     const block = this.pushBlock(time, witness, parent.id, included);
     this.headState = st;

@@ -13,11 +13,24 @@ export function decayed(usage: number, last: number, now: number): number {
   return Math.round((usage * (RESOURCE_WINDOW_MS - (now - last))) / RESOURCE_WINDOW_MS);
 }
 
-/** TotalEnergyWeight: TRX staked for energy by the simulated network plus every devnet stake (incl. delegated). */
+/**
+ * TotalEnergyWeight: TRX staked for energy by the simulated rest of the network (params.baseEnergyWeight plus the
+ * state's drift, at least 1) plus every devnet stake (incl. delegated).
+ */
 export function totalEnergyWeight(s: ChainState, p: ChainParams): number {
   let sun = 0;
   for (const a of s.accounts.values()) sun += a.frozenEnergy + a.delegatedEnergy;
-  return p.baseEnergyWeight + Math.floor(sun / SUN_PER_TRX);
+  return Math.max(1, p.baseEnergyWeight + s.energyWeightDrift) + Math.floor(sun / SUN_PER_TRX);
+}
+
+/**
+ * Moves the rest of the network's energy stake by `bps` basis points (signed, |bps| ≤ 10,000) of the current
+ * TotalEnergyWeight, as other people's stakes and unstakes in one block would.
+ */
+export function driftEnergyWeight(s: ChainState, p: ChainParams, bps: number): void {
+  const delta = Math.round((totalEnergyWeight(s, p) * bps) / 10_000);
+  // Others can unstake at most what they have staked: keep at least 1 TRX of theirs.
+  s.energyWeightDrift = Math.max(1 - p.baseEnergyWeight, s.energyWeightDrift + delta);
 }
 
 /** TotalNetWeight, same construction for bandwidth. */

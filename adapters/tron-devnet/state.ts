@@ -67,6 +67,11 @@ export interface ChainState {
   usdtBlacklist: Set<string>;
   /** Tether's `paused`: every transfer reverts while set. */
   usdtPaused: boolean;
+  /**
+   * TRX (may be negative) that the rest of the network has staked for energy since genesis, on top of
+   * params.baseEnergyWeight: the energy_weight_drift_bps fault moves it every block. Not devnet sun.
+   */
+  energyWeightDrift: number;
   /** TRX supply bookkeeping for the conservation invariant: minted (genesis, faucet, rewards) and burned. */
   minted: number;
   burned: number;
@@ -111,6 +116,7 @@ export function emptyState(): ChainState {
     usdtTotalSupply: 0n,
     usdtBlacklist: new Set(),
     usdtPaused: false,
+    energyWeightDrift: 0,
     minted: 0,
     burned: 0,
     witnesses: [],
@@ -132,6 +138,7 @@ export function cloneState(s: ChainState): ChainState {
     usdtTotalSupply: s.usdtTotalSupply,
     usdtBlacklist: new Set(s.usdtBlacklist),
     usdtPaused: s.usdtPaused,
+    energyWeightDrift: s.energyWeightDrift,
     minted: s.minted,
     burned: s.burned,
     witnesses: [...s.witnesses],
