@@ -8,7 +8,7 @@ import { addressOfKey, deriveKey, sha256Hex, signTxId, toHex41, txIdentity, type
 import { checkTx, parseSignedTx } from './tx-checks.js';
 import { executeTx, TxError, type SignedTx, type TxInfo } from './executor.js';
 import { cloneState, emptyState, newAccount, type ChainState } from './state.js';
-import { draw } from './prng.js';
+import { draw, drawInt } from './prng.js';
 import { driftEnergyWeight } from './resources.js';
 import type { ChaosFaults, NodeFaultRule, RateLimitFaults } from './node-faults.js';
 
@@ -282,7 +282,7 @@ export class Chain {
       out.push(...this.mine(1));
       slots--;
     }
-    const cap = Math.max(this.params.solidifyLag + 1, 30);
+    const cap = Math.max(this.params.solidifyLag + this.faults.solidify_jitter + 1, 30);
     if (slots <= cap) return [...out, ...this.mine(slots)];
     out.push(this.mineAt(this.head.time + (slots - cap + 1) * BLOCK_INTERVAL_MS));
     return [...out, ...this.mine(cap - 1)];
@@ -356,9 +356,18 @@ export class Chain {
     return b.witnessSignature;
   }
 
-  /** Moves the solidified head (unless stalled) and prunes snapshots nobody can ask for any more. */
+  /**
+   * Blocks between the head and the solidified head for the current head: params.solidifyLag, plus (with the
+   * solidify_jitter fault) a draw in [0, solidify_jitter] seeded by the head's number, so it is fixed per block.
+   */
+  get solidifyLag(): number {
+    const jitter = this.faults.solidify_jitter;
+    return this.params.solidifyLag + (jitter > 0 ? drawInt(this.seed, 'solidify-jitter', this.head.number, jitter + 1) : 0);
+  }
+
+  /** Moves the solidified head (unless stalled; never backwards) and prunes snapshots nobody can ask for any more. */
   updateSolid(): void {
-    if (!this.faults.stall_solidification) this.solid = Math.max(this.solid, this.head.number - this.params.solidifyLag, 0);
+    if (!this.faults.stall_solidification) this.solid = Math.max(this.solid, this.head.number - this.solidifyLag, 0);
     const keepFrom = Math.min(this.solid, this.head.number - 64);
     for (const n of this.snapshots.keys()) if (n < keepFrom) this.snapshots.delete(n);
   }
