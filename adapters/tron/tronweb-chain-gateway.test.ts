@@ -181,8 +181,9 @@ describe('TronWebChainGateway.prepare: the reference block (wire-exact)', () => 
     const solidityHost = await serve((path) => (seen.push(`solidity ${path}`),
       path === '/walletsolidity/getnowblock' ? ok(blockJson(HEAD - 19, HEAD_TIME - 57_000)) : { status: 404, body: '<html>404</html>' }));
     // Like a self-hosted java-tron's full port: no /walletsolidity here.
-    const g = await nodeThat((path) => (seen.push(`full ${path}`),
-      path === '/wallet/getblock' ? ok(blockJson(HEAD, HEAD_TIME)) : { status: 404, body: '<html>404</html>' }), { solidityHost });
+    const fullHost = await serve((path) => (seen.push(`full ${path}`),
+      path === '/wallet/getblock' ? ok(blockJson(HEAD, HEAD_TIME)) : { status: 404, body: '<html>404</html>' }));
+    const g = new TronWebChainGateway({ fullHost, solidityHost, usdtContract: USDT, timeoutMs: 2_000 });
     const { signer, to } = await signerOf(g);
     const tx = await g.prepare(signer, { kind: 'transfer-trx', to, amountSun: 1n });
     const raw = refOf(tx.signedJson);
@@ -193,6 +194,10 @@ describe('TronWebChainGateway.prepare: the reference block (wire-exact)', () => 
     expect(raw.timestamp).toBeGreaterThanOrEqual(HEAD_TIME);
     expect(seen.sort()).toEqual(['full /wallet/getblock', 'solidity /walletsolidity/getnowblock']);
     expect(await g.solidifiedHead()).toEqual({ number: HEAD - 19, timestamp: HEAD_TIME - 57_000 });
+    // The same node without TRON_SOLIDITY_HOST: a configuration error, reported as such and not retried forever.
+    const fullOnly = new TronWebChainGateway({ fullHost, usdtContract: USDT, timeoutMs: 2_000 });
+    const e = await expectPortError(fullOnly.prepare(signer, { kind: 'transfer-trx', to, amountSun: 1n }), 'CHAIN-TRANSACTION-FAILED', false);
+    expect(e.nodeCode).toBe('HTTP_404');
   });
 
   it('a solidity endpoint ahead of the full node it broadcasts to: the full node\'s head is referenced', async () => {

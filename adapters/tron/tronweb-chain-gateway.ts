@@ -5,12 +5,13 @@
  * the port: every failure about the node is a ChainError (see tron-errors.ts for what is transient).
  */
 import { randomInt } from 'node:crypto';
-import { TronWeb, providers, utils } from 'tronweb';
+import { TronWeb, utils } from 'tronweb';
 import { ChainError, DomainError } from '../../core/domain/errors.js';
 import type { ChainResources, SignedTransaction, TransactionState } from '../../core/domain/model/chain.js';
 import type { ChainGateway, Signer, TransactionIntent } from '../../core/ports/chain-gateway.port.js';
-import { guarded, invalidArgument, NodeRefusal, decodeNodeMessage, toPortError, type CallKind } from './tron-errors.js';
+import { guarded, invalidArgument, NodeRefusal, decodeNodeMessage, toPortError } from './tron-errors.js';
 import { buildIntent, hexAddress, type BlockHeaderRef } from './tron-intents.js';
+import { TronNodeClient, type BlockRef } from './tron-node-client.js';
 import {
   energyPerSun, readDryRun, toChainResources, toTransactionState, type AccountJson, type AccountResourceJson, type DryRunJson,
   type TransactionInfoJson,
@@ -70,9 +71,6 @@ const MAX_EXPIRATION_MS = 86_400_000;
 /** TaPoS accepts a reference among the last 65,536 blocks; stay well inside it. */
 const MAX_HEAD_MARGIN = 60_000;
 type Json = Record<string, unknown>;
-type Node = 'full' | 'solidity' | 'pro';
-interface BlockRef { readonly number: number; readonly timestamp: number; readonly id: string }
-interface BlockJson { blockID?: string; block_header?: { raw_data?: { number?: number; timestamp?: number } } }
 
 const pad32 = (hex: string): string => hex.padStart(64, '0');
 const abiAddress = (hex41: string): string => pad32(hex41.slice(2));
@@ -80,8 +78,7 @@ const abiAddress = (hex41: string): string => pad32(hex41.slice(2));
 /** TRON through tronweb. Construct freely: no request is made until a method is called. */
 export class TronWebChainGateway implements ChainGateway {
   private readonly tw: TronWeb;
-  private readonly solidity: InstanceType<typeof providers.HttpProvider>;
-  private readonly pro: InstanceType<typeof providers.HttpProvider> | undefined;
+  private readonly node: TronNodeClient;
   private readonly usdtHex: string;
   private readonly maxFeeLimitSun: bigint;
   private readonly expirationMs: number;
@@ -89,14 +86,8 @@ export class TronWebChainGateway implements ChainGateway {
   private lastTimestamp = 0;
 
   constructor(options: TronWebChainGatewayOptions) {
-    const timeout = options.timeoutMs ?? 15_000;
-    const headers = options.apiKey ? { 'TRON-PRO-API-KEY': options.apiKey } : {};
-    const full = new providers.HttpProvider(options.fullHost, timeout, '', '', headers);
-    this.solidity = new providers.HttpProvider(options.solidityHost ?? options.fullHost, timeout, '', '', headers);
-    this.tw = new TronWeb({ fullNode: full, solidityNode: this.solidity, eventServer: full });
-    this.pro = options.proTierKey
-      ? new providers.HttpProvider(options.proTierHost ?? options.fullHost, timeout, '', '', { 'TRON-PRO-API-KEY': options.proTierKey })
-      : undefined;
+    this.node = new TronNodeClient({ ...options, timeoutMs: options.timeoutMs ?? 15_000 });
+    this.tw = new TronWeb({ fullNode: this.node.full, solidityNode: this.node.solidity, eventServer: this.node.full });
     this.usdtHex = hexAddress(options.usdtContract, 'usdtContract');
     this.maxFeeLimitSun = options.feeLimitSun ?? DEFAULT_FEE_LIMIT_SUN;
     this.expirationMs = Math.min(Math.max(options.expirationMs ?? 60_000, 3_000), MAX_EXPIRATION_MS);
@@ -121,14 +112,14 @@ export class TronWebChainGateway implements ChainGateway {
   /** Balance in SUN from the full node's head view (includes transactions not yet solidified). */
   async getTrxBalance(address: string): Promise<bigint> {
     const hex = hexAddress(address, 'address');
-    const account = await this.call<AccountJson>('balance-read', 'getTrxBalance', 'full', 'wallet/getaccount', { address: hex });
+    const account = await this.node.call<AccountJson>('balance-read', 'getTrxBalance', 'full', 'wallet/getaccount', { address: hex });
     return BigInt(account.balance ?? 0);
   }
 
   async getTokenBalance(address: string, contract: string): Promise<bigint> {
     const holder = hexAddress(address, 'address');
     const token = hexAddress(contract, 'contract');
-    const reply = await this.call<Json>('balance-read', 'getTokenBalance', 'full', 'wallet/triggerconstantcontract', {
+    const reply = await this.node.call<Json>('balance-read', 'getTokenBalance', 'full', 'wallet/triggerconstantcontract', {
       owner_address: holder,
       contract_address: token,
       function_selector: 'balanceOf(address)',
@@ -147,11 +138,11 @@ export class TronWebChainGateway implements ChainGateway {
   async getResources(address: string): Promise<ChainResources> {
     const hex = hexAddress(address, 'address');
     const [account, resource, head, index] = await Promise.all([
-      this.call<AccountJson>('balance-read', 'getResources', 'full', 'wallet/getaccount', { address: hex }),
-      this.call<AccountResourceJson>('balance-read', 'getResources', 'full', 'wallet/getaccountresource', { address: hex }),
-      this.headBlock('balance-read'),
-      this.pro
-        ? this.call<{ fromAccounts?: string[]; toAccounts?: string[] }>('balance-read', 'getResources', 'pro',
+      this.node.call<AccountJson>('balance-read', 'getResources', 'full', 'wallet/getaccount', { address: hex }),
+      this.node.call<AccountResourceJson>('balance-read', 'getResources', 'full', 'wallet/getaccountresource', { address: hex }),
+      this.node.head('balance-read'),
+      this.node.hasProTier
+        ? this.node.call<{ fromAccounts?: string[]; toAccounts?: string[] }>('balance-read', 'getResources', 'pro',
             'wallet/getdelegatedresourceaccountindexv2', { value: hex })
         : Promise.resolve({ fromAccounts: [], toAccounts: [] }),
     ]);
@@ -164,13 +155,13 @@ export class TronWebChainGateway implements ChainGateway {
 
   async accountExists(address: string): Promise<boolean> {
     const hex = hexAddress(address, 'address');
-    const account = await this.call<AccountJson>('balance-read', 'accountExists', 'full', 'wallet/getaccount', { address: hex });
+    const account = await this.node.call<AccountJson>('balance-read', 'accountExists', 'full', 'wallet/getaccount', { address: hex });
     return typeof account.address === 'string' && account.address.length > 0;
   }
 
   async getCanDelegateEnergySun(address: string): Promise<bigint> {
     const hex = hexAddress(address, 'address');
-    const reply = await this.call<{ max_size?: number }>('balance-read', 'getCanDelegateEnergySun', 'full',
+    const reply = await this.node.call<{ max_size?: number }>('balance-read', 'getCanDelegateEnergySun', 'full',
       'wallet/getcandelegatedmaxsize', { owner_address: hex, type: 1 });
     return BigInt(reply.max_size ?? 0);
   }
@@ -190,7 +181,7 @@ export class TronWebChainGateway implements ChainGateway {
     if (amount <= 0n) throw invalidArgument('amount', 'must be positive');
     let reply: DryRunJson | undefined;
     try {
-      reply = await this.request<DryRunJson>('full', 'wallet/triggerconstantcontract', {
+      reply = await this.node.request<DryRunJson>('full', 'wallet/triggerconstantcontract', {
         owner_address: owner,
         contract_address: token,
         function_selector: 'transfer(address,uint256)',
@@ -217,7 +208,7 @@ export class TronWebChainGateway implements ChainGateway {
 
   /** getchainparameters' getEnergyFee and getTransactionFee (SUN per energy, SUN per bandwidth byte). */
   async getChainPrices(): Promise<{ readonly energySun: bigint; readonly bandwidthSun: bigint }> {
-    const reply = await this.call<{ chainParameter?: { key?: string; value?: number }[] }>('node-read', 'getChainPrices', 'full',
+    const reply = await this.node.call<{ chainParameter?: { key?: string; value?: number }[] }>('node-read', 'getChainPrices', 'full',
       'wallet/getchainparameters', {});
     const value = (key: string): bigint | undefined => {
       const found = reply.chainParameter?.find((p) => p.key === key)?.value;
@@ -233,7 +224,7 @@ export class TronWebChainGateway implements ChainGateway {
 
   /** TotalEnergyLimit / TotalEnergyWeight of the network, per SUN (≈ 1e-5 on mainnet: 1 TRX ≈ 10 energy). */
   async energyPerStakedSun(): Promise<number> {
-    const resource = await this.call<AccountResourceJson>('node-read', 'energyPerStakedSun', 'full', 'wallet/getaccountresource',
+    const resource = await this.node.call<AccountResourceJson>('node-read', 'energyPerStakedSun', 'full', 'wallet/getaccountresource',
       { address: this.usdtHex });
     const ratio = energyPerSun(resource);
     if (!(ratio > 0)) {
@@ -273,15 +264,12 @@ export class TronWebChainGateway implements ChainGateway {
    */
   private async headAndReference(): Promise<{ head: BlockRef; ref: BlockRef }> {
     if (this.referenceBlock === 'solidified') {
-      const [head, solid] = await Promise.all([this.headBlock('build'), this.block('build', 'solidity', 'walletsolidity/getnowblock', {})]);
+      const [head, solid] = await Promise.all([this.node.head('build'), this.node.solidified('build')]);
       return { head, ref: solid.number <= head.number ? solid : head };
     }
-    const head = await this.headBlock('build');
+    const head = await this.node.head('build');
     const number = Math.max(0, head.number - this.referenceBlock.headMinus);
-    if (number === head.number) return { head, ref: head };
-    const ref = await this.block('build', 'full', 'wallet/getblockbynum', { num: number });
-    if (ref.number !== number) throw new ChainError('CHAIN-NODE-UNAVAILABLE', `prepare: node returned block ${ref.number} for ${number}`);
-    return { head, ref };
+    return { head, ref: number === head.number ? head : await this.node.byNumber('build', number) };
   }
 
   private async sign(signer: Signer, unsigned: Awaited<ReturnType<typeof buildIntent>>) {
@@ -323,7 +311,7 @@ export class TronWebChainGateway implements ChainGateway {
         { transient: false });
     }
     const what = `broadcast ${tx.txid}`;
-    const reply = await guarded('broadcast', what, () => this.tw.fullNode.request<unknown>('wallet/broadcasttransaction', parsed, 'post'));
+    const reply = await guarded('broadcast', what, () => this.node.full.request<unknown>('wallet/broadcasttransaction', parsed, 'post'));
     const answer = (reply !== null && typeof reply === 'object' ? reply : {}) as { result?: unknown; code?: unknown; message?: unknown; Error?: unknown };
     if (answer.result === true || answer.code === 'DUP_TRANSACTION_ERROR') return;
     if (typeof answer.code === 'string' && answer.code !== '') {
@@ -341,16 +329,16 @@ export class TronWebChainGateway implements ChainGateway {
   async getTransaction(txid: string): Promise<TransactionState> {
     if (typeof txid !== 'string' || !/^[0-9a-fA-F]{64}$/.test(txid)) throw invalidArgument('txid', 'must be 64 hex characters');
     const id = txid.toLowerCase();
-    const info = await this.call<TransactionInfoJson>('node-read', 'getTransaction', 'full', 'wallet/gettransactioninfobyid', { value: id });
+    const info = await this.node.call<TransactionInfoJson>('node-read', 'getTransaction', 'full', 'wallet/gettransactioninfobyid', { value: id });
     if (info.blockNumber !== undefined && info.id !== undefined) {
       const [head, solid] = await Promise.all([
-        this.headBlock('node-read'),
-        this.call<TransactionInfoJson>('node-read', 'getTransaction', 'solidity', 'walletsolidity/gettransactioninfobyid', { value: id }),
+        this.node.head('node-read'),
+        this.node.call<TransactionInfoJson>('node-read', 'getTransaction', 'solidity', 'walletsolidity/gettransactioninfobyid', { value: id }),
       ]);
       return toTransactionState(info, head.number, solid.blockNumber !== undefined);
     }
     try {
-      const pending = await this.request<{ txID?: string }>('full', 'wallet/gettransactionfrompending', { value: id });
+      const pending = await this.node.request<{ txID?: string }>('full', 'wallet/gettransactionfrompending', { value: id });
       if (typeof pending.txID === 'string') return { state: 'pending' };
     } catch (e) {
       // A node without the pending endpoint refuses it for good: pending then looks like unknown (see above).
@@ -361,44 +349,13 @@ export class TronWebChainGateway implements ChainGateway {
   }
 
   async head(): Promise<{ readonly number: number; readonly timestamp: number }> {
-    const { number, timestamp } = await this.headBlock('node-read');
+    const { number, timestamp } = await this.node.head('node-read');
     return { number, timestamp };
   }
 
   /** The solidity endpoint's latest block (walletsolidity/getnowblock). */
   async solidifiedHead(): Promise<{ readonly number: number; readonly timestamp: number }> {
-    const { number, timestamp } = await this.block('node-read', 'solidity', 'walletsolidity/getnowblock', {});
+    const { number, timestamp } = await this.node.solidified('node-read');
     return { number, timestamp };
-  }
-
-  private headBlock(kind: CallKind): Promise<BlockRef> {
-    return this.block(kind, 'full', 'wallet/getblock', { detail: false });
-  }
-
-  /** A block header from `path`; a reply without one is a ChainError. */
-  private async block(kind: CallKind, node: Node, path: string, body: Json): Promise<BlockRef> {
-    const what = path.endsWith('getnowblock') && node === 'solidity' ? 'solidified head' : 'head';
-    const block = await this.call<BlockJson>(kind, what, node, path, body);
-    const raw = block.block_header?.raw_data;
-    if (typeof block.blockID !== 'string' || !/^[0-9a-f]{64}$/i.test(block.blockID) || typeof raw?.timestamp !== 'number') {
-      // Transient: a node still syncing (or a solidity view with nothing solidified yet) answers `{}` for a while.
-      throw new ChainError(kind === 'balance-read' ? 'CHAIN-BALANCE-QUERY-FAILED' : 'CHAIN-NODE-UNAVAILABLE',
-        `${what}: node returned no block`, { transient: true });
-    }
-    return { number: raw.number ?? 0, timestamp: raw.timestamp, id: block.blockID.toLowerCase() };
-  }
-
-  /** A node request whose failures become port errors; `{"Error": …}` replies count as refusals. */
-  private call<T>(kind: CallKind, what: string, node: Node, path: string, body: Json): Promise<T> {
-    return guarded(kind, what, () => this.request<T>(node, path, body));
-  }
-
-  private async request<T>(node: Node, path: string, body: Json): Promise<T> {
-    const provider = node === 'full' ? this.tw.fullNode : node === 'solidity' ? this.solidity : this.pro!;
-    const reply = await provider.request<unknown>(path, body, 'post');
-    if (reply === null || typeof reply !== 'object') throw new NodeRefusal(`${path}: unexpected reply`);
-    const error = (reply as Json)['Error'];
-    if (typeof error === 'string') throw new NodeRefusal(error);
-    return reply as T;
   }
 }

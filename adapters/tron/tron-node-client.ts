@@ -1,0 +1,108 @@
+/**
+ * The HTTP side of the TRON adapter: one tronweb HttpProvider per endpoint a deployment may split (the full node's
+ * /wallet, the solidity node's /walletsolidity, a data provider's pro tier), requests whose `{"Error": …}` replies
+ * become refusals, and block headers read into the few fields the gateway uses. Failures leave here as ChainErrors.
+ */
+import { providers } from 'tronweb';
+import { ChainError } from '../../core/domain/errors.js';
+import { guarded, NodeRefusal, type CallKind } from './tron-errors.js';
+
+/** Where a request goes. */
+export type Endpoint = 'full' | 'solidity' | 'pro';
+
+/** The fields of a block the gateway uses (TaPoS needs the id, expiry and confirmations the rest). */
+export interface BlockRef {
+  readonly number: number;
+  readonly timestamp: number;
+  readonly id: string;
+}
+
+/** Endpoints and credentials of {@link TronNodeClient}. */
+export interface TronNodeClientOptions {
+  readonly fullHost: string;
+  /** Base URL of /walletsolidity/* (default: the full host). */
+  readonly solidityHost?: string;
+  /** Sent as TRON-PRO-API-KEY to the full and solidity endpoints. */
+  readonly apiKey?: string;
+  /** Sent as TRON-PRO-API-KEY to the pro-tier endpoint, which exists only with it. */
+  readonly proTierKey?: string;
+  /** Base URL of the pro-tier endpoint (default: the full host). */
+  readonly proTierHost?: string;
+  readonly timeoutMs: number;
+}
+
+type Json = Record<string, unknown>;
+interface BlockJson { blockID?: string; block_header?: { raw_data?: { number?: number; timestamp?: number } } }
+type Provider = InstanceType<typeof providers.HttpProvider>;
+
+/** Requests to a TRON node's HTTP API. Construct freely: nothing is sent until a method is called. */
+export class TronNodeClient {
+  /** The full node's provider (tronweb's `fullNode`). */
+  readonly full: Provider;
+  /** The solidity node's provider (tronweb's `solidityNode`). */
+  readonly solidity: Provider;
+  private readonly pro: Provider | undefined;
+
+  constructor(options: TronNodeClientOptions) {
+    const headers = options.apiKey ? { 'TRON-PRO-API-KEY': options.apiKey } : {};
+    this.full = new providers.HttpProvider(options.fullHost, options.timeoutMs, '', '', headers);
+    this.solidity = new providers.HttpProvider(options.solidityHost ?? options.fullHost, options.timeoutMs, '', '', headers);
+    this.pro = options.proTierKey
+      ? new providers.HttpProvider(options.proTierHost ?? options.fullHost, options.timeoutMs, '', '', { 'TRON-PRO-API-KEY': options.proTierKey })
+      : undefined;
+  }
+
+  /** Whether a pro-tier endpoint is configured. */
+  get hasProTier(): boolean {
+    return this.pro !== undefined;
+  }
+
+  /** A request whose failures become ChainErrors (`what` names the operation in the message). */
+  call<T>(kind: CallKind, what: string, endpoint: Endpoint, path: string, body: Json): Promise<T> {
+    return guarded(kind, what, () => this.request<T>(endpoint, path, body));
+  }
+
+  /** A request that throws the raw failure (a NodeRefusal for `{"Error": …}` or a non-object reply), for callers that decide themselves. */
+  async request<T>(endpoint: Endpoint, path: string, body: Json): Promise<T> {
+    const reply = await this.provider(endpoint).request<unknown>(path, body, 'post');
+    if (reply === null || typeof reply !== 'object') throw new NodeRefusal(`${path}: unexpected reply`);
+    const error = (reply as Json)['Error'];
+    if (typeof error === 'string') throw new NodeRefusal(error);
+    return reply as T;
+  }
+
+  /** The full node's head block (`wallet/getblock`, without transactions). */
+  head(kind: CallKind): Promise<BlockRef> {
+    return this.block(kind, 'head', 'full', 'wallet/getblock', { detail: false });
+  }
+
+  /** The solidity node's latest block (`walletsolidity/getnowblock`). */
+  solidified(kind: CallKind): Promise<BlockRef> {
+    return this.block(kind, 'solidified head', 'solidity', 'walletsolidity/getnowblock', {});
+  }
+
+  /** The full node's block `number` (`wallet/getblockbynum`); a different block back is a ChainError. */
+  async byNumber(kind: CallKind, number: number): Promise<BlockRef> {
+    const block = await this.block(kind, `block ${number}`, 'full', 'wallet/getblockbynum', { num: number });
+    if (block.number !== number) throw new ChainError('CHAIN-NODE-UNAVAILABLE', `block ${number}: node returned block ${block.number}`);
+    return block;
+  }
+
+  private async block(kind: CallKind, what: string, endpoint: Endpoint, path: string, body: Json): Promise<BlockRef> {
+    const block = await this.call<BlockJson>(kind, what, endpoint, path, body);
+    const raw = block.block_header?.raw_data;
+    if (typeof block.blockID !== 'string' || !/^[0-9a-f]{64}$/i.test(block.blockID) || typeof raw?.timestamp !== 'number') {
+      // Transient: a node still syncing (or a solidity view with nothing solidified yet) answers `{}` for a while.
+      throw new ChainError(kind === 'balance-read' ? 'CHAIN-BALANCE-QUERY-FAILED' : 'CHAIN-NODE-UNAVAILABLE',
+        `${what}: node returned no block`, { transient: true });
+    }
+    return { number: raw.number ?? 0, timestamp: raw.timestamp, id: block.blockID.toLowerCase() };
+  }
+
+  private provider(endpoint: Endpoint): Provider {
+    if (endpoint === 'full') return this.full;
+    if (endpoint === 'solidity') return this.solidity;
+    if (this.pro === undefined) throw new ChainError('INTERNAL-ERROR', 'no pro-tier endpoint is configured', { transient: false });
+    return this.pro;
+  }
+}
