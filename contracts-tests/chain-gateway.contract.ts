@@ -1,5 +1,6 @@
+import { utils as tronUtils } from 'tronweb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DomainError, ERROR_CATALOGUE, InfrastructureError, type ErrorCode } from '../core/domain/errors.js';
+import { ChainError, DomainError, ERROR_CATALOGUE, InfrastructureError, type ErrorCode } from '../core/domain/errors.js';
 import type { SignedTransaction, TransactionState } from '../core/domain/model/chain.js';
 import type { ChainGateway, Signer, TransactionIntent } from '../core/ports/chain-gateway.port.js';
 
@@ -21,7 +22,31 @@ export interface ChainFaucet {
   dropNextBroadcasts?(count: number): Promise<void>;
   /** Freezes or releases the solidified head (capability `faults`). */
   stallSolidification?(stalled: boolean): Promise<void>;
+  /**
+   * The next `times` (default 1) node calls to `endpoint` ('wallet/getblock', 'walletsolidity/getnowblock',
+   * 'wallet/broadcasttransaction', 'wallet/*', '*') fail with `fault` (capability `hostile`). `lost_reply`
+   * processes the call (a broadcast reaches the pool) and then drops the connection before the answer.
+   */
+  failNodeCalls?(endpoint: string, fault: NodeFault, options?: { readonly times?: number; readonly retryAfterSeconds?: number }): Promise<void>;
+  /**
+   * A provider's quota: at most `budget` node calls per `windowMs` of chain time, then HTTP `status` with a
+   * Retry-After until the window ends; null lifts it (capability `hostile`).
+   */
+  limitRate?(quota: { readonly budget: number; readonly windowMs: number; readonly status: 403 | 429 } | null): Promise<void>;
+  /** The solidified head lags by solidifyLag plus a random 0..`blocks` more at every block, never going back (capability `hostile`). */
+  jitterSolidification?(blocks: number): Promise<void>;
+  /** Every produced block moves the network's TotalEnergyWeight by a random ±`bps` basis points, as others' stakes do (capability `hostile`). */
+  driftEnergyWeight?(bps: number): Promise<void>;
+  /** Sets the USDT contract's dynamic energy factor (TIP-491: parts per 10,000 above the base cost; capability `hostile`). */
+  setTokenEnergyFactor?(factor: number): Promise<void>;
+  /** Blacklists `address` on the USDT contract (Tether's addBlackList), or lifts it (capability `hostile`). */
+  blacklistToken?(address: string, blacklisted: boolean): Promise<void>;
+  /** Pauses or unpauses the USDT contract (Tether's pause; capability `hostile`). */
+  pauseToken?(paused: boolean): Promise<void>;
 }
+
+/** How a hostile node call fails (TronGrid's and nginx's real answers for the HTTP ones). */
+export type NodeFault = 'reset' | 'timeout' | 'http_403' | 'http_429' | 'http_500' | 'http_502' | 'http_503' | 'error_body' | 'lost_reply';
 
 /** What the chain-gateway contract needs from an adapter under test. */
 export interface ChainGatewaySubject {
@@ -51,13 +76,43 @@ export interface ChainGatewayContractOptions {
     readonly voting?: boolean;
     /** makeSubject({ proTier: true }) yields a gateway that fills the delegation lists (default true). */
     readonly proTier?: boolean;
+    /**
+     * A node as hostile as mainnet's providers: the faucet's failNodeCalls, limitRate, jitterSolidification,
+     * driftEnergyWeight, setTokenEnergyFactor, blacklistToken and pauseToken exist, and makeSubject({ splitEndpoints: true }) yields a
+     * node whose full endpoint does not serve /walletsolidity, with the gateway configured for the separate
+     * solidity endpoint.
+     */
+    readonly hostile?: boolean;
   };
   /** Per-test timeout (real nodes wait for real blocks). */
   readonly timeoutMs?: number;
 }
 
+/** What a test asks of a fresh subject. */
+export interface ChainSubjectOptions {
+  /** A gateway configured with a pro-tier data key (capability `proTier`). */
+  readonly proTier: boolean;
+  /** Full and solidity endpoints on separate ports, the full one without /walletsolidity (capability `hostile`). */
+  readonly splitEndpoints?: boolean;
+}
+
 const TRX = 1_000_000n;
 const DAY = 86_400_000;
+
+/**
+ * `tx` with its raw data changed by `edit`, hashed and signed again with `key`: a transaction the gateway did not
+ * build but that is well-formed and correctly signed, so that only the node's own checks can refuse it.
+ */
+function resigned(tx: SignedTransaction, key: string, edit: (raw: Record<string, unknown>) => void): SignedTransaction {
+  const body = JSON.parse(tx.signedJson) as { raw_data: Record<string, unknown>; txID?: string; raw_data_hex?: string; signature?: string[] };
+  edit(body.raw_data);
+  delete body.signature;
+  const pb = tronUtils.transaction.txJsonToPb(body as Parameters<typeof tronUtils.transaction.txJsonToPb>[0]);
+  body.txID = tronUtils.transaction.txPbToTxID(pb).replace(/^0x/, '');
+  body.raw_data_hex = tronUtils.transaction.txPbToRawDataHex(pb).toLowerCase();
+  const signed = tronUtils.crypto.signTransaction(key, body) as unknown as { txID: string; raw_data: { expiration: number } };
+  return { txid: signed.txID, signedJson: JSON.stringify(signed), expiresAt: signed.raw_data.expiration };
+}
 
 async function expectError(p: Promise<unknown>, code: ErrorCode, transient?: boolean): Promise<InfrastructureError | DomainError> {
   const e = await p.then(() => undefined, (x: unknown) => x);
@@ -65,8 +120,10 @@ async function expectError(p: Promise<unknown>, code: ErrorCode, transient?: boo
   expect(e instanceof InfrastructureError || e instanceof DomainError, `not a port error: ${String(e)}`).toBe(true);
   const err = e as InfrastructureError | DomainError;
   expect(err.code).toBe(code);
-  // Every chain failure reaches the API as a 502 (spec §7); invalid arguments as 422.
+  // Every chain failure reaches the API as a 502 (spec §7); invalid arguments as 422. Chain failures are ChainErrors,
+  // so the workflow runner can tell them from a store failure by class.
   expect(err.status).toBe(code.startsWith('CHAIN-') ? 502 : ERROR_CATALOGUE[code].status);
+  if (code.startsWith('CHAIN-')) expect(err, `${code} must be a ChainError`).toBeInstanceOf(ChainError);
   if (transient !== undefined) expect((err as InfrastructureError).transient).toBe(transient);
   return err;
 }
@@ -80,7 +137,7 @@ async function expectError(p: Promise<unknown>, code: ErrorCode, transient?: boo
  */
 export function describeChainGatewayContract(
   name: string,
-  makeSubject: (opts: { readonly proTier: boolean }) => ChainGatewaySubject | Promise<ChainGatewaySubject>,
+  makeSubject: (opts: ChainSubjectOptions) => ChainGatewaySubject | Promise<ChainGatewaySubject>,
   options: ChainGatewayContractOptions = {},
 ): void {
   const caps = options.capabilities ?? {};
@@ -244,6 +301,22 @@ export function describeChainGatewayContract(
       if (caps.virtualTime) expect(later.confirmations).toBe(first.confirmations + s.solidifyLag + 1);
     });
 
+    it_('solidifiedHead trails the head and covers exactly the blocks getTransaction calls solidified', async () => {
+      const a = await account(10n * TRX);
+      const b = await account(1n * TRX);
+      const [tx, st] = await execute(a, { kind: 'transfer-trx', to: b.address, amountSun: TRX });
+      expect(st.state).toBe('confirmed');
+      const block = (st as { blockNumber: number }).blockNumber;
+      const [solid, head] = [await g.solidifiedHead(), await g.head()];
+      expect(solid.number).toBeLessThan(block);
+      expect(solid.number).toBeLessThanOrEqual(head.number);
+      expect(solid.timestamp).toBeLessThanOrEqual(head.timestamp);
+      if (caps.virtualTime) expect(solid.number).toBe(Math.max(0, head.number - s.solidifyLag));
+      await s.faucet.mine(s.solidifyLag + 1);
+      expect((await g.solidifiedHead()).number).toBeGreaterThanOrEqual(block);
+      expect(await g.getTransaction(tx.txid)).toMatchObject({ state: 'confirmed', solidified: true });
+    });
+
     it_('activating a new address costs the sender the amount plus 1.1 TRX; a transfer to an active one only bandwidth', async () => {
       const a = await account(20n * TRX);
       const fresh = (await g.createAccount()).address;
@@ -314,13 +387,17 @@ export function describeChainGatewayContract(
       expect(e.message).toMatch(/balance is not sufficient/);
     });
 
-    it_('an expired transaction is refused and never lands', async () => {
+    it_('an expired transaction is refused TRANSACTION_EXPIRATION_ERROR, not transient, and never lands', async () => {
       const a = await account(10n * TRX);
       const b = await account(1n * TRX);
       const tx = await g.prepare(a, { kind: 'transfer-trx', to: b.address, amountSun: TRX });
       await s.faucet.advance!(tx.expiresAt - (await g.head()).timestamp + 3_000);
-      await expectError(g.broadcast(tx), 'CHAIN-BROADCAST-FAILED', false);
+      const e = await expectError(g.broadcast(tx), 'CHAIN-BROADCAST-FAILED', false);
+      expect((e as ChainError).nodeCode).toBe('TRANSACTION_EXPIRATION_ERROR');
       expect(await g.getTransaction(tx.txid)).toEqual({ state: 'unknown' });
+      // The proof that it is dead: the solidified head is past its expiration.
+      await s.faucet.mine(s.solidifyLag + 1);
+      expect((await g.solidifiedHead()).timestamp).toBeGreaterThan(tx.expiresAt);
     }, caps.virtualTime);
 
     it_('USDT: estimate and actual energy are 130,285 to a fresh address and 64,285 to a holder', async () => {
@@ -587,5 +664,189 @@ export function describeChainGatewayContract(
       await s.faucet.mine(1);
       expect(await g.getTrxBalance(b.address)).toBe(2n * TRX);
     }, caps.faults);
+
+    // Hostile node: what public providers and self-hosted nodes do to a client (capability `hostile`).
+    const hostile = caps.hostile ?? false;
+    const transfer = async (): Promise<{ a: Signer & { key: string }; b: Signer; tx: SignedTransaction }> => {
+      const a = await account(10n * TRX);
+      const b = await account(1n * TRX);
+      return { a, b, tx: await g.prepare(a, { kind: 'transfer-trx', to: b.address, amountSun: TRX }) };
+    };
+
+    it_('over quota, HTTP 403 and 429 are transient ChainErrors carrying the Retry-After; the next call goes through', async () => {
+      const a = await account(1n * TRX);
+      await s.faucet.failNodeCalls!('wallet/getblock', 'http_403', { retryAfterSeconds: 7 });
+      const e403 = await expectError(g.head(), 'CHAIN-NODE-UNAVAILABLE', true);
+      expect(e403).toMatchObject({ retryAfterMs: 7_000, nodeCode: 'HTTP_403' });
+      await s.faucet.failNodeCalls!('wallet/getaccount', 'http_429', { retryAfterSeconds: 2 });
+      const e429 = await expectError(g.getTrxBalance(a.address), 'CHAIN-BALANCE-QUERY-FAILED', true);
+      expect(e429).toMatchObject({ retryAfterMs: 2_000, nodeCode: 'HTTP_429' });
+      expect(await g.getTrxBalance(a.address)).toBe(TRX);
+      expect((await g.head()).number).toBeGreaterThan(0);
+    }, hostile);
+
+    it_('a quota per window of chain time: refusals are transient with a Retry-After up to the window\'s end, then calls pass again', async () => {
+      const a = await account(1n * TRX);
+      for (const status of [429, 403] as const) {
+        await s.faucet.limitRate!({ budget: 3, windowMs: 60_000, status });
+        let refused: ChainError | undefined;
+        for (let i = 0; i < 10 && refused === undefined; i++) {
+          refused = await g.getTrxBalance(a.address).then(() => undefined, (e: unknown) => e as ChainError);
+        }
+        expect(refused, 'the quota never refused').toBeInstanceOf(ChainError);
+        expect(refused).toMatchObject({ code: 'CHAIN-BALANCE-QUERY-FAILED', transient: true, nodeCode: `HTTP_${status}` });
+        expect(refused!.retryAfterMs).toBeGreaterThanOrEqual(1_000);
+        expect(refused!.retryAfterMs).toBeLessThanOrEqual(60_000);
+        await s.faucet.advance!(refused!.retryAfterMs!);
+        expect(await g.getTrxBalance(a.address)).toBe(TRX);
+        await s.faucet.limitRate!(null);
+      }
+    }, hostile && caps.virtualTime);
+
+    it_('resets, timeouts, 5xx answers and error bodies are transient ChainErrors, for reads, builds and broadcasts alike', async () => {
+      const { a, b, tx } = await transfer();
+      const faults: NodeFault[] = ['reset', 'http_500', 'http_502', 'http_503', 'error_body', 'timeout'];
+      for (const fault of faults) {
+        await s.faucet.failNodeCalls!('wallet/getblock', fault);
+        await expectError(g.head(), 'CHAIN-NODE-UNAVAILABLE', true);
+      }
+      for (const fault of ['reset', 'http_503', 'error_body'] as const) {
+        await s.faucet.failNodeCalls!('wallet/getaccount', fault);
+        await expectError(g.getTrxBalance(a.address), 'CHAIN-BALANCE-QUERY-FAILED', true);
+        await s.faucet.failNodeCalls!('walletsolidity/getnowblock', fault);
+        await expectError(g.prepare(a, { kind: 'transfer-trx', to: b.address, amountSun: TRX }), 'CHAIN-NODE-UNAVAILABLE', true);
+        await s.faucet.failNodeCalls!('wallet/gettransactioninfobyid', fault);
+        await expectError(g.getTransaction(tx.txid), 'CHAIN-NODE-UNAVAILABLE', true);
+        await s.faucet.failNodeCalls!('wallet/broadcasttransaction', fault);
+        await expectError(g.broadcast(tx), 'CHAIN-NODE-UNAVAILABLE', true);
+      }
+      // None of those broadcasts reached the node: the transaction is unknown, and lands when sent again.
+      expect(await g.getTransaction(tx.txid)).toEqual({ state: 'unknown' });
+      await g.broadcast(tx);
+      await s.faucet.mine(1);
+      expect(await g.getTrxBalance(b.address)).toBe(2n * TRX);
+    }, hostile);
+
+    it_('a broadcast whose reply is lost fails transiently, yet the transaction is there; sending it again counts as accepted', async () => {
+      const { b, tx } = await transfer();
+      await s.faucet.failNodeCalls!('wallet/broadcasttransaction', 'lost_reply');
+      const lost = await expectError(g.broadcast(tx), 'CHAIN-NODE-UNAVAILABLE', true);
+      expect(lost.message).toContain(tx.txid);
+      const seen = await g.getTransaction(tx.txid);
+      expect(caps.pendingVisible ? ['pending'] : ['pending', 'unknown']).toContain(seen.state);
+      await g.broadcast(tx);
+      await s.faucet.mine(1);
+      expect(await g.getTransaction(tx.txid)).toMatchObject({ state: 'confirmed' });
+      await g.broadcast(tx);
+      await s.faucet.mine(1);
+      expect(await g.getTrxBalance(b.address)).toBe(2n * TRX);
+    }, hostile);
+
+    it_('a reference block the node does not know is refused TAPOS_ERROR, not transient', async () => {
+      const { a, tx } = await transfer();
+      const forged = resigned(tx, a.key, (raw) => { raw['ref_block_hash'] = 'f'.repeat(16); });
+      const e = await expectError(g.broadcast(forged), 'CHAIN-BROADCAST-FAILED', false);
+      expect((e as ChainError).nodeCode).toBe('TAPOS_ERROR');
+      await s.faucet.mine(1);
+      expect(await g.getTransaction(forged.txid)).toEqual({ state: 'unknown' });
+    }, hostile);
+
+    it_('a transaction crafted already expired is refused TRANSACTION_EXPIRATION_ERROR, not transient', async () => {
+      const { a, tx } = await transfer();
+      const head = await g.head();
+      const stale = resigned(tx, a.key, (raw) => { raw['expiration'] = head.timestamp - 3_000; });
+      const e = await expectError(g.broadcast(stale), 'CHAIN-BROADCAST-FAILED', false);
+      expect((e as ChainError).nodeCode).toBe('TRANSACTION_EXPIRATION_ERROR');
+    }, hostile);
+
+    it_('with split endpoints (the full node serves no /walletsolidity) the gateway configured for both works end to end', async () => {
+      await s.close?.();
+      s = await makeSubject({ proTier: false, splitEndpoints: true });
+      g = s.gateway;
+      const { b, tx } = await transfer();
+      await g.broadcast(tx);
+      await s.faucet.mine(1);
+      expect(await g.getTransaction(tx.txid)).toMatchObject({ state: 'confirmed', solidified: false });
+      await s.faucet.mine(s.solidifyLag + 1);
+      expect(await g.getTransaction(tx.txid)).toMatchObject({ state: 'confirmed', solidified: true });
+      const [solid, head] = [await g.solidifiedHead(), await g.head()];
+      expect(solid.number).toBeLessThan(head.number);
+      expect(await g.getTrxBalance(b.address)).toBe(2n * TRX);
+    }, hostile);
+
+    it_('gateway-built transactions never meet TAPOS_ERROR, with split endpoints and a jittering solidified head', async () => {
+      await s.close?.();
+      s = await makeSubject({ proTier: false, splitEndpoints: true });
+      g = s.gateway;
+      await s.faucet.jitterSolidification!(6);
+      const a = await account(100n * TRX);
+      const b = await account(1n * TRX);
+      // Past the first solidifyLag blocks, so that the solidified head is a real block and its lag can be seen.
+      await s.faucet.mine(s.solidifyLag + 8);
+      const lags = new Set<number>();
+      for (let i = 0; i < 12; i++) {
+        const tx = await g.prepare(a, { kind: 'transfer-trx', to: b.address, amountSun: TRX });
+        await g.broadcast(tx);
+        await s.faucet.mine(1 + (i % 3));
+        expect((await g.getTransaction(tx.txid)).state).toBe('confirmed');
+        lags.add((await g.head()).number - (await g.solidifiedHead()).number);
+      }
+      expect(await g.getTrxBalance(b.address)).toBe(13n * TRX);
+      expect([...lags].some((lag) => lag > s.solidifyLag), `the solidified lag never varied: ${[...lags].join(', ')}`).toBe(true);
+    }, hostile);
+
+    it_('energyPerStakedSun follows the network\'s energy weight as it drifts, block by block, and so does what a stake yields', async () => {
+      const a = await account(1_010n * TRX);
+      await execute(a, { kind: 'freeze', resource: 'ENERGY', amountSun: 1_000n * TRX });
+      await s.faucet.driftEnergyWeight!(300);
+      const ratios = new Set<number>();
+      for (let i = 0; i < 6; i++) {
+        await s.faucet.mine(1);
+        const perSun = await g.energyPerStakedSun();
+        ratios.add(perSun);
+        const limit = (await g.getResources(a.address)).energy.limit;
+        expect(Math.abs(limit - Math.floor(1_000 * 1_000_000 * perSun)), `block ${i}`).toBeLessThanOrEqual(1);
+      }
+      expect(ratios.size, 'the ratio never moved').toBeGreaterThan(3);
+    }, hostile);
+
+    it_('a higher dynamic energy factor raises the estimate, and the transfer uses what was estimated', async () => {
+      const a = await account(100n * TRX);
+      const holder = await account(1n * TRX);
+      await s.faucet.fundToken(a.address, 1_000n);
+      await s.faucet.fundToken(holder.address, 1n);
+      const estimate = (): Promise<number> => g.estimateTrc20TransferEnergy(a.address, holder.address, s.usdtContract, 10n);
+      const before = await estimate();
+      await s.faucet.setTokenEnergyFactor!(0);
+      const bare = await estimate();
+      await s.faucet.setTokenEnergyFactor!(50_000);
+      const raised = await estimate();
+      expect(bare).toBeLessThan(before);
+      expect(raised).toBeGreaterThan(before);
+      const [, st] = await execute(a, usdt(holder.address, 10n));
+      expect(st).toMatchObject({ state: 'confirmed', energyUsed: raised });
+    }, hostile);
+
+    for (const [why, refuse, allow] of [
+      ['a blacklisted sender', (addr: string) => s.faucet.blacklistToken!(addr, true), (addr: string) => s.faucet.blacklistToken!(addr, false)],
+      ['a paused token', () => s.faucet.pauseToken!(true), () => s.faucet.pauseToken!(false)],
+    ] as const) {
+      it_(`${why}: the estimate is BIZ-TRANSFER-WOULD-REVERT, and a transfer sent anyway lands failed with a reason, moving nothing`, async () => {
+        const a = await account(100n * TRX);
+        const b = await account(1n * TRX);
+        await s.faucet.fundToken(a.address, 1_000n);
+        await refuse(a.address);
+        const e = await expectError(g.estimateTrc20TransferEnergy(a.address, b.address, s.usdtContract, 1_000n), 'BIZ-TRANSFER-WOULD-REVERT');
+        expect(e).toBeInstanceOf(DomainError);
+        expect(e.message).toMatch(/blacklisted address or a paused token/);
+        const [, st] = await execute(a, usdt(b.address, 1_000n));
+        expect(st.state).toBe('failed');
+        expect((st as { reason: string }).reason).toMatch(/\S/);
+        expect(await g.getTokenBalance(a.address, s.usdtContract)).toBe(1_000n);
+        expect(await g.getTokenBalance(b.address, s.usdtContract)).toBe(0n);
+        await allow(a.address);
+        expect(await g.estimateTrc20TransferEnergy(a.address, b.address, s.usdtContract, 1_000n)).toBeGreaterThan(0);
+      }, hostile);
+    }
   });
 }

@@ -99,7 +99,7 @@ const commands = [
 it('random prepare/broadcast/rebroadcast/mine interleavings keep states and balances exact', async () => {
   await fc.assert(
     fc.asyncProperty(fc.commands(commands, { maxCommands: 18 }), async (cmds) => {
-      const s = await devnetChainSubject(false, 'model-run');
+      const s = await devnetChainSubject({ seed: 'model-run' });
       try {
         const accounts: Signer[] = [];
         for (let i = 0; i < N; i++) {

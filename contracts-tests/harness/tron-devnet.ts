@@ -8,21 +8,37 @@ import { createDevnetChainGateway } from '../../adapters/tron/devnet-chain-gatew
 import { RentalEnergyProvider } from '../../adapters/tron/rental-energy-provider.js';
 import { SelfDelegationEnergyProvider } from '../../adapters/tron/self-delegation-energy-provider.js';
 import type { TronWebChainGateway } from '../../adapters/tron/tronweb-chain-gateway.js';
-import { startDevnet, type Devnet } from '../../adapters/tron-devnet/index.js';
+import { startDevnet, type Devnet, type Faults } from '../../adapters/tron-devnet/index.js';
 import type { ChainGatewaySubject } from '../chain-gateway.contract.js';
 import type { EnergyProviderSubject } from '../energy-provider.contract.js';
 
 const TRX = 1_000_000n;
 
 /** The capabilities the devnet offers the chain-gateway contract. */
-export const DEVNET_CHAIN_CAPABILITIES = { virtualTime: true, faults: true, exactFees: true, pendingVisible: true, voting: true } as const;
+export const DEVNET_CHAIN_CAPABILITIES = {
+  virtualTime: true, faults: true, exactFees: true, pendingVisible: true, voting: true, hostile: true,
+} as const;
 
-/** A chain-gateway subject on a new devnet; `proTier` configures the gateway with a pro-tier data key. */
-export async function devnetChainSubject(proTier = false, seed = 'tron-adapter-tests'): Promise<ChainGatewaySubject & { devnet: Devnet }> {
-  const devnet = await startDevnet({ port: 0, blockMs: 0, seed });
+/** How a devnet subject is started. */
+export interface DevnetChainSubjectOptions {
+  /** Configure the gateway with a pro-tier data key. */
+  readonly proTier?: boolean;
+  /** Serve /walletsolidity only on its own port (like a self-hosted java-tron); the gateway gets that port as solidityHost. */
+  readonly splitEndpoints?: boolean;
+  readonly seed?: string;
+}
+
+/** A chain-gateway subject on a new devnet. */
+export async function devnetChainSubject(options: DevnetChainSubjectOptions = {}): Promise<ChainGatewaySubject & { devnet: Devnet }> {
+  const devnet = await startDevnet({
+    port: 0, blockMs: 0, seed: options.seed ?? 'tron-adapter-tests',
+    ...(options.splitEndpoints ? { solidityPort: 0, fullServesSolidity: false } : {}),
+  });
+  const script = (): Faults['script'] => devnet.faults().script;
   return {
     devnet,
-    gateway: createDevnetChainGateway(devnet, proTier ? { proTierKey: 'devnet-pro-key' } : {}),
+    // createDevnetChainGateway passes devnet.solidityUrl as solidityHost (the split port when there is one).
+    gateway: createDevnetChainGateway(devnet, options.proTier ? { proTierKey: 'devnet-pro-key' } : {}),
     usdtContract: devnet.usdtAddress,
     solidifyLag: devnet.chain.params.solidifyLag,
     witnesses: devnet.info().witnesses,
@@ -35,6 +51,22 @@ export async function devnetChainSubject(proTier = false, seed = 'tron-adapter-t
       rejectBroadcasts: async (code) => void devnet.setFaults({ reject_broadcast: code ?? '' }),
       dropNextBroadcasts: async (count) => void devnet.setFaults({ drop_next_transactions: count }),
       stallSolidification: async (stalled) => void devnet.setFaults({ stall_solidification: stalled }),
+      failNodeCalls: async (endpoint, fault, opts = {}) => void devnet.setFaults({
+        script: [...script(), {
+          path: endpoint, kind: fault, times: opts.times ?? 1,
+          ...(opts.retryAfterSeconds === undefined ? {} : { retry_after_s: opts.retryAfterSeconds }),
+          // Longer than the gateway's timeout (5 s), so the gateway gives up first, as it would on a hung node.
+          ...(fault === 'timeout' ? { hold_ms: 30_000 } : {}),
+        }],
+      }),
+      limitRate: async (quota) => void devnet.setFaults({
+        rate_limit: quota === null ? null : { budget: quota.budget, window_ms: quota.windowMs, status: quota.status },
+      }),
+      jitterSolidification: async (blocks) => void devnet.setFaults({ solidify_jitter: blocks }),
+      driftEnergyWeight: async (bps) => void devnet.setFaults({ energy_weight_drift_bps: bps }),
+      setTokenEnergyFactor: async (factor) => void devnet.setParams({ usdtEnergyFactor: factor }),
+      blacklistToken: async (address, blacklisted) => devnet.setUsdtBlacklisted(address, blacklisted),
+      pauseToken: async (paused) => devnet.setUsdtPaused(paused),
     },
     close: () => devnet.close(),
   };

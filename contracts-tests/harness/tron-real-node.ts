@@ -7,7 +7,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { TronWeb } from 'tronweb';
 import type { ChainGateway, Signer, TransactionIntent } from '../../core/ports/chain-gateway.port.js';
-import { SelfDelegationEnergyProvider, selfDelegationSun } from '../../adapters/tron/self-delegation-energy-provider.js';
+import { SelfDelegationEnergyProvider } from '../../adapters/tron/self-delegation-energy-provider.js';
 import { TronWebChainGateway } from '../../adapters/tron/tronweb-chain-gateway.js';
 import type { ChainGatewayContractOptions, ChainGatewaySubject } from '../chain-gateway.contract.js';
 import type { EnergyProviderSubject } from '../energy-provider.contract.js';
@@ -47,9 +47,12 @@ export function realNodeConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Rea
   };
 }
 
-/** What a real node can be asked to prove: no virtual time, no faults, no exact mainnet numbers, no voting. */
+/** What a real node can be asked to prove: no virtual time, no faults (hostile or not), no exact mainnet numbers, no voting. */
 export function realNodeCapabilities(config: RealNodeConfig): NonNullable<ChainGatewayContractOptions['capabilities']> {
-  return { virtualTime: false, faults: false, exactFees: false, pendingVisible: false, voting: false, proTier: config.proTierKey !== undefined };
+  return {
+    virtualTime: false, faults: false, hostile: false, exactFees: false, pendingVisible: false, voting: false,
+    proTier: config.proTierKey !== undefined,
+  };
 }
 
 const POLL_MS = 1_000;
@@ -140,7 +143,8 @@ export async function realNodeChainShortfall(config: RealNodeConfig): Promise<st
 export async function realNodeEnergyShortfall(config: RealNodeConfig, energy: number): Promise<string | null> {
   try {
     const g = realNodeGateway(config);
-    const need = 2n * selfDelegationSun(energy, await g.energyPerStakedSun());
+    // What the provider itself would delegate (its margin included), twice over.
+    const need = 2n * (await new SelfDelegationEnergyProvider(g).sunFor(energy));
     const can = await g.getCanDelegateEnergySun(funderSigner(config).address);
     return can >= need ? null : `the test key can delegate ${can} SUN of energy stake, ${need} needed (stake TRX for ENERGY)`;
   } catch (e) {
