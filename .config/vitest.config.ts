@@ -4,8 +4,9 @@ import { defineConfig } from 'vitest/config';
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 /**
- * Two projects: fast unit/contract tests on memory adapters, and integration tests against real services
- * (redis-server started by the harness, the devnet chain over HTTP, MongoDB when reachable).
+ * Three projects: fast unit/contract tests on memory adapters, integration tests against real services
+ * (redis-server started by the harness, the devnet chain over HTTP, MongoDB when reachable), and browser tests of the
+ * payer page in a real chromium.
  */
 export default defineConfig({
   root,
@@ -19,7 +20,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['core/**/*.test.ts', 'adapters/**/*.test.ts', 'hosts/**/*.test.ts', 'contracts-tests/**/*.test.ts'],
-          exclude: ['**/*.integration.test.ts', '**/node_modules/**'],
+          exclude: ['**/*.integration.test.ts', '**/*.browser.test.ts', '**/node_modules/**'],
           // Timeouts catch hangs, not slowness: property runs on a loaded 2-core CI machine can take several seconds.
           testTimeout: 30_000,
           hookTimeout: 30_000,
@@ -33,6 +34,17 @@ export default defineConfig({
           exclude: ['**/node_modules/**'],
           // One shared Redis per run (redis-server on a free port, else REDIS_URL, else testcontainers): inject('redisUrl').
           globalSetup: ['./contracts-tests/harness/redis.global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'browser',
+          // Pages in Debian's chromium through playwright-core (one browser per file); a loud SKIPPED line without it.
+          include: ['**/*.browser.test.ts'],
+          exclude: ['**/node_modules/**'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },

@@ -114,7 +114,7 @@ export async function runRoute(deps: PipelineDeps, route: RouteDef, event: H3Eve
     }
     const idempotencyKey = route.idempotent === true ? requireIdempotencyKey(event.req.headers.get('idempotency-key')) : null;
     const body = route.method === 'GET' ? {} : await readJsonObject(event);
-    const ctx: RouteContext<typeof route.auth> = { caller, params: paramsOf(event), query: queryOf(event), body };
+    const ctx: RouteContext<typeof route.auth> = { caller, params: paramsOf(event), query: queryOf(event), body, headers: event.req.headers };
     reply = idempotencyKey === null
       ? await execute(route, ctx)
       : await runIdempotent(deps.idempotency, idempotencyScope(caller, route, ctx.params), idempotencyKey, body, () => execute(route, ctx));

@@ -13,6 +13,8 @@ export interface RouteContext<K extends AuthKind> {
   readonly query: Readonly<Record<string, string>>;
   /** The JSON object body (`{}` when empty or on GET). */
   readonly body: Readonly<Record<string, unknown>>;
+  /** The request headers, for what a page negotiates (the payer page's Accept-Language); never logged. */
+  readonly headers: Headers;
 }
 
 /** A success answer other than the JSON envelope (the payer HTML page, the OpenAPI document). */

@@ -1,7 +1,9 @@
 import type { Application } from '../../../core/application/index.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { s } from '../openapi-schemas.js';
-import { CASHIER_PAGE_HEADERS, CASHIER_PAGE_HTML } from './cashier-page.js';
+import { addressQrSvg } from '../cashier-page/address-qr.js';
+import { pickLanguage } from '../cashier-page/messages.js';
+import { PAYER_PAGE_HEADERS, PAYER_PAGES } from '../cashier-page/payer-page.js';
 
 const CASHIER_ERRORS = ['CASHIER-TOKEN-MISSING', 'CASHIER-TOKEN-INVALID'];
 
@@ -33,9 +35,25 @@ export function cashierRoutes(app: Application): RouteDef[] {
       handle: ({ caller, body }) => app.cashier.collect(caller.ctx, body),
     }),
     defineRoute({
+      method: 'GET', path: '/api/cashier/qr', auth: 'cashier',
+      docs: {
+        summary: 'QR code (SVG) of the session\'s sub-address, for the payer page (extension; does not slide the expiry)',
+        tag: 'Cashier payment', data: s.empty(), produces: 'image/svg+xml', errors: CASHIER_ERRORS,
+      },
+      handle: async ({ caller }) => ({ raw: { contentType: 'image/svg+xml', body: await addressQrSvg(caller.ctx.token.address) } }),
+    }),
+    defineRoute({
       method: 'GET', path: '/cashier', auth: 'none',
-      docs: { summary: 'Payer page (`?ct=<token>`); calls the payment API from the browser', tag: 'Cashier payment', data: s.empty(), produces: 'text/html' },
-      handle: () => Promise.resolve({ raw: { contentType: 'text/html; charset=utf-8', body: CASHIER_PAGE_HTML, headers: CASHIER_PAGE_HEADERS } }),
+      docs: {
+        summary: 'Payer page (`?ct=<token>`), in English or Simplified Chinese by Accept-Language; calls the payment API from the browser',
+        tag: 'Cashier payment', data: s.empty(), produces: 'text/html',
+      },
+      handle: ({ headers }) => {
+        const lang = pickLanguage(headers.get('accept-language'));
+        return Promise.resolve({
+          raw: { contentType: 'text/html; charset=utf-8', body: PAYER_PAGES[lang], headers: { ...PAYER_PAGE_HEADERS, 'content-language': lang } },
+        });
+      },
     }),
   ];
 }
