@@ -10,7 +10,7 @@ import { executeTx, TxError, type SignedTx, type TxInfo } from './executor.js';
 import { cloneState, emptyState, newAccount, type ChainState } from './state.js';
 import { draw, drawInt } from './prng.js';
 import { driftEnergyWeight } from './resources.js';
-import type { ChaosFaults, NodeFaultRule, RateLimitFaults } from './node-faults.js';
+import { noFaults, type Faults } from './faults.js';
 
 /** A produced block. */
 export interface BlockRecord {
@@ -32,45 +32,6 @@ export interface TxRecord {
   tx: SignedTx;
   contractRet: string;
   info: TxInfo;
-}
-
-/** Fault injection switches (see /sim/faults; snake_case as on the wire). */
-export interface Faults {
-  /** Every node call has its socket destroyed (a dead full node). */
-  node_down: boolean;
-  /** Every broadcast is refused with this api.Return code. */
-  reject_broadcast: string | null;
-  /** The next N accepted broadcasts are answered with success but never reach a block. */
-  drop_next_transactions: number;
-  /** The solidified head stops moving. */
-  stall_solidification: boolean;
-  /** Real milliseconds every node call waits before it is handled. */
-  slow_ms: number;
-  /** Scripted failures, consumed in order: the first rule matching a call applies. setFaults({script}) REPLACES the list; [] clears. */
-  script: NodeFaultRule[];
-  /**
-   * Random failures: each node call (wallet/* and walletsolidity/*) fails with probability `rate` (0..1), kind drawn
-   * uniformly from `kinds`, from a PRNG seeded by `seed` (deterministic per call sequence). null = off.
-   */
-  chaos: ChaosFaults | null;
-  /**
-   * TronGrid-style quota: at most `budget` node calls per window of `window_ms` of VIRTUAL time (windows aligned to
-   * multiples of window_ms of the head block time); further calls in the window answer HTTP `status` (403 or 429)
-   * with TronGrid's real body and a Retry-After header (seconds until the window ends, at least 1). null = off.
-   * Quota-refused calls are not processed and do not count against the budget.
-   */
-  rate_limit: RateLimitFaults | null;
-  /**
-   * Solidified lag varies: at each new block the lag is params.solidifyLag + a seeded draw in [0, solidify_jitter];
-   * the solidified number never goes backwards. 0 = off.
-   */
-  solidify_jitter: number;
-  /**
-   * Each mined block moves the network's TotalEnergyWeight (what getaccountresource reports, and what
-   * energy-per-staked-TRX and delegation use) by a seeded draw in [-bps, +bps] basis points, as other people's
-   * stakes/unstakes would. 0 = off.
-   */
-  energy_weight_drift_bps: number;
 }
 
 /** A transaction the devnet itself puts into the next block (e.g. a rental delivery), with a completion hook. */
@@ -104,18 +65,7 @@ export class Chain {
   readonly usdt: string;
   readonly rentalPoolKey: string;
   readonly rentalPool: string;
-  readonly faults: Faults = {
-    node_down: false,
-    reject_broadcast: null,
-    drop_next_transactions: 0,
-    stall_solidification: false,
-    slow_ms: 0,
-    script: [],
-    chaos: null,
-    rate_limit: null,
-    solidify_jitter: 0,
-    energy_weight_drift_bps: 0,
-  };
+  readonly faults: Faults = noFaults();
   readonly blocks: BlockRecord[] = [];
   readonly txs = new Map<string, TxRecord>();
   /** Price history for getenergyprices: "time:price" pairs. */
@@ -427,3 +377,4 @@ export class Chain {
 }
 
 export { TxError };
+export type { Faults };

@@ -8,7 +8,7 @@ import type { Server } from 'node:http';
 import { Chain, type Faults, type GenesisSpec } from './chain.js';
 import { toBase58, toHex41 } from './codec.js';
 import type { ChainParams } from './constants.js';
-import { applyFaults, copyFaults } from './fault-settings.js';
+import { applyFaults, copyFaults } from './faults.js';
 import { NodeFaultGate } from './node-faults.js';
 import { RentalDesk } from './rental.js';
 import { createDevnetServer } from './server.js';

@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Chain, TxError } from './chain.js';
 import { addressOfKey, deriveKey, type RawData } from './codec.js';
-import { applyFaults } from './fault-settings.js';
+import { applyFaults } from './faults.js';
 import type { SignedTx } from './executor.js';
 import { totalOwnedSun, type ChainState } from './state.js';
 
