@@ -838,7 +838,6 @@ export function describeChainGatewayContract(
         await refuse(a.address);
         const e = await expectError(g.estimateTrc20TransferEnergy(a.address, b.address, s.usdtContract, 1_000n), 'BIZ-TRANSFER-WOULD-REVERT');
         expect(e).toBeInstanceOf(DomainError);
-        expect(e.message).toMatch(/blacklisted address or a paused token/);
         const [, st] = await execute(a, usdt(b.address, 1_000n));
         expect(st.state).toBe('failed');
         expect((st as { reason: string }).reason).toMatch(/\S/);

@@ -8,6 +8,7 @@ export {
   DEFAULT_FEE_LIMIT_SUN,
   USDT_TRANSFER_ENERGY_TO_HOLDER,
   USDT_TRANSFER_ENERGY_TO_NEW_HOLDER,
+  type ReferenceBlock,
   type TronWebChainGatewayOptions,
 } from './tronweb-chain-gateway.js';
 export { createDevnetChainGateway, type DevnetEndpoint } from './devnet-chain-gateway.js';
@@ -15,6 +16,8 @@ export { TronBlockSource, type TronBlockSourceOptions } from './tron-block-sourc
 export {
   SelfDelegationEnergyProvider,
   selfDelegationSun,
+  withMargin,
+  DEFAULT_DELEGATION_MARGIN_BPS,
   type SelfDelegationEnergyProviderOptions,
 } from './self-delegation-energy-provider.js';
 export { RentalEnergyProvider, type RentalEnergyProviderOptions } from './rental-energy-provider.js';
@@ -23,8 +26,11 @@ export {
   toChainResources,
   toTransactionState,
   energyPerSun,
+  readDryRun,
+  type DryRun,
+  type DryRunJson,
   type AccountJson,
   type AccountResourceJson,
   type TransactionInfoJson,
 } from './tron-views.js';
-export { toPortError, type CallKind } from './tron-errors.js';
+export { toPortError, parseRetryAfter, type CallKind } from './tron-errors.js';
