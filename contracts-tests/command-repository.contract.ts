@@ -36,6 +36,20 @@ export function describeCommandRepositoryContract(
       expect(await commands.get('C9999')).toBeNull();
     });
 
+    it('keeps the runner\'s lease, next run time and a transaction\'s refusal through update and get', async () => {
+      const { commands } = subject();
+      await commands.insert(aCommand(), LOCKING);
+      const running = aCommand({
+        status: RUNNING, startedAt: T0 + 1, version: 2, nextRunAt: T0 + 3_000, lease: { owner: 'w1', expiresAt: T0 + 60_000 },
+        transaction: { txid: 'cd'.repeat(32), signedJson: '{"raw":2}', expiresAt: T0 + 60_000, broadcastAt: T0 + 2, refusal: 'CHAIN-BROADCAST-FAILED: TAPOS_ERROR' },
+      });
+      await commands.update(running);
+      expect(await commands.get('C0001')).toEqual(running);
+      const released = { ...running, lease: null, transaction: { ...running.transaction!, refusal: null }, version: 3 };
+      await commands.update(released);
+      expect(await commands.get('C0001')).toEqual(released);
+    });
+
     it('a locking insert is refused while the address has a PENDING or RUNNING fund-moving command', async () => {
       const { commands } = subject();
       await commands.insert(aCommand({ commandNo: 'C1', status: PENDING }), LOCKING);
@@ -115,36 +129,51 @@ export function describeCommandRepositoryContract(
       expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
     });
 
-    it('listPending: PENDING commands of the given types, oldest first, at most `limit`', async () => {
+    it('claimDue: PENDING and RUNNING commands of the given types, earliest due then oldest, under a lease', async () => {
       const { commands } = subject();
       const rows = [
         { commandNo: 'W3', type: WITHDRAWAL, createdAt: T0 + 3 },
-        { commandNo: 'W1', type: WITHDRAWAL, createdAt: T0 + 1 },
+        { commandNo: 'W1', type: WITHDRAWAL, createdAt: T0 + 1, status: RUNNING, startedAt: T0 + 1 },
         { commandNo: 'S2', type: STAKE, createdAt: T0 + 2 },
         { commandNo: 'K0', type: COLLECTION, createdAt: T0 },
-        { commandNo: 'W0', type: WITHDRAWAL, createdAt: T0, status: RUNNING },
-      ] as const;
-      for (const [i, row] of rows.entries()) await commands.insert(aCommand({ ...row, address: addressOf(i) }), LOCKING);
-      expect((await commands.listPending([WITHDRAWAL, STAKE], 10)).map((c) => c.commandNo)).toEqual(['W1', 'S2', 'W3']);
-      expect((await commands.listPending([WITHDRAWAL, STAKE], 2)).map((c) => c.commandNo)).toEqual(['W1', 'S2']);
-      expect(await commands.listPending([QUERY], 10)).toEqual([]);
-    });
-
-    it('listRunning: RUNNING commands of the given types, earliest started first, at most `limit`', async () => {
-      const { commands } = subject();
-      const rows = [
-        { commandNo: 'W3', type: WITHDRAWAL, status: RUNNING, createdAt: T0, startedAt: T0 + 30 },
-        { commandNo: 'W1', type: WITHDRAWAL, status: RUNNING, createdAt: T0 + 9, startedAt: T0 + 10 },
-        { commandNo: 'S2', type: STAKE, status: RUNNING, createdAt: T0 + 1, startedAt: T0 + 20 },
-        { commandNo: 'K0', type: COLLECTION, status: RUNNING, createdAt: T0, startedAt: T0 },
-        { commandNo: 'W0', type: WITHDRAWAL, status: PENDING, createdAt: T0, startedAt: null },
-        { commandNo: 'W9', type: WITHDRAWAL, status: SUCCESS, createdAt: T0, startedAt: T0, finishedAt: T0 + 1 },
+        { commandNo: 'L9', type: WITHDRAWAL, createdAt: T0, nextRunAt: T0 + 50 },
+        { commandNo: 'D8', type: WITHDRAWAL, createdAt: T0, status: SUCCESS, startedAt: T0, finishedAt: T0 + 1 },
       ] as const;
       for (const [i, row] of rows.entries()) await commands.insert(aCommand({ ...row, address: addressOf(i) }), NOT_LOCKING);
-      expect((await commands.listRunning([WITHDRAWAL, STAKE], 10)).map((c) => c.commandNo)).toEqual(['W1', 'S2', 'W3']);
-      expect((await commands.listRunning([WITHDRAWAL], 1)).map((c) => c.commandNo)).toEqual(['W1']);
-      expect(await commands.listRunning([QUERY], 10)).toEqual([]);
-      expect(await commands.listRunning([WITHDRAWAL], 0)).toEqual([]);
+      const claimed: string[] = [];
+      for (;;) {
+        const c = await commands.claimDue([WITHDRAWAL, STAKE], T0 + 10, 'w1', 1_000);
+        if (c === null) break;
+        expect(c.lease).toEqual({ owner: 'w1', expiresAt: T0 + 1_010 });
+        expect(await commands.get(c.commandNo)).toEqual(c);
+        claimed.push(c.commandNo);
+      }
+      // L9 is not due until T0 + 50, D8 is terminal, K0 is not of the types.
+      expect(claimed).toEqual(['W1', 'S2', 'W3']);
+      expect(await commands.claimDue([QUERY], T0 + 10, 'w1', 1_000)).toBeNull();
+      // Leased: nobody else gets them until the lease ends; then the earliest due goes first (L9 due at T0 + 50).
+      expect(await commands.claimDue([WITHDRAWAL, STAKE], T0 + 100, 'w2', 1_000)).toMatchObject({ commandNo: 'L9' });
+      expect(await commands.claimDue([WITHDRAWAL, STAKE], T0 + 1_010, 'w2', 1_000)).toMatchObject({ commandNo: 'W1', lease: { owner: 'w2' } });
+    });
+
+    it('claimDue bumps the version, so the loser of a lease takeover fails its next write', async () => {
+      const { commands } = subject();
+      await commands.insert(aCommand({ type: WITHDRAWAL }), LOCKING);
+      const first = (await commands.claimDue([WITHDRAWAL], T0, 'w1', 100))!;
+      expect(first.version).toBe(2);
+      const second = (await commands.claimDue([WITHDRAWAL], T0 + 100, 'w2', 100))!;
+      expect(second).toMatchObject({ version: 3, lease: { owner: 'w2' } });
+      await expect(commands.update({ ...first, status: RUNNING, version: first.version + 1 })).rejects.toBeInstanceOf(ConcurrencyConflict);
+      await commands.update({ ...second, status: RUNNING, lease: null, nextRunAt: T0 + 500, version: second.version + 1 });
+      expect(await commands.claimDue([WITHDRAWAL], T0 + 499, 'w3', 100)).toBeNull();
+      expect(await commands.claimDue([WITHDRAWAL], T0 + 500, 'w3', 100)).toMatchObject({ status: RUNNING, nextRunAt: T0 + 500 });
+    });
+
+    it('of concurrent claims of one due command exactly one wins', async () => {
+      const { commands } = subject();
+      await commands.insert(aCommand({ type: WITHDRAWAL }), LOCKING);
+      const claims = await Promise.all(['a', 'b', 'c'].map((owner) => commands.claimDue([WITHDRAWAL], T0, owner, 1_000)));
+      expect(claims.filter((c) => c !== null)).toHaveLength(1);
     });
 
     it('returns copies: changing a returned object does not change the stored one', async () => {

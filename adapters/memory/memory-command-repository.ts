@@ -50,19 +50,23 @@ export class MemoryCommandRepository implements CommandRepository {
     this.store.commands.set(command.commandNo, storedCopy(command));
   }
 
-  async listPending(types: readonly CommandType[], limit: number): Promise<Command[]> {
+  async claimDue(types: readonly CommandType[], now: number, owner: string, leaseMs: number): Promise<Command | null> {
     const wanted = new Set(types);
-    const pending = [...this.store.commands.values()]
-      .filter((c) => c.status === COMMAND_STATUS.PENDING && wanted.has(c.type))
-      .sort((a, b) => a.createdAt - b.createdAt);
-    return outboundCopies(pending.slice(0, limit));
+    let due: Command | undefined;
+    for (const c of this.store.commands.values()) {
+      if (!wanted.has(c.type) || (c.status !== COMMAND_STATUS.PENDING && c.status !== COMMAND_STATUS.RUNNING)) continue;
+      if ((c.nextRunAt ?? 0) > now || (c.lease != null && c.lease.expiresAt > now)) continue;
+      if (due === undefined || dueBefore(c, due)) due = c;
+    }
+    if (due === undefined) return null;
+    const claimed: Command = { ...due, lease: { owner, expiresAt: now + leaseMs }, version: due.version + 1 };
+    this.store.commands.set(claimed.commandNo, storedCopy(claimed));
+    return outboundCopy(claimed);
   }
+}
 
-  async listRunning(types: readonly CommandType[], limit: number): Promise<Command[]> {
-    const wanted = new Set(types);
-    const running = [...this.store.commands.values()]
-      .filter((c) => c.status === COMMAND_STATUS.RUNNING && wanted.has(c.type))
-      .sort((a, b) => (a.startedAt ?? a.createdAt) - (b.startedAt ?? b.createdAt));
-    return outboundCopies(running.slice(0, Math.max(0, limit)));
-  }
+/** Earliest due first, then the oldest. */
+function dueBefore(a: Command, b: Command): boolean {
+  const [da, db] = [a.nextRunAt ?? 0, b.nextRunAt ?? 0];
+  return da !== db ? da < db : a.createdAt < b.createdAt;
 }

@@ -1,4 +1,5 @@
 import { COMMAND_STATUS, COMMAND_TYPE, type Command, type CommandStatus, type CommandType, type PreparedTransaction } from '../../core/domain/model/command.js';
+import { fromLeaseDocument, toLeaseDocument, type LeaseDocument } from './collection-task-document.js';
 import { decodeMoney, encodeMoney, nullable } from './mongo-support.js';
 
 /** A signed transaction as stored: written before broadcast, so a resumed step can look the txid up. */
@@ -7,17 +8,23 @@ export interface PreparedTransactionDocument {
   signedJson: string;
   expiresAt: number;
   broadcastAt: number | null;
+  /** Absent on records written before refusals were kept; the domain value then has none either. */
+  refusal?: string | null;
 }
 
 /** Domain value -> stored document: pure, a fresh object (amounts, where any, as decimal strings). */
 export function toTransactionDocument(tx: PreparedTransaction | null): PreparedTransactionDocument | null {
-  return tx === null ? null : { txid: tx.txid, signedJson: tx.signedJson, expiresAt: tx.expiresAt, broadcastAt: tx.broadcastAt };
+  if (tx === null) return null;
+  const doc: PreparedTransactionDocument = { txid: tx.txid, signedJson: tx.signedJson, expiresAt: tx.expiresAt, broadcastAt: tx.broadcastAt };
+  if (tx.refusal !== undefined) doc.refusal = tx.refusal;
+  return doc;
 }
 
 /** Stored document -> domain value; BSON null and a missing field both read as null. */
 export function fromTransactionDocument(doc: PreparedTransactionDocument | null | undefined): PreparedTransaction | null {
   if (doc === null || doc === undefined) return null;
-  return { txid: doc.txid, signedJson: doc.signedJson, expiresAt: doc.expiresAt, broadcastAt: nullable(doc.broadcastAt) };
+  const tx: PreparedTransaction = { txid: doc.txid, signedJson: doc.signedJson, expiresAt: doc.expiresAt, broadcastAt: nullable(doc.broadcastAt) };
+  return doc.refusal === undefined ? tx : { ...tx, refusal: nullable(doc.refusal) };
 }
 
 /**
@@ -40,6 +47,9 @@ export interface CommandDocument {
   createdAt: number;
   startedAt: number | null;
   finishedAt: number | null;
+  /** The runner's schedule and claim (absent on commands written before the runner: due at once, unclaimed). */
+  nextRunAt?: number;
+  lease?: LeaseDocument | null;
   version: number;
   /** Insertion order, the tie-break of "newest first" (see insertionStamp). Set on insert only. */
   insertedSeq?: number;
@@ -72,6 +82,8 @@ export function toCommandDocument(command: Command): CommandDocument {
     createdAt: command.createdAt,
     startedAt: command.startedAt,
     finishedAt: command.finishedAt,
+    nextRunAt: command.nextRunAt,
+    lease: toLeaseDocument(command.lease),
     version: command.version,
   };
 }
@@ -95,6 +107,9 @@ export function fromCommandDocument(doc: CommandDocument): Command {
     createdAt: doc.createdAt,
     startedAt: nullable(doc.startedAt),
     finishedAt: nullable(doc.finishedAt),
+    // Commands stored before the workflow runner have neither: due since their creation, unclaimed.
+    nextRunAt: doc.nextRunAt ?? doc.createdAt,
+    lease: fromLeaseDocument(doc.lease ?? null),
     version: doc.version,
   };
 }

@@ -1,4 +1,4 @@
-import type { ClientSession, Collection, Db } from 'mongodb';
+import type { ClientSession, Collection, Db, Filter } from 'mongodb';
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
 import {
   COMMAND_STATUS, COMMAND_TYPE, type Command, type CommandStatus, type CommandType, type UserId,
@@ -40,6 +40,29 @@ export async function replaceCommand(commands: Collection<CommandDocument>, comm
   const update = holdsAddressLock(command) ? { $set: fields } : { $set: fields, $unset: { lockedAddress: '' as const } };
   const result = await commands.updateOne({ _id, version: command.version - 1 }, update, session === undefined ? {} : { session });
   if (result.matchedCount !== 1) throw new ConcurrencyConflict('command', command.commandNo);
+}
+
+/** The runner's claim order: earliest due first, then the oldest (a missing nextRunAt sorts first: due at once). */
+export const CLAIM_ORDER = { nextRunAt: 1, createdAt: 1, insertedSeq: 1 } as const;
+
+/**
+ * Which commands a runner may claim: PENDING or RUNNING of its types, due (nextRunAt absent or past) and not leased
+ * (lease absent, null or expired).
+ */
+export function claimFilter(types: readonly CommandType[], now: number): Filter<CommandDocument> {
+  return {
+    status: { $in: [COMMAND_STATUS.PENDING, COMMAND_STATUS.RUNNING] as CommandStatus[] },
+    type: { $in: [...types] },
+    $and: [
+      { $or: [{ nextRunAt: { $exists: false } }, { nextRunAt: { $lte: now } }] },
+      { $or: [{ lease: { $exists: false } }, { lease: null }, { 'lease.expiresAt': { $lte: now } }] },
+    ],
+  };
+}
+
+/** The claim itself: the lease, and the version bump that fences out the previous holder. */
+export function claimUpdate(owner: string, now: number, leaseMs: number) {
+  return { $set: { lease: { owner, expiresAt: now + leaseMs } }, $inc: { version: 1 } };
 }
 
 /** Commands; the per-address lock is a partial unique index (see commandInsertDocument). */
@@ -112,27 +135,13 @@ export class MongoCommandRepository implements CommandRepository {
     return guarded('command update', () => replaceCommand(this.commands, command));
   }
 
-  listPending(types: readonly CommandType[], limit: number): Promise<Command[]> {
-    return guarded('command list', async () => {
-      if (types.length === 0 || limit <= 0) return [];
-      const docs = await this.commands
-        .find({ status: COMMAND_STATUS.PENDING, type: { $in: [...types] } })
-        .sort({ createdAt: 1, insertedSeq: 1 })
-        .limit(limit)
-        .toArray();
-      return docs.map(fromCommandDocument);
-    });
-  }
-
-  listRunning(types: readonly CommandType[], limit: number): Promise<Command[]> {
-    return guarded('command list', async () => {
-      if (types.length === 0 || limit <= 0) return [];
-      const docs = await this.commands
-        .find({ status: COMMAND_STATUS.RUNNING, type: { $in: [...types] } })
-        .sort({ startedAt: 1, insertedSeq: 1 })
-        .limit(limit)
-        .toArray();
-      return docs.map(fromCommandDocument);
+  claimDue(types: readonly CommandType[], now: number, owner: string, leaseMs: number): Promise<Command | null> {
+    return guarded('command claim', async () => {
+      if (types.length === 0) return null;
+      const doc = await this.commands.findOneAndUpdate(claimFilter(types, now), claimUpdate(owner, now, leaseMs), {
+        sort: CLAIM_ORDER, returnDocument: 'after',
+      });
+      return doc === null ? null : fromCommandDocument(doc);
     });
   }
 }

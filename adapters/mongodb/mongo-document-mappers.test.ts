@@ -34,7 +34,10 @@ const symbol = fc.constantFrom('TRX', 'USDT', 'USDC', 'BTT');
 const version = fc.integer({ min: 1, max: 1_000_000 });
 const envelope = fc.record({ keyId: text, iv: text, ciphertext: text, tag: text });
 const lease = fc.option(fc.record({ owner: text, expiresAt: ms }), { nil: null });
-const transaction = fc.option(fc.record({ txid: hex64, signedJson: fc.json(), expiresAt: ms, broadcastAt: optMs }), { nil: null });
+const transaction = fc.option(fc.record(
+  { txid: hex64, signedJson: fc.json(), expiresAt: ms, broadcastAt: optMs, refusal: fc.option(text, { nil: null }) },
+  { requiredKeys: ['txid', 'signedJson', 'expiresAt', 'broadcastAt'] },
+), { nil: null });
 
 const account = fc.record({
   id, email: fc.emailAddress(), passwordHash: text, verified: fc.boolean(), verificationCodeHash: fc.option(hex64, { nil: null }),
@@ -59,7 +62,7 @@ const command = fc.record({
   commandNo: text, userId: id, type: fc.integer({ min: 1, max: 8 }) as fc.Arbitrary<1>, status: fc.integer({ min: 1, max: 6 }) as fc.Arbitrary<1>,
   address: fc.option(address, { nil: null }), assetSymbol: fc.option(symbol, { nil: null }), lockedAmount: money,
   params: fc.dictionary(fc.string({ maxLength: 8 }), text, { maxKeys: 4 }), transaction, errorCode: optText, lastError: optText,
-  createdAt: ms, startedAt: optMs, finishedAt: optMs, version,
+  createdAt: ms, startedAt: optMs, finishedAt: optMs, nextRunAt: ms, lease, version,
 });
 const collectionStatus = fc.constantFrom(1 as const, 2 as const, 6 as const, 8 as const, 11 as const, 12 as const, 15 as const, 16 as const, 17 as const);
 const task = fc.record({
@@ -171,5 +174,20 @@ describe('MongoDB document mappers', () => {
     for (const bad of [1.5, 12, '1.5', '', '01', '+1', '1e3', ' 1', null, undefined, { $numberDecimal: '1' }]) {
       expect(() => decodeMoney(bad, 'amount'), String(bad)).toThrow(InfrastructureError);
     }
+  });
+});
+
+describe('MongoDB command claim (the workflow runner)', () => {
+  it('claims PENDING/RUNNING commands of the types that are due and unleased, and fences by the version', async () => {
+    const { claimFilter, claimUpdate } = await import('./mongo-command-repository.js');
+    expect(claimFilter([2, 4], 1_000)).toEqual({
+      status: { $in: [1, 2] },
+      type: { $in: [2, 4] },
+      $and: [
+        { $or: [{ nextRunAt: { $exists: false } }, { nextRunAt: { $lte: 1_000 } }] },
+        { $or: [{ lease: { $exists: false } }, { lease: null }, { 'lease.expiresAt': { $lte: 1_000 } }] },
+      ],
+    });
+    expect(claimUpdate('w1', 1_000, 60_000)).toEqual({ $set: { lease: { owner: 'w1', expiresAt: 61_000 } }, $inc: { version: 1 } });
   });
 });

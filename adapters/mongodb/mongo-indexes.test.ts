@@ -1,4 +1,5 @@
 import type { CreateIndexesOptions, IndexSpecification } from 'mongodb';
+import { CLAIM_ORDER } from './mongo-command-repository.js';
 import { describe, expect, it } from 'vitest';
 import { COLLECTIONS } from './collections.js';
 import { ensureIndexes, INDEX_DEFINITIONS, type IndexTarget } from './mongo-indexes.js';
@@ -78,7 +79,8 @@ describe('ensureIndexes', () => {
     expect(find(calls, COLLECTIONS.events, { dispatched: 1, occurredAt: 1, insertedSeq: 1 })).toBeDefined();
     expect(find(calls, COLLECTIONS.commands, { userId: 1, createdAt: -1, insertedSeq: -1 })).toBeDefined();
     expect(find(calls, COLLECTIONS.tasks, { address: 1, startedAt: -1, insertedSeq: -1 })).toBeDefined();
-    expect(find(calls, COLLECTIONS.commands, { status: 1, type: 1, startedAt: 1, insertedSeq: 1 })).toBeDefined();
+    // The runner's claim of commands (claimDue), in CLAIM_ORDER after the equality fields.
+    expect(find(calls, COLLECTIONS.commands, { status: 1, type: 1, ...CLAIM_ORDER })).toBeDefined();
   });
 
   it('names every index, uniquely per collection, only on known collections, and asks the same on every run', async () => {

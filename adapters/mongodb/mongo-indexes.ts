@@ -29,9 +29,8 @@ export const INDEX_DEFINITIONS: readonly IndexDefinition[] = [
   { collection: COLLECTIONS.commands, keys: { lockedAddress: 1 }, options: { name: 'address_lock_unique', unique: true, ...present('lockedAddress') } },
   { collection: COLLECTIONS.commands, keys: { address: 1, status: 1 }, options: { name: 'active_by_address' } },
   { collection: COLLECTIONS.commands, keys: { userId: 1, createdAt: -1, insertedSeq: -1 }, options: { name: 'by_user_newest' } },
-  { collection: COLLECTIONS.commands, keys: { status: 1, type: 1, createdAt: 1, insertedSeq: 1 }, options: { name: 'pending_oldest' } },
-  // The command executor's resume scan: RUNNING commands of the worker's types, oldest start first (listRunning).
-  { collection: COLLECTIONS.commands, keys: { status: 1, type: 1, startedAt: 1, insertedSeq: 1 }, options: { name: 'running_oldest' } },
+  // The workflow runner's claim of commands (claimDue): active commands of its types, earliest due first.
+  { collection: COLLECTIONS.commands, keys: { status: 1, type: 1, nextRunAt: 1, createdAt: 1, insertedSeq: 1 }, options: { name: 'claim_due' } },
   { collection: COLLECTIONS.tasks, keys: { status: 1, nextRunAt: 1, insertedSeq: 1 }, options: { name: 'due' } },
   { collection: COLLECTIONS.tasks, keys: { address: 1, startedAt: -1, insertedSeq: -1 }, options: { name: 'latest_by_address' } },
   // Reclaim claims (claimReclaimDue): only pending reclaims are indexed, so the ever-growing FAILED history is never scanned.

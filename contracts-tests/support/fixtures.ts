@@ -60,7 +60,7 @@ export function aCommand(overrides: Partial<Command> = {}): Command {
   return {
     commandNo: 'C0001', userId: 1, type: 3, status: 1, address: addressOf(1), assetSymbol: 'USDT', lockedAmount: 5n,
     params: { to: addressOf(2) }, transaction: null, errorCode: null, lastError: null, createdAt: T0, startedAt: null,
-    finishedAt: null, version: 1, ...overrides,
+    finishedAt: null, nextRunAt: T0, lease: null, version: 1, ...overrides,
   };
 }
 

@@ -29,6 +29,8 @@ export function newCommand(deps: Pick<ResolvedDeps, 'clock' | 'ids'>, draft: Com
     createdAt: now,
     startedAt: null,
     finishedAt: null,
+    nextRunAt: now,
+    lease: null,
     version: 1,
   };
 }

@@ -155,6 +155,8 @@ export class WalletsUseCases implements WalletsService {
       createdAt: now,
       startedAt: now,
       finishedAt: now,
+      nextRunAt: now,
+      lease: null,
       version: 1,
     };
     await this.deps.commands.insert(command, { locking: false });

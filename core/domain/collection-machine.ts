@@ -82,3 +82,37 @@ export function collectionTransition(from: CollectionStatus, event: CollectionEv
     && (r.condition === null || COLLECTION_CONDITIONS[r.condition](ctx)));
   return row === undefined ? null : COLLECTION_STATUS[row.to];
 }
+
+/** The statuses a task can be worked in: every one but the terminal DONE and FAILED. */
+export type WorkingStatusName = Exclude<CollectionStatusName, 'DONE' | 'FAILED'>;
+
+/** What the workflow runner does in a status: the step that runs there. */
+export type CollectionStepName =
+  | 'check-collectable' | 'fund-gas' | 'acquire-energy' | 'await-energy' | 'sweep' | 'undelegate' | 'recover-trx';
+
+/**
+ * The workflow runner's step table, beside the spec's transition table: for each working status, the step that
+ * runs there, the event that completes it (COLLECTION_TRANSITIONS then says where the task goes) and whether the
+ * step runs after the sweep landed. After the sweep the money has moved: those steps retry until they finish and
+ * never turn the task FAILED (docs/decisions.md, the money rule). A step with nothing to do completes without a
+ * transaction (the spec's sequence of states is kept).
+ */
+export const COLLECTION_STEPS = {
+  PENDING: { step: 'check-collectable', completedBy: 'start', afterSweep: false },
+  FUNDING_TRX: { step: 'fund-gas', completedBy: 'step-completed', afterSweep: false },
+  ACQUIRING_ENERGY: { step: 'acquire-energy', completedBy: 'step-completed', afterSweep: false },
+  WAIT_ENERGY_READY: { step: 'await-energy', completedBy: 'threshold-met', afterSweep: false },
+  COLLECTING: { step: 'sweep', completedBy: 'step-completed', afterSweep: false },
+  UNDELEGATING_ENERGY: { step: 'undelegate', completedBy: 'step-completed', afterSweep: true },
+  RECOVER_TRX: { step: 'recover-trx', completedBy: 'step-completed', afterSweep: true },
+} as const satisfies Record<WorkingStatusName, {
+  step: CollectionStepName;
+  completedBy: Exclude<CollectionEvent, 'unrecoverable-error'>;
+  afterSweep: boolean;
+}>;
+
+/** The step-table row of a working status; null for DONE and FAILED. */
+export function collectionStepOf(status: CollectionStatus): (typeof COLLECTION_STEPS)[WorkingStatusName] | null {
+  if (isTerminalCollectionStatus(status)) return null;
+  return COLLECTION_STEPS[collectionStatusName(status) as WorkingStatusName];
+}

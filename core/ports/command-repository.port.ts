@@ -15,8 +15,10 @@ export interface CommandRepository {
   listByUser(userId: UserId, filter: { readonly type?: CommandType; readonly status?: CommandStatus }, page: PageRequest): Promise<Page<Command>>;
   /** Optimistic replace: stored version must be `command.version - 1`, else ConcurrencyConflict. */
   update(command: Command): Promise<void>;
-  /** PENDING commands of the given types due for execution (withdrawals and staking), oldest first. */
-  listPending(types: readonly CommandType[], limit: number): Promise<Command[]>;
-  /** RUNNING commands of the given types, earliest started first: what a crashed worker left for another to resume. */
-  listRunning(types: readonly CommandType[], limit: number): Promise<Command[]>;
+  /**
+   * Claims one PENDING or RUNNING command of the given types whose `nextRunAt` (absent: due at once) is <= now and
+   * whose lease is absent or expired, setting the lease to (owner, now + leaseMs) and bumping the version —
+   * atomically, so two workers never claim the same command. The earliest due first (then the oldest).
+   */
+  claimDue(types: readonly CommandType[], now: number, owner: string, leaseMs: number): Promise<Command | null>;
 }

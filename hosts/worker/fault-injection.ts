@@ -105,8 +105,7 @@ export function faultyCommands(inner: CommandRepository, plan: FaultPlan): Comma
     get: (no) => inner.get(no),
     findActiveByAddress: (a) => inner.findActiveByAddress(a),
     listByUser: (u, f, p) => inner.listByUser(u, f, p),
-    listPending: (t, l) => inner.listPending(t, l),
-    listRunning: (t, l) => inner.listRunning(t, l),
+    claimDue: (t, now, owner, leaseMs) => inner.claimDue(t, now, owner, leaseMs),
     async update(command) {
       await inner.update(command);
       plan.hit('after command write');

@@ -66,18 +66,30 @@ export interface RunningWorker {
  * An error escaping a tick (a bug, a store outage) is logged; the tasks it touched resume when their lease ends.
  */
 export function startWorker(deps: WorkerDeps, options: WorkerOptions = {}): RunningWorker {
-  const collections = new CollectionExecutor(deps, options.collection);
-  const commands = new CommandExecutor(deps, options.commands);
-  const reclaims = new ReclaimExecutor(deps, { ...options.collection, ...options.reclaim });
+  // The runners log stuck workflows and refused steps through the worker's log.
+  const runnerDeps = options.log === undefined || deps.log !== undefined ? deps : { ...deps, log: options.log };
+  const collections = new CollectionExecutor(runnerDeps, options.collection);
+  const commands = new CommandExecutor(runnerDeps, options.commands);
+  const reclaims = new ReclaimExecutor(runnerDeps, { ...options.collection, ...options.reclaim });
   const maxStages = options.maxStagesPerTick ?? 200;
   const manual = options.manual === true;
   let running: Promise<TickReport> | null = null;
 
+  // Each workflow's pass is guarded on its own: one that fails (a store outage, a bug) does not stop the others.
+  const guarded = async <T>(name: string, run: () => Promise<readonly T[]>): Promise<readonly T[]> => {
+    if (options.log === undefined) return run();
+    try {
+      return await run();
+    } catch (error) {
+      options.log.error({ err: error, workflow: name }, 'workflow pass failed');
+      return [];
+    }
+  };
   const pass = async (): Promise<TickReport> => {
     const report = {
-      commands: await commands.runDue(),
-      collections: await collections.runDue(maxStages),
-      reclaims: await reclaims.runDue(maxStages),
+      commands: await guarded('command', () => commands.runDue()),
+      collections: await guarded('collection', () => collections.runDue(maxStages)),
+      reclaims: await guarded('reclaim', () => reclaims.runDue(maxStages)),
     };
     if (manual && deps.webhooks !== undefined) {
       await deps.webhooks.recordEvents();

@@ -1,19 +1,25 @@
-import { collectionStatusName, collectionTransition } from '../../domain/collection-machine.js';
+import { collectionStatusName, collectionStepOf, collectionTransition, type CollectionStepName } from '../../domain/collection-machine.js';
 import { commandTransition } from '../../domain/command-machine.js';
-import { ConcurrencyConflict, DomainError, InfrastructureError, type ErrorCode } from '../../domain/errors.js';
+import type { ErrorCode } from '../../domain/errors.js';
 import type { AssetRegistry } from '../../domain/assets.js';
 import { COLLECTION_STATUS, type CollectionStatus, type CollectionTask, type StepRecord } from '../../domain/model/collection-task.js';
-import { COMMAND_STATUS, type Command } from '../../domain/model/command.js';
+import { COMMAND_STATUS, type Command, type PreparedTransaction } from '../../domain/model/command.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { CollectionTaskRepository } from '../../ports/collection-task-repository.port.js';
 import type { CommandRepository } from '../../ports/command-repository.port.js';
 import type { IdGenerator } from '../../ports/id-generator.port.js';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.js';
 import { collectionEvent } from '../webhook-events.js';
-import { collectableAmount, energyNeed, STEP_PLANNERS, type StepDeps, type StepPlan, type StepSettings, type StepSubject } from './collection-steps.js';
+import {
+  collectableAmount, energyNeed, planCollecting, planEnergy, planFunding, planRecovery, planUndelegation, transferBurnSun,
+  type StepDeps, type StepPlan, type StepSettings, type StepSubject,
+} from './collection-steps.js';
 import { reclaimAfterFailure } from './reclaim-executor.js';
-import { RetryBackoff } from './retry-backoff.js';
-import { broadcastPrepared, followUp, toPrepared, type Confirmations } from './write-ahead.js';
+import { signerFor } from './worker-keys.js';
+import type { Confirmations } from './write-ahead.js';
+import {
+  WorkflowRefusal, WorkflowRunner, type RunnerHooks, type RunnerLog, type RunResult, type StepDecision, type Workflow, type WorkflowStep,
+} from './workflow-runner.js';
 
 /** The ports the collection executor uses. */
 export interface CollectionExecutorDeps extends StepDeps {
@@ -23,6 +29,8 @@ export interface CollectionExecutorDeps extends StepDeps {
   readonly tasks: CollectionTaskRepository;
   readonly commands: CommandRepository;
   readonly uow: UnitOfWork;
+  readonly log?: RunnerLog;
+  readonly hooks?: RunnerHooks;
 }
 
 /** Tunables; every one has a default. */
@@ -37,9 +45,11 @@ export interface CollectionExecutorOptions {
   readonly pollMs?: number;
   /** Spec §8: wait for energy readiness up to 60 s, then FAILED BIZ-ENERGY-TIMEOUT. */
   readonly energyTimeoutMs?: number;
-  /** Transient failures retry after retryBaseMs, doubling up to retryMaxMs (defaults 1 s and 60 s). */
+  /** Failures retry after retryBaseMs, doubling up to retryMaxMs (defaults 1 s and 60 s). */
   readonly retryBaseMs?: number;
   readonly retryMaxMs?: number;
+  /** A step running longer than this is logged as stuck (default 15 min). */
+  readonly stuckAfterMs?: number;
   /** Burn TRX for energy when no provider can (default false). */
   readonly burnEnabled?: boolean;
   /** TRX float the main address sends in FUNDING_TRX (default 1 TRX: activates the account, pays bandwidth). */
@@ -56,7 +66,7 @@ export interface CollectionExecutorOptions {
 /** What one claimed stage did to its task. */
 export interface StageOutcome {
   readonly taskNo: string;
-  /** advanced: a step completed or a transaction went out; waiting: for the chain; retrying: after a transient failure. */
+  /** advanced: a step completed or a transaction went out; waiting: for the chain; retrying: after a failure. */
   readonly outcome: 'advanced' | 'waiting' | 'retrying' | 'finished' | 'lost-lease';
   readonly status: CollectionStatus;
 }
@@ -64,225 +74,115 @@ export interface StageOutcome {
 const TRX = 1_000_000n;
 
 /**
- * The crash-safe collection worker. A stage = claim one due task under a lease, do the next piece of its current
- * step, persist, release. Every transaction is persisted (txid + signed bytes) in the task's StepRecord BEFORE it is
- * broadcast, and a resumed step looks the txid up first (write-ahead.ts), so a crash anywhere never sends funds
- * twice. Each write names the version it read: a worker whose lease was taken over loses its next write
- * (ConcurrencyConflict) and stops. The terminal transition, the command's terminal status (which releases the
- * address lock and balance_locked) and the webhook event land in one unit of work.
- *
- * Errors: DomainError and non-transient InfrastructureError fail the task with their code; transient ones retry
- * with backoff on the Clock; anything else escapes untouched (like a crash) and the task resumes after its lease.
+ * The collection task as a workflow of the runner (workflow-runner.ts): the step table COLLECTION_STEPS says which
+ * step runs in each status and which event completes it; this class supplies the steps and writes the
+ * transitions. The terminal transition, the command's terminal status (which releases the address lock and
+ * balance_locked), the collection.* event and, on a failure after gas or a delegation went out, the pending
+ * reclaim land in one unit of work.
  */
-export class CollectionExecutor {
-  private readonly owner: string;
-  private readonly leaseMs: number;
-  private readonly confirmations: Confirmations;
-  private readonly pollMs: number;
-  private readonly energyTimeoutMs: number;
-  private readonly settings: StepSettings;
-  private readonly backoff: RetryBackoff;
+class CollectionWorkflow implements Workflow<CollectionTask> {
+  readonly name = 'collection';
+  private readonly steps: Record<CollectionStepName, WorkflowStep<CollectionTask>>;
 
-  constructor(private readonly deps: CollectionExecutorDeps, options: CollectionExecutorOptions = {}) {
-    this.owner = options.owner ?? deps.ids.uuid();
-    this.leaseMs = options.leaseMs ?? 60_000;
-    this.confirmations = options.confirmations ?? 'solidified';
-    this.pollMs = options.pollMs ?? 3_000;
-    this.energyTimeoutMs = options.energyTimeoutMs ?? 60_000;
-    this.backoff = new RetryBackoff(options.retryBaseMs ?? 1_000, options.retryMaxMs ?? 60_000);
-    this.settings = {
-      gasSun: options.gasSun ?? TRX,
-      burnEnabled: options.burnEnabled ?? false,
-      burnFundingSun: options.burnFundingSun ?? 30n * TRX,
-      feeLimitSun: options.feeLimitSun ?? 100n * TRX,
-      transferBytes: options.transferBytes ?? 300,
-      sunPerByte: options.sunPerByte ?? 1_000n,
+  constructor(
+    private readonly deps: CollectionExecutorDeps,
+    private readonly settings: StepSettings,
+    confirmations: Confirmations,
+    private readonly energyTimeoutMs: number,
+  ) {
+    const planned = (name: string, planner: (d: StepDeps, s: StepSettings, subject: StepSubject) => Promise<StepPlan>, mustFinish = false) => ({
+      name, completion: confirmations, mustFinish,
+      plan: async (task: CollectionTask) => this.decide(task, await planner(this.deps, this.settings, this.subjectOf(task))),
+    });
+    this.steps = {
+      'check-collectable': { name: 'check-collectable', completion: confirmations, mustFinish: false, plan: (task) => this.checkCollectable(task) },
+      'fund-gas': planned('fund-gas', planFunding),
+      'acquire-energy': { name: 'acquire-energy', completion: confirmations, mustFinish: false, plan: (task) => this.acquireEnergy(task) },
+      'await-energy': {
+        name: 'await-energy', completion: confirmations, mustFinish: false,
+        plan: (task) => this.awaitEnergy(task),
+        afterConfirmed: (task, record, now) => closeRecord(task, record, now),
+      },
+      sweep: planned('sweep', planCollecting),
+      undelegate: planned('undelegate', planUndelegation, true),
+      'recover-trx': planned('recover-trx', planRecovery, true),
     };
   }
 
-  /** Runs stages until no task is due or `maxStages` ran; returns what each did. */
-  async runDue(maxStages = 100): Promise<StageOutcome[]> {
-    const outcomes: StageOutcome[] = [];
-    while (outcomes.length < maxStages) {
-      const outcome = await this.runOnce();
-      if (outcome === null) break;
-      outcomes.push(outcome);
-    }
-    return outcomes;
+  key(task: CollectionTask): string {
+    return task.taskNo;
   }
 
-  /** Claims one due task and runs one stage of it; null when nothing is due. */
-  async runOnce(): Promise<StageOutcome | null> {
-    const claimed = await this.deps.tasks.claimDue(this.deps.clock.now(), this.owner, this.leaseMs);
-    if (claimed === null) return null;
-    try {
-      try {
-        const outcome = await this.stage(claimed);
-        this.backoff.reset(claimed.taskNo);
-        return outcome;
-      } catch (error) {
-        return await this.onError(claimed.taskNo, error);
-      }
-    } catch (error) {
-      if (error instanceof ConcurrencyConflict) return { taskNo: claimed.taskNo, outcome: 'lost-lease', status: claimed.status };
-      // Recording the failure failed too (the store is down, or applied a write and reported an error): the task
-      // keeps its lease and is resumed when the lease ends, which is exactly what a crash here would lead to.
-      if (error instanceof InfrastructureError || error instanceof DomainError) {
-        return { taskNo: claimed.taskNo, outcome: 'retrying', status: claimed.status };
-      }
-      throw error;
-    }
+  claim(now: number, owner: string, leaseMs: number): Promise<CollectionTask | null> {
+    return this.deps.tasks.claimDue(now, owner, leaseMs);
   }
 
-  /** Business and permanent failures end the task; transient ones come back later; the rest escapes like a crash. */
-  private async onError(taskNo: string, error: unknown): Promise<StageOutcome> {
-    const transient = error instanceof InfrastructureError && error.transient;
-    if (!(error instanceof DomainError) && !(error instanceof InfrastructureError)) throw error;
-    // Re-read: the stage may have persisted a record before failing, and this write must name that version.
-    const task = await this.deps.tasks.get(taskNo);
-    if (task === null || task.lease?.owner !== this.owner) throw new ConcurrencyConflict('collection task', taskNo);
-    // A store failure once a transaction is persisted must not end the task: the transaction may still land.
-    const sent = openRecord(task)?.transaction != null;
-    if (transient || (sent && error instanceof InfrastructureError && !error.code.startsWith('CHAIN-'))) {
-      const delay = this.backoff.next(taskNo);
-      await this.save(task, { nextRunAt: this.deps.clock.now() + delay, lease: null });
-      return { taskNo, outcome: 'retrying', status: task.status };
-    }
-    this.backoff.reset(taskNo);
-    return this.finish(task, 'FAILED', error.code, error.message);
+  get(taskNo: string): Promise<CollectionTask | null> {
+    return this.deps.tasks.get(taskNo);
   }
 
-  private async stage(task: CollectionTask): Promise<StageOutcome> {
-    const asset = this.deps.assets.find(task.networkCode, task.assetSymbol);
-    if (asset === null) return this.finish(task, 'FAILED', 'BIZ-ASSET-NOT-FOUND', `asset ${task.assetSymbol} is not configured`);
-    const subject: StepSubject = { task, asset };
-    if (task.status === COLLECTION_STATUS.PENDING) return this.start(subject);
-    if (task.status === COLLECTION_STATUS.WAIT_ENERGY_READY) return this.waitEnergy(subject);
-    const record = openRecord(task);
-    if (record === undefined) return this.begin(subject);
-    if (record.transaction !== null) return this.follow(subject, record);
-    if (record.orderRef !== null) return this.followOrder(subject, record);
-    return this.complete(task, record);
+  holds(task: CollectionTask, owner: string): boolean {
+    return task.lease?.owner === owner;
   }
 
-  /** PENDING: fail early when there is nothing to collect; else the first transition and the command RUNNING. */
-  private async start({ task, asset }: StepSubject): Promise<StageOutcome> {
-    const amount = await collectableAmount(this.deps, this.settings, { task, asset });
-    if (amount <= 0n) return this.finish(task, 'FAILED', 'BIZ-NOTHING-TO-COLLECT', `${task.address} holds no ${asset.symbol} to collect`);
-    const next = collectionTransition(task.status, 'start', { assetKind: asset.kind, energyPath: task.energyPath });
-    if (next === null) throw new Error(`collection machine refused start of ${task.taskNo}`);
+  stepOf(task: CollectionTask): WorkflowStep<CollectionTask> | null {
+    const row = collectionStepOf(task.status);
+    return row === null ? null : this.steps[row.step];
+  }
+
+  openRecord(task: CollectionTask): PreparedTransaction | null {
+    return openStepRecord(task)?.transaction ?? null;
+  }
+
+  withRecord(task: CollectionTask, record: PreparedTransaction | null): CollectionTask {
+    const open = openStepRecord(task);
+    if (open === undefined) return task;
+    return { ...task, steps: record === null ? task.steps.filter((s) => s !== open) : task.steps.map((s) => (s === open ? { ...s, transaction: record } : s)) };
+  }
+
+  stepStartedAt(task: CollectionTask): number {
+    const mine = task.steps.filter((s) => s.status === task.status);
+    return mine.length > 0 ? Math.min(...mine.map((s) => s.startedAt)) : task.steps.at(-1)?.completedAt ?? task.startedAt;
+  }
+
+  released(task: CollectionTask, at: number): CollectionTask {
+    return { ...task, nextRunAt: at, lease: null };
+  }
+
+  async save(next: CollectionTask, readVersion: number): Promise<CollectionTask> {
+    const stored: CollectionTask = { ...next, version: readVersion + 1 };
+    await this.deps.tasks.update(stored);
+    return stored;
+  }
+
+  /** Completes the status's step (its open records closed) and applies the machine's transition; DONE goes through finish(). */
+  async complete(task: CollectionTask, record: PreparedTransaction | null): Promise<{ next: CollectionTask } | { ended: CollectionTask }> {
+    const row = collectionStepOf(task.status)!;
+    const next = collectionTransition(task.status, row.completedBy, this.contextOf(task));
+    if (next === null) throw new WorkflowRefusal(`collection machine refused ${row.completedBy} in ${collectionStatusName(task.status)} for ${task.taskNo}`);
+    const now = this.deps.clock.now();
+    const steps = task.steps.map((s) => (s.status === task.status && s.completedAt === null ? { ...s, completedAt: now } : s));
+    const swept = task.status === COLLECTION_STATUS.COLLECTING && record !== null
+      ? { sweptAmount: openStepRecord(task)?.amount ?? null, sweepTxHash: record.txid }
+      : {};
+    const completed: CollectionTask = { ...task, ...swept, steps };
+    if (next === COLLECTION_STATUS.DONE) return { ended: await this.finish(completed, 'DONE', null, null) };
+    if (task.status === COLLECTION_STATUS.PENDING) return { next: await this.start(completed, next) };
+    return { next: await this.save({ ...completed, status: next, nextRunAt: now }, task.version) };
+  }
+
+  fail(task: CollectionTask, code: ErrorCode, message: string): Promise<CollectionTask> {
+    return this.finish(task, 'FAILED', code, message);
+  }
+
+  /** PENDING → the first working status, and the command RUNNING, in one unit of work (the lease stays: the stage goes on). */
+  private async start(task: CollectionTask, next: CollectionStatus): Promise<CollectionTask> {
     const now = this.deps.clock.now();
     const command = await this.deps.commands.get(task.commandNo);
     const running = command === null ? null : startedCommand(command, now);
-    await this.deps.uow.commit({
-      tasks: [{ ...task, status: next, nextRunAt: now, lease: null, version: task.version + 1 }],
-      ...(running === null ? {} : { commands: [running] }),
-    });
-    return { taskNo: task.taskNo, outcome: 'advanced', status: next };
-  }
-
-  /** A step's first visit: plan from the chain, then persist the transaction before it goes out. */
-  private async begin(subject: StepSubject): Promise<StageOutcome> {
-    const { task } = subject;
-    const planner = STEP_PLANNERS[task.status as keyof typeof STEP_PLANNERS];
-    if (planner === undefined) throw new Error(`no step for status ${collectionStatusName(task.status)}`);
-    const plan: StepPlan = await planner(this.deps, this.settings, subject);
-    const now = this.deps.clock.now();
-    const energyPath = plan.kind !== 'fail' && plan.energyPath !== undefined ? plan.energyPath : task.energyPath;
-    switch (plan.kind) {
-      case 'fail':
-        return this.finish(task, 'FAILED', plan.code, plan.message);
-      case 'skip':
-        return this.complete({ ...task, energyPath }, null);
-      case 'order': {
-        const record: StepRecord = { status: task.status, transaction: null, orderRef: plan.orderRef, startedAt: now, completedAt: null };
-        await this.save(task, { energyPath, steps: [...task.steps, record], nextRunAt: now + this.pollMs, lease: null });
-        return { taskNo: task.taskNo, outcome: 'advanced', status: task.status };
-      }
-      case 'send': {
-        const prepared = toPrepared(plan.tx);
-        const record: StepRecord = {
-          status: task.status, transaction: prepared, orderRef: null, amount: plan.amount, startedAt: now, completedAt: null,
-        };
-        const persisted = await this.save(task, { energyPath, steps: [...task.steps, record] });
-        await broadcastPrepared(this.deps.chain, prepared);
-        const sent: StepRecord = { ...record, transaction: { ...prepared, broadcastAt: this.deps.clock.now() } };
-        await this.save(persisted, { steps: [...task.steps, sent], nextRunAt: this.deps.clock.now() + this.pollMs, lease: null });
-        return { taskNo: task.taskNo, outcome: 'advanced', status: task.status };
-      }
-    }
-  }
-
-  /** A step with a persisted transaction: confirmed → complete; unknown and expired → drop it and plan again. */
-  private async follow(subject: StepSubject, record: StepRecord): Promise<StageOutcome> {
-    const { task } = subject;
-    const state = await followUp(this.deps.chain, record.transaction!, this.confirmations);
-    switch (state.kind) {
-      case 'confirmed':
-        return this.complete(task, record);
-      case 'waiting':
-        return this.wait(task);
-      case 'failed':
-        return this.finish(task, 'FAILED', 'CHAIN-TRANSACTION-FAILED',
-          `${collectionStatusName(task.status)} transaction ${record.transaction!.txid} failed on chain: ${state.reason}`);
-      case 'rebuild': {
-        const dropped = await this.save(task, { steps: task.steps.filter((s) => s !== record) });
-        return this.begin({ ...subject, task: dropped });
-      }
-    }
-  }
-
-  /** A rental order: delivered → complete; failed → FAILED BIZ-ENERGY-UNAVAILABLE. */
-  private async followOrder({ task }: StepSubject, record: StepRecord): Promise<StageOutcome> {
-    const rental = this.deps.energy.rental;
-    if (rental === undefined) return this.finish(task, 'FAILED', 'BIZ-ENERGY-UNAVAILABLE', 'rental order recorded but no rental provider configured');
-    const status = await rental.orderStatus(record.orderRef!);
-    if (status === 'delivered') return this.complete(task, record);
-    if (status === 'failed') return this.finish(task, 'FAILED', 'BIZ-ENERGY-UNAVAILABLE', `energy rental order ${record.orderRef!} failed`);
-    return this.wait(task);
-  }
-
-  /** WAIT_ENERGY_READY: energy >= what the transfer needs now, polled up to energyTimeoutMs of Clock time. */
-  private async waitEnergy(subject: StepSubject): Promise<StageOutcome> {
-    const { task } = subject;
-    const now = this.deps.clock.now();
-    let record = openRecord(task);
-    let current = task;
-    if (record === undefined) {
-      record = { status: task.status, transaction: null, orderRef: null, startedAt: now, completedAt: null };
-      current = await this.save(task, { steps: [...task.steps, record] });
-    }
-    // Burning pays for energy in TRX: nothing arrives, so there is nothing to wait for.
-    if (task.energyPath === 'burn') return this.complete(current, record);
-    const { needed, available } = await energyNeed(this.deps, subject);
-    if (available >= needed) return this.complete(current, record);
-    if (now - record.startedAt >= this.energyTimeoutMs) {
-      return this.finish(current, 'FAILED', 'BIZ-ENERGY-TIMEOUT',
-        `sub-address has ${available} of ${needed} energy after ${Math.round(this.energyTimeoutMs / 1000)} s`);
-    }
-    return this.wait(current);
-  }
-
-  /** Completes the open step and applies the machine's transition; DONE goes through finish(). */
-  private async complete(task: CollectionTask, record: StepRecord | null): Promise<StageOutcome> {
-    const asset = this.deps.assets.find(task.networkCode, task.assetSymbol)!;
-    const event = task.status === COLLECTION_STATUS.WAIT_ENERGY_READY ? 'threshold-met' : 'step-completed';
-    const next = collectionTransition(task.status, event, { assetKind: asset.kind, energyPath: task.energyPath });
-    if (next === null) throw new Error(`collection machine refused ${event} in ${collectionStatusName(task.status)} for ${task.taskNo}`);
-    const now = this.deps.clock.now();
-    const steps = record === null ? task.steps : task.steps.map((s) => (s === record ? { ...s, completedAt: now } : s));
-    const swept = task.status === COLLECTION_STATUS.COLLECTING && record?.transaction
-      ? { sweptAmount: record.amount ?? null, sweepTxHash: record.transaction.txid }
-      : {};
-    const completed: CollectionTask = { ...task, ...swept, steps };
-    if (next === COLLECTION_STATUS.DONE) return this.finish(completed, 'DONE', null, null);
-    await this.save(completed, { status: next, nextRunAt: now, lease: null }, task.version);
-    return { taskNo: task.taskNo, outcome: 'advanced', status: next };
-  }
-
-  private async wait(task: CollectionTask): Promise<StageOutcome> {
-    await this.save(task, { nextRunAt: this.deps.clock.now() + this.pollMs, lease: null });
-    return { taskNo: task.taskNo, outcome: 'waiting', status: task.status };
+    const started: CollectionTask = { ...task, status: next, nextRunAt: now, version: task.version + 1 };
+    await this.deps.uow.commit({ tasks: [started], ...(running === null ? {} : { commands: [running] }) });
+    return started;
   }
 
   /**
@@ -291,13 +191,10 @@ export class CollectionExecutor {
    * or self-delegated to it, the pending reclaim (reclaimAfterFailure in reclaim-executor.ts). A concurrent writer
    * makes it write nothing.
    */
-  private async finish(task: CollectionTask, end: 'DONE' | 'FAILED', errorCode: ErrorCode | null, lastError: string | null): Promise<StageOutcome> {
+  private async finish(task: CollectionTask, end: 'DONE' | 'FAILED', errorCode: ErrorCode | null, lastError: string | null): Promise<CollectionTask> {
     const now = this.deps.clock.now();
-    const asset = this.deps.assets.find(task.networkCode, task.assetSymbol);
-    const status = end === 'DONE'
-      ? collectionTransition(task.status, 'step-completed', { assetKind: asset?.kind ?? 'native', energyPath: task.energyPath })
-      : collectionTransition(task.status, 'unrecoverable-error', { assetKind: asset?.kind ?? 'native', energyPath: task.energyPath });
-    if (status !== COLLECTION_STATUS[end]) throw new Error(`collection machine refused ${end} from ${collectionStatusName(task.status)}`);
+    const status = collectionTransition(task.status, end === 'DONE' ? 'step-completed' : 'unrecoverable-error', this.contextOf(task));
+    if (status !== COLLECTION_STATUS[end]) throw new WorkflowRefusal(`collection machine refused ${end} from ${collectionStatusName(task.status)}`);
     const terminal: CollectionTask = {
       ...task, status, errorCode, lastError, finishedAt: now, nextRunAt: now, lease: null, version: task.version + 1,
       ...(end === 'FAILED' ? reclaimAfterFailure(task, now) : {}),
@@ -309,21 +206,168 @@ export class CollectionExecutor {
       ...(closed === null ? {} : { commands: [closed] }),
       events: [collectionEvent(terminal, this.deps.ids.uuid(), now)],
     });
-    return { taskNo: task.taskNo, outcome: 'finished', status };
+    return terminal;
   }
 
-  /** Optimistic write of the task as read at `readVersion` (default: its own version). */
-  private async save(task: CollectionTask, patch: Partial<CollectionTask>, readVersion = task.version): Promise<CollectionTask> {
-    const next: CollectionTask = { ...task, ...patch, version: readVersion + 1 };
-    await this.deps.tasks.update(next);
-    return next;
+  /** PENDING: something to collect, and (TRC20) a transfer the token contract would not refuse; nothing is spent yet. */
+  private async checkCollectable(task: CollectionTask): Promise<StepDecision<CollectionTask>> {
+    const subject = this.subjectOf(task);
+    const amount = await collectableAmount(this.deps, this.settings, subject);
+    if (amount <= 0n) return { kind: 'fail', code: 'BIZ-NOTHING-TO-COLLECT', message: `${task.address} holds no ${subject.asset.symbol} to collect` };
+    // The node's dry run of the very transfer: a blacklisted sub-address or a paused token fails here, before gas.
+    if (subject.asset.kind === 'trc20') await this.deps.chain.estimateTrc20TransferEnergy(task.address, task.mainAddress, subject.asset.contractAddress!, amount);
+    return { kind: 'complete' };
+  }
+
+  /** ACQUIRING_ENERGY: a recorded rental order is followed; else the energy decision and its order or transaction. */
+  private async acquireEnergy(task: CollectionTask): Promise<StepDecision<CollectionTask>> {
+    const open = openStepRecord(task);
+    if (open?.orderRef == null) return this.decide(task, await planEnergy(this.deps, this.settings, this.subjectOf(task)));
+    const rental = this.deps.energy.rental;
+    if (rental === undefined) return { kind: 'fail', code: 'BIZ-ENERGY-UNAVAILABLE', message: 'rental order recorded but no rental provider configured' };
+    const status = await rental.orderStatus(open.orderRef);
+    if (status === 'delivered') return { kind: 'complete' };
+    if (status === 'failed') return { kind: 'fail', code: 'BIZ-ENERGY-UNAVAILABLE', message: `energy rental order ${open.orderRef} failed` };
+    return { kind: 'wait' };
+  }
+
+  /**
+   * WAIT_ENERGY_READY: the energy the transfer needs now, polled up to energyTimeoutMs of Clock time. The network's
+   * energy weight moves every block, so a delegation sized a few minutes ago can come up short. A shortfall the
+   * sub-address's TRX can burn for (at the chain's energy price, beside the transfer's bandwidth) does not hold the
+   * sweep up; on the self-delegation path one top-up delegation covers a larger one.
+   */
+  private async awaitEnergy(task: CollectionTask): Promise<StepDecision<CollectionTask>> {
+    const now = this.deps.clock.now();
+    const waiting = task.steps.filter((s) => s.status === COLLECTION_STATUS.WAIT_ENERGY_READY);
+    // The first visit records when the wait started (the spec's 60 s count from there).
+    const recorded: CollectionTask = waiting.length > 0 ? task
+      : { ...task, steps: [...task.steps, { status: task.status, transaction: null, orderRef: null, startedAt: now, completedAt: null }] };
+    if (task.energyPath === 'burn') return { kind: 'complete', subject: recorded };
+    const subject = this.subjectOf(task);
+    const { needed, available } = await energyNeed(this.deps, subject);
+    if (available >= needed) return { kind: 'complete', subject: recorded };
+    const shortfall = needed - available;
+    const [prices, balance, burnForBandwidth] = await Promise.all([
+      this.deps.chain.getChainPrices(), this.deps.chain.getTrxBalance(task.address), transferBurnSun(this.deps, this.settings, task.address),
+    ]);
+    if (BigInt(shortfall) * prices.energySun + burnForBandwidth <= balance) return { kind: 'complete', subject: recorded };
+    const toppedUp = waiting.some((s) => s.transaction !== null);
+    if (task.energyPath === 'self' && !toppedUp && this.deps.energy.self !== undefined) {
+      const main = await signerFor(this.deps, task.mainAddress);
+      const request = { receiver: task.address, energy: shortfall, reference: `${task.taskNo}:top-up` };
+      if (await this.deps.energy.self.canProvide(request, main)) {
+        const order = await this.deps.energy.self.acquire(request, main);
+        if (order.kind === 'transaction') {
+          return {
+            kind: 'send', tx: order.tx,
+            persist: (record) => ({
+              ...recorded,
+              steps: [...recorded.steps, { status: task.status, transaction: record, orderRef: null, amount: order.delegatedSun ?? null, startedAt: now, completedAt: null }],
+            }),
+          };
+        }
+      }
+    }
+    const since = Math.min(...(waiting.length > 0 ? waiting : recorded.steps.slice(-1)).map((s) => s.startedAt));
+    if (now - since >= this.energyTimeoutMs) {
+      return { kind: 'fail', code: 'BIZ-ENERGY-TIMEOUT', message: `sub-address has ${available} of ${needed} energy after ${Math.round(this.energyTimeoutMs / 1000)} s` };
+    }
+    return { kind: 'wait', subject: recorded };
+  }
+
+  /** A planner's answer as the runner's decision: its transaction, record and energy path written into the task. */
+  private decide(task: CollectionTask, plan: StepPlan): StepDecision<CollectionTask> {
+    const now = this.deps.clock.now();
+    switch (plan.kind) {
+      case 'fail':
+        return { kind: 'fail', code: plan.code, message: plan.message };
+      case 'skip':
+        return { kind: 'complete', subject: plan.energyPath === undefined ? task : { ...task, energyPath: plan.energyPath } };
+      case 'order': {
+        const record: StepRecord = { status: task.status, transaction: null, orderRef: plan.orderRef, startedAt: now, completedAt: null };
+        return { kind: 'wait', subject: { ...task, energyPath: plan.energyPath, steps: [...task.steps, record] } };
+      }
+      case 'send':
+        return {
+          kind: 'send', tx: plan.tx,
+          persist: (record) => ({
+            ...task,
+            energyPath: plan.energyPath ?? task.energyPath,
+            steps: [...task.steps, { status: task.status, transaction: record, orderRef: null, amount: plan.amount, startedAt: now, completedAt: null }],
+          }),
+        };
+    }
+  }
+
+  private subjectOf(task: CollectionTask): StepSubject {
+    const asset = this.deps.assets.find(task.networkCode, task.assetSymbol);
+    if (asset === null) throw new WorkflowRefusal(`asset ${task.assetSymbol} of ${task.taskNo} is not configured`);
+    return { task, asset };
+  }
+
+  private contextOf(task: CollectionTask) {
+    return { assetKind: this.deps.assets.find(task.networkCode, task.assetSymbol)?.kind ?? 'native', energyPath: task.energyPath } as const;
   }
 }
 
+/**
+ * The crash-safe collection worker: the collection workflow on the one workflow runner (workflow-runner.ts). A
+ * stage claims one due task under a lease and runs its steps until one has to wait for the chain; every
+ * transaction is persisted (txid + signed bytes) in the task's StepRecord before it is sent, and only chain
+ * evidence ends a step whose transaction may be out (the money rule).
+ */
+export class CollectionExecutor {
+  private readonly runner: WorkflowRunner<CollectionTask>;
+
+  constructor(deps: CollectionExecutorDeps, options: CollectionExecutorOptions = {}) {
+    const settings: StepSettings = {
+      gasSun: options.gasSun ?? TRX,
+      burnEnabled: options.burnEnabled ?? false,
+      burnFundingSun: options.burnFundingSun ?? 30n * TRX,
+      feeLimitSun: options.feeLimitSun ?? 100n * TRX,
+      transferBytes: options.transferBytes ?? 300,
+      sunPerByte: options.sunPerByte ?? 1_000n,
+    };
+    const workflow = new CollectionWorkflow(deps, settings, options.confirmations ?? 'solidified', options.energyTimeoutMs ?? 60_000);
+    this.runner = new WorkflowRunner(workflow, deps, {
+      owner: options.owner ?? deps.ids.uuid(),
+      ...pick(options, ['leaseMs', 'pollMs', 'retryBaseMs', 'retryMaxMs', 'stuckAfterMs']),
+    });
+  }
+
+  /** Runs stages until no task is due or `maxStages` ran; returns what each did. */
+  async runDue(maxStages = 100): Promise<StageOutcome[]> {
+    return (await this.runner.runDue(maxStages)).map(toStageOutcome);
+  }
+
+  /** Claims one due task and runs one stage of it; null when nothing is due. */
+  async runOnce(): Promise<StageOutcome | null> {
+    const result = await this.runner.runOnce();
+    return result === null ? null : toStageOutcome(result);
+  }
+}
+
+function toStageOutcome(result: RunResult<CollectionTask>): StageOutcome {
+  return { taskNo: result.key, outcome: result.outcome, status: result.subject.status };
+}
+
+/** The options that are set, for passing on under exactOptionalPropertyTypes. */
+export function pick<T extends object, K extends keyof T>(options: T, keys: readonly K[]): Partial<Pick<T, K>> {
+  const out: Partial<Pick<T, K>> = {};
+  for (const key of keys) if (options[key] !== undefined) out[key] = options[key];
+  return out;
+}
+
 /** The current step's record: the last one for this status, not completed yet. */
-function openRecord(task: CollectionTask): StepRecord | undefined {
+function openStepRecord(task: CollectionTask): StepRecord | undefined {
   const last = task.steps.at(-1);
   return last !== undefined && last.status === task.status && last.completedAt === null ? last : undefined;
+}
+
+/** The task with the record of `tx` completed (a top-up delegation that landed; the wait goes on). */
+function closeRecord(task: CollectionTask, tx: PreparedTransaction, now: number): CollectionTask {
+  return { ...task, steps: task.steps.map((s) => (s.transaction?.txid === tx.txid ? { ...s, completedAt: now } : s)) };
 }
 
 function startedCommand(command: Command, now: number): Command | null {

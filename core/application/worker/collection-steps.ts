@@ -1,7 +1,7 @@
 import { decideEnergySource } from '../../domain/energy-decision.js';
 import type { ErrorCode } from '../../domain/errors.js';
 import type { Asset } from '../../domain/model/asset.js';
-import { COLLECTION_STATUS, type CollectionTask, type EnergyPath } from '../../domain/model/collection-task.js';
+import { COLLECTION_STATUS, type CollectionTask, type EnergyPath, type StepRecord } from '../../domain/model/collection-task.js';
 import type { SignedTransaction } from '../../domain/model/chain.js';
 import type { ChainGateway, Signer, TransactionIntent } from '../../ports/chain-gateway.port.js';
 import type { EnergyProvider, EnergyRequest } from '../../ports/energy-provider.port.js';
@@ -71,6 +71,19 @@ export async function sweepableSun(chain: ChainGateway, settings: StepSettings, 
   return balance > reserve ? balance - reserve : 0n;
 }
 
+/** Bytes of a TRC20 transfer as tronweb builds it (one signature plus the 64 result bytes; tron-facts.md). */
+export const TRC20_TRANSFER_BYTES = 345;
+
+/**
+ * SUN the sub-address's TRC20 sweep burns for bandwidth: none when its free or staked bandwidth covers the
+ * transfer's bytes (a transaction takes its bytes whole from one source), else the bytes at the chain's price.
+ */
+export async function transferBurnSun(deps: StepDeps, settings: StepSettings, address: string): Promise<bigint> {
+  const { bandwidth } = await deps.chain.getResources(address);
+  const covered = bandwidth.stakedAvailable >= TRC20_TRANSFER_BYTES || bandwidth.freeAvailable >= TRC20_TRANSFER_BYTES;
+  return covered ? 0n : BigInt(TRC20_TRANSFER_BYTES) * settings.sunPerByte;
+}
+
 async function send(deps: StepDeps, signer: Signer, intent: TransactionIntent, amount: bigint): Promise<StepPlan> {
   return { kind: 'send', tx: await deps.chain.prepare(signer, intent), amount };
 }
@@ -133,17 +146,29 @@ export async function planCollecting(deps: StepDeps, settings: StepSettings, sub
 }
 
 /**
- * UNDELEGATING_ENERGY: give back the stake the acquisition step delegated (its recorded amount), never more than
- * the sub-address still receives (a delegation already taken back leaves nothing to do).
+ * UNDELEGATING_ENERGY: give back the stake the task delegated (the recorded amounts of its delegation and top-up),
+ * never more than the sub-address still receives (a delegation already taken back leaves nothing to do).
  */
 export async function planUndelegation(deps: StepDeps, _settings: StepSettings, { task }: StepSubject): Promise<StepPlan> {
-  const acquired = [...task.steps].reverse().find((s) => s.status === COLLECTION_STATUS.ACQUIRING_ENERGY && s.completedAt !== null);
+  // Every delegation sent, landed or not: one that never landed only makes the sum exceed what is received.
+  const delegations = delegationRecords(task);
   const received = (await deps.chain.getResources(task.address)).energy.receivedSun;
-  const recorded = acquired?.amount ?? received;
+  const known = delegations.length > 0 && delegations.every((s) => s.amount != null);
+  const recorded = known ? delegations.reduce((sum, s) => sum + s.amount!, 0n) : received;
   const amount = recorded < received ? recorded : received;
   if (amount <= 0n) return { kind: 'skip' };
   const main = await signerFor(deps, task.mainAddress);
   return send(deps, main, { kind: 'undelegate', resource: 'ENERGY', receiver: task.address, amountSun: amount }, amount);
+}
+
+/**
+ * The self-delegations a task sent: its ACQUIRING_ENERGY transaction on the self path, and a top-up delegation sent
+ * while waiting for energy. What UNDELEGATING_ENERGY (or a reclaim) gives back.
+ */
+export function delegationRecords(task: CollectionTask): StepRecord[] {
+  if (task.energyPath !== 'self') return [];
+  return task.steps.filter((s) => s.transaction !== null
+    && (s.status === COLLECTION_STATUS.ACQUIRING_ENERGY || s.status === COLLECTION_STATUS.WAIT_ENERGY_READY));
 }
 
 /** RECOVER_TRX: whatever TRX the sub-address can still send goes back to the main address. */

@@ -1,14 +1,15 @@
-import { ConcurrencyConflict, DomainError, InfrastructureError } from '../../domain/errors.js';
 import type { AssetRegistry } from '../../domain/assets.js';
-import {
-  COLLECTION_STATUS, type CollectionTask, type ReclaimRecord, type StepRecord,
-} from '../../domain/model/collection-task.js';
+import type { ErrorCode } from '../../domain/errors.js';
+import { COLLECTION_STATUS, type CollectionTask, type ReclaimRecord, type StepRecord } from '../../domain/model/collection-task.js';
+import type { PreparedTransaction } from '../../domain/model/command.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { CollectionTaskRepository } from '../../ports/collection-task-repository.port.js';
 import type { IdGenerator } from '../../ports/id-generator.port.js';
-import { planRecovery, planUndelegation, type StepDeps, type StepPlan, type StepSettings, type StepSubject } from './collection-steps.js';
-import { RetryBackoff } from './retry-backoff.js';
-import { broadcastPrepared, followUp, toPrepared, type Confirmations } from './write-ahead.js';
+import { delegationRecords, planRecovery, planUndelegation, type StepDeps, type StepPlan, type StepSettings, type StepSubject } from './collection-steps.js';
+import type { Confirmations } from './write-ahead.js';
+import {
+  WorkflowRefusal, WorkflowRunner, type RunnerHooks, type RunnerLog, type RunResult, type StepDecision, type Workflow, type WorkflowStep,
+} from './workflow-runner.js';
 
 /** The ports the reclaimer uses (a subset of the collection executor's). */
 export interface ReclaimExecutorDeps extends StepDeps {
@@ -16,6 +17,8 @@ export interface ReclaimExecutorDeps extends StepDeps {
   readonly ids: IdGenerator;
   readonly assets: AssetRegistry;
   readonly tasks: CollectionTaskRepository;
+  readonly log?: RunnerLog;
+  readonly hooks?: RunnerHooks;
 }
 
 /** Tunables; every one has a default (the collection executor's where they share a meaning). */
@@ -32,6 +35,7 @@ export interface ReclaimExecutorOptions {
    */
   readonly retryBaseMs?: number;
   readonly retryMaxMs?: number;
+  readonly stuckAfterMs?: number;
   readonly transferBytes?: number;
   readonly sunPerByte?: bigint;
 }
@@ -45,21 +49,11 @@ export interface ReclaimOutcome {
 /** The reclaim's two steps, in order: give the stake back, then sweep the float (the sweep uses its own bandwidth). */
 const PHASES = [COLLECTION_STATUS.UNDELEGATING_ENERGY, COLLECTION_STATUS.RECOVER_TRX] as const;
 type Phase = (typeof PHASES)[number];
-const PLANNERS = { [COLLECTION_STATUS.UNDELEGATING_ENERGY]: planUndelegation, [COLLECTION_STATUS.RECOVER_TRX]: planRecovery } as const;
-
-/**
- * Whether the task sent a self-delegation transaction (it may have landed): the only stake the reclaim gives back.
- * Energy on a rental or burn path is not the main address's to take back, so those tasks never undelegate.
- */
-function selfDelegated(task: CollectionTask): boolean {
-  return task.energyPath === 'self'
-    && task.steps.some((s) => s.status === COLLECTION_STATUS.ACQUIRING_ENERGY && s.transaction !== null);
-}
 
 /**
  * The reclaim a task gets in the unit of work that fails it: pending when the failed collection put something on
  * its sub-address, that is when its FUNDING_TRX step sent a transaction (the gas float, plus the burn float when
- * burning) or its energy step sent a self-delegation; else none. Only TRC20 collections have those steps, so a TRX
+ * burning) or it sent a self-delegation (or a top-up); else none. Only TRC20 collections have those steps, so a TRX
  * collection, a task that failed before funding (nothing to collect) and one whose funding was skipped (the
  * sub-address already held the float) get none. Either transaction may or may not have landed: the reclaim reads
  * the chain and skips what is not there. Whatever the path, the reclaim sweeps the sub-address's sweepable TRX to
@@ -67,140 +61,178 @@ function selfDelegated(task: CollectionTask): boolean {
  */
 export function reclaimAfterFailure(task: CollectionTask, now: number): { reclaim?: ReclaimRecord } {
   const funded = task.steps.some((s) => s.status === COLLECTION_STATUS.FUNDING_TRX && s.transaction !== null);
-  return funded || selfDelegated(task) ? { reclaim: { status: 'pending', steps: [], nextRunAt: now, lease: null, finishedAt: null } } : {};
+  return funded || delegationRecords(task).length > 0
+    ? { reclaim: { status: 'pending', steps: [], nextRunAt: now, lease: null, finishedAt: null } }
+    : {};
 }
 
 /**
- * Gives back what a failed TRC20 collection left on its sub-address: the delegated stake after a self-delegation
- * (undelegated by the main address, never more than recorded nor than still received; any other path records a
- * skipped UNDELEGATING_ENERGY step and sends nothing) and the TRX float (swept to main less the bandwidth fee), with the planners of the collection's own UNDELEGATING_ENERGY and RECOVER_TRX steps. Leased and
- * write-ahead like the collection executor (prepare → persist → broadcast → confirm; resume by txid), so a crash
- * anywhere never sends a reclaim transaction twice. It writes only `task.reclaim` (and the version): the task's
- * status, error and event stay as the failure left them.
+ * The post-failure reclaim as a child workflow of the runner: a FAILED task's `reclaim` record, leased on its own
+ * (claimReclaimDue). Its two steps give back the delegated stake (only after a self-delegation: a rental's or a
+ * burn's energy is not main's to take back) and sweep the TRX float to main, with the planners of the collection's
+ * own UNDELEGATING_ENERGY and RECOVER_TRX steps. Both run after money moved, so they must finish: every error,
+ * refusal and revert retries. It writes only `task.reclaim` (and the version): the task's status, error and
+ * event stay as the failure left them.
+ */
+class ReclaimWorkflow implements Workflow<CollectionTask> {
+  readonly name = 'reclaim';
+  private readonly steps: Record<Phase, WorkflowStep<CollectionTask>>;
+
+  constructor(private readonly deps: ReclaimExecutorDeps, private readonly settings: StepSettings, confirmations: Confirmations) {
+    const step = (phase: Phase, name: string, planner: (d: StepDeps, s: StepSettings, subject: StepSubject) => Promise<StepPlan>) => ({
+      name, completion: confirmations, mustFinish: true,
+      plan: (task: CollectionTask) => this.plan(task, phase, planner),
+    });
+    this.steps = {
+      [COLLECTION_STATUS.UNDELEGATING_ENERGY]: step(COLLECTION_STATUS.UNDELEGATING_ENERGY, 'reclaim-undelegate', planUndelegation),
+      [COLLECTION_STATUS.RECOVER_TRX]: step(COLLECTION_STATUS.RECOVER_TRX, 'reclaim-recover-trx', planRecovery),
+    };
+  }
+
+  key(task: CollectionTask): string {
+    return task.taskNo;
+  }
+
+  claim(now: number, owner: string, leaseMs: number): Promise<CollectionTask | null> {
+    return this.deps.tasks.claimReclaimDue(now, owner, leaseMs);
+  }
+
+  get(taskNo: string): Promise<CollectionTask | null> {
+    return this.deps.tasks.get(taskNo);
+  }
+
+  holds(task: CollectionTask, owner: string): boolean {
+    return task.reclaim?.lease?.owner === owner;
+  }
+
+  stepOf(task: CollectionTask): WorkflowStep<CollectionTask> | null {
+    const phase = phaseOf(task);
+    return phase === null ? null : this.steps[phase];
+  }
+
+  openRecord(task: CollectionTask): PreparedTransaction | null {
+    return openPhaseRecord(task)?.transaction ?? null;
+  }
+
+  withRecord(task: CollectionTask, record: PreparedTransaction | null): CollectionTask {
+    const open = openPhaseRecord(task);
+    if (open === undefined) return task;
+    const steps = task.reclaim!.steps;
+    return withReclaim(task, {
+      steps: record === null ? steps.filter((s) => s !== open) : steps.map((s) => (s === open ? { ...s, transaction: record } : s)),
+    });
+  }
+
+  stepStartedAt(task: CollectionTask): number {
+    return openPhaseRecord(task)?.startedAt ?? task.reclaim?.steps.at(-1)?.completedAt ?? task.finishedAt ?? 0;
+  }
+
+  released(task: CollectionTask, at: number): CollectionTask {
+    return withReclaim(task, { nextRunAt: at, lease: null });
+  }
+
+  async save(next: CollectionTask, readVersion: number): Promise<CollectionTask> {
+    const stored: CollectionTask = { ...next, version: readVersion + 1 };
+    await this.deps.tasks.update(stored);
+    return stored;
+  }
+
+  /** Closes the phase (its record, or a skipped one); after the last phase the reclaim is done. */
+  async complete(task: CollectionTask, _record: PreparedTransaction | null): Promise<{ next: CollectionTask } | { ended: CollectionTask }> {
+    const phase = phaseOf(task);
+    if (phase === null) throw new WorkflowRefusal(`reclaim of ${task.taskNo} has no open phase`);
+    const now = this.deps.clock.now();
+    const open = openPhaseRecord(task);
+    const steps = open !== undefined
+      ? task.reclaim!.steps.map((s) => (s === open ? { ...s, completedAt: now } : s))
+      : [...task.reclaim!.steps, { status: phase, transaction: null, orderRef: null, startedAt: now, completedAt: now }];
+    const closed = withReclaim(task, { steps, nextRunAt: now });
+    if (phaseOf(closed) !== null) return { next: await this.save(closed, task.version) };
+    return { ended: await this.save(withReclaim(closed, { status: 'done', finishedAt: now, lease: null }), task.version) };
+  }
+
+  fail(task: CollectionTask, code: ErrorCode, message: string): Promise<CollectionTask> {
+    // Never asked: both phases must finish. Refusing keeps the reclaim pending (the runner retries it).
+    throw new WorkflowRefusal(`reclaim of ${task.taskNo} cannot fail (${code}: ${message})`);
+  }
+
+  /** A phase's first visit (or a visit after its transaction died or reverted): plan from the chain now. */
+  private async plan(
+    task: CollectionTask, phase: Phase, planner: (d: StepDeps, s: StepSettings, subject: StepSubject) => Promise<StepPlan>,
+  ): Promise<StepDecision<CollectionTask>> {
+    // A newer collection of the same sub-address owns its delegation and float: wait until it has ended.
+    const latest = await this.deps.tasks.findLatestByAddress(task.address);
+    if (latest !== null && latest.taskNo !== task.taskNo && latest.finishedAt === null) {
+      return { kind: 'retry', reason: `the newer collection ${latest.taskNo} of ${task.address} runs first` };
+    }
+    const asset = this.deps.assets.find(task.networkCode, task.assetSymbol) ?? this.deps.assets.find(task.networkCode, 'TRX')!;
+    // A rental's or a burn's energy is not main's stake: only a self-delegation is given back.
+    if (phase === COLLECTION_STATUS.UNDELEGATING_ENERGY && delegationRecords(task).length === 0) return { kind: 'complete' };
+    const plan = await planner(this.deps, this.settings, { task, asset });
+    if (plan.kind === 'skip') return { kind: 'complete' };
+    if (plan.kind !== 'send') throw new WorkflowRefusal(`reclaim ${phase} of ${task.taskNo}: ${plan.kind === 'fail' ? plan.message : 'unexpected order'}`);
+    const now = this.deps.clock.now();
+    return {
+      kind: 'send', tx: plan.tx,
+      persist: (record) => withReclaim(task, {
+        steps: [...task.reclaim!.steps, { status: phase, transaction: record, orderRef: null, amount: plan.amount, startedAt: now, completedAt: null }],
+      }),
+    };
+  }
+}
+
+/**
+ * Gives back what a failed TRC20 collection left on its sub-address (see ReclaimWorkflow), on the one workflow
+ * runner: leased and write-ahead like every chain workflow, so a crash anywhere never sends a reclaim transaction
+ * twice.
  */
 export class ReclaimExecutor {
-  private readonly owner: string;
-  private readonly leaseMs: number;
-  private readonly confirmations: Confirmations;
-  private readonly pollMs: number;
-  private readonly settings: StepSettings;
-  private readonly backoff: RetryBackoff;
+  private readonly runner: WorkflowRunner<CollectionTask>;
 
-  constructor(private readonly deps: ReclaimExecutorDeps, options: ReclaimExecutorOptions = {}) {
-    this.owner = options.owner ?? deps.ids.uuid();
-    this.leaseMs = options.leaseMs ?? 60_000;
-    this.confirmations = options.confirmations ?? 'solidified';
-    this.pollMs = options.pollMs ?? 3_000;
-    this.backoff = new RetryBackoff(options.retryBaseMs ?? 3_000, options.retryMaxMs ?? 300_000);
+  constructor(deps: ReclaimExecutorDeps, options: ReclaimExecutorOptions = {}) {
     // Only the sweep's bandwidth reserve is read by these planners; the funding amounts are unused.
-    this.settings = {
+    const settings: StepSettings = {
       gasSun: 0n, burnEnabled: false, burnFundingSun: 0n, feeLimitSun: 0n,
       transferBytes: options.transferBytes ?? 300, sunPerByte: options.sunPerByte ?? 1_000n,
     };
+    this.runner = new WorkflowRunner(new ReclaimWorkflow(deps, settings, options.confirmations ?? 'solidified'), deps, {
+      owner: options.owner ?? deps.ids.uuid(),
+      retryBaseMs: options.retryBaseMs ?? 3_000,
+      retryMaxMs: options.retryMaxMs ?? 300_000,
+      ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
+      ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+      ...(options.stuckAfterMs === undefined ? {} : { stuckAfterMs: options.stuckAfterMs }),
+    });
   }
 
   /** Runs stages until no reclaim is due or `maxStages` ran. */
   async runDue(maxStages = 100): Promise<ReclaimOutcome[]> {
-    const outcomes: ReclaimOutcome[] = [];
-    while (outcomes.length < maxStages) {
-      const outcome = await this.runOnce();
-      if (outcome === null) break;
-      outcomes.push(outcome);
-    }
-    return outcomes;
+    return (await this.runner.runDue(maxStages)).map(toReclaimOutcome);
   }
 
   /** Claims one due reclaim and runs one stage of it; null when none is due. */
   async runOnce(): Promise<ReclaimOutcome | null> {
-    const claimed = await this.deps.tasks.claimReclaimDue(this.deps.clock.now(), this.owner, this.leaseMs);
-    if (claimed === null) return null;
-    try {
-      try {
-        const outcome = await this.stage(claimed);
-        if (outcome.outcome !== 'retrying') this.backoff.reset(claimed.taskNo);
-        return outcome;
-      } catch (error) {
-        if (!(error instanceof DomainError) && !(error instanceof InfrastructureError)) throw error;
-        return await this.retryLater(claimed.taskNo);
-      }
-    } catch (error) {
-      if (error instanceof ConcurrencyConflict) return { taskNo: claimed.taskNo, outcome: 'lost-lease' };
-      // The store failed while recording the retry: the lease runs out and the reclaim resumes, as after a crash.
-      if (error instanceof InfrastructureError || error instanceof DomainError) return { taskNo: claimed.taskNo, outcome: 'retrying' };
-      throw error;
-    }
+    const result = await this.runner.runOnce();
+    return result === null ? null : toReclaimOutcome(result);
   }
+}
 
-  private async stage(task: CollectionTask): Promise<ReclaimOutcome> {
-    const reclaim = task.reclaim!;
-    const phase = PHASES.find((p) => !reclaim.steps.some((s) => s.status === p && s.completedAt !== null));
-    if (phase === undefined) {
-      await this.save(task, { status: 'done', finishedAt: this.deps.clock.now(), lease: null });
-      return { taskNo: task.taskNo, outcome: 'done' };
-    }
-    // A newer collection of the same sub-address owns its delegation and float: wait until it has ended.
-    const latest = await this.deps.tasks.findLatestByAddress(task.address);
-    if (latest !== null && latest.taskNo !== task.taskNo && latest.finishedAt === null) return this.retryLater(task.taskNo, task);
-    const open = reclaim.steps.find((s) => s.status === phase && s.completedAt === null);
-    if (open === undefined || open.transaction === null) return this.begin(task, phase);
-    const state = await followUp(this.deps.chain, open.transaction, this.confirmations);
-    switch (state.kind) {
-      case 'confirmed': {
-        const now = this.deps.clock.now();
-        await this.save(task, { steps: reclaim.steps.map((s) => (s === open ? { ...s, completedAt: now } : s)), nextRunAt: now, lease: null });
-        return { taskNo: task.taskNo, outcome: 'advanced' };
-      }
-      case 'waiting':
-        await this.save(task, { nextRunAt: this.deps.clock.now() + this.pollMs, lease: null });
-        return { taskNo: task.taskNo, outcome: 'waiting' };
-      case 'failed': {
-        // A reverted transaction moved nothing: drop it and plan again from the chain, later.
-        const dropped = await this.save(task, { steps: reclaim.steps.filter((s) => s !== open) });
-        return this.retryLater(task.taskNo, dropped);
-      }
-      case 'rebuild': {
-        const dropped = await this.save(task, { steps: reclaim.steps.filter((s) => s !== open) });
-        return this.begin(dropped, phase);
-      }
-    }
-  }
+function toReclaimOutcome(result: RunResult<CollectionTask>): ReclaimOutcome {
+  return { taskNo: result.key, outcome: result.outcome === 'finished' ? 'done' : result.outcome };
+}
 
-  /** A phase's first visit: plan from the chain now, persist the transaction, then broadcast it. */
-  private async begin(task: CollectionTask, phase: Phase): Promise<ReclaimOutcome> {
-    const subject: StepSubject = { task, asset: this.deps.assets.find(task.networkCode, task.assetSymbol) ?? this.deps.assets.find(task.networkCode, 'TRX')! };
-    // A rental's or a burn's energy is not main's stake: only a self-delegation is given back.
-    const plan: StepPlan = phase === COLLECTION_STATUS.UNDELEGATING_ENERGY && !selfDelegated(task)
-      ? { kind: 'skip' }
-      : await PLANNERS[phase](this.deps, this.settings, subject);
-    const now = this.deps.clock.now();
-    const steps = task.reclaim!.steps;
-    if (plan.kind !== 'send') {
-      if (plan.kind !== 'skip') return this.retryLater(task.taskNo, task);
-      const skipped: StepRecord = { status: phase, transaction: null, orderRef: null, startedAt: now, completedAt: now };
-      await this.save(task, { steps: [...steps, skipped], nextRunAt: now, lease: null });
-      return { taskNo: task.taskNo, outcome: 'advanced' };
-    }
-    const prepared = toPrepared(plan.tx);
-    const record: StepRecord = { status: phase, transaction: prepared, orderRef: null, amount: plan.amount, startedAt: now, completedAt: null };
-    const persisted = await this.save(task, { steps: [...steps, record] });
-    await broadcastPrepared(this.deps.chain, prepared);
-    const sent: StepRecord = { ...record, transaction: { ...prepared, broadcastAt: this.deps.clock.now() } };
-    await this.save(persisted, { steps: [...steps, sent], nextRunAt: this.deps.clock.now() + this.pollMs, lease: null });
-    return { taskNo: task.taskNo, outcome: 'advanced' };
-  }
+/** The first phase not completed yet; null once both are (or there is no pending reclaim). */
+function phaseOf(task: CollectionTask): Phase | null {
+  const reclaim = task.reclaim;
+  if (reclaim === undefined || reclaim.status !== 'pending') return null;
+  return PHASES.find((p) => !reclaim.steps.some((s) => s.status === p && s.completedAt !== null)) ?? null;
+}
 
-  /** Releases the lease with a backoff delay; re-reads first when the stage may have written since the claim. */
-  private async retryLater(taskNo: string, known?: CollectionTask): Promise<ReclaimOutcome> {
-    const task = known ?? await this.deps.tasks.get(taskNo);
-    if (task?.reclaim?.lease?.owner !== this.owner) throw new ConcurrencyConflict('collection task', taskNo);
-    await this.save(task, { nextRunAt: this.deps.clock.now() + this.backoff.next(taskNo), lease: null });
-    return { taskNo, outcome: 'retrying' };
-  }
+function openPhaseRecord(task: CollectionTask): StepRecord | undefined {
+  const phase = phaseOf(task);
+  return phase === null ? undefined : task.reclaim!.steps.find((s) => s.status === phase && s.completedAt === null);
+}
 
-  /** Optimistic write of the reclaim record as read at the task's version. */
-  private async save(task: CollectionTask, patch: Partial<ReclaimRecord>): Promise<CollectionTask> {
-    const next: CollectionTask = { ...task, reclaim: { ...task.reclaim!, ...patch }, version: task.version + 1 };
-    await this.deps.tasks.update(next);
-    return next;
-  }
+function withReclaim(task: CollectionTask, patch: Partial<ReclaimRecord>): CollectionTask {
+  return { ...task, reclaim: { ...task.reclaim!, ...patch } };
 }

@@ -1,3 +1,4 @@
+import { ChainError, InfrastructureError } from '../../domain/errors.js';
 import type { PreparedTransaction } from '../../domain/model/command.js';
 import type { SignedTransaction, TransactionState } from '../../domain/model/chain.js';
 import type { ChainGateway } from '../../ports/chain-gateway.port.js';
@@ -5,20 +6,35 @@ import type { ChainGateway } from '../../ports/chain-gateway.port.js';
 /** How deep a transaction must be before the next step starts: a block count, or the solidified view (default). */
 export type Confirmations = number | 'solidified';
 
-/**
- * What a persisted (write-ahead) transaction needs next, read from the chain:
- * - `confirmed`: deep enough, the step is complete;
- * - `waiting`: in the pool or in a block not yet deep enough, or rebroadcast just now (it was unknown but unexpired);
- * - `failed`: in a block and reverted (never retried: funds may have moved partly, a human looks);
- * - `rebuild`: unknown and expired, so it can never land: the step may prepare a new transaction.
- */
-export type WriteAheadState =
-  | { readonly kind: 'confirmed'; readonly state: TransactionState & { readonly state: 'confirmed' } }
-  | { readonly kind: 'waiting' }
-  | { readonly kind: 'failed'; readonly reason: string }
-  | { readonly kind: 'rebuild' };
+/** When a step's transaction completes it: once a node has accepted it (spec §6 withdrawals), or at a depth. */
+export type Completion = 'accepted' | Confirmations;
 
-/** The persisted form of a freshly prepared transaction: not broadcast yet. */
+/**
+ * Where a persisted transaction stands, read from the chain. Only three of these end its step, and each is chain
+ * evidence (the money rule, docs/decisions.md):
+ * - `confirmed`: included with a successful receipt, deep enough (or accepted, for a step that completes on acceptance);
+ * - `reverted`: included, and its receipt failed (REVERT, OUT_OF_ENERGY …): it moved nothing but its fee;
+ * - `dead`: never included, and the solidified head is past its expiration: it can never land, so a new
+ *   transaction may replace it.
+ * Everything else is `waiting`: in the pool, in a block not deep enough, rebroadcast just now, or a rebroadcast the
+ * node refused or whose reply was lost (`refusal`). Errors of the lookups themselves propagate: the caller keeps
+ * waiting on them too.
+ */
+export type OperationState =
+  | { readonly kind: 'confirmed'; readonly state: TransactionState | null }
+  | { readonly kind: 'reverted'; readonly reason: string }
+  | { readonly kind: 'dead' }
+  | { readonly kind: 'waiting'; readonly refusal: string | null };
+
+/**
+ * The write-ahead record of a freshly signed transaction. `broadcastAt` is stamped here, in the record that is
+ * persisted before the first send: from that write on the transaction may be on the network.
+ */
+export function writeAheadRecord(tx: SignedTransaction, now: number): PreparedTransaction {
+  return { txid: tx.txid, signedJson: tx.signedJson, expiresAt: tx.expiresAt, broadcastAt: now, refusal: null };
+}
+
+/** The persisted form of a freshly prepared transaction, not yet stamped as handed to a node. */
 export function toPrepared(tx: SignedTransaction): PreparedTransaction {
   return { txid: tx.txid, signedJson: tx.signedJson, expiresAt: tx.expiresAt, broadcastAt: null };
 }
@@ -33,26 +49,65 @@ export async function broadcastPrepared(chain: ChainGateway, tx: PreparedTransac
 }
 
 /**
- * The resume rule of every step: look the txid up first. Unknown and unexpired (by the head block's time, the
- * chain's own clock) → rebroadcast the SAME signed bytes; unknown and expired → rebuild. Never a second transaction
- * while the first could still land.
+ * `CODE: message` of a refused or failed send, for the record (CODE is the node's own refusal code when it gave
+ * one, else the port's error code); never a key or a whole transaction.
  */
-export async function followUp(chain: ChainGateway, tx: PreparedTransaction, needed: Confirmations): Promise<WriteAheadState> {
-  const state = await chain.getTransaction(tx.txid);
+export function describeRefusal(error: unknown): string {
+  if (error instanceof ChainError && error.nodeCode !== null) return `${error.nodeCode}: ${error.message}`.slice(0, 500);
+  if (error instanceof InfrastructureError) return `${error.code}: ${error.message}`.slice(0, 500);
+  return (error instanceof Error ? error.message : String(error)).slice(0, 500);
+}
+
+/**
+ * java-tron refusal codes that judge the operation itself (the contract's validation, the signature, the size),
+ * not the moment or these bytes' freshness (TAPOS_ERROR, TRANSACTION_EXPIRATION_ERROR, SERVER_BUSY, a lost reply).
+ */
+const VALIDATION_REFUSALS = ['CONTRACT_VALIDATE_ERROR', 'CONTRACT_EXE_ERROR', 'SIGERROR', 'BANDWITH_ERROR', 'TOO_BIG_TRANSACTION_ERROR'];
+
+/** Whether a recorded refusal says the operation cannot be done (a dead transaction so refused ends its step). */
+export function isValidationRefusal(refusal: string | null | undefined): boolean {
+  return refusal != null && VALIDATION_REFUSALS.some((code) => refusal.startsWith(`${code}:`));
+}
+
+/**
+ * The resume rule of every step, and the money rule: look the txid up first.
+ * - In a block: confirmed when deep enough, reverted when its receipt failed.
+ * - In the pool: waiting (or confirmed, for a step that completes on acceptance).
+ * - Unknown: dead only when the solidified head's timestamp is past the expiration (nothing can include it any
+ *   more). Otherwise the SAME signed bytes are sent again: accepted → waiting (confirmed on acceptance); refused,
+ *   or no reply → waiting with the refusal. Never a second transaction while the first could still land.
+ */
+export async function followOperation(chain: ChainGateway, tx: PreparedTransaction, completion: Completion): Promise<OperationState> {
+  return classify(chain, tx, completion, await chain.getTransaction(tx.txid));
+}
+
+async function classify(chain: ChainGateway, tx: PreparedTransaction, completion: Completion, state: TransactionState): Promise<OperationState> {
   switch (state.state) {
     case 'confirmed': {
-      const deep = needed === 'solidified' ? state.solidified : state.confirmations >= needed;
-      return deep ? { kind: 'confirmed', state } : { kind: 'waiting' };
+      if (completion === 'accepted') return { kind: 'confirmed', state };
+      const deep = completion === 'solidified' ? state.solidified : state.confirmations >= completion;
+      return deep ? { kind: 'confirmed', state } : { kind: 'waiting', refusal: null };
     }
-    case 'pending':
-      return { kind: 'waiting' };
     case 'failed':
-      return { kind: 'failed', reason: state.reason };
+      return { kind: 'reverted', reason: state.reason };
+    case 'pending':
+      return completion === 'accepted' ? { kind: 'confirmed', state: null } : { kind: 'waiting', refusal: null };
     case 'unknown': {
-      const head = await chain.head();
-      if (tx.expiresAt <= head.timestamp) return { kind: 'rebuild' };
-      await broadcastPrepared(chain, tx);
-      return { kind: 'waiting' };
+      const solid = await chain.solidifiedHead();
+      if (tx.expiresAt < solid.timestamp) {
+        // Dead needs the answering node to know every block up to that solidified one (a full node lagging behind
+        // its solidity endpoint would not know of an inclusion yet): its head first, then the txid once more.
+        const head = await chain.head();
+        if (head.number < solid.number) return { kind: 'waiting', refusal: 'the node is behind its solidified view' };
+        const again = await chain.getTransaction(tx.txid);
+        return again.state === 'unknown' ? { kind: 'dead' } : classify(chain, tx, completion, again);
+      }
+      try {
+        await broadcastPrepared(chain, tx);
+      } catch (error) {
+        return { kind: 'waiting', refusal: describeRefusal(error) };
+      }
+      return completion === 'accepted' ? { kind: 'confirmed', state: null } : { kind: 'waiting', refusal: null };
     }
   }
 }

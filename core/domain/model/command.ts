@@ -51,8 +51,8 @@ export interface Command extends Versioned {
   readonly createdAt: Millis;
   readonly startedAt: Millis | null;
   readonly finishedAt: Millis | null;
-  /** When the workflow runner should look at the command next (absent: at once). */
-  readonly nextRunAt?: Millis;
-  /** The runner's claim while it works on the command (absent or null: unclaimed). */
-  readonly lease?: Lease | null;
+  /** When the workflow runner should look at the command next (a new command: its creation time). */
+  readonly nextRunAt: Millis;
+  /** The runner's claim while it works on the command (null: unclaimed). */
+  readonly lease: Lease | null;
 }

@@ -1,0 +1,390 @@
+import { ChainError, ConcurrencyConflict, DomainError, InfrastructureError, type ErrorCode } from '../../domain/errors.js';
+import type { PreparedTransaction } from '../../domain/model/command.js';
+import type { SignedTransaction } from '../../domain/model/chain.js';
+import type { Versioned } from '../../domain/model/common.js';
+import type { ChainGateway } from '../../ports/chain-gateway.port.js';
+import type { Clock } from '../../ports/clock.port.js';
+import { RetryBackoff } from './retry-backoff.js';
+import { broadcastPrepared, describeRefusal, followOperation, isValidationRefusal, writeAheadRecord, type Completion } from './write-ahead.js';
+
+/**
+ * A workflow refused a transition its own tables should have allowed: inconsistent stored state (or a bug). The
+ * runner logs it and retries the subject later; it never aborts the other work of a tick.
+ */
+export class WorkflowRefusal extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WorkflowRefusal';
+  }
+}
+
+/**
+ * What a step decides on a visit with no transaction open:
+ * - `send`: this signed transaction; `persist` writes its write-ahead record into the subject (the runner saves
+ *   that BEFORE the first send);
+ * - `complete`: nothing (more) to send, the step is done (the subject may carry changes to save with it);
+ * - `wait`: look again after `delayMs` (default: the poll interval), saving the subject's changes;
+ * - `retry`: not now (something else must happen first): look again after the retry backoff;
+ * - `fail`: end the workflow FAILED (refused for steps that must finish: those retry instead).
+ */
+export type StepDecision<S> =
+  | { readonly kind: 'send'; readonly tx: SignedTransaction; readonly persist: (record: PreparedTransaction) => S }
+  | { readonly kind: 'complete'; readonly subject?: S }
+  | { readonly kind: 'wait'; readonly subject?: S; readonly delayMs?: number }
+  | { readonly kind: 'retry'; readonly reason: string }
+  | { readonly kind: 'fail'; readonly code: ErrorCode; readonly message: string };
+
+/** One step of a workflow. */
+export interface WorkflowStep<S> {
+  /** For logs and metrics (`fund-gas`, `sweep`, `withdrawal` …). */
+  readonly name: string;
+  /** Plans the step from the chain as it is now; called only when no transaction of the step is open. */
+  plan(subject: S): Promise<StepDecision<S>>;
+  /** When a sent transaction completes the step. */
+  readonly completion: Completion;
+  /**
+   * The step runs after money has moved (a collection after its sweep, a reclaim): nothing ends the workflow
+   * FAILED there; errors, refusals and reverted receipts retry with backoff until the step finishes.
+   */
+  readonly mustFinish: boolean;
+  /**
+   * A confirmed transaction that does not end the step (a top-up delegation while waiting for energy): the
+   * subject with that transaction closed, after which the step plans again. Absent or null: the step completes.
+   */
+  afterConfirmed?(subject: S, record: PreparedTransaction, now: number): S | null;
+}
+
+/** How the runner reaches a kind of workflow in the store, and what its transitions write. */
+export interface Workflow<S extends Versioned> {
+  /** `collection`, `reclaim`, `command`: in logs. */
+  readonly name: string;
+  key(subject: S): string;
+  /** Claims one due subject under a lease (atomically in the store); null when none is due. */
+  claim(now: number, owner: string, leaseMs: number): Promise<S | null>;
+  get(key: string): Promise<S | null>;
+  /** Whether `owner` still holds the subject's lease. */
+  holds(subject: S, owner: string): boolean;
+  /** The step the subject is in, or null when nothing is left to run. */
+  stepOf(subject: S): WorkflowStep<S> | null;
+  /** The write-ahead record of the current step's open transaction, if any. */
+  openRecord(subject: S): PreparedTransaction | null;
+  /** The subject with the open record replaced (a refusal noted) or dropped (null: proven dead, plan again). */
+  withRecord(subject: S, record: PreparedTransaction | null): S;
+  /** When the current step started (Clock ms): how long it has been running, for the stuck flag. */
+  stepStartedAt(subject: S): number;
+  /** The subject with its lease released and its next look due at `at`. */
+  released(subject: S, at: number): S;
+  /**
+   * Completes the current step (its transaction confirmed, or nothing to send): the transition, saved with the lease
+   * kept (`next`, the stage goes on) or the workflow's end (`ended`, the terminal subject as stored).
+   */
+  complete(subject: S, record: PreparedTransaction | null): Promise<{ readonly next: S } | { readonly ended: S }>;
+  /** Ends the workflow FAILED (never asked for a step that must finish); returns the terminal subject as stored. */
+  fail(subject: S, code: ErrorCode, message: string): Promise<S>;
+  /** Optimistic write: the stored version must be `readVersion`; returns what was stored (version readVersion + 1). */
+  save(next: S, readVersion: number): Promise<S>;
+}
+
+/** Where the runner reports. A pino logger fits. */
+export interface RunnerLog {
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
+
+/** Hooks for metrics (the worker host wires them). */
+export interface RunnerHooks {
+  /** A workflow has been in its step longer than `stuckAfterMs` (reported at most once per stuckAfterMs per subject). */
+  onStuck?(workflow: string, key: string, step: string, forMs: number): void;
+  /** A stage failed with an error that leaves the workflow waiting. */
+  onRetry?(workflow: string, key: string, step: string, error: unknown): void;
+}
+
+/** Tunables of a runner; every one has a default. */
+export interface RunnerOptions {
+  /** Lease owner name (default: a fresh id per runner). */
+  readonly owner: string;
+  /** Lease on a claimed subject (default 60 s): longer than one stage's few node calls. */
+  readonly leaseMs?: number;
+  /** Clock time between two looks at a sent transaction (default 3 s, one TRON block). */
+  readonly pollMs?: number;
+  /** Failures retry after retryBaseMs, doubling up to retryMaxMs (defaults 1 s and 60 s); a node's Retry-After wins when longer. */
+  readonly retryBaseMs?: number;
+  readonly retryMaxMs?: number;
+  /** A step running longer than this is flagged stuck in the log (default 15 min). */
+  readonly stuckAfterMs?: number;
+  /** Steps passed through in one stage at most (default 8): a stage stays bounded. */
+  readonly maxStepsPerStage?: number;
+}
+
+/** What one stage did to one subject. */
+export interface RunResult<S> {
+  readonly key: string;
+  /**
+   * advanced: a step completed or a transaction went out; waiting: for the chain; retrying: after a failure;
+   * finished: the workflow ended (DONE, SUCCESS, FAILED …); lost-lease: another runner owns it now.
+   */
+  readonly outcome: 'advanced' | 'waiting' | 'retrying' | 'finished' | 'lost-lease';
+  /** A transaction was handed to a node in this stage. */
+  readonly sent: boolean;
+  /** The subject as this stage last saw it (before the end, for a finished workflow). */
+  readonly subject: S;
+}
+
+/**
+ * The one chain-write protocol of every workflow (collections, reclaims, withdrawals, staking): claim a due subject
+ * under a store lease, then step by step: plan from the chain → sign → persist the write-ahead record (stamped
+ * `broadcastAt`) → send → follow the txid until chain evidence ends it → transition. Each write names the version
+ * it read, so a runner whose lease was taken over loses its next write and stops.
+ *
+ * The money rule: once a transaction may have been sent, only chain evidence ends its step (write-ahead.ts). Every
+ * other error while following it (node refusals and HTTP failures, lost replies, store failures, unknown node
+ * answers) leaves the step waiting with backoff; the workflow never ends on it and never releases its lock. Before
+ * anything is sent, business errors (DomainError) and permanent chain errors end the workflow FAILED, unless the
+ * step must finish. Store failures never decide anything: they retry. Errors of no known class escape like a crash
+ * (the lease runs out and another stage resumes).
+ */
+export class WorkflowRunner<S extends Versioned> {
+  private readonly owner: string;
+  private readonly leaseMs: number;
+  private readonly pollMs: number;
+  private readonly stuckAfterMs: number;
+  private readonly maxSteps: number;
+  private readonly backoff: RetryBackoff;
+  /** Last stuck report per subject, so the log says it once per stuckAfterMs, not every poll. */
+  private readonly stuckReported = new Map<string, number>();
+
+  constructor(
+    private readonly workflow: Workflow<S>,
+    private readonly deps: { readonly clock: Clock; readonly chain: ChainGateway; readonly log?: RunnerLog; readonly hooks?: RunnerHooks },
+    options: RunnerOptions,
+  ) {
+    this.owner = options.owner;
+    this.leaseMs = options.leaseMs ?? 60_000;
+    this.pollMs = options.pollMs ?? 3_000;
+    this.stuckAfterMs = options.stuckAfterMs ?? 15 * 60_000;
+    this.maxSteps = options.maxStepsPerStage ?? 8;
+    this.backoff = new RetryBackoff(options.retryBaseMs ?? 1_000, options.retryMaxMs ?? 60_000);
+  }
+
+  /** Runs stages until nothing is due or `maxStages` ran. */
+  async runDue(maxStages = 100): Promise<RunResult<S>[]> {
+    const results: RunResult<S>[] = [];
+    while (results.length < maxStages) {
+      const result = await this.runOnce();
+      if (result === null) break;
+      results.push(result);
+    }
+    return results;
+  }
+
+  /** Claims one due subject and runs one stage of it; null when nothing is due. */
+  async runOnce(): Promise<RunResult<S> | null> {
+    const claimed = await this.workflow.claim(this.deps.clock.now(), this.owner, this.leaseMs);
+    if (claimed === null) return null;
+    const key = this.workflow.key(claimed);
+    const progress: Progress<S> = { subject: claimed, sent: false };
+    try {
+      try {
+        const result = await this.stage(progress);
+        if (result.outcome !== 'retrying') this.backoff.reset(key);
+        if (result.outcome === 'finished') this.stuckReported.delete(key);
+        return result;
+      } catch (error) {
+        return await this.onError(key, progress, error);
+      }
+    } catch (error) {
+      if (error instanceof ConcurrencyConflict) return { key, outcome: 'lost-lease', sent: progress.sent, subject: progress.subject };
+      // Recording the failure failed too (the store is down, or applied a write and reported an error): the lease
+      // runs out and the subject resumes, which is exactly what a crash here would lead to.
+      if (error instanceof InfrastructureError || error instanceof DomainError || error instanceof WorkflowRefusal) {
+        this.deps.log?.warn({ workflow: this.workflow.name, key, err: describeRefusal(error) }, 'workflow stage could not record its failure');
+        return { key, outcome: 'retrying', sent: progress.sent, subject: progress.subject };
+      }
+      throw error;
+    }
+  }
+
+  /** Steps until one has to wait for the chain or the workflow ends (at most maxStepsPerStage steps). */
+  private async stage(progress: Progress<S>): Promise<RunResult<S>> {
+    const key = this.workflow.key(progress.subject);
+    let outcome: RunResult<S>['outcome'] = 'advanced';
+    for (let i = 0; i < this.maxSteps; i++) {
+      const subject = progress.subject;
+      const step = this.workflow.stepOf(subject);
+      if (step === null) return { key, outcome: 'finished', sent: progress.sent, subject };
+      const record = this.workflow.openRecord(subject);
+      const next = record === null ? await this.plan(progress, step) : await this.follow(progress, step, record);
+      if (next !== 'continue') return { key, outcome: next, sent: progress.sent, subject: progress.subject };
+      outcome = 'advanced';
+    }
+    await this.release(progress, this.deps.clock.now());
+    return { key, outcome, sent: progress.sent, subject: progress.subject };
+  }
+
+  /** A step with nothing open: plan it and act on the decision. */
+  private async plan(progress: Progress<S>, step: WorkflowStep<S>): Promise<Step> {
+    const decision = await step.plan(progress.subject);
+    switch (decision.kind) {
+      case 'send':
+        return this.send(progress, step, decision);
+      case 'complete':
+        return this.completeStep(progress, decision.subject ?? progress.subject, null);
+      case 'wait': {
+        if (decision.subject !== undefined) progress.subject = await this.workflow.save(decision.subject, progress.subject.version);
+        await this.release(progress, this.deps.clock.now() + (decision.delayMs ?? this.pollMs));
+        return 'waiting';
+      }
+      case 'retry':
+        return this.retry(progress, step, new Error(decision.reason));
+      case 'fail':
+        if (step.mustFinish) throw new WorkflowRefusal(`${step.name} cannot fail (${decision.code}: ${decision.message})`);
+        progress.subject = await this.workflow.fail(progress.subject, decision.code, decision.message);
+        return 'finished';
+    }
+  }
+
+  /** Write-ahead, then the first send. A refused or unanswered send leaves the transaction open: it is followed. */
+  private async send(progress: Progress<S>, step: WorkflowStep<S>, decision: Extract<StepDecision<S>, { kind: 'send' }>): Promise<Step> {
+    const record = writeAheadRecord(decision.tx, this.deps.clock.now());
+    progress.subject = await this.workflow.save(decision.persist(record), progress.subject.version);
+    progress.sent = true;
+    try {
+      await broadcastPrepared(this.deps.chain, record);
+    } catch (error) {
+      const refused = this.workflow.withRecord(progress.subject, { ...record, refusal: describeRefusal(error) });
+      progress.subject = await this.workflow.save(refused, progress.subject.version);
+      return this.retry(progress, step, error);
+    }
+    if (step.completion === 'accepted') return this.completeStep(progress, progress.subject, record);
+    await this.release(progress, this.deps.clock.now() + this.pollMs);
+    return 'advanced';
+  }
+
+  /** A step with an open transaction: only chain evidence moves it on (write-ahead.ts, the money rule). */
+  private async follow(progress: Progress<S>, step: WorkflowStep<S>, record: PreparedTransaction): Promise<Step> {
+    const state = await followOperation(this.deps.chain, record, step.completion);
+    switch (state.kind) {
+      case 'confirmed': {
+        const closed = step.afterConfirmed?.(progress.subject, record, this.deps.clock.now()) ?? null;
+        if (closed === null) return this.completeStep(progress, progress.subject, record);
+        progress.subject = await this.workflow.save(closed, progress.subject.version);
+        return 'continue';
+      }
+      case 'waiting': {
+        // A refusal of the operation itself stays on the record over later ones about freshness (expired, TaPoS).
+        const keep = isValidationRefusal(record.refusal) && !isValidationRefusal(state.refusal);
+        if (state.refusal !== null && !keep && state.refusal !== (record.refusal ?? null)) {
+          const noted = this.workflow.withRecord(progress.subject, { ...record, refusal: state.refusal });
+          progress.subject = await this.workflow.save(noted, progress.subject.version);
+        }
+        this.checkStuck(progress.subject, step);
+        if (state.refusal === null) {
+          await this.release(progress, this.deps.clock.now() + this.pollMs);
+          return 'waiting';
+        }
+        return this.retry(progress, step, new Error(state.refusal));
+      }
+      case 'reverted': {
+        const message = `${step.name} transaction ${record.txid} failed on chain: ${state.reason}`;
+        if (!step.mustFinish) {
+          progress.subject = await this.workflow.fail(progress.subject, 'CHAIN-TRANSACTION-FAILED', message);
+          return 'finished';
+        }
+        // It moved nothing but its fee: drop it and plan again from the chain, later.
+        progress.subject = await this.workflow.save(this.workflow.withRecord(progress.subject, null), progress.subject.version);
+        return this.retry(progress, step, new Error(message));
+      }
+      case 'dead': {
+        // Provably never included: a step whose node refused the operation itself ends there (it can fail), else it
+        // plans anew (a crash before the send, a dropped or expired transaction).
+        if (isValidationRefusal(record.refusal) && !step.mustFinish) {
+          progress.subject = await this.workflow.fail(progress.subject, 'CHAIN-BROADCAST-FAILED',
+            `${step.name} transaction ${record.txid} expired unsent: ${record.refusal}`);
+          return 'finished';
+        }
+        progress.subject = await this.workflow.save(this.workflow.withRecord(progress.subject, null), progress.subject.version);
+        return 'continue';
+      }
+    }
+  }
+
+  /** The step is done: the workflow's transition (saved); the stage goes on with the next step. */
+  private async completeStep(progress: Progress<S>, subject: S, record: PreparedTransaction | null): Promise<Step> {
+    const done = await this.workflow.complete(subject, record);
+    if ('ended' in done) {
+      progress.subject = done.ended;
+      return 'finished';
+    }
+    progress.subject = done.next;
+    return 'continue';
+  }
+
+  /**
+   * After a failed stage. Before anything was sent, business errors and permanent chain errors end the workflow
+   * (unless its step must finish); everything else, and anything once a transaction is open, waits with backoff.
+   */
+  private async onError(key: string, progress: Progress<S>, error: unknown): Promise<RunResult<S>> {
+    if (error instanceof ConcurrencyConflict) throw error;
+    const known = error instanceof DomainError || error instanceof InfrastructureError || error instanceof WorkflowRefusal;
+    if (!known) throw error;
+    // Re-read: the stage may have written since the claim, and this write must name the stored version.
+    const current = await this.workflow.get(key);
+    if (current === null || !this.workflow.holds(current, this.owner)) throw new ConcurrencyConflict(this.workflow.name, key);
+    progress.subject = current;
+    const step = this.workflow.stepOf(current);
+    if (step === null) return { key, outcome: 'finished', sent: progress.sent, subject: current };
+    const open = this.workflow.openRecord(current) !== null;
+    const decisive = error instanceof DomainError
+      || (error instanceof ChainError && !error.transient)
+      || (error instanceof InfrastructureError && !(error instanceof ChainError) && !error.transient);
+    if (open || step.mustFinish || !decisive) {
+      await this.retry(progress, step, error);
+      return { key, outcome: 'retrying', sent: progress.sent, subject: progress.subject };
+    }
+    this.backoff.reset(key);
+    const ended = await this.workflow.fail(current, (error as DomainError | InfrastructureError).code, (error as Error).message);
+    return { key, outcome: 'finished', sent: progress.sent, subject: ended };
+  }
+
+  /** Releases the subject with a backoff delay (the node's Retry-After when longer) and reports the failure. */
+  private async retry(progress: Progress<S>, step: WorkflowStep<S>, error: unknown): Promise<Step> {
+    const key = this.workflow.key(progress.subject);
+    const backoff = this.backoff.next(key);
+    const delay = error instanceof ChainError && error.retryAfterMs !== null ? Math.max(backoff, error.retryAfterMs) : backoff;
+    this.deps.hooks?.onRetry?.(this.workflow.name, key, step.name, error);
+    if (error instanceof WorkflowRefusal) this.deps.log?.error({ workflow: this.workflow.name, key, step: step.name, err: error.message }, 'workflow refused a step');
+    this.checkStuck(progress.subject, step);
+    await this.release(progress, this.deps.clock.now() + delay);
+    return 'retrying';
+  }
+
+  private async release(progress: Progress<S>, at: number): Promise<void> {
+    progress.subject = await this.workflow.save(this.workflow.released(progress.subject, at), progress.subject.version);
+  }
+
+  /** Logs (once per stuckAfterMs) a step that has been running too long: an operator should look. */
+  private checkStuck(subject: S, step: WorkflowStep<S>): void {
+    const now = this.deps.clock.now();
+    const forMs = now - this.workflow.stepStartedAt(subject);
+    if (forMs < this.stuckAfterMs) return;
+    const key = this.workflow.key(subject);
+    const last = this.stuckReported.get(key);
+    if (last !== undefined && now - last < this.stuckAfterMs) return;
+    if (this.stuckReported.size >= 10_000) this.stuckReported.delete(this.stuckReported.keys().next().value!);
+    this.stuckReported.set(key, now);
+    const record = this.workflow.openRecord(subject);
+    this.deps.log?.warn({
+      workflow: this.workflow.name, key, step: step.name, forMs, txid: record?.txid ?? null, refusal: record?.refusal ?? null,
+    }, 'workflow stuck');
+    this.deps.hooks?.onStuck?.(this.workflow.name, key, step.name, forMs);
+  }
+}
+
+/** A stage's running state: the subject as last saved, and whether a transaction went out. */
+interface Progress<S> {
+  subject: S;
+  sent: boolean;
+}
+
+/** What a step visit leads to: go on with the next step, or end the stage so. */
+type Step = 'continue' | 'advanced' | 'waiting' | 'retrying' | 'finished';
