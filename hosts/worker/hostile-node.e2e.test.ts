@@ -111,3 +111,49 @@ describe('a hostile node: lost broadcast reply, then 403 on every lookup', { tim
     expect((await w.gateway.getResources(sub)).energy.receivedSun).toBe(0n);
   });
 });
+
+describe('a node over quota: Retry-After and the stuck flag', { timeout: 60_000 }, () => {
+  it('a 429 with Retry-After puts the next look at least that far out; a step unresolved past stuckAfterMs is logged once per period', async () => {
+    world = await buildWorkerWorld({ stakeTrx: 0n, solidifyLag: 2 });
+    const w = world;
+    const from = await w.addSub();
+    const to = (await w.gateway.createAccount()).address;
+    w.devnet.fund(from, 20n * TRX);
+    w.devnet.fund(to, TRX);
+    const warnings: { fields: Record<string, unknown>; message: string }[] = [];
+    const log = { warn: (fields: object, message: string) => warnings.push({ fields: fields as Record<string, unknown>, message }), error: () => undefined };
+    const executor = new CommandExecutor({ ...w.stores, chain: w.gateway, cipher: w.cipher, assets: w.assets, log },
+      { retryBaseMs: 1_000, retryMaxMs: 6_000, stuckAfterMs: 60_000 });
+    const command = await w.withdraw(from, to, 'TRX', 2n * TRX);
+    w.devnet.setFaults({
+      script: [
+        { path: 'wallet/broadcasttransaction', kind: 'lost_reply' },
+        { path: 'wallet/gettransactioninfobyid', kind: 'http_429', times: 1_000, retry_after_s: 30 },
+      ],
+    });
+    await executor.runDue();
+    // The lost reply: looked at again after the base backoff.
+    expect((await w.stores.commands.get(command.commandNo))!.nextRunAt - w.clock.now()).toBe(1_000);
+    w.clock.advance(1_000);
+    await executor.runDue();
+    // The node said 429 with Retry-After: 30 s, longer than the backoff (2 s): the node's word wins.
+    expect((await w.stores.commands.get(command.commandNo))!.nextRunAt - w.clock.now()).toBe(30_000);
+    for (let minute = 0; minute < 5; minute++) {
+      for (let i = 0; i < 2; i++) {
+        w.clock.advance(30_000);
+        w.devnet.mine(10);
+        await executor.runDue();
+      }
+    }
+    const stuck = warnings.filter((x) => x.message === 'workflow stuck');
+    // Stuck from the first minute on, reported once per minute: 4 or 5 reports in five minutes, never every poll.
+    expect(stuck.length).toBeGreaterThanOrEqual(4);
+    expect(stuck.length).toBeLessThanOrEqual(5);
+    expect(stuck[0]!.fields).toMatchObject({ workflow: 'command', key: command.commandNo, step: 'withdrawal', txid: expect.any(String) });
+    expect((await w.stores.commands.get(command.commandNo))!.status).toBe(COMMAND_STATUS.RUNNING);
+    w.devnet.setFaults({ script: [] });
+    await driveUntil(w, [executor], async () => (await w.stores.commands.get(command.commandNo))!.status !== COMMAND_STATUS.RUNNING);
+    expect((await w.stores.commands.get(command.commandNo))!.status).toBe(COMMAND_STATUS.SUCCESS);
+    expect(await w.gateway.getTrxBalance(to)).toBe(3n * TRX);
+  });
+});
