@@ -126,7 +126,8 @@ export async function openPayerPage(
 ): Promise<PayerPage> {
   const context = await browser.newContext({ ...viewport.options, locale: options.locale ?? 'en-US' });
   const page = await context.newPage();
-  await page.clock.install({ time: w.clock.now() });
+  // Installed a little earlier, then paused at the server's time: an installed clock runs until it is paused.
+  await page.clock.install({ time: w.clock.now() - 5_000 });
   await page.clock.pauseAt(w.clock.now());
   const errors: string[] = [];
   const apiCalls: string[] = [];
@@ -153,11 +154,23 @@ export async function block(w: World, page: Page): Promise<void> {
   await pass(w, page, 3_000);
 }
 
-/** axe-core, injected into the page (its CSP stays on: evaluation goes through the devtools protocol). */
-export async function axeViolations(page: Page): Promise<{ id: string; impact: string; targets: string[] }[]> {
+type Violation = { id: string; impact: string; targets: string[] };
+
+/**
+ * axe-core, injected into the page (its CSP stays on: evaluation goes through the devtools protocol). axe defers work
+ * with timers, which the paused page clock holds: the clock is stepped a millisecond at a time until the scan is done.
+ */
+export async function axeViolations(page: Page): Promise<Violation[]> {
   await page.evaluate(axe.source);
-  return page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({
-    id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) })))`);
+  let result: Violation[] | undefined;
+  let failure: unknown;
+  const scan = page.evaluate<Violation[]>(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({
+    id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) })))`)
+    .then((violations) => { result = violations; }, (error: unknown) => { failure = error; });
+  for (let step = 0; result === undefined && failure === undefined && step < 2_000; step++) await page.clock.runFor(1);
+  await scan;
+  if (failure !== undefined) throw failure;
+  return result!;
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {

@@ -31,14 +31,23 @@ describe.skipIf(!chromiumFound)('payer page in chromium', () => {
   const refreshed = (p: PayerPage): Promise<void> => pass(w, p.page, POLL_MS);
   const text = (p: PayerPage, selector: string): Promise<string> => p.page.locator(selector).innerText();
   const waitText = async (p: PayerPage, selector: string, expected: string | RegExp): Promise<void> => {
-    await p.page.locator(selector, { hasText: expected }).first().waitFor({ timeout: 10_000 });
+    try {
+      await p.page.locator(selector, { hasText: expected }).first().waitFor({ timeout: 10_000 });
+    } catch (error) {
+      const shown = await p.page.locator('main').innerText().catch(() => '(no page)');
+      throw new Error(`${selector} never showed ${String(expected)}; the page shows:\n${shown}`, { cause: error });
+    }
   };
   /** Blocks until the task is terminal (or `rounds` run out); the page's refreshes run as the blocks pass. */
-  const untilTaskEnds = async (p: PayerPage, m: Merchant, rounds = 40): Promise<number> => {
+  const untilTaskEnds = async (p: PayerPage, m: Merchant, rounds = 40): Promise<number | string> => {
     for (let i = 0; i < rounds; i++) {
       await block(w, p.page);
       const task = await call(w, 'GET', '/api/cashier/task', { token: m.ct });
-      if (task !== null && (task.status === 11 || task.status === 12)) return task.status as number;
+      if (task !== null && (task.status === 11 || task.status === 12)) {
+        // The developer's view says why a task failed (the payer's never does).
+        const view = await call(w, 'GET', `/api/collections/${task.task_no}`, { token: m.apiToken });
+        return task.status === 11 ? 11 : `12 ${view.error_code}: ${view.last_error}`;
+      }
     }
     throw new Error('the collection did not end');
   };
@@ -71,6 +80,177 @@ describe.skipIf(!chromiumFound)('payer page in chromium', () => {
           expect(await text(p, '#status')).toMatch(/^Waiting for your payment/);
           expect(await p.page.locator('#collect').isDisabled()).toBe(true);
           await screenshot(p.page, `${vp.name}-01-loaded`);
+          expect(await axeViolations(p.page)).toEqual([]);
+          expect(p.errors).toEqual([]);
+        } finally {
+          await p.close();
+        }
+      });
+
+      it('a devnet deposit shows up by itself, in units; the payer\'s choice survives refreshes; USDT is collected and the progress reaches done', async () => {
+        const m = await newMerchant(w, { label: 'Order 7' });
+        const p = await openPayerPage(browser, w, vp, `?ct=${m.ct}`);
+        try {
+          await waitText(p, '#status', /^Waiting for your payment/);
+          await deposit(m, 'USDT', '10500000');
+          // One block: the transfer is mined and the scanner updates the cached balance; the page's next refresh shows it.
+          await block(w, p.page);
+          await refreshed(p);
+          await waitText(p, '#status', 'Received 10.5 USDT. Confirm the payment below.');
+          expect(await p.page.locator('input[value="USDT"]').isChecked()).toBe(true);
+          expect(await text(p, '[data-symbol="USDT"] .amount')).toBe('10.5 USDT');
+          expect(await p.page.locator('body').innerText()).not.toContain('10500000');
+          expect(await p.page.locator('#status').getAttribute('role')).toBe('status');
+          expect(await p.page.locator('[data-step="received"]').getAttribute('aria-current')).toBe('step');
+          expect(await text(p, '#collect')).toBe('Confirm payment of 10.5 USDT');
+          expect(await p.page.locator('#collect').isEnabled()).toBe(true);
+          expect(await axeViolations(p.page)).toEqual([]);
+          await screenshot(p.page, `${vp.name}-02-received`);
+
+          // The payer picks TRX (nothing there): refreshes keep the choice and the button stays off.
+          await p.page.locator('[data-symbol="TRX"]').click();
+          const before = p.apiCalls.length;
+          await refreshed(p);
+          await expect.poll(() => p.apiCalls.length).toBeGreaterThanOrEqual(before + 2);
+          await refreshed(p);
+          await expect.poll(() => p.apiCalls.length).toBeGreaterThanOrEqual(before + 4);
+          expect(await p.page.locator('input[value="TRX"]').isChecked()).toBe(true);
+          expect(await p.page.locator('#collect').isDisabled()).toBe(true);
+
+          await p.page.locator('[data-symbol="USDT"]').click();
+          await p.page.locator('#collect').click();
+          await waitText(p, '#status', 'Your payment is being forwarded to the merchant.');
+          expect(await p.page.locator('[data-step="sweeping"]').getAttribute('aria-current')).toBe('step');
+          expect(await p.page.locator('#collect').isDisabled()).toBe(true);
+          await screenshot(p.page, `${vp.name}-03-forwarding`);
+          expect(await untilTaskEnds(p, m)).toBe(11);
+          await refreshed(p);
+          await waitText(p, '#status', 'Done. The merchant has received your payment.');
+          expect(await p.page.locator('[data-step="done"]').getAttribute('class')).toBe('done');
+          expect(await text(p, '[data-symbol="USDT"] .amount')).toBe('0 USDT');
+          expect(await p.page.locator('#collect').isDisabled()).toBe(true);
+          await screenshot(p.page, `${vp.name}-04-done`);
+          expect(p.errors).toEqual([]);
+        } finally {
+          await p.close();
+        }
+      });
+
+      it('a failed collection says so in plain words and the payer retries it successfully', async () => {
+        const m = await newMerchant(w);
+        // A stale snapshot: the cache says 10.5 USDT the chain does not hold, so the worker fails the sweep at PENDING.
+        const now = w.clock.now();
+        await w.dev.composition.container.get(TOKENS.Stores).balances.put({
+          address: m.sub, refreshSource: 1, updatedAt: now,
+          items: [{ symbol: 'TRX', available: 0n, updatedAt: now }, { symbol: 'USDT', available: 10_500_000n, updatedAt: now }],
+        });
+        const p = await openPayerPage(browser, w, vp, `?ct=${m.ct}`);
+        try {
+          await waitText(p, '#status', 'Received 10.5 USDT.');
+          await p.page.locator('#collect').click();
+          await waitText(p, '#status', 'being forwarded');
+          expect(await untilTaskEnds(p, m)).toMatch(/^12 BIZ-NOTHING-TO-COLLECT/);
+          await refreshed(p);
+          await waitText(p, '#status', 'The payment could not be forwarded to the merchant. Your funds are still on the address: you can try again.');
+          expect(await p.page.locator('[data-step="sweeping"]').getAttribute('class')).toBe('failed');
+          expect(await text(p, '[data-step="sweeping"]')).toBe('Failed');
+          const page = await p.page.locator('body').innerText();
+          expect(page).not.toMatch(/BIZ-|NOTHING|[0-9a-f]{64}|status 12/i);
+          expect(await p.page.locator('#collect').isEnabled()).toBe(true);
+          await screenshot(p.page, `${vp.name}-05-failed`);
+
+          // The real payment arrives; the retry sweeps it.
+          await deposit(m, 'USDT', '10500000');
+          await block(w, p.page);
+          await refreshed(p);
+          await p.page.locator('#collect').click();
+          await waitText(p, '#status', 'being forwarded');
+          expect(await untilTaskEnds(p, m)).toBe(11);
+          await refreshed(p);
+          await waitText(p, '#status', 'Done. The merchant has received your payment.');
+          await screenshot(p.page, `${vp.name}-06-retried`);
+          expect(p.errors).toEqual([]);
+        } finally {
+          await p.close();
+        }
+      });
+
+      it('unknown, disabled, expired and missing tokens end in clear messages; an idle tab pauses and lets the session expire', async () => {
+        const ended = async (query: string, message: string): Promise<PayerPage> => {
+          const p = await openPayerPage(browser, w, vp, query);
+          await waitText(p, '#problem', message);
+          expect(await p.page.locator('#checkout').isHidden()).toBe(true);
+          return p;
+        };
+        const unknown = await ended('?ct=ct_unknown', 'This payment link is no longer valid');
+        expect(await axeViolations(unknown.page)).toEqual([]);
+        await screenshot(unknown.page, `${vp.name}-07-invalid`);
+        await unknown.close();
+        await (await ended('', 'This payment link is incomplete.')).close();
+
+        // Disabled by the merchant while the page is open.
+        const m = await newMerchant(w);
+        const disabled = await openPayerPage(browser, w, vp, `?ct=${m.ct}`);
+        await waitText(disabled, '#status', /^Waiting/);
+        await call(w, 'DELETE', `/api/cashier/tokens/${m.tokenNo}`, { token: m.apiToken, body: { reason: 'order cancelled' }, expect: 200 });
+        await refreshed(disabled);
+        await waitText(disabled, '#problem', 'This payment link is no longer valid');
+        expect(await disabled.page.locator('#address').isVisible()).toBe(false);
+        await disabled.close();
+
+        // An open tab nobody touches: refreshes stop after 10 minutes (no request slides the session), a tap resumes them.
+        const idle = await newMerchant(w);
+        const p = await openPayerPage(browser, w, vp, `?ct=${idle.ct}`);
+        try {
+          await waitText(p, '#status', /^Waiting/);
+          w.clock.advance(10 * 60_000);
+          await p.page.clock.fastForward(10 * 60_000);
+          await waitText(p, '#paused', 'Updates paused after 10 minutes without activity.');
+          await screenshot(p.page, `${vp.name}-08-paused`);
+          const calls = p.apiCalls.length;
+          // force: playwright's "stable" check waits for animation frames, which the fast-forwarded page clock holds.
+          await p.page.locator('#resume').click({ force: true });
+          await expect.poll(() => p.apiCalls.length).toBeGreaterThan(calls);
+          await p.page.locator('#paused').waitFor({ state: 'hidden' });
+          w.clock.advance(10 * 60_000);
+          await p.page.clock.fastForward(10 * 60_000);
+          await waitText(p, '#paused', 'Updates paused');
+          const paused = p.apiCalls.length;
+          w.clock.advance(50 * 60_000);
+          await p.page.clock.fastForward(50 * 60_000);
+          await waitText(p, '#problem', 'This payment session has expired.');
+          expect(p.apiCalls.length).toBe(paused);
+          await screenshot(p.page, `${vp.name}-09-expired`);
+        } finally {
+          await p.close();
+        }
+        // Loaded after expiry: the server says only "invalid" (spec §5), the message covers both.
+        await (await ended(`?ct=${idle.ct}`, 'it has expired or was cancelled by the merchant')).close();
+      });
+
+      it('renders in Simplified Chinese from Accept-Language, with a switch to English and back', async () => {
+        const m = await newMerchant(w, { label: '订单 88', minimums: { USDT: '5000000', TRX: '1000000' } });
+        const p = await openPayerPage(browser, w, vp, `?ct=${m.ct}`, { locale: 'zh-CN' });
+        try {
+          await waitText(p, '#status', '等待您的付款');
+          expect(await p.page.evaluate('document.documentElement.lang')).toBe('zh-CN');
+          expect(await text(p, 'h1')).toBe('使用 USDT 或 TRX 付款');
+          expect(await text(p, '#reference')).toBe('订单备注：订单 88');
+          expect(await text(p, '.warning')).toContain('仅可发送 TRON 网络上的 USDT (TRC20) 或 TRX。');
+          expect(await text(p, '#minimums')).toBe('最低金额：1 TRX · 5 USDT');
+          await deposit(m, 'USDT', '2500000');
+          await block(w, p.page);
+          await refreshed(p);
+          await waitText(p, '#status', '已收到 2.5 USDT。最低金额为 5 USDT，请至少再发送 2.5 USDT。');
+          expect(await p.page.locator('#collect').isDisabled()).toBe(true);
+          expect(await axeViolations(p.page)).toEqual([]);
+          await screenshot(p.page, `${vp.name}-10-zh-CN`);
+          await p.page.getByRole('button', { name: 'English' }).click();
+          expect(await text(p, 'h1')).toBe('Pay with USDT or TRX');
+          expect(await text(p, '#status')).toBe('Received 2.5 USDT. The minimum is 5 USDT: send at least 2.5 USDT more.');
+          expect(await p.page.evaluate('document.documentElement.lang')).toBe('en');
+          await p.page.getByRole('button', { name: '简体中文' }).click();
+          expect(await text(p, '#collect')).toBe('确认付款 2.5 USDT');
           expect(p.errors).toEqual([]);
         } finally {
           await p.close();

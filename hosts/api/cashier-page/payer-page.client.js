@@ -21,6 +21,7 @@
     balance: null,
     chosen: null,
     chosenByPayer: false,
+    chosenHeld: false,
     busy: false,
     ended: null,
     paused: false,
@@ -202,11 +203,16 @@
     $('reference').hidden = !label;
     setText($('reference'), label ? t('reference', { label }) : '');
     if (state.qr === 'shown') $('qr').alt = t('qr_alt', { address: session.address.address });
-    const minimums = Object.entries(session.min_collect_amounts).filter(([, min]) => BigInt(min) > 0n);
+    const minimums = Object.entries(session.min_collect_amounts).filter(([, min]) => BigInt(min) > 0n).sort(([a], [b]) => (a < b ? -1 : 1));
     setText($('minimums'), minimums.length === 0
       ? t('no_minimum')
       : t('minimum', { amounts: minimums.map(([symbol, min]) => units(min, symbol)).join(' · ') }));
-    if (!state.chosenByPayer && (state.chosen === null || held(state.chosen) === 0n)) state.chosen = autoChoice();
+    // The default follows the first asset to hold a balance, then stays: after a sweep the chosen asset is empty while
+    // the gas float (TRX) may linger, and the page must not jump to it.
+    if (!state.chosenByPayer && !state.chosenHeld) {
+      state.chosen = autoChoice();
+      state.chosenHeld = state.chosen !== null && held(state.chosen) > 0n;
+    }
     renderAssets();
     const current = phase();
     renderProgress(current);
@@ -224,7 +230,7 @@
   function end(reason) {
     if (state.ended) return;
     state.ended = reason;
-    clearTimeout(pollTimer);
+    clearInterval(pollTimer);
     $('loading').hidden = true;
     $('checkout').hidden = true;
     $('reference').hidden = true;
@@ -236,14 +242,20 @@
 
   // ---- refreshing ----------------------------------------------------------------------------------------------
 
-  let pollTimer;
-  const schedule = (ms) => { clearTimeout(pollTimer); pollTimer = setTimeout(poll, ms); };
+  let refreshes = 0;
+  let backoffUntil = 0;
 
   async function refresh() {
+    // Only the latest refresh renders: an older answer arriving late must not overwrite a newer one.
+    const seq = ++refreshes;
     try {
       const [session, balance] = await Promise.all([api('session'), api('balance')]);
+      if (seq !== refreshes || state.ended) return;
       if (session.status === 401 || balance.status === 401) return end(countdownOver() ? 'expired' : 'invalid');
-      if (session.status === 429 || balance.status === 429) return notice('err_busy');
+      if (session.status === 429 || balance.status === 429) {
+        backoffUntil = Date.now() + 60_000;
+        return notice('err_busy');
+      }
       if (session.code !== 'OK' || balance.code !== 'OK') return notice('err_generic');
       state.session = session.data;
       state.balance = balance.data;
@@ -251,7 +263,7 @@
       render();
       loadQr();
     } catch (e) {
-      notice('err_network');
+      if (seq === refreshes) notice('err_network');
     }
   }
 
@@ -262,15 +274,15 @@
     render();
   }
 
-  async function poll() {
-    if (state.ended || state.paused) return;
+  /** One beat of the refresh timer: a fixed period, whatever the network does, so the rate stays within spec §8. */
+  function poll() {
+    if (state.ended || state.paused || Date.now() < backoffUntil) return;
     if (Date.now() - state.lastActivity >= cfg.idleMs) {
       state.paused = true;
       render();
       return;
     }
-    await refresh();
-    if (!state.ended && !state.paused) schedule(state.notice === 'err_busy' ? 4 * cfg.pollMs : cfg.pollMs);
+    refresh();
   }
 
   let checking = false;
@@ -288,7 +300,7 @@
     if (state.paused && !state.ended) {
       state.paused = false;
       render();
-      poll();
+      refresh();
     }
   }
 
@@ -378,8 +390,9 @@
   $('resume').addEventListener('click', activity);
   for (const type of ['pointerdown', 'keydown', 'touchstart', 'wheel']) addEventListener(type, activity, { passive: true, capture: true });
   setInterval(renderCountdown, 1000);
+  const pollTimer = setInterval(poll, cfg.pollMs);
 
   applyLanguage();
   if (ct === '') end('missing');
-  else poll();
+  else refresh();
 })();
