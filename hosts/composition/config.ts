@@ -45,6 +45,11 @@ export interface HostConfig {
    * sub-address (off by default: burning costs ~13 TRX per USDT transfer to a new holder).
    */
   readonly energyBurn: boolean;
+  /**
+   * WORKFLOW_STUCK_AFTER_S: a workflow step (a sent transaction the chain has not settled, a step that must finish and
+   * keeps failing) running longer than this is logged as stuck, once per period (default 900 s).
+   */
+  readonly workflowStuckAfterMs: number;
 }
 
 /** A configuration problem; the message names the variable and never echoes a secret value. */
@@ -193,5 +198,6 @@ export function loadConfig(env: Env, options: { mode: HostConfig['mode'] }): Hos
     energyRentalApiKey: headerValue(env, 'ENERGY_RENTAL_API_KEY'),
     chainConfirmations: integer(env, 'CHAIN_CONFIRMATIONS', DEFAULT_CHAIN_CONFIRMATIONS, 1_000, 'a number of blocks'),
     keyEncryptionKey, adminToken: adminToken(env, mode), port: port(env, 'PORT', 3000), webhookAllowLocal, energyBurn,
+    workflowStuckAfterMs: 1_000 * integer(env, 'WORKFLOW_STUCK_AFTER_S', 900, 604_800, 'a number of seconds'),
   };
 }

@@ -43,6 +43,7 @@ export function startComposedWorker(composition: Composition, env: ComposedWorke
   }, {
     log: c.get(TOKENS.Logger),
     ...options,
-    collection: { confirmations: config.chainConfirmations, burnEnabled: config.energyBurn, ...options.collection },
+    collection: { confirmations: config.chainConfirmations, burnEnabled: config.energyBurn, stuckAfterMs: config.workflowStuckAfterMs, ...options.collection },
+    commands: { stuckAfterMs: config.workflowStuckAfterMs, ...options.commands },
   });
 }
