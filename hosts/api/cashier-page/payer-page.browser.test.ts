@@ -72,6 +72,10 @@ describe.skipIf(!chromiumFound)('payer page in chromium', () => {
           expect(await text(p, '.warning')).toContain('Send only USDT (TRC20) or TRX on TRON.');
           expect(await text(p, '#minimums')).toBe('Minimum amount: 1 USDT');
           expect(await text(p, '#countdown')).toBe('Time left: 1:00:00');
+          // No clipboard API outside a secure context: the button falls back to selecting and copying the address.
+          await p.page.locator('#copy').click();
+          await waitText(p, '#copy-status', 'Address copied.');
+          expect(await p.page.evaluate('getSelection().toString()')).toBe(m.sub);
           // It ticks every second; each refresh (every 5 s) slides the session, as every payment-API call does.
           await pass(w, p.page, 2_000);
           expect(await text(p, '#countdown')).toBe('Time left: 59:58');
