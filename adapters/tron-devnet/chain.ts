@@ -6,6 +6,7 @@
 import { BLOCK_INTERVAL_MS, DEFAULT_GENESIS_TIME, DEFAULT_PARAMS, INTEGER_PARAMS, SUN_PER_TRX, TX_EXPIRATION_MS, type ChainParams } from './constants.js';
 import { addressOfKey, deriveKey, sha256Hex, signTxId, toHex41, txIdentity, type RawData } from './codec.js';
 import { checkTx, parseSignedTx } from './tx-checks.js';
+import type { DevnetContracts } from './contracts.js';
 import { executeTx, TxError, type SignedTx, type TxInfo } from './executor.js';
 import { cloneState, emptyState, newAccount, type ChainState } from './state.js';
 import { draw, drawInt } from './prng.js';
@@ -40,6 +41,28 @@ export interface SystemTx {
   onResult(ok: boolean, error?: string): void;
 }
 
+/** How {@link Chain.reorg} builds the new branch. */
+export interface ReorgOptions {
+  /**
+   * Which transactions of the replaced blocks the new branch may include again: 'all' (default: they return to the
+   * pending pool, as a node re-broadcasts them, and are re-executed on the fork point's state), 'none' (they vanish,
+   * as when the payer's node never heard of them), or a predicate on the txid.
+   */
+  keep?: 'all' | 'none' | ((txid: string) => boolean);
+  /** Blocks of the new branch; it must be longer than the replaced part (a node switches only to a longer chain). Default depth + 1. */
+  length?: number;
+}
+
+/** What {@link Chain.reorg} did. */
+export interface ReorgResult {
+  /** The last block both branches share. */
+  fork: number;
+  /** The blocks that were replaced, oldest first. */
+  replaced: Array<{ number: number; id: string }>;
+  /** Transactions of the replaced blocks that the new branch does not contain. */
+  dropped: string[];
+}
+
 /** Genesis content. */
 export interface GenesisSpec {
   /** Pre-funded accounts: TRX in sun and optional USDT in base units (6 decimals). */
@@ -63,6 +86,8 @@ export class Chain {
   readonly params: ChainParams;
   readonly seed: string;
   readonly usdt: string;
+  /** The TRX router contract (trx-router.ts), 41-hex. */
+  readonly router: string;
   readonly rentalPoolKey: string;
   readonly rentalPool: string;
   readonly faults: Faults = noFaults();
@@ -77,6 +102,8 @@ export class Chain {
   private pending: SignedTx[] = [];
   private readonly snapshots = new Map<number, ChainState>();
   private solid = 0;
+  /** Witness of a block a reorg replaced, by height: the new branch's block there is another witness's. */
+  private readonly replacedWitness = new Map<number, string>();
 
   constructor(opts: ChainOptions = {}) {
     this.seed = opts.seed ?? 'tron-devnet';
@@ -92,6 +119,8 @@ export class Chain {
     }
     this.usdt = '41' + sha256Hex(`usdt-contract:${this.seed}`).slice(0, 40);
     s.accounts.set(this.usdt, newAccount(this.usdt, time, true));
+    this.router = '41' + sha256Hex(`trx-router-contract:${this.seed}`).slice(0, 40);
+    s.accounts.set(this.router, newAccount(this.router, time, true));
     this.rentalPoolKey = deriveKey(this.seed, 'rental-pool');
     this.rentalPool = addressOfKey(this.rentalPoolKey);
     const pool = newAccount(this.rentalPool, time);
@@ -126,6 +155,19 @@ export class Chain {
   /** The head block. */
   get head(): BlockRecord {
     return this.blocks[this.blocks.length - 1]!;
+  }
+
+  /** The built-in contracts' addresses. */
+  get contracts(): DevnetContracts {
+    return { usdt: this.usdt, router: this.router };
+  }
+
+  /**
+   * The state right after block `n` (no pending transactions), while the devnet still keeps it: from the older of
+   * the solidified block and head − 64 on. Undefined otherwise.
+   */
+  stateAt(n: number): ChainState | undefined {
+    return this.snapshots.get(n);
   }
 
   /** Solidified block number. */
@@ -197,7 +239,7 @@ export class Chain {
     const tx = this.verifyShape(body);
     this.checkTx(tx);
     const work = cloneState(this.pendingState);
-    executeTx(work, this.params, tx, this.head.time, this.usdt);
+    executeTx(work, this.params, tx, this.head.time, this.contracts);
     if (this.faults.drop_next_transactions > 0) {
       // Accepted by this node but lost before reaching a block producer: the client sees success, the chain never does.
       this.faults.drop_next_transactions--;
@@ -247,7 +289,7 @@ export class Chain {
       if (this.txs.has(tx.txID) || included.includes(tx.txID)) return 'Dup transaction.';
       const work = cloneState(st);
       try {
-        const ex = executeTx(work, this.params, tx, time, this.usdt);
+        const ex = executeTx(work, this.params, tx, time, this.contracts);
         st = work;
         included.push(tx.txID);
         const info: TxInfo = { ...ex.info, blockNumber: parent.number + 1, blockTimeStamp: time };
@@ -268,7 +310,11 @@ export class Chain {
     for (const tx of this.pending) tryInclude(tx);
     const driftBps = this.faults.energy_weight_drift_bps;
     if (driftBps > 0) driftEnergyWeight(st, this.params, (2 * draw(this.seed, 'energy-weight-drift', parent.number + 1) - 1) * driftBps);
-    const witness = this.headState.witnesses[(parent.number + 1) % this.headState.witnesses.length]!;
+    const witnesses = this.headState.witnesses;
+    let witness = witnesses[(parent.number + 1) % witnesses.length]!;
+    // On a fork, the block that wins a height is another witness's than the block it replaces.
+    if (this.replacedWitness.get(parent.number + 1) === witness) witness = witnesses[(parent.number + 2) % witnesses.length]!;
+    this.replacedWitness.delete(parent.number + 1);
     const block = this.pushBlock(time, witness, parent.id, included);
     this.headState = st;
     this.pendingState = cloneState(st);
@@ -304,6 +350,56 @@ export class Chain {
       b.witnessSignature = key ? signTxId(b.headerHash, key) : '';
     }
     return b.witnessSignature;
+  }
+
+  /**
+   * Replaces the last `depth` blocks with a new branch (see {@link ReorgOptions}), as when another witness's blocks
+   * win a fork: nodes switch to the longer branch, and what the replaced blocks did is undone. Solidified blocks are
+   * irreversible, so `depth` may reach the solidified block but not below it. Faucet mints (which are not
+   * transactions) made after the fork point are undone with the blocks.
+   */
+  reorg(depth: number, options: ReorgOptions = {}): ReorgResult {
+    if (!Number.isSafeInteger(depth) || depth < 1) throw new Error('depth must be a positive integer');
+    const fork = this.head.number - depth;
+    if (fork < this.solid) throw new Error(`depth ${depth} would replace solidified blocks (solidified: ${this.solid}, head: ${this.head.number})`);
+    const length = options.length ?? depth + 1;
+    if (!Number.isSafeInteger(length) || length <= depth) throw new Error('length must be an integer greater than depth (a node switches only to a longer branch)');
+    const state = this.snapshots.get(fork);
+    if (state === undefined) throw new Error(`the state of block ${fork} is no longer kept`);
+    const removed = this.blocks.splice(fork + 1);
+    const removedTxs: SignedTx[] = [];
+    for (const b of removed) {
+      this.replacedWitness.set(b.number, b.witness);
+      this.snapshots.delete(b.number);
+      for (const id of b.txIds) {
+        removedTxs.push(this.txs.get(id)!.tx);
+        this.txs.delete(id);
+      }
+    }
+    const keep = options.keep ?? 'all';
+    const kept = removedTxs.filter((tx) => (keep === 'all' ? true : keep === 'none' ? false : keep(tx.txID)));
+    // The pending pool is rebuilt on the fork point's state: the replaced blocks' transactions first, then the rest.
+    this.headState = state;
+    this.pendingState = cloneState(state);
+    const pool = [...kept, ...this.pending];
+    this.pending = [];
+    for (const tx of pool) {
+      const work = cloneState(this.pendingState);
+      try {
+        executeTx(work, this.params, tx, this.head.time, this.contracts);
+      } catch (e) {
+        if (e instanceof TxError) continue;
+        throw e;
+      }
+      this.pendingState = work;
+      this.pending.push(tx);
+    }
+    this.mine(length);
+    return {
+      fork,
+      replaced: removed.map((b) => ({ number: b.number, id: b.id })),
+      dropped: removedTxs.filter((tx) => !this.txs.has(tx.txID)).map((tx) => tx.txID),
+    };
   }
 
   /**

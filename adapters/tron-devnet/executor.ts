@@ -9,7 +9,9 @@ import type { ChainParams } from './constants.js';
 import { tryHex41, utf8Hex, type RawData } from './codec.js';
 import { BandwidthError, chargeBandwidth, energyLeft, useEnergy, type NetCharge } from './resources.js';
 import type { Account, ChainState } from './state.js';
-import { runUsdt, type EventLog } from './trc20.js';
+import { runContract, type DevnetContracts } from './contracts.js';
+import type { EventLog } from './trc20.js';
+import { internalTransactions, type InternalTxJson } from './trx-router.js';
 
 /** A broadcast rejection: `code` is a java-tron api.Return.response_code name. */
 export class TxError extends Error {
@@ -43,6 +45,8 @@ export interface TxInfo {
   contract_address?: string;
   receipt: Record<string, number | string>;
   log?: EventLog[];
+  /** Internal transactions of a contract call (the router's TRX payments), as a node with vm.saveInternalTx prints them. */
+  internal_transactions?: InternalTxJson[];
   result?: 'FAILED';
   resMessage?: string;
   withdraw_amount?: number;
@@ -56,7 +60,7 @@ export interface Executed {
 }
 
 /** Executes `tx` on `s` (mutating it). */
-export function executeTx(s: ChainState, p: ChainParams, tx: SignedTx, now: number, usdt: string): Executed {
+export function executeTx(s: ChainState, p: ChainParams, tx: SignedTx, now: number, contracts: DevnetContracts): Executed {
   const c = tx.raw_data.contract[0]!;
   const value = c.parameter.value;
   const owner = s.accounts.get(tx.owner);
@@ -72,7 +76,7 @@ export function executeTx(s: ChainState, p: ChainParams, tx: SignedTx, now: numb
   const receipt: Record<string, number | string> = {};
   if (net.netUsage) receipt['net_usage'] = net.netUsage;
   if (net.netFee) receipt['net_fee'] = net.netFee;
-  if (c.type === 'TriggerSmartContract') return runVm(s, p, tx, owner, now, usdt, net, receipt);
+  if (c.type === 'TriggerSmartContract') return runVm(s, p, tx, owner, now, contracts, net, receipt);
   const actuator = ACTUATORS[c.type];
   if (!actuator) throw new TxError('CONTRACT_VALIDATE_ERROR', `Contract validate error : ${c.type} is not supported by the devnet`);
   let exec: ExecResult;
@@ -98,7 +102,7 @@ function runVm(
   tx: SignedTx,
   owner: Account,
   now: number,
-  usdt: string,
+  contracts: DevnetContracts,
   net: NetCharge,
   receipt: Record<string, number | string>,
 ): Executed {
@@ -107,12 +111,12 @@ function runVm(
   const fail = (m: string): never => {
     throw new TxError('CONTRACT_VALIDATE_ERROR', `Contract validate error : ${m}`);
   };
-  if (contract !== usdt) fail('No contract or not a smart contract');
   const feeLimit = num(tx.raw_data.fee_limit);
   if (feeLimit < 0 || feeLimit > p.maxFeeLimit) fail(`feeLimit must be >= 0 and <= ${p.maxFeeLimit}`);
   const callValue = num(value['call_value']);
   if (owner.balance < callValue) fail('Validate InternalTransfer error, balance is not sufficient.');
-  const outcome = runUsdt(s, usdt, tx.owner, String(value['data'] ?? ''), callValue, p.usdtEnergyFactor);
+  const outcome = contract === null ? null : runContract(s, contracts, contract, tx.owner, String(value['data'] ?? ''), callValue, p.usdtEnergyFactor, now);
+  if (outcome === null) return fail('No contract or not a smart contract');
   // VMActuator.getAccountEnergyLimitWithFixRatio: stake energy + what the balance can buy, capped by fee_limit.
   const price = p.energyFee;
   const left = energyLeft(owner, s, p, now);
@@ -139,6 +143,8 @@ function runVm(
   const fee = net.netFee + energyFee;
   if (fee) info.fee = fee;
   if (ret === 'SUCCESS' && outcome.logs.length) info.log = outcome.logs;
+  // java-tron keeps the internal transactions of a failed call too, each marked rejected.
+  if (outcome.payments.length) info.internal_transactions = internalTransactions(tx.txID, contract!, outcome.payments, ret !== 'SUCCESS');
   if (ret !== 'SUCCESS') {
     info.result = 'FAILED';
     info.resMessage = utf8Hex(

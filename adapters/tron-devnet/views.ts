@@ -147,6 +147,7 @@ export function txInfoJson(r: TxRecord): Json {
     resMessage: i.resMessage,
     withdraw_amount: i.withdraw_amount,
     withdraw_expire_amount: i.withdraw_expire_amount,
+    internal_transactions: i.internal_transactions,
   });
 }
 

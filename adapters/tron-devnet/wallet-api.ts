@@ -7,7 +7,9 @@ import { cloneState } from './state.js';
 import { type Chain } from './chain.js';
 import { decodeSignedHex, selectorOf, toHex41, tryHex41, txIdentity, utf8Hex, type RawData } from './codec.js';
 import { TxError } from './executor.js';
-import { runUsdt, USDT_ABI, type VmOutcome } from './trc20.js';
+import { isDevnetContract, runContract } from './contracts.js';
+import { USDT_ABI, type VmOutcome } from './trc20.js';
+import { ROUTER_ABI } from './trx-router.js';
 import * as v from './views.js';
 
 type Json = Record<string, unknown>;
@@ -54,7 +56,7 @@ function triggerArgs(q: Json, chain: Chain) {
   if (int(q['call_value'])) value['call_value'] = int(q['call_value']);
   if (int(q['call_token_value'])) value['call_token_value'] = int(q['call_token_value']);
   if (int(q['token_id'])) value['token_id'] = int(q['token_id']);
-  if (contract !== chain.usdt) throw new TxError('CONTRACT_VALIDATE_ERROR', 'No contract or not a smart contract');
+  if (!isDevnetContract(chain.contracts, contract)) throw new TxError('CONTRACT_VALIDATE_ERROR', 'No contract or not a smart contract');
   return { contract, owner, data, value };
 }
 
@@ -72,7 +74,7 @@ function trigger(q: Json, chain: Chain, solid: boolean, kind: 'send' | 'constant
       const raw = chain.buildRaw('TriggerSmartContract', value, feeLimit ? { fee_limit: feeLimit } : {});
       return { result: { result: true }, transaction: unsignedTx(chain, raw, int(q['Permission_id'])) };
     }
-    const out = runUsdt(chain.state(solid), contract, owner, data, int(q['call_value']), chain.params.usdtEnergyFactor);
+    const out = runContract(chain.state(solid), chain.contracts, contract, owner, data, int(q['call_value']), chain.params.usdtEnergyFactor, stateTime(chain, solid))!;
     if (kind === 'estimate') {
       if (out.result !== 'SUCCESS') {
         return { result: { code: 'CONTRACT_EXE_ERROR', message: utf8Hex('REVERT opcode executed') }, energy_used: out.energy, constant_result: [''] };
@@ -184,7 +186,20 @@ export const HANDLERS: Record<string, Handler> = {
     return { __array: b ? b.txIds.map((id) => v.txInfoJson(c.txs.get(id)!)) : [] };
   },
   getcontract: (q, c) => {
-    if (addr(q['value']) !== c.usdt) return {};
+    const at = addr(q['value']);
+    if (at === c.router) {
+      return {
+        bytecode: '6080604052600436106100295760003560e01c8063101e8952146100',
+        name: 'TrxRouter',
+        origin_address: c.rentalPool,
+        abi: { entrys: ROUTER_ABI },
+        origin_energy_limit: 10_000_000,
+        contract_address: c.router,
+        consume_user_resource_percent: 100,
+        code_hash: c.router.slice(2) + '0'.repeat(24),
+      };
+    }
+    if (at !== c.usdt) return {};
     return {
       bytecode: '608060405260043610610057576000357c0100000000000000000000000000000000000000000000000000000000900463ffffffff16806306fdde031461005c',
       name: 'TetherToken',
@@ -198,7 +213,8 @@ export const HANDLERS: Record<string, Handler> = {
   },
   getcontractinfo: (q, c, s, vis) => {
     const sc = HANDLERS['getcontract']!(q, c, s, vis);
-    const state = { energy_usage: 0, ...v.compact({ energy_factor: c.params.usdtEnergyFactor }), update_cycle: 0 };
+    const factor = addr(q['value']) === c.usdt ? c.params.usdtEnergyFactor : 0;
+    const state = { energy_usage: 0, ...v.compact({ energy_factor: factor }), update_cycle: 0 };
     return Object.keys(sc).length ? { runtimecode: sc['bytecode'], smart_contract: sc, contract_state: state } : {};
   },
   triggersmartcontract: (q, c, s) => trigger(q, c, s, 'send'),
