@@ -80,6 +80,8 @@ const CASES: readonly VariableCase[] = [
     bad: ['maybe', '2', 'on!'] },
   { variable: 'ENERGY_BURN', good: [['true', (c) => c.energyBurn, true], ['no', (c) => c.energyBurn, false], ['1', (c) => c.energyBurn, true]],
     bad: ['burn', '2', 'off!'] },
+  { variable: 'WITHDRAWAL_CONFIRMATIONS', good: [['0', (c) => c.withdrawalConfirmations, 0], ['19', (c) => c.withdrawalConfirmations, 19]],
+    bad: ['-1', 'solid', '1001'] },
   { variable: 'WORKFLOW_STUCK_AFTER_S', good: [['60', (c) => c.workflowStuckAfterMs, 60_000], ['0', (c) => c.workflowStuckAfterMs, 0]],
     bad: ['-1', '1.5', '15m', '604801'] },
 ];
@@ -92,7 +94,7 @@ describe('loadConfig: defaults', () => {
       tronProTierKey: null, tronProTierHost: null, usdtContract: MAINNET_USDT_CONTRACT,
       energyProvider: 'self', energyRentalUrl: null, chainConfirmations: DEFAULT_CHAIN_CONFIRMATIONS, port: 3000,
       keyEncryptionKey: null, adminToken: null, webhookAllowLocal: false, energyBurn: false, mongodbUrl: null, redisUrl: null, mongodbDb: null,
-      workflowStuckAfterMs: 900_000,
+      workflowStuckAfterMs: 900_000, withdrawalConfirmations: 0,
     });
   });
 

@@ -50,6 +50,12 @@ export interface HostConfig {
    * keeps failing) running longer than this is logged as stuck, once per period (default 900 s).
    */
   readonly workflowStuckAfterMs: number;
+  /**
+   * WITHDRAWAL_CONFIRMATIONS: 0 (default, spec §6) completes a withdrawal once a node accepts its broadcast; N waits
+   * until it is N blocks deep, so withdrawal.completed means the money moved (a node can accept and then lose a
+   * transaction).
+   */
+  readonly withdrawalConfirmations: number;
 }
 
 /** A configuration problem; the message names the variable and never echoes a secret value. */
@@ -199,5 +205,6 @@ export function loadConfig(env: Env, options: { mode: HostConfig['mode'] }): Hos
     chainConfirmations: integer(env, 'CHAIN_CONFIRMATIONS', DEFAULT_CHAIN_CONFIRMATIONS, 1_000, 'a number of blocks'),
     keyEncryptionKey, adminToken: adminToken(env, mode), port: port(env, 'PORT', 3000), webhookAllowLocal, energyBurn,
     workflowStuckAfterMs: 1_000 * integer(env, 'WORKFLOW_STUCK_AFTER_S', 900, 604_800, 'a number of seconds'),
+    withdrawalConfirmations: integer(env, 'WITHDRAWAL_CONFIRMATIONS', 0, 1_000, 'a number of blocks'),
   };
 }

@@ -44,6 +44,10 @@ export function startComposedWorker(composition: Composition, env: ComposedWorke
     log: c.get(TOKENS.Logger),
     ...options,
     collection: { confirmations: config.chainConfirmations, burnEnabled: config.energyBurn, stuckAfterMs: config.workflowStuckAfterMs, ...options.collection },
-    commands: { stuckAfterMs: config.workflowStuckAfterMs, ...options.commands },
+    commands: {
+      stuckAfterMs: config.workflowStuckAfterMs,
+      completeOn: config.withdrawalConfirmations === 0 ? 'broadcast' : config.withdrawalConfirmations,
+      ...options.commands,
+    },
   });
 }

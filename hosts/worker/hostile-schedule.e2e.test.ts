@@ -1,6 +1,7 @@
 /**
  * The money rule under random hostile schedules, on the devnet through real tronweb: every fault a node gives
- * (resets, timeouts, 403/429 with Retry-After, 5xx, error bodies, lost broadcast replies, a call quota), a chain
+ * (resets, timeouts, 403/429 with Retry-After, 5xx, error bodies, lost broadcast replies, accepted broadcasts that
+ * never land, a call quota, full and solidity endpoints on separate ports), a chain
  * that moves underneath (solidified lag jitter, energy-weight drift, a raised USDT energy factor, a sub-address
  * blacklisted mid-collection), process crashes at every boundary, and 1–3 workers — over collections (USDT and
  * TRX), the post-failure reclaim, a withdrawal and a stake. Whatever the schedule:
@@ -72,6 +73,9 @@ const scheduleArb = fc.record({
   workers: fc.integer({ min: 1, max: 3 }),
   concurrent: fc.boolean(),
   blacklistThird: fc.boolean(),
+  splitEndpoints: fc.boolean(),
+  /** Broadcasts the node accepts that never reach a block: only the dead proof lets a replacement go out. */
+  drops: fc.integer({ min: 0, max: 2 }),
 });
 type Schedule = typeof scheduleArb extends fc.Arbitrary<infer T> ? T : never;
 
@@ -82,7 +86,7 @@ const terminalTask = (t: CollectionTask) => (t.status === COLLECTION_STATUS.DONE
 const terminalCommand = (c: Command) => c.status !== COMMAND_STATUS.PENDING && c.status !== COMMAND_STATUS.RUNNING;
 
 async function runSchedule(s: Schedule): Promise<void> {
-  const w: WorkerWorld = await buildWorkerWorld({ solidifyLag: 2, stakeTrx: 40_000n, seed: `hostile-${s.chaosSeed}` });
+  const w: WorkerWorld = await buildWorkerWorld({ solidifyLag: 2, stakeTrx: 40_000n, seed: `hostile-${s.chaosSeed}`, splitEndpoints: s.splitEndpoints });
   try {
     const plan = new FaultPlan(new Map(s.crashes.map((f) => [f.at, f.kind])));
     const prepared = new Map<string, Prepared>();
@@ -106,7 +110,10 @@ async function runSchedule(s: Schedule): Promise<void> {
     const retry = { retryBaseMs: 1_000, retryMaxMs: 6_000, leaseMs: 9_000, pollMs: 1_500 } as const;
     const runners: Runnable[] = Array.from({ length: s.workers }, (_, i) => [
       new CollectionExecutor(deps, { ...retry, owner: `c${i}`, confirmations: 1 }),
-      new CommandExecutor(deps, { ...retry, owner: `m${i}` }),
+      // SUCCESS once in a block: with the spec's default (SUCCESS on the node's acceptance) a node that accepts a
+      // transaction and then loses it (`drops`) ends the withdrawal SUCCESS unpaid, which is no double payment but
+      // would make "the recipient got exactly the amount" unassertable (decision 52).
+      new CommandExecutor(deps, { ...retry, owner: `m${i}`, completeOn: 1 }),
       new ReclaimExecutor(deps, { ...retry, owner: `r${i}`, confirmations: 1 }),
     ]).flat();
 
@@ -117,6 +124,7 @@ async function runSchedule(s: Schedule): Promise<void> {
       script: s.timeouts > 0 ? [{ path: 'wallet/*', kind: 'timeout', times: s.timeouts, hold_ms: 600 }] : [],
       solidify_jitter: s.jitter,
       energy_weight_drift_bps: s.driftBps,
+      drop_next_transactions: s.drops,
     });
 
     const allTerminal = async () => (await Promise.all(tasks.map((t) => w.stores.tasks.get(t.taskNo)))).every((t) => terminalTask(t!))

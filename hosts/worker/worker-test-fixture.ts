@@ -50,11 +50,17 @@ export interface WorkerWorldOptions {
   readonly liquidTrx?: bigint;
   readonly seed?: string;
   readonly solidifyLag?: number;
+  /** Serve /walletsolidity/* on its own port only, as a self-hosted java-tron does (the gateway gets both URLs). */
+  readonly splitEndpoints?: boolean;
 }
 
 /** Builds a world on a fresh devnet; `chain` lets a test give the use cases a wrapped gateway. */
 export async function buildWorkerWorld(options: WorkerWorldOptions = {}): Promise<WorkerWorld> {
-  const devnet = await startDevnet({ port: 0, blockMs: 0, seed: options.seed ?? 'worker-tests', ...(options.solidifyLag === undefined ? {} : { solidifyLag: options.solidifyLag }) });
+  const devnet = await startDevnet({
+    port: 0, blockMs: 0, seed: options.seed ?? 'worker-tests',
+    ...(options.solidifyLag === undefined ? {} : { solidifyLag: options.solidifyLag }),
+    ...(options.splitEndpoints === true ? { solidityPort: 0, fullServesSolidity: false } : {}),
+  });
   const gateway = createDevnetChainGateway(devnet);
   const clock = new ManualClock();
   const stores = createMemoryAdapters({ clock });
