@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { ConcurrencyConflict, InfrastructureError } from '../../core/domain/errors.js';
+import { ConcurrencyConflict, StoreError } from '../../core/domain/errors.js';
 import type { CashierToken, UserId } from '../../core/domain/model/index.js';
 import type { CashierTokenRepository } from '../../core/ports/cashier-token-repository.port.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
@@ -46,7 +46,7 @@ export class MongoCashierTokenRepository implements CashierTokenRepository {
           { $unset: { activeSlot: '' } },
         );
       }
-      throw new InfrastructureError('SERVICE-UNAVAILABLE', 'cashier token insert kept colliding; retry later', { transient: true });
+      throw new StoreError('SERVICE-UNAVAILABLE', 'cashier token insert kept colliding; retry later', { transient: true });
     });
   }
 

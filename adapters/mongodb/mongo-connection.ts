@@ -1,5 +1,5 @@
 import { MongoClient, type Db } from 'mongodb';
-import { InfrastructureError } from '../../core/domain/errors.js';
+import { InfrastructureError, StoreError } from '../../core/domain/errors.js';
 import { ensureIndexes } from './mongo-indexes.js';
 
 /** Database used when neither the options nor the URL's path name one. */
@@ -53,7 +53,7 @@ function reasonOf(error: unknown): string {
  */
 export async function connectMongo(url: string | null | undefined, options: ConnectMongoOptions = {}): Promise<MongoConnection> {
   if (url === null || url === undefined || url.trim() === '') {
-    throw new InfrastructureError('SERVICE-UNAVAILABLE', 'MONGODB_URL is not set: the MongoDB store needs a connection string', {
+    throw new StoreError('SERVICE-UNAVAILABLE', 'MONGODB_URL is not set: the MongoDB store needs a connection string', {
       transient: false,
     });
   }
@@ -67,7 +67,7 @@ export async function connectMongo(url: string | null | undefined, options: Conn
       appName: options.appName ?? 'custody-hub',
     });
   } catch (error) {
-    throw new InfrastructureError('SERVICE-UNAVAILABLE', `MONGODB_URL ${shown} is not a valid connection string: ${reasonOf(error)}`, {
+    throw new StoreError('SERVICE-UNAVAILABLE', `MONGODB_URL ${shown} is not a valid connection string: ${reasonOf(error)}`, {
       transient: false, cause: error,
     });
   }
@@ -78,7 +78,7 @@ export async function connectMongo(url: string | null | undefined, options: Conn
     step = `answered but refused to create the store's indexes in database ${db.databaseName}`;
     const transactions = typeof hello['setName'] === 'string' || hello['msg'] === 'isdbgrid';
     if (!transactions && options.allowStandalone !== true) {
-      throw new InfrastructureError(
+      throw new StoreError(
         'SERVICE-UNAVAILABLE',
         `MONGODB_URL ${shown} is a standalone server: the store needs transactions, so run a replica set ` +
           '(mongod --replSet rs0, then rs.initiate()); allowStandalone accepts it for development only',
@@ -90,7 +90,7 @@ export async function connectMongo(url: string | null | undefined, options: Conn
   } catch (error) {
     await client.close().catch(() => undefined);
     if (error instanceof InfrastructureError) throw error;
-    throw new InfrastructureError('SERVICE-UNAVAILABLE', `MongoDB at MONGODB_URL ${shown} ${step}: ${reasonOf(error)}`, {
+    throw new StoreError('SERVICE-UNAVAILABLE', `MongoDB at MONGODB_URL ${shown} ${step}: ${reasonOf(error)}`, {
       transient: true, cause: error,
     });
   }

@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { InfrastructureError } from '../../core/domain/errors.js';
+import { StoreError } from '../../core/domain/errors.js';
 import type { StoredResponse } from '../../core/domain/model/index.js';
 import type { Clock } from '../../core/ports/clock.port.js';
 import type { IdempotencyBegin, IdempotencyStore } from '../../core/ports/idempotency-store.port.js';
@@ -65,7 +65,7 @@ export class MongoIdempotencyStore implements IdempotencyStore {
         );
         if (taken.modifiedCount === 1) return { outcome: 'started' };
       }
-      throw new InfrastructureError('SERVICE-UNAVAILABLE', 'idempotency record kept changing; retry later', { transient: true });
+      throw new StoreError('SERVICE-UNAVAILABLE', 'idempotency record kept changing; retry later', { transient: true });
     });
   }
 

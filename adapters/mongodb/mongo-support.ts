@@ -1,5 +1,5 @@
 import { MongoError, MongoServerError } from 'mongodb';
-import { ConcurrencyConflict, DomainError, InfrastructureError } from '../../core/domain/errors.js';
+import { ConcurrencyConflict, DomainError, InfrastructureError, StoreError } from '../../core/domain/errors.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
 
 /**
@@ -22,12 +22,12 @@ export function isDuplicateKey(error: unknown, field?: string): error is MongoSe
 }
 
 /** The error the ports promise for a failing store: never a driver error. */
-export function storeUnavailable(operation: string, error: unknown): InfrastructureError {
+export function storeUnavailable(operation: string, error: unknown): StoreError {
   const standalone = error instanceof MongoServerError && error.code === ILLEGAL_OPERATION;
   const message = standalone
     ? `MongoDB ${operation} failed: the server is not a replica set member (transactions unavailable)`
     : `MongoDB ${operation} failed`;
-  return new InfrastructureError('SERVICE-UNAVAILABLE', message, { transient: !standalone, cause: error });
+  return new StoreError('SERVICE-UNAVAILABLE', message, { transient: !standalone, cause: error });
 }
 
 /**
@@ -56,7 +56,7 @@ const INTEGER_STRING = /^-?(0|[1-9][0-9]*)$/;
 /** Decimal integer string -> bigint; a malformed stored value is a store fault, not a zero. */
 export function decodeMoney(value: unknown, field: string): bigint {
   if (typeof value !== 'string' || !INTEGER_STRING.test(value)) {
-    throw new InfrastructureError('INTERNAL-ERROR', `stored ${field} is not an integer string`, { transient: false });
+    throw new StoreError('INTERNAL-ERROR', `stored ${field} is not an integer string`, { transient: false });
   }
   return BigInt(value);
 }

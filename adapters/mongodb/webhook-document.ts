@@ -1,4 +1,4 @@
-import { InfrastructureError } from '../../core/domain/errors.js';
+import { StoreError } from '../../core/domain/errors.js';
 import type {
   DeliveryAttempt, DeliveryStatus, DeveloperConfig, JsonValue, WebhookDelivery, WebhookEvent, WebhookEventType,
 } from '../../core/domain/model/webhook.js';
@@ -80,7 +80,7 @@ export function toWebhookEventDocument(event: WebhookEvent): WebhookEventDocumen
 function parsePayload(text: string): Record<string, JsonValue> {
   const parsed: unknown = JSON.parse(text);
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new InfrastructureError('INTERNAL-ERROR', 'stored webhook payload is not a JSON object', { transient: false });
+    throw new StoreError('INTERNAL-ERROR', 'stored webhook payload is not a JSON object', { transient: false });
   }
   return parsed as Record<string, JsonValue>;
 }

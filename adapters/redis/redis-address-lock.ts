@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { AddressLock, LockGrant } from '../../core/ports/address-lock.port.js';
-import { InfrastructureError } from '../../core/domain/errors.js';
+import { StoreError } from '../../core/domain/errors.js';
 import { RedisScript } from './redis-script.js';
 
 /**
@@ -61,7 +61,7 @@ export class RedisAddressLock implements AddressLock {
     const token = randomUUID();
     const fence = await ACQUIRE.run(this.client, [this.lockKey(key), this.fenceKey(key)], [token, ttlMs, Math.max(FENCE_IDLE_MS, ttlMs)]);
     if (fence === null) return null;
-    if (typeof fence !== 'number') throw new InfrastructureError('INTERNAL-ERROR', 'redis lock acquire: unexpected reply', { transient: false });
+    if (typeof fence !== 'number') throw new StoreError('INTERNAL-ERROR', 'redis lock acquire: unexpected reply', { transient: false });
     return { key, token, fence };
   }
 

@@ -42,7 +42,7 @@ describe('Redis driver errors become InfrastructureError', () => {
       const calls = [() => lock.acquire('a', 1_000), () => lock.release(grant), () => lock.extend(grant, 1_000), () => limiter.hit('k', 1, 60_000)];
       for (const call of calls) {
         const started = performance.now();
-        await expect(call()).rejects.toMatchObject({ name: 'InfrastructureError', code: 'SERVICE-UNAVAILABLE', transient: true });
+        await expect(call()).rejects.toMatchObject({ name: 'StoreError', code: 'SERVICE-UNAVAILABLE', transient: true });
         expect(performance.now() - started).toBeLessThan(2_500);
       }
     } finally {

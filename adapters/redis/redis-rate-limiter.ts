@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { RateLimitDecision, RateLimiter } from '../../core/ports/rate-limiter.port.js';
-import { InfrastructureError } from '../../core/domain/errors.js';
+import { StoreError } from '../../core/domain/errors.js';
 import { RedisScript } from './redis-script.js';
 
 /**
@@ -48,7 +48,7 @@ export class RedisRateLimiter implements RateLimiter {
     assertArguments(limit, windowMs);
     const reply = await HIT.run(this.client, [`${this.prefix}rate:${key}`], [limit, windowMs]);
     if (!Array.isArray(reply) || reply.length !== 3 || !reply.every((n) => typeof n === 'number')) {
-      throw new InfrastructureError('INTERNAL-ERROR', 'redis rate-limit hit: unexpected reply', { transient: false });
+      throw new StoreError('INTERNAL-ERROR', 'redis rate-limit hit: unexpected reply', { transient: false });
     }
     const [allowed, count, ttlMs] = reply as [number, number, number];
     const resetSeconds = Math.max(1, Math.ceil(ttlMs / 1000));

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { InfrastructureError } from '../../core/domain/errors.js';
+import { StoreError } from '../../core/domain/errors.js';
 
 /** Replies that mean "the server is there but cannot serve right now", so retrying later may succeed. */
 const TRANSIENT_REPLY = /^(LOADING|BUSY|READONLY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|NOREPLICAS)\b/;
@@ -40,11 +40,11 @@ export class RedisScript {
  * Driver errors never cross a port. Connection loss, timeouts and server-busy replies are SERVICE-UNAVAILABLE
  * (transient); any other error reply means a bug in a script or a key of the wrong type: INTERNAL-ERROR, not transient.
  */
-export function toInfrastructureError(error: unknown, operation: string): InfrastructureError {
+export function toInfrastructureError(error: unknown, operation: string): StoreError {
   const detail = error instanceof Error ? error.message : String(error);
   const isReply = error instanceof Error && error.name === 'ReplyError';
   if (isReply && !TRANSIENT_REPLY.test(detail)) {
-    return new InfrastructureError('INTERNAL-ERROR', `redis ${operation} failed: ${detail}`, { transient: false, cause: error });
+    return new StoreError('INTERNAL-ERROR', `redis ${operation} failed: ${detail}`, { transient: false, cause: error });
   }
-  return new InfrastructureError('SERVICE-UNAVAILABLE', `redis unavailable during ${operation}: ${detail}`, { transient: true, cause: error });
+  return new StoreError('SERVICE-UNAVAILABLE', `redis unavailable during ${operation}: ${detail}`, { transient: true, cause: error });
 }
