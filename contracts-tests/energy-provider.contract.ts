@@ -107,6 +107,20 @@ export function describeEnergyProviderContract(
       expect(got.receivedSun).toBeGreaterThan(0n);
     }, timeout);
 
+    it('quote, where the adapter prices, agrees with canProvide and prices at least the request', async () => {
+      if (s.provider.quote === undefined) return;
+      const req = await request();
+      const quote = await s.provider.quote(req, s.main);
+      expect(quote).not.toBeNull();
+      expect(quote!.priceSun).toBeGreaterThanOrEqual(0n);
+      expect(quote!.energy).toBeGreaterThanOrEqual(energy);
+      expect(await s.provider.canProvide(req, s.main)).toBe(true);
+      if (options.uncoverableEnergy !== undefined) {
+        const huge = { ...req, energy: options.uncoverableEnergy, reference: `${req.reference}-huge` };
+        expect(await s.provider.quote(huge, s.main)).toBeNull();
+      }
+    }, timeout);
+
     it('acquire is write-ahead: a signed transaction that moves nothing until broadcast, or an order that can be polled', async () => {
       const req = await request();
       const order = await s.provider.acquire(req, s.main);

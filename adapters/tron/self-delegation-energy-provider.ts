@@ -5,7 +5,7 @@
  */
 import { DomainError, InfrastructureError } from '../../core/domain/errors.js';
 import type { ChainGateway, Signer } from '../../core/ports/chain-gateway.port.js';
-import type { EnergyOrder, EnergyProvider, EnergyRequest } from '../../core/ports/energy-provider.port.js';
+import type { EnergyOrder, EnergyProvider, EnergyQuote, EnergyRequest } from '../../core/ports/energy-provider.port.js';
 
 const SUN_PER_TRX = 1_000_000n;
 
@@ -99,6 +99,12 @@ export class SelfDelegationEnergyProvider implements EnergyProvider {
   async canProvide(request: EnergyRequest, main: Signer): Promise<boolean> {
     const [needed, available] = await Promise.all([this.sunFor(request.energy), this.chain.getCanDelegateEnergySun(main.address)]);
     return available >= needed;
+  }
+
+  /** Free when the stake covers the request: the stake is lent for the sweep and taken back, nothing is burned. */
+  async quote(request: EnergyRequest, main: Signer): Promise<EnergyQuote | null> {
+    if (!(await this.canProvide(request, main))) return null;
+    return { priceSun: 0n, energy: request.energy, provider: 'self', durationSec: null };
   }
 
   /**
