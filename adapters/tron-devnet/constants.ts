@@ -142,9 +142,3 @@ export const USDT_META = { name: 'Tether USD', symbol: 'USDT', decimals: 6 } as 
 
 /** keccak256("Transfer(address,address,uint256)"), the TRC20 Transfer event topic. */
 export const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
-
-/**
- * Rental market price: price_sun = energy × (35 + 2 × duration_hours). 65k energy for 1 h ≈ 2.4 TRX, for 24 h
- * ≈ 5.4 TRX — the same order of magnitude as real energy rental providers, cheaper than burning (6.4 TRX).
- */
-export const RENTAL_PRICE = { baseSunPerEnergy: 35, sunPerEnergyHour: 2 } as const;

@@ -1,7 +1,8 @@
 /**
  * Public entry point of the TRON devnet: a faithful local simulator of the java-tron FullNode HTTP API that
  * unmodified tronweb talks to. Start it with {@link startDevnet}; drive it over HTTP (`/wallet/*`,
- * `/walletsolidity/*`, `/sim/*`, `/rental/*`) or in-process through the returned {@link Devnet}.
+ * `/walletsolidity/*`, `/sim/*`, and the simulated TronSave and itrx rental APIs) or in-process through the
+ * returned {@link Devnet}.
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
@@ -10,7 +11,9 @@ import { toBase58, toHex41 } from './codec.js';
 import type { ChainParams } from './constants.js';
 import { applyFaults, copyFaults } from './faults.js';
 import { NodeFaultGate } from './node-faults.js';
-import { RentalDesk } from './rental.js';
+import { ItrxSim, type ItrxSettings } from './rental-itrx.js';
+import { RentalPool } from './rental-pool.js';
+import { TronSaveSim, type TronSaveSettings } from './rental-tronsave.js';
 import { createDevnetServer } from './server.js';
 import { controlRoutes } from './sim-api.js';
 
@@ -19,7 +22,12 @@ export { BLOCK_INTERVAL_MS, DEFAULT_PARAMS, SUN_PER_TRX, USDT_ENERGY, USDT_META 
 export type { BlockRecord, Faults, GenesisSpec, TxRecord } from './chain.js';
 export type { ChaosFaults, NodeFaultKind, NodeFaultRule, RateLimitFaults } from './node-faults.js';
 export { NODE_FAULT_KINDS } from './node-faults.js';
-export type { RentalDesk, RentalOrder, RentalStatus } from './rental.js';
+export {
+  DEVNET_TRONSAVE_API_KEY, tronSavePayout, type TronSaveOrder, type TronSaveSettings, type TronSaveSim,
+} from './rental-tronsave.js';
+export {
+  DEVNET_ITRX_API_KEY, DEVNET_ITRX_API_SECRET, itrxSigningString, type ItrxOrder, type ItrxPeriod, type ItrxSettings, type ItrxSim,
+} from './rental-itrx.js';
 export type { ChainState } from './state.js';
 export { totalOwnedSun } from './state.js';
 export { Chain, TxError } from './chain.js';
@@ -78,7 +86,10 @@ export class Devnet {
   readonly usdtAddress: string;
   /** USDT contract address (41-hex). */
   readonly usdtAddressHex: string;
-  readonly rental: RentalDesk;
+  /** The simulated TronSave v2 API (served on this devnet's URL; key DEVNET_TRONSAVE_API_KEY). */
+  readonly tronsave: TronSaveSim;
+  /** The simulated itrx order API (served on this devnet's URL; DEVNET_ITRX_API_KEY / DEVNET_ITRX_API_SECRET). */
+  readonly itrx: ItrxSim;
   private timer: NodeJS.Timeout | undefined;
 
   /** @internal use {@link startDevnet} */
@@ -91,7 +102,9 @@ export class Devnet {
     this.solidityUrl = servers.solidityUrl;
     this.usdtAddressHex = chain.usdt;
     this.usdtAddress = toBase58(chain.usdt);
-    this.rental = new RentalDesk(chain);
+    const pool = new RentalPool(chain);
+    this.tronsave = new TronSaveSim(pool);
+    this.itrx = new ItrxSim(pool);
     if (blockMs > 0) this.timer = setInterval(() => chain.mine(1), blockMs);
   }
 
@@ -181,6 +194,16 @@ export class Devnet {
   /** A copy of the current faults (what `GET /sim/faults` answers). */
   faults(): Faults {
     return copyFaults(this.chain.faults);
+  }
+
+  /**
+   * Changes the simulated rental markets (`POST /sim/rental {tronsave?, itrx?}`); unspecified settings keep their
+   * value. Throws on an invalid value (validated per provider). Returns both providers' settings.
+   */
+  configureRental(changes: { tronsave?: Partial<TronSaveSettings>; itrx?: Partial<ItrxSettings> } | Record<string, unknown>):
+    { tronsave: TronSaveSettings; itrx: ItrxSettings } {
+    const c = changes as { tronsave?: Partial<TronSaveSettings>; itrx?: Partial<ItrxSettings> };
+    return { tronsave: this.tronsave.configure(c.tronsave ?? {}), itrx: this.itrx.configure(c.itrx ?? {}) };
   }
 
   /** Normalizes an address to 41-hex (handy in tests). */

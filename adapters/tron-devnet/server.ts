@@ -1,9 +1,9 @@
 /**
- * HTTP front end on node:http: routes /wallet/* and /walletsolidity/* to the handlers, /sim/* and /rental/* to
- * the control routes, merges GET query and POST JSON body like java-tron's servlets, applies `visible`, and
- * honours the node_down / slow_ms faults and the node-call fault gate (scripted, chaos, quota).
+ * HTTP front end on node:http: routes /wallet/* and /walletsolidity/* to the handlers, /sim/* and the simulated
+ * rental APIs to the control routes, merges GET query and POST JSON body like java-tron's servlets, applies
+ * `visible`, and honours the node_down / slow_ms faults and the node-call fault gate (scripted, chaos, quota).
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Chain } from './chain.js';
 import { toBase58 } from './codec.js';
 import type { NodeCallDecision, NodeFaultGate } from './node-faults.js';
@@ -12,8 +12,14 @@ import { HANDLERS, InputError, SOLIDITY_ENDPOINTS, type Handler } from './wallet
 
 type Json = Record<string, unknown>;
 
-/** A control route: gets the merged params, returns [status, body]. */
-export type ControlRoute = (q: Json, method: string) => [number, unknown] | Promise<[number, unknown]>;
+/** What a control route sees of its request besides the merged params: headers (API keys, signatures) and the URL. */
+export interface ControlRequest {
+  readonly headers: IncomingHttpHeaders;
+  readonly url: URL;
+}
+
+/** A control route: gets the merged params, returns [status, body]. A key ending in `/*` matches one more segment. */
+export type ControlRoute = (q: Json, method: string, request: ControlRequest) => [number, unknown] | Promise<[number, unknown]>;
 
 /** Keys whose 41-hex values java-tron prints as base58 when visible=true. */
 const ADDRESS_KEYS = new Set([
@@ -61,7 +67,7 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 export interface ServerRoles {
   wallet: boolean;
   solidity: boolean;
-  /** /sim/* and /rental/* control routes. */
+  /** /sim/* and the rental providers' routes. */
   control: boolean;
 }
 
@@ -89,7 +95,7 @@ async function handle(
     await nodeCall(chain, gate, m[1] === 'walletsolidity', m[2]!, url, req, res);
     return;
   }
-  const route = roles.control && !m ? control[path] : undefined;
+  const route = roles.control && !m ? control[path] ?? control[path.replace(/\/[^/]+$/, '/*')] : undefined;
   if (route) {
     let q: Json;
     try {
@@ -99,7 +105,7 @@ async function handle(
       return;
     }
     try {
-      const [status, body] = await route(q, req.method ?? 'GET');
+      const [status, body] = await route(q, req.method ?? 'GET', { headers: req.headers, url });
       send(res, status, body);
     } catch (e) {
       send(res, 400, { error: (e as Error).message });

@@ -1,10 +1,9 @@
 /**
- * Test controls (/sim/*) and the rental provider API (/rental/*), as control routes for the HTTP server.
- * Every route mirrors an in-process method of {@link Devnet} so tests can use either.
+ * Test controls (/sim/*) and the simulated rental providers' APIs (TronSave's /v2/*, itrx's /api/v1/frontend/*), as
+ * control routes for the HTTP server. Every /sim route mirrors an in-process method of {@link Devnet}.
  */
 import { toHex41 } from './codec.js';
 import type { Devnet } from './index.js';
-import { ConflictError } from './rental.js';
 import type { ControlRoute } from './server.js';
 
 type Json = Record<string, unknown>;
@@ -72,21 +71,8 @@ export function controlRoutes(devnet: Devnet): Record<string, ControlRoute> {
       return [200, devnet.usdtStatus()];
     },
     '/sim/faults': (q, method) => [200, method === 'POST' ? devnet.setFaults(q) : devnet.faults()],
-    '/rental/quote': post((q) => devnet.rental.quote(devnet.rental.parse(q))),
-    '/rental/order': async (q, method) => {
-      if (method === 'GET') return orderStatus(devnet, q);
-      try {
-        const { order, created } = devnet.rental.order(devnet.rental.parse(q), String(q['reference'] ?? ''));
-        return [created ? 201 : 200, order];
-      } catch (e) {
-        if (e instanceof ConflictError) return [409, { error: e.message }];
-        throw e;
-      }
-    },
+    '/sim/rental': (q, method) => [200, method === 'POST' ? devnet.configureRental(q) : devnet.configureRental({})],
+    ...devnet.tronsave.routes(),
+    ...devnet.itrx.routes(),
   };
-}
-
-function orderStatus(devnet: Devnet, q: Json): [number, unknown] {
-  const o = devnet.rental.get(String(q['id'] ?? ''));
-  return o ? [200, o] : [404, { error: 'order not found' }];
 }
