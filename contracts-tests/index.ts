@@ -15,6 +15,7 @@ export * from './energy-provider.contract.js';
 export * from './event-outbox.contract.js';
 export * from './idempotency-store.contract.js';
 export * from './rate-limiter.contract.js';
+export * from './rental-provider.contract.js';
 export * from './risk-policy.contract.js';
 export * from './scan-cursor-store.contract.js';
 export * from './session-repository.contract.js';

@@ -1,30 +1,20 @@
 /**
- * Both energy providers against the shared contract on the devnet, plus what only one adapter has: the sizing rule
- * of self-delegation and the rental client's failure mapping (a provider that is down or says no), which the
- * devnet's desk never does on its own.
+ * Self-delegation against the shared contract on the devnet, plus what only it has: its sizing rule and its memory
+ * of references across expiry. The rental adapters have their own file (rental-providers.test.ts).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DomainError, InfrastructureError } from '../../core/domain/errors.js';
+import { DomainError } from '../../core/domain/errors.js';
 import { describeEnergyProviderContract } from '../../contracts-tests/energy-provider.contract.js';
 import { devnetEnergySubject } from '../../contracts-tests/harness/tron-devnet.js';
-import { RentalEnergyProvider } from './rental-energy-provider.js';
 import type { ChainGateway } from '../../core/ports/chain-gateway.port.js';
 import { DEFAULT_DELEGATION_MARGIN_BPS, SelfDelegationEnergyProvider, selfDelegationSun, withMargin } from './self-delegation-energy-provider.js';
-
-const HOUR = 3_600_000;
 
 describeEnergyProviderContract('SelfDelegationEnergyProvider on the devnet', () => devnetEnergySubject('self'), {
   // 20,000 TRX of stake yields ≈ 200,000 energy: a million is out of reach.
   uncoverableEnergy: 1_000_000,
   // Its default margin (5 %): a delivery still covers the request after the network's weight grows by 4.5 %.
   weightGrowthBps: 450,
-});
-
-describeEnergyProviderContract('RentalEnergyProvider on the devnet', () => devnetEnergySubject('rental', { durationHours: 1, maxPriceSun: 100_000_000n }), {
-  // The desk's pool stakes 5,000,000 TRX (≈ 50 M energy); 80 M is above both the price ceiling and the pool.
-  uncoverableEnergy: 80_000_000,
-  rentalExpiryMs: HOUR + 3_000,
 });
 
 describe('SelfDelegationEnergyProvider references across expiry (adapter-only: needs time travel and its own memory)', () => {
@@ -118,50 +108,5 @@ describe('SelfDelegationEnergyProvider sizing: the live ratio plus a margin agai
   it('refuses a margin outside 0..10000 bps and a request that is not a positive integer', async () => {
     for (const marginBps of [-1, 1.5, 10_001]) expect(() => new SelfDelegationEnergyProvider(chainAt(1e-5), { marginBps })).toThrow(RangeError);
     await expect(new SelfDelegationEnergyProvider(chainAt(1e-5)).sunFor(0)).rejects.toBeInstanceOf(DomainError);
-  });
-});
-
-describe('RentalEnergyProvider failure mapping (adapter-only: the devnet desk is never down and never refuses)', () => {
-  const main = { address: 'TLsV52sRDL79HXGGm9yzwKibb6BeruhUzy', privateKey: async () => '' };
-  const request = { receiver: 'TLsV52sRDL79HXGGm9yzwKibb6BeruhUzy', energy: 65_000, reference: 'ref-1' };
-  const replying = (status: number, body: unknown): typeof fetch =>
-    (async () => new Response(typeof body === 'string' ? body : JSON.stringify(body), { status })) as typeof fetch;
-
-  it('an unreachable provider is a transient SERVICE-UNAVAILABLE that names no secret header', async () => {
-    const failing = (async () => {
-      throw Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } });
-    }) as typeof fetch;
-    const p = new RentalEnergyProvider({ baseUrl: 'http://127.0.0.1:1', headers: { 'x-api-key': 'secret-key' }, fetch: failing });
-    for (const call of [p.canProvide(request, main), p.acquire(request, main), p.orderStatus('o1')]) {
-      const e = await call.then(() => undefined, (x: unknown) => x);
-      expect(e).toBeInstanceOf(InfrastructureError);
-      expect((e as InfrastructureError).code).toBe('SERVICE-UNAVAILABLE');
-      expect((e as InfrastructureError).transient).toBe(true);
-      expect((e as Error).message).not.toContain('secret-key');
-    }
-  });
-
-  it('5xx and 429 are transient; a refusal (4xx) makes canProvide false and acquire BIZ-ENERGY-UNAVAILABLE', async () => {
-    for (const status of [500, 503, 429]) {
-      const e = await new RentalEnergyProvider({ baseUrl: 'http://x', fetch: replying(status, {}) }).acquire(request, main).catch((x: unknown) => x);
-      expect(e).toMatchObject({ code: 'SERVICE-UNAVAILABLE', transient: true });
-    }
-    const refusing = new RentalEnergyProvider({ baseUrl: 'http://x', fetch: replying(409, { error: 'reference reused' }) });
-    expect(await refusing.canProvide(request, main)).toBe(false);
-    const e = await refusing.acquire(request, main).catch((x: unknown) => x);
-    expect(e).toBeInstanceOf(DomainError);
-    expect((e as DomainError).code).toBe('BIZ-ENERGY-UNAVAILABLE');
-    expect((e as DomainError).message).toContain('reference reused');
-  });
-
-  it('a malformed reply is a non-transient SERVICE-UNAVAILABLE, and a quote above the ceiling is declined', async () => {
-    const garbled = new RentalEnergyProvider({ baseUrl: 'http://x', fetch: replying(200, 'not json') });
-    expect(await garbled.acquire(request, main).catch((x: unknown) => x)).toMatchObject({ code: 'SERVICE-UNAVAILABLE', transient: false });
-    const noStatus = new RentalEnergyProvider({ baseUrl: 'http://x', fetch: replying(200, { status: 'teleported' }) });
-    expect(await noStatus.orderStatus('o1').catch((x: unknown) => x)).toMatchObject({ code: 'SERVICE-UNAVAILABLE', transient: false });
-    const pricey = new RentalEnergyProvider({ baseUrl: 'http://x', maxPriceSun: 1_000n, fetch: replying(200, { price_sun: 1_001 }) });
-    expect(await pricey.canProvide(request, main)).toBe(false);
-    const fair = new RentalEnergyProvider({ baseUrl: 'http://x', maxPriceSun: 1_000n, fetch: replying(200, { price_sun: '1000' }) });
-    expect(await fair.canProvide(request, main)).toBe(true);
   });
 });

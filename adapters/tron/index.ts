@@ -1,6 +1,7 @@
 /**
  * Public entry point of the TRON adapter (package export "./adapters/tron"): the ChainGateway and the BlockSource
- * through tronweb, the two EnergyProviders, and the pure JSON mappings a caller may reuse (e.g. to read a node's replies itself).
+ * through tronweb, the EnergyProviders (self-delegation; TronSave, itrx and the rental market over them), and the
+ * pure JSON mappings a caller may reuse (e.g. to read a node's replies itself).
  * The wire-level helpers (intent building, error mapping) stay internal to this folder.
  */
 export {
@@ -20,7 +21,10 @@ export {
   DEFAULT_DELEGATION_MARGIN_BPS,
   type SelfDelegationEnergyProviderOptions,
 } from './self-delegation-energy-provider.js';
-export { RentalEnergyProvider, type RentalEnergyProviderOptions } from './rental-energy-provider.js';
+export { TronSaveEnergyProvider, type TronSaveEnergyProviderOptions } from './rental-tronsave-energy-provider.js';
+export { ItrxEnergyProvider, itrxSignature, type ItrxEnergyProviderOptions, type ItrxPeriod } from './rental-itrx-energy-provider.js';
+export { RentalMarketEnergyProvider, type RentalMarketOptions } from './rental-market.js';
+export type { RentalEnergySource, RentalHttpOptions } from './rental-http.js';
 export {
   FREE_BANDWIDTH_PER_DAY,
   toChainResources,

@@ -5,12 +5,19 @@
  */
 import type { Signer } from '../../core/ports/chain-gateway.port.js';
 import { createDevnetChainGateway } from '../../adapters/tron/devnet-chain-gateway.js';
-import { RentalEnergyProvider } from '../../adapters/tron/rental-energy-provider.js';
+import type { EnergyProvider } from '../../core/ports/energy-provider.port.js';
+import type { RentalEnergySource } from '../../adapters/tron/rental-http.js';
+import { ItrxEnergyProvider, type ItrxEnergyProviderOptions } from '../../adapters/tron/rental-itrx-energy-provider.js';
+import { RentalMarketEnergyProvider } from '../../adapters/tron/rental-market.js';
+import { TronSaveEnergyProvider, type TronSaveEnergyProviderOptions } from '../../adapters/tron/rental-tronsave-energy-provider.js';
 import { SelfDelegationEnergyProvider } from '../../adapters/tron/self-delegation-energy-provider.js';
 import type { TronWebChainGateway } from '../../adapters/tron/tronweb-chain-gateway.js';
-import { startDevnet, type Devnet, type Faults } from '../../adapters/tron-devnet/index.js';
+import {
+  DEVNET_ITRX_API_KEY, DEVNET_ITRX_API_SECRET, DEVNET_TRONSAVE_API_KEY, startDevnet, type Devnet, type Faults,
+} from '../../adapters/tron-devnet/index.js';
 import type { ChainGatewaySubject } from '../chain-gateway.contract.js';
 import type { EnergyProviderSubject } from '../energy-provider.contract.js';
+import type { RentalProviderSubject } from '../rental-provider.contract.js';
 
 const TRX = 1_000_000n;
 
@@ -83,33 +90,116 @@ export async function stakedMain(devnet: Devnet, gateway: TronWebChainGateway, s
   return main;
 }
 
+/** The rental providers the devnet simulates. */
+export type DevnetRentalKind = 'tronsave' | 'itrx';
+
+/** How {@link devnetRentalProvider} configures the adapter. */
+export interface DevnetRentalOptions {
+  readonly maxPriceSun?: bigint;
+  /** TronSave only: accept part of the energy now and the rest later. */
+  readonly allowPartialFill?: boolean;
+  readonly minimumEnergy?: number;
+  /** Credentials the simulation refuses: an unknown key, or (itrx) the right key with a wrong secret. */
+  readonly credentials?: 'devnet' | 'wrong-key' | 'wrong-secret';
+}
+
+/**
+ * A rental adapter talking to the devnet's simulation of that provider with the devnet's development credentials;
+ * itrx signs with the devnet's virtual clock (its TIMESTAMP must agree with the chain's time when a window is set).
+ */
+export function devnetRentalProvider(devnet: Devnet, kind: DevnetRentalKind, options: DevnetRentalOptions = {}): RentalEnergySource {
+  const common = {
+    baseUrl: devnet.url, timeoutMs: 5_000,
+    ...(options.maxPriceSun === undefined ? {} : { maxPriceSun: options.maxPriceSun }),
+    ...(options.minimumEnergy === undefined ? {} : { minimumEnergy: options.minimumEnergy }),
+  };
+  if (kind === 'tronsave') {
+    const tronsave: TronSaveEnergyProviderOptions = {
+      ...common, apiKey: options.credentials === 'wrong-key' ? 'not-a-tronsave-key' : DEVNET_TRONSAVE_API_KEY,
+      ...(options.allowPartialFill === undefined ? {} : { allowPartialFill: options.allowPartialFill }),
+    };
+    return new TronSaveEnergyProvider(tronsave);
+  }
+  const itrx: ItrxEnergyProviderOptions = {
+    ...common, clock: { now: () => devnet.chain.now },
+    apiKey: options.credentials === 'wrong-key' ? 'NOT0AN0ITRX0KEY' : DEVNET_ITRX_API_KEY,
+    apiSecret: options.credentials === 'wrong-secret' ? 'not-the-secret' : DEVNET_ITRX_API_SECRET,
+  };
+  return new ItrxEnergyProvider(itrx);
+}
+
+/** The market over both simulated providers (TronSave first on equal prices). */
+export function devnetRentalMarket(devnet: Devnet, options: { readonly maxPriceSun?: bigint } = {}): RentalMarketEnergyProvider {
+  return new RentalMarketEnergyProvider([devnetRentalProvider(devnet, 'tronsave'), devnetRentalProvider(devnet, 'itrx')], options);
+}
+
+/** A new activated receiver: a fresh account with 1 TRX. */
+async function activatedReceiver(devnet: Devnet, chain: TronWebChainGateway): Promise<string> {
+  const { address } = await chain.createAccount();
+  devnet.fund(address, TRX);
+  return address;
+}
+
 /**
  * An energy-provider subject on a new devnet: `self` delegates from a main address with 20,000 TRX staked for
- * energy (≈ 200,000 energy); `rental` orders from the devnet's rental desk.
+ * energy (≈ 200,000 energy); `tronsave` and `itrx` rent from the devnet's simulation of that provider; `market`
+ * from the cheaper of the two.
  */
 export async function devnetEnergySubject(
-  kind: 'self' | 'rental',
-  rental: { readonly durationHours?: number; readonly maxPriceSun?: bigint } = {},
+  kind: 'self' | DevnetRentalKind | 'market',
+  rental: DevnetRentalOptions = {},
 ): Promise<EnergyProviderSubject & { devnet: Devnet }> {
   const devnet = await startDevnet({ port: 0, blockMs: 0, seed: `energy-${kind}` });
   const chain = createDevnetChainGateway(devnet);
   const main = await stakedMain(devnet, chain, 20_000n);
-  const provider = kind === 'self'
-    ? new SelfDelegationEnergyProvider(chain)
-    : new RentalEnergyProvider({ baseUrl: devnet.url, timeoutMs: 5_000, ...rental });
+  const provider: EnergyProvider = kind === 'self' ? new SelfDelegationEnergyProvider(chain)
+    : kind === 'market' ? devnetRentalMarket(devnet, rental) : devnetRentalProvider(devnet, kind, rental);
   return {
     devnet,
     provider,
     chain,
     main,
-    newReceiver: async () => {
-      const { address } = await chain.createAccount();
-      devnet.fund(address, TRX);
-      return address;
-    },
+    newReceiver: () => activatedReceiver(devnet, chain),
     mine: async (blocks) => void devnet.mine(blocks),
     advance: async (ms) => void devnet.advance(ms),
     growEnergyWeight: (bps) => growEnergyWeight(devnet, chain, bps),
+    close: () => devnet.close(),
+  };
+}
+
+/** A rental-provider subject on a new devnet: the adapter of `kind` against the devnet's simulation of it. */
+export async function devnetRentalSubject(kind: DevnetRentalKind): Promise<RentalProviderSubject & { devnet: Devnet }> {
+  const devnet = await startDevnet({ port: 0, blockMs: 0, seed: `rental-${kind}` });
+  const chain = createDevnetChainGateway(devnet);
+  const minimumEnergy = kind === 'tronsave' ? devnet.tronsave.settings().minimumAmount : devnet.itrx.settings().minimumEnergy;
+  const balance = kind === 'tronsave' ? () => devnet.tronsave.balanceOf(DEVNET_TRONSAVE_API_KEY)! : () => devnet.itrx.balanceOf(DEVNET_ITRX_API_KEY)!;
+  return {
+    devnet,
+    provider: devnetRentalProvider(devnet, kind),
+    fresh: () => devnetRentalProvider(devnet, kind),
+    badCredentials: () => [
+      { provider: devnetRentalProvider(devnet, kind, { credentials: 'wrong-key' }), refusedOn: 'every call' as const },
+      ...(kind === 'itrx' ? [{ provider: devnetRentalProvider(devnet, kind, { credentials: 'wrong-secret' }), refusedOn: 'orders' as const }] : []),
+    ],
+    unrounded: () => devnetRentalProvider(devnet, kind, { minimumEnergy: 1 }),
+    minimumEnergy,
+    chain,
+    newReceiver: () => activatedReceiver(devnet, chain),
+    newInactiveReceiver: async () => (await chain.createAccount()).address,
+    mine: async (blocks) => void devnet.mine(blocks),
+    balance: async () => BigInt(balance()),
+    partial: {
+      provider: devnetRentalProvider(devnet, kind, { allowPartialFill: true }),
+      limitSupply: async (energy) => {
+        const supply = energy ?? 100_000_000;
+        if (kind === 'tronsave') devnet.tronsave.configure({ supply });
+        else devnet.itrx.configure({ available: supply });
+      },
+    },
+    setDeliveryDelay: async (ms) => {
+      if (kind === 'tronsave') devnet.tronsave.configure({ deliveryDelayMs: ms });
+      else devnet.itrx.configure({ deliveryDelayMs: ms });
+    },
     close: () => devnet.close(),
   };
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAINNET_USDT_CONTRACT } from '../../core/domain/model/asset.js';
+import { DEVNET_ITRX_API_KEY, DEVNET_ITRX_API_SECRET, DEVNET_TRONSAVE_API_KEY } from '../../adapters/tron-devnet/index.js';
 import { ConfigError, DEFAULT_CHAIN_CONFIRMATIONS, DEFAULT_DEVNET_URL, loadConfig, type HostConfig } from './config.js';
 
 const KEK = randomBytes(32).toString('base64');
@@ -11,6 +12,9 @@ const ADMIN = 'admin-token-0123456789abcdef0123456789';
 const PROD_BASE = { KEY_ENCRYPTION_KEY: KEK, ADMIN_TOKEN: ADMIN };
 
 type Env = Record<string, string>;
+
+/** The configured rental providers' kinds, in fallback order. */
+const kinds = (c: HostConfig): string[] => c.rentalProviders.map((p) => p.kind);
 
 /** The ConfigError `load` throws, or fails the test when it returns. */
 function configErrorOf(env: Env, mode: HostConfig['mode'] = 'production'): ConfigError {
@@ -62,12 +66,24 @@ const CASES: readonly VariableCase[] = [
     good: [['https://data.example.net', (c) => c.tronProTierHost, 'https://data.example.net']], bad: ['data.example.net', 'ws://x'] },
   { variable: 'USDT_CONTRACT', good: [['TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf', (c) => c.usdtContract, 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf']],
     bad: ['0xdAC17F958D2ee523a2206206994597C13D831ec7', 'T0000000000000000000000000000000000', 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6'] },
-  { variable: 'ENERGY_PROVIDER', good: [['self', (c) => c.energyProvider, 'self'], ['rental', (c) => c.energyProvider, 'rental']],
-    bad: ['burn', 'Self', 'none'] },
-  { variable: 'ENERGY_RENTAL_URL', with: { ENERGY_PROVIDER: 'rental', CHAIN: 'tronweb', TRON_FULL_HOST: 'https://api.trongrid.io' },
-    good: [['https://rent.example.com/api', (c) => c.energyRentalUrl, 'https://rent.example.com/api']],
-    bad: ['', 'rent.example.com', 'mailto:x@y'] },
-  { variable: 'ENERGY_RENTAL_API_KEY', good: [['k-123', (c) => c.energyRentalApiKey, 'k-123']], bad: ['a b', 'line\nbreak'] },
+  { variable: 'ENERGY_PROVIDER', with: { TRONSAVE_API_KEY: 'ts-key', ITRX_API_KEY: 'itrx-key', ITRX_API_SECRET: 'itrx-secret' },
+    good: [['self', (c) => [c.energyProvider, c.rentalProviders], ['self', []]], ['rental', (c) => kinds(c), ['tronsave', 'itrx']],
+      ['itrx,tronsave', (c) => kinds(c), ['itrx', 'tronsave']], ['tronsave', (c) => [c.energyProvider, kinds(c)], ['rental', ['tronsave']]]],
+    bad: ['burn', 'Self', 'none', 'tronsave,tronsave', 'itrx,other', 'tronsave;itrx'] },
+  { variable: 'TRONSAVE_API_KEY', with: { ENERGY_PROVIDER: 'tronsave' },
+    good: [['ts-0a1b', (c) => c.rentalProviders[0], { kind: 'tronsave', url: 'http://127.0.0.1:8090', apiKey: 'ts-0a1b' }]], bad: ['two words', 'é'] },
+  { variable: 'TRONSAVE_URL', with: { ENERGY_PROVIDER: 'tronsave' },
+    good: [['https://api-dev.tronsave.io', (c) => c.rentalProviders[0]?.url, 'https://api-dev.tronsave.io']], bad: ['api.tronsave.io', 'ftp://x'] },
+  { variable: 'ITRX_API_KEY', with: { ENERGY_PROVIDER: 'itrx', ITRX_API_SECRET: 'itrx-secret' },
+    good: [['B433BFF1CDE7450A', (c) => c.rentalProviders[0], { kind: 'itrx', url: 'http://127.0.0.1:8090', apiKey: 'B433BFF1CDE7450A', apiSecret: 'itrx-secret' }]],
+    bad: ['two words', '', 'é'] },
+  { variable: 'ITRX_API_SECRET', with: { ENERGY_PROVIDER: 'itrx', ITRX_API_KEY: 'itrx-key' },
+    good: [['0285A2741D0E76E2', (c) => c.rentalProviders[0] && 'apiSecret' in c.rentalProviders[0] ? c.rentalProviders[0].apiSecret : null, '0285A2741D0E76E2']],
+    bad: ['two words', ''] },
+  { variable: 'ITRX_URL', with: { ENERGY_PROVIDER: 'itrx' },
+    good: [['https://itrx.io', (c) => c.rentalProviders[0]?.url, 'https://itrx.io']], bad: ['itrx.io', 'ws://itrx.io'] },
+  { variable: 'ENERGY_RENTAL_MAX_PRICE_SUN', good: [['3000000', (c) => c.energyRentalMaxPriceSun, 3_000_000n], ['1', (c) => c.energyRentalMaxPriceSun, 1n]],
+    bad: ['0', '-1', '2.5', '3 TRX', '1'.repeat(20)] },
   { variable: 'CHAIN_CONFIRMATIONS', good: [['0', (c) => c.chainConfirmations, 0], ['1', (c) => c.chainConfirmations, 1], ['19', (c) => c.chainConfirmations, 19]],
     bad: ['-1', '1.5', 'many', '1001', '0x10'] },
   { variable: 'KEY_ENCRYPTION_KEY', good: [[KEK, (c) => c.keyEncryptionKey, KEK], [`k2:${KEK},k1:${KEK_OLD}`, (c) => c.keyEncryptionKey !== null, true]],
@@ -92,7 +108,7 @@ describe('loadConfig: defaults', () => {
     expect(c).toMatchObject({
       mode: 'dev', store: 'memory', locks: 'memory', chain: 'devnet', tronFullHost: DEFAULT_DEVNET_URL, tronSolidityHost: null,
       tronProTierKey: null, tronProTierHost: null, usdtContract: MAINNET_USDT_CONTRACT,
-      energyProvider: 'self', energyRentalUrl: null, chainConfirmations: DEFAULT_CHAIN_CONFIRMATIONS, port: 3000,
+      energyProvider: 'self', rentalProviders: [], energyRentalMaxPriceSun: null, chainConfirmations: DEFAULT_CHAIN_CONFIRMATIONS, port: 3000,
       keyEncryptionKey: null, adminToken: null, webhookAllowLocal: false, energyBurn: false, mongodbUrl: null, redisUrl: null, mongodbDb: null,
       workflowStuckAfterMs: 900_000, withdrawalConfirmations: 0,
     });
@@ -104,9 +120,32 @@ describe('loadConfig: defaults', () => {
     expect(loadConfig(PROD_BASE, { mode: 'production' }).adminToken).toBe(ADMIN);
   });
 
-  it('ENERGY_PROVIDER=rental on the devnet rents from the devnet itself unless ENERGY_RENTAL_URL says otherwise', () => {
-    expect(loadConfig({ ENERGY_PROVIDER: 'rental', TRON_FULL_HOST: 'http://127.0.0.1:9999' }, { mode: 'dev' }).energyRentalUrl).toBe('http://127.0.0.1:9999');
-    expect(loadConfig({ ENERGY_PROVIDER: 'rental', ENERGY_RENTAL_URL: 'https://r.example' }, { mode: 'dev' }).energyRentalUrl).toBe('https://r.example');
+  it('ENERGY_PROVIDER=rental on the devnet rents from both of its simulations with their development keys', () => {
+    const c = loadConfig({ ENERGY_PROVIDER: 'rental', TRON_FULL_HOST: 'http://127.0.0.1:9999' }, { mode: 'dev' });
+    expect(c.rentalProviders).toEqual([
+      { kind: 'tronsave', url: 'http://127.0.0.1:9999', apiKey: DEVNET_TRONSAVE_API_KEY },
+      { kind: 'itrx', url: 'http://127.0.0.1:9999', apiKey: DEVNET_ITRX_API_KEY, apiSecret: DEVNET_ITRX_API_SECRET },
+    ]);
+    expect(loadConfig({ ENERGY_PROVIDER: 'itrx', ITRX_URL: 'https://r.example' }, { mode: 'dev' }).rentalProviders[0]?.url).toBe('https://r.example');
+  });
+
+  it('on a real chain a named provider needs its credentials; rental takes those configured, at their documented roots', () => {
+    const tron = { ...PROD_BASE, CHAIN: 'tronweb', TRON_FULL_HOST: 'https://api.trongrid.io' };
+    expect(configErrorOf({ ...tron, ENERGY_PROVIDER: 'tronsave' }).variable).toBe('TRONSAVE_API_KEY');
+    expect(configErrorOf({ ...tron, ENERGY_PROVIDER: 'itrx,tronsave', TRONSAVE_API_KEY: 'k' }).variable).toBe('ITRX_API_KEY');
+    expect(configErrorOf({ ...tron, ENERGY_PROVIDER: 'rental' }).variable).toBe('ENERGY_PROVIDER');
+    expect(configErrorOf({ ...tron, ITRX_API_KEY: 'k' }).variable).toBe('ITRX_API_SECRET');
+    expect(loadConfig({ ...tron, ENERGY_PROVIDER: 'rental', TRONSAVE_API_KEY: 'k' }, { mode: 'production' }).rentalProviders)
+      .toEqual([{ kind: 'tronsave', url: 'https://api.tronsave.io', apiKey: 'k' }]);
+    expect(loadConfig({ ...tron, ENERGY_PROVIDER: 'itrx', ITRX_API_KEY: 'k', ITRX_API_SECRET: 's' }, { mode: 'production' }).rentalProviders)
+      .toEqual([{ kind: 'itrx', url: 'https://itrx.io', apiKey: 'k', apiSecret: 's' }]);
+  });
+
+  it('the retired ENERGY_RENTAL_URL and ENERGY_RENTAL_API_KEY are refused, naming each, rather than silently ignored', () => {
+    expect(configErrorOf({ ...PROD_BASE, ENERGY_RENTAL_URL: 'https://rent.example.com' }).variable).toBe('ENERGY_RENTAL_URL');
+    const error = configErrorOf({ ...PROD_BASE, ENERGY_RENTAL_API_KEY: 'secret-rental-key' });
+    expect(error.variable).toBe('ENERGY_RENTAL_API_KEY');
+    expect(error.message).not.toContain('secret-rental-key');
   });
 
   it('TRON_PRO_TIER_HOST without TRON_PRO_TIER_KEY is refused, naming the key', () => {
@@ -158,7 +197,7 @@ describe('loadConfig: random environments', () => {
         const { variable, message } = error as ConfigError;
         expect(variables).toContain(variable);
         expect(message).toContain(variable);
-        for (const secret of ['KEY_ENCRYPTION_KEY', 'ADMIN_TOKEN', 'TRON_API_KEY', 'TRON_PRO_TIER_KEY', 'ENERGY_RENTAL_API_KEY']) {
+        for (const secret of ['KEY_ENCRYPTION_KEY', 'ADMIN_TOKEN', 'TRON_API_KEY', 'TRON_PRO_TIER_KEY', 'TRONSAVE_API_KEY', 'ITRX_API_KEY', 'ITRX_API_SECRET']) {
           const value = env[secret]?.trim() ?? '';
           if (value.length > 3) expect(message).not.toContain(value);
         }
@@ -168,7 +207,7 @@ describe('loadConfig: random environments', () => {
       expect(['memory', 'mongodb']).toContain(config.store);
       if (config.store === 'mongodb') expect(config.mongodbUrl).not.toBeNull();
       if (config.locks === 'redis') expect(config.redisUrl).not.toBeNull();
-      if (config.energyProvider === 'rental') expect(config.energyRentalUrl).not.toBeNull();
+      expect(config.energyProvider === 'rental').toBe(config.rentalProviders.length > 0);
       if (mode === 'production') expect(config.adminToken !== null && config.keyEncryptionKey !== null).toBe(true);
       expect(Number.isInteger(config.port) && config.port >= 0 && config.port <= 65_535).toBe(true);
     }), { numRuns: 300 });

@@ -1,5 +1,7 @@
 import { MAINNET_USDT_CONTRACT } from '../../core/domain/model/asset.js';
 import { AesGcmKeyCipher } from '../../adapters/node/index.js';
+import { DEVNET_ITRX_API_KEY, DEVNET_ITRX_API_SECRET } from '../../adapters/tron-devnet/rental-itrx.js';
+import { DEVNET_TRONSAVE_API_KEY } from '../../adapters/tron-devnet/rental-tronsave.js';
 
 /** Validated configuration of a Custody Hub process (API host, later the worker). */
 export interface HostConfig {
@@ -25,12 +27,15 @@ export interface HostConfig {
   readonly usdtContract: string;
   /** Database name (MONGODB_DB); null = the one in MONGODB_URL's path, else `custody_hub`. */
   readonly mongodbDb: string | null;
-  /** Where collection energy comes from when self-delegation is not enough: `self` only, or a `rental` provider too. */
+  /**
+   * Where collection energy comes from when self-delegation is not enough (ENERGY_PROVIDER): `self` only, or the
+   * `rental` providers of {@link rentalProviders} too.
+   */
   readonly energyProvider: 'self' | 'rental';
-  /** Rental provider API root (ENERGY_RENTAL_URL); with CHAIN=devnet it defaults to the devnet's own /rental desk. */
-  readonly energyRentalUrl: string | null;
-  /** Sent to the rental provider as `x-api-key` (ENERGY_RENTAL_API_KEY); never logged. */
-  readonly energyRentalApiKey: string | null;
+  /** The rental providers in fallback order, with their endpoints and credentials (never logged); empty with `self`. */
+  readonly rentalProviders: readonly RentalProviderConfig[];
+  /** ENERGY_RENTAL_MAX_PRICE_SUN: the most one sweep may pay a rental provider; null = no cap. */
+  readonly energyRentalMaxPriceSun: bigint | null;
   /** Confirmations a collection step waits for before the next starts (CHAIN_CONFIRMATIONS). */
   readonly chainConfirmations: number;
   /** KEY_ENCRYPTION_KEY as given (base64, or `id:base64,…`); null only in dev mode (an ephemeral key is made). */
@@ -57,6 +62,17 @@ export interface HostConfig {
    */
   readonly withdrawalConfirmations: number;
 }
+
+/** A rental provider as configured: TronSave (API key) or itrx (API key and HMAC secret). */
+export type RentalProviderConfig =
+  | { readonly kind: 'tronsave'; readonly url: string; readonly apiKey: string }
+  | { readonly kind: 'itrx'; readonly url: string; readonly apiKey: string; readonly apiSecret: string };
+
+/** The rental providers ENERGY_PROVIDER can name, in the default fallback order of `rental`. */
+export const RENTAL_PROVIDERS = ['tronsave', 'itrx'] as const;
+
+/** The providers' documented API roots (docs/rental-providers.md); CHAIN=devnet defaults to the devnet's simulations. */
+const RENTAL_API_ROOTS = { tronsave: 'https://api.tronsave.io', itrx: 'https://itrx.io' } as const;
 
 /** A configuration problem; the message names the variable and never echoes a secret value. */
 export class ConfigError extends Error {
@@ -171,12 +187,8 @@ export function loadConfig(env: Env, options: { mode: HostConfig['mode'] }): Hos
   const tronProTierKey = headerValue(env, 'TRON_PRO_TIER_KEY');
   const tronProTierHost = url(env, 'TRON_PRO_TIER_HOST', ['http:', 'https:']);
   if (tronProTierHost !== null && tronProTierKey === null) throw new ConfigError('TRON_PRO_TIER_KEY', 'is required when TRON_PRO_TIER_HOST is set');
-  const energyProvider = oneOf(env, 'ENERGY_PROVIDER', ['self', 'rental'], 'self');
-  const givenRentalUrl = url(env, 'ENERGY_RENTAL_URL', ['http:', 'https:']);
-  if (energyProvider === 'rental' && chain === 'tronweb' && givenRentalUrl === null) {
-    throw new ConfigError('ENERGY_RENTAL_URL', 'is required when ENERGY_PROVIDER=rental and CHAIN=tronweb');
-  }
-  const energyRentalUrl = energyProvider === 'rental' ? givenRentalUrl ?? tronFullHost : givenRentalUrl;
+  const rentalProviders = rentalProviderConfigs(env, chain, tronFullHost);
+  const energyProvider = rentalProviders.length === 0 ? 'self' : 'rental';
   const usdtContract = text(env, 'USDT_CONTRACT') ?? MAINNET_USDT_CONTRACT;
   if (!/^T[1-9A-HJ-NP-Za-km-z]{33}$/.test(usdtContract)) throw new ConfigError('USDT_CONTRACT', 'must be a base58 TRON address');
   const keyEncryptionKey = text(env, 'KEY_ENCRYPTION_KEY');
@@ -200,11 +212,62 @@ export function loadConfig(env: Env, options: { mode: HostConfig['mode'] }): Hos
   return {
     mode, store, mongodbUrl, locks, redisUrl, chain, tronFullHost, tronSolidityHost, tronApiKey: headerValue(env, 'TRON_API_KEY'),
     tronProTierKey, tronProTierHost, usdtContract,
-    mongodbDb: databaseName(env, 'MONGODB_DB'), energyProvider, energyRentalUrl,
-    energyRentalApiKey: headerValue(env, 'ENERGY_RENTAL_API_KEY'),
+    mongodbDb: databaseName(env, 'MONGODB_DB'), energyProvider, rentalProviders, energyRentalMaxPriceSun: priceSun(env, 'ENERGY_RENTAL_MAX_PRICE_SUN'),
     chainConfirmations: integer(env, 'CHAIN_CONFIRMATIONS', DEFAULT_CHAIN_CONFIRMATIONS, 1_000, 'a number of blocks'),
     keyEncryptionKey, adminToken: adminToken(env, mode), port: port(env, 'PORT', 3000), webhookAllowLocal, energyBurn,
     workflowStuckAfterMs: 1_000 * integer(env, 'WORKFLOW_STUCK_AFTER_S', 900, 604_800, 'a number of seconds'),
     withdrawalConfirmations: integer(env, 'WITHDRAWAL_CONFIRMATIONS', 0, 1_000, 'a number of blocks'),
   };
+}
+
+/** A positive whole number of SUN, or null when unset. */
+function priceSun(env: Env, name: string): bigint | null {
+  const value = text(env, name);
+  if (value === null) return null;
+  if (!/^[0-9]{1,19}$/.test(value) || BigInt(value) === 0n) throw new ConfigError(name, 'must be a positive whole number of SUN');
+  return BigInt(value);
+}
+
+/**
+ * ENERGY_PROVIDER: `self` (no rental), `rental` (every configured provider: both on CHAIN=devnet, else those with
+ * credentials), or providers by name in fallback order (`tronsave`, `itrx`, `itrx,tronsave`). Each named provider
+ * needs its credentials outside the devnet; on the devnet they default to the devnet's simulations of the provider.
+ */
+function rentalProviderConfigs(env: Env, chain: HostConfig['chain'], tronFullHost: string): RentalProviderConfig[] {
+  for (const gone of ['ENERGY_RENTAL_URL', 'ENERGY_RENTAL_API_KEY']) {
+    if (text(env, gone) !== null) {
+      throw new ConfigError(gone, 'is no longer read (the generic rental API is gone): set TRONSAVE_API_KEY, or ITRX_API_KEY and ITRX_API_SECRET');
+    }
+  }
+  const devnet = chain === 'devnet';
+  const creds = {
+    tronsaveKey: headerValue(env, 'TRONSAVE_API_KEY'), itrxKey: headerValue(env, 'ITRX_API_KEY'), itrxSecret: headerValue(env, 'ITRX_API_SECRET'),
+  };
+  if ((creds.itrxKey === null) !== (creds.itrxSecret === null)) {
+    throw new ConfigError(creds.itrxKey === null ? 'ITRX_API_KEY' : 'ITRX_API_SECRET', 'is required with the other half of the itrx key pair');
+  }
+  const given = text(env, 'ENERGY_PROVIDER') ?? 'self';
+  const names = given === 'self' ? [] : given === 'rental'
+    ? RENTAL_PROVIDERS.filter((p) => devnet || (p === 'tronsave' ? creds.tronsaveKey !== null : creds.itrxKey !== null))
+    : given.split(',').map((n) => n.trim());
+  const known = new Set<string>(RENTAL_PROVIDERS);
+  if (names.some((n) => !known.has(n)) || new Set(names).size !== names.length) {
+    throw new ConfigError('ENERGY_PROVIDER', `must be self, rental, or distinct providers among ${RENTAL_PROVIDERS.join(', ')} (got "${given}")`);
+  }
+  if (given === 'rental' && names.length === 0) {
+    throw new ConfigError('ENERGY_PROVIDER', 'is rental but no provider is configured: set TRONSAVE_API_KEY, or ITRX_API_KEY and ITRX_API_SECRET');
+  }
+  const endpoint = (name: 'TRONSAVE_URL' | 'ITRX_URL', kind: keyof typeof RENTAL_API_ROOTS): string =>
+    url(env, name, ['http:', 'https:']) ?? (devnet ? tronFullHost : RENTAL_API_ROOTS[kind]);
+  const required = (name: string, value: string | null, devnetValue: string): string => {
+    if (value !== null) return value;
+    if (devnet) return devnetValue;
+    throw new ConfigError(name, `is required when ENERGY_PROVIDER names ${name.startsWith('TRONSAVE') ? 'tronsave' : 'itrx'} and CHAIN=tronweb`);
+  };
+  return (names as Array<(typeof RENTAL_PROVIDERS)[number]>).map((kind): RentalProviderConfig => (kind === 'tronsave'
+    ? { kind, url: endpoint('TRONSAVE_URL', kind), apiKey: required('TRONSAVE_API_KEY', creds.tronsaveKey, DEVNET_TRONSAVE_API_KEY) }
+    : {
+      kind, url: endpoint('ITRX_URL', kind), apiKey: required('ITRX_API_KEY', creds.itrxKey, DEVNET_ITRX_API_KEY),
+      apiSecret: required('ITRX_API_SECRET', creds.itrxSecret, DEVNET_ITRX_API_SECRET),
+    }));
 }

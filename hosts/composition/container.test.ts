@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { ManualClock, MemoryAddressLock, MemoryRateLimiter, RecordingMailer } from '../../adapters/memory/index.js';
 import { HttpWebhookTransport } from '../../adapters/http/index.js';
 import { NodeSecretHasher, TEST_SCRYPT_COST } from '../../adapters/node/index.js';
-import { RentalEnergyProvider, SelfDelegationEnergyProvider, TronWebChainGateway } from '../../adapters/tron/index.js';
+import { RentalMarketEnergyProvider, SelfDelegationEnergyProvider, TronWebChainGateway } from '../../adapters/tron/index.js';
 import { startDevnet, type Devnet } from '../../adapters/tron-devnet/index.js';
 import { startApiServer } from '../api/api-server.js';
 import { ConfigError, loadConfig } from './config.js';
@@ -107,12 +107,18 @@ describe('chain composition against the in-process devnet', () => {
     expect(unreachable.container.get(TOKENS.Config).usdtContract).toBe('TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t');
   });
 
-  it('ENERGY_PROVIDER=rental on the devnet rents from its /rental desk', async () => {
+  it('ENERGY_PROVIDER=rental on the devnet rents from its simulated TronSave and itrx, the cheaper first, within the cap', async () => {
     const { container } = compose({ ENERGY_PROVIDER: 'rental' });
     const { rental } = container.get(TOKENS.EnergyProviders);
-    expect(rental).toBeInstanceOf(RentalEnergyProvider);
+    expect(rental).toBeInstanceOf(RentalMarketEnergyProvider);
     const receiver = devnet.info().witnesses[0]!;
-    expect(await rental!.canProvide({ receiver, energy: 65_000, reference: 'q-1' }, { address: receiver, privateKey: () => Promise.reject(new Error('a rental never signs')) })).toBe(true);
+    const main = { address: receiver, privateKey: () => Promise.reject(new Error('a rental never signs')) };
+    const request = { receiver, energy: 65_000, reference: 'q-1' };
+    expect(await rental!.canProvide(request, main)).toBe(true);
+    expect(await rental!.quote!(request, main)).toMatchObject({ provider: 'tronsave', priceSun: 2_600_000n });
+    const capped = compose({ ENERGY_PROVIDER: 'itrx', ENERGY_RENTAL_MAX_PRICE_SUN: '2000000' }).container.get(TOKENS.EnergyProviders).rental;
+    expect(await capped!.canProvide(request, main)).toBe(false);
+    expect(compose({}).container.get(TOKENS.EnergyProviders).rental).toBeNull();
   });
 });
 

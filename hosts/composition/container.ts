@@ -20,12 +20,15 @@ import { connectMongo, createMongoAdapters, type MongoConnection } from '../../a
 import { MongoScanCursorStore } from '../../adapters/mongodb/mongo-scan-cursor-store.js';
 import { AesGcmKeyCipher, ConsoleMailer, NodeDnsResolver, NodeSecretHasher, SystemClock } from '../../adapters/node/index.js';
 import { createRedisClient, RedisAddressLock, RedisRateLimiter } from '../../adapters/redis/index.js';
-import { RentalEnergyProvider, SelfDelegationEnergyProvider, TronBlockSource, TronWebChainGateway } from '../../adapters/tron/index.js';
+import {
+  ItrxEnergyProvider, RentalMarketEnergyProvider, SelfDelegationEnergyProvider, TronBlockSource, TronSaveEnergyProvider, TronWebChainGateway,
+  type RentalEnergySource,
+} from '../../adapters/tron/index.js';
 import { createApiHost } from '../api/api-app.js';
 import { createApiLogger } from '../api/logger.js';
 import type { RateLimits } from '../api/rate-limit.js';
 import type { ReadinessCheck } from '../api/routes/system.routes.js';
-import { ConfigError, type HostConfig } from './config.js';
+import { ConfigError, type HostConfig, type RentalProviderConfig } from './config.js';
 import { TOKENS, type StoreAdapters } from './tokens.js';
 
 /**
@@ -44,7 +47,7 @@ export interface CompositionOverrides {
   readonly rateLimits?: Partial<RateLimits>;
   /** The open MongoDB connection STORE=mongodb runs on (openComposition opens it from MONGODB_URL). */
   readonly mongo?: Pick<MongoConnection, 'client' | 'db' | 'transactions'>;
-  /** Replaces the rental provider (ENERGY_PROVIDER=rental), e.g. one with a counting fetch. */
+  /** Replaces the rental market (ENERGY_PROVIDER other than self), e.g. one with a counting fetch. */
   readonly rentalProvider?: EnergyProvider;
 }
 
@@ -93,14 +96,24 @@ function bindChain(container: Container, config: HostConfig, overrides: Composit
   container.bind(TOKENS.BlockSource).toDynamicValue(() => new TronBlockSource({ fullHost: config.tronFullHost, ...apiKey, ...solidity }));
   container.bind(TOKENS.EnergyProviders).toDynamicValue((ctx) => {
     let rental: EnergyProvider | null = overrides.rentalProvider ?? null;
-    if (rental === null && config.energyProvider === 'rental' && config.energyRentalUrl !== null) {
-      rental = new RentalEnergyProvider({
-        baseUrl: config.energyRentalUrl,
-        ...(config.energyRentalApiKey === null ? {} : { headers: { 'x-api-key': config.energyRentalApiKey } }),
-      });
+    if (rental === null && config.rentalProviders.length > 0) {
+      const cap = config.energyRentalMaxPriceSun === null ? {} : { maxPriceSun: config.energyRentalMaxPriceSun };
+      const sources = config.rentalProviders.map((p) => rentalSource(p, config, ctx.get(TOKENS.Clock)));
+      rental = new RentalMarketEnergyProvider(sources, cap);
     }
     return { self: new SelfDelegationEnergyProvider(ctx.get(TOKENS.Chain)), rental };
   });
+}
+
+/** One configured rental provider's adapter (the market applies the price cap; each adapter checks it too). */
+function rentalSource(p: RentalProviderConfig, config: HostConfig, clock: Clock): RentalEnergySource {
+  const common = {
+    baseUrl: p.url, ...(config.chain === 'devnet' ? { timeoutMs: 5_000 } : {}),
+    ...(config.energyRentalMaxPriceSun === null ? {} : { maxPriceSun: config.energyRentalMaxPriceSun }),
+  };
+  return p.kind === 'tronsave'
+    ? new TronSaveEnergyProvider({ ...common, apiKey: p.apiKey })
+    : new ItrxEnergyProvider({ ...common, apiKey: p.apiKey, apiSecret: p.apiSecret, clock });
 }
 
 /**

@@ -47,7 +47,7 @@ export interface DevProcess {
 
 const stdoutLine: LineWriter = (line) => { process.stdout.write(`${line}\n`); };
 
-/** The composition variables with the dev defaults: the in-process devnet, its rental desk, one confirmation. */
+/** The composition variables with the dev defaults: the in-process devnet, its rental simulations, one confirmation. */
 function devEnvironment(env: Env, devnet: { url: string; usdtAddress: string } | null): Env {
   if ((env['CHAIN']?.trim() ?? '') !== '' && env['CHAIN']?.trim() !== 'devnet') {
     throw new ConfigError('CHAIN', 'must be devnet (or unset) for npm start, which always runs its own in-process devnet');
@@ -74,7 +74,7 @@ function bannerLines(config: HostConfig, env: Env, url: string, devnet: Devnet, 
     `Custody Hub (dev) listening on ${url}  (API under ${url}/api, OpenAPI at ${url}/api/openapi.json)`,
     `  TRON devnet: ${devnet.url} (a block every ${devnet.blockMs || 'manual'} ms; USDT contract ${devnet.usdtAddress})`,
     `  faucet: POST ${url}/dev/faucet {"address","asset_symbol":"TRX"|"USDT","amount"} pays with a real devnet transaction`,
-    `  store: ${config.store}, locks: ${config.locks}, energy: self-delegation, else ${config.energyProvider === 'rental' ? `rental from ${config.energyRentalUrl}` : 'none'}, confirmations: ${config.chainConfirmations}`,
+    `  store: ${config.store}, locks: ${config.locks}, energy: self-delegation, else ${config.energyProvider === 'rental' ? `rental from ${config.rentalProviders.map((p) => `${p.kind} at ${p.url}`).join(', ')}` : 'none'}, confirmations: ${config.chainConfirmations}`,
     `  ${worker.description}`,
     '  verification codes are printed here as "verification code for <email>: <code>"',
   ];
@@ -89,9 +89,9 @@ function bannerLines(config: HostConfig, env: Env, url: string, devnet: Devnet, 
 
 /**
  * `npm start`: the in-process devnet (DEVNET_PORT, default 8090; a block every DEVNET_BLOCK_MS, default 3,000), the
- * composition on it (memory adapters unless STORE/LOCKS say otherwise; energy rented from the devnet's desk; new main
- * addresses funded with TRX by the devnet faucet), the API on PORT (default 3000) with the payment faucet beside it
- * (`POST /dev/faucet`, real transactions) and the worker (hosts/worker). Configuration is
+ * composition on it (memory adapters unless STORE/LOCKS say otherwise; energy rented from the devnet's simulated
+ * TronSave and itrx; new main addresses funded with TRX by the devnet faucet), the API on PORT (default 3000) with the
+ * payment faucet beside it (`POST /dev/faucet`, real transactions) and the worker (hosts/worker). Configuration is
  * validated before anything listens; a failure is a ConfigError naming the variable.
  */
 export async function startDev(options: DevOptions = {}): Promise<DevProcess> {

@@ -8,7 +8,8 @@ import { COLLECTION_STATUS } from '../../core/domain/model/collection-task.js';
 import { COMMAND_STATUS } from '../../core/domain/model/command.js';
 import type { EnergyProvider } from '../../core/ports/energy-provider.port.js';
 import type { CollectionExecutorOptions } from '../../core/application/worker/collection-executor.js';
-import { RentalEnergyProvider, SelfDelegationEnergyProvider } from '../../adapters/tron/index.js';
+import { SelfDelegationEnergyProvider } from '../../adapters/tron/index.js';
+import { devnetRentalMarket, devnetRentalProvider } from '../../contracts-tests/harness/tron-devnet.js';
 import { buildWorkerWorld, TRX, type WorkerWorld } from './worker-test-fixture.js';
 import { driveUntil } from './worker-drive.js';
 
@@ -25,7 +26,7 @@ function executorOf(
     ...w.stores, chain: w.gateway, cipher: w.cipher, assets: w.assets,
     energy: {
       self: energy === 'self' ? new SelfDelegationEnergyProvider(w.gateway) : undefined,
-      rental: rental ?? (energy === 'rental' ? new RentalEnergyProvider({ baseUrl: w.devnet.url, timeoutMs: 5_000 }) : undefined),
+      rental: rental ?? (energy === 'rental' ? devnetRentalMarket(w.devnet) : undefined),
     },
   }, { pollMs: 3_000, ...options });
 }
@@ -65,12 +66,16 @@ describe('collection on the devnet', { timeout: 60_000 }, () => {
     expect({ status: done.status, error: done.lastError, path: done.energyPath }).toEqual({ status: COLLECTION_STATUS.DONE, error: null, path: 'self' });
     expect(done.steps.map((s) => s.status)).toEqual([
       COLLECTION_STATUS.FUNDING_TRX, COLLECTION_STATUS.ACQUIRING_ENERGY, COLLECTION_STATUS.WAIT_ENERGY_READY,
-      COLLECTION_STATUS.COLLECTING, COLLECTION_STATUS.UNDELEGATING_ENERGY, COLLECTION_STATUS.RECOVER_TRX,
+      COLLECTION_STATUS.COLLECTING, COLLECTION_STATUS.UNDELEGATING_ENERGY,
     ]);
+    // Plan before spending: the new sub-address got 1 SUN (its activation; main paid the creation fee), its free
+    // bandwidth paid the sweep, so RECOVER_TRX had nothing worth returning and passed through without a record.
+    expect(done.steps[0]!.amount).toBe(1n);
+    expect(done.plan).toMatchObject({ path: 'self', activate: true, fundSun: 1n });
     expect(done.sweptAmount).toBe(12_345_678n);
     expect(await w.gateway.getTokenBalance(w.main.address, w.devnet.usdtAddress)).toBe(12_345_678n);
     expect(await w.gateway.getTokenBalance(sub, w.devnet.usdtAddress)).toBe(0n);
-    // The stake came back and the gas float went home, less what the chain burnt.
+    // The stake came back; nothing but the activation's 1 SUN was ever sent to the sub.
     expect((await w.gateway.getResources(w.main.address)).energy.delegatedOutSun).toBe(stakeBefore);
     expect((await w.gateway.getResources(sub)).energy.receivedSun).toBe(0n);
     expect(await w.gateway.getTrxBalance(sub)).toBeLessThan(TRX / 2n);
@@ -83,18 +88,18 @@ describe('collection on the devnet', { timeout: 60_000 }, () => {
       .toEqual([['collection.completed', 12_345_678, done.sweepTxHash]]);
   });
 
-  it('USDT via the rental desk: no undelegation step, DONE, main receives the tokens', async () => {
+  it.each(['tronsave', 'itrx'] as const)('USDT via the rental desk (%s): no undelegation step, DONE, main receives the tokens', async (kind) => {
     world = await buildWorkerWorld({ stakeTrx: 0n });
     const w = world;
     const sub = await w.addSub();
     w.devnet.fundToken(sub, 4_000_000n);
     const task = await w.collect(sub, 'USDT');
-    await driveUntil(w, [executorOf(w, 'rental', { confirmations: 1 })], () => finished(w, task.taskNo));
+    await driveUntil(w, [executorOf(w, 'rental', { confirmations: 1 }, devnetRentalProvider(w.devnet, kind))], () => finished(w, task.taskNo));
     const done = (await w.stores.tasks.get(task.taskNo))!;
     expect({ path: done.energyPath, steps: done.steps.map((s) => s.status) }).toEqual({
       path: 'rental',
       steps: [COLLECTION_STATUS.FUNDING_TRX, COLLECTION_STATUS.ACQUIRING_ENERGY, COLLECTION_STATUS.WAIT_ENERGY_READY,
-        COLLECTION_STATUS.COLLECTING, COLLECTION_STATUS.RECOVER_TRX],
+        COLLECTION_STATUS.COLLECTING],
     });
     expect(done.steps[1]!.orderRef).not.toBeNull();
     expect(await outcomeOf(w, task.taskNo, sub)).toEqual({
@@ -138,7 +143,7 @@ describe('collection on the devnet', { timeout: 60_000 }, () => {
     expect(await w.gateway.getTrxBalance(sub)).toBe(0n);
   });
 
-  it('USDT by burning TRX when no provider can: FUNDING_TRX carries the burn float, no energy step sends', async () => {
+  it('USDT by burning TRX when no provider can: FUNDING_TRX sends exactly the burn, no energy step sends, nothing to recover', async () => {
     world = await buildWorkerWorld({ stakeTrx: 0n });
     const w = world;
     const sub = await w.addSub();
@@ -147,7 +152,7 @@ describe('collection on the devnet', { timeout: 60_000 }, () => {
     await driveUntil(w, [executorOf(w, 'none', { burnEnabled: true, confirmations: 1 })], () => finished(w, task.taskNo));
     const done = (await w.stores.tasks.get(task.taskNo))!;
     expect({ path: done.energyPath, sent: done.steps.filter((s) => s.transaction !== null).map((s) => s.status) }).toEqual({
-      path: 'burn', sent: [COLLECTION_STATUS.FUNDING_TRX, COLLECTION_STATUS.COLLECTING, COLLECTION_STATUS.RECOVER_TRX],
+      path: 'burn', sent: [COLLECTION_STATUS.FUNDING_TRX, COLLECTION_STATUS.COLLECTING],
     });
     expect(await outcomeOf(w, task.taskNo, sub)).toMatchObject({ status: COLLECTION_STATUS.DONE, command: COMMAND_STATUS.SUCCESS, locked: false });
     expect(await w.gateway.getTokenBalance(w.main.address, w.devnet.usdtAddress)).toBe(1_500_000n);

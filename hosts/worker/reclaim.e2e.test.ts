@@ -13,7 +13,8 @@ import { ChainError } from '../../core/domain/errors.js';
 import { COLLECTION_STATUS, type CollectionTask } from '../../core/domain/model/collection-task.js';
 import type { ChainGateway } from '../../core/ports/chain-gateway.port.js';
 import type { EnergyProvider } from '../../core/ports/energy-provider.port.js';
-import { RentalEnergyProvider, SelfDelegationEnergyProvider } from '../../adapters/tron/index.js';
+import { SelfDelegationEnergyProvider } from '../../adapters/tron/index.js';
+import { devnetRentalMarket } from '../../contracts-tests/harness/tron-devnet.js';
 import { FaultPlan, faultyGateway, faultyTasks, InjectedCrash, type FaultKind, type SentTransaction } from './fault-injection.js';
 import { buildWorkerWorld, type WorkerWorld } from './worker-test-fixture.js';
 import { driveUntil } from './worker-drive.js';
@@ -226,7 +227,7 @@ describe('post-failure reclaim on the devnet', { timeout: 60_000 }, () => {
     const task = await w.collect(sub, 'USDT');
     const chain = refusingSweeps(w.gateway);
     const collector = new CollectionExecutor(
-      { ...w.stores, chain, cipher: w.cipher, assets: w.assets, energy: { rental: new RentalEnergyProvider({ baseUrl: w.devnet.url, timeoutMs: 5_000 }) } },
+      { ...w.stores, chain, cipher: w.cipher, assets: w.assets, energy: { rental: devnetRentalMarket(w.devnet) } },
       { confirmations: 1, pollMs: 3_000 },
     );
     // The refused sweep stays open until it is provably dead (expired, and solidified past its expiration): the money rule.

@@ -14,7 +14,8 @@ import {
   HttpWebhookTransport, startLocalReceiver, type LocalWebhookReceiver, type ReceivedWebhook, type ReceiverReply,
 } from '../../adapters/http/index.js';
 import { NodeDnsResolver } from '../../adapters/node/node-dns-resolver.js';
-import { RentalEnergyProvider, SelfDelegationEnergyProvider } from '../../adapters/tron/index.js';
+import { SelfDelegationEnergyProvider } from '../../adapters/tron/index.js';
+import { devnetRentalMarket } from '../../contracts-tests/harness/tron-devnet.js';
 import { startWorker, type RunningWorker } from './index.js';
 import { buildWorkerWorld, type WorkerWorld } from './worker-test-fixture.js';
 
@@ -71,7 +72,7 @@ export async function buildWebhookWorld(options: WebhookWorldOptions = {}): Prom
     { manual: true, collection: { pollMs: 3_000 } },
   );
   const rentalWorker = startWorker(
-    { ...base, energy: { rental: new RentalEnergyProvider({ baseUrl: w.devnet.url, timeoutMs: 5_000 }) } },
+    { ...base, energy: { rental: devnetRentalMarket(w.devnet) } },
     { manual: true, collection: { pollMs: 3_000, confirmations: 1 } },
   );
   const energylessWorker = startWorker({ ...base, energy: {} }, { manual: true, collection: { pollMs: 3_000, confirmations: 1 } });
