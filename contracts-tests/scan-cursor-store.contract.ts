@@ -1,12 +1,45 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ScanCursorStore } from '../core/ports/scan-cursor-store.port.js';
+import type { ScanCheckpoint, ScanClaim, ScanCursorStore } from '../core/ports/scan-cursor-store.port.js';
 import { type Closable, type ContractOptions, type MakeSubject, useFreshSubject, withSubject } from './support/contract-options.js';
 
 /** What the scan cursor contract needs: an empty store. */
 export interface ScanCursorStoreSubject extends Closable {
   readonly cursors: ScanCursorStore;
 }
+
+const hash = (n: number): string => n.toString(16).padStart(16, '0') + 'ab'.repeat(24);
+
+/** A checkpoint with every field in use: big amounts, a null contract, deposits and anchors. */
+export function sampleCheckpoint(block = 1_000): ScanCheckpoint {
+  return {
+    block: { number: block, hash: hash(block) },
+    recent: [{ number: block - 1, hash: hash(block - 1) }, { number: block, hash: hash(block) }],
+    final: block - 1,
+    unfinal: [{
+      number: block,
+      hash: hash(block),
+      changes: [
+        { address: 'TNm1Ns5BCMsW7Aj3cpEr9dVjgTWA6FYUxe', contract: null, delta: -1_234_567n },
+        { address: 'TNm1Ns5BCMsW7Aj3cpEr9dVjgTWA6FYUxe', contract: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf', delta: 2n ** 70n },
+      ],
+      deposits: [{
+        id: `${hash(7)}:log:0`, txid: hash(7), contract: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf', internal: false,
+        from: 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE', to: 'TNm1Ns5BCMsW7Aj3cpEr9dVjgTWA6FYUxe', amount: 2n ** 70n,
+      }],
+    }],
+    anchors: [{
+      address: 'TNm1Ns5BCMsW7Aj3cpEr9dVjgTWA6FYUxe',
+      at: block - 19,
+      balances: [{ contract: null, amount: 9_007_199_254_740_993n }, { contract: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf', amount: 0n }],
+    }],
+  };
+}
+
+const held = (claim: ScanClaim): number => {
+  if (!claim.held) throw new Error(`expected the lease, ${claim.owner} holds it until ${claim.until}`);
+  return claim.version;
+};
 
 /** The ScanCursorStore contract (core/ports/scan-cursor-store.port.ts). */
 export function describeScanCursorStoreContract(
@@ -17,38 +50,105 @@ export function describeScanCursorStoreContract(
   describe(`ScanCursorStore contract: ${name}`, () => {
     const subject = useFreshSubject(makeSubject);
 
-    it('is null before the first advance, and keeps one cursor per scanner name', async () => {
+    it('a first claim holds the lease with no checkpoint; another owner is told who holds it until when', async () => {
       const { cursors } = subject();
-      expect(await cursors.get('balance-scan:head')).toBeNull();
-      await cursors.advance('balance-scan:head', 0);
-      await cursors.advance('balance-scan:solidified', 41);
-      expect(await cursors.get('balance-scan:head')).toBe(0);
-      expect(await cursors.get('balance-scan:solidified')).toBe(41);
-      expect(await cursors.get('other')).toBeNull();
+      const first = await cursors.claim('balance-scan:head', 'w1', 1_000, 61_000);
+      expect(first).toMatchObject({ held: true, checkpoint: null });
+      expect(await cursors.claim('balance-scan:head', 'w2', 2_000, 62_000)).toEqual({ held: false, owner: 'w1', until: 61_000 });
+      expect(await cursors.claim('balance-scan:solidified', 'w2', 2_000, 62_000)).toMatchObject({ held: true, checkpoint: null });
     });
 
-    it('only moves forward: an equal or smaller block is ignored', async () => {
+    it('saves and returns the checkpoint exactly (bigints beyond 2^64, null contracts), each step raising the version', async () => {
       const { cursors } = subject();
-      await cursors.advance('s', 100);
-      await cursors.advance('s', 99);
-      await cursors.advance('s', 100);
-      expect(await cursors.get('s')).toBe(100);
-      await cursors.advance('s', 101);
-      expect(await cursors.get('s')).toBe(101);
+      const v1 = held(await cursors.claim('s', 'w1', 0, 60_000));
+      const v2 = await cursors.save('s', 'w1', v1, sampleCheckpoint(), 60_000);
+      expect(v2).toBeGreaterThan(v1);
+      const again = await cursors.claim('s', 'w1', 1, 60_001);
+      expect(held(again)).toBeGreaterThan(v2!);
+      expect(again).toMatchObject({ checkpoint: sampleCheckpoint() });
     });
 
-    it('concurrent advances, the first ones included, end at the highest block', async () => {
+    it('refuses a save at a stale version or by an owner without the lease, storing nothing', async () => {
       const { cursors } = subject();
-      const blocks = Array.from({ length: options.concurrency ?? 50 }, (_, i) => (i * 7919) % 1_000);
-      await Promise.all(blocks.map((b) => cursors.advance('race', b)));
-      expect(await cursors.get('race')).toBe(Math.max(...blocks));
+      const v1 = held(await cursors.claim('s', 'w1', 0, 60_000));
+      const v2 = (await cursors.save('s', 'w1', v1, sampleCheckpoint(10), 60_000))!;
+      expect(await cursors.save('s', 'w1', v1, sampleCheckpoint(11), 60_000)).toBeNull();
+      expect(await cursors.save('s', 'w2', v2, sampleCheckpoint(12), 60_000)).toBeNull();
+      expect(await cursors.claim('s', 'w1', 1, 60_000)).toMatchObject({ held: true, checkpoint: sampleCheckpoint(10) });
     });
 
-    it('property: after any sequence of advances the cursor is the maximum advanced so far', async () => {
-      await fc.assert(fc.asyncProperty(fc.array(fc.nat({ max: 50_000_000 }), { minLength: 1, maxLength: 12 }), async (blocks) => {
+    it('an expired lease is taken over; the previous owner can then neither save nor claim', async () => {
+      const { cursors } = subject();
+      const a = held(await cursors.claim('s', 'a', 0, 10_000));
+      const b = await cursors.claim('s', 'b', 10_000, 70_000);
+      expect(b).toMatchObject({ held: true, checkpoint: null });
+      expect(await cursors.save('s', 'a', a, sampleCheckpoint(), 80_000)).toBeNull();
+      expect(await cursors.claim('s', 'a', 20_000, 80_000)).toEqual({ held: false, owner: 'b', until: 70_000 });
+      expect(await cursors.save('s', 'b', held(b), sampleCheckpoint(5), 70_000)).not.toBeNull();
+    });
+
+    it('what a claim returns is a copy: changing it changes nothing stored', async () => {
+      const { cursors } = subject();
+      const v = held(await cursors.claim('s', 'w', 0, 60_000));
+      await cursors.save('s', 'w', v, sampleCheckpoint(), 60_000);
+      const got = await cursors.claim('s', 'w', 0, 60_000);
+      if (got.held && got.checkpoint !== null) (got.checkpoint.recent as { number: number; hash: string }[]).push({ number: 1, hash: 'x' });
+      expect(await cursors.claim('s', 'w', 0, 60_000)).toMatchObject({ checkpoint: sampleCheckpoint() });
+    });
+
+    it('concurrent first claims by many owners: exactly one holds the lease', async () => {
+      const { cursors } = subject();
+      const owners = Array.from({ length: options.concurrency ?? 50 }, (_, i) => `w${i}`);
+      const claims = await Promise.all(owners.map((o) => cursors.claim('race', o, 0, 60_000)));
+      expect(claims.filter((c) => c.held)).toHaveLength(1);
+    });
+
+    it('concurrent saves at one version: exactly one is stored', async () => {
+      const { cursors } = subject();
+      const v = held(await cursors.claim('race', 'w', 0, 60_000));
+      const blocks = Array.from({ length: Math.min(options.concurrency ?? 50, 20) }, (_, i) => 100 + i);
+      const results = await Promise.all(blocks.map((b) => cursors.save('race', 'w', v, sampleCheckpoint(b), 60_000)));
+      const won = results.flatMap((r, i) => (r === null ? [] : [blocks[i]!]));
+      expect(won).toHaveLength(1);
+      expect(await cursors.claim('race', 'w', 0, 60_000)).toMatchObject({ checkpoint: sampleCheckpoint(won[0]) });
+    });
+
+    it('property: any sequence of claims and saves by two owners behaves like the reference model', async () => {
+      const op = fc.oneof(
+        fc.record({ kind: fc.constant('claim' as const), owner: fc.constantFrom('a', 'b'), at: fc.nat({ max: 100 }), lease: fc.nat({ max: 60 }) }),
+        fc.record({ kind: fc.constant('save' as const), owner: fc.constantFrom('a', 'b'), stale: fc.boolean(), block: fc.nat({ max: 1_000_000 }), lease: fc.nat({ max: 60 }) }),
+      );
+      await fc.assert(fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 14 }), async (ops) => {
         await withSubject(makeSubject, async ({ cursors }) => {
-          for (const b of blocks) await cursors.advance('p', b);
-          expect(await cursors.get('p')).toBe(Math.max(...blocks));
+          const model = { owner: null as string | null, until: 0, block: null as number | null };
+          const versions = new Map<string, number>();
+          let now = 0;
+          for (const o of ops) {
+            if (o.kind === 'claim') {
+              now += o.at;
+              const got = await cursors.claim('p', o.owner, now, now + o.lease);
+              const free = model.owner === null || model.owner === o.owner || model.until <= now;
+              expect(got.held).toBe(free);
+              if (got.held) {
+                expect(got.checkpoint?.block.number ?? null).toBe(model.block);
+                model.owner = o.owner;
+                model.until = now + o.lease;
+                versions.set(o.owner, got.version);
+              } else expect(got).toEqual({ held: false, owner: model.owner, until: model.until });
+            } else {
+              const known = versions.get(o.owner);
+              if (known === undefined) continue;
+              const version = o.stale ? known - 1 : known;
+              const saved = await cursors.save('p', o.owner, version, sampleCheckpoint(o.block), now + o.lease);
+              const ok = !o.stale && model.owner === o.owner;
+              expect(saved !== null).toBe(ok);
+              if (saved !== null) {
+                model.block = o.block;
+                model.until = now + o.lease;
+                versions.set(o.owner, saved);
+              }
+            }
+          }
         });
       }), { numRuns: options.numRuns ?? 50 });
     });

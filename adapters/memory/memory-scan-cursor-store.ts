@@ -1,16 +1,29 @@
-import type { ScanCursorStore } from '../../core/ports/scan-cursor-store.port.js';
+import type { ScanCheckpoint, ScanClaim, ScanCursorStore } from '../../core/ports/scan-cursor-store.port.js';
+import { outboundCopy, storedCopy } from './frozen-copy.js';
 
-/** Scanner cursors in memory (the embedded default and tests); forward-only like every ScanCursorStore. */
+interface Entry {
+  readonly version: number;
+  readonly owner: string;
+  readonly until: number;
+  readonly checkpoint: ScanCheckpoint | null;
+}
+
+/** Scanner checkpoints in memory (the embedded default and tests), under the port's lease and version rules. */
 export class MemoryScanCursorStore implements ScanCursorStore {
-  private readonly cursors = new Map<string, number>();
+  private readonly entries = new Map<string, Entry>();
 
-  async get(name: string): Promise<number | null> {
-    return this.cursors.get(name) ?? null;
+  async claim(name: string, owner: string, now: number, until: number): Promise<ScanClaim> {
+    const entry = this.entries.get(name);
+    if (entry !== undefined && entry.owner !== owner && entry.until > now) return { held: false, owner: entry.owner, until: entry.until };
+    const version = (entry?.version ?? 0) + 1;
+    this.entries.set(name, { version, owner, until, checkpoint: entry?.checkpoint ?? null });
+    return { held: true, version, checkpoint: entry?.checkpoint == null ? null : outboundCopy(entry.checkpoint) };
   }
 
-  async advance(name: string, block: number): Promise<void> {
-    if (!Number.isSafeInteger(block) || block < 0) throw new RangeError(`scan cursor must be a block number, got ${block}`);
-    const stored = this.cursors.get(name);
-    if (stored === undefined || block > stored) this.cursors.set(name, block);
+  async save(name: string, owner: string, version: number, checkpoint: ScanCheckpoint, until: number): Promise<number | null> {
+    const entry = this.entries.get(name);
+    if (entry === undefined || entry.owner !== owner || entry.version !== version) return null;
+    this.entries.set(name, { version: version + 1, owner, until, checkpoint: storedCopy(checkpoint) });
+    return version + 1;
   }
 }

@@ -1,72 +1,119 @@
 /**
- * TronBlockSource against the in-process devnet (manual blocks), with transfers made by real tronweb clients.
- * Adapter-only test: BlockSource has one adapter, so there is no shared contract suite yet.
+ * TronBlockSource on the in-process devnet: the shared BlockSource contract (payments made in-process, so the
+ * property stays fast), then what only this adapter has: the number of node calls per block, and failover between
+ * nodes with backoff, Retry-After and a call budget.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeBlockSourceContract } from '../../contracts-tests/block-source.contract.js';
+import { ChainError } from '../../core/domain/errors.js';
 import type { Devnet } from '../tron-devnet/index.js';
-import { solidify, startTestDevnet, trx, wallet, type Wallet } from '../tron-devnet/test-helpers.js';
+import { pay, solidify, startTestDevnet, trx, wallet, type Wallet } from '../tron-devnet/test-helpers.js';
 import { TronBlockSource } from './tron-block-source.js';
 
-describe('TronBlockSource on the devnet', () => {
-  let devnet: Devnet;
-  let payer: Wallet;
-  let source: TronBlockSource;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  let usdt: any;
-  beforeAll(async () => {
-    devnet = await startTestDevnet();
-    payer = wallet(devnet, 'block-source-payer');
-    devnet.fund(payer.address, trx(1_000));
-    devnet.fundToken(payer.address, 50_000_000n);
-    devnet.mine(1);
-    usdt = await payer.tw.contract().at(devnet.usdtAddress);
-    source = new TronBlockSource({ fullHost: devnet.url, timeoutMs: 5_000 });
-  });
-  afterAll(() => devnet.close());
+let devnet: Devnet;
+let payer: Wallet;
+beforeAll(async () => {
+  devnet = await startTestDevnet({ solidifyLag: 4 });
+  payer = wallet(devnet, 'block-source-payer');
+  devnet.fund(payer.address, trx(1_000_000));
+  devnet.fundToken(payer.address, 10n ** 15n);
+  devnet.mine(6);
+});
+afterAll(() => devnet.close());
 
-  it('reports TRX transfers and successful USDT Transfer events of a block, and leaves reverted calls out', async () => {
-    const alice = wallet(devnet, 'bs-alice');
-    const bob = wallet(devnet, 'bs-bob');
-    const trxTx = await payer.tw.trx.sendTransaction(alice.address, trx(3));
-    const usdtTx: string = await usdt.methods.transfer(bob.address, 1_234_567).send({ feeLimit: trx(50) });
-    // More than the payer holds: the call reverts on chain and emits no Transfer event.
-    await usdt.methods.transfer(alice.address, 999_000_000).send({ feeLimit: trx(50) });
-    const number = devnet.mine(1);
-    expect(await source.latest('head')).toBe(number);
-    const block = await source.block(number, 'head');
-    expect(block?.number).toBe(number);
-    expect(block?.timestamp).toBeGreaterThan(0);
-    expect(block?.transfers).toEqual([
-      { txid: trxTx.txid, contract: null, from: payer.address, to: alice.address, amount: 3_000_000n },
-      { txid: usdtTx, contract: devnet.usdtAddress, from: payer.address, to: bob.address, amount: 1_234_567n },
-    ]);
-  });
+let labels = 0;
+describeBlockSourceContract('TronBlockSource on the devnet', () => ({
+  source: new TronBlockSource({ fullHost: devnet.url, timeoutMs: 5_000 }),
+  token: devnet.usdtAddress,
+  chain: {
+    // A new suffix per subject: every test starts from addresses with no history.
+    address: (label) => wallet(devnet, `${label}-${labels++}`).address,
+    payTrx: async (to, sun) => pay.trx(devnet, payer.key, to, sun),
+    payToken: async (to, amount) => pay.usdt(devnet, payer.key, to, amount),
+    failingTokenPayment: async (to) => pay.usdt(devnet, payer.key, to, 10n ** 30n),
+    payInternal: async (to, sun) => pay.viaRouter(devnet, payer.key, to, sun),
+    mine: async (blocks) => devnet.mine(blocks),
+    solidify: async () => solidify(devnet),
+    reorg: async (depth) => void devnet.chain.reorg(depth, { keep: 'none' }),
+  },
+}), { internal: true, reorg: true });
 
-  it('answers null for a block beyond the head, and an empty list for a block without transfers', async () => {
-    const head = await source.latest('head');
-    expect(await source.block(head + 1, 'head')).toBeNull();
+/** Counts the devnet's node calls by wrapping fetch is not possible (tronweb uses axios): read them off the gate's quota instead. */
+async function calls(run: () => Promise<unknown>): Promise<number> {
+  devnet.setFaults({ rate_limit: { budget: 1_000_000, window_ms: 3_600_000, status: 429 } });
+  const before = quotaUsed();
+  await run();
+  const used = quotaUsed() - before;
+  devnet.setFaults({ rate_limit: null });
+  return used;
+}
+
+/** The quota answers with how many calls are left when it runs out; spend-free probe: count with a 1-call budget window. */
+function quotaUsed(): number {
+  return (devnet as unknown as { servers: { gate: { used: number } } }).servers.gate.used;
+}
+
+describe('TronBlockSource node calls', () => {
+  it('reads the head block in one call more than a head read, and an empty block in one', async () => {
+    const source = new TronBlockSource({ fullHost: devnet.url, timeoutMs: 5_000 });
+    pay.trx(devnet, payer.key, wallet(devnet, 'calls-a').address, 1);
+    const n = devnet.mine(1);
+    expect(await calls(async () => {
+      await source.head('head');
+      await source.block(n, 'head');
+    })).toBe(2);
     const empty = devnet.mine(1);
-    expect(await source.block(empty, 'head')).toMatchObject({ number: empty, transfers: [] });
+    expect(await calls(() => source.block(empty, 'head'))).toBe(1);
+    expect(await calls(() => source.block(n, 'head'))).toBe(2);
+  });
+});
+
+describe('TronBlockSource failover', () => {
+  const dead = 'http://127.0.0.1:9';
+
+  it('moves to the next node when one is unreachable, and skips it for a backoff that doubles', async () => {
+    let now = 1_000_000;
+    const source = new TronBlockSource({ nodes: [{ fullHost: dead }, { fullHost: devnet.url }], timeoutMs: 2_000, backoff: { baseMs: 1_000, maxMs: 8_000 }, now: () => now });
+    expect((await source.head('head')).number).toBe(devnet.info().head_number);
+    expect(source.nodes()[0]).toMatchObject({ consecutiveFailures: 1, coolingUntil: now + 1_000 });
+    await source.head('head');
+    expect(source.nodes()[0]!.consecutiveFailures).toBe(1);
+    now += 1_000;
+    await source.head('head');
+    expect(source.nodes()[0]).toMatchObject({ consecutiveFailures: 2, coolingUntil: now + 2_000 });
   });
 
-  it('the solidified level lags the head: a fresh block is not there until it is solidified', async () => {
-    const carol = wallet(devnet, 'bs-carol');
-    await payer.tw.trx.sendTransaction(carol.address, trx(1));
-    const number = devnet.mine(1);
-    expect(await source.latest('solidified')).toBeLessThan(number);
-    expect(await source.block(number, 'solidified')).toBeNull();
+  it("honours a node's Retry-After, and fails transiently with the wait when every node is cooling", async () => {
+    let now = 5_000_000;
+    const source = new TronBlockSource({ nodes: [{ fullHost: devnet.url }, { fullHost: dead }], timeoutMs: 2_000, now: () => now });
+    devnet.setFaults({ script: [{ path: 'wallet/getnowblock', kind: 'http_429', retry_after_s: 30 }] });
+    const error = await source.head('head').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ChainError);
+    expect(error).toMatchObject({ transient: true });
+    expect((error as ChainError).retryAfterMs).toBe(1_000);
+    expect(source.nodes()[0]!.coolingUntil).toBe(now + 30_000);
+    now += 30_000;
+    expect((await source.head('head')).number).toBe(devnet.info().head_number);
+  });
+
+  it('keeps a call budget per node: a spent node is skipped until its window ends', async () => {
+    let now = 10_000_000;
+    const source = new TronBlockSource({ nodes: [{ fullHost: devnet.url }, { fullHost: devnet.url }], budget: { calls: 2, windowMs: 60_000 }, now: () => now });
+    for (let i = 0; i < 4; i += 1) await source.head('head');
+    expect(source.nodes().map((n) => n.calls)).toEqual([2, 2]);
+    await expect(source.head('head')).rejects.toMatchObject({ transient: true, retryAfterMs: 60_000 - (now % 60_000) });
+    now += 60_000;
+    await source.head('head');
+    expect(source.nodes().map((n) => n.calls)).toEqual([1, 0]);
+  });
+
+  it('reads final balances on one node, between two equal reads of the solidified head', async () => {
+    const who = wallet(devnet, 'final-reader').address;
+    pay.trx(devnet, payer.key, who, 5);
     solidify(devnet);
-    expect(await source.latest('solidified')).toBeGreaterThanOrEqual(number);
-    const block = await source.block(number, 'solidified');
-    expect(block?.transfers.map((t) => [t.to, t.amount])).toEqual([[carol.address, 1_000_000n]]);
-  });
-
-  it('maps an unreachable node to CHAIN-NODE-UNAVAILABLE', async () => {
-    devnet.chain.faults.node_down = true;
-    try {
-      await expect(source.latest('head')).rejects.toMatchObject({ code: 'CHAIN-NODE-UNAVAILABLE' });
-    } finally {
-      devnet.chain.faults.node_down = false;
-    }
+    const source = new TronBlockSource({ nodes: [{ fullHost: dead }, { fullHost: devnet.url }], timeoutMs: 2_000 });
+    const read = await source.finalBalances([who], [null, devnet.usdtAddress]);
+    expect(read.at.number).toBe(devnet.info().solidified_number);
+    expect(read.balances.get(who)).toEqual(new Map([[null, 5n], [devnet.usdtAddress, 0n]]));
   });
 });

@@ -1,13 +1,17 @@
+import { hostname } from 'node:os';
 import type { AssetRegistry } from '../../domain/assets.js';
+import { ChainError } from '../../domain/errors.js';
 import { REFRESH_SOURCE, type BalanceItem } from '../../domain/model/balance.js';
 import type { NetworkCode } from '../../domain/model/common.js';
-import type { WalletAddress } from '../../domain/model/wallet.js';
 import type { BalanceRepository } from '../../ports/balance-repository.port.js';
-import type { BlockSource, ChainBlock, ChainLevel } from '../../ports/block-source.port.js';
+import type { BlockSource, BlockTransfer, ChainBlock, ChainLevel } from '../../ports/block-source.port.js';
 import type { ChainGateway } from '../../ports/chain-gateway.port.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { ScanCursorStore } from '../../ports/scan-cursor-store.port.js';
 import type { WalletRepository } from '../../ports/wallet-repository.port.js';
+import {
+  anchor, applyBlock, dueForFinalRead, freshState, fromCheckpoint, recordedHash, rollback, settle, shown, toCheckpoint, type ScanState,
+} from './balance-scanner-state.js';
 
 /** The ports the scanner reads and writes. */
 export interface BalanceScannerDeps {
@@ -16,103 +20,307 @@ export interface BalanceScannerDeps {
   readonly cursors: ScanCursorStore;
   readonly wallets: WalletRepository;
   readonly balances: BalanceRepository;
-  readonly chain: ChainGateway;
   readonly assets: AssetRegistry;
+  /** Not used: balances come from the block source at the configured depth. Accepted so older wiring compiles. */
+  readonly chain?: ChainGateway;
+  readonly log?: ScannerLog;
+}
+
+/** Where the scanner reports gaps, reorgs and lost leases; a pino logger fits. */
+export interface ScannerLog {
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
 }
 
 /** Tunables; every one has a default. */
 export interface BalanceScannerOptions {
-  /** Follow the head (default: balances move as soon as a block has them) or the solidified block (no reorgs). */
+  /** The depth at which funds are credited: the head (default; reorgs are rolled back) or the solidified block. */
   readonly level?: ChainLevel;
   /** Cursor name (one per scanner; two scanners on different levels need different names). */
   readonly name?: string;
-  /** Blocks processed per `scan` call at most, so one pass stays short while catching up. */
+  /** Blocks processed per `scan` call at most, so one pass stays short while catching up (default 100). */
   readonly maxBlocksPerPass?: number;
   /**
-   * Where a scanner without a cursor starts: 'latest' (default: the current block; history is not replayed, a
-   * first manual refresh covers it) or an explicit block number.
+   * Where a scanner without a cursor starts: 'head' (default: at head level the solidified block, so the blocks a
+   * reorg could still replace are scanned too; at solidified level the solidified block) or a block number (a new
+   * deployment that must see deposits made since then). Ignored once a cursor exists: a restart resumes after it.
    */
-  readonly startAt?: 'latest' | number;
+  readonly startAt?: 'head' | 'latest' | number;
+  /** Lease holder name; default `<hostname>#<pid>`, so two processes never share it. */
+  readonly owner?: string;
+  /** How long a pass may hold the cursor (default 60 s); another process takes over after it. */
+  readonly leaseMs?: number;
+  /** Recent block ids kept to find a reorg's fork point (default 64; TRON solidifies ~19 blocks behind the head). */
+  readonly reorgWindow?: number;
+  /** Head-to-solidified distance after which the scanner asks whether its unfinal blocks are final (default 19). */
+  readonly finalityHint?: number;
+  /** Addresses per final-balance read (default 10). */
+  readonly readBatch?: number;
+  /** Final balances kept in the checkpoint for recently active addresses, sparing a read on their next deposit (default 1000). */
+  readonly maxAnchors?: number;
   readonly network?: NetworkCode;
+}
+
+/** A detected deposit: a transfer of a tracked asset to a managed address, and the block it is in. */
+export interface Deposit extends BlockTransfer {
+  readonly block: number;
 }
 
 /** What one `scan` call did. */
 export interface ScanPass {
-  /** First and last block fully processed in this pass (null when there was nothing new). */
+  /** First and last block processed in this pass (null when there was nothing new); after a reorg `from` restarts at the fork. */
   readonly from: number | null;
   readonly to: number | null;
-  /** Addresses whose balances were refreshed, in order of processing (an address appears once per block). */
+  /** Addresses whose cached balances were written, sorted. */
   readonly refreshed: readonly string[];
+  /** Deposits credited at the configured depth in this pass (ids are unique on a chain; see BlockTransfer.id). */
+  readonly credited: readonly Deposit[];
+  /** Deposits credited earlier whose blocks a reorg replaced (they may be credited again from the new branch). */
+  readonly reverted: readonly Deposit[];
   /** Newest block at the scanner's level when the pass started; `to < latest` means it is still catching up. */
   readonly latest: number;
+  /** Blocks between the cursor and `latest` after the pass. */
+  readonly lag: number;
+  /** Reorgs rolled back in this pass. */
+  readonly reorgs: number;
+  /** A block the node lacks below its own head (the pass stopped before it; nothing is skipped), else null. */
+  readonly gap: number | null;
+  /** Set when another process holds the cursor's lease: this pass did nothing. */
+  readonly heldBy?: string;
 }
 
+/** The scanner's running figures, for the worker's metrics. */
+export interface ScannerStatus {
+  readonly level: ChainLevel;
+  /** Last block whose balances are written (null before the first pass). */
+  readonly cursor: number | null;
+  /** Newest block at the level when the last pass started. */
+  readonly tip: number | null;
+  /** Blocks behind the tip (null before the first pass). */
+  readonly lag: number | null;
+  readonly lastPassAt: number | null;
+  readonly blocksScanned: number;
+  readonly depositsCredited: number;
+  readonly reorgs: number;
+  readonly blocksRolledBack: number;
+  /** Times a block below the node's head was missing. */
+  readonly gaps: number;
+  readonly finalReads: number;
+  readonly failedPasses: number;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
 /**
- * Automatic balance refresh (refresh_source 1): follows the chain block by block, finds the transfers touching
- * managed addresses (one `findManaged` lookup per block, so the cost per block does not grow with the number of
- * managed addresses) and re-reads only those balances. The cursor is advanced after each block is fully
- * processed; a failure stops the pass and the same block is retried next time (a re-read balance is idempotent).
+ * Automatic balance refresh (refresh_source 1) and deposit detection. Follows the chain block by block at the
+ * configured level; each block is read once (its transfers and per-account balance changes) and matched against the
+ * managed addresses with one `findManaged` lookup of the addresses it touched, whatever the number managed. A cached
+ * balance is the final balance last read from the solidified state plus the changes of the processed blocks after
+ * it that are not final yet, so it equals the chain's balance at the configured depth: at head level it includes
+ * the head block (never transactions still pending), at solidified level only irreversible blocks. At head level a
+ * block whose parent hash does not match the cursor is a reorg: the replaced blocks' changes and deposits are taken
+ * back and the new branch is scanned. The checkpoint is saved after the balances are written, under a lease; a
+ * failed pass changes nothing stored and the next pass redoes it.
  */
 export class BalanceScanner {
   private readonly level: ChainLevel;
   private readonly name: string;
+  private readonly owner: string;
   private readonly maxBlocks: number;
-  private readonly startAt: 'latest' | number;
+  private readonly startAt: 'head' | number;
+  private readonly leaseMs: number;
+  private readonly window: number;
+  private readonly finalityHint: number;
+  private readonly readBatch: number;
+  private readonly maxAnchors: number;
   private readonly network: NetworkCode;
+  private knownSolid = -1;
+  private readonly figures: Mutable<ScannerStatus>;
 
   constructor(private readonly deps: BalanceScannerDeps, options: BalanceScannerOptions = {}) {
     this.level = options.level ?? 'head';
     this.name = options.name ?? `balance-scan:${this.level}`;
-    this.maxBlocks = options.maxBlocksPerPass ?? 100;
-    if (!Number.isSafeInteger(this.maxBlocks) || this.maxBlocks < 1) throw new RangeError('maxBlocksPerPass must be a positive integer');
-    this.startAt = options.startAt ?? 'latest';
+    this.owner = options.owner ?? `${hostname()}#${process.pid}`;
+    this.maxBlocks = positive(options.maxBlocksPerPass ?? 100, 'maxBlocksPerPass');
+    this.startAt = options.startAt === undefined || options.startAt === 'latest' ? 'head' : options.startAt;
+    if (this.startAt !== 'head' && (!Number.isSafeInteger(this.startAt) || this.startAt < 0)) throw new RangeError('startAt must be a block number');
+    this.leaseMs = positive(options.leaseMs ?? 60_000, 'leaseMs');
+    this.window = positive(options.reorgWindow ?? 64, 'reorgWindow');
+    this.finalityHint = positive(options.finalityHint ?? 19, 'finalityHint');
+    this.readBatch = positive(options.readBatch ?? 10, 'readBatch');
+    this.maxAnchors = positive(options.maxAnchors ?? 1_000, 'maxAnchors');
     this.network = options.network ?? 'TRON';
+    this.figures = {
+      level: this.level, cursor: null, tip: null, lag: null, lastPassAt: null, blocksScanned: 0, depositsCredited: 0, reorgs: 0,
+      blocksRolledBack: 0, gaps: 0, finalReads: 0, failedPasses: 0,
+    };
   }
 
-  /** Processes the blocks after the cursor up to the latest at the configured level (at most maxBlocksPerPass). */
+  /** The running figures (lag included) as of the last pass. */
+  status(): ScannerStatus {
+    return { ...this.figures };
+  }
+
+  /** Blocks the scanner is behind the tip of its level, as of the last pass (null before the first). */
+  lag(): number | null {
+    return this.figures.lag;
+  }
+
+  /** One pass: the blocks after the cursor up to the tip (at most maxBlocksPerPass), then final reads and writes. */
   async scan(): Promise<ScanPass> {
-    const latest = await this.deps.blocks.latest(this.level);
-    const cursor = await this.deps.cursors.get(this.name);
-    const first = cursor !== null ? cursor + 1 : this.startAt === 'latest' ? latest : this.startAt;
-    const last = Math.min(latest, first + this.maxBlocks - 1);
-    const refreshed: string[] = [];
-    let done: number | null = null;
-    for (let n = first; n <= last; n += 1) {
-      const block = await this.deps.blocks.block(n, this.level);
-      if (block === null) break;
-      refreshed.push(...await this.process(block));
-      await this.deps.cursors.advance(this.name, n);
-      done = n;
+    try {
+      return await this.pass();
+    } catch (error) {
+      this.figures.failedPasses += 1;
+      throw error;
     }
-    return { from: done === null ? null : first, to: done, refreshed, latest };
   }
 
-  /** Refreshes the managed addresses the block's transfers touch (receivers, and senders whose balance fell). */
-  private async process(block: ChainBlock): Promise<string[]> {
+  private async pass(): Promise<ScanPass> {
+    const { clock, blocks, cursors } = this.deps;
+    const claim = await cursors.claim(this.name, this.owner, clock.now(), clock.now() + this.leaseMs);
+    if (!claim.held) return { ...EMPTY, latest: this.figures.tip ?? 0, lag: this.figures.lag ?? 0, heldBy: claim.owner };
+    const tip = await blocks.head(this.level);
+    const s = claim.checkpoint !== null ? fromCheckpoint(claim.checkpoint) : freshState(await this.startBlock(tip.number));
+    if (this.level === 'solidified') this.knownSolid = Math.max(this.knownSolid, tip.number);
     const tracked = new Set(this.deps.assets.list(this.network).map((a) => a.contractAddress));
     const touched = new Set<string>();
-    for (const t of block.transfers) {
-      // Tokens the service does not hold (airdropped spam) move no cached balance: skip them.
-      if (!tracked.has(t.contract)) continue;
-      touched.add(t.to);
-      touched.add(t.from);
+    const credited: Deposit[] = [];
+    const reverted: Deposit[] = [];
+    let from: number | null = null;
+    let processed = 0;
+    let reorgs = 0;
+    let gap: number | null = null;
+    // A node flapping between branches could roll back forever: a few reorgs per pass, then the next pass goes on.
+    while (s.block.number < tip.number && processed < this.maxBlocks && reorgs < MAX_REORGS_PER_PASS) {
+      const n = s.block.number + 1;
+      const block = await blocks.block(n, this.level);
+      if (block === null) {
+        gap = n;
+        this.figures.gaps += 1;
+        this.deps.log?.warn({ scanner: this.name, block: n, tip: tip.number }, 'block missing below the node head: stopping here, nothing skipped');
+        break;
+      }
+      if (s.block.hash !== '' && block.parentHash !== s.block.hash) {
+        const fork = await this.forkPoint(s, block);
+        const undone = rollback(s, fork);
+        for (const u of undone.replaced) reverted.push(...u.deposits.map((d) => ({ ...d, block: u.number })));
+        for (const a of undone.addresses) touched.add(a);
+        reorgs += 1;
+        this.figures.reorgs += 1;
+        this.figures.blocksRolledBack += undone.replaced.length;
+        this.deps.log?.warn({ scanner: this.name, fork, replaced: undone.replaced.length, at: n }, 'reorg: blocks after the fork point rolled back');
+        from = from === null ? fork + 1 : Math.min(from, fork + 1);
+        continue;
+      }
+      const { changes, deposits } = await this.managed(block, tracked);
+      applyBlock(s, block, changes, deposits);
+      for (const c of changes) touched.add(c.address);
+      credited.push(...deposits.map((d) => ({ ...d, block: n })));
+      from ??= n;
+      processed += 1;
     }
-    if (touched.size === 0) return [];
-    const managed = await this.deps.wallets.findManaged([...touched]);
-    const ordered = [...managed].sort((a, b) => a.id - b.id);
-    for (const wallet of ordered) await this.refresh(wallet);
-    return ordered.map((w) => w.address);
+    const read = await this.readFinal(s, touched, tip.number);
+    const refreshed = await this.write(s, new Set([...touched, ...read]));
+    const saved = await cursors.save(this.name, this.owner, claim.version, toCheckpoint(s, this.window, this.maxAnchors), clock.now() + this.leaseMs);
+    if (saved === null) {
+      this.deps.log?.error({ scanner: this.name, owner: this.owner }, 'scan cursor lease lost during the pass: progress not saved');
+      throw new ChainError('CHAIN-NODE-UNAVAILABLE', `${this.name}: the cursor's lease was lost during the pass`, { transient: true });
+    }
+    Object.assign(this.figures, {
+      cursor: s.block.number, tip: tip.number, lag: Math.max(0, tip.number - s.block.number), lastPassAt: clock.now(),
+      blocksScanned: this.figures.blocksScanned + processed, depositsCredited: this.figures.depositsCredited + credited.length,
+    });
+    return {
+      from, to: from === null ? null : s.block.number, refreshed, credited, reverted, latest: tip.number,
+      lag: Math.max(0, tip.number - s.block.number), reorgs, gap,
+    };
   }
 
-  private async refresh(wallet: WalletAddress): Promise<void> {
-    const now = this.deps.clock.now();
-    const items: BalanceItem[] = [];
-    for (const asset of this.deps.assets.list(wallet.networkCode)) {
-      const available = asset.contractAddress === null
-        ? await this.deps.chain.getTrxBalance(wallet.address)
-        : await this.deps.chain.getTokenBalance(wallet.address, asset.contractAddress);
-      items.push({ symbol: asset.symbol, available, updatedAt: now });
-    }
-    await this.deps.balances.put({ address: wallet.address, items, refreshSource: REFRESH_SOURCE.AUTO, updatedAt: now });
+  /** Head level starts at the solidified block (what a reorg could replace is scanned too), unless told a height. */
+  private async startBlock(tip: number): Promise<number> {
+    if (this.startAt !== 'head') return this.startAt;
+    if (this.level === 'solidified') return tip;
+    return (await this.deps.blocks.head('solidified')).number;
   }
+
+  /** The block's changes and deposits that concern managed addresses and tracked assets (one wallet lookup). */
+  private async managed(block: ChainBlock, tracked: ReadonlySet<string | null>): Promise<{ changes: ChainBlock['changes']; deposits: BlockTransfer[] }> {
+    const relevant = block.changes.filter((c) => tracked.has(c.contract));
+    if (relevant.length === 0) return { changes: [], deposits: [] };
+    const found = await this.deps.wallets.findManaged([...new Set(relevant.map((c) => c.address))]);
+    const ours = new Set(found.map((w) => w.address));
+    return {
+      changes: relevant.filter((c) => ours.has(c.address)),
+      deposits: block.transfers.filter((t) => ours.has(t.to) && tracked.has(t.contract)),
+    };
+  }
+
+  /** Walks back from the cursor until the node's chain and the recorded one share a block (the fork point). */
+  private async forkPoint(s: ScanState, first: ChainBlock): Promise<number> {
+    let parent = first.parentHash;
+    let n = first.number - 1;
+    for (;;) {
+      const recorded = recordedHash(s, n);
+      if (recorded === '' || recorded === parent) return n;
+      if (recorded === null) {
+        // Deeper than the kept window: the node follows another chain than before; rescan from there unchecked.
+        this.deps.log?.error({ scanner: this.name, block: n }, 'reorg deeper than the kept window: rescanning from there');
+        return n;
+      }
+      if (n <= s.final) this.deps.log?.error({ scanner: this.name, block: n, final: s.final }, 'reorg below a block taken as final');
+      const block = await this.deps.blocks.block(n, this.level);
+      if (block === null) throw new ChainError('CHAIN-NODE-UNAVAILABLE', `${this.name}: block ${n} vanished while looking for a fork point`, { transient: true });
+      parent = block.parentHash;
+      n -= 1;
+    }
+  }
+
+  /** Reads final balances where due (see dueForFinalRead), lets go of the blocks they absorb; returns who was read. */
+  private async readFinal(s: ScanState, touched: ReadonlySet<string>, tip: number): Promise<string[]> {
+    const oldestChange = s.unfinal.find((u) => u.changes.length > 0)?.number;
+    if (this.level === 'head' && oldestChange !== undefined && oldestChange > this.knownSolid && tip - oldestChange >= this.finalityHint) {
+      this.knownSolid = Math.max(this.knownSolid, (await this.deps.blocks.head('solidified')).number);
+    }
+    const due = dueForFinalRead(s, touched, this.knownSolid);
+    const contracts = this.deps.assets.list(this.network).map((a) => a.contractAddress);
+    // At solidified level the processed blocks must be inside the state read; at either level the changes after the
+    // read must still be kept (`final`), else the read cannot be bridged to the cursor.
+    const floor = this.level === 'solidified' ? Math.max(s.final, s.block.number) : s.final;
+    for (let i = 0; i < due.length; i += this.readBatch) {
+      const read = await this.deps.blocks.finalBalances(due.slice(i, i + this.readBatch), contracts);
+      if (read.at.number < floor) {
+        throw new ChainError('CHAIN-BALANCE-QUERY-FAILED', `${this.name}: the node's solidified block ${read.at.number} is behind ${floor}`, { transient: true });
+      }
+      this.knownSolid = Math.max(this.knownSolid, read.at.number);
+      for (const [address, balances] of read.balances) anchor(s, address, read.at.number, balances);
+      this.figures.finalReads += 1;
+    }
+    settle(s, this.knownSolid);
+    return due;
+  }
+
+  /** Writes the shown balances of every address this pass touched or read. */
+  private async write(s: ScanState, touched: ReadonlySet<string>): Promise<string[]> {
+    const assets = this.deps.assets.list(this.network);
+    const now = this.deps.clock.now();
+    const written: string[] = [];
+    for (const address of [...touched].sort()) {
+      const values = shown(s, address, assets.map((a) => a.contractAddress));
+      if (values === null) continue;
+      const items: BalanceItem[] = assets.map((a) => ({ symbol: a.symbol, available: values.get(a.contractAddress)!, updatedAt: now }));
+      await this.deps.balances.put({ address, items, refreshSource: REFRESH_SOURCE.AUTO, updatedAt: now });
+      written.push(address);
+    }
+    return written;
+  }
+}
+
+const MAX_REORGS_PER_PASS = 3;
+
+const EMPTY = { from: null, to: null, refreshed: [], credited: [], reverted: [], reorgs: 0, gap: null } as const;
+
+function positive(value: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`);
+  return value;
 }

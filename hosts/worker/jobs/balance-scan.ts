@@ -1,25 +1,33 @@
-import type { BalanceScanner, ScanPass } from '../../../core/application/worker/balance-scanner.js';
+import type { BalanceScanner, BalanceScannerOptions, ScanPass } from '../../../core/application/worker/balance-scanner.js';
+import { ChainError } from '../../../core/domain/errors.js';
 import type { ChainLevel } from '../../../core/ports/block-source.port.js';
 import { TronBlockSource } from '../../../adapters/tron/tron-block-source.js';
+import type { CallBudget, TronNodeEndpoint } from '../../../adapters/tron/tron-node-pool.js';
 import type { RunningJob, WebhookJobLog } from './webhooks.js';
 
 /** Options of the balance scan job. */
 export interface BalanceScanJobOptions {
-  /** Pause between passes; TRON makes a block every 3 s. */
+  /** Pause between passes once caught up; TRON makes a block every 3 s. */
   readonly intervalMs?: number;
+  /** Longest wait after a failed pass, even when a node asks for more (default 5 min). */
+  readonly maxRetryWaitMs?: number;
   readonly log?: WebhookJobLog;
   /** Called after each successful pass (metrics, tests). */
   readonly onPass?: (pass: ScanPass) => void;
 }
 
-/** Configuration read by the worker host for the scanner (TRON_FULL_HOST, TRON_API_KEY, BALANCE_SCAN_LEVEL). */
+/** The nodes the scanner reads (TRON_FULL_HOSTS, else TRON_FULL_HOST with TRON_SOLIDITY_HOST), TRON_API_KEY and a per-node budget. */
 export interface BlockSourceConfig {
   readonly fullHost: string;
   readonly solidityHost?: string;
   readonly apiKey?: string;
+  /** Several nodes in order of preference; when set, `fullHost`/`solidityHost` are not used. */
+  readonly nodes?: readonly TronNodeEndpoint[];
+  readonly budget?: CallBudget;
+  readonly timeoutMs?: number;
 }
 
-/** The block source for the configured node. */
+/** The block source for the configured node(s). */
 export function createBlockSource(config: BlockSourceConfig): TronBlockSource {
   return new TronBlockSource(config);
 }
@@ -31,13 +39,27 @@ export function parseScanLevel(value: string | undefined): ChainLevel {
   throw new Error(`BALANCE_SCAN_LEVEL must be "head" or "solidified", got "${value}"`);
 }
 
+/** Parses BALANCE_SCAN_START: `head` (the default) or the block number a new deployment starts scanning at. */
+export function parseScanStart(value: string | undefined): 'head' | number {
+  if (value === undefined || value === '' || value === 'head') return 'head';
+  if (/^(0|[1-9][0-9]{0,14})$/.test(value)) return Number(value);
+  throw new Error(`BALANCE_SCAN_START must be "head" or a block number, got "${value}"`);
+}
+
+/** The scanner's options from the environment (BALANCE_SCAN_LEVEL, BALANCE_SCAN_START); a bad value throws naming it. */
+export function scannerOptionsFromEnv(env: Readonly<Record<string, string | undefined>>): BalanceScannerOptions {
+  return { level: parseScanLevel(env['BALANCE_SCAN_LEVEL']), startAt: parseScanStart(env['BALANCE_SCAN_START']) };
+}
+
 /**
- * Runs scan passes one after another, never overlapping (the cursor is advanced block by block, so two passes
- * in one process would only duplicate work). A failed pass is logged and retried after the interval; a pass that
- * stopped at its block limit is followed at once by the next, so a scanner that fell behind catches up quickly.
+ * Runs scan passes one after another, never overlapping. A pass that stopped at its block limit is followed at once
+ * by the next, so a scanner that fell behind catches up at full speed; once caught up it waits `intervalMs`. A failed
+ * pass is logged and retried after the wait the nodes asked for (their Retry-After, when every node is cooling) or
+ * the interval, whichever is longer.
  */
 export function startBalanceScanJob(scanner: BalanceScanner, options: BalanceScanJobOptions = {}): RunningJob {
   const intervalMs = options.intervalMs ?? 3_000;
+  const maxRetryWaitMs = options.maxRetryWaitMs ?? 300_000;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let wake: (() => void) | undefined;
@@ -47,15 +69,17 @@ export function startBalanceScanJob(scanner: BalanceScanner, options: BalanceSca
   });
   const loop = async (): Promise<void> => {
     while (!stopped) {
-      let caughtUp = true;
+      let wait = intervalMs;
       try {
         const pass = await scanner.scan();
         options.onPass?.(pass);
-        caughtUp = pass.to === null || pass.to >= pass.latest;
+        if (pass.heldBy === undefined && pass.to !== null && pass.to < pass.latest && pass.gap === null) wait = 0;
       } catch (error) {
-        options.log?.error({ err: error }, 'balance scan pass failed');
+        options.log?.error({ err: error, lag: scanner.lag() }, 'balance scan pass failed');
+        const asked = error instanceof ChainError ? error.retryAfterMs ?? 0 : 0;
+        wait = Math.min(Math.max(intervalMs, asked), maxRetryWaitMs);
       }
-      if (!stopped) await pause(caughtUp ? intervalMs : 0);
+      if (!stopped) await pause(wait);
     }
   };
   const running = loop();
