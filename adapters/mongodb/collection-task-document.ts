@@ -1,5 +1,6 @@
 import type { NetworkCode } from '../../core/domain/model/common.js';
 import type { CollectionStatus, CollectionTask, EnergyPath, ReclaimRecord, StepRecord } from '../../core/domain/model/collection-task.js';
+import type { SweepPlan } from '../../core/domain/sweep-plan.js';
 import { fromTransactionDocument, toTransactionDocument, type PreparedTransactionDocument } from './command-document.js';
 import { decodeMoney, decodeOptionalMoney, encodeMoney, encodeOptionalMoney, nullable } from './mongo-support.js';
 
@@ -52,8 +53,39 @@ export interface CollectionTaskDocument {
   version: number;
   /** Absent when the task has nothing to reclaim. */
   reclaim?: ReclaimDocument;
+  /** The sweep plan (amounts as decimal strings); absent before PENDING planned it and on TRX sweeps. */
+  plan?: SweepPlanDocument;
   /** Insertion order, the tie-break of "latest task of the address". Set on insert only. */
   insertedSeq?: number;
+}
+
+/** A sweep plan as stored: its SUN amounts as decimal strings. */
+export interface SweepPlanDocument {
+  path: SweepPlan['path'];
+  provider: string | null;
+  energy: number;
+  activate: boolean;
+  subNeedsSun: string;
+  fundSun: string;
+  estimatedCostSun: string;
+  options: { path: SweepPlan['path']; provider: string | null; costSun: string; refusal: string | null }[];
+}
+
+function toPlanDocument(plan: SweepPlan): SweepPlanDocument {
+  return {
+    path: plan.path, provider: plan.provider, energy: plan.energy, activate: plan.activate,
+    subNeedsSun: encodeMoney(plan.subNeedsSun), fundSun: encodeMoney(plan.fundSun), estimatedCostSun: encodeMoney(plan.estimatedCostSun),
+    options: plan.options.map((o) => ({ path: o.path, provider: o.provider, costSun: encodeMoney(o.costSun), refusal: o.refusal })),
+  };
+}
+
+function fromPlanDocument(doc: SweepPlanDocument): SweepPlan {
+  return {
+    path: doc.path, provider: nullable(doc.provider), energy: doc.energy, activate: doc.activate,
+    subNeedsSun: decodeMoney(doc.subNeedsSun, 'plan subNeedsSun'), fundSun: decodeMoney(doc.fundSun, 'plan fundSun'),
+    estimatedCostSun: decodeMoney(doc.estimatedCostSun, 'plan estimatedCostSun'),
+    options: doc.options.map((o) => ({ path: o.path, provider: nullable(o.provider), costSun: decodeMoney(o.costSun, 'plan option costSun'), refusal: nullable(o.refusal) })),
+  };
 }
 
 function toStepDocument(step: StepRecord): StepDocument {
@@ -122,6 +154,7 @@ export function toCollectionTaskDocument(task: CollectionTask): CollectionTaskDo
     finishedAt: task.finishedAt,
     version: task.version,
     ...(task.reclaim === undefined ? {} : { reclaim: toReclaimDocument(task.reclaim) }),
+    ...(task.plan === undefined ? {} : { plan: toPlanDocument(task.plan) }),
   };
 }
 
@@ -148,5 +181,6 @@ export function fromCollectionTaskDocument(doc: CollectionTaskDocument): Collect
     finishedAt: nullable(doc.finishedAt),
     version: doc.version,
     ...(doc.reclaim == null ? {} : { reclaim: fromReclaimDocument(doc.reclaim) }),
+    ...(doc.plan == null ? {} : { plan: fromPlanDocument(doc.plan) }),
   };
 }

@@ -71,7 +71,18 @@ const task = fc.record({
   steps: fc.array(fc.record({ status: collectionStatus, transaction, orderRef: optText, startedAt: ms, completedAt: optMs }), { maxLength: 3 }),
   sweptAmount: fc.option(money, { nil: null }), sweepTxHash: fc.option(hex64, { nil: null }), errorCode: optText, lastError: optText,
   nextRunAt: ms, lease, startedAt: ms, finishedAt: optMs, version,
-});
+  plan: fc.record({
+    path: fc.constantFrom('none' as const, 'self' as const, 'rental' as const, 'burn' as const), provider: fc.option(text, { nil: null }),
+    energy: fc.nat(200_000), activate: fc.boolean(), subNeedsSun: money, fundSun: money, estimatedCostSun: money,
+    options: fc.array(fc.record({
+      path: fc.constantFrom('none' as const, 'self' as const, 'rental' as const, 'burn' as const), provider: fc.option(text, { nil: null }),
+      costSun: money, refusal: fc.option(text, { nil: null }),
+    }), { maxLength: 3 }),
+  }),
+}, { requiredKeys: [
+  'taskNo', 'commandNo', 'userId', 'networkCode', 'assetSymbol', 'address', 'mainAddress', 'status', 'energyPath', 'steps', 'sweptAmount',
+  'sweepTxHash', 'errorCode', 'lastError', 'nextRunAt', 'lease', 'startedAt', 'finishedAt', 'version',
+] });
 const cashierToken = fc.record({
   tokenNo: text, tokenHash: hex64, userId: id, walletAddressId: id, address, networkCode: fc.constant('TRON' as const),
   status: fc.constantFrom('active' as const, 'disabled' as const), ttlMinutes: fc.constantFrom(60 as const, 120 as const, 480 as const, 1440 as const),

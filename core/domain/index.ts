@@ -13,5 +13,5 @@ export * from './webhook-review.js';
 export * from './delivery-schedule.js';
 export * from './webhook-url.js';
 export * from './signature.js';
-export * from './energy-decision.js';
+export * from './sweep-plan.js';
 export * from './numbers.js';

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CollectionExecutor } from '../../core/application/worker/collection-executor.js';
 import { COLLECTION_STATUS } from '../../core/domain/model/collection-task.js';
 import { SelfDelegationEnergyProvider } from '../../adapters/tron/index.js';
-import { buildWorkerWorld, type WorkerWorld } from './worker-test-fixture.js';
+import { buildWorkerWorld, TRX, type WorkerWorld } from './worker-test-fixture.js';
 import { driveUntil } from './worker-drive.js';
 
 let world: WorkerWorld | undefined;
@@ -38,6 +38,8 @@ describe('energy that moves under a collection', { timeout: 60_000 }, () => {
     const w = world;
     const sub = await w.addSub();
     w.devnet.fundToken(sub, 5_000_000n);
+    // A sub-address that holds some TRX of its own (the plan sends it nothing): enough to burn a small shortfall.
+    w.devnet.fund(sub, TRX);
     const task = await w.collect(sub, 'USDT');
     // No margin: the delegation covers today's need exactly, and the need then rises by a few hundred energy.
     const executor = executorOf(w, 0);

@@ -16,7 +16,7 @@ import type { EnergyProvider } from '../../core/ports/energy-provider.port.js';
 import { SelfDelegationEnergyProvider } from '../../adapters/tron/index.js';
 import { devnetRentalMarket } from '../../contracts-tests/harness/tron-devnet.js';
 import { FaultPlan, faultyGateway, faultyTasks, InjectedCrash, type FaultKind, type SentTransaction } from './fault-injection.js';
-import { buildWorkerWorld, type WorkerWorld } from './worker-test-fixture.js';
+import { buildWorkerWorld, TRX, type WorkerWorld } from './worker-test-fixture.js';
 import { driveUntil } from './worker-drive.js';
 import { startWorker } from './index.js';
 
@@ -84,10 +84,15 @@ function failureOf(task: CollectionTask) {
   return { status: task.status, errorCode: task.errorCode, lastError: task.lastError, finishedAt: task.finishedAt, steps: task.steps };
 }
 
-/** A USDT task on a fresh sub-address that ends FAILED BIZ-ENERGY-TIMEOUT after a real (half) self-delegation. */
+/**
+ * A USDT task that ends FAILED BIZ-ENERGY-TIMEOUT after a real (half) self-delegation, on a sub-address holding
+ * 2 TRX of its own (the plan sends it nothing: its free bandwidth pays the sweep). The reclaim gives the stake back
+ * and sweeps those 2 TRX to main, as RECOVER_TRX would have.
+ */
 async function timedOutTask(w: WorkerWorld, lockBlocks = 0) {
   const sub = await w.addSub();
   w.devnet.fundToken(sub, 5_000_000n);
+  w.devnet.fund(sub, 2n * TRX);
   const before = await w.gateway.getCanDelegateEnergySun(w.main.address);
   const task = await w.collect(sub, 'USDT');
   await driveUntil(w, [collectorOf(w, halfDelegation(w.gateway, lockBlocks))], ended(w, task.taskNo));
@@ -113,7 +118,7 @@ async function expectReclaimed(w: WorkerWorld, t: Awaited<ReturnType<typeof time
   const [undelegation, recovery] = end.reclaim!.steps;
   expect(undelegation).toMatchObject({ status: COLLECTION_STATUS.UNDELEGATING_ENERGY, amount: t.delegated });
   expect(recovery!.status).toBe(COLLECTION_STATUS.RECOVER_TRX);
-  // Free bandwidth pays the sweep on the devnet, so the whole float goes back and nothing is left.
+  // Free bandwidth pays the recovery on the devnet, so the whole balance goes back and nothing is left.
   expect(recovery!.amount).toBe(subTrxBefore);
   expect(await w.gateway.getTrxBalance(t.sub)).toBe(0n);
   // The main address pays its own undelegation's bandwidth (its free bandwidth is spent by then).
@@ -141,6 +146,7 @@ describe('post-failure reclaim on the devnet', { timeout: 60_000 }, () => {
     const w = world;
     const sub = await w.addSub();
     w.devnet.fundToken(sub, 5_000_000n);
+    w.devnet.fund(sub, 2n * TRX);
     const task = await w.collect(sub, 'USDT');
     const worker = startWorker(
       { ...w.stores, chain: w.gateway, cipher: w.cipher, assets: w.assets, energy: { self: halfDelegation(w.gateway) } },
@@ -173,20 +179,25 @@ describe('post-failure reclaim on the devnet', { timeout: 60_000 }, () => {
     expect(await reclaimerOf(w).runOnce()).toBeNull();
   });
 
-  /** A funded USDT task failed by `collector` with `code`; the reclaim then sweeps the float back, undelegating nothing. */
-  async function floatReturned(w: WorkerWorld, collector: CollectionExecutor, code: string) {
+  it('a burn-planned task whose sweep the node refuses: the burn float goes back to main, nothing is undelegated', async () => {
+    world = await buildWorkerWorld({ solidifyLag: 1, stakeTrx: 0n });
+    const w = world;
     const sub = await w.addSub();
     w.devnet.fundToken(sub, 1_000_000n);
     const delegatedOut = (await w.gateway.getResources(w.main.address)).energy.delegatedOutSun;
     const task = await w.collect(sub, 'USDT');
-    await driveUntil(w, [collector], ended(w, task.taskNo));
+    const chain = refusingSweeps(w.gateway);
+    const collector = new CollectionExecutor(
+      { ...w.stores, chain, cipher: w.cipher, assets: w.assets, energy: {} }, { confirmations: 1, pollMs: 3_000, burnEnabled: true },
+    );
+    await driveUntil(w, [collector], ended(w, task.taskNo), { maxRounds: 60 });
     const failed = (await w.stores.tasks.get(task.taskNo))!;
-    expect(failed).toMatchObject({ status: COLLECTION_STATUS.FAILED, errorCode: code, reclaim: { status: 'pending', steps: [] } });
-    expect(failed.steps[0]).toMatchObject({ status: COLLECTION_STATUS.FUNDING_TRX, completedAt: expect.any(Number) });
-    expect(failed.steps.some((s) => s.status === COLLECTION_STATUS.ACQUIRING_ENERGY && s.transaction !== null)).toBe(false);
+    expect(failed).toMatchObject({ status: COLLECTION_STATUS.FAILED, errorCode: 'CHAIN-BROADCAST-FAILED', energyPath: 'burn', reclaim: { status: 'pending', steps: [] } });
+    // The plan sent exactly the energy burn (a new sub-address: its free bandwidth pays the sweep's bytes).
     const float = await w.gateway.getTrxBalance(sub);
     expect(float).toBe(failed.steps[0]!.amount);
-    expect(float).toBeGreaterThan(0n);
+    expect(float).toBe(failed.plan!.fundSun);
+    expect(float).toBeGreaterThan(TRX);
     const events = (await w.stores.outbox.listUndispatched(1_000)).filter((e) => e.payload['task_no'] === task.taskNo);
     expect(events.map((e) => e.eventType)).toEqual(['collection.failed']);
     const mainTrx = await w.gateway.getTrxBalance(w.main.address);
@@ -197,29 +208,47 @@ describe('post-failure reclaim on the devnet', { timeout: 60_000 }, () => {
     expect(end.reclaim!.steps.map((s) => [s.status, s.transaction === null, s.amount ?? null])).toEqual([
       [COLLECTION_STATUS.UNDELEGATING_ENERGY, true, null], [COLLECTION_STATUS.RECOVER_TRX, false, float],
     ]);
-    // Free bandwidth pays the sweep on the devnet: the whole float is back on main, the USDT stays on the sub.
     expect(await w.gateway.getTrxBalance(sub)).toBe(0n);
     expect(await w.gateway.getTrxBalance(w.main.address)).toBe(mainTrx + float);
     expect((await w.gateway.getResources(w.main.address)).energy.delegatedOutSun).toBe(delegatedOut);
     expect(await w.gateway.getTokenBalance(sub, w.devnet.usdtAddress)).toBe(1_000_000n);
     expect((await w.stores.outbox.listUndispatched(1_000)).filter((e) => e.payload['task_no'] === task.taskNo)).toEqual(events);
     expect(await reclaimerOf(w).runOnce()).toBeNull();
-  }
+  });
 
-  it('a rental that never delivers energy times out: the gas float goes back to main, nothing is undelegated', async () => {
+  it('a rental that never delivers times out: only the activation was spent, so there is nothing to reclaim', async () => {
     world = await buildWorkerWorld({ solidifyLag: 1 });
+    const w = world;
     const liar: EnergyProvider = {
       name: 'rental', canProvide: async () => true, acquire: async () => ({ kind: 'order', orderId: 'o-1' }), orderStatus: async () => 'delivered',
     };
-    await floatReturned(world, collectorOf(world, undefined, liar), 'BIZ-ENERGY-TIMEOUT');
+    const sub = await w.addSub();
+    w.devnet.fundToken(sub, 1_000_000n);
+    const task = await w.collect(sub, 'USDT');
+    await driveUntil(w, [collectorOf(w, undefined, liar)], ended(w, task.taskNo));
+    const failed = (await w.stores.tasks.get(task.taskNo))!;
+    expect(failed).toMatchObject({ status: COLLECTION_STATUS.FAILED, errorCode: 'BIZ-ENERGY-TIMEOUT', energyPath: 'rental' });
+    expect(failed.steps[0]).toMatchObject({ status: COLLECTION_STATUS.FUNDING_TRX, amount: 1n });
+    expect(failed.reclaim).toBeUndefined();
+    expect(await w.gateway.getTrxBalance(sub)).toBe(1n);
   });
 
-  it('no energy source after funding (BIZ-ENERGY-UNAVAILABLE): the gas float goes back to main', async () => {
-    world = await buildWorkerWorld({ solidifyLag: 1 });
-    await floatReturned(world, collectorOf(world, undefined, undefined), 'BIZ-ENERGY-UNAVAILABLE');
+  it('no energy source at all: FAILED BIZ-ENERGY-UNAVAILABLE at PENDING, nothing sent, nothing to reclaim', async () => {
+    world = await buildWorkerWorld({ solidifyLag: 1, stakeTrx: 0n });
+    const w = world;
+    const sub = await w.addSub();
+    w.devnet.fundToken(sub, 1_000_000n);
+    const mainTrx = await w.gateway.getTrxBalance(w.main.address);
+    const task = await w.collect(sub, 'USDT');
+    await driveUntil(w, [collectorOf(w, undefined, undefined)], ended(w, task.taskNo));
+    const failed = (await w.stores.tasks.get(task.taskNo))!;
+    expect(failed).toMatchObject({ status: COLLECTION_STATUS.FAILED, errorCode: 'BIZ-ENERGY-UNAVAILABLE', steps: [] });
+    expect(failed.lastError).toMatch(/self: .*rental: .*burn: /);
+    expect(failed.reclaim).toBeUndefined();
+    expect(await w.gateway.getTrxBalance(w.main.address)).toBe(mainTrx);
   });
 
-  it('a delivered rental, then the node refuses the sweep: the float comes back, the rented energy is not undelegated', async () => {
+  it('a delivered rental, then the node refuses the sweep: nothing of main\'s is on the sub, so no reclaim; the rented energy stays', async () => {
     world = await buildWorkerWorld({ solidifyLag: 1 });
     const w = world;
     const sub = await w.addSub();
@@ -233,22 +262,13 @@ describe('post-failure reclaim on the devnet', { timeout: 60_000 }, () => {
     // The refused sweep stays open until it is provably dead (expired, and solidified past its expiration): the money rule.
     await driveUntil(w, [collector], ended(w, task.taskNo), { maxRounds: 60 });
     const failed = (await w.stores.tasks.get(task.taskNo))!;
-    expect(failed).toMatchObject({ status: COLLECTION_STATUS.FAILED, errorCode: 'CHAIN-BROADCAST-FAILED', energyPath: 'rental', reclaim: { status: 'pending' } });
-    const rented = (await w.gateway.getResources(sub)).energy.receivedSun;
-    expect(rented).toBeGreaterThan(0n);
-    const float = await w.gateway.getTrxBalance(sub);
-    expect(float).toBeGreaterThan(0n);
-    const mainTrx = await w.gateway.getTrxBalance(w.main.address);
-    await driveUntil(w, [reclaimerOf(w)], reclaimed(w, task.taskNo), { maxRounds: 30 });
-    const end = (await w.stores.tasks.get(task.taskNo))!;
-    expect(failureOf(end)).toEqual(failureOf(failed));
-    expect(end.reclaim!.steps.map((s) => [s.status, s.transaction === null])).toEqual([
-      [COLLECTION_STATUS.UNDELEGATING_ENERGY, true], [COLLECTION_STATUS.RECOVER_TRX, false],
-    ]);
+    expect(failed).toMatchObject({ status: COLLECTION_STATUS.FAILED, errorCode: 'CHAIN-BROADCAST-FAILED', energyPath: 'rental' });
+    // Only the activation's 1 SUN was sent: nothing worth a reclaim transaction.
+    expect(failed.steps[0]).toMatchObject({ status: COLLECTION_STATUS.FUNDING_TRX, amount: 1n });
+    expect(failed.reclaim).toBeUndefined();
     // The rental pool's stake is the provider's to take back, not main's.
-    expect((await w.gateway.getResources(sub)).energy.receivedSun).toBe(rented);
-    expect(await w.gateway.getTrxBalance(sub)).toBe(0n);
-    expect(await w.gateway.getTrxBalance(w.main.address)).toBe(mainTrx + float);
+    expect((await w.gateway.getResources(sub)).energy.receivedSun).toBeGreaterThan(0n);
+    expect(await reclaimerOf(w).runOnce()).toBeNull();
   });
 
   it('a delegation inside its lock period is retried on the Clock until the lock ends, then given back', async () => {
@@ -270,6 +290,8 @@ describe('post-failure reclaim on the devnet', { timeout: 60_000 }, () => {
     const w = world;
     const sub = await w.addSub();
     w.devnet.fundToken(sub, 3_000_000n);
+    // TRX of its own: the plan sends nothing but the delegation; the reclaim sweeps these back with the stake.
+    w.devnet.fund(sub, 2n * TRX);
     const before = (await w.gateway.getResources(w.main.address)).energy.delegatedOutSun;
     const task = await w.collect(sub, 'USDT');
     const chain = refusingSweeps(w.gateway);

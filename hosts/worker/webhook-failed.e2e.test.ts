@@ -153,14 +153,15 @@ describe('failure webhooks end to end on the devnet', { timeout: 60_000 }, () =>
     expect((await ww.w.stores.tasks.get(body['task_no'] as string))!.steps).toEqual([]);
   });
 
-  it('no energy source, failing after the TRX float was sent: one signed collection.failed', async () => {
+  it('no energy source: planned at PENDING, one signed collection.failed and nothing sent', async () => {
     const { w } = ww;
     const sub = await w.addSub();
     w.devnet.fundToken(sub, 1_000_000n);
     const body = await collectionFails(ww.energylessWorker, sub, 'BIZ-ENERGY-UNAVAILABLE');
     const task = (await w.stores.tasks.get(body['task_no'] as string))!;
-    // Mid-way: a step with a transaction (the float from main) ran before the failure.
-    expect(task.steps.some((s) => s.transaction !== null)).toBe(true);
+    // Plan before spending: no source fits, so no step sent anything.
+    expect(task.steps).toEqual([]);
+    expect(body['error']).toMatch(/no energy source/);
     expect(await w.gateway.getTokenBalance(sub, w.devnet.usdtAddress)).toBe(1_000_000n);
   });
 

@@ -11,7 +11,7 @@ import type { IdGenerator } from '../../ports/id-generator.port.js';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.js';
 import { collectionEvent } from '../webhook-events.js';
 import {
-  collectableAmount, energyNeed, planCollecting, planEnergy, planFunding, planRecovery, planUndelegation, transferBurnSun,
+  collectableAmount, energyNeed, planCollecting, planEnergy, planFunding, planRecovery, planTrc20Sweep, planUndelegation, transferBurnSun,
   type StepDeps, type StepPlan, type StepSettings, type StepSubject,
 } from './collection-steps.js';
 import { reclaimAfterFailure } from './reclaim-executor.js';
@@ -50,12 +50,11 @@ export interface CollectionExecutorOptions {
   readonly retryMaxMs?: number;
   /** A step running longer than this is logged as stuck (default 15 min). */
   readonly stuckAfterMs?: number;
-  /** Burn TRX for energy when no provider can (default false). */
+  /** Burning TRX for energy may be planned (default false), up to maxBurnSun per sweep when set. */
   readonly burnEnabled?: boolean;
-  /** TRX float the main address sends in FUNDING_TRX (default 1 TRX: activates the account, pays bandwidth). */
-  readonly gasSun?: bigint;
-  /** Extra float when burning is enabled (default 30 TRX, enough for a USDT transfer to a new holder at 100 SUN/energy). */
-  readonly burnFundingSun?: bigint;
+  readonly maxBurnSun?: bigint;
+  /** TRX left on a sub-address is swept back only when that nets at least this much (default 0.1 TRX). */
+  readonly minRecoverSun?: bigint;
   /** fee_limit of the TRC20 transfer (default 100 TRX). */
   readonly feeLimitSun?: bigint;
   /** Bytes of a TRX transfer and SUN per byte when bandwidth is burnt (defaults 300 and 1,000). */
@@ -209,14 +208,15 @@ class CollectionWorkflow implements Workflow<CollectionTask> {
     return terminal;
   }
 
-  /** PENDING: something to collect, and (TRC20) a transfer the token contract would not refuse; nothing is spent yet. */
+  /** PENDING: something to collect and (TRC20) the sweep's plan; nothing is spent yet. */
   private async checkCollectable(task: CollectionTask): Promise<StepDecision<CollectionTask>> {
     const subject = this.subjectOf(task);
     const amount = await collectableAmount(this.deps, this.settings, subject);
     if (amount <= 0n) return { kind: 'fail', code: 'BIZ-NOTHING-TO-COLLECT', message: `${task.address} holds no ${subject.asset.symbol} to collect` };
-    // The node's dry run of the very transfer: a blacklisted sub-address or a paused token fails here, before gas.
-    if (subject.asset.kind === 'trc20') await this.deps.chain.estimateTrc20TransferEnergy(task.address, task.mainAddress, subject.asset.contractAddress!, amount);
-    return { kind: 'complete' };
+    if (subject.asset.kind !== 'trc20') return { kind: 'complete' };
+    // Plan before spending: the node's dry run (a blacklisted sub or a paused token fails here), every energy source
+    // priced, the cheapest that fits; nothing fits → FAILED with nothing sent.
+    return { kind: 'complete', subject: { ...task, plan: await planTrc20Sweep(this.deps, this.settings, subject, amount) } };
   }
 
   /** ACQUIRING_ENERGY: a recorded rental order is followed; else the energy decision and its order or transaction. */
@@ -322,9 +322,9 @@ export class CollectionExecutor {
 
   constructor(deps: CollectionExecutorDeps, options: CollectionExecutorOptions = {}) {
     const settings: StepSettings = {
-      gasSun: options.gasSun ?? TRX,
       burnEnabled: options.burnEnabled ?? false,
-      burnFundingSun: options.burnFundingSun ?? 30n * TRX,
+      maxBurnSun: options.maxBurnSun ?? null,
+      minRecoverSun: options.minRecoverSun ?? 100_000n,
       feeLimitSun: options.feeLimitSun ?? 100n * TRX,
       transferBytes: options.transferBytes ?? 300,
       sunPerByte: options.sunPerByte ?? 1_000n,

@@ -1,5 +1,5 @@
-import { decideEnergySource } from '../../domain/energy-decision.js';
-import type { ErrorCode } from '../../domain/errors.js';
+import { DomainError, type ErrorCode } from '../../domain/errors.js';
+import { planSweep, type SweepInput, type SweepPlan } from '../../domain/sweep-plan.js';
 import type { Asset } from '../../domain/model/asset.js';
 import { COLLECTION_STATUS, type CollectionTask, type EnergyPath, type StepRecord } from '../../domain/model/collection-task.js';
 import type { SignedTransaction } from '../../domain/model/chain.js';
@@ -15,9 +15,11 @@ export interface StepDeps extends SignerDeps {
 
 /** Amounts and switches the plans use (see CollectionExecutorOptions for their meaning and defaults). */
 export interface StepSettings {
-  readonly gasSun: bigint;
+  /** Burning TRX for energy may be chosen (ENERGY_BURN), up to maxBurnSun per sweep when set. */
   readonly burnEnabled: boolean;
-  readonly burnFundingSun: bigint;
+  readonly maxBurnSun: bigint | null;
+  /** TRX left on a sub-address is swept back only when the recovery nets at least this much. */
+  readonly minRecoverSun: bigint;
   readonly feeLimitSun: bigint;
   readonly transferBytes: number;
   readonly sunPerByte: bigint;
@@ -88,13 +90,71 @@ async function send(deps: StepDeps, signer: Signer, intent: TransactionIntent, a
   return { kind: 'send', tx: await deps.chain.prepare(signer, intent), amount };
 }
 
-/** FUNDING_TRX: top the sub-address up to the gas float (plus the burn float when burning is enabled). */
-export async function planFunding(deps: StepDeps, settings: StepSettings, { task }: StepSubject): Promise<StepPlan> {
-  const target = settings.gasSun + (settings.burnEnabled ? settings.burnFundingSun : 0n);
-  const balance = await deps.chain.getTrxBalance(task.address);
-  if (balance >= target) return { kind: 'skip' };
+/**
+ * PENDING, for a TRC20 sweep: read the chain (the sub-address's account, TRX, bandwidth and energy; the transfer's
+ * energy from the node's dry run; the main address's TRX and bandwidth; the chain's prices), price every energy
+ * source (self-delegation, the rental quote, burning) and decide the plan (core/domain/sweep-plan.ts) before
+ * anything is spent. A dry run that reverts is BIZ-TRANSFER-WOULD-REVERT; no source that fits is
+ * BIZ-ENERGY-UNAVAILABLE: both before any transaction.
+ */
+export async function planTrc20Sweep(deps: StepDeps, settings: StepSettings, { task, asset }: StepSubject, amount: bigint): Promise<SweepPlan> {
+  const [needed, subExists, subResources, subTrxSun, mainTrxSun, mainResources, prices] = await Promise.all([
+    deps.chain.estimateTrc20TransferEnergy(task.address, task.mainAddress, asset.contractAddress!, amount),
+    deps.chain.accountExists(task.address),
+    deps.chain.getResources(task.address),
+    deps.chain.getTrxBalance(task.address),
+    deps.chain.getTrxBalance(task.mainAddress),
+    deps.chain.getResources(task.mainAddress),
+    deps.chain.getChainPrices(),
+  ]);
+  const shortfall = Math.max(0, needed - subResources.energy.available);
   const main = await signerFor(deps, task.mainAddress);
-  return send(deps, main, { kind: 'transfer-trx', to: task.address, amountSun: target - balance }, target - balance);
+  const request: EnergyRequest = { receiver: task.address, energy: Math.max(shortfall, 1), reference: task.taskNo };
+  const self = deps.energy.self;
+  const rental = deps.energy.rental;
+  const [selfFeasible, rentalQuote] = await Promise.all([
+    shortfall > 0 && self !== undefined ? self.canProvide(request, main) : Promise.resolve(false),
+    shortfall > 0 && rental !== undefined ? quoteOf(rental, request, main, BigInt(shortfall) * prices.energySun) : Promise.resolve(null),
+  ]);
+  const input: SweepInput = {
+    subExists, subTrxSun, subEnergy: subResources.energy.available, energyNeeded: needed,
+    subBandwidth: { staked: subResources.bandwidth.stakedAvailable, free: subResources.bandwidth.freeAvailable },
+    mainTrxSun, mainBandwidth: { staked: mainResources.bandwidth.stakedAvailable, free: mainResources.bandwidth.freeAvailable },
+    energySun: prices.energySun, bandwidthSun: prices.bandwidthSun,
+    self: self === undefined ? null : { feasible: selfFeasible }, rental: rentalQuote,
+    burnEnabled: settings.burnEnabled, maxBurnSun: settings.maxBurnSun, minRecoverSun: settings.minRecoverSun,
+  };
+  const decision = planSweep(input);
+  if ('refusal' in decision) throw new DomainError('BIZ-ENERGY-UNAVAILABLE', { message: decision.refusal });
+  return decision.plan;
+}
+
+/**
+ * A rental's price for the request: its quote, or (a provider that does not price) what burning the energy would
+ * cost, so that it is never taken for cheaper than it may be; null when it cannot deliver.
+ */
+async function quoteOf(rental: EnergyProvider, request: EnergyRequest, main: Signer, burnEquivalent: bigint) {
+  if (rental.quote !== undefined) {
+    const quote = await rental.quote(request, main);
+    return quote === null ? null : { provider: quote.provider, priceSun: quote.priceSun };
+  }
+  return (await rental.canProvide(request, main)) ? { provider: rental.name, priceSun: burnEquivalent } : null;
+}
+
+/**
+ * FUNDING_TRX: only what the plan says the sub-address needs and does not hold now (a burn's energy, bandwidth it
+ * cannot cover), and 1 SUN to activate a sub-address that does not exist yet (the main address pays the chain's
+ * creation fee); nothing at all for an activated sub-address whose bandwidth covers its sweep.
+ */
+export async function planFunding(deps: StepDeps, _settings: StepSettings, { task }: StepSubject): Promise<StepPlan> {
+  const plan = task.plan;
+  const [balance, exists] = await Promise.all([deps.chain.getTrxBalance(task.address), deps.chain.accountExists(task.address)]);
+  const need = plan?.subNeedsSun ?? 0n;
+  const missing = need > balance ? need - balance : 0n;
+  const amount = missing > 0n ? missing : exists ? 0n : 1n;
+  if (amount === 0n) return { kind: 'skip' };
+  const main = await signerFor(deps, task.mainAddress);
+  return send(deps, main, { kind: 'transfer-trx', to: task.address, amountSun: amount }, amount);
 }
 
 /** Energy the sweep needs now, and what the sub-address already has. */
@@ -108,29 +168,24 @@ export async function energyNeed(deps: StepDeps, { task, asset }: StepSubject): 
 }
 
 /**
- * ACQUIRING_ENERGY: the energy decision (domain rule) on what the providers can do right now, then the order:
- * self-delegation is a transaction from the main address, a rental an order keyed by the task number (so a
- * repeated order after a crash finds the first one).
+ * ACQUIRING_ENERGY: the source the plan chose, for the shortfall as it is now (the sub-address may have gained
+ * energy since): self-delegation is a transaction from the main address, a rental an order keyed by the task number
+ * (so a repeated order after a crash finds the first one), burning and an energy-ready sub send nothing.
  */
-export async function planEnergy(deps: StepDeps, settings: StepSettings, subject: StepSubject): Promise<StepPlan> {
+export async function planEnergy(deps: StepDeps, _settings: StepSettings, subject: StepSubject): Promise<StepPlan> {
   const { task } = subject;
+  const path = task.plan?.path ?? 'none';
+  if (path === 'none') return { kind: 'skip', energyPath: null };
+  if (path === 'burn') return { kind: 'skip', energyPath: 'burn' };
   const { needed, available } = await energyNeed(deps, subject);
   const shortfall = needed - available;
+  if (shortfall <= 0) return { kind: 'skip', energyPath: null };
+  const provider = path === 'self' ? deps.energy.self : deps.energy.rental;
+  if (provider === undefined) return { kind: 'fail', code: 'BIZ-ENERGY-UNAVAILABLE', message: `the planned energy source (${path}) is not configured` };
   const main = await signerFor(deps, task.mainAddress);
-  const request: EnergyRequest = { receiver: task.address, energy: Math.max(shortfall, 1), reference: task.taskNo };
-  const selfOk = shortfall > 0 && deps.energy.self !== undefined && await deps.energy.self.canProvide(request, main);
-  const rentalOk = shortfall > 0 && !selfOk && deps.energy.rental !== undefined && await deps.energy.rental.canProvide(request, main);
-  const decision = decideEnergySource({
-    needed, alreadyAvailable: available, selfDelegatableEnergy: selfOk ? shortfall : 0,
-    rentalAvailable: rentalOk, burnEnabled: settings.burnEnabled,
-  });
-  if (decision.path === null) return { kind: 'fail', code: 'BIZ-ENERGY-UNAVAILABLE', message: decision.reason };
-  if (decision.path === 'none') return { kind: 'skip', energyPath: null };
-  if (decision.path === 'burn') return { kind: 'skip', energyPath: 'burn' };
-  const provider = decision.path === 'self' ? deps.energy.self! : deps.energy.rental!;
-  const order = await provider.acquire(request, main);
-  if (order.kind === 'order') return { kind: 'order', orderRef: order.orderId, energyPath: decision.path };
-  return { kind: 'send', tx: order.tx, amount: order.delegatedSun ?? null, energyPath: decision.path };
+  const order = await provider.acquire({ receiver: task.address, energy: shortfall, reference: task.taskNo }, main);
+  if (order.kind === 'order') return { kind: 'order', orderRef: order.orderId, energyPath: path };
+  return { kind: 'send', tx: order.tx, amount: order.delegatedSun ?? null, energyPath: path };
 }
 
 /** COLLECTING: the whole balance of the asset as it stands on chain now, to the main address. */
@@ -174,7 +229,8 @@ export function delegationRecords(task: CollectionTask): StepRecord[] {
 /** RECOVER_TRX: whatever TRX the sub-address can still send goes back to the main address. */
 export async function planRecovery(deps: StepDeps, settings: StepSettings, { task }: StepSubject): Promise<StepPlan> {
   const amount = await sweepableSun(deps.chain, settings, task.address, task.mainAddress);
-  if (amount <= 0n) return { kind: 'skip' };
+  // Dust is not worth a transaction (its bandwidth may cost more than it returns).
+  if (amount <= 0n || amount < settings.minRecoverSun) return { kind: 'skip' };
   const sub = await signerFor(deps, task.address);
   return send(deps, sub, { kind: 'transfer-trx', to: task.mainAddress, amountSun: amount }, amount);
 }

@@ -69,7 +69,7 @@ const TRX = 1_000_000n;
 
 /** Bandwidth reserve for a native withdrawal: the balance must also pay the transfer's bytes when bandwidth is out. */
 const NATIVE_SETTINGS: StepSettings = {
-  gasSun: 0n, burnEnabled: false, burnFundingSun: 0n, feeLimitSun: 0n, transferBytes: 300, sunPerByte: 1_000n,
+  burnEnabled: false, maxBurnSun: null, minRecoverSun: 0n, feeLimitSun: 0n, transferBytes: 300, sunPerByte: 1_000n,
 };
 
 /**

@@ -38,6 +38,8 @@ export interface ReclaimExecutorOptions {
   readonly stuckAfterMs?: number;
   readonly transferBytes?: number;
   readonly sunPerByte?: bigint;
+  /** The float is swept back only when that nets at least this much (default 0.1 TRX). */
+  readonly minRecoverSun?: bigint;
 }
 
 /** What one reclaim stage did. */
@@ -52,15 +54,16 @@ type Phase = (typeof PHASES)[number];
 
 /**
  * The reclaim a task gets in the unit of work that fails it: pending when the failed collection put something on
- * its sub-address, that is when its FUNDING_TRX step sent a transaction (the gas float, plus the burn float when
- * burning) or it sent a self-delegation (or a top-up); else none. Only TRC20 collections have those steps, so a TRX
+ * its sub-address, that is when its FUNDING_TRX step sent TRX (a burn's energy money, bandwidth the sub lacked;
+ * not a mere 1 SUN activation) or it sent a self-delegation (or a top-up); else none. Only TRC20 collections have those steps, so a TRX
  * collection, a task that failed before funding (nothing to collect) and one whose funding was skipped (the
  * sub-address already held the float) get none. Either transaction may or may not have landed: the reclaim reads
  * the chain and skips what is not there. Whatever the path, the reclaim sweeps the sub-address's sweepable TRX to
  * main (as RECOVER_TRX does on success); it undelegates only after a self-delegation.
  */
 export function reclaimAfterFailure(task: CollectionTask, now: number): { reclaim?: ReclaimRecord } {
-  const funded = task.steps.some((s) => s.status === COLLECTION_STATUS.FUNDING_TRX && s.transaction !== null);
+  // A funding that only activated the sub-address (1 SUN; the creation fee is the chain's) left nothing to return.
+  const funded = task.steps.some((s) => s.status === COLLECTION_STATUS.FUNDING_TRX && s.transaction !== null && (s.amount ?? 2n) > 1n);
   return funded || delegationRecords(task).length > 0
     ? { reclaim: { status: 'pending', steps: [], nextRunAt: now, lease: null, finishedAt: null } }
     : {};
@@ -192,7 +195,7 @@ export class ReclaimExecutor {
   constructor(deps: ReclaimExecutorDeps, options: ReclaimExecutorOptions = {}) {
     // Only the sweep's bandwidth reserve is read by these planners; the funding amounts are unused.
     const settings: StepSettings = {
-      gasSun: 0n, burnEnabled: false, burnFundingSun: 0n, feeLimitSun: 0n,
+      burnEnabled: false, maxBurnSun: null, minRecoverSun: options.minRecoverSun ?? 100_000n, feeLimitSun: 0n,
       transferBytes: options.transferBytes ?? 300, sunPerByte: options.sunPerByte ?? 1_000n,
     };
     this.runner = new WorkflowRunner(new ReclaimWorkflow(deps, settings, options.confirmations ?? 'solidified'), deps, {

@@ -1,4 +1,5 @@
 import type { Lease, Millis, NetworkCode, UserId, Versioned } from './common.js';
+import type { SweepPlan } from '../sweep-plan.js';
 import type { PreparedTransaction } from './command.js';
 
 export const COLLECTION_STATUS = {
@@ -14,7 +15,7 @@ export const COLLECTION_STATUS = {
 } as const;
 export type CollectionStatus = (typeof COLLECTION_STATUS)[keyof typeof COLLECTION_STATUS];
 
-/** How the task got its energy: decided in ACQUIRING_ENERGY (core/domain/energy-decision). */
+/** How the task got its energy: planned at PENDING (core/domain/sweep-plan.ts), acquired in ACQUIRING_ENERGY. */
 export type EnergyPath = 'self' | 'rental' | 'burn';
 
 /** One step's write-ahead record: the transaction (or rental order) it sent, so a resume never sends twice. */
@@ -70,4 +71,6 @@ export interface CollectionTask extends Versioned {
   readonly finishedAt: Millis | null;
   /** Absent: nothing to reclaim (the task did not fail after a self-delegation landed). */
   readonly reclaim?: ReclaimRecord;
+  /** The sweep plan decided at PENDING (TRC20 only; absent before that, and on TRX sweeps). */
+  readonly plan?: SweepPlan;
 }

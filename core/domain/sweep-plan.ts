@@ -1,0 +1,173 @@
+import type { EnergyPath } from './model/collection-task.js';
+
+/**
+ * Sizes of the transactions of a sweep as tronweb builds them (one signature plus the 64 result bytes;
+ * tron-facts.md): what each takes from one bandwidth source.
+ */
+export const TX_BYTES = { trxTransfer: 267, trc20Transfer: 345, delegate: 279, undelegate: 281 } as const;
+
+/** TRON's fee for a transfer that creates its recipient (getCreateNewAccountFeeInSystemContract, 1 TRX). */
+export const ACTIVATION_FEE_SUN = 1_000_000n;
+/** The bandwidth fee of an account-creating transfer unless staked bandwidth pays it (getCreateAccountFee, 0.1 TRX). */
+export const ACTIVATION_BANDWIDTH_FEE_SUN = 100_000n;
+
+/** An account's bandwidth as a planner sees it: what is left of its staked and its free bytes today. */
+export interface Bandwidth {
+  readonly staked: number;
+  readonly free: number;
+}
+
+/** Everything the sweep planner reads from the chain and the providers before anything is spent. */
+export interface SweepInput {
+  /** The sub-address exists on chain (a delegation to it needs that; a TRX transfer creates it). */
+  readonly subExists: boolean;
+  readonly subTrxSun: bigint;
+  readonly subBandwidth: Bandwidth;
+  /** Energy the sub-address has now, and what its transfer needs (the node's dry run). */
+  readonly subEnergy: number;
+  readonly energyNeeded: number;
+  readonly mainTrxSun: bigint;
+  readonly mainBandwidth: Bandwidth;
+  /** SUN per energy unit and per bandwidth byte when burnt (getchainparameters). */
+  readonly energySun: bigint;
+  readonly bandwidthSun: bigint;
+  /** What self-delegation can cover now: null when the main address cannot delegate the shortfall. */
+  readonly self: { readonly feasible: boolean } | null;
+  /** The best rental quote for the shortfall within its price cap, or null. */
+  readonly rental: { readonly provider: string; readonly priceSun: bigint } | null;
+  readonly burnEnabled: boolean;
+  /** The most a burn may cost (null: no cap beyond ENERGY_BURN itself). */
+  readonly maxBurnSun: bigint | null;
+  /** TRX left on the sub-address is swept back only when the recovery nets at least this much. */
+  readonly minRecoverSun: bigint;
+}
+
+/** One priced way to sweep. */
+export interface SweepOption {
+  readonly path: EnergyPath | 'none';
+  readonly provider: string | null;
+  /** TRX the sweep costs on this path: burnt fees, activation and the rental price (nothing lent and returned). */
+  readonly costSun: bigint;
+  /** Why it cannot be taken (null: it can). */
+  readonly refusal: string | null;
+}
+
+/** The plan a collection follows from FUNDING_TRX on, decided at PENDING. */
+export interface SweepPlan {
+  /** The chosen energy source: `none` when the sub-address already has the energy. */
+  readonly path: EnergyPath | 'none';
+  readonly provider: string | null;
+  /** Energy to acquire (the shortfall), 0 on `none`. */
+  readonly energy: number;
+  /** FUNDING_TRX activates the sub-address (a transfer that creates it). */
+  readonly activate: boolean;
+  /** TRX the sub-address must hold before the sweep (energy burn and bandwidth it cannot cover otherwise). */
+  readonly subNeedsSun: bigint;
+  /** TRX FUNDING_TRX sends (0: the step sends nothing). */
+  readonly fundSun: bigint;
+  /** The cost the plan expects, and every option priced. */
+  readonly estimatedCostSun: bigint;
+  readonly options: readonly SweepOption[];
+}
+
+export type SweepDecision = { readonly plan: SweepPlan } | { readonly refusal: string; readonly options: readonly SweepOption[] };
+
+/** Takes `bytes` from one source, staked first, then free, else burns them: returns the SUN burnt. */
+class BandwidthMeter {
+  private staked: number;
+  private free: number;
+  constructor(start: Bandwidth, private readonly sunPerByte: bigint) {
+    this.staked = start.staked;
+    this.free = start.free;
+  }
+
+  take(bytes: number, freeAllowed = true): bigint {
+    if (this.staked >= bytes) {
+      this.staked -= bytes;
+      return 0n;
+    }
+    if (freeAllowed && this.free >= bytes) {
+      this.free -= bytes;
+      return 0n;
+    }
+    return BigInt(bytes) * this.sunPerByte;
+  }
+
+  /** Whether staked bandwidth pays `bytes` (what an account-creating transfer needs to avoid its 0.1 TRX fee). */
+  stakedCovers(bytes: number): boolean {
+    return this.staked >= bytes;
+  }
+}
+
+/**
+ * Prices one path: the sub-address's needs (its sweep's bandwidth, a burn's energy), the funding that brings them
+ * (and activates a new sub-address), the main address's transactions (funding, delegation and undelegation) and
+ * the recovery of what would be left. Bandwidth is taken per transaction from one source, in order.
+ */
+function price(input: SweepInput, path: EnergyPath | 'none', shortfall: number, rentalSun: bigint): { costSun: bigint; subNeedsSun: bigint; fundSun: bigint } {
+  const main = new BandwidthMeter(input.mainBandwidth, input.bandwidthSun);
+  const sub = new BandwidthMeter(input.subExists ? input.subBandwidth : { staked: 0, free: 600 }, input.bandwidthSun);
+  const energyBurn = path === 'burn' ? BigInt(shortfall) * input.energySun : 0n;
+  // The sweep's own bandwidth: burnt from the sub's TRX when neither staked nor free bytes cover it.
+  const sweepBandwidth = sub.take(TX_BYTES.trc20Transfer);
+  const subNeedsSun = energyBurn + sweepBandwidth;
+  const missing = subNeedsSun > input.subTrxSun ? subNeedsSun - input.subTrxSun : 0n;
+  const fundSun = missing > 0n ? missing : input.subExists ? 0n : 1n;
+  let costSun = energyBurn + sweepBandwidth + rentalSun;
+  if (fundSun > 0n) {
+    if (!input.subExists) {
+      costSun += ACTIVATION_FEE_SUN;
+      costSun += main.stakedCovers(TX_BYTES.trxTransfer) ? main.take(TX_BYTES.trxTransfer, false) : ACTIVATION_BANDWIDTH_FEE_SUN;
+    } else {
+      costSun += main.take(TX_BYTES.trxTransfer);
+    }
+  }
+  if (path === 'self') costSun += main.take(TX_BYTES.delegate) + main.take(TX_BYTES.undelegate);
+  // What is left on the sub after the sweep goes home only when that is worth its own transfer.
+  const left = input.subTrxSun + fundSun - subNeedsSun;
+  const recoveryBurn = sub.take(TX_BYTES.trxTransfer);
+  if (left - recoveryBurn >= input.minRecoverSun) costSun += recoveryBurn;
+  return { costSun, subNeedsSun, fundSun };
+}
+
+/**
+ * The sweep engine's choice (issue #10, "plan before spending"): every energy source priced — self-delegation (no
+ * energy cost, the main address's bandwidth for its delegation and undelegation), the best rental quote, burning at
+ * the chain's energy price — and the cheapest that can be taken. When none can, the refusal says why and nothing is
+ * sent. Pure: the planner reads the chain, this decides.
+ */
+export function planSweep(input: SweepInput): SweepDecision {
+  const shortfall = Math.max(0, input.energyNeeded - input.subEnergy);
+  const options: SweepOption[] = [];
+  const add = (path: EnergyPath | 'none', provider: string | null, rentalSun: bigint, refusal: string | null): void => {
+    const { costSun } = price(input, path, shortfall, rentalSun);
+    options.push({ path, provider, costSun, refusal });
+  };
+  if (shortfall === 0) {
+    add('none', null, 0n, null);
+  } else {
+    add('self', null, 0n, input.self?.feasible ? null : 'the main address cannot delegate enough energy');
+    add('rental', input.rental?.provider ?? null, input.rental?.priceSun ?? 0n, input.rental === null ? 'no rental quote within the price cap' : null);
+    const burn = BigInt(shortfall) * input.energySun;
+    add('burn', null, 0n, !input.burnEnabled ? 'burning TRX for energy is disabled (ENERGY_BURN)'
+      : input.maxBurnSun !== null && burn > input.maxBurnSun ? `burning ${burn} SUN exceeds the cap of ${input.maxBurnSun} SUN` : null);
+  }
+  const affordable = options.map((o) => {
+    if (o.refusal !== null) return o;
+    const { fundSun } = price(input, o.path, shortfall, 0n);
+    const mainSpends = fundSun + (input.subExists ? 0n : ACTIVATION_FEE_SUN + ACTIVATION_BANDWIDTH_FEE_SUN);
+    return mainSpends > input.mainTrxSun ? { ...o, refusal: `the main address holds ${input.mainTrxSun} SUN, ${mainSpends} SUN needed` } : o;
+  });
+  const candidates = affordable.filter((o) => o.refusal === null).sort((a, b) => (a.costSun < b.costSun ? -1 : a.costSun > b.costSun ? 1 : 0));
+  const best = candidates[0];
+  if (best === undefined) {
+    return { refusal: `no energy source for ${shortfall} energy: ${affordable.map((o) => `${o.path}: ${o.refusal}`).join('; ')}`, options: affordable };
+  }
+  const { subNeedsSun, fundSun } = price(input, best.path, shortfall, 0n);
+  return {
+    plan: {
+      path: best.path, provider: best.provider, energy: best.path === 'none' ? 0 : shortfall, activate: !input.subExists,
+      subNeedsSun, fundSun, estimatedCostSun: best.costSun, options: affordable,
+    },
+  };
+}
