@@ -6,20 +6,22 @@
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { Chain, type Faults, type GenesisSpec } from './chain.js';
+import { Chain, type Faults, type GenesisSpec, type ReorgOptions, type ReorgResult } from './chain.js';
 import { toBase58, toHex41 } from './codec.js';
 import type { ChainParams } from './constants.js';
-import { applyFaults, copyFaults } from './faults.js';
+import { DevnetNode } from './devnet-node.js';
+import { noFaults } from './faults.js';
 import { NodeFaultGate } from './node-faults.js';
 import { ItrxSim, type ItrxSettings } from './rental-itrx.js';
 import { RentalPool } from './rental-pool.js';
 import { TronSaveSim, type TronSaveSettings } from './rental-tronsave.js';
 import { createDevnetServer } from './server.js';
-import { controlRoutes } from './sim-api.js';
+import { controlRoutes, nodeFaultsRoute } from './sim-api.js';
 
 export type { ChainParams } from './constants.js';
 export { BLOCK_INTERVAL_MS, DEFAULT_PARAMS, SUN_PER_TRX, USDT_ENERGY, USDT_META } from './constants.js';
-export type { BlockRecord, Faults, GenesisSpec, TxRecord } from './chain.js';
+export type { BlockRecord, Faults, GenesisSpec, ReorgOptions, ReorgResult, TxRecord } from './chain.js';
+export { DevnetNode, NODE_FAULT_KEYS, type NodeFaults } from './devnet-node.js';
 export type { ChaosFaults, NodeFaultKind, NodeFaultRule, RateLimitFaults } from './node-faults.js';
 export { NODE_FAULT_KINDS } from './node-faults.js';
 export {
@@ -57,6 +59,11 @@ export interface DevnetOptions {
   solidityPort?: number;
   /** false: the full-node server answers /walletsolidity/* with 404 (java-tron's 8090 does not serve them). Default true. */
   fullServesSolidity?: boolean;
+  /**
+   * More node endpoints over the same chain (each on a free port, serving /wallet, /walletsolidity and /sim), each
+   * with its own faults and call counter: {@link Devnet.nodes}. Default 0.
+   */
+  extraNodes?: number;
 }
 
 /** Snapshot returned by /sim/info and {@link Devnet.info}. */
@@ -90,14 +97,18 @@ export class Devnet {
   readonly tronsave: TronSaveSim;
   /** The simulated itrx order API (served on this devnet's URL; DEVNET_ITRX_API_KEY / DEVNET_ITRX_API_SECRET). */
   readonly itrx: ItrxSim;
+  /** The node endpoints: [0] is this devnet's own URL, then one per `extraNodes`, each with its own faults. */
+  readonly nodes: readonly DevnetNode[];
   private timer: NodeJS.Timeout | undefined;
 
   /** @internal use {@link startDevnet} */
   constructor(
     readonly chain: Chain,
-    private readonly servers: { full: Server; solidity?: Server; url: string; solidityUrl: string; gate: NodeFaultGate },
+    private readonly servers: { full: Server; solidity?: Server; url: string; solidityUrl: string; gate: NodeFaultGate; extra: Server[] },
     readonly blockMs: number,
+    nodes: readonly DevnetNode[],
   ) {
+    this.nodes = nodes;
     this.url = servers.url;
     this.solidityUrl = servers.solidityUrl;
     this.usdtAddressHex = chain.usdt;
@@ -184,16 +195,20 @@ export class Devnet {
    * window. Throws on an invalid value (nothing changes then). Returns a copy of the current faults.
    */
   setFaults(f: Partial<Faults> | Record<string, unknown>): Faults {
-    const set = applyFaults(this.chain.faults, f);
-    if (set.has('chaos')) this.servers.gate.resetChaos();
-    if (set.has('rate_limit')) this.servers.gate.resetQuota();
-    this.chain.updateSolid();
-    return this.faults();
+    return this.nodes[0]!.setFaults(f) as Faults;
   }
 
   /** A copy of the current faults (what `GET /sim/faults` answers). */
   faults(): Faults {
-    return copyFaults(this.chain.faults);
+    return this.nodes[0]!.faults() as Faults;
+  }
+
+  /**
+   * Replaces the last `depth` blocks with a longer branch (see {@link Chain.reorg}: what the replaced blocks did is
+   * undone; their transactions return to the pool unless `keep` says otherwise). `POST /sim/reorg {depth, keep?, length?}`.
+   */
+  reorg(depth: number, options: ReorgOptions = {}): ReorgResult {
+    return this.chain.reorg(depth, options);
   }
 
   /**
@@ -215,7 +230,7 @@ export class Devnet {
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    const servers = [this.servers.full, this.servers.solidity].filter((s): s is Server => s !== undefined);
+    const servers = [this.servers.full, this.servers.solidity, ...this.servers.extra].filter((s): s is Server => s !== undefined);
     await Promise.all(servers.map(closeServer));
   }
 }
@@ -258,7 +273,26 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
       throw e;
     }
   }
-  const devnet = new Devnet(chain, { full, solidity, url, solidityUrl, gate }, options.blockMs ?? 3_000);
+  const nodes = [new DevnetNode(0, url, chain, chain.faults, gate)];
+  const extra: Server[] = [];
+  const extraRoutes: Array<Parameters<typeof createDevnetServer>[1]> = [];
+  try {
+    for (let i = 1; i <= (options.extraNodes ?? 0); i += 1) {
+      const switches = noFaults();
+      const nodeGate = new NodeFaultGate(switches, () => chain.now);
+      const table: Parameters<typeof createDevnetServer>[1] = {};
+      const server = createDevnetServer(chain, table, nodeGate, { wallet: true, solidity: true, control: true }, switches);
+      extra.push(server);
+      nodes.push(new DevnetNode(i, await listen(server, 0, host), chain, switches, nodeGate));
+      extraRoutes.push(table);
+    }
+  } catch (e) {
+    await Promise.all([full, ...(solidity ? [solidity] : []), ...extra].map(closeServer));
+    throw e;
+  }
+  const devnet = new Devnet(chain, { full, solidity, url, solidityUrl, gate, extra }, options.blockMs ?? 3_000, nodes);
   Object.assign(routes, controlRoutes(devnet));
+  // Every node answers the chain's /sim routes, but /sim/faults sets that node's own faults.
+  extraRoutes.forEach((table, i) => Object.assign(table, controlRoutes(devnet), { '/sim/faults': nodeFaultsRoute(nodes[i + 1]!) }));
   return devnet;
 }

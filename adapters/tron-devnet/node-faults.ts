@@ -155,6 +155,7 @@ export class NodeFaultGate {
   private chaosCalls = 0;
   private windowStart = Number.NaN;
   private used = 0;
+  private servedCalls = 0;
 
   constructor(
     private readonly settings: NodeFaultSettings,
@@ -165,6 +166,11 @@ export class NodeFaultGate {
   /** Restarts the chaos sequence (called when chaos is set, so a seed replays from its first draw). */
   resetChaos(): void {
     this.chaosCalls = 0;
+  }
+
+  /** Node calls this gate let through to the node since it was made (what a provider would bill). */
+  get served(): number {
+    return this.servedCalls;
   }
 
   /** Forgets the quota's current window (called when the quota is set). */
@@ -181,6 +187,7 @@ export class NodeFaultGate {
     }
     const quota = this.quota();
     if (quota) return quota;
+    this.servedCalls += 1;
     return { action: 'serve', lostReply: kind?.kind === 'lost_reply' };
   }
 

@@ -71,10 +71,21 @@ export interface ServerRoles {
   control: boolean;
 }
 
-/** Creates (does not listen) an HTTP server for the given roles; node calls pass through the fault gate. */
-export function createDevnetServer(chain: Chain, control: Record<string, ControlRoute>, gate: NodeFaultGate, roles: ServerRoles): Server {
+/** The per-endpoint switches a server honours before any node call (a node endpoint's own, or the chain's). */
+export interface EndpointSwitches {
+  readonly node_down: boolean;
+  readonly slow_ms: number;
+}
+
+/**
+ * Creates (does not listen) an HTTP server for the given roles; node calls pass through the fault gate and the
+ * endpoint's switches (default: the chain's own faults, i.e. the primary node's).
+ */
+export function createDevnetServer(
+  chain: Chain, control: Record<string, ControlRoute>, gate: NodeFaultGate, roles: ServerRoles, switches: EndpointSwitches = chain.faults,
+): Server {
   return createServer((req, res) => {
-    void handle(chain, control, gate, roles, req, res).catch((e: unknown) => {
+    void handle(chain, control, gate, roles, switches, req, res).catch((e: unknown) => {
       if (!res.headersSent) send(res, 500, { Error: `class java.lang.Exception : ${(e as Error).message}` });
     });
   });
@@ -85,6 +96,7 @@ async function handle(
   control: Record<string, ControlRoute>,
   gate: NodeFaultGate,
   roles: ServerRoles,
+  switches: EndpointSwitches,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
@@ -92,7 +104,7 @@ async function handle(
   const path = url.pathname.replace(/\/+$/, '');
   const m = /^\/(wallet|walletsolidity)\/([A-Za-z0-9]+)$/.exec(path);
   if (m && (m[1] === 'wallet' ? roles.wallet : roles.solidity)) {
-    await nodeCall(chain, gate, m[1] === 'walletsolidity', m[2]!, url, req, res);
+    await nodeCall(chain, gate, switches, m[1] === 'walletsolidity', m[2]!, url, req, res);
     return;
   }
   const route = roles.control && !m ? control[path] ?? control[path.replace(/\/[^/]+$/, '/*')] : undefined;
@@ -116,13 +128,15 @@ async function handle(
 }
 
 /** A /wallet or /walletsolidity call: faults first, then the handler, then the (possibly lost) reply. */
-async function nodeCall(chain: Chain, gate: NodeFaultGate, solid: boolean, name: string, url: URL, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function nodeCall(
+  chain: Chain, gate: NodeFaultGate, switches: EndpointSwitches, solid: boolean, name: string, url: URL, req: IncomingMessage, res: ServerResponse,
+): Promise<void> {
   // A "down" node refuses service at the socket level, which is what clients see from a dead full node.
-  if (chain.faults.node_down) {
+  if (switches.node_down) {
     req.socket.destroy();
     return;
   }
-  if (chain.faults.slow_ms > 0) await new Promise((r) => setTimeout(r, chain.faults.slow_ms));
+  if (switches.slow_ms > 0) await new Promise((r) => setTimeout(r, switches.slow_ms));
   const handler = HANDLERS[name] ?? HANDLERS[name.toLowerCase()];
   if (!handler || (solid && !SOLIDITY_ENDPOINTS.has(name) && !SOLIDITY_ENDPOINTS.has(name.toLowerCase()))) {
     send(res, 404, { Error: `endpoint ${url.pathname} is not served by the devnet` });

@@ -3,6 +3,7 @@
  * control routes for the HTTP server. Every /sim route mirrors an in-process method of {@link Devnet}.
  */
 import { toHex41 } from './codec.js';
+import type { DevnetNode } from './devnet-node.js';
 import type { Devnet } from './index.js';
 import type { ControlRoute } from './server.js';
 
@@ -70,9 +71,20 @@ export function controlRoutes(devnet: Devnet): Record<string, ControlRoute> {
       if (paused !== undefined) devnet.setUsdtPaused(paused);
       return [200, devnet.usdtStatus()];
     },
-    '/sim/faults': (q, method) => [200, method === 'POST' ? devnet.setFaults(q) : devnet.faults()],
+    '/sim/faults': nodeFaultsRoute(devnet.nodes[0]!),
+    '/sim/reorg': post((q) => {
+      const keep = q['keep'] ?? 'all';
+      if (keep !== 'all' && keep !== 'none') throw new Error('keep must be "all" or "none"');
+      const length = q['length'] === undefined ? undefined : count(q['length'], 'length');
+      return { ...devnet.reorg(count(q['depth'], 'depth'), { keep, ...(length === undefined ? {} : { length }) }), ...devnet.info() };
+    }),
     '/sim/rental': (q, method) => [200, method === 'POST' ? devnet.configureRental(q) : devnet.configureRental({})],
     ...devnet.tronsave.routes(),
     ...devnet.itrx.routes(),
   };
+}
+
+/** GET/POST /sim/faults of one node endpoint (node 0: the devnet's faults, chain-wide ones included). */
+export function nodeFaultsRoute(node: DevnetNode): ControlRoute {
+  return (q, method) => [200, method === 'POST' ? node.setFaults(q) : node.faults()];
 }

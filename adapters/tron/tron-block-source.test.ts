@@ -13,7 +13,7 @@ import { TronBlockSource } from './tron-block-source.js';
 let devnet: Devnet;
 let payer: Wallet;
 beforeAll(async () => {
-  devnet = await startTestDevnet({ solidifyLag: 4 });
+  devnet = await startTestDevnet({ solidifyLag: 4, extraNodes: 1 });
   payer = wallet(devnet, 'block-source-payer');
   devnet.fund(payer.address, trx(1_000_000));
   devnet.fundToken(payer.address, 10n ** 15n);
@@ -38,19 +38,11 @@ describeBlockSourceContract('TronBlockSource on the devnet', () => ({
   },
 }), { internal: true, reorg: true });
 
-/** Counts the devnet's node calls by wrapping fetch is not possible (tronweb uses axios): read them off the gate's quota instead. */
+/** Node calls `run` makes on the devnet's first endpoint. */
 async function calls(run: () => Promise<unknown>): Promise<number> {
-  devnet.setFaults({ rate_limit: { budget: 1_000_000, window_ms: 3_600_000, status: 429 } });
-  const before = quotaUsed();
+  const before = devnet.nodes[0]!.calls;
   await run();
-  const used = quotaUsed() - before;
-  devnet.setFaults({ rate_limit: null });
-  return used;
-}
-
-/** The quota answers with how many calls are left when it runs out; spend-free probe: count with a 1-call budget window. */
-function quotaUsed(): number {
-  return (devnet as unknown as { servers: { gate: { used: number } } }).servers.gate.used;
+  return devnet.nodes[0]!.calls - before;
 }
 
 describe('TronBlockSource node calls', () => {
@@ -105,6 +97,28 @@ describe('TronBlockSource failover', () => {
     now += 60_000;
     await source.head('head');
     expect(source.nodes().map((n) => n.calls)).toEqual([1, 0]);
+  });
+
+  it('two endpoints of one chain with independent faults: chaos on the first, the second carries the reads', async () => {
+    let now = 20_000_000;
+    const [a, b] = devnet.nodes;
+    const source = new TronBlockSource({ nodes: [{ fullHost: a!.url }, { fullHost: b!.url }], timeoutMs: 2_000, now: () => now });
+    a!.setFaults({ chaos: { rate: 1, kinds: ['http_503', 'reset', 'error_body'], seed: 'failover' } });
+    try {
+      const n = devnet.mine(1);
+      const before = b!.calls;
+      expect((await source.head('head')).number).toBe(n);
+      expect((await source.block(n, 'head'))?.number).toBe(n);
+      // The head read failed over to the second node; the (empty) head block came with it, no further call.
+      expect(b!.calls - before).toBe(1);
+      expect(source.nodes()[0]!.consecutiveFailures).toBe(1);
+      now += 60_000;
+      a!.setFaults({ chaos: null });
+      await source.head('head');
+      expect(source.nodes()[0]!.consecutiveFailures).toBe(0);
+    } finally {
+      a!.setFaults({ chaos: null });
+    }
   });
 
   it('reads final balances on one node, between two equal reads of the solidified head', async () => {
