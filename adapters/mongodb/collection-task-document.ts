@@ -1,6 +1,7 @@
 import type { NetworkCode } from '../../core/domain/model/common.js';
 import type { CollectionStatus, CollectionTask, EnergyPath, ReclaimRecord, StepRecord } from '../../core/domain/model/collection-task.js';
 import type { SweepPlan } from '../../core/domain/sweep-plan.js';
+import type { SweepCost } from '../../core/domain/sweep-cost.js';
 import { fromTransactionDocument, toTransactionDocument, type PreparedTransactionDocument } from './command-document.js';
 import { decodeMoney, decodeOptionalMoney, encodeMoney, encodeOptionalMoney, nullable } from './mongo-support.js';
 
@@ -55,8 +56,36 @@ export interface CollectionTaskDocument {
   reclaim?: ReclaimDocument;
   /** The sweep plan (amounts as decimal strings); absent before PENDING planned it and on TRX sweeps. */
   plan?: SweepPlanDocument;
+  /** What the sweep cost so far (receipts); absent until one was seen. */
+  cost?: SweepCostDocument;
   /** Insertion order, the tie-break of "latest task of the address". Set on insert only. */
   insertedSeq?: number;
+}
+
+/** A sweep's cost as stored: SUN amounts as decimal strings. */
+export interface SweepCostDocument {
+  bandwidthSun: string;
+  energySun: string;
+  activationSun: string;
+  rentalSun: string;
+  lentSun: string;
+  returnedSun: string;
+  txids: string[];
+}
+
+function toCostDocument(cost: SweepCost): SweepCostDocument {
+  return {
+    bandwidthSun: encodeMoney(cost.bandwidthSun), energySun: encodeMoney(cost.energySun), activationSun: encodeMoney(cost.activationSun),
+    rentalSun: encodeMoney(cost.rentalSun), lentSun: encodeMoney(cost.lentSun), returnedSun: encodeMoney(cost.returnedSun), txids: [...cost.txids],
+  };
+}
+
+function fromCostDocument(doc: SweepCostDocument): SweepCost {
+  const m = (v: string, f: string) => decodeMoney(v, `cost ${f}`);
+  return {
+    bandwidthSun: m(doc.bandwidthSun, 'bandwidthSun'), energySun: m(doc.energySun, 'energySun'), activationSun: m(doc.activationSun, 'activationSun'),
+    rentalSun: m(doc.rentalSun, 'rentalSun'), lentSun: m(doc.lentSun, 'lentSun'), returnedSun: m(doc.returnedSun, 'returnedSun'), txids: [...doc.txids],
+  };
 }
 
 /** A sweep plan as stored: its SUN amounts as decimal strings. */
@@ -67,6 +96,7 @@ export interface SweepPlanDocument {
   activate: boolean;
   subNeedsSun: string;
   fundSun: string;
+  sourceSun: string;
   estimatedCostSun: string;
   options: { path: SweepPlan['path']; provider: string | null; costSun: string; refusal: string | null }[];
 }
@@ -74,7 +104,8 @@ export interface SweepPlanDocument {
 function toPlanDocument(plan: SweepPlan): SweepPlanDocument {
   return {
     path: plan.path, provider: plan.provider, energy: plan.energy, activate: plan.activate,
-    subNeedsSun: encodeMoney(plan.subNeedsSun), fundSun: encodeMoney(plan.fundSun), estimatedCostSun: encodeMoney(plan.estimatedCostSun),
+    subNeedsSun: encodeMoney(plan.subNeedsSun), fundSun: encodeMoney(plan.fundSun), sourceSun: encodeMoney(plan.sourceSun),
+    estimatedCostSun: encodeMoney(plan.estimatedCostSun),
     options: plan.options.map((o) => ({ path: o.path, provider: o.provider, costSun: encodeMoney(o.costSun), refusal: o.refusal })),
   };
 }
@@ -83,6 +114,7 @@ function fromPlanDocument(doc: SweepPlanDocument): SweepPlan {
   return {
     path: doc.path, provider: nullable(doc.provider), energy: doc.energy, activate: doc.activate,
     subNeedsSun: decodeMoney(doc.subNeedsSun, 'plan subNeedsSun'), fundSun: decodeMoney(doc.fundSun, 'plan fundSun'),
+    sourceSun: decodeMoney(doc.sourceSun, 'plan sourceSun'),
     estimatedCostSun: decodeMoney(doc.estimatedCostSun, 'plan estimatedCostSun'),
     options: doc.options.map((o) => ({ path: o.path, provider: nullable(o.provider), costSun: decodeMoney(o.costSun, 'plan option costSun'), refusal: nullable(o.refusal) })),
   };
@@ -155,6 +187,7 @@ export function toCollectionTaskDocument(task: CollectionTask): CollectionTaskDo
     version: task.version,
     ...(task.reclaim === undefined ? {} : { reclaim: toReclaimDocument(task.reclaim) }),
     ...(task.plan === undefined ? {} : { plan: toPlanDocument(task.plan) }),
+    ...(task.cost === undefined ? {} : { cost: toCostDocument(task.cost) }),
   };
 }
 
@@ -182,5 +215,6 @@ export function fromCollectionTaskDocument(doc: CollectionTaskDocument): Collect
     version: doc.version,
     ...(doc.reclaim == null ? {} : { reclaim: fromReclaimDocument(doc.reclaim) }),
     ...(doc.plan == null ? {} : { plan: fromPlanDocument(doc.plan) }),
+    ...(doc.cost == null ? {} : { cost: fromCostDocument(doc.cost) }),
   };
 }

@@ -73,11 +73,15 @@ const task = fc.record({
   nextRunAt: ms, lease, startedAt: ms, finishedAt: optMs, version,
   plan: fc.record({
     path: fc.constantFrom('none' as const, 'self' as const, 'rental' as const, 'burn' as const), provider: fc.option(text, { nil: null }),
-    energy: fc.nat(200_000), activate: fc.boolean(), subNeedsSun: money, fundSun: money, estimatedCostSun: money,
+    energy: fc.nat(200_000), activate: fc.boolean(), subNeedsSun: money, fundSun: money, sourceSun: money, estimatedCostSun: money,
     options: fc.array(fc.record({
       path: fc.constantFrom('none' as const, 'self' as const, 'rental' as const, 'burn' as const), provider: fc.option(text, { nil: null }),
       costSun: money, refusal: fc.option(text, { nil: null }),
     }), { maxLength: 3 }),
+  }),
+  cost: fc.record({
+    bandwidthSun: money, energySun: money, activationSun: money, rentalSun: money, lentSun: money, returnedSun: money,
+    txids: fc.array(hex64, { maxLength: 3 }),
   }),
 }, { requiredKeys: [
   'taskNo', 'commandNo', 'userId', 'networkCode', 'assetSymbol', 'address', 'mainAddress', 'status', 'energyPath', 'steps', 'sweptAmount',

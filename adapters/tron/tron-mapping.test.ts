@@ -172,15 +172,19 @@ describe('toChainResources', () => {
 });
 
 describe('toTransactionState', () => {
-  it('a successful call is confirmed with fee, energy and confirmations counted from its block', () => {
-    expect(toTransactionState({ id: 'x', blockNumber: 10, fee: 345_000, receipt: { result: 'SUCCESS', energy_usage_total: 64_285 } }, 12, false))
-      .toEqual({ state: 'confirmed', blockNumber: 10, confirmations: 3, solidified: false, feeSun: 345_000n, energyUsed: 64_285 });
+  it('a successful call is confirmed with fee (and its bandwidth and energy parts), energy and confirmations counted from its block', () => {
+    expect(toTransactionState({
+      id: 'x', blockNumber: 10, fee: 6_773_500, receipt: { result: 'SUCCESS', energy_usage_total: 64_285, net_fee: 345_000, energy_fee: 6_428_500 },
+    }, 12, false)).toEqual({
+      state: 'confirmed', blockNumber: 10, confirmations: 3, solidified: false, feeSun: 6_773_500n, netFeeSun: 345_000n, energyFeeSun: 6_428_500n,
+      energyUsed: 64_285,
+    });
     expect(toTransactionState({ id: 'x', blockNumber: 10 }, 10, true)).toMatchObject({ state: 'confirmed', confirmations: 1, feeSun: 0n, energyUsed: 0 });
   });
 
   it('a VM failure is failed with the receipt result; a FAILED result without one uses the decoded message', () => {
     expect(toTransactionState({ id: 'x', blockNumber: 7, fee: 100_000, result: 'FAILED', receipt: { result: 'OUT_OF_ENERGY' } }, 9, true))
-      .toEqual({ state: 'failed', blockNumber: 7, reason: 'OUT_OF_ENERGY', feeSun: 100_000n });
+      .toEqual({ state: 'failed', blockNumber: 7, reason: 'OUT_OF_ENERGY', feeSun: 100_000n, netFeeSun: 0n, energyFeeSun: 0n });
     expect(toTransactionState({ id: 'x', blockNumber: 7, result: 'FAILED', resMessage: Buffer.from('REVERT opcode executed').toString('hex') }, 9, true))
       .toMatchObject({ state: 'failed', reason: 'REVERT opcode executed' });
   });

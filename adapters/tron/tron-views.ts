@@ -38,7 +38,7 @@ export interface TransactionInfoJson {
   readonly blockNumber?: number;
   readonly result?: string;
   readonly resMessage?: string;
-  readonly receipt?: { readonly result?: string; readonly energy_usage_total?: number };
+  readonly receipt?: { readonly result?: string; readonly energy_usage_total?: number; readonly net_fee?: number; readonly energy_fee?: number };
 }
 
 /** Free bandwidth per address per day on TRON (spec §2: fixed 600); used when a node omits freeNetLimit. */
@@ -114,10 +114,13 @@ export function toTransactionState(
 ): TransactionState {
   const blockNumber = int(info.blockNumber);
   const feeSun = big(info.fee);
+  // java-tron's receipt splits the fee: bandwidth burnt (net_fee), energy burnt (energy_fee); the rest of `fee` is a
+  // system contract's own fee (an account creation's 1 TRX, a delegation's none).
+  const fees = { netFeeSun: big(info.receipt?.net_fee), energyFeeSun: big(info.receipt?.energy_fee) };
   const receiptResult = info.receipt?.result;
   if (info.result === 'FAILED' || (receiptResult !== undefined && receiptResult !== 'SUCCESS')) {
     const reason = receiptResult ?? (decodeNodeMessage(info.resMessage) || 'FAILED');
-    return { state: 'failed', blockNumber, reason, feeSun };
+    return { state: 'failed', blockNumber, reason, feeSun, ...fees };
   }
   return {
     state: 'confirmed',
@@ -125,6 +128,7 @@ export function toTransactionState(
     confirmations: Math.max(1, headNumber - blockNumber + 1),
     solidified,
     feeSun,
+    ...fees,
     energyUsed: int(info.receipt?.energy_usage_total),
   };
 }

@@ -14,4 +14,5 @@ export * from './delivery-schedule.js';
 export * from './webhook-url.js';
 export * from './signature.js';
 export * from './sweep-plan.js';
+export * from './sweep-cost.js';
 export * from './numbers.js';

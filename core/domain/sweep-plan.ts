@@ -65,6 +65,8 @@ export interface SweepPlan {
   readonly subNeedsSun: bigint;
   /** TRX FUNDING_TRX sends (0: the step sends nothing). */
   readonly fundSun: bigint;
+  /** The chosen source's own price: the rental's quote, the burn's energy, 0 for self-delegation. */
+  readonly sourceSun: bigint;
   /** The cost the plan expects, and every option priced. */
   readonly estimatedCostSun: bigint;
   readonly options: readonly SweepOption[];
@@ -164,10 +166,11 @@ export function planSweep(input: SweepInput): SweepDecision {
     return { refusal: `no energy source for ${shortfall} energy: ${affordable.map((o) => `${o.path}: ${o.refusal}`).join('; ')}`, options: affordable };
   }
   const { subNeedsSun, fundSun } = price(input, best.path, shortfall, 0n);
+  const sourceSun = best.path === 'rental' ? input.rental!.priceSun : best.path === 'burn' ? BigInt(shortfall) * input.energySun : 0n;
   return {
     plan: {
       path: best.path, provider: best.provider, energy: best.path === 'none' ? 0 : shortfall, activate: !input.subExists,
-      subNeedsSun, fundSun, estimatedCostSun: best.costSun, options: affordable,
+      subNeedsSun, fundSun, sourceSun, estimatedCostSun: best.costSun, options: affordable,
     },
   };
 }

@@ -4,6 +4,7 @@ import type { ErrorCode } from '../../domain/errors.js';
 import type { AssetRegistry } from '../../domain/assets.js';
 import { COLLECTION_STATUS, type CollectionStatus, type CollectionTask, type StepRecord } from '../../domain/model/collection-task.js';
 import { COMMAND_STATUS, type Command, type PreparedTransaction } from '../../domain/model/command.js';
+import type { TransactionState } from '../../domain/model/chain.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { CollectionTaskRepository } from '../../ports/collection-task-repository.port.js';
 import type { CommandRepository } from '../../ports/command-repository.port.js';
@@ -12,6 +13,7 @@ import type { UnitOfWork } from '../../ports/unit-of-work.port.js';
 import { collectionEvent } from '../webhook-events.js';
 import {
   collectableAmount, energyNeed, planCollecting, planEnergy, planFunding, planRecovery, planTrc20Sweep, planUndelegation, transferBurnSun,
+  withReceipt, withRentalPaid,
   type StepDeps, type StepPlan, type StepSettings, type StepSubject,
 } from './collection-steps.js';
 import { reclaimAfterFailure } from './reclaim-executor.js';
@@ -148,6 +150,10 @@ class CollectionWorkflow implements Workflow<CollectionTask> {
     return { ...task, nextRunAt: at, lease: null };
   }
 
+  noteReceipt(task: CollectionTask, record: PreparedTransaction, state: TransactionState): CollectionTask {
+    return withReceipt(task, record, state);
+  }
+
   async save(next: CollectionTask, readVersion: number): Promise<CollectionTask> {
     const stored: CollectionTask = { ...next, version: readVersion + 1 };
     await this.deps.tasks.update(stored);
@@ -164,7 +170,8 @@ class CollectionWorkflow implements Workflow<CollectionTask> {
     const swept = task.status === COLLECTION_STATUS.COLLECTING && record !== null
       ? { sweptAmount: openStepRecord(task)?.amount ?? null, sweepTxHash: record.txid }
       : {};
-    const completed: CollectionTask = { ...task, ...swept, steps };
+    const rented = task.status === COLLECTION_STATUS.ACQUIRING_ENERGY && openStepRecord(task)?.orderRef != null;
+    const completed: CollectionTask = { ...(rented ? withRentalPaid(task) : task), ...swept, steps };
     if (next === COLLECTION_STATUS.DONE) return { ended: await this.finish(completed, 'DONE', null, null) };
     if (task.status === COLLECTION_STATUS.PENDING) return { next: await this.start(completed, next) };
     return { next: await this.save({ ...completed, status: next, nextRunAt: now }, task.version) };

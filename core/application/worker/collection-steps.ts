@@ -1,5 +1,8 @@
 import { DomainError, type ErrorCode } from '../../domain/errors.js';
 import { planSweep, type SweepInput, type SweepPlan } from '../../domain/sweep-plan.js';
+import { addReceipt, NO_COST } from '../../domain/sweep-cost.js';
+import type { TransactionState } from '../../domain/model/chain.js';
+import type { PreparedTransaction } from '../../domain/model/command.js';
 import type { Asset } from '../../domain/model/asset.js';
 import { COLLECTION_STATUS, type CollectionTask, type EnergyPath, type StepRecord } from '../../domain/model/collection-task.js';
 import type { SignedTransaction } from '../../domain/model/chain.js';
@@ -243,3 +246,23 @@ export const STEP_PLANNERS = {
   [COLLECTION_STATUS.UNDELEGATING_ENERGY]: planUndelegation,
   [COLLECTION_STATUS.RECOVER_TRX]: planRecovery,
 } as const;
+
+/**
+ * The task with a receipt of one of its transactions (its own steps' or its reclaim's) counted in its cost: the fees
+ * burnt, and the TRX a FUNDING_TRX lent or a RECOVER_TRX returned when it succeeded.
+ */
+export function withReceipt(task: CollectionTask, tx: PreparedTransaction, state: TransactionState): CollectionTask {
+  if (state.state !== 'confirmed' && state.state !== 'failed') return task;
+  const step = [...task.steps, ...(task.reclaim?.steps ?? [])].find((s) => s.transaction?.txid === tx.txid);
+  const moved = step?.status === COLLECTION_STATUS.FUNDING_TRX ? { lentSun: step.amount ?? 0n }
+    : step?.status === COLLECTION_STATUS.RECOVER_TRX ? { returnedSun: step.amount ?? 0n } : {};
+  return { ...task, cost: addReceipt(task.cost ?? NO_COST, tx.txid, state, moved) };
+}
+
+/** The task with the rental price its plan chose counted in its cost (once the order delivered). */
+export function withRentalPaid(task: CollectionTask): CollectionTask {
+  const price = task.plan?.path === 'rental' ? task.plan.sourceSun : 0n;
+  if (price === 0n) return task;
+  const cost = task.cost ?? NO_COST;
+  return { ...task, cost: { ...cost, rentalSun: cost.rentalSun + price } };
+}

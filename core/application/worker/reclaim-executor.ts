@@ -2,10 +2,11 @@ import type { AssetRegistry } from '../../domain/assets.js';
 import type { ErrorCode } from '../../domain/errors.js';
 import { COLLECTION_STATUS, type CollectionTask, type ReclaimRecord, type StepRecord } from '../../domain/model/collection-task.js';
 import type { PreparedTransaction } from '../../domain/model/command.js';
+import type { TransactionState } from '../../domain/model/chain.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { CollectionTaskRepository } from '../../ports/collection-task-repository.port.js';
 import type { IdGenerator } from '../../ports/id-generator.port.js';
-import { delegationRecords, planRecovery, planUndelegation, type StepDeps, type StepPlan, type StepSettings, type StepSubject } from './collection-steps.js';
+import { delegationRecords, withReceipt, planRecovery, planUndelegation, type StepDeps, type StepPlan, type StepSettings, type StepSubject } from './collection-steps.js';
 import type { Confirmations } from './write-ahead.js';
 import {
   WorkflowRefusal, WorkflowRunner, type RunnerHooks, type RunnerLog, type RunResult, type StepDecision, type Workflow, type WorkflowStep,
@@ -132,6 +133,10 @@ class ReclaimWorkflow implements Workflow<CollectionTask> {
 
   released(task: CollectionTask, at: number): CollectionTask {
     return withReclaim(task, { nextRunAt: at, lease: null });
+  }
+
+  noteReceipt(task: CollectionTask, record: PreparedTransaction, state: TransactionState): CollectionTask {
+    return withReceipt(task, record, state);
   }
 
   async save(next: CollectionTask, readVersion: number): Promise<CollectionTask> {

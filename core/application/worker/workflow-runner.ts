@@ -1,6 +1,6 @@
 import { ChainError, ConcurrencyConflict, DomainError, InfrastructureError, type ErrorCode } from '../../domain/errors.js';
 import type { PreparedTransaction } from '../../domain/model/command.js';
-import type { SignedTransaction } from '../../domain/model/chain.js';
+import type { SignedTransaction, TransactionState } from '../../domain/model/chain.js';
 import type { Versioned } from '../../domain/model/common.js';
 import type { ChainGateway } from '../../ports/chain-gateway.port.js';
 import type { Clock } from '../../ports/clock.port.js';
@@ -70,6 +70,11 @@ export interface Workflow<S extends Versioned> {
   openRecord(subject: S): PreparedTransaction | null;
   /** The subject with the open record replaced (a refusal noted) or dropped (null: proven dead, plan again). */
   withRecord(subject: S, record: PreparedTransaction | null): S;
+  /**
+   * A transaction of the subject is in a block (its receipt: fees burnt, success or revert): the subject with it
+   * noted (cost accounting), saved with the next write. Called once per receipt seen; optional.
+   */
+  noteReceipt?(subject: S, record: PreparedTransaction, state: TransactionState): S;
   /** When the current step started (Clock ms): how long it has been running, for the stuck flag. */
   stepStartedAt(subject: S): number;
   /** The subject with its lease released and its next look due at `at`. */
@@ -265,8 +270,9 @@ export class WorkflowRunner<S extends Versioned> {
     const state = await followOperation(this.deps.chain, record, step.completion);
     switch (state.kind) {
       case 'confirmed': {
-        const closed = step.afterConfirmed?.(progress.subject, record, this.deps.clock.now()) ?? null;
-        if (closed === null) return this.completeStep(progress, progress.subject, record);
+        const noted = state.state === null ? progress.subject : this.noteReceipt(progress.subject, record, state.state);
+        const closed = step.afterConfirmed?.(noted, record, this.deps.clock.now()) ?? null;
+        if (closed === null) return this.completeStep(progress, noted, record);
         progress.subject = await this.workflow.save(closed, progress.subject.version);
         return 'continue';
       }
@@ -286,12 +292,13 @@ export class WorkflowRunner<S extends Versioned> {
       }
       case 'reverted': {
         const message = `${step.name} transaction ${record.txid} failed on chain: ${state.reason}`;
+        const noted = this.noteReceipt(progress.subject, record, state.state);
         if (!step.mustFinish) {
-          progress.subject = await this.workflow.fail(progress.subject, 'CHAIN-TRANSACTION-FAILED', message);
+          progress.subject = await this.workflow.fail(noted, 'CHAIN-TRANSACTION-FAILED', message);
           return 'finished';
         }
         // It moved nothing but its fee: drop it and plan again from the chain, later.
-        progress.subject = await this.workflow.save(this.workflow.withRecord(progress.subject, null), progress.subject.version);
+        progress.subject = await this.workflow.save(this.workflow.withRecord(noted, null), progress.subject.version);
         return this.retry(progress, step, new Error(message));
       }
       case 'dead': {
@@ -306,6 +313,10 @@ export class WorkflowRunner<S extends Versioned> {
         return 'continue';
       }
     }
+  }
+
+  private noteReceipt(subject: S, record: PreparedTransaction, state: TransactionState): S {
+    return this.workflow.noteReceipt?.(subject, record, state) ?? subject;
   }
 
   /** The step is done: the workflow's transition (saved); the stage goes on with the next step. */

@@ -22,7 +22,7 @@ export type Completion = 'accepted' | Confirmations;
  */
 export type OperationState =
   | { readonly kind: 'confirmed'; readonly state: TransactionState | null }
-  | { readonly kind: 'reverted'; readonly reason: string }
+  | { readonly kind: 'reverted'; readonly reason: string; readonly state: TransactionState }
   | { readonly kind: 'dead' }
   | { readonly kind: 'waiting'; readonly refusal: string | null };
 
@@ -89,7 +89,7 @@ async function classify(chain: ChainGateway, tx: PreparedTransaction, completion
       return deep ? { kind: 'confirmed', state } : { kind: 'waiting', refusal: null };
     }
     case 'failed':
-      return { kind: 'reverted', reason: state.reason };
+      return { kind: 'reverted', reason: state.reason, state };
     case 'pending':
       return completion === 'accepted' ? { kind: 'confirmed', state: null } : { kind: 'waiting', refusal: null };
     case 'unknown': {

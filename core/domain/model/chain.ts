@@ -28,8 +28,16 @@ export interface ChainResources {
 export type TransactionState =
   | { readonly state: 'unknown' }
   | { readonly state: 'pending' }
-  | { readonly state: 'confirmed'; readonly blockNumber: number; readonly confirmations: number; readonly solidified: boolean; readonly feeSun: bigint; readonly energyUsed: number }
-  | { readonly state: 'failed'; readonly blockNumber: number; readonly reason: string; readonly feeSun: bigint };
+  | {
+    readonly state: 'confirmed'; readonly blockNumber: number; readonly confirmations: number; readonly solidified: boolean;
+    readonly feeSun: bigint; readonly energyUsed: number;
+    /** Parts of `feeSun` (the receipt's net_fee and energy_fee); absent where a node does not report them. */
+    readonly netFeeSun?: bigint; readonly energyFeeSun?: bigint;
+  }
+  | {
+    readonly state: 'failed'; readonly blockNumber: number; readonly reason: string; readonly feeSun: bigint;
+    readonly netFeeSun?: bigint; readonly energyFeeSun?: bigint;
+  };
 
 /** A signed transaction ready for broadcast; persisted before broadcast (write-ahead). */
 export interface SignedTransaction {

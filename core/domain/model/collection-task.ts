@@ -1,5 +1,6 @@
 import type { Lease, Millis, NetworkCode, UserId, Versioned } from './common.js';
 import type { SweepPlan } from '../sweep-plan.js';
+import type { SweepCost } from '../sweep-cost.js';
 import type { PreparedTransaction } from './command.js';
 
 export const COLLECTION_STATUS = {
@@ -73,4 +74,6 @@ export interface CollectionTask extends Versioned {
   readonly reclaim?: ReclaimRecord;
   /** The sweep plan decided at PENDING (TRC20 only; absent before that, and on TRX sweeps). */
   readonly plan?: SweepPlan;
+  /** What the collection (and its reclaim) actually cost so far, from receipts; absent until a receipt is seen. */
+  readonly cost?: SweepCost;
 }
