@@ -1,5 +1,6 @@
 import type { CashierToken } from '../domain/model/cashier-token.js';
 import type { UserId } from '../domain/model/common.js';
+import type { CollectionCostView } from './collection-cost-view.js';
 import type {
   ApiTokenCreatedView, ApiTokenRevokedView, CashierBalanceView, CashierSessionView, CashierTaskView,
   CashierTokenCreatedView, CashierTokenDisabledView, CashierTokenView, ChainResourcesView, CollectionTaskView,
@@ -85,6 +86,8 @@ export interface CollectionsService {
   create(userId: UserId, body: unknown): Promise<CollectionTaskView>;
   /** 404 BIZ-COLLECTION-TASK-NOT-FOUND when missing or another user's. */
   get(userId: UserId, taskNo: string): Promise<CollectionTaskView>;
+  /** Extension: what the task cost so far, from receipts; 404 BIZ-COLLECTION-TASK-NOT-FOUND exactly as `get`. */
+  costs(userId: UserId, taskNo: string): Promise<CollectionCostView>;
 }
 
 export interface CashierTokensService {

@@ -104,6 +104,33 @@ describe('collections (spec §4 POST/GET /collections)', () => {
   });
 });
 
+describe('collection costs (extension GET /collections/{taskNo}/costs)', () => {
+  it('zeros before a receipt; the recorded cost as SUN strings; final once terminal; another user\'s task is not found', async () => {
+    const core = buildTestCore(devnet);
+    const { app, stores } = core;
+    const user = await userWithWallets(app, core.readCode, 'costs@example.com', 1);
+    const task = await app.collections.create(user.userId, { address: user.subs[0]!, asset_symbol: 'USDT' });
+    expect(await app.collections.costs(user.userId, task.task_no)).toEqual({
+      task_no: task.task_no, asset_symbol: 'USDT', energy_path: null, provider: null, final: false, estimate: null,
+      cost: {
+        total_sun: '0', bandwidth_burned_sun: '0', energy_burned_sun: '0', activation_sun: '0', rental_sun: '0', lent_sun: '0',
+        returned_sun: '0', txids: [],
+      },
+    });
+    const stored = (await stores.tasks.get(task.task_no))!;
+    await stores.tasks.update({
+      ...stored, version: stored.version + 1, status: 11, finishedAt: 0, energyPath: 'self',
+      cost: { bandwidthSun: 0n, energySun: 0n, activationSun: 1_100_000n, rentalSun: 0n, lentSun: 1n, returnedSun: 0n, txids: ['t1'] },
+    });
+    expect(await app.collections.costs(user.userId, task.task_no)).toMatchObject({
+      energy_path: 'self', final: true, cost: { total_sun: '1100000', activation_sun: '1100000', lent_sun: '1', txids: ['t1'] },
+    });
+    const other = await userWithWallets(app, core.readCode, 'costs-nosy@example.com', 0);
+    expect(await failureOf(app.collections.costs(other.userId, task.task_no))).toEqual({ code: 'BIZ-COLLECTION-TASK-NOT-FOUND', status: 404 });
+    expect(await failureOf(app.collections.costs(user.userId, 'K-unknown'))).toEqual({ code: 'BIZ-COLLECTION-TASK-NOT-FOUND', status: 404 });
+  });
+});
+
 describe('commands (spec §4 GET /commands)', () => {
   it('lists newest first with type/status filters and pagination; bad filters are VALIDATION-ERROR', async () => {
     const core = buildTestCore(devnet);

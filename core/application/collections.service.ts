@@ -1,10 +1,12 @@
 import { DomainError } from '../domain/errors.js';
 import { visibleTo } from '../domain/wallet-rules.js';
 import type { UserId } from '../domain/model/common.js';
+import type { CollectionTask } from '../domain/model/collection-task.js';
 import { ADDRESS_TYPE } from '../domain/model/wallet.js';
 import type { CollectionsService } from './application.js';
 import { assetOf, startCollection } from './collection-starter.js';
 import type { ResolvedDeps } from './deps.js';
+import { toCollectionCostView, type CollectionCostView } from './collection-cost-view.js';
 import { fieldsOf, requireString } from './input.js';
 import { toTaskView } from './mappers.js';
 import { ownedWallet } from './ownership.js';
@@ -29,8 +31,20 @@ export class CollectionsUseCases implements CollectionsService {
   }
 
   async get(userId: UserId, taskNo: string): Promise<CollectionTaskView> {
+    return toTaskView(await this.owned(userId, taskNo));
+  }
+
+  /**
+   * What the task cost so far, from its receipts (extension; docs/decisions.md 53): owner-scoped exactly like
+   * {@link get}, so another user's task is 404 BIZ-COLLECTION-TASK-NOT-FOUND like a missing one.
+   */
+  async costs(userId: UserId, taskNo: string): Promise<CollectionCostView> {
+    return toCollectionCostView(await this.owned(userId, taskNo));
+  }
+
+  private async owned(userId: UserId, taskNo: string): Promise<CollectionTask> {
     const task = visibleTo(await this.deps.tasks.get(taskNo), userId);
     if (task === null) throw new DomainError('BIZ-COLLECTION-TASK-NOT-FOUND');
-    return toTaskView(task);
+    return task;
   }
 }

@@ -86,6 +86,38 @@ export const COMPONENTS = {
     error_code: s.nullable(s.str()), last_error: s.nullable(s.str()), started_at: walletTime, finished_at: nullableWalletTime,
   }),
   CashierTask: cashierTask,
+  /** Extension (docs/decisions.md 53): what a collection cost, read from its receipts. */
+  CollectionCost: {
+    ...s.obj({
+      task_no: s.str(), asset_symbol: s.str(),
+      energy_path: {
+        ...s.nullable(s.enumOf(['self', 'rental', 'burn', 'none'])),
+        description: 'the energy source used, else the one the plan chose; none: the sub-address had the energy; null: no plan (TRX sweep, or not planned yet)',
+      },
+      provider: { ...s.nullable(s.str()), description: 'the rental provider the plan chose, else null' },
+      final: { ...s.bool(), description: 'true once the task is DONE or FAILED and any post-failure reclaim is done: the cost no longer changes' },
+      cost: s.obj({
+        total_sun: { ...s.amount(), description: 'bandwidth_burned_sun + energy_burned_sun + activation_sun + rental_sun' },
+        bandwidth_burned_sun: s.amount(), energy_burned_sun: s.amount(),
+        activation_sun: { ...s.amount(), description: 'the chain\'s own fees beyond bandwidth and energy (account creation)' },
+        rental_sun: s.amount(),
+        lent_sun: { ...s.amount(), description: 'TRX the main address sent the sub-address (moved, not spent)' },
+        returned_sun: { ...s.amount(), description: 'TRX the sub-address sent back (moved, not spent)' },
+        txids: { ...s.arr(s.str()), description: 'the transactions whose receipts are counted' },
+      }),
+      estimate: {
+        ...s.nullable(s.obj({
+          total_sun: s.amount(),
+          options: s.arr(s.obj({
+            path: s.enumOf(['self', 'rental', 'burn', 'none']), provider: s.nullable(s.str()), cost_sun: s.amount(),
+            refusal: { ...s.nullable(s.str()), description: 'why the option could not be taken; null: it could' },
+          })),
+        })),
+        description: 'the plan decided at PENDING (TRC20 sweeps): its expected cost and every energy source it priced; null without a plan',
+      },
+    }),
+    description: 'Amounts are SUN integer strings. Zeros until the first receipt is read.',
+  },
   CashierToken: s.obj(cashierTokenFields),
   CashierTokenCreated: s.obj({ ...cashierTokenFields, token: s.str('ct_… bearer value, shown once') }),
   CashierTokenDisabled: s.obj({

@@ -40,6 +40,7 @@ const PROBES: readonly Probe[] = [
   { kinds: ['subAddress'], name: 'POST /cashier/tokens', call: (h, b, id) => h.call('POST', '/api/cashier/tokens', { token: b.apiToken, body: { address: id } }) },
   { kinds: ['command'], name: 'GET /commands/{n}', call: (h, b, id) => h.call('GET', `/api/commands/${id}`, { token: b.apiToken }) },
   { kinds: ['task'], name: 'GET /collections/{n}', call: (h, b, id) => h.call('GET', `/api/collections/${id}`, { token: b.apiToken }) },
+  { kinds: ['task'], name: 'GET /collections/{n}/costs', call: (h, b, id) => h.call('GET', `/api/collections/${id}/costs`, { token: b.apiToken }) },
   { kinds: ['cashierToken'], name: 'DELETE /cashier/tokens/{n}', call: (h, b, id) => h.call('DELETE', `/api/cashier/tokens/${id}`, { token: b.apiToken }) },
   { kinds: ['apiToken'], name: 'DELETE /api-tokens/{id}', call: (h, b, id) => h.call('DELETE', `/api/api-tokens/${id}`, { token: b.session }) },
 ];

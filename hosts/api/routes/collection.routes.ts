@@ -20,5 +20,14 @@ export function collectionRoutes(app: Application): RouteDef[] {
       docs: { summary: 'One collection task', tag: 'Collection', data: s.ref('CollectionTask'), errors: ['BIZ-COLLECTION-TASK-NOT-FOUND'] },
       handle: ({ caller, params }) => app.collections.get(caller.userId, params.taskNo ?? ''),
     }),
+    // Extension (docs/decisions.md 53): the task's own fields stay exactly the spec's; its cost lives beside it.
+    defineRoute({
+      method: 'GET', path: '/api/collections/:taskNo/costs', auth: 'developer',
+      docs: {
+        summary: 'What a collection task cost, from its receipts (extension)', tag: 'Collection',
+        data: s.ref('CollectionCost'), errors: ['BIZ-COLLECTION-TASK-NOT-FOUND'],
+      },
+      handle: ({ caller, params }) => app.collections.costs(caller.userId, params.taskNo ?? ''),
+    }),
   ];
 }
