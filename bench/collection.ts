@@ -13,6 +13,7 @@ import { COLLECTION_STATUS, type CollectionTask } from '../core/domain/model/col
 import { SelfDelegationEnergyProvider } from '../adapters/tron/index.js';
 import { buildWorkerWorld, type WorkerWorld } from '../hosts/worker/worker-test-fixture.js';
 import { driveUntil, type Runnable } from '../hosts/worker/worker-drive.js';
+import { sweepCostTable } from './sweep-costs.js';
 
 const COLLECTIONS = Number(process.env['BENCH_COLLECTIONS'] ?? 1_000);
 const WORKERS = Number(process.env['BENCH_WORKERS'] ?? 4);
@@ -39,10 +40,11 @@ function executors(w: WorkerWorld, count: number, options: CollectionExecutorOpt
 
 const isEnd = (t: CollectionTask | null): boolean => t !== null && (t.status === COLLECTION_STATUS.DONE || t.status === COLLECTION_STATUS.FAILED);
 
-async function blocksPerCollection(confirmations: number | 'solidified'): Promise<number> {
+async function blocksPerCollection(confirmations: number | 'solidified', activated = false): Promise<number> {
   const w = await buildWorkerWorld({ seed: `bench-blocks-${confirmations}` });
   try {
     const sub = await w.addSub();
+    if (activated) w.devnet.fund(sub, 1);
     w.devnet.fundToken(sub, 1_000_000n);
     const task = await w.collect(sub, 'USDT');
     const start = w.devnet.info().head_number;
@@ -91,6 +93,9 @@ async function throughput(): Promise<void> {
   }
 }
 
-console.log(`blocks per TRC20 self-delegation collection, 1 confirmation: ${await blocksPerCollection(1)} (target <= 5)`);
-console.log(`blocks per TRC20 self-delegation collection, solidified (lag 19): ${await blocksPerCollection('solidified')}`);
+await sweepCostTable();
+console.log(`blocks per TRC20 self-delegation collection of a new sub-address, 1 confirmation: ${await blocksPerCollection(1)} (goal <= 4)`);
+console.log(`blocks per TRC20 self-delegation collection of a new sub-address, solidified (lag 19): ${await blocksPerCollection('solidified')}`);
+console.log(`blocks per TRC20 self-delegation collection of an activated sub-address, solidified (lag 19): ${await blocksPerCollection('solidified', true)}`
+  + ' (goal <= 3 x 20)');
 await throughput();

@@ -18,7 +18,7 @@ import {
 } from './collection-steps.js';
 import { reclaimAfterFailure } from './reclaim-executor.js';
 import { signerFor } from './worker-keys.js';
-import type { Confirmations } from './write-ahead.js';
+import { followOperation, type Confirmations } from './write-ahead.js';
 import {
   WorkflowRefusal, WorkflowRunner, type RunnerHooks, type RunnerLog, type RunResult, type StepDecision, type Workflow, type WorkflowStep,
 } from './workflow-runner.js';
@@ -84,6 +84,7 @@ const TRX = 1_000_000n;
 class CollectionWorkflow implements Workflow<CollectionTask> {
   readonly name = 'collection';
   private readonly steps: Record<CollectionStepName, WorkflowStep<CollectionTask>>;
+  private readonly confirmations: Confirmations;
 
   constructor(
     private readonly deps: CollectionExecutorDeps,
@@ -91,13 +92,15 @@ class CollectionWorkflow implements Workflow<CollectionTask> {
     confirmations: Confirmations,
     private readonly energyTimeoutMs: number,
   ) {
+    this.confirmations = confirmations;
     const planned = (name: string, planner: (d: StepDeps, s: StepSettings, subject: StepSubject) => Promise<StepPlan>, mustFinish = false) => ({
       name, completion: confirmations, mustFinish,
       plan: async (task: CollectionTask) => this.decide(task, await planner(this.deps, this.settings, this.subjectOf(task))),
     });
     this.steps = {
       'check-collectable': { name: 'check-collectable', completion: confirmations, mustFinish: false, plan: (task) => this.checkCollectable(task) },
-      'fund-gas': planned('fund-gas', planFunding),
+      // An activated sub-address's funding and its delegation share a block: the energy wait checks the funding landed.
+      'fund-gas': { ...planned('fund-gas', planFunding), completion: (task: CollectionTask) => (task.plan?.activate === false ? 'accepted' : confirmations) },
       'acquire-energy': { name: 'acquire-energy', completion: confirmations, mustFinish: false, plan: (task) => this.acquireEnergy(task) },
       'await-energy': {
         name: 'await-energy', completion: confirmations, mustFinish: false,
@@ -246,6 +249,17 @@ class CollectionWorkflow implements Workflow<CollectionTask> {
    */
   private async awaitEnergy(task: CollectionTask): Promise<StepDecision<CollectionTask>> {
     const now = this.deps.clock.now();
+    // The funding sent in the same block as the delegation (completed on acceptance) must have landed first.
+    const funding = task.steps.find((s) => s.status === COLLECTION_STATUS.FUNDING_TRX && s.transaction !== null);
+    if (funding !== undefined && !(task.cost?.txids ?? []).includes(funding.transaction!.txid)) {
+      const state = await followOperation(this.deps.chain, funding.transaction!, this.confirmations);
+      if (state.kind === 'waiting') return { kind: 'wait' };
+      if (state.kind === 'dead') {
+        return { kind: 'fail', code: 'CHAIN-BROADCAST-FAILED', message: `funding transaction ${funding.transaction!.txid} expired unsent` };
+      }
+      if (state.kind === 'reverted') return { kind: 'fail', code: 'CHAIN-TRANSACTION-FAILED', message: `funding transaction failed on chain: ${state.reason}` };
+      if (state.state !== null) return { kind: 'wait', subject: withReceipt(task, funding.transaction!, state.state), delayMs: 0 };
+    }
     const waiting = task.steps.filter((s) => s.status === COLLECTION_STATUS.WAIT_ENERGY_READY);
     // The first visit records when the wait started (the spec's 60 s count from there).
     const recorded: CollectionTask = waiting.length > 0 ? task

@@ -117,7 +117,8 @@ export async function planTrc20Sweep(deps: StepDeps, settings: StepSettings, { t
   const rental = deps.energy.rental;
   const [selfFeasible, rentalQuote] = await Promise.all([
     shortfall > 0 && self !== undefined ? self.canProvide(request, main) : Promise.resolve(false),
-    shortfall > 0 && rental !== undefined ? quoteOf(rental, request, main, BigInt(shortfall) * prices.energySun) : Promise.resolve(null),
+    shortfall > 0 && rental !== undefined
+      ? quoteOf(rental, { ...request, energy: rentalEnergy(needed) }, main, BigInt(shortfall) * prices.energySun) : Promise.resolve(null),
   ]);
   const input: SweepInput = {
     subExists, subTrxSun, subEnergy: subResources.energy.available, energyNeeded: needed,
@@ -130,6 +131,16 @@ export async function planTrc20Sweep(deps: StepDeps, settings: StepSettings, { t
   const decision = planSweep(input);
   if ('refusal' in decision) throw new DomainError('BIZ-ENERGY-UNAVAILABLE', { message: decision.refusal });
   return decision.plan;
+}
+
+/**
+ * Energy to rent for a transfer that needs `needed`: all of it (energy a sub-address holds from an earlier rental
+ * is the provider's to reclaim at any moment, and a reclaim moves usage with it), plus 1 %: a provider delegates
+ * stake, and the network's energy per staked TRX rounds (and drifts) against the receiver, so an exact order can
+ * arrive a few units short, and the sub-address has no TRX to burn for them (only a self-delegation gets a top-up).
+ */
+export function rentalEnergy(needed: number): number {
+  return Math.ceil(needed * 1.01);
 }
 
 /**
@@ -186,7 +197,8 @@ export async function planEnergy(deps: StepDeps, _settings: StepSettings, subjec
   const provider = path === 'self' ? deps.energy.self : deps.energy.rental;
   if (provider === undefined) return { kind: 'fail', code: 'BIZ-ENERGY-UNAVAILABLE', message: `the planned energy source (${path}) is not configured` };
   const main = await signerFor(deps, task.mainAddress);
-  const order = await provider.acquire({ receiver: task.address, energy: shortfall, reference: task.taskNo }, main);
+  const energy = path === 'rental' ? rentalEnergy(needed) : shortfall;
+  const order = await provider.acquire({ receiver: task.address, energy, reference: task.taskNo }, main);
   if (order.kind === 'order') return { kind: 'order', orderRef: order.orderId, energyPath: path };
   return { kind: 'send', tx: order.tx, amount: order.delegatedSun ?? null, energyPath: path };
 }

@@ -40,8 +40,11 @@ export interface WorkflowStep<S> {
   readonly name: string;
   /** Plans the step from the chain as it is now; called only when no transaction of the step is open. */
   plan(subject: S): Promise<StepDecision<S>>;
-  /** When a sent transaction completes the step. */
-  readonly completion: Completion;
+  /**
+   * When a sent transaction completes the step: at a depth, or once a node accepted it (a step whose successor does
+   * not depend on it, so both share a block; a later step then waits for it), possibly decided per subject.
+   */
+  readonly completion: Completion | ((subject: S) => Completion);
   /**
    * The step runs after money has moved (a collection after its sweep, a reclaim): nothing ends the workflow
    * FAILED there; errors, refusals and reverted receipts retry with backoff until the step finishes.
@@ -260,14 +263,14 @@ export class WorkflowRunner<S extends Versioned> {
       progress.subject = await this.workflow.save(refused, progress.subject.version);
       return this.retry(progress, step, error);
     }
-    if (step.completion === 'accepted') return this.completeStep(progress, progress.subject, record);
+    if (completionOf(step, progress.subject) === 'accepted') return this.completeStep(progress, progress.subject, record);
     await this.release(progress, this.deps.clock.now() + this.pollMs);
     return 'advanced';
   }
 
   /** A step with an open transaction: only chain evidence moves it on (write-ahead.ts, the money rule). */
   private async follow(progress: Progress<S>, step: WorkflowStep<S>, record: PreparedTransaction): Promise<Step> {
-    const state = await followOperation(this.deps.chain, record, step.completion);
+    const state = await followOperation(this.deps.chain, record, completionOf(step, progress.subject));
     switch (state.kind) {
       case 'confirmed': {
         const noted = state.state === null ? progress.subject : this.noteReceipt(progress.subject, record, state.state);
@@ -399,3 +402,7 @@ interface Progress<S> {
 
 /** What a step visit leads to: go on with the next step, or end the stage so. */
 type Step = 'continue' | 'advanced' | 'waiting' | 'retrying' | 'finished';
+
+function completionOf<S>(step: WorkflowStep<S>, subject: S): Completion {
+  return typeof step.completion === 'function' ? step.completion(subject) : step.completion;
+}
