@@ -60,4 +60,31 @@ describe('what a sweep costs, from its receipts', () => {
       }
     }), { numRuns: 16, seed: 10 });
   }, 120_000);
+
+  it('logs a warning when the main address holds none of the token (the sweep then pays the new-holder energy)', async () => {
+    const w = await buildWorkerWorld({ solidifyLag: 1, seed: 'cost-warning' });
+    try {
+      const warnings: string[] = [];
+      const log = { warn: (_fields: object, message: string) => warnings.push(message), error: () => undefined };
+      const executor = new CollectionExecutor({
+        ...w.stores, chain: w.gateway, cipher: w.cipher, assets: w.assets, energy: { self: new SelfDelegationEnergyProvider(w.gateway) }, log,
+      }, { confirmations: 1, pollMs: 3_000 });
+      const sweep = async () => {
+        const sub = await w.addSub();
+        w.devnet.fundToken(sub, 2_000_000n);
+        const task = await w.collect(sub, 'USDT');
+        await driveUntil(w, [executor], async () => (await w.stores.tasks.get(task.taskNo))!.finishedAt !== null);
+        return (await w.stores.tasks.get(task.taskNo))!;
+      };
+      const first = await sweep();
+      expect(warnings.filter((m) => m.startsWith('main address holds none of the token'))).toHaveLength(1);
+      expect(first.plan!.energy).toBe(130_285);
+      // Main holds USDT now: no warning, and the holder price.
+      const second = await sweep();
+      expect(warnings.filter((m) => m.startsWith('main address holds none of the token'))).toHaveLength(1);
+      expect(second.plan!.energy).toBe(64_285);
+    } finally {
+      await w.close();
+    }
+  }, 60_000);
 });

@@ -226,7 +226,13 @@ class CollectionWorkflow implements Workflow<CollectionTask> {
     if (subject.asset.kind !== 'trc20') return { kind: 'complete' };
     // Plan before spending: the node's dry run (a blacklisted sub or a paused token fails here), every energy source
     // priced, the cheapest that fits; nothing fits → FAILED with nothing sent.
-    return { kind: 'complete', subject: { ...task, plan: await planTrc20Sweep(this.deps, this.settings, subject, amount) } };
+    const plan = await planTrc20Sweep(this.deps, this.settings, subject, amount);
+    if (await this.deps.chain.getTokenBalance(task.mainAddress, subject.asset.contractAddress!) === 0n) {
+      // A transfer to an address holding none of the token writes a new storage slot: about twice the energy.
+      this.deps.log?.warn({ taskNo: task.taskNo, mainAddress: task.mainAddress, asset: subject.asset.symbol, energy: plan.energy },
+        'main address holds none of the token: this sweep pays the new-holder energy price (130,285 for USDT instead of 64,285)');
+    }
+    return { kind: 'complete', subject: { ...task, plan } };
   }
 
   /** ACQUIRING_ENERGY: a recorded rental order is followed; else the energy decision and its order or transaction. */
