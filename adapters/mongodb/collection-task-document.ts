@@ -14,6 +14,8 @@ export interface StepDocument {
   amount?: string | null;
   startedAt: number;
   completedAt: number | null;
+  pipelined?: boolean;
+  purpose?: 'undelegate';
 }
 
 /** A worker's lease as stored: owner and expiry in epoch ms. */
@@ -128,6 +130,8 @@ function toStepDocument(step: StepRecord): StepDocument {
     ...(step.amount != null ? { amount: encodeMoney(step.amount) } : {}),
     startedAt: step.startedAt,
     completedAt: step.completedAt,
+    ...(step.pipelined === true ? { pipelined: true } : {}),
+    ...(step.purpose === undefined ? {} : { purpose: step.purpose }),
   };
 }
 
@@ -139,6 +143,8 @@ function fromStepDocument(doc: StepDocument): StepRecord {
     ...(doc.amount != null ? { amount: decodeMoney(doc.amount, 'steps.amount') } : {}),
     startedAt: doc.startedAt,
     completedAt: nullable(doc.completedAt),
+    ...(doc.pipelined === true ? { pipelined: true } : {}),
+    ...(doc.purpose === 'undelegate' ? { purpose: 'undelegate' as const } : {}),
   };
 }
 

@@ -4,7 +4,7 @@ import type { TransactionState } from './model/chain.js';
  * What a collection actually cost, read from its transactions' receipts (and the rental price it paid): TRX burnt
  * for bandwidth and for energy, the chain's own fees (an account's activation), the rental price; beside it the TRX
  * that only moved between the main address and the sub-address (lent in FUNDING_TRX, returned by RECOVER_TRX or a
- * reclaim). Each receipt is counted once (`txids`).
+ * reclaim). Each receipt is counted once (`txids`: every transaction settled, by its receipt or proven dead).
  */
 export interface SweepCost {
   readonly bandwidthSun: bigint;
@@ -19,6 +19,14 @@ export interface SweepCost {
 export const NO_COST: SweepCost = { bandwidthSun: 0n, energySun: 0n, activationSun: 0n, rentalSun: 0n, lentSun: 0n, returnedSun: 0n, txids: [] };
 
 /** TRX the sweep cost: what was burnt, the chain's fees and the rental price (lending and returning cost nothing). */
+/**
+ * The cost with a transaction proven dead (never included, expired): it cost nothing, and is settled like a counted
+ * receipt, so nothing waits for it again.
+ */
+export function settleDead(cost: SweepCost, txid: string): SweepCost {
+  return cost.txids.includes(txid) ? cost : { ...cost, txids: [...cost.txids, txid] };
+}
+
 export function totalCostSun(cost: SweepCost): bigint {
   return cost.bandwidthSun + cost.energySun + cost.activationSun + cost.rentalSun;
 }

@@ -5,6 +5,7 @@ import type { AssetRegistry } from '../../domain/assets.js';
 import { COLLECTION_STATUS, type CollectionStatus, type CollectionTask, type StepRecord } from '../../domain/model/collection-task.js';
 import { COMMAND_STATUS, type Command, type PreparedTransaction } from '../../domain/model/command.js';
 import type { TransactionState } from '../../domain/model/chain.js';
+import { NO_COST, settleDead } from '../../domain/sweep-cost.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { CollectionTaskRepository } from '../../ports/collection-task-repository.port.js';
 import type { CommandRepository } from '../../ports/command-repository.port.js';
@@ -13,7 +14,7 @@ import type { UnitOfWork } from '../../ports/unit-of-work.port.js';
 import { collectionEvent } from '../webhook-events.js';
 import {
   collectableAmount, energyNeed, planCollecting, planEnergy, planFunding, planRecovery, planTrc20Sweep, planUndelegation, transferBurnSun,
-  withReceipt, withRentalPaid,
+  planRecoveryAmount, withReceipt, withRentalPaid,
   type StepDeps, type StepPlan, type StepSettings, type StepSubject,
 } from './collection-steps.js';
 import { reclaimAfterFailure } from './reclaim-executor.js';
@@ -108,8 +109,17 @@ class CollectionWorkflow implements Workflow<CollectionTask> {
         afterConfirmed: (task, record, now) => closeRecord(task, record, now),
       },
       sweep: planned('sweep', planCollecting),
-      undelegate: planned('undelegate', planUndelegation, true),
-      'recover-trx': planned('recover-trx', planRecovery, true),
+      // The undelegation shares a block with the recovery when there is TRX worth returning: RECOVER_TRX waits for it.
+      undelegate: {
+        name: 'undelegate', mustFinish: true, plan: (task) => this.undelegate(task),
+        completion: (task: CollectionTask) => (openStepRecord(task)?.pipelined === true ? 'accepted' : confirmations),
+      },
+      'recover-trx': {
+        name: 'recover-trx', completion: confirmations, mustFinish: true, plan: (task) => this.recover(task),
+        // The recovery (or a repeated undelegation) closes, and the step goes on: it ends once a pipelined
+        // undelegation has landed too.
+        afterConfirmed: (task, record, now) => closeRecord(task, record, now),
+      },
     };
   }
 
@@ -301,6 +311,56 @@ class CollectionWorkflow implements Workflow<CollectionTask> {
       return { kind: 'fail', code: 'BIZ-ENERGY-TIMEOUT', message: `sub-address has ${available} of ${needed} energy after ${Math.round(this.energyTimeoutMs / 1000)} s` };
     }
     return { kind: 'wait', subject: recorded };
+  }
+
+  /** UNDELEGATING_ENERGY: the stake back; pipelined with the recovery when the sub-address holds TRX worth returning. */
+  private async undelegate(task: CollectionTask): Promise<StepDecision<CollectionTask>> {
+    const subject = this.subjectOf(task);
+    const decision = this.decide(task, await planUndelegation(this.deps, this.settings, subject));
+    if (decision.kind !== 'send') return decision;
+    const recovery = await planRecoveryAmount(this.deps, this.settings, subject);
+    if (recovery === 0n) return decision;
+    return {
+      ...decision,
+      persist: (record) => {
+        const persisted = decision.persist(record);
+        return { ...persisted, steps: persisted.steps.map((s, i, all) => (i === all.length - 1 ? { ...s, pipelined: true } : s)) };
+      },
+    };
+  }
+
+  /**
+   * RECOVER_TRX: whatever TRX is worth returning goes to the main address (in the same block as a pipelined
+   * undelegation); the step ends once that undelegation has landed too. If it never did (dead) or reverted, this step
+   * undelegates again (a record with `purpose: 'undelegate'`).
+   */
+  private async recover(task: CollectionTask): Promise<StepDecision<CollectionTask>> {
+    const recovered = task.steps.some((s) => s.status === COLLECTION_STATUS.RECOVER_TRX && s.purpose === undefined && s.transaction !== null);
+    if (!recovered) {
+      const plan = await planRecovery(this.deps, this.settings, this.subjectOf(task));
+      if (plan.kind === 'send') return this.decide(task, plan);
+    }
+    const settled = new Set(task.cost?.txids ?? []);
+    const pending = task.steps.find((s) => s.status === COLLECTION_STATUS.UNDELEGATING_ENERGY && s.pipelined === true
+      && s.transaction !== null && !settled.has(s.transaction.txid));
+    if (pending === undefined) return { kind: 'complete' };
+    const tx = pending.transaction!;
+    const state = await followOperation(this.deps.chain, tx, this.confirmations);
+    if (state.kind === 'waiting') return { kind: 'wait' };
+    if (state.kind === 'confirmed') return state.state === null ? { kind: 'wait' } : { kind: 'complete', subject: withReceipt(task, tx, state.state) };
+    const noted = state.kind === 'dead' ? { ...task, cost: settleDead(task.cost ?? NO_COST, tx.txid) } : withReceipt(task, tx, state.state);
+    const again = await planUndelegation(this.deps, this.settings, this.subjectOf(noted));
+    if (again.kind !== 'send') return { kind: 'complete', subject: noted };
+    const now = this.deps.clock.now();
+    return {
+      kind: 'send', tx: again.tx,
+      persist: (record) => ({
+        ...noted,
+        steps: [...noted.steps, {
+          status: COLLECTION_STATUS.RECOVER_TRX, transaction: record, orderRef: null, amount: again.amount, purpose: 'undelegate', startedAt: now, completedAt: null,
+        }],
+      }),
+    };
   }
 
   /** A planner's answer as the runner's decision: its transaction, record and energy path written into the task. */

@@ -241,11 +241,18 @@ export function delegationRecords(task: CollectionTask): StepRecord[] {
     && (s.status === COLLECTION_STATUS.ACQUIRING_ENERGY || s.status === COLLECTION_STATUS.WAIT_ENERGY_READY));
 }
 
-/** RECOVER_TRX: whatever TRX the sub-address can still send goes back to the main address. */
-export async function planRecovery(deps: StepDeps, settings: StepSettings, { task }: StepSubject): Promise<StepPlan> {
+/** What RECOVER_TRX would send back now: the sub-address's sweepable TRX, or 0 when that is dust (below minRecoverSun). */
+export async function planRecoveryAmount(deps: StepDeps, settings: StepSettings, { task }: StepSubject): Promise<bigint> {
   const amount = await sweepableSun(deps.chain, settings, task.address, task.mainAddress);
   // Dust is not worth a transaction (its bandwidth may cost more than it returns).
-  if (amount <= 0n || amount < settings.minRecoverSun) return { kind: 'skip' };
+  return amount <= 0n || amount < settings.minRecoverSun ? 0n : amount;
+}
+
+/** RECOVER_TRX: whatever TRX the sub-address can still send goes back to the main address. */
+export async function planRecovery(deps: StepDeps, settings: StepSettings, subject: StepSubject): Promise<StepPlan> {
+  const { task } = subject;
+  const amount = await planRecoveryAmount(deps, settings, subject);
+  if (amount === 0n) return { kind: 'skip' };
   const sub = await signerFor(deps, task.address);
   return send(deps, sub, { kind: 'transfer-trx', to: task.mainAddress, amountSun: amount }, amount);
 }
@@ -267,7 +274,7 @@ export function withReceipt(task: CollectionTask, tx: PreparedTransaction, state
   if (state.state !== 'confirmed' && state.state !== 'failed') return task;
   const step = [...task.steps, ...(task.reclaim?.steps ?? [])].find((s) => s.transaction?.txid === tx.txid);
   const moved = step?.status === COLLECTION_STATUS.FUNDING_TRX ? { lentSun: step.amount ?? 0n }
-    : step?.status === COLLECTION_STATUS.RECOVER_TRX ? { returnedSun: step.amount ?? 0n } : {};
+    : step?.status === COLLECTION_STATUS.RECOVER_TRX && step.purpose === undefined ? { returnedSun: step.amount ?? 0n } : {};
   return { ...task, cost: addReceipt(task.cost ?? NO_COST, tx.txid, state, moved) };
 }
 

@@ -32,6 +32,13 @@ export interface StepRecord {
   readonly amount?: bigint | null;
   readonly startedAt: Millis;
   readonly completedAt: Millis | null;
+  /**
+   * An UNDELEGATING_ENERGY record whose transaction shares a block with the recovery (`pipelined`: the step completes
+   * on acceptance and RECOVER_TRX waits for it), or a RECOVER_TRX record that undelegates again (`purpose`) because
+   * that pipelined undelegation never landed. Absent on ordinary records.
+   */
+  readonly pipelined?: boolean;
+  readonly purpose?: 'undelegate';
 }
 
 /**
