@@ -27,6 +27,7 @@ export function sampleCheckpoint(block = 1_000): ScanCheckpoint {
         id: `${hash(7)}:log:0`, txid: hash(7), contract: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf', internal: false,
         from: 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE', to: 'TNm1Ns5BCMsW7Aj3cpEr9dVjgTWA6FYUxe', amount: 2n ** 70n,
       }],
+      uncertain: ['TNm1Ns5BCMsW7Aj3cpEr9dVjgTWA6FYUxe'],
     }],
     anchors: [{
       address: 'TNm1Ns5BCMsW7Aj3cpEr9dVjgTWA6FYUxe',

@@ -12,7 +12,7 @@ interface CheckpointDocument {
   block: { number: number; hash: string };
   recent: { number: number; hash: string }[];
   final: number;
-  unfinal: { number: number; hash: string; changes: Stored<BalanceChange>[]; deposits: Stored<BlockTransfer>[] }[];
+  unfinal: { number: number; hash: string; changes: Stored<BalanceChange>[]; deposits: Stored<BlockTransfer>[]; uncertain?: string[] }[];
   anchors: { address: string; at: number; balances: { contract: string | null; amount: string }[] }[];
 }
 
@@ -76,6 +76,7 @@ function toDocument(c: ScanCheckpoint): CheckpointDocument {
       hash: u.hash,
       changes: u.changes.map((ch) => ({ address: ch.address, contract: ch.contract, delta: encodeMoney(ch.delta) })),
       deposits: u.deposits.map((d) => ({ ...d, amount: encodeMoney(d.amount) })),
+      uncertain: [...u.uncertain],
     })),
     anchors: c.anchors.map((a) => ({ address: a.address, at: a.at, balances: a.balances.map((b) => ({ contract: b.contract, amount: encodeMoney(b.amount) })) })),
   };
@@ -98,6 +99,7 @@ function fromDocument(doc: ScanCursorDocument): ScanCheckpoint | null {
       deposits: u.deposits.map((d) => ({
         id: d.id, txid: d.txid, contract: d.contract, internal: d.internal, from: d.from, to: d.to, amount: decodeMoney(d.amount, 'scan deposit'),
       })),
+      uncertain: u.uncertain ?? [],
     })),
     anchors: c.anchors.map((a) => ({
       address: a.address, at: a.at, balances: a.balances.map((b) => ({ contract: b.contract, amount: decodeMoney(b.amount, 'scan anchor') })),

@@ -6,11 +6,13 @@
  * `triggerconstantcontract` under /walletsolidity, between two reads of the solidified head that must agree.
  *
  * Balance changes are exact for: TransferContract, TriggerSmartContract (call value, internal transactions with
- * notes call/create/suicide, TRC20 Transfer events), CreateSmartContract, FreezeBalance(V2), and every
- * withdrawal the node reports in TransactionInfo (withdraw_amount, withdraw_expire_amount, unfreeze_amount); every
- * transaction's fee is charged to its owner. Internal transactions are in the node's replies only when it runs with
+ * notes call/create/suicide, TRC20 Transfer events), CreateSmartContract, FreezeBalance(V2), the kinds in FEE_ONLY,
+ * and every withdrawal the node reports in TransactionInfo (withdraw_amount, withdraw_expire_amount,
+ * unfreeze_amount); every transaction's fee is charged to its owner. Any other kind's owner is listed as uncertain.
+ * Internal transactions are in the node's replies only when it runs with
  * `vm.saveInternalTx = true` (TronGrid does; a self-hosted java-tron does not by default).
  */
+import { createHash } from 'node:crypto';
 import { TronWeb } from 'tronweb';
 import { ChainError } from '../../core/domain/errors.js';
 import type { BalanceChange, BlockId, BlockSource, BlockTransfer, ChainBlock, ChainLevel, FinalBalances } from '../../core/ports/block-source.port.js';
@@ -39,6 +41,16 @@ export interface TronBlockSourceOptions {
 const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 /** Notes of internal transactions that move TRX to `transferTo_address` (hex of "call", "create", "suicide"). */
 const VALUE_NOTES = new Set(['call', 'create', 'suicide'].map((n) => Buffer.from(n).toString('hex')));
+/**
+ * Transaction kinds whose only TRX effects on the owner are the fee and the withdrawals TransactionInfo reports
+ * (withdraw_amount, withdraw_expire_amount, unfreeze_amount); CancelAllUnfreezeV2 returns unexpired stake to stake.
+ */
+const FEE_ONLY = new Set([
+  'UnfreezeBalanceV2Contract', 'UnfreezeBalanceContract', 'WithdrawExpireUnfreezeContract', 'CancelAllUnfreezeV2Contract',
+  'DelegateResourceContract', 'UnDelegateResourceContract', 'VoteWitnessContract', 'WithdrawBalanceContract', 'TransferAssetContract',
+  'AccountCreateContract', 'AccountUpdateContract', 'AccountPermissionUpdateContract', 'UpdateSettingContract', 'UpdateEnergyLimitContract',
+  'ClearABIContract', 'UpdateBrokerageContract',
+]);
 /** How often the solidified head may move during a balance read before the read gives up (transiently). */
 const PIN_ATTEMPTS = 3;
 
@@ -157,7 +169,41 @@ function sameTransactions(block: BlockJson, infos: readonly InfoJson[]): boolean
   return txs.every((t) => ids.has(t));
 }
 
-const base58 = (hex41: string): string => TronWeb.address.fromHex(hex41);
+const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+/** Base58check of recent addresses: busy blocks repeat the same accounts (exchanges, the USDT contract) many times. */
+const base58Cache = new Map<string, string>();
+
+/**
+ * A 41-hex address in TRON's base58check form, the canonical form of the port. Encoding is the scanner's main cost
+ * per block (hundreds of addresses), so it is done here on node:crypto and remembered for the 50,000 latest.
+ */
+function base58(hex41: string): string {
+  const key = hex41.toLowerCase();
+  const hit = base58Cache.get(key);
+  if (hit !== undefined) return hit;
+  const payload = Buffer.from(key, 'hex');
+  const check = createHash('sha256').update(createHash('sha256').update(payload).digest()).digest().subarray(0, 4);
+  const bytes = Buffer.concat([payload, check]);
+  const digits = [0];
+  for (const byte of bytes) {
+    let carry = byte;
+    for (let j = 0; j < digits.length; j += 1) {
+      carry += digits[j]! << 8;
+      digits[j] = carry % 58;
+      carry = Math.floor(carry / 58);
+    }
+    while (carry > 0) {
+      digits.push(carry % 58);
+      carry = Math.floor(carry / 58);
+    }
+  }
+  let text = '';
+  for (let k = 0; k < bytes.length - 1 && bytes[k] === 0; k += 1) text += '1';
+  for (let q = digits.length - 1; q >= 0; q -= 1) text += BASE58[digits[q]!];
+  if (base58Cache.size >= 50_000) base58Cache.delete(base58Cache.keys().next().value!);
+  base58Cache.set(key, text);
+  return text;
+}
 const topicAddress = (topic: string): string => base58(`41${topic.slice(-40)}`);
 const big = (n: unknown): bigint => (typeof n === 'number' && Number.isSafeInteger(n) ? BigInt(n) : 0n);
 
@@ -183,6 +229,7 @@ function toChainBlock(block: BlockJson, infos: readonly InfoJson[]): ChainBlock 
   const header = block.block_header?.raw_data ?? {};
   const byId = new Map(infos.map((i) => [i.id ?? '', i]));
   const transfers: BlockTransfer[] = [];
+  const uncertain = new Set<string>();
   const net = new Map<string, BalanceChange>();
   const add = (address: string, contract: string | null, delta: bigint): void => {
     const key = `${address}|${contract ?? ''}`;
@@ -223,6 +270,8 @@ function toChainBlock(block: BlockJson, infos: readonly InfoJson[]): ChainBlock 
         add(owner, null, -big(value['frozen_balance']));
         break;
       default:
+        // Kinds that move no TRX beyond the fee and the withdrawals TransactionInfo reports; any other is uncertain.
+        if (!FEE_ONLY.has(contract?.type ?? '')) uncertain.add(owner);
         break;
     }
     (info.internal_transactions ?? []).forEach((it, i) => {
@@ -253,5 +302,6 @@ function toChainBlock(block: BlockJson, infos: readonly InfoJson[]): ChainBlock 
     timestamp: header.timestamp ?? 0,
     transfers,
     changes: [...net.values()],
+    uncertain: [...uncertain],
   };
 }

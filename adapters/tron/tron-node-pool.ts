@@ -139,7 +139,12 @@ export class TronNodePool {
         continue;
       }
       try {
-        const result = await op(node);
+        const result = await op(node).catch((error: unknown) => {
+          // A kept-alive socket the node closed while idle fails the first request on it: that is not the node
+          // failing, so the operation is tried again at once, once, on a fresh connection.
+          if (!isStaleSocket(error)) throw error;
+          return op(node);
+        });
         node.failures = 0;
         return result;
       } catch (error) {
@@ -165,4 +170,8 @@ export class TronNodePool {
       return { name: n.name, calls: n.used, consecutiveFailures: n.failures, coolingUntil: n.until > now ? n.until : 0, lastError: n.lastError };
     });
   }
+}
+
+function isStaleSocket(error: unknown): boolean {
+  return error instanceof ChainError && error.nodeCode === null && (error.cause as { code?: unknown } | undefined)?.code === 'ECONNRESET';
 }

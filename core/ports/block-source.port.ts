@@ -49,6 +49,11 @@ export interface ChainBlock {
    * changed in another way is still listed, so a reader can re-read it once the block is final.
    */
   readonly changes: readonly BalanceChange[];
+  /**
+   * Accounts the block changed in a way the reader cannot compute (a transaction kind outside the ones it
+   * documents): their listed change may be incomplete, so a reader that needs exactness reads them once final.
+   */
+  readonly uncertain: readonly string[];
 }
 
 /** Balances read from the node's solidified (irreversible) state. */

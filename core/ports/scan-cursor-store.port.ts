@@ -8,9 +8,14 @@ export interface UnfinalBlock {
   readonly changes: readonly BalanceChange[];
   /** The transfers to managed addresses the scanner credited for this block. */
   readonly deposits: readonly BlockTransfer[];
+  /** Managed addresses whose changes in this block may be incomplete (ChainBlock.uncertain): read again once final. */
+  readonly uncertain: readonly string[];
 }
 
-/** The final balances of one address, read at solidified block `at`: what the scanner adds unfinal changes to. */
+/**
+ * The final balances of one address at final block `at` (read from the solidified state, or carried forward by the
+ * exact changes of final blocks): what the scanner adds unfinal changes to.
+ */
 export interface BalanceAnchor {
   readonly address: string;
   readonly at: number;

@@ -41,7 +41,7 @@ describe('balance scanner bookkeeping', () => {
           const n = cursor + 1;
           const changes = o.changes.map((c) => ({ address: PEOPLE[c.who]!, contract: c.token ? TOKEN : null, delta: BigInt(c.delta) }));
           chain = [...chain.slice(0, n), changes];
-          const block: ChainBlock = { number: n, hash: `h${n}-${branch}`, parentHash: s.block.hash, timestamp: 0, transfers: [], changes };
+          const block: ChainBlock = { number: n, hash: `h${n}-${branch}`, parentHash: s.block.hash, timestamp: 0, transfers: [], changes, uncertain: [] };
           applyBlock(s, block, changes, []);
         } else if (o.kind === 'read') {
           // The scanner reads at the node's solidified block, which is no older than `final` (else it refuses the read)
@@ -78,8 +78,8 @@ describe('balance scanner bookkeeping', () => {
   it('a reorg returns the replaced blocks with their deposits, and forgets anchors read past the fork', () => {
     const s = freshState(10);
     const deposit = { id: 't1', txid: 't1', contract: null, internal: false, from: 'TX', to: 'TA', amount: 5n };
-    applyBlock(s, { number: 10, hash: 'a', parentHash: '', timestamp: 0, transfers: [], changes: [] }, [{ address: 'TA', contract: null, delta: 5n }], [deposit]);
-    applyBlock(s, { number: 11, hash: 'b', parentHash: 'a', timestamp: 0, transfers: [], changes: [] }, [], []);
+    applyBlock(s, { number: 10, hash: 'a', parentHash: '', timestamp: 0, transfers: [], changes: [], uncertain: [] }, [{ address: 'TA', contract: null, delta: 5n }], [deposit]);
+    applyBlock(s, { number: 11, hash: 'b', parentHash: 'a', timestamp: 0, transfers: [], changes: [], uncertain: [] }, [], []);
     anchor(s, 'TB', 11, new Map([[null, 1n]]));
     const undone = rollback(s, 9);
     expect(undone.replaced.map((u) => u.deposits)).toEqual([[deposit]]);
@@ -88,9 +88,27 @@ describe('balance scanner bookkeeping', () => {
     expect(s.block).toEqual({ number: 9, hash: '' });
   });
 
+  it('carries exact final changes into anchors without a read; an uncertain change waits for a read', () => {
+    const s = freshState(1);
+    anchor(s, 'TA', 0, new Map([[null, 100n]]));
+    anchor(s, 'TB', 0, new Map([[null, 7n]]));
+    const block = { number: 1, hash: 'a', parentHash: '', timestamp: 0, transfers: [], changes: [], uncertain: [] };
+    applyBlock(s, block, [{ address: 'TA', contract: null, delta: -30n }, { address: 'TB', contract: null, delta: 1n }], [], ['TB']);
+    expect(dueForFinalRead(s, [], 0)).toEqual([]);
+    expect(dueForFinalRead(s, [], 1)).toEqual(['TB']);
+    settle(s, 1);
+    expect(s.anchors.get('TA')).toEqual({ address: 'TA', at: 1, balances: [{ contract: null, amount: 70n }] });
+    expect(s.unfinal.map((u) => u.number)).toEqual([1]);
+    anchor(s, 'TB', 1, new Map([[null, 9n]]));
+    settle(s, 1);
+    expect(s.unfinal).toEqual([]);
+    expect(s.final).toBe(1);
+    expect(shown(s, 'TB', [null])).toEqual(new Map([[null, 9n]]));
+  });
+
   it('keeps only blocks that changed a managed address, and at most the newest anchors not bridging a change', () => {
     const s = freshState(1);
-    applyBlock(s, { number: 1, hash: 'a', parentHash: '', timestamp: 0, transfers: [], changes: [] }, [], []);
+    applyBlock(s, { number: 1, hash: 'a', parentHash: '', timestamp: 0, transfers: [], changes: [], uncertain: [] }, [], []);
     expect(s.unfinal).toEqual([]);
     for (const [i, who] of ['TA', 'TB', 'TC'].entries()) anchor(s, who, i, new Map());
     expect(toCheckpoint(s, 64, 2).anchors.map((a) => a.address)).toEqual(['TC', 'TB']);

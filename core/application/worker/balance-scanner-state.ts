@@ -50,8 +50,10 @@ export function toCheckpoint(s: ScanState, window: number, maxAnchors: number): 
  * Records a processed block as the new cursor. Only a block that changed a managed address is kept in `unfinal`
  * (there is nothing else to add or undo); every block's id goes to `recent` for finding fork points.
  */
-export function applyBlock(s: ScanState, block: ChainBlock, changes: readonly BalanceChange[], deposits: readonly BlockTransfer[]): void {
-  if (changes.length > 0 || deposits.length > 0) s.unfinal.push({ number: block.number, hash: block.hash, changes, deposits });
+export function applyBlock(
+  s: ScanState, block: ChainBlock, changes: readonly BalanceChange[], deposits: readonly BlockTransfer[], uncertain: readonly string[] = [],
+): void {
+  if (changes.length > 0 || deposits.length > 0) s.unfinal.push({ number: block.number, hash: block.hash, changes, deposits, uncertain });
   s.recent.push({ number: block.number, hash: block.hash });
   s.block = { number: block.number, hash: block.hash };
 }
@@ -90,14 +92,14 @@ export function rollback(s: ScanState, fork: number): Rollback {
 
 /**
  * Addresses whose final balances must be read now: `touched` ones with no anchor (nothing to add changes to), and
- * every address with a change in a block that is final (at or before `solid`) but after its anchor.
+ * those a final block (at or before `solid`) changed uncertainly after their anchor.
  */
 export function dueForFinalRead(s: ScanState, touched: Iterable<string>, solid: number): string[] {
   const due = new Set<string>();
   for (const address of touched) if (!s.anchors.has(address)) due.add(address);
   for (const u of s.unfinal) {
     if (u.number > solid) break;
-    for (const c of u.changes) if ((s.anchors.get(c.address)?.at ?? -1) < u.number) due.add(c.address);
+    for (const address of u.uncertain) if ((s.anchors.get(address)?.at ?? -1) < u.number) due.add(address);
   }
   return [...due].sort();
 }
@@ -108,15 +110,33 @@ export function anchor(s: ScanState, address: string, at: number, balances: Read
 }
 
 /**
- * Lets go of the blocks that are final (at or before `solid`) and whose changes every address has absorbed into an
- * anchor at or after them; `final` becomes the newest of them.
+ * Lets go of the blocks that are final (at or before `solid`), oldest first: their exact changes are carried into
+ * the anchors they follow (which move to that block), and a block goes once every address it changed is anchored at
+ * or after it. An address changed uncertainly, or not anchored at all, keeps its block until a read absorbs it.
  */
 export function settle(s: ScanState, solid: number): void {
-  s.unfinal = s.unfinal.filter((u) => {
-    const absorbed = u.number <= solid && u.changes.every((c) => (s.anchors.get(c.address)?.at ?? -1) >= u.number);
-    if (absorbed) s.final = Math.max(s.final, u.number);
-    return !absorbed;
-  });
+  const kept: UnfinalBlock[] = [];
+  for (const u of s.unfinal) {
+    if (u.number > solid) {
+      kept.push(u);
+      continue;
+    }
+    const stuck = new Set(u.uncertain);
+    for (const address of new Set(u.changes.map((c) => c.address))) {
+      const base = s.anchors.get(address);
+      if (base === undefined || stuck.has(address) && base.at < u.number) {
+        stuck.add(address);
+        continue;
+      }
+      if (base.at >= u.number) continue;
+      const balances = new Map(base.balances.map((b) => [b.contract, b.amount]));
+      for (const c of u.changes) if (c.address === address) balances.set(c.contract, (balances.get(c.contract) ?? 0n) + c.delta);
+      s.anchors.set(address, { address, at: u.number, balances: [...balances].map(([contract, amount]) => ({ contract, amount })) });
+    }
+    if ([...stuck].some((a) => (s.anchors.get(a)?.at ?? -1) < u.number)) kept.push(u);
+    else s.final = Math.max(s.final, u.number);
+  }
+  s.unfinal = kept;
 }
 
 /** The balance an address shows, per asset (`contracts` in order): its anchor plus the unfinal changes after it. */

@@ -213,8 +213,8 @@ export class BalanceScanner {
         from = from === null ? fork + 1 : Math.min(from, fork + 1);
         continue;
       }
-      const { changes, deposits } = await this.managed(block, tracked);
-      applyBlock(s, block, changes, deposits);
+      const { changes, deposits, uncertain } = await this.managed(block, tracked);
+      applyBlock(s, block, changes, deposits, uncertain);
       for (const c of changes) touched.add(c.address);
       credited.push(...deposits.map((d) => ({ ...d, block: n })));
       from ??= n;
@@ -245,14 +245,15 @@ export class BalanceScanner {
   }
 
   /** The block's changes and deposits that concern managed addresses and tracked assets (one wallet lookup). */
-  private async managed(block: ChainBlock, tracked: ReadonlySet<string | null>): Promise<{ changes: ChainBlock['changes']; deposits: BlockTransfer[] }> {
+  private async managed(block: ChainBlock, tracked: ReadonlySet<string | null>): Promise<{ changes: ChainBlock['changes']; deposits: BlockTransfer[]; uncertain: string[] }> {
     const relevant = block.changes.filter((c) => tracked.has(c.contract));
-    if (relevant.length === 0) return { changes: [], deposits: [] };
+    if (relevant.length === 0) return { changes: [], deposits: [], uncertain: [] };
     const found = await this.deps.wallets.findManaged([...new Set(relevant.map((c) => c.address))]);
     const ours = new Set(found.map((w) => w.address));
     return {
       changes: relevant.filter((c) => ours.has(c.address)),
       deposits: block.transfers.filter((t) => ours.has(t.to) && tracked.has(t.contract)),
+      uncertain: block.uncertain.filter((a) => ours.has(a)),
     };
   }
 
