@@ -15,7 +15,7 @@ import {
 } from '../../adapters/http/index.js';
 import { NodeDnsResolver } from '../../adapters/node/node-dns-resolver.js';
 import { SelfDelegationEnergyProvider } from '../../adapters/tron/index.js';
-import { devnetRentalMarket } from '../../contracts-tests/harness/tron-devnet.js';
+import { devnetRentalMarket, devnetRentalProvider } from '../../contracts-tests/harness/tron-devnet.js';
 import { startWorker, type RunningWorker } from './index.js';
 import { buildWorkerWorld, type WorkerWorld } from './worker-test-fixture.js';
 
@@ -33,6 +33,11 @@ export interface WebhookWorld {
   readonly selfWorker: RunningWorker;
   /** Worker whose collections rent energy from the devnet's rental desk. */
   readonly rentalWorker: RunningWorker;
+  /** Workers that rent from one provider simulation each. */
+  readonly tronsaveWorker: RunningWorker;
+  readonly itrxWorker: RunningWorker;
+  /** Worker whose only energy source is burning TRX (ENERGY_BURN). */
+  readonly burnWorker: RunningWorker;
   /** Worker with no energy source at all (no delegation, no rental, no burning): USDT collections fail for energy. */
   readonly energylessWorker: RunningWorker;
   close(): Promise<void>;
@@ -75,13 +80,19 @@ export async function buildWebhookWorld(options: WebhookWorldOptions = {}): Prom
     { ...base, energy: { rental: devnetRentalMarket(w.devnet) } },
     { manual: true, collection: { pollMs: 3_000, confirmations: 1 } },
   );
+  const tronsaveWorker = startWorker(
+    { ...base, energy: { rental: devnetRentalProvider(w.devnet, 'tronsave') } }, { manual: true, collection: { pollMs: 3_000, confirmations: 1 } },
+  );
+  const itrxWorker = startWorker(
+    { ...base, energy: { rental: devnetRentalProvider(w.devnet, 'itrx') } }, { manual: true, collection: { pollMs: 3_000, confirmations: 1 } },
+  );
+  const burnWorker = startWorker({ ...base, energy: {} }, { manual: true, collection: { pollMs: 3_000, confirmations: 1, burnEnabled: true } });
   const energylessWorker = startWorker({ ...base, energy: {} }, { manual: true, collection: { pollMs: 3_000, confirmations: 1 } });
+  const workers = [selfWorker, rentalWorker, tronsaveWorker, itrxWorker, burnWorker, energylessWorker];
   return {
-    w, app, receiver, url, selfWorker, rentalWorker, energylessWorker,
+    w, app, receiver, url, selfWorker, rentalWorker, tronsaveWorker, itrxWorker, burnWorker, energylessWorker,
     async close() {
-      await selfWorker.stop();
-      await rentalWorker.stop();
-      await energylessWorker.stop();
+      for (const worker of workers) await worker.stop();
       await receiver.close();
       await w.close();
     },

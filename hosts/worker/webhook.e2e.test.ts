@@ -126,6 +126,18 @@ describe('webhooks end to end on the devnet', { timeout: 60_000 }, () => {
     await collectAndVerify(ww.rentalWorker, 'USDT', 4_000_000n, 'rental');
   });
 
+  it('USDT collection renting from TronSave\'s simulation: one signed collection.completed with the sweep txid', async () => {
+    await collectAndVerify(ww.tronsaveWorker, 'USDT', 3_000_000n, 'rental');
+  });
+
+  it('USDT collection renting from itrx\'s simulation: one signed collection.completed with the sweep txid', async () => {
+    await collectAndVerify(ww.itrxWorker, 'USDT', 2_500_000n, 'rental');
+  });
+
+  it('USDT collection burning TRX for its energy: one signed collection.completed with the sweep txid', async () => {
+    await collectAndVerify(ww.burnWorker, 'USDT', 1_750_000n, 'burn');
+  });
+
   it('TRX collection: one signed collection.completed, the whole balance swept', async () => {
     await collectAndVerify(ww.selfWorker, 'TRX', 25n * TRX, null);
   });
