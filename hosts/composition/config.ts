@@ -19,6 +19,14 @@ export interface HostConfig {
    * host, as on TronGrid. A self-hosted java-tron serves it only on its own port (8091).
    */
   readonly tronSolidityHost: string | null;
+  /**
+   * TRON_FULL_HOSTS: the nodes the balance scanner reads, in order of preference, comma-separated, each `url` or
+   * `url|solidity-url`; a failing or rate-limited node is skipped with backoff. Default: TRON_FULL_HOST with
+   * TRON_SOLIDITY_HOST.
+   */
+  readonly scanNodes: readonly { readonly fullHost: string; readonly solidityHost: string | null }[];
+  /** TRON_NODE_DAILY_CALLS: calls each scanner node may take per UTC day (a provider's quota); null = no budget. */
+  readonly scanNodeDailyCalls: number | null;
   readonly tronApiKey: string | null;
   /** TRON_PRO_TIER_KEY: a data-provider key with which resources list who delegated to whom (spec §2); never logged. */
   readonly tronProTierKey: string | null;
@@ -36,6 +44,8 @@ export interface HostConfig {
   readonly rentalProviders: readonly RentalProviderConfig[];
   /** ENERGY_RENTAL_MAX_PRICE_SUN: the most one sweep may pay a rental provider; null = no cap. */
   readonly energyRentalMaxPriceSun: bigint | null;
+  /** ENERGY_BURN_MAX_SUN: the most one sweep may burn for energy (with ENERGY_BURN); null = no cap. */
+  readonly energyBurnMaxSun: bigint | null;
   /** Confirmations a collection step waits for before the next starts (CHAIN_CONFIRMATIONS). */
   readonly chainConfirmations: number;
   /** KEY_ENCRYPTION_KEY as given (base64, or `id:base64,…`); null only in dev mode (an ephemeral key is made). */
@@ -94,6 +104,28 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
   const value = text(env, name) ?? fallback;
   if (!(allowed as readonly string[]).includes(value)) throw new ConfigError(name, `must be one of ${allowed.join(', ')} (got "${value}")`);
   return value as T;
+}
+
+/** A list of `url` or `url|solidity-url` entries, comma-separated (TRON_FULL_HOSTS); null when unset. */
+function nodeList(env: Env, name: string): { fullHost: string; solidityHost: string | null }[] | null {
+  const value = text(env, name);
+  if (value === null) return null;
+  return value.split(',').map((entry, i) => {
+    const [full, solidity, extra] = entry.trim().split('|').map((u) => u.trim());
+    if (extra !== undefined) throw new ConfigError(name, `entry ${i + 1} must be "url" or "url|solidity-url"`);
+    const one = (u: string | undefined): string => url({ [name]: u }, name, ['http:', 'https:']) ?? (() => {
+      throw new ConfigError(name, `entry ${i + 1} is empty`);
+    })();
+    return { fullHost: one(full), solidityHost: solidity === undefined ? null : one(solidity) };
+  });
+}
+
+/** A positive number of calls per day, or null when unset. */
+function dailyCalls(env: Env, name: string): number | null {
+  if (text(env, name) === null) return null;
+  const calls = integer(env, name, 0, 1e12, 'a positive number of calls');
+  if (calls < 1) throw new ConfigError(name, 'must be a positive number of calls');
+  return calls;
 }
 
 function url(env: Env, name: string, protocols: readonly string[]): string | null {
@@ -211,8 +243,11 @@ export function loadConfig(env: Env, options: { mode: HostConfig['mode'] }): Hos
   const energyBurn = flag(env, 'ENERGY_BURN');
   return {
     mode, store, mongodbUrl, locks, redisUrl, chain, tronFullHost, tronSolidityHost, tronApiKey: headerValue(env, 'TRON_API_KEY'),
+    scanNodes: nodeList(env, 'TRON_FULL_HOSTS') ?? [{ fullHost: tronFullHost, solidityHost: tronSolidityHost }],
+    scanNodeDailyCalls: dailyCalls(env, 'TRON_NODE_DAILY_CALLS'),
     tronProTierKey, tronProTierHost, usdtContract,
     mongodbDb: databaseName(env, 'MONGODB_DB'), energyProvider, rentalProviders, energyRentalMaxPriceSun: priceSun(env, 'ENERGY_RENTAL_MAX_PRICE_SUN'),
+    energyBurnMaxSun: priceSun(env, 'ENERGY_BURN_MAX_SUN'),
     chainConfirmations: integer(env, 'CHAIN_CONFIRMATIONS', DEFAULT_CHAIN_CONFIRMATIONS, 1_000, 'a number of blocks'),
     keyEncryptionKey, adminToken: adminToken(env, mode), port: port(env, 'PORT', 3000), webhookAllowLocal, energyBurn,
     workflowStuckAfterMs: 1_000 * integer(env, 'WORKFLOW_STUCK_AFTER_S', 900, 604_800, 'a number of seconds'),

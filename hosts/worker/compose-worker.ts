@@ -43,7 +43,11 @@ export function startComposedWorker(composition: Composition, env: ComposedWorke
   }, {
     log: c.get(TOKENS.Logger),
     ...options,
-    collection: { confirmations: config.chainConfirmations, burnEnabled: config.energyBurn, stuckAfterMs: config.workflowStuckAfterMs, ...options.collection },
+    collection: {
+      confirmations: config.chainConfirmations, burnEnabled: config.energyBurn, stuckAfterMs: config.workflowStuckAfterMs,
+      ...(config.energyBurnMaxSun === null ? {} : { maxBurnSun: config.energyBurnMaxSun }),
+      ...options.collection,
+    },
     commands: {
       stuckAfterMs: config.workflowStuckAfterMs,
       completeOn: config.withdrawalConfirmations === 0 ? 'broadcast' : config.withdrawalConfirmations,
