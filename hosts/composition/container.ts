@@ -93,7 +93,12 @@ function bindChain(container: Container, config: HostConfig, overrides: Composit
     // A local devnet answers in milliseconds or not at all; a public node may be slow.
     ...(config.chain === 'devnet' ? { timeoutMs: 5_000 } : {}),
   }));
-  container.bind(TOKENS.BlockSource).toDynamicValue(() => new TronBlockSource({ fullHost: config.tronFullHost, ...apiKey, ...solidity }));
+  container.bind(TOKENS.BlockSource).toDynamicValue(() => new TronBlockSource({
+    nodes: config.scanNodes.map((n) => ({ fullHost: n.fullHost, ...(n.solidityHost === null ? {} : { solidityHost: n.solidityHost }) })),
+    ...apiKey,
+    ...(config.scanNodeDailyCalls === null ? {} : { budget: { calls: config.scanNodeDailyCalls, windowMs: 86_400_000 } }),
+    ...(config.chain === 'devnet' ? { timeoutMs: 5_000 } : {}),
+  }));
   container.bind(TOKENS.EnergyProviders).toDynamicValue((ctx) => {
     let rental: EnergyProvider | null = overrides.rentalProvider ?? null;
     if (rental === null && config.rentalProviders.length > 0) {
