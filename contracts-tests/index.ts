@@ -6,6 +6,7 @@ export * from './account-repository.contract.js';
 export * from './address-lock.contract.js';
 export * from './api-token-repository.contract.js';
 export * from './balance-repository.contract.js';
+export * from './block-source.contract.js';
 export * from './cashier-token-repository.contract.js';
 export * from './chain-gateway.contract.js';
 export * from './collection-task-repository.contract.js';
