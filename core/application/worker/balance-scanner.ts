@@ -46,7 +46,7 @@ export interface BalanceScannerOptions {
    * deployment that must see deposits made since then). Ignored once a cursor exists: a restart resumes after it.
    */
   readonly startAt?: 'head' | 'latest' | number;
-  /** Lease holder name; default `<hostname>#<pid>`, so two processes never share it. */
+  /** Lease holder name; default `<hostname>#<pid>#<n>`, so two scanners (in one process or two) never share it. */
   readonly owner?: string;
   /** How long a pass may hold the cursor (default 60 s); another process takes over after it. */
   readonly leaseMs?: number;
@@ -140,7 +140,7 @@ export class BalanceScanner {
   constructor(private readonly deps: BalanceScannerDeps, options: BalanceScannerOptions = {}) {
     this.level = options.level ?? 'head';
     this.name = options.name ?? `balance-scan:${this.level}`;
-    this.owner = options.owner ?? `${hostname()}#${process.pid}`;
+    this.owner = options.owner ?? `${hostname()}#${process.pid}#${(instances += 1)}`;
     this.maxBlocks = positive(options.maxBlocksPerPass ?? 100, 'maxBlocksPerPass');
     this.startAt = options.startAt === undefined || options.startAt === 'latest' ? 'head' : options.startAt;
     if (this.startAt !== 'head' && (!Number.isSafeInteger(this.startAt) || this.startAt < 0)) throw new RangeError('startAt must be a block number');
@@ -318,6 +318,9 @@ export class BalanceScanner {
 }
 
 const MAX_REORGS_PER_PASS = 3;
+
+/** Scanners made in this process: two workers in one process (tests, `npm start`) must not share a lease owner. */
+let instances = 0;
 
 const EMPTY = { from: null, to: null, refreshed: [], credited: [], reverted: [], reorgs: 0, gap: null } as const;
 
