@@ -70,8 +70,9 @@ describe('withdrawals on the devnet', { timeout: 60_000 }, () => {
     await w.stores.risk.deny({ kind: 'address', value: to, reason: 'sanctioned' });
     await driveUntil(w, [executorOf(w)], () => ended(w, blocked.commandNo));
     const rejected = (await w.stores.commands.get(blocked.commandNo))!;
-    expect({ status: rejected.status, code: rejected.errorCode, tx: rejected.transaction })
-      .toEqual({ status: COMMAND_STATUS.REJECTED, code: 'RISK-REVIEW-BLOCKED', tx: null });
+    // The operator's note ('sanctioned') never reaches the user: last_error is the fixed, generic text (issue #13).
+    expect({ status: rejected.status, code: rejected.errorCode, tx: rejected.transaction, lastError: rejected.lastError })
+      .toEqual({ status: COMMAND_STATUS.REJECTED, code: 'RISK-REVIEW-BLOCKED', tx: null, lastError: 'blocked by risk control' });
     expect(await eventsOf(w, blocked.commandNo)).toEqual([]);
     expect(await w.stores.commands.findActiveByAddress(from)).toBeNull();
     w.devnet.mine(1);

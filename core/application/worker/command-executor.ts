@@ -1,5 +1,5 @@
 import { commandTransition } from '../../domain/command-machine.js';
-import type { ErrorCode } from '../../domain/errors.js';
+import { ERROR_CATALOGUE, type ErrorCode } from '../../domain/errors.js';
 import type { AssetRegistry } from '../../domain/assets.js';
 import { COMMAND_STATUS, COMMAND_TYPE, type Command, type PreparedTransaction } from '../../domain/model/command.js';
 import type { ChainGateway } from '../../ports/chain-gateway.port.js';
@@ -162,7 +162,8 @@ class CommandWorkflow implements Workflow<Command> {
   /** Risk control again at execution time (the deny-list may have changed since the request was accepted). */
   private async riskCheck(command: Command): Promise<StepDecision<Command>> {
     const verdict = await this.deps.risk.check(riskSubjectOf(command));
-    return verdict.blocked ? { kind: 'fail', code: 'RISK-REVIEW-BLOCKED', message: verdict.reason } : { kind: 'complete' };
+    // The deny-list note is the operator's (GET /admin/risk/deny); the user's last_error gets the catalogue's fixed text.
+    return verdict.blocked ? { kind: 'fail', code: 'RISK-REVIEW-BLOCKED', message: ERROR_CATALOGUE['RISK-REVIEW-BLOCKED'].message } : { kind: 'complete' };
   }
 
   /** Balance on chain now (where the command spends one), then the signed transaction for the runner to send. */
