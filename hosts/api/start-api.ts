@@ -25,7 +25,7 @@ export interface StartedApi {
  * anything listens.
  */
 export async function startApi(env: Env, overrides: CompositionOverrides = {}): Promise<StartedApi> {
-  const config = loadConfig(env, { mode: env['NODE_ENV'] === 'development' ? 'dev' : 'production' });
+  const config = loadConfig(env, { mode: env['NODE_ENV'] === 'development' ? 'dev' : 'production', role: 'api' });
   const host = env['API_HOST']?.trim() || DEFAULT_API_HOST;
   if (/\s|\//.test(host)) throw new ConfigError('API_HOST', 'must be an IP address or a host name');
   const composition = await openComposition(config, overrides);

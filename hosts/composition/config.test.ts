@@ -8,8 +8,11 @@ import { ConfigError, DEFAULT_CHAIN_CONFIRMATIONS, DEFAULT_DEVNET_URL, loadConfi
 const KEK = randomBytes(32).toString('base64');
 const KEK_OLD = randomBytes(32).toString('base64');
 const ADMIN = 'admin-token-0123456789abcdef0123456789';
-/** The least a production process needs. */
-const PROD_BASE = { KEY_ENCRYPTION_KEY: KEK, ADMIN_TOKEN: ADMIN };
+/**
+ * The least a production process needs to parse every variable on its own: the memory store with a real chain is
+ * refused without ALLOW_EPHEMERAL (tested apart in 'loadConfig: unsafe combinations').
+ */
+const PROD_BASE = { KEY_ENCRYPTION_KEY: KEK, ADMIN_TOKEN: ADMIN, ALLOW_EPHEMERAL: 'true' };
 
 type Env = Record<string, string>;
 
@@ -169,6 +172,60 @@ describe('loadConfig: defaults', () => {
   });
 });
 
+describe('loadConfig: unsafe combinations and every problem at once', () => {
+  const tron = { CHAIN: 'tronweb', TRON_FULL_HOST: 'https://api.trongrid.io', KEY_ENCRYPTION_KEY: KEK, ADMIN_TOKEN: ADMIN };
+  const mongo = { STORE: 'mongodb', MONGODB_URL: 'mongodb://db:27017/x?replicaSet=rs0' };
+
+  it('production refuses the memory store with a real chain (keys lost at restart) unless ALLOW_EPHEMERAL=true', () => {
+    for (const role of ['all', 'api', 'worker'] as const) {
+      const error = (() => { try { loadConfig(tron, { mode: 'production', role }); } catch (e) { return e as ConfigError; } return null; })();
+      expect(error?.variable).toBe('STORE');
+      expect(error?.message).toMatch(/CHAIN=tronweb.*lost.*ALLOW_EPHEMERAL/);
+      expect(loadConfig({ ...tron, ALLOW_EPHEMERAL: 'true' }, { mode: 'production', role }).store).toBe('memory');
+      expect(loadConfig({ ...tron, ...mongo }, { mode: 'production', role }).store).toBe('mongodb');
+    }
+    // npm start (dev mode) keeps its memory store.
+    expect(loadConfig({ CHAIN: 'tronweb', TRON_FULL_HOST: 'https://api.trongrid.io' }, { mode: 'dev' }).store).toBe('memory');
+  });
+
+  it('production refuses an api or worker process on the memory store (the two would share nothing) unless ALLOW_EPHEMERAL=true', () => {
+    const devnet = { KEY_ENCRYPTION_KEY: KEK, ADMIN_TOKEN: ADMIN };
+    for (const role of ['api', 'worker'] as const) {
+      expect(() => loadConfig(devnet, { mode: 'production', role })).toThrow(new RegExp(`memory in a separate ${role} process`));
+      expect(loadConfig({ ...devnet, ALLOW_EPHEMERAL: '1' }, { mode: 'production', role }).allowEphemeral).toBe(true);
+      expect(loadConfig({ ...devnet, ...mongo }, { mode: 'production', role }).store).toBe('mongodb');
+      expect(() => loadConfig({ ...devnet, ALLOW_EPHEMERAL: 'perhaps' }, { mode: 'production', role })).toThrow(/ALLOW_EPHEMERAL/);
+    }
+    // One process running both halves on the devnet shares its memory with itself.
+    expect(loadConfig(devnet, { mode: 'production', role: 'all' }).store).toBe('memory');
+  });
+
+  it('reports every bad variable in one error, each line naming its variable, no secret echoed', () => {
+    const error = configErrorOf({ STORE: 'postgres', PORT: '99999', LOCKS: 'redis', ADMIN_TOKEN: 'short-secret-x', LOG_LEVEL: 'loud' });
+    expect(error.problems.map((e) => e.variable).sort()).toEqual(['ADMIN_TOKEN', 'KEY_ENCRYPTION_KEY', 'LOG_LEVEL', 'PORT', 'REDIS_URL', 'STORE']);
+    expect(error.variable.split(', ').sort()).toEqual(error.problems.map((e) => e.variable).sort());
+    expect(error.message.split('\n')).toHaveLength(7);
+    expect(error.message).toMatch(/^configuration: 6 problems\n/);
+    expect(error.message).not.toContain('short-secret-x');
+  });
+
+  it('each process asks only for what it uses: the worker needs no ADMIN_TOKEN (and ignores one) nor PORT', () => {
+    const worker = loadConfig({ ...mongo, KEY_ENCRYPTION_KEY: KEK, PORT: 'not-a-port', ADMIN_TOKEN: 'x' }, { mode: 'production', role: 'worker' });
+    expect(worker).toMatchObject({ adminToken: null, role: 'worker' });
+    expect(configErrorOf({ ...mongo, KEY_ENCRYPTION_KEY: KEK }).variable).toBe('ADMIN_TOKEN');
+    expect(() => loadConfig({ ...mongo, ADMIN_TOKEN: ADMIN }, { mode: 'production', role: 'worker' })).toThrow(/KEY_ENCRYPTION_KEY/);
+  });
+
+  it('LOG_LEVEL and METRICS_PORT: info by default; metrics on 9464 for api and worker, off in one process unless set', () => {
+    const base = { ...mongo, KEY_ENCRYPTION_KEY: KEK, ADMIN_TOKEN: ADMIN };
+    expect(loadConfig(base, { mode: 'production', role: 'api' })).toMatchObject({ logLevel: 'info', metricsPort: 9464, metricsHost: '0.0.0.0' });
+    expect(loadConfig(base, { mode: 'production', role: 'worker' }).metricsPort).toBe(9464);
+    expect(loadConfig(base, { mode: 'production' }).metricsPort).toBeNull();
+    expect(loadConfig({ ...base, METRICS_PORT: '0', LOG_LEVEL: 'warn' }, { mode: 'production' })).toMatchObject({ metricsPort: 0, logLevel: 'warn' });
+    expect(configErrorOf({ ...base, METRICS_PORT: '70000' }).variable).toBe('METRICS_PORT');
+  });
+});
+
 describe.each(CASES)('loadConfig: $variable', (c) => {
   it.each(c.good.map(([value, read, expected]) => ({ value, read, expected })))('accepts $value', ({ value, read, expected }) => {
     const config = loadConfig({ ...PROD_BASE, ...c.with, [c.variable]: value }, { mode: 'production' });
@@ -200,9 +257,11 @@ describe('loadConfig: random environments', () => {
         config = loadConfig(env, { mode });
       } catch (error) {
         expect(error).toBeInstanceOf(ConfigError);
-        const { variable, message } = error as ConfigError;
-        expect(variables).toContain(variable);
-        expect(message).toContain(variable);
+        const { problems, message } = error as ConfigError;
+        for (const { variable } of problems) {
+          expect(variables).toContain(variable);
+          expect(message).toContain(variable);
+        }
         for (const secret of ['KEY_ENCRYPTION_KEY', 'ADMIN_TOKEN', 'TRON_API_KEY', 'TRON_PRO_TIER_KEY', 'TRONSAVE_API_KEY', 'ITRX_API_KEY', 'ITRX_API_SECRET']) {
           const value = env[secret]?.trim() ?? '';
           if (value.length > 3) expect(message).not.toContain(value);

@@ -71,7 +71,30 @@ export interface HostConfig {
    * transaction).
    */
   readonly withdrawalConfirmations: number;
+  /** Which process reads this configuration: each asks only for what it uses (the worker serves no admin API). */
+  readonly role: ProcessRole;
+  /** LOG_LEVEL: pino's level (default info). */
+  readonly logLevel: LogLevel;
+  /**
+   * METRICS_PORT: the separate port of `/metrics` (and the worker's `/healthz`), never the public API port; null = no
+   * metrics server (the default of the single-process `npm start`; api and worker default to 9464).
+   */
+  readonly metricsPort: number | null;
+  /** METRICS_HOST: where the metrics server listens (default 0.0.0.0, for a scraper on the container network). */
+  readonly metricsHost: string;
+  /** ALLOW_EPHEMERAL: production accepts memory stores (nothing survives a restart, processes share nothing). */
+  readonly allowEphemeral: boolean;
 }
+
+/** `api` (npm run api), `worker` (npm run worker), or `all` (one process running both: npm start, tests). */
+export type ProcessRole = 'api' | 'worker' | 'all';
+
+/** pino's levels, as LOG_LEVEL accepts them. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** The metrics port of `npm run api` and `npm run worker` unless METRICS_PORT says otherwise (Prometheus' exporter range). */
+export const DEFAULT_METRICS_PORT = 9464;
 
 /** A rental provider as configured: TronSave (API key) or itrx (API key and HMAC secret). */
 export type RentalProviderConfig =
@@ -84,11 +107,26 @@ export const RENTAL_PROVIDERS = ['tronsave', 'itrx'] as const;
 /** The providers' documented API roots (docs/rental-providers.md); CHAIN=devnet defaults to the devnet's simulations. */
 const RENTAL_API_ROOTS = { tronsave: 'https://api.tronsave.io', itrx: 'https://itrx.io' } as const;
 
-/** A configuration problem; the message names the variable and never echoes a secret value. */
+/**
+ * A configuration problem; the message names the variable and never echoes a secret value. loadConfig reports every
+ * problem of an environment at once: one ConfigError whose `problems` lists each (a single problem is its own list).
+ */
 export class ConfigError extends Error {
-  constructor(readonly variable: string, problem: string) {
-    super(`configuration: ${variable} ${problem}`);
+  /** Every problem found, each naming its variable; `[this]` for a single one. */
+  readonly problems: readonly ConfigError[];
+
+  constructor(readonly variable: string, problem: string, problems?: readonly ConfigError[]) {
+    super(problems === undefined ? `configuration: ${variable} ${problem}` : problem);
     this.name = 'ConfigError';
+    this.problems = problems ?? [this];
+  }
+
+  /** One error for several problems: `variable` names them all (comma-separated), the message lists one per line. */
+  static of(problems: readonly ConfigError[]): ConfigError {
+    if (problems.length === 1) return problems[0]!;
+    const lines = problems.map((p) => `  ${p.message.replace(/^configuration: /, '')}`);
+    return new ConfigError(problems.map((p) => p.variable).join(', '),
+      `configuration: ${problems.length} problems\n${lines.join('\n')}`, problems.flatMap((p) => p.problems));
   }
 }
 
@@ -187,7 +225,9 @@ export const DEFAULT_CHAIN_CONFIRMATIONS = 19;
 /** Bearer prefixes of the other token kinds: an admin token with one of them could never be recognised as admin. */
 const RESERVED_PREFIXES = ['st_', 'dk_', 'ct_'];
 
-function adminToken(env: Env, mode: HostConfig['mode']): string | null {
+function adminToken(env: Env, mode: HostConfig['mode'], role: ProcessRole): string | null {
+  // The worker serves no admin API: it neither needs nor reads ADMIN_TOKEN.
+  if (role === 'worker') return null;
   const value = text(env, 'ADMIN_TOKEN');
   if (value === null) {
     if (mode === 'dev') return null;
@@ -199,60 +239,109 @@ function adminToken(env: Env, mode: HostConfig['mode']): string | null {
   return value;
 }
 
+/** Collects ConfigErrors instead of stopping at the first, so one run reports every bad variable. */
+class Problems {
+  readonly list: ConfigError[] = [];
+
+  /** `read()`, or `fallback` after recording the ConfigError it threw (any other error is a bug and propagates). */
+  take<T>(fallback: T, read: () => T): T {
+    try {
+      return read();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      this.list.push(error);
+      return fallback;
+    }
+  }
+
+  check(condition: boolean, variable: string, problem: string): void {
+    if (condition) this.list.push(new ConfigError(variable, problem));
+  }
+}
+
 /**
  * Reads and validates the environment. Every problem is a ConfigError naming the variable, raised before anything
- * starts. In production mode every secret is required; dev mode lets KEY_ENCRYPTION_KEY and ADMIN_TOKEN be generated.
+ * starts, all of them at once (ConfigError.problems). In production mode every secret the process uses is required
+ * (the worker does not use ADMIN_TOKEN); dev mode lets KEY_ENCRYPTION_KEY and ADMIN_TOKEN be generated. Production
+ * refuses memory stores where they would lose keys (CHAIN=tronweb) or split state (a separate api or worker process)
+ * unless ALLOW_EPHEMERAL=true.
  */
-export function loadConfig(env: Env, options: { mode: HostConfig['mode'] }): HostConfig {
+export function loadConfig(env: Env, options: { mode: HostConfig['mode']; role?: ProcessRole }): HostConfig {
   const mode = options.mode;
-  const store = oneOf(env, 'STORE', ['memory', 'mongodb'], 'memory');
-  const mongodbUrl = url(env, 'MONGODB_URL', ['mongodb:', 'mongodb+srv:']);
-  if (store === 'mongodb' && mongodbUrl === null) throw new ConfigError('MONGODB_URL', 'is required when STORE=mongodb');
-  const locks = oneOf(env, 'LOCKS', ['memory', 'redis'], 'memory');
-  const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
-  if (locks === 'redis' && redisUrl === null) throw new ConfigError('REDIS_URL', 'is required when LOCKS=redis');
-  const chain = oneOf(env, 'CHAIN', ['devnet', 'tronweb'], 'devnet');
-  const givenFullHost = url(env, 'TRON_FULL_HOST', ['http:', 'https:']);
-  if (chain === 'tronweb' && givenFullHost === null) throw new ConfigError('TRON_FULL_HOST', 'is required when CHAIN=tronweb');
+  const role = options.role ?? 'all';
+  const p = new Problems();
+  const store = p.take('memory' as const, () => oneOf(env, 'STORE', ['memory', 'mongodb'], 'memory'));
+  const mongodbUrl = p.take(null, () => url(env, 'MONGODB_URL', ['mongodb:', 'mongodb+srv:']));
+  p.check(store === 'mongodb' && mongodbUrl === null && text(env, 'MONGODB_URL') === null, 'MONGODB_URL', 'is required when STORE=mongodb');
+  const locks = p.take('memory' as const, () => oneOf(env, 'LOCKS', ['memory', 'redis'], 'memory'));
+  const redisUrl = p.take(null, () => url(env, 'REDIS_URL', ['redis:', 'rediss:']));
+  p.check(locks === 'redis' && redisUrl === null && text(env, 'REDIS_URL') === null, 'REDIS_URL', 'is required when LOCKS=redis');
+  const chain = p.take('devnet' as const, () => oneOf(env, 'CHAIN', ['devnet', 'tronweb'], 'devnet'));
+  const givenFullHost = p.take(null, () => url(env, 'TRON_FULL_HOST', ['http:', 'https:']));
+  p.check(chain === 'tronweb' && givenFullHost === null && text(env, 'TRON_FULL_HOST') === null, 'TRON_FULL_HOST', 'is required when CHAIN=tronweb');
   const tronFullHost = givenFullHost ?? DEFAULT_DEVNET_URL;
-  const tronSolidityHost = url(env, 'TRON_SOLIDITY_HOST', ['http:', 'https:']);
-  const tronProTierKey = headerValue(env, 'TRON_PRO_TIER_KEY');
-  const tronProTierHost = url(env, 'TRON_PRO_TIER_HOST', ['http:', 'https:']);
-  if (tronProTierHost !== null && tronProTierKey === null) throw new ConfigError('TRON_PRO_TIER_KEY', 'is required when TRON_PRO_TIER_HOST is set');
-  const rentalProviders = rentalProviderConfigs(env, chain, tronFullHost);
+  const tronSolidityHost = p.take(null, () => url(env, 'TRON_SOLIDITY_HOST', ['http:', 'https:']));
+  const tronProTierKey = p.take(null, () => headerValue(env, 'TRON_PRO_TIER_KEY'));
+  const tronProTierHost = p.take(null, () => url(env, 'TRON_PRO_TIER_HOST', ['http:', 'https:']));
+  p.check(tronProTierHost !== null && text(env, 'TRON_PRO_TIER_KEY') === null, 'TRON_PRO_TIER_KEY', 'is required when TRON_PRO_TIER_HOST is set');
+  const rentalProviders = p.take([], () => rentalProviderConfigs(env, chain, tronFullHost));
   const energyProvider = rentalProviders.length === 0 ? 'self' : 'rental';
   const usdtContract = text(env, 'USDT_CONTRACT') ?? MAINNET_USDT_CONTRACT;
-  if (!/^T[1-9A-HJ-NP-Za-km-z]{33}$/.test(usdtContract)) throw new ConfigError('USDT_CONTRACT', 'must be a base58 TRON address');
+  p.check(!/^T[1-9A-HJ-NP-Za-km-z]{33}$/.test(usdtContract), 'USDT_CONTRACT', 'must be a base58 TRON address');
   const keyEncryptionKey = text(env, 'KEY_ENCRYPTION_KEY');
-  if (keyEncryptionKey === null && mode !== 'dev') {
-    throw new ConfigError('KEY_ENCRYPTION_KEY', 'is required (32 bytes, base64; or "id:base64,…" for rotation)');
-  }
+  p.check(keyEncryptionKey === null && mode !== 'dev', 'KEY_ENCRYPTION_KEY', 'is required (32 bytes, base64; or "id:base64,…" for rotation)');
   if (keyEncryptionKey !== null) {
     try {
       AesGcmKeyCipher.fromConfig(keyEncryptionKey, 'KEY_ENCRYPTION_KEY');
     } catch (error) {
       // The adapter's message names the variable and the entry, never the key bytes.
-      throw new ConfigError('KEY_ENCRYPTION_KEY', `is invalid: ${(error as Error).message}`);
+      p.list.push(new ConfigError('KEY_ENCRYPTION_KEY', `is invalid: ${(error as Error).message}`));
     }
   }
-  if (keyEncryptionKey === null && store === 'mongodb') {
-    // An ephemeral key would encrypt private keys that outlive this process in the store: lost funds after a restart.
-    throw new ConfigError('KEY_ENCRYPTION_KEY', 'is required with STORE=mongodb (stored private keys must stay decryptable after a restart)');
+  // An ephemeral key would encrypt private keys that outlive this process in the store: lost funds after a restart.
+  p.check(keyEncryptionKey === null && store === 'mongodb' && mode === 'dev', 'KEY_ENCRYPTION_KEY',
+    'is required with STORE=mongodb (stored private keys must stay decryptable after a restart)');
+  const allowEphemeral = p.take(false, () => flag(env, 'ALLOW_EPHEMERAL'));
+  if (mode === 'production' && store === 'memory' && !allowEphemeral) {
+    if (chain === 'tronweb') {
+      p.list.push(new ConfigError('STORE', 'is memory with CHAIN=tronweb: every private key made would be lost at the next restart '
+        + '(set STORE=mongodb, or ALLOW_EPHEMERAL=true to accept losing them)'));
+    } else if (role !== 'all') {
+      p.list.push(new ConfigError('STORE', `is memory in a separate ${role} process: the API and the worker would share nothing `
+        + '(set STORE=mongodb, or ALLOW_EPHEMERAL=true for a throwaway process)'));
+    }
   }
-  const webhookAllowLocal = flag(env, 'WEBHOOK_ALLOW_LOCAL');
-  const energyBurn = flag(env, 'ENERGY_BURN');
-  return {
-    mode, store, mongodbUrl, locks, redisUrl, chain, tronFullHost, tronSolidityHost, tronApiKey: headerValue(env, 'TRON_API_KEY'),
-    scanNodes: nodeList(env, 'TRON_FULL_HOSTS') ?? [{ fullHost: tronFullHost, solidityHost: tronSolidityHost }],
-    scanNodeDailyCalls: dailyCalls(env, 'TRON_NODE_DAILY_CALLS'),
+  const config: HostConfig = {
+    mode, role, store, mongodbUrl, locks, redisUrl, chain, tronFullHost, tronSolidityHost,
+    tronApiKey: p.take(null, () => headerValue(env, 'TRON_API_KEY')),
+    scanNodes: p.take(null, () => nodeList(env, 'TRON_FULL_HOSTS')) ?? [{ fullHost: tronFullHost, solidityHost: tronSolidityHost }],
+    scanNodeDailyCalls: p.take(null, () => dailyCalls(env, 'TRON_NODE_DAILY_CALLS')),
     tronProTierKey, tronProTierHost, usdtContract,
-    mongodbDb: databaseName(env, 'MONGODB_DB'), energyProvider, rentalProviders, energyRentalMaxPriceSun: priceSun(env, 'ENERGY_RENTAL_MAX_PRICE_SUN'),
-    energyBurnMaxSun: priceSun(env, 'ENERGY_BURN_MAX_SUN'),
-    chainConfirmations: integer(env, 'CHAIN_CONFIRMATIONS', DEFAULT_CHAIN_CONFIRMATIONS, 1_000, 'a number of blocks'),
-    keyEncryptionKey, adminToken: adminToken(env, mode), port: port(env, 'PORT', 3000), webhookAllowLocal, energyBurn,
-    workflowStuckAfterMs: 1_000 * integer(env, 'WORKFLOW_STUCK_AFTER_S', 900, 604_800, 'a number of seconds'),
-    withdrawalConfirmations: integer(env, 'WITHDRAWAL_CONFIRMATIONS', 0, 1_000, 'a number of blocks'),
+    mongodbDb: p.take(null, () => databaseName(env, 'MONGODB_DB')), energyProvider, rentalProviders,
+    energyRentalMaxPriceSun: p.take(null, () => priceSun(env, 'ENERGY_RENTAL_MAX_PRICE_SUN')),
+    energyBurnMaxSun: p.take(null, () => priceSun(env, 'ENERGY_BURN_MAX_SUN')),
+    chainConfirmations: p.take(0, () => integer(env, 'CHAIN_CONFIRMATIONS', DEFAULT_CHAIN_CONFIRMATIONS, 1_000, 'a number of blocks')),
+    keyEncryptionKey, adminToken: p.take(null, () => adminToken(env, mode, role)),
+    port: role === 'worker' ? 0 : p.take(0, () => port(env, 'PORT', 3000)),
+    webhookAllowLocal: p.take(false, () => flag(env, 'WEBHOOK_ALLOW_LOCAL')),
+    energyBurn: p.take(false, () => flag(env, 'ENERGY_BURN')),
+    workflowStuckAfterMs: 1_000 * p.take(0, () => integer(env, 'WORKFLOW_STUCK_AFTER_S', 900, 604_800, 'a number of seconds')),
+    withdrawalConfirmations: p.take(0, () => integer(env, 'WITHDRAWAL_CONFIRMATIONS', 0, 1_000, 'a number of blocks')),
+    logLevel: p.take('info' as LogLevel, () => oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info')),
+    metricsPort: p.take(null, () => (text(env, 'METRICS_PORT') === null && role === 'all' ? null
+      : port(env, 'METRICS_PORT', DEFAULT_METRICS_PORT))),
+    metricsHost: p.take('0.0.0.0', () => hostName(env, 'METRICS_HOST', '0.0.0.0')),
+    allowEphemeral,
   };
+  if (p.list.length > 0) throw ConfigError.of(p.list);
+  return config;
+}
+
+/** A host name or IP address to listen on (no spaces or slashes). */
+function hostName(env: Env, name: string, fallback: string): string {
+  const value = text(env, name) ?? fallback;
+  if (/\s|\//.test(value)) throw new ConfigError(name, 'must be an IP address or a host name');
+  return value;
 }
 
 /** A positive whole number of SUN, or null when unset. */

@@ -8,7 +8,7 @@ import { openComposition } from '../composition/container.js';
 import { startComposedWorker } from './compose-worker.js';
 
 const started = await (async () => {
-  const config = loadConfig(process.env, { mode: process.env['NODE_ENV'] === 'development' ? 'dev' : 'production' });
+  const config = loadConfig(process.env, { mode: process.env['NODE_ENV'] === 'development' ? 'dev' : 'production', role: 'worker' });
   const composition = await openComposition(config);
   return { composition, worker: startComposedWorker(composition, process.env) };
 })().catch((error: unknown) => {
