@@ -4,7 +4,7 @@ import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { DomainError } from '../../core/domain/errors.js';
-import { checkWebhookHost, checkWebhookUrlSyntax } from '../../core/domain/webhook-url.js';
+import { checkWebhookHost, checkWebhookHostBeforeLookup, checkWebhookUrlSyntax } from '../../core/domain/webhook-url.js';
 import type { DnsResolver } from '../../core/ports/dns-resolver.port.js';
 import type { TransportResult, WebhookRequest, WebhookTransport } from '../../core/ports/webhook-transport.port.js';
 
@@ -59,7 +59,7 @@ export class HttpWebhookTransport implements WebhookTransport {
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         pending?.destroy();
-        reject(new Refused(`timeout: no response within ${this.timeoutMs} ms`));
+        reject(new Refused(`timeout: no complete response within ${this.timeoutMs} ms`));
       }, this.timeoutMs);
     });
     try {
@@ -70,10 +70,11 @@ export class HttpWebhookTransport implements WebhookTransport {
         ? { ok: true, status, durationMs }
         : { ok: false, status, error: status >= 300 && status < 400 ? `redirect not followed (HTTP ${status})` : `HTTP ${status}`, durationMs };
     } catch (error) {
-      pending?.destroy();
       return { ok: false, status: null, error: describe(error), durationMs: elapsed() };
     } finally {
       clearTimeout(timer);
+      // Every attempt ends with its socket gone, whatever the receiver still sends or holds open.
+      pending?.destroy();
     }
   }
 
@@ -81,10 +82,13 @@ export class HttpWebhookTransport implements WebhookTransport {
   private async target(raw: string): Promise<{ url: URL; address: string }> {
     const opts = { allowLocal: this.allowLocal };
     const url = checkWebhookUrlSyntax(raw, opts);
+    // localhost and IP literals are refused before any lookup; only a name is resolved, once.
+    const ipLiteral = checkWebhookHostBeforeLookup(url, opts);
+    if (ipLiteral !== null) return { url, address: ipLiteral };
     const host = bare(url.hostname);
-    const resolved = isIP(host) !== 0 ? [host] : await this.resolve(host);
+    const resolved = await this.resolve(host);
     checkWebhookHost(url, resolved, opts);
-    const address = isIP(host) !== 0 ? host : resolved[0];
+    const address = resolved[0];
     if (address === undefined) throw new Refused(`refused: ${host} did not resolve`);
     return { url, address };
   }
@@ -117,8 +121,7 @@ export class HttpWebhookTransport implements WebhookTransport {
     if (https && this.options.ca !== undefined) options.ca = typeof this.options.ca === 'string' ? this.options.ca : [...this.options.ca];
     return new Promise<number>((resolve, reject) => {
       const req = (https ? httpsRequest : httpRequest)(options, (res) => {
-        resolve(res.statusCode ?? 0);
-        this.drain(res);
+        this.drain(res, () => resolve(res.statusCode ?? 0), reject);
       });
       started(req);
       // One small request per connection: Nagle would hold the body back waiting for the peer's delayed ACK.
@@ -128,14 +131,23 @@ export class HttpWebhookTransport implements WebhookTransport {
     });
   }
 
-  /** Reads and discards the response up to the cap, so a huge or endless body cannot hold memory or the socket. */
-  private drain(res: IncomingMessage): void {
+  /**
+   * Reads and discards the response body, and settles once it has ended or passed the cap (the status alone decides;
+   * the cap keeps a huge or endless body from holding memory). The caller's deadline covers this read: a receiver
+   * that trickles its body is cut at the deadline like one that never answers (issue #13).
+   */
+  private drain(res: IncomingMessage, done: () => void, fail: (error: Error) => void): void {
     let seen = 0;
     res.on('data', (chunk: Buffer) => {
       seen += chunk.length;
-      if (seen > this.maxResponseBytes) res.destroy();
+      if (seen > this.maxResponseBytes) {
+        done();
+        res.destroy();
+      }
     });
-    res.on('error', () => undefined);
+    res.on('end', done);
+    res.on('error', fail);
+    res.on('close', () => { if (!res.complete) fail(new Refused('connection failed: response cut short')); });
   }
 }
 

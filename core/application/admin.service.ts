@@ -24,6 +24,23 @@ function parseKind(fields: Fields): RiskEntryKind {
   return kind;
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * A deny-list value as stored and as looked up: lone surrogates become U+FFFD (what a percent-decoded DELETE path
+ * yields for them: they cannot be encoded as UTF-8, issue #13), then NFC, then trimmed, so any value that can be
+ * added can also be removed, in any spelling that decodes to the same text.
+ */
+export function normaliseRiskValue(raw: string): string {
+  return raw.replace(LONE_SURROGATE, '\uFFFD').normalize('NFC').trim();
+}
+
+function parseRiskValue(fields: Fields): string {
+  const value = normaliseRiskValue(requireString(fields, 'value', 128));
+  if (value === '') throw validationError('value', 'must not be blank');
+  return value;
+}
+
 /** Platform operations behind ADMIN_TOKEN (DESIGN.md "Platform (admin) operations"). */
 export class AdminUseCases implements AdminService {
   constructor(private readonly deps: ResolvedDeps) {}
@@ -81,14 +98,19 @@ export class AdminUseCases implements AdminService {
   /** body {kind 'user'|'address', value, reason?}: adds or replaces a deny-list entry. */
   async denyRisk(body: unknown): Promise<RiskEntryView> {
     const fields = fieldsOf(body);
-    const entry = { kind: parseKind(fields), value: requireString(fields, 'value', 128), reason: optionalString(fields, 'reason', MAX_NOTE) };
+    const entry = { kind: parseKind(fields), value: parseRiskValue(fields), reason: optionalString(fields, 'reason', MAX_NOTE) };
     await this.deps.risk.deny(entry);
     return entry;
   }
 
   async allowRisk(body: unknown): Promise<{ readonly removed: boolean }> {
     const fields = fieldsOf(body);
-    return { removed: await this.deps.risk.allow(parseKind(fields), requireString(fields, 'value', 128)) };
+    const kind = parseKind(fields);
+    const value = parseRiskValue(fields);
+    if (await this.deps.risk.allow(kind, value)) return { removed: true };
+    // An entry stored before values were normalised is still found under its exact spelling.
+    const raw = requireString(fields, 'value', 128);
+    return { removed: raw !== value && (await this.deps.risk.allow(kind, raw)) };
   }
 
   async listRisk(): Promise<RiskEntryView[]> {

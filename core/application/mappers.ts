@@ -1,4 +1,5 @@
 import { formatAmount } from '../domain/amount.js';
+import type { ErrorCode } from '../domain/errors.js';
 import { formatIsoTime, formatWalletTime } from '../domain/time.js';
 import type { CashierToken } from '../domain/model/cashier-token.js';
 import type { ChainResources } from '../domain/model/chain.js';
@@ -61,13 +62,33 @@ export function toTaskView(task: CollectionTask): CollectionTaskView {
   };
 }
 
+/**
+ * What a payer is told about a failed collection: a plain reason chosen by the task's catalogue code, never the stored
+ * last_error (node text, txids, addresses and the operator's notes are for the merchant's API only, issue #13).
+ */
+const PAYER_REASONS: Partial<Record<ErrorCode, string>> = {
+  'BIZ-NOTHING-TO-COLLECT': 'nothing to collect: the address holds none of this asset',
+  'BIZ-INSUFFICIENT-BALANCE': 'the balance is too low for this collection',
+  'BIZ-AMOUNT-BELOW-MINIMUM': 'the balance is below the minimum for a collection',
+  'RISK-REVIEW-BLOCKED': 'blocked by risk control',
+  'BIZ-COMMAND-CANCELLED': 'cancelled by the merchant',
+  'BIZ-TRANSFER-WOULD-REVERT': 'the token contract refuses this transfer',
+};
+const PAYER_FALLBACK_REASON = 'the collection could not be completed; please contact the merchant';
+
+/** The payer's reason for a task's failure, or null while nothing failed. */
+export function payerReasonOf(task: CollectionTask): string | null {
+  if (task.lastError === null && task.errorCode === null) return null;
+  return (task.errorCode === null ? undefined : PAYER_REASONS[task.errorCode as ErrorCode]) ?? PAYER_FALLBACK_REASON;
+}
+
 /** The cashier-side task: no error_code, ISO timestamps like the rest of the payment API (docs/decisions.md). */
 export function toCashierTaskView(task: CollectionTask): CashierTaskView {
   return {
     task_no: task.taskNo,
     command_no: task.commandNo,
     status: task.status,
-    last_error: task.lastError,
+    last_error: payerReasonOf(task),
     started_at: formatIsoTime(task.startedAt),
     finished_at: orNull(task.finishedAt, formatIsoTime),
   };

@@ -2,7 +2,7 @@ import { parsePositiveAmount } from '../domain/amount.js';
 import { DomainError, validationError } from '../domain/errors.js';
 import { formatIsoTime } from '../domain/time.js';
 import { applyWebhookUrl } from '../domain/webhook-review.js';
-import { checkWebhookHost, checkWebhookUrlSyntax } from '../domain/webhook-url.js';
+import { checkWebhookHost, checkWebhookHostBeforeLookup, checkWebhookUrlSyntax } from '../domain/webhook-url.js';
 import {
   DEFAULT_DEVELOPER_PLAN, DEFAULT_SUB_ADDRESS_PLAN, DEVELOPER_PLANS, SUB_ADDRESS_PLANS,
 } from '../domain/wallet-rules.js';
@@ -116,10 +116,11 @@ export class SubscriptionsUseCases implements SubscriptionsService {
     if (typeof raw !== 'string') throw validationError('webhook_url', 'must be a string');
     const options = { allowLocal: this.deps.settings.allowLocalWebhooks };
     const url = checkWebhookUrlSyntax(raw, options);
-    const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+    // localhost and IP literals are judged without a lookup; only a name is ever resolved.
+    if (checkWebhookHostBeforeLookup(url, options) !== null) return url.href;
     let resolved: string[];
     try {
-      resolved = await this.deps.dns.resolve(host);
+      resolved = await this.deps.dns.resolve(url.hostname);
     } catch {
       throw validationError('webhook_url', 'host does not resolve');
     }

@@ -134,6 +134,22 @@ export function checkWebhookUrlSyntax(raw: string, opts: WebhookUrlOptions): URL
 }
 
 /**
+ * The checks that need no DNS answer: a `localhost` name or a blocked IP literal is refused with
+ * BIZ-WEBHOOK-URL-BLOCKED before anything is resolved (issue #13: a user must not make the server resolve a name it
+ * would refuse anyway). Returns the IP literal of the host, or null when the host is a name that must be resolved.
+ */
+export function checkWebhookHostBeforeLookup(url: URL, opts: WebhookUrlOptions): string | null {
+  const host = url.hostname;
+  const hostLiteral = literal(host);
+  if (hostLiteral === null) {
+    if (isLocalhostName(host) && !opts.allowLocal) throw new DomainError('BIZ-WEBHOOK-URL-BLOCKED');
+    return null;
+  }
+  checkWebhookHost(url, [], opts);
+  return hostLiteral.ip;
+}
+
+/**
  * Spec §6 rule 2: refuses with BIZ-WEBHOOK-URL-BLOCKED when the URL's host is a blocked literal or a localhost
  * name, or when ANY of the addresses it resolved to is blocked — one bad answer is enough, since the transport might
  * pick it. An empty resolution of a name is refused as well (nothing was checked). With `allowLocal`, loopback is
