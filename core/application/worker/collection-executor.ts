@@ -4,7 +4,6 @@ import type { ErrorCode } from '../../domain/errors.js';
 import type { AssetRegistry } from '../../domain/assets.js';
 import { COLLECTION_STATUS, type CollectionStatus, type CollectionTask, type StepRecord } from '../../domain/model/collection-task.js';
 import { COMMAND_STATUS, type Command, type PreparedTransaction } from '../../domain/model/command.js';
-import type { TransactionState } from '../../domain/model/chain.js';
 import { NO_COST, settleDead } from '../../domain/sweep-cost.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { CollectionTaskRepository } from '../../ports/collection-task-repository.port.js';
@@ -18,6 +17,7 @@ import {
   type StepDeps, type StepPlan, type StepSettings, type StepSubject,
 } from './collection-steps.js';
 import { reclaimAfterFailure } from './reclaim-executor.js';
+import { TaskWorkflowBase } from './task-workflow.js';
 import { signerFor } from './worker-keys.js';
 import { followOperation, type Confirmations } from './write-ahead.js';
 import {
@@ -82,7 +82,7 @@ const TRX = 1_000_000n;
  * balance_locked), the collection.* event and, on a failure after gas or a delegation went out, the pending
  * reclaim land in one unit of work.
  */
-class CollectionWorkflow implements Workflow<CollectionTask> {
+class CollectionWorkflow extends TaskWorkflowBase implements Workflow<CollectionTask> {
   readonly name = 'collection';
   private readonly steps: Record<CollectionStepName, WorkflowStep<CollectionTask>>;
   private readonly confirmations: Confirmations;
@@ -93,6 +93,7 @@ class CollectionWorkflow implements Workflow<CollectionTask> {
     confirmations: Confirmations,
     private readonly energyTimeoutMs: number,
   ) {
+    super(deps.tasks);
     this.confirmations = confirmations;
     const planned = (name: string, planner: (d: StepDeps, s: StepSettings, subject: StepSubject) => Promise<StepPlan>, mustFinish = false) => ({
       name, completion: confirmations, mustFinish,
@@ -123,16 +124,8 @@ class CollectionWorkflow implements Workflow<CollectionTask> {
     };
   }
 
-  key(task: CollectionTask): string {
-    return task.taskNo;
-  }
-
   claim(now: number, owner: string, leaseMs: number): Promise<CollectionTask | null> {
     return this.deps.tasks.claimDue(now, owner, leaseMs);
-  }
-
-  get(taskNo: string): Promise<CollectionTask | null> {
-    return this.deps.tasks.get(taskNo);
   }
 
   holds(task: CollectionTask, owner: string): boolean {
@@ -161,16 +154,6 @@ class CollectionWorkflow implements Workflow<CollectionTask> {
 
   released(task: CollectionTask, at: number): CollectionTask {
     return { ...task, nextRunAt: at, lease: null };
-  }
-
-  noteReceipt(task: CollectionTask, record: PreparedTransaction, state: TransactionState): CollectionTask {
-    return withReceipt(task, record, state);
-  }
-
-  async save(next: CollectionTask, readVersion: number): Promise<CollectionTask> {
-    const stored: CollectionTask = { ...next, version: readVersion + 1 };
-    await this.deps.tasks.update(stored);
-    return stored;
   }
 
   /** Completes the status's step (its open records closed) and applies the machine's transition; DONE goes through finish(). */

@@ -2,11 +2,11 @@ import type { AssetRegistry } from '../../domain/assets.js';
 import type { ErrorCode } from '../../domain/errors.js';
 import { COLLECTION_STATUS, type CollectionTask, type ReclaimRecord, type StepRecord } from '../../domain/model/collection-task.js';
 import type { PreparedTransaction } from '../../domain/model/command.js';
-import type { TransactionState } from '../../domain/model/chain.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { CollectionTaskRepository } from '../../ports/collection-task-repository.port.js';
 import type { IdGenerator } from '../../ports/id-generator.port.js';
-import { delegationRecords, withReceipt, planRecovery, planUndelegation, type StepDeps, type StepPlan, type StepSettings, type StepSubject } from './collection-steps.js';
+import { TaskWorkflowBase } from './task-workflow.js';
+import { delegationRecords, planRecovery, planUndelegation, type StepDeps, type StepPlan, type StepSettings, type StepSubject } from './collection-steps.js';
 import type { Confirmations } from './write-ahead.js';
 import {
   WorkflowRefusal, WorkflowRunner, type RunnerHooks, type RunnerLog, type RunResult, type StepDecision, type Workflow, type WorkflowStep,
@@ -78,11 +78,12 @@ export function reclaimAfterFailure(task: CollectionTask, now: number): { reclai
  * refusal and revert retries. It writes only `task.reclaim` (and the version): the task's status, error and
  * event stay as the failure left them.
  */
-class ReclaimWorkflow implements Workflow<CollectionTask> {
+class ReclaimWorkflow extends TaskWorkflowBase implements Workflow<CollectionTask> {
   readonly name = 'reclaim';
   private readonly steps: Record<Phase, WorkflowStep<CollectionTask>>;
 
   constructor(private readonly deps: ReclaimExecutorDeps, private readonly settings: StepSettings, confirmations: Confirmations) {
+    super(deps.tasks);
     const step = (phase: Phase, name: string, planner: (d: StepDeps, s: StepSettings, subject: StepSubject) => Promise<StepPlan>) => ({
       name, completion: confirmations, mustFinish: true,
       plan: (task: CollectionTask) => this.plan(task, phase, planner),
@@ -93,16 +94,8 @@ class ReclaimWorkflow implements Workflow<CollectionTask> {
     };
   }
 
-  key(task: CollectionTask): string {
-    return task.taskNo;
-  }
-
   claim(now: number, owner: string, leaseMs: number): Promise<CollectionTask | null> {
     return this.deps.tasks.claimReclaimDue(now, owner, leaseMs);
-  }
-
-  get(taskNo: string): Promise<CollectionTask | null> {
-    return this.deps.tasks.get(taskNo);
   }
 
   holds(task: CollectionTask, owner: string): boolean {
@@ -133,16 +126,6 @@ class ReclaimWorkflow implements Workflow<CollectionTask> {
 
   released(task: CollectionTask, at: number): CollectionTask {
     return withReclaim(task, { nextRunAt: at, lease: null });
-  }
-
-  noteReceipt(task: CollectionTask, record: PreparedTransaction, state: TransactionState): CollectionTask {
-    return withReceipt(task, record, state);
-  }
-
-  async save(next: CollectionTask, readVersion: number): Promise<CollectionTask> {
-    const stored: CollectionTask = { ...next, version: readVersion + 1 };
-    await this.deps.tasks.update(stored);
-    return stored;
   }
 
   /** Closes the phase (its record, or a skipped one); after the last phase the reclaim is done. */
