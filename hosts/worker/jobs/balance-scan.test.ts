@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ChainError } from '../../../core/domain/errors.js';
 import { createMemoryAdapters, ManualClock, MemoryScanCursorStore } from '../../../adapters/memory/index.js';
 import type { Devnet } from '../../../adapters/tron-devnet/index.js';
 import { pay, startTestDevnet, trx, wallet } from '../../../adapters/tron-devnet/test-helpers.js';
@@ -47,8 +48,10 @@ describe('balance scan job', () => {
     let caughtUp!: () => void;
     const done = new Promise<void>((resolve) => { caughtUp = resolve; });
     // A one-minute interval: reaching the head within the test proves passes over a backlog follow each other at once.
+    const warnings: unknown[] = [];
     const job = startBalanceScanJob(scanner, {
       intervalMs: 60_000,
+      log: { warn: (fields) => warnings.push(fields), error: (fields) => warnings.push(fields) },
       onPass: (pass) => {
         passes.push(pass);
         if (pass.to !== null && pass.to >= pass.latest) caughtUp();
@@ -56,8 +59,72 @@ describe('balance scan job', () => {
     });
     await done;
     await job.stop();
+    expect(warnings).toEqual([]);
     expect(passes.map((p) => [p.from, p.to])).toEqual([[start, start + 9], [start + 10, start + 19], [start + 20, start + 27]]);
     expect(scanner.lag()).toBe(0);
     expect((await mem.balances.get(target))!.items[0]!.available).toBe(5_000_000n);
+  });
+
+  it('logs a reorg the scanner rolled back', async () => {
+    const payer = wallet(devnet, 'job-reorg-payer');
+    const target = wallet(devnet, 'job-reorg-target').address;
+    devnet.fund(payer.address, trx(100));
+    const clock = new ManualClock();
+    const mem = createMemoryAdapters({ clock });
+    await mem.wallets.insert({
+      id: 1, userId: 1, networkCode: 'TRON', address: target, addressType: ADDRESS_TYPE.SUB, label: null, status: ADDRESS_STATUS.ACTIVE,
+      encryptedKey: { keyId: 'k', iv: 'aXY=', ciphertext: 'Y3Q=', tag: 'dGFn' }, createdAt: 0, version: 1,
+    }, { maxSubAddresses: -1 });
+    devnet.mine(25);
+    const scanner = new BalanceScanner({
+      clock, blocks: createBlockSource({ fullHost: devnet.url }), cursors: new MemoryScanCursorStore(), wallets: mem.wallets,
+      balances: mem.balances, assets: createAssetRegistry({ usdtContract: devnet.usdtAddress }),
+    }, { owner: 'job-reorg' });
+    await scanner.scan();
+    const txid = pay.trx(devnet, payer.key, target, trx(1));
+    devnet.mine(1);
+    await scanner.scan();
+    devnet.reorg(1, { keep: 'none' });
+    const warnings: Array<Record<string, unknown>> = [];
+    let passes = 0;
+    let stopped!: () => void;
+    const done = new Promise<void>((resolve) => { stopped = resolve; });
+    const job = startBalanceScanJob(scanner, {
+      intervalMs: 60_000,
+      log: { warn: (fields) => warnings.push(fields as Record<string, unknown>), error: () => undefined },
+      onPass: () => {
+        passes += 1;
+        stopped();
+      },
+    });
+    await done;
+    await job.stop();
+    expect(passes).toBe(1);
+    expect(warnings).toEqual([expect.objectContaining({ reorgs: 1, reverted: [txid] })]);
+  });
+
+  it("after a failed pass waits the nodes' Retry-After (at least the interval, at most the cap)", async () => {
+    vi.useFakeTimers();
+    try {
+      let calls = 0;
+      const stub = {
+        lag: () => 0,
+        scan: async (): Promise<ScanPass> => {
+          calls += 1;
+          if (calls === 1) throw new ChainError('CHAIN-NODE-UNAVAILABLE', 'every node is cooling', { transient: true, retryAfterMs: 20_000 });
+          return { from: null, to: null, refreshed: [], credited: [], reverted: [], latest: 1, lag: 0, reorgs: 0, gap: null };
+        },
+      } as unknown as BalanceScanner;
+      const job = startBalanceScanJob(stub, { intervalMs: 3_000, maxRetryWaitMs: 60_000 });
+      await vi.advanceTimersByTimeAsync(19_999);
+      expect(calls).toBe(1);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(calls).toBe(2);
+      await vi.advanceTimersByTimeAsync(3_000);
+      expect(calls).toBe(3);
+      await job.stop();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

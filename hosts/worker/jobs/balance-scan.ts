@@ -73,6 +73,9 @@ export function startBalanceScanJob(scanner: BalanceScanner, options: BalanceSca
       try {
         const pass = await scanner.scan();
         options.onPass?.(pass);
+        // The worker's log sees what the scanner measured even when the scanner was built without one.
+        if (pass.gap !== null) options.log?.warn({ gap: pass.gap, latest: pass.latest, lag: pass.lag }, 'balance scan: block missing below the node head, retried');
+        if (pass.reorgs > 0) options.log?.warn({ reorgs: pass.reorgs, reverted: pass.reverted.map((d) => d.id), from: pass.from }, 'balance scan: reorg rolled back');
         if (pass.heldBy === undefined && pass.to !== null && pass.to < pass.latest && pass.gap === null) wait = 0;
       } catch (error) {
         options.log?.error({ err: error, lag: scanner.lag() }, 'balance scan pass failed');
