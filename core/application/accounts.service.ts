@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { newSecretToken } from '../domain/cashier-token-rules.js';
-import { DomainError, validationError } from '../domain/errors.js';
+import { ConcurrencyConflict, DomainError, validationError } from '../domain/errors.js';
 import { formatIsoTime } from '../domain/time.js';
 import type { Account } from '../domain/model/account.js';
 import type { UserId } from '../domain/model/common.js';
@@ -37,6 +37,8 @@ function sameHash(a: string, b: string): boolean {
 
 /** Registration, e-mail verification, login and session tokens (DESIGN.md "Accounts and session tokens"). */
 export class AccountsUseCases implements AccountsService {
+  private decoy: Promise<string> | undefined;
+
   constructor(private readonly deps: ResolvedDeps) {}
 
   /**
@@ -48,6 +50,7 @@ export class AccountsUseCases implements AccountsService {
     const email = parseEmail(fields);
     const password = parsePassword(fields);
     const existing = await this.deps.accounts.findByEmail(email);
+    if (existing !== null && this.abandoned(existing)) return this.takeOver(existing, password);
     if (existing !== null) return this.reissueCode(existing, password);
     const code = this.newCode();
     const now = this.deps.clock.now();
@@ -102,7 +105,8 @@ export class AccountsUseCases implements AccountsService {
     const email = requireString(fields, 'email', 254).toLowerCase();
     const password = requireString(fields, 'password', MAX_PASSWORD);
     const account = await this.deps.accounts.findByEmail(email);
-    const passwordOk = account !== null && (await this.deps.hasher.verifyPassword(password, account.passwordHash));
+    // An unknown e-mail costs the same scrypt work as a known one, so the answer's timing does not tell them apart.
+    const passwordOk = await this.deps.hasher.verifyPassword(password, account?.passwordHash ?? (await this.decoyHash()));
     if (account === null || !passwordOk) throw new DomainError('AUTH-INVALID-CREDENTIALS');
     if (!account.verified) throw new DomainError('AUTH-NOT-VERIFIED');
     const token = newSecretToken('st_', this.deps.ids.randomBytes(this.deps.settings.tokenBytes));
@@ -123,6 +127,41 @@ export class AccountsUseCases implements AccountsService {
     const session = await this.deps.sessions.findByTokenHash(this.deps.hasher.hashToken(sessionToken));
     if (session === null || session.revokedAt !== null || this.deps.clock.now() >= session.expiresAt) return null;
     return { userId: session.userId };
+  }
+
+  /** An unverified account older than unverifiedAccountTtlMs: its e-mail is free for whoever registers it next. */
+  private abandoned(account: Account): boolean {
+    return !account.verified && this.deps.clock.now() >= account.createdAt + this.deps.settings.unverifiedAccountTtlMs;
+  }
+
+  /**
+   * The new registrant takes an abandoned account over: new password, new code, a fresh 24 h. The id stays (nothing
+   * can hang off an unverified account: it never logged in). A concurrent change is a conflict, never two owners.
+   */
+  private async takeOver(account: Account, password: string): Promise<RegisteredView> {
+    const code = this.newCode();
+    const now = this.deps.clock.now();
+    const passwordHash = await this.deps.hasher.hashPassword(password);
+    await this.deps.accounts.update({
+      ...account,
+      passwordHash,
+      verificationCodeHash: this.deps.hasher.hashToken(code),
+      verificationExpiresAt: now + this.deps.settings.verificationTtlMs,
+      verificationAttempts: 0,
+      createdAt: now,
+      version: account.version + 1,
+    }).catch((error: unknown) => {
+      // Another registrant took it over first: the e-mail is taken again.
+      throw error instanceof ConcurrencyConflict ? new DomainError('AUTH-EMAIL-TAKEN') : error;
+    });
+    await this.deps.mailer.sendVerificationCode(account.email, code);
+    return { user_id: account.id, email: account.email };
+  }
+
+  /** A real scrypt hash of a random secret, made once: what an unknown e-mail's password is checked against. */
+  private decoyHash(): Promise<string> {
+    this.decoy ??= this.deps.hasher.hashPassword(Buffer.from(this.deps.ids.randomBytes(16)).toString('hex'));
+    return this.decoy;
   }
 
   private async reissueCode(account: Account, password: string): Promise<RegisteredView> {

@@ -34,6 +34,11 @@ export interface CoreSettings {
   readonly verificationTtlMs: number;
   /** Wrong codes accepted before the code is burnt (a new registration attempt is needed). */
   readonly verificationMaxAttempts: number;
+  /**
+   * How long an account may stay unverified before its e-mail is free again: a later registration of that e-mail
+   * takes the account over (new password, new code), so nobody can squat an address they cannot read.
+   */
+  readonly unverifiedAccountTtlMs: number;
   /** Test-only allowance: loopback/private webhook hosts and plain http (never on in production). */
   readonly allowLocalWebhooks: boolean;
   /** Random bytes in every `st_`, `dk_`, `ct_` token (DESIGN.md: at least 32). */
@@ -46,6 +51,7 @@ export const DEFAULT_CORE_SETTINGS: CoreSettings = {
   addressLockTtlMs: 10_000,
   verificationTtlMs: 15 * 60 * 1000,
   verificationMaxAttempts: 5,
+  unverifiedAccountTtlMs: 24 * 60 * 60 * 1000,
   allowLocalWebhooks: false,
   tokenBytes: 32,
 };
