@@ -51,6 +51,8 @@ const FEE_ONLY = new Set([
   'AccountCreateContract', 'AccountUpdateContract', 'AccountPermissionUpdateContract', 'UpdateSettingContract', 'UpdateEnergyLimitContract',
   'ClearABIContract', 'UpdateBrokerageContract',
 ]);
+/** Balance reads in flight at once on one node (a provider allows 15-30 a second). */
+const READS_IN_FLIGHT = 4;
 /** How often the solidified head may move during a balance read before the read gives up (transiently). */
 const PIN_ATTEMPTS = 3;
 
@@ -116,11 +118,13 @@ export class TronBlockSource implements BlockSource {
     return this.pool.run('final balances', async (node) => {
       for (let attempt = 1; ; attempt += 1) {
         const before = await this.solidifiedHead(node);
-        const balances = new Map<string, Map<string | null, bigint>>();
-        for (const address of addresses) {
-          const own = new Map<string | null, bigint>();
-          for (const contract of contracts) own.set(contract, contract === null ? await trxBalance(node, address) : await tokenBalance(node, address, contract));
-          balances.set(address, own);
+        const balances = new Map<string, Map<string | null, bigint>>(addresses.map((a) => [a, new Map()]));
+        // A few reads in flight at once: the pair of head reads must enclose them within one solidified block (3 s).
+        const reads = addresses.flatMap((address) => contracts.map((contract) => ({ address, contract })));
+        for (let i = 0; i < reads.length; i += READS_IN_FLIGHT) {
+          await Promise.all(reads.slice(i, i + READS_IN_FLIGHT).map(async ({ address, contract }) => {
+            balances.get(address)!.set(contract, contract === null ? await trxBalance(node, address) : await tokenBalance(node, address, contract));
+          }));
         }
         const after = await this.solidifiedHead(node);
         if (before.number === after.number && before.hash === after.hash) return { at: after, balances };

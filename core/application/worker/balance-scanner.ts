@@ -54,7 +54,7 @@ export interface BalanceScannerOptions {
   readonly reorgWindow?: number;
   /** Head-to-solidified distance after which the scanner asks whether its unfinal blocks are final (default 19). */
   readonly finalityHint?: number;
-  /** Addresses per final-balance read (default 10). */
+  /** Addresses per final-balance read (default 8): one read must fit inside one solidified block (3 s). */
   readonly readBatch?: number;
   /** Final balances kept in the checkpoint for recently active addresses, sparing a read on their next deposit (default 1000). */
   readonly maxAnchors?: number;
@@ -147,7 +147,7 @@ export class BalanceScanner {
     this.leaseMs = positive(options.leaseMs ?? 60_000, 'leaseMs');
     this.window = positive(options.reorgWindow ?? 64, 'reorgWindow');
     this.finalityHint = positive(options.finalityHint ?? 19, 'finalityHint');
-    this.readBatch = positive(options.readBatch ?? 10, 'readBatch');
+    this.readBatch = positive(options.readBatch ?? 8, 'readBatch');
     this.maxAnchors = positive(options.maxAnchors ?? 1_000, 'maxAnchors');
     this.network = options.network ?? 'TRON';
     this.figures = {
