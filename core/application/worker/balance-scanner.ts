@@ -115,9 +115,11 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
  * Automatic balance refresh (refresh_source 1) and deposit detection. Follows the chain block by block at the
  * configured level; each block is read once (its transfers and per-account balance changes) and matched against the
  * managed addresses with one `findManaged` lookup of the addresses it touched, whatever the number managed. A cached
- * balance is the final balance last read from the solidified state plus the changes of the processed blocks after
- * it that are not final yet, so it equals the chain's balance at the configured depth: at head level it includes
- * the head block (never transactions still pending), at solidified level only irreversible blocks. At head level a
+ * balance is the address's final balance (read from the solidified state when first seen, then carried forward by
+ * the exact changes of blocks as they become final; read again after a change the reader could not compute) plus
+ * the changes of the processed blocks after it that are not final yet. So it equals the chain's balance at the
+ * configured depth: at head level it includes the head block (never transactions still pending), at solidified
+ * level only irreversible blocks. At head level a
  * block whose parent hash does not match the cursor is a reorg: the replaced blocks' changes and deposits are taken
  * back and the new branch is scanned. The checkpoint is saved after the balances are written, under a lease; a
  * failed pass changes nothing stored and the next pass redoes it.
