@@ -54,7 +54,9 @@ function chainDeposits(devnet: Devnet, watched: ReadonlySet<string>, upTo: numbe
         if (log.topics[0] === TRANSFER_TOPIC && watched.has(`41${log.topics[2]!.slice(-40)}`)) out.set(`${txid}:log:${i}`, BigInt(`0x${log.data}`));
       });
       (r.info.internal_transactions ?? []).forEach((it, i) => {
-        if (!it.rejected && watched.has(it.transferTo_address)) out.set(`${txid}:internal:${i}`, BigInt(it.callValueInfo[0]?.callValue ?? 0));
+        // A call that carries no value (the odd half of a 1-sun split) moves nothing: not a deposit.
+        const value = it.callValueInfo[0]?.callValue ?? 0;
+        if (!it.rejected && value > 0 && watched.has(it.transferTo_address)) out.set(`${txid}:internal:${i}`, BigInt(value));
       });
     }
   }
@@ -177,7 +179,7 @@ async function schedule(level: ChainLevel, steps: readonly Step[]): Promise<void
 describe('BalanceScanner properties on a hostile devnet', () => {
   for (const level of ['head', 'solidified'] as const) {
     it(`${level}: cached balances equal the chain's at that depth after every caught-up pass; every deposit credited exactly once`, async () => {
-      await fc.assert(fc.asyncProperty(fc.array(step, { minLength: 4, maxLength: 28 }), (steps) => schedule(level, steps)), { numRuns: 25, seed: 1_100 + level.length });
+      await fc.assert(fc.asyncProperty(fc.array(step, { minLength: 4, maxLength: 36 }), (steps) => schedule(level, steps)), { numRuns: 60, seed: 1_100 + level.length });
     }, 120_000);
   }
 });
