@@ -56,7 +56,7 @@ describe('parallel requests keep the spec rules', () => {
       ...Array.from({ length: 4 }, () => h.call('POST', '/api/transfers', {
         token: u.session, headers: key(), body: { from_address: u.sub, to_address: u.main, asset_symbol: 'TRX', amount: '1' },
       })),
-      ...Array.from({ length: 2 }, () => h.call('POST', `/api/wallets/${u.sub}/withdraw-reward`, { token: u.session })),
+      ...Array.from({ length: 2 }, () => h.call('POST', `/api/wallets/${u.sub}/withdraw-reward`, { token: u.session, headers: key() })),
     ]);
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     for (const r of results.filter((x) => x.status !== 201)) fails(r, 409, 'BIZ-COMMAND-LOCKED');

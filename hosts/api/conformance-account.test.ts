@@ -34,6 +34,8 @@ describe('session, admin and system endpoints', () => {
     const wrong = code === '000000' ? '111111' : '000000';
     fails(await h.call('POST', '/api/auth/verify', { body: { email, code: wrong } }), 422, 'AUTH-VERIFICATION-FAILED');
     expectDocumented(h, 'POST', '/api/auth/verify', ok(await h.call('POST', '/api/auth/verify', { body: { email, code } })));
+    // Three registrations of one e-mail an hour (docs/decisions.md 60): the fourth waits for the next window.
+    h.clock.advance(60 * 60_000);
     fails(await h.call('POST', '/api/auth/register', { body: { email, password } }), 409, 'AUTH-EMAIL-TAKEN');
     fails(await h.call('POST', '/api/auth/login', { body: { email, password: 'nope nope nope' } }), 401, 'AUTH-INVALID-CREDENTIALS');
     fails(await h.call('POST', '/api/auth/login', { body: { email: `x${email}`, password } }), 401, 'AUTH-INVALID-CREDENTIALS');

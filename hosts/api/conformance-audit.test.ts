@@ -261,7 +261,7 @@ describe('spec M1 conformance audit', () => {
       token: user.session, headers: key(), body: { from_address: user.main, to_address: user.sub, asset_symbol: 'TRX', amount },
     });
     const stake = async (amount: string): Promise<HttpResult> =>
-      h.call('POST', `/api/wallets/${await createWallet(h, user, 2)}/stake`, { token: user.session, body: { resource: 'ENERGY', amount } });
+      h.call('POST', `/api/wallets/${await createWallet(h, user, 2)}/stake`, { token: user.session, headers: key(), body: { resource: 'ENERGY', amount } });
     for (const amount of ['9223372036854775808', '18446744073709551617', '99999999999999999999999999']) {
       fails(await transfer(amount), 422, 'BIZ-AMOUNT-INVALID');
       fails(await stake(amount), 422, 'BIZ-AMOUNT-INVALID');

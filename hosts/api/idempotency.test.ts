@@ -90,6 +90,11 @@ describe('idempotency keys', () => {
       (headers: Record<string, string>) => h.call('POST', '/api/transfers', {
         token: u.session, headers, body: { from_address: u.main, to_address: u.sub, asset_symbol: 'TRX', amount: '1' },
       }),
+      // Staking routes take the key too (issue #13): a retried stake must not run twice.
+      ...['stake', 'unstake', 'withdraw-unstaked', 'vote', 'withdraw-reward'].map((op) => (headers: Record<string, string>) => {
+        h.clock.advance(61_000);
+        return h.call('POST', `/api/wallets/${u.main}/${op}`, { token: u.session, headers, body: { resource: 'ENERGY', amount: '1' } });
+      }),
     ];
     for (const send of calls) {
       for (const headers of [{}, { 'idempotency-key': '   ' }, { 'idempotency-key': 'k'.repeat(256) }] as Record<string, string>[]) {
@@ -101,7 +106,12 @@ describe('idempotency keys', () => {
     expect(await commandsOf(u, 3)).toHaveLength(0);
     expect(await commandsOf(u, 2)).toHaveLength(0);
     expect(h.host.routes.filter((r) => r.idempotent === true).map((r) => `${r.method} ${r.path}`).sort())
-      .toEqual(['POST /api/cashier/collect', 'POST /api/collections', 'POST /api/transfers']);
+      .toEqual([
+        'POST /api/cashier/collect', 'POST /api/collections', 'POST /api/transfers', 'POST /api/wallets/:address/stake',
+        'POST /api/wallets/:address/unstake', 'POST /api/wallets/:address/vote', 'POST /api/wallets/:address/withdraw-reward',
+        'POST /api/wallets/:address/withdraw-unstaked',
+      ]);
+    for (const type of [4, 5, 6, 7, 8]) expect(await commandsOf(u, type)).toHaveLength(0);
   });
 
   it('keys are scoped by caller: another user (or cashier token) with the same key executes its own request', async () => {

@@ -48,11 +48,13 @@ export const REPLAY_HEADER = 'idempotent-replayed';
  * Runs `execute` at most once per (scope, key) within the 24 h window (DESIGN.md). A completed earlier request with the
  * same body is replayed byte for byte, status included; another body is 422 IDEMPOTENCY-KEY-REUSED; one still running
  * is 409 IDEMPOTENCY-KEY-IN-PROGRESS, until its in-flight lease (IDEMPOTENCY_IN_FLIGHT_MS) runs out and a retry takes it
- * over. 2xx and 4xx outcomes are stored (they are the answer to that request); a 5xx
+ * over. `admit` (the route's rate limit) runs only for a request that is new under its key, so replays cost no quota.
+ * 2xx and 4xx outcomes are stored (they are the answer to that request); a 5xx
  * or an unexpected error abandons the record so the client can retry with the same key.
  */
 export async function runIdempotent(
   store: IdempotencyStore, scope: string, key: string, body: unknown, execute: () => Promise<ApiReply>,
+  admit?: () => Promise<void>,
 ): Promise<ApiReply> {
   const begun = await store.begin(scope, key, requestHash(body), IDEMPOTENCY_WINDOW_MS, IDEMPOTENCY_IN_FLIGHT_MS);
   if (begun.outcome === 'replay') {
@@ -60,6 +62,15 @@ export async function runIdempotent(
   }
   if (begun.outcome === 'mismatch') throw new DomainError('IDEMPOTENCY-KEY-REUSED');
   if (begun.outcome === 'in-progress') throw new DomainError('IDEMPOTENCY-KEY-IN-PROGRESS');
+  if (admit !== undefined) {
+    // Only a new request reaches the rate limit; a refused one (429) stores nothing under its key.
+    try {
+      await admit();
+    } catch (error) {
+      await store.abandon(scope, key).catch(() => undefined);
+      throw error;
+    }
+  }
   let reply: ApiReply;
   try {
     reply = await execute();

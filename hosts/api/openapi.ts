@@ -1,7 +1,7 @@
 import { ERROR_CATALOGUE, type ErrorCode } from '../../core/domain/errors.js';
 import { bucketOf } from './pipeline.js';
 import { COMPONENTS, s, type JsonSchema } from './openapi-schemas.js';
-import { DEFAULT_RATE_LIMITS } from './rate-limit.js';
+import { DEFAULT_RATE_LIMITS, windowOf } from './rate-limit.js';
 import type { RouteDef } from './route.js';
 
 const SECURITY: Record<string, string> = {
@@ -12,6 +12,15 @@ const SECURITY: Record<string, string> = {
 export function toOpenApiPath(path: string): string {
   return path.replace(/:([A-Za-z]+)/g, '{$1}');
 }
+
+const LIMIT_HEADERS = {
+  'X-RateLimit-Limit': { description: 'hits allowed in the current window', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'hits left in the current window after this one', schema: { type: 'integer' } },
+};
+const LIMIT_429_HEADERS = {
+  ...LIMIT_HEADERS,
+  'Retry-After': { description: 'seconds until the window ends', schema: { type: 'integer' } },
+};
 
 function envelope(data: JsonSchema): JsonSchema {
   return s.obj({ code: s.enumOf(['OK']), message: s.enumOf(['success']), data });
@@ -31,7 +40,7 @@ function codesByStatus(route: RouteDef): Map<number, string[]> {
   if (route.auth === 'cashier') codes.push('FORBIDDEN');
   if (route.method !== 'GET') codes.push('PAYLOAD-TOO-LARGE', 'VALIDATION-ERROR');
   if (route.method === 'GET' && route.docs.query !== undefined) codes.push('VALIDATION-ERROR');
-  if (bucketOf(route) !== undefined) codes.push('RATE-LIMITED');
+  if (bucketOf(route) !== undefined || route.throttle !== undefined) codes.push('RATE-LIMITED');
   if (route.idempotent === true) codes.push('IDEMPOTENCY-KEY-REUSED', 'IDEMPOTENCY-KEY-IN-PROGRESS');
   const byStatus = new Map<number, string[]>();
   for (const code of new Set(codes)) {
@@ -55,6 +64,12 @@ function operation(route: RouteDef): Record<string, unknown> {
     : { [route.docs.produces]: {} };
   const responses: Record<string, unknown> = { [String(route.status ?? 200)]: { description: 'success', content: success } };
   for (const [status, codes] of [...codesByStatus(route)].sort((a, b) => a[0] - b[0])) responses[String(status)] = errorResponse(codes);
+  if (bucket !== undefined || route.throttle !== undefined) {
+    // Every limited answer carries the window's headers; a 429 also says when to retry (spec §8).
+    for (const [status, response] of Object.entries(responses)) {
+      if (Number(status) < 400 || status === '429') (response as Record<string, unknown>)['headers'] = status === '429' ? LIMIT_429_HEADERS : LIMIT_HEADERS;
+    }
+  }
   return {
     operationId: `${route.method.toLowerCase()}${toOpenApiPath(route.path).replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
     summary: route.docs.summary,
@@ -63,6 +78,9 @@ function operation(route: RouteDef): Record<string, unknown> {
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(route.docs.body === undefined ? {} : { requestBody: { required: route.method !== 'DELETE', content: { 'application/json': { schema: route.docs.body } } } }),
     ...(bucket === undefined ? {} : { 'x-rate-limit': { bucket, per_minute: DEFAULT_RATE_LIMITS[bucket] } }),
+    ...(route.throttle === undefined ? {} : {
+      'x-throttle': route.throttle.map((t) => ({ bucket: t.bucket, by: t.by, limit: DEFAULT_RATE_LIMITS[t.bucket], window_seconds: windowOf(t.bucket) / 1000 })),
+    }),
     responses,
   };
 }

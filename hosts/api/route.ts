@@ -1,5 +1,5 @@
 import type { AuthKind, CallerOf } from './auth.js';
-import type { RateBucket } from './rate-limit.js';
+import type { RateBucket, Throttle } from './rate-limit.js';
 import type { JsonSchema } from './openapi-schemas.js';
 
 export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -54,7 +54,12 @@ export interface RouteDef<K extends AuthKind = AuthKind> {
   /** Success status: 201 for creations, else 200. */
   readonly status?: 200 | 201;
   readonly rateLimit?: RateBucket;
-  /** Requires an Idempotency-Key and replays stored answers (POST /collections, /cashier/collect, /transfers). */
+  /** Anonymous routes (register, verify, login): buckets counted per client address and per e-mail. */
+  readonly throttle?: readonly Throttle[];
+  /**
+   * Requires an Idempotency-Key and replays stored answers (collections, cashier collect, transfers, staking). A replay
+   * is answered before the rate limit is counted: it costs no quota, and is served even when the window is spent.
+   */
   readonly idempotent?: boolean;
   readonly docs: RouteDocs;
   handle(ctx: RouteContext<K>): Promise<unknown>;

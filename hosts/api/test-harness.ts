@@ -11,6 +11,7 @@ import type { ApiHost } from './api-app.js';
 import { startApiServer, type RunningServer } from './api-server.js';
 import { REDACT_PATHS } from './logger.js';
 import type { RateLimiter } from '../../core/ports/rate-limiter.port.js';
+import type { RateLimits } from './rate-limit.js';
 
 /** What a test gets back from one HTTP call. */
 export interface HttpResult {
@@ -42,6 +43,15 @@ export interface CallOptions {
  * a per-test key prefix, so runs sharing one Redis never count each other's hits).
  */
 export type HarnessOverrides = CompositionOverrides & { readonly rateLimiter?: RateLimiter };
+
+/**
+ * Every test signs its users up from 127.0.0.1, so the per-client-address throttles of the account routes would
+ * count a whole file's sign-ups as one client's. The harness lifts them; the throttle tests pass the defaults back
+ * through `rateLimits` (the per-e-mail and per-user limits stay as shipped everywhere).
+ */
+export const HARNESS_CLIENT_LIMITS: Partial<RateLimits> = {
+  'register-ip': 1_000_000, 'verify-ip': 1_000_000, 'login-ip': 1_000_000, 'login-ip-hour': 1_000_000,
+};
 
 /** A composed API on memory adapters, a manual clock and an in-process devnet, served on a loopback port. */
 export interface ApiHarness {
@@ -79,7 +89,10 @@ export async function startHarness(
     TRON_FULL_HOST: devnet.url, USDT_CONTRACT: devnet.usdtAddress, ADMIN_TOKEN: 'admin-token-for-tests-0123456789abcdef',
     WEBHOOK_ALLOW_LOCAL: 'true',
   }, { mode: 'dev' });
-  const composition = composeContainer(config, { clock, mailer, logger, hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }), ...overrides });
+  const composition = composeContainer(config, {
+    clock, mailer, logger, hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }), ...overrides,
+    rateLimits: { ...HARNESS_CLIENT_LIMITS, ...overrides.rateLimits },
+  });
   if (rateLimiter !== undefined) composition.container.rebind(TOKENS.RateLimiter).toConstantValue(rateLimiter);
   const host = composition.container.get(TOKENS.ApiHost);
   const server: RunningServer = await startApiServer(host.h3, { port: 0 });

@@ -10,11 +10,13 @@ export function accountRoutes(app: Application): RouteDef[] {
   return [
     defineRoute({
       method: 'POST', path: '/api/auth/register', auth: 'none', status: 201,
+      throttle: [{ bucket: 'register-ip', by: 'ip' }, { bucket: 'register-email', by: 'email' }],
       docs: { summary: 'Register; a 6-digit code is e-mailed', tag: 'Account', body: credentials, data: s.obj({ user_id: s.int(), email: s.str() }), errors: ['AUTH-EMAIL-TAKEN'] },
       handle: ({ body }) => app.accounts.register(body),
     }),
     defineRoute({
       method: 'POST', path: '/api/auth/verify', auth: 'none',
+      throttle: [{ bucket: 'verify-ip', by: 'ip' }, { bucket: 'verify-email', by: 'email' }],
       docs: {
         summary: 'Verify the e-mail address', tag: 'Account', body: s.obj({ email: s.str(), code: s.str() }),
         data: s.obj({ user_id: s.int(), email: s.str(), verified: s.enumOf([true]) }), errors: ['AUTH-VERIFICATION-FAILED'],
@@ -23,6 +25,10 @@ export function accountRoutes(app: Application): RouteDef[] {
     }),
     defineRoute({
       method: 'POST', path: '/api/auth/login', auth: 'none',
+      throttle: [
+        { bucket: 'login-ip', by: 'ip' }, { bucket: 'login-ip-hour', by: 'ip' },
+        { bucket: 'login-email', by: 'email' }, { bucket: 'login-email-hour', by: 'email' }, { bucket: 'login-email-day', by: 'email' },
+      ],
       docs: {
         summary: 'Log in; returns a session token (st_…)', tag: 'Account', body: credentials,
         data: s.obj({ session_token: s.str(), expires_at: s.str(), user_id: s.int() }), errors: ['AUTH-INVALID-CREDENTIALS', 'AUTH-NOT-VERIFIED'],
@@ -30,7 +36,7 @@ export function accountRoutes(app: Application): RouteDef[] {
       handle: ({ body }) => app.accounts.login(body),
     }),
     defineRoute({
-      method: 'POST', path: '/api/auth/logout', auth: 'session',
+      method: 'POST', path: '/api/auth/logout', auth: 'session', rateLimit: 'account-write',
       docs: { summary: 'Revoke the presented session token', tag: 'Account', data: s.empty() },
       handle: async ({ caller }) => {
         await app.accounts.logout(caller.token);
@@ -38,7 +44,7 @@ export function accountRoutes(app: Application): RouteDef[] {
       },
     }),
     defineRoute({
-      method: 'POST', path: '/api/subscriptions/activate', auth: 'session',
+      method: 'POST', path: '/api/subscriptions/activate', auth: 'session', rateLimit: 'account-write',
       docs: {
         summary: 'Activate (or switch) a plan', tag: 'Account',
         body: s.obj({ service_code: s.enumOf(['developer', 'sub_address']), plan_code: s.str('sub_address: starter | pro | unlimited') }, ['plan_code']),
@@ -47,7 +53,7 @@ export function accountRoutes(app: Application): RouteDef[] {
       handle: ({ caller, body }) => app.subscriptions.activate(caller.userId, body),
     }),
     defineRoute({
-      method: 'PUT', path: '/api/subscriptions/config', auth: 'session',
+      method: 'PUT', path: '/api/subscriptions/config', auth: 'session', rateLimit: 'account-write',
       docs: {
         summary: 'Set the developer configuration (webhook URL and secret, minimum collect amounts)', tag: 'Account',
         body: s.obj({
@@ -64,7 +70,7 @@ export function accountRoutes(app: Application): RouteDef[] {
       handle: ({ caller }) => app.subscriptions.getDeveloperConfig(caller.userId),
     }),
     defineRoute({
-      method: 'POST', path: '/api/api-tokens', auth: 'session', status: 201,
+      method: 'POST', path: '/api/api-tokens', auth: 'session', status: 201, rateLimit: 'api-token-create',
       docs: {
         summary: 'Create a Developer API Token (dk_…, shown once)', tag: 'Account', body: s.obj({ name: s.str() }),
         data: s.ref('ApiTokenCreated'), errors: ['BIZ-DEVELOPER-SUBSCRIPTION-REQUIRED'],
@@ -72,12 +78,12 @@ export function accountRoutes(app: Application): RouteDef[] {
       handle: ({ caller, body }) => app.apiTokens.create(caller.userId, body),
     }),
     defineRoute({
-      method: 'DELETE', path: '/api/api-tokens/:id', auth: 'session',
+      method: 'DELETE', path: '/api/api-tokens/:id', auth: 'session', rateLimit: 'api-token-revoke',
       docs: { summary: 'Revoke a Developer API Token', tag: 'Account', data: s.ref('ApiTokenRevoked'), errors: ['API-TOKEN-NOT-FOUND'] },
       handle: ({ caller, params }) => app.apiTokens.revoke(caller.userId, params.id ?? ''),
     }),
     defineRoute({
-      method: 'POST', path: '/api/webhooks/debug/test', auth: 'session',
+      method: 'POST', path: '/api/webhooks/debug/test', auth: 'session', rateLimit: 'webhook-test',
       docs: { summary: 'Send a signed webhook.test event to the approved URL', tag: 'Webhooks', data: s.ref('WebhookTest'), errors: ['BIZ-WEBHOOK-URL-UNVERIFIED'] },
       handle: ({ caller }) => app.webhooks.test(caller.userId),
     }),

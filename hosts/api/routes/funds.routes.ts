@@ -10,7 +10,7 @@ export function fundsRoutes(app: Application): RouteDef[] {
   const accepted = s.ref('CommandAccepted');
   return [
     defineRoute({
-      method: 'POST', path: '/api/transfers', auth: 'session', status: 201, idempotent: true,
+      method: 'POST', path: '/api/transfers', auth: 'session', status: 201, rateLimit: 'transfer-create', idempotent: true,
       docs: {
         summary: 'Withdraw from an owned address', tag: 'Funds',
         body: s.obj({ from_address: s.str(), to_address: s.str(), asset_symbol: s.str(), amount: s.amount() }),
@@ -19,22 +19,22 @@ export function fundsRoutes(app: Application): RouteDef[] {
       handle: ({ caller, body }) => app.transfers.create(caller.userId, body),
     }),
     defineRoute({
-      method: 'POST', path: '/api/wallets/:address/stake', auth: 'session', status: 201,
+      method: 'POST', path: '/api/wallets/:address/stake', auth: 'session', status: 201, rateLimit: 'staking', idempotent: true,
       docs: { summary: 'Stake TRX for energy or bandwidth', tag: 'Funds', body: resourceAmount, data: accepted, errors: [...LOCKED, 'BIZ-AMOUNT-INVALID'] },
       handle: ({ caller, params, body }) => app.staking.stake(caller.userId, params.address ?? '', body),
     }),
     defineRoute({
-      method: 'POST', path: '/api/wallets/:address/unstake', auth: 'session', status: 201,
+      method: 'POST', path: '/api/wallets/:address/unstake', auth: 'session', status: 201, rateLimit: 'staking', idempotent: true,
       docs: { summary: 'Unstake TRX', tag: 'Funds', body: resourceAmount, data: accepted, errors: [...LOCKED, 'BIZ-AMOUNT-INVALID'] },
       handle: ({ caller, params, body }) => app.staking.unstake(caller.userId, params.address ?? '', body),
     }),
     defineRoute({
-      method: 'POST', path: '/api/wallets/:address/withdraw-unstaked', auth: 'session', status: 201,
+      method: 'POST', path: '/api/wallets/:address/withdraw-unstaked', auth: 'session', status: 201, rateLimit: 'staking', idempotent: true,
       docs: { summary: 'Withdraw TRX past the unstaking wait', tag: 'Funds', data: accepted, errors: LOCKED },
       handle: ({ caller, params }) => app.staking.withdrawUnstaked(caller.userId, params.address ?? ''),
     }),
     defineRoute({
-      method: 'POST', path: '/api/wallets/:address/vote', auth: 'session', status: 201,
+      method: 'POST', path: '/api/wallets/:address/vote', auth: 'session', status: 201, rateLimit: 'staking', idempotent: true,
       docs: {
         summary: 'Vote for witnesses', tag: 'Funds', body: s.obj({ votes: s.arr(s.obj({ witness: s.str(), count: s.int() })) }),
         data: accepted, errors: LOCKED,
@@ -42,7 +42,7 @@ export function fundsRoutes(app: Application): RouteDef[] {
       handle: ({ caller, params, body }) => app.staking.vote(caller.userId, params.address ?? '', body),
     }),
     defineRoute({
-      method: 'POST', path: '/api/wallets/:address/withdraw-reward', auth: 'session', status: 201,
+      method: 'POST', path: '/api/wallets/:address/withdraw-reward', auth: 'session', status: 201, rateLimit: 'staking', idempotent: true,
       docs: { summary: 'Withdraw voting rewards', tag: 'Funds', data: accepted, errors: LOCKED },
       handle: ({ caller, params }) => app.staking.withdrawReward(caller.userId, params.address ?? ''),
     }),
