@@ -6,7 +6,7 @@ import type { RateLimiter } from '../../core/ports/rate-limiter.port.js';
 import { BearerAuthenticator } from './auth.js';
 import { failureReply, toHttpResponse } from './envelope.js';
 import { buildOpenApi } from './openapi.js';
-import { requestIdOf, runRoute, type PipelineDeps } from './pipeline.js';
+import { requestIdOf, runRoute, type PipelineDeps, type RequestObserver } from './pipeline.js';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limit.js';
 import type { RouteDef } from './route.js';
 import { accountRoutes } from './routes/account.routes.js';
@@ -30,6 +30,8 @@ export interface ApiHostOptions {
   readonly rateLimits?: Partial<RateLimits>;
   /** Adapter reachability for /api/readyz; defaults to "ready". */
   readonly readiness?: ReadinessProbe;
+  /** Told every routed request's outcome (metrics: hosts/composition/metrics.ts). */
+  readonly observe?: RequestObserver;
 }
 
 /** The built host: the h3 app (serve it with `toNodeHandler`/`serve`) and the route table it was built from. */
@@ -80,6 +82,7 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
     limits: { ...DEFAULT_RATE_LIMITS, ...options.rateLimits },
     idempotency: options.idempotency,
     logger: options.logger,
+    ...(options.observe === undefined ? {} : { observe: options.observe }),
   };
   const readiness = options.readiness ?? (() => Promise.resolve([]));
   let openapi: Record<string, unknown> = {};

@@ -61,7 +61,7 @@ describe.concurrent('API-only process entry', () => {
   }
 
   const productionEnv = (): Record<string, string> => ({
-    PORT: '0', API_HOST: '127.0.0.1', STORE: 'memory', ALLOW_EPHEMERAL: 'true', METRICS_PORT: '0', LOCKS: 'memory', CHAIN: 'devnet', TRON_FULL_HOST: devnet.url,
+    PORT: '0', API_HOST: '127.0.0.1', STORE: 'memory', ALLOW_EPHEMERAL: 'true', METRICS_PORT: '0', METRICS_HOST: '127.0.0.1', LOCKS: 'memory', CHAIN: 'devnet', TRON_FULL_HOST: devnet.url,
     ADMIN_TOKEN: `admin-${randomBytes(24).toString('hex')}`, KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
   });
 
@@ -76,6 +76,12 @@ describe.concurrent('API-only process entry', () => {
     const pending = (token: string): Promise<Response> => fetch(`${url}/api/admin/webhooks/pending`, { headers: { authorization: `Bearer ${token}` } });
     expect((await pending(env['ADMIN_TOKEN']!)).status).toBe(200);
     expect((await pending(`admin-${randomBytes(24).toString('hex')}`)).status).toBe(401);
+    // Metrics on their own port (METRICS_PORT), never on the public one.
+    const [, metricsUrl] = await api.waitFor(/api metrics (http:\/\/[^\s]+)\n/, 5_000);
+    const metrics = await (await fetch(metricsUrl!)).text();
+    expect(metrics).toMatch(/custody_http_request_duration_seconds_count\{[^}]*route="\/api\/healthz"[^}]*status="200"[^}]*\} 1/);
+    expect(metrics).toContain('service="custody-api"');
+    expect((await fetch(`${url}/metrics`)).status).toBe(404);
     const sent = Date.now();
     api.child.kill('SIGTERM');
     expect(await api.exited).toBe(0);

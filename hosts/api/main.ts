@@ -12,6 +12,7 @@ const api = await startApi(process.env).catch((error: unknown) => {
   process.exit(error instanceof ConfigError ? 2 : 1);
 });
 process.stdout.write(`api listening ${api.url}\n`);
+if (api.metricsUrl !== null) process.stdout.write(`api metrics ${api.metricsUrl}/metrics\n`);
 
 let stopping = false;
 const shutdown = (signal: NodeJS.Signals): void => {

@@ -18,7 +18,11 @@ export interface PipelineDeps {
   readonly limits: RateLimits;
   readonly idempotency: IdempotencyStore;
   readonly logger: Logger;
+  readonly observe?: RequestObserver;
 }
+
+/** Told each routed request's method, route pattern, status and duration in seconds (metrics). */
+export type RequestObserver = (method: string, route: string, status: number, seconds: number) => void;
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
@@ -140,5 +144,6 @@ export async function runRoute(deps: PipelineDeps, route: RouteDef, event: H3Eve
     code: reply.status >= 400 ? errorCodeOf(reply) : undefined,
     user: callerTag(caller), ms: Math.round((performance.now() - started) * 10) / 10,
   }, 'request');
+  deps.observe?.(route.method, route.path, reply.status, (performance.now() - started) / 1_000);
   return toHttpResponse(reply, headers);
 }

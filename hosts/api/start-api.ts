@@ -2,6 +2,7 @@ import type { Composition, CompositionOverrides } from '../composition/container
 import { openComposition } from '../composition/container.js';
 import { ConfigError, loadConfig, type Env } from '../composition/config.js';
 import { TOKENS } from '../composition/tokens.js';
+import { startMetricsServer, type MetricsServer } from '../composition/metrics-server.js';
 import { startApiServer } from './api-server.js';
 
 /**
@@ -14,6 +15,8 @@ export const DEFAULT_API_HOST = '0.0.0.0';
 export interface StartedApi {
   /** `http://host:port` as bound (PORT=0 resolved to the port picked). */
   readonly url: string;
+  /** `http://host:port/metrics` lives here (METRICS_PORT, apart from the public port); null when off. */
+  readonly metricsUrl: string | null;
   readonly composition: Composition;
   stop(): Promise<void>;
 }
@@ -26,6 +29,9 @@ export interface StartedApi {
  */
 export async function startApi(env: Env, overrides: CompositionOverrides = {}): Promise<StartedApi> {
   const config = loadConfig(env, { mode: env['NODE_ENV'] === 'development' ? 'dev' : 'production', role: 'api' });
+  if (config.metricsPort !== null && config.metricsPort !== 0 && config.metricsPort === config.port) {
+    throw new ConfigError('METRICS_PORT', 'must differ from PORT (the metrics stay off the public port)');
+  }
   const host = env['API_HOST']?.trim() || DEFAULT_API_HOST;
   if (/\s|\//.test(host)) throw new ConfigError('API_HOST', 'must be an IP address or a host name');
   const composition = await openComposition(config, overrides);
@@ -35,12 +41,23 @@ export async function startApi(env: Env, overrides: CompositionOverrides = {}): 
       await composition.close().catch(() => undefined);
       throw error;
     });
+  let metrics: MetricsServer | null = null;
+  if (config.metricsPort !== null) {
+    metrics = await startMetricsServer(composition.container.get(TOKENS.Metrics), { port: config.metricsPort, host: config.metricsHost })
+      .catch(async (error: unknown) => {
+        await listening.close().catch(() => undefined);
+        await composition.close().catch(() => undefined);
+        throw error;
+      });
+  }
   return {
     url: listening.url,
+    metricsUrl: metrics?.url ?? null,
     composition,
     // Requests in flight finish (keep-alive sockets are cut after a grace period) before the stores close under them.
     stop: async () => {
       await listening.close();
+      await metrics?.close();
       await composition.close();
     },
   };

@@ -49,7 +49,8 @@ describe('memory composition', () => {
     const stores = container.get(TOKENS.Stores);
     expect(container.get(TOKENS.CoreDeps).wallets).toBe(stores.wallets);
     expect(container.get(TOKENS.Outbox)).toBe(stores.outbox);
-    expect(container.get(TOKENS.Idempotency)).toBe(stores.idempotency);
+    // Metered (idempotency outcomes are counted), still the store's own adapter.
+    expect(container.get(TOKENS.Idempotency)).toBeInstanceOf(stores.idempotency.constructor as new () => unknown);
   });
 
   it('an unset ADMIN_TOKEN in dev mode is generated; an unset KEY_ENCRYPTION_KEY makes an ephemeral key', () => {

@@ -25,10 +25,11 @@ import {
   type RentalEnergySource,
 } from '../../adapters/tron/index.js';
 import { createApiHost } from '../api/api-app.js';
-import { createApiLogger } from '../api/logger.js';
 import type { RateLimits } from '../api/rate-limit.js';
 import type { ReadinessCheck } from '../api/routes/system.routes.js';
 import { ConfigError, type HostConfig, type RentalProviderConfig } from './config.js';
+import { createServiceLogger, serviceName } from './logger.js';
+import { CustodyMetrics } from './metrics.js';
 import { TOKENS, type StoreAdapters } from './tokens.js';
 
 /**
@@ -86,13 +87,13 @@ function storeAdapters(config: HostConfig, overrides: CompositionOverrides, cloc
 function bindChain(container: Container, config: HostConfig, overrides: CompositionOverrides): void {
   const apiKey = config.tronApiKey === null ? {} : { apiKey: config.tronApiKey };
   const solidity = config.tronSolidityHost === null ? {} : { solidityHost: config.tronSolidityHost };
-  container.bind(TOKENS.Chain).toDynamicValue(() => overrides.chain ?? new TronWebChainGateway({
+  container.bind(TOKENS.Chain).toDynamicValue((ctx) => ctx.get(TOKENS.Metrics).meterChain(overrides.chain ?? new TronWebChainGateway({
     fullHost: config.tronFullHost, usdtContract: config.usdtContract, ...apiKey, ...solidity,
     ...(config.tronProTierKey === null ? {} : { proTierKey: config.tronProTierKey }),
     ...(config.tronProTierHost === null ? {} : { proTierHost: config.tronProTierHost }),
     // A local devnet answers in milliseconds or not at all; a public node may be slow.
     ...(config.chain === 'devnet' ? { timeoutMs: 5_000 } : {}),
-  }));
+  })));
   container.bind(TOKENS.BlockSource).toDynamicValue(() => new TronBlockSource({
     nodes: config.scanNodes.map((n) => ({ fullHost: n.fullHost, ...(n.solidityHost === null ? {} : { solidityHost: n.solidityHost }) })),
     ...apiKey,
@@ -135,11 +136,15 @@ export function composeContainer(config: HostConfig, overrides: CompositionOverr
   const redisClient = (): Redis => (redis ??= createRedisClient(config.redisUrl ?? ''));
 
   container.bind(TOKENS.Config).toConstantValue(config);
-  container.bind(TOKENS.Logger).toDynamicValue(() => overrides.logger ?? createApiLogger());
+  container.bind(TOKENS.Logger).toDynamicValue(() => overrides.logger ?? createServiceLogger(config));
+  // Process-level metrics (event loop, memory) only where a metrics server will expose them.
+  container.bind(TOKENS.Metrics).toDynamicValue(() => new CustodyMetrics(serviceName(config.role), {
+    defaults: config.metricsPort !== null,
+  }));
   container.bind(TOKENS.Clock).toDynamicValue(() => overrides.clock ?? new SystemClock());
   container.bind(TOKENS.Stores).toDynamicValue((ctx) => storeAdapters(config, overrides, ctx.get(TOKENS.Clock)));
   container.bind(TOKENS.Ids).toDynamicValue((ctx) => ctx.get(TOKENS.Stores).ids);
-  container.bind(TOKENS.Idempotency).toDynamicValue((ctx) => ctx.get(TOKENS.Stores).idempotency);
+  container.bind(TOKENS.Idempotency).toDynamicValue((ctx) => ctx.get(TOKENS.Metrics).meterIdempotency(ctx.get(TOKENS.Stores).idempotency));
   container.bind(TOKENS.Outbox).toDynamicValue((ctx) => ctx.get(TOKENS.Stores).outbox);
   container.bind(TOKENS.ScanCursors).toDynamicValue((ctx) => ctx.get(TOKENS.Stores).scanCursors);
   container.bind(TOKENS.Hasher).toDynamicValue(() => overrides.hasher ?? new NodeSecretHasher());
@@ -150,7 +155,7 @@ export function composeContainer(config: HostConfig, overrides: CompositionOverr
     ?? new HttpWebhookTransport({ resolver: ctx.get(TOKENS.Dns), allowLocal: config.webhookAllowLocal }));
   container.bind(TOKENS.Assets).toDynamicValue(() => createAssetRegistry({ usdtContract: config.usdtContract }));
   bindChain(container, config, overrides);
-  container.bind(TOKENS.AddressLock).toDynamicValue((ctx) => (config.locks === 'redis'
+  container.bind(TOKENS.AddressLock).toDynamicValue((ctx) => ctx.get(TOKENS.Metrics).meterLock(config.locks === 'redis'
     ? new RedisAddressLock(redisClient()) : new MemoryAddressLock({ clock: ctx.get(TOKENS.Clock) })));
   container.bind(TOKENS.RateLimiter).toDynamicValue((ctx) => (config.locks === 'redis'
     ? new RedisRateLimiter(redisClient()) : new MemoryRateLimiter({ clock: ctx.get(TOKENS.Clock) })));
@@ -176,6 +181,7 @@ export function composeContainer(config: HostConfig, overrides: CompositionOverr
   container.bind(TOKENS.ApiHost).toDynamicValue((ctx) => createApiHost({
     app: ctx.get(TOKENS.Application), rateLimiter: ctx.get(TOKENS.RateLimiter), idempotency: ctx.get(TOKENS.Idempotency),
     adminToken, logger: ctx.get(TOKENS.Logger), readiness: ctx.get(TOKENS.Readiness),
+    observe: (method, route, status, seconds) => ctx.get(TOKENS.Metrics).httpRequest(method, route, status, seconds),
     ...(overrides.rateLimits === undefined ? {} : { rateLimits: overrides.rateLimits }),
   }));
 

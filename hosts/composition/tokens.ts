@@ -18,6 +18,7 @@ import type { RateLimiter } from '../../core/ports/rate-limiter.port.js';
 import type { SecretHasher } from '../../core/ports/secret-hasher.port.js';
 import type { WebhookTransport } from '../../core/ports/webhook-transport.port.js';
 import type { ApiHost } from '../api/api-app.js';
+import type { CustodyMetrics } from './metrics.js';
 import type { ReadinessProbe } from '../api/routes/system.routes.js';
 import type { HostConfig } from './config.js';
 
@@ -69,4 +70,6 @@ export const TOKENS = {
   Application: token<Application>('application'),
   Readiness: token<ReadinessProbe>('readiness'),
   ApiHost: token<ApiHost>('api-host'),
+  /** This process's Prometheus metrics (hosts/composition/metrics.ts). */
+  Metrics: token<CustodyMetrics>('metrics'),
 } as const;

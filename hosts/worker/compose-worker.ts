@@ -8,7 +8,10 @@ import { WebhookDispatcher } from '../../core/application/worker/webhook-dispatc
 import type { Composition } from '../composition/container.js';
 import { TOKENS } from '../composition/tokens.js';
 import { parseScanLevel } from './jobs/balance-scan.js';
-import { startWorker, type RunningWorker, type WorkerOptions } from './index.js';
+import { startWorker, type RunningWorker, type WorkerObserver, type WorkerOptions } from './index.js';
+import { rateLimitedErrors } from './rate-limited-log.js';
+import type { CustodyMetrics } from '../composition/metrics.js';
+import type { CollectionTaskRepository } from '../../core/ports/collection-task-repository.port.js';
 
 /** Environment the worker reads beyond the composition's configuration. */
 export interface ComposedWorkerEnv {
@@ -35,13 +38,22 @@ export function startComposedWorker(composition: Composition, env: ComposedWorke
     clock: core.clock, blocks: c.get(TOKENS.BlockSource), cursors: stores.scanCursors, wallets: core.wallets,
     balances: core.balances, chain: core.chain, assets: core.assets,
   }, { level: parseScanLevel(env.BALANCE_SCAN_LEVEL) });
+  const metrics = c.get(TOKENS.Metrics);
+  metrics.watchScannerLag(() => balanceScanner.lag());
   return startWorker({
     ...core,
     energy: { self: energy.self, rental: energy.rental ?? undefined },
     webhooks,
     balanceScanner,
+    // The runners report stuck workflows and retried stages to the metrics (their log lines stay as they are).
+    hooks: {
+      onStuck: (workflow, _key, step) => metrics.workflowStuck(workflow, step),
+      onRetry: (workflow, _key, step) => metrics.workflowRetry(workflow, step),
+    },
   }, {
-    log: c.get(TOKENS.Logger),
+    // A pass failing every tick (a node or the store down) writes one line a minute, not a stack trace per tick.
+    log: rateLimitedErrors(c.get(TOKENS.Logger)),
+    observer: workerMetrics(metrics, core.tasks),
     ...options,
     collection: {
       confirmations: config.chainConfirmations, burnEnabled: config.energyBurn, stuckAfterMs: config.workflowStuckAfterMs,
@@ -54,4 +66,30 @@ export function startComposedWorker(composition: Composition, env: ComposedWorke
       ...options.commands,
     },
   });
+}
+
+/** The worker's outcomes as metrics: stages, finished tasks with their step durations and cost, webhook attempts. */
+export function workerMetrics(metrics: CustodyMetrics, tasks: CollectionTaskRepository): WorkerObserver {
+  return {
+    async tick(report) {
+      metrics.ticked(Date.now());
+      for (const o of report.collections) {
+        metrics.stage('collection', o.outcome);
+        // A finished task is read once more for its steps and cost; a failed read only loses a sample.
+        if (o.outcome === 'finished') {
+          const task = await tasks.get(o.taskNo).catch(() => null);
+          if (task !== null) metrics.collectionFinished(task);
+        }
+      }
+      for (const o of report.reclaims) metrics.stage('reclaim', o.outcome);
+      for (const o of report.commands) {
+        metrics.stage('command', o.outcome);
+        if (o.outcome === 'completed' || o.outcome === 'failed' || o.outcome === 'rejected') metrics.taskFinished('command', o.outcome);
+      }
+    },
+    passFailed: (workflow) => metrics.passFailed(workflow),
+    webhookAttempts(outcomes) {
+      for (const o of outcomes) if (o.recorded) metrics.webhookAttempt(o.status, o.attempt.durationMs);
+    },
+  };
 }

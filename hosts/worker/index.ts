@@ -7,7 +7,7 @@ import type { BalanceScanner } from '../../core/application/worker/balance-scann
 import {
   CollectionExecutor, type CollectionExecutorDeps, type CollectionExecutorOptions, type StageOutcome,
 } from '../../core/application/worker/collection-executor.js';
-import type { WebhookDispatcher } from '../../core/application/worker/webhook-dispatcher.js';
+import type { AttemptOutcome, WebhookDispatcher } from '../../core/application/worker/webhook-dispatcher.js';
 import { ReclaimExecutor, type ReclaimExecutorOptions, type ReclaimOutcome } from '../../core/application/worker/reclaim-executor.js';
 import {
   CommandExecutor, type CommandExecutorDeps, type CommandExecutorOptions, type CommandOutcome,
@@ -41,6 +41,16 @@ export interface WorkerOptions {
   /** No timers: nothing runs until `tick()` is called (tests, benches). */
   readonly manual?: boolean;
   readonly log?: WorkerLog;
+  /** Told what each tick did, each failed pass and each webhook attempt (metrics). */
+  readonly observer?: WorkerObserver;
+}
+
+/** Receives the worker's outcomes as they happen (hosts/composition/metrics.ts); every method is optional. */
+export interface WorkerObserver {
+  /** Awaited before the tick resolves (so a manual tick's metrics are complete); a failure is ignored. */
+  tick?(report: TickReport): void | Promise<void>;
+  passFailed?(workflow: string): void;
+  webhookAttempts?(outcomes: readonly AttemptOutcome[]): void;
 }
 
 /** What one tick did. */
@@ -82,6 +92,7 @@ export function startWorker(deps: WorkerDeps, options: WorkerOptions = {}): Runn
       return await run();
     } catch (error) {
       options.log.error({ err: error, workflow: name }, 'workflow pass failed');
+      options.observer?.passFailed?.(name);
       return [];
     }
   };
@@ -93,9 +104,11 @@ export function startWorker(deps: WorkerDeps, options: WorkerOptions = {}): Runn
     };
     if (manual && deps.webhooks !== undefined) {
       await deps.webhooks.recordEvents();
-      await deps.webhooks.deliverDue();
+      const attempts = await deps.webhooks.deliverDue();
+      options.observer?.webhookAttempts?.(attempts);
     }
     if (manual && deps.balanceScanner !== undefined) await deps.balanceScanner.scan();
+    await Promise.resolve(options.observer?.tick?.(report)).catch(() => undefined);
     return report;
   };
   const tick = (): Promise<TickReport> => {
@@ -108,7 +121,12 @@ export function startWorker(deps: WorkerDeps, options: WorkerOptions = {}): Runn
   let timer: NodeJS.Timeout | undefined;
   let loop: Promise<void> = Promise.resolve();
   if (!manual) {
-    if (deps.webhooks !== undefined) jobs.push(startWebhookJob(deps.webhooks, options.log === undefined ? {} : { log: options.log }));
+    if (deps.webhooks !== undefined) {
+      jobs.push(startWebhookJob(deps.webhooks, {
+        ...(options.log === undefined ? {} : { log: options.log }),
+        ...(options.observer?.webhookAttempts === undefined ? {} : { onAttempts: (o: readonly AttemptOutcome[]) => options.observer?.webhookAttempts?.(o) }),
+      }));
+    }
     if (deps.balanceScanner !== undefined) {
       jobs.push(startBalanceScanJob(deps.balanceScanner, options.log === undefined ? {} : { log: options.log }));
     }
@@ -125,6 +143,7 @@ export function startWorker(deps: WorkerDeps, options: WorkerOptions = {}): Runn
         reportEnds(report, options.log);
       } catch (error) {
         options.log?.error({ err: error }, 'worker tick failed');
+        options.observer?.passFailed?.('tick');
       }
       schedule(busy ? 0 : intervalMs);
     };

@@ -14,6 +14,8 @@ export interface WebhookJobOptions {
   /** How often outbox events are recorded and free slots are refilled with due deliveries. */
   readonly intervalMs?: number;
   readonly log?: WebhookJobLog;
+  /** Told the outcome of every attempt (metrics). */
+  readonly onAttempts?: (outcomes: readonly AttemptOutcome[]) => void;
 }
 
 /** A running job; `stop` ends the timer and waits for the attempts already in flight. */
@@ -50,7 +52,10 @@ export function startWebhookJob(dispatcher: WebhookDispatcher, options: WebhookJ
         .finally(() => { recording = false; }));
     }
     track(dispatcher.deliverDue()
-      .then((outcomes) => reportDead(outcomes, options.log))
+      .then((outcomes) => {
+        options.onAttempts?.(outcomes);
+        reportDead(outcomes, options.log);
+      })
       .catch((error: unknown) => options.log?.error({ err: error }, 'webhook delivery pass failed')));
   };
   const timer = setInterval(tick, intervalMs);

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { ChainError } from '../../core/domain/errors.js';
+import type { ChainGateway } from '../../core/ports/chain-gateway.port.js';
+import { MemoryAddressLock, ManualClock } from '../../adapters/memory/index.js';
+import { rateLimitedErrors } from '../worker/rate-limited-log.js';
+import { CustodyMetrics } from './metrics.js';
+
+const line = (text: string, prefix: string): string | undefined => text.split('\n').find((l) => l.startsWith(prefix));
+
+describe('CustodyMetrics decorators', () => {
+  it('counts chain calls and errors by method and error code, passing results and errors through', async () => {
+    const metrics = new CustodyMetrics('custody-test');
+    const failing = new ChainError('CHAIN-NODE-UNAVAILABLE', 'node down');
+    const chain = metrics.meterChain({
+      head: () => Promise.resolve(42),
+      broadcast: () => Promise.reject(failing),
+    } as unknown as ChainGateway);
+    expect(await (chain as unknown as { head(): Promise<number> }).head()).toBe(42);
+    await expect(chain.broadcast({} as never)).rejects.toBe(failing);
+    const text = await metrics.metrics();
+    expect(line(text, 'custody_chain_calls_total{method="head"')).toMatch(/ 1$/);
+    expect(line(text, 'custody_chain_errors_total{method="broadcast",kind="CHAIN-NODE-UNAVAILABLE"')).toMatch(/ 1$/);
+    // No process metrics unless asked for (tests build many registries).
+    expect(text).not.toContain('process_cpu');
+  });
+
+  it('counts refused lock acquisitions and idempotency outcomes', async () => {
+    const metrics = new CustodyMetrics('custody-test');
+    const lock = metrics.meterLock(new MemoryAddressLock({ clock: new ManualClock() }));
+    const grant = await lock.acquire('T1', 1_000);
+    expect(grant).not.toBeNull();
+    expect(await lock.acquire('T1', 1_000)).toBeNull();
+    expect(await lock.release(grant!)).toBe(true);
+    const store = metrics.meterIdempotency({
+      begin: () => Promise.resolve({ outcome: 'mismatch' as const }), complete: () => Promise.resolve(), abandon: () => Promise.resolve(),
+    });
+    await store.begin('s', 'k', 'h', 1_000);
+    const text = await metrics.metrics();
+    expect(line(text, 'custody_lock_conflicts_total')).toMatch(/ 1$/);
+    expect(line(text, 'custody_idempotency_total{outcome="mismatch"')).toMatch(/ 1$/);
+  });
+});
+
+describe('rateLimitedErrors', () => {
+  it('writes a repeated failure once per window, without a stack, then once more with the count', () => {
+    const lines: { fields: Record<string, unknown>; message: string }[] = [];
+    const sink = { info() {}, warn() {}, error: (fields: object, message: string) => { lines.push({ fields: fields as Record<string, unknown>, message }); } };
+    let now = 0;
+    const log = rateLimitedErrors(sink, { windowMs: 60_000, now: () => now });
+    for (let i = 0; i < 25; i++, now += 3_000) log.error({ err: new Error('connect ECONNREFUSED'), workflow: 'collection' }, 'workflow pass failed');
+    log.error({ err: new Error('other') }, 'worker tick failed');
+    expect(lines.map((l) => [l.message, l.fields['error'], l.fields['repeated']])).toEqual([
+      ['workflow pass failed', 'connect ECONNREFUSED', undefined],
+      ['workflow pass failed', 'connect ECONNREFUSED', 19],
+      ['worker tick failed', 'other', undefined],
+    ]);
+    expect(JSON.stringify(lines)).not.toContain('    at ');
+  });
+});

@@ -1,0 +1,212 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { AddressLock } from '../../core/ports/address-lock.port.js';
+import type { ChainGateway } from '../../core/ports/chain-gateway.port.js';
+import type { IdempotencyStore } from '../../core/ports/idempotency-store.port.js';
+import type { CollectionTask } from '../../core/domain/model/collection-task.js';
+import { COLLECTION_STATUS } from '../../core/domain/model/collection-task.js';
+import { DELIVERY_STATUS, type DeliveryStatus } from '../../core/domain/model/webhook.js';
+import { totalCostSun } from '../../core/domain/sweep-cost.js';
+
+/**
+ * The Prometheus metrics of one Custody Hub process (prom-client, one registry per process so tests never share
+ * counters). Every name starts with `custody_`; docs/operations.md lists them with suggested alerts. Labels take only
+ * bounded values (route patterns, step and status names, error codes), never ids or addresses.
+ */
+export class CustodyMetrics {
+  readonly registry = new Registry();
+  private readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
+  private readonly chainCalls: Counter<'method'>;
+  private readonly chainErrors: Counter<'method' | 'kind'>;
+  private readonly chainDuration: Histogram<'method'>;
+  private readonly lockConflicts: Counter;
+  private readonly idempotency: Counter<'outcome'>;
+  private readonly stages: Counter<'workflow' | 'outcome'>;
+  private readonly finished: Counter<'workflow' | 'status'>;
+  private readonly stepDuration: Histogram<'workflow' | 'step'>;
+  private readonly stuck: Counter<'workflow' | 'step'>;
+  private readonly retries: Counter<'workflow' | 'step'>;
+  private readonly sweepCost: Counter;
+  private readonly sweepCostEach: Histogram;
+  private readonly webhookAttempts: Counter<'status'>;
+  private readonly webhookDuration: Histogram<'status'>;
+  private readonly webhookDead: Counter;
+  private readonly tickFailures: Counter<'workflow'>;
+  private readonly lastTick: Gauge;
+
+  private scannerLagWatched = false;
+
+  /** `defaults`: also Node's process metrics (event loop lag, heap, GC), which hold observers: only where served. */
+  constructor(service: string, options: { readonly defaults?: boolean } = {}) {
+    const registers = [this.registry];
+    this.registry.setDefaultLabels({ service });
+    if (options.defaults === true) collectDefaultMetrics({ register: this.registry });
+    this.httpDuration = new Histogram({
+      name: 'custody_http_request_duration_seconds', help: 'API request latency by route pattern and status',
+      labelNames: ['method', 'route', 'status'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers,
+    });
+    this.chainCalls = new Counter({ name: 'custody_chain_calls_total', help: 'Chain gateway calls by method', labelNames: ['method'], registers });
+    this.chainErrors = new Counter({
+      name: 'custody_chain_errors_total', help: 'Chain gateway errors by method and kind (the error code)', labelNames: ['method', 'kind'], registers,
+    });
+    this.chainDuration = new Histogram({
+      name: 'custody_chain_call_duration_seconds', help: 'Chain gateway call latency', labelNames: ['method'],
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15], registers,
+    });
+    this.lockConflicts = new Counter({ name: 'custody_lock_conflicts_total', help: 'Address lock acquisitions refused (held elsewhere)', registers });
+    this.idempotency = new Counter({
+      name: 'custody_idempotency_total', help: 'Idempotency begins by outcome (in-progress and mismatch are conflicts)', labelNames: ['outcome'], registers,
+    });
+    this.stages = new Counter({ name: 'custody_workflow_stages_total', help: 'Worker stages run by workflow and outcome', labelNames: ['workflow', 'outcome'], registers });
+    this.finished = new Counter({ name: 'custody_tasks_finished_total', help: 'Tasks that reached an end state, by workflow and status', labelNames: ['workflow', 'status'], registers });
+    this.stepDuration = new Histogram({
+      name: 'custody_task_step_duration_seconds', help: 'Duration of each completed step of a finished collection', labelNames: ['workflow', 'step'],
+      buckets: [1, 3, 10, 30, 60, 120, 300, 900, 3600], registers,
+    });
+    this.stuck = new Counter({ name: 'custody_workflow_stuck_total', help: '"workflow stuck" reports (once per WORKFLOW_STUCK_AFTER_S per task)', labelNames: ['workflow', 'step'], registers });
+    this.retries = new Counter({ name: 'custody_workflow_retries_total', help: 'Stages that failed and will retry', labelNames: ['workflow', 'step'], registers });
+    this.sweepCost = new Counter({ name: 'custody_sweep_cost_sun_total', help: 'What finished collections cost (burnt, fees, rental), SUN', registers });
+    this.sweepCostEach = new Histogram({
+      name: 'custody_sweep_cost_trx', help: 'Cost of one finished collection, TRX', buckets: [0.1, 0.5, 1, 2, 5, 10, 15, 20, 30, 50], registers,
+    });
+    this.webhookAttempts = new Counter({ name: 'custody_webhook_attempts_total', help: 'Webhook delivery attempts by resulting status', labelNames: ['status'], registers });
+    this.webhookDuration = new Histogram({
+      name: 'custody_webhook_attempt_duration_seconds', help: 'Webhook attempt latency by resulting status', labelNames: ['status'],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15], registers,
+    });
+    this.webhookDead = new Counter({ name: 'custody_webhook_dead_total', help: 'Deliveries that went DEAD (all attempts failed)', registers });
+    this.tickFailures = new Counter({ name: 'custody_worker_pass_failures_total', help: 'Worker passes that failed (store or node outage, bug)', labelNames: ['workflow'], registers });
+    this.lastTick = new Gauge({ name: 'custody_worker_last_tick_timestamp_seconds', help: 'When the worker loop last completed a tick', registers });
+  }
+
+  /** Exposes the balance scanner's lag (head − cursor at its level, in blocks) as a gauge read at each scrape. */
+  watchScannerLag(lag: () => number | null): void {
+    if (this.scannerLagWatched) return;
+    this.scannerLagWatched = true;
+    new Gauge({
+      name: 'custody_scanner_lag_blocks', help: 'Blocks between the chain head (at the scan level) and the scanner cursor',
+      registers: [this.registry],
+      collect() { const value = lag(); if (value !== null) this.set(value); },
+    });
+  }
+
+  /** One API request (route = the pattern, `unmatched` for 404/405). */
+  httpRequest(method: string, route: string, status: number, seconds: number): void {
+    this.httpDuration.observe({ method, route, status: String(status) }, seconds);
+  }
+
+  stage(workflow: string, outcome: string): void { this.stages.inc({ workflow, outcome }); }
+  workflowStuck(workflow: string, step: string): void { this.stuck.inc({ workflow, step }); }
+  workflowRetry(workflow: string, step: string): void { this.retries.inc({ workflow, step }); }
+  passFailed(workflow: string): void { this.tickFailures.inc({ workflow }); }
+  ticked(nowMs: number): void {
+    this.lastTickAt = nowMs;
+    this.lastTick.set(nowMs / 1_000);
+  }
+
+  /** When the worker loop last completed a tick (ms since the epoch); null before the first. */
+  lastTickAt: number | null = null;
+  taskFinished(workflow: string, status: string): void { this.finished.inc({ workflow, status }); }
+
+  /** A collection that reached DONE or FAILED: its end status, each completed step's duration and what it cost. */
+  collectionFinished(task: CollectionTask): void {
+    this.taskFinished('collection', collectionStatusName(task.status));
+    for (const step of task.steps) {
+      if (step.completedAt !== null) {
+        this.stepDuration.observe({ workflow: 'collection', step: collectionStatusName(step.status) }, Math.max(0, step.completedAt - step.startedAt) / 1_000);
+      }
+    }
+    if (task.cost !== undefined) {
+      const sun = totalCostSun(task.cost);
+      this.sweepCost.inc(Number(sun));
+      this.sweepCostEach.observe(Number(sun) / 1e6);
+    }
+  }
+
+  webhookAttempt(status: DeliveryStatus, durationMs: number): void {
+    const name = deliveryStatusName(status);
+    this.webhookAttempts.inc({ status: name });
+    this.webhookDuration.observe({ status: name }, durationMs / 1_000);
+    if (status === DELIVERY_STATUS.DEAD) this.webhookDead.inc();
+  }
+
+  /** The chain gateway with every call counted and timed, and its failures counted by error code. */
+  meterChain(chain: ChainGateway): ChainGateway {
+    return new Proxy(chain, {
+      get: (target, property) => {
+        const value: unknown = Reflect.get(target, property);
+        if (typeof value !== 'function' || typeof property !== 'string') return value;
+        return (...args: unknown[]) => {
+          this.chainCalls.inc({ method: property });
+          const end = this.chainDuration.startTimer({ method: property });
+          const failed = (error: unknown): never => {
+            this.chainErrors.inc({ method: property, kind: errorKind(error) });
+            throw error;
+          };
+          try {
+            const result: unknown = (value as (...a: unknown[]) => unknown).apply(target, args);
+            return result instanceof Promise ? result.then((r) => { end(); return r; }, (e: unknown) => { end(); return failed(e); }) : (end(), result);
+          } catch (error) {
+            end();
+            return failed(error);
+          }
+        };
+      },
+    });
+  }
+
+  /** The address lock with refused acquisitions counted (another holder: a conflict); still an instance of its class. */
+  meterLock(lock: AddressLock): AddressLock {
+    return intercept(lock, 'acquire', (acquire) => async (key: string, ttlMs: number) => {
+      const grant = await acquire(key, ttlMs);
+      if (grant === null) this.lockConflicts.inc();
+      return grant;
+    });
+  }
+
+  /** The idempotency store with each begin counted by outcome; still an instance of its class. */
+  meterIdempotency(store: IdempotencyStore): IdempotencyStore {
+    return intercept(store, 'begin', (begin) => async (...args: Parameters<IdempotencyStore['begin']>) => {
+      const result = await begin(...args);
+      this.idempotency.inc({ outcome: result.outcome });
+      return result;
+    });
+  }
+
+  /** The text Prometheus scrapes. */
+  metrics(): Promise<string> {
+    return this.registry.metrics();
+  }
+}
+
+/**
+ * `target` with one method replaced by `wrap(original)`: a Proxy, so `instanceof` and every other member stay the
+ * adapter's own (methods are bound to the adapter, whose private fields a proxy receiver could not reach).
+ */
+function intercept<T extends object, K extends keyof T & string>(target: T, method: K, wrap: (original: T[K]) => T[K]): T {
+  const wrapped = wrap((target[method] as (...args: unknown[]) => unknown).bind(target) as T[K]);
+  return new Proxy(target, {
+    get(t, property) {
+      if (property === method) return wrapped;
+      const value: unknown = Reflect.get(t, property);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(t) : value;
+    },
+  });
+}
+
+/** An error's code (the catalogue's, e.g. BIZ-… or CHAIN-…) when it has one, else its class name. */
+function errorKind(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && /^[A-Z0-9_-]{1,64}$/.test(code)) return code;
+  return error instanceof Error ? error.name : 'unknown';
+}
+
+const COLLECTION_NAMES = new Map<number, string>(Object.entries(COLLECTION_STATUS).map(([name, value]) => [value, name]));
+const DELIVERY_NAMES = new Map<number, string>(Object.entries(DELIVERY_STATUS).map(([name, value]) => [value, name]));
+
+function collectionStatusName(status: number): string {
+  return COLLECTION_NAMES.get(status) ?? String(status);
+}
+
+function deliveryStatusName(status: number): string {
+  return DELIVERY_NAMES.get(status) ?? String(status);
+}

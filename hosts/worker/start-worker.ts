@@ -1,0 +1,68 @@
+import { ConfigError, type Env } from '../composition/config.js';
+import { loadConfig } from '../composition/config.js';
+import { openComposition, type Composition, type CompositionOverrides } from '../composition/container.js';
+import { startMetricsServer, type HealthReport, type MetricsServer } from '../composition/metrics-server.js';
+import type { CustodyMetrics } from '../composition/metrics.js';
+import { TOKENS } from '../composition/tokens.js';
+import { startComposedWorker } from './compose-worker.js';
+import type { RunningWorker } from './index.js';
+
+/** A running worker process: its metrics server (null when METRICS_PORT is off) and a stop within a deadline. */
+export interface StartedWorker {
+  readonly composition: Composition;
+  readonly worker: RunningWorker;
+  /** `http://host:port` of `/metrics` and `/healthz`, or null. */
+  readonly metricsUrl: string | null;
+  /**
+   * Stops the loops and waits for the stage in flight, at most `deadlineMs` (default 20 s, under Docker's 30 s
+   * grace when set so); a stage cut short is safe: its lease ends and another worker resumes it from the write-ahead record.
+   * Resolves `true` when everything finished in time.
+   */
+  stop(deadlineMs?: number): Promise<boolean>;
+}
+
+/** The worker is healthy while its loop completes ticks: the last one at most `staleMs` ago (or it started recently). */
+export function workerHealth(metrics: CustodyMetrics, startedAt: number, staleMs: number, now: () => number = Date.now): () => HealthReport {
+  return () => {
+    const last = metrics.lastTickAt ?? startedAt;
+    const ago = now() - last;
+    return { ok: ago <= staleMs, lastTickAgoMs: ago };
+  };
+}
+
+/**
+ * Composes the worker from the environment (role `worker`: no ADMIN_TOKEN, no PORT; production unless
+ * NODE_ENV=development), starts its loops, and serves `/metrics` and `/healthz` on METRICS_PORT. Configuration
+ * problems throw ConfigError before anything runs.
+ */
+export async function startWorkerProcess(env: Env, overrides: CompositionOverrides = {}): Promise<StartedWorker> {
+  const config = loadConfig(env, { mode: env['NODE_ENV'] === 'development' ? 'dev' : 'production', role: 'worker' });
+  const composition = await openComposition(config, overrides);
+  let worker: RunningWorker;
+  let server: MetricsServer | null = null;
+  try {
+    worker = startComposedWorker(composition, env);
+    if (config.metricsPort !== null) {
+      const metrics = composition.container.get(TOKENS.Metrics);
+      server = await startMetricsServer(metrics, {
+        port: config.metricsPort, host: config.metricsHost, health: workerHealth(metrics, Date.now(), 120_000),
+      });
+    }
+  } catch (error) {
+    await composition.close().catch(() => undefined);
+    throw error instanceof Error && error.message.includes('EADDRINUSE') ? new ConfigError('METRICS_PORT', 'is already in use') : error;
+  }
+  const running = worker;
+  return {
+    composition, worker: running, metricsUrl: server?.url ?? null,
+    async stop(deadlineMs = 20_000) {
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), deadlineMs); });
+      const finished = await Promise.race([running.stop().then(() => true as const), deadline]);
+      clearTimeout(timer);
+      await server?.close();
+      if (finished) await composition.close();
+      return finished;
+    },
+  };
+}
