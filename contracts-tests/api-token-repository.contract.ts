@@ -56,6 +56,41 @@ export function describeApiTokenRepositoryContract(
       expect(results.map((r) => r!.revokedAt)).toEqual([stored, stored, stored, stored]);
     });
 
+    it('createWithinCap: exactly max of max + k concurrent creations of one user; other users and revoked tokens do not count', async () => {
+      const { apiTokens } = subject();
+      await apiTokens.create(anApiToken({ id: 100, userId: 2, tokenHash: 'e0'.repeat(32) }));
+      const results = await Promise.all(Array.from({ length: 8 }, (_, i) =>
+        apiTokens.createWithinCap(anApiToken({ id: i + 1, tokenHash: i.toString(16).padStart(2, '0').repeat(32) }), 5)));
+      expect(results.filter(Boolean)).toHaveLength(5);
+      const held = await apiTokens.listActiveByUser(1);
+      expect(held).toHaveLength(5);
+      expect(await apiTokens.createWithinCap(anApiToken({ id: 20, tokenHash: 'f1'.repeat(32) }), 5)).toBe(false);
+      expect(await apiTokens.findById(20)).toBeNull();
+      await apiTokens.revoke(held[0]!.id, T0 + 1);
+      expect(await apiTokens.createWithinCap(anApiToken({ id: 21, tokenHash: 'f2'.repeat(32) }), 5)).toBe(true);
+      expect(await apiTokens.createWithinCap(anApiToken({ id: 22, tokenHash: 'f3'.repeat(32) }), 5)).toBe(false);
+    });
+
+    it('listActiveByUser: the user\'s unrevoked tokens, lowest id first', async () => {
+      const { apiTokens } = subject();
+      await apiTokens.create(anApiToken({ id: 3, tokenHash: 'a3'.repeat(32) }));
+      await apiTokens.create(anApiToken({ id: 1, tokenHash: 'a1'.repeat(32) }));
+      await apiTokens.create(anApiToken({ id: 2, tokenHash: 'a2'.repeat(32) }));
+      await apiTokens.create(anApiToken({ id: 4, userId: 9, tokenHash: 'a4'.repeat(32) }));
+      await apiTokens.revoke(2, T0);
+      expect((await apiTokens.listActiveByUser(1)).map((t) => t.id)).toEqual([1, 3]);
+      expect(await apiTokens.listActiveByUser(7)).toEqual([]);
+    });
+
+    it('markUsed keeps the latest use and ignores unknown ids', async () => {
+      const { apiTokens } = subject();
+      await apiTokens.create(anApiToken());
+      await apiTokens.markUsed(1, T0 + 50);
+      await apiTokens.markUsed(1, T0 + 20);
+      await apiTokens.markUsed(99, T0);
+      expect((await apiTokens.findById(1))!.lastUsedAt).toBe(T0 + 50);
+    });
+
     options.extraTestsFn?.(makeSubject);
   });
 }

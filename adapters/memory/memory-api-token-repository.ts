@@ -1,5 +1,5 @@
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
-import type { ApiToken } from '../../core/domain/model/index.js';
+import type { ApiToken, UserId } from '../../core/domain/model/index.js';
 import type { ApiTokenRepository } from '../../core/ports/api-token-repository.port.js';
 import { outboundCopy, storedCopy } from './frozen-copy.js';
 import type { MemoryStore } from './memory-store.js';
@@ -13,6 +13,28 @@ export class MemoryApiTokenRepository implements ApiTokenRepository {
     if (clash) throw new ConcurrencyConflict('api token', String(token.id));
     this.store.apiTokens.set(token.id, storedCopy(token));
     this.store.apiTokenIdsByHash.set(token.tokenHash, token.id);
+  }
+
+  async createWithinCap(token: ApiToken, max: number): Promise<boolean> {
+    // No await between the count and the insert: atomic on the event loop.
+    if (this.active(token.userId).length >= max) return false;
+    await this.create(token);
+    return true;
+  }
+
+  async listActiveByUser(userId: UserId): Promise<ApiToken[]> {
+    return this.active(userId).sort((a, b) => a.id - b.id).map((t) => outboundCopy(t));
+  }
+
+  async markUsed(id: number, at: number): Promise<void> {
+    const token = this.store.apiTokens.get(id);
+    if (token !== undefined && (token.lastUsedAt === null || token.lastUsedAt < at)) {
+      this.store.apiTokens.set(id, storedCopy({ ...token, lastUsedAt: at }));
+    }
+  }
+
+  private active(userId: UserId): ApiToken[] {
+    return [...this.store.apiTokens.values()].filter((t) => t.userId === userId && t.revokedAt === null);
   }
 
   async findById(id: number): Promise<ApiToken | null> {

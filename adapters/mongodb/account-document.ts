@@ -132,6 +132,13 @@ export interface ApiTokenDocument {
   abilities: string[];
   createdAt: number;
   revokedAt: number | null;
+  /** Absent in documents written before issue #13: read as null. */
+  lastUsedAt?: number | null;
+  /**
+   * 0..cap-1 while unrevoked (unset on revoke): unique per user through a partial index, which makes the per-user
+   * cap atomic across processes (createWithinCap). Tokens stored before the cap have none and are not counted.
+   */
+  activeSlot?: number;
 }
 
 /** Domain value -> stored document: pure, a fresh object (amounts, where any, as decimal strings). */
@@ -144,6 +151,7 @@ export function toApiTokenDocument(token: ApiToken): ApiTokenDocument {
     abilities: [...token.abilities],
     createdAt: token.createdAt,
     revokedAt: token.revokedAt,
+    lastUsedAt: token.lastUsedAt,
   };
 }
 
@@ -157,5 +165,6 @@ export function fromApiTokenDocument(doc: ApiTokenDocument): ApiToken {
     abilities: [...doc.abilities],
     createdAt: doc.createdAt,
     revokedAt: nullable(doc.revokedAt),
+    lastUsedAt: nullable(doc.lastUsedAt),
   };
 }

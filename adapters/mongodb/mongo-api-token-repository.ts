@@ -1,6 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
-import type { ApiToken } from '../../core/domain/model/index.js';
+import type { ApiToken, UserId } from '../../core/domain/model/index.js';
 import type { ApiTokenRepository } from '../../core/ports/api-token-repository.port.js';
 import { fromApiTokenDocument, toApiTokenDocument, type ApiTokenDocument } from './account-document.js';
 import { COLLECTIONS } from './collections.js';
@@ -25,6 +25,41 @@ export class MongoApiTokenRepository implements ApiTokenRepository {
     });
   }
 
+  /**
+   * Takes the lowest free slot below `max` among the user's unrevoked tokens and inserts with it; the partial unique
+   * index on (userId, activeSlot) refuses a slot another process took meanwhile, and the next round reads again.
+   */
+  createWithinCap(token: ApiToken, max: number): Promise<boolean> {
+    return guarded('api token create', async () => {
+      for (;;) {
+        const held = await this.tokens.find({ userId: token.userId, activeSlot: { $exists: true } }, { projection: { activeSlot: 1 } }).toArray();
+        const taken = new Set(held.map((d) => d.activeSlot));
+        let slot = 0;
+        while (taken.has(slot)) slot += 1;
+        if (slot >= max) return false;
+        try {
+          await this.tokens.insertOne({ ...toApiTokenDocument(token), activeSlot: slot });
+          return true;
+        } catch (error) {
+          if (isDuplicateKey(error, 'activeSlot')) continue;
+          if (!isDuplicateKey(error)) throw error;
+          throw new ConcurrencyConflict('api token', String(token.id));
+        }
+      }
+    });
+  }
+
+  listActiveByUser(userId: UserId): Promise<ApiToken[]> {
+    return guarded('api token list', async () =>
+      (await this.tokens.find({ userId, revokedAt: null }).sort({ _id: 1 }).toArray()).map(fromApiTokenDocument));
+  }
+
+  markUsed(id: number, at: number): Promise<void> {
+    return guarded('api token use', async () => {
+      await this.tokens.updateOne({ _id: id, $or: [{ lastUsedAt: null }, { lastUsedAt: { $lt: at } }] }, { $set: { lastUsedAt: at } });
+    });
+  }
+
   findById(id: number): Promise<ApiToken | null> {
     return guarded('api token read', async () => {
       const doc = await this.tokens.findOne({ _id: id });
@@ -42,7 +77,7 @@ export class MongoApiTokenRepository implements ApiTokenRepository {
   revoke(id: number, at: number): Promise<ApiToken | null> {
     return guarded('api token revoke', async () => {
       // Only the first revocation sets revokedAt; later calls read back the stored time.
-      await this.tokens.updateOne({ _id: id, revokedAt: null }, { $set: { revokedAt: at } });
+      await this.tokens.updateOne({ _id: id, revokedAt: null }, { $set: { revokedAt: at }, $unset: { activeSlot: '' } });
       const doc = await this.tokens.findOne({ _id: id });
       return doc === null ? null : fromApiTokenDocument(doc);
     });

@@ -20,6 +20,8 @@ const present = (field: string) => ({ partialFilterExpression: { [field]: { $exi
 export const INDEX_DEFINITIONS: readonly IndexDefinition[] = [
   { collection: COLLECTIONS.accounts, keys: { emailLower: 1 }, options: { name: 'email_unique', unique: true } },
   { collection: COLLECTIONS.apiTokens, keys: { tokenHash: 1 }, options: { name: 'token_hash_unique', unique: true } },
+  // The per-user cap of unrevoked tokens (issue #13): one token per (user, slot); revoking frees the slot.
+  { collection: COLLECTIONS.apiTokens, keys: { userId: 1, activeSlot: 1 }, options: { name: 'active_slot_unique', unique: true, ...present('activeSlot') } },
   { collection: COLLECTIONS.wallets, keys: { address: 1 }, options: { name: 'address_unique', unique: true } },
   {
     collection: COLLECTIONS.wallets, keys: { userId: 1, networkCode: 1 },

@@ -6,9 +6,11 @@ import type { UserId } from '../domain/model/common.js';
 import type { ApiPrincipal, ApiTokensService } from './application.js';
 import type { ResolvedDeps } from './deps.js';
 import { fieldsOf, parseIdParam, requireString } from './input.js';
-import type { ApiTokenCreatedView, ApiTokenRevokedView } from './views.js';
+import type { ApiTokenCreatedView, ApiTokenListView, ApiTokenRevokedView } from './views.js';
 
 const MAX_NAME = 100;
+/** last_used_at is kept to the minute: at most one write per token and minute. */
+const LAST_USED_RESOLUTION_MS = 60_000;
 
 /** Developer API Tokens (`dk_`, ability `api:access`): created with a session, used on the open platform. */
 export class ApiTokensUseCases implements ApiTokensService {
@@ -28,8 +30,11 @@ export class ApiTokensUseCases implements ApiTokensService {
       abilities: [API_ACCESS_ABILITY],
       createdAt: this.deps.clock.now(),
       revokedAt: null,
+      lastUsedAt: null,
     };
-    await this.deps.apiTokens.create(record);
+    if (!(await this.deps.apiTokens.createWithinCap(record, this.deps.settings.maxApiTokensPerUser))) {
+      throw new DomainError('BIZ-API-TOKEN-QUOTA-EXCEEDED');
+    }
     return { id: record.id, name, token, abilities: [...record.abilities], created_at: formatIsoTime(record.createdAt) };
   }
 
@@ -43,11 +48,27 @@ export class ApiTokensUseCases implements ApiTokensService {
     return { id: revoked.id, revoked_at: formatIsoTime(revoked.revokedAt) };
   }
 
-  /** A token authenticates while not revoked (Developer API Tokens do not expire, spec §5). */
+  async list(userId: UserId): Promise<ApiTokenListView> {
+    const tokens = await this.deps.apiTokens.listActiveByUser(userId);
+    return {
+      items: tokens.map((t) => ({
+        id: t.id, name: t.name, abilities: [...t.abilities], created_at: formatIsoTime(t.createdAt),
+        last_used_at: t.lastUsedAt === null ? null : formatIsoTime(t.lastUsedAt),
+      })),
+      remaining: Math.max(0, this.deps.settings.maxApiTokensPerUser - tokens.length),
+    };
+  }
+
+  /**
+   * A token authenticates while not revoked (Developer API Tokens do not expire, spec §5). Its use is recorded at
+   * most once a minute, so an API request costs a store write only when last_used_at would change visibly.
+   */
   async authenticateApiToken(token: string): Promise<ApiPrincipal | null> {
     if (!token.startsWith('dk_')) return null;
     const record = await this.deps.apiTokens.findByTokenHash(this.deps.hasher.hashToken(token));
     if (record === null || record.revokedAt !== null) return null;
+    const now = this.deps.clock.now();
+    if (record.lastUsedAt === null || now - record.lastUsedAt >= LAST_USED_RESOLUTION_MS) await this.deps.apiTokens.markUsed(record.id, now);
     return { userId: record.userId, tokenId: record.id, abilities: record.abilities };
   }
 }

@@ -2,7 +2,7 @@ import type { CashierToken } from '../domain/model/cashier-token.js';
 import type { UserId } from '../domain/model/common.js';
 import type { CollectionCostView } from './collection-cost-view.js';
 import type {
-  ApiTokenCreatedView, ApiTokenRevokedView, CashierBalanceView, CashierSessionView, CashierTaskView,
+  ApiTokenCreatedView, ApiTokenListView, ApiTokenRevokedView, CashierBalanceView, CashierSessionView, CashierTaskView,
   CashierTokenCreatedView, CashierTokenDisabledView, CashierTokenView, ChainResourcesView, CollectionTaskView,
   CommandAcceptedView, CommandListItemView, CommandView, DeliveryView, DeveloperConfigView, ItemsPage, LoginView,
   MetaPage, PendingWebhookView, QuotaView, RegisteredView, RiskEntryView, SubscriptionView, VerifiedView,
@@ -55,6 +55,8 @@ export interface ApiTokensService {
   create(userId: UserId, body: unknown): Promise<ApiTokenCreatedView>;
   /** API-TOKEN-NOT-FOUND when unknown or another user's. */
   revoke(userId: UserId, id: string): Promise<ApiTokenRevokedView>;
+  /** The user's unrevoked tokens, never their values, with when each was last used. */
+  list(userId: UserId): Promise<ApiTokenListView>;
   /** The principal of a live `dk_` token, or null. */
   authenticateApiToken(token: string): Promise<ApiPrincipal | null>;
 }

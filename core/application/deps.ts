@@ -43,6 +43,8 @@ export interface CoreSettings {
   readonly allowLocalWebhooks: boolean;
   /** Random bytes in every `st_`, `dk_`, `ct_` token (DESIGN.md: at least 32). */
   readonly tokenBytes: number;
+  /** Unrevoked Developer API Tokens one user may hold (issue #13: each is kept for ever until revoked). */
+  readonly maxApiTokensPerUser: number;
 }
 
 export const DEFAULT_CORE_SETTINGS: CoreSettings = {
@@ -54,6 +56,7 @@ export const DEFAULT_CORE_SETTINGS: CoreSettings = {
   unverifiedAccountTtlMs: 24 * 60 * 60 * 1000,
   allowLocalWebhooks: false,
   tokenBytes: 32,
+  maxApiTokensPerUser: 25,
 };
 
 /**

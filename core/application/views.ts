@@ -185,6 +185,21 @@ export interface ApiTokenCreatedView {
   readonly created_at: string;
 }
 
+/** GET /api-tokens: a token without its value. */
+export interface ApiTokenView {
+  readonly id: number;
+  readonly name: string;
+  readonly abilities: string[];
+  readonly created_at: string;
+  readonly last_used_at: string | null;
+}
+
+export interface ApiTokenListView {
+  readonly items: ApiTokenView[];
+  /** How many more unrevoked tokens the user may create. */
+  readonly remaining: number;
+}
+
 export interface ApiTokenRevokedView {
   readonly id: number;
   readonly revoked_at: string;

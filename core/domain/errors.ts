@@ -56,6 +56,8 @@ export const ERROR_CATALOGUE = {
   'BIZ-PLAN-NOT-FOUND': { status: 422, message: 'plan code unknown for the service' },
   'BIZ-DEVELOPER-SUBSCRIPTION-REQUIRED': { status: 422, message: 'active developer subscription required' },
   'API-TOKEN-NOT-FOUND': { status: 404, message: 'API token unknown or not the caller\'s' },
+  // issue #13: unrevoked Developer API Tokens per user are capped (docs/decisions.md 60).
+  'BIZ-API-TOKEN-QUOTA-EXCEEDED': { status: 422, message: 'too many API tokens; revoke one first' },
 
   // admin and collection execution
   'BIZ-USER-NOT-FOUND': { status: 404, message: 'user unknown' },

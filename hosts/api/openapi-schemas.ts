@@ -140,6 +140,10 @@ export const COMPONENTS = {
   }),
   ApiTokenCreated: s.obj({ id: s.int(), name: s.str(), token: s.str('dk_… shown once'), abilities: s.arr(s.str()), created_at: isoTime }),
   ApiTokenRevoked: s.obj({ id: s.int(), revoked_at: isoTime }),
+  ApiTokenList: s.obj({
+    items: s.arr(s.obj({ id: s.int(), name: s.str(), abilities: s.arr(s.str()), created_at: isoTime, last_used_at: nullableIso })),
+    remaining: s.int('unrevoked tokens the user may still create (cap 25)'),
+  }),
   WebhookTest: s.obj({
     event_id: s.str(), url: s.str(), delivered: s.bool(), http_status: s.nullable(s.int()),
     error: s.nullable(s.str()), duration_ms: s.int(),

@@ -45,4 +45,6 @@ export interface ApiToken {
   readonly abilities: readonly string[];
   readonly createdAt: Millis;
   readonly revokedAt: Millis | null;
+  /** When the token last authenticated a request, to the minute (a write per request would cost every call). */
+  readonly lastUsedAt: Millis | null;
 }

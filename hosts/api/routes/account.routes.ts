@@ -73,9 +73,15 @@ export function accountRoutes(app: Application): RouteDef[] {
       method: 'POST', path: '/api/api-tokens', auth: 'session', status: 201, rateLimit: 'api-token-create',
       docs: {
         summary: 'Create a Developer API Token (dk_…, shown once)', tag: 'Account', body: s.obj({ name: s.str() }),
-        data: s.ref('ApiTokenCreated'), errors: ['BIZ-DEVELOPER-SUBSCRIPTION-REQUIRED'],
+        data: s.ref('ApiTokenCreated'), errors: ['BIZ-DEVELOPER-SUBSCRIPTION-REQUIRED', 'BIZ-API-TOKEN-QUOTA-EXCEEDED'],
       },
       handle: ({ caller, body }) => app.apiTokens.create(caller.userId, body),
+    }),
+    // Extension (issue #13): the caller's unrevoked tokens, never their values.
+    defineRoute({
+      method: 'GET', path: '/api/api-tokens', auth: 'session',
+      docs: { summary: 'List your Developer API Tokens (no token values) with last_used_at (extension)', tag: 'Account', data: s.ref('ApiTokenList') },
+      handle: ({ caller }) => app.apiTokens.list(caller.userId),
     }),
     defineRoute({
       method: 'DELETE', path: '/api/api-tokens/:id', auth: 'session', rateLimit: 'api-token-revoke',
