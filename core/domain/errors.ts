@@ -40,6 +40,10 @@ export const ERROR_CATALOGUE = {
   'NOT-FOUND': { status: 404, message: 'resource not found' },
   'METHOD-NOT-ALLOWED': { status: 405, message: 'method not allowed' },
   'PAYLOAD-TOO-LARGE': { status: 413, message: 'request body exceeds 64 KiB' },
+  // Answered by the HTTP server itself before any route runs (issue #13): malformed framing, slow or oversized headers.
+  'BAD-REQUEST': { status: 400, message: 'malformed HTTP request' },
+  'REQUEST-TIMEOUT': { status: 408, message: 'the request was not received in time' },
+  'HEADERS-TOO-LARGE': { status: 431, message: 'request headers exceed 16 KiB' },
   'RATE-LIMITED': { status: 429, message: 'rate limit exceeded' },
   'INTERNAL-ERROR': { status: 500, message: 'internal error' },
   'SERVICE-UNAVAILABLE': { status: 503, message: 'a backing service is unavailable; retry later' },
