@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildTestCore, startTestDevnet, type TestCore } from '../../adapters/memory/testing/memory-test-core.js';
 import type { Devnet } from '../../adapters/tron-devnet/index.js';
+import { NodeSecretHasher } from '../../adapters/node/index.js';
+import { AccountsUseCases } from './accounts.service.js';
+import type { ResolvedDeps } from './deps.js';
 import { failureOf, TEST_PASSWORD } from './testing/user-journeys.js';
 
 /** Issue #13 regressions in the account flow: equal-time login, abandoned unverified accounts. */
@@ -27,6 +30,30 @@ describe('login does the same scrypt work for an unknown e-mail as for a known o
     expect(unknown).toBe(unknown2);
     expect(unknown).not.toBe(known);
   });
+});
+
+describe('login timing does not tell registered e-mails apart (production scrypt cost)', () => {
+  it('the median time of a wrong password is the same for a known and an unknown e-mail, within noise', async () => {
+    const core = buildTestCore(devnet);
+    const deps = (core.app.accounts as unknown as { deps: ResolvedDeps }).deps;
+    const accounts = new AccountsUseCases({ ...deps, hasher: new NodeSecretHasher() });
+    await accounts.register({ email: 'timed@example.com', password: TEST_PASSWORD });
+    const median = async (email: string): Promise<number> => {
+      const times: number[] = [];
+      for (let i = 0; i < 7; i++) {
+        const started = performance.now();
+        await accounts.login({ email, password: 'wrong password!' }).catch(() => undefined);
+        times.push(performance.now() - started);
+      }
+      return times.sort((a, b) => a - b)[3]!;
+    };
+    await median('warm-up@example.com');
+    const known = await median('timed@example.com');
+    const unknown = await median('nobody-here@example.com');
+    // Before the fix: about 25 ms against 1 ms.
+    expect(unknown / known).toBeGreaterThan(0.4);
+    expect(unknown / known).toBeLessThan(2.5);
+  }, 30_000);
 });
 
 describe('unverified accounts expire after 24 h and a later registration takes them over', () => {
