@@ -4,6 +4,7 @@ import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalSmtpReceiver, type LocalSmtpReceiver } from '../adapters/node/local-smtp-receiver.js';
 import { startDevnet, type Devnet } from '../adapters/tron-devnet/index.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -16,15 +17,18 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
  */
 describe('production entry points (npm run build, node dist/…, SIGTERM to npm)', () => {
   let devnet: Devnet;
+  let smtp: LocalSmtpReceiver;
   const children: ChildProcess[] = [];
   beforeAll(async () => {
     await promisify(execFile)('npm', ['run', 'build'], { cwd: ROOT, timeout: 170_000 });
     devnet = await startDevnet({ port: 0, blockMs: 0, seed: 'production-entry' });
+    smtp = await startLocalSmtpReceiver({ user: 'mailer', pass: 'mail-pass-0123' });
   }, 180_000);
   afterAll(async () => {
     // Only the children this file spawned, by their own PID.
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await devnet?.close();
+    await smtp?.close();
   });
 
   function npmRun(script: string, env: Record<string, string>): { child: ChildProcess; exited: Promise<number | null>; waitFor: (p: RegExp) => Promise<RegExpMatchArray>; output: () => string } {
@@ -48,7 +52,7 @@ describe('production entry points (npm run build, node dist/…, SIGTERM to npm)
 
   const env = (): Record<string, string> => ({
     STORE: 'memory', ALLOW_EPHEMERAL: 'true', CHAIN: 'devnet', TRON_FULL_HOST: devnet.url, METRICS_PORT: '0', METRICS_HOST: '127.0.0.1',
-    PORT: '0', API_HOST: '127.0.0.1', KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'), ADMIN_TOKEN: `admin-${randomBytes(24).toString('hex')}`,
+    PORT: '0', API_HOST: '127.0.0.1', SMTP_URL: smtp.url, MAIL_FROM: 'Custody Hub <no-reply@custody.test>', KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'), ADMIN_TOKEN: `admin-${randomBytes(24).toString('hex')}`,
   });
 
   it('the API from dist/ serves, and SIGTERM to npm lets a request in flight complete before it exits 0', async () => {
@@ -73,8 +77,13 @@ describe('production entry points (npm run build, node dist/…, SIGTERM to npm)
       }, 200);
     });
     const { status, text } = await answer;
-    expect(status).toBeLessThan(500);
-    expect(JSON.parse(text)).toHaveProperty('code');
+    expect(status).toBe(201);
+    expect(JSON.parse(text)).toMatchObject({ code: 'OK' });
+    // The code went by SMTP, and nowhere into the production log.
+    const mail = smtp.mails.find((m) => m.to.includes('inflight@example.com'));
+    const code = mail?.raw.match(/verification code is (\d+)/)?.[1];
+    expect(code).toMatch(/^\d{4,8}$/);
+    expect(api.output()).not.toContain(code!);
     expect(await api.exited).toBe(0);
     expect(api.output()).toContain('SIGTERM: stopping the api');
     await expect(fetch(`${url}/api/healthz`)).rejects.toThrow();

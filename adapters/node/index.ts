@@ -4,3 +4,4 @@ export { AesGcmKeyCipher, DEFAULT_KEY_ID, type AesGcmKeyCipherOptions } from './
 export { NodeSecretHasher, DEFAULT_SCRYPT_COST, TEST_SCRYPT_COST, type ScryptCost } from './node-secret-hasher.js';
 export { NodeDnsResolver, type LookupAll } from './node-dns-resolver.js';
 export { ConsoleMailer, type LineWriter } from './console-mailer.js';
+export { SmtpMailer, type SmtpMailerOptions } from './smtp-mailer.js';

@@ -61,7 +61,7 @@ describe.concurrent('API-only process entry', () => {
   }
 
   const productionEnv = (): Record<string, string> => ({
-    PORT: '0', API_HOST: '127.0.0.1', STORE: 'memory', ALLOW_EPHEMERAL: 'true', METRICS_PORT: '0', METRICS_HOST: '127.0.0.1', LOCKS: 'memory', CHAIN: 'devnet', TRON_FULL_HOST: devnet.url,
+    PORT: '0', API_HOST: '127.0.0.1', STORE: 'memory', ALLOW_EPHEMERAL: 'true', METRICS_PORT: '0', METRICS_HOST: '127.0.0.1', SMTP_URL: 'smtp://127.0.0.1:1', MAIL_FROM: 'no-reply@custody.test', LOCKS: 'memory', CHAIN: 'devnet', TRON_FULL_HOST: devnet.url,
     ADMIN_TOKEN: `admin-${randomBytes(24).toString('hex')}`, KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
   });
 

@@ -12,7 +12,8 @@ const ADMIN = 'admin-token-0123456789abcdef0123456789';
  * The least a production process needs to parse every variable on its own: the memory store with a real chain is
  * refused without ALLOW_EPHEMERAL (tested apart in 'loadConfig: unsafe combinations').
  */
-const PROD_BASE = { KEY_ENCRYPTION_KEY: KEK, ADMIN_TOKEN: ADMIN, ALLOW_EPHEMERAL: 'true' };
+const MAIL = { SMTP_URL: 'smtp://mailer:pw@mail.internal:587', MAIL_FROM: 'Custody Hub <no-reply@custody.test>' };
+const PROD_BASE = { KEY_ENCRYPTION_KEY: KEK, ADMIN_TOKEN: ADMIN, ALLOW_EPHEMERAL: 'true', ...MAIL };
 
 type Env = Record<string, string>;
 
@@ -107,6 +108,9 @@ const CASES: readonly VariableCase[] = [
   { variable: 'ENERGY_BURN_MAX_SUN', good: [['7000000', (c) => c.energyBurnMaxSun, 7_000_000n]], bad: ['0', '-5', '6.5', 'seven'] },
   { variable: 'WITHDRAWAL_CONFIRMATIONS', good: [['0', (c) => c.withdrawalConfirmations, 0], ['19', (c) => c.withdrawalConfirmations, 19]],
     bad: ['-1', 'solid', '1001'] },
+  { variable: 'SMTP_URL', good: [['smtps://u:p@mail.internal:465', (c) => c.mail.kind === 'smtp' && c.mail.url, 'smtps://u:p@mail.internal:465']],
+    bad: ['http://mail.internal', 'mail.internal:25'] },
+  { variable: 'MAIL_FROM', good: [['ops@custody.test', (c) => c.mail.kind === 'smtp' && c.mail.from, 'ops@custody.test']], bad: ['nobody', 'a b@c d'] },
   { variable: 'WORKFLOW_STUCK_AFTER_S', good: [['60', (c) => c.workflowStuckAfterMs, 60_000], ['0', (c) => c.workflowStuckAfterMs, 0]],
     bad: ['-1', '1.5', '15m', '604801'] },
 ];
@@ -124,8 +128,8 @@ describe('loadConfig: defaults', () => {
   });
 
   it('production mode requires KEY_ENCRYPTION_KEY and ADMIN_TOKEN, naming each', () => {
-    expect(configErrorOf({ ADMIN_TOKEN: ADMIN }).variable).toBe('KEY_ENCRYPTION_KEY');
-    expect(configErrorOf({ KEY_ENCRYPTION_KEY: KEK }).variable).toBe('ADMIN_TOKEN');
+    expect(configErrorOf({ ADMIN_TOKEN: ADMIN, ...MAIL }).variable).toBe('KEY_ENCRYPTION_KEY');
+    expect(configErrorOf({ KEY_ENCRYPTION_KEY: KEK, ...MAIL }).variable).toBe('ADMIN_TOKEN');
     expect(loadConfig(PROD_BASE, { mode: 'production' }).adminToken).toBe(ADMIN);
   });
 
@@ -173,7 +177,7 @@ describe('loadConfig: defaults', () => {
 });
 
 describe('loadConfig: unsafe combinations and every problem at once', () => {
-  const tron = { CHAIN: 'tronweb', TRON_FULL_HOST: 'https://api.trongrid.io', KEY_ENCRYPTION_KEY: KEK, ADMIN_TOKEN: ADMIN };
+  const tron = { CHAIN: 'tronweb', TRON_FULL_HOST: 'https://api.trongrid.io', KEY_ENCRYPTION_KEY: KEK, ADMIN_TOKEN: ADMIN, ...MAIL };
   const mongo = { STORE: 'mongodb', MONGODB_URL: 'mongodb://db:27017/x?replicaSet=rs0' };
 
   it('production refuses the memory store with a real chain (keys lost at restart) unless ALLOW_EPHEMERAL=true', () => {
@@ -189,7 +193,7 @@ describe('loadConfig: unsafe combinations and every problem at once', () => {
   });
 
   it('production refuses an api or worker process on the memory store (the two would share nothing) unless ALLOW_EPHEMERAL=true', () => {
-    const devnet = { KEY_ENCRYPTION_KEY: KEK, ADMIN_TOKEN: ADMIN };
+    const devnet = { KEY_ENCRYPTION_KEY: KEK, ADMIN_TOKEN: ADMIN, ...MAIL };
     for (const role of ['api', 'worker'] as const) {
       expect(() => loadConfig(devnet, { mode: 'production', role })).toThrow(new RegExp(`memory in a separate ${role} process`));
       expect(loadConfig({ ...devnet, ALLOW_EPHEMERAL: '1' }, { mode: 'production', role }).allowEphemeral).toBe(true);
@@ -202,27 +206,42 @@ describe('loadConfig: unsafe combinations and every problem at once', () => {
 
   it('reports every bad variable in one error, each line naming its variable, no secret echoed', () => {
     const error = configErrorOf({ STORE: 'postgres', PORT: '99999', LOCKS: 'redis', ADMIN_TOKEN: 'short-secret-x', LOG_LEVEL: 'loud' });
-    expect(error.problems.map((e) => e.variable).sort()).toEqual(['ADMIN_TOKEN', 'KEY_ENCRYPTION_KEY', 'LOG_LEVEL', 'PORT', 'REDIS_URL', 'STORE']);
+    expect(error.problems.map((e) => e.variable).sort()).toEqual(['ADMIN_TOKEN', 'KEY_ENCRYPTION_KEY', 'LOG_LEVEL', 'PORT', 'REDIS_URL', 'SMTP_URL', 'STORE']);
     expect(error.variable.split(', ').sort()).toEqual(error.problems.map((e) => e.variable).sort());
-    expect(error.message.split('\n')).toHaveLength(7);
-    expect(error.message).toMatch(/^configuration: 6 problems\n/);
+    expect(error.message.split('\n')).toHaveLength(8);
+    expect(error.message).toMatch(/^configuration: 7 problems\n/);
     expect(error.message).not.toContain('short-secret-x');
   });
 
   it('each process asks only for what it uses: the worker needs no ADMIN_TOKEN (and ignores one) nor PORT', () => {
     const worker = loadConfig({ ...mongo, KEY_ENCRYPTION_KEY: KEK, PORT: 'not-a-port', ADMIN_TOKEN: 'x' }, { mode: 'production', role: 'worker' });
     expect(worker).toMatchObject({ adminToken: null, role: 'worker' });
-    expect(configErrorOf({ ...mongo, KEY_ENCRYPTION_KEY: KEK }).variable).toBe('ADMIN_TOKEN');
+    expect(configErrorOf({ ...mongo, ...MAIL, KEY_ENCRYPTION_KEY: KEK }).variable).toBe('ADMIN_TOKEN');
     expect(() => loadConfig({ ...mongo, ADMIN_TOKEN: ADMIN }, { mode: 'production', role: 'worker' })).toThrow(/KEY_ENCRYPTION_KEY/);
   });
 
   it('LOG_LEVEL and METRICS_PORT: info by default; metrics on 9464 for api and worker, off in one process unless set', () => {
-    const base = { ...mongo, KEY_ENCRYPTION_KEY: KEK, ADMIN_TOKEN: ADMIN };
+    const base = { ...mongo, ...MAIL, KEY_ENCRYPTION_KEY: KEK, ADMIN_TOKEN: ADMIN };
     expect(loadConfig(base, { mode: 'production', role: 'api' })).toMatchObject({ logLevel: 'info', metricsPort: 9464, metricsHost: '0.0.0.0' });
     expect(loadConfig(base, { mode: 'production', role: 'worker' }).metricsPort).toBe(9464);
     expect(loadConfig(base, { mode: 'production' }).metricsPort).toBeNull();
     expect(loadConfig({ ...base, METRICS_PORT: '0', LOG_LEVEL: 'warn' }, { mode: 'production' })).toMatchObject({ metricsPort: 0, logLevel: 'warn' });
     expect(configErrorOf({ ...base, METRICS_PORT: '70000' }).variable).toBe('METRICS_PORT');
+  });
+});
+
+describe('loadConfig: mail', () => {
+  it('a production API needs SMTP_URL and MAIL_FROM (the console mailer prints codes: development only); the worker sends no mail', () => {
+    const base = { KEY_ENCRYPTION_KEY: KEK, ADMIN_TOKEN: ADMIN, ALLOW_EPHEMERAL: 'true' };
+    expect(configErrorOf(base).variable).toBe('SMTP_URL');
+    expect(configErrorOf({ ...base, SMTP_URL: MAIL.SMTP_URL }).variable).toBe('MAIL_FROM');
+    expect(configErrorOf({ ...base, SMTP_URL: 'http://mail.internal' }).variable).toBe('SMTP_URL');
+    expect(configErrorOf({ ...base, ...MAIL, MAIL_FROM: 'not an address' }).variable).toBe('MAIL_FROM');
+    expect(configErrorOf({ ...base, SMTP_URL: 'smtp://u:hunter2-secret@mail.internal' }).message).not.toContain('hunter2-secret');
+    expect(loadConfig({ ...base, ...MAIL }, { mode: 'production', role: 'api' }).mail)
+      .toEqual({ kind: 'smtp', url: MAIL.SMTP_URL, from: MAIL.MAIL_FROM });
+    expect(loadConfig(base, { mode: 'production', role: 'worker' }).mail).toEqual({ kind: 'console' });
+    expect(loadConfig({}, { mode: 'dev' }).mail).toEqual({ kind: 'console' });
   });
 });
 

@@ -84,6 +84,11 @@ export interface HostConfig {
   readonly metricsHost: string;
   /** ALLOW_EPHEMERAL: production accepts memory stores (nothing survives a restart, processes share nothing). */
   readonly allowEphemeral: boolean;
+  /**
+   * Where verification codes go: SMTP_URL with MAIL_FROM (required by a production API), else the console mailer,
+   * which prints codes and is for development only.
+   */
+  readonly mail: { readonly kind: 'smtp'; readonly url: string; readonly from: string } | { readonly kind: 'console' };
 }
 
 /** `api` (npm run api), `worker` (npm run worker), or `all` (one process running both: npm start, tests). */
@@ -311,7 +316,14 @@ export function loadConfig(env: Env, options: { mode: HostConfig['mode']; role?:
         + '(set STORE=mongodb, or ALLOW_EPHEMERAL=true for a throwaway process)'));
     }
   }
+  const smtpUrl = p.take(null, () => url(env, 'SMTP_URL', ['smtp:', 'smtps:']));
+  const mailFrom = text(env, 'MAIL_FROM');
+  p.check(mode === 'production' && role !== 'worker' && text(env, 'SMTP_URL') === null, 'SMTP_URL',
+    'is required: the API sends verification codes by e-mail (smtp://user:pass@host:587 or smtps://…:465); the console mailer is for development only');
+  p.check(smtpUrl !== null && mailFrom === null, 'MAIL_FROM', 'is required with SMTP_URL (the From address of verification mail)');
+  p.check(mailFrom !== null && !/^[^\r\n]*<?[^\s<>@]+@[^\s<>@]+>?$/.test(mailFrom), 'MAIL_FROM', 'must be an e-mail address, optionally "Name <address>"');
   const config: HostConfig = {
+    mail: smtpUrl !== null && mailFrom !== null ? { kind: 'smtp', url: smtpUrl, from: mailFrom } : { kind: 'console' },
     mode, role, store, mongodbUrl, locks, redisUrl, chain, tronFullHost, tronSolidityHost,
     tronApiKey: p.take(null, () => headerValue(env, 'TRON_API_KEY')),
     scanNodes: p.take(null, () => nodeList(env, 'TRON_FULL_HOSTS')) ?? [{ fullHost: tronFullHost, solidityHost: tronSolidityHost }],

@@ -18,7 +18,7 @@ import { HttpWebhookTransport } from '../../adapters/http/index.js';
 import { createMemoryAdapters, MemoryAddressLock, MemoryRateLimiter, MemoryScanCursorStore } from '../../adapters/memory/index.js';
 import { connectMongo, createMongoAdapters, type MongoConnection } from '../../adapters/mongodb/index.js';
 import { MongoScanCursorStore } from '../../adapters/mongodb/mongo-scan-cursor-store.js';
-import { AesGcmKeyCipher, ConsoleMailer, NodeDnsResolver, NodeSecretHasher, SystemClock } from '../../adapters/node/index.js';
+import { AesGcmKeyCipher, ConsoleMailer, NodeDnsResolver, NodeSecretHasher, SmtpMailer, SystemClock } from '../../adapters/node/index.js';
 import { createRedisClient, RedisAddressLock, RedisRateLimiter } from '../../adapters/redis/index.js';
 import {
   ItrxEnergyProvider, RentalMarketEnergyProvider, SelfDelegationEnergyProvider, TronBlockSource, TronSaveEnergyProvider, TronWebChainGateway,
@@ -149,7 +149,8 @@ export function composeContainer(config: HostConfig, overrides: CompositionOverr
   container.bind(TOKENS.ScanCursors).toDynamicValue((ctx) => ctx.get(TOKENS.Stores).scanCursors);
   container.bind(TOKENS.Hasher).toDynamicValue(() => overrides.hasher ?? new NodeSecretHasher());
   container.bind(TOKENS.Cipher).toDynamicValue(() => AesGcmKeyCipher.fromConfig(config.keyEncryptionKey ?? randomBytes(32).toString('base64')));
-  container.bind(TOKENS.Mailer).toDynamicValue(() => overrides.mailer ?? new ConsoleMailer());
+  container.bind(TOKENS.Mailer).toDynamicValue(() => overrides.mailer
+    ?? (config.mail.kind === 'smtp' ? new SmtpMailer({ url: config.mail.url, from: config.mail.from }) : new ConsoleMailer()));
   container.bind(TOKENS.Dns).toDynamicValue(() => overrides.dns ?? new NodeDnsResolver());
   container.bind(TOKENS.Transport).toDynamicValue((ctx) => overrides.transport
     ?? new HttpWebhookTransport({ resolver: ctx.get(TOKENS.Dns), allowLocal: config.webhookAllowLocal }));

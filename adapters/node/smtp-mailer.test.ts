@@ -1,0 +1,40 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { InfrastructureError } from '../../core/domain/errors.js';
+import { startLocalSmtpReceiver as startReceiver } from './local-smtp-receiver.js';
+import { SmtpMailer } from './smtp-mailer.js';
+
+let closers: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const close of closers.reverse()) await close();
+  closers = [];
+});
+
+describe('SmtpMailer (against a local SMTP receiver)', () => {
+  it('sends the verification code to the address, from MAIL_FROM, authenticating with the URL credentials', async () => {
+    const receiver = await startReceiver({ user: 'mailer', pass: 's3cret-pass' });
+    closers.push(receiver.close);
+    const mailer = new SmtpMailer({ url: `smtp://mailer:s3cret-pass@127.0.0.1:${receiver.port}`, from: 'Custody Hub <no-reply@custody.test>' });
+    closers.push(() => mailer.close());
+    await mailer.sendVerificationCode('alice@example.com', '482913');
+    expect(receiver.mails).toHaveLength(1);
+    const [mail] = receiver.mails;
+    expect(mail!.from).toBe('no-reply@custody.test');
+    expect(mail!.to).toEqual(['alice@example.com']);
+    expect(mail!.raw).toContain('Subject: Your Custody Hub verification code');
+    expect(mail!.raw).toContain('482913');
+  });
+
+  it('a refused login or an unreachable server is SERVICE-UNAVAILABLE, naming neither the code nor the password', async () => {
+    const receiver = await startReceiver({ user: 'mailer', pass: 'right' });
+    closers.push(receiver.close);
+    for (const url of [`smtp://mailer:wrong-pass@127.0.0.1:${receiver.port}`, 'smtp://127.0.0.1:1']) {
+      const mailer = new SmtpMailer({ url, from: 'no-reply@custody.test', timeoutMs: 2_000 });
+      closers.push(() => mailer.close());
+      const error = await mailer.sendVerificationCode('bob@example.com', '777111').then(() => null, (e: unknown) => e);
+      expect(error).toBeInstanceOf(InfrastructureError);
+      expect((error as InfrastructureError).code).toBe('SERVICE-UNAVAILABLE');
+      expect((error as Error).message).not.toMatch(/777111|wrong-pass/);
+    }
+    expect(receiver.mails).toHaveLength(0);
+  });
+});

@@ -1,0 +1,46 @@
+import { createTransport, type Transporter } from 'nodemailer';
+import { InfrastructureError } from '../../core/domain/errors.js';
+import type { Mailer } from '../../core/ports/mailer.port.js';
+
+/** Options of SmtpMailer. */
+export interface SmtpMailerOptions {
+  /** SMTP_URL: `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://…:465` (TLS from the start). */
+  readonly url: string;
+  /** MAIL_FROM: the From address (`Custody Hub <no-reply@example.com>`). */
+  readonly from: string;
+  /** Per-message budget for connecting and sending (default 15 s): a hung server must not hold a registration. */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * The production Mailer: one plain-text message per verification code over SMTP (nodemailer, pooled connection).
+ * The code is in the message only, never in a log line; a failure is an InfrastructureError SERVICE-UNAVAILABLE
+ * (transient) whose message names neither the code nor the server's credentials.
+ */
+export class SmtpMailer implements Mailer {
+  private readonly transport: Transporter;
+
+  constructor(private readonly options: SmtpMailerOptions) {
+    const timeout = options.timeoutMs ?? 15_000;
+    // nodemailer's SMTP transport reads host, port, TLS and credentials from `url`, the rest from the object.
+    this.transport = createTransport({ url: options.url, connectionTimeout: timeout, greetingTimeout: timeout, socketTimeout: timeout } as never);
+  }
+
+  async sendVerificationCode(email: string, code: string): Promise<void> {
+    try {
+      await this.transport.sendMail({
+        from: this.options.from, to: email, subject: 'Your Custody Hub verification code',
+        text: `Your Custody Hub verification code is ${code}.\n\nIt expires soon. If you did not ask for it, ignore this message.\n`,
+      });
+    } catch (error) {
+      throw new InfrastructureError('SERVICE-UNAVAILABLE', `mail could not be sent: ${(error as { code?: string }).code ?? (error as Error).name}`, {
+        transient: true, cause: error,
+      });
+    }
+  }
+
+  /** Closes pooled connections. */
+  close(): void {
+    this.transport.close();
+  }
+}
