@@ -70,6 +70,11 @@ export class AesGcmKeyCipher implements KeyCipher {
     return new AesGcmKeyCipher({ currentKeyId, keys });
   }
 
+  /** The id new envelopes are made under (the first of KEY_ENCRYPTION_KEY): what `keys:rotate` re-wraps to. */
+  get currentKeyId(): string {
+    return this.#currentKeyId;
+  }
+
   async encrypt(plaintext: Uint8Array, aad: string): Promise<EncryptedEnvelope> {
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.#keys.get(this.#currentKeyId)!, iv, { authTagLength: TAG_BYTES });

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAINNET_USDT_CONTRACT } from '../../core/domain/model/asset.js';
@@ -227,6 +230,25 @@ describe('loadConfig: unsafe combinations and every problem at once', () => {
     expect(loadConfig(base, { mode: 'production' }).metricsPort).toBeNull();
     expect(loadConfig({ ...base, METRICS_PORT: '0', LOG_LEVEL: 'warn' }, { mode: 'production' })).toMatchObject({ metricsPort: 0, logLevel: 'warn' });
     expect(configErrorOf({ ...base, METRICS_PORT: '70000' }).variable).toBe('METRICS_PORT');
+  });
+});
+
+describe('loadConfig: KEY_ENCRYPTION_KEY_FILE', () => {
+  it('reads the KEK from a file (a Docker or Kubernetes secret), trimmed; unreadable, empty or doubled is refused', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kek-'));
+    const file = join(dir, 'kek');
+    writeFileSync(file, `k2:${KEK},k1:${KEK_OLD}\n`);
+    const base = { ADMIN_TOKEN: ADMIN, ALLOW_EPHEMERAL: 'true', ...MAIL };
+    expect(loadConfig({ ...base, KEY_ENCRYPTION_KEY_FILE: file }, { mode: 'production' }).keyEncryptionKey).toBe(`k2:${KEK},k1:${KEK_OLD}`);
+    expect(configErrorOf({ ...base, KEY_ENCRYPTION_KEY_FILE: join(dir, 'missing') }).message).toMatch(/KEY_ENCRYPTION_KEY_FILE cannot be read \(ENOENT\)/);
+    expect(configErrorOf({ ...base, KEY_ENCRYPTION_KEY_FILE: file, KEY_ENCRYPTION_KEY: KEK }).variable).toBe('KEY_ENCRYPTION_KEY_FILE');
+    writeFileSync(file, '  \n');
+    expect(configErrorOf({ ...base, KEY_ENCRYPTION_KEY_FILE: file }).variable).toBe('KEY_ENCRYPTION_KEY_FILE');
+    writeFileSync(file, 'not-a-key');
+    const bad = configErrorOf({ ...base, KEY_ENCRYPTION_KEY_FILE: file });
+    expect(bad.variable).toBe('KEY_ENCRYPTION_KEY');
+    expect(bad.message).not.toContain('not-a-key');
+    rmSync(dir, { recursive: true });
   });
 });
 

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { MAINNET_USDT_CONTRACT } from '../../core/domain/model/asset.js';
 import { AesGcmKeyCipher } from '../../adapters/node/index.js';
 import { DEVNET_ITRX_API_KEY, DEVNET_ITRX_API_SECRET } from '../../adapters/tron-devnet/rental-itrx.js';
@@ -293,8 +294,9 @@ export function loadConfig(env: Env, options: { mode: HostConfig['mode']; role?:
   const energyProvider = rentalProviders.length === 0 ? 'self' : 'rental';
   const usdtContract = text(env, 'USDT_CONTRACT') ?? MAINNET_USDT_CONTRACT;
   p.check(!/^T[1-9A-HJ-NP-Za-km-z]{33}$/.test(usdtContract), 'USDT_CONTRACT', 'must be a base58 TRON address');
-  const keyEncryptionKey = text(env, 'KEY_ENCRYPTION_KEY');
-  p.check(keyEncryptionKey === null && mode !== 'dev', 'KEY_ENCRYPTION_KEY', 'is required (32 bytes, base64; or "id:base64,…" for rotation)');
+  const keyEncryptionKey = p.take(null, () => keyFromEnvOrFile(env));
+  p.check(keyEncryptionKey === null && mode !== 'dev' && text(env, 'KEY_ENCRYPTION_KEY_FILE') === null, 'KEY_ENCRYPTION_KEY',
+    'is required (32 bytes, base64; or "id:base64,…" for rotation), or KEY_ENCRYPTION_KEY_FILE naming a file that holds it');
   if (keyEncryptionKey !== null) {
     try {
       AesGcmKeyCipher.fromConfig(keyEncryptionKey, 'KEY_ENCRYPTION_KEY');
@@ -354,6 +356,25 @@ function hostName(env: Env, name: string, fallback: string): string {
   const value = text(env, name) ?? fallback;
   if (/\s|\//.test(value)) throw new ConfigError(name, 'must be an IP address or a host name');
   return value;
+}
+
+/**
+ * KEY_ENCRYPTION_KEY, or the contents of the file KEY_ENCRYPTION_KEY_FILE names (a Docker or Kubernetes secret),
+ * trimmed; both set is refused (which one wins would be a guess). Never echoes the key.
+ */
+function keyFromEnvOrFile(env: Env): string | null {
+  const direct = text(env, 'KEY_ENCRYPTION_KEY');
+  const file = text(env, 'KEY_ENCRYPTION_KEY_FILE');
+  if (file === null) return direct;
+  if (direct !== null) throw new ConfigError('KEY_ENCRYPTION_KEY_FILE', 'must not be set together with KEY_ENCRYPTION_KEY');
+  let contents: string;
+  try {
+    contents = readFileSync(file, 'utf8').trim();
+  } catch (error) {
+    throw new ConfigError('KEY_ENCRYPTION_KEY_FILE', `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  if (contents === '') throw new ConfigError('KEY_ENCRYPTION_KEY_FILE', 'names an empty file');
+  return contents;
 }
 
 /** A positive whole number of SUN, or null when unset. */

@@ -1,0 +1,55 @@
+import type { Db, Filter, Document } from 'mongodb';
+import { COLLECTIONS } from '../../adapters/mongodb/collections.js';
+import type { EncryptedEnvelope } from '../../core/domain/model/common.js';
+import type { EncryptedRecord, EncryptedRecordStore, RecordCursor } from './key-rotation.js';
+
+/** Where each kind of secret lives: collection, envelope field and the aad its owner binds it to. */
+const SOURCES = {
+  'wallet-key': { collection: COLLECTIONS.wallets, field: 'encryptedKey', aad: (doc: Document) => String(doc['address']) },
+  'webhook-secret': { collection: COLLECTIONS.developerConfigs, field: 'secret', aad: (doc: Document) => `webhook-secret:${String(doc['_id'])}` },
+} as const;
+const KINDS = ['wallet-key', 'webhook-secret'] as const;
+
+/**
+ * keys:rotate over the MongoDB store (beside the tool rather than in adapters/mongodb: no core port walks every
+ * secret). Lists `wallet_addresses.encryptedKey` then `developer_configs.secret` by `_id`; a replace is one
+ * `updateOne` filtered on the old envelope's key id, iv and ciphertext (compare-and-set; majority write concern from
+ * the client).
+ */
+export class MongoEncryptedRecords implements EncryptedRecordStore {
+  constructor(private readonly db: Db) {}
+
+  async list(after: RecordCursor | null, limit: number): Promise<EncryptedRecord[]> {
+    const out: EncryptedRecord[] = [];
+    for (const kind of KINDS) {
+      if (after !== null && KINDS.indexOf(kind) < KINDS.indexOf(after.kind)) continue;
+      const source = SOURCES[kind];
+      const filter: Filter<Document> = { [source.field]: { $type: 'object' } };
+      if (after !== null && after.kind === kind) filter['_id'] = { $gt: idOf(after.id) } as never;
+      const docs = await this.db.collection(source.collection).find(filter).sort({ _id: 1 }).limit(limit - out.length).toArray();
+      for (const doc of docs) {
+        const envelope = doc[source.field] as EncryptedEnvelope;
+        out.push({ kind, id: String(doc['_id']), aad: source.aad(doc), envelope: { keyId: envelope.keyId, iv: envelope.iv, ciphertext: envelope.ciphertext, tag: envelope.tag } });
+      }
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  async replace(record: EncryptedRecord, next: EncryptedEnvelope): Promise<boolean> {
+    const { collection, field } = SOURCES[record.kind];
+    const result = await this.db.collection(collection).updateOne(
+      {
+        _id: idOf(record.id) as never, [`${field}.keyId`]: record.envelope.keyId, [`${field}.iv`]: record.envelope.iv,
+        [`${field}.ciphertext`]: record.envelope.ciphertext,
+      },
+      { $set: { [field]: { keyId: next.keyId, iv: next.iv, ciphertext: next.ciphertext, tag: next.tag } } },
+    );
+    return result.modifiedCount === 1;
+  }
+}
+
+/** Both collections key by integer `_id` (wallet id, user id). */
+function idOf(id: string): number {
+  return Number(id);
+}
