@@ -1,4 +1,4 @@
-import { MongoClient, type Db } from 'mongodb';
+import { MongoClient, type Db, type MongoClientOptions } from 'mongodb';
 import { InfrastructureError, StoreError } from '../../core/domain/errors.js';
 import { ensureIndexes } from './mongo-indexes.js';
 
@@ -21,8 +21,13 @@ export interface MongoConnection {
 export interface ConnectMongoOptions {
   /** Overrides the database named in the URL path (default: the path, else `custody_hub`). */
   readonly dbName?: string;
-  /** How long to wait for a usable server before giving up (ms). Default 2000. */
+  /** How long the start-up probe waits for a usable server before giving up (ms). Default 2000. */
   readonly serverSelectionTimeoutMS?: number;
+  /**
+   * How long each later operation may wait for a primary (ms): long enough to ride out an election (~12 s) so a
+   * failover delays writes instead of failing them. Default 30000.
+   */
+  readonly operationServerSelectionTimeoutMS?: number;
   /** Accept a standalone server (development only: no transactions). Default false. */
   readonly allowStandalone?: boolean;
   /** Create the store's indexes after connecting (idempotent). Default true. */
@@ -47,6 +52,42 @@ function reasonOf(error: unknown): string {
 }
 
 /**
+ * The durability every write of the store relies on (a write-ahead record that a failover rolls back could pay a
+ * withdrawal twice): majority, journaled writes, reads from the primary with majority read concern. Fixed on the
+ * client, and a MONGODB_URL that asks for less is refused rather than silently overridden.
+ */
+export const REQUIRED_DURABILITY = {
+  writeConcern: { w: 'majority', journal: true },
+  readPreference: 'primary',
+  readConcern: { level: 'majority' },
+} as const satisfies Pick<MongoClientOptions, 'writeConcern' | 'readPreference' | 'readConcern'>;
+
+/** Each URL option that would weaken REQUIRED_DURABILITY, with what it must be instead. */
+export function weakeningOptions(url: string): string[] {
+  const query = url.includes('?') ? new URLSearchParams(url.slice(url.indexOf('?') + 1)) : new URLSearchParams();
+  const problems: string[] = [];
+  for (const [rawName, value] of query) {
+    const name = rawName.toLowerCase();
+    if (name === 'w' && value !== 'majority') problems.push(`w=${value} (must be majority)`);
+    if ((name === 'journal' || name === 'j') && value.toLowerCase() !== 'true') problems.push(`${rawName}=${value} (must be true)`);
+    if (name === 'readpreference' && value.toLowerCase() !== 'primary') problems.push(`readPreference=${value} (must be primary)`);
+    if (name === 'readconcernlevel' && value.toLowerCase() !== 'majority') problems.push(`readConcernLevel=${value} (must be majority)`);
+    if (name === 'wtimeoutms' || name === 'wtimeout') problems.push(`${rawName} (a write timing out before majority is acknowledged is ambiguous)`);
+  }
+  return problems;
+}
+
+/** The client options connectMongo uses: the fixed durability, the lifetime selection timeout, the app name. */
+export function mongoClientOptions(options: ConnectMongoOptions = {}): MongoClientOptions {
+  return {
+    ...REQUIRED_DURABILITY,
+    serverSelectionTimeoutMS: options.operationServerSelectionTimeoutMS ?? 30_000,
+    connectTimeoutMS: 10_000,
+    appName: options.appName ?? 'custody-hub',
+  };
+}
+
+/**
  * Connects to MONGODB_URL, checks the server answers within `serverSelectionTimeoutMS`, finds out whether it runs
  * transactions (replica set or mongos) and creates the indexes. Every failure is an InfrastructureError whose message
  * names MONGODB_URL (with the password redacted), never a driver error and never a hang.
@@ -59,13 +100,13 @@ export async function connectMongo(url: string | null | undefined, options: Conn
   }
   const shown = redactMongoUrl(url);
   const timeout = options.serverSelectionTimeoutMS ?? 2_000;
+  const weakened = weakeningOptions(url);
+  if (weakened.length > 0) {
+    throw new StoreError('SERVICE-UNAVAILABLE', `MONGODB_URL ${shown} weakens the store's durability: ${weakened.join(', ')}`, { transient: false });
+  }
   let client: MongoClient;
   try {
-    client = new MongoClient(url, {
-      serverSelectionTimeoutMS: timeout,
-      connectTimeoutMS: timeout,
-      appName: options.appName ?? 'custody-hub',
-    });
+    client = new MongoClient(url, mongoClientOptions(options));
   } catch (error) {
     throw new StoreError('SERVICE-UNAVAILABLE', `MONGODB_URL ${shown} is not a valid connection string: ${reasonOf(error)}`, {
       transient: false, cause: error,
@@ -74,7 +115,14 @@ export async function connectMongo(url: string | null | undefined, options: Conn
   const db = client.db(options.dbName ?? databaseFromUrl(url) ?? DEFAULT_DATABASE);
   let step = 'is unreachable';
   try {
-    const hello = await db.admin().command({ hello: 1 });
+    // The start-up probe fails fast; later operations wait up to the lifetime selection timeout.
+    let timer: NodeJS.Timeout | undefined;
+    const hello = await Promise.race([
+      db.admin().command({ hello: 1 }),
+      new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => reject(new Error(`no server answered within ${timeout} ms`)), timeout);
+      }),
+    ]).finally(() => clearTimeout(timer));
     step = `answered but refused to create the store's indexes in database ${db.databaseName}`;
     const transactions = typeof hello['setName'] === 'string' || hello['msg'] === 'isdbgrid';
     if (!transactions && options.allowStandalone !== true) {

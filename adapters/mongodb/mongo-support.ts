@@ -21,13 +21,27 @@ export function isDuplicateKey(error: unknown, field?: string): error is MongoSe
   return pattern !== null && typeof pattern === 'object' && field in pattern;
 }
 
+/**
+ * Server errors that retrying cannot cure: authentication and authorisation (a wrong or revoked user), and a
+ * document the server refuses (validation, a type or size it cannot store). Retried for ever they would hold a
+ * task in a loop; reported as permanent they surface at once.
+ */
+const PERMANENT_CODES = new Map<number, string>([
+  [13, 'not authorised (check the MongoDB user\'s roles)'], [18, 'authentication failed (check MONGODB_URL\'s credentials)'],
+  [121, 'document failed validation'], [2, 'bad value'], [14, 'type mismatch'], [10334, 'document too large'],
+]);
+
 /** The error the ports promise for a failing store: never a driver error. */
 export function storeUnavailable(operation: string, error: unknown): StoreError {
   const standalone = error instanceof MongoServerError && error.code === ILLEGAL_OPERATION;
+  const permanent = error instanceof MongoServerError && typeof error.code === 'number' ? PERMANENT_CODES.get(error.code) : undefined;
+  // Client-side refusals (a value BSON cannot encode, an invalid argument) are bugs or bad data, not outages.
+  const clientSide = error instanceof Error && /^(BSONError|BSONVersionError|MongoInvalidArgumentError)$/.test(error.name);
   const message = standalone
     ? `MongoDB ${operation} failed: the server is not a replica set member (transactions unavailable)`
-    : `MongoDB ${operation} failed`;
-  return new StoreError('SERVICE-UNAVAILABLE', message, { transient: !standalone, cause: error });
+    : permanent !== undefined ? `MongoDB ${operation} failed: ${permanent}`
+      : clientSide ? `MongoDB ${operation} failed: the driver refused the request (${(error as Error).name})` : `MongoDB ${operation} failed`;
+  return new StoreError('SERVICE-UNAVAILABLE', message, { transient: !standalone && permanent === undefined && !clientSide, cause: error });
 }
 
 /**

@@ -21,14 +21,18 @@ export type MongoTarget =
 /** How long the container-runtime probe may take: a machine without one must not wait for it. */
 const RUNTIME_PROBE_MS = 1_500;
 
-/** Finds a MongoDB for this test file (see the module comment). Never throws: failures become a reason. */
+/**
+ * Finds a MongoDB for this test file (see the module comment). A MONGODB_URL that is set but does not answer throws:
+ * the run asked for MongoDB, so a dead server fails it rather than turning every suite into a SKIPPED line. Every
+ * other failure becomes a reason.
+ */
 export async function provisionMongo(): Promise<MongoTarget> {
   const reasons: string[] = [];
   const fromEnv = process.env['MONGODB_URL'];
   if (fromEnv !== undefined && fromEnv.trim() !== '') {
     const problem = await unanswered(fromEnv);
     if (problem === null) return { kind: 'env', url: fromEnv, stop: async () => undefined };
-    reasons.push(`MONGODB_URL does not answer (${problem})`);
+    throw new Error(`MONGODB_URL is set but does not answer (${problem}): fix it or unset it to skip the MongoDB suites`);
   } else {
     reasons.push('MONGODB_URL not set');
   }
