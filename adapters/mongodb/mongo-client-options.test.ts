@@ -6,11 +6,10 @@ import { storeUnavailable } from './mongo-support.js';
 
 // No MongoDB runs here: these pin the client options and the error classification the store relies on.
 describe('MongoDB client options', () => {
-  it('fix majority journaled writes, primary reads with majority read concern, and a 30 s lifetime selection timeout', () => {
+  it('fix majority journaled writes, primary reads, and a 30 s lifetime selection timeout', () => {
     const options = mongoClientOptions();
     expect(options.writeConcern).toEqual({ w: 'majority', journal: true });
     expect(options.readPreference).toBe('primary');
-    expect(options.readConcern).toEqual({ level: 'majority' });
     expect(options.serverSelectionTimeoutMS).toBe(30_000);
     expect(mongoClientOptions({ operationServerSelectionTimeoutMS: 45_000 }).serverSelectionTimeoutMS).toBe(45_000);
     expect(options).toMatchObject(REQUIRED_DURABILITY);

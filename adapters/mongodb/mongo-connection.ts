@@ -53,14 +53,14 @@ function reasonOf(error: unknown): string {
 
 /**
  * The durability every write of the store relies on (a write-ahead record that a failover rolls back could pay a
- * withdrawal twice): majority, journaled writes, reads from the primary with majority read concern. Fixed on the
- * client, and a MONGODB_URL that asks for less is refused rather than silently overridden.
+ * withdrawal twice): majority, journaled writes and reads from the primary. Fixed on the client, and a MONGODB_URL
+ * that asks for less is refused rather than silently overridden. (The read concern stays the server's default: a
+ * majority read concern was not verified here against the store's read-after-write paths.)
  */
 export const REQUIRED_DURABILITY = {
   writeConcern: { w: 'majority', journal: true },
   readPreference: 'primary',
-  readConcern: { level: 'majority' },
-} as const satisfies Pick<MongoClientOptions, 'writeConcern' | 'readPreference' | 'readConcern'>;
+} as const satisfies Pick<MongoClientOptions, 'writeConcern' | 'readPreference'>;
 
 /** Each URL option that would weaken REQUIRED_DURABILITY, with what it must be instead. */
 export function weakeningOptions(url: string): string[] {
@@ -71,7 +71,7 @@ export function weakeningOptions(url: string): string[] {
     if (name === 'w' && value !== 'majority') problems.push(`w=${value} (must be majority)`);
     if ((name === 'journal' || name === 'j') && value.toLowerCase() !== 'true') problems.push(`${rawName}=${value} (must be true)`);
     if (name === 'readpreference' && value.toLowerCase() !== 'primary') problems.push(`readPreference=${value} (must be primary)`);
-    if (name === 'readconcernlevel' && value.toLowerCase() !== 'majority') problems.push(`readConcernLevel=${value} (must be majority)`);
+    if (name === 'readconcernlevel' && !['majority', 'linearizable'].includes(value.toLowerCase())) problems.push(`readConcernLevel=${value} (must be majority)`);
     if (name === 'wtimeoutms' || name === 'wtimeout') problems.push(`${rawName} (a write timing out before majority is acknowledged is ambiguous)`);
   }
   return problems;
