@@ -60,3 +60,15 @@ describe('startComposedWorker: ENERGY_BURN', { timeout: 60_000 }, () => {
     expect(await collectWithoutStake('true')).toEqual({ status: COLLECTION_STATUS.DONE, errorCode: null });
   });
 });
+
+describe('startComposedWorker: BALANCE_SCAN_START', { timeout: 60_000 }, () => {
+  it('a bad start height stops the worker at start, naming the variable; a block number is accepted', async () => {
+    world = await buildWorkerWorld({ stakeTrx: 0n });
+    const w = world;
+    const config = loadConfig({ CHAIN: 'devnet', TRON_FULL_HOST: w.devnet.url, USDT_CONTRACT: w.devnet.usdtAddress }, { mode: 'dev' });
+    composition = composeContainer(config, { clock: w.clock, mailer: new RecordingMailer(), hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }) });
+    expect(() => startComposedWorker(composition!, { BALANCE_SCAN_START: 'yesterday' }, { manual: true })).toThrow(/BALANCE_SCAN_START/);
+    worker = startComposedWorker(composition, { BALANCE_SCAN_START: '1' }, { manual: true });
+    await worker.tick();
+  });
+});

@@ -7,7 +7,7 @@ import { BalanceScanner } from '../../core/application/worker/balance-scanner.js
 import { WebhookDispatcher } from '../../core/application/worker/webhook-dispatcher.js';
 import type { Composition } from '../composition/container.js';
 import { TOKENS } from '../composition/tokens.js';
-import { parseScanLevel } from './jobs/balance-scan.js';
+import { scannerOptionsFromEnv } from './jobs/balance-scan.js';
 import { startWorker, type RunningWorker, type WorkerObserver, type WorkerOptions } from './index.js';
 import { rateLimitedErrors } from './rate-limited-log.js';
 import type { CustodyMetrics } from '../composition/metrics.js';
@@ -17,6 +17,8 @@ import type { CollectionTaskRepository } from '../../core/ports/collection-task-
 export interface ComposedWorkerEnv {
   /** `head` (default) or `solidified`. */
   readonly BALANCE_SCAN_LEVEL?: string | undefined;
+  /** Where a new deployment's scanner starts: a block number, or `head` (default: the solidified block). */
+  readonly BALANCE_SCAN_START?: string | undefined;
 }
 
 /**
@@ -36,8 +38,8 @@ export function startComposedWorker(composition: Composition, env: ComposedWorke
   });
   const balanceScanner = new BalanceScanner({
     clock: core.clock, blocks: c.get(TOKENS.BlockSource), cursors: stores.scanCursors, wallets: core.wallets,
-    balances: core.balances, chain: core.chain, assets: core.assets,
-  }, { level: parseScanLevel(env.BALANCE_SCAN_LEVEL) });
+    balances: core.balances, assets: core.assets,
+  }, scannerOptionsFromEnv({ BALANCE_SCAN_LEVEL: env.BALANCE_SCAN_LEVEL, BALANCE_SCAN_START: env.BALANCE_SCAN_START }));
   const metrics = c.get(TOKENS.Metrics);
   metrics.watchScannerLag(() => balanceScanner.lag());
   return startWorker({
