@@ -34,6 +34,8 @@ export class CustodyMetrics {
   private readonly lastTick: Gauge;
 
   private scannerLagWatched = false;
+  /** Running totals since the last daily summary and since the last hourly stuck check (hosts/worker/maintenance.ts). */
+  readonly periods = { day: new PeriodTotals(), hour: new PeriodTotals() };
 
   /** `defaults`: also Node's process metrics (event loop lag, heap, GC), which hold observers: only where served. */
   constructor(service: string, options: { readonly defaults?: boolean } = {}) {
@@ -95,7 +97,10 @@ export class CustodyMetrics {
   }
 
   stage(workflow: string, outcome: string): void { this.stages.inc({ workflow, outcome }); }
-  workflowStuck(workflow: string, step: string): void { this.stuck.inc({ workflow, step }); }
+  workflowStuck(workflow: string, step: string): void {
+    this.stuck.inc({ workflow, step });
+    for (const p of Object.values(this.periods)) p.stuck += 1;
+  }
   workflowRetry(workflow: string, step: string): void { this.retries.inc({ workflow, step }); }
   passFailed(workflow: string): void { this.tickFailures.inc({ workflow }); }
   ticked(nowMs: number): void {
@@ -110,6 +115,11 @@ export class CustodyMetrics {
   /** A collection that reached DONE or FAILED: its end status, each completed step's duration and what it cost. */
   collectionFinished(task: CollectionTask): void {
     this.taskFinished('collection', collectionStatusName(task.status));
+    for (const p of Object.values(this.periods)) {
+      p.collections += 1;
+      if (task.status === COLLECTION_STATUS.FAILED) p.failedCollections += 1;
+      if (task.cost !== undefined) p.costSun += totalCostSun(task.cost);
+    }
     for (const step of task.steps) {
       if (step.completedAt !== null) {
         this.stepDuration.observe({ workflow: 'collection', step: collectionStatusName(step.status) }, Math.max(0, step.completedAt - step.startedAt) / 1_000);
@@ -126,7 +136,10 @@ export class CustodyMetrics {
     const name = deliveryStatusName(status);
     this.webhookAttempts.inc({ status: name });
     this.webhookDuration.observe({ status: name }, durationMs / 1_000);
-    if (status === DELIVERY_STATUS.DEAD) this.webhookDead.inc();
+    if (status === DELIVERY_STATUS.DEAD) {
+      this.webhookDead.inc();
+      for (const p of Object.values(this.periods)) p.deadWebhooks += 1;
+    }
   }
 
   /** The chain gateway with every call counted and timed, and its failures counted by error code. */
@@ -175,6 +188,25 @@ export class CustodyMetrics {
   /** The text Prometheus scrapes. */
   metrics(): Promise<string> {
     return this.registry.metrics();
+  }
+}
+
+/** Totals of one reporting period in this process; `take` returns them and starts the next period. */
+export class PeriodTotals {
+  collections = 0;
+  failedCollections = 0;
+  costSun = 0n;
+  stuck = 0;
+  deadWebhooks = 0;
+
+  take(): { collections: number; failedCollections: number; costSun: string; stuck: number; deadWebhooks: number } {
+    const totals = {
+      collections: this.collections, failedCollections: this.failedCollections, costSun: this.costSun.toString(),
+      stuck: this.stuck, deadWebhooks: this.deadWebhooks,
+    };
+    this.collections = this.failedCollections = this.stuck = this.deadWebhooks = 0;
+    this.costSun = 0n;
+    return totals;
   }
 }
 

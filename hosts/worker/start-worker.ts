@@ -6,6 +6,7 @@ import type { CustodyMetrics } from '../composition/metrics.js';
 import { TOKENS } from '../composition/tokens.js';
 import { startComposedWorker } from './compose-worker.js';
 import type { RunningWorker } from './index.js';
+import { startMaintenance } from './maintenance.js';
 
 /** A running worker process: its metrics server (null when METRICS_PORT is off) and a stop within a deadline. */
 export interface StartedWorker {
@@ -40,8 +41,10 @@ export async function startWorkerProcess(env: Env, overrides: CompositionOverrid
   const composition = await openComposition(config, overrides);
   let worker: RunningWorker;
   let server: MetricsServer | null = null;
+  let maintenance: { stop(): Promise<void> } | null = null;
   try {
     worker = startComposedWorker(composition, env);
+    maintenance = startMaintenance(composition.container.get(TOKENS.Metrics), composition.container.get(TOKENS.Logger));
     if (config.metricsPort !== null) {
       const metrics = composition.container.get(TOKENS.Metrics);
       server = await startMetricsServer(metrics, {
@@ -49,6 +52,7 @@ export async function startWorkerProcess(env: Env, overrides: CompositionOverrid
       });
     }
   } catch (error) {
+    await maintenance?.stop().catch(() => undefined);
     await composition.close().catch(() => undefined);
     throw error instanceof Error && error.message.includes('EADDRINUSE') ? new ConfigError('METRICS_PORT', 'is already in use') : error;
   }
@@ -56,6 +60,7 @@ export async function startWorkerProcess(env: Env, overrides: CompositionOverrid
   return {
     composition, worker: running, metricsUrl: server?.url ?? null,
     async stop(deadlineMs = 20_000) {
+      await maintenance?.stop();
       let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), deadlineMs); });
       const finished = await Promise.race([running.stop().then(() => true as const), deadline]);

@@ -1,0 +1,43 @@
+import { validate } from 'node-cron';
+import { describe, expect, it } from 'vitest';
+import { COLLECTION_STATUS, type CollectionTask } from '../../core/domain/model/collection-task.js';
+import { NO_COST } from '../../core/domain/sweep-cost.js';
+import { DELIVERY_STATUS } from '../../core/domain/model/webhook.js';
+import { CustodyMetrics } from '../composition/metrics.js';
+import { MAINTENANCE_SCHEDULES, runDailySummary, runStuckCheck, startMaintenance } from './maintenance.js';
+
+function recorder(): { lines: { level: string; fields: object; message: string }[]; log: { info: (f: object, m: string) => void; warn: (f: object, m: string) => void; error: (f: object, m: string) => void } } {
+  const lines: { level: string; fields: object; message: string }[] = [];
+  const at = (level: string) => (fields: object, message: string): void => { lines.push({ level, fields, message }); };
+  return { lines, log: { info: at('info'), warn: at('warn'), error: at('error') } };
+}
+
+describe('worker maintenance (node-cron)', () => {
+  it('schedules valid UTC cron expressions, starts and stops', async () => {
+    for (const expression of Object.values(MAINTENANCE_SCHEDULES)) expect(validate(expression)).toBe(true);
+    const { log } = recorder();
+    const jobs = startMaintenance(new CustodyMetrics('custody-worker'), log);
+    await jobs.stop();
+  });
+
+  it('the daily summary reports the period\'s collections, cost, stuck reports and DEAD webhooks, then starts over', () => {
+    const metrics = new CustodyMetrics('custody-worker');
+    const task = (status: number, burnt: bigint): CollectionTask => ({
+      status, steps: [], cost: { ...NO_COST, bandwidthSun: burnt },
+    }) as unknown as CollectionTask;
+    metrics.collectionFinished(task(COLLECTION_STATUS.DONE, 345_000n));
+    metrics.collectionFinished(task(COLLECTION_STATUS.FAILED, 0n));
+    metrics.workflowStuck('collection', 'COLLECTING');
+    metrics.webhookAttempt(DELIVERY_STATUS.DEAD, 15_000);
+    const { lines, log } = recorder();
+    runStuckCheck(metrics, log);
+    runDailySummary(metrics, log);
+    runDailySummary(metrics, log);
+    runStuckCheck(metrics, log);
+    expect(lines.map((l) => [l.level, l.message])).toEqual([
+      ['warn', 'workflows reported stuck in the last hour: see the "workflow stuck" lines'], ['info', 'daily summary'], ['info', 'daily summary'],
+    ]);
+    expect(lines[1]!.fields).toMatchObject({ collections: 2, failedCollections: 1, costSun: '345000', stuck: 1, deadWebhooks: 1 });
+    expect(lines[2]!.fields).toMatchObject({ collections: 0, costSun: '0', stuck: 0 });
+  });
+});
