@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { formatAmount, parsePositiveAmount } from './amount.js';
+import { formatAmount, formatUnits, parsePositiveAmount } from './amount.js';
 
 describe('parsePositiveAmount', () => {
   it('round-trips every positive bigint through formatAmount', () => {
@@ -54,5 +54,23 @@ describe('formatAmount', () => {
   it('writes plain decimal digits', () => {
     expect(formatAmount(1_000_000n)).toBe('1000000');
     expect(formatAmount(0n)).toBe('0');
+  });
+});
+
+describe('formatUnits', () => {
+  it('shows an amount in the asset\'s units, exactly and without trailing zeros', () => {
+    expect(formatUnits(2_500_000n, 6)).toBe('2.5');
+    expect(formatUnits(1n, 6)).toBe('0.000001');
+    expect(formatUnits(3_000_000n, 6)).toBe('3');
+    expect(formatUnits(0n, 6)).toBe('0');
+    expect(formatUnits(-1_234_500n, 6)).toBe('-1.2345');
+    expect(formatUnits(2n ** 80n, 0)).toBe((2n ** 80n).toString());
+  });
+
+  it('parses back to the same amount for any value and any decimals', () => {
+    fc.assert(fc.property(fc.bigInt({ min: 0n, max: 2n ** 96n }), fc.integer({ min: 0, max: 18 }), (value, decimals) => {
+      const [whole, fraction = ''] = formatUnits(value, decimals).split('.');
+      expect(BigInt(whole! + fraction.padEnd(decimals, '0'))).toBe(value);
+    }));
   });
 });

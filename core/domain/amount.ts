@@ -16,3 +16,15 @@ export function parsePositiveAmount(value: unknown): bigint | null {
 export function formatAmount(value: bigint): string {
   return value.toString(10);
 }
+
+/**
+ * An amount in the asset's own units for people ("2.5" for 2,500,000 SUN at 6 decimals): no trailing zeros, no
+ * exponent, exact for any bigint. Messages use it so that a figure is never shown in SUN under a TRX label.
+ */
+export function formatUnits(value: bigint, decimals: number): string {
+  const negative = value < 0n;
+  const digits = (negative ? -value : value).toString(10).padStart(decimals + 1, '0');
+  const whole = digits.slice(0, digits.length - decimals);
+  const fraction = digits.slice(digits.length - decimals).replace(/0+$/, '');
+  return `${negative ? '-' : ''}${whole}${fraction === '' ? '' : `.${fraction}`}`;
+}

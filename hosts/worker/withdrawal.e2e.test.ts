@@ -89,6 +89,8 @@ describe('withdrawals on the devnet', { timeout: 60_000 }, () => {
     await driveUntil(w, [executorOf(w)], () => ended(w, command.commandNo));
     const failed = (await w.stores.commands.get(command.commandNo))!;
     expect({ status: failed.status, code: failed.errorCode, tx: failed.transaction }).toEqual({ status: COMMAND_STATUS.FAILED, code: 'BIZ-INSUFFICIENT-BALANCE', tx: null });
+    // In the asset's units, never SUN under a TRX label.
+    expect(failed.lastError).toBe(`${from} can send 0.9 TRX, 5 TRX requested`);
     expect((await eventsOf(w, command.commandNo)).map((e) => [e.eventType, e.payload['status'], e.payload['txid'], typeof e.payload['error']]))
       .toEqual([['withdrawal.failed', COMMAND_STATUS.FAILED, null, 'string']]);
     expect(await w.stores.commands.findActiveByAddress(from)).toBeNull();

@@ -1,3 +1,4 @@
+import { formatUnits } from '../../domain/amount.js';
 import { commandTransition } from '../../domain/command-machine.js';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../domain/errors.js';
 import type { AssetRegistry } from '../../domain/assets.js';
@@ -176,7 +177,8 @@ class CommandWorkflow implements Workflow<Command> {
         ? await this.deps.chain.getTokenBalance(from, asset.contractAddress!)
         : await sweepableSun(this.deps.chain, NATIVE_SETTINGS, from, plan.intent.kind === 'transfer-trx' ? plan.intent.to : undefined);
       if (available < amount) {
-        return { kind: 'fail', code: 'BIZ-INSUFFICIENT-BALANCE', message: `${from} holds ${available} ${asset.symbol}, ${amount} requested` };
+        const units = (n: bigint) => `${formatUnits(n, asset.decimals)} ${asset.symbol}`;
+        return { kind: 'fail', code: 'BIZ-INSUFFICIENT-BALANCE', message: `${from} can send ${units(available)}, ${units(amount)} requested` };
       }
     }
     const tx = await this.deps.chain.prepare(await signerFor(this.deps, from), plan.intent);
