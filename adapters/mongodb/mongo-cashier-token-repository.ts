@@ -6,6 +6,7 @@ import type { Page, PageRequest } from '../../core/ports/page.js';
 import { fromCashierTokenDocument, toCashierTokenDocument, type CashierTokenDocument } from './cashier-token-document.js';
 import { COLLECTIONS } from './collections.js';
 import { guarded, insertionStamp, isDuplicateKey, pageFrom } from './mongo-support.js';
+import { NEWEST_FIRST } from './mongo-command-repository.js';
 
 /** Each round of an insert either ends or evicted one expired holder; more rounds than this means a livelock. */
 const MAX_INSERT_ROUNDS = 16;
@@ -69,7 +70,7 @@ export class MongoCashierTokenRepository implements CashierTokenRepository {
       pageFrom(
         () => this.tokens.countDocuments({ userId }),
         async (skip, limit) =>
-          (await this.tokens.find({ userId }).sort({ createdAt: -1, insertedSeq: -1 }).skip(skip).limit(limit).toArray())
+          (await this.tokens.find({ userId }).sort(NEWEST_FIRST).skip(skip).limit(limit).toArray())
             .map(fromCashierTokenDocument),
         page,
       ));

@@ -10,7 +10,8 @@ import { fromCommandDocument, holdsAddressLock, toCommandDocument, type CommandD
 import { guarded, insertionStamp, isDuplicateKey, pageFrom } from './mongo-support.js';
 
 /** Newest first; equal creation times put the later insert first (as the memory adapter does). */
-const NEWEST_FIRST = { createdAt: -1, insertedSeq: -1 } as const;
+/** Newest first; `_id` breaks the ties `insertedSeq` leaves between processes (index by_user_newest_id). */
+export const NEWEST_FIRST = { createdAt: -1, insertedSeq: -1, _id: -1 } as const;
 
 /** The lock-holder query: a fund-moving command on the address that is PENDING or RUNNING. */
 function activeOn(address: string) {

@@ -1,5 +1,5 @@
 import type { CreateIndexesOptions, IndexSpecification } from 'mongodb';
-import { CLAIM_ORDER } from './mongo-command-repository.js';
+import { CLAIM_ORDER, NEWEST_FIRST } from './mongo-command-repository.js';
 import { describe, expect, it } from 'vitest';
 import { COLLECTIONS } from './collections.js';
 import { ensureIndexes, INDEX_DEFINITIONS, type IndexTarget } from './mongo-indexes.js';
@@ -77,7 +77,10 @@ describe('ensureIndexes', () => {
     expect(find(calls, COLLECTIONS.tasks, { status: 1, nextRunAt: 1, insertedSeq: 1 })).toBeDefined();
     expect(find(calls, COLLECTIONS.deliveries, { status: 1, nextAttemptAt: 1, insertedSeq: 1 })).toBeDefined();
     expect(find(calls, COLLECTIONS.events, { dispatched: 1, occurredAt: 1, insertedSeq: 1 })).toBeDefined();
-    expect(find(calls, COLLECTIONS.commands, { userId: 1, createdAt: -1, insertedSeq: -1 })).toBeDefined();
+    // Newest-first pages: the sort the repositories use (ending on _id), served in full by the index.
+    for (const collection of [COLLECTIONS.commands, COLLECTIONS.cashierTokens, COLLECTIONS.deliveries]) {
+      expect(find(calls, collection, { userId: 1, ...NEWEST_FIRST })).toBeDefined();
+    }
     expect(find(calls, COLLECTIONS.tasks, { address: 1, startedAt: -1, insertedSeq: -1 })).toBeDefined();
     // The runner's claim of commands (claimDue), in CLAIM_ORDER after the equality fields.
     expect(find(calls, COLLECTIONS.commands, { status: 1, type: 1, ...CLAIM_ORDER })).toBeDefined();
@@ -108,5 +111,18 @@ describe('ensureIndexes', () => {
     (calls[0]!.options as { name: string }).name = 'tampered';
     expect(INDEX_DEFINITIONS[0]!.keys).not.toHaveProperty('tampered');
     expect(INDEX_DEFINITIONS[0]!.options.name).not.toBe('tampered');
+  });
+});
+
+describe('ensureIndexes on a changed index', () => {
+  it('stops with a permanent error naming the index and the migration; other failures pass through', async () => {
+    const conflicting: IndexTarget = {
+      collection: () => ({ createIndex: () => Promise.reject(Object.assign(new Error('Index already exists with a different name'), { code: 86 })) }),
+    };
+    const error = await ensureIndexes(conflicting).then(() => null, (e: unknown) => e);
+    expect((error as { transient?: boolean }).transient).toBe(false);
+    expect((error as Error).message).toMatch(/index email_unique on accounts exists with another definition.*dropIndex\('email_unique'\)/);
+    const outage = new Error('connection reset');
+    await expect(ensureIndexes({ collection: () => ({ createIndex: () => Promise.reject(outage) }) })).rejects.toBe(outage);
   });
 });

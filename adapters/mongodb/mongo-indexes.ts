@@ -1,5 +1,6 @@
 import type { CreateIndexesOptions, IndexSpecification } from 'mongodb';
 import { ADDRESS_TYPE } from '../../core/domain/model/wallet.js';
+import { StoreError } from '../../core/domain/errors.js';
 import { COLLECTIONS, type CollectionName } from './collections.js';
 
 /** One index of the store: the collection, its key pattern and its options (always named, so re-runs are no-ops). */
@@ -30,7 +31,10 @@ export const INDEX_DEFINITIONS: readonly IndexDefinition[] = [
   { collection: COLLECTIONS.wallets, keys: { userId: 1, _id: 1 }, options: { name: 'by_user' } },
   { collection: COLLECTIONS.commands, keys: { lockedAddress: 1 }, options: { name: 'address_lock_unique', unique: true, ...present('lockedAddress') } },
   { collection: COLLECTIONS.commands, keys: { address: 1, status: 1 }, options: { name: 'active_by_address' } },
-  { collection: COLLECTIONS.commands, keys: { userId: 1, createdAt: -1, insertedSeq: -1 }, options: { name: 'by_user_newest' } },
+  // Newest-first pages end their sort on `_id`: `insertedSeq` is unique only per process, so two processes' inserts in
+  // one millisecond could tie and a page boundary could repeat or skip one. Renamed from `by_user_newest` (drop the old
+  // index after upgrading: docs/operations.md, "Upgrades").
+  { collection: COLLECTIONS.commands, keys: { userId: 1, createdAt: -1, insertedSeq: -1, _id: -1 }, options: { name: 'by_user_newest_id' } },
   // The workflow runner's claim of commands (claimDue): active commands of its types, earliest due first.
   { collection: COLLECTIONS.commands, keys: { status: 1, type: 1, nextRunAt: 1, createdAt: 1, insertedSeq: 1 }, options: { name: 'claim_due' } },
   { collection: COLLECTIONS.tasks, keys: { status: 1, nextRunAt: 1, insertedSeq: 1 }, options: { name: 'due' } },
@@ -39,12 +43,12 @@ export const INDEX_DEFINITIONS: readonly IndexDefinition[] = [
   { collection: COLLECTIONS.tasks, keys: { 'reclaim.nextRunAt': 1, insertedSeq: 1 }, options: { name: 'reclaim_due', partialFilterExpression: { 'reclaim.status': 'pending' } } },
   { collection: COLLECTIONS.cashierTokens, keys: { tokenHash: 1 }, options: { name: 'token_hash_unique', unique: true } },
   { collection: COLLECTIONS.cashierTokens, keys: { activeSlot: 1 }, options: { name: 'active_slot_unique', unique: true, ...present('activeSlot') } },
-  { collection: COLLECTIONS.cashierTokens, keys: { userId: 1, createdAt: -1, insertedSeq: -1 }, options: { name: 'by_user_newest' } },
+  { collection: COLLECTIONS.cashierTokens, keys: { userId: 1, createdAt: -1, insertedSeq: -1, _id: -1 }, options: { name: 'by_user_newest_id' } },
   { collection: COLLECTIONS.developerConfigs, keys: { pendingSince: 1, _id: 1 }, options: { name: 'pending_review', partialFilterExpression: { pendingUrl: { $type: 'string' } } } },
   { collection: COLLECTIONS.events, keys: { dispatched: 1, occurredAt: 1, insertedSeq: 1 }, options: { name: 'undispatched' } },
   { collection: COLLECTIONS.deliveries, keys: { eventId: 1 }, options: { name: 'event_unique', unique: true } },
   { collection: COLLECTIONS.deliveries, keys: { status: 1, nextAttemptAt: 1, insertedSeq: 1 }, options: { name: 'due' } },
-  { collection: COLLECTIONS.deliveries, keys: { userId: 1, createdAt: -1, insertedSeq: -1 }, options: { name: 'by_user_newest' } },
+  { collection: COLLECTIONS.deliveries, keys: { userId: 1, createdAt: -1, insertedSeq: -1, _id: -1 }, options: { name: 'by_user_newest_id' } },
   { collection: COLLECTIONS.idempotency, keys: { scope: 1, key: 1 }, options: { name: 'scope_key_unique', unique: true } },
   // `purgeAt` is the record's own expiry (24 h after creation for the API's window, never earlier on wall time):
   // expireAfterSeconds 0 lets the TTL monitor delete it then. Correctness never waits for the monitor.
@@ -57,12 +61,24 @@ export interface IndexTarget {
   collection(name: string): { createIndex(keys: IndexSpecification, options: CreateIndexesOptions): Promise<string> };
 }
 
+/** The server's refusals of an index whose name exists with other keys or options (IndexOptionsConflict, IndexKeySpecsConflict). */
+const INDEX_CONFLICT_CODES = new Set([85, 86]);
+
 /**
  * Creates every index of INDEX_DEFINITIONS, one after the other. Idempotent: an existing index with the same name
- * and definition is left alone; a same-named index with another definition makes the server refuse (a migration).
+ * and definition is left alone. A same-named index with another definition (a release changed it without renaming,
+ * or someone edited it by hand) stops start-up with a permanent StoreError naming the index and the migration.
  */
 export async function ensureIndexes(db: IndexTarget): Promise<void> {
   for (const index of INDEX_DEFINITIONS) {
-    await db.collection(index.collection).createIndex({ ...index.keys }, { ...index.options });
+    try {
+      await db.collection(index.collection).createIndex({ ...index.keys }, { ...index.options });
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (typeof code !== 'number' || !INDEX_CONFLICT_CODES.has(code)) throw error;
+      throw new StoreError('SERVICE-UNAVAILABLE', `MongoDB index ${index.options.name} on ${index.collection} exists with another definition `
+        + `than this release's ${JSON.stringify(index.keys)}: migrate with db.${index.collection}.dropIndex('${index.options.name}') `
+        + 'and restart, which rebuilds it (docs/operations.md, "Upgrades")', { transient: false, cause: error });
+    }
   }
 }

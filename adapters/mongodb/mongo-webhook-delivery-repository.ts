@@ -6,6 +6,7 @@ import type { WebhookDeliveryRepository } from '../../core/ports/webhook-deliver
 import { COLLECTIONS } from './collections.js';
 import { guarded, insertionStamp, isDuplicateKey, pageFrom } from './mongo-support.js';
 import { fromWebhookDeliveryDocument, toWebhookDeliveryDocument, type WebhookDeliveryDocument } from './webhook-document.js';
+import { NEWEST_FIRST } from './mongo-command-repository.js';
 
 const WAITING: DeliveryStatus[] = [DELIVERY_STATUS.PENDING, DELIVERY_STATUS.RETRYING];
 
@@ -76,7 +77,7 @@ export class MongoWebhookDeliveryRepository implements WebhookDeliveryRepository
       pageFrom(
         () => this.deliveries.countDocuments({ userId }),
         async (skip, limit) =>
-          (await this.deliveries.find({ userId }).sort({ createdAt: -1, insertedSeq: -1 }).skip(skip).limit(limit).toArray())
+          (await this.deliveries.find({ userId }).sort(NEWEST_FIRST).skip(skip).limit(limit).toArray())
             .map(fromWebhookDeliveryDocument),
         page,
       ));
