@@ -2,7 +2,7 @@ import { MongoServerError } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { InfrastructureError } from '../../core/domain/errors.js';
 import { connectMongo, mongoClientOptions, REQUIRED_DURABILITY, weakeningOptions } from './mongo-connection.js';
-import { storeUnavailable } from './mongo-support.js';
+import { refuseBigints, storeUnavailable } from './mongo-support.js';
 
 // No MongoDB runs here: these pin the client options and the error classification the store relies on.
 describe('MongoDB client options', () => {
@@ -52,5 +52,14 @@ describe('MongoDB error classification', () => {
     expect(storeUnavailable('insert', bson).transient).toBe(false);
     expect(storeUnavailable('insert', new MongoServerError({ message: 'primary stepped down', code: 189 })).transient).toBe(true);
     expect(storeUnavailable('read', new Error('connection reset')).transient).toBe(true);
+  });
+});
+
+describe('bigints never reach BSON', () => {
+  it('a document holding a bigint anywhere is refused, naming the path, instead of being written as a wrapping Long', () => {
+    const doc = { _id: 'T1', amount: '5', steps: [{ status: 6, tx: { fee: 1n << 70n } }] };
+    expect(() => refuseBigints(doc, 'collection task')).toThrow(/collection task: steps\[0\]\.tx\.fee is a bigint/);
+    const clean = { _id: 'T1', amount: '5', at: new Date(0), steps: [{ status: 6 }] };
+    expect(refuseBigints(clean, 'x')).toBe(clean);
   });
 });

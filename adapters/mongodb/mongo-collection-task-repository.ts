@@ -4,18 +4,18 @@ import { COLLECTION_STATUS, type CollectionStatus, type CollectionTask } from '.
 import type { CollectionTaskRepository } from '../../core/ports/collection-task-repository.port.js';
 import { COLLECTIONS } from './collections.js';
 import { fromCollectionTaskDocument, toCollectionTaskDocument, type CollectionTaskDocument } from './collection-task-document.js';
-import { guarded, insertionStamp } from './mongo-support.js';
+import { guarded, insertionStamp, refuseBigints } from './mongo-support.js';
 
 const TERMINAL: CollectionStatus[] = [COLLECTION_STATUS.DONE, COLLECTION_STATUS.FAILED];
 
 /** The document a unit of work inserts: stamped so that "latest task" breaks equal startedAt by insertion order. */
 export function taskInsertDocument(task: CollectionTask): CollectionTaskDocument {
-  return { ...toCollectionTaskDocument(task), insertedSeq: insertionStamp() };
+  return { ...refuseBigints(toCollectionTaskDocument(task), 'collection task'), insertedSeq: insertionStamp() };
 }
 
 /** Optimistic replace guarded by the stored version. */
 export async function replaceTask(tasks: Collection<CollectionTaskDocument>, task: CollectionTask, session?: ClientSession): Promise<void> {
-  const { _id, ...fields } = toCollectionTaskDocument(task);
+  const { _id, ...fields } = refuseBigints(toCollectionTaskDocument(task), 'collection task');
   const result = await tasks.updateOne({ _id, version: task.version - 1 }, { $set: fields }, session === undefined ? {} : { session });
   if (result.matchedCount !== 1) throw new ConcurrencyConflict('collection task', task.taskNo);
 }

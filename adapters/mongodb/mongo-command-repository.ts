@@ -7,7 +7,7 @@ import type { CommandRepository } from '../../core/ports/command-repository.port
 import type { Page, PageRequest } from '../../core/ports/page.js';
 import { COLLECTIONS } from './collections.js';
 import { fromCommandDocument, holdsAddressLock, toCommandDocument, type CommandDocument } from './command-document.js';
-import { guarded, insertionStamp, isDuplicateKey, pageFrom } from './mongo-support.js';
+import { guarded, insertionStamp, isDuplicateKey, pageFrom, refuseBigints } from './mongo-support.js';
 
 /** Newest first; equal creation times put the later insert first (as the memory adapter does). */
 /** Newest first; `_id` breaks the ties `insertedSeq` leaves between processes (index by_user_newest_id). */
@@ -27,7 +27,7 @@ function activeOn(address: string) {
  * unique index on `lockedAddress` then refuses a second holder per address atomically, across processes.
  */
 export function commandInsertDocument(command: Command, markLock: boolean): CommandDocument {
-  const doc: CommandDocument = { ...toCommandDocument(command), insertedSeq: insertionStamp() };
+  const doc: CommandDocument = { ...refuseBigints(toCommandDocument(command), 'command'), insertedSeq: insertionStamp() };
   if (markLock && holdsAddressLock(command)) doc.lockedAddress = command.address!;
   return doc;
 }
@@ -37,7 +37,7 @@ export function commandInsertDocument(command: Command, markLock: boolean): Comm
  * lock marker dropped once the command no longer holds the lock (a command never regains it: terminal is final).
  */
 export async function replaceCommand(commands: Collection<CommandDocument>, command: Command, session?: ClientSession): Promise<void> {
-  const { _id, ...fields } = toCommandDocument(command);
+  const { _id, ...fields } = refuseBigints(toCommandDocument(command), 'command');
   const update = holdsAddressLock(command) ? { $set: fields } : { $set: fields, $unset: { lockedAddress: '' as const } };
   const result = await commands.updateOne({ _id, version: command.version - 1 }, update, session === undefined ? {} : { session });
   if (result.matchedCount !== 1) throw new ConcurrencyConflict('command', command.commandNo);

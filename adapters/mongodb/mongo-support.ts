@@ -60,6 +60,24 @@ export async function guarded<T>(operation: string, run: () => Promise<T>): Prom
   }
 }
 
+/**
+ * `doc` unchanged when it holds no bigint anywhere; otherwise a permanent StoreError naming the path. BSON would write
+ * a bigint as a 64-bit Long, wrapping silently past 2^63 — money must go through encodeMoney (a decimal string), so a
+ * bigint reaching a document is a mapper bug that must not be stored.
+ */
+export function refuseBigints<T>(doc: T, what: string): T {
+  const visit = (value: unknown, path: string): void => {
+    if (typeof value === 'bigint') {
+      throw new StoreError('INTERNAL-ERROR', `${what}: ${path} is a bigint; amounts are stored as decimal strings`, { transient: false });
+    }
+    if (value === null || typeof value !== 'object' || value instanceof Date) return;
+    if (Array.isArray(value)) value.forEach((item, i) => visit(item, `${path}[${i}]`));
+    else for (const [key, item] of Object.entries(value)) visit(item, path === '' ? key : `${path}.${key}`);
+  };
+  visit(doc, '');
+  return doc;
+}
+
 /** bigint -> decimal integer string: exact, sortable by neither, never a double. */
 export function encodeMoney(value: bigint): string {
   return value.toString(10);
