@@ -57,7 +57,7 @@ describe('production entry points (npm run build, node dist/…, SIGTERM to npm)
 
   it('the API from dist/ serves, and SIGTERM to npm lets a request in flight complete before it exits 0', async () => {
     const api = npmRun('start:api', env());
-    const [, url] = await api.waitFor(/api listening (http:\/\/127\.0\.0\.1:\d+)\n/);
+    const [, url] = await api.waitFor(/api listening (http:\/\/127\.0\.0\.1:\d+)\"/);
     expect(api.output()).toContain('exec node dist/hosts/api/main.js');
     expect((await fetch(`${url}/api/healthz`)).status).toBe(200);
 
@@ -91,7 +91,7 @@ describe('production entry points (npm run build, node dist/…, SIGTERM to npm)
 
   it('the worker from dist/ runs, serves /healthz, and exits 0 on SIGTERM to npm within its deadline', async () => {
     const worker = npmRun('start:worker', { ...env(), WORKER_STOP_DEADLINE_S: '10' });
-    const [, url] = await worker.waitFor(/metrics on (http:\/\/127\.0\.0\.1:\d+)\n/);
+    const [, url] = await worker.waitFor(/metrics on (http:\/\/127\.0\.0\.1:\d+)\"/);
     expect(worker.output()).toContain('exec node dist/hosts/worker/main.js');
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     const sent = Date.now();

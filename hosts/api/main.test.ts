@@ -68,7 +68,7 @@ describe.concurrent('API-only process entry', () => {
   it('composes from the environment, logs `api listening <url>`, answers /healthz, and exits 0 on SIGTERM', async () => {
     const env = productionEnv();
     const api = spawnApi(env);
-    const [, url] = await api.waitFor(/api listening (http:\/\/127\.0\.0\.1:\d+)\n/, 30_000);
+    const [, url] = await api.waitFor(/api listening (http:\/\/127\.0\.0\.1:\d+)\"/, 30_000);
     const res = await fetch(`${url}/api/healthz`);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ code: 'OK', message: 'success', data: { status: 'ok' } });
@@ -77,7 +77,7 @@ describe.concurrent('API-only process entry', () => {
     expect((await pending(env['ADMIN_TOKEN']!)).status).toBe(200);
     expect((await pending(`admin-${randomBytes(24).toString('hex')}`)).status).toBe(401);
     // Metrics on their own port (METRICS_PORT), never on the public one.
-    const [, metricsUrl] = await api.waitFor(/api metrics (http:\/\/[^\s]+)\n/, 5_000);
+    const [, metricsUrl] = await api.waitFor(/\"metrics\":\"(http:\/\/[^\"]+)\"/, 5_000);
     const metrics = await (await fetch(metricsUrl!)).text();
     expect(metrics).toMatch(/custody_http_request_duration_seconds_count\{[^}]*route="\/api\/healthz"[^}]*status="200"[^}]*\} 1/);
     expect(metrics).toContain('service="custody-api"');
@@ -87,6 +87,8 @@ describe.concurrent('API-only process entry', () => {
     expect(await api.exited).toBe(0);
     expect(Date.now() - sent).toBeLessThan(5_000);
     await expect(fetch(`${url}/api/healthz`)).rejects.toThrow();
+    // Every line it wrote is pino JSON naming the API.
+    for (const line of api.output().split('\n').filter((l) => l !== '')) expect(JSON.parse(line)).toMatchObject({ service: 'custody-api' });
   }, 60_000);
 
   it('refuses to start without the production secrets: exit 2 naming the variable, nothing listens', async () => {

@@ -1,26 +1,31 @@
 /**
  * `npm run api`: the API alone as a production process (scale it out next to `npm run worker`), composed from the
  * environment like the worker (hosts/composition/config.ts) and listening on PORT (API_HOST, default every
- * interface). Prints `api listening <url>` once it accepts requests. SIGINT/SIGTERM close it gracefully (requests in
- * flight finish); a second signal exits at once.
+ * interface), its metrics on METRICS_PORT. Logs `api listening <url>` (pino JSON, like every line) once it accepts
+ * requests. SIGINT/SIGTERM close it gracefully (requests in flight finish); a second signal exits at once.
  */
 import { ConfigError } from '../composition/config.js';
+import { processLogger } from '../composition/process-log.js';
+import { TOKENS } from '../composition/tokens.js';
 import { startApi } from './start-api.js';
 
+const log = processLogger('api', process.env);
 const api = await startApi(process.env).catch((error: unknown) => {
-  process.stderr.write(error instanceof ConfigError ? `${error.message}\n` : `api failed to start: ${(error as Error).stack ?? String(error)}\n`);
+  if (error instanceof ConfigError) log.fatal({ variables: error.problems.map((p) => p.variable) }, error.message);
+  else log.fatal({ err: error }, 'api failed to start');
   process.exit(error instanceof ConfigError ? 2 : 1);
 });
-process.stdout.write(`api listening ${api.url}\n`);
-if (api.metricsUrl !== null) process.stdout.write(`api metrics ${api.metricsUrl}/metrics\n`);
+log.info({ url: api.url, metrics: api.metricsUrl === null ? null : `${api.metricsUrl}/metrics` }, `api listening ${api.url}`);
 
 let stopping = false;
 const shutdown = (signal: NodeJS.Signals): void => {
   if (stopping) process.exit(1);
   stopping = true;
-  process.stdout.write(`${signal}: stopping the api (again to force)\n`);
-  api.stop().then(() => process.exit(0), (error: unknown) => {
-    process.stderr.write(`shutdown failed: ${(error as Error).message}\n`);
+  log.info({ signal }, `${signal}: stopping the api (again to force)`);
+  // The request log is written asynchronously: flush it before exiting so the last lines are not lost.
+  const requests = api.composition.container.get(TOKENS.Logger);
+  api.stop().then(() => requests.flush(() => process.exit(0)), (error: unknown) => {
+    log.error({ err: error }, 'shutdown failed');
     process.exit(1);
   });
 };

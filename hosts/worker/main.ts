@@ -5,28 +5,34 @@
  * WORKER_STOP_DEADLINE_S (default 20 s; leases cover anything cut short); a second signal exits at once.
  */
 import { ConfigError, integer } from '../composition/config.js';
+import { processLogger } from '../composition/process-log.js';
+import { TOKENS } from '../composition/tokens.js';
 import { startWorkerProcess } from './start-worker.js';
+
+const log = processLogger('worker', process.env);
 
 const [started, deadlineMs] = await (async () => {
   const deadline = 1_000 * integer(process.env, 'WORKER_STOP_DEADLINE_S', 20, 3_600, 'a number of seconds');
   return [await startWorkerProcess(process.env), deadline] as const;
 })().catch((error: unknown) => {
-  process.stderr.write(error instanceof ConfigError ? `${error.message}\n` : `worker failed to start: ${(error as Error).stack ?? String(error)}\n`);
+  if (error instanceof ConfigError) log.fatal({ variables: error.problems.map((p) => p.variable) }, error.message);
+  else log.fatal({ err: error }, 'worker failed to start');
   process.exit(error instanceof ConfigError ? 2 : 1);
 });
-process.stdout.write(`worker: collections, withdrawals, staking, webhooks and balance refresh running${
-  started.metricsUrl === null ? '' : `; metrics on ${started.metricsUrl}`}\n`);
+log.info({ metrics: started.metricsUrl }, `worker running: collections, withdrawals, staking, webhooks and balance refresh${
+  started.metricsUrl === null ? '' : `; metrics on ${started.metricsUrl}`}`);
 
 let stopping = false;
 const shutdown = (signal: NodeJS.Signals): void => {
   if (stopping) process.exit(1);
   stopping = true;
-  process.stdout.write(`${signal}: stopping the worker (again to force)\n`);
+  log.info({ signal }, `${signal}: stopping the worker (again to force)`);
   started.stop(deadlineMs).then((finished) => {
-    if (!finished) process.stderr.write(`worker: work still in flight after ${deadlineMs} ms; exiting (leases hand it to another worker)\n`);
-    process.exit(finished ? 0 : 1);
+    if (!finished) log.warn({ deadlineMs }, 'work still in flight at the stop deadline; exiting (leases hand it to another worker)');
+    // The worker's log is written asynchronously: flush it before exiting so the last lines are not lost.
+    started.composition.container.get(TOKENS.Logger).flush(() => process.exit(finished ? 0 : 1));
   }, (error: unknown) => {
-    process.stderr.write(`shutdown failed: ${(error as Error).message}\n`);
+    log.error({ err: error }, 'shutdown failed');
     process.exit(1);
   });
 };

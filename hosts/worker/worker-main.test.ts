@@ -47,7 +47,7 @@ describe('worker process entry', () => {
 
   it('runs without ADMIN_TOKEN, serves /healthz and /metrics as custody-worker, and exits 0 on SIGTERM within its deadline', async () => {
     const worker = spawnWorker(base());
-    const [, url] = await worker.waitFor(/metrics on (http:\/\/127\.0\.0\.1:\d+)\n/);
+    const [, url] = await worker.waitFor(/metrics on (http:\/\/127\.0\.0\.1:\d+)\"/);
     const health = await fetch(`${url}/healthz`);
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ status: 'ok', ok: true });
@@ -59,7 +59,7 @@ describe('worker process entry', () => {
     expect(await worker.exited).toBe(0);
     expect(Date.now() - sent).toBeLessThan(10_000);
     // Every JSON line it wrote names the worker.
-    for (const line of worker.output().split('\n').filter((l) => l.startsWith('{'))) expect(JSON.parse(line)).toMatchObject({ service: 'custody-worker' });
+    for (const line of worker.output().split('\n').filter((l) => l !== '')) expect(JSON.parse(line)).toMatchObject({ service: 'custody-worker' });
   }, 60_000);
 
   it('refuses unsafe or broken configuration at once: memory store without ALLOW_EPHEMERAL, every bad variable in one message', async () => {
