@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConcurrencyConflict } from '../core/domain/errors.js';
 import type { AccountRepository } from '../core/ports/account-repository.port.js';
 import { type Closable, type ContractOptions, type MakeSubject, useFreshSubject } from './support/contract-options.js';
-import { anAccount } from './support/fixtures.js';
+import { anAccount, MINUTE, T0 } from './support/fixtures.js';
 
 /** What the account contract needs: an empty repository. */
 export interface AccountRepositorySubject extends Closable {
@@ -80,6 +80,42 @@ export function describeAccountRepositoryContract(
       expect(found.verified).toBe(false);
       try { (found as { verified: boolean }).verified = true; } catch { /* a frozen copy is fine too */ }
       expect((await accounts.findById(1))!.verified).toBe(false);
+    });
+
+    it('stores a pending password reset and clears it (issue #14)', async () => {
+      const { accounts } = subject();
+      await accounts.create(anAccount({ verified: true }));
+      const pending = anAccount({ verified: true, passwordReset: { codeHash: 'cd'.repeat(32), expiresAt: T0 + 30 * MINUTE, attempts: 2 }, version: 2 });
+      await accounts.update(pending);
+      expect(await accounts.findByEmail('alice@example.com')).toEqual(pending);
+      await accounts.update(anAccount({ verified: true, passwordReset: null, version: 3 }));
+      expect((await accounts.findById(1))!.passwordReset).toBeNull();
+    });
+
+    it('deleteUnverifiedCreatedBefore deletes only unverified accounts created strictly before, and frees their e-mail', async () => {
+      const { accounts } = subject();
+      await accounts.create(anAccount({ id: 1, email: 'old@example.com', createdAt: T0 }));
+      await accounts.create(anAccount({ id: 2, email: 'edge@example.com', createdAt: T0 + MINUTE }));
+      await accounts.create(anAccount({ id: 3, email: 'verified@example.com', createdAt: T0, verified: true }));
+      await accounts.create(anAccount({ id: 4, email: 'new@example.com', createdAt: T0 + 2 * MINUTE }));
+      expect(await accounts.deleteUnverifiedCreatedBefore(T0 + MINUTE)).toBe(1);
+      expect(await accounts.findById(1)).toBeNull();
+      expect(await accounts.findByEmail('old@example.com')).toBeNull();
+      expect((await accounts.findById(2))!.email).toBe('edge@example.com');
+      expect((await accounts.findById(3))!.verified).toBe(true);
+      expect(await accounts.findById(4)).not.toBeNull();
+      expect(await accounts.create(anAccount({ id: 5, email: 'OLD@example.com' }))).toBe(true);
+      expect(await accounts.deleteUnverifiedCreatedBefore(T0)).toBe(0);
+    });
+
+    it('an account verified before the expiry runs is kept; an update of a deleted one is a ConcurrencyConflict', async () => {
+      const { accounts } = subject();
+      await accounts.create(anAccount({ id: 1, email: 'a@example.com' }));
+      await accounts.create(anAccount({ id: 2, email: 'b@example.com' }));
+      await accounts.update(anAccount({ id: 1, email: 'a@example.com', verified: true, version: 2 }));
+      expect(await accounts.deleteUnverifiedCreatedBefore(T0 + MINUTE)).toBe(1);
+      expect((await accounts.findById(1))!.verified).toBe(true);
+      await expect(accounts.update(anAccount({ id: 2, email: 'b@example.com', verified: true, version: 2 }))).rejects.toBeInstanceOf(ConcurrencyConflict);
     });
 
     options.extraTestsFn?.(makeSubject);

@@ -47,6 +47,21 @@ export function describeSessionRepositoryContract(
       expect(await sessions.findByTokenHash('a1'.repeat(32))).toEqual(aSession({ expiresAt: T0 + 1, revokedAt: T0 + 2 }));
     });
 
+    it('revokeAllOfUser revokes every live session of the user only, keeps earlier revocation times, counts the new ones', async () => {
+      const { sessions } = subject();
+      await sessions.create(aSession({ tokenHash: 'a1'.repeat(32), userId: 1 }));
+      await sessions.create(aSession({ tokenHash: 'a2'.repeat(32), userId: 1 }));
+      await sessions.create(aSession({ tokenHash: 'a3'.repeat(32), userId: 1, revokedAt: T0 + 1 }));
+      await sessions.create(aSession({ tokenHash: 'b1'.repeat(32), userId: 2 }));
+      expect(await sessions.revokeAllOfUser(1, T0 + 7)).toBe(2);
+      expect((await sessions.findByTokenHash('a1'.repeat(32)))!.revokedAt).toBe(T0 + 7);
+      expect((await sessions.findByTokenHash('a2'.repeat(32)))!.revokedAt).toBe(T0 + 7);
+      expect((await sessions.findByTokenHash('a3'.repeat(32)))!.revokedAt).toBe(T0 + 1);
+      expect((await sessions.findByTokenHash('b1'.repeat(32)))!.revokedAt).toBeNull();
+      expect(await sessions.revokeAllOfUser(1, T0 + 9)).toBe(0);
+      expect(await sessions.revokeAllOfUser(42, T0 + 9)).toBe(0);
+    });
+
     options.extraTestsFn?.(makeSubject);
   });
 }

@@ -19,7 +19,7 @@ export { MemoryRiskPolicy } from './memory-risk-policy.js';
 export { MemoryIdGenerator } from './memory-id-generator.js';
 export { SeededIdGenerator } from './seeded-id-generator.js';
 export { ManualClock, MANUAL_CLOCK_DEFAULT_START } from './manual-clock.js';
-export { RecordingMailer, type RecordedMail } from './recording-mailer.js';
+export { RecordingMailer, type MailKind, type RecordedMail } from './recording-mailer.js';
 export { MemoryAddressLock } from './memory-address-lock.js';
 export { MemoryRateLimiter } from './memory-rate-limiter.js';
 export { MemoryScanCursorStore } from './memory-scan-cursor-store.js';

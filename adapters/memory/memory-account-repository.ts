@@ -1,5 +1,5 @@
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
-import type { Account, UserId } from '../../core/domain/model/index.js';
+import type { Account, Millis, UserId } from '../../core/domain/model/index.js';
 import type { AccountRepository } from '../../core/ports/account-repository.port.js';
 import { outboundCopy, storedCopy } from './frozen-copy.js';
 import type { MemoryStore } from './memory-store.js';
@@ -41,5 +41,16 @@ export class MemoryAccountRepository implements AccountRepository {
       this.store.accountIdsByEmail.set(newEmail, account.id);
     }
     this.store.accounts.set(account.id, storedCopy(account));
+  }
+
+  async deleteUnverifiedCreatedBefore(createdBefore: Millis): Promise<number> {
+    let deleted = 0;
+    for (const [id, account] of this.store.accounts) {
+      if (account.verified || account.createdAt >= createdBefore) continue;
+      this.store.accounts.delete(id);
+      this.store.accountIdsByEmail.delete(account.email.toLowerCase());
+      deleted++;
+    }
+    return deleted;
   }
 }

@@ -1,4 +1,4 @@
-import type { Session } from '../../core/domain/model/index.js';
+import type { Millis, Session, UserId } from '../../core/domain/model/index.js';
 import type { SessionRepository } from '../../core/ports/session-repository.port.js';
 import { outboundCopy, storedCopy } from './frozen-copy.js';
 import type { MemoryStore } from './memory-store.js';
@@ -20,5 +20,15 @@ export class MemorySessionRepository implements SessionRepository {
     const session = this.store.sessions.get(tokenHash);
     if (session === undefined || session.revokedAt !== null) return;
     this.store.sessions.set(tokenHash, storedCopy({ ...session, revokedAt: at }));
+  }
+
+  async revokeAllOfUser(userId: UserId, at: Millis): Promise<number> {
+    let revoked = 0;
+    for (const [tokenHash, session] of this.store.sessions) {
+      if (session.userId !== userId || session.revokedAt !== null) continue;
+      this.store.sessions.set(tokenHash, storedCopy({ ...session, revokedAt: at }));
+      revoked++;
+    }
+    return revoked;
   }
 }

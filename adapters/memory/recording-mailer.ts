@@ -1,29 +1,48 @@
 import type { Mailer } from '../../core/ports/mailer.port.js';
 
-/** One verification mail as the RecordingMailer kept it. */
+/** What a recorded mail was for. */
+export type MailKind = 'verification' | 'password-reset';
+
+/** One code-carrying mail as the RecordingMailer kept it. */
 export interface RecordedMail {
   readonly email: string;
   readonly code: string;
+  readonly kind: MailKind;
 }
 
-/** A Mailer for tests: keeps every sent code so a test can complete the verification step. */
+/** A Mailer for tests: keeps every sent code so a test can complete the verification or reset step. */
 export class RecordingMailer implements Mailer {
   private readonly mails: RecordedMail[] = [];
+  private readonly unknown: string[] = [];
 
   async sendVerificationCode(email: string, code: string): Promise<void> {
-    this.mails.push({ email, code });
+    this.mails.push({ email, code, kind: 'verification' });
   }
 
-  /** Every mail sent so far, oldest first. */
+  async sendPasswordResetCode(email: string, code: string): Promise<void> {
+    this.mails.push({ email, code, kind: 'password-reset' });
+  }
+
+  async sendPasswordResetUnknown(email: string): Promise<void> {
+    this.unknown.push(email);
+  }
+
+  /** Every code-carrying mail sent so far, oldest first. */
   get sent(): readonly RecordedMail[] {
     return [...this.mails];
   }
 
-  /** The latest code sent to `email` (compared case-insensitively), or undefined. */
-  lastCodeFor(email: string): string | undefined {
+  /** The addresses sent a "no account here" answer to a reset request, oldest first. */
+  get resetUnknownSent(): readonly string[] {
+    return [...this.unknown];
+  }
+
+  /** The latest code of the kind (a verification code unless said) sent to `email` (compared case-insensitively), or undefined. */
+  lastCodeFor(email: string, kind: MailKind = 'verification'): string | undefined {
     const wanted = email.toLowerCase();
     for (let i = this.mails.length - 1; i >= 0; i--) {
-      if (this.mails[i]!.email.toLowerCase() === wanted) return this.mails[i]!.code;
+      const mail = this.mails[i]!;
+      if (mail.kind === kind && mail.email.toLowerCase() === wanted) return mail.code;
     }
     return undefined;
   }

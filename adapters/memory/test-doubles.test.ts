@@ -28,9 +28,20 @@ describe('RecordingMailer', () => {
     await mailer.sendVerificationCode('A@example.com', '333333');
     expect(mailer.lastCodeFor('a@EXAMPLE.com')).toBe('333333');
     expect(mailer.lastCodeFor('c@example.com')).toBeUndefined();
-    const sent = mailer.sent as { email: string; code: string }[];
+    const sent = mailer.sent as unknown as { email: string; code: string }[];
     sent.length = 0;
     expect(mailer.sent).toHaveLength(3);
+  });
+
+  it('keeps reset codes apart from verification codes, and the codeless "no account" answers apart from both', async () => {
+    const mailer = new RecordingMailer();
+    await mailer.sendVerificationCode('a@example.com', '111111');
+    await mailer.sendPasswordResetCode('a@example.com', 'ABCDEFGHJK');
+    await mailer.sendPasswordResetUnknown('z@example.com');
+    expect(mailer.lastCodeFor('a@example.com')).toBe('111111');
+    expect(mailer.lastCodeFor('A@example.com', 'password-reset')).toBe('ABCDEFGHJK');
+    expect(mailer.sent.map((m) => m.kind)).toEqual(['verification', 'password-reset']);
+    expect(mailer.resetUnknownSent).toEqual(['z@example.com']);
   });
 });
 

@@ -12,6 +12,8 @@ export interface AccountDocument {
   verificationExpiresAt: number | null;
   verificationAttempts: number;
   createdAt: number;
+  /** The pending password reset; absent in documents written before issue #14 (read as null). */
+  passwordReset?: { codeHash: string; expiresAt: number; attempts: number } | null;
   version: number;
 }
 
@@ -27,6 +29,7 @@ export function toAccountDocument(account: Account): AccountDocument {
     verificationExpiresAt: account.verificationExpiresAt,
     verificationAttempts: account.verificationAttempts,
     createdAt: account.createdAt,
+    passwordReset: account.passwordReset == null ? null : { ...account.passwordReset },
     version: account.version,
   };
 }
@@ -42,6 +45,8 @@ export function fromAccountDocument(doc: AccountDocument): Account {
     verificationExpiresAt: nullable(doc.verificationExpiresAt),
     verificationAttempts: doc.verificationAttempts,
     createdAt: doc.createdAt,
+    passwordReset: doc.passwordReset == null
+      ? null : { codeHash: doc.passwordReset.codeHash, expiresAt: doc.passwordReset.expiresAt, attempts: doc.passwordReset.attempts },
     version: doc.version,
   };
 }

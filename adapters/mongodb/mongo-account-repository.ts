@@ -1,6 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
-import type { Account, UserId } from '../../core/domain/model/index.js';
+import type { Account, Millis, UserId } from '../../core/domain/model/index.js';
 import type { AccountRepository } from '../../core/ports/account-repository.port.js';
 import { fromAccountDocument, toAccountDocument, type AccountDocument } from './account-document.js';
 import { COLLECTIONS } from './collections.js';
@@ -53,6 +53,14 @@ export class MongoAccountRepository implements AccountRepository {
         if (!isDuplicateKey(error)) throw error;
       }
       throw new ConcurrencyConflict('account', String(account.id));
+    });
+  }
+
+  deleteUnverifiedCreatedBefore(createdBefore: Millis): Promise<number> {
+    return guarded('account expiry', async () => {
+      // Each document is matched and deleted atomically: one verified or taken over meanwhile no longer matches.
+      const result = await this.accounts.deleteMany({ verified: false, createdAt: { $lt: createdBefore } });
+      return result.deletedCount;
     });
   }
 }

@@ -42,6 +42,7 @@ const transaction = fc.option(fc.record(
 const account = fc.record({
   id, email: fc.emailAddress(), passwordHash: text, verified: fc.boolean(), verificationCodeHash: fc.option(hex64, { nil: null }),
   verificationExpiresAt: optMs, verificationAttempts: fc.nat(10), createdAt: ms, version,
+  passwordReset: fc.option(fc.record({ codeHash: hex64, expiresAt: ms, attempts: fc.nat(10) }), { nil: null }),
 });
 const session = fc.record({ tokenHash: hex64, userId: id, createdAt: ms, expiresAt: ms, revokedAt: optMs });
 const subscription = fc.record({

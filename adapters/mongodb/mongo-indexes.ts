@@ -20,6 +20,10 @@ const present = (field: string) => ({ partialFilterExpression: { [field]: { $exi
  */
 export const INDEX_DEFINITIONS: readonly IndexDefinition[] = [
   { collection: COLLECTIONS.accounts, keys: { emailLower: 1 }, options: { name: 'email_unique', unique: true } },
+  // The expiry of unverified accounts (deleteUnverifiedCreatedBefore, issue #14) reads only the unverified ones.
+  { collection: COLLECTIONS.accounts, keys: { createdAt: 1 }, options: { name: 'unverified_by_age', partialFilterExpression: { verified: false } } },
+  // A password reset revokes every session of its user (revokeAllOfUser, issue #14).
+  { collection: COLLECTIONS.sessions, keys: { userId: 1 }, options: { name: 'by_user' } },
   { collection: COLLECTIONS.apiTokens, keys: { tokenHash: 1 }, options: { name: 'token_hash_unique', unique: true } },
   // The per-user cap of unrevoked tokens (issue #13): one token per (user, slot); revoking frees the slot.
   { collection: COLLECTIONS.apiTokens, keys: { userId: 1, activeSlot: 1 }, options: { name: 'active_slot_unique', unique: true, ...present('activeSlot') } },

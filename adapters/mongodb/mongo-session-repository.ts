@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import type { Session } from '../../core/domain/model/index.js';
+import type { Millis, Session, UserId } from '../../core/domain/model/index.js';
 import type { SessionRepository } from '../../core/ports/session-repository.port.js';
 import { fromSessionDocument, toSessionDocument, type SessionDocument } from './account-document.js';
 import { COLLECTIONS } from './collections.js';
@@ -37,6 +37,13 @@ export class MongoSessionRepository implements SessionRepository {
   revoke(tokenHash: string, at: number): Promise<void> {
     return guarded('session revoke', async () => {
       await this.sessions.updateOne({ _id: tokenHash, revokedAt: null }, { $set: { revokedAt: at } });
+    });
+  }
+
+  revokeAllOfUser(userId: UserId, at: Millis): Promise<number> {
+    return guarded('session revoke', async () => {
+      const result = await this.sessions.updateMany({ userId, revokedAt: null }, { $set: { revokedAt: at } });
+      return result.modifiedCount;
     });
   }
 }

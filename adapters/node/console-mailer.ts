@@ -14,4 +14,12 @@ export class ConsoleMailer implements Mailer {
   async sendVerificationCode(email: string, code: string): Promise<void> {
     this.writeLine(`verification code for ${email}: ${code}`);
   }
+
+  async sendPasswordResetCode(email: string, code: string): Promise<void> {
+    this.writeLine(`password reset code for ${email}: ${code}`);
+  }
+
+  async sendPasswordResetUnknown(email: string): Promise<void> {
+    this.writeLine(`password reset asked for ${email}: no verified account, no code`);
+  }
 }

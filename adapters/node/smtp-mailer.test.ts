@@ -24,6 +24,20 @@ describe('SmtpMailer (against a local SMTP receiver)', () => {
     expect(mail!.raw).toContain('482913');
   });
 
+  it('sends a password-reset code, and a codeless "no account" answer to an unknown address (issue #14)', async () => {
+    const receiver = await startReceiver({ user: 'mailer', pass: 's3cret-pass' });
+    closers.push(receiver.close);
+    const mailer = new SmtpMailer({ url: `smtp://mailer:s3cret-pass@127.0.0.1:${receiver.port}`, from: 'no-reply@custody.test' });
+    closers.push(() => mailer.close());
+    await mailer.sendPasswordResetCode('carol@example.com', 'K7QX2M9RTA');
+    await mailer.sendPasswordResetUnknown('dave@example.com');
+    expect(receiver.mails.map((m) => m.to)).toEqual([['carol@example.com'], ['dave@example.com']]);
+    expect(receiver.mails[0]!.raw).toContain('Subject: Your Custody Hub password reset code');
+    expect(receiver.mails[0]!.raw).toContain('K7QX2M9RTA');
+    expect(receiver.mails[1]!.raw).toContain('Subject: Custody Hub password reset');
+    expect(receiver.mails[1]!.raw).toContain('nothing was changed');
+  });
+
   it('a refused login or an unreachable server is SERVICE-UNAVAILABLE, naming neither the code nor the password', async () => {
     const receiver = await startReceiver({ user: 'mailer', pass: 'right' });
     closers.push(receiver.close);

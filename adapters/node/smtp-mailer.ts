@@ -13,7 +13,7 @@ export interface SmtpMailerOptions {
 }
 
 /**
- * The production Mailer: one plain-text message per verification code over SMTP (nodemailer, pooled connection).
+ * The production Mailer: one plain-text message per verification or password-reset code over SMTP (nodemailer, pooled connection).
  * The code is in the message only, never in a log line; a failure is an InfrastructureError SERVICE-UNAVAILABLE
  * (transient) whose message names neither the code nor the server's credentials.
  */
@@ -27,11 +27,25 @@ export class SmtpMailer implements Mailer {
   }
 
   async sendVerificationCode(email: string, code: string): Promise<void> {
+    await this.send(email, 'Your Custody Hub verification code',
+      `Your Custody Hub verification code is ${code}.\n\nIt expires soon. If you did not ask for it, ignore this message.\n`);
+  }
+
+  async sendPasswordResetCode(email: string, code: string): Promise<void> {
+    await this.send(email, 'Your Custody Hub password reset code',
+      `Your Custody Hub password reset code is ${code}.\n\nIt can be used once and expires in 30 minutes. Every session of `
+      + 'your account ends when the password changes. If you did not ask for it, ignore this message: your password stays as it is.\n');
+  }
+
+  async sendPasswordResetUnknown(email: string): Promise<void> {
+    await this.send(email, 'Custody Hub password reset',
+      'Someone asked to reset the password of a Custody Hub account at this address, but no verified account uses it, '
+      + 'so nothing was changed. If you did not ask, ignore this message.\n');
+  }
+
+  private async send(to: string, subject: string, text: string): Promise<void> {
     try {
-      await this.transport.sendMail({
-        from: this.options.from, to: email, subject: 'Your Custody Hub verification code',
-        text: `Your Custody Hub verification code is ${code}.\n\nIt expires soon. If you did not ask for it, ignore this message.\n`,
-      });
+      await this.transport.sendMail({ from: this.options.from, to, subject, text });
     } catch (error) {
       throw new InfrastructureError('SERVICE-UNAVAILABLE', `mail could not be sent: ${(error as { code?: string }).code ?? (error as Error).name}`, {
         transient: true, cause: error,

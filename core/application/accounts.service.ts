@@ -8,7 +8,7 @@ import type { AccountsService } from './application.js';
 import type { ResolvedDeps } from './deps.js';
 import { fieldsOf, requireString } from './input.js';
 import { retryOnConflict } from './retry-on-conflict.js';
-import type { LoginView, RegisteredView, VerifiedView } from './views.js';
+import type { LoginView, PasswordResetDoneView, PasswordResetRequestedView, RegisteredView, VerifiedView } from './views.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const MIN_PASSWORD = 8;
@@ -23,10 +23,20 @@ function parseEmail(fields: Readonly<Record<string, unknown>>): string {
   return email;
 }
 
-function parsePassword(fields: Readonly<Record<string, unknown>>): string {
-  const password = requireString(fields, 'password', MAX_PASSWORD);
-  if ([...password].length < MIN_PASSWORD) throw validationError('password', `must be at least ${MIN_PASSWORD} characters`);
+function parsePassword(fields: Readonly<Record<string, unknown>>, name = 'password'): string {
+  const password = requireString(fields, name, MAX_PASSWORD);
+  if ([...password].length < MIN_PASSWORD) throw validationError(name, `must be at least ${MIN_PASSWORD} characters`);
   return password;
+}
+
+/** Crockford's base32 (no I, L, O, U): 32 symbols, so a byte's low 5 bits pick one without bias. */
+const RESET_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+/** 10 symbols, 50 bits: a reset code hands over the account, so it is far beyond what the attempt limits let anyone guess. */
+const RESET_CODE_LENGTH = 10;
+
+/** A typed reset code as compared: case-insensitive, spaces and hyphens ignored (mail clients and people add them). */
+function normalizeResetCode(code: string): string {
+  return code.replace(/[\s-]/g, '').toUpperCase();
 }
 
 function sameHash(a: string, b: string): boolean {
@@ -35,7 +45,10 @@ function sameHash(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-/** Registration, e-mail verification, login and session tokens (DESIGN.md "Accounts and session tokens"). */
+/**
+ * Registration, e-mail verification, login, session tokens (DESIGN.md "Accounts and session tokens") and the password
+ * reset (issue #14).
+ */
 export class AccountsUseCases implements AccountsService {
   private decoy: Promise<string> | undefined;
 
@@ -118,6 +131,67 @@ export class AccountsUseCases implements AccountsService {
     return { session_token: token, expires_at: formatIsoTime(expiresAt), user_id: account.id };
   }
 
+  /**
+   * Mails a single-use reset code to a verified account, replacing any earlier one; any other address (unknown,
+   * unverified) gets a codeless "no account" mail instead. Either way the answer is the same and one message is sent,
+   * so the reply and its timing do not tell who has an account. Only the code's SHA-256 is stored.
+   */
+  async requestPasswordReset(body: unknown): Promise<PasswordResetRequestedView> {
+    const email = parseEmail(fieldsOf(body));
+    const account = await this.deps.accounts.findByEmail(email);
+    const code = this.newResetCode();
+    const codeHash = this.deps.hasher.hashToken(code);
+    if (account === null || !account.verified) {
+      await this.deps.mailer.sendPasswordResetUnknown(email);
+      return {};
+    }
+    const passwordReset = { codeHash, expiresAt: this.deps.clock.now() + this.deps.settings.passwordResetTtlMs, attempts: 0 };
+    // A concurrent change of the account (a login-free write such as another reset) re-reads and replaces the code.
+    await retryOnConflict(async () => {
+      const current = (await this.deps.accounts.findById(account.id)) ?? account;
+      await this.deps.accounts.update({ ...current, passwordReset, version: current.version + 1 });
+    }, 3);
+    await this.deps.mailer.sendPasswordResetCode(account.email, code);
+    return {};
+  }
+
+  /**
+   * Sets a new password (registration's rules) when the code matches, is unexpired, unused and attempts remain; the
+   * code is consumed and every session of the user is revoked. Any failure, an unknown e-mail included, is
+   * AUTH-RESET-FAILED; a wrong code counts against the code's attempts like a wrong verification code.
+   */
+  async confirmPasswordReset(body: unknown): Promise<PasswordResetDoneView> {
+    const fields = fieldsOf(body);
+    const email = parseEmail(fields);
+    const code = normalizeResetCode(requireString(fields, 'code', 32));
+    const password = parsePassword(fields, 'new_password');
+    let newHash: Promise<string> | undefined;
+    const hashOnce = (): Promise<string> => (newHash ??= this.deps.hasher.hashPassword(password));
+    // Parallel guesses race on the attempt counter as in verify: every judged code is counted, and of parallel right
+    // codes exactly one wins (the others re-read a consumed code).
+    const userId = await retryOnConflict(
+      () => this.confirmResetOnce(email, code, hashOnce), this.deps.settings.passwordResetMaxAttempts + 1,
+    );
+    await this.deps.sessions.revokeAllOfUser(userId, this.deps.clock.now());
+    return { user_id: userId, email };
+  }
+
+  private async confirmResetOnce(email: string, code: string, newPasswordHash: () => Promise<string>): Promise<UserId> {
+    const account = await this.deps.accounts.findByEmail(email);
+    const reset = account?.passwordReset ?? null;
+    if (account === null || reset === null || !account.verified || this.deps.clock.now() >= reset.expiresAt
+      || reset.attempts >= this.deps.settings.passwordResetMaxAttempts) {
+      throw new DomainError('AUTH-RESET-FAILED');
+    }
+    if (!sameHash(this.deps.hasher.hashToken(code), reset.codeHash)) {
+      await this.deps.accounts.update({ ...account, passwordReset: { ...reset, attempts: reset.attempts + 1 }, version: account.version + 1 });
+      throw new DomainError('AUTH-RESET-FAILED');
+    }
+    const passwordHash = await newPasswordHash();
+    await this.deps.accounts.update({ ...account, passwordHash, passwordReset: null, version: account.version + 1 });
+    return account.id;
+  }
+
   async logout(sessionToken: string): Promise<void> {
     await this.deps.sessions.revoke(this.deps.hasher.hashToken(sessionToken), this.deps.clock.now());
   }
@@ -178,6 +252,11 @@ export class AccountsUseCases implements AccountsService {
     });
     await this.deps.mailer.sendVerificationCode(account.email, code);
     return { user_id: account.id, email: account.email };
+  }
+
+  /** RESET_CODE_LENGTH uniformly random symbols of RESET_ALPHABET from the IdGenerator's bytes. */
+  private newResetCode(): string {
+    return [...this.deps.ids.randomBytes(RESET_CODE_LENGTH)].map((byte) => RESET_ALPHABET[byte & 31]).join('');
   }
 
   /** Six uniformly random digits from the IdGenerator's bytes (rejection sampling avoids modulo bias). */

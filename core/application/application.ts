@@ -8,6 +8,7 @@ import type {
   MetaPage, PendingWebhookView, QuotaView, RegisteredView, RiskEntryView, SubscriptionView, VerifiedView,
   WalletBalanceView, WalletCreatedView, WalletView, WebhookStatusView, WebhookTestView,
 } from './views.js';
+import type { PasswordResetDoneView, PasswordResetRequestedView } from './views.js';
 
 /*
  * The public surface of the use cases, one interface per group. Inputs named `body`/`query` are the raw parsed JSON
@@ -35,6 +36,16 @@ export interface AccountsService {
   verify(body: unknown): Promise<VerifiedView>;
   /** body {email, password}: AUTH-INVALID-CREDENTIALS (unknown email too), AUTH-NOT-VERIFIED. */
   login(body: unknown): Promise<LoginView>;
+  /**
+   * body {email}: mails a single-use reset code to a verified account (a codeless note to any other address); the
+   * answer is the same for every e-mail (issue #14).
+   */
+  requestPasswordReset(body: unknown): Promise<PasswordResetRequestedView>;
+  /**
+   * body {email, code, new_password}: sets the password, consumes the code and revokes every session of the user;
+   * AUTH-RESET-FAILED when wrong, used, expired or out of attempts (an unknown e-mail too).
+   */
+  confirmPasswordReset(body: unknown): Promise<PasswordResetDoneView>;
   /** Revokes the session; unknown tokens are ignored. */
   logout(sessionToken: string): Promise<void>;
   /** The user of a live session token, or null (unknown, expired, revoked). */

@@ -39,6 +39,10 @@ export interface CoreSettings {
    * takes the account over (new password, new code), so nobody can squat an address they cannot read.
    */
   readonly unverifiedAccountTtlMs: number;
+  /** Lifetime of a password-reset code (issue #14). */
+  readonly passwordResetTtlMs: number;
+  /** Wrong codes accepted before a reset code is burnt (a new reset request is needed), as for verification. */
+  readonly passwordResetMaxAttempts: number;
   /** Test-only allowance: loopback/private webhook hosts and plain http (never on in production). */
   readonly allowLocalWebhooks: boolean;
   /** Random bytes in every `st_`, `dk_`, `ct_` token (DESIGN.md: at least 32). */
@@ -54,6 +58,8 @@ export const DEFAULT_CORE_SETTINGS: CoreSettings = {
   verificationTtlMs: 15 * 60 * 1000,
   verificationMaxAttempts: 5,
   unverifiedAccountTtlMs: 24 * 60 * 60 * 1000,
+  passwordResetTtlMs: 30 * 60 * 1000,
+  passwordResetMaxAttempts: 5,
   allowLocalWebhooks: false,
   tokenBytes: 32,
   maxApiTokensPerUser: 25,

@@ -139,6 +139,15 @@ export interface VerifiedView {
   readonly verified: true;
 }
 
+/** POST /auth/password-reset/request: the same empty answer whoever asks (issue #14). */
+export type PasswordResetRequestedView = Readonly<Record<string, never>>;
+
+/** POST /auth/password-reset/confirm: the password is changed and every session revoked. */
+export interface PasswordResetDoneView {
+  readonly user_id: number;
+  readonly email: string;
+}
+
 export interface LoginView {
   readonly session_token: string;
   readonly expires_at: string;

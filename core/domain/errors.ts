@@ -56,6 +56,7 @@ export const ERROR_CATALOGUE = {
   'AUTH-INVALID-CREDENTIALS': { status: 401, message: 'email or password is wrong' },
   'AUTH-NOT-VERIFIED': { status: 403, message: 'account email is not verified' },
   'AUTH-VERIFICATION-FAILED': { status: 422, message: 'verification code wrong or expired' },
+  'AUTH-RESET-FAILED': { status: 422, message: 'password reset code wrong, used or expired' },
   'BIZ-SERVICE-NOT-FOUND': { status: 422, message: 'service code unknown' },
   'BIZ-PLAN-NOT-FOUND': { status: 422, message: 'plan code unknown for the service' },
   'BIZ-DEVELOPER-SUBSCRIPTION-REQUIRED': { status: 422, message: 'active developer subscription required' },

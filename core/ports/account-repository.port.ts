@@ -1,5 +1,5 @@
 import type { Account } from '../domain/model/account.js';
-import type { UserId } from '../domain/model/common.js';
+import type { Millis, UserId } from '../domain/model/common.js';
 
 export interface AccountRepository {
   /** Inserts a new account; false (nothing written) when the email (case-insensitive) is taken. */
@@ -9,4 +9,10 @@ export interface AccountRepository {
   findByEmail(email: string): Promise<Account | null>;
   /** Replaces the account if its stored version equals `account.version - 1`; else throws ConcurrencyConflict. */
   update(account: Account): Promise<void>;
+  /**
+   * Deletes every account that is unverified and was created strictly before `createdBefore`, freeing its e-mail;
+   * returns how many. Each account is judged atomically: one verified meanwhile (or taken over, which renews its
+   * `createdAt`) is kept.
+   */
+  deleteUnverifiedCreatedBefore(createdBefore: Millis): Promise<number>;
 }

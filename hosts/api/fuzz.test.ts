@@ -9,7 +9,7 @@ type User = Awaited<ReturnType<typeof userWithWallets>>;
 
 /** Field names the routes read, so random objects often reach the use cases' validation rather than stopping early. */
 const FIELDS = [
-  'email', 'password', 'code', 'service_code', 'plan_code', 'config', 'webhook_url', 'webhook_secret', 'min_collect_amounts',
+  'email', 'password', 'new_password', 'code', 'service_code', 'plan_code', 'config', 'webhook_url', 'webhook_secret', 'min_collect_amounts',
   'name', 'network_code', 'address_type', 'address_label', 'force', 'address', 'asset_symbol', 'ttl_minutes', 'reason',
   'from_address', 'to_address', 'amount', 'resource', 'votes', 'witness', 'count', 'note', 'kind', 'value', 'max_sub_addresses',
   'page', 'per_page', 'type', 'status',

@@ -39,6 +39,11 @@ export const DEFAULT_RATE_LIMITS = {
   'login-email': 5,
   'login-email-hour': 20,
   'login-email-day': 50,
+  // The password reset (issue #14): a request mails a message, like register; a confirmation is a code guess, like verify.
+  'reset-request-ip': 10,
+  'reset-request-email': 3,
+  'reset-confirm-ip': 30,
+  'reset-confirm-email': 10,
 } as const;
 
 export type RateBucket = keyof typeof DEFAULT_RATE_LIMITS;
@@ -51,6 +56,8 @@ export const RATE_WINDOWS_MS: Partial<Record<RateBucket, number>> = {
   'login-ip-hour': HOUR_MS,
   'login-email-hour': HOUR_MS,
   'login-email-day': DAY_MS,
+  'reset-request-email': HOUR_MS,
+  'reset-confirm-email': HOUR_MS,
 };
 
 /** The window of a bucket. */

@@ -51,10 +51,10 @@ export interface RouteDef<K extends AuthKind = AuthKind> {
   /** h3 pattern with `:name` parameters, including the `/api` base. */
   readonly path: string;
   readonly auth: K;
-  /** Success status: 201 for creations, else 200. */
-  readonly status?: 200 | 201;
+  /** Success status: 201 for creations, 202 for work accepted whose outcome the answer does not tell, else 200. */
+  readonly status?: 200 | 201 | 202;
   readonly rateLimit?: RateBucket;
-  /** Anonymous routes (register, verify, login): buckets counted per client address and per e-mail. */
+  /** Anonymous routes (register, verify, login, password reset): buckets counted per client address and per e-mail. */
   readonly throttle?: readonly Throttle[];
   /**
    * Requires an Idempotency-Key and replays stored answers (collections, cashier collect, transfers, staking). A replay

@@ -51,6 +51,7 @@ export type HarnessOverrides = CompositionOverrides & { readonly rateLimiter?: R
  */
 export const HARNESS_CLIENT_LIMITS: Partial<RateLimits> = {
   'register-ip': 1_000_000, 'verify-ip': 1_000_000, 'login-ip': 1_000_000, 'login-ip-hour': 1_000_000,
+  'reset-request-ip': 1_000_000, 'reset-confirm-ip': 1_000_000,
 };
 
 /** A composed API on memory adapters, a manual clock and an in-process devnet, served on a loopback port. */

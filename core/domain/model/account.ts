@@ -11,6 +11,17 @@ export interface Account extends Versioned {
   readonly verificationExpiresAt: Millis | null;
   readonly verificationAttempts: number;
   readonly createdAt: Millis;
+  /** The pending password reset (issue #14); absent or null when none (accounts stored before it have none). */
+  readonly passwordReset?: PasswordReset | null;
+}
+
+/** A password-reset code mailed to a verified account: single-use, expiring, burnt after too many wrong tries. */
+export interface PasswordReset {
+  /** SHA-256 of the code sent by the Mailer; the code itself is never stored. */
+  readonly codeHash: string;
+  readonly expiresAt: Millis;
+  /** Wrong codes tried against this one. */
+  readonly attempts: number;
 }
 
 export interface Session {

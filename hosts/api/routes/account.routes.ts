@@ -35,6 +35,26 @@ export function accountRoutes(app: Application): RouteDef[] {
       },
       handle: ({ body }) => app.accounts.login(body),
     }),
+    // Extension (issue #14): the password reset; the same 202 answer for every e-mail, a code by mail to a verified one.
+    defineRoute({
+      method: 'POST', path: '/api/auth/password-reset/request', auth: 'none', status: 202,
+      throttle: [{ bucket: 'reset-request-ip', by: 'ip' }, { bucket: 'reset-request-email', by: 'email' }],
+      docs: {
+        summary: 'Ask for a password-reset code by e-mail; the same answer whether or not the e-mail has an account (extension)',
+        tag: 'Account', body: s.obj({ email: s.str() }), data: s.empty(),
+      },
+      handle: ({ body }) => app.accounts.requestPasswordReset(body),
+    }),
+    defineRoute({
+      method: 'POST', path: '/api/auth/password-reset/confirm', auth: 'none',
+      throttle: [{ bucket: 'reset-confirm-ip', by: 'ip' }, { bucket: 'reset-confirm-email', by: 'email' }],
+      docs: {
+        summary: 'Set a new password with the mailed code; the code is consumed and every session revoked (extension)', tag: 'Account',
+        body: s.obj({ email: s.str(), code: s.str('the 10-character code from the mail'), new_password: s.str('at least 8 characters') }),
+        data: s.obj({ user_id: s.int(), email: s.str() }), errors: ['AUTH-RESET-FAILED'],
+      },
+      handle: ({ body }) => app.accounts.confirmPasswordReset(body),
+    }),
     defineRoute({
       method: 'POST', path: '/api/auth/logout', auth: 'session', rateLimit: 'account-write',
       docs: { summary: 'Revoke the presented session token', tag: 'Account', data: s.empty() },
