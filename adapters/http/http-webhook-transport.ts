@@ -3,6 +3,7 @@ import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { Buffer } from 'node:buffer';
 import { DomainError } from '../../core/domain/errors.js';
 import { checkWebhookHost, checkWebhookHostBeforeLookup, checkWebhookUrlSyntax } from '../../core/domain/webhook-url.js';
 import type { DnsResolver } from '../../core/ports/dns-resolver.port.js';
@@ -29,6 +30,15 @@ export interface HttpWebhookTransportOptions {
 
 /** Identifies the sender in receivers' logs. */
 const USER_AGENT = 'custody-hub-webhooks/1';
+
+/** Response bytes kept for the delivery log (issue #15: the first 1 KiB). */
+export const RESPONSE_EXCERPT_BYTES = 1024;
+
+/** What a receiver answered: its status and the start of its body. */
+interface Received {
+  readonly status: number;
+  readonly response: string;
+}
 
 /** Raised inside `post` to end the request early with a given error text. */
 class Refused extends Error {}
@@ -64,11 +74,11 @@ export class HttpWebhookTransport implements WebhookTransport {
     });
     try {
       const target = await Promise.race([this.target(request.url), deadline]);
-      const status = await Promise.race([this.send(target, request, (req) => { pending = req; }), deadline]);
+      const { status, response } = await Promise.race([this.send(target, request, (req) => { pending = req; }), deadline]);
       const durationMs = elapsed();
       return status >= 200 && status < 300
-        ? { ok: true, status, durationMs }
-        : { ok: false, status, error: status >= 300 && status < 400 ? `redirect not followed (HTTP ${status})` : `HTTP ${status}`, durationMs };
+        ? { ok: true, status, durationMs, response }
+        : { ok: false, status, error: status >= 300 && status < 400 ? `redirect not followed (HTTP ${status})` : `HTTP ${status}`, durationMs, response };
     } catch (error) {
       return { ok: false, status: null, error: describe(error), durationMs: elapsed() };
     } finally {
@@ -101,8 +111,8 @@ export class HttpWebhookTransport implements WebhookTransport {
     }
   }
 
-  /** Opens the pinned connection and resolves with the response status. */
-  private send(target: { url: URL; address: string }, request: WebhookRequest, started: (req: ClientRequest) => void): Promise<number> {
+  /** Opens the pinned connection and resolves with the response status and the first 1 KiB of its body. */
+  private send(target: { url: URL; address: string }, request: WebhookRequest, started: (req: ClientRequest) => void): Promise<Received> {
     const { url, address } = target;
     const https = url.protocol === 'https:';
     const body = Buffer.from(request.body, 'utf8');
@@ -119,9 +129,9 @@ export class HttpWebhookTransport implements WebhookTransport {
     };
     if (https && isIP(bare(url.hostname)) === 0) options.servername = bare(url.hostname);
     if (https && this.options.ca !== undefined) options.ca = typeof this.options.ca === 'string' ? this.options.ca : [...this.options.ca];
-    return new Promise<number>((resolve, reject) => {
+    return new Promise<Received>((resolve, reject) => {
       const req = (https ? httpsRequest : httpRequest)(options, (res) => {
-        this.drain(res, () => resolve(res.statusCode ?? 0), reject);
+        this.drain(res, (head) => resolve({ status: res.statusCode ?? 0, response: head }), reject);
       });
       started(req);
       // One small request per connection: Nagle would hold the body back waiting for the peer's delayed ACK.
@@ -136,16 +146,24 @@ export class HttpWebhookTransport implements WebhookTransport {
    * the cap keeps a huge or endless body from holding memory). The caller's deadline covers this read: a receiver
    * that trickles its body is cut at the deadline like one that never answers (issue #13).
    */
-  private drain(res: IncomingMessage, done: () => void, fail: (error: Error) => void): void {
+  private drain(res: IncomingMessage, done: (head: string) => void, fail: (error: Error) => void): void {
     let seen = 0;
+    const head: Buffer[] = [];
+    let kept = 0;
+    const finish = (): void => done(Buffer.concat(head).toString('utf8'));
     res.on('data', (chunk: Buffer) => {
       seen += chunk.length;
+      if (kept < RESPONSE_EXCERPT_BYTES) {
+        const part = chunk.subarray(0, RESPONSE_EXCERPT_BYTES - kept);
+        head.push(Buffer.from(part));
+        kept += part.length;
+      }
       if (seen > this.maxResponseBytes) {
-        done();
+        finish();
         res.destroy();
       }
     });
-    res.on('end', done);
+    res.on('end', finish);
     res.on('error', fail);
     res.on('close', () => { if (!res.complete) fail(new Refused('connection failed: response cut short')); });
   }

@@ -1,7 +1,7 @@
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
 import { DELIVERY_STATUS, type UserId, type WebhookDelivery } from '../../core/domain/model/index.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
-import type { WebhookDeliveryRepository } from '../../core/ports/webhook-delivery-repository.port.js';
+import type { DeliveryFilter, WebhookDeliveryRepository } from '../../core/ports/webhook-delivery-repository.port.js';
 import { outboundCopies, outboundCopy, storedCopy } from './frozen-copy.js';
 import type { MemoryStore } from './memory-store.js';
 import { newestFirst, pageOf } from './paging.js';
@@ -49,8 +49,9 @@ export class MemoryWebhookDeliveryRepository implements WebhookDeliveryRepositor
     return outboundCopies(claimed);
   }
 
-  async listByUser(userId: UserId, page: PageRequest): Promise<Page<WebhookDelivery>> {
-    const mine = [...this.store.deliveries.values()].filter((d) => d.userId === userId);
+  async listByUser(userId: UserId, page: PageRequest, filter: DeliveryFilter = {}): Promise<Page<WebhookDelivery>> {
+    const mine = [...this.store.deliveries.values()]
+      .filter((d) => d.userId === userId && (filter.status === undefined || d.status === filter.status));
     return pageOf(newestFirst(mine), page);
   }
 }

@@ -2,7 +2,7 @@ import type { Collection, Db } from 'mongodb';
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
 import { DELIVERY_STATUS, type DeliveryStatus, type UserId, type WebhookDelivery } from '../../core/domain/model/index.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
-import type { WebhookDeliveryRepository } from '../../core/ports/webhook-delivery-repository.port.js';
+import type { DeliveryFilter, WebhookDeliveryRepository } from '../../core/ports/webhook-delivery-repository.port.js';
 import { COLLECTIONS } from './collections.js';
 import { guarded, insertionStamp, isDuplicateKey, pageFrom } from './mongo-support.js';
 import { fromWebhookDeliveryDocument, toWebhookDeliveryDocument, type WebhookDeliveryDocument } from './webhook-document.js';
@@ -72,12 +72,13 @@ export class MongoWebhookDeliveryRepository implements WebhookDeliveryRepository
     });
   }
 
-  listByUser(userId: UserId, page: PageRequest): Promise<Page<WebhookDelivery>> {
+  listByUser(userId: UserId, page: PageRequest, filter: DeliveryFilter = {}): Promise<Page<WebhookDelivery>> {
+    const query = filter.status === undefined ? { userId } : { userId, status: filter.status };
     return guarded('webhook delivery list', () =>
       pageFrom(
-        () => this.deliveries.countDocuments({ userId }),
+        () => this.deliveries.countDocuments(query),
         async (skip, limit) =>
-          (await this.deliveries.find({ userId }).sort(NEWEST_FIRST).skip(skip).limit(limit).toArray())
+          (await this.deliveries.find(query).sort(NEWEST_FIRST).skip(skip).limit(limit).toArray())
             .map(fromWebhookDeliveryDocument),
         page,
       ));

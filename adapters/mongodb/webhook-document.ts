@@ -15,6 +15,8 @@ export interface DeveloperConfigDocument {
   verifiedAt: number | null;
   reviewNote: string | null;
   secret: EnvelopeDocument | null;
+  /** The replaced secret while its 24 h overlap lasts; absent on documents written before issue #15. */
+  previousSecret?: { secret: EnvelopeDocument; validUntil: number } | null;
   minCollectAmounts: { symbol: string; amount: string }[];
   version: number;
 }
@@ -29,6 +31,9 @@ export function toDeveloperConfigDocument(config: DeveloperConfig): DeveloperCon
     verifiedAt: config.verifiedAt,
     reviewNote: config.reviewNote,
     secret: config.secret === null ? null : toEnvelopeDocument(config.secret),
+    previousSecret: config.previousSecret == null
+      ? null
+      : { secret: toEnvelopeDocument(config.previousSecret.secret), validUntil: config.previousSecret.validUntil },
     minCollectAmounts: Object.entries(config.minCollectAmounts).map(([symbol, amount]) => ({ symbol, amount: encodeMoney(amount) })),
     version: config.version,
   };
@@ -44,6 +49,9 @@ export function fromDeveloperConfigDocument(doc: DeveloperConfigDocument): Devel
     verifiedAt: nullable(doc.verifiedAt),
     reviewNote: nullable(doc.reviewNote),
     secret: doc.secret === null || doc.secret === undefined ? null : fromEnvelopeDocument(doc.secret),
+    previousSecret: doc.previousSecret == null
+      ? null
+      : { secret: fromEnvelopeDocument(doc.previousSecret.secret), validUntil: doc.previousSecret.validUntil },
     minCollectAmounts: Object.fromEntries(
       doc.minCollectAmounts.map(({ symbol, amount }) => [symbol, decodeMoney(amount, `minimum ${symbol}`)]),
     ),
@@ -105,7 +113,9 @@ export interface WebhookDeliveryDocument {
   eventType: WebhookEventType;
   url: string | null;
   status: DeliveryStatus;
-  attempts: { at: number; httpStatus: number | null; error: string | null; durationMs: number }[];
+  attempts: {
+    at: number; httpStatus: number | null; error: string | null; durationMs: number; response?: string | null; redelivery?: boolean;
+  }[];
   nextAttemptAt: number | null;
   lease: LeaseDocument | null;
   createdAt: number;
@@ -114,7 +124,10 @@ export interface WebhookDeliveryDocument {
 }
 
 function fromAttempt(doc: WebhookDeliveryDocument['attempts'][number]): DeliveryAttempt {
-  return { at: doc.at, httpStatus: nullable(doc.httpStatus), error: nullable(doc.error), durationMs: doc.durationMs };
+  return {
+    at: doc.at, httpStatus: nullable(doc.httpStatus), error: nullable(doc.error), durationMs: doc.durationMs,
+    response: nullable(doc.response ?? null), ...(doc.redelivery === true ? { redelivery: true } : {}),
+  };
 }
 
 /** Domain value -> stored document: pure, a fresh object (amounts, where any, as decimal strings). */
@@ -126,7 +139,10 @@ export function toWebhookDeliveryDocument(delivery: WebhookDelivery): WebhookDel
     eventType: delivery.eventType,
     url: delivery.url,
     status: delivery.status,
-    attempts: delivery.attempts.map((a) => ({ at: a.at, httpStatus: a.httpStatus, error: a.error, durationMs: a.durationMs })),
+    attempts: delivery.attempts.map((a) => ({
+      at: a.at, httpStatus: a.httpStatus, error: a.error, durationMs: a.durationMs, response: a.response ?? null,
+      ...(a.redelivery === true ? { redelivery: true } : {}),
+    })),
     nextAttemptAt: delivery.nextAttemptAt,
     lease: toLeaseDocument(delivery.lease),
     createdAt: delivery.createdAt,

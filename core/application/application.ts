@@ -4,7 +4,7 @@ import type { CollectionCostView } from './collection-cost-view.js';
 import type {
   ApiTokenCreatedView, ApiTokenListView, ApiTokenRevokedView, CashierBalanceView, CashierSessionView, CashierTaskView,
   CashierTokenCreatedView, CashierTokenDisabledView, CashierTokenView, ChainResourcesView, CollectionTaskView,
-  CommandAcceptedView, CommandListItemView, CommandView, DeliveryView, DeveloperConfigView, ItemsPage, LoginView,
+  CommandAcceptedView, CommandListItemView, CommandView, DeliveryView, RedeliveryView, DeveloperConfigView, ItemsPage, LoginView,
   MetaPage, PendingWebhookView, QuotaView, RegisteredView, RiskEntryView, SubscriptionView, VerifiedView,
   WalletBalanceView, WalletCreatedView, WalletView, WebhookStatusView, WebhookTestView,
 } from './views.js';
@@ -46,6 +46,8 @@ export interface AccountsService {
    * AUTH-RESET-FAILED when wrong, used, expired or out of attempts (an unknown e-mail too).
    */
   confirmPasswordReset(body: unknown): Promise<PasswordResetDoneView>;
+  /** Deletes the accounts left unverified past unverifiedAccountTtlMs (24 h); returns how many (a maintenance job). */
+  expireUnverifiedAccounts(): Promise<number>;
   /** Revokes the session; unknown tokens are ignored. */
   logout(sessionToken: string): Promise<void>;
   /** The user of a live session token, or null (unknown, expired, revoked). */
@@ -127,8 +129,14 @@ export interface CashierService {
 export interface WebhooksService {
   /** Sends a signed `webhook.test` to the approved URL; BIZ-WEBHOOK-URL-UNVERIFIED before approval. */
   test(userId: UserId): Promise<WebhookTestView>;
-  /** query {page?, per_page?}: deliveries newest first, DEAD and SKIPPED included. */
+  /** query {page?, per_page?, status?}: deliveries newest first, DEAD and SKIPPED included, with payload and attempts. */
   deliveries(userId: UserId, query: unknown): Promise<ItemsPage<DeliveryView>>;
+  /**
+   * Sends a DEAD or SUCCEEDED delivery's event again (same event_id, fresh signatures) to the approved URL and records
+   * it as a redelivery attempt. WEBHOOK-DELIVERY-NOT-FOUND (also another user's), WEBHOOK-DELIVERY-SKIPPED,
+   * WEBHOOK-DELIVERY-IN-PROGRESS, BIZ-WEBHOOK-URL-UNVERIFIED.
+   */
+  redeliver(userId: UserId, deliveryId: string): Promise<RedeliveryView>;
 }
 
 export interface TransfersService {

@@ -11,6 +11,7 @@ import type { CommandRepository } from '../ports/command-repository.port.js';
 import type { DeveloperConfigRepository } from '../ports/developer-config-repository.port.js';
 import type { DnsResolver } from '../ports/dns-resolver.port.js';
 import type { IdGenerator } from '../ports/id-generator.port.js';
+import type { EventOutbox } from '../ports/event-outbox.port.js';
 import type { KeyCipher } from '../ports/key-cipher.port.js';
 import type { Mailer } from '../ports/mailer.port.js';
 import type { RiskPolicy } from '../ports/risk-policy.port.js';
@@ -92,6 +93,8 @@ export interface CoreDeps {
   readonly cashierTokens: CashierTokenRepository;
   readonly developerConfigs: DeveloperConfigRepository;
   readonly deliveries: WebhookDeliveryRepository;
+  /** Read only, by the delivery log and redelivery (an event's payload); the worker writes it. */
+  readonly outbox: EventOutbox;
   readonly uow: UnitOfWork;
   readonly settings?: Partial<CoreSettings>;
 }

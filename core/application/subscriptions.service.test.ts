@@ -55,7 +55,7 @@ describe('subscriptions, developer configuration and webhook review (spec §3)',
       const view = await core.app.subscriptions.getDeveloperConfig(user.userId);
       expect(view).toEqual({
         service_code: 'developer', plan_code: 'standard', status: 'active',
-        config: { webhook_url: null, webhook_secret_set: false, min_collect_amounts: {} },
+        config: { webhook_url: null, webhook_secret_set: false, previous_secret_valid_until: null, min_collect_amounts: {} },
         webhook: { status: 'unconfigured', url: null, pending_url: null, pending_since: null, verified_at: null, review_note: null },
       });
     });

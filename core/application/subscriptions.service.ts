@@ -11,7 +11,7 @@ import type { UserId } from '../domain/model/common.js';
 import type { DeveloperConfig } from '../domain/model/webhook.js';
 import type { SubscriptionsService } from './application.js';
 import type { ResolvedDeps } from './deps.js';
-import { developerConfigView, emptyDeveloperConfig, secretAad } from './developer-config.js';
+import { developerConfigView, emptyDeveloperConfig, secretAad, withNewSecret } from './developer-config.js';
 import { fieldsOf, optionalString, requireString, type Fields } from './input.js';
 import { retryOnConflict } from './retry-on-conflict.js';
 import type { DeveloperConfigView, SubscriptionView } from './views.js';
@@ -86,8 +86,8 @@ export class SubscriptionsUseCases implements SubscriptionsService {
     await retryOnConflict(async () => {
       const current = (await this.deps.developerConfigs.get(userId)) ?? emptyDeveloperConfig(userId);
       let next: DeveloperConfig = url === undefined ? current : applyWebhookUrl(current, url, this.deps.clock.now());
-      if (url === '') next = { ...next, secret: null };
-      if (encrypted !== undefined) next = { ...next, secret: encrypted };
+      if (url === '') next = { ...next, secret: null, previousSecret: null };
+      if (encrypted !== undefined) next = withNewSecret(next, encrypted, this.deps.clock.now());
       if (minimums !== undefined) next = { ...next, minCollectAmounts: minimums };
       if ((next.url !== null || next.pendingUrl !== null) && next.secret === null) {
         throw validationError('webhook_secret', 'is required with a webhook_url');
@@ -101,7 +101,7 @@ export class SubscriptionsUseCases implements SubscriptionsService {
     const [sub, config] = await Promise.all([
       this.deps.subscriptions.find(userId, 'developer'), this.deps.developerConfigs.get(userId),
     ]);
-    return developerConfigView(sub, config ?? emptyDeveloperConfig(userId));
+    return developerConfigView(sub, config ?? emptyDeveloperConfig(userId), this.deps.clock.now());
   }
 
   private async requireDeveloper(userId: UserId): Promise<void> {

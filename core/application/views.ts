@@ -181,6 +181,8 @@ export interface DeveloperConfigView {
   readonly config: {
     readonly webhook_url: string | null;
     readonly webhook_secret_set: boolean;
+    /** While a replaced secret still signs beside the new one (24 h overlap): when it stops; else null. */
+    readonly previous_secret_valid_until: string | null;
     readonly min_collect_amounts: Record<string, string>;
   };
   readonly webhook: WebhookStatusView;
@@ -229,6 +231,10 @@ export interface DeliveryAttemptView {
   readonly http_status: number | null;
   readonly error: string | null;
   readonly duration_ms: number;
+  /** The first 1 KiB of the receiver's response body, or null. */
+  readonly response: string | null;
+  /** True for an attempt asked for with POST /webhooks/deliveries/{id}/redeliver. */
+  readonly redelivery: boolean;
 }
 
 /** GET /webhooks/deliveries item (spec: "not shown"; decided here). */
@@ -241,6 +247,15 @@ export interface DeliveryView {
   readonly attempts: DeliveryAttemptView[];
   readonly next_attempt_at: string | null;
   readonly created_at: string;
+  /** The event body as sent (the spec §6 fields at the top level); null if the event is no longer stored. */
+  readonly payload: Readonly<Record<string, unknown>> | null;
+}
+
+/** POST /webhooks/deliveries/{id}/redeliver: the new attempt's outcome and the delivery after it. */
+export interface RedeliveryView {
+  readonly delivered: boolean;
+  readonly attempt: DeliveryAttemptView;
+  readonly delivery: DeliveryView;
 }
 
 /** Admin: a URL waiting for review. */

@@ -52,3 +52,14 @@ export function afterAttempt(attemptsSoFar: number, ok: boolean, now: Millis): D
   if (attemptsSoFar >= MAX_DELIVERY_ATTEMPTS || delay === undefined) return { status: DELIVERY_STATUS.DEAD, nextAttemptAt: null };
   return { status: DELIVERY_STATUS.RETRYING, nextAttemptAt: now + delay };
 }
+
+/**
+ * After a user's redelivery attempt (issue #15): only a DEAD or SUCCEEDED delivery is redelivered; success makes it
+ * SUCCEEDED, a failure leaves it as it was (no retry schedule starts). SKIPPED is never replayed (spec §3).
+ */
+export function afterRedelivery(status: DeliveryStatus, ok: boolean): DeliveryStatus {
+  if (status !== DELIVERY_STATUS.DEAD && status !== DELIVERY_STATUS.SUCCEEDED) {
+    throw new RangeError(`delivery status ${status} cannot be redelivered`);
+  }
+  return ok ? DELIVERY_STATUS.SUCCEEDED : status;
+}

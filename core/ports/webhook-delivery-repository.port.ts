@@ -1,5 +1,5 @@
 import type { UserId } from '../domain/model/common.js';
-import type { WebhookDelivery } from '../domain/model/webhook.js';
+import type { DeliveryStatus, WebhookDelivery } from '../domain/model/webhook.js';
 import type { Page, PageRequest } from './page.js';
 
 export interface WebhookDeliveryRepository {
@@ -13,6 +13,11 @@ export interface WebhookDeliveryRepository {
    * leasing each to `owner` until now + leaseMs (version bumped) — atomically.
    */
   claimDue(now: number, owner: string, leaseMs: number, limit: number): Promise<WebhookDelivery[]>;
-  /** The user's deliveries, newest first. */
-  listByUser(userId: UserId, page: PageRequest): Promise<Page<WebhookDelivery>>;
+  /** The user's deliveries, newest first; `filter.status` keeps only those in that status (total counts them only). */
+  listByUser(userId: UserId, page: PageRequest, filter?: DeliveryFilter): Promise<Page<WebhookDelivery>>;
+}
+
+/** What the delivery log may be narrowed to. */
+export interface DeliveryFilter {
+  readonly status?: DeliveryStatus;
 }

@@ -131,7 +131,11 @@ export const COMPONENTS = {
   WebhookStatus: webhookStatus,
   DeveloperConfig: s.obj({
     service_code: s.enumOf(['developer']), plan_code: s.nullable(s.str()), status: s.enumOf(['active', 'cancelled', 'none']),
-    config: s.obj({ webhook_url: s.nullable(s.str()), webhook_secret_set: s.bool(), min_collect_amounts: s.map(s.amount()) }),
+    config: s.obj({
+      webhook_url: s.nullable(s.str()), webhook_secret_set: s.bool(),
+      previous_secret_valid_until: { ...nullableIso, description: 'extension: while a replaced secret still signs beside the new one (24 h), when it stops' },
+      min_collect_amounts: s.map(s.amount()),
+    }),
     webhook: webhookStatus,
   }),
   Subscription: s.obj({
@@ -150,9 +154,16 @@ export const COMPONENTS = {
   }),
   Delivery: s.obj({
     delivery_id: s.str(), event_id: s.str(), event_type: s.str(), status: s.int('1..6, DESIGN.md'), url: s.nullable(s.str()),
-    attempts: s.arr(s.obj({ at: isoTime, http_status: s.nullable(s.int()), error: s.nullable(s.str()), duration_ms: s.int() })),
+    attempts: s.arr(s.ref('DeliveryAttempt')),
     next_attempt_at: nullableIso, created_at: isoTime,
+    payload: { ...s.nullable({ type: 'object' }), description: 'the event body as sent (spec §6 fields at the top level); null if no longer stored' },
   }),
+  DeliveryAttempt: s.obj({
+    at: isoTime, http_status: s.nullable(s.int()), error: s.nullable(s.str()), duration_ms: s.int(),
+    response: s.nullable(s.str('the first 1 KiB of the response body')),
+    redelivery: { type: 'boolean', description: 'asked for with POST /webhooks/deliveries/{id}/redeliver' },
+  }),
+  Redelivery: s.obj({ delivered: s.bool(), attempt: s.ref('DeliveryAttempt'), delivery: s.ref('Delivery') }),
   PendingWebhook: s.obj({ user_id: s.int(), pending_url: s.str(), pending_since: nullableIso, url: s.nullable(s.str()) }),
   RiskEntry: s.obj({ kind: s.enumOf(['user', 'address']), value: s.str(), reason: s.nullable(s.str()) }),
   Quota: s.obj({ user_id: s.int(), max_sub_addresses: s.int() }),

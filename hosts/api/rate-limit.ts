@@ -28,6 +28,8 @@ export const DEFAULT_RATE_LIMITS = {
   'api-token-create': 10,
   'api-token-revoke': 20,
   'webhook-test': 5,
+  // Each redelivery is a synchronous outbound request of up to 15 s (issue #15).
+  'webhook-redeliver': 10,
   'account-write': 20,
   // Anonymous account routes: keyed by client address and by e-mail (its SHA-256, never the address itself).
   'register-ip': 10,

@@ -161,7 +161,7 @@ export function composeContainer(config: HostConfig, overrides: CompositionOverr
   container.bind(TOKENS.RateLimiter).toDynamicValue((ctx) => (config.locks === 'redis'
     ? new RedisRateLimiter(redisClient()) : new MemoryRateLimiter({ clock: ctx.get(TOKENS.Clock) })));
   container.bind(TOKENS.CoreDeps).toDynamicValue((ctx): CoreDeps => {
-    const { outbox: _outbox, idempotency: _idempotency, scanCursors: _cursors, ...stores } = ctx.get(TOKENS.Stores);
+    const { idempotency: _idempotency, scanCursors: _cursors, ...stores } = ctx.get(TOKENS.Stores);
     return {
       ...stores, clock: ctx.get(TOKENS.Clock), hasher: ctx.get(TOKENS.Hasher), cipher: ctx.get(TOKENS.Cipher),
       mailer: ctx.get(TOKENS.Mailer), dns: ctx.get(TOKENS.Dns), transport: ctx.get(TOKENS.Transport),

@@ -73,7 +73,8 @@ export async function buildWorkerWorld(options: WorkerWorldOptions = {}): Promis
     risk: stores.risk, addressLock: new MemoryAddressLock({ clock }), chain: gateway, assets,
     accounts: stores.accounts, sessions: stores.sessions, subscriptions: stores.subscriptions, apiTokens: stores.apiTokens,
     wallets: stores.wallets, balances: stores.balances, commands: stores.commands, tasks: stores.tasks,
-    cashierTokens: stores.cashierTokens, developerConfigs: stores.developerConfigs, deliveries: stores.deliveries, uow: stores.uow,
+    cashierTokens: stores.cashierTokens, developerConfigs: stores.developerConfigs, deliveries: stores.deliveries,
+    outbox: stores.outbox, uow: stores.uow,
   };
   const core = resolveDeps(deps);
   const userId = 1;

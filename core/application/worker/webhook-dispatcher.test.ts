@@ -9,9 +9,8 @@ import { NodeDnsResolver } from '../../../adapters/node/node-dns-resolver.js';
 import { DELIVERY_STATUS, type JsonValue, type WebhookEvent } from '../../domain/model/webhook.js';
 import { formatIsoTime } from '../../domain/time.js';
 import type { WebhookTransport } from '../../ports/webhook-transport.port.js';
-import type { ResolvedDeps } from '../deps.js';
 import { secretAad } from '../developer-config.js';
-import { WebhooksUseCases } from '../webhooks.service.js';
+import { WebhooksUseCases, type WebhooksDeps } from '../webhooks.service.js';
 import { WebhookDispatcher, type WebhookDispatcherOptions } from './webhook-dispatcher.js';
 
 const SECRET = 'whsec-tëst-☃';
@@ -64,7 +63,7 @@ async function setup(options: { transport?: WebhookTransport; timeoutMs?: number
     options.dispatcher,
   );
   // The delivery log use case reads only the delivery repository.
-  const webhooks = new WebhooksUseCases({ deliveries: mem.deliveries } as unknown as ResolvedDeps);
+  const webhooks = new WebhooksUseCases({ deliveries: mem.deliveries, outbox: mem.outbox } as unknown as WebhooksDeps);
 
   async function configure(userId: number, url: string | null, pendingUrl: string | null = null): Promise<void> {
     const secret = await cipher.encrypt(new TextEncoder().encode(SECRET), secretAad(userId));

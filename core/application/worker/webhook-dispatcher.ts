@@ -8,11 +8,9 @@ import type { IdGenerator } from '../../ports/id-generator.port.js';
 import type { KeyCipher } from '../../ports/key-cipher.port.js';
 import type { WebhookDeliveryRepository } from '../../ports/webhook-delivery-repository.port.js';
 import type { TransportResult, WebhookTransport } from '../../ports/webhook-transport.port.js';
-import { secretAad } from '../developer-config.js';
-import { webhookRequest } from '../webhooks.service.js';
+import { attemptRecord, secretsInForce, WEBHOOK_TIMEOUT_MS, webhookRequest } from '../webhooks.service.js';
 
-/** Spec §6 / §8: a delivery succeeds only on a 2xx within 15 s total per request. */
-export const WEBHOOK_TIMEOUT_MS = 15_000;
+export { WEBHOOK_TIMEOUT_MS };
 
 /** The ports the dispatcher reads and writes. */
 export interface WebhookDispatcherDeps {
@@ -148,16 +146,9 @@ export class WebhookDispatcher {
 
   private async attempt(delivery: WebhookDelivery): Promise<AttemptOutcome | null> {
     const at = this.deps.clock.now();
-    const result = await this.send(delivery);
+    const result = await this.send(delivery, at);
     // The transport owns the 15 s budget; a result reported later than that is still not a success (spec §6).
-    const late = result.ok && result.durationMs > WEBHOOK_TIMEOUT_MS;
-    const ok = result.ok && !late;
-    const attempt: DeliveryAttempt = {
-      at,
-      httpStatus: result.status,
-      error: ok ? null : late ? `no 2xx within ${WEBHOOK_TIMEOUT_MS} ms` : (result as { error: string }).error,
-      durationMs: Math.max(0, Math.round(result.durationMs)),
-    };
+    const { ok, attempt } = attemptRecord(at, result, false);
     const attempts = [...delivery.attempts, attempt];
     const schedule = afterAttempt(attempts.length, ok, this.deps.clock.now());
     const next: WebhookDelivery = {
@@ -173,14 +164,14 @@ export class WebhookDispatcher {
   }
 
   /** Builds the signed request and posts it; anything that goes wrong before the wire is a failed attempt too. */
-  private async send(delivery: WebhookDelivery): Promise<TransportResult> {
+  private async send(delivery: WebhookDelivery, at: number): Promise<TransportResult> {
     try {
       const event = await this.deps.outbox.get(delivery.eventId);
       if (event === null) return failure('event missing from the outbox');
       const config = await this.deps.developerConfigs.get(delivery.userId);
-      if (delivery.url === null || config?.secret == null) return failure('no webhook secret configured');
-      const secret = new TextDecoder().decode(await this.deps.cipher.decrypt(config.secret, secretAad(delivery.userId)));
-      return await this.deps.transport.post(webhookRequest(delivery.url, event.payload, secret));
+      const secrets = config === null ? null : await secretsInForce(config, this.deps.cipher, at);
+      if (delivery.url === null || secrets === null) return failure('no webhook secret configured');
+      return await this.deps.transport.post(webhookRequest(delivery.url, event.payload, secrets, at));
     } catch {
       // A secret that no longer opens (rotated key, corrupt record) fails the attempt; internals stay out of the log.
       return failure('could not prepare the signed request');

@@ -115,8 +115,21 @@ export function accountRoutes(app: Application): RouteDef[] {
     }),
     defineRoute({
       method: 'GET', path: '/api/webhooks/deliveries', auth: 'session',
-      docs: { summary: 'Webhook deliveries, DEAD and SKIPPED included', tag: 'Webhooks', query: pageQuery, data: itemsPage(s.ref('Delivery')) },
+      docs: {
+        summary: 'Webhook deliveries, DEAD and SKIPPED included, each with its payload and attempts', tag: 'Webhooks',
+        query: { ...pageQuery, status: { schema: s.enumOf([1, 2, 3, 4, 5, 6]), description: 'only deliveries in this status (5 DEAD, 6 SKIPPED…)' } },
+        data: itemsPage(s.ref('Delivery')),
+      },
       handle: ({ caller, query }) => app.webhooks.deliveries(caller.userId, query),
+    }),
+    defineRoute({
+      method: 'POST', path: '/api/webhooks/deliveries/:id/redeliver', auth: 'session', rateLimit: 'webhook-redeliver',
+      docs: {
+        summary: 'Extension: send a DEAD or delivered event again (same event_id) to the approved URL, as a new recorded attempt',
+        tag: 'Webhooks', data: s.ref('Redelivery'),
+        errors: ['WEBHOOK-DELIVERY-NOT-FOUND', 'WEBHOOK-DELIVERY-SKIPPED', 'WEBHOOK-DELIVERY-IN-PROGRESS', 'BIZ-WEBHOOK-URL-UNVERIFIED'],
+      },
+      handle: ({ caller, params }) => app.webhooks.redeliver(caller.userId, params.id ?? ''),
     }),
   ];
 }
