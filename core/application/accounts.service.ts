@@ -203,6 +203,17 @@ export class AccountsUseCases implements AccountsService {
     return { userId: session.userId };
   }
 
+  /**
+   * Deletes every account still unverified unverifiedAccountTtlMs after registering (the worker's hourly job, issue
+   * #14); returns how many. The same accounts a registration may already take over (`abandoned`): nothing hangs off
+   * them, as they never logged in. An account verified or taken over meanwhile is kept (the store judges each
+   * atomically).
+   */
+  async expireUnverifiedAccounts(): Promise<number> {
+    // `abandoned` holds from createdAt + ttl on, so the cut-off includes that millisecond.
+    return this.deps.accounts.deleteUnverifiedCreatedBefore(this.deps.clock.now() - this.deps.settings.unverifiedAccountTtlMs + 1);
+  }
+
   /** An unverified account older than unverifiedAccountTtlMs: its e-mail is free for whoever registers it next. */
   private abandoned(account: Account): boolean {
     return !account.verified && this.deps.clock.now() >= account.createdAt + this.deps.settings.unverifiedAccountTtlMs;

@@ -46,6 +46,8 @@ export interface AccountsService {
    * AUTH-RESET-FAILED when wrong, used, expired or out of attempts (an unknown e-mail too).
    */
   confirmPasswordReset(body: unknown): Promise<PasswordResetDoneView>;
+  /** Deletes the accounts left unverified past unverifiedAccountTtlMs (24 h); returns how many (a maintenance job). */
+  expireUnverifiedAccounts(): Promise<number>;
   /** Revokes the session; unknown tokens are ignored. */
   logout(sessionToken: string): Promise<void>;
   /** The user of a live session token, or null (unknown, expired, revoked). */

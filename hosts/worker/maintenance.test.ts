@@ -4,7 +4,7 @@ import { COLLECTION_STATUS, type CollectionTask } from '../../core/domain/model/
 import { NO_COST } from '../../core/domain/sweep-cost.js';
 import { DELIVERY_STATUS } from '../../core/domain/model/webhook.js';
 import { CustodyMetrics } from '../composition/metrics.js';
-import { MAINTENANCE_SCHEDULES, runDailySummary, runStuckCheck, startMaintenance } from './maintenance.js';
+import { MAINTENANCE_SCHEDULES, runDailySummary, runExpireUnverifiedAccounts, runStuckCheck, startMaintenance } from './maintenance.js';
 
 function recorder(): { lines: { level: string; fields: object; message: string }[]; log: { info: (f: object, m: string) => void; warn: (f: object, m: string) => void; error: (f: object, m: string) => void } } {
   const lines: { level: string; fields: object; message: string }[] = [];
@@ -16,7 +16,7 @@ describe('worker maintenance (node-cron)', () => {
   it('schedules valid UTC cron expressions, starts and stops', async () => {
     for (const expression of Object.values(MAINTENANCE_SCHEDULES)) expect(validate(expression)).toBe(true);
     const { log } = recorder();
-    const jobs = startMaintenance(new CustodyMetrics('custody-worker'), log);
+    const jobs = startMaintenance(new CustodyMetrics('custody-worker'), log, { expireUnverifiedAccounts: async () => 0 });
     await jobs.stop();
   });
 
@@ -39,5 +39,17 @@ describe('worker maintenance (node-cron)', () => {
     ]);
     expect(lines[1]!.fields).toMatchObject({ collections: 2, failedCollections: 1, costSun: '345000', stuck: 1, deadWebhooks: 1 });
     expect(lines[2]!.fields).toMatchObject({ collections: 0, costSun: '0', stuck: 0 });
+  });
+
+  it('the account expiry logs how many went (nothing when none) and turns a store failure into one error line', async () => {
+    const { lines, log } = recorder();
+    const counts = [2, 0];
+    await runExpireUnverifiedAccounts({ expireUnverifiedAccounts: async () => counts.shift()! }, log);
+    await runExpireUnverifiedAccounts({ expireUnverifiedAccounts: async () => counts.shift()! }, log);
+    await runExpireUnverifiedAccounts({ expireUnverifiedAccounts: async () => { throw new Error('store down'); } }, log);
+    expect(lines.map((l) => [l.level, l.message, l.fields])).toEqual([
+      ['info', 'unverified accounts expired', { deleted: 2 }],
+      ['error', 'unverified account expiry failed', { err: expect.any(Error) }],
+    ]);
   });
 });

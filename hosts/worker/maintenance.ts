@@ -5,15 +5,34 @@ import type { WorkerLog } from './index.js';
 /**
  * The worker's periodic maintenance on node-cron (UTC), beside its tight loops (the executors every second, webhooks
  * every second, the scanner every 3 s; docs/architecture.md). What is not here and why: idempotency records expire by
- * themselves (MongoDB TTL index `purge_ttl`; the memory store sweeps on begin), and the accounts code has no expiry
- * of unverified accounts yet. Each process reports its own totals; sum them across workers in Prometheus.
+ * themselves (MongoDB TTL index `purge_ttl`; the memory store sweeps on begin). Each process reports its own totals;
+ * sum them across workers in Prometheus. The account expiry is idempotent: workers running it at once delete each
+ * account once between them.
  */
 export const MAINTENANCE_SCHEDULES = {
   /** Yesterday's collections, their cost, stuck reports and DEAD webhooks, one line at 00:00 UTC. */
   dailySummary: '0 0 * * *',
   /** Stuck workflows reported in the last hour, one warning line when any (the runner logs each as it happens). */
   stuckCheck: '0 * * * *',
+  /** Accounts left unverified for 24 h are deleted, their e-mail free again (issue #14; docs/decisions.md 62). */
+  expireUnverifiedAccounts: '30 * * * *',
 } as const;
+
+/** The use cases the maintenance jobs run (the worker's core application). */
+export interface MaintenanceUseCases {
+  expireUnverifiedAccounts(): Promise<number>;
+}
+
+/** Deletes the accounts left unverified past their 24 h; one line when any went, one error line when the store fails. */
+export async function runExpireUnverifiedAccounts(accounts: MaintenanceUseCases, log: WorkerLog): Promise<void> {
+  try {
+    const deleted = await accounts.expireUnverifiedAccounts();
+    if (deleted > 0) log.info({ deleted }, 'unverified accounts expired');
+  } catch (error) {
+    // The next hour retries; nothing is lost by waiting.
+    log.error({ err: error }, 'unverified account expiry failed');
+  }
+}
 
 /** Writes the daily summary line and starts the next day's totals. */
 export function runDailySummary(metrics: CustodyMetrics, log: WorkerLog): void {
@@ -27,11 +46,14 @@ export function runStuckCheck(metrics: CustodyMetrics, log: WorkerLog): void {
 }
 
 /** Starts the cron jobs; `stop` ends them. */
-export function startMaintenance(metrics: CustodyMetrics, log: WorkerLog): { stop(): Promise<void> } {
+export function startMaintenance(metrics: CustodyMetrics, log: WorkerLog, accounts: MaintenanceUseCases): { stop(): Promise<void> } {
   for (const expression of Object.values(MAINTENANCE_SCHEDULES)) if (!validate(expression)) throw new Error(`invalid cron expression ${expression}`);
   const tasks: ScheduledTask[] = [
     schedule(MAINTENANCE_SCHEDULES.dailySummary, () => runDailySummary(metrics, log), { timezone: 'UTC', noOverlap: true, name: 'daily-summary' }),
     schedule(MAINTENANCE_SCHEDULES.stuckCheck, () => runStuckCheck(metrics, log), { timezone: 'UTC', noOverlap: true, name: 'stuck-check' }),
+    schedule(MAINTENANCE_SCHEDULES.expireUnverifiedAccounts, () => runExpireUnverifiedAccounts(accounts, log), {
+      timezone: 'UTC', noOverlap: true, name: 'expire-unverified-accounts',
+    }),
   ];
   return {
     async stop() {

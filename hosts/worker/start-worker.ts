@@ -44,7 +44,9 @@ export async function startWorkerProcess(env: Env, overrides: CompositionOverrid
   let maintenance: { stop(): Promise<void> } | null = null;
   try {
     worker = startComposedWorker(composition, env);
-    maintenance = startMaintenance(composition.container.get(TOKENS.Metrics), composition.container.get(TOKENS.Logger));
+    maintenance = startMaintenance(
+      composition.container.get(TOKENS.Metrics), composition.container.get(TOKENS.Logger), composition.container.get(TOKENS.Application).accounts,
+    );
     if (config.metricsPort !== null) {
       const metrics = composition.container.get(TOKENS.Metrics);
       server = await startMetricsServer(metrics, {
