@@ -67,7 +67,7 @@ export const ERROR_CATALOGUE = {
   // admin and collection execution
   'BIZ-USER-NOT-FOUND': { status: 404, message: 'user unknown' },
   'BIZ-WEBHOOK-NOT-PENDING': { status: 409, message: 'no webhook URL is pending review' },
-  // issue #15: the delivery log and redelivery (docs/decisions.md 65).
+  // issue #15: the delivery log and redelivery (docs/decisions.md 69).
   'WEBHOOK-DELIVERY-NOT-FOUND': { status: 404, message: 'delivery unknown or not the caller\'s' },
   'WEBHOOK-DELIVERY-SKIPPED': { status: 409, message: 'a SKIPPED delivery is never replayed (spec §3)' },
   'WEBHOOK-DELIVERY-IN-PROGRESS': { status: 409, message: 'the delivery is still being attempted on its schedule' },

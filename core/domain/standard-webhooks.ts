@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { Buffer } from 'node:buffer';
 
 /**
- * The Standard Webhooks signature (an extension beside spec §6's; docs/decisions.md 65): `v1,` + base64
+ * The Standard Webhooks signature (an extension beside spec §6's; docs/decisions.md 67): `v1,` + base64
  * HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` over the exact bytes sent. The HMAC key is the UTF-8 bytes
  * of the webhook_secret, the same key as the spec's `X-Webhook-Signature` (a Standard Webhooks library takes it as
  * `whsec_` + base64 of those bytes).
