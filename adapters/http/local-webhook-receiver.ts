@@ -9,7 +9,7 @@ export interface ReceivedWebhook {
 }
 
 /** What the receiver does with a request: answer a status, or hold it open until `release()` / close. */
-export type ReceiverReply = { readonly status: number; readonly headers?: Record<string, string> } | 'hang';
+export type ReceiverReply = { readonly status: number; readonly headers?: Record<string, string>; readonly body?: string } | 'hang';
 
 /** A plain node:http receiver on loopback for tests, the dev host and the bench (never a production component). */
 export interface LocalWebhookReceiver {
@@ -60,7 +60,7 @@ export async function startLocalReceiver(
       }
       const answer = reply(request, index);
       if (answer === 'hang') held.push(res);
-      else res.writeHead(answer.status, answer.headers).end();
+      else res.writeHead(answer.status, answer.headers).end(answer.body);
     });
   };
 
