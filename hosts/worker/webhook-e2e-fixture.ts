@@ -117,6 +117,26 @@ export function signatureValid(request: ReceivedWebhook, secret: string): boolea
   return header.length === expected.length && timingSafeEqual(header, expected);
 }
 
+/**
+ * The receiver's Standard Webhooks check, written here from the scheme and independently of core and of
+ * `custody-hub/webhooks`: `webhook-timestamp` within `toleranceS` of `receivedAt`, then any `v1,` entry of
+ * `webhook-signature` equal (constant time) to base64 HMAC-SHA256 of `webhook-id.webhook-timestamp.body`, keyed by the
+ * secret's UTF-8 bytes.
+ */
+export function standardSignatureValid(request: ReceivedWebhook, secret: string, receivedAt: number, toleranceS = 300): boolean {
+  const id = request.headers['webhook-id'];
+  const timestamp = request.headers['webhook-timestamp'];
+  const signatures = request.headers['webhook-signature'];
+  if (typeof id !== 'string' || typeof timestamp !== 'string' || typeof signatures !== 'string') return false;
+  if (Math.abs(receivedAt / 1000 - Number(timestamp)) > toleranceS) return false;
+  const expected = createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${id}.${timestamp}.${request.body}`, 'utf8').digest();
+  return signatures.split(' ').some((entry) => {
+    if (!entry.startsWith('v1,')) return false;
+    const got = Buffer.from(entry.slice(3), 'base64');
+    return got.length === expected.length && timingSafeEqual(got, expected);
+  });
+}
+
 /** What the chain holds for a txid: contract type, sender, and (per type) recipient, contract and amount. */
 export interface OnChainTransfer {
   readonly type: string;

@@ -11,7 +11,7 @@ import { COLLECTION_STATUS } from '../../core/domain/model/collection-task.js';
 import { COMMAND_STATUS } from '../../core/domain/model/command.js';
 import { DELIVERY_STATUS } from '../../core/domain/model/webhook.js';
 import type { DeliveryView } from '../../core/application/views.js';
-import { buildWebhookWorld, signatureValid, WEBHOOK_SECRET, type WebhookWorld } from './webhook-e2e-fixture.js';
+import { buildWebhookWorld, signatureValid, standardSignatureValid, WEBHOOK_SECRET, type WebhookWorld } from './webhook-e2e-fixture.js';
 import type { RunningWorker } from './index.js';
 import { TRX } from './worker-test-fixture.js';
 import { driveUntil } from './worker-drive.js';
@@ -206,7 +206,12 @@ describe('failure webhooks end to end on the devnet', { timeout: 60_000 }, () =>
       expect(hit.headers['x-event-id']).toBe(eventId);
       expect(JSON.parse(hit.body)).toEqual(JSON.parse(hits[0]!.body));
       expect(signatureValid(hit, WEBHOOK_SECRET)).toBe(true);
+      expect(hit.headers['webhook-id']).toBe(eventId);
+      expect(standardSignatureValid(hit, WEBHOOK_SECRET, firstAt + 7 * MINUTE, 3_600)).toBe(true);
     }
+    // Each attempt is signed at its own send time: the retries carry later timestamps, +1 min and +6 min.
+    const stamps = hits.map((hit) => Number(hit.headers['webhook-timestamp']));
+    expect([stamps[1]! - stamps[0]!, stamps[2]! - stamps[0]!]).toEqual([60, 360]);
     const delivery = await deliveryOf(eventId);
     expect({ status: delivery.status, next: delivery.next_attempt_at }).toEqual({ status: DELIVERY_STATUS.SUCCEEDED, next: null });
     expect(delivery.attempts.map((a) => [instant(a.at) - floorToSecond(firstAt), a.http_status, a.error === null]))
@@ -229,5 +234,39 @@ describe('failure webhooks end to end on the devnet', { timeout: 60_000 }, () =>
     expect(hitsFor(taskNo)).toHaveLength(3);
     expect(hitsFor(taskNo).every((h) => h.headers['x-event-id'] === eventId)).toBe(true);
     expect((await deliveryOf(eventId)).status).toBe(DELIVERY_STATUS.DEAD);
+  });
+
+  it('redelivery of a DEAD event during a secret rotation: same event_id, both secrets verify, a 4th recorded attempt', async () => {
+    const { taskNo } = await failingDelivery(Number.POSITIVE_INFINITY);
+    await arrivalsWhileStepping(ww.selfWorker, taskNo, 10 * MINUTE);
+    const eventId = (JSON.parse(hitsFor(taskNo)[0]!.body) as Record<string, unknown>)['event_id'];
+    expect((await deliveryOf(eventId)).status).toBe(DELIVERY_STATUS.DEAD);
+    const rotated = `${WEBHOOK_SECRET}-rotated`;
+    const put = (secret: string) => ww.app.subscriptions.putConfig(ww.w.userId, { service_code: 'developer', config: { webhook_secret: secret } });
+    await put(rotated);
+    try {
+      failuresBefore200.set(taskNo, 0);
+      const result = await ww.app.webhooks.redeliver(ww.w.userId, (await deliveryOf(eventId)).delivery_id);
+      expect(result).toMatchObject({ delivered: true, attempt: { http_status: 200, redelivery: true } });
+      const hits = hitsFor(taskNo);
+      expect(hits).toHaveLength(4);
+      const hit = hits[3]!;
+      expect(hit.headers['x-event-id']).toBe(eventId);
+      expect(hit.headers['webhook-id']).toBe(eventId);
+      expect(hit.body).toBe(hits[0]!.body);
+      // Spec header: the new secret only. Standard header: one entry per secret in force, either verifies.
+      expect(signatureValid(hit, rotated)).toBe(true);
+      expect(signatureValid(hit, WEBHOOK_SECRET)).toBe(false);
+      expect(String(hit.headers['webhook-signature']).split(' ')).toHaveLength(2);
+      expect(standardSignatureValid(hit, rotated, ww.w.clock.now())).toBe(true);
+      expect(standardSignatureValid(hit, WEBHOOK_SECRET, ww.w.clock.now())).toBe(true);
+      expect(standardSignatureValid(hit, WEBHOOK_SECRET, ww.w.clock.now() + 301_000)).toBe(false);
+      const after = await deliveryOf(eventId);
+      expect({ status: after.status, next: after.next_attempt_at }).toEqual({ status: DELIVERY_STATUS.SUCCEEDED, next: null });
+      expect(after.attempts.map((a) => [a.http_status, a.redelivery])).toEqual([[500, false], [500, false], [500, false], [200, true]]);
+      expect(after.payload).toEqual(JSON.parse(hits[0]!.body));
+    } finally {
+      await put(WEBHOOK_SECRET);
+    }
   });
 });

@@ -9,7 +9,7 @@ import type { ReceivedWebhook } from '../../adapters/http/index.js';
 import { COLLECTION_STATUS } from '../../core/domain/model/collection-task.js';
 import { COMMAND_STATUS } from '../../core/domain/model/command.js';
 import { DELIVERY_STATUS } from '../../core/domain/model/webhook.js';
-import { buildWebhookWorld, onChainTransfer, signatureValid, WEBHOOK_SECRET, type WebhookWorld } from './webhook-e2e-fixture.js';
+import { buildWebhookWorld, onChainTransfer, signatureValid, standardSignatureValid, WEBHOOK_SECRET, type WebhookWorld } from './webhook-e2e-fixture.js';
 import type { RunningWorker } from './index.js';
 import { TRX } from './worker-test-fixture.js';
 import { driveUntil } from './worker-drive.js';
@@ -64,6 +64,13 @@ async function expectSignedAndDelivered(hit: ReceivedWebhook, eventType: string)
   expect(signatureValid(hit, WEBHOOK_SECRET)).toBe(true);
   expect(signatureValid(hit, `${WEBHOOK_SECRET}x`)).toBe(false);
   expect(signatureValid({ ...hit, body: hit.body.replace(/"status":\s*\d+/, '"status":4') }, WEBHOOK_SECRET)).toBe(false);
+  // Standard Webhooks beside the spec's headers: the event_id, the send time from the worker's clock, one v1 entry.
+  expect(hit.headers['webhook-id']).toBe(body['event_id']);
+  expect(Number(hit.headers['webhook-timestamp'])).toBeLessThanOrEqual(Math.floor(ww.w.clock.now() / 1000));
+  expect(String(hit.headers['webhook-signature']).split(' ')).toHaveLength(1);
+  expect(standardSignatureValid(hit, WEBHOOK_SECRET, ww.w.clock.now(), 3_600)).toBe(true);
+  expect(standardSignatureValid(hit, `${WEBHOOK_SECRET}x`, ww.w.clock.now(), 3_600)).toBe(false);
+  expect(standardSignatureValid({ ...hit, body: `${hit.body} ` }, WEBHOOK_SECRET, ww.w.clock.now(), 3_600)).toBe(false);
 
   const page = await ww.app.webhooks.deliveries(ww.w.userId, { per_page: 100 });
   const mine = page.items.filter((d) => d.event_id === body['event_id']);
