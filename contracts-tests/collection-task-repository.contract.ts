@@ -203,6 +203,16 @@ export function describeCollectionTaskRepositoryContract(
         })), { numRuns });
     });
 
+    it('countByStatus counts the tasks in each status, terminal ones included, and follows updates', async () => {
+      const { tasks, uow } = subject();
+      expect(await tasks.countByStatus()).toEqual(new Map());
+      const statuses: CollectionStatus[] = [1, 1, 6, 11, 11, 11, 12];
+      await uow.commit({ newTasks: statuses.map((status, i) => aTask({ taskNo: `K${i}`, address: addressOf(i), status })) });
+      expect(await tasks.countByStatus()).toEqual(new Map<CollectionStatus, number>([[1, 2], [6, 1], [11, 3], [12, 1]]));
+      await tasks.update(aTask({ taskNo: 'K2', address: addressOf(2), status: 11, version: 2 }));
+      expect(await tasks.countByStatus()).toEqual(new Map<CollectionStatus, number>([[1, 2], [11, 4], [12, 1]]));
+    });
+
     options.extraTestsFn?.(makeSubject);
   });
 }

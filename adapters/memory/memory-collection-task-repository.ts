@@ -1,5 +1,5 @@
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
-import { COLLECTION_STATUS, type CollectionTask } from '../../core/domain/model/index.js';
+import { COLLECTION_STATUS, type CollectionStatus, type CollectionTask } from '../../core/domain/model/index.js';
 import type { CollectionTaskRepository } from '../../core/ports/collection-task-repository.port.js';
 import { outboundCopy, storedCopy } from './frozen-copy.js';
 import type { MemoryStore } from './memory-store.js';
@@ -60,5 +60,11 @@ export class MemoryCollectionTaskRepository implements CollectionTaskRepository 
     const claimed: CollectionTask = { ...due, reclaim: { ...due.reclaim!, lease: { owner, expiresAt: now + leaseMs } }, version: due.version + 1 };
     this.store.tasks.set(claimed.taskNo, storedCopy(claimed));
     return outboundCopy(claimed);
+  }
+
+  async countByStatus(): Promise<ReadonlyMap<CollectionStatus, number>> {
+    const counts = new Map<CollectionStatus, number>();
+    for (const task of this.store.tasks.values()) counts.set(task.status, (counts.get(task.status) ?? 0) + 1);
+    return counts;
   }
 }

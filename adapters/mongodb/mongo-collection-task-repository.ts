@@ -79,4 +79,14 @@ export class MongoCollectionTaskRepository implements CollectionTaskRepository {
       return doc === null ? null : fromCollectionTaskDocument(doc);
     });
   }
+
+  countByStatus(): Promise<ReadonlyMap<CollectionStatus, number>> {
+    return guarded('collection task count', async () => {
+      // Sorting on `status` first lets the server walk the `due` index (status leads it) instead of every document.
+      const rows = await this.tasks.aggregate<{ _id: CollectionStatus; count: number }>([
+        { $sort: { status: 1 } }, { $group: { _id: '$status', count: { $sum: 1 } } },
+      ]).toArray();
+      return new Map(rows.map((row) => [row._id, row.count]));
+    });
+  }
 }

@@ -1,4 +1,4 @@
-import type { CollectionTask } from '../domain/model/collection-task.js';
+import type { CollectionStatus, CollectionTask } from '../domain/model/collection-task.js';
 
 export interface CollectionTaskRepository {
   get(taskNo: string): Promise<CollectionTask | null>;
@@ -17,4 +17,9 @@ export interface CollectionTaskRepository {
    * Never touches the task's own status, lease or schedule.
    */
   claimReclaimDue(now: number, owner: string, leaseMs: number): Promise<CollectionTask | null>;
+  /**
+   * How many tasks are in each status now, DONE and FAILED included; a status without a task is absent. A snapshot
+   * for monitoring (the worker's tasks-by-status gauge reads it at each scrape), not a consistent read across statuses.
+   */
+  countByStatus(): Promise<ReadonlyMap<CollectionStatus, number>>;
 }

@@ -56,4 +56,21 @@ describe('rateLimitedErrors', () => {
     ]);
     expect(JSON.stringify(lines)).not.toContain('    at ');
   });
+
+  it('the tasks gauge shows every collection status at each scrape (0 when none) and no samples when the store fails', async () => {
+    const metrics = new CustodyMetrics('custody-test');
+    let counts: ReadonlyMap<number, number> | Error = new Map([[1, 2], [11, 5]]);
+    metrics.watchTasksByStatus(async () => { if (counts instanceof Error) throw counts; return counts; });
+    let text = await metrics.metrics();
+    expect(line(text, 'custody_tasks{workflow="collection",status="PENDING"')).toMatch(/ 2$/);
+    expect(line(text, 'custody_tasks{workflow="collection",status="DONE"')).toMatch(/ 5$/);
+    expect(line(text, 'custody_tasks{workflow="collection",status="FAILED"')).toMatch(/ 0$/);
+    counts = new Map([[11, 7]]);
+    text = await metrics.metrics();
+    expect(line(text, 'custody_tasks{workflow="collection",status="PENDING"')).toMatch(/ 0$/);
+    expect(line(text, 'custody_tasks{workflow="collection",status="DONE"')).toMatch(/ 7$/);
+    counts = new Error('store down');
+    text = await metrics.metrics();
+    expect(line(text, 'custody_tasks{')).toBeUndefined();
+  });
 });

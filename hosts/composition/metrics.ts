@@ -34,6 +34,7 @@ export class CustodyMetrics {
   private readonly lastTick: Gauge;
 
   private scannerLagWatched = false;
+  private tasksWatched = false;
   /** Running totals since the last daily summary and since the last hourly stuck check (hosts/worker/maintenance.ts). */
   readonly periods = { day: new PeriodTotals(), hour: new PeriodTotals() };
 
@@ -88,6 +89,27 @@ export class CustodyMetrics {
       name: 'custody_scanner_lag_blocks', help: 'Blocks between the chain head (at the scan level) and the scanner cursor',
       registers: [this.registry],
       collect() { const value = lag(); if (value !== null) this.set(value); },
+    });
+  }
+
+  /**
+   * Exposes the collection tasks in each status now as a gauge read at each scrape (every status, 0 when none). A
+   * store failure leaves the gauge without samples for that scrape instead of failing /metrics.
+   */
+  watchTasksByStatus(count: () => Promise<ReadonlyMap<number, number>>): void {
+    if (this.tasksWatched) return;
+    this.tasksWatched = true;
+    new Gauge({
+      name: 'custody_tasks', help: 'Collection tasks in each status now (a scrape-time count from the store)',
+      labelNames: ['workflow', 'status'], registers: [this.registry],
+      async collect() {
+        this.reset();
+        const counts = await count().catch(() => null);
+        if (counts === null) return;
+        for (const status of new Set([...COLLECTION_NAMES.keys(), ...counts.keys()])) {
+          this.set({ workflow: 'collection', status: collectionStatusName(status) }, counts.get(status) ?? 0);
+        }
+      },
     });
   }
 

@@ -56,6 +56,7 @@ describe('collection leases', { timeout: 60_000 }, () => {
       findLatestByAddress: (a) => w.stores.tasks.findLatestByAddress(a),
       claimDue: (now, owner, ms) => w.stores.tasks.claimDue(now, owner, ms),
       claimReclaimDue: (now, owner, ms) => w.stores.tasks.claimReclaimDue(now, owner, ms),
+      countByStatus: () => w.stores.tasks.countByStatus(),
       update: async (t) => {
         if (!takenOver) {
           takenOver = true;

@@ -42,6 +42,7 @@ export function startComposedWorker(composition: Composition, env: ComposedWorke
   }, scannerOptionsFromEnv({ BALANCE_SCAN_LEVEL: env.BALANCE_SCAN_LEVEL, BALANCE_SCAN_START: env.BALANCE_SCAN_START }));
   const metrics = c.get(TOKENS.Metrics);
   metrics.watchScannerLag(() => balanceScanner.lag());
+  metrics.watchTasksByStatus(() => core.tasks.countByStatus());
   return startWorker({
     ...core,
     energy: { self: energy.self, rental: energy.rental ?? undefined },

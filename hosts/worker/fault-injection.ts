@@ -91,6 +91,7 @@ export function faultyTasks(inner: CollectionTaskRepository, plan: FaultPlan): C
     findLatestByAddress: (a) => inner.findLatestByAddress(a),
     claimDue: (now, owner, leaseMs) => inner.claimDue(now, owner, leaseMs),
     claimReclaimDue: (now, owner, leaseMs) => inner.claimReclaimDue(now, owner, leaseMs),
+    countByStatus: () => inner.countByStatus(),
     async update(task) {
       await inner.update(task);
       plan.hit('after task write');

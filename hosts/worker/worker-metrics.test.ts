@@ -82,6 +82,8 @@ describe('worker and API metrics (Prometheus, prom-client)', { timeout: 90_000 }
     expect(sample(text, 'custody_workflow_stages_total', { workflow: 'collection', outcome: 'finished' })).toBe(1);
     expect(sample(text, 'custody_chain_calls_total', { method: 'broadcast' })).toBeGreaterThan(0);
     expect(sample(text, 'custody_scanner_lag_blocks')).toBeGreaterThanOrEqual(0);
+    expect(sample(text, 'custody_tasks', { workflow: 'collection', status: 'DONE' })).toBe(1);
+    expect(sample(text, 'custody_tasks', { workflow: 'collection', status: 'PENDING' })).toBe(0);
     expect(text).toContain('custody_webhook_dead_total');
     expect(text).toContain('custody_lock_conflicts_total');
     // Process metrics are on where a metrics server runs (METRICS_PORT set).
