@@ -29,14 +29,27 @@ function receiverAccepts(request: ReceivedWebhook, secret: string): boolean {
   return header.length === expected.length && timingSafeEqual(header, expected);
 }
 
-/** Replies per path from a script: path -> statuses in order (the last one repeats); 'hang' holds the request. */
-const script = new Map<string, (number | 'hang')[]>();
+/**
+ * The Standard Webhooks rule, also written here independently: base64 HMAC-SHA256 of `id.timestamp.body` keyed by the
+ * secret's UTF-8 bytes; the `v1,` entries of `webhook-signature`, in order.
+ */
+function standardEntries(request: ReceivedWebhook, secrets: readonly string[]): { expected: string[]; received: string[] } {
+  const content = `${String(request.headers['webhook-id'])}.${String(request.headers['webhook-timestamp'])}.${request.body}`;
+  return {
+    expected: secrets.map((secret) => `v1,${createHmac('sha256', Buffer.from(secret, 'utf8')).update(content, 'utf8').digest('base64')}`),
+    received: String(request.headers['webhook-signature']).split(' '),
+  };
+}
+
+/** Replies per path from a script: path -> statuses (or status and body) in order (the last one repeats); 'hang' holds the request. */
+type Step = number | 'hang' | { readonly status: number; readonly body: string };
+const script = new Map<string, Step[]>();
 let receiver: LocalWebhookReceiver;
 beforeAll(async () => {
   receiver = await startLocalReceiver((r) => {
     const steps = script.get(r.path) ?? [200];
     const step = steps.length > 1 ? steps.shift()! : steps[0]!;
-    return step === 'hang' ? 'hang' : { status: step };
+    return step === 'hang' ? 'hang' : typeof step === 'number' ? { status: step } : step;
   });
 });
 afterAll(async () => {
@@ -46,7 +59,7 @@ afterAll(async () => {
 
 let pathSeq = 0;
 /** A fresh receiver path with its scripted replies. */
-function endpoint(...steps: (number | 'hang')[]): { url: string; path: string; hits: () => ReceivedWebhook[] } {
+function endpoint(...steps: Step[]): { url: string; path: string; hits: () => ReceivedWebhook[] } {
   const path = `/hook-${++pathSeq}`;
   script.set(path, steps.length === 0 ? [200] : steps);
   return { url: `${receiver.origin}${path}`, path, hits: () => receiver.received.filter((r) => r.path === path) };
@@ -62,14 +75,21 @@ async function setup(options: { transport?: WebhookTransport; timeoutMs?: number
     { clock, ids: mem.ids, outbox: mem.outbox, deliveries: mem.deliveries, developerConfigs: mem.developerConfigs, cipher, transport },
     options.dispatcher,
   );
-  // The delivery log use case reads only the delivery repository.
+  // The delivery log use case reads only the delivery repository and the outbox (payloads).
   const webhooks = new WebhooksUseCases({ deliveries: mem.deliveries, outbox: mem.outbox } as unknown as WebhooksDeps);
 
-  async function configure(userId: number, url: string | null, pendingUrl: string | null = null): Promise<void> {
+  async function configure(
+    userId: number, url: string | null, pendingUrl: string | null = null,
+    previous: { secret: string; validUntil: number; cipher?: AesGcmKeyCipher } | null = null,
+  ): Promise<void> {
     const secret = await cipher.encrypt(new TextEncoder().encode(SECRET), secretAad(userId));
+    const previousSecret = previous === null ? null : {
+      secret: await (previous.cipher ?? cipher).encrypt(new TextEncoder().encode(previous.secret), secretAad(userId)),
+      validUntil: previous.validUntil,
+    };
     await mem.developerConfigs.save({
       userId, url, pendingUrl, pendingSince: pendingUrl === null ? null : clock.now(), verifiedAt: url === null ? null : clock.now(),
-      reviewNote: null, secret, minCollectAmounts: {}, version: 1,
+      reviewNote: null, secret, previousSecret, minCollectAmounts: {}, version: 1,
     });
   }
 
@@ -110,6 +130,58 @@ describe('WebhookDispatcher on a ManualClock with a real local receiver', () => 
     expect(page.items[0]).toMatchObject({ event_id: event.eventId, status: DELIVERY_STATUS.SUCCEEDED, url: hook.url, next_attempt_at: null });
     expect(page.items[0]!.attempts).toEqual([expect.objectContaining({ at: formatIsoTime(t.clock.now()), http_status: 200, error: null })]);
     expect(await t.mem.outbox.listUndispatched(10)).toEqual([]);
+  });
+
+  it('Standard Webhooks headers beside the spec\'s: id = event_id, the send time in seconds, v1 over the exact body', async () => {
+    const t = await setup();
+    const hook = endpoint(500, { status: 200, body: `${'y'.repeat(1023)}ü and more` });
+    await t.configure(1, hook.url);
+    const event = await t.emit(1);
+    t.clock.advance(1_500);
+    await t.dispatcher.tick();
+    t.clock.advance(MINUTE);
+    await t.dispatcher.deliverDue();
+    const hits = hook.hits();
+    expect(hits).toHaveLength(2);
+    const start = t.clock.now() - MINUTE;
+    hits.forEach((hit, i) => {
+      expect(hit.headers['webhook-id']).toBe(event.eventId);
+      expect(hit.headers['webhook-timestamp']).toBe(String(Math.floor((start + i * MINUTE) / 1000)));
+      const { expected, received } = standardEntries(hit, [SECRET]);
+      expect(received).toEqual(expected);
+      expect(receiverAccepts(hit, SECRET)).toBe(true);
+    });
+    // The delivery log keeps the start of each response: 1 KiB at most, a character cut in two replaced.
+    const [delivery] = (await t.webhooks.deliveries(1, {})).items;
+    expect(delivery!.attempts.map((a) => a.response)).toEqual(['', `${'y'.repeat(1023)}\uFFFD`]);
+    expect(delivery!.payload).toEqual(event.payload);
+  });
+
+  it('during a rotation both secrets sign webhook-signature (new first) and the spec header uses the new one; after 24 h only the new', async () => {
+    const t = await setup();
+    const hook = endpoint(200);
+    await t.configure(1, hook.url, null, { secret: 'the old secret', validUntil: t.clock.now() + 24 * 60 * MINUTE });
+    await t.emit(1);
+    await t.dispatcher.tick();
+    t.clock.advance(24 * 60 * MINUTE);
+    await t.emit(1);
+    await t.dispatcher.tick();
+    const [during, after] = hook.hits();
+    expect(standardEntries(during!, [SECRET, 'the old secret']).expected).toEqual(standardEntries(during!, []).received);
+    expect(receiverAccepts(during!, SECRET)).toBe(true);
+    expect(receiverAccepts(during!, 'the old secret')).toBe(false);
+    expect(standardEntries(after!, [SECRET]).expected).toEqual(standardEntries(after!, []).received);
+  });
+
+  it('a previous secret that no longer opens (its key retired) is left out; the delivery still goes out signed', async () => {
+    const t = await setup();
+    const hook = endpoint(200);
+    const retired = new AesGcmKeyCipher({ currentKeyId: 'k0', keys: { k0: new Uint8Array(32).fill(9) } });
+    await t.configure(1, hook.url, null, { secret: 'the old secret', validUntil: t.clock.now() + MINUTE, cipher: retired });
+    await t.emit(1);
+    expect((await t.dispatcher.tick()).attempted.map((a) => a.status)).toEqual([DELIVERY_STATUS.SUCCEEDED]);
+    const [hit] = hook.hits();
+    expect(standardEntries(hit!, [SECRET]).expected).toEqual(standardEntries(hit!, []).received);
   });
 
   it('fail, fail, succeed: retries at +1 min and +5 min (not earlier), same event_id every time, every attempt recorded', async () => {
