@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { SmtpMailer } from '../../adapters/node/index.js';
+import { startLocalSmtpReceiver, type LocalSmtpReceiver } from '../../adapters/node/local-smtp-receiver.js';
 import { startHarness, type ApiHarness, type HttpResult } from './test-harness.js';
 import { expectAnswersDocumented, expectDocumented, fails, ok, signUp, TEST_PASSWORD } from './api-test-fixtures.js';
 import { DEFAULT_RATE_LIMITS } from './rate-limit.js';
@@ -109,6 +111,41 @@ describe('password reset', () => {
     for (const refused of results.filter((r) => r.status !== 200)) fails(refused, 422, 'AUTH-RESET-FAILED');
     const winner = results.findIndex((r) => r.status === 200);
     ok(await login(h, user.email, `parallel passphrase ${winner}`));
+  });
+});
+
+describe('password reset over SMTP (a local SMTP receiver)', () => {
+  let h: ApiHarness;
+  let smtp: LocalSmtpReceiver;
+  let mailer: SmtpMailer;
+  beforeAll(async () => {
+    smtp = await startLocalSmtpReceiver({ user: 'mailer', pass: 'mail-pass-0123' });
+    mailer = new SmtpMailer({ url: smtp.url, from: 'Custody Hub <no-reply@custody.test>' });
+    h = await startHarness({ mailer });
+  });
+  afterAll(async () => {
+    await h.close();
+    mailer.close();
+    await smtp.close();
+  });
+
+  it('the code arrives in the mail and resets the password; an unknown address gets the codeless note; no code is logged', async () => {
+    const email = `smtp-${randomUUID()}@example.com`;
+    ok(await h.call('POST', '/api/auth/register', { body: { email, password: TEST_PASSWORD } }), 201);
+    const verification = /verification code is (\d{6})/.exec(smtp.mails.at(-1)!.raw)![1]!;
+    ok(await h.call('POST', '/api/auth/verify', { body: { email, code: verification } }));
+    ok(await request(h, email), 202);
+    const mail = smtp.mails.at(-1)!;
+    expect(mail.to).toEqual([email]);
+    const code = /password reset code is ([0-9A-Z]{10})/.exec(mail.raw)![1]!;
+    ok(await confirm(h, email, code));
+    ok(await login(h, email, NEW_PASSWORD));
+    const unknown = `nobody-${randomUUID()}@example.com`;
+    ok(await request(h, unknown), 202);
+    expect(smtp.mails.at(-1)!.to).toEqual([unknown]);
+    expect(smtp.mails.at(-1)!.raw).toContain('nothing was changed');
+    expect(smtp.mails.at(-1)!.raw).not.toMatch(/reset code is/);
+    expect(h.logLines.join('\n')).not.toContain(code);
   });
 });
 
