@@ -139,6 +139,7 @@ export class AccountsUseCases implements AccountsService {
   async requestPasswordReset(body: unknown): Promise<PasswordResetRequestedView> {
     const email = parseEmail(fieldsOf(body));
     const account = await this.deps.accounts.findByEmail(email);
+    // Drawn and hashed whoever asks, so both answers do the same work up to the one mail each sends.
     const code = this.newResetCode();
     const codeHash = this.deps.hasher.hashToken(code);
     if (account === null || !account.verified) {
@@ -172,6 +173,7 @@ export class AccountsUseCases implements AccountsService {
     const userId = await retryOnConflict(
       () => this.confirmResetOnce(email, code, hashOnce), this.deps.settings.passwordResetMaxAttempts + 1,
     );
+    // Again after the change: a login with the old password may have slipped in between the first revocation and it.
     await this.deps.sessions.revokeAllOfUser(userId, this.deps.clock.now());
     return { user_id: userId, email };
   }
@@ -188,6 +190,9 @@ export class AccountsUseCases implements AccountsService {
       throw new DomainError('AUTH-RESET-FAILED');
     }
     const passwordHash = await newPasswordHash();
+    // Sessions go before the code is consumed: if the store fails in between, the code still works for a retry,
+    // rather than a changed password leaving someone else's session alive.
+    await this.deps.sessions.revokeAllOfUser(account.id, this.deps.clock.now());
     await this.deps.accounts.update({ ...account, passwordHash, passwordReset: null, version: account.version + 1 });
     return account.id;
   }
