@@ -139,7 +139,7 @@ export class AccountsUseCases implements AccountsService {
   async requestPasswordReset(body: unknown): Promise<PasswordResetRequestedView> {
     const email = parseEmail(fieldsOf(body));
     const account = await this.deps.accounts.findByEmail(email);
-    // Drawn and hashed whoever asks, so both answers do the same work up to the one mail each sends.
+    // Drawn and hashed whoever asks: the answers differ in one store write, small beside the mail both send.
     const code = this.newResetCode();
     const codeHash = this.deps.hasher.hashToken(code);
     if (account === null || !account.verified) {
@@ -147,7 +147,7 @@ export class AccountsUseCases implements AccountsService {
       return {};
     }
     const passwordReset = { codeHash, expiresAt: this.deps.clock.now() + this.deps.settings.passwordResetTtlMs, attempts: 0 };
-    // A concurrent change of the account (a login-free write such as another reset) re-reads and replaces the code.
+    // A concurrent write to the account (a counted wrong guess, another request) is re-read; the latest code wins.
     await retryOnConflict(async () => {
       const current = (await this.deps.accounts.findById(account.id)) ?? account;
       await this.deps.accounts.update({ ...current, passwordReset, version: current.version + 1 });
