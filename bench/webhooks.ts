@@ -27,7 +27,7 @@ const cipher = new AesGcmKeyCipher({ currentKeyId: 'bench', keys: { bench: new U
 for (let userId = 1; userId <= USERS; userId += 1) {
   await mem.developerConfigs.save({
     userId, url: `${receiver.origin}/u${userId}`, pendingUrl: null, pendingSince: null, verifiedAt: 0, reviewNote: null,
-    secret: await cipher.encrypt(new TextEncoder().encode(`secret-${userId}`), secretAad(userId)), minCollectAmounts: {}, version: 1,
+    secret: await cipher.encrypt(new TextEncoder().encode(`secret-${userId}`), secretAad(userId)), previousSecret: null, minCollectAmounts: {}, version: 1,
   });
 }
 const events: WebhookEvent[] = Array.from({ length: EVENTS }, (_, i) => {

@@ -29,6 +29,17 @@ export function describeDeveloperConfigRepositoryContract(
       expect(await developerConfigs.get(2)).toBeNull();
     });
 
+    it('keeps a replaced secret and its overlap end exactly, and drops it when saved as null', async () => {
+      const { developerConfigs } = subject();
+      const previousSecret = { secret: { keyId: 'k0', iv: 'aXY=', ciphertext: 'Y3Q=', tag: 'dGFn' }, validUntil: T0 + 86_400_000 };
+      const rotated = aDeveloperConfig({ previousSecret });
+      await developerConfigs.save(rotated);
+      expect(await developerConfigs.get(1)).toEqual(rotated);
+      const dropped = aDeveloperConfig({ previousSecret: null, version: 2 });
+      await developerConfigs.save(dropped);
+      expect(await developerConfigs.get(1)).toEqual(dropped);
+    });
+
     it('a second insert, a stale or a skipped version throws ConcurrencyConflict', async () => {
       const { developerConfigs } = subject();
       await developerConfigs.save(aDeveloperConfig());

@@ -43,7 +43,7 @@ export function describeWebhookDeliveryRepositoryContract(
     it('update is optimistic and keeps every attempt', async () => {
       const { deliveries } = subject();
       await deliveries.insert(delivery(1));
-      const retrying = delivery(1, { status: 4, attempts: [{ at: T0, httpStatus: 500, error: null, durationMs: 12 }], nextAttemptAt: T0 + 60_000, version: 2 });
+      const retrying = delivery(1, { status: 4, attempts: [{ at: T0, httpStatus: 500, error: null, durationMs: 12, response: null, redelivery: false }], nextAttemptAt: T0 + 60_000, version: 2 });
       await deliveries.update(retrying);
       await expect(deliveries.update(delivery(1, { status: 3, version: 2 }))).rejects.toBeInstanceOf(ConcurrencyConflict);
       await expect(deliveries.update(delivery(9, { version: 2 }))).rejects.toBeInstanceOf(ConcurrencyConflict);
@@ -89,6 +89,32 @@ export function describeWebhookDeliveryRepositoryContract(
       expect(page.items.map((d) => d.deliveryId)).toEqual(['D3', 'D2']);
       expect(page.total).toBe(3);
       expect(await deliveries.listByUser(9, { offset: 0, limit: 2 })).toEqual({ items: [], total: 0 });
+    });
+
+    it('filters the list by status; the total counts the filtered deliveries only', async () => {
+      const { deliveries } = subject();
+      for (const [n, status] of [[1, 5], [2, 3], [3, 5], [4, 6]] as const) await deliveries.insert(delivery(n, { createdAt: T0 + n, status }));
+      await deliveries.insert(delivery(5, { userId: 2, status: 5 }));
+      const dead = await deliveries.listByUser(1, { offset: 0, limit: 10 }, { status: 5 });
+      expect(dead.items.map((d) => d.deliveryId)).toEqual(['D3', 'D1']);
+      expect(dead.total).toBe(2);
+      expect((await deliveries.listByUser(1, { offset: 1, limit: 10 }, { status: 5 })).items.map((d) => d.deliveryId)).toEqual(['D1']);
+      expect(await deliveries.listByUser(1, { offset: 0, limit: 10 }, { status: 4 })).toEqual({ items: [], total: 0 });
+      expect((await deliveries.listByUser(1, { offset: 0, limit: 10 }, {})).total).toBe(4);
+    });
+
+    it('keeps each attempt\'s response head (empty, none or text) and redelivery mark exactly', async () => {
+      const { deliveries } = subject();
+      await deliveries.insert(delivery(1));
+      const attempts = [
+        { at: T0, httpStatus: 500, error: 'HTTP 500', durationMs: 3, response: '', redelivery: false },
+        { at: T0 + 1, httpStatus: null, error: 'timeout', durationMs: 15_000, response: null, redelivery: false },
+        { at: T0 + 2, httpStatus: 200, error: null, durationMs: 4, response: 'ok ünï \u0000 {"$x":1}', redelivery: true },
+      ];
+      const next = delivery(1, { status: 3, attempts, nextAttemptAt: null, version: 2 });
+      await deliveries.update(next);
+      expect(await deliveries.get('D1')).toEqual(next);
+      expect((await deliveries.listByUser(1, { offset: 0, limit: 1 })).items).toEqual([next]);
     });
 
     options.extraTestsFn?.(makeSubject);

@@ -95,7 +95,8 @@ const cashierToken = fc.record({
 });
 const developerConfig = fc.record({
   userId: id, url: optText, pendingUrl: optText, pendingSince: optMs, verifiedAt: optMs, reviewNote: optText,
-  secret: fc.option(envelope, { nil: null }), minCollectAmounts: fc.dictionary(symbol, money, { maxKeys: 3 }), version,
+  secret: fc.option(envelope, { nil: null }),
+  previousSecret: fc.option(fc.record({ secret: envelope, validUntil: ms }), { nil: null }), minCollectAmounts: fc.dictionary(symbol, money, { maxKeys: 3 }), version,
 });
 const eventType = fc.constantFrom(...WEBHOOK_EVENT_TYPES);
 const event = fc.record({
@@ -105,7 +106,10 @@ const event = fc.record({
 }) as fc.Arbitrary<WebhookEvent>;
 const delivery = fc.record({
   deliveryId: text, eventId: fc.uuid(), userId: id, eventType, url: optText, status: fc.integer({ min: 1, max: 6 }) as fc.Arbitrary<1>,
-  attempts: fc.array(fc.record({ at: ms, httpStatus: fc.option(fc.integer({ min: 100, max: 599 }), { nil: null }), error: optText, durationMs: fc.nat(15_000) }), { maxLength: 3 }),
+  attempts: fc.array(fc.record({
+    at: ms, httpStatus: fc.option(fc.integer({ min: 100, max: 599 }), { nil: null }), error: optText, durationMs: fc.nat(15_000),
+    response: optText, redelivery: fc.boolean(),
+  }), { maxLength: 3 }),
   nextAttemptAt: optMs, lease, createdAt: ms, version,
 });
 

@@ -31,7 +31,7 @@ export function toDeveloperConfigDocument(config: DeveloperConfig): DeveloperCon
     verifiedAt: config.verifiedAt,
     reviewNote: config.reviewNote,
     secret: config.secret === null ? null : toEnvelopeDocument(config.secret),
-    previousSecret: config.previousSecret == null
+    previousSecret: config.previousSecret === null
       ? null
       : { secret: toEnvelopeDocument(config.previousSecret.secret), validUntil: config.previousSecret.validUntil },
     minCollectAmounts: Object.entries(config.minCollectAmounts).map(([symbol, amount]) => ({ symbol, amount: encodeMoney(amount) })),
@@ -49,7 +49,7 @@ export function fromDeveloperConfigDocument(doc: DeveloperConfigDocument): Devel
     verifiedAt: nullable(doc.verifiedAt),
     reviewNote: nullable(doc.reviewNote),
     secret: doc.secret === null || doc.secret === undefined ? null : fromEnvelopeDocument(doc.secret),
-    previousSecret: doc.previousSecret == null
+    previousSecret: doc.previousSecret === null || doc.previousSecret === undefined
       ? null
       : { secret: fromEnvelopeDocument(doc.previousSecret.secret), validUntil: doc.previousSecret.validUntil },
     minCollectAmounts: Object.fromEntries(
@@ -126,7 +126,8 @@ export interface WebhookDeliveryDocument {
 function fromAttempt(doc: WebhookDeliveryDocument['attempts'][number]): DeliveryAttempt {
   return {
     at: doc.at, httpStatus: nullable(doc.httpStatus), error: nullable(doc.error), durationMs: doc.durationMs,
-    response: nullable(doc.response ?? null), ...(doc.redelivery === true ? { redelivery: true } : {}),
+    // Attempts stored before issue #15 have neither field: no response kept, not a redelivery.
+    response: nullable(doc.response), redelivery: doc.redelivery === true,
   };
 }
 
@@ -140,8 +141,7 @@ export function toWebhookDeliveryDocument(delivery: WebhookDelivery): WebhookDel
     url: delivery.url,
     status: delivery.status,
     attempts: delivery.attempts.map((a) => ({
-      at: a.at, httpStatus: a.httpStatus, error: a.error, durationMs: a.durationMs, response: a.response ?? null,
-      ...(a.redelivery === true ? { redelivery: true } : {}),
+      at: a.at, httpStatus: a.httpStatus, error: a.error, durationMs: a.durationMs, response: a.response, redelivery: a.redelivery,
     })),
     nextAttemptAt: delivery.nextAttemptAt,
     lease: toLeaseDocument(delivery.lease),

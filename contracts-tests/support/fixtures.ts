@@ -84,7 +84,7 @@ export function aCashierToken(overrides: Partial<CashierToken> = {}): CashierTok
 export function aDeveloperConfig(overrides: Partial<DeveloperConfig> = {}): DeveloperConfig {
   return {
     userId: 1, url: null, pendingUrl: null, pendingSince: null, verifiedAt: null, reviewNote: null, secret: ENVELOPE,
-    minCollectAmounts: { USDT: 1_000_000n }, version: 1, ...overrides,
+    previousSecret: null, minCollectAmounts: { USDT: 1_000_000n }, version: 1, ...overrides,
   };
 }
 

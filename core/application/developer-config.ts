@@ -27,7 +27,7 @@ export function withNewSecret(config: DeveloperConfig, secret: EncryptedEnvelope
 export function emptyDeveloperConfig(userId: UserId): DeveloperConfig {
   return {
     userId, url: null, pendingUrl: null, pendingSince: null, verifiedAt: null, reviewNote: null, secret: null,
-    minCollectAmounts: {}, version: 0,
+    previousSecret: null, minCollectAmounts: {}, version: 0,
   };
 }
 

@@ -64,7 +64,7 @@ describe('webhooks: test call and delivery log', () => {
     const { DEAD, SKIPPED, SUCCEEDED } = DELIVERY_STATUS;
     await stores.deliveries.insert(aDelivery({ deliveryId: 'D1', eventId: eventId(1), userId: user.userId, status: SUCCEEDED, createdAt: 1_000, nextAttemptAt: null }));
     await stores.deliveries.insert(aDelivery({ deliveryId: 'D2', eventId: eventId(2), userId: user.userId, status: DEAD, createdAt: 2_000, nextAttemptAt: null,
-      attempts: [{ at: 2_000, httpStatus: 500, error: 'HTTP 500', durationMs: 12 }] }));
+      attempts: [{ at: 2_000, httpStatus: 500, error: 'HTTP 500', durationMs: 12, response: null, redelivery: false }] }));
     await stores.deliveries.insert(aDelivery({ deliveryId: 'D3', eventId: eventId(3), userId: user.userId, status: SKIPPED, url: null, createdAt: 3_000, nextAttemptAt: null }));
     await stores.deliveries.insert(aDelivery({ deliveryId: 'D4', eventId: eventId(4), userId: user.userId + 1, createdAt: 4_000 }));
     const page = await app.webhooks.deliveries(user.userId, {});
@@ -84,7 +84,7 @@ describe('webhooks: test call and delivery log', () => {
     const event = anEvent({ eventId: eventId(7), userId: user.userId });
     await stores.uow.commit({ events: [event] });
     await stores.deliveries.insert(aDelivery({ deliveryId: 'D7', eventId: eventId(7), userId: user.userId, status: DEAD, nextAttemptAt: null,
-      attempts: [{ at: 0, httpStatus: 500, error: 'HTTP 500', durationMs: 3, response: 'oops' }] }));
+      attempts: [{ at: 0, httpStatus: 500, error: 'HTTP 500', durationMs: 3, response: 'oops', redelivery: false }] }));
     await stores.deliveries.insert(aDelivery({ deliveryId: 'D8', eventId: eventId(8), userId: user.userId, status: SUCCEEDED, nextAttemptAt: null }));
     const dead = await app.webhooks.deliveries(user.userId, { status: '5' });
     expect(dead.items.map((d) => d.delivery_id)).toEqual(['D7']);
@@ -112,7 +112,7 @@ describe('webhooks: redelivery and secret rotation', () => {
     await core.stores.uow.commit({ events: [anEvent({ eventId: eventId(n), userId: user.userId })] });
     await core.stores.deliveries.insert(aDelivery({
       deliveryId: id, eventId: eventId(n), userId: user.userId, status: DELIVERY_STATUS.DEAD, nextAttemptAt: null, url: 'https://hooks.example.com/old',
-      attempts: [1, 2, 3].map((k) => ({ at: k, httpStatus: 500, error: 'HTTP 500', durationMs: 1 })), ...overrides,
+      attempts: [1, 2, 3].map((k) => ({ at: k, httpStatus: 500, error: 'HTTP 500', durationMs: 1, response: null, redelivery: false })), ...overrides,
     }));
   }
 

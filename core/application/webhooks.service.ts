@@ -25,7 +25,7 @@ const STATUSES = Object.values(DELIVERY_STATUS);
 function toAttemptView(a: DeliveryAttempt): DeliveryAttemptView {
   return {
     at: formatIsoTime(a.at), http_status: a.httpStatus, error: a.error, duration_ms: a.durationMs,
-    response: a.response ?? null, redelivery: a.redelivery ?? false,
+    response: a.response, redelivery: a.redelivery,
   };
 }
 
@@ -102,7 +102,7 @@ export function attemptRecord(at: Millis, result: TransportResult, redelivery: b
     error: ok ? null : late ? `no 2xx within ${WEBHOOK_TIMEOUT_MS} ms` : (result as { error: string }).error,
     durationMs: Math.max(0, Math.round(result.durationMs)),
     response: result.response ?? null,
-    ...(redelivery ? { redelivery: true } : {}),
+    redelivery,
   };
   return { ok, attempt };
 }

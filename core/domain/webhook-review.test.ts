@@ -11,7 +11,7 @@ const B = 'https://b.example/hook';
 function config(overrides: Partial<DeveloperConfig> = {}): DeveloperConfig {
   return {
     version: 3, userId: 7, url: null, pendingUrl: null, pendingSince: null, verifiedAt: null, reviewNote: null,
-    secret: null, minCollectAmounts: { USDT: 5n }, ...overrides,
+    secret: null, previousSecret: null, minCollectAmounts: { USDT: 5n }, ...overrides,
   };
 }
 const unconfigured = config();

@@ -39,7 +39,7 @@ describe('webhook delivery log and redelivery', () => {
     await stores.uow.commit({ events: [anEvent({ eventId, userId, payload: { event_id: eventId, event_type: 'collection.completed', occurred_at: '2026-01-01T00:00:00+00:00', status: 11, note: 'ünï' } })] });
     const delivery = aDelivery({
       deliveryId: randomUUID(), eventId, userId, status: DELIVERY_STATUS.DEAD, nextAttemptAt: null, url: 'https://hooks.example.com/old',
-      attempts: [1, 2, 3].map((k) => ({ at: h.clock.now() - k, httpStatus: 500, error: 'HTTP 500', durationMs: 4, response: 'busy' })),
+      attempts: [1, 2, 3].map((k) => ({ at: h.clock.now() - k, httpStatus: 500, error: 'HTTP 500', durationMs: 4, response: 'busy', redelivery: false })),
       createdAt: h.clock.now(), ...overrides,
     });
     await stores.deliveries.insert(delivery);

@@ -168,7 +168,7 @@ class Configure implements fc.AsyncCommand<Model, Real> {
       userId: this.user, url: next.url, pendingUrl: next.pending, pendingSince: next.pending === null ? null : real.clock.now(),
       verifiedAt: next.url === null ? null : real.clock.now(), reviewNote: null,
       secret: stored?.secret ?? await real.cipher.encrypt(new TextEncoder().encode(secretOf(this.user)), secretAad(this.user)),
-      minCollectAmounts: {}, version: (stored?.version ?? 0) + 1,
+      previousSecret: null, minCollectAmounts: {}, version: (stored?.version ?? 0) + 1,
     });
     await checkInvariants(model, real, false);
   }

@@ -14,10 +14,10 @@ export interface DeveloperConfig extends Versioned {
   /** AES-256-GCM encrypted webhook_secret; never returned. */
   readonly secret: EncryptedEnvelope | null;
   /**
-   * The secret replaced last, still signing beside the new one until `validUntil` (24 h after the change; absent or
-   * null when none). Never returned either.
+   * The secret replaced last, still signing beside the new one until `validUntil` (24 h after the change; null when
+   * none). Never returned either.
    */
-  readonly previousSecret?: { readonly secret: EncryptedEnvelope; readonly validUntil: Millis } | null;
+  readonly previousSecret: { readonly secret: EncryptedEnvelope; readonly validUntil: Millis } | null;
   /** Asset symbol -> smallest-unit minimum for a cashier collection; empty = no minimum. */
   readonly minCollectAmounts: Readonly<Record<string, bigint>>;
 }
@@ -51,10 +51,10 @@ export interface DeliveryAttempt {
   readonly httpStatus: number | null;
   readonly error: string | null;
   readonly durationMs: number;
-  /** The first 1 KiB of the response body (UTF-8, a cut character replaced); absent or null when there was none. */
-  readonly response?: string | null;
+  /** The first 1 KiB of the response body (UTF-8, a cut character replaced); null when no response arrived. */
+  readonly response: string | null;
   /** True for an attempt a user asked for (POST /webhooks/deliveries/{id}/redeliver), outside the retry schedule. */
-  readonly redelivery?: boolean;
+  readonly redelivery: boolean;
 }
 
 export interface WebhookDelivery extends Versioned {

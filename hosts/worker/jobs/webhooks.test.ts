@@ -24,7 +24,7 @@ describe('startWebhookJob', () => {
     for (const [userId, path] of [[1, '/slow'], [2, '/fast']] as const) {
       await mem.developerConfigs.save({
         userId, url: `${receiver.origin}${path}`, pendingUrl: null, pendingSince: null, verifiedAt: 0, reviewNote: null,
-        secret: await cipher.encrypt(new TextEncoder().encode('s'), secretAad(userId)), minCollectAmounts: {}, version: 1,
+        secret: await cipher.encrypt(new TextEncoder().encode('s'), secretAad(userId)), previousSecret: null, minCollectAmounts: {}, version: 1,
       });
     }
     const dispatcher = new WebhookDispatcher({
