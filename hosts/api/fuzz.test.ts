@@ -3,6 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type ApiHarness } from './test-harness.js';
 import { expectSuccessesDocumented, ok, userWithWallets } from './api-test-fixtures.js';
 import { toOpenApiPath } from './openapi.js';
+import { aDelivery, anEvent } from '../../contracts-tests/support/fixtures.js';
+import { DELIVERY_STATUS } from '../../core/domain/model/webhook.js';
+import { TOKENS } from '../composition/tokens.js';
 import type { RouteDef } from './route.js';
 
 type User = Awaited<ReturnType<typeof userWithWallets>>;
@@ -30,12 +33,18 @@ describe('fuzz: no input makes the API fail', () => {
   let h: ApiHarness;
   let u: User;
   let ct: string;
+  // A DEAD webhook delivery of the fuzzing user, so the redelivery route is reached with an id that exists.
+  const deliveryId = '00000000-0000-4000-8000-00000000fd01';
   const tokens = (): Record<string, string | undefined> => ({ developer: u.apiToken, session: u.session, admin: h.adminToken, cashier: ct, none: undefined });
 
   beforeAll(async () => {
     h = await startHarness();
     u = await userWithWallets(h, 'unlimited');
     ct = ok(await h.call('POST', '/api/cashier/tokens', { token: u.apiToken, body: { address: u.sub, ttl_minutes: 1440 } }), 201).token;
+    const stores = h.container.get(TOKENS.Stores);
+    const event = anEvent({ eventId: deliveryId, userId: u.userId });
+    await stores.uow.commit({ events: [event] });
+    await stores.deliveries.insert(aDelivery({ deliveryId, eventId: deliveryId, userId: u.userId, status: DELIVERY_STATUS.DEAD, nextAttemptAt: null }));
   });
   afterAll(async () => {
     expectSuccessesDocumented(h);
@@ -43,7 +52,7 @@ describe('fuzz: no input makes the API fail', () => {
   });
 
   it('every route answers < 500 with the envelope for random JSON bodies, queries and path values', async () => {
-    const known = (): string[] => [u.main, u.sub, String(u.userId), String(u.apiTokenId)];
+    const known = (): string[] => [u.main, u.sub, String(u.userId), String(u.apiTokenId), deliveryId];
     // Logout and token revocation would end the fuzzing user's credentials and turn every later run into a 401;
     // readiness ignores its input and may rightly answer 503 when the chain is slow on a loaded machine.
     const excluded = new Set(['/api/openapi.json', '/api/auth/logout', '/api/api-tokens/:id', '/api/readyz']);

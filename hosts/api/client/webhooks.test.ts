@@ -74,4 +74,11 @@ describe('custody-hub/webhooks against the known-answer vectors', () => {
     expect(verifyStandardWebhook(v.body, headersOf(v.standardSignature), ['old', v.secret], at(v.timestamp)).ok).toBe(true);
     expect(verifyStandardWebhook(v.body, headersOf(`v2,xyz ${v.standardSignature}`), v.secret, at(v.timestamp)).ok).toBe(true);
   });
+
+  it('is what the package exports as custody-hub/webhooks', async () => {
+    const exported = await import('custody-hub/webhooks');
+    expect(exported.verifyStandardWebhook).toBe(verifyStandardWebhook);
+    expect(exported.verifySpecSignature).toBe(verifySpecSignature);
+    expect(exported.DEFAULT_TOLERANCE_SECONDS).toBe(300);
+  });
 });
