@@ -1,5 +1,5 @@
 import { DomainError } from '../domain/errors.js';
-import { afterRedelivery } from '../domain/delivery-schedule.js';
+import { afterRedelivery, isRedeliverable } from '../domain/delivery-schedule.js';
 import { parsePageQuery, toItemsPage } from '../domain/pagination.js';
 import { signPayload } from '../domain/signature.js';
 import { standardWebhookSignatures } from '../domain/standard-webhooks.js';
@@ -154,9 +154,7 @@ export class WebhooksUseCases implements WebhooksService {
     const delivery = await this.deps.deliveries.get(deliveryId);
     if (delivery === null || delivery.userId !== userId) throw new DomainError('WEBHOOK-DELIVERY-NOT-FOUND');
     if (delivery.status === DELIVERY_STATUS.SKIPPED) throw new DomainError('WEBHOOK-DELIVERY-SKIPPED');
-    if (delivery.status !== DELIVERY_STATUS.DEAD && delivery.status !== DELIVERY_STATUS.SUCCEEDED) {
-      throw new DomainError('WEBHOOK-DELIVERY-IN-PROGRESS');
-    }
+    if (!isRedeliverable(delivery.status)) throw new DomainError('WEBHOOK-DELIVERY-IN-PROGRESS');
     const event = await this.deps.outbox.get(delivery.eventId);
     if (event === null) throw new DomainError('WEBHOOK-DELIVERY-NOT-FOUND');
     const config = await this.deps.developerConfigs.get(userId);

@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { DELIVERY_STATUS } from './model/webhook.js';
-import { afterAttempt, initialDelivery, isTerminalDeliveryStatus, MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_MS, DELIVERY_TRANSITIONS } from './delivery-schedule.js';
+import { afterAttempt, afterRedelivery, initialDelivery, isTerminalDeliveryStatus, MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_MS, DELIVERY_TRANSITIONS } from './delivery-schedule.js';
 
 const { PENDING, SUCCEEDED, RETRYING, DEAD, SKIPPED } = DELIVERY_STATUS;
 const T0 = Date.UTC(2026, 4, 25, 10, 0, 0);
@@ -65,4 +65,23 @@ describe('webhook delivery schedule (spec §6)', () => {
     expect(() => afterAttempt(1.5, true, T0)).toThrow(RangeError);
     expect(afterAttempt(7, false, T0).status).toBe(DEAD);
   });
+});
+
+describe('redelivery (issue #15), every status against a hand-copied table', () => {
+  // status -> [after success, after failure]; null = refused.
+  const EXPECTED: Record<string, [string, string] | null> = {
+    PENDING: null, DELIVERING: null, SUCCEEDED: ['SUCCEEDED', 'SUCCEEDED'], RETRYING: null, DEAD: ['SUCCEEDED', 'DEAD'], SKIPPED: null,
+  };
+  for (const [name, expected] of Object.entries(EXPECTED)) {
+    it(`${name}: ${expected === null ? 'refused' : `${expected[0]} on success, ${expected[1]} on failure`}`, () => {
+      const status = DELIVERY_STATUS[name as keyof typeof DELIVERY_STATUS];
+      if (expected === null) {
+        expect(() => afterRedelivery(status, true)).toThrow(RangeError);
+        expect(() => afterRedelivery(status, false)).toThrow(RangeError);
+        return;
+      }
+      expect([afterRedelivery(status, true), afterRedelivery(status, false)])
+        .toEqual(expected.map((s) => DELIVERY_STATUS[s as keyof typeof DELIVERY_STATUS]));
+    });
+  }
 });

@@ -54,12 +54,26 @@ export function afterAttempt(attemptsSoFar: number, ok: boolean, now: Millis): D
 }
 
 /**
- * After a user's redelivery attempt (issue #15): only a DEAD or SUCCEEDED delivery is redelivered; success makes it
- * SUCCEEDED, a failure leaves it as it was (no retry schedule starts). SKIPPED is never replayed (spec §3).
+ * A user's redelivery (issue #15) as data: outside the retry machine above, whose terminal states it leaves terminal.
+ * Only DEAD and SUCCEEDED deliveries are redelivered; success makes either SUCCEEDED, a failure leaves it as it was
+ * (no retry schedule starts). SKIPPED is never replayed (spec §3), and a delivery still on its schedule is not touched.
  */
+export const REDELIVERY_TRANSITIONS = [
+  { from: 'DEAD', event: 'redelivery-ok', to: 'SUCCEEDED' },
+  { from: 'DEAD', event: 'redelivery-failed', to: 'DEAD' },
+  { from: 'SUCCEEDED', event: 'redelivery-ok', to: 'SUCCEEDED' },
+  { from: 'SUCCEEDED', event: 'redelivery-failed', to: 'SUCCEEDED' },
+] as const;
+
+/** Whether REDELIVERY_TRANSITIONS redelivers a delivery in this status. */
+export function isRedeliverable(status: DeliveryStatus): boolean {
+  return REDELIVERY_TRANSITIONS.some((r) => DELIVERY_STATUS[r.from] === status);
+}
+
+/** The status after a redelivery attempt; RangeError for a status REDELIVERY_TRANSITIONS does not redeliver. */
 export function afterRedelivery(status: DeliveryStatus, ok: boolean): DeliveryStatus {
-  if (status !== DELIVERY_STATUS.DEAD && status !== DELIVERY_STATUS.SUCCEEDED) {
-    throw new RangeError(`delivery status ${status} cannot be redelivered`);
-  }
-  return ok ? DELIVERY_STATUS.SUCCEEDED : status;
+  const event = ok ? 'redelivery-ok' : 'redelivery-failed';
+  const row = REDELIVERY_TRANSITIONS.find((r) => DELIVERY_STATUS[r.from] === status && r.event === event);
+  if (row === undefined) throw new RangeError(`delivery status ${status} cannot be redelivered`);
+  return DELIVERY_STATUS[row.to];
 }
