@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestCore, startTestDevnet, type TestCore } from '../../adapters/memory/testing/memory-test-core.js';
 import type { Devnet } from '../../adapters/tron-devnet/index.js';
+import { SmtpMailer } from '../../adapters/node/index.js';
+import { startLocalSmtpReceiver } from '../../adapters/node/local-smtp-receiver.js';
 import { InfrastructureError } from '../domain/errors.js';
+import { AccountsUseCases } from './accounts.service.js';
+import type { ResolvedDeps } from './deps.js';
 import { rejectionOf, signUp, TEST_PASSWORD } from './testing/user-journeys.js';
 
 let devnet: Devnet;
@@ -29,4 +33,36 @@ describe('password reset: a store failure half-way', () => {
       .toEqual({ user_id: user.userId, email: user.email });
     await app.accounts.login({ email: user.email, password: 'the new passphrase' });
   });
+});
+
+describe('reset request timing does not tell who has an account (mail over a local SMTP server)', () => {
+  it('the median time of a request is the same for a verified account and an unknown e-mail, within noise', async () => {
+    const smtp = await startLocalSmtpReceiver();
+    const mailer = new SmtpMailer({ url: smtp.url, from: 'no-reply@custody.test' });
+    try {
+      const core = buildTestCore(devnet);
+      const user = await signUp(core.app, core.readCode, 'timed-reset@example.com');
+      const deps = (core.app.accounts as unknown as { deps: ResolvedDeps }).deps;
+      const accounts = new AccountsUseCases({ ...deps, mailer });
+      const median = async (email: string): Promise<number> => {
+        const times: number[] = [];
+        for (let i = 0; i < 9; i++) {
+          const started = performance.now();
+          expect(await accounts.requestPasswordReset({ email })).toEqual({});
+          times.push(performance.now() - started);
+        }
+        return times.sort((a, b) => a - b)[4]!;
+      };
+      await median('warm-up@example.com');
+      const known = await median(user.email);
+      const unknown = await median('nobody-here@example.com');
+      // A code-or-nothing mailer would answer an unknown e-mail without the SMTP round trip: a ratio near 0.
+      expect(unknown / known).toBeGreaterThan(0.4);
+      expect(unknown / known).toBeLessThan(2.5);
+      expect(smtp.mails).toHaveLength(27);
+    } finally {
+      mailer.close();
+      await smtp.close();
+    }
+  }, 30_000);
 });
