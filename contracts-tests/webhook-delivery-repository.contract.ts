@@ -43,7 +43,7 @@ export function describeWebhookDeliveryRepositoryContract(
     it('update is optimistic and keeps every attempt', async () => {
       const { deliveries } = subject();
       await deliveries.insert(delivery(1));
-      const retrying = delivery(1, { status: 4, attempts: [{ at: T0, httpStatus: 500, error: null, durationMs: 12, response: null, redelivery: false }], nextAttemptAt: T0 + 60_000, version: 2 });
+      const retrying = delivery(1, { status: 4, attempts: [{ at: T0, httpStatus: 500, error: null, durationMs: 12, response: null, redelivery: false, url: null }], nextAttemptAt: T0 + 60_000, version: 2 });
       await deliveries.update(retrying);
       await expect(deliveries.update(delivery(1, { status: 3, version: 2 }))).rejects.toBeInstanceOf(ConcurrencyConflict);
       await expect(deliveries.update(delivery(9, { version: 2 }))).rejects.toBeInstanceOf(ConcurrencyConflict);
@@ -107,9 +107,9 @@ export function describeWebhookDeliveryRepositoryContract(
       const { deliveries } = subject();
       await deliveries.insert(delivery(1));
       const attempts = [
-        { at: T0, httpStatus: 500, error: 'HTTP 500', durationMs: 3, response: '', redelivery: false },
-        { at: T0 + 1, httpStatus: null, error: 'timeout', durationMs: 15_000, response: null, redelivery: false },
-        { at: T0 + 2, httpStatus: 200, error: null, durationMs: 4, response: 'ok ünï \u0000 {"$x":1}', redelivery: true },
+        { at: T0, httpStatus: 500, error: 'HTTP 500', durationMs: 3, response: '', redelivery: false, url: null },
+        { at: T0 + 1, httpStatus: null, error: 'timeout', durationMs: 15_000, response: null, redelivery: false, url: null },
+        { at: T0 + 2, httpStatus: 200, error: null, durationMs: 4, response: 'ok ünï \u0000 {"$x":1}', redelivery: true, url: 'https://hooks.example.com/in' },
       ];
       const next = delivery(1, { status: 3, attempts, nextAttemptAt: null, version: 2 });
       await deliveries.update(next);

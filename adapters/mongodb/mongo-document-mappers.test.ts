@@ -108,7 +108,7 @@ const delivery = fc.record({
   deliveryId: text, eventId: fc.uuid(), userId: id, eventType, url: optText, status: fc.integer({ min: 1, max: 6 }) as fc.Arbitrary<1>,
   attempts: fc.array(fc.record({
     at: ms, httpStatus: fc.option(fc.integer({ min: 100, max: 599 }), { nil: null }), error: optText, durationMs: fc.nat(15_000),
-    response: optText, redelivery: fc.boolean(),
+    response: optText, redelivery: fc.boolean(), url: optText,
   }), { maxLength: 3 }),
   nextAttemptAt: optMs, lease, createdAt: ms, version,
 });

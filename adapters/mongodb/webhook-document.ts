@@ -114,7 +114,7 @@ export interface WebhookDeliveryDocument {
   url: string | null;
   status: DeliveryStatus;
   attempts: {
-    at: number; httpStatus: number | null; error: string | null; durationMs: number; response?: string | null; redelivery?: boolean;
+    at: number; httpStatus: number | null; error: string | null; durationMs: number; response?: string | null; redelivery?: boolean; url?: string | null;
   }[];
   nextAttemptAt: number | null;
   lease: LeaseDocument | null;
@@ -127,7 +127,7 @@ function fromAttempt(doc: WebhookDeliveryDocument['attempts'][number]): Delivery
   return {
     at: doc.at, httpStatus: nullable(doc.httpStatus), error: nullable(doc.error), durationMs: doc.durationMs,
     // Attempts stored before issue #15 have neither field: no response kept, not a redelivery.
-    response: nullable(doc.response), redelivery: doc.redelivery === true,
+    response: nullable(doc.response), redelivery: doc.redelivery === true, url: nullable(doc.url),
   };
 }
 
@@ -141,7 +141,7 @@ export function toWebhookDeliveryDocument(delivery: WebhookDelivery): WebhookDel
     url: delivery.url,
     status: delivery.status,
     attempts: delivery.attempts.map((a) => ({
-      at: a.at, httpStatus: a.httpStatus, error: a.error, durationMs: a.durationMs, response: a.response, redelivery: a.redelivery,
+      at: a.at, httpStatus: a.httpStatus, error: a.error, durationMs: a.durationMs, response: a.response, redelivery: a.redelivery, url: a.url,
     })),
     nextAttemptAt: delivery.nextAttemptAt,
     lease: toLeaseDocument(delivery.lease),

@@ -235,6 +235,8 @@ export interface DeliveryAttemptView {
   readonly response: string | null;
   /** True for an attempt asked for with POST /webhooks/deliveries/{id}/redeliver. */
   readonly redelivery: boolean;
+  /** Where this attempt was sent (a redelivery goes to the URL approved at the time); null if unknown. */
+  readonly url: string | null;
 }
 
 /** GET /webhooks/deliveries item (spec: "not shown"; decided here). */

@@ -64,14 +64,14 @@ describe('webhooks: test call and delivery log', () => {
     const { DEAD, SKIPPED, SUCCEEDED } = DELIVERY_STATUS;
     await stores.deliveries.insert(aDelivery({ deliveryId: 'D1', eventId: eventId(1), userId: user.userId, status: SUCCEEDED, createdAt: 1_000, nextAttemptAt: null }));
     await stores.deliveries.insert(aDelivery({ deliveryId: 'D2', eventId: eventId(2), userId: user.userId, status: DEAD, createdAt: 2_000, nextAttemptAt: null,
-      attempts: [{ at: 2_000, httpStatus: 500, error: 'HTTP 500', durationMs: 12, response: null, redelivery: false }] }));
+      attempts: [{ at: 2_000, httpStatus: 500, error: 'HTTP 500', durationMs: 12, response: null, redelivery: false, url: null }] }));
     await stores.deliveries.insert(aDelivery({ deliveryId: 'D3', eventId: eventId(3), userId: user.userId, status: SKIPPED, url: null, createdAt: 3_000, nextAttemptAt: null }));
     await stores.deliveries.insert(aDelivery({ deliveryId: 'D4', eventId: eventId(4), userId: user.userId + 1, createdAt: 4_000 }));
     const page = await app.webhooks.deliveries(user.userId, {});
     expect(page.items.map((d) => [d.delivery_id, d.status])).toEqual([['D3', SKIPPED], ['D2', DEAD], ['D1', SUCCEEDED]]);
     expect(page.items[1]).toEqual({
       delivery_id: 'D2', event_id: eventId(2), event_type: 'collection.completed', status: DEAD, url: 'https://hooks.example.com/in',
-      attempts: [{ at: '1970-01-01T00:00:02+00:00', http_status: 500, error: 'HTTP 500', duration_ms: 12, response: null, redelivery: false }],
+      attempts: [{ at: '1970-01-01T00:00:02+00:00', http_status: 500, error: 'HTTP 500', duration_ms: 12, response: null, redelivery: false, url: null }],
       next_attempt_at: null, created_at: '1970-01-01T00:00:02+00:00', payload: null,
     });
     expect(page.pagination).toEqual({ page: 1, per_page: 20, total: 3, pages: 1 });
@@ -84,13 +84,13 @@ describe('webhooks: test call and delivery log', () => {
     const event = anEvent({ eventId: eventId(7), userId: user.userId });
     await stores.uow.commit({ events: [event] });
     await stores.deliveries.insert(aDelivery({ deliveryId: 'D7', eventId: eventId(7), userId: user.userId, status: DEAD, nextAttemptAt: null,
-      attempts: [{ at: 0, httpStatus: 500, error: 'HTTP 500', durationMs: 3, response: 'oops', redelivery: false }] }));
+      attempts: [{ at: 0, httpStatus: 500, error: 'HTTP 500', durationMs: 3, response: 'oops', redelivery: false, url: null }] }));
     await stores.deliveries.insert(aDelivery({ deliveryId: 'D8', eventId: eventId(8), userId: user.userId, status: SUCCEEDED, nextAttemptAt: null }));
     const dead = await app.webhooks.deliveries(user.userId, { status: '5' });
     expect(dead.items.map((d) => d.delivery_id)).toEqual(['D7']);
     expect(dead.pagination.total).toBe(1);
     expect(dead.items[0]!.payload).toEqual(event.payload);
-    expect(dead.items[0]!.attempts[0]).toMatchObject({ response: 'oops', redelivery: false });
+    expect(dead.items[0]!.attempts[0]).toMatchObject({ response: 'oops', redelivery: false, url: null });
     expect((await app.webhooks.deliveries(user.userId, { status: 3 })).items.map((d) => d.delivery_id)).toEqual(['D8']);
     expect(await failureOf(app.webhooks.deliveries(user.userId, { status: '9' }))).toEqual({ code: 'VALIDATION-ERROR', status: 422 });
   });
@@ -112,7 +112,7 @@ describe('webhooks: redelivery and secret rotation', () => {
     await core.stores.uow.commit({ events: [anEvent({ eventId: eventId(n), userId: user.userId })] });
     await core.stores.deliveries.insert(aDelivery({
       deliveryId: id, eventId: eventId(n), userId: user.userId, status: DELIVERY_STATUS.DEAD, nextAttemptAt: null, url: 'https://hooks.example.com/old',
-      attempts: [1, 2, 3].map((k) => ({ at: k, httpStatus: 500, error: 'HTTP 500', durationMs: 1, response: null, redelivery: false })), ...overrides,
+      attempts: [1, 2, 3].map((k) => ({ at: k, httpStatus: 500, error: 'HTTP 500', durationMs: 1, response: null, redelivery: false, url: null })), ...overrides,
     }));
   }
 
@@ -121,7 +121,9 @@ describe('webhooks: redelivery and secret rotation', () => {
     await deadDelivery('D1', 1);
     const result = await app.webhooks.redeliver(user.userId, 'D1');
     expect(result.delivered).toBe(true);
-    expect(result.attempt).toMatchObject({ http_status: 200, error: null, redelivery: true });
+    expect(result.attempt).toMatchObject({ http_status: 200, error: null, redelivery: true, url: HOOK });
+    // The delivery keeps the URL it was created for; the attempt says where it went.
+    expect(result.delivery.url).toBe('https://hooks.example.com/old');
     expect(result.delivery).toMatchObject({ delivery_id: 'D1', status: DELIVERY_STATUS.SUCCEEDED, event_id: eventId(1) });
     expect(result.delivery.attempts).toHaveLength(4);
     const [request] = transport.sent;

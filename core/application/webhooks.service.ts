@@ -25,7 +25,7 @@ const STATUSES = Object.values(DELIVERY_STATUS);
 function toAttemptView(a: DeliveryAttempt): DeliveryAttemptView {
   return {
     at: formatIsoTime(a.at), http_status: a.httpStatus, error: a.error, duration_ms: a.durationMs,
-    response: a.response, redelivery: a.redelivery,
+    response: a.response, redelivery: a.redelivery, url: a.url,
   };
 }
 
@@ -93,7 +93,9 @@ export async function secretsInForce(
 }
 
 /** One attempt's record from a transport result (a result later than the 15 s budget is a failure, spec §6). */
-export function attemptRecord(at: Millis, result: TransportResult, redelivery: boolean): { ok: boolean; attempt: DeliveryAttempt } {
+export function attemptRecord(
+  at: Millis, result: TransportResult, redelivery: boolean, url: string | null,
+): { ok: boolean; attempt: DeliveryAttempt } {
   const late = result.ok && result.durationMs > WEBHOOK_TIMEOUT_MS;
   const ok = result.ok && !late;
   const attempt: DeliveryAttempt = {
@@ -103,6 +105,7 @@ export function attemptRecord(at: Millis, result: TransportResult, redelivery: b
     durationMs: Math.max(0, Math.round(result.durationMs)),
     response: result.response ?? null,
     redelivery,
+    url,
   };
   return { ok, attempt };
 }
@@ -162,7 +165,7 @@ export class WebhooksUseCases implements WebhooksService {
     const secrets = config === null || config.url === null ? null : await secretsInForce(config, this.deps.cipher, at);
     if (config === null || config.url === null || secrets === null) throw new DomainError('BIZ-WEBHOOK-URL-UNVERIFIED');
     const result = await this.deps.transport.post(webhookRequest(config.url, event.payload, secrets, at));
-    const { ok, attempt } = attemptRecord(at, result, true);
+    const { ok, attempt } = attemptRecord(at, result, true, config.url);
     const saved = await retryOnConflict(async () => {
       const current = await this.deps.deliveries.get(deliveryId);
       if (current === null) throw new DomainError('WEBHOOK-DELIVERY-NOT-FOUND');

@@ -162,6 +162,7 @@ export const COMPONENTS = {
     at: isoTime, http_status: s.nullable(s.int()), error: s.nullable(s.str()), duration_ms: s.int(),
     response: s.nullable(s.str('the first 1 KiB of the response body')),
     redelivery: { type: 'boolean', description: 'asked for with POST /webhooks/deliveries/{id}/redeliver' },
+    url: s.nullable(s.str('where this attempt was sent (a redelivery: the URL approved then)')),
   }),
   Redelivery: s.obj({ delivered: s.bool(), attempt: s.ref('DeliveryAttempt'), delivery: s.ref('Delivery') }),
   PendingWebhook: s.obj({ user_id: s.int(), pending_url: s.str(), pending_since: nullableIso, url: s.nullable(s.str()) }),

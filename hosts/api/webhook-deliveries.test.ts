@@ -39,7 +39,7 @@ describe('webhook delivery log and redelivery', () => {
     await stores.uow.commit({ events: [anEvent({ eventId, userId, payload: { event_id: eventId, event_type: 'collection.completed', occurred_at: '2026-01-01T00:00:00+00:00', status: 11, note: 'ünï' } })] });
     const delivery = aDelivery({
       deliveryId: randomUUID(), eventId, userId, status: DELIVERY_STATUS.DEAD, nextAttemptAt: null, url: 'https://hooks.example.com/old',
-      attempts: [1, 2, 3].map((k) => ({ at: h.clock.now() - k, httpStatus: 500, error: 'HTTP 500', durationMs: 4, response: 'busy', redelivery: false })),
+      attempts: [1, 2, 3].map((k) => ({ at: h.clock.now() - k, httpStatus: 500, error: 'HTTP 500', durationMs: 4, response: 'busy', redelivery: false, url: null })),
       createdAt: h.clock.now(), ...overrides,
     });
     await stores.deliveries.insert(delivery);
@@ -57,7 +57,7 @@ describe('webhook delivery log and redelivery', () => {
     expect(onlyDead.items.map((d: any) => d.delivery_id)).toEqual([dead.deliveryId]);
     expect(onlyDead.pagination.total).toBe(1);
     expect(onlyDead.items[0].payload).toMatchObject({ event_id: dead.eventId, note: 'ünï' });
-    expect(onlyDead.items[0].attempts[0]).toMatchObject({ http_status: 500, error: 'HTTP 500', duration_ms: 4, response: 'busy', redelivery: false });
+    expect(onlyDead.items[0].attempts[0]).toMatchObject({ http_status: 500, error: 'HTTP 500', duration_ms: 4, response: 'busy', redelivery: false, url: null });
     fails(await h.call('GET', '/api/webhooks/deliveries?status=7', { token: user.session }), 422, 'VALIDATION-ERROR');
     const other = await signUp(h);
     expect(ok(await h.call('GET', '/api/webhooks/deliveries', { token: other.session })).items).toEqual([]);
@@ -70,7 +70,7 @@ describe('webhook delivery log and redelivery', () => {
     replies = [{ status: 200, body: `ok ${'x'.repeat(2000)}` }];
     const result = ok(await h.call('POST', `/api/webhooks/deliveries/${dead.deliveryId}/redeliver`, { token: user.session }));
     expectDocumented(h, 'POST', '/api/webhooks/deliveries/:id/redeliver', result);
-    expect(result).toMatchObject({ delivered: true, attempt: { http_status: 200, error: null, redelivery: true } });
+    expect(result).toMatchObject({ delivered: true, attempt: { http_status: 200, error: null, redelivery: true, url: user.url } });
     expect(result.attempt.response).toBe(`ok ${'x'.repeat(1021)}`);
     expect(result.delivery).toMatchObject({ delivery_id: dead.deliveryId, status: DELIVERY_STATUS.SUCCEEDED });
     expect(result.delivery.attempts).toHaveLength(4);

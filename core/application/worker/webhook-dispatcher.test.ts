@@ -154,6 +154,7 @@ describe('WebhookDispatcher on a ManualClock with a real local receiver', () => 
     // The delivery log keeps the start of each response: 1 KiB at most, a character cut in two replaced.
     const [delivery] = (await t.webhooks.deliveries(1, {})).items;
     expect(delivery!.attempts.map((a) => a.response)).toEqual(['', `${'y'.repeat(1023)}\uFFFD`]);
+    expect(delivery!.attempts.map((a) => [a.url, a.redelivery])).toEqual([[hook.url, false], [hook.url, false]]);
     expect(delivery!.payload).toEqual(event.payload);
   });
 

@@ -148,7 +148,7 @@ export class WebhookDispatcher {
     const at = this.deps.clock.now();
     const result = await this.send(delivery, at);
     // The transport owns the 15 s budget; a result reported later than that is still not a success (spec §6).
-    const { ok, attempt } = attemptRecord(at, result, false);
+    const { ok, attempt } = attemptRecord(at, result, false, delivery.url);
     const attempts = [...delivery.attempts, attempt];
     const schedule = afterAttempt(attempts.length, ok, this.deps.clock.now());
     const next: WebhookDelivery = {

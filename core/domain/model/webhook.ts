@@ -55,6 +55,8 @@ export interface DeliveryAttempt {
   readonly response: string | null;
   /** True for an attempt a user asked for (POST /webhooks/deliveries/{id}/redeliver), outside the retry schedule. */
   readonly redelivery: boolean;
+  /** Where the attempt was sent: the delivery's URL, or for a redelivery the URL approved then; null if unknown. */
+  readonly url: string | null;
 }
 
 export interface WebhookDelivery extends Versioned {
