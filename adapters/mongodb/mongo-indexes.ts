@@ -53,6 +53,8 @@ export const INDEX_DEFINITIONS: readonly IndexDefinition[] = [
   { collection: COLLECTIONS.deliveries, keys: { eventId: 1 }, options: { name: 'event_unique', unique: true } },
   { collection: COLLECTIONS.deliveries, keys: { status: 1, nextAttemptAt: 1, insertedSeq: 1 }, options: { name: 'due' } },
   { collection: COLLECTIONS.deliveries, keys: { userId: 1, createdAt: -1, insertedSeq: -1, _id: -1 }, options: { name: 'by_user_newest_id' } },
+  // The delivery log filtered by status (issue #15).
+  { collection: COLLECTIONS.deliveries, keys: { userId: 1, status: 1, createdAt: -1, insertedSeq: -1, _id: -1 }, options: { name: 'by_user_status_newest' } },
   { collection: COLLECTIONS.idempotency, keys: { scope: 1, key: 1 }, options: { name: 'scope_key_unique', unique: true } },
   // `purgeAt` is the record's own expiry (24 h after creation for the API's window, never earlier on wall time):
   // expireAfterSeconds 0 lets the TTL monitor delete it then. Correctness never waits for the monitor.
