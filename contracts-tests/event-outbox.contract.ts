@@ -40,6 +40,14 @@ export function describeEventOutboxContract(
       expect(await outbox.get(eventId(99))).toBeNull();
     });
 
+    it('getMany returns the existing events among the ids, each once', async () => {
+      const { outbox, uow } = subject();
+      await uow.commit({ events: [anEvent({ eventId: eventId(1) }), anEvent({ eventId: eventId(2), payload: { event_id: eventId(2), note: 'ünï' } })] });
+      const found = await outbox.getMany([eventId(2), eventId(99), eventId(1), eventId(2)]);
+      expect(found.sort((a, b) => a.eventId.localeCompare(b.eventId))).toEqual([await outbox.get(eventId(1)), await outbox.get(eventId(2))]);
+      expect(await outbox.getMany([])).toEqual([]);
+    });
+
     it('lists undispatched events oldest first, at most `limit`', async () => {
       const { outbox, uow } = subject();
       await uow.commit({ events: [anEvent({ eventId: eventId(3), occurredAt: T0 + 3 }), anEvent({ eventId: eventId(1), occurredAt: T0 + 1 })] });

@@ -22,6 +22,11 @@ export class MemoryEventOutbox implements EventOutbox {
     return true;
   }
 
+  async getMany(eventIds: readonly string[]): Promise<WebhookEvent[]> {
+    const found = [...new Set(eventIds)].map((id) => this.store.events.get(id)).filter((e): e is WebhookEvent => e !== undefined);
+    return outboundCopies(found);
+  }
+
   async get(eventId: string): Promise<WebhookEvent | null> {
     const event = this.store.events.get(eventId);
     return event === undefined ? null : outboundCopy(event);

@@ -34,6 +34,14 @@ export class MongoEventOutbox implements EventOutbox {
     });
   }
 
+  getMany(eventIds: readonly string[]): Promise<WebhookEvent[]> {
+    return guarded('outbox read', async () => {
+      if (eventIds.length === 0) return [];
+      const docs = await this.events.find({ _id: { $in: [...new Set(eventIds)] } }).toArray();
+      return docs.map(fromWebhookEventDocument);
+    });
+  }
+
   get(eventId: string): Promise<WebhookEvent | null> {
     return guarded('outbox read', async () => {
       const doc = await this.events.findOne({ _id: eventId });

@@ -144,7 +144,8 @@ export class WebhooksUseCases implements WebhooksService {
     const page = parsePageQuery(fields, 'standard');
     const status: DeliveryStatus | undefined = optionalEnum(fields, 'status', STATUSES);
     const found = await this.deps.deliveries.listByUser(userId, page, status === undefined ? {} : { status });
-    const views = await Promise.all(found.items.map(async (d) => toDeliveryView(d, (await this.deps.outbox.get(d.eventId))?.payload ?? null)));
+    const events = new Map((await this.deps.outbox.getMany(found.items.map((d) => d.eventId))).map((e) => [e.eventId, e.payload]));
+    const views = found.items.map((d) => toDeliveryView(d, events.get(d.eventId) ?? null));
     return toItemsPage(views, found.total, page.page, page.perPage);
   }
 

@@ -7,4 +7,6 @@ export interface EventOutbox {
   /** Marks the event dispatched; true only for the first caller (so one event yields one delivery). */
   markDispatched(eventId: string): Promise<boolean>;
   get(eventId: string): Promise<WebhookEvent | null>;
+  /** The events among `eventIds` that exist, in no particular order (one read for a page of the delivery log). */
+  getMany(eventIds: readonly string[]): Promise<WebhookEvent[]>;
 }
