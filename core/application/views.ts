@@ -224,6 +224,8 @@ export interface WebhookTestView {
   readonly http_status: number | null;
   readonly error: string | null;
   readonly duration_ms: number;
+  /** The first 1 KiB of the receiver's response body, or null (an extension, as in the delivery log). */
+  readonly response: string | null;
 }
 
 export interface DeliveryAttemptView {

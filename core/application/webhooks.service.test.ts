@@ -37,7 +37,7 @@ describe('webhooks: test call and delivery log', () => {
     await app.subscriptions.putConfig(user.userId, { service_code: 'developer', config: { webhook_url: HOOK, webhook_secret: SECRET } });
     await app.admin.approveWebhook(String(user.userId));
     const result = await app.webhooks.test(user.userId);
-    expect(result).toEqual({ event_id: expect.any(String), url: HOOK, delivered: true, http_status: 200, error: null, duration_ms: 1 });
+    expect(result).toEqual({ event_id: expect.any(String), url: HOOK, delivered: true, http_status: 200, error: null, duration_ms: 1, response: null });
     expect(transport.sent).toHaveLength(1);
     const [request] = transport.sent;
     const payload = JSON.parse(request!.body);

@@ -136,6 +136,7 @@ export class WebhooksUseCases implements WebhooksService {
       http_status: result.status,
       error: result.ok ? null : result.error,
       duration_ms: result.durationMs,
+      response: result.response ?? null,
     };
   }
 

@@ -150,7 +150,7 @@ export const COMPONENTS = {
   }),
   WebhookTest: s.obj({
     event_id: s.str(), url: s.str(), delivered: s.bool(), http_status: s.nullable(s.int()),
-    error: s.nullable(s.str()), duration_ms: s.int(),
+    error: s.nullable(s.str()), duration_ms: s.int(), response: s.nullable(s.str('extension: the first 1 KiB of the response body')),
   }),
   Delivery: s.obj({
     delivery_id: s.str(), event_id: s.str(), event_type: s.str(), status: s.int('1..6, DESIGN.md'), url: s.nullable(s.str()),

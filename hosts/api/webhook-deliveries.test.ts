@@ -87,6 +87,19 @@ describe('webhook delivery log and redelivery', () => {
     expect(listed.items[0].attempts.at(-1)).toMatchObject({ redelivery: true, http_status: 200 });
   });
 
+  it('the webhook test reports the start of the receiver\'s answer and carries both signatures too', async () => {
+    const user = await developer();
+    replies = [{ status: 418, body: 'short and stout' }];
+    const before = receiver.received.length;
+    const tested = ok(await h.call('POST', '/api/webhooks/debug/test', { token: user.session }));
+    expectDocumented(h, 'POST', '/api/webhooks/debug/test', tested);
+    expect(tested).toMatchObject({ delivered: false, http_status: 418, response: 'short and stout' });
+    const got = receiver.received[before]!;
+    expect(got.headers['webhook-id']).toBe(tested.event_id);
+    expect(verifyStandardWebhook(got.body, got.headers, secret, { receivedAt: h.clock.now() }).ok).toBe(true);
+    expect(verifySpecSignature(got.body, secret, got.headers['x-webhook-signature'] as string)).toBe(true);
+  });
+
   it('a failed redelivery is recorded and leaves DEAD as it was', async () => {
     const user = await developer();
     const dead = await seed(user.userId, {});
