@@ -31,14 +31,20 @@ async function eventsOf(w: WorkerWorld, key: string, value: string) {
   return (await w.stores.outbox.listUndispatched(1_000)).filter((e) => e.payload[key] === value);
 }
 
+/** A world with a sub-address holding 20 TRX and an existing recipient holding 1 TRX. */
+async function withdrawalWorld(): Promise<{ w: WorkerWorld; from: string; to: string }> {
+  world = await buildWorkerWorld({ stakeTrx: 0n, solidifyLag: 2 });
+  const w = world;
+  const from = await w.addSub();
+  const to = (await w.gateway.createAccount()).address;
+  w.devnet.fund(from, 20n * TRX);
+  w.devnet.fund(to, TRX);
+  return { w, from, to };
+}
+
 describe('a hostile node: lost broadcast reply, then 403 on every lookup', { timeout: 60_000 }, () => {
   it('a withdrawal stays RUNNING and locked (the retry is refused), then ends SUCCESS once; the recipient is paid once', async () => {
-    world = await buildWorkerWorld({ stakeTrx: 0n, solidifyLag: 2 });
-    const w = world;
-    const from = await w.addSub();
-    const to = (await w.gateway.createAccount()).address;
-    w.devnet.fund(from, 20n * TRX);
-    w.devnet.fund(to, TRX);
+    const { w, from, to } = await withdrawalWorld();
     const executor = new CommandExecutor({ ...w.stores, chain: w.gateway, cipher: w.cipher, assets: w.assets },
       { retryBaseMs: 1_000, retryMaxMs: 6_000 });
     const command = await w.withdraw(from, to, 'TRX', 3n * TRX);
@@ -114,12 +120,7 @@ describe('a hostile node: lost broadcast reply, then 403 on every lookup', { tim
 
 describe('a node over quota: Retry-After and the stuck flag', { timeout: 60_000 }, () => {
   it('a 429 with Retry-After puts the next look at least that far out; a step unresolved past stuckAfterMs is logged once per period', async () => {
-    world = await buildWorkerWorld({ stakeTrx: 0n, solidifyLag: 2 });
-    const w = world;
-    const from = await w.addSub();
-    const to = (await w.gateway.createAccount()).address;
-    w.devnet.fund(from, 20n * TRX);
-    w.devnet.fund(to, TRX);
+    const { w, from, to } = await withdrawalWorld();
     const warnings: { fields: Record<string, unknown>; message: string }[] = [];
     const log = { warn: (fields: object, message: string) => warnings.push({ fields: fields as Record<string, unknown>, message }), error: () => undefined };
     const executor = new CommandExecutor({ ...w.stores, chain: w.gateway, cipher: w.cipher, assets: w.assets, log },
