@@ -42,7 +42,8 @@ const PAGE_SIZE = 20;
 /** The order terms a request maps to. */
 interface Terms {
   readonly receiver: string;
-  readonly amount: number;
+  /** Energy units ordered (resourceAmount), not money. */
+  readonly energy: number;
   readonly durationSec: number;
 }
 
@@ -85,7 +86,7 @@ export class TronSaveEnergyProvider implements RentalEnergySource {
     for (let page = 0; page < (this.options.historyPages ?? 3); page++) {
       const reply = data(await this.call('GET', `/v2/orders?page=${page}&pageSize=${PAGE_SIZE}`));
       const orders = Array.isArray(reply['data']) ? (reply['data'] as Array<Record<string, unknown>>) : [];
-      const match = orders.find((o) => o['receiver'] === terms.receiver && o['resourceAmount'] === terms.amount && o['durationSec'] === terms.durationSec);
+      const match = orders.find((o) => o['receiver'] === terms.receiver && o['resourceAmount'] === terms.energy && o['durationSec'] === terms.durationSec);
       if (match !== undefined && typeof match['id'] === 'string') {
         const orderId = `${PROVIDER}:${match['id']}`;
         this.recent.remember(request, orderId);
@@ -102,9 +103,9 @@ export class TronSaveEnergyProvider implements RentalEnergySource {
     if (existing !== null) return { kind: 'order', orderId: existing };
     const terms = this.terms(request);
     const estimate = await this.estimate(terms);
-    if (estimate === null) throw declined(PROVIDER, `no fill for ${terms.amount} energy within the price cap now`);
+    if (estimate === null) throw declined(PROVIDER, `no fill for ${terms.energy} energy within the price cap now`);
     const reply = await this.http.send('POST', '/v2/buy-resource', { apikey: this.options.apiKey }, JSON.stringify({
-      resourceType: 'ENERGY', unitPrice: estimate.unitPrice, resourceAmount: terms.amount, receiver: terms.receiver, durationSec: terms.durationSec,
+      resourceType: 'ENERGY', unitPrice: estimate.unitPrice, resourceAmount: terms.energy, receiver: terms.receiver, durationSec: terms.durationSec,
       options: {
         allowPartialFill: this.options.allowPartialFill ?? false, onlyCreateWhenFulfilled: true,
         maxPriceAccepted: estimate.unitPrice, preventDuplicateIncompleteOrders: true,
@@ -157,7 +158,7 @@ export class TronSaveEnergyProvider implements RentalEnergySource {
     const tag = tagSec === 0 ? 0 : createHash('sha256').update(request.reference).digest().readUInt32BE(0) % (tagSec + 1);
     return {
       receiver: request.receiver,
-      amount: Math.max(request.energy, this.options.minimumEnergy ?? 32_000),
+      energy: Math.max(request.energy, this.options.minimumEnergy ?? 32_000),
       durationSec: (this.options.durationSec ?? 3_600) + tag,
     };
   }
@@ -166,7 +167,7 @@ export class TronSaveEnergyProvider implements RentalEnergySource {
   private async estimate(terms: Terms): Promise<{ unitPrice: number; quote: EnergyQuote } | null> {
     const partial = this.options.allowPartialFill ?? false;
     const reply = await this.http.send('POST', '/v2/order-book/estimate-buy-resource', { apikey: this.options.apiKey }, JSON.stringify({
-      resourceType: 'ENERGY', receiver: terms.receiver, durationSec: terms.durationSec, resourceAmount: terms.amount, unitPrice: 'MEDIUM',
+      resourceType: 'ENERGY', receiver: terms.receiver, durationSec: terms.durationSec, resourceAmount: terms.energy, unitPrice: 'MEDIUM',
       options: { allowPartialFill: partial },
     }));
     this.checkAuth(reply);
@@ -174,10 +175,10 @@ export class TronSaveEnergyProvider implements RentalEnergySource {
     const d = data(reply);
     const [unitPrice, total, available] = [d['unitPrice'], count(d['estimateTrx']), count(d['availableResource'])];
     if (typeof unitPrice !== 'number' || !(unitPrice > 0) || total === null || available === null) throw malformed(PROVIDER, 'estimate without unitPrice/estimateTrx/availableResource');
-    if (partial ? available === 0 : available < terms.amount) return null;
+    if (partial ? available === 0 : available < terms.energy) return null;
     const priceSun = BigInt(total);
     if (this.options.maxPriceSun !== undefined && priceSun > this.options.maxPriceSun) return null;
-    return { unitPrice, quote: { priceSun, energy: terms.amount, provider: PROVIDER, durationSec: terms.durationSec } };
+    return { unitPrice, quote: { priceSun, energy: terms.energy, provider: PROVIDER, durationSec: terms.durationSec } };
   }
 
   /** A GET that must succeed. */

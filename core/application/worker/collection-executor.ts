@@ -251,13 +251,12 @@ class CollectionWorkflow extends TaskWorkflowBase implements Workflow<Collection
     // The funding sent in the same block as the delegation (completed on acceptance) must have landed first.
     const funding = task.steps.find((s) => s.status === COLLECTION_STATUS.FUNDING_TRX && s.transaction !== null);
     if (funding !== undefined && !(task.cost?.txids ?? []).includes(funding.transaction!.txid)) {
-      const state = await followOperation(this.deps.chain, funding.transaction!, this.confirmations);
-      if (state.kind === 'waiting') return { kind: 'wait' };
-      if (state.kind === 'dead') {
-        return { kind: 'fail', code: 'CHAIN-BROADCAST-FAILED', message: `funding transaction ${funding.transaction!.txid} expired unsent` };
-      }
-      if (state.kind === 'reverted') return { kind: 'fail', code: 'CHAIN-TRANSACTION-FAILED', message: `funding transaction failed on chain: ${state.reason}` };
-      if (state.state !== null) return { kind: 'wait', subject: withReceipt(task, funding.transaction!, state.state), delayMs: 0 };
+      const landing = await this.settle(task, funding.transaction!);
+      if (landing.kind === 'waiting') return { kind: 'wait' };
+      if (landing.kind === 'landed') return { kind: 'wait', subject: landing.task, delayMs: 0 };
+      return landing.dead
+        ? { kind: 'fail', code: 'CHAIN-BROADCAST-FAILED', message: `funding transaction ${funding.transaction!.txid} expired unsent` }
+        : { kind: 'fail', code: 'CHAIN-TRANSACTION-FAILED', message: `funding transaction failed on chain: ${landing.reason}` };
     }
     const waiting = task.steps.filter((s) => s.status === COLLECTION_STATUS.WAIT_ENERGY_READY);
     // The first visit records when the wait started (the spec's 60 s count from there).
@@ -268,9 +267,8 @@ class CollectionWorkflow extends TaskWorkflowBase implements Workflow<Collection
     const { needed, available } = await energyNeed(this.deps, subject);
     if (available >= needed) return { kind: 'complete', subject: recorded };
     const shortfall = needed - available;
-    const [prices, balance, burnForBandwidth] = await Promise.all([
-      this.deps.chain.getChainPrices(), this.deps.chain.getTrxBalance(task.address), transferBurnSun(this.deps, this.settings, task.address),
-    ]);
+    const [prices, balance] = await Promise.all([this.deps.chain.getChainPrices(), this.deps.chain.getTrxBalance(task.address)]);
+    const burnForBandwidth = await transferBurnSun(this.deps, task.address, prices.bandwidthSun);
     if (BigInt(shortfall) * prices.energySun + burnForBandwidth <= balance) return { kind: 'complete', subject: recorded };
     const toppedUp = waiting.some((s) => s.transaction !== null);
     if (task.energyPath === 'self' && !toppedUp && this.deps.energy.self !== undefined) {
@@ -327,11 +325,10 @@ class CollectionWorkflow extends TaskWorkflowBase implements Workflow<Collection
     const pending = task.steps.find((s) => s.status === COLLECTION_STATUS.UNDELEGATING_ENERGY && s.pipelined === true
       && s.transaction !== null && !settled.has(s.transaction.txid));
     if (pending === undefined) return { kind: 'complete' };
-    const tx = pending.transaction!;
-    const state = await followOperation(this.deps.chain, tx, this.confirmations);
-    if (state.kind === 'waiting') return { kind: 'wait' };
-    if (state.kind === 'confirmed') return state.state === null ? { kind: 'wait' } : { kind: 'complete', subject: withReceipt(task, tx, state.state) };
-    const noted = state.kind === 'dead' ? { ...task, cost: settleDead(task.cost ?? NO_COST, tx.txid) } : withReceipt(task, tx, state.state);
+    const landing = await this.settle(task, pending.transaction!);
+    if (landing.kind === 'waiting') return { kind: 'wait' };
+    if (landing.kind === 'landed') return { kind: 'complete', subject: landing.task };
+    const noted = landing.task;
     const again = await planUndelegation(this.deps, this.settings, this.subjectOf(noted));
     if (again.kind !== 'send') return { kind: 'complete', subject: noted };
     const now = this.deps.clock.now();
@@ -344,6 +341,27 @@ class CollectionWorkflow extends TaskWorkflowBase implements Workflow<Collection
         }],
       }),
     };
+  }
+
+  /**
+   * Where a transaction stands that its step completed on acceptance (it shares a block with the next step's), for
+   * the later step that waits for it: still out, landed (its receipt counted), or lost for good — reverted (its
+   * receipt counted) or provably dead (settled at no cost).
+   */
+  private async settle(task: CollectionTask, tx: PreparedTransaction): Promise<
+    { kind: 'waiting' } | { kind: 'landed'; task: CollectionTask } | { kind: 'lost'; task: CollectionTask; dead: boolean; reason: string }
+  > {
+    const state = await followOperation(this.deps.chain, tx, this.confirmations);
+    switch (state.kind) {
+      case 'waiting':
+        return { kind: 'waiting' };
+      case 'confirmed':
+        return state.state === null ? { kind: 'waiting' } : { kind: 'landed', task: withReceipt(task, tx, state.state) };
+      case 'reverted':
+        return { kind: 'lost', task: withReceipt(task, tx, state.state), dead: false, reason: state.reason };
+      case 'dead':
+        return { kind: 'lost', task: { ...task, cost: settleDead(task.cost ?? NO_COST, tx.txid) }, dead: true, reason: 'expired unsent' };
+    }
   }
 
   /** A planner's answer as the runner's decision: its transaction, record and energy path written into the task. */

@@ -1,5 +1,5 @@
 import { DomainError, type ErrorCode } from '../../domain/errors.js';
-import { planSweep, type SweepInput, type SweepPlan } from '../../domain/sweep-plan.js';
+import { ACTIVATION_BANDWIDTH_FEE_SUN, ACTIVATION_FEE_SUN, planSweep, TX_BYTES, type SweepInput, type SweepPlan } from '../../domain/sweep-plan.js';
 import { addReceipt, NO_COST } from '../../domain/sweep-cost.js';
 import type { TransactionState } from '../../domain/model/chain.js';
 import type { PreparedTransaction } from '../../domain/model/command.js';
@@ -52,10 +52,6 @@ export async function collectableAmount(deps: StepDeps, settings: StepSettings, 
     : sweepableSun(deps.chain, settings, task.address, task.mainAddress);
 }
 
-/** TRON's fee for a transfer that creates its recipient (getCreateNewAccountFeeInSystemContract, 1 TRX). */
-export const CREATE_ACCOUNT_FEE_SUN = 1_000_000n;
-/** Bandwidth fee of an account-creating transfer when staked bandwidth cannot pay it (getCreateAccountFee, 0.1 TRX). */
-export const CREATE_ACCOUNT_BANDWIDTH_FEE_SUN = 100_000n;
 
 /**
  * SUN the address can send away in one TRX transfer to `to`: its balance, less the fees the chain burns from the same
@@ -71,22 +67,19 @@ export async function sweepableSun(chain: ChainGateway, settings: StepSettings, 
   ]);
   const bytes = settings.transferBytes;
   const reserve = creates
-    ? CREATE_ACCOUNT_FEE_SUN + (resources.bandwidth.stakedAvailable >= bytes ? 0n : CREATE_ACCOUNT_BANDWIDTH_FEE_SUN)
+    ? ACTIVATION_FEE_SUN + (resources.bandwidth.stakedAvailable >= bytes ? 0n : ACTIVATION_BANDWIDTH_FEE_SUN)
     : resources.bandwidth.freeAvailable + resources.bandwidth.stakedAvailable >= bytes ? 0n : BigInt(bytes) * settings.sunPerByte;
   return balance > reserve ? balance - reserve : 0n;
 }
 
-/** Bytes of a TRC20 transfer as tronweb builds it (one signature plus the 64 result bytes; tron-facts.md). */
-export const TRC20_TRANSFER_BYTES = 345;
-
 /**
- * SUN the sub-address's TRC20 sweep burns for bandwidth: none when its free or staked bandwidth covers the
- * transfer's bytes (a transaction takes its bytes whole from one source), else the bytes at the chain's price.
+ * SUN the sub-address's TRC20 sweep burns for bandwidth at `bandwidthSun` per byte: none when its free or staked
+ * bandwidth covers the transfer's bytes (a transaction takes its bytes whole from one source).
  */
-export async function transferBurnSun(deps: StepDeps, settings: StepSettings, address: string): Promise<bigint> {
+export async function transferBurnSun(deps: StepDeps, address: string, bandwidthSun: bigint): Promise<bigint> {
   const { bandwidth } = await deps.chain.getResources(address);
-  const covered = bandwidth.stakedAvailable >= TRC20_TRANSFER_BYTES || bandwidth.freeAvailable >= TRC20_TRANSFER_BYTES;
-  return covered ? 0n : BigInt(TRC20_TRANSFER_BYTES) * settings.sunPerByte;
+  const bytes = TX_BYTES.trc20Transfer;
+  return bandwidth.stakedAvailable >= bytes || bandwidth.freeAvailable >= bytes ? 0n : BigInt(bytes) * bandwidthSun;
 }
 
 async function send(deps: StepDeps, signer: Signer, intent: TransactionIntent, amount: bigint): Promise<StepPlan> {
