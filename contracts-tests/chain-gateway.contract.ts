@@ -235,6 +235,13 @@ export function describeChainGatewayContract(
       await expectError(g.getTokenBalance(a.address, a.address), 'CHAIN-BALANCE-QUERY-FAILED', false);
     });
 
+    it_('getChainPrices reports what burnt energy and bandwidth cost (mainnet\'s 100 SUN and 1,000 SUN on the devnet)', async () => {
+      const prices = await g.getChainPrices();
+      expect(prices.energySun).toBeGreaterThan(0n);
+      expect(prices.bandwidthSun).toBeGreaterThan(0n);
+      if (caps.exactFees) expect(prices).toEqual({ energySun: 100n, bandwidthSun: 1_000n });
+    });
+
     it_('head() moves forward with every produced block', async () => {
       const h0 = await g.head();
       await s.faucet.mine(2);
