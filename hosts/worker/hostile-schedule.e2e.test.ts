@@ -4,8 +4,10 @@
  * never land, a call quota, full and solidity endpoints on separate ports), a chain
  * that moves underneath (solidified lag jitter, energy-weight drift, a raised USDT energy factor, a sub-address
  * blacklisted mid-collection), process crashes at every boundary, and 1–3 workers — over collections (USDT and
- * TRX), the post-failure reclaim, a withdrawal and a stake. Whatever the schedule:
- * - no double payment: every successful transaction on chain belongs to a step record, and no step has two;
+ * TRX; energy from self-delegation or a rental provider's simulation), the post-failure reclaim, a withdrawal and a
+ * stake. Whatever the schedule:
+ * - no double payment: every successful transaction on chain belongs to a step record, and no step has two; no
+ *   sweep rents twice;
  * - no FAILED workflow whose failing step has a successful transaction on chain;
  * - nothing stuck: once the faults stop, every workflow (and reclaim) is terminal within a bounded number of blocks;
  * - the money adds up: main holds exactly the swept USDT, the withdrawal's recipient exactly its amount or nothing.
@@ -19,6 +21,8 @@ import { COLLECTION_STATUS, type CollectionTask } from '../../core/domain/model/
 import { COMMAND_STATUS, type Command } from '../../core/domain/model/command.js';
 import type { ChainGateway, TransactionIntent } from '../../core/ports/chain-gateway.port.js';
 import { createDevnetChainGateway, SelfDelegationEnergyProvider } from '../../adapters/tron/index.js';
+import { Devnet } from '../../adapters/tron-devnet/index.js';
+import { devnetRentalProvider } from '../../contracts-tests/harness/tron-devnet.js';
 import type { NodeFaultKind } from '../../adapters/tron-devnet/node-faults.js';
 import { FaultPlan, faultyCommands, faultyTasks, faultyUnitOfWork, InjectedCrash, type FaultKind } from './fault-injection.js';
 import { buildWorkerWorld, TRX, type WorkerWorld } from './worker-test-fixture.js';
@@ -73,6 +77,8 @@ const scheduleArb = fc.record({
   workers: fc.integer({ min: 1, max: 3 }),
   concurrent: fc.boolean(),
   blacklistThird: fc.boolean(),
+  /** Where the USDT sweeps get their energy: the main address's stake, or a rental provider's simulation. */
+  energySource: fc.constantFrom<'self' | 'tronsave' | 'itrx'>('self', 'self', 'tronsave', 'itrx'),
   splitEndpoints: fc.boolean(),
   /** Broadcasts the node accepts that never reach a block: only the dead proof lets a replacement go out. */
   drops: fc.integer({ min: 0, max: 2 }),
@@ -106,7 +112,8 @@ async function runSchedule(s: Schedule): Promise<void> {
     const stores = {
       ...w.stores, tasks: faultyTasks(w.stores.tasks, plan), commands: faultyCommands(w.stores.commands, plan), uow: faultyUnitOfWork(w.stores.uow, plan),
     };
-    const deps = { ...stores, chain, cipher: w.cipher, assets: w.assets, energy: { self: new SelfDelegationEnergyProvider(chain) } };
+    const energy = s.energySource === 'self' ? { self: new SelfDelegationEnergyProvider(chain) } : { rental: devnetRentalProvider(w.devnet, s.energySource) };
+    const deps = { ...stores, chain, cipher: w.cipher, assets: w.assets, energy };
     const retry = { retryBaseMs: 1_000, retryMaxMs: 6_000, leaseMs: 9_000, pollMs: 1_500 } as const;
     const runners: Runnable[] = Array.from({ length: s.workers }, (_, i) => [
       new CollectionExecutor(deps, { ...retry, owner: `c${i}`, confirmations: 1 }),
@@ -194,6 +201,16 @@ async function runSchedule(s: Schedule): Promise<void> {
       .toEqual([COMMAND_STATUS.SUCCESS, COMMAND_STATUS.SUCCESS]);
     if (s.blacklistThird) expect(endTasks[2]!.status).toBe(COLLECTION_STATUS.FAILED);
 
+    // A rental is paid once per sweep: the provider's pool delegated to each USDT sub-address at most once.
+    const pool = Devnet.hex(w.devnet.info().rental_pool);
+    for (const t of endTasks.filter((x) => x.assetSymbol === 'USDT')) {
+      const receiver = Devnet.hex(t.address);
+      const rentals = [...w.devnet.chain.txs.values()].filter((r) => r.tx.owner === pool && r.tx.type === 'DelegateResourceContract'
+        && Devnet.hex(String(r.tx.raw_data.contract[0]!.parameter.value['receiver_address'])) === receiver);
+      expect(rentals.length, `${t.taskNo} rented ${rentals.length} times ${context}`).toBeLessThanOrEqual(1);
+      if (s.energySource !== 'self' && t.status === COLLECTION_STATUS.DONE) expect(rentals).toHaveLength(1);
+    }
+
     // The money adds up.
     const swept = endTasks.filter((t) => t.status === COLLECTION_STATUS.DONE && t.assetSymbol === 'USDT').reduce((sum, t) => sum + t.sweptAmount!, 0n);
     expect(await w.gateway.getTokenBalance(w.main.address, w.devnet.usdtAddress)).toBe(mainUsdtBefore + swept);
@@ -201,7 +218,7 @@ async function runSchedule(s: Schedule): Promise<void> {
     for (const t of endTasks) {
       expect(await w.stores.commands.findActiveByAddress(t.address)).toBeNull();
       // A failed collection's reclaim gave the stake back.
-      if (t.status === COLLECTION_STATUS.FAILED) expect((await w.gateway.getResources(t.address)).energy.receivedSun).toBe(0n);
+      if (t.status === COLLECTION_STATUS.FAILED && s.energySource === 'self') expect((await w.gateway.getResources(t.address)).energy.receivedSun).toBe(0n);
     }
   } finally {
     await w.close();
