@@ -1,182 +1,200 @@
 /**
- * API throughput: authenticated, rate-limited GET /api/wallets/{address}/balances on the composed API (memory
- * adapters, the real pipeline: bearer lookup, ownership, rate limit, envelope, request log) against a bare h3 route
- * answering the same JSON, in one run, same process, over loopback with keep-alive. Goal: at least 0.65x bare h3.
- * `npm run bench:api`. Bounded: BENCH_MS per side (default 2,000, in alternating slices) and BENCH_MAX_REQUESTS (default 200,000);
- * BENCH_CONCURRENCY requests in flight (default 32). Rate limits are raised so the bench measures work, not 429s.
- * BENCH_ONLY=api|bare drives one side alone (for `node --cpu-prof --import tsx bench/api.ts`).
+ * API throughput: the authenticated, rate-limited GET /api/wallets/{address}/balances of the composed API against a
+ * bare h3 route answering the same JSON. Every party is its own process: each server (bench/api-server-child.ts),
+ * the load generator (autocannon, bench/api-load-child.ts) and Redis. With taskset and two or more CPUs, servers run
+ * on CPU 0 and the load generator on CPU 1 (Redis on BENCH_REDIS_CPU, default 1: in production Redis is another
+ * machine, so it does not take the API server's core).
+ *
+ * After a warm-up of each side, BENCH_ROUNDS rounds (default 5) of BENCH_SECONDS (default 3) alternate the sides
+ * (api, bare, api, bare…), so the load of neighbours on a shared machine spreads over both; the figure is the ratio
+ * of the medians of the rounds' req/s. Also printed: requests per server CPU-second (from /proc), which holds even when
+ * the load generator rather than the server is the bottleneck. Goals: ≥ 0.75× bare h3 with memory adapters, ≥ 0.6×
+ * with locks and rate limits on Redis (issue 16).
+ *
+ * `npm run bench:api`. BENCH_STORES=memory,redis picks the comparisons; BENCH_CONNECTIONS (default 32) connections.
+ * BENCH_PROFILE=1 profiles each API server's CPU (V8's sampling profiler, as `node --cpu-prof`, but started once the
+ * server is set up so module loading and setup stay out) and prints the profile's top self-time entries.
  */
-import { Agent, request } from 'node:http';
-import { performance } from 'node:perf_hooks';
-import { H3 } from 'h3';
-import { pino } from 'pino';
-import { ManualClock, RecordingMailer } from '../adapters/memory/index.js';
-import { NodeSecretHasher, TEST_SCRYPT_COST } from '../adapters/node/index.js';
-import { startDevnet } from '../adapters/tron-devnet/index.js';
-import { startApiServer, type RunningServer } from '../hosts/api/api-server.js';
-import { REDACT_PATHS } from '../hosts/api/logger.js';
-import { loadConfig } from '../hosts/composition/config.js';
-import { composeContainer } from '../hosts/composition/container.js';
-import { TOKENS } from '../hosts/composition/tokens.js';
+import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startRedisServer, type RedisServer } from '../contracts-tests/harness/redis.js';
+import type { LoadOrder, LoadResult } from './api-load-child.js';
+import type { ServerReady } from './api-server-child.js';
 
-const MEASURE_MS = Number(process.env['BENCH_MS'] ?? 2_000);
-const MAX_REQUESTS = Number(process.env['BENCH_MAX_REQUESTS'] ?? 200_000);
-const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? 32);
-const WARMUP_MS = 300;
-const SLICES = 10;
-const GOAL = 0.65;
-
-interface Result {
-  readonly ok: number;
-  readonly failed: number;
-  /** Wall-clock milliseconds spent driving. */
-  readonly ms: number;
-  /** CPU milliseconds this process used meanwhile (client and server share it alike on both sides). */
-  readonly cpuMs: number;
-}
-
-/** Keeps CONCURRENCY GETs in flight on one keep-alive agent until the time or the request budget is spent. */
-async function drive(agent: Agent, url: string, headers: Record<string, string>, ms: number, budget: number): Promise<Result> {
-  const target = new URL(url);
-  let sent = 0;
-  let ok = 0;
-  let failed = 0;
-  const get = (): Promise<number> => new Promise((resolve, reject) => {
-    const req = request({ host: target.hostname, port: target.port, path: target.pathname, method: 'GET', agent, headers }, (res) => {
-      res.on('data', () => undefined);
-      res.on('end', () => resolve(res.statusCode ?? 0));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
-  });
-  const cpu = process.cpuUsage();
-  const started = performance.now();
-  const deadline = started + ms;
-  const worker = async (): Promise<void> => {
-    while (performance.now() < deadline && sent < budget) {
-      sent += 1;
-      if ((await get()) === 200) ok += 1;
-      else failed += 1;
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  const used = process.cpuUsage(cpu);
-  return { ok, failed, ms: performance.now() - started, cpuMs: (used.user + used.system) / 1000 };
-}
-
-function add(a: Result, b: Result): Result {
-  return { ok: a.ok + b.ok, failed: a.failed + b.failed, ms: a.ms + b.ms, cpuMs: a.cpuMs + b.cpuMs };
-}
-
-/** A side of the comparison: where to send and with which headers. */
-interface Side {
-  readonly name: string;
-  readonly url: string;
-  readonly headers: Record<string, string>;
-}
-
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 5);
+const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 3);
+const WARMUP_SECONDS = Number(process.env['BENCH_WARMUP_SECONDS'] ?? 2);
+const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 32);
+const STORES = (process.env['BENCH_STORES'] ?? 'memory,redis').split(',') as Array<'memory' | 'redis'>;
+const PROFILE = process.env['BENCH_PROFILE'] === '1';
+const GOALS = { memory: 0.75, redis: 0.6 } as const;
 /**
- * Alternates short slices of the two sides (SLICES each) and sums them: on a shared machine the load of neighbours
- * comes and goes, and alternating spreads it over both sides instead of penalising whichever ran during a burst.
+ * This bench on the code before the issue-16 optimizations (commit "bench:api: separate processes…"), on this
+ * 2-core machine: the ratio of medians, and requests per server CPU-second of the API.
  */
-async function compare(a: Side, b: Side): Promise<[Result, Result]> {
-  const agents = [new Agent({ keepAlive: true, maxSockets: CONCURRENCY }), new Agent({ keepAlive: true, maxSockets: CONCURRENCY })] as const;
-  const sides = [a, b] as const;
-  for (let i = 0; i < 2; i++) await drive(agents[i]!, sides[i]!.url, sides[i]!.headers, WARMUP_MS, MAX_REQUESTS);
-  const zero: Result = { ok: 0, failed: 0, ms: 0, cpuMs: 0 };
-  const totals: [Result, Result] = [zero, zero];
-  const sliceMs = MEASURE_MS / SLICES;
-  for (let slice = 0; slice < SLICES; slice++) {
-    for (let i = 0; i < 2; i++) {
-      const budget = Math.ceil(MAX_REQUESTS / SLICES);
-      totals[i] = add(totals[i]!, await drive(agents[i]!, sides[i]!.url, sides[i]!.headers, sliceMs, budget));
-    }
-  }
-  for (const agent of agents) agent.destroy();
-  return totals;
+const BASELINES = { memory: { ratio: 0.0, perCpu: 0 }, redis: { ratio: 0.0, perCpu: 0 } } as const;
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const pinning = spawnSync('taskset', ['-V']).status === 0 && availableParallelism() >= 2;
+const SERVER_CPU = 0;
+const LOAD_CPU = 1;
+const REDIS_CPU = Number(process.env['BENCH_REDIS_CPU'] ?? LOAD_CPU);
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString().trim() || 100);
+
+/** A node child running a TypeScript file under tsx, pinned to `cpu` when pinning is possible, with an IPC channel. */
+function spawnNode(script: string, cpu: number, env: Record<string, string>): ChildProcess {
+  const args = ['--import', 'tsx', join(here, script)];
+  const options: SpawnOptions = { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, ...env } };
+  return pinning ? spawn('taskset', ['-c', String(cpu), process.execPath, ...args], options) : spawn(process.execPath, args, options);
 }
 
-function report(side: Side, r: Result): void {
-  const rate = Math.round((r.ok / r.ms) * 1000).toLocaleString('en-US');
-  const perCpu = Math.round((r.ok / r.cpuMs) * 1000).toLocaleString('en-US');
-  process.stdout.write(`${side.name.padEnd(10)} ${rate.padStart(9)} req/s  ${perCpu.padStart(9)} req/CPU-s  (${r.ok} ok, ${r.failed} not 200, ${CONCURRENCY} in flight)\n`);
-  if (r.failed > 0) throw new Error(`${side.name}: ${r.failed} answers were not 200`);
-}
-
-/** The composed API on memory adapters, with one user, a developer token and a main address with a cached balance. */
-async function startComposedApi(): Promise<{ server: RunningServer; token: string; address: string; close(): Promise<void> }> {
-  const devnet = await startDevnet({ blockMs: 0, seed: 'bench-api' });
-  const mailer = new RecordingMailer();
-  const config = loadConfig({ TRON_FULL_HOST: devnet.url, USDT_CONTRACT: devnet.usdtAddress, ADMIN_TOKEN: 'bench-admin-token-0123456789abcdef' }, { mode: 'dev' });
-  // Request lines are serialized as in production, then dropped (a terminal would measure the terminal).
-  const logger = pino({ level: 'info', base: { service: 'custody-api' }, redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, pino.destination({ dest: '/dev/null', sync: false }));
-  const composition = composeContainer(config, {
-    clock: new ManualClock(Date.now()), mailer, logger, hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }),
-    rateLimits: { get: 1_000_000_000 },
-  });
-  const server = await startApiServer(composition.container.get(TOKENS.ApiHost).h3, { port: 0 });
-  const call = async (method: string, path: string, body: unknown, token?: string): Promise<any> => {
-    const response = await fetch(`${server.url}/api${path}`, {
-      method, body: JSON.stringify(body),
-      headers: { 'content-type': 'application/json', ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) },
+function nextMessage<T>(child: ChildProcess): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onExit = (code: number | null): void => reject(new Error(`child exited (${code}) before answering`));
+    child.once('exit', onExit);
+    child.once('message', (message) => {
+      child.off('exit', onExit);
+      resolve(message as T);
     });
-    const json = await response.json() as { code: string; data: any };
-    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-    return json.data;
-  };
-  const email = 'bench@example.com';
-  const password = 'bench password 0123';
-  await call('POST', '/auth/register', { email, password });
-  await call('POST', '/auth/verify', { email, code: mailer.lastCodeFor(email) });
-  const { session_token: st } = await call('POST', '/auth/login', { email, password });
-  await call('POST', '/subscriptions/activate', { service_code: 'developer' }, st);
-  const { token } = await call('POST', '/api-tokens', { name: 'bench' }, st);
-  const { address } = await call('POST', '/wallets', { network_code: 'TRON', address_type: 1 }, token);
-  devnet.fund(address, 5_000_000n);
-  await call('POST', `/wallets/${address}/balances/refresh`, { force: true }, token);
-  return {
-    server, token, address,
-    close: async () => {
-      await server.close();
-      await composition.close();
-      await devnet.close();
-    },
-  };
+  });
 }
 
-/** A bare h3 app answering the same path with the same JSON: the ceiling of routing + serialization on this machine. */
-async function startBareH3(snapshot: unknown): Promise<RunningServer> {
-  const h3 = new H3();
-  h3.get('/api/wallets/:address/balances', () => ({ code: 'OK', message: 'success', data: snapshot }));
-  return startApiServer(h3, { port: 0 });
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.send('stop');
+  await exited;
 }
 
-const composed = await startComposedApi();
-const path = `/api/wallets/${composed.address}/balances`;
-const auth = { authorization: `Bearer ${composed.token}` };
-const snapshot = ((await (await fetch(composed.server.url + path, { headers: auth })).json()) as { data: unknown }).data;
-const bare = await startBareH3(snapshot);
-try {
-  const bareSide: Side = { name: 'bare h3', url: bare.url + path, headers: {} };
-  const apiSide: Side = { name: 'api', url: composed.server.url + path, headers: auth };
-  const only = process.env['BENCH_ONLY'];
-  if (only === 'api' || only === 'bare') {
-    const side = only === 'api' ? apiSide : bareSide;
-    const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-    await drive(agent, side.url, side.headers, WARMUP_MS, MAX_REQUESTS);
-    report(side, await drive(agent, side.url, side.headers, MEASURE_MS, MAX_REQUESTS));
-    agent.destroy();
-    process.exit(0);
+/** CPU seconds a process has used so far (user + system), from /proc. */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+interface Server {
+  readonly name: string;
+  readonly child: ChildProcess;
+  readonly ready: ServerReady;
+}
+
+async function startServer(name: string, env: Record<string, string>): Promise<Server> {
+  const child = spawnNode('api-server-child.ts', SERVER_CPU, env);
+  return { name, child, ready: await nextMessage<ServerReady>(child) };
+}
+
+/** One round against one server: req/s and requests per server CPU-second. */
+interface Round {
+  readonly rate: number;
+  readonly perCpu: number;
+  readonly p99Ms: number;
+  /** Share of one CPU the server used: near 1, the server is the bottleneck; well below, the load generator is. */
+  readonly busy: number;
+}
+
+async function round(load: ChildProcess, server: Server, seconds: number): Promise<Round> {
+  const order: LoadOrder = { url: server.ready.url + server.ready.path, headers: server.ready.headers, seconds, connections: CONNECTIONS };
+  const cpuBefore = cpuSeconds(server.child.pid!);
+  load.send(order);
+  const result = await nextMessage<LoadResult>(load);
+  const cpu = cpuSeconds(server.child.pid!) - cpuBefore;
+  if (result.notOk > 0 || result.errors > 0) throw new Error(`${server.name}: ${result.notOk} answers not 2xx, ${result.errors} errors`);
+  return { rate: result.ok / result.seconds, perCpu: cpu > 0 ? result.ok / cpu : Number.NaN, p99Ms: result.p99Ms, busy: cpu / result.seconds };
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
+
+/** Alternates the two servers round by round after a warm-up of each, and prints both sides and the ratio. */
+async function compare(load: ChildProcess, api: Server, bare: Server, store: 'memory' | 'redis'): Promise<void> {
+  await round(load, api, WARMUP_SECONDS);
+  await round(load, bare, WARMUP_SECONDS);
+  const rounds: { api: Round[]; bare: Round[] } = { api: [], bare: [] };
+  for (let i = 0; i < ROUNDS; i++) {
+    rounds.api.push(await round(load, api, SECONDS));
+    rounds.bare.push(await round(load, bare, SECONDS));
   }
-  const [bareResult, apiResult] = await compare(bareSide, apiSide);
-  report(bareSide, bareResult);
-  report(apiSide, apiResult);
-  const ratio = (apiResult.ok / apiResult.ms) / (bareResult.ok / bareResult.ms);
-  const cpuRatio = (apiResult.ok / apiResult.cpuMs) / (bareResult.ok / bareResult.cpuMs);
-  process.stdout.write(`ratio      api/bare h3 = ${ratio.toFixed(2)}x throughput, ${cpuRatio.toFixed(2)}x per CPU-second `
-    + `(goal >= ${GOAL}x: ${ratio >= GOAL ? 'met' : 'NOT met'})\n`);
-} finally {
-  await bare.close();
-  await composed.close();
+  const line = (name: string, rs: readonly Round[]): void => {
+    process.stdout.write(`  ${name.padEnd(12)} median ${fmt(median(rs.map((r) => r.rate))).padStart(7)} req/s `
+      + `(rounds ${rs.map((r) => fmt(r.rate)).join(', ')}), ${fmt(median(rs.map((r) => r.perCpu))).padStart(7)} req/server-CPU-s, `
+      + `server CPU ${Math.round(median(rs.map((r) => r.busy)) * 100)}%, p99 ${median(rs.map((r) => r.p99Ms))} ms\n`);
+  };
+  process.stdout.write(`${store}: ${ROUNDS} alternating rounds of ${SECONDS} s, ${CONNECTIONS} connections\n`);
+  line(`api (${store})`, rounds.api);
+  line('bare h3', rounds.bare);
+  const ratio = median(rounds.api.map((r) => r.rate)) / median(rounds.bare.map((r) => r.rate));
+  const cpuRatio = median(rounds.api.map((r) => r.perCpu)) / median(rounds.bare.map((r) => r.perCpu));
+  const goal = GOALS[store];
+  const baseline = BASELINES[store];
+  process.stdout.write(`  ratio        api/bare h3 = ${ratio.toFixed(2)}x throughput (goal >= ${goal}x: ${ratio >= goal ? 'met' : 'NOT met'}; `
+    + `baseline ${baseline.ratio.toFixed(2)}x), ${cpuRatio.toFixed(2)}x per server CPU-second; `
+    + `api ${fmt(median(rounds.api.map((r) => r.perCpu)))} req/server-CPU-s (baseline ${fmt(baseline.perCpu)})\n`);
 }
+
+/** Self samples by function of a V8 CPU profile, idle time left out. */
+function selfTimes(file: string): Map<string, number> {
+  interface Node { readonly hitCount: number; readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number } }
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as { nodes: Node[] };
+  const self = new Map<string, number>();
+  for (const node of profile.nodes) {
+    const { functionName, url, lineNumber } = node.callFrame;
+    if (functionName === '(idle)') continue;
+    const where = url === '' ? '' : ` ${url.replace(/^.*\/(node_modules\/|work\/main\/)/, '')}:${lineNumber + 1}`;
+    const name = `${functionName || '(anonymous)'}${where}`;
+    self.set(name, (self.get(name) ?? 0) + node.hitCount);
+  }
+  return self;
+}
+
+/** The top self-time entries of a profile. */
+function printProfile(file: string, top = 15): void {
+  const self = selfTimes(file);
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  process.stdout.write(`  profile of the API server from warm-up to stop (${total} busy samples), top self time:\n`);
+  for (const [name, hits] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) {
+    process.stdout.write(`    ${((hits / total) * 100).toFixed(1).padStart(5)}%  ${name}\n`);
+  }
+}
+
+process.stdout.write(pinning
+  ? `pinned with taskset: servers on CPU ${SERVER_CPU}, load generator (autocannon) on CPU ${LOAD_CPU}, redis-server on CPU ${REDIS_CPU}\n`
+  : 'not pinned (no taskset or a single CPU): servers and load generator may share a core\n');
+const profileDir = PROFILE ? mkdtempSync(join(tmpdir(), 'bench-api-prof-')) : '';
+const load = spawnNode('api-load-child.ts', LOAD_CPU, {});
+await nextMessage(load);
+const children: ChildProcess[] = [load];
+let redis: RedisServer | undefined;
+try {
+  for (const store of STORES) {
+    let env: Record<string, string> = { BENCH_SIDE: 'api' };
+    if (store === 'redis') {
+      redis = await startRedisServer();
+      if (pinning && redis.pid !== undefined) spawnSync('taskset', ['-pc', String(REDIS_CPU), String(redis.pid)]);
+      env = { ...env, BENCH_LOCKS: 'redis', REDIS_URL: redis.url };
+    }
+    if (PROFILE) env = { ...env, BENCH_PROFILE_FILE: join(profileDir, `api-${store}.cpuprofile`) };
+    const api = await startServer(`api (${store})`, env);
+    children.push(api.child);
+    const bare = await startServer('bare h3', { BENCH_SIDE: 'bare', BENCH_PATH: api.ready.path, BENCH_SNAPSHOT: JSON.stringify(api.ready.snapshot) });
+    children.push(bare.child);
+    await compare(load, api, bare, store);
+    await stopChild(api.child);
+    await stopChild(bare.child);
+    if (PROFILE) printProfile(join(profileDir, `api-${store}.cpuprofile`));
+    await redis?.stop();
+    redis = undefined;
+  }
+} finally {
+  for (const child of children) await stopChild(child);
+  await redis?.stop();
+}
+if (PROFILE) process.stdout.write(`profiles kept in ${profileDir}\n`);

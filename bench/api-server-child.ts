@@ -1,0 +1,112 @@
+/**
+ * One server of bench/api.ts, in its own process so the load generator's CPU is not the server's. Started by
+ * bench/api.ts with an IPC channel; sends `{ url, path, headers, snapshot }` once listening, and exits cleanly on a
+ * 'stop' message (so `node --cpu-prof` can write its profile).
+ *
+ * BENCH_SIDE=api: the composed API (real pipeline: bearer lookup, ownership, rate limit, envelope, request log) with
+ * one developer token and a main address with a cached balance; BENCH_LOCKS=redis with REDIS_URL puts locks and rate
+ * limits on Redis, as LOCKS=redis does in production. BENCH_SIDE=bare: a bare h3 route answering the same path with
+ * the same JSON (BENCH_SNAPSHOT), the ceiling of routing + serialization on this machine.
+ */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { H3 } from 'h3';
+import { pino } from 'pino';
+import { ManualClock, RecordingMailer } from '../adapters/memory/index.js';
+import { NodeSecretHasher, TEST_SCRYPT_COST } from '../adapters/node/index.js';
+import { startDevnet } from '../adapters/tron-devnet/index.js';
+import { startApiServer, type RunningServer } from '../hosts/api/api-server.js';
+import { REDACT_PATHS } from '../hosts/api/logger.js';
+import { loadConfig } from '../hosts/composition/config.js';
+import { composeContainer } from '../hosts/composition/container.js';
+import { TOKENS } from '../hosts/composition/tokens.js';
+
+/** What the child tells its parent once it listens. */
+export interface ServerReady {
+  readonly url: string;
+  readonly path: string;
+  readonly headers: Record<string, string>;
+  readonly snapshot: unknown;
+}
+
+async function startComposedApi(): Promise<{ ready: ServerReady; close(): Promise<void> }> {
+  const devnet = await startDevnet({ blockMs: 0, seed: 'bench-api' });
+  const mailer = new RecordingMailer();
+  const redisUrl = process.env['BENCH_LOCKS'] === 'redis' ? process.env['REDIS_URL'] : undefined;
+  const config = loadConfig({
+    TRON_FULL_HOST: devnet.url, USDT_CONTRACT: devnet.usdtAddress, ADMIN_TOKEN: 'bench-admin-token-0123456789abcdef',
+    ...(redisUrl === undefined ? {} : { LOCKS: 'redis', REDIS_URL: redisUrl }),
+  }, { mode: 'dev' });
+  // Request lines are serialized as in production, then dropped (a terminal would measure the terminal).
+  const logger = pino({ level: 'info', base: { service: 'custody-api' }, redact: { paths: REDACT_PATHS, censor: '[redacted]' } },
+    pino.destination({ dest: '/dev/null', sync: false }));
+  const composition = composeContainer(config, {
+    clock: new ManualClock(Date.now()), mailer, logger, hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }),
+    // Raised so the bench measures work, not 429s; every request still counts a hit.
+    rateLimits: { get: 1_000_000_000 },
+  });
+  const server = await startApiServer(composition.container.get(TOKENS.ApiHost).h3, { port: 0 });
+  const call = async (method: string, path: string, body: unknown, token?: string): Promise<any> => {
+    const response = await fetch(`${server.url}/api${path}`, {
+      method, body: body === undefined ? undefined : JSON.stringify(body),
+      headers: { 'content-type': 'application/json', ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) },
+    });
+    const json = await response.json() as { code: string; data: any };
+    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+    return json.data;
+  };
+  const email = 'bench@example.com';
+  const password = 'bench password 0123';
+  await call('POST', '/auth/register', { email, password });
+  await call('POST', '/auth/verify', { email, code: mailer.lastCodeFor(email) });
+  const { session_token: st } = await call('POST', '/auth/login', { email, password });
+  await call('POST', '/subscriptions/activate', { service_code: 'developer' }, st);
+  const { token } = await call('POST', '/api-tokens', { name: 'bench' }, st);
+  const { address } = await call('POST', '/wallets', { network_code: 'TRON', address_type: 1 }, token);
+  devnet.fund(address, 5_000_000n);
+  await call('POST', `/wallets/${address}/balances/refresh`, { force: true }, token);
+  const path = `/api/wallets/${address}/balances`;
+  const snapshot = await call('GET', `/wallets/${address}/balances`, undefined, token);
+  return {
+    ready: { url: server.url, path, headers: { authorization: `Bearer ${token}` }, snapshot },
+    close: async () => {
+      await server.close();
+      await composition.close();
+      await devnet.close();
+    },
+  };
+}
+
+async function startBareH3(path: string, snapshot: unknown): Promise<{ ready: ServerReady; close(): Promise<void> }> {
+  const h3 = new H3();
+  h3.get('/api/wallets/:address/balances', () => ({ code: 'OK', message: 'success', data: snapshot }));
+  const server: RunningServer = await startApiServer(h3, { port: 0 });
+  return { ready: { url: server.url, path, headers: {}, snapshot }, close: () => server.close() };
+}
+
+/**
+ * With BENCH_PROFILE_FILE, V8's sampling profiler (what `node --cpu-prof` runs) from now until 'stop': the hot path
+ * only, without module loading and setup. Returns the function that writes the profile.
+ */
+async function startProfiler(file: string): Promise<() => Promise<void>> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return async () => {
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
+  };
+}
+
+const started = process.env['BENCH_SIDE'] === 'bare'
+  ? await startBareH3(process.env['BENCH_PATH'] ?? '/api/wallets/T/balances', JSON.parse(process.env['BENCH_SNAPSHOT'] ?? '{}'))
+  : await startComposedApi();
+const profileFile = process.env['BENCH_PROFILE_FILE'];
+const stopProfiler = profileFile === undefined ? async () => undefined : await startProfiler(profileFile);
+process.on('message', (message) => {
+  if (message !== 'stop') return;
+  void stopProfiler().then(() => started.close()).finally(() => process.exit(0));
+});
+process.send?.(started.ready);
