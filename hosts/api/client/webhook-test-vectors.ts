@@ -2,7 +2,8 @@
  * Known-answer vectors for both webhook signatures, shared by every test that checks signing or verification (and
  * by the snippets of the integration docs to come). Expected values were computed outside this code base with
  * `openssl dgst -sha256 -hmac <secret>` (hex for spec §6, `-binary | base64` for Standard Webhooks), the canonical
- * JSON with a separate sort (shorter UTF-8 key first, then byte order).
+ * JSON with a separate sort (shorter UTF-8 key first, then byte order). Bodies are exactly what the server sends
+ * (`JSON.stringify` output): nested values keep their order and number spelling, only the top level is sorted.
  */
 export interface WebhookVector {
   readonly name: string;
@@ -38,6 +39,16 @@ export const WEBHOOK_VECTORS: readonly WebhookVector[] = [
     id: 'e-ü',
     timestamp: 1779703200,
     standardSignature: 'v1,N2IDjQII8kqi0hZzqLJhXkiSFrWYNS4PQ5jXkmRRyXI=',
+  },
+  {
+    name: 'nested objects and arrays, numbers as sent, escapes, keys ordered by UTF-8 bytes (not UTF-16)',
+    secret: 'whsec-nested-✓-secret',
+    body: '{"event_id":"0b9d7c4e-5a1f-4f6e-8c2d-3e4f5a6b7c8d","event_type":"webhook.test","occurred_at":"2026-05-25T10:00:00+00:00","meta":{"2":"two","10":"ten","z":1,"a":[true,false,null,{"y":"ÿ","b":[]}],"ü":"naïve \\"quoted\\" \\\\ \\n\\u001f"},"amounts":[0,-1,2.5,1e+21,0.000001,12345678901234],"金额":"1500000","a/b":"<&>\u2028/","😀":"emoji key","Ａa":"fullwidth key","empty":{}}',
+    canonical: '{"a/b":"<&>\u2028/","meta":{"2":"two","10":"ten","z":1,"a":[true,false,null,{"y":"ÿ","b":[]}],"ü":"naïve \\"quoted\\" \\\\ \\n\\u001f"},"Ａa":"fullwidth key","😀":"emoji key","empty":{},"金额":"1500000","amounts":[0,-1,2.5,1e+21,0.000001,12345678901234],"event_id":"0b9d7c4e-5a1f-4f6e-8c2d-3e4f5a6b7c8d","event_type":"webhook.test","occurred_at":"2026-05-25T10:00:00+00:00"}',
+    specSignature: 'sha256=8e1f30d3e752b20547caa9c7a3747d290ab68201c443371e30617d0d1a5f2488',
+    id: '0b9d7c4e-5a1f-4f6e-8c2d-3e4f5a6b7c8d',
+    timestamp: 1779703200,
+    standardSignature: 'v1,fTiQQQKUwQJvUPmXhjqVTT6VGiD9oeBxaYwYjEnej9w=',
   },
 ];
 
