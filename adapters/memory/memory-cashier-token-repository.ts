@@ -12,18 +12,17 @@ export class MemoryCashierTokenRepository implements CashierTokenRepository {
 
   async insert(token: CashierToken, now: number): Promise<'created' | 'active-exists'> {
     if (this.store.cashierTokens.has(token.tokenNo)) throw new ConcurrencyConflict('cashier token', token.tokenNo);
-    for (const stored of this.store.cashierTokens.values()) {
-      if (stored.address === token.address && stored.status === 'active' && stored.expiresAt > now) return 'active-exists';
+    for (const no of this.store.cashierTokens.byAddress.keys(token.address)) {
+      const stored = this.store.cashierTokens.get(no)!;
+      if (stored.status === 'active' && stored.expiresAt > now) return 'active-exists';
     }
     this.store.cashierTokens.set(token.tokenNo, storedCopy(token));
     return 'created';
   }
 
   async findByTokenHash(tokenHash: string): Promise<CashierToken | null> {
-    for (const token of this.store.cashierTokens.values()) {
-      if (token.tokenHash === tokenHash) return outboundCopy(token);
-    }
-    return null;
+    const [first] = this.store.cashierTokens.byHash.keys(tokenHash);
+    return first === undefined ? null : outboundCopy(this.store.cashierTokens.get(first)!);
   }
 
   async findByTokenNo(tokenNo: string): Promise<CashierToken | null> {
@@ -32,7 +31,7 @@ export class MemoryCashierTokenRepository implements CashierTokenRepository {
   }
 
   async listByUser(userId: UserId, page: PageRequest): Promise<Page<CashierToken>> {
-    const mine = [...this.store.cashierTokens.values()].filter((t) => t.userId === userId);
+    const mine = [...this.store.cashierTokens.byUser.keys(userId)].map((no) => this.store.cashierTokens.get(no)!);
     return pageOf(newestFirst(mine), page);
   }
 

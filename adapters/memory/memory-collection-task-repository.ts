@@ -1,14 +1,13 @@
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
-import { COLLECTION_STATUS, type CollectionStatus, type CollectionTask } from '../../core/domain/model/index.js';
+import { type CollectionStatus, type CollectionTask } from '../../core/domain/model/index.js';
 import type { CollectionTaskRepository } from '../../core/ports/collection-task-repository.port.js';
 import { outboundCopy, storedCopy } from './frozen-copy.js';
 import type { MemoryStore } from './memory-store.js';
 
-function isTerminal(task: CollectionTask): boolean {
-  return task.status === COLLECTION_STATUS.DONE || task.status === COLLECTION_STATUS.FAILED;
-}
-
-/** Collection tasks (inserted through MemoryUnitOfWork); claims lease a due task in one synchronous step. */
+/**
+ * Collection tasks (inserted through MemoryUnitOfWork); claims lease a due task in one synchronous step, found through
+ * the table's due-time index (memory-tables.ts) instead of a scan.
+ */
 export class MemoryCollectionTaskRepository implements CollectionTaskRepository {
   constructor(private readonly store: MemoryStore) {}
 
@@ -20,8 +19,9 @@ export class MemoryCollectionTaskRepository implements CollectionTaskRepository 
   async findLatestByAddress(address: string): Promise<CollectionTask | null> {
     let latest: CollectionTask | undefined;
     // Insertion order breaks ties of startedAt: the later inserted task is the more recent.
-    for (const task of this.store.tasks.values()) {
-      if (task.address === address && (latest === undefined || task.startedAt >= latest.startedAt)) latest = task;
+    for (const taskNo of this.store.tasks.byAddress.keys(address)) {
+      const task = this.store.tasks.get(taskNo)!;
+      if (latest === undefined || task.startedAt >= latest.startedAt) latest = task;
     }
     return latest === undefined ? null : outboundCopy(latest);
   }
@@ -35,36 +35,24 @@ export class MemoryCollectionTaskRepository implements CollectionTaskRepository 
   }
 
   async claimDue(now: number, owner: string, leaseMs: number): Promise<CollectionTask | null> {
-    let due: CollectionTask | undefined;
-    for (const task of this.store.tasks.values()) {
-      const free = task.lease === null || task.lease.expiresAt <= now;
-      if (!isTerminal(task) && task.nextRunAt <= now && free && (due === undefined || task.nextRunAt < due.nextRunAt)) {
-        due = task;
-      }
-    }
-    if (due === undefined) return null;
+    const [first] = this.store.tasks.due.queue.first(now);
+    if (first === undefined) return null;
+    const due = this.store.tasks.get(first.key)!;
     const claimed: CollectionTask = { ...due, lease: { owner, expiresAt: now + leaseMs }, version: due.version + 1 };
     this.store.tasks.set(claimed.taskNo, storedCopy(claimed));
     return outboundCopy(claimed);
   }
 
   async claimReclaimDue(now: number, owner: string, leaseMs: number): Promise<CollectionTask | null> {
-    let due: CollectionTask | undefined;
-    for (const task of this.store.tasks.values()) {
-      const r = task.reclaim;
-      if (task.status !== COLLECTION_STATUS.FAILED || r === undefined || r.status !== 'pending' || r.nextRunAt > now) continue;
-      if (r.lease !== null && r.lease.expiresAt > now) continue;
-      if (due === undefined || r.nextRunAt < due.reclaim!.nextRunAt) due = task;
-    }
-    if (due === undefined) return null;
+    const [first] = this.store.tasks.reclaimDue.queue.first(now);
+    if (first === undefined) return null;
+    const due = this.store.tasks.get(first.key)!;
     const claimed: CollectionTask = { ...due, reclaim: { ...due.reclaim!, lease: { owner, expiresAt: now + leaseMs } }, version: due.version + 1 };
     this.store.tasks.set(claimed.taskNo, storedCopy(claimed));
     return outboundCopy(claimed);
   }
 
   async countByStatus(): Promise<ReadonlyMap<CollectionStatus, number>> {
-    const counts = new Map<CollectionStatus, number>();
-    for (const task of this.store.tasks.values()) counts.set(task.status, (counts.get(task.status) ?? 0) + 1);
-    return counts;
+    return new Map(this.store.tasks.byStatus.counts);
   }
 }

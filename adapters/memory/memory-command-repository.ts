@@ -1,19 +1,22 @@
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
-import { COMMAND_STATUS, type Command, type CommandStatus, type CommandType, type UserId } from '../../core/domain/model/index.js';
+import { type Command, type CommandStatus, type CommandType, type UserId } from '../../core/domain/model/index.js';
 import type { CommandRepository } from '../../core/ports/command-repository.port.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
-import { findLockHolder } from './command-lock.js';
-import { outboundCopies, outboundCopy, storedCopy } from './frozen-copy.js';
+import { claimsBefore, type DueQueue } from './due-queue.js';
+import { outboundCopy, storedCopy } from './frozen-copy.js';
 import type { MemoryStore } from './memory-store.js';
 import { newestFirst, pageOf } from './paging.js';
 
-/** Commands; a locking insert checks the address lock and writes in one synchronous step. */
+/**
+ * Commands; a locking insert checks the address lock and writes in one synchronous step. Claims, lock holders and
+ * per-user lists read the table's indexes (memory-tables.ts).
+ */
 export class MemoryCommandRepository implements CommandRepository {
   constructor(private readonly store: MemoryStore) {}
 
   async insert(command: Command, options: { readonly locking: boolean }): Promise<'created' | 'locked'> {
     if (this.store.commands.has(command.commandNo)) throw new ConcurrencyConflict('command', command.commandNo);
-    if (options.locking && command.address !== null && findLockHolder(this.store.commands.values(), command.address)) {
+    if (options.locking && command.address !== null && this.lockHolder(command.address) !== undefined) {
       return 'locked';
     }
     this.store.commands.set(command.commandNo, storedCopy(command));
@@ -26,7 +29,7 @@ export class MemoryCommandRepository implements CommandRepository {
   }
 
   async findActiveByAddress(address: string): Promise<Command | null> {
-    const holder = findLockHolder(this.store.commands.values(), address);
+    const holder = this.lockHolder(address);
     return holder === undefined ? null : outboundCopy(holder);
   }
 
@@ -35,8 +38,8 @@ export class MemoryCommandRepository implements CommandRepository {
     filter: { readonly type?: CommandType; readonly status?: CommandStatus },
     page: PageRequest,
   ): Promise<Page<Command>> {
-    const matching = [...this.store.commands.values()].filter((c) =>
-      c.userId === userId &&
+    const mine = [...this.store.commands.byUser.keys(userId)].map((no) => this.store.commands.get(no)!);
+    const matching = mine.filter((c) =>
       (filter.type === undefined || c.type === filter.type) &&
       (filter.status === undefined || c.status === filter.status));
     return pageOf(newestFirst(matching), page);
@@ -51,22 +54,29 @@ export class MemoryCommandRepository implements CommandRepository {
   }
 
   async claimDue(types: readonly CommandType[], now: number, owner: string, leaseMs: number): Promise<Command | null> {
-    const wanted = new Set(types);
-    let due: Command | undefined;
-    for (const c of this.store.commands.values()) {
-      if (!wanted.has(c.type) || (c.status !== COMMAND_STATUS.PENDING && c.status !== COMMAND_STATUS.RUNNING)) continue;
-      if ((c.nextRunAt ?? 0) > now || (c.lease != null && c.lease.expiresAt > now)) continue;
-      if (due === undefined || dueBefore(c, due)) due = c;
+    let best: ReturnType<DueQueue<string>['first']>[number] | undefined;
+    for (const type of new Set(types)) {
+      const [first] = this.store.commands.dueByType.get(type)?.queue.first(now) ?? [];
+      if (first !== undefined && (best === undefined || claimsBefore(first, best))) best = first;
     }
-    if (due === undefined) return null;
+    if (best === undefined) return null;
+    const due = this.store.commands.get(best.key)!;
     const claimed: Command = { ...due, lease: { owner, expiresAt: now + leaseMs }, version: due.version + 1 };
     this.store.commands.set(claimed.commandNo, storedCopy(claimed));
     return outboundCopy(claimed);
   }
+
+  /** The lock holder of the address among its indexed holders (first in table order, as a scan would find). */
+  private lockHolder(address: string): Command | undefined {
+    return lockHolderOf(this.store, address);
+  }
 }
 
-/** Earliest due first, then the oldest. */
-function dueBefore(a: Command, b: Command): boolean {
-  const [da, db] = [a.nextRunAt ?? 0, b.nextRunAt ?? 0];
-  return da !== db ? da < db : a.createdAt < b.createdAt;
+/** The command holding the address's lock, from the table's lock index (first in table order if several). */
+export function lockHolderOf(store: MemoryStore, address: string): Command | undefined {
+  let holder: string | undefined;
+  for (const no of store.commands.lockHolders.keys(address)) {
+    if (holder === undefined || store.commands.seqOf(no) < store.commands.seqOf(holder)) holder = no;
+  }
+  return holder === undefined ? undefined : store.commands.get(holder);
 }

@@ -4,11 +4,13 @@ import type {
 } from '../../core/domain/model/index.js';
 import type { RiskEntry } from '../../core/ports/risk-policy.port.js';
 import type { Sequence } from '../../core/ports/id-generator.port.js';
+import { CashierTokenTable, CommandTable, DeliveryTable, TaskTable, WalletTable } from './memory-tables.js';
 
 /**
  * The tables of the embedded store, shared by every memory repository and the unit of work so that one change set
  * commits atomically across them. Values are kept as deep-frozen copies (see frozen-copy.ts). JavaScript runs one
  * callback at a time, so a repository that checks and writes without an `await` in between is atomic.
+ * The tables that are claimed or listed keep their own indexes on every write (memory-tables.ts): no hot path scans.
  */
 export class MemoryStore {
   readonly accounts = new Map<UserId, Account>();
@@ -20,16 +22,16 @@ export class MemoryStore {
   readonly apiTokens = new Map<number, ApiToken>();
   /** Token hash -> api token id: every authenticated API request looks its bearer up by hash. */
   readonly apiTokenIdsByHash = new Map<string, number>();
-  readonly wallets = new Map<number, WalletAddress>();
+  readonly wallets = new WalletTable();
   readonly walletIdsByAddress = new Map<string, number>();
   readonly balances = new Map<string, BalanceSnapshot>();
-  readonly commands = new Map<string, Command>();
-  readonly tasks = new Map<string, CollectionTask>();
-  readonly cashierTokens = new Map<string, CashierToken>();
+  readonly commands = new CommandTable();
+  readonly tasks = new TaskTable();
+  readonly cashierTokens = new CashierTokenTable();
   readonly developerConfigs = new Map<UserId, DeveloperConfig>();
   /** Outbox events in insertion order. */
   readonly events = new Map<string, WebhookEvent>();
-  readonly deliveries = new Map<string, WebhookDelivery>();
+  readonly deliveries = new DeliveryTable();
   /** Keyed by `${scope}\u0000${key}`. */
   readonly idempotency = new Map<string, IdempotencyRecord>();
   /** Keyed by `${kind}:${value}`. */

@@ -70,12 +70,15 @@ export class MemoryUnitOfWork implements UnitOfWork {
     const replacements = new Map(replaced.map((c) => [c.commandNo, c]));
     const accepted: Command[] = [];
     const store = this.store;
-    function* stateAfter(): Generator<Command> {
-      for (const stored of store.commands.values()) yield replacements.get(stored.commandNo) ?? stored;
+    // The holders after this change set, among the only candidates there are: the address's indexed holders (as
+    // replaced here), the replaced commands, and the new ones accepted so far.
+    function* holdersAfter(address: string): Generator<Command> {
+      for (const no of store.commands.lockHolders.keys(address)) yield replacements.get(no) ?? store.commands.get(no)!;
+      yield* replaced;
       yield* accepted;
     }
     for (const command of newCommands) {
-      if (holdsAddressLock(command) && findLockHolder(stateAfter(), command.address!) !== undefined) {
+      if (holdsAddressLock(command) && findLockHolder(holdersAfter(command.address!), command.address!) !== undefined) {
         throw new DomainError('BIZ-COMMAND-LOCKED');
       }
       accepted.push(command);

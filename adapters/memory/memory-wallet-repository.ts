@@ -4,6 +4,7 @@ import type { Page, PageRequest } from '../../core/ports/page.js';
 import type { WalletInsertOutcome, WalletRepository } from '../../core/ports/wallet-repository.port.js';
 import { outboundCopies, outboundCopy, storedCopy } from './frozen-copy.js';
 import type { MemoryStore } from './memory-store.js';
+import { userNetwork } from './memory-tables.js';
 import { pageOf } from './paging.js';
 
 /** Wallet addresses; the main/quota rules are checked and the row written in one synchronous step. */
@@ -45,8 +46,8 @@ export class MemoryWalletRepository implements WalletRepository {
   }
 
   async listByUser(userId: UserId, filter: { readonly addressType?: AddressType }, page: PageRequest): Promise<Page<WalletAddress>> {
-    const matching = [...this.store.wallets.values()]
-      .filter((w) => w.userId === userId && (filter.addressType === undefined || w.addressType === filter.addressType))
+    const matching = [...this.store.wallets.byUser.keys(userId)].map((id) => this.store.wallets.get(id)!)
+      .filter((w) => filter.addressType === undefined || w.addressType === filter.addressType)
       .sort((a, b) => a.id - b.id);
     return pageOf(matching, page);
   }
@@ -61,17 +62,11 @@ export class MemoryWalletRepository implements WalletRepository {
   }
 
   private mainOf(userId: UserId, networkCode: string): WalletAddress | undefined {
-    for (const w of this.store.wallets.values()) {
-      if (w.userId === userId && w.networkCode === networkCode && w.addressType === ADDRESS_TYPE.MAIN) return w;
-    }
-    return undefined;
+    const [first] = this.store.wallets.mains.keys(userNetwork(userId, networkCode));
+    return first === undefined ? undefined : this.store.wallets.get(first);
   }
 
   private subsOf(userId: UserId, networkCode: string): number {
-    let count = 0;
-    for (const w of this.store.wallets.values()) {
-      if (w.userId === userId && w.networkCode === networkCode && w.addressType === ADDRESS_TYPE.SUB) count++;
-    }
-    return count;
+    return this.store.wallets.subCounts.counts.get(userNetwork(userId, networkCode)) ?? 0;
   }
 }

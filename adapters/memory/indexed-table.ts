@@ -1,0 +1,112 @@
+import { DueQueue, type DueKey } from './due-queue.js';
+
+/**
+ * A store table (a Map) that keeps its indexes in step with every write, whoever writes: a repository, the unit of
+ * work, or a test poking the store. Each key gets an insertion sequence number (`seqOf`), the order a Map iterates
+ * in, so an index can break ties exactly as a first-match scan of the table would.
+ */
+export interface TableIndex<K, V> {
+  /** Called after every write: `before` undefined for an insert, `after` undefined for a delete. */
+  onWrite(key: K, seq: number, before: V | undefined, after: V | undefined): void;
+  /** The table was cleared. */
+  onClear(): void;
+}
+
+export class IndexedTable<K, V> extends Map<K, V> {
+  private readonly indexes: TableIndex<K, V>[] = [];
+  private readonly seqs = new Map<K, number>();
+  private nextSeq = 0;
+
+  /** Attaches an index (the table must still be empty). */
+  index<I extends TableIndex<K, V>>(index: I): I {
+    if (this.size > 0) throw new Error('attach indexes to an empty table');
+    this.indexes.push(index);
+    return index;
+  }
+
+  /** The key's insertion order (Map iteration order), or -1 when absent. */
+  seqOf(key: K): number {
+    return this.seqs.get(key) ?? -1;
+  }
+
+  override set(key: K, value: V): this {
+    const before = super.get(key);
+    let seq = this.seqs.get(key);
+    if (seq === undefined) {
+      seq = this.nextSeq++;
+      this.seqs.set(key, seq);
+    }
+    super.set(key, value);
+    for (const index of this.indexes) index.onWrite(key, seq, before, value);
+    return this;
+  }
+
+  override delete(key: K): boolean {
+    const before = super.get(key);
+    const seq = this.seqs.get(key);
+    if (!super.delete(key) || seq === undefined) return false;
+    this.seqs.delete(key);
+    for (const index of this.indexes) index.onWrite(key, seq, before, undefined);
+    return true;
+  }
+
+  override clear(): void {
+    super.clear();
+    this.seqs.clear();
+    for (const index of this.indexes) index.onClear();
+  }
+}
+
+/** Keys grouped by a field (owner, address …), each group in insertion order; a key is in at most one group. */
+export class GroupIndex<K, V, G> implements TableIndex<K, V> {
+  private readonly groups = new Map<G, Set<K>>();
+
+  /** `groupOf` returns undefined for a row that belongs to no group (not indexed). */
+  constructor(private readonly groupOf: (value: V) => G | undefined) {}
+
+  /** The group's keys in insertion order of the group (the table's order unless a row changed group). */
+  keys(group: G): ReadonlySet<K> {
+    return this.groups.get(group) ?? EMPTY;
+  }
+
+  onWrite(key: K, _seq: number, before: V | undefined, after: V | undefined): void {
+    const from = before === undefined ? undefined : this.groupOf(before);
+    const to = after === undefined ? undefined : this.groupOf(after);
+    if (from === to && before !== undefined && after !== undefined) return;
+    if (from !== undefined) {
+      const set = this.groups.get(from);
+      set?.delete(key);
+      if (set?.size === 0) this.groups.delete(from);
+    }
+    if (to !== undefined) {
+      let set = this.groups.get(to);
+      if (set === undefined) this.groups.set(to, set = new Set());
+      set.add(key);
+    }
+  }
+
+  onClear(): void {
+    this.groups.clear();
+  }
+}
+
+const EMPTY: ReadonlySet<never> = new Set();
+
+/** The claim order of the rows `positionOf` places (null: not claimable), as a DueQueue. */
+export class ClaimIndex<K, V> implements TableIndex<K, V> {
+  private current = new DueQueue<K>();
+
+  constructor(private readonly positionOf: (value: V) => DueKey | null) {}
+
+  get queue(): DueQueue<K> {
+    return this.current;
+  }
+
+  onWrite(key: K, seq: number, _before: V | undefined, after: V | undefined): void {
+    this.current.set(key, seq, after === undefined ? null : this.positionOf(after));
+  }
+
+  onClear(): void {
+    this.current = new DueQueue();
+  }
+}

@@ -1,0 +1,88 @@
+import {
+  ADDRESS_TYPE, COLLECTION_STATUS, COMMAND_STATUS, COMMAND_TYPE, DELIVERY_STATUS, type CashierToken, type CollectionStatus, type CollectionTask,
+  type Command, type CommandType, type UserId, type WalletAddress, type WebhookDelivery,
+} from '../../core/domain/model/index.js';
+import { holdsAddressLock } from './command-lock.js';
+import { ClaimIndex, GroupIndex, IndexedTable, type TableIndex } from './indexed-table.js';
+
+/** Counts of rows per value of a field, kept on every write. */
+class CountIndex<K, V, F> implements TableIndex<K, V> {
+  readonly counts = new Map<F, number>();
+
+  constructor(private readonly fieldOf: (value: V) => F) {}
+
+  onWrite(_key: K, _seq: number, before: V | undefined, after: V | undefined): void {
+    if (before !== undefined) {
+      const f = this.fieldOf(before);
+      const n = this.counts.get(f)! - 1;
+      if (n === 0) this.counts.delete(f);
+      else this.counts.set(f, n);
+    }
+    if (after !== undefined) {
+      const f = this.fieldOf(after);
+      this.counts.set(f, (this.counts.get(f) ?? 0) + 1);
+    }
+  }
+
+  onClear(): void {
+    this.counts.clear();
+  }
+}
+
+const isTerminalTask = (t: CollectionTask): boolean => t.status === COLLECTION_STATUS.DONE || t.status === COLLECTION_STATUS.FAILED;
+
+/** Collection tasks: claims by due time (stages and reclaims), tasks by address, counts by status. */
+export class TaskTable extends IndexedTable<string, CollectionTask> {
+  readonly due = this.index(new ClaimIndex<string, CollectionTask>((t) =>
+    isTerminalTask(t) ? null : { due: t.nextRunAt, leaseUntil: t.lease?.expiresAt ?? null, rank: 0 }));
+  readonly reclaimDue = this.index(new ClaimIndex<string, CollectionTask>((t) => {
+    const r = t.reclaim;
+    if (t.status !== COLLECTION_STATUS.FAILED || r === undefined || r.status !== 'pending') return null;
+    return { due: r.nextRunAt, leaseUntil: r.lease?.expiresAt ?? null, rank: 0 };
+  }));
+  readonly byAddress = this.index(new GroupIndex<string, CollectionTask, string>((t) => t.address));
+  readonly byStatus = this.index(new CountIndex<string, CollectionTask, CollectionStatus>((t) => t.status));
+}
+
+const claimableCommand = (c: Command): boolean => c.status === COMMAND_STATUS.PENDING || c.status === COMMAND_STATUS.RUNNING;
+
+/** Commands: claims by due time per type, lock holders by address, commands by user. */
+export class CommandTable extends IndexedTable<string, Command> {
+  readonly dueByType: ReadonlyMap<CommandType, ClaimIndex<string, Command>> = new Map(
+    Object.values(COMMAND_TYPE).map((type) => [type, this.index(new ClaimIndex<string, Command>((c) =>
+      c.type !== type || !claimableCommand(c) ? null : { due: c.nextRunAt ?? 0, leaseUntil: c.lease?.expiresAt ?? null, rank: c.createdAt }))]),
+  );
+  readonly lockHolders = this.index(new GroupIndex<string, Command, string>((c) => holdsAddressLock(c) ? c.address! : undefined));
+  readonly byUser = this.index(new GroupIndex<string, Command, UserId>((c) => c.userId));
+}
+
+/** Wallet addresses by user; main addresses and sub-address counts by user and network. */
+export class WalletTable extends IndexedTable<number, WalletAddress> {
+  readonly byUser = this.index(new GroupIndex<number, WalletAddress, UserId>((w) => w.userId));
+  readonly mains = this.index(new GroupIndex<number, WalletAddress, string>((w) =>
+    w.addressType === ADDRESS_TYPE.MAIN ? userNetwork(w.userId, w.networkCode) : undefined));
+  readonly subCounts = this.index(new CountIndex<number, WalletAddress, string | null>((w) =>
+    w.addressType === ADDRESS_TYPE.SUB ? userNetwork(w.userId, w.networkCode) : null));
+}
+
+/** The key of a (user, network) pair in the wallet indexes. */
+export function userNetwork(userId: UserId, networkCode: string): string {
+  return `${userId}\u0000${networkCode}`;
+}
+
+/** Cashier tokens by user, by hash and by address. */
+export class CashierTokenTable extends IndexedTable<string, CashierToken> {
+  readonly byUser = this.index(new GroupIndex<string, CashierToken, UserId>((t) => t.userId));
+  readonly byHash = this.index(new GroupIndex<string, CashierToken, string>((t) => t.tokenHash));
+  readonly byAddress = this.index(new GroupIndex<string, CashierToken, string>((t) => t.address));
+}
+
+/** Webhook deliveries: claims by next attempt, by user, by event. */
+export class DeliveryTable extends IndexedTable<string, WebhookDelivery> {
+  readonly due = this.index(new ClaimIndex<string, WebhookDelivery>((d) => {
+    const waiting = d.status === DELIVERY_STATUS.PENDING || d.status === DELIVERY_STATUS.RETRYING;
+    return !waiting || d.nextAttemptAt === null ? null : { due: d.nextAttemptAt, leaseUntil: d.lease?.expiresAt ?? null, rank: 0 };
+  }));
+  readonly byUser = this.index(new GroupIndex<string, WebhookDelivery, UserId>((d) => d.userId));
+  readonly byEvent = this.index(new GroupIndex<string, WebhookDelivery, string>((d) => d.eventId));
+}
