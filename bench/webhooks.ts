@@ -14,16 +14,18 @@
  *     3. allowLocal + testConnectPort: the loopback address is allowed (production refuses 127/8) and the socket
  *        connects to the child's port instead of 443 (every check still sees the URL as given).
  *   Everything else (URL syntax check, resolve, deny-list, pin, SNI and certificate verification, 15 s budget,
- *   64 KiB cap, connection handling) is the production code.
+ *   64 KiB cap, keep-alive and TLS session reuse per pinned address) is the production code.
  * - http (the baseline the old bench measured): `http://127.0.0.1:<port>/uN` with allowLocal, as before.
  *
- * Env: BENCH_EVENTS (deliveries per round, default 3000), BENCH_CONCURRENCY (attempts in flight, default 32),
- * BENCH_ROUNDS (rounds per side, default 3), BENCH_MS (cap per round, default 20000).
+ * Env: BENCH_SIDES (default `https,http`; one side for profiling), BENCH_EVENTS (deliveries per round, default
+ * 3000), BENCH_CONCURRENCY (attempts in flight, default 32), BENCH_ROUNDS (rounds per side, default 3), BENCH_MS
+ * (cap per round, default 20000).
  */
 import { fork } from 'node:child_process';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { HttpWebhookTransport } from '../adapters/http/index.js';
@@ -38,18 +40,24 @@ import { DELIVERY_STATUS, type WebhookEvent } from '../core/domain/model/webhook
 const HOST = 'hooks.bench.test';
 const GOAL = 2_000;
 
-/** What the receiver child tells the parent once it listens. */
+/** What the receiver child tells the parent once it listens, and what it has seen when asked. */
 interface Listening { readonly httpsPort: number; readonly httpPort: number; readonly ca: string }
+interface Counts { readonly received: number; readonly handshakes: number; readonly resumed: number }
 
 if (process.argv[2] === '--receiver') {
   // The child: one https and one http receiver on loopback, answering 200 after reading the whole body.
   const cert = makeTestCertificate([HOST], Date.now());
   let received = 0;
+  const tls = { handshakes: 0, resumed: 0 };
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     req.resume();
     req.on('end', () => { received += 1; res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'); });
   };
   const https = createHttpsServer({ key: cert.key, cert: cert.cert }, handle);
+  https.on('secureConnection', (socket: TLSSocket) => {
+    tls.handshakes += 1;
+    if (socket.isSessionReused()) tls.resumed += 1;
+  });
   const http = createHttpServer(handle);
   await Promise.all([https, http].map((server) => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))));
   const listening: Listening = {
@@ -57,7 +65,7 @@ if (process.argv[2] === '--receiver') {
   };
   process.send!(listening);
   process.on('message', (message) => {
-    if (message === 'count') process.send!({ received });
+    if (message === 'count') process.send!({ received, ...tls });
     if (message === 'exit') process.exit(0);
   });
 } else {
@@ -69,12 +77,13 @@ async function main(): Promise<void> {
   const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? 32);
   const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
   const CAP_MS = Number(process.env['BENCH_MS'] ?? 20_000);
+  const SIDES = (process.env['BENCH_SIDES'] ?? 'https,http').split(',') as (keyof typeof sides)[];
   const USERS = 10;
 
   const child = fork(fileURLToPath(import.meta.url), ['--receiver'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const ports = await new Promise<Listening>((resolve) => child.once('message', (m) => resolve(m as Listening)));
-  const received = (): Promise<number> => new Promise((resolve) => {
-    child.once('message', (m) => resolve((m as { received: number }).received));
+  const counts = (): Promise<Counts> => new Promise((resolve) => {
+    child.once('message', (m) => resolve(m as Counts));
     child.send('count');
   });
 
@@ -147,18 +156,19 @@ async function main(): Promise<void> {
   }
 
   const rates: Record<keyof typeof sides, number[]> = { https: [], http: [] };
-  const before = await received();
+  const before = await counts();
   let delivered = 0;
   for (let r = 1; r <= ROUNDS; r += 1) {
-    for (const side of r % 2 === 1 ? (['https', 'http'] as const) : (['http', 'https'] as const)) {
+    for (const side of r % 2 === 1 ? SIDES : [...SIDES].reverse()) {
       const result = await round(side);
       rates[side].push(result.rate);
       delivered += result.succeeded;
       process.stdout.write(`  round ${r} ${side.padEnd(5)} ${fmt(result.rate).padStart(6)} deliveries/s  (${result.succeeded} of ${EVENTS} in ${Math.round(result.ms)} ms${result.capped ? `, stopped at the ${CAP_MS} ms cap` : ''})\n`);
     }
   }
-  const seen = (await received()) - before;
+  const after = await counts();
   child.send('exit');
+  const seen = after.received - before.received;
 
   const https = median(rates.https);
   const http = median(rates.http);
@@ -166,11 +176,13 @@ async function main(): Promise<void> {
     `webhooks https ${fmt(https).padStart(6)} deliveries/s  goal >= ${fmt(GOAL)}  ${https >= GOAL ? 'MET' : 'NOT MET'}\n`
     + `         http  ${fmt(http).padStart(6)} deliveries/s  baseline (plain http, as the old bench)  https/http = ${(https / http).toFixed(2)}\n`
     + `         medians of ${ROUNDS} alternating rounds of ${EVENTS} deliveries, ${CONCURRENCY} in flight at most; `
-    + `receiver in a child process saw ${seen} requests for ${delivered} successes\n`,
+    + `receiver in a child process saw ${seen} requests for ${delivered} successes, `
+    + `${after.handshakes - before.handshakes} TLS handshakes (${after.resumed - before.resumed} resumed)\n`,
   );
 }
 
 function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;

@@ -1,5 +1,6 @@
 import { request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { createSecureContext, type SecureContext } from 'node:tls';
 import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -26,6 +27,8 @@ export interface HttpWebhookTransportOptions {
    * receiver cannot listen on 443 unprivileged. Every check still applies to the URL as given (default port).
    */
   readonly testConnectPort?: number;
+  /** How long an idle https connection is kept for reuse by a later attempt pinned to the same address (4 s). */
+  readonly idleSocketMs?: number;
 }
 
 /** Identifies the sender in receivers' logs. */
@@ -38,10 +41,18 @@ export const RESPONSE_EXCERPT_BYTES = 1024;
 interface Received {
   readonly status: number;
   readonly response: string;
+  /** The whole body arrived within the cap: only then may the connection serve another attempt. */
+  readonly complete: boolean;
 }
 
 /** Raised inside `post` to end the request early with a given error text. */
 class Refused extends Error {}
+
+/** A pooled connection the receiver had already closed failed before any response: safe to send on a fresh one. */
+class StaleConnection extends Error {}
+
+/** Attempts on stale pooled connections before the error is reported (each stale socket is destroyed on failure). */
+const STALE_RETRIES = 3;
 
 /**
  * The SSRF-safe webhook transport (DESIGN.md "SSRF"). Per request: the URL syntax is checked (https on the default
@@ -54,11 +65,27 @@ export class HttpWebhookTransport implements WebhookTransport {
   private readonly allowLocal: boolean;
   private readonly timeoutMs: number;
   private readonly maxResponseBytes: number;
+  /** Built once: a fresh context per connection (with its trust store) was the largest cost in the profile. */
+  private readonly secureContext: SecureContext;
+  /**
+   * Keep-alive and TLS session cache for https. Node keys both by the connect options, and the transport connects
+   * to the checked IP literal with the URL host as SNI, so a connection or session is only ever reused for the same
+   * pinned address, port and host name, and only after this attempt's own resolve and check have passed.
+   */
+  private readonly agent: HttpsAgent;
 
   constructor(private readonly options: HttpWebhookTransportOptions) {
     this.allowLocal = options.allowLocal ?? false;
     this.timeoutMs = options.timeoutMs ?? 15_000;
     this.maxResponseBytes = options.maxResponseBytes ?? 64 * 1024;
+    const ca = options.ca;
+    this.secureContext = createSecureContext(ca === undefined ? {} : { ca: typeof ca === 'string' ? ca : [...ca] });
+    this.agent = new HttpsAgent({ keepAlive: true, timeout: options.idleSocketMs ?? 4_000, scheduling: 'lifo' });
+  }
+
+  /** Closes the idle pooled connections (they are unref'd, so a process may also just exit). */
+  close(): void {
+    this.agent.destroy();
   }
 
   async post(request: WebhookRequest): Promise<TransportResult> {
@@ -66,15 +93,28 @@ export class HttpWebhookTransport implements WebhookTransport {
     const elapsed = (): number => Math.round(performance.now() - started);
     let timer: NodeJS.Timeout | undefined;
     let pending: ClientRequest | undefined;
+    let expired = false;
+    let reusable = false;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
+        expired = true;
         pending?.destroy();
         reject(new Refused(`timeout: no complete response within ${this.timeoutMs} ms`));
       }, this.timeoutMs);
     });
     try {
+      // Resolved and checked on every attempt: a pooled connection is only ever picked for the address checked here.
       const target = await Promise.race([this.target(request.url), deadline]);
-      const { status, response } = await Promise.race([this.send(target, request, (req) => { pending = req; }), deadline]);
+      let received: Received | undefined;
+      for (let stale = 0; received === undefined; stale += 1) {
+        try {
+          received = await Promise.race([this.send(target, request, (req) => { pending = req; }), deadline]);
+        } catch (error) {
+          if (!(error instanceof StaleConnection) || expired || stale >= STALE_RETRIES) throw error instanceof StaleConnection ? error.cause : error;
+        }
+      }
+      reusable = received.complete;
+      const { status, response } = received;
       const durationMs = elapsed();
       return status >= 200 && status < 300
         ? { ok: true, status, durationMs, response }
@@ -83,8 +123,10 @@ export class HttpWebhookTransport implements WebhookTransport {
       return { ok: false, status: null, error: describe(error), durationMs: elapsed() };
     } finally {
       clearTimeout(timer);
-      // Every attempt ends with its socket gone, whatever the receiver still sends or holds open.
-      pending?.destroy();
+      // An attempt that did not end with a complete response within the cap and the deadline ends with its socket
+      // gone, whatever the receiver still sends or holds open. Only a complete https response leaves its socket to
+      // the pool (plain http asked for Connection: close, so the receiver closes that one).
+      if (!reusable) pending?.destroy();
     }
   }
 
@@ -111,32 +153,36 @@ export class HttpWebhookTransport implements WebhookTransport {
     }
   }
 
-  /** Opens the pinned connection and resolves with the response status and the first 1 KiB of its body. */
+  /**
+   * Sends on the pinned address and resolves with the response status and the first 1 KiB of its body. https goes
+   * through the pool: the socket connects to the checked IP literal itself (so the pool key is the address) with the
+   * URL host as SNI and certificate name. Plain http (loopback development only) opens one connection per request.
+   */
   private send(target: { url: URL; address: string }, request: WebhookRequest, started: (req: ClientRequest) => void): Promise<Received> {
     const { url, address } = target;
     const https = url.protocol === 'https:';
+    const host = bare(url.hostname);
     const body = Buffer.from(request.body, 'utf8');
-    const options: RequestOptions & { servername?: string; ca?: string | string[] } = {
-      method: 'POST',
-      hostname: bare(url.hostname),
-      port: this.allowLocal && this.options.testConnectPort !== undefined
-        ? this.options.testConnectPort
-        : url.port === '' ? (https ? 443 : 80) : Number(url.port),
-      path: `${url.pathname}${url.search}`,
-      headers: { 'User-Agent': USER_AGENT, ...request.headers, Host: url.host, 'Content-Length': String(body.length), Connection: 'close' },
-      agent: false,
-      lookup: pinnedLookup(address),
-    };
-    if (https && isIP(bare(url.hostname)) === 0) options.servername = bare(url.hostname);
-    if (https && this.options.ca !== undefined) options.ca = typeof this.options.ca === 'string' ? this.options.ca : [...this.options.ca];
+    const headers = { 'User-Agent': USER_AGENT, ...request.headers, Host: url.host, 'Content-Length': String(body.length) };
+    const port = this.allowLocal && this.options.testConnectPort !== undefined
+      ? this.options.testConnectPort
+      : url.port === '' ? (https ? 443 : 80) : Number(url.port);
+    const path = `${url.pathname}${url.search}`;
+    const options: RequestOptions & { servername?: string; secureContext?: SecureContext } = https
+      ? { method: 'POST', host: address, port, path, headers, agent: this.agent, secureContext: this.secureContext, lookup: pinnedLookup(address) }
+      : { method: 'POST', hostname: host, port, path, headers: { ...headers, Connection: 'close' }, agent: false, lookup: pinnedLookup(address) };
+    // SNI and the certificate check use the URL's name; an IP-literal URL is checked against its own address.
+    if (https && isIP(host) === 0) options.servername = host;
     return new Promise<Received>((resolve, reject) => {
+      let responded = false;
       const req = (https ? httpsRequest : httpRequest)(options, (res) => {
-        this.drain(res, (head) => resolve({ status: res.statusCode ?? 0, response: head }), reject);
+        responded = true;
+        this.drain(res, (head, complete) => resolve({ status: res.statusCode ?? 0, response: head, complete }), reject);
       });
       started(req);
-      // One small request per connection: Nagle would hold the body back waiting for the peer's delayed ACK.
+      // Small requests: Nagle would hold the body back waiting for the peer's delayed ACK.
       req.setNoDelay(true);
-      req.on('error', reject);
+      req.on('error', (error) => reject(req.reusedSocket && !responded ? new StaleConnection('stale pooled connection', { cause: error }) : error));
       req.end(body);
     });
   }
@@ -146,11 +192,11 @@ export class HttpWebhookTransport implements WebhookTransport {
    * the cap keeps a huge or endless body from holding memory). The caller's deadline covers this read: a receiver
    * that trickles its body is cut at the deadline like one that never answers (issue #13).
    */
-  private drain(res: IncomingMessage, done: (head: string) => void, fail: (error: Error) => void): void {
+  private drain(res: IncomingMessage, done: (head: string, complete: boolean) => void, fail: (error: Error) => void): void {
     let seen = 0;
     const head: Buffer[] = [];
     let kept = 0;
-    const finish = (): void => done(Buffer.concat(head).toString('utf8'));
+    const finish = (): void => done(Buffer.concat(head).toString('utf8'), res.complete && seen <= this.maxResponseBytes);
     res.on('data', (chunk: Buffer) => {
       seen += chunk.length;
       if (kept < RESPONSE_EXCERPT_BYTES) {
