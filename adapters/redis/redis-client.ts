@@ -19,12 +19,17 @@ export interface RedisClientOptions {
  * The offline queue stays enabled so that commands issued while the first connection is still opening wait for it;
  * `maxRetriesPerRequest: 1` flushes queued commands after one failed reconnection, and `commandTimeoutMs` bounds
  * every command (a blackholed host never answers a reconnection attempt quickly).
+ *
+ * Auto-pipelining sends every command issued in one event-loop turn as one write: under load the API's rate-limit
+ * hits of concurrent requests share a socket write instead of paying one each (a sixth of the API's CPU with Redis,
+ * bench/api.ts). Each command still gets its own reply, in order, and its own timeout; nothing is wrapped in MULTI.
  */
 export function createRedisClient(url: string, options: RedisClientOptions = {}): Redis {
   const maxDelay = options.maxReconnectDelayMs ?? 500;
   const client = new Redis(url, {
     maxRetriesPerRequest: 1,
     enableOfflineQueue: true,
+    enableAutoPipelining: true,
     commandTimeout: options.commandTimeoutMs ?? 1_000,
     connectTimeout: options.connectTimeoutMs ?? 1_000,
     retryStrategy: (attempt) => Math.min(50 * attempt, maxDelay),
