@@ -57,9 +57,15 @@ const STALE_RETRIES = 3;
 /**
  * The SSRF-safe webhook transport (DESIGN.md "SSRF"). Per request: the URL syntax is checked (https on the default
  * port; http to loopback only with allowLocal), the host is resolved ONCE, every resolved address is checked against
- * the blocked ranges, and the socket is pinned to the checked address through a custom `lookup` (an IP literal
- * connects to itself). Redirects are never followed (a 3xx is a failure), the whole request including DNS has one
- * deadline, and the response body is read only up to a cap. Never throws.
+ * the blocked ranges, and the socket is pinned to the checked address (https connects to the checked IP literal with
+ * the URL host as SNI; http through a custom `lookup`). Redirects are never followed (a 3xx is a failure), the whole
+ * request including DNS has one deadline, and the response body is read only up to a cap. Never throws.
+ *
+ * https connections are kept alive and TLS sessions cached per (pinned address, port, host name): an attempt reuses
+ * one only after its own resolve and check have passed and pinned the same address. An attempt that times out, is
+ * cut at the cap or fails destroys its socket; a pooled socket the receiver had already closed is replaced by a fresh
+ * connection to the same checked address within the attempt (the receiver may then see the request twice, as with any
+ * retry; deliveries are at-least-once and carry their event id).
  */
 export class HttpWebhookTransport implements WebhookTransport {
   private readonly allowLocal: boolean;
