@@ -1,3 +1,6 @@
+import { CASHIER_TOKEN_TTLS } from '../../core/domain/model/cashier-token.js';
+import { ENUM_COMPONENTS } from './openapi-enums.js';
+
 /** The subset of JSON Schema (OpenAPI 3.1) the route table uses to describe bodies and `data` payloads. */
 export type JsonSchema = Readonly<Record<string, unknown>>;
 
@@ -42,17 +45,18 @@ const bandwidth = s.obj({
   staked_sun: s.amount(), delegated_out_sun: s.amount(), received_sun: s.amount(),
 });
 const commandFields = {
-  command_no: s.str(), type: s.int('1..8, spec §2'), status: s.int('1..6, spec §2'),
+  command_no: s.str(), type: s.ref('CommandType'), status: s.ref('CommandStatus'),
   error_code: s.nullable(s.str()), last_error: s.nullable(s.str()),
   started_at: nullableWalletTime, finished_at: nullableWalletTime,
 };
 const cashierTokenFields = {
   token_no: s.str(), wallet_address_id: s.int(), address: s.str(), network_code: s.str(),
-  status: s.enumOf(['active', 'disabled']), ttl_minutes: s.enumOf([60, 120, 480, 1440]),
+  status: { ...s.enumOf(['active', 'disabled']), description: 'active, or disabled by DELETE; an expired active token is refused as invalid' },
+  ttl_minutes: s.enumOf(CASHIER_TOKEN_TTLS),
   expires_at: isoTime, disabled_at: nullableIso, disable_reason: s.nullable(s.str()), created_at: isoTime,
 };
 const cashierTask = s.obj({
-  task_no: s.str(), command_no: s.str(), status: s.int(), last_error: s.nullable(s.str()),
+  task_no: s.str(), command_no: s.str(), status: s.ref('CollectionStatus'), last_error: s.nullable(s.str()),
   started_at: isoTime, finished_at: nullableIso,
 });
 const webhookStatus = s.obj({
@@ -62,16 +66,17 @@ const webhookStatus = s.obj({
 
 /** Named schemas of the spec §2 resources, shared by the routes and emitted as `components.schemas`. */
 export const COMPONENTS = {
+  ...ENUM_COMPONENTS,
   Wallet: s.obj({
-    wallet_address_id: s.int(), network_code: s.str(), address: s.str(), address_type: s.enumOf([1, 2]),
-    address_label: s.nullable(s.str()), status: s.enumOf([0, 1]), created_at: walletTime,
+    wallet_address_id: s.int(), network_code: s.str(), address: s.str(), address_type: s.ref('AddressType'),
+    address_label: s.nullable(s.str()), status: s.ref('AddressStatus'), created_at: walletTime,
   }),
   WalletCreated: s.obj({
-    wallet_address_id: s.int(), network_code: s.str(), address: s.str(), address_type: s.enumOf([1, 2]), status: s.int(),
+    wallet_address_id: s.int(), network_code: s.str(), address: s.str(), address_type: s.ref('AddressType'), status: s.ref('AddressStatus'),
   }),
   Pagination: pagination,
   WalletBalance: s.obj({
-    address: s.str(), items: s.arr(balanceItem(walletTime)), refresh_source: s.enumOf([1, 2]), balance_updated_at: walletTime,
+    address: s.str(), items: s.arr(balanceItem(walletTime)), refresh_source: s.ref('RefreshSource'), balance_updated_at: walletTime,
   }),
   CashierBalance: s.obj({ address: s.str(), items: s.arr(balanceItem(isoTime)), balance_updated_at: isoTime }),
   ChainResources: s.obj({
@@ -80,9 +85,9 @@ export const COMPONENTS = {
   }),
   Command: s.obj(commandFields),
   CommandListItem: s.obj({ ...commandFields, created_at: walletTime }),
-  CommandAccepted: s.obj({ command_no: s.str(), status: s.int() }),
+  CommandAccepted: s.obj({ command_no: s.str(), status: s.ref('CommandStatus') }),
   CollectionTask: s.obj({
-    task_no: s.str(), command_no: s.str(), status: s.int('spec §2 collection task status'),
+    task_no: s.str(), command_no: s.str(), status: s.ref('CollectionStatus'),
     error_code: s.nullable(s.str()), last_error: s.nullable(s.str()), started_at: walletTime, finished_at: nullableWalletTime,
   }),
   CashierTask: cashierTask,
@@ -153,7 +158,7 @@ export const COMPONENTS = {
     error: s.nullable(s.str()), duration_ms: s.int(), response: s.nullable(s.str('extension: the first 1 KiB of the response body')),
   }),
   Delivery: s.obj({
-    delivery_id: s.str(), event_id: s.str(), event_type: s.str(), status: s.int('1..6, DESIGN.md'), url: s.nullable(s.str()),
+    delivery_id: s.str(), event_id: s.str(), event_type: s.str(), status: s.ref('DeliveryStatus'), url: s.nullable(s.str()),
     attempts: s.arr(s.ref('DeliveryAttempt')),
     next_attempt_at: nullableIso, created_at: isoTime,
     payload: { ...s.nullable({ type: 'object' }), description: 'the event body as sent (spec §6 fields at the top level); null if no longer stored' },

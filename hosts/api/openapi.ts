@@ -1,6 +1,8 @@
 import { ERROR_CATALOGUE, type ErrorCode } from '../../core/domain/errors.js';
 import { bucketOf } from './pipeline.js';
+import { exampleOf } from './openapi-examples.js';
 import { COMPONENTS, s, type JsonSchema } from './openapi-schemas.js';
+import { WEBHOOK_SCHEMAS, webhooksSection } from './openapi-webhooks.js';
 import { DEFAULT_RATE_LIMITS, windowOf } from './rate-limit.js';
 import type { RouteDef } from './route.js';
 
@@ -13,14 +15,15 @@ export function toOpenApiPath(path: string): string {
   return path.replace(/:([A-Za-z]+)/g, '{$1}');
 }
 
-const LIMIT_HEADERS = {
-  'X-RateLimit-Limit': { description: 'hits allowed in the current window', schema: { type: 'integer' } },
-  'X-RateLimit-Remaining': { description: 'hits left in the current window after this one', schema: { type: 'integer' } },
+/** The rate-limit headers (spec §8), defined once under `components.headers` and referenced by each limited answer. */
+const HEADERS = {
+  'X-RateLimit-Limit': { description: 'Hits allowed in the current window', schema: { type: 'integer' }, example: 60 },
+  'X-RateLimit-Remaining': { description: 'Hits left in the current window after this one', schema: { type: 'integer' }, example: 59 },
+  'Retry-After': { description: 'Seconds until the window ends and a retry can succeed', schema: { type: 'integer' }, example: 42 },
 };
-const LIMIT_429_HEADERS = {
-  ...LIMIT_HEADERS,
-  'Retry-After': { description: 'seconds until the window ends', schema: { type: 'integer' } },
-};
+const headerRef = (name: keyof typeof HEADERS): Record<string, string> => ({ $ref: `#/components/headers/${name}` });
+const LIMIT_HEADERS = { 'X-RateLimit-Limit': headerRef('X-RateLimit-Limit'), 'X-RateLimit-Remaining': headerRef('X-RateLimit-Remaining') };
+const LIMIT_429_HEADERS = { ...LIMIT_HEADERS, 'Retry-After': headerRef('Retry-After') };
 
 function envelope(data: JsonSchema): JsonSchema {
   return s.obj({ code: s.enumOf(['OK']), message: s.enumOf(['success']), data });
@@ -29,7 +32,12 @@ function envelope(data: JsonSchema): JsonSchema {
 function errorResponse(codes: readonly string[]): Record<string, unknown> {
   return {
     description: codes.map((c) => `\`${c}\`: ${ERROR_CATALOGUE[c as ErrorCode]?.message ?? ''}`).join('; '),
-    content: { 'application/json': { schema: s.obj({ code: s.enumOf([...codes]), message: s.str(), data: s.empty() }) } },
+    content: {
+      'application/json': {
+        schema: s.obj({ code: s.enumOf([...codes]), message: s.str(), data: s.empty() }),
+        example: { code: codes[0], message: ERROR_CATALOGUE[codes[0] as ErrorCode]?.message ?? '', data: {} },
+      },
+    },
   };
 }
 
@@ -59,9 +67,12 @@ function operation(route: RouteDef): Record<string, unknown> {
     parameters.push({ name: 'Idempotency-Key', in: 'header', required: true, schema: { type: 'string', maxLength: 255 }, description: 'client-generated UUID; 24 h window' });
   }
   const bucket = bucketOf(route);
+  const example = route.docs.example ?? exampleOf(route.docs.data);
+  if (example === undefined) throw new Error(`${route.method} ${route.path}: docs need an example (none can be derived from the schema)`);
+  if (route.docs.body !== undefined && route.docs.bodyExample === undefined) throw new Error(`${route.method} ${route.path}: docs need a bodyExample`);
   const success = route.docs.produces === undefined
-    ? { 'application/json': { schema: envelope(route.docs.data) } }
-    : { [route.docs.produces]: {} };
+    ? { 'application/json': { schema: envelope(route.docs.data), example: { code: 'OK', message: 'success', data: example } } }
+    : { [route.docs.produces]: { schema: route.docs.produces === 'application/json' ? route.docs.data : s.str(), example } };
   const responses: Record<string, unknown> = { [String(route.status ?? 200)]: { description: 'success', content: success } };
   for (const [status, codes] of [...codesByStatus(route)].sort((a, b) => a[0] - b[0])) responses[String(status)] = errorResponse(codes);
   if (bucket !== undefined || route.throttle !== undefined) {
@@ -71,12 +82,14 @@ function operation(route: RouteDef): Record<string, unknown> {
     }
   }
   return {
-    operationId: `${route.method.toLowerCase()}${toOpenApiPath(route.path).replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
+    operationId: route.docs.operationId,
     summary: route.docs.summary,
     tags: [route.docs.tag],
     ...(route.auth === 'none' ? { security: [] } : { security: [{ [SECURITY[route.auth]!]: [] }] }),
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(route.docs.body === undefined ? {} : { requestBody: { required: route.method !== 'DELETE', content: { 'application/json': { schema: route.docs.body } } } }),
+    ...(route.docs.body === undefined ? {} : {
+      requestBody: { required: route.method !== 'DELETE', content: { 'application/json': { schema: route.docs.body, example: route.docs.bodyExample } } },
+    }),
     ...(bucket === undefined ? {} : { 'x-rate-limit': { bucket, per_minute: DEFAULT_RATE_LIMITS[bucket] } }),
     ...(route.throttle === undefined ? {} : {
       'x-throttle': route.throttle.map((t) => ({ bucket: t.bucket, by: t.by, limit: DEFAULT_RATE_LIMITS[t.bucket], window_seconds: windowOf(t.bucket) / 1000 })),
@@ -98,8 +111,10 @@ export function buildOpenApi(routes: readonly RouteDef[]): Record<string, unknow
     info: { title: 'Custody Hub API', version: 'M1', description: 'Every response is the envelope {code, message, data}.' },
     servers: [{ url: '/' }],
     paths,
+    webhooks: webhooksSection(),
     components: {
-      schemas: COMPONENTS,
+      schemas: { ...COMPONENTS, ...WEBHOOK_SCHEMAS },
+      headers: HEADERS,
       securitySchemes: {
         developerToken: bearer('Developer API Token dk_… (ability api:access)'),
         sessionToken: bearer('Session token st_… from POST /api/auth/login'),

@@ -30,12 +30,21 @@ export interface RawResult {
 
 /** Documentation of a route for /openapi.json; the same object the router is built from. */
 export interface RouteDocs {
+  /** The OpenAPI operationId, a camelCase verb phrase (`createCollection`): what generated clients name the call. */
+  readonly operationId: string;
   readonly summary: string;
   readonly tag: string;
   readonly query?: Readonly<Record<string, { readonly schema: JsonSchema; readonly description?: string }>>;
   readonly body?: JsonSchema;
+  /** Example of the request body (required with `body`; a test checks it against the schema). */
+  readonly bodyExample?: unknown;
   /** Schema of `data` in the success envelope. */
   readonly data: JsonSchema;
+  /**
+   * Example of `data` (of the raw answer with `produces`); without it, one is derived from the named schemas'
+   * examples (openapi-examples.ts). Building the document fails when neither gives one.
+   */
+  readonly example?: unknown;
   /** Media type of a non-envelope success answer (the payer page). */
   readonly produces?: string;
   /** Catalogue codes the route documents besides the cross-cutting ones (401, 403, 422, 429, 500). */

@@ -1,6 +1,7 @@
 import type { Application } from '../../../core/application/index.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { itemsPage, s } from '../openapi-schemas.js';
+import { EX } from '../openapi-examples.js';
 import { pageQuery } from './wallet.routes.js';
 
 const credentials = s.obj({ email: s.str(), password: s.str() });
@@ -11,13 +12,16 @@ export function accountRoutes(app: Application): RouteDef[] {
     defineRoute({
       method: 'POST', path: '/api/auth/register', auth: 'none', status: 201,
       throttle: [{ bucket: 'register-ip', by: 'ip' }, { bucket: 'register-email', by: 'email' }],
-      docs: { summary: 'Register; a 6-digit code is e-mailed', tag: 'Account', body: credentials, data: s.obj({ user_id: s.int(), email: s.str() }), errors: ['AUTH-EMAIL-TAKEN'] },
+      docs: { operationId: 'register', bodyExample: { email: 'dev@merchant.example', password: 'correct horse battery' },
+        example: { user_id: 12, email: 'dev@merchant.example' }, summary: 'Register; a 6-digit code is e-mailed', tag: 'Account', body: credentials, data: s.obj({ user_id: s.int(), email: s.str() }), errors: ['AUTH-EMAIL-TAKEN'] },
       handle: ({ body }) => app.accounts.register(body),
     }),
     defineRoute({
       method: 'POST', path: '/api/auth/verify', auth: 'none',
       throttle: [{ bucket: 'verify-ip', by: 'ip' }, { bucket: 'verify-email', by: 'email' }],
       docs: {
+        operationId: 'verifyEmail',
+        bodyExample: { email: 'dev@merchant.example', code: '493817' }, example: { user_id: 12, email: 'dev@merchant.example', verified: true },
         summary: 'Verify the e-mail address', tag: 'Account', body: s.obj({ email: s.str(), code: s.str() }),
         data: s.obj({ user_id: s.int(), email: s.str(), verified: s.enumOf([true]) }), errors: ['AUTH-VERIFICATION-FAILED'],
       },
@@ -30,6 +34,9 @@ export function accountRoutes(app: Application): RouteDef[] {
         { bucket: 'login-email', by: 'email' }, { bucket: 'login-email-hour', by: 'email' }, { bucket: 'login-email-day', by: 'email' },
       ],
       docs: {
+        operationId: 'login',
+        bodyExample: { email: 'dev@merchant.example', password: 'correct horse battery' },
+        example: { session_token: 'st_Yp3Kq8Vb1Nw6Zr0Tx4Mc7Hd2Js5Lf9Ga', expires_at: EX.isoExpiry, user_id: 12 },
         summary: 'Log in; returns a session token (st_…)', tag: 'Account', body: credentials,
         data: s.obj({ session_token: s.str(), expires_at: s.str(), user_id: s.int() }), errors: ['AUTH-INVALID-CREDENTIALS', 'AUTH-NOT-VERIFIED'],
       },
@@ -40,6 +47,8 @@ export function accountRoutes(app: Application): RouteDef[] {
       method: 'POST', path: '/api/auth/password-reset/request', auth: 'none', status: 202,
       throttle: [{ bucket: 'reset-request-ip', by: 'ip' }, { bucket: 'reset-request-email', by: 'email' }],
       docs: {
+        operationId: 'requestPasswordReset',
+        bodyExample: { email: 'dev@merchant.example' },
         summary: 'Ask for a password-reset code by e-mail; the same answer whether or not the e-mail has an account (extension)',
         tag: 'Account', body: s.obj({ email: s.str() }), data: s.empty(),
       },
@@ -49,6 +58,9 @@ export function accountRoutes(app: Application): RouteDef[] {
       method: 'POST', path: '/api/auth/password-reset/confirm', auth: 'none',
       throttle: [{ bucket: 'reset-confirm-ip', by: 'ip' }, { bucket: 'reset-confirm-email', by: 'email' }],
       docs: {
+        operationId: 'confirmPasswordReset',
+        bodyExample: { email: 'dev@merchant.example', code: 'K7M2P9X4QD', new_password: 'another long passphrase' },
+        example: { user_id: 12, email: 'dev@merchant.example' },
         summary: 'Set a new password with the mailed code; the code is consumed and every session revoked (extension)', tag: 'Account',
         body: s.obj({ email: s.str(), code: s.str('the 10-character code from the mail'), new_password: s.str('at least 8 characters') }),
         data: s.obj({ user_id: s.int(), email: s.str() }), errors: ['AUTH-RESET-FAILED'],
@@ -57,7 +69,7 @@ export function accountRoutes(app: Application): RouteDef[] {
     }),
     defineRoute({
       method: 'POST', path: '/api/auth/logout', auth: 'session', rateLimit: 'account-write',
-      docs: { summary: 'Revoke the presented session token', tag: 'Account', data: s.empty() },
+      docs: { operationId: 'logout', summary: 'Revoke the presented session token', tag: 'Account', data: s.empty() },
       handle: async ({ caller }) => {
         await app.accounts.logout(caller.token);
         return {};
@@ -66,6 +78,8 @@ export function accountRoutes(app: Application): RouteDef[] {
     defineRoute({
       method: 'POST', path: '/api/subscriptions/activate', auth: 'session', rateLimit: 'account-write',
       docs: {
+        operationId: 'activateSubscription',
+        bodyExample: { service_code: 'sub_address', plan_code: 'starter' },
         summary: 'Activate (or switch) a plan', tag: 'Account',
         body: s.obj({ service_code: s.enumOf(['developer', 'sub_address']), plan_code: s.str('sub_address: starter | pro | unlimited') }, ['plan_code']),
         data: s.ref('Subscription'), errors: ['BIZ-SERVICE-NOT-FOUND', 'BIZ-PLAN-NOT-FOUND'],
@@ -75,6 +89,8 @@ export function accountRoutes(app: Application): RouteDef[] {
     defineRoute({
       method: 'PUT', path: '/api/subscriptions/config', auth: 'session', rateLimit: 'account-write',
       docs: {
+        operationId: 'setDeveloperConfig',
+        bodyExample: { service_code: 'developer', config: { webhook_url: EX.webhookUrl, webhook_secret: 'a-long-random-secret', min_collect_amounts: { USDT: '1000000' } } },
         summary: 'Set the developer configuration (webhook URL and secret, minimum collect amounts)', tag: 'Account',
         body: s.obj({
           service_code: s.enumOf(['developer']),
@@ -86,12 +102,14 @@ export function accountRoutes(app: Application): RouteDef[] {
     }),
     defineRoute({
       method: 'GET', path: '/api/subscriptions/config/developer', auth: 'session',
-      docs: { summary: 'The developer configuration with the webhook status', tag: 'Account', data: s.ref('DeveloperConfig') },
+      docs: { operationId: 'getDeveloperConfig', summary: 'The developer configuration with the webhook status', tag: 'Account', data: s.ref('DeveloperConfig') },
       handle: ({ caller }) => app.subscriptions.getDeveloperConfig(caller.userId),
     }),
     defineRoute({
       method: 'POST', path: '/api/api-tokens', auth: 'session', status: 201, rateLimit: 'api-token-create',
       docs: {
+        operationId: 'createApiToken',
+        bodyExample: { name: 'backend' },
         summary: 'Create a Developer API Token (dk_…, shown once)', tag: 'Account', body: s.obj({ name: s.str() }),
         data: s.ref('ApiTokenCreated'), errors: ['BIZ-DEVELOPER-SUBSCRIPTION-REQUIRED', 'BIZ-API-TOKEN-QUOTA-EXCEEDED'],
       },
@@ -100,24 +118,25 @@ export function accountRoutes(app: Application): RouteDef[] {
     // Extension (issue #13): the caller's unrevoked tokens, never their values.
     defineRoute({
       method: 'GET', path: '/api/api-tokens', auth: 'session',
-      docs: { summary: 'List your Developer API Tokens (no token values) with last_used_at (extension)', tag: 'Account', data: s.ref('ApiTokenList') },
+      docs: { operationId: 'listApiTokens', summary: 'List your Developer API Tokens (no token values) with last_used_at (extension)', tag: 'Account', data: s.ref('ApiTokenList') },
       handle: ({ caller }) => app.apiTokens.list(caller.userId),
     }),
     defineRoute({
       method: 'DELETE', path: '/api/api-tokens/:id', auth: 'session', rateLimit: 'api-token-revoke',
-      docs: { summary: 'Revoke a Developer API Token', tag: 'Account', data: s.ref('ApiTokenRevoked'), errors: ['API-TOKEN-NOT-FOUND'] },
+      docs: { operationId: 'revokeApiToken', summary: 'Revoke a Developer API Token', tag: 'Account', data: s.ref('ApiTokenRevoked'), errors: ['API-TOKEN-NOT-FOUND'] },
       handle: ({ caller, params }) => app.apiTokens.revoke(caller.userId, params.id ?? ''),
     }),
     defineRoute({
       method: 'POST', path: '/api/webhooks/debug/test', auth: 'session', rateLimit: 'webhook-test',
-      docs: { summary: 'Send a signed webhook.test event to the approved URL', tag: 'Webhooks', data: s.ref('WebhookTest'), errors: ['BIZ-WEBHOOK-URL-UNVERIFIED'] },
+      docs: { operationId: 'sendTestWebhook', summary: 'Send a signed webhook.test event to the approved URL', tag: 'Webhooks', data: s.ref('WebhookTest'), errors: ['BIZ-WEBHOOK-URL-UNVERIFIED'] },
       handle: ({ caller }) => app.webhooks.test(caller.userId),
     }),
     defineRoute({
       method: 'GET', path: '/api/webhooks/deliveries', auth: 'session',
       docs: {
+        operationId: 'listWebhookDeliveries',
         summary: 'Webhook deliveries, DEAD and SKIPPED included, each with its payload and attempts', tag: 'Webhooks',
-        query: { ...pageQuery, status: { schema: s.enumOf([1, 2, 3, 4, 5, 6]), description: 'only deliveries in this status (5 DEAD, 6 SKIPPED…)' } },
+        query: { ...pageQuery, status: { schema: s.ref('DeliveryStatus'), description: 'only deliveries in this status' } },
         data: itemsPage(s.ref('Delivery')),
       },
       handle: ({ caller, query }) => app.webhooks.deliveries(caller.userId, query),
@@ -125,6 +144,7 @@ export function accountRoutes(app: Application): RouteDef[] {
     defineRoute({
       method: 'POST', path: '/api/webhooks/deliveries/:id/redeliver', auth: 'session', rateLimit: 'webhook-redeliver',
       docs: {
+        operationId: 'redeliverWebhook',
         summary: 'Extension: send a DEAD or delivered event again (same event_id) to the approved URL, as a new recorded attempt',
         tag: 'Webhooks', data: s.ref('Redelivery'),
         errors: ['WEBHOOK-DELIVERY-NOT-FOUND', 'WEBHOOK-DELIVERY-SKIPPED', 'WEBHOOK-DELIVERY-IN-PROGRESS', 'BIZ-WEBHOOK-URL-UNVERIFIED'],

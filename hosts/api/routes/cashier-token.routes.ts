@@ -1,6 +1,7 @@
 import type { Application } from '../../../core/application/index.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { metaPage, s } from '../openapi-schemas.js';
+import { COMPONENT_EXAMPLES, EX } from '../openapi-examples.js';
 
 /** Spec §4 "Cashier token management" (Developer API Token). */
 export function cashierTokenRoutes(app: Application): RouteDef[] {
@@ -8,6 +9,8 @@ export function cashierTokenRoutes(app: Application): RouteDef[] {
     defineRoute({
       method: 'POST', path: '/api/cashier/tokens', auth: 'developer', status: 201, rateLimit: 'cashier-token-create',
       docs: {
+        operationId: 'createCashierToken',
+        bodyExample: { address: EX.sub, ttl_minutes: 60 },
         summary: 'Issue a cashier token for a sub-address', tag: 'Cashier tokens',
         body: s.obj({ address: s.str(), ttl_minutes: s.enumOf([60, 120, 480, 1440]) }, ['ttl_minutes']),
         data: s.ref('CashierTokenCreated'),
@@ -18,6 +21,8 @@ export function cashierTokenRoutes(app: Application): RouteDef[] {
     defineRoute({
       method: 'GET', path: '/api/cashier/tokens', auth: 'developer',
       docs: {
+        operationId: 'listCashierTokens',
+        example: { data: [COMPONENT_EXAMPLES.CashierToken], meta: { current_page: 1, per_page: 15, total: 1, last_page: 1 } },
         summary: 'List the caller\'s cashier tokens', tag: 'Cashier tokens',
         query: { page: { schema: s.int(), description: 'default 1' }, per_page: { schema: s.int(), description: 'default 15, max 100' } },
         data: metaPage(s.ref('CashierToken')),
@@ -27,6 +32,8 @@ export function cashierTokenRoutes(app: Application): RouteDef[] {
     defineRoute({
       method: 'DELETE', path: '/api/cashier/tokens/:tokenNo', auth: 'developer', rateLimit: 'cashier-token-disable',
       docs: {
+        operationId: 'disableCashierToken',
+        bodyExample: { reason: 'order cancelled' },
         summary: 'Disable a cashier token', tag: 'Cashier tokens', body: s.obj({ reason: s.str() }, ['reason']),
         data: s.ref('CashierTokenDisabled'), errors: ['CASHIER-TOKEN-NOT-FOUND', 'CASHIER-TOKEN-ALREADY-DISABLED'],
       },

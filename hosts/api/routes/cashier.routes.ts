@@ -12,22 +12,24 @@ export function cashierRoutes(app: Application): RouteDef[] {
   return [
     defineRoute({
       method: 'GET', path: '/api/cashier/session', auth: 'cashier',
-      docs: { summary: 'The payment session', tag: 'Cashier payment', data: s.ref('CashierSession'), errors: CASHIER_ERRORS },
+      docs: { operationId: 'getCashierSession', summary: 'The payment session', tag: 'Cashier payment', data: s.ref('CashierSession'), errors: CASHIER_ERRORS },
       handle: ({ caller }) => app.cashier.session(caller.ctx),
     }),
     defineRoute({
       method: 'GET', path: '/api/cashier/balance', auth: 'cashier',
-      docs: { summary: 'Cached balance of the session\'s sub-address', tag: 'Cashier payment', data: s.ref('CashierBalance'), errors: CASHIER_ERRORS },
+      docs: { operationId: 'getCashierBalance', summary: 'Cached balance of the session\'s sub-address', tag: 'Cashier payment', data: s.ref('CashierBalance'), errors: CASHIER_ERRORS },
       handle: ({ caller }) => app.cashier.balance(caller.ctx),
     }),
     defineRoute({
       method: 'GET', path: '/api/cashier/task', auth: 'cashier',
-      docs: { summary: 'Latest collection task of the session, or null', tag: 'Cashier payment', data: s.nullable(s.ref('CashierTask')), errors: CASHIER_ERRORS },
+      docs: { operationId: 'getCashierTask', summary: 'Latest collection task of the session, or null', tag: 'Cashier payment', data: s.nullable(s.ref('CashierTask')), errors: CASHIER_ERRORS },
       handle: ({ caller }) => app.cashier.task(caller.ctx),
     }),
     defineRoute({
       method: 'POST', path: '/api/cashier/collect', auth: 'cashier', status: 201, rateLimit: 'cashier-collect', idempotent: true,
       docs: {
+        operationId: 'cashierCollect',
+        bodyExample: { asset_symbol: 'USDT' },
         summary: 'Trigger the collection of the session\'s sub-address', tag: 'Cashier payment',
         body: s.obj({ asset_symbol: s.str() }), data: s.ref('CashierTask'),
         errors: [...CASHIER_ERRORS, 'RISK-REVIEW-BLOCKED', 'BIZ-COMMAND-LOCKED', 'BIZ-ASSET-NOT-FOUND', 'BIZ-AMOUNT-BELOW-MINIMUM'],
@@ -37,6 +39,8 @@ export function cashierRoutes(app: Application): RouteDef[] {
     defineRoute({
       method: 'GET', path: '/api/cashier/qr', auth: 'cashier',
       docs: {
+        operationId: 'getCashierQrCode',
+        example: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 41 41" shape-rendering="crispEdges"><path fill="#fff" d="M0 0h41v41H0z"/><path stroke="#000" d="M4 4.5h7…"/></svg>',
         summary: 'QR code (SVG) of the session\'s sub-address, for the payer page (extension; does not slide the expiry)',
         tag: 'Cashier payment', data: s.empty(), produces: 'image/svg+xml', errors: CASHIER_ERRORS,
       },
@@ -45,6 +49,8 @@ export function cashierRoutes(app: Application): RouteDef[] {
     defineRoute({
       method: 'GET', path: '/cashier', auth: 'none',
       docs: {
+        operationId: 'getPayerPage',
+        example: '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Payment</title>…</head><body>…</body></html>\n',
         summary: 'Payer page (`?ct=<token>`), in English or Simplified Chinese by Accept-Language; calls the payment API from the browser',
         tag: 'Cashier payment', data: s.empty(), produces: 'text/html',
       },

@@ -1,6 +1,7 @@
 import type { Application } from '../../../core/application/index.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { s } from '../openapi-schemas.js';
+import { EX } from '../openapi-examples.js';
 
 /** Spec §4 "Collection" (Developer API Token). */
 export function collectionRoutes(app: Application): RouteDef[] {
@@ -8,6 +9,8 @@ export function collectionRoutes(app: Application): RouteDef[] {
     defineRoute({
       method: 'POST', path: '/api/collections', auth: 'developer', status: 201, rateLimit: 'collection-create', idempotent: true,
       docs: {
+        operationId: 'createCollection',
+        bodyExample: { address: EX.sub, asset_symbol: 'USDT' },
         summary: 'Sweep a sub-address to the main address', tag: 'Collection',
         body: s.obj({ address: s.str('a sub-address owned by the caller'), asset_symbol: s.str() }),
         data: s.ref('CollectionTask'),
@@ -17,13 +20,14 @@ export function collectionRoutes(app: Application): RouteDef[] {
     }),
     defineRoute({
       method: 'GET', path: '/api/collections/:taskNo', auth: 'developer',
-      docs: { summary: 'One collection task', tag: 'Collection', data: s.ref('CollectionTask'), errors: ['BIZ-COLLECTION-TASK-NOT-FOUND'] },
+      docs: { operationId: 'getCollection', summary: 'One collection task', tag: 'Collection', data: s.ref('CollectionTask'), errors: ['BIZ-COLLECTION-TASK-NOT-FOUND'] },
       handle: ({ caller, params }) => app.collections.get(caller.userId, params.taskNo ?? ''),
     }),
     // Extension (docs/decisions.md 53): the task's own fields stay exactly the spec's; its cost lives beside it.
     defineRoute({
       method: 'GET', path: '/api/collections/:taskNo/costs', auth: 'developer',
       docs: {
+        operationId: 'getCollectionCosts',
         summary: 'What a collection task cost, from its receipts (extension)', tag: 'Collection',
         data: s.ref('CollectionCost'), errors: ['BIZ-COLLECTION-TASK-NOT-FOUND'],
       },

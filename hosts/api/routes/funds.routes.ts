@@ -1,6 +1,7 @@
 import type { Application } from '../../../core/application/index.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { s } from '../openapi-schemas.js';
+import { EX } from '../openapi-examples.js';
 
 const LOCKED = ['BIZ-WALLET-ADDRESS-NOT-FOUND', 'BIZ-COMMAND-LOCKED', 'RISK-REVIEW-BLOCKED'];
 const resourceAmount = s.obj({ resource: s.enumOf(['ENERGY', 'BANDWIDTH']), amount: s.amount() });
@@ -12,6 +13,8 @@ export function fundsRoutes(app: Application): RouteDef[] {
     defineRoute({
       method: 'POST', path: '/api/transfers', auth: 'session', status: 201, rateLimit: 'transfer-create', idempotent: true,
       docs: {
+        operationId: 'createTransfer',
+        bodyExample: { from_address: EX.main, to_address: EX.to, asset_symbol: 'USDT', amount: '1500000' },
         summary: 'Withdraw from an owned address', tag: 'Funds',
         body: s.obj({ from_address: s.str(), to_address: s.str(), asset_symbol: s.str(), amount: s.amount() }),
         data: accepted, errors: [...LOCKED, 'BIZ-ASSET-NOT-FOUND', 'BIZ-AMOUNT-INVALID'],
@@ -20,22 +23,24 @@ export function fundsRoutes(app: Application): RouteDef[] {
     }),
     defineRoute({
       method: 'POST', path: '/api/wallets/:address/stake', auth: 'session', status: 201, rateLimit: 'staking', idempotent: true,
-      docs: { summary: 'Stake TRX for energy or bandwidth', tag: 'Funds', body: resourceAmount, data: accepted, errors: [...LOCKED, 'BIZ-AMOUNT-INVALID'] },
+      docs: { operationId: 'stake', bodyExample: { resource: 'ENERGY', amount: '5000000000' }, summary: 'Stake TRX for energy or bandwidth', tag: 'Funds', body: resourceAmount, data: accepted, errors: [...LOCKED, 'BIZ-AMOUNT-INVALID'] },
       handle: ({ caller, params, body }) => app.staking.stake(caller.userId, params.address ?? '', body),
     }),
     defineRoute({
       method: 'POST', path: '/api/wallets/:address/unstake', auth: 'session', status: 201, rateLimit: 'staking', idempotent: true,
-      docs: { summary: 'Unstake TRX', tag: 'Funds', body: resourceAmount, data: accepted, errors: [...LOCKED, 'BIZ-AMOUNT-INVALID'] },
+      docs: { operationId: 'unstake', bodyExample: { resource: 'ENERGY', amount: '5000000000' }, summary: 'Unstake TRX', tag: 'Funds', body: resourceAmount, data: accepted, errors: [...LOCKED, 'BIZ-AMOUNT-INVALID'] },
       handle: ({ caller, params, body }) => app.staking.unstake(caller.userId, params.address ?? '', body),
     }),
     defineRoute({
       method: 'POST', path: '/api/wallets/:address/withdraw-unstaked', auth: 'session', status: 201, rateLimit: 'staking', idempotent: true,
-      docs: { summary: 'Withdraw TRX past the unstaking wait', tag: 'Funds', data: accepted, errors: LOCKED },
+      docs: { operationId: 'withdrawUnstaked', summary: 'Withdraw TRX past the unstaking wait', tag: 'Funds', data: accepted, errors: LOCKED },
       handle: ({ caller, params }) => app.staking.withdrawUnstaked(caller.userId, params.address ?? ''),
     }),
     defineRoute({
       method: 'POST', path: '/api/wallets/:address/vote', auth: 'session', status: 201, rateLimit: 'staking', idempotent: true,
       docs: {
+        operationId: 'vote',
+        bodyExample: { votes: [{ witness: 'TLyqzVGLV1srkB7dToTAEqgDSfPtXRJZYH', count: 100 }] },
         summary: 'Vote for witnesses', tag: 'Funds', body: s.obj({ votes: s.arr(s.obj({ witness: s.str(), count: s.int() })) }),
         data: accepted, errors: LOCKED,
       },
@@ -43,7 +48,7 @@ export function fundsRoutes(app: Application): RouteDef[] {
     }),
     defineRoute({
       method: 'POST', path: '/api/wallets/:address/withdraw-reward', auth: 'session', status: 201, rateLimit: 'staking', idempotent: true,
-      docs: { summary: 'Withdraw voting rewards', tag: 'Funds', data: accepted, errors: LOCKED },
+      docs: { operationId: 'withdrawReward', summary: 'Withdraw voting rewards', tag: 'Funds', data: accepted, errors: LOCKED },
       handle: ({ caller, params }) => app.staking.withdrawReward(caller.userId, params.address ?? ''),
     }),
   ];

@@ -13,14 +13,16 @@ export function walletRoutes(app: Application): RouteDef[] {
   return [
     defineRoute({
       method: 'GET', path: '/api/wallets', auth: 'developer',
-      docs: { summary: 'List the caller\'s wallet addresses', tag: 'Wallet', query: { type: { schema: s.enumOf([1, 2]) }, ...pageQuery }, data: itemsPage(s.ref('Wallet')) },
+      docs: { operationId: 'listWallets', summary: 'List the caller\'s wallet addresses', tag: 'Wallet', query: { type: { schema: s.ref('AddressType') }, ...pageQuery }, data: itemsPage(s.ref('Wallet')) },
       handle: ({ caller, query }) => app.wallets.list(caller.userId, query),
     }),
     defineRoute({
       method: 'POST', path: '/api/wallets', auth: 'developer', status: 201, rateLimit: 'wallet-create',
       docs: {
+        operationId: 'createWallet',
+        bodyExample: { network_code: 'TRON', address_type: 2, address_label: 'Order 1042' },
         summary: 'Create a main or sub address', tag: 'Wallet',
-        body: s.obj({ network_code: s.str(), address_type: s.enumOf([1, 2]), address_label: s.str('max 120 characters') }, ['address_label']),
+        body: s.obj({ network_code: s.str(), address_type: s.ref('AddressType'), address_label: s.str('max 120 characters') }, ['address_label']),
         data: s.ref('WalletCreated'),
         errors: ['BIZ-MAIN-ADDRESS-ALREADY-EXISTS', 'BIZ-NETWORK-NOT-FOUND', 'BIZ-ADDRESS-TYPE-NOT-ALLOWED', 'BIZ-MAIN-ADDRESS-REQUIRED',
           'BIZ-SUB-ADDRESS-SUBSCRIPTION-REQUIRED', 'BIZ-SUB-ADDRESS-QUOTA-EXCEEDED'],
@@ -29,17 +31,19 @@ export function walletRoutes(app: Application): RouteDef[] {
     }),
     defineRoute({
       method: 'GET', path: '/api/wallets/:address', auth: 'developer',
-      docs: { summary: 'One wallet address', tag: 'Wallet', data: s.ref('Wallet'), errors: ['BIZ-WALLET-ADDRESS-NOT-FOUND'] },
+      docs: { operationId: 'getWallet', summary: 'One wallet address', tag: 'Wallet', data: s.ref('Wallet'), errors: ['BIZ-WALLET-ADDRESS-NOT-FOUND'] },
       handle: ({ caller, params }) => app.wallets.get(caller.userId, params.address ?? ''),
     }),
     defineRoute({
       method: 'GET', path: '/api/wallets/:address/balances', auth: 'developer',
-      docs: { summary: 'Cached balance snapshot (no chain query)', tag: 'Wallet', data: s.ref('WalletBalance'), errors: ['BIZ-WALLET-ADDRESS-NOT-FOUND'] },
+      docs: { operationId: 'getWalletBalances', summary: 'Cached balance snapshot (no chain query)', tag: 'Wallet', data: s.ref('WalletBalance'), errors: ['BIZ-WALLET-ADDRESS-NOT-FOUND'] },
       handle: ({ caller, params }) => app.wallets.balances(caller.userId, params.address ?? ''),
     }),
     defineRoute({
       method: 'POST', path: '/api/wallets/:address/balances/refresh', auth: 'developer', rateLimit: 'balance-refresh',
       docs: {
+        operationId: 'refreshWalletBalances',
+        bodyExample: { force: true },
         summary: 'Refresh the balance snapshot from the chain', tag: 'Wallet', body: s.obj({ force: s.bool() }, ['force']),
         data: s.ref('WalletBalance'), errors: ['BIZ-WALLET-ADDRESS-NOT-FOUND', 'CHAIN-BALANCE-QUERY-FAILED'],
       },
@@ -48,6 +52,7 @@ export function walletRoutes(app: Application): RouteDef[] {
     defineRoute({
       method: 'GET', path: '/api/wallets/:address/resources', auth: 'developer',
       docs: {
+        operationId: 'getWalletResources',
         summary: 'Chain resources of a TRON address', tag: 'Wallet', data: s.ref('ChainResources'),
         errors: ['BIZ-WALLET-ADDRESS-NOT-FOUND', 'BIZ-CHAIN-RESOURCES-NOT-SUPPORTED', 'CHAIN-BALANCE-QUERY-FAILED'],
       },
@@ -56,14 +61,15 @@ export function walletRoutes(app: Application): RouteDef[] {
     defineRoute({
       method: 'GET', path: '/api/commands', auth: 'developer',
       docs: {
+        operationId: 'listCommands',
         summary: 'List the caller\'s commands', tag: 'Commands',
-        query: { type: { schema: s.int('1..8') }, status: { schema: s.int('1..6') }, ...pageQuery }, data: itemsPage(s.ref('CommandListItem')),
+        query: { type: { schema: s.ref('CommandType') }, status: { schema: s.ref('CommandStatus') }, ...pageQuery }, data: itemsPage(s.ref('CommandListItem')),
       },
       handle: ({ caller, query }) => app.commands.list(caller.userId, query),
     }),
     defineRoute({
       method: 'GET', path: '/api/commands/:commandNo', auth: 'developer',
-      docs: { summary: 'One command', tag: 'Commands', data: s.ref('Command'), errors: ['BIZ-COMMAND-NOT-FOUND'] },
+      docs: { operationId: 'getCommand', summary: 'One command', tag: 'Commands', data: s.ref('Command'), errors: ['BIZ-COMMAND-NOT-FOUND'] },
       handle: ({ caller, params }) => app.commands.get(caller.userId, params.commandNo ?? ''),
     }),
   ];

@@ -1,0 +1,126 @@
+import { webhookRequest } from '../../core/application/webhooks.service.js';
+import { COLLECTION_STATUS } from '../../core/domain/model/collection-task.js';
+import { COMMAND_STATUS } from '../../core/domain/model/command.js';
+import { WEBHOOK_EVENT_TYPES, type JsonValue, type WebhookEventType } from '../../core/domain/model/webhook.js';
+import { COLLECTION_STATUS_MEANINGS, COMMAND_STATUS_MEANINGS, namedEnum } from './openapi-enums.js';
+import { s, type JsonSchema } from './openapi-schemas.js';
+
+const isoTime = { type: 'string', description: 'ISO 8601 with offset' } as const;
+const common = (types: readonly WebhookEventType[]): Record<string, JsonSchema> => ({
+  event_id: { type: 'string', description: 'UUID; the same on every attempt and redelivery: deduplicate by it' },
+  event_type: s.enumOf(types),
+  occurred_at: isoTime,
+});
+
+/** Spec §6 event bodies (all fields top level, no data wrapper), emitted beside the resource schemas. */
+export const WEBHOOK_SCHEMAS = {
+  CollectionEvent: s.obj({
+    ...common(['collection.completed', 'collection.failed']),
+    task_no: s.str(),
+    status: namedEnum('Terminal collection task status', COLLECTION_STATUS, COLLECTION_STATUS_MEANINGS, ['DONE', 'FAILED']),
+    network_code: s.str(),
+    asset_symbol: s.str(),
+    address: s.str('the sub-address'),
+    swept_amount: {
+      anyOf: [{ type: 'integer' }, { type: 'string', pattern: '^[0-9]+$' }, { type: 'null' }],
+      description: 'smallest unit; null on failure. An integer; above 2^53 - 1 a decimal string, so it stays exact',
+    },
+    sweep_tx_hash: s.nullable(s.str('null on failure')),
+    credited_at: s.nullable({ ...isoTime }),
+    error: s.nullable(s.str('null on success')),
+  }),
+  WithdrawalEvent: s.obj({
+    ...common(['withdrawal.completed', 'withdrawal.failed']),
+    command_no: s.str(),
+    status: namedEnum('Terminal withdrawal command status', COMMAND_STATUS, COMMAND_STATUS_MEANINGS, ['SUCCESS', 'FAILED']),
+    txid: s.nullable(s.str('on-chain hash; null on failure')),
+    error: s.nullable(s.str('null on success')),
+    finished_at: isoTime,
+  }),
+  TestEvent: s.obj(common(['webhook.test'])),
+} as const satisfies Record<string, JsonSchema>;
+
+const EVENT_ID = '6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40';
+const AT = '2026-05-25T10:00:00+00:00';
+const SUB = 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8';
+const collection = { event_id: EVENT_ID, occurred_at: AT, task_no: 'T2026052509591648213907', network_code: 'TRON', asset_symbol: 'USDT', address: SUB };
+const withdrawal = { event_id: EVENT_ID, occurred_at: AT, command_no: 'C2026052509585871604482' };
+
+/** One entry per event type the service sends (core's WEBHOOK_EVENT_TYPES): its schema, what triggers it, an example. */
+export const WEBHOOK_EVENTS: Readonly<Record<WebhookEventType, {
+  readonly schema: keyof typeof WEBHOOK_SCHEMAS; readonly operationId: string; readonly summary: string; readonly example: Record<string, JsonValue>;
+}>> = {
+  'withdrawal.completed': {
+    schema: 'WithdrawalEvent', operationId: 'withdrawalCompletedEvent', summary: 'A withdrawal was broadcast and its txid is known',
+    example: { ...withdrawal, event_type: 'withdrawal.completed', status: COMMAND_STATUS.SUCCESS, txid: 'b7e1c0a4f3d2e19a8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d', error: null, finished_at: AT },
+  },
+  'withdrawal.failed': {
+    schema: 'WithdrawalEvent', operationId: 'withdrawalFailedEvent', summary: 'A withdrawal failed (signing or broadcast error)',
+    example: { ...withdrawal, event_type: 'withdrawal.failed', status: COMMAND_STATUS.FAILED, txid: null, error: 'BANDWIDTH_ERROR: account has insufficient bandwidth', finished_at: AT },
+  },
+  'collection.completed': {
+    schema: 'CollectionEvent', operationId: 'collectionCompletedEvent', summary: 'A collection task reached DONE (11)',
+    example: {
+      ...collection, event_type: 'collection.completed', status: COLLECTION_STATUS.DONE, swept_amount: 1500000,
+      sweep_tx_hash: 'ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12', credited_at: AT, error: null,
+    },
+  },
+  'collection.failed': {
+    schema: 'CollectionEvent', operationId: 'collectionFailedEvent', summary: 'A collection task failed at some step and reached FAILED (12)',
+    example: {
+      ...collection, event_type: 'collection.failed', status: COLLECTION_STATUS.FAILED, swept_amount: null,
+      sweep_tx_hash: null, credited_at: null, error: 'energy not ready after 60 s',
+    },
+  },
+  'webhook.test': {
+    schema: 'TestEvent', operationId: 'webhookTestEvent', summary: 'Sent by POST /api/webhooks/debug/test; never recorded or retried',
+    example: { event_id: EVENT_ID, event_type: 'webhook.test', occurred_at: AT },
+  },
+};
+
+/** The secret the header examples are signed with, so a reader can check them. */
+const EXAMPLE_SECRET = 'example-secret';
+
+const HEADER_DOCS: Readonly<Record<string, { readonly description: string; readonly schema: JsonSchema }>> = {
+  'X-Webhook-Signature': {
+    description: 'Spec §6: `sha256=` + hex HMAC-SHA256 (key: the webhook_secret) of the canonical JSON of the body (top-level keys sorted, '
+      + 'shorter first, then byte order; compact; non-ASCII unescaped). Signed with the newest secret. Compare in constant time.',
+    schema: { type: 'string', pattern: '^sha256=[0-9a-f]{64}$' },
+  },
+  'X-Event-Id': { description: 'The event_id', schema: s.str() },
+  'X-Event-Type': { description: 'The event_type', schema: s.enumOf(WEBHOOK_EVENT_TYPES) },
+  'webhook-id': { description: 'Standard Webhooks: the event_id', schema: s.str() },
+  'webhook-timestamp': { description: 'Standard Webhooks: the send time, Unix seconds; reject old ones to stop replays', schema: { type: 'string', pattern: '^[0-9]+$' } },
+  'webhook-signature': {
+    description: 'Standard Webhooks: space-separated `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` over the exact bytes '
+      + 'received, one per secret in force (after a secret change, the previous one signs too for 24 h, after the new one)',
+    schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/]+={0,2}( v1,[A-Za-z0-9+/]+={0,2})*$' },
+  },
+};
+
+/** `webhooks` of the document: each event as the POST the service makes to the approved URL, headers signed for real. */
+export function webhooksSection(): Record<string, unknown> {
+  const sentAt = Date.parse(AT);
+  return Object.fromEntries(WEBHOOK_EVENT_TYPES.map((type) => {
+    const event = WEBHOOK_EVENTS[type];
+    const sent = webhookRequest('https://merchant.example/webhooks', event.example, [EXAMPLE_SECRET], sentAt);
+    const parameters = Object.entries(HEADER_DOCS).map(([name, doc]) => ({
+      name, in: 'header', required: true, description: doc.description, schema: doc.schema, example: sent.headers[name],
+    }));
+    return [type, {
+      post: {
+        operationId: event.operationId,
+        summary: `${type}: ${event.summary}`,
+        description: `Header examples are signed with the secret \`${EXAMPLE_SECRET}\` over the example body as sent (compact JSON, in the order shown).`,
+        tags: ['Webhooks'],
+        security: [],
+        parameters,
+        requestBody: { required: true, content: { 'application/json': { schema: s.ref(event.schema), example: event.example } } },
+        responses: {
+          '2XX': { description: 'Delivered: any 2xx answer within 15 s' },
+          '4XX': { description: 'A failed attempt, as is a 3xx, a 5xx, or no answer within 15 s: retried after 1 min, then 5 min, then DEAD' },
+        },
+      },
+    }];
+  }));
+}
