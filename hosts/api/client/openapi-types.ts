@@ -11,10 +11,10 @@ export interface paths {
             cookie?: never;
         };
         /** List the caller's wallet addresses */
-        get: operations["getApiWallets"];
+        get: operations["listWallets"];
         put?: never;
         /** Create a main or sub address */
-        post: operations["postApiWallets"];
+        post: operations["createWallet"];
         delete?: never;
         options?: never;
         head?: never;
@@ -29,7 +29,7 @@ export interface paths {
             cookie?: never;
         };
         /** One wallet address */
-        get: operations["getApiWalletsAddress"];
+        get: operations["getWallet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -46,7 +46,7 @@ export interface paths {
             cookie?: never;
         };
         /** Cached balance snapshot (no chain query) */
-        get: operations["getApiWalletsAddressBalances"];
+        get: operations["getWalletBalances"];
         put?: never;
         post?: never;
         delete?: never;
@@ -65,7 +65,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Refresh the balance snapshot from the chain */
-        post: operations["postApiWalletsAddressBalancesRefresh"];
+        post: operations["refreshWalletBalances"];
         delete?: never;
         options?: never;
         head?: never;
@@ -80,7 +80,7 @@ export interface paths {
             cookie?: never;
         };
         /** Chain resources of a TRON address */
-        get: operations["getApiWalletsAddressResources"];
+        get: operations["getWalletResources"];
         put?: never;
         post?: never;
         delete?: never;
@@ -97,7 +97,7 @@ export interface paths {
             cookie?: never;
         };
         /** List the caller's commands */
-        get: operations["getApiCommands"];
+        get: operations["listCommands"];
         put?: never;
         post?: never;
         delete?: never;
@@ -114,7 +114,7 @@ export interface paths {
             cookie?: never;
         };
         /** One command */
-        get: operations["getApiCommandsCommandNo"];
+        get: operations["getCommand"];
         put?: never;
         post?: never;
         delete?: never;
@@ -133,7 +133,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Sweep a sub-address to the main address */
-        post: operations["postApiCollections"];
+        post: operations["createCollection"];
         delete?: never;
         options?: never;
         head?: never;
@@ -148,7 +148,7 @@ export interface paths {
             cookie?: never;
         };
         /** One collection task */
-        get: operations["getApiCollectionsTaskNo"];
+        get: operations["getCollection"];
         put?: never;
         post?: never;
         delete?: never;
@@ -165,7 +165,7 @@ export interface paths {
             cookie?: never;
         };
         /** What a collection task cost, from its receipts (extension) */
-        get: operations["getApiCollectionsTaskNoCosts"];
+        get: operations["getCollectionCosts"];
         put?: never;
         post?: never;
         delete?: never;
@@ -182,10 +182,10 @@ export interface paths {
             cookie?: never;
         };
         /** List the caller's cashier tokens */
-        get: operations["getApiCashierTokens"];
+        get: operations["listCashierTokens"];
         put?: never;
         /** Issue a cashier token for a sub-address */
-        post: operations["postApiCashierTokens"];
+        post: operations["createCashierToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -203,7 +203,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Disable a cashier token */
-        delete: operations["deleteApiCashierTokensTokenNo"];
+        delete: operations["disableCashierToken"];
         options?: never;
         head?: never;
         patch?: never;
@@ -217,7 +217,7 @@ export interface paths {
             cookie?: never;
         };
         /** The payment session */
-        get: operations["getApiCashierSession"];
+        get: operations["getCashierSession"];
         put?: never;
         post?: never;
         delete?: never;
@@ -234,7 +234,7 @@ export interface paths {
             cookie?: never;
         };
         /** Cached balance of the session's sub-address */
-        get: operations["getApiCashierBalance"];
+        get: operations["getCashierBalance"];
         put?: never;
         post?: never;
         delete?: never;
@@ -251,7 +251,7 @@ export interface paths {
             cookie?: never;
         };
         /** Latest collection task of the session, or null */
-        get: operations["getApiCashierTask"];
+        get: operations["getCashierTask"];
         put?: never;
         post?: never;
         delete?: never;
@@ -270,7 +270,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Trigger the collection of the session's sub-address */
-        post: operations["postApiCashierCollect"];
+        post: operations["cashierCollect"];
         delete?: never;
         options?: never;
         head?: never;
@@ -285,7 +285,7 @@ export interface paths {
             cookie?: never;
         };
         /** QR code (SVG) of the session's sub-address, for the payer page (extension; does not slide the expiry) */
-        get: operations["getApiCashierQr"];
+        get: operations["getCashierQrCode"];
         put?: never;
         post?: never;
         delete?: never;
@@ -302,7 +302,7 @@ export interface paths {
             cookie?: never;
         };
         /** Payer page (`?ct=<token>`), in English or Simplified Chinese by Accept-Language; calls the payment API from the browser */
-        get: operations["getCashier"];
+        get: operations["getPayerPage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -321,7 +321,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Register; a 6-digit code is e-mailed */
-        post: operations["postApiAuthRegister"];
+        post: operations["register"];
         delete?: never;
         options?: never;
         head?: never;
@@ -338,7 +338,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Verify the e-mail address */
-        post: operations["postApiAuthVerify"];
+        post: operations["verifyEmail"];
         delete?: never;
         options?: never;
         head?: never;
@@ -355,7 +355,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Log in; returns a session token (st_…) */
-        post: operations["postApiAuthLogin"];
+        post: operations["login"];
         delete?: never;
         options?: never;
         head?: never;
@@ -372,7 +372,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Ask for a password-reset code by e-mail; the same answer whether or not the e-mail has an account (extension) */
-        post: operations["postApiAuthPasswordResetRequest"];
+        post: operations["requestPasswordReset"];
         delete?: never;
         options?: never;
         head?: never;
@@ -389,7 +389,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Set a new password with the mailed code; the code is consumed and every session revoked (extension) */
-        post: operations["postApiAuthPasswordResetConfirm"];
+        post: operations["confirmPasswordReset"];
         delete?: never;
         options?: never;
         head?: never;
@@ -406,7 +406,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Revoke the presented session token */
-        post: operations["postApiAuthLogout"];
+        post: operations["logout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -423,7 +423,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Activate (or switch) a plan */
-        post: operations["postApiSubscriptionsActivate"];
+        post: operations["activateSubscription"];
         delete?: never;
         options?: never;
         head?: never;
@@ -439,7 +439,7 @@ export interface paths {
         };
         get?: never;
         /** Set the developer configuration (webhook URL and secret, minimum collect amounts) */
-        put: operations["putApiSubscriptionsConfig"];
+        put: operations["setDeveloperConfig"];
         post?: never;
         delete?: never;
         options?: never;
@@ -455,7 +455,7 @@ export interface paths {
             cookie?: never;
         };
         /** The developer configuration with the webhook status */
-        get: operations["getApiSubscriptionsConfigDeveloper"];
+        get: operations["getDeveloperConfig"];
         put?: never;
         post?: never;
         delete?: never;
@@ -472,10 +472,10 @@ export interface paths {
             cookie?: never;
         };
         /** List your Developer API Tokens (no token values) with last_used_at (extension) */
-        get: operations["getApiApiTokens"];
+        get: operations["listApiTokens"];
         put?: never;
         /** Create a Developer API Token (dk_…, shown once) */
-        post: operations["postApiApiTokens"];
+        post: operations["createApiToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -493,7 +493,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Revoke a Developer API Token */
-        delete: operations["deleteApiApiTokensId"];
+        delete: operations["revokeApiToken"];
         options?: never;
         head?: never;
         patch?: never;
@@ -509,7 +509,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Send a signed webhook.test event to the approved URL */
-        post: operations["postApiWebhooksDebugTest"];
+        post: operations["sendTestWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -524,7 +524,7 @@ export interface paths {
             cookie?: never;
         };
         /** Webhook deliveries, DEAD and SKIPPED included, each with its payload and attempts */
-        get: operations["getApiWebhooksDeliveries"];
+        get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -543,7 +543,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Extension: send a DEAD or delivered event again (same event_id) to the approved URL, as a new recorded attempt */
-        post: operations["postApiWebhooksDeliveriesIdRedeliver"];
+        post: operations["redeliverWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -560,7 +560,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Withdraw from an owned address */
-        post: operations["postApiTransfers"];
+        post: operations["createTransfer"];
         delete?: never;
         options?: never;
         head?: never;
@@ -577,7 +577,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Stake TRX for energy or bandwidth */
-        post: operations["postApiWalletsAddressStake"];
+        post: operations["stake"];
         delete?: never;
         options?: never;
         head?: never;
@@ -594,7 +594,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Unstake TRX */
-        post: operations["postApiWalletsAddressUnstake"];
+        post: operations["unstake"];
         delete?: never;
         options?: never;
         head?: never;
@@ -611,7 +611,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Withdraw TRX past the unstaking wait */
-        post: operations["postApiWalletsAddressWithdrawUnstaked"];
+        post: operations["withdrawUnstaked"];
         delete?: never;
         options?: never;
         head?: never;
@@ -628,7 +628,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Vote for witnesses */
-        post: operations["postApiWalletsAddressVote"];
+        post: operations["vote"];
         delete?: never;
         options?: never;
         head?: never;
@@ -645,7 +645,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Withdraw voting rewards */
-        post: operations["postApiWalletsAddressWithdrawReward"];
+        post: operations["withdrawReward"];
         delete?: never;
         options?: never;
         head?: never;
@@ -660,7 +660,7 @@ export interface paths {
             cookie?: never;
         };
         /** Webhook URLs waiting for review */
-        get: operations["getApiAdminWebhooksPending"];
+        get: operations["listPendingWebhooks"];
         put?: never;
         post?: never;
         delete?: never;
@@ -679,7 +679,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Approve the pending webhook URL of a user */
-        post: operations["postApiAdminWebhooksUserIdApprove"];
+        post: operations["approveWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -696,7 +696,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Reject the pending webhook URL with a note */
-        post: operations["postApiAdminWebhooksUserIdReject"];
+        post: operations["rejectWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -713,7 +713,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Cancel a command before anything was broadcast */
-        post: operations["postApiAdminCommandsCommandNoCancel"];
+        post: operations["cancelCommand"];
         delete?: never;
         options?: never;
         head?: never;
@@ -728,10 +728,10 @@ export interface paths {
             cookie?: never;
         };
         /** The risk deny-list */
-        get: operations["getApiAdminRiskDeny"];
+        get: operations["listDenyList"];
         put?: never;
         /** Add (or replace) a deny-list entry */
-        post: operations["postApiAdminRiskDeny"];
+        post: operations["addDenyListEntry"];
         delete?: never;
         options?: never;
         head?: never;
@@ -749,7 +749,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Remove a deny-list entry */
-        delete: operations["deleteApiAdminRiskDenyKindValue"];
+        delete: operations["removeDenyListEntry"];
         options?: never;
         head?: never;
         patch?: never;
@@ -764,7 +764,7 @@ export interface paths {
         };
         get?: never;
         /** Set a user's sub-address quota (-1 unlimited) */
-        put: operations["putApiAdminUsersUserIdQuota"];
+        put: operations["setUserQuota"];
         post?: never;
         delete?: never;
         options?: never;
@@ -780,7 +780,7 @@ export interface paths {
             cookie?: never;
         };
         /** Liveness: the process answers */
-        get: operations["getApiHealthz"];
+        get: operations["getHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -797,7 +797,7 @@ export interface paths {
             cookie?: never;
         };
         /** Readiness: every backing service is reachable */
-        get: operations["getApiReadyz"];
+        get: operations["getReadiness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -814,7 +814,75 @@ export interface paths {
             cookie?: never;
         };
         /** This API as an OpenAPI 3.1 document (bare, not enveloped) */
-        get: operations["getApiOpenapiJson"];
+        get: operations["getOpenApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This API's reference page, rendered from /api/openapi.json */
+        get: operations["getApiDocsPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/docs/swagger-ui.css": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The reference page's stylesheet (Swagger UI) */
+        get: operations["getApiDocsStylesheet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/docs/swagger-ui-bundle.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The reference page's renderer (Swagger UI) */
+        get: operations["getApiDocsRenderer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/docs/api-docs.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The reference page's initializer */
+        get: operations["getApiDocsInitializer"];
         put?: never;
         post?: never;
         delete?: never;
@@ -824,18 +892,187 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "withdrawal.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * withdrawal.completed: A withdrawal was broadcast and its txid is known
+         * @description Header examples are signed with the secret `example-secret` over the example body as sent (compact JSON, in the order shown).
+         */
+        post: operations["withdrawalCompletedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "withdrawal.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * withdrawal.failed: A withdrawal failed (signing or broadcast error)
+         * @description Header examples are signed with the secret `example-secret` over the example body as sent (compact JSON, in the order shown).
+         */
+        post: operations["withdrawalFailedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "collection.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * collection.completed: A collection task reached DONE (11)
+         * @description Header examples are signed with the secret `example-secret` over the example body as sent (compact JSON, in the order shown).
+         */
+        post: operations["collectionCompletedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "collection.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * collection.failed: A collection task failed at some step and reached FAILED (12)
+         * @description Header examples are signed with the secret `example-secret` over the example body as sent (compact JSON, in the order shown).
+         */
+        post: operations["collectionFailedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook.test: Sent by POST /api/webhooks/debug/test; never recorded or retried
+         * @description Header examples are signed with the secret `example-secret` over the example body as sent (compact JSON, in the order shown).
+         */
+        post: operations["webhookTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
+        /**
+         * @description Address type:
+         *     - 1 = MAIN: main address (one per user per network)
+         *     - 2 = SUB: sub-address
+         * @enum {integer}
+         */
+        AddressType: 1 | 2;
+        /**
+         * @description Address status:
+         *     - 0 = DISABLED: disabled
+         *     - 1 = ACTIVE: active
+         * @enum {integer}
+         */
+        AddressStatus: 0 | 1;
+        /**
+         * @description Refresh source of a balance snapshot:
+         *     - 1 = AUTO: refreshed by the service (scanner or schedule)
+         *     - 2 = MANUAL: refreshed on request (POST …/balances/refresh)
+         * @enum {integer}
+         */
+        RefreshSource: 1 | 2;
+        /**
+         * @description Command type:
+         *     - 1 = QUERY: a chain query
+         *     - 2 = WITHDRAWAL: a withdrawal (POST /api/transfers)
+         *     - 3 = COLLECTION: a collection (POST /api/collections, POST /api/cashier/collect)
+         *     - 4 = STAKE: staking TRX for energy or bandwidth
+         *     - 5 = UNSTAKE: unstaking TRX
+         *     - 6 = WITHDRAW_UNSTAKED: withdrawing TRX past the unstaking wait
+         *     - 7 = VOTE: voting for witnesses
+         *     - 8 = WITHDRAW_REWARD: withdrawing voting rewards
+         * @enum {integer}
+         */
+        CommandType: 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8;
+        /**
+         * @description Command status:
+         *     - 1 = PENDING: queued
+         *     - 2 = RUNNING: executing
+         *     - 3 = SUCCESS: completed
+         *     - 4 = FAILED: execution failed
+         *     - 5 = REJECTED: blocked by risk control
+         *     - 6 = CANCELLED: manually cancelled
+         * @enum {integer}
+         */
+        CommandStatus: 1 | 2 | 3 | 4 | 5 | 6;
+        /**
+         * @description Collection task status (steps in flow order: 1, 2, 16, 17, 6, 15, 8, then 11 or 12):
+         *     - 1 = PENDING: created; no step started
+         *     - 2 = FUNDING_TRX: the main address sends TRX for gas to the sub-address
+         *     - 6 = COLLECTING: the asset is transferred to the main address
+         *     - 8 = RECOVER_TRX: the remaining TRX is returned to the main address
+         *     - 11 = DONE: all steps complete; collection.completed dispatched (terminal)
+         *     - 12 = FAILED: unrecoverable error; task abandoned; collection.failed dispatched (terminal)
+         *     - 15 = UNDELEGATING_ENERGY: undelegating the energy (self-delegation path only)
+         *     - 16 = ACQUIRING_ENERGY: energy acquisition transaction broadcast, awaiting confirmation
+         *     - 17 = WAIT_ENERGY_READY: polling the sub-address energy until the threshold is met (up to 60 s)
+         * @enum {integer}
+         */
+        CollectionStatus: 1 | 2 | 6 | 8 | 11 | 12 | 15 | 16 | 17;
+        /**
+         * @description Webhook delivery status:
+         *     - 1 = PENDING: waiting for its first attempt
+         *     - 2 = DELIVERING: an attempt is in flight
+         *     - 3 = SUCCEEDED: a 2xx answer arrived within 15 s
+         *     - 4 = RETRYING: an attempt failed; the next one is scheduled (1 min, then 5 min)
+         *     - 5 = DEAD: the third attempt failed; retries stopped (a redelivery can still be asked for)
+         *     - 6 = SKIPPED: no URL was approved when the event happened; never sent or replayed
+         * @enum {integer}
+         */
+        DeliveryStatus: 1 | 2 | 3 | 4 | 5 | 6;
         Wallet: {
             wallet_address_id: number;
             network_code: string;
             address: string;
-            /** @enum {unknown} */
-            address_type: 1 | 2;
+            address_type: components["schemas"]["AddressType"];
             address_label: string | null;
-            /** @enum {unknown} */
-            status: 0 | 1;
+            status: components["schemas"]["AddressStatus"];
             /** @description YYYY-MM-DD HH:MM:SS (UTC) */
             created_at: string;
         };
@@ -843,9 +1080,8 @@ export interface components {
             wallet_address_id: number;
             network_code: string;
             address: string;
-            /** @enum {unknown} */
-            address_type: 1 | 2;
-            status: number;
+            address_type: components["schemas"]["AddressType"];
+            status: components["schemas"]["AddressStatus"];
         };
         Pagination: {
             page: number;
@@ -862,8 +1098,7 @@ export interface components {
                 /** @description YYYY-MM-DD HH:MM:SS (UTC) */
                 balance_updated_at: string;
             }[];
-            /** @enum {unknown} */
-            refresh_source: 1 | 2;
+            refresh_source: components["schemas"]["RefreshSource"];
             /** @description YYYY-MM-DD HH:MM:SS (UTC) */
             balance_updated_at: string;
         };
@@ -909,10 +1144,8 @@ export interface components {
         };
         Command: {
             command_no: string;
-            /** @description 1..8, spec §2 */
-            type: number;
-            /** @description 1..6, spec §2 */
-            status: number;
+            type: components["schemas"]["CommandType"];
+            status: components["schemas"]["CommandStatus"];
             error_code: string | null;
             last_error: string | null;
             started_at: string | null;
@@ -920,10 +1153,8 @@ export interface components {
         };
         CommandListItem: {
             command_no: string;
-            /** @description 1..8, spec §2 */
-            type: number;
-            /** @description 1..6, spec §2 */
-            status: number;
+            type: components["schemas"]["CommandType"];
+            status: components["schemas"]["CommandStatus"];
             error_code: string | null;
             last_error: string | null;
             started_at: string | null;
@@ -933,13 +1164,12 @@ export interface components {
         };
         CommandAccepted: {
             command_no: string;
-            status: number;
+            status: components["schemas"]["CommandStatus"];
         };
         CollectionTask: {
             task_no: string;
             command_no: string;
-            /** @description spec §2 collection task status */
-            status: number;
+            status: components["schemas"]["CollectionStatus"];
             error_code: string | null;
             last_error: string | null;
             /** @description YYYY-MM-DD HH:MM:SS (UTC) */
@@ -949,7 +1179,7 @@ export interface components {
         CashierTask: {
             task_no: string;
             command_no: string;
-            status: number;
+            status: components["schemas"]["CollectionStatus"];
             last_error: string | null;
             /** @description ISO 8601 with offset */
             started_at: string;
@@ -998,7 +1228,10 @@ export interface components {
             wallet_address_id: number;
             address: string;
             network_code: string;
-            /** @enum {unknown} */
+            /**
+             * @description active, or disabled by DELETE; an expired active token is refused as invalid
+             * @enum {unknown}
+             */
             status: "active" | "disabled";
             /** @enum {unknown} */
             ttl_minutes: 60 | 120 | 480 | 1440;
@@ -1014,7 +1247,10 @@ export interface components {
             wallet_address_id: number;
             address: string;
             network_code: string;
-            /** @enum {unknown} */
+            /**
+             * @description active, or disabled by DELETE; an expired active token is refused as invalid
+             * @enum {unknown}
+             */
             status: "active" | "disabled";
             /** @enum {unknown} */
             ttl_minutes: 60 | 120 | 480 | 1440;
@@ -1051,7 +1287,7 @@ export interface components {
             active_task: {
                 task_no: string;
                 command_no: string;
-                status: number;
+                status: components["schemas"]["CollectionStatus"];
                 last_error: string | null;
                 /** @description ISO 8601 with offset */
                 started_at: string;
@@ -1142,8 +1378,7 @@ export interface components {
             delivery_id: string;
             event_id: string;
             event_type: string;
-            /** @description 1..6, DESIGN.md */
-            status: number;
+            status: components["schemas"]["DeliveryStatus"];
             url: string | null;
             attempts: components["schemas"]["DeliveryAttempt"][];
             next_attempt_at: string | null;
@@ -1184,19 +1419,88 @@ export interface components {
             user_id: number;
             max_sub_addresses: number;
         };
+        CollectionEvent: {
+            /** @description UUID; the same on every attempt and redelivery: deduplicate by it */
+            event_id: string;
+            /** @enum {unknown} */
+            event_type: "collection.completed" | "collection.failed";
+            /** @description ISO 8601 with offset */
+            occurred_at: string;
+            task_no: string;
+            /**
+             * @description Terminal collection task status:
+             *     - 11 = DONE: all steps complete; collection.completed dispatched (terminal)
+             *     - 12 = FAILED: unrecoverable error; task abandoned; collection.failed dispatched (terminal)
+             * @enum {integer}
+             */
+            status: 11 | 12;
+            network_code: string;
+            asset_symbol: string;
+            /** @description the sub-address */
+            address: string;
+            /** @description smallest unit; null on failure. An integer; above 2^53 - 1 a decimal string, so it stays exact */
+            swept_amount: number | string | null;
+            sweep_tx_hash: string | null;
+            credited_at: string | null;
+            error: string | null;
+        };
+        WithdrawalEvent: {
+            /** @description UUID; the same on every attempt and redelivery: deduplicate by it */
+            event_id: string;
+            /** @enum {unknown} */
+            event_type: "withdrawal.completed" | "withdrawal.failed";
+            /** @description ISO 8601 with offset */
+            occurred_at: string;
+            command_no: string;
+            /**
+             * @description Terminal withdrawal command status:
+             *     - 3 = SUCCESS: completed
+             *     - 4 = FAILED: execution failed
+             * @enum {integer}
+             */
+            status: 3 | 4;
+            txid: string | null;
+            error: string | null;
+            /** @description ISO 8601 with offset */
+            finished_at: string;
+        };
+        TestEvent: {
+            /** @description UUID; the same on every attempt and redelivery: deduplicate by it */
+            event_id: string;
+            /** @enum {unknown} */
+            event_type: "webhook.test";
+            /** @description ISO 8601 with offset */
+            occurred_at: string;
+        };
     };
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description Hits allowed in the current window
+         * @example 60
+         */
+        "X-RateLimit-Limit": number;
+        /**
+         * @description Hits left in the current window after this one
+         * @example 59
+         */
+        "X-RateLimit-Remaining": number;
+        /**
+         * @description Seconds until the window ends and a retry can succeed
+         * @example 42
+         */
+        "Retry-After": number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    getApiWallets: {
+    listWallets: {
         parameters: {
             query?: {
-                type?: 1 | 2;
+                type?: components["schemas"]["AddressType"];
                 /** @description 1-based, default 1 */
                 page?: number;
                 /** @description default 20, max 100 */
@@ -1211,13 +1515,36 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "wallet_address_id": 2,
+                     *             "network_code": "TRON",
+                     *             "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *             "address_type": 2,
+                     *             "address_label": "Order 1042",
+                     *             "status": 1,
+                     *             "created_at": "2026-05-25 09:59:16"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "per_page": 20,
+                     *           "total": 1,
+                     *           "pages": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -1236,6 +1563,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -1250,6 +1584,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "authenticated but not authorized",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "FORBIDDEN";
@@ -1264,6 +1605,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION-ERROR",
+                     *       "message": "validation failed",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "VALIDATION-ERROR";
@@ -1275,15 +1623,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -1298,6 +1650,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -1308,7 +1667,7 @@ export interface operations {
             };
         };
     };
-    postApiWallets: {
+    createWallet: {
         parameters: {
             query?: never;
             header?: never;
@@ -1317,10 +1676,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "network_code": "TRON",
+                 *       "address_type": 2,
+                 *       "address_label": "Order 1042"
+                 *     }
+                 */
                 "application/json": {
                     network_code: string;
-                    /** @enum {unknown} */
-                    address_type: 1 | 2;
+                    address_type: components["schemas"]["AddressType"];
                     /** @description max 120 characters */
                     address_label?: string;
                 };
@@ -1330,13 +1695,24 @@ export interface operations {
             /** @description success */
             201: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "wallet_address_id": 2,
+                     *         "network_code": "TRON",
+                     *         "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *         "address_type": 2,
+                     *         "status": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -1352,6 +1728,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -1366,6 +1749,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "authenticated but not authorized",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "FORBIDDEN";
@@ -1380,6 +1770,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-MAIN-ADDRESS-ALREADY-EXISTS",
+                     *       "message": "main address exists for the network",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-MAIN-ADDRESS-ALREADY-EXISTS";
@@ -1394,6 +1791,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD-TOO-LARGE",
+                     *       "message": "request body exceeds 64 KiB",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "PAYLOAD-TOO-LARGE";
@@ -1408,6 +1812,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-NETWORK-NOT-FOUND",
+                     *       "message": "network code unknown or unavailable",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-NETWORK-NOT-FOUND" | "BIZ-ADDRESS-TYPE-NOT-ALLOWED" | "BIZ-MAIN-ADDRESS-REQUIRED" | "BIZ-SUB-ADDRESS-SUBSCRIPTION-REQUIRED" | "BIZ-SUB-ADDRESS-QUOTA-EXCEEDED" | "VALIDATION-ERROR";
@@ -1419,15 +1830,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -1442,6 +1857,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -1452,7 +1874,7 @@ export interface operations {
             };
         };
     };
-    getApiWalletsAddress: {
+    getWallet: {
         parameters: {
             query?: never;
             header?: never;
@@ -1466,13 +1888,26 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "wallet_address_id": 2,
+                     *         "network_code": "TRON",
+                     *         "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *         "address_type": 2,
+                     *         "address_label": "Order 1042",
+                     *         "status": 1,
+                     *         "created_at": "2026-05-25 09:59:16"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -1488,6 +1923,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -1502,6 +1944,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "authenticated but not authorized",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "FORBIDDEN";
@@ -1516,6 +1965,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-WALLET-ADDRESS-NOT-FOUND",
+                     *       "message": "address missing or not the caller's",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-WALLET-ADDRESS-NOT-FOUND";
@@ -1527,15 +1983,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -1550,6 +2010,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -1560,7 +2027,7 @@ export interface operations {
             };
         };
     };
-    getApiWalletsAddressBalances: {
+    getWalletBalances: {
         parameters: {
             query?: never;
             header?: never;
@@ -1574,13 +2041,36 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *         "items": [
+                     *           {
+                     *             "symbol": "TRX",
+                     *             "balance_available": "0",
+                     *             "balance_locked": "0",
+                     *             "balance_updated_at": "2026-05-25 09:59:16"
+                     *           },
+                     *           {
+                     *             "symbol": "USDT",
+                     *             "balance_available": "1500000",
+                     *             "balance_locked": "0",
+                     *             "balance_updated_at": "2026-05-25 09:59:16"
+                     *           }
+                     *         ],
+                     *         "refresh_source": 2,
+                     *         "balance_updated_at": "2026-05-25 09:59:16"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -1596,6 +2086,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -1610,6 +2107,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "authenticated but not authorized",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "FORBIDDEN";
@@ -1624,6 +2128,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-WALLET-ADDRESS-NOT-FOUND",
+                     *       "message": "address missing or not the caller's",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-WALLET-ADDRESS-NOT-FOUND";
@@ -1635,15 +2146,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -1658,6 +2173,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -1668,7 +2190,7 @@ export interface operations {
             };
         };
     };
-    postApiWalletsAddressBalancesRefresh: {
+    refreshWalletBalances: {
         parameters: {
             query?: never;
             header?: never;
@@ -1679,6 +2201,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "force": true
+                 *     }
+                 */
                 "application/json": {
                     force?: boolean;
                 };
@@ -1688,13 +2215,36 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *         "items": [
+                     *           {
+                     *             "symbol": "TRX",
+                     *             "balance_available": "0",
+                     *             "balance_locked": "0",
+                     *             "balance_updated_at": "2026-05-25 09:59:16"
+                     *           },
+                     *           {
+                     *             "symbol": "USDT",
+                     *             "balance_available": "1500000",
+                     *             "balance_locked": "0",
+                     *             "balance_updated_at": "2026-05-25 09:59:16"
+                     *           }
+                     *         ],
+                     *         "refresh_source": 2,
+                     *         "balance_updated_at": "2026-05-25 09:59:16"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -1710,6 +2260,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -1724,6 +2281,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "authenticated but not authorized",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "FORBIDDEN";
@@ -1738,6 +2302,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-WALLET-ADDRESS-NOT-FOUND",
+                     *       "message": "address missing or not the caller's",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-WALLET-ADDRESS-NOT-FOUND";
@@ -1752,6 +2323,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD-TOO-LARGE",
+                     *       "message": "request body exceeds 64 KiB",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "PAYLOAD-TOO-LARGE";
@@ -1766,6 +2344,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION-ERROR",
+                     *       "message": "validation failed",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "VALIDATION-ERROR";
@@ -1777,15 +2362,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -1800,6 +2389,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -1814,6 +2410,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "CHAIN-BALANCE-QUERY-FAILED",
+                     *       "message": "on-chain balance query failed",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "CHAIN-BALANCE-QUERY-FAILED";
@@ -1824,7 +2427,7 @@ export interface operations {
             };
         };
     };
-    getApiWalletsAddressResources: {
+    getWalletResources: {
         parameters: {
             query?: never;
             header?: never;
@@ -1838,13 +2441,41 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "energy": {
+                     *           "available": 65000,
+                     *           "used": 0,
+                     *           "limit": 65000,
+                     *           "staked_sun": "5000000000",
+                     *           "delegated_out_sun": "0",
+                     *           "received_sun": "0"
+                     *         },
+                     *         "bandwidth": {
+                     *           "free_available": 600,
+                     *           "free_used": 0,
+                     *           "free_limit": 600,
+                     *           "staked_available": 0,
+                     *           "staked_used": 0,
+                     *           "staked_limit": 0,
+                     *           "staked_sun": "0",
+                     *           "delegated_out_sun": "0",
+                     *           "received_sun": "0"
+                     *         },
+                     *         "withdrawable_sun": "0",
+                     *         "delegated_to": [],
+                     *         "received_from": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -1860,6 +2491,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -1874,6 +2512,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "authenticated but not authorized",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "FORBIDDEN";
@@ -1888,6 +2533,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-WALLET-ADDRESS-NOT-FOUND",
+                     *       "message": "address missing or not the caller's",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-WALLET-ADDRESS-NOT-FOUND";
@@ -1902,6 +2554,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-CHAIN-RESOURCES-NOT-SUPPORTED",
+                     *       "message": "network has no resource staking",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-CHAIN-RESOURCES-NOT-SUPPORTED";
@@ -1913,15 +2572,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -1936,6 +2599,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -1950,6 +2620,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "CHAIN-BALANCE-QUERY-FAILED",
+                     *       "message": "on-chain balance query failed",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "CHAIN-BALANCE-QUERY-FAILED";
@@ -1960,11 +2637,11 @@ export interface operations {
             };
         };
     };
-    getApiCommands: {
+    listCommands: {
         parameters: {
             query?: {
-                type?: number;
-                status?: number;
+                type?: components["schemas"]["CommandType"];
+                status?: components["schemas"]["CommandStatus"];
                 /** @description 1-based, default 1 */
                 page?: number;
                 /** @description default 20, max 100 */
@@ -1979,13 +2656,37 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "command_no": "C2026052509585871604482",
+                     *             "type": 3,
+                     *             "status": 3,
+                     *             "error_code": null,
+                     *             "last_error": null,
+                     *             "started_at": "2026-05-25 09:59:16",
+                     *             "finished_at": "2026-05-25 10:00:00",
+                     *             "created_at": "2026-05-25 09:59:16"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "per_page": 20,
+                     *           "total": 1,
+                     *           "pages": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -2004,6 +2705,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -2018,6 +2726,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "authenticated but not authorized",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "FORBIDDEN";
@@ -2032,6 +2747,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION-ERROR",
+                     *       "message": "validation failed",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "VALIDATION-ERROR";
@@ -2043,15 +2765,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -2066,6 +2792,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -2076,7 +2809,7 @@ export interface operations {
             };
         };
     };
-    getApiCommandsCommandNo: {
+    getCommand: {
         parameters: {
             query?: never;
             header?: never;
@@ -2090,13 +2823,26 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "command_no": "C2026052509585871604482",
+                     *         "type": 3,
+                     *         "status": 3,
+                     *         "error_code": null,
+                     *         "last_error": null,
+                     *         "started_at": "2026-05-25 09:59:16",
+                     *         "finished_at": "2026-05-25 10:00:00"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -2112,6 +2858,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -2126,6 +2879,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "authenticated but not authorized",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "FORBIDDEN";
@@ -2140,6 +2900,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-COMMAND-NOT-FOUND",
+                     *       "message": "command number unknown",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-COMMAND-NOT-FOUND";
@@ -2151,15 +2918,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -2174,6 +2945,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -2184,7 +2962,7 @@ export interface operations {
             };
         };
     };
-    postApiCollections: {
+    createCollection: {
         parameters: {
             query?: never;
             header?: {
@@ -2196,6 +2974,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                 *       "asset_symbol": "USDT"
+                 *     }
+                 */
                 "application/json": {
                     /** @description a sub-address owned by the caller */
                     address: string;
@@ -2207,13 +2991,26 @@ export interface operations {
             /** @description success */
             201: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "task_no": "T2026052509591648213907",
+                     *         "command_no": "C2026052509585871604482",
+                     *         "status": 1,
+                     *         "error_code": null,
+                     *         "last_error": null,
+                     *         "started_at": "2026-05-25 09:59:16",
+                     *         "finished_at": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -2229,6 +3026,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -2243,6 +3047,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RISK-REVIEW-BLOCKED",
+                     *       "message": "blocked by risk control",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RISK-REVIEW-BLOCKED" | "FORBIDDEN";
@@ -2257,6 +3068,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-COMMAND-LOCKED",
+                     *       "message": "address already has an active command",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-COMMAND-LOCKED" | "IDEMPOTENCY-KEY-IN-PROGRESS";
@@ -2271,6 +3089,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD-TOO-LARGE",
+                     *       "message": "request body exceeds 64 KiB",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "PAYLOAD-TOO-LARGE";
@@ -2285,6 +3110,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-ADDRESS-TYPE-NOT-SUB",
+                     *       "message": "collection or cashier token on a non-sub-address",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-ADDRESS-TYPE-NOT-SUB" | "BIZ-WALLET-ADDRESS-NOT-FOUND" | "BIZ-ASSET-NOT-FOUND" | "VALIDATION-ERROR" | "IDEMPOTENCY-KEY-REUSED";
@@ -2296,15 +3128,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -2319,6 +3155,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -2329,7 +3172,7 @@ export interface operations {
             };
         };
     };
-    getApiCollectionsTaskNo: {
+    getCollection: {
         parameters: {
             query?: never;
             header?: never;
@@ -2343,13 +3186,26 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "task_no": "T2026052509591648213907",
+                     *         "command_no": "C2026052509585871604482",
+                     *         "status": 1,
+                     *         "error_code": null,
+                     *         "last_error": null,
+                     *         "started_at": "2026-05-25 09:59:16",
+                     *         "finished_at": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -2365,6 +3221,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -2379,6 +3242,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "authenticated but not authorized",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "FORBIDDEN";
@@ -2393,6 +3263,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-COLLECTION-TASK-NOT-FOUND",
+                     *       "message": "task unknown",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-COLLECTION-TASK-NOT-FOUND";
@@ -2404,15 +3281,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -2427,6 +3308,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -2437,7 +3325,7 @@ export interface operations {
             };
         };
     };
-    getApiCollectionsTaskNoCosts: {
+    getCollectionCosts: {
         parameters: {
             query?: never;
             header?: never;
@@ -2451,13 +3339,53 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "task_no": "T2026052509591648213907",
+                     *         "asset_symbol": "USDT",
+                     *         "energy_path": "rental",
+                     *         "provider": "tronsave",
+                     *         "final": true,
+                     *         "cost": {
+                     *           "total_sun": "4345000",
+                     *           "bandwidth_burned_sun": "345000",
+                     *           "energy_burned_sun": "0",
+                     *           "activation_sun": "0",
+                     *           "rental_sun": "4000000",
+                     *           "lent_sun": "1000000",
+                     *           "returned_sun": "655000",
+                     *           "txids": [
+                     *             "ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12"
+                     *           ]
+                     *         },
+                     *         "estimate": {
+                     *           "total_sun": "4400000",
+                     *           "options": [
+                     *             {
+                     *               "path": "rental",
+                     *               "provider": "tronsave",
+                     *               "cost_sun": "4400000",
+                     *               "refusal": null
+                     *             },
+                     *             {
+                     *               "path": "burn",
+                     *               "provider": null,
+                     *               "cost_sun": "13400000",
+                     *               "refusal": null
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -2473,6 +3401,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -2487,6 +3422,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "authenticated but not authorized",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "FORBIDDEN";
@@ -2501,6 +3443,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-COLLECTION-TASK-NOT-FOUND",
+                     *       "message": "task unknown",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-COLLECTION-TASK-NOT-FOUND";
@@ -2512,15 +3461,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -2535,6 +3488,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -2545,7 +3505,7 @@ export interface operations {
             };
         };
     };
-    getApiCashierTokens: {
+    listCashierTokens: {
         parameters: {
             query?: {
                 /** @description default 1 */
@@ -2562,13 +3522,39 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "data": [
+                     *           {
+                     *             "token_no": "CT2026052509300013579246",
+                     *             "wallet_address_id": 2,
+                     *             "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *             "network_code": "TRON",
+                     *             "status": "active",
+                     *             "ttl_minutes": 60,
+                     *             "expires_at": "2026-05-25T10:59:16+00:00",
+                     *             "disabled_at": null,
+                     *             "disable_reason": null,
+                     *             "created_at": "2026-05-25T09:59:16+00:00"
+                     *           }
+                     *         ],
+                     *         "meta": {
+                     *           "current_page": 1,
+                     *           "per_page": 15,
+                     *           "total": 1,
+                     *           "last_page": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -2592,6 +3578,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -2606,6 +3599,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "authenticated but not authorized",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "FORBIDDEN";
@@ -2620,6 +3620,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION-ERROR",
+                     *       "message": "validation failed",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "VALIDATION-ERROR";
@@ -2631,15 +3638,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -2654,6 +3665,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -2664,7 +3682,7 @@ export interface operations {
             };
         };
     };
-    postApiCashierTokens: {
+    createCashierToken: {
         parameters: {
             query?: never;
             header?: never;
@@ -2673,6 +3691,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                 *       "ttl_minutes": 60
+                 *     }
+                 */
                 "application/json": {
                     address: string;
                     /** @enum {unknown} */
@@ -2684,13 +3708,30 @@ export interface operations {
             /** @description success */
             201: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "token_no": "CT2026052509300013579246",
+                     *         "wallet_address_id": 2,
+                     *         "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *         "network_code": "TRON",
+                     *         "status": "active",
+                     *         "ttl_minutes": 60,
+                     *         "expires_at": "2026-05-25T10:59:16+00:00",
+                     *         "disabled_at": null,
+                     *         "disable_reason": null,
+                     *         "created_at": "2026-05-25T09:59:16+00:00",
+                     *         "token": "ct_4mX9b2QeL7tR0wYkP3sZ8vN1cH6uJ5aD"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -2706,6 +3747,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -2720,6 +3768,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "authenticated but not authorized",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "FORBIDDEN";
@@ -2734,6 +3789,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "CASHIER-TOKEN-ACTIVE-EXISTS",
+                     *       "message": "active cashier token exists for the address",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "CASHIER-TOKEN-ACTIVE-EXISTS";
@@ -2748,6 +3810,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD-TOO-LARGE",
+                     *       "message": "request body exceeds 64 KiB",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "PAYLOAD-TOO-LARGE";
@@ -2762,6 +3831,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-WALLET-ADDRESS-NOT-FOUND",
+                     *       "message": "address missing or not the caller's",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-WALLET-ADDRESS-NOT-FOUND" | "BIZ-ADDRESS-TYPE-NOT-SUB" | "VALIDATION-ERROR";
@@ -2773,15 +3849,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -2796,6 +3876,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -2806,7 +3893,7 @@ export interface operations {
             };
         };
     };
-    deleteApiCashierTokensTokenNo: {
+    disableCashierToken: {
         parameters: {
             query?: never;
             header?: never;
@@ -2817,6 +3904,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "order cancelled"
+                 *     }
+                 */
                 "application/json": {
                     reason?: string;
                 };
@@ -2826,13 +3918,23 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "token_no": "CT2026052509300013579246",
+                     *         "status": "disabled",
+                     *         "disabled_at": "2026-05-25T10:00:00+00:00",
+                     *         "disable_reason": "order cancelled"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -2848,6 +3950,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -2862,6 +3971,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "authenticated but not authorized",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "FORBIDDEN";
@@ -2876,6 +3992,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "CASHIER-TOKEN-NOT-FOUND",
+                     *       "message": "unknown or not the caller's",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "CASHIER-TOKEN-NOT-FOUND";
@@ -2890,6 +4013,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "CASHIER-TOKEN-ALREADY-DISABLED",
+                     *       "message": "already disabled",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "CASHIER-TOKEN-ALREADY-DISABLED";
@@ -2904,6 +4034,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD-TOO-LARGE",
+                     *       "message": "request body exceeds 64 KiB",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "PAYLOAD-TOO-LARGE";
@@ -2918,6 +4055,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION-ERROR",
+                     *       "message": "validation failed",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "VALIDATION-ERROR";
@@ -2929,15 +4073,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -2952,6 +4100,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -2962,7 +4117,7 @@ export interface operations {
             };
         };
     };
-    getApiCashierSession: {
+    getCashierSession: {
         parameters: {
             query?: never;
             header?: never;
@@ -2974,13 +4129,31 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "token_no": "CT2026052509300013579246",
+                     *         "expires_at": "2026-05-25T10:59:16+00:00",
+                     *         "min_collect_amounts": {
+                     *           "USDT": "1000000"
+                     *         },
+                     *         "address": {
+                     *           "wallet_address_id": 2,
+                     *           "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *           "network_code": "TRON",
+                     *           "address_label": "Order 1042"
+                     *         },
+                     *         "active_task": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -2996,6 +4169,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "CASHIER-TOKEN-MISSING",
+                     *       "message": "no cashier bearer token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "CASHIER-TOKEN-MISSING" | "CASHIER-TOKEN-INVALID";
@@ -3010,6 +4190,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "authenticated but not authorized",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "FORBIDDEN";
@@ -3021,15 +4208,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -3044,6 +4235,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -3054,7 +4252,7 @@ export interface operations {
             };
         };
     };
-    getApiCashierBalance: {
+    getCashierBalance: {
         parameters: {
             query?: never;
             header?: never;
@@ -3066,13 +4264,29 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *         "items": [
+                     *           {
+                     *             "symbol": "USDT",
+                     *             "balance_available": "1500000",
+                     *             "balance_locked": "0",
+                     *             "balance_updated_at": "2026-05-25T09:59:16+00:00"
+                     *           }
+                     *         ],
+                     *         "balance_updated_at": "2026-05-25T09:59:16+00:00"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -3088,6 +4302,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "CASHIER-TOKEN-MISSING",
+                     *       "message": "no cashier bearer token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "CASHIER-TOKEN-MISSING" | "CASHIER-TOKEN-INVALID";
@@ -3102,6 +4323,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "authenticated but not authorized",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "FORBIDDEN";
@@ -3113,15 +4341,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -3136,6 +4368,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -3146,7 +4385,7 @@ export interface operations {
             };
         };
     };
-    getApiCashierTask: {
+    getCashierTask: {
         parameters: {
             query?: never;
             header?: never;
@@ -3158,13 +4397,25 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "task_no": "T2026052509591648213907",
+                     *         "command_no": "C2026052509585871604482",
+                     *         "status": 1,
+                     *         "last_error": null,
+                     *         "started_at": "2026-05-25T09:59:16+00:00",
+                     *         "finished_at": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -3180,6 +4431,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "CASHIER-TOKEN-MISSING",
+                     *       "message": "no cashier bearer token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "CASHIER-TOKEN-MISSING" | "CASHIER-TOKEN-INVALID";
@@ -3194,6 +4452,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "authenticated but not authorized",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "FORBIDDEN";
@@ -3205,15 +4470,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -3228,6 +4497,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -3238,7 +4514,7 @@ export interface operations {
             };
         };
     };
-    postApiCashierCollect: {
+    cashierCollect: {
         parameters: {
             query?: never;
             header?: {
@@ -3250,6 +4526,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "asset_symbol": "USDT"
+                 *     }
+                 */
                 "application/json": {
                     asset_symbol: string;
                 };
@@ -3259,13 +4540,25 @@ export interface operations {
             /** @description success */
             201: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "task_no": "T2026052509591648213907",
+                     *         "command_no": "C2026052509585871604482",
+                     *         "status": 1,
+                     *         "last_error": null,
+                     *         "started_at": "2026-05-25T09:59:16+00:00",
+                     *         "finished_at": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -3281,6 +4574,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "CASHIER-TOKEN-MISSING",
+                     *       "message": "no cashier bearer token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "CASHIER-TOKEN-MISSING" | "CASHIER-TOKEN-INVALID";
@@ -3295,6 +4595,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RISK-REVIEW-BLOCKED",
+                     *       "message": "blocked by risk control",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RISK-REVIEW-BLOCKED" | "FORBIDDEN";
@@ -3309,6 +4616,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-COMMAND-LOCKED",
+                     *       "message": "address already has an active command",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-COMMAND-LOCKED" | "IDEMPOTENCY-KEY-IN-PROGRESS";
@@ -3323,6 +4637,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD-TOO-LARGE",
+                     *       "message": "request body exceeds 64 KiB",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "PAYLOAD-TOO-LARGE";
@@ -3337,6 +4658,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-ASSET-NOT-FOUND",
+                     *       "message": "asset symbol unknown",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-ASSET-NOT-FOUND" | "BIZ-AMOUNT-BELOW-MINIMUM" | "VALIDATION-ERROR" | "IDEMPOTENCY-KEY-REUSED";
@@ -3348,15 +4676,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -3371,6 +4703,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -3381,7 +4720,7 @@ export interface operations {
             };
         };
     };
-    getApiCashierQr: {
+    getCashierQrCode: {
         parameters: {
             query?: never;
             header?: never;
@@ -3393,14 +4732,13 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "image/svg+xml": unknown;
+                    /** @example <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 41 41" shape-rendering="crispEdges"><path fill="#fff" d="M0 0h41v41H0z"/><path stroke="#000" d="M4 4.5h7…"/></svg> */
+                    "image/svg+xml": string;
                 };
             };
             /** @description `CASHIER-TOKEN-MISSING`: no cashier bearer token; `CASHIER-TOKEN-INVALID`: invalid, expired or disabled */
@@ -3409,6 +4747,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "CASHIER-TOKEN-MISSING",
+                     *       "message": "no cashier bearer token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "CASHIER-TOKEN-MISSING" | "CASHIER-TOKEN-INVALID";
@@ -3423,6 +4768,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "authenticated but not authorized",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "FORBIDDEN";
@@ -3434,15 +4786,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -3457,6 +4813,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -3467,7 +4830,7 @@ export interface operations {
             };
         };
     };
-    getCashier: {
+    getPayerPage: {
         parameters: {
             query?: never;
             header?: never;
@@ -3482,7 +4845,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/html": unknown;
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Payment</title>…</head><body>…</body></html>
+                     */
+                    "text/html": string;
                 };
             };
             /** @description `INTERNAL-ERROR`: internal error */
@@ -3491,6 +4858,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -3501,7 +4875,7 @@ export interface operations {
             };
         };
     };
-    postApiAuthRegister: {
+    register: {
         parameters: {
             query?: never;
             header?: never;
@@ -3510,6 +4884,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "dev@merchant.example",
+                 *       "password": "correct horse battery"
+                 *     }
+                 */
                 "application/json": {
                     email: string;
                     password: string;
@@ -3520,13 +4900,21 @@ export interface operations {
             /** @description success */
             201: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "user_id": 12,
+                     *         "email": "dev@merchant.example"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -3545,6 +4933,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "AUTH-EMAIL-TAKEN",
+                     *       "message": "an account with this email exists",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "AUTH-EMAIL-TAKEN";
@@ -3559,6 +4954,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD-TOO-LARGE",
+                     *       "message": "request body exceeds 64 KiB",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "PAYLOAD-TOO-LARGE";
@@ -3573,6 +4975,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION-ERROR",
+                     *       "message": "validation failed",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "VALIDATION-ERROR";
@@ -3584,15 +4993,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -3607,6 +5020,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -3617,7 +5037,7 @@ export interface operations {
             };
         };
     };
-    postApiAuthVerify: {
+    verifyEmail: {
         parameters: {
             query?: never;
             header?: never;
@@ -3626,6 +5046,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "dev@merchant.example",
+                 *       "code": "493817"
+                 *     }
+                 */
                 "application/json": {
                     email: string;
                     code: string;
@@ -3636,13 +5062,22 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "user_id": 12,
+                     *         "email": "dev@merchant.example",
+                     *         "verified": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -3663,6 +5098,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD-TOO-LARGE",
+                     *       "message": "request body exceeds 64 KiB",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "PAYLOAD-TOO-LARGE";
@@ -3677,6 +5119,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "AUTH-VERIFICATION-FAILED",
+                     *       "message": "verification code wrong or expired",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "AUTH-VERIFICATION-FAILED" | "VALIDATION-ERROR";
@@ -3688,15 +5137,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -3711,6 +5164,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -3721,7 +5181,7 @@ export interface operations {
             };
         };
     };
-    postApiAuthLogin: {
+    login: {
         parameters: {
             query?: never;
             header?: never;
@@ -3730,6 +5190,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "dev@merchant.example",
+                 *       "password": "correct horse battery"
+                 *     }
+                 */
                 "application/json": {
                     email: string;
                     password: string;
@@ -3740,13 +5206,22 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "session_token": "st_Yp3Kq8Vb1Nw6Zr0Tx4Mc7Hd2Js5Lf9Ga",
+                     *         "expires_at": "2026-05-25T10:59:16+00:00",
+                     *         "user_id": 12
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -3766,6 +5241,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "AUTH-INVALID-CREDENTIALS",
+                     *       "message": "email or password is wrong",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "AUTH-INVALID-CREDENTIALS";
@@ -3780,6 +5262,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "AUTH-NOT-VERIFIED",
+                     *       "message": "account email is not verified",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "AUTH-NOT-VERIFIED";
@@ -3794,6 +5283,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD-TOO-LARGE",
+                     *       "message": "request body exceeds 64 KiB",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "PAYLOAD-TOO-LARGE";
@@ -3808,6 +5304,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION-ERROR",
+                     *       "message": "validation failed",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "VALIDATION-ERROR";
@@ -3819,15 +5322,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -3842,6 +5349,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -3852,7 +5366,7 @@ export interface operations {
             };
         };
     };
-    postApiAuthPasswordResetRequest: {
+    requestPasswordReset: {
         parameters: {
             query?: never;
             header?: never;
@@ -3861,6 +5375,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "dev@merchant.example"
+                 *     }
+                 */
                 "application/json": {
                     email: string;
                 };
@@ -3870,13 +5389,18 @@ export interface operations {
             /** @description success */
             202: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -3892,6 +5416,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD-TOO-LARGE",
+                     *       "message": "request body exceeds 64 KiB",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "PAYLOAD-TOO-LARGE";
@@ -3906,6 +5437,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION-ERROR",
+                     *       "message": "validation failed",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "VALIDATION-ERROR";
@@ -3917,15 +5455,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -3940,6 +5482,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -3950,7 +5499,7 @@ export interface operations {
             };
         };
     };
-    postApiAuthPasswordResetConfirm: {
+    confirmPasswordReset: {
         parameters: {
             query?: never;
             header?: never;
@@ -3959,6 +5508,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "dev@merchant.example",
+                 *       "code": "K7M2P9X4QD",
+                 *       "new_password": "another long passphrase"
+                 *     }
+                 */
                 "application/json": {
                     email: string;
                     /** @description the 10-character code from the mail */
@@ -3972,13 +5528,21 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "user_id": 12,
+                     *         "email": "dev@merchant.example"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -3997,6 +5561,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD-TOO-LARGE",
+                     *       "message": "request body exceeds 64 KiB",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "PAYLOAD-TOO-LARGE";
@@ -4011,6 +5582,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "AUTH-RESET-FAILED",
+                     *       "message": "password reset code wrong, used or expired",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "AUTH-RESET-FAILED" | "VALIDATION-ERROR";
@@ -4022,15 +5600,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -4045,6 +5627,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -4055,7 +5644,7 @@ export interface operations {
             };
         };
     };
-    postApiAuthLogout: {
+    logout: {
         parameters: {
             query?: never;
             header?: never;
@@ -4067,13 +5656,18 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -4089,6 +5683,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -4103,6 +5704,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "authenticated but not authorized",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "FORBIDDEN";
@@ -4117,6 +5725,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD-TOO-LARGE",
+                     *       "message": "request body exceeds 64 KiB",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "PAYLOAD-TOO-LARGE";
@@ -4131,6 +5746,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION-ERROR",
+                     *       "message": "validation failed",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "VALIDATION-ERROR";
@@ -4142,15 +5764,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -4165,6 +5791,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -4175,7 +5808,7 @@ export interface operations {
             };
         };
     };
-    postApiSubscriptionsActivate: {
+    activateSubscription: {
         parameters: {
             query?: never;
             header?: never;
@@ -4184,6 +5817,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "service_code": "sub_address",
+                 *       "plan_code": "starter"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {unknown} */
                     service_code: "developer" | "sub_address";
@@ -4196,13 +5835,26 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "service_code": "sub_address",
+                     *         "plan_code": "starter",
+                     *         "status": "active",
+                     *         "meta": {
+                     *           "max_sub_addresses": 100
+                     *         },
+                     *         "activated_at": "2026-05-25T09:59:16+00:00"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -4218,6 +5870,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -4232,6 +5891,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "authenticated but not authorized",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "FORBIDDEN";
@@ -4246,6 +5912,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD-TOO-LARGE",
+                     *       "message": "request body exceeds 64 KiB",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "PAYLOAD-TOO-LARGE";
@@ -4260,6 +5933,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-SERVICE-NOT-FOUND",
+                     *       "message": "service code unknown",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-SERVICE-NOT-FOUND" | "BIZ-PLAN-NOT-FOUND" | "VALIDATION-ERROR";
@@ -4271,15 +5951,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -4294,6 +5978,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -4304,7 +5995,7 @@ export interface operations {
             };
         };
     };
-    putApiSubscriptionsConfig: {
+    setDeveloperConfig: {
         parameters: {
             query?: never;
             header?: never;
@@ -4313,6 +6004,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "service_code": "developer",
+                 *       "config": {
+                 *         "webhook_url": "https://merchant.example/webhooks",
+                 *         "webhook_secret": "a-long-random-secret",
+                 *         "min_collect_amounts": {
+                 *           "USDT": "1000000"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {unknown} */
                     service_code: "developer";
@@ -4330,13 +6033,38 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "service_code": "developer",
+                     *         "plan_code": null,
+                     *         "status": "active",
+                     *         "config": {
+                     *           "webhook_url": "https://merchant.example/webhooks",
+                     *           "webhook_secret_set": true,
+                     *           "previous_secret_valid_until": null,
+                     *           "min_collect_amounts": {
+                     *             "USDT": "1000000"
+                     *           }
+                     *         },
+                     *         "webhook": {
+                     *           "status": "verified",
+                     *           "url": "https://merchant.example/webhooks",
+                     *           "pending_url": null,
+                     *           "pending_since": null,
+                     *           "verified_at": "2026-05-25T09:59:16+00:00",
+                     *           "review_note": null
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -4352,6 +6080,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -4366,6 +6101,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "authenticated but not authorized",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "FORBIDDEN";
@@ -4380,6 +6122,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD-TOO-LARGE",
+                     *       "message": "request body exceeds 64 KiB",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "PAYLOAD-TOO-LARGE";
@@ -4394,6 +6143,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-WEBHOOK-URL-BLOCKED",
+                     *       "message": "loopback, private or link-local webhook address",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-WEBHOOK-URL-BLOCKED" | "BIZ-DEVELOPER-SUBSCRIPTION-REQUIRED" | "VALIDATION-ERROR";
@@ -4405,15 +6161,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -4428,6 +6188,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -4438,7 +6205,7 @@ export interface operations {
             };
         };
     };
-    getApiSubscriptionsConfigDeveloper: {
+    getDeveloperConfig: {
         parameters: {
             query?: never;
             header?: never;
@@ -4450,13 +6217,38 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "service_code": "developer",
+                     *         "plan_code": null,
+                     *         "status": "active",
+                     *         "config": {
+                     *           "webhook_url": "https://merchant.example/webhooks",
+                     *           "webhook_secret_set": true,
+                     *           "previous_secret_valid_until": null,
+                     *           "min_collect_amounts": {
+                     *             "USDT": "1000000"
+                     *           }
+                     *         },
+                     *         "webhook": {
+                     *           "status": "verified",
+                     *           "url": "https://merchant.example/webhooks",
+                     *           "pending_url": null,
+                     *           "pending_since": null,
+                     *           "verified_at": "2026-05-25T09:59:16+00:00",
+                     *           "review_note": null
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -4472,6 +6264,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -4486,6 +6285,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "authenticated but not authorized",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "FORBIDDEN";
@@ -4497,15 +6303,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -4520,6 +6330,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -4530,7 +6347,7 @@ export interface operations {
             };
         };
     };
-    getApiApiTokens: {
+    listApiTokens: {
         parameters: {
             query?: never;
             header?: never;
@@ -4542,13 +6359,31 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "id": 7,
+                     *             "name": "backend",
+                     *             "abilities": [
+                     *               "api:access"
+                     *             ],
+                     *             "created_at": "2026-05-25T09:59:16+00:00",
+                     *             "last_used_at": "2026-05-25T10:00:00+00:00"
+                     *           }
+                     *         ],
+                     *         "remaining": 24
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -4564,6 +6399,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -4578,6 +6420,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "authenticated but not authorized",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "FORBIDDEN";
@@ -4589,15 +6438,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -4612,6 +6465,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -4622,7 +6482,7 @@ export interface operations {
             };
         };
     };
-    postApiApiTokens: {
+    createApiToken: {
         parameters: {
             query?: never;
             header?: never;
@@ -4631,6 +6491,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "backend"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                 };
@@ -4640,13 +6505,26 @@ export interface operations {
             /** @description success */
             201: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "id": 7,
+                     *         "name": "backend",
+                     *         "token": "dk_9Qw2Er5Ty8Ui1Op4As7Df0Gh3Jk6Lz9X",
+                     *         "abilities": [
+                     *           "api:access"
+                     *         ],
+                     *         "created_at": "2026-05-25T09:59:16+00:00"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -4662,6 +6540,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -4676,6 +6561,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "authenticated but not authorized",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "FORBIDDEN";
@@ -4690,6 +6582,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD-TOO-LARGE",
+                     *       "message": "request body exceeds 64 KiB",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "PAYLOAD-TOO-LARGE";
@@ -4704,6 +6603,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-DEVELOPER-SUBSCRIPTION-REQUIRED",
+                     *       "message": "active developer subscription required",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-DEVELOPER-SUBSCRIPTION-REQUIRED" | "BIZ-API-TOKEN-QUOTA-EXCEEDED" | "VALIDATION-ERROR";
@@ -4715,15 +6621,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -4738,6 +6648,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -4748,7 +6665,7 @@ export interface operations {
             };
         };
     };
-    deleteApiApiTokensId: {
+    revokeApiToken: {
         parameters: {
             query?: never;
             header?: never;
@@ -4762,13 +6679,21 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "id": 7,
+                     *         "revoked_at": "2026-05-25T10:00:00+00:00"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -4784,6 +6709,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -4798,6 +6730,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "authenticated but not authorized",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "FORBIDDEN";
@@ -4812,6 +6751,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "API-TOKEN-NOT-FOUND",
+                     *       "message": "API token unknown or not the caller's",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "API-TOKEN-NOT-FOUND";
@@ -4826,6 +6772,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD-TOO-LARGE",
+                     *       "message": "request body exceeds 64 KiB",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "PAYLOAD-TOO-LARGE";
@@ -4840,6 +6793,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION-ERROR",
+                     *       "message": "validation failed",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "VALIDATION-ERROR";
@@ -4851,15 +6811,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -4874,6 +6838,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -4884,7 +6855,7 @@ export interface operations {
             };
         };
     };
-    postApiWebhooksDebugTest: {
+    sendTestWebhook: {
         parameters: {
             query?: never;
             header?: never;
@@ -4896,13 +6867,26 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "event_id": "6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40",
+                     *         "url": "https://merchant.example/webhooks",
+                     *         "delivered": true,
+                     *         "http_status": 200,
+                     *         "error": null,
+                     *         "duration_ms": 84,
+                     *         "response": "{\"received\":true}"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -4918,6 +6902,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -4932,6 +6923,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "authenticated but not authorized",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "FORBIDDEN";
@@ -4946,6 +6944,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD-TOO-LARGE",
+                     *       "message": "request body exceeds 64 KiB",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "PAYLOAD-TOO-LARGE";
@@ -4960,6 +6965,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-WEBHOOK-URL-UNVERIFIED",
+                     *       "message": "webhook test before URL approval",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-WEBHOOK-URL-UNVERIFIED" | "VALIDATION-ERROR";
@@ -4971,15 +6983,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -4994,6 +7010,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -5004,15 +7027,15 @@ export interface operations {
             };
         };
     };
-    getApiWebhooksDeliveries: {
+    listWebhookDeliveries: {
         parameters: {
             query?: {
                 /** @description 1-based, default 1 */
                 page?: number;
                 /** @description default 20, max 100 */
                 per_page?: number;
-                /** @description only deliveries in this status (5 DEAD, 6 SKIPPED…) */
-                status?: 1 | 2 | 3 | 4 | 5 | 6;
+                /** @description only deliveries in this status */
+                status?: components["schemas"]["DeliveryStatus"];
             };
             header?: never;
             path?: never;
@@ -5023,13 +7046,61 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "delivery_id": "d-5b2f0c1e",
+                     *             "event_id": "6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40",
+                     *             "event_type": "collection.completed",
+                     *             "status": 3,
+                     *             "url": "https://merchant.example/webhooks",
+                     *             "attempts": [
+                     *               {
+                     *                 "at": "2026-05-25T10:00:00+00:00",
+                     *                 "http_status": 200,
+                     *                 "error": null,
+                     *                 "duration_ms": 84,
+                     *                 "response": "{\"received\":true}",
+                     *                 "redelivery": false,
+                     *                 "url": "https://merchant.example/webhooks"
+                     *               }
+                     *             ],
+                     *             "next_attempt_at": null,
+                     *             "created_at": "2026-05-25T10:00:00+00:00",
+                     *             "payload": {
+                     *               "event_id": "6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40",
+                     *               "event_type": "collection.completed",
+                     *               "occurred_at": "2026-05-25T10:00:00+00:00",
+                     *               "task_no": "T2026052509591648213907",
+                     *               "status": 11,
+                     *               "network_code": "TRON",
+                     *               "asset_symbol": "USDT",
+                     *               "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *               "swept_amount": 1500000,
+                     *               "sweep_tx_hash": "ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12",
+                     *               "credited_at": "2026-05-25T10:00:00+00:00",
+                     *               "error": null
+                     *             }
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "per_page": 20,
+                     *           "total": 1,
+                     *           "pages": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -5048,6 +7119,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -5062,6 +7140,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "authenticated but not authorized",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "FORBIDDEN";
@@ -5076,6 +7161,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION-ERROR",
+                     *       "message": "validation failed",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "VALIDATION-ERROR";
@@ -5087,15 +7179,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -5110,6 +7206,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -5120,7 +7223,7 @@ export interface operations {
             };
         };
     };
-    postApiWebhooksDeliveriesIdRedeliver: {
+    redeliverWebhook: {
         parameters: {
             query?: never;
             header?: never;
@@ -5134,13 +7237,72 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "delivered": true,
+                     *         "attempt": {
+                     *           "at": "2026-05-25T10:00:00+00:00",
+                     *           "http_status": 200,
+                     *           "error": null,
+                     *           "duration_ms": 84,
+                     *           "response": "{\"received\":true}",
+                     *           "redelivery": true,
+                     *           "url": "https://merchant.example/webhooks"
+                     *         },
+                     *         "delivery": {
+                     *           "delivery_id": "d-5b2f0c1e",
+                     *           "event_id": "6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40",
+                     *           "event_type": "collection.completed",
+                     *           "status": 3,
+                     *           "url": "https://merchant.example/webhooks",
+                     *           "attempts": [
+                     *             {
+                     *               "at": "2026-05-25T10:00:00+00:00",
+                     *               "http_status": 200,
+                     *               "error": null,
+                     *               "duration_ms": 84,
+                     *               "response": "{\"received\":true}",
+                     *               "redelivery": false,
+                     *               "url": "https://merchant.example/webhooks"
+                     *             },
+                     *             {
+                     *               "at": "2026-05-25T10:00:00+00:00",
+                     *               "http_status": 200,
+                     *               "error": null,
+                     *               "duration_ms": 84,
+                     *               "response": "{\"received\":true}",
+                     *               "redelivery": true,
+                     *               "url": "https://merchant.example/webhooks"
+                     *             }
+                     *           ],
+                     *           "next_attempt_at": null,
+                     *           "created_at": "2026-05-25T10:00:00+00:00",
+                     *           "payload": {
+                     *             "event_id": "6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40",
+                     *             "event_type": "collection.completed",
+                     *             "occurred_at": "2026-05-25T10:00:00+00:00",
+                     *             "task_no": "T2026052509591648213907",
+                     *             "status": 11,
+                     *             "network_code": "TRON",
+                     *             "asset_symbol": "USDT",
+                     *             "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *             "swept_amount": 1500000,
+                     *             "sweep_tx_hash": "ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12",
+                     *             "credited_at": "2026-05-25T10:00:00+00:00",
+                     *             "error": null
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -5156,6 +7318,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -5170,6 +7339,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "authenticated but not authorized",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "FORBIDDEN";
@@ -5184,6 +7360,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "WEBHOOK-DELIVERY-NOT-FOUND",
+                     *       "message": "delivery unknown or not the caller's",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "WEBHOOK-DELIVERY-NOT-FOUND";
@@ -5198,6 +7381,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "WEBHOOK-DELIVERY-SKIPPED",
+                     *       "message": "a SKIPPED delivery is never replayed (spec §3)",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "WEBHOOK-DELIVERY-SKIPPED" | "WEBHOOK-DELIVERY-IN-PROGRESS";
@@ -5212,6 +7402,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD-TOO-LARGE",
+                     *       "message": "request body exceeds 64 KiB",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "PAYLOAD-TOO-LARGE";
@@ -5226,6 +7423,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-WEBHOOK-URL-UNVERIFIED",
+                     *       "message": "webhook test before URL approval",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-WEBHOOK-URL-UNVERIFIED" | "VALIDATION-ERROR";
@@ -5237,15 +7441,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -5260,6 +7468,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -5270,7 +7485,7 @@ export interface operations {
             };
         };
     };
-    postApiTransfers: {
+    createTransfer: {
         parameters: {
             query?: never;
             header?: {
@@ -5282,6 +7497,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "from_address": "TXk8rQSAvPvBBNtqSoY6nCfsXWCSSpTVQF",
+                 *       "to_address": "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7",
+                 *       "asset_symbol": "USDT",
+                 *       "amount": "1500000"
+                 *     }
+                 */
                 "application/json": {
                     from_address: string;
                     to_address: string;
@@ -5294,13 +7517,21 @@ export interface operations {
             /** @description success */
             201: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "command_no": "C2026052509585871604482",
+                     *         "status": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -5316,6 +7547,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -5330,6 +7568,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RISK-REVIEW-BLOCKED",
+                     *       "message": "blocked by risk control",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RISK-REVIEW-BLOCKED" | "FORBIDDEN";
@@ -5344,6 +7589,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-COMMAND-LOCKED",
+                     *       "message": "address already has an active command",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-COMMAND-LOCKED" | "IDEMPOTENCY-KEY-IN-PROGRESS";
@@ -5358,6 +7610,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD-TOO-LARGE",
+                     *       "message": "request body exceeds 64 KiB",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "PAYLOAD-TOO-LARGE";
@@ -5372,6 +7631,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-WALLET-ADDRESS-NOT-FOUND",
+                     *       "message": "address missing or not the caller's",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-WALLET-ADDRESS-NOT-FOUND" | "BIZ-ASSET-NOT-FOUND" | "BIZ-AMOUNT-INVALID" | "VALIDATION-ERROR" | "IDEMPOTENCY-KEY-REUSED";
@@ -5383,15 +7649,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -5406,6 +7676,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -5416,7 +7693,7 @@ export interface operations {
             };
         };
     };
-    postApiWalletsAddressStake: {
+    stake: {
         parameters: {
             query?: never;
             header?: {
@@ -5430,6 +7707,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "resource": "ENERGY",
+                 *       "amount": "5000000000"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {unknown} */
                     resource: "ENERGY" | "BANDWIDTH";
@@ -5441,13 +7724,21 @@ export interface operations {
             /** @description success */
             201: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "command_no": "C2026052509585871604482",
+                     *         "status": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -5463,6 +7754,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -5477,6 +7775,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RISK-REVIEW-BLOCKED",
+                     *       "message": "blocked by risk control",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RISK-REVIEW-BLOCKED" | "FORBIDDEN";
@@ -5491,6 +7796,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-WALLET-ADDRESS-NOT-FOUND",
+                     *       "message": "address missing or not the caller's",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-WALLET-ADDRESS-NOT-FOUND";
@@ -5505,6 +7817,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-COMMAND-LOCKED",
+                     *       "message": "address already has an active command",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-COMMAND-LOCKED" | "IDEMPOTENCY-KEY-IN-PROGRESS";
@@ -5519,6 +7838,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD-TOO-LARGE",
+                     *       "message": "request body exceeds 64 KiB",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "PAYLOAD-TOO-LARGE";
@@ -5533,6 +7859,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-AMOUNT-INVALID",
+                     *       "message": "amount must be a positive integer string",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-AMOUNT-INVALID" | "VALIDATION-ERROR" | "IDEMPOTENCY-KEY-REUSED";
@@ -5544,15 +7877,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -5567,6 +7904,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -5577,7 +7921,7 @@ export interface operations {
             };
         };
     };
-    postApiWalletsAddressUnstake: {
+    unstake: {
         parameters: {
             query?: never;
             header?: {
@@ -5591,6 +7935,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "resource": "ENERGY",
+                 *       "amount": "5000000000"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {unknown} */
                     resource: "ENERGY" | "BANDWIDTH";
@@ -5602,13 +7952,21 @@ export interface operations {
             /** @description success */
             201: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "command_no": "C2026052509585871604482",
+                     *         "status": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -5624,6 +7982,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -5638,6 +8003,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RISK-REVIEW-BLOCKED",
+                     *       "message": "blocked by risk control",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RISK-REVIEW-BLOCKED" | "FORBIDDEN";
@@ -5652,6 +8024,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-WALLET-ADDRESS-NOT-FOUND",
+                     *       "message": "address missing or not the caller's",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-WALLET-ADDRESS-NOT-FOUND";
@@ -5666,6 +8045,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-COMMAND-LOCKED",
+                     *       "message": "address already has an active command",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-COMMAND-LOCKED" | "IDEMPOTENCY-KEY-IN-PROGRESS";
@@ -5680,6 +8066,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD-TOO-LARGE",
+                     *       "message": "request body exceeds 64 KiB",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "PAYLOAD-TOO-LARGE";
@@ -5694,6 +8087,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-AMOUNT-INVALID",
+                     *       "message": "amount must be a positive integer string",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-AMOUNT-INVALID" | "VALIDATION-ERROR" | "IDEMPOTENCY-KEY-REUSED";
@@ -5705,15 +8105,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -5728,6 +8132,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -5738,7 +8149,7 @@ export interface operations {
             };
         };
     };
-    postApiWalletsAddressWithdrawUnstaked: {
+    withdrawUnstaked: {
         parameters: {
             query?: never;
             header?: {
@@ -5755,13 +8166,21 @@ export interface operations {
             /** @description success */
             201: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "command_no": "C2026052509585871604482",
+                     *         "status": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -5777,6 +8196,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -5791,6 +8217,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RISK-REVIEW-BLOCKED",
+                     *       "message": "blocked by risk control",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RISK-REVIEW-BLOCKED" | "FORBIDDEN";
@@ -5805,6 +8238,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-WALLET-ADDRESS-NOT-FOUND",
+                     *       "message": "address missing or not the caller's",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-WALLET-ADDRESS-NOT-FOUND";
@@ -5819,6 +8259,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-COMMAND-LOCKED",
+                     *       "message": "address already has an active command",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-COMMAND-LOCKED" | "IDEMPOTENCY-KEY-IN-PROGRESS";
@@ -5833,6 +8280,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD-TOO-LARGE",
+                     *       "message": "request body exceeds 64 KiB",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "PAYLOAD-TOO-LARGE";
@@ -5847,6 +8301,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION-ERROR",
+                     *       "message": "validation failed",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "VALIDATION-ERROR" | "IDEMPOTENCY-KEY-REUSED";
@@ -5858,15 +8319,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -5881,6 +8346,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -5891,7 +8363,7 @@ export interface operations {
             };
         };
     };
-    postApiWalletsAddressVote: {
+    vote: {
         parameters: {
             query?: never;
             header?: {
@@ -5905,6 +8377,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "votes": [
+                 *         {
+                 *           "witness": "TLyqzVGLV1srkB7dToTAEqgDSfPtXRJZYH",
+                 *           "count": 100
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     votes: {
                         witness: string;
@@ -5917,13 +8399,21 @@ export interface operations {
             /** @description success */
             201: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "command_no": "C2026052509585871604482",
+                     *         "status": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -5939,6 +8429,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -5953,6 +8450,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RISK-REVIEW-BLOCKED",
+                     *       "message": "blocked by risk control",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RISK-REVIEW-BLOCKED" | "FORBIDDEN";
@@ -5967,6 +8471,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-WALLET-ADDRESS-NOT-FOUND",
+                     *       "message": "address missing or not the caller's",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-WALLET-ADDRESS-NOT-FOUND";
@@ -5981,6 +8492,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-COMMAND-LOCKED",
+                     *       "message": "address already has an active command",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-COMMAND-LOCKED" | "IDEMPOTENCY-KEY-IN-PROGRESS";
@@ -5995,6 +8513,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD-TOO-LARGE",
+                     *       "message": "request body exceeds 64 KiB",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "PAYLOAD-TOO-LARGE";
@@ -6009,6 +8534,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION-ERROR",
+                     *       "message": "validation failed",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "VALIDATION-ERROR" | "IDEMPOTENCY-KEY-REUSED";
@@ -6020,15 +8552,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -6043,6 +8579,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -6053,7 +8596,7 @@ export interface operations {
             };
         };
     };
-    postApiWalletsAddressWithdrawReward: {
+    withdrawReward: {
         parameters: {
             query?: never;
             header?: {
@@ -6070,13 +8613,21 @@ export interface operations {
             /** @description success */
             201: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "command_no": "C2026052509585871604482",
+                     *         "status": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -6092,6 +8643,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -6106,6 +8664,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RISK-REVIEW-BLOCKED",
+                     *       "message": "blocked by risk control",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RISK-REVIEW-BLOCKED" | "FORBIDDEN";
@@ -6120,6 +8685,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-WALLET-ADDRESS-NOT-FOUND",
+                     *       "message": "address missing or not the caller's",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-WALLET-ADDRESS-NOT-FOUND";
@@ -6134,6 +8706,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-COMMAND-LOCKED",
+                     *       "message": "address already has an active command",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-COMMAND-LOCKED" | "IDEMPOTENCY-KEY-IN-PROGRESS";
@@ -6148,6 +8727,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD-TOO-LARGE",
+                     *       "message": "request body exceeds 64 KiB",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "PAYLOAD-TOO-LARGE";
@@ -6162,6 +8748,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION-ERROR",
+                     *       "message": "validation failed",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "VALIDATION-ERROR" | "IDEMPOTENCY-KEY-REUSED";
@@ -6173,15 +8766,19 @@ export interface operations {
             /** @description `RATE-LIMITED`: rate limit exceeded */
             429: {
                 headers: {
-                    /** @description hits allowed in the current window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description hits left in the current window after this one */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description seconds until the window ends */
-                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE-LIMITED",
+                     *       "message": "rate limit exceeded",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "RATE-LIMITED";
@@ -6196,6 +8793,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -6206,7 +8810,7 @@ export interface operations {
             };
         };
     };
-    getApiAdminWebhooksPending: {
+    listPendingWebhooks: {
         parameters: {
             query?: never;
             header?: never;
@@ -6221,6 +8825,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": [
+                     *         {
+                     *           "user_id": 12,
+                     *           "pending_url": "https://merchant.example/webhooks",
+                     *           "pending_since": "2026-05-25T09:59:16+00:00",
+                     *           "url": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -6236,6 +8854,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -6250,6 +8875,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "authenticated but not authorized",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "FORBIDDEN";
@@ -6264,6 +8896,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -6274,7 +8913,7 @@ export interface operations {
             };
         };
     };
-    postApiAdminWebhooksUserIdApprove: {
+    approveWebhook: {
         parameters: {
             query?: never;
             header?: never;
@@ -6291,6 +8930,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "status": "verified",
+                     *         "url": "https://merchant.example/webhooks",
+                     *         "pending_url": null,
+                     *         "pending_since": null,
+                     *         "verified_at": "2026-05-25T09:59:16+00:00",
+                     *         "review_note": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -6306,6 +8959,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -6320,6 +8980,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "authenticated but not authorized",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "FORBIDDEN";
@@ -6334,6 +9001,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-USER-NOT-FOUND",
+                     *       "message": "user unknown",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-USER-NOT-FOUND";
@@ -6348,6 +9022,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-WEBHOOK-NOT-PENDING",
+                     *       "message": "no webhook URL is pending review",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-WEBHOOK-NOT-PENDING";
@@ -6362,6 +9043,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD-TOO-LARGE",
+                     *       "message": "request body exceeds 64 KiB",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "PAYLOAD-TOO-LARGE";
@@ -6376,6 +9064,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION-ERROR",
+                     *       "message": "validation failed",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "VALIDATION-ERROR";
@@ -6390,6 +9085,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -6400,7 +9102,7 @@ export interface operations {
             };
         };
     };
-    postApiAdminWebhooksUserIdReject: {
+    rejectWebhook: {
         parameters: {
             query?: never;
             header?: never;
@@ -6411,6 +9113,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "note": "the URL answers 404"
+                 *     }
+                 */
                 "application/json": {
                     note: string;
                 };
@@ -6423,6 +9130,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "status": "verified",
+                     *         "url": "https://merchant.example/webhooks",
+                     *         "pending_url": null,
+                     *         "pending_since": null,
+                     *         "verified_at": "2026-05-25T09:59:16+00:00",
+                     *         "review_note": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -6438,6 +9159,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -6452,6 +9180,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "authenticated but not authorized",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "FORBIDDEN";
@@ -6466,6 +9201,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-USER-NOT-FOUND",
+                     *       "message": "user unknown",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-USER-NOT-FOUND";
@@ -6480,6 +9222,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-WEBHOOK-NOT-PENDING",
+                     *       "message": "no webhook URL is pending review",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-WEBHOOK-NOT-PENDING";
@@ -6494,6 +9243,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD-TOO-LARGE",
+                     *       "message": "request body exceeds 64 KiB",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "PAYLOAD-TOO-LARGE";
@@ -6508,6 +9264,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION-ERROR",
+                     *       "message": "validation failed",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "VALIDATION-ERROR";
@@ -6522,6 +9285,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -6532,7 +9302,7 @@ export interface operations {
             };
         };
     };
-    postApiAdminCommandsCommandNoCancel: {
+    cancelCommand: {
         parameters: {
             query?: never;
             header?: never;
@@ -6549,6 +9319,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "command_no": "C2026052509585871604482",
+                     *         "type": 3,
+                     *         "status": 6,
+                     *         "error_code": null,
+                     *         "last_error": null,
+                     *         "started_at": "2026-05-25 09:59:16",
+                     *         "finished_at": "2026-05-25 10:00:00"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -6564,6 +9349,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -6578,6 +9370,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "authenticated but not authorized",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "FORBIDDEN";
@@ -6592,6 +9391,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-COMMAND-NOT-FOUND",
+                     *       "message": "command number unknown",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-COMMAND-NOT-FOUND";
@@ -6606,6 +9412,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-COMMAND-NOT-CANCELLABLE",
+                     *       "message": "command is terminal or already broadcast",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-COMMAND-NOT-CANCELLABLE";
@@ -6620,6 +9433,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD-TOO-LARGE",
+                     *       "message": "request body exceeds 64 KiB",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "PAYLOAD-TOO-LARGE";
@@ -6634,6 +9454,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION-ERROR",
+                     *       "message": "validation failed",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "VALIDATION-ERROR";
@@ -6648,6 +9475,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -6658,7 +9492,7 @@ export interface operations {
             };
         };
     };
-    getApiAdminRiskDeny: {
+    listDenyList: {
         parameters: {
             query?: never;
             header?: never;
@@ -6673,6 +9507,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": [
+                     *         {
+                     *           "kind": "address",
+                     *           "value": "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7",
+                     *           "reason": "sanctions list match"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -6688,6 +9535,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -6702,6 +9556,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "authenticated but not authorized",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "FORBIDDEN";
@@ -6716,6 +9577,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -6726,7 +9594,7 @@ export interface operations {
             };
         };
     };
-    postApiAdminRiskDeny: {
+    addDenyListEntry: {
         parameters: {
             query?: never;
             header?: never;
@@ -6735,6 +9603,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "kind": "address",
+                 *       "value": "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7",
+                 *       "reason": "sanctions list match"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {unknown} */
                     kind: "user" | "address";
@@ -6750,6 +9625,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "kind": "address",
+                     *         "value": "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7",
+                     *         "reason": "sanctions list match"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -6765,6 +9651,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -6779,6 +9672,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "authenticated but not authorized",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "FORBIDDEN";
@@ -6793,6 +9693,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD-TOO-LARGE",
+                     *       "message": "request body exceeds 64 KiB",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "PAYLOAD-TOO-LARGE";
@@ -6807,6 +9714,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION-ERROR",
+                     *       "message": "validation failed",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "VALIDATION-ERROR";
@@ -6821,6 +9735,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -6831,7 +9752,7 @@ export interface operations {
             };
         };
     };
-    deleteApiAdminRiskDenyKindValue: {
+    removeDenyListEntry: {
         parameters: {
             query?: never;
             header?: never;
@@ -6849,6 +9770,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "removed": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -6866,6 +9796,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -6880,6 +9817,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "authenticated but not authorized",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "FORBIDDEN";
@@ -6894,6 +9838,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD-TOO-LARGE",
+                     *       "message": "request body exceeds 64 KiB",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "PAYLOAD-TOO-LARGE";
@@ -6908,6 +9859,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION-ERROR",
+                     *       "message": "validation failed",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "VALIDATION-ERROR";
@@ -6922,6 +9880,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -6932,7 +9897,7 @@ export interface operations {
             };
         };
     };
-    putApiAdminUsersUserIdQuota: {
+    setUserQuota: {
         parameters: {
             query?: never;
             header?: never;
@@ -6943,6 +9908,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "max_sub_addresses": 500
+                 *     }
+                 */
                 "application/json": {
                     max_sub_addresses: number;
                 };
@@ -6955,6 +9925,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "user_id": 12,
+                     *         "max_sub_addresses": 500
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -6970,6 +9950,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHENTICATED",
+                     *       "message": "invalid or missing token",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "UNAUTHENTICATED";
@@ -6984,6 +9971,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "authenticated but not authorized",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "FORBIDDEN";
@@ -6998,6 +9992,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-USER-NOT-FOUND",
+                     *       "message": "user unknown",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-USER-NOT-FOUND";
@@ -7012,6 +10013,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD-TOO-LARGE",
+                     *       "message": "request body exceeds 64 KiB",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "PAYLOAD-TOO-LARGE";
@@ -7026,6 +10034,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-SUB-ADDRESS-SUBSCRIPTION-REQUIRED",
+                     *       "message": "active sub-address subscription required",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "BIZ-SUB-ADDRESS-SUBSCRIPTION-REQUIRED" | "VALIDATION-ERROR";
@@ -7040,6 +10055,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -7050,7 +10072,7 @@ export interface operations {
             };
         };
     };
-    getApiHealthz: {
+    getHealth: {
         parameters: {
             query?: never;
             header?: never;
@@ -7065,6 +10087,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "status": "ok"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -7083,6 +10114,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -7093,7 +10131,7 @@ export interface operations {
             };
         };
     };
-    getApiReadyz: {
+    getReadiness: {
         parameters: {
             query?: never;
             header?: never;
@@ -7108,6 +10146,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "status": "ready",
+                     *         "checks": [
+                     *           {
+                     *             "name": "store",
+                     *             "ok": true
+                     *           },
+                     *           {
+                     *             "name": "locks",
+                     *             "ok": true
+                     *           },
+                     *           {
+                     *             "name": "chain",
+                     *             "ok": true
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "OK";
@@ -7130,6 +10191,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -7144,6 +10212,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE-UNAVAILABLE",
+                     *       "message": "a backing service is unavailable; retry later",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "SERVICE-UNAVAILABLE";
@@ -7154,7 +10229,7 @@ export interface operations {
             };
         };
     };
-    getApiOpenapiJson: {
+    getOpenApiDocument: {
         parameters: {
             query?: never;
             header?: never;
@@ -7169,7 +10244,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "openapi": "3.1.0",
+                     *       "info": {
+                     *         "title": "Custody Hub API",
+                     *         "version": "M1"
+                     *       },
+                     *       "paths": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {unknown} */
+                        openapi: "3.1.0";
+                        info: Record<string, never>;
+                        paths: Record<string, never>;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
             /** @description `INTERNAL-ERROR`: internal error */
@@ -7178,6 +10270,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         code: "INTERNAL-ERROR";
@@ -7185,6 +10284,543 @@ export interface operations {
                         data: Record<string, never>;
                     };
                 };
+            };
+        };
+    };
+    getApiDocsPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head>…<title>Custody Hub API reference</title>…</html>
+                     */
+                    "text/html": string;
+                };
+            };
+            /** @description `INTERNAL-ERROR`: internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {unknown} */
+                        code: "INTERNAL-ERROR";
+                        message: string;
+                        data: Record<string, never>;
+                    };
+                };
+            };
+        };
+    };
+    getApiDocsStylesheet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example .swagger-ui{…} */
+                    "text/css": string;
+                };
+            };
+            /** @description `INTERNAL-ERROR`: internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {unknown} */
+                        code: "INTERNAL-ERROR";
+                        message: string;
+                        data: Record<string, never>;
+                    };
+                };
+            };
+        };
+    };
+    getApiDocsRenderer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example /*! For license information please see swagger-ui-bundle.js.LICENSE.txt *\/… */
+                    "text/javascript": string;
+                };
+            };
+            /** @description `INTERNAL-ERROR`: internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {unknown} */
+                        code: "INTERNAL-ERROR";
+                        message: string;
+                        data: Record<string, never>;
+                    };
+                };
+            };
+        };
+    };
+    getApiDocsInitializer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example 'use strict';
+                     *     window.ui = window.SwaggerUIBundle({ url: '/api/openapi.json', … });
+                     */
+                    "text/javascript": string;
+                };
+            };
+            /** @description `INTERNAL-ERROR`: internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL-ERROR",
+                     *       "message": "internal error",
+                     *       "data": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {unknown} */
+                        code: "INTERNAL-ERROR";
+                        message: string;
+                        data: Record<string, never>;
+                    };
+                };
+            };
+        };
+    };
+    withdrawalCompletedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Spec §6: `sha256=` + hex HMAC-SHA256 (key: the webhook_secret) of the canonical JSON of the body (top-level keys sorted, shorter first, then byte order; compact; non-ASCII unescaped). Signed with the newest secret. Compare in constant time.
+                 * @example sha256=c263c5963fe17e54233273b3d8b966542d74016c369c06e4e5ce69d6c32fdfbd
+                 */
+                "X-Webhook-Signature": string;
+                /**
+                 * @description The event_id
+                 * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
+                 */
+                "X-Event-Id": string;
+                /**
+                 * @description The event_type
+                 * @example withdrawal.completed
+                 */
+                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test";
+                /**
+                 * @description Standard Webhooks: the event_id
+                 * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks: the send time, Unix seconds; reject old ones to stop replays
+                 * @example 1779703200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks: space-separated `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` over the exact bytes received, one per secret in force (after a secret change, the previous one signs too for 24 h, after the new one)
+                 * @example v1,IeRAaa5kuFBSUmuaFfoaN2hOHr3fM45t+qwnPF/Wf1E=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_id": "6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40",
+                 *       "occurred_at": "2026-05-25T10:00:00+00:00",
+                 *       "command_no": "C2026052509585871604482",
+                 *       "event_type": "withdrawal.completed",
+                 *       "status": 3,
+                 *       "txid": "b7e1c0a4f3d2e19a8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d",
+                 *       "error": null,
+                 *       "finished_at": "2026-05-25T10:00:00+00:00"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WithdrawalEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 15 s */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A failed attempt, as is a 3xx, a 5xx, or no answer within 15 s: retried after 1 min, then 5 min, then DEAD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    withdrawalFailedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Spec §6: `sha256=` + hex HMAC-SHA256 (key: the webhook_secret) of the canonical JSON of the body (top-level keys sorted, shorter first, then byte order; compact; non-ASCII unescaped). Signed with the newest secret. Compare in constant time.
+                 * @example sha256=97b7811a301ea8c68148dd5944b4da7902208489590c3b23ba5c6b54a5a00025
+                 */
+                "X-Webhook-Signature": string;
+                /**
+                 * @description The event_id
+                 * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
+                 */
+                "X-Event-Id": string;
+                /**
+                 * @description The event_type
+                 * @example withdrawal.failed
+                 */
+                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test";
+                /**
+                 * @description Standard Webhooks: the event_id
+                 * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks: the send time, Unix seconds; reject old ones to stop replays
+                 * @example 1779703200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks: space-separated `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` over the exact bytes received, one per secret in force (after a secret change, the previous one signs too for 24 h, after the new one)
+                 * @example v1,8N7KMmm87P8cfZIig8Hy0Tf4UFVdl+lNHXBCSPPXgcE=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_id": "6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40",
+                 *       "occurred_at": "2026-05-25T10:00:00+00:00",
+                 *       "command_no": "C2026052509585871604482",
+                 *       "event_type": "withdrawal.failed",
+                 *       "status": 4,
+                 *       "txid": null,
+                 *       "error": "BANDWIDTH_ERROR: account has insufficient bandwidth",
+                 *       "finished_at": "2026-05-25T10:00:00+00:00"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WithdrawalEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 15 s */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A failed attempt, as is a 3xx, a 5xx, or no answer within 15 s: retried after 1 min, then 5 min, then DEAD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    collectionCompletedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Spec §6: `sha256=` + hex HMAC-SHA256 (key: the webhook_secret) of the canonical JSON of the body (top-level keys sorted, shorter first, then byte order; compact; non-ASCII unescaped). Signed with the newest secret. Compare in constant time.
+                 * @example sha256=a4ad05a3cbed752d7d6e256e6fe489c229b16792ac9232f46e7ed69a623f1527
+                 */
+                "X-Webhook-Signature": string;
+                /**
+                 * @description The event_id
+                 * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
+                 */
+                "X-Event-Id": string;
+                /**
+                 * @description The event_type
+                 * @example collection.completed
+                 */
+                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test";
+                /**
+                 * @description Standard Webhooks: the event_id
+                 * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks: the send time, Unix seconds; reject old ones to stop replays
+                 * @example 1779703200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks: space-separated `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` over the exact bytes received, one per secret in force (after a secret change, the previous one signs too for 24 h, after the new one)
+                 * @example v1,lQNNhYT/wdzmObmFc00y1sNvYF43CQNYYyA98mqUmeA=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_id": "6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40",
+                 *       "occurred_at": "2026-05-25T10:00:00+00:00",
+                 *       "task_no": "T2026052509591648213907",
+                 *       "network_code": "TRON",
+                 *       "asset_symbol": "USDT",
+                 *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                 *       "event_type": "collection.completed",
+                 *       "status": 11,
+                 *       "swept_amount": 1500000,
+                 *       "sweep_tx_hash": "ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12",
+                 *       "credited_at": "2026-05-25T10:00:00+00:00",
+                 *       "error": null
+                 *     }
+                 */
+                "application/json": components["schemas"]["CollectionEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 15 s */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A failed attempt, as is a 3xx, a 5xx, or no answer within 15 s: retried after 1 min, then 5 min, then DEAD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    collectionFailedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Spec §6: `sha256=` + hex HMAC-SHA256 (key: the webhook_secret) of the canonical JSON of the body (top-level keys sorted, shorter first, then byte order; compact; non-ASCII unescaped). Signed with the newest secret. Compare in constant time.
+                 * @example sha256=2923bfaa1cb384dfd9086174982e0f97a31a7e26a4b004403c7e3e968f9e9950
+                 */
+                "X-Webhook-Signature": string;
+                /**
+                 * @description The event_id
+                 * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
+                 */
+                "X-Event-Id": string;
+                /**
+                 * @description The event_type
+                 * @example collection.failed
+                 */
+                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test";
+                /**
+                 * @description Standard Webhooks: the event_id
+                 * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks: the send time, Unix seconds; reject old ones to stop replays
+                 * @example 1779703200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks: space-separated `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` over the exact bytes received, one per secret in force (after a secret change, the previous one signs too for 24 h, after the new one)
+                 * @example v1,zQgAmB2HrJj8JYHiUxZ9YrSWRNVDtfBEHSmo+xJcHMs=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_id": "6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40",
+                 *       "occurred_at": "2026-05-25T10:00:00+00:00",
+                 *       "task_no": "T2026052509591648213907",
+                 *       "network_code": "TRON",
+                 *       "asset_symbol": "USDT",
+                 *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                 *       "event_type": "collection.failed",
+                 *       "status": 12,
+                 *       "swept_amount": null,
+                 *       "sweep_tx_hash": null,
+                 *       "credited_at": null,
+                 *       "error": "energy not ready after 60 s"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CollectionEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 15 s */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A failed attempt, as is a 3xx, a 5xx, or no answer within 15 s: retried after 1 min, then 5 min, then DEAD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTestEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Spec §6: `sha256=` + hex HMAC-SHA256 (key: the webhook_secret) of the canonical JSON of the body (top-level keys sorted, shorter first, then byte order; compact; non-ASCII unescaped). Signed with the newest secret. Compare in constant time.
+                 * @example sha256=5bb46ad1c03e38e64d9fb8172beddf1440ac94b3bfafc692b59e904c589f100c
+                 */
+                "X-Webhook-Signature": string;
+                /**
+                 * @description The event_id
+                 * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
+                 */
+                "X-Event-Id": string;
+                /**
+                 * @description The event_type
+                 * @example webhook.test
+                 */
+                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test";
+                /**
+                 * @description Standard Webhooks: the event_id
+                 * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks: the send time, Unix seconds; reject old ones to stop replays
+                 * @example 1779703200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks: space-separated `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` over the exact bytes received, one per secret in force (after a secret change, the previous one signs too for 24 h, after the new one)
+                 * @example v1,gui8VHQSE8WM3Qk+JIpZHpbnrh3lLd+E9xLyI91mjPE=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_id": "6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40",
+                 *       "event_type": "webhook.test",
+                 *       "occurred_at": "2026-05-25T10:00:00+00:00"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TestEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 15 s */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A failed attempt, as is a 3xx, a 5xx, or no answer within 15 s: retried after 1 min, then 5 min, then DEAD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
