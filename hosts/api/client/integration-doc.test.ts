@@ -279,7 +279,8 @@ async function checkReceiver(command: string, args: readonly string[]): Promise<
 describe('docs/integration.md', () => {
   it('has every snippet this test runs, and vectors whose bodies are exactly what the service sends', () => {
     expect([...snippets.keys()].sort()).toEqual([
-      'custody-hub-webhooks.mjs', 'receiver.mjs', 'receiver.py', 'verify-webhooks.mjs', 'verify_webhooks.py', 'webhooks/handler.go', 'webhooks/verify.go',
+      'custody-hub-webhooks.mjs', 'integrate.mts', 'receiver.mjs', 'receiver.py', 'verify-webhooks.mjs', 'verify_webhooks.py', 'webhooks/handler.go',
+      'webhooks/verify.go',
     ]);
     for (const v of WEBHOOK_VECTORS) expect(JSON.stringify(JSON.parse(v.body)), v.name).toBe(v.body);
     expect(WEBHOOK_VECTORS.some((v) => /[{[]/.test(v.canonical.slice(1)))).toBe(true); // a nested object or array is covered
@@ -304,6 +305,22 @@ describe('docs/integration.md', () => {
   it('the Node receiver of the walkthrough accepts a delivery of the service and refuses spoiled ones', async () => {
     await checkReceiver(process.execPath, ['receiver.mjs']);
   });
+
+  it('the typed-client walkthrough type-checks against custody-hub/client and custody-hub/webhooks', () => {
+    // The package entries by their source modules (the exports point at the build); the repository's compiler options.
+    const dir = join(work, 'client');
+    mkdirSync(dir, { recursive: true });
+    const source = snippets.get('integrate.mts')!
+      .replaceAll("'custody-hub/client'", `'${join(root, 'hosts/api/client/client.js')}'`)
+      .replaceAll("'custody-hub/webhooks'", `'${join(root, 'hosts/api/client/webhooks.js')}'`);
+    writeFileSync(join(dir, 'integrate.mts'), source);
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
+      extends: join(root, 'tsconfig.json'),
+      compilerOptions: { noEmit: true, rootDir: '/', typeRoots: [join(root, 'node_modules/@types')] },
+      include: ['integrate.mts'],
+    }));
+    run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')], { cwd: dir });
+  }, 120_000);
 
   it.skipIf(!hasPython)('Python (standard library) verifies every vector and refuses the spoiled ones', () => {
     writeFileSync(join(work, 'harness.py'), PYTHON_HARNESS);
