@@ -143,6 +143,23 @@ describe('wallets: balances and refresh', () => {
     expect(commands.items[0]).toMatchObject({ type: 1, status: 3 });
   });
 
+  it('each read shows its own snapshot time, whatever was read before (the time formatting is memoized)', async () => {
+    const { app, clock } = core;
+    await subscribeAll(app, user.userId);
+    const other = (await app.wallets.create(user.userId, SUB)).address;
+    await app.wallets.refresh(user.userId, address, {});
+    clock.advance(61_000);
+    await app.wallets.refresh(user.userId, other, {});
+    const first = await app.wallets.balances(user.userId, address);
+    const second = await app.wallets.balances(user.userId, other);
+    expect(new Date(`${second.balance_updated_at}Z`).getTime() - new Date(`${first.balance_updated_at}Z`).getTime()).toBe(61_000);
+    for (let i = 0; i < 2; i++) {
+      expect(await app.wallets.balances(user.userId, address)).toEqual(first);
+      expect(await app.wallets.balances(user.userId, other)).toEqual(second);
+    }
+    expect(first.items.map((item) => item.balance_updated_at)).toEqual([first.balance_updated_at, first.balance_updated_at]);
+  });
+
   it('within the cooldown the cached snapshot is answered; force or the end of the cooldown query the chain', async () => {
     const { app, clock } = core;
     devnet.fund(address, 1_000_000n);
