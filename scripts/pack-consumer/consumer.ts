@@ -8,7 +8,7 @@
  */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { createInterface } from 'node:readline';
-import { createCustodyClient, isCustodyApiError, type Schema } from 'custody-hub/client';
+import { createCustodyClient, isCustodyApiError, type Schema, type WebhookEvent } from 'custody-hub/client';
 import { verifySpecSignature, verifyStandardWebhook } from 'custody-hub/webhooks';
 
 const BASE_URL = process.env['BASE_URL'] ?? '';
@@ -87,8 +87,8 @@ async function main(): Promise<void> {
       return current.status === 11 || current.status === 12 ? current : undefined;
     });
     const webhook = await until('the collection webhook', 60, 250, () => Promise.resolve(received.find((r) => {
-      const body = JSON.parse(r.body) as { event_type?: string; task_no?: string };
-      return body.task_no === created.task_no && body.event_type?.startsWith('collection.') === true;
+      const event = JSON.parse(r.body) as WebhookEvent;
+      return (event.event_type === 'collection.completed' || event.event_type === 'collection.failed') && event.task_no === created.task_no;
     })));
 
     const specOk = verifySpecSignature(webhook.body, SECRET, webhook.headers['x-webhook-signature'] as string | undefined);

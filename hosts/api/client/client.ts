@@ -10,15 +10,26 @@ import createClient, { type Client } from 'openapi-fetch';
 import { clientFetch, newIdempotencyKey, type RetryOptions } from './client-fetch.js';
 import { unwrap } from './errors.js';
 import { paginate } from './pagination.js';
-import type { components, paths } from './openapi-types.js';
+import type { components, paths, webhooks } from './openapi-types.js';
 
 export { isIdempotentRoute, newIdempotencyKey, retryAfterMs, type RetryOptions } from './client-fetch.js';
 export { CustodyApiError, isCustodyApiError, unwrap, type ApiResult, type DataOf, type ErrorCodeOf } from './errors.js';
 export { paginate, type DataMetaPage, type ItemsPage, type PageItem } from './pagination.js';
-export type { components, operations, paths } from './openapi-types.js';
+export type { components, operations, paths, webhooks } from './openapi-types.js';
 
 /** A schema of the API by its name in the document (`Schema<'Wallet'>`). */
 export type Schema<Name extends keyof components['schemas']> = components['schemas'][Name];
+
+/** The event types a webhook can carry (`collection.completed`…). */
+export type WebhookEventType = keyof webhooks;
+
+/**
+ * The body of a webhook of one type (`WebhookEvent<'collection.completed'>`), or, with no argument, of any type: a
+ * union on `event_type`, so a `switch` narrows it. Parse it only after a signature checked out (custody-hub/webhooks).
+ */
+export type WebhookEvent<T extends WebhookEventType = WebhookEventType> = {
+  [K in T]: webhooks[K] extends { post: { requestBody: { content: { 'application/json': infer B } } } } ? B : never;
+}[T];
 
 /** Options of {@link createCustodyClient}. */
 export interface CustodyClientOptions {
