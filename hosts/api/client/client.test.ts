@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type ApiHarness } from '../test-harness.js';
 import { userWithWallets } from '../api-test-fixtures.js';
-import { createCustodyClient, CustodyApiError, isCustodyApiError, paginate, type CustodyClientOptions, type Schema } from './client.js';
+import { createCustodyClient, CustodyApiError, isCustodyApiError, isIdempotentRoute, newIdempotencyKey, paginate, retryAfterMs, type CustodyClientOptions, type Schema } from './client.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -53,6 +53,27 @@ describe('custody-hub/client', () => {
     expect(sent.map((s) => s.key)).toEqual([key, key]);
     const collections = await hub.unwrap(hub.GET('/api/commands', { params: { query: { type: 3, per_page: 100 } } }));
     expect(collections.items).toHaveLength(2);
+  });
+
+  it('a reply lost on the way back: the caller retries with its own key and gets the stored answer (one collection)', async () => {
+    const u = await userWithWallets(h);
+    sent = []; waits = [];
+    let lose = true;
+    const flaky = clientFor(u.apiToken, {
+      fetch: async (request) => {
+        sent.push({ method: request.method, path: new URL(request.url).pathname, key: request.headers.get('idempotency-key') });
+        const response = await fetch(request);
+        if (lose && request.method === 'POST') { lose = false; throw new TypeError('fetch failed (connection reset after the server answered)'); }
+        return response;
+      },
+    });
+    const key = newIdempotencyKey();
+    const call = () => flaky.unwrap(flaky.POST('/api/collections', { params: { header: { 'Idempotency-Key': key } }, body: { address: u.sub, asset_symbol: 'USDT' } }));
+    await expect(call()).rejects.toThrow(/connection reset/);
+    const retried = await call();
+    expect(sent.map((s) => s.key)).toEqual([key, key]);
+    const collections = await flaky.unwrap(flaky.GET('/api/commands', { params: { query: { type: 3 } } }));
+    expect(collections.items.map((c) => c.command_no)).toEqual([retried.command_no]);
   });
 
   it('a 429 is retried after its Retry-After with the same key (recorded waits, no real sleep)', async () => {
@@ -127,5 +148,15 @@ describe('custody-hub/client', () => {
     expect((thrown as CustodyApiError).requestId).toEqual(expect.any(String));
     const anonymous = createCustodyClient({ baseUrl: h.url });
     await expect(anonymous.unwrap(anonymous.GET('/api/wallets'))).rejects.toMatchObject({ code: 'UNAUTHENTICATED', status: 401 });
+  });
+
+  it('finds idempotent routes under a base path prefix; waits only on a Retry-After in seconds', () => {
+    expect(isIdempotentRoute('POST', '/api/wallets/TXYZ/stake')).toBe(true);
+    expect(isIdempotentRoute('post', '/custody/api/collections')).toBe(true);
+    expect(isIdempotentRoute('GET', '/api/collections/T1')).toBe(false);
+    expect(isIdempotentRoute('POST', '/api/wallets')).toBe(false);
+    expect(retryAfterMs('7')).toBe(7000);
+    expect(retryAfterMs(null)).toBeNull();
+    expect(retryAfterMs('Wed, 21 Oct 2026 07:28:00 GMT')).toBeNull();
   });
 });
