@@ -53,6 +53,8 @@ export interface CollectionExecutorOptions {
   readonly retryMaxMs?: number;
   /** A step running longer than this is logged as stuck (default 15 min). */
   readonly stuckAfterMs?: number;
+  /** Stages run at once by one runDue (default 1): the node's round trips of one stage overlap the others'. */
+  readonly concurrency?: number;
   /** Burning TRX for energy may be planned (default false), up to maxBurnSun per sweep when set. */
   readonly burnEnabled?: boolean;
   readonly maxBurnSun?: bigint;
@@ -420,7 +422,7 @@ export class CollectionExecutor {
     const workflow = new CollectionWorkflow(deps, settings, options.confirmations ?? 'solidified', options.energyTimeoutMs ?? 60_000);
     this.runner = new WorkflowRunner(workflow, deps, {
       owner: options.owner ?? deps.ids.uuid(),
-      ...pick(options, ['leaseMs', 'pollMs', 'retryBaseMs', 'retryMaxMs', 'stuckAfterMs']),
+      ...pick(options, ['leaseMs', 'pollMs', 'retryBaseMs', 'retryMaxMs', 'stuckAfterMs', 'concurrency']),
     });
   }
 

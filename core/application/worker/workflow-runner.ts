@@ -122,6 +122,11 @@ export interface RunnerOptions {
   readonly stuckAfterMs?: number;
   /** Steps passed through in one stage at most (default 8): a stage stays bounded. */
   readonly maxStepsPerStage?: number;
+  /**
+   * Stages runDue runs at once (default 1), each on its own claimed subject: a stage spends most of its time waiting
+   * for node round trips, which then overlap. Leases keep subjects apart exactly as between runners.
+   */
+  readonly concurrency?: number;
 }
 
 /** What one stage did to one subject. */
@@ -157,6 +162,7 @@ export class WorkflowRunner<S extends Versioned> {
   private readonly pollMs: number;
   private readonly stuckAfterMs: number;
   private readonly maxSteps: number;
+  private readonly concurrency: number;
   private readonly backoff: RetryBackoff;
   /** Last stuck report per subject, so the log says it once per stuckAfterMs, not every poll. */
   private readonly stuckReported = new Map<string, number>();
@@ -171,17 +177,42 @@ export class WorkflowRunner<S extends Versioned> {
     this.pollMs = options.pollMs ?? 3_000;
     this.stuckAfterMs = options.stuckAfterMs ?? 15 * 60_000;
     this.maxSteps = options.maxStepsPerStage ?? 8;
+    this.concurrency = Math.max(1, Math.floor(options.concurrency ?? 1));
     this.backoff = new RetryBackoff(options.retryBaseMs ?? 1_000, options.retryMaxMs ?? 60_000);
   }
 
-  /** Runs stages until nothing is due or `maxStages` ran. */
+  /**
+   * Runs stages until nothing is due or `maxStages` ran, `concurrency` at a time. An error that escapes a stage (a
+   * crash) stops the others from starting new stages and is rethrown once the running ones have ended.
+   */
   async runDue(maxStages = 100): Promise<RunResult<S>[]> {
     const results: RunResult<S>[] = [];
-    while (results.length < maxStages) {
-      const result = await this.runOnce();
-      if (result === null) break;
-      results.push(result);
+    let started = 0;
+    let stop = false;
+    const lane = async (): Promise<void> => {
+      while (!stop && started < maxStages) {
+        started++;
+        let result: RunResult<S> | null;
+        try {
+          result = await this.runOnce();
+        } catch (error) {
+          stop = true;
+          throw error;
+        }
+        if (result === null) {
+          stop = true;
+          return;
+        }
+        results.push(result);
+      }
+    };
+    if (this.concurrency === 1) {
+      await lane();
+      return results;
     }
+    const lanes = await Promise.allSettled(Array.from({ length: this.concurrency }, lane));
+    const failed = lanes.find((l): l is PromiseRejectedResult => l.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
     return results;
   }
 
