@@ -42,6 +42,7 @@ export class TronNodeClient {
   /** The solidity node's provider (tronweb's `solidityNode`). */
   readonly solidity: Provider;
   private readonly pro: Provider | undefined;
+  private readonly inFlight = new Map<string, Promise<BlockRef>>();
 
   constructor(options: TronNodeClientOptions) {
     const headers = options.apiKey ? { 'TRON-PRO-API-KEY': options.apiKey } : {};
@@ -71,14 +72,31 @@ export class TronNodeClient {
     return reply as T;
   }
 
-  /** The full node's head block (`wallet/getblock`, without transactions). */
+  /**
+   * The full node's head block (`wallet/getblock`, without transactions). Concurrent reads share one request (see
+   * {@link shared}): every workflow stepping at once asks for the head, and one answer serves them all.
+   */
   head(kind: CallKind): Promise<BlockRef> {
-    return this.block(kind, 'head', 'full', 'wallet/getblock', { detail: false });
+    return this.shared(`head:${kind}`, () => this.block(kind, 'head', 'full', 'wallet/getblock', { detail: false }));
   }
 
-  /** The solidity node's latest block (`walletsolidity/getnowblock`). */
+  /** The solidity node's latest block (`walletsolidity/getnowblock`); concurrent reads share one request. */
   solidified(kind: CallKind): Promise<BlockRef> {
-    return this.block(kind, 'solidified head', 'solidity', 'walletsolidity/getnowblock', {});
+    return this.shared(`solidified:${kind}`, () => this.block(kind, 'solidified head', 'solidity', 'walletsolidity/getnowblock', {}));
+  }
+
+  /**
+   * Single flight: a read asked while the same read is in flight joins it instead of sending another. The answer is
+   * at most one round trip older than a fresh one; for the head that is always the safe side (fewer confirmations,
+   * an older TaPoS reference, "node behind" rather than "dead"), and each new request starts only after the last
+   * one ended, so answers never go backwards. Failures are shared too (each caller handles its own).
+   */
+  private shared(key: string, read: () => Promise<BlockRef>): Promise<BlockRef> {
+    const inFlight = this.inFlight.get(key);
+    if (inFlight !== undefined) return inFlight;
+    const request = read().finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, request);
+    return request;
   }
 
   /** The full node's block `number` (`wallet/getblockbynum`); a different block back is a ChainError. */
