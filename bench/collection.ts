@@ -1,40 +1,42 @@
 /**
- * Collections on the devnet through real tronweb, with the worker's executor on the memory store:
- * 1. block intervals per TRC20 self-delegation collection (FUNDING_TRX … RECOVER_TRX → DONE) at 1 confirmation
- *    (the design target is at most 5) and at the solidified depth;
- * 2. BENCH_COLLECTIONS (default 1000) USDT collections started at once and run by BENCH_WORKERS executors
- *    (default 4) on one store: wall time, collections per second, blocks until the last is DONE.
- * `npx tsx bench/collection.ts` (or `npm run bench:collection`). Bounded: stops after BENCH_MS (default 600000) of
- * wall time and reports how far it got. Blocks are mined by the bench (manual mode), one per round of the workers.
+ * Collections on the devnet through real tronweb, with the worker's executor on the memory store.
+ * `npm run bench:collection` (or `npx tsx bench/collection.ts`); every figure is printed beside its goal.
+ * 1. (BENCH_COST_TABLE=0 skips) What one sweep costs per energy path (bench/sweep-costs.ts), and block intervals per
+ *    TRC20 self-delegation collection at 1 confirmation and at the solidified depth: in-process devnet, manual blocks.
+ * 2. Chain time (bench/collection-chain-time.ts): the devnet runs in a child process and mines a block every 3 s of
+ *    wall time on its own timer; BENCH_WORKERS (default 4) executors, each running BENCH_CONCURRENCY (default 16)
+ *    stages at once (the runner's `concurrency`), run freely between blocks with no stage budget.
+ *    One sweep, then each size of BENCH_SWEEPS (default "1000,10000") queued at once: blocks until all are DONE,
+ *    wall time, and CPU per sweep split between the worker (this process) and the simulator (the child). Goals:
+ *    1,000 within 2x the single sweep's blocks (same run); worker CPU per sweep within 1.2x from 1,000 to the
+ *    largest size. BENCH_MS (default 1,800,000) caps each size's wall time. BENCH_PROFILE=1 adds a profiled run of
+ *    the first size and prints the worker's top functions by self time.
+ * 3. Worker memory across BENCH_CHURN_TASKS (default 100,000; 0 skips) finished tasks through the real
+ *    WorkflowRunner (bench/runner-churn.ts, which says exactly what is and is not measured): goal flat.
+ * 10,000 concurrent sweeps take several minutes; BENCH_SWEEPS=1000 for a quicker run.
  */
-import { performance } from 'node:perf_hooks';
 import { CollectionExecutor, type CollectionExecutorOptions } from '../core/application/worker/collection-executor.js';
 import { COLLECTION_STATUS, type CollectionTask } from '../core/domain/model/collection-task.js';
 import { SelfDelegationEnergyProvider } from '../adapters/tron/index.js';
 import { buildWorkerWorld, type WorkerWorld } from '../hosts/worker/worker-test-fixture.js';
 import { driveUntil, type Runnable } from '../hosts/worker/worker-drive.js';
+import { concurrentSweeps, startChildDevnet, type SweepRun } from './collection-chain-time.js';
+import { runnerChurn } from './runner-churn.js';
 import { sweepCostTable } from './sweep-costs.js';
 
-const COLLECTIONS = Number(process.env['BENCH_COLLECTIONS'] ?? 1_000);
 const WORKERS = Number(process.env['BENCH_WORKERS'] ?? 4);
-const CAP_MS = Number(process.env['BENCH_MS'] ?? 600_000);
-/** Stages one executor runs per round (one block): a busy worker keeps working while the chain moves on. */
-const STAGES_PER_PASS = Number(process.env['BENCH_STAGES_PER_BLOCK'] ?? 50);
-let stages = 0;
+/** Stages each executor runs at once on the chain-time runs (the runner's `concurrency`). */
+const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? 16);
+const CAP_MS = Number(process.env['BENCH_MS'] ?? 1_800_000);
 
-function executors(w: WorkerWorld, count: number, options: CollectionExecutorOptions, perPass = STAGES_PER_PASS): Runnable[] {
+/** Executors for the manual-block measurements: each round runs whatever is due, then one block is mined. */
+function executors(w: WorkerWorld, count: number, options: CollectionExecutorOptions): Runnable[] {
   return Array.from({ length: count }, (_, i) => {
     const executor = new CollectionExecutor({
       ...w.stores, chain: w.gateway, cipher: w.cipher, assets: w.assets,
       energy: { self: new SelfDelegationEnergyProvider(w.gateway) },
     }, { owner: `bench-${i}`, pollMs: 1, ...options });
-    return {
-      runDue: async () => {
-        // Read the count only after the await: `stages += await …` would add to a stale value across executors.
-        const ran = (await executor.runDue(perPass)).length;
-        stages += ran;
-      },
-    };
+    return { runDue: () => executor.runDue() };
   });
 }
 
@@ -48,7 +50,7 @@ async function blocksPerCollection(confirmations: number | 'solidified', activat
     w.devnet.fundToken(sub, 1_000_000n);
     const task = await w.collect(sub, 'USDT');
     const start = w.devnet.info().head_number;
-    await driveUntil(w, executors(w, 1, { confirmations }, 100_000), async () => isEnd(await w.stores.tasks.get(task.taskNo)), { maxRounds: 1_000 });
+    await driveUntil(w, executors(w, 1, { confirmations }), async () => isEnd(await w.stores.tasks.get(task.taskNo)), { maxRounds: 1_000 });
     const end = (await w.stores.tasks.get(task.taskNo))!;
     if (end.status !== COLLECTION_STATUS.DONE) throw new Error(`bench collection ended ${end.status}: ${end.lastError ?? ''}`);
     return w.devnet.info().head_number - start;
@@ -57,45 +59,76 @@ async function blocksPerCollection(confirmations: number | 'solidified', activat
   }
 }
 
-async function throughput(): Promise<void> {
-  // ≈ 65-130k energy per sweep ≈ 6.5-13k TRX of stake each while delegated: enough stake for all at once.
-  const w = await buildWorkerWorld({ seed: 'bench-throughput', stakeTrx: BigInt(COLLECTIONS) * 14_000n, liquidTrx: BigInt(COLLECTIONS) * 5n });
-  try {
-    const tasks: CollectionTask[] = [];
-    for (let i = 0; i < COLLECTIONS; i++) {
-      const sub = await w.addSub();
-      w.devnet.fundToken(sub, 1_000_000n + BigInt(i));
-      tasks.push(await w.collect(sub, 'USDT'));
+function printRun(r: SweepRun): void {
+  console.log(`  ${String(r.sweeps).padStart(6)} sweeps: done ${r.done}, failed ${r.failed}${r.firstFailure === null ? '' : ` (first: ${r.firstFailure})`},`
+    + ` unfinished ${r.sweeps - r.done - r.failed}; ${r.blocks} blocks, wall ${(r.wallMs / 1000).toFixed(1)} s, ${(r.done / (r.wallMs / 1000)).toFixed(1)} sweeps/s,`
+    + ` ${r.stages} stages`);
+  console.log(`         CPU per sweep: worker ${(r.workerCpuMs / r.sweeps).toFixed(1)} ms, simulator ${(r.simCpuMs / r.sweeps).toFixed(1)} ms`
+    + ` (totals ${(r.workerCpuMs / 1000).toFixed(1)} s / ${(r.simCpuMs / 1000).toFixed(1)} s); worker RSS peak ${r.peakRssMb.toFixed(0)} MB, end ${r.endRssMb.toFixed(0)} MB`);
+}
+
+/** One sweep, then each size of BENCH_SWEEPS, each on a fresh devnet child; prints figures beside their goals. */
+async function chainTime(): Promise<void> {
+  const sizes = (process.env['BENCH_SWEEPS'] ?? '1000,10000').split(',').map(Number).filter((n) => n > 0);
+  console.log(`concurrent USDT sweeps of new sub-addresses on chain time (devnet in a child process, a block every ${process.env['DEVNET_BLOCK_MS'] ?? 3_000} ms;`
+    + ` ${WORKERS} free-running executors running ${CONCURRENCY} stages at once each, 1 confirmation, memory store):`);
+  const run = async (n: number, profile = false): Promise<SweepRun> => {
+    const devnet = await startChildDevnet(`bench-chain-time-${n}`);
+    try {
+      return await concurrentSweeps(devnet, n, WORKERS, CONCURRENCY, CAP_MS, profile);
+    } finally {
+      await devnet.close();
     }
-    const startBlock = w.devnet.info().head_number;
-    stages = 0;
-    const started = performance.now();
-    let ended = 0;
-    let timedOut = false;
-    await driveUntil(w, executors(w, WORKERS, { confirmations: 1 }), async () => {
-      ended = (await Promise.all(tasks.map((t) => w.stores.tasks.get(t.taskNo)))).filter(isEnd).length;
-      timedOut = performance.now() - started > CAP_MS;
-      return ended === tasks.length || timedOut;
-    }, { maxRounds: 10_000, concurrent: true });
-    const ms = performance.now() - started;
-    const finals = await Promise.all(tasks.map((t) => w.stores.tasks.get(t.taskNo)));
-    const done = finals.filter((t) => t!.status === COLLECTION_STATUS.DONE).length;
-    const failed = finals.filter((t) => t!.status === COLLECTION_STATUS.FAILED);
-    console.log(`${COLLECTIONS} concurrent USDT collections, ${WORKERS} executors, 1 confirmation${timedOut ? ` (stopped at the ${CAP_MS} ms cap)` : ''}:`);
-    console.log(`  done ${done}, failed ${failed.length}${failed.length > 0 ? ` (first: ${failed[0]!.errorCode}: ${failed[0]!.lastError})` : ''}, unfinished ${COLLECTIONS - ended}`);
-    const byStatus = new Map<number, number>();
-    for (const t of finals) byStatus.set(t!.status, (byStatus.get(t!.status) ?? 0) + 1);
-    console.log(`  wall ${(ms / 1000).toFixed(1)} s, ${(done / (ms / 1000)).toFixed(2)} collections/s, ${(stages / (ms / 1000)).toFixed(1)} stages/s (${stages} stages),`
-      + ` ${w.devnet.info().head_number - startBlock} blocks mined (${STAGES_PER_PASS} stages per executor per block)`);
-    console.log(`  tasks by status: ${[...byStatus].map(([k, v]) => `${k}=${v}`).join(' ')}`);
-  } finally {
-    await w.close();
+  };
+  const single = await run(1);
+  printRun(single);
+  const runs: SweepRun[] = [];
+  for (const n of sizes) {
+    const r = await run(n);
+    runs.push(r);
+    printRun(r);
+    if (r.done !== n) process.exitCode = 1;
+  }
+  const thousand = runs.find((r) => r.sweeps === 1_000);
+  if (thousand !== undefined) {
+    const ok = thousand.done === 1_000 && thousand.blocks <= 2 * single.blocks;
+    if (!ok) process.exitCode = 1;
+    console.log(`  goal: 1,000 concurrent within 2x the single sweep's blocks: ${thousand.blocks} blocks vs 2 x ${single.blocks} = ${2 * single.blocks}`
+      + ` — ${ok ? 'ok' : 'MISSED'} (baseline before this change: 24 blocks against 4, in the stage-budget model)`);
+    const largest = runs[runs.length - 1]!;
+    if (largest.sweeps > 1_000) {
+      const ratio = (largest.workerCpuMs / largest.sweeps) / (thousand.workerCpuMs / thousand.sweeps);
+      if (ratio > 1.2) process.exitCode = 1;
+      console.log(`  goal: worker CPU per sweep from 1,000 to ${largest.sweeps} within 1.2x: ${ratio.toFixed(2)}x — ${ratio <= 1.2 ? 'ok' : 'MISSED'}`);
+    }
+  }
+  if (process.env['BENCH_PROFILE'] === '1') {
+    const n = sizes[0] ?? 1_000;
+    const r = await run(n, true);
+    console.log(`  worker profile of ${n} concurrent sweeps (self time, sampled every 1 ms; this run is slowed by the profiler):`);
+    printRun(r);
+    for (const line of r.profileTop) console.log(`    ${line}`);
   }
 }
 
-await sweepCostTable();
-console.log(`blocks per TRC20 self-delegation collection of a new sub-address, 1 confirmation: ${await blocksPerCollection(1)} (goal <= 4)`);
-console.log(`blocks per TRC20 self-delegation collection of a new sub-address, solidified (lag 19): ${await blocksPerCollection('solidified')}`);
-console.log(`blocks per TRC20 self-delegation collection of an activated sub-address, solidified (lag 19): ${await blocksPerCollection('solidified', true)}`
-  + ' (goal <= 3 x 20)');
-await throughput();
+async function churn(): Promise<void> {
+  const total = Number(process.env['BENCH_CHURN_TASKS'] ?? 100_000);
+  if (total <= 0) return;
+  const { heapMb, rssMb } = await runnerChurn(total, Number(process.env['BENCH_CHURN_WAVE'] ?? 10_000));
+  const heapGrowth = heapMb[heapMb.length - 1]! - heapMb[0]!;
+  const rssGrowth = rssMb[rssMb.length - 1]! - rssMb[0]!;
+  const ok = heapGrowth < 5;
+  if (!ok) process.exitCode = 1;
+  console.log(`  goal: worker memory flat across ${total} finished tasks: heap after GC ${heapGrowth >= 0 ? '+' : ''}${heapGrowth.toFixed(1)} MB,`
+    + ` RSS ${rssGrowth >= 0 ? '+' : ''}${rssGrowth.toFixed(1)} MB from the first wave to the last — ${ok ? 'ok' : 'MISSED'} (heap growth under 5 MB)`);
+}
+
+if (process.env['BENCH_COST_TABLE'] !== '0') {
+  await sweepCostTable();
+  console.log(`blocks per TRC20 self-delegation collection of a new sub-address, 1 confirmation: ${await blocksPerCollection(1)} (goal <= 4)`);
+  console.log(`blocks per TRC20 self-delegation collection of a new sub-address, solidified (lag 19): ${await blocksPerCollection('solidified')}`);
+  console.log(`blocks per TRC20 self-delegation collection of an activated sub-address, solidified (lag 19): ${await blocksPerCollection('solidified', true)}`
+    + ' (goal <= 3 x 20)');
+}
+await chainTime();
+await churn();

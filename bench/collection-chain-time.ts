@@ -1,0 +1,254 @@
+/**
+ * Concurrent USDT sweeps on chain time, for bench/collection.ts. The devnet runs in a CHILD process (its own
+ * `adapters/tron-devnet/main.ts`, the `npm run devnet` entry) mining one block every DEVNET_BLOCK_MS (3,000) of wall
+ * time on its own timer; this process is the worker: memory store, the real CollectionExecutor on a system clock,
+ * real tronweb over HTTP to the child. Executors run freely (a pass that found work is followed at once; an idle one
+ * sleeps BENCH_IDLE_MS), with no stage budget per block. CPU is split by process: the worker's from
+ * process.cpuUsage() (store, planning, signing, its HTTP client, and this bench's 4-per-second progress poll), the
+ * simulator's from /proc/<child pid>/stat (utime + stime).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { performance } from 'node:perf_hooks';
+import { resolveDeps, type ResolvedDeps } from '../core/application/deps.js';
+import { startCollection } from '../core/application/collection-starter.js';
+import { CollectionExecutor } from '../core/application/worker/collection-executor.js';
+import { createAssetRegistry, type AssetRegistry } from '../core/domain/assets.js';
+import { ADDRESS_STATUS, ADDRESS_TYPE, type WalletAddress } from '../core/domain/model/wallet.js';
+import { COLLECTION_STATUS } from '../core/domain/model/collection-task.js';
+import type { Signer } from '../core/ports/chain-gateway.port.js';
+import { createMemoryAdapters, MemoryAddressLock, RecordingMailer, type MemoryAdapters } from '../adapters/memory/index.js';
+import { AesGcmKeyCipher, NodeSecretHasher, SystemClock, TEST_SCRYPT_COST } from '../adapters/node/index.js';
+import { createDevnetChainGateway, SelfDelegationEnergyProvider, type TronWebChainGateway } from '../adapters/tron/index.js';
+
+const BLOCK_MS = Number(process.env['DEVNET_BLOCK_MS'] ?? 3_000);
+const IDLE_MS = Number(process.env['BENCH_IDLE_MS'] ?? 100);
+const TRX = 1_000_000n;
+
+/** The devnet child: its URL, USDT contract, and CPU so far. */
+export interface ChildDevnet {
+  readonly url: string;
+  readonly usdtAddress: string;
+  readonly pid: number;
+  /** CPU ms (user + system) the child has used since it started. */
+  cpuMs(): number;
+  close(): Promise<void>;
+}
+
+/** CPU ms of a process from /proc (Linux); NaN elsewhere. */
+function procCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Fields 14 and 15 of proc(5) (utime, stime), in clock ticks: 100 per second on Linux.
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Starts the devnet as its own node process (tsx loader, no npm/npx wrapper, so the pid is the simulator's). */
+export async function startChildDevnet(seed: string): Promise<ChildDevnet> {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'adapters/tron-devnet/main.ts'], {
+    env: { ...process.env, DEVNET_PORT: '0', DEVNET_BLOCK_MS: String(BLOCK_MS), DEVNET_SEED: seed },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const banner = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.once('exit', (code) => reject(new Error(`devnet child exited (${code}): ${out}`)));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (/contract: \S+ \(/.test(out)) resolve(out);
+    });
+  });
+  child.stdout!.resume();
+  const url = /listening on (\S+)/.exec(banner)![1]!;
+  const usdtAddress = /contract: (\S+) \(/.exec(banner)![1]!;
+  const pid = child.pid!;
+  return {
+    url, usdtAddress, pid,
+    cpuMs: () => procCpuMs(pid),
+    close: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+async function sim(devnet: ChildDevnet, path: string, body: object): Promise<unknown> {
+  const reply = await fetch(`${devnet.url}${path}`, { method: 'POST', body: JSON.stringify(body) });
+  if (!reply.ok) throw new Error(`${path}: ${reply.status} ${await reply.text()}`);
+  return reply.json();
+}
+
+/** A worker on the child devnet: memory store, system clock, a main address staked for `sweeps` self-delegations. */
+interface World {
+  readonly gateway: TronWebChainGateway;
+  readonly stores: MemoryAdapters;
+  readonly cipher: AesGcmKeyCipher;
+  readonly assets: AssetRegistry;
+  readonly core: ResolvedDeps;
+  readonly main: Signer;
+}
+
+async function waitForBlock(gateway: TronWebChainGateway, after: number): Promise<number> {
+  for (;;) {
+    const head = await gateway.head();
+    if (head.number > after) return head.number;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+async function buildWorld(devnet: ChildDevnet, sweeps: number): Promise<World> {
+  const gateway = createDevnetChainGateway(devnet);
+  const clock = new SystemClock();
+  const stores = createMemoryAdapters({ clock });
+  const cipher = AesGcmKeyCipher.fromConfig(randomBytes(32).toString('base64'));
+  const assets = createAssetRegistry({ usdtContract: devnet.usdtAddress });
+  const core = resolveDeps({
+    clock, ids: stores.ids, hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }), cipher, mailer: new RecordingMailer(),
+    dns: { resolve: async () => [] },
+    transport: { post: async () => ({ ok: false, status: null, error: 'no webhooks in the bench', durationMs: 0 }) },
+    risk: stores.risk, addressLock: new MemoryAddressLock({ clock }), chain: gateway, assets,
+    accounts: stores.accounts, sessions: stores.sessions, subscriptions: stores.subscriptions, apiTokens: stores.apiTokens,
+    wallets: stores.wallets, balances: stores.balances, commands: stores.commands, tasks: stores.tasks,
+    cashierTokens: stores.cashierTokens, developerConfigs: stores.developerConfigs, deliveries: stores.deliveries,
+    outbox: stores.outbox, uow: stores.uow,
+  });
+  const account = await insertWallet({ gateway, stores, cipher }, ADDRESS_TYPE.MAIN);
+  const main: Signer = { address: account.address, privateKey: async () => account.privateKey };
+  // ≈ 65-130k energy per sweep ≈ 6.5-13k TRX of stake each while delegated: enough stake for all at once.
+  const stake = BigInt(sweeps) * 14_000n;
+  await sim(devnet, '/sim/fund', { address: main.address, amount_sun: Number((stake + BigInt(sweeps) * 5n + 1_000n) * TRX) });
+  const before = (await gateway.head()).number;
+  await gateway.broadcast(await gateway.prepare(main, { kind: 'freeze', resource: 'ENERGY', amountSun: stake * TRX }));
+  await waitForBlock(gateway, before + 1);
+  return { gateway, stores, cipher, assets, core, main };
+}
+
+async function insertWallet(w: Pick<World, 'gateway' | 'stores' | 'cipher'>, type: 1 | 2): Promise<{ address: string; privateKey: string }> {
+  const account = await w.gateway.createAccount();
+  const wallet: WalletAddress = {
+    id: await w.stores.ids.nextInt('wallet_address'), userId: 1, networkCode: 'TRON', address: account.address, addressType: type,
+    label: null, status: ADDRESS_STATUS.ACTIVE, createdAt: Date.now(), version: 1,
+    encryptedKey: await w.cipher.encrypt(new TextEncoder().encode(account.privateKey), account.address),
+  };
+  await w.stores.wallets.insert(wallet, { maxSubAddresses: -1 });
+  return account;
+}
+
+/** What one concurrent run measured. */
+export interface SweepRun {
+  readonly sweeps: number;
+  readonly done: number;
+  readonly failed: number;
+  readonly firstFailure: string | null;
+  readonly wallMs: number;
+  readonly blocks: number;
+  readonly stages: number;
+  readonly workerCpuMs: number;
+  readonly simCpuMs: number;
+  readonly peakRssMb: number;
+  readonly endRssMb: number;
+  readonly profileTop: readonly string[];
+}
+
+/**
+ * `sweeps` USDT sweeps of new sub-addresses queued at once, then run by `executors` free-running executors until
+ * all are DONE or FAILED (or `capMs`). Blocks: the child's head after minus before. Setup (keys, funding, queueing)
+ * is outside the measured window.
+ */
+export async function concurrentSweeps(
+  devnet: ChildDevnet, sweeps: number, executors: number, concurrency: number, capMs: number, profile = false,
+): Promise<SweepRun> {
+  const w = await buildWorld(devnet, sweeps);
+  const subs: string[] = [];
+  for (let i = 0; i < sweeps; i++) subs.push((await insertWallet(w, ADDRESS_TYPE.SUB)).address);
+  for (let i = 0; i < subs.length; i += 64) {
+    await Promise.all(subs.slice(i, i + 64).map((sub, j) => sim(devnet, '/sim/fund_token', { address: sub, amount: String(1_000_000n + BigInt(i + j)) })));
+  }
+  await waitForBlock(w.gateway, (await w.gateway.head()).number);
+  const usdt = w.assets.find('TRON', 'USDT')!;
+  for (const sub of subs) await startCollection(w.core, (await w.stores.wallets.findByAddress(sub))!, usdt);
+
+  const session = profile ? new Session() : undefined;
+  if (session !== undefined) {
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.setSamplingInterval', { interval: 1_000 });
+    await session.post('Profiler.start');
+  }
+  const startBlock = (await w.gateway.head()).number;
+  const cpu0 = process.cpuUsage();
+  const sim0 = devnet.cpuMs();
+  const started = performance.now();
+  let stages = 0;
+  let stop = false;
+  let peakRss = 0;
+  const loops = Array.from({ length: executors }, async (_, i) => {
+    const executor = new CollectionExecutor({
+      ...w.stores, chain: w.gateway, cipher: w.cipher, assets: w.assets, energy: { self: new SelfDelegationEnergyProvider(w.gateway) },
+    }, { owner: `bench-${i}`, confirmations: 1, ...(concurrency > 1 ? { concurrency } : {}) });
+    while (!stop) {
+      const ran = (await executor.runDue(200)).length;
+      stages += ran;
+      if (ran === 0) await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+    }
+  });
+  let ended = 0;
+  while (performance.now() - started < capMs) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    peakRss = Math.max(peakRss, process.memoryUsage.rss());
+    const counts = await w.stores.tasks.countByStatus();
+    ended = (counts.get(COLLECTION_STATUS.DONE) ?? 0) + (counts.get(COLLECTION_STATUS.FAILED) ?? 0);
+    if (ended === sweeps) break;
+  }
+  const wallMs = performance.now() - started;
+  const cpu = process.cpuUsage(cpu0);
+  const simCpuMs = devnet.cpuMs() - sim0;
+  const endBlock = (await w.gateway.head()).number;
+  stop = true;
+  await Promise.all(loops);
+  let profileTop: string[] = [];
+  if (session !== undefined) {
+    const { profile: p } = await session.post('Profiler.stop');
+    session.disconnect();
+    profileTop = topSelfTime(p);
+  }
+  const counts = await w.stores.tasks.countByStatus();
+  let firstFailure: string | null = null;
+  for (const t of w.stores.store.tasks.values()) {
+    if (t.status === COLLECTION_STATUS.FAILED) { firstFailure = `${t.errorCode}: ${t.lastError}`; break; }
+  }
+  return {
+    sweeps, done: counts.get(COLLECTION_STATUS.DONE) ?? 0, failed: counts.get(COLLECTION_STATUS.FAILED) ?? 0, firstFailure,
+    wallMs, blocks: endBlock - startBlock, stages, workerCpuMs: (cpu.user + cpu.system) / 1_000, simCpuMs,
+    peakRssMb: peakRss / 2 ** 20, endRssMb: process.memoryUsage.rss() / 2 ** 20, profileTop,
+  };
+}
+
+/** The worker's functions by self time (top 15), from a V8 CPU profile. */
+function topSelfTime(profile: { nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>; samples?: number[]; timeDeltas?: number[] }): string[] {
+  const byNode = new Map<number, number>();
+  const samples = profile.samples ?? [];
+  const deltas = profile.timeDeltas ?? [];
+  for (let i = 0; i < samples.length; i++) byNode.set(samples[i]!, (byNode.get(samples[i]!) ?? 0) + (deltas[i] ?? 0));
+  const byFrame = new Map<string, number>();
+  let total = 0;
+  for (const node of profile.nodes) {
+    const us = byNode.get(node.id) ?? 0;
+    total += us;
+    const f = node.callFrame;
+    if (f.functionName === '(idle)') continue;
+    const file = f.url.replace(/^file:\/\//, '').replace(`${process.cwd()}/`, '');
+    const key = `${f.functionName || '(anonymous)'} ${file}${file === '' ? '' : `:${f.lineNumber + 1}`}`;
+    byFrame.set(key, (byFrame.get(key) ?? 0) + us);
+  }
+  const busy = total - [...profile.nodes].filter((n) => n.callFrame.functionName === '(idle)').reduce((s, n) => s + (byNode.get(n.id) ?? 0), 0);
+  return [...byFrame].sort((a, b) => b[1] - a[1]).slice(0, 15)
+    .map(([k, us]) => `${(us / 1_000).toFixed(0).padStart(6)} ms ${((100 * us) / Math.max(1, busy)).toFixed(1).padStart(5)}%  ${k}`);
+}
