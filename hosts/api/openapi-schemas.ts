@@ -12,7 +12,11 @@ export const s = {
   /** Smallest-unit amount: an integer string, never a JSON number. */
   amount: (): JsonSchema => ({ type: 'string', pattern: '^[0-9]+$' }),
   nullable: (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] }),
-  enumOf: (values: readonly (string | number | boolean)[]): JsonSchema => ({ enum: [...values] }),
+  /** An enum, typed when its values share a JSON type (renderers and generators then show that type). */
+  enumOf: (values: readonly (string | number | boolean)[]): JsonSchema => {
+    const types = new Set(values.map((v) => (typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v)));
+    return types.size === 1 ? { type: [...types][0], enum: [...values] } : { enum: [...values] };
+  },
   arr: (items: JsonSchema): JsonSchema => ({ type: 'array', items }),
   map: (values: JsonSchema): JsonSchema => ({ type: 'object', additionalProperties: values }),
   /** An object whose listed properties are all required unless named in `optional`. */

@@ -110,7 +110,7 @@ export function webhooksSection(): Record<string, unknown> {
     return [type, {
       post: {
         operationId: event.operationId,
-        summary: `${type}: ${event.summary}`,
+        summary: event.summary,
         description: `Header examples are signed with the secret \`${EXAMPLE_SECRET}\` over the example body as sent (compact JSON, in the order shown).`,
         tags: ['Webhooks'],
         security: [],

@@ -24,6 +24,17 @@ const TAGS = [
   { name: 'System', description: 'Liveness, readiness, this document and its reference page' },
 ];
 
+const DESCRIPTION = [
+  'A custodial TRON wallet service: addresses, balances, collections (sweeps), withdrawals and a cashier link for payers.',
+  '',
+  '- **Envelope.** Every JSON answer is `{code, message, data}`: `code` is `OK` on success, else a catalogue code (listed per operation).',
+  '- **Authentication.** A bearer token per kind: Developer API Token `dk_…`, session token `st_…`, cashier token `ct_…`, ADMIN_TOKEN.',
+  '- **Idempotency.** Operations that move funds require an `Idempotency-Key` (24 h): a retry with the same key replays the answer.',
+  '- **Rate limits.** Limited answers carry `X-RateLimit-Limit` and `X-RateLimit-Remaining`; a 429 also carries `Retry-After` (seconds).',
+  '- **Webhooks.** Terminal outcomes are POSTed to the approved URL, signed twice: `X-Webhook-Signature` (spec) and Standard Webhooks '
+    + '`webhook-signature`. See `webhooks` for each event, its body and headers.',
+].join('\n');
+
 /** `/api/wallets/:address` → `/api/wallets/{address}`. */
 export function toOpenApiPath(path: string): string {
   return path.replace(/:([A-Za-z]+)/g, '{$1}');
@@ -122,7 +133,7 @@ export function buildOpenApi(routes: readonly RouteDef[]): Record<string, unknow
   const bearer = (description: string): Record<string, string> => ({ type: 'http', scheme: 'bearer', description });
   return {
     openapi: '3.1.0',
-    info: { title: 'Custody Hub API', version: 'M1', description: 'Every response is the envelope {code, message, data}.' },
+    info: { title: 'Custody Hub API', version: 'M1', description: DESCRIPTION },
     servers: [{ url: '/' }],
     tags: TAGS,
     paths,
