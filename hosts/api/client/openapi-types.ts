@@ -903,7 +903,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * withdrawal.completed: A withdrawal was broadcast and its txid is known
+         * A withdrawal was broadcast and its txid is known
          * @description Header examples are signed with the secret `example-secret` over the example body as sent (compact JSON, in the order shown).
          */
         post: operations["withdrawalCompletedEvent"];
@@ -923,7 +923,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * withdrawal.failed: A withdrawal failed (signing or broadcast error)
+         * A withdrawal failed (signing or broadcast error)
          * @description Header examples are signed with the secret `example-secret` over the example body as sent (compact JSON, in the order shown).
          */
         post: operations["withdrawalFailedEvent"];
@@ -943,7 +943,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * collection.completed: A collection task reached DONE (11)
+         * A collection task reached DONE (11)
          * @description Header examples are signed with the secret `example-secret` over the example body as sent (compact JSON, in the order shown).
          */
         post: operations["collectionCompletedEvent"];
@@ -963,7 +963,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * collection.failed: A collection task failed at some step and reached FAILED (12)
+         * A collection task failed at some step and reached FAILED (12)
          * @description Header examples are signed with the secret `example-secret` over the example body as sent (compact JSON, in the order shown).
          */
         post: operations["collectionFailedEvent"];
@@ -983,7 +983,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * webhook.test: Sent by POST /api/webhooks/debug/test; never recorded or retried
+         * Sent by POST /api/webhooks/debug/test; never recorded or retried
          * @description Header examples are signed with the secret `example-secret` over the example body as sent (compact JSON, in the order shown).
          */
         post: operations["webhookTestEvent"];
@@ -1214,7 +1214,7 @@ export interface components {
             estimate: {
                 total_sun: string;
                 options: {
-                    /** @enum {unknown} */
+                    /** @enum {string} */
                     path: "self" | "rental" | "burn" | "none";
                     provider: string | null;
                     cost_sun: string;
@@ -1230,10 +1230,10 @@ export interface components {
             network_code: string;
             /**
              * @description active, or disabled by DELETE; an expired active token is refused as invalid
-             * @enum {unknown}
+             * @enum {string}
              */
             status: "active" | "disabled";
-            /** @enum {unknown} */
+            /** @enum {integer} */
             ttl_minutes: 60 | 120 | 480 | 1440;
             /** @description ISO 8601 with offset */
             expires_at: string;
@@ -1249,10 +1249,10 @@ export interface components {
             network_code: string;
             /**
              * @description active, or disabled by DELETE; an expired active token is refused as invalid
-             * @enum {unknown}
+             * @enum {string}
              */
             status: "active" | "disabled";
-            /** @enum {unknown} */
+            /** @enum {integer} */
             ttl_minutes: 60 | 120 | 480 | 1440;
             /** @description ISO 8601 with offset */
             expires_at: string;
@@ -1265,7 +1265,7 @@ export interface components {
         };
         CashierTokenDisabled: {
             token_no: string;
-            /** @enum {unknown} */
+            /** @enum {string} */
             status: "disabled";
             /** @description ISO 8601 with offset */
             disabled_at: string;
@@ -1295,7 +1295,7 @@ export interface components {
             } | null;
         };
         WebhookStatus: {
-            /** @enum {unknown} */
+            /** @enum {string} */
             status: "unconfigured" | "pending" | "verified";
             url: string | null;
             pending_url: string | null;
@@ -1304,10 +1304,10 @@ export interface components {
             review_note: string | null;
         };
         DeveloperConfig: {
-            /** @enum {unknown} */
+            /** @enum {string} */
             service_code: "developer";
             plan_code: string | null;
-            /** @enum {unknown} */
+            /** @enum {string} */
             status: "active" | "cancelled" | "none";
             config: {
                 webhook_url: string | null;
@@ -1319,7 +1319,7 @@ export interface components {
                 };
             };
             webhook: {
-                /** @enum {unknown} */
+                /** @enum {string} */
                 status: "unconfigured" | "pending" | "verified";
                 url: string | null;
                 pending_url: string | null;
@@ -1331,7 +1331,7 @@ export interface components {
         Subscription: {
             service_code: string;
             plan_code: string;
-            /** @enum {unknown} */
+            /** @enum {string} */
             status: "active" | "cancelled";
             meta: {
                 max_sub_addresses?: number;
@@ -1410,7 +1410,7 @@ export interface components {
             url: string | null;
         };
         RiskEntry: {
-            /** @enum {unknown} */
+            /** @enum {string} */
             kind: "user" | "address";
             value: string;
             reason: string | null;
@@ -1422,7 +1422,7 @@ export interface components {
         CollectionEvent: {
             /** @description UUID; the same on every attempt and redelivery: deduplicate by it */
             event_id: string;
-            /** @enum {unknown} */
+            /** @enum {string} */
             event_type: "collection.completed" | "collection.failed";
             /** @description ISO 8601 with offset */
             occurred_at: string;
@@ -1447,7 +1447,7 @@ export interface components {
         WithdrawalEvent: {
             /** @description UUID; the same on every attempt and redelivery: deduplicate by it */
             event_id: string;
-            /** @enum {unknown} */
+            /** @enum {string} */
             event_type: "withdrawal.completed" | "withdrawal.failed";
             /** @description ISO 8601 with offset */
             occurred_at: string;
@@ -1467,7 +1467,7 @@ export interface components {
         TestEvent: {
             /** @description UUID; the same on every attempt and redelivery: deduplicate by it */
             event_id: string;
-            /** @enum {unknown} */
+            /** @enum {string} */
             event_type: "webhook.test";
             /** @description ISO 8601 with offset */
             occurred_at: string;
@@ -1546,9 +1546,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: {
                             items: components["schemas"]["Wallet"][];
@@ -1571,7 +1571,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -1592,7 +1592,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -1613,7 +1613,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "VALIDATION-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -1637,7 +1637,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -1658,7 +1658,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -1714,9 +1714,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["WalletCreated"];
                     };
@@ -1736,7 +1736,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -1757,7 +1757,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -1778,7 +1778,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-MAIN-ADDRESS-ALREADY-EXISTS";
                         message: string;
                         data: Record<string, never>;
@@ -1799,7 +1799,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "PAYLOAD-TOO-LARGE";
                         message: string;
                         data: Record<string, never>;
@@ -1820,7 +1820,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-NETWORK-NOT-FOUND" | "BIZ-ADDRESS-TYPE-NOT-ALLOWED" | "BIZ-MAIN-ADDRESS-REQUIRED" | "BIZ-SUB-ADDRESS-SUBSCRIPTION-REQUIRED" | "BIZ-SUB-ADDRESS-QUOTA-EXCEEDED" | "VALIDATION-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -1844,7 +1844,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -1865,7 +1865,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -1909,9 +1909,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["Wallet"];
                     };
@@ -1931,7 +1931,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -1952,7 +1952,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -1973,7 +1973,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-WALLET-ADDRESS-NOT-FOUND";
                         message: string;
                         data: Record<string, never>;
@@ -1997,7 +1997,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -2018,7 +2018,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -2072,9 +2072,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["WalletBalance"];
                     };
@@ -2094,7 +2094,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -2115,7 +2115,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -2136,7 +2136,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-WALLET-ADDRESS-NOT-FOUND";
                         message: string;
                         data: Record<string, never>;
@@ -2160,7 +2160,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -2181,7 +2181,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -2246,9 +2246,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["WalletBalance"];
                     };
@@ -2268,7 +2268,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -2289,7 +2289,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -2310,7 +2310,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-WALLET-ADDRESS-NOT-FOUND";
                         message: string;
                         data: Record<string, never>;
@@ -2331,7 +2331,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "PAYLOAD-TOO-LARGE";
                         message: string;
                         data: Record<string, never>;
@@ -2352,7 +2352,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "VALIDATION-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -2376,7 +2376,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -2397,7 +2397,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -2418,7 +2418,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "CHAIN-BALANCE-QUERY-FAILED";
                         message: string;
                         data: Record<string, never>;
@@ -2477,9 +2477,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["ChainResources"];
                     };
@@ -2499,7 +2499,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -2520,7 +2520,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -2541,7 +2541,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-WALLET-ADDRESS-NOT-FOUND";
                         message: string;
                         data: Record<string, never>;
@@ -2562,7 +2562,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-CHAIN-RESOURCES-NOT-SUPPORTED";
                         message: string;
                         data: Record<string, never>;
@@ -2586,7 +2586,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -2607,7 +2607,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -2628,7 +2628,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "CHAIN-BALANCE-QUERY-FAILED";
                         message: string;
                         data: Record<string, never>;
@@ -2688,9 +2688,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: {
                             items: components["schemas"]["CommandListItem"][];
@@ -2713,7 +2713,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -2734,7 +2734,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -2755,7 +2755,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "VALIDATION-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -2779,7 +2779,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -2800,7 +2800,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -2844,9 +2844,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["Command"];
                     };
@@ -2866,7 +2866,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -2887,7 +2887,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -2908,7 +2908,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-COMMAND-NOT-FOUND";
                         message: string;
                         data: Record<string, never>;
@@ -2932,7 +2932,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -2953,7 +2953,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -3012,9 +3012,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["CollectionTask"];
                     };
@@ -3034,7 +3034,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -3055,7 +3055,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RISK-REVIEW-BLOCKED" | "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -3076,7 +3076,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-COMMAND-LOCKED" | "IDEMPOTENCY-KEY-IN-PROGRESS";
                         message: string;
                         data: Record<string, never>;
@@ -3097,7 +3097,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "PAYLOAD-TOO-LARGE";
                         message: string;
                         data: Record<string, never>;
@@ -3118,7 +3118,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-ADDRESS-TYPE-NOT-SUB" | "BIZ-WALLET-ADDRESS-NOT-FOUND" | "BIZ-ASSET-NOT-FOUND" | "VALIDATION-ERROR" | "IDEMPOTENCY-KEY-REUSED";
                         message: string;
                         data: Record<string, never>;
@@ -3142,7 +3142,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -3163,7 +3163,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -3207,9 +3207,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["CollectionTask"];
                     };
@@ -3229,7 +3229,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -3250,7 +3250,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -3271,7 +3271,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-COLLECTION-TASK-NOT-FOUND";
                         message: string;
                         data: Record<string, never>;
@@ -3295,7 +3295,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -3316,7 +3316,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -3387,9 +3387,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["CollectionCost"];
                     };
@@ -3409,7 +3409,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -3430,7 +3430,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -3451,7 +3451,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-COLLECTION-TASK-NOT-FOUND";
                         message: string;
                         data: Record<string, never>;
@@ -3475,7 +3475,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -3496,7 +3496,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -3556,9 +3556,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: {
                             data: components["schemas"]["CashierToken"][];
@@ -3586,7 +3586,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -3607,7 +3607,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -3628,7 +3628,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "VALIDATION-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -3652,7 +3652,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -3673,7 +3673,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -3699,7 +3699,7 @@ export interface operations {
                  */
                 "application/json": {
                     address: string;
-                    /** @enum {unknown} */
+                    /** @enum {integer} */
                     ttl_minutes?: 60 | 120 | 480 | 1440;
                 };
             };
@@ -3733,9 +3733,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["CashierTokenCreated"];
                     };
@@ -3755,7 +3755,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -3776,7 +3776,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -3797,7 +3797,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "CASHIER-TOKEN-ACTIVE-EXISTS";
                         message: string;
                         data: Record<string, never>;
@@ -3818,7 +3818,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "PAYLOAD-TOO-LARGE";
                         message: string;
                         data: Record<string, never>;
@@ -3839,7 +3839,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-WALLET-ADDRESS-NOT-FOUND" | "BIZ-ADDRESS-TYPE-NOT-SUB" | "VALIDATION-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -3863,7 +3863,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -3884,7 +3884,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -3936,9 +3936,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["CashierTokenDisabled"];
                     };
@@ -3958,7 +3958,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -3979,7 +3979,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -4000,7 +4000,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "CASHIER-TOKEN-NOT-FOUND";
                         message: string;
                         data: Record<string, never>;
@@ -4021,7 +4021,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "CASHIER-TOKEN-ALREADY-DISABLED";
                         message: string;
                         data: Record<string, never>;
@@ -4042,7 +4042,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "PAYLOAD-TOO-LARGE";
                         message: string;
                         data: Record<string, never>;
@@ -4063,7 +4063,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "VALIDATION-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -4087,7 +4087,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -4108,7 +4108,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -4155,9 +4155,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["CashierSession"];
                     };
@@ -4177,7 +4177,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "CASHIER-TOKEN-MISSING" | "CASHIER-TOKEN-INVALID";
                         message: string;
                         data: Record<string, never>;
@@ -4198,7 +4198,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -4222,7 +4222,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -4243,7 +4243,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -4288,9 +4288,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["CashierBalance"];
                     };
@@ -4310,7 +4310,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "CASHIER-TOKEN-MISSING" | "CASHIER-TOKEN-INVALID";
                         message: string;
                         data: Record<string, never>;
@@ -4331,7 +4331,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -4355,7 +4355,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -4376,7 +4376,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -4417,9 +4417,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["CashierTask"] | null;
                     };
@@ -4439,7 +4439,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "CASHIER-TOKEN-MISSING" | "CASHIER-TOKEN-INVALID";
                         message: string;
                         data: Record<string, never>;
@@ -4460,7 +4460,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -4484,7 +4484,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -4505,7 +4505,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -4560,9 +4560,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["CashierTask"];
                     };
@@ -4582,7 +4582,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "CASHIER-TOKEN-MISSING" | "CASHIER-TOKEN-INVALID";
                         message: string;
                         data: Record<string, never>;
@@ -4603,7 +4603,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RISK-REVIEW-BLOCKED" | "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -4624,7 +4624,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-COMMAND-LOCKED" | "IDEMPOTENCY-KEY-IN-PROGRESS";
                         message: string;
                         data: Record<string, never>;
@@ -4645,7 +4645,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "PAYLOAD-TOO-LARGE";
                         message: string;
                         data: Record<string, never>;
@@ -4666,7 +4666,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-ASSET-NOT-FOUND" | "BIZ-AMOUNT-BELOW-MINIMUM" | "VALIDATION-ERROR" | "IDEMPOTENCY-KEY-REUSED";
                         message: string;
                         data: Record<string, never>;
@@ -4690,7 +4690,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -4711,7 +4711,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -4755,7 +4755,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "CASHIER-TOKEN-MISSING" | "CASHIER-TOKEN-INVALID";
                         message: string;
                         data: Record<string, never>;
@@ -4776,7 +4776,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -4800,7 +4800,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -4821,7 +4821,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -4866,7 +4866,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -4916,9 +4916,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: {
                             user_id: number;
@@ -4941,7 +4941,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "AUTH-EMAIL-TAKEN";
                         message: string;
                         data: Record<string, never>;
@@ -4962,7 +4962,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "PAYLOAD-TOO-LARGE";
                         message: string;
                         data: Record<string, never>;
@@ -4983,7 +4983,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "VALIDATION-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -5007,7 +5007,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -5028,7 +5028,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -5079,14 +5079,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: {
                             user_id: number;
                             email: string;
-                            /** @enum {unknown} */
+                            /** @enum {boolean} */
                             verified: true;
                         };
                     };
@@ -5106,7 +5106,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "PAYLOAD-TOO-LARGE";
                         message: string;
                         data: Record<string, never>;
@@ -5127,7 +5127,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "AUTH-VERIFICATION-FAILED" | "VALIDATION-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -5151,7 +5151,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -5172,7 +5172,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -5223,9 +5223,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: {
                             session_token: string;
@@ -5249,7 +5249,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "AUTH-INVALID-CREDENTIALS";
                         message: string;
                         data: Record<string, never>;
@@ -5270,7 +5270,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "AUTH-NOT-VERIFIED";
                         message: string;
                         data: Record<string, never>;
@@ -5291,7 +5291,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "PAYLOAD-TOO-LARGE";
                         message: string;
                         data: Record<string, never>;
@@ -5312,7 +5312,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "VALIDATION-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -5336,7 +5336,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -5357,7 +5357,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -5402,9 +5402,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: Record<string, never>;
                     };
@@ -5424,7 +5424,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "PAYLOAD-TOO-LARGE";
                         message: string;
                         data: Record<string, never>;
@@ -5445,7 +5445,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "VALIDATION-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -5469,7 +5469,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -5490,7 +5490,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -5544,9 +5544,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: {
                             user_id: number;
@@ -5569,7 +5569,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "PAYLOAD-TOO-LARGE";
                         message: string;
                         data: Record<string, never>;
@@ -5590,7 +5590,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "AUTH-RESET-FAILED" | "VALIDATION-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -5614,7 +5614,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -5635,7 +5635,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -5669,9 +5669,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: Record<string, never>;
                     };
@@ -5691,7 +5691,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -5712,7 +5712,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -5733,7 +5733,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "PAYLOAD-TOO-LARGE";
                         message: string;
                         data: Record<string, never>;
@@ -5754,7 +5754,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "VALIDATION-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -5778,7 +5778,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -5799,7 +5799,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -5824,7 +5824,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @enum {unknown} */
+                    /** @enum {string} */
                     service_code: "developer" | "sub_address";
                     /** @description sub_address: starter | pro | unlimited */
                     plan_code?: string;
@@ -5856,9 +5856,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["Subscription"];
                     };
@@ -5878,7 +5878,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -5899,7 +5899,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -5920,7 +5920,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "PAYLOAD-TOO-LARGE";
                         message: string;
                         data: Record<string, never>;
@@ -5941,7 +5941,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-SERVICE-NOT-FOUND" | "BIZ-PLAN-NOT-FOUND" | "VALIDATION-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -5965,7 +5965,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -5986,7 +5986,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -6017,7 +6017,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @enum {unknown} */
+                    /** @enum {string} */
                     service_code: "developer";
                     config: {
                         webhook_url?: string;
@@ -6066,9 +6066,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["DeveloperConfig"];
                     };
@@ -6088,7 +6088,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -6109,7 +6109,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -6130,7 +6130,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "PAYLOAD-TOO-LARGE";
                         message: string;
                         data: Record<string, never>;
@@ -6151,7 +6151,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-WEBHOOK-URL-BLOCKED" | "BIZ-DEVELOPER-SUBSCRIPTION-REQUIRED" | "VALIDATION-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -6175,7 +6175,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -6196,7 +6196,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -6250,9 +6250,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["DeveloperConfig"];
                     };
@@ -6272,7 +6272,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -6293,7 +6293,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -6317,7 +6317,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -6338,7 +6338,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -6385,9 +6385,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["ApiTokenList"];
                     };
@@ -6407,7 +6407,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -6428,7 +6428,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -6452,7 +6452,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -6473,7 +6473,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -6526,9 +6526,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["ApiTokenCreated"];
                     };
@@ -6548,7 +6548,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -6569,7 +6569,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -6590,7 +6590,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "PAYLOAD-TOO-LARGE";
                         message: string;
                         data: Record<string, never>;
@@ -6611,7 +6611,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-DEVELOPER-SUBSCRIPTION-REQUIRED" | "BIZ-API-TOKEN-QUOTA-EXCEEDED" | "VALIDATION-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -6635,7 +6635,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -6656,7 +6656,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -6695,9 +6695,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["ApiTokenRevoked"];
                     };
@@ -6717,7 +6717,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -6738,7 +6738,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -6759,7 +6759,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "API-TOKEN-NOT-FOUND";
                         message: string;
                         data: Record<string, never>;
@@ -6780,7 +6780,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "PAYLOAD-TOO-LARGE";
                         message: string;
                         data: Record<string, never>;
@@ -6801,7 +6801,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "VALIDATION-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -6825,7 +6825,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -6846,7 +6846,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -6888,9 +6888,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["WebhookTest"];
                     };
@@ -6910,7 +6910,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -6931,7 +6931,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -6952,7 +6952,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "PAYLOAD-TOO-LARGE";
                         message: string;
                         data: Record<string, never>;
@@ -6973,7 +6973,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-WEBHOOK-URL-UNVERIFIED" | "VALIDATION-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -6997,7 +6997,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -7018,7 +7018,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -7102,9 +7102,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: {
                             items: components["schemas"]["Delivery"][];
@@ -7127,7 +7127,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -7148,7 +7148,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -7169,7 +7169,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "VALIDATION-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -7193,7 +7193,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -7214,7 +7214,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -7304,9 +7304,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["Redelivery"];
                     };
@@ -7326,7 +7326,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -7347,7 +7347,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -7368,7 +7368,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "WEBHOOK-DELIVERY-NOT-FOUND";
                         message: string;
                         data: Record<string, never>;
@@ -7389,7 +7389,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "WEBHOOK-DELIVERY-SKIPPED" | "WEBHOOK-DELIVERY-IN-PROGRESS";
                         message: string;
                         data: Record<string, never>;
@@ -7410,7 +7410,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "PAYLOAD-TOO-LARGE";
                         message: string;
                         data: Record<string, never>;
@@ -7431,7 +7431,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-WEBHOOK-URL-UNVERIFIED" | "VALIDATION-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -7455,7 +7455,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -7476,7 +7476,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -7533,9 +7533,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["CommandAccepted"];
                     };
@@ -7555,7 +7555,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -7576,7 +7576,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RISK-REVIEW-BLOCKED" | "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -7597,7 +7597,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-COMMAND-LOCKED" | "IDEMPOTENCY-KEY-IN-PROGRESS";
                         message: string;
                         data: Record<string, never>;
@@ -7618,7 +7618,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "PAYLOAD-TOO-LARGE";
                         message: string;
                         data: Record<string, never>;
@@ -7639,7 +7639,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-WALLET-ADDRESS-NOT-FOUND" | "BIZ-ASSET-NOT-FOUND" | "BIZ-AMOUNT-INVALID" | "VALIDATION-ERROR" | "IDEMPOTENCY-KEY-REUSED";
                         message: string;
                         data: Record<string, never>;
@@ -7663,7 +7663,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -7684,7 +7684,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -7714,7 +7714,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @enum {unknown} */
+                    /** @enum {string} */
                     resource: "ENERGY" | "BANDWIDTH";
                     amount: string;
                 };
@@ -7740,9 +7740,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["CommandAccepted"];
                     };
@@ -7762,7 +7762,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -7783,7 +7783,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RISK-REVIEW-BLOCKED" | "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -7804,7 +7804,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-WALLET-ADDRESS-NOT-FOUND";
                         message: string;
                         data: Record<string, never>;
@@ -7825,7 +7825,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-COMMAND-LOCKED" | "IDEMPOTENCY-KEY-IN-PROGRESS";
                         message: string;
                         data: Record<string, never>;
@@ -7846,7 +7846,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "PAYLOAD-TOO-LARGE";
                         message: string;
                         data: Record<string, never>;
@@ -7867,7 +7867,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-AMOUNT-INVALID" | "VALIDATION-ERROR" | "IDEMPOTENCY-KEY-REUSED";
                         message: string;
                         data: Record<string, never>;
@@ -7891,7 +7891,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -7912,7 +7912,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -7942,7 +7942,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @enum {unknown} */
+                    /** @enum {string} */
                     resource: "ENERGY" | "BANDWIDTH";
                     amount: string;
                 };
@@ -7968,9 +7968,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["CommandAccepted"];
                     };
@@ -7990,7 +7990,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -8011,7 +8011,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RISK-REVIEW-BLOCKED" | "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -8032,7 +8032,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-WALLET-ADDRESS-NOT-FOUND";
                         message: string;
                         data: Record<string, never>;
@@ -8053,7 +8053,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-COMMAND-LOCKED" | "IDEMPOTENCY-KEY-IN-PROGRESS";
                         message: string;
                         data: Record<string, never>;
@@ -8074,7 +8074,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "PAYLOAD-TOO-LARGE";
                         message: string;
                         data: Record<string, never>;
@@ -8095,7 +8095,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-AMOUNT-INVALID" | "VALIDATION-ERROR" | "IDEMPOTENCY-KEY-REUSED";
                         message: string;
                         data: Record<string, never>;
@@ -8119,7 +8119,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -8140,7 +8140,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -8182,9 +8182,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["CommandAccepted"];
                     };
@@ -8204,7 +8204,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -8225,7 +8225,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RISK-REVIEW-BLOCKED" | "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -8246,7 +8246,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-WALLET-ADDRESS-NOT-FOUND";
                         message: string;
                         data: Record<string, never>;
@@ -8267,7 +8267,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-COMMAND-LOCKED" | "IDEMPOTENCY-KEY-IN-PROGRESS";
                         message: string;
                         data: Record<string, never>;
@@ -8288,7 +8288,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "PAYLOAD-TOO-LARGE";
                         message: string;
                         data: Record<string, never>;
@@ -8309,7 +8309,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "VALIDATION-ERROR" | "IDEMPOTENCY-KEY-REUSED";
                         message: string;
                         data: Record<string, never>;
@@ -8333,7 +8333,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -8354,7 +8354,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -8415,9 +8415,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["CommandAccepted"];
                     };
@@ -8437,7 +8437,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -8458,7 +8458,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RISK-REVIEW-BLOCKED" | "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -8479,7 +8479,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-WALLET-ADDRESS-NOT-FOUND";
                         message: string;
                         data: Record<string, never>;
@@ -8500,7 +8500,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-COMMAND-LOCKED" | "IDEMPOTENCY-KEY-IN-PROGRESS";
                         message: string;
                         data: Record<string, never>;
@@ -8521,7 +8521,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "PAYLOAD-TOO-LARGE";
                         message: string;
                         data: Record<string, never>;
@@ -8542,7 +8542,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "VALIDATION-ERROR" | "IDEMPOTENCY-KEY-REUSED";
                         message: string;
                         data: Record<string, never>;
@@ -8566,7 +8566,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -8587,7 +8587,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -8629,9 +8629,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["CommandAccepted"];
                     };
@@ -8651,7 +8651,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -8672,7 +8672,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RISK-REVIEW-BLOCKED" | "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -8693,7 +8693,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-WALLET-ADDRESS-NOT-FOUND";
                         message: string;
                         data: Record<string, never>;
@@ -8714,7 +8714,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-COMMAND-LOCKED" | "IDEMPOTENCY-KEY-IN-PROGRESS";
                         message: string;
                         data: Record<string, never>;
@@ -8735,7 +8735,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "PAYLOAD-TOO-LARGE";
                         message: string;
                         data: Record<string, never>;
@@ -8756,7 +8756,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "VALIDATION-ERROR" | "IDEMPOTENCY-KEY-REUSED";
                         message: string;
                         data: Record<string, never>;
@@ -8780,7 +8780,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "RATE-LIMITED";
                         message: string;
                         data: Record<string, never>;
@@ -8801,7 +8801,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -8840,9 +8840,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["PendingWebhook"][];
                     };
@@ -8862,7 +8862,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -8883,7 +8883,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -8904,7 +8904,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -8945,9 +8945,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["WebhookStatus"];
                     };
@@ -8967,7 +8967,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -8988,7 +8988,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -9009,7 +9009,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-USER-NOT-FOUND";
                         message: string;
                         data: Record<string, never>;
@@ -9030,7 +9030,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-WEBHOOK-NOT-PENDING";
                         message: string;
                         data: Record<string, never>;
@@ -9051,7 +9051,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "PAYLOAD-TOO-LARGE";
                         message: string;
                         data: Record<string, never>;
@@ -9072,7 +9072,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "VALIDATION-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -9093,7 +9093,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -9145,9 +9145,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["WebhookStatus"];
                     };
@@ -9167,7 +9167,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -9188,7 +9188,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -9209,7 +9209,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-USER-NOT-FOUND";
                         message: string;
                         data: Record<string, never>;
@@ -9230,7 +9230,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-WEBHOOK-NOT-PENDING";
                         message: string;
                         data: Record<string, never>;
@@ -9251,7 +9251,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "PAYLOAD-TOO-LARGE";
                         message: string;
                         data: Record<string, never>;
@@ -9272,7 +9272,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "VALIDATION-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -9293,7 +9293,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -9335,9 +9335,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["Command"];
                     };
@@ -9357,7 +9357,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -9378,7 +9378,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -9399,7 +9399,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-COMMAND-NOT-FOUND";
                         message: string;
                         data: Record<string, never>;
@@ -9420,7 +9420,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-COMMAND-NOT-CANCELLABLE";
                         message: string;
                         data: Record<string, never>;
@@ -9441,7 +9441,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "PAYLOAD-TOO-LARGE";
                         message: string;
                         data: Record<string, never>;
@@ -9462,7 +9462,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "VALIDATION-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -9483,7 +9483,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -9521,9 +9521,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["RiskEntry"][];
                     };
@@ -9543,7 +9543,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -9564,7 +9564,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -9585,7 +9585,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -9611,7 +9611,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @enum {unknown} */
+                    /** @enum {string} */
                     kind: "user" | "address";
                     value: string;
                     reason?: string;
@@ -9637,9 +9637,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["RiskEntry"];
                     };
@@ -9659,7 +9659,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -9680,7 +9680,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -9701,7 +9701,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "PAYLOAD-TOO-LARGE";
                         message: string;
                         data: Record<string, never>;
@@ -9722,7 +9722,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "VALIDATION-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -9743,7 +9743,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -9780,9 +9780,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: {
                             removed: boolean;
@@ -9804,7 +9804,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -9825,7 +9825,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -9846,7 +9846,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "PAYLOAD-TOO-LARGE";
                         message: string;
                         data: Record<string, never>;
@@ -9867,7 +9867,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "VALIDATION-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -9888,7 +9888,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -9936,9 +9936,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["Quota"];
                     };
@@ -9958,7 +9958,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "UNAUTHENTICATED";
                         message: string;
                         data: Record<string, never>;
@@ -9979,7 +9979,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "FORBIDDEN";
                         message: string;
                         data: Record<string, never>;
@@ -10000,7 +10000,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-USER-NOT-FOUND";
                         message: string;
                         data: Record<string, never>;
@@ -10021,7 +10021,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "PAYLOAD-TOO-LARGE";
                         message: string;
                         data: Record<string, never>;
@@ -10042,7 +10042,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "BIZ-SUB-ADDRESS-SUBSCRIPTION-REQUIRED" | "VALIDATION-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -10063,7 +10063,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -10097,12 +10097,12 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: {
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             status: "ok";
                         };
                     };
@@ -10122,7 +10122,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -10170,12 +10170,12 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "OK";
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         message: "success";
                         data: {
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             status: "ready";
                             checks: {
                                 name: string;
@@ -10199,7 +10199,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -10220,7 +10220,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "SERVICE-UNAVAILABLE";
                         message: string;
                         data: Record<string, never>;
@@ -10255,7 +10255,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         openapi: "3.1.0";
                         info: Record<string, never>;
                         paths: Record<string, never>;
@@ -10278,7 +10278,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -10323,7 +10323,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -10365,7 +10365,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -10407,7 +10407,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
@@ -10452,7 +10452,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "INTERNAL-ERROR";
                         message: string;
                         data: Record<string, never>;
