@@ -12,8 +12,13 @@ export function accountRoutes(app: Application): RouteDef[] {
     defineRoute({
       method: 'POST', path: '/api/auth/register', auth: 'none', status: 201,
       throttle: [{ bucket: 'register-ip', by: 'ip' }, { bucket: 'register-email', by: 'email' }],
-      docs: { operationId: 'register', bodyExample: { email: 'dev@merchant.example', password: 'correct horse battery' },
-        example: { user_id: 12, email: 'dev@merchant.example' }, summary: 'Register; a 6-digit code is e-mailed', tag: 'Account', body: credentials, data: s.obj({ user_id: s.int(), email: s.str() }), errors: ['AUTH-EMAIL-TAKEN'] },
+      docs: {
+        operationId: 'register',
+        bodyExample: { email: 'dev@merchant.example', password: 'correct horse battery' },
+        example: { user_id: 12, email: 'dev@merchant.example' },
+        summary: 'Register; a 6-digit code is e-mailed', tag: 'Account', body: credentials, data: s.obj({ user_id: s.int(), email: s.str() }),
+        errors: ['AUTH-EMAIL-TAKEN'],
+      },
       handle: ({ body }) => app.accounts.register(body),
     }),
     defineRoute({
@@ -90,7 +95,10 @@ export function accountRoutes(app: Application): RouteDef[] {
       method: 'PUT', path: '/api/subscriptions/config', auth: 'session', rateLimit: 'account-write',
       docs: {
         operationId: 'setDeveloperConfig',
-        bodyExample: { service_code: 'developer', config: { webhook_url: EX.webhookUrl, webhook_secret: 'a-long-random-secret', min_collect_amounts: { USDT: '1000000' } } },
+        bodyExample: {
+          service_code: 'developer',
+          config: { webhook_url: EX.webhookUrl, webhook_secret: 'a-long-random-secret', min_collect_amounts: { USDT: '1000000' } },
+        },
         summary: 'Set the developer configuration (webhook URL and secret, minimum collect amounts)', tag: 'Account',
         body: s.obj({
           service_code: s.enumOf(['developer']),
@@ -118,17 +126,26 @@ export function accountRoutes(app: Application): RouteDef[] {
     // Extension (issue #13): the caller's unrevoked tokens, never their values.
     defineRoute({
       method: 'GET', path: '/api/api-tokens', auth: 'session',
-      docs: { operationId: 'listApiTokens', summary: 'List your Developer API Tokens (no token values) with last_used_at (extension)', tag: 'Account', data: s.ref('ApiTokenList') },
+      docs: {
+        operationId: 'listApiTokens',
+        summary: 'List your Developer API Tokens (no token values) with last_used_at (extension)', tag: 'Account', data: s.ref('ApiTokenList'),
+      },
       handle: ({ caller }) => app.apiTokens.list(caller.userId),
     }),
     defineRoute({
       method: 'DELETE', path: '/api/api-tokens/:id', auth: 'session', rateLimit: 'api-token-revoke',
-      docs: { operationId: 'revokeApiToken', summary: 'Revoke a Developer API Token', tag: 'Account', data: s.ref('ApiTokenRevoked'), errors: ['API-TOKEN-NOT-FOUND'] },
+      docs: {
+        operationId: 'revokeApiToken',
+        summary: 'Revoke a Developer API Token', tag: 'Account', data: s.ref('ApiTokenRevoked'), errors: ['API-TOKEN-NOT-FOUND'],
+      },
       handle: ({ caller, params }) => app.apiTokens.revoke(caller.userId, params.id ?? ''),
     }),
     defineRoute({
       method: 'POST', path: '/api/webhooks/debug/test', auth: 'session', rateLimit: 'webhook-test',
-      docs: { operationId: 'sendTestWebhook', summary: 'Send a signed webhook.test event to the approved URL', tag: 'Webhooks', data: s.ref('WebhookTest'), errors: ['BIZ-WEBHOOK-URL-UNVERIFIED'] },
+      docs: {
+        operationId: 'sendTestWebhook',
+        summary: 'Send a signed webhook.test event to the approved URL', tag: 'Webhooks', data: s.ref('WebhookTest'), errors: ['BIZ-WEBHOOK-URL-UNVERIFIED'],
+      },
       handle: ({ caller }) => app.webhooks.test(caller.userId),
     }),
     defineRoute({

@@ -13,7 +13,10 @@ export function adminRoutes(app: Application): RouteDef[] {
     }),
     defineRoute({
       method: 'POST', path: '/api/admin/webhooks/:userId/approve', auth: 'admin',
-      docs: { operationId: 'approveWebhook', summary: 'Approve the pending webhook URL of a user', tag: 'Admin', data: s.ref('WebhookStatus'), errors: ['BIZ-USER-NOT-FOUND', 'BIZ-WEBHOOK-NOT-PENDING'] },
+      docs: {
+        operationId: 'approveWebhook',
+        summary: 'Approve the pending webhook URL of a user', tag: 'Admin', data: s.ref('WebhookStatus'), errors: ['BIZ-USER-NOT-FOUND', 'BIZ-WEBHOOK-NOT-PENDING'],
+      },
       handle: ({ params }) => app.admin.approveWebhook(params.userId ?? ''),
     }),
     defineRoute({
@@ -28,7 +31,12 @@ export function adminRoutes(app: Application): RouteDef[] {
     }),
     defineRoute({
       method: 'POST', path: '/api/admin/commands/:commandNo/cancel', auth: 'admin',
-      docs: { operationId: 'cancelCommand', example: { ...COMPONENT_EXAMPLES.Command, status: 6, finished_at: '2026-05-25 10:00:00' }, summary: 'Cancel a command before anything was broadcast', tag: 'Admin', data: s.ref('Command'), errors: ['BIZ-COMMAND-NOT-FOUND', 'BIZ-COMMAND-NOT-CANCELLABLE'] },
+      docs: {
+        operationId: 'cancelCommand',
+        example: { ...COMPONENT_EXAMPLES.Command, status: 6, finished_at: '2026-05-25 10:00:00' },
+        summary: 'Cancel a command before anything was broadcast', tag: 'Admin', data: s.ref('Command'),
+        errors: ['BIZ-COMMAND-NOT-FOUND', 'BIZ-COMMAND-NOT-CANCELLABLE'],
+      },
       handle: ({ params }) => app.admin.cancelCommand(params.commandNo ?? ''),
     }),
     defineRoute({
@@ -48,7 +56,10 @@ export function adminRoutes(app: Application): RouteDef[] {
     }),
     defineRoute({
       method: 'DELETE', path: '/api/admin/risk/deny/:kind/:value', auth: 'admin',
-      docs: { operationId: 'removeDenyListEntry', example: { removed: true }, summary: 'Remove a deny-list entry', tag: 'Admin', data: s.obj({ removed: s.bool() }) },
+      docs: {
+        operationId: 'removeDenyListEntry',
+        example: { removed: true }, summary: 'Remove a deny-list entry', tag: 'Admin', data: s.obj({ removed: s.bool() }),
+      },
       handle: ({ params }) => app.admin.allowRisk({ kind: params.kind, value: params.value }),
     }),
     defineRoute({

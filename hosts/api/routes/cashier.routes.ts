@@ -17,12 +17,18 @@ export function cashierRoutes(app: Application): RouteDef[] {
     }),
     defineRoute({
       method: 'GET', path: '/api/cashier/balance', auth: 'cashier',
-      docs: { operationId: 'getCashierBalance', summary: 'Cached balance of the session\'s sub-address', tag: 'Cashier payment', data: s.ref('CashierBalance'), errors: CASHIER_ERRORS },
+      docs: {
+        operationId: 'getCashierBalance',
+        summary: 'Cached balance of the session\'s sub-address', tag: 'Cashier payment', data: s.ref('CashierBalance'), errors: CASHIER_ERRORS,
+      },
       handle: ({ caller }) => app.cashier.balance(caller.ctx),
     }),
     defineRoute({
       method: 'GET', path: '/api/cashier/task', auth: 'cashier',
-      docs: { operationId: 'getCashierTask', summary: 'Latest collection task of the session, or null', tag: 'Cashier payment', data: s.nullable(s.ref('CashierTask')), errors: CASHIER_ERRORS },
+      docs: {
+        operationId: 'getCashierTask',
+        summary: 'Latest collection task of the session, or null', tag: 'Cashier payment', data: s.nullable(s.ref('CashierTask')), errors: CASHIER_ERRORS,
+      },
       handle: ({ caller }) => app.cashier.task(caller.ctx),
     }),
     defineRoute({
@@ -40,7 +46,7 @@ export function cashierRoutes(app: Application): RouteDef[] {
       method: 'GET', path: '/api/cashier/qr', auth: 'cashier',
       docs: {
         operationId: 'getCashierQrCode',
-        example: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 41 41" shape-rendering="crispEdges"><path fill="#fff" d="M0 0h41v41H0z"/><path stroke="#000" d="M4 4.5h7…"/></svg>',
+        example: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 41 41"><path fill="#fff" d="M0 0h41v41H0z"/><path d="M4 4.5h7…"/></svg>',
         summary: 'QR code (SVG) of the session\'s sub-address, for the payer page (extension; does not slide the expiry)',
         tag: 'Cashier payment', data: s.empty(), produces: 'image/svg+xml', errors: CASHIER_ERRORS,
       },

@@ -20,7 +20,10 @@ export function collectionRoutes(app: Application): RouteDef[] {
     }),
     defineRoute({
       method: 'GET', path: '/api/collections/:taskNo', auth: 'developer',
-      docs: { operationId: 'getCollection', summary: 'One collection task', tag: 'Collection', data: s.ref('CollectionTask'), errors: ['BIZ-COLLECTION-TASK-NOT-FOUND'] },
+      docs: {
+        operationId: 'getCollection',
+        summary: 'One collection task', tag: 'Collection', data: s.ref('CollectionTask'), errors: ['BIZ-COLLECTION-TASK-NOT-FOUND'],
+      },
       handle: ({ caller, params }) => app.collections.get(caller.userId, params.taskNo ?? ''),
     }),
     // Extension (docs/decisions.md 53): the task's own fields stay exactly the spec's; its cost lives beside it.

@@ -23,12 +23,20 @@ export function fundsRoutes(app: Application): RouteDef[] {
     }),
     defineRoute({
       method: 'POST', path: '/api/wallets/:address/stake', auth: 'session', status: 201, rateLimit: 'staking', idempotent: true,
-      docs: { operationId: 'stake', bodyExample: { resource: 'ENERGY', amount: '5000000000' }, summary: 'Stake TRX for energy or bandwidth', tag: 'Funds', body: resourceAmount, data: accepted, errors: [...LOCKED, 'BIZ-AMOUNT-INVALID'] },
+      docs: {
+        operationId: 'stake',
+        bodyExample: { resource: 'ENERGY', amount: '5000000000' },
+        summary: 'Stake TRX for energy or bandwidth', tag: 'Funds', body: resourceAmount, data: accepted, errors: [...LOCKED, 'BIZ-AMOUNT-INVALID'],
+      },
       handle: ({ caller, params, body }) => app.staking.stake(caller.userId, params.address ?? '', body),
     }),
     defineRoute({
       method: 'POST', path: '/api/wallets/:address/unstake', auth: 'session', status: 201, rateLimit: 'staking', idempotent: true,
-      docs: { operationId: 'unstake', bodyExample: { resource: 'ENERGY', amount: '5000000000' }, summary: 'Unstake TRX', tag: 'Funds', body: resourceAmount, data: accepted, errors: [...LOCKED, 'BIZ-AMOUNT-INVALID'] },
+      docs: {
+        operationId: 'unstake',
+        bodyExample: { resource: 'ENERGY', amount: '5000000000' },
+        summary: 'Unstake TRX', tag: 'Funds', body: resourceAmount, data: accepted, errors: [...LOCKED, 'BIZ-AMOUNT-INVALID'],
+      },
       handle: ({ caller, params, body }) => app.staking.unstake(caller.userId, params.address ?? '', body),
     }),
     defineRoute({

@@ -13,7 +13,10 @@ export function walletRoutes(app: Application): RouteDef[] {
   return [
     defineRoute({
       method: 'GET', path: '/api/wallets', auth: 'developer',
-      docs: { operationId: 'listWallets', summary: 'List the caller\'s wallet addresses', tag: 'Wallet', query: { type: { schema: s.ref('AddressType') }, ...pageQuery }, data: itemsPage(s.ref('Wallet')) },
+      docs: {
+        operationId: 'listWallets',
+        summary: 'List the caller\'s wallet addresses', tag: 'Wallet', query: { type: { schema: s.ref('AddressType') }, ...pageQuery }, data: itemsPage(s.ref('Wallet')),
+      },
       handle: ({ caller, query }) => app.wallets.list(caller.userId, query),
     }),
     defineRoute({
@@ -36,7 +39,10 @@ export function walletRoutes(app: Application): RouteDef[] {
     }),
     defineRoute({
       method: 'GET', path: '/api/wallets/:address/balances', auth: 'developer',
-      docs: { operationId: 'getWalletBalances', summary: 'Cached balance snapshot (no chain query)', tag: 'Wallet', data: s.ref('WalletBalance'), errors: ['BIZ-WALLET-ADDRESS-NOT-FOUND'] },
+      docs: {
+        operationId: 'getWalletBalances',
+        summary: 'Cached balance snapshot (no chain query)', tag: 'Wallet', data: s.ref('WalletBalance'), errors: ['BIZ-WALLET-ADDRESS-NOT-FOUND'],
+      },
       handle: ({ caller, params }) => app.wallets.balances(caller.userId, params.address ?? ''),
     }),
     defineRoute({
