@@ -78,6 +78,6 @@ export const ENUM_COMPONENTS = {
   }),
   CommandType: namedEnum('Command type', COMMAND_TYPE, COMMAND_TYPE_MEANINGS),
   CommandStatus: namedEnum('Command status', COMMAND_STATUS, COMMAND_STATUS_MEANINGS),
-  CollectionStatus: namedEnum('Collection task status (steps in flow order: 1, 2, 16, 17, 6, 15, 8, then 11 or 12)', COLLECTION_STATUS, COLLECTION_STATUS_MEANINGS),
+  CollectionStatus: namedEnum('Collection task status (DONE and FAILED are terminal)', COLLECTION_STATUS, COLLECTION_STATUS_MEANINGS),
   DeliveryStatus: namedEnum('Webhook delivery status', DELIVERY_STATUS, DELIVERY_STATUS_MEANINGS),
 } as const satisfies Record<string, JsonSchema>;
