@@ -1,6 +1,6 @@
 import { ERROR_CATALOGUE, type ErrorCode } from '../../core/domain/errors.js';
 import { bucketOf } from './pipeline.js';
-import { exampleOf } from './openapi-examples.js';
+import { EX, exampleOf } from './openapi-examples.js';
 import { COMPONENTS, s, type JsonSchema } from './openapi-schemas.js';
 import { WEBHOOK_SCHEMAS, webhooksSection } from './openapi-webhooks.js';
 import { DEFAULT_RATE_LIMITS, windowOf } from './rate-limit.js';
@@ -34,6 +34,17 @@ const DESCRIPTION = [
   '- **Webhooks.** Terminal outcomes are POSTed to the approved URL, signed twice: `X-Webhook-Signature` (spec) and Standard Webhooks '
     + '`webhook-signature`. See `webhooks` for each event, its body and headers.',
 ].join('\n');
+
+/** What the path parameters are, with an example each (`id` names a different resource per route: left bare). */
+const PATH_PARAMS: Readonly<Record<string, { readonly description: string; readonly example: string }>> = {
+  address: { description: 'an address of the caller', example: EX.sub },
+  taskNo: { description: 'a collection task number', example: EX.taskNo },
+  commandNo: { description: 'a command number', example: EX.commandNo },
+  tokenNo: { description: 'a cashier token number', example: EX.tokenNo },
+  userId: { description: 'a user id', example: '12' },
+  kind: { description: '`user` or `address`', example: 'address' },
+  value: { description: 'the user id or the address', example: EX.to },
+};
 
 /** `/api/wallets/:address` → `/api/wallets/{address}`. */
 export function toOpenApiPath(path: string): string {
@@ -86,7 +97,7 @@ function codesByStatus(route: RouteDef): Map<number, string[]> {
 }
 
 function operation(route: RouteDef): Record<string, unknown> {
-  const parameters: unknown[] = [...route.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: s.str() }));
+  const parameters: unknown[] = [...route.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: s.str(), ...PATH_PARAMS[m[1]!] }));
   for (const [name, q] of Object.entries(route.docs.query ?? {})) parameters.push({ name, in: 'query', required: false, schema: q.schema, description: q.description });
   if (route.idempotent === true) {
     parameters.push({ name: 'Idempotency-Key', in: 'header', required: true, schema: { type: 'string', maxLength: 255 }, description: 'client-generated UUID; 24 h window' });
