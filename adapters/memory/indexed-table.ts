@@ -110,3 +110,73 @@ export class ClaimIndex<K, V> implements TableIndex<K, V> {
     this.current = new DueQueue();
   }
 }
+
+interface Ordered<K> {
+  readonly key: K;
+  readonly order: number;
+  readonly seq: number;
+}
+
+/**
+ * Keys grouped by a field (the owner), each group kept sorted by a numeric field, ties by insertion order: a page of
+ * a list is a slice, without sorting or scanning other owners' rows. `descending`: newest first, and among equal
+ * values the later inserted first (what reversing insertion order and sorting stably gives).
+ */
+export class OrderedGroupIndex<K, V, G> implements TableIndex<K, V> {
+  private readonly groups = new Map<G, Ordered<K>[]>();
+
+  constructor(
+    private readonly groupOf: (value: V) => G | undefined,
+    private readonly orderOf: (value: V) => number,
+    private readonly descending: boolean,
+  ) {}
+
+  /** The group's keys in list order. */
+  keys(group: G): K[] {
+    return (this.groups.get(group) ?? []).map((e) => e.key);
+  }
+
+  /** Keys `offset` … `offset + limit` of the group's list, and the group's size. */
+  slice(group: G, offset: number, limit: number): { readonly keys: K[]; readonly total: number } {
+    const list = this.groups.get(group) ?? [];
+    return { keys: list.slice(offset, offset + limit).map((e) => e.key), total: list.length };
+  }
+
+  onWrite(key: K, seq: number, before: V | undefined, after: V | undefined): void {
+    const from = before === undefined ? undefined : this.groupOf(before);
+    const to = after === undefined ? undefined : this.groupOf(after);
+    const fromOrder = before === undefined ? 0 : this.orderOf(before);
+    const toOrder = after === undefined ? 0 : this.orderOf(after);
+    if (before !== undefined && after !== undefined && from === to && fromOrder === toOrder) return;
+    if (from !== undefined) {
+      const list = this.groups.get(from)!;
+      list.splice(this.position(list, fromOrder, seq), 1);
+      if (list.length === 0) this.groups.delete(from);
+    }
+    if (to !== undefined) {
+      let list = this.groups.get(to);
+      if (list === undefined) this.groups.set(to, list = []);
+      list.splice(this.position(list, toOrder, seq), 0, { key, order: toOrder, seq });
+    }
+  }
+
+  onClear(): void {
+    this.groups.clear();
+  }
+
+  /** Where (order, seq) is or would go: the first entry not before it (binary search). */
+  private position(list: readonly Ordered<K>[], order: number, seq: number): number {
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const e = list[mid]!;
+      const before = this.descending
+        ? e.order > order || (e.order === order && e.seq > seq)
+        : e.order < order || (e.order === order && e.seq < seq);
+      if (before) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}

@@ -4,7 +4,7 @@ import type { CashierTokenRepository } from '../../core/ports/cashier-token-repo
 import type { Page, PageRequest } from '../../core/ports/page.js';
 import { outboundCopy, storedCopy } from './frozen-copy.js';
 import type { MemoryStore } from './memory-store.js';
-import { newestFirst, pageOf } from './paging.js';
+import { pageOfKeys } from './paging.js';
 
 /** Cashier tokens; the "one active token per address" rule is checked and written in one synchronous step. */
 export class MemoryCashierTokenRepository implements CashierTokenRepository {
@@ -31,8 +31,7 @@ export class MemoryCashierTokenRepository implements CashierTokenRepository {
   }
 
   async listByUser(userId: UserId, page: PageRequest): Promise<Page<CashierToken>> {
-    const mine = [...this.store.cashierTokens.byUser.keys(userId)].map((no) => this.store.cashierTokens.get(no)!);
-    return pageOf(newestFirst(mine), page);
+    return pageOfKeys(this.store.cashierTokens, this.store.cashierTokens.byUser.slice(userId, page.offset, page.limit));
   }
 
   async update(token: CashierToken): Promise<void> {

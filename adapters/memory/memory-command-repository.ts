@@ -5,7 +5,7 @@ import type { Page, PageRequest } from '../../core/ports/page.js';
 import { claimsBefore, type DueQueue } from './due-queue.js';
 import { outboundCopy, storedCopy } from './frozen-copy.js';
 import type { MemoryStore } from './memory-store.js';
-import { newestFirst, pageOf } from './paging.js';
+import { pageOf, pageOfKeys } from './paging.js';
 
 /**
  * Commands; a locking insert checks the address lock and writes in one synchronous step. Claims, lock holders and
@@ -38,11 +38,13 @@ export class MemoryCommandRepository implements CommandRepository {
     filter: { readonly type?: CommandType; readonly status?: CommandStatus },
     page: PageRequest,
   ): Promise<Page<Command>> {
-    const mine = [...this.store.commands.byUser.keys(userId)].map((no) => this.store.commands.get(no)!);
-    const matching = mine.filter((c) =>
+    const byUser = this.store.commands.byUser;
+    if (filter.type === undefined && filter.status === undefined) return pageOfKeys(this.store.commands, byUser.slice(userId, page.offset, page.limit));
+    // A filtered list reads only this user's rows, already newest first.
+    const matching = byUser.keys(userId).map((no) => this.store.commands.get(no)!).filter((c) =>
       (filter.type === undefined || c.type === filter.type) &&
       (filter.status === undefined || c.status === filter.status));
-    return pageOf(newestFirst(matching), page);
+    return pageOf(matching, page);
   }
 
   async update(command: Command): Promise<void> {

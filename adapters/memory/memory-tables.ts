@@ -3,7 +3,7 @@ import {
   type Command, type CommandType, type UserId, type WalletAddress, type WebhookDelivery,
 } from '../../core/domain/model/index.js';
 import { holdsAddressLock } from './command-lock.js';
-import { ClaimIndex, GroupIndex, IndexedTable, type TableIndex } from './indexed-table.js';
+import { ClaimIndex, GroupIndex, IndexedTable, OrderedGroupIndex, type TableIndex } from './indexed-table.js';
 
 /** Counts of rows per value of a field, kept on every write. */
 class CountIndex<K, V, F> implements TableIndex<K, V> {
@@ -53,12 +53,14 @@ export class CommandTable extends IndexedTable<string, Command> {
       c.type !== type || !claimableCommand(c) ? null : { due: c.nextRunAt ?? 0, leaseUntil: c.lease?.expiresAt ?? null, rank: c.createdAt }))]),
   );
   readonly lockHolders = this.index(new GroupIndex<string, Command, string>((c) => holdsAddressLock(c) ? c.address! : undefined));
-  readonly byUser = this.index(new GroupIndex<string, Command, UserId>((c) => c.userId));
+  /** Newest first (createdAt, then later inserted), the order of CommandRepository.listByUser. */
+  readonly byUser = this.index(new OrderedGroupIndex<string, Command, UserId>((c) => c.userId, (c) => c.createdAt, true));
 }
 
 /** Wallet addresses by user; main addresses and sub-address counts by user and network. */
 export class WalletTable extends IndexedTable<number, WalletAddress> {
-  readonly byUser = this.index(new GroupIndex<number, WalletAddress, UserId>((w) => w.userId));
+  /** By id, the order of WalletRepository.listByUser. */
+  readonly byUser = this.index(new OrderedGroupIndex<number, WalletAddress, UserId>((w) => w.userId, (w) => w.id, false));
   readonly mains = this.index(new GroupIndex<number, WalletAddress, string>((w) =>
     w.addressType === ADDRESS_TYPE.MAIN ? userNetwork(w.userId, w.networkCode) : undefined));
   readonly subCounts = this.index(new CountIndex<number, WalletAddress, string | null>((w) =>
@@ -70,19 +72,19 @@ export function userNetwork(userId: UserId, networkCode: string): string {
   return `${userId}\u0000${networkCode}`;
 }
 
-/** Cashier tokens by user, by hash and by address. */
+/** Cashier tokens by user (newest first), by hash and by address. */
 export class CashierTokenTable extends IndexedTable<string, CashierToken> {
-  readonly byUser = this.index(new GroupIndex<string, CashierToken, UserId>((t) => t.userId));
+  readonly byUser = this.index(new OrderedGroupIndex<string, CashierToken, UserId>((t) => t.userId, (t) => t.createdAt, true));
   readonly byHash = this.index(new GroupIndex<string, CashierToken, string>((t) => t.tokenHash));
   readonly byAddress = this.index(new GroupIndex<string, CashierToken, string>((t) => t.address));
 }
 
-/** Webhook deliveries: claims by next attempt, by user, by event. */
+/** Webhook deliveries: claims by next attempt, by user (newest first), by event. */
 export class DeliveryTable extends IndexedTable<string, WebhookDelivery> {
   readonly due = this.index(new ClaimIndex<string, WebhookDelivery>((d) => {
     const waiting = d.status === DELIVERY_STATUS.PENDING || d.status === DELIVERY_STATUS.RETRYING;
     return !waiting || d.nextAttemptAt === null ? null : { due: d.nextAttemptAt, leaseUntil: d.lease?.expiresAt ?? null, rank: 0 };
   }));
-  readonly byUser = this.index(new GroupIndex<string, WebhookDelivery, UserId>((d) => d.userId));
+  readonly byUser = this.index(new OrderedGroupIndex<string, WebhookDelivery, UserId>((d) => d.userId, (d) => d.createdAt, true));
   readonly byEvent = this.index(new GroupIndex<string, WebhookDelivery, string>((d) => d.eventId));
 }

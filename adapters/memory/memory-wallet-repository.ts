@@ -5,7 +5,7 @@ import type { WalletInsertOutcome, WalletRepository } from '../../core/ports/wal
 import { outboundCopies, outboundCopy, storedCopy } from './frozen-copy.js';
 import type { MemoryStore } from './memory-store.js';
 import { userNetwork } from './memory-tables.js';
-import { pageOf } from './paging.js';
+import { pageOf, pageOfKeys } from './paging.js';
 
 /** Wallet addresses; the main/quota rules are checked and the row written in one synchronous step. */
 export class MemoryWalletRepository implements WalletRepository {
@@ -46,9 +46,9 @@ export class MemoryWalletRepository implements WalletRepository {
   }
 
   async listByUser(userId: UserId, filter: { readonly addressType?: AddressType }, page: PageRequest): Promise<Page<WalletAddress>> {
-    const matching = [...this.store.wallets.byUser.keys(userId)].map((id) => this.store.wallets.get(id)!)
-      .filter((w) => filter.addressType === undefined || w.addressType === filter.addressType)
-      .sort((a, b) => a.id - b.id);
+    const byUser = this.store.wallets.byUser;
+    if (filter.addressType === undefined) return pageOfKeys(this.store.wallets, byUser.slice(userId, page.offset, page.limit));
+    const matching = byUser.keys(userId).map((id) => this.store.wallets.get(id)!).filter((w) => w.addressType === filter.addressType);
     return pageOf(matching, page);
   }
 

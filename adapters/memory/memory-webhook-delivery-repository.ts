@@ -4,7 +4,7 @@ import type { Page, PageRequest } from '../../core/ports/page.js';
 import type { DeliveryFilter, WebhookDeliveryRepository } from '../../core/ports/webhook-delivery-repository.port.js';
 import { outboundCopies, outboundCopy, storedCopy } from './frozen-copy.js';
 import type { MemoryStore } from './memory-store.js';
-import { newestFirst, pageOf } from './paging.js';
+import { pageOf, pageOfKeys } from './paging.js';
 
 /** Webhook deliveries, one per event; claims lease due deliveries (from the table's due index) in one synchronous step. */
 export class MemoryWebhookDeliveryRepository implements WebhookDeliveryRepository {
@@ -38,8 +38,9 @@ export class MemoryWebhookDeliveryRepository implements WebhookDeliveryRepositor
   }
 
   async listByUser(userId: UserId, page: PageRequest, filter: DeliveryFilter = {}): Promise<Page<WebhookDelivery>> {
-    const mine = [...this.store.deliveries.byUser.keys(userId)].map((id) => this.store.deliveries.get(id)!)
-      .filter((d) => filter.status === undefined || d.status === filter.status);
-    return pageOf(newestFirst(mine), page);
+    const byUser = this.store.deliveries.byUser;
+    if (filter.status === undefined) return pageOfKeys(this.store.deliveries, byUser.slice(userId, page.offset, page.limit));
+    const mine = byUser.keys(userId).map((id) => this.store.deliveries.get(id)!).filter((d) => d.status === filter.status);
+    return pageOf(mine, page);
   }
 }

@@ -6,10 +6,7 @@ export function pageOf<T>(ordered: readonly T[], page: PageRequest): Page<T> {
   return { items: outboundCopies(ordered.slice(page.offset, page.offset + page.limit)), total: ordered.length };
 }
 
-/**
- * Newest first by `createdAt`; among equal times the later inserted comes first. `inserted` must be in insertion
- * order (a Map's iteration order), so reversing it and sorting stably gives that tie-break.
- */
-export function newestFirst<T extends { readonly createdAt: number }>(inserted: readonly T[]): T[] {
-  return [...inserted].reverse().sort((a, b) => b.createdAt - a.createdAt);
+/** One page from an index's slice of keys (already in list order), copied out of the table. */
+export function pageOfKeys<K, T>(table: ReadonlyMap<K, T>, slice: { readonly keys: readonly K[]; readonly total: number }): Page<T> {
+  return { items: outboundCopies(slice.keys.map((key) => table.get(key)!)), total: slice.total };
 }
