@@ -1,0 +1,41 @@
+/**
+ * Adapter-only: the node client's single flight for head reads (the chain-gateway contract cannot see how many
+ * requests a read took). Concurrent reads share one request; a read after the last one ended sends a new one, so
+ * answers never go backwards; a failure reaches every caller that joined it.
+ */
+import { describe, expect, it } from 'vitest';
+import { ChainError } from '../../core/domain/errors.js';
+import { startDevnet } from '../tron-devnet/index.js';
+import { TronNodeClient } from './tron-node-client.js';
+
+describe('TronNodeClient head single flight', () => {
+  it('shares one request among concurrent head reads, and sends a new one after it ended', async () => {
+    const devnet = await startDevnet({ port: 0, blockMs: 0, seed: 'single-flight' });
+    try {
+      const client = new TronNodeClient({ fullHost: devnet.url, timeoutMs: 5_000 });
+      const paths: string[] = [];
+      const original = client.full.request.bind(client.full);
+      client.full.request = ((url: string, ...rest: unknown[]) => {
+        paths.push(url);
+        return (original as (...a: unknown[]) => Promise<unknown>)(url, ...rest);
+      }) as typeof client.full.request;
+      const heads = await Promise.all(Array.from({ length: 5 }, () => client.head('node-read')));
+      expect(paths).toEqual(['wallet/getblock']);
+      expect(new Set(heads.map((h) => h.number)).size).toBe(1);
+      devnet.mine(1);
+      const next = await client.head('node-read');
+      expect(paths).toHaveLength(2);
+      expect(next.number).toBe(heads[0]!.number + 1);
+    } finally {
+      await devnet.close();
+    }
+  });
+
+  it('hands a failed shared read to every caller as a ChainError', async () => {
+    const client = new TronNodeClient({ fullHost: 'http://127.0.0.1:9', timeoutMs: 1_000 });
+    const results = await Promise.allSettled([client.head('node-read'), client.head('node-read')]);
+    for (const r of results) expect(r.status === 'rejected' && r.reason instanceof ChainError).toBe(true);
+    // The failed flight is over: the next read tries again (and fails again here).
+    await expect(client.head('node-read')).rejects.toBeInstanceOf(ChainError);
+  });
+});
