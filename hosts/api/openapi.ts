@@ -144,7 +144,7 @@ export function buildOpenApi(routes: readonly RouteDef[]): Record<string, unknow
   const bearer = (description: string): Record<string, string> => ({ type: 'http', scheme: 'bearer', description });
   return {
     openapi: '3.1.0',
-    info: { title: 'Custody Hub API', version: 'M1', description: DESCRIPTION },
+    info: { title: 'Custody Hub API', version: 'M1', description: DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
     servers: [{ url: '/' }],
     tags: TAGS,
     paths,

@@ -1042,7 +1042,7 @@ export interface components {
          */
         CommandStatus: 1 | 2 | 3 | 4 | 5 | 6;
         /**
-         * @description Collection task status (steps in flow order: 1, 2, 16, 17, 6, 15, 8, then 11 or 12):
+         * @description Collection task status (DONE and FAILED are terminal):
          *     - 1 = PENDING: created; no step started
          *     - 2 = FUNDING_TRX: the main address sends TRX for gas to the sub-address
          *     - 6 = COLLECTING: the asset is transferred to the main address
@@ -1879,6 +1879,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description an address of the caller
+                 * @example TJRabPrwbZy45sbavfcjinPJC18kjpRTv8
+                 */
                 address: string;
             };
             cookie?: never;
@@ -2032,6 +2036,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description an address of the caller
+                 * @example TJRabPrwbZy45sbavfcjinPJC18kjpRTv8
+                 */
                 address: string;
             };
             cookie?: never;
@@ -2195,6 +2203,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description an address of the caller
+                 * @example TJRabPrwbZy45sbavfcjinPJC18kjpRTv8
+                 */
                 address: string;
             };
             cookie?: never;
@@ -2432,6 +2444,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description an address of the caller
+                 * @example TJRabPrwbZy45sbavfcjinPJC18kjpRTv8
+                 */
                 address: string;
             };
             cookie?: never;
@@ -2814,6 +2830,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description a command number
+                 * @example C2026052509585871604482
+                 */
                 commandNo: string;
             };
             cookie?: never;
@@ -3177,6 +3197,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description a collection task number
+                 * @example T2026052509591648213907
+                 */
                 taskNo: string;
             };
             cookie?: never;
@@ -3330,6 +3354,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description a collection task number
+                 * @example T2026052509591648213907
+                 */
                 taskNo: string;
             };
             cookie?: never;
@@ -3898,6 +3926,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description a cashier token number
+                 * @example CT2026052509300013579246
+                 */
                 tokenNo: string;
             };
             cookie?: never;
@@ -4737,7 +4769,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 41 41" shape-rendering="crispEdges"><path fill="#fff" d="M0 0h41v41H0z"/><path stroke="#000" d="M4 4.5h7…"/></svg> */
+                    /** @example <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 41 41"><path fill="#fff" d="M0 0h41v41H0z"/><path d="M4 4.5h7…"/></svg> */
                     "image/svg+xml": string;
                 };
             };
@@ -7701,6 +7733,10 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /**
+                 * @description an address of the caller
+                 * @example TJRabPrwbZy45sbavfcjinPJC18kjpRTv8
+                 */
                 address: string;
             };
             cookie?: never;
@@ -7929,6 +7965,10 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /**
+                 * @description an address of the caller
+                 * @example TJRabPrwbZy45sbavfcjinPJC18kjpRTv8
+                 */
                 address: string;
             };
             cookie?: never;
@@ -8157,6 +8197,10 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /**
+                 * @description an address of the caller
+                 * @example TJRabPrwbZy45sbavfcjinPJC18kjpRTv8
+                 */
                 address: string;
             };
             cookie?: never;
@@ -8371,6 +8415,10 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /**
+                 * @description an address of the caller
+                 * @example TJRabPrwbZy45sbavfcjinPJC18kjpRTv8
+                 */
                 address: string;
             };
             cookie?: never;
@@ -8604,6 +8652,10 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /**
+                 * @description an address of the caller
+                 * @example TJRabPrwbZy45sbavfcjinPJC18kjpRTv8
+                 */
                 address: string;
             };
             cookie?: never;
@@ -8918,6 +8970,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description a user id
+                 * @example 12
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -9107,6 +9163,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description a user id
+                 * @example 12
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -9307,6 +9367,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description a command number
+                 * @example C2026052509585871604482
+                 */
                 commandNo: string;
             };
             cookie?: never;
@@ -9757,7 +9821,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description `user` or `address`
+                 * @example address
+                 */
                 kind: string;
+                /**
+                 * @description the user id or the address
+                 * @example TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7
+                 */
                 value: string;
             };
             cookie?: never;
@@ -9902,6 +9974,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description a user id
+                 * @example 12
+                 */
                 userId: string;
             };
             cookie?: never;
