@@ -8,11 +8,9 @@ export class MemoryEventOutbox implements EventOutbox {
   constructor(private readonly store: MemoryStore) {}
 
   async listUndispatched(limit: number): Promise<WebhookEvent[]> {
-    // Stable sort over insertion order: equal occurredAt keeps the order of appending.
-    const waiting = [...this.store.events.values()]
-      .filter((e) => !e.dispatched)
-      .sort((a, b) => a.occurredAt - b.occurredAt);
-    return outboundCopies(waiting.slice(0, limit));
+    // By occurredAt; equal times keep the order of appending (the index's tie-break is the insertion order).
+    const waiting = this.store.events.undispatched.queue.first(Number.POSITIVE_INFINITY, Math.max(0, limit));
+    return outboundCopies(waiting.map((e) => this.store.events.get(e.key)!));
   }
 
   async markDispatched(eventId: string): Promise<boolean> {

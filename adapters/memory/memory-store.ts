@@ -4,7 +4,7 @@ import type {
 } from '../../core/domain/model/index.js';
 import type { RiskEntry } from '../../core/ports/risk-policy.port.js';
 import type { Sequence } from '../../core/ports/id-generator.port.js';
-import { CashierTokenTable, CommandTable, DeliveryTable, TaskTable, WalletTable } from './memory-tables.js';
+import { CashierTokenTable, CommandTable, DeliveryTable, EventTable, TaskTable, WalletTable } from './memory-tables.js';
 
 /**
  * The tables of the embedded store, shared by every memory repository and the unit of work so that one change set
@@ -30,7 +30,7 @@ export class MemoryStore {
   readonly cashierTokens = new CashierTokenTable();
   readonly developerConfigs = new Map<UserId, DeveloperConfig>();
   /** Outbox events in insertion order. */
-  readonly events = new Map<string, WebhookEvent>();
+  readonly events = new EventTable();
   readonly deliveries = new DeliveryTable();
   /** Keyed by `${scope}\u0000${key}`. */
   readonly idempotency = new Map<string, IdempotencyRecord>();

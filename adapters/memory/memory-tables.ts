@@ -1,6 +1,6 @@
 import {
   ADDRESS_TYPE, COLLECTION_STATUS, COMMAND_STATUS, COMMAND_TYPE, DELIVERY_STATUS, type CashierToken, type CollectionStatus, type CollectionTask,
-  type Command, type CommandType, type UserId, type WalletAddress, type WebhookDelivery,
+  type Command, type CommandType, type UserId, type WalletAddress, type WebhookDelivery, type WebhookEvent,
 } from '../../core/domain/model/index.js';
 import { holdsAddressLock } from './command-lock.js';
 import { ClaimIndex, GroupIndex, IndexedTable, OrderedGroupIndex, type TableIndex } from './indexed-table.js';
@@ -87,4 +87,9 @@ export class DeliveryTable extends IndexedTable<string, WebhookDelivery> {
   }));
   readonly byUser = this.index(new OrderedGroupIndex<string, WebhookDelivery, UserId>((d) => d.userId, (d) => d.createdAt, true));
   readonly byEvent = this.index(new GroupIndex<string, WebhookDelivery, string>((d) => d.eventId));
+}
+
+/** Outbox events: the undispatched ones by occurredAt, then appending order (a claim queue that is never leased). */
+export class EventTable extends IndexedTable<string, WebhookEvent> {
+  readonly undispatched = this.index(new ClaimIndex<string, WebhookEvent>((e) => e.dispatched ? null : { due: e.occurredAt, leaseUntil: null, rank: 0 }));
 }
