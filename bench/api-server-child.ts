@@ -6,17 +6,20 @@
  * BENCH_SIDE=api: the composed API (real pipeline: bearer lookup, ownership, rate limit, envelope, request log) with
  * one developer token and a main address with a cached balance; BENCH_LOCKS=redis with REDIS_URL puts locks and rate
  * limits on Redis, as LOCKS=redis does in production. BENCH_SIDE=bare: a bare h3 route answering the same path with
- * the same JSON (BENCH_SNAPSHOT), the ceiling of routing + serialization on this machine.
+ * the same JSON (BENCH_SNAPSHOT), the ceiling of routing + serialization on this machine; BENCH_BARE picks a variant
+ * that adds part of the API's way (see BareVariant).
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { H3 } from 'h3';
+import { randomUUID } from 'node:crypto';
+import { H3, type H3Event } from 'h3';
 import { pino } from 'pino';
 import { ManualClock, RecordingMailer } from '../adapters/memory/index.js';
 import { NodeSecretHasher, TEST_SCRYPT_COST } from '../adapters/node/index.js';
 import { startDevnet } from '../adapters/tron-devnet/index.js';
 import { startApiServer, type RunningServer } from '../hosts/api/api-server.js';
-import { REDACT_PATHS } from '../hosts/api/logger.js';
+import { okReply, toHttpResponse } from '../hosts/api/envelope.js';
+import { REDACT_PATHS, requestLineLogger } from '../hosts/api/logger.js';
 import { loadConfig } from '../hosts/composition/config.js';
 import { composeContainer } from '../hosts/composition/container.js';
 import { TOKENS } from '../hosts/composition/tokens.js';
@@ -77,9 +80,34 @@ async function startComposedApi(): Promise<{ ready: ServerReady; close(): Promis
   };
 }
 
-async function startBareH3(path: string, snapshot: unknown): Promise<{ ready: ServerReady; close(): Promise<void> }> {
+/**
+ * What a bare route adds on the way to the API, for BENCH_DECOMPOSE (bench/api.ts): 'plain' is bare h3; 'envelope'
+ * adds what every API answer pays outside its own pipeline (an async handler, the envelope through toHttpResponse
+ * with a request id and the rate-limit headers); 'logged' adds one request line like the API's through pino to
+ * /dev/null, as the bench's API logs.
+ */
+type BareVariant = 'plain' | 'envelope' | 'logged';
+
+async function startBareH3(path: string, snapshot: unknown, variant: BareVariant): Promise<{ ready: ServerReady; close(): Promise<void> }> {
   const h3 = new H3();
-  h3.get('/api/wallets/:address/balances', () => ({ code: 'OK', message: 'success', data: snapshot }));
+  const route = '/api/wallets/:address/balances';
+  const logger = pino({ level: 'info', base: { service: 'custody-api' }, redact: { paths: REDACT_PATHS, censor: '[redacted]' } },
+    pino.destination({ dest: '/dev/null', sync: false }));
+  const answer = async (event: H3Event): Promise<Response> => {
+    const started = performance.now();
+    const headers = { 'x-request-id': randomUUID(), 'x-ratelimit-limit': '1000000000', 'x-ratelimit-remaining': '999999999' };
+    await Promise.resolve();
+    const reply = okReply(snapshot);
+    if (variant === 'logged') {
+      requestLineLogger(logger).info({
+        reqId: headers['x-request-id'], method: event.req.method, path: event.url.pathname, route, status: reply.status,
+        code: undefined, user: 1, ms: Math.round((performance.now() - started) * 10) / 10,
+      }, 'request');
+    }
+    return toHttpResponse(reply, headers);
+  };
+  if (variant === 'plain') h3.get(route, () => ({ code: 'OK', message: 'success', data: snapshot }));
+  else h3.get(route, answer);
   const server: RunningServer = await startApiServer(h3, { port: 0 });
   return { ready: { url: server.url, path, headers: {}, snapshot }, close: () => server.close() };
 }
@@ -101,7 +129,8 @@ async function startProfiler(file: string): Promise<() => Promise<void>> {
 }
 
 const started = process.env['BENCH_SIDE'] === 'bare'
-  ? await startBareH3(process.env['BENCH_PATH'] ?? '/api/wallets/T/balances', JSON.parse(process.env['BENCH_SNAPSHOT'] ?? '{}'))
+  ? await startBareH3(process.env['BENCH_PATH'] ?? '/api/wallets/T/balances', JSON.parse(process.env['BENCH_SNAPSHOT'] ?? '{}'),
+    (process.env['BENCH_BARE'] ?? 'plain') as BareVariant)
   : await startComposedApi();
 const profileFile = process.env['BENCH_PROFILE_FILE'];
 const stopProfiler = profileFile === undefined ? async () => undefined : await startProfiler(profileFile);

@@ -14,7 +14,10 @@
  * `npm run bench:api`. BENCH_STORES=memory,redis picks the comparisons; BENCH_CONNECTIONS (default 32) connections.
  * BENCH_PROFILE=1 profiles each API server's CPU (V8's sampling profiler, as `node --cpu-prof`, but started once the
  * server is set up so module loading and setup stay out) and prints the profiles' top self-time entries (the bare
- * server's too: what both sides pay).
+ * server's too: what both sides pay). Under a loaded machine a sampling profile inflates system calls (a thread
+ * descheduled inside one is sampled there), so BENCH_DECOMPOSE=1 also measures by ablation: server CPU per request of
+ * bare h3, of bare h3 plus the envelope's way (async handler, toHttpResponse, request-id and rate-limit headers), of
+ * that plus one request line through pino, and of the API, in alternating rounds.
  */
 import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
@@ -31,6 +34,7 @@ const WARMUP_SECONDS = Number(process.env['BENCH_WARMUP_SECONDS'] ?? 2);
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 32);
 const STORES = (process.env['BENCH_STORES'] ?? 'memory,redis').split(',') as Array<'memory' | 'redis'>;
 const PROFILE = process.env['BENCH_PROFILE'] === '1';
+const DECOMPOSE = process.env['BENCH_DECOMPOSE'] === '1';
 const GOALS = { memory: 0.75, redis: 0.6 } as const;
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -143,6 +147,31 @@ async function compare(load: ChildProcess, apiServer: Server, bareServer: Server
   }
 }
 
+/** Server CPU per request of each step from bare h3 to the API (medians of alternating rounds), and what each adds. */
+async function decompose(load: ChildProcess, apiServer: Server, bareServer: Server): Promise<void> {
+  const variant = async (name: string, bare: 'envelope' | 'logged'): Promise<Server> => startServer(name, {
+    BENCH_SIDE: 'bare', BENCH_BARE: bare, BENCH_PATH: apiServer.ready.path, BENCH_SNAPSHOT: JSON.stringify(apiServer.ready.snapshot),
+  });
+  const steps = [bareServer, await variant('+ envelope', 'envelope'), await variant('+ request line', 'logged'), apiServer];
+  try {
+    for (const step of steps) await round(load, step, WARMUP_SECONDS);
+    const perCpu: number[][] = steps.map(() => []);
+    for (let i = 0; i < ROUNDS; i++) {
+      for (const [j, step] of steps.entries()) perCpu[j]!.push((await round(load, step, SECONDS)).perCpu);
+    }
+    process.stdout.write('decomposition: server CPU per request (µs), medians of alternating rounds\n');
+    let previous = 0;
+    for (const [j, step] of steps.entries()) {
+      const micros = 1e6 / median(perCpu[j]!);
+      const added = j === 0 ? '' : ` (+${(micros - previous).toFixed(1)})`;
+      process.stdout.write(`  ${(j === steps.length - 1 ? '= the API (auth, rate limit, use case, metrics)' : step.name).padEnd(48)} ${micros.toFixed(1)}${added}\n`);
+      previous = micros;
+    }
+  } finally {
+    for (const step of steps.slice(1, 3)) await stopChild(step.child);
+  }
+}
+
 /** Self samples by function of a V8 CPU profile, idle time left out. */
 function selfTimes(file: string): Map<string, number> {
   interface Node { readonly hitCount: number; readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number } }
@@ -193,6 +222,7 @@ try {
     });
     children.push(bare.child);
     await compare(load, api, bare, store);
+    if (DECOMPOSE && store === STORES[0]) await decompose(load, api, bare);
     await stopChild(api.child);
     await stopChild(bare.child);
     if (PROFILE) {
