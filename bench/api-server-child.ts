@@ -19,7 +19,8 @@ import { NodeSecretHasher, TEST_SCRYPT_COST } from '../adapters/node/index.js';
 import { startDevnet } from '../adapters/tron-devnet/index.js';
 import { startApiServer, type RunningServer } from '../hosts/api/api-server.js';
 import { okReply, toHttpResponse } from '../hosts/api/envelope.js';
-import { REDACT_PATHS, requestLineLogger } from '../hosts/api/logger.js';
+import { REDACT_PATHS } from '../hosts/api/logger.js';
+import { logRequestLine } from '../hosts/api/request-log.js';
 import { loadConfig } from '../hosts/composition/config.js';
 import { composeContainer } from '../hosts/composition/container.js';
 import { TOKENS } from '../hosts/composition/tokens.js';
@@ -99,10 +100,10 @@ async function startBareH3(path: string, snapshot: unknown, variant: BareVariant
     await Promise.resolve();
     const reply = okReply(snapshot);
     if (variant === 'logged') {
-      requestLineLogger(logger).info({
+      logRequestLine(logger, {
         reqId: headers['x-request-id'], method: event.req.method, path: event.url.pathname, route, status: reply.status,
         code: undefined, user: 1, ms: Math.round((performance.now() - started) * 10) / 10,
-      }, 'request');
+      });
     }
     return toHttpResponse(reply, headers);
   };

@@ -15,22 +15,3 @@ export function createApiLogger(options: { level?: string; destination?: Destina
   return pino({ level: options.level ?? 'info', base: { service: 'custody-api' }, redact: { paths: REDACT_PATHS, censor: '[redacted]' } },
     options.destination ?? pino.destination({ dest: 1, sync: false }));
 }
-
-/** The top-level keys of REDACT_PATHS: all a flat request line can carry. */
-const REQUEST_LINE_REDACT_PATHS = REDACT_PATHS.filter((path) => !path.includes('.'));
-const requestLineLoggers = new WeakMap<Logger, Logger>();
-
-/**
- * The logger of the one line per request: same destination, level and bindings, redaction of top-level keys only.
- * Wildcard paths (`*.token`) make pino pass every field of every line through the redactor, which was a fifth of the
- * request pipeline's CPU (bench/api.ts); a request line is a flat object of fixed non-secret fields, so censoring its
- * top-level keys keeps the second line of defence at no cost. Everything else still logs through the full redaction.
- */
-export function requestLineLogger(logger: Logger): Logger {
-  let child = requestLineLoggers.get(logger);
-  if (child === undefined) {
-    child = logger.child({}, { redact: { paths: REQUEST_LINE_REDACT_PATHS, censor: '[redacted]' } });
-    requestLineLoggers.set(logger, child);
-  }
-  return child;
-}

@@ -8,7 +8,7 @@ import { checkDeclaredLength, readJsonObject } from './body-reader.js';
 import { mapError, okReply, toHttpResponse, type ApiReply } from './envelope.js';
 import { requireIdempotencyKey, runIdempotent } from './idempotency.js';
 import { applyRateLimit, applyThrottles, rateSubject, type RateBucket, type RateHeaders, type RateLimits } from './rate-limit.js';
-import { requestLineLogger } from './logger.js';
+import { logRequestLine } from './request-log.js';
 import type { RawResult, RouteContext, RouteDef } from './route.js';
 
 /** What every route's pipeline shares. */
@@ -138,12 +138,11 @@ export async function runRoute(deps: PipelineDeps, route: RouteDef, event: H3Eve
     if (mapped.unexpected) deps.logger.error({ reqId: requestId, route: route.path, err: error }, 'unexpected error');
     reply = mapped.reply;
   }
-  requestLineLogger(deps.logger).info({
+  logRequestLine(deps.logger, {
     reqId: requestId, method: event.req.method, path: event.url.pathname, route: route.path, status: reply.status,
-    // Undefined fields are left out of the line, as a spread of `{}` would: no per-request spread on the hot path.
     code: reply.status >= 400 ? errorCodeOf(reply) : undefined,
     user: callerTag(caller), ms: Math.round((performance.now() - started) * 10) / 10,
-  }, 'request');
+  });
   deps.observe?.(route.method, route.path, reply.status, (performance.now() - started) / 1_000);
   return toHttpResponse(reply, headers);
 }
