@@ -30,6 +30,7 @@ import type { ReadinessCheck } from '../api/routes/system.routes.js';
 import { ConfigError, type HostConfig, type RentalProviderConfig } from './config.js';
 import { createServiceLogger, serviceName } from './logger.js';
 import { CustodyMetrics } from './metrics.js';
+import type { RequestObserver } from '../api/pipeline.js';
 import { TOKENS, type StoreAdapters } from './tokens.js';
 
 /**
@@ -182,7 +183,8 @@ export function composeContainer(config: HostConfig, overrides: CompositionOverr
   container.bind(TOKENS.ApiHost).toDynamicValue((ctx) => createApiHost({
     app: ctx.get(TOKENS.Application), rateLimiter: ctx.get(TOKENS.RateLimiter), idempotency: ctx.get(TOKENS.Idempotency),
     adminToken, logger: ctx.get(TOKENS.Logger), readiness: ctx.get(TOKENS.Readiness),
-    observe: (method, route, status, seconds) => ctx.get(TOKENS.Metrics).httpRequest(method, route, status, seconds),
+    // Resolved on the first request, not on each (the container lookup is per-request work with nothing to gain).
+    observe: lazyObserver(() => ctx.get(TOKENS.Metrics)),
     ...(overrides.rateLimits === undefined ? {} : { rateLimits: overrides.rateLimits }),
   }));
 
@@ -232,4 +234,10 @@ export async function openComposition(given: HostConfig, overrides: CompositionO
       await connection.close();
     },
   };
+}
+
+/** The HTTP request observer of the metrics, resolved once on first use. */
+function lazyObserver(metrics: () => CustodyMetrics): RequestObserver {
+  let resolved: CustodyMetrics | undefined;
+  return (method, route, status, seconds) => (resolved ??= metrics()).httpRequest(method, route, status, seconds);
 }
