@@ -1,7 +1,7 @@
 /**
  * API throughput: the authenticated, rate-limited GET /api/wallets/{address}/balances of the composed API against a
  * bare h3 route answering the same JSON. Every party is its own process: each server (bench/api-server-child.ts),
- * the load generator (autocannon, bench/api-load-child.ts) and Redis. With taskset and two or more CPUs, servers run
+ * the load generator (wrk when installed, else autocannon: bench/api-load-child.ts) and Redis. With taskset and two or more CPUs, servers run
  * on CPU 0 and the load generator on CPU 1 (Redis on BENCH_REDIS_CPU, default 1: in production Redis is another
  * machine, so it does not take the API server's core).
  *
@@ -197,12 +197,12 @@ function printProfile(name: string, file: string, top: number): void {
   }
 }
 
-process.stdout.write(pinning
-  ? `pinned with taskset: servers on CPU ${SERVER_CPU}, load generator (autocannon) on CPU ${LOAD_CPU}, redis-server on CPU ${REDIS_CPU}\n`
-  : 'not pinned (no taskset or a single CPU): servers and load generator may share a core\n');
 const profileDir = PROFILE ? mkdtempSync(join(tmpdir(), 'bench-api-prof-')) : '';
 const load = spawnNode('api-load-child.ts', LOAD_CPU, {});
-await nextMessage(load);
+const generator = await nextMessage<string>(load);
+process.stdout.write(pinning
+  ? `pinned with taskset: servers on CPU ${SERVER_CPU}, load generator (${generator}) on CPU ${LOAD_CPU}, redis-server on CPU ${REDIS_CPU}\n`
+  : `not pinned (no taskset or a single CPU): servers and load generator (${generator}) may share a core\n`);
 const children: ChildProcess[] = [load];
 let redis: RedisServer | undefined;
 try {
