@@ -13,7 +13,9 @@
  *    the first size and prints the worker's top functions by self time.
  * 3. Worker memory across BENCH_CHURN_TASKS (default 100,000; 0 skips) finished tasks through the real
  *    WorkflowRunner (bench/runner-churn.ts, which says exactly what is and is not measured): goal flat.
- * 10,000 concurrent sweeps take several minutes; BENCH_SWEEPS=1000 for a quicker run.
+ * 10,000 concurrent sweeps take longer than the 30-minute cap on a loaded 2-core machine: the simulator, not the
+ * worker, is then the bottleneck (its CPU per sweep grows about 7x from 1,000 to 10,000), and an unfinished run's
+ * worker CPU is compared per stage and reported as not met. BENCH_SWEEPS=1000 (or 1000,3000) for a quicker run.
  */
 import { CollectionExecutor, type CollectionExecutorOptions } from '../core/application/worker/collection-executor.js';
 import { COLLECTION_STATUS, type CollectionTask } from '../core/domain/model/collection-task.js';
@@ -68,7 +70,8 @@ function printRun(r: SweepRun): void {
   console.log(`  ${String(r.sweeps).padStart(6)} sweeps: done ${r.done}, failed ${r.failed}${r.firstFailure === null ? '' : ` (first: ${r.firstFailure})`},`
     + ` unfinished ${r.sweeps - r.done - r.failed}; ${r.blocks} blocks, wall ${(r.wallMs / 1000).toFixed(1)} s, ${(r.done / (r.wallMs / 1000)).toFixed(1)} sweeps/s,`
     + ` ${r.stages} stages`);
-  console.log(`         CPU per sweep: worker ${(r.workerCpuMs / r.sweeps).toFixed(1)} ms, simulator ${(r.simCpuMs / r.sweeps).toFixed(1)} ms`
+  console.log(`         CPU per sweep: worker ${(r.workerCpuMs / r.sweeps).toFixed(1)} ms, simulator ${(r.simCpuMs / r.sweeps).toFixed(1)} ms;`
+    + ` per stage: worker ${(r.workerCpuMs / Math.max(1, r.stages)).toFixed(2)} ms, simulator ${(r.simCpuMs / Math.max(1, r.stages)).toFixed(2)} ms`
     + ` (totals ${(r.workerCpuMs / 1000).toFixed(1)} s / ${(r.simCpuMs / 1000).toFixed(1)} s); worker RSS peak ${r.peakRssMb.toFixed(0)} MB, end ${r.endRssMb.toFixed(0)} MB`);
 }
 
@@ -102,9 +105,17 @@ async function chainTime(): Promise<void> {
       + ` — ${ok ? 'ok' : 'MISSED'} (baseline: ${BASELINE})`);
     const largest = runs[runs.length - 1]!;
     if (largest.sweeps > 1_000) {
-      const ratio = (largest.workerCpuMs / largest.sweeps) / (thousand.workerCpuMs / thousand.sweeps);
-      if (ratio > 1.2) process.exitCode = 1;
-      console.log(`  goal: worker CPU per sweep from 1,000 to ${largest.sweeps} within 1.2x: ${ratio.toFixed(2)}x — ${ratio <= 1.2 ? 'ok' : 'MISSED'}`);
+      const finished = largest.done + largest.failed === largest.sweeps && thousand.done + thousand.failed === thousand.sweeps;
+      // An unfinished run has spent CPU on sweeps it did not end: compare per stage then (a sweep is 5 stages at both
+      // sizes), and say so.
+      const ratio = finished
+        ? (largest.workerCpuMs / largest.sweeps) / (thousand.workerCpuMs / thousand.sweeps)
+        : (largest.workerCpuMs / largest.stages) / (thousand.workerCpuMs / thousand.stages);
+      const ok = ratio <= 1.2;
+      if (!ok || !finished) process.exitCode = 1;
+      console.log(`  goal: worker CPU per sweep from 1,000 to ${largest.sweeps} within 1.2x: ${ratio.toFixed(2)}x`
+        + `${finished ? '' : ` per STAGE (the ${largest.sweeps} run did not finish: ${largest.done} done in ${(largest.wallMs / 1000).toFixed(0)} s)`}`
+        + ` — ${ok ? 'ok' : 'MISSED'}${finished ? '' : ' (not met: unfinished)'}`);
     }
   }
   if (process.env['BENCH_PROFILE'] === '1') {
