@@ -116,6 +116,8 @@ const CASES: readonly VariableCase[] = [
   { variable: 'MAIL_FROM', good: [['ops@custody.test', (c) => c.mail.kind === 'smtp' && c.mail.from, 'ops@custody.test']], bad: ['nobody', 'a b@c d'] },
   { variable: 'WORKFLOW_STUCK_AFTER_S', good: [['60', (c) => c.workflowStuckAfterMs, 60_000], ['0', (c) => c.workflowStuckAfterMs, 0]],
     bad: ['-1', '1.5', '15m', '604801'] },
+  { variable: 'WORKFLOW_CONCURRENCY', good: [['1', (c) => c.workflowConcurrency, 1], ['64', (c) => c.workflowConcurrency, 64]],
+    bad: ['0', '65', '-2', '2.5', 'many'] },
 ];
 
 describe('loadConfig: defaults', () => {
@@ -126,7 +128,7 @@ describe('loadConfig: defaults', () => {
       tronProTierKey: null, tronProTierHost: null, usdtContract: MAINNET_USDT_CONTRACT,
       energyProvider: 'self', rentalProviders: [], energyRentalMaxPriceSun: null, chainConfirmations: DEFAULT_CHAIN_CONFIRMATIONS, port: 3000,
       keyEncryptionKey: null, adminToken: null, webhookAllowLocal: false, energyBurn: false, mongodbUrl: null, redisUrl: null, mongodbDb: null,
-      workflowStuckAfterMs: 900_000, withdrawalConfirmations: 0,
+      workflowStuckAfterMs: 900_000, workflowConcurrency: 4, withdrawalConfirmations: 0,
     });
   });
 

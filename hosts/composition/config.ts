@@ -67,6 +67,11 @@ export interface HostConfig {
    */
   readonly workflowStuckAfterMs: number;
   /**
+   * WORKFLOW_CONCURRENCY: collection stages one worker runs at once, each on its own leased task (default 4). Leases keep
+   * one stage per task at a time, as between worker processes; more lanes overlap the node round trips of many sweeps.
+   */
+  readonly workflowConcurrency: number;
+  /**
    * WITHDRAWAL_CONFIRMATIONS: 0 (default, spec §6) completes a withdrawal once a node accepts its broadcast; N waits
    * until it is N blocks deep, so withdrawal.completed means the money moved (a node can accept and then lose a
    * transaction).
@@ -340,6 +345,11 @@ export function loadConfig(env: Env, options: { mode: HostConfig['mode']; role?:
     webhookAllowLocal: p.take(false, () => flag(env, 'WEBHOOK_ALLOW_LOCAL')),
     energyBurn: p.take(false, () => flag(env, 'ENERGY_BURN')),
     workflowStuckAfterMs: 1_000 * p.take(0, () => integer(env, 'WORKFLOW_STUCK_AFTER_S', 900, 604_800, 'a number of seconds')),
+    workflowConcurrency: p.take(1, () => {
+      const lanes = integer(env, 'WORKFLOW_CONCURRENCY', 4, 64, 'a number of stages');
+      if (lanes === 0) throw new ConfigError('WORKFLOW_CONCURRENCY', 'must be a number of stages (1-64)');
+      return lanes;
+    }),
     withdrawalConfirmations: p.take(0, () => integer(env, 'WITHDRAWAL_CONFIRMATIONS', 0, 1_000, 'a number of blocks')),
     logLevel: p.take('info' as LogLevel, () => oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info')),
     metricsPort: p.take(null, () => (text(env, 'METRICS_PORT') === null && role === 'all' ? null

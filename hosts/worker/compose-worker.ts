@@ -60,6 +60,7 @@ export function startComposedWorker(composition: Composition, env: ComposedWorke
     ...options,
     collection: {
       confirmations: config.chainConfirmations, burnEnabled: config.energyBurn, stuckAfterMs: config.workflowStuckAfterMs,
+      concurrency: config.workflowConcurrency,
       ...(config.energyBurnMaxSun === null ? {} : { maxBurnSun: config.energyBurnMaxSun }),
       ...options.collection,
     },
