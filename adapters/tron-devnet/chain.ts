@@ -1,14 +1,14 @@
 /**
  * The devnet chain: blocks on a virtual clock, a pending pool applied to a pending state (java-tron applies
- * pending transactions to its DB session too, so fullnode reads see them), per-block state snapshots for the
- * solidified view, broadcast validation in java-tron's order, and the test controls (faucet, mine, advance).
+ * pending transactions to its DB session too, so fullnode reads see them), one state layer per block (state.ts) for
+ * the solidified view and reorgs, broadcast validation in java-tron's order, and the test controls (faucet, mine, advance).
  */
 import { BLOCK_INTERVAL_MS, DEFAULT_GENESIS_TIME, DEFAULT_PARAMS, INTEGER_PARAMS, SUN_PER_TRX, TX_EXPIRATION_MS, type ChainParams } from './constants.js';
 import { addressOfKey, deriveKey, sha256Hex, signTxId, toHex41, txIdentity, type RawData } from './codec.js';
 import { checkTx, parseSignedTx } from './tx-checks.js';
 import type { DevnetContracts } from './contracts.js';
 import { executeTx, TxError, type SignedTx, type TxInfo } from './executor.js';
-import { cloneState, emptyState, newAccount, type ChainState } from './state.js';
+import { absorbParent, commitState, emptyState, forkState, newAccount, setWritable, type ChainState } from './state.js';
 import { draw, drawInt } from './prng.js';
 import { driftEnergyWeight } from './resources.js';
 import { noFaults, type Faults } from './faults.js';
@@ -100,7 +100,13 @@ export class Chain {
   private headState: ChainState;
   private pendingState: ChainState;
   private pending: SignedTx[] = [];
+  private readonly pendingIds = new Set<string>();
+  /**
+   * The state after each kept block: block `bottom`'s is a flat layer, every later block's is a layer on its
+   * predecessor holding what that block changed. Only the head's layer is writable.
+   */
   private readonly snapshots = new Map<number, ChainState>();
+  private bottom = 0;
   private solid = 0;
   /** Witness of a block a reorg replaced, by height: the new branch's block there is another witness's. */
   private readonly replacedWitness = new Map<number, string>();
@@ -144,7 +150,7 @@ export class Chain {
     }
     this.energyPriceHistory.push([0, this.params.energyFee]);
     this.headState = s;
-    this.pendingState = cloneState(s);
+    this.pendingState = forkState(s);
     this.pushBlock(time, ZERO32.slice(0, 42), sha256Hex(`genesis:${this.seed}`), []);
     this.snapshots.set(0, s);
     // java-tron prints the genesis header without `number` (proto default 0), which tronweb cannot build a
@@ -238,21 +244,22 @@ export class Chain {
     }
     const tx = this.verifyShape(body);
     this.checkTx(tx);
-    const work = cloneState(this.pendingState);
+    const work = forkState(this.pendingState);
     executeTx(work, this.params, tx, this.head.time, this.contracts);
     if (this.faults.drop_next_transactions > 0) {
       // Accepted by this node but lost before reaching a block producer: the client sees success, the chain never does.
       this.faults.drop_next_transactions--;
       return tx;
     }
-    this.pendingState = work;
+    commitState(work);
     this.pending.push(tx);
+    this.pendingIds.add(tx.txID);
     return tx;
   }
 
   /** Duplicate, TaPoS, expiration, size and signature checks (in java-tron's order). */
   private checkTx(tx: SignedTx): void {
-    const known = this.txs.has(tx.txID) || this.pending.some((p) => p.txID === tx.txID);
+    const known = this.txs.has(tx.txID) || this.pendingIds.has(tx.txID);
     checkTx(tx, known, this.blocks);
   }
 
@@ -282,16 +289,18 @@ export class Chain {
 
   private mineAt(time: number): BlockRecord {
     const parent = this.head;
-    let st = cloneState(this.headState);
+    const st = forkState(this.headState);
     const included: string[] = [];
+    const includedIds = new Set<string>();
     const tryInclude = (tx: SignedTx): string | null => {
       if (tx.raw_data.expiration <= parent.time) return 'Transaction expired';
-      if (this.txs.has(tx.txID) || included.includes(tx.txID)) return 'Dup transaction.';
-      const work = cloneState(st);
+      if (this.txs.has(tx.txID) || includedIds.has(tx.txID)) return 'Dup transaction.';
+      const work = forkState(st);
       try {
         const ex = executeTx(work, this.params, tx, time, this.contracts);
-        st = work;
+        commitState(work);
         included.push(tx.txID);
+        includedIds.add(tx.txID);
         const info: TxInfo = { ...ex.info, blockNumber: parent.number + 1, blockTimeStamp: time };
         this.txs.set(tx.txID, { tx, contractRet: ex.contractRet, info });
         return null;
@@ -316,9 +325,11 @@ export class Chain {
     if (this.replacedWitness.get(parent.number + 1) === witness) witness = witnesses[(parent.number + 2) % witnesses.length]!;
     this.replacedWitness.delete(parent.number + 1);
     const block = this.pushBlock(time, witness, parent.id, included);
+    setWritable(this.headState, false);
     this.headState = st;
-    this.pendingState = cloneState(st);
+    this.pendingState = forkState(st);
     this.pending = [];
+    this.pendingIds.clear();
     this.snapshots.set(block.number, st);
     this.updateSolid();
     return block;
@@ -379,20 +390,23 @@ export class Chain {
     const keep = options.keep ?? 'all';
     const kept = removedTxs.filter((tx) => (keep === 'all' ? true : keep === 'none' ? false : keep(tx.txID)));
     // The pending pool is rebuilt on the fork point's state: the replaced blocks' transactions first, then the rest.
+    setWritable(state, true);
     this.headState = state;
-    this.pendingState = cloneState(state);
+    this.pendingState = forkState(state);
     const pool = [...kept, ...this.pending];
     this.pending = [];
+    this.pendingIds.clear();
     for (const tx of pool) {
-      const work = cloneState(this.pendingState);
+      const work = forkState(this.pendingState);
       try {
         executeTx(work, this.params, tx, this.head.time, this.contracts);
       } catch (e) {
         if (e instanceof TxError) continue;
         throw e;
       }
-      this.pendingState = work;
+      commitState(work);
       this.pending.push(tx);
+      this.pendingIds.add(tx.txID);
     }
     this.mine(length);
     return {
@@ -411,11 +425,18 @@ export class Chain {
     return this.params.solidifyLag + (jitter > 0 ? drawInt(this.seed, 'solidify-jitter', this.head.number, jitter + 1) : 0);
   }
 
-  /** Moves the solidified head (unless stalled; never backwards) and prunes snapshots nobody can ask for any more. */
+  /**
+   * Moves the solidified head (unless stalled; never backwards) and drops states nobody can ask for any more: the
+   * bottom layer absorbs the next block's changes until it is the oldest state still kept.
+   */
   updateSolid(): void {
     if (!this.faults.stall_solidification) this.solid = Math.max(this.solid, this.head.number - this.solidifyLag, 0);
     const keepFrom = Math.min(this.solid, this.head.number - 64);
-    for (const n of this.snapshots.keys()) if (n < keepFrom) this.snapshots.delete(n);
+    while (this.bottom < keepFrom) {
+      absorbParent(this.snapshots.get(this.bottom + 1)!);
+      this.snapshots.delete(this.bottom);
+      this.bottom++;
+    }
   }
 
   /** TRX faucet: mints sun to an address (creating the account) in the head and pending state. */
@@ -423,21 +444,35 @@ export class Chain {
     const addr = toHex41(address);
     if (!Number.isSafeInteger(sun) || sun <= 0) throw new Error('amount_sun must be a positive integer');
     if (this.headState.minted + sun > Number.MAX_SAFE_INTEGER) throw new Error('devnet supply would exceed 2^53 sun');
-    for (const st of new Set([this.headState, this.pendingState])) {
+    for (const st of this.headAndPending()) {
+      st.minted += sun;
+      if (!this.ownsOrIsHead(st, st.accounts.owns(addr))) continue;
       const a = st.accounts.get(addr) ?? newAccount(addr, this.head.time);
       a.balance += sun;
       st.accounts.set(addr, a);
-      st.minted += sun;
     }
+  }
+
+  /** The head state, then the pending state (which is a layer on the head's). */
+  private headAndPending(): ChainState[] {
+    return [this.headState, this.pendingState];
+  }
+
+  /**
+   * Whether a faucet mint must write an entry of `st`: always in the head state; in the pending state only where it
+   * has its own copy, since elsewhere it reads the head's (already minted) entry through.
+   */
+  private ownsOrIsHead(st: ChainState, owns: boolean): boolean {
+    return st === this.headState || owns;
   }
 
   /** USDT faucet: mints base units (6 decimals) to an address. */
   fundToken(address: string, amount: bigint): void {
     const addr = toHex41(address);
     if (amount <= 0n) throw new Error('amount must be positive');
-    for (const st of new Set([this.headState, this.pendingState])) {
-      st.usdt.set(addr, (st.usdt.get(addr) ?? 0n) + amount);
+    for (const st of this.headAndPending()) {
       st.usdtTotalSupply += amount;
+      if (this.ownsOrIsHead(st, st.usdt.owns(addr))) st.usdt.set(addr, (st.usdt.get(addr) ?? 0n) + amount);
     }
   }
 
@@ -448,7 +483,7 @@ export class Chain {
    */
   setUsdtBlacklisted(address: string, on: boolean): void {
     const addr = toHex41(address);
-    for (const st of new Set([this.headState, this.pendingState])) {
+    for (const st of this.headAndPending()) {
       if (on) st.usdtBlacklist.add(addr);
       else st.usdtBlacklist.delete(addr);
     }
@@ -456,7 +491,7 @@ export class Chain {
 
   /** See {@link setUsdtBlacklisted}. */
   setUsdtPaused(on: boolean): void {
-    for (const st of new Set([this.headState, this.pendingState])) st.usdtPaused = on;
+    for (const st of this.headAndPending()) st.usdtPaused = on;
   }
 
   /** Updates chain parameters; an energy fee change is recorded in the price history. */

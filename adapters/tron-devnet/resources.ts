@@ -3,7 +3,7 @@
  * linearly over a 24 h window, limits come from stake × network limit / network weight.
  */
 import { RESOURCE_WINDOW_MS, SUN_PER_TRX, type ChainParams } from './constants.js';
-import type { Account, ChainState } from './state.js';
+import { stakeTotals, type Account, type ChainState } from './state.js';
 
 /** Usage left of `usage` recorded at `last` when seen at `now` (linear recovery over the window). */
 export function decayed(usage: number, last: number, now: number): number {
@@ -18,9 +18,7 @@ export function decayed(usage: number, last: number, now: number): number {
  * state's drift, at least 1) plus every devnet stake (incl. delegated).
  */
 export function totalEnergyWeight(s: ChainState, p: ChainParams): number {
-  let sun = 0;
-  for (const a of s.accounts.values()) sun += a.frozenEnergy + a.delegatedEnergy;
-  return Math.max(1, p.baseEnergyWeight + s.energyWeightDrift) + Math.floor(sun / SUN_PER_TRX);
+  return Math.max(1, p.baseEnergyWeight + s.energyWeightDrift) + Math.floor(stakeTotals(s).energy / SUN_PER_TRX);
 }
 
 /**
@@ -35,9 +33,7 @@ export function driftEnergyWeight(s: ChainState, p: ChainParams, bps: number): v
 
 /** TotalNetWeight, same construction for bandwidth. */
 export function totalNetWeight(s: ChainState, p: ChainParams): number {
-  let sun = 0;
-  for (const a of s.accounts.values()) sun += a.frozenBandwidth + a.delegatedBandwidth;
-  return p.baseNetWeight + Math.floor(sun / SUN_PER_TRX);
+  return p.baseNetWeight + Math.floor(stakeTotals(s).bandwidth / SUN_PER_TRX);
 }
 
 /** Energy limit from own (undelegated) stake plus energy delegated to the account (java-tron calculateGlobalEnergyLimit). */

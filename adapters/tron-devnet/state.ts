@@ -1,8 +1,10 @@
 /**
- * World state of the devnet (accounts, delegations, the USDT ledger) and its cheap deep copy. Blocks are applied
- * to a copy so that a failing transaction never leaves partial effects, and per-block copies serve the
- * solidified (walletsolidity) view.
+ * World state of the devnet (accounts, delegations, the USDT ledger) as layers: {@link forkState} stacks a writable
+ * layer on a state in O(1) and {@link commitState} folds it back in what it changed. Transactions run on a fork so
+ * that a failing one never leaves partial effects; each block is a layer, and past blocks' layers serve the
+ * solidified (walletsolidity) view and reorgs.
  */
+import { LayeredMap } from './layered-map.js';
 
 /** Stake 2.0 resource kinds (protocol.ResourceCode). */
 export type Resource = 'BANDWIDTH' | 'ENERGY';
@@ -57,11 +59,11 @@ export interface Account {
 
 /** The whole mutable state. */
 export interface ChainState {
-  accounts: Map<string, Account>;
+  accounts: LayeredMap<Account>;
   /** Key `${from}:${to}:${lock ? 1 : 0}`. */
-  delegations: Map<string, Delegation>;
+  delegations: LayeredMap<Delegation>;
   /** USDT balances in base units (6 decimals), bigint because uint256. */
-  usdt: Map<string, bigint>;
+  usdt: LayeredMap<bigint>;
   usdtTotalSupply: bigint;
   /** Tether's isBlackListed set (41-hex): a transfer from these addresses reverts. */
   usdtBlacklist: Set<string>;
@@ -77,6 +79,8 @@ export interface ChainState {
   burned: number;
   /** Witnesses (SRs) that may receive votes, 41-hex. */
   witnesses: string[];
+  /** The state this one was forked from (undefined for the bottom layer). */
+  parent?: ChainState;
 }
 
 /** A fresh account with proto defaults. */
@@ -107,12 +111,19 @@ export function newAccount(address: string, now: number, isContract = false): Ac
   };
 }
 
+function copyAccount(a: Account): Account {
+  return { ...a, unfrozen: a.unfrozen.map((u) => ({ ...u })), votes: a.votes.map((v) => ({ ...v })) };
+}
+
+/** What the energy and bandwidth stake totals ({@link stakeTotals}) count of an account. */
+const STAKE_MEASURES = [(a: Account) => a.frozenEnergy + a.delegatedEnergy, (a: Account) => a.frozenBandwidth + a.delegatedBandwidth];
+
 /** An empty state. */
 export function emptyState(): ChainState {
   return {
-    accounts: new Map(),
-    delegations: new Map(),
-    usdt: new Map(),
+    accounts: new LayeredMap<Account>(undefined, copyAccount, STAKE_MEASURES),
+    delegations: new LayeredMap<Delegation>(undefined, (d) => ({ ...d })),
+    usdt: new LayeredMap<bigint>(),
     usdtTotalSupply: 0n,
     usdtBlacklist: new Set(),
     usdtPaused: false,
@@ -123,18 +134,15 @@ export function emptyState(): ChainState {
   };
 }
 
-/** Deep copy; accounts are small flat records so a per-field copy is cheap. */
-export function cloneState(s: ChainState): ChainState {
-  const accounts = new Map<string, Account>();
-  for (const [k, a] of s.accounts) {
-    accounts.set(k, { ...a, unfrozen: a.unfrozen.map((u) => ({ ...u })), votes: a.votes.map((v) => ({ ...v })) });
-  }
-  const delegations = new Map<string, Delegation>();
-  for (const [k, d] of s.delegations) delegations.set(k, { ...d });
-  return {
-    accounts,
-    delegations,
-    usdt: new Map(s.usdt),
+/**
+ * A writable state on top of `s`, in O(1) (the blacklist and witness list are small and copied). It reads through
+ * to `s`, so `s` must not change while the fork is in use, except for faucet mints (see Chain.fund).
+ */
+export function forkState(s: ChainState): ChainState {
+  const fork: ChainState = {
+    accounts: s.accounts.fork(),
+    delegations: s.delegations.fork(),
+    usdt: s.usdt.fork(),
     usdtTotalSupply: s.usdtTotalSupply,
     usdtBlacklist: new Set(s.usdtBlacklist),
     usdtPaused: s.usdtPaused,
@@ -143,6 +151,47 @@ export function cloneState(s: ChainState): ChainState {
     burned: s.burned,
     witnesses: [...s.witnesses],
   };
+  // Not enumerable: a state spread or printed shows its contents, not the layers under it.
+  return Object.defineProperty(fork, 'parent', { value: s, enumerable: false, configurable: true, writable: true });
+}
+
+/** Folds a fork's changes into the state it was forked from; the fork must not be used after. */
+export function commitState(fork: ChainState): void {
+  const p = fork.parent;
+  if (!p) throw new Error('not a fork');
+  fork.accounts.commit();
+  fork.delegations.commit();
+  fork.usdt.commit();
+  Object.assign(p, {
+    usdtTotalSupply: fork.usdtTotalSupply,
+    usdtBlacklist: fork.usdtBlacklist,
+    usdtPaused: fork.usdtPaused,
+    energyWeightDrift: fork.energyWeightDrift,
+    minted: fork.minted,
+    burned: fork.burned,
+    witnesses: fork.witnesses,
+  });
+}
+
+/** Makes `s` the bottom layer by merging its (bottom-layer) parent into it; the parent must not be used after. */
+export function absorbParent(s: ChainState): void {
+  s.accounts.absorbParent();
+  s.delegations.absorbParent();
+  s.usdt.absorbParent();
+  delete s.parent;
+}
+
+/** Read-only (a past block's state) or writable again (a reorg's fork point becoming the head). */
+export function setWritable(s: ChainState, on: boolean): void {
+  s.accounts.setWritable(on);
+  s.delegations.setWritable(on);
+  s.usdt.setWritable(on);
+}
+
+/** Sun staked (own plus delegated away) for energy and for bandwidth over all accounts, without a scan. */
+export function stakeTotals(s: ChainState): { energy: number; bandwidth: number } {
+  const [energy, bandwidth] = s.accounts.sums();
+  return { energy: energy!, bandwidth: bandwidth! };
 }
 
 /** Key of a delegation record. */

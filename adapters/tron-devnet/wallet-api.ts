@@ -3,7 +3,7 @@
  * query/body parameters and return java-tron-shaped JSON; the server applies `visible` formatting afterwards.
  */
 import { ACTUATORS, ContractValidateError, stakeInUse } from './actuators.js';
-import { cloneState } from './state.js';
+import { forkState } from './state.js';
 import { type Chain } from './chain.js';
 import { decodeSignedHex, selectorOf, toHex41, tryHex41, txIdentity, utf8Hex, type RawData } from './codec.js';
 import { TxError } from './executor.js';
@@ -131,7 +131,7 @@ function builder(type: string): Handler {
     delete value['visible'];
     delete value['Permission_id'];
     for (const k of ['owner_address', 'to_address', 'receiver_address']) if (value[k] !== undefined) value[k] = addr(value[k]);
-    const st = cloneState(chain.state());
+    const st = forkState(chain.state());
     const owner = st.accounts.get(String(value['owner_address']));
     try {
       if (!owner) throw new ContractValidateError('Validate ' + type + ' error, no OwnerAccount.');
