@@ -8,7 +8,7 @@ import { addressOfKey, deriveKey, sha256Hex, signTxId, toHex41, txIdentity, type
 import { checkTx, parseSignedTx } from './tx-checks.js';
 import type { DevnetContracts } from './contracts.js';
 import { executeTx, TxError, type SignedTx, type TxInfo } from './executor.js';
-import { absorbParent, commitState, emptyState, forkState, newAccount, setWritable, type ChainState } from './state.js';
+import { absorbParent, commitState, emptyState, forkState, newAccount, readOnlyView, setWritable, type ChainState } from './state.js';
 import { draw, drawInt } from './prng.js';
 import { driftEnergyWeight } from './resources.js';
 import { noFaults, type Faults } from './faults.js';
@@ -186,10 +186,13 @@ export class Chain {
     return this.head.time;
   }
 
-  /** State for reads: the fullnode view includes pending transactions; the solidity view is the solid snapshot. */
+  /**
+   * State for reads (read-only): the fullnode view includes pending transactions; the solidity view is the solid
+   * snapshot. Writable states are wrapped so that reading them takes no copies into the layer being built.
+   */
   state(solid = false): ChainState {
-    if (!solid) return this.pendingState;
-    return this.snapshots.get(this.solid) ?? this.headState;
+    const s = solid ? (this.snapshots.get(this.solid) ?? this.headState) : this.pendingState;
+    return s === this.pendingState || s === this.headState ? readOnlyView(s) : s;
   }
 
   /** An included transaction, optionally only when solidified. */

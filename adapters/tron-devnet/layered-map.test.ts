@@ -39,6 +39,10 @@ function expectSame(l: Layer): void {
   const sums = measures.map((m) => [...l.model.values()].reduce((n, r) => n + m(r), 0));
   expect(l.map.sums()).toEqual(sums);
   for (const k of ['a', 'b', 'c', 'd', 'e', 'f']) expect(l.map.peek(k)).toEqual(l.model.get(k));
+  const view = l.map.fork();
+  view.setWritable(false);
+  expect([...view.entries()]).toEqual([...l.model.entries()]);
+  expect(view.sums()).toEqual(sums);
 }
 
 describe('LayeredMap', () => {

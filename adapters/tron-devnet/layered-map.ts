@@ -5,7 +5,8 @@
  *
  * Values are mutable records: a writable layer hands out a private copy of a parent's value on first `get`, so a
  * caller may mutate what it got without touching older layers. A read-only (frozen) layer returns shared values,
- * which callers must not mutate. Iteration follows the insertion order a single Map given the same operations would
+ * which callers must not mutate. {@link sums} totals numeric measures of the values (the devnet's stake totals)
+ * from per-layer deltas instead of a scan. Iteration follows the insertion order a single Map given the same operations would
  * have (a key deleted and set again moves to the end).
  */
 const GONE: unique symbol = Symbol('gone');
@@ -17,7 +18,16 @@ export class LayeredMap<V> {
   private readonly fresh = new Set<string>();
   /** The parent's measures of each key this layer owns, taken when it first owned the key (for {@link sums}). */
   private readonly baseline = new Map<string, number[]>();
-  private cached: number[] | undefined;
+  /** What this layer's entries add to each measure over its parent's (the totals, for the bottom layer). */
+  private delta: number[] | undefined;
+  /** The totals, once they can no longer change (a read-only layer over read-only layers). */
+  private total: number[] | undefined;
+  /**
+   * Whether callers wrote this layer or took mutable references from it (`get`): its entries can then change behind
+   * its back, so its delta is recomputed on each {@link sums} while writable. A layer written only by commits (the
+   * pending pool's, a block's while it is built) keeps its delta current as it goes.
+   */
+  private direct = false;
   private writable = true;
 
   /**
@@ -51,10 +61,15 @@ export class LayeredMap<V> {
 
   get(k: string): V | undefined {
     const v = this.own.get(k);
-    if (v !== undefined) return v === GONE ? undefined : v;
+    if (v !== undefined) {
+      if (v === GONE) return undefined;
+      if (this.writable) this.touch();
+      return v;
+    }
     const below = this.parent?.peek(k);
     if (below === undefined || !this.writable || !this.copy) return below;
     const c = this.copy(below);
+    this.touch();
     this.take(k);
     this.own.set(k, c);
     return c;
@@ -66,18 +81,30 @@ export class LayeredMap<V> {
 
   set(k: string, v: V): this {
     this.assertWritable();
+    this.touch();
+    this.put(k, v);
+    return this;
+  }
+
+  delete(k: string): boolean {
+    this.assertWritable();
+    this.touch();
+    return this.remove(k);
+  }
+
+  private put(k: string, v: V): void {
+    this.track(k, v);
     if (this.peek(k) === undefined) {
       this.own.delete(k);
       this.fresh.add(k);
     }
     this.take(k);
     this.own.set(k, v);
-    return this;
   }
 
-  delete(k: string): boolean {
-    this.assertWritable();
+  private remove(k: string): boolean {
     if (this.peek(k) === undefined) return false;
+    this.track(k, undefined);
     this.take(k);
     this.fresh.delete(k);
     if (this.parent?.peek(k) !== undefined) this.own.set(k, GONE);
@@ -91,13 +118,14 @@ export class LayeredMap<V> {
     if (!p) throw new Error('a root layer has nothing to commit into');
     p.assertWritable();
     for (const [k, v] of this.own) {
-      if (v === GONE) p.delete(k);
+      if (v === GONE) p.remove(k);
       else if (this.fresh.has(k)) {
+        p.track(k, v);
         p.take(k);
         p.own.delete(k);
         p.fresh.add(k);
         p.own.set(k, v);
-      } else p.set(k, v);
+      } else p.put(k, v);
     }
   }
 
@@ -105,7 +133,7 @@ export class LayeredMap<V> {
   absorbParent(): void {
     const p = this.parent;
     if (!p || p.parent) throw new Error('only a child of the root layer can absorb it');
-    const sums = this.writable ? undefined : this.sums();
+    const sums = this.sums();
     for (const [k, v] of this.own) {
       if (v === GONE || this.fresh.has(k)) p.own.delete(k);
       if (v !== GONE) p.own.set(k, v);
@@ -114,31 +142,49 @@ export class LayeredMap<V> {
     this.fresh.clear();
     this.baseline.clear();
     this.parent = undefined;
-    this.cached = sums;
+    this.delta = this.direct && this.writable ? undefined : sums;
+    this.total = undefined;
   }
 
   /** Read-only from now on (a past block's state), or writable again (a reorg's fork point becomes the head). */
   setWritable(on: boolean): void {
     this.writable = on;
-    this.cached = undefined;
+    this.total = undefined;
+    if (on || this.direct) this.delta = undefined;
   }
 
-  /** Totals of each measure over all live entries; cached once the layer is read-only. */
+  /** Totals of each measure over all live entries, in time proportional to the layers' depth. */
   sums(): number[] {
-    if (this.cached) return this.cached;
-    let out: number[];
-    if (!this.parent) {
-      out = this.measures.map(() => 0);
-      for (const v of this.own.values()) if (v !== GONE) this.measures.forEach((m, i) => (out[i]! += m(v)));
-    } else {
-      out = [...this.parent.sums()];
-      for (const [k, v] of this.own) {
-        const base = this.baseline.get(k)!;
-        this.measures.forEach((m, i) => (out[i]! += (v === GONE ? 0 : m(v)) - base[i]!));
-      }
-    }
-    if (!this.writable) this.cached = out;
+    if (this.total) return this.total;
+    const own = this.ownDelta();
+    const out = this.parent ? this.parent.sums().map((n, i) => n + own[i]!) : [...own];
+    if (!this.writable && (!this.parent || !this.parent.writable)) this.total = out;
     return out;
+  }
+
+  private ownDelta(): number[] {
+    if (this.delta && !(this.direct && this.writable)) return this.delta;
+    const out = this.measures.map(() => 0);
+    for (const [k, v] of this.own) {
+      const base = this.parent ? this.baseline.get(k)! : undefined;
+      this.measures.forEach((m, i) => (out[i]! += (v === GONE ? 0 : m(v)) - (base ? base[i]! : 0)));
+    }
+    this.delta = out;
+    return out;
+  }
+
+  /** Keeps the delta current through a commit's write of `k` (undefined: removal). */
+  private track(k: string, v: V | undefined): void {
+    if (!this.delta || this.direct) return;
+    const old = this.peek(k);
+    this.measures.forEach((m, i) => (this.delta![i]! += (v === undefined ? 0 : m(v)) - (old === undefined ? 0 : m(old))));
+  }
+
+  /** A caller writes this layer directly or takes a mutable copy from it. */
+  private touch(): void {
+    this.direct = true;
+    this.delta = undefined;
+    this.total = undefined;
   }
 
   entries(): IterableIterator<[string, V]> {

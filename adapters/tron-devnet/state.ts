@@ -155,6 +155,13 @@ export function forkState(s: ChainState): ChainState {
   return Object.defineProperty(fork, 'parent', { value: s, enumerable: false, configurable: true, writable: true });
 }
 
+/** A read-only view of `s` as it is now and later (reads take no private copies, so they leave `s` as it was). */
+export function readOnlyView(s: ChainState): ChainState {
+  const view = forkState(s);
+  setWritable(view, false);
+  return view;
+}
+
 /** Folds a fork's changes into the state it was forked from; the fork must not be used after. */
 export function commitState(fork: ChainState): void {
   const p = fork.parent;
