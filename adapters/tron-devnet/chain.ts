@@ -170,10 +170,11 @@ export class Chain {
 
   /**
    * The state right after block `n` (no pending transactions), while the devnet still keeps it: from the older of
-   * the solidified block and head − 64 on. Undefined otherwise.
+   * the solidified block and head − 64 on. Undefined otherwise. Read-only, like {@link state}.
    */
   stateAt(n: number): ChainState | undefined {
-    return this.snapshots.get(n);
+    const s = this.snapshots.get(n);
+    return s !== undefined && s === this.headState ? readOnlyView(s) : s;
   }
 
   /** Solidified block number. */
