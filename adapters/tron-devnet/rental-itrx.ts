@@ -87,6 +87,8 @@ export class ItrxSim {
   };
   private readonly keys = new Map<string, { secret: string; balance: number }>();
   private readonly orders = new Map<string, ItrxOrder>();
+  /** Orders that may still act in a block (open, or with a delegation not yet reclaimed), in creation order. */
+  private readonly live = new Set<ItrxOrder>();
 
   constructor(private readonly pool: RentalPool) {
     this.addCredentials(DEVNET_ITRX_API_KEY, DEVNET_ITRX_API_SECRET, 1_000_000_000_000);
@@ -211,6 +213,7 @@ export class ItrxSim {
       addition: c.addition, outTradeNo: outTradeNo ?? null, createdAt: this.pool.now, status: 30, details: [], refund: 0,
     };
     this.orders.set(order.serial, order);
+    this.live.add(order);
     return [200, { errno: 0, serial: order.serial, amount: order.amount, balance: account.balance }];
   }
 
@@ -258,8 +261,14 @@ export class ItrxSim {
   /** Each block: one delegation per open order (a part when large or short of supply), timeouts and reclaims. */
   private onBlock(time: number): SystemTx[] {
     const out: SystemTx[] = [];
-    for (const o of this.orders.values()) {
-      if (o.status === 30 || o.status === 31 || o.status === 32) {
+    for (const o of this.live) {
+      const open = o.status === 30 || o.status === 31 || o.status === 32;
+      // Closed with everything reclaimed: nothing can happen to it any more (block results settle within a block).
+      if (!open && o.details.every((d) => d.reclaimTxid !== undefined)) {
+        this.live.delete(o);
+        continue;
+      }
+      if (open) {
         const remaining = o.energy - this.delivered(o);
         const part = Math.min(remaining, this.platform.maxSingleDelegation, this.platform.available);
         if (time - o.createdAt >= this.platform.refundAfterMs) this.terminate(o);

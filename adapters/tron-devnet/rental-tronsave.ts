@@ -83,6 +83,8 @@ export class TronSaveSim {
   };
   private readonly accounts = new Map<string, Account>();
   private readonly orders = new Map<string, TronSaveOrder>();
+  /** Orders that may still act in a block (active, or with a delegation not yet reclaimed), in creation order. */
+  private readonly live = new Set<TronSaveOrder>();
 
   constructor(private readonly pool: RentalPool) {
     this.addApiKey(DEVNET_TRONSAVE_API_KEY, 1_000_000_000_000);
@@ -206,6 +208,7 @@ export class TronSaveSim {
       queued: [], delegates: [], status: 'Active',
     };
     this.orders.set(order.id, order);
+    this.live.add(order);
     this.match(order, t.matchable);
     return ok({ orderId: order.id }, 201);
   }
@@ -258,7 +261,12 @@ export class TronSaveSim {
   /** Each block: more matches, due deliveries (one per order per block) and reclaims of expired rentals. */
   private onBlock(time: number): SystemTx[] {
     const out: SystemTx[] = [];
-    for (const o of this.orders.values()) {
+    for (const o of this.live) {
+      // Completed with everything reclaimed: nothing can happen to it any more (block results settle within a block).
+      if (o.status !== 'Active' && o.delegates.every((d) => d.reclaimTxid !== undefined)) {
+        this.live.delete(o);
+        continue;
+      }
       if (o.status === 'Active') {
         this.match(o, o.price >= this.market.unitPriceSun);
         const due = o.queued.findIndex((p) => p.dueAt <= time);
