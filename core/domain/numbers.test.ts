@@ -17,25 +17,25 @@ function isoStamp(now: number): string {
   return new Date(now).toISOString().slice(0, 19).replace(/[-T:]/g, '');
 }
 
-describe('business numbers: prefix + UTC YYYYMMDDHHMMSS + 8 random digits', () => {
+describe('business numbers: prefix + UTC YYYYMMDDHHMMSS + 12 random digits', () => {
   it('matches a hand-written example', () => {
     const now = Date.UTC(2026, 4, 25, 10, 0, 0, 999);
     const random = Uint8Array.from([0, 0, 0, 0, 0, 0, 0x30, 0x39]); // 12345
-    expect(newCommandNo(now, random)).toBe('C2026052510000000012345');
-    expect(newTaskNo(now, random)).toBe('T2026052510000000012345');
-    expect(newTokenNo(now, random)).toBe('CT2026052510000000012345');
-    // 2^64 - 1 = 18446744073709551615: its last 8 digits.
-    expect(newCommandNo(now, new Uint8Array(8).fill(0xff))).toBe('C2026052510000009551615');
+    expect(newCommandNo(now, random)).toBe('C20260525100000000000012345');
+    expect(newTaskNo(now, random)).toBe('T20260525100000000000012345');
+    expect(newTokenNo(now, random)).toBe('CT20260525100000000000012345');
+    // 2^64 - 1 = 18446744073709551615: its last 12 digits.
+    expect(newCommandNo(now, new Uint8Array(8).fill(0xff))).toBe('C20260525100000073709551615');
   });
 
   for (const { name, make, prefix } of generators) {
-    it(`${name}: fixed width, the clock's UTC second, the big-endian bytes modulo 10^8`, () => {
+    it(`${name}: fixed width, the clock's UTC second, the big-endian bytes modulo 10^12`, () => {
       fc.assert(fc.property(timeArb, randomArb, (now, random) => {
         const no = make(now, random);
-        expect(no).toMatch(new RegExp(`^${prefix}\\d{22}$`));
+        expect(no).toMatch(new RegExp(`^${prefix}\\d{26}$`));
         expect(no.slice(prefix.length, prefix.length + 14)).toBe(isoStamp(now));
-        const expectedDigits = (Buffer.from(random).readBigUInt64BE(0) % 100_000_000n).toString().padStart(8, '0');
-        expect(no.slice(-8)).toBe(expectedDigits);
+        const expectedDigits = (Buffer.from(random).readBigUInt64BE(0) % 1_000_000_000_000n).toString().padStart(12, '0');
+        expect(no.slice(-12)).toBe(expectedDigits);
       }));
     });
 

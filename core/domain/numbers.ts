@@ -3,7 +3,7 @@ import type { Millis } from './model/common.js';
 /** Bytes the number generators want from IdGenerator.randomBytes (8 bytes make the modulo bias negligible). */
 export const NUMBER_RANDOM_BYTES = 8;
 
-const RANDOM_DIGITS = 8;
+const RANDOM_DIGITS = 12;
 const RANDOM_SPACE = 10n ** BigInt(RANDOM_DIGITS);
 
 /** `YYYYMMDDHHMMSS` in UTC. */
@@ -16,7 +16,7 @@ function stamp(now: Millis): string {
     + `${two(d.getUTCHours())}${two(d.getUTCMinutes())}${two(d.getUTCSeconds())}`;
 }
 
-/** 8 decimal digits from the random bytes (big-endian integer modulo 10^8). */
+/** 12 decimal digits from the random bytes (big-endian integer modulo 10^12). */
 function digits(random: Uint8Array): string {
   if (random.length < NUMBER_RANDOM_BYTES) throw new RangeError(`need at least ${NUMBER_RANDOM_BYTES} random bytes`);
   let n = 0n;
@@ -29,9 +29,10 @@ function number(prefix: string, now: Millis, random: Uint8Array): string {
 }
 
 /**
- * Readable business numbers: prefix + UTC `YYYYMMDDHHMMSS` + 8 random digits, e.g. `C2026052510000012345678`.
+ * Readable business numbers: prefix + UTC `YYYYMMDDHHMMSS` + 12 random digits, e.g. `C20260525100000123456789012`.
  * Fixed width, so numbers of one kind sort by creation second as plain strings; within a second the order is
- * random. 10^8 values per second make a clash unlikely, and stores refuse duplicates anyway.
+ * random. 10^12 values per second: 10,000 numbers created in one second clash with probability 5·10^-5 (with 8
+ * digits it was 39 %, which bench:collection's 10,000-sweep burst hit), and stores refuse duplicates anyway.
  * Prefixes: `C` commands, `T` collection tasks, `CT` cashier tokens (`CT` never collides with `C`+digit).
  */
 export function newCommandNo(now: Millis, random: Uint8Array): string {

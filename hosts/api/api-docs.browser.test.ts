@@ -60,7 +60,7 @@ describe.skipIf(!chromiumFound)('API reference page in chromium', () => {
       await page.locator('#operations-webhooks-collectionCompletedEvent').waitFor({ state: 'attached' });
 
       await operation.locator('.opblock-summary-control').click();
-      await operation.locator('.responses-wrapper', { hasText: 'T2026052509591648213907' }).waitFor({ timeout: 10_000 });
+      await operation.locator('.responses-wrapper', { hasText: 'T20260525095916482139075512' }).waitFor({ timeout: 10_000 });
       expect(await operation.locator('.opblock-section-request-body').innerText()).toContain('TJRabPrwbZy45sbavfcjinPJC18kjpRTv8');
 
       expect(trace).toEqual({ errors: [], violations: [], offOrigin: [] });

@@ -43,8 +43,8 @@ export const WEBHOOK_SCHEMAS = {
 const EVENT_ID = '6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40';
 const AT = '2026-05-25T10:00:00+00:00';
 const SUB = 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8';
-const collection = { event_id: EVENT_ID, occurred_at: AT, task_no: 'T2026052509591648213907', network_code: 'TRON', asset_symbol: 'USDT', address: SUB };
-const withdrawal = { event_id: EVENT_ID, occurred_at: AT, command_no: 'C2026052509585871604482' };
+const collection = { event_id: EVENT_ID, occurred_at: AT, task_no: 'T20260525095916482139075512', network_code: 'TRON', asset_symbol: 'USDT', address: SUB };
+const withdrawal = { event_id: EVENT_ID, occurred_at: AT, command_no: 'C20260525095858716044820193' };
 
 /** One entry per event type the service sends (core's WEBHOOK_EVENT_TYPES): its schema, what triggers it, an example. */
 export const WEBHOOK_EVENTS: Readonly<Record<WebhookEventType, {

@@ -2684,7 +2684,7 @@ export interface operations {
                      *       "data": {
                      *         "items": [
                      *           {
-                     *             "command_no": "C2026052509585871604482",
+                     *             "command_no": "C20260525095858716044820193",
                      *             "type": 3,
                      *             "status": 3,
                      *             "error_code": null,
@@ -2832,7 +2832,7 @@ export interface operations {
             path: {
                 /**
                  * @description a command number
-                 * @example C2026052509585871604482
+                 * @example C20260525095858716044820193
                  */
                 commandNo: string;
             };
@@ -2853,7 +2853,7 @@ export interface operations {
                      *       "code": "OK",
                      *       "message": "success",
                      *       "data": {
-                     *         "command_no": "C2026052509585871604482",
+                     *         "command_no": "C20260525095858716044820193",
                      *         "type": 3,
                      *         "status": 3,
                      *         "error_code": null,
@@ -3021,8 +3021,8 @@ export interface operations {
                      *       "code": "OK",
                      *       "message": "success",
                      *       "data": {
-                     *         "task_no": "T2026052509591648213907",
-                     *         "command_no": "C2026052509585871604482",
+                     *         "task_no": "T20260525095916482139075512",
+                     *         "command_no": "C20260525095858716044820193",
                      *         "status": 1,
                      *         "error_code": null,
                      *         "last_error": null,
@@ -3199,7 +3199,7 @@ export interface operations {
             path: {
                 /**
                  * @description a collection task number
-                 * @example T2026052509591648213907
+                 * @example T20260525095916482139075512
                  */
                 taskNo: string;
             };
@@ -3220,8 +3220,8 @@ export interface operations {
                      *       "code": "OK",
                      *       "message": "success",
                      *       "data": {
-                     *         "task_no": "T2026052509591648213907",
-                     *         "command_no": "C2026052509585871604482",
+                     *         "task_no": "T20260525095916482139075512",
+                     *         "command_no": "C20260525095858716044820193",
                      *         "status": 1,
                      *         "error_code": null,
                      *         "last_error": null,
@@ -3356,7 +3356,7 @@ export interface operations {
             path: {
                 /**
                  * @description a collection task number
-                 * @example T2026052509591648213907
+                 * @example T20260525095916482139075512
                  */
                 taskNo: string;
             };
@@ -3377,7 +3377,7 @@ export interface operations {
                      *       "code": "OK",
                      *       "message": "success",
                      *       "data": {
-                     *         "task_no": "T2026052509591648213907",
+                     *         "task_no": "T20260525095916482139075512",
                      *         "asset_symbol": "USDT",
                      *         "energy_path": "rental",
                      *         "provider": "tronsave",
@@ -3562,7 +3562,7 @@ export interface operations {
                      *       "data": {
                      *         "data": [
                      *           {
-                     *             "token_no": "CT2026052509300013579246",
+                     *             "token_no": "CT20260525093000135792468024",
                      *             "wallet_address_id": 2,
                      *             "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
                      *             "network_code": "TRON",
@@ -3746,7 +3746,7 @@ export interface operations {
                      *       "code": "OK",
                      *       "message": "success",
                      *       "data": {
-                     *         "token_no": "CT2026052509300013579246",
+                     *         "token_no": "CT20260525093000135792468024",
                      *         "wallet_address_id": 2,
                      *         "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
                      *         "network_code": "TRON",
@@ -3928,7 +3928,7 @@ export interface operations {
             path: {
                 /**
                  * @description a cashier token number
-                 * @example CT2026052509300013579246
+                 * @example CT20260525093000135792468024
                  */
                 tokenNo: string;
             };
@@ -3960,7 +3960,7 @@ export interface operations {
                      *       "code": "OK",
                      *       "message": "success",
                      *       "data": {
-                     *         "token_no": "CT2026052509300013579246",
+                     *         "token_no": "CT20260525093000135792468024",
                      *         "status": "disabled",
                      *         "disabled_at": "2026-05-25T10:00:00+00:00",
                      *         "disable_reason": "order cancelled"
@@ -4171,7 +4171,7 @@ export interface operations {
                      *       "code": "OK",
                      *       "message": "success",
                      *       "data": {
-                     *         "token_no": "CT2026052509300013579246",
+                     *         "token_no": "CT20260525093000135792468024",
                      *         "expires_at": "2026-05-25T10:59:16+00:00",
                      *         "min_collect_amounts": {
                      *           "USDT": "1000000"
@@ -4439,8 +4439,8 @@ export interface operations {
                      *       "code": "OK",
                      *       "message": "success",
                      *       "data": {
-                     *         "task_no": "T2026052509591648213907",
-                     *         "command_no": "C2026052509585871604482",
+                     *         "task_no": "T20260525095916482139075512",
+                     *         "command_no": "C20260525095858716044820193",
                      *         "status": 1,
                      *         "last_error": null,
                      *         "started_at": "2026-05-25T09:59:16+00:00",
@@ -4582,8 +4582,8 @@ export interface operations {
                      *       "code": "OK",
                      *       "message": "success",
                      *       "data": {
-                     *         "task_no": "T2026052509591648213907",
-                     *         "command_no": "C2026052509585871604482",
+                     *         "task_no": "T20260525095916482139075512",
+                     *         "command_no": "C20260525095858716044820193",
                      *         "status": 1,
                      *         "last_error": null,
                      *         "started_at": "2026-05-25T09:59:16+00:00",
@@ -7112,7 +7112,7 @@ export interface operations {
                      *               "event_id": "6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40",
                      *               "event_type": "collection.completed",
                      *               "occurred_at": "2026-05-25T10:00:00+00:00",
-                     *               "task_no": "T2026052509591648213907",
+                     *               "task_no": "T20260525095916482139075512",
                      *               "status": 11,
                      *               "network_code": "TRON",
                      *               "asset_symbol": "USDT",
@@ -7321,7 +7321,7 @@ export interface operations {
                      *             "event_id": "6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40",
                      *             "event_type": "collection.completed",
                      *             "occurred_at": "2026-05-25T10:00:00+00:00",
-                     *             "task_no": "T2026052509591648213907",
+                     *             "task_no": "T20260525095916482139075512",
                      *             "status": 11,
                      *             "network_code": "TRON",
                      *             "asset_symbol": "USDT",
@@ -7559,7 +7559,7 @@ export interface operations {
                      *       "code": "OK",
                      *       "message": "success",
                      *       "data": {
-                     *         "command_no": "C2026052509585871604482",
+                     *         "command_no": "C20260525095858716044820193",
                      *         "status": 1
                      *       }
                      *     }
@@ -7770,7 +7770,7 @@ export interface operations {
                      *       "code": "OK",
                      *       "message": "success",
                      *       "data": {
-                     *         "command_no": "C2026052509585871604482",
+                     *         "command_no": "C20260525095858716044820193",
                      *         "status": 1
                      *       }
                      *     }
@@ -8002,7 +8002,7 @@ export interface operations {
                      *       "code": "OK",
                      *       "message": "success",
                      *       "data": {
-                     *         "command_no": "C2026052509585871604482",
+                     *         "command_no": "C20260525095858716044820193",
                      *         "status": 1
                      *       }
                      *     }
@@ -8220,7 +8220,7 @@ export interface operations {
                      *       "code": "OK",
                      *       "message": "success",
                      *       "data": {
-                     *         "command_no": "C2026052509585871604482",
+                     *         "command_no": "C20260525095858716044820193",
                      *         "status": 1
                      *       }
                      *     }
@@ -8457,7 +8457,7 @@ export interface operations {
                      *       "code": "OK",
                      *       "message": "success",
                      *       "data": {
-                     *         "command_no": "C2026052509585871604482",
+                     *         "command_no": "C20260525095858716044820193",
                      *         "status": 1
                      *       }
                      *     }
@@ -8675,7 +8675,7 @@ export interface operations {
                      *       "code": "OK",
                      *       "message": "success",
                      *       "data": {
-                     *         "command_no": "C2026052509585871604482",
+                     *         "command_no": "C20260525095858716044820193",
                      *         "status": 1
                      *       }
                      *     }
@@ -9369,7 +9369,7 @@ export interface operations {
             path: {
                 /**
                  * @description a command number
-                 * @example C2026052509585871604482
+                 * @example C20260525095858716044820193
                  */
                 commandNo: string;
             };
@@ -9388,7 +9388,7 @@ export interface operations {
                      *       "code": "OK",
                      *       "message": "success",
                      *       "data": {
-                     *         "command_no": "C2026052509585871604482",
+                     *         "command_no": "C20260525095858716044820193",
                      *         "type": 3,
                      *         "status": 6,
                      *         "error_code": null,
@@ -10543,7 +10543,7 @@ export interface operations {
             header: {
                 /**
                  * @description Spec §6: `sha256=` + hex HMAC-SHA256 (key: the webhook_secret) of the canonical JSON of the body (top-level keys sorted, shorter first, then byte order; compact; non-ASCII unescaped). Signed with the newest secret. Compare in constant time.
-                 * @example sha256=c263c5963fe17e54233273b3d8b966542d74016c369c06e4e5ce69d6c32fdfbd
+                 * @example sha256=8e12137ab5b87c875061507aa9c707ad9cfaaa195c322164ee3c2ddd7dc80ae9
                  */
                 "X-Webhook-Signature": string;
                 /**
@@ -10568,7 +10568,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /**
                  * @description Standard Webhooks: space-separated `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` over the exact bytes received, one per secret in force (after a secret change, the previous one signs too for 24 h, after the new one)
-                 * @example v1,IeRAaa5kuFBSUmuaFfoaN2hOHr3fM45t+qwnPF/Wf1E=
+                 * @example v1,rukXMA95AKHuFu2/+2+moOr+JOO0onA8qtBmwnRKNso=
                  */
                 "webhook-signature": string;
             };
@@ -10581,7 +10581,7 @@ export interface operations {
                  * @example {
                  *       "event_id": "6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40",
                  *       "occurred_at": "2026-05-25T10:00:00+00:00",
-                 *       "command_no": "C2026052509585871604482",
+                 *       "command_no": "C20260525095858716044820193",
                  *       "event_type": "withdrawal.completed",
                  *       "status": 3,
                  *       "txid": "b7e1c0a4f3d2e19a8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d",
@@ -10615,7 +10615,7 @@ export interface operations {
             header: {
                 /**
                  * @description Spec §6: `sha256=` + hex HMAC-SHA256 (key: the webhook_secret) of the canonical JSON of the body (top-level keys sorted, shorter first, then byte order; compact; non-ASCII unescaped). Signed with the newest secret. Compare in constant time.
-                 * @example sha256=97b7811a301ea8c68148dd5944b4da7902208489590c3b23ba5c6b54a5a00025
+                 * @example sha256=b1ce24b0c27d6bf771b052d4d73b1177c3299527ffe48b815ef142926447aab7
                  */
                 "X-Webhook-Signature": string;
                 /**
@@ -10640,7 +10640,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /**
                  * @description Standard Webhooks: space-separated `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` over the exact bytes received, one per secret in force (after a secret change, the previous one signs too for 24 h, after the new one)
-                 * @example v1,8N7KMmm87P8cfZIig8Hy0Tf4UFVdl+lNHXBCSPPXgcE=
+                 * @example v1,q/57Bj2lsedCHqG0hFWcowt4zYu9KYyvrrnX25xDuQA=
                  */
                 "webhook-signature": string;
             };
@@ -10653,7 +10653,7 @@ export interface operations {
                  * @example {
                  *       "event_id": "6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40",
                  *       "occurred_at": "2026-05-25T10:00:00+00:00",
-                 *       "command_no": "C2026052509585871604482",
+                 *       "command_no": "C20260525095858716044820193",
                  *       "event_type": "withdrawal.failed",
                  *       "status": 4,
                  *       "txid": null,
@@ -10687,7 +10687,7 @@ export interface operations {
             header: {
                 /**
                  * @description Spec §6: `sha256=` + hex HMAC-SHA256 (key: the webhook_secret) of the canonical JSON of the body (top-level keys sorted, shorter first, then byte order; compact; non-ASCII unescaped). Signed with the newest secret. Compare in constant time.
-                 * @example sha256=a4ad05a3cbed752d7d6e256e6fe489c229b16792ac9232f46e7ed69a623f1527
+                 * @example sha256=e6d04659dde383fabd3e8eb34e177fc4c6406facf09de572f6f7b3c34e29aea6
                  */
                 "X-Webhook-Signature": string;
                 /**
@@ -10712,7 +10712,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /**
                  * @description Standard Webhooks: space-separated `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` over the exact bytes received, one per secret in force (after a secret change, the previous one signs too for 24 h, after the new one)
-                 * @example v1,lQNNhYT/wdzmObmFc00y1sNvYF43CQNYYyA98mqUmeA=
+                 * @example v1,5nClRRTYCv2IEwD/05GztQhCimkw8Hv7/wF4zO2UTt0=
                  */
                 "webhook-signature": string;
             };
@@ -10725,7 +10725,7 @@ export interface operations {
                  * @example {
                  *       "event_id": "6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40",
                  *       "occurred_at": "2026-05-25T10:00:00+00:00",
-                 *       "task_no": "T2026052509591648213907",
+                 *       "task_no": "T20260525095916482139075512",
                  *       "network_code": "TRON",
                  *       "asset_symbol": "USDT",
                  *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
@@ -10763,7 +10763,7 @@ export interface operations {
             header: {
                 /**
                  * @description Spec §6: `sha256=` + hex HMAC-SHA256 (key: the webhook_secret) of the canonical JSON of the body (top-level keys sorted, shorter first, then byte order; compact; non-ASCII unescaped). Signed with the newest secret. Compare in constant time.
-                 * @example sha256=2923bfaa1cb384dfd9086174982e0f97a31a7e26a4b004403c7e3e968f9e9950
+                 * @example sha256=b778ea401419255625223b20df69c935ec23a920b19d193f8e304d7dea39085c
                  */
                 "X-Webhook-Signature": string;
                 /**
@@ -10788,7 +10788,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /**
                  * @description Standard Webhooks: space-separated `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` over the exact bytes received, one per secret in force (after a secret change, the previous one signs too for 24 h, after the new one)
-                 * @example v1,zQgAmB2HrJj8JYHiUxZ9YrSWRNVDtfBEHSmo+xJcHMs=
+                 * @example v1,8s5dBwe5Eq/SZ5eBXFdZygZLI0OORBqq7kjf+VRZY5k=
                  */
                 "webhook-signature": string;
             };
@@ -10801,7 +10801,7 @@ export interface operations {
                  * @example {
                  *       "event_id": "6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40",
                  *       "occurred_at": "2026-05-25T10:00:00+00:00",
-                 *       "task_no": "T2026052509591648213907",
+                 *       "task_no": "T20260525095916482139075512",
                  *       "network_code": "TRON",
                  *       "asset_symbol": "USDT",
                  *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
