@@ -11,7 +11,7 @@
  * the load generator rather than the server is the bottleneck. Goals: ≥ 0.75× bare h3 with memory adapters, ≥ 0.6×
  * with locks and rate limits on Redis (issue 16).
  *
- * `npm run bench:api`. BENCH_STORES=memory,redis picks the comparisons; BENCH_CONNECTIONS (default 32) connections.
+ * `npm run bench:api`. BENCH_PIN=0 turns pinning off. BENCH_STORES=memory,redis picks the comparisons; BENCH_CONNECTIONS (default 32) connections.
  * BENCH_PROFILE=1 profiles each API server's CPU (V8's sampling profiler, as `node --cpu-prof`, but started once the
  * server is set up so module loading and setup stay out) and prints the profiles' top self-time entries (the bare
  * server's too: what both sides pay). Under a loaded machine a sampling profile inflates system calls (a thread
@@ -38,7 +38,7 @@ const DECOMPOSE = process.env['BENCH_DECOMPOSE'] === '1';
 const GOALS = { memory: 0.75, redis: 0.6 } as const;
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-const pinning = spawnSync('taskset', ['-V']).status === 0 && availableParallelism() >= 2;
+const pinning = process.env['BENCH_PIN'] !== '0' && spawnSync('taskset', ['-V']).status === 0 && availableParallelism() >= 2;
 const SERVER_CPU = 0;
 const LOAD_CPU = 1;
 const REDIS_CPU = Number(process.env['BENCH_REDIS_CPU'] ?? LOAD_CPU);
@@ -202,7 +202,7 @@ const load = spawnNode('api-load-child.ts', LOAD_CPU, {});
 const generator = await nextMessage<string>(load);
 process.stdout.write(pinning
   ? `pinned with taskset: servers on CPU ${SERVER_CPU}, load generator (${generator}) on CPU ${LOAD_CPU}, redis-server on CPU ${REDIS_CPU}\n`
-  : `not pinned (no taskset or a single CPU): servers and load generator (${generator}) may share a core\n`);
+  : `not pinned (BENCH_PIN=0, no taskset or a single CPU): servers and load generator (${generator}) may share a core\n`);
 const children: ChildProcess[] = [load];
 let redis: RedisServer | undefined;
 try {
