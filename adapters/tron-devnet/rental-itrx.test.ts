@@ -73,7 +73,7 @@ describe('itrx simulation', () => {
     devnet.itrx.configure({ maxSingleDelegation: 40_000 });
     const before = balance();
     const placed = await order({ energy_amount: 65_000, period: '1H', receive_address: user.address, out_trade_no: 'sweep-7' });
-    expect(placed).toEqual({ errno: 0, serial: expect.stringMatching(/^[0-9a-f]{32}$/), amount: 2_925_000, balance: before - 2_925_000 });
+    expect(placed).toEqual({ errno: 0, serial: expect.stringMatching(/^[0-9a-f]{32}$/), amount: 2_925_000, balance: Number(before) - 2_925_000 });
     expect(await query(placed.serial)).toMatchObject({ status: 30, pay_amount: 0, details: [] });
     devnet.mine(1);
     expect(await query(placed.serial)).toMatchObject({ status: 31, pay_amount: 40_000, details: [{ status: 20 }] });

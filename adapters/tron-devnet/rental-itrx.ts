@@ -59,13 +59,14 @@ export interface ItrxOrder {
   readonly receiver: string;
   readonly energy: number;
   readonly period: ItrxPeriod;
-  readonly amount: number;
-  readonly addition: number;
+  /** What the order cost, in SUN (money is bigint here as everywhere; the JSON replies carry numbers, as itrx's do). */
+  readonly amount: bigint;
+  readonly addition: bigint;
   readonly outTradeNo: string | null;
   readonly createdAt: number;
   status: 30 | 31 | 32 | 40 | 41;
   details: PoolDelegation[];
-  refund: number;
+  refund: bigint;
 }
 
 /** The canonical signed string: `${timestamp}&${JSON of the body, keys sorted, no spaces, non-ASCII escaped}`. */
@@ -85,29 +86,30 @@ export class ItrxSim {
     smallAdditionSun: 600_000, available: 100_000_000, maxSingleDelegation: 5_000_000, deliveryDelayMs: 3_000,
     refundAfterMs: 600_000, timestampWindowSec: null, failNext: [],
   };
-  private readonly keys = new Map<string, { secret: string; balance: number }>();
+  private readonly keys = new Map<string, { secret: string; balance: bigint }>();
   private readonly orders = new Map<string, ItrxOrder>();
   /** Orders that may still act in a block (open, or with a delegation not yet reclaimed), in creation order. */
   private readonly live = new Set<ItrxOrder>();
 
   constructor(private readonly pool: RentalPool) {
-    this.addCredentials(DEVNET_ITRX_API_KEY, DEVNET_ITRX_API_SECRET, 1_000_000_000_000);
+    this.addCredentials(DEVNET_ITRX_API_KEY, DEVNET_ITRX_API_SECRET, 1_000_000_000_000n);
     pool.onBlock((time) => this.onBlock(time));
   }
 
   /** Registers an API key, its secret and a balance in SUN. */
-  addCredentials(apiKey: string, secret: string, balanceSun: number): void {
+  addCredentials(apiKey: string, secret: string, balanceSun: bigint): void {
     this.keys.set(apiKey, { secret, balance: balanceSun });
   }
 
-  balanceOf(apiKey: string): number | undefined {
+  balanceOf(apiKey: string): bigint | undefined {
     return this.keys.get(apiKey)?.balance;
   }
 
   /** Changes the platform; unspecified fields keep their value. Returns a copy of the settings. */
   configure(changes: Partial<ItrxSettings>): ItrxSettings {
     for (const [key, value] of Object.entries(changes)) {
-      const good = key === 'prices' ? value !== null && typeof value === 'object' && Object.keys(value).every((p) => p in PERIODS)
+      const good = key === 'prices' ? value !== null && typeof value === 'object'
+        && Object.entries(value).every(([p, v]) => p in PERIODS && Number.isSafeInteger(v) && (v as number) >= 0)
         : key === 'failNext' ? Array.isArray(value) && value.every((s) => s === 429 || (Number.isInteger(s) && s >= 500 && s <= 599))
           : key === 'timestampWindowSec' ? value === null || (Number.isSafeInteger(value) && (value as number) >= 0)
             : key in this.platform && Number.isSafeInteger(value) && (value as number) >= 0;
@@ -167,10 +169,10 @@ export class ItrxSim {
   }
 
   /** Price of `energy` for `period`: unit price × energy × days, plus the small-order addition under smallAmount. */
-  private cost(period: ItrxPeriod, energy: number): { price: number; total: number; addition: number } {
+  private cost(period: ItrxPeriod, energy: number): { price: number; total: bigint; addition: bigint } {
     const price = this.platform.prices[period];
-    const addition = energy < this.platform.smallAmount ? this.platform.smallAdditionSun : 0;
-    return { price, total: price * energy * PERIODS[period].days + addition, addition };
+    const addition = energy < this.platform.smallAmount ? BigInt(this.platform.smallAdditionSun) : 0n;
+    return { price, total: BigInt(price) * BigInt(energy) * BigInt(PERIODS[period].days) + addition, addition };
   }
 
   /** Period and energy as the price and order endpoints check them; an errno reply when wrong. */
@@ -194,7 +196,7 @@ export class ItrxSim {
     const t = this.terms(q, energyField);
     if (Array.isArray(t)) return t;
     const c = this.cost(t.period, t.energy);
-    return [200, { period: t.period, energy_amount: t.energy, price: c.price, total_price: c.total, addition: c.addition }];
+    return [200, { period: t.period, energy_amount: t.energy, price: c.price, total_price: Number(c.total), addition: Number(c.addition) }];
   }
 
   private place(q: Json, apiKey: string): Reply {
@@ -210,11 +212,11 @@ export class ItrxSim {
     account.balance -= c.total;
     const order: ItrxOrder = {
       serial: this.pool.id(`itrx-order:${this.orders.size}`, 32), apiKey, receiver, energy: t.energy, period: t.period, amount: c.total,
-      addition: c.addition, outTradeNo: outTradeNo ?? null, createdAt: this.pool.now, status: 30, details: [], refund: 0,
+      addition: c.addition, outTradeNo: outTradeNo ?? null, createdAt: this.pool.now, status: 30, details: [], refund: 0n,
     };
     this.orders.set(order.serial, order);
     this.live.add(order);
-    return [200, { errno: 0, serial: order.serial, amount: order.amount, balance: account.balance }];
+    return [200, { errno: 0, serial: order.serial, amount: Number(order.amount), balance: Number(account.balance) }];
   }
 
   private query(q: Json, apiKey: string): Reply {
@@ -226,12 +228,12 @@ export class ItrxSim {
     if (o === undefined) return errno(404, 'Order not found');
     const iso = (t: number | undefined): string | null => (t === undefined ? null : new Date(t).toISOString());
     return [200, {
-      errno: 0, receive_address: o.receiver, order_no: o.serial, energy_amount: o.energy, pay_amount: this.delivered(o), amount: o.amount,
+      errno: 0, receive_address: o.receiver, order_no: o.serial, energy_amount: o.energy, pay_amount: this.delivered(o), amount: Number(o.amount),
       details: o.details.map((d) => ({
         delegate_hash: d.txid, delegate_time: iso(d.at), reclaim_hash: d.reclaimTxid ?? null, reclaim_time: iso(d.at + PERIODS[o.period].ms),
         reclaim_time_real: iso(d.reclaimedAt), status: d.reclaimTxid === undefined ? 20 : 30,
       })),
-      create_time: iso(o.createdAt), api_name: 'devnet', period: PERIODS[o.period].code, status: o.status, refund_amount: o.refund,
+      create_time: iso(o.createdAt), api_name: 'devnet', period: PERIODS[o.period].code, status: o.status, refund_amount: Number(o.refund),
     }];
   }
 
@@ -242,7 +244,7 @@ export class ItrxSim {
       maximum_order_energy: p.maximumEnergy, small_amount: p.smallAmount, small_addition: p.smallAdditionSun / 1_000_000,
       usdt_energy_need_old: 65_000, usdt_energy_need_new: 131_000,
       tiered_pricing: (Object.keys(PERIODS) as ItrxPeriod[]).map((k) => ({ period: PERIODS[k].code, price: p.prices[k] })),
-      balance: this.keys.get(apiKey)!.balance,
+      balance: Number(this.keys.get(apiKey)!.balance),
     };
   }
 
@@ -253,7 +255,8 @@ export class ItrxSim {
   /** Ends an order 41 and refunds the undelivered share (all of it when nothing was delivered). */
   private terminate(o: ItrxOrder): void {
     const delivered = this.delivered(o);
-    const refund = delivered === 0 ? o.amount : Math.floor(((o.amount - o.addition) * (o.energy - delivered)) / o.energy);
+    // bigint division truncates, which floors a non-negative share.
+    const refund = delivered === 0 ? o.amount : ((o.amount - o.addition) * BigInt(o.energy - delivered)) / BigInt(o.energy);
     this.keys.get(o.apiKey)!.balance += refund;
     Object.assign(o, { status: 41, refund });
   }

@@ -41,8 +41,8 @@ describe('TronSave simulation', () => {
   it('estimates in the documented shape, prices a day or more per day, and validates like the API', async () => {
     const est = await call('POST', '/v2/order-book/estimate-buy-resource', { receiver, resourceAmount: 65_000, durationSec: 3_600 });
     expect(est).toEqual({ status: 200, body: { error: false, message: 'Success', data: { unitPrice: 40, durationSec: 3_600, estimateTrx: 2_600_000, availableResource: 65_000 } } });
-    expect(tronSavePayout(64, 32_000, 259_200)).toBe(6_144_000); // the estimate page's example: 3 days
-    expect(tronSavePayout(90, 32_000, 300)).toBe(2_880_000); // the order-details example: 5 minutes
+    expect(tronSavePayout(64, 32_000, 259_200)).toBe(6_144_000n); // the estimate page's example: 3 days
+    expect(tronSavePayout(90, 32_000, 300)).toBe(2_880_000n); // the order-details example: 5 minutes
     expect((await call('POST', '/v2/order-book/estimate-buy-resource', { receiver })).body)
       .toEqual({ statusCode: 400, code: 'FST_ERR_VALIDATION', error: 'Bad Request', message: "body must have required property 'resourceAmount'" });
     expect((await buy({ resourceAmount: 31_999 })).body).toEqual({ error: true, message: 'TSAS:400 INVALID_PARAMS', data: null });
@@ -55,7 +55,7 @@ describe('TronSave simulation', () => {
     const before = balance();
     const order = await buy();
     expect(order).toEqual({ status: 201, body: { error: false, message: 'Success', data: { orderId: expect.stringMatching(/^[0-9a-f]{24}$/) } } });
-    expect(before - balance()).toBe(2_600_000);
+    expect(before - balance()).toBe(2_600_000n);
     const id = order.body.data.orderId as string;
     expect((await call('GET', `/v2/order/${id}`)).body.data).toMatchObject({ fulfilledPercent: 0, remainAmount: 65_000, delegates: [] });
     devnet.mine(1);
@@ -94,7 +94,7 @@ describe('TronSave simulation', () => {
     devnet.mine(1);
     expect(balance()).toBe(before);
     expect((await call('GET', `/v2/orders`)).body.data.data[0]).toMatchObject({ id, status: 'Completed', fulfilledPercent: 0, payoutAmount: 0 });
-    devnet.tronsave.addApiKey('poor', 1_000);
+    devnet.tronsave.addApiKey('poor', 1_000n);
     expect((await call('POST', '/v2/buy-resource', { receiver, resourceAmount: 65_000 }, 'poor')).body.message).toBe('TSAS:400 INTERNAL_BALANCE_ACCOUNT_TOO_LOW');
     expect(await call('GET', '/v2/order/000000000000000000000000')).toEqual({ status: 404, body: { error: true, message: 'TSAS:404 ORDER_NOT_FOUND', data: null } });
     expect((await call('GET', '/v2/user-info')).body.data).toMatchObject({ balance: String(before), representAddress: devnet.info().rental_pool });

@@ -46,7 +46,8 @@ export interface TronSaveOrder {
   readonly durationSec: number;
   readonly allowPartialFill: boolean;
   readonly createdAt: number;
-  payoutAmount: number;
+  /** What the order paid, in SUN, less any refund (bigint here; the JSON replies carry numbers, as TronSave's do). */
+  payoutAmount: bigint;
   /** Energy not yet matched. */
   unmatched: number;
   /** Matched energy waiting for its delegation. */
@@ -57,16 +58,21 @@ export interface TronSaveOrder {
 }
 
 interface Account {
-  balance: number;
+  /** Internal balance in SUN. */
+  balance: bigint;
   readonly id: string;
 }
 
 const DAY_SEC = 86_400;
 const TIERS = new Set(['FAST', 'MEDIUM', 'SLOW']);
 
-/** SUN an order pays: unit price × amount, times the days for rentals of a day or more (see the docs' examples). */
-export function tronSavePayout(unitPrice: number, amount: number, durationSec: number): number {
-  return Math.ceil(unitPrice * amount * Math.max(1, durationSec / DAY_SEC));
+/**
+ * SUN an order pays: unit price × amount, times the days for rentals of a day or more (see the docs' examples),
+ * rounded up. A bid may be a fraction of a SUN, so the product is formed as a double (exact for any integer price
+ * below 2^53 SUN) and the rounded SUN become a bigint.
+ */
+export function tronSavePayout(unitPrice: number, amount: number, durationSec: number): bigint {
+  return BigInt(Math.ceil(unitPrice * amount * Math.max(1, durationSec / DAY_SEC)));
 }
 
 const ok = (data: unknown, status = 200): Reply => [status, { error: false, message: 'Success', data }];
@@ -87,17 +93,17 @@ export class TronSaveSim {
   private readonly live = new Set<TronSaveOrder>();
 
   constructor(private readonly pool: RentalPool) {
-    this.addApiKey(DEVNET_TRONSAVE_API_KEY, 1_000_000_000_000);
+    this.addApiKey(DEVNET_TRONSAVE_API_KEY, 1_000_000_000_000n);
     pool.onBlock((time) => this.onBlock(time));
   }
 
   /** Registers an API key with an internal balance in SUN. */
-  addApiKey(apiKey: string, balanceSun: number): void {
+  addApiKey(apiKey: string, balanceSun: bigint): void {
     this.accounts.set(apiKey, { balance: balanceSun, id: this.pool.id(`tronsave-account:${apiKey}`, 24) });
   }
 
   /** The internal balance of a key in SUN (undefined for an unknown key). */
-  balanceOf(apiKey: string): number | undefined {
+  balanceOf(apiKey: string): bigint | undefined {
     return this.accounts.get(apiKey)?.balance;
   }
 
@@ -180,7 +186,7 @@ export class TronSaveSim {
     const t = this.terms(q);
     if (Array.isArray(t)) return t;
     return ok({
-      unitPrice: t.price, durationSec: t.durationSec, estimateTrx: tronSavePayout(t.price, t.amount, t.durationSec),
+      unitPrice: t.price, durationSec: t.durationSec, estimateTrx: Number(tronSavePayout(t.price, t.amount, t.durationSec)),
       availableResource: t.matchable ? Math.min(t.amount, this.market.supply) : 0,
     });
   }
@@ -234,7 +240,7 @@ export class TronSaveSim {
       id: o.id, requester: this.pool.address, receiver: o.receiver, resourceAmount: o.resourceAmount, resourceType: 'ENERGY',
       remainAmount: o.resourceAmount - delivered, price: o.price, durationSec: o.durationSec,
       ...(withStatus ? { status: o.status } : {}),
-      orderType: 'NORMAL', allowPartialFill: o.allowPartialFill, payoutAmount: o.payoutAmount,
+      orderType: 'NORMAL', allowPartialFill: o.allowPartialFill, payoutAmount: Number(o.payoutAmount),
       fulfilledPercent: Math.floor((100 * delivered) / o.resourceAmount),
       delegates: o.delegates.map((d) => ({ delegator: this.pool.address, amount: d.energy, txid: d.txid })),
     };
@@ -293,7 +299,8 @@ export class TronSaveSim {
           return;
         }
         // The chain refused (e.g. the receiver does not exist): close the order, refund what was not delivered.
-        const refund = Math.min(o.payoutAmount, tronSavePayout(o.price, o.resourceAmount - this.delivered(o), o.durationSec));
+        const undelivered = tronSavePayout(o.price, o.resourceAmount - this.delivered(o), o.durationSec);
+        const refund = undelivered < o.payoutAmount ? undelivered : o.payoutAmount;
         this.accounts.get(o.apiKey)!.balance += refund;
         Object.assign(o, { payoutAmount: o.payoutAmount - refund, unmatched: 0, queued: [], status: 'Completed', error });
       },

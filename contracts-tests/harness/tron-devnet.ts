@@ -187,7 +187,7 @@ export async function devnetRentalSubject(kind: DevnetRentalKind): Promise<Renta
     newReceiver: () => activatedReceiver(devnet, chain),
     newInactiveReceiver: async () => (await chain.createAccount()).address,
     mine: async (blocks) => void devnet.mine(blocks),
-    balance: async () => BigInt(balance()),
+    balance: async () => balance(),
     partial: {
       provider: devnetRentalProvider(devnet, kind, { allowPartialFill: true }),
       limitSupply: async (energy) => {
