@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DnsResolver } from '../../core/ports/dns-resolver.port.js';
 import { HttpWebhookTransport } from './http-webhook-transport.js';
@@ -237,5 +238,45 @@ describe('HttpWebhookTransport https pool: certificate verification with a warm 
     expect(await post(t)).toMatchObject({ ok: false, status: null, error: 'connection failed: DEPTH_ZERO_SELF_SIGNED_CERT' });
     expect(impostor.paths).toEqual([]);
     expect(impostor.resumed).toBe(0);
+  });
+});
+
+describe('HttpWebhookTransport https pool: the reuse rule over random DNS histories', () => {
+  const ANSWERS: readonly (readonly string[])[] = [['127.0.0.1'], ['127.0.0.2'], ['10.0.0.7'], ['127.0.0.1', '169.254.169.254'], ['192.168.1.1']];
+  const allowed = (answer: readonly string[]): string | null => (answer.length === 1 && answer[0]!.startsWith('127.') ? answer[0]! : null);
+
+  it('every attempt resolves; a refused answer reaches no receiver; an allowed one reaches its own address over at most one connection per address', async () => {
+    await fc.assert(fc.asyncProperty(fc.array(fc.constantFrom(...ANSWERS), { minLength: 1, maxLength: 8 }), async (history) => {
+      const a = await receiver(trusted, '127.0.0.1');
+      const b = await receiver(trusted, '127.0.0.2', a.port);
+      const byAddress = new Map([['127.0.0.1', a], ['127.0.0.2', b]]);
+      const resolver = new SwitchingResolver(['127.0.0.1']);
+      const t = transport(resolver, a.port);
+      const expected = new Map<string, string[]>([['127.0.0.1', []], ['127.0.0.2', []]]);
+      try {
+        for (const [i, answer] of history.entries()) {
+          resolver.answer = [...answer];
+          const result = await post(t, `/${i}`);
+          const address = allowed(answer);
+          if (address === null) {
+            expect(result).toMatchObject({ ok: false, status: null, error: 'refused: blocked address' });
+          } else {
+            expect(result).toMatchObject({ ok: true, status: 200 });
+            expected.get(address)!.push(`/${i}`);
+          }
+        }
+        expect(resolver.calls).toBe(history.length);
+        for (const [address, rx] of byAddress) {
+          expect(rx.paths).toEqual(expected.get(address));
+          expect(rx.connections).toBe(expected.get(address)!.length === 0 ? 0 : 1);
+          // A session is never carried from one address to the other: each address's one connection is a full handshake.
+          expect(rx.resumed).toBe(0);
+        }
+      } finally {
+        t.close();
+        for (const rx of [a, b]) rx.server.closeAllConnections();
+        await Promise.all([a, b].map((rx) => new Promise((resolve) => rx.server.close(resolve))));
+      }
+    }), { numRuns: 15 });
   });
 });
