@@ -44,13 +44,17 @@ export class MemoryAccountRepository implements AccountRepository {
   }
 
   async deleteUnverifiedCreatedBefore(createdBefore: Millis): Promise<number> {
-    let deleted = 0;
-    for (const [id, account] of this.store.accounts) {
-      if (account.verified || account.createdAt >= createdBefore) continue;
-      this.store.accounts.delete(id);
-      this.store.accountIdsByEmail.delete(account.email.toLowerCase());
-      deleted++;
+    // The unverified accounts, oldest first (the table's index): the expired ones are a prefix.
+    const expired: Account[] = [];
+    for (const id of this.store.accounts.unverified.keys(true)) {
+      const account = this.store.accounts.get(id)!;
+      if (account.createdAt >= createdBefore) break;
+      expired.push(account);
     }
-    return deleted;
+    for (const account of expired) {
+      this.store.accounts.delete(account.id);
+      this.store.accountIdsByEmail.delete(account.email.toLowerCase());
+    }
+    return expired.length;
   }
 }

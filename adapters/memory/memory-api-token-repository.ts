@@ -4,7 +4,10 @@ import type { ApiTokenRepository } from '../../core/ports/api-token-repository.p
 import { outboundCopy, storedCopy } from './frozen-copy.js';
 import type { MemoryStore } from './memory-store.js';
 
-/** Developer API tokens by id, with an index by hash (the lookup of every authenticated request). */
+/**
+ * Developer API tokens by id, with an index by hash (the lookup of every authenticated request) and the table's index
+ * of unrevoked tokens by user (the list and the cap read only the user's own tokens).
+ */
 export class MemoryApiTokenRepository implements ApiTokenRepository {
   constructor(private readonly store: MemoryStore) {}
 
@@ -17,13 +20,13 @@ export class MemoryApiTokenRepository implements ApiTokenRepository {
 
   async createWithinCap(token: ApiToken, max: number): Promise<boolean> {
     // No await between the count and the insert: atomic on the event loop.
-    if (this.active(token.userId).length >= max) return false;
+    if (this.store.apiTokens.activeByUser.slice(token.userId, 0, 0).total >= max) return false;
     await this.create(token);
     return true;
   }
 
   async listActiveByUser(userId: UserId): Promise<ApiToken[]> {
-    return this.active(userId).sort((a, b) => a.id - b.id).map((t) => outboundCopy(t));
+    return this.store.apiTokens.activeByUser.keys(userId).map((id) => outboundCopy(this.store.apiTokens.get(id)!));
   }
 
   async markUsed(id: number, at: number): Promise<void> {
@@ -31,10 +34,6 @@ export class MemoryApiTokenRepository implements ApiTokenRepository {
     if (token !== undefined && (token.lastUsedAt === null || token.lastUsedAt < at)) {
       this.store.apiTokens.set(id, storedCopy({ ...token, lastUsedAt: at }));
     }
-  }
-
-  private active(userId: UserId): ApiToken[] {
-    return [...this.store.apiTokens.values()].filter((t) => t.userId === userId && t.revokedAt === null);
   }
 
   async findById(id: number): Promise<ApiToken | null> {

@@ -1,7 +1,7 @@
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
 import type { DeveloperConfig, UserId } from '../../core/domain/model/index.js';
 import type { DeveloperConfigRepository } from '../../core/ports/developer-config-repository.port.js';
-import { outboundCopies, outboundCopy, storedCopy } from './frozen-copy.js';
+import { outboundCopy, storedCopy } from './frozen-copy.js';
 import type { MemoryStore } from './memory-store.js';
 
 /** Developer configurations per user, saved with optimistic versions. */
@@ -20,9 +20,7 @@ export class MemoryDeveloperConfigRepository implements DeveloperConfigRepositor
   }
 
   async listPending(): Promise<DeveloperConfig[]> {
-    const pending = [...this.store.developerConfigs.values()]
-      .filter((c) => c.pendingUrl !== null)
-      .sort((a, b) => (a.pendingSince ?? 0) - (b.pendingSince ?? 0));
-    return outboundCopies(pending);
+    // The table's index keeps them in list order; nothing else is read.
+    return this.store.developerConfigs.pending.keys(true).map((userId) => outboundCopy(this.store.developerConfigs.get(userId)!));
   }
 }

@@ -23,12 +23,11 @@ export class MemorySessionRepository implements SessionRepository {
   }
 
   async revokeAllOfUser(userId: UserId, at: Millis): Promise<number> {
-    let revoked = 0;
-    for (const [tokenHash, session] of this.store.sessions) {
-      if (session.userId !== userId || session.revokedAt !== null) continue;
-      this.store.sessions.set(tokenHash, storedCopy({ ...session, revokedAt: at }));
-      revoked++;
+    // Only the user's unrevoked sessions (the table's index); each revocation leaves the index, so copy the keys first.
+    const active = [...this.store.sessions.activeByUser.keys(userId)];
+    for (const tokenHash of active) {
+      this.store.sessions.set(tokenHash, storedCopy({ ...this.store.sessions.get(tokenHash)!, revokedAt: at }));
     }
-    return revoked;
+    return active.length;
   }
 }

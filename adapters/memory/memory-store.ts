@@ -1,10 +1,9 @@
-import type {
-  Account, ApiToken, BalanceSnapshot, CashierToken, CollectionTask, Command, DeveloperConfig, IdempotencyRecord,
-  Session, Subscription, UserId, WalletAddress, WebhookDelivery, WebhookEvent,
-} from '../../core/domain/model/index.js';
+import type { BalanceSnapshot, IdempotencyRecord, Subscription, UserId } from '../../core/domain/model/index.js';
 import type { RiskEntry } from '../../core/ports/risk-policy.port.js';
 import type { Sequence } from '../../core/ports/id-generator.port.js';
-import { CashierTokenTable, CommandTable, DeliveryTable, EventTable, TaskTable, WalletTable } from './memory-tables.js';
+import {
+  AccountTable, ApiTokenTable, CashierTokenTable, CommandTable, DeliveryTable, DeveloperConfigTable, EventTable, SessionTable, TaskTable, WalletTable,
+} from './memory-tables.js';
 
 /**
  * The tables of the embedded store, shared by every memory repository and the unit of work so that one change set
@@ -13,13 +12,13 @@ import { CashierTokenTable, CommandTable, DeliveryTable, EventTable, TaskTable, 
  * The tables that are claimed or listed keep their own indexes on every write (memory-tables.ts): no hot path scans.
  */
 export class MemoryStore {
-  readonly accounts = new Map<UserId, Account>();
+  readonly accounts = new AccountTable();
   /** Lower-cased email -> account id (emails are unique case-insensitively). */
   readonly accountIdsByEmail = new Map<string, UserId>();
-  readonly sessions = new Map<string, Session>();
+  readonly sessions = new SessionTable();
   /** Keyed by `${userId}:${serviceCode}`. */
   readonly subscriptions = new Map<string, Subscription>();
-  readonly apiTokens = new Map<number, ApiToken>();
+  readonly apiTokens = new ApiTokenTable();
   /** Token hash -> api token id: every authenticated API request looks its bearer up by hash. */
   readonly apiTokenIdsByHash = new Map<string, number>();
   readonly wallets = new WalletTable();
@@ -28,7 +27,7 @@ export class MemoryStore {
   readonly commands = new CommandTable();
   readonly tasks = new TaskTable();
   readonly cashierTokens = new CashierTokenTable();
-  readonly developerConfigs = new Map<UserId, DeveloperConfig>();
+  readonly developerConfigs = new DeveloperConfigTable();
   /** Outbox events in insertion order. */
   readonly events = new EventTable();
   readonly deliveries = new DeliveryTable();

@@ -1,6 +1,7 @@
 import {
-  ADDRESS_TYPE, COLLECTION_STATUS, COMMAND_STATUS, COMMAND_TYPE, DELIVERY_STATUS, type CashierToken, type CollectionStatus, type CollectionTask,
-  type Command, type CommandType, type UserId, type WalletAddress, type WebhookDelivery, type WebhookEvent,
+  ADDRESS_TYPE, COLLECTION_STATUS, COMMAND_STATUS, COMMAND_TYPE, DELIVERY_STATUS, type Account, type ApiToken, type CashierToken,
+  type CollectionStatus, type CollectionTask, type Command, type CommandType, type DeveloperConfig, type Session, type UserId,
+  type WalletAddress, type WebhookDelivery, type WebhookEvent,
 } from '../../core/domain/model/index.js';
 import { holdsAddressLock } from './command-lock.js';
 import { ClaimIndex, GroupIndex, IndexedTable, OrderedGroupIndex, type TableIndex } from './indexed-table.js';
@@ -92,4 +93,27 @@ export class DeliveryTable extends IndexedTable<string, WebhookDelivery> {
 /** Outbox events: the undispatched ones by occurredAt, then appending order (a claim queue that is never leased). */
 export class EventTable extends IndexedTable<string, WebhookEvent> {
   readonly undispatched = this.index(new ClaimIndex<string, WebhookEvent>((e) => e.dispatched ? null : { due: e.occurredAt, leaseUntil: null, rank: 0 }));
+}
+
+/** Accounts: the unverified ones by createdAt, then insertion order (the expiry sweep deletes a prefix). */
+export class AccountTable extends IndexedTable<UserId, Account> {
+  readonly unverified = this.index(new OrderedGroupIndex<UserId, Account, true>((a) => a.verified ? undefined : true, (a) => a.createdAt, false));
+}
+
+/** Sessions: the unrevoked ones by user (a password change or reset revokes them all). */
+export class SessionTable extends IndexedTable<string, Session> {
+  readonly activeByUser = this.index(new GroupIndex<string, Session, UserId>((s) => s.revokedAt === null ? s.userId : undefined));
+}
+
+/** API tokens: the unrevoked ones by user, by id (the order of ApiTokenRepository.listActiveByUser; the cap counts them). */
+export class ApiTokenTable extends IndexedTable<number, ApiToken> {
+  readonly activeByUser = this.index(new OrderedGroupIndex<number, ApiToken, UserId>((t) => t.revokedAt === null ? t.userId : undefined, (t) => t.id, false));
+}
+
+/**
+ * Developer configurations: those with a URL waiting for review, by pendingSince (null as 0), then insertion order —
+ * the order of DeveloperConfigRepository.listPending (a stable sort of the table).
+ */
+export class DeveloperConfigTable extends IndexedTable<UserId, DeveloperConfig> {
+  readonly pending = this.index(new OrderedGroupIndex<UserId, DeveloperConfig, true>((c) => c.pendingUrl !== null ? true : undefined, (c) => c.pendingSince ?? 0, false));
 }
