@@ -34,6 +34,8 @@ export interface ChildDevnet {
   readonly pid: number;
   /** CPU ms (user + system) the child has used since it started. */
   cpuMs(): number;
+  /** Node calls the child's nodes have served so far, by name (`GET /sim/calls`). */
+  calls(): Promise<Record<string, number>>;
   close(): Promise<void>;
 }
 
@@ -70,6 +72,7 @@ export async function startChildDevnet(seed: string): Promise<ChildDevnet> {
   return {
     url, usdtAddress, pid,
     cpuMs: () => procCpuMs(pid),
+    calls: async () => (await fetch(`${url}/sim/calls`)).json() as Promise<Record<string, number>>,
     close: async () => {
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -152,6 +155,8 @@ export interface SweepRun {
   readonly stages: number;
   readonly workerCpuMs: number;
   readonly simCpuMs: number;
+  /** Node calls served during the run, by name. */
+  readonly nodeCalls: Readonly<Record<string, number>>;
   readonly peakRssMb: number;
   readonly endRssMb: number;
   readonly profileTop: readonly string[];
@@ -183,6 +188,7 @@ export async function concurrentSweeps(
     await session.post('Profiler.start');
   }
   const startBlock = (await w.gateway.head()).number;
+  const calls0 = await devnet.calls();
   const cpu0 = process.cpuUsage();
   const sim0 = devnet.cpuMs();
   const started = performance.now();
@@ -213,6 +219,8 @@ export async function concurrentSweeps(
   const endBlock = (await w.gateway.head()).number;
   stop = true;
   await Promise.all(loops);
+  const calls1 = await devnet.calls();
+  const nodeCalls = Object.fromEntries(Object.entries(calls1).map(([name, n]) => [name, n - (calls0[name] ?? 0)]).filter(([, n]) => n !== 0));
   let profileTop: string[] = [];
   if (session !== undefined) {
     const { profile: p } = await session.post('Profiler.stop');
@@ -226,7 +234,7 @@ export async function concurrentSweeps(
   }
   return {
     sweeps, done: counts.get(COLLECTION_STATUS.DONE) ?? 0, failed: counts.get(COLLECTION_STATUS.FAILED) ?? 0, firstFailure,
-    wallMs, blocks: endBlock - startBlock, stages, workerCpuMs: (cpu.user + cpu.system) / 1_000, simCpuMs,
+    wallMs, blocks: endBlock - startBlock, stages, workerCpuMs: (cpu.user + cpu.system) / 1_000, simCpuMs, nodeCalls,
     peakRssMb: peakRss / 2 ** 20, endRssMb: process.memoryUsage.rss() / 2 ** 20, profileTop,
   };
 }

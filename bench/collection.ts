@@ -73,6 +73,9 @@ function printRun(r: SweepRun): void {
   console.log(`         CPU per sweep: worker ${(r.workerCpuMs / r.sweeps).toFixed(1)} ms, simulator ${(r.simCpuMs / r.sweeps).toFixed(1)} ms;`
     + ` per stage: worker ${(r.workerCpuMs / Math.max(1, r.stages)).toFixed(2)} ms, simulator ${(r.simCpuMs / Math.max(1, r.stages)).toFixed(2)} ms`
     + ` (totals ${(r.workerCpuMs / 1000).toFixed(1)} s / ${(r.simCpuMs / 1000).toFixed(1)} s); worker RSS peak ${r.peakRssMb.toFixed(0)} MB, end ${r.endRssMb.toFixed(0)} MB`);
+  const calls = Object.entries(r.nodeCalls).sort((a, b) => b[1] - a[1]);
+  const total = calls.reduce((sum, [, n]) => sum + n, 0);
+  console.log(`         node calls per sweep: ${(total / r.sweeps).toFixed(1)} (${calls.slice(0, 8).map(([name, n]) => `${name} ${(n / r.sweeps).toFixed(1)}`).join(', ')})`);
 }
 
 /** One sweep, then each size of BENCH_SWEEPS, each on a fresh devnet child; prints figures beside their goals. */

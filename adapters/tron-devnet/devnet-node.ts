@@ -55,4 +55,9 @@ export class DevnetNode {
   get calls(): number {
     return this.gate.served;
   }
+
+  /** The served calls by name ('wallet/getnowblock', 'walletsolidity/gettransactioninfobyid', …). */
+  get callsByName(): Record<string, number> {
+    return this.gate.servedByCall;
+  }
 }

@@ -164,6 +164,18 @@ export class Devnet {
     return this.chain.head.number;
   }
 
+  /**
+   * Node calls served so far by every node of this devnet (its full and solidity endpoints and any extra nodes), by
+   * name ('wallet/getnowblock', 'walletsolidity/gettransactioninfobyid', …): what a client costs the nodes it uses.
+   */
+  nodeCalls(): Record<string, number> {
+    const total: Record<string, number> = {};
+    for (const node of this.nodes) {
+      for (const [name, n] of Object.entries(node.callsByName)) total[name] = (total[name] ?? 0) + n;
+    }
+    return Object.fromEntries(Object.entries(total).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  }
+
   /** Head, solidified head, virtual time and addresses. */
   info(): DevnetInfo {
     const c = this.chain;

@@ -156,6 +156,7 @@ export class NodeFaultGate {
   private windowStart = Number.NaN;
   private used = 0;
   private servedCalls = 0;
+  private readonly servedByName = new Map<string, number>();
 
   constructor(
     private readonly settings: NodeFaultSettings,
@@ -173,6 +174,11 @@ export class NodeFaultGate {
     return this.servedCalls;
   }
 
+  /** Served calls by name ('wallet/getnowblock', …), names in alphabetical order: what each endpoint was asked. */
+  get servedByCall(): Record<string, number> {
+    return Object.fromEntries([...this.servedByName].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  }
+
   /** Forgets the quota's current window (called when the quota is set). */
   resetQuota(): void {
     this.windowStart = Number.NaN;
@@ -188,6 +194,7 @@ export class NodeFaultGate {
     const quota = this.quota();
     if (quota) return quota;
     this.servedCalls += 1;
+    this.servedByName.set(call, (this.servedByName.get(call) ?? 0) + 1);
     return { action: 'serve', lostReply: kind?.kind === 'lost_reply' };
   }
 

@@ -24,6 +24,22 @@ describe('several node endpoints over one chain, with independent faults', () =>
     expect([a!.calls - before[0]!, b!.calls - before[1]!]).toEqual([1, 2]);
   });
 
+  it('counts served calls by name on each node and in total (GET /sim/calls); refused calls are not served', async () => {
+    const [a, b] = devnet.nodes;
+    const total = devnet.nodeCalls();
+    const byA = a!.callsByName;
+    await post(`${b!.url}/sim/faults`, { script: [{ path: 'wallet/getnowblock', kind: 'http_503' }] });
+    expect((await post(`${b!.url}/wallet/getnowblock`, {})).status).toBe(503);
+    await head(b!.url);
+    await post(`${a!.url}/walletsolidity/getnowblock`, {});
+    const after = (await (await fetch(`${devnet.url}/sim/calls`)).json()) as Record<string, number>;
+    expect(after).toEqual(devnet.nodeCalls());
+    expect(after['wallet/getnowblock']).toBe((total['wallet/getnowblock'] ?? 0) + 1);
+    expect(after['walletsolidity/getnowblock']).toBe((total['walletsolidity/getnowblock'] ?? 0) + 1);
+    expect(a!.callsByName['walletsolidity/getnowblock']).toBe((byA['walletsolidity/getnowblock'] ?? 0) + 1);
+    expect(Object.keys(after)).toEqual(Object.keys(after).sort());
+  });
+
   it("a node's faults touch only that node, in-process and over its own /sim/faults", async () => {
     const [a, b] = devnet.nodes;
     b!.setFaults({ node_down: true });

@@ -29,6 +29,7 @@ const count = (x: unknown, name: string): number => {
 export function controlRoutes(devnet: Devnet): Record<string, ControlRoute> {
   return {
     '/sim/info': () => [200, devnet.info()],
+    '/sim/calls': () => [200, devnet.nodeCalls()],
     '/sim/fund': post((q) => {
       devnet.fund(String(q['address']), Number(q['amount_sun']));
       return { ok: true, ...devnet.info() };
