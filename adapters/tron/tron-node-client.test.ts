@@ -1,11 +1,11 @@
 /**
- * Adapter-only: the node client's single flight for head reads (the chain-gateway contract cannot see how many
+ * Adapter-only: the node client's single flight for head reads and identical state reads (the chain-gateway contract cannot see how many
  * requests a read took). Concurrent reads share one request; a read after the last one ended sends a new one, so
  * answers never go backwards; a failure reaches every caller that joined it.
  */
 import { describe, expect, it } from 'vitest';
 import { ChainError } from '../../core/domain/errors.js';
-import { startDevnet } from '../tron-devnet/index.js';
+import { Devnet, startDevnet } from '../tron-devnet/index.js';
 import { TronNodeClient } from './tron-node-client.js';
 
 describe('TronNodeClient head single flight', () => {
@@ -37,5 +37,47 @@ describe('TronNodeClient head single flight', () => {
     for (const r of results) expect(r.status === 'rejected' && r.reason instanceof ChainError).toBe(true);
     // The failed flight is over: the next read tries again (and fails again here).
     await expect(client.head('node-read')).rejects.toBeInstanceOf(ChainError);
+  });
+});
+
+describe('TronNodeClient shared state reads', () => {
+  it('shares identical concurrent state reads, never different ones nor per-transaction lookups, and reads afresh after', async () => {
+    const devnet = await startDevnet({ port: 0, blockMs: 0, seed: 'shared-reads' });
+    try {
+      const client = new TronNodeClient({ fullHost: devnet.url, timeoutMs: 5_000 });
+      const paths: string[] = [];
+      const original = client.full.request.bind(client.full);
+      client.full.request = ((url: string, ...rest: unknown[]) => {
+        paths.push(url);
+        return (original as (...a: unknown[]) => Promise<unknown>)(url, ...rest);
+      }) as typeof client.full.request;
+      const pool = devnet.info().rental_pool;
+      const a = Devnet.hex(pool);
+      const b = Devnet.hex(devnet.usdtAddress);
+      const account = (address: string): Promise<{ balance?: number }> => client.request('full', 'wallet/getaccount', { address });
+      const txid = '00'.repeat(32);
+      const replies = await Promise.all([account(a), account(a), account(a), account(b),
+        client.request('full', 'wallet/gettransactioninfobyid', { value: txid }),
+        client.request('full', 'wallet/gettransactioninfobyid', { value: txid })]);
+      expect(paths.filter((p) => p === 'wallet/getaccount')).toHaveLength(2);
+      expect(paths.filter((p) => p === 'wallet/gettransactioninfobyid')).toHaveLength(2);
+      expect(replies[1]).toBe(replies[0]);
+      expect(replies[2]).toBe(replies[0]);
+      // A read after the shared one ended is a new request and sees the chain as it is now.
+      devnet.fund(pool, 7_000_000);
+      const after = await account(a);
+      expect(paths.filter((p) => p === 'wallet/getaccount')).toHaveLength(3);
+      expect(BigInt(after.balance ?? 0) - BigInt(replies[0]!.balance ?? 0)).toBe(7_000_000n);
+    } finally {
+      await devnet.close();
+    }
+  });
+
+  it('hands a failed shared read to every caller, and the next read tries again', async () => {
+    const client = new TronNodeClient({ fullHost: 'http://127.0.0.1:9', timeoutMs: 1_000 });
+    const read = (): Promise<unknown> => client.call('balance-read', 'getTrxBalance', 'full', 'wallet/getaccount', { address: '41' + '00'.repeat(20) });
+    const results = await Promise.allSettled([read(), read()]);
+    for (const r of results) expect(r.status === 'rejected' && r.reason instanceof ChainError).toBe(true);
+    await expect(read()).rejects.toBeInstanceOf(ChainError);
   });
 });

@@ -32,6 +32,19 @@ export interface TronNodeClientOptions {
 }
 
 type Json = Record<string, unknown>;
+
+/**
+ * Reads whose identical concurrent requests share one flight: state reads a sweep makes several times in one step
+ * (the sub's account for its existence, its balance and its resources) and that many sweeps make of the same main
+ * address at once. Never a broadcast or a transaction build, and never the per-transaction lookups
+ * (gettransactioninfobyid, gettransactionfrompending): the dead-transaction rule needs its second lookup to be sent
+ * after its head check (core/application/worker/write-ahead.ts).
+ */
+const SHARED_READS: ReadonlySet<string> = new Set([
+  'wallet/getaccount', 'wallet/getaccountresource', 'wallet/getcandelegatedmaxsize', 'wallet/getchainparameters',
+  'wallet/triggerconstantcontract', 'wallet/getdelegatedresourceaccountindexv2',
+]);
+
 interface BlockJson { blockID?: string; block_header?: { raw_data?: { number?: number; timestamp?: number } } }
 type Provider = InstanceType<typeof providers.HttpProvider>;
 
@@ -43,6 +56,7 @@ export class TronNodeClient {
   readonly solidity: Provider;
   private readonly pro: Provider | undefined;
   private readonly inFlight = new Map<string, Promise<BlockRef>>();
+  private readonly readsInFlight = new Map<string, Promise<unknown>>();
 
   constructor(options: TronNodeClientOptions) {
     const headers = options.apiKey ? { 'TRON-PRO-API-KEY': options.apiKey } : {};
@@ -63,8 +77,24 @@ export class TronNodeClient {
     return guarded(kind, what, () => this.request<T>(endpoint, path, body));
   }
 
-  /** A request that throws the raw failure (a NodeRefusal for `{"Error": …}` or a non-object reply), for callers that decide themselves. */
-  async request<T>(endpoint: Endpoint, path: string, body: Json): Promise<T> {
+  /**
+   * A request that throws the raw failure (a NodeRefusal for `{"Error": …}` or a non-object reply), for callers that
+   * decide themselves. A read of SHARED_READS asked while the identical read (same endpoint, path and body) is in
+   * flight joins it, as head reads do (see {@link shared}): its answer is at most one round trip older than a fresh one,
+   * what a node a moment behind would answer, and each new request starts only after the last one ended. Joined
+   * callers get the same reply object: replies are read, never changed.
+   */
+  request<T>(endpoint: Endpoint, path: string, body: Json): Promise<T> {
+    if (!SHARED_READS.has(path)) return this.send<T>(endpoint, path, body);
+    const key = `${endpoint} ${path} ${JSON.stringify(body)}`;
+    const inFlight = this.readsInFlight.get(key);
+    if (inFlight !== undefined) return inFlight as Promise<T>;
+    const request = this.send<T>(endpoint, path, body).finally(() => this.readsInFlight.delete(key));
+    this.readsInFlight.set(key, request);
+    return request;
+  }
+
+  private async send<T>(endpoint: Endpoint, path: string, body: Json): Promise<T> {
     const reply = await this.provider(endpoint).request<unknown>(path, body, 'post');
     if (reply === null || typeof reply !== 'object') throw new NodeRefusal(`${path}: unexpected reply`);
     const error = (reply as Json)['Error'];

@@ -331,10 +331,13 @@ export class TronWebChainGateway implements ChainGateway {
     const id = txid.toLowerCase();
     const info = await this.node.call<TransactionInfoJson>('node-read', 'getTransaction', 'full', 'wallet/gettransactioninfobyid', { value: id });
     if (info.blockNumber !== undefined && info.id !== undefined) {
-      const [head, solid] = await Promise.all([
-        this.node.head('node-read'),
-        this.node.call<TransactionInfoJson>('node-read', 'getTransaction', 'solidity', 'walletsolidity/gettransactioninfobyid', { value: id }),
-      ]);
+      // Head and solidified head are shared reads (one request for every lookup in flight). Above the solidified head
+      // the transaction is not solidified: no per-transaction call needed, and a workflow waiting for solidification
+      // (~19 blocks on mainnet, a poll a block) makes one call a poll instead of two. At or below it, the solidity
+      // endpoint is asked, as it always was: only it knows whether this block is the one that solidified.
+      const [head, solidHead] = await Promise.all([this.node.head('node-read'), this.node.solidified('node-read').catch(() => null)]);
+      if (solidHead !== null && info.blockNumber > solidHead.number) return toTransactionState(info, head.number, false);
+      const solid = await this.node.call<TransactionInfoJson>('node-read', 'getTransaction', 'solidity', 'walletsolidity/gettransactioninfobyid', { value: id });
       return toTransactionState(info, head.number, solid.blockNumber !== undefined);
     }
     try {

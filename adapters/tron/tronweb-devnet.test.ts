@@ -27,3 +27,30 @@ describe('TronWebChainGateway on a split devnet without solidityHost (adapter-on
     }
   });
 });
+
+describe('TronWebChainGateway transaction lookups (adapter-only: the contract cannot see how many calls a lookup took)', () => {
+  it('asks the solidity endpoint about a transaction only once the solidified head has reached its block', async () => {
+    const s = await devnetChainSubject({ seed: 'lookup-calls' });
+    try {
+      const { devnet, gateway: g } = s;
+      const payer = await g.createAccount();
+      const payee = await g.createAccount();
+      devnet.fund(payer.address, 10_000_000);
+      devnet.mine(1);
+      const tx = await g.prepare({ address: payer.address, privateKey: async () => payer.privateKey }, { kind: 'transfer-trx', to: payee.address, amountSun: 1_000_000n });
+      await g.broadcast(tx);
+      devnet.mine(1);
+      const perTx = (): number => devnet.nodeCalls()['walletsolidity/gettransactioninfobyid'] ?? 0;
+      const before = perTx();
+      const shallow = await g.getTransaction(tx.txid);
+      expect(shallow).toMatchObject({ state: 'confirmed', solidified: false });
+      expect(perTx()).toBe(before);
+      devnet.mine(s.solidifyLag + 1);
+      expect(devnet.info().solidified_number).toBeGreaterThanOrEqual((shallow as { blockNumber: number }).blockNumber);
+      expect(await g.getTransaction(tx.txid)).toMatchObject({ state: 'confirmed', solidified: true });
+      expect(perTx()).toBe(before + 1);
+    } finally {
+      await s.close?.();
+    }
+  });
+});
