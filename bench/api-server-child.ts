@@ -7,7 +7,8 @@
  * one developer token and a main address with a cached balance; BENCH_LOCKS=redis with REDIS_URL puts locks and rate
  * limits on Redis, as LOCKS=redis does in production. BENCH_SIDE=bare: a bare h3 route answering the same path with
  * the same JSON (BENCH_SNAPSHOT), the ceiling of routing + serialization on this machine; BENCH_BARE picks a variant
- * that adds part of the API's way (see BareVariant).
+ * that adds part of the API's way (see BareVariant), or BENCH_BARE=paced with BENCH_SPIN_US a bare h3 slowed by a busy
+ * spin per request (the calibration of bench/api.ts; a `{ spinUs }` message changes the spin).
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -85,11 +86,13 @@ async function startComposedApi(): Promise<{ ready: ServerReady; close(): Promis
  * What a bare route adds on the way to the API, for BENCH_DECOMPOSE (bench/api.ts): 'plain' is bare h3; 'envelope'
  * adds what every API answer pays outside its own pipeline (an async handler, the envelope through toHttpResponse
  * with a request id and the rate-limit headers); 'logged' adds one request line like the API's through pino to
- * /dev/null, as the bench's API logs.
+ * /dev/null, as the bench's API logs. 'paced' is 'plain' plus a busy spin of `spinUs` microseconds per request, for
+ * BENCH_CALIBRATE: it stands in for work, so a bare server answers at about the API's rate and shows what a server at
+ * that rate pays in system time (waking the load generator) without doing the API's work.
  */
-type BareVariant = 'plain' | 'envelope' | 'logged';
+type BareVariant = 'plain' | 'envelope' | 'logged' | 'paced';
 
-async function startBareH3(path: string, snapshot: unknown, variant: BareVariant): Promise<{ ready: ServerReady; close(): Promise<void> }> {
+async function startBareH3(path: string, snapshot: unknown, variant: BareVariant, spinUs: number): Promise<{ ready: ServerReady; close(): Promise<void> }> {
   const h3 = new H3();
   const route = '/api/wallets/:address/balances';
   const logger = pino({ level: 'info', base: { service: 'custody-api' }, redact: { paths: REDACT_PATHS, censor: '[redacted]' } },
@@ -108,7 +111,18 @@ async function startBareH3(path: string, snapshot: unknown, variant: BareVariant
     return toHttpResponse(reply, headers);
   };
   if (variant === 'plain') h3.get(route, () => ({ code: 'OK', message: 'success', data: snapshot }));
-  else h3.get(route, answer);
+  else if (variant === 'paced') {
+    let spinMs = spinUs / 1_000;
+    process.on('message', (message: unknown) => {
+      if (typeof message === 'object' && message !== null && 'spinUs' in message) spinMs = Number(message.spinUs) / 1_000;
+    });
+    h3.get(route, () => {
+      // A busy spin on purpose, standing in for the API's work (the only one in the bench).
+      const until = performance.now() + spinMs;
+      while (performance.now() < until);
+      return { code: 'OK', message: 'success', data: snapshot };
+    });
+  } else h3.get(route, answer);
   const server: RunningServer = await startApiServer(h3, { port: 0 });
   return { ready: { url: server.url, path, headers: {}, snapshot }, close: () => server.close() };
 }
@@ -131,7 +145,7 @@ async function startProfiler(file: string): Promise<() => Promise<void>> {
 
 const started = process.env['BENCH_SIDE'] === 'bare'
   ? await startBareH3(process.env['BENCH_PATH'] ?? '/api/wallets/T/balances', JSON.parse(process.env['BENCH_SNAPSHOT'] ?? '{}'),
-    (process.env['BENCH_BARE'] ?? 'plain') as BareVariant)
+    (process.env['BENCH_BARE'] ?? 'plain') as BareVariant, Number(process.env['BENCH_SPIN_US'] ?? 0))
   : await startComposedApi();
 const profileFile = process.env['BENCH_PROFILE_FILE'];
 const stopProfiler = profileFile === undefined ? async () => undefined : await startProfiler(profileFile);
