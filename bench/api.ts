@@ -148,7 +148,7 @@ function printSide(name: string, rs: readonly Round[]): void {
   const cpu = cpuPerRequest(rs);
   process.stdout.write(`  ${name.padEnd(12)} median ${fmt(median(rs.map((r) => r.rate))).padStart(7)} req/s `
     + `(rounds ${rs.map((r) => fmt(r.rate)).join(', ')}), ${fmt(median(rs.map((r) => r.perCpu))).padStart(7)} req/server-CPU-s, `
-    + `server CPU ${Math.round(median(rs.map((r) => r.busy)) * 100)}%, p99 ${median(rs.map((r) => r.p99Ms))} ms\n`
+    + `server CPU ${Math.round(median(rs.map((r) => r.busy)) * 100)}%, p99 ${median(rs.map((r) => r.p99Ms)).toFixed(2)} ms\n`
     + `  ${''.padEnd(12)} server CPU per request: user ${micros(cpu.user)} + system ${micros(cpu.system)}\n`);
 }
 
