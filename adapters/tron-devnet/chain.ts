@@ -108,6 +108,8 @@ export class Chain {
   private readonly snapshots = new Map<number, ChainState>();
   private bottom = 0;
   private solid = 0;
+  /** Draws of the stale_reads fault so far (each state read takes the next). */
+  private staleReadDraws = 0;
   /** Witness of a block a reorg replaced, by height: the new branch's block there is another witness's. */
   private readonly replacedWitness = new Map<number, string>();
 
@@ -194,6 +196,24 @@ export class Chain {
   state(solid = false): ChainState {
     const s = solid ? (this.snapshots.get(this.solid) ?? this.headState) : this.pendingState;
     return s === this.pendingState || s === this.headState ? readOnlyView(s) : s;
+  }
+
+  /**
+   * What a state read sees, and the time it is at: the solidified snapshot (at its block's time), or the full node's
+   * view with pending transactions (at head time) — unless the stale_reads fault draws a lag of k > 0 blocks for this
+   * call, in which case the state right after block head − k, at that block's time. Read-only.
+   */
+  readView(solid: boolean): { readonly state: ChainState; readonly time: number } {
+    if (solid) return { state: this.state(true), time: this.block(this.solid)?.time ?? this.now };
+    const lag = this.faults.stale_reads;
+    const behind = lag > 0 ? drawInt(this.seed, 'stale-read', this.staleReadDraws++, lag + 1) : 0;
+    if (behind > 0) {
+      const at = this.head.number - behind;
+      const state = this.stateAt(at);
+      const block = this.block(at);
+      if (state !== undefined && block !== undefined) return { state, time: block.time };
+    }
+    return { state: this.state(), time: this.now };
   }
 
   /** An included transaction, optionally only when solidified. */

@@ -42,6 +42,13 @@ export interface Faults {
    * stakes/unstakes would. 0 = off.
    */
   energy_weight_drift_bps: number;
+  /**
+   * Full-node state reads (accounts, resources, delegations, constant calls, stake queries) answer from a state a
+   * seeded draw of 0..stale_reads blocks behind the head, per call, as a provider's load-balanced backends at
+   * different heights do; the answer is that older block's state at that block's time. Heads, blocks, transactions,
+   * builds, broadcasts and the solidity view are unaffected. 0 = off.
+   */
+  stale_reads: number;
 }
 
 /** No fault at all (a fresh devnet). */
@@ -57,6 +64,7 @@ export function noFaults(): Faults {
     rate_limit: null,
     solidify_jitter: 0,
     energy_weight_drift_bps: 0,
+    stale_reads: 0,
   };
 }
 
@@ -84,6 +92,10 @@ function parse(patch: Partial<Record<keyof Faults, unknown>>): Partial<Faults> {
   if (patch.chaos !== undefined) out.chaos = parseChaos(patch.chaos);
   if (patch.rate_limit !== undefined) out.rate_limit = parseRateLimit(patch.rate_limit);
   if (patch.solidify_jitter !== undefined) out.solidify_jitter = nonNegInt(patch.solidify_jitter, 'solidify_jitter');
+  if (patch.stale_reads !== undefined) {
+    out.stale_reads = nonNegInt(patch.stale_reads, 'stale_reads');
+    if (out.stale_reads > 32) throw new Error('stale_reads must be at most 32 (older states are not kept)');
+  }
   if (patch.energy_weight_drift_bps !== undefined) {
     out.energy_weight_drift_bps = nonNegNumber(patch.energy_weight_drift_bps, 'energy_weight_drift_bps');
     if (out.energy_weight_drift_bps > 10_000) throw new Error('energy_weight_drift_bps must be at most 10000');

@@ -26,13 +26,10 @@ const int = (x: unknown, dflt = 0): number => (x === undefined || x === '' ? dfl
 /** Bad input, reported as java-tron's `{"Error": "..."}`. */
 export class InputError extends Error {}
 
+/** The account a read asks about, in the state the read sees (see Chain.readView) and that state's time. */
 function account(q: Json, chain: Chain, solid: boolean, key = 'address') {
-  const st = chain.state(solid);
-  return { st, a: st.accounts.get(addr(q[key])) };
-}
-
-function stateTime(chain: Chain, solid: boolean): number {
-  return solid ? (chain.block(chain.solidNumber)?.time ?? chain.now) : chain.now;
+  const { state: st, time } = chain.readView(solid);
+  return { st, time, a: st.accounts.get(addr(q[key])) };
 }
 
 function getBlock(q: Json, chain: Chain, solid: boolean): Json {
@@ -74,7 +71,8 @@ function trigger(q: Json, chain: Chain, solid: boolean, kind: 'send' | 'constant
       const raw = chain.buildRaw('TriggerSmartContract', value, feeLimit ? { fee_limit: feeLimit } : {});
       return { result: { result: true }, transaction: unsignedTx(chain, raw, int(q['Permission_id'])) };
     }
-    const out = runContract(chain.state(solid), chain.contracts, contract, owner, data, int(q['call_value']), chain.params.usdtEnergyFactor, stateTime(chain, solid))!;
+    const view = chain.readView(solid);
+    const out = runContract(view.state, chain.contracts, contract, owner, data, int(q['call_value']), chain.params.usdtEnergyFactor, view.time)!;
     if (kind === 'estimate') {
       if (out.result !== 'SUCCESS') {
         return { result: { code: 'CONTRACT_EXE_ERROR', message: utf8Hex('REVERT opcode executed') }, energy_used: out.energy, constant_result: [''] };
@@ -166,12 +164,12 @@ export const HANDLERS: Record<string, Handler> = {
     return a ? v.accountJson(a) : {};
   },
   getaccountresource: (q, c, solid) => {
-    const { st, a } = account(q, c, solid);
-    return a ? v.accountResourceJson(a, st, c.params, stateTime(c, solid)) : {};
+    const { st, a, time } = account(q, c, solid);
+    return a ? v.accountResourceJson(a, st, c.params, time) : {};
   },
   getaccountnet: (q, c, solid) => {
-    const { st, a } = account(q, c, solid);
-    return a ? v.accountNetJson(a, st, c.params, stateTime(c, solid)) : { freeNetLimit: c.params.freeNetLimit, TotalNetLimit: c.params.totalNetLimit };
+    const { st, a, time } = account(q, c, solid);
+    return a ? v.accountNetJson(a, st, c.params, time) : { freeNetLimit: c.params.freeNetLimit, TotalNetLimit: c.params.totalNetLimit };
   },
   gettransactionbyid: (q, c, solid) => {
     const r = c.tx(String(q['value'] ?? ''), solid);
@@ -247,8 +245,9 @@ export const HANDLERS: Record<string, Handler> = {
   getdelegatedresourcev2: (q, c, solid) => {
     const from = addr(q['fromAddress']);
     const to = addr(q['toAddress']);
+    const { delegations } = c.readView(solid).state;
     const list = [false, true]
-      .map((lock) => c.state(solid).delegations.get(`${from}:${to}:${lock ? 1 : 0}`))
+      .map((lock) => delegations.get(`${from}:${to}:${lock ? 1 : 0}`))
       .filter((d) => d && (d.energy > 0 || d.bandwidth > 0))
       .map((d) => v.delegationJson(d!));
     return list.length ? { delegatedResource: list } : {};
@@ -257,18 +256,18 @@ export const HANDLERS: Record<string, Handler> = {
     const who = addr(q['value']);
     const from = new Set<string>();
     const to = new Set<string>();
-    for (const d of c.state(solid).delegations.values()) {
+    for (const d of c.readView(solid).state.delegations.values()) {
       if (d.to === who) from.add(d.from);
       if (d.from === who) to.add(d.to);
     }
     return v.compact({ account: who, fromAccounts: [...from], toAccounts: [...to] });
   },
   getcandelegatedmaxsize: (q, c, solid) => {
-    const { st, a } = account(q, c, solid, 'owner_address');
+    const { st, a, time } = account(q, c, solid, 'owner_address');
     if (!a) return {};
     const res = int(q['type']) === 1 ? 'ENERGY' : 'BANDWIDTH';
     const frozen = res === 'ENERGY' ? a.frozenEnergy : a.frozenBandwidth;
-    const ctx = { state: st, params: c.params, now: stateTime(c, solid), value: {} };
+    const ctx = { state: st, params: c.params, now: time, value: {} };
     return v.compact({ max_size: Math.max(0, frozen - stakeInUse(a, res, ctx)) });
   },
   getcanwithdrawunfreezeamount: (q, c, solid) => {
@@ -277,10 +276,13 @@ export const HANDLERS: Record<string, Handler> = {
     return v.compact({ amount: a ? a.unfrozen.filter((u) => u.expireTime <= ts).reduce((n, u) => n + u.amount, 0) : 0 });
   },
   getavailableunfreezecount: (q, c, solid) => {
-    const { a } = account(q, c, solid, 'owner_address');
-    return a ? v.unfreezeCountJson(a, stateTime(c, solid)) : {};
+    const { a, time } = account(q, c, solid, 'owner_address');
+    return a ? v.unfreezeCountJson(a, time) : {};
   },
-  getReward: (q, c, solid) => v.rewardJson(account(q, c, solid).a, c.params, stateTime(c, solid)),
+  getReward: (q, c, solid) => {
+    const { a, time } = account(q, c, solid);
+    return v.rewardJson(a, c.params, time);
+  },
   getnodeinfo: (q, c) => ({
     beginSyncNum: 0,
     block: `Num:${c.head.number},ID:${c.head.id}`,
