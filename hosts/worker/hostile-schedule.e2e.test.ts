@@ -1,7 +1,7 @@
 /**
  * The money rule under random hostile schedules, on the devnet through real tronweb: every fault a node gives
  * (resets, timeouts, 403/429 with Retry-After, 5xx, error bodies, lost broadcast replies, accepted broadcasts that
- * never land, a call quota, full and solidity endpoints on separate ports), a chain
+ * never land, a call quota, full and solidity endpoints on separate ports, state reads a few blocks stale), a chain
  * that moves underneath (solidified lag jitter, energy-weight drift, a raised USDT energy factor, a sub-address
  * blacklisted mid-collection), process crashes at every boundary, and 1–3 workers — over collections (USDT and
  * TRX; energy from self-delegation or a rental provider's simulation), the post-failure reclaim, a withdrawal and a
@@ -84,6 +84,8 @@ const scheduleArb = fc.record({
   splitEndpoints: fc.boolean(),
   /** Broadcasts the node accepts that never reach a block: only the dead proof lets a replacement go out. */
   drops: fc.integer({ min: 0, max: 2 }),
+  /** State reads answered up to this many blocks behind the head (a load-balanced provider's backends). */
+  staleReads: fc.integer({ min: 0, max: 3 }),
 });
 type Schedule = typeof scheduleArb extends fc.Arbitrary<infer T> ? T : never;
 
@@ -134,6 +136,7 @@ async function runSchedule(s: Schedule): Promise<void> {
       solidify_jitter: s.jitter,
       energy_weight_drift_bps: s.driftBps,
       drop_next_transactions: s.drops,
+      stale_reads: s.staleReads,
     });
 
     const allTerminal = async () => (await Promise.all(tasks.map((t) => w.stores.tasks.get(t.taskNo)))).every((t) => terminalTask(t!))
@@ -141,7 +144,7 @@ async function runSchedule(s: Schedule): Promise<void> {
     const maxRounds = s.hostileRounds + 150;
     let round = 0;
     for (; round < maxRounds; round++) {
-      if (round === s.hostileRounds) w.devnet.setFaults({ chaos: null, rate_limit: null, script: [] });
+      if (round === s.hostileRounds) w.devnet.setFaults({ chaos: null, rate_limit: null, script: [], stale_reads: 0 });
       const pass = runners.map(async (r) => {
         try {
           await r.runDue();
@@ -158,7 +161,7 @@ async function runSchedule(s: Schedule): Promise<void> {
       w.devnet.mine(1);
       w.clock.advance(BLOCK_MS);
     }
-    w.devnet.setFaults({ chaos: null, rate_limit: null, script: [] });
+    w.devnet.setFaults({ chaos: null, rate_limit: null, script: [], stale_reads: 0 });
     const context = JSON.stringify({ round, crashes: plan.fired });
     expect(round, `stuck after the faults stopped: ${context}`).toBeLessThan(maxRounds);
 

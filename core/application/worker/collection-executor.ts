@@ -19,7 +19,7 @@ import {
 import { reclaimAfterFailure } from './reclaim-executor.js';
 import { TaskWorkflowBase } from './task-workflow.js';
 import { signerFor } from './worker-keys.js';
-import { followOperation, type Confirmations } from './write-ahead.js';
+import { followOperation, STALE_READ_GRACE_MS, type Confirmations } from './write-ahead.js';
 import {
   WorkflowRefusal, WorkflowRunner, type RunnerHooks, type RunnerLog, type RunResult, type StepDecision, type Workflow, type WorkflowStep,
 } from './workflow-runner.js';
@@ -48,6 +48,12 @@ export interface CollectionExecutorOptions {
   readonly pollMs?: number;
   /** Spec §8: wait for energy readiness up to 60 s, then FAILED BIZ-ENERGY-TIMEOUT. */
   readonly energyTimeoutMs?: number;
+  /**
+   * An empty sub-address fails BIZ-NOTHING-TO-COLLECT only once the task is this old (default 30 s, ten blocks):
+   * before, it is read again a poll later. A state read can come from a node some blocks behind the one that reported
+   * the balance (a provider's load-balanced backends), and that node has not seen the deposit yet.
+   */
+  readonly staleReadGraceMs?: number;
   /** Failures retry after retryBaseMs, doubling up to retryMaxMs (defaults 1 s and 60 s). */
   readonly retryBaseMs?: number;
   readonly retryMaxMs?: number;
@@ -94,6 +100,7 @@ class CollectionWorkflow extends TaskWorkflowBase implements Workflow<Collection
     private readonly settings: StepSettings,
     confirmations: Confirmations,
     private readonly energyTimeoutMs: number,
+    private readonly staleReadGraceMs: number,
   ) {
     super(deps.tasks);
     this.confirmations = confirmations;
@@ -217,7 +224,7 @@ class CollectionWorkflow extends TaskWorkflowBase implements Workflow<Collection
   private async checkCollectable(task: CollectionTask): Promise<StepDecision<CollectionTask>> {
     const subject = this.subjectOf(task);
     const amount = await collectableAmount(this.deps, this.settings, subject);
-    if (amount <= 0n) return { kind: 'fail', code: 'BIZ-NOTHING-TO-COLLECT', message: `${task.address} holds no ${subject.asset.symbol} to collect` };
+    if (amount <= 0n) return this.decide(task, { kind: 'fail', code: 'BIZ-NOTHING-TO-COLLECT', message: `${task.address} holds no ${subject.asset.symbol} to collect` });
     if (subject.asset.kind !== 'trc20') return { kind: 'complete' };
     // Plan before spending: the node's dry run (a blacklisted sub or a paused token fails here), every energy source
     // priced, the cheapest that fits; nothing fits → FAILED with nothing sent.
@@ -371,9 +378,13 @@ class CollectionWorkflow extends TaskWorkflowBase implements Workflow<Collection
     const now = this.deps.clock.now();
     switch (plan.kind) {
       case 'fail':
+        // An empty answer soon after the task started may come from a node behind the deposit: read again a poll later.
+        if (plan.code === 'BIZ-NOTHING-TO-COLLECT' && now - task.startedAt < this.staleReadGraceMs) return { kind: 'wait' };
         return { kind: 'fail', code: plan.code, message: plan.message };
       case 'skip':
         return { kind: 'complete', subject: plan.energyPath === undefined ? task : { ...task, energyPath: plan.energyPath } };
+      case 'wait':
+        return { kind: 'wait' };
       case 'order': {
         const record: StepRecord = { status: task.status, transaction: null, orderRef: plan.orderRef, startedAt: now, completedAt: null };
         return { kind: 'wait', subject: { ...task, energyPath: plan.energyPath, steps: [...task.steps, record] } };
@@ -419,7 +430,8 @@ export class CollectionExecutor {
       transferBytes: options.transferBytes ?? 300,
       sunPerByte: options.sunPerByte ?? 1_000n,
     };
-    const workflow = new CollectionWorkflow(deps, settings, options.confirmations ?? 'solidified', options.energyTimeoutMs ?? 60_000);
+    const workflow = new CollectionWorkflow(deps, settings, options.confirmations ?? 'solidified', options.energyTimeoutMs ?? 60_000,
+      options.staleReadGraceMs ?? STALE_READ_GRACE_MS);
     this.runner = new WorkflowRunner(workflow, deps, {
       owner: options.owner ?? deps.ids.uuid(),
       ...pick(options, ['leaseMs', 'pollMs', 'retryBaseMs', 'retryMaxMs', 'stuckAfterMs', 'concurrency']),

@@ -7,12 +7,15 @@ import type { Asset } from '../../domain/model/asset.js';
 import { COLLECTION_STATUS, type CollectionTask, type EnergyPath, type StepRecord } from '../../domain/model/collection-task.js';
 import type { SignedTransaction } from '../../domain/model/chain.js';
 import type { ChainGateway, Signer, TransactionIntent } from '../../ports/chain-gateway.port.js';
+import type { Clock } from '../../ports/clock.port.js';
 import type { EnergyProvider, EnergyRequest } from '../../ports/energy-provider.port.js';
 import { signerFor, type SignerDeps } from './worker-keys.js';
+import { STALE_READ_GRACE_MS } from './write-ahead.js';
 
 /** The ports a step plan reads. */
 export interface StepDeps extends SignerDeps {
   readonly chain: ChainGateway;
+  readonly clock: Clock;
   readonly energy: { readonly self?: EnergyProvider | undefined; readonly rental?: EnergyProvider | undefined };
 }
 
@@ -36,6 +39,8 @@ export type StepPlan =
   | { readonly kind: 'send'; readonly tx: SignedTransaction; readonly amount: bigint | null; readonly energyPath?: EnergyPath }
   | { readonly kind: 'order'; readonly orderRef: string; readonly energyPath: EnergyPath }
   | { readonly kind: 'skip'; readonly energyPath?: EnergyPath | null }
+  /** Nothing to do yet: read the chain again a poll later (an answer that may come from a node behind). */
+  | { readonly kind: 'wait'; readonly reason: string }
   | { readonly kind: 'fail'; readonly code: ErrorCode; readonly message: string };
 
 /** The task with its asset resolved. */
@@ -218,6 +223,12 @@ export async function planUndelegation(deps: StepDeps, _settings: StepSettings, 
   const received = (await deps.chain.getResources(task.address)).energy.receivedSun;
   const known = delegations.length > 0 && delegations.every((s) => s.amount != null);
   const recorded = known ? delegations.reduce((sum, s) => sum + s.amount!, 0n) : received;
+  // Less received than delegated soon after the last delegation: the answering node may be behind it (only this
+  // task's main address undelegates), and giving back only what it shows would leave the rest delegated for good.
+  const lastDelegation = Math.max(...delegations.map((s) => s.completedAt ?? s.startedAt));
+  if (received < recorded && deps.clock.now() - lastDelegation < STALE_READ_GRACE_MS) {
+    return { kind: 'wait', reason: `${task.address} shows ${received} SUN of the ${recorded} delegated` };
+  }
   const amount = recorded < received ? recorded : received;
   if (amount <= 0n) return { kind: 'skip' };
   const main = await signerFor(deps, task.mainAddress);

@@ -13,7 +13,7 @@ import { withdrawalEvent } from '../webhook-events.js';
 import { EXECUTED_COMMAND_TYPES, planCommand, riskSubjectOf } from './command-intents.js';
 import { sweepableSun, type StepSettings } from './collection-steps.js';
 import { signerFor, type SignerDeps } from './worker-keys.js';
-import type { Completion, Confirmations } from './write-ahead.js';
+import { STALE_READ_GRACE_MS, type Completion, type Confirmations } from './write-ahead.js';
 import {
   WorkflowRefusal, WorkflowRunner, type RunnerHooks, type RunnerLog, type RunResult, type StepDecision, type Workflow, type WorkflowStep,
 } from './workflow-runner.js';
@@ -58,6 +58,11 @@ export interface CommandExecutorOptions {
   readonly batch?: number;
   /** fee_limit of TRC20 transfers (default 100 TRX). */
   readonly feeLimitSun?: bigint;
+  /**
+   * A balance short of the amount fails BIZ-INSUFFICIENT-BALANCE only once the command is this old (default 30 s):
+   * before, it is read again a poll later, as a node behind the deposit may have answered (write-ahead.ts).
+   */
+  readonly staleReadGraceMs?: number;
 }
 
 /** What one pass did to one command. */
@@ -86,7 +91,10 @@ class CommandWorkflow implements Workflow<Command> {
   private readonly withdrawal: WorkflowStep<Command>;
   private readonly staking: WorkflowStep<Command>;
 
-  constructor(private readonly deps: CommandExecutorDeps, withdrawalCompletion: Completion, stakingCompletion: Completion, private readonly feeLimitSun: bigint) {
+  constructor(
+    private readonly deps: CommandExecutorDeps, withdrawalCompletion: Completion, stakingCompletion: Completion,
+    private readonly feeLimitSun: bigint, private readonly staleReadGraceMs: number,
+  ) {
     this.start = { name: 'risk-check', completion: 'accepted', mustFinish: false, plan: (c) => this.riskCheck(c) };
     this.withdrawal = { name: 'withdrawal', completion: withdrawalCompletion, mustFinish: false, plan: (c) => this.plan(c) };
     this.staking = { name: 'staking', completion: stakingCompletion, mustFinish: false, plan: (c) => this.plan(c) };
@@ -177,6 +185,8 @@ class CommandWorkflow implements Workflow<Command> {
         ? await this.deps.chain.getTokenBalance(from, asset.contractAddress!)
         : await sweepableSun(this.deps.chain, NATIVE_SETTINGS, from, plan.intent.kind === 'transfer-trx' ? plan.intent.to : undefined);
       if (available < amount) {
+        // Short soon after the request: the answering node may be behind the deposit; read again a poll later.
+        if (this.deps.clock.now() - command.createdAt < this.staleReadGraceMs) return { kind: 'wait' };
         const units = (n: bigint) => `${formatUnits(n, asset.decimals)} ${asset.symbol}`;
         return { kind: 'fail', code: 'BIZ-INSUFFICIENT-BALANCE', message: `${from} can send ${units(available)}, ${units(amount)} requested` };
       }
@@ -209,7 +219,7 @@ export class CommandExecutor {
   constructor(deps: CommandExecutorDeps, options: CommandExecutorOptions = {}) {
     const completeOn = options.completeOn ?? 'broadcast';
     const workflow = new CommandWorkflow(deps, completeOn === 'broadcast' ? 'accepted' : completeOn,
-      options.stakingConfirmations ?? 1, options.feeLimitSun ?? 100n * TRX);
+      options.stakingConfirmations ?? 1, options.feeLimitSun ?? 100n * TRX, options.staleReadGraceMs ?? STALE_READ_GRACE_MS);
     this.batch = options.batch ?? 50;
     this.runner = new WorkflowRunner(workflow, deps, {
       owner: options.owner ?? deps.ids.uuid(),

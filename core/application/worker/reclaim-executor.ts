@@ -161,6 +161,7 @@ class ReclaimWorkflow extends TaskWorkflowBase implements Workflow<CollectionTas
     if (phase === COLLECTION_STATUS.UNDELEGATING_ENERGY && delegationRecords(task).length === 0) return { kind: 'complete' };
     const plan = await planner(this.deps, this.settings, { task, asset });
     if (plan.kind === 'skip') return { kind: 'complete' };
+    if (plan.kind === 'wait') return { kind: 'wait' };
     if (plan.kind !== 'send') throw new WorkflowRefusal(`reclaim ${phase} of ${task.taskNo}: ${plan.kind === 'fail' ? plan.message : 'unexpected order'}`);
     const now = this.deps.clock.now();
     return {

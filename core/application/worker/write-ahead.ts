@@ -6,6 +6,14 @@ import type { ChainGateway } from '../../ports/chain-gateway.port.js';
 /** How deep a transaction must be before the next step starts: a block count, or the solidified view (default). */
 export type Confirmations = number | 'solidified';
 
+/**
+ * How long after a workflow started a balance read that says "not enough" (nothing to collect, less than the
+ * withdrawal) is read again instead of failing the workflow: 30 s, ten blocks. A state read can come from a node some
+ * blocks behind the one that reported the deposit (a provider's load-balanced backends; the devnet's `stale_reads`),
+ * and failing on its answer would fail a payment the chain can make. A "not enough" that lasts past it is final.
+ */
+export const STALE_READ_GRACE_MS = 30_000;
+
 /** When a step's transaction completes it: once a node has accepted it (spec §6 withdrawals), or at a depth. */
 export type Completion = 'accepted' | Confirmations;
 
