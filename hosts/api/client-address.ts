@@ -1,0 +1,62 @@
+import { isIP } from 'node:net';
+
+/** The most reverse proxies TRUSTED_PROXY_HOPS may count. */
+export const MAX_TRUSTED_PROXY_HOPS = 10;
+
+const MAPPED_V4 = /^::ffff:(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})$/i;
+const MAPPED_V4_HEX = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/;
+
+/**
+ * An IP address as a proxy writes it into X-Forwarded-For (`1.2.3.4`, `2001:db8::1`, `[2001:db8::1]`), in one
+ * spelling per address: IPv6 compressed and lower-cased, an IPv4-mapped IPv6 address (`::ffff:1.2.3.4`, which a
+ * dual-stack socket reports for an IPv4 client) as its IPv4 address. Null for anything else: a host name, `unknown`,
+ * an address with a port, an empty entry.
+ */
+export function normalizeAddress(entry: string): string | null {
+  const bracketed = entry.startsWith('[') && entry.endsWith(']');
+  const address = bracketed ? entry.slice(1, -1) : entry;
+  const version = isIP(address);
+  if (version === 4) return bracketed ? null : address;
+  if (version !== 6) return null;
+  const mapped = MAPPED_V4.exec(address);
+  if (mapped !== null) return mapped[1]!;
+  let canonical: string;
+  try {
+    // The WHATWG URL parser writes an IPv6 host in its canonical form (RFC 5952): compressed, lower case.
+    canonical = new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    // A zone id (`fe80::1%eth0`) is valid to isIP but not in a URL: kept as given, lower-cased.
+    return address.toLowerCase();
+  }
+  const hex = MAPPED_V4_HEX.exec(canonical);
+  if (hex === null) return canonical;
+  const high = Number.parseInt(hex[1]!, 16);
+  const low = Number.parseInt(hex[2]!, 16);
+  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+}
+
+/**
+ * The client address a request's throttles are counted against: Express's "trust proxy = N" rule. The addresses are
+ * the socket's peer, then the X-Forwarded-For entries from right to left (each proxy appends the address it received
+ * the request from); the client is the one `trustedHops` steps along, or the furthest there is when the chain is
+ * shorter. An entry that is not an IP address ends the chain: nothing left of it can be trusted. With 0 hops the
+ * header is ignored and the client is the peer, as it is without a proxy.
+ *
+ * A client can prepend anything to X-Forwarded-For, but with exactly `trustedHops` proxies in front of the API, each
+ * appending its peer, the entry `trustedHops` steps along is the one the outermost proxy wrote: forged entries sit
+ * left of it and are never reached. Undefined when the peer is unknown (no socket): nothing after it can be trusted.
+ */
+export function clientAddress(peer: string | undefined, forwardedFor: string | null, trustedHops: number): string | undefined {
+  if (peer === undefined) return undefined;
+  const first = normalizeAddress(peer);
+  if (first === null) return peer;
+  if (trustedHops < 1 || forwardedFor === null) return first;
+  const entries = forwardedFor.split(',');
+  let client = first;
+  for (let hop = 1, i = entries.length - 1; hop <= trustedHops && i >= 0; hop++, i--) {
+    const address = normalizeAddress(entries[i]!.trim());
+    if (address === null) break;
+    client = address;
+  }
+  return client;
+}
