@@ -32,6 +32,12 @@ export interface ApiHostOptions {
   readonly readiness?: ReadinessProbe;
   /** Told every routed request's outcome (metrics: hosts/composition/metrics.ts). */
   readonly observe?: RequestObserver;
+  /**
+   * Reverse proxies in front of the API that each append their peer to X-Forwarded-For (TRUSTED_PROXY_HOPS); the
+   * per-client-address throttles count the address that many hops away (hosts/api/client-address.ts). Default 0: the
+   * socket's peer, the header ignored.
+   */
+  readonly trustedProxyHops?: number;
 }
 
 /** The built host: the h3 app (serve it with `toNodeHandler`/`serve`) and the route table it was built from. */
@@ -82,6 +88,7 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
     limits: { ...DEFAULT_RATE_LIMITS, ...options.rateLimits },
     idempotency: options.idempotency,
     logger: options.logger,
+    trustedProxyHops: options.trustedProxyHops ?? 0,
     ...(options.observe === undefined ? {} : { observe: options.observe }),
   };
   const readiness = options.readiness ?? (() => Promise.resolve([]));

@@ -5,6 +5,7 @@ import type { IdempotencyStore } from '../../core/ports/idempotency-store.port.j
 import type { RateLimiter } from '../../core/ports/rate-limiter.port.js';
 import type { BearerAuthenticator, Caller } from './auth.js';
 import { checkDeclaredLength, readJsonObject } from './body-reader.js';
+import { clientAddress } from './client-address.js';
 import { mapError, okReply, toHttpResponse, type ApiReply } from './envelope.js';
 import { requireIdempotencyKey, runIdempotent } from './idempotency.js';
 import { applyRateLimit, applyThrottles, rateSubject, type RateBucket, type RateHeaders, type RateLimits } from './rate-limit.js';
@@ -18,6 +19,8 @@ export interface PipelineDeps {
   readonly limits: RateLimits;
   readonly idempotency: IdempotencyStore;
   readonly logger: Logger;
+  /** Proxies trusted to append X-Forwarded-For (clientAddress); 0 = the socket's peer. */
+  readonly trustedProxyHops: number;
   readonly observe?: RequestObserver;
 }
 
@@ -124,7 +127,10 @@ export async function runRoute(deps: PipelineDeps, route: RouteDef, event: H3Eve
     if (bucket !== undefined && idempotencyKey === null) addHeaders(headers, await applyRateLimit(deps.limiter, deps.limits, bucket, who));
     const body = route.method === 'GET' ? {} : await readJsonObject(event);
     if (route.throttle !== undefined) {
-      addHeaders(headers, await applyThrottles(deps.limiter, deps.limits, route.throttle, getRequestIP(event), body));
+      // The socket's peer (h3 without xForwardedFor, which would take the leftmost entry: the one a client forges),
+      // or the address the configured proxies vouch for.
+      const client = clientAddress(getRequestIP(event), event.req.headers.get('x-forwarded-for'), deps.trustedProxyHops);
+      addHeaders(headers, await applyThrottles(deps.limiter, deps.limits, route.throttle, client, body));
     }
     const ctx: RouteContext<typeof route.auth> = { caller: who, params: paramsOf(event), query: queryOf(event), body, headers: event.req.headers };
     reply = idempotencyKey === null

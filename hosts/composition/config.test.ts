@@ -104,6 +104,8 @@ const CASES: readonly VariableCase[] = [
     bad: ['', 'too-short', `st_${'x'.repeat(40)}`, `dk_${'x'.repeat(40)}`, `ct_${'x'.repeat(40)}`, `has space ${'x'.repeat(30)}`] },
   { variable: 'PORT', good: [['0', (c) => c.port, 0], ['8080', (c) => c.port, 8080], ['65535', (c) => c.port, 65_535]],
     bad: ['65536', '-1', 'http', '80.5', '1e3'] },
+  { variable: 'TRUSTED_PROXY_HOPS', good: [['0', (c) => c.trustedProxyHops, 0], ['1', (c) => c.trustedProxyHops, 1], ['10', (c) => c.trustedProxyHops, 10]],
+    bad: ['-1', '11', '1.5', 'one', '0x1', '1e1', 'true'] },
   { variable: 'WEBHOOK_ALLOW_LOCAL', good: [['true', (c) => c.webhookAllowLocal, true], ['0', (c) => c.webhookAllowLocal, false], ['YES', (c) => c.webhookAllowLocal, true]],
     bad: ['maybe', '2', 'on!'] },
   { variable: 'ENERGY_BURN', good: [['true', (c) => c.energyBurn, true], ['no', (c) => c.energyBurn, false], ['1', (c) => c.energyBurn, true]],
@@ -128,7 +130,7 @@ describe('loadConfig: defaults', () => {
       tronProTierKey: null, tronProTierHost: null, usdtContract: MAINNET_USDT_CONTRACT,
       energyProvider: 'self', rentalProviders: [], energyRentalMaxPriceSun: null, chainConfirmations: DEFAULT_CHAIN_CONFIRMATIONS, port: 3000,
       keyEncryptionKey: null, adminToken: null, webhookAllowLocal: false, energyBurn: false, mongodbUrl: null, redisUrl: null, mongodbDb: null,
-      workflowStuckAfterMs: 900_000, workflowConcurrency: 4, withdrawalConfirmations: 0,
+      workflowStuckAfterMs: 900_000, workflowConcurrency: 4, withdrawalConfirmations: 0, trustedProxyHops: 0,
     });
   });
 
@@ -223,6 +225,16 @@ describe('loadConfig: unsafe combinations and every problem at once', () => {
     expect(worker).toMatchObject({ adminToken: null, role: 'worker' });
     expect(configErrorOf({ ...mongo, ...MAIL, KEY_ENCRYPTION_KEY: KEK }).variable).toBe('ADMIN_TOKEN');
     expect(() => loadConfig({ ...mongo, ADMIN_TOKEN: ADMIN }, { mode: 'production', role: 'worker' })).toThrow(/KEY_ENCRYPTION_KEY/);
+  });
+
+  it('TRUSTED_PROXY_HOPS: a bad value stops the API with a message naming it and the range; the worker serves no API and ignores it', () => {
+    const base = { ...mongo, ...MAIL, KEY_ENCRYPTION_KEY: KEK, ADMIN_TOKEN: ADMIN };
+    expect(loadConfig({ ...base, TRUSTED_PROXY_HOPS: '2' }, { mode: 'production', role: 'api' }).trustedProxyHops).toBe(2);
+    for (const role of ['api', 'all'] as const) {
+      expect(() => loadConfig({ ...base, TRUSTED_PROXY_HOPS: '11' }, { mode: 'production', role }))
+        .toThrow('configuration: TRUSTED_PROXY_HOPS must be a number of proxies (0-10)');
+    }
+    expect(loadConfig({ ...base, TRUSTED_PROXY_HOPS: 'all of them' }, { mode: 'production', role: 'worker' }).trustedProxyHops).toBe(0);
   });
 
   it('LOG_LEVEL and METRICS_PORT: info by default; metrics on 9464 for api and worker, off in one process unless set', () => {

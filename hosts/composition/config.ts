@@ -3,6 +3,7 @@ import { MAINNET_USDT_CONTRACT } from '../../core/domain/model/asset.js';
 import { AesGcmKeyCipher } from '../../adapters/node/index.js';
 import { DEVNET_ITRX_API_KEY, DEVNET_ITRX_API_SECRET } from '../../adapters/tron-devnet/rental-itrx.js';
 import { DEVNET_TRONSAVE_API_KEY } from '../../adapters/tron-devnet/rental-tronsave.js';
+import { MAX_TRUSTED_PROXY_HOPS } from '../api/client-address.js';
 
 /** Validated configuration of a Custody Hub process (API host, later the worker). */
 export interface HostConfig {
@@ -54,6 +55,12 @@ export interface HostConfig {
   /** null only in dev mode (a random one is generated and printed). */
   readonly adminToken: string | null;
   readonly port: number;
+  /**
+   * TRUSTED_PROXY_HOPS: the reverse proxies in front of the API that each append the address they received a request
+   * from to X-Forwarded-For (0-10, default 0). The per-client-address throttles count the address that many entries
+   * from the right of the header; 0 ignores the header and counts the socket's peer. Always 0 in a worker.
+   */
+  readonly trustedProxyHops: number;
   /** Test/dev allowance for loopback webhook receivers (never on in a real deployment). */
   readonly webhookAllowLocal: boolean;
   /**
@@ -342,6 +349,8 @@ export function loadConfig(env: Env, options: { mode: HostConfig['mode']; role?:
     chainConfirmations: p.take(0, () => integer(env, 'CHAIN_CONFIRMATIONS', DEFAULT_CHAIN_CONFIRMATIONS, 1_000, 'a number of blocks')),
     keyEncryptionKey, adminToken: p.take(null, () => adminToken(env, mode, role)),
     port: role === 'worker' ? 0 : p.take(0, () => port(env, 'PORT', 3000)),
+    trustedProxyHops: role === 'worker' ? 0
+      : p.take(0, () => integer(env, 'TRUSTED_PROXY_HOPS', 0, MAX_TRUSTED_PROXY_HOPS, 'a number of proxies')),
     webhookAllowLocal: p.take(false, () => flag(env, 'WEBHOOK_ALLOW_LOCAL')),
     energyBurn: p.take(false, () => flag(env, 'ENERGY_BURN')),
     workflowStuckAfterMs: 1_000 * p.take(0, () => integer(env, 'WORKFLOW_STUCK_AFTER_S', 900, 604_800, 'a number of seconds')),
