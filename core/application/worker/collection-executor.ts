@@ -51,7 +51,8 @@ export interface CollectionExecutorOptions {
   /**
    * An empty sub-address fails BIZ-NOTHING-TO-COLLECT only once the task is this old (default 30 s, ten blocks):
    * before, it is read again a poll later. A state read can come from a node some blocks behind the one that reported
-   * the balance (a provider's load-balanced backends), and that node has not seen the deposit yet.
+   * the balance (a provider's load-balanced backends), and that node has not seen the deposit yet. (The undelegation's
+   * own wait for a delegation it cannot see yet counts STALE_READ_GRACE_MS from that delegation.)
    */
   readonly staleReadGraceMs?: number;
   /** Failures retry after retryBaseMs, doubling up to retryMaxMs (defaults 1 s and 60 s). */
