@@ -216,6 +216,16 @@ export class Chain {
     return { state: this.state(), time: this.now };
   }
 
+  /**
+   * A transaction as a lookup sees it: the solidity view's, or the full node's, which under the stale_tx_lookups
+   * fault is a node N blocks behind the head (a transaction in a newer block is unknown to it).
+   */
+  lookupTx(id: string, solid: boolean): TxRecord | undefined {
+    const r = this.tx(id, solid);
+    if (r === undefined || solid) return r;
+    return r.info.blockNumber <= this.head.number - this.faults.stale_tx_lookups ? r : undefined;
+  }
+
   /** An included transaction, optionally only when solidified. */
   tx(id: string, solid = false): TxRecord | undefined {
     const r = this.txs.get(String(id).toLowerCase());

@@ -49,6 +49,13 @@ export interface Faults {
    * builds, broadcasts and the solidity view are unaffected. 0 = off.
    */
   stale_reads: number;
+  /**
+   * Full-node transaction lookups (gettransactioninfobyid, gettransactionbyid) answer as a node N blocks behind the
+   * head does: a transaction in a newer block is not known yet. Up to 200 blocks, far more than stale_reads allows: a
+   * backend that fell minutes behind and keeps being asked is rare but real, and the money rule must hold against it
+   * (a transaction that landed must never look dead). 0 = off.
+   */
+  stale_tx_lookups: number;
 }
 
 /** No fault at all (a fresh devnet). */
@@ -65,6 +72,7 @@ export function noFaults(): Faults {
     solidify_jitter: 0,
     energy_weight_drift_bps: 0,
     stale_reads: 0,
+    stale_tx_lookups: 0,
   };
 }
 
@@ -95,6 +103,10 @@ function parse(patch: Partial<Record<keyof Faults, unknown>>): Partial<Faults> {
   if (patch.stale_reads !== undefined) {
     out.stale_reads = nonNegInt(patch.stale_reads, 'stale_reads');
     if (out.stale_reads > 32) throw new Error('stale_reads must be at most 32 (older states are not kept)');
+  }
+  if (patch.stale_tx_lookups !== undefined) {
+    out.stale_tx_lookups = nonNegInt(patch.stale_tx_lookups, 'stale_tx_lookups');
+    if (out.stale_tx_lookups > 200) throw new Error('stale_tx_lookups must be at most 200');
   }
   if (patch.energy_weight_drift_bps !== undefined) {
     out.energy_weight_drift_bps = nonNegNumber(patch.energy_weight_drift_bps, 'energy_weight_drift_bps');

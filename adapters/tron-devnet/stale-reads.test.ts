@@ -1,6 +1,7 @@
 /**
  * stale_reads: full-node state reads answer from a state up to N blocks behind the head (a provider's backends at
- * different heights), seen over HTTP; heads, transactions and the solidity view stay as they are.
+ * different heights), seen over HTTP; heads, transactions and the solidity view stay as they are. stale_tx_lookups:
+ * full-node transaction lookups answer as a node N blocks behind.
  */
 import { describe, expect, it } from 'vitest';
 import { Devnet } from './index.js';
@@ -78,12 +79,39 @@ describe('stale_reads', () => {
     }
   });
 
+  it('stale_tx_lookups: a node N blocks behind does not know a transaction in a newer block; the solidity view does', async () => {
+    const devnet = await startTestDevnet({ seed: 'stale-tx', solidifyLag: 1 });
+    try {
+      const a = wallet(devnet, 'stale-tx-a');
+      const b = wallet(devnet, 'stale-tx-b');
+      devnet.fund(a.address, trx(10));
+      devnet.mine(1);
+      const sent = await a.tw.trx.sendTransaction(b.address, trx(1)) as { txid: string };
+      devnet.mine(1);
+      const block = devnet.info().head_number;
+      const info = async (path: string): Promise<Record<string, unknown>> => post(devnet, path, { value: sent.txid });
+      devnet.setFaults({ stale_tx_lookups: 5 });
+      for (let k = 0; k < 5; k++) {
+        expect(await info('wallet/gettransactioninfobyid')).toEqual({});
+        expect(await info('wallet/gettransactionbyid')).toEqual({});
+        devnet.mine(1);
+      }
+      expect(devnet.info().head_number - block).toBe(5);
+      expect((await info('wallet/gettransactioninfobyid'))['blockNumber']).toBe(block);
+      expect((await info('walletsolidity/gettransactioninfobyid'))['blockNumber']).toBe(block);
+    } finally {
+      await devnet.close();
+    }
+  });
+
   it('rejects a negative or too large lag, and changes nothing then', async () => {
     const devnet = await startTestDevnet();
     try {
       expect(() => devnet.setFaults({ stale_reads: -1 })).toThrow(/stale_reads/);
       expect(() => devnet.setFaults({ stale_reads: 33 })).toThrow(/stale_reads/);
+      expect(() => devnet.setFaults({ stale_tx_lookups: 201 })).toThrow(/stale_tx_lookups/);
       expect(devnet.faults().stale_reads).toBe(0);
+      expect(devnet.faults().stale_tx_lookups).toBe(0);
     } finally {
       await devnet.close();
     }

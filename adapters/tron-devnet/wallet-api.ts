@@ -172,11 +172,11 @@ export const HANDLERS: Record<string, Handler> = {
     return a ? v.accountNetJson(a, st, c.params, time) : { freeNetLimit: c.params.freeNetLimit, TotalNetLimit: c.params.totalNetLimit };
   },
   gettransactionbyid: (q, c, solid) => {
-    const r = c.tx(String(q['value'] ?? ''), solid);
+    const r = c.lookupTx(String(q['value'] ?? ''), solid);
     return r ? v.txJson(r) : {};
   },
   gettransactioninfobyid: (q, c, solid) => {
-    const r = c.tx(String(q['value'] ?? ''), solid);
+    const r = c.lookupTx(String(q['value'] ?? ''), solid);
     return r ? v.txInfoJson(r) : {};
   },
   gettransactioninfobyblocknum: (q, c, solid) => {
