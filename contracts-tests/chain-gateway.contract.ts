@@ -402,9 +402,26 @@ export function describeChainGatewayContract(
       const e = await expectError(g.broadcast(tx), 'CHAIN-BROADCAST-FAILED', false);
       expect((e as ChainError).nodeCode).toBe('TRANSACTION_EXPIRATION_ERROR');
       expect(await g.getTransaction(tx.txid)).toEqual({ state: 'unknown' });
-      // The proof that it is dead: the solidified head is past its expiration.
+      // The proof that it is dead: the solidified head is past its expiration, and no block of its window holds it.
+      expect(await g.findInSolidified(tx)).toBe('unknown');
       await s.faucet.mine(s.solidifyLag + 1);
       expect((await g.solidifiedHead()).timestamp).toBeGreaterThan(tx.expiresAt);
+      expect(await g.findInSolidified(tx)).toBe('absent');
+    }, caps.virtualTime);
+
+    it_('findInSolidified: a landed transaction is included once its window is solidified, and unknown before', async () => {
+      const a = await account(10n * TRX);
+      const b = await account(1n * TRX);
+      const [tx] = await execute(a, { kind: 'transfer-trx', to: b.address, amountSun: TRX });
+      // Its block may be solidified already, but the window runs to its expiration: not all of it yet.
+      expect(await g.findInSolidified(tx)).toBe('unknown');
+      await s.faucet.advance!(tx.expiresAt - (await g.head()).timestamp + 3_000);
+      await s.faucet.mine(s.solidifyLag + 1);
+      expect(await g.findInSolidified(tx)).toBe('included');
+      // A record whose reference block is not on this chain proves nothing.
+      const raw = JSON.parse(tx.signedJson) as { raw_data: { ref_block_hash: string } };
+      raw.raw_data.ref_block_hash = raw.raw_data.ref_block_hash === '0'.repeat(16) ? '1'.repeat(16) : '0'.repeat(16);
+      expect(await g.findInSolidified({ ...tx, signedJson: JSON.stringify(raw) })).toBe('unknown');
     }, caps.virtualTime);
 
     it_('USDT: estimate and actual energy are 130,285 to a fresh address and 64,285 to a holder', async () => {

@@ -68,6 +68,8 @@ export const USDT_TRANSFER_ENERGY_TO_HOLDER = 64_285;
 export const USDT_TRANSFER_ENERGY_TO_NEW_HOLDER = 130_285;
 
 const MAX_EXPIRATION_MS = 86_400_000;
+/** Blocks findInSolidified reads at most for one transaction: a reference up to ~19 blocks old plus 10 min of expiration. */
+const MAX_WINDOW_BLOCKS = 240;
 /** TaPoS accepts a reference among the last 65,536 blocks; stay well inside it. */
 const MAX_HEAD_MARGIN = 60_000;
 type Json = Record<string, unknown>;
@@ -349,6 +351,52 @@ export class TronWebChainGateway implements ChainGateway {
       if (mapped instanceof DomainError || mapped.transient) throw mapped;
     }
     return { state: 'unknown' };
+  }
+
+  /**
+   * Reads the solidified blocks of the transaction's window by number (`walletsolidity/getblockbynum`): from the block
+   * after its reference block (found from ref_block_bytes near the solidified head and checked against
+   * ref_block_hash) until a block past its expiration. At most MAX_WINDOW_BLOCKS blocks: with the default 60 s
+   * expiration a window is ~20 blocks past a reference up to ~19 blocks old.
+   */
+  async findInSolidified(tx: SignedTransaction): Promise<'included' | 'absent' | 'unknown'> {
+    let raw: { ref_block_bytes?: unknown; ref_block_hash?: unknown; expiration?: unknown };
+    try {
+      raw = (JSON.parse(tx.signedJson) as { raw_data?: typeof raw }).raw_data ?? {};
+    } catch {
+      return 'unknown';
+    }
+    const { ref_block_bytes: refBytes, ref_block_hash: refHash, expiration } = raw;
+    if (typeof refBytes !== 'string' || !/^[0-9a-f]{4}$/i.test(refBytes) || typeof refHash !== 'string' || typeof expiration !== 'number') return 'unknown';
+    const id = tx.txid.toLowerCase();
+    const solid = await this.node.solidified('node-read');
+    if (solid.timestamp <= expiration) return 'unknown';
+    // The reference block: the newest solidified block with these low 16 bits whose id carries ref_block_hash.
+    const low = Number.parseInt(refBytes, 16);
+    let ref = solid.number - ((solid.number - low) % 65_536 + 65_536) % 65_536;
+    for (let tries = 0; ; tries += 1) {
+      if (ref < 0 || tries === 3) return 'unknown';
+      const block = await this.solidBlock(ref);
+      if (block === null) return 'unknown';
+      if (block.id.slice(16, 32) === refHash.toLowerCase()) break;
+      ref -= 65_536;
+    }
+    for (let n = ref + 1; n <= solid.number && n - ref <= MAX_WINDOW_BLOCKS; n += 1) {
+      const block = await this.solidBlock(n);
+      if (block === null) return 'unknown';
+      if (block.timestamp > expiration) return 'absent';
+      if (block.txids.includes(id)) return 'included';
+    }
+    return 'unknown';
+  }
+
+  /** A solidified block by number with its transaction ids, or null when the node does not return that block. */
+  private async solidBlock(number: number): Promise<{ readonly id: string; readonly timestamp: number; readonly txids: readonly string[] } | null> {
+    const block = await this.node.call<{ blockID?: string; block_header?: { raw_data?: { number?: number; timestamp?: number } }; transactions?: { txID?: string }[] }>(
+      'node-read', 'findInSolidified', 'solidity', 'walletsolidity/getblockbynum', { num: number });
+    const header = block.block_header?.raw_data;
+    if (typeof block.blockID !== 'string' || typeof header?.timestamp !== 'number' || (header.number ?? 0) !== number) return null;
+    return { id: block.blockID.toLowerCase(), timestamp: header.timestamp, txids: (block.transactions ?? []).map((t) => String(t.txID ?? '').toLowerCase()) };
   }
 
   async head(): Promise<{ readonly number: number; readonly timestamp: number }> {

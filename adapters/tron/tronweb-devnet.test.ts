@@ -54,3 +54,31 @@ describe('TronWebChainGateway transaction lookups (adapter-only: the contract ca
     }
   });
 });
+
+describe('TronWebChainGateway.findInSolidified against a node behind (adapter-only: the devnet fault)', () => {
+  it('a landed transaction that a node 100 blocks behind does not show is included in the solidified blocks of its window', async () => {
+    const s = await devnetChainSubject({ seed: 'dead-proof' });
+    try {
+      const { devnet, gateway: g } = s;
+      const payer = await g.createAccount();
+      const payee = await g.createAccount();
+      devnet.fund(payer.address, 10_000_000);
+      devnet.mine(1);
+      const tx = await g.prepare({ address: payer.address, privateKey: async () => payer.privateKey }, { kind: 'transfer-trx', to: payee.address, amountSun: 1_000_000n });
+      await g.broadcast(tx);
+      devnet.setFaults({ stale_tx_lookups: 100 });
+      devnet.advance(tx.expiresAt - devnet.info().virtual_time + 3_000);
+      devnet.mine(s.solidifyLag + 1);
+      expect((await g.solidifiedHead()).timestamp).toBeGreaterThan(tx.expiresAt);
+      expect(await g.getTransaction(tx.txid)).toEqual({ state: 'unknown' });
+      expect(await g.findInSolidified(tx)).toBe('included');
+      // A transaction signed but never sent, with the same window: absent.
+      const unsent = await g.prepare({ address: payer.address, privateKey: async () => payer.privateKey }, { kind: 'transfer-trx', to: payee.address, amountSun: 2_000_000n });
+      devnet.advance(unsent.expiresAt - devnet.info().virtual_time + 3_000);
+      devnet.mine(s.solidifyLag + 1);
+      expect(await g.findInSolidified(unsent)).toBe('absent');
+    } finally {
+      await s.close?.();
+    }
+  });
+});

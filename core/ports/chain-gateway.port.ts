@@ -55,6 +55,15 @@ export interface ChainGateway {
   broadcast(tx: SignedTransaction): Promise<void>;
   /** Where a transaction stands: unknown, pending, confirmed (with confirmations and solidified flag) or failed. */
   getTransaction(txid: string): Promise<TransactionState>;
+  /**
+   * Whether a transaction is in a solidified block of its validity window, read block by block from the solidity
+   * endpoint: after the block it references (TaPoS; it did not exist before) up to the last block at or before its
+   * expiration (no later block may include it). Solidified blocks are final, so a node behind cannot make a
+   * transaction that landed look absent: it lacks the block instead. 'absent': every block of the window was read and
+   * none holds it, the only proof that a sent transaction is dead; 'included': one holds it; 'unknown': the window is
+   * not all solidified, a block of it was not returned, or the window is longer than the gateway reads.
+   */
+  findInSolidified(tx: SignedTransaction): Promise<'included' | 'absent' | 'unknown'>;
   /** Current head block. */
   head(): Promise<{ readonly number: number; readonly timestamp: number }>;
   /**

@@ -63,6 +63,7 @@ export function faultyGateway(inner: ChainGateway, plan: FaultPlan, sent: Map<st
     getChainPrices: () => inner.getChainPrices(),
     head: () => inner.head(),
     solidifiedHead: () => inner.solidifiedHead(),
+    findInSolidified: (tx) => inner.findInSolidified(tx),
     async prepare(signer, intent) {
       const tx = await inner.prepare(signer, intent);
       intents.set(tx.txid, { txid: tx.txid, from: signer.address, intent });
