@@ -86,6 +86,8 @@ const scheduleArb = fc.record({
   drops: fc.integer({ min: 0, max: 2 }),
   /** State reads answered up to this many blocks behind the head (a load-balanced provider's backends). */
   staleReads: fc.integer({ min: 0, max: 3 }),
+  /** Transaction lookups from a node this many blocks behind: past the solidified head, a landed one looks unknown. */
+  staleTxLookups: fc.constantFrom(0, 0, 5, 40),
 });
 type Schedule = typeof scheduleArb extends fc.Arbitrary<infer T> ? T : never;
 
@@ -137,6 +139,7 @@ async function runSchedule(s: Schedule): Promise<void> {
       energy_weight_drift_bps: s.driftBps,
       drop_next_transactions: s.drops,
       stale_reads: s.staleReads,
+      stale_tx_lookups: s.staleTxLookups,
     });
 
     const allTerminal = async () => (await Promise.all(tasks.map((t) => w.stores.tasks.get(t.taskNo)))).every((t) => terminalTask(t!))
@@ -144,7 +147,7 @@ async function runSchedule(s: Schedule): Promise<void> {
     const maxRounds = s.hostileRounds + 150;
     let round = 0;
     for (; round < maxRounds; round++) {
-      if (round === s.hostileRounds) w.devnet.setFaults({ chaos: null, rate_limit: null, script: [], stale_reads: 0 });
+      if (round === s.hostileRounds) w.devnet.setFaults({ chaos: null, rate_limit: null, script: [], stale_reads: 0, stale_tx_lookups: 0 });
       const pass = runners.map(async (r) => {
         try {
           await r.runDue();
@@ -161,7 +164,7 @@ async function runSchedule(s: Schedule): Promise<void> {
       w.devnet.mine(1);
       w.clock.advance(BLOCK_MS);
     }
-    w.devnet.setFaults({ chaos: null, rate_limit: null, script: [], stale_reads: 0 });
+    w.devnet.setFaults({ chaos: null, rate_limit: null, script: [], stale_reads: 0, stale_tx_lookups: 0 });
     const context = JSON.stringify({ round, crashes: plan.fired });
     expect(round, `stuck after the faults stopped: ${context}`).toBeLessThan(maxRounds);
 

@@ -1,7 +1,8 @@
 /**
  * The money rule of write-ahead.ts, on a scripted chain (every answer a node can give, in any combination): a
- * transaction is dead only when the node does not know it, knows every block up to a solidified head whose time is
- * past its expiration, and still does not know it; everything else rebroadcasts the same bytes or waits.
+ * transaction is dead only when the node does not know it, the solidified head's time is past its expiration, and
+ * every solidified block of its validity window was read without it; everything else rebroadcasts the same bytes or
+ * waits.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -18,6 +19,8 @@ interface Script {
   readonly solid: { number: number; timestamp: number };
   readonly head: { number: number; timestamp: number };
   readonly broadcast: 'ok' | 'refused' | 'lost';
+  /** What the solidified blocks of its window say (ChainGateway.findInSolidified). */
+  readonly found: 'included' | 'absent' | 'unknown';
 }
 
 /** A gateway answering from the script, recording the broadcasts. */
@@ -28,6 +31,7 @@ function scripted(script: Script): { chain: ChainGateway; broadcasts: string[] }
     getTransaction: async () => states.length > 1 ? states.shift()! : states[0]!,
     solidifiedHead: async () => script.solid,
     head: async () => script.head,
+    findInSolidified: async () => script.found,
     broadcast: async (tx: { txid: string }) => {
       broadcasts.push(tx.txid);
       if (script.broadcast === 'refused') throw new ChainError('CHAIN-BROADCAST-FAILED', 'refused', { transient: false, nodeCode: 'TAPOS_ERROR' });
@@ -52,15 +56,20 @@ describe('followOperation (the money rule)', () => {
   it('dead only on proof; never a new transaction otherwise; the same bytes are what gets resent', async () => {
     await fc.assert(fc.asyncProperty(
       fc.array(stateArb, { minLength: 1, maxLength: 2 }), blockArb, blockArb, fc.constantFrom<Script['broadcast']>('ok', 'refused', 'lost'), completionArb,
-      async (states, solid, head, broadcast, completion) => {
-        const { chain, broadcasts } = scripted({ states, solid, head, broadcast });
+      fc.constantFrom<Script['found']>('included', 'absent', 'unknown'),
+      async (states, solid, head, broadcast, completion, found) => {
+        const { chain, broadcasts } = scripted({ states, solid, head, broadcast, found });
         const result = await followOperation(chain, TX, completion);
         const [first, second] = [states[0]!, states[1] ?? states[0]!];
         if (result.kind === 'dead') {
           expect(first.state).toBe('unknown');
-          expect(second.state).toBe('unknown');
+          expect(found).toBe('absent');
           expect(TX.expiresAt).toBeLessThan(solid.timestamp);
-          expect(head.number).toBeGreaterThanOrEqual(solid.number);
+          expect(broadcasts).toEqual([]);
+        }
+        // Expired, unknown to the node, and not proven absent: never dead, never sent again.
+        if (first.state === 'unknown' && TX.expiresAt < solid.timestamp && found !== 'absent') {
+          expect(result).toMatchObject({ kind: 'waiting', refusal: expect.any(String) });
           expect(broadcasts).toEqual([]);
         }
         if (result.kind === 'reverted') expect([first.state, second.state]).toContain('failed');
@@ -78,23 +87,24 @@ describe('followOperation (the money rule)', () => {
     ));
   });
 
-  it('a node lagging behind its solidified view proves nothing: waiting, not dead', async () => {
-    const { chain } = scripted({ states: [{ state: 'unknown' }], solid: { number: 50, timestamp: 2_000_000 }, head: { number: 40, timestamp: 1_900_000 }, broadcast: 'ok' });
-    expect(await followOperation(chain, TX, 1)).toEqual({ kind: 'waiting', refusal: 'the node is behind its solidified view' });
+  it('a node behind that does not show a landed transaction proves nothing: waiting, not dead', async () => {
+    const behind = { states: [{ state: 'unknown' } as TransactionState], solid: { number: 50, timestamp: 2_000_000 }, head: { number: 60, timestamp: 2_100_000 }, broadcast: 'ok' as const };
+    const included = scripted({ ...behind, found: 'included' });
+    expect(await followOperation(included.chain, TX, 1)).toEqual({ kind: 'waiting', refusal: 'in a solidified block that the node has not shown yet' });
+    const unread = scripted({ ...behind, found: 'unknown' });
+    expect(await followOperation(unread.chain, TX, 1)).toMatchObject({ kind: 'waiting', refusal: expect.stringMatching(/could not all be read/) });
+    expect([...included.broadcasts, ...unread.broadcasts]).toEqual([]);
+    expect(await followOperation(scripted({ ...behind, found: 'absent' }).chain, TX, 1)).toEqual({ kind: 'dead' });
   });
 
   it('unknown but unexpired at the solidified head: the same bytes again; a refusal is kept, not a verdict', async () => {
-    const { chain, broadcasts } = scripted({ states: [{ state: 'unknown' }], solid: { number: 50, timestamp: 999_999 }, head: { number: 60, timestamp: 1_100_000 }, broadcast: 'refused' });
+    const { chain, broadcasts } = scripted({ states: [{ state: 'unknown' }], solid: { number: 50, timestamp: 999_999 }, head: { number: 60, timestamp: 1_100_000 }, broadcast: 'refused', found: 'absent' });
     const result = await followOperation(chain, TX, 'solidified');
     expect(result).toMatchObject({ kind: 'waiting' });
     expect(result.kind === 'waiting' && result.refusal).toMatch(/^TAPOS_ERROR: /);
     expect(broadcasts).toEqual([TX.txid]);
   });
 
-  it('found on the second look (included meanwhile): classified by what the node now says', async () => {
-    const { chain } = scripted({ states: [{ state: 'unknown' }, confirmed(5, true)], solid: { number: 50, timestamp: 2_000_000 }, head: { number: 60, timestamp: 2_100_000 }, broadcast: 'ok' });
-    expect(await followOperation(chain, TX, 3)).toMatchObject({ kind: 'confirmed' });
-  });
 
   it('validation refusals judge the operation; freshness refusals and lost replies do not', () => {
     expect(isValidationRefusal('CONTRACT_VALIDATE_ERROR: balance is not sufficient')).toBe(true);

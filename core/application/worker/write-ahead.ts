@@ -22,8 +22,8 @@ export type Completion = 'accepted' | Confirmations;
  * evidence (the money rule, docs/decisions.md):
  * - `confirmed`: included with a successful receipt, deep enough (or accepted, for a step that completes on acceptance);
  * - `reverted`: included, and its receipt failed (REVERT, OUT_OF_ENERGY …): it moved nothing but its fee;
- * - `dead`: never included, and the solidified head is past its expiration: it can never land, so a new
- *   transaction may replace it.
+ * - `dead`: the solidified head is past its expiration and no solidified block of its validity window holds it: it
+ *   never landed and never can, so a new transaction may replace it.
  * Everything else is `waiting`: in the pool, in a block not deep enough, rebroadcast just now, or a rebroadcast the
  * node refused or whose reply was lost (`refusal`). Errors of the lookups themselves propagate: the caller keeps
  * waiting on them too.
@@ -82,8 +82,9 @@ export function isValidationRefusal(refusal: string | null | undefined): boolean
  * - In a block: confirmed when deep enough, reverted when its receipt failed.
  * - In the pool: waiting (or confirmed, for a step that completes on acceptance).
  * - Unknown: dead only when the solidified head's timestamp is past the expiration (nothing can include it any
- *   more). Otherwise the SAME signed bytes are sent again: accepted → waiting (confirmed on acceptance); refused,
- *   or no reply → waiting with the refusal. Never a second transaction while the first could still land.
+ *   more) and no solidified block of its validity window holds it (ChainGateway.findInSolidified). Otherwise the
+ *   SAME signed bytes are sent again: accepted → waiting (confirmed on acceptance); refused, or no reply → waiting
+ *   with the refusal. Never a second transaction while the first could still land.
  */
 export async function followOperation(chain: ChainGateway, tx: PreparedTransaction, completion: Completion): Promise<OperationState> {
   return classify(chain, tx, completion, await chain.getTransaction(tx.txid));
@@ -103,12 +104,14 @@ async function classify(chain: ChainGateway, tx: PreparedTransaction, completion
     case 'unknown': {
       const solid = await chain.solidifiedHead();
       if (tx.expiresAt < solid.timestamp) {
-        // Dead needs the answering node to know every block up to that solidified one (a full node lagging behind
-        // its solidity endpoint would not know of an inclusion yet): its head first, then the txid once more.
-        const head = await chain.head();
-        if (head.number < solid.number) return { kind: 'waiting', refusal: 'the node is behind its solidified view' };
-        const again = await chain.getTransaction(tx.txid);
-        return again.state === 'unknown' ? { kind: 'dead' } : classify(chain, tx, completion, again);
+        // Dead needs proof, not a lookup: a node behind (a provider's backend that fell minutes behind) answers
+        // "unknown" for a transaction that landed. The solidified blocks of its validity window, read one by one,
+        // are final: a node behind lacks a block instead of hiding a transaction (decision 83).
+        const found = await chain.findInSolidified(toSigned(tx));
+        if (found === 'absent') return { kind: 'dead' };
+        return { kind: 'waiting', refusal: found === 'included'
+          ? 'in a solidified block that the node has not shown yet'
+          : 'the solidified blocks of its validity window could not all be read yet' };
       }
       try {
         await broadcastPrepared(chain, tx);
