@@ -67,8 +67,8 @@ export interface ChainGateway {
   /** Current head block. */
   head(): Promise<{ readonly number: number; readonly timestamp: number }>;
   /**
-   * The latest solidified (irreversible) block. A transaction the node does not know whose expiration is before this
-   * block's timestamp can never be included: the only proof that a sent transaction is dead.
+   * The latest solidified (irreversible) block. A transaction whose expiration is before this block's timestamp can
+   * never be included any more; whether it was is for findInSolidified to say.
    */
   solidifiedHead(): Promise<{ readonly number: number; readonly timestamp: number }>;
 }
