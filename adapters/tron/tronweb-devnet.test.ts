@@ -28,16 +28,23 @@ describe('TronWebChainGateway on a split devnet without solidityHost (adapter-on
   });
 });
 
+/** A funded payer on the subject's devnet and a signer of TRX transfers from it to a fresh payee (built, not sent). */
+async function funded(s: Awaited<ReturnType<typeof devnetChainSubject>>) {
+  const payer = await s.gateway.createAccount();
+  const payee = await s.gateway.createAccount();
+  s.devnet.fund(payer.address, 10_000_000);
+  s.devnet.mine(1);
+  const signer = { address: payer.address, privateKey: async () => payer.privateKey };
+  return { transfer: (amountSun: bigint) => s.gateway.prepare(signer, { kind: 'transfer-trx', to: payee.address, amountSun }) };
+}
+
 describe('TronWebChainGateway transaction lookups (adapter-only: the contract cannot see how many calls a lookup took)', () => {
   it('asks the solidity endpoint about a transaction only once the solidified head has reached its block', async () => {
     const s = await devnetChainSubject({ seed: 'lookup-calls' });
     try {
       const { devnet, gateway: g } = s;
-      const payer = await g.createAccount();
-      const payee = await g.createAccount();
-      devnet.fund(payer.address, 10_000_000);
-      devnet.mine(1);
-      const tx = await g.prepare({ address: payer.address, privateKey: async () => payer.privateKey }, { kind: 'transfer-trx', to: payee.address, amountSun: 1_000_000n });
+      const { transfer } = await funded(s);
+      const tx = await transfer(1_000_000n);
       await g.broadcast(tx);
       devnet.mine(1);
       const perTx = (): number => devnet.nodeCalls()['walletsolidity/gettransactioninfobyid'] ?? 0;
@@ -60,11 +67,8 @@ describe('TronWebChainGateway.findInSolidified against a node behind (adapter-on
     const s = await devnetChainSubject({ seed: 'dead-proof' });
     try {
       const { devnet, gateway: g } = s;
-      const payer = await g.createAccount();
-      const payee = await g.createAccount();
-      devnet.fund(payer.address, 10_000_000);
-      devnet.mine(1);
-      const tx = await g.prepare({ address: payer.address, privateKey: async () => payer.privateKey }, { kind: 'transfer-trx', to: payee.address, amountSun: 1_000_000n });
+      const { transfer } = await funded(s);
+      const tx = await transfer(1_000_000n);
       await g.broadcast(tx);
       devnet.setFaults({ stale_tx_lookups: 100 });
       devnet.advance(tx.expiresAt - devnet.info().virtual_time + 3_000);
@@ -73,7 +77,8 @@ describe('TronWebChainGateway.findInSolidified against a node behind (adapter-on
       expect(await g.getTransaction(tx.txid)).toEqual({ state: 'unknown' });
       expect(await g.findInSolidified(tx)).toBe('included');
       // A transaction signed but never sent, with the same window: absent.
-      const unsent = await g.prepare({ address: payer.address, privateKey: async () => payer.privateKey }, { kind: 'transfer-trx', to: payee.address, amountSun: 2_000_000n });
+      const unsent = await transfer(2_000_000n);
+      expect(unsent.txid).not.toBe(tx.txid);
       devnet.advance(unsent.expiresAt - devnet.info().virtual_time + 3_000);
       devnet.mine(s.solidifyLag + 1);
       expect(await g.findInSolidified(unsent)).toBe('absent');
