@@ -37,8 +37,8 @@ type Json = Record<string, unknown>;
  * Reads whose identical concurrent requests share one flight: state reads a sweep makes several times in one step
  * (the sub's account for its existence, its balance and its resources) and that many sweeps make of the same main
  * address at once. Never a broadcast or a transaction build, and never the per-transaction lookups
- * (gettransactioninfobyid, gettransactionfrompending): the dead-transaction rule needs its second lookup to be sent
- * after its head check (core/application/worker/write-ahead.ts).
+ * (gettransactioninfobyid, gettransactionfrompending): each transaction is followed by its own step, so sharing would
+ * save nothing, and what they answer decides whether money is sent again.
  */
 const SHARED_READS: ReadonlySet<string> = new Set([
   'wallet/getaccount', 'wallet/getaccountresource', 'wallet/getcandelegatedmaxsize', 'wallet/getchainparameters',
