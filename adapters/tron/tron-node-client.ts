@@ -48,6 +48,13 @@ const SHARED_READS: ReadonlySet<string> = new Set([
 interface BlockJson { blockID?: string; block_header?: { raw_data?: { number?: number; timestamp?: number } } }
 type Provider = InstanceType<typeof providers.HttpProvider>;
 
+/** The fields of a block reply the gateway uses, or null when the reply holds no block. */
+function blockRefOf(block: BlockJson): BlockRef | null {
+  const raw = block.block_header?.raw_data;
+  if (typeof block.blockID !== 'string' || !/^[0-9a-f]{64}$/i.test(block.blockID) || typeof raw?.timestamp !== 'number') return null;
+  return { number: raw.number ?? 0, timestamp: raw.timestamp, id: block.blockID.toLowerCase() };
+}
+
 /** Requests to a TRON node's HTTP API. Construct freely: nothing is sent until a method is called. */
 export class TronNodeClient {
   /** The full node's provider (tronweb's `fullNode`). */
@@ -55,8 +62,7 @@ export class TronNodeClient {
   /** The solidity node's provider (tronweb's `solidityNode`). */
   readonly solidity: Provider;
   private readonly pro: Provider | undefined;
-  private readonly inFlight = new Map<string, Promise<BlockRef>>();
-  private readonly readsInFlight = new Map<string, Promise<unknown>>();
+  private readonly inFlight = new Map<string, Promise<unknown>>();
 
   constructor(options: TronNodeClientOptions) {
     const headers = options.apiKey ? { 'TRON-PRO-API-KEY': options.apiKey } : {};
@@ -86,12 +92,7 @@ export class TronNodeClient {
    */
   request<T>(endpoint: Endpoint, path: string, body: Json): Promise<T> {
     if (!SHARED_READS.has(path)) return this.send<T>(endpoint, path, body);
-    const key = `${endpoint} ${path} ${JSON.stringify(body)}`;
-    const inFlight = this.readsInFlight.get(key);
-    if (inFlight !== undefined) return inFlight as Promise<T>;
-    const request = this.send<T>(endpoint, path, body).finally(() => this.readsInFlight.delete(key));
-    this.readsInFlight.set(key, request);
-    return request;
+    return this.shared(`${endpoint} ${path} ${JSON.stringify(body)}`, () => this.send<T>(endpoint, path, body));
   }
 
   private async send<T>(endpoint: Endpoint, path: string, body: Json): Promise<T> {
@@ -121,9 +122,9 @@ export class TronNodeClient {
    * an older TaPoS reference, "node behind" rather than "dead"), and each new request starts only after the last
    * one ended, so answers never go backwards. Failures are shared too (each caller handles its own).
    */
-  private shared(key: string, read: () => Promise<BlockRef>): Promise<BlockRef> {
+  private shared<T>(key: string, read: () => Promise<T>): Promise<T> {
     const inFlight = this.inFlight.get(key);
-    if (inFlight !== undefined) return inFlight;
+    if (inFlight !== undefined) return inFlight as Promise<T>;
     const request = read().finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, request);
     return request;
@@ -136,15 +137,26 @@ export class TronNodeClient {
     return block;
   }
 
+  /**
+   * The solidity node's block `number` with the ids of its transactions (`walletsolidity/getblockbynum`), or null
+   * when the node returns no such block (one behind answers `{}` for a number past its solidified head).
+   */
+  async solidifiedByNumber(kind: CallKind, number: number): Promise<(BlockRef & { readonly txids: readonly string[] }) | null> {
+    const block = await this.call<BlockJson & { transactions?: { txID?: string }[] }>(kind, `solidified block ${number}`, 'solidity',
+      'walletsolidity/getblockbynum', { num: number });
+    const ref = blockRefOf(block);
+    if (ref === null || ref.number !== number) return null;
+    return { ...ref, txids: (block.transactions ?? []).map((t) => String(t.txID ?? '').toLowerCase()) };
+  }
+
   private async block(kind: CallKind, what: string, endpoint: Endpoint, path: string, body: Json): Promise<BlockRef> {
-    const block = await this.call<BlockJson>(kind, what, endpoint, path, body);
-    const raw = block.block_header?.raw_data;
-    if (typeof block.blockID !== 'string' || !/^[0-9a-f]{64}$/i.test(block.blockID) || typeof raw?.timestamp !== 'number') {
+    const ref = blockRefOf(await this.call<BlockJson>(kind, what, endpoint, path, body));
+    if (ref === null) {
       // Transient: a node still syncing (or a solidity view with nothing solidified yet) answers `{}` for a while.
       throw new ChainError(kind === 'balance-read' ? 'CHAIN-BALANCE-QUERY-FAILED' : 'CHAIN-NODE-UNAVAILABLE',
         `${what}: node returned no block`, { transient: true });
     }
-    return { number: raw.number ?? 0, timestamp: raw.timestamp, id: block.blockID.toLowerCase() };
+    return ref;
   }
 
   private provider(endpoint: Endpoint): Provider {

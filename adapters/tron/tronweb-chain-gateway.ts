@@ -376,27 +376,18 @@ export class TronWebChainGateway implements ChainGateway {
     let ref = solid.number - ((solid.number - low) % 65_536 + 65_536) % 65_536;
     for (let tries = 0; ; tries += 1) {
       if (ref < 0 || tries === 3) return 'unknown';
-      const block = await this.solidBlock(ref);
+      const block = await this.node.solidifiedByNumber('node-read', ref);
       if (block === null) return 'unknown';
       if (block.id.slice(16, 32) === refHash.toLowerCase()) break;
       ref -= 65_536;
     }
     for (let n = ref + 1; n <= solid.number && n - ref <= MAX_WINDOW_BLOCKS; n += 1) {
-      const block = await this.solidBlock(n);
+      const block = await this.node.solidifiedByNumber('node-read', n);
       if (block === null) return 'unknown';
       if (block.timestamp > expiration) return 'absent';
       if (block.txids.includes(id)) return 'included';
     }
     return 'unknown';
-  }
-
-  /** A solidified block by number with its transaction ids, or null when the node does not return that block. */
-  private async solidBlock(number: number): Promise<{ readonly id: string; readonly timestamp: number; readonly txids: readonly string[] } | null> {
-    const block = await this.node.call<{ blockID?: string; block_header?: { raw_data?: { number?: number; timestamp?: number } }; transactions?: { txID?: string }[] }>(
-      'node-read', 'findInSolidified', 'solidity', 'walletsolidity/getblockbynum', { num: number });
-    const header = block.block_header?.raw_data;
-    if (typeof block.blockID !== 'string' || typeof header?.timestamp !== 'number' || (header.number ?? 0) !== number) return null;
-    return { id: block.blockID.toLowerCase(), timestamp: header.timestamp, txids: (block.transactions ?? []).map((t) => String(t.txID ?? '').toLowerCase()) };
   }
 
   async head(): Promise<{ readonly number: number; readonly timestamp: number }> {
