@@ -3,7 +3,8 @@
  * (resets, timeouts, 403/429 with Retry-After, 5xx, error bodies, lost broadcast replies, accepted broadcasts that
  * never land, a call quota, full and solidity endpoints on separate ports, state reads a few blocks stale), a chain
  * that moves underneath (solidified lag jitter, energy-weight drift, a raised USDT energy factor, a sub-address
- * blacklisted mid-collection), process crashes at every boundary, and 1–3 workers — over collections (USDT and
+ * blacklisted mid-collection, forks above the solidified head that re-include or drop the replaced blocks'
+ * transactions), process crashes at every boundary, and 1–3 workers — over collections (USDT and
  * TRX; energy from self-delegation or a rental provider's simulation), the post-failure reclaim, a withdrawal and a
  * stake. Whatever the schedule:
  * - no double payment: every successful transaction on chain belongs to a step record, and no step has two; no
@@ -88,6 +89,13 @@ const scheduleArb = fc.record({
   staleReads: fc.integer({ min: 0, max: 3 }),
   /** Transaction lookups from a node this many blocks behind: past the solidified head, a landed one looks unknown. */
   staleTxLookups: fc.constantFrom(0, 0, 5, 40),
+  /**
+   * Forks above the solidified head (another witness's branch wins): the last `depth` blocks are replaced, and their
+   * transactions either return to the pool ('all') or vanish ('none'). With any, steps and withdrawals complete on 3
+   * blocks, deeper than these forks, as an operator's CHAIN_CONFIRMATIONS must be deeper than the forks it tolerates.
+   */
+  reorgs: fc.uniqueArray(fc.record({ at: fc.integer({ min: 1, max: 30 }), depth: fc.integer({ min: 1, max: 2 }), keep: fc.constantFrom<'all' | 'none'>('all', 'none') }),
+    { maxLength: 6, selector: (r) => r.at }),
 });
 type Schedule = typeof scheduleArb extends fc.Arbitrary<infer T> ? T : never;
 
@@ -111,6 +119,8 @@ async function runSchedule(s: Schedule): Promise<void> {
     w.devnet.fund(payer, 20n * TRX);
     w.devnet.fund(recipient, TRX);
     w.devnet.fund(staker, 30n * TRX);
+    // Forks never replace the block of these mints (faucet mints are not transactions: a fork would undo them).
+    const fundedAt = w.devnet.info().head_number;
     const mainUsdtBefore = await w.gateway.getTokenBalance(w.main.address, w.devnet.usdtAddress);
     const tasks = [await w.collect(usdtSub, 'USDT'), await w.collect(trxSub, 'TRX'), await w.collect(doomedSub, 'USDT')];
     const commands = [await w.withdraw(payer, recipient, 'TRX', 3n * TRX), await w.stake(staker, 'STAKE', 'ENERGY', 10n * TRX)];
@@ -121,13 +131,14 @@ async function runSchedule(s: Schedule): Promise<void> {
     const energy = s.energySource === 'self' ? { self: new SelfDelegationEnergyProvider(chain) } : { rental: devnetRentalProvider(w.devnet, s.energySource) };
     const deps = { ...stores, chain, cipher: w.cipher, assets: w.assets, energy };
     const retry = { retryBaseMs: 1_000, retryMaxMs: 6_000, leaseMs: 9_000, pollMs: 1_500 } as const;
+    const confirmations = s.reorgs.length > 0 ? 3 : 1;
     const runners: Runnable[] = Array.from({ length: s.workers }, (_, i) => [
-      new CollectionExecutor(deps, { ...retry, owner: `c${i}`, confirmations: 1, concurrency: s.lanes }),
+      new CollectionExecutor(deps, { ...retry, owner: `c${i}`, confirmations, concurrency: s.lanes }),
       // SUCCESS once in a block: with the spec's default (SUCCESS on the node's acceptance) a node that accepts a
       // transaction and then loses it (`drops`) ends the withdrawal SUCCESS unpaid, which is no double payment but
       // would make "the recipient got exactly the amount" unassertable (decision 52).
-      new CommandExecutor(deps, { ...retry, owner: `m${i}`, completeOn: 1 }),
-      new ReclaimExecutor(deps, { ...retry, owner: `r${i}`, confirmations: 1 }),
+      new CommandExecutor(deps, { ...retry, owner: `m${i}`, completeOn: confirmations }),
+      new ReclaimExecutor(deps, { ...retry, owner: `r${i}`, confirmations }),
     ]).flat();
 
     w.devnet.setParams({ usdtEnergyFactor: s.energyFactor });
@@ -145,6 +156,8 @@ async function runSchedule(s: Schedule): Promise<void> {
     const allTerminal = async () => (await Promise.all(tasks.map((t) => w.stores.tasks.get(t.taskNo)))).every((t) => terminalTask(t!))
       && (await Promise.all(commands.map((c) => w.stores.commands.get(c.commandNo)))).every((c) => terminalCommand(c!));
     const maxRounds = s.hostileRounds + 150;
+    /** The forks that happened, with the transactions of the blocks they replaced and dropped (for the failure message). */
+    const forks: Array<Schedule['reorgs'][number] & { replaced: number; dropped: number }> = [];
     let round = 0;
     for (; round < maxRounds; round++) {
       if (round === s.hostileRounds) w.devnet.setFaults({ chaos: null, rate_limit: null, script: [], stale_reads: 0, stale_tx_lookups: 0 });
@@ -162,10 +175,18 @@ async function runSchedule(s: Schedule): Promise<void> {
       if (s.blacklistThird && doomed.steps.some((st) => st.transaction !== null)) w.devnet.setUsdtBlacklisted(doomedSub);
       if (round >= s.hostileRounds && await allTerminal()) break;
       w.devnet.mine(1);
+      const fork = s.reorgs.find((r) => r.at === round);
+      if (fork !== undefined) {
+        const { head_number: head, solidified_number: solid } = w.devnet.info();
+        if (head - fork.depth >= Math.max(solid, fundedAt)) {
+          const replaced = w.devnet.chain.blocks.slice(-fork.depth).reduce((n, b) => n + b.txIds.length, 0);
+          forks.push({ ...fork, replaced, dropped: w.devnet.reorg(fork.depth, { keep: fork.keep }).dropped.length });
+        }
+      }
       w.clock.advance(BLOCK_MS);
     }
     w.devnet.setFaults({ chaos: null, rate_limit: null, script: [], stale_reads: 0, stale_tx_lookups: 0 });
-    const context = JSON.stringify({ round, crashes: plan.fired });
+    const context = JSON.stringify({ round, crashes: plan.fired, forks });
     expect(round, `stuck after the faults stopped: ${context}`).toBeLessThan(maxRounds);
 
     // What is on chain: every prepared transaction that is in a block, and whether it succeeded.
