@@ -20,11 +20,14 @@ const v6 = fc.tuple(fc.ipV6(), fc.boolean(), fc.boolean())
 /** An IPv4 client as a dual-stack socket reports it, and as a proxy may write it. */
 const mapped = fc.tuple(fc.ipV4(), fc.constantFrom('::ffff:', '::FFFF:', '0:0:0:0:0:ffff:'), fc.boolean())
   .map(([a, prefix, bracket]): Written => ({ text: bracket ? `[${prefix}${a}]` : `${prefix}${a}`, key: a }));
-const address = fc.oneof(v4, v6, mapped);
+/** Any of those with the client's port, as Azure Application Gateway writes its entries (IPv6 in brackets). */
+const ported = fc.tuple(fc.oneof(v4, v6, mapped), fc.integer({ min: 0, max: 65_535 }))
+  .map(([a, port]): Written => ({ text: `${isIP(a.text) === 6 ? `[${a.text}]` : a.text}:${port}`, key: a.key }));
+const address = fc.oneof(v4, v6, mapped, ported);
 
 /** Entries that are not IP addresses: what a client, a misconfigured proxy or a test of patience may write. */
 const garbage = fc.oneof(
-  fc.constantFrom('', ' ', 'unknown', '_hidden', 'localhost', '1.2.3.4:5678', '[::1]:443', '[1.2.3.4]', '256.1.1.1', '1.2.3', '::ffff:1.2.3',
+  fc.constantFrom('', ' ', 'unknown', '_hidden', 'localhost', '1.2.3.4:65536', '1.2.3.4:', '[::1]:', '[::1]:http', '[1.2.3.4]', '[1.2.3.4]:80', 'localhost:80', '256.1.1.1', '1.2.3', '::ffff:1.2.3',
     '01.2.3.4', 'for=1.2.3.4', '"1.2.3.4"', '2001:db8::1::2'),
   fc.string({ maxLength: 12 }).filter((s) => !s.includes(',')),
 ).filter((s) => normalizeAddress(s.trim()) === null);
@@ -97,6 +100,19 @@ describe('clientAddress: which X-Forwarded-For entry is the client', () => {
     // The hex spelling a canonicaliser writes (::ffff:102:304) is the same client too.
     expect(clientAddress('::ffff:102:304', null, 0)).toBe('1.2.3.4');
     expect(clientAddress('10.0.0.1', '[::FFFF:C0A8:0001]', 1)).toBe('192.168.0.1');
+  });
+
+  it('(f) an entry with a port keys as its address alone (Azure Application Gateway appends `IP:port`)', () => {
+    fc.assert(fc.property(fc.oneof(v4, v6, mapped), fc.integer({ min: 0, max: 65_535 }), hops, (a, port, n) => {
+      const withPort = `${isIP(a.text) === 6 ? `[${a.text}]` : a.text}:${port}`;
+      const chain = [withPort, ...Array.from({ length: n - 1 }, (_, i) => `10.0.0.${i + 2}:${port}`)].join(', ');
+      expect(clientAddress('10.0.0.1', chain, n)).toBe(a.key);
+      expect(clientAddress('10.0.0.1', `6.6.6.6:1, ${chain}`, n)).toBe(a.key);
+    }), { numRuns: 300 });
+    expect(normalizeAddress('203.0.113.7:51234')).toBe('203.0.113.7');
+    expect(normalizeAddress('[2001:DB8::1]:443')).toBe('2001:db8::1');
+    expect(normalizeAddress('[::ffff:1.2.3.4]:8080')).toBe('1.2.3.4');
+    expect(normalizeAddress('1.2.3.4:65536')).toBeNull();
   });
 
   it('every answer is an IP address in its one spelling, or the peer as given when the socket reports no IP', () => {

@@ -5,14 +5,18 @@ export const MAX_TRUSTED_PROXY_HOPS = 10;
 
 const MAPPED_V4 = /^::ffff:(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})$/i;
 const MAPPED_V4_HEX = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/;
+/** An IPv4 address or a bracketed one, then a port: Azure Application Gateway writes its entries as `IP:port`. */
+const WITH_PORT = /^(\d{1,3}(?:\.\d{1,3}){3}|\[[^\]]*\]):(\d{1,5})$/;
 
 /**
- * An IP address as a proxy writes it into X-Forwarded-For (`1.2.3.4`, `2001:db8::1`, `[2001:db8::1]`), in one
- * spelling per address: IPv6 compressed and lower-cased, an IPv4-mapped IPv6 address (`::ffff:1.2.3.4`, which a
- * dual-stack socket reports for an IPv4 client) as its IPv4 address. Null for anything else: a host name, `unknown`,
- * an address with a port, an empty entry.
+ * An IP address as a proxy writes it into X-Forwarded-For (`1.2.3.4`, `2001:db8::1`, `[2001:db8::1]`, with a port
+ * `1.2.3.4:5678` or `[2001:db8::1]:443`), in one spelling per address: the port dropped, IPv6 compressed and
+ * lower-cased, an IPv4-mapped IPv6 address (`::ffff:1.2.3.4`, which a dual-stack socket reports for an IPv4 client) as
+ * its IPv4 address. Null for anything else: a host name, `unknown`, a port above 65535, an empty entry.
  */
 export function normalizeAddress(entry: string): string | null {
+  const ported = WITH_PORT.exec(entry);
+  if (ported !== null) return Number(ported[2]) <= 65_535 ? normalizeAddress(ported[1]!) : null;
   const bracketed = entry.startsWith('[') && entry.endsWith(']');
   const address = bracketed ? entry.slice(1, -1) : entry;
   const version = isIP(address);
