@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { pino } from 'pino';
+import { getTasks } from 'node-cron';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../adapters/memory/index.js';
 import { NodeSecretHasher, TEST_SCRYPT_COST } from '../../adapters/node/index.js';
@@ -194,7 +195,11 @@ describe('npm start: configuration and shutdown', () => {
     expect(output.join('\n')).not.toContain(admin);
     expect(output.join('\n')).toContain('WARNING: WEBHOOK_ALLOW_LOCAL is on');
     expect((await fetch(`${dev.url}/api/healthz`)).status).toBe(200);
+    // The worker's maintenance jobs run beside it, as in `npm run worker`, and end with it.
+    const jobs = () => [...getTasks().values()].map((t) => t.name).filter((n) => n === 'daily-summary' || n === 'stuck-check' || n === 'expire-unverified-accounts');
+    expect(jobs().sort()).toEqual(['daily-summary', 'expire-unverified-accounts', 'stuck-check']);
     await dev.stop();
+    expect(jobs()).toEqual([]);
     await dev.stop();
     await expect(fetch(`${dev.url}/api/healthz`)).rejects.toThrow();
     await expect(fetch(`${dev.devnet.url}/sim/info`)).rejects.toThrow();

@@ -1,7 +1,9 @@
 import type { Env } from '../composition/config.js';
 import type { Composition } from '../composition/container.js';
+import { TOKENS } from '../composition/tokens.js';
 import { startComposedWorker } from '../worker/compose-worker.js';
 import type { RunningWorker } from '../worker/index.js';
+import { startMaintenance } from '../worker/maintenance.js';
 
 /** The background half of `npm start`: collections, withdrawals, webhook deliveries, balance refresh. */
 export interface DevWorker {
@@ -13,16 +15,24 @@ export interface DevWorker {
 }
 
 /**
- * Starts the worker host (hosts/worker) on the composed container, in this process. `manual` leaves out the timers:
- * nothing runs until `tick()` (tests drive it block by block).
+ * Starts the worker host (hosts/worker) on the composed container, in this process, with its maintenance cron jobs
+ * (daily summary, stuck check, expiry of unverified accounts) as `npm run worker` has them. `manual` leaves out the
+ * timers and the jobs: nothing runs until `tick()` (tests drive it block by block).
  */
 export function startDevWorker(composition: Composition, env: Env, options: { readonly manual?: boolean } = {}): DevWorker {
-  const worker = startComposedWorker(composition, { BALANCE_SCAN_LEVEL: env['BALANCE_SCAN_LEVEL'] }, options.manual === true ? { manual: true } : {});
+  const manual = options.manual === true;
+  const worker = startComposedWorker(composition, { BALANCE_SCAN_LEVEL: env['BALANCE_SCAN_LEVEL'] }, manual ? { manual: true } : {});
+  const maintenance = manual ? null : startMaintenance(
+    composition.container.get(TOKENS.Metrics), composition.container.get(TOKENS.Logger), composition.container.get(TOKENS.Application).accounts,
+  );
   return {
-    description: options.manual === true
+    description: manual
       ? 'worker: in-process, manual (runs on tick() only)'
-      : 'worker: in-process (collections, withdrawals, webhook deliveries, balance refresh)',
+      : 'worker: in-process (collections, withdrawals, webhook deliveries, balance refresh, maintenance jobs)',
     tick: () => worker.tick(),
-    stop: () => worker.stop(),
+    stop: async () => {
+      await maintenance?.stop();
+      await worker.stop();
+    },
   };
 }

@@ -1,4 +1,4 @@
-import { validate } from 'node-cron';
+import { getTasks, validate } from 'node-cron';
 import { describe, expect, it } from 'vitest';
 import { COLLECTION_STATUS, type CollectionTask } from '../../core/domain/model/collection-task.js';
 import { NO_COST } from '../../core/domain/sweep-cost.js';
@@ -17,7 +17,11 @@ describe('worker maintenance (node-cron)', () => {
     for (const expression of Object.values(MAINTENANCE_SCHEDULES)) expect(validate(expression)).toBe(true);
     const { log } = recorder();
     const jobs = startMaintenance(new CustodyMetrics('custody-worker'), log, { expireUnverifiedAccounts: async () => 0 });
+    const names = ['daily-summary', 'stuck-check', 'expire-unverified-accounts'];
+    const running = () => [...getTasks().values()].filter((t) => names.includes(t.name ?? '')).map((t) => [t.name, t.getStatus()]);
+    expect(running()).toEqual(names.map((name) => [name, 'idle']));
     await jobs.stop();
+    expect(running()).toEqual([]);
   });
 
   it('the daily summary reports the period\'s collections, cost, stuck reports and DEAD webhooks, then starts over', () => {

@@ -45,7 +45,7 @@ export function runStuckCheck(metrics: CustodyMetrics, log: WorkerLog): void {
   if (stuck > 0) log.warn({ period: 'hour', stuck }, 'workflows reported stuck in the last hour: see the "workflow stuck" lines');
 }
 
-/** Starts the cron jobs; `stop` ends them. */
+/** Starts the cron jobs; `stop` ends them and takes them out of node-cron's registry. */
 export function startMaintenance(metrics: CustodyMetrics, log: WorkerLog, accounts: MaintenanceUseCases): { stop(): Promise<void> } {
   for (const expression of Object.values(MAINTENANCE_SCHEDULES)) if (!validate(expression)) throw new Error(`invalid cron expression ${expression}`);
   const tasks: ScheduledTask[] = [
@@ -57,7 +57,7 @@ export function startMaintenance(metrics: CustodyMetrics, log: WorkerLog, accoun
   ];
   return {
     async stop() {
-      for (const task of tasks) await task.stop();
+      for (const task of tasks) await task.destroy();
     },
   };
 }
