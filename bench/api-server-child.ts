@@ -6,21 +6,23 @@
  * BENCH_SIDE=api: the composed API (real pipeline: bearer lookup, ownership, rate limit, envelope, request log) with
  * one developer token and a main address with a cached balance; BENCH_LOCKS=redis with REDIS_URL puts locks and rate
  * limits on Redis, as LOCKS=redis does in production. BENCH_SIDE=bare: a bare h3 route answering the same path with
- * the same JSON (BENCH_SNAPSHOT), the ceiling of routing + serialization on this machine; BENCH_BARE picks a variant
- * that adds part of the API's way (see BareVariant), or BENCH_BARE=paced with BENCH_SPIN_US a bare h3 slowed by a busy
- * spin per request (the calibration of bench/api.ts; a `{ spinUs }` message changes the spin).
+ * the same JSON (BENCH_SNAPSHOT), the ceiling of routing + serialization on this machine; BENCH_BARE=paced with
+ * BENCH_SPIN_US a bare h3 slowed by a busy spin per request (the calibration of bench/api.ts; a `{ spinUs }` message
+ * changes the spin). BENCH_LAYERS=1 adds the API's pipeline layer by layer as routes of the API's own app (LAYERS).
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { randomUUID } from 'node:crypto';
 import { H3, type H3Event } from 'h3';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { ManualClock, RecordingMailer } from '../adapters/memory/index.js';
 import { NodeSecretHasher, TEST_SCRYPT_COST } from '../adapters/node/index.js';
 import { startDevnet } from '../adapters/tron-devnet/index.js';
 import { startApiServer, type RunningServer } from '../hosts/api/api-server.js';
+import { BearerAuthenticator } from '../hosts/api/auth.js';
 import { okReply, toHttpResponse } from '../hosts/api/envelope.js';
 import { REDACT_PATHS } from '../hosts/api/logger.js';
+import { applyRateLimit, DEFAULT_RATE_LIMITS } from '../hosts/api/rate-limit.js';
 import { logRequestLine } from '../hosts/api/request-log.js';
 import { loadConfig } from '../hosts/composition/config.js';
 import { composeContainer } from '../hosts/composition/container.js';
@@ -32,7 +34,17 @@ export interface ServerReady {
   readonly path: string;
   readonly headers: Record<string, string>;
   readonly snapshot: unknown;
+  /** With BENCH_LAYERS=1 (the API side): a bare route in the API's app, then each layer of LAYERS, and their paths. */
+  readonly layers?: ReadonlyArray<{ readonly name: string; readonly path: string }>;
 }
+
+/**
+ * The API's pipeline rebuilt one layer at a time, for BENCH_DECOMPOSE (bench/api.ts): each route of the composed API's
+ * own h3 app runs the layers up to its own, with the API's real parts (its token lookup, limiter, use case, logger
+ * and metrics), so each is measured in the API process at the rate it gets there. Each layer adds one part to the one
+ * before it; the last (`metrics`) does what runRoute does on this route, less its error handling.
+ */
+const LAYERS = ['envelope', 'bearer', 'rate limit', 'balance read', 'request line', 'metrics'] as const;
 
 async function startComposedApi(): Promise<{ ready: ServerReady; close(): Promise<void> }> {
   const devnet = await startDevnet({ blockMs: 0, seed: 'bench-api' });
@@ -72,8 +84,9 @@ async function startComposedApi(): Promise<{ ready: ServerReady; close(): Promis
   await call('POST', `/wallets/${address}/balances/refresh`, { force: true }, token);
   const path = `/api/wallets/${address}/balances`;
   const snapshot = await call('GET', `/wallets/${address}/balances`, undefined, token);
+  const layers = process.env['BENCH_LAYERS'] === '1' ? addLayers(composition, logger, path, snapshot) : undefined;
   return {
-    ready: { url: server.url, path, headers: { authorization: `Bearer ${token}` }, snapshot },
+    ready: { url: server.url, path, headers: { authorization: `Bearer ${token}` }, snapshot, ...(layers === undefined ? {} : { layers }) },
     close: async () => {
       await server.close();
       await composition.close();
@@ -83,35 +96,58 @@ async function startComposedApi(): Promise<{ ready: ServerReady; close(): Promis
 }
 
 /**
- * What a bare route adds on the way to the API, for BENCH_DECOMPOSE (bench/api.ts): 'plain' is bare h3; 'envelope'
- * adds what every API answer pays outside its own pipeline (an async handler, the envelope through toHttpResponse
- * with a request id and the rate-limit headers); 'logged' adds one request line like the API's through pino to
- * /dev/null, as the bench's API logs. 'paced' is 'plain' plus a busy spin of `spinUs` microseconds per request, for
+ * Registers a bare route and one route per layer of {@link LAYERS} on the composed API's h3 app; returns each one's
+ * name and path, bare first.
+ */
+function addLayers(composition: ReturnType<typeof composeContainer>, logger: Logger, path: string, snapshot: unknown): Array<{ name: string; path: string }> {
+  const h3 = composition.container.get(TOKENS.ApiHost).h3;
+  const app = composition.container.get(TOKENS.Application);
+  const limiter = composition.container.get(TOKENS.RateLimiter);
+  const metrics = composition.container.get(TOKENS.Metrics);
+  const auth = new BearerAuthenticator(app, 'bench-admin-token-0123456789abcdef');
+  const limits = { ...DEFAULT_RATE_LIMITS, get: 1_000_000_000 };
+  const route = '/api/wallets/:address/balances';
+  // The bare route inside the API's own app and process: where the layers start from.
+  h3.get('/bench-layer-bare/wallets/:address/balances', () => ({ code: 'OK', message: 'success', data: snapshot }));
+  const bare = { name: 'bare route in the API app', path: path.replace(/^\/api/, '/bench-layer-bare') };
+  return [bare, ...LAYERS.map((name, depth) => {
+    const prefix = `/bench-layer-${depth}`;
+    h3.get(`${prefix}/wallets/:address/balances`, async (event: H3Event) => {
+      const started = performance.now();
+      const headers: Record<string, string> = { 'x-request-id': randomUUID() };
+      let data = snapshot;
+      if (depth >= 1) {
+        const caller = await auth.authenticate('developer', event.req.headers.get('authorization'));
+        if (caller.kind !== 'developer') throw new Error('not a developer token');
+        if (depth >= 2) Object.assign(headers, await applyRateLimit(limiter, limits, 'get', caller));
+        if (depth >= 3) data = await app.wallets.balances(caller.userId, event.context.params!['address']!);
+      }
+      const reply = okReply(data);
+      if (depth >= 4) {
+        logRequestLine(logger, {
+          reqId: headers['x-request-id']!, method: event.req.method, path: event.url.pathname, route, status: reply.status,
+          code: undefined, user: 1, ms: Math.round((performance.now() - started) * 10) / 10,
+        });
+      }
+      if (depth >= 5) metrics.httpRequest('GET', route, reply.status, (performance.now() - started) / 1_000);
+      return toHttpResponse(reply, headers);
+    });
+    return { name: `+ ${name}`, path: path.replace(/^\/api/, prefix) };
+  })];
+}
+
+/**
+ * The bare route: 'plain' is bare h3; 'paced' is 'plain' plus a busy spin of `spinUs` microseconds per request, for
  * BENCH_CALIBRATE: it stands in for work, so a bare server answers at about the API's rate and shows what a server at
  * that rate pays in system time (waking the load generator) without doing the API's work.
  */
-type BareVariant = 'plain' | 'envelope' | 'logged' | 'paced';
+type BareVariant = 'plain' | 'paced';
 
 async function startBareH3(path: string, snapshot: unknown, variant: BareVariant, spinUs: number): Promise<{ ready: ServerReady; close(): Promise<void> }> {
   const h3 = new H3();
   const route = '/api/wallets/:address/balances';
-  const logger = pino({ level: 'info', base: { service: 'custody-api' }, redact: { paths: REDACT_PATHS, censor: '[redacted]' } },
-    pino.destination({ dest: '/dev/null', sync: false }));
-  const answer = async (event: H3Event): Promise<Response> => {
-    const started = performance.now();
-    const headers = { 'x-request-id': randomUUID(), 'x-ratelimit-limit': '1000000000', 'x-ratelimit-remaining': '999999999' };
-    await Promise.resolve();
-    const reply = okReply(snapshot);
-    if (variant === 'logged') {
-      logRequestLine(logger, {
-        reqId: headers['x-request-id'], method: event.req.method, path: event.url.pathname, route, status: reply.status,
-        code: undefined, user: 1, ms: Math.round((performance.now() - started) * 10) / 10,
-      });
-    }
-    return toHttpResponse(reply, headers);
-  };
   if (variant === 'plain') h3.get(route, () => ({ code: 'OK', message: 'success', data: snapshot }));
-  else if (variant === 'paced') {
+  else {
     let spinMs = spinUs / 1_000;
     process.on('message', (message: unknown) => {
       if (typeof message === 'object' && message !== null && 'spinUs' in message) spinMs = Number(message.spinUs) / 1_000;
@@ -122,7 +158,7 @@ async function startBareH3(path: string, snapshot: unknown, variant: BareVariant
       while (performance.now() < until);
       return { code: 'OK', message: 'success', data: snapshot };
     });
-  } else h3.get(route, answer);
+  }
   const server: RunningServer = await startApiServer(h3, { port: 0 });
   return { ready: { url: server.url, path, headers: {}, snapshot }, close: () => server.close() };
 }
