@@ -115,8 +115,8 @@ interface Round {
 }
 
 async function round(load: ChildProcess, server: Server, seconds: number): Promise<Round> {
-  // The previous round's server collects its garbage once the load stops, on the same core: let it finish first
-  // (without this pause, bare h3 measured 47k req/s right after the API's round and 67k after a pause).
+  // A server just out of a round slows the next round's server on the same core (its idle-time work once the load
+  // stops): without this pause bare h3 measured 47k req/s right after the API's round, 67k with it.
   await settle();
   const order: LoadOrder = { url: server.ready.url + server.ready.path, headers: server.ready.headers, seconds, connections: CONNECTIONS };
   const cpuBefore = cpuSeconds(server.child.pid!);
