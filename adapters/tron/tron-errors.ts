@@ -168,6 +168,16 @@ export function toPortError(e: unknown, kind: CallKind, what: string, nowMs: num
   });
 }
 
+/**
+ * Whether a failure is the node's rather than an answer from java-tron (unreachable, no reply, an HTTP 5xx, 401,
+ * 403, 408, 425 or 429, a quota text), with the wait it asked for: what makes another node worth asking. Null for a
+ * java-tron answer (a refusal code, an `{"Error": …}` body), which another node would give too.
+ */
+export function nodeFailure(e: unknown, nowMs: number = Date.now()): { readonly retryAfterMs: number | null } | null {
+  const v = verdict(e, nowMs);
+  return v.transport ? { retryAfterMs: v.retryAfterMs } : null;
+}
+
 /** Runs `fn`, mapping anything it throws with {@link toPortError}. */
 export async function guarded<T>(kind: CallKind, what: string, fn: () => Promise<T>): Promise<T> {
   try {

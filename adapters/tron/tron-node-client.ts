@@ -5,7 +5,7 @@
  */
 import { providers } from 'tronweb';
 import { ChainError } from '../../core/domain/errors.js';
-import { guarded, NodeRefusal, type CallKind } from './tron-errors.js';
+import { guarded, nodeFailure, NodeRefusal, type CallKind } from './tron-errors.js';
 
 /** Where a request goes. */
 export type Endpoint = 'full' | 'solidity' | 'pro';
@@ -29,7 +29,26 @@ export interface TronNodeClientOptions {
   /** Base URL of the pro-tier endpoint (default: the full host). */
   readonly proTierHost?: string;
   readonly timeoutMs: number;
+  /**
+   * Nodes asked, in this order, when the ones before them fail as nodes (unreachable, no reply, HTTP 5xx/403/429):
+   * see {@link TronNodeClient.onNode}. Each with its own solidity URL (default: its full URL); the API key is shared.
+   */
+  readonly fallbackNodes?: readonly { readonly fullHost: string; readonly solidityHost?: string }[];
+  /** The clock of the failed nodes' pauses, epoch ms (default Date.now). */
+  readonly now?: () => number;
 }
+
+/** One node's endpoints and, when it failed as a node, until when it is skipped. */
+interface NodeLink {
+  readonly full: Provider;
+  readonly solidity: Provider;
+  failures: number;
+  until: number;
+}
+
+/** Pause of a node that failed: 1 s, doubling per failure in a row, at most a minute (or its Retry-After, capped). */
+const PAUSE_BASE_MS = 1_000;
+const PAUSE_MAX_MS = 60_000;
 
 type Json = Record<string, unknown>;
 
@@ -63,11 +82,21 @@ export class TronNodeClient {
   readonly solidity: Provider;
   private readonly pro: Provider | undefined;
   private readonly inFlight = new Map<string, Promise<unknown>>();
+  /** The configured node first, then the fallbacks. */
+  private readonly nodes: readonly NodeLink[];
+  private readonly now: () => number;
 
   constructor(options: TronNodeClientOptions) {
     const headers = options.apiKey ? { 'TRON-PRO-API-KEY': options.apiKey } : {};
-    this.full = new providers.HttpProvider(options.fullHost, options.timeoutMs, '', '', headers);
-    this.solidity = new providers.HttpProvider(options.solidityHost ?? options.fullHost, options.timeoutMs, '', '', headers);
+    const link = (fullHost: string, solidityHost: string | undefined): NodeLink => ({
+      full: new providers.HttpProvider(fullHost, options.timeoutMs, '', '', headers),
+      solidity: new providers.HttpProvider(solidityHost ?? fullHost, options.timeoutMs, '', '', headers),
+      failures: 0, until: 0,
+    });
+    this.nodes = [link(options.fullHost, options.solidityHost), ...(options.fallbackNodes ?? []).map((n) => link(n.fullHost, n.solidityHost))];
+    this.full = this.nodes[0]!.full;
+    this.solidity = this.nodes[0]!.solidity;
+    this.now = options.now ?? Date.now;
     this.pro = options.proTierKey
       ? new providers.HttpProvider(options.proTierHost ?? options.fullHost, options.timeoutMs, '', '', { 'TRON-PRO-API-KEY': options.proTierKey })
       : undefined;
@@ -95,12 +124,55 @@ export class TronNodeClient {
     return this.shared(`${endpoint} ${path} ${JSON.stringify(body)}`, () => this.send<T>(endpoint, path, body));
   }
 
+  /**
+   * Sends a signed transaction (`wallet/broadcasttransaction`) and returns the node's raw reply, for the gateway to
+   * read. Through {@link onNode}: a node that fails as a node hands the same signed bytes to the next, which is safe
+   * (the same txid; a node that has it already answers DUP_TRANSACTION_ERROR).
+   */
+  broadcast(signed: Json): Promise<unknown> {
+    return this.onNode((node) => node.full.request<unknown>('wallet/broadcasttransaction', signed, 'post'));
+  }
+
   private async send<T>(endpoint: Endpoint, path: string, body: Json): Promise<T> {
-    const reply = await this.provider(endpoint).request<unknown>(path, body, 'post');
+    const reply = endpoint === 'pro'
+      ? await this.provider(endpoint).request<unknown>(path, body, 'post')
+      : await this.onNode((node) => (endpoint === 'full' ? node.full : node.solidity).request<unknown>(path, body, 'post'));
     if (reply === null || typeof reply !== 'object') throw new NodeRefusal(`${path}: unexpected reply`);
     const error = (reply as Json)['Error'];
     if (typeof error === 'string') throw new NodeRefusal(error);
     return reply as T;
+  }
+
+  /**
+   * Runs one request on the first node not paused, in the configured order; a node that fails as a node
+   * (`nodeFailure`: unreachable, no reply, HTTP 5xx/401/403/408/425/429, a quota text) is paused (its Retry-After, or 1 s
+   * doubling per failure in a row up to a minute) and the request goes to the next. An answer from java-tron (a
+   * refusal, an `{"Error": …}` body) is the answer: every node would give it. When every node is paused the one
+   * whose pause ends first is asked anyway, so a single node behaves as if there were no pausing, and the last
+   * failure is what the caller sees. Nodes may disagree (one behind another): the workflows' rules already read a
+   * node behind as "not yet", never as "absent" (decisions 82, 83).
+   */
+  private async onNode<T>(request: (node: NodeLink) => Promise<T>): Promise<T> {
+    const now = this.now();
+    const ready = this.nodes.filter((n) => n.until <= now);
+    const order = ready.length > 0 ? ready : [this.nodes.reduce((a, b) => (b.until < a.until ? b : a))];
+    let failure: unknown;
+    for (const node of order) {
+      try {
+        const reply = await request(node);
+        node.failures = 0;
+        node.until = 0;
+        return reply;
+      } catch (error) {
+        const asNode = nodeFailure(error, this.now());
+        if (asNode === null) throw error;
+        node.failures += 1;
+        const pause = asNode.retryAfterMs ?? PAUSE_BASE_MS * 2 ** Math.min(node.failures - 1, 16);
+        node.until = this.now() + Math.min(pause, PAUSE_MAX_MS);
+        failure = error;
+      }
+    }
+    throw failure;
   }
 
   /**

@@ -55,6 +55,14 @@ export interface TronWebChainGatewayOptions {
   readonly timeoutMs?: number;
   /** Validity window of a built transaction past the head block's time (default 60 s, tronweb's; max 24 h). */
   readonly expirationMs?: number;
+  /**
+   * Further nodes, in order of preference, for when the ones before fail as nodes (unreachable, no reply, HTTP
+   * 5xx/403/429): each request goes to the next, and a failed node is paused (TronNodeClient). The API key is sent to
+   * each; the pro-tier endpoint has no fallback.
+   */
+  readonly fallbackNodes?: readonly { readonly fullHost: string; readonly solidityHost?: string }[];
+  /** The clock of failed nodes' pauses, epoch ms (default Date.now; tests pass their ManualClock's). */
+  readonly now?: () => number;
 }
 
 /** Which block built transactions reference (see {@link TronWebChainGatewayOptions.referenceBlock}). */
@@ -313,7 +321,7 @@ export class TronWebChainGateway implements ChainGateway {
         { transient: false });
     }
     const what = `broadcast ${tx.txid}`;
-    const reply = await guarded('broadcast', what, () => this.node.full.request<unknown>('wallet/broadcasttransaction', parsed, 'post'));
+    const reply = await guarded('broadcast', what, () => this.node.broadcast(parsed));
     const answer = (reply !== null && typeof reply === 'object' ? reply : {}) as { result?: unknown; code?: unknown; message?: unknown; Error?: unknown };
     if (answer.result === true || answer.code === 'DUP_TRANSACTION_ERROR') return;
     if (typeof answer.code === 'string' && answer.code !== '') {

@@ -1,0 +1,120 @@
+/**
+ * Adapter-only: the gateway over several nodes (`fallbackNodes`) on a devnet serving one chain on two endpoints, each
+ * with its own faults. A node that fails as a node (down, HTTP 5xx, 429) hands the request to the next and is paused;
+ * an answer from java-tron is not failed over; a single node behaves as it did without fallbacks.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../memory/index.js';
+import { ChainError } from '../../core/domain/errors.js';
+import { startDevnet, type Devnet } from '../tron-devnet/index.js';
+import { createDevnetChainGateway } from './devnet-chain-gateway.js';
+import { TronWebChainGateway } from './tronweb-chain-gateway.js';
+
+const opened: Devnet[] = [];
+afterEach(async () => {
+  for (const devnet of opened.splice(0)) await devnet.close();
+});
+
+async function twoNodes(seed: string): Promise<{ devnet: Devnet; clock: ManualClock; gateway: TronWebChainGateway; single: TronWebChainGateway }> {
+  const devnet = await startDevnet({ port: 0, blockMs: 0, seed, extraNodes: 1 });
+  opened.push(devnet);
+  const clock = new ManualClock();
+  const now = () => clock.now();
+  return {
+    devnet, clock,
+    gateway: createDevnetChainGateway(devnet, { fallbackNodes: [{ fullHost: devnet.nodes[1]!.url }], now }),
+    single: createDevnetChainGateway(devnet, { now }),
+  };
+}
+
+/** Calls each node served (refused ones are not counted). */
+const served = (devnet: Devnet): [number, number] => [devnet.nodes[0]!.calls, devnet.nodes[1]!.calls];
+
+describe('TronWebChainGateway with fallback nodes', () => {
+  it('with the first node down, reads, the build and the broadcast go to the next node, and the transfer lands', async () => {
+    const { devnet, gateway: g } = await twoNodes('failover-down');
+    const payer = await g.createAccount();
+    const payee = await g.createAccount();
+    devnet.fund(payer.address, 10_000_000);
+    devnet.mine(1);
+    devnet.nodes[0]!.setFaults({ node_down: true });
+    const before = served(devnet);
+    expect(await g.getTrxBalance(payer.address)).toBe(10_000_000n);
+    const tx = await g.prepare({ address: payer.address, privateKey: async () => payer.privateKey }, { kind: 'transfer-trx', to: payee.address, amountSun: 1_000_000n });
+    await g.broadcast(tx);
+    devnet.mine(1);
+    expect(await g.getTransaction(tx.txid)).toMatchObject({ state: 'confirmed' });
+    expect(await g.getTrxBalance(payee.address)).toBe(1_000_000n);
+    const after = served(devnet);
+    expect(after[0]).toBe(before[0]);
+    expect(after[1]).toBeGreaterThan(before[1]);
+  });
+
+  it('a node that failed is paused (1 s, doubling) and asked first again once its pause is over', async () => {
+    const { devnet, clock, gateway: g } = await twoNodes('failover-pause');
+    const address = (await g.createAccount()).address;
+    devnet.fund(address, 5_000_000);
+    devnet.mine(1);
+    devnet.nodes[0]!.setFaults({ script: [{ path: 'wallet/getaccount', kind: 'http_503', times: 1 }] });
+    let [a, b] = served(devnet);
+    expect(await g.getTrxBalance(address)).toBe(5_000_000n);
+    expect(served(devnet)).toEqual([a, b + 1]);
+    // Paused: the first node is not asked, though it would answer now.
+    [a, b] = served(devnet);
+    expect(await g.getTrxBalance(address)).toBe(5_000_000n);
+    expect(served(devnet)).toEqual([a, b + 1]);
+    clock.advance(1_000);
+    [a, b] = served(devnet);
+    expect(await g.getTrxBalance(address)).toBe(5_000_000n);
+    expect(served(devnet)).toEqual([a + 1, b]);
+  });
+
+  it('a 429 with Retry-After pauses the node for that long', async () => {
+    const { devnet, clock, gateway: g } = await twoNodes('failover-retry-after');
+    const address = (await g.createAccount()).address;
+    devnet.nodes[0]!.setFaults({ script: [{ path: 'wallet/getaccount', kind: 'http_429', times: 1, retry_after_s: 30 }] });
+    await g.getTrxBalance(address);
+    clock.advance(29_000);
+    let [a, b] = served(devnet);
+    await g.getTrxBalance(address);
+    expect(served(devnet)).toEqual([a, b + 1]);
+    clock.advance(1_000);
+    [a, b] = served(devnet);
+    await g.getTrxBalance(address);
+    expect(served(devnet)).toEqual([a + 1, b]);
+  });
+
+  it('an HTTP 404 (a node that does not serve the endpoint: a configuration error) is reported, not hidden by a fallback', async () => {
+    const devnet = await startDevnet({ port: 0, blockMs: 0, seed: 'failover-404', extraNodes: 1, solidityPort: 0, fullServesSolidity: false });
+    opened.push(devnet);
+    // The first node's solidity URL left out: its full port answers /walletsolidity with 404.
+    const g = new TronWebChainGateway({
+      fullHost: devnet.url, usdtContract: devnet.usdtAddress, timeoutMs: 5_000, fallbackNodes: [{ fullHost: devnet.nodes[1]!.url }],
+    });
+    await expect(g.solidifiedHead()).rejects.toMatchObject({ code: 'CHAIN-NODE-UNAVAILABLE', transient: false, nodeCode: 'HTTP_404' });
+  });
+
+  it("a java-tron answer is not failed over: an {\"Error\": …} body is the answer every node would give", async () => {
+    const { devnet, gateway: g } = await twoNodes('failover-answer');
+    const address = (await g.createAccount()).address;
+    devnet.nodes[0]!.setFaults({ script: [{ path: 'wallet/getaccount', kind: 'error_body', times: 1 }] });
+    const [a, b] = served(devnet);
+    await expect(g.getTrxBalance(address)).rejects.toBeInstanceOf(ChainError);
+    expect(served(devnet)[1]).toBe(b);
+    expect(served(devnet)[0]).toBeGreaterThanOrEqual(a);
+  });
+
+  it('with every node failing, the last failure is what the caller sees; a single node is asked again at once once it is back', async () => {
+    const { devnet, gateway: g, single } = await twoNodes('failover-all');
+    const address = (await g.createAccount()).address;
+    devnet.nodes[0]!.setFaults({ node_down: true });
+    devnet.nodes[1]!.setFaults({ node_down: true });
+    await expect(g.getTrxBalance(address)).rejects.toMatchObject({ code: 'CHAIN-BALANCE-QUERY-FAILED', transient: true });
+    await expect(single.getTrxBalance(address)).rejects.toMatchObject({ code: 'CHAIN-BALANCE-QUERY-FAILED', transient: true });
+    devnet.nodes[0]!.setFaults({ node_down: false });
+    devnet.nodes[1]!.setFaults({ node_down: false });
+    // No clock moved: both nodes are paused, yet each gateway asks the node whose pause ends first rather than refusing.
+    expect(await single.getTrxBalance(address)).toBe(0n);
+    expect(await g.getTrxBalance(address)).toBe(0n);
+  });
+});
