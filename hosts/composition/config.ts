@@ -23,8 +23,9 @@ export interface HostConfig {
   readonly tronSolidityHost: string | null;
   /**
    * TRON_FULL_HOSTS: the nodes the balance scanner reads, in order of preference, comma-separated, each `url` or
-   * `url|solidity-url`; a failing or rate-limited node is skipped with backoff. Default: TRON_FULL_HOST with
-   * TRON_SOLIDITY_HOST.
+   * `url|solidity-url`; a failing or rate-limited node is skipped with backoff. The workflows (collections,
+   * withdrawals, staking) use TRON_FULL_HOST first and the entries other than it as fallbacks. Default: TRON_FULL_HOST
+   * with TRON_SOLIDITY_HOST.
    */
   readonly scanNodes: readonly { readonly fullHost: string; readonly solidityHost: string | null }[];
   /** TRON_NODE_DAILY_CALLS: calls each scanner node may take per UTC day (a provider's quota); null = no budget. */

@@ -53,6 +53,33 @@ describe('memory composition', () => {
     expect(container.get(TOKENS.Idempotency)).toBeInstanceOf(stores.idempotency.constructor as new () => unknown);
   });
 
+  it("the workflows' gateway fails over to TRON_FULL_HOSTS entries other than TRON_FULL_HOST, on the composition's clock", async () => {
+    const two = await startDevnet({ port: 0, blockMs: 0, seed: 'composition-failover', extraNodes: 1 });
+    try {
+      const clock = new ManualClock();
+      const config = loadConfig({
+        TRON_FULL_HOST: two.url, TRON_FULL_HOSTS: `${two.url},${two.nodes[1]!.url}`, USDT_CONTRACT: two.usdtAddress, ADMIN_TOKEN: ADMIN,
+      }, { mode: 'dev' });
+      const { container } = composeContainer(config, { clock, mailer: new RecordingMailer(), logger: silent });
+      const chain = container.get(TOKENS.Chain);
+      const { address } = await chain.createAccount();
+      two.fund(address, 3_000_000);
+      two.mine(1);
+      two.nodes[0]!.setFaults({ node_down: true });
+      expect(await chain.getTrxBalance(address)).toBe(3_000_000n);
+      // The first node is back, but paused on the composition's clock until a second has passed there.
+      two.nodes[0]!.setFaults({ node_down: false });
+      const served = two.nodes[0]!.calls;
+      await chain.getTrxBalance(address);
+      expect(two.nodes[0]!.calls).toBe(served);
+      clock.advance(1_000);
+      await chain.getTrxBalance(address);
+      expect(two.nodes[0]!.calls).toBe(served + 1);
+    } finally {
+      await two.close();
+    }
+  });
+
   it('an unset ADMIN_TOKEN in dev mode is generated; an unset KEY_ENCRYPTION_KEY makes an ephemeral key', () => {
     const config = loadConfig({ TRON_FULL_HOST: devnet.url }, { mode: 'dev' });
     const a = composeContainer(config, { logger: silent });

@@ -84,12 +84,22 @@ function storeAdapters(config: HostConfig, overrides: CompositionOverrides, cloc
   return { ...createMongoAdapters({ connection: overrides.mongo, clock, ...ids }), scanCursors: new MongoScanCursorStore(overrides.mongo.db) };
 }
 
+/** A clock's `now` as a function (resolved once, not per call). */
+function clockOf(clock: Clock): () => number {
+  return () => clock.now();
+}
+
 /** Binds the node-facing adapters: the chain gateway, the block source and the energy providers. */
 function bindChain(container: Container, config: HostConfig, overrides: CompositionOverrides): void {
   const apiKey = config.tronApiKey === null ? {} : { apiKey: config.tronApiKey };
   const solidity = config.tronSolidityHost === null ? {} : { solidityHost: config.tronSolidityHost };
+  // The workflows' fallbacks: the TRON_FULL_HOSTS entries other than TRON_FULL_HOST, in their order.
+  const fallbackNodes = config.scanNodes.filter((n) => n.fullHost !== config.tronFullHost)
+    .map((n) => ({ fullHost: n.fullHost, ...(n.solidityHost === null ? {} : { solidityHost: n.solidityHost }) }));
   container.bind(TOKENS.Chain).toDynamicValue((ctx) => ctx.get(TOKENS.Metrics).meterChain(overrides.chain ?? new TronWebChainGateway({
     fullHost: config.tronFullHost, usdtContract: config.usdtContract, ...apiKey, ...solidity,
+    ...(fallbackNodes.length === 0 ? {} : { fallbackNodes }),
+    now: clockOf(ctx.get(TOKENS.Clock)),
     ...(config.tronProTierKey === null ? {} : { proTierKey: config.tronProTierKey }),
     ...(config.tronProTierHost === null ? {} : { proTierHost: config.tronProTierHost }),
     // A local devnet answers in milliseconds or not at all; a public node may be slow.
