@@ -4,7 +4,8 @@
  * never land, a call quota, full and solidity endpoints on separate ports, state reads a few blocks stale), a chain
  * that moves underneath (solidified lag jitter, energy-weight drift, a raised USDT energy factor, a sub-address
  * blacklisted mid-collection, forks above the solidified head that re-include or drop the replaced blocks'
- * transactions), process crashes at every boundary, and 1–3 workers — over collections (USDT and
+ * transactions), the first node down for a while, a second node to fail over to with its own chaos, process crashes at
+ * every boundary, and 1–3 workers — over collections (USDT and
  * TRX; energy from self-delegation or a rental provider's simulation), the post-failure reclaim, a withdrawal and a
  * stake. Whatever the schedule:
  * - no double payment: every successful transaction on chain belongs to a step record, and no step has two; no
@@ -94,6 +95,12 @@ const scheduleArb = fc.record({
    * transactions either return to the pool ('all') or vanish ('none'). With any, steps and withdrawals complete on 3
    * blocks, deeper than these forks, as an operator's CHAIN_CONFIRMATIONS must be deeper than the forks it tolerates.
    */
+  /**
+   * A second node the gateway fails over to (with chaos of its own), and a span of rounds in which the first node is
+   * down altogether (without the second node the workflows wait it out).
+   */
+  fallback: fc.boolean(),
+  primaryDown: fc.option(fc.record({ from: fc.integer({ min: 0, max: 20 }), rounds: fc.integer({ min: 1, max: 15 }) }), { nil: null }),
   reorgs: fc.uniqueArray(fc.record({ at: fc.integer({ min: 1, max: 30 }), depth: fc.integer({ min: 1, max: 2 }), keep: fc.constantFrom<'all' | 'none'>('all', 'none') }),
     { maxLength: 6, selector: (r) => r.at }),
 });
@@ -106,11 +113,14 @@ const terminalTask = (t: CollectionTask) => (t.status === COLLECTION_STATUS.DONE
 const terminalCommand = (c: Command) => c.status !== COMMAND_STATUS.PENDING && c.status !== COMMAND_STATUS.RUNNING;
 
 async function runSchedule(s: Schedule): Promise<void> {
-  const w: WorkerWorld = await buildWorkerWorld({ solidifyLag: 2, stakeTrx: 40_000n, seed: `hostile-${s.chaosSeed}`, splitEndpoints: s.splitEndpoints });
+  const w: WorkerWorld = await buildWorkerWorld({
+    solidifyLag: 2, stakeTrx: 40_000n, seed: `hostile-${s.chaosSeed}`, splitEndpoints: s.splitEndpoints, ...(s.fallback ? { extraNodes: 1 } : {}),
+  });
   try {
     const plan = new FaultPlan(new Map(s.crashes.map((f) => [f.at, f.kind])));
     const prepared = new Map<string, Prepared>();
-    const chain = recordingGateway(createDevnetChainGateway(w.devnet, { timeoutMs: 400 }), plan, prepared);
+    const fallbackNodes = s.fallback ? [{ fullHost: w.devnet.nodes[1]!.url }] : [];
+    const chain = recordingGateway(createDevnetChainGateway(w.devnet, { timeoutMs: 400, fallbackNodes, now: () => w.clock.now() }), plan, prepared);
     const [usdtSub, trxSub, doomedSub, payer, staker] = await Promise.all([w.addSub(), w.addSub(), w.addSub(), w.addSub(), w.addSub()]);
     const recipient = (await w.gateway.createAccount()).address;
     w.devnet.fundToken(usdtSub, 7_000_000n);
@@ -152,6 +162,8 @@ async function runSchedule(s: Schedule): Promise<void> {
       stale_reads: s.staleReads,
       stale_tx_lookups: s.staleTxLookups,
     });
+    const second = s.fallback ? w.devnet.nodes[1]! : null;
+    second?.setFaults({ chaos: s.chaosRate > 0 ? { rate: s.chaosRate, kinds: s.chaosKinds, seed: `${s.chaosSeed}-2` } : null });
 
     const allTerminal = async () => (await Promise.all(tasks.map((t) => w.stores.tasks.get(t.taskNo)))).every((t) => terminalTask(t!))
       && (await Promise.all(commands.map((c) => w.stores.commands.get(c.commandNo)))).every((c) => terminalCommand(c!));
@@ -160,7 +172,12 @@ async function runSchedule(s: Schedule): Promise<void> {
     const forks: Array<Schedule['reorgs'][number] & { replaced: number; dropped: number }> = [];
     let round = 0;
     for (; round < maxRounds; round++) {
-      if (round === s.hostileRounds) w.devnet.setFaults({ chaos: null, rate_limit: null, script: [], stale_reads: 0, stale_tx_lookups: 0 });
+      if (round === s.hostileRounds) {
+        w.devnet.setFaults({ chaos: null, rate_limit: null, script: [], stale_reads: 0, stale_tx_lookups: 0, node_down: false });
+        second?.setFaults({ chaos: null });
+      } else if (s.primaryDown !== null && round < s.hostileRounds) {
+        w.devnet.setFaults({ node_down: round >= s.primaryDown.from && round < s.primaryDown.from + s.primaryDown.rounds });
+      }
       const pass = runners.map(async (r) => {
         try {
           await r.runDue();
@@ -185,7 +202,7 @@ async function runSchedule(s: Schedule): Promise<void> {
       }
       w.clock.advance(BLOCK_MS);
     }
-    w.devnet.setFaults({ chaos: null, rate_limit: null, script: [], stale_reads: 0, stale_tx_lookups: 0 });
+    w.devnet.setFaults({ chaos: null, rate_limit: null, script: [], stale_reads: 0, stale_tx_lookups: 0, node_down: false });
     const context = JSON.stringify({ round, crashes: plan.fired, forks });
     expect(round, `stuck after the faults stopped: ${context}`).toBeLessThan(maxRounds);
 

@@ -52,6 +52,8 @@ export interface WorkerWorldOptions {
   readonly solidifyLag?: number;
   /** Serve /walletsolidity/* on its own port only, as a self-hosted java-tron does (the gateway gets both URLs). */
   readonly splitEndpoints?: boolean;
+  /** More node endpoints over the same chain, each with its own faults (`devnet.nodes`). */
+  readonly extraNodes?: number;
 }
 
 /** Builds a world on a fresh devnet; `chain` lets a test give the use cases a wrapped gateway. */
@@ -60,6 +62,7 @@ export async function buildWorkerWorld(options: WorkerWorldOptions = {}): Promis
     port: 0, blockMs: 0, seed: options.seed ?? 'worker-tests',
     ...(options.solidifyLag === undefined ? {} : { solidifyLag: options.solidifyLag }),
     ...(options.splitEndpoints === true ? { solidityPort: 0, fullServesSolidity: false } : {}),
+    ...(options.extraNodes === undefined ? {} : { extraNodes: options.extraNodes }),
   });
   const gateway = createDevnetChainGateway(devnet);
   const clock = new ManualClock();
