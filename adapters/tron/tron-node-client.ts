@@ -36,10 +36,14 @@ export interface TronNodeClientOptions {
   readonly fallbackNodes?: readonly { readonly fullHost: string; readonly solidityHost?: string }[];
   /** The clock of the failed nodes' pauses, epoch ms (default Date.now). */
   readonly now?: () => number;
+  /** Told each request a node failed as a node, with the node's origin (no path, no credentials): for metrics. */
+  readonly onNodeFailure?: (node: string) => void;
 }
 
 /** One node's endpoints and, when it failed as a node, until when it is skipped. */
 interface NodeLink {
+  /** The full host's origin, for metrics. */
+  readonly name: string;
   readonly full: Provider;
   readonly solidity: Provider;
   failures: number;
@@ -85,10 +89,12 @@ export class TronNodeClient {
   /** The configured node first, then the fallbacks. */
   private readonly nodes: readonly NodeLink[];
   private readonly now: () => number;
+  private readonly onNodeFailure: (node: string) => void;
 
   constructor(options: TronNodeClientOptions) {
     const headers = options.apiKey ? { 'TRON-PRO-API-KEY': options.apiKey } : {};
     const link = (fullHost: string, solidityHost: string | undefined): NodeLink => ({
+      name: new URL(fullHost).origin,
       full: new providers.HttpProvider(fullHost, options.timeoutMs, '', '', headers),
       solidity: new providers.HttpProvider(solidityHost ?? fullHost, options.timeoutMs, '', '', headers),
       failures: 0, until: 0,
@@ -97,6 +103,7 @@ export class TronNodeClient {
     this.full = this.nodes[0]!.full;
     this.solidity = this.nodes[0]!.solidity;
     this.now = options.now ?? Date.now;
+    this.onNodeFailure = options.onNodeFailure ?? (() => undefined);
     this.pro = options.proTierKey
       ? new providers.HttpProvider(options.proTierHost ?? options.fullHost, options.timeoutMs, '', '', { 'TRON-PRO-API-KEY': options.proTierKey })
       : undefined;
@@ -169,6 +176,7 @@ export class TronNodeClient {
         node.failures += 1;
         const pause = asNode.retryAfterMs ?? PAUSE_BASE_MS * 2 ** Math.min(node.failures - 1, 16);
         node.until = this.now() + Math.min(pause, PAUSE_MAX_MS);
+        this.onNodeFailure(node.name);
         failure = error;
       }
     }

@@ -63,6 +63,8 @@ export interface TronWebChainGatewayOptions {
   readonly fallbackNodes?: readonly { readonly fullHost: string; readonly solidityHost?: string }[];
   /** The clock of failed nodes' pauses, epoch ms (default Date.now; tests pass their ManualClock's). */
   readonly now?: () => number;
+  /** Told each request a node failed as a node, with the node's origin: for metrics. */
+  readonly onNodeFailure?: (node: string) => void;
 }
 
 /** Which block built transactions reference (see {@link TronWebChainGatewayOptions.referenceBlock}). */

@@ -67,6 +67,8 @@ describe('memory composition', () => {
       two.mine(1);
       two.nodes[0]!.setFaults({ node_down: true });
       expect(await chain.getTrxBalance(address)).toBe(3_000_000n);
+      // Operators see which node failed (its origin only).
+      expect(await container.get(TOKENS.Metrics).metrics()).toContain(`custody_chain_node_failures_total{node="${new URL(two.url).origin}",service=`);
       // The first node is back, but paused on the composition's clock until a second has passed there.
       two.nodes[0]!.setFaults({ node_down: false });
       const served = two.nodes[0]!.calls;

@@ -96,15 +96,19 @@ function bindChain(container: Container, config: HostConfig, overrides: Composit
   // The workflows' fallbacks: the TRON_FULL_HOSTS entries other than TRON_FULL_HOST, in their order.
   const fallbackNodes = config.scanNodes.filter((n) => n.fullHost !== config.tronFullHost)
     .map((n) => ({ fullHost: n.fullHost, ...(n.solidityHost === null ? {} : { solidityHost: n.solidityHost }) }));
-  container.bind(TOKENS.Chain).toDynamicValue((ctx) => ctx.get(TOKENS.Metrics).meterChain(overrides.chain ?? new TronWebChainGateway({
-    fullHost: config.tronFullHost, usdtContract: config.usdtContract, ...apiKey, ...solidity,
-    ...(fallbackNodes.length === 0 ? {} : { fallbackNodes }),
-    now: clockOf(ctx.get(TOKENS.Clock)),
-    ...(config.tronProTierKey === null ? {} : { proTierKey: config.tronProTierKey }),
-    ...(config.tronProTierHost === null ? {} : { proTierHost: config.tronProTierHost }),
-    // A local devnet answers in milliseconds or not at all; a public node may be slow.
-    ...(config.chain === 'devnet' ? { timeoutMs: 5_000 } : {}),
-  })));
+  container.bind(TOKENS.Chain).toDynamicValue((ctx) => {
+    const metrics = ctx.get(TOKENS.Metrics);
+    return metrics.meterChain(overrides.chain ?? new TronWebChainGateway({
+      fullHost: config.tronFullHost, usdtContract: config.usdtContract, ...apiKey, ...solidity,
+      ...(fallbackNodes.length === 0 ? {} : { fallbackNodes }),
+      now: clockOf(ctx.get(TOKENS.Clock)),
+      onNodeFailure: (node) => metrics.chainNodeFailure(node),
+      ...(config.tronProTierKey === null ? {} : { proTierKey: config.tronProTierKey }),
+      ...(config.tronProTierHost === null ? {} : { proTierHost: config.tronProTierHost }),
+      // A local devnet answers in milliseconds or not at all; a public node may be slow.
+      ...(config.chain === 'devnet' ? { timeoutMs: 5_000 } : {}),
+    }));
+  });
   container.bind(TOKENS.BlockSource).toDynamicValue(() => new TronBlockSource({
     nodes: config.scanNodes.map((n) => ({ fullHost: n.fullHost, ...(n.solidityHost === null ? {} : { solidityHost: n.solidityHost }) })),
     ...apiKey,

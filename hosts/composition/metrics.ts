@@ -18,6 +18,7 @@ export class CustodyMetrics {
   private readonly chainCalls: Counter<'method'>;
   private readonly chainErrors: Counter<'method' | 'kind'>;
   private readonly chainDuration: Histogram<'method'>;
+  private readonly nodeFailures: Counter<'node'>;
   private readonly lockConflicts: Counter;
   private readonly idempotency: Counter<'outcome'>;
   private readonly stages: Counter<'workflow' | 'outcome'>;
@@ -54,6 +55,11 @@ export class CustodyMetrics {
     this.chainDuration = new Histogram({
       name: 'custody_chain_call_duration_seconds', help: 'Chain gateway call latency', labelNames: ['method'],
       buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15], registers,
+    });
+    this.nodeFailures = new Counter({
+      name: 'custody_chain_node_failures_total',
+      help: 'Requests a TRON node failed as a node (unreachable, lost reply, HTTP 5xx/403/429), by node; the next configured node was asked when there was one',
+      labelNames: ['node'], registers,
     });
     this.lockConflicts = new Counter({ name: 'custody_lock_conflicts_total', help: 'Address lock acquisitions refused (held elsewhere)', registers });
     this.idempotency = new Counter({
@@ -162,6 +168,11 @@ export class CustodyMetrics {
       this.webhookDead.inc();
       for (const p of Object.values(this.periods)) p.deadWebhooks += 1;
     }
+  }
+
+  /** A request a node failed as a node; `node` is its origin (scheme, host and port: no path, no credentials). */
+  chainNodeFailure(node: string): void {
+    this.nodeFailures.inc({ node });
   }
 
   /** The chain gateway with every call counted and timed, and its failures counted by error code. */
