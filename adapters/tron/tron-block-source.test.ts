@@ -65,8 +65,13 @@ describe('TronBlockSource failover', () => {
 
   it('moves to the next node when one is unreachable, and skips it for a backoff that doubles', async () => {
     let now = 1_000_000;
-    const source = new TronBlockSource({ nodes: [{ fullHost: dead }, { fullHost: devnet.url }], timeoutMs: 2_000, backoff: { baseMs: 1_000, maxMs: 8_000 }, now: () => now });
+    const failed: string[] = [];
+    const source = new TronBlockSource({
+      nodes: [{ fullHost: `${dead}/` }, { fullHost: devnet.url }], timeoutMs: 2_000, backoff: { baseMs: 1_000, maxMs: 8_000 }, now: () => now,
+      onNodeFailure: (node) => failed.push(node),
+    });
     expect((await source.head('head')).number).toBe(devnet.info().head_number);
+    expect(failed).toEqual([dead]);
     expect(source.nodes()[0]).toMatchObject({ consecutiveFailures: 1, coolingUntil: now + 1_000 });
     await source.head('head');
     expect(source.nodes()[0]!.consecutiveFailures).toBe(1);

@@ -35,6 +35,8 @@ export interface TronBlockSourceOptions {
   readonly backoff?: { readonly baseMs: number; readonly maxMs: number };
   /** Clock of backoff and budget windows (default Date.now). */
   readonly now?: () => number;
+  /** Told each time a node fails an operation, with its origin: for metrics. */
+  readonly onNodeFailure?: (node: string) => void;
 }
 
 /** keccak256("Transfer(address,address,uint256)"). */
@@ -82,6 +84,7 @@ export class TronBlockSource implements BlockSource {
       ...(options.budget === undefined ? {} : { budget: options.budget }),
       ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
       ...(options.now === undefined ? {} : { now: options.now }),
+      ...(options.onNodeFailure === undefined ? {} : { onNodeFailure: options.onNodeFailure }),
     });
   }
 

@@ -36,6 +36,8 @@ export interface TronNodePoolOptions {
   readonly backoff?: { readonly baseMs: number; readonly maxMs: number };
   /** Clock of cool-downs and budget windows, epoch ms (default Date.now). */
   readonly now?: () => number;
+  /** Told each time a node fails an operation, with the node's origin (no path, no credentials): for metrics. */
+  readonly onNodeFailure?: (node: string) => void;
 }
 
 /** Which of a node's endpoints a request goes to. */
@@ -114,6 +116,7 @@ export class TronNodePool {
   private readonly baseMs: number;
   private readonly maxMs: number;
   private readonly now: () => number;
+  private readonly onNodeFailure: (node: string) => void;
 
   constructor(options: TronNodePoolOptions) {
     if (options.nodes.length === 0) throw new RangeError('a node pool needs at least one node');
@@ -121,6 +124,7 @@ export class TronNodePool {
     this.baseMs = options.backoff?.baseMs ?? 1_000;
     this.maxMs = options.backoff?.maxMs ?? 300_000;
     this.nodes = options.nodes.map((n) => new PoolNode(n, options.timeoutMs ?? 15_000, options.budget, this.now));
+    this.onNodeFailure = options.onNodeFailure ?? (() => undefined);
   }
 
   /**
@@ -154,6 +158,7 @@ export class TronNodePool {
         node.lastError = error.message;
         const pause = error.retryAfterMs ?? Math.min(this.maxMs, this.baseMs * 2 ** Math.min(node.failures - 1, 30));
         node.until = this.now() + pause;
+        this.onNodeFailure(new URL(node.name).origin);
         nextUsable = Math.min(nextUsable, node.until);
       }
     }

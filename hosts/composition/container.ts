@@ -109,12 +109,16 @@ function bindChain(container: Container, config: HostConfig, overrides: Composit
       ...(config.chain === 'devnet' ? { timeoutMs: 5_000 } : {}),
     }));
   });
-  container.bind(TOKENS.BlockSource).toDynamicValue(() => new TronBlockSource({
-    nodes: config.scanNodes.map((n) => ({ fullHost: n.fullHost, ...(n.solidityHost === null ? {} : { solidityHost: n.solidityHost }) })),
-    ...apiKey,
-    ...(config.scanNodeDailyCalls === null ? {} : { budget: { calls: config.scanNodeDailyCalls, windowMs: 86_400_000 } }),
-    ...(config.chain === 'devnet' ? { timeoutMs: 5_000 } : {}),
-  }));
+  container.bind(TOKENS.BlockSource).toDynamicValue((ctx) => {
+    const metrics = ctx.get(TOKENS.Metrics);
+    return new TronBlockSource({
+      nodes: config.scanNodes.map((n) => ({ fullHost: n.fullHost, ...(n.solidityHost === null ? {} : { solidityHost: n.solidityHost }) })),
+      ...apiKey,
+      onNodeFailure: (node) => metrics.chainNodeFailure(node),
+      ...(config.scanNodeDailyCalls === null ? {} : { budget: { calls: config.scanNodeDailyCalls, windowMs: 86_400_000 } }),
+      ...(config.chain === 'devnet' ? { timeoutMs: 5_000 } : {}),
+    });
+  });
   container.bind(TOKENS.EnergyProviders).toDynamicValue((ctx) => {
     let rental: EnergyProvider | null = overrides.rentalProvider ?? null;
     if (rental === null && config.rentalProviders.length > 0) {
