@@ -1,7 +1,8 @@
 /**
  * Adapter-only: the gateway over several nodes (`fallbackNodes`) on a devnet serving one chain on two endpoints, each
- * with its own faults. A node that fails as a node (down, HTTP 5xx, 429) hands the request to the next and is paused;
- * an answer from java-tron is not failed over; a single node behaves as it did without fallbacks.
+ * with its own faults. A node that fails as a node (down, HTTP 5xx, 429, a quota text) hands the request to the next
+ * and is paused; an answer from java-tron (HTTP 404 here) is not failed over; a single node behaves as it did without
+ * fallbacks.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../memory/index.js';
@@ -94,14 +95,23 @@ describe('TronWebChainGateway with fallback nodes', () => {
     await expect(g.solidifiedHead()).rejects.toMatchObject({ code: 'CHAIN-NODE-UNAVAILABLE', transient: false, nodeCode: 'HTTP_404' });
   });
 
-  it("a java-tron answer is not failed over: an {\"Error\": …} body is the answer every node would give", async () => {
-    const { devnet, gateway: g } = await twoNodes('failover-answer');
+  it('a quota refusal in an HTTP 200 error body (TronGrid\'s "suspended for 5 s") fails over and pauses the node 5 s', async () => {
+    const { devnet, clock, gateway: g } = await twoNodes('failover-quota-body');
     const address = (await g.createAccount()).address;
+    devnet.fund(address, 2_000_000);
+    devnet.mine(1);
     devnet.nodes[0]!.setFaults({ script: [{ path: 'wallet/getaccount', kind: 'error_body', times: 1 }] });
-    const [a, b] = served(devnet);
-    await expect(g.getTrxBalance(address)).rejects.toBeInstanceOf(ChainError);
-    expect(served(devnet)[1]).toBe(b);
-    expect(served(devnet)[0]).toBeGreaterThanOrEqual(a);
+    let [a, b] = served(devnet);
+    expect(await g.getTrxBalance(address)).toBe(2_000_000n);
+    expect(served(devnet)).toEqual([a, b + 1]);
+    clock.advance(4_999);
+    [a, b] = served(devnet);
+    await g.getTrxBalance(address);
+    expect(served(devnet)).toEqual([a, b + 1]);
+    clock.advance(1);
+    [a, b] = served(devnet);
+    await g.getTrxBalance(address);
+    expect(served(devnet)).toEqual([a + 1, b]);
   });
 
   it('with every node failing, the last failure is what the caller sees; a single node is asked again at once once it is back', async () => {

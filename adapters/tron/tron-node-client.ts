@@ -140,21 +140,24 @@ export class TronNodeClient {
     return this.onNode((node) => node.full.request<unknown>('wallet/broadcasttransaction', signed, 'post'));
   }
 
-  private async send<T>(endpoint: Endpoint, path: string, body: Json): Promise<T> {
-    const reply = endpoint === 'pro'
-      ? await this.provider(endpoint).request<unknown>(path, body, 'post')
-      : await this.onNode((node) => (endpoint === 'full' ? node.full : node.solidity).request<unknown>(path, body, 'post'));
-    if (reply === null || typeof reply !== 'object') throw new NodeRefusal(`${path}: unexpected reply`);
-    const error = (reply as Json)['Error'];
-    if (typeof error === 'string') throw new NodeRefusal(error);
-    return reply as T;
+  private send<T>(endpoint: Endpoint, path: string, body: Json): Promise<T> {
+    const ask = async (provider: Provider): Promise<T> => {
+      const reply = await provider.request<unknown>(path, body, 'post');
+      if (reply === null || typeof reply !== 'object') throw new NodeRefusal(`${path}: unexpected reply`);
+      const error = (reply as Json)['Error'];
+      // An error body is java-tron's answer, unless it is a provider's quota text (then nodeFailure fails it over).
+      if (typeof error === 'string') throw new NodeRefusal(error);
+      return reply as T;
+    };
+    if (endpoint === 'pro') return ask(this.provider(endpoint));
+    return this.onNode((node) => ask(endpoint === 'full' ? node.full : node.solidity));
   }
 
   /**
    * Runs one request on the first node not paused, in the configured order; a node that fails as a node
-   * (`nodeFailure`: unreachable, no reply, HTTP 5xx/401/403/408/425/429, a quota text) is paused (its Retry-After, or 1 s
-   * doubling per failure in a row up to a minute) and the request goes to the next. An answer from java-tron (a
-   * refusal, an `{"Error": …}` body) is the answer: every node would give it. When every node is paused the one
+   * (`nodeFailure`: unreachable, no reply, HTTP 5xx/401/403/408/425/429, a quota text, also in an error body) is paused
+   * (its Retry-After, or 1 s doubling per failure in a row up to a minute) and the request goes to the next. An answer
+   * from java-tron (a refusal, any other `{"Error": …}` body, HTTP 404) is the answer: every node would give it. When every node is paused the one
    * whose pause ends first is asked anyway, so a single node behaves as if there were no pausing, and the last
    * failure is what the caller sees. Nodes may disagree (one behind another): the workflows' rules already read a
    * node behind as "not yet", never as "absent" (decisions 82, 83).
