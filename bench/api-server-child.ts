@@ -38,6 +38,9 @@ export interface ServerReady {
   readonly layers?: ReadonlyArray<{ readonly name: string; readonly path: string }>;
 }
 
+/** The composed API's operator token (the bench never uses it; the layers' authenticator needs one). */
+const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
+
 /**
  * The API's pipeline rebuilt one layer at a time, for BENCH_DECOMPOSE (bench/api.ts): each route of the composed API's
  * own h3 app runs the layers up to its own, with the API's real parts (its token lookup, limiter, use case, logger
@@ -51,7 +54,7 @@ async function startComposedApi(): Promise<{ ready: ServerReady; close(): Promis
   const mailer = new RecordingMailer();
   const redisUrl = process.env['BENCH_LOCKS'] === 'redis' ? process.env['REDIS_URL'] : undefined;
   const config = loadConfig({
-    TRON_FULL_HOST: devnet.url, USDT_CONTRACT: devnet.usdtAddress, ADMIN_TOKEN: 'bench-admin-token-0123456789abcdef',
+    TRON_FULL_HOST: devnet.url, USDT_CONTRACT: devnet.usdtAddress, ADMIN_TOKEN,
     ...(redisUrl === undefined ? {} : { LOCKS: 'redis', REDIS_URL: redisUrl }),
   }, { mode: 'dev' });
   // Request lines are serialized as in production, then dropped (a terminal would measure the terminal).
@@ -104,7 +107,7 @@ function addLayers(composition: ReturnType<typeof composeContainer>, logger: Log
   const app = composition.container.get(TOKENS.Application);
   const limiter = composition.container.get(TOKENS.RateLimiter);
   const metrics = composition.container.get(TOKENS.Metrics);
-  const auth = new BearerAuthenticator(app, 'bench-admin-token-0123456789abcdef');
+  const auth = new BearerAuthenticator(app, ADMIN_TOKEN);
   const limits = { ...DEFAULT_RATE_LIMITS, get: 1_000_000_000 };
   const route = '/api/wallets/:address/balances';
   // The bare route inside the API's own app and process: where the layers start from.
