@@ -1,7 +1,7 @@
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { clientAddress, MAX_TRUSTED_PROXY_HOPS, normalizeAddress } from './client-address.js';
+import { clientAddress, MAX_TRUSTED_PROXY_HOPS, normalizeAddress, throttleNetwork } from './client-address.js';
 
 /** Addresses as a proxy writes them, each with the one spelling the throttles must key it by. */
 interface Written { readonly text: string; readonly key: string }
@@ -127,3 +127,40 @@ describe('clientAddress: which X-Forwarded-For entry is the client', () => {
     }), { numRuns: 500 });
   });
 });
+
+describe('throttleNetwork: what the per-address throttles count', () => {
+  /** node's own subnet matcher, an oracle independent of the function under test. */
+  const inSubnet = (network: string, address: string): boolean => {
+    const list = new BlockList();
+    list.addSubnet(network.replace('::/64', '::'), 64, 'ipv6');
+    return list.check(address, 'ipv6');
+  };
+
+  it('an IPv6 client counts by its /64: two addresses share a bucket exactly when their first 64 bits agree', () => {
+    // Addresses that share a /64 often: a random prefix with random interface ids, or two random addresses.
+    const prefix = fc.array(fc.integer({ min: 0, max: 0xffff }), { minLength: 4, maxLength: 4 });
+    const iid = fc.array(fc.integer({ min: 0, max: 0xffff }), { minLength: 4, maxLength: 4 });
+    const spell = (groups: number[]): string => normalizeAddress(groups.map((g) => g.toString(16)).join(':'))!;
+    const pair = fc.oneof(
+      fc.tuple(prefix, iid, iid).map(([p, a, b]) => [spell([...p, ...a]), spell([...p, ...b])] as const),
+      fc.tuple(prefix, prefix, iid).map(([p, q, a]) => [spell([...p, ...a]), spell([...q, ...a])] as const),
+      fc.tuple(fc.ipV6(), fc.ipV6()).map(([a, b]) => [normalizeAddress(a.toLowerCase())!, normalizeAddress(b.toLowerCase())!] as const),
+    ).filter(([a, b]) => isIP(a) === 6 && isIP(b) === 6);
+    fc.assert(fc.property(pair, ([a, b]) => {
+      const network = throttleNetwork(a);
+      expect(network).toMatch(/^[0-9a-f]{1,4}(:[0-9a-f]{1,4}){3}::\/64$/);
+      expect(inSubnet(network, a)).toBe(true);
+      expect(throttleNetwork(b) === network).toBe(inSubnet(network, b));
+    }), { numRuns: 1_000 });
+  });
+
+  it('an IPv4 client counts by its own address; anything else is its own bucket', () => {
+    fc.assert(fc.property(fc.ipV4(), (a) => { expect(throttleNetwork(a)).toBe(a); }));
+    expect(throttleNetwork('::1')).toBe('0:0:0:0::/64');
+    expect(throttleNetwork('2001:db8:0:1:dead:beef::1')).toBe('2001:db8:0:1::/64');
+    expect(throttleNetwork('64:ff9b::1.2.3.4')).toBe('64:ff9b:0:0::/64');
+    expect(throttleNetwork('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
+    expect(throttleNetwork('unix-socket')).toBe('unix-socket');
+  });
+});
+

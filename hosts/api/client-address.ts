@@ -64,3 +64,25 @@ export function clientAddress(peer: string | undefined, forwardedFor: string | n
   }
   return client;
 }
+
+/**
+ * What the per-client-address throttles count against: an IPv4 address itself, an IPv6 address's /64 network
+ * (`2001:db8:1:2::/64`). One subscriber or host is handed a whole /64 (RFC 6177, and SLAAC picks addresses inside it
+ * at will), so counting each IPv6 address on its own would give one client 2^64 buckets. Takes what
+ * {@link clientAddress} returns; anything that is not an IP address is its own bucket.
+ */
+export function throttleNetwork(address: string): string {
+  const bare = address.split('%')[0]!;
+  if (isIP(bare) !== 6) return address;
+  const [head = '', tail] = bare.toLowerCase().split('::');
+  // A dotted IPv4 tail (`::ffff:1.2.3.4`, `64:ff9b::1.2.3.4`) is the last two groups.
+  const groupsOf = (part: string): string[] => part.split(':').flatMap((g) => {
+    if (!g.includes('.')) return [g];
+    const [a = 0, b = 0, c = 0, d = 0] = g.split('.').map(Number);
+    return [((a << 8) | b).toString(16), ((c << 8) | d).toString(16)];
+  });
+  const front = head === '' ? [] : groupsOf(head);
+  const back = tail === undefined || tail === '' ? [] : groupsOf(tail);
+  const groups = [...front, ...Array<string>(8 - front.length - back.length).fill('0'), ...back];
+  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { RateLimiter } from '../../core/ports/rate-limiter.port.js';
 import { DomainError } from '../../core/domain/errors.js';
 import type { Caller } from './auth.js';
+import { throttleNetwork } from './client-address.js';
 
 /** Spec §8: fixed one-minute windows. */
 export const RATE_WINDOW_MS = 60_000;
@@ -81,7 +82,7 @@ export interface Throttle {
  * body has no string e-mail: validation refuses that request anyway, and there is nobody to count it against).
  */
 export function throttleSubject(by: ThrottleKey, clientIp: string | undefined, body: Readonly<Record<string, unknown>>): string | null {
-  if (by === 'ip') return `ip:${clientIp ?? 'unknown'}`;
+  if (by === 'ip') return `ip:${clientIp === undefined ? 'unknown' : throttleNetwork(clientIp)}`;
   const email = body['email'];
   if (typeof email !== 'string' || email.trim() === '') return null;
   return `em:${createHash('sha256').update(email.trim().toLowerCase()).digest('hex')}`;

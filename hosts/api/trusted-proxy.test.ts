@@ -68,6 +68,15 @@ describe('TRUSTED_PROXY_HOPS=1: one proxy appends each client\'s address to X-Fo
     expect(await login(api, '::ffff:203.0.113.7')).toBe(429);
   });
 
+  it('an IPv6 client counts by its /64: rotating addresses inside it buys no fresh bucket; the next /64 has its own', async () => {
+    const host = (n: number): string => `2001:db8:1:2::${n.toString(16)}`;
+    expect(await Promise.all([1, 2, 3].map((n) => login(api, host(n))))).toEqual(Array(LOGIN_PER_ADDRESS).fill(401));
+    // A fourth address of the same /64, and one written with a port: the same spent bucket.
+    expect(await login(api, host(0xbeef))).toBe(429);
+    expect(await login(api, `[${host(7)}]:443`)).toBe(429);
+    expect(await login(api, '2001:db8:1:3::1')).toBe(401);
+  });
+
   it('a forged leftmost entry spends the sender\'s own bucket, never the victim\'s, and never buys a fresh one', async () => {
     const victim = '198.51.100.20';
     const attacker = '203.0.113.66';
