@@ -6,7 +6,6 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../memory/index.js';
-import { ChainError } from '../../core/domain/errors.js';
 import { startDevnet, type Devnet } from '../tron-devnet/index.js';
 import { createDevnetChainGateway } from './devnet-chain-gateway.js';
 import { TronWebChainGateway } from './tronweb-chain-gateway.js';
@@ -70,12 +69,12 @@ describe('TronWebChainGateway with fallback nodes', () => {
     expect(served(devnet)).toEqual([a + 1, b]);
   });
 
-  it('a 429 with Retry-After pauses the node for that long', async () => {
+  it('a 429 with Retry-After pauses the node for that long, past the backoff\'s one-minute cap', async () => {
     const { devnet, clock, gateway: g } = await twoNodes('failover-retry-after');
     const address = (await g.createAccount()).address;
-    devnet.nodes[0]!.setFaults({ script: [{ path: 'wallet/getaccount', kind: 'http_429', times: 1, retry_after_s: 30 }] });
+    devnet.nodes[0]!.setFaults({ script: [{ path: 'wallet/getaccount', kind: 'http_429', times: 1, retry_after_s: 120 }] });
     await g.getTrxBalance(address);
-    clock.advance(29_000);
+    clock.advance(119_000);
     let [a, b] = served(devnet);
     await g.getTrxBalance(address);
     expect(served(devnet)).toEqual([a, b + 1]);
@@ -114,17 +113,61 @@ describe('TronWebChainGateway with fallback nodes', () => {
     expect(served(devnet)).toEqual([a + 1, b]);
   });
 
-  it('with every node failing, the last failure is what the caller sees; a single node is asked again at once once it is back', async () => {
+  it('with every node failing, the last failure is what the caller sees; with every node paused, the one whose pause ends first is asked', async () => {
     const { devnet, gateway: g, single } = await twoNodes('failover-all');
     const address = (await g.createAccount()).address;
     devnet.nodes[0]!.setFaults({ node_down: true });
     devnet.nodes[1]!.setFaults({ node_down: true });
     await expect(g.getTrxBalance(address)).rejects.toMatchObject({ code: 'CHAIN-BALANCE-QUERY-FAILED', transient: true });
     await expect(single.getTrxBalance(address)).rejects.toMatchObject({ code: 'CHAIN-BALANCE-QUERY-FAILED', transient: true });
+    // Both paused 1 s; the first node fails once more (asked anyway), so its pause (2 s) now ends after the second's.
+    await expect(g.getTrxBalance(address)).rejects.toMatchObject({ transient: true });
     devnet.nodes[0]!.setFaults({ node_down: false });
     devnet.nodes[1]!.setFaults({ node_down: false });
-    // No clock moved: both nodes are paused, yet each gateway asks the node whose pause ends first rather than refusing.
-    expect(await single.getTrxBalance(address)).toBe(0n);
+    const [a, b] = served(devnet);
     expect(await g.getTrxBalance(address)).toBe(0n);
+    expect(served(devnet)).toEqual([a, b + 1]);
+    // A single node is asked at once, paused or not.
+    expect(await single.getTrxBalance(address)).toBe(0n);
+    expect(served(devnet)).toEqual([a + 1, b + 1]);
+  });
+
+  it('the pause doubles per failure in a row, from 1 s to a cap of a minute', async () => {
+    const devnet = await startDevnet({ port: 0, blockMs: 0, seed: 'failover-doubling', extraNodes: 1 });
+    opened.push(devnet);
+    const clock = new ManualClock();
+    const failures: string[] = [];
+    const g = createDevnetChainGateway(devnet, {
+      fallbackNodes: [{ fullHost: devnet.nodes[1]!.url }], now: () => clock.now(), onNodeFailure: (node) => failures.push(node),
+    });
+    const address = (await g.createAccount()).address;
+    devnet.nodes[0]!.setFaults({ node_down: true });
+    await g.getTrxBalance(address);
+    for (const pause of [1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000]) {
+      const before = failures.length;
+      clock.advance(pause - 1);
+      await g.getTrxBalance(address);
+      expect(failures.length, `still paused ${pause - 1} ms in`).toBe(before);
+      clock.advance(1);
+      await g.getTrxBalance(address);
+      expect(failures, `asked again after ${pause} ms`).toHaveLength(before + 1);
+    }
+    expect(new Set(failures)).toEqual(new Set([new URL(devnet.url).origin]));
+  });
+
+  it('a broadcast whose reply the first node lost (it took the transaction) goes to the next, which knows it: accepted, landed once', async () => {
+    const { devnet, gateway: g } = await twoNodes('failover-lost-reply');
+    const payer = await g.createAccount();
+    const payee = await g.createAccount();
+    devnet.fund(payer.address, 10_000_000);
+    devnet.mine(1);
+    const tx = await g.prepare({ address: payer.address, privateKey: async () => payer.privateKey }, { kind: 'transfer-trx', to: payee.address, amountSun: 2_000_000n });
+    devnet.nodes[0]!.setFaults({ script: [{ path: 'wallet/broadcasttransaction', kind: 'lost_reply', times: 1 }] });
+    const before = devnet.nodes[1]!.callsByName['wallet/broadcasttransaction'] ?? 0;
+    await g.broadcast(tx);
+    expect(devnet.nodes[1]!.callsByName['wallet/broadcasttransaction']).toBe(before + 1);
+    devnet.mine(1);
+    expect(await g.getTransaction(tx.txid)).toMatchObject({ state: 'confirmed' });
+    expect(await g.getTrxBalance(payee.address)).toBe(2_000_000n);
   });
 });

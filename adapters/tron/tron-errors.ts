@@ -38,6 +38,20 @@ export class NodeRefusal extends Error {
   }
 }
 
+/**
+ * A fallback node's refusal while the first node was paused and not asked (decision 85): not final, so it reads as
+ * the first node's unavailability would, transient until that node's pause ends.
+ */
+export class FallbackRefusal extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterMs: number,
+  ) {
+    super(message);
+    this.name = 'FallbackRefusal';
+  }
+}
+
 interface AxiosLike {
   readonly isAxiosError?: boolean;
   readonly code?: string;
@@ -128,6 +142,7 @@ interface Verdict {
 }
 
 function verdict(e: unknown, nowMs: number): Verdict {
+  if (e instanceof FallbackRefusal) return { transient: true, nodeCode: null, retryAfterMs: e.retryAfterMs, transport: true };
   const ax = e as AxiosLike | null;
   if (ax && typeof ax === 'object' && ax.isAxiosError) {
     const status = ax.response?.status;

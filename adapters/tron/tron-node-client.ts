@@ -5,7 +5,7 @@
  */
 import { providers } from 'tronweb';
 import { ChainError } from '../../core/domain/errors.js';
-import { guarded, nodeFailure, NodeRefusal, type CallKind } from './tron-errors.js';
+import { FallbackRefusal, guarded, nodeFailure, NodeRefusal, type CallKind } from './tron-errors.js';
 
 /** Where a request goes. */
 export type Endpoint = 'full' | 'solidity' | 'pro';
@@ -48,13 +48,21 @@ interface NodeLink {
   readonly solidity: Provider;
   failures: number;
   until: number;
+  /** When it last failed (a failure of a request asked before that is the same burst). */
+  failedAt: number;
 }
 
-/** Pause of a node that failed: 1 s, doubling per failure in a row, at most a minute (or its Retry-After, capped). */
+/** Pause of a node that failed: its Retry-After, else 1 s doubling per failure in a row, at most a minute. */
 const PAUSE_BASE_MS = 1_000;
 const PAUSE_MAX_MS = 60_000;
 
 type Json = Record<string, unknown>;
+
+/** A broadcast reply that settles the question: accepted, or already known to the node. */
+function isAccepted(reply: unknown): boolean {
+  const answer = (reply !== null && typeof reply === 'object' ? reply : {}) as { result?: unknown; code?: unknown };
+  return answer.result === true || answer.code === 'DUP_TRANSACTION_ERROR';
+}
 
 /**
  * Reads whose identical concurrent requests share one flight: state reads a sweep makes several times in one step
@@ -68,7 +76,7 @@ const SHARED_READS: ReadonlySet<string> = new Set([
   'wallet/triggerconstantcontract', 'wallet/getdelegatedresourceaccountindexv2',
 ]);
 
-interface BlockJson { blockID?: string; block_header?: { raw_data?: { number?: number; timestamp?: number } } }
+interface BlockJson { blockID?: string; block_header?: { raw_data?: { number?: number; timestamp?: number; parentHash?: string } } }
 type Provider = InstanceType<typeof providers.HttpProvider>;
 
 /** The fields of a block reply the gateway uses, or null when the reply holds no block. */
@@ -97,7 +105,7 @@ export class TronNodeClient {
       name: new URL(fullHost).origin,
       full: new providers.HttpProvider(fullHost, options.timeoutMs, '', '', headers),
       solidity: new providers.HttpProvider(solidityHost ?? fullHost, options.timeoutMs, '', '', headers),
-      failures: 0, until: 0,
+      failures: 0, until: 0, failedAt: Number.NEGATIVE_INFINITY,
     });
     this.nodes = [link(options.fullHost, options.solidityHost), ...(options.fallbackNodes ?? []).map((n) => link(n.fullHost, n.solidityHost))];
     this.full = this.nodes[0]!.full;
@@ -137,7 +145,13 @@ export class TronNodeClient {
    * (the same txid; a node that has it already answers DUP_TRANSACTION_ERROR).
    */
   broadcast(signed: Json): Promise<unknown> {
-    return this.onNode((node) => node.full.request<unknown>('wallet/broadcasttransaction', signed, 'post'));
+    return this.onNode(async (node) => {
+      const reply = await node.full.request<unknown>('wallet/broadcasttransaction', signed, 'post');
+      const error = reply !== null && typeof reply === 'object' ? (reply as Json)['Error'] : undefined;
+      // As for reads: a quota text fails over; any other error body is the node's answer.
+      if (typeof error === 'string') throw new NodeRefusal(error);
+      return reply;
+    }, isAccepted);
   }
 
   private send<T>(endpoint: Endpoint, path: string, body: Json): Promise<T> {
@@ -156,34 +170,62 @@ export class TronNodeClient {
   /**
    * Runs one request on the first node not paused, in the configured order; a node that fails as a node
    * (`nodeFailure`: unreachable, no reply, HTTP 5xx/401/403/408/425/429, a quota text, also in an error body) is paused
-   * (its Retry-After, or 1 s doubling per failure in a row up to a minute) and the request goes to the next. An answer
-   * from java-tron (a refusal, any other `{"Error": …}` body, HTTP 404) is the answer: every node would give it. When every node is paused the one
-   * whose pause ends first is asked anyway, so a single node behaves as if there were no pausing, and the last
-   * failure is what the caller sees. Nodes may disagree (one behind another): the workflows' rules already read a
-   * node behind as "not yet", never as "absent" (decisions 82, 83).
+   * (its Retry-After, else 1 s doubling per failure in a row up to a minute) and the request goes to the next. An
+   * answer from java-tron (a refusal, any other `{"Error": …}` body, HTTP 404) is final from the first configured
+   * node only. From a fallback only a success is taken (for a broadcast, `final` says which replies are): its refusal
+   * may come from a node behind or a misconfigured one, so the caller sees the first node's failure instead (or, when
+   * that node was paused and not asked, a transient error) and retries later, as it would have without fallbacks. When every node is
+   * paused the one whose pause ends first is asked anyway, so a single node behaves as if there were no pausing.
+   * Nodes may disagree (one behind another): the workflows' rules already read a node behind as "not yet", never as
+   * "absent" (decisions 82, 83).
    */
-  private async onNode<T>(request: (node: NodeLink) => Promise<T>): Promise<T> {
+  private async onNode<T>(request: (node: NodeLink) => Promise<T>, final: (reply: T) => boolean = () => true): Promise<T> {
     const now = this.now();
     const ready = this.nodes.filter((n) => n.until <= now);
     const order = ready.length > 0 ? ready : [this.nodes.reduce((a, b) => (b.until < a.until ? b : a))];
     let failure: unknown;
     for (const node of order) {
+      const asked = this.now();
+      let reply: T;
       try {
-        const reply = await request(node);
-        node.failures = 0;
-        node.until = 0;
-        return reply;
+        reply = await request(node);
       } catch (error) {
         const asNode = nodeFailure(error, this.now());
-        if (asNode === null) throw error;
-        node.failures += 1;
-        const pause = asNode.retryAfterMs ?? PAUSE_BASE_MS * 2 ** Math.min(node.failures - 1, 16);
-        node.until = this.now() + Math.min(pause, PAUSE_MAX_MS);
-        this.onNodeFailure(node.name);
+        if (asNode === null) throw node === this.nodes[0] ? error : this.notFinal(node, failure, error);
+        this.pause(node, asked, asNode.retryAfterMs);
         failure = error;
+        continue;
       }
+      // A success keeps a pause another request set meanwhile (a 429's Retry-After stands).
+      node.failures = 0;
+      if (node !== this.nodes[0] && !final(reply)) throw this.notFinal(node, failure, reply);
+      return reply;
     }
     throw failure;
+  }
+
+  /**
+   * What the caller sees when a fallback refuses: the first node's failure in this request, else (the first node was
+   * paused, not asked) a transient ChainError until the first node's pause ends.
+   */
+  private notFinal(node: NodeLink, failure: unknown, answer: unknown): unknown {
+    if (failure !== undefined) return failure;
+    const said = answer instanceof Error ? answer.message : JSON.stringify(answer);
+    return new FallbackRefusal(`${node.name} refused (${said}) while the first node is paused; a fallback's refusal is not final`,
+      Math.max(0, this.nodes[0]!.until - this.now()));
+  }
+
+  /**
+   * Pauses a node that failed a request asked at `asked`: its Retry-After, else 1 s doubling per failure in a row up
+   * to a minute. Failures of requests that were in flight together count once (a burst is one failure, not ten).
+   */
+  private pause(node: NodeLink, asked: number, retryAfterMs: number | null): void {
+    const burst = node.failedAt > asked;
+    if (!burst) node.failures += 1;
+    node.failedAt = this.now();
+    const pause = retryAfterMs ?? Math.min(PAUSE_BASE_MS * 2 ** Math.min(node.failures - 1, 16), PAUSE_MAX_MS);
+    node.until = Math.max(node.until, this.now() + pause);
+    this.onNodeFailure(node.name);
   }
 
   /**
@@ -221,15 +263,17 @@ export class TronNodeClient {
   }
 
   /**
-   * The solidity node's block `number` with the ids of its transactions (`walletsolidity/getblockbynum`), or null
-   * when the node returns no such block (one behind answers `{}` for a number past its solidified head).
+   * The solidity node's block `number` with its parent's id and the ids of its transactions
+   * (`walletsolidity/getblockbynum`), or null when the node returns no such block (one behind answers `{}` for a
+   * number past its solidified head).
    */
-  async solidifiedByNumber(kind: CallKind, number: number): Promise<(BlockRef & { readonly txids: readonly string[] }) | null> {
+  async solidifiedByNumber(kind: CallKind, number: number): Promise<(BlockRef & { readonly parent: string; readonly txids: readonly string[] }) | null> {
     const block = await this.call<BlockJson & { transactions?: { txID?: string }[] }>(kind, `solidified block ${number}`, 'solidity',
       'walletsolidity/getblockbynum', { num: number });
     const ref = blockRefOf(block);
     if (ref === null || ref.number !== number) return null;
-    return { ...ref, txids: (block.transactions ?? []).map((t) => String(t.txID ?? '').toLowerCase()) };
+    const parent = String(block.block_header?.raw_data?.parentHash ?? '').toLowerCase();
+    return { ...ref, parent, txids: (block.transactions ?? []).map((t) => String(t.txID ?? '').toLowerCase()) };
   }
 
   private async block(kind: CallKind, what: string, endpoint: Endpoint, path: string, body: Json): Promise<BlockRef> {

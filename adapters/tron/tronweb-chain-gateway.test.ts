@@ -286,3 +286,73 @@ describe('TronWebChainGateway.estimateTrc20TransferEnergy: a dry run that revert
     expect(await g.estimateTrc20TransferEnergy(from, to, USDT, 1_000n)).toBe(64_285);
   });
 });
+
+describe('TronWebChainGateway.findInSolidified across fallback nodes (wire-exact)', () => {
+  /** A chain of solidified blocks 100..130, each the child of the one before; `salt` makes a different chain. */
+  const chain = (salt: string) => {
+    const id = (n: number): string => n.toString(16).padStart(16, '0') + salt.repeat(16).slice(0, 16) + 'c'.repeat(32);
+    const block = (n: number) => ({
+      blockID: id(n), block_header: { raw_data: { number: n, timestamp: 1_000_000 + n * 3_000, parentHash: id(n - 1) } }, transactions: [],
+    });
+    return { id, block };
+  };
+  const ours = chain('a');
+  // Reference block 100, expiring before block 110's time.
+  const tx = {
+    txid: 'f'.repeat(64), expiresAt: 1_000_000 + 109 * 3_000 + 1,
+    signedJson: JSON.stringify({ raw_data: { ref_block_bytes: (100).toString(16).padStart(4, '0'), ref_block_hash: ours.id(100).slice(16, 32), expiration: 1_000_000 + 109 * 3_000 + 1 } }),
+  };
+
+  /** The first node: serves the solidified head and the reference block, then is down for block reads past it. */
+  const primary: Script = (path, body) => {
+    if (path.endsWith('/getnowblock')) return ok(ours.block(130));
+    if (path.endsWith('/getblockbynum') && body['num'] === 100) return ok(ours.block(100));
+    return { status: 503, body: '<html>503 Service Temporarily Unavailable</html>' };
+  };
+  const fallbackWith = (blocks: ReturnType<typeof chain>): Script => (path, body) => {
+    if (path.endsWith('/getnowblock')) return ok(blocks.block(130));
+    if (path.endsWith('/getblockbynum')) return ok(blocks.block(Number(body['num'])));
+    return { status: 404, body: '{}' };
+  };
+
+  it('blocks from a fallback on the same chain complete the proof: absent', async () => {
+    const g = await nodeThat(primary, { fallbackNodes: [{ fullHost: await serve(fallbackWith(ours)) }] });
+    expect(await g.findInSolidified(tx)).toBe('absent');
+  });
+
+  it('blocks from a fallback on another chain (a misconfigured entry) prove nothing: unknown', async () => {
+    const g = await nodeThat(primary, { fallbackNodes: [{ fullHost: await serve(fallbackWith(chain('b'))) }] });
+    expect(await g.findInSolidified(tx)).toBe('unknown');
+  });
+});
+
+describe('TronWebChainGateway: what a fallback node answers after the first node failed (wire-exact)', () => {
+  it("a fallback's refusal is not taken as final: the caller sees the first node's failure (transient); its acceptance is", async () => {
+    let fallbackBroadcast: Reply = ok({});
+    let fallbackRead: Reply = ok({});
+    const chainReads = (path: string): Reply | null => {
+      if (path.endsWith('/wallet/getblock')) return ok(blockJson(100, 1_700_000_000_000));
+      if (path.endsWith('/walletsolidity/getnowblock')) return ok(blockJson(81, 1_699_999_943_000));
+      return null;
+    };
+    const fallback = await serve((path) => chainReads(path) ?? (path.endsWith('/broadcasttransaction') ? fallbackBroadcast : fallbackRead));
+    // The first node builds, then fails every other call with a 503 (reads and broadcasts alike).
+    const g = await nodeThat((path) => chainReads(path) ?? { status: 503, body: '<html>503</html>' }, { timeoutMs: 2_000, fallbackNodes: [{ fullHost: fallback }] });
+    const a = await g.createAccount();
+    const b = await g.createAccount();
+    const tx = await g.prepare({ address: a.address, privateKey: async () => a.privateKey }, { kind: 'transfer-trx', to: b.address, amountSun: 1n });
+    // A fallback behind the funding says the transfer is invalid: not final, the 503 is what counts.
+    fallbackBroadcast = ok({ code: 'CONTRACT_VALIDATE_ERROR', message: Buffer.from('balance is not sufficient').toString('hex') });
+    expect(await expectPortError(g.broadcast(tx), 'CHAIN-NODE-UNAVAILABLE', true)).toMatchObject({ nodeCode: 'HTTP_503' });
+    fallbackBroadcast = ok({ code: 'DUP_TRANSACTION_ERROR', message: Buffer.from('Dup transaction.').toString('hex') });
+    await g.broadcast(tx);
+    fallbackBroadcast = ok({ result: true, txid: tx.txid });
+    await g.broadcast(tx);
+    // Reads: a fallback's error body is not final either (the first node is paused by now, so not asked), its account is.
+    fallbackRead = ok({ Error: 'class java.lang.NullPointerException : null' });
+    const e = await expectPortError(g.getTrxBalance(HOLDER), 'CHAIN-BALANCE-QUERY-FAILED', true);
+    expect(e.message).toContain('not final');
+    fallbackRead = ok({ address: HOLDER, balance: 7 });
+    expect(await g.getTrxBalance(HOLDER)).toBe(7n);
+  });
+});

@@ -324,12 +324,12 @@ export class TronWebChainGateway implements ChainGateway {
     }
     const what = `broadcast ${tx.txid}`;
     const reply = await guarded('broadcast', what, () => this.node.broadcast(parsed));
-    const answer = (reply !== null && typeof reply === 'object' ? reply : {}) as { result?: unknown; code?: unknown; message?: unknown; Error?: unknown };
+    // An `{"Error": …}` reply was thrown by the node client already (a NodeRefusal, mapped by guarded).
+    const answer = (reply !== null && typeof reply === 'object' ? reply : {}) as { result?: unknown; code?: unknown; message?: unknown };
     if (answer.result === true || answer.code === 'DUP_TRANSACTION_ERROR') return;
     if (typeof answer.code === 'string' && answer.code !== '') {
       throw toPortError(new NodeRefusal(decodeNodeMessage(answer.message) || 'refused without a message', answer.code), 'broadcast', what);
     }
-    if (typeof answer.Error === 'string') throw toPortError(new NodeRefusal(answer.Error), 'broadcast', what);
     throw new ChainError('CHAIN-NODE-UNAVAILABLE', `${what}: the node's reply is unreadable; it may have taken the transaction`, { transient: true });
   }
 
@@ -384,16 +384,24 @@ export class TronWebChainGateway implements ChainGateway {
     // The reference block: the newest solidified block with these low 16 bits whose id carries ref_block_hash.
     const low = Number.parseInt(refBytes, 16);
     let ref = solid.number - ((solid.number - low) % 65_536 + 65_536) % 65_536;
+    let previous: string;
     for (let tries = 0; ; tries += 1) {
       if (ref < 0 || tries === 3) return 'unknown';
       const block = await this.node.solidifiedByNumber('node-read', ref);
       if (block === null) return 'unknown';
-      if (block.id.slice(16, 32) === refHash.toLowerCase()) break;
+      if (block.id.slice(16, 32) === refHash.toLowerCase()) {
+        previous = block.id;
+        break;
+      }
       ref -= 65_536;
     }
     for (let n = ref + 1; n <= solid.number && n - ref <= MAX_WINDOW_BLOCKS; n += 1) {
       const block = await this.node.solidifiedByNumber('node-read', n);
       if (block === null) return 'unknown';
+      // Each block must be the child of the one before: blocks read from nodes of two chains (a fallback on another
+      // network, decision 85) prove nothing.
+      if (block.parent !== previous) return 'unknown';
+      previous = block.id;
       if (block.timestamp > expiration) return 'absent';
       if (block.txids.includes(id)) return 'included';
     }

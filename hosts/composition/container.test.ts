@@ -58,7 +58,8 @@ describe('memory composition', () => {
     try {
       const clock = new ManualClock();
       const config = loadConfig({
-        TRON_FULL_HOST: two.url, TRON_FULL_HOSTS: `${two.url},${two.nodes[1]!.url}`, USDT_CONTRACT: two.usdtAddress, ADMIN_TOKEN: ADMIN,
+        // The first entry is TRON_FULL_HOST spelled another way: it must not become its own fallback.
+        TRON_FULL_HOST: two.url, TRON_FULL_HOSTS: `${two.url}/,${two.nodes[1]!.url}`, USDT_CONTRACT: two.usdtAddress, ADMIN_TOKEN: ADMIN,
       }, { mode: 'dev' });
       const { container } = composeContainer(config, { clock, mailer: new RecordingMailer(), logger: silent });
       const chain = container.get(TOKENS.Chain);
@@ -67,8 +68,8 @@ describe('memory composition', () => {
       two.mine(1);
       two.nodes[0]!.setFaults({ node_down: true });
       expect(await chain.getTrxBalance(address)).toBe(3_000_000n);
-      // Operators see which node failed (its origin only).
-      expect(await container.get(TOKENS.Metrics).metrics()).toContain(`custody_chain_node_failures_total{node="${new URL(two.url).origin}",service=`);
+      // Operators see which node failed (its origin only), once per request: the node was not retried as a fallback.
+      expect(await container.get(TOKENS.Metrics).metrics()).toContain(`custody_chain_node_failures_total{node="${new URL(two.url).origin}",service="custody-api"} 1`);
       // The first node is back, but paused on the composition's clock until a second has passed there.
       two.nodes[0]!.setFaults({ node_down: false });
       const served = two.nodes[0]!.calls;

@@ -93,8 +93,10 @@ function clockOf(clock: Clock): () => number {
 function bindChain(container: Container, config: HostConfig, overrides: CompositionOverrides): void {
   const apiKey = config.tronApiKey === null ? {} : { apiKey: config.tronApiKey };
   const solidity = config.tronSolidityHost === null ? {} : { solidityHost: config.tronSolidityHost };
-  // The workflows' fallbacks: the TRON_FULL_HOSTS entries other than TRON_FULL_HOST, in their order.
-  const fallbackNodes = config.scanNodes.filter((n) => n.fullHost !== config.tronFullHost)
+  // The workflows' fallbacks: the TRON_FULL_HOSTS entries other than TRON_FULL_HOST (compared as parsed URLs, so a
+  // trailing slash or a case difference does not make the node its own fallback), in their order.
+  const same = (a: string, b: string): boolean => new URL(a).href.replace(/\/+$/, '') === new URL(b).href.replace(/\/+$/, '');
+  const fallbackNodes = config.scanNodes.filter((n) => !same(n.fullHost, config.tronFullHost))
     .map((n) => ({ fullHost: n.fullHost, ...(n.solidityHost === null ? {} : { solidityHost: n.solidityHost }) }));
   container.bind(TOKENS.Chain).toDynamicValue((ctx) => {
     const metrics = ctx.get(TOKENS.Metrics);
