@@ -245,7 +245,8 @@ export class TronNodeClient {
    * Single flight: a read asked while the same read is in flight joins it instead of sending another. The answer is
    * at most one round trip older than a fresh one; for the head that is always the safe side (fewer confirmations,
    * an older TaPoS reference, "node behind" rather than "dead"), and each new request starts only after the last
-   * one ended, so answers never go backwards. Failures are shared too (each caller handles its own).
+   * one ended, so one node's answers never go backwards (with fallback nodes, a switch of node can: that reads as a
+   * node a few blocks behind, which the workflows allow for). Failures are shared too (each caller handles its own).
    */
   private shared<T>(key: string, read: () => Promise<T>): Promise<T> {
     const inFlight = this.inFlight.get(key);
