@@ -27,20 +27,27 @@ async function twoNodes(seed: string): Promise<{ devnet: Devnet; clock: ManualCl
   };
 }
 
+/** A payer funded with 10 TRX (mined) and a payee; `pay` prepares (builds and signs) a TRX transfer between them. */
+async function payerAndPayee(devnet: Devnet, g: TronWebChainGateway) {
+  const payer = await g.createAccount();
+  const payee = await g.createAccount();
+  devnet.fund(payer.address, 10_000_000);
+  devnet.mine(1);
+  const pay = (amountSun: bigint) => g.prepare({ address: payer.address, privateKey: async () => payer.privateKey }, { kind: 'transfer-trx', to: payee.address, amountSun });
+  return { payer, payee, pay };
+}
+
 /** Calls each node served (refused ones are not counted). */
 const served = (devnet: Devnet): [number, number] => [devnet.nodes[0]!.calls, devnet.nodes[1]!.calls];
 
 describe('TronWebChainGateway with fallback nodes', () => {
   it('with the first node down, reads, the build and the broadcast go to the next node, and the transfer lands', async () => {
     const { devnet, gateway: g } = await twoNodes('failover-down');
-    const payer = await g.createAccount();
-    const payee = await g.createAccount();
-    devnet.fund(payer.address, 10_000_000);
-    devnet.mine(1);
+    const { payer, payee, pay } = await payerAndPayee(devnet, g);
     devnet.nodes[0]!.setFaults({ node_down: true });
     const before = served(devnet);
     expect(await g.getTrxBalance(payer.address)).toBe(10_000_000n);
-    const tx = await g.prepare({ address: payer.address, privateKey: async () => payer.privateKey }, { kind: 'transfer-trx', to: payee.address, amountSun: 1_000_000n });
+    const tx = await pay(1_000_000n);
     await g.broadcast(tx);
     devnet.mine(1);
     expect(await g.getTransaction(tx.txid)).toMatchObject({ state: 'confirmed' });
@@ -50,38 +57,28 @@ describe('TronWebChainGateway with fallback nodes', () => {
     expect(after[1]).toBeGreaterThan(before[1]);
   });
 
-  it('a node that failed is paused (1 s, doubling) and asked first again once its pause is over', async () => {
-    const { devnet, clock, gateway: g } = await twoNodes('failover-pause');
+  it.each([
+    { why: 'an HTTP 503: 1 s', fault: { kind: 'http_503' as const }, pauseMs: 1_000 },
+    { why: "a 429's Retry-After, past the backoff's one-minute cap", fault: { kind: 'http_429' as const, retry_after_s: 120 }, pauseMs: 120_000 },
+    { why: 'TronGrid\'s quota text in an HTTP 200 error body ("suspended for 5 s")', fault: { kind: 'error_body' as const }, pauseMs: 5_000 },
+  ])('a node that failed ($why) hands the request to the next, is skipped while paused, then asked first again', async ({ fault, pauseMs }) => {
+    const { devnet, clock, gateway: g } = await twoNodes(`failover-pause-${fault.kind}`);
     const address = (await g.createAccount()).address;
     devnet.fund(address, 5_000_000);
     devnet.mine(1);
-    devnet.nodes[0]!.setFaults({ script: [{ path: 'wallet/getaccount', kind: 'http_503', times: 1 }] });
-    let [a, b] = served(devnet);
-    expect(await g.getTrxBalance(address)).toBe(5_000_000n);
-    expect(served(devnet)).toEqual([a, b + 1]);
+    devnet.nodes[0]!.setFaults({ script: [{ path: 'wallet/getaccount', times: 1, ...fault }] });
+    const asks = async (): Promise<[number, number]> => {
+      const [a, b] = served(devnet);
+      expect(await g.getTrxBalance(address)).toBe(5_000_000n);
+      const [c, d] = served(devnet);
+      return [c - a, d - b];
+    };
+    expect(await asks()).toEqual([0, 1]);
     // Paused: the first node is not asked, though it would answer now.
-    [a, b] = served(devnet);
-    expect(await g.getTrxBalance(address)).toBe(5_000_000n);
-    expect(served(devnet)).toEqual([a, b + 1]);
-    clock.advance(1_000);
-    [a, b] = served(devnet);
-    expect(await g.getTrxBalance(address)).toBe(5_000_000n);
-    expect(served(devnet)).toEqual([a + 1, b]);
-  });
-
-  it('a 429 with Retry-After pauses the node for that long, past the backoff\'s one-minute cap', async () => {
-    const { devnet, clock, gateway: g } = await twoNodes('failover-retry-after');
-    const address = (await g.createAccount()).address;
-    devnet.nodes[0]!.setFaults({ script: [{ path: 'wallet/getaccount', kind: 'http_429', times: 1, retry_after_s: 120 }] });
-    await g.getTrxBalance(address);
-    clock.advance(119_000);
-    let [a, b] = served(devnet);
-    await g.getTrxBalance(address);
-    expect(served(devnet)).toEqual([a, b + 1]);
-    clock.advance(1_000);
-    [a, b] = served(devnet);
-    await g.getTrxBalance(address);
-    expect(served(devnet)).toEqual([a + 1, b]);
+    clock.advance(pauseMs - 1);
+    expect(await asks()).toEqual([0, 1]);
+    clock.advance(1);
+    expect(await asks()).toEqual([1, 0]);
   });
 
   it('an HTTP 404 (a node that does not serve the endpoint: a configuration error) is reported, not hidden by a fallback', async () => {
@@ -157,11 +154,8 @@ describe('TronWebChainGateway with fallback nodes', () => {
 
   it('a broadcast whose reply the first node lost (it took the transaction) goes to the next, which knows it: accepted, landed once', async () => {
     const { devnet, gateway: g } = await twoNodes('failover-lost-reply');
-    const payer = await g.createAccount();
-    const payee = await g.createAccount();
-    devnet.fund(payer.address, 10_000_000);
-    devnet.mine(1);
-    const tx = await g.prepare({ address: payer.address, privateKey: async () => payer.privateKey }, { kind: 'transfer-trx', to: payee.address, amountSun: 2_000_000n });
+    const { payee, pay } = await payerAndPayee(devnet, g);
+    const tx = await pay(2_000_000n);
     devnet.nodes[0]!.setFaults({ script: [{ path: 'wallet/broadcasttransaction', kind: 'lost_reply', times: 1 }] });
     const before = devnet.nodes[1]!.callsByName['wallet/broadcasttransaction'] ?? 0;
     await g.broadcast(tx);
