@@ -28,24 +28,35 @@ describe('TronWebChainGateway on a split devnet without solidityHost (adapter-on
   });
 });
 
-/** A funded payer on the subject's devnet and a signer of TRX transfers from it to a fresh payee (built, not sent). */
-async function funded(s: Awaited<ReturnType<typeof devnetChainSubject>>) {
-  const payer = await s.gateway.createAccount();
-  const payee = await s.gateway.createAccount();
-  s.devnet.fund(payer.address, 10_000_000);
-  s.devnet.mine(1);
-  const signer = { address: payer.address, privateKey: async () => payer.privateKey };
-  return { transfer: (amountSun: bigint) => s.gateway.prepare(signer, { kind: 'transfer-trx', to: payee.address, amountSun }) };
+type Subject = Awaited<ReturnType<typeof devnetChainSubject>>;
+
+/**
+ * On a fresh devnet subject: a funded payer, a signer of TRX transfers from it to a fresh payee (built, not sent),
+ * and one 1 TRX transfer already broadcast; the subject is closed afterwards.
+ */
+async function withBroadcastTransfer(seed: string, body: (t: {
+  s: Subject; transfer: (amountSun: bigint) => ReturnType<Subject['gateway']['prepare']>; tx: Awaited<ReturnType<Subject['gateway']['prepare']>>;
+}) => Promise<void>): Promise<void> {
+  const s = await devnetChainSubject({ seed });
+  try {
+    const payer = await s.gateway.createAccount();
+    const payee = await s.gateway.createAccount();
+    s.devnet.fund(payer.address, 10_000_000);
+    s.devnet.mine(1);
+    const signer = { address: payer.address, privateKey: async () => payer.privateKey };
+    const transfer = (amountSun: bigint) => s.gateway.prepare(signer, { kind: 'transfer-trx', to: payee.address, amountSun });
+    const tx = await transfer(1_000_000n);
+    await s.gateway.broadcast(tx);
+    await body({ s, transfer, tx });
+  } finally {
+    await s.close?.();
+  }
 }
 
 describe('TronWebChainGateway transaction lookups (adapter-only: the contract cannot see how many calls a lookup took)', () => {
   it('asks the solidity endpoint about a transaction only once the solidified head has reached its block', async () => {
-    const s = await devnetChainSubject({ seed: 'lookup-calls' });
-    try {
+    await withBroadcastTransfer('lookup-calls', async ({ s, tx }) => {
       const { devnet, gateway: g } = s;
-      const { transfer } = await funded(s);
-      const tx = await transfer(1_000_000n);
-      await g.broadcast(tx);
       devnet.mine(1);
       const perTx = (): number => devnet.nodeCalls()['walletsolidity/gettransactioninfobyid'] ?? 0;
       const before = perTx();
@@ -56,20 +67,14 @@ describe('TronWebChainGateway transaction lookups (adapter-only: the contract ca
       expect(devnet.info().solidified_number).toBeGreaterThanOrEqual((shallow as { blockNumber: number }).blockNumber);
       expect(await g.getTransaction(tx.txid)).toMatchObject({ state: 'confirmed', solidified: true });
       expect(perTx()).toBe(before + 1);
-    } finally {
-      await s.close?.();
-    }
+    });
   });
 });
 
 describe('TronWebChainGateway.findInSolidified against a node behind (adapter-only: the devnet fault)', () => {
   it('a landed transaction that a node 100 blocks behind does not show is included in the solidified blocks of its window', async () => {
-    const s = await devnetChainSubject({ seed: 'dead-proof' });
-    try {
+    await withBroadcastTransfer('dead-proof', async ({ s, transfer, tx }) => {
       const { devnet, gateway: g } = s;
-      const { transfer } = await funded(s);
-      const tx = await transfer(1_000_000n);
-      await g.broadcast(tx);
       devnet.setFaults({ stale_tx_lookups: 100 });
       devnet.advance(tx.expiresAt - devnet.info().virtual_time + 3_000);
       devnet.mine(s.solidifyLag + 1);
@@ -82,8 +87,6 @@ describe('TronWebChainGateway.findInSolidified against a node behind (adapter-on
       devnet.advance(unsent.expiresAt - devnet.info().virtual_time + 3_000);
       devnet.mine(s.solidifyLag + 1);
       expect(await g.findInSolidified(unsent)).toBe('absent');
-    } finally {
-      await s.close?.();
-    }
+    });
   });
 });
