@@ -4,6 +4,7 @@
  * and is paused; an answer from java-tron (HTTP 404 here) is not failed over; a single node behaves as it did without
  * fallbacks.
  */
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../memory/index.js';
 import { startDevnet, type Devnet } from '../tron-devnet/index.js';
@@ -163,5 +164,68 @@ describe('TronWebChainGateway with fallback nodes', () => {
     devnet.mine(1);
     expect(await g.getTransaction(tx.txid)).toMatchObject({ state: 'confirmed' });
     expect(await g.getTrxBalance(payee.address)).toBe(2_000_000n);
+  });
+});
+
+describe('TronWebChainGateway fallback nodes: model-based', () => {
+  /** A fault for the next balance read on one node, with the pause it asks for (null: the backoff's own). */
+  const FAULTS = {
+    none: null,
+    http_503: { rule: { kind: 'http_503' as const }, retryAfterMs: null },
+    http_429: { rule: { kind: 'http_429' as const, retry_after_s: 90 }, retryAfterMs: 90_000 },
+    quota_body: { rule: { kind: 'error_body' as const }, retryAfterMs: 5_000 },
+    down: { rule: null, retryAfterMs: null },
+  };
+  type Fault = keyof typeof FAULTS;
+  const fault = fc.constantFrom<Fault>('none', 'none', 'http_503', 'http_503', 'http_429', 'quota_body', 'down', 'down');
+  const command = fc.oneof(
+    fc.record({ advanceMs: fc.constantFrom(1, 999, 1_000, 1_000, 2_000, 4_000, 5_000, 60_000, 90_000) }),
+    fc.record({ faults: fc.tuple(fault, fault) }),
+  );
+
+  it('which node answers each read, and when every node failed, follows the pause rules (decision 85)', async () => {
+    const devnet = await startDevnet({ port: 0, blockMs: 0, seed: 'failover-model', extraNodes: 1 });
+    opened.push(devnet);
+    const address = (await createDevnetChainGateway(devnet).createAccount()).address;
+    await fc.assert(fc.asyncProperty(fc.array(command, { minLength: 1, maxLength: 25 }), async (commands) => {
+      const clock = new ManualClock();
+      const g = createDevnetChainGateway(devnet, { fallbackNodes: [{ fullHost: devnet.nodes[1]!.url }], now: () => clock.now() });
+      // The model: each node's failures in a row and the end of its pause.
+      const model = [{ failures: 0, until: 0 }, { failures: 0, until: 0 }];
+      for (const c of commands) {
+        if ('advanceMs' in c) {
+          clock.advance(c.advanceMs);
+          continue;
+        }
+        c.faults.forEach((f, i) => {
+          const node = devnet.nodes[i]!;
+          const spec = FAULTS[f];
+          node.setFaults({ node_down: f === 'down', script: spec?.rule ? [{ path: 'wallet/getaccount', times: 1, ...spec.rule }] : [] });
+        });
+        const now = clock.now();
+        const ready = [0, 1].filter((i) => model[i]!.until <= now);
+        const order = ready.length > 0 ? ready : [model[1]!.until < model[0]!.until ? 1 : 0];
+        let expected: number | null = null;
+        for (const i of order) {
+          const spec = FAULTS[c.faults[i]!];
+          if (spec === null) {
+            expected = i;
+            model[i]!.failures = 0;
+            break;
+          }
+          model[i]!.failures += 1;
+          const pause = spec.retryAfterMs ?? Math.min(1_000 * 2 ** (model[i]!.failures - 1), 60_000);
+          model[i]!.until = Math.max(model[i]!.until, now + pause);
+        }
+        const before = served(devnet);
+        const outcome = await g.getTrxBalance(address).then(() => 'ok', (e: unknown) => e);
+        const after = served(devnet);
+        const answered = after[0] > before[0] ? 0 : after[1] > before[1] ? 1 : null;
+        if (expected === null) expect(outcome).toMatchObject({ code: 'CHAIN-BALANCE-QUERY-FAILED', transient: true });
+        else expect(outcome).toBe('ok');
+        expect(answered, JSON.stringify({ c, model, now })).toBe(expected);
+      }
+      for (const node of devnet.nodes) node.setFaults({ node_down: false, script: [] });
+    }), { numRuns: 200 });
   });
 });
