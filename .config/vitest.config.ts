@@ -33,7 +33,8 @@ export default defineConfig({
           include: ['**/*.integration.test.ts'],
           exclude: ['**/node_modules/**'],
           // One shared Redis per run (redis-server on a free port, else REDIS_URL, else testcontainers): inject('redisUrl').
-          globalSetup: ['./contracts-tests/harness/redis.global-setup.ts'],
+          // One shared PostgreSQL per run (DATABASE_URL, else a throwaway cluster on a free port): inject('postgresUrl').
+          globalSetup: ['./contracts-tests/harness/redis.global-setup.ts', './contracts-tests/harness/postgres.global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },

@@ -10,6 +10,7 @@ import { describeIdempotencyStoreContract } from '../../contracts-tests/idempote
 import { describeRiskPolicyContract } from '../../contracts-tests/risk-policy.contract.js';
 import { describeSessionRepositoryContract } from '../../contracts-tests/session-repository.contract.js';
 import { describeSubscriptionRepositoryContract } from '../../contracts-tests/subscription-repository.contract.js';
+import { describeUnitOfWorkContract } from '../../contracts-tests/unit-of-work.contract.js';
 import { describeWalletRepositoryContract } from '../../contracts-tests/wallet-repository.contract.js';
 import { describeWebhookDeliveryRepositoryContract } from '../../contracts-tests/webhook-delivery-repository.contract.js';
 import { createMemoryAdapters } from './create-memory-adapters.js';
@@ -31,6 +32,7 @@ describeDeveloperConfigRepositoryContract('memory', fresh);
 describeEventOutboxContract('memory', fresh);
 describeWebhookDeliveryRepositoryContract('memory', fresh);
 describeRiskPolicyContract('memory', fresh);
+describeUnitOfWorkContract('memory', fresh, { reference: fresh });
 describeIdempotencyStoreContract('memory', () => {
   const clock = new ManualClock();
   return { idempotency: createMemoryAdapters({ clock }).idempotency, clock };

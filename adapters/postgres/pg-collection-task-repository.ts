@@ -1,0 +1,124 @@
+import type pg from 'pg';
+import { ConcurrencyConflict } from '../../core/domain/errors.js';
+import { COLLECTION_STATUS, type CollectionStatus, type CollectionTask, type EnergyPath } from '../../core/domain/model/collection-task.js';
+import type { NetworkCode } from '../../core/domain/model/common.js';
+import type { CollectionTaskRepository } from '../../core/ports/collection-task-repository.port.js';
+import { fromStoredCollectionTask, toStoredCollectionTask, type StoredCollectionTask } from '../records/collection-task-record.js';
+import { claimDue, guarded, insertRow, jsonb, versionedReplace, type Queryable, type Row } from './pg-support.js';
+
+const TERMINAL = `status NOT IN (${COLLECTION_STATUS.DONE}, ${COLLECTION_STATUS.FAILED})`;
+
+/**
+ * Record -> row of `collection_tasks`. The lease is flattened (its claim filters on it); the reclaim is kept whole as
+ * JSONB and its status, schedule and lease expiry are repeated in columns for the reclaim claim.
+ */
+function toRow(record: StoredCollectionTask): Row & { version: number } {
+  const reclaim = record.reclaim ?? null;
+  return {
+    task_no: record.id, command_no: record.commandNo, user_id: record.userId, network_code: record.networkCode,
+    asset_symbol: record.assetSymbol, address: record.address, main_address: record.mainAddress, status: record.status,
+    energy_path: record.energyPath, steps: jsonb(record.steps), swept_amount: record.sweptAmount,
+    sweep_tx_hash: record.sweepTxHash, error_code: record.errorCode, last_error: record.lastError,
+    next_run_at: record.nextRunAt, lease_owner: record.lease?.owner ?? null, lease_expires_at: record.lease?.expiresAt ?? null,
+    started_at: record.startedAt, finished_at: record.finishedAt, reclaim: jsonb(reclaim),
+    reclaim_status: reclaim?.status ?? null, reclaim_next_run_at: reclaim?.nextRunAt ?? null,
+    reclaim_lease_expires_at: reclaim === null ? null : (reclaim.lease?.expiresAt ?? null),
+    plan: jsonb(record.plan ?? null), cost: jsonb(record.cost ?? null), version: record.version,
+  };
+}
+
+/** Row of `collection_tasks` -> record (absent optional parts stay absent). */
+function fromRow(row: Row): StoredCollectionTask {
+  const owner = row['lease_owner'] as string | null;
+  const optional = (column: string) => (row[column] === null ? {} : { [column]: row[column] });
+  return {
+    id: row['task_no'] as string, commandNo: row['command_no'] as string, userId: row['user_id'] as number,
+    networkCode: row['network_code'] as NetworkCode, assetSymbol: row['asset_symbol'] as string,
+    address: row['address'] as string, mainAddress: row['main_address'] as string, status: row['status'] as CollectionStatus,
+    energyPath: row['energy_path'] as EnergyPath | null, steps: row['steps'] as StoredCollectionTask['steps'],
+    sweptAmount: row['swept_amount'] as string | null, sweepTxHash: row['sweep_tx_hash'] as string | null,
+    errorCode: row['error_code'] as string | null, lastError: row['last_error'] as string | null,
+    nextRunAt: row['next_run_at'] as number, lease: owner === null ? null : { owner, expiresAt: row['lease_expires_at'] as number },
+    startedAt: row['started_at'] as number, finishedAt: row['finished_at'] as number | null, version: row['version'] as number,
+    ...optional('reclaim'), ...optional('plan'), ...optional('cost'),
+  };
+}
+
+/** Row -> domain value, through the shared record codec. */
+export function taskFromRow(row: Row): CollectionTask {
+  return fromStoredCollectionTask(fromRow(row));
+}
+
+/** Inserts a new task (a taken task number is a unique violation for the caller to classify). */
+export function insertTask(q: Queryable, task: CollectionTask): Promise<void> {
+  return insertRow(q, 'collection_tasks', toRow(toStoredCollectionTask(task)));
+}
+
+/** Optimistic replace guarded by the stored version. */
+export async function replaceTask(q: Queryable, task: CollectionTask): Promise<void> {
+  if (!(await versionedReplace(q, 'collection_tasks', { column: 'task_no', value: task.taskNo }, toRow(toStoredCollectionTask(task))))) {
+    throw new ConcurrencyConflict('collection task', task.taskNo);
+  }
+}
+
+/** Collection tasks (inserted by PgUnitOfWork). A claim locks its row with SKIP LOCKED, so racing workers never share one. */
+export class PgCollectionTaskRepository implements CollectionTaskRepository {
+  constructor(private readonly pool: pg.Pool) {}
+
+  get(taskNo: string): Promise<CollectionTask | null> {
+    return guarded('collection task read', async () => {
+      const { rows } = await this.pool.query('SELECT * FROM collection_tasks WHERE task_no = $1', [taskNo]);
+      return rows.length === 0 ? null : taskFromRow(rows[0] as Row);
+    });
+  }
+
+  findLatestByAddress(address: string): Promise<CollectionTask | null> {
+    return guarded('collection task read', async () => {
+      const { rows } = await this.pool.query(
+        'SELECT * FROM collection_tasks WHERE address = $1 ORDER BY started_at DESC, inserted_seq DESC LIMIT 1', [address],
+      );
+      return rows.length === 0 ? null : taskFromRow(rows[0] as Row);
+    });
+  }
+
+  update(task: CollectionTask): Promise<void> {
+    return guarded('collection task update', () => replaceTask(this.pool, task));
+  }
+
+  claimDue(now: number, owner: string, leaseMs: number): Promise<CollectionTask | null> {
+    return guarded('collection task claim', async () => {
+      const rows = await claimDue(this.pool, 'collection_tasks', {
+        key: 'task_no',
+        where: `${TERMINAL} AND next_run_at <= $1 AND (lease_owner IS NULL OR lease_expires_at <= $1)`,
+        order: 'next_run_at, inserted_seq',
+        set: 'lease_owner = $2, lease_expires_at = $3, version = version + 1',
+        params: [now, owner, now + leaseMs],
+      });
+      return rows.length === 0 ? null : taskFromRow(rows[0]!);
+    });
+  }
+
+  claimReclaimDue(now: number, owner: string, leaseMs: number): Promise<CollectionTask | null> {
+    return guarded('collection task reclaim claim', async () => {
+      const rows = await claimDue(this.pool, 'collection_tasks', {
+        key: 'task_no',
+        where: `status = ${COLLECTION_STATUS.FAILED} AND reclaim_status = 'pending' AND reclaim_next_run_at <= $1
+                AND (reclaim_lease_expires_at IS NULL OR reclaim_lease_expires_at <= $1)`,
+        order: 'reclaim_next_run_at, inserted_seq',
+        set: `reclaim = jsonb_set(reclaim, '{lease}', jsonb_build_object('owner', $2::text, 'expiresAt', $3::bigint)),
+              reclaim_lease_expires_at = $3, version = version + 1`,
+        params: [now, owner, now + leaseMs],
+      });
+      return rows.length === 0 ? null : taskFromRow(rows[0]!);
+    });
+  }
+
+  countByStatus(): Promise<ReadonlyMap<CollectionStatus, number>> {
+    return guarded('collection task count', async () => {
+      const { rows } = await this.pool.query<{ status: CollectionStatus; n: number }>(
+        'SELECT status, count(*)::bigint AS n FROM collection_tasks GROUP BY status',
+      );
+      return new Map(rows.map((r) => [r.status, r.n]));
+    });
+  }
+}

@@ -1,0 +1,124 @@
+import type pg from 'pg';
+import { ConcurrencyConflict } from '../../core/domain/errors.js';
+import { COMMAND_STATUS, COMMAND_TYPE, type Command, type CommandStatus, type CommandType, type UserId } from '../../core/domain/model/index.js';
+import type { CommandRepository } from '../../core/ports/command-repository.port.js';
+import type { Page, PageRequest } from '../../core/ports/page.js';
+import { fromStoredCommand, holdsAddressLock, toStoredCommand, type StoredCommand } from '../records/command-record.js';
+import { claimDue, guarded, insertRow, isUniqueViolation, jsonb, pageOf, versionedReplace, type Queryable, type Row } from './pg-support.js';
+
+/** The unique constraint that makes "one active fund-moving command per address" a store rule. */
+export const COMMAND_LOCK_CONSTRAINT = 'commands_one_lock_per_address';
+
+/** Record -> row of `commands` (lease flattened into the two columns its claim filters on). */
+function toRow(record: StoredCommand): Row & { version: number } {
+  return {
+    command_no: record.id, user_id: record.userId, type: record.type, status: record.status, address: record.address,
+    asset_symbol: record.assetSymbol, locked_amount: record.lockedAmount, params: jsonb(record.params),
+    transaction: jsonb(record.transaction), error_code: record.errorCode, last_error: record.lastError,
+    created_at: record.createdAt, started_at: record.startedAt, finished_at: record.finishedAt,
+    next_run_at: record.nextRunAt ?? record.createdAt, lease_owner: record.lease?.owner ?? null,
+    lease_expires_at: record.lease?.expiresAt ?? null, version: record.version,
+  };
+}
+
+/** Row of `commands` -> record. */
+function fromRow(row: Row): StoredCommand {
+  const owner = row['lease_owner'] as string | null;
+  return {
+    id: row['command_no'] as string, userId: row['user_id'] as number, type: row['type'] as CommandType,
+    status: row['status'] as CommandStatus, address: row['address'] as string | null,
+    assetSymbol: row['asset_symbol'] as string | null, lockedAmount: row['locked_amount'] as string,
+    params: row['params'] as StoredCommand['params'], transaction: row['transaction'] as StoredCommand['transaction'],
+    errorCode: row['error_code'] as string | null, lastError: row['last_error'] as string | null,
+    createdAt: row['created_at'] as number, startedAt: row['started_at'] as number | null,
+    finishedAt: row['finished_at'] as number | null, nextRunAt: row['next_run_at'] as number,
+    lease: owner === null ? null : { owner, expiresAt: row['lease_expires_at'] as number }, version: row['version'] as number,
+  };
+}
+
+/** Row -> domain value, through the shared record codec. */
+export function commandFromRow(row: Row): Command {
+  return fromStoredCommand(fromRow(row));
+}
+
+/** Inserts a command; `markLock` sets `locked_address` when it holds its address's lock (a second holder violates the constraint). */
+export async function insertCommand(q: Queryable, command: Command, markLock: boolean): Promise<void> {
+  const row = toRow(toStoredCommand(command));
+  await insertRow(q, 'commands', { ...row, locked_address: markLock && holdsAddressLock(command) ? command.address : null });
+}
+
+/**
+ * The optimistic replace of a stored command; the lock marker is dropped once the command no longer holds the lock
+ * (a command never regains it: terminal is final) and kept otherwise.
+ */
+export async function replaceCommand(q: Queryable, command: Command): Promise<void> {
+  const row = toRow(toStoredCommand(command));
+  const written = await versionedReplace(q, 'commands', { column: 'command_no', value: command.commandNo },
+    holdsAddressLock(command) ? row : { ...row, locked_address: null });
+  if (!written) throw new ConcurrencyConflict('command', command.commandNo);
+}
+
+const ACTIVE = `status IN (${COMMAND_STATUS.PENDING}, ${COMMAND_STATUS.RUNNING})`;
+
+/** Commands; "one active fund-moving command per address" is the unique constraint on `locked_address`. */
+export class PgCommandRepository implements CommandRepository {
+  constructor(private readonly pool: pg.Pool) {}
+
+  insert(command: Command, options: { readonly locking: boolean }): Promise<'created' | 'locked'> {
+    return guarded('command insert', async () => {
+      try {
+        await insertCommand(this.pool, command, options.locking);
+        return 'created';
+      } catch (error) {
+        if (isUniqueViolation(error, COMMAND_LOCK_CONSTRAINT)) return 'locked';
+        if (isUniqueViolation(error)) throw new ConcurrencyConflict('command', command.commandNo);
+        throw error;
+      }
+    });
+  }
+
+  get(commandNo: string): Promise<Command | null> {
+    return guarded('command read', async () => {
+      const { rows } = await this.pool.query('SELECT * FROM commands WHERE command_no = $1', [commandNo]);
+      return rows.length === 0 ? null : commandFromRow(rows[0] as Row);
+    });
+  }
+
+  findActiveByAddress(address: string): Promise<Command | null> {
+    return guarded('command read', async () => {
+      const { rows } = await this.pool.query(
+        `SELECT * FROM commands WHERE address = $1 AND type <> ${COMMAND_TYPE.QUERY} AND ${ACTIVE} ORDER BY created_at, inserted_seq LIMIT 1`,
+        [address],
+      );
+      return rows.length === 0 ? null : commandFromRow(rows[0] as Row);
+    });
+  }
+
+  listByUser(userId: UserId, filter: { readonly type?: CommandType; readonly status?: CommandStatus }, page: PageRequest): Promise<Page<Command>> {
+    return guarded('command list', () => {
+      const params: unknown[] = [userId];
+      let where = 'user_id = $1';
+      if (filter.type !== undefined) where += ` AND type = $${params.push(filter.type)}`;
+      if (filter.status !== undefined) where += ` AND status = $${params.push(filter.status)}`;
+      return pageOf(this.pool, { table: 'commands', where, order: 'created_at DESC, inserted_seq DESC', params }, commandFromRow, page);
+    });
+  }
+
+  update(command: Command): Promise<void> {
+    return guarded('command update', () => replaceCommand(this.pool, command));
+  }
+
+  claimDue(types: readonly CommandType[], now: number, owner: string, leaseMs: number): Promise<Command | null> {
+    return guarded('command claim', async () => {
+      if (types.length === 0) return null;
+      const rows = await claimDue(this.pool, 'commands', {
+        key: 'command_no',
+        where: `${ACTIVE} AND type = ANY($1::smallint[]) AND next_run_at <= $2 AND (lease_owner IS NULL OR lease_expires_at <= $2)`,
+        order: 'next_run_at, created_at, inserted_seq',
+        set: 'lease_owner = $3, lease_expires_at = $4, version = version + 1',
+        params: [[...types], now, owner, now + leaseMs],
+      });
+      return rows.length === 0 ? null : commandFromRow(rows[0]!);
+    });
+  }
+}

@@ -1,0 +1,174 @@
+import pg from 'pg';
+import { ConcurrencyConflict, DomainError, InfrastructureError, StoreError } from '../../core/domain/errors.js';
+import type { Page, PageRequest } from '../../core/ports/page.js';
+
+/**
+ * Shared plumbing of the PostgreSQL adapters: driver-error translation, the few statement shapes every table repeats
+ * (versionedReplace, insertOnce, claimDue, a page), and transactions. Small functions, never a base repository: each
+ * repository still writes its own queries and its own row mapping.
+ */
+
+/** A pool or a client inside a transaction: what a statement runs on. */
+export type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
+
+/** A row as the driver returns it: column name -> value (BIGINT as number, NUMERIC as string, JSONB parsed). */
+export type Row = Record<string, unknown>;
+
+/** SQLSTATE of a unique violation. */
+const UNIQUE_VIOLATION = '23505';
+
+/** A unique violation, optionally only one of the named constraint (or index). */
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  if (!(error instanceof pg.DatabaseError) || error.code !== UNIQUE_VIOLATION) return false;
+  return constraint === undefined || error.constraint === constraint;
+}
+
+/**
+ * SQLSTATE classes retrying cannot cure: a wrong or unauthorised role, a value the schema refuses, a missing table
+ * (migrations not applied). Retried for ever they would hold a workflow in a loop; reported as permanent they
+ * surface at once. Everything else (connection loss, shutdown, serialization failures, deadlocks) is transient.
+ */
+const PERMANENT_CLASSES = new Map<string, string>([
+  ['28', 'authentication failed (check DATABASE_URL\'s credentials)'],
+  ['42', 'the schema refused the statement (are the migrations applied? npm run db:migrate)'],
+  ['22', 'a value the schema cannot store'],
+  ['23', 'a constraint refused the write'],
+]);
+
+/** The error the ports promise for a failing store: never a driver error. */
+export function storeUnavailable(operation: string, error: unknown): StoreError {
+  const sqlState = error instanceof pg.DatabaseError && typeof error.code === 'string' ? error.code : null;
+  const permanent = sqlState === null ? undefined : PERMANENT_CLASSES.get(sqlState.slice(0, 2));
+  const message = permanent === undefined ? `PostgreSQL ${operation} failed` : `PostgreSQL ${operation} failed: ${permanent} (${sqlState})`;
+  return new StoreError('SERVICE-UNAVAILABLE', message, { transient: permanent === undefined, cause: error });
+}
+
+/**
+ * Runs one store operation and translates driver failures into StoreError. Errors the ports define (DomainError,
+ * ConcurrencyConflict, InfrastructureError) pass through; a programming error (TypeError, …) passes too.
+ */
+export async function guarded<T>(operation: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof DomainError || error instanceof ConcurrencyConflict || error instanceof InfrastructureError) throw error;
+    if (isDriverError(error)) throw storeUnavailable(operation, error);
+    throw error;
+  }
+}
+
+/** Errors of the server or of the connection to it (refused, reset, timed out, pool closed). */
+function isDriverError(error: unknown): boolean {
+  if (error instanceof pg.DatabaseError) return true;
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && /^(E[A-Z]+|ECONN\w+)$/.test(code)) return true;
+  return /Connection terminated|connection timeout|Client has encountered a connection error|Cannot use a pool after calling end|timeout exceeded when trying to connect/i
+    .test(error.message);
+}
+
+/**
+ * Runs `body` in one transaction on a pooled connection: READ COMMITTED (every write of the store is a conditional
+ * single-row statement or an insert guarded by a unique index, so no decision rests on an earlier read of the
+ * transaction; see docs/decisions.md). Any throw rolls everything back.
+ */
+export async function inTransaction<T>(pool: pg.Pool, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken = false;
+  try {
+    await client.query('BEGIN');
+    const result = await body(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    try {
+      await client.query('ROLLBACK');
+    } catch {
+      broken = true;
+    }
+    throw error;
+  } finally {
+    // A connection whose rollback failed is in an unknown state: drop it rather than hand it to the next caller.
+    client.release(broken);
+  }
+}
+
+/** `$1, $2, …` for `count` values starting at `from`. */
+function placeholders(count: number, from = 1): string {
+  return Array.from({ length: count }, (_, i) => `$${i + from}`).join(', ');
+}
+
+/** INSERT of one row (its keys are the columns); a unique violation is thrown for the caller to classify. */
+export async function insertRow(q: Queryable, table: string, row: Row): Promise<void> {
+  const columns = Object.keys(row);
+  await q.query(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${placeholders(columns.length)})`, Object.values(row));
+}
+
+/**
+ * INSERT of one row unless it would break a unique constraint (`conflict`: a column list or `ON CONSTRAINT name`;
+ * omitted: any); true when the row was written.
+ */
+export async function insertOnce(q: Queryable, table: string, row: Row, conflict = ''): Promise<boolean> {
+  const columns = Object.keys(row);
+  const result = await q.query(
+    `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${placeholders(columns.length)}) ON CONFLICT ${conflict} DO NOTHING`,
+    Object.values(row),
+  );
+  return result.rowCount === 1;
+}
+
+/**
+ * The optimistic replace every versioned table uses: every column of `row` is written where the key matches and the
+ * stored version is `row.version - 1`. Returns whether a row matched (false: another writer moved it, or it is gone).
+ */
+export async function versionedReplace(q: Queryable, table: string, key: { column: string; value: unknown }, row: Row & { version: number }): Promise<boolean> {
+  const columns = Object.keys(row).filter((c) => c !== key.column);
+  const sets = columns.map((c, i) => `${c} = $${i + 3}`).join(', ');
+  const result = await q.query(
+    `UPDATE ${table} SET ${sets} WHERE ${key.column} = $1 AND version = $2`,
+    [key.value, row.version - 1, ...columns.map((c) => row[c])],
+  );
+  return result.rowCount === 1;
+}
+
+/**
+ * Claims up to `limit` rows: picks them with `where` in `order` and locks them with FOR UPDATE SKIP LOCKED (two
+ * claimers never wait on, nor both get, the same row), applies `set` (which must bump the version) and returns the
+ * claimed rows. `params` fill `$1…` in `where` and `set`.
+ */
+export async function claimDue(
+  q: Queryable,
+  table: string,
+  spec: { key: string; where: string; order: string; set: string; params: readonly unknown[]; limit?: number },
+): Promise<Row[]> {
+  const { rows } = await q.query(
+    `UPDATE ${table} SET ${spec.set} WHERE ${spec.key} IN (
+       SELECT ${spec.key} FROM ${table} WHERE ${spec.where} ORDER BY ${spec.order} LIMIT ${spec.limit ?? 1} FOR UPDATE SKIP LOCKED
+     ) RETURNING *`,
+    [...spec.params],
+  );
+  return rows as Row[];
+}
+
+/** Offset/limit slice plus total; `limit` 0 still reports the total. */
+export async function pageOf<T>(
+  q: Queryable,
+  from: { table: string; where: string; order: string; params: readonly unknown[] },
+  decode: (row: Row) => T,
+  page: PageRequest,
+): Promise<Page<T>> {
+  const count = await q.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM ${from.table} WHERE ${from.where}`, [...from.params]);
+  const total = count.rows[0]!.n;
+  if (page.limit <= 0) return { items: [], total };
+  const n = from.params.length;
+  const { rows } = await q.query(
+    `SELECT * FROM ${from.table} WHERE ${from.where} ORDER BY ${from.order} LIMIT $${n + 1} OFFSET $${n + 2}`,
+    [...from.params, page.limit, Math.max(0, page.offset)],
+  );
+  return { items: (rows as Row[]).map(decode), total };
+}
+
+/** A JSONB parameter: pg would send a JS array as a PostgreSQL array, so nested values go as JSON text. */
+export function jsonb(value: unknown): string | null {
+  return value === null || value === undefined ? null : JSON.stringify(value);
+}

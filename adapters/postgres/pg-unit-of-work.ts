@@ -1,0 +1,69 @@
+import type pg from 'pg';
+import { ConcurrencyConflict, DomainError } from '../../core/domain/errors.js';
+import type { ChangeSet, UnitOfWork } from '../../core/ports/unit-of-work.port.js';
+import { COMMAND_LOCK_CONSTRAINT, insertCommand, replaceCommand } from './pg-command-repository.js';
+import { insertTask, replaceTask } from './pg-collection-task-repository.js';
+import { insertEvent } from './pg-event-outbox.js';
+import { guarded, inTransaction, isUniqueViolation } from './pg-support.js';
+
+/** Throws ConcurrencyConflict when a key repeats inside one change set (two writes of one row cannot both win). */
+function assertDistinct(entity: string, keys: readonly string[]): void {
+  if (new Set(keys).size !== keys.length) throw new ConcurrencyConflict(entity, keys.find((key, i) => keys.indexOf(key) !== i)!);
+}
+
+/** Runs an insert; a unique violation of the row's own key is a ConcurrencyConflict on it. */
+async function insertOrConflict(insert: () => Promise<void>, entity: string, id: string): Promise<void> {
+  try {
+    await insert();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new ConcurrencyConflict(entity, id);
+    throw error;
+  }
+}
+
+/**
+ * Commits a change set in one SQL transaction, so a task's transition, its command's status (and with it the
+ * address lock) and the outbox event land together or not at all; any throw rolls all of it back.
+ *
+ * The order mirrors the memory adapter's precedence: replaces first (a version miss is a ConcurrencyConflict; a
+ * command turning terminal clears its lock marker, so a new command of the same change set may take the address),
+ * then inserts of tasks and events (a taken key is a ConcurrencyConflict), then new commands (a taken number is a
+ * ConcurrencyConflict, a taken address lock is BIZ-COMMAND-LOCKED).
+ *
+ * READ COMMITTED is enough: every write is a single-row statement whose condition is checked by the server as it
+ * writes (version = n - 1, a unique index), and no write depends on an earlier read of the transaction.
+ */
+export class PgUnitOfWork implements UnitOfWork {
+  constructor(private readonly pool: pg.Pool) {}
+
+  commit(changes: ChangeSet): Promise<void> {
+    const { newCommands = [], newTasks = [], commands = [], tasks = [], events = [] } = changes;
+    return guarded('unit of work commit', async () => {
+      assertDistinct('command', [...commands, ...newCommands].map((c) => c.commandNo));
+      assertDistinct('collection task', [...tasks, ...newTasks].map((t) => t.taskNo));
+      assertDistinct('webhook event', events.map((e) => e.eventId));
+      if (newCommands.length + newTasks.length + commands.length + tasks.length + events.length === 0) return;
+      await inTransaction(this.pool, async (client) => {
+        for (const command of commands) await replaceCommand(client, command);
+        for (const task of tasks) await replaceTask(client, task);
+        for (const task of newTasks) await insertOrConflict(() => insertTask(client, task), 'collection task', task.taskNo);
+        for (const event of events) await insertOrConflict(() => insertEvent(client, event), 'webhook event', event.eventId);
+        if (newCommands.length > 0) {
+          const { rows } = await client.query<{ command_no: string }>(
+            'SELECT command_no FROM commands WHERE command_no = ANY($1::text[]) LIMIT 1', [newCommands.map((c) => c.commandNo)],
+          );
+          if (rows.length > 0) throw new ConcurrencyConflict('command', rows[0]!.command_no);
+        }
+        for (const command of newCommands) {
+          try {
+            await insertCommand(client, command, true);
+          } catch (error) {
+            if (isUniqueViolation(error, COMMAND_LOCK_CONSTRAINT)) throw new DomainError('BIZ-COMMAND-LOCKED');
+            if (isUniqueViolation(error)) throw new ConcurrencyConflict('command', command.commandNo);
+            throw error;
+          }
+        }
+      });
+    });
+  }
+}

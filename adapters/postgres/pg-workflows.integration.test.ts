@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeCollectionTaskRepositoryContract } from '../../contracts-tests/collection-task-repository.contract.js';
+import { describeCommandRepositoryContract } from '../../contracts-tests/command-repository.contract.js';
+import { describeEventOutboxContract } from '../../contracts-tests/event-outbox.contract.js';
+import { describeWithPostgres } from '../../contracts-tests/harness/with-postgres.js';
+import { aCommand, addressOf, aTask, T0 } from '../../contracts-tests/support/fixtures.js';
+import { describeUnitOfWorkContract } from '../../contracts-tests/unit-of-work.contract.js';
+import { createMemoryAdapters } from '../memory/create-memory-adapters.js';
+import { ManualClock } from '../memory/manual-clock.js';
+import { PgCollectionTaskRepository } from './pg-collection-task-repository.js';
+import { PgCommandRepository } from './pg-command-repository.js';
+import { PgEventOutbox } from './pg-event-outbox.js';
+import { PgUnitOfWork } from './pg-unit-of-work.js';
+import { openPgTestStore, type PgTestStore } from './testing/pg-test-store.js';
+
+/** Expensive property runs (each run empties the database): fewer than the suites' default of 50. */
+const OPTIONS = { numRuns: 15, concurrency: 50 } as const;
+
+describeWithPostgres('PostgreSQL store: commands, tasks, outbox and the unit of work', (serverUrl) => {
+  let store: PgTestStore | undefined;
+  beforeAll(async () => {
+    store = await openPgTestStore(serverUrl, 'workflows');
+  });
+  afterAll(async () => {
+    await store?.drop();
+  });
+
+  const fresh = async () => {
+    if (store === undefined) throw new Error('the PostgreSQL test database is not open');
+    await store.clear();
+    const { pool } = store.connection;
+    return {
+      clock: new ManualClock(), commands: new PgCommandRepository(pool), tasks: new PgCollectionTaskRepository(pool),
+      outbox: new PgEventOutbox(pool), uow: new PgUnitOfWork(pool),
+    };
+  };
+
+  describeCommandRepositoryContract('postgres', fresh, OPTIONS);
+  describeCollectionTaskRepositoryContract('postgres', fresh, OPTIONS);
+  describeEventOutboxContract('postgres', fresh, OPTIONS);
+  describeUnitOfWorkContract('postgres', fresh, { ...OPTIONS, reference: () => createMemoryAdapters({ clock: new ManualClock() }) });
+
+  // Adapter-only: the stored representation, which no shared suite can see.
+  it('stores money as NUMERIC, exact beyond 2^64, and the lock marker only while the command holds the lock', async () => {
+    const { commands, uow } = await fresh();
+    const pool = store!.connection.pool;
+    await commands.insert(aCommand({ lockedAmount: 2n ** 80n + 1n }), { locking: true });
+    const raw = await pool.query(`SELECT locked_amount::text AS amount, pg_typeof(locked_amount)::text AS type, locked_address FROM commands`);
+    expect(raw.rows).toEqual([{ amount: (2n ** 80n + 1n).toString(), type: 'numeric', locked_address: addressOf(1) }]);
+    await uow.commit({ commands: [aCommand({ lockedAmount: 2n ** 80n + 1n, status: 3, finishedAt: T0 + 1, version: 2 })] });
+    expect((await pool.query('SELECT locked_address FROM commands')).rows).toEqual([{ locked_address: null }]);
+    await uow.commit({ newTasks: [aTask({ sweptAmount: 10n ** 30n })] });
+    expect((await pool.query('SELECT swept_amount::text AS s FROM collection_tasks')).rows).toEqual([{ s: (10n ** 30n).toString() }]);
+  });
+});

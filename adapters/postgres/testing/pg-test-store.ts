@@ -1,0 +1,34 @@
+import { createTestDatabase } from '../../../contracts-tests/harness/postgres.js';
+import { connectPostgres, type PostgresConnection } from '../pg-connection.js';
+import { MIGRATIONS_TABLE } from '../pg-migrations.js';
+
+/** A migrated database of its own for one test file, on the run's shared server. */
+export interface PgTestStore {
+  readonly url: string;
+  readonly connection: PostgresConnection;
+  /** Empties every table of the store (the migrations' record stays): a fresh subject per test. */
+  clear(): Promise<void>;
+  /** Closes the pool and drops the database. */
+  drop(): Promise<void>;
+}
+
+/** Creates and migrates a database named after `label` on the server at `serverUrl`. */
+export async function openPgTestStore(serverUrl: string, label: string, poolSize = 20): Promise<PgTestStore> {
+  const database = await createTestDatabase(serverUrl, label);
+  const connection = await connectPostgres(database.url, { poolSize });
+  const { rows } = await connection.pool.query<{ name: string }>(
+    `SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> $1`, [MIGRATIONS_TABLE],
+  );
+  const tables = rows.map((r) => r.name);
+  return {
+    url: database.url,
+    connection,
+    clear: async () => {
+      if (tables.length > 0) await connection.pool.query(`TRUNCATE ${tables.join(', ')} RESTART IDENTITY`);
+    },
+    drop: async () => {
+      await connection.close();
+      await database.drop();
+    },
+  };
+}
