@@ -48,6 +48,8 @@ function expectStatus(answer: Answer, status: number, what: string): any {
 /** A user of the cluster batch: its developer token, main address and funded sub-addresses. */
 export interface ClusterUser {
   readonly userId: number;
+  /** The session token (withdrawals and configuration are session routes). */
+  readonly session: string;
   readonly apiToken: string;
   readonly main: string;
   readonly subs: string[];
@@ -75,7 +77,7 @@ export async function signUpOverNodes(
   const main = await wallet(1);
   const subAddresses: string[] = [];
   for (let i = 0; i < subs; i++) subAddresses.push(await wallet(2));
-  return { userId: registered.user_id, apiToken, main, subs: subAddresses };
+  return { userId: registered.user_id, session, apiToken, main, subs: subAddresses };
 }
 
 /** One sub-address of the batch: whose it is, what is swept and how much was put there. */

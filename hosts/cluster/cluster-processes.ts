@@ -15,6 +15,10 @@ export interface ClusterProcess {
   /** Resolves with the first output line matching `pattern` (rejects after `timeoutMs` or when the child exits). */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
   stop(): Promise<void>;
+  /** SIGKILL, as a crash: no handler runs, nothing is flushed. Resolves once the process is gone. */
+  kill(): Promise<void>;
+  /** Whether the process is still running. */
+  readonly alive: boolean;
 }
 
 /** Runs `entry` (a path from the repository root) with tsx and `env` on top of the test's environment. */
@@ -37,6 +41,15 @@ export function startProcess(name: string, entry: string, env: Record<string, st
   }));
   return {
     name, output,
+    get alive() {
+      return child.exitCode === null && child.signalCode === null;
+    },
+    kill: async () => {
+      if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
+        process.kill(child.pid, 'SIGKILL');
+        await exited;
+      }
+    },
     waitFor: (pattern, timeoutMs = 30_000) => new Promise((resolve, reject) => {
       const timer = setTimeout(() => finish(new Error(`${name}: no line matching ${pattern} within ${timeoutMs} ms:\n${output.slice(-20).join('\n')}`)), timeoutMs);
       const finish = (error: Error | null, match?: RegExpMatchArray): void => {
