@@ -2,8 +2,8 @@ import type { Collection, Db } from 'mongodb';
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
 import type { Account, Millis, UserId } from '../../core/domain/model/index.js';
 import type { AccountRepository } from '../../core/ports/account-repository.port.js';
-import { fromAccountDocument, toAccountDocument, type AccountDocument } from './account-document.js';
 import { COLLECTIONS } from './collections.js';
+import { fromAccountDocument, toAccountDocument, type AccountDocument } from './mongo-documents.js';
 import { guarded, isDuplicateKey } from './mongo-support.js';
 
 /** Accounts; the unique index on `emailLower` makes the case-insensitive email rule hold between processes. */

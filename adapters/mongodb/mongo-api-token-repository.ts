@@ -2,8 +2,8 @@ import type { Collection, Db } from 'mongodb';
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
 import type { ApiToken, UserId } from '../../core/domain/model/index.js';
 import type { ApiTokenRepository } from '../../core/ports/api-token-repository.port.js';
-import { fromApiTokenDocument, toApiTokenDocument, type ApiTokenDocument } from './account-document.js';
 import { COLLECTIONS } from './collections.js';
+import { fromApiTokenDocument, toApiTokenDocument, type ApiTokenDocument } from './mongo-documents.js';
 import { guarded, isDuplicateKey } from './mongo-support.js';
 
 /** Developer API tokens; ids and token hashes are both unique (the hash by index). */

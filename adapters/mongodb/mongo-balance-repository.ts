@@ -2,8 +2,8 @@ import type { Collection, Db } from 'mongodb';
 import type { BalanceSnapshot } from '../../core/domain/model/index.js';
 import type { BalanceRepository } from '../../core/ports/balance-repository.port.js';
 import { COLLECTIONS } from './collections.js';
+import { fromBalanceDocument, toBalanceDocument, type BalanceDocument } from './mongo-documents.js';
 import { guarded, isDuplicateKey } from './mongo-support.js';
-import { fromBalanceDocument, toBalanceDocument, type BalanceDocument } from './wallet-document.js';
 
 /** Cached balance snapshots per address; an older snapshot never replaces a newer one. */
 export class MongoBalanceRepository implements BalanceRepository {

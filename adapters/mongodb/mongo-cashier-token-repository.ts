@@ -3,8 +3,8 @@ import { ConcurrencyConflict, StoreError } from '../../core/domain/errors.js';
 import type { CashierToken, UserId } from '../../core/domain/model/index.js';
 import type { CashierTokenRepository } from '../../core/ports/cashier-token-repository.port.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
-import { fromCashierTokenDocument, toCashierTokenDocument, type CashierTokenDocument } from './cashier-token-document.js';
 import { COLLECTIONS } from './collections.js';
+import { fromCashierTokenDocument, toCashierTokenDocument, type CashierTokenDocument } from './mongo-documents.js';
 import { guarded, insertionStamp, isDuplicateKey, pageFrom } from './mongo-support.js';
 import { NEWEST_FIRST } from './mongo-command-repository.js';
 

@@ -3,7 +3,7 @@ import { ConcurrencyConflict } from '../../core/domain/errors.js';
 import { COLLECTION_STATUS, type CollectionStatus, type CollectionTask } from '../../core/domain/model/index.js';
 import type { CollectionTaskRepository } from '../../core/ports/collection-task-repository.port.js';
 import { COLLECTIONS } from './collections.js';
-import { fromCollectionTaskDocument, toCollectionTaskDocument, type CollectionTaskDocument } from './collection-task-document.js';
+import { fromCollectionTaskDocument, toCollectionTaskDocument, type CollectionTaskDocument } from './mongo-documents.js';
 import { guarded, insertionStamp, refuseBigints } from './mongo-support.js';
 
 const TERMINAL: CollectionStatus[] = [COLLECTION_STATUS.DONE, COLLECTION_STATUS.FAILED];

@@ -6,7 +6,8 @@ import {
 import type { CommandRepository } from '../../core/ports/command-repository.port.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
 import { COLLECTIONS } from './collections.js';
-import { fromCommandDocument, holdsAddressLock, toCommandDocument, type CommandDocument } from './command-document.js';
+import { holdsAddressLock } from '../records/command-record.js';
+import { fromCommandDocument, toCommandDocument, type CommandDocument } from './mongo-documents.js';
 import { guarded, insertionStamp, isDuplicateKey, pageFrom, refuseBigints } from './mongo-support.js';
 
 /** Newest first; equal creation times put the later insert first (as the memory adapter does). */

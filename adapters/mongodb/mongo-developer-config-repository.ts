@@ -3,8 +3,8 @@ import { ConcurrencyConflict } from '../../core/domain/errors.js';
 import type { DeveloperConfig, UserId } from '../../core/domain/model/index.js';
 import type { DeveloperConfigRepository } from '../../core/ports/developer-config-repository.port.js';
 import { COLLECTIONS } from './collections.js';
+import { fromDeveloperConfigDocument, toDeveloperConfigDocument, type DeveloperConfigDocument } from './mongo-documents.js';
 import { guarded, isDuplicateKey } from './mongo-support.js';
-import { fromDeveloperConfigDocument, toDeveloperConfigDocument, type DeveloperConfigDocument } from './webhook-document.js';
 
 /** Developer configurations per user (`_id`), saved with optimistic versions. */
 export class MongoDeveloperConfigRepository implements DeveloperConfigRepository {

@@ -2,8 +2,8 @@ import type { Collection, Db } from 'mongodb';
 import type { WebhookEvent } from '../../core/domain/model/index.js';
 import type { EventOutbox } from '../../core/ports/event-outbox.port.js';
 import { COLLECTIONS } from './collections.js';
+import { fromWebhookEventDocument, toWebhookEventDocument, type WebhookEventDocument } from './mongo-documents.js';
 import { guarded, insertionStamp } from './mongo-support.js';
-import { fromWebhookEventDocument, toWebhookEventDocument, type WebhookEventDocument } from './webhook-document.js';
 
 /** The document MongoUnitOfWork appends; stamped so equal occurredAt keeps the order of appending. */
 export function eventInsertDocument(event: WebhookEvent): WebhookEventDocument {

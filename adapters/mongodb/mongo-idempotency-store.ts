@@ -4,7 +4,8 @@ import type { StoredResponse } from '../../core/domain/model/index.js';
 import type { Clock } from '../../core/ports/clock.port.js';
 import type { IdempotencyBegin, IdempotencyStore } from '../../core/ports/idempotency-store.port.js';
 import { COLLECTIONS } from './collections.js';
-import { fromStoredResponse, purgeTime, toIdempotencyDocument, type IdempotencyDocument } from './idempotency-document.js';
+import { fromStoredResponse } from '../records/idempotency-record.js';
+import { purgeTime, toIdempotencyDocument, type IdempotencyDocument } from './mongo-documents.js';
 import { guarded, isDuplicateKey, nullable } from './mongo-support.js';
 
 /** Each round either decides or lost a race to a writer that changed the record; more rounds mean a livelock. */

@@ -1,8 +1,8 @@
 import type { Collection, Db } from 'mongodb';
 import type { Millis, Session, UserId } from '../../core/domain/model/index.js';
 import type { SessionRepository } from '../../core/ports/session-repository.port.js';
-import { fromSessionDocument, toSessionDocument, type SessionDocument } from './account-document.js';
 import { COLLECTIONS } from './collections.js';
+import { fromSessionDocument, toSessionDocument, type SessionDocument } from './mongo-documents.js';
 import { guarded, isDuplicateKey } from './mongo-support.js';
 
 /** Sessions keyed by the SHA-256 of their token. */

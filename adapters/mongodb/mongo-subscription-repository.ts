@@ -2,10 +2,9 @@ import type { Collection, Db } from 'mongodb';
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
 import type { ServiceCode, Subscription, UserId } from '../../core/domain/model/index.js';
 import type { SubscriptionRepository } from '../../core/ports/subscription-repository.port.js';
-import {
-  fromSubscriptionDocument, subscriptionKey, toSubscriptionDocument, type SubscriptionDocument,
-} from './account-document.js';
+import { subscriptionKey } from '../records/account-record.js';
 import { COLLECTIONS } from './collections.js';
+import { fromSubscriptionDocument, toSubscriptionDocument, type SubscriptionDocument } from './mongo-documents.js';
 import { guarded, isDuplicateKey } from './mongo-support.js';
 
 /** One subscription per (user, service) — the `_id` — saved with optimistic versions. */

@@ -2,9 +2,12 @@ import { MongoError, MongoServerError } from 'mongodb';
 import { ConcurrencyConflict, DomainError, InfrastructureError, StoreError } from '../../core/domain/errors.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
 
+export { decodeMoney, decodeOptionalMoney, encodeMoney, encodeOptionalMoney, nullable } from '../records/record-support.js';
+
 /**
- * Shared plumbing of the MongoDB adapters: driver-error translation, duplicate-key classification, money and
- * insertion-order encodings, paging. Kept deliberately small: every repository still writes its own queries.
+ * Shared plumbing of the MongoDB adapters: driver-error translation, duplicate-key classification, record <-> document
+ * renaming, insertion-order stamps, paging (the money encodings are the records', re-exported above). Kept
+ * deliberately small: every repository still writes its own queries.
  */
 
 /** Server code of a unique-index violation (E11000). */
@@ -78,36 +81,6 @@ export function refuseBigints<T>(doc: T, what: string): T {
   return doc;
 }
 
-/** bigint -> decimal integer string: exact, sortable by neither, never a double. */
-export function encodeMoney(value: bigint): string {
-  return value.toString(10);
-}
-
-const INTEGER_STRING = /^-?(0|[1-9][0-9]*)$/;
-
-/** Decimal integer string -> bigint; a malformed stored value is a store fault, not a zero. */
-export function decodeMoney(value: unknown, field: string): bigint {
-  if (typeof value !== 'string' || !INTEGER_STRING.test(value)) {
-    throw new StoreError('INTERNAL-ERROR', `stored ${field} is not an integer string`, { transient: false });
-  }
-  return BigInt(value);
-}
-
-/** encodeMoney for an optional amount (null stays null). */
-export function encodeOptionalMoney(value: bigint | null): string | null {
-  return value === null ? null : encodeMoney(value);
-}
-
-/** decodeMoney for an optional amount; null and a missing field read as null. */
-export function decodeOptionalMoney(value: unknown, field: string): bigint | null {
-  return value === null || value === undefined ? null : decodeMoney(value, field);
-}
-
-/** A stored optional value: BSON null and a missing field both read as null. */
-export function nullable<T>(value: T | null | undefined): T | null {
-  return value ?? null;
-}
-
 let lastStamp = 0;
 
 /**
@@ -118,6 +91,24 @@ let lastStamp = 0;
 export function insertionStamp(): number {
   lastStamp = Math.max(lastStamp + 1, Date.now() * 1000);
   return lastStamp;
+}
+
+/**
+ * A shared record as MongoDB stores it: the record's `id` is the document's `_id`, every other field keeps its name
+ * (so the documents keep the shape they had before the records were shared between stores).
+ */
+export type MongoDocument<R extends { id: unknown }> = Omit<R, 'id'> & { _id: R['id'] };
+
+/** Record -> document: `id` renamed `_id` and put first, the other fields in the record's order. */
+export function toMongoDocument<R extends { id: unknown }>(record: R): MongoDocument<R> {
+  const { id, ...rest } = record;
+  return { _id: id, ...rest };
+}
+
+/** Document -> record: `_id` renamed `id`. Fields only MongoDB writes stay on it; the record codecs ignore them. */
+export function fromMongoDocument<D extends { _id: unknown }>(doc: D): Omit<D, '_id'> & { id: D['_id'] } {
+  const { _id, ...rest } = doc;
+  return { id: _id, ...rest };
 }
 
 /** Offset/limit slice plus total; `limit` 0 still reports the total. */

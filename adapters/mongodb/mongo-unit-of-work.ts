@@ -2,14 +2,13 @@ import type { Collection, Db, MongoClient } from 'mongodb';
 import { ConcurrencyConflict, DomainError } from '../../core/domain/errors.js';
 import type { ChangeSet, UnitOfWork } from '../../core/ports/unit-of-work.port.js';
 import { COLLECTIONS } from './collections.js';
-import type { CollectionTaskDocument } from './collection-task-document.js';
-import { holdsAddressLock, type CommandDocument } from './command-document.js';
+import { holdsAddressLock } from '../records/command-record.js';
 import { commandInsertDocument, replaceCommand } from './mongo-command-repository.js';
 import { replaceTask, taskInsertDocument } from './mongo-collection-task-repository.js';
+import type { CollectionTaskDocument, CommandDocument, WebhookEventDocument } from './mongo-documents.js';
 import { eventInsertDocument } from './mongo-event-outbox.js';
 import { guarded, isDuplicateKey } from './mongo-support.js';
 import { inTransaction } from './mongo-transaction.js';
-import type { WebhookEventDocument } from './webhook-document.js';
 
 /** Throws ConcurrencyConflict when a key repeats inside one change set (two writes of one row cannot both win). */
 function assertDistinct(entity: string, keys: readonly string[]): void {

@@ -4,11 +4,11 @@ import { ADDRESS_TYPE, type AddressType, type UserId, type WalletAddress } from 
 import type { Page, PageRequest } from '../../core/ports/page.js';
 import type { WalletInsertOutcome, WalletRepository } from '../../core/ports/wallet-repository.port.js';
 import { COLLECTIONS } from './collections.js';
-import { guarded, isDuplicateKey, pageFrom, storeUnavailable } from './mongo-support.js';
-import { inTransaction } from './mongo-transaction.js';
 import {
   fromWalletDocument, toWalletDocument, walletQuotaKey, type WalletDocument, type WalletQuotaDocument,
-} from './wallet-document.js';
+} from './mongo-documents.js';
+import { guarded, isDuplicateKey, pageFrom, storeUnavailable } from './mongo-support.js';
+import { inTransaction } from './mongo-transaction.js';
 
 /**
  * Wallet addresses. "One main address per (user, network)" is a partial unique index; the sub-address quota is a

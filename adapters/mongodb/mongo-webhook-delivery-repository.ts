@@ -4,8 +4,8 @@ import { DELIVERY_STATUS, type DeliveryStatus, type UserId, type WebhookDelivery
 import type { Page, PageRequest } from '../../core/ports/page.js';
 import type { DeliveryFilter, WebhookDeliveryRepository } from '../../core/ports/webhook-delivery-repository.port.js';
 import { COLLECTIONS } from './collections.js';
+import { fromWebhookDeliveryDocument, toWebhookDeliveryDocument, type WebhookDeliveryDocument } from './mongo-documents.js';
 import { guarded, insertionStamp, isDuplicateKey, pageFrom } from './mongo-support.js';
-import { fromWebhookDeliveryDocument, toWebhookDeliveryDocument, type WebhookDeliveryDocument } from './webhook-document.js';
 import { NEWEST_FIRST } from './mongo-command-repository.js';
 
 const WAITING: DeliveryStatus[] = [DELIVERY_STATUS.PENDING, DELIVERY_STATUS.RETRYING];

@@ -1,14 +1,10 @@
 import type { CashierToken, CashierTokenTtl } from '../../core/domain/model/cashier-token.js';
 import type { NetworkCode } from '../../core/domain/model/common.js';
-import { nullable } from './mongo-support.js';
+import { nullable } from './record-support.js';
 
-/**
- * `cashier_tokens`: `_id` is token_no; `tokenHash` is unique. `activeSlot` (the address) is present while the token
- * may still count as the address's active token; a unique index partial on its existence allows one holder per
- * address. Because expiry is time-based, an expired holder is evicted from the slot (not deleted) by the next insert.
- */
-export interface CashierTokenDocument {
-  _id: string;
+/** `cashier_tokens`: `id` is token_no; `tokenHash` is unique. */
+export interface StoredCashierToken {
+  id: string;
   tokenHash: string;
   userId: number;
   walletAddressId: number;
@@ -21,14 +17,12 @@ export interface CashierTokenDocument {
   disableReason: string | null;
   createdAt: number;
   version: number;
-  insertedSeq?: number;
-  activeSlot?: string;
 }
 
-/** Domain value -> stored document: pure, a fresh object (amounts, where any, as decimal strings). */
-export function toCashierTokenDocument(token: CashierToken): CashierTokenDocument {
+/** Domain value -> stored record: pure, a fresh object (amounts, where any, as decimal strings). */
+export function toStoredCashierToken(token: CashierToken): StoredCashierToken {
   return {
-    _id: token.tokenNo,
+    id: token.tokenNo,
     tokenHash: token.tokenHash,
     userId: token.userId,
     walletAddressId: token.walletAddressId,
@@ -44,10 +38,10 @@ export function toCashierTokenDocument(token: CashierToken): CashierTokenDocumen
   };
 }
 
-/** Stored document -> domain value; BSON null and a missing field both read as null. */
-export function fromCashierTokenDocument(doc: CashierTokenDocument): CashierToken {
+/** Stored record -> domain value; null and a missing field both read as null. */
+export function fromStoredCashierToken(doc: StoredCashierToken): CashierToken {
   return {
-    tokenNo: doc._id,
+    tokenNo: doc.id,
     tokenHash: doc.tokenHash,
     userId: doc.userId,
     walletAddressId: doc.walletAddressId,

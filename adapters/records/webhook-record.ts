@@ -2,56 +2,56 @@ import { StoreError } from '../../core/domain/errors.js';
 import type {
   DeliveryAttempt, DeliveryStatus, DeveloperConfig, JsonValue, WebhookDelivery, WebhookEvent, WebhookEventType,
 } from '../../core/domain/model/webhook.js';
-import { fromEnvelopeDocument, toEnvelopeDocument, type EnvelopeDocument } from './wallet-document.js';
-import { fromLeaseDocument, toLeaseDocument, type LeaseDocument } from './collection-task-document.js';
-import { decodeMoney, encodeMoney, nullable } from './mongo-support.js';
+import { fromStoredEnvelope, toStoredEnvelope, type StoredEnvelope } from './wallet-record.js';
+import { fromStoredLease, toStoredLease, type StoredLease } from './collection-task-record.js';
+import { decodeMoney, encodeMoney, nullable } from './record-support.js';
 
-/** `developer_configs`: `_id` is the user id; minimums are (symbol, decimal string) pairs. */
-export interface DeveloperConfigDocument {
-  _id: number;
+/** `developer_configs`: `id` is the user id; minimums are (symbol, decimal string) pairs. */
+export interface StoredDeveloperConfig {
+  id: number;
   url: string | null;
   pendingUrl: string | null;
   pendingSince: number | null;
   verifiedAt: number | null;
   reviewNote: string | null;
-  secret: EnvelopeDocument | null;
-  /** The replaced secret while its 24 h overlap lasts; absent on documents written before issue #15. */
-  previousSecret?: { secret: EnvelopeDocument; validUntil: number } | null;
+  secret: StoredEnvelope | null;
+  /** The replaced secret while its 24 h overlap lasts; absent on records written before issue #15. */
+  previousSecret?: { secret: StoredEnvelope; validUntil: number } | null;
   minCollectAmounts: { symbol: string; amount: string }[];
   version: number;
 }
 
-/** Domain value -> stored document: pure, a fresh object (amounts, where any, as decimal strings). */
-export function toDeveloperConfigDocument(config: DeveloperConfig): DeveloperConfigDocument {
+/** Domain value -> stored record: pure, a fresh object (amounts, where any, as decimal strings). */
+export function toStoredDeveloperConfig(config: DeveloperConfig): StoredDeveloperConfig {
   return {
-    _id: config.userId,
+    id: config.userId,
     url: config.url,
     pendingUrl: config.pendingUrl,
     pendingSince: config.pendingSince,
     verifiedAt: config.verifiedAt,
     reviewNote: config.reviewNote,
-    secret: config.secret === null ? null : toEnvelopeDocument(config.secret),
+    secret: config.secret === null ? null : toStoredEnvelope(config.secret),
     previousSecret: config.previousSecret === null
       ? null
-      : { secret: toEnvelopeDocument(config.previousSecret.secret), validUntil: config.previousSecret.validUntil },
+      : { secret: toStoredEnvelope(config.previousSecret.secret), validUntil: config.previousSecret.validUntil },
     minCollectAmounts: Object.entries(config.minCollectAmounts).map(([symbol, amount]) => ({ symbol, amount: encodeMoney(amount) })),
     version: config.version,
   };
 }
 
-/** Stored document -> domain value; BSON null and a missing field both read as null. */
-export function fromDeveloperConfigDocument(doc: DeveloperConfigDocument): DeveloperConfig {
+/** Stored record -> domain value; null and a missing field both read as null. */
+export function fromStoredDeveloperConfig(doc: StoredDeveloperConfig): DeveloperConfig {
   return {
-    userId: doc._id,
+    userId: doc.id,
     url: nullable(doc.url),
     pendingUrl: nullable(doc.pendingUrl),
     pendingSince: nullable(doc.pendingSince),
     verifiedAt: nullable(doc.verifiedAt),
     reviewNote: nullable(doc.reviewNote),
-    secret: doc.secret === null || doc.secret === undefined ? null : fromEnvelopeDocument(doc.secret),
+    secret: doc.secret === null || doc.secret === undefined ? null : fromStoredEnvelope(doc.secret),
     previousSecret: doc.previousSecret === null || doc.previousSecret === undefined
       ? null
-      : { secret: fromEnvelopeDocument(doc.previousSecret.secret), validUntil: doc.previousSecret.validUntil },
+      : { secret: fromStoredEnvelope(doc.previousSecret.secret), validUntil: doc.previousSecret.validUntil },
     minCollectAmounts: Object.fromEntries(
       doc.minCollectAmounts.map(({ symbol, amount }) => [symbol, decodeMoney(amount, `minimum ${symbol}`)]),
     ),
@@ -60,23 +60,22 @@ export function fromDeveloperConfigDocument(doc: DeveloperConfigDocument): Devel
 }
 
 /**
- * `webhook_events` (the outbox): `_id` is event_id. The payload is kept as its JSON text: it is JSON-safe by type,
+ * `webhook_events` (the outbox): `id` is event_id. The payload is kept as its JSON text: it is JSON-safe by type,
  * round-trips exactly, and its keys never become field names (no `$`/`.` surprises).
  */
-export interface WebhookEventDocument {
-  _id: string;
+export interface StoredWebhookEvent {
+  id: string;
   userId: number;
   eventType: WebhookEventType;
   occurredAt: number;
   payloadJson: string;
   dispatched: boolean;
-  insertedSeq?: number;
 }
 
-/** Domain value -> stored document: pure, a fresh object (amounts, where any, as decimal strings). */
-export function toWebhookEventDocument(event: WebhookEvent): WebhookEventDocument {
+/** Domain value -> stored record: pure, a fresh object (amounts, where any, as decimal strings). */
+export function toStoredWebhookEvent(event: WebhookEvent): StoredWebhookEvent {
   return {
-    _id: event.eventId,
+    id: event.eventId,
     userId: event.userId,
     eventType: event.eventType,
     occurredAt: event.occurredAt,
@@ -93,10 +92,10 @@ function parsePayload(text: string): Record<string, JsonValue> {
   return parsed as Record<string, JsonValue>;
 }
 
-/** Stored document -> domain value; BSON null and a missing field both read as null. */
-export function fromWebhookEventDocument(doc: WebhookEventDocument): WebhookEvent {
+/** Stored record -> domain value; null and a missing field both read as null. */
+export function fromStoredWebhookEvent(doc: StoredWebhookEvent): WebhookEvent {
   return {
-    eventId: doc._id,
+    eventId: doc.id,
     userId: doc.userId,
     eventType: doc.eventType,
     occurredAt: doc.occurredAt,
@@ -105,9 +104,9 @@ export function fromWebhookEventDocument(doc: WebhookEventDocument): WebhookEven
   };
 }
 
-/** `webhook_deliveries`: `_id` is the delivery id; `eventId` is unique (one delivery per event). */
-export interface WebhookDeliveryDocument {
-  _id: string;
+/** `webhook_deliveries`: `id` is the delivery id; `eventId` is unique (one delivery per event). */
+export interface StoredWebhookDelivery {
+  id: string;
   eventId: string;
   userId: number;
   eventType: WebhookEventType;
@@ -117,13 +116,12 @@ export interface WebhookDeliveryDocument {
     at: number; httpStatus: number | null; error: string | null; durationMs: number; response?: string | null; redelivery?: boolean; url?: string | null;
   }[];
   nextAttemptAt: number | null;
-  lease: LeaseDocument | null;
+  lease: StoredLease | null;
   createdAt: number;
   version: number;
-  insertedSeq?: number;
 }
 
-function fromAttempt(doc: WebhookDeliveryDocument['attempts'][number]): DeliveryAttempt {
+function fromAttempt(doc: StoredWebhookDelivery['attempts'][number]): DeliveryAttempt {
   return {
     at: doc.at, httpStatus: nullable(doc.httpStatus), error: nullable(doc.error), durationMs: doc.durationMs,
     // Attempts stored before issue #15 have neither field: no response kept, not a redelivery.
@@ -131,10 +129,10 @@ function fromAttempt(doc: WebhookDeliveryDocument['attempts'][number]): Delivery
   };
 }
 
-/** Domain value -> stored document: pure, a fresh object (amounts, where any, as decimal strings). */
-export function toWebhookDeliveryDocument(delivery: WebhookDelivery): WebhookDeliveryDocument {
+/** Domain value -> stored record: pure, a fresh object (amounts, where any, as decimal strings). */
+export function toStoredWebhookDelivery(delivery: WebhookDelivery): StoredWebhookDelivery {
   return {
-    _id: delivery.deliveryId,
+    id: delivery.deliveryId,
     eventId: delivery.eventId,
     userId: delivery.userId,
     eventType: delivery.eventType,
@@ -144,16 +142,16 @@ export function toWebhookDeliveryDocument(delivery: WebhookDelivery): WebhookDel
       at: a.at, httpStatus: a.httpStatus, error: a.error, durationMs: a.durationMs, response: a.response, redelivery: a.redelivery, url: a.url,
     })),
     nextAttemptAt: delivery.nextAttemptAt,
-    lease: toLeaseDocument(delivery.lease),
+    lease: toStoredLease(delivery.lease),
     createdAt: delivery.createdAt,
     version: delivery.version,
   };
 }
 
-/** Stored document -> domain value; BSON null and a missing field both read as null. */
-export function fromWebhookDeliveryDocument(doc: WebhookDeliveryDocument): WebhookDelivery {
+/** Stored record -> domain value; null and a missing field both read as null. */
+export function fromStoredWebhookDelivery(doc: StoredWebhookDelivery): WebhookDelivery {
   return {
-    deliveryId: doc._id,
+    deliveryId: doc.id,
     eventId: doc.eventId,
     userId: doc.userId,
     eventType: doc.eventType,
@@ -161,7 +159,7 @@ export function fromWebhookDeliveryDocument(doc: WebhookDeliveryDocument): Webho
     status: doc.status,
     attempts: doc.attempts.map(fromAttempt),
     nextAttemptAt: nullable(doc.nextAttemptAt),
-    lease: fromLeaseDocument(doc.lease),
+    lease: fromStoredLease(doc.lease),
     createdAt: doc.createdAt,
     version: doc.version,
   };

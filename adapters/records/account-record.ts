@@ -1,9 +1,9 @@
 import type { Account, ApiToken, ServiceCode, Session, Subscription } from '../../core/domain/model/account.js';
-import { nullable } from './mongo-support.js';
+import { nullable } from './record-support.js';
 
-/** `accounts`: `_id` is the user id; `emailLower` carries the case-insensitive unique index. */
-export interface AccountDocument {
-  _id: number;
+/** `accounts`: `id` is the user id; `emailLower` is the e-mail as the case-insensitive unique rule compares it. */
+export interface StoredAccount {
+  id: number;
   email: string;
   emailLower: string;
   passwordHash: string;
@@ -12,15 +12,15 @@ export interface AccountDocument {
   verificationExpiresAt: number | null;
   verificationAttempts: number;
   createdAt: number;
-  /** The pending password reset; absent in documents written before issue #14 (read as null). */
+  /** The pending password reset; absent in records written before issue #14 (read as null). */
   passwordReset?: { codeHash: string; expiresAt: number; attempts: number } | null;
   version: number;
 }
 
-/** Domain value -> stored document: pure, a fresh object (amounts, where any, as decimal strings). */
-export function toAccountDocument(account: Account): AccountDocument {
+/** Domain value -> stored record: pure, a fresh object (amounts, where any, as decimal strings). */
+export function toStoredAccount(account: Account): StoredAccount {
   return {
-    _id: account.id,
+    id: account.id,
     email: account.email,
     emailLower: account.email.toLowerCase(),
     passwordHash: account.passwordHash,
@@ -34,10 +34,10 @@ export function toAccountDocument(account: Account): AccountDocument {
   };
 }
 
-/** Stored document -> domain value; BSON null and a missing field both read as null. */
-export function fromAccountDocument(doc: AccountDocument): Account {
+/** Stored record -> domain value; null and a missing field both read as null. */
+export function fromStoredAccount(doc: StoredAccount): Account {
   return {
-    id: doc._id,
+    id: doc.id,
     email: doc.email,
     passwordHash: doc.passwordHash,
     verified: doc.verified,
@@ -51,19 +51,19 @@ export function fromAccountDocument(doc: AccountDocument): Account {
   };
 }
 
-/** `sessions`: `_id` is the SHA-256 of the `st_` token. */
-export interface SessionDocument {
-  _id: string;
+/** `sessions`: `id` is the SHA-256 of the `st_` token. */
+export interface StoredSession {
+  id: string;
   userId: number;
   createdAt: number;
   expiresAt: number;
   revokedAt: number | null;
 }
 
-/** Domain value -> stored document: pure, a fresh object (amounts, where any, as decimal strings). */
-export function toSessionDocument(session: Session): SessionDocument {
+/** Domain value -> stored record: pure, a fresh object (amounts, where any, as decimal strings). */
+export function toStoredSession(session: Session): StoredSession {
   return {
-    _id: session.tokenHash,
+    id: session.tokenHash,
     userId: session.userId,
     createdAt: session.createdAt,
     expiresAt: session.expiresAt,
@@ -71,10 +71,10 @@ export function toSessionDocument(session: Session): SessionDocument {
   };
 }
 
-/** Stored document -> domain value; BSON null and a missing field both read as null. */
-export function fromSessionDocument(doc: SessionDocument): Session {
+/** Stored record -> domain value; null and a missing field both read as null. */
+export function fromStoredSession(doc: StoredSession): Session {
   return {
-    tokenHash: doc._id,
+    tokenHash: doc.id,
     userId: doc.userId,
     createdAt: doc.createdAt,
     expiresAt: doc.expiresAt,
@@ -82,9 +82,9 @@ export function fromSessionDocument(doc: SessionDocument): Session {
   };
 }
 
-/** `subscriptions`: one per (user, service); `_id` is `${userId}:${serviceCode}`. */
-export interface SubscriptionDocument {
-  _id: string;
+/** `subscriptions`: one per (user, service); `id` is `${userId}:${serviceCode}`. */
+export interface StoredSubscription {
+  id: string;
   userId: number;
   serviceCode: ServiceCode;
   planCode: string;
@@ -95,15 +95,15 @@ export interface SubscriptionDocument {
   version: number;
 }
 
-/** The `_id` of a subscription: one document per (user, service). */
+/** The `id` of a subscription: one record per (user, service). */
 export function subscriptionKey(userId: number, serviceCode: ServiceCode): string {
   return `${userId}:${serviceCode}`;
 }
 
-/** Domain value -> stored document: pure, a fresh object (amounts, where any, as decimal strings). */
-export function toSubscriptionDocument(subscription: Subscription): SubscriptionDocument {
+/** Domain value -> stored record: pure, a fresh object (amounts, where any, as decimal strings). */
+export function toStoredSubscription(subscription: Subscription): StoredSubscription {
   return {
-    _id: subscriptionKey(subscription.userId, subscription.serviceCode),
+    id: subscriptionKey(subscription.userId, subscription.serviceCode),
     userId: subscription.userId,
     serviceCode: subscription.serviceCode,
     planCode: subscription.planCode,
@@ -114,8 +114,8 @@ export function toSubscriptionDocument(subscription: Subscription): Subscription
   };
 }
 
-/** Stored document -> domain value; BSON null and a missing field both read as null. */
-export function fromSubscriptionDocument(doc: SubscriptionDocument): Subscription {
+/** Stored record -> domain value; null and a missing field both read as null. */
+export function fromStoredSubscription(doc: StoredSubscription): Subscription {
   const max = nullable(doc.maxSubAddresses);
   return {
     userId: doc.userId,
@@ -128,28 +128,23 @@ export function fromSubscriptionDocument(doc: SubscriptionDocument): Subscriptio
   };
 }
 
-/** `api_tokens`: `_id` is the token id; `tokenHash` is unique. */
-export interface ApiTokenDocument {
-  _id: number;
+/** `api_tokens`: `id` is the token id; `tokenHash` is unique. */
+export interface StoredApiToken {
+  id: number;
   userId: number;
   name: string;
   tokenHash: string;
   abilities: string[];
   createdAt: number;
   revokedAt: number | null;
-  /** Absent in documents written before issue #13: read as null. */
+  /** Absent in records written before issue #13: read as null. */
   lastUsedAt?: number | null;
-  /**
-   * 0..cap-1 while unrevoked (unset on revoke): unique per user through a partial index, which makes the per-user
-   * cap atomic across processes (createWithinCap). Tokens stored before the cap have none and are not counted.
-   */
-  activeSlot?: number;
 }
 
-/** Domain value -> stored document: pure, a fresh object (amounts, where any, as decimal strings). */
-export function toApiTokenDocument(token: ApiToken): ApiTokenDocument {
+/** Domain value -> stored record: pure, a fresh object (amounts, where any, as decimal strings). */
+export function toStoredApiToken(token: ApiToken): StoredApiToken {
   return {
-    _id: token.id,
+    id: token.id,
     userId: token.userId,
     name: token.name,
     tokenHash: token.tokenHash,
@@ -160,10 +155,10 @@ export function toApiTokenDocument(token: ApiToken): ApiTokenDocument {
   };
 }
 
-/** Stored document -> domain value; BSON null and a missing field both read as null. */
-export function fromApiTokenDocument(doc: ApiTokenDocument): ApiToken {
+/** Stored record -> domain value; null and a missing field both read as null. */
+export function fromStoredApiToken(doc: StoredApiToken): ApiToken {
   return {
-    id: doc._id,
+    id: doc.id,
     userId: doc.userId,
     name: doc.name,
     tokenHash: doc.tokenHash,

@@ -2,13 +2,13 @@ import type { NetworkCode } from '../../core/domain/model/common.js';
 import type { CollectionStatus, CollectionTask, EnergyPath, ReclaimRecord, StepRecord } from '../../core/domain/model/collection-task.js';
 import type { SweepPlan } from '../../core/domain/sweep-plan.js';
 import type { SweepCost } from '../../core/domain/sweep-cost.js';
-import { fromTransactionDocument, toTransactionDocument, type PreparedTransactionDocument } from './command-document.js';
-import { decodeMoney, decodeOptionalMoney, encodeMoney, encodeOptionalMoney, nullable } from './mongo-support.js';
+import { fromStoredTransaction, toStoredTransaction, type StoredPreparedTransaction } from './command-record.js';
+import { decodeMoney, decodeOptionalMoney, encodeMoney, encodeOptionalMoney, nullable } from './record-support.js';
 
 /** One step of a collection task as stored (its prepared transaction embedded). */
-export interface StepDocument {
+export interface StoredStep {
   status: CollectionStatus;
-  transaction: PreparedTransactionDocument | null;
+  transaction: StoredPreparedTransaction | null;
   orderRef: string | null;
   /** StepRecord.amount as a decimal string; absent on records written before the field existed. */
   amount?: string | null;
@@ -19,23 +19,23 @@ export interface StepDocument {
 }
 
 /** A worker's lease as stored: owner and expiry in epoch ms. */
-export interface LeaseDocument {
+export interface StoredLease {
   owner: string;
   expiresAt: number;
 }
 
 /** The post-failure reclaim as stored (its own lease and schedule, its steps like the task's). */
-export interface ReclaimDocument {
+export interface StoredReclaim {
   status: 'pending' | 'done';
-  steps: StepDocument[];
+  steps: StoredStep[];
   nextRunAt: number;
-  lease: LeaseDocument | null;
+  lease: StoredLease | null;
   finishedAt: number | null;
 }
 
-/** `collection_tasks`: `_id` is task_no; claims filter on (status, nextRunAt) and the lease. */
-export interface CollectionTaskDocument {
-  _id: string;
+/** `collection_tasks`: `id` is task_no; claims filter on (status, nextRunAt) and the lease. */
+export interface StoredCollectionTask {
+  id: string;
   commandNo: string;
   userId: number;
   networkCode: NetworkCode;
@@ -44,28 +44,26 @@ export interface CollectionTaskDocument {
   mainAddress: string;
   status: CollectionStatus;
   energyPath: EnergyPath | null;
-  steps: StepDocument[];
+  steps: StoredStep[];
   sweptAmount: string | null;
   sweepTxHash: string | null;
   errorCode: string | null;
   lastError: string | null;
   nextRunAt: number;
-  lease: LeaseDocument | null;
+  lease: StoredLease | null;
   startedAt: number;
   finishedAt: number | null;
   version: number;
   /** Absent when the task has nothing to reclaim. */
-  reclaim?: ReclaimDocument;
+  reclaim?: StoredReclaim;
   /** The sweep plan (amounts as decimal strings); absent before PENDING planned it and on TRX sweeps. */
-  plan?: SweepPlanDocument;
+  plan?: StoredSweepPlan;
   /** What the sweep cost so far (receipts); absent until one was seen. */
-  cost?: SweepCostDocument;
-  /** Insertion order, the tie-break of "latest task of the address". Set on insert only. */
-  insertedSeq?: number;
+  cost?: StoredSweepCost;
 }
 
 /** A sweep's cost as stored: SUN amounts as decimal strings. */
-export interface SweepCostDocument {
+export interface StoredSweepCost {
   bandwidthSun: string;
   energySun: string;
   activationSun: string;
@@ -75,14 +73,14 @@ export interface SweepCostDocument {
   txids: string[];
 }
 
-function toCostDocument(cost: SweepCost): SweepCostDocument {
+function toStoredCost(cost: SweepCost): StoredSweepCost {
   return {
     bandwidthSun: encodeMoney(cost.bandwidthSun), energySun: encodeMoney(cost.energySun), activationSun: encodeMoney(cost.activationSun),
     rentalSun: encodeMoney(cost.rentalSun), lentSun: encodeMoney(cost.lentSun), returnedSun: encodeMoney(cost.returnedSun), txids: [...cost.txids],
   };
 }
 
-function fromCostDocument(doc: SweepCostDocument): SweepCost {
+function fromStoredCost(doc: StoredSweepCost): SweepCost {
   const m = (v: string, f: string) => decodeMoney(v, `cost ${f}`);
   return {
     bandwidthSun: m(doc.bandwidthSun, 'bandwidthSun'), energySun: m(doc.energySun, 'energySun'), activationSun: m(doc.activationSun, 'activationSun'),
@@ -91,7 +89,7 @@ function fromCostDocument(doc: SweepCostDocument): SweepCost {
 }
 
 /** A sweep plan as stored: its SUN amounts as decimal strings. */
-export interface SweepPlanDocument {
+export interface StoredSweepPlan {
   path: SweepPlan['path'];
   provider: string | null;
   energy: number;
@@ -103,7 +101,7 @@ export interface SweepPlanDocument {
   options: { path: SweepPlan['path']; provider: string | null; costSun: string; refusal: string | null }[];
 }
 
-function toPlanDocument(plan: SweepPlan): SweepPlanDocument {
+function toStoredPlan(plan: SweepPlan): StoredSweepPlan {
   return {
     path: plan.path, provider: plan.provider, energy: plan.energy, activate: plan.activate,
     subNeedsSun: encodeMoney(plan.subNeedsSun), fundSun: encodeMoney(plan.fundSun), sourceSun: encodeMoney(plan.sourceSun),
@@ -112,7 +110,7 @@ function toPlanDocument(plan: SweepPlan): SweepPlanDocument {
   };
 }
 
-function fromPlanDocument(doc: SweepPlanDocument): SweepPlan {
+function fromStoredPlan(doc: StoredSweepPlan): SweepPlan {
   return {
     path: doc.path, provider: nullable(doc.provider), energy: doc.energy, activate: doc.activate,
     subNeedsSun: decodeMoney(doc.subNeedsSun, 'plan subNeedsSun'), fundSun: decodeMoney(doc.fundSun, 'plan fundSun'),
@@ -122,10 +120,10 @@ function fromPlanDocument(doc: SweepPlanDocument): SweepPlan {
   };
 }
 
-function toStepDocument(step: StepRecord): StepDocument {
+function toStoredStep(step: StepRecord): StoredStep {
   return {
     status: step.status,
-    transaction: toTransactionDocument(step.transaction),
+    transaction: toStoredTransaction(step.transaction),
     orderRef: step.orderRef,
     ...(step.amount != null ? { amount: encodeMoney(step.amount) } : {}),
     startedAt: step.startedAt,
@@ -135,10 +133,10 @@ function toStepDocument(step: StepRecord): StepDocument {
   };
 }
 
-function fromStepDocument(doc: StepDocument): StepRecord {
+function fromStoredStep(doc: StoredStep): StepRecord {
   return {
     status: doc.status,
-    transaction: fromTransactionDocument(doc.transaction),
+    transaction: fromStoredTransaction(doc.transaction),
     orderRef: nullable(doc.orderRef),
     ...(doc.amount != null ? { amount: decodeMoney(doc.amount, 'steps.amount') } : {}),
     startedAt: doc.startedAt,
@@ -148,31 +146,31 @@ function fromStepDocument(doc: StepDocument): StepRecord {
   };
 }
 
-function toReclaimDocument(r: ReclaimRecord): ReclaimDocument {
-  return { status: r.status, steps: r.steps.map(toStepDocument), nextRunAt: r.nextRunAt, lease: toLeaseDocument(r.lease), finishedAt: r.finishedAt };
+function toStoredReclaim(r: ReclaimRecord): StoredReclaim {
+  return { status: r.status, steps: r.steps.map(toStoredStep), nextRunAt: r.nextRunAt, lease: toStoredLease(r.lease), finishedAt: r.finishedAt };
 }
 
-function fromReclaimDocument(doc: ReclaimDocument): ReclaimRecord {
+function fromStoredReclaim(doc: StoredReclaim): ReclaimRecord {
   return {
-    status: doc.status, steps: doc.steps.map(fromStepDocument), nextRunAt: doc.nextRunAt,
-    lease: fromLeaseDocument(doc.lease), finishedAt: nullable(doc.finishedAt),
+    status: doc.status, steps: doc.steps.map(fromStoredStep), nextRunAt: doc.nextRunAt,
+    lease: fromStoredLease(doc.lease), finishedAt: nullable(doc.finishedAt),
   };
 }
 
-/** Domain value -> stored document: pure, a fresh object (amounts, where any, as decimal strings). */
-export function toLeaseDocument(lease: { readonly owner: string; readonly expiresAt: number } | null): LeaseDocument | null {
+/** Domain value -> stored record: pure, a fresh object (amounts, where any, as decimal strings). */
+export function toStoredLease(lease: { readonly owner: string; readonly expiresAt: number } | null): StoredLease | null {
   return lease === null ? null : { owner: lease.owner, expiresAt: lease.expiresAt };
 }
 
-/** Stored document -> domain value; BSON null and a missing field both read as null. */
-export function fromLeaseDocument(doc: LeaseDocument | null | undefined): { owner: string; expiresAt: number } | null {
+/** Stored record -> domain value; null and a missing field both read as null. */
+export function fromStoredLease(doc: StoredLease | null | undefined): { owner: string; expiresAt: number } | null {
   return doc === null || doc === undefined ? null : { owner: doc.owner, expiresAt: doc.expiresAt };
 }
 
-/** Domain value -> stored document: pure, a fresh object (amounts, where any, as decimal strings). */
-export function toCollectionTaskDocument(task: CollectionTask): CollectionTaskDocument {
+/** Domain value -> stored record: pure, a fresh object (amounts, where any, as decimal strings). */
+export function toStoredCollectionTask(task: CollectionTask): StoredCollectionTask {
   return {
-    _id: task.taskNo,
+    id: task.taskNo,
     commandNo: task.commandNo,
     userId: task.userId,
     networkCode: task.networkCode,
@@ -181,26 +179,26 @@ export function toCollectionTaskDocument(task: CollectionTask): CollectionTaskDo
     mainAddress: task.mainAddress,
     status: task.status,
     energyPath: task.energyPath,
-    steps: task.steps.map(toStepDocument),
+    steps: task.steps.map(toStoredStep),
     sweptAmount: encodeOptionalMoney(task.sweptAmount),
     sweepTxHash: task.sweepTxHash,
     errorCode: task.errorCode,
     lastError: task.lastError,
     nextRunAt: task.nextRunAt,
-    lease: toLeaseDocument(task.lease),
+    lease: toStoredLease(task.lease),
     startedAt: task.startedAt,
     finishedAt: task.finishedAt,
     version: task.version,
-    ...(task.reclaim === undefined ? {} : { reclaim: toReclaimDocument(task.reclaim) }),
-    ...(task.plan === undefined ? {} : { plan: toPlanDocument(task.plan) }),
-    ...(task.cost === undefined ? {} : { cost: toCostDocument(task.cost) }),
+    ...(task.reclaim === undefined ? {} : { reclaim: toStoredReclaim(task.reclaim) }),
+    ...(task.plan === undefined ? {} : { plan: toStoredPlan(task.plan) }),
+    ...(task.cost === undefined ? {} : { cost: toStoredCost(task.cost) }),
   };
 }
 
-/** Stored document -> domain value; BSON null and a missing field both read as null. */
-export function fromCollectionTaskDocument(doc: CollectionTaskDocument): CollectionTask {
+/** Stored record -> domain value; null and a missing field both read as null. */
+export function fromStoredCollectionTask(doc: StoredCollectionTask): CollectionTask {
   return {
-    taskNo: doc._id,
+    taskNo: doc.id,
     commandNo: doc.commandNo,
     userId: doc.userId,
     networkCode: doc.networkCode,
@@ -209,18 +207,18 @@ export function fromCollectionTaskDocument(doc: CollectionTaskDocument): Collect
     mainAddress: doc.mainAddress,
     status: doc.status,
     energyPath: nullable(doc.energyPath),
-    steps: doc.steps.map(fromStepDocument),
+    steps: doc.steps.map(fromStoredStep),
     sweptAmount: decodeOptionalMoney(doc.sweptAmount, 'task sweptAmount'),
     sweepTxHash: nullable(doc.sweepTxHash),
     errorCode: nullable(doc.errorCode),
     lastError: nullable(doc.lastError),
     nextRunAt: doc.nextRunAt,
-    lease: fromLeaseDocument(doc.lease),
+    lease: fromStoredLease(doc.lease),
     startedAt: doc.startedAt,
     finishedAt: nullable(doc.finishedAt),
     version: doc.version,
-    ...(doc.reclaim == null ? {} : { reclaim: fromReclaimDocument(doc.reclaim) }),
-    ...(doc.plan == null ? {} : { plan: fromPlanDocument(doc.plan) }),
-    ...(doc.cost == null ? {} : { cost: fromCostDocument(doc.cost) }),
+    ...(doc.reclaim == null ? {} : { reclaim: fromStoredReclaim(doc.reclaim) }),
+    ...(doc.plan == null ? {} : { plan: fromStoredPlan(doc.plan) }),
+    ...(doc.cost == null ? {} : { cost: fromStoredCost(doc.cost) }),
   };
 }
