@@ -1,0 +1,143 @@
+import type pg from 'pg';
+import { ConcurrencyConflict } from '../../core/domain/errors.js';
+import { ADDRESS_TYPE, type AddressStatus, type AddressType, type UserId, type WalletAddress } from '../../core/domain/model/index.js';
+import type { Page, PageRequest } from '../../core/ports/page.js';
+import type { WalletInsertOutcome, WalletRepository } from '../../core/ports/wallet-repository.port.js';
+import { fromStoredWallet, toStoredWallet, type StoredEnvelope, type StoredWallet } from '../records/wallet-record.js';
+import { guarded, inTransaction, insertRow, isUniqueViolation, jsonb, pageOf, type Queryable, type Row } from './pg-support.js';
+
+/**
+ * First key of the two-key advisory locks of the sub-address quota (the second is `user:network` hashed to 32 bits).
+ * A hash collision only makes two (user, network) pairs wait for each other.
+ */
+export const WALLET_QUOTA_LOCK_SPACE = 0x77717461; // "wqta"
+
+const TABLE = 'wallet_addresses';
+const ADDRESS_CONSTRAINT = 'wallet_addresses_address_unique';
+const ONE_MAIN_CONSTRAINT = 'wallet_addresses_one_main';
+const PRIMARY_KEY_CONSTRAINT = 'wallet_addresses_pkey';
+
+/** Record -> row of `wallet_addresses`. */
+function toRow(record: StoredWallet): Row {
+  return {
+    id: record.id, user_id: record.userId, network_code: record.networkCode, address: record.address,
+    address_type: record.addressType, label: record.label, status: record.status, encrypted_key: jsonb(record.encryptedKey),
+    created_at: record.createdAt, version: record.version,
+  };
+}
+
+/** Row of `wallet_addresses` -> record. */
+function fromRow(row: Row): StoredWallet {
+  return {
+    id: row['id'] as number, userId: row['user_id'] as number, networkCode: row['network_code'] as StoredWallet['networkCode'],
+    address: row['address'] as string, addressType: row['address_type'] as AddressType, label: row['label'] as string | null,
+    status: row['status'] as AddressStatus, encryptedKey: row['encrypted_key'] as StoredEnvelope,
+    createdAt: row['created_at'] as number, version: row['version'] as number,
+  };
+}
+
+function walletFromRow(row: Row): WalletAddress {
+  return fromStoredWallet(fromRow(row));
+}
+
+/**
+ * Wallet addresses. "One main address per (user, network)" is a partial unique index. The sub-address quota is
+ * counted and kept in one transaction holding the (user, network) advisory lock: every other sub-address insert of
+ * that pair, from any process, waits, and (READ COMMITTED) its count, a later statement, sees what the holder
+ * committed. A unique address is the unique constraint, whichever user or network races for it.
+ */
+export class PgWalletRepository implements WalletRepository {
+  constructor(private readonly pool: pg.Pool) {}
+
+  insert(wallet: WalletAddress, limits: { readonly maxSubAddresses: number }): Promise<WalletInsertOutcome> {
+    return guarded('wallet insert', async () => {
+      const row = toRow(toStoredWallet(wallet));
+      try {
+        if (wallet.addressType === ADDRESS_TYPE.MAIN) {
+          await insertRow(this.pool, TABLE, row);
+          return 'created';
+        }
+        return await inTransaction(this.pool, async (client) => {
+          await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2::text))',
+            [WALLET_QUOTA_LOCK_SPACE, `${wallet.userId}:${wallet.networkCode}`]);
+          // Same precedence as the memory adapter: a known address wins over the quota verdict.
+          if (await addressTaken(client, wallet.address)) return 'address-exists';
+          if (limits.maxSubAddresses !== -1 && (await countSubs(client, wallet.userId, wallet.networkCode)) >= limits.maxSubAddresses) {
+            return 'quota-exceeded';
+          }
+          await insertRow(client, TABLE, row);
+          return 'created';
+        });
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        return this.classifyDuplicate(wallet, error);
+      }
+    });
+  }
+
+  findByAddress(address: string): Promise<WalletAddress | null> {
+    return guarded('wallet read', () => this.findOne('address = $1', [address]));
+  }
+
+  findById(id: number): Promise<WalletAddress | null> {
+    return guarded('wallet read', () => this.findOne('id = $1', [id]));
+  }
+
+  findMain(userId: UserId, networkCode: string): Promise<WalletAddress | null> {
+    return guarded('wallet read', () =>
+      this.findOne(`user_id = $1 AND network_code = $2 AND address_type = ${ADDRESS_TYPE.MAIN}`, [userId, networkCode]));
+  }
+
+  countSubs(userId: UserId, networkCode: string): Promise<number> {
+    return guarded('wallet count', () => countSubs(this.pool, userId, networkCode));
+  }
+
+  listByUser(userId: UserId, filter: { readonly addressType?: AddressType }, page: PageRequest): Promise<Page<WalletAddress>> {
+    return guarded('wallet list', () => {
+      const params: unknown[] = [userId];
+      let where = 'user_id = $1';
+      if (filter.addressType !== undefined) where += ` AND address_type = $${params.push(filter.addressType)}`;
+      return pageOf(this.pool, { table: TABLE, where, order: 'id', params }, walletFromRow, page);
+    });
+  }
+
+  findManaged(addresses: readonly string[]): Promise<WalletAddress[]> {
+    return guarded('wallet read', async () => {
+      const unique = [...new Set(addresses)];
+      if (unique.length === 0) return [];
+      const { rows } = await this.pool.query(`SELECT * FROM ${TABLE} WHERE address = ANY($1::text[])`, [unique]);
+      const byAddress = new Map((rows as Row[]).map((row) => [row['address'] as string, walletFromRow(row)]));
+      // In the order asked, like the memory adapter.
+      return unique.flatMap((address) => byAddress.get(address) ?? []);
+    });
+  }
+
+  private async findOne(where: string, params: unknown[]): Promise<WalletAddress | null> {
+    const { rows } = await this.pool.query(`SELECT * FROM ${TABLE} WHERE ${where}`, params);
+    return rows.length === 0 ? null : walletFromRow(rows[0] as Row);
+  }
+
+  /**
+   * Which rule a unique violation stands for. The server reports only the first index it checked, so a read settles
+   * the precedence the other stores keep: a known address first, then a reused id (a caller bug), then the main rule.
+   */
+  private async classifyDuplicate(wallet: WalletAddress, error: unknown): Promise<WalletInsertOutcome> {
+    if (isUniqueViolation(error, ADDRESS_CONSTRAINT) || (await addressTaken(this.pool, wallet.address))) return 'address-exists';
+    if (isUniqueViolation(error, PRIMARY_KEY_CONSTRAINT)) throw new ConcurrencyConflict('wallet address', String(wallet.id));
+    if (isUniqueViolation(error, ONE_MAIN_CONSTRAINT)) return 'main-exists';
+    throw error;
+  }
+}
+
+async function addressTaken(q: Queryable, address: string): Promise<boolean> {
+  const { rows } = await q.query(`SELECT 1 FROM ${TABLE} WHERE address = $1`, [address]);
+  return rows.length > 0;
+}
+
+async function countSubs(q: Queryable, userId: UserId, networkCode: string): Promise<number> {
+  const { rows } = await q.query<{ n: number }>(
+    `SELECT count(*)::bigint AS n FROM ${TABLE} WHERE user_id = $1 AND network_code = $2 AND address_type = ${ADDRESS_TYPE.SUB}`,
+    [userId, networkCode],
+  );
+  return rows[0]!.n;
+}

@@ -1,0 +1,57 @@
+import type pg from 'pg';
+import type { EncryptedEnvelope } from '../../core/domain/model/common.js';
+import type { EncryptedRecord, EncryptedRecordStore, RecordCursor } from './key-rotation.js';
+
+/** Where each kind of secret lives: table, key and envelope columns, and the aad its owner binds it to. */
+const SOURCES = {
+  'wallet-key': { table: 'wallet_addresses', key: 'id', column: 'encrypted_key', aad: (row: SecretRow) => row.address! },
+  'webhook-secret': { table: 'developer_configs', key: 'user_id', column: 'secret', aad: (row: SecretRow) => `webhook-secret:${row.id}` },
+} as const;
+const KINDS = ['wallet-key', 'webhook-secret'] as const;
+
+interface SecretRow {
+  readonly id: number;
+  readonly address: string | null;
+  readonly envelope: EncryptedEnvelope;
+}
+
+/**
+ * keys:rotate over the PostgreSQL store (beside the tool, as MongoEncryptedRecords: no core port walks every
+ * secret). Lists `wallet_addresses.encrypted_key` then `developer_configs.secret` by key; a replace is one UPDATE
+ * whose condition is the old envelope's key id, iv and ciphertext (compare-and-set).
+ */
+export class PgEncryptedRecords implements EncryptedRecordStore {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async list(after: RecordCursor | null, limit: number): Promise<EncryptedRecord[]> {
+    const out: EncryptedRecord[] = [];
+    for (const kind of KINDS) {
+      if (after !== null && KINDS.indexOf(kind) < KINDS.indexOf(after.kind)) continue;
+      const source = SOURCES[kind];
+      const from = after !== null && after.kind === kind ? Number(after.id) : -1;
+      const { rows } = await this.pool.query<SecretRow>(
+        `SELECT ${source.key} AS id, ${kind === 'wallet-key' ? 'address' : 'NULL::text AS address'}, ${source.column} AS envelope
+         FROM ${source.table} WHERE ${source.column} IS NOT NULL AND jsonb_typeof(${source.column}) = 'object' AND ${source.key} > $1
+         ORDER BY ${source.key} LIMIT $2`,
+        [from, limit - out.length],
+      );
+      for (const row of rows) {
+        const { keyId, iv, ciphertext, tag } = row.envelope;
+        out.push({ kind, id: String(row.id), aad: source.aad(row), envelope: { keyId, iv, ciphertext, tag } });
+      }
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  async replace(record: EncryptedRecord, next: EncryptedEnvelope): Promise<boolean> {
+    const { table, key, column } = SOURCES[record.kind];
+    const result = await this.pool.query(
+      `UPDATE ${table} SET ${column} = $2::jsonb
+       WHERE ${key} = $1 AND ${column}->>'keyId' = $3 AND ${column}->>'iv' = $4 AND ${column}->>'ciphertext' = $5`,
+      [Number(record.id), JSON.stringify({ keyId: next.keyId, iv: next.iv, ciphertext: next.ciphertext, tag: next.tag }),
+        record.envelope.keyId, record.envelope.iv, record.envelope.ciphertext],
+    );
+    return result.rowCount === 1;
+  }
+}
