@@ -5,14 +5,17 @@
  *
  * BENCH_SIDE=api: the composed API (real pipeline: bearer lookup, ownership, rate limit, envelope, request log) with
  * one developer token and a main address with a cached balance; BENCH_LOCKS=redis with REDIS_URL puts locks and rate
- * limits on Redis, as LOCKS=redis does in production. BENCH_SIDE=bare: a bare h3 route answering the same path with
- * the same JSON (BENCH_SNAPSHOT), the ceiling of routing + serialization on this machine; BENCH_BARE=paced with
- * BENCH_SPIN_US a bare h3 slowed by a busy spin per request (the calibration of bench/api.ts; a `{ spinUs }` message
- * changes the spin). BENCH_LAYERS=1 adds the API's pipeline layer by layer as routes of the API's own app (LAYERS).
+ * limits on Redis, as LOCKS=redis does in production. BENCH_STORE=postgres with DATABASE_URL (and DATABASE_POOL_SIZE)
+ * runs the store on PostgreSQL, as STORE=postgres does in production: the composition migrates the database and the
+ * seeding below goes through the API, so the token, wallet and balance the hot read reads are rows.
+ * BENCH_SIDE=bare: a bare h3 route answering the same path with the same JSON (BENCH_SNAPSHOT), the ceiling of
+ * routing + serialization on this machine; BENCH_BARE=paced with BENCH_SPIN_US a bare h3 slowed by a busy spin per
+ * request (the calibration of bench/api.ts; a `{ spinUs }` message changes the spin). BENCH_LAYERS=1 adds the API's
+ * pipeline layer by layer as routes of the API's own app (LAYERS).
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { H3, type H3Event } from 'h3';
 import { pino, type Logger } from 'pino';
 import { ManualClock, RecordingMailer } from '../adapters/memory/index.js';
@@ -25,7 +28,7 @@ import { REDACT_PATHS } from '../hosts/api/logger.js';
 import { applyRateLimit, DEFAULT_RATE_LIMITS } from '../hosts/api/rate-limit.js';
 import { logRequestLine } from '../hosts/api/request-log.js';
 import { loadConfig } from '../hosts/composition/config.js';
-import { composeContainer } from '../hosts/composition/container.js';
+import { openComposition, type Composition } from '../hosts/composition/container.js';
 import { TOKENS } from '../hosts/composition/tokens.js';
 
 /** What the child tells its parent once it listens. */
@@ -53,14 +56,21 @@ async function startComposedApi(): Promise<{ ready: ServerReady; close(): Promis
   const devnet = await startDevnet({ blockMs: 0, seed: 'bench-api' });
   const mailer = new RecordingMailer();
   const redisUrl = process.env['BENCH_LOCKS'] === 'redis' ? process.env['REDIS_URL'] : undefined;
+  const postgres = process.env['BENCH_STORE'] === 'postgres';
   const config = loadConfig({
     TRON_FULL_HOST: devnet.url, USDT_CONTRACT: devnet.usdtAddress, ADMIN_TOKEN,
     ...(redisUrl === undefined ? {} : { LOCKS: 'redis', REDIS_URL: redisUrl }),
+    // A durable store refuses an ephemeral key; the database is thrown away after the bench, so a random one will do.
+    ...(postgres ? {
+      STORE: 'postgres', DATABASE_URL: process.env['DATABASE_URL'], DATABASE_POOL_SIZE: process.env['DATABASE_POOL_SIZE'],
+      KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    } : {}),
   }, { mode: 'dev' });
   // Request lines are serialized as in production, then dropped (a terminal would measure the terminal).
   const logger = pino({ level: 'info', base: { service: 'custody-api' }, redact: { paths: REDACT_PATHS, censor: '[redacted]' } },
     pino.destination({ dest: '/dev/null', sync: false }));
-  const composition = composeContainer(config, {
+  // openComposition, as the API's main does: with STORE=postgres it opens the pool and applies the migrations.
+  const composition = await openComposition(config, {
     clock: new ManualClock(Date.now()), mailer, logger, hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }),
     // Raised so the bench measures work, not 429s; every request still counts a hit.
     rateLimits: { get: 1_000_000_000 },
@@ -102,7 +112,7 @@ async function startComposedApi(): Promise<{ ready: ServerReady; close(): Promis
  * Registers a bare route and one route per layer of {@link LAYERS} on the composed API's h3 app; returns each one's
  * name and path, bare first.
  */
-function addLayers(composition: ReturnType<typeof composeContainer>, logger: Logger, path: string, snapshot: unknown): Array<{ name: string; path: string }> {
+function addLayers(composition: Composition, logger: Logger, path: string, snapshot: unknown): Array<{ name: string; path: string }> {
   const h3 = composition.container.get(TOKENS.ApiHost).h3;
   const app = composition.container.get(TOKENS.Application);
   const limiter = composition.container.get(TOKENS.RateLimiter);

@@ -21,7 +21,20 @@
  * once after a warm-up round), measured in rounds alternating with the API's; the system time it pays at about the
  * API's rate is the rate's share, not the API's work.
  *
- * `npm run bench:api`. BENCH_PIN=0 turns pinning off. BENCH_STORES=memory,redis picks the comparisons; BENCH_CONNECTIONS (default 32) connections;
+ * The PostgreSQL row (issue 22; `postgres` in BENCH_STORES, there by default when PostgreSQL's binaries are found, else
+ * a loud SKIPPED line) runs the same comparison with STORE=postgres (locks and rate limits in memory, so the row differs
+ * from the memory row by the store alone) on a throwaway cluster of contracts-tests/harness/postgres.ts: the API child's
+ * composition migrates a fresh database and the seeding goes through the API into it. In the same run, on the same
+ * cluster, `pgbench -S` (select-only, prepared; database of its own, `pgbench -i -s 1`; BENCH_PGBENCH_CLIENTS clients,
+ * default BENCH_CONNECTIONS when set, else 8, and the API's DATABASE_POOL_SIZE is set to the same number, so both hold
+ * as many server sessions; one thread; for BENCH_SECONDS × BENCH_ROUNDS) runs pinned like the load generator, and its
+ * tps is printed beside the API's req/s and p99, with the SQL statements one hot read issues (counted with
+ * pg_stat_statements over 1,000 sequential requests; where that extension cannot be loaded, transactions from
+ * pg_stat_database.xact_commit, a lower bound). The issue sets no goal for this row: its figures are judged against
+ * none. PostgreSQL runs on BENCH_PG_CPU: by default a CPU of its own when there are three or more, else the load
+ * generator's (as Redis: in production the database is another machine, so it does not take the API server's core).
+ *
+ * `npm run bench:api`. BENCH_PIN=0 turns pinning off. BENCH_STORES=memory,redis,postgres picks the comparisons; BENCH_CONNECTIONS (default 32) connections;
  * BENCH_CALIBRATE=1 adds the calibration above to each comparison.
  * BENCH_PROFILE=1 profiles each API server's CPU (V8's sampling profiler, as `node --cpu-prof`, but started once the
  * server is set up so module loading and setup stay out) and prints the profiles' top self-time entries (the bare
@@ -31,11 +44,17 @@
  * (envelope and request id, bearer lookup, rate-limit hit, balance read, request line, metrics), then of the API, in
  * alternating rounds (and turns on BENCH_CALIBRATE).
  */
-import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { execFile, spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { accessSync, constants, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import {
+  createTestDatabase, findPostgresBinaries, startPostgresServer, type PostgresServer, type PostgresTestDatabase,
+} from '../contracts-tests/harness/postgres.js';
 import { startRedisServer, type RedisServer } from '../contracts-tests/harness/redis.js';
 import type { LoadOrder, LoadResult } from './api-load-child.js';
 import type { ServerReady } from './api-server-child.js';
@@ -45,17 +64,26 @@ const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 3);
 const WARMUP_SECONDS = Number(process.env['BENCH_WARMUP_SECONDS'] ?? 2);
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 32);
 const SETTLE_MS = Number(process.env['BENCH_SETTLE_MS'] ?? 1_500);
-const STORES = (process.env['BENCH_STORES'] ?? 'memory,redis').split(',') as Array<'memory' | 'redis'>;
+type Store = 'memory' | 'redis' | 'postgres';
+const PG_BIN = findPostgresBinaries();
+const STORES = (process.env['BENCH_STORES'] ?? `memory,redis${PG_BIN === null ? '' : ',postgres'}`).split(',') as Store[];
+const PGBENCH_CLIENTS = Number(process.env['BENCH_PGBENCH_CLIENTS'] ?? process.env['BENCH_CONNECTIONS'] ?? 8);
+/** Hot reads whose SQL statements are counted (sequential, so the count is exact). */
+const COUNTED_REQUESTS = 1_000;
 const PROFILE = process.env['BENCH_PROFILE'] === '1';
 const DECOMPOSE = process.env['BENCH_DECOMPOSE'] === '1';
 const CALIBRATE = process.env['BENCH_CALIBRATE'] === '1' || DECOMPOSE;
-const GOALS = { memory: 0.75, redis: 0.6 } as const;
+/** Issue 16's goals; issue 22 sets none for the PostgreSQL row. */
+const GOALS: Partial<Record<Store, number>> = { memory: 0.75, redis: 0.6 };
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const pinning = process.env['BENCH_PIN'] !== '0' && spawnSync('taskset', ['-V']).status === 0 && availableParallelism() >= 2;
 const SERVER_CPU = 0;
 const LOAD_CPU = 1;
 const REDIS_CPU = Number(process.env['BENCH_REDIS_CPU'] ?? LOAD_CPU);
+// A CPU of its own when the machine has one to give, as a database host would be; else the load generator's, not the
+// server's: in production the database is another machine, and on the server's core its work would be the API's loss.
+const PG_CPU = Number(process.env['BENCH_PG_CPU'] ?? (availableParallelism() >= 3 ? 2 : LOAD_CPU));
 const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString().trim() || 100);
 
 /** A node child running a TypeScript file under tsx, pinned to `cpu` when pinning is possible, with an IPC channel. */
@@ -171,7 +199,7 @@ interface Rounds {
  * Alternates the two servers round by round after a warm-up of each, and prints both sides and the ratios; returns
  * the rounds (the calibration starts from them).
  */
-async function compare(load: ChildProcess, apiServer: Server, bareServer: Server, store: 'memory' | 'redis'): Promise<Rounds> {
+async function compare(load: ChildProcess, apiServer: Server, bareServer: Server, store: Store): Promise<Rounds> {
   await round(load, apiServer, WARMUP_SECONDS);
   await round(load, bareServer, WARMUP_SECONDS);
   const rounds: Rounds = { api: [], bare: [] };
@@ -188,7 +216,7 @@ async function compare(load: ChildProcess, apiServer: Server, bareServer: Server
   const figure = (label: string, unit: string, a: number, b: number): string => {
     const ratio = a / b;
     return `  ${label.padEnd(22)} api ${fmt(a)} ${unit} = ${ratio.toFixed(2)}x the baseline, bare h3 ${fmt(b)} ${unit} `
-      + `(goal >= ${goal}x = ${fmt(goal * b)} ${unit}: ${ratio >= goal ? 'met' : 'NOT met'})\n`;
+      + (goal === undefined ? '(no goal for this row)\n' : `(goal >= ${goal}x = ${fmt(goal * b)} ${unit}: ${ratio >= goal ? 'met' : 'NOT met'})\n`);
   };
   process.stdout.write(figure('throughput', 'req/s', api.rate, bare.rate) + figure('per server CPU-second', 'req', api.perCpu, bare.perCpu));
   // Judged against no goal: the system share is left out because it follows the rate (see the header and calibrate).
@@ -303,21 +331,196 @@ function printProfile(name: string, file: string, top: number): void {
   }
 }
 
+/** The bench's PostgreSQL cluster; `statementStats` is null when pg_stat_statements counts its statements, else why not. */
+interface BenchPostgres {
+  readonly server: PostgresServer;
+  readonly statementStats: string | null;
+}
+
+/** Runs one statement on its own session and returns the rows. */
+async function sql<R extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<R[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<R>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * A throwaway cluster with pg_stat_statements loaded, its processes pinned to PG_CPU. The harness starts clusters
+ * without the library, and only a start can load it: it is set with ALTER SYSTEM and the cluster started again on the
+ * same data. pgbench pays the extension's small cost too, so the two sides of the ratio stay alike.
+ */
+async function startBenchPostgres(bin: string): Promise<BenchPostgres> {
+  const server = await startPostgresServer({ bin });
+  let statementStats: string | null = null;
+  const library = join(pkgLibDir(bin), 'pg_stat_statements.so');
+  try {
+    accessSync(library, constants.R_OK);
+    await sql(server.url, `ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`);
+    await server.stop('fast');
+    await server.start();
+    await sql(server.url, 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  } catch (error) {
+    statementStats = firstLine(error);
+  }
+  pinPostgres(server);
+  return { server, statementStats };
+}
+
+/** Where the server's loadable libraries are (`pg_config --pkglibdir`, else Debian's layout beside bin/). */
+function pkgLibDir(bin: string): string {
+  const out = spawnSync(join(bin, 'pg_config'), ['--pkglibdir'], { encoding: 'utf8' });
+  return out.status === 0 ? out.stdout.trim() : join(bin, '..', 'lib');
+}
+
+/**
+ * Pins the postmaster (read from postmaster.pid: as root the harness's child is runuser, not the server) and the
+ * processes it has started to PG_CPU; the backends of later connections are forked from it and inherit the mask.
+ */
+function pinPostgres(server: PostgresServer): void {
+  if (!pinning) return;
+  const postmaster = readFileSync(join(server.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]!.trim();
+  let children: string[] = [];
+  try {
+    children = readFileSync(`/proc/${postmaster}/task/${postmaster}/children`, 'utf8').trim().split(/\s+/).filter((pid) => pid !== '');
+  } catch {
+    // A kernel without /proc/<pid>/task/<pid>/children: its background workers stay unpinned, the backends do not.
+  }
+  for (const pid of [postmaster, ...children]) spawnSync('taskset', ['-pc', String(PG_CPU), pid]);
+}
+
+/** How many SQL statements one hot read issues, how they were counted, and which they are (most frequent first). */
+interface StatementCount {
+  readonly perRequest: number;
+  readonly method: string;
+  readonly statements: ReadonlyArray<{ readonly query: string; readonly perRequest: number }>;
+}
+
+/**
+ * Counts the statements of COUNTED_REQUESTS hot reads sent one after another (so none is in flight when counting
+ * stops) in the API's database: with pg_stat_statements, every top-level statement, transaction control included;
+ * without it, committed transactions (pg_stat_database.xact_commit), a lower bound when a request runs several
+ * statements in one transaction. Such counters reach pg_stat_database only when a backend has been idle a while (at
+ * most 10 s, PGSTAT_IDLE_INTERVAL), hence the waits.
+ */
+async function countStatements(bench: BenchPostgres, database: PostgresTestDatabase, api: Server): Promise<StatementCount> {
+  const hotReads = async (): Promise<void> => {
+    for (let i = 0; i < COUNTED_REQUESTS; i++) {
+      const response = await fetch(api.ready.url + api.ready.path, { headers: api.ready.headers });
+      await response.arrayBuffer();
+      if (!response.ok) throw new Error(`the hot read answered ${response.status} while its statements were counted`);
+    }
+  };
+  const over = `over ${fmt(COUNTED_REQUESTS)} sequential hot reads`;
+  if (bench.statementStats === null) {
+    await sql(bench.server.url, 'SELECT pg_stat_statements_reset()');
+    await hotReads();
+    const rows = await sql<{ query: string; calls: number }>(bench.server.url, 'SELECT query, calls::int AS calls FROM pg_stat_statements '
+      + 'WHERE dbid = (SELECT oid FROM pg_database WHERE datname = $1) ORDER BY calls DESC', [database.name]);
+    const statements = rows.map((row) => ({ query: row.query.replace(/\s+/g, ' '), perRequest: row.calls / COUNTED_REQUESTS }));
+    return { perRequest: statements.reduce((sum, s) => sum + s.perRequest, 0), method: `pg_stat_statements ${over}`, statements };
+  }
+  const commits = async (): Promise<number> => {
+    const rows = await sql<{ commits: string }>(bench.server.url, 'SELECT xact_commit AS commits FROM pg_stat_database WHERE datname = $1', [database.name]);
+    return Number(rows[0]!.commits);
+  };
+  await sleep(11_000);
+  const before = await commits();
+  await hotReads();
+  await sleep(11_000);
+  return {
+    perRequest: ((await commits()) - before) / COUNTED_REQUESTS,
+    method: `committed transactions (pg_stat_database.xact_commit, a lower bound on statements) ${over}; `
+      + `pg_stat_statements unavailable: ${bench.statementStats}`,
+    statements: [],
+  };
+}
+
+/** pgbench -S on the bench's cluster: tps without connection time, and its average latency. */
+interface PgbenchResult {
+  readonly tps: number;
+  readonly latencyMs: number;
+  readonly seconds: number;
+}
+
+/**
+ * `pgbench -i -s 1` on a database of its own, then `pgbench -S -M prepared` (one SELECT by primary key per
+ * transaction) for BENCH_SECONDS × BENCH_ROUNDS, with PGBENCH_CLIENTS clients on one thread, pinned like the load
+ * generator. As root it still runs as root: it connects over TCP with trust authentication.
+ */
+async function runPgbench(bin: string, server: PostgresServer): Promise<PgbenchResult> {
+  const database = await createTestDatabase(server.url, 'pgbench');
+  const pgbench = join(bin, 'pgbench');
+  const exec = async (command: string, args: string[]): Promise<string> => (await promisify(execFile)(command, args)).stdout;
+  try {
+    const connection = ['-h', '127.0.0.1', '-p', String(server.port), '-U', 'postgres', database.name];
+    await exec(pgbench, ['-i', '-s', '1', '-q', ...connection]);
+    const seconds = SECONDS * ROUNDS;
+    const args = ['-S', '-M', 'prepared', '-c', String(PGBENCH_CLIENTS), '-j', '1', '-T', String(seconds), ...connection];
+    const out = pinning ? await exec('taskset', ['-c', String(LOAD_CPU), pgbench, ...args]) : await exec(pgbench, args);
+    const tps = /tps = ([\d.]+) \(without initial connection time\)/.exec(out);
+    const latency = /latency average = ([\d.]+) ms/.exec(out);
+    if (tps === null || latency === null) throw new Error(`unexpected pgbench output: ${out}`);
+    return { tps: Number(tps[1]), latencyMs: Number(latency[1]), seconds };
+  } finally {
+    await database.drop();
+  }
+}
+
+/** The PostgreSQL row's own figures: the API's hot read beside pgbench -S, judged against no goal (issue 22 sets none). */
+function printPostgres(api: readonly Round[], count: StatementCount, pgbench: PgbenchResult | string): void {
+  const rate = median(api.map((r) => r.rate));
+  const p99 = median(api.map((r) => r.p99Ms));
+  let out = `postgres: the API's hot read does ${count.perRequest.toFixed(2)} SQL statements per request (${count.method})\n`;
+  for (const s of count.statements.filter((s) => s.perRequest >= 0.01)) {
+    out += `  ${s.perRequest.toFixed(2).padStart(6)}  ${s.query.length > 110 ? `${s.query.slice(0, 107)}...` : s.query}\n`;
+  }
+  if (typeof pgbench === 'string') {
+    out += `  SKIPPED: pgbench -S was not run (${pgbench}): no ratio to pgbench\n`;
+  } else {
+    out += `  pgbench -S (select-only, prepared, scale 1) on the same cluster, ${PGBENCH_CLIENTS} clients, 1 thread, ${pgbench.seconds} s`
+      + `${pinning ? ` on CPU ${LOAD_CPU}` : ''}: ${fmt(pgbench.tps)} tps (one SELECT each), latency average ${pgbench.latencyMs.toFixed(3)} ms\n`
+      + `  api hot read ${fmt(rate)} req/s, p99 ${p99.toFixed(2)} ms = ${(rate / pgbench.tps).toFixed(2)}x pgbench -S tps; `
+      + `it asks PostgreSQL for ${fmt(rate * count.perRequest)} statements/s = ${((rate * count.perRequest) / pgbench.tps).toFixed(2)}x pgbench's\n`;
+  }
+  process.stdout.write(`${out}  no goal for this row (issue 22 sets none): printed to watch, judged against nothing\n`);
+}
+
+/** The first line of an error's message. */
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
+}
+
 const profileDir = PROFILE ? mkdtempSync(join(tmpdir(), 'bench-api-prof-')) : '';
 const load = spawnNode('api-load-child.ts', LOAD_CPU, {});
 const generator = await nextMessage<string>(load);
 process.stdout.write(pinning
-  ? `pinned with taskset: servers on CPU ${SERVER_CPU}, load generator (${generator}) on CPU ${LOAD_CPU}, redis-server on CPU ${REDIS_CPU}\n`
+  ? `pinned with taskset: servers on CPU ${SERVER_CPU}, load generator (${generator}) on CPU ${LOAD_CPU}, redis-server on CPU ${REDIS_CPU}`
+    + `${STORES.includes('postgres') && PG_BIN !== null ? `, PostgreSQL on CPU ${PG_CPU} (pgbench on CPU ${LOAD_CPU})` : ''}\n`
   : `not pinned (BENCH_PIN=0, no taskset or a single CPU): servers and load generator (${generator}) may share a core\n`);
+if (PG_BIN === null && (process.env['BENCH_STORES'] === undefined || STORES.includes('postgres'))) {
+  process.stdout.write('SKIPPED: the PostgreSQL row of bench:api (no initdb/pg_ctl/postgres found; apt-get install postgresql-15)\n');
+}
 const children: ChildProcess[] = [load];
 let redis: RedisServer | undefined;
+let postgres: BenchPostgres | undefined;
 try {
   for (const store of STORES) {
+    if (store === 'postgres' && PG_BIN === null) continue;
     let env: Record<string, string> = { BENCH_SIDE: 'api', ...(DECOMPOSE && store === STORES[0] ? { BENCH_LAYERS: '1' } : {}) };
     if (store === 'redis') {
       redis = await startRedisServer();
       if (pinning && redis.pid !== undefined) spawnSync('taskset', ['-pc', String(REDIS_CPU), String(redis.pid)]);
       env = { ...env, BENCH_LOCKS: 'redis', REDIS_URL: redis.url };
+    }
+    let apiDatabase: PostgresTestDatabase | undefined;
+    if (store === 'postgres') {
+      postgres = await startBenchPostgres(PG_BIN!);
+      apiDatabase = await createTestDatabase(postgres.server.url, 'bench_api');
+      env = { ...env, BENCH_STORE: 'postgres', DATABASE_URL: apiDatabase.url, DATABASE_POOL_SIZE: String(PGBENCH_CLIENTS) };
     }
     if (PROFILE) env = { ...env, BENCH_PROFILE_FILE: join(profileDir, `api-${store}.cpuprofile`) };
     const api = await startServer(`api (${store})`, env);
@@ -328,19 +531,28 @@ try {
     });
     children.push(bare.child);
     const measured = await compare(load, api, bare, store);
+    const statements = postgres !== undefined && apiDatabase !== undefined ? await countStatements(postgres, apiDatabase, api) : undefined;
     if (CALIBRATE) await calibrate(load, api, measured);
     if (DECOMPOSE && store === STORES[0]) await decompose(load, api);
     await stopChild(api.child);
     await stopChild(bare.child);
+    if (postgres !== undefined && statements !== undefined) {
+      const pgbench = spawnSync(join(PG_BIN!, 'pgbench'), ['--version']).status === 0
+        ? await runPgbench(PG_BIN!, postgres.server) : `no pgbench in ${PG_BIN}`;
+      printPostgres(measured.api, statements, pgbench);
+    }
     if (PROFILE) {
       printProfile('API server', join(profileDir, `api-${store}.cpuprofile`), 15);
       printProfile('bare h3 server', join(profileDir, `bare-${store}.cpuprofile`), 6);
     }
     await redis?.stop();
     redis = undefined;
+    await postgres?.server.destroy();
+    postgres = undefined;
   }
 } finally {
   for (const child of children) await stopChild(child);
   await redis?.stop();
+  await postgres?.server.destroy();
 }
 if (PROFILE) process.stdout.write(`profiles kept in ${profileDir}\n`);
