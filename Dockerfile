@@ -23,5 +23,7 @@ COPY --from=build --chown=node:node /app/dist ./dist
 USER node
 EXPOSE 3000 9464
 # node is PID 1 and handles SIGTERM itself (drains requests; the worker stops within WORKER_STOP_DEADLINE_S).
-# The worker: command ["node", "dist/hosts/worker/main.js"]; key rotation: ["node", "dist/hosts/keys/rotate-main.js"].
+# The worker: command ["node", "dist/hosts/worker/main.js"]; API and worker in one process (one machine):
+# ["node", "dist/hosts/serve/main.js"]; PostgreSQL migrations alone: ["node", "dist/hosts/composition/migrate-main.js"];
+# key rotation: ["node", "dist/hosts/keys/rotate-main.js"].
 CMD ["node", "dist/hosts/api/main.js"]

@@ -1,9 +1,11 @@
 // `npm run build [-- --out-dir <dir>]`: JavaScript and `.d.ts` of core, adapters, hosts and contracts-tests from
-// tsconfig.build.json, then the run-time assets tsc does not emit (scripts/copy-build-assets.mjs). The output goes to
-// dist/ unless --out-dir names another directory (the package test builds into a temporary one, so it never races a
-// test that runs the repository's own dist/).
+// tsconfig.build.json, then the run-time assets tsc does not emit (scripts/copy-build-assets.mjs) and the PostgreSQL
+// store's SQL migrations (read beside adapters/postgres/pg-migrations.js at start and by `db:migrate`). The output
+// goes to dist/ unless --out-dir names another directory (the package test builds into a temporary one, so it never
+// races a test that runs the repository's own dist/).
 import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { cpSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { copyBuildAssets } from './copy-build-assets.mjs';
 
@@ -18,3 +20,5 @@ try {
   process.exit(1);
 }
 copyBuildAssets(outDir);
+const migrations = join('adapters', 'postgres', 'migrations');
+cpSync(migrations, join(outDir, migrations), { recursive: true });

@@ -6,7 +6,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAINNET_USDT_CONTRACT } from '../../core/domain/model/asset.js';
 import { DEVNET_ITRX_API_KEY, DEVNET_ITRX_API_SECRET, DEVNET_TRONSAVE_API_KEY } from '../../adapters/tron-devnet/index.js';
-import { ConfigError, DEFAULT_CHAIN_CONFIRMATIONS, DEFAULT_DEVNET_URL, loadConfig, type HostConfig } from './config.js';
+import {
+  ConfigError, DEFAULT_CHAIN_CONFIRMATIONS, DEFAULT_DEVNET_URL, loadConfig, loadDatabaseConfig, withoutDatabasePassword, type HostConfig,
+} from './config.js';
 
 const KEK = randomBytes(32).toString('base64');
 const KEK_OLD = randomBytes(32).toString('base64');
@@ -46,8 +48,16 @@ interface VariableCase {
 }
 
 const CASES: readonly VariableCase[] = [
-  { variable: 'STORE', with: { MONGODB_URL: 'mongodb://db:27017/x' },
-    good: [['memory', (c) => c.store, 'memory'], ['mongodb', (c) => c.store, 'mongodb']], bad: ['postgres', 'MEMORY', 'redis'] },
+  { variable: 'STORE', with: { MONGODB_URL: 'mongodb://db:27017/x', DATABASE_URL: 'postgres://db:5432/custody' },
+    good: [['memory', (c) => c.store, 'memory'], ['mongodb', (c) => c.store, 'mongodb'], ['postgres', (c) => c.store, 'postgres']],
+    bad: ['postgresql', 'pg', 'MEMORY', 'redis'] },
+  { variable: 'DATABASE_URL', with: { STORE: 'postgres' },
+    good: [['postgres://custody:pw@db:5432/custody', (c) => c.databaseUrl, 'postgres://custody:pw@db:5432/custody'],
+      ['postgresql://db.internal/custody?sslmode=verify-full', (c) => c.databaseUrl, 'postgresql://db.internal/custody?sslmode=verify-full'],
+      ['postgres://db/custody?sslmode=disable', (c) => [c.store, c.databaseUrl], ['postgres', 'postgres://db/custody?sslmode=disable']]],
+    bad: ['', 'mysql://db/custody', 'mongodb://db:27017/x', 'db:5432/custody', 'postgres://db/custody?sslmode=requir', 'postgres://db/x?sslmode=allow'] },
+  { variable: 'DATABASE_POOL_SIZE', good: [['1', (c) => c.databasePoolSize, 1], ['25', (c) => c.databasePoolSize, 25], ['200', (c) => c.databasePoolSize, 200]],
+    bad: ['0', '201', '-1', '2.5', 'ten', '1e2'] },
   { variable: 'MONGODB_URL', with: { STORE: 'mongodb' },
     good: [['mongodb://u:p@h:27017/db?replicaSet=rs0', (c) => c.mongodbUrl, 'mongodb://u:p@h:27017/db?replicaSet=rs0'],
       ['mongodb+srv://cluster.example.net', (c) => c.mongodbUrl, 'mongodb+srv://cluster.example.net']],
@@ -118,6 +128,8 @@ const CASES: readonly VariableCase[] = [
   { variable: 'MAIL_FROM', good: [['ops@custody.test', (c) => c.mail.kind === 'smtp' && c.mail.from, 'ops@custody.test']], bad: ['nobody', 'a b@c d'] },
   { variable: 'WORKFLOW_STUCK_AFTER_S', good: [['60', (c) => c.workflowStuckAfterMs, 60_000], ['0', (c) => c.workflowStuckAfterMs, 0]],
     bad: ['-1', '1.5', '15m', '604801'] },
+  { variable: 'WORKFLOW_LEASE_S', good: [['5', (c) => c.workflowLeaseMs, 5_000], ['3600', (c) => c.workflowLeaseMs, 3_600_000]],
+    bad: ['4', '0', '3601', '1.5', '1m'] },
   { variable: 'WORKFLOW_CONCURRENCY', good: [['1', (c) => c.workflowConcurrency, 1], ['64', (c) => c.workflowConcurrency, 64]],
     bad: ['0', '65', '-2', '2.5', 'many'] },
 ];
@@ -131,6 +143,7 @@ describe('loadConfig: defaults', () => {
       energyProvider: 'self', rentalProviders: [], energyRentalMaxPriceSun: null, chainConfirmations: DEFAULT_CHAIN_CONFIRMATIONS, port: 3000,
       keyEncryptionKey: null, adminToken: null, webhookAllowLocal: false, energyBurn: false, mongodbUrl: null, redisUrl: null, mongodbDb: null,
       workflowStuckAfterMs: 900_000, workflowConcurrency: 4, withdrawalConfirmations: 0, trustedProxyHops: 0,
+      databaseUrl: null, databasePoolSize: 10,
     });
   });
 
@@ -172,10 +185,22 @@ describe('loadConfig: defaults', () => {
     expect(configErrorOf({ ...PROD_BASE, TRON_PRO_TIER_HOST: 'https://data.example.net' }).variable).toBe('TRON_PRO_TIER_KEY');
   });
 
-  it('STORE=mongodb needs KEY_ENCRYPTION_KEY even in dev mode (stored keys must survive a restart)', () => {
-    const env = { STORE: 'mongodb', MONGODB_URL: 'mongodb://db:27017/x' };
-    expect(configErrorOf(env, 'dev').variable).toBe('KEY_ENCRYPTION_KEY');
-    expect(loadConfig({ ...env, KEY_ENCRYPTION_KEY: KEK }, { mode: 'dev' }).store).toBe('mongodb');
+  it('a durable store (postgres, mongodb) needs KEY_ENCRYPTION_KEY even in dev mode (stored keys must survive a restart)', () => {
+    const durable: Env[] = [{ STORE: 'mongodb', MONGODB_URL: 'mongodb://db:27017/x' }, { STORE: 'postgres', DATABASE_URL: 'postgres://db/custody' }];
+    for (const env of durable) {
+      const error = configErrorOf(env, 'dev');
+      expect(error.variable).toBe('KEY_ENCRYPTION_KEY');
+      expect(error.message).toContain(`STORE=${env.STORE}`);
+      expect(loadConfig({ ...env, KEY_ENCRYPTION_KEY: KEK }, { mode: 'dev' }).store).toBe(env.STORE);
+    }
+    expect(loadConfig({}, { mode: 'dev' }).keyEncryptionKey).toBeNull();
+  });
+
+  it('STORE=postgres needs DATABASE_URL; DATABASE_POOL_SIZE defaults to 10', () => {
+    expect(configErrorOf({ ...PROD_BASE, STORE: 'postgres' }).message).toBe(
+      'configuration: DATABASE_URL is required when STORE=postgres (postgres://user:password@host:5432/database, sslmode=verify-full for TLS)');
+    expect(loadConfig({ ...PROD_BASE, STORE: 'postgres', DATABASE_URL: 'postgres://db/custody' }, { mode: 'production' }))
+      .toMatchObject({ store: 'postgres', databaseUrl: 'postgres://db/custody', databasePoolSize: 10 });
   });
 
   it('blank values count as unset', () => {
@@ -186,14 +211,16 @@ describe('loadConfig: defaults', () => {
 describe('loadConfig: unsafe combinations and every problem at once', () => {
   const tron = { CHAIN: 'tronweb', TRON_FULL_HOST: 'https://api.trongrid.io', KEY_ENCRYPTION_KEY: KEK, ADMIN_TOKEN: ADMIN, ...MAIL };
   const mongo = { STORE: 'mongodb', MONGODB_URL: 'mongodb://db:27017/x?replicaSet=rs0' };
+  const postgres = { STORE: 'postgres', DATABASE_URL: 'postgres://custody:pw@db:5432/custody' };
 
   it('production refuses the memory store with a real chain (keys lost at restart) unless ALLOW_EPHEMERAL=true', () => {
     for (const role of ['all', 'api', 'worker'] as const) {
       const error = (() => { try { loadConfig(tron, { mode: 'production', role }); } catch (e) { return e as ConfigError; } return null; })();
       expect(error?.variable).toBe('STORE');
-      expect(error?.message).toMatch(/CHAIN=tronweb.*lost.*ALLOW_EPHEMERAL/);
+      expect(error?.message).toMatch(/CHAIN=tronweb.*lost.*set STORE=postgres \(or mongodb\).*ALLOW_EPHEMERAL/);
       expect(loadConfig({ ...tron, ALLOW_EPHEMERAL: 'true' }, { mode: 'production', role }).store).toBe('memory');
       expect(loadConfig({ ...tron, ...mongo }, { mode: 'production', role }).store).toBe('mongodb');
+      expect(loadConfig({ ...tron, ...postgres }, { mode: 'production', role }).store).toBe('postgres');
     }
     // npm start (dev mode) keeps its memory store.
     expect(loadConfig({ CHAIN: 'tronweb', TRON_FULL_HOST: 'https://api.trongrid.io' }, { mode: 'dev' }).store).toBe('memory');
@@ -202,22 +229,47 @@ describe('loadConfig: unsafe combinations and every problem at once', () => {
   it('production refuses an api or worker process on the memory store (the two would share nothing) unless ALLOW_EPHEMERAL=true', () => {
     const devnet = { KEY_ENCRYPTION_KEY: KEK, ADMIN_TOKEN: ADMIN, ...MAIL };
     for (const role of ['api', 'worker'] as const) {
-      expect(() => loadConfig(devnet, { mode: 'production', role })).toThrow(new RegExp(`memory in a separate ${role} process`));
+      expect(() => loadConfig(devnet, { mode: 'production', role }))
+        .toThrow(new RegExp(`STORE is memory in a separate ${role} process.*set STORE=postgres \\(or mongodb\\)`));
       expect(loadConfig({ ...devnet, ALLOW_EPHEMERAL: '1' }, { mode: 'production', role }).allowEphemeral).toBe(true);
       expect(loadConfig({ ...devnet, ...mongo }, { mode: 'production', role }).store).toBe('mongodb');
+      expect(loadConfig({ ...devnet, ...postgres }, { mode: 'production', role }).store).toBe('postgres');
       expect(() => loadConfig({ ...devnet, ALLOW_EPHEMERAL: 'perhaps' }, { mode: 'production', role })).toThrow(/ALLOW_EPHEMERAL/);
     }
     // One process running both halves on the devnet shares its memory with itself.
     expect(loadConfig(devnet, { mode: 'production', role: 'all' }).store).toBe('memory');
   });
 
+  it('a process that keeps its state (npm run serve) refuses the memory store in production unless ALLOW_EPHEMERAL=true', () => {
+    const devnet = { KEY_ENCRYPTION_KEY: KEK, ADMIN_TOKEN: ADMIN, ...MAIL };
+    const durable = { mode: 'production', role: 'all', durable: true } as const;
+    expect(() => loadConfig(devnet, durable)).toThrow('configuration: STORE is memory in a production process that keeps its state (npm run serve): '
+      + 'every account, key and task would be lost at the next restart (set STORE=postgres (or mongodb), or ALLOW_EPHEMERAL=true for a throwaway process)');
+    expect(loadConfig({ ...devnet, ALLOW_EPHEMERAL: 'true' }, durable).store).toBe('memory');
+    expect(loadConfig({ ...devnet, ...postgres }, durable).store).toBe('postgres');
+    expect(loadConfig({ ...devnet, ...mongo }, durable).store).toBe('mongodb');
+    // Reported with the other problems, not after them; memory locks are fine in one process.
+    const error = configErrorOf({ ...devnet, LOCKS: 'memory', DATABASE_POOL_SIZE: '0' }, 'production');
+    expect(error.problems.map((p) => p.variable)).toEqual(['DATABASE_POOL_SIZE']);
+    expect(() => loadConfig({ ...devnet, DATABASE_POOL_SIZE: '0' }, durable)).toThrow(/2 problems\n.*STORE is memory[^\n]*\n.*DATABASE_POOL_SIZE/s);
+    expect(loadConfig({}, { mode: 'dev', role: 'all', durable: true }).store).toBe('memory');
+  });
+
   it('reports every bad variable in one error, each line naming its variable, no secret echoed', () => {
-    const error = configErrorOf({ STORE: 'postgres', PORT: '99999', LOCKS: 'redis', ADMIN_TOKEN: 'short-secret-x', LOG_LEVEL: 'loud' });
-    expect(error.problems.map((e) => e.variable).sort()).toEqual(['ADMIN_TOKEN', 'KEY_ENCRYPTION_KEY', 'LOG_LEVEL', 'PORT', 'REDIS_URL', 'SMTP_URL', 'STORE']);
+    const error = configErrorOf({
+      STORE: 'mysql', PORT: '99999', LOCKS: 'redis', ADMIN_TOKEN: 'short-secret-x', LOG_LEVEL: 'loud', DATABASE_URL: 'mysql://u:db-secret-pw@db/x',
+      DATABASE_POOL_SIZE: '500',
+    });
+    expect(error.problems.map((e) => e.variable).sort()).toEqual([
+      'ADMIN_TOKEN', 'DATABASE_POOL_SIZE', 'DATABASE_URL', 'KEY_ENCRYPTION_KEY', 'LOG_LEVEL', 'PORT', 'REDIS_URL', 'SMTP_URL', 'STORE',
+    ]);
     expect(error.variable.split(', ').sort()).toEqual(error.problems.map((e) => e.variable).sort());
-    expect(error.message.split('\n')).toHaveLength(8);
-    expect(error.message).toMatch(/^configuration: 7 problems\n/);
+    expect(error.message.split('\n')).toHaveLength(10);
+    expect(error.message).toMatch(/^configuration: 9 problems\n/);
+    expect(error.message).toContain('  DATABASE_POOL_SIZE must be a number of connections (1-200)');
+    expect(error.message).toContain('  DATABASE_URL must use postgres: or postgresql:');
     expect(error.message).not.toContain('short-secret-x');
+    expect(error.message).not.toContain('db-secret-pw');
   });
 
   it('each process asks only for what it uses: the worker needs no ADMIN_TOKEN (and ignores one) nor PORT', () => {
@@ -317,15 +369,17 @@ describe('loadConfig: random environments', () => {
           expect(variables).toContain(variable);
           expect(message).toContain(variable);
         }
-        for (const secret of ['KEY_ENCRYPTION_KEY', 'ADMIN_TOKEN', 'TRON_API_KEY', 'TRON_PRO_TIER_KEY', 'TRONSAVE_API_KEY', 'ITRX_API_KEY', 'ITRX_API_SECRET']) {
+        for (const secret of ['KEY_ENCRYPTION_KEY', 'ADMIN_TOKEN', 'DATABASE_URL', 'TRON_API_KEY', 'TRON_PRO_TIER_KEY', 'TRONSAVE_API_KEY', 'ITRX_API_KEY', 'ITRX_API_SECRET']) {
           const value = env[secret]?.trim() ?? '';
           if (value.length > 3) expect(message).not.toContain(value);
         }
         return;
       }
       // Accepted: every selector is one of its values and the requirements between variables hold.
-      expect(['memory', 'mongodb']).toContain(config.store);
+      expect(['memory', 'mongodb', 'postgres']).toContain(config.store);
       if (config.store === 'mongodb') expect(config.mongodbUrl).not.toBeNull();
+      if (config.store === 'postgres') expect(config.databaseUrl).not.toBeNull();
+      expect(Number.isInteger(config.databasePoolSize) && config.databasePoolSize >= 1 && config.databasePoolSize <= 200).toBe(true);
       if (config.locks === 'redis') expect(config.redisUrl).not.toBeNull();
       expect(config.energyProvider === 'rental').toBe(config.rentalProviders.length > 0);
       if (mode === 'production') expect(config.adminToken !== null && config.keyEncryptionKey !== null).toBe(true);
@@ -347,5 +401,39 @@ describe('loadConfig: random environments', () => {
       expect(c.energyProvider).toBe(env.ENERGY_PROVIDER);
       expect(c.webhookAllowLocal).toBe(['true', '1'].includes(env.WEBHOOK_ALLOW_LOCAL));
     }), { numRuns: 100 });
+  });
+});
+
+describe('loadDatabaseConfig (npm run db:migrate)', () => {
+  it('reads DATABASE_URL and DATABASE_POOL_SIZE alone, by the rules of loadConfig', () => {
+    expect(loadDatabaseConfig({ DATABASE_URL: 'postgresql://db/custody?sslmode=verify-full' }))
+      .toEqual({ databaseUrl: 'postgresql://db/custody?sslmode=verify-full', databasePoolSize: 10 });
+    expect(loadDatabaseConfig({ DATABASE_URL: 'postgres://db/custody', DATABASE_POOL_SIZE: '3' }).databasePoolSize).toBe(3);
+  });
+
+  it('refuses a missing or bad DATABASE_URL and a bad pool size, all at once, without echoing the password', () => {
+    const of = (env: Env): ConfigError => {
+      try {
+        loadDatabaseConfig(env);
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigError);
+        return error as ConfigError;
+      }
+      throw new Error('expected a ConfigError');
+    };
+    expect(of({}).message).toBe('configuration: DATABASE_URL is required (postgres://user:password@host:5432/database)');
+    const both = of({ DATABASE_URL: 'mysql://app:pw-do-not-echo@db/x', DATABASE_POOL_SIZE: '0' });
+    expect(both.problems.map((p) => p.variable)).toEqual(['DATABASE_URL', 'DATABASE_POOL_SIZE']);
+    expect(both.message).not.toContain('pw-do-not-echo');
+  });
+});
+
+describe('withoutDatabasePassword', () => {
+  const url = 'postgres://app:s3cr%40t-pw@db.internal:5432/custody';
+  it('takes the password out wherever the URL or its user:password@ part is quoted, and leaves other text alone', () => {
+    const redacted = withoutDatabasePassword(`could not parse ${url}; app:s3cr%40t-pw@db.internal; app:s3cr@t-pw@db.internal; postgres is down`, url);
+    expect(redacted).toBe('could not parse postgres://app:***@db.internal:5432/custody; app:***@db.internal; app:***@db.internal; postgres is down');
+    expect(withoutDatabasePassword('connect ECONNREFUSED 127.0.0.1:5432', url)).toBe('connect ECONNREFUSED 127.0.0.1:5432');
+    expect(withoutDatabasePassword('x postgres://db/custody y', 'postgres://db/custody')).toBe('x postgres://db/custody y');
   });
 });

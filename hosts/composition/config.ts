@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { MAINNET_USDT_CONTRACT } from '../../core/domain/model/asset.js';
 import { AesGcmKeyCipher } from '../../adapters/node/index.js';
+import { redactPostgresUrl } from '../../adapters/postgres/pg-connection.js';
 import { DEVNET_ITRX_API_KEY, DEVNET_ITRX_API_SECRET } from '../../adapters/tron-devnet/rental-itrx.js';
 import { DEVNET_TRONSAVE_API_KEY } from '../../adapters/tron-devnet/rental-tronsave.js';
 import { MAX_TRUSTED_PROXY_HOPS } from '../api/client-address.js';
@@ -9,8 +10,16 @@ import { MAX_TRUSTED_PROXY_HOPS } from '../api/client-address.js';
 export interface HostConfig {
   /** `dev` is the embedded `npm start` mode: missing secrets are generated (with a printed warning). */
   readonly mode: 'dev' | 'production';
-  readonly store: 'memory' | 'mongodb';
+  /** STORE: `memory` (nothing survives the process), or a durable store: `postgres` or `mongodb`. */
+  readonly store: 'memory' | 'mongodb' | 'postgres';
   readonly mongodbUrl: string | null;
+  /**
+   * DATABASE_URL: the PostgreSQL database of STORE=postgres (`postgres://` or `postgresql://`; TLS through `sslmode`
+   * in the URL, as libpq reads it). Holds a password: never logged, and redacted in every message that names it.
+   */
+  readonly databaseUrl: string | null;
+  /** DATABASE_POOL_SIZE: connections this process opens to PostgreSQL at most (1-200, default 10). */
+  readonly databasePoolSize: number;
   readonly locks: 'memory' | 'redis';
   readonly redisUrl: string | null;
   readonly chain: 'devnet' | 'tronweb';
@@ -75,6 +84,12 @@ export interface HostConfig {
    */
   readonly workflowStuckAfterMs: number;
   /**
+   * WORKFLOW_LEASE_S: how long a worker's claim on a workflow lasts (default 60). A worker that dies holds its claims
+   * this long before another worker takes them over; a stage running longer than this may be taken over while it
+   * runs, which the version fence and the write-ahead record make safe but wasteful. 5–3600.
+   */
+  readonly workflowLeaseMs: number;
+  /**
    * WORKFLOW_CONCURRENCY: collection stages one worker runs at once, each on its own leased task (default 4). Leases keep
    * one stage per task at a time, as between worker processes; more lanes overlap the node round trips of many sweeps.
    */
@@ -105,7 +120,7 @@ export interface HostConfig {
   readonly mail: { readonly kind: 'smtp'; readonly url: string; readonly from: string } | { readonly kind: 'console' };
 }
 
-/** `api` (npm run api), `worker` (npm run worker), or `all` (one process running both: npm start, tests). */
+/** `api` (npm run api), `worker` (npm run worker), or `all` (one process running both: npm start, npm run serve, tests). */
 export type ProcessRole = 'api' | 'worker' | 'all';
 
 /** pino's levels, as LOG_LEVEL accepts them. */
@@ -215,6 +230,22 @@ export function integer(env: Env, name: string, fallback: number, max: number, w
   return n;
 }
 
+/** WORKFLOW_LEASE_S: seconds in [5, 3600], 60 when unset (a shorter lease would expire under a slow node call). */
+function leaseSeconds(env: Env, name: string): number {
+  const n = integer(env, name, 60, 3_600, 'a number of seconds from 5');
+  if (n < 5) throw new ConfigError(name, 'must be a number of seconds from 5 (5-3600)');
+  return n;
+}
+
+/** An integer variable in [1, max], `fallback` when unset; otherwise a ConfigError naming it and the range. */
+function count(env: Env, name: string, fallback: number, max: number, what: string): number {
+  const value = text(env, name);
+  if (value === null) return fallback;
+  const n = Number(value);
+  if (!/^[0-9]+$/.test(value) || n < 1 || n > max) throw new ConfigError(name, `must be ${what} (1-${max})`);
+  return n;
+}
+
 function port(env: Env, name: string, fallback: number): number {
   return integer(env, name, fallback, 65_535, 'a TCP port');
 }
@@ -224,6 +255,44 @@ function headerValue(env: Env, name: string): string | null {
   const value = text(env, name);
   if (value !== null && !/^[\x21-\x7e]+$/.test(value)) throw new ConfigError(name, 'must be printable ASCII without spaces');
   return value;
+}
+
+/** The `sslmode` values node-postgres knows; any other would silently mean "TLS, verified", whatever was meant. */
+const SSL_MODES = ['disable', 'prefer', 'require', 'verify-ca', 'verify-full', 'no-verify'];
+
+/** DATABASE_URL: a PostgreSQL URL, its `sslmode` (if any) one node-postgres knows. Never echoes the URL (it holds a password). */
+function postgresUrl(env: Env, name: string): string | null {
+  const value = url(env, name, ['postgres:', 'postgresql:']);
+  if (value === null) return null;
+  const sslmode = new URL(value).searchParams.get('sslmode');
+  if (sslmode !== null && !SSL_MODES.includes(sslmode)) throw new ConfigError(name, `has an unknown sslmode (use one of ${SSL_MODES.join(', ')})`);
+  return value;
+}
+
+/** DATABASE_URL and DATABASE_POOL_SIZE alone, by the rules of {@link loadConfig} (`npm run db:migrate` needs nothing else). */
+export function loadDatabaseConfig(env: Env): { readonly databaseUrl: string; readonly databasePoolSize: number } {
+  const p = new Problems();
+  const databaseUrl = p.take(null, () => postgresUrl(env, 'DATABASE_URL'));
+  p.check(databaseUrl === null && text(env, 'DATABASE_URL') === null, 'DATABASE_URL', 'is required (postgres://user:password@host:5432/database)');
+  const databasePoolSize = p.take(10, () => count(env, 'DATABASE_POOL_SIZE', 10, 200, 'a number of connections'));
+  if (p.list.length > 0 || databaseUrl === null) throw ConfigError.of(p.list);
+  return { databaseUrl, databasePoolSize };
+}
+
+/**
+ * `message` with DATABASE_URL's password taken out wherever the URL or its `user:password@` part is quoted, for an
+ * error shown to an operator: connectPostgres names the server redacted already, but a driver's reason might quote
+ * the URL it was given.
+ */
+export function withoutDatabasePassword(message: string, url: string): string {
+  const secrets: string[] = [];
+  try {
+    const { password } = new URL(url);
+    if (password !== '') secrets.push(password, decodeURIComponent(password));
+  } catch {
+    // Not a URL (loadConfig refuses those), or a stray `%` in the password: the spellings found so far are enough.
+  }
+  return secrets.reduce((text, secret) => text.split(`:${secret}@`).join(':***@'), message.split(url).join(redactPostgresUrl(url)));
 }
 
 /** MongoDB's rules for database names (no path or namespace characters, at most 63 bytes). */
@@ -278,20 +347,36 @@ class Problems {
   }
 }
 
+/** Options of {@link loadConfig}. */
+export interface LoadOptions {
+  readonly mode: HostConfig['mode'];
+  /** Default `all`. */
+  readonly role?: ProcessRole;
+  /**
+   * The process is a deployment's only copy of its state (`npm run serve`): in production the memory store is refused
+   * even on the devnet, unless ALLOW_EPHEMERAL=true.
+   */
+  readonly durable?: boolean;
+}
+
 /**
  * Reads and validates the environment. Every problem is a ConfigError naming the variable, raised before anything
  * starts, all of them at once (ConfigError.problems). In production mode every secret the process uses is required
- * (the worker does not use ADMIN_TOKEN); dev mode lets KEY_ENCRYPTION_KEY and ADMIN_TOKEN be generated. Production
- * refuses memory stores where they would lose keys (CHAIN=tronweb) or split state (a separate api or worker process)
+ * (the worker does not use ADMIN_TOKEN); dev mode lets KEY_ENCRYPTION_KEY and ADMIN_TOKEN be generated, except with a
+ * durable store, whose private keys must outlive the process. Production refuses memory stores where they would lose
+ * keys (CHAIN=tronweb), split state (a separate api or worker process) or lose a deployment's state (`durable`)
  * unless ALLOW_EPHEMERAL=true.
  */
-export function loadConfig(env: Env, options: { mode: HostConfig['mode']; role?: ProcessRole }): HostConfig {
+export function loadConfig(env: Env, options: LoadOptions): HostConfig {
   const mode = options.mode;
   const role = options.role ?? 'all';
   const p = new Problems();
-  const store = p.take('memory' as const, () => oneOf(env, 'STORE', ['memory', 'mongodb'], 'memory'));
+  const store = p.take('memory' as HostConfig['store'], () => oneOf(env, 'STORE', ['memory', 'postgres', 'mongodb'], 'memory'));
   const mongodbUrl = p.take(null, () => url(env, 'MONGODB_URL', ['mongodb:', 'mongodb+srv:']));
   p.check(store === 'mongodb' && mongodbUrl === null && text(env, 'MONGODB_URL') === null, 'MONGODB_URL', 'is required when STORE=mongodb');
+  const databaseUrl = p.take(null, () => postgresUrl(env, 'DATABASE_URL'));
+  p.check(store === 'postgres' && databaseUrl === null && text(env, 'DATABASE_URL') === null, 'DATABASE_URL',
+    'is required when STORE=postgres (postgres://user:password@host:5432/database, sslmode=verify-full for TLS)');
   const locks = p.take('memory' as const, () => oneOf(env, 'LOCKS', ['memory', 'redis'], 'memory'));
   const redisUrl = p.take(null, () => url(env, 'REDIS_URL', ['redis:', 'rediss:']));
   p.check(locks === 'redis' && redisUrl === null && text(env, 'REDIS_URL') === null, 'REDIS_URL', 'is required when LOCKS=redis');
@@ -319,16 +404,19 @@ export function loadConfig(env: Env, options: { mode: HostConfig['mode']; role?:
     }
   }
   // An ephemeral key would encrypt private keys that outlive this process in the store: lost funds after a restart.
-  p.check(keyEncryptionKey === null && store === 'mongodb' && mode === 'dev', 'KEY_ENCRYPTION_KEY',
-    'is required with STORE=mongodb (stored private keys must stay decryptable after a restart)');
+  p.check(keyEncryptionKey === null && store !== 'memory' && mode === 'dev', 'KEY_ENCRYPTION_KEY',
+    `is required with STORE=${store} (stored private keys must stay decryptable after a restart)`);
   const allowEphemeral = p.take(false, () => flag(env, 'ALLOW_EPHEMERAL'));
   if (mode === 'production' && store === 'memory' && !allowEphemeral) {
     if (chain === 'tronweb') {
       p.list.push(new ConfigError('STORE', 'is memory with CHAIN=tronweb: every private key made would be lost at the next restart '
-        + '(set STORE=mongodb, or ALLOW_EPHEMERAL=true to accept losing them)'));
+        + '(set STORE=postgres (or mongodb), or ALLOW_EPHEMERAL=true to accept losing them)'));
     } else if (role !== 'all') {
       p.list.push(new ConfigError('STORE', `is memory in a separate ${role} process: the API and the worker would share nothing `
-        + '(set STORE=mongodb, or ALLOW_EPHEMERAL=true for a throwaway process)'));
+        + '(set STORE=postgres (or mongodb), or ALLOW_EPHEMERAL=true for a throwaway process)'));
+    } else if (options.durable === true) {
+      p.list.push(new ConfigError('STORE', 'is memory in a production process that keeps its state (npm run serve): every account, '
+        + 'key and task would be lost at the next restart (set STORE=postgres (or mongodb), or ALLOW_EPHEMERAL=true for a throwaway process)'));
     }
   }
   const smtpUrl = p.take(null, () => url(env, 'SMTP_URL', ['smtp:', 'smtps:']));
@@ -339,7 +427,8 @@ export function loadConfig(env: Env, options: { mode: HostConfig['mode']; role?:
   p.check(mailFrom !== null && !/^[^\r\n]*<?[^\s<>@]+@[^\s<>@]+>?$/.test(mailFrom), 'MAIL_FROM', 'must be an e-mail address, optionally "Name <address>"');
   const config: HostConfig = {
     mail: smtpUrl !== null && mailFrom !== null ? { kind: 'smtp', url: smtpUrl, from: mailFrom } : { kind: 'console' },
-    mode, role, store, mongodbUrl, locks, redisUrl, chain, tronFullHost, tronSolidityHost,
+    mode, role, store, mongodbUrl, databaseUrl, locks, redisUrl, chain, tronFullHost, tronSolidityHost,
+    databasePoolSize: p.take(10, () => count(env, 'DATABASE_POOL_SIZE', 10, 200, 'a number of connections')),
     tronApiKey: p.take(null, () => headerValue(env, 'TRON_API_KEY')),
     scanNodes: p.take(null, () => nodeList(env, 'TRON_FULL_HOSTS')) ?? [{ fullHost: tronFullHost, solidityHost: tronSolidityHost }],
     scanNodeDailyCalls: p.take(null, () => dailyCalls(env, 'TRON_NODE_DAILY_CALLS')),
@@ -355,11 +444,8 @@ export function loadConfig(env: Env, options: { mode: HostConfig['mode']; role?:
     webhookAllowLocal: p.take(false, () => flag(env, 'WEBHOOK_ALLOW_LOCAL')),
     energyBurn: p.take(false, () => flag(env, 'ENERGY_BURN')),
     workflowStuckAfterMs: 1_000 * p.take(0, () => integer(env, 'WORKFLOW_STUCK_AFTER_S', 900, 604_800, 'a number of seconds')),
-    workflowConcurrency: p.take(1, () => {
-      const lanes = integer(env, 'WORKFLOW_CONCURRENCY', 4, 64, 'a number of stages');
-      if (lanes === 0) throw new ConfigError('WORKFLOW_CONCURRENCY', 'must be a number of stages (1-64)');
-      return lanes;
-    }),
+    workflowLeaseMs: 1_000 * p.take(60, () => leaseSeconds(env, 'WORKFLOW_LEASE_S')),
+    workflowConcurrency: p.take(1, () => count(env, 'WORKFLOW_CONCURRENCY', 4, 64, 'a number of stages')),
     withdrawalConfirmations: p.take(0, () => integer(env, 'WITHDRAWAL_CONFIRMATIONS', 0, 1_000, 'a number of blocks')),
     logLevel: p.take('info' as LogLevel, () => oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info')),
     metricsPort: p.take(null, () => (text(env, 'METRICS_PORT') === null && role === 'all' ? null

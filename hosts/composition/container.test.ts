@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { ManualClock, MemoryAddressLock, MemoryRateLimiter, RecordingMailer } from '../../adapters/memory/index.js';
@@ -6,7 +8,13 @@ import { HttpWebhookTransport } from '../../adapters/http/index.js';
 import { NodeSecretHasher, TEST_SCRYPT_COST } from '../../adapters/node/index.js';
 import { RentalMarketEnergyProvider, SelfDelegationEnergyProvider, TronWebChainGateway } from '../../adapters/tron/index.js';
 import { startDevnet, type Devnet } from '../../adapters/tron-devnet/index.js';
+import { PgAccountRepository } from '../../adapters/postgres/pg-account-repository.js';
+import { PgIdempotencyStore } from '../../adapters/postgres/pg-idempotency-store.js';
+import { PgScanCursorStore } from '../../adapters/postgres/pg-scan-cursor-store.js';
+import { PgWalletRepository } from '../../adapters/postgres/pg-wallet-repository.js';
 import { startApiServer } from '../api/api-server.js';
+import { startApi } from '../api/start-api.js';
+import { startWorkerProcess } from '../worker/start-worker.js';
 import { ConfigError, loadConfig } from './config.js';
 import { composeContainer, openComposition, type Composition } from './container.js';
 import { TOKENS } from './tokens.js';
@@ -167,4 +175,84 @@ describe('STORE=mongodb', () => {
     expect((error as ConfigError).variable).toBe('MONGODB_URL');
     expect((error as Error).message).not.toContain('s3cr3t-pw');
   }, 15_000);
+});
+
+describe('STORE=postgres', () => {
+  const env = { STORE: 'postgres', DATABASE_URL: 'postgres://app:s3cr3t-pg-pw@127.0.0.1:1/custody', KEY_ENCRYPTION_KEY: KEK };
+
+  /** A pool that answers (or refuses) every query, recording the SQL: what composition asks of the pool, no server needed. */
+  function fakePool(answers: boolean): { pool: pg.Pool; queries: string[] } {
+    const queries: string[] = [];
+    const query = async (sql: string): Promise<{ rows: unknown[] }> => {
+      queries.push(sql);
+      if (!answers) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+      return { rows: [] };
+    };
+    return { pool: { query } as unknown as pg.Pool, queries };
+  }
+
+  it('composeContainer without an open pool is a ConfigError naming STORE, pointing at DATABASE_URL', () => {
+    const config = loadConfig(env, { mode: 'dev' });
+    expect(() => composeContainer(config)).toThrow(ConfigError);
+    expect(() => composeContainer(config)).toThrow('configuration: STORE is postgres but no connection was opened (compose with openComposition, which connects to DATABASE_URL)');
+  });
+
+  it('binds the PostgreSQL adapters (scan cursors included) on the given pool, and readiness runs SELECT 1 on it', async () => {
+    const config = loadConfig({ ...env, TRON_FULL_HOST: devnet.url, USDT_CONTRACT: devnet.usdtAddress }, { mode: 'dev' });
+    const up = fakePool(true);
+    const { container } = composeContainer(config, { postgres: { pool: up.pool }, logger: silent });
+    const stores = container.get(TOKENS.Stores);
+    expect(stores.accounts).toBeInstanceOf(PgAccountRepository);
+    expect(stores.wallets).toBeInstanceOf(PgWalletRepository);
+    expect(stores.idempotency).toBeInstanceOf(PgIdempotencyStore);
+    expect(container.get(TOKENS.ScanCursors)).toBeInstanceOf(PgScanCursorStore);
+    expect(up.queries).toEqual([]);
+    expect(await container.get(TOKENS.Readiness)()).toContainEqual({ name: 'store', ok: true });
+    expect(up.queries).toEqual(['SELECT 1']);
+    const down = fakePool(false);
+    const refused = composeContainer(config, { postgres: { pool: down.pool }, logger: silent });
+    expect(await refused.container.get(TOKENS.Readiness)()).toContainEqual({ name: 'store', ok: false });
+  });
+
+  it('openComposition fails fast on an unreachable server, naming DATABASE_URL without the password', async () => {
+    const config = loadConfig(env, { mode: 'dev' });
+    const error = await openComposition(config).then(() => null, (e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).variable).toBe('DATABASE_URL');
+    expect((error as Error).message).toMatch(/^configuration: DATABASE_URL cannot be used: PostgreSQL at postgres:\/\/app:\*\*\*@127\.0\.0\.1:1\/custody is unreachable/);
+    expect((error as Error).message).not.toContain('s3cr3t-pg-pw');
+  }, 15_000);
+});
+
+describe('npm run api / npm run worker on the memory store in production', () => {
+  /** A port nothing listens on now. */
+  const freePort = (): Promise<number> => new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+  it('are refused at start, naming STORE, before anything listens (ALLOW_EPHEMERAL=true lets them run)', async () => {
+    const [port, metricsPort] = [await freePort(), await freePort()];
+    const env = {
+      NODE_ENV: 'production', STORE: 'memory', CHAIN: 'devnet', TRON_FULL_HOST: devnet.url, USDT_CONTRACT: devnet.usdtAddress,
+      KEY_ENCRYPTION_KEY: KEK, ADMIN_TOKEN: ADMIN, SMTP_URL: 'smtp://127.0.0.1:1', MAIL_FROM: 'no-reply@custody.test',
+      PORT: String(port), API_HOST: '127.0.0.1', METRICS_PORT: String(metricsPort), METRICS_HOST: '127.0.0.1', LOG_LEVEL: 'silent',
+    };
+    for (const start of [() => startApi(env), () => startWorkerProcess(env)]) {
+      const error = await start().then(() => null, (e: unknown) => e);
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).variable).toBe('STORE');
+      expect((error as Error).message).toMatch(/STORE is memory in a separate (api|worker) process: the API and the worker would share nothing \(set STORE=postgres \(or mongodb\)/);
+    }
+    // Nothing was left listening: neither the API's port nor the metrics port answers.
+    for (const p of [port, metricsPort]) await expect(fetch(`http://127.0.0.1:${p}/`)).rejects.toThrow();
+    const api = await startApi({ ...env, ALLOW_EPHEMERAL: 'true' });
+    try {
+      expect((await fetch(`${api.url}/api/readyz`)).status).toBe(200);
+    } finally {
+      await api.stop();
+    }
+  }, 30_000);
 });

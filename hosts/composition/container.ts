@@ -18,6 +18,7 @@ import { HttpWebhookTransport } from '../../adapters/http/index.js';
 import { createMemoryAdapters, MemoryAddressLock, MemoryRateLimiter, MemoryScanCursorStore } from '../../adapters/memory/index.js';
 import { connectMongo, createMongoAdapters, type MongoConnection } from '../../adapters/mongodb/index.js';
 import { MongoScanCursorStore } from '../../adapters/mongodb/mongo-scan-cursor-store.js';
+import { connectPostgres, createPostgresAdapters, type PostgresConnection } from '../../adapters/postgres/index.js';
 import { AesGcmKeyCipher, ConsoleMailer, NodeDnsResolver, NodeSecretHasher, SmtpMailer, SystemClock } from '../../adapters/node/index.js';
 import { createRedisClient, RedisAddressLock, RedisRateLimiter } from '../../adapters/redis/index.js';
 import {
@@ -27,7 +28,7 @@ import {
 import { createApiHost } from '../api/api-app.js';
 import type { RateLimits } from '../api/rate-limit.js';
 import type { ReadinessCheck } from '../api/routes/system.routes.js';
-import { ConfigError, type HostConfig, type RentalProviderConfig } from './config.js';
+import { ConfigError, withoutDatabasePassword, type HostConfig, type RentalProviderConfig } from './config.js';
 import { createServiceLogger, serviceName } from './logger.js';
 import { CustodyMetrics } from './metrics.js';
 import type { RequestObserver } from '../api/pipeline.js';
@@ -49,6 +50,8 @@ export interface CompositionOverrides {
   readonly rateLimits?: Partial<RateLimits>;
   /** The open MongoDB connection STORE=mongodb runs on (openComposition opens it from MONGODB_URL). */
   readonly mongo?: Pick<MongoConnection, 'client' | 'db' | 'transactions'>;
+  /** The open PostgreSQL pool STORE=postgres runs on, migrations applied (openComposition opens it from DATABASE_URL). */
+  readonly postgres?: Pick<PostgresConnection, 'pool'>;
   /** Replaces the rental market (ENERGY_PROVIDER other than self), e.g. one with a counting fetch. */
   readonly rentalProvider?: EnergyProvider;
 }
@@ -72,16 +75,35 @@ async function probe(name: string, check: () => Promise<unknown>, timeoutMs = 2_
   return { name, ok };
 }
 
-/** STORE=mongodb composed without a connection: a wiring mistake, reported against the variable that asked for it. */
-function noMongoConnection(): ConfigError {
-  return new ConfigError('STORE', 'is mongodb but no connection was opened (compose with openComposition, which connects to MONGODB_URL)');
+/** A durable store composed without its connection: a wiring mistake, reported against the variable that asked for it. */
+function missingConnection(config: HostConfig, overrides: CompositionOverrides): ConfigError | null {
+  const variable = {
+    memory: null, postgres: overrides.postgres === undefined ? 'DATABASE_URL' : null, mongodb: overrides.mongo === undefined ? 'MONGODB_URL' : null,
+  }[config.store];
+  return variable === null ? null
+    : new ConfigError('STORE', `is ${config.store} but no connection was opened (compose with openComposition, which connects to ${variable})`);
 }
 
 function storeAdapters(config: HostConfig, overrides: CompositionOverrides, clock: Clock): StoreAdapters {
   const ids = overrides.ids === undefined ? {} : { ids: overrides.ids };
-  if (config.store === 'memory') return { ...createMemoryAdapters({ clock, ...ids }), scanCursors: new MemoryScanCursorStore() };
-  if (overrides.mongo === undefined) throw noMongoConnection();
-  return { ...createMongoAdapters({ connection: overrides.mongo, clock, ...ids }), scanCursors: new MongoScanCursorStore(overrides.mongo.db) };
+  const missing = missingConnection(config, overrides);
+  if (missing !== null) throw missing;
+  switch (config.store) {
+    case 'memory': return { ...createMemoryAdapters({ clock, ...ids }), scanCursors: new MemoryScanCursorStore() };
+    case 'postgres': return createPostgresAdapters({ connection: overrides.postgres!, clock, ...ids });
+    case 'mongodb': {
+      const mongo = overrides.mongo!;
+      return { ...createMongoAdapters({ connection: mongo, clock, ...ids }), scanCursors: new MongoScanCursorStore(mongo.db) };
+    }
+  }
+}
+
+/** The store's readiness: a round trip to the database (memory is always there). */
+function storeCheck(config: HostConfig, overrides: CompositionOverrides): Promise<ReadinessCheck> {
+  const { mongo, postgres } = overrides;
+  if (config.store === 'postgres' && postgres !== undefined) return probe('store', () => postgres.pool.query('SELECT 1'));
+  if (config.store === 'mongodb' && mongo !== undefined) return probe('store', () => mongo.db.command({ ping: 1 }));
+  return Promise.resolve({ name: 'store', ok: true });
 }
 
 /** A clock's `now` as a function (resolved once, not per call). */
@@ -146,10 +168,11 @@ function rentalSource(p: RentalProviderConfig, config: HostConfig, clock: Clock)
 /**
  * Builds the inversify container from a validated configuration: every port bound with a factory to the adapter the
  * configuration selects, then the use cases and the API host on top. Nothing connects until first resolved.
- * STORE=mongodb needs `overrides.mongo` (use {@link openComposition}, which opens it).
+ * STORE=postgres needs `overrides.postgres`, STORE=mongodb `overrides.mongo` (use {@link openComposition}, which opens them).
  */
 export function composeContainer(config: HostConfig, overrides: CompositionOverrides = {}): Composition {
-  if (config.store === 'mongodb' && overrides.mongo === undefined) throw noMongoConnection();
+  const missing = missingConnection(config, overrides);
+  if (missing !== null) throw missing;
   const container = new Container({ defaultScope: 'Singleton' });
   const adminToken = config.adminToken ?? `adm_${randomBytes(32).toString('base64url')}`;
   const ephemeralKey = config.keyEncryptionKey === null;
@@ -194,9 +217,7 @@ export function composeContainer(config: HostConfig, overrides: CompositionOverr
   container.bind(TOKENS.Readiness).toDynamicValue((ctx) => async () => {
     const chain = ctx.get(TOKENS.Chain);
     const checks = [probe('chain', () => chain.head())];
-    checks.push(overrides.mongo === undefined || config.store === 'memory'
-      ? Promise.resolve({ name: 'store', ok: true })
-      : probe('store', () => overrides.mongo!.db.command({ ping: 1 })));
+    checks.push(storeCheck(config, overrides));
     if (config.locks === 'redis') checks.push(probe('redis', () => redisClient().ping()));
     return Promise.all(checks);
   });
@@ -232,28 +253,50 @@ async function withDevnetUsdt(config: HostConfig): Promise<HostConfig> {
 }
 
 /**
- * composeContainer after opening what the configuration needs up front: the MongoDB connection (indexes ensured)
- * for STORE=mongodb, and with CHAIN=devnet the devnet's USDT contract unless USDT_CONTRACT is set. A connection
- * failure is a ConfigError naming MONGODB_URL; close() also closes the connection.
+ * composeContainer after opening what the configuration needs up front: the PostgreSQL pool (DATABASE_POOL_SIZE
+ * connections, pending migrations applied) for STORE=postgres, the MongoDB connection (indexes ensured) for
+ * STORE=mongodb, and with CHAIN=devnet the devnet's USDT contract unless USDT_CONTRACT is set. A connection failure
+ * is a ConfigError naming DATABASE_URL or MONGODB_URL, without the password; close() also closes the connection.
  */
 export async function openComposition(given: HostConfig, overrides: CompositionOverrides = {}): Promise<Composition> {
   const config = await withDevnetUsdt(given);
-  if (config.store !== 'mongodb' || overrides.mongo !== undefined) return composeContainer(config, overrides);
-  let connection: MongoConnection;
-  try {
-    connection = await connectMongo(config.mongodbUrl, config.mongodbDb === null ? {} : { dbName: config.mongodbDb });
-  } catch (error) {
-    // connectMongo's message already redacts the password.
-    throw new ConfigError('MONGODB_URL', `cannot be used: ${(error as Error).message}`);
-  }
-  const composition = composeContainer(config, { ...overrides, mongo: connection });
+  const opened = await openStore(config, overrides);
+  if (opened === null) return composeContainer(config, overrides);
+  const composition = composeContainer(config, { ...overrides, ...opened.overrides });
   return {
     ...composition,
     close: async () => {
       await composition.close();
-      await connection.close();
+      await opened.close();
     },
   };
+}
+
+/** The connection a durable store needs and the composition has not been given; null when there is none to open. */
+async function openStore(
+  config: HostConfig, overrides: CompositionOverrides,
+): Promise<{ overrides: CompositionOverrides; close(): Promise<void> } | null> {
+  if (config.store === 'postgres' && overrides.postgres === undefined) {
+    const url = config.databaseUrl ?? '';
+    let connection: PostgresConnection;
+    try {
+      connection = await connectPostgres(url, { poolSize: config.databasePoolSize });
+    } catch (error) {
+      throw new ConfigError('DATABASE_URL', `cannot be used: ${withoutDatabasePassword((error as Error).message, url)}`);
+    }
+    return { overrides: { postgres: connection }, close: () => connection.close() };
+  }
+  if (config.store === 'mongodb' && overrides.mongo === undefined) {
+    let connection: MongoConnection;
+    try {
+      connection = await connectMongo(config.mongodbUrl, config.mongodbDb === null ? {} : { dbName: config.mongodbDb });
+    } catch (error) {
+      // connectMongo's message already redacts the password.
+      throw new ConfigError('MONGODB_URL', `cannot be used: ${(error as Error).message}`);
+    }
+    return { overrides: { mongo: connection }, close: () => connection.close() };
+  }
+  return null;
 }
 
 /** The HTTP request observer of the metrics, resolved once on first use. */

@@ -1,0 +1,70 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RecordingMailer } from '../../adapters/memory/index.js';
+import { NodeSecretHasher, TEST_SCRYPT_COST } from '../../adapters/node/index.js';
+import { startDevnet, type Devnet } from '../../adapters/tron-devnet/index.js';
+import { ConfigError } from '../composition/config.js';
+import { TOKENS } from '../composition/tokens.js';
+import { startServe } from './start-serve.js';
+
+let devnet: Devnet;
+beforeAll(async () => { devnet = await startDevnet({ port: 0, blockMs: 0, seed: 'serve-tests' }); });
+afterAll(async () => { await devnet.close(); });
+
+/** What a production single-machine process needs, on the memory store (each test says whether it may be). */
+const env = (): Record<string, string> => ({
+  NODE_ENV: 'production', STORE: 'memory', CHAIN: 'devnet', TRON_FULL_HOST: devnet.url, USDT_CONTRACT: devnet.usdtAddress,
+  KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'), ADMIN_TOKEN: `adm_${randomBytes(24).toString('hex')}`,
+  SMTP_URL: 'smtp://127.0.0.1:1', MAIL_FROM: 'no-reply@custody.test', PORT: '0', API_HOST: '127.0.0.1', METRICS_PORT: '0',
+  METRICS_HOST: '127.0.0.1', LOG_LEVEL: 'silent',
+});
+
+async function rejection(promise: Promise<unknown>): Promise<ConfigError> {
+  const error = await promise.then(() => null, (e: unknown) => e);
+  expect(error).toBeInstanceOf(ConfigError);
+  return error as ConfigError;
+}
+
+describe('startServe (npm run serve)', () => {
+  it('refuses the memory store in production without ALLOW_EPHEMERAL, naming STORE, before anything listens', async () => {
+    const error = await rejection(startServe(env()));
+    expect(error.variable).toBe('STORE');
+    expect(error.message).toContain('STORE is memory in a production process that keeps its state (npm run serve)');
+    expect(error.message).toContain('set STORE=postgres (or mongodb), or ALLOW_EPHEMERAL=true');
+  });
+
+  it('runs the API and the worker on one composition: readiness and /healthz answer; stop drains both', async () => {
+    const serve = await startServe({ ...env(), ALLOW_EPHEMERAL: 'true', LOCKS: 'memory' }, {
+      hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }), mailer: new RecordingMailer(),
+    });
+    const c = serve.composition.container;
+    expect(c.get(TOKENS.Config)).toMatchObject({ role: 'all', mode: 'production', store: 'memory', locks: 'memory' });
+    const ready = await fetch(`${serve.url}/api/readyz`);
+    expect(ready.status).toBe(200);
+    expect(((await ready.json()) as { data: { checks: unknown[] } }).data.checks).toContainEqual({ name: 'store', ok: true });
+    expect((await fetch(`${serve.metricsUrl!}/healthz`)).status).toBe(200);
+    // The worker is the one of this composition: a tick runs on the same stores the API wrote to.
+    const register = await fetch(`${serve.url}/api/auth/register`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 's@example.com', password: 'correct horse battery' }),
+    });
+    expect(register.status).toBe(201);
+    expect(await c.get(TOKENS.Stores).accounts.findByEmail('s@example.com')).not.toBeNull();
+    await serve.worker.tick();
+    expect(await serve.stop(5_000)).toBe(true);
+    await expect(fetch(`${serve.url}/api/healthz`)).rejects.toThrow();
+    await expect(fetch(`${serve.metricsUrl!}/healthz`)).rejects.toThrow();
+  }, 30_000);
+
+  it('metrics default to 9464 like npm run api and npm run worker; a taken PORT is a ConfigError naming PORT', async () => {
+    const taken: Server = await new Promise((resolve) => { const s = createServer().listen(0, '127.0.0.1', () => resolve(s)); });
+    try {
+      const port = (taken.address() as { port: number }).port;
+      const error = await rejection(startServe({ ...env(), ALLOW_EPHEMERAL: 'true', PORT: String(port) }));
+      expect(error.message).toBe(`configuration: PORT port ${port} cannot be used (EADDRINUSE)`);
+      expect(await rejection(startServe({ ...env(), ALLOW_EPHEMERAL: 'true', PORT: '9464', METRICS_PORT: '' }))).toMatchObject({ variable: 'METRICS_PORT' });
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
+});

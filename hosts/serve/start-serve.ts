@@ -1,0 +1,95 @@
+import { DEFAULT_API_HOST } from '../api/start-api.js';
+import { startApiServer, type RunningServer } from '../api/api-server.js';
+import { ConfigError, DEFAULT_METRICS_PORT, loadConfig, type Env } from '../composition/config.js';
+import { openComposition, type Composition, type CompositionOverrides } from '../composition/container.js';
+import { startMetricsServer, type MetricsServer } from '../composition/metrics-server.js';
+import { TOKENS } from '../composition/tokens.js';
+import { startComposedWorker } from '../worker/compose-worker.js';
+import type { RunningWorker } from '../worker/index.js';
+import { startMaintenance } from '../worker/maintenance.js';
+import { workerHealth } from '../worker/start-worker.js';
+
+/** A running single-machine process: the API and the worker on one composition. */
+export interface StartedServe {
+  /** `http://host:port` of the API as bound (PORT=0 resolved; the API lives under /api). */
+  readonly url: string;
+  /** `http://host:port` of `/metrics` and the worker's `/healthz` (METRICS_PORT); null when off. */
+  readonly metricsUrl: string | null;
+  readonly composition: Composition;
+  readonly worker: RunningWorker;
+  /**
+   * Stops accepting requests and lets those in flight finish while the worker stops its loops, waiting for its stage
+   * in flight at most `deadlineMs` (default 20 s); then closes the store. Resolves `true` when everything finished in
+   * time (a stage cut short is safe: its lease ends and the next start resumes it from the write-ahead record).
+   */
+  stop(deadlineMs?: number): Promise<boolean>;
+}
+
+/** `port` as the variable that asked for it: a taken port is a configuration problem, not a crash. */
+async function listen<T>(variable: string, port: number, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES') throw new ConfigError(variable, `port ${port} cannot be used (${code})`);
+    throw error;
+  }
+}
+
+/**
+ * `npm run serve`: the API (PORT, API_HOST) and the worker (its loops and maintenance jobs) in one process on one
+ * composition, for a deployment on a single machine. Role `all`, production unless NODE_ENV=development; the memory
+ * locks are enough here (one process is the only one taking them), but the store must be durable (STORE=postgres or
+ * mongodb) unless ALLOW_EPHEMERAL=true. Metrics and the worker's `/healthz` on METRICS_PORT (default 9464, like
+ * `npm run api` and `npm run worker`). Configuration problems throw ConfigError before anything listens.
+ */
+export async function startServe(env: Env, overrides: CompositionOverrides = {}): Promise<StartedServe> {
+  const metricsDefault = (env['METRICS_PORT']?.trim() ?? '') === '' ? { METRICS_PORT: String(DEFAULT_METRICS_PORT) } : {};
+  const config = loadConfig({ ...env, ...metricsDefault }, {
+    mode: env['NODE_ENV'] === 'development' ? 'dev' : 'production', role: 'all', durable: true,
+  });
+  if (config.metricsPort !== null && config.metricsPort !== 0 && config.metricsPort === config.port) {
+    throw new ConfigError('METRICS_PORT', 'must differ from PORT (the metrics stay off the public port)');
+  }
+  const host = env['API_HOST']?.trim() || DEFAULT_API_HOST;
+  if (/\s|\//.test(host)) throw new ConfigError('API_HOST', 'must be an IP address or a host name');
+  const composition = await openComposition(config, overrides);
+  const c = composition.container;
+  let api: RunningServer | null = null;
+  let worker: RunningWorker | null = null;
+  let maintenance: { stop(): Promise<void> } | null = null;
+  let metrics: MetricsServer | null = null;
+  try {
+    // The API first: a port that cannot be used stops the start before any background work has begun.
+    api = await listen('PORT', config.port, () => startApiServer(c.get(TOKENS.ApiHost).h3, { port: config.port, host }));
+    if (config.metricsPort !== null) {
+      const port = config.metricsPort;
+      metrics = await listen('METRICS_PORT', port, () => startMetricsServer(c.get(TOKENS.Metrics), {
+        port, host: config.metricsHost, health: workerHealth(c.get(TOKENS.Metrics), Date.now(), 120_000),
+      }));
+    }
+    worker = startComposedWorker(composition, env);
+    maintenance = startMaintenance(c.get(TOKENS.Metrics), c.get(TOKENS.Logger), c.get(TOKENS.Application).accounts);
+  } catch (error) {
+    await worker?.stop().catch(() => undefined);
+    await metrics?.close().catch(() => undefined);
+    await api?.close().catch(() => undefined);
+    await composition.close().catch(() => undefined);
+    throw error;
+  }
+  const [server, running, jobs, metricsServer] = [api, worker, maintenance, metrics];
+  return {
+    url: server.url, metricsUrl: metricsServer?.url ?? null, composition, worker: running,
+    async stop(deadlineMs = 20_000) {
+      await jobs.stop();
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), deadlineMs); });
+      // Both halves wind down at once, within one deadline; the store closes only under neither.
+      const [, finished] = await Promise.all([server.close(), Promise.race([running.stop().then(() => true as const), deadline])]);
+      clearTimeout(timer);
+      await metricsServer?.close();
+      if (finished) await composition.close();
+      return finished;
+    },
+  };
+}
