@@ -75,6 +75,12 @@ function isDriverError(error: unknown): boolean {
 export async function inTransaction<T>(pool: pg.Pool, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken = false;
+  // A connection lost between two statements emits 'error' on the checked-out client, which the pool does not
+  // listen to while it is out: without a listener that event would end the process. The next statement fails anyway.
+  const onError = (): void => {
+    broken = true;
+  };
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     const result = await body(client);
@@ -88,6 +94,7 @@ export async function inTransaction<T>(pool: pg.Pool, body: (client: pg.PoolClie
     }
     throw error;
   } finally {
+    client.off('error', onError);
     // A connection whose rollback failed is in an unknown state: drop it rather than hand it to the next caller.
     client.release(broken);
   }

@@ -60,12 +60,12 @@ export function startComposedWorker(composition: Composition, env: ComposedWorke
     ...options,
     collection: {
       confirmations: config.chainConfirmations, burnEnabled: config.energyBurn, stuckAfterMs: config.workflowStuckAfterMs,
-      concurrency: config.workflowConcurrency,
+      concurrency: config.workflowConcurrency, leaseMs: config.workflowLeaseMs,
       ...(config.energyBurnMaxSun === null ? {} : { maxBurnSun: config.energyBurnMaxSun }),
       ...options.collection,
     },
     commands: {
-      stuckAfterMs: config.workflowStuckAfterMs,
+      stuckAfterMs: config.workflowStuckAfterMs, leaseMs: config.workflowLeaseMs,
       completeOn: config.withdrawalConfirmations === 0 ? 'broadcast' : config.withdrawalConfirmations,
       ...options.commands,
     },
