@@ -70,6 +70,15 @@ export function describeCommandRepositoryContract(
       expect(await commands.insert(aCommand({ commandNo: 'C5', address: addressOf(3) }), LOCKING)).toBe('created');
     });
 
+    it('an active fund-moving command inserted without locking still holds its free address against a locking insert', async () => {
+      const { commands } = subject();
+      expect(await commands.insert(aCommand({ commandNo: 'C1', type: WITHDRAWAL }), NOT_LOCKING)).toBe('created');
+      expect(await commands.insert(aCommand({ commandNo: 'C2' }), LOCKING)).toBe('locked');
+      // Not refused itself when the address is taken: a second non-locking insert is stored beside the holder.
+      expect(await commands.insert(aCommand({ commandNo: 'C3', type: STAKE }), NOT_LOCKING)).toBe('created');
+      expect((await commands.findActiveByAddress(addressOf(1)))!.commandNo).toBe('C1');
+    });
+
     it(`of ${concurrency} concurrent locking inserts on one address exactly one is created`, async () => {
       const { commands } = subject();
       const outcomes = await Promise.all(Array.from({ length: concurrency }, (_, i) =>

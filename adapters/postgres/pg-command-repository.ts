@@ -66,11 +66,25 @@ export class PgCommandRepository implements CommandRepository {
 
   insert(command: Command, options: { readonly locking: boolean }): Promise<'created' | 'locked'> {
     return guarded('command insert', async () => {
+      // An active fund-moving command always holds its address's lock when it can, locking or not (as in the other
+      // stores): a later locking insert on the address must see it.
       try {
-        await insertCommand(this.pool, command, options.locking);
+        await insertCommand(this.pool, command, true);
         return 'created';
       } catch (error) {
-        if (isUniqueViolation(error, COMMAND_LOCK_CONSTRAINT)) return 'locked';
+        if (isUniqueViolation(error, COMMAND_LOCK_CONSTRAINT)) {
+          if (options.locking) return 'locked';
+        } else if (isUniqueViolation(error)) {
+          throw new ConcurrencyConflict('command', command.commandNo);
+        } else {
+          throw error;
+        }
+      }
+      // A non-locking insert is not refused by the rule: stored without the marker (it never held the lock).
+      try {
+        await insertCommand(this.pool, command, false);
+        return 'created';
+      } catch (error) {
         if (isUniqueViolation(error)) throw new ConcurrencyConflict('command', command.commandNo);
         throw error;
       }

@@ -59,6 +59,12 @@ export async function connectPostgres(url: string, options: ConnectPostgresOptio
     application_name: options.applicationName ?? 'custody-hub',
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
     types: STORE_TYPES,
+    // A network that drops silently must not leave a worker waiting for ever, nor its row locks held on the server
+    // by a session idle in its transaction: every statement ends within 30 s, an abandoned transaction within 60 s.
+    keepAlive: true,
+    statement_timeout: 30_000,
+    query_timeout: 35_000,
+    idle_in_transaction_session_timeout: 60_000,
   });
   // An idle client that loses its server (a restart, a failover) emits 'error' on the pool: the next query gets a
   // fresh connection, so the event must not crash the process.

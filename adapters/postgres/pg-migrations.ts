@@ -20,6 +20,12 @@ const MIGRATION_LOCK = 0x637573746f6479n; // "custody"
  */
 export async function migratePostgres(pool: pg.Pool, log: (line: string) => void = () => undefined): Promise<string[]> {
   const client = await pool.connect();
+  // The wait for another process's migrations may outlast the connection: its 'error' must not end the process.
+  let broken = false;
+  const onError = (): void => {
+    broken = true;
+  };
+  client.on('error', onError);
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK.toString()]);
     try {
@@ -40,9 +46,13 @@ export async function migratePostgres(pool: pg.Pool, log: (line: string) => void
       for (const migration of applied) log(`migration applied: ${migration.name}`);
       return applied.map((m) => m.name);
     } finally {
-      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK.toString()]);
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK.toString()]).catch(() => {
+        broken = true;
+      });
     }
   } finally {
-    client.release();
+    client.off('error', onError);
+    // A session that may still hold the lock is closed rather than pooled (closing releases it).
+    client.release(broken);
   }
 }

@@ -62,8 +62,8 @@ function isDriverError(error: unknown): boolean {
   if (error instanceof pg.DatabaseError) return true;
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && /^(E[A-Z]+|ECONN\w+)$/.test(code)) return true;
-  return /Connection terminated|connection timeout|Client has encountered a connection error|Cannot use a pool after calling end|timeout exceeded when trying to connect/i
+  if (typeof code === 'string' && /^(E[A-Z_]+|ERR_TLS_\w+|ERR_SSL_\w+)$/.test(code)) return true;
+  return /Connection terminated|connection timeout|Client has encountered a connection error|Cannot use a pool after calling end|timeout exceeded when trying to connect|Query read timeout|Client was closed and is not queryable/i
     .test(error.message);
 }
 
@@ -100,6 +100,22 @@ export async function inTransaction<T>(pool: pg.Pool, body: (client: pg.PoolClie
   }
 }
 
+const NUL = /\u0000/g;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * Text PostgreSQL can store: it refuses U+0000 in TEXT and JSONB and a lone surrogate in JSONB, and would silently
+ * change a lone surrogate in TEXT. Such characters reach the store only in free text (a node's error message, a cut
+ * refusal, a label), where a refused write would leave a workflow retrying for ever: each becomes U+FFFD instead.
+ */
+export function storableText(value: string): string {
+  return value.replace(NUL, '\uFFFD').replace(LONE_SURROGATE, '\uFFFD');
+}
+
+function storable(value: unknown): unknown {
+  return typeof value === 'string' ? storableText(value) : value;
+}
+
 /** `$1, $2, …` for `count` values starting at `from`. */
 function placeholders(count: number, from = 1): string {
   return Array.from({ length: count }, (_, i) => `$${i + from}`).join(', ');
@@ -108,7 +124,7 @@ function placeholders(count: number, from = 1): string {
 /** INSERT of one row (its keys are the columns); a unique violation is thrown for the caller to classify. */
 export async function insertRow(q: Queryable, table: string, row: Row): Promise<void> {
   const columns = Object.keys(row);
-  await q.query(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${placeholders(columns.length)})`, Object.values(row));
+  await q.query(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${placeholders(columns.length)})`, Object.values(row).map(storable));
 }
 
 /**
@@ -119,7 +135,7 @@ export async function insertOnce(q: Queryable, table: string, row: Row, conflict
   const columns = Object.keys(row);
   const result = await q.query(
     `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${placeholders(columns.length)}) ON CONFLICT ${conflict} DO NOTHING`,
-    Object.values(row),
+    Object.values(row).map(storable),
   );
   return result.rowCount === 1;
 }
@@ -133,7 +149,7 @@ export async function versionedReplace(q: Queryable, table: string, key: { colum
   const sets = columns.map((c, i) => `${c} = $${i + 3}`).join(', ');
   const result = await q.query(
     `UPDATE ${table} SET ${sets} WHERE ${key.column} = $1 AND version = $2`,
-    [key.value, row.version - 1, ...columns.map((c) => row[c])],
+    [key.value, row.version - 1, ...columns.map((c) => storable(row[c]))],
   );
   return result.rowCount === 1;
 }
@@ -175,7 +191,15 @@ export async function pageOf<T>(
   return { items: (rows as Row[]).map(decode), total };
 }
 
-/** A JSONB parameter: pg would send a JS array as a PostgreSQL array, so nested values go as JSON text. */
+/**
+ * A JSONB parameter: pg would send a JS array as a PostgreSQL array, so nested values go as JSON text, their strings
+ * made storable (see storableText).
+ */
 export function jsonb(value: unknown): string | null {
+  return value === null || value === undefined ? null : JSON.stringify(value, (_key, v: unknown) => storable(v));
+}
+
+/** A JSON (not JSONB) parameter: stored as the exact text, which may hold U+0000 (a webhook receiver's response). */
+export function json(value: unknown): string | null {
   return value === null || value === undefined ? null : JSON.stringify(value);
 }

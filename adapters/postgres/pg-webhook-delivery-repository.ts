@@ -4,7 +4,7 @@ import { DELIVERY_STATUS, type DeliveryStatus, type UserId, type WebhookDelivery
 import type { Page, PageRequest } from '../../core/ports/page.js';
 import type { DeliveryFilter, WebhookDeliveryRepository } from '../../core/ports/webhook-delivery-repository.port.js';
 import { fromStoredWebhookDelivery, toStoredWebhookDelivery, type StoredWebhookDelivery } from '../records/webhook-record.js';
-import { claimDue, guarded, insertOnce, isUniqueViolation, jsonb, pageOf, versionedReplace, type Row } from './pg-support.js';
+import { claimDue, guarded, insertOnce, isUniqueViolation, json, pageOf, versionedReplace, type Row } from './pg-support.js';
 
 const TABLE = 'webhook_deliveries';
 const WAITING = `status IN (${DELIVERY_STATUS.PENDING}, ${DELIVERY_STATUS.RETRYING})`;
@@ -14,7 +14,7 @@ const NEWEST_FIRST = 'created_at DESC, inserted_seq DESC';
 function toRow(record: StoredWebhookDelivery): Row & { version: number } {
   return {
     delivery_id: record.id, event_id: record.eventId, user_id: record.userId, event_type: record.eventType,
-    url: record.url, status: record.status, attempts: jsonb(record.attempts), next_attempt_at: record.nextAttemptAt,
+    url: record.url, status: record.status, attempts: json(record.attempts), next_attempt_at: record.nextAttemptAt,
     lease_owner: record.lease?.owner ?? null, lease_expires_at: record.lease?.expiresAt ?? null,
     created_at: record.createdAt, version: record.version,
   };

@@ -52,4 +52,20 @@ describeWithPostgres('PostgreSQL store: commands, tasks, outbox and the unit of 
     await uow.commit({ newTasks: [aTask({ sweptAmount: 10n ** 30n })] });
     expect((await pool.query('SELECT swept_amount::text AS s FROM collection_tasks')).rows).toEqual([{ s: (10n ** 30n).toString() }]);
   });
+
+  // Adapter-only: PostgreSQL refuses U+0000 (TEXT, JSONB) and lone surrogates (JSONB); free text from a node must not
+  // turn a workflow's write into a permanent store error.
+  it('stores free text with U+0000 or a lone surrogate, each read back as U+FFFD', async () => {
+    const { commands, uow } = await fresh();
+    await commands.insert(aCommand(), { locking: true });
+    const refusal = `BANDWIDTH_ERROR: bad\u0000byte and a cut pair \uD83D`;
+    await uow.commit({ commands: [aCommand({
+      status: 2, lastError: refusal, version: 2,
+      transaction: { txid: 'ab'.repeat(32), signedJson: '{}', expiresAt: T0 + 1, broadcastAt: T0, refusal },
+    })] });
+    const stored = (await commands.get('C0001'))!;
+    expect(stored.lastError).toBe('BANDWIDTH_ERROR: bad\uFFFDbyte and a cut pair \uFFFD');
+    expect(stored.transaction!.refusal).toBe(stored.lastError);
+    expect(stored.version).toBe(2);
+  });
 });

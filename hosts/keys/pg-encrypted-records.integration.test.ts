@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ConcurrencyConflict } from '../../core/domain/errors.js';
 import { AesGcmKeyCipher } from '../../adapters/node/index.js';
 import { ManualClock } from '../../adapters/memory/manual-clock.js';
 import { createPostgresAdapters, type PostgresAdapters } from '../../adapters/postgres/index.js';
@@ -72,4 +73,17 @@ describeWithPostgres('PgEncryptedRecords (keys:rotate on PostgreSQL)', (serverUr
     const [first] = all;
     expect(await records.replace({ ...first!, envelope: { ...first!.envelope, iv: 'stale' } }, first!.envelope)).toBe(false);
   }, 60_000);
+
+  it('a configuration save that read the row before the re-wrap fails its version check instead of writing the old envelope back', async () => {
+    await store!.clear();
+    const userId = 9;
+    await stores.developerConfigs.save({
+      userId, url: null, pendingUrl: null, pendingSince: null, verifiedAt: null, reviewNote: null, previousSecret: null, minCollectAmounts: {},
+      secret: await before.encrypt(encode('whsec-9'), `webhook-secret:${userId}`), version: 1,
+    });
+    const stale = (await stores.developerConfigs.get(userId))!;
+    expect(await rotateKeys(new PgEncryptedRecords(store!.connection.pool), during())).toMatchObject({ rewrapped: 1, raced: 0 });
+    await expect(stores.developerConfigs.save({ ...stale, reviewNote: 'edited meanwhile', version: stale.version + 1 })).rejects.toBeInstanceOf(ConcurrencyConflict);
+    expect((await stores.developerConfigs.get(userId))!.secret!.keyId).toBe('k2');
+  });
 });

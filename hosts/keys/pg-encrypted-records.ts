@@ -18,7 +18,8 @@ interface SecretRow {
 /**
  * keys:rotate over the PostgreSQL store (beside the tool, as MongoEncryptedRecords: no core port walks every
  * secret). Lists `wallet_addresses.encrypted_key` then `developer_configs.secret` by key; a replace is one UPDATE
- * whose condition is the old envelope's key id, iv and ciphertext (compare-and-set).
+ * whose condition is the old envelope's key id, iv and ciphertext (compare-and-set), and it bumps the row's version:
+ * a save that read the row before the re-wrap then fails its version check instead of writing the old envelope back.
  */
 export class PgEncryptedRecords implements EncryptedRecordStore {
   constructor(private readonly pool: pg.Pool) {}
@@ -47,7 +48,7 @@ export class PgEncryptedRecords implements EncryptedRecordStore {
   async replace(record: EncryptedRecord, next: EncryptedEnvelope): Promise<boolean> {
     const { table, key, column } = SOURCES[record.kind];
     const result = await this.pool.query(
-      `UPDATE ${table} SET ${column} = $2::jsonb
+      `UPDATE ${table} SET ${column} = $2::jsonb, version = version + 1
        WHERE ${key} = $1 AND ${column}->>'keyId' = $3 AND ${column}->>'iv' = $4 AND ${column}->>'ciphertext' = $5`,
       [Number(record.id), JSON.stringify({ keyId: next.keyId, iv: next.iv, ciphertext: next.ciphertext, tag: next.tag }),
         record.envelope.keyId, record.envelope.iv, record.envelope.ciphertext],
