@@ -1,6 +1,7 @@
 import type { Collection, Db, MongoClient } from 'mongodb';
 import { ConcurrencyConflict, DomainError } from '../../core/domain/errors.js';
 import type { ChangeSet, UnitOfWork } from '../../core/ports/unit-of-work.port.js';
+import { distinctChanges } from '../records/change-set.js';
 import { COLLECTIONS } from './collections.js';
 import { holdsAddressLock } from '../records/command-record.js';
 import { commandInsertDocument, replaceCommand } from './mongo-command-repository.js';
@@ -9,14 +10,6 @@ import type { CollectionTaskDocument, CommandDocument, WebhookEventDocument } fr
 import { eventInsertDocument } from './mongo-event-outbox.js';
 import { guarded, isDuplicateKey } from './mongo-support.js';
 import { inTransaction } from './mongo-transaction.js';
-
-/** Throws ConcurrencyConflict when a key repeats inside one change set (two writes of one row cannot both win). */
-function assertDistinct(entity: string, keys: readonly string[]): void {
-  if (new Set(keys).size !== keys.length) {
-    const repeated = keys.find((key, i) => keys.indexOf(key) !== i)!;
-    throw new ConcurrencyConflict(entity, repeated);
-  }
-}
 
 /**
  * Commits a change set in one multi-document transaction, so the task's transition, the command's status (and with
@@ -44,12 +37,9 @@ export class MongoUnitOfWork implements UnitOfWork {
   }
 
   commit(changes: ChangeSet): Promise<void> {
-    const { newCommands = [], newTasks = [], commands = [], tasks = [], events = [] } = changes;
     return guarded('unit of work commit', async () => {
-      assertDistinct('command', [...commands, ...newCommands].map((c) => c.commandNo));
-      assertDistinct('collection task', [...tasks, ...newTasks].map((t) => t.taskNo));
-      assertDistinct('webhook event', events.map((e) => e.eventId));
-      if (newCommands.length + newTasks.length + commands.length + tasks.length + events.length === 0) return;
+      const { newCommands, newTasks, commands, tasks, events, empty } = distinctChanges(changes);
+      if (empty) return;
 
       if (this.client === null) await this.precheck({ newCommands, newTasks, commands, tasks, events });
       await inTransaction(this.client, async (session) => {

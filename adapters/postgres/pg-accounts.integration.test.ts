@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { describeAccountRepositoryContract } from '../../contracts-tests/account-repository.contract.js';
 import { describeApiTokenRepositoryContract } from '../../contracts-tests/api-token-repository.contract.js';
 import { describeDeveloperConfigRepositoryContract } from '../../contracts-tests/developer-config-repository.contract.js';
@@ -17,24 +17,13 @@ import { PgIdGenerator } from './pg-id-generator.js';
 import { PgRiskPolicy } from './pg-risk-policy.js';
 import { PgSessionRepository } from './pg-session-repository.js';
 import { PgSubscriptionRepository } from './pg-subscription-repository.js';
-import { openPgTestStore, type PgTestStore } from './testing/pg-test-store.js';
+import { usePgTestStore, type PgTestStore } from './testing/pg-test-store.js';
 
 /** Expensive property runs (each run empties the database): fewer than the suites' default of 50. */
 const OPTIONS = { numRuns: 15, concurrency: 50 } as const;
 
 describeWithPostgres('PostgreSQL store: accounts group', (serverUrl) => {
-  let store: PgTestStore | undefined;
-  beforeAll(async () => {
-    store = await openPgTestStore(serverUrl, 'accounts');
-  });
-  afterAll(async () => {
-    await store?.drop();
-  });
-
-  const open = (): PgTestStore => {
-    if (store === undefined) throw new Error('the PostgreSQL test database is not open');
-    return store;
-  };
+  const open = usePgTestStore(serverUrl, 'accounts');
 
   const fresh = async () => {
     await open().clear();

@@ -1,15 +1,11 @@
 import type pg from 'pg';
 import { ConcurrencyConflict, DomainError } from '../../core/domain/errors.js';
 import type { ChangeSet, UnitOfWork } from '../../core/ports/unit-of-work.port.js';
+import { distinctChanges } from '../records/change-set.js';
 import { COMMAND_LOCK_CONSTRAINT, insertCommand, replaceCommand } from './pg-command-repository.js';
 import { insertTask, replaceTask } from './pg-collection-task-repository.js';
 import { insertEvent } from './pg-event-outbox.js';
 import { guarded, inTransaction, isUniqueViolation } from './pg-support.js';
-
-/** Throws ConcurrencyConflict when a key repeats inside one change set (two writes of one row cannot both win). */
-function assertDistinct(entity: string, keys: readonly string[]): void {
-  if (new Set(keys).size !== keys.length) throw new ConcurrencyConflict(entity, keys.find((key, i) => keys.indexOf(key) !== i)!);
-}
 
 /** Runs an insert; a unique violation of the row's own key is a ConcurrencyConflict on it. */
 async function insertOrConflict(insert: () => Promise<void>, entity: string, id: string): Promise<void> {
@@ -37,12 +33,9 @@ export class PgUnitOfWork implements UnitOfWork {
   constructor(private readonly pool: pg.Pool) {}
 
   commit(changes: ChangeSet): Promise<void> {
-    const { newCommands = [], newTasks = [], commands = [], tasks = [], events = [] } = changes;
     return guarded('unit of work commit', async () => {
-      assertDistinct('command', [...commands, ...newCommands].map((c) => c.commandNo));
-      assertDistinct('collection task', [...tasks, ...newTasks].map((t) => t.taskNo));
-      assertDistinct('webhook event', events.map((e) => e.eventId));
-      if (newCommands.length + newTasks.length + commands.length + tasks.length + events.length === 0) return;
+      const { newCommands, newTasks, commands, tasks, events, empty } = distinctChanges(changes);
+      if (empty) return;
       await inTransaction(this.pool, async (client) => {
         for (const command of commands) await replaceCommand(client, command);
         for (const task of tasks) await replaceTask(client, task);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { describeBalanceRepositoryContract } from '../../contracts-tests/balance-repository.contract.js';
 import { describeCashierTokenRepositoryContract } from '../../contracts-tests/cashier-token-repository.contract.js';
 import { describeWithPostgres } from '../../contracts-tests/harness/with-postgres.js';
@@ -16,24 +16,13 @@ import { PgIdempotencyStore } from './pg-idempotency-store.js';
 import { PgScanCursorStore } from './pg-scan-cursor-store.js';
 import { PgWalletRepository } from './pg-wallet-repository.js';
 import { PgWebhookDeliveryRepository } from './pg-webhook-delivery-repository.js';
-import { openPgTestStore, type PgTestStore } from './testing/pg-test-store.js';
+import { usePgTestStore } from './testing/pg-test-store.js';
 
 /** Expensive property runs (each run empties the database): fewer than the suites' default of 50. */
 const OPTIONS = { numRuns: 15, concurrency: 50 } as const;
 
 describeWithPostgres('PostgreSQL store: wallets group', (serverUrl) => {
-  let store: PgTestStore | undefined;
-  beforeAll(async () => {
-    store = await openPgTestStore(serverUrl, 'wallets');
-  });
-  afterAll(async () => {
-    await store?.drop();
-  });
-
-  const open = (): PgTestStore => {
-    if (store === undefined) throw new Error('the PostgreSQL test database is not open');
-    return store;
-  };
+  const open = usePgTestStore(serverUrl, 'wallets');
 
   /** A fresh, empty store sharing this file's pool, on a clock the suites can move; nothing to close. */
   const fresh = async () => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { describeCollectionTaskRepositoryContract } from '../../contracts-tests/collection-task-repository.contract.js';
 import { describeCommandRepositoryContract } from '../../contracts-tests/command-repository.contract.js';
 import { describeEventOutboxContract } from '../../contracts-tests/event-outbox.contract.js';
@@ -11,24 +11,17 @@ import { PgCollectionTaskRepository } from './pg-collection-task-repository.js';
 import { PgCommandRepository } from './pg-command-repository.js';
 import { PgEventOutbox } from './pg-event-outbox.js';
 import { PgUnitOfWork } from './pg-unit-of-work.js';
-import { openPgTestStore, type PgTestStore } from './testing/pg-test-store.js';
+import { usePgTestStore } from './testing/pg-test-store.js';
 
 /** Expensive property runs (each run empties the database): fewer than the suites' default of 50. */
 const OPTIONS = { numRuns: 15, concurrency: 50 } as const;
 
 describeWithPostgres('PostgreSQL store: commands, tasks, outbox and the unit of work', (serverUrl) => {
-  let store: PgTestStore | undefined;
-  beforeAll(async () => {
-    store = await openPgTestStore(serverUrl, 'workflows');
-  });
-  afterAll(async () => {
-    await store?.drop();
-  });
+  const open = usePgTestStore(serverUrl, 'workflows');
 
   const fresh = async () => {
-    if (store === undefined) throw new Error('the PostgreSQL test database is not open');
-    await store.clear();
-    const { pool } = store.connection;
+    await open().clear();
+    const { pool } = open().connection;
     return {
       clock: new ManualClock(), commands: new PgCommandRepository(pool), tasks: new PgCollectionTaskRepository(pool),
       outbox: new PgEventOutbox(pool), uow: new PgUnitOfWork(pool),
@@ -43,7 +36,7 @@ describeWithPostgres('PostgreSQL store: commands, tasks, outbox and the unit of 
   // Adapter-only: the stored representation, which no shared suite can see.
   it('stores money as NUMERIC, exact beyond 2^64, and the lock marker only while the command holds the lock', async () => {
     const { commands, uow } = await fresh();
-    const pool = store!.connection.pool;
+    const pool = open().connection.pool;
     await commands.insert(aCommand({ lockedAmount: 2n ** 80n + 1n }), { locking: true });
     const raw = await pool.query(`SELECT locked_amount::text AS amount, pg_typeof(locked_amount)::text AS type, locked_address FROM commands`);
     expect(raw.rows).toEqual([{ amount: (2n ** 80n + 1n).toString(), type: 'numeric', locked_address: addressOf(1) }]);

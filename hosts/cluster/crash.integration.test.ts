@@ -212,7 +212,12 @@ describeWithRedisServerBinary('crash test: SIGKILLed workers and API, PostgreSQL
         (SELECT count(*)::int FROM collection_tasks WHERE status NOT IN (11, 12) OR reclaim_status = 'pending') AS tasks,
         (SELECT count(*)::int FROM webhook_events WHERE NOT dispatched) + (SELECT count(*)::int FROM webhook_deliveries WHERE status NOT IN (3, 5, 6)) AS deliveries`);
       if (open!.commands + open!.tasks + open!.deliveries === 0 && kills >= MIN_WORKER_KILLS) break;
-      if (Date.now() > deadline) throw new Error(`not settled after the chaos (${kills} kills): ${JSON.stringify(open)}\n${workers.flatMap((w) => w.output.slice(-10)).join('\n')}`);
+      if (Date.now() > deadline) {
+        const stuck = await query(`SELECT task_no, status, last_error, next_run_at, lease_owner, lease_expires_at, reclaim_status,
+          jsonb_path_query_array(steps, '$[*].status') AS steps FROM collection_tasks WHERE status NOT IN (11, 12) OR reclaim_status = 'pending'`);
+        const commands = await query('SELECT command_no, type, status, last_error, next_run_at, lease_owner, transaction FROM commands WHERE status IN (1, 2)');
+        throw new Error(`not settled after the chaos (${kills} kills, now ${Date.now()}): ${JSON.stringify(open)}\n${JSON.stringify({ stuck, commands }, null, 1)}\n${report()}`);
+      }
       if (kills >= MIN_WORKER_KILLS) stopChaos = true;
       superviseWorkers();
       if (progress.at(-1)?.includes(JSON.stringify(open)) !== true) note(`open: ${JSON.stringify(open)}`);

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { createTestDatabase } from '../../../contracts-tests/harness/postgres.js';
 import { connectPostgres, type PostgresConnection } from '../pg-connection.js';
 import { MIGRATIONS_TABLE } from '../pg-migrations.js';
@@ -30,5 +31,23 @@ export async function openPgTestStore(serverUrl: string, label: string, poolSize
       await connection.close();
       await database.drop();
     },
+  };
+}
+
+/**
+ * Inside a `describe`: opens a test store named after `label` before the suite's tests and drops it after; returns
+ * its getter (which throws when called before the store is open).
+ */
+export function usePgTestStore(serverUrl: string, label: string): () => PgTestStore {
+  let store: PgTestStore | undefined;
+  beforeAll(async () => {
+    store = await openPgTestStore(serverUrl, label);
+  });
+  afterAll(async () => {
+    await store?.drop();
+  });
+  return () => {
+    if (store === undefined) throw new Error('the PostgreSQL test database is not open');
+    return store;
   };
 }
