@@ -20,6 +20,8 @@ import { ADDRESS_STATUS, ADDRESS_TYPE, type WalletAddress } from '../core/domain
 import { COLLECTION_STATUS } from '../core/domain/model/collection-task.js';
 import type { Signer } from '../core/ports/chain-gateway.port.js';
 import { createMemoryAdapters, MemoryAddressLock, RecordingMailer, type MemoryAdapters } from '../adapters/memory/index.js';
+import { connectPostgres, createPostgresAdapters, type PostgresAdapters } from '../adapters/postgres/index.js';
+import { createTestDatabase, startPostgresServer } from '../contracts-tests/harness/postgres.js';
 import { AesGcmKeyCipher, NodeSecretHasher, SystemClock, TEST_SCRYPT_COST } from '../adapters/node/index.js';
 import { createDevnetChainGateway, SelfDelegationEnergyProvider, type TronWebChainGateway } from '../adapters/tron/index.js';
 
@@ -91,7 +93,10 @@ async function sim(devnet: ChildDevnet, path: string, body: object): Promise<unk
 /** A worker on the child devnet: memory store, system clock, a main address staked for `sweeps` self-delegations. */
 interface World {
   readonly gateway: TronWebChainGateway;
-  readonly stores: MemoryAdapters;
+  readonly stores: Omit<MemoryAdapters, 'store'> | PostgresAdapters;
+  /** The first FAILED task's error, for the report; null when none failed. */
+  firstFailure(): Promise<string | null>;
+  close(): Promise<void>;
   readonly cipher: AesGcmKeyCipher;
   readonly assets: AssetRegistry;
   readonly core: ResolvedDeps;
@@ -106,10 +111,44 @@ async function waitForBlock(gateway: TronWebChainGateway, after: number): Promis
   }
 }
 
-async function buildWorld(devnet: ChildDevnet, sweeps: number): Promise<World> {
+/** Where the bench's worker keeps its records: the memory store, or a PostgreSQL cluster of its own (started here). */
+export type BenchStore = 'memory' | 'postgres';
+
+/** The store of a run, with how to find its first failure and how to close it. */
+async function openStores(kind: BenchStore, clock: SystemClock): Promise<Pick<World, 'stores' | 'firstFailure' | 'close'>> {
+  if (kind === 'memory') {
+    const stores = createMemoryAdapters({ clock });
+    return {
+      stores,
+      firstFailure: async () => {
+        for (const t of stores.store.tasks.values()) if (t.status === COLLECTION_STATUS.FAILED) return `${t.errorCode}: ${t.lastError}`;
+        return null;
+      },
+      close: async () => undefined,
+    };
+  }
+  const server = await startPostgresServer();
+  const database = await createTestDatabase(server.url, 'bench');
+  const connection = await connectPostgres(database.url, { poolSize: 20 });
+  return {
+    stores: createPostgresAdapters({ connection, clock }),
+    firstFailure: async () => {
+      const { rows } = await connection.pool.query<{ e: string }>(
+        `SELECT error_code || ': ' || coalesce(last_error, '') AS e FROM collection_tasks WHERE status = ${COLLECTION_STATUS.FAILED} LIMIT 1`);
+      return rows[0]?.e ?? null;
+    },
+    close: async () => {
+      await connection.close();
+      await server.destroy();
+    },
+  };
+}
+
+async function buildWorld(devnet: ChildDevnet, sweeps: number, kind: BenchStore): Promise<World> {
   const gateway = createDevnetChainGateway(devnet);
   const clock = new SystemClock();
-  const stores = createMemoryAdapters({ clock });
+  const opened = await openStores(kind, clock);
+  const { stores } = opened;
   const cipher = AesGcmKeyCipher.fromConfig(randomBytes(32).toString('base64'));
   const assets = createAssetRegistry({ usdtContract: devnet.usdtAddress });
   const core = resolveDeps({
@@ -130,7 +169,7 @@ async function buildWorld(devnet: ChildDevnet, sweeps: number): Promise<World> {
   const before = (await gateway.head()).number;
   await gateway.broadcast(await gateway.prepare(main, { kind: 'freeze', resource: 'ENERGY', amountSun: stake * TRX }));
   await waitForBlock(gateway, before + 1);
-  return { gateway, stores, cipher, assets, core, main };
+  return { gateway, ...opened, cipher, assets, core, main };
 }
 
 async function insertWallet(w: Pick<World, 'gateway' | 'stores' | 'cipher'>, type: 1 | 2): Promise<{ address: string; privateKey: string }> {
@@ -168,9 +207,19 @@ export interface SweepRun {
  * is outside the measured window.
  */
 export async function concurrentSweeps(
-  devnet: ChildDevnet, sweeps: number, executors: number, concurrency: number, capMs: number, profile = false,
+  devnet: ChildDevnet, sweeps: number, executors: number, concurrency: number, capMs: number, profile = false, store: BenchStore = 'memory',
 ): Promise<SweepRun> {
-  const w = await buildWorld(devnet, sweeps);
+  const w = await buildWorld(devnet, sweeps, store);
+  try {
+    return await sweepRun(w, devnet, sweeps, executors, concurrency, capMs, profile);
+  } finally {
+    await w.close();
+  }
+}
+
+async function sweepRun(
+  w: World, devnet: ChildDevnet, sweeps: number, executors: number, concurrency: number, capMs: number, profile: boolean,
+): Promise<SweepRun> {
   const subs: string[] = [];
   for (let i = 0; i < sweeps; i++) subs.push((await insertWallet(w, ADDRESS_TYPE.SUB)).address);
   for (let i = 0; i < subs.length; i += 64) {
@@ -228,10 +277,7 @@ export async function concurrentSweeps(
     profileTop = topSelfTime(p);
   }
   const counts = await w.stores.tasks.countByStatus();
-  let firstFailure: string | null = null;
-  for (const t of w.stores.store.tasks.values()) {
-    if (t.status === COLLECTION_STATUS.FAILED) { firstFailure = `${t.errorCode}: ${t.lastError}`; break; }
-  }
+  const firstFailure = await w.firstFailure();
   return {
     sweeps, done: counts.get(COLLECTION_STATUS.DONE) ?? 0, failed: counts.get(COLLECTION_STATUS.FAILED) ?? 0, firstFailure,
     wallMs, blocks: endBlock - startBlock, stages, workerCpuMs: (cpu.user + cpu.system) / 1_000, simCpuMs, nodeCalls,

@@ -1,5 +1,5 @@
 /**
- * Collections on the devnet through real tronweb, with the worker's executor on the memory store.
+ * Collections on the devnet through real tronweb, with the worker's executor on the memory store (and on PostgreSQL).
  * `npm run bench:collection` (or `npx tsx bench/collection.ts`); every figure is printed beside its goal.
  * 1. (BENCH_COST_TABLE=0 skips) What one sweep costs per energy path (bench/sweep-costs.ts), and block intervals per
  *    TRC20 self-delegation collection at 1 confirmation and at the solidified depth: in-process devnet, manual blocks.
@@ -11,6 +11,9 @@
  *    1,000 within 2x the single sweep's blocks (same run); worker CPU per sweep within 1.2x from 1,000 to the
  *    largest size. BENCH_MS (default 1,800,000) caps each size's wall time. BENCH_PROFILE=1 adds a profiled run of
  *    the first size and prints the worker's top functions by self time.
+ *    Then (BENCH_POSTGRES=0 skips) the same 1,000 sweeps with the worker's store on PostgreSQL (a throwaway cluster of
+ *    its own, started by the test harness): goal within 2x the single sweep's blocks, worker CPU per sweep printed
+ *    beside the memory run's (PostgreSQL's own CPU is not counted; issue #22).
  * 3. Worker memory across BENCH_CHURN_TASKS (default 100,000; 0 skips) finished tasks through the real
  *    WorkflowRunner (bench/runner-churn.ts, which says exactly what is and is not measured): goal flat.
  * 10,000 concurrent sweeps take longer than the 30-minute cap on a loaded 2-core machine: the simulator, not the
@@ -22,7 +25,7 @@ import { COLLECTION_STATUS, type CollectionTask } from '../core/domain/model/col
 import { SelfDelegationEnergyProvider } from '../adapters/tron/index.js';
 import { buildWorkerWorld, type WorkerWorld } from '../hosts/worker/worker-test-fixture.js';
 import { driveUntil, type Runnable } from '../hosts/worker/worker-drive.js';
-import { concurrentSweeps, startChildDevnet, type SweepRun } from './collection-chain-time.js';
+import { concurrentSweeps, startChildDevnet, type BenchStore, type SweepRun } from './collection-chain-time.js';
 import { runnerChurn } from './runner-churn.js';
 import { sweepCostTable } from './sweep-costs.js';
 
@@ -83,10 +86,10 @@ async function chainTime(): Promise<void> {
   const sizes = (process.env['BENCH_SWEEPS'] ?? '1000,10000').split(',').map(Number).filter((n) => n > 0);
   console.log(`concurrent USDT sweeps of new sub-addresses on chain time (devnet in a child process, a block every ${process.env['DEVNET_BLOCK_MS'] ?? 3_000} ms;`
     + ` ${WORKERS} free-running executors running ${CONCURRENCY} stages at once each, 1 confirmation, memory store):`);
-  const run = async (n: number, profile = false): Promise<SweepRun> => {
+  const run = async (n: number, profile = false, store: BenchStore = 'memory'): Promise<SweepRun> => {
     const devnet = await startChildDevnet(`bench-chain-time-${n}`);
     try {
-      return await concurrentSweeps(devnet, n, WORKERS, CONCURRENCY, CAP_MS, profile);
+      return await concurrentSweeps(devnet, n, WORKERS, CONCURRENCY, CAP_MS, profile, store);
     } finally {
       await devnet.close();
     }
@@ -120,6 +123,17 @@ async function chainTime(): Promise<void> {
         + `${finished ? '' : ` per STAGE (the ${largest.sweeps} run did not finish: ${largest.done} done in ${(largest.wallMs / 1000).toFixed(0)} s)`}`
         + ` — ${ok ? 'ok' : 'MISSED'}${finished ? '' : ' (not met: unfinished)'}`);
     }
+  }
+  if (process.env['BENCH_POSTGRES'] !== '0' && thousand !== undefined) {
+    // The same 1,000 sweeps on PostgreSQL (a cluster of the bench's own, in its own processes; issue #22).
+    console.log('  the same 1,000 concurrent sweeps with the worker on PostgreSQL:');
+    const pg = await run(1_000, false, 'postgres');
+    printRun(pg);
+    const ok = pg.done === 1_000 && pg.blocks <= 2 * single.blocks;
+    if (!ok) process.exitCode = 1;
+    console.log(`  goal: 1,000 concurrent on PostgreSQL within 2x the single sweep's blocks: ${pg.blocks} blocks vs 2 x ${single.blocks} = ${2 * single.blocks}`
+      + ` — ${ok ? 'ok' : 'MISSED'}; worker CPU per sweep ${(pg.workerCpuMs / pg.sweeps).toFixed(1)} ms on PostgreSQL vs`
+      + ` ${(thousand.workerCpuMs / thousand.sweeps).toFixed(1)} ms on memory (PostgreSQL's own CPU not counted)`);
   }
   if (process.env['BENCH_PROFILE'] === '1') {
     const n = sizes[0] ?? 1_000;
