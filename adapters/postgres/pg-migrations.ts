@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import { runner } from 'node-pg-migrate';
+import { withConnection } from './pg-support.js';
 
 /** Where the store's forward-only SQL migrations live: `NNNN_name.sql`, applied in name order. */
 export const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.url));
@@ -19,14 +20,9 @@ const MIGRATION_LOCK = 0x637573746f6479n; // "custody"
  * that concurrent starts apply each migration exactly once. Returns the names applied by this call.
  */
 export async function migratePostgres(pool: pg.Pool, log: (line: string) => void = () => undefined): Promise<string[]> {
-  const client = await pool.connect();
-  // The wait for another process's migrations may outlast the connection: its 'error' must not end the process.
-  let broken = false;
-  const onError = (): void => {
-    broken = true;
-  };
-  client.on('error', onError);
-  try {
+  // The wait for another process's migrations may outlast the connection; a session that may still hold the lock
+  // is closed rather than pooled (closing releases it).
+  return withConnection(pool, async (client, broken) => {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK.toString()]);
     try {
       const applied = await runner({
@@ -46,13 +42,7 @@ export async function migratePostgres(pool: pg.Pool, log: (line: string) => void
       for (const migration of applied) log(`migration applied: ${migration.name}`);
       return applied.map((m) => m.name);
     } finally {
-      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK.toString()]).catch(() => {
-        broken = true;
-      });
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK.toString()]).catch(broken);
     }
-  } finally {
-    client.off('error', onError);
-    // A session that may still hold the lock is closed rather than pooled (closing releases it).
-    client.release(broken);
-  }
+  });
 }

@@ -68,36 +68,43 @@ function isDriverError(error: unknown): boolean {
 }
 
 /**
+ * Runs `body` on a connection of the pool held for it. A connection lost while held emits 'error' on the client, which
+ * the pool does not listen to while the client is out: without a listener that event would end the process (the next
+ * statement fails anyway). `body` may call `broken()` when the session is in an unknown state; such a connection, or a
+ * lost one, is closed instead of going back to the pool.
+ */
+export async function withConnection<T>(pool: pg.Pool, body: (client: pg.PoolClient, broken: () => void) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let isBroken = false;
+  const broken = (): void => {
+    isBroken = true;
+  };
+  client.on('error', broken);
+  try {
+    return await body(client, broken);
+  } finally {
+    client.off('error', broken);
+    client.release(isBroken);
+  }
+}
+
+/**
  * Runs `body` in one transaction on a pooled connection: READ COMMITTED (every write of the store is a conditional
  * single-row statement or an insert guarded by a unique index, so no decision rests on an earlier read of the
- * transaction; see docs/decisions.md). Any throw rolls everything back.
+ * transaction; see docs/decisions.md). Any throw rolls everything back; a connection whose rollback failed is dropped.
  */
-export async function inTransaction<T>(pool: pg.Pool, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  let broken = false;
-  // A connection lost between two statements emits 'error' on the checked-out client, which the pool does not
-  // listen to while it is out: without a listener that event would end the process. The next statement fails anyway.
-  const onError = (): void => {
-    broken = true;
-  };
-  client.on('error', onError);
-  try {
-    await client.query('BEGIN');
-    const result = await body(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
+export function inTransaction<T>(pool: pg.Pool, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  return withConnection(pool, async (client, broken) => {
     try {
-      await client.query('ROLLBACK');
-    } catch {
-      broken = true;
+      await client.query('BEGIN');
+      const result = await body(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(broken);
+      throw error;
     }
-    throw error;
-  } finally {
-    client.off('error', onError);
-    // A connection whose rollback failed is in an unknown state: drop it rather than hand it to the next caller.
-    client.release(broken);
-  }
+  });
 }
 
 const NUL = /\u0000/g;
