@@ -85,7 +85,7 @@ describeWithRedisServerBinary('crash test: SIGKILLed workers and API, PostgreSQL
     env = {
       NODE_ENV: 'production', STORE: 'postgres', DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: '5', LOCKS: 'redis', REDIS_URL: redis.url,
       CHAIN: 'devnet', TRON_FULL_HOST: devnet.url, USDT_CONTRACT: devnet.usdtAddress, ENERGY_PROVIDER: 'rental', CHAIN_CONFIRMATIONS: '1',
-      PORT: '0', METRICS_PORT: '0', WEBHOOK_ALLOW_LOCAL: 'true', WORKFLOW_LEASE_S: '5',
+      PORT: '0', METRICS_PORT: '0', WEBHOOK_ALLOW_LOCAL: 'true', WORKFLOW_LEASE_S: '5', WORKFLOW_STUCK_AFTER_S: '60',
       KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'), ADMIN_TOKEN,
     };
     await Promise.all([0, 1].map(startApi));
@@ -110,7 +110,10 @@ describeWithRedisServerBinary('crash test: SIGKILLed workers and API, PostgreSQL
 
   /** The run's progress and each process's last lines, for a failure message (and test-artifacts/). */
   const progress: string[] = [];
-  const report = (): string => [...progress.slice(-40), ...[...apis, ...workers].flatMap((p) => [`--- ${p.name}`, ...p.output.slice(-15)])].join('\n');
+  const report = (): string => [
+    ...progress.slice(-40),
+    ...[...apis, ...workers].flatMap((p) => [`--- ${p.name}`, ...p.output.filter((line) => line.includes('stuck')).slice(-10), ...p.output.slice(-15)]),
+  ].join('\n');
 
   const body = async (note: (line: string) => void): Promise<void> => {
     const codeFor = async (email: string): Promise<string> => {
