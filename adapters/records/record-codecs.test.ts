@@ -10,6 +10,7 @@ import { fromStoredCollectionTask, toStoredCollectionTask } from './collection-t
 import { fromStoredCommand, toStoredCommand } from './command-record.js';
 import { fromStoredIdempotency, toStoredIdempotency } from './idempotency-record.js';
 import { decodeMoney, encodeMoney } from './record-support.js';
+import { fromStoredScanCheckpoint, toStoredScanCheckpoint } from './scan-checkpoint-record.js';
 import { fromStoredBalance, fromStoredWallet, toStoredBalance, toStoredWallet } from './wallet-record.js';
 import {
   fromStoredDeveloperConfig, fromStoredWebhookDelivery, fromStoredWebhookEvent, toStoredDeveloperConfig,
@@ -95,5 +96,41 @@ describe('record codecs (shared by the durable stores)', () => {
     for (const bad of [1.5, 12, '1.5', '', '01', '+1', '1e3', ' 1', null, undefined, { $numberDecimal: '1' }]) {
       expect(() => decodeMoney(bad, 'amount'), String(bad)).toThrow(InfrastructureError);
     }
+  });
+});
+
+describe('scan checkpoint record (shared by the MongoDB and PostgreSQL scan cursor stores)', () => {
+  const blockId = fc.record({ number: fc.nat(), hash: fc.string({ minLength: 1, maxLength: 8 }) });
+  const contract = fc.option(fc.constantFrom('TContractA', 'TContractB'), { nil: null });
+  const checkpoint = fc.record({
+    block: blockId,
+    recent: fc.array(blockId, { maxLength: 3 }),
+    final: fc.nat(),
+    unfinal: fc.array(fc.record({
+      number: fc.nat(), hash: fc.string({ minLength: 1, maxLength: 8 }),
+      changes: fc.array(fc.record({ address: fc.string(), contract, delta: fc.bigInt({ min: -(2n ** 80n), max: 2n ** 80n }) }), { maxLength: 3 }),
+      deposits: fc.array(fc.record({
+        id: fc.string(), txid: fc.string(), contract, internal: fc.boolean(), from: fc.string(), to: fc.string(), amount: money,
+      }), { maxLength: 3 }),
+      uncertain: fc.array(fc.string(), { maxLength: 2 }),
+    }), { maxLength: 3 }),
+    anchors: fc.array(fc.record({
+      address: fc.string(), at: fc.nat(), balances: fc.array(fc.record({ contract, amount: money }), { maxLength: 2 }),
+    }), { maxLength: 3 }),
+  });
+
+  it('round-trips through JSON exactly, amounts as decimal strings', () => {
+    fc.assert(fc.property(checkpoint, (c) => {
+      const record = throughJson(toStoredScanCheckpoint(c));
+      expect(JSON.stringify(record)).not.toMatch(/"(delta|amount)":-?[0-9]/);
+      expect(fromStoredScanCheckpoint(record)).toEqual(c);
+    }));
+  });
+
+  it('reads a checkpoint written before uncertain blocks were tracked as having none', () => {
+    const record = toStoredScanCheckpoint({ block: { number: 5, hash: 'aa' }, recent: [], final: 4, anchors: [],
+      unfinal: [{ number: 5, hash: 'aa', changes: [], deposits: [], uncertain: [] }] });
+    delete record.unfinal[0]!.uncertain;
+    expect(fromStoredScanCheckpoint(throughJson(record)).unfinal[0]!.uncertain).toEqual([]);
   });
 });
