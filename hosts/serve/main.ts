@@ -6,7 +6,7 @@
  * exits at once.
  */
 import { ConfigError, integer } from '../composition/config.js';
-import { processLogger } from '../composition/process-log.js';
+import { processLogger, stopOnSignals } from '../composition/process-log.js';
 import { TOKENS } from '../composition/tokens.js';
 import { startServe } from './start-serve.js';
 
@@ -23,19 +23,7 @@ const [started, deadlineMs] = await (async () => {
 log.info({ url: started.url, metrics: started.metricsUrl === null ? null : `${started.metricsUrl}/metrics` },
   `serve listening ${started.url} (API and worker in one process)`);
 
-let stopping = false;
-const shutdown = (signal: NodeJS.Signals): void => {
-  if (stopping) process.exit(1);
-  stopping = true;
-  log.info({ signal }, `${signal}: draining the api and stopping the worker (again to force)`);
-  started.stop(deadlineMs).then((finished) => {
-    if (!finished) log.warn({ deadlineMs }, 'work still in flight at the stop deadline; exiting (its lease hands it to the next start)');
-    // The request and worker log is written asynchronously: flush it before exiting so the last lines are not lost.
-    started.composition.container.get(TOKENS.Logger).flush(() => process.exit(finished ? 0 : 1));
-  }, (error: unknown) => {
-    log.error({ err: error }, 'shutdown failed');
-    process.exit(1);
-  });
-};
-process.on('SIGINT', shutdown);
-process.on('SIGTERM', shutdown);
+stopOnSignals(log, {
+  action: 'draining the api and stopping the worker', leftover: 'its lease hands it to the next start', stop: (ms) => started.stop(ms), deadlineMs,
+  flush: (done) => started.composition.container.get(TOKENS.Logger).flush(done),
+});

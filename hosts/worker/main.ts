@@ -5,7 +5,7 @@
  * WORKER_STOP_DEADLINE_S (default 20 s; leases cover anything cut short); a second signal exits at once.
  */
 import { ConfigError, integer } from '../composition/config.js';
-import { processLogger } from '../composition/process-log.js';
+import { processLogger, stopOnSignals } from '../composition/process-log.js';
 import { TOKENS } from '../composition/tokens.js';
 import { startWorkerProcess } from './start-worker.js';
 
@@ -22,19 +22,7 @@ const [started, deadlineMs] = await (async () => {
 log.info({ metrics: started.metricsUrl }, `worker running: collections, withdrawals, staking, webhooks and balance refresh${
   started.metricsUrl === null ? '' : `; metrics on ${started.metricsUrl}`}`);
 
-let stopping = false;
-const shutdown = (signal: NodeJS.Signals): void => {
-  if (stopping) process.exit(1);
-  stopping = true;
-  log.info({ signal }, `${signal}: stopping the worker (again to force)`);
-  started.stop(deadlineMs).then((finished) => {
-    if (!finished) log.warn({ deadlineMs }, 'work still in flight at the stop deadline; exiting (leases hand it to another worker)');
-    // The worker's log is written asynchronously: flush it before exiting so the last lines are not lost.
-    started.composition.container.get(TOKENS.Logger).flush(() => process.exit(finished ? 0 : 1));
-  }, (error: unknown) => {
-    log.error({ err: error }, 'shutdown failed');
-    process.exit(1);
-  });
-};
-process.on('SIGINT', shutdown);
-process.on('SIGTERM', shutdown);
+stopOnSignals(log, {
+  action: 'stopping the worker', leftover: 'leases hand it to another worker', stop: (ms) => started.stop(ms), deadlineMs,
+  flush: (done) => started.composition.container.get(TOKENS.Logger).flush(done),
+});
