@@ -324,6 +324,34 @@ describe('TronWebChainGateway.findInSolidified across fallback nodes (wire-exact
     const g = await nodeThat(primary, { fallbackNodes: [{ fullHost: await serve(fallbackWith(chain('b'))) }] });
     expect(await g.findInSolidified(tx)).toBe('unknown');
   });
+
+  it('a proof that a failed read interrupted resumes where it stopped: through a node failing every 5th block read, it completes', async () => {
+    // Read from scratch each time, a 10-block window through such a node never completes (4 reads, then a failure):
+    // a transaction that never landed would be re-sent for ever instead of being proven dead.
+    let reads = 0;
+    const flaky: Script = (path, body) => {
+      if (path.endsWith('/getnowblock')) return ok(ours.block(130));
+      if (!path.endsWith('/getblockbynum')) return { status: 404, body: '{}' };
+      reads += 1;
+      return reads % 5 === 0 ? { status: 503, body: 'busy' } : ok(ours.block(Number(body['num'])));
+    };
+    const g = await nodeThat(flaky);
+    const answers: string[] = [];
+    for (let attempt = 0; attempt < 6 && answers.at(-1) !== 'absent'; attempt++) {
+      answers.push(await g.findInSolidified(tx).catch((e: unknown) => (e as ChainError).code));
+    }
+    expect(answers).toEqual(['CHAIN-NODE-UNAVAILABLE', 'CHAIN-NODE-UNAVAILABLE', 'absent']);
+    // Blocks 100..110 read once each, plus the two failed reads.
+    expect(reads).toBe(13);
+  });
+
+  it('blocks of another chain are not kept: once the fallback is fixed, the proof completes', async () => {
+    let fallbackBlocks = chain('b');
+    const g = await nodeThat(primary, { fallbackNodes: [{ fullHost: await serve((path, body) => fallbackWith(fallbackBlocks)(path, body)) }] });
+    expect(await g.findInSolidified(tx)).toBe('unknown');
+    fallbackBlocks = ours;
+    expect(await g.findInSolidified(tx)).toBe('absent');
+  });
 });
 
 describe('TronWebChainGateway: what a fallback node answers after the first node failed (wire-exact)', () => {

@@ -80,9 +80,15 @@ export const USDT_TRANSFER_ENERGY_TO_NEW_HOLDER = 130_285;
 const MAX_EXPIRATION_MS = 86_400_000;
 /** Blocks findInSolidified reads at most for one transaction: a reference up to ~19 blocks old plus 10 min of expiration. */
 const MAX_WINDOW_BLOCKS = 240;
+/**
+ * Solidified blocks findInSolidified keeps (~20 KB each on mainnet, with their txids): enough for the windows of the
+ * transactions proven dead around the same time, which overlap.
+ */
+const SOLID_BLOCK_CACHE = 512;
 /** TaPoS accepts a reference among the last 65,536 blocks; stay well inside it. */
 const MAX_HEAD_MARGIN = 60_000;
 type Json = Record<string, unknown>;
+type SolidBlock = NonNullable<Awaited<ReturnType<TronNodeClient['solidifiedByNumber']>>>;
 
 const pad32 = (hex: string): string => hex.padStart(64, '0');
 const abiAddress = (hex41: string): string => pad32(hex41.slice(2));
@@ -96,6 +102,12 @@ export class TronWebChainGateway implements ChainGateway {
   private readonly expirationMs: number;
   private readonly referenceBlock: ReferenceBlock;
   private lastTimestamp = 0;
+  /**
+   * Solidified blocks already read by findInSolidified, by number. They are final, so a proof that a failed read
+   * interrupted resumes where it stopped instead of starting over: a window is ~20 blocks (~80 on a 1 s devnet),
+   * and through a node that fails a few percent of requests a proof read from scratch each time may never complete.
+   */
+  private readonly solidBlocks = new Map<number, SolidBlock>();
 
   constructor(options: TronWebChainGatewayOptions) {
     this.node = new TronNodeClient({ ...options, timeoutMs: options.timeoutMs ?? 15_000 });
@@ -387,25 +399,41 @@ export class TronWebChainGateway implements ChainGateway {
     let previous: string;
     for (let tries = 0; ; tries += 1) {
       if (ref < 0 || tries === 3) return 'unknown';
-      const block = await this.node.solidifiedByNumber('node-read', ref);
+      const block = await this.solidBlock(ref);
       if (block === null) return 'unknown';
       if (block.id.slice(16, 32) === refHash.toLowerCase()) {
         previous = block.id;
         break;
       }
+      this.solidBlocks.delete(ref);
       ref -= 65_536;
     }
     for (let n = ref + 1; n <= solid.number && n - ref <= MAX_WINDOW_BLOCKS; n += 1) {
-      const block = await this.node.solidifiedByNumber('node-read', n);
+      const block = await this.solidBlock(n);
       if (block === null) return 'unknown';
       // Each block must be the child of the one before: blocks read from nodes of two chains (a fallback on another
-      // network, decision 85) prove nothing.
-      if (block.parent !== previous) return 'unknown';
+      // network, decision 85) prove nothing, and neither is kept.
+      if (block.parent !== previous) {
+        this.solidBlocks.delete(n);
+        this.solidBlocks.delete(n - 1);
+        return 'unknown';
+      }
       previous = block.id;
       if (block.timestamp > expiration) return 'absent';
       if (block.txids.includes(id)) return 'included';
     }
     return 'unknown';
+  }
+
+  /** A solidified block by number, read once (see solidBlocks); the oldest read is dropped past SOLID_BLOCK_CACHE. */
+  private async solidBlock(number: number): Promise<SolidBlock | null> {
+    const known = this.solidBlocks.get(number);
+    if (known !== undefined) return known;
+    const block = await this.node.solidifiedByNumber('node-read', number);
+    if (block === null) return null;
+    this.solidBlocks.set(number, block);
+    if (this.solidBlocks.size > SOLID_BLOCK_CACHE) this.solidBlocks.delete(this.solidBlocks.keys().next().value!);
+    return block;
   }
 
   async head(): Promise<{ readonly number: number; readonly timestamp: number }> {

@@ -151,6 +151,8 @@ describe('a node over quota: Retry-After and the stuck flag', { timeout: 60_000 
     expect(stuck.length).toBeGreaterThanOrEqual(4);
     expect(stuck.length).toBeLessThanOrEqual(5);
     expect(stuck[0]!.fields).toMatchObject({ workflow: 'command', key: command.commandNo, step: 'withdrawal', txid: expect.any(String) });
+    // The error that keeps it retrying is in the report: here, the node over quota.
+    expect(String(stuck.at(-1)!.fields['lastError'])).toMatch(/^HTTP_429: getTransaction: node answered HTTP 429/);
     expect((await w.stores.commands.get(command.commandNo))!.status).toBe(COMMAND_STATUS.RUNNING);
     w.devnet.setFaults({ script: [] });
     await driveUntil(w, [executor], async () => (await w.stores.commands.get(command.commandNo))!.status !== COMMAND_STATUS.RUNNING);

@@ -398,7 +398,7 @@ export class WorkflowRunner<S extends Versioned> {
     const delay = error instanceof ChainError && error.retryAfterMs !== null ? Math.max(backoff, error.retryAfterMs) : backoff;
     this.deps.hooks?.onRetry?.(this.workflow.name, key, step.name, error);
     if (error instanceof WorkflowRefusal) this.deps.log?.error({ workflow: this.workflow.name, key, step: step.name, err: error.message }, 'workflow refused a step');
-    this.checkStuck(progress.subject, step);
+    this.checkStuck(progress.subject, step, error);
     await this.release(progress, this.deps.clock.now() + delay);
     return 'retrying';
   }
@@ -407,8 +407,8 @@ export class WorkflowRunner<S extends Versioned> {
     progress.subject = await this.workflow.save(this.workflow.released(progress.subject, at), progress.subject.version);
   }
 
-  /** Logs (once per stuckAfterMs) a step that has been running too long: an operator should look. */
-  private checkStuck(subject: S, step: WorkflowStep<S>): void {
+  /** Logs (once per stuckAfterMs) a step that has been running too long, with the error that last retried it: an operator should look. */
+  private checkStuck(subject: S, step: WorkflowStep<S>, error?: unknown): void {
     const now = this.deps.clock.now();
     const forMs = now - this.workflow.stepStartedAt(subject);
     if (forMs < this.stuckAfterMs) return;
@@ -420,6 +420,7 @@ export class WorkflowRunner<S extends Versioned> {
     const record = this.workflow.openRecord(subject);
     this.deps.log?.warn({
       workflow: this.workflow.name, key, step: step.name, forMs, txid: record?.txid ?? null, refusal: record?.refusal ?? null,
+      ...(error === undefined ? {} : { lastError: describeRefusal(error) }),
     }, 'workflow stuck');
     this.deps.hooks?.onStuck?.(this.workflow.name, key, step.name, forMs);
   }
