@@ -3,7 +3,7 @@ import { buildTestCore, startTestDevnet, type TestCore } from '../../adapters/me
 import type { Devnet } from '../../adapters/tron-devnet/index.js';
 import { NodeSecretHasher } from '../../adapters/node/index.js';
 import { AccountsUseCases } from './accounts.service.js';
-import type { ResolvedDeps } from './deps.js';
+import { DEFAULT_CORE_SETTINGS } from './deps.js';
 import { failureOf, TEST_PASSWORD } from './testing/user-journeys.js';
 
 /** Issue #13 regressions in the account flow: equal-time login, abandoned unverified accounts. */
@@ -35,8 +35,10 @@ describe('login does the same scrypt work for an unknown e-mail as for a known o
 describe('login timing does not tell registered e-mails apart (production scrypt cost)', () => {
   it('the median time of a wrong password is the same for a known and an unknown e-mail, within noise', async () => {
     const core = buildTestCore(devnet);
-    const deps = (core.app.accounts as unknown as { deps: ResolvedDeps }).deps;
-    const accounts = new AccountsUseCases({ ...deps, hasher: new NodeSecretHasher() });
+    const accounts = new AccountsUseCases({
+      accounts: core.stores.accounts, sessions: core.stores.sessions, hasher: new NodeSecretHasher(), mailer: core.mailer,
+      clock: core.clock, ids: core.stores.ids, settings: DEFAULT_CORE_SETTINGS,
+    });
     await accounts.register({ email: 'timed@example.com', password: TEST_PASSWORD });
     const median = async (email: string): Promise<number> => {
       const times: number[] = [];

@@ -45,6 +45,9 @@ function sameHash(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
+/** The ports the account use cases touch. */
+export type AccountsDeps = Pick<ResolvedDeps, 'accounts' | 'sessions' | 'hasher' | 'mailer' | 'clock' | 'ids' | 'settings'>;
+
 /**
  * Registration, e-mail verification, login, session tokens (DESIGN.md "Accounts and session tokens") and the password
  * reset (issue #14).
@@ -52,7 +55,7 @@ function sameHash(a: string, b: string): boolean {
 export class AccountsUseCases implements AccountsService {
   private decoy: Promise<string> | undefined;
 
-  constructor(private readonly deps: ResolvedDeps) {}
+  constructor(private readonly deps: AccountsDeps) {}
 
   /**
    * Registers an unverified account and mails a 6-digit code. Registering again an unverified email with the

@@ -41,9 +41,13 @@ function parseRiskValue(fields: Fields): string {
   return value;
 }
 
+/** The ports the admin use cases touch. */
+export type AdminDeps = Pick<ResolvedDeps,
+  'accounts' | 'subscriptions' | 'developerConfigs' | 'commands' | 'tasks' | 'uow' | 'risk' | 'clock' | 'ids'>;
+
 /** Platform operations behind ADMIN_TOKEN (DESIGN.md "Platform (admin) operations"). */
 export class AdminUseCases implements AdminService {
-  constructor(private readonly deps: ResolvedDeps) {}
+  constructor(private readonly deps: AdminDeps) {}
 
   async listPendingWebhooks(): Promise<PendingWebhookView[]> {
     const pending = await this.deps.developerConfigs.listPending();

@@ -12,9 +12,12 @@ const MAX_NAME = 100;
 /** last_used_at is kept to the minute: at most one write per token and minute. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
+/** The ports the API token use cases touch. */
+export type ApiTokensDeps = Pick<ResolvedDeps, 'apiTokens' | 'subscriptions' | 'hasher' | 'clock' | 'ids' | 'settings'>;
+
 /** Developer API Tokens (`dk_`, ability `api:access`): created with a session, used on the open platform. */
 export class ApiTokensUseCases implements ApiTokensService {
-  constructor(private readonly deps: ResolvedDeps) {}
+  constructor(private readonly deps: ApiTokensDeps) {}
 
   /** Requires an active developer subscription; the token is shown once and stored as its SHA-256. */
   async create(userId: UserId, body: unknown): Promise<ApiTokenCreatedView> {

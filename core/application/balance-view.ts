@@ -47,9 +47,12 @@ export function toBalanceItemViews(lines: readonly BalanceLine[], format: TimeFo
   }));
 }
 
+/** The ports that reading a wallet's balance touches. */
+export type BalanceViewDeps = Pick<ResolvedDeps, 'balances' | 'commands' | 'assets'>;
+
 /** The cached snapshot of a wallet with the locks of its active command applied (no chain query). */
 export async function readBalance(
-  deps: Pick<ResolvedDeps, 'balances' | 'commands' | 'assets'>, wallet: WalletAddress,
+  deps: BalanceViewDeps, wallet: WalletAddress,
 ): Promise<{ readonly lines: BalanceLine[]; readonly refreshSource: RefreshSource; readonly updatedAt: Millis }> {
   const [snapshot, active] = await Promise.all([
     deps.balances.get(wallet.address), deps.commands.findActiveByAddress(wallet.address),

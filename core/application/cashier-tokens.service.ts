@@ -17,9 +17,12 @@ import type { CashierTokenCreatedView, CashierTokenDisabledView, CashierTokenVie
 
 const MAX_REASON = 255;
 
+/** The ports the cashier token use cases touch. */
+export type CashierTokensDeps = Pick<ResolvedDeps, 'cashierTokens' | 'wallets' | 'hasher' | 'clock' | 'ids' | 'settings'>;
+
 /** Cashier token management with the Developer API Token (spec §4). */
 export class CashierTokensUseCases implements CashierTokensService {
-  constructor(private readonly deps: ResolvedDeps) {}
+  constructor(private readonly deps: CashierTokensDeps) {}
 
   /**
    * Issues a `ct_` token for an owned sub-address; the value is returned once and stored as its SHA-256.

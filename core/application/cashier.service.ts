@@ -7,12 +7,16 @@ import { CASHIER_TOKEN_PREFIX } from '../domain/model/cashier-token.js';
 import type { CollectionTask } from '../domain/model/collection-task.js';
 import type { WalletAddress } from '../domain/model/wallet.js';
 import type { CashierContext, CashierService } from './application.js';
-import { readBalance, toBalanceItemViews } from './balance-view.js';
-import { assetOf, startCollection } from './collection-starter.js';
+import { readBalance, toBalanceItemViews, type BalanceViewDeps } from './balance-view.js';
+import { assetOf, startCollection, type CollectionStarterDeps } from './collection-starter.js';
 import type { ResolvedDeps } from './deps.js';
 import { fieldsOf, requireString } from './input.js';
 import { toCashierTaskView } from './mappers.js';
 import type { CashierBalanceView, CashierSessionView, CashierTaskView } from './views.js';
+
+/** The ports the cashier use cases touch, with those of reading a balance and starting a collection. */
+export type CashierDeps = Pick<ResolvedDeps, 'cashierTokens' | 'developerConfigs' | 'wallets' | 'tasks' | 'assets' | 'hasher' | 'clock'>
+  & BalanceViewDeps & CollectionStarterDeps;
 
 /**
  * The payment API used by a payer with a `ct_` token. A successful call slides the token's expiry
@@ -21,7 +25,7 @@ import type { CashierBalanceView, CashierSessionView, CashierTaskView } from './
  * another collection (docs/decisions.md 44).
  */
 export class CashierUseCases implements CashierService {
-  constructor(private readonly deps: ResolvedDeps) {}
+  constructor(private readonly deps: CashierDeps) {}
 
   async authenticateCashier(token: string | null): Promise<CashierContext> {
     if (token === null || token === '') throw new DomainError('CASHIER-TOKEN-MISSING');

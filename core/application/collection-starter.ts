@@ -14,6 +14,10 @@ import { newCommand, refuseIfLocked, refuseIfRisky, withAddressLock, type Comman
  */
 export type CollectionGuard = (available: bigint) => Promise<void>;
 
+/** The ports that starting a collection touches. */
+export type CollectionStarterDeps = Pick<ResolvedDeps,
+  'risk' | 'commands' | 'clock' | 'ids' | 'addressLock' | 'settings' | 'balances' | 'wallets' | 'uow'>;
+
 /**
  * Starts a collection of `asset` on the sub-address `wallet` (ownership and sub type already checked):
  * risk (403), then under the address lock the active-command check (409) and the guard, then the COLLECTION command
@@ -21,7 +25,7 @@ export type CollectionGuard = (available: bigint) => Promise<void>;
  * The command holds the cached available balance of the asset as balance_locked while it runs.
  */
 export async function startCollection(
-  deps: ResolvedDeps, wallet: WalletAddress, asset: Asset, guard: CollectionGuard = async () => {},
+  deps: CollectionStarterDeps, wallet: WalletAddress, asset: Asset, guard: CollectionGuard = async () => {},
 ): Promise<CollectionTask> {
   const draft: CommandDraft = {
     userId: wallet.userId, type: COMMAND_TYPE.COLLECTION, address: wallet.address, assetSymbol: asset.symbol,

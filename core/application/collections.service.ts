@@ -4,7 +4,7 @@ import type { UserId } from '../domain/model/common.js';
 import type { CollectionTask } from '../domain/model/collection-task.js';
 import { ADDRESS_TYPE } from '../domain/model/wallet.js';
 import type { CollectionsService } from './application.js';
-import { assetOf, startCollection } from './collection-starter.js';
+import { assetOf, startCollection, type CollectionStarterDeps } from './collection-starter.js';
 import type { ResolvedDeps } from './deps.js';
 import { toCollectionCostView, type CollectionCostView } from './collection-cost-view.js';
 import { fieldsOf, requireString } from './input.js';
@@ -12,9 +12,12 @@ import { toTaskView } from './mappers.js';
 import { ownedWallet } from './ownership.js';
 import type { CollectionTaskView } from './views.js';
 
+/** The ports the collection use cases touch, with those of starting a collection. */
+export type CollectionsDeps = Pick<ResolvedDeps, 'wallets' | 'tasks' | 'assets'> & CollectionStarterDeps;
+
 /** Wallet-side collection (sweep) tasks (spec §4 "Collection"). */
 export class CollectionsUseCases implements CollectionsService {
-  constructor(private readonly deps: ResolvedDeps) {}
+  constructor(private readonly deps: CollectionsDeps) {}
 
   /**
    * Checks in this order: address missing or another user's (422 BIZ-WALLET-ADDRESS-NOT-FOUND), not a sub-address,

@@ -12,9 +12,12 @@ import type { CommandListItemView, CommandView, ItemsPage } from './views.js';
 const TYPES = Object.values(COMMAND_TYPE) as CommandType[];
 const STATUSES = Object.values(COMMAND_STATUS) as CommandStatus[];
 
+/** The ports the command use cases touch. */
+export type CommandsDeps = Pick<ResolvedDeps, 'commands'>;
+
 /** The caller's asynchronous commands (spec §4 GET /commands). */
 export class CommandsUseCases implements CommandsService {
-  constructor(private readonly deps: ResolvedDeps) {}
+  constructor(private readonly deps: CommandsDeps) {}
 
   /** `type` 1-8 and `status` 1-6 filter; anything else is VALIDATION-ERROR naming the parameter. */
   async list(userId: UserId, query: unknown): Promise<ItemsPage<CommandListItemView>> {

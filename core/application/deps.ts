@@ -99,7 +99,7 @@ export interface CoreDeps {
   readonly settings?: Partial<CoreSettings>;
 }
 
-/** CoreDeps with the settings completed: what every service receives. */
+/** CoreDeps with the settings completed. Each use case takes a `Pick` of it naming the ports it touches. */
 export interface ResolvedDeps extends Omit<CoreDeps, 'settings'> {
   readonly settings: CoreSettings;
 }

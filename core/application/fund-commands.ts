@@ -39,7 +39,9 @@ export function newCommand(deps: Pick<ResolvedDeps, 'clock' | 'ids'>, draft: Com
  * Risk control before anything is queued: a blocked request is recorded as a REJECTED command (auditable in
  * GET /commands, docs/decisions.md 8) and answered 403 RISK-REVIEW-BLOCKED.
  */
-export async function refuseIfRisky(deps: ResolvedDeps, subject: RiskSubject, draft: CommandDraft): Promise<void> {
+export async function refuseIfRisky(
+  deps: Pick<ResolvedDeps, 'risk' | 'commands' | 'clock' | 'ids'>, subject: RiskSubject, draft: CommandDraft,
+): Promise<void> {
   const verdict = await deps.risk.check(subject);
   if (!verdict.blocked) return;
   const now = deps.clock.now();
@@ -60,7 +62,9 @@ export async function refuseIfRisky(deps: ResolvedDeps, subject: RiskSubject, dr
  * refuses a second active command atomically anyway). A lock held by another request means a command is being
  * created on the address right now: 409 BIZ-COMMAND-LOCKED.
  */
-export async function withAddressLock<T>(deps: ResolvedDeps, address: string, work: () => Promise<T>): Promise<T> {
+export async function withAddressLock<T>(
+  deps: Pick<ResolvedDeps, 'addressLock' | 'settings'>, address: string, work: () => Promise<T>,
+): Promise<T> {
   const grant = await deps.addressLock.acquire(`address:${address}`, deps.settings.addressLockTtlMs);
   if (grant === null) throw new DomainError('BIZ-COMMAND-LOCKED');
   try {
@@ -71,12 +75,15 @@ export async function withAddressLock<T>(deps: ResolvedDeps, address: string, wo
 }
 
 /** 409 BIZ-COMMAND-LOCKED when the address has an active fund-moving command. */
-export async function refuseIfLocked(deps: ResolvedDeps, address: string): Promise<void> {
+export async function refuseIfLocked(deps: Pick<ResolvedDeps, 'commands'>, address: string): Promise<void> {
   if ((await deps.commands.findActiveByAddress(address)) !== null) throw new DomainError('BIZ-COMMAND-LOCKED');
 }
 
+/** The ports that queuing a fund-moving command touches. */
+export type FundCommandDeps = Pick<ResolvedDeps, 'risk' | 'commands' | 'clock' | 'ids' | 'addressLock' | 'settings'>;
+
 /** Queues a fund-moving command (withdrawal, staking): risk, then the lock, then the atomic locking insert. */
-export async function submitFundCommand(deps: ResolvedDeps, subject: RiskSubject, draft: CommandDraft): Promise<Command> {
+export async function submitFundCommand(deps: FundCommandDeps, subject: RiskSubject, draft: CommandDraft): Promise<Command> {
   if (!isFundMoving(draft.type)) throw new RangeError(`command type ${draft.type} does not move funds`);
   await refuseIfRisky(deps, subject, draft);
   return withAddressLock(deps, draft.address, async () => {

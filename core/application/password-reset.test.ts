@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestCore, startTestDevnet, type TestCore } from '../../adapters/memory/testing/memory-test-core.js';
 import type { Devnet } from '../../adapters/tron-devnet/index.js';
-import { SmtpMailer } from '../../adapters/node/index.js';
+import { NodeSecretHasher, SmtpMailer, TEST_SCRYPT_COST } from '../../adapters/node/index.js';
 import { startLocalSmtpReceiver } from '../../adapters/node/local-smtp-receiver.js';
 import { InfrastructureError } from '../domain/errors.js';
 import { AccountsUseCases } from './accounts.service.js';
-import type { ResolvedDeps } from './deps.js';
+import { DEFAULT_CORE_SETTINGS } from './deps.js';
 import { rejectionOf, signUp, TEST_PASSWORD } from './testing/user-journeys.js';
 
 let devnet: Devnet;
@@ -42,8 +42,10 @@ describe('reset request timing does not tell who has an account (mail over a loc
     try {
       const core = buildTestCore(devnet);
       const user = await signUp(core.app, core.readCode, 'timed-reset@example.com');
-      const deps = (core.app.accounts as unknown as { deps: ResolvedDeps }).deps;
-      const accounts = new AccountsUseCases({ ...deps, mailer });
+      const accounts = new AccountsUseCases({
+        accounts: core.stores.accounts, sessions: core.stores.sessions, hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }),
+        mailer, clock: core.clock, ids: core.stores.ids, settings: DEFAULT_CORE_SETTINGS,
+      });
       const median = async (email: string): Promise<number> => {
         const times: number[] = [];
         for (let i = 0; i < 9; i++) {

@@ -4,7 +4,7 @@ import type { UserId } from '../domain/model/common.js';
 import type { Resource } from '../ports/chain-gateway.port.js';
 import type { StakingService } from './application.js';
 import type { ResolvedDeps } from './deps.js';
-import { submitFundCommand } from './fund-commands.js';
+import { submitFundCommand, type FundCommandDeps } from './fund-commands.js';
 import { fieldsOf, requireChainAmount, requireString, type Fields } from './input.js';
 import { ownedWallet } from './ownership.js';
 import type { CommandAcceptedView } from './views.js';
@@ -20,9 +20,12 @@ function parseResource(fields: Fields): Resource {
   return resource;
 }
 
+/** The ports the staking use cases touch, with those of queuing a fund-moving command. */
+export type StakingDeps = Pick<ResolvedDeps, 'chain' | 'wallets'> & FundCommandDeps;
+
 /** Staking operations (session token), each a fund-moving command executed later by the worker. */
 export class StakingUseCases implements StakingService {
-  constructor(private readonly deps: ResolvedDeps) {}
+  constructor(private readonly deps: StakingDeps) {}
 
   /** Freezes `amount` SUN for the resource; the SUN is held as balance_locked of TRX while pending. */
   async stake(userId: UserId, address: string, body: unknown): Promise<CommandAcceptedView> {

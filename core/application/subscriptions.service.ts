@@ -38,9 +38,13 @@ function toSubscriptionView(sub: Subscription): SubscriptionView {
   };
 }
 
+/** The ports the subscription use cases touch. */
+export type SubscriptionsDeps = Pick<ResolvedDeps,
+  'subscriptions' | 'developerConfigs' | 'cipher' | 'dns' | 'assets' | 'clock' | 'settings'>;
+
 /** Subscriptions (no billing: activation is immediate) and the developer configuration (webhook, minimums). */
 export class SubscriptionsUseCases implements SubscriptionsService {
-  constructor(private readonly deps: ResolvedDeps) {}
+  constructor(private readonly deps: SubscriptionsDeps) {}
 
   /**
    * Activates the plan (default: developer `standard`, sub_address `starter`). Activating the active plan again

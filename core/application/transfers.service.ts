@@ -4,14 +4,17 @@ import type { UserId } from '../domain/model/common.js';
 import type { TransfersService } from './application.js';
 import { assetOf } from './collection-starter.js';
 import type { ResolvedDeps } from './deps.js';
-import { submitFundCommand } from './fund-commands.js';
+import { submitFundCommand, type FundCommandDeps } from './fund-commands.js';
 import { fieldsOf, requireChainAmount, requireString } from './input.js';
 import { ownedWallet } from './ownership.js';
 import type { CommandAcceptedView } from './views.js';
 
+/** The ports the transfer use case touches, with those of queuing a fund-moving command. */
+export type TransfersDeps = Pick<ResolvedDeps, 'chain' | 'wallets' | 'assets'> & FundCommandDeps;
+
 /** Withdrawals (session token): a PENDING WITHDRAWAL command the worker signs and broadcasts later. */
 export class TransfersUseCases implements TransfersService {
-  constructor(private readonly deps: ResolvedDeps) {}
+  constructor(private readonly deps: TransfersDeps) {}
 
   /**
    * Order: fields present, amount (BIZ-AMOUNT-INVALID), to_address syntax (VALIDATION-ERROR), from_address owned

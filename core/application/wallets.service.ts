@@ -8,7 +8,7 @@ import { COMMAND_STATUS, COMMAND_TYPE, type Command } from '../domain/model/comm
 import type { UserId } from '../domain/model/common.js';
 import { ADDRESS_STATUS, ADDRESS_TYPE, type AddressType, type WalletAddress } from '../domain/model/wallet.js';
 import type { WalletsService } from './application.js';
-import { readBalance, toBalanceItemViews } from './balance-view.js';
+import { readBalance, toBalanceItemViews, type BalanceViewDeps } from './balance-view.js';
 import type { ResolvedDeps } from './deps.js';
 import { fieldsOf, optionalBoolean, optionalEnum, requireString } from './input.js';
 import { toResourcesView, toWalletView } from './mappers.js';
@@ -42,9 +42,14 @@ function parseAddressType(value: unknown): number {
   return value;
 }
 
+/** The ports the wallet use cases touch, with those of reading a balance. */
+export type WalletsDeps = Pick<ResolvedDeps,
+  'wallets' | 'subscriptions' | 'balances' | 'commands' | 'chain' | 'cipher' | 'assets' | 'clock' | 'ids' | 'settings'>
+  & BalanceViewDeps;
+
 /** Wallet addresses, their cached balances, manual refresh and chain resources (spec §4 "Wallet"). */
 export class WalletsUseCases implements WalletsService {
-  constructor(private readonly deps: ResolvedDeps) {}
+  constructor(private readonly deps: WalletsDeps) {}
 
   async list(userId: UserId, query: unknown): Promise<ItemsPage<WalletView>> {
     const fields = fieldsOf(query, 'query');
