@@ -19,7 +19,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: ['core/**/*.test.ts', 'adapters/**/*.test.ts', 'hosts/**/*.test.ts', 'contracts-tests/**/*.test.ts'],
+          include: ['core/**/*.test.ts', 'adapters/**/*.test.ts', 'hosts/**/*.test.ts', 'contracts-tests/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
           exclude: ['**/*.integration.test.ts', '**/*.browser.test.ts', '**/node_modules/**'],
           // Timeouts catch hangs, not slowness: property runs on a loaded 2-core CI machine can take several seconds.
           testTimeout: 30_000,

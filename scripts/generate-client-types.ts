@@ -1,4 +1,4 @@
-/** `npm run client:types`: writes hosts/api/client/openapi-types.ts from the OpenAPI document (scripts/client-types.ts). */
+/** `npm run client:types`: writes packages/client/src/openapi-types.ts from the OpenAPI document (scripts/client-types.ts). */
 import { writeFileSync } from 'node:fs';
 import { CLIENT_TYPES_PATH, generateClientTypes } from './client-types.js';
 

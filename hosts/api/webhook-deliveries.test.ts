@@ -5,7 +5,7 @@ import { NodeDnsResolver } from '../../adapters/node/index.js';
 import { aDelivery, anEvent } from '../../contracts-tests/support/fixtures.js';
 import { DELIVERY_STATUS, type WebhookDelivery } from '../../core/domain/model/webhook.js';
 import { TOKENS } from '../composition/tokens.js';
-import { verifySpecSignature, verifyStandardWebhook } from './client/webhooks.js';
+import { verifySpecSignature, verifyStandardWebhook } from '../../packages/client/src/webhooks.js';
 import { startHarness, type ApiHarness } from './test-harness.js';
 import { expectAnswersDocumented, expectDocumented, fails, ok, signUp, type TestUser } from './api-test-fixtures.js';
 

@@ -1,15 +1,16 @@
 /**
  * An integrator's program, run by hosts/api/client/package.integration.test.ts in a fresh project that installed the
- * packed tarball: it imports only `custody-hub/client` and `custody-hub/webhooks`, and goes from sign-up to a verified
- * collection webhook against a running `npm start`. It is type-checked there against the packed `.d.ts` files.
+ * packed @custody-hub/client tarball: it imports only `@custody-hub/client` and `@custody-hub/client/webhooks`, and
+ * goes from sign-up to a verified collection webhook against a running `npm start`. It is type-checked there against
+ * the packed `.d.ts` files.
  *
  * Input: BASE_URL and ADMIN_TOKEN in the environment; the e-mail code on stdin after it prints `CODE? <email>`.
  * Output: one `RESULT <json>` line, exit 0; any failure exits 1 with the error.
  */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { createInterface } from 'node:readline';
-import { createCustodyClient, isCustodyApiError, type Schema, type WebhookEvent } from 'custody-hub/client';
-import { verifySpecSignature, verifyStandardWebhook } from 'custody-hub/webhooks';
+import { createCustodyClient, isCustodyApiError, type Schema, type WebhookEvent } from '@custody-hub/client';
+import { verifySpecSignature, verifyStandardWebhook } from '@custody-hub/client/webhooks';
 
 const BASE_URL = process.env['BASE_URL'] ?? '';
 const ADMIN_TOKEN = process.env['ADMIN_TOKEN'] ?? '';
@@ -75,7 +76,9 @@ async function main(): Promise<void> {
       body: JSON.stringify({ address: sub.address, asset_symbol: 'USDT', amount: '25000000' }),
     });
     if (!paid.ok) throw new Error(`faucet: ${paid.status} ${await paid.text()}`);
-    const { txid } = await paid.json() as { txid: string };
+    // The faucet answers in the API's envelope; the bare `{txid}` of earlier `npm start` builds is read too.
+    const faucetAnswer = await paid.json() as { txid?: string; data?: { txid: string } };
+    const txid = faucetAnswer.data?.txid ?? faucetAnswer.txid;
 
     const balance = await until('the USDT balance', 60, 500, async () => {
       const snapshot = await hub.unwrap(hub.GET('/api/wallets/{address}/balances', { params: { path: { address: sub.address } } }));

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type ApiHarness } from '../test-harness.js';
 import { userWithWallets } from '../api-test-fixtures.js';
-import { createCustodyClient, CustodyApiError, isCustodyApiError, isIdempotentRoute, newIdempotencyKey, paginate, retryAfterMs, type CustodyClientOptions, type Schema } from './client.js';
+import { createCustodyClient, CustodyApiError, isCustodyApiError, isIdempotentRoute, newIdempotencyKey, paginate, retryAfterMs, type CustodyClientOptions, type Schema } from '../../../packages/client/src/client.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 /** The typed client against the real API (the harness: memory adapters, a manual clock, a devnet), no mocks. */
-describe('custody-hub/client', () => {
+describe('@custody-hub/client against the API', () => {
   let h: ApiHarness;
   /** What reached the wire: each request's method, path and Idempotency-Key, in order. */
   let sent: { method: string; path: string; key: string | null }[];

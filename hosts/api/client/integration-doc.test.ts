@@ -14,7 +14,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { webhookRequest } from '../../../core/application/webhooks.service.js';
 import type { JsonValue } from '../../../core/domain/model/webhook.js';
-import { ROTATION_VECTOR, WEBHOOK_VECTORS } from './webhook-test-vectors.js';
+import { ROTATION_VECTOR, WEBHOOK_VECTORS } from '../../../packages/client/test/webhook-test-vectors.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const markdown = readFileSync(join(root, 'docs/integration.md'), 'utf8');
@@ -154,7 +154,7 @@ process.stdout.write(JSON.stringify(cases.map((c) => ({
 const PACKAGE_HARNESS = `
 import { Buffer } from 'node:buffer';
 import { readFileSync } from 'node:fs';
-import { canonicalJson } from 'custody-hub/webhooks';
+import { canonicalJson } from '@custody-hub/client/webhooks';
 import { verifyDelivery, verifySpecHeader } from './custody-hub-webhooks.mjs';
 const cases = JSON.parse(readFileSync(0, 'utf8'));
 process.stdout.write(JSON.stringify(cases.map((c) => ({
@@ -291,14 +291,14 @@ describe('docs/integration.md', () => {
     expectOutcomes(run(process.execPath, ['harness-node.mjs'], { cwd: work, stdin: input }));
   });
 
-  it('Node with custody-hub/webhooks verifies every vector and refuses the spoiled ones', () => {
-    // The package entry is the module the package exports as custody-hub/webhooks (webhooks.test.ts checks the
-    // mapping); tsx runs it from source.
-    const entry = pathToFileURL(join(root, 'hosts/api/client/webhooks.ts')).href;
+  it('Node with @custody-hub/client/webhooks verifies every vector and refuses the spoiled ones', () => {
+    // The package entry is the module the package exports as @custody-hub/client/webhooks (its webhooks.test.ts
+    // checks the mapping); tsx runs it from source.
+    const entry = pathToFileURL(join(root, 'packages/client/src/webhooks.ts')).href;
     const dir = join(work, 'package');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'custody-hub-webhooks.mjs'), snippets.get('custody-hub-webhooks.mjs')!.replaceAll("'custody-hub/webhooks'", `'${entry}'`));
-    writeFileSync(join(dir, 'harness.mjs'), PACKAGE_HARNESS.replaceAll("'custody-hub/webhooks'", `'${entry}'`));
+    writeFileSync(join(dir, 'custody-hub-webhooks.mjs'), snippets.get('custody-hub-webhooks.mjs')!.replaceAll("'@custody-hub/client/webhooks'", `'${entry}'`));
+    writeFileSync(join(dir, 'harness.mjs'), PACKAGE_HARNESS.replaceAll("'@custody-hub/client/webhooks'", `'${entry}'`));
     expectOutcomes(run(process.execPath, ['--import', 'tsx', join(dir, 'harness.mjs')], { cwd: root, stdin: input }));
   });
 
@@ -306,13 +306,13 @@ describe('docs/integration.md', () => {
     await checkReceiver(process.execPath, ['receiver.mjs']);
   });
 
-  it('the typed-client walkthrough type-checks against custody-hub/client and custody-hub/webhooks', () => {
+  it('the typed-client walkthrough type-checks against @custody-hub/client and @custody-hub/client/webhooks', () => {
     // The package entries by their source modules (the exports point at the build); the repository's compiler options.
     const dir = join(work, 'client');
     mkdirSync(dir, { recursive: true });
     const source = snippets.get('integrate.mts')!
-      .replaceAll("'custody-hub/client'", `'${join(root, 'hosts/api/client/client.js')}'`)
-      .replaceAll("'custody-hub/webhooks'", `'${join(root, 'hosts/api/client/webhooks.js')}'`);
+      .replaceAll("'@custody-hub/client'", `'${join(root, 'packages/client/src/client.js')}'`)
+      .replaceAll("'@custody-hub/client/webhooks'", `'${join(root, 'packages/client/src/webhooks.js')}'`);
     writeFileSync(join(dir, 'integrate.mts'), source);
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
       extends: join(root, 'tsconfig.json'),

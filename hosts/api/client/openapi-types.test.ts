@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { CLIENT_TYPES_PATH, clientView, generateClientTypes, idempotentRoutes, servedOpenApi } from '../../../scripts/client-types.js';
 import { startHarness } from '../test-harness.js';
 
-describe('the client types (hosts/api/client/openapi-types.ts)', () => {
+describe('the client types (packages/client/src/openapi-types.ts)', () => {
   it('are what `npm run client:types` generates from the current OpenAPI document, byte for byte', async () => {
     const committed = readFileSync(new URL(`../../../${CLIENT_TYPES_PATH}`, import.meta.url), 'utf8');
     // On failure: run `npm run client:types` and commit the result.

@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, it } from 'vitest';
-import type { WebhookEvent, WebhookEventType } from './client.js';
+import type { WebhookEvent, WebhookEventType } from '../src/client.js';
 
 describe('WebhookEvent (types generated from the document\'s webhooks)', () => {
   it('names every event type and narrows the union on event_type', () => {

@@ -1,5 +1,5 @@
 /**
- * `custody-hub/client`: a typed client of the Custody Hub HTTP API. Requests go through openapi-fetch with the paths
+ * `@custody-hub/client`: a typed client of the Custody Hub HTTP API. Requests go through openapi-fetch with the paths
  * and schemas generated from the OpenAPI document (./openapi-types.ts), so a path, its parameters, its body and its
  * answer are all checked by the compiler. On top of it:
  * - an Idempotency-Key on every route that takes one (a random UUID unless you pass your own in `params.header`);
@@ -25,7 +25,7 @@ export type WebhookEventType = keyof webhooks;
 
 /**
  * The body of a webhook of one type (`WebhookEvent<'collection.completed'>`), or, with no argument, of any type: a
- * union on `event_type`, so a `switch` narrows it. Parse it only after a signature checked out (custody-hub/webhooks).
+ * union on `event_type`, so a `switch` narrows it. Parse it only after a signature checked out (@custody-hub/client/webhooks).
  */
 export type WebhookEvent<T extends WebhookEventType = WebhookEventType> = {
   [K in T]: webhooks[K] extends { post: { requestBody: { content: { 'application/json': infer B } } } } ? B : never;

@@ -1,6 +1,6 @@
 /**
  * Known-answer vectors for both webhook signatures, shared by every test that checks signing or verification (and
- * by the snippets of the integration docs to come). Expected values were computed outside this code base with
+ * by the snippets of docs/integration.md). Expected values were computed outside this code base with
  * `openssl dgst -sha256 -hmac <secret>` (hex for spec §6, `-binary | base64` for Standard Webhooks), the canonical
  * JSON with a separate sort (shorter UTF-8 key first, then byte order). Bodies are exactly what the server sends
  * (`JSON.stringify` output): nested values keep their order and number spelling, only the top level is sorted.
