@@ -47,7 +47,7 @@ describe('toPortError', () => {
   it.each(cases)('%s', (_, error, kind, code, transient, nodeCode) => {
     const e = toPortError(error, kind, 'op');
     expect(e).toBeInstanceOf(ChainError);
-    expect(e).toMatchObject({ code, transient, status: 502, nodeCode });
+    expect(e).toMatchObject({ code, transient, nodeCode });
     expect(e.message.startsWith('op: ')).toBe(true);
   });
 

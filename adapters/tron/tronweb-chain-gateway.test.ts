@@ -57,7 +57,7 @@ async function nodeThat(script: Script, options: Partial<TronWebChainGatewayOpti
 async function expectPortError(p: Promise<unknown>, code: ErrorCode, transient: boolean): Promise<ChainError> {
   const e = await p.then(() => undefined, (x: unknown) => x);
   expect(e).toBeInstanceOf(ChainError);
-  expect(e).toMatchObject({ code, transient, status: 502 });
+  expect(e).toMatchObject({ code, transient });
   return e as ChainError;
 }
 
@@ -261,7 +261,7 @@ describe('TronWebChainGateway.estimateTrc20TransferEnergy: a dry run that revert
     const { from, to } = await parties(g);
     const e = await g.estimateTrc20TransferEnergy(from, to, USDT, 1_000n).then(() => undefined, (x: unknown) => x);
     expect(e).toBeInstanceOf(DomainError);
-    expect(e).toMatchObject({ code: 'BIZ-TRANSFER-WOULD-REVERT', status: 422 });
+    expect(e).toMatchObject({ code: 'BIZ-TRANSFER-WOULD-REVERT' });
     expect((e as Error).message).toMatch(/blacklisted address or a paused token/);
     expect((e as Error).message).toContain(from);
   });

@@ -38,7 +38,7 @@ class Create implements fc.AsyncCommand<Model, Real> {
   async run(m: Model, r: Real): Promise<void> {
     const call = r.core.app.cashierTokens.create(r.user.userId, { address: r.user.subs[this.sub]!, ttl_minutes: this.ttl });
     if (m.tokens.some((t) => t.sub === this.sub && activeOn(m, t))) {
-      expect(await failureOf(call)).toEqual({ code: 'CASHIER-TOKEN-ACTIVE-EXISTS', status: 409 });
+      expect(await failureOf(call)).toEqual({ code: 'CASHIER-TOKEN-ACTIVE-EXISTS' });
       return;
     }
     const created = await call;
@@ -55,7 +55,7 @@ class Disable implements fc.AsyncCommand<Model, Real> {
     const token = m.tokens[this.pick % m.tokens.length]!;
     const call = r.core.app.cashierTokens.disable(r.user.userId, token.tokenNo, { reason: 'model' });
     if (token.disabled) {
-      expect(await failureOf(call)).toEqual({ code: 'CASHIER-TOKEN-ALREADY-DISABLED', status: 409 });
+      expect(await failureOf(call)).toEqual({ code: 'CASHIER-TOKEN-ALREADY-DISABLED' });
       return;
     }
     expect((await call).status).toBe('disabled');
@@ -71,7 +71,7 @@ class Use implements fc.AsyncCommand<Model, Real> {
     const token = m.tokens[this.pick % m.tokens.length]!;
     const { cashier } = r.core.app;
     if (!activeOn(m, token)) {
-      expect(await failureOf(cashier.authenticateCashier(token.value))).toEqual({ code: 'CASHIER-TOKEN-INVALID', status: 401 });
+      expect(await failureOf(cashier.authenticateCashier(token.value))).toEqual({ code: 'CASHIER-TOKEN-INVALID' });
       return;
     }
     const session = await cashier.session(await cashier.authenticateCashier(token.value));

@@ -32,7 +32,7 @@ export class CashierTokensUseCases implements CashierTokensService {
     const fields = fieldsOf(body);
     const address = requireString(fields, 'address', 128);
     const ttl = parseTtl(fields['ttl_minutes']);
-    const wallet = await ownedWallet(this.deps.wallets, userId, address, 422);
+    const wallet = await ownedWallet(this.deps.wallets, userId, address);
     if (wallet.addressType !== ADDRESS_TYPE.SUB) throw new DomainError('BIZ-ADDRESS-TYPE-NOT-SUB');
     const value = newTokenValue(this.deps.ids.randomBytes(this.deps.settings.tokenBytes));
     const now = this.deps.clock.now();

@@ -42,7 +42,7 @@ describe('cashier tokens (spec §4 management, §3 states)', () => {
     }
     for (const ttl of [0, 30, 61, 1441, '60', 60.5]) {
       expect(await failureOf(app.cashierTokens.create(user.userId, { address: user.subs[0]!, ttl_minutes: ttl })))
-        .toEqual({ code: 'VALIDATION-ERROR', status: 422 });
+        .toEqual({ code: 'VALIDATION-ERROR' });
     }
   });
 
@@ -50,7 +50,7 @@ describe('cashier tokens (spec §4 management, §3 states)', () => {
     const { app, clock } = core;
     const first = await app.cashierTokens.create(user.userId, { address: user.subs[0]! });
     expect(await failureOf(app.cashierTokens.create(user.userId, { address: user.subs[0]! })))
-      .toEqual({ code: 'CASHIER-TOKEN-ACTIVE-EXISTS', status: 409 });
+      .toEqual({ code: 'CASHIER-TOKEN-ACTIVE-EXISTS' });
     expect((await app.cashierTokens.create(user.userId, { address: user.subs[1]! })).status).toBe('active');
     await app.cashierTokens.disable(user.userId, first.token_no, { reason: 'paid' });
     const second = await app.cashierTokens.create(user.userId, { address: user.subs[0]! });
@@ -67,10 +67,10 @@ describe('cashier tokens (spec §4 management, §3 states)', () => {
 
   it('refuses a main address, an unknown or foreign address with the 422 codes', async () => {
     const { app, readCode } = core;
-    expect(await failureOf(app.cashierTokens.create(user.userId, { address: user.main }))).toEqual({ code: 'BIZ-ADDRESS-TYPE-NOT-SUB', status: 422 });
+    expect(await failureOf(app.cashierTokens.create(user.userId, { address: user.main }))).toEqual({ code: 'BIZ-ADDRESS-TYPE-NOT-SUB' });
     const other = await userWithWallets(app, readCode, 'other@example.com', 1);
     for (const address of [other.subs[0]!, 'TUnknown']) {
-      expect(await failureOf(app.cashierTokens.create(user.userId, { address }))).toEqual({ code: 'BIZ-WALLET-ADDRESS-NOT-FOUND', status: 422 });
+      expect(await failureOf(app.cashierTokens.create(user.userId, { address }))).toEqual({ code: 'BIZ-WALLET-ADDRESS-NOT-FOUND' });
     }
   });
 
@@ -80,11 +80,11 @@ describe('cashier tokens (spec §4 management, §3 states)', () => {
     clock.advance(MINUTE);
     expect(await app.cashierTokens.disable(user.userId, created.token_no, { reason: 'paid' }))
       .toEqual({ token_no: created.token_no, status: 'disabled', disabled_at: iso(1), disable_reason: 'paid' });
-    expect(await failureOf(app.cashierTokens.disable(user.userId, created.token_no, {}))).toEqual({ code: 'CASHIER-TOKEN-ALREADY-DISABLED', status: 409 });
+    expect(await failureOf(app.cashierTokens.disable(user.userId, created.token_no, {}))).toEqual({ code: 'CASHIER-TOKEN-ALREADY-DISABLED' });
     const other = await userWithWallets(app, readCode, 'thief@example.com', 0);
     const fresh = await app.cashierTokens.create(user.userId, { address: user.subs[1]! });
-    expect(await failureOf(app.cashierTokens.disable(other.userId, fresh.token_no, {}))).toEqual({ code: 'CASHIER-TOKEN-NOT-FOUND', status: 404 });
-    expect(await failureOf(app.cashierTokens.disable(user.userId, 'CT-unknown', {}))).toEqual({ code: 'CASHIER-TOKEN-NOT-FOUND', status: 404 });
+    expect(await failureOf(app.cashierTokens.disable(other.userId, fresh.token_no, {}))).toEqual({ code: 'CASHIER-TOKEN-NOT-FOUND' });
+    expect(await failureOf(app.cashierTokens.disable(user.userId, 'CT-unknown', {}))).toEqual({ code: 'CASHIER-TOKEN-NOT-FOUND' });
     expect((await app.cashierTokens.list(user.userId, {})).data.find((t) => t.token_no === fresh.token_no)?.status).toBe('active');
   });
 });
@@ -103,21 +103,21 @@ describe('cashier payment API', () => {
   it('authentication: missing 401 CASHIER-TOKEN-MISSING; unknown, other prefixes, disabled, expired 401 CASHIER-TOKEN-INVALID', async () => {
     const { app, clock } = core;
     for (const missing of [null, '']) {
-      expect(await failureOf(app.cashier.authenticateCashier(missing))).toEqual({ code: 'CASHIER-TOKEN-MISSING', status: 401 });
+      expect(await failureOf(app.cashier.authenticateCashier(missing))).toEqual({ code: 'CASHIER-TOKEN-MISSING' });
     }
     for (const wrong of ['ct_unknown', 'dk_whatever', token.slice(0, -2)]) {
-      expect(await failureOf(app.cashier.authenticateCashier(wrong))).toEqual({ code: 'CASHIER-TOKEN-INVALID', status: 401 });
+      expect(await failureOf(app.cashier.authenticateCashier(wrong))).toEqual({ code: 'CASHIER-TOKEN-INVALID' });
     }
     clock.advance(60 * MINUTE - 1);
     expect((await ctx()).token.address).toBe(user.subs[0]);
     clock.advance(1);
-    expect(await failureOf(ctx())).toEqual({ code: 'CASHIER-TOKEN-INVALID', status: 401 });
+    expect(await failureOf(ctx())).toEqual({ code: 'CASHIER-TOKEN-INVALID' });
   });
 
   it('a disabled token is invalid', async () => {
     const [listed] = (await core.app.cashierTokens.list(user.userId, {})).data;
     await core.app.cashierTokens.disable(user.userId, listed!.token_no, {});
-    expect(await failureOf(ctx())).toEqual({ code: 'CASHIER-TOKEN-INVALID', status: 401 });
+    expect(await failureOf(ctx())).toEqual({ code: 'CASHIER-TOKEN-INVALID' });
   });
 
   it('session shows the address, minimums as strings and no task; each successful call slides the expiry', async () => {
@@ -136,15 +136,15 @@ describe('cashier payment API', () => {
     expect(await app.cashier.task(await ctx())).toBeNull();
     expect((await ctx()).token.expiresAt).toBe(Date.parse(iso(148 + 60)));
     clock.advance(60 * MINUTE);
-    expect(await failureOf(ctx())).toEqual({ code: 'CASHIER-TOKEN-INVALID', status: 401 });
+    expect(await failureOf(ctx())).toEqual({ code: 'CASHIER-TOKEN-INVALID' });
   });
 
   it('a failed call leaves the expiry where it was', async () => {
     const { app, clock } = core;
     clock.advance(30 * MINUTE);
-    expect(await failureOf(app.cashier.collect(await ctx(), { asset_symbol: 'DOGE' }))).toEqual({ code: 'BIZ-ASSET-NOT-FOUND', status: 422 });
+    expect(await failureOf(app.cashier.collect(await ctx(), { asset_symbol: 'DOGE' }))).toEqual({ code: 'BIZ-ASSET-NOT-FOUND' });
     clock.advance(30 * MINUTE);
-    expect(await failureOf(ctx())).toEqual({ code: 'CASHIER-TOKEN-INVALID', status: 401 });
+    expect(await failureOf(ctx())).toEqual({ code: 'CASHIER-TOKEN-INVALID' });
   });
 
   it('balance: cached values with ISO timestamps, the running collection held as balance_locked', async () => {
@@ -179,8 +179,8 @@ describe('cashier payment API', () => {
     });
     expect((await app.cashier.session(await ctx())).active_task).toEqual(task);
     expect(await app.cashier.task(await ctx())).toEqual(task);
-    expect(await failureOf(app.cashier.collect(await ctx(), { asset_symbol: 'TRX' }))).toEqual({ code: 'BIZ-COMMAND-LOCKED', status: 409 });
-    expect(await failureOf(app.cashier.collect(await ctx(), { asset_symbol: 'USDT' }))).toEqual({ code: 'BIZ-COMMAND-LOCKED', status: 409 });
+    expect(await failureOf(app.cashier.collect(await ctx(), { asset_symbol: 'TRX' }))).toEqual({ code: 'BIZ-COMMAND-LOCKED' });
+    expect(await failureOf(app.cashier.collect(await ctx(), { asset_symbol: 'USDT' }))).toEqual({ code: 'BIZ-COMMAND-LOCKED' });
     expect(await app.collections.get(user.userId, task.task_no)).toMatchObject({ task_no: task.task_no, status: 1 });
   });
 
@@ -195,17 +195,17 @@ describe('cashier payment API', () => {
     expect(second.task_no).not.toBe(first.task_no);
     expect((await app.cashier.session(await ctx())).active_task).toEqual(second);
     expect(await app.cashier.task(await ctx())).toEqual(second);
-    expect(await failureOf(app.cashier.collect(await ctx(), { asset_symbol: 'TRX' }))).toEqual({ code: 'BIZ-COMMAND-LOCKED', status: 409 });
+    expect(await failureOf(app.cashier.collect(await ctx(), { asset_symbol: 'TRX' }))).toEqual({ code: 'BIZ-COMMAND-LOCKED' });
   });
 
   it('a zero balance is 422 BIZ-AMOUNT-BELOW-MINIMUM with no minimum configured, and no task or command is made', async () => {
     const { app } = core;
     for (const symbol of ['TRX', 'USDT']) {
-      expect(await failureOf(app.cashier.collect(await ctx(), { asset_symbol: symbol }))).toEqual({ code: 'BIZ-AMOUNT-BELOW-MINIMUM', status: 422 });
+      expect(await failureOf(app.cashier.collect(await ctx(), { asset_symbol: symbol }))).toEqual({ code: 'BIZ-AMOUNT-BELOW-MINIMUM' });
     }
     // A balance of the other asset does not count.
     await deposit('TRX', 1_000_000n);
-    expect(await failureOf(app.cashier.collect(await ctx(), { asset_symbol: 'USDT' }))).toEqual({ code: 'BIZ-AMOUNT-BELOW-MINIMUM', status: 422 });
+    expect(await failureOf(app.cashier.collect(await ctx(), { asset_symbol: 'USDT' }))).toEqual({ code: 'BIZ-AMOUNT-BELOW-MINIMUM' });
     expect(core.stores.store.tasks.size).toBe(0);
     expect(await app.cashier.task(await ctx())).toBeNull();
     expect((await app.cashier.collect(await ctx(), { asset_symbol: 'TRX' })).status).toBe(1);
@@ -215,7 +215,7 @@ describe('cashier payment API', () => {
     const { app } = core;
     await deposit('USDT', 1_000_000n);
     await app.collections.create(user.userId, { address: user.subs[0]!, asset_symbol: 'USDT' });
-    expect(await failureOf(app.cashier.collect(await ctx(), { asset_symbol: 'USDT' }))).toEqual({ code: 'BIZ-COMMAND-LOCKED', status: 409 });
+    expect(await failureOf(app.cashier.collect(await ctx(), { asset_symbol: 'USDT' }))).toEqual({ code: 'BIZ-COMMAND-LOCKED' });
   });
 
   it('below the merchant minimum is 422 BIZ-AMOUNT-BELOW-MINIMUM; at the minimum it starts', async () => {
@@ -223,7 +223,7 @@ describe('cashier payment API', () => {
     await app.subscriptions.putConfig(user.userId, { service_code: 'developer', config: { min_collect_amounts: { USDT: '2000000' } } });
     devnet.fundToken(user.subs[0]!, 1_999_999n);
     await app.wallets.refresh(user.userId, user.subs[0]!, {});
-    expect(await failureOf(app.cashier.collect(await ctx(), { asset_symbol: 'USDT' }))).toEqual({ code: 'BIZ-AMOUNT-BELOW-MINIMUM', status: 422 });
+    expect(await failureOf(app.cashier.collect(await ctx(), { asset_symbol: 'USDT' }))).toEqual({ code: 'BIZ-AMOUNT-BELOW-MINIMUM' });
     devnet.fundToken(user.subs[0]!, 1n);
     await app.wallets.refresh(user.userId, user.subs[0]!, { force: true });
     expect((await app.cashier.collect(await ctx(), { asset_symbol: 'USDT' })).status).toBe(1);
@@ -231,7 +231,7 @@ describe('cashier payment API', () => {
 
   it('a deny-listed address is 403 RISK-REVIEW-BLOCKED for the payer (before the balance is looked at)', async () => {
     await core.app.admin.denyRisk({ kind: 'address', value: user.subs[0]! });
-    expect(await failureOf(core.app.cashier.collect(await ctx(), { asset_symbol: 'TRX' }))).toEqual({ code: 'RISK-REVIEW-BLOCKED', status: 403 });
+    expect(await failureOf(core.app.cashier.collect(await ctx(), { asset_symbol: 'TRX' }))).toEqual({ code: 'RISK-REVIEW-BLOCKED' });
   });
 
   it('parallel collects with one token start exactly one task', async () => {
@@ -239,7 +239,7 @@ describe('cashier payment API', () => {
     const context = await ctx();
     const results = await Promise.allSettled(Array.from({ length: 10 }, () => core.app.cashier.collect(context, { asset_symbol: 'TRX' })));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-    for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'BIZ-COMMAND-LOCKED', status: 409 });
+    for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'BIZ-COMMAND-LOCKED' });
     expect(core.stores.store.tasks.size).toBe(1);
   });
 });

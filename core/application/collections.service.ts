@@ -27,7 +27,7 @@ export class CollectionsUseCases implements CollectionsService {
     const fields = fieldsOf(body);
     const address = requireString(fields, 'address', 128);
     const symbol = requireString(fields, 'asset_symbol', 32);
-    const wallet = await ownedWallet(this.deps.wallets, userId, address, 422);
+    const wallet = await ownedWallet(this.deps.wallets, userId, address);
     if (wallet.addressType !== ADDRESS_TYPE.SUB) throw new DomainError('BIZ-ADDRESS-TYPE-NOT-SUB');
     const asset = assetOf(this.deps, wallet, symbol);
     return toTaskView(await startCollection(this.deps, wallet, asset));

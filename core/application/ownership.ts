@@ -5,13 +5,12 @@ import type { WalletAddress } from '../domain/model/wallet.js';
 import type { WalletRepository } from '../ports/wallet-repository.port.js';
 
 /**
- * The caller's wallet at `address`, else BIZ-WALLET-ADDRESS-NOT-FOUND: 404 on wallet reads, 422 on create collection
- * and create cashier token (spec §7 lists both statuses for the one code). Another user's address behaves as missing.
+ * The caller's wallet at `address`, else BIZ-WALLET-ADDRESS-NOT-FOUND. Another user's address behaves as missing.
+ * Spec §7 answers this code differently on wallet reads and where a body names the address; that is the API route's
+ * choice (hosts/api/error-status.ts), not this function's.
  */
-export async function ownedWallet(
-  wallets: WalletRepository, userId: UserId, address: string, status: 404 | 422 = 404,
-): Promise<WalletAddress> {
+export async function ownedWallet(wallets: WalletRepository, userId: UserId, address: string): Promise<WalletAddress> {
   const wallet = visibleTo(await wallets.findByAddress(address), userId);
-  if (wallet === null) throw new DomainError('BIZ-WALLET-ADDRESS-NOT-FOUND', { status });
+  if (wallet === null) throw new DomainError('BIZ-WALLET-ADDRESS-NOT-FOUND');
   return wallet;
 }

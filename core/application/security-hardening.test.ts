@@ -25,7 +25,7 @@ describe('deny-list values are normalised so that anything added can be removed'
     await core.app.admin.denyRisk({ kind: 'user', value: ' caf\u0065\u0301 ' });
     expect((await core.app.admin.listRisk()).map((e) => e.value)).toEqual(['caf\u00e9']);
     expect(await core.app.admin.allowRisk({ kind: 'user', value: 'caf\u00e9' })).toEqual({ removed: true });
-    expect(await failureOf(core.app.admin.denyRisk({ kind: 'user', value: '  ' }))).toEqual({ code: 'VALIDATION-ERROR', status: 422 });
+    expect(await failureOf(core.app.admin.denyRisk({ kind: 'user', value: '  ' }))).toEqual({ code: 'VALIDATION-ERROR' });
   });
 
   it('an entry stored unnormalised before this rule is still removable under its exact spelling', async () => {
@@ -46,7 +46,7 @@ describe('webhook URLs: localhost and IP literals are judged before any DNS look
   it('refuses localhost names and blocked literals, accepts a public literal, and resolves nothing for any of them', async () => {
     const lookups = vi.spyOn(core.dns, 'resolve');
     for (const url of ['https://localhost/h', 'https://api.localhost./h', 'https://10.0.0.1/h', 'https://[::1]/h', 'https://[::ffff:192.168.0.1]/h']) {
-      expect(await failureOf(put(url)), url).toEqual({ code: 'BIZ-WEBHOOK-URL-BLOCKED', status: 422 });
+      expect(await failureOf(put(url)), url).toEqual({ code: 'BIZ-WEBHOOK-URL-BLOCKED' });
     }
     await put('https://93.184.216.34/h');
     expect(lookups).not.toHaveBeenCalled();

@@ -30,7 +30,7 @@ export class TransfersUseCases implements TransfersService {
     const amount = requireChainAmount(fields);
     if (!this.deps.chain.isAddress(to)) throw validationError('to_address', 'is not a valid address');
     if (to === from) throw validationError('to_address', 'must differ from from_address');
-    const wallet = await ownedWallet(this.deps.wallets, userId, from, 422);
+    const wallet = await ownedWallet(this.deps.wallets, userId, from);
     const asset = assetOf(this.deps, wallet, symbol);
     const command = await submitFundCommand(
       this.deps,

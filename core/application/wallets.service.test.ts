@@ -32,23 +32,23 @@ describe('wallets: creation rules (spec §4 POST /wallets)', () => {
 
   it('one main address per network: the second is 409 BIZ-MAIN-ADDRESS-ALREADY-EXISTS', async () => {
     await core.app.wallets.create(user.userId, MAIN);
-    expect(await failureOf(core.app.wallets.create(user.userId, MAIN))).toEqual({ code: 'BIZ-MAIN-ADDRESS-ALREADY-EXISTS', status: 409 });
+    expect(await failureOf(core.app.wallets.create(user.userId, MAIN))).toEqual({ code: 'BIZ-MAIN-ADDRESS-ALREADY-EXISTS' });
   });
 
   it('refuses unknown networks, address types and invalid labels with their codes', async () => {
     const { app } = core;
-    expect(await failureOf(app.wallets.create(user.userId, { network_code: 'BTC', address_type: 1 }))).toEqual({ code: 'BIZ-NETWORK-NOT-FOUND', status: 422 });
-    expect(await failureOf(app.wallets.create(user.userId, { network_code: 'TRON', address_type: 3 }))).toEqual({ code: 'BIZ-ADDRESS-TYPE-NOT-ALLOWED', status: 422 });
-    expect(await failureOf(app.wallets.create(user.userId, { network_code: 'TRON' }))).toEqual({ code: 'VALIDATION-ERROR', status: 422 });
-    expect(await failureOf(app.wallets.create(user.userId, { ...MAIN, address_label: 'x'.repeat(121) }))).toEqual({ code: 'VALIDATION-ERROR', status: 422 });
+    expect(await failureOf(app.wallets.create(user.userId, { network_code: 'BTC', address_type: 1 }))).toEqual({ code: 'BIZ-NETWORK-NOT-FOUND' });
+    expect(await failureOf(app.wallets.create(user.userId, { network_code: 'TRON', address_type: 3 }))).toEqual({ code: 'BIZ-ADDRESS-TYPE-NOT-ALLOWED' });
+    expect(await failureOf(app.wallets.create(user.userId, { network_code: 'TRON' }))).toEqual({ code: 'VALIDATION-ERROR' });
+    expect(await failureOf(app.wallets.create(user.userId, { ...MAIN, address_label: 'x'.repeat(121) }))).toEqual({ code: 'VALIDATION-ERROR' });
     expect((await app.wallets.list(user.userId, {})).items).toEqual([]);
   });
 
   it('a sub-address needs a subscription, then a main address', async () => {
     const { app } = core;
-    expect(await failureOf(app.wallets.create(user.userId, SUB))).toEqual({ code: 'BIZ-MAIN-ADDRESS-REQUIRED', status: 422 });
+    expect(await failureOf(app.wallets.create(user.userId, SUB))).toEqual({ code: 'BIZ-MAIN-ADDRESS-REQUIRED' });
     await app.wallets.create(user.userId, MAIN);
-    expect(await failureOf(app.wallets.create(user.userId, SUB))).toEqual({ code: 'BIZ-SUB-ADDRESS-SUBSCRIPTION-REQUIRED', status: 422 });
+    expect(await failureOf(app.wallets.create(user.userId, SUB))).toEqual({ code: 'BIZ-SUB-ADDRESS-SUBSCRIPTION-REQUIRED' });
     await app.subscriptions.activate(user.userId, { service_code: 'sub_address' });
     expect((await app.wallets.create(user.userId, SUB)).address_type).toBe(2);
   });
@@ -60,20 +60,20 @@ describe('wallets: creation rules (spec §4 POST /wallets)', () => {
     await app.admin.setQuota(String(user.userId), { max_sub_addresses: 2 });
     await app.wallets.create(user.userId, SUB);
     await app.wallets.create(user.userId, SUB);
-    expect(await failureOf(app.wallets.create(user.userId, SUB))).toEqual({ code: 'BIZ-SUB-ADDRESS-QUOTA-EXCEEDED', status: 422 });
+    expect(await failureOf(app.wallets.create(user.userId, SUB))).toEqual({ code: 'BIZ-SUB-ADDRESS-QUOTA-EXCEEDED' });
     expect(await app.admin.setQuota(String(user.userId), { max_sub_addresses: -1 })).toEqual({ user_id: user.userId, max_sub_addresses: -1 });
     for (let i = 0; i < 3; i++) await app.wallets.create(user.userId, SUB);
     expect((await app.wallets.list(user.userId, { type: '2' })).pagination.total).toBe(5);
     await app.admin.setQuota(String(user.userId), { max_sub_addresses: 0 });
-    expect(await failureOf(app.wallets.create(user.userId, SUB))).toEqual({ code: 'BIZ-SUB-ADDRESS-QUOTA-EXCEEDED', status: 422 });
+    expect(await failureOf(app.wallets.create(user.userId, SUB))).toEqual({ code: 'BIZ-SUB-ADDRESS-QUOTA-EXCEEDED' });
   });
 
   it('admin quota: unknown user 404, no subscription 422, below -1 refused', async () => {
     const { app } = core;
-    expect(await failureOf(app.admin.setQuota('999', { max_sub_addresses: 5 }))).toEqual({ code: 'BIZ-USER-NOT-FOUND', status: 404 });
+    expect(await failureOf(app.admin.setQuota('999', { max_sub_addresses: 5 }))).toEqual({ code: 'BIZ-USER-NOT-FOUND' });
     expect(await failureOf(app.admin.setQuota(String(user.userId), { max_sub_addresses: 5 })))
-      .toEqual({ code: 'BIZ-SUB-ADDRESS-SUBSCRIPTION-REQUIRED', status: 422 });
-    expect(await failureOf(app.admin.setQuota(String(user.userId), { max_sub_addresses: -2 }))).toEqual({ code: 'VALIDATION-ERROR', status: 422 });
+      .toEqual({ code: 'BIZ-SUB-ADDRESS-SUBSCRIPTION-REQUIRED' });
+    expect(await failureOf(app.admin.setQuota(String(user.userId), { max_sub_addresses: -2 }))).toEqual({ code: 'VALIDATION-ERROR' });
   });
 
   it('lists the caller\'s addresses by type with pagination', async () => {
@@ -87,7 +87,7 @@ describe('wallets: creation rules (spec §4 POST /wallets)', () => {
     const page2 = await app.wallets.list(user.userId, { type: '2', page: '2', per_page: '1' });
     expect(page2.items.map((w) => w.address)).toEqual([subs[1]!.address]);
     expect(page2.pagination).toEqual({ page: 2, per_page: 1, total: 2, pages: 2 });
-    expect(await failureOf(app.wallets.list(user.userId, { per_page: '101' }))).toEqual({ code: 'VALIDATION-ERROR', status: 422 });
+    expect(await failureOf(app.wallets.list(user.userId, { per_page: '101' }))).toEqual({ code: 'VALIDATION-ERROR' });
   });
 });
 
@@ -98,7 +98,7 @@ describe('wallets: another user\'s address behaves as nonexistent', () => {
     const alice = await signUp(app, readCode, 'alice@example.com');
     const mallory = await signUp(app, readCode, 'mallory@example.com');
     const { address } = await app.wallets.create(alice.userId, MAIN);
-    const notFound = { code: 'BIZ-WALLET-ADDRESS-NOT-FOUND', status: 404 };
+    const notFound = { code: 'BIZ-WALLET-ADDRESS-NOT-FOUND' };
     for (const target of [address, 'TNotAnAddressAtAll']) {
       expect(await failureOf(app.wallets.get(mallory.userId, target))).toEqual(notFound);
       expect(await failureOf(app.wallets.balances(mallory.userId, target))).toEqual(notFound);
@@ -174,7 +174,7 @@ describe('wallets: balances and refresh', () => {
     clock.advance(1);
     expect(amounts(await app.wallets.refresh(user.userId, address, {})).TRX).toEqual(['3000000', '0']);
     expect((await app.commands.list(user.userId, {})).pagination.total).toBe(3);
-    expect(await failureOf(app.wallets.refresh(user.userId, address, { force: 'yes' }))).toEqual({ code: 'VALIDATION-ERROR', status: 422 });
+    expect(await failureOf(app.wallets.refresh(user.userId, address, { force: 'yes' }))).toEqual({ code: 'VALIDATION-ERROR' });
   });
 
   it('a node failure is 502 CHAIN-BALANCE-QUERY-FAILED, recorded as a FAILED QUERY command; the cache is kept', async () => {
@@ -182,7 +182,7 @@ describe('wallets: balances and refresh', () => {
     devnet.setFaults({ node_down: true });
     try {
       const error = await app.wallets.refresh(user.userId, address, { force: true }).then(() => null, (e: unknown) => e);
-      expect(error).toMatchObject({ code: 'CHAIN-BALANCE-QUERY-FAILED', status: 502 });
+      expect(error).toMatchObject({ code: 'CHAIN-BALANCE-QUERY-FAILED' });
     } finally {
       devnet.setFaults({ node_down: false });
     }
@@ -209,7 +209,7 @@ describe('wallets: concurrency', () => {
     const results = await Promise.allSettled(Array.from({ length: 12 }, () => core.app.wallets.create(user.userId, MAIN)));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     for (const r of results) {
-      if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'BIZ-MAIN-ADDRESS-ALREADY-EXISTS', status: 409 });
+      if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'BIZ-MAIN-ADDRESS-ALREADY-EXISTS' });
     }
     expect((await core.app.wallets.list(user.userId, {})).pagination.total).toBe(1);
   });
@@ -225,7 +225,7 @@ describe('wallets: concurrency', () => {
     const results = await Promise.allSettled(Array.from({ length: 15 }, () => app.wallets.create(user.userId, SUB)));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(2);
     for (const r of results) {
-      if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'BIZ-SUB-ADDRESS-QUOTA-EXCEEDED', status: 422 });
+      if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'BIZ-SUB-ADDRESS-QUOTA-EXCEEDED' });
     }
     expect((await app.wallets.list(user.userId, { type: '2' })).pagination.total).toBe(3);
   });

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../core/domain/errors.js';
 import type { AddressInfo } from 'node:net';
 import { toNodeHandler, type H3 } from 'h3';
+import { httpStatusOf } from './error-status.js';
 
 /** A listening API server. */
 export interface RunningServer {
@@ -35,7 +36,8 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
     return;
   }
   const code = clientErrorCode(error);
-  const { status, message } = ERROR_CATALOGUE[code];
+  const status = httpStatusOf(code);
+  const { message } = ERROR_CATALOGUE[code];
   const body = JSON.stringify({ code, message, data: {} });
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\n`

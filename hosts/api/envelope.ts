@@ -2,6 +2,8 @@ import { FastResponse } from 'srvx';
 import {
   ConcurrencyConflict, DomainError, ERROR_CATALOGUE, InfrastructureError, type ErrorCode,
 } from '../../core/domain/errors.js';
+import { httpStatusOf, retryAfterSeconds, type ErrorStatuses } from './error-status.js';
+import { RateLimitRefusal } from './rate-limit.js';
 
 /** Spec §1 envelope: `{code, message, data}`; `data` is `{}` on failure. */
 export interface Envelope {
@@ -25,11 +27,17 @@ export function okReply(data: unknown, status = 200): ApiReply {
   return { status, body: JSON.stringify({ code: 'OK', message: 'success', data: data === undefined ? {} : data }), headers: {} };
 }
 
-/** Failure envelope for a catalogue code; the message defaults to the catalogue text. */
+/** Failure envelope for a catalogue code; the message defaults to the catalogue text, the status to the host table's. */
 export function failureReply(code: ErrorCode, options: { message?: string; status?: number; headers?: Record<string, string> } = {}): ApiReply {
-  const entry = ERROR_CATALOGUE[code];
-  const body = JSON.stringify({ code, message: options.message ?? entry.message, data: {} });
-  return { status: options.status ?? entry.status, body, headers: options.headers ?? {} };
+  const body = JSON.stringify({ code, message: options.message ?? ERROR_CATALOGUE[code].message, data: {} });
+  return { status: options.status ?? httpStatusOf(code), body, headers: options.headers ?? {} };
+}
+
+/** The headers of a domain failure: a rate-limit refusal's window, and Retry-After when waiting helps. */
+function headersOf(error: DomainError): Record<string, string> {
+  const headers: Record<string, string> = error instanceof RateLimitRefusal ? { ...error.windowHeaders } : {};
+  if (error.retryAfterMs !== null) headers['retry-after'] = retryAfterSeconds(error.retryAfterMs);
+  return headers;
 }
 
 /** What the host learnt from a thrown value: the reply, and whether it is unexpected (to be logged with details). */
@@ -39,16 +47,19 @@ export interface MappedError {
 }
 
 /**
- * Maps anything a use case or the pipeline throws to an envelope. Domain errors keep their code, status, message and
- * headers; infrastructure errors keep code and status but get the catalogue message (their own message may name
- * hosts or drivers); a lost optimistic race is a retryable 503; everything else is a generic 500.
+ * Maps anything a use case or the pipeline throws to an envelope. Domain errors keep their code and message; their
+ * status is the host table's, or the one the route declares for that code (`statuses`). Infrastructure errors keep
+ * their code but get the catalogue message (their own message may name hosts or drivers); a lost optimistic race is
+ * a retryable 503; everything else is a generic 500.
  */
-export function mapError(error: unknown): MappedError {
+export function mapError(error: unknown, statuses?: ErrorStatuses): MappedError {
   if (error instanceof DomainError) {
-    return { reply: failureReply(error.code, { message: error.message, status: error.status, headers: { ...error.headers } }), unexpected: false };
+    const status = httpStatusOf(error.code, statuses);
+    return { reply: failureReply(error.code, { message: error.message, status, headers: headersOf(error) }), unexpected: false };
   }
   if (error instanceof InfrastructureError) {
-    return { reply: failureReply(error.code, { status: error.status }), unexpected: error.status >= 500 };
+    const status = httpStatusOf(error.code, statuses);
+    return { reply: failureReply(error.code, { status }), unexpected: status >= 500 };
   }
   if (error instanceof ConcurrencyConflict) {
     // Two writers raced on one aggregate and the use case gave up: retrying later succeeds, so it is no crash (503).

@@ -3,6 +3,7 @@ import type { IdempotencyStore } from '../../core/ports/idempotency-store.port.j
 import { IDEMPOTENCY_WINDOW_MS } from '../../core/domain/model/idempotency.js';
 import { DomainError, validationError } from '../../core/domain/errors.js';
 import { mapError, type ApiReply } from './envelope.js';
+import type { ErrorStatuses } from './error-status.js';
 
 /** Longest accepted Idempotency-Key (a UUID is 36; room for client-specific formats). */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
@@ -49,12 +50,12 @@ export const REPLAY_HEADER = 'idempotent-replayed';
  * same body is replayed byte for byte, status included; another body is 422 IDEMPOTENCY-KEY-REUSED; one still running
  * is 409 IDEMPOTENCY-KEY-IN-PROGRESS, until its in-flight lease (IDEMPOTENCY_IN_FLIGHT_MS) runs out and a retry takes it
  * over. `admit` (the route's rate limit) runs only for a request that is new under its key, so replays cost no quota.
- * 2xx and 4xx outcomes are stored (they are the answer to that request); a 5xx
- * or an unexpected error abandons the record so the client can retry with the same key.
+ * 2xx and 4xx outcomes are stored (they are the answer to that request), a failure with the route's `errorStatuses`;
+ * a 5xx or an unexpected error abandons the record so the client can retry with the same key.
  */
 export async function runIdempotent(
   store: IdempotencyStore, scope: string, key: string, body: unknown, execute: () => Promise<ApiReply>,
-  admit?: () => Promise<void>,
+  admit?: () => Promise<void>, errorStatuses?: ErrorStatuses,
 ): Promise<ApiReply> {
   const begun = await store.begin(scope, key, requestHash(body), IDEMPOTENCY_WINDOW_MS, IDEMPOTENCY_IN_FLIGHT_MS);
   if (begun.outcome === 'replay') {
@@ -75,7 +76,7 @@ export async function runIdempotent(
   try {
     reply = await execute();
   } catch (error) {
-    const mapped = mapError(error);
+    const mapped = mapError(error, errorStatuses);
     if (mapped.unexpected || mapped.reply.status >= 500) {
       // The original failure is what the client must see; a failing abandon must not mask it.
       await store.abandon(scope, key).catch(() => undefined);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_CATALOGUE, type ErrorCode } from '../../core/domain/errors.js';
+import type { ErrorCode } from '../../core/domain/errors.js';
+import { HTTP_STATUS } from './error-status.js';
 import { startHarness, type ApiHarness } from './test-harness.js';
 import { toOpenApiPath } from './openapi.js';
 
@@ -104,7 +105,7 @@ describe('OpenAPI document', () => {
       for (const [status, response] of Object.entries(op.responses)) {
         if (Number(status) < 400) continue;
         for (const code of response.content['application/json'].schema.properties.code.enum as ErrorCode[]) {
-          const expected = code === 'BIZ-WALLET-ADDRESS-NOT-FOUND' && !route.path.includes(':address') ? 422 : ERROR_CATALOGUE[code].status;
+          const expected = code === 'BIZ-WALLET-ADDRESS-NOT-FOUND' && !route.path.includes(':address') ? 422 : HTTP_STATUS[code];
           expect({ route: route.path, code, status: Number(status) }).toEqual({ route: route.path, code, status: expected });
         }
       }

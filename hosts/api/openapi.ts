@@ -1,4 +1,5 @@
 import { ERROR_CATALOGUE, type ErrorCode } from '../../core/domain/errors.js';
+import { httpStatusOf } from './error-status.js';
 import { bucketOf } from './pipeline.js';
 import { EX, exampleOf } from './openapi-examples.js';
 import { COMPONENTS, s, type JsonSchema } from './openapi-schemas.js';
@@ -88,9 +89,7 @@ function codesByStatus(route: RouteDef): Map<number, string[]> {
   if (route.idempotent === true) codes.push('IDEMPOTENCY-KEY-REUSED', 'IDEMPOTENCY-KEY-IN-PROGRESS');
   const byStatus = new Map<number, string[]>();
   for (const code of new Set(codes)) {
-    // Spec §7: 404 when the address is the path's resource, 422 when it is a field of the body.
-    const status = code === 'BIZ-WALLET-ADDRESS-NOT-FOUND' && !route.path.includes(':address')
-      ? 422 : ERROR_CATALOGUE[code as ErrorCode].status;
+    const status = httpStatusOf(code as ErrorCode, route.errorStatuses);
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   return byStatus;

@@ -138,9 +138,10 @@ export async function runRoute(deps: PipelineDeps, route: RouteDef, event: H3Eve
       : await runIdempotent(
         deps.idempotency, idempotencyScope(who, route, ctx.params), idempotencyKey, body, () => execute(route, ctx),
         bucket === undefined ? undefined : async () => addHeaders(headers, await applyRateLimit(deps.limiter, deps.limits, bucket, who)),
+        route.errorStatuses,
       );
   } catch (error) {
-    const mapped = mapError(error);
+    const mapped = mapError(error, route.errorStatuses);
     if (mapped.unexpected) deps.logger.error({ reqId: requestId, route: route.path, err: error }, 'unexpected error');
     reply = mapped.reply;
   }

@@ -108,6 +108,17 @@ export function rateSubject(caller: Caller): string | null {
 export type RateHeaders = Record<string, string>;
 
 /**
+ * 429 RATE-LIMITED from the API's own limiter. The refusing window's X-RateLimit-* headers travel with it to the
+ * envelope (spec §8: every limited answer carries them); when to retry is the error's `retryAfterMs`, which the
+ * envelope writes as Retry-After.
+ */
+export class RateLimitRefusal extends DomainError {
+  constructor(readonly windowHeaders: Readonly<RateHeaders>, retryAfterMs: number) {
+    super('RATE-LIMITED', { retryAfterMs });
+  }
+}
+
+/**
  * Counts one hit of the caller in the bucket. Returns the X-RateLimit-* headers for the response; throws 429
  * RATE-LIMITED carrying them plus Retry-After (seconds to the window's end) when the window is used up.
  */
@@ -147,7 +158,7 @@ async function hitBucket(limiter: RateLimiter, limits: RateLimits, bucket: RateB
     'x-ratelimit-remaining': String(decision.remaining),
   };
   if (!decision.allowed) {
-    throw new DomainError('RATE-LIMITED', { headers: { ...headers, 'retry-after': String(Math.max(1, decision.resetSeconds)) } });
+    throw new RateLimitRefusal(headers, Math.max(1, decision.resetSeconds) * 1000);
   }
   return headers;
 }

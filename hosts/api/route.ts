@@ -1,4 +1,5 @@
 import type { AuthKind, CallerOf } from './auth.js';
+import type { ErrorStatuses } from './error-status.js';
 import type { RateBucket, Throttle } from './rate-limit.js';
 import type { JsonSchema } from './openapi-schemas.js';
 
@@ -70,6 +71,12 @@ export interface RouteDef<K extends AuthKind = AuthKind> {
    * is answered before the rate limit is counted: it costs no quota, and is served even when the window is spent.
    */
   readonly idempotent?: boolean;
+  /**
+   * Statuses this route answers for some catalogue codes instead of the host table's (error-status.ts), where the spec
+   * gives one code two statuses: BIZ-WALLET-ADDRESS-NOT-FOUND is 422 where the body names the address. The answers
+   * and /openapi.json both read it.
+   */
+  readonly errorStatuses?: ErrorStatuses;
   readonly docs: RouteDocs;
   handle(ctx: RouteContext<K>): Promise<unknown>;
 }

@@ -58,9 +58,12 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
   throw new Error('expected the call to fail, but it succeeded');
 }
 
-/** The catalogue code and status a use case failed with; throws when it did not fail with a DomainError. */
-export async function failureOf(promise: Promise<unknown>): Promise<{ readonly code: string; readonly status: number }> {
+/**
+ * The catalogue code a use case failed with, as `{ code }` (the HTTP status of a code is the API host's, tested there);
+ * throws when it did not fail with a DomainError.
+ */
+export async function failureOf(promise: Promise<unknown>): Promise<{ readonly code: string }> {
   const error = await rejectionOf(promise);
   if (!(error instanceof DomainError)) throw new Error(`expected a DomainError, got ${String(error)}`);
-  return { code: error.code, status: error.status };
+  return { code: error.code };
 }

@@ -1,4 +1,5 @@
 import type { Application } from '../../../core/application/index.js';
+import { BODY_ADDRESS_STATUSES } from '../error-status.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { metaPage, s } from '../openapi-schemas.js';
 import { COMPONENT_EXAMPLES, EX } from '../openapi-examples.js';
@@ -8,6 +9,7 @@ export function cashierTokenRoutes(app: Application): RouteDef[] {
   return [
     defineRoute({
       method: 'POST', path: '/api/cashier/tokens', auth: 'developer', status: 201, rateLimit: 'cashier-token-create',
+      errorStatuses: BODY_ADDRESS_STATUSES,
       docs: {
         operationId: 'createCashierToken',
         bodyExample: { address: EX.sub, ttl_minutes: 60 },

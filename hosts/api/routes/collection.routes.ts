@@ -1,4 +1,5 @@
 import type { Application } from '../../../core/application/index.js';
+import { BODY_ADDRESS_STATUSES } from '../error-status.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { s } from '../openapi-schemas.js';
 import { EX } from '../openapi-examples.js';
@@ -8,6 +9,7 @@ export function collectionRoutes(app: Application): RouteDef[] {
   return [
     defineRoute({
       method: 'POST', path: '/api/collections', auth: 'developer', status: 201, rateLimit: 'collection-create', idempotent: true,
+      errorStatuses: BODY_ADDRESS_STATUSES,
       docs: {
         operationId: 'createCollection',
         bodyExample: { address: EX.sub, asset_symbol: 'USDT' },

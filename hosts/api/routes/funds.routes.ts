@@ -1,4 +1,5 @@
 import type { Application } from '../../../core/application/index.js';
+import { BODY_ADDRESS_STATUSES } from '../error-status.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { s } from '../openapi-schemas.js';
 import { EX } from '../openapi-examples.js';
@@ -12,6 +13,7 @@ export function fundsRoutes(app: Application): RouteDef[] {
   return [
     defineRoute({
       method: 'POST', path: '/api/transfers', auth: 'session', status: 201, rateLimit: 'transfer-create', idempotent: true,
+      errorStatuses: BODY_ADDRESS_STATUSES,
       docs: {
         operationId: 'createTransfer',
         bodyExample: { from_address: EX.main, to_address: EX.to, asset_symbol: 'USDT', amount: '1500000' },

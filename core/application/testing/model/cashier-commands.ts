@@ -22,19 +22,19 @@ export class CreateTokenCommand implements ModelCommand {
     const userId = model.callerFor(wallet.userId, this.caller);
     const body = { address: wallet.address, ttl_minutes: this.ttl };
     const results = await Promise.all(Array.from({ length: this.parallel }, () => outcome(real.app.cashierTokens.create(userId, body))));
-    const expectEach = (code: string, status: number): void => results.forEach((r) => expectFailure(r, code, status, String(this)));
+    const expectEach = (code: string): void => results.forEach((r) => expectFailure(r, code, String(this)));
     if (wallet.userId !== userId) {
-      expectEach('BIZ-WALLET-ADDRESS-NOT-FOUND', 422);
+      expectEach('BIZ-WALLET-ADDRESS-NOT-FOUND');
       const missing = await outcome(real.app.cashierTokens.create(userId, { ...body, address: real.missingAddress }));
       expectSameAsMissing(results[0]!, missing, String(this));
     } else if (wallet.type !== 2) {
-      expectEach('BIZ-ADDRESS-TYPE-NOT-SUB', 422);
+      expectEach('BIZ-ADDRESS-TYPE-NOT-SUB');
     } else if (model.liveTokenOn(wallet.address) !== undefined) {
-      expectEach('CASHIER-TOKEN-ACTIVE-EXISTS', 409);
+      expectEach('CASHIER-TOKEN-ACTIVE-EXISTS');
     } else {
       const wins = results.filter((r) => r.ok);
       assert.equal(wins.length, 1, `${this}: exactly one of ${this.parallel} simultaneous tokens is issued`);
-      results.filter((r) => !r.ok).forEach((r) => expectFailure(r, 'CASHIER-TOKEN-ACTIVE-EXISTS', 409, String(this)));
+      results.filter((r) => !r.ok).forEach((r) => expectFailure(r, 'CASHIER-TOKEN-ACTIVE-EXISTS', String(this)));
       const view = expectOk(wins[0]!, String(this));
       assert.match(view.token, /^ct_/);
       assert.equal(view.status, 'active');
@@ -60,10 +60,10 @@ export class DisableTokenCommand implements ModelCommand {
     const userId = model.callerFor(token.userId, this.caller);
     const result = await outcome(real.app.cashierTokens.disable(userId, token.tokenNo, { reason: 'model' }));
     if (token.userId !== userId) {
-      expectFailure(result, 'CASHIER-TOKEN-NOT-FOUND', 404, String(this));
+      expectFailure(result, 'CASHIER-TOKEN-NOT-FOUND', String(this));
       expectSameAsMissing(result, await outcome(real.app.cashierTokens.disable(userId, MISSING_TOKEN_NO, {})), String(this));
     } else if (token.status === 'disabled') {
-      expectFailure(result, 'CASHIER-TOKEN-ALREADY-DISABLED', 409, String(this));
+      expectFailure(result, 'CASHIER-TOKEN-ALREADY-DISABLED', String(this));
     } else {
       // Active or expired: an expired token may still be revoked explicitly (cashier-token-rules).
       const view = expectOk(result, String(this));
@@ -79,7 +79,7 @@ export class DisableTokenCommand implements ModelCommand {
 async function authenticate(model: UseCaseModel, real: ModelSystem, token: ModelToken, what: string): Promise<CashierContext | null> {
   const auth = await outcome(real.app.cashier.authenticateCashier(token.value));
   if (model.tokenState(token) !== 'active') {
-    expectFailure(auth, 'CASHIER-TOKEN-INVALID', 401, what);
+    expectFailure(auth, 'CASHIER-TOKEN-INVALID', what);
     return null;
   }
   return expectOk(auth, what);
@@ -130,7 +130,7 @@ export class BogusTokenCommand implements ModelCommand {
   async run(model: UseCaseModel, real: ModelSystem): Promise<void> {
     const result = await outcome(real.app.cashier.authenticateCashier(this.value));
     const missing = this.value === null || this.value === '';
-    expectFailure(result, missing ? 'CASHIER-TOKEN-MISSING' : 'CASHIER-TOKEN-INVALID', 401, String(this));
+    expectFailure(result, missing ? 'CASHIER-TOKEN-MISSING' : 'CASHIER-TOKEN-INVALID', String(this));
   }
   toString(): string { return `bogusToken(${JSON.stringify(this.value)})`; }
 }
@@ -150,15 +150,15 @@ export class CashierCollectCommand implements ModelCommand {
       const result: Outcome<{ task_no: string; command_no: string; status: number }> =
         await outcome(real.app.cashier.collect(ctx, { asset_symbol: this.symbol }));
       if (this.symbol !== 'TRX' && this.symbol !== 'USDT') {
-        expectFailure(result, 'BIZ-ASSET-NOT-FOUND', 422, String(this));
+        expectFailure(result, 'BIZ-ASSET-NOT-FOUND', String(this));
       } else if (model.isBlocked(token.userId, token.address)) {
-        expectFailure(result, 'RISK-REVIEW-BLOCKED', 403, String(this));
+        expectFailure(result, 'RISK-REVIEW-BLOCKED', String(this));
         model.reject(token.userId);
       } else if (model.pendingTaskOn(token.address) !== undefined || model.sessionTask(token)?.status === 'pending') {
-        expectFailure(result, 'BIZ-COMMAND-LOCKED', 409, String(this));
+        expectFailure(result, 'BIZ-COMMAND-LOCKED', String(this));
       } else if (model.cached(token.address, this.symbol) <= 0n
         || model.cached(token.address, this.symbol) < (model.minimums.get(token.userId)?.[this.symbol] ?? 0n)) {
-        expectFailure(result, 'BIZ-AMOUNT-BELOW-MINIMUM', 422, String(this));
+        expectFailure(result, 'BIZ-AMOUNT-BELOW-MINIMUM', String(this));
       } else {
         const view = expectOk(result, String(this));
         assert.equal(view.status, 1);

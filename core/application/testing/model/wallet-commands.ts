@@ -34,7 +34,7 @@ export class SetQuotaCommand implements ModelCommand {
     const user = model.users[this.user]!;
     const result = await outcome(real.app.admin.setQuota(String(user.userId), { max_sub_addresses: this.quota }));
     if (user.subscription === null) {
-      expectFailure(result, 'BIZ-SUB-ADDRESS-SUBSCRIPTION-REQUIRED', 422, String(this));
+      expectFailure(result, 'BIZ-SUB-ADDRESS-SUBSCRIPTION-REQUIRED', String(this));
     } else {
       expectOk(result, String(this));
       user.subscription.quota = this.quota;
@@ -101,7 +101,7 @@ export class GetWalletCommand implements ModelCommand {
       assert.deepEqual([view.wallet_address_id, view.address, view.address_type, view.status, view.network_code],
         [wallet.id, wallet.address, wallet.type, 1, MODEL_NETWORK]);
     } else {
-      expectFailure(result, 'BIZ-WALLET-ADDRESS-NOT-FOUND', 404, String(this));
+      expectFailure(result, 'BIZ-WALLET-ADDRESS-NOT-FOUND', String(this));
       expectSameAsMissing(result, await outcome(real.app.wallets.get(userId, real.missingAddress)), String(this));
     }
   }

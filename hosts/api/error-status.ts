@@ -1,0 +1,103 @@
+import type { ErrorCode } from '../../core/domain/errors.js';
+
+/**
+ * The HTTP status of every catalogue code: spec §1's status table and §7's error table, then DESIGN.md and
+ * docs/decisions.md for what the spec leaves open. Core's catalogue holds the codes and messages; only this host
+ * turns them into statuses. A route may answer one code with another status where the spec says so
+ * (`RouteDef.errorStatuses`).
+ */
+export const HTTP_STATUS = {
+  // spec §7
+  'BIZ-NETWORK-NOT-FOUND': 422,
+  'BIZ-ADDRESS-TYPE-NOT-ALLOWED': 422,
+  'BIZ-MAIN-ADDRESS-ALREADY-EXISTS': 409,
+  'BIZ-MAIN-ADDRESS-REQUIRED': 422,
+  'BIZ-SUB-ADDRESS-SUBSCRIPTION-REQUIRED': 422,
+  'BIZ-SUB-ADDRESS-QUOTA-EXCEEDED': 422,
+  // 404 on wallet reads; the routes where a body names the address declare 422 (BODY_ADDRESS_STATUSES).
+  'BIZ-WALLET-ADDRESS-NOT-FOUND': 404,
+  'BIZ-ASSET-NOT-FOUND': 422,
+  'BIZ-AMOUNT-INVALID': 422,
+  'BIZ-COMMAND-LOCKED': 409,
+  'BIZ-COMMAND-NOT-FOUND': 404,
+  'CHAIN-BALANCE-QUERY-FAILED': 502,
+  'BIZ-CHAIN-RESOURCES-NOT-SUPPORTED': 422,
+  'BIZ-ADDRESS-TYPE-NOT-SUB': 422,
+  'RISK-REVIEW-BLOCKED': 403,
+  'BIZ-COLLECTION-TASK-NOT-FOUND': 404,
+  'CASHIER-TOKEN-ACTIVE-EXISTS': 409,
+  'CASHIER-TOKEN-NOT-FOUND': 404,
+  'CASHIER-TOKEN-ALREADY-DISABLED': 409,
+  'CASHIER-TOKEN-MISSING': 401,
+  'CASHIER-TOKEN-INVALID': 401,
+  'BIZ-AMOUNT-BELOW-MINIMUM': 422,
+  // spec: "status not stated" (docs/decisions.md 2)
+  'VALIDATION-ERROR': 422,
+  'BIZ-WEBHOOK-URL-BLOCKED': 422,
+  'BIZ-WEBHOOK-URL-UNVERIFIED': 422,
+
+  // DESIGN.md: idempotency, protocol, infrastructure
+  'IDEMPOTENCY-KEY-REUSED': 422,
+  'IDEMPOTENCY-KEY-IN-PROGRESS': 409,
+  'UNAUTHENTICATED': 401,
+  'FORBIDDEN': 403,
+  'NOT-FOUND': 404,
+  'METHOD-NOT-ALLOWED': 405,
+  'PAYLOAD-TOO-LARGE': 413,
+  'BAD-REQUEST': 400,
+  'REQUEST-TIMEOUT': 408,
+  'HEADERS-TOO-LARGE': 431,
+  'RATE-LIMITED': 429,
+  'INTERNAL-ERROR': 500,
+  'SERVICE-UNAVAILABLE': 503,
+  'CHAIN-BROADCAST-FAILED': 502,
+  'CHAIN-NODE-UNAVAILABLE': 502,
+  'CHAIN-TRANSACTION-FAILED': 502,
+
+  // accounts, subscriptions, tokens
+  'AUTH-EMAIL-TAKEN': 409,
+  'AUTH-INVALID-CREDENTIALS': 401,
+  'AUTH-NOT-VERIFIED': 403,
+  'AUTH-VERIFICATION-FAILED': 422,
+  'AUTH-RESET-FAILED': 422,
+  'BIZ-SERVICE-NOT-FOUND': 422,
+  'BIZ-PLAN-NOT-FOUND': 422,
+  'BIZ-DEVELOPER-SUBSCRIPTION-REQUIRED': 422,
+  'API-TOKEN-NOT-FOUND': 404,
+  'BIZ-API-TOKEN-QUOTA-EXCEEDED': 422,
+
+  // admin and collection execution
+  'BIZ-USER-NOT-FOUND': 404,
+  'BIZ-WEBHOOK-NOT-PENDING': 409,
+  'WEBHOOK-DELIVERY-NOT-FOUND': 404,
+  'WEBHOOK-DELIVERY-SKIPPED': 409,
+  'WEBHOOK-DELIVERY-IN-PROGRESS': 409,
+  'BIZ-COMMAND-NOT-CANCELLABLE': 409,
+  // Recorded on a cancelled task, never answered; a status all the same, so the table stays total.
+  'BIZ-COMMAND-CANCELLED': 409,
+  'BIZ-ILLEGAL-TRANSITION': 409,
+  'BIZ-INSUFFICIENT-BALANCE': 422,
+  'BIZ-ENERGY-UNAVAILABLE': 502,
+  'BIZ-ENERGY-TIMEOUT': 502,
+  'BIZ-NOTHING-TO-COLLECT': 422,
+  'BIZ-TRANSFER-WOULD-REVERT': 422,
+} as const satisfies Record<ErrorCode, number>;
+
+/** Statuses a route answers for some codes instead of HTTP_STATUS's. */
+export type ErrorStatuses = Readonly<Partial<Record<ErrorCode, number>>>;
+
+/**
+ * Spec §7: BIZ-WALLET-ADDRESS-NOT-FOUND is 422 on create collection and create cashier token, where the address is a
+ * field of the body rather than the resource of the path; POST /transfers (its `from_address`) follows them.
+ */
+export const BODY_ADDRESS_STATUSES: ErrorStatuses = { 'BIZ-WALLET-ADDRESS-NOT-FOUND': 422 };
+
+/** The status `code` is answered with on a route declaring `statuses` (none: the host table's). */
+export function httpStatusOf(code: ErrorCode, statuses?: ErrorStatuses): number {
+  return statuses?.[code] ?? HTTP_STATUS[code];
+}
+
+/** A Retry-After value (delta-seconds) for a wait in milliseconds: whole seconds, rounded up, at least 1. */
+export function retryAfterSeconds(ms: number): string {
+  return String(Math.max(1, Math.ceil(ms / 1000)));
+}
