@@ -12,7 +12,6 @@ import { createHash, createHmac } from 'node:crypto';
 import type { Clock } from '../../core/ports/clock.port.js';
 import type { Signer } from '../../core/ports/chain-gateway.port.js';
 import type { EnergyOrder, EnergyQuote, EnergyRequest } from '../../core/ports/energy-provider.port.js';
-import { SystemClock } from '../node/index.js';
 import {
   checkRequest, count, credentialsRefused, declined, malformed, RecentOrders, referenceReused, RentalHttp, unknownOrder,
   type RentalEnergySource, type RentalHttpOptions, type RentalReply,
@@ -34,8 +33,8 @@ export interface ItrxEnergyProviderOptions extends RentalHttpOptions {
   readonly minimumEnergy?: number;
   /** Quotes above this many SUN are treated as unavailable (default: no cap). */
   readonly maxPriceSun?: bigint;
-  /** The source of TIMESTAMP (default the system clock). */
-  readonly clock?: Clock;
+  /** The source of TIMESTAMP: the composition's clock (the system clock in production, the devnet's in tests). */
+  readonly clock: Clock;
 }
 
 const PROVIDER = 'itrx';
@@ -64,12 +63,10 @@ export class ItrxEnergyProvider implements RentalEnergySource {
   readonly provider = PROVIDER;
   private readonly http: RentalHttp;
   private readonly recent = new RecentOrders();
-  private readonly clock: Clock;
   private readonly period: ItrxPeriod;
 
   constructor(private readonly options: ItrxEnergyProviderOptions) {
     this.http = new RentalHttp(PROVIDER, options);
-    this.clock = options.clock ?? new SystemClock();
     this.period = options.period ?? '1H';
   }
 
@@ -125,7 +122,7 @@ export class ItrxEnergyProvider implements RentalEnergySource {
       throw declined(PROVIDER, `no price within ${this.options.maxPriceSun} SUN for ${this.amount(request)} energy`);
     }
     const body = { energy_amount: this.amount(request), period: this.period, receive_address: request.receiver, out_trade_no: outTradeNo(request.reference) };
-    const timestamp = String(Math.floor(this.clock.now() / 1_000));
+    const timestamp = String(Math.floor(this.options.clock.now() / 1_000));
     const reply = await this.http.send('POST', '/api/v1/frontend/order', {
       'API-KEY': this.options.apiKey, TIMESTAMP: timestamp, SIGNATURE: itrxSignature(this.options.apiSecret, timestamp, body),
     }, canonicalJson(body));

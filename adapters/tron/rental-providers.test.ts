@@ -128,7 +128,7 @@ describe('failure mapping without a provider (adapter-only: a host that is down 
   const secrets = { apiKey: 'secret-key-123', apiSecret: 'secret-hmac-456' };
   const adapters = (f: typeof fetch) => [
     new TronSaveEnergyProvider({ baseUrl: 'http://x', apiKey: secrets.apiKey, fetch: f }),
-    new ItrxEnergyProvider({ baseUrl: 'http://x', ...secrets, fetch: f }),
+    new ItrxEnergyProvider({ baseUrl: 'http://x', ...secrets, fetch: f, clock: { now: () => 0 } }),
   ];
   const replying = (status: number, body: string): typeof fetch => (async () => new Response(body, { status })) as typeof fetch;
 
