@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve, dirname } from 'node:path';
+import { join, posix, relative, resolve, dirname, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -46,5 +46,115 @@ describe('architecture: core/ is framework-free', () => {
   it('the import scanner sees every import form (so the check above can fail)', () => {
     const sample = `import a from 'h3';\nexport { b } from "../adapters/x.js";\nimport 'reflect-metadata';\nconst c = await import('ioredis');`;
     expect(importSpecifiers(sample)).toEqual(['h3', '../adapters/x.js', 'reflect-metadata', 'ioredis']);
+  });
+});
+
+const repoDir = resolve(coreDir, '..');
+
+/**
+ * The packages each adapter drives. An adapter imports core/, node: built-ins, these and its own folder; a new adapter
+ * folder, or a new driver of one, is declared here.
+ */
+const DRIVER_PACKAGES: Readonly<Record<string, readonly string[]>> = {
+  http: [],
+  memory: [],
+  mongodb: ['mongodb'],
+  node: ['nodemailer', 'smtp-server'],
+  postgres: ['pg', 'node-pg-migrate'],
+  records: [],
+  redis: ['ioredis'],
+  tron: ['tronweb'],
+  'tron-devnet': ['tronweb'],
+};
+
+/** Test support (a file in a `testing/` folder) may also use these and contracts-tests/; production code never imports it. */
+const TEST_TOOLING: readonly string[] = ['vitest', 'fast-check'];
+
+/** The only imports from one adapter's folder into another's (`from`: an adapter folder, or a file in one), and why. */
+const ALLOWED_CROSSINGS: readonly { readonly from: string; readonly to: string; readonly reason: string }[] = [
+  { from: 'postgres', to: 'records', reason: 'records is shared by design: the durable stores\' record codecs and unit-of-work helpers, one stored shape for both' },
+  { from: 'mongodb', to: 'records', reason: 'records is shared by design: the durable stores\' record codecs and unit-of-work helpers, one stored shape for both' },
+  ...(['node', 'tron', 'tron-devnet'] as const).map((to) => ({
+    from: 'memory/testing/memory-test-core.ts', to,
+    reason: 'test support wiring the whole application for core/application tests (memory stores, node crypto, TRON on the '
+      + 'devnet). TODO: belongs with the composition-level test harness; its importers are core/application tests',
+  })),
+];
+
+/** A test file: `*.test.ts`, or `*.checks.ts` (tests a test file runs). Tests wire adapters to contract suites and doubles. */
+function isTestFile(path: string): boolean {
+  return path.endsWith('.test.ts') || path.endsWith('.checks.ts');
+}
+
+/** The repository paths that a file's relative imports name (`file` repository-relative, with `/`). */
+function relativeTargets(file: string, source: string): string[] {
+  return importSpecifiers(source).filter((spec) => spec.startsWith('.')).map((spec) => posix.join(posix.dirname(file), spec));
+}
+
+function crossingAllowed(file: string, to: string): boolean {
+  return ALLOWED_CROSSINGS.some((c) => c.to === to && (file === `adapters/${c.from}` || file.startsWith(`adapters/${c.from}/`)));
+}
+
+/** The imports of one adapter source file (`adapters/<name>/…`, repository-relative) that break the rule, with why. */
+function adapterImportOffences(file: string, source: string): string[] {
+  const adapter = file.split('/')[1] ?? '';
+  const support = file.split('/').includes('testing');
+  const offences: string[] = [];
+  for (const spec of importSpecifiers(source)) {
+    if (spec.startsWith('node:')) continue;
+    if (!spec.startsWith('.')) {
+      const pkg = spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/');
+      if (!DRIVER_PACKAGES[adapter]?.includes(pkg) && !(support && TEST_TOOLING.includes(pkg))) offences.push(`${file} -> ${spec} (not a driver of ${adapter})`);
+      continue;
+    }
+    const target = posix.join(posix.dirname(file), spec);
+    const [top, folder = ''] = target.split('/');
+    if (!support && target.split('/').includes('testing')) offences.push(`${file} -> ${spec} (test support in production code)`);
+    else if (top === 'core' || (support && top === 'contracts-tests')) continue;
+    else if (top !== 'adapters' || (folder !== adapter && !crossingAllowed(file, folder))) offences.push(`${file} -> ${spec}`);
+  }
+  return offences;
+}
+
+describe('architecture: an adapter imports core/, node: built-ins, its drivers and its own folder', () => {
+  const adapterNames = readdirSync(join(repoDir, 'adapters')).filter((name) => statSync(join(repoDir, 'adapters', name)).isDirectory());
+  const sources = adapterNames.flatMap((name) => tsFiles(join(repoDir, 'adapters', name)))
+    .map((path) => relative(repoDir, path).split(sep).join('/'))
+    .filter((file) => !isTestFile(file))
+    .map((file) => ({ file, source: readFileSync(join(repoDir, file), 'utf8') }));
+
+  it('declares the drivers of every adapter folder, and has source files to check', () => {
+    expect(adapterNames.sort()).toEqual(Object.keys(DRIVER_PACKAGES).sort());
+    expect(sources.length).toBeGreaterThan(adapterNames.length);
+  });
+
+  it('never imports another adapter\'s folder but through an allowed crossing, nor test support from production code', () => {
+    expect(sources.flatMap(({ file, source }) => adapterImportOffences(file, source))).toEqual([]);
+  });
+
+  it('takes every allowed crossing still (an unused one is deleted, so the list only shrinks with the code)', () => {
+    const unused = ALLOWED_CROSSINGS.filter((c) => !sources.some(({ file, source }) => crossingAllowed(file, c.to)
+      && relativeTargets(file, source).some((target) => target.startsWith(`adapters/${c.to}/`))));
+    expect(unused).toEqual([]);
+  });
+
+  it('reports each kind of offence (so the checks above can fail)', () => {
+    const offences = (file: string, ...specs: string[]) => adapterImportOffences(file, specs.map((s) => `import '${s}';`).join('\n'));
+    expect(offences('adapters/redis/redis-x.ts', 'ioredis', 'node:net', '../../core/ports/clock.port.js', './redis-client.js')).toEqual([]);
+    expect(offences('adapters/postgres/pg-x.ts', '../records/account-record.js', './pg-support.js')).toEqual([]);
+    expect(offences('adapters/postgres/testing/pg-y.ts', 'vitest', '../../../contracts-tests/harness/postgres.js', '../pg-connection.js')).toEqual([]);
+    expect(offences('adapters/tron/tron-x.ts', '../node/index.js', 'pg', 'vitest', '../../contracts-tests/support/fixtures.js',
+      '../../hosts/composition/container.js', './testing/helpers.js', '../../core/application/testing/index.js', 'crypto')).toEqual([
+      'adapters/tron/tron-x.ts -> ../node/index.js',
+      'adapters/tron/tron-x.ts -> pg (not a driver of tron)',
+      'adapters/tron/tron-x.ts -> vitest (not a driver of tron)',
+      'adapters/tron/tron-x.ts -> ../../contracts-tests/support/fixtures.js',
+      'adapters/tron/tron-x.ts -> ../../hosts/composition/container.js',
+      'adapters/tron/tron-x.ts -> ./testing/helpers.js (test support in production code)',
+      'adapters/tron/tron-x.ts -> ../../core/application/testing/index.js (test support in production code)',
+      'adapters/tron/tron-x.ts -> crypto (not a driver of tron)',
+    ]);
+    expect(offences('adapters/memory/testing/memory-test-core.ts', '../../tron/index.js')).toEqual([]);
+    expect(offences('adapters/memory/testing/other.ts', '../../tron/index.js')).toEqual(['adapters/memory/testing/other.ts -> ../../tron/index.js']);
   });
 });
