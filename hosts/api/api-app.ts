@@ -66,8 +66,11 @@ function fallback(routes: readonly RouteDef[], logger: Logger): (event: H3Event)
   };
 }
 
-/** Errors h3 raises before a route runs (malformed percent-encoding in the path) still get the envelope. */
-function onH3Error(logger: Logger): (error: HTTPError, event: H3Event) => unknown {
+/**
+ * Errors h3 raises before a route runs (malformed percent-encoding in the path) still get the envelope. Exported for
+ * the hosts that put their own h3 front before this app (`npm start`'s hosts/dev/dev-front.ts), which answer alike.
+ */
+export function onH3Error(logger: Logger): (error: HTTPError, event: H3Event) => unknown {
   return (error, event) => {
     const requestId = requestIdOf(event);
     const reply = error.status === 400

@@ -1,26 +1,53 @@
-import { H3 } from 'h3';
+import { H3, type H3Event } from 'h3';
+import type { Logger } from 'pino';
+import { onH3Error } from '../api/api-app.js';
+import { failureReply, okReply, toHttpResponse, type ApiReply } from '../api/envelope.js';
+import { requestIdOf } from '../api/pipeline.js';
+import type { DevMailbox } from './dev-mailbox.js';
 import { FaucetRefusal, type DevnetFaucet } from './devnet-faucet.js';
 
-const json = (status: number, body: unknown): Response =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
+/** What the dev routes answer with, in the API's envelope and headers (x-request-id, no-store, nosniff). */
+const answer = (event: H3Event, reply: ApiReply): Response => toHttpResponse(reply, { 'x-request-id': requestIdOf(event) });
+
+/** What the front serves itself; everything else goes to the API app. */
+export interface DevFrontTools {
+  readonly faucet: DevnetFaucet;
+  readonly mailbox: DevMailbox;
+  /** The API's request logger: errors raised before routing are logged and answered as `npm run api` does. */
+  readonly logger: Logger;
+}
 
 /**
- * The HTTP front of `npm start`: `POST /dev/faucet` (`{"address","asset_symbol":"TRX"|"USDT","amount":"<smallest
- * units>"}` → 200 `{txid, from, to, asset_symbol, amount}`, 422 `{error}` for a bad request) and everything else
- * handed to the API app unchanged. The faucet is a sandbox tool beside the API, not part of it: it is absent from the
- * route table and /openapi.json, and only `npm start` serves it.
+ * The HTTP front of `npm start`, in the API's envelope like every answer of the API:
+ * - `POST /dev/faucet` (`{"address","asset_symbol":"TRX"|"USDT","amount":"<smallest units>"}`) → 200 with
+ *   `data: {txid, from, to, asset_symbol, amount}`; 422 VALIDATION-ERROR for a bad request; 502 CHAIN-BROADCAST-FAILED
+ *   when the devnet refuses the payment.
+ * - `GET /dev/verification-code?email=` → 200 with `data: {email, code}`, the latest verification code mailed to that
+ *   address in this run (what the printed quickstart verifies with); 404 NOT-FOUND when none was; 422 without `email`.
+ * Everything else is handed to the API app unchanged. These are sandbox tools beside the API, not part of it: absent
+ * from the route table and /openapi.json, and only `npm start` serves them (never `npm run api` or `npm run serve`).
+ * A request h3 refuses before routing (a malformed percent-encoding) gets the API's own answer.
  */
-export function devFront(api: H3, faucet: DevnetFaucet): H3 {
-  const front = new H3();
+export function devFront(api: H3, tools: DevFrontTools): H3 {
+  const front = new H3({ silent: true, onError: onH3Error(tools.logger) });
   front.post('/dev/faucet', async (event) => {
     const body = (await event.req.json().catch(() => null)) as Record<string, unknown> | null;
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) return json(422, { error: 'body: a JSON object' });
-    try {
-      return json(200, await faucet.send(String(body['address'] ?? ''), String(body['asset_symbol'] ?? ''), String(body['amount'] ?? '')));
-    } catch (error) {
-      if (error instanceof FaucetRefusal) return json(422, { error: error.message });
-      return json(502, { error: `the devnet refused the payment: ${(error as Error).message}` });
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      return answer(event, failureReply('VALIDATION-ERROR', { message: 'body: a JSON object' }));
     }
+    try {
+      return answer(event, okReply(await tools.faucet.send(String(body['address'] ?? ''), String(body['asset_symbol'] ?? ''), String(body['amount'] ?? ''))));
+    } catch (error) {
+      if (error instanceof FaucetRefusal) return answer(event, failureReply('VALIDATION-ERROR', { message: error.message }));
+      return answer(event, failureReply('CHAIN-BROADCAST-FAILED', { message: `the devnet refused the payment: ${(error as Error).message}` }));
+    }
+  });
+  front.get('/dev/verification-code', (event) => {
+    const email = event.url.searchParams.get('email')?.trim() ?? '';
+    if (email === '') return answer(event, failureReply('VALIDATION-ERROR', { message: 'email: required (?email=<address>)' }));
+    const code = tools.mailbox.verificationCode(email);
+    if (code === null) return answer(event, failureReply('NOT-FOUND', { message: `no verification code was sent to ${email} in this run` }));
+    return answer(event, okReply({ email, code }));
   });
   front.all('/**', (event) => api.fetch(event.req));
   return front;

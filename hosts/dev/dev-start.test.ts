@@ -1,42 +1,17 @@
-import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { pino } from 'pino';
 import { getTasks } from 'node-cron';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../adapters/memory/index.js';
 import { NodeSecretHasher, TEST_SCRYPT_COST } from '../../adapters/node/index.js';
-import { COLLECTION_STATUS } from '../../core/domain/model/collection-task.js';
 import { ConfigError } from '../composition/config.js';
 import { TOKENS } from '../composition/tokens.js';
-import { quickstartSteps, renderStep, type HttpStep } from './quickstart.js';
+import { renderQuickstart } from './quickstart.js';
+import { quickstartBlock } from './quickstart.fixture.js';
 import { startDev, type DevProcess } from './start-dev.js';
 
 const quiet = { logger: pino({ level: 'silent' }), hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }) };
 const EPHEMERAL = { PORT: '0', DEVNET_PORT: '0', DEVNET_BLOCK_MS: '0' };
-
-/** Replaces `$NAME` by the variable's value (unknown names are a test bug, so they throw). */
-function expand(text: string, vars: Record<string, string>): string {
-  return text.replace(/\$([A-Z]+)/g, (_m, name: string) => {
-    const value = vars[name];
-    if (value === undefined) throw new Error(`quickstart uses $${name} before setting it`);
-    return value;
-  });
-}
-
-function pick(json: unknown, path: string): unknown {
-  return path.split('.').filter((p) => p !== '').reduce<unknown>((v, key) => (v as Record<string, unknown> | null)?.[key], json);
-}
-
-async function run(step: HttpStep, vars: Record<string, string>): Promise<{ status: number; json: any }> {
-  const headers: Record<string, string> = {};
-  if (step.bearer !== undefined) headers['authorization'] = `Bearer ${expand(`$${step.bearer}`, vars)}`;
-  if (step.idempotent === true) headers['idempotency-key'] = randomUUID();
-  if (step.body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(expand(step.url, vars), {
-    method: step.method, headers, ...(step.body === undefined ? {} : { body: expand(step.body, vars) }),
-  });
-  return { status: response.status, json: await response.json() };
-}
 
 describe('npm start (startDev)', () => {
   const output: string[] = [];
@@ -45,76 +20,22 @@ describe('npm start (startDev)', () => {
   beforeAll(async () => { dev = await startDev({ env: EPHEMERAL, writeLine: (l) => output.push(l), manualWorker: true, clock, ...quiet }); });
   afterAll(async () => { await dev.stop(); });
 
-  it('prints the base URL, the devnet, the generated admin token and the quickstart', () => {
+  it('prints the base URL, the devnet, the generated admin token and the quickstart as one block ending in a blank line', () => {
     const text = output.join('\n');
     expect(text).toContain(`listening on ${dev.url}`);
     expect(text).toContain(`TRON devnet: ${dev.devnet.url}`);
     expect(text).toContain(`admin token (generated; set ADMIN_TOKEN to keep one): ${dev.adminToken}`);
-    expect(text).toContain(`BASE=${dev.url}; API=$BASE/api; DEVNET=${dev.devnet.url}`);
-    quickstartSteps().forEach((step, i) => expect(text).toContain(renderStep(step, i)));
-  });
-
-  it('the printed quickstart works over HTTP, from register to a collection', async () => {
-    const vars: Record<string, string> = { BASE: dev.url, API: `${dev.url}/api`, DEVNET: dev.devnet.url };
-    const answers: Record<string, any> = {};
-    for (const step of quickstartSteps()) {
-      if (step.kind === 'input') {
-        const match = output.map((line) => step.fromOutput.exec(line)).find((m) => m !== null);
-        expect(match, step.title).toBeDefined();
-        vars[step.variable] = match![1]!;
-        continue;
-      }
-      if (step.kind === 'show') {
-        const page = await fetch(expand(step.text, vars));
-        expect(page.status, step.title).toBe(200);
-        expect(page.headers.get('content-type')).toMatch(/^text\/html/);
-        continue;
-      }
-      const { status, json } = await run(step, vars);
-      expect(status, `${step.title}: ${JSON.stringify(json)}`).toBeLessThan(300);
-      if (step.url.startsWith('$API')) expect(json.code, step.title).toBe('OK');
-      if (step.url.startsWith('$BASE/dev/faucet')) {
-        // The payment is a real transaction: the next block holds it and the worker's scanner (a pass per tick) sees it.
-        expect(json.txid).toMatch(/^[0-9a-f]{64}$/);
-        dev.devnet.mine(1);
-        clock.advance(3_000);
-        await dev.worker.tick();
-        const tx = await fetch(`${dev.devnet.url}/wallet/gettransactionbyid`, { method: 'POST', body: JSON.stringify({ value: json.txid }) });
-        expect(((await tx.json()) as { txID?: string }).txID).toBe(json.txid);
-      }
-      answers[step.title] = json;
-      if (step.capture !== undefined) {
-        const value = pick(json, step.capture.path);
-        expect(typeof value, `${step.title} → ${step.capture.variable}`).toBe('string');
-        vars[step.capture.variable] = value as string;
-      }
-    }
-    expect(vars['ST']).toMatch(/^st_/);
-    expect(vars['DK']).toMatch(/^dk_/);
-    expect(vars['CT']).toMatch(/^ct_/);
-    expect(vars['SUB']).not.toBe(vars['MAIN']);
-    const cached = answers['the cached balance'].data;
-    expect(cached.items.find((i: { symbol: string }) => i.symbol === 'USDT').balance_available).toBe('25000000');
-    expect(cached.refresh_source).toBe(1);
-    expect(answers['follow the collection'].data.task_no).toBe(vars['TASK']);
-    // The faucet funded the new main address so the sweep's FUNDING_TRX step can pay.
-    const account = await fetch(`${dev.devnet.url}/wallet/getaccount`, { method: 'POST', body: JSON.stringify({ address: vars['MAIN'], visible: true }) });
-    expect(((await account.json()) as { balance?: number }).balance).toBe(1_000_000_000);
-
-    // Out of the box the sweep reaches DONE: the worker runs a pass, the devnet mines a block, and so on.
-    let finished: number | undefined;
-    for (let round = 0; round < 60 && finished === undefined; round++) {
-      const report = await dev.worker.tick();
-      finished = report.collections.find((o) => o.taskNo === vars['TASK'] && o.outcome === 'finished')?.status;
-      dev.devnet.mine(1);
-      clock.advance(3_000);
-    }
-    expect(finished).toBe(COLLECTION_STATUS.DONE);
-    const final = await run(quickstartSteps().at(-1) as HttpStep, vars);
-    expect(final.json.data).toMatchObject({ task_no: vars['TASK'], status: COLLECTION_STATUS.DONE, error_code: null });
-    expect(final.json.data.finished_at).not.toBeNull();
-    const main = await run({ kind: 'http', title: 'main balance', method: 'POST', url: '$API/wallets/$MAIN/balances/refresh', bearer: 'DK', body: '{"force":true}' }, vars);
-    expect(main.json.data.items.find((i: { symbol: string }) => i.symbol === 'USDT').balance_available).toBe('25000000');
+    const block = quickstartBlock(output);
+    expect(block.split('\n')[0]).toBe(`BASE=${dev.url}; API=$BASE/api; DEVNET=${dev.devnet.url}`);
+    expect(renderQuickstart(dev.url, dev.devnet.url, 0).endsWith(`\n${block}\n`)).toBe(true);
+    expect(output.at(-1)).toBe('');
+    // One subshell: a failure ends the block, not the user's terminal; the code comes from the server, not the user.
+    expect(block.split('\n')[1]).toBe('( set -euo pipefail');
+    expect(block.split('\n').at(-1)).toBe(')');
+    expect(block).toContain('$BASE/dev/verification-code?email=$EMAIL');
+    expect(block).not.toMatch(/CODE=\d|repeat until/);
+    // Interactive bash expands `!` (history) inside a pasted block, even in double quotes.
+    expect(block).not.toContain('!');
   });
 });
 
@@ -123,37 +44,96 @@ describe('npm start: the faucet (POST /dev/faucet)', () => {
   let dev: DevProcess;
   beforeAll(async () => { dev = await startDev({ env: EPHEMERAL, writeLine: () => undefined, manualWorker: true, clock, ...quiet }); });
   afterAll(async () => { await dev.stop(); });
-  const pay = async (body: unknown): Promise<{ status: number; json: any }> => {
+  const pay = async (body: unknown): Promise<{ status: number; json: any; headers: Headers }> => {
     const response = await fetch(`${dev.url}/dev/faucet`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    return { status: response.status, json: await response.json() };
+    return { status: response.status, json: await response.json(), headers: response.headers };
   };
 
-  it('pays TRX with a transfer from its own account, in the next block; the API is still answered behind it', async () => {
+  it('pays TRX with a transfer from its own account, in the next block, answered in the envelope; the API is still answered behind it', async () => {
     const to = (await dev.composition.container.get(TOKENS.CoreDeps).chain.createAccount()).address;
     const paid = await pay({ address: to, asset_symbol: 'TRX', amount: '10500000' });
     expect(paid.status).toBe(200);
-    expect(paid.json).toMatchObject({ from: dev.faucet.address, to, asset_symbol: 'TRX', amount: '10500000' });
+    expect(paid.json).toMatchObject({ code: 'OK', message: 'success', data: { from: dev.faucet.address, to, asset_symbol: 'TRX', amount: '10500000' } });
+    expect(paid.headers.get('x-request-id')).toBeTruthy();
     dev.devnet.mine(1);
     const block = dev.devnet.chain.head;
-    expect(block.txIds).toContain(paid.json.txid);
+    expect(block.txIds).toContain(paid.json.data.txid);
     const account = await fetch(`${dev.devnet.url}/wallet/getaccount`, { method: 'POST', body: JSON.stringify({ address: to, visible: true }) });
     expect(((await account.json()) as { balance?: number }).balance).toBe(10_500_000);
     expect((await fetch(`${dev.url}/api/healthz`)).status).toBe(200);
     expect((await fetch(`${dev.url}/api/nothing`)).status).toBe(404);
   });
 
-  it('refuses a bad address, asset, amount or body with 422 and sends nothing', async () => {
+  it('refuses a bad address, asset, amount or body with 422 VALIDATION-ERROR in the envelope and sends nothing', async () => {
     const to = (await dev.composition.container.get(TOKENS.CoreDeps).chain.createAccount()).address;
-    for (const body of [
-      { address: 'nope', asset_symbol: 'TRX', amount: '1' }, { address: to, asset_symbol: 'DOGE', amount: '1' },
-      { address: to, asset_symbol: 'USDT', amount: '0' }, { address: to, asset_symbol: 'USDT', amount: '1.5' },
-      { address: to, asset_symbol: 'USDT', amount: '1000000000001' }, [],
-    ]) {
+    for (const [body, field] of [
+      [{ address: 'nope', asset_symbol: 'TRX', amount: '1' }, 'address'], [{ address: to, asset_symbol: 'DOGE', amount: '1' }, 'asset_symbol'],
+      [{ address: to, asset_symbol: 'USDT', amount: '0' }, 'amount'], [{ address: to, asset_symbol: 'USDT', amount: '1.5' }, 'amount'],
+      [{ address: to, asset_symbol: 'USDT', amount: '1000000000001' }, 'amount'], [[], 'body'],
+    ] as const) {
       const refused = await pay(body);
       expect(refused.status, JSON.stringify(body)).toBe(422);
-      expect(typeof refused.json.error).toBe('string');
+      expect(refused.json).toEqual({ code: 'VALIDATION-ERROR', message: expect.stringMatching(new RegExp(`^${field}: `)), data: {} });
     }
     expect(dev.devnet.info().pending_transactions).toBe(0);
+  });
+
+  it('a payment the devnet refuses is 502 CHAIN-BROADCAST-FAILED in the envelope', async () => {
+    const to = (await dev.composition.container.get(TOKENS.CoreDeps).chain.createAccount()).address;
+    dev.devnet.setFaults({ node_down: true });
+    try {
+      const refused = await pay({ address: to, asset_symbol: 'TRX', amount: '1' });
+      expect(refused.status).toBe(502);
+      expect(refused.json).toEqual({ code: 'CHAIN-BROADCAST-FAILED', message: expect.stringContaining('the devnet refused the payment'), data: {} });
+    } finally {
+      dev.devnet.setFaults({ node_down: false });
+    }
+  });
+
+  it('a malformed percent-encoding is 422 VALIDATION-ERROR in the envelope, as npm run api answers it', async () => {
+    const api = await dev.composition.container.get(TOKENS.ApiHost).h3.fetch(new Request('http://127.0.0.1/api/wallets/%zz'));
+    for (const path of ['/api/wallets/%zz', '/dev/%zz']) {
+      const response = await fetch(`${dev.url}${path}`);
+      expect(response.status, path).toBe(api.status);
+      expect(await response.json(), path).toEqual({ code: 'VALIDATION-ERROR', message: 'path: malformed percent-encoding', data: {} });
+      expect(response.headers.get('x-request-id')).toBeTruthy();
+    }
+    expect(api.status).toBe(422);
+  });
+});
+
+describe('npm start: the verification code route (GET /dev/verification-code)', () => {
+  let dev: DevProcess;
+  beforeAll(async () => { dev = await startDev({ env: EPHEMERAL, writeLine: () => undefined, manualWorker: true, ...quiet }); });
+  afterAll(async () => { await dev.stop(); });
+  const code = async (query: string): Promise<{ status: number; json: any }> => {
+    const response = await fetch(`${dev.url}/dev/verification-code${query}`);
+    return { status: response.status, json: await response.json() };
+  };
+  const register = (email: string): Promise<Response> => fetch(`${dev.url}/api/auth/register`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: 'correct horse battery staple' }),
+  });
+
+  it('answers the latest code mailed to the address, which verifies it; 404 before any, 422 without an email', async () => {
+    expect(await code('?email=nobody@example.com')).toMatchObject({ status: 404, json: { code: 'NOT-FOUND', data: {} } });
+    expect(await code('')).toMatchObject({ status: 422, json: { code: 'VALIDATION-ERROR', message: expect.stringContaining('email'), data: {} } });
+    expect((await register('Quick@Example.com')).status).toBe(201);
+    const found = await code('?email=quick%40example.com');
+    expect(found.status).toBe(200);
+    expect(found.json).toMatchObject({ code: 'OK', message: 'success', data: { code: expect.stringMatching(/^\d{6}$/) } });
+    const verified = await fetch(`${dev.url}/api/auth/verify`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'quick@example.com', code: found.json.data.code }),
+    });
+    expect(verified.status).toBe(200);
+  });
+
+  it('is served by the npm start front only: the API app that npm run api and npm run serve listen with has no such route', async () => {
+    const api = dev.composition.container.get(TOKENS.ApiHost);
+    for (const path of ['/dev/verification-code?email=quick@example.com', '/dev/faucet']) {
+      const response = await api.h3.fetch(new Request(`http://127.0.0.1${path}`, path === '/dev/faucet' ? { method: 'POST', body: '{}' } : {}));
+      expect(response.status, path).toBe(404);
+    }
+    expect(JSON.stringify(api.openapi)).not.toContain('/dev/');
   });
 });
 

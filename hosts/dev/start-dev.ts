@@ -8,6 +8,7 @@ import { ConfigError, integer, loadConfig, type Env, type HostConfig } from '../
 import { openComposition, type Composition } from '../composition/container.js';
 import { TOKENS } from '../composition/tokens.js';
 import { devFront } from './dev-front.js';
+import { DevMailbox } from './dev-mailbox.js';
 import { DevnetFaucet } from './devnet-faucet.js';
 import { startDevWorker, type DevWorker } from './dev-worker.js';
 import { FaucetWalletRepository } from './faucet-wallet-repository.js';
@@ -76,7 +77,7 @@ function bannerLines(config: HostConfig, env: Env, url: string, devnet: Devnet, 
     `  faucet: POST ${url}/dev/faucet {"address","asset_symbol":"TRX"|"USDT","amount"} pays with a real devnet transaction`,
     `  store: ${config.store}, locks: ${config.locks}, energy: self-delegation, else ${config.energyProvider === 'rental' ? `rental from ${config.rentalProviders.map((p) => `${p.kind} at ${p.url}`).join(', ')}` : 'none'}, confirmations: ${config.chainConfirmations}`,
     `  ${worker.description}`,
-    '  verification codes are printed here as "verification code for <email>: <code>"',
+    `  verification codes are printed here as "verification code for <email>: <code>" (and answered by GET ${url}/dev/verification-code?email=)`,
   ];
   if (config.adminToken === null) lines.push(`  admin token (generated; set ADMIN_TOKEN to keep one): ${composition.adminToken}`);
   if (composition.ephemeralKey) lines.push('  WARNING: KEY_ENCRYPTION_KEY is unset: private keys are encrypted under a key that exists only in this run');
@@ -118,8 +119,9 @@ export async function startDev(options: DevOptions = {}): Promise<DevProcess> {
   };
   try {
     const config = loadConfig(devEnvironment(env, devnet), { mode: 'dev' });
+    const mailbox = new DevMailbox(new ConsoleMailer(writeLine));
     const composed = await openComposition(config, {
-      mailer: new ConsoleMailer(writeLine),
+      mailer: mailbox,
       ...(options.logger === undefined ? {} : { logger: options.logger }),
       ...(options.hasher === undefined ? {} : { hasher: options.hasher }),
       ...(options.clock === undefined ? {} : { clock: options.clock }),
@@ -127,12 +129,12 @@ export async function startDev(options: DevOptions = {}): Promise<DevProcess> {
     composition = composed;
     composed.container.onActivation(TOKENS.Stores, (_ctx, stores) => ({ ...stores, wallets: new FaucetWalletRepository(stores.wallets, devnet) }));
     const faucet = await DevnetFaucet.open(composed.container.get(TOKENS.CoreDeps).chain, devnet, devnet.usdtAddress);
-    const h3 = devFront(composed.container.get(TOKENS.ApiHost).h3, faucet);
+    const h3 = devFront(composed.container.get(TOKENS.ApiHost).h3, { faucet, mailbox, logger: composed.container.get(TOKENS.Logger) });
     const running = await listen('PORT', config.port, () => startApiServer(h3, { port: config.port }));
     server = running;
     const started = startDevWorker(composed, env, { manual: options.manualWorker === true });
     worker = started;
-    const banner = [...bannerLines(config, env, running.url, devnet, composed, started), '', renderQuickstart(running.url, devnet.url)].join('\n');
+    const banner = [...bannerLines(config, env, running.url, devnet, composed, started), '', renderQuickstart(running.url, devnet.url, devnet.blockMs)].join('\n');
     for (const line of banner.split('\n')) writeLine(line);
     return { url: running.url, devnet, faucet, adminToken: composed.adminToken, composition: composed, worker: started, banner, stop };
   } catch (error) {
