@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { BlockSource, ChainBlock } from '../core/ports/block-source.port.js';
 import { type Closable, type MakeSubject, useFreshSubject } from './support/contract-options.js';
+import { itUnless } from './support/skipped.js';
 
 /** Drives the chain behind a BlockSource under test: funded payer, payments, blocks. */
 export interface BlockSourceChainDriver {
@@ -57,8 +58,11 @@ const sum = (bs: readonly ChainBlock[], address: string, contract: string | null
 
 /** The BlockSource contract (core/ports/block-source.port.ts): the blocks' changes add up to the final balances. */
 export function describeBlockSourceContract(name: string, makeSubject: MakeSubject<BlockSourceSubject>, caps: BlockSourceCapabilities): void {
-  describe(`BlockSource contract: ${name}`, () => {
+  const suite = `BlockSource contract: ${name}`;
+  describe(suite, () => {
     const subject = useFreshSubject(makeSubject);
+    const itWithInternal = itUnless(caps.internal ? null : 'capability internal is off: the subject cannot make contract-internal TRX transfers', suite);
+    const itWithReorg = itUnless(caps.reorg ? null : 'capability reorg is off: the subject cannot make a reorg', suite);
 
     it('heads move with blocks, the solidified head trails, blocks link by parent hash, a future block is null', async () => {
       const { source, chain } = subject();
@@ -112,7 +116,7 @@ export function describeBlockSourceContract(name: string, makeSubject: MakeSubje
       expect((await source.finalBalances([carol], [null])).balances.get(carol)!.get(null)).toBe(1_000_000n);
     });
 
-    it.skipIf(!caps.internal)('counts TRX paid from inside a contract call as internal transfers', async () => {
+    itWithInternal('counts TRX paid from inside a contract call as internal transfers', async () => {
       const { source, chain } = subject();
       const [dan, eve] = [chain.address('bs-dan'), chain.address('bs-eve')];
       const txid = await chain.payInternal!([dan, eve], 9);
@@ -124,7 +128,7 @@ export function describeBlockSourceContract(name: string, makeSubject: MakeSubje
       expect(sum([block], eve, null)).toBe(5n);
     });
 
-    it.skipIf(!caps.reorg)('after a reorg the same number reads the new branch', async () => {
+    itWithReorg('after a reorg the same number reads the new branch', async () => {
       const { source, chain } = subject();
       const fay = chain.address('bs-fay');
       await chain.payTrx(fay, 3_000_000);

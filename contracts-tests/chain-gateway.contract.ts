@@ -1,8 +1,9 @@
 import { utils as tronUtils } from 'tronweb';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect } from 'vitest';
 import { ChainError, DomainError, InfrastructureError, type ErrorCode } from '../core/domain/errors.js';
 import type { SignedTransaction, TransactionState } from '../core/domain/model/chain.js';
 import type { ChainGateway, Signer, TransactionIntent } from '../core/ports/chain-gateway.port.js';
+import { itUnless } from './support/skipped.js';
 
 /** Test-only powers over the chain: a devnet implements them directly, a real-node run with a pre-funded key. */
 export interface ChainFaucet {
@@ -88,6 +89,13 @@ export interface ChainGatewayContractOptions {
   readonly timeoutMs?: number;
 }
 
+type Capability = keyof NonNullable<ChainGatewayContractOptions['capabilities']>;
+
+/** Whether a subject declared a capability: `hostile` and `voting` only when declared, the others unless declared off. */
+function hasCapability(caps: NonNullable<ChainGatewayContractOptions['capabilities']>, capability: Capability): boolean {
+  return capability === 'hostile' || capability === 'voting' ? caps[capability] === true : caps[capability] !== false;
+}
+
 /** What a test asks of a fresh subject. */
 export interface ChainSubjectOptions {
   /** A gateway configured with a pro-tier data key (capability `proTier`). */
@@ -142,7 +150,8 @@ export function describeChainGatewayContract(
   const caps = options.capabilities ?? {};
   const timeout = options.timeoutMs ?? 20_000;
 
-  describe(`ChainGateway contract: ${name}`, () => {
+  const suite = `ChainGateway contract: ${name}`;
+  describe(suite, () => {
     let s: ChainGatewaySubject;
     let g: ChainGateway;
     beforeEach(async () => {
@@ -171,8 +180,10 @@ export function describeChainGatewayContract(
     };
     const usdt = (to: string, amount: bigint, feeLimitSun = 50n * TRX): TransactionIntent =>
       ({ kind: 'transfer-trc20', contract: s.usdtContract, to, amount, feeLimitSun });
-    const it_ = (title: string, fn: () => Promise<void>, enabled = true): void => {
-      (enabled ? it : it.skip)(title, fn, timeout);
+    /** A test that needs the capabilities named; one the subject lacks skips it with a SKIPPED line naming it. */
+    const it_ = (title: string, fn: () => Promise<void>, ...needs: Capability[]): void => {
+      const lacking = needs.filter((capability) => !hasCapability(caps, capability));
+      itUnless(lacking.length === 0 ? null : `capability ${lacking.join(' and ')} is off for this subject`, suite)(title, fn, timeout);
     };
 
     it_('createAccount makes distinct local key pairs with valid base58 addresses; isAddress rejects other strings', async () => {
@@ -353,7 +364,7 @@ export function describeChainGatewayContract(
       await s.faucet.advance!(DAY / 2);
       const after = (await g.getResources(a.address)).bandwidth;
       expect(after).toMatchObject({ freeUsed: 0, freeAvailable: 600, freeLimit: 600 });
-    }, caps.virtualTime);
+    }, 'virtualTime');
 
     it_('rebroadcasting the same signed transaction is accepted and moves the funds once', async () => {
       const a = await account(10n * TRX);
@@ -406,7 +417,7 @@ export function describeChainGatewayContract(
       await s.faucet.mine(s.solidifyLag + 1);
       expect((await g.solidifiedHead()).timestamp).toBeGreaterThan(tx.expiresAt);
       expect(await g.findInSolidified(tx)).toBe('absent');
-    }, caps.virtualTime);
+    }, 'virtualTime');
 
     it_('findInSolidified: a landed transaction is included once its window is solidified, and unknown before', async () => {
       const a = await account(10n * TRX);
@@ -421,7 +432,7 @@ export function describeChainGatewayContract(
       const raw = JSON.parse(tx.signedJson) as { raw_data: { ref_block_hash: string } };
       raw.raw_data.ref_block_hash = raw.raw_data.ref_block_hash === '0'.repeat(16) ? '1'.repeat(16) : '0'.repeat(16);
       expect(await g.findInSolidified({ ...tx, signedJson: JSON.stringify(raw) })).toBe('unknown');
-    }, caps.virtualTime);
+    }, 'virtualTime');
 
     it_('USDT: estimate and actual energy are 130,285 to a fresh address and 64,285 to a holder', async () => {
       const a = await account(100n * TRX);
@@ -451,7 +462,7 @@ export function describeChainGatewayContract(
       const toFresh = await g.estimateTrc20TransferEnergy(a.address, (await account()).address, s.usdtContract, 1_000n);
       const toHolder = await g.estimateTrc20TransferEnergy(a.address, holder.address, s.usdtContract, 1_000n);
       expect([toFresh, toHolder]).toEqual([130_285, 64_285]);
-    }, caps.exactFees);
+    }, 'exactFees');
 
     it_('a fee limit too small for the transfer ends failed OUT_OF_ENERGY, charged, with no tokens moved', async () => {
       const a = await account(20n * TRX);
@@ -500,7 +511,7 @@ export function describeChainGatewayContract(
       const [, st] = await execute(a, { kind: 'transfer-trx', to: (await g.createAccount()).address, amountSun: TRX });
       expect(st).toMatchObject({ state: 'confirmed', feeSun: 1_000_000n });
       expect((await g.getResources(a.address)).bandwidth.stakedUsed).toBeGreaterThan(0);
-    }, caps.exactFees);
+    }, 'exactFees');
 
     it_('energy beyond what the stake gives is burned at the energy price', async () => {
       // About 1,000 energy of stake at the network's ratio (100 TRX at mainnet's), far below a transfer's need.
@@ -541,7 +552,7 @@ export function describeChainGatewayContract(
       expect(half).toBeLessThan(used * 0.55);
       await s.faucet.advance!(DAY / 2);
       expect((await g.getResources(a.address)).energy).toMatchObject({ used: 0, available: before.limit });
-    }, caps.virtualTime);
+    }, 'virtualTime');
 
     it_('staking, delegating and undelegating energy move it between addresses and show in the resources', async () => {
       const main = await account(110n * TRX);
@@ -583,7 +594,7 @@ export function describeChainGatewayContract(
       const [, u] = await execute(main, { kind: 'undelegate', resource: 'ENERGY', receiver: sub.address, amountSun: 10n * TRX });
       expect(u.state).toBe('confirmed');
       expect((await g.getResources(sub.address)).energy.receivedSun).toBe(0n);
-    }, caps.virtualTime);
+    }, 'virtualTime');
 
     it_('with a pro-tier key the resources list who delegated to whom', async () => {
       await s.close?.();
@@ -595,7 +606,7 @@ export function describeChainGatewayContract(
       await execute(main, { kind: 'delegate', resource: 'ENERGY', receiver: sub.address, amountSun: 5n * TRX });
       expect((await g.getResources(main.address)).delegatedTo).toEqual([sub.address]);
       expect((await g.getResources(sub.address)).receivedFrom).toEqual([main.address]);
-    }, caps.proTier ?? true);
+    }, 'proTier');
 
     it_('unstaked TRX becomes withdrawable after the 14-day wait and withdraws to the balance', async () => {
       const a = await account(100n * TRX);
@@ -609,7 +620,7 @@ export function describeChainGatewayContract(
       expect((await execute(a, { kind: 'withdraw-unfrozen' }))[1].state).toBe('confirmed');
       expect(await g.getTrxBalance(a.address)).toBeGreaterThan(before + 9n * TRX);
       expect((await g.getResources(a.address)).withdrawableSun).toBe(0n);
-    }, caps.virtualTime);
+    }, 'virtualTime');
 
     it_('votes with staked TRX and withdraws the voting reward later', async () => {
       const a = await account(100n * TRX);
@@ -620,7 +631,7 @@ export function describeChainGatewayContract(
       const before = await g.getTrxBalance(a.address);
       expect((await execute(a, { kind: 'withdraw-reward' }))[1].state).toBe('confirmed');
       expect(await g.getTrxBalance(a.address)).toBeGreaterThan(before);
-    }, Boolean(caps.virtualTime && caps.voting));
+    }, 'virtualTime', 'voting');
 
     it_('a node that refuses broadcasts: busy is transient CHAIN-BROADCAST-FAILED, a validation refusal is not', async () => {
       const a = await account(10n * TRX);
@@ -635,7 +646,7 @@ export function describeChainGatewayContract(
       await g.broadcast(tx);
       await s.faucet.mine(1);
       expect(await g.getTrxBalance(b.address)).toBe(2n * TRX);
-    }, caps.faults);
+    }, 'faults');
 
     it_('a broadcast the node accepted but lost stays unknown; sending the same transaction again lands it once', async () => {
       const a = await account(10n * TRX);
@@ -651,7 +662,7 @@ export function describeChainGatewayContract(
       await s.faucet.mine(1);
       expect((await g.getTransaction(tx.txid)).state).toBe('confirmed');
       expect(await g.getTrxBalance(b.address)).toBe(2n * TRX);
-    }, caps.faults);
+    }, 'faults');
 
     it_('while solidification stalls a transaction stays confirmed but not solidified, however deep it is', async () => {
       const a = await account(10n * TRX);
@@ -665,7 +676,7 @@ export function describeChainGatewayContract(
       await s.faucet.stallSolidification!(false);
       await s.faucet.mine(1);
       expect(await g.getTransaction(tx.txid)).toMatchObject({ state: 'confirmed', solidified: true });
-    }, caps.faults);
+    }, 'faults');
 
     it_('an unreachable node is CHAIN-NODE-UNAVAILABLE (balance reads: CHAIN-BALANCE-QUERY-FAILED), transient', async () => {
       const a = await account(10n * TRX);
@@ -685,10 +696,9 @@ export function describeChainGatewayContract(
       await g.broadcast(tx);
       await s.faucet.mine(1);
       expect(await g.getTrxBalance(b.address)).toBe(2n * TRX);
-    }, caps.faults);
+    }, 'faults');
 
     // Hostile node: what public providers and self-hosted nodes do to a client (capability `hostile`).
-    const hostile = caps.hostile ?? false;
     const transfer = async (): Promise<{ a: Signer & { key: string }; b: Signer; tx: SignedTransaction }> => {
       const a = await account(10n * TRX);
       const b = await account(1n * TRX);
@@ -705,7 +715,7 @@ export function describeChainGatewayContract(
       expect(e429).toMatchObject({ retryAfterMs: 2_000, nodeCode: 'HTTP_429' });
       expect(await g.getTrxBalance(a.address)).toBe(TRX);
       expect((await g.head()).number).toBeGreaterThan(0);
-    }, hostile);
+    }, 'hostile');
 
     it_('a quota per window of chain time: refusals are transient with a Retry-After up to the window\'s end, then calls pass again', async () => {
       const a = await account(1n * TRX);
@@ -723,7 +733,7 @@ export function describeChainGatewayContract(
         expect(await g.getTrxBalance(a.address)).toBe(TRX);
         await s.faucet.limitRate!(null);
       }
-    }, hostile && caps.virtualTime);
+    }, 'hostile', 'virtualTime');
 
     it_('resets, timeouts, 5xx answers and error bodies are transient ChainErrors, for reads, builds and broadcasts alike', async () => {
       const { a, b, tx } = await transfer();
@@ -747,7 +757,7 @@ export function describeChainGatewayContract(
       await g.broadcast(tx);
       await s.faucet.mine(1);
       expect(await g.getTrxBalance(b.address)).toBe(2n * TRX);
-    }, hostile);
+    }, 'hostile');
 
     it_('a broadcast whose reply is lost fails transiently, yet the transaction is there; sending it again counts as accepted', async () => {
       const { b, tx } = await transfer();
@@ -762,7 +772,7 @@ export function describeChainGatewayContract(
       await g.broadcast(tx);
       await s.faucet.mine(1);
       expect(await g.getTrxBalance(b.address)).toBe(2n * TRX);
-    }, hostile);
+    }, 'hostile');
 
     it_('a reference block the node does not know is refused TAPOS_ERROR, not transient', async () => {
       const { a, tx } = await transfer();
@@ -771,7 +781,7 @@ export function describeChainGatewayContract(
       expect((e as ChainError).nodeCode).toBe('TAPOS_ERROR');
       await s.faucet.mine(1);
       expect(await g.getTransaction(forged.txid)).toEqual({ state: 'unknown' });
-    }, hostile);
+    }, 'hostile');
 
     it_('a transaction crafted already expired is refused TRANSACTION_EXPIRATION_ERROR, not transient', async () => {
       const { a, tx } = await transfer();
@@ -779,7 +789,7 @@ export function describeChainGatewayContract(
       const stale = resigned(tx, a.key, (raw) => { raw['expiration'] = head.timestamp - 3_000; });
       const e = await expectError(g.broadcast(stale), 'CHAIN-BROADCAST-FAILED', false);
       expect((e as ChainError).nodeCode).toBe('TRANSACTION_EXPIRATION_ERROR');
-    }, hostile);
+    }, 'hostile');
 
     it_('with split endpoints (the full node serves no /walletsolidity) the gateway configured for both works end to end', async () => {
       await s.close?.();
@@ -794,7 +804,7 @@ export function describeChainGatewayContract(
       const [solid, head] = [await g.solidifiedHead(), await g.head()];
       expect(solid.number).toBeLessThan(head.number);
       expect(await g.getTrxBalance(b.address)).toBe(2n * TRX);
-    }, hostile);
+    }, 'hostile');
 
     it_('gateway-built transactions never meet TAPOS_ERROR, with split endpoints and a jittering solidified head', async () => {
       await s.close?.();
@@ -815,7 +825,7 @@ export function describeChainGatewayContract(
       }
       expect(await g.getTrxBalance(b.address)).toBe(13n * TRX);
       expect([...lags].some((lag) => lag > s.solidifyLag), `the solidified lag never varied: ${[...lags].join(', ')}`).toBe(true);
-    }, hostile);
+    }, 'hostile');
 
     it_('energyPerStakedSun follows the network\'s energy weight as it drifts, block by block, and so does what a stake yields', async () => {
       const a = await account(1_010n * TRX);
@@ -830,7 +840,7 @@ export function describeChainGatewayContract(
         expect(Math.abs(limit - Math.floor(1_000 * 1_000_000 * perSun)), `block ${i}`).toBeLessThanOrEqual(1);
       }
       expect(ratios.size, 'the ratio never moved').toBeGreaterThan(3);
-    }, hostile);
+    }, 'hostile');
 
     it_('a higher dynamic energy factor raises the estimate, and the transfer uses what was estimated', async () => {
       const a = await account(100n * TRX);
@@ -847,7 +857,7 @@ export function describeChainGatewayContract(
       expect(raised).toBeGreaterThan(before);
       const [, st] = await execute(a, usdt(holder.address, 10n));
       expect(st).toMatchObject({ state: 'confirmed', energyUsed: raised });
-    }, hostile);
+    }, 'hostile');
 
     for (const [why, refuse, allow] of [
       ['a blacklisted sender', (addr: string) => s.faucet.blacklistToken!(addr, true), (addr: string) => s.faucet.blacklistToken!(addr, false)],
@@ -867,7 +877,7 @@ export function describeChainGatewayContract(
         expect(await g.getTokenBalance(b.address, s.usdtContract)).toBe(0n);
         await allow(a.address);
         expect(await g.estimateTrc20TransferEnergy(a.address, b.address, s.usdtContract, 1_000n)).toBeGreaterThan(0);
-      }, hostile);
+      }, 'hostile');
     }
   });
 }

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DomainError, InfrastructureError } from '../core/domain/errors.js';
 import type { ChainGateway, Signer } from '../core/ports/chain-gateway.port.js';
 import type { EnergyOrder, EnergyProvider, EnergyRequest } from '../core/ports/energy-provider.port.js';
+import { itUnless } from './support/skipped.js';
 
 /** What the energy-provider contract needs: the provider, the chain it delivers on, and a main address. */
 export interface EnergyProviderSubject {
@@ -190,7 +191,11 @@ export function describeEnergyProviderContract(
       }
     }, timeout);
 
-    (options.weightGrowthBps === undefined ? it.skip : it)('the delivered energy keeps covering the request while the network weight grows (the margin)', async () => {
+    const suite = `EnergyProvider contract: ${name}`;
+    const itWithGrowth = itUnless(options.weightGrowthBps === undefined ? 'option weightGrowthBps not given: the provider claims no margin against a growing network energy weight' : null, suite);
+    const itWithUncoverable = itUnless(options.uncoverableEnergy === undefined ? 'option uncoverableEnergy not given: no request size is known that the provider cannot cover' : null, suite);
+
+    itWithGrowth('the delivered energy keeps covering the request while the network weight grows (the margin)', async () => {
       const req = await request();
       expect(await s.provider.canProvide(req, s.main)).toBe(true);
       expect(await deliver(await s.provider.acquire(req, s.main))).toBe('delivered');
@@ -209,7 +214,7 @@ export function describeEnergyProviderContract(
       await portError(s.provider.orderStatus('no-such-order'));
     }, timeout);
 
-    (options.uncoverableEnergy === undefined ? it.skip : it)('a request it cannot cover: canProvide false, never delivered', async () => {
+    itWithUncoverable('a request it cannot cover: canProvide false, never delivered', async () => {
       const req = await request({ energy: options.uncoverableEnergy! });
       expect(await s.provider.canProvide(req, s.main)).toBe(false);
       const order = await s.provider.acquire(req, s.main).then((o) => o, (e: unknown) => e);

@@ -6,9 +6,9 @@
  * the energy suite also needs the key to have TRX staked for ENERGY (it delegates from it and takes it back).
  * Without the variables the suite is reported SKIPPED, loudly, never passed.
  */
-import { describe, it } from 'vitest';
 import { describeChainGatewayContract } from '../../contracts-tests/chain-gateway.contract.js';
 import { describeEnergyProviderContract } from '../../contracts-tests/energy-provider.contract.js';
+import { describeUnless } from '../../contracts-tests/support/skipped.js';
 import {
   realNodeCapabilities, realNodeChainShortfall, realNodeChainSubject, realNodeConfigFromEnv, realNodeEnergyShortfall,
   realNodeEnergySubject,
@@ -22,10 +22,7 @@ const HINT = '(set TRON_FULL_HOST and TRON_TEST_PRIVATE_KEY)';
 const config = realNodeConfigFromEnv();
 
 function skipLoudly(suite: string, reason: string): void {
-  console.warn(`SKIPPED: ${suite}: ${reason} ${HINT}`);
-  describe.skip(suite, () => {
-    it.skip(`needs a real node: ${reason} ${HINT}`, () => undefined);
-  });
+  describeUnless(`needs a real node: ${reason} ${HINT}`, suite, () => undefined);
 }
 
 if ('skip' in config) {

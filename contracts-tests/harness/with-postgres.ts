@@ -1,4 +1,5 @@
 import { describe, inject, it } from 'vitest';
+import { announceSkipped } from '../support/skipped.js';
 
 declare module 'vitest' {
   /** Values the integration project's globalSetup (postgres.global-setup.ts) provides. */
@@ -22,7 +23,7 @@ export function describeWithPostgres(suite: string, body: (serverUrl: string) =>
     return;
   }
   const reason = inject('postgresSkipReason') || 'no PostgreSQL provided (the integration project globalSetup did not run)';
-  console.warn(`SKIPPED: ${suite}: ${reason}`);
+  announceSkipped(suite, reason);
   describe.skip(suite, () => {
     it.skip(`needs PostgreSQL: ${reason}`, () => undefined);
   });

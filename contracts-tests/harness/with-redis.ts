@@ -1,4 +1,5 @@
 import { describe, inject, it } from 'vitest';
+import { announceSkipped } from '../support/skipped.js';
 import { findRedisServerBinary } from './redis.js';
 
 declare module 'vitest' {
@@ -38,7 +39,7 @@ export function describeWithRedisServerBinary(suite: string, body: () => void): 
 }
 
 function skipLoudly(suite: string, reason: string): void {
-  console.warn(`SKIPPED: ${suite}: ${reason}`);
+  announceSkipped(suite, reason);
   describe.skip(suite, () => {
     it.skip(`needs Redis: ${reason}`, () => undefined);
   });
