@@ -72,7 +72,7 @@ function workflow(table: JobTable, clock: ManualClock): Workflow<Job> {
     return outboundCopy(written);
   };
   const step: WorkflowStep<Job> = {
-    name: 'send', completion: 1, mustFinish: false,
+    name: 'send', completion: 1, depth: 1, mustFinish: false, awaits: null,
     plan: async (job) => ({
       kind: 'send',
       tx: { txid: job.key.padStart(64, '0'), signedJson: '{}', expiresAt: clock.now() + 60_000 },

@@ -2,7 +2,7 @@ import type { CashierToken } from '../domain/model/cashier-token.js';
 import type { UserId } from '../domain/model/common.js';
 import type { CollectionCostView } from './collection-cost-view.js';
 import type {
-  ApiTokenCreatedView, ApiTokenListView, ApiTokenRevokedView, CashierBalanceView, CashierSessionView, CashierTaskView,
+  ApiTokenCreatedView, ApiTokenListView, ApiTokenRevokedView, BalanceRefreshView, CashierBalanceView, CashierSessionView, CashierTaskView,
   CashierTokenCreatedView, CashierTokenDisabledView, CashierTokenView, ChainResourcesView, CollectionTaskView,
   CommandAcceptedView, CommandListItemView, CommandView, DeliveryView, RedeliveryView, DeveloperConfigView, ItemsPage, LoginView,
   MetaPage, PendingWebhookView, QuotaView, RegisteredView, RiskEntryView, SubscriptionView, VerifiedView,
@@ -83,8 +83,11 @@ export interface WalletsService {
   create(userId: UserId, body: unknown): Promise<WalletCreatedView>;
   /** The cached snapshot (no chain query). */
   balances(userId: UserId, address: string): Promise<WalletBalanceView>;
-  /** body {force?}: queries the chain unless within the cooldown; 502 CHAIN-BALANCE-QUERY-FAILED. */
-  refresh(userId: UserId, address: string, body: unknown): Promise<WalletBalanceView>;
+  /**
+   * body {force?}: queries the chain unless within the cooldown, when the cached snapshot is answered and `cooldown`
+   * says how long until a refresh reads the chain again; 502 CHAIN-BALANCE-QUERY-FAILED.
+   */
+  refresh(userId: UserId, address: string, body: unknown): Promise<BalanceRefreshView>;
   /** Chain resources (TRON); BIZ-CHAIN-RESOURCES-NOT-SUPPORTED elsewhere. */
   resources(userId: UserId, address: string): Promise<ChainResourcesView>;
 }

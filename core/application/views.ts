@@ -34,6 +34,17 @@ export interface WalletBalanceView {
   readonly balance_updated_at: string;
 }
 
+/**
+ * POST /wallets/{address}/balances/refresh: the snapshot answered, and whether the chain was read for it. Inside the
+ * cooldown after the address's last stored snapshot, a refresh without `force` answers the cached snapshot (still
+ * `refresh_source` 2, as the spec's table of that endpoint says) and `cooldown` says so; the host turns it into headers.
+ */
+export interface BalanceRefreshView {
+  readonly balance: WalletBalanceView;
+  /** null: the chain was read for this answer. Else the cached snapshot, and how long until a refresh reads the chain. */
+  readonly cooldown: { readonly remainingMs: number } | null;
+}
+
 /** GET /cashier/balance: the snapshot without refresh_source, ISO timestamps. */
 export type CashierBalanceView = Omit<WalletBalanceView, 'refresh_source'>;
 

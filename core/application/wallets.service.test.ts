@@ -133,7 +133,8 @@ describe('wallets: balances and refresh', () => {
     const { app, clock } = core;
     devnet.fund(address, 7_000_000n);
     devnet.fundToken(address, 2n ** 64n);
-    const refreshed = await app.wallets.refresh(user.userId, address, {});
+    const { balance: refreshed, cooldown } = await app.wallets.refresh(user.userId, address, {});
+    expect(cooldown).toBeNull();
     expect(refreshed.refresh_source).toBe(2);
     expect(amounts(refreshed)).toEqual({ TRX: ['7000000', '0'], USDT: [(2n ** 64n).toString(), '0'] });
     clock.advance(1_000);
@@ -160,19 +161,25 @@ describe('wallets: balances and refresh', () => {
     expect(first.items.map((item) => item.balance_updated_at)).toEqual([first.balance_updated_at, first.balance_updated_at]);
   });
 
-  it('within the cooldown the cached snapshot is answered; force or the end of the cooldown query the chain', async () => {
+  it('within the cooldown the cached snapshot is answered and says so; force or the end of the cooldown query the chain', async () => {
     const { app, clock } = core;
+    const refresh = async (body: object): Promise<{ TRX: string[] | undefined; cooldown: number | null }> => {
+      const { balance, cooldown } = await app.wallets.refresh(user.userId, address, body);
+      return { TRX: amounts(balance).TRX, cooldown: cooldown?.remainingMs ?? null };
+    };
     devnet.fund(address, 1_000_000n);
-    await app.wallets.refresh(user.userId, address, {});
+    expect(await refresh({})).toEqual({ TRX: ['1000000', '0'], cooldown: null });
     devnet.fund(address, 1_000_000n);
     clock.advance(29_999);
-    expect(amounts(await app.wallets.refresh(user.userId, address, {})).TRX).toEqual(['1000000', '0']);
-    expect(amounts(await app.wallets.refresh(user.userId, address, { force: true })).TRX).toEqual(['2000000', '0']);
+    expect(await refresh({})).toEqual({ TRX: ['1000000', '0'], cooldown: 1 });
+    expect(await refresh({ force: true })).toEqual({ TRX: ['2000000', '0'], cooldown: null });
     devnet.fund(address, 1_000_000n);
-    clock.advance(29_999);
-    expect(amounts(await app.wallets.refresh(user.userId, address, {})).TRX).toEqual(['2000000', '0']);
+    clock.advance(20_000);
+    expect(await refresh({})).toEqual({ TRX: ['2000000', '0'], cooldown: 10_000 });
+    clock.advance(9_999);
+    expect(await refresh({})).toEqual({ TRX: ['2000000', '0'], cooldown: 1 });
     clock.advance(1);
-    expect(amounts(await app.wallets.refresh(user.userId, address, {})).TRX).toEqual(['3000000', '0']);
+    expect(await refresh({})).toEqual({ TRX: ['3000000', '0'], cooldown: null });
     expect((await app.commands.list(user.userId, {})).pagination.total).toBe(3);
     expect(await failureOf(app.wallets.refresh(user.userId, address, { force: 'yes' }))).toEqual({ code: 'VALIDATION-ERROR' });
   });

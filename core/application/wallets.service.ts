@@ -13,7 +13,7 @@ import type { ResolvedDeps } from './deps.js';
 import { fieldsOf, optionalBoolean, optionalEnum, requireString } from './input.js';
 import { toResourcesView, toWalletView } from './mappers.js';
 import { ownedWallet } from './ownership.js';
-import type { ChainResourcesView, ItemsPage, WalletBalanceView, WalletCreatedView, WalletView } from './views.js';
+import type { BalanceRefreshView, ChainResourcesView, ItemsPage, WalletBalanceView, WalletCreatedView, WalletView } from './views.js';
 
 let lastSnapshotMs = Number.NaN;
 let lastSnapshotText = '';
@@ -119,17 +119,20 @@ export class WalletsUseCases implements WalletsService {
   /**
    * Queries every asset on chain and stores the snapshot as a manual refresh, recorded as a QUERY command.
    * Within the cooldown after the last stored snapshot (any source) the cached one is answered without a chain query,
-   * unless `force: true`.
+   * unless `force: true`, and the answer's `cooldown` says so: a cached snapshot is never passed off as just read.
    */
-  async refresh(userId: UserId, address: string, body: unknown): Promise<WalletBalanceView> {
+  async refresh(userId: UserId, address: string, body: unknown): Promise<BalanceRefreshView> {
     const force = optionalBoolean(fieldsOf(body), 'force', false);
     const wallet = await ownedWallet(this.deps.wallets, userId, address);
     const now = this.deps.clock.now();
     const cached = await this.deps.balances.get(wallet.address);
-    const fresh = cached !== null && now - cached.updatedAt < this.deps.settings.refreshCooldownMs;
-    if (!fresh || force) await this.queryChain(wallet, now);
+    const cooldownMs = this.deps.settings.refreshCooldownMs;
+    // A snapshot stamped after `now` (another process's clock) counts as just stored: at most the whole cooldown.
+    const remainingMs = cached === null ? 0 : Math.min(cooldownMs, cooldownMs - (now - cached.updatedAt));
+    const cooling = remainingMs > 0 && !force;
+    if (!cooling) await this.queryChain(wallet, now);
     const view = await this.balances(userId, address);
-    return { ...view, refresh_source: REFRESH_SOURCE.MANUAL };
+    return { balance: { ...view, refresh_source: REFRESH_SOURCE.MANUAL }, cooldown: cooling ? { remainingMs } : null };
   }
 
   async resources(userId: UserId, address: string): Promise<ChainResourcesView> {

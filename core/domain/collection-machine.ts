@@ -91,28 +91,73 @@ export type CollectionStepName =
   | 'check-collectable' | 'fund-gas' | 'acquire-energy' | 'await-energy' | 'sweep' | 'undelegate' | 'recover-trx';
 
 /**
+ * When a step's transaction completes it (read by the workflow runner):
+ * - `depth`: at the executor's configured depth (confirmations or solidified);
+ * - `accepted`: once a node accepted it;
+ * - `pipelined`: once accepted when its record is marked `pipelined` (it shares a block with the next step's
+ *   transaction, and a later step `awaits` it), else at depth.
+ */
+export type StepCompletion = 'depth' | 'accepted' | 'pipelined';
+
+/**
+ * A step that waits for a transaction an earlier step (in status `status`) sent and completed on acceptance: before
+ * it plans (`plan`: its plan depends on that transaction having landed) or before it completes (`complete`: its own
+ * transaction goes into the same block, and only its end waits). The runner follows that transaction (the money
+ * policy's AWAITED table says what its loss does); the step never follows it itself.
+ */
+export interface StepAwaits<Status extends string> {
+  readonly status: Status;
+  readonly before: 'plan' | 'complete';
+}
+
+/** One row of a workflow's step table: data the workflow runner reads, never sets by hand. */
+export interface StepRow<Step extends string, Event extends string, Status extends string> {
+  readonly step: Step;
+  /** The event of the workflow's transition table that completing the step fires (the table says where it goes). */
+  readonly completedBy: Event;
+  /** The step runs after money moved: it never ends the workflow FAILED, it retries until it finishes. */
+  readonly mustFinish: boolean;
+  readonly completion: StepCompletion;
+  readonly awaits: StepAwaits<Status> | null;
+}
+
+/**
  * The workflow runner's step table, beside the spec's transition table: for each working status, the step that
- * runs there, the event that completes it (COLLECTION_TRANSITIONS then says where the task goes) and whether the
- * step runs after the sweep landed. After the sweep the money has moved: those steps retry until they finish and
- * never turn the task FAILED (docs/decisions.md, the money rule). A step with nothing to do completes without a
- * transaction (the spec's sequence of states is kept).
+ * runs there, the event that completes it (COLLECTION_TRANSITIONS then says where the task goes), when its
+ * transaction completes it, the earlier transaction it waits for, and whether it must finish. The steps reached only
+ * after the sweep must finish: the money has moved, and they never turn the task FAILED (docs/decisions.md, the
+ * money rule). A step with nothing to do completes without a transaction (the spec's sequence of states is kept).
+ * - An activated sub-address's funding shares a block with its delegation, and the energy wait waits for it.
+ * - The undelegation shares a block with the recovery when there is TRX worth returning; RECOVER_TRX waits for it.
  */
 export const COLLECTION_STEPS = {
-  PENDING: { step: 'check-collectable', completedBy: 'start', afterSweep: false },
-  FUNDING_TRX: { step: 'fund-gas', completedBy: 'step-completed', afterSweep: false },
-  ACQUIRING_ENERGY: { step: 'acquire-energy', completedBy: 'step-completed', afterSweep: false },
-  WAIT_ENERGY_READY: { step: 'await-energy', completedBy: 'threshold-met', afterSweep: false },
-  COLLECTING: { step: 'sweep', completedBy: 'step-completed', afterSweep: false },
-  UNDELEGATING_ENERGY: { step: 'undelegate', completedBy: 'step-completed', afterSweep: true },
-  RECOVER_TRX: { step: 'recover-trx', completedBy: 'step-completed', afterSweep: true },
-} as const satisfies Record<WorkingStatusName, {
-  step: CollectionStepName;
-  completedBy: Exclude<CollectionEvent, 'unrecoverable-error'>;
-  afterSweep: boolean;
-}>;
+  PENDING: { step: 'check-collectable', completedBy: 'start', mustFinish: false, completion: 'depth', awaits: null },
+  FUNDING_TRX: { step: 'fund-gas', completedBy: 'step-completed', mustFinish: false, completion: 'pipelined', awaits: null },
+  ACQUIRING_ENERGY: { step: 'acquire-energy', completedBy: 'step-completed', mustFinish: false, completion: 'depth', awaits: null },
+  WAIT_ENERGY_READY: {
+    step: 'await-energy', completedBy: 'threshold-met', mustFinish: false, completion: 'depth', awaits: { status: 'FUNDING_TRX', before: 'plan' },
+  },
+  COLLECTING: { step: 'sweep', completedBy: 'step-completed', mustFinish: false, completion: 'depth', awaits: null },
+  UNDELEGATING_ENERGY: { step: 'undelegate', completedBy: 'step-completed', mustFinish: true, completion: 'pipelined', awaits: null },
+  RECOVER_TRX: {
+    step: 'recover-trx', completedBy: 'step-completed', mustFinish: true, completion: 'depth', awaits: { status: 'UNDELEGATING_ENERGY', before: 'complete' },
+  },
+} as const satisfies Record<WorkingStatusName, StepRow<CollectionStepName, Exclude<CollectionEvent, 'unrecoverable-error'>, WorkingStatusName>>;
+
+/** A row of the collection step table. */
+export type CollectionStepRow = (typeof COLLECTION_STEPS)[WorkingStatusName];
 
 /** The step-table row of a working status; null for DONE and FAILED. */
-export function collectionStepOf(status: CollectionStatus): (typeof COLLECTION_STEPS)[WorkingStatusName] | null {
+export function collectionStepOf(status: CollectionStatus): CollectionStepRow | null {
   if (isTerminalCollectionStatus(status)) return null;
   return COLLECTION_STEPS[collectionStatusName(status) as WorkingStatusName];
 }
+
+/**
+ * The post-failure reclaim's step table (a FAILED task's `reclaim` record, reclaim-executor.ts): give back the
+ * delegated stake, then sweep the TRX float to main, in this order. Both run after money moved: they must finish.
+ */
+export const RECLAIM_STEPS = {
+  UNDELEGATING_ENERGY: { step: 'reclaim-undelegate', completedBy: 'step-completed', mustFinish: true, completion: 'depth', awaits: null },
+  RECOVER_TRX: { step: 'reclaim-recover-trx', completedBy: 'step-completed', mustFinish: true, completion: 'depth', awaits: null },
+} as const satisfies Record<'UNDELEGATING_ENERGY' | 'RECOVER_TRX', StepRow<string, 'step-completed', never>>;

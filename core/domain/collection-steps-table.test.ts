@@ -1,7 +1,8 @@
 /**
  * The runner's step table against the spec's transition table: every working status has one step, the event that
  * completes it moves the task on in every context where the task can be in that status, and exactly the statuses
- * that only come after a completed sweep are marked afterSweep.
+ * that only come after a completed sweep must finish (the runner reads mustFinish from this table: after the sweep the
+ * money has moved, so nothing there may end the task FAILED). A step completed on acceptance is awaited by a later one.
  */
 import { describe, expect, it } from 'vitest';
 import { COLLECTION_STATUS, type CollectionStatus, type EnergyPath } from './model/collection-task.js';
@@ -52,12 +53,42 @@ describe('collection step table', () => {
     for (const ctx of CONTEXTS) expect(reachable(ctx).has(COLLECTION_STATUS.DONE), JSON.stringify(ctx)).toBe(true);
   });
 
-  it('afterSweep marks exactly the statuses reached only after COLLECTING completed', () => {
+  it('mustFinish marks exactly the statuses reached only after COLLECTING completed', () => {
     for (const status of WORKING) {
       const afterSweepSomewhere = CONTEXTS.some((ctx) => reachable(ctx).get(status) === true);
       const beforeSweepSomewhere = CONTEXTS.some((ctx) => reachable(ctx).get(status) === false);
       const row = collectionStepOf(status)!;
-      expect(row.afterSweep, collectionStatusName(status)).toBe(afterSweepSomewhere && !beforeSweepSomewhere);
+      expect(row.mustFinish, collectionStatusName(status)).toBe(afterSweepSomewhere && !beforeSweepSomewhere);
+    }
+  });
+
+  it('a step whose transaction completes on acceptance (pipelined) is awaited by a later step on every path through it', () => {
+    for (const ctx of CONTEXTS) {
+      const seen = reachable(ctx);
+      for (const status of seen.keys()) {
+        const row = collectionStepOf(status);
+        if (row === null || row.completion !== 'pipelined') continue;
+        // Walk on from this status: some later step on this path awaits it.
+        const later: string[] = [];
+        for (let at = collectionTransition(status, row.completedBy as CollectionEvent, ctx); at !== null && collectionStepOf(at) !== null;) {
+          const next = collectionStepOf(at)!;
+          if (next.awaits !== null) later.push(next.awaits.status);
+          at = collectionTransition(at, next.completedBy as CollectionEvent, ctx);
+        }
+        expect(later, `${collectionStatusName(status)} ${JSON.stringify(ctx)}`).toContain(collectionStatusName(status));
+      }
+    }
+  });
+
+  it('a step awaits only a status that comes before it, whose step completes on acceptance', () => {
+    for (const [name, row] of Object.entries(COLLECTION_STEPS)) {
+      if (row.awaits === null) continue;
+      const awaited = COLLECTION_STEPS[row.awaits.status];
+      expect(awaited.completion, name).toBe('pipelined');
+      expect(CONTEXTS.some((ctx) => {
+        const seen = [...reachable(ctx).keys()].map(collectionStatusName);
+        return seen.includes(row.awaits!.status) && seen.indexOf(row.awaits!.status) < seen.indexOf(name as never);
+      }), name).toBe(true);
     }
   });
 });

@@ -1,4 +1,4 @@
-import { COMMAND_STATUS, COMMAND_TYPE, type CommandStatus, type CommandType } from './model/command.js';
+import { COMMAND_STATUS, COMMAND_TYPE, type Command, type CommandStatus, type CommandType } from './model/command.js';
 
 /** Status names of spec §2's command status enum. */
 export type CommandStatusName = keyof typeof COMMAND_STATUS;
@@ -65,3 +65,32 @@ export function commandTransition(from: CommandStatus, event: CommandEvent, ctx?
   if (row.requires === 'notBroadcast' && ctx?.broadcast !== false) return null;
   return COMMAND_STATUS[row.to];
 }
+
+/**
+ * The command workflow's step table (withdrawals and staking commands, command-executor.ts): PENDING runs risk
+ * control again (it completes without a transaction: `start`); RUNNING sends the command's one transaction, which
+ * completes it at the depth its executor is configured with (a withdrawal: on acceptance by default, spec §6).
+ * Neither runs after money moved, so a failure there may end the command FAILED (or REJECTED by risk control).
+ */
+export const COMMAND_STEPS = {
+  PENDING: { step: 'risk-check', completedBy: 'start', mustFinish: false, completion: 'accepted', awaits: null },
+  RUNNING: { step: 'transaction', completedBy: 'succeed', mustFinish: false, completion: 'depth', awaits: null },
+} as const satisfies Partial<Record<CommandStatusName, {
+  step: string; completedBy: CommandEvent; mustFinish: boolean; completion: 'depth' | 'accepted'; awaits: null;
+}>>;
+
+/**
+ * The one change set that ends a command: SUCCESS or FAILED from RUNNING (a PENDING command starts first, since the
+ * machine ends only RUNNING ones), stamped and with its lease released; null when it is terminal already. Every
+ * workflow ends its command with this, committed once with the rest of its unit of work.
+ */
+export function finishedCommand(command: Command, ok: boolean, errorCode: string | null, lastError: string | null, now: number): Command | null {
+  const running = command.status === COMMAND_STATUS.PENDING ? commandTransition(command.status, 'start') : command.status;
+  if (running === null) return null;
+  const status = commandTransition(running, ok ? 'succeed' : 'fail');
+  if (status === null) return null;
+  return {
+    ...command, status, errorCode, lastError, startedAt: command.startedAt ?? now, finishedAt: now, lease: null, version: command.version + 1,
+  };
+}
+

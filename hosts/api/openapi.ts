@@ -116,9 +116,12 @@ function operation(route: RouteDef): Record<string, unknown> {
       if (Number(status) < 400 || status === '429') (response as Record<string, unknown>)['headers'] = status === '429' ? LIMIT_429_HEADERS : LIMIT_HEADERS;
     }
   }
+  const ok = responses[String(route.status ?? 200)] as Record<string, unknown>;
+  if (route.docs.headers !== undefined) ok['headers'] = { ...(ok['headers'] as object | undefined), ...route.docs.headers };
   return {
     operationId: route.docs.operationId,
     summary: route.docs.summary,
+    ...(route.docs.description === undefined ? {} : { description: route.docs.description }),
     tags: [route.docs.tag],
     ...(route.auth === 'none' ? { security: [] } : { security: [{ [SECURITY[route.auth]!]: [] }] }),
     ...(parameters.length > 0 ? { parameters } : {}),

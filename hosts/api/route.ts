@@ -50,6 +50,10 @@ export interface RouteDocs {
   readonly produces?: string;
   /** Catalogue codes the route documents besides the cross-cutting ones (401, 403, 422, 429, 500). */
   readonly errors?: readonly string[];
+  /** The operation's longer description (Markdown), where the summary cannot say enough. */
+  readonly description?: string;
+  /** Headers of the success answer the route itself sets (besides the rate-limit ones), by name. */
+  readonly headers?: Readonly<Record<string, { readonly description: string; readonly schema: JsonSchema; readonly example?: unknown }>>;
 }
 
 /**

@@ -1,5 +1,5 @@
-import { collectionStatusName, collectionStepOf, collectionTransition, type CollectionStepName } from '../../domain/collection-machine.js';
-import { commandTransition } from '../../domain/command-machine.js';
+import { COLLECTION_STEPS, collectionStatusName, collectionStepOf, collectionTransition, type CollectionStepName, type CollectionStepRow } from '../../domain/collection-machine.js';
+import { commandTransition, finishedCommand } from '../../domain/command-machine.js';
 import type { ErrorCode } from '../../domain/errors.js';
 import type { AssetRegistry } from '../../domain/assets.js';
 import { COLLECTION_STATUS, type CollectionStatus, type CollectionTask, type StepRecord } from '../../domain/model/collection-task.js';
@@ -21,7 +21,7 @@ import { TaskWorkflowBase } from './task-workflow.js';
 import { signerFor } from './worker-keys.js';
 import { followOperation, STALE_READ_GRACE_MS, type Confirmations } from './write-ahead.js';
 import {
-  WorkflowRefusal, WorkflowRunner, type RunnerHooks, type RunnerLog, type RunResult, type StepDecision, type Workflow, type WorkflowStep,
+  stepOfRow, WorkflowRefusal, WorkflowRunner, type RunnerHooks, type RunnerLog, type RunResult, type StepDecision, type Workflow, type WorkflowStep,
 } from './workflow-runner.js';
 
 /** The ports the collection executor uses. */
@@ -85,6 +85,15 @@ export interface StageOutcome {
 const TRX = 1_000_000n;
 
 /**
+ * What completing a step writes into the task beside closing its records: the sweep's amount and txid; the rental's
+ * price once its order delivered.
+ */
+const ON_COMPLETE: Partial<Record<CollectionStepName, (task: CollectionTask, record: PreparedTransaction | null) => CollectionTask>> = {
+  sweep: (task, record) => (record === null ? task : { ...task, sweptAmount: openStepRecord(task)?.amount ?? null, sweepTxHash: record.txid }),
+  'acquire-energy': (task) => (openStepRecord(task)?.orderRef != null ? withRentalPaid(task) : task),
+};
+
+/**
  * The collection task as a workflow of the runner (workflow-runner.ts): the step table COLLECTION_STEPS says which
  * step runs in each status and which event completes it; this class supplies the steps and writes the
  * transitions. The terminal transition, the command's terminal status (which releases the address lock and
@@ -105,33 +114,23 @@ class CollectionWorkflow extends TaskWorkflowBase implements Workflow<Collection
   ) {
     super(deps.tasks);
     this.confirmations = confirmations;
-    const planned = (name: string, planner: (d: StepDeps, s: StepSettings, subject: StepSubject) => Promise<StepPlan>, mustFinish = false) => ({
-      name, completion: confirmations, mustFinish,
-      plan: async (task: CollectionTask) => this.decide(task, await planner(this.deps, this.settings, this.subjectOf(task))),
-    });
-    this.steps = {
-      'check-collectable': { name: 'check-collectable', completion: confirmations, mustFinish: false, plan: (task) => this.checkCollectable(task) },
-      // An activated sub-address's funding and its delegation share a block: the energy wait checks the funding landed.
-      'fund-gas': { ...planned('fund-gas', planFunding), completion: (task: CollectionTask) => (task.plan?.activate === false ? 'accepted' : confirmations) },
-      'acquire-energy': { name: 'acquire-energy', completion: confirmations, mustFinish: false, plan: (task) => this.acquireEnergy(task) },
-      'await-energy': {
-        name: 'await-energy', completion: confirmations, mustFinish: false,
-        plan: (task) => this.awaitEnergy(task),
-        afterConfirmed: (task, record, now) => closeRecord(task, record, now),
-      },
-      sweep: planned('sweep', planCollecting),
-      // The undelegation shares a block with the recovery when there is TRX worth returning: RECOVER_TRX waits for it.
-      undelegate: {
-        name: 'undelegate', mustFinish: true, plan: (task) => this.undelegate(task),
-        completion: (task: CollectionTask) => (openStepRecord(task)?.pipelined === true ? 'accepted' : confirmations),
-      },
-      'recover-trx': {
-        name: 'recover-trx', completion: confirmations, mustFinish: true, plan: (task) => this.recover(task),
-        // The recovery (or a repeated undelegation) closes, and the step goes on: it ends once a pipelined
-        // undelegation has landed too.
-        afterConfirmed: (task, record, now) => closeRecord(task, record, now),
-      },
+    const planned = (planner: (d: StepDeps, s: StepSettings, subject: StepSubject) => Promise<StepPlan>) =>
+      async (task: CollectionTask) => this.decide(task, await planner(this.deps, this.settings, this.subjectOf(task)));
+    // The workflow's code per step; everything else about a step is its COLLECTION_STEPS row.
+    const code: Record<CollectionStepName, Pick<WorkflowStep<CollectionTask>, 'plan' | 'afterConfirmed'>> = {
+      'check-collectable': { plan: (task) => this.checkCollectable(task) },
+      'fund-gas': { plan: planned(planFunding) },
+      'acquire-energy': { plan: (task) => this.acquireEnergy(task) },
+      'await-energy': { plan: (task) => this.awaitEnergy(task), afterConfirmed: (task, record, now) => closeRecord(task, record, now) },
+      sweep: { plan: planned(planCollecting) },
+      undelegate: { plan: (task) => this.undelegate(task) },
+      // The recovery (or a repeated undelegation) closes, and the step goes on: it ends once the pipelined
+      // undelegation it awaits has landed too.
+      'recover-trx': { plan: (task, lost) => this.recover(task, lost), afterConfirmed: (task, record, now) => closeRecord(task, record, now) },
     };
+    const pipelined = (task: CollectionTask) => openStepRecord(task)?.pipelined === true;
+    const rows: readonly CollectionStepRow[] = Object.values(COLLECTION_STEPS);
+    this.steps = Object.fromEntries(rows.map((row) => [row.step, stepOfRow(row, confirmations, code[row.step], pipelined)])) as Record<CollectionStepName, WorkflowStep<CollectionTask>>;
   }
 
   claim(now: number, owner: string, leaseMs: number): Promise<CollectionTask | null> {
@@ -166,21 +165,34 @@ class CollectionWorkflow extends TaskWorkflowBase implements Workflow<Collection
     return { ...task, nextRunAt: at, lease: null };
   }
 
-  /** Completes the status's step (its open records closed) and applies the machine's transition; DONE goes through finish(). */
+  /**
+   * Completes the status's step: its open records closed, what the step's completion writes (ON_COMPLETE), and the
+   * transition its table row's event fires. The first step's event starts the command with the task; DONE ends both.
+   */
   async complete(task: CollectionTask, record: PreparedTransaction | null): Promise<{ next: CollectionTask } | { ended: CollectionTask }> {
     const row = collectionStepOf(task.status)!;
     const next = collectionTransition(task.status, row.completedBy, this.contextOf(task));
     if (next === null) throw new WorkflowRefusal(`collection machine refused ${row.completedBy} in ${collectionStatusName(task.status)} for ${task.taskNo}`);
     const now = this.deps.clock.now();
-    const steps = task.steps.map((s) => (s.status === task.status && s.completedAt === null ? { ...s, completedAt: now } : s));
-    const swept = task.status === COLLECTION_STATUS.COLLECTING && record !== null
-      ? { sweptAmount: openStepRecord(task)?.amount ?? null, sweepTxHash: record.txid }
-      : {};
-    const rented = task.status === COLLECTION_STATUS.ACQUIRING_ENERGY && openStepRecord(task)?.orderRef != null;
-    const completed: CollectionTask = { ...(rented ? withRentalPaid(task) : task), ...swept, steps };
+    const written = ON_COMPLETE[row.step]?.(task, record) ?? task;
+    const completed: CollectionTask = {
+      ...written, steps: written.steps.map((s) => (s.status === task.status && s.completedAt === null ? { ...s, completedAt: now } : s)),
+    };
     if (next === COLLECTION_STATUS.DONE) return { ended: await this.finish(completed, 'DONE', null, null) };
-    if (task.status === COLLECTION_STATUS.PENDING) return { next: await this.start(completed, next) };
+    if (row.completedBy === 'start') return { next: await this.start(completed, next) };
     return { next: await this.save({ ...completed, status: next, nextRunAt: now }, task.version) };
+  }
+
+  awaited(task: CollectionTask): PreparedTransaction | null {
+    const awaits = collectionStepOf(task.status)?.awaits ?? null;
+    if (awaits === null) return null;
+    const settled = new Set(task.cost?.txids ?? []);
+    const status = COLLECTION_STATUS[awaits.status];
+    return task.steps.find((s) => s.status === status && s.transaction !== null && !settled.has(s.transaction.txid))?.transaction ?? null;
+  }
+
+  noteDead(task: CollectionTask, record: PreparedTransaction): CollectionTask {
+    return { ...task, cost: settleDead(task.cost ?? NO_COST, record.txid) };
   }
 
   fail(task: CollectionTask, code: ErrorCode, message: string): Promise<CollectionTask> {
@@ -258,16 +270,7 @@ class CollectionWorkflow extends TaskWorkflowBase implements Workflow<Collection
    */
   private async awaitEnergy(task: CollectionTask): Promise<StepDecision<CollectionTask>> {
     const now = this.deps.clock.now();
-    // The funding sent in the same block as the delegation (completed on acceptance) must have landed first.
-    const funding = task.steps.find((s) => s.status === COLLECTION_STATUS.FUNDING_TRX && s.transaction !== null);
-    if (funding !== undefined && !(task.cost?.txids ?? []).includes(funding.transaction!.txid)) {
-      const landing = await this.settle(task, funding.transaction!);
-      if (landing.kind === 'waiting') return { kind: 'wait' };
-      if (landing.kind === 'landed') return { kind: 'wait', subject: landing.task, delayMs: 0 };
-      return landing.dead
-        ? { kind: 'fail', code: 'CHAIN-BROADCAST-FAILED', message: `funding transaction ${funding.transaction!.txid} expired unsent` }
-        : { kind: 'fail', code: 'CHAIN-TRANSACTION-FAILED', message: `funding transaction failed on chain: ${landing.reason}` };
-    }
+    // The funding sent in the same block as the delegation has landed: the runner followed it first (`awaits`).
     const waiting = task.steps.filter((s) => s.status === COLLECTION_STATUS.WAIT_ENERGY_READY);
     // The first visit records when the wait started (the spec's 60 s count from there).
     const recorded: CollectionTask = waiting.length > 0 ? task
@@ -322,56 +325,30 @@ class CollectionWorkflow extends TaskWorkflowBase implements Workflow<Collection
 
   /**
    * RECOVER_TRX: whatever TRX is worth returning goes to the main address (in the same block as a pipelined
-   * undelegation); the step ends once that undelegation has landed too. If it never did (dead) or reverted, this step
-   * undelegates again (a record with `purpose: 'undelegate'`).
+   * undelegation, which the runner awaits before the step completes). If that undelegation was `lost` (dead or
+   * reverted), this step undelegates again (a record with `purpose: 'undelegate'`).
    */
-  private async recover(task: CollectionTask): Promise<StepDecision<CollectionTask>> {
+  private async recover(task: CollectionTask, lost?: PreparedTransaction): Promise<StepDecision<CollectionTask>> {
+    if (lost !== undefined) {
+      const again = await planUndelegation(this.deps, this.settings, this.subjectOf(task));
+      if (again.kind !== 'send') return { kind: 'complete', subject: task };
+      const now = this.deps.clock.now();
+      return {
+        kind: 'send', tx: again.tx,
+        persist: (record) => ({
+          ...task,
+          steps: [...task.steps, {
+            status: COLLECTION_STATUS.RECOVER_TRX, transaction: record, orderRef: null, amount: again.amount, purpose: 'undelegate', startedAt: now, completedAt: null,
+          }],
+        }),
+      };
+    }
     const recovered = task.steps.some((s) => s.status === COLLECTION_STATUS.RECOVER_TRX && s.purpose === undefined && s.transaction !== null);
     if (!recovered) {
       const plan = await planRecovery(this.deps, this.settings, this.subjectOf(task));
       if (plan.kind === 'send') return this.decide(task, plan);
     }
-    const settled = new Set(task.cost?.txids ?? []);
-    const pending = task.steps.find((s) => s.status === COLLECTION_STATUS.UNDELEGATING_ENERGY && s.pipelined === true
-      && s.transaction !== null && !settled.has(s.transaction.txid));
-    if (pending === undefined) return { kind: 'complete' };
-    const landing = await this.settle(task, pending.transaction!);
-    if (landing.kind === 'waiting') return { kind: 'wait' };
-    if (landing.kind === 'landed') return { kind: 'complete', subject: landing.task };
-    const noted = landing.task;
-    const again = await planUndelegation(this.deps, this.settings, this.subjectOf(noted));
-    if (again.kind !== 'send') return { kind: 'complete', subject: noted };
-    const now = this.deps.clock.now();
-    return {
-      kind: 'send', tx: again.tx,
-      persist: (record) => ({
-        ...noted,
-        steps: [...noted.steps, {
-          status: COLLECTION_STATUS.RECOVER_TRX, transaction: record, orderRef: null, amount: again.amount, purpose: 'undelegate', startedAt: now, completedAt: null,
-        }],
-      }),
-    };
-  }
-
-  /**
-   * Where a transaction stands that its step completed on acceptance (it shares a block with the next step's), for
-   * the later step that waits for it: still out, landed (its receipt counted), or lost for good — reverted (its
-   * receipt counted) or provably dead (settled at no cost).
-   */
-  private async settle(task: CollectionTask, tx: PreparedTransaction): Promise<
-    { kind: 'waiting' } | { kind: 'landed'; task: CollectionTask } | { kind: 'lost'; task: CollectionTask; dead: boolean; reason: string }
-  > {
-    const state = await followOperation(this.deps.chain, tx, this.confirmations);
-    switch (state.kind) {
-      case 'waiting':
-        return { kind: 'waiting' };
-      case 'confirmed':
-        return state.state === null ? { kind: 'waiting' } : { kind: 'landed', task: withReceipt(task, tx, state.state) };
-      case 'reverted':
-        return { kind: 'lost', task: withReceipt(task, tx, state.state), dead: false, reason: state.reason };
-      case 'dead':
-        return { kind: 'lost', task: { ...task, cost: settleDead(task.cost ?? NO_COST, tx.txid) }, dead: true, reason: 'expired unsent' };
-    }
+    return { kind: 'complete' };
   }
 
   /** A planner's answer as the runner's decision: its transaction, record and energy path written into the task. */
@@ -396,7 +373,10 @@ class CollectionWorkflow extends TaskWorkflowBase implements Workflow<Collection
           persist: (record) => ({
             ...task,
             energyPath: plan.energyPath ?? task.energyPath,
-            steps: [...task.steps, { status: task.status, transaction: record, orderRef: null, amount: plan.amount, startedAt: now, completedAt: null }],
+            steps: [...task.steps, {
+              status: task.status, transaction: record, orderRef: null, amount: plan.amount, ...(plan.pipelined === true ? { pipelined: true } : {}),
+              startedAt: now, completedAt: null,
+            }],
           }),
         };
     }
@@ -476,18 +456,4 @@ function closeRecord(task: CollectionTask, tx: PreparedTransaction, now: number)
 function startedCommand(command: Command, now: number): Command | null {
   const status = commandTransition(command.status, 'start');
   return status === null ? null : { ...command, status, startedAt: now, version: command.version + 1 };
-}
-
-/**
- * SUCCESS or FAILED for the task's command; a PENDING one (the task failed before its first step) starts first,
- * since the command machine only ends RUNNING commands. A command already terminal is left alone.
- */
-function finishedCommand(command: Command, ok: boolean, errorCode: string | null, lastError: string | null, now: number): Command | null {
-  const running = command.status === COMMAND_STATUS.PENDING ? startedCommand(command, now) : command;
-  if (running === null) return null;
-  const status = commandTransition(running.status, ok ? 'succeed' : 'fail');
-  if (status === null) return null;
-  return {
-    ...running, status, errorCode, lastError, startedAt: running.startedAt ?? now, finishedAt: now, version: command.version + 1,
-  };
 }

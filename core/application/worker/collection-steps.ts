@@ -36,7 +36,11 @@ export interface StepSettings {
  * signed here, persisted by the executor before broadcast), record a rental order, complete without sending, or fail.
  */
 export type StepPlan =
-  | { readonly kind: 'send'; readonly tx: SignedTransaction; readonly amount: bigint | null; readonly energyPath?: EnergyPath }
+  | {
+    readonly kind: 'send'; readonly tx: SignedTransaction; readonly amount: bigint | null; readonly energyPath?: EnergyPath;
+    /** It shares a block with the next step's transaction: its step completes on acceptance (a `pipelined` record). */
+    readonly pipelined?: boolean;
+  }
   | { readonly kind: 'order'; readonly orderRef: string; readonly energyPath: EnergyPath }
   | { readonly kind: 'skip'; readonly energyPath?: EnergyPath | null }
   /** Nothing to do yet: read the chain again a poll later (an answer that may come from a node behind). */
@@ -166,7 +170,9 @@ export async function planFunding(deps: StepDeps, _settings: StepSettings, { tas
   const amount = missing > 0n ? missing : exists ? 0n : 1n;
   if (amount === 0n) return { kind: 'skip' };
   const main = await signerFor(deps, task.mainAddress);
-  return send(deps, main, { kind: 'transfer-trx', to: task.address, amountSun: amount }, amount);
+  const funding = await send(deps, main, { kind: 'transfer-trx', to: task.address, amountSun: amount }, amount);
+  // An activated sub-address's funding shares a block with its delegation; the energy wait awaits it.
+  return plan?.activate === false && funding.kind === 'send' ? { ...funding, pipelined: true } : funding;
 }
 
 /** Energy the sweep needs now, and what the sub-address already has. */
@@ -260,15 +266,6 @@ export async function planRecovery(deps: StepDeps, settings: StepSettings, subje
   const sub = await signerFor(deps, task.address);
   return send(deps, sub, { kind: 'transfer-trx', to: task.mainAddress, amountSun: amount }, amount);
 }
-
-/** The planner of each status that sends something; WAIT_ENERGY_READY and the ends have none. */
-export const STEP_PLANNERS = {
-  [COLLECTION_STATUS.FUNDING_TRX]: planFunding,
-  [COLLECTION_STATUS.ACQUIRING_ENERGY]: planEnergy,
-  [COLLECTION_STATUS.COLLECTING]: planCollecting,
-  [COLLECTION_STATUS.UNDELEGATING_ENERGY]: planUndelegation,
-  [COLLECTION_STATUS.RECOVER_TRX]: planRecovery,
-} as const;
 
 /**
  * The task with a receipt of one of its transactions (its own steps' or its reclaim's) counted in its cost: the fees

@@ -1,5 +1,5 @@
 import { formatUnits } from '../../domain/amount.js';
-import { commandTransition } from '../../domain/command-machine.js';
+import { COMMAND_STEPS, commandTransition, finishedCommand } from '../../domain/command-machine.js';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../domain/errors.js';
 import type { AssetRegistry } from '../../domain/assets.js';
 import { COMMAND_STATUS, COMMAND_TYPE, type Command, type PreparedTransaction } from '../../domain/model/command.js';
@@ -15,7 +15,7 @@ import { sweepableSun, type StepSettings } from './collection-steps.js';
 import { signerFor, type SignerDeps } from './worker-keys.js';
 import { STALE_READ_GRACE_MS, type Completion, type Confirmations } from './write-ahead.js';
 import {
-  WorkflowRefusal, WorkflowRunner, type RunnerHooks, type RunnerLog, type RunResult, type StepDecision, type Workflow, type WorkflowStep,
+  stepOfRow, WorkflowRefusal, WorkflowRunner, type RunnerHooks, type RunnerLog, type RunResult, type StepDecision, type Workflow, type WorkflowStep,
 } from './workflow-runner.js';
 
 /** The ports the command executor uses. */
@@ -95,9 +95,11 @@ class CommandWorkflow implements Workflow<Command> {
     private readonly deps: CommandExecutorDeps, withdrawalCompletion: Completion, stakingCompletion: Completion,
     private readonly feeLimitSun: bigint, private readonly staleReadGraceMs: number,
   ) {
-    this.start = { name: 'risk-check', completion: 'accepted', mustFinish: false, plan: (c) => this.riskCheck(c) };
-    this.withdrawal = { name: 'withdrawal', completion: withdrawalCompletion, mustFinish: false, plan: (c) => this.plan(c) };
-    this.staking = { name: 'staking', completion: stakingCompletion, mustFinish: false, plan: (c) => this.plan(c) };
+    // The plans are the workflow's code; everything else about a step is its COMMAND_STEPS row. RUNNING's one
+    // transaction is a withdrawal's or a staking command's: the same row at each one's configured depth.
+    this.start = stepOfRow<Command>(COMMAND_STEPS.PENDING, 'accepted', { plan: (c) => this.riskCheck(c) });
+    this.withdrawal = { ...stepOfRow<Command>(COMMAND_STEPS.RUNNING, withdrawalCompletion, { plan: (c) => this.plan(c) }), name: 'withdrawal' };
+    this.staking = { ...stepOfRow<Command>(COMMAND_STEPS.RUNNING, stakingCompletion, { plan: (c) => this.plan(c) }), name: 'staking' };
   }
 
   key(command: Command): string {
@@ -144,17 +146,16 @@ class CommandWorkflow implements Workflow<Command> {
     return stored;
   }
 
-  /** PENDING → RUNNING (the lease stays: the stage goes on to send); RUNNING → SUCCESS with its event. */
+  /** The step's table event: PENDING → RUNNING (the lease stays: the stage goes on to send); RUNNING → SUCCESS with its event. */
   async complete(command: Command, _record: PreparedTransaction | null): Promise<{ next: Command } | { ended: Command }> {
-    if (command.status === COMMAND_STATUS.PENDING) {
-      const status = commandTransition(command.status, 'start');
-      if (status === null) throw new WorkflowRefusal(`command machine refused start of ${command.commandNo}`);
-      return { next: await this.save({ ...command, status, startedAt: this.deps.clock.now() }, command.version) };
-    }
-    return { ended: await this.finish(command, true, null, null) };
+    const row = command.status === COMMAND_STATUS.PENDING ? COMMAND_STEPS.PENDING : COMMAND_STEPS.RUNNING;
+    if (row.completedBy === 'succeed') return { ended: await this.finish(command, true, null, null) };
+    const status = commandTransition(command.status, row.completedBy);
+    if (status === null) throw new WorkflowRefusal(`command machine refused ${row.completedBy} of ${command.commandNo}`);
+    return { next: await this.save({ ...command, status, startedAt: this.deps.clock.now() }, command.version) };
   }
 
-  /** A blocked PENDING command is REJECTED (no event); anything else ends FAILED with its event. */
+  /** A blocked PENDING command is REJECTED (no event); anything else ends FAILED with its event, in one write. */
   async fail(command: Command, code: ErrorCode, message: string): Promise<Command> {
     if (command.status === COMMAND_STATUS.PENDING && code === 'RISK-REVIEW-BLOCKED') {
       const status = commandTransition(command.status, 'reject');
@@ -162,10 +163,7 @@ class CommandWorkflow implements Workflow<Command> {
       const now = this.deps.clock.now();
       return this.save({ ...command, status, errorCode: code, lastError: message, finishedAt: now, lease: null }, command.version);
     }
-    const running = command.status === COMMAND_STATUS.PENDING
-      ? await this.save({ ...command, status: commandTransition(command.status, 'start')!, startedAt: this.deps.clock.now() }, command.version)
-      : command;
-    return this.finish(running, false, code, message);
+    return this.finish(command, false, code, message);
   }
 
   /** Risk control again at execution time (the deny-list may have changed since the request was accepted). */
@@ -195,12 +193,14 @@ class CommandWorkflow implements Workflow<Command> {
     return { kind: 'send', tx, persist: (record) => ({ ...command, transaction: record }) };
   }
 
-  /** SUCCESS or FAILED (and, for a withdrawal, its withdrawal.* event) in one unit of work; the lease goes with it. */
+  /**
+   * SUCCESS or FAILED (finishedCommand: the one change set that ends a command, a PENDING one started in it) and,
+   * for a withdrawal, its withdrawal.* event, in one unit of work; the lease goes with it.
+   */
   private async finish(command: Command, ok: boolean, errorCode: string | null, lastError: string | null): Promise<Command> {
     const now = this.deps.clock.now();
-    const status = commandTransition(command.status, ok ? 'succeed' : 'fail');
-    if (status === null) throw new WorkflowRefusal(`command machine refused ${ok ? 'succeed' : 'fail'} of ${command.commandNo}`);
-    const done: Command = { ...command, status, errorCode, lastError, finishedAt: now, lease: null, version: command.version + 1 };
+    const done = finishedCommand(command, ok, errorCode, lastError, now);
+    if (done === null) throw new WorkflowRefusal(`command machine refused ${ok ? 'succeed' : 'fail'} of ${command.commandNo}`);
     const events = done.type === COMMAND_TYPE.WITHDRAWAL ? [withdrawalEvent(done, this.deps.ids.uuid(), now)] : [];
     await this.deps.uow.commit({ commands: [done], events });
     return done;

@@ -1,3 +1,4 @@
+import { collectionStatusName, RECLAIM_STEPS } from '../../domain/collection-machine.js';
 import type { AssetRegistry } from '../../domain/assets.js';
 import type { ErrorCode } from '../../domain/errors.js';
 import { COLLECTION_STATUS, type CollectionTask, type ReclaimRecord, type StepRecord } from '../../domain/model/collection-task.js';
@@ -9,7 +10,7 @@ import { TaskWorkflowBase } from './task-workflow.js';
 import { delegationRecords, planRecovery, planUndelegation, type StepDeps, type StepPlan, type StepSettings, type StepSubject } from './collection-steps.js';
 import type { Confirmations } from './write-ahead.js';
 import {
-  WorkflowRefusal, WorkflowRunner, type RunnerHooks, type RunnerLog, type RunResult, type StepDecision, type Workflow, type WorkflowStep,
+  stepOfRow, WorkflowRefusal, WorkflowRunner, type RunnerHooks, type RunnerLog, type RunResult, type StepDecision, type Workflow, type WorkflowStep,
 } from './workflow-runner.js';
 
 /** The ports the reclaimer uses (a subset of the collection executor's). */
@@ -49,7 +50,7 @@ export interface ReclaimOutcome {
   readonly outcome: 'advanced' | 'waiting' | 'retrying' | 'done' | 'lost-lease';
 }
 
-/** The reclaim's two steps, in order: give the stake back, then sweep the float (the sweep uses its own bandwidth). */
+/** The reclaim's steps in RECLAIM_STEPS's order: give the stake back, then sweep the float (with its own bandwidth). */
 const PHASES = [COLLECTION_STATUS.UNDELEGATING_ENERGY, COLLECTION_STATUS.RECOVER_TRX] as const;
 type Phase = (typeof PHASES)[number];
 
@@ -84,13 +85,14 @@ class ReclaimWorkflow extends TaskWorkflowBase implements Workflow<CollectionTas
 
   constructor(private readonly deps: ReclaimExecutorDeps, private readonly settings: StepSettings, confirmations: Confirmations) {
     super(deps.tasks);
-    const step = (phase: Phase, name: string, planner: (d: StepDeps, s: StepSettings, subject: StepSubject) => Promise<StepPlan>) => ({
-      name, completion: confirmations, mustFinish: true,
-      plan: (task: CollectionTask) => this.plan(task, phase, planner),
-    });
+    // The planners are the workflow's code; everything else about a step is its RECLAIM_STEPS row.
+    const step = (phase: Phase, planner: (d: StepDeps, s: StepSettings, subject: StepSubject) => Promise<StepPlan>) =>
+      stepOfRow<CollectionTask>(RECLAIM_STEPS[collectionStatusName(phase) as keyof typeof RECLAIM_STEPS], confirmations, {
+        plan: (task: CollectionTask) => this.plan(task, phase, planner),
+      });
     this.steps = {
-      [COLLECTION_STATUS.UNDELEGATING_ENERGY]: step(COLLECTION_STATUS.UNDELEGATING_ENERGY, 'reclaim-undelegate', planUndelegation),
-      [COLLECTION_STATUS.RECOVER_TRX]: step(COLLECTION_STATUS.RECOVER_TRX, 'reclaim-recover-trx', planRecovery),
+      [COLLECTION_STATUS.UNDELEGATING_ENERGY]: step(COLLECTION_STATUS.UNDELEGATING_ENERGY, planUndelegation),
+      [COLLECTION_STATUS.RECOVER_TRX]: step(COLLECTION_STATUS.RECOVER_TRX, planRecovery),
     };
   }
 

@@ -59,7 +59,7 @@ function world(jobs: number, delays: readonly number[]) {
     return written;
   };
   const step: WorkflowStep<Job> = {
-    name: 'send', completion: 1, mustFinish: false,
+    name: 'send', completion: 1, depth: 1, mustFinish: false, awaits: null,
     plan: async (job) => {
       await pause();
       const txid = `${job.key}-${(sends.get(job.key)?.size ?? 0) + 1}`.padStart(64, '0');

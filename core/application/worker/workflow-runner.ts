@@ -4,8 +4,11 @@ import type { SignedTransaction, TransactionState } from '../../domain/model/cha
 import type { Versioned } from '../../domain/model/common.js';
 import type { ChainGateway } from '../../ports/chain-gateway.port.js';
 import type { Clock } from '../../ports/clock.port.js';
+import { onAwaited, onError as onPolicyError, onFollowed, type ErrorClass, type Evidence } from './money-policy.js';
 import { RetryBackoff } from './retry-backoff.js';
-import { broadcastPrepared, describeRefusal, followOperation, isValidationRefusal, writeAheadRecord, type Completion } from './write-ahead.js';
+import {
+  broadcastPrepared, describeRefusal, followOperation, isValidationRefusal, writeAheadRecord, type Completion, type OperationState,
+} from './write-ahead.js';
 
 /**
  * A workflow refused a transition its own tables should have allowed: inconsistent stored state (or a bug). The
@@ -34,27 +37,54 @@ export type StepDecision<S> =
   | { readonly kind: 'retry'; readonly reason: string }
   | { readonly kind: 'fail'; readonly code: ErrorCode; readonly message: string };
 
-/** One step of a workflow. */
+/** One step of a workflow, built from a row of the workflow's step table (stepOfRow). */
 export interface WorkflowStep<S> {
   /** For logs and metrics (`fund-gas`, `sweep`, `withdrawal` …). */
   readonly name: string;
-  /** Plans the step from the chain as it is now; called only when no transaction of the step is open. */
-  plan(subject: S): Promise<StepDecision<S>>;
   /**
-   * When a sent transaction completes the step: at a depth, or once a node accepted it (a step whose successor does
-   * not depend on it, so both share a block; a later step then waits for it), possibly decided per subject.
+   * Plans the step from the chain as it is now; called only when no transaction of the step is open. `lost`: the
+   * earlier transaction this step awaits was lost (reverted or dead) in a step that must finish: plan with that
+   * known (the subject already notes it; a decision that sends or completes saves that note with it).
    */
+  plan(subject: S, lost?: PreparedTransaction): Promise<StepDecision<S>>;
+  /** When a sent transaction completes the step: at a depth, or once a node accepted it; possibly per subject. */
   readonly completion: Completion | ((subject: S) => Completion);
-  /**
-   * The step runs after money has moved (a collection after its sweep, a reclaim): nothing ends the workflow
-   * FAILED there; errors, refusals and reverted receipts retry with backoff until the step finishes.
-   */
+  /** The depth the executor is configured with: an awaited earlier transaction is followed to it. */
+  readonly depth: Completion;
+  /** From the step table: the step runs after money moved (the money policy's `mustFinish` column). */
   readonly mustFinish: boolean;
+  /** From the step table: an earlier step's transaction the runner follows before this step plans or completes. */
+  readonly awaits: 'plan' | 'complete' | null;
   /**
    * A confirmed transaction that does not end the step (a top-up delegation while waiting for energy): the
    * subject with that transaction closed, after which the step plans again. Absent or null: the step completes.
    */
   afterConfirmed?(subject: S, record: PreparedTransaction, now: number): S | null;
+}
+
+/** What a step-table row says (core/domain: COLLECTION_STEPS, RECLAIM_STEPS, COMMAND_STEPS). */
+export interface StepTableRow {
+  readonly step: string;
+  readonly mustFinish: boolean;
+  readonly completion: 'depth' | 'accepted' | 'pipelined';
+  readonly awaits: { readonly before: 'plan' | 'complete' } | null;
+}
+
+/**
+ * A workflow step from its table row: its name, mustFinish, completion and awaits are the row's (the executor's
+ * configured `depth` for `depth`; for `pipelined`, acceptance when `pipelined(subject)` says its open record is);
+ * the plan and the after-confirmation hook are the workflow's code.
+ */
+export function stepOfRow<S>(
+  row: StepTableRow, depth: Completion, code: Pick<WorkflowStep<S>, 'plan' | 'afterConfirmed'>, pipelined?: (subject: S) => boolean,
+): WorkflowStep<S> {
+  const completion: WorkflowStep<S>['completion'] = row.completion === 'accepted' ? 'accepted'
+    : row.completion === 'depth' || pipelined === undefined ? depth
+      : (subject: S) => (pipelined(subject) ? 'accepted' : depth);
+  return {
+    name: row.step, mustFinish: row.mustFinish, awaits: row.awaits?.before ?? null, completion, depth,
+    plan: code.plan, ...(code.afterConfirmed === undefined ? {} : { afterConfirmed: code.afterConfirmed }),
+  };
 }
 
 /** How the runner reaches a kind of workflow in the store, and what its transitions write. */
@@ -78,6 +108,13 @@ export interface Workflow<S extends Versioned> {
    * noted (cost accounting), saved with the next write. Called once per receipt seen; optional.
    */
   noteReceipt?(subject: S, record: PreparedTransaction, state: TransactionState): S;
+  /**
+   * The transaction an earlier step sent that the current step awaits (its table row's `awaits`), not settled yet
+   * (no receipt noted, not proven dead); null when there is none. Needed by workflows whose tables have `awaits`.
+   */
+  awaited?(subject: S): PreparedTransaction | null;
+  /** A transaction proven never included: the subject with it settled at no cost (so it is not awaited again). */
+  noteDead?(subject: S, record: PreparedTransaction): S;
   /** When the current step started (Clock ms): how long it has been running, for the stuck flag. */
   stepStartedAt(subject: S): number;
   /** The subject with its lease released and its next look due at `at`. */
@@ -260,14 +297,29 @@ export class WorkflowRunner<S extends Versioned> {
     return { key, outcome, sent: progress.sent, subject: progress.subject };
   }
 
-  /** A step with nothing open: plan it and act on the decision. */
+  /** A step with nothing open: what it awaits first (when before its plan), then its plan and the decision. */
   private async plan(progress: Progress<S>, step: WorkflowStep<S>): Promise<Step> {
-    const decision = await step.plan(progress.subject);
+    if (step.awaits === 'plan') {
+      const awaited = await this.followAwaited(progress, step);
+      if (awaited !== 'go') return awaited;
+    }
+    return this.decide(progress, step, await step.plan(progress.subject));
+  }
+
+  /** Acts on a step's decision (a step that awaits before completing completes only once that has landed). */
+  private async decide(progress: Progress<S>, step: WorkflowStep<S>, decision: StepDecision<S>): Promise<Step> {
     switch (decision.kind) {
       case 'send':
         return this.send(progress, step, decision);
-      case 'complete':
+      case 'complete': {
+        if (step.awaits === 'complete') {
+          if (decision.subject !== undefined) progress.subject = decision.subject;
+          const awaited = await this.followAwaited(progress, step);
+          if (awaited !== 'go') return awaited;
+          return this.completeStep(progress, progress.subject, null);
+        }
         return this.completeStep(progress, decision.subject ?? progress.subject, null);
+      }
       case 'wait': {
         if (decision.subject !== undefined) progress.subject = await this.workflow.save(decision.subject, progress.subject.version);
         await this.release(progress, this.deps.clock.now() + (decision.delayMs ?? this.pollMs));
@@ -280,6 +332,52 @@ export class WorkflowRunner<S extends Versioned> {
         progress.subject = await this.workflow.fail(progress.subject, decision.code, decision.message);
         return 'finished';
     }
+  }
+
+  /**
+   * The earlier transaction the step awaits, followed like the step's own (the money policy's AWAITED table):
+   * `go` once there is none left unsettled (a landed one's receipt noted into the subject, saved with the next
+   * write); else the stage ends waiting, failed, or (lost in a step that must finish) with the step planned again
+   * knowing the loss.
+   */
+  private async followAwaited(progress: Progress<S>, step: WorkflowStep<S>): Promise<Step | 'go'> {
+    const tx = this.workflow.awaited?.(progress.subject) ?? null;
+    if (tx === null) return 'go';
+    const state = await followOperation(this.deps.chain, tx, step.depth);
+    const evidence = evidenceOf(state, tx);
+    switch (onAwaited(evidence, step.mustFinish)) {
+      case 'complete':
+        // Followed to a depth, a confirmed transaction comes with its receipt (only an 'accepted' one comes without).
+        if (state.kind !== 'confirmed' || state.state === null) return this.waitFor(progress, step);
+        progress.subject = this.noteReceipt(progress.subject, tx, state.state);
+        return 'go';
+      case 'wait':
+        return this.waitFor(progress, step);
+      case 'fail': {
+        const lost = lostMessage(step, tx, state);
+        if (state.kind === 'reverted') progress.subject = this.noteReceipt(progress.subject, tx, state.state);
+        progress.subject = await this.workflow.fail(progress.subject, lost.code, lost.message);
+        return 'finished';
+      }
+      case 'replan': {
+        const before = progress.subject;
+        const noted = state.kind === 'reverted' ? this.noteReceipt(before, tx, state.state) : this.workflow.noteDead?.(before, tx) ?? before;
+        const decision = await step.plan(noted, tx);
+        // The loss is saved only with a decision that acts on it; otherwise it is seen again on the next visit.
+        progress.subject = decision.kind === 'send' || decision.kind === 'complete' ? noted : before;
+        const next = decision.kind === 'complete' ? { kind: 'complete' as const, subject: decision.subject ?? noted } : decision;
+        if (next.kind === 'complete') return this.completeStep(progress, next.subject, null);
+        return this.decide(progress, step, next);
+      }
+      default:
+        throw new WorkflowRefusal(`no awaited action for ${evidence}`);
+    }
+  }
+
+  private async waitFor(progress: Progress<S>, step: WorkflowStep<S>): Promise<Step> {
+    this.checkStuck(progress.subject, step);
+    await this.release(progress, this.deps.clock.now() + this.pollMs);
+    return 'waiting';
   }
 
   /** Write-ahead, then the first send. A refused or unanswered send leaves the transaction open: it is followed. */
@@ -299,9 +397,11 @@ export class WorkflowRunner<S extends Versioned> {
     return 'advanced';
   }
 
-  /** A step with an open transaction: only chain evidence moves it on (write-ahead.ts, the money rule). */
+  /** A step with an open transaction: only chain evidence moves it on (write-ahead.ts; money-policy.ts FOLLOWED). */
   private async follow(progress: Progress<S>, step: WorkflowStep<S>, record: PreparedTransaction): Promise<Step> {
     const state = await followOperation(this.deps.chain, record, completionOf(step, progress.subject));
+    const evidence = evidenceOf(state, record);
+    const action = onFollowed(evidence, step.mustFinish);
     switch (state.kind) {
       case 'confirmed': {
         const noted = state.state === null ? progress.subject : this.noteReceipt(progress.subject, record, state.state);
@@ -317,17 +417,13 @@ export class WorkflowRunner<S extends Versioned> {
           const noted = this.workflow.withRecord(progress.subject, { ...record, refusal: state.refusal });
           progress.subject = await this.workflow.save(noted, progress.subject.version);
         }
-        this.checkStuck(progress.subject, step);
-        if (state.refusal === null) {
-          await this.release(progress, this.deps.clock.now() + this.pollMs);
-          return 'waiting';
-        }
-        return this.retry(progress, step, new Error(state.refusal));
+        if (action === 'wait') return this.waitFor(progress, step);
+        return this.retry(progress, step, new Error(state.refusal ?? 'refused'));
       }
       case 'reverted': {
         const message = `${step.name} transaction ${record.txid} failed on chain: ${state.reason}`;
         const noted = this.noteReceipt(progress.subject, record, state.state);
-        if (!step.mustFinish) {
+        if (action === 'fail') {
           progress.subject = await this.workflow.fail(noted, 'CHAIN-TRANSACTION-FAILED', message);
           return 'finished';
         }
@@ -336,13 +432,12 @@ export class WorkflowRunner<S extends Versioned> {
         return this.retry(progress, step, new Error(message));
       }
       case 'dead': {
-        // Provably never included: a step whose node refused the operation itself ends there (it can fail), else it
-        // plans anew (a crash before the send, a dropped or expired transaction).
-        if (isValidationRefusal(record.refusal) && !step.mustFinish) {
+        if (action === 'fail') {
           progress.subject = await this.workflow.fail(progress.subject, 'CHAIN-BROADCAST-FAILED',
             `${step.name} transaction ${record.txid} expired unsent: ${record.refusal}`);
           return 'finished';
         }
+        // Provably never included: plan anew (a crash before the send, a dropped or expired transaction).
         progress.subject = await this.workflow.save(this.workflow.withRecord(progress.subject, null), progress.subject.version);
         return 'continue';
       }
@@ -365,13 +460,14 @@ export class WorkflowRunner<S extends Versioned> {
   }
 
   /**
-   * After a failed stage. Before anything was sent, business errors and permanent chain errors end the workflow
-   * (unless its step must finish); everything else, and anything once a transaction is open, waits with backoff.
+   * After a failed stage: the money policy's ON_ERROR table, by the error's class, whether a transaction of the step
+   * is open and whether the step must finish. Store failures never decide anything.
    */
   private async onError(key: string, progress: Progress<S>, error: unknown): Promise<RunResult<S>> {
-    if (error instanceof ConcurrencyConflict) throw error;
-    const known = error instanceof DomainError || error instanceof InfrastructureError || error instanceof WorkflowRefusal;
-    if (!known) throw error;
+    const kind = errorClassOf(error);
+    // Lost lease and unknown errors act the same in every column (asserted by the policy's test): decided before reading.
+    const early = onPolicyError(kind, false, false);
+    if (early === 'stop' || early === 'crash') throw error;
     // Re-read: the stage may have written since the claim, and this write must name the stored version.
     const current = await this.workflow.get(key);
     if (current === null || !this.workflow.holds(current, this.owner)) throw new ConcurrencyConflict(this.workflow.name, key);
@@ -379,10 +475,7 @@ export class WorkflowRunner<S extends Versioned> {
     const step = this.workflow.stepOf(current);
     if (step === null) return { key, outcome: 'finished', sent: progress.sent, subject: current };
     const open = this.workflow.openRecord(current) !== null;
-    const decisive = error instanceof DomainError
-      || (error instanceof ChainError && !error.transient)
-      || (error instanceof InfrastructureError && !(error instanceof ChainError) && !error.transient);
-    if (open || step.mustFinish || !decisive) {
+    if (onPolicyError(kind, open, step.mustFinish) === 'retry') {
       await this.retry(progress, step, error);
       return { key, outcome: 'retrying', sent: progress.sent, subject: progress.subject };
     }
@@ -437,4 +530,35 @@ type Step = 'continue' | 'advanced' | 'waiting' | 'retrying' | 'finished';
 
 function completionOf<S>(step: WorkflowStep<S>, subject: S): Completion {
   return typeof step.completion === 'function' ? step.completion(subject) : step.completion;
+}
+
+/** What followOperation found, in the money policy's terms (a dead transaction a node refused as invalid is apart). */
+function evidenceOf(state: OperationState, record: PreparedTransaction): Evidence {
+  switch (state.kind) {
+    case 'confirmed':
+      return 'confirmed';
+    case 'waiting':
+      return state.refusal === null ? 'waiting' : 'refused';
+    case 'reverted':
+      return 'reverted';
+    case 'dead':
+      return isValidationRefusal(record.refusal) ? 'dead-refused' : 'dead';
+  }
+}
+
+/** The money policy's class of an error a stage raised. */
+function errorClassOf(error: unknown): ErrorClass {
+  if (error instanceof ConcurrencyConflict) return 'lost-lease';
+  if (error instanceof DomainError) return 'business';
+  if (error instanceof ChainError) return error.transient ? 'chain-transient' : 'chain-permanent';
+  if (error instanceof InfrastructureError) return error.transient ? 'infra-transient' : 'infra-permanent';
+  if (error instanceof WorkflowRefusal) return 'workflow-refusal';
+  return 'unknown';
+}
+
+/** Why an awaited transaction's loss fails the step that waited for it. */
+function lostMessage<S>(step: WorkflowStep<S>, tx: PreparedTransaction, state: OperationState): { code: ErrorCode; message: string } {
+  return state.kind === 'reverted'
+    ? { code: 'CHAIN-TRANSACTION-FAILED', message: `the transaction ${step.name} waits for (${tx.txid}) failed on chain: ${state.reason}` }
+    : { code: 'CHAIN-BROADCAST-FAILED', message: `the transaction ${step.name} waits for (${tx.txid}) expired unsent` };
 }

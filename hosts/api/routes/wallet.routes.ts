@@ -1,5 +1,6 @@
 import type { Application } from '../../../core/application/index.js';
-import { defineRoute, type RouteDef } from '../route.js';
+import { okReply } from '../envelope.js';
+import { defineRoute, type RawResult, type RouteDef } from '../route.js';
 import { itemsPage, s } from '../openapi-schemas.js';
 
 /** page/per_page of the wallet and command lists (spec §8). */
@@ -7,6 +8,29 @@ export const pageQuery = {
   page: { schema: s.int(), description: '1-based, default 1' },
   per_page: { schema: s.int(), description: 'default 20, max 100' },
 };
+
+const REFRESH_DESCRIPTION = [
+  'Reads every asset\'s balance from the chain, stores it as the address\'s snapshot (`refresh_source` 2) and records a QUERY command.',
+  '',
+  '**Cooldown.** Within 30 s of the address\'s last stored snapshot (a refresh, or the balance scanner\'s credit), a refresh without',
+  '`"force": true` does not read the chain: it answers the cached snapshot, labelled `refresh_source` 2 as every answer of this',
+  'endpoint is, and says so with `X-Refresh-Cooldown` and `Retry-After`: the seconds until a refresh reads the chain again.',
+  'Without those headers the chain was read for this answer. `balance_updated_at` is the snapshot\'s time either way;',
+  '`"force": true` always reads the chain.',
+].join('\n');
+
+const COOLDOWN_SECONDS = { type: 'integer', minimum: 1 } as const;
+
+/**
+ * A refresh answered from the cache inside the cooldown: the same envelope, with the seconds until a refresh reads the
+ * chain again in `X-Refresh-Cooldown` and `Retry-After` (a client that retries after it gets a chain read).
+ */
+export function cooldownAnswer(data: unknown, remainingMs: number): RawResult {
+  const seconds = String(Math.max(1, Math.ceil(remainingMs / 1_000)));
+  return {
+    raw: { contentType: 'application/json; charset=utf-8', body: okReply(data).body, headers: { 'x-refresh-cooldown': seconds, 'retry-after': seconds } },
+  };
+}
 
 /** Spec §4 "Wallet": addresses, balances, resources and commands (Developer API Token). */
 export function walletRoutes(app: Application): RouteDef[] {
@@ -52,8 +76,18 @@ export function walletRoutes(app: Application): RouteDef[] {
         bodyExample: { force: true },
         summary: 'Refresh the balance snapshot from the chain', tag: 'Wallet', body: s.obj({ force: s.bool() }, ['force']),
         data: s.ref('WalletBalance'), errors: ['BIZ-WALLET-ADDRESS-NOT-FOUND', 'CHAIN-BALANCE-QUERY-FAILED'],
+        description: REFRESH_DESCRIPTION,
+        headers: {
+          'X-Refresh-Cooldown': {
+            description: 'Only on a cached answer inside the cooldown: seconds until a refresh without `force` reads the chain', schema: COOLDOWN_SECONDS, example: 12,
+          },
+          'Retry-After': { description: 'With X-Refresh-Cooldown, the same seconds', schema: COOLDOWN_SECONDS, example: 12 },
+        },
       },
-      handle: ({ caller, params, body }) => app.wallets.refresh(caller.userId, params.address ?? '', body),
+      handle: async ({ caller, params, body }) => {
+        const { balance, cooldown } = await app.wallets.refresh(caller.userId, params.address ?? '', body);
+        return cooldown === null ? balance : cooldownAnswer(balance, cooldown.remainingMs);
+      },
     }),
     defineRoute({
       method: 'GET', path: '/api/wallets/:address/resources', auth: 'developer',
