@@ -142,13 +142,34 @@ export function expectDocumented(h: ApiHarness, method: string, path: string, da
 }
 
 /**
+ * A copy of an OpenAPI document whose operations hold their responses inline: each `$ref` to `components.responses`
+ * (the error responses several operations share) is replaced by the response it names, so a test reads an
+ * operation's answers the same way whether they are shared or not. An unknown name throws.
+ */
+export function withInlineResponses<T>(document: T): T {
+  const copy = structuredClone(document) as { paths: Record<string, Record<string, { responses: Record<string, { $ref?: string }> }>>; components: { responses?: Record<string, unknown> } };
+  for (const ops of Object.values(copy.paths)) {
+    for (const op of Object.values(ops)) {
+      for (const [status, response] of Object.entries(op.responses)) {
+        const name = response.$ref?.replace(/^#\/components\/responses\//, '');
+        if (name === undefined) continue;
+        const target = copy.components.responses?.[name];
+        if (target === undefined) throw new Error(`unresolved response ${response.$ref}`);
+        op.responses[status] = structuredClone(target) as { $ref?: string };
+      }
+    }
+  }
+  return copy as T;
+}
+
+/**
  * Every answer the harness got so far is documented in /openapi.json: each 2xx `data` matches its route's schema, and
  * each failure (read from the request lines) is listed for its operation and status. The route table's docs cannot
  * drift from what the routes answer.
  */
 export function expectAnswersDocumented(h: ApiHarness): void {
   expectSuccessesDocumented(h);
-  const paths = h.host.openapi['paths'] as Record<string, Record<string, any>>;
+  const paths = withInlineResponses(h.host.openapi)['paths'] as Record<string, Record<string, any>>;
   const problems = new Set<string>();
   for (const raw of h.logLines) {
     const line = JSON.parse(raw) as { msg?: string; route?: string; method?: string; status?: number; code?: string };

@@ -6,7 +6,7 @@ import type { SweepPlan } from '../../core/domain/sweep-plan.js';
 import { TOKENS } from '../composition/tokens.js';
 import { startComposedWorker } from '../worker/compose-worker.js';
 import { startHarness, type ApiHarness } from './test-harness.js';
-import { expectAnswersDocumented, expectDocumented, fails, ok, userWithWallets } from './api-test-fixtures.js';
+import { expectAnswersDocumented, expectDocumented, fails, ok, userWithWallets, withInlineResponses } from './api-test-fixtures.js';
 
 /**
  * The extension route GET /collections/{taskNo}/costs (issue #10, docs/decisions.md 53) over real HTTP: what a
@@ -154,7 +154,7 @@ describe('GET /collections/{taskNo}/costs (extension)', () => {
   it('is in /openapi.json under the Collection tag with its 404 and 429', async () => {
     const res = await h.call('GET', '/api/openapi.json');
     expect(res.status).toBe(200);
-    const op = (res.json as unknown as { paths: Record<string, Record<string, any>> }).paths['/api/collections/{taskNo}/costs']!['get'];
+    const op = withInlineResponses(res.json as unknown as { paths: Record<string, Record<string, any>> }).paths['/api/collections/{taskNo}/costs']!['get'];
     expect(op.tags).toEqual(['Collection']);
     expect(op.responses['404'].content['application/json'].schema.properties.code.enum).toEqual(['BIZ-COLLECTION-TASK-NOT-FOUND']);
     expect(op.responses).toHaveProperty('429');

@@ -5,7 +5,7 @@ import { COMMAND_STATUS, COMMAND_TYPE, type Command } from '../../core/domain/mo
 import { DELIVERY_STATUS, WEBHOOK_EVENT_TYPES } from '../../core/domain/model/webhook.js';
 import { signPayload } from '../../core/domain/signature.js';
 import { signStandardWebhook } from '../../core/domain/standard-webhooks.js';
-import { schemaProblems } from './api-test-fixtures.js';
+import { schemaProblems, withInlineResponses } from './api-test-fixtures.js';
 import { COMPONENT_EXAMPLES } from './openapi-examples.js';
 import { COMPONENTS, type JsonSchema } from './openapi-schemas.js';
 import { WEBHOOK_EVENTS, WEBHOOK_SCHEMAS } from './openapi-webhooks.js';
@@ -37,7 +37,7 @@ describe('OpenAPI document content', () => {
 
   beforeAll(async () => {
     h = await startHarness();
-    doc = (await h.call('GET', '/api/openapi.json')).json as unknown as Doc;
+    doc = withInlineResponses((await h.call('GET', '/api/openapi.json')).json as unknown as Doc);
   });
   afterAll(async () => h.close());
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ErrorCode } from '../../core/domain/errors.js';
 import { HTTP_STATUS } from './error-status.js';
+import { withInlineResponses } from './api-test-fixtures.js';
 import { startHarness, type ApiHarness } from './test-harness.js';
 import { toOpenApiPath } from './openapi.js';
 
@@ -54,6 +55,7 @@ function operations(doc: Doc): string[] {
 /** /openapi.json is generated from the same route table the router is built from: nothing more, nothing less. */
 describe('OpenAPI document', () => {
   let h: ApiHarness;
+  let served: Doc & { components: { responses: Record<string, unknown> } };
   let doc: Doc;
 
   beforeAll(async () => {
@@ -61,7 +63,8 @@ describe('OpenAPI document', () => {
     const res = await h.call('GET', '/api/openapi.json');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    doc = res.json as unknown as Doc;
+    served = res.json as unknown as typeof served;
+    doc = withInlineResponses(served);
   });
   afterAll(async () => h.close());
 
@@ -119,6 +122,26 @@ describe('OpenAPI document', () => {
         expect(op.responses, route.path).toHaveProperty('429');
       }
     }
+  });
+
+  it('an error response several operations give is written once, under components.responses, and referenced', () => {
+    const inline = new Map<string, string[]>();
+    const refs = new Map<string, number>();
+    for (const [path, ops] of Object.entries(served.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        for (const [status, response] of Object.entries(op.responses)) {
+          if (Number(status) < 400) continue;
+          if (typeof response.$ref === 'string') refs.set(response.$ref, (refs.get(response.$ref) ?? 0) + 1);
+          else inline.set(JSON.stringify(response), [...(inline.get(JSON.stringify(response)) ?? []), `${method} ${path} ${status}`]);
+        }
+      }
+    }
+    expect([...inline.values()].filter((where) => where.length > 1)).toEqual([]);
+    const shared = Object.keys(served.components.responses).map((name) => `#/components/responses/${name}`);
+    expect([...refs.keys()].sort()).toEqual([...shared].sort());
+    for (const ref of shared) expect(refs.get(ref), ref).toBeGreaterThan(1);
+    expect(served.components.responses).toHaveProperty('RateLimited');
+    expect(refs.get('#/components/responses/InternalError')).toBe(operations(served).length);
   });
 
   it('the resource schemas hold exactly the spec §2/§4 fields', () => {

@@ -78,6 +78,48 @@ function errorResponse(codes: readonly string[]): Record<string, unknown> {
   };
 }
 
+/** An error response as errorResponse builds it: what the sharing pass reads to name it. */
+interface ErrorResponse {
+  readonly content: { readonly 'application/json': { readonly schema: { readonly properties: { readonly code: { readonly enum: readonly string[] } } } } };
+}
+
+/** `BIZ-COMMAND-LOCKED` → `BizCommandLocked`. */
+function pascalCase(code: string): string {
+  return code.toLowerCase().split('-').map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('');
+}
+
+/**
+ * Moves each error response that two or more operations give identically (same status, codes, example and headers)
+ * into `components.responses`, named after its codes (`RateLimited`, `RiskReviewBlockedOrForbidden`), and puts a
+ * `$ref` in its place. A response only one operation gives stays inline: sharing it would only add a name. Returns
+ * the shared responses, sorted by name.
+ */
+function shareErrorResponses(paths: Record<string, Record<string, unknown>>): Record<string, unknown> {
+  const answers = Object.values(paths)
+    .flatMap((ops) => Object.values(ops) as { responses: Record<string, unknown> }[])
+    .flatMap((op) => Object.keys(op.responses).filter((status) => Number(status) >= 400)
+      .map((status) => ({ op, status, key: JSON.stringify(op.responses[status]) })));
+  const uses = new Map<string, number>();
+  for (const { key } of answers) uses.set(key, (uses.get(key) ?? 0) + 1);
+  const names = new Map<string, string>();
+  const shared: Record<string, unknown> = {};
+  for (const { op, status, key } of answers) {
+    if ((uses.get(key) ?? 0) < 2) continue;
+    let name = names.get(key);
+    if (name === undefined) {
+      const response = op.responses[status] as ErrorResponse;
+      const byCodes = response.content['application/json'].schema.properties.code.enum.map(pascalCase).join('Or');
+      // The same codes at another status or with other headers (no route answers so today) take the status too.
+      name = shared[byCodes] === undefined ? byCodes : `${byCodes}${status}`;
+      if (shared[name] !== undefined) throw new Error(`two shared error responses would be named ${name}`);
+      names.set(key, name);
+      shared[name] = response;
+    }
+    op.responses[status] = { $ref: `#/components/responses/${name}` };
+  }
+  return Object.fromEntries(Object.entries(shared).sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
 /** Every code a route can answer with, by status: its own plus the cross-cutting ones of the pipeline. */
 function codesByStatus(route: RouteDef): Map<number, string[]> {
   const codes = [...(route.docs.errors ?? []), 'INTERNAL-ERROR'];
@@ -143,6 +185,7 @@ export function buildOpenApi(routes: readonly RouteDef[]): Record<string, unknow
     const path = toOpenApiPath(route.path);
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation(route) };
   }
+  const responses = shareErrorResponses(paths);
   const bearer = (description: string): Record<string, string> => ({ type: 'http', scheme: 'bearer', description });
   return {
     openapi: '3.1.0',
@@ -153,6 +196,7 @@ export function buildOpenApi(routes: readonly RouteDef[]): Record<string, unknow
     webhooks: webhooksSection(),
     components: {
       schemas: { ...COMPONENTS, ...WEBHOOK_SCHEMAS },
+      responses,
       headers: HEADERS,
       securitySchemes: {
         developerToken: bearer('Developer API Token dk_… (ability api:access)'),
