@@ -64,7 +64,16 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Refresh the balance snapshot from the chain */
+        /**
+         * Refresh the balance snapshot from the chain
+         * @description Reads every asset's balance from the chain, stores it as the address's snapshot (`refresh_source` 2) and records a QUERY command.
+         *
+         *     **Cooldown.** Within 30 s of the address's last stored snapshot (a refresh, or the balance scanner's credit), a refresh without
+         *     `"force": true` does not read the chain: it answers the cached snapshot, labelled `refresh_source` 2 as every answer of this
+         *     endpoint is, and says so with `X-Refresh-Cooldown` and `Retry-After`: the seconds until a refresh reads the chain again.
+         *     Without those headers the chain was read for this answer. `balance_updated_at` is the snapshot's time either way;
+         *     `"force": true` always reads the chain.
+         */
         post: operations["refreshWalletBalances"];
         delete?: never;
         options?: never;
@@ -1473,7 +1482,389 @@ export interface components {
             occurred_at: string;
         };
     };
-    responses: never;
+    responses: {
+        /** @description `BIZ-AMOUNT-INVALID`: amount must be a positive integer string; `VALIDATION-ERROR`: validation failed; `IDEMPOTENCY-KEY-REUSED`: idempotency key reused with a different request */
+        BizAmountInvalidOrValidationErrorOrIdempotencyKeyReused: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "BIZ-AMOUNT-INVALID",
+                 *       "message": "amount must be a positive integer string",
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    code: "BIZ-AMOUNT-INVALID" | "VALIDATION-ERROR" | "IDEMPOTENCY-KEY-REUSED";
+                    message: string;
+                    data: Record<string, never>;
+                };
+            };
+        };
+        /** @description `BIZ-COLLECTION-TASK-NOT-FOUND`: task unknown */
+        BizCollectionTaskNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "BIZ-COLLECTION-TASK-NOT-FOUND",
+                 *       "message": "task unknown",
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    code: "BIZ-COLLECTION-TASK-NOT-FOUND";
+                    message: string;
+                    data: Record<string, never>;
+                };
+            };
+        };
+        /** @description `BIZ-COMMAND-LOCKED`: address already has an active command; `IDEMPOTENCY-KEY-IN-PROGRESS`: a request with this idempotency key is still in progress */
+        BizCommandLockedOrIdempotencyKeyInProgress: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "BIZ-COMMAND-LOCKED",
+                 *       "message": "address already has an active command",
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    code: "BIZ-COMMAND-LOCKED" | "IDEMPOTENCY-KEY-IN-PROGRESS";
+                    message: string;
+                    data: Record<string, never>;
+                };
+            };
+        };
+        /** @description `BIZ-COMMAND-NOT-FOUND`: command number unknown */
+        BizCommandNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "BIZ-COMMAND-NOT-FOUND",
+                 *       "message": "command number unknown",
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    code: "BIZ-COMMAND-NOT-FOUND";
+                    message: string;
+                    data: Record<string, never>;
+                };
+            };
+        };
+        /** @description `BIZ-USER-NOT-FOUND`: user unknown */
+        BizUserNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "BIZ-USER-NOT-FOUND",
+                 *       "message": "user unknown",
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    code: "BIZ-USER-NOT-FOUND";
+                    message: string;
+                    data: Record<string, never>;
+                };
+            };
+        };
+        /** @description `BIZ-WALLET-ADDRESS-NOT-FOUND`: address missing or not the caller's */
+        BizWalletAddressNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "BIZ-WALLET-ADDRESS-NOT-FOUND",
+                 *       "message": "address missing or not the caller's",
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    code: "BIZ-WALLET-ADDRESS-NOT-FOUND";
+                    message: string;
+                    data: Record<string, never>;
+                };
+            };
+        };
+        /** @description `BIZ-WEBHOOK-NOT-PENDING`: no webhook URL is pending review */
+        BizWebhookNotPending: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "BIZ-WEBHOOK-NOT-PENDING",
+                 *       "message": "no webhook URL is pending review",
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    code: "BIZ-WEBHOOK-NOT-PENDING";
+                    message: string;
+                    data: Record<string, never>;
+                };
+            };
+        };
+        /** @description `BIZ-WEBHOOK-URL-UNVERIFIED`: webhook test before URL approval; `VALIDATION-ERROR`: validation failed */
+        BizWebhookUrlUnverifiedOrValidationError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "BIZ-WEBHOOK-URL-UNVERIFIED",
+                 *       "message": "webhook test before URL approval",
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    code: "BIZ-WEBHOOK-URL-UNVERIFIED" | "VALIDATION-ERROR";
+                    message: string;
+                    data: Record<string, never>;
+                };
+            };
+        };
+        /** @description `CASHIER-TOKEN-MISSING`: no cashier bearer token; `CASHIER-TOKEN-INVALID`: invalid, expired or disabled */
+        CashierTokenMissingOrCashierTokenInvalid: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "CASHIER-TOKEN-MISSING",
+                 *       "message": "no cashier bearer token",
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    code: "CASHIER-TOKEN-MISSING" | "CASHIER-TOKEN-INVALID";
+                    message: string;
+                    data: Record<string, never>;
+                };
+            };
+        };
+        /** @description `CHAIN-BALANCE-QUERY-FAILED`: on-chain balance query failed */
+        ChainBalanceQueryFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "CHAIN-BALANCE-QUERY-FAILED",
+                 *       "message": "on-chain balance query failed",
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    code: "CHAIN-BALANCE-QUERY-FAILED";
+                    message: string;
+                    data: Record<string, never>;
+                };
+            };
+        };
+        /** @description `FORBIDDEN`: authenticated but not authorized */
+        Forbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "FORBIDDEN",
+                 *       "message": "authenticated but not authorized",
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    code: "FORBIDDEN";
+                    message: string;
+                    data: Record<string, never>;
+                };
+            };
+        };
+        /** @description `INTERNAL-ERROR`: internal error */
+        InternalError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "INTERNAL-ERROR",
+                 *       "message": "internal error",
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    code: "INTERNAL-ERROR";
+                    message: string;
+                    data: Record<string, never>;
+                };
+            };
+        };
+        /** @description `PAYLOAD-TOO-LARGE`: request body exceeds 64 KiB */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "PAYLOAD-TOO-LARGE",
+                 *       "message": "request body exceeds 64 KiB",
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    code: "PAYLOAD-TOO-LARGE";
+                    message: string;
+                    data: Record<string, never>;
+                };
+            };
+        };
+        /** @description `RATE-LIMITED`: rate limit exceeded */
+        RateLimited: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "RATE-LIMITED",
+                 *       "message": "rate limit exceeded",
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    code: "RATE-LIMITED";
+                    message: string;
+                    data: Record<string, never>;
+                };
+            };
+        };
+        /** @description `RISK-REVIEW-BLOCKED`: blocked by risk control; `FORBIDDEN`: authenticated but not authorized */
+        RiskReviewBlockedOrForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "RISK-REVIEW-BLOCKED",
+                 *       "message": "blocked by risk control",
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    code: "RISK-REVIEW-BLOCKED" | "FORBIDDEN";
+                    message: string;
+                    data: Record<string, never>;
+                };
+            };
+        };
+        /** @description `UNAUTHENTICATED`: invalid or missing token */
+        Unauthenticated: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "UNAUTHENTICATED",
+                 *       "message": "invalid or missing token",
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    code: "UNAUTHENTICATED";
+                    message: string;
+                    data: Record<string, never>;
+                };
+            };
+        };
+        /** @description `VALIDATION-ERROR`: validation failed */
+        ValidationError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "VALIDATION-ERROR",
+                 *       "message": "validation failed",
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    code: "VALIDATION-ERROR";
+                    message: string;
+                    data: Record<string, never>;
+                };
+            };
+        };
+        /** @description `VALIDATION-ERROR`: validation failed; `IDEMPOTENCY-KEY-REUSED`: idempotency key reused with a different request */
+        ValidationErrorOrIdempotencyKeyReused: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "VALIDATION-ERROR",
+                 *       "message": "validation failed",
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    code: "VALIDATION-ERROR" | "IDEMPOTENCY-KEY-REUSED";
+                    message: string;
+                    data: Record<string, never>;
+                };
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: {
@@ -1557,114 +1948,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "FORBIDDEN",
-                     *       "message": "authenticated but not authorized",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `VALIDATION-ERROR`: validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "VALIDATION-ERROR",
-                     *       "message": "validation failed",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     createWallet: {
@@ -1722,48 +2010,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "FORBIDDEN",
-                     *       "message": "authenticated but not authorized",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             /** @description `BIZ-MAIN-ADDRESS-ALREADY-EXISTS`: main address exists for the network */
             409: {
                 headers: {
@@ -1785,27 +2033,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `PAYLOAD-TOO-LARGE`: request body exceeds 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "PAYLOAD-TOO-LARGE",
-                     *       "message": "request body exceeds 64 KiB",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "PAYLOAD-TOO-LARGE";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
             /** @description `BIZ-NETWORK-NOT-FOUND`: network code unknown or unavailable; `BIZ-ADDRESS-TYPE-NOT-ALLOWED`: unsupported address type; `BIZ-MAIN-ADDRESS-REQUIRED`: create the main address first; `BIZ-SUB-ADDRESS-SUBSCRIPTION-REQUIRED`: active sub-address subscription required; `BIZ-SUB-ADDRESS-QUOTA-EXCEEDED`: plan quota exceeded; `VALIDATION-ERROR`: validation failed */
             422: {
                 headers: {
@@ -1827,51 +2055,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     getWallet: {
@@ -1921,114 +2106,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "FORBIDDEN",
-                     *       "message": "authenticated but not authorized",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `BIZ-WALLET-ADDRESS-NOT-FOUND`: address missing or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "BIZ-WALLET-ADDRESS-NOT-FOUND",
-                     *       "message": "address missing or not the caller's",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "BIZ-WALLET-ADDRESS-NOT-FOUND";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["BizWalletAddressNotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     getWalletBalances: {
@@ -2088,114 +2170,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "FORBIDDEN",
-                     *       "message": "authenticated but not authorized",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `BIZ-WALLET-ADDRESS-NOT-FOUND`: address missing or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "BIZ-WALLET-ADDRESS-NOT-FOUND",
-                     *       "message": "address missing or not the caller's",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "BIZ-WALLET-ADDRESS-NOT-FOUND";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["BizWalletAddressNotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     refreshWalletBalances: {
@@ -2229,6 +2208,16 @@ export interface operations {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    /**
+                     * @description Only on a cached answer inside the cooldown: seconds until a refresh without `force` reads the chain
+                     * @example 12
+                     */
+                    "X-Refresh-Cooldown"?: number;
+                    /**
+                     * @description With X-Refresh-Cooldown, the same seconds
+                     * @example 12
+                     */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2266,177 +2255,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "FORBIDDEN",
-                     *       "message": "authenticated but not authorized",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `BIZ-WALLET-ADDRESS-NOT-FOUND`: address missing or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "BIZ-WALLET-ADDRESS-NOT-FOUND",
-                     *       "message": "address missing or not the caller's",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "BIZ-WALLET-ADDRESS-NOT-FOUND";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `PAYLOAD-TOO-LARGE`: request body exceeds 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "PAYLOAD-TOO-LARGE",
-                     *       "message": "request body exceeds 64 KiB",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "PAYLOAD-TOO-LARGE";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `VALIDATION-ERROR`: validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "VALIDATION-ERROR",
-                     *       "message": "validation failed",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `CHAIN-BALANCE-QUERY-FAILED`: on-chain balance query failed */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CHAIN-BALANCE-QUERY-FAILED",
-                     *       "message": "on-chain balance query failed",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "CHAIN-BALANCE-QUERY-FAILED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["BizWalletAddressNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["ChainBalanceQueryFailed"];
         };
     };
     getWalletResources: {
@@ -2501,69 +2327,9 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "FORBIDDEN",
-                     *       "message": "authenticated but not authorized",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `BIZ-WALLET-ADDRESS-NOT-FOUND`: address missing or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "BIZ-WALLET-ADDRESS-NOT-FOUND",
-                     *       "message": "address missing or not the caller's",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "BIZ-WALLET-ADDRESS-NOT-FOUND";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["BizWalletAddressNotFound"];
             /** @description `BIZ-CHAIN-RESOURCES-NOT-SUPPORTED`: network has no resource staking */
             422: {
                 headers: {
@@ -2585,72 +2351,9 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `CHAIN-BALANCE-QUERY-FAILED`: on-chain balance query failed */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CHAIN-BALANCE-QUERY-FAILED",
-                     *       "message": "on-chain balance query failed",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "CHAIN-BALANCE-QUERY-FAILED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["ChainBalanceQueryFailed"];
         };
     };
     listCommands: {
@@ -2715,114 +2418,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "FORBIDDEN",
-                     *       "message": "authenticated but not authorized",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `VALIDATION-ERROR`: validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "VALIDATION-ERROR",
-                     *       "message": "validation failed",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     getCommand: {
@@ -2872,114 +2472,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "FORBIDDEN",
-                     *       "message": "authenticated but not authorized",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `BIZ-COMMAND-NOT-FOUND`: command number unknown */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "BIZ-COMMAND-NOT-FOUND",
-                     *       "message": "command number unknown",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "BIZ-COMMAND-NOT-FOUND";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["BizCommandNotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     createCollection: {
@@ -3040,90 +2537,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RISK-REVIEW-BLOCKED`: blocked by risk control; `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RISK-REVIEW-BLOCKED",
-                     *       "message": "blocked by risk control",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RISK-REVIEW-BLOCKED" | "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `BIZ-COMMAND-LOCKED`: address already has an active command; `IDEMPOTENCY-KEY-IN-PROGRESS`: a request with this idempotency key is still in progress */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "BIZ-COMMAND-LOCKED",
-                     *       "message": "address already has an active command",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "BIZ-COMMAND-LOCKED" | "IDEMPOTENCY-KEY-IN-PROGRESS";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `PAYLOAD-TOO-LARGE`: request body exceeds 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "PAYLOAD-TOO-LARGE",
-                     *       "message": "request body exceeds 64 KiB",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "PAYLOAD-TOO-LARGE";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RiskReviewBlockedOrForbidden"];
+            409: components["responses"]["BizCommandLockedOrIdempotencyKeyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
             /** @description `BIZ-ADDRESS-TYPE-NOT-SUB`: collection or cashier token on a non-sub-address; `BIZ-WALLET-ADDRESS-NOT-FOUND`: address missing or not the caller's; `BIZ-ASSET-NOT-FOUND`: asset symbol unknown; `VALIDATION-ERROR`: validation failed; `IDEMPOTENCY-KEY-REUSED`: idempotency key reused with a different request */
             422: {
                 headers: {
@@ -3145,51 +2562,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     getCollection: {
@@ -3239,114 +2613,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "FORBIDDEN",
-                     *       "message": "authenticated but not authorized",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `BIZ-COLLECTION-TASK-NOT-FOUND`: task unknown */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "BIZ-COLLECTION-TASK-NOT-FOUND",
-                     *       "message": "task unknown",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "BIZ-COLLECTION-TASK-NOT-FOUND";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["BizCollectionTaskNotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     getCollectionCosts: {
@@ -3423,114 +2694,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "FORBIDDEN",
-                     *       "message": "authenticated but not authorized",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `BIZ-COLLECTION-TASK-NOT-FOUND`: task unknown */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "BIZ-COLLECTION-TASK-NOT-FOUND",
-                     *       "message": "task unknown",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "BIZ-COLLECTION-TASK-NOT-FOUND";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["BizCollectionTaskNotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     listCashierTokens: {
@@ -3600,114 +2768,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "FORBIDDEN",
-                     *       "message": "authenticated but not authorized",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `VALIDATION-ERROR`: validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "VALIDATION-ERROR",
-                     *       "message": "validation failed",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     createCashierToken: {
@@ -3769,48 +2834,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "FORBIDDEN",
-                     *       "message": "authenticated but not authorized",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             /** @description `CASHIER-TOKEN-ACTIVE-EXISTS`: active cashier token exists for the address */
             409: {
                 headers: {
@@ -3832,27 +2857,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `PAYLOAD-TOO-LARGE`: request body exceeds 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "PAYLOAD-TOO-LARGE",
-                     *       "message": "request body exceeds 64 KiB",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "PAYLOAD-TOO-LARGE";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
             /** @description `BIZ-WALLET-ADDRESS-NOT-FOUND`: address missing or not the caller's; `BIZ-ADDRESS-TYPE-NOT-SUB`: collection or cashier token on a non-sub-address; `VALIDATION-ERROR`: validation failed */
             422: {
                 headers: {
@@ -3874,51 +2879,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     disableCashierToken: {
@@ -3976,48 +2938,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "FORBIDDEN",
-                     *       "message": "authenticated but not authorized",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             /** @description `CASHIER-TOKEN-NOT-FOUND`: unknown or not the caller's */
             404: {
                 headers: {
@@ -4060,93 +2982,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description `PAYLOAD-TOO-LARGE`: request body exceeds 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "PAYLOAD-TOO-LARGE",
-                     *       "message": "request body exceeds 64 KiB",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "PAYLOAD-TOO-LARGE";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `VALIDATION-ERROR`: validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "VALIDATION-ERROR",
-                     *       "message": "validation failed",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     getCashierSession: {
@@ -4195,93 +3034,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description `CASHIER-TOKEN-MISSING`: no cashier bearer token; `CASHIER-TOKEN-INVALID`: invalid, expired or disabled */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CASHIER-TOKEN-MISSING",
-                     *       "message": "no cashier bearer token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "CASHIER-TOKEN-MISSING" | "CASHIER-TOKEN-INVALID";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "FORBIDDEN",
-                     *       "message": "authenticated but not authorized",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["CashierTokenMissingOrCashierTokenInvalid"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     getCashierBalance: {
@@ -4328,93 +3084,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description `CASHIER-TOKEN-MISSING`: no cashier bearer token; `CASHIER-TOKEN-INVALID`: invalid, expired or disabled */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CASHIER-TOKEN-MISSING",
-                     *       "message": "no cashier bearer token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "CASHIER-TOKEN-MISSING" | "CASHIER-TOKEN-INVALID";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "FORBIDDEN",
-                     *       "message": "authenticated but not authorized",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["CashierTokenMissingOrCashierTokenInvalid"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     getCashierTask: {
@@ -4457,93 +3130,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description `CASHIER-TOKEN-MISSING`: no cashier bearer token; `CASHIER-TOKEN-INVALID`: invalid, expired or disabled */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CASHIER-TOKEN-MISSING",
-                     *       "message": "no cashier bearer token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "CASHIER-TOKEN-MISSING" | "CASHIER-TOKEN-INVALID";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "FORBIDDEN",
-                     *       "message": "authenticated but not authorized",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["CashierTokenMissingOrCashierTokenInvalid"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     cashierCollect: {
@@ -4600,90 +3190,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description `CASHIER-TOKEN-MISSING`: no cashier bearer token; `CASHIER-TOKEN-INVALID`: invalid, expired or disabled */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CASHIER-TOKEN-MISSING",
-                     *       "message": "no cashier bearer token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "CASHIER-TOKEN-MISSING" | "CASHIER-TOKEN-INVALID";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RISK-REVIEW-BLOCKED`: blocked by risk control; `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RISK-REVIEW-BLOCKED",
-                     *       "message": "blocked by risk control",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RISK-REVIEW-BLOCKED" | "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `BIZ-COMMAND-LOCKED`: address already has an active command; `IDEMPOTENCY-KEY-IN-PROGRESS`: a request with this idempotency key is still in progress */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "BIZ-COMMAND-LOCKED",
-                     *       "message": "address already has an active command",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "BIZ-COMMAND-LOCKED" | "IDEMPOTENCY-KEY-IN-PROGRESS";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `PAYLOAD-TOO-LARGE`: request body exceeds 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "PAYLOAD-TOO-LARGE",
-                     *       "message": "request body exceeds 64 KiB",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "PAYLOAD-TOO-LARGE";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["CashierTokenMissingOrCashierTokenInvalid"];
+            403: components["responses"]["RiskReviewBlockedOrForbidden"];
+            409: components["responses"]["BizCommandLockedOrIdempotencyKeyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
             /** @description `BIZ-ASSET-NOT-FOUND`: asset symbol unknown; `BIZ-AMOUNT-BELOW-MINIMUM`: balance below minimum collect threshold; `VALIDATION-ERROR`: validation failed; `IDEMPOTENCY-KEY-REUSED`: idempotency key reused with a different request */
             422: {
                 headers: {
@@ -4705,51 +3215,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     getCashierQrCode: {
@@ -4773,93 +3240,10 @@ export interface operations {
                     "image/svg+xml": string;
                 };
             };
-            /** @description `CASHIER-TOKEN-MISSING`: no cashier bearer token; `CASHIER-TOKEN-INVALID`: invalid, expired or disabled */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CASHIER-TOKEN-MISSING",
-                     *       "message": "no cashier bearer token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "CASHIER-TOKEN-MISSING" | "CASHIER-TOKEN-INVALID";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "FORBIDDEN",
-                     *       "message": "authenticated but not authorized",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["CashierTokenMissingOrCashierTokenInvalid"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     getPayerPage: {
@@ -4884,27 +3268,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            500: components["responses"]["InternalError"];
         };
     };
     register: {
@@ -4980,93 +3344,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description `PAYLOAD-TOO-LARGE`: request body exceeds 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "PAYLOAD-TOO-LARGE",
-                     *       "message": "request body exceeds 64 KiB",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "PAYLOAD-TOO-LARGE";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `VALIDATION-ERROR`: validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "VALIDATION-ERROR",
-                     *       "message": "validation failed",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     verifyEmail: {
@@ -5124,27 +3405,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `PAYLOAD-TOO-LARGE`: request body exceeds 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "PAYLOAD-TOO-LARGE",
-                     *       "message": "request body exceeds 64 KiB",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "PAYLOAD-TOO-LARGE";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
             /** @description `AUTH-VERIFICATION-FAILED`: verification code wrong or expired; `VALIDATION-ERROR`: validation failed */
             422: {
                 headers: {
@@ -5166,51 +3427,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     login: {
@@ -5309,93 +3527,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description `PAYLOAD-TOO-LARGE`: request body exceeds 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "PAYLOAD-TOO-LARGE",
-                     *       "message": "request body exceeds 64 KiB",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "PAYLOAD-TOO-LARGE";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `VALIDATION-ERROR`: validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "VALIDATION-ERROR",
-                     *       "message": "validation failed",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     requestPasswordReset: {
@@ -5442,93 +3577,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description `PAYLOAD-TOO-LARGE`: request body exceeds 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "PAYLOAD-TOO-LARGE",
-                     *       "message": "request body exceeds 64 KiB",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "PAYLOAD-TOO-LARGE";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `VALIDATION-ERROR`: validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "VALIDATION-ERROR",
-                     *       "message": "validation failed",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     confirmPasswordReset: {
@@ -5587,27 +3639,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `PAYLOAD-TOO-LARGE`: request body exceeds 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "PAYLOAD-TOO-LARGE",
-                     *       "message": "request body exceeds 64 KiB",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "PAYLOAD-TOO-LARGE";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
             /** @description `AUTH-RESET-FAILED`: password reset code wrong, used or expired; `VALIDATION-ERROR`: validation failed */
             422: {
                 headers: {
@@ -5629,51 +3661,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     logout: {
@@ -5709,135 +3698,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "FORBIDDEN",
-                     *       "message": "authenticated but not authorized",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `PAYLOAD-TOO-LARGE`: request body exceeds 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "PAYLOAD-TOO-LARGE",
-                     *       "message": "request body exceeds 64 KiB",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "PAYLOAD-TOO-LARGE";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `VALIDATION-ERROR`: validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "VALIDATION-ERROR",
-                     *       "message": "validation failed",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     activateSubscription: {
@@ -5896,69 +3762,9 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "FORBIDDEN",
-                     *       "message": "authenticated but not authorized",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `PAYLOAD-TOO-LARGE`: request body exceeds 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "PAYLOAD-TOO-LARGE",
-                     *       "message": "request body exceeds 64 KiB",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "PAYLOAD-TOO-LARGE";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
             /** @description `BIZ-SERVICE-NOT-FOUND`: service code unknown; `BIZ-PLAN-NOT-FOUND`: plan code unknown for the service; `VALIDATION-ERROR`: validation failed */
             422: {
                 headers: {
@@ -5980,51 +3786,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     setDeveloperConfig: {
@@ -6106,69 +3869,9 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "FORBIDDEN",
-                     *       "message": "authenticated but not authorized",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `PAYLOAD-TOO-LARGE`: request body exceeds 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "PAYLOAD-TOO-LARGE",
-                     *       "message": "request body exceeds 64 KiB",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "PAYLOAD-TOO-LARGE";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
             /** @description `BIZ-WEBHOOK-URL-BLOCKED`: loopback, private or link-local webhook address; `BIZ-DEVELOPER-SUBSCRIPTION-REQUIRED`: active developer subscription required; `VALIDATION-ERROR`: validation failed */
             422: {
                 headers: {
@@ -6190,51 +3893,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     getDeveloperConfig: {
@@ -6290,93 +3950,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "FORBIDDEN",
-                     *       "message": "authenticated but not authorized",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     listApiTokens: {
@@ -6425,93 +4002,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "FORBIDDEN",
-                     *       "message": "authenticated but not authorized",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     createApiToken: {
@@ -6566,69 +4060,9 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "FORBIDDEN",
-                     *       "message": "authenticated but not authorized",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `PAYLOAD-TOO-LARGE`: request body exceeds 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "PAYLOAD-TOO-LARGE",
-                     *       "message": "request body exceeds 64 KiB",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "PAYLOAD-TOO-LARGE";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
             /** @description `BIZ-DEVELOPER-SUBSCRIPTION-REQUIRED`: active developer subscription required; `BIZ-API-TOKEN-QUOTA-EXCEEDED`: too many API tokens; revoke one first; `VALIDATION-ERROR`: validation failed */
             422: {
                 headers: {
@@ -6650,51 +4084,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     revokeApiToken: {
@@ -6735,48 +4126,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "FORBIDDEN",
-                     *       "message": "authenticated but not authorized",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             /** @description `API-TOKEN-NOT-FOUND`: API token unknown or not the caller's */
             404: {
                 headers: {
@@ -6798,93 +4149,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description `PAYLOAD-TOO-LARGE`: request body exceeds 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "PAYLOAD-TOO-LARGE",
-                     *       "message": "request body exceeds 64 KiB",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "PAYLOAD-TOO-LARGE";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `VALIDATION-ERROR`: validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "VALIDATION-ERROR",
-                     *       "message": "validation failed",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     sendTestWebhook: {
@@ -6928,135 +4196,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "FORBIDDEN",
-                     *       "message": "authenticated but not authorized",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `PAYLOAD-TOO-LARGE`: request body exceeds 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "PAYLOAD-TOO-LARGE",
-                     *       "message": "request body exceeds 64 KiB",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "PAYLOAD-TOO-LARGE";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `BIZ-WEBHOOK-URL-UNVERIFIED`: webhook test before URL approval; `VALIDATION-ERROR`: validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "BIZ-WEBHOOK-URL-UNVERIFIED",
-                     *       "message": "webhook test before URL approval",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "BIZ-WEBHOOK-URL-UNVERIFIED" | "VALIDATION-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["BizWebhookUrlUnverifiedOrValidationError"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     listWebhookDeliveries: {
@@ -7145,114 +4290,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "FORBIDDEN",
-                     *       "message": "authenticated but not authorized",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `VALIDATION-ERROR`: validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "VALIDATION-ERROR",
-                     *       "message": "validation failed",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     redeliverWebhook: {
@@ -7344,48 +4386,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "FORBIDDEN",
-                     *       "message": "authenticated but not authorized",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             /** @description `WEBHOOK-DELIVERY-NOT-FOUND`: delivery unknown or not the caller's */
             404: {
                 headers: {
@@ -7428,93 +4430,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description `PAYLOAD-TOO-LARGE`: request body exceeds 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "PAYLOAD-TOO-LARGE",
-                     *       "message": "request body exceeds 64 KiB",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "PAYLOAD-TOO-LARGE";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `BIZ-WEBHOOK-URL-UNVERIFIED`: webhook test before URL approval; `VALIDATION-ERROR`: validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "BIZ-WEBHOOK-URL-UNVERIFIED",
-                     *       "message": "webhook test before URL approval",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "BIZ-WEBHOOK-URL-UNVERIFIED" | "VALIDATION-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["BizWebhookUrlUnverifiedOrValidationError"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     createTransfer: {
@@ -7573,90 +4492,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RISK-REVIEW-BLOCKED`: blocked by risk control; `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RISK-REVIEW-BLOCKED",
-                     *       "message": "blocked by risk control",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RISK-REVIEW-BLOCKED" | "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `BIZ-COMMAND-LOCKED`: address already has an active command; `IDEMPOTENCY-KEY-IN-PROGRESS`: a request with this idempotency key is still in progress */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "BIZ-COMMAND-LOCKED",
-                     *       "message": "address already has an active command",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "BIZ-COMMAND-LOCKED" | "IDEMPOTENCY-KEY-IN-PROGRESS";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `PAYLOAD-TOO-LARGE`: request body exceeds 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "PAYLOAD-TOO-LARGE",
-                     *       "message": "request body exceeds 64 KiB",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "PAYLOAD-TOO-LARGE";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RiskReviewBlockedOrForbidden"];
+            409: components["responses"]["BizCommandLockedOrIdempotencyKeyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
             /** @description `BIZ-WALLET-ADDRESS-NOT-FOUND`: address missing or not the caller's; `BIZ-ASSET-NOT-FOUND`: asset symbol unknown; `BIZ-AMOUNT-INVALID`: amount must be a positive integer string; `VALIDATION-ERROR`: validation failed; `IDEMPOTENCY-KEY-REUSED`: idempotency key reused with a different request */
             422: {
                 headers: {
@@ -7678,51 +4517,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     stake: {
@@ -7784,177 +4580,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RISK-REVIEW-BLOCKED`: blocked by risk control; `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RISK-REVIEW-BLOCKED",
-                     *       "message": "blocked by risk control",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RISK-REVIEW-BLOCKED" | "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `BIZ-WALLET-ADDRESS-NOT-FOUND`: address missing or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "BIZ-WALLET-ADDRESS-NOT-FOUND",
-                     *       "message": "address missing or not the caller's",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "BIZ-WALLET-ADDRESS-NOT-FOUND";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `BIZ-COMMAND-LOCKED`: address already has an active command; `IDEMPOTENCY-KEY-IN-PROGRESS`: a request with this idempotency key is still in progress */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "BIZ-COMMAND-LOCKED",
-                     *       "message": "address already has an active command",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "BIZ-COMMAND-LOCKED" | "IDEMPOTENCY-KEY-IN-PROGRESS";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `PAYLOAD-TOO-LARGE`: request body exceeds 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "PAYLOAD-TOO-LARGE",
-                     *       "message": "request body exceeds 64 KiB",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "PAYLOAD-TOO-LARGE";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `BIZ-AMOUNT-INVALID`: amount must be a positive integer string; `VALIDATION-ERROR`: validation failed; `IDEMPOTENCY-KEY-REUSED`: idempotency key reused with a different request */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "BIZ-AMOUNT-INVALID",
-                     *       "message": "amount must be a positive integer string",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "BIZ-AMOUNT-INVALID" | "VALIDATION-ERROR" | "IDEMPOTENCY-KEY-REUSED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RiskReviewBlockedOrForbidden"];
+            404: components["responses"]["BizWalletAddressNotFound"];
+            409: components["responses"]["BizCommandLockedOrIdempotencyKeyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["BizAmountInvalidOrValidationErrorOrIdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     unstake: {
@@ -8016,177 +4649,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RISK-REVIEW-BLOCKED`: blocked by risk control; `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RISK-REVIEW-BLOCKED",
-                     *       "message": "blocked by risk control",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RISK-REVIEW-BLOCKED" | "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `BIZ-WALLET-ADDRESS-NOT-FOUND`: address missing or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "BIZ-WALLET-ADDRESS-NOT-FOUND",
-                     *       "message": "address missing or not the caller's",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "BIZ-WALLET-ADDRESS-NOT-FOUND";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `BIZ-COMMAND-LOCKED`: address already has an active command; `IDEMPOTENCY-KEY-IN-PROGRESS`: a request with this idempotency key is still in progress */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "BIZ-COMMAND-LOCKED",
-                     *       "message": "address already has an active command",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "BIZ-COMMAND-LOCKED" | "IDEMPOTENCY-KEY-IN-PROGRESS";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `PAYLOAD-TOO-LARGE`: request body exceeds 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "PAYLOAD-TOO-LARGE",
-                     *       "message": "request body exceeds 64 KiB",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "PAYLOAD-TOO-LARGE";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `BIZ-AMOUNT-INVALID`: amount must be a positive integer string; `VALIDATION-ERROR`: validation failed; `IDEMPOTENCY-KEY-REUSED`: idempotency key reused with a different request */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "BIZ-AMOUNT-INVALID",
-                     *       "message": "amount must be a positive integer string",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "BIZ-AMOUNT-INVALID" | "VALIDATION-ERROR" | "IDEMPOTENCY-KEY-REUSED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RiskReviewBlockedOrForbidden"];
+            404: components["responses"]["BizWalletAddressNotFound"];
+            409: components["responses"]["BizCommandLockedOrIdempotencyKeyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["BizAmountInvalidOrValidationErrorOrIdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     withdrawUnstaked: {
@@ -8234,177 +4704,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RISK-REVIEW-BLOCKED`: blocked by risk control; `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RISK-REVIEW-BLOCKED",
-                     *       "message": "blocked by risk control",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RISK-REVIEW-BLOCKED" | "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `BIZ-WALLET-ADDRESS-NOT-FOUND`: address missing or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "BIZ-WALLET-ADDRESS-NOT-FOUND",
-                     *       "message": "address missing or not the caller's",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "BIZ-WALLET-ADDRESS-NOT-FOUND";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `BIZ-COMMAND-LOCKED`: address already has an active command; `IDEMPOTENCY-KEY-IN-PROGRESS`: a request with this idempotency key is still in progress */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "BIZ-COMMAND-LOCKED",
-                     *       "message": "address already has an active command",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "BIZ-COMMAND-LOCKED" | "IDEMPOTENCY-KEY-IN-PROGRESS";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `PAYLOAD-TOO-LARGE`: request body exceeds 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "PAYLOAD-TOO-LARGE",
-                     *       "message": "request body exceeds 64 KiB",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "PAYLOAD-TOO-LARGE";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `VALIDATION-ERROR`: validation failed; `IDEMPOTENCY-KEY-REUSED`: idempotency key reused with a different request */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "VALIDATION-ERROR",
-                     *       "message": "validation failed",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION-ERROR" | "IDEMPOTENCY-KEY-REUSED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RiskReviewBlockedOrForbidden"];
+            404: components["responses"]["BizWalletAddressNotFound"];
+            409: components["responses"]["BizCommandLockedOrIdempotencyKeyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationErrorOrIdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     vote: {
@@ -8471,177 +4778,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RISK-REVIEW-BLOCKED`: blocked by risk control; `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RISK-REVIEW-BLOCKED",
-                     *       "message": "blocked by risk control",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RISK-REVIEW-BLOCKED" | "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `BIZ-WALLET-ADDRESS-NOT-FOUND`: address missing or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "BIZ-WALLET-ADDRESS-NOT-FOUND",
-                     *       "message": "address missing or not the caller's",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "BIZ-WALLET-ADDRESS-NOT-FOUND";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `BIZ-COMMAND-LOCKED`: address already has an active command; `IDEMPOTENCY-KEY-IN-PROGRESS`: a request with this idempotency key is still in progress */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "BIZ-COMMAND-LOCKED",
-                     *       "message": "address already has an active command",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "BIZ-COMMAND-LOCKED" | "IDEMPOTENCY-KEY-IN-PROGRESS";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `PAYLOAD-TOO-LARGE`: request body exceeds 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "PAYLOAD-TOO-LARGE",
-                     *       "message": "request body exceeds 64 KiB",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "PAYLOAD-TOO-LARGE";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `VALIDATION-ERROR`: validation failed; `IDEMPOTENCY-KEY-REUSED`: idempotency key reused with a different request */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "VALIDATION-ERROR",
-                     *       "message": "validation failed",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION-ERROR" | "IDEMPOTENCY-KEY-REUSED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RiskReviewBlockedOrForbidden"];
+            404: components["responses"]["BizWalletAddressNotFound"];
+            409: components["responses"]["BizCommandLockedOrIdempotencyKeyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationErrorOrIdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     withdrawReward: {
@@ -8689,177 +4833,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RISK-REVIEW-BLOCKED`: blocked by risk control; `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RISK-REVIEW-BLOCKED",
-                     *       "message": "blocked by risk control",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RISK-REVIEW-BLOCKED" | "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `BIZ-WALLET-ADDRESS-NOT-FOUND`: address missing or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "BIZ-WALLET-ADDRESS-NOT-FOUND",
-                     *       "message": "address missing or not the caller's",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "BIZ-WALLET-ADDRESS-NOT-FOUND";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `BIZ-COMMAND-LOCKED`: address already has an active command; `IDEMPOTENCY-KEY-IN-PROGRESS`: a request with this idempotency key is still in progress */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "BIZ-COMMAND-LOCKED",
-                     *       "message": "address already has an active command",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "BIZ-COMMAND-LOCKED" | "IDEMPOTENCY-KEY-IN-PROGRESS";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `PAYLOAD-TOO-LARGE`: request body exceeds 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "PAYLOAD-TOO-LARGE",
-                     *       "message": "request body exceeds 64 KiB",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "PAYLOAD-TOO-LARGE";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `VALIDATION-ERROR`: validation failed; `IDEMPOTENCY-KEY-REUSED`: idempotency key reused with a different request */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "VALIDATION-ERROR",
-                     *       "message": "validation failed",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION-ERROR" | "IDEMPOTENCY-KEY-REUSED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `RATE-LIMITED`: rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "RATE-LIMITED",
-                     *       "message": "rate limit exceeded",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "RATE-LIMITED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RiskReviewBlockedOrForbidden"];
+            404: components["responses"]["BizWalletAddressNotFound"];
+            409: components["responses"]["BizCommandLockedOrIdempotencyKeyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationErrorOrIdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     listPendingWebhooks: {
@@ -8900,69 +4881,9 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "FORBIDDEN",
-                     *       "message": "authenticated but not authorized",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
         };
     };
     approveWebhook: {
@@ -9009,153 +4930,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "FORBIDDEN",
-                     *       "message": "authenticated but not authorized",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `BIZ-USER-NOT-FOUND`: user unknown */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "BIZ-USER-NOT-FOUND",
-                     *       "message": "user unknown",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "BIZ-USER-NOT-FOUND";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `BIZ-WEBHOOK-NOT-PENDING`: no webhook URL is pending review */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "BIZ-WEBHOOK-NOT-PENDING",
-                     *       "message": "no webhook URL is pending review",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "BIZ-WEBHOOK-NOT-PENDING";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `PAYLOAD-TOO-LARGE`: request body exceeds 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "PAYLOAD-TOO-LARGE",
-                     *       "message": "request body exceeds 64 KiB",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "PAYLOAD-TOO-LARGE";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `VALIDATION-ERROR`: validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "VALIDATION-ERROR",
-                     *       "message": "validation failed",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["BizUserNotFound"];
+            409: components["responses"]["BizWebhookNotPending"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["InternalError"];
         };
     };
     rejectWebhook: {
@@ -9213,153 +4994,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "FORBIDDEN",
-                     *       "message": "authenticated but not authorized",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `BIZ-USER-NOT-FOUND`: user unknown */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "BIZ-USER-NOT-FOUND",
-                     *       "message": "user unknown",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "BIZ-USER-NOT-FOUND";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `BIZ-WEBHOOK-NOT-PENDING`: no webhook URL is pending review */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "BIZ-WEBHOOK-NOT-PENDING",
-                     *       "message": "no webhook URL is pending review",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "BIZ-WEBHOOK-NOT-PENDING";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `PAYLOAD-TOO-LARGE`: request body exceeds 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "PAYLOAD-TOO-LARGE",
-                     *       "message": "request body exceeds 64 KiB",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "PAYLOAD-TOO-LARGE";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `VALIDATION-ERROR`: validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "VALIDATION-ERROR",
-                     *       "message": "validation failed",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["BizUserNotFound"];
+            409: components["responses"]["BizWebhookNotPending"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["InternalError"];
         };
     };
     cancelCommand: {
@@ -9407,69 +5048,9 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "FORBIDDEN",
-                     *       "message": "authenticated but not authorized",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `BIZ-COMMAND-NOT-FOUND`: command number unknown */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "BIZ-COMMAND-NOT-FOUND",
-                     *       "message": "command number unknown",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "BIZ-COMMAND-NOT-FOUND";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["BizCommandNotFound"];
             /** @description `BIZ-COMMAND-NOT-CANCELLABLE`: command is terminal or already broadcast */
             409: {
                 headers: {
@@ -9491,69 +5072,9 @@ export interface operations {
                     };
                 };
             };
-            /** @description `PAYLOAD-TOO-LARGE`: request body exceeds 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "PAYLOAD-TOO-LARGE",
-                     *       "message": "request body exceeds 64 KiB",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "PAYLOAD-TOO-LARGE";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `VALIDATION-ERROR`: validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "VALIDATION-ERROR",
-                     *       "message": "validation failed",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["InternalError"];
         };
     };
     listDenyList: {
@@ -9593,69 +5114,9 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "FORBIDDEN",
-                     *       "message": "authenticated but not authorized",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
         };
     };
     addDenyListEntry: {
@@ -9709,111 +5170,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "FORBIDDEN",
-                     *       "message": "authenticated but not authorized",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `PAYLOAD-TOO-LARGE`: request body exceeds 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "PAYLOAD-TOO-LARGE",
-                     *       "message": "request body exceeds 64 KiB",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "PAYLOAD-TOO-LARGE";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `VALIDATION-ERROR`: validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "VALIDATION-ERROR",
-                     *       "message": "validation failed",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["InternalError"];
         };
     };
     removeDenyListEntry: {
@@ -9862,111 +5223,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "FORBIDDEN",
-                     *       "message": "authenticated but not authorized",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `PAYLOAD-TOO-LARGE`: request body exceeds 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "PAYLOAD-TOO-LARGE",
-                     *       "message": "request body exceeds 64 KiB",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "PAYLOAD-TOO-LARGE";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `VALIDATION-ERROR`: validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "VALIDATION-ERROR",
-                     *       "message": "validation failed",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["InternalError"];
         };
     };
     setUserQuota: {
@@ -10020,90 +5281,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHENTICATED`: invalid or missing token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "UNAUTHENTICATED",
-                     *       "message": "invalid or missing token",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: authenticated but not authorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "FORBIDDEN",
-                     *       "message": "authenticated but not authorized",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "FORBIDDEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `BIZ-USER-NOT-FOUND`: user unknown */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "BIZ-USER-NOT-FOUND",
-                     *       "message": "user unknown",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "BIZ-USER-NOT-FOUND";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `PAYLOAD-TOO-LARGE`: request body exceeds 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "PAYLOAD-TOO-LARGE",
-                     *       "message": "request body exceeds 64 KiB",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "PAYLOAD-TOO-LARGE";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["BizUserNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             /** @description `BIZ-SUB-ADDRESS-SUBSCRIPTION-REQUIRED`: active sub-address subscription required; `VALIDATION-ERROR`: validation failed */
             422: {
                 headers: {
@@ -10125,27 +5306,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            500: components["responses"]["InternalError"];
         };
     };
     getHealth: {
@@ -10184,27 +5345,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            500: components["responses"]["InternalError"];
         };
     };
     getReadiness: {
@@ -10261,27 +5402,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            500: components["responses"]["InternalError"];
             /** @description `SERVICE-UNAVAILABLE`: a backing service is unavailable; retry later */
             503: {
                 headers: {
@@ -10340,27 +5461,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            500: components["responses"]["InternalError"];
         };
     };
     getApiDocsPage: {
@@ -10385,27 +5486,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            500: components["responses"]["InternalError"];
         };
     };
     getApiDocsStylesheet: {
@@ -10427,27 +5508,7 @@ export interface operations {
                     "text/css": string;
                 };
             };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            500: components["responses"]["InternalError"];
         };
     };
     getApiDocsRenderer: {
@@ -10469,27 +5530,7 @@ export interface operations {
                     "text/javascript": string;
                 };
             };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            500: components["responses"]["InternalError"];
         };
     };
     getApiDocsInitializer: {
@@ -10514,27 +5555,7 @@ export interface operations {
                     "text/javascript": string;
                 };
             };
-            /** @description `INTERNAL-ERROR`: internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "INTERNAL-ERROR",
-                     *       "message": "internal error",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "INTERNAL-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            500: components["responses"]["InternalError"];
         };
     };
     withdrawalCompletedEvent: {
