@@ -20,7 +20,8 @@
  * worker, is then the bottleneck (its CPU per sweep grows about 7x from 1,000 to 10,000), and an unfinished run's
  * worker CPU is compared per stage and reported as not met. BENCH_SWEEPS=1000 (or 1000,3000) for a quicker run.
  */
-import { CollectionExecutor, type CollectionExecutorOptions } from '../core/application/worker/collection-executor.js';
+import { CollectionExecutor } from '../core/application/worker/collection-executor.js';
+import type { WorkflowOptions } from '../core/application/worker/workflow-executor.js';
 import { COLLECTION_STATUS, type CollectionTask } from '../core/domain/model/collection-task.js';
 import { SelfDelegationEnergyProvider } from '../adapters/tron/index.js';
 import { buildWorkerWorld, type WorkerWorld } from '../hosts/worker/worker-test-fixture.js';
@@ -40,7 +41,7 @@ const BASELINE = '55 blocks, 167.7 s, worker 29.0 ms + simulator 25.5 ms CPU per
 const CAP_MS = Number(process.env['BENCH_MS'] ?? 1_800_000);
 
 /** Executors for the manual-block measurements: each round runs whatever is due, then one block is mined. */
-function executors(w: WorkerWorld, count: number, options: CollectionExecutorOptions): Runnable[] {
+function executors(w: WorkerWorld, count: number, options: WorkflowOptions): Runnable[] {
   return Array.from({ length: count }, (_, i) => {
     const executor = new CollectionExecutor({
       ...w.stores, chain: w.gateway, cipher: w.cipher, assets: w.assets,

@@ -61,7 +61,7 @@ describe('collection leases', { timeout: 60_000 }, () => {
         if (!takenOver) {
           takenOver = true;
           w.clock.advance(10_000);
-          expect((await other.runOnce())?.taskNo).toBe(task.taskNo);
+          expect((await other.runOnce())?.key).toBe(task.taskNo);
         }
         return w.stores.tasks.update(t);
       },
@@ -69,7 +69,7 @@ describe('collection leases', { timeout: 60_000 }, () => {
     const slow = new CollectionExecutor(depsOf(w, { tasks: slowTasks }), { owner: 'slow', leaseMs: 10_000, confirmations: 1 });
     // PENDING → COLLECTING commits through the unit of work; the same stage's next write (the sweep's write-ahead
     // record) is the one that loses, so nothing is sent.
-    expect(await slow.runOnce()).toMatchObject({ taskNo: task.taskNo, outcome: 'lost-lease' });
+    expect(await slow.runOnce()).toMatchObject({ key: task.taskNo, outcome: 'lost-lease' });
     await driveUntil(w, [other, slow], async () => (await w.stores.tasks.get(task.taskNo))!.status === COLLECTION_STATUS.DONE);
     const done = (await w.stores.tasks.get(task.taskNo))!;
     expect(done.steps.filter((s) => s.transaction !== null)).toHaveLength(1);

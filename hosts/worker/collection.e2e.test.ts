@@ -7,7 +7,7 @@ import { CollectionExecutor } from '../../core/application/worker/collection-exe
 import { COLLECTION_STATUS } from '../../core/domain/model/collection-task.js';
 import { COMMAND_STATUS } from '../../core/domain/model/command.js';
 import type { EnergyProvider } from '../../core/ports/energy-provider.port.js';
-import type { CollectionExecutorOptions } from '../../core/application/worker/collection-executor.js';
+import type { WorkflowOptions } from '../../core/application/worker/workflow-executor.js';
 import { SelfDelegationEnergyProvider } from '../../adapters/tron/index.js';
 import { devnetRentalMarket, devnetRentalProvider } from '../../contracts-tests/harness/tron-devnet.js';
 import { buildWorkerWorld, TRX, type WorkerWorld } from './worker-test-fixture.js';
@@ -20,7 +20,7 @@ afterEach(async () => {
 });
 
 function executorOf(
-  w: WorkerWorld, energy: 'self' | 'rental' | 'none', options: CollectionExecutorOptions = {}, rental?: EnergyProvider,
+  w: WorkerWorld, energy: 'self' | 'rental' | 'none', options: WorkflowOptions = {}, rental?: EnergyProvider,
 ): CollectionExecutor {
   return new CollectionExecutor({
     ...w.stores, chain: w.gateway, cipher: w.cipher, assets: w.assets,

@@ -12,6 +12,8 @@ import { startWorker, type RunningWorker, type WorkerObserver, type WorkerOption
 import { rateLimitedErrors } from './rate-limited-log.js';
 import type { CustodyMetrics } from '../composition/metrics.js';
 import type { CollectionTaskRepository } from '../../core/ports/collection-task-repository.port.js';
+import { commandStatusName } from '../../core/domain/command-machine.js';
+import type { CommandStatus } from '../../core/domain/model/command.js';
 
 /** Environment the worker reads beyond the composition's configuration. */
 export interface ComposedWorkerEnv {
@@ -81,14 +83,14 @@ export function workerMetrics(metrics: CustodyMetrics, tasks: CollectionTaskRepo
         metrics.stage('collection', o.outcome);
         // A finished task is read once more for its steps and cost; a failed read only loses a sample.
         if (o.outcome === 'finished') {
-          const task = await tasks.get(o.taskNo).catch(() => null);
+          const task = await tasks.get(o.key).catch(() => null);
           if (task !== null) metrics.collectionFinished(task);
         }
       }
       for (const o of report.reclaims) metrics.stage('reclaim', o.outcome);
       for (const o of report.commands) {
         metrics.stage('command', o.outcome);
-        if (o.outcome === 'completed' || o.outcome === 'failed' || o.outcome === 'rejected') metrics.taskFinished('command', o.outcome);
+        if (o.outcome === 'finished' && typeof o.status === 'number') metrics.taskFinished('command', commandStatusName(o.status as CommandStatus));
       }
     },
     passFailed: (workflow) => metrics.passFailed(workflow),

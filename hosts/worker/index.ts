@@ -4,14 +4,11 @@
  * when the caller says `tick()` (tests drive it on a ManualClock, deterministically).
  */
 import type { BalanceScanner } from '../../core/application/worker/balance-scanner.js';
-import {
-  CollectionExecutor, type CollectionExecutorDeps, type CollectionExecutorOptions, type StageOutcome,
-} from '../../core/application/worker/collection-executor.js';
+import { CollectionExecutor, type CollectionExecutorDeps } from '../../core/application/worker/collection-executor.js';
 import type { AttemptOutcome, WebhookDispatcher } from '../../core/application/worker/webhook-dispatcher.js';
-import { ReclaimExecutor, type ReclaimExecutorOptions, type ReclaimOutcome } from '../../core/application/worker/reclaim-executor.js';
-import {
-  CommandExecutor, type CommandExecutorDeps, type CommandExecutorOptions, type CommandOutcome,
-} from '../../core/application/worker/command-executor.js';
+import { ReclaimExecutor } from '../../core/application/worker/reclaim-executor.js';
+import { CommandExecutor, type CommandExecutorDeps } from '../../core/application/worker/command-executor.js';
+import type { StageResult, WorkflowOptions } from '../../core/application/worker/workflow-executor.js';
 import { startBalanceScanJob } from './jobs/balance-scan.js';
 import { startWebhookJob, type RunningJob } from './jobs/webhooks.js';
 
@@ -30,10 +27,10 @@ export interface WorkerDeps extends CollectionExecutorDeps, CommandExecutorDeps 
 
 /** Options of startWorker; every one has a default. */
 export interface WorkerOptions {
-  readonly collection?: CollectionExecutorOptions;
-  readonly commands?: CommandExecutorOptions;
+  readonly collection?: WorkflowOptions;
+  readonly commands?: WorkflowOptions;
   /** Post-failure reclaims (default: the collection's owner, lease, confirmations and poll). */
-  readonly reclaim?: ReclaimExecutorOptions;
+  readonly reclaim?: WorkflowOptions;
   /** Pause between two ticks of the executor loop (default 1 s; a tick that found work is followed at once). */
   readonly intervalMs?: number;
   /** Collection stages per tick at most (default 200), so one tick stays bounded. */
@@ -55,11 +52,11 @@ export interface WorkerObserver {
 
 /** What one tick did. */
 export interface TickReport {
-  readonly collections: readonly StageOutcome[];
+  readonly collections: readonly StageResult[];
   /** Withdrawals and staking commands. */
-  readonly commands: readonly CommandOutcome[];
+  readonly commands: readonly StageResult[];
   /** Post-failure reclaims of failed collections that funded gas or delegated energy. */
-  readonly reclaims: readonly ReclaimOutcome[];
+  readonly reclaims: readonly StageResult[];
 }
 
 /** A running worker. */
@@ -164,12 +161,10 @@ export function startWorker(deps: WorkerDeps, options: WorkerOptions = {}): Runn
 
 function reportEnds(report: TickReport, log: WorkerLog | undefined): void {
   if (log === undefined) return;
-  for (const o of report.collections) if (o.outcome === 'finished') log.info({ taskNo: o.taskNo, status: o.status }, 'collection finished');
-  for (const o of report.reclaims) if (o.outcome === 'done') log.info({ taskNo: o.taskNo }, 'collection reclaim done');
-  for (const o of report.commands) {
-    if (o.outcome === 'completed' || o.outcome === 'failed' || o.outcome === 'rejected') log.info({ commandNo: o.commandNo, outcome: o.outcome }, 'command finished');
+  for (const o of [...report.collections, ...report.reclaims, ...report.commands]) {
+    if (o.outcome === 'finished') log.info({ workflow: o.workflow, key: o.key, status: o.status }, `${o.workflow} finished`);
   }
 }
 
 export { CollectionExecutor, CommandExecutor };
-export type { CollectionExecutorOptions, CommandExecutorOptions, StageOutcome, CommandOutcome };
+export type { StageResult, WorkflowOptions };

@@ -154,12 +154,12 @@ describe('post-failure reclaim on the devnet', { timeout: 60_000 }, () => {
     );
     const reclaims: string[] = [];
     try {
-      await driveUntil(w, [{ runDue: async () => { reclaims.push(...(await worker.tick()).reclaims.map((r) => r.outcome)); } }],
+      await driveUntil(w, [{ runDue: async () => { reclaims.push(...(await worker.tick()).reclaims.map((r) => `${r.outcome} ${r.status}`)); } }],
         reclaimed(w, task.taskNo), { maxRounds: 40 });
     } finally {
       await worker.stop();
     }
-    expect(reclaims).toContain('done');
+    expect(reclaims).toContain('finished done');
     expect((await w.stores.tasks.get(task.taskNo))!).toMatchObject({ status: COLLECTION_STATUS.FAILED, errorCode: 'BIZ-ENERGY-TIMEOUT' });
     expect((await w.gateway.getResources(sub)).energy.receivedSun).toBe(0n);
     expect((await w.gateway.getResources(w.main.address)).energy.delegatedOutSun).toBe(0n);

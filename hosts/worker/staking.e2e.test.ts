@@ -27,7 +27,7 @@ describe('staking commands on the devnet', { timeout: 60_000 }, () => {
     w.devnet.fund(address, 500n * TRX);
     const command = await w.stake(address, 'STAKE', 'ENERGY', 200n * TRX);
     const executor = new CommandExecutor({ ...w.stores, chain: w.gateway, cipher: w.cipher, assets: w.assets });
-    expect((await executor.runDue()).map((o) => o.outcome)).toEqual(['sent']);
+    expect((await executor.runDue()).map((o) => [o.outcome, o.sent])).toEqual([['advanced', true]]);
     expect((await w.stores.commands.get(command.commandNo))!.status).toBe(COMMAND_STATUS.RUNNING);
     await driveUntil(w, [executor], () => ended(w, command.commandNo));
     const done = (await w.stores.commands.get(command.commandNo))!;

@@ -39,8 +39,8 @@ describe('startWorker', { timeout: 60_000 }, () => {
     worker = startWorker(depsOf(w), { manual: true, collection: { confirmations: 'solidified' } });
     expect((await w.stores.tasks.get(task.taskNo))!.status).toBe(COLLECTION_STATUS.PENDING);
     const first = await worker.tick();
-    expect(first.commands.map((o) => o.outcome)).toEqual(['completed']);
-    expect(first.collections[0]).toMatchObject({ taskNo: task.taskNo, outcome: 'advanced', status: COLLECTION_STATUS.FUNDING_TRX });
+    expect(first.commands.map((o) => [o.outcome, o.status])).toEqual([['finished', COMMAND_STATUS.SUCCESS]]);
+    expect(first.collections[0]).toMatchObject({ workflow: 'collection', key: task.taskNo, outcome: 'advanced', status: COLLECTION_STATUS.FUNDING_TRX });
     for (let round = 0; round < 200 && (await w.stores.tasks.get(task.taskNo))!.status !== COLLECTION_STATUS.DONE; round++) {
       w.devnet.mine(1);
       w.clock.advance(BLOCK_MS);
@@ -60,7 +60,7 @@ describe('startWorker', { timeout: 60_000 }, () => {
     worker = startWorker(depsOf(w), { manual: true });
     const [a, b] = [worker.tick(), worker.tick()];
     expect(a).toBe(b);
-    expect((await a).commands.map((o) => o.outcome)).toEqual(['completed']);
+    expect((await a).commands.map((o) => [o.outcome, o.status])).toEqual([['finished', COMMAND_STATUS.SUCCESS]]);
   });
 
   it('timer mode runs by itself and stop() waits for the pass in flight', async () => {

@@ -21,8 +21,9 @@ import { TaskWorkflowBase } from './task-workflow.js';
 import { signerFor } from './worker-keys.js';
 import { followOperation, STALE_READ_GRACE_MS, type Confirmations } from './write-ahead.js';
 import {
-  stepOfRow, WorkflowRefusal, WorkflowRunner, type RunnerHooks, type RunnerLog, type RunResult, type StepDecision, type Workflow, type WorkflowStep,
+  stepOfRow, WorkflowRefusal, type RunnerHooks, type RunnerLog, type StepDecision, type Workflow, type WorkflowStep,
 } from './workflow-runner.js';
+import { WorkflowExecutor, type WorkflowOptions } from './workflow-executor.js';
 
 /** The ports the collection executor uses. */
 export interface CollectionExecutorDeps extends StepDeps {
@@ -34,52 +35,6 @@ export interface CollectionExecutorDeps extends StepDeps {
   readonly uow: UnitOfWork;
   readonly log?: RunnerLog;
   readonly hooks?: RunnerHooks;
-}
-
-/** Tunables; every one has a default. */
-export interface CollectionExecutorOptions {
-  /** Lease owner name (default: a fresh UUID per executor). */
-  readonly owner?: string;
-  /** Lease on a claimed task (default 60 s): longer than one stage's few node calls, so a live worker keeps it. */
-  readonly leaseMs?: number;
-  /** Depth before the next step starts (default 'solidified'). */
-  readonly confirmations?: Confirmations;
-  /** Clock time between two looks at a transaction or at the energy (default 3 s, one TRON block). */
-  readonly pollMs?: number;
-  /** Spec §8: wait for energy readiness up to 60 s, then FAILED BIZ-ENERGY-TIMEOUT. */
-  readonly energyTimeoutMs?: number;
-  /**
-   * An empty sub-address fails BIZ-NOTHING-TO-COLLECT only once the task is this old (default 30 s, ten blocks):
-   * before, it is read again a poll later. A state read can come from a node some blocks behind the one that reported
-   * the balance (a provider's load-balanced backends), and that node has not seen the deposit yet. (The undelegation's
-   * own wait for a delegation it cannot see yet counts STALE_READ_GRACE_MS from that delegation.)
-   */
-  readonly staleReadGraceMs?: number;
-  /** Failures retry after retryBaseMs, doubling up to retryMaxMs (defaults 1 s and 60 s). */
-  readonly retryBaseMs?: number;
-  readonly retryMaxMs?: number;
-  /** A step running longer than this is logged as stuck (default 15 min). */
-  readonly stuckAfterMs?: number;
-  /** Stages run at once by one runDue (default 1): the node's round trips of one stage overlap the others'. */
-  readonly concurrency?: number;
-  /** Burning TRX for energy may be planned (default false), up to maxBurnSun per sweep when set. */
-  readonly burnEnabled?: boolean;
-  readonly maxBurnSun?: bigint;
-  /** TRX left on a sub-address is swept back only when that nets at least this much (default 0.1 TRX). */
-  readonly minRecoverSun?: bigint;
-  /** fee_limit of the TRC20 transfer (default 100 TRX). */
-  readonly feeLimitSun?: bigint;
-  /** Bytes of a TRX transfer and SUN per byte when bandwidth is burnt (defaults 300 and 1,000). */
-  readonly transferBytes?: number;
-  readonly sunPerByte?: bigint;
-}
-
-/** What one claimed stage did to its task. */
-export interface StageOutcome {
-  readonly taskNo: string;
-  /** advanced: a step completed or a transaction went out; waiting: for the chain; retrying: after a failure. */
-  readonly outcome: 'advanced' | 'waiting' | 'retrying' | 'finished' | 'lost-lease';
-  readonly status: CollectionStatus;
 }
 
 const TRX = 1_000_000n;
@@ -163,6 +118,10 @@ class CollectionWorkflow extends TaskWorkflowBase implements Workflow<Collection
 
   released(task: CollectionTask, at: number): CollectionTask {
     return { ...task, nextRunAt: at, lease: null };
+  }
+
+  statusOf(task: CollectionTask): CollectionStatus {
+    return task.status;
   }
 
   /**
@@ -399,10 +358,8 @@ class CollectionWorkflow extends TaskWorkflowBase implements Workflow<Collection
  * transaction is persisted (txid + signed bytes) in the task's StepRecord before it is sent, and only chain
  * evidence ends a step whose transaction may be out (the money rule).
  */
-export class CollectionExecutor {
-  private readonly runner: WorkflowRunner<CollectionTask>;
-
-  constructor(deps: CollectionExecutorDeps, options: CollectionExecutorOptions = {}) {
+export class CollectionExecutor extends WorkflowExecutor<CollectionTask> {
+  constructor(deps: CollectionExecutorDeps, options: WorkflowOptions = {}) {
     const settings: StepSettings = {
       burnEnabled: options.burnEnabled ?? false,
       maxBurnSun: options.maxBurnSun ?? null,
@@ -413,33 +370,8 @@ export class CollectionExecutor {
     };
     const workflow = new CollectionWorkflow(deps, settings, options.confirmations ?? 'solidified', options.energyTimeoutMs ?? 60_000,
       options.staleReadGraceMs ?? STALE_READ_GRACE_MS);
-    this.runner = new WorkflowRunner(workflow, deps, {
-      owner: options.owner ?? deps.ids.uuid(),
-      ...pick(options, ['leaseMs', 'pollMs', 'retryBaseMs', 'retryMaxMs', 'stuckAfterMs', 'concurrency']),
-    });
+    super(workflow, deps, options, { batch: 100 });
   }
-
-  /** Runs stages until no task is due or `maxStages` ran; returns what each did. */
-  async runDue(maxStages = 100): Promise<StageOutcome[]> {
-    return (await this.runner.runDue(maxStages)).map(toStageOutcome);
-  }
-
-  /** Claims one due task and runs one stage of it; null when nothing is due. */
-  async runOnce(): Promise<StageOutcome | null> {
-    const result = await this.runner.runOnce();
-    return result === null ? null : toStageOutcome(result);
-  }
-}
-
-function toStageOutcome(result: RunResult<CollectionTask>): StageOutcome {
-  return { taskNo: result.key, outcome: result.outcome, status: result.subject.status };
-}
-
-/** The options that are set, for passing on under exactOptionalPropertyTypes. */
-export function pick<T extends object, K extends keyof T>(options: T, keys: readonly K[]): Partial<Pick<T, K>> {
-  const out: Partial<Pick<T, K>> = {};
-  for (const key of keys) if (options[key] !== undefined) out[key] = options[key];
-  return out;
 }
 
 /** The current step's record: the last one for this status, not completed yet. */

@@ -19,7 +19,7 @@ export interface StepDeps extends SignerDeps {
   readonly energy: { readonly self?: EnergyProvider | undefined; readonly rental?: EnergyProvider | undefined };
 }
 
-/** Amounts and switches the plans use (see CollectionExecutorOptions for their meaning and defaults). */
+/** Amounts and switches the plans use (see WorkflowOptions for their meaning and defaults). */
 export interface StepSettings {
   /** Burning TRX for energy may be chosen (ENERGY_BURN), up to maxBurnSun per sweep when set. */
   readonly burnEnabled: boolean;

@@ -15,8 +15,9 @@ import { sweepableSun, type StepSettings } from './collection-steps.js';
 import { signerFor, type SignerDeps } from './worker-keys.js';
 import { STALE_READ_GRACE_MS, type Completion, type Confirmations } from './write-ahead.js';
 import {
-  stepOfRow, WorkflowRefusal, WorkflowRunner, type RunnerHooks, type RunnerLog, type RunResult, type StepDecision, type Workflow, type WorkflowStep,
+  stepOfRow, WorkflowRefusal, type RunnerHooks, type RunnerLog, type StepDecision, type Workflow, type WorkflowStep,
 } from './workflow-runner.js';
+import { WorkflowExecutor, type WorkflowOptions } from './workflow-executor.js';
 
 /** The ports the command executor uses. */
 export interface CommandExecutorDeps extends SignerDeps {
@@ -29,46 +30,6 @@ export interface CommandExecutorDeps extends SignerDeps {
   readonly uow: UnitOfWork;
   readonly log?: RunnerLog;
   readonly hooks?: RunnerHooks;
-}
-
-/** Tunables; every one has a default. */
-export interface CommandExecutorOptions {
-  /** Lease owner name (default: a fresh UUID per executor). */
-  readonly owner?: string;
-  /** Lease on a claimed command (default 60 s). */
-  readonly leaseMs?: number;
-  /**
-   * When a withdrawal counts as completed: 'broadcast' (default, spec §6: "broadcast successfully and a txid is
-   * obtained": a node accepted it, or it is already in a block), or after this many confirmations / solidification.
-   */
-  readonly completeOn?: 'broadcast' | Confirmations;
-  /**
-   * Depth at which a staking command (STAKE … WITHDRAW_REWARD) counts as done (default 1: in a block and not
-   * reverted). The spec names no staking events, so its SUCCESS waits for the chain's verdict instead of the broadcast.
-   */
-  readonly stakingConfirmations?: Confirmations;
-  /** Clock time between two looks at a sent transaction (default 3 s). */
-  readonly pollMs?: number;
-  /** Failures retry after retryBaseMs, doubling up to retryMaxMs (defaults 1 s and 60 s). */
-  readonly retryBaseMs?: number;
-  readonly retryMaxMs?: number;
-  /** A command running longer than this is logged as stuck (default 15 min). */
-  readonly stuckAfterMs?: number;
-  /** Stages per pass at most (default 50). */
-  readonly batch?: number;
-  /** fee_limit of TRC20 transfers (default 100 TRX). */
-  readonly feeLimitSun?: bigint;
-  /**
-   * A balance short of the amount fails BIZ-INSUFFICIENT-BALANCE only once the command is this old (default 30 s):
-   * before, it is read again a poll later, as a node behind the deposit may have answered (write-ahead.ts).
-   */
-  readonly staleReadGraceMs?: number;
-}
-
-/** What one pass did to one command. */
-export interface CommandOutcome {
-  readonly commandNo: string;
-  readonly outcome: 'rejected' | 'sent' | 'completed' | 'failed' | 'waiting' | 'retrying' | 'lost';
 }
 
 const TRX = 1_000_000n;
@@ -138,6 +99,10 @@ class CommandWorkflow implements Workflow<Command> {
 
   released(command: Command, at: number): Command {
     return { ...command, nextRunAt: at, lease: null };
+  }
+
+  statusOf(command: Command): number {
+    return command.status;
   }
 
   async save(next: Command, readVersion: number): Promise<Command> {
@@ -212,37 +177,11 @@ class CommandWorkflow implements Workflow<Command> {
  * workflow runner: leased in the store like every chain workflow, write-ahead, and under the money rule (a command
  * whose transaction may be out ends only on chain evidence; it never releases its address lock on a node error).
  */
-export class CommandExecutor {
-  private readonly runner: WorkflowRunner<Command>;
-  private readonly batch: number;
-
-  constructor(deps: CommandExecutorDeps, options: CommandExecutorOptions = {}) {
+export class CommandExecutor extends WorkflowExecutor<Command> {
+  constructor(deps: CommandExecutorDeps, options: WorkflowOptions = {}) {
     const completeOn = options.completeOn ?? 'broadcast';
     const workflow = new CommandWorkflow(deps, completeOn === 'broadcast' ? 'accepted' : completeOn,
       options.stakingConfirmations ?? 1, options.feeLimitSun ?? 100n * TRX, options.staleReadGraceMs ?? STALE_READ_GRACE_MS);
-    this.batch = options.batch ?? 50;
-    this.runner = new WorkflowRunner(workflow, deps, {
-      owner: options.owner ?? deps.ids.uuid(),
-      ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
-      ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
-      ...(options.retryBaseMs === undefined ? {} : { retryBaseMs: options.retryBaseMs }),
-      ...(options.retryMaxMs === undefined ? {} : { retryMaxMs: options.retryMaxMs }),
-      ...(options.stuckAfterMs === undefined ? {} : { stuckAfterMs: options.stuckAfterMs }),
-    });
+    super(workflow, deps, options, { batch: 50 });
   }
-
-  /** One pass: stages until nothing is due or `batch` ran; returns what happened to each command. */
-  async runDue(): Promise<CommandOutcome[]> {
-    return (await this.runner.runDue(this.batch)).map(toCommandOutcome);
-  }
-}
-
-function toCommandOutcome(result: RunResult<Command>): CommandOutcome {
-  const command = result.subject;
-  const outcome: CommandOutcome['outcome'] = result.outcome === 'lost-lease' ? 'lost'
-    : result.outcome === 'finished'
-      ? command.status === COMMAND_STATUS.SUCCESS ? 'completed' : command.status === COMMAND_STATUS.REJECTED ? 'rejected' : 'failed'
-      : result.outcome === 'advanced' ? (result.sent ? 'sent' : 'waiting')
-        : result.outcome;
-  return { commandNo: result.key, outcome };
 }

@@ -10,8 +10,9 @@ import { TaskWorkflowBase } from './task-workflow.js';
 import { delegationRecords, planRecovery, planUndelegation, type StepDeps, type StepPlan, type StepSettings, type StepSubject } from './collection-steps.js';
 import type { Confirmations } from './write-ahead.js';
 import {
-  stepOfRow, WorkflowRefusal, WorkflowRunner, type RunnerHooks, type RunnerLog, type RunResult, type StepDecision, type Workflow, type WorkflowStep,
+  stepOfRow, WorkflowRefusal, type RunnerHooks, type RunnerLog, type StepDecision, type Workflow, type WorkflowStep,
 } from './workflow-runner.js';
+import { WorkflowExecutor, type WorkflowOptions } from './workflow-executor.js';
 
 /** The ports the reclaimer uses (a subset of the collection executor's). */
 export interface ReclaimExecutorDeps extends StepDeps {
@@ -21,33 +22,6 @@ export interface ReclaimExecutorDeps extends StepDeps {
   readonly tasks: CollectionTaskRepository;
   readonly log?: RunnerLog;
   readonly hooks?: RunnerHooks;
-}
-
-/** Tunables; every one has a default (the collection executor's where they share a meaning). */
-export interface ReclaimExecutorOptions {
-  readonly owner?: string;
-  /** Lease on a claimed reclaim (default 60 s). */
-  readonly leaseMs?: number;
-  readonly confirmations?: Confirmations;
-  /** Clock time between two looks at a sent transaction (default 3 s). */
-  readonly pollMs?: number;
-  /**
-   * A refused or failed attempt (the delegation still inside its lock period, a node error, a revert) retries
-   * after retryBaseMs, doubling up to retryMaxMs (defaults 3 s and 5 min). A reclaim never gives up: it holds funds.
-   */
-  readonly retryBaseMs?: number;
-  readonly retryMaxMs?: number;
-  readonly stuckAfterMs?: number;
-  readonly transferBytes?: number;
-  readonly sunPerByte?: bigint;
-  /** The float is swept back only when that nets at least this much (default 0.1 TRX). */
-  readonly minRecoverSun?: bigint;
-}
-
-/** What one reclaim stage did. */
-export interface ReclaimOutcome {
-  readonly taskNo: string;
-  readonly outcome: 'advanced' | 'waiting' | 'retrying' | 'done' | 'lost-lease';
 }
 
 /** The reclaim's steps in RECLAIM_STEPS's order: give the stake back, then sweep the float (with its own bandwidth). */
@@ -130,6 +104,10 @@ class ReclaimWorkflow extends TaskWorkflowBase implements Workflow<CollectionTas
     return withReclaim(task, { nextRunAt: at, lease: null });
   }
 
+  statusOf(task: CollectionTask): string {
+    return task.reclaim?.status ?? 'none';
+  }
+
   /** Closes the phase (its record, or a skipped one); after the last phase the reclaim is done. */
   async complete(task: CollectionTask, _record: PreparedTransaction | null): Promise<{ next: CollectionTask } | { ended: CollectionTask }> {
     const phase = phaseOf(task);
@@ -178,41 +156,19 @@ class ReclaimWorkflow extends TaskWorkflowBase implements Workflow<CollectionTas
 /**
  * Gives back what a failed TRC20 collection left on its sub-address (see ReclaimWorkflow), on the one workflow
  * runner: leased and write-ahead like every chain workflow, so a crash anywhere never sends a reclaim transaction
- * twice.
+ * twice. A refused or failed attempt (the delegation still inside its lock period, a node error, a revert) retries
+ * after 3 s, doubling up to 5 min by default: a reclaim never gives up, it holds funds.
  */
-export class ReclaimExecutor {
-  private readonly runner: WorkflowRunner<CollectionTask>;
-
-  constructor(deps: ReclaimExecutorDeps, options: ReclaimExecutorOptions = {}) {
+export class ReclaimExecutor extends WorkflowExecutor<CollectionTask> {
+  constructor(deps: ReclaimExecutorDeps, options: WorkflowOptions = {}) {
     // Only the sweep's bandwidth reserve is read by these planners; the funding amounts are unused.
     const settings: StepSettings = {
       burnEnabled: false, maxBurnSun: null, minRecoverSun: options.minRecoverSun ?? 100_000n, feeLimitSun: 0n,
       transferBytes: options.transferBytes ?? 300, sunPerByte: options.sunPerByte ?? 1_000n,
     };
-    this.runner = new WorkflowRunner(new ReclaimWorkflow(deps, settings, options.confirmations ?? 'solidified'), deps, {
-      owner: options.owner ?? deps.ids.uuid(),
-      retryBaseMs: options.retryBaseMs ?? 3_000,
-      retryMaxMs: options.retryMaxMs ?? 300_000,
-      ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
-      ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
-      ...(options.stuckAfterMs === undefined ? {} : { stuckAfterMs: options.stuckAfterMs }),
-    });
+    super(new ReclaimWorkflow(deps, settings, options.confirmations ?? 'solidified'), deps, options,
+      { retryBaseMs: 3_000, retryMaxMs: 300_000, batch: 100 });
   }
-
-  /** Runs stages until no reclaim is due or `maxStages` ran. */
-  async runDue(maxStages = 100): Promise<ReclaimOutcome[]> {
-    return (await this.runner.runDue(maxStages)).map(toReclaimOutcome);
-  }
-
-  /** Claims one due reclaim and runs one stage of it; null when none is due. */
-  async runOnce(): Promise<ReclaimOutcome | null> {
-    const result = await this.runner.runOnce();
-    return result === null ? null : toReclaimOutcome(result);
-  }
-}
-
-function toReclaimOutcome(result: RunResult<CollectionTask>): ReclaimOutcome {
-  return { taskNo: result.key, outcome: result.outcome === 'finished' ? 'done' : result.outcome };
 }
 
 /** The first phase not completed yet; null once both are (or there is no pending reclaim). */
