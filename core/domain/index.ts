@@ -9,6 +9,7 @@ export * from './wallet-rules.js';
 export * from './cashier-token-rules.js';
 export * from './collection-machine.js';
 export * from './command-machine.js';
+export * from './deposit-machine.js';
 export * from './webhook-review.js';
 export * from './delivery-schedule.js';
 export * from './webhook-url.js';

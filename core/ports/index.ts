@@ -17,6 +17,7 @@ export type * from './session-repository.port.js';
 export type * from './subscription-repository.port.js';
 export type * from './api-token-repository.port.js';
 export type * from './wallet-repository.port.js';
+export type * from './deposit-repository.port.js';
 export type * from './balance-repository.port.js';
 export type * from './command-repository.port.js';
 export type * from './collection-task-repository.port.js';

@@ -9,3 +9,4 @@ export * from './cashier-token.js';
 export * from './webhook.js';
 export * from './idempotency.js';
 export * from './chain.js';
+export * from './deposit.js';
