@@ -11,6 +11,7 @@ export * from './cashier-token-repository.contract.js';
 export * from './chain-gateway.contract.js';
 export * from './collection-task-repository.contract.js';
 export * from './command-repository.contract.js';
+export * from './deposit-repository.contract.js';
 export * from './developer-config-repository.contract.js';
 export * from './energy-provider.contract.js';
 export * from './event-outbox.contract.js';

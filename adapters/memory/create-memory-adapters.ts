@@ -6,6 +6,7 @@ import { MemoryBalanceRepository } from './memory-balance-repository.js';
 import { MemoryCashierTokenRepository } from './memory-cashier-token-repository.js';
 import { MemoryCollectionTaskRepository } from './memory-collection-task-repository.js';
 import { MemoryCommandRepository } from './memory-command-repository.js';
+import { MemoryDepositRepository } from './memory-deposit-repository.js';
 import { MemoryDeveloperConfigRepository } from './memory-developer-config-repository.js';
 import { MemoryEventOutbox } from './memory-event-outbox.js';
 import { MemoryIdGenerator } from './memory-id-generator.js';
@@ -29,6 +30,7 @@ export interface MemoryAdapters {
   readonly apiTokens: MemoryApiTokenRepository;
   readonly wallets: MemoryWalletRepository;
   readonly balances: MemoryBalanceRepository;
+  readonly deposits: MemoryDepositRepository;
   readonly commands: MemoryCommandRepository;
   readonly tasks: MemoryCollectionTaskRepository;
   readonly cashierTokens: MemoryCashierTokenRepository;
@@ -62,6 +64,7 @@ export function createMemoryAdapters(options: MemoryAdapterOptions): MemoryAdapt
     apiTokens: new MemoryApiTokenRepository(store),
     wallets: new MemoryWalletRepository(store),
     balances: new MemoryBalanceRepository(store),
+    deposits: new MemoryDepositRepository(store),
     commands: new MemoryCommandRepository(store),
     tasks: new MemoryCollectionTaskRepository(store),
     cashierTokens: new MemoryCashierTokenRepository(store),

@@ -7,6 +7,7 @@ export { MemorySubscriptionRepository } from './memory-subscription-repository.j
 export { MemoryApiTokenRepository } from './memory-api-token-repository.js';
 export { MemoryWalletRepository } from './memory-wallet-repository.js';
 export { MemoryBalanceRepository } from './memory-balance-repository.js';
+export { MemoryDepositRepository } from './memory-deposit-repository.js';
 export { MemoryCommandRepository } from './memory-command-repository.js';
 export { MemoryCollectionTaskRepository } from './memory-collection-task-repository.js';
 export { MemoryCashierTokenRepository } from './memory-cashier-token-repository.js';

@@ -4,6 +4,7 @@ import { describeBalanceRepositoryContract } from '../../contracts-tests/balance
 import { describeCashierTokenRepositoryContract } from '../../contracts-tests/cashier-token-repository.contract.js';
 import { describeCollectionTaskRepositoryContract } from '../../contracts-tests/collection-task-repository.contract.js';
 import { describeCommandRepositoryContract } from '../../contracts-tests/command-repository.contract.js';
+import { describeDepositRepositoryContract } from '../../contracts-tests/deposit-repository.contract.js';
 import { describeDeveloperConfigRepositoryContract } from '../../contracts-tests/developer-config-repository.contract.js';
 import { describeEventOutboxContract } from '../../contracts-tests/event-outbox.contract.js';
 import { describeIdempotencyStoreContract } from '../../contracts-tests/idempotency-store.contract.js';
@@ -25,6 +26,7 @@ describeSubscriptionRepositoryContract('memory', fresh);
 describeApiTokenRepositoryContract('memory', fresh);
 describeWalletRepositoryContract('memory', fresh);
 describeBalanceRepositoryContract('memory', fresh);
+describeDepositRepositoryContract('memory', fresh);
 describeCommandRepositoryContract('memory', fresh);
 describeCollectionTaskRepositoryContract('memory', fresh);
 describeCashierTokenRepositoryContract('memory', fresh);

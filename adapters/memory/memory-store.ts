@@ -1,6 +1,7 @@
 import type { BalanceSnapshot, IdempotencyRecord, Subscription, UserId } from '../../core/domain/model/index.js';
 import type { RiskEntry } from '../../core/ports/risk-policy.port.js';
 import type { Sequence } from '../../core/ports/id-generator.port.js';
+import { DepositTable } from './memory-deposit-repository.js';
 import {
   AccountTable, ApiTokenTable, CashierTokenTable, CommandTable, DeliveryTable, DeveloperConfigTable, EventTable, SessionTable, TaskTable, WalletTable,
 } from './memory-tables.js';
@@ -24,6 +25,7 @@ export class MemoryStore {
   readonly wallets = new WalletTable();
   readonly walletIdsByAddress = new Map<string, number>();
   readonly balances = new Map<string, BalanceSnapshot>();
+  readonly deposits = new DepositTable();
   readonly commands = new CommandTable();
   readonly tasks = new TaskTable();
   readonly cashierTokens = new CashierTokenTable();
