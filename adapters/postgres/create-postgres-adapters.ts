@@ -7,6 +7,7 @@ import { PgBalanceRepository } from './pg-balance-repository.js';
 import { PgCashierTokenRepository } from './pg-cashier-token-repository.js';
 import { PgCollectionTaskRepository } from './pg-collection-task-repository.js';
 import { PgCommandRepository } from './pg-command-repository.js';
+import { PgDepositRepository } from './pg-deposit-repository.js';
 import { PgDeveloperConfigRepository } from './pg-developer-config-repository.js';
 import { PgEventOutbox } from './pg-event-outbox.js';
 import { PgIdGenerator } from './pg-id-generator.js';
@@ -29,6 +30,7 @@ export interface PostgresAdapters {
   readonly apiTokens: PgApiTokenRepository;
   readonly wallets: PgWalletRepository;
   readonly balances: PgBalanceRepository;
+  readonly deposits: PgDepositRepository;
   readonly commands: PgCommandRepository;
   readonly tasks: PgCollectionTaskRepository;
   readonly cashierTokens: PgCashierTokenRepository;
@@ -63,6 +65,7 @@ export function createPostgresAdapters(options: PostgresAdapterOptions): Postgre
     apiTokens: new PgApiTokenRepository(pool),
     wallets: new PgWalletRepository(pool),
     balances: new PgBalanceRepository(pool),
+    deposits: new PgDepositRepository(pool),
     commands: new PgCommandRepository(pool),
     tasks: new PgCollectionTaskRepository(pool),
     cashierTokens: new PgCashierTokenRepository(pool),

@@ -1,0 +1,42 @@
+import type { NetworkCode } from '../../core/domain/model/common.js';
+import type { Deposit, DepositStatus } from '../../core/domain/model/deposit.js';
+import { decodeMoney, encodeMoney, nullable } from './record-support.js';
+
+/**
+ * `deposits`: `id` is the deposit id; `amount` a decimal string. Unique in every store: (networkCode, transferId),
+ * the one-record-per-transfer rule.
+ */
+export interface StoredDeposit {
+  id: string;
+  transferId: string;
+  userId: number;
+  address: string;
+  networkCode: NetworkCode;
+  assetSymbol: string;
+  amount: string;
+  fromAddress: string;
+  txid: string;
+  blockNumber: number;
+  status: DepositStatus;
+  detectedAt: number;
+  confirmedAt: number | null;
+  version: number;
+}
+
+/** Domain value -> stored record: pure, a fresh object, the amount as a decimal string. */
+export function toStoredDeposit(d: Deposit): StoredDeposit {
+  return {
+    id: d.depositId, transferId: d.transferId, userId: d.userId, address: d.address, networkCode: d.networkCode,
+    assetSymbol: d.assetSymbol, amount: encodeMoney(d.amount), fromAddress: d.fromAddress, txid: d.txid, blockNumber: d.blockNumber,
+    status: d.status, detectedAt: d.detectedAt, confirmedAt: d.confirmedAt, version: d.version,
+  };
+}
+
+/** Stored record -> domain value; null and a missing `confirmedAt` both read as null; a malformed amount is a store fault. */
+export function fromStoredDeposit(r: StoredDeposit): Deposit {
+  return {
+    depositId: r.id, transferId: r.transferId, userId: r.userId, address: r.address, networkCode: r.networkCode,
+    assetSymbol: r.assetSymbol, amount: decodeMoney(r.amount, 'deposit amount'), fromAddress: r.fromAddress, txid: r.txid,
+    blockNumber: r.blockNumber, status: r.status, detectedAt: r.detectedAt, confirmedAt: nullable(r.confirmedAt), version: r.version,
+  };
+}
