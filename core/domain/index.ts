@@ -16,4 +16,5 @@ export * from './webhook-url.js';
 export * from './signature.js';
 export * from './sweep-plan.js';
 export * from './sweep-cost.js';
+export * from './sweepable-amount.js';
 export * from './numbers.js';
