@@ -10,6 +10,7 @@ export const COLLECTIONS = {
   wallets: 'wallet_addresses',
   walletQuotas: 'wallet_quotas',
   balances: 'balance_snapshots',
+  deposits: 'deposits',
   commands: 'commands',
   tasks: 'collection_tasks',
   cashierTokens: 'cashier_tokens',

@@ -7,6 +7,7 @@ import { MongoBalanceRepository } from './mongo-balance-repository.js';
 import { MongoCashierTokenRepository } from './mongo-cashier-token-repository.js';
 import { MongoCollectionTaskRepository } from './mongo-collection-task-repository.js';
 import { MongoCommandRepository } from './mongo-command-repository.js';
+import { MongoDepositRepository } from './mongo-deposit-repository.js';
 import { MongoDeveloperConfigRepository } from './mongo-developer-config-repository.js';
 import { MongoEventOutbox } from './mongo-event-outbox.js';
 import { MongoIdGenerator } from './mongo-id-generator.js';
@@ -28,6 +29,7 @@ export interface MongoAdapters {
   readonly apiTokens: MongoApiTokenRepository;
   readonly wallets: MongoWalletRepository;
   readonly balances: MongoBalanceRepository;
+  readonly deposits: MongoDepositRepository;
   readonly commands: MongoCommandRepository;
   readonly tasks: MongoCollectionTaskRepository;
   readonly cashierTokens: MongoCashierTokenRepository;
@@ -68,6 +70,7 @@ export function createMongoAdapters(options: MongoAdapterOptions): MongoAdapters
     apiTokens: new MongoApiTokenRepository(db),
     wallets: new MongoWalletRepository(db, transactional),
     balances: new MongoBalanceRepository(db),
+    deposits: new MongoDepositRepository(db),
     commands: new MongoCommandRepository(db),
     tasks: new MongoCollectionTaskRepository(db),
     cashierTokens: new MongoCashierTokenRepository(db),

@@ -5,6 +5,7 @@ import { describeBalanceRepositoryContract } from '../../contracts-tests/balance
 import { describeCashierTokenRepositoryContract } from '../../contracts-tests/cashier-token-repository.contract.js';
 import { describeCollectionTaskRepositoryContract } from '../../contracts-tests/collection-task-repository.contract.js';
 import { describeCommandRepositoryContract } from '../../contracts-tests/command-repository.contract.js';
+import { describeDepositRepositoryContract } from '../../contracts-tests/deposit-repository.contract.js';
 import { describeDeveloperConfigRepositoryContract } from '../../contracts-tests/developer-config-repository.contract.js';
 import { describeEventOutboxContract } from '../../contracts-tests/event-outbox.contract.js';
 import { describeIdempotencyStoreContract } from '../../contracts-tests/idempotency-store.contract.js';
@@ -56,6 +57,7 @@ describe.skipIf(unavailable)('MongoDB store', () => {
   describeApiTokenRepositoryContract('mongodb', fresh, OPTIONS);
   describeWalletRepositoryContract('mongodb', fresh, OPTIONS);
   describeBalanceRepositoryContract('mongodb', fresh, OPTIONS);
+  describeDepositRepositoryContract('mongodb', fresh, OPTIONS);
   describeCommandRepositoryContract('mongodb', fresh, OPTIONS);
   describeCollectionTaskRepositoryContract('mongodb', fresh, OPTIONS);
   describeCashierTokenRepositoryContract('mongodb', fresh, OPTIONS);

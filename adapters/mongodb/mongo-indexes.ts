@@ -33,6 +33,9 @@ export const INDEX_DEFINITIONS: readonly IndexDefinition[] = [
     options: { name: 'main_per_network_unique', unique: true, partialFilterExpression: { addressType: ADDRESS_TYPE.MAIN } },
   },
   { collection: COLLECTIONS.wallets, keys: { userId: 1, _id: 1 }, options: { name: 'by_user' } },
+  // One deposit record per transfer (issue #24): a rescan, a restart or a second scanner meets this index.
+  { collection: COLLECTIONS.deposits, keys: { networkCode: 1, transferId: 1 }, options: { name: 'transfer_unique', unique: true } },
+  { collection: COLLECTIONS.deposits, keys: { userId: 1, detectedAt: -1, insertedSeq: -1, _id: -1 }, options: { name: 'by_user_newest_id' } },
   { collection: COLLECTIONS.commands, keys: { lockedAddress: 1 }, options: { name: 'address_lock_unique', unique: true, ...present('lockedAddress') } },
   { collection: COLLECTIONS.commands, keys: { address: 1, status: 1 }, options: { name: 'active_by_address' } },
   // Newest-first pages end their sort on `_id`: `insertedSeq` is unique only per process, so two processes' inserts in

@@ -1,0 +1,88 @@
+import type { Collection, Db } from 'mongodb';
+import { ConcurrencyConflict } from '../../core/domain/errors.js';
+import type { Deposit, UserId } from '../../core/domain/model/index.js';
+import type { DepositFilter, DepositInsert, DepositRepository } from '../../core/ports/deposit-repository.port.js';
+import type { Page, PageRequest } from '../../core/ports/page.js';
+import { fromStoredDeposit, toStoredDeposit, type StoredDeposit } from '../records/deposit-record.js';
+import { COLLECTIONS } from './collections.js';
+import {
+  fromMongoDocument, guarded, insertionStamp, isDuplicateKey, pageFrom, refuseBigints, toMongoDocument, type MongoDocument,
+} from './mongo-support.js';
+
+/** A deposit as stored: the shared record (`_id` = deposit id) plus the insertion stamp that orders equal times. */
+export type DepositDocument = MongoDocument<StoredDeposit> & { insertedSeq: number };
+
+function toDocument(deposit: Deposit, insertedSeq: number): DepositDocument {
+  return refuseBigints({ ...toMongoDocument(toStoredDeposit(deposit)), insertedSeq }, 'deposit');
+}
+
+function fromDocument(doc: DepositDocument): Deposit {
+  return fromStoredDeposit(fromMongoDocument(doc));
+}
+
+/**
+ * Deposit records. One per transfer is the unique index on (networkCode, transferId) (mongo-indexes.ts): a racing
+ * or repeated insert gets a duplicate key, and the stored record is read back.
+ */
+export class MongoDepositRepository implements DepositRepository {
+  private readonly deposits: Collection<DepositDocument>;
+
+  constructor(db: Db) {
+    this.deposits = db.collection<DepositDocument>(COLLECTIONS.deposits);
+  }
+
+  insert(deposit: Deposit): Promise<DepositInsert> {
+    return guarded('deposit insert', async () => {
+      try {
+        await this.deposits.insertOne(toDocument(deposit, insertionStamp()));
+        return { created: true, deposit };
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+      }
+      const stored = await this.deposits.findOne({ networkCode: deposit.networkCode, transferId: deposit.transferId });
+      // No record of the transfer: the duplicate was the deposit id, reused for another transfer.
+      if (stored === null) throw new ConcurrencyConflict('deposit', deposit.depositId);
+      return { created: false, deposit: fromDocument(stored) };
+    });
+  }
+
+  findById(depositId: string): Promise<Deposit | null> {
+    return guarded('deposit read', async () => {
+      const doc = await this.deposits.findOne({ _id: depositId });
+      return doc === null ? null : fromDocument(doc);
+    });
+  }
+
+  findByTransfer(networkCode: string, transferId: string): Promise<Deposit | null> {
+    return guarded('deposit read', async () => {
+      const doc = await this.deposits.findOne({ networkCode: networkCode as DepositDocument['networkCode'], transferId });
+      return doc === null ? null : fromDocument(doc);
+    });
+  }
+
+  update(deposit: Deposit): Promise<void> {
+    return guarded('deposit update', async () => {
+      const { _id, transferId, networkCode, insertedSeq: _seq, ...fields } = toDocument(deposit, 0);
+      // The identity is matched, never written; the insertion stamp keeps its first value.
+      const result = await this.deposits.updateOne({ _id, transferId, networkCode, version: deposit.version - 1 }, { $set: fields });
+      if (result.matchedCount !== 1) throw new ConcurrencyConflict('deposit', deposit.depositId);
+    });
+  }
+
+  listByUser(userId: UserId, filter: DepositFilter, page: PageRequest): Promise<Page<Deposit>> {
+    return guarded('deposit list', () => {
+      const query = {
+        userId,
+        ...(filter.address === undefined ? {} : { address: filter.address }),
+        ...(filter.assetSymbol === undefined ? {} : { assetSymbol: filter.assetSymbol }),
+        ...(filter.status === undefined ? {} : { status: filter.status }),
+      };
+      return pageFrom(
+        () => this.deposits.countDocuments(query),
+        async (skip, limit) => (await this.deposits.find(query).sort({ detectedAt: -1, insertedSeq: -1, _id: -1 }).skip(skip).limit(limit)
+          .toArray()).map(fromDocument),
+        page,
+      );
+    });
+  }
+}
