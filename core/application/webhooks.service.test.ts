@@ -4,7 +4,7 @@ import type { Devnet } from '../../adapters/tron-devnet/index.js';
 import { aDelivery, anEvent } from '../../contracts-tests/support/fixtures.js';
 import { DELIVERY_STATUS } from '../domain/model/webhook.js';
 import { verifySignature } from '../domain/signature.js';
-import { verifyStandardWebhook } from '../../hosts/api/client/webhooks.js';
+import { verifyStandardWebhook } from '../../packages/client/src/webhooks.js';
 import { failureOf, signUp, type SignedUpUser } from './testing/user-journeys.js';
 
 let devnet: Devnet;
