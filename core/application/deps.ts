@@ -8,6 +8,7 @@ import type { ChainGateway } from '../ports/chain-gateway.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { CollectionTaskRepository } from '../ports/collection-task-repository.port.js';
 import type { CommandRepository } from '../ports/command-repository.port.js';
+import type { DepositRepository } from '../ports/deposit-repository.port.js';
 import type { DeveloperConfigRepository } from '../ports/developer-config-repository.port.js';
 import type { DnsResolver } from '../ports/dns-resolver.port.js';
 import type { IdGenerator } from '../ports/id-generator.port.js';
@@ -88,6 +89,8 @@ export interface CoreDeps {
   readonly apiTokens: ApiTokenRepository;
   readonly wallets: WalletRepository;
   readonly balances: BalanceRepository;
+  /** Written by the balance scanner; read by the deposit routes. */
+  readonly deposits: DepositRepository;
   readonly commands: CommandRepository;
   readonly tasks: CollectionTaskRepository;
   readonly cashierTokens: CashierTokenRepository;

@@ -75,7 +75,7 @@ export async function buildWorkerWorld(options: WorkerWorldOptions = {}): Promis
     transport: { post: async () => ({ ok: false, status: null, error: 'no webhooks in worker tests', durationMs: 0 }) },
     risk: stores.risk, addressLock: new MemoryAddressLock({ clock }), chain: gateway, assets,
     accounts: stores.accounts, sessions: stores.sessions, subscriptions: stores.subscriptions, apiTokens: stores.apiTokens,
-    wallets: stores.wallets, balances: stores.balances, commands: stores.commands, tasks: stores.tasks,
+    wallets: stores.wallets, balances: stores.balances, deposits: stores.deposits, commands: stores.commands, tasks: stores.tasks,
     cashierTokens: stores.cashierTokens, developerConfigs: stores.developerConfigs, deliveries: stores.deliveries,
     outbox: stores.outbox, uow: stores.uow,
   };

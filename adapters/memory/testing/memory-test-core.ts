@@ -58,7 +58,7 @@ export function buildTestCore(devnet: Devnet, options: TestCoreOptions = {}): Te
     cipher: AesGcmKeyCipher.fromConfig(randomBytes(32).toString('base64')), mailer, dns, transport, risk: stores.risk,
     addressLock, chain, assets: createAssetRegistry({ usdtContract: devnet.usdtAddress }),
     accounts: stores.accounts, sessions: stores.sessions, subscriptions: stores.subscriptions, apiTokens: stores.apiTokens,
-    wallets: stores.wallets, balances: stores.balances, commands: stores.commands, tasks: stores.tasks,
+    wallets: stores.wallets, balances: stores.balances, deposits: stores.deposits, commands: stores.commands, tasks: stores.tasks,
     cashierTokens: stores.cashierTokens, developerConfigs: stores.developerConfigs, deliveries: stores.deliveries, outbox: stores.outbox,
     uow: stores.uow, ...(options.settings === undefined ? {} : { settings: options.settings }),
   });
