@@ -132,6 +132,23 @@ export function describeDepositRepositoryContract(
       expect((await deposits.listByUser(1, {}, { offset: 0, limit: 10 })).items.map((d) => d.depositId)).toEqual(['D2', 'D1']);
     });
 
+    it('listPendingUpTo gives the pending records at or below a height, lowest block first, up to the limit', async () => {
+      const { deposits } = subject();
+      await deposits.insert(depositNo(1, { blockNumber: 12 }));
+      await deposits.insert(depositNo(2, { blockNumber: 10 }));
+      await deposits.insert(depositNo(3, { blockNumber: 10, depositId: 'D0' }));
+      await deposits.insert(depositNo(4, { blockNumber: 11, status: 'confirmed', confirmedAt: T0 }));
+      await deposits.insert(depositNo(5, { blockNumber: 9, status: 'reverted' }));
+      await deposits.insert(depositNo(6, { blockNumber: 13, userId: 2 }));
+      const ids = async (height: number, limit: number) => (await deposits.listPendingUpTo('TRON', height, limit)).map((d) => d.depositId);
+      expect(await ids(12, 10)).toEqual(['D0', 'D2', 'D1']);
+      expect(await ids(11, 10)).toEqual(['D0', 'D2']);
+      expect(await ids(13, 2)).toEqual(['D0', 'D2']);
+      expect(await ids(9, 10)).toEqual([]);
+      expect(await ids(13, 0)).toEqual([]);
+      expect(await deposits.listPendingUpTo('OTHER', 13, 10)).toEqual([]);
+    });
+
     it('returns copies: changing a returned or inserted object does not change the stored one', async () => {
       const { deposits } = subject();
       const inserted = { ...depositNo(1) };

@@ -2,7 +2,7 @@ import { ConcurrencyConflict } from '../../core/domain/errors.js';
 import type { Deposit, UserId } from '../../core/domain/model/index.js';
 import type { DepositFilter, DepositInsert, DepositRepository } from '../../core/ports/deposit-repository.port.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
-import { outboundCopy, storedCopy } from './frozen-copy.js';
+import { outboundCopies, outboundCopy, storedCopy } from './frozen-copy.js';
 import { IndexedTable, OrderedGroupIndex } from './indexed-table.js';
 import type { MemoryStore } from './memory-store.js';
 import { pageOf, pageOfKeys } from './paging.js';
@@ -58,5 +58,12 @@ export class MemoryDepositRepository implements DepositRepository {
     const matching = table.byUser.keys(userId).map((id) => table.get(id)!).filter((d) => (filter.address === undefined || d.address === filter.address)
       && (filter.assetSymbol === undefined || d.assetSymbol === filter.assetSymbol) && (filter.status === undefined || d.status === filter.status));
     return pageOf(matching, page);
+  }
+
+  async listPendingUpTo(networkCode: string, blockNumber: number, limit: number): Promise<Deposit[]> {
+    // A scan: pending records are few (they leave within the solidification delay) and the embedded store is small.
+    const due = [...this.store.deposits.values()].filter((d) => d.status === 'pending' && d.networkCode === networkCode && d.blockNumber <= blockNumber)
+      .sort((a, b) => a.blockNumber - b.blockNumber || (a.depositId < b.depositId ? -1 : a.depositId > b.depositId ? 1 : 0));
+    return outboundCopies(due.slice(0, Math.max(0, limit)));
   }
 }

@@ -85,4 +85,13 @@ export class MongoDepositRepository implements DepositRepository {
       );
     });
   }
+
+  listPendingUpTo(networkCode: string, blockNumber: number, limit: number): Promise<Deposit[]> {
+    return guarded('deposit read', async () => {
+      if (limit <= 0) return [];
+      const docs = await this.deposits.find({ status: 'pending', networkCode: networkCode as DepositDocument['networkCode'], blockNumber: { $lte: blockNumber } })
+        .sort({ blockNumber: 1, _id: 1 }).limit(limit).toArray();
+      return docs.map(fromDocument);
+    });
+  }
 }

@@ -87,6 +87,17 @@ export class PgDepositRepository implements DepositRepository {
     });
   }
 
+  listPendingUpTo(networkCode: string, blockNumber: number, limit: number): Promise<Deposit[]> {
+    return guarded('deposit read', async () => {
+      const { rows } = await this.pool.query(
+        `SELECT * FROM ${TABLE} WHERE status = 'pending' AND network_code = $1 AND block_number <= $2
+         ORDER BY block_number, deposit_id COLLATE "C" LIMIT $3`,
+        [networkCode, blockNumber, Math.max(0, limit)],
+      );
+      return (rows as Row[]).map(depositFromRow);
+    });
+  }
+
   private async findOne(where: string, params: unknown[]): Promise<Deposit | null> {
     const { rows } = await this.pool.query(`SELECT * FROM ${TABLE} WHERE ${where}`, params);
     return rows.length === 0 ? null : depositFromRow(rows[0] as Row);

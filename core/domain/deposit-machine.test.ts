@@ -11,6 +11,7 @@ const SPEC_TABLE: readonly [DepositStatus, DepositEvent, DepositStatus][] = [
   ['pending', 'solidified', 'confirmed'],
   ['pending', 'dropped', 'reverted'],
   ['reverted', 'included', 'pending'],
+  ['pending', 'included', 'pending'],
 ];
 
 const EVENTS: DepositEvent[] = ['solidified', 'dropped', 'included'];
@@ -46,6 +47,9 @@ describe('deposit state machine', () => {
     const reverted = advancedDeposit(aDeposit(), 'dropped', { now: 2_000 })!;
     expect(reverted).toMatchObject({ status: 'reverted', confirmedAt: null, version: 2 });
     expect(advancedDeposit(reverted, 'included', { now: 3_000, blockNumber: 12 })).toMatchObject({ status: 'pending', blockNumber: 12, version: 3 });
+    // Seen again where it is: nothing to write. Seen in another block (a crashed pass wrote the old one): it moves.
+    expect(advancedDeposit(aDeposit(), 'included', { now: 3_000, blockNumber: 10 })).toBeNull();
+    expect(advancedDeposit(aDeposit(), 'included', { now: 3_000, blockNumber: 11 })).toMatchObject({ status: 'pending', blockNumber: 11, version: 2 });
   });
 
   it('model-based: random events reach only listed states, and confirmed is final', () => {
@@ -55,6 +59,7 @@ describe('deposit state machine', () => {
       for (const [i, event] of events.entries()) {
         const next = advancedDeposit(deposit, event, { now: 2_000 + i, blockNumber: 20 + i });
         expect(next?.status ?? null).toBe(specTarget(deposit.status, event));
+        if (next !== null && next.status === deposit.status) expect(next.blockNumber).not.toBe(deposit.blockNumber);
         if (next === null) continue;
         expect(next.version).toBe(deposit.version + 1);
         deposit = next;

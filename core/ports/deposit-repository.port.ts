@@ -39,4 +39,9 @@ export interface DepositRepository {
    * given field (exact match), as one page plus the total of matching records.
    */
   listByUser(userId: UserId, filter: DepositFilter, page: PageRequest): Promise<Page<Deposit>>;
+  /**
+   * Up to `limit` `pending` records of the network whose block is at or below `blockNumber`, lowest block first (ties
+   * by deposit id): what the scanner checks against its own chain once that height is final.
+   */
+  listPendingUpTo(networkCode: string, blockNumber: number, limit: number): Promise<Deposit[]>;
 }

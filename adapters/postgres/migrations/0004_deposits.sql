@@ -24,3 +24,5 @@ CREATE TABLE deposits (
 -- GET /deposits (and its filters, which narrow one user's rows) and GET /wallets/{address}/deposits.
 CREATE INDEX deposits_by_user_newest ON deposits (user_id, detected_at DESC, inserted_seq DESC);
 CREATE INDEX deposits_by_address_newest ON deposits (address, detected_at DESC, inserted_seq DESC);
+-- The scanner's check of pending records once their height is final (listPendingUpTo).
+CREATE INDEX deposits_pending_by_block ON deposits (network_code, block_number, deposit_id COLLATE "C") WHERE status = 'pending';
