@@ -69,7 +69,7 @@ async function rig(addresses: readonly string[]): Promise<Rig> {
   return {
     mem, clock, cursors, wallets,
     scanner: (options = {}, blocks = source) =>
-      new BalanceScanner({ clock, blocks, cursors, wallets, balances: mem.balances, assets }, { owner: 'test', finalityHint: 5, ...options }),
+      new BalanceScanner({ clock, blocks, cursors, wallets, balances: mem.balances, deposits: mem.deposits, ids: mem.ids, assets }, { owner: 'test', finalityHint: 5, ...options }),
     async cached(address) {
       const snap = await mem.balances.get(address);
       return snap === null ? null : [snap.items[0]!.available, snap.items[1]!.available];
@@ -248,7 +248,7 @@ describe('BalanceScanner never skips', () => {
     };
     const warnings: unknown[] = [];
     const scanner = new BalanceScanner({
-      clock: r.clock, blocks: holey, cursors: r.cursors, wallets: r.wallets, balances: r.mem.balances,
+      clock: r.clock, blocks: holey, cursors: r.cursors, wallets: r.wallets, balances: r.mem.balances, deposits: r.mem.deposits, ids: r.mem.ids,
       assets: createAssetRegistry({ usdtContract: devnet.usdtAddress }), log: { warn: (f) => warnings.push(f), error: () => undefined },
     }, { owner: 'test' });
     expect(await scanner.scan()).toMatchObject({ gap: missing, to: null, lag: 4 });
@@ -261,7 +261,7 @@ describe('BalanceScanner never skips', () => {
     hidden = true;
     const trailing = new BalanceScanner({
       clock: r.clock, blocks: { ...holey, block: (n, level) => (n === next ? Promise.resolve(null) : source.block(n, level)) },
-      cursors: r.cursors, wallets: r.wallets, balances: r.mem.balances, assets: createAssetRegistry({ usdtContract: devnet.usdtAddress }),
+      cursors: r.cursors, wallets: r.wallets, balances: r.mem.balances, deposits: r.mem.deposits, ids: r.mem.ids, assets: createAssetRegistry({ usdtContract: devnet.usdtAddress }),
     }, { owner: 'test' });
     expect(await trailing.scan()).toMatchObject({ gap: null, to: null, lag: 1 });
     expect(trailing.status().gaps).toBe(0);
@@ -277,5 +277,70 @@ describe('BalanceScanner never skips', () => {
     r.clock.advance(30_000);
     expect((await second.scan()).heldBy).toBeUndefined();
     expect(await first.scan()).toMatchObject({ heldBy: 'worker-2' });
+  });
+});
+
+describe('BalanceScanner deposit records', () => {
+  it('records incoming transfers pending at head and confirmed at the solidified block; our own workflows\' transfers are not deposits', async () => {
+    const [main, sub, other] = ['own-main', 'own-sub', 'other-user'].map(fresh) as [Wallet, Wallet, Wallet];
+    const r = await rig([main.address, sub.address]);
+    await r.mem.wallets.insert({ ...managed(other.address), userId: 2 }, { maxSubAddresses: -1 });
+    const scanner = r.scanner();
+    await scanner.scan();
+    const funding = pay.trx(devnet, payer.key, main.address, trx(100));
+    pay.trx(devnet, payer.key, other.address, trx(100));
+    devnet.mine(1);
+    // Gas funding from the user's main address, then a recovery back to it: one user's own addresses.
+    const gas = pay.trx(devnet, main.key, sub.address, trx(20));
+    devnet.mine(1);
+    const recovery = pay.trx(devnet, sub.key, main.address, trx(5));
+    // Another user's managed address pays this user: a deposit to the receiver.
+    const fromOther = pay.trx(devnet, other.key, sub.address, trx(3));
+    const block = devnet.mine(1);
+    r.clock.advance(3_000);
+    const pass = await scanner.scan();
+    expect(ids(pass.credited)).toEqual(expect.arrayContaining([gas, recovery, fromOther]));
+    const byTx = async (txid: string) => r.mem.deposits.findByTransfer('TRON', txid);
+    expect(await byTx(gas)).toBeNull();
+    expect(await byTx(recovery)).toBeNull();
+    expect(await byTx(fromOther)).toMatchObject({
+      userId: 1, address: sub.address, fromAddress: other.address, assetSymbol: 'TRX', amount: BigInt(trx(3)), txid: fromOther,
+      blockNumber: block, status: 'pending', confirmedAt: null, version: 1,
+    });
+    expect(await byTx(funding)).toMatchObject({ userId: 1, address: main.address, status: 'pending' });
+    const others = await r.mem.deposits.listByUser(2, {}, { offset: 0, limit: 10 });
+    expect(others.items.map((d) => d.amount)).toEqual([BigInt(trx(100))]);
+    solidify(devnet);
+    devnet.mine(6);
+    for (let i = 0; i < 3; i += 1) {
+      r.clock.advance(3_000);
+      await scanner.scan();
+    }
+    expect(await byTx(fromOther)).toMatchObject({ status: 'confirmed', confirmedAt: expect.any(Number), version: 2 });
+    expect(await byTx(funding)).toMatchObject({ status: 'confirmed' });
+    expect((await r.mem.deposits.listByUser(1, {}, { offset: 0, limit: 10 })).total).toBe(2);
+  });
+
+  it('a failed deposit write fails the pass before the checkpoint, and the redone pass records each transfer once', async () => {
+    const sub = fresh('fail-write');
+    const r = await rig([sub.address]);
+    const insert = r.mem.deposits.insert.bind(r.mem.deposits);
+    let failing = true;
+    r.mem.deposits.insert = async (d) => {
+      if (failing) throw new Error('store down');
+      return insert(d);
+    };
+    const scanner = r.scanner();
+    await scanner.scan();
+    const txid = pay.trx(devnet, payer.key, sub.address, trx(4));
+    devnet.mine(1);
+    r.clock.advance(3_000);
+    await expect(scanner.scan()).rejects.toThrow('store down');
+    expect(await r.cached(sub.address)).toBeNull();
+    failing = false;
+    r.clock.advance(3_000);
+    expect(ids((await scanner.scan()).credited)).toEqual([txid]);
+    await scanner.scan();
+    expect((await r.mem.deposits.listByUser(1, {}, { offset: 0, limit: 10 })).items.map((d) => d.transferId)).toEqual([txid]);
   });
 });

@@ -7,11 +7,14 @@ import type { BalanceRepository } from '../../ports/balance-repository.port.js';
 import type { BlockSource, BlockTransfer, ChainBlock, ChainLevel } from '../../ports/block-source.port.js';
 import type { ChainGateway } from '../../ports/chain-gateway.port.js';
 import type { Clock } from '../../ports/clock.port.js';
+import type { DepositRepository } from '../../ports/deposit-repository.port.js';
+import type { IdGenerator } from '../../ports/id-generator.port.js';
 import type { ScanCursorStore } from '../../ports/scan-cursor-store.port.js';
 import type { WalletRepository } from '../../ports/wallet-repository.port.js';
 import {
   anchor, applyBlock, dueForFinalRead, freshState, fromCheckpoint, recordedHash, rollback, settle, shown, toCheckpoint, type ScanState,
 } from './balance-scanner-state.js';
+import { DepositRecorder, type DepositObservation } from './deposit-recorder.js';
 
 /** The ports the scanner reads and writes. */
 export interface BalanceScannerDeps {
@@ -20,6 +23,9 @@ export interface BalanceScannerDeps {
   readonly cursors: ScanCursorStore;
   readonly wallets: WalletRepository;
   readonly balances: BalanceRepository;
+  /** Where deposit records go (one per incoming transfer; see DepositRecorder); `ids` names new ones. */
+  readonly deposits: DepositRepository;
+  readonly ids: IdGenerator;
   readonly assets: AssetRegistry;
   /** Not used: balances come from the block source at the configured depth. Accepted so older wiring compiles. */
   readonly chain?: ChainGateway;
@@ -137,6 +143,7 @@ export class BalanceScanner {
   private readonly maxAnchors: number;
   private readonly network: NetworkCode;
   private knownSolid = -1;
+  private readonly recorder: DepositRecorder;
   private readonly figures: Mutable<ScannerStatus>;
 
   constructor(private readonly deps: BalanceScannerDeps, options: BalanceScannerOptions = {}) {
@@ -152,6 +159,7 @@ export class BalanceScanner {
     this.readBatch = positive(options.readBatch ?? 8, 'readBatch');
     this.maxAnchors = positive(options.maxAnchors ?? 1_000, 'maxAnchors');
     this.network = options.network ?? 'TRON';
+    this.recorder = new DepositRecorder(deps, this.network);
     this.figures = {
       level: this.level, cursor: null, tip: null, lag: null, lastPassAt: null, blocksScanned: 0, depositsCredited: 0, reorgs: 0,
       blocksRolledBack: 0, gaps: 0, finalReads: 0, failedPasses: 0,
@@ -189,6 +197,7 @@ export class BalanceScanner {
     const touched = new Set<string>();
     const credited: Deposit[] = [];
     const reverted: Deposit[] = [];
+    const observed: DepositObservation[] = [];
     let from: number | null = null;
     let processed = 0;
     let reorgs = 0;
@@ -211,6 +220,7 @@ export class BalanceScanner {
         const fork = await this.forkPoint(s, block);
         const undone = rollback(s, fork);
         for (const u of undone.replaced) reverted.push(...u.deposits.map((d) => ({ ...d, block: u.number })));
+        for (const u of undone.replaced) observed.push(...u.deposits.map((d) => ({ kind: 'dropped' as const, transferId: d.id })));
         for (const a of undone.addresses) touched.add(a);
         reorgs += 1;
         this.figures.reorgs += 1;
@@ -219,14 +229,22 @@ export class BalanceScanner {
         from = from === null ? fork + 1 : Math.min(from, fork + 1);
         continue;
       }
-      const { changes, deposits, uncertain } = await this.managed(block, tracked);
+      const { changes, deposits, uncertain, incoming } = await this.managed(block, tracked);
+      observed.push(...incoming.map((o) => ({ ...o, block: n })));
       applyBlock(s, block, changes, deposits, uncertain);
       for (const c of changes) touched.add(c.address);
       credited.push(...deposits.map((d) => ({ ...d, block: n })));
       from ??= n;
       processed += 1;
     }
+    // Every deposit still in an unfinal block is confirmed once the solidified block reaches it (settle, in
+    // readFinal, may then let go of its block: the list is taken before).
+    const awaiting = s.unfinal.flatMap((u) => u.deposits.map((d) => ({ id: d.id, block: u.number })));
     const read = await this.readFinal(s, touched, tip.number);
+    for (const d of awaiting) if (d.block <= this.knownSolid) observed.push({ kind: 'solidified', transferId: d.id });
+    observed.push(...await this.orphans(s, new Set(awaiting.map((d) => d.id))));
+    // Before the balances and the checkpoint: a failed write fails the pass, and the next one redoes it.
+    await this.recorder.record(observed);
     const refreshed = await this.write(s, new Set([...touched, ...read]));
     const saved = await cursors.save(this.name, this.owner, claim.version, toCheckpoint(s, this.window, this.maxAnchors), clock.now() + this.leaseMs);
     if (saved === null) {
@@ -251,16 +269,36 @@ export class BalanceScanner {
   }
 
   /** The block's changes and deposits that concern managed addresses and tracked assets (one wallet lookup). */
-  private async managed(block: ChainBlock, tracked: ReadonlySet<string | null>): Promise<{ changes: ChainBlock['changes']; deposits: BlockTransfer[]; uncertain: string[] }> {
+  private async managed(block: ChainBlock, tracked: ReadonlySet<string | null>): Promise<Managed> {
     const relevant = block.changes.filter((c) => tracked.has(c.contract));
-    if (relevant.length === 0) return { changes: [], deposits: [], uncertain: [] };
+    if (relevant.length === 0) return { changes: [], deposits: [], uncertain: [], incoming: [] };
+    // Every party of a tracked transfer has a change listed, so the senders that are managed are found here too.
     const found = await this.deps.wallets.findManaged([...new Set(relevant.map((c) => c.address))]);
-    const ours = new Set(found.map((w) => w.address));
+    const owners = new Map(found.map((w) => [w.address, w.userId]));
+    const deposits = block.transfers.filter((t) => owners.has(t.to) && tracked.has(t.contract));
+    const symbols = new Map(this.deps.assets.list(this.network).map((a) => [a.contractAddress, a.symbol]));
     return {
-      changes: relevant.filter((c) => ours.has(c.address)),
-      deposits: block.transfers.filter((t) => ours.has(t.to) && tracked.has(t.contract)),
-      uncertain: block.uncertain.filter((a) => ours.has(a)),
+      changes: relevant.filter((c) => owners.has(c.address)),
+      deposits,
+      uncertain: block.uncertain.filter((a) => owners.has(a)),
+      // Our own workflows move funds between one user's addresses (gas funding from main, the sweep, TRX recovery):
+      // a transfer from a managed address of the receiver's owner is not a deposit.
+      incoming: deposits.filter((t) => owners.get(t.from) !== owners.get(t.to)).map((t) => ({
+        kind: 'seen' as const, transfer: t, userId: owners.get(t.to)!, assetSymbol: symbols.get(t.contract)!,
+      })),
     };
+  }
+
+  /**
+   * Pending records, at a final height the scanner has processed, of transfers its chain does not hold: a pass that
+   * failed after writing them (before its checkpoint) saw a branch a reorg then replaced, so no rollback will ever
+   * name them. They are dropped. A pending transfer the chain holds is in an unfinal block (`held`) until confirmed.
+   */
+  private async orphans(s: ScanState, held: ReadonlySet<string>): Promise<DepositObservation[]> {
+    const height = Math.min(this.knownSolid, s.block.number);
+    if (height < 0) return [];
+    const pending = await this.deps.deposits.listPendingUpTo(this.network, height, ORPHAN_BATCH);
+    return pending.filter((d) => !held.has(d.transferId)).map((d) => ({ kind: 'dropped' as const, transferId: d.transferId }));
   }
 
   /** Walks back from the cursor until the node's chain and the recorded one share a block (the fork point). */
@@ -323,7 +361,17 @@ export class BalanceScanner {
   }
 }
 
+/** The block's part that concerns managed addresses, and the deposits to record (the block number is added by the pass). */
+interface Managed {
+  readonly changes: ChainBlock['changes'];
+  readonly deposits: BlockTransfer[];
+  readonly uncertain: string[];
+  readonly incoming: Omit<Extract<DepositObservation, { kind: 'seen' }>, 'block'>[];
+}
+
 const MAX_REORGS_PER_PASS = 3;
+/** Pending records checked for orphans per pass (a backlog is worked off over the next passes). */
+const ORPHAN_BATCH = 100;
 /** Blocks below the head a missing block may be without counting as a gap. */
 const GAP_SLACK = 2;
 
