@@ -9,6 +9,7 @@ import type {
   WalletBalanceView, WalletCreatedView, WalletView, WebhookStatusView, WebhookTestView,
 } from './views.js';
 import type { PasswordResetDoneView, PasswordResetRequestedView } from './views.js';
+import type { DepositsService } from './deposits.service.js';
 
 /*
  * The public surface of the use cases, one interface per group. Inputs named `body`/`query` are the raw parsed JSON
@@ -190,4 +191,5 @@ export interface Application {
   readonly transfers: TransfersService;
   readonly staking: StakingService;
   readonly admin: AdminService;
+  readonly deposits: DepositsService;
 }

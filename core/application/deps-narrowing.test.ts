@@ -10,6 +10,7 @@ import { CashierTokensUseCases } from './cashier-tokens.service.js';
 import { CashierUseCases } from './cashier.service.js';
 import { CollectionsUseCases } from './collections.service.js';
 import { CommandsUseCases } from './commands.service.js';
+import { DepositsUseCases } from './deposits.service.js';
 import type { ResolvedDeps } from './deps.js';
 import { StakingUseCases } from './staking.service.js';
 import { SubscriptionsUseCases } from './subscriptions.service.js';
@@ -37,6 +38,7 @@ const SERVICES = {
   transfers: TransfersUseCases,
   staking: StakingUseCases,
   admin: AdminUseCases,
+  deposits: DepositsUseCases,
 } satisfies { readonly [K in keyof Application]: new (deps: never) => Application[K] };
 
 type Services = typeof SERVICES;

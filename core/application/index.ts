@@ -12,9 +12,11 @@ import { SubscriptionsUseCases } from './subscriptions.service.js';
 import { TransfersUseCases } from './transfers.service.js';
 import { WalletsUseCases } from './wallets.service.js';
 import { WebhooksUseCases } from './webhooks.service.js';
+import { DepositsUseCases } from './deposits.service.js';
 
 export type * from './application.js';
 export type * from './views.js';
+export type { DepositView, DepositsService } from './deposits.service.js';
 export { DEFAULT_CORE_SETTINGS, type CoreDeps, type CoreSettings } from './deps.js';
 export { collectionEvent, withdrawalEvent, sweptAmountJson } from './webhook-events.js';
 export { webhookRequest } from './webhooks.service.js';
@@ -36,5 +38,6 @@ export function createApplication(deps: CoreDeps): Application {
     transfers: new TransfersUseCases(resolved),
     staking: new StakingUseCases(resolved),
     admin: new AdminUseCases(resolved),
+    deposits: new DepositsUseCases(resolved),
   };
 }

@@ -72,6 +72,8 @@ export const ERROR_CATALOGUE = {
   'WEBHOOK-DELIVERY-NOT-FOUND': { message: 'delivery unknown or not the caller\'s' },
   'WEBHOOK-DELIVERY-SKIPPED': { message: 'a SKIPPED delivery is never replayed (spec §3)' },
   'WEBHOOK-DELIVERY-IN-PROGRESS': { message: 'the delivery is still being attempted on its schedule' },
+  // issue #24: deposit records (GET /deposits/{depositId}); another user's deposit behaves as missing.
+  'DEPOSIT-NOT-FOUND': { message: 'deposit unknown or not the caller\'s' },
   'BIZ-COMMAND-NOT-CANCELLABLE': { message: 'command is terminal or already broadcast' },
   // Never an HTTP answer: the error_code a collection task records when the platform cancels it (admin cancel).
   'BIZ-COMMAND-CANCELLED': { message: 'cancelled by the platform' },

@@ -16,6 +16,7 @@ import { cashierRoutes } from './routes/cashier.routes.js';
 import { collectionRoutes } from './routes/collection.routes.js';
 import { fundsRoutes } from './routes/funds.routes.js';
 import { systemRoutes, type ReadinessProbe } from './routes/system.routes.js';
+import { depositRoutes } from './routes/deposit.routes.js';
 import { walletRoutes } from './routes/wallet.routes.js';
 
 /** Everything the HTTP host needs: the use cases, the cross-cutting ports and its own settings. */
@@ -97,7 +98,7 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
   const readiness = options.readiness ?? (() => Promise.resolve([]));
   let openapi: Record<string, unknown> = {};
   const routes: RouteDef[] = [
-    ...walletRoutes(options.app), ...collectionRoutes(options.app), ...cashierTokenRoutes(options.app),
+    ...walletRoutes(options.app), ...depositRoutes(options.app), ...collectionRoutes(options.app), ...cashierTokenRoutes(options.app),
     ...cashierRoutes(options.app), ...accountRoutes(options.app), ...fundsRoutes(options.app), ...adminRoutes(options.app),
     ...systemRoutes(readiness, () => openapi),
   ];

@@ -29,6 +29,7 @@ const SPEC_7: Readonly<Record<string, number>> = {
  */
 const WALLET_ADDRESS_NOT_FOUND: Readonly<Record<string, number>> = {
   'GET /wallets/{address}': 404, 'GET /wallets/{address}/balances': 404, 'GET /wallets/{address}/resources': 404,
+  'GET /wallets/{address}/deposits': 404,
   'POST /wallets/{address}/balances/refresh': 404, 'POST /collections': 422, 'POST /cashier/tokens': 422,
   'POST /transfers': 422, 'POST /wallets/{address}/stake': 404, 'POST /wallets/{address}/unstake': 404,
   'POST /wallets/{address}/withdraw-unstaked': 404, 'POST /wallets/{address}/vote': 404, 'POST /wallets/{address}/withdraw-reward': 404,

@@ -72,6 +72,7 @@ export const HTTP_STATUS = {
   'WEBHOOK-DELIVERY-NOT-FOUND': 404,
   'WEBHOOK-DELIVERY-SKIPPED': 409,
   'WEBHOOK-DELIVERY-IN-PROGRESS': 409,
+  'DEPOSIT-NOT-FOUND': 404,
   'BIZ-COMMAND-NOT-CANCELLABLE': 409,
   // Recorded on a cancelled task, never answered; a status all the same, so the table stays total.
   'BIZ-COMMAND-CANCELLED': 409,
