@@ -132,6 +132,71 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/deposits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the caller's deposits
+         * @description Deposits are recorded by the balance scanner: one record per incoming transfer to one of your addresses (TRX, also
+         *     paid from inside a contract, and TRC20 `Transfer` logs of the supported tokens), `pending` when first seen at the head
+         *     of the chain, `confirmed` once its block is solidified, `reverted` when a reorg drops it (a reverted deposit that the
+         *     new branch includes again turns `pending` again). Transfers between your own addresses (gas funding from the main
+         *     address, sweeps, TRX recovery) are not deposits. Newest first.
+         */
+        get: operations["listDeposits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/deposits/{depositId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One deposit */
+        get: operations["getDeposit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wallets/{address}/deposits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Deposits to one of the caller's addresses
+         * @description Deposits are recorded by the balance scanner: one record per incoming transfer to one of your addresses (TRX, also
+         *     paid from inside a contract, and TRC20 `Transfer` logs of the supported tokens), `pending` when first seen at the head
+         *     of the chain, `confirmed` once its block is solidified, `reverted` when a reorg drops it (a reverted deposit that the
+         *     new branch includes again turns `pending` again). Transfers between your own addresses (gas funding from the main
+         *     address, sweeps, TRX recovery) are not deposits. Newest first.
+         */
+        get: operations["listWalletDeposits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/collections": {
         parameters: {
             query?: never;
@@ -2475,6 +2540,278 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["BizCommandNotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listDeposits: {
+        parameters: {
+            query?: {
+                address?: string;
+                /** @description an asset symbol of the network, e.g. TRX or USDT */
+                asset_symbol?: string;
+                /** @description pending (seen at head), confirmed (solidified) or reverted (dropped by a reorg) */
+                status?: "pending" | "confirmed" | "reverted";
+                /** @description 1-based, default 1 */
+                page?: number;
+                /** @description default 20, max 100 */
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "deposit_id": "5f0c2a8e-3b6d-4a51-9c2e-7d1f0b9e4a10",
+                     *             "address": "TPL66VK2gCXNCD7EJg9pgJRfqcRazjhUZY",
+                     *             "network_code": "TRON",
+                     *             "asset_symbol": "USDT",
+                     *             "amount": "25000000",
+                     *             "from_address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *             "txid": "a1f5c0e6d7b8a9f0e1d2c3b4a5968778695a4b3c2d1e0f9a8b7c6d5e4f3a2b1c",
+                     *             "block_number": 61234567,
+                     *             "status": "confirmed",
+                     *             "detected_at": "2026-01-01 12:00:03",
+                     *             "confirmed_at": "2026-01-01 12:01:00"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "per_page": 20,
+                     *           "total": 1,
+                     *           "pages": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            items: {
+                                deposit_id: string;
+                                address: string;
+                                network_code: string;
+                                asset_symbol: string;
+                                amount: string;
+                                from_address: string;
+                                txid: string;
+                                block_number: number;
+                                /** @enum {string} */
+                                status: "pending" | "confirmed" | "reverted";
+                                /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+                                detected_at: string;
+                                confirmed_at: string | null;
+                            }[];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getDeposit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                depositId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "deposit_id": "5f0c2a8e-3b6d-4a51-9c2e-7d1f0b9e4a10",
+                     *         "address": "TPL66VK2gCXNCD7EJg9pgJRfqcRazjhUZY",
+                     *         "network_code": "TRON",
+                     *         "asset_symbol": "USDT",
+                     *         "amount": "25000000",
+                     *         "from_address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *         "txid": "a1f5c0e6d7b8a9f0e1d2c3b4a5968778695a4b3c2d1e0f9a8b7c6d5e4f3a2b1c",
+                     *         "block_number": 61234567,
+                     *         "status": "confirmed",
+                     *         "detected_at": "2026-01-01 12:00:03",
+                     *         "confirmed_at": "2026-01-01 12:01:00"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            deposit_id: string;
+                            address: string;
+                            network_code: string;
+                            asset_symbol: string;
+                            amount: string;
+                            from_address: string;
+                            txid: string;
+                            block_number: number;
+                            /** @enum {string} */
+                            status: "pending" | "confirmed" | "reverted";
+                            /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+                            detected_at: string;
+                            confirmed_at: string | null;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            /** @description `DEPOSIT-NOT-FOUND`: deposit unknown or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "DEPOSIT-NOT-FOUND",
+                     *       "message": "deposit unknown or not the caller's",
+                     *       "data": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "DEPOSIT-NOT-FOUND";
+                        message: string;
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listWalletDeposits: {
+        parameters: {
+            query?: {
+                /** @description an asset symbol of the network, e.g. TRX or USDT */
+                asset_symbol?: string;
+                /** @description pending (seen at head), confirmed (solidified) or reverted (dropped by a reorg) */
+                status?: "pending" | "confirmed" | "reverted";
+                /** @description 1-based, default 1 */
+                page?: number;
+                /** @description default 20, max 100 */
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description an address of the caller
+                 * @example TJRabPrwbZy45sbavfcjinPJC18kjpRTv8
+                 */
+                address: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "deposit_id": "5f0c2a8e-3b6d-4a51-9c2e-7d1f0b9e4a10",
+                     *             "address": "TPL66VK2gCXNCD7EJg9pgJRfqcRazjhUZY",
+                     *             "network_code": "TRON",
+                     *             "asset_symbol": "USDT",
+                     *             "amount": "25000000",
+                     *             "from_address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *             "txid": "a1f5c0e6d7b8a9f0e1d2c3b4a5968778695a4b3c2d1e0f9a8b7c6d5e4f3a2b1c",
+                     *             "block_number": 61234567,
+                     *             "status": "confirmed",
+                     *             "detected_at": "2026-01-01 12:00:03",
+                     *             "confirmed_at": "2026-01-01 12:01:00"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "per_page": 20,
+                     *           "total": 1,
+                     *           "pages": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            items: {
+                                deposit_id: string;
+                                address: string;
+                                network_code: string;
+                                asset_symbol: string;
+                                amount: string;
+                                from_address: string;
+                                txid: string;
+                                block_number: number;
+                                /** @enum {string} */
+                                status: "pending" | "confirmed" | "reverted";
+                                /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+                                detected_at: string;
+                                confirmed_at: string | null;
+                            }[];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["BizWalletAddressNotFound"];
+            422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
