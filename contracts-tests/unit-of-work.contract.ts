@@ -4,10 +4,13 @@ import { type Closable, type ContractOptions, type MakeSubject, useFreshSubject,
 import { ConcurrencyConflict, DomainError } from '../core/domain/errors.js';
 import { COMMAND_STATUS, COMMAND_TYPE, type Command, type CommandStatus } from '../core/domain/model/command.js';
 import type { CollectionStatus, CollectionTask } from '../core/domain/model/collection-task.js';
+import type { Deposit, DepositStatus } from '../core/domain/model/deposit.js';
 import type { CollectionTaskRepository } from '../core/ports/collection-task-repository.port.js';
 import type { CommandRepository } from '../core/ports/command-repository.port.js';
+import type { DepositRepository } from '../core/ports/deposit-repository.port.js';
 import type { EventOutbox } from '../core/ports/event-outbox.port.js';
 import type { ChangeSet, UnitOfWork } from '../core/ports/unit-of-work.port.js';
+import { aDeposit } from './deposit-repository.contract.js';
 import { aCommand, addressOf, anEvent, aTask, T0 } from './support/fixtures.js';
 
 /** What the UnitOfWork contract drives: a unit of work on an empty store and the reads that show what it wrote. */
@@ -16,6 +19,7 @@ export interface UnitOfWorkSubject extends Closable {
   readonly commands: CommandRepository;
   readonly tasks: CollectionTaskRepository;
   readonly outbox: EventOutbox;
+  readonly deposits: DepositRepository;
 }
 
 const COMMAND_NOS = ['C1', 'C2', 'C3'] as const;
@@ -24,6 +28,8 @@ const EVENT_IDS = [1, 2].map((n) => `00000000-0000-4000-8000-${String(n).padStar
 const ADDRESSES = [addressOf(1), addressOf(2)];
 const TERMINAL_COMMAND = new Set<CommandStatus>([COMMAND_STATUS.SUCCESS, COMMAND_STATUS.FAILED]);
 const TERMINAL_TASK = new Set<CollectionStatus>([11, 12]);
+const TRANSFERS = ['T1', 'T2'] as const;
+const DEPOSIT_IDS = ['D1', 'D2', 'D3'] as const;
 
 /** A change set as drawn: which rows, and for replaces the wanted status and how far the version is off (0 = right). */
 interface DrawnChange {
@@ -32,6 +38,8 @@ interface DrawnChange {
   readonly events: string[];
   readonly commands: { no: string; status: CommandStatus; versionOff: number }[];
   readonly tasks: { no: string; status: CollectionStatus; versionOff: number }[];
+  readonly newDeposits: { transfer: string; id: string }[];
+  readonly deposits: { transfer: string; status: DepositStatus; versionOff: number }[];
   /** When false, replaces of missing rows and inserts of existing ones are dropped, so that most change sets commit. */
   readonly wild: boolean;
 }
@@ -49,8 +57,16 @@ const drawnChange: fc.Arbitrary<DrawnChange> = fc.record({
   tasks: fc.uniqueArray(fc.record({ no: fc.constantFrom(...TASK_NOS), status: fc.constantFrom<CollectionStatus>(2, 6, 11, 12), versionOff }), {
     selector: (t) => t.no, maxLength: 2,
   }),
+  newDeposits: fc.uniqueArray(fc.record({ transfer: fc.constantFrom(...TRANSFERS), id: fc.constantFrom(...DEPOSIT_IDS) }), {
+    selector: (d) => d.transfer, maxLength: 2,
+  }),
+  deposits: fc.uniqueArray(fc.record({
+    transfer: fc.constantFrom(...TRANSFERS), status: fc.constantFrom<DepositStatus>('pending', 'confirmed', 'reverted'), versionOff,
+  }), { selector: (d) => d.transfer, maxLength: 2 }),
   wild: fc.constantFrom(false, false, false, true),
 });
+
+const depositOf = (transfer: string, id: string): Deposit => aDeposit({ depositId: id, transferId: transfer, txid: transfer });
 
 /**
  * Turns a drawn change into a ChangeSet against the reference's current state: replaces name the stored version
@@ -81,7 +97,18 @@ async function materialise(drawn: DrawnChange, reference: UnitOfWorkSubject): Pr
   const newCommands = await fresh(drawn.newCommands, async (c) => (await reference.commands.get(c.no)) !== null);
   const newTasks = await fresh(drawn.newTasks, async (no) => (await reference.tasks.get(no)) !== null);
   const events = await fresh(drawn.events, async (id) => (await reference.outbox.get(id)) !== null);
+  const newDeposits = await fresh(drawn.newDeposits, async (d) => (await reference.deposits.findByTransfer('TRON', d.transfer)) !== null
+    || (await reference.deposits.findById(d.id)) !== null);
+  const deposits: Deposit[] = [];
+  for (const change of drawn.deposits) {
+    const stored = await reference.deposits.findByTransfer('TRON', change.transfer);
+    if (stored === null && !drawn.wild) continue;
+    const base = stored ?? depositOf(change.transfer, 'D9');
+    deposits.push({ ...base, status: change.status, version: base.version + 1 + change.versionOff });
+  }
   return {
+    newDeposits: newDeposits.map((d) => depositOf(d.transfer, d.id)),
+    deposits,
     newCommands: newCommands.map((c) => aCommand({
       commandNo: c.no, address: c.address === null ? null : ADDRESSES[c.address]!, type: c.query ? COMMAND_TYPE.QUERY : COMMAND_TYPE.COLLECTION,
     })),
@@ -108,6 +135,8 @@ async function snapshot(subject: UnitOfWorkSubject): Promise<unknown> {
     commands: await Promise.all(COMMAND_NOS.map((no) => subject.commands.get(no))),
     tasks: await Promise.all(TASK_NOS.map((no) => subject.tasks.get(no))),
     events: await Promise.all(EVENT_IDS.map((id) => subject.outbox.get(id))),
+    deposits: await Promise.all(TRANSFERS.map((t) => subject.deposits.findByTransfer('TRON', t))),
+    depositIds: await Promise.all([...DEPOSIT_IDS, 'D9'].map((id) => subject.deposits.findById(id))),
     holders: await Promise.all(ADDRESSES.map(async (a) => (await subject.commands.findActiveByAddress(a))?.commandNo ?? null)),
   };
 }
@@ -202,6 +231,61 @@ export function describeUnitOfWorkContract(name: string, makeSubject: MakeSubjec
       expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
       for (const o of outcomes) if (o.status === 'rejected') expect(o.reason).toBeInstanceOf(ConcurrencyConflict);
       expect((await commands.get('C0001'))!.version).toBe(2);
+    });
+
+    it('a new deposit lands with its event; another record of the transfer is a ConcurrencyConflict and writes nothing', async () => {
+      const { uow, deposits, outbox } = subject();
+      const [first, second] = EVENT_IDS.map((eventId) => anEvent({ eventId }));
+      await uow.commit({ newDeposits: [aDeposit()], events: [first!] });
+      expect(await deposits.findByTransfer('TRON', aDeposit().transferId)).toEqual(aDeposit());
+      expect(await outbox.get(first!.eventId)).toEqual(first);
+      // A redo after a crash, or a second scanner: a fresh deposit id for the same transfer.
+      await expect(uow.commit({ newDeposits: [aDeposit({ depositId: 'D2' })], events: [second!] })).rejects.toBeInstanceOf(ConcurrencyConflict);
+      expect(await outbox.get(second!.eventId)).toBeNull();
+      expect(await deposits.findById('D2')).toBeNull();
+      // A taken deposit id for another transfer is a conflict too.
+      await expect(uow.commit({ newDeposits: [aDeposit({ transferId: 'other' })], events: [second!] })).rejects.toBeInstanceOf(ConcurrencyConflict);
+      expect(await deposits.findByTransfer('TRON', 'other')).toBeNull();
+      expect(await outbox.get(second!.eventId)).toBeNull();
+    });
+
+    it('a deposit replace lands with its event; a stale version or another identity writes neither, nor the rest', async () => {
+      const { uow, deposits, outbox, tasks } = subject();
+      await uow.commit({ newDeposits: [aDeposit()] });
+      const confirmed = aDeposit({ status: 'confirmed', confirmedAt: T0 + 5, version: 2 });
+      const [event, stale] = EVENT_IDS.map((eventId) => anEvent({ eventId }));
+      await expect(uow.commit({ deposits: [{ ...confirmed, version: 3 }], events: [event!], newTasks: [aTask()] }))
+        .rejects.toBeInstanceOf(ConcurrencyConflict);
+      await expect(uow.commit({ deposits: [{ ...confirmed, transferId: 'moved' }], events: [event!] })).rejects.toBeInstanceOf(ConcurrencyConflict);
+      await expect(uow.commit({ deposits: [{ ...confirmed, depositId: 'unknown' }], events: [event!] })).rejects.toBeInstanceOf(ConcurrencyConflict);
+      expect(await deposits.findById('D1')).toEqual(aDeposit());
+      expect(await tasks.get(aTask().taskNo)).toBeNull();
+      expect(await outbox.listUndispatched(10)).toEqual([]);
+      await uow.commit({ deposits: [confirmed], events: [event!] });
+      expect(await deposits.findById('D1')).toEqual(confirmed);
+      expect(await outbox.get(event!.eventId)).toEqual(event);
+      // The same change redone (a crash after the commit): the version moved on, so its event is not written twice.
+      await expect(uow.commit({ deposits: [confirmed], events: [stale!] })).rejects.toBeInstanceOf(ConcurrencyConflict);
+      expect(await outbox.get(stale!.eventId)).toBeNull();
+    });
+
+    it('of racing commits that record one transfer or replace one deposit version, exactly one lands with its event', async () => {
+      const { uow, deposits, outbox } = subject();
+      const eventNo = (i: number, base: number) => anEvent({ eventId: `00000000-0000-4000-8000-${String(base + i).padStart(12, '0')}` });
+      const inserts = await Promise.allSettled(Array.from({ length: concurrency }, (_, i) =>
+        uow.commit({ newDeposits: [aDeposit({ depositId: `R${i}` })], events: [eventNo(i, 1000)] })));
+      const replaces = await Promise.allSettled(Array.from({ length: concurrency }, async (_, i) => {
+        const stored = await deposits.findByTransfer('TRON', aDeposit().transferId);
+        if (stored === null) throw new Error('no record');
+        await uow.commit({ deposits: [{ ...stored, status: 'confirmed', confirmedAt: T0 + i, version: stored.version + 1 }], events: [eventNo(i, 5000)] });
+      }));
+      for (const outcomes of [inserts, replaces]) {
+        expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+        for (const o of outcomes) if (o.status === 'rejected') expect(o.reason).toBeInstanceOf(ConcurrencyConflict);
+      }
+      const events = await outbox.listUndispatched(4 * concurrency);
+      expect(events).toHaveLength(2);
+      expect((await deposits.findByTransfer('TRON', aDeposit().transferId))!.version).toBe(2);
     });
 
     it('same outcomes and same stored rows as the reference for random sequences of change sets', async () => {

@@ -14,7 +14,8 @@ export class DepositTable extends IndexedTable<string, Deposit> {
   readonly idsByTransfer = new Map<string, string>();
 }
 
-const transferKey = (networkCode: string, transferId: string): string => `${networkCode}\u0000${transferId}`;
+/** The key of DepositTable.idsByTransfer. */
+export const transferKey = (networkCode: string, transferId: string): string => `${networkCode}\u0000${transferId}`;
 
 /** Deposit records; the per-transfer uniqueness is checked and the row written in one synchronous step. */
 export class MemoryDepositRepository implements DepositRepository {

@@ -1,7 +1,8 @@
 import { ConcurrencyConflict, DomainError } from '../../core/domain/errors.js';
-import type { Command } from '../../core/domain/model/index.js';
+import type { Command, Deposit } from '../../core/domain/model/index.js';
 import type { ChangeSet, UnitOfWork } from '../../core/ports/unit-of-work.port.js';
 import { findLockHolder, holdsAddressLock } from './command-lock.js';
+import { transferKey } from './memory-deposit-repository.js';
 import { storedCopy } from './frozen-copy.js';
 import type { MemoryStore } from './memory-store.js';
 
@@ -22,14 +23,36 @@ export class MemoryUnitOfWork implements UnitOfWork {
   constructor(private readonly store: MemoryStore) {}
 
   async commit(changes: ChangeSet): Promise<void> {
-    const { newCommands = [], newTasks = [], commands = [], tasks = [], events = [] } = changes;
+    const { newCommands = [], newTasks = [], commands = [], tasks = [], events = [], newDeposits = [], deposits = [] } = changes;
     this.checkVersions(changes);
     this.checkInserts(changes);
+    this.checkDeposits(newDeposits, deposits);
     this.checkLocks(newCommands, commands);
 
     for (const command of [...commands, ...newCommands]) this.store.commands.set(command.commandNo, storedCopy(command));
     for (const task of [...tasks, ...newTasks]) this.store.tasks.set(task.taskNo, storedCopy(task));
     for (const event of events) this.store.events.set(event.eventId, storedCopy(event));
+    for (const deposit of [...deposits, ...newDeposits]) this.store.deposits.set(deposit.depositId, storedCopy(deposit));
+    for (const d of newDeposits) this.store.deposits.idsByTransfer.set(transferKey(d.networkCode, d.transferId), d.depositId);
+  }
+
+  /** The rules of MemoryDepositRepository.update and insert, where a transfer already recorded is a conflict too. */
+  private checkDeposits(newDeposits: readonly Deposit[], deposits: readonly Deposit[]): void {
+    const table = this.store.deposits;
+    assertDistinct('deposit', [...deposits, ...newDeposits].map((d) => d.depositId));
+    assertDistinct('deposit', newDeposits.map((d) => transferKey(d.networkCode, d.transferId)));
+    for (const deposit of deposits) {
+      const stored = table.get(deposit.depositId);
+      if (stored === undefined || stored.version !== deposit.version - 1
+        || stored.transferId !== deposit.transferId || stored.networkCode !== deposit.networkCode) {
+        throw new ConcurrencyConflict('deposit', deposit.depositId);
+      }
+    }
+    for (const d of newDeposits) {
+      if (table.has(d.depositId) || table.idsByTransfer.has(transferKey(d.networkCode, d.transferId))) {
+        throw new ConcurrencyConflict('deposit', d.depositId);
+      }
+    }
   }
 
   private checkVersions(changes: ChangeSet): void {

@@ -1,4 +1,4 @@
-import type { Collection, Db } from 'mongodb';
+import type { ClientSession, Collection, Db } from 'mongodb';
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
 import type { Deposit, UserId } from '../../core/domain/model/index.js';
 import type { DepositFilter, DepositInsert, DepositRepository } from '../../core/ports/deposit-repository.port.js';
@@ -20,6 +20,22 @@ function fromDocument(doc: DepositDocument): Deposit {
   return fromStoredDeposit(fromMongoDocument(doc));
 }
 
+/** The document a new record is inserted as (stamped now, so equal detection times list the later first). */
+export function depositInsertDocument(deposit: Deposit): DepositDocument {
+  return toDocument(deposit, insertionStamp());
+}
+
+/**
+ * The versioned replace: writes where the stored version is `version - 1` and the identity (id, transfer, network)
+ * matches; the identity is matched, never written, and the insertion stamp keeps its first value. Returns whether a
+ * record matched.
+ */
+export async function replaceDeposit(deposits: Collection<DepositDocument>, deposit: Deposit, session?: ClientSession): Promise<boolean> {
+  const { _id, transferId, networkCode, insertedSeq: _seq, ...fields } = toDocument(deposit, 0);
+  const result = await deposits.updateOne({ _id, transferId, networkCode, version: deposit.version - 1 }, { $set: fields }, { session });
+  return result.matchedCount === 1;
+}
+
 /**
  * Deposit records. One per transfer is the unique index on (networkCode, transferId) (mongo-indexes.ts): a racing
  * or repeated insert gets a duplicate key, and the stored record is read back.
@@ -34,7 +50,7 @@ export class MongoDepositRepository implements DepositRepository {
   insert(deposit: Deposit): Promise<DepositInsert> {
     return guarded('deposit insert', async () => {
       try {
-        await this.deposits.insertOne(toDocument(deposit, insertionStamp()));
+        await this.deposits.insertOne(depositInsertDocument(deposit));
         return { created: true, deposit };
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
@@ -62,10 +78,7 @@ export class MongoDepositRepository implements DepositRepository {
 
   update(deposit: Deposit): Promise<void> {
     return guarded('deposit update', async () => {
-      const { _id, transferId, networkCode, insertedSeq: _seq, ...fields } = toDocument(deposit, 0);
-      // The identity is matched, never written; the insertion stamp keeps its first value.
-      const result = await this.deposits.updateOne({ _id, transferId, networkCode, version: deposit.version - 1 }, { $set: fields });
-      if (result.matchedCount !== 1) throw new ConcurrencyConflict('deposit', deposit.depositId);
+      if (!(await replaceDeposit(this.deposits, deposit))) throw new ConcurrencyConflict('deposit', deposit.depositId);
     });
   }
 

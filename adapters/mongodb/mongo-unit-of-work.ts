@@ -7,6 +7,7 @@ import { holdsAddressLock } from '../records/command-record.js';
 import { commandInsertDocument, replaceCommand } from './mongo-command-repository.js';
 import { replaceTask, taskInsertDocument } from './mongo-collection-task-repository.js';
 import type { CollectionTaskDocument, CommandDocument, WebhookEventDocument } from './mongo-documents.js';
+import { depositInsertDocument, replaceDeposit, type DepositDocument } from './mongo-deposit-repository.js';
 import { eventInsertDocument } from './mongo-event-outbox.js';
 import { guarded, isDuplicateKey } from './mongo-support.js';
 import { inTransaction } from './mongo-transaction.js';
@@ -17,7 +18,8 @@ import { inTransaction } from './mongo-transaction.js';
  *
  * Order inside the transaction mirrors the memory adapter's precedence: replaces first (a version miss is a
  * ConcurrencyConflict; a command turning terminal drops its lock marker, so a new command in the same change set may
- * take the address), then inserts of tasks and events (a taken key is a ConcurrencyConflict), then new commands (a
+ * take the address), then deposits (a version miss, a taken transfer or deposit id is a ConcurrencyConflict), then
+ * inserts of tasks and events (a taken key is a ConcurrencyConflict), then new commands (a
  * taken number is a ConcurrencyConflict, a taken address lock is BIZ-COMMAND-LOCKED). Any throw aborts everything.
  *
  * Atomic on a replica set or mongos. With `client` null (a standalone server that connectMongo accepted only because
@@ -29,22 +31,31 @@ export class MongoUnitOfWork implements UnitOfWork {
   private readonly commands: Collection<CommandDocument>;
   private readonly tasks: Collection<CollectionTaskDocument>;
   private readonly events: Collection<WebhookEventDocument>;
+  private readonly deposits: Collection<DepositDocument>;
 
   constructor(db: Db, private readonly client: MongoClient | null) {
     this.commands = db.collection<CommandDocument>(COLLECTIONS.commands);
     this.tasks = db.collection<CollectionTaskDocument>(COLLECTIONS.tasks);
     this.events = db.collection<WebhookEventDocument>(COLLECTIONS.events);
+    this.deposits = db.collection<DepositDocument>(COLLECTIONS.deposits);
   }
 
   commit(changes: ChangeSet): Promise<void> {
     return guarded('unit of work commit', async () => {
-      const { newCommands, newTasks, commands, tasks, events, empty } = distinctChanges(changes);
+      const { newCommands, newTasks, commands, tasks, events, newDeposits, deposits, empty } = distinctChanges(changes);
       if (empty) return;
 
-      if (this.client === null) await this.precheck({ newCommands, newTasks, commands, tasks, events });
+      if (this.client === null) await this.precheck({ newCommands, newTasks, commands, tasks, events, newDeposits, deposits });
       await inTransaction(this.client, async (session) => {
         for (const command of commands) await replaceCommand(this.commands, command, session);
         for (const task of tasks) await replaceTask(this.tasks, task, session);
+        for (const deposit of deposits) {
+          if (!(await replaceDeposit(this.deposits, deposit, session))) throw new ConcurrencyConflict('deposit', deposit.depositId);
+        }
+        // A taken transfer (the unique (networkCode, transferId) index) or deposit id: a duplicate key, the same conflict.
+        for (const deposit of newDeposits) {
+          await insertOrConflict(() => this.deposits.insertOne(depositInsertDocument(deposit), { session }), 'deposit', deposit.depositId);
+        }
         for (const task of newTasks) {
           await insertOrConflict(() => this.tasks.insertOne(taskInsertDocument(task), { session }), 'collection task', task.taskNo);
         }
@@ -82,6 +93,16 @@ export class MongoUnitOfWork implements UnitOfWork {
       if ((await this.tasks.countDocuments({ _id: task.taskNo, version: task.version - 1 })) === 0) {
         throw new ConcurrencyConflict('collection task', task.taskNo);
       }
+    }
+    for (const deposit of changes.deposits) {
+      const filter = { _id: deposit.depositId, transferId: deposit.transferId, networkCode: deposit.networkCode, version: deposit.version - 1 };
+      if ((await this.deposits.countDocuments(filter)) === 0) throw new ConcurrencyConflict('deposit', deposit.depositId);
+    }
+    for (const deposit of changes.newDeposits) {
+      const taken = await this.deposits.countDocuments({
+        $or: [{ _id: deposit.depositId }, { networkCode: deposit.networkCode, transferId: deposit.transferId }],
+      });
+      if (taken > 0) throw new ConcurrencyConflict('deposit', deposit.depositId);
     }
     const takenTask = await this.tasks.findOne({ _id: { $in: changes.newTasks.map((t) => t.taskNo) } }, { projection: { _id: 1 } });
     if (takenTask !== null) throw new ConcurrencyConflict('collection task', takenTask._id);

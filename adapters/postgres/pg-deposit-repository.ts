@@ -4,7 +4,7 @@ import type { Deposit, DepositStatus, UserId } from '../../core/domain/model/ind
 import type { DepositFilter, DepositInsert, DepositRepository } from '../../core/ports/deposit-repository.port.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
 import { fromStoredDeposit, toStoredDeposit, type StoredDeposit } from '../records/deposit-record.js';
-import { guarded, insertOnce, isUniqueViolation, pageOf, type Row } from './pg-support.js';
+import { guarded, insertOnce, isUniqueViolation, pageOf, type Queryable, type Row } from './pg-support.js';
 
 const TABLE = 'deposits';
 const TRANSFER_CONSTRAINT = 'deposits_transfer_unique';
@@ -27,6 +27,31 @@ function depositFromRow(row: Row): Deposit {
     txid: row['txid'] as string, blockNumber: row['block_number'] as number, status: row['status'] as DepositStatus,
     detectedAt: row['detected_at'] as number, confirmedAt: row['confirmed_at'] as number | null, version: row['version'] as number,
   });
+}
+
+/**
+ * Writes a new record unless its transfer or its deposit id is taken (then nothing, false): the unit of work's insert,
+ * on a pool or inside its transaction.
+ */
+export async function insertDeposit(q: Queryable, deposit: Deposit): Promise<boolean> {
+  return insertOnce(q, TABLE, toRow(toStoredDeposit(deposit)));
+}
+
+/**
+ * The versioned replace: writes where the stored version is `version - 1` and the identity (id, transfer, network)
+ * matches; the identity is matched, never written, so a caller cannot move a record to another transfer. Returns
+ * whether a row matched.
+ */
+export async function replaceDeposit(q: Queryable, deposit: Deposit): Promise<boolean> {
+  const r = toStoredDeposit(deposit);
+  const result = await q.query(
+    `UPDATE ${TABLE} SET user_id = $5, address = $6, asset_symbol = $7, amount = $8, from_address = $9, txid = $10,
+       block_number = $11, status = $12, detected_at = $13, confirmed_at = $14, version = $15
+     WHERE deposit_id = $1 AND version = $2 AND transfer_id = $3 AND network_code = $4`,
+    [r.id, r.version - 1, r.transferId, r.networkCode, r.userId, r.address, r.assetSymbol, r.amount, r.fromAddress, r.txid,
+      r.blockNumber, r.status, r.detectedAt, r.confirmedAt, r.version],
+  );
+  return result.rowCount === 1;
 }
 
 /**
@@ -63,16 +88,7 @@ export class PgDepositRepository implements DepositRepository {
 
   update(deposit: Deposit): Promise<void> {
     return guarded('deposit update', async () => {
-      const r = toStoredDeposit(deposit);
-      // The identity (id, transfer, network) is matched, never written: a caller cannot move a record to another transfer.
-      const result = await this.pool.query(
-        `UPDATE ${TABLE} SET user_id = $5, address = $6, asset_symbol = $7, amount = $8, from_address = $9, txid = $10,
-           block_number = $11, status = $12, detected_at = $13, confirmed_at = $14, version = $15
-         WHERE deposit_id = $1 AND version = $2 AND transfer_id = $3 AND network_code = $4`,
-        [r.id, r.version - 1, r.transferId, r.networkCode, r.userId, r.address, r.assetSymbol, r.amount, r.fromAddress, r.txid,
-          r.blockNumber, r.status, r.detectedAt, r.confirmedAt, r.version],
-      );
-      if (result.rowCount !== 1) throw new ConcurrencyConflict('deposit', deposit.depositId);
+      if (!(await replaceDeposit(this.pool, deposit))) throw new ConcurrencyConflict('deposit', deposit.depositId);
     });
   }
 

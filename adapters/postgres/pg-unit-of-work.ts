@@ -4,6 +4,7 @@ import type { ChangeSet, UnitOfWork } from '../../core/ports/unit-of-work.port.j
 import { distinctChanges } from '../records/change-set.js';
 import { COMMAND_LOCK_CONSTRAINT, insertCommand, replaceCommand } from './pg-command-repository.js';
 import { insertTask, replaceTask } from './pg-collection-task-repository.js';
+import { insertDeposit, replaceDeposit } from './pg-deposit-repository.js';
 import { insertEvent } from './pg-event-outbox.js';
 import { guarded, inTransaction, isUniqueViolation } from './pg-support.js';
 
@@ -23,8 +24,9 @@ async function insertOrConflict(insert: () => Promise<void>, entity: string, id:
  *
  * The order mirrors the memory adapter's precedence: replaces first (a version miss is a ConcurrencyConflict; a
  * command turning terminal clears its lock marker, so a new command of the same change set may take the address),
- * then inserts of tasks and events (a taken key is a ConcurrencyConflict), then new commands (a taken number is a
- * ConcurrencyConflict, a taken address lock is BIZ-COMMAND-LOCKED).
+ * then deposits (a version miss, a taken transfer or deposit id is a ConcurrencyConflict), then inserts of tasks and
+ * events (a taken key is a ConcurrencyConflict), then new commands (a taken number is a ConcurrencyConflict, a taken
+ * address lock is BIZ-COMMAND-LOCKED).
  *
  * READ COMMITTED is enough: every write is a single-row statement whose condition is checked by the server as it
  * writes (version = n - 1, a unique index), and no write depends on an earlier read of the transaction.
@@ -34,11 +36,18 @@ export class PgUnitOfWork implements UnitOfWork {
 
   commit(changes: ChangeSet): Promise<void> {
     return guarded('unit of work commit', async () => {
-      const { newCommands, newTasks, commands, tasks, events, empty } = distinctChanges(changes);
+      const { newCommands, newTasks, commands, tasks, events, newDeposits, deposits, empty } = distinctChanges(changes);
       if (empty) return;
       await inTransaction(this.pool, async (client) => {
         for (const command of commands) await replaceCommand(client, command);
         for (const task of tasks) await replaceTask(client, task);
+        for (const deposit of deposits) {
+          if (!(await replaceDeposit(client, deposit))) throw new ConcurrencyConflict('deposit', deposit.depositId);
+        }
+        // ON CONFLICT DO NOTHING (either key): a taken transfer waits for a racing inserter's commit, then writes nothing.
+        for (const deposit of newDeposits) {
+          if (!(await insertDeposit(client, deposit))) throw new ConcurrencyConflict('deposit', deposit.depositId);
+        }
         for (const task of newTasks) await insertOrConflict(() => insertTask(client, task), 'collection task', task.taskNo);
         for (const event of events) await insertOrConflict(() => insertEvent(client, event), 'webhook event', event.eventId);
         if (newCommands.length > 0) {

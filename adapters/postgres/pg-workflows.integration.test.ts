@@ -9,6 +9,7 @@ import { createMemoryAdapters } from '../memory/create-memory-adapters.js';
 import { ManualClock } from '../memory/manual-clock.js';
 import { PgCollectionTaskRepository } from './pg-collection-task-repository.js';
 import { PgCommandRepository } from './pg-command-repository.js';
+import { PgDepositRepository } from './pg-deposit-repository.js';
 import { PgEventOutbox } from './pg-event-outbox.js';
 import { PgUnitOfWork } from './pg-unit-of-work.js';
 import { usePgTestStore } from './testing/pg-test-store.js';
@@ -24,7 +25,7 @@ describeWithPostgres('PostgreSQL store: commands, tasks, outbox and the unit of 
     const { pool } = open().connection;
     return {
       clock: new ManualClock(), commands: new PgCommandRepository(pool), tasks: new PgCollectionTaskRepository(pool),
-      outbox: new PgEventOutbox(pool), uow: new PgUnitOfWork(pool),
+      outbox: new PgEventOutbox(pool), uow: new PgUnitOfWork(pool), deposits: new PgDepositRepository(pool),
     };
   };
 

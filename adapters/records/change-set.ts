@@ -2,17 +2,21 @@ import { ConcurrencyConflict } from '../../core/domain/errors.js';
 import type { ChangeSet } from '../../core/ports/unit-of-work.port.js';
 
 /**
- * The check every durable store's unit of work makes before its first write: a command, task or event key repeated
- * inside one change set is a ConcurrencyConflict (two writes of one row cannot both win). Returns the change set's
- * parts with absent lists as empty ones, and whether there is anything to write.
+ * The check every durable store's unit of work makes before its first write: a command, task, event or deposit key
+ * repeated inside one change set (for new deposits, also a transfer) is a ConcurrencyConflict (two writes of one row
+ * cannot both win). Returns the change set's parts with absent lists as empty ones, and whether there is anything to
+ * write.
  */
 export function distinctChanges(changes: ChangeSet): Required<ChangeSet> & { readonly empty: boolean } {
-  const { newCommands = [], newTasks = [], commands = [], tasks = [], events = [] } = changes;
+  const { newCommands = [], newTasks = [], commands = [], tasks = [], events = [], newDeposits = [], deposits = [] } = changes;
   assertDistinct('command', [...commands, ...newCommands].map((c) => c.commandNo));
   assertDistinct('collection task', [...tasks, ...newTasks].map((t) => t.taskNo));
   assertDistinct('webhook event', events.map((e) => e.eventId));
-  const empty = newCommands.length + newTasks.length + commands.length + tasks.length + events.length === 0;
-  return { newCommands, newTasks, commands, tasks, events, empty };
+  assertDistinct('deposit', [...deposits, ...newDeposits].map((d) => d.depositId));
+  assertDistinct('deposit', newDeposits.map((d) => `${d.networkCode}\u0000${d.transferId}`));
+  const empty = newCommands.length + newTasks.length + commands.length + tasks.length + events.length + newDeposits.length
+    + deposits.length === 0;
+  return { newCommands, newTasks, commands, tasks, events, newDeposits, deposits, empty };
 }
 
 function assertDistinct(entity: string, keys: readonly string[]): void {

@@ -1,10 +1,12 @@
 import type { CollectionTask } from '../domain/model/collection-task.js';
 import type { Command } from '../domain/model/command.js';
+import type { Deposit } from '../domain/model/deposit.js';
 import type { WebhookEvent } from '../domain/model/webhook.js';
 
 /**
  * Writes that must land together or not at all: e.g. a task's terminal transition, its command's terminal status
- * (which releases the address lock and balance_locked) and the webhook event in the outbox.
+ * (which releases the address lock and balance_locked) and the webhook event in the outbox; or a deposit's status
+ * change and its deposit.* event.
  * Tasks and commands are optimistic replaces (stored version = version - 1); new ones are inserted (version 1).
  */
 export interface ChangeSet {
@@ -13,6 +15,17 @@ export interface ChangeSet {
   readonly commands?: readonly Command[];
   readonly tasks?: readonly CollectionTask[];
   readonly events?: readonly WebhookEvent[];
+  /**
+   * Deposit records to create, insert-once by (networkCode, transferId) as DepositRepository.insert: a transfer that
+   * already has a record, or a taken deposit id, is a ConcurrencyConflict and the change set writes nothing. (Unlike
+   * insert, which answers the stored record: the change set's events belong to the creation, so a redo must not land.)
+   */
+  readonly newDeposits?: readonly Deposit[];
+  /**
+   * Deposit records to replace, as DepositRepository.update: the stored version must be `version - 1` and the identity
+   * (depositId, transferId, networkCode) must match; otherwise ConcurrencyConflict and nothing is written.
+   */
+  readonly deposits?: readonly Deposit[];
 }
 
 export interface UnitOfWork {
