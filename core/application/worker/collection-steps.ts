@@ -1,5 +1,6 @@
 import { DomainError, type ErrorCode } from '../../domain/errors.js';
-import { ACTIVATION_BANDWIDTH_FEE_SUN, ACTIVATION_FEE_SUN, planSweep, TX_BYTES, type SweepInput, type SweepPlan } from '../../domain/sweep-plan.js';
+import { planSweep, TX_BYTES, type SweepInput, type SweepPlan } from '../../domain/sweep-plan.js';
+import { spendableSun, sweepableAmount, trxTransferReserveSun, type Holding, type TrxHolding } from '../../domain/sweepable-amount.js';
 import { addReceipt, NO_COST } from '../../domain/sweep-cost.js';
 import type { TransactionState } from '../../domain/model/chain.js';
 import type { PreparedTransaction } from '../../domain/model/command.js';
@@ -53,32 +54,39 @@ export interface StepSubject {
   readonly asset: Asset;
 }
 
-/** The first step's gate: something to collect, read on chain (TRC20 units, or sweepable SUN for TRX). */
+/**
+ * The first step's gate and COLLECTING's amount: what a sweep moves now, read on chain, by the sweepable rule
+ * (core/domain/sweepable-amount.ts: the whole token balance; TRX less its fees, and 0 below minRecoverSun).
+ */
 export async function collectableAmount(deps: StepDeps, settings: StepSettings, subject: StepSubject): Promise<bigint> {
   const { task, asset } = subject;
-  return asset.kind === 'trc20'
-    ? deps.chain.getTokenBalance(task.address, asset.contractAddress!)
-    : sweepableSun(deps.chain, settings, task.address, task.mainAddress);
+  const holding: Holding = asset.kind === 'trc20'
+    ? { kind: 'trc20', balance: await deps.chain.getTokenBalance(task.address, asset.contractAddress!) }
+    : await trxHolding(deps.chain, settings, task.address, task.mainAddress);
+  return sweepableAmount(holding, settings.minRecoverSun);
 }
 
-
 /**
- * SUN the address can send away in one TRX transfer to `to`: its balance, less the fees the chain burns from the same
- * balance (sending it all would fail). To an existing account that is the bandwidth fee when free and staked
- * bandwidth cannot cover the transfer's bytes; to an account the transfer creates (a main address that never
- * received anything) it is the 1 TRX creation fee plus 0.1 TRX unless staked bandwidth pays (free bandwidth cannot).
+ * The address's TRX and the fees one TRX transfer to `to` burns from it (trxTransferReserveSun), read on chain; an
+ * account the transfer creates (a main address that never received anything) costs its creation fee.
  */
-export async function sweepableSun(chain: ChainGateway, settings: StepSettings, address: string, to?: string): Promise<bigint> {
+async function trxHolding(chain: ChainGateway, settings: StepSettings, address: string, to?: string): Promise<TrxHolding> {
   const [balance, resources, creates] = await Promise.all([
     chain.getTrxBalance(address),
     chain.getResources(address),
     to === undefined ? false : chain.accountExists(to).then((exists) => !exists),
   ]);
-  const bytes = settings.transferBytes;
-  const reserve = creates
-    ? ACTIVATION_FEE_SUN + (resources.bandwidth.stakedAvailable >= bytes ? 0n : ACTIVATION_BANDWIDTH_FEE_SUN)
-    : resources.bandwidth.freeAvailable + resources.bandwidth.stakedAvailable >= bytes ? 0n : BigInt(bytes) * settings.sunPerByte;
-  return balance > reserve ? balance - reserve : 0n;
+  const reserveSun = trxTransferReserveSun({
+    bandwidth: { free: resources.bandwidth.freeAvailable, staked: resources.bandwidth.stakedAvailable },
+    createsRecipient: creates, transferBytes: settings.transferBytes, sunPerByte: settings.sunPerByte,
+  });
+  return { kind: 'native', balance, reserveSun };
+}
+
+/** SUN the address can send away in one TRX transfer to `to`: its balance less the fees burnt from it (no minimum). */
+export async function sweepableSun(chain: ChainGateway, settings: StepSettings, address: string, to?: string): Promise<bigint> {
+  const { balance, reserveSun } = await trxHolding(chain, settings, address, to);
+  return spendableSun(balance, reserveSun);
 }
 
 /**
@@ -253,9 +261,7 @@ export function delegationRecords(task: CollectionTask): StepRecord[] {
 
 /** What RECOVER_TRX would send back now: the sub-address's sweepable TRX, or 0 when that is dust (below minRecoverSun). */
 export async function planRecoveryAmount(deps: StepDeps, settings: StepSettings, { task }: StepSubject): Promise<bigint> {
-  const amount = await sweepableSun(deps.chain, settings, task.address, task.mainAddress);
-  // Dust is not worth a transaction (its bandwidth may cost more than it returns).
-  return amount <= 0n || amount < settings.minRecoverSun ? 0n : amount;
+  return sweepableAmount(await trxHolding(deps.chain, settings, task.address, task.mainAddress), settings.minRecoverSun);
 }
 
 /** RECOVER_TRX: whatever TRX the sub-address can still send goes back to the main address. */
