@@ -3,7 +3,7 @@ import type { UserId } from '../domain/model/common.js';
 import type { CollectionCostView } from './collection-cost-view.js';
 import type {
   ApiTokenCreatedView, ApiTokenListView, ApiTokenRevokedView, BalanceRefreshView, CashierBalanceView, CashierSessionView, CashierTaskView,
-  CashierTokenCreatedView, CashierTokenDisabledView, CashierTokenView, ChainResourcesView, CollectionTaskView,
+  CashierCollectableView, CashierTokenCreatedView, CashierTokenDisabledView, CashierTokenView, ChainResourcesView, CollectionTaskView,
   CommandAcceptedView, CommandListItemView, CommandView, DeliveryView, RedeliveryView, DeveloperConfigView, ItemsPage, LoginView,
   MetaPage, PendingWebhookView, QuotaView, RegisteredView, RiskEntryView, SubscriptionView, VerifiedView,
   WalletBalanceView, WalletCreatedView, WalletView, WebhookStatusView, WebhookTestView,
@@ -124,9 +124,14 @@ export interface CashierService {
   authenticateCashier(token: string | null): Promise<CashierContext>;
   session(ctx: CashierContext): Promise<CashierSessionView>;
   balance(ctx: CashierContext): Promise<CashierBalanceView>;
+  /** The balance with what a collection of each asset would move: dust is "0" (extension, issue #24 item 5). */
+  collectable(ctx: CashierContext): Promise<CashierCollectableView>;
   /** The latest task of the session, or null. */
   task(ctx: CashierContext): Promise<CashierTaskView | null>;
-  /** body {asset_symbol}: 201; 409 BIZ-COMMAND-LOCKED, BIZ-ASSET-NOT-FOUND, BIZ-AMOUNT-BELOW-MINIMUM. */
+  /**
+   * body {asset_symbol}: 201; 409 BIZ-COMMAND-LOCKED, BIZ-ASSET-NOT-FOUND, BIZ-AMOUNT-BELOW-MINIMUM (dust, or below the
+   * user's minimum).
+   */
   collect(ctx: CashierContext, body: unknown): Promise<CashierTaskView>;
 }
 

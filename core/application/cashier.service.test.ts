@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestCore, startTestDevnet, type TestCore } from '../../adapters/memory/testing/memory-test-core.js';
 import type { Devnet } from '../../adapters/tron-devnet/index.js';
-import { failureOf, userWithWallets, type UserWithWallets } from './testing/user-journeys.js';
+import { cacheBalances } from './testing/cached-balances.js';
+import { failureOf, rejectionOf, userWithWallets, type UserWithWallets } from './testing/user-journeys.js';
 
 let devnet: Devnet;
 beforeAll(async () => { devnet = await startTestDevnet(); });
@@ -160,6 +161,27 @@ describe('cashier payment API', () => {
     await app.cashier.collect(await ctx(), { asset_symbol: 'USDT' });
     const during = await app.cashier.balance(await ctx());
     expect(during.items.find((i) => i.symbol === 'USDT')).toMatchObject({ balance_available: '0', balance_locked: '3000000' });
+    // The payer's view of the same: nothing to offer while the collection holds it.
+    const offered = await app.cashier.collectable(await ctx());
+    expect(offered).toEqual({ ...during, items: during.items.map((i) => ({ ...i, balance_collectable: '0' })) });
+  });
+
+  it('collectable (extension, issue #24 item 5): the balance with what a collection would move; dust is 0; the expiry slides', async () => {
+    const { app, clock, stores } = core;
+    const shown = async () => (await app.cashier.collectable(await ctx())).items.map((i) => [i.symbol, i.balance_available, i.balance_collectable]);
+    const cache = async (amounts: { TRX?: bigint; USDT?: bigint }) => {
+      clock.advance(1_000);
+      await cacheBalances({ balances: stores.balances, clock }, user.subs[0]!, amounts);
+    };
+    await cache({ TRX: 1n });
+    expect(await shown()).toEqual([['TRX', '1', '0'], ['USDT', '0', '0']]);
+    await cache({ TRX: 99_999n, USDT: 1n });
+    expect(await shown()).toEqual([['TRX', '99999', '0'], ['USDT', '1', '1']]);
+    await cache({ TRX: 100_000n, USDT: 10_500_000n });
+    expect(await shown()).toEqual([['TRX', '100000', '100000'], ['USDT', '10500000', '10500000']]);
+    // Read through the developer's list, which does not slide: the last collectable read did.
+    const [listed] = (await app.cashierTokens.list(user.userId, {})).data;
+    expect(listed!.expires_at).toBe(new Date(clock.now() + 60 * MINUTE).toISOString().replace('.000Z', '+00:00'));
   });
 
   /** A real deposit on the devnet, then the cached balance refreshed (what the scanner does a block later). */
@@ -216,6 +238,24 @@ describe('cashier payment API', () => {
     await deposit('USDT', 1_000_000n);
     await app.collections.create(user.userId, { address: user.subs[0]!, asset_symbol: 'USDT' });
     expect(await failureOf(app.cashier.collect(await ctx(), { asset_symbol: 'USDT' }))).toEqual({ code: 'BIZ-COMMAND-LOCKED' });
+  });
+
+  it('dust is 422 BIZ-AMOUNT-BELOW-MINIMUM whatever the merchant minimum: it counts toward no threshold', async () => {
+    const { app, clock, stores } = core;
+    // A merchant minimum under what a TRX sweep must net does not let dust through.
+    await app.subscriptions.putConfig(user.userId, { service_code: 'developer', config: { min_collect_amounts: { TRX: '50000' } } });
+    for (const trx of [1n, 60_000n, 99_999n]) {
+      clock.advance(1_000);
+      await cacheBalances({ balances: stores.balances, clock }, user.subs[0]!, { TRX: trx });
+      expect(await rejectionOf(app.cashier.collect(await ctx(), { asset_symbol: 'TRX' })))
+        .toMatchObject({ code: 'BIZ-AMOUNT-BELOW-MINIMUM', message: expect.stringContaining(`the address holds ${trx}`) });
+    }
+    expect(stores.store.tasks.size).toBe(0);
+    expect((await app.commands.list(user.userId, {})).pagination.total).toBe(0);
+    expect(await app.cashier.task(await ctx())).toBeNull();
+    clock.advance(1_000);
+    await cacheBalances({ balances: stores.balances, clock }, user.subs[0]!, { TRX: 100_000n });
+    expect((await app.cashier.collect(await ctx(), { asset_symbol: 'TRX' })).status).toBe(1);
   });
 
   it('below the merchant minimum is 422 BIZ-AMOUNT-BELOW-MINIMUM; at the minimum it starts', async () => {

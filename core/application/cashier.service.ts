@@ -7,12 +7,12 @@ import { CASHIER_TOKEN_PREFIX } from '../domain/model/cashier-token.js';
 import type { CollectionTask } from '../domain/model/collection-task.js';
 import type { WalletAddress } from '../domain/model/wallet.js';
 import type { CashierContext, CashierService } from './application.js';
-import { readBalance, toBalanceItemViews, type BalanceViewDeps } from './balance-view.js';
-import { assetOf, startCollection, type CollectionStarterDeps } from './collection-starter.js';
+import { readBalance, toBalanceItemViews, type BalanceLine, type BalanceViewDeps } from './balance-view.js';
+import { assetOf, cachedSweepable, startCollection, sweepableOrRefuse, type CollectionStarterDeps } from './collection-starter.js';
 import type { ResolvedDeps } from './deps.js';
 import { fieldsOf, requireString } from './input.js';
 import { toCashierTaskView } from './mappers.js';
-import type { CashierBalanceView, CashierSessionView, CashierTaskView } from './views.js';
+import type { CashierBalanceView, CashierCollectableView, CashierSessionView, CashierTaskView } from './views.js';
 
 /** The ports the cashier use cases touch, with those of reading a balance and starting a collection. */
 export type CashierDeps = Pick<ResolvedDeps, 'cashierTokens' | 'developerConfigs' | 'wallets' | 'tasks' | 'assets' | 'hasher' | 'clock'>
@@ -52,12 +52,29 @@ export class CashierUseCases implements CashierService {
   }
 
   async balance(ctx: CashierContext): Promise<CashierBalanceView> {
-    const wallet = await this.walletOf(ctx);
-    const balance = await readBalance(this.deps, wallet);
-    await this.slide(ctx);
+    const { wallet, balance } = await this.readBalance(ctx);
     return {
       address: wallet.address,
       items: toBalanceItemViews(balance.lines, formatIsoTime),
+      balance_updated_at: formatIsoTime(balance.updatedAt),
+    };
+  }
+
+  /**
+   * The balance as {@link balance} reads it, each asset with what a collection would move by the sweepable rule:
+   * dust is never offered to the payer (issue #24 item 5).
+   */
+  async collectable(ctx: CashierContext): Promise<CashierCollectableView> {
+    const { wallet, balance } = await this.readBalance(ctx);
+    const collectable = (line: BalanceLine): bigint => {
+      const asset = this.deps.assets.find(wallet.networkCode, line.symbol);
+      return asset === null ? 0n : cachedSweepable(asset, line.available);
+    };
+    return {
+      address: wallet.address,
+      items: balance.lines.map((line) => ({
+        ...toBalanceItemViews([line], formatIsoTime)[0]!, balance_collectable: formatAmount(collectable(line)),
+      })),
       balance_updated_at: formatIsoTime(balance.updatedAt),
     };
   }
@@ -71,8 +88,9 @@ export class CashierUseCases implements CashierService {
   /**
    * Order: asset_symbol (VALIDATION-ERROR, BIZ-ASSET-NOT-FOUND), risk (403), then under the address lock: an active
    * command or a non-terminal task of this session (409 BIZ-COMMAND-LOCKED), then the cached balance of the asset:
-   * zero, or below the user's minimum for it, is 422 BIZ-AMOUNT-BELOW-MINIMUM before any task exists. A DONE or
-   * FAILED latest task does not block: the payer may collect again while the token is valid.
+   * dust (nothing a sweep can move), or a sweepable amount below the user's minimum for it, is 422
+   * BIZ-AMOUNT-BELOW-MINIMUM before any task exists. A DONE or FAILED latest task does not block: the payer may
+   * collect again while the token is valid.
    */
   async collect(ctx: CashierContext, body: unknown): Promise<CashierTaskView> {
     const symbol = requireString(fieldsOf(body), 'asset_symbol', 32);
@@ -81,14 +99,22 @@ export class CashierUseCases implements CashierService {
     const task = await startCollection(this.deps, wallet, asset, async (available) => {
       const latest = await this.sessionTask(ctx);
       if (latest !== null && !isTerminalCollectionStatus(latest.status)) throw new DomainError('BIZ-COMMAND-LOCKED');
-      // A task at a zero balance could only fail (BIZ-NOTHING-TO-COLLECT) and would cost the payer a try.
-      if (available <= 0n) throw new DomainError('BIZ-AMOUNT-BELOW-MINIMUM');
+      // The minimum counts what a sweep would move, never dust.
+      const amount = sweepableOrRefuse(asset, available);
       const config = await this.deps.developerConfigs.get(wallet.userId);
       const minimum = config?.minCollectAmounts[asset.symbol];
-      if (minimum !== undefined && available < minimum) throw new DomainError('BIZ-AMOUNT-BELOW-MINIMUM');
+      if (minimum !== undefined && amount < minimum) throw new DomainError('BIZ-AMOUNT-BELOW-MINIMUM');
     });
     await this.slide(ctx);
     return toCashierTaskView(task);
+  }
+
+  /** The session address's cached balance (no chain query); a successful read slides the expiry. */
+  private async readBalance(ctx: CashierContext): Promise<{ wallet: WalletAddress; balance: Awaited<ReturnType<typeof readBalance>> }> {
+    const wallet = await this.walletOf(ctx);
+    const balance = await readBalance(this.deps, wallet);
+    await this.slide(ctx);
+    return { wallet, balance };
   }
 
   private async walletOf(ctx: CashierContext): Promise<WalletAddress> {

@@ -1,6 +1,7 @@
 import { DomainError, InfrastructureError } from '../domain/errors.js';
 import { INITIAL_COLLECTION_STATUS } from '../domain/collection-machine.js';
 import { newTaskNo, NUMBER_RANDOM_BYTES } from '../domain/numbers.js';
+import { cachedHolding, MIN_TRX_SWEEP_SUN, sweepableAmount } from '../domain/sweepable-amount.js';
 import type { Asset } from '../domain/model/asset.js';
 import type { CollectionTask } from '../domain/model/collection-task.js';
 import { COMMAND_TYPE } from '../domain/model/command.js';
@@ -9,8 +10,8 @@ import type { ResolvedDeps } from './deps.js';
 import { newCommand, refuseIfLocked, refuseIfRisky, withAddressLock, type CommandDraft } from './fund-commands.js';
 
 /**
- * Extra checks a caller runs inside the address lock, after the active-command check (the cashier's session
- * rule and minimum amount). Receives the cached available balance of the asset.
+ * Extra checks a caller runs inside the address lock, after the active-command check (the dust refusal, the
+ * cashier's session rule and minimum amount). Receives the cached available balance of the asset.
  */
 export type CollectionGuard = (available: bigint) => Promise<void>;
 
@@ -59,4 +60,28 @@ export function assetOf(deps: Pick<ResolvedDeps, 'assets'>, wallet: WalletAddres
   const asset = deps.assets.find(wallet.networkCode, symbol);
   if (asset === null) throw new DomainError('BIZ-ASSET-NOT-FOUND');
   return asset;
+}
+
+/**
+ * What a collection of `asset` would move, judged from its cached available balance by the sweepable rule
+ * (core/domain/sweepable-amount.ts): 0 for dust. What the payer page offers and what a threshold counts.
+ */
+export function cachedSweepable(asset: Asset, available: bigint): bigint {
+  return sweepableAmount(cachedHolding(asset.kind, available), MIN_TRX_SWEEP_SUN);
+}
+
+/**
+ * The cached balance's sweepable amount, or 422 BIZ-AMOUNT-BELOW-MINIMUM when it is dust (issue #24 item 5): a task
+ * for it could only fail (BIZ-NOTHING-TO-COLLECT) and send collection.failed. Every use case that starts a collection
+ * calls it in its guard, before any threshold of its own.
+ */
+export function sweepableOrRefuse(asset: Asset, available: bigint): bigint {
+  const amount = cachedSweepable(asset, available);
+  if (amount > 0n) return amount;
+  const held = asset.kind === 'native'
+    ? `a ${asset.symbol} collection moves at least ${MIN_TRX_SWEEP_SUN} after fees and the address holds ${available}`
+    : `the address holds no ${asset.symbol}`;
+  throw new DomainError('BIZ-AMOUNT-BELOW-MINIMUM', {
+    message: `nothing to collect: ${held} (cached balance; refresh it if a payment just arrived)`,
+  });
 }

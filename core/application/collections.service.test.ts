@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestCore, startTestDevnet, type TestCore } from '../../adapters/memory/testing/memory-test-core.js';
 import type { Devnet } from '../../adapters/tron-devnet/index.js';
+import { cacheBalances } from './testing/cached-balances.js';
 import { failureOf, userWithWallets, type UserWithWallets } from './testing/user-journeys.js';
 
 let devnet: Devnet;
@@ -10,6 +11,10 @@ afterAll(async () => { await devnet.close(); });
 // Wallet-side timestamps are 'YYYY-MM-DD HH:MM:SS' UTC (DESIGN.md); the cashier endpoints use ISO 8601.
 const PENDING = 1;
 const COLLECTION = 3;
+
+/** Cached balances a collection accepts on each address (a test about something else than dust). */
+const collectable = (core: TestCore, ...addresses: string[]): Promise<unknown> =>
+  Promise.all(addresses.map((address) => cacheBalances({ balances: core.stores.balances, clock: core.clock }, address)));
 
 describe('collections (spec §4 POST/GET /collections)', () => {
   let core: TestCore;
@@ -41,6 +46,7 @@ describe('collections (spec §4 POST/GET /collections)', () => {
 
   it('a second collection on the locked address is 409 BIZ-COMMAND-LOCKED, whatever the asset; another address is free', async () => {
     const { app } = core;
+    await collectable(core, ...user.subs);
     await app.collections.create(user.userId, { address: user.subs[0]!, asset_symbol: 'USDT' });
     expect(await failureOf(app.collections.create(user.userId, { address: user.subs[0]!, asset_symbol: 'USDT' })))
       .toEqual({ code: 'BIZ-COMMAND-LOCKED' });
@@ -67,6 +73,7 @@ describe('collections (spec §4 POST/GET /collections)', () => {
 
   it('another user\'s task and command are not found', async () => {
     const { app, readCode } = core;
+    await collectable(core, user.subs[0]!);
     const task = await app.collections.create(user.userId, { address: user.subs[0]!, asset_symbol: 'USDT' });
     const other = await userWithWallets(app, readCode, 'nosy@example.com', 0);
     expect(await failureOf(app.collections.get(other.userId, task.task_no))).toEqual({ code: 'BIZ-COLLECTION-TASK-NOT-FOUND' });
@@ -77,6 +84,7 @@ describe('collections (spec §4 POST/GET /collections)', () => {
 
   it('a deny-listed user or address is 403 RISK-REVIEW-BLOCKED, recorded as a REJECTED command; allowing lifts it', async () => {
     const { app } = core;
+    await collectable(core, ...user.subs);
     await app.admin.denyRisk({ kind: 'address', value: user.subs[0]!, reason: 'sanctions hit' });
     expect(await app.admin.listRisk()).toEqual([{ kind: 'address', value: user.subs[0]!, reason: 'sanctions hit' }]);
     expect(await failureOf(app.collections.create(user.userId, { address: user.subs[0]!, asset_symbol: 'USDT' })))
@@ -94,6 +102,7 @@ describe('collections (spec §4 POST/GET /collections)', () => {
 
   it('parallel collections on one address: exactly one task, the others 409', async () => {
     const { app, stores } = core;
+    await collectable(core, user.subs[0]!);
     const results = await Promise.allSettled(Array.from({ length: 12 }, () =>
       app.collections.create(user.userId, { address: user.subs[0]!, asset_symbol: 'USDT' })));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
@@ -102,6 +111,40 @@ describe('collections (spec §4 POST/GET /collections)', () => {
     expect(commands.pagination.total).toBe(1);
     expect(stores.store.tasks.size).toBe(1);
   });
+
+  it('dust is refused before any task (issue #24 item 5): no USDT, 1 SUN or just under 0.1 TRX is 422 BIZ-AMOUNT-BELOW-MINIMUM; nothing is written', async () => {
+    const { app, stores } = core;
+    const sub = user.subs[0]!;
+    const create = (asset_symbol: string) => app.collections.create(user.userId, { address: sub, asset_symbol });
+    const refusalOf = async (asset_symbol: string) => create(asset_symbol).then(() => null, (e: unknown) => e);
+    // Never refreshed: the cache holds nothing.
+    expect(await refusalOf('USDT')).toMatchObject({ code: 'BIZ-AMOUNT-BELOW-MINIMUM', message: expect.stringContaining('holds no USDT') });
+    // The 1 SUN a token sweep's activation funding leaves, and the last SUN under what a TRX sweep must net.
+    for (const trx of [1n, 99_999n]) {
+      await cacheBalances({ balances: stores.balances, clock: core.clock }, sub, { TRX: trx });
+      core.clock.advance(1_000);
+      expect(await refusalOf('TRX')).toMatchObject({
+        code: 'BIZ-AMOUNT-BELOW-MINIMUM', message: expect.stringContaining(`at least 100000 after fees and the address holds ${trx}`),
+      });
+    }
+    expect(stores.store.tasks.size).toBe(0);
+    expect((await app.commands.list(user.userId, {})).pagination.total).toBe(0);
+    expect(stores.store.events.size).toBe(0);
+    // 0.1 TRX is swept; the address was never held.
+    await cacheBalances({ balances: stores.balances, clock: core.clock }, sub, { TRX: 100_000n });
+    expect((await create('TRX')).status).toBe(PENDING);
+  });
+
+  it('dust comes after the 403 and 409 checks: a deny-listed address is REJECTED, a locked one 409, whatever it holds', async () => {
+    const { app } = core;
+    await app.admin.denyRisk({ kind: 'address', value: user.subs[0]! });
+    expect(await failureOf(app.collections.create(user.userId, { address: user.subs[0]!, asset_symbol: 'USDT' }))).toEqual({ code: 'RISK-REVIEW-BLOCKED' });
+    await collectable(core, user.subs[1]!);
+    await app.collections.create(user.userId, { address: user.subs[1]!, asset_symbol: 'USDT' });
+    core.clock.advance(1_000);
+    await cacheBalances({ balances: core.stores.balances, clock: core.clock }, user.subs[1]!, {});
+    expect(await failureOf(app.collections.create(user.userId, { address: user.subs[1]!, asset_symbol: 'TRX' }))).toEqual({ code: 'BIZ-COMMAND-LOCKED' });
+  });
 });
 
 describe('collection costs (extension GET /collections/{taskNo}/costs)', () => {
@@ -109,6 +152,7 @@ describe('collection costs (extension GET /collections/{taskNo}/costs)', () => {
     const core = buildTestCore(devnet);
     const { app, stores } = core;
     const user = await userWithWallets(app, core.readCode, 'costs@example.com', 1);
+    await collectable(core, user.subs[0]!);
     const task = await app.collections.create(user.userId, { address: user.subs[0]!, asset_symbol: 'USDT' });
     expect(await app.collections.costs(user.userId, task.task_no)).toEqual({
       task_no: task.task_no, asset_symbol: 'USDT', energy_path: null, provider: null, final: false, estimate: null,
@@ -136,6 +180,7 @@ describe('commands (spec §4 GET /commands)', () => {
     const core = buildTestCore(devnet);
     const { app, clock } = core;
     const user = await userWithWallets(app, core.readCode, 'commands@example.com', 2);
+    await collectable(core, ...user.subs);
     await app.wallets.refresh(user.userId, user.main, {});
     clock.advance(1_000);
     const first = await app.collections.create(user.userId, { address: user.subs[0]!, asset_symbol: 'USDT' });
@@ -225,6 +270,7 @@ describe('admin: cancel command', () => {
     const core = buildTestCore(devnet);
     const { app, stores } = core;
     const user = await userWithWallets(app, core.readCode, 'cancel-collect@example.com', 1);
+    await collectable(core, user.subs[0]!);
     const task = await app.collections.create(user.userId, { address: user.subs[0]!, asset_symbol: 'USDT' });
     expect((await app.admin.cancelCommand(task.command_no)).status).toBe(6);
     expect(await app.collections.get(user.userId, task.task_no)).toMatchObject({ status: 12, error_code: 'BIZ-COMMAND-CANCELLED' });

@@ -4,7 +4,7 @@ import type { UserId } from '../domain/model/common.js';
 import type { CollectionTask } from '../domain/model/collection-task.js';
 import { ADDRESS_TYPE } from '../domain/model/wallet.js';
 import type { CollectionsService } from './application.js';
-import { assetOf, startCollection, type CollectionStarterDeps } from './collection-starter.js';
+import { assetOf, startCollection, sweepableOrRefuse, type CollectionStarterDeps } from './collection-starter.js';
 import type { ResolvedDeps } from './deps.js';
 import { toCollectionCostView, type CollectionCostView } from './collection-cost-view.js';
 import { fieldsOf, requireString } from './input.js';
@@ -21,7 +21,8 @@ export class CollectionsUseCases implements CollectionsService {
 
   /**
    * Checks in this order: address missing or another user's (422 BIZ-WALLET-ADDRESS-NOT-FOUND), not a sub-address,
-   * unknown asset, risk (403), active command (409). Idempotency-Key replay is the host's concern.
+   * unknown asset, risk (403), active command (409), then a cached balance a sweep cannot move (dust: 422
+   * BIZ-AMOUNT-BELOW-MINIMUM, before any task exists). Idempotency-Key replay is the host's concern.
    */
   async create(userId: UserId, body: unknown): Promise<CollectionTaskView> {
     const fields = fieldsOf(body);
@@ -30,7 +31,9 @@ export class CollectionsUseCases implements CollectionsService {
     const wallet = await ownedWallet(this.deps.wallets, userId, address);
     if (wallet.addressType !== ADDRESS_TYPE.SUB) throw new DomainError('BIZ-ADDRESS-TYPE-NOT-SUB');
     const asset = assetOf(this.deps, wallet, symbol);
-    return toTaskView(await startCollection(this.deps, wallet, asset));
+    return toTaskView(await startCollection(this.deps, wallet, asset, async (available) => {
+      sweepableOrRefuse(asset, available);
+    }));
   }
 
   async get(userId: UserId, taskNo: string): Promise<CollectionTaskView> {

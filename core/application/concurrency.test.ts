@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestCore, startTestDevnet } from '../../adapters/memory/testing/memory-test-core.js';
 import type { Devnet } from '../../adapters/tron-devnet/index.js';
+import { cacheBalances } from './testing/cached-balances.js';
 import { signUp, subscribeAll } from './testing/user-journeys.js';
 
 let devnet: Devnet;
@@ -51,7 +52,10 @@ describe('use cases under parallel requests', () => {
         const sub = (await app.wallets.create(user.userId, SUB)).address;
         // The payer may collect only a balance the cache shows (docs/decisions.md 44); written as the scanner would,
         // since a manual refresh is a QUERY command and this test counts commands.
-        await core.stores.balances.put({ address: sub, items: [{ symbol: 'TRX', available: 5_000_000n, updatedAt: 0 }], refreshSource: 1, updatedAt: 0 });
+        await core.stores.balances.put({
+          address: sub, refreshSource: 1, updatedAt: 0,
+          items: [{ symbol: 'TRX', available: 5_000_000n, updatedAt: 0 }, { symbol: 'USDT', available: 5_000_000n, updatedAt: 0 }],
+        });
         const { token } = await app.cashierTokens.create(user.userId, { address: sub });
         const ctx = await app.cashier.authenticateCashier(token);
         const to = (await core.chain.createAccount()).address;
@@ -96,6 +100,7 @@ describe('use cases under parallel requests', () => {
     await app.subscriptions.putConfig(user.userId, { service_code: 'developer', config: { webhook_url: 'https://hooks.example.com/a', webhook_secret: 's3cret' } });
     expect(tally(await Promise.allSettled(Array.from({ length: 6 }, () => app.admin.approveWebhook(String(user.userId))))))
       .toEqual({ ok: 1, codes: Array(5).fill('BIZ-WEBHOOK-NOT-PENDING') });
+    await cacheBalances({ balances: stores.balances, clock: core.clock }, sub);
     const task = await app.collections.create(user.userId, { address: sub, asset_symbol: 'USDT' });
     expect(tally(await Promise.allSettled(Array.from({ length: 6 }, () => app.admin.cancelCommand(task.command_no)))))
       .toEqual({ ok: 1, codes: Array(5).fill('BIZ-COMMAND-NOT-CANCELLABLE') });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { buildTestCore, startTestDevnet, type TestCore } from '../../adapters/memory/testing/memory-test-core.js';
 import type { Devnet } from '../../adapters/tron-devnet/index.js';
 import { toCashierTaskView } from './mappers.js';
+import { cacheBalances } from './testing/cached-balances.js';
 import { failureOf, userWithWallets, type UserWithWallets } from './testing/user-journeys.js';
 
 /** Issue #13 regressions in the use cases: deny-list spelling, lookups before checks, what payers are told. */
@@ -59,6 +60,7 @@ describe('what a payer is told about a failed collection', () => {
   it('a plain reason chosen by the code: no node text, txid or address', async () => {
     const core = buildTestCore(devnet);
     const user = await userWithWallets(core.app, core.readCode, 'payer@example.com', 1);
+    await cacheBalances({ balances: core.stores.balances, clock: core.clock }, user.subs[0]!);
     const created = await core.app.collections.create(user.userId, { address: user.subs[0], asset_symbol: 'TRX' });
     const task = (await core.stores.tasks.get(created.task_no))!;
     const txid = 'ab'.repeat(32);

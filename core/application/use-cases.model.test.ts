@@ -31,8 +31,9 @@ import {
  * Model-based test of the use-case layer: random sequences of wallet, subscription, cashier-token, payment-API and
  * collection operations by two users, on the memory adapters with a ManualClock, checked step by step against the
  * reference model in testing/model/. Key pairs come from the real tronweb gateway (pointed at an in-process
- * devnet). A task ends three ways: the real collection executor (the devnet addresses are empty, so it fails them
- * with BIZ-NOTHING-TO-COLLECT), the admin cancel use case, or — for DONE, which needs funded chain state too costly
+ * devnet). A collection starts only where the cached balance holds something a sweep can move (issue #24 item 5).
+ * A task ends three ways: the real collection executor (the cache was written without the chain, whose addresses are
+ * empty, so it fails them with BIZ-NOTHING-TO-COLLECT), the admin cancel use case, or — for DONE, which needs funded chain state too costly
  * for a hundred random runs — the repositories and the domain state machines (testing/model/finish-collection.ts).
  */
 
@@ -106,7 +107,7 @@ const step = fc.oneof(fc.constantFrom(1_000, minutes(59), minutes(60), minutes(6
 
 const createToken = fc.tuple(caller, pick, fc.constantFrom(60, 120, 480, 1440), parallel)
   .map(([u, p, t, n]) => new CreateTokenCommand(u, p, t, n));
-const useToken = fc.tuple(pick, fc.constantFrom('session', 'balance', 'task' as const)).map(([p, op]) => new UseTokenCommand(p, op));
+const useToken = fc.tuple(pick, fc.constantFrom('session', 'balance', 'collectable', 'task' as const)).map(([p, op]) => new UseTokenCommand(p, op));
 const createCollection = fc.tuple(caller, pick, symbol, parallel).map(([u, p, s, n]) => new CreateCollectionCommand(u, p, s, n));
 const createSub = fc.tuple(user, parallel).map(([u, n]) => new CreateWalletCommand(u, 2, 'TRON', n));
 const advance = step.map((ms) => new AdvanceClockCommand(ms));
@@ -157,6 +158,7 @@ describe('use cases against a reference model (fc.commands)', () => {
     const { model, real } = await setup([{ plan: 'starter', withAddresses: false }, { plan: null, withAddresses: false }]);
     await new CreateWalletCommand(0, 1, 'TRON', 1).run(model, real);
     await new CreateWalletCommand(0, 2, 'TRON', 1).run(model, real);
+    await new ScanBalanceCommand(1, 5_000_000n, 0n).run(model, real);
     await new CreateCollectionCommand('owner', 1, 'TRX', 1).run(model, real);
     // The model forgets the task: the real address lock no longer matches it.
     model.tasks.pop();
@@ -165,7 +167,8 @@ describe('use cases against a reference model (fc.commands)', () => {
 
   it('the real executor fails a collection of an empty address and frees it (BIZ-NOTHING-TO-COLLECT)', async () => {
     const { model, real } = await setup([{ plan: 'pro', withAddresses: true }, { plan: null, withAddresses: false }]);
-    await new ScanBalanceCommand(1, 9n, 9n).run(model, real);
+    // The cache says what the chain does not hold (a stale snapshot): the task is made, and the worker fails it.
+    await new ScanBalanceCommand(1, 100_000n, 9n).run(model, real);
     await new CreateCollectionCommand('owner', 1, 'USDT', 1).run(model, real);
     await new RunExecutorCommand().run(model, real);
     expect(model.tasks.map((t) => [t.status, t.commandStatus])).toEqual([['failed', 4]]);
@@ -189,6 +192,7 @@ describe('use cases against a reference model (fc.commands)', () => {
     const { model, real } = await setup([{ plan: 'starter', withAddresses: false }, { plan: null, withAddresses: false }]);
     await new CreateWalletCommand(0, 1, 'TRON', 1).run(model, real);
     await new CreateWalletCommand(0, 2, 'TRON', 1).run(model, real);
+    await new ScanBalanceCommand(1, 5_000_000n, 5_000_000n).run(model, real);
     await new CreateCollectionCommand('owner', 1, 'USDT', 1).run(model, real);
     await new CreateCollectionCommand('owner', 1, 'TRX', 2).run(model, real);
     expect(model.tasks).toHaveLength(1);

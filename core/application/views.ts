@@ -48,6 +48,23 @@ export interface BalanceRefreshView {
 /** GET /cashier/balance: the snapshot without refresh_source, ISO timestamps. */
 export type CashierBalanceView = Omit<WalletBalanceView, 'refresh_source'>;
 
+/** One asset of GET /cashier/collectable: the spec's cashier balance item and what a collection of it would move. */
+export interface CollectableItemView extends BalanceItemView {
+  /**
+   * The part of balance_available one collection would move by the sweepable rule (core/domain/sweepable-amount.ts),
+   * "0" when that is dust. The payer page offers only this amount.
+   */
+  readonly balance_collectable: string;
+}
+
+/**
+ * GET /cashier/collectable (extension, issue #24 item 5): the cashier balance with balance_collectable per asset. The
+ * spec's balance resource keeps exactly its fields; the payer page reads this one in its place.
+ */
+export interface CashierCollectableView extends CashierBalanceView {
+  readonly items: CollectableItemView[];
+}
+
 /** Spec §2 chain resources (sun amounts as strings). */
 export interface ChainResourcesView {
   readonly energy: {

@@ -1,4 +1,6 @@
 import { expect } from 'vitest';
+import { cacheBalances, COLLECTABLE } from '../../core/application/testing/cached-balances.js';
+import { TOKENS } from '../composition/tokens.js';
 import type { ApiHarness, HttpResult } from './test-harness.js';
 import { COMPONENTS, type JsonSchema } from './openapi-schemas.js';
 
@@ -69,6 +71,16 @@ export async function userWithWallets(
   const main = await createWallet(h, user, 1);
   const sub = await createWallet(h, user, 2, 'shop');
   return { ...user, main, sub };
+}
+
+/**
+ * Writes the cached balances of each address as the balance scanner would (1 TRX and 1 USDT), so that a test about
+ * something else can start a collection: POST /collections and /cashier/collect refuse a cached balance a sweep cannot
+ * move (issue #24 item 5). The chain is not touched; a worker that runs the task reads the chain again.
+ */
+export async function cacheCollectable(h: ApiHarness, ...addresses: string[]): Promise<void> {
+  const { balances } = h.container.get(TOKENS.Stores);
+  for (const address of addresses) await cacheBalances({ balances, clock: h.clock }, address, COLLECTABLE);
 }
 
 /** Spec §2 wallet-side timestamp `YYYY-MM-DD HH:MM:SS`. */

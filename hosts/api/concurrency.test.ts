@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type ApiHarness, type HttpResult } from './test-harness.js';
-import { createWallet, fails, ok, signUp, userWithWallets, expectAnswersDocumented } from './api-test-fixtures.js';
+import { cacheCollectable, createWallet, fails, ok, signUp, userWithWallets, expectAnswersDocumented } from './api-test-fixtures.js';
 
 function tally(results: readonly HttpResult[]): Record<string, number> {
   const counts: Record<string, number> = {};
@@ -48,6 +48,8 @@ describe('parallel requests keep the spec rules', () => {
 
   it('one active command per address: parallel collections, cashier collects and withdrawals start exactly one', async () => {
     const u = await userWithWallets(h);
+    // Something every kind of command can move, so that only the address lock decides.
+    await cacheCollectable(h, u.sub);
     const ct = ok(await h.call('POST', '/api/cashier/tokens', { token: u.apiToken, body: { address: u.sub } }), 201).token;
     const key = (): Record<string, string> => ({ 'idempotency-key': randomUUID() });
     const results = await Promise.all([

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpWebhookTransport, startLocalReceiver, type LocalWebhookReceiver } from '../../adapters/http/index.js';
 import { NodeDnsResolver } from '../../adapters/node/index.js';
 import { startHarness, type ApiHarness } from './test-harness.js';
-import { expectDocumented, fails, ISO_TIME, ok, signUp, userWithWallets, expectAnswersDocumented } from './api-test-fixtures.js';
+import { cacheCollectable, expectDocumented, fails, ISO_TIME, ok, signUp, userWithWallets, expectAnswersDocumented } from './api-test-fixtures.js';
 
 /** The session-token endpoints of spec §4/§5 and DESIGN.md (accounts, plans, tokens, webhook config, transfers), admin and system routes. */
 describe('session, admin and system endpoints', () => {
@@ -166,6 +166,7 @@ describe('session, admin and system endpoints', () => {
     fails(await h.call('GET', '/api/admin/risk/deny'), 401, 'UNAUTHENTICATED');
     fails(await h.call('GET', '/api/admin/risk/deny', { token: 'wrong-admin-token-0123456789abcdef' }), 401, 'UNAUTHENTICATED');
     const user = await userWithWallets(h);
+    await cacheCollectable(h, user.sub);
     fails(await h.call('GET', '/api/admin/risk/deny', { token: user.apiToken }), 403, 'FORBIDDEN');
     const entry = ok(await h.call('POST', '/api/admin/risk/deny', { token: h.adminToken, body: { kind: 'user', value: String(user.userId), reason: 'fraud' } }), 201);
     expectDocumented(h, 'POST', '/api/admin/risk/deny', entry);

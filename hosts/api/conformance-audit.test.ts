@@ -4,7 +4,9 @@ import type { Composition } from '../composition/container.js';
 import { startComposedWorker } from '../worker/compose-worker.js';
 import { driveUntil } from '../worker/worker-drive.js';
 import { startHarness, type ApiHarness, type HttpResult } from './test-harness.js';
-import { createWallet, expectAnswersDocumented, fails, ISO_TIME, ok, signUp, userWithWallets, WALLET_TIME } from './api-test-fixtures.js';
+import {
+  cacheCollectable, createWallet, expectAnswersDocumented, fails, ISO_TIME, ok, signUp, userWithWallets, WALLET_TIME,
+} from './api-test-fixtures.js';
 
 const key = (): Record<string, string> => ({ 'idempotency-key': randomUUID() });
 const INTEGER_STRING = /^(0|[1-9]\d*)$/;
@@ -282,7 +284,9 @@ describe('spec M1 conformance audit', () => {
     ok(await h.call('POST', `/api/wallets/${fundedSub}/balances/refresh`, { token: user.apiToken, body: { force: true } }));
     const ct = ok(await h.call('POST', '/api/cashier/tokens', { token: user.apiToken, body: { address: fundedSub } }), 201);
     const done = ok(await h.call('POST', '/api/cashier/collect', { token: ct.token, headers: key(), body: { asset_symbol: 'TRX' } }), 201);
-    // user.sub holds nothing: the task fails at PENDING (docs/decisions.md 29).
+    // The cache says user.sub holds 1 TRX, the chain that it holds nothing (a stale snapshot): the task is made and
+    // fails at PENDING (docs/decisions.md 29).
+    await cacheCollectable(h, user.sub);
     const failed = ok(await h.call('POST', '/api/collections', { token: user.apiToken, headers: key(), body: { address: user.sub, asset_symbol: 'TRX' } }), 201);
     // The harness's composition, as the worker host would get it (only the container is read).
     const worker = startComposedWorker({ container: h.container } as unknown as Composition, {}, { manual: true, collection: { confirmations: 1 } });
@@ -319,6 +323,7 @@ describe('spec M1 conformance audit', () => {
   });
   it('§1 502 when the node is down on GET .../resources (a chain query); cached reads and queued commands do not need the node', async () => {
     const user = await userWithWallets(h);
+    await cacheCollectable(h, user.sub);
     h.devnet.setFaults({ node_down: true });
     try {
       fails(await h.call('GET', `/api/wallets/${user.main}/resources`, { token: user.apiToken }), 502, 'CHAIN-BALANCE-QUERY-FAILED');

@@ -1,7 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type ApiHarness } from './test-harness.js';
-import { createWallet, expectDocumented, fails, ISO_TIME, ok, userWithWallets, WALLET_TIME, expectAnswersDocumented } from './api-test-fixtures.js';
+import {
+  cacheCollectable, createWallet, expectDocumented, fails, ISO_TIME, ok, userWithWallets, WALLET_TIME, expectAnswersDocumented,
+} from './api-test-fixtures.js';
 
 type User = Awaited<ReturnType<typeof userWithWallets>>;
 
@@ -22,6 +24,7 @@ describe('spec §4 collection and cashier endpoints', () => {
 
   it('POST /collections: 201 PENDING task with wallet timestamps; GET returns the same fields', async () => {
     const user = await userWithWallets(h);
+    await cacheCollectable(h, user.sub);
     const created = ok(await h.call('POST', '/api/collections', { token: user.apiToken, headers: key(), body: { address: user.sub, asset_symbol: 'USDT' } }), 201);
     expectDocumented(h, 'POST', '/api/collections', created);
     expect(Object.keys(created).sort()).toEqual(['command_no', 'error_code', 'finished_at', 'last_error', 'started_at', 'status', 'task_no']);

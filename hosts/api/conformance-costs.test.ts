@@ -6,7 +6,9 @@ import type { SweepPlan } from '../../core/domain/sweep-plan.js';
 import { TOKENS } from '../composition/tokens.js';
 import { startComposedWorker } from '../worker/compose-worker.js';
 import { startHarness, type ApiHarness } from './test-harness.js';
-import { expectAnswersDocumented, expectDocumented, fails, ok, userWithWallets, withInlineResponses } from './api-test-fixtures.js';
+import {
+  cacheCollectable, expectAnswersDocumented, expectDocumented, fails, ok, userWithWallets, withInlineResponses,
+} from './api-test-fixtures.js';
 
 /**
  * The extension route GET /collections/{taskNo}/costs (issue #10, docs/decisions.md 53) over real HTTP: what a
@@ -46,8 +48,10 @@ describe('GET /collections/{taskNo}/costs (extension)', () => {
   });
 
   const costs = (taskNo: string, token = u.apiToken) => h.call('GET', `/api/collections/${encodeURIComponent(taskNo)}/costs`, { token });
-  const collect = async (address: string, asset_symbol: 'USDT' | 'TRX'): Promise<string> =>
-    ok(await h.call('POST', '/api/collections', { token: u.apiToken, headers: key(), body: { address, asset_symbol } }), 201).task_no;
+  const collect = async (address: string, asset_symbol: 'USDT' | 'TRX'): Promise<string> => {
+    await cacheCollectable(h, address);
+    return ok(await h.call('POST', '/api/collections', { token: u.apiToken, headers: key(), body: { address, asset_symbol } }), 201).task_no;
+  };
   /** Rewrites a stored task as the worker would (optimistic version bump), to show states no chain run is needed for. */
   const seed = async (taskNo: string, change: Partial<CollectionTask>): Promise<void> => {
     const tasks = h.container.get(TOKENS.Stores).tasks;
@@ -138,6 +142,7 @@ describe('GET /collections/{taskNo}/costs (extension)', () => {
   it('counts against the caller\'s GET limit of 60 a minute, shared with the other reads; 429 with Retry-After', async () => {
     h.clock.advance(61_000);
     const user = await userWithWallets(h);
+    await cacheCollectable(h, user.sub);
     const taskNo = ok(await h.call('POST', '/api/collections', { token: user.apiToken, headers: key(), body: { address: user.sub, asset_symbol: 'TRX' } }), 201).task_no;
     const first = await h.call('GET', `/api/collections/${taskNo}/costs`, { token: user.apiToken });
     expect(first.headers.get('x-ratelimit-limit')).toBe('60');
@@ -179,6 +184,8 @@ describe('GET /collections/{taskNo}/costs after a real sweep', () => {
     h.devnet.fund(u.main, 100_000_000);
     if (asset === 'USDT') h.devnet.fundToken(u.sub, 5_000_000n);
     else h.devnet.fund(u.sub, 5_000_000);
+    // The deposit in the cached balance, as the scanner would have it a block later (a collection needs it there).
+    ok(await h.call('POST', `/api/wallets/${u.sub}/balances/refresh`, { token: u.apiToken, body: { force: true } }));
     const composition = { container: h.container, adminToken: h.adminToken, ephemeralKey: false, close: async () => {} };
     const worker = startComposedWorker(composition, {}, { manual: true, collection: { confirmations: 1, burnEnabled: true } });
     try {

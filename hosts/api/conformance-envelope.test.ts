@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TronWebChainGateway } from '../../adapters/tron/tronweb-chain-gateway.js';
 import { startHarness, type ApiHarness } from './test-harness.js';
-import { createWallet, expectAnswersDocumented, fails, ok, userWithWallets } from './api-test-fixtures.js';
+import { cacheCollectable, createWallet, expectAnswersDocumented, fails, ok, userWithWallets } from './api-test-fixtures.js';
 
 type User = Awaited<ReturnType<typeof userWithWallets>>;
 
@@ -109,6 +109,7 @@ describe('envelope, authentication and transport errors', () => {
 
   it('a body nested deeper than 32 levels → 422 naming body, on idempotent routes too (never a stack overflow)', async () => {
     const u = await userWithWallets(h);
+    await cacheCollectable(h, u.sub);
     const nested = (depth: number): string => `{"address":"${u.sub}","asset_symbol":"TRX","x":${'['.repeat(depth)}${']'.repeat(depth)}}`;
     for (const depth of [31, 30_000]) {
       const headers = { 'content-type': 'application/json', 'idempotency-key': `deep-${depth}` };

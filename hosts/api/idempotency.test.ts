@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type ApiHarness, type HttpResult } from './test-harness.js';
-import { createWallet, fails, ok, relogin, userWithWallets, expectAnswersDocumented } from './api-test-fixtures.js';
+import { cacheCollectable, createWallet, fails, ok, relogin, userWithWallets, expectAnswersDocumented } from './api-test-fixtures.js';
 import { IDEMPOTENCY_WINDOW_MS } from '../../core/domain/model/idempotency.js';
 import { TOKENS } from '../composition/tokens.js';
 import { IDEMPOTENCY_IN_FLIGHT_MS, requestHash } from './idempotency.js';
@@ -15,6 +15,13 @@ describe('idempotency keys', () => {
 
   const collect = (u: User, key: string | null, body: unknown = { address: u.sub, asset_symbol: 'USDT' }): Promise<HttpResult> =>
     h.call('POST', '/api/collections', { token: u.apiToken, body, headers: key === null ? {} : { 'idempotency-key': key } });
+
+  /** A user whose sub-address holds what a collection accepts (cached), so that the keys are what is tested. */
+  async function collector(plan?: 'unlimited'): Promise<User> {
+    const u = await userWithWallets(h, plan);
+    await cacheCollectable(h, u.sub);
+    return u;
+  }
 
   async function commandsOf(u: User, type: number): Promise<unknown[]> {
     return ok(await h.call('GET', `/api/commands?type=${type}&per_page=100`, { token: u.apiToken })).items;
@@ -29,7 +36,7 @@ describe('idempotency keys', () => {
   });
 
   it('parallel POSTs with one key → exactly one command; every 201 is the same answer, the rest IN-PROGRESS', async () => {
-    const u = await userWithWallets(h);
+    const u = await collector();
     const key = randomUUID();
     const results = await Promise.all(Array.from({ length: 8 }, () => collect(u, key)));
     const created = results.filter((r) => r.status === 201);
@@ -42,7 +49,7 @@ describe('idempotency keys', () => {
   });
 
   it('same key and same body → the stored answer byte for byte with its status; key order and spacing do not matter', async () => {
-    const u = await userWithWallets(h);
+    const u = await collector();
     const key = randomUUID();
     const first = await collect(u, key);
     expect(first.status).toBe(201);
@@ -60,7 +67,7 @@ describe('idempotency keys', () => {
   });
 
   it('a 4xx answer is stored too: the replay repeats it even after the cause is gone', async () => {
-    const u = await userWithWallets(h);
+    const u = await collector();
     const blocker = ok(await collect(u, randomUUID()), 201);
     const key = randomUUID();
     const locked = await collect(u, key, { address: u.sub, asset_symbol: 'TRX' });
@@ -72,8 +79,9 @@ describe('idempotency keys', () => {
   });
 
   it('same key with another body → 422 IDEMPOTENCY-KEY-REUSED and nothing executes', async () => {
-    const u = await userWithWallets(h);
+    const u = await collector();
     const other = await createWallet(h, u, 2);
+    await cacheCollectable(h, other);
     const key = randomUUID();
     ok(await collect(u, key), 201);
     fails(await collect(u, key, { address: other, asset_symbol: 'USDT' }), 422, 'IDEMPOTENCY-KEY-REUSED');
@@ -82,7 +90,7 @@ describe('idempotency keys', () => {
   });
 
   it('a missing or blank key → 422 VALIDATION-ERROR naming Idempotency-Key on every idempotent route', async () => {
-    const u = await userWithWallets(h);
+    const u = await collector();
     const ct = ok(await h.call('POST', '/api/cashier/tokens', { token: u.apiToken, body: { address: u.sub } }), 201).token;
     const calls = [
       (headers: Record<string, string>) => h.call('POST', '/api/collections', { token: u.apiToken, headers, body: { address: u.sub, asset_symbol: 'USDT' } }),
@@ -115,8 +123,8 @@ describe('idempotency keys', () => {
   });
 
   it('keys are scoped by caller: another user (or cashier token) with the same key executes its own request', async () => {
-    const a = await userWithWallets(h);
-    const b = await userWithWallets(h);
+    const a = await collector();
+    const b = await collector();
     const key = randomUUID();
     const ta = ok(await collect(a, key), 201);
     const tb = ok(await collect(b, key), 201);
@@ -136,7 +144,7 @@ describe('idempotency keys', () => {
   });
 
   it('the scope is the route, not its spelling: a trailing slash replays the same answer', async () => {
-    const u = await userWithWallets(h);
+    const u = await collector();
     const key = randomUUID();
     const first = await collect(u, key);
     expect(first.status).toBe(201);
@@ -145,7 +153,7 @@ describe('idempotency keys', () => {
   });
 
   it('after the 24 h window the key is forgotten: the request executes again', async () => {
-    const u = await userWithWallets(h);
+    const u = await collector();
     const key = randomUUID();
     const body = { from_address: u.main, to_address: u.sub, asset_symbol: 'TRX', amount: '5' };
     const first = ok(await h.call('POST', '/api/transfers', { token: u.session, headers: { 'idempotency-key': key }, body }), 201);
@@ -158,7 +166,7 @@ describe('idempotency keys', () => {
   });
 
   it('a process that died after begin leaves a lease, not a 24 h block: past it a retry runs the request', async () => {
-    const u = await userWithWallets(h);
+    const u = await collector();
     const key = randomUUID();
     const body = { address: u.sub, asset_symbol: 'USDT' };
     // The crashed process got as far as begin (same scope and hash the API computes) and never completed.
@@ -180,7 +188,7 @@ describe('idempotency keys', () => {
   });
 
   it('a process that died after creating the task but before storing the answer: the retry meets the address lock, never a second task', async () => {
-    const u = await userWithWallets(h);
+    const u = await collector();
     const key = randomUUID();
     const store = h.container.get(TOKENS.Idempotency);
     const complete = store.complete;
@@ -204,8 +212,9 @@ describe('idempotency keys', () => {
   });
 
   it('model: random key/body sequences replay the first answer for the same body and refuse another body', async () => {
-    const u = await userWithWallets(h, 'unlimited');
+    const u = await collector('unlimited');
     const subs = [u.sub, await createWallet(h, u, 2), await createWallet(h, u, 2)];
+    await cacheCollectable(h, ...subs);
     await fc.assert(fc.asyncProperty(
       fc.array(fc.record({ key: fc.integer({ min: 0, max: 2 }), sub: fc.integer({ min: 0, max: 2 }), asset: fc.constantFrom('USDT', 'TRX') }), { minLength: 1, maxLength: 8 }),
       async (steps) => {

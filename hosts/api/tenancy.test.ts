@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type ApiHarness, type HttpResult } from './test-harness.js';
-import { createWallet, ok, signUp, userWithWallets, type TestUser, expectAnswersDocumented } from './api-test-fixtures.js';
+import { cacheCollectable, createWallet, ok, signUp, userWithWallets, type TestUser, expectAnswersDocumented } from './api-test-fixtures.js';
 
 type Kind = 'address' | 'subAddress' | 'command' | 'task' | 'cashierToken' | 'apiToken';
 
@@ -68,6 +68,7 @@ async function perform(h: ApiHarness, a: TestUser & { main: string }, action: Ac
       return [{ kind: 'subAddress', id: await createWallet(h, a, 2) }];
     case 'collection': {
       const sub = await createWallet(h, a, 2);
+      await cacheCollectable(h, sub);
       const task = ok(await h.call('POST', '/api/collections', { token: a.apiToken, headers: key(), body: { address: sub, asset_symbol: 'USDT' } }), 201);
       return [{ kind: 'subAddress', id: sub }, { kind: 'task', id: task.task_no }, { kind: 'command', id: task.command_no }];
     }

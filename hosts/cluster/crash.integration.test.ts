@@ -25,7 +25,9 @@ import { createTestDatabase, startPostgresServer, type PostgresServer } from '..
 import { startRedisServer, type RedisServer } from '../../contracts-tests/harness/redis.js';
 import { describeWithRedisServerBinary } from '../../contracts-tests/harness/with-redis.js';
 import { startProcess, type ClusterProcess } from './cluster-processes.js';
-import { apiNode, chainTransfers, signUpOverNodes, sweepsOf, type Answer, type ApiNode, type BatchItem, type ClusterUser } from './cluster-fixture.js';
+import {
+  apiNode, chainTransfers, refreshBalances, signUpOverNodes, sweepsOf, type Answer, type ApiNode, type BatchItem, type ClusterUser,
+} from './cluster-fixture.js';
 
 const TRX = 1_000_000n;
 const SEED = process.env['CRASH_SEED'] ?? 'ci-1';
@@ -140,6 +142,7 @@ describeWithRedisServerBinary('crash test: SIGKILLed workers and API, PostgreSQL
     for (const user of users) devnet.fund(user.main, 2_000n * TRX);
     for (const item of collections) (item.symbol === 'USDT' ? devnet.fundToken(item.sub, item.amount) : devnet.fund(item.sub, item.amount));
     for (const w of withdrawals) devnet.fund(w.from, 20n * TRX);
+    await refreshBalances(nodes, collections);
     devnet.setFaults({ chaos: { rate: 0.04, kinds: ['reset', 'http_429', 'http_500', 'http_503', 'error_body', 'lost_reply'], seed: SEED } });
 
     // The chaos: workers SIGKILLed and restarted on a drawn schedule, PostgreSQL stopped immediate once.

@@ -23,7 +23,7 @@ import { startComposedWorker } from '../worker/compose-worker.js';
 import type { RunningWorker } from '../worker/index.js';
 import { BLOCK_MS } from '../worker/worker-drive.js';
 import {
-  apiNode, chainTransfers, duplicateStorm, requestCollection, signUpOverNodes, sweepsOf, type ApiNode, type BatchItem, type ClusterUser,
+  apiNode, chainTransfers, duplicateStorm, refreshBalances, requestCollection, signUpOverNodes, sweepsOf, type ApiNode, type BatchItem, type ClusterUser,
 } from './cluster-fixture.js';
 
 const TRX = 1_000_000n;
@@ -97,6 +97,7 @@ describeWithRedis('cluster in one process: 2 API nodes + 2 workers on one store,
     for (const user of users) devnet.fund(user.main, 2_000n * TRX);
     for (const item of items) (item.symbol === 'USDT' ? devnet.fundToken(item.sub, item.amount) : devnet.fund(item.sub, item.amount));
     devnet.mine(1);
+    await refreshBalances(nodes, items);
 
     // The first item of each user gets the duplicate storm; the others are requested alternately, all at once.
     const stormed = users.map((user) => items.find((i) => i.user === user)!);

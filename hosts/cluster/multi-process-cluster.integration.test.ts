@@ -27,7 +27,7 @@ import '../../contracts-tests/harness/with-redis.js';
 import '../../contracts-tests/harness/with-postgres.js';
 import { startProcess, type ClusterProcess } from './cluster-processes.js';
 import {
-  apiNode, chainTransfers, duplicateStorm, requestCollection, signUpOverNodes, sweepsOf, type ApiNode, type BatchItem,
+  apiNode, chainTransfers, duplicateStorm, refreshBalances, requestCollection, signUpOverNodes, sweepsOf, type ApiNode, type BatchItem,
 } from './cluster-fixture.js';
 
 const TRX = 1_000_000n;
@@ -133,6 +133,7 @@ async function runBatch(
   })));
   for (const user of users) devnet.fund(user.main, 2_000n * TRX);
   for (const item of items) (item.symbol === 'USDT' ? devnet.fundToken(item.sub, item.amount) : devnet.fund(item.sub, item.amount));
+  await refreshBalances(nodes, items);
 
   // Per user: 4 storm requests + 3 singles + 1 locked check, under the shared limit of 10 a minute.
   const stormed = users.map((user) => items.find((i) => i.user === user)!);

@@ -56,6 +56,8 @@ describe('worker and API metrics (Prometheus, prom-client)', { timeout: 90_000 }
     w.devnet.fund(user.main, 100n * TRX);
     w.devnet.fundToken(user.subs[0]!, 5_000_000n);
     w.devnet.mine(1);
+    // The deposit in the cached balance (the scanner's work a block later): a collection needs it there.
+    await app.wallets.refresh(user.userId, user.subs[0]!, { force: true });
     const task = await app.collections.create(user.userId, { address: user.subs[0]!, asset_symbol: 'USDT' });
     worker = startComposedWorker(composition, {}, { manual: true });
     const running = worker;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type ApiHarness } from '../test-harness.js';
-import { userWithWallets } from '../api-test-fixtures.js';
+import { cacheCollectable, userWithWallets } from '../api-test-fixtures.js';
 import { createCustodyClient, CustodyApiError, isCustodyApiError, isIdempotentRoute, newIdempotencyKey, paginate, retryAfterMs, type CustodyClientOptions, type Schema } from '../../../packages/client/src/client.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -25,6 +25,13 @@ describe('@custody-hub/client against the API', () => {
     });
   }
 
+  /** A user whose sub-address holds what a collection accepts (cached). */
+  async function collector(): Promise<Awaited<ReturnType<typeof userWithWallets>>> {
+    const u = await userWithWallets(h);
+    await cacheCollectable(h, u.sub);
+    return u;
+  }
+
   beforeAll(async () => {
     // One collection per minute: the second call of a window is a 429 with Retry-After.
     h = await startHarness({ rateLimits: { 'collection-create': 1 } });
@@ -32,7 +39,7 @@ describe('@custody-hub/client against the API', () => {
   afterAll(async () => { await h.close(); });
 
   it('adds an Idempotency-Key to idempotent routes only; a caller-supplied key is a replay, not a second collection', async () => {
-    const u = await userWithWallets(h);
+    const u = await collector();
     sent = []; waits = [];
     const hub = clientFor(u.apiToken);
     const created = await hub.unwrap(hub.POST('/api/collections', { body: { address: u.sub, asset_symbol: 'USDT' } }));
@@ -43,6 +50,7 @@ describe('@custody-hub/client against the API', () => {
     h.clock.advance(60_000);
     const key = 'order-42-collect';
     const other = await hub.unwrap(hub.POST('/api/wallets', { body: { network_code: 'TRON', address_type: 2 } }));
+    await cacheCollectable(h, other.address);
     sent = [];
     const first = await hub.POST('/api/collections', { params: { header: { 'Idempotency-Key': key } }, body: { address: other.address, asset_symbol: 'USDT' } });
     const again = await hub.POST('/api/collections', { params: { header: { 'Idempotency-Key': key } }, body: { address: other.address, asset_symbol: 'USDT' } });
@@ -56,7 +64,7 @@ describe('@custody-hub/client against the API', () => {
   });
 
   it('a reply lost on the way back: the caller retries with its own key and gets the stored answer (one collection)', async () => {
-    const u = await userWithWallets(h);
+    const u = await collector();
     sent = []; waits = [];
     let lose = true;
     const flaky = clientFor(u.apiToken, {
@@ -77,10 +85,11 @@ describe('@custody-hub/client against the API', () => {
   });
 
   it('a 429 is retried after its Retry-After with the same key (recorded waits, no real sleep)', async () => {
-    const u = await userWithWallets(h);
+    const u = await collector();
     sent = []; waits = [];
     const hub = clientFor(u.apiToken);
     const other = await hub.unwrap(hub.POST('/api/wallets', { body: { network_code: 'TRON', address_type: 2 } }));
+    await cacheCollectable(h, other.address);
     sent = [];
     await hub.unwrap(hub.POST('/api/collections', { body: { address: u.sub, asset_symbol: 'USDT' } }));
     const second = await hub.POST('/api/collections', { body: { address: other.address, asset_symbol: 'USDT' } });
@@ -96,7 +105,7 @@ describe('@custody-hub/client against the API', () => {
   });
 
   it('gives up with the typed RATE-LIMITED error when Retry-After exceeds maxWaitMs, or attempts run out', async () => {
-    const u = await userWithWallets(h);
+    const u = await collector();
     sent = []; waits = [];
     const impatient = clientFor(u.apiToken, { retry: { maxWaitMs: 0, sleep: () => Promise.reject(new Error('must not wait')) } });
     await impatient.unwrap(impatient.POST('/api/collections', { body: { address: u.sub, asset_symbol: 'USDT' } }));

@@ -4,6 +4,16 @@ import { defineRoute, type RouteDef } from '../route.js';
 import { s } from '../openapi-schemas.js';
 import { EX } from '../openapi-examples.js';
 
+/**
+ * Issue #24 item 5 (extension of spec §4's error table with §7's code): a collection that could only fail is refused
+ * before any task exists.
+ */
+export const DUST_REFUSAL = 'A collection is made only when the cached balance of the asset holds something a sweep can move. '
+  + 'Dust is refused with 422 `BIZ-AMOUNT-BELOW-MINIMUM` (spec §7: balance below minimum collect threshold) before any task, command '
+  + 'or event exists: no USDT, or less than 0.1 TRX (100000 SUN), what a TRX sweep must net after its fees; the 1 SUN that a token '
+  + 'sweep\'s activation funding leaves on a sub-address is such dust. The cached balance is what counts (a payment the cache does '
+  + 'not show yet: refresh the balance first); the worker reads the chain again before it sends anything.';
+
 /** Spec §4 "Collection" (Developer API Token). */
 export function collectionRoutes(app: Application): RouteDef[] {
   return [
@@ -14,9 +24,13 @@ export function collectionRoutes(app: Application): RouteDef[] {
         operationId: 'createCollection',
         bodyExample: { address: EX.sub, asset_symbol: 'USDT' },
         summary: 'Sweep a sub-address to the main address', tag: 'Collection',
+        description: DUST_REFUSAL,
         body: s.obj({ address: s.str('a sub-address owned by the caller'), asset_symbol: s.str() }),
         data: s.ref('CollectionTask'),
-        errors: ['RISK-REVIEW-BLOCKED', 'BIZ-COMMAND-LOCKED', 'BIZ-ADDRESS-TYPE-NOT-SUB', 'BIZ-WALLET-ADDRESS-NOT-FOUND', 'BIZ-ASSET-NOT-FOUND'],
+        errors: [
+          'RISK-REVIEW-BLOCKED', 'BIZ-COMMAND-LOCKED', 'BIZ-ADDRESS-TYPE-NOT-SUB', 'BIZ-WALLET-ADDRESS-NOT-FOUND', 'BIZ-ASSET-NOT-FOUND',
+          'BIZ-AMOUNT-BELOW-MINIMUM',
+        ],
       },
       handle: ({ caller, body }) => app.collections.create(caller.userId, body),
     }),

@@ -4,7 +4,7 @@ import {
   assertBalanceItems, assertInvariants, expectFailure, expectOk, expectSameAsMissing, instant, outcome, shown, taskStatusNumber,
   type ModelSystem, type Outcome,
 } from './model-system.js';
-import type { ModelTask, ModelToken, UseCaseModel, Caller } from './reference-model.js';
+import { MODEL_ASSETS, type ModelTask, type ModelToken, type UseCaseModel, type Caller } from './reference-model.js';
 import type { ModelCommand } from './wallet-commands.js';
 
 /** A token number in the right format that no token has. */
@@ -90,9 +90,9 @@ function assertTaskView(view: { task_no: string; status: number } | null, task: 
     task === undefined ? null : [task.taskNo, taskStatusNumber(task.status)], `${what}: session task`);
 }
 
-/** A payment-API read (session, balance or task): valid only while active; every success slides the expiry. */
+/** A payment-API read (session, balance, collectable or task): valid only while active; every success slides the expiry. */
 export class UseTokenCommand implements ModelCommand {
-  constructor(readonly pick: number, readonly op: 'session' | 'balance' | 'task') {}
+  constructor(readonly pick: number, readonly op: 'session' | 'balance' | 'collectable' | 'task') {}
   check(model: Readonly<UseCaseModel>): boolean { return model.tokens.length > 0; }
   async run(model: UseCaseModel, real: ModelSystem): Promise<void> {
     const token = model.tokens[this.pick % model.tokens.length]!;
@@ -111,6 +111,12 @@ export class UseTokenCommand implements ModelCommand {
         const view = expectOk(await outcome(real.app.cashier.balance(ctx)), String(this));
         assert.equal(view.address, token.address);
         assertBalanceItems(view.items, model, token.address, String(this));
+        model.slide(token);
+      } else if (this.op === 'collectable') {
+        const view = expectOk(await outcome(real.app.cashier.collectable(ctx)), String(this));
+        assertBalanceItems(view.items, model, token.address, String(this));
+        assert.deepEqual(view.items.map((i) => [i.symbol, i.balance_collectable]),
+          MODEL_ASSETS.map((symbol) => [symbol, model.collectable(token.address, symbol).toString()]), `${this}: balance_collectable`);
         model.slide(token);
       } else {
         assertTaskView(expectOk(await outcome(real.app.cashier.task(ctx)), String(this)), model.sessionTask(token), String(this));
@@ -137,8 +143,9 @@ export class BogusTokenCommand implements ModelCommand {
 
 /**
  * POST /cashier/collect: the asset first (422), risk control (403), then 409 BIZ-COMMAND-LOCKED while the address has
- * an active collection or this session's latest task is not terminal (docs/decisions.md 7 and 44), then a zero cached
- * balance or one below the user's minimum for the asset (422); a failure leaves the expiry.
+ * an active collection or this session's latest task is not terminal (docs/decisions.md 7 and 44), then a cached
+ * balance a sweep cannot move (dust) or a sweepable one below the user's minimum for the asset (422); a failure
+ * leaves the expiry.
  */
 export class CashierCollectCommand implements ModelCommand {
   constructor(readonly pick: number, readonly symbol: string) {}
@@ -156,8 +163,8 @@ export class CashierCollectCommand implements ModelCommand {
         model.reject(token.userId);
       } else if (model.pendingTaskOn(token.address) !== undefined || model.sessionTask(token)?.status === 'pending') {
         expectFailure(result, 'BIZ-COMMAND-LOCKED', String(this));
-      } else if (model.cached(token.address, this.symbol) <= 0n
-        || model.cached(token.address, this.symbol) < (model.minimums.get(token.userId)?.[this.symbol] ?? 0n)) {
+      } else if (model.collectable(token.address, this.symbol) === 0n
+        || model.collectable(token.address, this.symbol) < (model.minimums.get(token.userId)?.[this.symbol] ?? 0n)) {
         expectFailure(result, 'BIZ-AMOUNT-BELOW-MINIMUM', String(this));
       } else {
         const view = expectOk(result, String(this));

@@ -12,7 +12,8 @@ const MISSING_COMMAND_NO = 'C2000010100000000000000';
 
 /**
  * POST /collections, `parallel` times at once: ownership (422, as missing), sub-address, asset, risk control (403,
- * recorded as a REJECTED command), then the address lock — exactly one of simultaneous requests wins, the rest 409.
+ * recorded as a REJECTED command), then the address lock — exactly one of simultaneous requests wins, the rest 409 —
+ * and a cached balance a sweep cannot move (422, issue #24 item 5).
  */
 export class CreateCollectionCommand implements ModelCommand {
   constructor(readonly caller: Caller, readonly pick: number, readonly symbol: string, readonly parallel: number) {}
@@ -36,6 +37,11 @@ export class CreateCollectionCommand implements ModelCommand {
       results.forEach(() => model.reject(userId));
     } else if (model.pendingTaskOn(wallet.address) !== undefined) {
       expectEach('BIZ-COMMAND-LOCKED');
+    } else if (model.collectable(wallet.address, this.symbol) === 0n) {
+      // The one holding the short address lock looks at the balance; one that finds the lock held is told 409.
+      const codes = results.map((r) => (r.ok ? 'OK' : r.code));
+      assert.ok(codes.includes('BIZ-AMOUNT-BELOW-MINIMUM'), `${this}: dust is refused (${codes.join(', ')})`);
+      results.forEach((r) => expectFailure(r, r.ok || r.code !== 'BIZ-COMMAND-LOCKED' ? 'BIZ-AMOUNT-BELOW-MINIMUM' : 'BIZ-COMMAND-LOCKED', String(this)));
     } else {
       const wins = results.filter((r) => r.ok);
       assert.equal(wins.length, 1, `${this}: exactly one of ${this.parallel} simultaneous collections starts`);

@@ -122,6 +122,15 @@ export class UseCaseModel {
     return [cached > locked ? cached - locked : 0n, locked];
   }
 
+  /**
+   * Issue #24 item 5, copied by hand: what a collection would move from the available cached balance (a token whole,
+   * TRX only from 0.1 TRX, 100000 SUN), else 0: dust, refused with 422 BIZ-AMOUNT-BELOW-MINIMUM and never offered.
+   */
+  collectable(address: string, symbol: string): bigint {
+    const [available] = this.balanceLine(address, symbol);
+    return symbol === 'TRX' && available < 100_000n ? 0n : available;
+  }
+
   /** Whether risk control blocks a collection by this user on this address. */
   isBlocked(userId: number, address: string): boolean {
     return this.deniedUsers.has(userId) || this.deniedAddresses.has(address);
