@@ -63,6 +63,15 @@ export const COMPONENT_EXAMPLES = {
   CashierBalance: {
     address: EX.sub, items: [{ symbol: 'USDT', balance_available: '1500000', balance_locked: '0', balance_updated_at: EX.iso }], balance_updated_at: EX.iso,
   },
+  // The 1 SUN a token sweep's activation funding left: dust, offered as 0.
+  CashierCollectable: {
+    address: EX.sub,
+    items: [
+      { symbol: 'TRX', balance_available: '1', balance_locked: '0', balance_collectable: '0', balance_updated_at: EX.iso },
+      { symbol: 'USDT', balance_available: '1500000', balance_locked: '0', balance_collectable: '1500000', balance_updated_at: EX.iso },
+    ],
+    balance_updated_at: EX.iso,
+  },
   ChainResources: {
     energy: { available: 65000, used: 0, limit: 65000, staked_sun: '5000000000', delegated_out_sun: '0', received_sun: '0' },
     bandwidth: {

@@ -36,9 +36,16 @@ const nullableWalletTime = s.nullable(walletTime);
 const nullableIso = s.nullable(isoTime);
 
 const pagination = s.obj({ page: s.int(), per_page: s.int(), total: s.int(), pages: s.int() });
-const balanceItem = (time: JsonSchema): JsonSchema => s.obj({
-  symbol: s.str(), balance_available: s.amount(), balance_locked: s.amount(), balance_updated_at: time,
+const balanceItem = (time: JsonSchema, extensions: Record<string, JsonSchema> = {}): JsonSchema => s.obj({
+  symbol: s.str(), balance_available: s.amount(), balance_locked: s.amount(), balance_updated_at: time, ...extensions,
 });
+/** What a collection of the asset would move (issue #24 item 5). */
+const balanceCollectable: JsonSchema = {
+  ...s.amount(),
+  description: 'the part of balance_available one collection would move; "0" when it is dust that a sweep cannot move '
+    + '(no USDT; less than 100000 SUN of TRX, what a TRX sweep must net after its fees). POST /cashier/collect refuses a "0" with 422 '
+    + 'BIZ-AMOUNT-BELOW-MINIMUM, and compares min_collect_amounts with this amount',
+};
 const energy = s.obj({
   available: s.int(), used: s.int(), limit: s.int(),
   staked_sun: s.amount(), delegated_out_sun: s.amount(), received_sun: s.amount(),
@@ -83,6 +90,10 @@ export const COMPONENTS = {
     address: s.str(), items: s.arr(balanceItem(walletTime)), refresh_source: s.ref('RefreshSource'), balance_updated_at: walletTime,
   }),
   CashierBalance: s.obj({ address: s.str(), items: s.arr(balanceItem(isoTime)), balance_updated_at: isoTime }),
+  /** Extension (issue #24 item 5): the cashier balance with what a collection of each asset would move. */
+  CashierCollectable: s.obj({
+    address: s.str(), items: s.arr(balanceItem(isoTime, { balance_collectable: balanceCollectable })), balance_updated_at: isoTime,
+  }),
   ChainResources: s.obj({
     energy, bandwidth, withdrawable_sun: s.amount(),
     delegated_to: s.arr(s.obj({ address: s.str() })), received_from: s.arr(s.obj({ address: s.str() })),

@@ -134,6 +134,17 @@ describe.skipIf(!chromiumFound)('payer page in chromium', () => {
           expect(await text(p, '[data-symbol="USDT"] .amount')).toBe('0 USDT');
           expect(await p.page.locator('#collect').isDisabled()).toBe(true);
           await screenshot(p.page, `${vp.name}-04-done`);
+
+          // Dust is never offered (issue #24 item 5): the sweep's activation funding left 1 SUN on the sub-address.
+          const cached = await call(w, 'GET', '/api/cashier/balance', { token: m.ct });
+          expect(cached.items.find((i: { symbol: string }) => i.symbol === 'TRX').balance_available).toBe('1');
+          expect(await text(p, '[data-symbol="TRX"] .amount')).toBe('0 TRX');
+          await p.page.locator('[data-symbol="TRX"]').click();
+          await refreshed(p);
+          expect(await p.page.locator('input[value="TRX"]').isChecked()).toBe(true);
+          expect(await text(p, '#collect')).toBe('Confirm payment');
+          expect(await p.page.locator('#collect').isDisabled()).toBe(true);
+          expect(await p.page.locator('body').innerText()).not.toContain('0.000001');
           expect(p.errors).toEqual([]);
         } finally {
           await p.close();

@@ -75,10 +75,11 @@
 
   const items = () => (state.balance ? state.balance.items : []);
   const itemOf = (symbol) => items().find((i) => i.symbol === symbol);
-  const available = (symbol) => BigInt((itemOf(symbol) || { balance_available: '0' }).balance_available);
+  // What a collection would move (GET /cashier/collectable): dust, which a sweep cannot move, is 0 and never offered.
+  const available = (symbol) => BigInt((itemOf(symbol) || { balance_collectable: '0' }).balance_collectable);
   const held = (symbol) => {
     const item = itemOf(symbol);
-    return item ? BigInt(item.balance_available) + BigInt(item.balance_locked) : 0n;
+    return item ? BigInt(item.balance_collectable) + BigInt(item.balance_locked) : 0n;
   };
   const minimumOf = (symbol) => BigInt((state.session && state.session.min_collect_amounts[symbol]) || '0');
   const task = () => (state.session ? state.session.active_task : null);
@@ -249,7 +250,7 @@
     // Only the latest refresh renders: an older answer arriving late must not overwrite a newer one.
     const seq = ++refreshes;
     try {
-      const [session, balance] = await Promise.all([api('session'), api('balance')]);
+      const [session, balance] = await Promise.all([api('session'), api('collectable')]);
       if (seq !== refreshes || state.ended) return;
       if (session.status === 401 || balance.status === 401) return end(countdownOver() ? 'expired' : 'invalid');
       if (session.status === 429 || balance.status === 429) {

@@ -1,5 +1,6 @@
 import type { Application } from '../../../core/application/index.js';
 import { defineRoute, type RouteDef } from '../route.js';
+import { DUST_REFUSAL } from './collection.routes.js';
 import { s } from '../openapi-schemas.js';
 import { addressQrSvg } from '../cashier-page/address-qr.js';
 import { pickLanguage } from '../cashier-page/messages.js';
@@ -23,6 +24,19 @@ export function cashierRoutes(app: Application): RouteDef[] {
       },
       handle: ({ caller }) => app.cashier.balance(caller.ctx),
     }),
+    // Extension (issue #24 item 5): the spec's balance keeps exactly its fields; what a collection would move lives beside it.
+    defineRoute({
+      method: 'GET', path: '/api/cashier/collectable', auth: 'cashier',
+      docs: {
+        operationId: 'getCashierCollectable',
+        summary: 'Cached balance with what a collection of each asset would move (extension; slides the expiry like the balance)',
+        description: 'The payer page reads this instead of GET /cashier/balance (one GET of the 60 a minute, not two): the same cached '
+          + 'balance, and per asset `balance_collectable`, the amount POST /cashier/collect would sweep. Dust, a balance a sweep cannot '
+          + 'move, is "0" and is never offered to the payer.',
+        tag: 'Cashier payment', data: s.ref('CashierCollectable'), errors: CASHIER_ERRORS,
+      },
+      handle: ({ caller }) => app.cashier.collectable(caller.ctx),
+    }),
     defineRoute({
       method: 'GET', path: '/api/cashier/task', auth: 'cashier',
       docs: {
@@ -37,6 +51,8 @@ export function cashierRoutes(app: Application): RouteDef[] {
         operationId: 'cashierCollect',
         bodyExample: { asset_symbol: 'USDT' },
         summary: 'Trigger the collection of the session\'s sub-address', tag: 'Cashier payment',
+        description: `${DUST_REFUSAL} A sweepable amount below the asset's entry in min_collect_amounts is refused with the same code; `
+          + 'GET /cashier/collectable shows the sweepable amount as `balance_collectable`.',
         body: s.obj({ asset_symbol: s.str() }), data: s.ref('CashierTask'),
         errors: [...CASHIER_ERRORS, 'RISK-REVIEW-BLOCKED', 'BIZ-COMMAND-LOCKED', 'BIZ-ASSET-NOT-FOUND', 'BIZ-AMOUNT-BELOW-MINIMUM'],
       },
