@@ -206,7 +206,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sweep a sub-address to the main address */
+        /**
+         * Sweep a sub-address to the main address
+         * @description A collection is made only when the cached balance of the asset holds something a sweep can move. Dust is refused with 422 `BIZ-AMOUNT-BELOW-MINIMUM` (spec §7: balance below minimum collect threshold) before any task, command or event exists: no USDT, or less than 0.1 TRX (100000 SUN), what a TRX sweep must net after its fees; the 1 SUN that a token sweep's activation funding leaves on a sub-address is such dust. The cached balance is what counts (a payment the cache does not show yet: refresh the balance first); the worker reads the chain again before it sends anything.
+         */
         post: operations["createCollection"];
         delete?: never;
         options?: never;
@@ -317,6 +320,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/cashier/collectable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Cached balance with what a collection of each asset would move (extension; slides the expiry like the balance)
+         * @description The payer page reads this instead of GET /cashier/balance (one GET of the 60 a minute, not two): the same cached balance, and per asset `balance_collectable`, the amount POST /cashier/collect would sweep. Dust, a balance a sweep cannot move, is "0" and is never offered to the payer.
+         */
+        get: operations["getCashierCollectable"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/cashier/task": {
         parameters: {
             query?: never;
@@ -343,7 +366,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Trigger the collection of the session's sub-address */
+        /**
+         * Trigger the collection of the session's sub-address
+         * @description A collection is made only when the cached balance of the asset holds something a sweep can move. Dust is refused with 422 `BIZ-AMOUNT-BELOW-MINIMUM` (spec §7: balance below minimum collect threshold) before any task, command or event exists: no USDT, or less than 0.1 TRX (100000 SUN), what a TRX sweep must net after its fees; the 1 SUN that a token sweep's activation funding leaves on a sub-address is such dust. The cached balance is what counts (a payment the cache does not show yet: refresh the balance first); the worker reads the chain again before it sends anything. A sweepable amount below the asset's entry in min_collect_amounts is refused with the same code; GET /cashier/collectable shows the sweepable amount as `balance_collectable`.
+         */
         post: operations["cashierCollect"];
         delete?: never;
         options?: never;
@@ -1184,6 +1210,20 @@ export interface components {
                 balance_locked: string;
                 /** @description ISO 8601 with offset */
                 balance_updated_at: string;
+            }[];
+            /** @description ISO 8601 with offset */
+            balance_updated_at: string;
+        };
+        CashierCollectable: {
+            address: string;
+            items: {
+                symbol: string;
+                balance_available: string;
+                balance_locked: string;
+                /** @description ISO 8601 with offset */
+                balance_updated_at: string;
+                /** @description the part of balance_available one collection would move; "0" when it is dust that a sweep cannot move (no USDT; less than 100000 SUN of TRX, what a TRX sweep must net after its fees). POST /cashier/collect refuses a "0" with 422 BIZ-AMOUNT-BELOW-MINIMUM, and compares min_collect_amounts with this amount */
+                balance_collectable: string;
             }[];
             /** @description ISO 8601 with offset */
             balance_updated_at: string;
@@ -2878,7 +2918,7 @@ export interface operations {
             403: components["responses"]["RiskReviewBlockedOrForbidden"];
             409: components["responses"]["BizCommandLockedOrIdempotencyKeyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
-            /** @description `BIZ-ADDRESS-TYPE-NOT-SUB`: collection or cashier token on a non-sub-address; `BIZ-WALLET-ADDRESS-NOT-FOUND`: address missing or not the caller's; `BIZ-ASSET-NOT-FOUND`: asset symbol unknown; `VALIDATION-ERROR`: validation failed; `IDEMPOTENCY-KEY-REUSED`: idempotency key reused with a different request */
+            /** @description `BIZ-ADDRESS-TYPE-NOT-SUB`: collection or cashier token on a non-sub-address; `BIZ-WALLET-ADDRESS-NOT-FOUND`: address missing or not the caller's; `BIZ-ASSET-NOT-FOUND`: asset symbol unknown; `BIZ-AMOUNT-BELOW-MINIMUM`: balance below minimum collect threshold; `VALIDATION-ERROR`: validation failed; `IDEMPOTENCY-KEY-REUSED`: idempotency key reused with a different request */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2893,7 +2933,7 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "BIZ-ADDRESS-TYPE-NOT-SUB" | "BIZ-WALLET-ADDRESS-NOT-FOUND" | "BIZ-ASSET-NOT-FOUND" | "VALIDATION-ERROR" | "IDEMPOTENCY-KEY-REUSED";
+                        code: "BIZ-ADDRESS-TYPE-NOT-SUB" | "BIZ-WALLET-ADDRESS-NOT-FOUND" | "BIZ-ASSET-NOT-FOUND" | "BIZ-AMOUNT-BELOW-MINIMUM" | "VALIDATION-ERROR" | "IDEMPOTENCY-KEY-REUSED";
                         message: string;
                         data: Record<string, never>;
                     };
@@ -3418,6 +3458,64 @@ export interface operations {
                         /** @enum {string} */
                         message: "success";
                         data: components["schemas"]["CashierBalance"];
+                    };
+                };
+            };
+            401: components["responses"]["CashierTokenMissingOrCashierTokenInvalid"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getCashierCollectable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *         "items": [
+                     *           {
+                     *             "symbol": "TRX",
+                     *             "balance_available": "1",
+                     *             "balance_locked": "0",
+                     *             "balance_collectable": "0",
+                     *             "balance_updated_at": "2026-05-25T09:59:16+00:00"
+                     *           },
+                     *           {
+                     *             "symbol": "USDT",
+                     *             "balance_available": "1500000",
+                     *             "balance_locked": "0",
+                     *             "balance_collectable": "1500000",
+                     *             "balance_updated_at": "2026-05-25T09:59:16+00:00"
+                     *           }
+                     *         ],
+                     *         "balance_updated_at": "2026-05-25T09:59:16+00:00"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: components["schemas"]["CashierCollectable"];
                     };
                 };
             };
