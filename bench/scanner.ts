@@ -44,7 +44,7 @@ async function watch(mem: MemoryAdapters, addresses: readonly string[]): Promise
 function scannerOn(devnet: Devnet, mem: MemoryAdapters, clock: ManualClock, options: BalanceScannerOptions): BalanceScanner {
   return new BalanceScanner({
     clock, blocks: new TronBlockSource({ fullHost: devnet.url, timeoutMs: 5_000 }), cursors: new MemoryScanCursorStore(),
-    wallets: mem.wallets, balances: mem.balances, deposits: mem.deposits, ids: mem.ids, assets: createAssetRegistry({ usdtContract: devnet.usdtAddress }),
+    wallets: mem.wallets, balances: mem.balances, deposits: mem.deposits, uow: mem.uow, developerConfigs: mem.developerConfigs, ids: mem.ids, assets: createAssetRegistry({ usdtContract: devnet.usdtAddress }),
   }, { owner: 'bench', ...options });
 }
 
@@ -110,7 +110,7 @@ async function costPerBlock(): Promise<void> {
       await watch(mem, [...active, ...Array.from({ length: watchedCount - ACTIVE }, (_, i) => syntheticAddress(2, i))]);
       const scanner = new BalanceScanner({
         clock, blocks: new TronBlockSource({ fullHost: url }), cursors: new MemoryScanCursorStore(), wallets: mem.wallets,
-        balances: mem.balances, deposits: mem.deposits, ids: mem.ids, assets: createAssetRegistry({ usdtContract: syntheticAddress(3, 0) }),
+        balances: mem.balances, deposits: mem.deposits, uow: mem.uow, developerConfigs: mem.developerConfigs, ids: mem.ids, assets: createAssetRegistry({ usdtContract: syntheticAddress(3, 0) }),
       }, { owner: 'bench', level: 'solidified', startAt: 1, maxBlocksPerPass: 100 });
       let ms = 0;
       return {

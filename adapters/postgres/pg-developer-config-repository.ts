@@ -10,7 +10,8 @@ function toRow(record: StoredDeveloperConfig): Row & { version: number } {
   return {
     user_id: record.id, url: record.url, pending_url: record.pendingUrl, pending_since: record.pendingSince,
     verified_at: record.verifiedAt, review_note: record.reviewNote, secret: jsonb(record.secret),
-    previous_secret: jsonb(record.previousSecret), min_collect_amounts: jsonb(record.minCollectAmounts), version: record.version,
+    previous_secret: jsonb(record.previousSecret), min_collect_amounts: jsonb(record.minCollectAmounts),
+    opt_in_event_types: jsonb(record.optInEventTypes ?? null), version: record.version,
   };
 }
 
@@ -21,7 +22,8 @@ function fromRow(row: Row): StoredDeveloperConfig {
     pendingSince: row['pending_since'] as number | null, verifiedAt: row['verified_at'] as number | null,
     reviewNote: row['review_note'] as string | null, secret: row['secret'] as StoredDeveloperConfig['secret'],
     previousSecret: row['previous_secret'] as StoredDeveloperConfig['previousSecret'],
-    minCollectAmounts: row['min_collect_amounts'] as StoredDeveloperConfig['minCollectAmounts'], version: row['version'] as number,
+    minCollectAmounts: row['min_collect_amounts'] as StoredDeveloperConfig['minCollectAmounts'],
+    optInEventTypes: row['opt_in_event_types'] as StoredDeveloperConfig['optInEventTypes'], version: row['version'] as number,
   };
 }
 

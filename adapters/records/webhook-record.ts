@@ -1,6 +1,6 @@
 import { StoreError } from '../../core/domain/errors.js';
 import type {
-  DeliveryAttempt, DeliveryStatus, DeveloperConfig, JsonValue, WebhookDelivery, WebhookEvent, WebhookEventType,
+  DeliveryAttempt, DeliveryStatus, DeveloperConfig, JsonValue, OptInEventType, WebhookDelivery, WebhookEvent, WebhookEventType,
 } from '../../core/domain/model/webhook.js';
 import { fromStoredEnvelope, toStoredEnvelope, type StoredEnvelope } from './wallet-record.js';
 import { fromStoredLease, toStoredLease, type StoredLease } from './collection-task-record.js';
@@ -18,6 +18,8 @@ export interface StoredDeveloperConfig {
   /** The replaced secret while its 24 h overlap lasts; absent on records written before issue #15. */
   previousSecret?: { secret: StoredEnvelope; validUntil: number } | null;
   minCollectAmounts: { symbol: string; amount: string }[];
+  /** The opt-in event types (issue #24); absent when none were ever set (and on records written before). */
+  optInEventTypes?: OptInEventType[] | null;
   version: number;
 }
 
@@ -35,6 +37,7 @@ export function toStoredDeveloperConfig(config: DeveloperConfig): StoredDevelope
       ? null
       : { secret: toStoredEnvelope(config.previousSecret.secret), validUntil: config.previousSecret.validUntil },
     minCollectAmounts: Object.entries(config.minCollectAmounts).map(([symbol, amount]) => ({ symbol, amount: encodeMoney(amount) })),
+    ...(config.optInEventTypes === undefined ? {} : { optInEventTypes: [...config.optInEventTypes] }),
     version: config.version,
   };
 }
@@ -55,6 +58,7 @@ export function fromStoredDeveloperConfig(doc: StoredDeveloperConfig): Developer
     minCollectAmounts: Object.fromEntries(
       doc.minCollectAmounts.map(({ symbol, amount }) => [symbol, decodeMoney(amount, `minimum ${symbol}`)]),
     ),
+    ...(doc.optInEventTypes === undefined || doc.optInEventTypes === null ? {} : { optInEventTypes: [...doc.optInEventTypes] }),
     version: doc.version,
   };
 }

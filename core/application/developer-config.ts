@@ -3,7 +3,7 @@ import { webhookView } from '../domain/webhook-review.js';
 import type { Subscription } from '../domain/model/account.js';
 import type { EncryptedEnvelope, Millis, UserId } from '../domain/model/common.js';
 import { formatIsoTime } from '../domain/time.js';
-import type { DeveloperConfig } from '../domain/model/webhook.js';
+import { SPEC_EVENT_TYPES, type DeveloperConfig } from '../domain/model/webhook.js';
 import type { DeveloperConfigView } from './views.js';
 
 /** AAD of the encrypted webhook secret: binds the ciphertext to its user. */
@@ -47,6 +47,7 @@ export function developerConfigView(sub: Subscription | null, config: DeveloperC
       webhook_secret_set: config.secret !== null,
       previous_secret_valid_until: previousSecretUntil(config, now),
       min_collect_amounts: Object.fromEntries(minimums),
+      event_types: [...SPEC_EVENT_TYPES, ...(config.optInEventTypes ?? [])],
     },
     webhook: webhookView(config),
   };

@@ -55,9 +55,26 @@ describe('subscriptions, developer configuration and webhook review (spec §3)',
       const view = await core.app.subscriptions.getDeveloperConfig(user.userId);
       expect(view).toEqual({
         service_code: 'developer', plan_code: 'standard', status: 'active',
-        config: { webhook_url: null, webhook_secret_set: false, previous_secret_valid_until: null, min_collect_amounts: {} },
+        config: {
+          webhook_url: null, webhook_secret_set: false, previous_secret_valid_until: null, min_collect_amounts: {},
+          event_types: ['withdrawal.completed', 'withdrawal.failed', 'collection.completed', 'collection.failed'],
+        },
         webhook: { status: 'unconfigured', url: null, pending_url: null, pending_since: null, verified_at: null, review_note: null },
       });
+    });
+
+    it('event_types: the spec\'s four by default and always; deposit.* are added and removed by a PUT, anything else is refused', async () => {
+      const SPEC = ['withdrawal.completed', 'withdrawal.failed', 'collection.completed', 'collection.failed'];
+      const opted = await put({ event_types: ['deposit.reverted', 'deposit.confirmed', 'collection.failed', 'deposit.confirmed'] });
+      expect(opted.config.event_types).toEqual([...SPEC, 'deposit.confirmed', 'deposit.reverted']);
+      expect((await core.stores.developerConfigs.get(user.userId))!.optInEventTypes).toEqual(['deposit.confirmed', 'deposit.reverted']);
+      // Other fields leave the list as it is; an empty list opts out again, and the spec's four stay.
+      expect((await put({ min_collect_amounts: { USDT: '5' } })).config.event_types).toEqual([...SPEC, 'deposit.confirmed', 'deposit.reverted']);
+      expect((await put({ event_types: [] })).config.event_types).toEqual(SPEC);
+      for (const bad of [['deposit.created'], ['webhook.test'], [7], 'deposit.confirmed', null]) {
+        expect(await failureOf(put({ event_types: bad })), JSON.stringify(bad)).toEqual({ code: 'VALIDATION-ERROR' });
+      }
+      expect((await core.app.subscriptions.getDeveloperConfig(user.userId)).config.event_types).toEqual(SPEC);
     });
 
     it('unconfigured → PUT a valid URL → pending; the secret is never shown', async () => {

@@ -8,7 +8,7 @@ import {
 } from '../domain/wallet-rules.js';
 import type { ServiceCode, Subscription } from '../domain/model/account.js';
 import type { UserId } from '../domain/model/common.js';
-import type { DeveloperConfig } from '../domain/model/webhook.js';
+import { OPT_IN_EVENT_TYPES, SPEC_EVENT_TYPES, type DeveloperConfig, type OptInEventType } from '../domain/model/webhook.js';
 import type { SubscriptionsService } from './application.js';
 import type { ResolvedDeps } from './deps.js';
 import { developerConfigView, emptyDeveloperConfig, secretAad, withNewSecret } from './developer-config.js';
@@ -26,6 +26,23 @@ function parseServiceCode(fields: Fields): ServiceCode {
   const code = requireString(fields, 'service_code', 32);
   if (code !== 'developer' && code !== 'sub_address') throw new DomainError('BIZ-SERVICE-NOT-FOUND');
   return code;
+}
+
+/**
+ * config.event_types: undefined = unchanged; else an array of known event types, of which the opt-in ones (deposit.*)
+ * are kept, in the catalogue's order. The spec's four may be listed and change nothing (they are always sent); anything
+ * else (webhook.test, an unknown name, a non-string) is a VALIDATION-ERROR.
+ */
+function parseEventTypes(raw: unknown): OptInEventType[] | undefined {
+  if (raw === undefined) return undefined;
+  if (!Array.isArray(raw)) throw validationError('event_types', 'must be an array of event types');
+  const known: readonly string[] = [...SPEC_EVENT_TYPES, ...OPT_IN_EVENT_TYPES];
+  for (const [i, type] of raw.entries()) {
+    if (typeof type !== 'string' || !known.includes(type)) {
+      throw validationError(`event_types[${i}]`, `must be one of ${known.join(', ')}`);
+    }
+  }
+  return OPT_IN_EVENT_TYPES.filter((type) => raw.includes(type));
 }
 
 function toSubscriptionView(sub: Subscription): SubscriptionView {
@@ -73,7 +90,8 @@ export class SubscriptionsUseCases implements SubscriptionsService {
   /**
    * Updates only the fields present in `config`. webhook_url: '' or null removes the webhook (and its secret); a URL
    * passes the syntax rules, is resolved once and every address checked, then enters review. A secret is required
-   * with the first URL and can be replaced but never read. min_collect_amounts replaces the whole map.
+   * with the first URL and can be replaced but never read. min_collect_amounts replaces the whole map; event_types
+   * replaces the opt-in types (the spec's four are always sent, whether listed or not).
    */
   async putConfig(userId: UserId, body: unknown): Promise<DeveloperConfigView> {
     const fields = fieldsOf(body);
@@ -84,6 +102,7 @@ export class SubscriptionsUseCases implements SubscriptionsService {
     const url = await this.parseWebhookUrl(config['webhook_url']);
     const secret = this.parseSecret(config['webhook_secret']);
     const minimums = this.parseMinimums(config['min_collect_amounts']);
+    const optIns = parseEventTypes(config['event_types']);
     const encrypted = secret === undefined
       ? undefined
       : await this.deps.cipher.encrypt(new TextEncoder().encode(secret), secretAad(userId));
@@ -93,6 +112,7 @@ export class SubscriptionsUseCases implements SubscriptionsService {
       if (url === '') next = { ...next, secret: null, previousSecret: null };
       if (encrypted !== undefined) next = withNewSecret(next, encrypted, this.deps.clock.now());
       if (minimums !== undefined) next = { ...next, minCollectAmounts: minimums };
+      if (optIns !== undefined) next = { ...next, optInEventTypes: optIns };
       if ((next.url !== null || next.pendingUrl !== null) && next.secret === null) {
         throw validationError('webhook_secret', 'is required with a webhook_url');
       }

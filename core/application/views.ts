@@ -212,6 +212,8 @@ export interface DeveloperConfigView {
     /** While a replaced secret still signs beside the new one (24 h overlap): when it stops; else null. */
     readonly previous_secret_valid_until: string | null;
     readonly min_collect_amounts: Record<string, string>;
+    /** The event types sent to the webhook: the spec's four always, then the opt-in ones added (issue #24). */
+    readonly event_types: string[];
   };
   readonly webhook: WebhookStatusView;
 }

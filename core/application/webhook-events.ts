@@ -2,6 +2,7 @@ import { formatIsoTime } from '../domain/time.js';
 import { COLLECTION_STATUS, type CollectionTask } from '../domain/model/collection-task.js';
 import { COMMAND_STATUS, COMMAND_TYPE, type Command } from '../domain/model/command.js';
 import type { Millis } from '../domain/model/common.js';
+import type { Deposit } from '../domain/model/deposit.js';
 import type { JsonValue, WebhookEvent } from '../domain/model/webhook.js';
 
 /**
@@ -59,4 +60,31 @@ export function withdrawalEvent(command: Command, eventId: string, occurredAt: M
     finished_at: formatIsoTime(command.finishedAt ?? occurredAt),
   };
   return { eventId, userId: command.userId, eventType, occurredAt, payload, dispatched: false };
+}
+
+/** The deposit.* event a deposit status announces. */
+const DEPOSIT_EVENT_TYPES = { pending: 'deposit.pending', confirmed: 'deposit.confirmed', reverted: 'deposit.reverted' } as const;
+
+/**
+ * The outbox entry for a deposit that just reached its status (issue #24): the spec §6 common fields plus the
+ * deposit's, all top level; `amount` is an integer string. `confirmations` counts the blocks of the scanned chain from
+ * the including block to `head`, both counted (0 when reverted, never negative).
+ */
+export function depositEvent(deposit: Deposit, eventId: string, occurredAt: Millis, head: number): WebhookEvent {
+  const eventType = DEPOSIT_EVENT_TYPES[deposit.status];
+  const payload: Record<string, JsonValue> = {
+    event_id: eventId,
+    event_type: eventType,
+    occurred_at: formatIsoTime(occurredAt),
+    deposit_id: deposit.depositId,
+    network_code: deposit.networkCode,
+    asset_symbol: deposit.assetSymbol,
+    address: deposit.address,
+    amount: deposit.amount.toString(10),
+    from_address: deposit.fromAddress,
+    txid: deposit.txid,
+    block_number: deposit.blockNumber,
+    confirmations: deposit.status === 'reverted' ? 0 : Math.max(0, head - deposit.blockNumber + 1),
+  };
+  return { eventId, userId: deposit.userId, eventType, occurredAt, payload, dispatched: false };
 }

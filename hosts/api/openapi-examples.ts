@@ -116,7 +116,10 @@ export const COMPONENT_EXAMPLES = {
   WebhookStatus: webhookStatus,
   DeveloperConfig: {
     service_code: 'developer', plan_code: null, status: 'active',
-    config: { webhook_url: EX.webhookUrl, webhook_secret_set: true, previous_secret_valid_until: null, min_collect_amounts: { USDT: '1000000' } },
+    config: {
+      webhook_url: EX.webhookUrl, webhook_secret_set: true, previous_secret_valid_until: null, min_collect_amounts: { USDT: '1000000' },
+      event_types: ['withdrawal.completed', 'withdrawal.failed', 'collection.completed', 'collection.failed', 'deposit.confirmed'],
+    },
     webhook: webhookStatus,
   },
   Subscription: { service_code: 'sub_address', plan_code: 'starter', status: 'active', meta: { max_sub_addresses: 100 }, activated_at: EX.iso },

@@ -155,6 +155,7 @@ export const COMPONENTS = {
       webhook_url: s.nullable(s.str()), webhook_secret_set: s.bool(),
       previous_secret_valid_until: { ...nullableIso, description: 'extension: while a replaced secret still signs beside the new one (24 h), when it stops' },
       min_collect_amounts: s.map(s.amount()),
+      event_types: { ...s.arr(s.str()), description: "extension: the event types sent; the spec's four always, then the deposit.* ones opted into" },
     }),
     webhook: webhookStatus,
   }),

@@ -38,6 +38,21 @@ export const WEBHOOK_SCHEMAS = {
     finished_at: isoTime,
   }),
   TestEvent: s.obj(common(['webhook.test'])),
+  DepositEvent: s.obj({
+    ...common(['deposit.pending', 'deposit.confirmed', 'deposit.reverted']),
+    deposit_id: s.str('the id of GET /api/deposits/{depositId}'),
+    network_code: s.str(),
+    asset_symbol: s.str(),
+    address: s.str('the receiving sub-address'),
+    amount: s.amount(),
+    from_address: s.str('the sender'),
+    txid: s.str(),
+    block_number: { type: 'integer', description: 'the block that includes the transfer (after a reorg, the one that dropped it)' },
+    confirmations: {
+      type: 'integer', minimum: 0,
+      description: 'blocks on the scanned chain from the including block to the scanner\'s head, both counted; 0 when reverted',
+    },
+  }),
 } as const satisfies Record<string, JsonSchema>;
 
 const EVENT_ID = '6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40';
@@ -45,6 +60,12 @@ const AT = '2026-05-25T10:00:00+00:00';
 const SUB = 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8';
 const collection = { event_id: EVENT_ID, occurred_at: AT, task_no: 'T20260525095916482139075512', network_code: 'TRON', asset_symbol: 'USDT', address: SUB };
 const withdrawal = { event_id: EVENT_ID, occurred_at: AT, command_no: 'C20260525095858716044820193' };
+const deposit = {
+  event_id: EVENT_ID, occurred_at: AT, deposit_id: '3b9d0c1e-6a2f-4c8b-9e7d-5f4a3b2c1d0e', network_code: 'TRON', asset_symbol: 'USDT',
+  address: SUB, amount: '25000000', from_address: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf',
+  txid: 'c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c3d4', block_number: 71234567,
+};
+const OPT_IN = ' Opt-in: sent only when config.event_types (PUT /api/subscriptions/config) lists it.';
 
 /** One entry per event type the service sends (core's WEBHOOK_EVENT_TYPES): its schema, what triggers it, an example. */
 export const WEBHOOK_EVENTS: Readonly<Record<WebhookEventType, {
@@ -75,6 +96,21 @@ export const WEBHOOK_EVENTS: Readonly<Record<WebhookEventType, {
   'webhook.test': {
     schema: 'TestEvent', operationId: 'webhookTestEvent', summary: 'Sent by POST /api/webhooks/debug/test; never recorded or retried',
     example: { event_id: EVENT_ID, event_type: 'webhook.test', occurred_at: AT },
+  },
+  'deposit.pending': {
+    schema: 'DepositEvent', operationId: 'depositPendingEvent',
+    summary: `A transfer to a sub-address was seen at head, or re-included after a reorg (not final yet).${OPT_IN}`,
+    example: { ...deposit, event_type: 'deposit.pending', confirmations: 1 },
+  },
+  'deposit.confirmed': {
+    schema: 'DepositEvent', operationId: 'depositConfirmedEvent',
+    summary: `A deposit reached the solidified block: final, sent once per transfer.${OPT_IN}`,
+    example: { ...deposit, event_type: 'deposit.confirmed', confirmations: 19 },
+  },
+  'deposit.reverted': {
+    schema: 'DepositEvent', operationId: 'depositRevertedEvent',
+    summary: `A reorg dropped a pending deposit; a later deposit.pending follows if the new branch includes it.${OPT_IN}`,
+    example: { ...deposit, event_type: 'deposit.reverted', confirmations: 0 },
   },
 };
 

@@ -40,7 +40,8 @@ export function startComposedWorker(composition: Composition, env: ComposedWorke
   });
   const balanceScanner = new BalanceScanner({
     clock: core.clock, blocks: c.get(TOKENS.BlockSource), cursors: stores.scanCursors, wallets: core.wallets,
-    balances: core.balances, deposits: core.deposits, ids: core.ids, assets: core.assets,
+    balances: core.balances, deposits: core.deposits, uow: core.uow, developerConfigs: core.developerConfigs, ids: core.ids,
+    assets: core.assets,
   }, scannerOptionsFromEnv({ BALANCE_SCAN_LEVEL: env.BALANCE_SCAN_LEVEL, BALANCE_SCAN_START: env.BALANCE_SCAN_START }));
   const metrics = c.get(TOKENS.Metrics);
   metrics.watchScannerLag(() => balanceScanner.lag());

@@ -4,7 +4,10 @@
  * two node endpoints, crashes mid-pass and restarts (same process, or another process after the lease), at head and
  * at solidified depth. After every pass that reached the tip, every watched address's cached balance equals the
  * chain's at the configured depth; at the end, the deposits credited minus those reverted are exactly the chain's
- * deposits to watched addresses, each once. Bounded: a fixed seed and a few dozen schedules.
+ * deposits to watched addresses, each once. The outbox agrees with the records: a user who opted into the deposit.*
+ * events has, per transfer, pending (reverted pending)* and then its final status — so exactly one deposit.confirmed per
+ * confirmed transfer and none for a reverted one — and a user who never opted in has none. Bounded: a fixed seed and
+ * a few dozen schedules.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -14,11 +17,15 @@ import { TxError, type Devnet } from '../../../adapters/tron-devnet/index.js';
 import { pay, startTestDevnet, trx, wallet, type Wallet } from '../../../adapters/tron-devnet/test-helpers.js';
 import { createAssetRegistry } from '../../domain/assets.js';
 import { ADDRESS_STATUS, ADDRESS_TYPE } from '../../domain/model/wallet.js';
+import { OPT_IN_EVENT_TYPES } from '../../domain/model/webhook.js';
+import { emptyDeveloperConfig } from '../developer-config.js';
 import type { ChainLevel } from '../../ports/block-source.port.js';
 import { BalanceScanner, type Deposit } from './balance-scanner.js';
 
 const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 const WATCHED = 3;
+/** The last watched address belongs to this user, who never opted into deposit events; the others to user 1, who did. */
+const SILENT_USER = 2;
 
 type Step =
   | { kind: 'pay'; asset: 'trx' | 'usdt' | 'internal' | 'split'; to: number; amount: number }
@@ -76,10 +83,11 @@ async function schedule(level: ChainLevel, steps: readonly Step[]): Promise<void
     const mem = createMemoryAdapters({ clock });
     for (const [i, w] of watched.entries()) {
       await mem.wallets.insert({
-        id: i + 1, userId: 1, networkCode: 'TRON', address: w.address, addressType: ADDRESS_TYPE.SUB, label: null, status: ADDRESS_STATUS.ACTIVE,
+        id: i + 1, userId: i === WATCHED - 1 ? SILENT_USER : 1, networkCode: 'TRON', address: w.address, addressType: ADDRESS_TYPE.SUB, label: null, status: ADDRESS_STATUS.ACTIVE,
         encryptedKey: { keyId: 'k', iv: 'aXY=', ciphertext: 'Y3Q=', tag: 'dGFn' }, createdAt: 0, version: 1,
       }, { maxSubAddresses: -1 });
     }
+    await mem.developerConfigs.save({ ...emptyDeveloperConfig(1), optInEventTypes: [...OPT_IN_EVENT_TYPES], version: 1 });
     let writesLeft = Number.POSITIVE_INFINITY;
     const balances = Object.create(mem.balances) as typeof mem.balances;
     balances.put = async (snapshot) => {
@@ -87,22 +95,23 @@ async function schedule(level: ChainLevel, steps: readonly Step[]): Promise<void
       writesLeft -= 1;
       return mem.balances.put(snapshot);
     };
-    // Deposit writes crash like balance writes: a pass that dies between them is redone from the last checkpoint.
-    const deposits = Object.create(mem.deposits) as typeof mem.deposits;
-    const crashing = <A extends unknown[], R>(write: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
+    // Deposit writes (a record and its event, one commit) crash like balance writes: a pass that dies between them is
+    // redone from the last checkpoint.
+    const uow = Object.create(mem.uow) as typeof mem.uow;
+    uow.commit = async (changes) => {
       if (writesLeft <= 0) throw new Error('crash: the process died mid-pass');
       writesLeft -= 1;
-      return write(...args);
+      return mem.uow.commit(changes);
     };
-    deposits.insert = crashing((d) => mem.deposits.insert(d));
-    deposits.update = crashing((d) => mem.deposits.update(d));
     const cursors = new MemoryScanCursorStore();
     const source = new TronBlockSource({ nodes: devnet.nodes.map((n) => ({ fullHost: n.url })), timeoutMs: 5_000, backoff: { baseMs: 1_000, maxMs: 4_000 }, now: () => clock.now() });
     const assets = createAssetRegistry({ usdtContract: devnet.usdtAddress });
     let process = 0;
     // The deployment starts before the first payment: every payment of the schedule is after its start height.
     const startAt = devnet.info().head_number + 1;
-    const start = (): BalanceScanner => new BalanceScanner({ clock, blocks: source, cursors, wallets: mem.wallets, balances, deposits, ids: mem.ids, assets },
+    const start = (): BalanceScanner => new BalanceScanner({
+      clock, blocks: source, cursors, wallets: mem.wallets, balances, deposits: mem.deposits, uow, developerConfigs: mem.developerConfigs, ids: mem.ids, assets,
+    },
       { level, owner: `process-${process}`, finalityHint: 3, maxBlocksPerPass: 4, leaseMs: 30_000, startAt });
     let scanner = start();
     const credits = new Map<string, number>();
@@ -193,6 +202,26 @@ async function schedule(level: ChainLevel, steps: readonly Step[]): Promise<void
     for (const r of records) {
       if (!expected.has(r.transferId)) expect(r.status, `deposit ${r.transferId} dropped by a reorg`).toBe('reverted');
     }
+    // Events: written with the status changes, so they replay each record's history and end at its final status.
+    const events = [...mem.store.events.values()];
+    const history = new Map<string, string[]>();
+    for (const e of events) {
+      const id = String(e.payload['deposit_id']);
+      history.set(id, [...(history.get(id) ?? []), e.eventType]);
+    }
+    for (const r of records) {
+      const seen = history.get(r.depositId) ?? [];
+      if (r.userId === SILENT_USER) {
+        expect(seen, `deposit ${r.transferId} of a user who never opted in`).toEqual([]);
+        continue;
+      }
+      expect(seen.join(' '), `events of deposit ${r.transferId}`).toMatch(/^deposit\.pending( deposit\.reverted deposit\.pending)*( deposit\.(confirmed|reverted))?$/);
+      expect(seen.at(-1), `last event of deposit ${r.transferId}`).toBe(`deposit.${r.status}`);
+      expect(seen.filter((t) => t === 'deposit.confirmed'), `deposit.confirmed of ${r.transferId}`).toHaveLength(r.status === 'confirmed' ? 1 : 0);
+      const last = events.filter((e) => e.payload['deposit_id'] === r.depositId).at(-1)!;
+      expect(last.payload).toMatchObject({ txid: r.txid, amount: r.amount.toString(), address: r.address, block_number: r.blockNumber });
+    }
+    expect(events.every((e) => records.some((r) => r.depositId === e.payload['deposit_id'])), 'every event names a record').toBe(true);
   } finally {
     await devnet.close();
   }
@@ -200,7 +229,7 @@ async function schedule(level: ChainLevel, steps: readonly Step[]): Promise<void
 
 describe('BalanceScanner properties on a hostile devnet', () => {
   for (const level of ['head', 'solidified'] as const) {
-    it(`${level}: cached balances equal the chain's at that depth after every caught-up pass; every deposit credited exactly once, recorded once, confirmed iff on the final chain and reverted iff dropped`, async () => {
+    it(`${level}: cached balances equal the chain's at that depth after every caught-up pass; every deposit credited exactly once, recorded once, confirmed iff on the final chain and reverted iff dropped, its events matching`, async () => {
       await fc.assert(fc.asyncProperty(fc.array(step, { minLength: 4, maxLength: 36 }), (steps) => schedule(level, steps)), { numRuns: 60, seed: 1_100 + level.length });
     }, 120_000);
   }

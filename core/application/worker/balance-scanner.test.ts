@@ -69,7 +69,7 @@ async function rig(addresses: readonly string[]): Promise<Rig> {
   return {
     mem, clock, cursors, wallets,
     scanner: (options = {}, blocks = source) =>
-      new BalanceScanner({ clock, blocks, cursors, wallets, balances: mem.balances, deposits: mem.deposits, ids: mem.ids, assets }, { owner: 'test', finalityHint: 5, ...options }),
+      new BalanceScanner({ clock, blocks, cursors, wallets, balances: mem.balances, deposits: mem.deposits, uow: mem.uow, developerConfigs: mem.developerConfigs, ids: mem.ids, assets }, { owner: 'test', finalityHint: 5, ...options }),
     async cached(address) {
       const snap = await mem.balances.get(address);
       return snap === null ? null : [snap.items[0]!.available, snap.items[1]!.available];
@@ -248,7 +248,7 @@ describe('BalanceScanner never skips', () => {
     };
     const warnings: unknown[] = [];
     const scanner = new BalanceScanner({
-      clock: r.clock, blocks: holey, cursors: r.cursors, wallets: r.wallets, balances: r.mem.balances, deposits: r.mem.deposits, ids: r.mem.ids,
+      clock: r.clock, blocks: holey, cursors: r.cursors, wallets: r.wallets, balances: r.mem.balances, deposits: r.mem.deposits, uow: r.mem.uow, developerConfigs: r.mem.developerConfigs, ids: r.mem.ids,
       assets: createAssetRegistry({ usdtContract: devnet.usdtAddress }), log: { warn: (f) => warnings.push(f), error: () => undefined },
     }, { owner: 'test' });
     expect(await scanner.scan()).toMatchObject({ gap: missing, to: null, lag: 4 });
@@ -261,7 +261,7 @@ describe('BalanceScanner never skips', () => {
     hidden = true;
     const trailing = new BalanceScanner({
       clock: r.clock, blocks: { ...holey, block: (n, level) => (n === next ? Promise.resolve(null) : source.block(n, level)) },
-      cursors: r.cursors, wallets: r.wallets, balances: r.mem.balances, deposits: r.mem.deposits, ids: r.mem.ids, assets: createAssetRegistry({ usdtContract: devnet.usdtAddress }),
+      cursors: r.cursors, wallets: r.wallets, balances: r.mem.balances, deposits: r.mem.deposits, uow: r.mem.uow, developerConfigs: r.mem.developerConfigs, ids: r.mem.ids, assets: createAssetRegistry({ usdtContract: devnet.usdtAddress }),
     }, { owner: 'test' });
     expect(await trailing.scan()).toMatchObject({ gap: null, to: null, lag: 1 });
     expect(trailing.status().gaps).toBe(0);
@@ -324,11 +324,12 @@ describe('BalanceScanner deposit records', () => {
   it('a failed deposit write fails the pass before the checkpoint, and the redone pass records each transfer once', async () => {
     const sub = fresh('fail-write');
     const r = await rig([sub.address]);
-    const insert = r.mem.deposits.insert.bind(r.mem.deposits);
+    // Deposit records (and their events) are written through the unit of work.
+    const commit = r.mem.uow.commit.bind(r.mem.uow);
     let failing = true;
-    r.mem.deposits.insert = async (d) => {
+    r.mem.uow.commit = async (changes) => {
       if (failing) throw new Error('store down');
-      return insert(d);
+      return commit(changes);
     };
     const scanner = r.scanner();
     await scanner.scan();

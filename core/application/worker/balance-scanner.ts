@@ -8,8 +8,10 @@ import type { BlockSource, BlockTransfer, ChainBlock, ChainLevel } from '../../p
 import type { ChainGateway } from '../../ports/chain-gateway.port.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { DepositRepository } from '../../ports/deposit-repository.port.js';
+import type { DeveloperConfigRepository } from '../../ports/developer-config-repository.port.js';
 import type { IdGenerator } from '../../ports/id-generator.port.js';
 import type { ScanCursorStore } from '../../ports/scan-cursor-store.port.js';
+import type { UnitOfWork } from '../../ports/unit-of-work.port.js';
 import type { WalletRepository } from '../../ports/wallet-repository.port.js';
 import {
   anchor, applyBlock, dueForFinalRead, freshState, fromCheckpoint, recordedHash, rollback, settle, shown, toCheckpoint, type ScanState,
@@ -25,6 +27,10 @@ export interface BalanceScannerDeps {
   readonly balances: BalanceRepository;
   /** Where deposit records go (one per incoming transfer; see DepositRecorder); `ids` names new ones. */
   readonly deposits: DepositRepository;
+  /** Where a deposit's status change and its deposit.* event are committed together (see DepositRecorder). */
+  readonly uow: UnitOfWork;
+  /** Whose config.event_types says which deposit.* events a user receives. */
+  readonly developerConfigs: DeveloperConfigRepository;
   readonly ids: IdGenerator;
   readonly assets: AssetRegistry;
   /** Not used: balances come from the block source at the configured depth. Accepted so older wiring compiles. */
@@ -244,7 +250,7 @@ export class BalanceScanner {
     for (const d of awaiting) if (d.block <= this.knownSolid) observed.push({ kind: 'solidified', transferId: d.id });
     observed.push(...await this.orphans(s, new Set(awaiting.map((d) => d.id))));
     // Before the balances and the checkpoint: a failed write fails the pass, and the next one redoes it.
-    await this.recorder.record(observed);
+    await this.recorder.record(observed, s.block.number);
     const refreshed = await this.write(s, new Set([...touched, ...read]));
     const saved = await cursors.save(this.name, this.owner, claim.version, toCheckpoint(s, this.window, this.maxAnchors), clock.now() + this.leaseMs);
     if (saved === null) {

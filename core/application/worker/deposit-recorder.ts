@@ -1,10 +1,15 @@
 import { advancedDeposit, INITIAL_DEPOSIT_STATUS, type DepositEvent } from '../../domain/deposit-machine.js';
+import { ConcurrencyConflict } from '../../domain/errors.js';
 import type { NetworkCode, UserId } from '../../domain/model/common.js';
 import type { Deposit } from '../../domain/model/deposit.js';
+import type { OptInEventType, WebhookEvent } from '../../domain/model/webhook.js';
 import type { BlockTransfer } from '../../ports/block-source.port.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { DepositRepository } from '../../ports/deposit-repository.port.js';
+import type { DeveloperConfigRepository } from '../../ports/developer-config-repository.port.js';
 import type { IdGenerator } from '../../ports/id-generator.port.js';
+import type { UnitOfWork } from '../../ports/unit-of-work.port.js';
+import { depositEvent } from '../webhook-events.js';
 
 /** What the balance scanner saw of a transfer to a managed address, in the order it saw it. */
 export type DepositObservation =
@@ -15,46 +20,83 @@ export type DepositObservation =
   /** Its block is at the confirmed depth (at or below the solidified block). */
   | { readonly kind: 'solidified'; readonly transferId: string };
 
-/** The ports the recorder writes through. */
-export type DepositRecorderDeps = { readonly deposits: DepositRepository; readonly clock: Clock; readonly ids: IdGenerator };
+/** The ports the recorder reads and writes through. */
+export type DepositRecorderDeps = {
+  readonly deposits: DepositRepository;
+  readonly uow: UnitOfWork;
+  /** Whose config.event_types says which deposit.* events the owner receives. */
+  readonly developerConfigs: DeveloperConfigRepository;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+};
 
 /**
- * Turns the scanner's observations into deposit records, one per transfer. Every write is idempotent, so a pass
- * redone after a crash (or by a second scanner) changes nothing it already wrote: a transfer seen again finds its
- * record (insert once), and an event the transition table refuses (confirmed twice, dropped twice) writes nothing.
- * A failing write throws: the scanner's pass fails before its checkpoint is saved, and the next pass redoes it.
+ * Turns the scanner's observations into deposit records, one per transfer, and each status change into its deposit.*
+ * event when the owner opted into that type. The record and its event are one UnitOfWork commit, so a crash leaves
+ * both or neither; a pass redone after a crash (or by a second scanner) finds the record created or its status
+ * changed and writes nothing: a transfer seen again finds its record (insert once), and an event the transition table
+ * refuses (confirmed twice, dropped twice) writes nothing. So each status change has exactly one event, or none when
+ * the owner had not opted in as it happened (an event is never written for a type nobody asked for, and none is
+ * written later on opting in). A failing write throws: the scanner's pass fails before its checkpoint is saved, and
+ * the next pass redoes it.
  */
 export class DepositRecorder {
   constructor(private readonly deps: DepositRecorderDeps, private readonly network: NetworkCode) {}
 
-  /** Applies the observations in order; returns how many records were created or changed. */
-  async record(observations: readonly DepositObservation[]): Promise<number> {
+  /**
+   * Applies the observations in order; `head` is the scanner's height as it writes them (for `confirmations`).
+   * Returns how many records were created or changed.
+   */
+  async record(observations: readonly DepositObservation[], head: number): Promise<number> {
+    const optIns = new Map<UserId, readonly OptInEventType[]>();
     let written = 0;
     for (const o of observations) {
-      if (await this.apply(o)) written += 1;
+      if (await this.apply(o, { head, optIns })) written += 1;
     }
     return written;
   }
 
-  private async apply(o: DepositObservation): Promise<boolean> {
+  private async apply(o: DepositObservation, pass: Pass): Promise<boolean> {
     const { deposits } = this.deps;
     if (o.kind === 'seen') {
       const known = await deposits.findByTransfer(this.network, o.transfer.id);
-      if (known !== null) return this.advance(known, 'included', o.block);
-      const inserted = await deposits.insert(this.fresh(o));
-      return inserted.created || (await this.advance(inserted.deposit, 'included', o.block));
+      if (known !== null) return this.advance(known, 'included', o.block, pass);
+      const fresh = this.fresh(o);
+      try {
+        await this.deps.uow.commit({ newDeposits: [fresh], events: await this.eventsFor(fresh, pass) });
+        return true;
+      } catch (error) {
+        if (!(error instanceof ConcurrencyConflict)) throw error;
+      }
+      // Another scanner recorded the transfer meanwhile (with its own event); a clash of deposit ids stays a conflict.
+      const raced = await deposits.findByTransfer(this.network, o.transfer.id);
+      if (raced === null) throw new ConcurrencyConflict('deposit', fresh.depositId);
+      return this.advance(raced, 'included', o.block, pass);
     }
     const known = await deposits.findByTransfer(this.network, o.transferId);
     // No record: a transfer the scanner does not record (one of our own workflows' transfers).
     if (known === null) return false;
-    return this.advance(known, o.kind, undefined);
+    return this.advance(known, o.kind, undefined, pass);
   }
 
-  private async advance(deposit: Deposit, event: DepositEvent, blockNumber: number | undefined): Promise<boolean> {
+  private async advance(deposit: Deposit, event: DepositEvent, blockNumber: number | undefined, pass: Pass): Promise<boolean> {
     const next = advancedDeposit(deposit, event, { now: this.deps.clock.now(), ...(blockNumber === undefined ? {} : { blockNumber }) });
     if (next === null) return false;
-    await this.deps.deposits.update(next);
+    // A pending transfer moved to another block keeps its status: a new block number, no event.
+    const events = next.status === deposit.status ? [] : await this.eventsFor(next, pass);
+    await this.deps.uow.commit({ deposits: [next], events });
     return true;
+  }
+
+  /** The event of the deposit's (new) status, when its owner opted into that type; none otherwise. */
+  private async eventsFor(deposit: Deposit, pass: Pass): Promise<WebhookEvent[]> {
+    let optIns = pass.optIns.get(deposit.userId);
+    if (optIns === undefined) {
+      optIns = (await this.deps.developerConfigs.get(deposit.userId))?.optInEventTypes ?? [];
+      pass.optIns.set(deposit.userId, optIns);
+    }
+    const event = depositEvent(deposit, this.deps.ids.uuid(), this.deps.clock.now(), pass.head);
+    return optIns.includes(event.eventType as OptInEventType) ? [event] : [];
   }
 
   private fresh(o: Extract<DepositObservation, { kind: 'seen' }>): Deposit {
@@ -65,4 +107,10 @@ export class DepositRecorder {
       status: INITIAL_DEPOSIT_STATUS, detectedAt: this.deps.clock.now(), confirmedAt: null, version: 1,
     };
   }
+}
+
+/** What one `record` call shares: the scanner's height, and each owner's opt-ins read once. */
+interface Pass {
+  readonly head: number;
+  readonly optIns: Map<UserId, readonly OptInEventType[]>;
 }

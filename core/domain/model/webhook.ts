@@ -20,11 +20,17 @@ export interface DeveloperConfig extends Versioned {
   readonly previousSecret: { readonly secret: EncryptedEnvelope; readonly validUntil: Millis } | null;
   /** Asset symbol -> smallest-unit minimum for a cashier collection; empty = no minimum. */
   readonly minCollectAmounts: Readonly<Record<string, bigint>>;
+  /** The opt-in event types the user added to config.event_types (the spec's four are always sent); absent = none. */
+  readonly optInEventTypes?: readonly OptInEventType[];
 }
 
-export const WEBHOOK_EVENT_TYPES = [
-  'withdrawal.completed', 'withdrawal.failed', 'collection.completed', 'collection.failed', 'webhook.test',
-] as const;
+/** The spec §6 event types: every subscription receives them, and config.event_types always lists them. */
+export const SPEC_EVENT_TYPES = ['withdrawal.completed', 'withdrawal.failed', 'collection.completed', 'collection.failed'] as const;
+/** Extension event types (issue #24) a user receives only after adding them to config.event_types. */
+export const OPT_IN_EVENT_TYPES = ['deposit.pending', 'deposit.confirmed', 'deposit.reverted'] as const;
+export type OptInEventType = (typeof OPT_IN_EVENT_TYPES)[number];
+
+export const WEBHOOK_EVENT_TYPES = [...SPEC_EVENT_TYPES, 'webhook.test', ...OPT_IN_EVENT_TYPES] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /** JSON-safe payload value (money already rendered as integer strings or integers per spec §6). */

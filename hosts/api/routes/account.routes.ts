@@ -1,4 +1,5 @@
 import type { Application } from '../../../core/application/index.js';
+import { OPT_IN_EVENT_TYPES, SPEC_EVENT_TYPES } from '../../../core/domain/model/webhook.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { itemsPage, s } from '../openapi-schemas.js';
 import { EX } from '../openapi-examples.js';
@@ -97,12 +98,24 @@ export function accountRoutes(app: Application): RouteDef[] {
         operationId: 'setDeveloperConfig',
         bodyExample: {
           service_code: 'developer',
-          config: { webhook_url: EX.webhookUrl, webhook_secret: 'a-long-random-secret', min_collect_amounts: { USDT: '1000000' } },
+          config: {
+            webhook_url: EX.webhookUrl, webhook_secret: 'a-long-random-secret', min_collect_amounts: { USDT: '1000000' },
+            event_types: ['deposit.confirmed'],
+          },
         },
-        summary: 'Set the developer configuration (webhook URL and secret, minimum collect amounts)', tag: 'Account',
+        summary: 'Set the developer configuration (webhook URL and secret, minimum collect amounts, event types)', tag: 'Account',
         body: s.obj({
           service_code: s.enumOf(['developer']),
-          config: s.obj({ webhook_url: s.str(), webhook_secret: s.str(), min_collect_amounts: s.map(s.amount()) }, ['webhook_url', 'webhook_secret', 'min_collect_amounts']),
+          config: s.obj({
+            webhook_url: s.str(), webhook_secret: s.str(), min_collect_amounts: s.map(s.amount()),
+            event_types: {
+              ...s.arr(s.enumOf([...SPEC_EVENT_TYPES, ...OPT_IN_EVENT_TYPES])),
+              description: "Extension (issue #24): replaces the opt-in event types. The spec's four are always sent, listed or not; add "
+                + 'deposit.pending, deposit.confirmed or deposit.reverted to receive them (see the webhooks section). Absent: unchanged. '
+                + 'Events are written for the types in force when the deposit changes; opting in later sends none for earlier changes. '
+                + 'Any other value: 422 VALIDATION-ERROR',
+            },
+          }, ['webhook_url', 'webhook_secret', 'min_collect_amounts', 'event_types']),
         }),
         data: s.ref('DeveloperConfig'), errors: ['BIZ-WEBHOOK-URL-BLOCKED', 'BIZ-DEVELOPER-SUBSCRIPTION-REQUIRED'],
       },

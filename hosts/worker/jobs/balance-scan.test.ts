@@ -42,7 +42,7 @@ describe('balance scan job', () => {
     devnet.mine(20);
     const scanner = new BalanceScanner({
       clock, blocks: createBlockSource({ fullHost: devnet.url }), cursors: new MemoryScanCursorStore(), wallets: mem.wallets,
-      balances: mem.balances, deposits: mem.deposits, ids: mem.ids, assets: createAssetRegistry({ usdtContract: devnet.usdtAddress }),
+      balances: mem.balances, deposits: mem.deposits, uow: mem.uow, developerConfigs: mem.developerConfigs, ids: mem.ids, assets: createAssetRegistry({ usdtContract: devnet.usdtAddress }),
     }, { startAt: start, maxBlocksPerPass: 10, owner: 'job' });
     const passes: ScanPass[] = [];
     let caughtUp!: () => void;
@@ -78,7 +78,7 @@ describe('balance scan job', () => {
     devnet.mine(25);
     const scanner = new BalanceScanner({
       clock, blocks: createBlockSource({ fullHost: devnet.url }), cursors: new MemoryScanCursorStore(), wallets: mem.wallets,
-      balances: mem.balances, deposits: mem.deposits, ids: mem.ids, assets: createAssetRegistry({ usdtContract: devnet.usdtAddress }),
+      balances: mem.balances, deposits: mem.deposits, uow: mem.uow, developerConfigs: mem.developerConfigs, ids: mem.ids, assets: createAssetRegistry({ usdtContract: devnet.usdtAddress }),
     }, { owner: 'job-reorg' });
     await scanner.scan();
     const txid = pay.trx(devnet, payer.key, target, trx(1));

@@ -538,7 +538,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Set the developer configuration (webhook URL and secret, minimum collect amounts) */
+        /** Set the developer configuration (webhook URL and secret, minimum collect amounts, event types) */
         put: operations["setDeveloperConfig"];
         post?: never;
         delete?: never;
@@ -1093,6 +1093,66 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "deposit.pending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A transfer to a sub-address was seen at head, or re-included after a reorg (not final yet). Opt-in: sent only when config.event_types (PUT /api/subscriptions/config) lists it.
+         * @description Header examples are signed with the secret `example-secret` over the example body as sent (compact JSON, in the order shown).
+         */
+        post: operations["depositPendingEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deposit.confirmed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A deposit reached the solidified block: final, sent once per transfer. Opt-in: sent only when config.event_types (PUT /api/subscriptions/config) lists it.
+         * @description Header examples are signed with the secret `example-secret` over the example body as sent (compact JSON, in the order shown).
+         */
+        post: operations["depositConfirmedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deposit.reverted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A reorg dropped a pending deposit; a later deposit.pending follows if the new branch includes it. Opt-in: sent only when config.event_types (PUT /api/subscriptions/config) lists it.
+         * @description Header examples are signed with the secret `example-secret` over the example body as sent (compact JSON, in the order shown).
+         */
+        post: operations["depositRevertedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1431,6 +1491,8 @@ export interface components {
                 min_collect_amounts: {
                     [key: string]: string;
                 };
+                /** @description extension: the event types sent; the spec's four always, then the deposit.* ones opted into */
+                event_types: string[];
             };
             webhook: {
                 /** @enum {string} */
@@ -1585,6 +1647,28 @@ export interface components {
             event_type: "webhook.test";
             /** @description ISO 8601 with offset */
             occurred_at: string;
+        };
+        DepositEvent: {
+            /** @description UUID; the same on every attempt and redelivery: deduplicate by it */
+            event_id: string;
+            /** @enum {string} */
+            event_type: "deposit.pending" | "deposit.confirmed" | "deposit.reverted";
+            /** @description ISO 8601 with offset */
+            occurred_at: string;
+            /** @description the id of GET /api/deposits/{depositId} */
+            deposit_id: string;
+            network_code: string;
+            asset_symbol: string;
+            /** @description the receiving sub-address */
+            address: string;
+            amount: string;
+            /** @description the sender */
+            from_address: string;
+            txid: string;
+            /** @description the block that includes the transfer (after a reorg, the one that dropped it) */
+            block_number: number;
+            /** @description blocks on the scanned chain from the including block to the scanner's head, both counted; 0 when reverted */
+            confirmations: number;
         };
     };
     responses: {
@@ -4242,7 +4326,10 @@ export interface operations {
                  *         "webhook_secret": "a-long-random-secret",
                  *         "min_collect_amounts": {
                  *           "USDT": "1000000"
-                 *         }
+                 *         },
+                 *         "event_types": [
+                 *           "deposit.confirmed"
+                 *         ]
                  *       }
                  *     }
                  */
@@ -4255,6 +4342,8 @@ export interface operations {
                         min_collect_amounts?: {
                             [key: string]: string;
                         };
+                        /** @description Extension (issue #24): replaces the opt-in event types. The spec's four are always sent, listed or not; add deposit.pending, deposit.confirmed or deposit.reverted to receive them (see the webhooks section). Absent: unchanged. Events are written for the types in force when the deposit changes; opting in later sends none for earlier changes. Any other value: 422 VALIDATION-ERROR */
+                        event_types?: ("withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted")[];
                     };
                 };
             };
@@ -4282,7 +4371,14 @@ export interface operations {
                      *           "previous_secret_valid_until": null,
                      *           "min_collect_amounts": {
                      *             "USDT": "1000000"
-                     *           }
+                     *           },
+                     *           "event_types": [
+                     *             "withdrawal.completed",
+                     *             "withdrawal.failed",
+                     *             "collection.completed",
+                     *             "collection.failed",
+                     *             "deposit.confirmed"
+                     *           ]
                      *         },
                      *         "webhook": {
                      *           "status": "verified",
@@ -4363,7 +4459,14 @@ export interface operations {
                      *           "previous_secret_valid_until": null,
                      *           "min_collect_amounts": {
                      *             "USDT": "1000000"
-                     *           }
+                     *           },
+                     *           "event_types": [
+                     *             "withdrawal.completed",
+                     *             "withdrawal.failed",
+                     *             "collection.completed",
+                     *             "collection.failed",
+                     *             "deposit.confirmed"
+                     *           ]
                      *         },
                      *         "webhook": {
                      *           "status": "verified",
@@ -6011,7 +6114,7 @@ export interface operations {
                  * @description The event_type
                  * @example withdrawal.completed
                  */
-                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test";
+                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted";
                 /**
                  * @description Standard Webhooks: the event_id
                  * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
@@ -6083,7 +6186,7 @@ export interface operations {
                  * @description The event_type
                  * @example withdrawal.failed
                  */
-                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test";
+                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted";
                 /**
                  * @description Standard Webhooks: the event_id
                  * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
@@ -6155,7 +6258,7 @@ export interface operations {
                  * @description The event_type
                  * @example collection.completed
                  */
-                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test";
+                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted";
                 /**
                  * @description Standard Webhooks: the event_id
                  * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
@@ -6231,7 +6334,7 @@ export interface operations {
                  * @description The event_type
                  * @example collection.failed
                  */
-                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test";
+                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted";
                 /**
                  * @description Standard Webhooks: the event_id
                  * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
@@ -6307,7 +6410,7 @@ export interface operations {
                  * @description The event_type
                  * @example webhook.test
                  */
-                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test";
+                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted";
                 /**
                  * @description Standard Webhooks: the event_id
                  * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
@@ -6337,6 +6440,234 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["TestEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 15 s */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A failed attempt, as is a 3xx, a 5xx, or no answer within 15 s: retried after 1 min, then 5 min, then DEAD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    depositPendingEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Spec §6: `sha256=` + hex HMAC-SHA256 (key: the webhook_secret) of the canonical JSON of the body (top-level keys sorted, shorter first, then byte order; compact; non-ASCII unescaped). Signed with the newest secret. Compare in constant time.
+                 * @example sha256=57b5298a448e5828d6b64694cb32e8e5cd8b0f679eeb2e7ded88e60b0c368d68
+                 */
+                "X-Webhook-Signature": string;
+                /**
+                 * @description The event_id
+                 * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
+                 */
+                "X-Event-Id": string;
+                /**
+                 * @description The event_type
+                 * @example deposit.pending
+                 */
+                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted";
+                /**
+                 * @description Standard Webhooks: the event_id
+                 * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks: the send time, Unix seconds; reject old ones to stop replays
+                 * @example 1779703200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks: space-separated `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` over the exact bytes received, one per secret in force (after a secret change, the previous one signs too for 24 h, after the new one)
+                 * @example v1,ABTr5MLvcliGs04doqdpmuVun5GeTOEqEmKedduO6cE=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_id": "6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40",
+                 *       "occurred_at": "2026-05-25T10:00:00+00:00",
+                 *       "deposit_id": "3b9d0c1e-6a2f-4c8b-9e7d-5f4a3b2c1d0e",
+                 *       "network_code": "TRON",
+                 *       "asset_symbol": "USDT",
+                 *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                 *       "amount": "25000000",
+                 *       "from_address": "TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf",
+                 *       "txid": "c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c3d4",
+                 *       "block_number": 71234567,
+                 *       "event_type": "deposit.pending",
+                 *       "confirmations": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["DepositEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 15 s */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A failed attempt, as is a 3xx, a 5xx, or no answer within 15 s: retried after 1 min, then 5 min, then DEAD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    depositConfirmedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Spec §6: `sha256=` + hex HMAC-SHA256 (key: the webhook_secret) of the canonical JSON of the body (top-level keys sorted, shorter first, then byte order; compact; non-ASCII unescaped). Signed with the newest secret. Compare in constant time.
+                 * @example sha256=1d633fa3f4b14c28d93b6e86e10028d255e07851a6196f1bf66ceb31890efac0
+                 */
+                "X-Webhook-Signature": string;
+                /**
+                 * @description The event_id
+                 * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
+                 */
+                "X-Event-Id": string;
+                /**
+                 * @description The event_type
+                 * @example deposit.confirmed
+                 */
+                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted";
+                /**
+                 * @description Standard Webhooks: the event_id
+                 * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks: the send time, Unix seconds; reject old ones to stop replays
+                 * @example 1779703200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks: space-separated `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` over the exact bytes received, one per secret in force (after a secret change, the previous one signs too for 24 h, after the new one)
+                 * @example v1,qKn7Z2Qs9dEZixDdRVBibv50FntqTrVRbJDFJY7ows0=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_id": "6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40",
+                 *       "occurred_at": "2026-05-25T10:00:00+00:00",
+                 *       "deposit_id": "3b9d0c1e-6a2f-4c8b-9e7d-5f4a3b2c1d0e",
+                 *       "network_code": "TRON",
+                 *       "asset_symbol": "USDT",
+                 *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                 *       "amount": "25000000",
+                 *       "from_address": "TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf",
+                 *       "txid": "c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c3d4",
+                 *       "block_number": 71234567,
+                 *       "event_type": "deposit.confirmed",
+                 *       "confirmations": 19
+                 *     }
+                 */
+                "application/json": components["schemas"]["DepositEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 15 s */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A failed attempt, as is a 3xx, a 5xx, or no answer within 15 s: retried after 1 min, then 5 min, then DEAD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    depositRevertedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Spec §6: `sha256=` + hex HMAC-SHA256 (key: the webhook_secret) of the canonical JSON of the body (top-level keys sorted, shorter first, then byte order; compact; non-ASCII unescaped). Signed with the newest secret. Compare in constant time.
+                 * @example sha256=9c84078cf9b8d5f55fa523f65fbd405b35a33a4aafe2029e47bd037431fc8100
+                 */
+                "X-Webhook-Signature": string;
+                /**
+                 * @description The event_id
+                 * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
+                 */
+                "X-Event-Id": string;
+                /**
+                 * @description The event_type
+                 * @example deposit.reverted
+                 */
+                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted";
+                /**
+                 * @description Standard Webhooks: the event_id
+                 * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks: the send time, Unix seconds; reject old ones to stop replays
+                 * @example 1779703200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks: space-separated `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` over the exact bytes received, one per secret in force (after a secret change, the previous one signs too for 24 h, after the new one)
+                 * @example v1,T5VX2qa7YuVem5aJVgtgD93rrQEyQOAOMRC0YNjzOyg=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_id": "6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40",
+                 *       "occurred_at": "2026-05-25T10:00:00+00:00",
+                 *       "deposit_id": "3b9d0c1e-6a2f-4c8b-9e7d-5f4a3b2c1d0e",
+                 *       "network_code": "TRON",
+                 *       "asset_symbol": "USDT",
+                 *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                 *       "amount": "25000000",
+                 *       "from_address": "TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf",
+                 *       "txid": "c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c3d4",
+                 *       "block_number": 71234567,
+                 *       "event_type": "deposit.reverted",
+                 *       "confirmations": 0
+                 *     }
+                 */
+                "application/json": components["schemas"]["DepositEvent"];
             };
         };
         responses: {
