@@ -234,6 +234,14 @@ describeWithRedisServerBinary('crash test: SIGKILLed workers and API, PostgreSQL
     devnet.setFaults({ chaos: null });
     console.log(`crash test ${SEED}: ${kills} worker kills, 1 API kill (request ${apiKillAt}), PostgreSQL stopped immediate after kill ${postgresCrashAfterKill}`);
 
+    // A withdrawal is SUCCESS once a node accepted it (spec §6): wait until each is in a block (the devnet makes one a
+    // second) before reading the blocks' transfers, or one still in the pool would be missing from them.
+    const paid = await query<{ txid: string }>(`SELECT transaction->>'txid' AS txid FROM commands WHERE type = 2 AND status = 3`);
+    for (const included = Date.now() + 60_000; !paid.every(({ txid }) => devnet.chain.txs.has(txid.toLowerCase()));) {
+      if (Date.now() > included) throw new Error(`withdrawals accepted but not in a block after 60 s: ${JSON.stringify(paid)}`);
+      await sleep(500);
+    }
+
     // Every collection: DONE, swept exactly once on chain, the amount the task records.
     const transfers = chainTransfers(devnet);
     const tasks = await query<{ task_no: string; address: string; status: number; swept_amount: string | null; sweep_tx_hash: string | null }>(
