@@ -76,3 +76,54 @@ describe('TronNodeClient shared state reads', () => {
     await expect(read()).rejects.toBeInstanceOf(ChainError);
   });
 });
+
+describe('TronNodeClient moments (one workflow stage)', () => {
+  it('inside a moment a state read asked again is answered from the first answer; heads, lookups and reads outside are asked each time', async () => {
+    const devnet = await startDevnet({ port: 0, blockMs: 0, seed: 'moments' });
+    try {
+      const client = new TronNodeClient({ fullHost: devnet.url, timeoutMs: 5_000 });
+      const served = (call: string): number => devnet.nodeCalls()[call] ?? 0;
+      const a = Devnet.hex(devnet.info().rental_pool);
+      const account = (): Promise<{ balance?: number }> => client.request('full', 'wallet/getaccount', { address: a });
+      const txid = '00'.repeat(32);
+      const before = { account: served('wallet/getaccount'), head: served('wallet/getblock'), lookup: served('wallet/gettransactioninfobyid') };
+      const [first, second] = await client.withMoment(async () => {
+        const one = await account();
+        await client.head('node-read');
+        await client.request('full', 'wallet/gettransactioninfobyid', { value: txid });
+        devnet.mine(1);
+        const two = await account();
+        await client.head('node-read');
+        await client.request('full', 'wallet/gettransactioninfobyid', { value: txid });
+        return [one, two];
+      });
+      expect(second).toBe(first);
+      expect(served('wallet/getaccount') - before.account).toBe(1);
+      expect(served('wallet/getblock') - before.head).toBe(2);
+      expect(served('wallet/gettransactioninfobyid') - before.lookup).toBe(2);
+      // Outside a moment (and in the next one) the read is asked again.
+      await account();
+      await client.withMoment(account);
+      expect(served('wallet/getaccount') - before.account).toBe(3);
+    } finally {
+      await devnet.close();
+    }
+  });
+
+  it('a failed read inside a moment is not remembered: asked again, it is sent again', async () => {
+    const devnet = await startDevnet({ port: 0, blockMs: 0, seed: 'moments-fail' });
+    try {
+      const client = new TronNodeClient({ fullHost: devnet.url, timeoutMs: 5_000 });
+      const a = Devnet.hex(devnet.info().rental_pool);
+      devnet.setFaults({ script: [{ path: 'wallet/getaccount', kind: 'http_500' }] });
+      const answers = await client.withMoment(async () => {
+        const one = await client.request('full', 'wallet/getaccount', { address: a }).then(() => 'ok', () => 'failed');
+        const two = await client.request('full', 'wallet/getaccount', { address: a }).then(() => 'ok', () => 'failed');
+        return [one, two];
+      });
+      expect(answers).toEqual(['failed', 'ok']);
+    } finally {
+      await devnet.close();
+    }
+  });
+});

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 /**
  * The HTTP side of the TRON adapter: one tronweb HttpProvider per endpoint a deployment may split (the full node's
  * /wallet, the solidity node's /walletsolidity, a data provider's pro tier), requests whose `{"Error": …}` replies
@@ -97,6 +98,8 @@ export class TronNodeClient {
   /** The configured node first, then the fallbacks. */
   private readonly nodes: readonly NodeLink[];
   private readonly now: () => number;
+  /** The reads of the moment being run (withMoment), by endpoint, path and body. */
+  private readonly moments = new AsyncLocalStorage<Map<string, Promise<unknown>>>();
   private readonly onNodeFailure: (node: string) => void;
 
   constructor(options: TronNodeClientOptions) {
@@ -136,7 +139,27 @@ export class TronNodeClient {
    */
   request<T>(endpoint: Endpoint, path: string, body: Json): Promise<T> {
     if (!SHARED_READS.has(path)) return this.send<T>(endpoint, path, body);
-    return this.shared(`${endpoint} ${path} ${JSON.stringify(body)}`, () => this.send<T>(endpoint, path, body));
+    const key = `${endpoint} ${path} ${JSON.stringify(body)}`;
+    const moment = this.moments.getStore();
+    if (moment === undefined) return this.shared(key, () => this.send<T>(endpoint, path, body));
+    const known = moment.get(key);
+    if (known !== undefined) return known as Promise<T>;
+    const read = this.shared(key, () => this.send<T>(endpoint, path, body));
+    moment.set(key, read);
+    // A failed read is asked again, not remembered.
+    read.catch(() => moment.delete(key));
+    return read;
+  }
+
+  /**
+   * Runs `fn` as one moment's view of the chain: inside it, a SHARED_READS read (an account, its resources, a dry
+   * run, the chain parameters) asked again is answered with the first answer instead of a new request. A workflow
+   * stage is such a moment: its reads are milliseconds apart, and an answer that much older is what a node a moment
+   * behind would give, which the workflows allow (decisions 82, 83). The head, blocks, transactions and broadcasts
+   * are never remembered.
+   */
+  withMoment<T>(fn: () => Promise<T>): Promise<T> {
+    return this.moments.getStore() === undefined ? this.moments.run(new Map(), fn) : fn();
   }
 
   /**

@@ -436,6 +436,11 @@ export class TronWebChainGateway implements ChainGateway {
     return block;
   }
 
+  /** One moment's view (TronNodeClient.withMoment): account, resource and dry-run reads asked again share the first answer. */
+  moment<T>(fn: () => Promise<T>): Promise<T> {
+    return this.node.withMoment(fn);
+  }
+
   async head(): Promise<{ readonly number: number; readonly timestamp: number }> {
     const { number, timestamp } = await this.node.head('node-read');
     return { number, timestamp };

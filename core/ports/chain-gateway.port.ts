@@ -67,6 +67,13 @@ export interface ChainGateway {
   /** Current head block. */
   head(): Promise<{ readonly number: number; readonly timestamp: number }>;
   /**
+   * Optional. Runs `fn` as one moment's view of the chain: a state read (balances, resources, whether an account
+   * exists, a dry run, prices) asked again inside it may be answered with the first answer instead of asking the
+   * node again. Transactions' states, heads, blocks and broadcasts are always asked. A workflow stage runs inside
+   * one: its reads are milliseconds apart, and an answer that much older is what a node a moment behind gives.
+   */
+  moment?<T>(fn: () => Promise<T>): Promise<T>;
+  /**
    * The latest solidified (irreversible) block. A transaction whose expiration is before this block's timestamp can
    * never be included any more; whether it was is for findInSolidified to say.
    */

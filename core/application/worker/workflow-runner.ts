@@ -261,7 +261,8 @@ export class WorkflowRunner<S extends Versioned> {
     const progress: Progress<S> = { subject: claimed, sent: false };
     try {
       try {
-        const result = await this.stage(progress);
+        // One stage is one moment's view of the chain: a state read its steps repeat is asked once (ChainGateway.moment).
+        const result = await (this.deps.chain.moment?.(() => this.stage(progress)) ?? this.stage(progress));
         if (result.outcome !== 'retrying') this.backoff.reset(key);
         if (result.outcome === 'finished') this.stuckReported.delete(key);
         return result;
