@@ -1,3 +1,4 @@
+import { MIN_TRX_SWEEP_SUN } from '../../domain/sweepable-amount.js';
 import { COLLECTION_STEPS, collectionStatusName, collectionStepOf, collectionTransition, type CollectionStepName, type CollectionStepRow } from '../../domain/collection-machine.js';
 import { commandTransition, finishedCommand } from '../../domain/command-machine.js';
 import type { ErrorCode } from '../../domain/errors.js';
@@ -363,7 +364,7 @@ export class CollectionExecutor extends WorkflowExecutor<CollectionTask> {
     const settings: StepSettings = {
       burnEnabled: options.burnEnabled ?? false,
       maxBurnSun: options.maxBurnSun ?? null,
-      minRecoverSun: options.minRecoverSun ?? 100_000n,
+      minRecoverSun: options.minRecoverSun ?? MIN_TRX_SWEEP_SUN,
       feeLimitSun: options.feeLimitSun ?? 100n * TRX,
       transferBytes: options.transferBytes ?? 300,
       sunPerByte: options.sunPerByte ?? 1_000n,

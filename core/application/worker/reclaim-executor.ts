@@ -1,3 +1,4 @@
+import { MIN_TRX_SWEEP_SUN } from '../../domain/sweepable-amount.js';
 import { collectionStatusName, RECLAIM_STEPS } from '../../domain/collection-machine.js';
 import type { AssetRegistry } from '../../domain/assets.js';
 import type { ErrorCode } from '../../domain/errors.js';
@@ -163,7 +164,7 @@ export class ReclaimExecutor extends WorkflowExecutor<CollectionTask> {
   constructor(deps: ReclaimExecutorDeps, options: WorkflowOptions = {}) {
     // Only the sweep's bandwidth reserve is read by these planners; the funding amounts are unused.
     const settings: StepSettings = {
-      burnEnabled: false, maxBurnSun: null, minRecoverSun: options.minRecoverSun ?? 100_000n, feeLimitSun: 0n,
+      burnEnabled: false, maxBurnSun: null, minRecoverSun: options.minRecoverSun ?? MIN_TRX_SWEEP_SUN, feeLimitSun: 0n,
       transferBytes: options.transferBytes ?? 300, sunPerByte: options.sunPerByte ?? 1_000n,
     };
     super(new ReclaimWorkflow(deps, settings, options.confirmations ?? 'solidified'), deps, options,

@@ -42,7 +42,7 @@ export interface WorkflowOptions {
   /** Collections: burning TRX for energy may be planned (default false), up to maxBurnSun per sweep when set. */
   readonly burnEnabled?: boolean;
   readonly maxBurnSun?: bigint;
-  /** Collections and reclaims: TRX left on a sub-address is swept back only when that nets this much (default 0.1 TRX). */
+  /** Collections and reclaims: TRX left on a sub-address is swept back only when that nets this much (default MIN_TRX_SWEEP_SUN, 0.1 TRX: the same floor below which the API refuses a TRX collection as dust). */
   readonly minRecoverSun?: bigint;
   /** fee_limit of a TRC20 transfer (default 100 TRX). */
   readonly feeLimitSun?: bigint;
