@@ -99,6 +99,11 @@ describe('session, admin and system endpoints', () => {
     fails(await put({ webhook_url: 'https://example.com:8443/hook', webhook_secret: secret }), 422, 'VALIDATION-ERROR');
     fails(await put({ webhook_url: 'https://10.0.0.1/hook', webhook_secret: secret }), 422, 'BIZ-WEBHOOK-URL-BLOCKED');
     fails(await put({ webhook_url: 'https://169.254.169.254/hook', webhook_secret: secret }), 422, 'BIZ-WEBHOOK-URL-BLOCKED');
+    // Deposit events are opt-in: an unknown type, or a list that is not one, is refused in the envelope.
+    fails(await put({ event_types: ['deposit.created'] }), 422, 'VALIDATION-ERROR');
+    fails(await put({ event_types: 'deposit.confirmed' }), 422, 'VALIDATION-ERROR');
+    expect(ok(await put({ event_types: ['deposit.confirmed'] })).config.event_types).toContain('deposit.confirmed');
+    expect(ok(await put({ event_types: [] })).config.event_types).not.toContain('deposit.confirmed');
     const first = `${receiver.origin}/hook-a`;
     const pending = ok(await put({ webhook_url: first, webhook_secret: secret }));
     expectDocumented(h, 'PUT', '/api/subscriptions/config', pending);
