@@ -11,7 +11,7 @@ function toRow(record: StoredDeveloperConfig): Row & { version: number } {
     user_id: record.id, url: record.url, pending_url: record.pendingUrl, pending_since: record.pendingSince,
     verified_at: record.verifiedAt, review_note: record.reviewNote, secret: jsonb(record.secret),
     previous_secret: jsonb(record.previousSecret), min_collect_amounts: jsonb(record.minCollectAmounts),
-    opt_in_event_types: jsonb(record.optInEventTypes ?? null), version: record.version,
+    opt_in_event_types: jsonb(record.optInEventTypes ?? null), auto_collect: jsonb(record.autoCollect ?? null), version: record.version,
   };
 }
 
@@ -23,7 +23,8 @@ function fromRow(row: Row): StoredDeveloperConfig {
     reviewNote: row['review_note'] as string | null, secret: row['secret'] as StoredDeveloperConfig['secret'],
     previousSecret: row['previous_secret'] as StoredDeveloperConfig['previousSecret'],
     minCollectAmounts: row['min_collect_amounts'] as StoredDeveloperConfig['minCollectAmounts'],
-    optInEventTypes: row['opt_in_event_types'] as StoredDeveloperConfig['optInEventTypes'], version: row['version'] as number,
+    optInEventTypes: row['opt_in_event_types'] as StoredDeveloperConfig['optInEventTypes'],
+    autoCollect: row['auto_collect'] as StoredDeveloperConfig['autoCollect'], version: row['version'] as number,
   };
 }
 

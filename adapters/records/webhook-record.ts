@@ -20,6 +20,8 @@ export interface StoredDeveloperConfig {
   minCollectAmounts: { symbol: string; amount: string }[];
   /** The opt-in event types (issue #24); absent when none were ever set (and on records written before). */
   optInEventTypes?: OptInEventType[] | null;
+  /** config.auto_collect (issue #24 item 4); absent when never set (and on records written before). */
+  autoCollect?: { symbol: string; minAmount: string; maxFeeSun: string }[] | null;
   version: number;
 }
 
@@ -38,6 +40,11 @@ export function toStoredDeveloperConfig(config: DeveloperConfig): StoredDevelope
       : { secret: toStoredEnvelope(config.previousSecret.secret), validUntil: config.previousSecret.validUntil },
     minCollectAmounts: Object.entries(config.minCollectAmounts).map(([symbol, amount]) => ({ symbol, amount: encodeMoney(amount) })),
     ...(config.optInEventTypes === undefined ? {} : { optInEventTypes: [...config.optInEventTypes] }),
+    ...(config.autoCollect === undefined ? {} : {
+      autoCollect: Object.entries(config.autoCollect).map(([symbol, rule]) => ({
+        symbol, minAmount: encodeMoney(rule.minAmount), maxFeeSun: encodeMoney(rule.maxFeeSun),
+      })),
+    }),
     version: config.version,
   };
 }
@@ -59,6 +66,12 @@ export function fromStoredDeveloperConfig(doc: StoredDeveloperConfig): Developer
       doc.minCollectAmounts.map(({ symbol, amount }) => [symbol, decodeMoney(amount, `minimum ${symbol}`)]),
     ),
     ...(doc.optInEventTypes === undefined || doc.optInEventTypes === null ? {} : { optInEventTypes: [...doc.optInEventTypes] }),
+    ...(doc.autoCollect === undefined || doc.autoCollect === null ? {} : {
+      autoCollect: Object.fromEntries(doc.autoCollect.map(({ symbol, minAmount, maxFeeSun }) => [symbol, {
+        minAmount: decodeMoney(minAmount, `auto_collect ${symbol} min_amount`),
+        maxFeeSun: decodeMoney(maxFeeSun, `auto_collect ${symbol} max_fee_sun`),
+      }])),
+    }),
     version: doc.version,
   };
 }

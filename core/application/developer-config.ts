@@ -48,6 +48,9 @@ export function developerConfigView(sub: Subscription | null, config: DeveloperC
       previous_secret_valid_until: previousSecretUntil(config, now),
       min_collect_amounts: Object.fromEntries(minimums),
       event_types: [...SPEC_EVENT_TYPES, ...(config.optInEventTypes ?? [])],
+      auto_collect: Object.fromEntries(Object.entries(config.autoCollect ?? {}).map(([symbol, rule]) => [
+        symbol, { min_amount: formatAmount(rule.minAmount), max_fee_sun: formatAmount(rule.maxFeeSun) },
+      ])),
     },
     webhook: webhookView(config),
   };

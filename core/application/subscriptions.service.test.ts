@@ -58,6 +58,7 @@ describe('subscriptions, developer configuration and webhook review (spec §3)',
         config: {
           webhook_url: null, webhook_secret_set: false, previous_secret_valid_until: null, min_collect_amounts: {},
           event_types: ['withdrawal.completed', 'withdrawal.failed', 'collection.completed', 'collection.failed'],
+          auto_collect: {},
         },
         webhook: { status: 'unconfigured', url: null, pending_url: null, pending_since: null, verified_at: null, review_note: null },
       });
@@ -75,6 +76,25 @@ describe('subscriptions, developer configuration and webhook review (spec §3)',
         expect(await failureOf(put({ event_types: bad })), JSON.stringify(bad)).toEqual({ code: 'VALIDATION-ERROR' });
       }
       expect((await core.app.subscriptions.getDeveloperConfig(user.userId)).config.event_types).toEqual(SPEC);
+    });
+
+    it('auto_collect: per asset symbol, integer strings, stored and shown back; null clears it; anything malformed is refused', async () => {
+      const rule = { USDT: { min_amount: '10000000', max_fee_sun: '3000000' }, TRX: { min_amount: '0', max_fee_sun: '0' } };
+      expect((await put({ auto_collect: rule })).config.auto_collect).toEqual(rule);
+      expect((await core.stores.developerConfigs.get(user.userId))!.autoCollect)
+        .toEqual({ USDT: { minAmount: 10_000_000n, maxFeeSun: 3_000_000n }, TRX: { minAmount: 0n, maxFeeSun: 0n } });
+      // Other fields leave it as it is.
+      expect((await put({ event_types: ['deposit.confirmed'] })).config.auto_collect).toEqual(rule);
+      for (const bad of [
+        { DOGE: { min_amount: '1', max_fee_sun: '1' } }, { USDT: { min_amount: '-1', max_fee_sun: '1' } },
+        { USDT: { min_amount: '1.5', max_fee_sun: '1' } }, { USDT: { min_amount: 10, max_fee_sun: '1' } },
+        { USDT: { min_amount: '1', max_fee_sun: '-3' } }, { USDT: { min_amount: '01', max_fee_sun: '1' } },
+        { USDT: { min_amount: '1' } }, { USDT: { min_amount: '1', max_fee_sun: '1', extra: '1' } }, { USDT: '1' }, ['USDT'], 'USDT',
+      ]) {
+        expect(await failureOf(put({ auto_collect: bad })), JSON.stringify(bad)).toEqual({ code: 'VALIDATION-ERROR' });
+      }
+      expect((await core.app.subscriptions.getDeveloperConfig(user.userId)).config.auto_collect).toEqual(rule);
+      expect((await put({ auto_collect: null })).config.auto_collect).toEqual({});
     });
 
     it('unconfigured → PUT a valid URL → pending; the secret is never shown', async () => {

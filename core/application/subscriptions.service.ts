@@ -8,7 +8,9 @@ import {
 } from '../domain/wallet-rules.js';
 import type { ServiceCode, Subscription } from '../domain/model/account.js';
 import type { UserId } from '../domain/model/common.js';
-import { OPT_IN_EVENT_TYPES, SPEC_EVENT_TYPES, type DeveloperConfig, type OptInEventType } from '../domain/model/webhook.js';
+import {
+  OPT_IN_EVENT_TYPES, SPEC_EVENT_TYPES, type AutoCollectRule, type DeveloperConfig, type OptInEventType,
+} from '../domain/model/webhook.js';
 import type { SubscriptionsService } from './application.js';
 import type { ResolvedDeps } from './deps.js';
 import { developerConfigView, emptyDeveloperConfig, secretAad, withNewSecret } from './developer-config.js';
@@ -43,6 +45,40 @@ function parseEventTypes(raw: unknown): OptInEventType[] | undefined {
     }
   }
   return OPT_IN_EVENT_TYPES.filter((type) => raw.includes(type));
+}
+
+/** A non-negative canonical integer string ("0", "250000"); no sign, leading zeros, decimals or numbers. */
+const CANONICAL_NON_NEGATIVE = /^(0|[1-9][0-9]*)$/;
+
+function nonNegativeAmount(value: unknown, field: string): bigint {
+  if (typeof value !== 'string' || !CANONICAL_NON_NEGATIVE.test(value)) {
+    throw validationError(field, 'must be a non-negative integer string');
+  }
+  return BigInt(value);
+}
+
+/**
+ * config.auto_collect: undefined = unchanged; null clears it; else symbol -> { min_amount, max_fee_sun } (integer
+ * strings) for assets of the supported network, replacing the whole map. An unknown symbol, a missing or malformed
+ * amount, or another key is a VALIDATION-ERROR.
+ */
+function parseAutoCollect(raw: unknown, known: (symbol: string) => boolean): Record<string, AutoCollectRule> | undefined {
+  if (raw === undefined) return undefined;
+  if (raw === null) return {};
+  const rules: Record<string, AutoCollectRule> = {};
+  for (const [symbol, value] of Object.entries(fieldsOf(raw, 'auto_collect'))) {
+    const field = `auto_collect.${symbol}`;
+    if (!known(symbol)) throw validationError(field, 'is not a known asset symbol');
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) throw validationError(field, 'must be an object');
+    const rule = value as Record<string, unknown>;
+    const extra = Object.keys(rule).find((key) => key !== 'min_amount' && key !== 'max_fee_sun');
+    if (extra !== undefined) throw validationError(`${field}.${extra}`, 'is not a known field');
+    rules[symbol] = {
+      minAmount: nonNegativeAmount(rule['min_amount'], `${field}.min_amount`),
+      maxFeeSun: nonNegativeAmount(rule['max_fee_sun'], `${field}.max_fee_sun`),
+    };
+  }
+  return rules;
 }
 
 function toSubscriptionView(sub: Subscription): SubscriptionView {
@@ -91,7 +127,8 @@ export class SubscriptionsUseCases implements SubscriptionsService {
    * Updates only the fields present in `config`. webhook_url: '' or null removes the webhook (and its secret); a URL
    * passes the syntax rules, is resolved once and every address checked, then enters review. A secret is required
    * with the first URL and can be replaced but never read. min_collect_amounts replaces the whole map; event_types
-   * replaces the opt-in types (the spec's four are always sent, whether listed or not).
+   * replaces the opt-in types (the spec's four are always sent, whether listed or not); auto_collect replaces the
+   * automatic collection rules (null or {} clears them).
    */
   async putConfig(userId: UserId, body: unknown): Promise<DeveloperConfigView> {
     const fields = fieldsOf(body);
@@ -103,6 +140,8 @@ export class SubscriptionsUseCases implements SubscriptionsService {
     const secret = this.parseSecret(config['webhook_secret']);
     const minimums = this.parseMinimums(config['min_collect_amounts']);
     const optIns = parseEventTypes(config['event_types']);
+    // Symbols alone, like min_collect_amounts: TRON is the one supported network.
+    const autoCollect = parseAutoCollect(config['auto_collect'], (symbol) => this.deps.assets.find('TRON', symbol) !== null);
     const encrypted = secret === undefined
       ? undefined
       : await this.deps.cipher.encrypt(new TextEncoder().encode(secret), secretAad(userId));
@@ -113,6 +152,7 @@ export class SubscriptionsUseCases implements SubscriptionsService {
       if (encrypted !== undefined) next = withNewSecret(next, encrypted, this.deps.clock.now());
       if (minimums !== undefined) next = { ...next, minCollectAmounts: minimums };
       if (optIns !== undefined) next = { ...next, optInEventTypes: optIns };
+      if (autoCollect !== undefined) next = { ...next, autoCollect };
       if ((next.url !== null || next.pendingUrl !== null) && next.secret === null) {
         throw validationError('webhook_secret', 'is required with a webhook_url');
       }

@@ -214,6 +214,8 @@ export interface DeveloperConfigView {
     readonly min_collect_amounts: Record<string, string>;
     /** The event types sent to the webhook: the spec's four always, then the opt-in ones added (issue #24). */
     readonly event_types: string[];
+    /** Per asset symbol, when the worker collects by itself after a confirmed deposit (issue #24 item 4). */
+    readonly auto_collect: Record<string, { readonly min_amount: string; readonly max_fee_sun: string }>;
   };
   readonly webhook: WebhookStatusView;
 }

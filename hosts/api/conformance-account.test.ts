@@ -104,6 +104,13 @@ describe('session, admin and system endpoints', () => {
     fails(await put({ event_types: 'deposit.confirmed' }), 422, 'VALIDATION-ERROR');
     expect(ok(await put({ event_types: ['deposit.confirmed'] })).config.event_types).toContain('deposit.confirmed');
     expect(ok(await put({ event_types: [] })).config.event_types).not.toContain('deposit.confirmed');
+    // Automatic collection (issue #24 item 4): malformed rules are refused in the envelope; a good one is shown back.
+    fails(await put({ auto_collect: { DOGE: { min_amount: '1', max_fee_sun: '1' } } }), 422, 'VALIDATION-ERROR');
+    fails(await put({ auto_collect: { USDT: { min_amount: '-1', max_fee_sun: '1' } } }), 422, 'VALIDATION-ERROR');
+    fails(await put({ auto_collect: { USDT: { min_amount: '10', max_fee_sun: '1.5' } } }), 422, 'VALIDATION-ERROR');
+    const rule = { USDT: { min_amount: '10000000', max_fee_sun: '3000000' } };
+    expect(ok(await put({ auto_collect: rule })).config.auto_collect).toEqual(rule);
+    expect(ok(await put({ auto_collect: null })).config.auto_collect).toEqual({});
     const first = `${receiver.origin}/hook-a`;
     const pending = ok(await put({ webhook_url: first, webhook_secret: secret }));
     expectDocumented(h, 'PUT', '/api/subscriptions/config', pending);

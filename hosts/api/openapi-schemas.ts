@@ -156,6 +156,10 @@ export const COMPONENTS = {
       previous_secret_valid_until: { ...nullableIso, description: 'extension: while a replaced secret still signs beside the new one (24 h), when it stops' },
       min_collect_amounts: s.map(s.amount()),
       event_types: { ...s.arr(s.str()), description: "extension: the event types sent; the spec's four always, then the deposit.* ones opted into" },
+      auto_collect: {
+        ...s.map(s.obj({ min_amount: s.amount(), max_fee_sun: s.amount() })),
+        description: 'extension (issue #24): per asset symbol, the automatic collection rule; {} when none',
+      },
     }),
     webhook: webhookStatus,
   }),

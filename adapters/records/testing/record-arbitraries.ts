@@ -83,7 +83,11 @@ export const developerConfig = fc.record({
   userId: id, url: optText, pendingUrl: optText, pendingSince: optMs, verifiedAt: optMs, reviewNote: optText,
   secret: fc.option(envelope, { nil: null }),
   previousSecret: fc.option(fc.record({ secret: envelope, validUntil: ms }), { nil: null }), minCollectAmounts: fc.dictionary(symbol, money, { maxKeys: 3 }), version,
-});
+  // Absent on configurations saved before issue #24 item 4.
+  autoCollect: fc.dictionary(symbol, fc.record({ minAmount: money, maxFeeSun: money }), { maxKeys: 2 }),
+}, { requiredKeys: [
+  'userId', 'url', 'pendingUrl', 'pendingSince', 'verifiedAt', 'reviewNote', 'secret', 'previousSecret', 'minCollectAmounts', 'version',
+] });
 export const eventType = fc.constantFrom(...WEBHOOK_EVENT_TYPES);
 export const event = fc.record({
   eventId: fc.uuid(), userId: id, eventType, occurredAt: ms, dispatched: fc.boolean(),

@@ -22,6 +22,16 @@ export interface DeveloperConfig extends Versioned {
   readonly minCollectAmounts: Readonly<Record<string, bigint>>;
   /** The opt-in event types the user added to config.event_types (the spec's four are always sent); absent = none. */
   readonly optInEventTypes?: readonly OptInEventType[];
+  /** Asset symbol -> its automatic collection rule (issue #24 item 4); absent or empty = none. */
+  readonly autoCollect?: Readonly<Record<string, AutoCollectRule>>;
+}
+
+/** When the worker collects an asset by itself after a confirmed deposit (config.auto_collect, issue #24 item 4). */
+export interface AutoCollectRule {
+  /** The sweepable amount (smallest unit) the sub-address must hold; dust never counts toward it. */
+  readonly minAmount: bigint;
+  /** The most the cheapest sweep plan may cost, in SUN; a dearer plan waits. */
+  readonly maxFeeSun: bigint;
 }
 
 /** The spec §6 event types: every subscription receives them, and config.event_types always lists them. */

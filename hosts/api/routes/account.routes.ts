@@ -100,7 +100,7 @@ export function accountRoutes(app: Application): RouteDef[] {
           service_code: 'developer',
           config: {
             webhook_url: EX.webhookUrl, webhook_secret: 'a-long-random-secret', min_collect_amounts: { USDT: '1000000' },
-            event_types: ['deposit.confirmed'],
+            event_types: ['deposit.confirmed'], auto_collect: { USDT: { min_amount: '10000000', max_fee_sun: '3000000' } },
           },
         },
         summary: 'Set the developer configuration (webhook URL and secret, minimum collect amounts, event types)', tag: 'Account',
@@ -115,7 +115,16 @@ export function accountRoutes(app: Application): RouteDef[] {
                 + 'Events are written for the types in force when the deposit changes; opting in later sends none for earlier changes. '
                 + 'Any other value: 422 VALIDATION-ERROR',
             },
-          }, ['webhook_url', 'webhook_secret', 'min_collect_amounts', 'event_types']),
+            auto_collect: {
+              ...s.nullable(s.map(s.obj({ min_amount: s.amount(), max_fee_sun: s.amount() }))),
+              description: 'Extension (issue #24): per asset symbol, collect by itself after a confirmed deposit. When a deposit of the '
+                + 'asset is confirmed and the sub-address holds at least min_amount that a sweep can move (dust never counts), and no '
+                + 'command holds the address, the worker starts a collection exactly as POST /collections would (same task, webhooks, '
+                + 'cost record), once per deposit. If the cheapest sweep plan costs more than max_fee_sun (SUN), it waits and tries '
+                + 'again later. Both are integer strings ("0" allowed). Replaces the whole map; null or {} clears it; absent: '
+                + 'unchanged. An unknown asset symbol or a malformed amount: 422 VALIDATION-ERROR',
+            },
+          }, ['webhook_url', 'webhook_secret', 'min_collect_amounts', 'event_types', 'auto_collect']),
         }),
         data: s.ref('DeveloperConfig'), errors: ['BIZ-WEBHOOK-URL-BLOCKED', 'BIZ-DEVELOPER-SUBSCRIPTION-REQUIRED'],
       },

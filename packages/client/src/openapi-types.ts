@@ -1493,6 +1493,13 @@ export interface components {
                 };
                 /** @description extension: the event types sent; the spec's four always, then the deposit.* ones opted into */
                 event_types: string[];
+                /** @description extension (issue #24): per asset symbol, the automatic collection rule; {} when none */
+                auto_collect: {
+                    [key: string]: {
+                        min_amount: string;
+                        max_fee_sun: string;
+                    };
+                };
             };
             webhook: {
                 /** @enum {string} */
@@ -4329,7 +4336,13 @@ export interface operations {
                  *         },
                  *         "event_types": [
                  *           "deposit.confirmed"
-                 *         ]
+                 *         ],
+                 *         "auto_collect": {
+                 *           "USDT": {
+                 *             "min_amount": "10000000",
+                 *             "max_fee_sun": "3000000"
+                 *           }
+                 *         }
                  *       }
                  *     }
                  */
@@ -4344,6 +4357,13 @@ export interface operations {
                         };
                         /** @description Extension (issue #24): replaces the opt-in event types. The spec's four are always sent, listed or not; add deposit.pending, deposit.confirmed or deposit.reverted to receive them (see the webhooks section). Absent: unchanged. Events are written for the types in force when the deposit changes; opting in later sends none for earlier changes. Any other value: 422 VALIDATION-ERROR */
                         event_types?: ("withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted")[];
+                        /** @description Extension (issue #24): per asset symbol, collect by itself after a confirmed deposit. When a deposit of the asset is confirmed and the sub-address holds at least min_amount that a sweep can move (dust never counts), and no command holds the address, the worker starts a collection exactly as POST /collections would (same task, webhooks, cost record), once per deposit. If the cheapest sweep plan costs more than max_fee_sun (SUN), it waits and tries again later. Both are integer strings ("0" allowed). Replaces the whole map; null or {} clears it; absent: unchanged. An unknown asset symbol or a malformed amount: 422 VALIDATION-ERROR */
+                        auto_collect?: {
+                            [key: string]: {
+                                min_amount: string;
+                                max_fee_sun: string;
+                            };
+                        } | null;
                     };
                 };
             };
@@ -4378,7 +4398,13 @@ export interface operations {
                      *             "collection.completed",
                      *             "collection.failed",
                      *             "deposit.confirmed"
-                     *           ]
+                     *           ],
+                     *           "auto_collect": {
+                     *             "USDT": {
+                     *               "min_amount": "10000000",
+                     *               "max_fee_sun": "3000000"
+                     *             }
+                     *           }
                      *         },
                      *         "webhook": {
                      *           "status": "verified",
@@ -4466,7 +4492,13 @@ export interface operations {
                      *             "collection.completed",
                      *             "collection.failed",
                      *             "deposit.confirmed"
-                     *           ]
+                     *           ],
+                     *           "auto_collect": {
+                     *             "USDT": {
+                     *               "min_amount": "10000000",
+                     *               "max_fee_sun": "3000000"
+                     *             }
+                     *           }
                      *         },
                      *         "webhook": {
                      *           "status": "verified",
