@@ -149,6 +149,29 @@ export function describeDepositRepositoryContract(
       expect(await deposits.listPendingUpTo('OTHER', 13, 10)).toEqual([]);
     });
 
+    it('listAutoCollectDue gives the due triggers, earliest confirmed first, up to the limit; an update moves one out', async () => {
+      const { deposits } = subject();
+      const confirmed = (n: number, at: number, autoCollect?: Deposit['autoCollect']) =>
+        depositNo(n, { status: 'confirmed', confirmedAt: T0 + at, ...(autoCollect === undefined ? {} : { autoCollect }) });
+      await deposits.insert(confirmed(1, 20, 'due'));
+      await deposits.insert(confirmed(2, 10, 'due'));
+      await deposits.insert({ ...confirmed(3, 10, 'due'), depositId: 'D0' });
+      await deposits.insert(confirmed(4, 5, 'started'));
+      await deposits.insert(confirmed(5, 5, 'skipped'));
+      await deposits.insert(confirmed(6, 5));
+      const ids = async (limit: number) => (await deposits.listAutoCollectDue('TRON', limit)).map((d) => d.depositId);
+      expect(await ids(10)).toEqual(['D0', 'D2', 'D1']);
+      expect(await ids(2)).toEqual(['D0', 'D2']);
+      expect(await ids(0)).toEqual([]);
+      expect(await deposits.listAutoCollectDue('OTHER', 10)).toEqual([]);
+      const stored = (await deposits.findById('D2'))!;
+      expect(stored.autoCollect).toBe('due');
+      await deposits.update({ ...stored, autoCollect: 'started', version: stored.version + 1 });
+      expect(await ids(10)).toEqual(['D0', 'D1']);
+      expect((await deposits.findById('D2'))!.autoCollect).toBe('started');
+      expect((await deposits.findById('D6'))!.autoCollect).toBeUndefined();
+    });
+
     it('returns copies: changing a returned or inserted object does not change the stored one', async () => {
       const { deposits } = subject();
       const inserted = { ...depositNo(1) };

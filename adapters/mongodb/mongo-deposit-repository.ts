@@ -107,4 +107,13 @@ export class MongoDepositRepository implements DepositRepository {
       return docs.map(fromDocument);
     });
   }
+
+  listAutoCollectDue(networkCode: string, limit: number): Promise<Deposit[]> {
+    return guarded('deposit read', async () => {
+      if (limit <= 0) return [];
+      const docs = await this.deposits.find({ autoCollect: 'due', networkCode: networkCode as DepositDocument['networkCode'] })
+        .sort({ confirmedAt: 1, _id: 1 }).limit(limit).toArray();
+      return docs.map(fromDocument);
+    });
+  }
 }

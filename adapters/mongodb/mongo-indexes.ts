@@ -37,6 +37,7 @@ export const INDEX_DEFINITIONS: readonly IndexDefinition[] = [
   { collection: COLLECTIONS.deposits, keys: { networkCode: 1, transferId: 1 }, options: { name: 'transfer_unique', unique: true } },
   { collection: COLLECTIONS.deposits, keys: { userId: 1, detectedAt: -1, insertedSeq: -1, _id: -1 }, options: { name: 'by_user_newest_id' } },
   { collection: COLLECTIONS.deposits, keys: { networkCode: 1, blockNumber: 1, _id: 1 }, options: { name: 'pending_by_block', partialFilterExpression: { status: 'pending' } } },
+  { collection: COLLECTIONS.deposits, keys: { networkCode: 1, confirmedAt: 1, _id: 1 }, options: { name: 'auto_collect_due', partialFilterExpression: { autoCollect: 'due' } } },
   { collection: COLLECTIONS.commands, keys: { lockedAddress: 1 }, options: { name: 'address_lock_unique', unique: true, ...present('lockedAddress') } },
   { collection: COLLECTIONS.commands, keys: { address: 1, status: 1 }, options: { name: 'active_by_address' } },
   // Newest-first pages end their sort on `_id`: `insertedSeq` is unique only per process, so two processes' inserts in

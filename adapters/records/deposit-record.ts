@@ -1,5 +1,5 @@
 import type { NetworkCode } from '../../core/domain/model/common.js';
-import type { Deposit, DepositStatus } from '../../core/domain/model/deposit.js';
+import type { AutoCollectMark, Deposit, DepositStatus } from '../../core/domain/model/deposit.js';
 import { decodeMoney, encodeMoney, nullable } from './record-support.js';
 
 /**
@@ -20,6 +20,8 @@ export interface StoredDeposit {
   status: DepositStatus;
   detectedAt: number;
   confirmedAt: number | null;
+  /** The automatic collection trigger (issue #24 item 4); absent or null: never one. */
+  autoCollect?: AutoCollectMark | null;
   version: number;
 }
 
@@ -29,6 +31,7 @@ export function toStoredDeposit(d: Deposit): StoredDeposit {
     id: d.depositId, transferId: d.transferId, userId: d.userId, address: d.address, networkCode: d.networkCode,
     assetSymbol: d.assetSymbol, amount: encodeMoney(d.amount), fromAddress: d.fromAddress, txid: d.txid, blockNumber: d.blockNumber,
     status: d.status, detectedAt: d.detectedAt, confirmedAt: d.confirmedAt, version: d.version,
+    ...(d.autoCollect === undefined ? {} : { autoCollect: d.autoCollect }),
   };
 }
 
@@ -38,5 +41,6 @@ export function fromStoredDeposit(r: StoredDeposit): Deposit {
     depositId: r.id, transferId: r.transferId, userId: r.userId, address: r.address, networkCode: r.networkCode,
     assetSymbol: r.assetSymbol, amount: decodeMoney(r.amount, 'deposit amount'), fromAddress: r.fromAddress, txid: r.txid,
     blockNumber: r.blockNumber, status: r.status, detectedAt: r.detectedAt, confirmedAt: nullable(r.confirmedAt), version: r.version,
+    ...(r.autoCollect === undefined || r.autoCollect === null ? {} : { autoCollect: r.autoCollect }),
   };
 }

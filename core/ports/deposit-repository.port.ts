@@ -44,4 +44,9 @@ export interface DepositRepository {
    * by deposit id): what the scanner checks against its own chain once that height is final.
    */
   listPendingUpTo(networkCode: string, blockNumber: number, limit: number): Promise<Deposit[]>;
+  /**
+   * Up to `limit` records of the network whose automatic collection trigger is `due` (Deposit.autoCollect), earliest
+   * confirmed first (ties by deposit id): what the auto collector judges on each pass.
+   */
+  listAutoCollectDue(networkCode: string, limit: number): Promise<Deposit[]>;
 }

@@ -28,4 +28,15 @@ export interface Deposit extends Versioned {
   readonly detectedAt: Millis;
   /** When it reached the confirmed depth; null until then. */
   readonly confirmedAt: Millis | null;
+  /**
+   * Automatic collection (issue #24 item 4): `due` when it was confirmed while its owner had config.auto_collect for the
+   * asset (set in the same write as the confirmation); `started` when the collection it triggered was made (in the same
+   * write as that task); `skipped` when it triggered none (below min_amount, address held by a command, rule or wallet
+   * gone). Absent: never a trigger.
+   */
+  readonly autoCollect?: AutoCollectMark;
 }
+
+/** Where a deposit's automatic collection trigger stands; see Deposit.autoCollect. */
+export const AUTO_COLLECT_MARKS = ['due', 'started', 'skipped'] as const;
+export type AutoCollectMark = (typeof AUTO_COLLECT_MARKS)[number];
