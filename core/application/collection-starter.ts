@@ -6,6 +6,7 @@ import type { Asset } from '../domain/model/asset.js';
 import type { CollectionTask } from '../domain/model/collection-task.js';
 import { COMMAND_TYPE } from '../domain/model/command.js';
 import type { WalletAddress } from '../domain/model/wallet.js';
+import type { ChangeSet } from '../ports/unit-of-work.port.js';
 import type { ResolvedDeps } from './deps.js';
 import { newCommand, refuseIfLocked, refuseIfRisky, withAddressLock, type CommandDraft } from './fund-commands.js';
 
@@ -23,10 +24,12 @@ export type CollectionStarterDeps = Pick<ResolvedDeps,
  * Starts a collection of `asset` on the sub-address `wallet` (ownership and sub type already checked):
  * risk (403), then under the address lock the active-command check (409) and the guard, then the COLLECTION command
  * and its PENDING task written together by the unit of work (which refuses a locked address atomically).
- * The command holds the cached available balance of the asset as balance_locked while it runs.
+ * The command holds the cached available balance of the asset as balance_locked while it runs. `also` joins that
+ * commit (the automatic collector's trigger mark: a version miss there makes no task either).
  */
 export async function startCollection(
   deps: CollectionStarterDeps, wallet: WalletAddress, asset: Asset, guard: CollectionGuard = async () => {},
+  also: Pick<ChangeSet, 'deposits'> = {},
 ): Promise<CollectionTask> {
   const draft: CommandDraft = {
     userId: wallet.userId, type: COMMAND_TYPE.COLLECTION, address: wallet.address, assetSymbol: asset.symbol,
@@ -50,7 +53,7 @@ export async function startCollection(
       energyPath: null, steps: [], sweptAmount: null, sweepTxHash: null, errorCode: null, lastError: null,
       nextRunAt: now, lease: null, startedAt: now, finishedAt: null, version: 1,
     };
-    await deps.uow.commit({ newCommands: [command], newTasks: [task] });
+    await deps.uow.commit({ newCommands: [command], newTasks: [task], ...also });
     return task;
   });
 }

@@ -2,7 +2,7 @@ import { advancedDeposit, INITIAL_DEPOSIT_STATUS, type DepositEvent } from '../.
 import { ConcurrencyConflict } from '../../domain/errors.js';
 import type { NetworkCode, UserId } from '../../domain/model/common.js';
 import type { Deposit } from '../../domain/model/deposit.js';
-import type { OptInEventType, WebhookEvent } from '../../domain/model/webhook.js';
+import type { DeveloperConfig, OptInEventType, WebhookEvent } from '../../domain/model/webhook.js';
 import type { BlockTransfer } from '../../ports/block-source.port.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { DepositRepository } from '../../ports/deposit-repository.port.js';
@@ -48,10 +48,10 @@ export class DepositRecorder {
    * Returns how many records were created or changed.
    */
   async record(observations: readonly DepositObservation[], head: number): Promise<number> {
-    const optIns = new Map<UserId, readonly OptInEventType[]>();
+    const configs = new Map<UserId, DeveloperConfig | null>();
     let written = 0;
     for (const o of observations) {
-      if (await this.apply(o, { head, optIns })) written += 1;
+      if (await this.apply(o, { head, configs })) written += 1;
     }
     return written;
   }
@@ -80,8 +80,13 @@ export class DepositRecorder {
   }
 
   private async advance(deposit: Deposit, event: DepositEvent, blockNumber: number | undefined, pass: Pass): Promise<boolean> {
-    const next = advancedDeposit(deposit, event, { now: this.deps.clock.now(), ...(blockNumber === undefined ? {} : { blockNumber }) });
+    let next = advancedDeposit(deposit, event, { now: this.deps.clock.now(), ...(blockNumber === undefined ? {} : { blockNumber }) });
     if (next === null) return false;
+    // The automatic collection trigger is written with the confirmation, so a crash leaves both or neither (issue #24
+    // item 4); the AutoCollector judges it after the pass, once the balances include the deposit.
+    if (next.status === 'confirmed' && (await this.configOf(deposit.userId, pass))?.autoCollect?.[deposit.assetSymbol] !== undefined) {
+      next = { ...next, autoCollect: 'due' };
+    }
     // A pending transfer moved to another block keeps its status: a new block number, no event.
     const events = next.status === deposit.status ? [] : await this.eventsFor(next, pass);
     await this.deps.uow.commit({ deposits: [next], events });
@@ -90,13 +95,15 @@ export class DepositRecorder {
 
   /** The event of the deposit's (new) status, when its owner opted into that type; none otherwise. */
   private async eventsFor(deposit: Deposit, pass: Pass): Promise<WebhookEvent[]> {
-    let optIns = pass.optIns.get(deposit.userId);
-    if (optIns === undefined) {
-      optIns = (await this.deps.developerConfigs.get(deposit.userId))?.optInEventTypes ?? [];
-      pass.optIns.set(deposit.userId, optIns);
-    }
+    const optIns: readonly OptInEventType[] = (await this.configOf(deposit.userId, pass))?.optInEventTypes ?? [];
     const event = depositEvent(deposit, this.deps.ids.uuid(), this.deps.clock.now(), pass.head);
     return optIns.includes(event.eventType as OptInEventType) ? [event] : [];
+  }
+
+  /** The owner's developer config, read once per pass. */
+  private async configOf(userId: UserId, pass: Pass): Promise<DeveloperConfig | null> {
+    if (!pass.configs.has(userId)) pass.configs.set(userId, await this.deps.developerConfigs.get(userId));
+    return pass.configs.get(userId) ?? null;
   }
 
   private fresh(o: Extract<DepositObservation, { kind: 'seen' }>): Deposit {
@@ -109,8 +116,8 @@ export class DepositRecorder {
   }
 }
 
-/** What one `record` call shares: the scanner's height, and each owner's opt-ins read once. */
+/** What one `record` call shares: the scanner's height, and each owner's config (opt-ins, auto_collect) read once. */
 interface Pass {
   readonly head: number;
-  readonly optIns: Map<UserId, readonly OptInEventType[]>;
+  readonly configs: Map<UserId, DeveloperConfig | null>;
 }

@@ -1,0 +1,114 @@
+import { ConcurrencyConflict, DomainError } from '../../domain/errors.js';
+import type { Asset } from '../../domain/model/asset.js';
+import type { NetworkCode } from '../../domain/model/common.js';
+import type { Deposit } from '../../domain/model/deposit.js';
+import { ADDRESS_TYPE, type WalletAddress } from '../../domain/model/wallet.js';
+import type { DepositRepository } from '../../ports/deposit-repository.port.js';
+import type { DeveloperConfigRepository } from '../../ports/developer-config-repository.port.js';
+import type { AssetRegistry } from '../../domain/assets.js';
+import { cachedSweepable, startCollection, type CollectionStarterDeps } from '../collection-starter.js';
+
+/**
+ * What the cheapest sweep plan of `asset` from `wallet` to its main address would cost now, in SUN; null when no plan
+ * is possible now (which waits like a plan above the cap).
+ */
+export type SweepFeeQuote = (wallet: WalletAddress, asset: Asset) => Promise<bigint | null>;
+
+/** The ports the automatic collector touches: those of starting a collection, and where triggers and rules live. */
+export type AutoCollectorDeps = CollectionStarterDeps & {
+  readonly deposits: DepositRepository;
+  readonly developerConfigs: DeveloperConfigRepository;
+  readonly assets: AssetRegistry;
+  /** The fee cap's measure; absent, max_fee_sun is not checked (a host that cannot plan off a task). */
+  readonly sweepFee?: SweepFeeQuote;
+};
+
+/**
+ * How one due trigger was judged. `started`: its collection was made. `waiting`: the cheapest plan costs more than
+ * max_fee_sun (or none is possible); it stays due and is judged again next pass. `busy`: the address lock is taken
+ * but no command holds the address (another worker is judging it); it stays due. `raced`: another worker judged it
+ * first. The rest mark it skipped: `below-minimum` (the sweepable cached balance is under min_amount), `locked` (a
+ * command holds the address; a later deposit takes what is left), `refused` (risk), `no-rule` (the rule, the wallet or
+ * the asset is gone).
+ */
+export type AutoCollectOutcome = 'started' | 'waiting' | 'busy' | 'raced' | 'below-minimum' | 'locked' | 'refused' | 'no-rule';
+
+const BELOW_MINIMUM = Symbol('below-minimum');
+
+/**
+ * Turns due automatic collection triggers (Deposit.autoCollect, written with the confirmation) into collections, as
+ * POST /collections makes them (startCollection: same command, task, lock and checks; the dust rule counts toward the
+ * threshold, never the raw balance). Exactly one collection per trigger, across crashes and workers: the task is
+ * committed in the same change set as the deposit's `due` → `started` versioned replace, so a second worker (or a redo
+ * after a crash) either finds it no longer due or loses the version race and writes nothing; a crash before that commit
+ * leaves it due for the next pass. A skip is the same versioned replace, to `skipped`.
+ */
+export class AutoCollector {
+  constructor(
+    private readonly deps: AutoCollectorDeps,
+    private readonly network: NetworkCode,
+    private readonly onWait: (deposit: Deposit, feeSun: bigint | null, capSun: bigint) => void = () => {},
+  ) {}
+
+  /** Judges up to `limit` due triggers, earliest confirmed first; an infrastructure failure leaves the rest due. */
+  async pass(limit = 50): Promise<AutoCollectOutcome[]> {
+    const outcomes: AutoCollectOutcome[] = [];
+    for (const deposit of await this.deps.deposits.listAutoCollectDue(this.network, limit)) {
+      outcomes.push(await this.judge(deposit));
+    }
+    return outcomes;
+  }
+
+  /** Judges one due trigger (see AutoCollectOutcome). */
+  async judge(deposit: Deposit): Promise<AutoCollectOutcome> {
+    const rule = (await this.deps.developerConfigs.get(deposit.userId))?.autoCollect?.[deposit.assetSymbol];
+    const wallet = await this.deps.wallets.findByAddress(deposit.address);
+    const asset = this.deps.assets.find(deposit.networkCode, deposit.assetSymbol);
+    if (rule === undefined || asset === null || wallet === null || wallet.userId !== deposit.userId
+      || wallet.addressType !== ADDRESS_TYPE.SUB) {
+      return this.skip(deposit, 'no-rule');
+    }
+    const enough = (available: bigint): boolean => {
+      const sweepable = cachedSweepable(asset, available);
+      return sweepable > 0n && sweepable >= rule.minAmount;
+    };
+    const cached = (await this.deps.balances.get(wallet.address))?.items.find((i) => i.symbol === asset.symbol)?.available ?? 0n;
+    // Below the threshold, the fee is not worth asking the chain for; the lock re-checks it below.
+    if (!enough(cached)) return this.skip(deposit, 'below-minimum');
+    if (this.deps.sweepFee !== undefined) {
+      const fee = await this.deps.sweepFee(wallet, asset);
+      if (fee === null || fee > rule.maxFeeSun) {
+        this.onWait(deposit, fee, rule.maxFeeSun);
+        return 'waiting';
+      }
+    }
+    const started: Deposit = { ...deposit, autoCollect: 'started', version: deposit.version + 1 };
+    try {
+      await startCollection(this.deps, wallet, asset, async (available) => {
+        if (!enough(available)) throw BELOW_MINIMUM;
+      }, { deposits: [started] });
+      return 'started';
+    } catch (error) {
+      if (error === BELOW_MINIMUM) return this.skip(deposit, 'below-minimum');
+      if (error instanceof ConcurrencyConflict) return 'raced';
+      if (error instanceof DomainError && error.code === 'BIZ-COMMAND-LOCKED') {
+        // Only a command holds the address for good; the lock alone may be another worker judging this very trigger,
+        // whose commit decides it (skipping now would win the version race and leave it uncollected).
+        if ((await this.deps.commands.findActiveByAddress(deposit.address)) === null) return 'busy';
+        return this.skip(deposit, 'locked');
+      }
+      if (error instanceof DomainError) return this.skip(deposit, 'refused');
+      throw error;
+    }
+  }
+
+  private async skip(deposit: Deposit, outcome: AutoCollectOutcome): Promise<AutoCollectOutcome> {
+    try {
+      await this.deps.uow.commit({ deposits: [{ ...deposit, autoCollect: 'skipped', version: deposit.version + 1 }] });
+      return outcome;
+    } catch (error) {
+      if (error instanceof ConcurrencyConflict) return 'raced';
+      throw error;
+    }
+  }
+}
