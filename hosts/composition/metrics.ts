@@ -32,6 +32,7 @@ export class CustodyMetrics {
   private readonly webhookDuration: Histogram<'status'>;
   private readonly webhookDead: Counter;
   private readonly tickFailures: Counter<'workflow'>;
+  private readonly autoCollects: Counter<'outcome'>;
   private readonly lastTick: Gauge;
 
   private scannerLagWatched = false;
@@ -83,6 +84,11 @@ export class CustodyMetrics {
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15], registers,
     });
     this.webhookDead = new Counter({ name: 'custody_webhook_dead_total', help: 'Deliveries that went DEAD (all attempts failed)', registers });
+    this.autoCollects = new Counter({
+      name: 'custody_auto_collect_total',
+      help: 'Automatic collection triggers judged, by outcome (waiting: the cheapest plan costs more than max_fee_sun)',
+      labelNames: ['outcome'], registers,
+    });
     this.tickFailures = new Counter({ name: 'custody_worker_pass_failures_total', help: 'Worker passes that failed (store or node outage, bug)', labelNames: ['workflow'], registers });
     this.lastTick = new Gauge({ name: 'custody_worker_last_tick_timestamp_seconds', help: 'When the worker loop last completed a tick', registers });
   }
@@ -125,6 +131,8 @@ export class CustodyMetrics {
   }
 
   stage(workflow: string, outcome: string): void { this.stages.inc({ workflow, outcome }); }
+  /** One automatic collection trigger judged (issue #24 item 4): started, waiting (fee cap), busy, skipped kinds. */
+  autoCollect(outcome: string): void { this.autoCollects.inc({ outcome }); }
   workflowStuck(workflow: string, step: string): void {
     this.stuck.inc({ workflow, step });
     for (const p of Object.values(this.periods)) p.stuck += 1;

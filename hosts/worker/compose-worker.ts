@@ -3,6 +3,8 @@
  * webhook dispatcher on the outbox, and the balance scanner on the configured node. Used by `npm run worker` and
  * available to `npm start` (hosts/dev) for the embedded mode.
  */
+import { resolveDeps } from '../../core/application/deps.js';
+import { AutoCollector } from '../../core/application/worker/auto-collector.js';
 import { BalanceScanner } from '../../core/application/worker/balance-scanner.js';
 import { WebhookDispatcher } from '../../core/application/worker/webhook-dispatcher.js';
 import type { Composition } from '../composition/container.js';
@@ -46,11 +48,18 @@ export function startComposedWorker(composition: Composition, env: ComposedWorke
   const metrics = c.get(TOKENS.Metrics);
   metrics.watchScannerLag(() => balanceScanner.lag());
   metrics.watchTasksByStatus(() => core.tasks.countByStatus());
+  const log = c.get(TOKENS.Logger);
+  // A trigger whose cheapest plan costs more than its max_fee_sun waits: logged here, counted by the tick's report.
+  const autoCollector = new AutoCollector(resolveDeps(core), 'TRON', (deposit, feeSun, capSun) => log.info({
+    deposit_id: deposit.depositId, address: deposit.address, asset_symbol: deposit.assetSymbol,
+    fee_sun: feeSun === null ? null : feeSun.toString(), max_fee_sun: capSun.toString(),
+  }, 'automatic collection waits: the cheapest sweep plan costs more than max_fee_sun'));
   return startWorker({
     ...core,
     energy: { self: energy.self, rental: energy.rental ?? undefined },
     webhooks,
     balanceScanner,
+    autoCollector,
     // The runners report stuck workflows and retried stages to the metrics (their log lines stay as they are).
     hooks: {
       onStuck: (workflow, _key, step) => metrics.workflowStuck(workflow, step),
@@ -89,6 +98,7 @@ export function workerMetrics(metrics: CustodyMetrics, tasks: CollectionTaskRepo
         }
       }
       for (const o of report.reclaims) metrics.stage('reclaim', o.outcome);
+      for (const outcome of report.autoCollect ?? []) metrics.autoCollect(outcome);
       for (const o of report.commands) {
         metrics.stage('command', o.outcome);
         if (o.outcome === 'finished' && typeof o.status === 'number') metrics.taskFinished('command', commandStatusName(o.status as CommandStatus));

@@ -3,6 +3,7 @@
  * the webhook dispatcher and the balance scanner. `startWorker` either loops on real timers (production) or, with `manual: true`, only
  * when the caller says `tick()` (tests drive it on a ManualClock, deterministically).
  */
+import type { AutoCollectOutcome, AutoCollector } from '../../core/application/worker/auto-collector.js';
 import type { BalanceScanner } from '../../core/application/worker/balance-scanner.js';
 import { CollectionExecutor, type CollectionExecutorDeps } from '../../core/application/worker/collection-executor.js';
 import type { AttemptOutcome, WebhookDispatcher } from '../../core/application/worker/webhook-dispatcher.js';
@@ -23,6 +24,8 @@ export interface WorkerLog {
 export interface WorkerDeps extends CollectionExecutorDeps, CommandExecutorDeps {
   readonly webhooks?: WebhookDispatcher;
   readonly balanceScanner?: BalanceScanner;
+  /** Judges due automatic collection triggers once per tick, after the scan (issue #24 item 4). */
+  readonly autoCollector?: AutoCollector;
 }
 
 /** Options of startWorker; every one has a default. */
@@ -57,6 +60,8 @@ export interface TickReport {
   readonly commands: readonly StageResult[];
   /** Post-failure reclaims of failed collections that funded gas or delegated energy. */
   readonly reclaims: readonly StageResult[];
+  /** How each due automatic collection trigger was judged (none without an auto collector). */
+  readonly autoCollect?: readonly AutoCollectOutcome[];
 }
 
 /** A running worker. */
@@ -105,8 +110,11 @@ export function startWorker(deps: WorkerDeps, options: WorkerOptions = {}): Runn
       options.observer?.webhookAttempts?.(attempts);
     }
     if (manual && deps.balanceScanner !== undefined) await deps.balanceScanner.scan();
-    await Promise.resolve(options.observer?.tick?.(report)).catch(() => undefined);
-    return report;
+    const autoCollector = deps.autoCollector;
+    const full: TickReport = autoCollector === undefined
+      ? report : { ...report, autoCollect: await guarded('auto-collect', () => autoCollector.pass()) };
+    await Promise.resolve(options.observer?.tick?.(full)).catch(() => undefined);
+    return full;
   };
   const tick = (): Promise<TickReport> => {
     running ??= pass().finally(() => { running = null; });
