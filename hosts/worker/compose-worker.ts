@@ -5,6 +5,8 @@
  */
 import { resolveDeps } from '../../core/application/deps.js';
 import { AutoCollector } from '../../core/application/worker/auto-collector.js';
+import { collectionStepSettings } from '../../core/application/worker/collection-executor.js';
+import { plannedSweepFee } from '../../core/application/worker/sweep-fee-quote.js';
 import { BalanceScanner } from '../../core/application/worker/balance-scanner.js';
 import { WebhookDispatcher } from '../../core/application/worker/webhook-dispatcher.js';
 import type { Composition } from '../composition/container.js';
@@ -50,13 +52,25 @@ export function startComposedWorker(composition: Composition, env: ComposedWorke
   metrics.watchTasksByStatus(() => core.tasks.countByStatus());
   const log = c.get(TOKENS.Logger);
   // A trigger whose cheapest plan costs more than its max_fee_sun waits: logged here, counted by the tick's report.
-  const autoCollector = new AutoCollector(resolveDeps(core), 'TRON', (deposit, feeSun, capSun) => log.info({
+  const collection = {
+    confirmations: config.chainConfirmations, burnEnabled: config.energyBurn, stuckAfterMs: config.workflowStuckAfterMs,
+    concurrency: config.workflowConcurrency, leaseMs: config.workflowLeaseMs,
+    ...(config.energyBurnMaxSun === null ? {} : { maxBurnSun: config.energyBurnMaxSun }),
+    ...options.collection,
+  };
+  const energySources = { self: energy.self, rental: energy.rental ?? undefined };
+  // max_fee_sun is judged on the plan the collection itself would choose, under the same burn settings.
+  const sweepFee = plannedSweepFee(
+    { chain: core.chain, clock: core.clock, energy: energySources, wallets: core.wallets, cipher: core.cipher },
+    collectionStepSettings(collection),
+  );
+  const autoCollector = new AutoCollector({ ...resolveDeps(core), sweepFee }, 'TRON', (deposit, feeSun, capSun) => log.info({
     deposit_id: deposit.depositId, address: deposit.address, asset_symbol: deposit.assetSymbol,
     fee_sun: feeSun === null ? null : feeSun.toString(), max_fee_sun: capSun.toString(),
   }, 'automatic collection waits: the cheapest sweep plan costs more than max_fee_sun'));
   return startWorker({
     ...core,
-    energy: { self: energy.self, rental: energy.rental ?? undefined },
+    energy: energySources,
     webhooks,
     balanceScanner,
     autoCollector,
@@ -70,12 +84,7 @@ export function startComposedWorker(composition: Composition, env: ComposedWorke
     log: rateLimitedErrors(c.get(TOKENS.Logger)),
     observer: workerMetrics(metrics, core.tasks),
     ...options,
-    collection: {
-      confirmations: config.chainConfirmations, burnEnabled: config.energyBurn, stuckAfterMs: config.workflowStuckAfterMs,
-      concurrency: config.workflowConcurrency, leaseMs: config.workflowLeaseMs,
-      ...(config.energyBurnMaxSun === null ? {} : { maxBurnSun: config.energyBurnMaxSun }),
-      ...options.collection,
-    },
+    collection,
     commands: {
       stuckAfterMs: config.workflowStuckAfterMs, leaseMs: config.workflowLeaseMs,
       completeOn: config.withdrawalConfirmations === 0 ? 'broadcast' : config.withdrawalConfirmations,

@@ -10,9 +10,9 @@ import { cachedSweepable, startCollection, type CollectionStarterDeps } from '..
 
 /**
  * What the cheapest sweep plan of `asset` from `wallet` to its main address would cost now, in SUN; null when no plan
- * is possible now (which waits like a plan above the cap).
+ * is possible now (which waits like a plan above the cap). `amount` is what the sweep would move.
  */
-export type SweepFeeQuote = (wallet: WalletAddress, asset: Asset) => Promise<bigint | null>;
+export type SweepFeeQuote = (wallet: WalletAddress, asset: Asset, amount: bigint) => Promise<bigint | null>;
 
 /** The ports the automatic collector touches: those of starting a collection, and where triggers and rules live. */
 export type AutoCollectorDeps = CollectionStarterDeps & {
@@ -76,7 +76,7 @@ export class AutoCollector {
     // Below the threshold, the fee is not worth asking the chain for; the lock re-checks it below.
     if (!enough(cached)) return this.skip(deposit, 'below-minimum');
     if (this.deps.sweepFee !== undefined) {
-      const fee = await this.deps.sweepFee(wallet, asset);
+      const fee = await this.deps.sweepFee(wallet, asset, cachedSweepable(asset, cached));
       if (fee === null || fee > rule.maxFeeSun) {
         this.onWait(deposit, fee, rule.maxFeeSun);
         return 'waiting';

@@ -361,18 +361,23 @@ class CollectionWorkflow extends TaskWorkflowBase implements Workflow<Collection
  */
 export class CollectionExecutor extends WorkflowExecutor<CollectionTask> {
   constructor(deps: CollectionExecutorDeps, options: WorkflowOptions = {}) {
-    const settings: StepSettings = {
-      burnEnabled: options.burnEnabled ?? false,
-      maxBurnSun: options.maxBurnSun ?? null,
-      minRecoverSun: options.minRecoverSun ?? MIN_TRX_SWEEP_SUN,
-      feeLimitSun: options.feeLimitSun ?? 100n * TRX,
-      transferBytes: options.transferBytes ?? 300,
-      sunPerByte: options.sunPerByte ?? 1_000n,
-    };
+    const settings = collectionStepSettings(options);
     const workflow = new CollectionWorkflow(deps, settings, options.confirmations ?? 'solidified', options.energyTimeoutMs ?? 60_000,
       options.staleReadGraceMs ?? STALE_READ_GRACE_MS);
     super(workflow, deps, options, { batch: 100 });
   }
+}
+
+/** The plans' settings from the collection workflow options (their defaults here); the fee cap's quote uses them too. */
+export function collectionStepSettings(options: WorkflowOptions): StepSettings {
+  return {
+    burnEnabled: options.burnEnabled ?? false,
+    maxBurnSun: options.maxBurnSun ?? null,
+    minRecoverSun: options.minRecoverSun ?? MIN_TRX_SWEEP_SUN,
+    feeLimitSun: options.feeLimitSun ?? 100n * TRX,
+    transferBytes: options.transferBytes ?? 300,
+    sunPerByte: options.sunPerByte ?? 1_000n,
+  };
 }
 
 /** The current step's record: the last one for this status, not completed yet. */
