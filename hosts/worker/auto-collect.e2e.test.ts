@@ -12,12 +12,20 @@ import { plannedSweepFee } from '../../core/application/worker/sweep-fee-quote.j
 import { COLLECTION_STATUS } from '../../core/domain/model/collection-task.js';
 import type { Deposit } from '../../core/domain/model/deposit.js';
 import { SelfDelegationEnergyProvider } from '../../adapters/tron/index.js';
-import { buildWorkerWorld, type WorkerWorld } from './worker-test-fixture.js';
-import { driveUntil } from './worker-drive.js';
+import { MemoryScanCursorStore } from '../../adapters/memory/index.js';
+import { pay, wallet } from '../../adapters/tron-devnet/test-helpers.js';
+import { BalanceScanner } from '../../core/application/worker/balance-scanner.js';
+import { createBlockSource } from './jobs/balance-scan.js';
+import { startWorker, type RunningWorker } from './index.js';
+import { buildWorkerWorld, TRX, type WorkerWorld } from './worker-test-fixture.js';
+import { BLOCK_MS, driveUntil } from './worker-drive.js';
 
 let world: WorkerWorld | undefined;
+let worker: RunningWorker | undefined;
 afterEach(async () => {
+  await worker?.stop();
   await world?.close();
+  worker = undefined;
   world = undefined;
 });
 
@@ -72,5 +80,51 @@ describe('automatic collection on the devnet', { timeout: 60_000 }, () => {
     expect((await w.stores.deposits.findById('dep-1'))!.autoCollect).toBe('started');
     const events = (await w.stores.outbox.listUndispatched(1_000)).filter((e) => e.payload['task_no'] === taskNo);
     expect(events.map((e) => e.eventType)).toEqual(['collection.completed']);
+  });
+
+  it('a USDT payment on chain: scanned, confirmed, collected by the worker alone (DONE, one task), no API call', async () => {
+    world = await buildWorkerWorld({ solidifyLag: 2 });
+    const w = world;
+    const sub = await w.addSub();
+    const payer = wallet(w.devnet, 'auto-collect-payer');
+    w.devnet.fund(payer.address, 100n * TRX);
+    w.devnet.fundToken(payer.address, 50_000_000n);
+    await w.stores.developerConfigs.save({
+      ...emptyDeveloperConfig(w.userId), autoCollect: { USDT: { minAmount: 10_000_000n, maxFeeSun: 100n * TRX } }, version: 1,
+    });
+    const start = w.devnet.mine(1);
+    const energy = { self: new SelfDelegationEnergyProvider(w.gateway), rental: undefined };
+    const scanner = new BalanceScanner({
+      clock: w.clock, blocks: createBlockSource({ fullHost: w.devnet.url }), cursors: new MemoryScanCursorStore(), wallets: w.stores.wallets,
+      balances: w.stores.balances, deposits: w.stores.deposits, uow: w.stores.uow, developerConfigs: w.stores.developerConfigs,
+      ids: w.stores.ids, assets: w.assets,
+    }, { startAt: start, owner: 'auto-collect-e2e' });
+    const sweepFee = plannedSweepFee({ chain: w.gateway, clock: w.clock, energy, wallets: w.stores.wallets, cipher: w.cipher }, collectionStepSettings({}));
+    worker = startWorker({
+      ...w.stores, chain: w.gateway, cipher: w.cipher, assets: w.assets, energy, balanceScanner: scanner,
+      autoCollector: new AutoCollector({ ...w.core, sweepFee }, 'TRON'),
+    }, { manual: true, collection: { confirmations: 'solidified' } });
+    pay.usdt(w.devnet, payer.key, sub, 20_000_000n);
+    let taskNo: string | null = null;
+    for (let round = 0; round < 200; round++) {
+      w.devnet.mine(1);
+      w.clock.advance(BLOCK_MS);
+      await worker.tick();
+      const command = await w.stores.commands.findActiveByAddress(sub);
+      if (command !== null) taskNo ??= String(command.params['task_no']);
+      if (taskNo !== null && (await w.stores.tasks.get(taskNo))!.status === COLLECTION_STATUS.DONE) break;
+    }
+    expect(taskNo).not.toBeNull();
+    const done = (await w.stores.tasks.get(taskNo!))!;
+    expect({ status: done.status, swept: done.sweptAmount }).toEqual({ status: COLLECTION_STATUS.DONE, swept: 20_000_000n });
+    expect(await w.gateway.getTokenBalance(w.main.address, w.devnet.usdtAddress)).toBe(20_000_000n);
+    const deposits = (await w.stores.deposits.listByUser(w.userId, { address: sub }, { offset: 0, limit: 10 })).items;
+    expect(deposits.map((d) => [d.status, d.amount, d.autoCollect])).toEqual([['confirmed', 20_000_000n, 'started']]);
+    // More ticks judge nothing again: one collection for the one trigger.
+    for (let round = 0; round < 5; round++) {
+      w.devnet.mine(1);
+      w.clock.advance(BLOCK_MS);
+      expect((await worker.tick()).autoCollect).toEqual([]);
+    }
   });
 });
