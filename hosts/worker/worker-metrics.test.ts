@@ -8,7 +8,8 @@ import { loadConfig } from '../composition/config.js';
 import { composeContainer, type Composition } from '../composition/container.js';
 import { startMetricsServer, type MetricsServer } from '../composition/metrics-server.js';
 import { TOKENS } from '../composition/tokens.js';
-import { startComposedWorker } from './compose-worker.js';
+import { CustodyMetrics } from '../composition/metrics.js';
+import { startComposedWorker, workerMetrics } from './compose-worker.js';
 import type { RunningWorker } from './index.js';
 import { driveUntil } from './worker-drive.js';
 import { buildWorkerWorld, TRX, type WorkerWorld } from './worker-test-fixture.js';
@@ -92,5 +93,18 @@ describe('worker and API metrics (Prometheus, prom-client)', { timeout: 90_000 }
     expect(text).toContain('process_resident_memory_bytes');
     expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({ status: 'ok', ok: true });
     expect((await fetch(`${server.url}/other`)).status).toBe(404);
+  });
+});
+
+describe('automatic collection metrics (issue #24 item 4)', () => {
+  it('each judged trigger in a tick report counts in custody_auto_collect_total by outcome (waiting: above max_fee_sun)', async () => {
+    const metrics = new CustodyMetrics('custody-worker');
+    const observer = workerMetrics(metrics, { get: async () => null } as never);
+    await observer.tick!({ collections: [], commands: [], reclaims: [], autoCollect: ['waiting', 'started', 'waiting', 'below-minimum'] });
+    await observer.tick!({ collections: [], commands: [], reclaims: [] });
+    const text = await metrics.metrics();
+    expect(sample(text, 'custody_auto_collect_total', { outcome: 'waiting' })).toBe(2);
+    expect(sample(text, 'custody_auto_collect_total', { outcome: 'started' })).toBe(1);
+    expect(sample(text, 'custody_auto_collect_total', { outcome: 'below-minimum' })).toBe(1);
   });
 });
