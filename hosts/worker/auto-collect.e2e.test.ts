@@ -64,6 +64,7 @@ describe('automatic collection on the devnet', { timeout: 60_000 }, () => {
     expect(await w.stores.commands.findActiveByAddress(sub)).toBeNull();
 
     await setCap(quoted!);
+    w.clock.advance(60_000);
     expect(await collector.pass()).toEqual(['started']);
     expect(await collector.pass()).toEqual([]);
     const command = (await w.stores.commands.findActiveByAddress(sub))!;

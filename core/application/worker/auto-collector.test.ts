@@ -94,12 +94,17 @@ describe('automatic collection (issue #24 item 4)', () => {
     const waits: (bigint | null)[] = [];
     const collector = new AutoCollector(depsWith(async () => fee), 'TRON', (_d, quoted) => waits.push(quoted));
     expect(await collector.pass()).toEqual(['waiting']);
+    // It rests a minute before this process asks the chain again.
     fee = null;
+    core.clock.advance(59_999);
+    expect(await collector.pass()).toEqual([]);
+    core.clock.advance(1);
     expect(await collector.pass()).toEqual(['waiting']);
     expect(waits).toEqual([3_000_001n, null]);
     expect(await tasksOn()).toBe(0);
     expect((await core.stores.deposits.findById(due.depositId))!.autoCollect).toBe('due');
     fee = 3_000_000n;
+    core.clock.advance(60_000);
     expect(await collector.pass()).toEqual(['started']);
     expect(await tasksOn()).toBe(1);
   });

@@ -44,17 +44,33 @@ const BELOW_MINIMUM = Symbol('below-minimum');
  * leaves it due for the next pass. A skip is the same versioned replace, to `skipped`.
  */
 export class AutoCollector {
+  /** Deposit id -> when this process quotes it again after a `waiting` (each quote costs node calls). */
+  private readonly waitingUntil = new Map<string, number>();
+
   constructor(
     private readonly deps: AutoCollectorDeps,
     private readonly network: NetworkCode,
     private readonly onWait: (deposit: Deposit, feeSun: bigint | null, capSun: bigint) => void = () => {},
+    /** How long a trigger above the fee cap rests before this process quotes it again (default 1 min). */
+    private readonly retryWaitingMs = 60_000,
   ) {}
 
-  /** Judges up to `limit` due triggers, earliest confirmed first; an infrastructure failure leaves the rest due. */
+  /**
+   * Judges up to `limit` due triggers, earliest confirmed first, except those this process saw waiting less than
+   * `retryWaitingMs` ago; an infrastructure failure leaves the rest due.
+   */
   async pass(limit = 50): Promise<AutoCollectOutcome[]> {
     const outcomes: AutoCollectOutcome[] = [];
-    for (const deposit of await this.deps.deposits.listAutoCollectDue(this.network, limit)) {
-      outcomes.push(await this.judge(deposit));
+    const now = this.deps.clock.now();
+    const due = await this.deps.deposits.listAutoCollectDue(this.network, limit);
+    // Forget rests of triggers no longer due (started or skipped elsewhere), so the map stays as small as the waits.
+    const dueIds = new Set(due.map((d) => d.depositId));
+    for (const id of this.waitingUntil.keys()) if (!dueIds.has(id)) this.waitingUntil.delete(id);
+    for (const deposit of due) {
+      if ((this.waitingUntil.get(deposit.depositId) ?? 0) > now) continue;
+      const outcome = await this.judge(deposit);
+      if (outcome === 'waiting') this.waitingUntil.set(deposit.depositId, now + this.retryWaitingMs);
+      outcomes.push(outcome);
     }
     return outcomes;
   }
