@@ -212,6 +212,25 @@ export function describeChainGatewayContract(
       expect(r.receivedFrom).toEqual([]);
     });
 
+    it_('moment (optional): returns what fn returns or its failure; transaction lookups inside are always asked, and nothing read inside outlives it', async () => {
+      const moment = <T,>(fn: () => Promise<T>): Promise<T> => (g.moment === undefined ? fn() : g.moment(fn));
+      const a = await account(5n * TRX);
+      const b = await account();
+      const inside = await moment(async () => {
+        const empty = await g.getTrxBalance(b.address);
+        const tx = await g.prepare(a, { kind: 'transfer-trx', to: b.address, amountSun: TRX });
+        await g.broadcast(tx);
+        await s.faucet.mine(1);
+        return { empty, state: await g.getTransaction(tx.txid) };
+      });
+      expect(inside.empty).toBe(0n);
+      expect(inside.state.state).toBe('confirmed');
+      // A new moment, and a read outside one, see the transfer: the first moment's answer for b is gone.
+      expect(await moment(() => g.getTrxBalance(b.address))).toBe(TRX);
+      expect(await g.getTrxBalance(b.address)).toBe(TRX);
+      await expect(moment(async () => { throw new Error('failed inside'); })).rejects.toThrow('failed inside');
+    });
+
     it_('the faucet activates an address and the balances read back exactly', async () => {
       const a = await account(5n * TRX);
       await s.faucet.fundToken(a.address, 1_234_567n);
