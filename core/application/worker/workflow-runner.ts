@@ -366,9 +366,8 @@ export class WorkflowRunner<S extends Versioned> {
         const decision = await step.plan(noted, tx);
         // The loss is saved only with a decision that acts on it; otherwise it is seen again on the next visit.
         progress.subject = decision.kind === 'send' || decision.kind === 'complete' ? noted : before;
-        const next = decision.kind === 'complete' ? { kind: 'complete' as const, subject: decision.subject ?? noted } : decision;
-        if (next.kind === 'complete') return this.completeStep(progress, next.subject, null);
-        return this.decide(progress, step, next);
+        if (decision.kind === 'complete') return this.completeStep(progress, decision.subject ?? noted, null);
+        return this.decide(progress, step, decision);
       }
       default:
         throw new WorkflowRefusal(`no awaited action for ${evidence}`);
