@@ -1,6 +1,7 @@
 import type { Clock } from '../../core/ports/clock.port.js';
 import type { IdGenerator } from '../../core/ports/id-generator.port.js';
 import { MemoryAccountRepository } from './memory-account-repository.js';
+import { MemoryAuditLog } from './memory-audit-log.js';
 import { MemoryApiTokenRepository } from './memory-api-token-repository.js';
 import { MemoryBalanceRepository } from './memory-balance-repository.js';
 import { MemoryCashierTokenRepository } from './memory-cashier-token-repository.js';
@@ -40,6 +41,7 @@ export interface MemoryAdapters {
   readonly uow: MemoryUnitOfWork;
   readonly idempotency: MemoryIdempotencyStore;
   readonly risk: MemoryRiskPolicy;
+  readonly auditLog: MemoryAuditLog;
 }
 
 /** Options of createMemoryAdapters: the clock is required (expiry runs on it); ids default to MemoryIdGenerator. */
@@ -74,5 +76,6 @@ export function createMemoryAdapters(options: MemoryAdapterOptions): MemoryAdapt
     uow: new MemoryUnitOfWork(store),
     idempotency: new MemoryIdempotencyStore(store, options.clock),
     risk: new MemoryRiskPolicy(store),
+    auditLog: new MemoryAuditLog(store),
   };
 }

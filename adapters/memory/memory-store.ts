@@ -1,4 +1,4 @@
-import type { BalanceSnapshot, IdempotencyRecord, Subscription, UserId } from '../../core/domain/model/index.js';
+import type { AuditEntry, BalanceSnapshot, IdempotencyRecord, Subscription, UserId } from '../../core/domain/model/index.js';
 import type { RiskEntry } from '../../core/ports/risk-policy.port.js';
 import type { Sequence } from '../../core/ports/id-generator.port.js';
 import { DepositTable } from './memory-deposit-repository.js';
@@ -38,4 +38,6 @@ export class MemoryStore {
   /** Keyed by `${kind}:${value}`. */
   readonly riskEntries = new Map<string, RiskEntry>();
   readonly sequences = new Map<Sequence, number>();
+  /** Each account's audit chain, in seq order (entry i has seq i + 1). */
+  readonly auditChains = new Map<UserId, AuditEntry[]>();
 }

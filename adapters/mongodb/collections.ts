@@ -21,6 +21,7 @@ export const COLLECTIONS = {
   counters: 'counters',
   riskEntries: 'risk_entries',
   scanCursors: 'scan_cursors',
+  auditEntries: 'audit_entries',
 } as const;
 
 /** Any collection name of the store. */

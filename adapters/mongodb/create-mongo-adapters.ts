@@ -3,6 +3,7 @@ import type { Clock } from '../../core/ports/clock.port.js';
 import type { IdGenerator } from '../../core/ports/id-generator.port.js';
 import { MongoAccountRepository } from './mongo-account-repository.js';
 import { MongoApiTokenRepository } from './mongo-api-token-repository.js';
+import { MongoAuditLog } from './mongo-audit-log.js';
 import { MongoBalanceRepository } from './mongo-balance-repository.js';
 import { MongoCashierTokenRepository } from './mongo-cashier-token-repository.js';
 import { MongoCollectionTaskRepository } from './mongo-collection-task-repository.js';
@@ -39,6 +40,7 @@ export interface MongoAdapters {
   readonly uow: MongoUnitOfWork;
   readonly idempotency: MongoIdempotencyStore;
   readonly risk: MongoRiskPolicy;
+  readonly auditLog: MongoAuditLog;
 }
 
 /** Options of createMongoAdapters. */
@@ -80,5 +82,6 @@ export function createMongoAdapters(options: MongoAdapterOptions): MongoAdapters
     uow: new MongoUnitOfWork(db, transactional),
     idempotency: new MongoIdempotencyStore(db, options.clock),
     risk: new MongoRiskPolicy(db),
+    auditLog: new MongoAuditLog(db),
   };
 }

@@ -65,6 +65,8 @@ export const INDEX_DEFINITIONS: readonly IndexDefinition[] = [
   // expireAfterSeconds 0 lets the TTL monitor delete it then. Correctness never waits for the monitor.
   { collection: COLLECTIONS.idempotency, keys: { purgeAt: 1 }, options: { name: 'purge_ttl', expireAfterSeconds: 0 } },
   { collection: COLLECTIONS.riskEntries, keys: { insertedSeq: 1 }, options: { name: 'insertion_order' } },
+  // One audit entry per (account, seq) (issue #26): two appends racing for one seq, exactly one lands.
+  { collection: COLLECTIONS.auditEntries, keys: { userId: 1, seq: 1 }, options: { name: 'user_seq_unique', unique: true } },
 ];
 
 /** The part of the driver's Db that ensureIndexes uses (a recording fake satisfies it in unit tests). */

@@ -3,6 +3,7 @@ import type { IdGenerator } from '../../core/ports/id-generator.port.js';
 import type { PostgresConnection } from './pg-connection.js';
 import { PgAccountRepository } from './pg-account-repository.js';
 import { PgApiTokenRepository } from './pg-api-token-repository.js';
+import { PgAuditLog } from './pg-audit-log.js';
 import { PgBalanceRepository } from './pg-balance-repository.js';
 import { PgCashierTokenRepository } from './pg-cashier-token-repository.js';
 import { PgCollectionTaskRepository } from './pg-collection-task-repository.js';
@@ -41,6 +42,7 @@ export interface PostgresAdapters {
   readonly idempotency: PgIdempotencyStore;
   readonly risk: PgRiskPolicy;
   readonly scanCursors: PgScanCursorStore;
+  readonly auditLog: PgAuditLog;
 }
 
 /** Options of createPostgresAdapters. */
@@ -76,5 +78,6 @@ export function createPostgresAdapters(options: PostgresAdapterOptions): Postgre
     idempotency: new PgIdempotencyStore(pool, options.clock),
     risk: new PgRiskPolicy(pool),
     scanCursors: new PgScanCursorStore(pool),
+    auditLog: new PgAuditLog(pool),
   };
 }

@@ -1,6 +1,7 @@
 import type { AssetRegistry } from '../domain/assets.js';
 import type { AccountRepository } from '../ports/account-repository.port.js';
 import type { AddressLock } from '../ports/address-lock.port.js';
+import type { AuditLog } from '../ports/audit-log.port.js';
 import type { ApiTokenRepository } from '../ports/api-token-repository.port.js';
 import type { BalanceRepository } from '../ports/balance-repository.port.js';
 import type { CashierTokenRepository } from '../ports/cashier-token-repository.port.js';
@@ -99,6 +100,8 @@ export interface CoreDeps {
   /** Read only, by the delivery log and redelivery (an event's payload); the worker writes it. */
   readonly outbox: EventOutbox;
   readonly uow: UnitOfWork;
+  /** The per-account hash-chained audit log; write it through AuditTrail (core/application/audit-trail.ts). */
+  readonly auditLog: AuditLog;
   readonly settings?: Partial<CoreSettings>;
 }
 

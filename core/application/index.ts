@@ -21,6 +21,7 @@ export { DEFAULT_CORE_SETTINGS, type CoreDeps, type CoreSettings } from './deps.
 export { collectionEvent, withdrawalEvent, sweptAmountJson } from './webhook-events.js';
 export { webhookRequest } from './webhooks.service.js';
 export { secretAad } from './developer-config.js';
+export { AuditTrail, type AuditTrailDeps } from './audit-trail.js';
 
 /** Builds every use case on the given ports. No I/O happens here. */
 export function createApplication(deps: CoreDeps): Application {

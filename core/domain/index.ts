@@ -18,3 +18,4 @@ export * from './sweep-plan.js';
 export * from './sweep-cost.js';
 export * from './sweepable-amount.js';
 export * from './numbers.js';
+export * from './audit-chain.js';

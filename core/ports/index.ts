@@ -28,3 +28,4 @@ export type * from './webhook-delivery-repository.port.js';
 export type * from './unit-of-work.port.js';
 export type * from './block-source.port.js';
 export type * from './scan-cursor-store.port.js';
+export type * from './audit-log.port.js';

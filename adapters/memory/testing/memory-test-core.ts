@@ -60,7 +60,7 @@ export function buildTestCore(devnet: Devnet, options: TestCoreOptions = {}): Te
     accounts: stores.accounts, sessions: stores.sessions, subscriptions: stores.subscriptions, apiTokens: stores.apiTokens,
     wallets: stores.wallets, balances: stores.balances, deposits: stores.deposits, commands: stores.commands, tasks: stores.tasks,
     cashierTokens: stores.cashierTokens, developerConfigs: stores.developerConfigs, deliveries: stores.deliveries, outbox: stores.outbox,
-    uow: stores.uow, ...(options.settings === undefined ? {} : { settings: options.settings }),
+    uow: stores.uow, auditLog: stores.auditLog, ...(options.settings === undefined ? {} : { settings: options.settings }),
   });
   return { app, clock, mailer, stores, addressLock, dns, transport, chain, devnet, readCode: (email) => mailer.lastCodeFor(email) };
 }

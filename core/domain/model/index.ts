@@ -10,3 +10,4 @@ export * from './webhook.js';
 export * from './idempotency.js';
 export * from './chain.js';
 export * from './deposit.js';
+export * from './audit.js';
