@@ -1,4 +1,5 @@
 import type { Millis, NetworkCode, UserId, Versioned } from './common.js';
+import type { PaymentRequest } from './payment-request.js';
 
 export const CASHIER_TOKEN_TTLS = [60, 120, 480, 1440] as const;
 export type CashierTokenTtl = (typeof CASHIER_TOKEN_TTLS)[number];
@@ -19,4 +20,6 @@ export interface CashierToken extends Versioned {
   readonly disabledAt: Millis | null;
   readonly disableReason: string | null;
   readonly createdAt: Millis;
+  /** The payment request made with the token (issue #25, an extension); absent: the spec's token, no amount. */
+  readonly payment?: PaymentRequest;
 }

@@ -10,4 +10,6 @@ export * from './webhook.js';
 export * from './idempotency.js';
 export * from './chain.js';
 export * from './deposit.js';
+export * from './payment-request.js';
 export * from './audit.js';
+export * from './withdrawal-policy.js';
