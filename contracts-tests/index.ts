@@ -5,6 +5,7 @@
 export * from './account-repository.contract.js';
 export * from './address-lock.contract.js';
 export * from './api-token-repository.contract.js';
+export * from './audit-log.contract.js';
 export * from './balance-repository.contract.js';
 export * from './block-source.contract.js';
 export * from './cashier-token-repository.contract.js';
@@ -22,6 +23,7 @@ export * from './risk-policy.contract.js';
 export * from './scan-cursor-store.contract.js';
 export * from './session-repository.contract.js';
 export * from './subscription-repository.contract.js';
+export * from './totp-generator.contract.js';
 export * from './wallet-repository.contract.js';
 export * from './webhook-delivery-repository.contract.js';
 export * from './support/contract-options.js';

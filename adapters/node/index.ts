@@ -5,3 +5,4 @@ export { NodeSecretHasher, DEFAULT_SCRYPT_COST, TEST_SCRYPT_COST, type ScryptCos
 export { NodeDnsResolver, type LookupAll } from './node-dns-resolver.js';
 export { ConsoleMailer, type LineWriter } from './console-mailer.js';
 export { SmtpMailer, type SmtpMailerOptions } from './smtp-mailer.js';
+export { OtpauthTotpGenerator } from './otpauth-totp-generator.js';
