@@ -1,5 +1,6 @@
 import { describeAccountRepositoryContract } from '../../contracts-tests/account-repository.contract.js';
 import { describeApiTokenRepositoryContract } from '../../contracts-tests/api-token-repository.contract.js';
+import { describeAuditLogContract } from '../../contracts-tests/audit-log.contract.js';
 import { describeBalanceRepositoryContract } from '../../contracts-tests/balance-repository.contract.js';
 import { describeCashierTokenRepositoryContract } from '../../contracts-tests/cashier-token-repository.contract.js';
 import { describeCollectionTaskRepositoryContract } from '../../contracts-tests/collection-task-repository.contract.js';
@@ -24,6 +25,7 @@ describeAccountRepositoryContract('memory', fresh);
 describeSessionRepositoryContract('memory', fresh);
 describeSubscriptionRepositoryContract('memory', fresh);
 describeApiTokenRepositoryContract('memory', fresh);
+describeAuditLogContract('memory', fresh);
 describeWalletRepositoryContract('memory', fresh);
 describeBalanceRepositoryContract('memory', fresh);
 describeDepositRepositoryContract('memory', fresh);

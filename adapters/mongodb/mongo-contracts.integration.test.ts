@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe } from 'vitest';
 import { describeAccountRepositoryContract } from '../../contracts-tests/account-repository.contract.js';
 import { describeApiTokenRepositoryContract } from '../../contracts-tests/api-token-repository.contract.js';
+import { describeAuditLogContract } from '../../contracts-tests/audit-log.contract.js';
 import { describeBalanceRepositoryContract } from '../../contracts-tests/balance-repository.contract.js';
 import { describeCashierTokenRepositoryContract } from '../../contracts-tests/cashier-token-repository.contract.js';
 import { describeCollectionTaskRepositoryContract } from '../../contracts-tests/collection-task-repository.contract.js';
@@ -66,6 +67,7 @@ describe.skipIf(unavailable)('MongoDB store', () => {
   describeWebhookDeliveryRepositoryContract('mongodb', fresh, OPTIONS);
   describeIdempotencyStoreContract('mongodb', fresh, OPTIONS);
   describeRiskPolicyContract('mongodb', fresh, OPTIONS);
+  describeAuditLogContract('mongodb', fresh, OPTIONS);
 
   const memoryReference = () => createMemoryAdapters({ clock: new ManualClock() });
   describeUnitOfWorkContract('mongodb', fresh, { ...OPTIONS, reference: memoryReference });
