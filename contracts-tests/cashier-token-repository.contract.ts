@@ -1,12 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { ConcurrencyConflict } from '../core/domain/errors.js';
+import type { PaymentRequest } from '../core/domain/model/payment-request.js';
 import type { CashierTokenRepository } from '../core/ports/cashier-token-repository.port.js';
+import type { UnitOfWork } from '../core/ports/unit-of-work.port.js';
 import { type Closable, type ContractOptions, type MakeSubject, useFreshSubject } from './support/contract-options.js';
-import { aCashierToken, addressOf, MINUTE, T0 } from './support/fixtures.js';
+import { aCashierToken, addressOf, anEvent, MINUTE, T0 } from './support/fixtures.js';
 
-/** What the cashier-token contract needs: an empty repository. */
+/** What the cashier-token contract needs: an empty repository, and the unit of work of the same store (payments). */
 export interface CashierTokenRepositorySubject extends Closable {
   readonly cashierTokens: CashierTokenRepository;
+  readonly uow: UnitOfWork;
+}
+
+/** A payment request as a token carries it (issue #25). */
+function aPayment(overrides: Partial<PaymentRequest> = {}): PaymentRequest {
+  return {
+    assetSymbol: 'USDT', amount: 25_000_000n, reference: 'order-1', description: null, deadline: T0 + 30 * MINUTE,
+    status: 'awaiting', received: 0n, collect: null, watched: true, ...overrides,
+  };
 }
 
 /** The CashierTokenRepository contract (core/ports/cashier-token-repository.port.ts). */
@@ -98,6 +109,62 @@ export function describeCashierTokenRepositoryContract(
       await cashierTokens.update({ ...after, status: 'disabled', version: after.version + 1 });
       expect((await cashierTokens.findByTokenNo('CT0001'))!.status).toBe('disabled');
       expect(before.version).toBeGreaterThan(0);
+    });
+
+    it('stores a payment request whole; a token without one reads back without', async () => {
+      const { cashierTokens } = subject();
+      const withPayment = aCashierToken({ payment: aPayment({ description: 'Two mugs', amount: 2n ** 70n }) });
+      await cashierTokens.insert(withPayment, T0);
+      await cashierTokens.insert(aCashierToken({ tokenNo: 'CT2', tokenHash: 'd5'.repeat(32), address: addressOf(2) }), T0);
+      expect(await cashierTokens.findByTokenNo('CT0001')).toEqual(withPayment);
+      const plain = await cashierTokens.findByTokenNo('CT2');
+      expect(plain).not.toHaveProperty('payment');
+    });
+
+    it('lists watched payment requests only, earliest deadline first (ties by token number), up to the limit', async () => {
+      const { cashierTokens } = subject();
+      const rows = [
+        ['CT-B', 20, true], ['CT-A', 20, true], ['CT-C', 5, true], ['CT-D', 1, false],
+      ] as const;
+      for (const [i, [no, minutes, watched]] of rows.entries()) {
+        await cashierTokens.insert(aCashierToken({
+          tokenNo: no, tokenHash: String(i).padStart(64, '0'), address: addressOf(i + 1),
+          payment: aPayment({ deadline: T0 + minutes * MINUTE, watched }),
+        }), T0);
+      }
+      await cashierTokens.insert(aCashierToken({ tokenNo: 'CT-E', tokenHash: 'e'.repeat(64), address: addressOf(9) }), T0);
+      expect((await cashierTokens.listWatchedPayments(10)).map((t) => t.tokenNo)).toEqual(['CT-C', 'CT-A', 'CT-B']);
+      expect((await cashierTokens.listWatchedPayments(2)).map((t) => t.tokenNo)).toEqual(['CT-C', 'CT-A']);
+      expect(await cashierTokens.listWatchedPayments(0)).toEqual([]);
+    });
+
+    it('a payment change through the unit of work writes only the request and the version: a slid expiry stays', async () => {
+      const { cashierTokens, uow } = subject();
+      await cashierTokens.insert(aCashierToken({ payment: aPayment() }), T0);
+      await cashierTokens.extendExpiry('CT0001', T0 + 95 * MINUTE);
+      const paid = aPayment({ status: 'paid', received: 25_000_000n, collect: 'due' });
+      await uow.commit({ payments: [{ tokenNo: 'CT0001', version: 2, payment: paid }] });
+      const stored = (await cashierTokens.findByTokenNo('CT0001'))!;
+      expect(stored).toEqual(aCashierToken({ payment: paid, version: 2, expiresAt: T0 + 95 * MINUTE }));
+      // A later disable (optimistic on the new version) keeps the request.
+      await cashierTokens.update({ ...stored, status: 'disabled', disabledAt: T0 + 1, version: 3 });
+      expect((await cashierTokens.findByTokenNo('CT0001'))!.payment).toEqual(paid);
+      expect((await cashierTokens.listWatchedPayments(5)).map((t) => t.tokenNo)).toEqual(['CT0001']);
+    });
+
+    it('a stale payment change is a ConcurrencyConflict and the change set writes nothing', async () => {
+      const { cashierTokens, uow } = subject();
+      await cashierTokens.insert(aCashierToken({ payment: aPayment() }), T0);
+      const stale = uow.commit({
+        payments: [{ tokenNo: 'CT0001', version: 3, payment: aPayment({ status: 'expired', watched: false }) }],
+        events: [anEvent()],
+      });
+      await expect(stale).rejects.toBeInstanceOf(ConcurrencyConflict);
+      await expect(uow.commit({ payments: [{ tokenNo: 'CT9999', version: 2, payment: aPayment() }] })).rejects.toBeInstanceOf(ConcurrencyConflict);
+      expect((await cashierTokens.findByTokenNo('CT0001'))!.payment).toEqual(aPayment());
+      // The event of the refused change set was not written: the same event lands with a valid change.
+      await uow.commit({ payments: [{ tokenNo: 'CT0001', version: 2, payment: aPayment({ watched: false }) }], events: [anEvent()] });
+      expect(await cashierTokens.listWatchedPayments(5)).toEqual([]);
     });
 
     options.extraTestsFn?.(makeSubject);

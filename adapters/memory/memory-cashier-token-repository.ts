@@ -48,4 +48,11 @@ export class MemoryCashierTokenRepository implements CashierTokenRepository {
     // No version bump: sliding the expiry must not make a concurrent disable fail.
     this.store.cashierTokens.set(tokenNo, storedCopy({ ...stored, expiresAt }));
   }
+
+  async listWatchedPayments(limit: number): Promise<CashierToken[]> {
+    // A scan, like listAutoCollectDue: watched requests are the open ones, which end at payment or a day past deadline.
+    const watched = [...this.store.cashierTokens.values()].filter((t) => t.payment?.watched === true)
+      .sort((a, b) => a.payment!.deadline - b.payment!.deadline || (a.tokenNo < b.tokenNo ? -1 : a.tokenNo > b.tokenNo ? 1 : 0));
+    return watched.slice(0, Math.max(0, limit)).map((t) => outboundCopy(t));
+  }
 }

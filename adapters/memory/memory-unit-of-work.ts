@@ -1,5 +1,5 @@
 import { ConcurrencyConflict, DomainError } from '../../core/domain/errors.js';
-import type { Command, Deposit } from '../../core/domain/model/index.js';
+import type { Command, Deposit, PaymentRequestChange } from '../../core/domain/model/index.js';
 import type { ChangeSet, UnitOfWork } from '../../core/ports/unit-of-work.port.js';
 import { findLockHolder, holdsAddressLock } from './command-lock.js';
 import { transferKey } from './memory-deposit-repository.js';
@@ -23,10 +23,11 @@ export class MemoryUnitOfWork implements UnitOfWork {
   constructor(private readonly store: MemoryStore) {}
 
   async commit(changes: ChangeSet): Promise<void> {
-    const { newCommands = [], newTasks = [], commands = [], tasks = [], events = [], newDeposits = [], deposits = [] } = changes;
+    const { newCommands = [], newTasks = [], commands = [], tasks = [], events = [], newDeposits = [], deposits = [], payments = [] } = changes;
     this.checkVersions(changes);
     this.checkInserts(changes);
     this.checkDeposits(newDeposits, deposits);
+    this.checkPayments(payments);
     this.checkLocks(newCommands, commands);
 
     for (const command of [...commands, ...newCommands]) this.store.commands.set(command.commandNo, storedCopy(command));
@@ -34,6 +35,20 @@ export class MemoryUnitOfWork implements UnitOfWork {
     for (const event of events) this.store.events.set(event.eventId, storedCopy(event));
     for (const deposit of [...deposits, ...newDeposits]) this.store.deposits.set(deposit.depositId, storedCopy(deposit));
     for (const d of newDeposits) this.store.deposits.idsByTransfer.set(transferKey(d.networkCode, d.transferId), d.depositId);
+    for (const change of payments) {
+      const stored = this.store.cashierTokens.get(change.tokenNo)!;
+      this.store.cashierTokens.set(change.tokenNo, storedCopy({ ...stored, payment: change.payment, version: change.version }));
+    }
+  }
+
+  /** ChangeSet.payments: each token exists at `version - 1`, once per change set. */
+  private checkPayments(payments: readonly PaymentRequestChange[]): void {
+    assertDistinct('cashier token', payments.map((p) => p.tokenNo));
+    for (const change of payments) {
+      if (this.store.cashierTokens.get(change.tokenNo)?.version !== change.version - 1) {
+        throw new ConcurrencyConflict('cashier token', change.tokenNo);
+      }
+    }
   }
 
   /** The rules of MemoryDepositRepository.update and insert, where a transfer already recorded is a conflict too. */

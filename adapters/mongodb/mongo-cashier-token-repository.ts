@@ -1,12 +1,27 @@
-import type { Collection, Db } from 'mongodb';
+import type { ClientSession, Collection, Db } from 'mongodb';
 import { ConcurrencyConflict, StoreError } from '../../core/domain/errors.js';
-import type { CashierToken, UserId } from '../../core/domain/model/index.js';
+import type { CashierToken, PaymentRequestChange, UserId } from '../../core/domain/model/index.js';
 import type { CashierTokenRepository } from '../../core/ports/cashier-token-repository.port.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
+import { toStoredPaymentRequest } from '../records/cashier-token-record.js';
 import { COLLECTIONS } from './collections.js';
 import { fromCashierTokenDocument, toCashierTokenDocument, type CashierTokenDocument } from './mongo-documents.js';
 import { guarded, insertionStamp, isDuplicateKey, pageFrom } from './mongo-support.js';
 import { NEWEST_FIRST } from './mongo-command-repository.js';
+
+/**
+ * ChangeSet.payments on MongoDB: sets only `payment` and `version`, when the stored version is `version - 1` (the
+ * sliding expiresAt is left alone). False on a version miss.
+ */
+export async function replacePayment(
+  tokens: Collection<CashierTokenDocument>, change: PaymentRequestChange, session?: ClientSession,
+): Promise<boolean> {
+  const result = await tokens.updateOne(
+    { _id: change.tokenNo, version: change.version - 1 },
+    { $set: { payment: toStoredPaymentRequest(change.payment), version: change.version } }, { session },
+  );
+  return result.matchedCount === 1;
+}
 
 /** Each round of an insert either ends or evicted one expired holder; more rounds than this means a livelock. */
 const MAX_INSERT_ROUNDS = 16;
@@ -90,6 +105,14 @@ export class MongoCashierTokenRepository implements CashierTokenRepository {
     return guarded('cashier token extend', async () => {
       // No version bump: sliding the expiry must not make a concurrent disable fail.
       await this.tokens.updateOne({ _id: tokenNo, status: 'active', expiresAt: { $lt: expiresAt } }, { $set: { expiresAt } });
+    });
+  }
+
+  listWatchedPayments(limit: number): Promise<CashierToken[]> {
+    return guarded('cashier token read', async () => {
+      if (limit <= 0) return [];
+      const docs = await this.tokens.find({ 'payment.watched': true }).sort({ 'payment.deadline': 1, _id: 1 }).limit(limit).toArray();
+      return docs.map(fromCashierTokenDocument);
     });
   }
 }

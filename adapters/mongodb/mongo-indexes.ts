@@ -53,6 +53,7 @@ export const INDEX_DEFINITIONS: readonly IndexDefinition[] = [
   { collection: COLLECTIONS.cashierTokens, keys: { tokenHash: 1 }, options: { name: 'token_hash_unique', unique: true } },
   { collection: COLLECTIONS.cashierTokens, keys: { activeSlot: 1 }, options: { name: 'active_slot_unique', unique: true, ...present('activeSlot') } },
   { collection: COLLECTIONS.cashierTokens, keys: { userId: 1, createdAt: -1, insertedSeq: -1, _id: -1 }, options: { name: 'by_user_newest_id' } },
+  { collection: COLLECTIONS.cashierTokens, keys: { 'payment.deadline': 1, _id: 1 }, options: { name: 'payment_watched', partialFilterExpression: { 'payment.watched': true } } },
   { collection: COLLECTIONS.developerConfigs, keys: { pendingSince: 1, _id: 1 }, options: { name: 'pending_review', partialFilterExpression: { pendingUrl: { $type: 'string' } } } },
   { collection: COLLECTIONS.events, keys: { dispatched: 1, occurredAt: 1, insertedSeq: 1 }, options: { name: 'undispatched' } },
   { collection: COLLECTIONS.deliveries, keys: { eventId: 1 }, options: { name: 'event_unique', unique: true } },

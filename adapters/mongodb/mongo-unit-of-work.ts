@@ -6,8 +6,9 @@ import { COLLECTIONS } from './collections.js';
 import { holdsAddressLock } from '../records/command-record.js';
 import { commandInsertDocument, replaceCommand } from './mongo-command-repository.js';
 import { replaceTask, taskInsertDocument } from './mongo-collection-task-repository.js';
-import type { CollectionTaskDocument, CommandDocument, WebhookEventDocument } from './mongo-documents.js';
+import type { CashierTokenDocument, CollectionTaskDocument, CommandDocument, WebhookEventDocument } from './mongo-documents.js';
 import { depositInsertDocument, replaceDeposit, type DepositDocument } from './mongo-deposit-repository.js';
+import { replacePayment } from './mongo-cashier-token-repository.js';
 import { eventInsertDocument } from './mongo-event-outbox.js';
 import { guarded, isDuplicateKey } from './mongo-support.js';
 import { inTransaction } from './mongo-transaction.js';
@@ -18,7 +19,7 @@ import { inTransaction } from './mongo-transaction.js';
  *
  * Order inside the transaction mirrors the memory adapter's precedence: replaces first (a version miss is a
  * ConcurrencyConflict; a command turning terminal drops its lock marker, so a new command in the same change set may
- * take the address), then deposits (a version miss, a taken transfer or deposit id is a ConcurrencyConflict), then
+ * take the address), then payment requests (a version miss is a ConcurrencyConflict), then deposits (a version miss, a taken transfer or deposit id is a ConcurrencyConflict), then
  * inserts of tasks and events (a taken key is a ConcurrencyConflict), then new commands (a
  * taken number is a ConcurrencyConflict, a taken address lock is BIZ-COMMAND-LOCKED). Any throw aborts everything.
  *
@@ -32,23 +33,28 @@ export class MongoUnitOfWork implements UnitOfWork {
   private readonly tasks: Collection<CollectionTaskDocument>;
   private readonly events: Collection<WebhookEventDocument>;
   private readonly deposits: Collection<DepositDocument>;
+  private readonly cashierTokens: Collection<CashierTokenDocument>;
 
   constructor(db: Db, private readonly client: MongoClient | null) {
     this.commands = db.collection<CommandDocument>(COLLECTIONS.commands);
     this.tasks = db.collection<CollectionTaskDocument>(COLLECTIONS.tasks);
     this.events = db.collection<WebhookEventDocument>(COLLECTIONS.events);
     this.deposits = db.collection<DepositDocument>(COLLECTIONS.deposits);
+    this.cashierTokens = db.collection<CashierTokenDocument>(COLLECTIONS.cashierTokens);
   }
 
   commit(changes: ChangeSet): Promise<void> {
     return guarded('unit of work commit', async () => {
-      const { newCommands, newTasks, commands, tasks, events, newDeposits, deposits, empty } = distinctChanges(changes);
+      const { newCommands, newTasks, commands, tasks, events, newDeposits, deposits, payments, empty } = distinctChanges(changes);
       if (empty) return;
 
-      if (this.client === null) await this.precheck({ newCommands, newTasks, commands, tasks, events, newDeposits, deposits });
+      if (this.client === null) await this.precheck({ newCommands, newTasks, commands, tasks, events, newDeposits, deposits, payments });
       await inTransaction(this.client, async (session) => {
         for (const command of commands) await replaceCommand(this.commands, command, session);
         for (const task of tasks) await replaceTask(this.tasks, task, session);
+        for (const change of payments) {
+          if (!(await replacePayment(this.cashierTokens, change, session))) throw new ConcurrencyConflict('cashier token', change.tokenNo);
+        }
         for (const deposit of deposits) {
           if (!(await replaceDeposit(this.deposits, deposit, session))) throw new ConcurrencyConflict('deposit', deposit.depositId);
         }
@@ -92,6 +98,11 @@ export class MongoUnitOfWork implements UnitOfWork {
     for (const task of changes.tasks) {
       if ((await this.tasks.countDocuments({ _id: task.taskNo, version: task.version - 1 })) === 0) {
         throw new ConcurrencyConflict('collection task', task.taskNo);
+      }
+    }
+    for (const change of changes.payments) {
+      if ((await this.cashierTokens.countDocuments({ _id: change.tokenNo, version: change.version - 1 })) === 0) {
+        throw new ConcurrencyConflict('cashier token', change.tokenNo);
       }
     }
     for (const deposit of changes.deposits) {

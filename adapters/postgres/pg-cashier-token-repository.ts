@@ -1,10 +1,12 @@
 import type pg from 'pg';
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
-import type { CashierToken, CashierTokenTtl, UserId } from '../../core/domain/model/index.js';
+import type { CashierToken, CashierTokenTtl, PaymentRequestChange, UserId } from '../../core/domain/model/index.js';
 import type { CashierTokenRepository } from '../../core/ports/cashier-token-repository.port.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
-import { fromStoredCashierToken, toStoredCashierToken, type StoredCashierToken } from '../records/cashier-token-record.js';
-import { guarded, inTransaction, insertRow, isUniqueViolation, pageOf, versionedReplace, type Row } from './pg-support.js';
+import {
+  fromStoredCashierToken, toStoredCashierToken, toStoredPaymentRequest, type StoredCashierToken, type StoredPaymentRequest,
+} from '../records/cashier-token-record.js';
+import { guarded, inTransaction, insertRow, isUniqueViolation, jsonb, pageOf, versionedReplace, type Queryable, type Row } from './pg-support.js';
 
 /**
  * First key of the two-key advisory locks of "one active token per address" (the second is the address hashed to
@@ -20,7 +22,7 @@ function toRow(record: StoredCashierToken): Row & { version: number } {
     token_no: record.id, token_hash: record.tokenHash, user_id: record.userId, wallet_address_id: record.walletAddressId,
     address: record.address, network_code: record.networkCode, status: record.status, ttl_minutes: record.ttlMinutes,
     expires_at: record.expiresAt, disabled_at: record.disabledAt, disable_reason: record.disableReason,
-    created_at: record.createdAt, version: record.version,
+    created_at: record.createdAt, version: record.version, payment: jsonb(record.payment ?? null),
   };
 }
 
@@ -33,7 +35,20 @@ function fromRow(row: Row): StoredCashierToken {
     ttlMinutes: row['ttl_minutes'] as CashierTokenTtl, expiresAt: row['expires_at'] as number,
     disabledAt: row['disabled_at'] as number | null, disableReason: row['disable_reason'] as string | null,
     createdAt: row['created_at'] as number, version: row['version'] as number,
+    payment: row['payment'] as StoredPaymentRequest | null,
   };
+}
+
+/**
+ * ChangeSet.payments on PostgreSQL: writes only `payment` and `version`, when the stored version is `version - 1`
+ * (the sliding expires_at, which extendExpiry moves without a version, is left alone). False on a version miss.
+ */
+export async function replacePayment(q: Queryable, change: PaymentRequestChange): Promise<boolean> {
+  const result = await q.query(
+    `UPDATE ${TABLE} SET payment = $3::jsonb, version = $2 WHERE token_no = $1 AND version = $2 - 1`,
+    [change.tokenNo, change.version, jsonb(toStoredPaymentRequest(change.payment))],
+  );
+  return result.rowCount === 1;
 }
 
 function tokenFromRow(row: Row): CashierToken {
@@ -106,6 +121,17 @@ export class PgCashierTokenRepository implements CashierTokenRepository {
         `UPDATE ${TABLE} SET expires_at = GREATEST(expires_at, $2) WHERE token_no = $1 AND status = 'active' AND expires_at < $2`,
         [tokenNo, expiresAt],
       );
+    });
+  }
+
+  listWatchedPayments(limit: number): Promise<CashierToken[]> {
+    return guarded('cashier token read', async () => {
+      const { rows } = await this.pool.query(
+        `SELECT * FROM ${TABLE} WHERE (payment ->> 'watched') = 'true'
+         ORDER BY (payment ->> 'deadline')::bigint, token_no COLLATE "C" LIMIT $1`,
+        [Math.max(0, limit)],
+      );
+      return (rows as Row[]).map(tokenFromRow);
     });
   }
 }

@@ -4,6 +4,7 @@ import type { ChangeSet, UnitOfWork } from '../../core/ports/unit-of-work.port.j
 import { distinctChanges } from '../records/change-set.js';
 import { COMMAND_LOCK_CONSTRAINT, insertCommand, replaceCommand } from './pg-command-repository.js';
 import { insertTask, replaceTask } from './pg-collection-task-repository.js';
+import { replacePayment } from './pg-cashier-token-repository.js';
 import { insertDeposit, replaceDeposit } from './pg-deposit-repository.js';
 import { insertEvent } from './pg-event-outbox.js';
 import { guarded, inTransaction, isUniqueViolation } from './pg-support.js';
@@ -24,7 +25,7 @@ async function insertOrConflict(insert: () => Promise<void>, entity: string, id:
  *
  * The order mirrors the memory adapter's precedence: replaces first (a version miss is a ConcurrencyConflict; a
  * command turning terminal clears its lock marker, so a new command of the same change set may take the address),
- * then deposits (a version miss, a taken transfer or deposit id is a ConcurrencyConflict), then inserts of tasks and
+ * then payment requests (a version miss is a ConcurrencyConflict), then deposits (a version miss, a taken transfer or deposit id is a ConcurrencyConflict), then inserts of tasks and
  * events (a taken key is a ConcurrencyConflict), then new commands (a taken number is a ConcurrencyConflict, a taken
  * address lock is BIZ-COMMAND-LOCKED).
  *
@@ -36,13 +37,16 @@ export class PgUnitOfWork implements UnitOfWork {
 
   commit(changes: ChangeSet): Promise<void> {
     return guarded('unit of work commit', async () => {
-      const { newCommands, newTasks, commands, tasks, events, newDeposits, deposits, empty } = distinctChanges(changes);
+      const { newCommands, newTasks, commands, tasks, events, newDeposits, deposits, payments, empty } = distinctChanges(changes);
       if (empty) return;
       await inTransaction(this.pool, async (client) => {
         for (const command of commands) await replaceCommand(client, command);
         for (const task of tasks) await replaceTask(client, task);
         for (const deposit of deposits) {
           if (!(await replaceDeposit(client, deposit))) throw new ConcurrencyConflict('deposit', deposit.depositId);
+        }
+        for (const change of payments) {
+          if (!(await replacePayment(client, change))) throw new ConcurrencyConflict('cashier token', change.tokenNo);
         }
         // ON CONFLICT DO NOTHING (either key): a taken transfer waits for a racing inserter's commit, then writes nothing.
         for (const deposit of newDeposits) {

@@ -14,6 +14,7 @@ import { PgCashierTokenRepository } from './pg-cashier-token-repository.js';
 import { connectPostgres } from './pg-connection.js';
 import { PgIdempotencyStore } from './pg-idempotency-store.js';
 import { PgScanCursorStore } from './pg-scan-cursor-store.js';
+import { PgUnitOfWork } from './pg-unit-of-work.js';
 import { PgWalletRepository } from './pg-wallet-repository.js';
 import { PgWebhookDeliveryRepository } from './pg-webhook-delivery-repository.js';
 import { usePgTestStore } from './testing/pg-test-store.js';
@@ -32,7 +33,7 @@ describeWithPostgres('PostgreSQL store: wallets group', (serverUrl) => {
     return {
       clock, wallets: new PgWalletRepository(pool), balances: new PgBalanceRepository(pool),
       cashierTokens: new PgCashierTokenRepository(pool), idempotency: new PgIdempotencyStore(pool, clock),
-      cursors: new PgScanCursorStore(pool), deliveries: new PgWebhookDeliveryRepository(pool),
+      cursors: new PgScanCursorStore(pool), deliveries: new PgWebhookDeliveryRepository(pool), uow: new PgUnitOfWork(pool),
     };
   };
 

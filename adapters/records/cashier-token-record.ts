@@ -1,6 +1,20 @@
 import type { CashierToken, CashierTokenTtl } from '../../core/domain/model/cashier-token.js';
 import type { NetworkCode } from '../../core/domain/model/common.js';
-import { nullable } from './record-support.js';
+import type { PaymentCollectMark, PaymentRequest, PaymentStatus } from '../../core/domain/model/payment-request.js';
+import { decodeMoney, encodeMoney, nullable } from './record-support.js';
+
+/** A token's payment request (issue #25) as stored: amounts as decimal strings. */
+export interface StoredPaymentRequest {
+  assetSymbol: string;
+  amount: string;
+  reference: string | null;
+  description: string | null;
+  deadline: number;
+  status: PaymentStatus;
+  received: string;
+  collect: PaymentCollectMark | null;
+  watched: boolean;
+}
 
 /** `cashier_tokens`: `id` is token_no; `tokenHash` is unique. */
 export interface StoredCashierToken {
@@ -17,6 +31,25 @@ export interface StoredCashierToken {
   disableReason: string | null;
   createdAt: number;
   version: number;
+  /** Null (or missing, on tokens stored before issue #25): a token without a payment request. */
+  payment?: StoredPaymentRequest | null;
+}
+
+/** Payment request -> stored form (shared: the unit of work writes it alone, see ChangeSet.payments). */
+export function toStoredPaymentRequest(p: PaymentRequest): StoredPaymentRequest {
+  return {
+    assetSymbol: p.assetSymbol, amount: encodeMoney(p.amount), reference: p.reference, description: p.description,
+    deadline: p.deadline, status: p.status, received: encodeMoney(p.received), collect: p.collect, watched: p.watched,
+  };
+}
+
+/** Stored form -> payment request. */
+export function fromStoredPaymentRequest(r: StoredPaymentRequest): PaymentRequest {
+  return {
+    assetSymbol: r.assetSymbol, amount: decodeMoney(r.amount, 'payment amount'), reference: nullable(r.reference),
+    description: nullable(r.description), deadline: r.deadline, status: r.status,
+    received: decodeMoney(r.received, 'payment received'), collect: nullable(r.collect), watched: r.watched,
+  };
 }
 
 /** Domain value -> stored record: pure, a fresh object (amounts, where any, as decimal strings). */
@@ -35,6 +68,7 @@ export function toStoredCashierToken(token: CashierToken): StoredCashierToken {
     disableReason: token.disableReason,
     createdAt: token.createdAt,
     version: token.version,
+    payment: token.payment === undefined ? null : toStoredPaymentRequest(token.payment),
   };
 }
 
@@ -54,5 +88,6 @@ export function fromStoredCashierToken(doc: StoredCashierToken): CashierToken {
     disableReason: nullable(doc.disableReason),
     createdAt: doc.createdAt,
     version: doc.version,
+    ...(doc.payment == null ? {} : { payment: fromStoredPaymentRequest(doc.payment) }),
   };
 }

@@ -8,15 +8,16 @@ import type { ChangeSet } from '../../core/ports/unit-of-work.port.js';
  * write.
  */
 export function distinctChanges(changes: ChangeSet): Required<ChangeSet> & { readonly empty: boolean } {
-  const { newCommands = [], newTasks = [], commands = [], tasks = [], events = [], newDeposits = [], deposits = [] } = changes;
+  const { newCommands = [], newTasks = [], commands = [], tasks = [], events = [], newDeposits = [], deposits = [], payments = [] } = changes;
   assertDistinct('command', [...commands, ...newCommands].map((c) => c.commandNo));
   assertDistinct('collection task', [...tasks, ...newTasks].map((t) => t.taskNo));
   assertDistinct('webhook event', events.map((e) => e.eventId));
   assertDistinct('deposit', [...deposits, ...newDeposits].map((d) => d.depositId));
   assertDistinct('deposit', newDeposits.map((d) => `${d.networkCode}\u0000${d.transferId}`));
+  assertDistinct('cashier token', payments.map((p) => p.tokenNo));
   const empty = newCommands.length + newTasks.length + commands.length + tasks.length + events.length + newDeposits.length
-    + deposits.length === 0;
-  return { newCommands, newTasks, commands, tasks, events, newDeposits, deposits, empty };
+    + deposits.length + payments.length === 0;
+  return { newCommands, newTasks, commands, tasks, events, newDeposits, deposits, payments, empty };
 }
 
 function assertDistinct(entity: string, keys: readonly string[]): void {

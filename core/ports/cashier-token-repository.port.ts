@@ -19,4 +19,10 @@ export interface CashierTokenRepository {
    * only for an active token.
    */
   extendExpiry(tokenNo: string, expiresAt: number): Promise<void>;
+  /**
+   * Up to `limit` tokens whose payment request is still watched (PaymentRequest.watched), earliest deadline first
+   * (ties by token number): what the payment watcher judges on each pass. A token's status does not matter (a
+   * disabled token's request is still paid by what arrives).
+   */
+  listWatchedPayments(limit: number): Promise<CashierToken[]>;
 }

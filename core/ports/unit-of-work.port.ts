@@ -1,6 +1,7 @@
 import type { CollectionTask } from '../domain/model/collection-task.js';
 import type { Command } from '../domain/model/command.js';
 import type { Deposit } from '../domain/model/deposit.js';
+import type { PaymentRequestChange } from '../domain/model/payment-request.js';
 import type { WebhookEvent } from '../domain/model/webhook.js';
 
 /**
@@ -26,6 +27,12 @@ export interface ChangeSet {
    * (depositId, transferId, networkCode) must match; otherwise ConcurrencyConflict and nothing is written.
    */
   readonly deposits?: readonly Deposit[];
+  /**
+   * Payment requests to replace on their cashier tokens (issue #25): only the token's `payment` and `version` are
+   * written, when the stored version is `version - 1` (else ConcurrencyConflict and nothing is written); the sliding
+   * expiry (extendExpiry, which bumps no version) and every other field stay as stored.
+   */
+  readonly payments?: readonly PaymentRequestChange[];
 }
 
 export interface UnitOfWork {

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { WEBHOOK_EVENT_TYPES, type WebhookEvent } from '../../../core/domain/model/webhook.js';
+import { PAYMENT_STATUSES } from '../../../core/domain/model/payment-request.js';
 
 /**
  * Domain values as the durable stores receive them, for the record codec tests of every store (test support: no
@@ -78,7 +79,16 @@ export const cashierToken = fc.record({
   tokenNo: text, tokenHash: hex64, userId: id, walletAddressId: id, address, networkCode: fc.constant('TRON' as const),
   status: fc.constantFrom('active' as const, 'disabled' as const), ttlMinutes: fc.constantFrom(60 as const, 120 as const, 480 as const, 1440 as const),
   expiresAt: ms, disabledAt: optMs, disableReason: optText, createdAt: ms, version,
-});
+  // Absent on tokens without a payment request (issue #25).
+  payment: fc.record({
+    assetSymbol: symbol, amount: money, reference: optText, description: optText, deadline: ms,
+    status: fc.constantFrom(...PAYMENT_STATUSES), received: money,
+    collect: fc.constantFrom(null, 'due' as const, 'started' as const, 'skipped' as const), watched: fc.boolean(),
+  }),
+}, { requiredKeys: [
+  'tokenNo', 'tokenHash', 'userId', 'walletAddressId', 'address', 'networkCode', 'status', 'ttlMinutes', 'expiresAt',
+  'disabledAt', 'disableReason', 'createdAt', 'version',
+] });
 export const developerConfig = fc.record({
   userId: id, url: optText, pendingUrl: optText, pendingSince: optMs, verifiedAt: optMs, reviewNote: optText,
   secret: fc.option(envelope, { nil: null }),
