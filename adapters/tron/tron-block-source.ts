@@ -15,7 +15,10 @@
 import { createHash } from 'node:crypto';
 import { TronWeb } from 'tronweb';
 import { ChainError } from '../../core/domain/errors.js';
-import type { BalanceChange, BlockId, BlockSource, BlockTransfer, ChainBlock, ChainLevel, FinalBalances } from '../../core/ports/block-source.port.js';
+import type {
+  BalanceChange, BlockId, BlockReceipt, BlockSource, BlockTransfer, ChainBlock, ChainLevel, FinalBalances,
+} from '../../core/ports/block-source.port.js';
+import { toTransactionState, type TransactionInfoJson } from './tron-views.js';
 import { TronNodePool, type CallBudget, type NodeCaller, type NodeStatus, type TronNodeEndpoint } from './tron-node-pool.js';
 
 /** Options of {@link TronBlockSource}: one node (`fullHost` …) or several (`nodes`, in order of preference). */
@@ -37,6 +40,8 @@ export interface TronBlockSourceOptions {
   readonly now?: () => number;
   /** Told each time a node fails an operation, with its origin: for metrics. */
   readonly onNodeFailure?: (node: string) => void;
+  /** Told each request sent to a node, with its path: for metrics (issue #27). */
+  readonly onCall?: (path: string) => void;
 }
 
 /** keccak256("Transfer(address,address,uint256)"). */
@@ -85,6 +90,7 @@ export class TronBlockSource implements BlockSource {
       ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
       ...(options.now === undefined ? {} : { now: options.now }),
       ...(options.onNodeFailure === undefined ? {} : { onNodeFailure: options.onNodeFailure }),
+      ...(options.onCall === undefined ? {} : { onCall: options.onCall }),
     });
   }
 
@@ -236,6 +242,7 @@ function toChainBlock(block: BlockJson, infos: readonly InfoJson[]): ChainBlock 
   const header = block.block_header?.raw_data ?? {};
   const byId = new Map(infos.map((i) => [i.id ?? '', i]));
   const transfers: BlockTransfer[] = [];
+  const receipts: BlockReceipt[] = [];
   const uncertain = new Set<string>();
   const net = new Map<string, BalanceChange>();
   const add = (address: string, contract: string | null, delta: bigint): void => {
@@ -245,6 +252,7 @@ function toChainBlock(block: BlockJson, infos: readonly InfoJson[]): ChainBlock 
   for (const tx of block.transactions ?? []) {
     const txid = tx.txID ?? '';
     const info = byId.get(txid) ?? {};
+    receipts.push(receiptOf(txid, info, header.number ?? 0));
     const contract = tx.raw_data?.contract?.[0];
     const value = contract?.parameter?.value ?? {};
     if (typeof value['owner_address'] !== 'string') continue;
@@ -310,5 +318,19 @@ function toChainBlock(block: BlockJson, infos: readonly InfoJson[]): ChainBlock 
     transfers,
     changes: [...net.values()],
     uncertain: [...uncertain],
+    receipts,
+  };
+}
+
+/** A transaction's receipt from its info, read exactly as the gateway reads one it looks up (toTransactionState). */
+function receiptOf(txid: string, info: InfoJson, blockNumber: number): BlockReceipt {
+  const state = toTransactionState({ ...(info as TransactionInfoJson), id: txid, blockNumber }, blockNumber, false);
+  if (state.state === 'failed') {
+    return { txid: txid.toLowerCase(), success: false, reason: state.reason, feeSun: state.feeSun, netFeeSun: state.netFeeSun ?? 0n, energyFeeSun: state.energyFeeSun ?? 0n, energyUsed: 0 };
+  }
+  const ok = state as Extract<typeof state, { state: 'confirmed' }>;
+  return {
+    txid: txid.toLowerCase(), success: true, reason: null, feeSun: ok.feeSun, netFeeSun: ok.netFeeSun ?? 0n, energyFeeSun: ok.energyFeeSun ?? 0n,
+    energyUsed: ok.energyUsed,
   };
 }

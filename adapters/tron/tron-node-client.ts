@@ -39,6 +39,24 @@ export interface TronNodeClientOptions {
   readonly now?: () => number;
   /** Told each request a node failed as a node, with the node's origin (no path, no credentials): for metrics. */
   readonly onNodeFailure?: (node: string) => void;
+  /** Told each request sent to a node, with its path (`wallet/getaccount` …): for metrics (issue #27). */
+  readonly onCall?: (path: string) => void;
+  /**
+   * Per-block reads (issue #27): the head and the solidified head are read at most once per this many ms (of `now`),
+   * and a state read of SHARED_READS is made once per head block, shared by every caller until a newer block is
+   * known. 0 (default): heads are read on every ask and state reads are shared only in flight and in a moment.
+   * One TRON block (3,000) is the natural value: an answer that old is what a node a block behind gives.
+   */
+  readonly blockCacheMs?: number;
+  /** The newest block known elsewhere in the process (the scanner's): a newer one than the cached head ends it. */
+  readonly tip?: () => number | null;
+}
+
+/** The head block as last read, when, and the state reads made at it (see TronNodeClientOptions.blockCacheMs). */
+interface BlockView {
+  readonly head: BlockRef;
+  at: number;
+  readonly reads: Map<string, Promise<unknown>>;
 }
 
 /** One node's endpoints and, when it failed as a node, until when it is skipped. */
@@ -101,6 +119,11 @@ export class TronNodeClient {
   /** The reads of the moment being run (withMoment), by endpoint, path and body. */
   private readonly moments = new AsyncLocalStorage<Map<string, Promise<unknown>>>();
   private readonly onNodeFailure: (node: string) => void;
+  private readonly onCall: (path: string) => void;
+  private readonly blockCacheMs: number;
+  private readonly tip: () => number | null;
+  private view: BlockView | null = null;
+  private solid: { readonly block: BlockRef; readonly at: number } | null = null;
 
   constructor(options: TronNodeClientOptions) {
     const headers = options.apiKey ? { 'TRON-PRO-API-KEY': options.apiKey } : {};
@@ -115,6 +138,9 @@ export class TronNodeClient {
     this.solidity = this.nodes[0]!.solidity;
     this.now = options.now ?? Date.now;
     this.onNodeFailure = options.onNodeFailure ?? (() => undefined);
+    this.onCall = options.onCall ?? (() => undefined);
+    this.blockCacheMs = Math.max(0, options.blockCacheMs ?? 0);
+    this.tip = options.tip ?? (() => null);
     this.pro = options.proTierKey
       ? new providers.HttpProvider(options.proTierHost ?? options.fullHost, options.timeoutMs, '', '', { 'TRON-PRO-API-KEY': options.proTierKey })
       : undefined;
@@ -140,6 +166,9 @@ export class TronNodeClient {
   request<T>(endpoint: Endpoint, path: string, body: Json): Promise<T> {
     if (!SHARED_READS.has(path)) return this.send<T>(endpoint, path, body);
     const key = `${endpoint} ${path} ${JSON.stringify(body)}`;
+    // Per block: the head first (one read a block for every caller), then the read made once at that head. Not what
+    // the main address can still delegate: every sweep of the block spends it, so each asks (pool included).
+    if (this.blockCacheMs > 0 && path !== 'wallet/getcandelegatedmaxsize') return this.atHead(key, () => this.send<T>(endpoint, path, body));
     const moment = this.moments.getStore();
     if (moment === undefined) return this.shared(key, () => this.send<T>(endpoint, path, body));
     const known = moment.get(key);
@@ -149,6 +178,44 @@ export class TronNodeClient {
     // A failed read is asked again, not remembered.
     read.catch(() => moment.delete(key));
     return read;
+  }
+
+  /** `read` made once at the current head block (read first when the cached one is not fresh). */
+  private async atHead<T>(key: string, read: () => Promise<T>): Promise<T> {
+    let view = this.freshView();
+    if (view === null) {
+      await this.head('node-read');
+      // The head read failing propagates; a view replaced meanwhile by a newer head is as good.
+      view = this.view;
+      if (view === null) return this.shared(key, read);
+    }
+    return this.remembered(view.reads, key, () => this.shared(key, read));
+  }
+
+  /** A read remembered in `reads` under `key` (a failed one is forgotten, so it is asked again). */
+  private remembered<T>(reads: Map<string, Promise<unknown>>, key: string, read: () => Promise<T>): Promise<T> {
+    const known = reads.get(key);
+    if (known !== undefined) return known as Promise<T>;
+    const asked = read();
+    reads.set(key, asked);
+    asked.catch(() => reads.delete(key));
+    return asked;
+  }
+
+  /** The cached head block's view while it is fresh: younger than blockCacheMs, and no newer block known. */
+  private freshView(): BlockView | null {
+    const view = this.view;
+    if (view === null || this.blockCacheMs === 0) return null;
+    if (this.now() - view.at >= this.blockCacheMs || (this.tip() ?? -1) > view.head.number) return null;
+    return view;
+  }
+
+  /**
+   * A block newer than the cached head exists (a transaction was found in it): the cached head and every state read
+   * made at it are dropped, so nothing read before that block is taken for its state.
+   */
+  observeBlock(number: number): void {
+    if (this.view !== null && number > this.view.head.number) this.view = null;
   }
 
   /**
@@ -169,6 +236,7 @@ export class TronNodeClient {
    */
   broadcast(signed: Json): Promise<unknown> {
     return this.onNode(async (node) => {
+      this.onCall('wallet/broadcasttransaction');
       const reply = await node.full.request<unknown>('wallet/broadcasttransaction', signed, 'post');
       const error = reply !== null && typeof reply === 'object' ? (reply as Json)['Error'] : undefined;
       // As for reads: a quota text fails over; any other error body is the node's answer.
@@ -179,6 +247,7 @@ export class TronNodeClient {
 
   private send<T>(endpoint: Endpoint, path: string, body: Json): Promise<T> {
     const ask = async (provider: Provider): Promise<T> => {
+      this.onCall(path);
       const reply = await provider.request<unknown>(path, body, 'post');
       if (reply === null || typeof reply !== 'object') throw new NodeRefusal(`${path}: unexpected reply`);
       const error = (reply as Json)['Error'];
@@ -256,12 +325,31 @@ export class TronNodeClient {
    * {@link shared}): every workflow stepping at once asks for the head, and one answer serves them all.
    */
   head(kind: CallKind): Promise<BlockRef> {
-    return this.shared(`head:${kind}`, () => this.block(kind, 'head', 'full', 'wallet/getblock', { detail: false }));
+    const view = this.freshView();
+    if (view !== null) return Promise.resolve(view.head);
+    return this.shared(`head:${kind}`, async () => {
+      const head = await this.block(kind, 'head', 'full', 'wallet/getblock', { detail: false });
+      if (this.blockCacheMs > 0) {
+        // The same block keeps its reads; a newer one starts afresh (an older one, from a node behind, too).
+        if (this.view !== null && this.view.head.id === head.id) this.view.at = this.now();
+        else this.view = { head, at: this.now(), reads: new Map() };
+      }
+      return head;
+    });
   }
 
-  /** The solidity node's latest block (`walletsolidity/getnowblock`); concurrent reads share one request. */
+  /**
+   * The solidity node's latest block (`walletsolidity/getnowblock`); concurrent reads share one request, and with
+   * blockCacheMs one read serves that long (an older solidified head only makes a transaction look less final).
+   */
   solidified(kind: CallKind): Promise<BlockRef> {
-    return this.shared(`solidified:${kind}`, () => this.block(kind, 'solidified head', 'solidity', 'walletsolidity/getnowblock', {}));
+    const solid = this.solid;
+    if (solid !== null && this.blockCacheMs > 0 && this.now() - solid.at < this.blockCacheMs) return Promise.resolve(solid.block);
+    return this.shared(`solidified:${kind}`, async () => {
+      const block = await this.block(kind, 'solidified head', 'solidity', 'walletsolidity/getnowblock', {});
+      if (this.blockCacheMs > 0 && (this.solid === null || block.number >= this.solid.block.number)) this.solid = { block, at: this.now() };
+      return block;
+    });
   }
 
   /**

@@ -38,6 +38,8 @@ export interface TronNodePoolOptions {
   readonly now?: () => number;
   /** Told each time a node fails an operation, with the node's origin (no path, no credentials): for metrics. */
   readonly onNodeFailure?: (node: string) => void;
+  /** Told each request sent to a node, with its path (`wallet/getblockbynum` …): for metrics (issue #27). */
+  readonly onCall?: (path: string) => void;
 }
 
 /** Which of a node's endpoints a request goes to. */
@@ -74,7 +76,10 @@ class PoolNode implements NodeCaller {
   private windowStart = Number.NaN;
   used = 0;
 
-  constructor(endpoint: TronNodeEndpoint, timeoutMs: number, private readonly budget: CallBudget | undefined, private readonly now: () => number) {
+  constructor(
+    endpoint: TronNodeEndpoint, timeoutMs: number, private readonly budget: CallBudget | undefined, private readonly now: () => number,
+    private readonly onCall: (path: string) => void,
+  ) {
     const headers = endpoint.apiKey ? { 'TRON-PRO-API-KEY': endpoint.apiKey } : {};
     this.name = endpoint.fullHost;
     this.full = new providers.HttpProvider(endpoint.fullHost, timeoutMs, '', '', headers);
@@ -100,6 +105,7 @@ class PoolNode implements NodeCaller {
         { transient: true, retryAfterMs: freeAt - now, nodeCode: 'BUDGET_SPENT' }));
     }
     this.used += 1;
+    this.onCall(path);
     return guarded('node-read', path, async () => {
       const reply = await (endpoint === 'full' ? this.full : this.solidity).request<unknown>(path, body, 'post');
       if (reply === null || typeof reply !== 'object') throw new NodeRefusal(`${path}: unexpected reply`);
@@ -123,7 +129,8 @@ export class TronNodePool {
     this.now = options.now ?? Date.now;
     this.baseMs = options.backoff?.baseMs ?? 1_000;
     this.maxMs = options.backoff?.maxMs ?? 300_000;
-    this.nodes = options.nodes.map((n) => new PoolNode(n, options.timeoutMs ?? 15_000, options.budget, this.now));
+    const onCall = options.onCall ?? (() => undefined);
+    this.nodes = options.nodes.map((n) => new PoolNode(n, options.timeoutMs ?? 15_000, options.budget, this.now, onCall));
     this.onNodeFailure = options.onNodeFailure ?? (() => undefined);
   }
 

@@ -65,6 +65,12 @@ export interface TronWebChainGatewayOptions {
   readonly now?: () => number;
   /** Told each request a node failed as a node, with the node's origin: for metrics. */
   readonly onNodeFailure?: (node: string) => void;
+  /** Told each request sent to a node, with its path (`wallet/getaccount` …): for metrics (issue #27). */
+  readonly onCall?: (path: string) => void;
+  /** Per-block reads: see TronNodeClientOptions.blockCacheMs (default 0, off). */
+  readonly blockCacheMs?: number;
+  /** The newest block known elsewhere in the process (the scanner's): see TronNodeClientOptions.tip. */
+  readonly tip?: () => number | null;
 }
 
 /** Which block built transactions reference (see {@link TronWebChainGatewayOptions.referenceBlock}). */
@@ -355,6 +361,8 @@ export class TronWebChainGateway implements ChainGateway {
     const id = txid.toLowerCase();
     const info = await this.node.call<TransactionInfoJson>('node-read', 'getTransaction', 'full', 'wallet/gettransactioninfobyid', { value: id });
     if (info.blockNumber !== undefined && info.id !== undefined) {
+      // A block newer than the cached head holds it: reads made at the older head are not this block's state.
+      this.node.observeBlock(info.blockNumber);
       // Head and solidified head are shared reads (one request for every lookup in flight). Above the solidified head
       // the transaction is not solidified: no per-transaction call needed, and a workflow waiting for solidification
       // (~19 blocks on mainnet, a poll a block) makes one call a poll instead of two. At or below it, the solidity

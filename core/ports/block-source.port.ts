@@ -35,6 +35,22 @@ export interface BalanceChange {
   readonly delta: bigint;
 }
 
+/**
+ * A transaction's receipt in a block (the node's transaction info): whether it succeeded, and what it burnt. What
+ * the workflows learn about their own transactions from the blocks the scanner reads (TransactionEvidence).
+ */
+export interface BlockReceipt {
+  readonly txid: string;
+  /** The contract ran and succeeded (a failed one moved nothing but its fee). */
+  readonly success: boolean;
+  /** Why it failed (REVERT, OUT_OF_ENERGY …); null when it succeeded. */
+  readonly reason: string | null;
+  readonly feeSun: bigint;
+  readonly netFeeSun: bigint;
+  readonly energyFeeSun: bigint;
+  readonly energyUsed: number;
+}
+
 /** One block reduced to what a deposit scanner needs. */
 export interface ChainBlock {
   readonly number: number;
@@ -54,6 +70,11 @@ export interface ChainBlock {
    * documents): their listed change may be incomplete, so a reader that needs exactness reads them once final.
    */
   readonly uncertain: readonly string[];
+  /**
+   * The receipt of every transaction in the block, lowercase txids; absent when the source does not read them (a
+   * reader of such blocks cannot say that a transaction is not in one).
+   */
+  readonly receipts?: readonly BlockReceipt[];
 }
 
 /** Balances read from the node's solidified (irreversible) state. */

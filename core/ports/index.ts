@@ -27,5 +27,6 @@ export type * from './event-outbox.port.js';
 export type * from './webhook-delivery-repository.port.js';
 export type * from './unit-of-work.port.js';
 export type * from './block-source.port.js';
+export type * from './transaction-evidence.port.js';
 export type * from './scan-cursor-store.port.js';
 export type * from './audit-log.port.js';

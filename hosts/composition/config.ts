@@ -60,6 +60,11 @@ export interface HostConfig {
   readonly energyBurnMaxSun: bigint | null;
   /** Confirmations a collection step waits for before the next starts (CHAIN_CONFIRMATIONS). */
   readonly chainConfirmations: number;
+  /**
+   * CHAIN_BLOCK_MS (default 3,000, TRON's block interval; 0 turns it off): the workflows read the head and the state
+   * that cannot change within a block at most once per this interval, shared by every workflow (issue #27).
+   */
+  readonly chainBlockMs: number;
   /** KEY_ENCRYPTION_KEY as given (base64, or `id:base64,…`); null only in dev mode (an ephemeral key is made). */
   readonly keyEncryptionKey: string | null;
   /** null only in dev mode (a random one is generated and printed). */
@@ -437,6 +442,7 @@ export function loadConfig(env: Env, options: LoadOptions): HostConfig {
     energyRentalMaxPriceSun: p.take(null, () => priceSun(env, 'ENERGY_RENTAL_MAX_PRICE_SUN')),
     energyBurnMaxSun: p.take(null, () => priceSun(env, 'ENERGY_BURN_MAX_SUN')),
     chainConfirmations: p.take(0, () => integer(env, 'CHAIN_CONFIRMATIONS', DEFAULT_CHAIN_CONFIRMATIONS, 1_000, 'a number of blocks')),
+    chainBlockMs: p.take(0, () => integer(env, 'CHAIN_BLOCK_MS', 3_000, 60_000, 'milliseconds')),
     keyEncryptionKey, adminToken: p.take(null, () => adminToken(env, mode, role)),
     port: role === 'worker' ? 0 : p.take(0, () => port(env, 'PORT', 3000)),
     trustedProxyHops: role === 'worker' ? 0

@@ -30,7 +30,8 @@ import type { RateLimits } from '../api/rate-limit.js';
 import type { ReadinessCheck } from '../api/routes/system.routes.js';
 import { ConfigError, withoutDatabasePassword, type HostConfig, type RentalProviderConfig } from './config.js';
 import { createServiceLogger, serviceName } from './logger.js';
-import { CustodyMetrics } from './metrics.js';
+import { CustodyMetrics, workflowCallPurpose } from './metrics.js';
+import { BlockReceipts } from '../../core/application/worker/block-receipts.js';
 import type { RequestObserver } from '../api/pipeline.js';
 import { TOKENS, type StoreAdapters } from './tokens.js';
 
@@ -127,6 +128,10 @@ function bindChain(container: Container, config: HostConfig, overrides: Composit
       ...(fallbackNodes.length === 0 ? {} : { fallbackNodes }),
       now: clockOf(ctx.get(TOKENS.Clock)),
       onNodeFailure: (node) => metrics.chainNodeFailure(node),
+      onCall: (path) => metrics.nodeCall(path, workflowCallPurpose(path)),
+      // The head and block-stable state once per block, shared by every workflow; the scanner's newer blocks end it.
+      blockCacheMs: config.chainBlockMs,
+      tip: () => ctx.get(TOKENS.BlockReceipts).newestBlock(),
       ...(config.tronProTierKey === null ? {} : { proTierKey: config.tronProTierKey }),
       ...(config.tronProTierHost === null ? {} : { proTierHost: config.tronProTierHost }),
       // A local devnet answers in milliseconds or not at all; a public node may be slow.
@@ -139,6 +144,7 @@ function bindChain(container: Container, config: HostConfig, overrides: Composit
       nodes: config.scanNodes.map((n) => ({ fullHost: n.fullHost, ...(n.solidityHost === null ? {} : { solidityHost: n.solidityHost }) })),
       ...apiKey,
       onNodeFailure: (node) => metrics.chainNodeFailure(node),
+      onCall: (path) => metrics.nodeCall(path, 'scan'),
       ...(config.scanNodeDailyCalls === null ? {} : { budget: { calls: config.scanNodeDailyCalls, windowMs: 86_400_000 } }),
       ...(config.chain === 'devnet' ? { timeoutMs: 5_000 } : {}),
     });
@@ -186,6 +192,7 @@ export function composeContainer(config: HostConfig, overrides: CompositionOverr
     defaults: config.metricsPort !== null,
   }));
   container.bind(TOKENS.Clock).toDynamicValue(() => overrides.clock ?? new SystemClock());
+  container.bind(TOKENS.BlockReceipts).toDynamicValue((ctx) => new BlockReceipts(ctx.get(TOKENS.Clock)));
   container.bind(TOKENS.Stores).toDynamicValue((ctx) => storeAdapters(config, overrides, ctx.get(TOKENS.Clock)));
   container.bind(TOKENS.Ids).toDynamicValue((ctx) => ctx.get(TOKENS.Stores).ids);
   container.bind(TOKENS.Idempotency).toDynamicValue((ctx) => ctx.get(TOKENS.Metrics).meterIdempotency(ctx.get(TOKENS.Stores).idempotency));

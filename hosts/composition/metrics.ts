@@ -7,6 +7,19 @@ import { COLLECTION_STATUS } from '../../core/domain/model/collection-task.js';
 import { DELIVERY_STATUS, type DeliveryStatus } from '../../core/domain/model/webhook.js';
 import { totalCostSun } from '../../core/domain/sweep-cost.js';
 
+/** What a node call was for: the scanner's blocks, planning a step, following a transaction, or sending one. */
+export type NodeCallPurpose = 'scan' | 'plan' | 'follow' | 'broadcast';
+
+/**
+ * The purpose of a workflow's node call, by its path: sends are broadcasts; transaction lookups, and the solidified
+ * blocks read to prove a transaction dead, follow; everything else (state reads, dry runs, heads for building) plans.
+ */
+export function workflowCallPurpose(path: string): NodeCallPurpose {
+  if (path === 'wallet/broadcasttransaction') return 'broadcast';
+  if (/gettransactioninfobyid$|gettransactionfrompending$|^walletsolidity\/getblockbynum$/.test(path)) return 'follow';
+  return 'plan';
+}
+
 /**
  * The Prometheus metrics of one Custody Hub process (prom-client, one registry per process so tests never share
  * counters). Every name starts with `custody_`; docs/operations.md lists them with suggested alerts. Labels take only
@@ -26,6 +39,8 @@ export class CustodyMetrics {
   private readonly stepDuration: Histogram<'workflow' | 'step'>;
   private readonly stuck: Counter<'workflow' | 'step'>;
   private readonly retries: Counter<'workflow' | 'step'>;
+  private readonly follows: Counter<'workflow' | 'source'>;
+  private readonly nodeCalls: Counter<'endpoint' | 'purpose'>;
   private readonly sweepCost: Counter;
   private readonly sweepCostEach: Histogram;
   private readonly webhookAttempts: Counter<'status'>;
@@ -73,6 +88,16 @@ export class CustodyMetrics {
       buckets: [1, 3, 10, 30, 60, 120, 300, 900, 3600], registers,
     });
     this.stuck = new Counter({ name: 'custody_workflow_stuck_total', help: '"workflow stuck" reports (once per WORKFLOW_STUCK_AFTER_S per task)', labelNames: ['workflow', 'step'], registers });
+    this.follows = new Counter({
+      name: 'custody_workflow_follows_total',
+      help: 'Looks at a sent transaction, by source: blocks (the receipts of the blocks the scanner read) or node (a direct lookup, the fallback)',
+      labelNames: ['workflow', 'source'], registers,
+    });
+    this.nodeCalls = new Counter({
+      name: 'custody_node_calls_total',
+      help: 'Requests sent to TRON nodes, by endpoint path and purpose (scan, plan, follow, broadcast)',
+      labelNames: ['endpoint', 'purpose'], registers,
+    });
     this.retries = new Counter({ name: 'custody_workflow_retries_total', help: 'Stages that failed and will retry', labelNames: ['workflow', 'step'], registers });
     this.sweepCost = new Counter({ name: 'custody_sweep_cost_sun_total', help: 'What finished collections cost (burnt, fees, rental), SUN', registers });
     this.sweepCostEach = new Histogram({
@@ -138,6 +163,10 @@ export class CustodyMetrics {
     for (const p of Object.values(this.periods)) p.stuck += 1;
   }
   workflowRetry(workflow: string, step: string): void { this.retries.inc({ workflow, step }); }
+  /** A workflow looked at a sent transaction: from the scanner's blocks, or by asking a node (issue #27). */
+  followed(workflow: string, source: string): void { this.follows.inc({ workflow, source }); }
+  /** One request sent to a node (the path, e.g. `wallet/getaccount`; a bounded set) and what it was for. */
+  nodeCall(endpoint: string, purpose: NodeCallPurpose): void { this.nodeCalls.inc({ endpoint, purpose }); }
   passFailed(workflow: string): void { this.tickFailures.inc({ workflow }); }
   ticked(nowMs: number): void {
     this.lastTickAt = nowMs;

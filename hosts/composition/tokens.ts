@@ -7,6 +7,7 @@ import type { ChainGateway } from '../../core/ports/chain-gateway.port.js';
 import type { Clock } from '../../core/ports/clock.port.js';
 import type { DnsResolver } from '../../core/ports/dns-resolver.port.js';
 import type { BlockSource } from '../../core/ports/block-source.port.js';
+import type { BlockReceipts } from '../../core/application/worker/block-receipts.js';
 import type { EnergyProvider } from '../../core/ports/energy-provider.port.js';
 import type { EventOutbox } from '../../core/ports/event-outbox.port.js';
 import type { ScanCursorStore } from '../../core/ports/scan-cursor-store.port.js';
@@ -62,6 +63,8 @@ export const TOKENS = {
   Outbox: token<EventOutbox>('outbox'),
   ScanCursors: token<ScanCursorStore>('scan-cursors'),
   BlockSource: token<BlockSource>('block-source'),
+  /** The receipts of the blocks this process's scanner reads; its workflows follow their transactions from them. */
+  BlockReceipts: token<BlockReceipts>('block-receipts'),
   EnergyProviders: token<EnergyProviders>('energy-providers'),
   AddressLock: token<AddressLock>('address-lock'),
   RateLimiter: token<RateLimiter>('rate-limiter'),

@@ -54,10 +54,18 @@ function devEnvironment(env: Env, devnet: { url: string; usdtAddress: string } |
     throw new ConfigError('CHAIN', 'must be devnet (or unset) for npm start, which always runs its own in-process devnet');
   }
   return {
-    ENERGY_PROVIDER: 'rental', CHAIN_CONFIRMATIONS: '1', ...env, CHAIN: 'devnet',
+    // The workflows' per-block reads follow the devnet's own interval (0, manual blocks: off).
+    ENERGY_PROVIDER: 'rental', CHAIN_CONFIRMATIONS: '1', CHAIN_BLOCK_MS: String(blockMsOf(env)), ...env, CHAIN: 'devnet',
     // Placeholders while only validating; the devnet's own values once it runs.
     TRON_FULL_HOST: devnet?.url ?? 'http://127.0.0.1:8090', USDT_CONTRACT: devnet?.usdtAddress ?? 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
   };
+}
+
+/** DEVNET_BLOCK_MS as npm start reads it (3,000 unset; validated again where the devnet starts). */
+function blockMsOf(env: Env): number {
+  const raw = env['DEVNET_BLOCK_MS']?.trim() ?? '';
+  const value = raw === '' ? 3_000 : Number(raw);
+  return Number.isSafeInteger(value) && value >= 0 && value <= 60_000 ? value : 3_000;
 }
 
 async function listen<T>(variable: string, port: number, start: () => Promise<T>): Promise<T> {

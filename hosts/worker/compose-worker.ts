@@ -42,10 +42,13 @@ export function startComposedWorker(composition: Composition, env: ComposedWorke
     clock: core.clock, ids: core.ids, outbox: stores.outbox, deliveries: core.deliveries,
     developerConfigs: core.developerConfigs, cipher: core.cipher, transport: core.transport,
   });
+  // The receipts of the blocks the scanner reads: the workflows of this process follow their transactions from them
+  // and ask a node only when the scanner is behind or not running here (issue #27).
+  const receipts = c.get(TOKENS.BlockReceipts);
   const balanceScanner = new BalanceScanner({
     clock: core.clock, blocks: c.get(TOKENS.BlockSource), cursors: stores.scanCursors, wallets: core.wallets,
     balances: core.balances, deposits: core.deposits, uow: core.uow, developerConfigs: core.developerConfigs, ids: core.ids,
-    assets: core.assets,
+    assets: core.assets, receipts,
   }, scannerOptionsFromEnv({ BALANCE_SCAN_LEVEL: env.BALANCE_SCAN_LEVEL, BALANCE_SCAN_START: env.BALANCE_SCAN_START }));
   const metrics = c.get(TOKENS.Metrics);
   metrics.watchScannerLag(() => balanceScanner.lag());
@@ -74,10 +77,12 @@ export function startComposedWorker(composition: Composition, env: ComposedWorke
     webhooks,
     balanceScanner,
     autoCollector,
+    evidence: receipts,
     // The runners report stuck workflows and retried stages to the metrics (their log lines stay as they are).
     hooks: {
       onStuck: (workflow, _key, step) => metrics.workflowStuck(workflow, step),
       onRetry: (workflow, _key, step) => metrics.workflowRetry(workflow, step),
+      onFollow: (workflow, source) => metrics.followed(workflow, source),
     },
   }, {
     // A pass failing every tick (a node or the store down) writes one line a minute, not a stack trace per tick.

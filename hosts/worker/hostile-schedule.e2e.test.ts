@@ -29,6 +29,10 @@ import type { NodeFaultKind } from '../../adapters/tron-devnet/node-faults.js';
 import { FaultPlan, faultyCommands, faultyTasks, faultyUnitOfWork, InjectedCrash, type FaultKind } from './fault-injection.js';
 import { buildWorkerWorld, TRX, type WorkerWorld } from './worker-test-fixture.js';
 import { BLOCK_MS, type Runnable } from './worker-drive.js';
+import { BalanceScanner } from '../../core/application/worker/balance-scanner.js';
+import { BlockReceipts } from '../../core/application/worker/block-receipts.js';
+import { TronBlockSource } from '../../adapters/tron/tron-block-source.js';
+import { MemoryScanCursorStore } from '../../adapters/memory/index.js';
 
 /** A transaction the workers prepared (it may or may not have been sent). */
 interface Prepared {
@@ -103,6 +107,14 @@ const scheduleArb = fc.record({
   primaryDown: fc.option(fc.record({ from: fc.integer({ min: 0, max: 20 }), rounds: fc.integer({ min: 1, max: 15 }) }), { nil: null }),
   reorgs: fc.uniqueArray(fc.record({ at: fc.integer({ min: 1, max: 30 }), depth: fc.integer({ min: 1, max: 2 }), keep: fc.constantFrom<'all' | 'none'>('all', 'none') }),
     { maxLength: 6, selector: (r) => r.at }),
+  /**
+   * Issue #27: where the workflows learn about their transactions. `off`: every look asks a node (and no per-block
+   * reads); `on`: from the receipts of the blocks a scanner reads each round (through the same hostile nodes), with
+   * the gateway's per-block reads; `lagging`: that scanner reads one block every third round; `down`: it stops for
+   * good after `scannerStopsAt` rounds (the receipts go stale and the workflows fall back to the node).
+   */
+  evidence: fc.constantFrom<'off' | 'on' | 'lagging' | 'down'>('off', 'on', 'on', 'lagging', 'down'),
+  scannerStopsAt: fc.integer({ min: 0, max: 20 }),
 });
 type Schedule = typeof scheduleArb extends fc.Arbitrary<infer T> ? T : never;
 
@@ -120,7 +132,9 @@ async function runSchedule(s: Schedule): Promise<void> {
     const plan = new FaultPlan(new Map(s.crashes.map((f) => [f.at, f.kind])));
     const prepared = new Map<string, Prepared>();
     const fallbackNodes = s.fallback ? [{ fullHost: w.devnet.nodes[1]!.url }] : [];
-    const chain = recordingGateway(createDevnetChainGateway(w.devnet, { timeoutMs: 400, fallbackNodes, now: () => w.clock.now() }), plan, prepared);
+    const receipts = new BlockReceipts(w.clock);
+    const perBlock = s.evidence === 'off' ? {} : { blockCacheMs: BLOCK_MS, tip: () => receipts.newestBlock() };
+    const chain = recordingGateway(createDevnetChainGateway(w.devnet, { timeoutMs: 400, fallbackNodes, now: () => w.clock.now(), ...perBlock }), plan, prepared);
     const [usdtSub, trxSub, doomedSub, payer, staker] = await Promise.all([w.addSub(), w.addSub(), w.addSub(), w.addSub(), w.addSub()]);
     const recipient = (await w.gateway.createAccount()).address;
     w.devnet.fundToken(usdtSub, 7_000_000n);
@@ -139,7 +153,18 @@ async function runSchedule(s: Schedule): Promise<void> {
       ...w.stores, tasks: faultyTasks(w.stores.tasks, plan), commands: faultyCommands(w.stores.commands, plan), uow: faultyUnitOfWork(w.stores.uow, plan),
     };
     const energy = s.energySource === 'self' ? { self: new SelfDelegationEnergyProvider(chain) } : { rental: devnetRentalProvider(w.devnet, s.energySource) };
-    const deps = { ...stores, chain, cipher: w.cipher, assets: w.assets, energy };
+    const deps = { ...stores, chain, cipher: w.cipher, assets: w.assets, energy, ...(s.evidence === 'off' ? {} : { evidence: receipts }) };
+    // The scanner that feeds the receipts reads the same hostile nodes (failover included); a failed pass is retried next round.
+    const scanner = new BalanceScanner({
+      clock: w.clock, cursors: new MemoryScanCursorStore(), wallets: w.stores.wallets, balances: w.stores.balances, deposits: w.stores.deposits,
+      uow: w.stores.uow, developerConfigs: w.stores.developerConfigs, ids: w.stores.ids, assets: w.assets, receipts,
+      blocks: new TronBlockSource({ nodes: [{ fullHost: w.devnet.url, ...(w.devnet.solidityUrl === undefined ? {} : { solidityHost: w.devnet.solidityUrl }) }, ...fallbackNodes],
+        timeoutMs: 400, backoff: { baseMs: 1_000, maxMs: 4_000 }, now: () => w.clock.now() }),
+    }, { maxBlocksPerPass: s.evidence === 'lagging' ? 1 : 100 });
+    const scanned = async (round: number): Promise<void> => {
+      if (s.evidence === 'off' || (s.evidence === 'down' && round >= s.scannerStopsAt) || (s.evidence === 'lagging' && round % 3 !== 0)) return;
+      await scanner.scan().catch(() => undefined);
+    };
     const retry = { retryBaseMs: 1_000, retryMaxMs: 6_000, leaseMs: 9_000, pollMs: 1_500 } as const;
     const confirmations = s.reorgs.length > 0 ? 3 : 1;
     const runners: Runnable[] = Array.from({ length: s.workers }, (_, i) => [
@@ -178,6 +203,7 @@ async function runSchedule(s: Schedule): Promise<void> {
       } else if (s.primaryDown !== null && round < s.hostileRounds) {
         w.devnet.setFaults({ node_down: round >= s.primaryDown.from && round < s.primaryDown.from + s.primaryDown.rounds });
       }
+      await scanned(round);
       const pass = runners.map(async (r) => {
         try {
           await r.runDue();

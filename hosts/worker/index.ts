@@ -4,6 +4,7 @@
  * when the caller says `tick()` (tests drive it on a ManualClock, deterministically).
  */
 import type { AutoCollectOutcome, AutoCollector } from '../../core/application/worker/auto-collector.js';
+import type { TransactionEvidence } from '../../core/ports/transaction-evidence.port.js';
 import type { BalanceScanner } from '../../core/application/worker/balance-scanner.js';
 import { CollectionExecutor, type CollectionExecutorDeps } from '../../core/application/worker/collection-executor.js';
 import type { AttemptOutcome, WebhookDispatcher } from '../../core/application/worker/webhook-dispatcher.js';
@@ -26,6 +27,8 @@ export interface WorkerDeps extends CollectionExecutorDeps, CommandExecutorDeps 
   readonly balanceScanner?: BalanceScanner;
   /** Judges due automatic collection triggers once per tick, after the scan (issue #24 item 4). */
   readonly autoCollector?: AutoCollector;
+  /** The receipts of the blocks balanceScanner reads: the executors follow their transactions from them (issue #27). */
+  readonly evidence?: TransactionEvidence;
 }
 
 /** Options of startWorker; every one has a default. */

@@ -16,6 +16,7 @@ import type { WalletRepository } from '../../ports/wallet-repository.port.js';
 import {
   anchor, applyBlock, dueForFinalRead, freshState, fromCheckpoint, recordedHash, rollback, settle, shown, toCheckpoint, type ScanState,
 } from './balance-scanner-state.js';
+import type { BlockReceipts } from './block-receipts.js';
 import { DepositRecorder, type DepositObservation } from './deposit-recorder.js';
 
 /** The ports the scanner reads and writes. */
@@ -36,6 +37,11 @@ export interface BalanceScannerDeps {
   /** Not used: balances come from the block source at the configured depth. Accepted so older wiring compiles. */
   readonly chain?: ChainGateway;
   readonly log?: ScannerLog;
+  /**
+   * Where the receipts of the blocks read go, for the workflows of this process (issue #27). Fed at head level only:
+   * a solidified-level scanner runs ~19 blocks behind the head the workflows follow.
+   */
+  readonly receipts?: BlockReceipts;
 }
 
 /** Where the scanner reports gaps, reorgs and lost leases; a pino logger fits. */
@@ -150,6 +156,7 @@ export class BalanceScanner {
   private readonly network: NetworkCode;
   private knownSolid = -1;
   private readonly recorder: DepositRecorder;
+  private readonly receipts: BlockReceipts | undefined;
   private readonly figures: Mutable<ScannerStatus>;
 
   constructor(private readonly deps: BalanceScannerDeps, options: BalanceScannerOptions = {}) {
@@ -166,6 +173,7 @@ export class BalanceScanner {
     this.maxAnchors = positive(options.maxAnchors ?? 1_000, 'maxAnchors');
     this.network = options.network ?? 'TRON';
     this.recorder = new DepositRecorder(deps, this.network);
+    this.receipts = this.level === 'head' ? deps.receipts : undefined;
     this.figures = {
       level: this.level, cursor: null, tip: null, lag: null, lastPassAt: null, blocksScanned: 0, depositsCredited: 0, reorgs: 0,
       blocksRolledBack: 0, gaps: 0, finalReads: 0, failedPasses: 0,
@@ -228,6 +236,7 @@ export class BalanceScanner {
         for (const u of undone.replaced) reverted.push(...u.deposits.map((d) => ({ ...d, block: u.number })));
         for (const u of undone.replaced) observed.push(...u.deposits.map((d) => ({ kind: 'dropped' as const, transferId: d.id })));
         for (const a of undone.addresses) touched.add(a);
+        this.receipts?.rollback(fork);
         reorgs += 1;
         this.figures.reorgs += 1;
         this.figures.blocksRolledBack += undone.replaced.length;
@@ -238,6 +247,7 @@ export class BalanceScanner {
       const { changes, deposits, uncertain, incoming } = await this.managed(block, tracked);
       observed.push(...incoming.map((o) => ({ ...o, block: n })));
       applyBlock(s, block, changes, deposits, uncertain);
+      this.receipts?.onBlock(block);
       for (const c of changes) touched.add(c.address);
       credited.push(...deposits.map((d) => ({ ...d, block: n })));
       from ??= n;
@@ -257,6 +267,7 @@ export class BalanceScanner {
       this.deps.log?.error({ scanner: this.name, owner: this.owner }, 'scan cursor lease lost during the pass: progress not saved');
       throw new ChainError('CHAIN-NODE-UNAVAILABLE', `${this.name}: the cursor's lease was lost during the pass`, { transient: true });
     }
+    this.receipts?.onPass(tip.number);
     Object.assign(this.figures, {
       cursor: s.block.number, tip: tip.number, lag: Math.max(0, tip.number - s.block.number), lastPassAt: clock.now(),
       blocksScanned: this.figures.blocksScanned + processed, depositsCredited: this.figures.depositsCredited + credited.length,

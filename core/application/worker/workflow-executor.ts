@@ -1,5 +1,6 @@
 import type { Versioned } from '../../domain/model/common.js';
 import type { ChainGateway } from '../../ports/chain-gateway.port.js';
+import type { TransactionEvidence } from '../../ports/transaction-evidence.port.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { IdGenerator } from '../../ports/id-generator.port.js';
 import type { Confirmations } from './write-ahead.js';
@@ -86,6 +87,8 @@ export interface ExecutorDeps {
   readonly ids: IdGenerator;
   readonly log?: RunnerLog;
   readonly hooks?: RunnerHooks;
+  /** The receipts of the blocks this process's scanner read: transactions are followed from them (issue #27). */
+  readonly evidence?: TransactionEvidence;
 }
 
 /**

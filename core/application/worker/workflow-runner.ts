@@ -4,10 +4,11 @@ import type { SignedTransaction, TransactionState } from '../../domain/model/cha
 import type { Versioned } from '../../domain/model/common.js';
 import type { ChainGateway } from '../../ports/chain-gateway.port.js';
 import type { Clock } from '../../ports/clock.port.js';
+import type { TransactionEvidence } from '../../ports/transaction-evidence.port.js';
 import { onAwaited, onError as onPolicyError, onFollowed, type ErrorClass, type Evidence } from './money-policy.js';
 import { RetryBackoff } from './retry-backoff.js';
 import {
-  broadcastPrepared, describeRefusal, followOperation, isValidationRefusal, writeAheadRecord, type Completion, type OperationState,
+  broadcastPrepared, describeRefusal, followOperation, isValidationRefusal, writeAheadRecord, type Completion, type FollowSource, type OperationState,
 } from './write-ahead.js';
 
 /**
@@ -142,6 +143,8 @@ export interface RunnerHooks {
   onStuck?(workflow: string, key: string, step: string, forMs: number): void;
   /** A stage failed with an error that leaves the workflow waiting. */
   onRetry?(workflow: string, key: string, step: string, error: unknown): void;
+  /** A transaction was followed: from the blocks the scanner read, or by asking a node (the fallback, issue #27). */
+  onFollow?(workflow: string, source: FollowSource): void;
 }
 
 /** Tunables of a runner; every one has a default. */
@@ -206,7 +209,11 @@ export class WorkflowRunner<S extends Versioned> {
 
   constructor(
     private readonly workflow: Workflow<S>,
-    private readonly deps: { readonly clock: Clock; readonly chain: ChainGateway; readonly log?: RunnerLog; readonly hooks?: RunnerHooks },
+    private readonly deps: {
+      readonly clock: Clock; readonly chain: ChainGateway; readonly log?: RunnerLog; readonly hooks?: RunnerHooks;
+      /** The receipts of the blocks the scanner of this process read (issue #27); without it every follow asks a node. */
+      readonly evidence?: TransactionEvidence;
+    },
     options: RunnerOptions,
   ) {
     this.owner = options.owner;
@@ -344,7 +351,7 @@ export class WorkflowRunner<S extends Versioned> {
   private async followAwaited(progress: Progress<S>, step: WorkflowStep<S>): Promise<Step | 'go'> {
     const tx = this.workflow.awaited?.(progress.subject) ?? null;
     if (tx === null) return 'go';
-    const state = await followOperation(this.deps.chain, tx, step.depth);
+    const state = await this.followed(tx, step.depth);
     const evidence = evidenceOf(state, tx);
     switch (onAwaited(evidence, step.mustFinish)) {
       case 'complete':
@@ -399,7 +406,7 @@ export class WorkflowRunner<S extends Versioned> {
 
   /** A step with an open transaction: only chain evidence moves it on (write-ahead.ts; money-policy.ts FOLLOWED). */
   private async follow(progress: Progress<S>, step: WorkflowStep<S>, record: PreparedTransaction): Promise<Step> {
-    const state = await followOperation(this.deps.chain, record, completionOf(step, progress.subject));
+    const state = await this.followed(record, completionOf(step, progress.subject));
     const evidence = evidenceOf(state, record);
     const action = onFollowed(evidence, step.mustFinish);
     switch (state.kind) {
@@ -442,6 +449,12 @@ export class WorkflowRunner<S extends Versioned> {
         return 'continue';
       }
     }
+  }
+
+  /** followOperation on the evidence of this process's scanner, when there is one; each follow's source counted. */
+  private followed(tx: PreparedTransaction, completion: Completion): Promise<OperationState> {
+    return followOperation(this.deps.chain, tx, completion, this.deps.evidence ?? null,
+      (source) => this.deps.hooks?.onFollow?.(this.workflow.name, source));
   }
 
   private noteReceipt(subject: S, record: PreparedTransaction, state: TransactionState): S {

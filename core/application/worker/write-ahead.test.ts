@@ -10,7 +10,8 @@ import { ChainError } from '../../domain/errors.js';
 import type { TransactionState } from '../../domain/model/chain.js';
 import type { PreparedTransaction } from '../../domain/model/command.js';
 import type { ChainGateway } from '../../ports/chain-gateway.port.js';
-import { followOperation, isValidationRefusal, type Completion } from './write-ahead.js';
+import type { EvidenceAnswer } from '../../ports/transaction-evidence.port.js';
+import { ABSENT_PATIENCE_BLOCKS, followOperation, isValidationRefusal, type Completion } from './write-ahead.js';
 
 const TX: PreparedTransaction = { txid: 'ab'.repeat(32), signedJson: '{}', expiresAt: 1_000_000, broadcastAt: 900_000 };
 
@@ -112,5 +113,42 @@ describe('followOperation (the money rule)', () => {
     for (const other of ['TAPOS_ERROR: Tapos check error.', 'TRANSACTION_EXPIRATION_ERROR: expired', 'CHAIN-NODE-UNAVAILABLE: reset', 'HTTP_403: quota', null, undefined]) {
       expect(isValidationRefusal(other)).toBe(false);
     }
+  });
+});
+
+describe('followOperation from the scanner\'s blocks (issue #27)', () => {
+  const answerArb: fc.Arbitrary<EvidenceAnswer | null> = fc.oneof(
+    fc.constant(null),
+    fc.nat(4).map((blocksWatched): EvidenceAnswer => ({ kind: 'absent', blocksWatched })),
+    fc.tuple(fc.integer({ min: 1, max: 30 })).map(([c]): EvidenceAnswer => ({ kind: 'included', state: { ...confirmed(c, false), state: 'confirmed' } as never })),
+    fc.constant<EvidenceAnswer>({ kind: 'included', state: { state: 'failed', blockNumber: 10, reason: 'REVERT', feeSun: 0n } }),
+  );
+
+  it('a receipt read from a block decides as a lookup would, with no node call; absent briefly waits; else the node is asked', async () => {
+    await fc.assert(fc.asyncProperty(answerArb, completionArb, stateArb, async (answer, completion, nodeState) => {
+      const node = scripted({ states: [nodeState], solid: { number: 5, timestamp: 0 }, head: { number: 40, timestamp: 0 }, broadcast: 'ok', found: 'unknown' });
+      let lookups = 0;
+      const chain = { ...node.chain, getTransaction: async (txid: string) => { lookups += 1; return node.chain.getTransaction(txid); } } as ChainGateway;
+      const sources: string[] = [];
+      const result = await followOperation(chain, TX, completion, { find: () => answer }, (s) => sources.push(s));
+      const fromBlocks = (answer?.kind === 'included' && completion !== 'solidified')
+        || (answer?.kind === 'absent' && answer.blocksWatched < ABSENT_PATIENCE_BLOCKS && completion !== 'accepted');
+      expect(sources).toEqual([fromBlocks ? 'blocks' : 'node']);
+      expect(lookups).toBe(fromBlocks ? 0 : 1);
+      if (!fromBlocks) {
+        // Asked, it is exactly what the node path decides.
+        expect(result).toEqual(await followOperation(scripted({ states: [nodeState], solid: { number: 5, timestamp: 0 }, head: { number: 40, timestamp: 0 }, broadcast: 'ok', found: 'unknown' }).chain, TX, completion));
+        return;
+      }
+      if (answer!.kind === 'absent') {
+        expect(result).toEqual({ kind: 'waiting', refusal: null });
+        expect(node.broadcasts).toEqual([]);
+        return;
+      }
+      // From the block: the same decision a lookup answering that receipt gives.
+      const viaLookup = await followOperation(scripted({ states: [answer!.state], solid: { number: 5, timestamp: 0 }, head: { number: 40, timestamp: 0 }, broadcast: 'ok', found: 'unknown' }).chain, TX, completion);
+      expect(result).toEqual(viaLookup);
+      if (answer!.state.state === 'failed') expect(result.kind).toBe('reverted');
+    }), { numRuns: 300 });
   });
 });

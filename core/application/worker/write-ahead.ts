@@ -2,6 +2,7 @@ import { ChainError, InfrastructureError } from '../../domain/errors.js';
 import type { PreparedTransaction } from '../../domain/model/command.js';
 import type { SignedTransaction, TransactionState } from '../../domain/model/chain.js';
 import type { ChainGateway } from '../../ports/chain-gateway.port.js';
+import type { TransactionEvidence } from '../../ports/transaction-evidence.port.js';
 
 /** How deep a transaction must be before the next step starts: a block count, or the solidified view (default). */
 export type Confirmations = number | 'solidified';
@@ -86,9 +87,34 @@ export function isValidationRefusal(refusal: string | null | undefined): boolean
  *   SAME signed bytes are sent again: accepted → waiting (confirmed on acceptance); refused, or no reply → waiting
  *   with the refusal. Never a second transaction while the first could still land.
  */
-export async function followOperation(chain: ChainGateway, tx: PreparedTransaction, completion: Completion): Promise<OperationState> {
+export async function followOperation(
+  chain: ChainGateway, tx: PreparedTransaction, completion: Completion, evidence?: TransactionEvidence | null,
+  onSource?: (source: FollowSource) => void,
+): Promise<OperationState> {
+  const seen = evidence?.find(tx.txid) ?? null;
+  // A receipt read from a block is chain evidence like a lookup's answer (issue #27). Solidification is the
+  // solidity endpoint's to say, and a transaction still in a node's pool (which completes an 'accepted' step) or
+  // lost (which is resent) only a node can tell: those are asked.
+  if (seen?.kind === 'included' && completion !== 'solidified') {
+    onSource?.('blocks');
+    return classify(chain, tx, completion, seen.state);
+  }
+  if (seen?.kind === 'absent' && seen.blocksWatched < ABSENT_PATIENCE_BLOCKS && completion !== 'accepted') {
+    onSource?.('blocks');
+    return { kind: 'waiting', refusal: null };
+  }
+  onSource?.('node');
   return classify(chain, tx, completion, await chain.getTransaction(tx.txid));
 }
+
+/** Where followOperation learnt what it returned: the blocks the scanner read, or a node asked directly. */
+export type FollowSource = 'blocks' | 'node';
+
+/**
+ * Blocks read without a transaction before its follower asks a node: a transaction sent is normally in the next
+ * block; one missing from two is in a node's pool or lost, and a lost one must be sent again (or proven dead).
+ */
+export const ABSENT_PATIENCE_BLOCKS = 2;
 
 async function classify(chain: ChainGateway, tx: PreparedTransaction, completion: Completion, state: TransactionState): Promise<OperationState> {
   switch (state.state) {

@@ -1,0 +1,138 @@
+import type { BlockReceipt, ChainBlock } from '../../ports/block-source.port.js';
+import type { Clock } from '../../ports/clock.port.js';
+import type { EvidenceAnswer, IncludedState, TransactionEvidence } from '../../ports/transaction-evidence.port.js';
+
+/** Tunables of {@link BlockReceipts}; every one has a default. */
+export interface BlockReceiptsOptions {
+  /**
+   * Clock time after the reader's last pass from which it no longer answers (default 10 s, three TRON blocks and a
+   * bit): a scanner that stopped, lost its lease to another process, or fails its passes says nothing.
+   */
+  readonly staleAfterMs?: number;
+  /** Newest blocks kept (default 64; a workflow follows its transaction to at most CHAIN_CONFIRMATIONS ≤ ~20 deep). */
+  readonly keepBlocks?: number;
+  /** Transactions whose first ask is remembered, to count the blocks watched since (default 100,000; oldest dropped). */
+  readonly maxWatched?: number;
+}
+
+/** One kept block: its id and its receipts by txid. */
+interface KeptBlock {
+  readonly hash: string;
+  readonly receipts: ReadonlyMap<string, BlockReceipt>;
+}
+
+/**
+ * The receipts of the newest blocks the balance scanner read at head level, for the workflows (TransactionEvidence):
+ * a chain of consecutive blocks, each the child of the one before as the scanner checked, rolled back with the
+ * scanner's reorgs. In memory, per process: the scanner that feeds it runs in the same process as the workflows it
+ * serves; a workflow in a process without a live scanner gets null and asks a node (issue #27).
+ *
+ * It answers only for blocks it holds in an unbroken run up to the newest: a block without receipts, a gap in the
+ * numbers, or a block whose parent is not the newest one held starts the run again from that block.
+ */
+export class BlockReceipts implements TransactionEvidence {
+  private readonly staleAfterMs: number;
+  private readonly keepBlocks: number;
+  private readonly maxWatched: number;
+  private readonly blocks = new Map<number, KeptBlock>();
+  private readonly index = new Map<string, number>();
+  /** Newest block held at the first ask of a transaction not found (blocksWatched counts from there). */
+  private readonly firstAsked = new Map<string, number>();
+  private newest: number | null = null;
+  /** The head the scanner saw at its last pass, and when that pass ended (Clock ms). */
+  private tip = -1;
+  private passAt = Number.NEGATIVE_INFINITY;
+
+  constructor(private readonly clock: Clock, options: BlockReceiptsOptions = {}) {
+    this.staleAfterMs = options.staleAfterMs ?? 10_000;
+    this.keepBlocks = Math.max(1, options.keepBlocks ?? 64);
+    this.maxWatched = Math.max(1, options.maxWatched ?? 100_000);
+  }
+
+  /** The newest block held (null when none): no answer is ever based on a later one. */
+  newestBlock(): number | null {
+    return this.newest;
+  }
+
+  /** A block the scanner read and accepted as the child of its previous one (or the first after a restart). */
+  onBlock(block: ChainBlock): void {
+    if (block.receipts === undefined) {
+      this.reset();
+      return;
+    }
+    const held = this.blocks.get(block.number);
+    if (held !== undefined && held.hash === block.hash) return;
+    if (this.newest !== null && block.number <= this.newest) this.rollback(block.number - 1);
+    const parent = this.newest === null ? undefined : this.blocks.get(this.newest);
+    if (this.newest !== null && (block.number !== this.newest + 1 || parent?.hash !== block.parentHash)) this.reset();
+    this.blocks.set(block.number, { hash: block.hash, receipts: new Map(block.receipts.map((r) => [r.txid.toLowerCase(), r])) });
+    for (const r of block.receipts) this.index.set(r.txid.toLowerCase(), block.number);
+    this.newest = block.number;
+    for (const [number, kept] of this.blocks) {
+      if (number > block.number - this.keepBlocks) break;
+      this.blocks.delete(number);
+      for (const txid of kept.receipts.keys()) if (this.index.get(txid) === number) this.index.delete(txid);
+    }
+  }
+
+  /** A reorg: the blocks after `fork` are replaced (the scanner reads the new branch next). */
+  rollback(fork: number): void {
+    if (this.newest === null || fork >= this.newest) return;
+    const dropped = new Set<string>();
+    for (let n = this.newest; n > fork; n -= 1) {
+      const kept = this.blocks.get(n);
+      if (kept === undefined) continue;
+      this.blocks.delete(n);
+      for (const txid of kept.receipts.keys()) if (this.index.get(txid) === n) dropped.add(txid);
+    }
+    this.newest = this.blocks.has(fork) ? fork : null;
+    if (this.newest === null) {
+      this.reset();
+      return;
+    }
+    // A transaction of a replaced block may also be in a kept one (a chain never holds one twice; a feed may).
+    for (const txid of dropped) {
+      this.index.delete(txid);
+      for (const [number, kept] of this.blocks) if (kept.receipts.has(txid)) this.index.set(txid, number);
+    }
+  }
+
+  /** The scanner finished a pass that saw `tip` as the head: until staleAfterMs later, this reader answers. */
+  onPass(tip: number): void {
+    this.tip = tip;
+    this.passAt = this.clock.now();
+  }
+
+  find(txid: string): EvidenceAnswer | null {
+    if (this.newest === null || this.clock.now() - this.passAt > this.staleAfterMs) return null;
+    const id = txid.toLowerCase();
+    const number = this.index.get(id);
+    if (number !== undefined) {
+      this.firstAsked.delete(id);
+      return { kind: 'included', state: stateOf(this.blocks.get(number)!.receipts.get(id)!, number, this.newest) };
+    }
+    // Behind the head it saw, the reader lacks the newest blocks: it cannot say a transaction is in none of them.
+    if (this.tip - this.newest > 1) return null;
+    let first = this.firstAsked.get(id);
+    if (first === undefined) {
+      first = this.newest;
+      if (this.firstAsked.size >= this.maxWatched) this.firstAsked.delete(this.firstAsked.keys().next().value!);
+      this.firstAsked.set(id, first);
+    }
+    return { kind: 'absent', blocksWatched: Math.max(0, this.newest - first) };
+  }
+
+  private reset(): void {
+    this.blocks.clear();
+    this.index.clear();
+    this.firstAsked.clear();
+    this.newest = null;
+  }
+}
+
+/** A receipt as the port's state: depth counted to the newest block held; never claimed solidified. */
+function stateOf(r: BlockReceipt, blockNumber: number, newest: number): IncludedState {
+  const fees = { feeSun: r.feeSun, netFeeSun: r.netFeeSun, energyFeeSun: r.energyFeeSun };
+  if (!r.success) return { state: 'failed', blockNumber, reason: r.reason ?? 'FAILED', ...fees };
+  return { state: 'confirmed', blockNumber, confirmations: newest - blockNumber + 1, solidified: false, ...fees, energyUsed: r.energyUsed };
+}
