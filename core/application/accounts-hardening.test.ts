@@ -37,7 +37,7 @@ describe('login timing does not tell registered e-mails apart (production scrypt
     const core = buildTestCore(devnet);
     const accounts = new AccountsUseCases({
       accounts: core.stores.accounts, sessions: core.stores.sessions, hasher: new NodeSecretHasher(), mailer: core.mailer,
-      clock: core.clock, ids: core.stores.ids, settings: DEFAULT_CORE_SETTINGS,
+      clock: core.clock, ids: core.stores.ids, settings: DEFAULT_CORE_SETTINGS, auditLog: core.stores.auditLog,
     });
     await accounts.register({ email: 'timed@example.com', password: TEST_PASSWORD });
     const median = async (email: string): Promise<number> => {

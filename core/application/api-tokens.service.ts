@@ -4,6 +4,7 @@ import { formatIsoTime } from '../domain/time.js';
 import { API_ACCESS_ABILITY, type ApiToken } from '../domain/model/account.js';
 import type { UserId } from '../domain/model/common.js';
 import type { ApiPrincipal, ApiTokensService } from './application.js';
+import { AuditTrail } from './audit-trail.js';
 import type { ResolvedDeps } from './deps.js';
 import { fieldsOf, parseIdParam, requireString } from './input.js';
 import type { ApiTokenCreatedView, ApiTokenListView, ApiTokenRevokedView } from './views.js';
@@ -13,11 +14,15 @@ const MAX_NAME = 100;
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 /** The ports the API token use cases touch. */
-export type ApiTokensDeps = Pick<ResolvedDeps, 'apiTokens' | 'subscriptions' | 'hasher' | 'clock' | 'ids' | 'settings'>;
+export type ApiTokensDeps = Pick<ResolvedDeps, 'apiTokens' | 'subscriptions' | 'hasher' | 'clock' | 'ids' | 'settings' | 'auditLog'>;
 
 /** Developer API Tokens (`dk_`, ability `api:access`): created with a session, used on the open platform. */
 export class ApiTokensUseCases implements ApiTokensService {
-  constructor(private readonly deps: ApiTokensDeps) {}
+  private readonly audit: AuditTrail;
+
+  constructor(private readonly deps: ApiTokensDeps) {
+    this.audit = new AuditTrail(deps);
+  }
 
   /** Requires an active developer subscription; the token is shown once and stored as its SHA-256. */
   async create(userId: UserId, body: unknown): Promise<ApiTokenCreatedView> {
@@ -38,6 +43,7 @@ export class ApiTokensUseCases implements ApiTokensService {
     if (!(await this.deps.apiTokens.createWithinCap(record, this.deps.settings.maxApiTokensPerUser))) {
       throw new DomainError('BIZ-API-TOKEN-QUOTA-EXCEEDED');
     }
+    await this.audit.record({ userId, action: 'api_token.created', actor: { kind: 'user', id: null }, detail: { token_id: record.id, name } });
     return { id: record.id, name, token, abilities: [...record.abilities], created_at: formatIsoTime(record.createdAt) };
   }
 
@@ -48,6 +54,7 @@ export class ApiTokensUseCases implements ApiTokensService {
     if (existing === null || existing.userId !== userId) throw new DomainError('API-TOKEN-NOT-FOUND');
     const revoked = await this.deps.apiTokens.revoke(existing.id, this.deps.clock.now());
     if (revoked === null || revoked.revokedAt === null) throw new DomainError('API-TOKEN-NOT-FOUND');
+    await this.audit.record({ userId, action: 'api_token.revoked', actor: { kind: 'user', id: null }, detail: { token_id: revoked.id } });
     return { id: revoked.id, revoked_at: formatIsoTime(revoked.revokedAt) };
   }
 

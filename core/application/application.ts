@@ -10,6 +10,7 @@ import type {
 } from './views.js';
 import type { PasswordResetDoneView, PasswordResetRequestedView } from './views.js';
 import type { DepositsService } from './deposits.service.js';
+import type { AuditService } from './audit.service.js';
 
 /*
  * The public surface of the use cases, one interface per group. Inputs named `body`/`query` are the raw parsed JSON
@@ -197,4 +198,6 @@ export interface Application {
   readonly staking: StakingService;
   readonly admin: AdminService;
   readonly deposits: DepositsService;
+  /** The account's hash-chained audit log (issue #26 item 5). */
+  readonly audit: AuditService;
 }

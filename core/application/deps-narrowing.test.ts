@@ -11,6 +11,7 @@ import { CashierUseCases } from './cashier.service.js';
 import { CollectionsUseCases } from './collections.service.js';
 import { CommandsUseCases } from './commands.service.js';
 import { DepositsUseCases } from './deposits.service.js';
+import { AuditUseCases } from './audit.service.js';
 import type { ResolvedDeps } from './deps.js';
 import { StakingUseCases } from './staking.service.js';
 import { SubscriptionsUseCases } from './subscriptions.service.js';
@@ -39,6 +40,7 @@ const SERVICES = {
   staking: StakingUseCases,
   admin: AdminUseCases,
   deposits: DepositsUseCases,
+  audit: AuditUseCases,
 } satisfies { readonly [K in keyof Application]: new (deps: never) => Application[K] };
 
 type Services = typeof SERVICES;

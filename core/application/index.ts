@@ -13,6 +13,7 @@ import { TransfersUseCases } from './transfers.service.js';
 import { WalletsUseCases } from './wallets.service.js';
 import { WebhooksUseCases } from './webhooks.service.js';
 import { DepositsUseCases } from './deposits.service.js';
+import { AuditUseCases } from './audit.service.js';
 
 export type * from './application.js';
 export type * from './views.js';
@@ -22,6 +23,8 @@ export { collectionEvent, withdrawalEvent, sweptAmountJson } from './webhook-eve
 export { webhookRequest } from './webhooks.service.js';
 export { secretAad } from './developer-config.js';
 export { AuditTrail, type AuditTrailDeps } from './audit-trail.js';
+export type { AuditEntryView, AuditService, AuditVerificationView } from './audit.service.js';
+export { verifyAllAuditChains, verifyStoredAuditChain, type AuditChainReport } from './audit-verifier.js';
 
 /** Builds every use case on the given ports. No I/O happens here. */
 export function createApplication(deps: CoreDeps): Application {
@@ -40,5 +43,6 @@ export function createApplication(deps: CoreDeps): Application {
     staking: new StakingUseCases(resolved),
     admin: new AdminUseCases(resolved),
     deposits: new DepositsUseCases(resolved),
+    audit: new AuditUseCases(resolved),
   };
 }

@@ -13,6 +13,7 @@ import {
 } from '../domain/model/webhook.js';
 import type { SubscriptionsService } from './application.js';
 import type { ResolvedDeps } from './deps.js';
+import { AuditTrail } from './audit-trail.js';
 import { developerConfigView, emptyDeveloperConfig, secretAad, withNewSecret } from './developer-config.js';
 import { fieldsOf, optionalString, requireString, type Fields } from './input.js';
 import { retryOnConflict } from './retry-on-conflict.js';
@@ -93,11 +94,15 @@ function toSubscriptionView(sub: Subscription): SubscriptionView {
 
 /** The ports the subscription use cases touch. */
 export type SubscriptionsDeps = Pick<ResolvedDeps,
-  'subscriptions' | 'developerConfigs' | 'cipher' | 'dns' | 'assets' | 'clock' | 'settings'>;
+  'subscriptions' | 'developerConfigs' | 'cipher' | 'dns' | 'assets' | 'clock' | 'settings' | 'auditLog'>;
 
 /** Subscriptions (no billing: activation is immediate) and the developer configuration (webhook, minimums). */
 export class SubscriptionsUseCases implements SubscriptionsService {
-  constructor(private readonly deps: SubscriptionsDeps) {}
+  private readonly audit: AuditTrail;
+
+  constructor(private readonly deps: SubscriptionsDeps) {
+    this.audit = new AuditTrail(deps);
+  }
 
   /**
    * Activates the plan (default: developer `standard`, sub_address `starter`). Activating the active plan again
@@ -158,6 +163,10 @@ export class SubscriptionsUseCases implements SubscriptionsService {
       }
       await this.deps.developerConfigs.save({ ...next, version: current.version + 1 });
     });
+    const actor = { kind: 'user', id: null } as const;
+    // The host only: the audit log keeps who changed what, not a URL's path or query.
+    if (url !== undefined) await this.audit.record({ userId, action: 'webhook.url_changed', actor, detail: { host: url === '' ? null : new URL(url).host } });
+    if (secret !== undefined) await this.audit.record({ userId, action: 'webhook.secret_changed', actor });
     return this.getDeveloperConfig(userId);
   }
 

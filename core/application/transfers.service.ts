@@ -2,6 +2,7 @@ import { validationError } from '../domain/errors.js';
 import { COMMAND_TYPE } from '../domain/model/command.js';
 import type { UserId } from '../domain/model/common.js';
 import type { TransfersService } from './application.js';
+import { AuditTrail } from './audit-trail.js';
 import { assetOf } from './collection-starter.js';
 import type { ResolvedDeps } from './deps.js';
 import { submitFundCommand, type FundCommandDeps } from './fund-commands.js';
@@ -10,11 +11,15 @@ import { ownedWallet } from './ownership.js';
 import type { CommandAcceptedView } from './views.js';
 
 /** The ports the transfer use case touches, with those of queuing a fund-moving command. */
-export type TransfersDeps = Pick<ResolvedDeps, 'chain' | 'wallets' | 'assets'> & FundCommandDeps;
+export type TransfersDeps = Pick<ResolvedDeps, 'chain' | 'wallets' | 'assets' | 'auditLog'> & FundCommandDeps;
 
 /** Withdrawals (session token): a PENDING WITHDRAWAL command the worker signs and broadcasts later. */
 export class TransfersUseCases implements TransfersService {
-  constructor(private readonly deps: TransfersDeps) {}
+  private readonly audit: AuditTrail;
+
+  constructor(private readonly deps: TransfersDeps) {
+    this.audit = new AuditTrail(deps);
+  }
 
   /**
    * Order: fields present, amount (BIZ-AMOUNT-INVALID), to_address syntax (VALIDATION-ERROR), from_address owned
@@ -40,6 +45,10 @@ export class TransfersUseCases implements TransfersService {
         params: { to_address: to, amount: amount.toString(10) },
       },
     );
+    await this.audit.record({
+      userId, action: 'withdrawal.requested', actor: { kind: 'user', id: null },
+      detail: { command_no: command.commandNo, from_address: wallet.address, to_address: to, asset_symbol: asset.symbol, amount: amount.toString(10) },
+    });
     return { command_no: command.commandNo, status: command.status };
   }
 }

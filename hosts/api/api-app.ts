@@ -11,6 +11,7 @@ import { DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limit.js';
 import type { RouteDef } from './route.js';
 import { accountRoutes } from './routes/account.routes.js';
 import { adminRoutes } from './routes/admin.routes.js';
+import { auditRoutes } from './routes/audit.routes.js';
 import { cashierTokenRoutes } from './routes/cashier-token.routes.js';
 import { cashierRoutes } from './routes/cashier.routes.js';
 import { collectionRoutes } from './routes/collection.routes.js';
@@ -100,6 +101,7 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
   const routes: RouteDef[] = [
     ...walletRoutes(options.app), ...depositRoutes(options.app), ...collectionRoutes(options.app), ...cashierTokenRoutes(options.app),
     ...cashierRoutes(options.app), ...accountRoutes(options.app), ...fundsRoutes(options.app), ...adminRoutes(options.app),
+    ...auditRoutes(options.app),
     ...systemRoutes(readiness, () => openapi),
   ];
   openapi = buildOpenApi(routes);
