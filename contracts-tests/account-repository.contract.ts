@@ -19,9 +19,9 @@ export function describeAccountRepositoryContract(
   describe(`AccountRepository contract: ${name}`, () => {
     const subject = useFreshSubject(makeSubject);
 
-    it('creates and finds by id and by email, case-insensitively', async () => {
+    it('creates and finds by id, and a verified account by email, case-insensitively', async () => {
       const { accounts } = subject();
-      const account = anAccount({ email: 'Alice@Example.com' });
+      const account = anAccount({ email: 'Alice@Example.com', verified: true, verificationCodeHash: null });
       expect(await accounts.create(account)).toBe(true);
       expect(await accounts.findById(1)).toEqual(account);
       expect(await accounts.findByEmail('alice@EXAMPLE.com')).toEqual(account);
@@ -29,19 +29,105 @@ export function describeAccountRepositoryContract(
       expect(await accounts.findByEmail('bob@example.com')).toBeNull();
     });
 
-    it('refuses a taken email regardless of case and writes nothing', async () => {
+    it('refuses a verified account on a verified e-mail regardless of case and writes nothing', async () => {
       const { accounts } = subject();
-      await accounts.create(anAccount({ id: 1, email: 'alice@example.com' }));
-      expect(await accounts.create(anAccount({ id: 2, email: 'ALICE@example.com' }))).toBe(false);
+      await accounts.create(anAccount({ id: 1, email: 'alice@example.com', verified: true }));
+      expect(await accounts.create(anAccount({ id: 2, email: 'ALICE@example.com', verified: true }))).toBe(false);
       expect(await accounts.findById(2)).toBeNull();
       expect((await accounts.findByEmail('alice@example.com'))!.id).toBe(1);
     });
 
-    it('of concurrent creates with one email exactly one succeeds', async () => {
+    it('of concurrent verified creates with one email exactly one succeeds', async () => {
       const { accounts } = subject();
       const results = await Promise.all(Array.from({ length: concurrency }, (_, i) =>
-        accounts.create(anAccount({ id: i + 1, email: i % 2 === 0 ? 'race@example.com' : 'RACE@example.com' }))));
+        accounts.create(anAccount({ id: i + 1, email: i % 2 === 0 ? 'race@example.com' : 'RACE@example.com', verified: true }))));
       expect(results.filter(Boolean)).toHaveLength(1);
+    });
+
+    it('pending registrations of one e-mail are many, block nothing, and are listed oldest first (issue #26 item 6)', async () => {
+      const { accounts } = subject();
+      expect(await accounts.create(anAccount({ id: 1, email: 'pat@example.com', createdAt: T0 + MINUTE }))).toBe(true);
+      expect(await accounts.create(anAccount({ id: 2, email: 'PAT@example.com', createdAt: T0 }))).toBe(true);
+      expect(await accounts.create(anAccount({ id: 3, email: 'other@example.com' }))).toBe(true);
+      expect(await accounts.findByEmail('pat@example.com')).toBeNull();
+      expect((await accounts.listPendingByEmail('Pat@Example.com')).map((a) => a.id)).toEqual([2, 1]);
+      // A verified account of the e-mail may exist beside them; it is not listed as pending.
+      expect(await accounts.create(anAccount({ id: 4, email: 'pat@example.com', verified: true }))).toBe(true);
+      expect((await accounts.listPendingByEmail('pat@example.com')).map((a) => a.id)).toEqual([2, 1]);
+      expect(await accounts.create(anAccount({ id: 5, email: 'pat@example.com' }))).toBe(true);
+      expect(await accounts.listPendingByEmail('nobody@example.com')).toEqual([]);
+    });
+
+    it('an id already stored is a ConcurrencyConflict, pending or not', async () => {
+      const { accounts } = subject();
+      await accounts.create(anAccount({ id: 1, email: 'a@example.com' }));
+      await expect(accounts.create(anAccount({ id: 1, email: 'b@example.com' }))).rejects.toBeInstanceOf(ConcurrencyConflict);
+    });
+
+    it('promote verifies one registration and voids every other of its e-mail, and no other', async () => {
+      const { accounts } = subject();
+      await accounts.create(anAccount({ id: 1, email: 'pat@example.com' }));
+      await accounts.create(anAccount({ id: 2, email: 'PAT@example.com' }));
+      await accounts.create(anAccount({ id: 3, email: 'other@example.com' }));
+      const winner = anAccount({ id: 2, email: 'PAT@example.com', verified: true, version: 2 });
+      expect(await accounts.promote(winner)).toBe(true);
+      expect(await accounts.findByEmail('pat@example.com')).toEqual(winner);
+      expect(await accounts.findById(1)).toBeNull();
+      expect(await accounts.listPendingByEmail('pat@example.com')).toEqual([]);
+      expect(await accounts.findById(3)).not.toBeNull();
+      // The voided one cannot be promoted any more.
+      await expect(accounts.promote(anAccount({ id: 1, email: 'pat@example.com', verified: true, version: 2 }))).rejects.toBeInstanceOf(ConcurrencyConflict);
+      // A later registration of the owned e-mail cannot take it either.
+      await accounts.create(anAccount({ id: 4, email: 'pat@example.com' }));
+      expect(await accounts.promote(anAccount({ id: 4, email: 'pat@example.com', verified: true, version: 2 }))).toBe(false);
+      expect((await accounts.findById(4))!.verified).toBe(false);
+      expect((await accounts.findByEmail('pat@example.com'))!.id).toBe(2);
+    });
+
+    it('promote with a stale version is a ConcurrencyConflict and writes nothing', async () => {
+      const { accounts } = subject();
+      await accounts.create(anAccount({ id: 1 }));
+      await accounts.create(anAccount({ id: 2 }));
+      await expect(accounts.promote(anAccount({ id: 1, verified: true, version: 3 }))).rejects.toBeInstanceOf(ConcurrencyConflict);
+      expect((await accounts.listPendingByEmail('alice@example.com')).map((a) => a.id)).toEqual([1, 2]);
+    });
+
+    it('of concurrent promotions of the registrations of one e-mail exactly one wins; the others are void', async () => {
+      const { accounts } = subject();
+      const n = Math.min(concurrency, 12);
+      for (let i = 1; i <= n; i++) await accounts.create(anAccount({ id: i, email: i % 2 === 0 ? 'race@example.com' : 'RACE@example.com' }));
+      const outcomes = await Promise.allSettled(Array.from({ length: n }, (_, i) =>
+        accounts.promote(anAccount({ id: i + 1, email: (i + 1) % 2 === 0 ? 'race@example.com' : 'RACE@example.com', verified: true, version: 2 }))));
+      expect(outcomes.filter((o) => o.status === 'fulfilled' && o.value)).toHaveLength(1);
+      for (const o of outcomes) if (o.status === 'rejected') expect(o.reason).toBeInstanceOf(ConcurrencyConflict);
+      const owner = (await accounts.findByEmail('race@example.com'))!;
+      expect(owner.verified).toBe(true);
+      expect(await accounts.listPendingByEmail('race@example.com')).toEqual([]);
+      for (let i = 1; i <= n; i++) if (i !== owner.id) expect(await accounts.findById(i)).toBeNull();
+    });
+
+    it('update refuses to make a second verified account of one e-mail', async () => {
+      const { accounts } = subject();
+      await accounts.create(anAccount({ id: 1, verified: true }));
+      await accounts.create(anAccount({ id: 2 }));
+      await expect(accounts.update(anAccount({ id: 2, verified: true, version: 2 }))).rejects.toBeInstanceOf(ConcurrencyConflict);
+      expect((await accounts.findById(2))!.verified).toBe(false);
+    });
+
+    it('stores the TOTP two-factor state and clears it (issue #26 item 3)', async () => {
+      const { accounts } = subject();
+      await accounts.create(anAccount({ verified: true }));
+      const twoFactor = {
+        secret: { keyId: 'k1', iv: 'aXY=', ciphertext: 'Y3Q=', tag: 'dGFn' }, enabledAt: T0 + MINUTE, lastUsedStep: 58_000_000,
+        recoveryCodeHashes: ['c1'.repeat(32), 'c2'.repeat(32)], stepUp: { sessionHash: 'a1'.repeat(32), proofHash: 'b1'.repeat(32), at: T0 + MINUTE },
+      };
+      await accounts.update(anAccount({ verified: true, twoFactor, version: 2 }));
+      expect((await accounts.findById(1))!.twoFactor).toEqual(twoFactor);
+      expect((await accounts.findByEmail('alice@example.com'))!.twoFactor).toEqual(twoFactor);
+      await accounts.update(anAccount({ verified: true, twoFactor: { ...twoFactor, stepUp: null, recoveryCodeHashes: [] }, version: 3 }));
+      expect((await accounts.findById(1))!.twoFactor).toEqual({ ...twoFactor, stepUp: null, recoveryCodeHashes: [] });
+      await accounts.update(anAccount({ verified: true, twoFactor: null, version: 4 }));
+      expect((await accounts.findById(1))!.twoFactor ?? null).toBeNull();
     });
 
     it('update replaces when the version follows the stored one', async () => {
@@ -92,7 +178,7 @@ export function describeAccountRepositoryContract(
       expect((await accounts.findById(1))!.passwordReset).toBeNull();
     });
 
-    it('deleteUnverifiedCreatedBefore deletes only unverified accounts created strictly before, and frees their e-mail', async () => {
+    it('deleteUnverifiedCreatedBefore deletes only unverified accounts created strictly before', async () => {
       const { accounts } = subject();
       await accounts.create(anAccount({ id: 1, email: 'old@example.com', createdAt: T0 }));
       await accounts.create(anAccount({ id: 2, email: 'edge@example.com', createdAt: T0 + MINUTE }));

@@ -184,7 +184,8 @@ class Subject {
         return;
       }
       case 'accountCreate': {
-        const taken = [...store.accounts.values()].some((a) => a.email === `u${op.email}@example.com`);
+        // Only a verified account owns its e-mail; pending registrations of one e-mail are many (issue #26 item 6).
+        const taken = op.verified && [...store.accounts.values()].some((a) => a.verified && a.email === `u${op.email}@example.com`);
         const expected = taken ? false : store.accounts.has(op.id) ? 'conflict' : true;
         const account = anAccount({ id: op.id, email: `u${op.email}@example.com`, verified: op.verified, createdAt: op.createdAt });
         expect(await outcome(() => this.accounts.create(account))).toBe(expected);
@@ -193,14 +194,16 @@ class Subject {
       case 'accountUpdate': {
         const stored = store.accounts.get(op.id);
         if (stored === undefined) return;
-        await this.accounts.update({ ...stored, verified: op.verified, createdAt: op.createdAt, version: stored.version + 1 });
+        const clash = op.verified && [...store.accounts.values()].some((a) => a.verified && a.id !== op.id && a.email === stored.email);
+        expect(await outcome(() => this.accounts.update({ ...stored, verified: op.verified, createdAt: op.createdAt, version: stored.version + 1 })))
+          .toBe(clash ? 'conflict' : undefined);
         return;
       }
       case 'accountSweep': {
         const expected = naiveSweep(new Map(store.accounts), op.createdBefore);
         expect(await this.accounts.deleteUnverifiedCreatedBefore(op.createdBefore)).toBe(expected.deleted);
         expect([...store.accounts.keys()]).toEqual(expected.kept);
-        expect([...store.accountIdsByEmail.values()].sort()).toEqual([...expected.kept].sort());
+        expect([...store.accountIdsByEmail.values()].sort()).toEqual(expected.kept.filter((id) => store.accounts.get(id)!.verified).sort());
         return;
       }
     }
@@ -217,6 +220,13 @@ class Subject {
     expect(await this.configs.listPending()).toEqual(naiveListPending(store));
     const unverified = [...store.accounts.values()].filter((a) => !a.verified).sort((a, b) => a.createdAt - b.createdAt).map((a) => a.id);
     expect(store.accounts.unverified.keys(true)).toEqual(unverified);
+    const verifiedIds = [...store.accounts.values()].filter((a) => a.verified).map((a) => a.id).sort();
+    expect([...store.accountIdsByEmail.values()].sort()).toEqual(verifiedIds);
+    for (const email of new Set([...store.accounts.values()].map((a) => a.email))) {
+      const pending = [...store.accounts.values()].filter((a) => !a.verified && a.email === email)
+        .sort((a, b) => a.createdAt - b.createdAt).map((a) => a.id);
+      expect(store.accounts.pendingByEmail.keys(email)).toEqual(pending);
+    }
   }
 }
 

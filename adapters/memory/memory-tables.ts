@@ -95,9 +95,15 @@ export class EventTable extends IndexedTable<string, WebhookEvent> {
   readonly undispatched = this.index(new ClaimIndex<string, WebhookEvent>((e) => e.dispatched ? null : { due: e.occurredAt, leaseUntil: null, rank: 0 }));
 }
 
-/** Accounts: the unverified ones by createdAt, then insertion order (the expiry sweep deletes a prefix). */
+/**
+ * Accounts: the unverified ones by createdAt, then insertion order (the expiry sweep deletes a prefix), and the
+ * pending registrations of each lower-cased e-mail in the same order.
+ */
 export class AccountTable extends IndexedTable<UserId, Account> {
   readonly unverified = this.index(new OrderedGroupIndex<UserId, Account, true>((a) => a.verified ? undefined : true, (a) => a.createdAt, false));
+  readonly pendingByEmail = this.index(new OrderedGroupIndex<UserId, Account, string>(
+    (a) => a.verified ? undefined : a.email.toLowerCase(), (a) => a.createdAt, false,
+  ));
 }
 
 /** Sessions: the unrevoked ones by user (a password change or reset revokes them all). */

@@ -14,6 +14,7 @@ export interface RecordedMail {
 export class RecordingMailer implements Mailer {
   private readonly mails: RecordedMail[] = [];
   private readonly unknown: string[] = [];
+  private readonly exists: string[] = [];
 
   async sendVerificationCode(email: string, code: string): Promise<void> {
     this.mails.push({ email, code, kind: 'verification' });
@@ -25,6 +26,15 @@ export class RecordingMailer implements Mailer {
 
   async sendPasswordResetUnknown(email: string): Promise<void> {
     this.unknown.push(email);
+  }
+
+  async sendAccountExists(email: string): Promise<void> {
+    this.exists.push(email);
+  }
+
+  /** The addresses sent an "already has an account" answer to a registration, oldest first (issue #26 item 6). */
+  get accountExistsSent(): readonly string[] {
+    return [...this.exists];
   }
 
   /** Every code-carrying mail sent so far, oldest first. */

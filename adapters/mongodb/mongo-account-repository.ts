@@ -6,7 +6,10 @@ import { COLLECTIONS } from './collections.js';
 import { fromAccountDocument, toAccountDocument, type AccountDocument } from './mongo-documents.js';
 import { guarded, isDuplicateKey } from './mongo-support.js';
 
-/** Accounts; the unique index on `emailLower` makes the case-insensitive email rule hold between processes. */
+/**
+ * Accounts; the unique index on `emailLower` of the verified ones (`verified_email_unique`) makes "one owner per
+ * e-mail, case-insensitively" hold between processes, while pending registrations of an e-mail are many.
+ */
 export class MongoAccountRepository implements AccountRepository {
   private readonly accounts: Collection<AccountDocument>;
 
@@ -22,7 +25,7 @@ export class MongoAccountRepository implements AccountRepository {
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
         // The email rule is the documented outcome; a clash on the id alone is a caller bug (id reuse).
-        if (isDuplicateKey(error, 'emailLower') || (await this.findByEmail(account.email)) !== null) return false;
+        if (account.verified && (isDuplicateKey(error, 'emailLower') || (await this.findByEmail(account.email)) !== null)) return false;
         throw new ConcurrencyConflict('account', String(account.id));
       }
     });
@@ -37,8 +40,15 @@ export class MongoAccountRepository implements AccountRepository {
 
   findByEmail(email: string): Promise<Account | null> {
     return guarded('account read', async () => {
-      const doc = await this.accounts.findOne({ emailLower: email.toLowerCase() });
+      const doc = await this.accounts.findOne({ emailLower: email.toLowerCase(), verified: true });
       return doc === null ? null : fromAccountDocument(doc);
+    });
+  }
+
+  listPendingByEmail(email: string): Promise<Account[]> {
+    return guarded('account read', async () => {
+      const docs = await this.accounts.find({ emailLower: email.toLowerCase(), verified: false }).sort({ createdAt: 1, _id: 1 }).toArray();
+      return docs.map(fromAccountDocument);
     });
   }
 
@@ -53,6 +63,24 @@ export class MongoAccountRepository implements AccountRepository {
         if (!isDuplicateKey(error)) throw error;
       }
       throw new ConcurrencyConflict('account', String(account.id));
+    });
+  }
+
+  promote(account: Account): Promise<boolean> {
+    return guarded('account promote', async () => {
+      const { _id, ...fields } = toAccountDocument(account);
+      try {
+        const result = await this.accounts.updateOne({ _id, version: account.version - 1 }, { $set: fields });
+        if (result.matchedCount !== 1) throw new ConcurrencyConflict('account', String(account.id));
+      } catch (error) {
+        // The partial unique index refuses a second verified account of the e-mail: someone verified first.
+        if (isDuplicateKey(error)) return false;
+        throw error;
+      }
+      // Not one transaction with the write above: a registration left behind by a crash in between can never be
+      // promoted (the unique index) and expires with the unverified ones.
+      await this.accounts.deleteMany({ emailLower: account.email.toLowerCase(), verified: false, _id: { $ne: _id } });
+      return true;
     });
   }
 

@@ -22,4 +22,8 @@ export class ConsoleMailer implements Mailer {
   async sendPasswordResetUnknown(email: string): Promise<void> {
     this.writeLine(`password reset asked for ${email}: no verified account, no code`);
   }
+
+  async sendAccountExists(email: string): Promise<void> {
+    this.writeLine(`registration asked for ${email}: the address already has an account, no code`);
+  }
 }

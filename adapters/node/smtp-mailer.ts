@@ -43,6 +43,12 @@ export class SmtpMailer implements Mailer {
       + 'so nothing was changed. If you did not ask, ignore this message.\n');
   }
 
+  async sendAccountExists(email: string): Promise<void> {
+    await this.send(email, 'Custody Hub registration',
+      'Someone tried to register a Custody Hub account with this address, which already has one, so nothing was created. '
+      + 'If it was you, log in, or reset your password if you forgot it. Otherwise ignore this message.\n');
+  }
+
   private async send(to: string, subject: string, text: string): Promise<void> {
     try {
       await this.transport.sendMail({ from: this.options.from, to, subject, text });

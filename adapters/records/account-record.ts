@@ -1,4 +1,4 @@
-import type { Account, ApiToken, ServiceCode, Session, Subscription } from '../../core/domain/model/account.js';
+import type { Account, ApiToken, ServiceCode, Session, Subscription, TwoFactor } from '../../core/domain/model/account.js';
 import { nullable } from './record-support.js';
 
 /** `accounts`: `id` is the user id; `emailLower` is the e-mail as the case-insensitive unique rule compares it. */
@@ -14,7 +14,38 @@ export interface StoredAccount {
   createdAt: number;
   /** The pending password reset; absent in records written before issue #14 (read as null). */
   passwordReset?: { codeHash: string; expiresAt: number; attempts: number } | null;
+  /** TOTP two-factor (issue #26 item 3), the secret as its KeyCipher envelope; absent in older records (read as null). */
+  twoFactor?: StoredTwoFactor | null;
   version: number;
+}
+
+/** The stored form of an account's TwoFactor: plain data, the secret still encrypted. */
+export interface StoredTwoFactor {
+  secret: { keyId: string; iv: string; ciphertext: string; tag: string };
+  enabledAt: number | null;
+  lastUsedStep: number;
+  recoveryCodeHashes: string[];
+  stepUp: { sessionHash: string; proofHash: string; at: number } | null;
+}
+
+function toStoredTwoFactor(twoFactor: TwoFactor): StoredTwoFactor {
+  return {
+    secret: { ...twoFactor.secret },
+    enabledAt: twoFactor.enabledAt,
+    lastUsedStep: twoFactor.lastUsedStep,
+    recoveryCodeHashes: [...twoFactor.recoveryCodeHashes],
+    stepUp: twoFactor.stepUp === null ? null : { ...twoFactor.stepUp },
+  };
+}
+
+function fromStoredTwoFactor(doc: StoredTwoFactor): TwoFactor {
+  return {
+    secret: { keyId: doc.secret.keyId, iv: doc.secret.iv, ciphertext: doc.secret.ciphertext, tag: doc.secret.tag },
+    enabledAt: nullable(doc.enabledAt),
+    lastUsedStep: doc.lastUsedStep,
+    recoveryCodeHashes: [...doc.recoveryCodeHashes],
+    stepUp: doc.stepUp == null ? null : { sessionHash: doc.stepUp.sessionHash, proofHash: doc.stepUp.proofHash, at: doc.stepUp.at },
+  };
 }
 
 /** Domain value -> stored record: pure, a fresh object (amounts, where any, as decimal strings). */
@@ -30,6 +61,7 @@ export function toStoredAccount(account: Account): StoredAccount {
     verificationAttempts: account.verificationAttempts,
     createdAt: account.createdAt,
     passwordReset: account.passwordReset == null ? null : { ...account.passwordReset },
+    twoFactor: account.twoFactor == null ? null : toStoredTwoFactor(account.twoFactor),
     version: account.version,
   };
 }
@@ -47,6 +79,7 @@ export function fromStoredAccount(doc: StoredAccount): Account {
     createdAt: doc.createdAt,
     passwordReset: doc.passwordReset == null
       ? null : { codeHash: doc.passwordReset.codeHash, expiresAt: doc.passwordReset.expiresAt, attempts: doc.passwordReset.attempts },
+    twoFactor: doc.twoFactor == null ? null : fromStoredTwoFactor(doc.twoFactor),
     version: doc.version,
   };
 }

@@ -18,7 +18,7 @@ export function anAccount(overrides: Partial<Account> = {}): Account {
   return {
     id: 1, email: 'alice@example.com', passwordHash: 'scrypt$1$1$1$c2FsdA==$aGFzaA==', verified: false,
     verificationCodeHash: 'ab'.repeat(32), verificationExpiresAt: T0 + 15 * MINUTE, verificationAttempts: 0,
-    createdAt: T0, passwordReset: null, version: 1, ...overrides,
+    createdAt: T0, passwordReset: null, twoFactor: null, version: 1, ...overrides,
   };
 }
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildTestCore, startTestDevnet, type TestCore } from '../../adapters/memory/testing/memory-test-core.js';
 import type { Devnet } from '../../adapters/tron-devnet/index.js';
-import { NodeSecretHasher } from '../../adapters/node/index.js';
+import { AesGcmKeyCipher, NodeSecretHasher, OtpauthTotpGenerator } from '../../adapters/node/index.js';
 import { AccountsUseCases } from './accounts.service.js';
 import { DEFAULT_CORE_SETTINGS } from './deps.js';
 import { failureOf, TEST_PASSWORD } from './testing/user-journeys.js';
@@ -38,6 +38,7 @@ describe('login timing does not tell registered e-mails apart (production scrypt
     const accounts = new AccountsUseCases({
       accounts: core.stores.accounts, sessions: core.stores.sessions, hasher: new NodeSecretHasher(), mailer: core.mailer,
       clock: core.clock, ids: core.stores.ids, settings: DEFAULT_CORE_SETTINGS, auditLog: core.stores.auditLog,
+      cipher: AesGcmKeyCipher.fromConfig(Buffer.alloc(32, 3).toString('base64')), totp: new OtpauthTotpGenerator(),
     });
     await accounts.register({ email: 'timed@example.com', password: TEST_PASSWORD });
     const median = async (email: string): Promise<number> => {
@@ -58,37 +59,43 @@ describe('login timing does not tell registered e-mails apart (production scrypt
   }, 30_000);
 });
 
-describe('unverified accounts expire after 24 h and a later registration takes them over', () => {
+describe('an e-mail belongs to whoever proves the mailbox (issue #26 item 6)', () => {
   let core: TestCore;
   beforeEach(() => { core = buildTestCore(devnet); });
   const register = (password: string) => core.app.accounts.register({ email: 'owner@example.com', password });
 
-  it('before 24 h another password is 409; at 24 h it takes the account over with its own code and password', async () => {
+  it("a squatter's earlier registration blocks nothing: the owner registers at once, verifies, and the squatter's code is void", async () => {
     const squatted = await register('squatter password');
     const squatterCode = core.readCode('owner@example.com')!;
-    core.clock.advance(DAY - 1);
-    expect(await failureOf(register(TEST_PASSWORD))).toEqual({ code: 'AUTH-EMAIL-TAKEN' });
-    core.clock.advance(1);
     const owner = await register(TEST_PASSWORD);
-    expect(owner.user_id).toBe(squatted.user_id);
+    expect(owner.user_id).not.toBe(squatted.user_id);
     const ownerCode = core.readCode('owner@example.com')!;
+    await core.app.accounts.verify({ email: 'owner@example.com', code: ownerCode });
     if (ownerCode !== squatterCode) {
       expect(await failureOf(core.app.accounts.verify({ email: 'owner@example.com', code: squatterCode }))).toEqual({ code: 'AUTH-VERIFICATION-FAILED' });
     }
-    await core.app.accounts.verify({ email: 'owner@example.com', code: ownerCode });
     expect(await failureOf(core.app.accounts.login({ email: 'owner@example.com', password: 'squatter password' }))).toEqual({ code: 'AUTH-INVALID-CREDENTIALS' });
     expect((await core.app.accounts.login({ email: 'owner@example.com', password: TEST_PASSWORD })).user_id).toBe(owner.user_id);
-    // Verified accounts never expire.
+    // Owned now: a later registration changes nothing, whatever its password, and the answer has the same shape.
     core.clock.advance(3 * DAY);
-    expect(await failureOf(register('another password'))).toEqual({ code: 'AUTH-EMAIL-TAKEN' });
+    const later = await register('another password');
+    expect(Object.keys(later).sort()).toEqual(['email', 'user_id']);
+    expect((await core.app.accounts.login({ email: 'owner@example.com', password: TEST_PASSWORD })).user_id).toBe(owner.user_id);
   });
 
-  it('exactly 1 of 6 parallel registrations takes an expired account over; the others are 409', async () => {
-    await register('squatter password');
-    core.clock.advance(DAY);
-    const results = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => register(`${TEST_PASSWORD} ${i}`)));
+  it('of 6 parallel verifications of 6 registrations of one e-mail exactly 1 wins; the others fail and are void', async () => {
+    const codes: string[] = [];
+    const ids: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      ids.push((await register(`${TEST_PASSWORD} ${i}`)).user_id);
+      codes.push(core.readCode('owner@example.com')!);
+    }
+    const results = await Promise.allSettled(codes.map((code) => core.app.accounts.verify({ email: 'owner@example.com', code })));
     const won = results.filter((r) => r.status === 'fulfilled');
     expect(won).toHaveLength(1);
-    for (const r of results) if (r.status === 'rejected') expect((r.reason as { code: string }).code).toBe('AUTH-EMAIL-TAKEN');
+    for (const r of results) if (r.status === 'rejected') expect((r.reason as { code: string }).code).toBe('AUTH-VERIFICATION-FAILED');
+    const owner = (await core.stores.accounts.findByEmail('owner@example.com'))!;
+    expect(ids).toContain(owner.id);
+    expect(await core.stores.accounts.listPendingByEmail('owner@example.com')).toEqual([]);
   });
 });

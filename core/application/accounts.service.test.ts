@@ -61,19 +61,32 @@ describe('accounts: failures', () => {
   let core: TestCore;
   beforeAll(() => { core = buildTestCore(devnet); });
 
-  it('a registered e-mail is taken (409), whatever the case', async () => {
-    const { app, readCode } = core;
-    await signUp(app, readCode, 'taken@example.com');
-    await expectCode(app.accounts.register({ email: 'TAKEN@example.com', password: TEST_PASSWORD }), 'AUTH-EMAIL-TAKEN');
+  it('registering an owned e-mail answers like a free one (a fresh id), mails an "account exists" note and changes nothing', async () => {
+    const { app, readCode, mailer } = core;
+    const owner = await signUp(app, readCode, 'taken@example.com');
+    const codes = mailer.sent.length;
+    const again = await app.accounts.register({ email: 'TAKEN@example.com', password: 'another password!' });
+    expect(again).toEqual({ user_id: expect.any(Number), email: 'taken@example.com' });
+    expect(again.user_id).not.toBe(owner.userId);
+    expect(mailer.sent.length).toBe(codes);
+    expect(mailer.accountExistsSent.at(-1)).toBe('taken@example.com');
+    await expectCode(app.accounts.login({ email: 'taken@example.com', password: 'another password!' }), 'AUTH-INVALID-CREDENTIALS');
+    expect((await app.accounts.login({ email: 'taken@example.com', password: TEST_PASSWORD })).user_id).toBe(owner.userId);
   });
 
-  it('an unverified e-mail with another password is taken; with the same password the code is re-issued', async () => {
+  it('each registration of an unverified e-mail gets its own code; the first verified wins and voids the other', async () => {
     const { app, mailer } = core;
-    await app.accounts.register({ email: 'again@example.com', password: TEST_PASSWORD });
-    await expectCode(app.accounts.register({ email: 'again@example.com', password: 'another password!' }), 'AUTH-EMAIL-TAKEN');
-    const before = mailer.sent.length;
-    await app.accounts.register({ email: 'again@example.com', password: TEST_PASSWORD });
-    expect(mailer.sent.length).toBe(before + 1);
+    const first = await app.accounts.register({ email: 'again@example.com', password: TEST_PASSWORD });
+    const firstCode = mailer.lastCodeFor('again@example.com')!;
+    const second = await app.accounts.register({ email: 'again@example.com', password: 'another password!' });
+    const secondCode = mailer.lastCodeFor('again@example.com')!;
+    expect(second.user_id).not.toBe(first.user_id);
+    expect(await app.accounts.verify({ email: 'again@example.com', code: secondCode })).toEqual({ user_id: second.user_id, email: 'again@example.com', verified: true });
+    // Repeating the winning verification answers the same; the voided registration's code no longer works.
+    expect((await app.accounts.verify({ email: 'again@example.com', code: secondCode })).user_id).toBe(second.user_id);
+    if (firstCode !== secondCode) await expectCode(app.accounts.verify({ email: 'again@example.com', code: firstCode }), 'AUTH-VERIFICATION-FAILED');
+    await expectCode(app.accounts.login({ email: 'again@example.com', password: TEST_PASSWORD }), 'AUTH-INVALID-CREDENTIALS');
+    expect((await app.accounts.login({ email: 'again@example.com', password: 'another password!' })).user_id).toBe(second.user_id);
   });
 
   it('a wrong code fails (422) and leaves the right one usable', async () => {
@@ -148,7 +161,7 @@ describe('accounts: failures', () => {
       expect(result.status).toBe('rejected');
       expect((result as PromiseRejectedResult).reason).toMatchObject({ code: 'AUTH-VERIFICATION-FAILED' });
     }
-    expect((await stores.accounts.findByEmail('guesser@example.com'))?.verificationAttempts).toBe(5);
+    expect((await stores.accounts.listPendingByEmail('guesser@example.com'))[0]?.verificationAttempts).toBe(5);
     await expectCode(app.accounts.verify({ email: 'guesser@example.com', code }), 'AUTH-VERIFICATION-FAILED');
   });
 });

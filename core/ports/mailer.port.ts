@@ -9,4 +9,10 @@ export interface Mailer {
    * account (docs/decisions.md 66).
    */
   sendPasswordResetUnknown(email: string): Promise<void>;
+  /**
+   * The answer to a registration of an address that a verified account already owns (issue #26 item 6): no code, a
+   * note that the address has an account (log in, or reset the password). Registering mails exactly one message
+   * either way, so neither the answer nor its timing tells who has an account.
+   */
+  sendAccountExists(email: string): Promise<void>;
 }

@@ -23,6 +23,10 @@ export class DevMailbox implements Mailer {
     return this.inner.sendPasswordResetUnknown(email);
   }
 
+  sendAccountExists(email: string): Promise<void> {
+    return this.inner.sendAccountExists(email);
+  }
+
   /** The latest verification code sent to `email` in this run (case-insensitive), or null when none was. */
   verificationCode(email: string): string | null {
     return this.codes.get(email.toLowerCase()) ?? null;

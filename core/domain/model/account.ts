@@ -1,4 +1,4 @@
-import type { Millis, UserId, Versioned } from './common.js';
+import type { EncryptedEnvelope, Millis, UserId, Versioned } from './common.js';
 
 export interface Account extends Versioned {
   readonly id: UserId;
@@ -13,6 +13,34 @@ export interface Account extends Versioned {
   readonly createdAt: Millis;
   /** The pending password reset (issue #14); absent or null when none (accounts stored before it have none). */
   readonly passwordReset?: PasswordReset | null;
+  /** TOTP two-factor (issue #26 item 3); absent or null when never set up or disabled. */
+  readonly twoFactor?: TwoFactor | null;
+}
+
+/**
+ * An account's TOTP second factor (RFC 6238). Set up (`enabledAt` null) it changes nothing; once confirmed by a code
+ * (`enabledAt` set) login and the step-up routes need a code.
+ */
+export interface TwoFactor {
+  /** The shared secret under KeyCipher (aad `totp:<userId>`), like a private key; never returned after setup. */
+  readonly secret: EncryptedEnvelope;
+  /** When a code confirmed it; null while only set up. */
+  readonly enabledAt: Millis | null;
+  /** The highest time-step a code was accepted for: a code of it or an earlier step is refused (never used twice). */
+  readonly lastUsedStep: number;
+  /** SHA-256 of each recovery code not used yet (single-use stand-ins for a code). */
+  readonly recoveryCodeHashes: readonly string[];
+  /** The last accepted step-up proof: the same session may present the same code again until it is 5 minutes old. */
+  readonly stepUp: StepUpProof | null;
+}
+
+/** A code accepted for a session (at login or at a step-up route). */
+export interface StepUpProof {
+  /** SHA-256 of the session token the code was presented with. */
+  readonly sessionHash: string;
+  /** SHA-256 of the code (normalized) as presented. */
+  readonly proofHash: string;
+  readonly at: Millis;
 }
 
 /** A password-reset code mailed to a verified account: single-use, expiring, burnt after too many wrong tries. */
