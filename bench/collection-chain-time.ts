@@ -22,7 +22,7 @@ import type { Signer } from '../core/ports/chain-gateway.port.js';
 import { createMemoryAdapters, MemoryAddressLock, RecordingMailer, type MemoryAdapters } from '../adapters/memory/index.js';
 import { connectPostgres, createPostgresAdapters, type PostgresAdapters } from '../adapters/postgres/index.js';
 import { createTestDatabase, startPostgresServer } from '../contracts-tests/harness/postgres.js';
-import { AesGcmKeyCipher, NodeSecretHasher, SystemClock, TEST_SCRYPT_COST } from '../adapters/node/index.js';
+import { AesGcmKeyCipher, NodeSecretHasher, OtpauthTotpGenerator, SystemClock, TEST_SCRYPT_COST } from '../adapters/node/index.js';
 import { createDevnetChainGateway, SelfDelegationEnergyProvider, type TronWebChainGateway } from '../adapters/tron/index.js';
 
 const BLOCK_MS = Number(process.env['DEVNET_BLOCK_MS'] ?? 3_000);
@@ -153,13 +153,13 @@ async function buildWorld(devnet: ChildDevnet, sweeps: number, kind: BenchStore)
   const assets = createAssetRegistry({ usdtContract: devnet.usdtAddress });
   const core = resolveDeps({
     clock, ids: stores.ids, hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }), cipher, mailer: new RecordingMailer(),
-    dns: { resolve: async () => [] },
+    totp: new OtpauthTotpGenerator(), dns: { resolve: async () => [] },
     transport: { post: async () => ({ ok: false, status: null, error: 'no webhooks in the bench', durationMs: 0 }) },
     risk: stores.risk, addressLock: new MemoryAddressLock({ clock }), chain: gateway, assets,
     accounts: stores.accounts, sessions: stores.sessions, subscriptions: stores.subscriptions, apiTokens: stores.apiTokens,
     wallets: stores.wallets, balances: stores.balances, deposits: stores.deposits, commands: stores.commands, tasks: stores.tasks,
     cashierTokens: stores.cashierTokens, developerConfigs: stores.developerConfigs, deliveries: stores.deliveries,
-    outbox: stores.outbox, uow: stores.uow, auditLog: stores.auditLog,
+    outbox: stores.outbox, uow: stores.uow, auditLog: stores.auditLog, withdrawalPolicies: stores.withdrawalPolicies,
   });
   const account = await insertWallet({ gateway, stores, cipher }, ADDRESS_TYPE.MAIN);
   const main: Signer = { address: account.address, privateKey: async () => account.privateKey };

@@ -19,6 +19,7 @@ import { MemorySubscriptionRepository } from './memory-subscription-repository.j
 import { MemoryUnitOfWork } from './memory-unit-of-work.js';
 import { MemoryWalletRepository } from './memory-wallet-repository.js';
 import { MemoryWebhookDeliveryRepository } from './memory-webhook-delivery-repository.js';
+import { MemoryWithdrawalPolicyRepository } from './memory-withdrawal-policy-repository.js';
 
 /** Every store-backed port, implemented in memory over one shared MemoryStore. */
 export interface MemoryAdapters {
@@ -42,6 +43,7 @@ export interface MemoryAdapters {
   readonly idempotency: MemoryIdempotencyStore;
   readonly risk: MemoryRiskPolicy;
   readonly auditLog: MemoryAuditLog;
+  readonly withdrawalPolicies: MemoryWithdrawalPolicyRepository;
 }
 
 /** Options of createMemoryAdapters: the clock is required (expiry runs on it); ids default to MemoryIdGenerator. */
@@ -77,5 +79,6 @@ export function createMemoryAdapters(options: MemoryAdapterOptions): MemoryAdapt
     idempotency: new MemoryIdempotencyStore(store, options.clock),
     risk: new MemoryRiskPolicy(store),
     auditLog: new MemoryAuditLog(store),
+    withdrawalPolicies: new MemoryWithdrawalPolicyRepository(store),
   };
 }

@@ -1,4 +1,6 @@
-import type { AuditEntry, BalanceSnapshot, IdempotencyRecord, Subscription, UserId } from '../../core/domain/model/index.js';
+import type {
+  AllowListEntry, AuditEntry, BalanceSnapshot, IdempotencyRecord, Subscription, UserId, WithdrawalPolicy,
+} from '../../core/domain/model/index.js';
 import type { RiskEntry } from '../../core/ports/risk-policy.port.js';
 import type { Sequence } from '../../core/ports/id-generator.port.js';
 import { DepositTable } from './memory-deposit-repository.js';
@@ -38,6 +40,10 @@ export class MemoryStore {
   /** Keyed by `${kind}:${value}`. */
   readonly riskEntries = new Map<string, RiskEntry>();
   readonly sequences = new Map<Sequence, number>();
+  /** Withdrawal policies by user (issue #26). */
+  readonly withdrawalPolicies = new Map<UserId, WithdrawalPolicy>();
+  /** Each user's allow-list: address -> entry. */
+  readonly allowLists = new Map<UserId, Map<string, AllowListEntry>>();
   /** Each account's audit chain, in seq order (entry i has seq i + 1). */
   readonly auditChains = new Map<UserId, AuditEntry[]>();
 }

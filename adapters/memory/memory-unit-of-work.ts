@@ -1,6 +1,7 @@
 import { ConcurrencyConflict, DomainError } from '../../core/domain/errors.js';
 import type { Command, Deposit, PaymentRequestChange } from '../../core/domain/model/index.js';
 import type { ChangeSet, UnitOfWork } from '../../core/ports/unit-of-work.port.js';
+import { velocityRefusal, velocityTotals, type VelocityCharge } from '../../core/domain/withdrawal-policy-rules.js';
 import { findLockHolder, holdsAddressLock } from './command-lock.js';
 import { transferKey } from './memory-deposit-repository.js';
 import { storedCopy } from './frozen-copy.js';
@@ -29,6 +30,7 @@ export class MemoryUnitOfWork implements UnitOfWork {
     this.checkDeposits(newDeposits, deposits);
     this.checkPayments(payments);
     this.checkLocks(newCommands, commands);
+    this.checkVelocity(changes.velocity);
 
     for (const command of [...commands, ...newCommands]) this.store.commands.set(command.commandNo, storedCopy(command));
     for (const task of [...tasks, ...newTasks]) this.store.tasks.set(task.taskNo, storedCopy(task));
@@ -49,6 +51,14 @@ export class MemoryUnitOfWork implements UnitOfWork {
         throw new ConcurrencyConflict('cashier token', change.tokenNo);
       }
     }
+  }
+
+  /** ChangeSet.velocity: the user's committed withdrawals (no await: nothing commits in between) against the limits. */
+  private checkVelocity(charge: VelocityCharge | undefined): void {
+    if (charge === undefined) return;
+    const mine = this.store.commands.byUser.keys(charge.userId).map((no) => this.store.commands.get(no)!);
+    const refusal = velocityRefusal(velocityTotals(mine, charge), charge);
+    if (refusal !== null) throw new DomainError(refusal);
   }
 
   /** The rules of MemoryDepositRepository.update and insert, where a transfer already recorded is a conflict too. */

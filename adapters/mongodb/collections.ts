@@ -22,6 +22,10 @@ export const COLLECTIONS = {
   riskEntries: 'risk_entries',
   scanCursors: 'scan_cursors',
   auditEntries: 'audit_entries',
+  withdrawalPolicies: 'withdrawal_policies',
+  allowListEntries: 'allow_list_entries',
+  /** One document per (purpose, user) a transaction updates to serialise that user's velocity checks (issue #26). */
+  policyLocks: 'policy_locks',
 } as const;
 
 /** Any collection name of the store. */

@@ -4,6 +4,7 @@ import type { IdGenerator } from '../../core/ports/id-generator.port.js';
 import { MongoAccountRepository } from './mongo-account-repository.js';
 import { MongoApiTokenRepository } from './mongo-api-token-repository.js';
 import { MongoAuditLog } from './mongo-audit-log.js';
+import { MongoWithdrawalPolicyRepository } from './mongo-withdrawal-policy-repository.js';
 import { MongoBalanceRepository } from './mongo-balance-repository.js';
 import { MongoCashierTokenRepository } from './mongo-cashier-token-repository.js';
 import { MongoCollectionTaskRepository } from './mongo-collection-task-repository.js';
@@ -41,6 +42,7 @@ export interface MongoAdapters {
   readonly idempotency: MongoIdempotencyStore;
   readonly risk: MongoRiskPolicy;
   readonly auditLog: MongoAuditLog;
+  readonly withdrawalPolicies: MongoWithdrawalPolicyRepository;
 }
 
 /** Options of createMongoAdapters. */
@@ -83,5 +85,6 @@ export function createMongoAdapters(options: MongoAdapterOptions): MongoAdapters
     idempotency: new MongoIdempotencyStore(db, options.clock),
     risk: new MongoRiskPolicy(db),
     auditLog: new MongoAuditLog(db),
+    withdrawalPolicies: new MongoWithdrawalPolicyRepository(db),
   };
 }

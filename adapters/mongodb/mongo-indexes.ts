@@ -19,7 +19,10 @@ const present = (field: string) => ({ partialFilterExpression: { [field]: { $exi
  * one delivery per event, one idempotency record per scope and key); the others serve the repositories' queries.
  */
 export const INDEX_DEFINITIONS: readonly IndexDefinition[] = [
-  { collection: COLLECTIONS.accounts, keys: { emailLower: 1 }, options: { name: 'email_unique', unique: true } },
+  // One verified account per e-mail; pending registrations of it are many (issue #26 item 6). Replaces `email_unique`,
+  // which an upgraded database drops by hand (docs/operations.md, "Upgrades").
+  { collection: COLLECTIONS.accounts, keys: { emailLower: 1 }, options: { name: 'verified_email_unique', unique: true, partialFilterExpression: { verified: true } } },
+  { collection: COLLECTIONS.accounts, keys: { emailLower: 1, createdAt: 1 }, options: { name: 'pending_by_email', partialFilterExpression: { verified: false } } },
   // The expiry of unverified accounts (deleteUnverifiedCreatedBefore, issue #14) reads only the unverified ones.
   { collection: COLLECTIONS.accounts, keys: { createdAt: 1 }, options: { name: 'unverified_by_age', partialFilterExpression: { verified: false } } },
   // A password reset revokes every session of its user (revokeAllOfUser, issue #14).
@@ -68,6 +71,10 @@ export const INDEX_DEFINITIONS: readonly IndexDefinition[] = [
   { collection: COLLECTIONS.riskEntries, keys: { insertedSeq: 1 }, options: { name: 'insertion_order' } },
   // One audit entry per (account, seq) (issue #26): two appends racing for one seq, exactly one lands.
   { collection: COLLECTIONS.auditEntries, keys: { userId: 1, seq: 1 }, options: { name: 'user_seq_unique', unique: true } },
+  // Issue #26: the velocity totals (a user's withdrawals of an asset by creation time), the allow-list by age, the review queue.
+  { collection: COLLECTIONS.commands, keys: { userId: 1, assetSymbol: 1, type: 1, createdAt: 1 }, options: { name: 'withdrawal_velocity' } },
+  { collection: COLLECTIONS.allowListEntries, keys: { userId: 1, createdAt: 1, address: 1 }, options: { name: 'by_user_age' } },
+  { collection: COLLECTIONS.withdrawalPolicies, keys: { approvalPendingSince: 1, insertedSeq: 1 }, options: { name: 'pending_review' } },
 ];
 
 /** The part of the driver's Db that ensureIndexes uses (a recording fake satisfies it in unit tests). */

@@ -12,6 +12,7 @@ import { replacePayment } from './mongo-cashier-token-repository.js';
 import { eventInsertDocument } from './mongo-event-outbox.js';
 import { guarded, isDuplicateKey } from './mongo-support.js';
 import { inTransaction } from './mongo-transaction.js';
+import { checkVelocity } from './mongo-withdrawal-policy-repository.js';
 
 /**
  * Commits a change set in one multi-document transaction, so the task's transition, the command's status (and with
@@ -35,7 +36,7 @@ export class MongoUnitOfWork implements UnitOfWork {
   private readonly deposits: Collection<DepositDocument>;
   private readonly cashierTokens: Collection<CashierTokenDocument>;
 
-  constructor(db: Db, private readonly client: MongoClient | null) {
+  constructor(private readonly db: Db, private readonly client: MongoClient | null) {
     this.commands = db.collection<CommandDocument>(COLLECTIONS.commands);
     this.tasks = db.collection<CollectionTaskDocument>(COLLECTIONS.tasks);
     this.events = db.collection<WebhookEventDocument>(COLLECTIONS.events);
@@ -50,6 +51,7 @@ export class MongoUnitOfWork implements UnitOfWork {
 
       if (this.client === null) await this.precheck({ newCommands, newTasks, commands, tasks, events, newDeposits, deposits, payments });
       await inTransaction(this.client, async (session) => {
+        if (changes.velocity !== undefined) await checkVelocity(this.db, changes.velocity, session);
         for (const command of commands) await replaceCommand(this.commands, command, session);
         for (const task of tasks) await replaceTask(this.tasks, task, session);
         for (const change of payments) {
@@ -89,7 +91,7 @@ export class MongoUnitOfWork implements UnitOfWork {
    * Standalone only (no transaction to roll back): checks every condition the writes check, in the same order, before
    * the first write. A change set that fails then leaves nothing behind, unless another writer races in between.
    */
-  private async precheck(changes: Required<ChangeSet>): Promise<void> {
+  private async precheck(changes: Required<Omit<ChangeSet, 'velocity'>>): Promise<void> {
     for (const command of changes.commands) {
       if ((await this.commands.countDocuments({ _id: command.commandNo, version: command.version - 1 })) === 0) {
         throw new ConcurrencyConflict('command', command.commandNo);

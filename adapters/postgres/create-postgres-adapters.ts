@@ -4,6 +4,7 @@ import type { PostgresConnection } from './pg-connection.js';
 import { PgAccountRepository } from './pg-account-repository.js';
 import { PgApiTokenRepository } from './pg-api-token-repository.js';
 import { PgAuditLog } from './pg-audit-log.js';
+import { PgWithdrawalPolicyRepository } from './pg-withdrawal-policy-repository.js';
 import { PgBalanceRepository } from './pg-balance-repository.js';
 import { PgCashierTokenRepository } from './pg-cashier-token-repository.js';
 import { PgCollectionTaskRepository } from './pg-collection-task-repository.js';
@@ -43,6 +44,7 @@ export interface PostgresAdapters {
   readonly risk: PgRiskPolicy;
   readonly scanCursors: PgScanCursorStore;
   readonly auditLog: PgAuditLog;
+  readonly withdrawalPolicies: PgWithdrawalPolicyRepository;
 }
 
 /** Options of createPostgresAdapters. */
@@ -79,5 +81,6 @@ export function createPostgresAdapters(options: PostgresAdapterOptions): Postgre
     risk: new PgRiskPolicy(pool),
     scanCursors: new PgScanCursorStore(pool),
     auditLog: new PgAuditLog(pool),
+    withdrawalPolicies: new PgWithdrawalPolicyRepository(pool),
   };
 }

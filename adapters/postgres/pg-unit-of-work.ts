@@ -7,6 +7,7 @@ import { insertTask, replaceTask } from './pg-collection-task-repository.js';
 import { replacePayment } from './pg-cashier-token-repository.js';
 import { insertDeposit, replaceDeposit } from './pg-deposit-repository.js';
 import { insertEvent } from './pg-event-outbox.js';
+import { checkVelocity } from './pg-withdrawal-policy-repository.js';
 import { guarded, inTransaction, isUniqueViolation } from './pg-support.js';
 
 /** Runs an insert; a unique violation of the row's own key is a ConcurrencyConflict on it. */
@@ -40,6 +41,8 @@ export class PgUnitOfWork implements UnitOfWork {
       const { newCommands, newTasks, commands, tasks, events, newDeposits, deposits, payments, empty } = distinctChanges(changes);
       if (empty) return;
       await inTransaction(this.pool, async (client) => {
+        // The user's velocity lock first, so the totals below are judged on everything committed before this commit.
+        if (changes.velocity !== undefined) await checkVelocity(client, changes.velocity);
         for (const command of commands) await replaceCommand(client, command);
         for (const task of tasks) await replaceTask(client, task);
         for (const deposit of deposits) {

@@ -7,7 +7,9 @@ import type { ChangeSet } from '../../core/ports/unit-of-work.port.js';
  * cannot both win). Returns the change set's parts with absent lists as empty ones, and whether there is anything to
  * write.
  */
-export function distinctChanges(changes: ChangeSet): Required<ChangeSet> & { readonly empty: boolean } {
+export function distinctChanges(
+  changes: ChangeSet,
+): Required<Omit<ChangeSet, 'velocity'>> & { readonly velocity: ChangeSet['velocity']; readonly empty: boolean } {
   const { newCommands = [], newTasks = [], commands = [], tasks = [], events = [], newDeposits = [], deposits = [], payments = [] } = changes;
   assertDistinct('command', [...commands, ...newCommands].map((c) => c.commandNo));
   assertDistinct('collection task', [...tasks, ...newTasks].map((t) => t.taskNo));
@@ -17,7 +19,7 @@ export function distinctChanges(changes: ChangeSet): Required<ChangeSet> & { rea
   assertDistinct('cashier token', payments.map((p) => p.tokenNo));
   const empty = newCommands.length + newTasks.length + commands.length + tasks.length + events.length + newDeposits.length
     + deposits.length + payments.length === 0;
-  return { newCommands, newTasks, commands, tasks, events, newDeposits, deposits, payments, empty };
+  return { newCommands, newTasks, commands, tasks, events, newDeposits, deposits, payments, velocity: changes.velocity, empty };
 }
 
 function assertDistinct(entity: string, keys: readonly string[]): void {

@@ -1,6 +1,7 @@
 import { COMMAND_STATUS, COMMAND_TYPE, type Command, type CommandStatus, type CommandType, type PreparedTransaction } from '../../core/domain/model/command.js';
 import { fromStoredLease, toStoredLease, type StoredLease } from './collection-task-record.js';
 import { decodeMoney, encodeMoney, nullable } from './record-support.js';
+import { fromStoredApproval, toStoredApproval, type StoredCommandApproval } from './withdrawal-policy-record.js';
 
 /** A signed transaction as stored: written before broadcast, so a resumed step can look the txid up. */
 export interface StoredPreparedTransaction {
@@ -49,6 +50,8 @@ export interface StoredCommand {
   /** The runner's schedule and claim (absent on commands written before the runner: due at once, unclaimed). */
   nextRunAt?: number;
   lease?: StoredLease | null;
+  /** A withdrawal's approval sub-state (issue #26); absent on commands that need none. */
+  approval?: StoredCommandApproval | null;
   version: number;
 }
 
@@ -80,6 +83,7 @@ export function toStoredCommand(command: Command): StoredCommand {
     finishedAt: command.finishedAt,
     nextRunAt: command.nextRunAt,
     lease: toStoredLease(command.lease),
+    ...(command.approval == null ? {} : { approval: toStoredApproval(command.approval) }),
     version: command.version,
   };
 }
@@ -106,6 +110,7 @@ export function fromStoredCommand(doc: StoredCommand): Command {
     // Commands stored before the workflow runner have neither: due since their creation, unclaimed.
     nextRunAt: doc.nextRunAt ?? doc.createdAt,
     lease: fromStoredLease(doc.lease ?? null),
+    ...(doc.approval == null ? {} : { approval: fromStoredApproval(doc.approval) }),
     version: doc.version,
   };
 }

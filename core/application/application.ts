@@ -10,7 +10,9 @@ import type {
 } from './views.js';
 import type { PasswordResetDoneView, PasswordResetRequestedView } from './views.js';
 import type { DepositsService } from './deposits.service.js';
+import type { TwoFactorService } from './two-factor.service.js';
 import type { AuditService } from './audit.service.js';
+import type { WithdrawalPoliciesUseCases } from './withdrawal-policies.service.js';
 
 /*
  * The public surface of the use cases, one interface per group. Inputs named `body`/`query` are the raw parsed JSON
@@ -186,6 +188,8 @@ export interface AdminService {
 /** Every use case of the service, grouped as the HTTP host routes them. */
 export interface Application {
   readonly accounts: AccountsService;
+  /** TOTP two-factor and step-up (issue #26 item 3). */
+  readonly twoFactor: TwoFactorService;
   readonly subscriptions: SubscriptionsService;
   readonly apiTokens: ApiTokensService;
   readonly wallets: WalletsService;
@@ -200,4 +204,11 @@ export interface Application {
   readonly deposits: DepositsService;
   /** The account's hash-chained audit log (issue #26 item 5). */
   readonly audit: AuditService;
+  /** Withdrawal policies, allow-lists and the review of approval URLs (issue #26 items 1 and 2). */
+  readonly withdrawalPolicies: WithdrawalPoliciesService;
 }
+
+/** The policy use cases as the API host calls them (the class is their only implementation). */
+export type WithdrawalPoliciesService = Pick<WithdrawalPoliciesUseCases,
+  'getPolicy' | 'putPolicy' | 'addAllowListEntry' | 'listAllowList' | 'removeAllowListEntry'
+  | 'listPendingApprovalUrls' | 'approveApprovalUrl' | 'rejectApprovalUrl'>;

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { AccountsUseCases } from './accounts.service.js';
+import { TwoFactorUseCases } from './two-factor.service.js';
 import { AdminUseCases } from './admin.service.js';
 import { ApiTokensUseCases } from './api-tokens.service.js';
 import type { Application } from './application.js';
@@ -18,6 +19,7 @@ import { SubscriptionsUseCases } from './subscriptions.service.js';
 import { TransfersUseCases } from './transfers.service.js';
 import { WalletsUseCases } from './wallets.service.js';
 import { WebhooksUseCases } from './webhooks.service.js';
+import { WithdrawalPoliciesUseCases } from './withdrawal-policies.service.js';
 
 /*
  * Issue #23 item 4: a use case's constructor names the ports it touches, so its signature says what it can do. Two
@@ -28,6 +30,7 @@ import { WebhooksUseCases } from './webhooks.service.js';
 /** Every service of the Application; `satisfies` makes a new group fail to compile until it is listed here. */
 const SERVICES = {
   accounts: AccountsUseCases,
+  twoFactor: TwoFactorUseCases,
   subscriptions: SubscriptionsUseCases,
   apiTokens: ApiTokensUseCases,
   wallets: WalletsUseCases,
@@ -41,6 +44,7 @@ const SERVICES = {
   admin: AdminUseCases,
   deposits: DepositsUseCases,
   audit: AuditUseCases,
+  withdrawalPolicies: WithdrawalPoliciesUseCases,
 } satisfies { readonly [K in keyof Application]: new (deps: never) => Application[K] };
 
 type Services = typeof SERVICES;

@@ -20,10 +20,12 @@ import type { RiskPolicy } from '../ports/risk-policy.port.js';
 import type { SecretHasher } from '../ports/secret-hasher.port.js';
 import type { SessionRepository } from '../ports/session-repository.port.js';
 import type { SubscriptionRepository } from '../ports/subscription-repository.port.js';
+import type { TotpGenerator } from '../ports/totp-generator.port.js';
 import type { UnitOfWork } from '../ports/unit-of-work.port.js';
 import type { WalletRepository } from '../ports/wallet-repository.port.js';
 import type { WebhookDeliveryRepository } from '../ports/webhook-delivery-repository.port.js';
 import type { WebhookTransport } from '../ports/webhook-transport.port.js';
+import type { WithdrawalPolicyRepository } from '../ports/withdrawal-policy-repository.port.js';
 
 /** Tunables of the use cases; every one has a default in DEFAULT_CORE_SETTINGS. */
 export interface CoreSettings {
@@ -52,6 +54,8 @@ export interface CoreSettings {
   readonly tokenBytes: number;
   /** Unrevoked Developer API Tokens one user may hold (issue #13: each is kept for ever until revoked). */
   readonly maxApiTokensPerUser: number;
+  /** Cooling-off delay of a new allow-list entry before it may be paid (WITHDRAWAL_ALLOWLIST_DELAY_H, issue #26). */
+  readonly allowListDelayMs: number;
 }
 
 export const DEFAULT_CORE_SETTINGS: CoreSettings = {
@@ -66,6 +70,7 @@ export const DEFAULT_CORE_SETTINGS: CoreSettings = {
   allowLocalWebhooks: false,
   tokenBytes: 32,
   maxApiTokensPerUser: 25,
+  allowListDelayMs: 24 * 60 * 60 * 1000,
 };
 
 /**
@@ -77,6 +82,8 @@ export interface CoreDeps {
   readonly ids: IdGenerator;
   readonly hasher: SecretHasher;
   readonly cipher: KeyCipher;
+  /** RFC 6238 codes and key URIs for two-factor (issue #26 item 3). */
+  readonly totp: TotpGenerator;
   readonly mailer: Mailer;
   readonly dns: DnsResolver;
   readonly transport: WebhookTransport;
@@ -100,6 +107,8 @@ export interface CoreDeps {
   /** Read only, by the delivery log and redelivery (an event's payload); the worker writes it. */
   readonly outbox: EventOutbox;
   readonly uow: UnitOfWork;
+  /** Withdrawal policies and allow-lists (issue #26); the velocity limits are judged by `uow`. */
+  readonly withdrawalPolicies: WithdrawalPolicyRepository;
   /** The per-account hash-chained audit log; write it through AuditTrail (core/application/audit-trail.ts). */
   readonly auditLog: AuditLog;
   readonly settings?: Partial<CoreSettings>;

@@ -10,10 +10,12 @@ import { resolveDeps, type CoreDeps } from './deps.js';
 import { StakingUseCases } from './staking.service.js';
 import { SubscriptionsUseCases } from './subscriptions.service.js';
 import { TransfersUseCases } from './transfers.service.js';
+import { TwoFactorUseCases } from './two-factor.service.js';
 import { WalletsUseCases } from './wallets.service.js';
 import { WebhooksUseCases } from './webhooks.service.js';
 import { DepositsUseCases } from './deposits.service.js';
 import { AuditUseCases } from './audit.service.js';
+import { WithdrawalPoliciesUseCases } from './withdrawal-policies.service.js';
 
 export type * from './application.js';
 export type * from './views.js';
@@ -22,6 +24,10 @@ export { DEFAULT_CORE_SETTINGS, type CoreDeps, type CoreSettings } from './deps.
 export { collectionEvent, withdrawalEvent, sweptAmountJson } from './webhook-events.js';
 export { webhookRequest } from './webhooks.service.js';
 export { secretAad } from './developer-config.js';
+export {
+  TOTP_ISSUER, totpSecretAad, type CodeTryGate, type TwoFactorDisabledView, type TwoFactorEnabledView, type TwoFactorService,
+  type TwoFactorSetupView,
+} from './two-factor.service.js';
 export { AuditTrail, type AuditTrailDeps } from './audit-trail.js';
 export type { AuditEntryView, AuditService, AuditVerificationView } from './audit.service.js';
 export { verifyAllAuditChains, verifyStoredAuditChain, type AuditChainReport } from './audit-verifier.js';
@@ -31,6 +37,7 @@ export function createApplication(deps: CoreDeps): Application {
   const resolved = resolveDeps(deps);
   return {
     accounts: new AccountsUseCases(resolved),
+    twoFactor: new TwoFactorUseCases(resolved),
     subscriptions: new SubscriptionsUseCases(resolved),
     apiTokens: new ApiTokensUseCases(resolved),
     wallets: new WalletsUseCases(resolved),
@@ -44,5 +51,6 @@ export function createApplication(deps: CoreDeps): Application {
     admin: new AdminUseCases(resolved),
     deposits: new DepositsUseCases(resolved),
     audit: new AuditUseCases(resolved),
+    withdrawalPolicies: new WithdrawalPoliciesUseCases(resolved),
   };
 }

@@ -7,8 +7,10 @@ import type { CollectionTask } from '../domain/model/collection-task.js';
 import type { Command } from '../domain/model/command.js';
 import type { Millis } from '../domain/model/common.js';
 import type { WalletAddress } from '../domain/model/wallet.js';
+import type { CommandApproval } from '../domain/model/withdrawal-policy.js';
 import type {
-  CashierTaskView, CashierTokenView, ChainResourcesView, CollectionTaskView, CommandListItemView, CommandView, WalletView,
+  CashierTaskView, CashierTokenView, ChainResourcesView, CollectionTaskView, CommandApprovalView, CommandListItemView, CommandView,
+  WalletView,
 } from './views.js';
 
 /** Which timestamp rendering a view uses: wallet side (`YYYY-MM-DD HH:MM:SS` UTC) or ISO 8601 with offset. */
@@ -41,6 +43,19 @@ export function toCommandView(command: Command): CommandView {
     last_error: command.lastError,
     started_at: orNull(command.startedAt, formatWalletTime),
     finished_at: orNull(command.finishedAt, formatWalletTime),
+    ...(command.approval == null ? {} : { approval: toApprovalView(command.approval) }),
+  };
+}
+
+/** A withdrawal's approval sub-state (issue #26); times ISO 8601 with offset like the other extensions. */
+export function toApprovalView(approval: CommandApproval): CommandApprovalView {
+  return {
+    state: approval.state,
+    expires_at: formatIsoTime(approval.deadline),
+    attempts: approval.attempts,
+    last_attempt_at: orNull(approval.lastAttemptAt, formatIsoTime),
+    last_refusal: approval.lastRefusal,
+    decided_at: orNull(approval.decidedAt, formatIsoTime),
   };
 }
 

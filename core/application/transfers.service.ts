@@ -1,17 +1,22 @@
-import { validationError } from '../domain/errors.js';
-import { COMMAND_TYPE } from '../domain/model/command.js';
+import { DomainError, validationError } from '../domain/errors.js';
+import { COMMAND_TYPE, type Command } from '../domain/model/command.js';
 import type { UserId } from '../domain/model/common.js';
+import type { CommandApproval, WithdrawalPolicy } from '../domain/model/withdrawal-policy.js';
+import { formatIsoTime } from '../domain/time.js';
+import {
+  destinationRefusal, limitsOf, needsApproval, velocityCharge, type VelocityCharge,
+} from '../domain/withdrawal-policy-rules.js';
 import type { TransfersService } from './application.js';
 import { AuditTrail } from './audit-trail.js';
 import { assetOf } from './collection-starter.js';
 import type { ResolvedDeps } from './deps.js';
-import { submitFundCommand, type FundCommandDeps } from './fund-commands.js';
+import { newCommand, refuseIfLocked, refuseIfRisky, withAddressLock, type CommandDraft, type FundCommandDeps } from './fund-commands.js';
 import { fieldsOf, requireChainAmount, requireString } from './input.js';
 import { ownedWallet } from './ownership.js';
 import type { CommandAcceptedView } from './views.js';
 
 /** The ports the transfer use case touches, with those of queuing a fund-moving command. */
-export type TransfersDeps = Pick<ResolvedDeps, 'chain' | 'wallets' | 'assets' | 'auditLog'> & FundCommandDeps;
+export type TransfersDeps = Pick<ResolvedDeps, 'chain' | 'wallets' | 'assets' | 'withdrawalPolicies' | 'uow' | 'auditLog'> & FundCommandDeps;
 
 /** Withdrawals (session token): a PENDING WITHDRAWAL command the worker signs and broadcasts later. */
 export class TransfersUseCases implements TransfersService {
@@ -23,9 +28,11 @@ export class TransfersUseCases implements TransfersService {
 
   /**
    * Order: fields present, amount (BIZ-AMOUNT-INVALID), to_address syntax (VALIDATION-ERROR), from_address owned
-   * (422 BIZ-WALLET-ADDRESS-NOT-FOUND, as for every body-named address), asset, risk (403, recorded REJECTED),
-   * lock (409). The amount is held as balance_locked while the command is active; the balance itself is checked
-   * on chain by the worker, since the cached snapshot may be stale.
+   * (422 BIZ-WALLET-ADDRESS-NOT-FOUND, as for every body-named address), asset, risk (403, recorded REJECTED), the
+   * withdrawal policy (issue #26: 403 POLICY-DESTINATION-*, 422 POLICY-APPROVAL-UNAVAILABLE), lock (409), and last the
+   * velocity limits (422 POLICY-VELOCITY-*), judged by the store in the very commit that records the command. A refusal
+   * records nothing and sends nothing. The amount is held as balance_locked while the command is active; the balance
+   * itself is checked on chain by the worker, since the cached snapshot may be stale.
    */
   async create(userId: UserId, body: unknown): Promise<CommandAcceptedView> {
     const fields = fieldsOf(body);
@@ -37,18 +44,47 @@ export class TransfersUseCases implements TransfersService {
     if (to === from) throw validationError('to_address', 'must differ from from_address');
     const wallet = await ownedWallet(this.deps.wallets, userId, from);
     const asset = assetOf(this.deps, wallet, symbol);
-    const command = await submitFundCommand(
-      this.deps,
-      { userId, operation: 'withdrawal', address: wallet.address, toAddress: to, assetSymbol: asset.symbol, amount },
-      {
-        userId, type: COMMAND_TYPE.WITHDRAWAL, address: wallet.address, assetSymbol: asset.symbol, lockedAmount: amount,
-        params: { to_address: to, amount: amount.toString(10) },
-      },
-    );
+    const draft: CommandDraft = {
+      userId, type: COMMAND_TYPE.WITHDRAWAL, address: wallet.address, assetSymbol: asset.symbol, lockedAmount: amount,
+      params: { to_address: to, amount: amount.toString(10) },
+    };
+    await refuseIfRisky(this.deps, { userId, operation: 'withdrawal', address: wallet.address, toAddress: to, assetSymbol: asset.symbol, amount }, draft);
+    const policy = await this.deps.withdrawalPolicies.get(userId);
+    await this.refuseDestination(policy, userId, to);
+    const limits = limitsOf(policy, asset.symbol);
+    const approval = needsApproval(limits, amount);
+    if (approval && (policy!.approval.url === null || policy!.approval.secret === null)) throw new DomainError('POLICY-APPROVAL-UNAVAILABLE');
+    const command = await withAddressLock(this.deps, wallet.address, async () => {
+      await refuseIfLocked(this.deps, wallet.address);
+      const created = newCommand(this.deps, draft);
+      const accepted: Command = approval ? { ...created, approval: awaitingApproval(created, policy!) } : created;
+      const velocity: VelocityCharge | null = velocityCharge(limits, { userId, assetSymbol: asset.symbol, amount, at: created.createdAt });
+      await this.deps.uow.commit({ newCommands: [accepted], ...(velocity === null ? {} : { velocity }) });
+      return accepted;
+    });
     await this.audit.record({
       userId, action: 'withdrawal.requested', actor: { kind: 'user', id: null },
       detail: { command_no: command.commandNo, from_address: wallet.address, to_address: to, asset_symbol: asset.symbol, amount: amount.toString(10) },
     });
     return { command_no: command.commandNo, status: command.status };
   }
+
+  /** allow_list_only: the destination must be listed and past its cooling-off delay. */
+  private async refuseDestination(policy: WithdrawalPolicy | null, userId: UserId, to: string): Promise<void> {
+    if (policy === null || !policy.allowListOnly) return;
+    const entry = await this.deps.withdrawalPolicies.findAllowListEntry(userId, to);
+    const refusal = destinationRefusal(policy, entry, this.deps.clock.now());
+    if (refusal === 'POLICY-DESTINATION-COOLING-OFF') {
+      throw new DomainError(refusal, { message: `to_address is on the allow-list but usable only from ${formatIsoTime(entry!.activeFrom)} (active_from)` });
+    }
+    if (refusal !== null) throw new DomainError(refusal);
+  }
+}
+
+/** A withdrawal above its threshold waits for the approver until approval_timeout_minutes after its creation. */
+function awaitingApproval(command: Command, policy: WithdrawalPolicy): CommandApproval {
+  return {
+    state: 'awaiting', deadline: command.createdAt + policy.approval.timeoutMinutes * 60_000, attempts: 0,
+    lastAttemptAt: null, lastRefusal: null, decidedAt: null,
+  };
 }

@@ -1,3 +1,4 @@
+import type { PaymentStatus } from '../domain/model/payment-request.js';
 /**
  * Spec-shaped outputs of the use cases: snake_case, money as integer strings, wallet timestamps
  * `YYYY-MM-DD HH:MM:SS` (UTC), cashier and account timestamps ISO 8601 with `+00:00`. Hosts serialise them as they are.
@@ -90,6 +91,18 @@ export interface CommandView {
   readonly last_error: string | null;
   readonly started_at: string | null;
   readonly finished_at: string | null;
+  /** Extension (issue #26): present only on a withdrawal that needs an approval. */
+  readonly approval?: CommandApprovalView;
+}
+
+/** The approval sub-state of a PENDING withdrawal (the command's status stays the spec's). */
+export interface CommandApprovalView {
+  readonly state: 'awaiting' | 'approved' | 'denied' | 'expired';
+  readonly expires_at: string;
+  readonly attempts: number;
+  readonly last_attempt_at: string | null;
+  readonly last_refusal: string | null;
+  readonly decided_at: string | null;
 }
 
 /** A command in GET /commands (with created_at). */
@@ -129,6 +142,30 @@ export interface CashierTokenView {
   readonly disabled_at: string | null;
   readonly disable_reason: string | null;
   readonly created_at: string;
+  /** Only on a token made with a payment request (issue #25, an extension). */
+  readonly payment?: PaymentView;
+}
+
+/**
+ * A payment request as the merchant and the payer see it (issue #25): amounts as integer strings of the asset's
+ * smallest unit, judged at read time from the sub-address's deposits since the token was made. `received` counts
+ * confirmed payments (late ones once the deadline has passed); `confirming` is what is seen but not yet confirmed.
+ */
+export interface PaymentView {
+  readonly asset_symbol: string;
+  readonly amount: string;
+  readonly received: string;
+  readonly remaining: string;
+  readonly confirming: string;
+  readonly deadline: string;
+  readonly status: PaymentStatus;
+  readonly reference: string | null;
+  readonly description: string | null;
+}
+
+/** The payment request on GET /cashier/session, with the merchant's name (config.display_name) for the payer. */
+export interface CashierPaymentView extends PaymentView {
+  readonly merchant_name: string | null;
 }
 
 export interface CashierTokenCreatedView extends CashierTokenView {
@@ -154,6 +191,13 @@ export interface CashierSessionView {
     readonly address_label: string | null;
   };
   readonly active_task: CashierTaskView | null;
+  /** Only on a token made with a payment request (issue #25, an extension). */
+  readonly payment?: CashierPaymentView;
+  /**
+   * Only when the merchant has config.auto_collect (issue #24, an extension): per asset symbol, the sweepable amount
+   * at which the worker forwards a payment by itself, so the page asks the payer for no press.
+   */
+  readonly auto_collect?: Readonly<Record<string, { readonly min_amount: string }>>;
 }
 
 export interface RegisteredView {
@@ -216,6 +260,8 @@ export interface DeveloperConfigView {
     readonly event_types: string[];
     /** Per asset symbol, when the worker collects by itself after a confirmed deposit (issue #24 item 4). */
     readonly auto_collect: Record<string, { readonly min_amount: string; readonly max_fee_sun: string }>;
+    /** The merchant's name on the payer page (issue #25); null when not set. */
+    readonly display_name: string | null;
   };
   readonly webhook: WebhookStatusView;
 }

@@ -58,6 +58,14 @@ export const ERROR_CATALOGUE = {
   'AUTH-NOT-VERIFIED': { message: 'account email is not verified' },
   'AUTH-VERIFICATION-FAILED': { message: 'verification code wrong or expired' },
   'AUTH-RESET-FAILED': { message: 'password reset code wrong, used or expired' },
+  // issue #26 item 3: TOTP two-factor and step-up (docs/decisions.md 120-126).
+  'AUTH-TOTP-REQUIRED': { message: 'two-factor authentication is on: totp_code is required' },
+  'AUTH-TOTP-INVALID': { message: 'two-factor code wrong, expired or already used' },
+  'AUTH-STEP-UP-REQUIRED': { message: 'this action needs a current two-factor code in the X-TOTP-Code header' },
+  'AUTH-STEP-UP-INVALID': { message: 'the X-TOTP-Code is wrong, expired or already used' },
+  'AUTH-2FA-SETUP-REQUIRED': { message: 'no two-factor setup to confirm; POST /auth/2fa/setup first' },
+  'AUTH-2FA-ALREADY-ENABLED': { message: 'two-factor authentication is already on; disable it first' },
+  'AUTH-2FA-NOT-ENABLED': { message: 'two-factor authentication is off' },
   'BIZ-SERVICE-NOT-FOUND': { message: 'service code unknown' },
   'BIZ-PLAN-NOT-FOUND': { message: 'plan code unknown for the service' },
   'BIZ-DEVELOPER-SUBSCRIPTION-REQUIRED': { message: 'active developer subscription required' },
@@ -85,6 +93,19 @@ export const ERROR_CATALOGUE = {
   // The node's dry run (triggerconstantcontract) says the token transfer would revert: a blacklisted address or a
   // paused token. Found before anything is spent.
   'BIZ-TRANSFER-WOULD-REVERT': { message: 'the token contract refuses the transfer (blacklisted address or paused token)' },
+  // issue #26 items 1 and 2: withdrawal policies and approvals (docs/decisions.md 110-119).
+  'POLICY-DESTINATION-NOT-ALLOWED': { message: 'allow_list_only: to_address is not on the allow-list' },
+  'POLICY-DESTINATION-COOLING-OFF': { message: 'to_address is on the allow-list but not usable yet (active_from)' },
+  'POLICY-VELOCITY-COUNT-EXCEEDED': { message: 'max_count_1h: too many withdrawals of this asset in the last hour' },
+  'POLICY-VELOCITY-AMOUNT-EXCEEDED': { message: 'max_amount_24h: withdrawals of this asset in the last 24 h would exceed the limit' },
+  'POLICY-APPROVAL-UNAVAILABLE': { message: 'approval_threshold: the amount needs an approval, and no approved approval_url with a secret is set' },
+  'POLICY-ALLOW-LIST-ENTRY-NOT-FOUND': { message: 'the address is not on the allow-list' },
+  'POLICY-ALLOW-LIST-ENTRY-EXISTS': { message: 'the address is already on the allow-list' },
+  'POLICY-ALLOW-LIST-FULL': { message: 'the allow-list is full; remove an entry first' },
+  'POLICY-APPROVAL-URL-NOT-PENDING': { message: 'no approval URL is pending review' },
+  // Never an HTTP answer: the error_code of a withdrawal its approver denied or did not approve in time (REJECTED).
+  'APPROVAL-DENIED': { message: 'the approver denied the withdrawal' },
+  'APPROVAL-TIMEOUT': { message: 'no approval within approval_timeout_minutes' },
 } as const satisfies Record<string, { message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

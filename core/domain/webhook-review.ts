@@ -17,11 +17,17 @@ export const WEBHOOK_REVIEW_TRANSITIONS = [
 ] as const;
 
 /**
+ * The review state of a URL that goes through the platform's review: a developer's webhook_url, and (the same rules,
+ * issue #26) an account's approval_url.
+ */
+export type UrlReview = Pick<DeveloperConfig, 'url' | 'pendingUrl' | 'pendingSince' | 'verifiedAt' | 'reviewNote'>;
+
+/**
  * The review status. A pending URL makes the status `pending` even when an approved URL is live — the spec's
  * last row reads "verified + different URL → pending; url keeps the previous URL until approval" — so a client
  * sees `status: pending` together with a non-null `url` (still receiving events) and the `pending_url`.
  */
-export function webhookStatus(config: DeveloperConfig): WebhookReviewStatus {
+export function webhookStatus(config: UrlReview): WebhookReviewStatus {
   if (config.pendingUrl !== null) return 'pending';
   return config.url !== null ? 'verified' : 'unconfigured';
 }
@@ -35,7 +41,7 @@ export function webhookStatus(config: DeveloperConfig): WebhookReviewStatus {
  * - any other URL: it becomes the pending URL from `now`, the live URL (if any) keeps receiving events, and an
  *   earlier review note is cleared because it was about another URL.
  */
-export function applyWebhookUrl(config: DeveloperConfig, url: string, now: Millis): DeveloperConfig {
+export function applyWebhookUrl<C extends UrlReview>(config: C, url: string, now: Millis): C {
   if (url === '') {
     return { ...config, url: null, pendingUrl: null, pendingSince: null, verifiedAt: null, reviewNote: null };
   }
@@ -44,13 +50,13 @@ export function applyWebhookUrl(config: DeveloperConfig, url: string, now: Milli
   return { ...config, pendingUrl: url, pendingSince: now, reviewNote: null };
 }
 
-function requirePending(config: DeveloperConfig): string {
+function requirePending(config: UrlReview): string {
   if (config.pendingUrl === null) throw new DomainError('BIZ-WEBHOOK-NOT-PENDING');
   return config.pendingUrl;
 }
 
 /** Platform review approves: the pending URL goes live from `now`. BIZ-WEBHOOK-NOT-PENDING when nothing is pending. */
-export function approveWebhook(config: DeveloperConfig, now: Millis): DeveloperConfig {
+export function approveWebhook<C extends UrlReview>(config: C, now: Millis): C {
   const pendingUrl = requirePending(config);
   return { ...config, url: pendingUrl, pendingUrl: null, pendingSince: null, verifiedAt: now, reviewNote: null };
 }
@@ -59,7 +65,7 @@ export function approveWebhook(config: DeveloperConfig, now: Millis): DeveloperC
  * Platform review rejects: the pending URL is dropped and the note kept for the developer; a live URL stays live.
  * `now` is accepted so every review operation has one signature, though a rejection records no time of its own.
  */
-export function rejectWebhook(config: DeveloperConfig, note: string, now: Millis): DeveloperConfig {
+export function rejectWebhook<C extends UrlReview>(config: C, note: string, now: Millis): C {
   void now;
   requirePending(config);
   return { ...config, pendingUrl: null, pendingSince: null, reviewNote: note };
@@ -76,7 +82,7 @@ export interface WebhookView {
 }
 
 /** The wire view, timestamps as ISO 8601 with offset. */
-export function webhookView(config: DeveloperConfig): WebhookView {
+export function webhookView(config: UrlReview): WebhookView {
   return {
     status: webhookStatus(config),
     url: config.url,

@@ -30,3 +30,4 @@ export type * from './block-source.port.js';
 export type * from './transaction-evidence.port.js';
 export type * from './scan-cursor-store.port.js';
 export type * from './audit-log.port.js';
+export type * from './withdrawal-policy-repository.port.js';

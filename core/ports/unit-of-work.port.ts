@@ -3,6 +3,7 @@ import type { Command } from '../domain/model/command.js';
 import type { Deposit } from '../domain/model/deposit.js';
 import type { PaymentRequestChange } from '../domain/model/payment-request.js';
 import type { WebhookEvent } from '../domain/model/webhook.js';
+import type { VelocityCharge } from '../domain/withdrawal-policy-rules.js';
 
 /**
  * Writes that must land together or not at all: e.g. a task's terminal transition, its command's terminal status
@@ -33,6 +34,14 @@ export interface ChangeSet {
    * expiry (extendExpiry, which bumps no version) and every other field stay as stored.
    */
   readonly payments?: readonly PaymentRequestChange[];
+  /**
+   * A withdrawal's velocity limits (issue #26), judged atomically with the rest of the change set: under a lock of
+   * the user (so parallel commits of that user, in any process, are judged one after the other), the user's counted
+   * withdrawals of the asset are totalled (withdrawal-policy-rules.ts velocityTotals, on the committed commands) and
+   * velocityRefusal decides. A refusal throws DomainError with its POLICY-VELOCITY-* code and writes nothing. The
+   * charged withdrawal itself is one of `newCommands`.
+   */
+  readonly velocity?: VelocityCharge;
 }
 
 export interface UnitOfWork {

@@ -60,6 +60,14 @@ export const HTTP_STATUS = {
   'AUTH-NOT-VERIFIED': 403,
   'AUTH-VERIFICATION-FAILED': 422,
   'AUTH-RESET-FAILED': 422,
+  'AUTH-TOTP-REQUIRED': 401,
+  'AUTH-TOTP-INVALID': 401,
+  // A known session lacking the second factor: not authorized for this action (a 401 would tell clients to log in again).
+  'AUTH-STEP-UP-REQUIRED': 403,
+  'AUTH-STEP-UP-INVALID': 403,
+  'AUTH-2FA-SETUP-REQUIRED': 409,
+  'AUTH-2FA-ALREADY-ENABLED': 409,
+  'AUTH-2FA-NOT-ENABLED': 409,
   'BIZ-SERVICE-NOT-FOUND': 422,
   'BIZ-PLAN-NOT-FOUND': 422,
   'BIZ-DEVELOPER-SUBSCRIPTION-REQUIRED': 422,
@@ -82,6 +90,19 @@ export const HTTP_STATUS = {
   'BIZ-ENERGY-TIMEOUT': 502,
   'BIZ-NOTHING-TO-COLLECT': 422,
   'BIZ-TRANSFER-WOULD-REVERT': 422,
+  // issue #26: a refused destination is 403 (not authorized to pay it), a spent limit or missing approver 422.
+  'POLICY-DESTINATION-NOT-ALLOWED': 403,
+  'POLICY-DESTINATION-COOLING-OFF': 403,
+  'POLICY-VELOCITY-COUNT-EXCEEDED': 422,
+  'POLICY-VELOCITY-AMOUNT-EXCEEDED': 422,
+  'POLICY-APPROVAL-UNAVAILABLE': 422,
+  'POLICY-ALLOW-LIST-ENTRY-NOT-FOUND': 404,
+  'POLICY-ALLOW-LIST-ENTRY-EXISTS': 409,
+  'POLICY-ALLOW-LIST-FULL': 422,
+  'POLICY-APPROVAL-URL-NOT-PENDING': 409,
+  // Recorded on a REJECTED withdrawal, never answered; a status all the same, so the table stays total.
+  'APPROVAL-DENIED': 403,
+  'APPROVAL-TIMEOUT': 403,
 } as const satisfies Record<ErrorCode, number>;
 
 /** Statuses a route answers for some codes instead of HTTP_STATUS's. */

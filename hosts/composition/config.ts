@@ -89,6 +89,11 @@ export interface HostConfig {
    */
   readonly workflowStuckAfterMs: number;
   /**
+   * WITHDRAWAL_ALLOWLIST_DELAY_H: hours before a new allow-list entry may be paid (issue #26; default 24, 0-8760).
+   * 0 makes entries usable at once, which defeats the cooling-off: for tests and sandboxes only.
+   */
+  readonly allowListDelayMs: number;
+  /**
    * WORKFLOW_LEASE_S: how long a worker's claim on a workflow lasts (default 60). A worker that dies holds its claims
    * this long before another worker takes them over; a stage running longer than this may be taken over while it
    * runs, which the version fence and the write-ahead record make safe but wasteful. 5–3600.
@@ -450,6 +455,7 @@ export function loadConfig(env: Env, options: LoadOptions): HostConfig {
     webhookAllowLocal: p.take(false, () => flag(env, 'WEBHOOK_ALLOW_LOCAL')),
     energyBurn: p.take(false, () => flag(env, 'ENERGY_BURN')),
     workflowStuckAfterMs: 1_000 * p.take(0, () => integer(env, 'WORKFLOW_STUCK_AFTER_S', 900, 604_800, 'a number of seconds')),
+    allowListDelayMs: 3_600_000 * p.take(24, () => integer(env, 'WITHDRAWAL_ALLOWLIST_DELAY_H', 24, 8_760, 'a number of hours')),
     workflowLeaseMs: 1_000 * p.take(60, () => leaseSeconds(env, 'WORKFLOW_LEASE_S')),
     workflowConcurrency: p.take(1, () => count(env, 'WORKFLOW_CONCURRENCY', 4, 64, 'a number of stages')),
     withdrawalConfirmations: p.take(0, () => integer(env, 'WITHDRAWAL_CONFIRMATIONS', 0, 1_000, 'a number of blocks')),

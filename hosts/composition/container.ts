@@ -19,7 +19,7 @@ import { createMemoryAdapters, MemoryAddressLock, MemoryRateLimiter, MemoryScanC
 import { connectMongo, createMongoAdapters, type MongoConnection } from '../../adapters/mongodb/index.js';
 import { MongoScanCursorStore } from '../../adapters/mongodb/mongo-scan-cursor-store.js';
 import { connectPostgres, createPostgresAdapters, type PostgresConnection } from '../../adapters/postgres/index.js';
-import { AesGcmKeyCipher, ConsoleMailer, NodeDnsResolver, NodeSecretHasher, SmtpMailer, SystemClock } from '../../adapters/node/index.js';
+import { AesGcmKeyCipher, ConsoleMailer, NodeDnsResolver, NodeSecretHasher, OtpauthTotpGenerator, SmtpMailer, SystemClock } from '../../adapters/node/index.js';
 import { createRedisClient, RedisAddressLock, RedisRateLimiter } from '../../adapters/redis/index.js';
 import {
   ItrxEnergyProvider, RentalMarketEnergyProvider, SelfDelegationEnergyProvider, TronBlockSource, TronSaveEnergyProvider, TronWebChainGateway,
@@ -214,10 +214,10 @@ export function composeContainer(config: HostConfig, overrides: CompositionOverr
   container.bind(TOKENS.CoreDeps).toDynamicValue((ctx): CoreDeps => {
     const { idempotency: _idempotency, scanCursors: _cursors, ...stores } = ctx.get(TOKENS.Stores);
     return {
-      ...stores, clock: ctx.get(TOKENS.Clock), hasher: ctx.get(TOKENS.Hasher), cipher: ctx.get(TOKENS.Cipher),
+      ...stores, clock: ctx.get(TOKENS.Clock), hasher: ctx.get(TOKENS.Hasher), cipher: ctx.get(TOKENS.Cipher), totp: new OtpauthTotpGenerator(),
       mailer: ctx.get(TOKENS.Mailer), dns: ctx.get(TOKENS.Dns), transport: ctx.get(TOKENS.Transport),
       addressLock: ctx.get(TOKENS.AddressLock), chain: ctx.get(TOKENS.Chain), assets: ctx.get(TOKENS.Assets),
-      settings: { allowLocalWebhooks: config.webhookAllowLocal },
+      settings: { allowLocalWebhooks: config.webhookAllowLocal, allowListDelayMs: config.allowListDelayMs },
     };
   });
   container.bind(TOKENS.Application).toDynamicValue((ctx) => createApplication(ctx.get(TOKENS.CoreDeps)));

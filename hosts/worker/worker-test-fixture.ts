@@ -13,7 +13,7 @@ import { COMMAND_TYPE, type Command } from '../../core/domain/model/command.js';
 import type { CollectionTask } from '../../core/domain/model/collection-task.js';
 import type { ChainGateway, Signer } from '../../core/ports/chain-gateway.port.js';
 import { createMemoryAdapters, ManualClock, MemoryAddressLock, RecordingMailer, type MemoryAdapters } from '../../adapters/memory/index.js';
-import { AesGcmKeyCipher, NodeSecretHasher, TEST_SCRYPT_COST } from '../../adapters/node/index.js';
+import { AesGcmKeyCipher, NodeSecretHasher, OtpauthTotpGenerator, TEST_SCRYPT_COST } from '../../adapters/node/index.js';
 import { createDevnetChainGateway, type TronWebChainGateway } from '../../adapters/tron/index.js';
 import { startDevnet, type Devnet } from '../../adapters/tron-devnet/index.js';
 
@@ -71,13 +71,13 @@ export async function buildWorkerWorld(options: WorkerWorldOptions = {}): Promis
   const assets = createAssetRegistry({ usdtContract: devnet.usdtAddress });
   const deps: CoreDeps = {
     clock, ids: stores.ids, hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }), cipher, mailer: new RecordingMailer(),
-    dns: { resolve: async () => [] },
+    totp: new OtpauthTotpGenerator(), dns: { resolve: async () => [] },
     transport: { post: async () => ({ ok: false, status: null, error: 'no webhooks in worker tests', durationMs: 0 }) },
     risk: stores.risk, addressLock: new MemoryAddressLock({ clock }), chain: gateway, assets,
     accounts: stores.accounts, sessions: stores.sessions, subscriptions: stores.subscriptions, apiTokens: stores.apiTokens,
     wallets: stores.wallets, balances: stores.balances, deposits: stores.deposits, commands: stores.commands, tasks: stores.tasks,
     cashierTokens: stores.cashierTokens, developerConfigs: stores.developerConfigs, deliveries: stores.deliveries,
-    outbox: stores.outbox, uow: stores.uow, auditLog: stores.auditLog,
+    outbox: stores.outbox, uow: stores.uow, auditLog: stores.auditLog, withdrawalPolicies: stores.withdrawalPolicies,
   };
   const core = resolveDeps(deps);
   const userId = 1;

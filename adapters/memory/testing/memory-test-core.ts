@@ -9,7 +9,7 @@ import { RecordingWebhookTransport } from '../../../core/application/testing/rec
 import { StaticDnsResolver } from '../../../core/application/testing/static-dns-resolver.js';
 import { createAssetRegistry } from '../../../core/domain/assets.js';
 import type { ChainGateway } from '../../../core/ports/chain-gateway.port.js';
-import { AesGcmKeyCipher, NodeSecretHasher, TEST_SCRYPT_COST } from '../../node/index.js';
+import { AesGcmKeyCipher, NodeSecretHasher, OtpauthTotpGenerator, TEST_SCRYPT_COST } from '../../node/index.js';
 import { createDevnetChainGateway } from '../../tron/index.js';
 import { startDevnet, type Devnet } from '../../tron-devnet/index.js';
 import { createMemoryAdapters, type MemoryAdapters } from '../create-memory-adapters.js';
@@ -55,12 +55,13 @@ export function buildTestCore(devnet: Devnet, options: TestCoreOptions = {}): Te
   const chain = options.chain?.(devnet) ?? createDevnetChainGateway(devnet);
   const app = createApplication({
     clock, ids: stores.ids, hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }),
-    cipher: AesGcmKeyCipher.fromConfig(randomBytes(32).toString('base64')), mailer, dns, transport, risk: stores.risk,
+    cipher: AesGcmKeyCipher.fromConfig(randomBytes(32).toString('base64')), totp: new OtpauthTotpGenerator(), mailer, dns, transport, risk: stores.risk,
     addressLock, chain, assets: createAssetRegistry({ usdtContract: devnet.usdtAddress }),
     accounts: stores.accounts, sessions: stores.sessions, subscriptions: stores.subscriptions, apiTokens: stores.apiTokens,
     wallets: stores.wallets, balances: stores.balances, deposits: stores.deposits, commands: stores.commands, tasks: stores.tasks,
     cashierTokens: stores.cashierTokens, developerConfigs: stores.developerConfigs, deliveries: stores.deliveries, outbox: stores.outbox,
-    uow: stores.uow, auditLog: stores.auditLog, ...(options.settings === undefined ? {} : { settings: options.settings }),
+    uow: stores.uow, auditLog: stores.auditLog, withdrawalPolicies: stores.withdrawalPolicies,
+    ...(options.settings === undefined ? {} : { settings: options.settings }),
   });
   return { app, clock, mailer, stores, addressLock, dns, transport, chain, devnet, readCode: (email) => mailer.lastCodeFor(email) };
 }

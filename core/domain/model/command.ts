@@ -1,4 +1,5 @@
 import type { Lease, Millis, UserId, Versioned } from './common.js';
+import type { CommandApproval } from './withdrawal-policy.js';
 
 export const COMMAND_TYPE = {
   QUERY: 1, WITHDRAWAL: 2, COLLECTION: 3, STAKE: 4, UNSTAKE: 5, WITHDRAW_UNSTAKED: 6, VOTE: 7, WITHDRAW_REWARD: 8,
@@ -55,4 +56,9 @@ export interface Command extends Versioned {
   readonly nextRunAt: Millis;
   /** The runner's claim while it works on the command (null: unclaimed). */
   readonly lease: Lease | null;
+  /**
+   * A withdrawal above its approval threshold (issue #26): the approval it waits for while PENDING, and how that
+   * ended. Absent or null: the command needs none.
+   */
+  readonly approval?: CommandApproval | null;
 }

@@ -1,0 +1,131 @@
+import type { ClientSession, Collection, Db } from 'mongodb';
+import { ConcurrencyConflict, DomainError } from '../../core/domain/errors.js';
+import { COMMAND_STATUS, COMMAND_TYPE, type AllowListEntry, type UserId, type WithdrawalPolicy } from '../../core/domain/model/index.js';
+import {
+  VELOCITY_AMOUNT_WINDOW_MS, VELOCITY_COUNT_WINDOW_MS, velocityRefusal, type VelocityCharge,
+} from '../../core/domain/withdrawal-policy-rules.js';
+import type { Page, PageRequest } from '../../core/ports/page.js';
+import type { WithdrawalPolicyRepository } from '../../core/ports/withdrawal-policy-repository.port.js';
+import { decodeMoney } from '../records/record-support.js';
+import {
+  fromStoredAllowListEntry, fromStoredWithdrawalPolicy, toStoredAllowListEntry, toStoredWithdrawalPolicy,
+  type StoredAllowListEntry, type StoredWithdrawalPolicy,
+} from '../records/withdrawal-policy-record.js';
+import { COLLECTIONS } from './collections.js';
+import type { CommandDocument } from './mongo-documents.js';
+import { fromMongoDocument, guarded, insertionStamp, isDuplicateKey, toMongoDocument, type MongoDocument } from './mongo-support.js';
+
+type PolicyDocument = MongoDocument<StoredWithdrawalPolicy> & { insertedSeq?: number };
+type AllowListDocument = StoredAllowListEntry & { _id: string };
+/** One document per user whose update inside a transaction makes parallel transactions of that user conflict. */
+interface UserLockDocument {
+  _id: string;
+  n: number;
+}
+
+const entryId = (userId: UserId, address: string): string => `${userId}\u0000${address}`;
+
+/** Takes the user's lock document inside `session`'s transaction (a racing transaction hits a write conflict and retries). */
+async function lockUser(db: Db, kind: string, userId: UserId, session?: ClientSession): Promise<void> {
+  await db.collection<UserLockDocument>(COLLECTIONS.policyLocks)
+    .updateOne({ _id: `${kind}:${userId}` }, { $inc: { n: 1 } }, { upsert: true, ...(session === undefined ? {} : { session }) });
+}
+
+/** ChangeSet.velocity inside the unit of work's transaction (see PostgreSQL's checkVelocity): lock, total, judge. */
+export async function checkVelocity(db: Db, charge: VelocityCharge, session?: ClientSession): Promise<void> {
+  await lockUser(db, 'velocity', charge.userId, session);
+  const docs = await db.collection<CommandDocument>(COLLECTIONS.commands).find({
+    userId: charge.userId, assetSymbol: charge.assetSymbol, type: COMMAND_TYPE.WITHDRAWAL,
+    status: { $nin: [COMMAND_STATUS.REJECTED, COMMAND_STATUS.CANCELLED] }, createdAt: { $gt: charge.at - VELOCITY_AMOUNT_WINDOW_MS },
+  }, { projection: { lockedAmount: 1, createdAt: 1 }, ...(session === undefined ? {} : { session }) }).toArray();
+  let amount24h = 0n;
+  let count1h = 0;
+  for (const doc of docs) {
+    amount24h += decodeMoney(doc.lockedAmount, 'command lockedAmount');
+    if (doc.createdAt > charge.at - VELOCITY_COUNT_WINDOW_MS) count1h += 1;
+  }
+  const refusal = velocityRefusal({ amount24h, count1h }, charge);
+  if (refusal !== null) throw new DomainError(refusal);
+}
+
+/** Withdrawal policies (`_id`: user id, optimistic versions) and allow-lists (`_id`: user id + address) on MongoDB. */
+export class MongoWithdrawalPolicyRepository implements WithdrawalPolicyRepository {
+  private readonly policies: Collection<PolicyDocument>;
+  private readonly entries: Collection<AllowListDocument>;
+
+  constructor(private readonly db: Db) {
+    this.policies = db.collection<PolicyDocument>(COLLECTIONS.withdrawalPolicies);
+    this.entries = db.collection<AllowListDocument>(COLLECTIONS.allowListEntries);
+  }
+
+  get(userId: UserId): Promise<WithdrawalPolicy | null> {
+    return guarded('withdrawal policy read', async () => {
+      const doc = await this.policies.findOne({ _id: userId });
+      return doc === null ? null : fromStoredWithdrawalPolicy(fromMongoDocument(doc));
+    });
+  }
+
+  save(policy: WithdrawalPolicy): Promise<void> {
+    return guarded('withdrawal policy save', async () => {
+      const doc = toMongoDocument(toStoredWithdrawalPolicy(policy));
+      if (policy.version === 1) {
+        try {
+          await this.policies.insertOne({ ...doc, insertedSeq: insertionStamp() });
+          return;
+        } catch (error) {
+          if (!isDuplicateKey(error)) throw error;
+          throw new ConcurrencyConflict('withdrawal policy', String(policy.userId));
+        }
+      }
+      const { _id, ...fields } = doc;
+      const result = await this.policies.updateOne({ _id, version: policy.version - 1 }, { $set: fields });
+      if (result.matchedCount !== 1) throw new ConcurrencyConflict('withdrawal policy', String(policy.userId));
+    });
+  }
+
+  listPendingApprovalUrls(): Promise<WithdrawalPolicy[]> {
+    return guarded('withdrawal policy list', async () => {
+      const docs = await this.policies.find({ approvalPendingUrl: { $ne: null } }).sort({ approvalPendingSince: 1, insertedSeq: 1 }).toArray();
+      return docs.map((doc) => fromStoredWithdrawalPolicy(fromMongoDocument(doc)));
+    });
+  }
+
+  /**
+   * Without a transaction, the cap is best effort under racing adds of one user (it may be passed by the racers'
+   * number); the unique `_id` keeps one entry per address in every case.
+   */
+  addAllowListEntry(entry: AllowListEntry, maxEntries: number): Promise<'created' | 'exists' | 'full'> {
+    return guarded('allow-list add', async () => {
+      const _id = entryId(entry.userId, entry.address);
+      if ((await this.entries.countDocuments({ _id })) > 0) return 'exists';
+      if ((await this.entries.countDocuments({ userId: entry.userId })) >= maxEntries) return 'full';
+      try {
+        await this.entries.insertOne({ _id, ...toStoredAllowListEntry(entry) });
+        return 'created';
+      } catch (error) {
+        if (isDuplicateKey(error)) return 'exists';
+        throw error;
+      }
+    });
+  }
+
+  findAllowListEntry(userId: UserId, address: string): Promise<AllowListEntry | null> {
+    return guarded('allow-list read', async () => {
+      const doc = await this.entries.findOne({ _id: entryId(userId, address) });
+      return doc === null ? null : fromStoredAllowListEntry(doc);
+    });
+  }
+
+  listAllowList(userId: UserId, page: PageRequest): Promise<Page<AllowListEntry>> {
+    return guarded('allow-list list', async () => {
+      const total = await this.entries.countDocuments({ userId });
+      if (page.limit <= 0) return { items: [], total };
+      const docs = await this.entries.find({ userId }).sort({ createdAt: 1, address: 1 }).skip(page.offset).limit(page.limit).toArray();
+      return { items: docs.map((d) => fromStoredAllowListEntry(d)), total };
+    });
+  }
+
+  removeAllowListEntry(userId: UserId, address: string): Promise<boolean> {
+    return guarded('allow-list remove', async () => (await this.entries.deleteOne({ _id: entryId(userId, address) })).deletedCount === 1);
+  }
+}

@@ -1,0 +1,128 @@
+import type pg from 'pg';
+import { ConcurrencyConflict, DomainError } from '../../core/domain/errors.js';
+import { COMMAND_STATUS, COMMAND_TYPE, type AllowListEntry, type UserId, type WithdrawalPolicy } from '../../core/domain/model/index.js';
+import {
+  VELOCITY_AMOUNT_WINDOW_MS, VELOCITY_COUNT_WINDOW_MS, velocityRefusal, type VelocityCharge,
+} from '../../core/domain/withdrawal-policy-rules.js';
+import type { Page, PageRequest } from '../../core/ports/page.js';
+import type { WithdrawalPolicyRepository } from '../../core/ports/withdrawal-policy-repository.port.js';
+import {
+  fromStoredAllowListEntry, fromStoredWithdrawalPolicy, toStoredAllowListEntry, toStoredWithdrawalPolicy, type StoredWithdrawalPolicy,
+} from '../records/withdrawal-policy-record.js';
+import { guarded, inTransaction, insertOnce, jsonb, pageOf, versionedReplace, type Queryable, type Row } from './pg-support.js';
+
+/** Advisory-lock classes (two-key form, apart from the migrator's one-key lock): one account's allow-list, its velocity. */
+const ALLOW_LIST_LOCK = 2601;
+const VELOCITY_LOCK = 2602;
+
+function toRow(record: StoredWithdrawalPolicy): Row & { version: number } {
+  return {
+    user_id: record.id, allow_list_only: record.allowListOnly, limits: jsonb(record.limits), approval_url: record.approvalUrl,
+    approval_pending_url: record.approvalPendingUrl, approval_pending_since: record.approvalPendingSince,
+    approval_verified_at: record.approvalVerifiedAt, approval_review_note: record.approvalReviewNote,
+    approval_secret: jsonb(record.approvalSecret), approval_timeout_minutes: record.approvalTimeoutMinutes,
+    updated_at: record.updatedAt, version: record.version,
+  };
+}
+
+function decode(row: Row): WithdrawalPolicy {
+  return fromStoredWithdrawalPolicy({
+    id: row['user_id'] as number, allowListOnly: row['allow_list_only'] as boolean, limits: row['limits'] as StoredWithdrawalPolicy['limits'],
+    approvalUrl: row['approval_url'] as string | null, approvalPendingUrl: row['approval_pending_url'] as string | null,
+    approvalPendingSince: row['approval_pending_since'] as number | null, approvalVerifiedAt: row['approval_verified_at'] as number | null,
+    approvalReviewNote: row['approval_review_note'] as string | null, approvalSecret: row['approval_secret'] as StoredWithdrawalPolicy['approvalSecret'],
+    approvalTimeoutMinutes: row['approval_timeout_minutes'] as number, updatedAt: row['updated_at'] as number, version: row['version'] as number,
+  });
+}
+
+function decodeEntry(row: Row): AllowListEntry {
+  return fromStoredAllowListEntry({
+    userId: row['user_id'] as number, address: row['address'] as string, label: row['label'] as string | null,
+    createdAt: row['created_at'] as number, activeFrom: row['active_from'] as number,
+  });
+}
+
+/**
+ * ChangeSet.velocity inside the unit of work's transaction: a transaction-scoped advisory lock of the user makes
+ * parallel commits of that user (in any process) judge one after the other; under READ COMMITTED the totals query,
+ * run after the lock is granted, sees every withdrawal committed before it (the lock holder's included). The totals
+ * equal withdrawal-policy-rules.ts velocityTotals.
+ */
+export async function checkVelocity(q: Queryable, charge: VelocityCharge): Promise<void> {
+  await q.query('SELECT pg_advisory_xact_lock($1, hashtext($2::text))', [VELOCITY_LOCK, String(charge.userId)]);
+  const { rows } = await q.query<{ amount: string; count: string }>(
+    `SELECT coalesce(sum(locked_amount), 0)::text AS amount, count(*) FILTER (WHERE created_at > $4)::text AS count
+       FROM commands
+      WHERE user_id = $1 AND asset_symbol = $2 AND type = ${COMMAND_TYPE.WITHDRAWAL}
+        AND status NOT IN (${COMMAND_STATUS.REJECTED}, ${COMMAND_STATUS.CANCELLED}) AND created_at > $3`,
+    [charge.userId, charge.assetSymbol, charge.at - VELOCITY_AMOUNT_WINDOW_MS, charge.at - VELOCITY_COUNT_WINDOW_MS],
+  );
+  const totals = { amount24h: BigInt(rows[0]!.amount), count1h: Number(rows[0]!.count) };
+  const refusal = velocityRefusal(totals, charge);
+  if (refusal !== null) throw new DomainError(refusal);
+}
+
+/** Withdrawal policies (optimistic versions) and allow-lists on PostgreSQL. */
+export class PgWithdrawalPolicyRepository implements WithdrawalPolicyRepository {
+  constructor(private readonly pool: pg.Pool) {}
+
+  get(userId: UserId): Promise<WithdrawalPolicy | null> {
+    return guarded('withdrawal policy read', async () => {
+      const { rows } = await this.pool.query('SELECT * FROM withdrawal_policies WHERE user_id = $1', [userId]);
+      return rows.length === 0 ? null : decode(rows[0] as Row);
+    });
+  }
+
+  save(policy: WithdrawalPolicy): Promise<void> {
+    return guarded('withdrawal policy save', async () => {
+      const row = toRow(toStoredWithdrawalPolicy(policy));
+      const written = policy.version === 1
+        ? await insertOnce(this.pool, 'withdrawal_policies', row, '(user_id)')
+        : await versionedReplace(this.pool, 'withdrawal_policies', { column: 'user_id', value: policy.userId }, row);
+      if (!written) throw new ConcurrencyConflict('withdrawal policy', String(policy.userId));
+    });
+  }
+
+  listPendingApprovalUrls(): Promise<WithdrawalPolicy[]> {
+    return guarded('withdrawal policy list', async () => {
+      const { rows } = await this.pool.query(
+        'SELECT * FROM withdrawal_policies WHERE approval_pending_url IS NOT NULL ORDER BY approval_pending_since NULLS FIRST, inserted_seq',
+      );
+      return (rows as Row[]).map(decode);
+    });
+  }
+
+  addAllowListEntry(entry: AllowListEntry, maxEntries: number): Promise<'created' | 'exists' | 'full'> {
+    return guarded('allow-list add', () => inTransaction(this.pool, async (client) => {
+      // One account's adds are judged one at a time, so the cap holds under racing adds.
+      await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2::text))', [ALLOW_LIST_LOCK, String(entry.userId)]);
+      const { rows } = await client.query<{ n: number; listed: boolean }>(
+        'SELECT count(*)::int AS n, bool_or(address = $2) AS listed FROM allow_list_entries WHERE user_id = $1', [entry.userId, entry.address],
+      );
+      if (rows[0]!.listed === true) return 'exists';
+      if (rows[0]!.n >= maxEntries) return 'full';
+      const s = toStoredAllowListEntry(entry);
+      const row = { user_id: s.userId, address: s.address, label: s.label, created_at: s.createdAt, active_from: s.activeFrom };
+      return (await insertOnce(client, 'allow_list_entries', row, '(user_id, address)')) ? 'created' : 'exists';
+    }));
+  }
+
+  findAllowListEntry(userId: UserId, address: string): Promise<AllowListEntry | null> {
+    return guarded('allow-list read', async () => {
+      const { rows } = await this.pool.query('SELECT * FROM allow_list_entries WHERE user_id = $1 AND address = $2', [userId, address]);
+      return rows.length === 0 ? null : decodeEntry(rows[0] as Row);
+    });
+  }
+
+  listAllowList(userId: UserId, page: PageRequest): Promise<Page<AllowListEntry>> {
+    return guarded('allow-list list', () => pageOf(this.pool,
+      { table: 'allow_list_entries', where: 'user_id = $1', order: 'created_at, address', params: [userId] }, decodeEntry, page));
+  }
+
+  removeAllowListEntry(userId: UserId, address: string): Promise<boolean> {
+    return guarded('allow-list remove', async () => {
+      const result = await this.pool.query('DELETE FROM allow_list_entries WHERE user_id = $1 AND address = $2', [userId, address]);
+      return result.rowCount === 1;
+    });
+  }
+}

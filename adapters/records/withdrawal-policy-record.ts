@@ -1,0 +1,98 @@
+import type { EncryptedEnvelope } from '../../core/domain/model/common.js';
+import type { AllowListEntry, ApprovalState, CommandApproval, WithdrawalPolicy } from '../../core/domain/model/withdrawal-policy.js';
+import { decodeOptionalMoney, encodeOptionalMoney, nullable } from './record-support.js';
+
+/** One asset's limits as stored; a list of entries so that no caller-chosen symbol ever becomes a field name. */
+export interface StoredAssetLimits {
+  symbol: string;
+  maxAmount24h: string | null;
+  maxCount1h: number | null;
+  approvalThreshold: string | null;
+}
+
+/** `withdrawal_policies` (`id` is the user id): the policy with its approval endpoint flattened beside it. */
+export interface StoredWithdrawalPolicy {
+  id: number;
+  allowListOnly: boolean;
+  limits: StoredAssetLimits[];
+  approvalUrl: string | null;
+  approvalPendingUrl: string | null;
+  approvalPendingSince: number | null;
+  approvalVerifiedAt: number | null;
+  approvalReviewNote: string | null;
+  approvalSecret: EncryptedEnvelope | null;
+  approvalTimeoutMinutes: number;
+  updatedAt: number;
+  version: number;
+}
+
+/** An allow-list entry as stored (key: userId + address). */
+export interface StoredAllowListEntry {
+  userId: number;
+  address: string;
+  label: string | null;
+  createdAt: number;
+  activeFrom: number;
+}
+
+/** A command's approval sub-state as stored (beside the command, in its own field). */
+export interface StoredCommandApproval {
+  state: ApprovalState;
+  deadline: number;
+  attempts: number;
+  lastAttemptAt: number | null;
+  lastRefusal: string | null;
+  decidedAt: number | null;
+}
+
+export function toStoredWithdrawalPolicy(policy: WithdrawalPolicy): StoredWithdrawalPolicy {
+  const a = policy.approval;
+  return {
+    id: policy.userId,
+    allowListOnly: policy.allowListOnly,
+    limits: Object.entries(policy.limits).map(([symbol, l]) => ({
+      symbol, maxAmount24h: encodeOptionalMoney(l.maxAmount24h), maxCount1h: l.maxCount1h, approvalThreshold: encodeOptionalMoney(l.approvalThreshold),
+    })),
+    approvalUrl: a.url, approvalPendingUrl: a.pendingUrl, approvalPendingSince: a.pendingSince, approvalVerifiedAt: a.verifiedAt,
+    approvalReviewNote: a.reviewNote, approvalSecret: a.secret === null ? null : { ...a.secret }, approvalTimeoutMinutes: a.timeoutMinutes,
+    updatedAt: policy.updatedAt,
+    version: policy.version,
+  };
+}
+
+export function fromStoredWithdrawalPolicy(doc: StoredWithdrawalPolicy): WithdrawalPolicy {
+  return {
+    userId: doc.id,
+    allowListOnly: doc.allowListOnly,
+    limits: Object.fromEntries(doc.limits.map((l) => [l.symbol, {
+      maxAmount24h: decodeOptionalMoney(l.maxAmount24h, 'limits maxAmount24h'), maxCount1h: nullable(l.maxCount1h),
+      approvalThreshold: decodeOptionalMoney(l.approvalThreshold, 'limits approvalThreshold'),
+    }])),
+    approval: {
+      url: nullable(doc.approvalUrl), pendingUrl: nullable(doc.approvalPendingUrl), pendingSince: nullable(doc.approvalPendingSince),
+      verifiedAt: nullable(doc.approvalVerifiedAt), reviewNote: nullable(doc.approvalReviewNote), secret: nullable(doc.approvalSecret),
+      timeoutMinutes: doc.approvalTimeoutMinutes,
+    },
+    updatedAt: doc.updatedAt,
+    version: doc.version,
+  };
+}
+
+export function toStoredAllowListEntry(entry: AllowListEntry): StoredAllowListEntry {
+  return { userId: entry.userId, address: entry.address, label: entry.label, createdAt: entry.createdAt, activeFrom: entry.activeFrom };
+}
+
+export function fromStoredAllowListEntry(doc: StoredAllowListEntry): AllowListEntry {
+  return { userId: doc.userId, address: doc.address, label: nullable(doc.label), createdAt: doc.createdAt, activeFrom: doc.activeFrom };
+}
+
+export function toStoredApproval(approval: CommandApproval | null | undefined): StoredCommandApproval | null {
+  return approval == null ? null : { ...approval };
+}
+
+export function fromStoredApproval(doc: StoredCommandApproval | null | undefined): CommandApproval | null {
+  return doc == null ? null : {
+    state: doc.state, deadline: doc.deadline, attempts: doc.attempts, lastAttemptAt: nullable(doc.lastAttemptAt),
+    lastRefusal: nullable(doc.lastRefusal), decidedAt: nullable(doc.decidedAt),
+  };
+}

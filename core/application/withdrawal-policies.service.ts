@@ -1,0 +1,259 @@
+import { formatAmount } from '../domain/amount.js';
+import { DomainError, validationError } from '../domain/errors.js';
+import type { UserId } from '../domain/model/common.js';
+import type { AllowListEntry, AssetLimits, WithdrawalPolicy } from '../domain/model/withdrawal-policy.js';
+import { parsePageQuery, toItemsPage, type ItemsPage } from '../domain/pagination.js';
+import { formatIsoTime } from '../domain/time.js';
+import { applyWebhookUrl, approveWebhook, rejectWebhook, webhookView, type WebhookView } from '../domain/webhook-review.js';
+import { checkWebhookHost, checkWebhookHostBeforeLookup, checkWebhookUrlSyntax } from '../domain/webhook-url.js';
+import {
+  emptyWithdrawalPolicy, MAX_ALLOW_LIST_ENTRIES, MAX_APPROVAL_TIMEOUT_MINUTES,
+} from '../domain/withdrawal-policy-rules.js';
+import type { ResolvedDeps } from './deps.js';
+import { fieldsOf, optionalString, parseIdParam, requireString, type Fields } from './input.js';
+import { retryOnConflict } from './retry-on-conflict.js';
+
+/** The ports the policy use cases touch. */
+export type WithdrawalPoliciesDeps = Pick<ResolvedDeps,
+  'withdrawalPolicies' | 'accounts' | 'cipher' | 'dns' | 'assets' | 'chain' | 'clock' | 'settings'>;
+
+/** AAD of the encrypted approval secret: binds the ciphertext to its user and purpose. */
+export function approvalSecretAad(userId: UserId): string {
+  return `approval-secret:${userId}`;
+}
+
+const MAX_SECRET = 512;
+const MAX_LABEL = 120;
+const MAX_NOTE = 500;
+const POLICY_FIELDS = ['allow_list_only', 'approval_url', 'approval_secret', 'approval_timeout_minutes', 'limits'];
+const LIMIT_FIELDS = ['max_amount_24h', 'max_count_1h', 'approval_threshold'];
+const CANONICAL_NON_NEGATIVE = /^(0|[1-9][0-9]*)$/;
+
+/** GET/PUT /policies/withdrawal: the fixed fields of issue #26 and the approval endpoint's review state. */
+export interface WithdrawalPolicyView {
+  readonly allow_list_only: boolean;
+  /** The URL last set: the pending one while under review, else the approved one. */
+  readonly approval_url: string | null;
+  readonly approval: WebhookView;
+  readonly approval_secret_set: boolean;
+  readonly approval_timeout_minutes: number;
+  readonly limits: Record<string, { max_amount_24h: string | null; max_count_1h: number | null; approval_threshold: string | null }>;
+  readonly updated_at: string | null;
+}
+
+export interface AllowListEntryView {
+  readonly address: string;
+  readonly label: string | null;
+  readonly created_at: string;
+  readonly active_from: string;
+}
+
+/** An approval URL waiting for the platform's review (admin). */
+export interface PendingApprovalUrlView {
+  readonly user_id: number;
+  readonly pending_url: string;
+  readonly pending_since: string | null;
+  readonly url: string | null;
+}
+
+function policyView(policy: WithdrawalPolicy): WithdrawalPolicyView {
+  const amount = (n: bigint | null): string | null => (n === null ? null : formatAmount(n));
+  return {
+    allow_list_only: policy.allowListOnly,
+    approval_url: policy.approval.pendingUrl ?? policy.approval.url,
+    approval: webhookView(policy.approval),
+    approval_secret_set: policy.approval.secret !== null,
+    approval_timeout_minutes: policy.approval.timeoutMinutes,
+    limits: Object.fromEntries(Object.entries(policy.limits).map(([symbol, l]) => [symbol, {
+      max_amount_24h: amount(l.maxAmount24h), max_count_1h: l.maxCount1h, approval_threshold: amount(l.approvalThreshold),
+    }])),
+    updated_at: policy.version === 0 ? null : formatIsoTime(policy.updatedAt),
+  };
+}
+
+export function allowListEntryView(entry: AllowListEntry): AllowListEntryView {
+  return { address: entry.address, label: entry.label, created_at: formatIsoTime(entry.createdAt), active_from: formatIsoTime(entry.activeFrom) };
+}
+
+function refuseUnknown(fields: Fields, known: readonly string[], prefix: string): void {
+  const extra = Object.keys(fields).find((key) => !known.includes(key));
+  if (extra !== undefined) throw validationError(`${prefix}${extra}`, 'is not a known field');
+}
+
+function optionalAmount(value: unknown, field: string): bigint | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string' || !CANONICAL_NON_NEGATIVE.test(value)) throw validationError(field, 'must be a non-negative integer string or null');
+  return BigInt(value);
+}
+
+function optionalCount(value: unknown, field: string): number | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw validationError(field, 'must be a non-negative integer or null');
+  return value;
+}
+
+/**
+ * Withdrawal policies (issue #26 item 1; session routes): the policy, the allow-list with its cooling-off delay, and
+ * the platform's review of approval URLs (admin).
+ */
+export class WithdrawalPoliciesUseCases {
+  constructor(private readonly deps: WithdrawalPoliciesDeps) {}
+
+  async getPolicy(userId: UserId): Promise<WithdrawalPolicyView> {
+    return policyView(await this.current(userId));
+  }
+
+  /**
+   * Changes the fields present; absent ones stay. `limits` replaces the whole map (null or {} clears it);
+   * `approval_url` ('' or null removes it, with its secret) passes webhook_url's syntax and address rules and then
+   * waits for the platform's review; `approval_secret` is write-only and required with a URL.
+   */
+  async putPolicy(userId: UserId, body: unknown): Promise<WithdrawalPolicyView> {
+    const fields = fieldsOf(body);
+    refuseUnknown(fields, POLICY_FIELDS, '');
+    const allowListOnly = fields['allow_list_only'];
+    if (allowListOnly !== undefined && typeof allowListOnly !== 'boolean') throw validationError('allow_list_only', 'must be a boolean');
+    const url = await this.parseApprovalUrl(fields['approval_url']);
+    const secret = this.parseSecret(fields['approval_secret']);
+    const timeout = fields['approval_timeout_minutes'];
+    if (timeout !== undefined && (typeof timeout !== 'number' || !Number.isSafeInteger(timeout) || timeout < 1 || timeout > MAX_APPROVAL_TIMEOUT_MINUTES)) {
+      throw validationError('approval_timeout_minutes', `must be an integer from 1 to ${MAX_APPROVAL_TIMEOUT_MINUTES}`);
+    }
+    const limits = this.parseLimits(fields['limits']);
+    const encrypted = secret === undefined ? undefined
+      : await this.deps.cipher.encrypt(new TextEncoder().encode(secret), approvalSecretAad(userId));
+    return retryOnConflict(async () => {
+      const current = await this.current(userId);
+      const now = this.deps.clock.now();
+      let approval = url === undefined ? current.approval : applyWebhookUrl(current.approval, url, now);
+      if (url === '') approval = { ...approval, secret: null };
+      if (encrypted !== undefined) approval = { ...approval, secret: encrypted };
+      if (timeout !== undefined) approval = { ...approval, timeoutMinutes: timeout as number };
+      if ((approval.url !== null || approval.pendingUrl !== null) && approval.secret === null) {
+        throw validationError('approval_secret', 'is required with an approval_url');
+      }
+      const next: WithdrawalPolicy = {
+        ...current, approval, updatedAt: now, version: current.version + 1,
+        ...(allowListOnly === undefined ? {} : { allowListOnly: allowListOnly as boolean }),
+        ...(limits === undefined ? {} : { limits }),
+      };
+      await this.deps.withdrawalPolicies.save(next);
+      return policyView(next);
+    });
+  }
+
+  /** POST /policies/allow-list {address, label}: usable from now + WITHDRAWAL_ALLOWLIST_DELAY_H (active_from). */
+  async addAllowListEntry(userId: UserId, body: unknown): Promise<AllowListEntryView> {
+    const fields = fieldsOf(body);
+    refuseUnknown(fields, ['address', 'label'], '');
+    const address = requireString(fields, 'address', 128);
+    if (!this.deps.chain.isAddress(address)) throw validationError('address', 'is not a valid address');
+    const label = optionalString(fields, 'label', MAX_LABEL);
+    const now = this.deps.clock.now();
+    const entry: AllowListEntry = { userId, address, label, createdAt: now, activeFrom: now + this.deps.settings.allowListDelayMs };
+    const outcome = await this.deps.withdrawalPolicies.addAllowListEntry(entry, MAX_ALLOW_LIST_ENTRIES);
+    if (outcome === 'exists') throw new DomainError('POLICY-ALLOW-LIST-ENTRY-EXISTS');
+    if (outcome === 'full') throw new DomainError('POLICY-ALLOW-LIST-FULL');
+    return allowListEntryView(entry);
+  }
+
+  async listAllowList(userId: UserId, query: unknown): Promise<ItemsPage<AllowListEntryView>> {
+    const page = parsePageQuery(fieldsOf(query, 'query'), 'standard');
+    const found = await this.deps.withdrawalPolicies.listAllowList(userId, page);
+    return toItemsPage(found.items.map(allowListEntryView), found.total, page.page, page.perPage);
+  }
+
+  /** DELETE /policies/allow-list/{address}: effective at once. */
+  async removeAllowListEntry(userId: UserId, address: string): Promise<{ address: string; removed: true }> {
+    if (!(await this.deps.withdrawalPolicies.removeAllowListEntry(userId, address))) throw new DomainError('POLICY-ALLOW-LIST-ENTRY-NOT-FOUND');
+    return { address, removed: true };
+  }
+
+  async listPendingApprovalUrls(): Promise<PendingApprovalUrlView[]> {
+    const pending = await this.deps.withdrawalPolicies.listPendingApprovalUrls();
+    return pending.flatMap((p) => (p.approval.pendingUrl === null ? [] : [{
+      user_id: p.userId, pending_url: p.approval.pendingUrl,
+      pending_since: p.approval.pendingSince === null ? null : formatIsoTime(p.approval.pendingSince), url: p.approval.url,
+    }]));
+  }
+
+  async approveApprovalUrl(userId: string): Promise<WebhookView> {
+    return this.review(userId, (policy, now) => approveWebhook(policy.approval, now));
+  }
+
+  async rejectApprovalUrl(userId: string, body: unknown): Promise<WebhookView> {
+    const note = requireString(fieldsOf(body), 'note', MAX_NOTE);
+    return this.review(userId, (policy, now) => rejectWebhook(policy.approval, note, now));
+  }
+
+  private async review(raw: string, decide: (policy: WithdrawalPolicy, now: number) => WithdrawalPolicy['approval']): Promise<WebhookView> {
+    const userId = parseIdParam(raw, 'user_id');
+    if (userId === null || (await this.deps.accounts.findById(userId)) === null) throw new DomainError('BIZ-USER-NOT-FOUND');
+    return retryOnConflict(async () => {
+      const policy = await this.deps.withdrawalPolicies.get(userId);
+      if (policy === null || policy.approval.pendingUrl === null) throw new DomainError('POLICY-APPROVAL-URL-NOT-PENDING');
+      const now = this.deps.clock.now();
+      const next = { ...policy, approval: decide(policy, now), updatedAt: now, version: policy.version + 1 };
+      await this.deps.withdrawalPolicies.save(next);
+      return webhookView(next.approval);
+    });
+  }
+
+  private async current(userId: UserId): Promise<WithdrawalPolicy> {
+    return (await this.deps.withdrawalPolicies.get(userId)) ?? emptyWithdrawalPolicy(userId, this.deps.clock.now());
+  }
+
+  /** undefined: unchanged; null or {}: no limits; else symbol -> limits, for assets of the supported network. */
+  private parseLimits(raw: unknown): Record<string, AssetLimits> | undefined {
+    if (raw === undefined) return undefined;
+    if (raw === null) return {};
+    const limits: Record<string, AssetLimits> = {};
+    for (const [symbol, value] of Object.entries(fieldsOf(raw, 'limits'))) {
+      const field = `limits.${symbol}`;
+      if (this.deps.assets.find('TRON', symbol) === null) throw validationError(field, 'is not a known asset symbol');
+      const rule = fieldsOf(value, field);
+      refuseUnknown(rule, LIMIT_FIELDS, `${field}.`);
+      limits[symbol] = {
+        maxAmount24h: optionalAmount(rule['max_amount_24h'], `${field}.max_amount_24h`),
+        maxCount1h: optionalCount(rule['max_count_1h'], `${field}.max_count_1h`),
+        approvalThreshold: optionalAmount(rule['approval_threshold'], `${field}.approval_threshold`),
+      };
+    }
+    return limits;
+  }
+
+  /**
+   * undefined: unchanged; '' or null: remove; else the normalised URL after webhook_url's own checks (spec §6 rules
+   * 1 and 2: https on the default port, resolved once, every address checked), their errors naming approval_url.
+   */
+  private async parseApprovalUrl(raw: unknown): Promise<string | undefined> {
+    if (raw === undefined) return undefined;
+    if (raw === null || raw === '') return '';
+    if (typeof raw !== 'string') throw validationError('approval_url', 'must be a string');
+    const options = { allowLocal: this.deps.settings.allowLocalWebhooks };
+    try {
+      const url = checkWebhookUrlSyntax(raw, options);
+      if (checkWebhookHostBeforeLookup(url, options) !== null) return url.href;
+      let resolved: string[];
+      try {
+        resolved = await this.deps.dns.resolve(url.hostname);
+      } catch {
+        throw validationError('approval_url', 'host does not resolve');
+      }
+      checkWebhookHost(url, resolved, options);
+      return url.href;
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'VALIDATION-ERROR') {
+        throw validationError('approval_url', error.message.replace(/^(webhook|approval)_url: /, ''));
+      }
+      throw error;
+    }
+  }
+
+  private parseSecret(raw: unknown): string | undefined {
+    if (raw === undefined) return undefined;
+    if (typeof raw !== 'string' || raw.length === 0) throw validationError('approval_secret', 'must be a non-empty string');
+    if (raw.length > MAX_SECRET) throw validationError('approval_secret', `must be at most ${MAX_SECRET} characters`);
+    return raw;
+  }
+}

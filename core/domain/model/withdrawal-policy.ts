@@ -1,0 +1,66 @@
+import type { EncryptedEnvelope, Millis, UserId, Versioned } from './common.js';
+
+/**
+ * The limits of one asset (issue #26 item 1); null means no limit of that kind. Amounts in the asset's smallest unit.
+ * - `maxAmount24h`: what the withdrawals counted in the last rolling 24 h may add up to, this one included;
+ * - `maxCount1h`: how many withdrawals may be counted in the last rolling hour, this one included (0 freezes the asset);
+ * - `approvalThreshold`: a withdrawal of MORE than this waits for the account's approver (0: every one does).
+ */
+export interface AssetLimits {
+  readonly maxAmount24h: bigint | null;
+  readonly maxCount1h: number | null;
+  readonly approvalThreshold: bigint | null;
+}
+
+/**
+ * Where approvals are asked (issue #26 item 2): the URL goes through the same syntax, address and review rules as
+ * webhook_url (the same field names as DeveloperConfig's review state), and requests and answers are signed with the
+ * approval secret (AES-256-GCM at rest, never returned).
+ */
+export interface ApprovalEndpoint {
+  /** The approved URL approvals are asked at, or null. */
+  readonly url: string | null;
+  readonly pendingUrl: string | null;
+  readonly pendingSince: Millis | null;
+  readonly verifiedAt: Millis | null;
+  readonly reviewNote: string | null;
+  readonly secret: EncryptedEnvelope | null;
+  /** How long a withdrawal waits for an approval before it is REJECTED. */
+  readonly timeoutMinutes: number;
+}
+
+/** An account's withdrawal policy (one per user; absent: nothing is restricted). */
+export interface WithdrawalPolicy extends Versioned {
+  readonly userId: UserId;
+  /** Only destinations on the allow-list, past their cooling-off delay, may be paid. */
+  readonly allowListOnly: boolean;
+  /** Asset symbol -> its limits; an asset not listed is not limited. */
+  readonly limits: Readonly<Record<string, AssetLimits>>;
+  readonly approval: ApprovalEndpoint;
+  readonly updatedAt: Millis;
+}
+
+/** A destination the account may pay once `activeFrom` has passed (WITHDRAWAL_ALLOWLIST_DELAY_H after it was added). */
+export interface AllowListEntry {
+  readonly userId: UserId;
+  readonly address: string;
+  readonly label: string | null;
+  readonly createdAt: Millis;
+  readonly activeFrom: Millis;
+}
+
+/** The approval sub-state of a PENDING withdrawal (spec statuses unchanged: the command stays PENDING meanwhile). */
+export type ApprovalState = 'awaiting' | 'approved' | 'denied' | 'expired';
+
+/** What a withdrawal above its approval threshold carries on the command. */
+export interface CommandApproval {
+  readonly state: ApprovalState;
+  /** When the command stops waiting: REJECTED with APPROVAL-TIMEOUT unless approved by then. */
+  readonly deadline: Millis;
+  /** Requests sent to the approver so far. */
+  readonly attempts: number;
+  readonly lastAttemptAt: Millis | null;
+  /** Why the last answer did not decide (no 2xx, unsigned, another request's, another amount ...); null: none yet. */
+  readonly lastRefusal: string | null;
+  readonly decidedAt: Millis | null;
+}

@@ -1,0 +1,107 @@
+import { COMMAND_STATUS, COMMAND_TYPE, type Command } from './model/command.js';
+import type { Millis, UserId } from './model/common.js';
+import type { AllowListEntry, AssetLimits, WithdrawalPolicy } from './model/withdrawal-policy.js';
+
+/** The rolling windows of the velocity limits (issue #26 item 1). */
+export const VELOCITY_AMOUNT_WINDOW_MS = 24 * 60 * 60_000;
+export const VELOCITY_COUNT_WINDOW_MS = 60 * 60_000;
+
+/** Default cooling-off delay of a new allow-list entry (WITHDRAWAL_ALLOWLIST_DELAY_H). */
+export const DEFAULT_ALLOW_LIST_DELAY_MS = 24 * 60 * 60_000;
+/** Default and bounds of approval_timeout_minutes. */
+export const DEFAULT_APPROVAL_TIMEOUT_MINUTES = 60;
+export const MAX_APPROVAL_TIMEOUT_MINUTES = 7 * 24 * 60;
+/** Entries one account's allow-list may hold (a list is read on every policy view; keep it bounded). */
+export const MAX_ALLOW_LIST_ENTRIES = 500;
+
+export type DestinationRefusal = 'POLICY-DESTINATION-NOT-ALLOWED' | 'POLICY-DESTINATION-COOLING-OFF';
+export type VelocityRefusal = 'POLICY-VELOCITY-COUNT-EXCEEDED' | 'POLICY-VELOCITY-AMOUNT-EXCEEDED';
+
+/**
+ * Whether `to` may be paid under the policy: with allow_list_only, only an entry whose active_from has passed
+ * (`activeFrom <= now`); without it, any destination. `entry` is the allow-list's entry for `to`, or null.
+ */
+export function destinationRefusal(policy: Pick<WithdrawalPolicy, 'allowListOnly'> | null, entry: AllowListEntry | null, now: Millis): DestinationRefusal | null {
+  if (policy === null || !policy.allowListOnly) return null;
+  if (entry === null) return 'POLICY-DESTINATION-NOT-ALLOWED';
+  return entry.activeFrom > now ? 'POLICY-DESTINATION-COOLING-OFF' : null;
+}
+
+/** The limits of one asset, or null when the policy does not limit it. */
+export function limitsOf(policy: WithdrawalPolicy | null, assetSymbol: string): AssetLimits | null {
+  return policy === null ? null : (Object.hasOwn(policy.limits, assetSymbol) ? policy.limits[assetSymbol]! : null);
+}
+
+/** A withdrawal of `amount` waits for an approval when it is MORE than the asset's approval threshold. */
+export function needsApproval(limits: AssetLimits | null, amount: bigint): boolean {
+  return limits !== null && limits.approvalThreshold !== null && amount > limits.approvalThreshold;
+}
+
+/**
+ * A withdrawal's velocity check, judged by the store under the user's lock in the same transaction that records the
+ * command (UnitOfWork ChangeSet.velocity), so parallel requests in any number of processes are counted exactly.
+ */
+export interface VelocityCharge {
+  readonly userId: UserId;
+  readonly assetSymbol: string;
+  readonly amount: bigint;
+  /** The new command's createdAt: the windows end here. */
+  readonly at: Millis;
+  readonly maxAmount24h: bigint | null;
+  readonly maxCount1h: number | null;
+}
+
+/** What the user's counted withdrawals of the asset add up to in the two windows ending at the charge's `at`. */
+export interface VelocityTotals {
+  readonly amount24h: bigint;
+  readonly count1h: number;
+}
+
+/** The charge a withdrawal of `amount` makes under `limits` (null: the asset has no velocity limit to check). */
+export function velocityCharge(limits: AssetLimits | null, draft: Omit<VelocityCharge, 'maxAmount24h' | 'maxCount1h'>): VelocityCharge | null {
+  if (limits === null || (limits.maxAmount24h === null && limits.maxCount1h === null)) return null;
+  return { ...draft, maxAmount24h: limits.maxAmount24h, maxCount1h: limits.maxCount1h };
+}
+
+/**
+ * Whether a withdrawal counts toward the velocity limits: every WITHDRAWAL accepted, whatever became of it, except
+ * those that provably sent nothing by a decision of the platform or the approver: REJECTED (risk control, a denied
+ * or expired approval) and CANCELLED (only ever before a broadcast). A FAILED one counts: it may have been sent.
+ */
+export function countsTowardVelocity(command: Pick<Command, 'type' | 'status'>): boolean {
+  return command.type === COMMAND_TYPE.WITHDRAWAL
+    && command.status !== COMMAND_STATUS.REJECTED && command.status !== COMMAND_STATUS.CANCELLED;
+}
+
+/**
+ * The totals from the user's commands (the reference every store's query must equal): counted withdrawals of the
+ * asset whose createdAt is after `at - window` (a later createdAt, from a process whose clock runs ahead, counts too).
+ */
+export function velocityTotals(commands: Iterable<Command>, charge: Pick<VelocityCharge, 'userId' | 'assetSymbol' | 'at'>): VelocityTotals {
+  let amount24h = 0n;
+  let count1h = 0;
+  for (const c of commands) {
+    if (c.userId !== charge.userId || c.assetSymbol !== charge.assetSymbol || !countsTowardVelocity(c)) continue;
+    if (c.createdAt > charge.at - VELOCITY_AMOUNT_WINDOW_MS) amount24h += c.lockedAmount;
+    if (c.createdAt > charge.at - VELOCITY_COUNT_WINDOW_MS) count1h += 1;
+  }
+  return { amount24h, count1h };
+}
+
+/** The limit the charge would break on top of the totals (the count first), or null when it fits. */
+export function velocityRefusal(totals: VelocityTotals, charge: VelocityCharge): VelocityRefusal | null {
+  if (charge.maxCount1h !== null && totals.count1h + 1 > charge.maxCount1h) return 'POLICY-VELOCITY-COUNT-EXCEEDED';
+  if (charge.maxAmount24h !== null && totals.amount24h + charge.amount > charge.maxAmount24h) return 'POLICY-VELOCITY-AMOUNT-EXCEEDED';
+  return null;
+}
+
+/** A policy of a user who never saved one (version 0: the first save writes version 1). */
+export function emptyWithdrawalPolicy(userId: UserId, now: Millis): WithdrawalPolicy {
+  return {
+    userId, allowListOnly: false, limits: {}, updatedAt: now, version: 0,
+    approval: {
+      url: null, pendingUrl: null, pendingSince: null, verifiedAt: null, reviewNote: null, secret: null,
+      timeoutMinutes: DEFAULT_APPROVAL_TIMEOUT_MINUTES,
+    },
+  };
+}
