@@ -26,5 +26,6 @@ export * from './subscription-repository.contract.js';
 export * from './totp-generator.contract.js';
 export * from './wallet-repository.contract.js';
 export * from './webhook-delivery-repository.contract.js';
+export * from './withdrawal-policy-repository.contract.js';
 export * from './support/contract-options.js';
 export * from './unit-of-work.contract.js';

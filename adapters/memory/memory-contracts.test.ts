@@ -7,6 +7,7 @@ import { describeCollectionTaskRepositoryContract } from '../../contracts-tests/
 import { describeCommandRepositoryContract } from '../../contracts-tests/command-repository.contract.js';
 import { describeDepositRepositoryContract } from '../../contracts-tests/deposit-repository.contract.js';
 import { describeDeveloperConfigRepositoryContract } from '../../contracts-tests/developer-config-repository.contract.js';
+import { describeWithdrawalPolicyRepositoryContract } from '../../contracts-tests/withdrawal-policy-repository.contract.js';
 import { describeEventOutboxContract } from '../../contracts-tests/event-outbox.contract.js';
 import { describeIdempotencyStoreContract } from '../../contracts-tests/idempotency-store.contract.js';
 import { describeRiskPolicyContract } from '../../contracts-tests/risk-policy.contract.js';
@@ -36,6 +37,7 @@ describeDeveloperConfigRepositoryContract('memory', fresh);
 describeEventOutboxContract('memory', fresh);
 describeWebhookDeliveryRepositoryContract('memory', fresh);
 describeRiskPolicyContract('memory', fresh);
+describeWithdrawalPolicyRepositoryContract('memory', fresh);
 describeUnitOfWorkContract('memory', fresh, { reference: fresh });
 describeIdempotencyStoreContract('memory', () => {
   const clock = new ManualClock();

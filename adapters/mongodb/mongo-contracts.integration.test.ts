@@ -8,6 +8,7 @@ import { describeCollectionTaskRepositoryContract } from '../../contracts-tests/
 import { describeCommandRepositoryContract } from '../../contracts-tests/command-repository.contract.js';
 import { describeDepositRepositoryContract } from '../../contracts-tests/deposit-repository.contract.js';
 import { describeDeveloperConfigRepositoryContract } from '../../contracts-tests/developer-config-repository.contract.js';
+import { describeWithdrawalPolicyRepositoryContract } from '../../contracts-tests/withdrawal-policy-repository.contract.js';
 import { describeEventOutboxContract } from '../../contracts-tests/event-outbox.contract.js';
 import { describeIdempotencyStoreContract } from '../../contracts-tests/idempotency-store.contract.js';
 import { describeRiskPolicyContract } from '../../contracts-tests/risk-policy.contract.js';
@@ -63,6 +64,7 @@ describe.skipIf(unavailable)('MongoDB store', () => {
   describeCollectionTaskRepositoryContract('mongodb', fresh, OPTIONS);
   describeCashierTokenRepositoryContract('mongodb', fresh, OPTIONS);
   describeDeveloperConfigRepositoryContract('mongodb', fresh, OPTIONS);
+  describeWithdrawalPolicyRepositoryContract('mongodb', fresh, OPTIONS);
   describeEventOutboxContract('mongodb', fresh, OPTIONS);
   describeWebhookDeliveryRepositoryContract('mongodb', fresh, OPTIONS);
   describeIdempotencyStoreContract('mongodb', fresh, OPTIONS);
