@@ -11,7 +11,8 @@ function toRow(record: StoredDeveloperConfig): Row & { version: number } {
     user_id: record.id, url: record.url, pending_url: record.pendingUrl, pending_since: record.pendingSince,
     verified_at: record.verifiedAt, review_note: record.reviewNote, secret: jsonb(record.secret),
     previous_secret: jsonb(record.previousSecret), min_collect_amounts: jsonb(record.minCollectAmounts),
-    opt_in_event_types: jsonb(record.optInEventTypes ?? null), auto_collect: jsonb(record.autoCollect ?? null), version: record.version,
+    opt_in_event_types: jsonb(record.optInEventTypes ?? null), auto_collect: jsonb(record.autoCollect ?? null),
+    display_name: record.displayName ?? null, version: record.version,
   };
 }
 
@@ -24,7 +25,8 @@ function fromRow(row: Row): StoredDeveloperConfig {
     previousSecret: row['previous_secret'] as StoredDeveloperConfig['previousSecret'],
     minCollectAmounts: row['min_collect_amounts'] as StoredDeveloperConfig['minCollectAmounts'],
     optInEventTypes: row['opt_in_event_types'] as StoredDeveloperConfig['optInEventTypes'],
-    autoCollect: row['auto_collect'] as StoredDeveloperConfig['autoCollect'], version: row['version'] as number,
+    autoCollect: row['auto_collect'] as StoredDeveloperConfig['autoCollect'],
+    displayName: row['display_name'] as string | null, version: row['version'] as number,
   };
 }
 

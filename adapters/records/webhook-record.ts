@@ -22,6 +22,8 @@ export interface StoredDeveloperConfig {
   optInEventTypes?: OptInEventType[] | null;
   /** config.auto_collect (issue #24 item 4); absent when never set (and on records written before). */
   autoCollect?: { symbol: string; minAmount: string; maxFeeSun: string }[] | null;
+  /** config.display_name (issue #25); absent when never set (and on records written before). */
+  displayName?: string | null;
   version: number;
 }
 
@@ -45,6 +47,7 @@ export function toStoredDeveloperConfig(config: DeveloperConfig): StoredDevelope
         symbol, minAmount: encodeMoney(rule.minAmount), maxFeeSun: encodeMoney(rule.maxFeeSun),
       })),
     }),
+    ...(config.displayName === undefined ? {} : { displayName: config.displayName }),
     version: config.version,
   };
 }
@@ -72,6 +75,7 @@ export function fromStoredDeveloperConfig(doc: StoredDeveloperConfig): Developer
         maxFeeSun: decodeMoney(maxFeeSun, `auto_collect ${symbol} max_fee_sun`),
       }])),
     }),
+    ...(doc.displayName === undefined || doc.displayName === null ? {} : { displayName: doc.displayName }),
     version: doc.version,
   };
 }

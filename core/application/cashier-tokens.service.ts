@@ -12,13 +12,14 @@ import type { ResolvedDeps } from './deps.js';
 import { fieldsOf, optionalString, requireString } from './input.js';
 import { toCashierTokenView } from './mappers.js';
 import { ownedWallet } from './ownership.js';
+import { livePaymentView, parsePaymentRequest, toPaymentView } from './payment-requests.js';
 import { retryOnConflict } from './retry-on-conflict.js';
 import type { CashierTokenCreatedView, CashierTokenDisabledView, CashierTokenView, MetaPage } from './views.js';
 
 const MAX_REASON = 255;
 
 /** The ports the cashier token use cases touch. */
-export type CashierTokensDeps = Pick<ResolvedDeps, 'cashierTokens' | 'wallets' | 'hasher' | 'clock' | 'ids' | 'settings'>;
+export type CashierTokensDeps = Pick<ResolvedDeps, 'cashierTokens' | 'wallets' | 'hasher' | 'clock' | 'ids' | 'settings' | 'assets' | 'deposits'>;
 
 /** Cashier token management with the Developer API Token (spec §4). */
 export class CashierTokensUseCases implements CashierTokensService {
@@ -27,6 +28,8 @@ export class CashierTokensUseCases implements CashierTokensService {
   /**
    * Issues a `ct_` token for an owned sub-address; the value is returned once and stored as its SHA-256.
    * An expired token does not count as active (DESIGN.md); the store checks "one active per address" atomically.
+   * With `amount` and `asset_symbol` (and optionally reference, description, pay_within_minutes) the token carries a
+   * payment request (issue #25); without them, the token and the response are exactly the spec's.
    */
   async create(userId: UserId, body: unknown): Promise<CashierTokenCreatedView> {
     const fields = fieldsOf(body);
@@ -34,8 +37,9 @@ export class CashierTokensUseCases implements CashierTokensService {
     const ttl = parseTtl(fields['ttl_minutes']);
     const wallet = await ownedWallet(this.deps.wallets, userId, address);
     if (wallet.addressType !== ADDRESS_TYPE.SUB) throw new DomainError('BIZ-ADDRESS-TYPE-NOT-SUB');
-    const value = newTokenValue(this.deps.ids.randomBytes(this.deps.settings.tokenBytes));
     const now = this.deps.clock.now();
+    const payment = parsePaymentRequest(this.deps, fields, wallet, ttl, now);
+    const value = newTokenValue(this.deps.ids.randomBytes(this.deps.settings.tokenBytes));
     const token: CashierToken = {
       tokenNo: newTokenNo(now, this.deps.ids.randomBytes(NUMBER_RANDOM_BYTES)),
       tokenHash: this.deps.hasher.hashToken(value),
@@ -50,17 +54,26 @@ export class CashierTokensUseCases implements CashierTokensService {
       disableReason: null,
       createdAt: now,
       version: 1,
+      ...(payment === undefined ? {} : { payment }),
     };
     if ((await this.deps.cashierTokens.insert(token, now)) === 'active-exists') {
       throw new DomainError('CASHIER-TOKEN-ACTIVE-EXISTS');
     }
-    return { ...toCashierTokenView(token), token: value };
+    const view = payment === undefined
+      ? toCashierTokenView(token)
+      : { ...toCashierTokenView(token), payment: toPaymentView(payment, { status: payment.status, received: 0n, confirming: 0n }) };
+    return { ...view, token: value };
   }
 
   async list(userId: UserId, query: unknown): Promise<MetaPage<CashierTokenView>> {
     const page = parsePageQuery(fieldsOf(query, 'query'), 'cashier');
     const found = await this.deps.cashierTokens.listByUser(userId, page);
-    return toMetaPage(found.items.map(toCashierTokenView), found.total, page.page, page.perPage);
+    // A request's status is judged now from its deposits, as the payer's session shows it.
+    const views = await Promise.all(found.items.map(async (token) => {
+      const payment = await livePaymentView(this.deps, token);
+      return payment === undefined ? toCashierTokenView(token) : { ...toCashierTokenView(token), payment };
+    }));
+    return toMetaPage(views, found.total, page.page, page.perPage);
   }
 
   /** active (or expired) → disabled; disabled → 409 CASHIER-TOKEN-ALREADY-DISABLED (spec §3). */

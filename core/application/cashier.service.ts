@@ -12,17 +12,19 @@ import { assetOf, cachedSweepable, startCollection, sweepableOrRefuse, type Coll
 import type { ResolvedDeps } from './deps.js';
 import { fieldsOf, requireString } from './input.js';
 import { toCashierTaskView } from './mappers.js';
+import { livePaymentView } from './payment-requests.js';
 import type { CashierBalanceView, CashierCollectableView, CashierSessionView, CashierTaskView } from './views.js';
 
 /** The ports the cashier use cases touch, with those of reading a balance and starting a collection. */
-export type CashierDeps = Pick<ResolvedDeps, 'cashierTokens' | 'developerConfigs' | 'wallets' | 'tasks' | 'assets' | 'hasher' | 'clock'>
+export type CashierDeps = Pick<ResolvedDeps, 'cashierTokens' | 'developerConfigs' | 'wallets' | 'tasks' | 'assets' | 'hasher' | 'clock' | 'deposits'>
   & BalanceViewDeps & CollectionStarterDeps;
 
 /**
  * The payment API used by a payer with a `ct_` token. A successful call slides the token's expiry
  * (max(current, now + ttl)); a failed one leaves it. The session's tasks are the sub-address's tasks started at or
- * after the token's created_at; active_task is the latest (docs/decisions.md 7), and only a non-terminal one blocks
- * another collection (docs/decisions.md 44).
+ * after the token's created_at, whoever started them (the payer, the merchant's POST /collections, the automatic
+ * collector or a paid payment request); active_task is the latest (docs/decisions.md 7), and only a non-terminal one
+ * blocks another collection (docs/decisions.md 44).
  */
 export class CashierUseCases implements CashierService {
   constructor(private readonly deps: CashierDeps) {}
@@ -39,7 +41,16 @@ export class CashierUseCases implements CashierService {
     const wallet = await this.walletOf(ctx);
     const [config, task] = await Promise.all([this.deps.developerConfigs.get(ctx.token.userId), this.sessionTask(ctx)]);
     const minimums = Object.entries(config?.minCollectAmounts ?? {}).map(([symbol, min]) => [symbol, formatAmount(min)]);
+    const payment = await livePaymentView(this.deps, ctx.token);
+    const autoCollect = Object.entries(config?.autoCollect ?? {});
     const expiresAt = await this.slide(ctx);
+    // The extensions appear only when the token or the merchant uses them: otherwise the session is the spec's.
+    const extensions = {
+      ...(payment === undefined ? {} : { payment: { ...payment, merchant_name: config?.displayName ?? null } }),
+      ...(autoCollect.length === 0 ? {} : {
+        auto_collect: Object.fromEntries(autoCollect.map(([symbol, rule]) => [symbol, { min_amount: formatAmount(rule.minAmount) }])),
+      }),
+    };
     return {
       token_no: ctx.token.tokenNo,
       expires_at: formatIsoTime(expiresAt),
@@ -48,6 +59,7 @@ export class CashierUseCases implements CashierService {
         wallet_address_id: wallet.id, address: wallet.address, network_code: wallet.networkCode, address_label: wallet.label,
       },
       active_task: task === null ? null : toCashierTaskView(task),
+      ...extensions,
     };
   }
 

@@ -25,11 +25,12 @@ export type CollectionStarterDeps = Pick<ResolvedDeps,
  * risk (403), then under the address lock the active-command check (409) and the guard, then the COLLECTION command
  * and its PENDING task written together by the unit of work (which refuses a locked address atomically).
  * The command holds the cached available balance of the asset as balance_locked while it runs. `also` joins that
- * commit (the automatic collector's trigger mark: a version miss there makes no task either).
+ * commit (the automatic collector's trigger mark, a paid request's collect mark: a version miss there makes no task
+ * either).
  */
 export async function startCollection(
   deps: CollectionStarterDeps, wallet: WalletAddress, asset: Asset, guard: CollectionGuard = async () => {},
-  also: Pick<ChangeSet, 'deposits'> = {},
+  also: Pick<ChangeSet, 'deposits' | 'payments'> = {},
 ): Promise<CollectionTask> {
   const draft: CommandDraft = {
     userId: wallet.userId, type: COMMAND_TYPE.COLLECTION, address: wallet.address, assetSymbol: asset.symbol,

@@ -51,6 +51,7 @@ export function developerConfigView(sub: Subscription | null, config: DeveloperC
       auto_collect: Object.fromEntries(Object.entries(config.autoCollect ?? {}).map(([symbol, rule]) => [
         symbol, { min_amount: formatAmount(rule.minAmount), max_fee_sun: formatAmount(rule.maxFeeSun) },
       ])),
+      display_name: config.displayName ?? null,
     },
     webhook: webhookView(config),
   };

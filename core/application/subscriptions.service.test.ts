@@ -58,10 +58,23 @@ describe('subscriptions, developer configuration and webhook review (spec §3)',
         config: {
           webhook_url: null, webhook_secret_set: false, previous_secret_valid_until: null, min_collect_amounts: {},
           event_types: ['withdrawal.completed', 'withdrawal.failed', 'collection.completed', 'collection.failed'],
-          auto_collect: {},
+          auto_collect: {}, display_name: null,
         },
         webhook: { status: 'unconfigured', url: null, pending_url: null, pending_since: null, verified_at: null, review_note: null },
       });
+    });
+
+    it('config.display_name (issue #25): set trimmed, kept when absent, cleared by null or blank; too long or not a string is refused', async () => {
+      const put = (config: Record<string, unknown>) => core.app.subscriptions.putConfig(user.userId, { service_code: 'developer', config });
+      expect((await put({ display_name: '  Acme Store ' })).config.display_name).toBe('Acme Store');
+      expect((await put({ min_collect_amounts: {} })).config.display_name).toBe('Acme Store');
+      expect((await put({ display_name: null })).config.display_name).toBeNull();
+      await put({ display_name: 'Acme' });
+      expect((await put({ display_name: '   ' })).config.display_name).toBeNull();
+      await expect(put({ display_name: 'x'.repeat(81) })).rejects.toMatchObject({ code: 'VALIDATION-ERROR' });
+      await expect(put({ display_name: 42 })).rejects.toMatchObject({ code: 'VALIDATION-ERROR' });
+      expect((await put({ event_types: ['payment.paid', 'payment.paid_late'] })).config.event_types)
+        .toEqual(['withdrawal.completed', 'withdrawal.failed', 'collection.completed', 'collection.failed', 'payment.paid', 'payment.paid_late']);
     });
 
     it('event_types: the spec\'s four by default and always; deposit.* are added and removed by a PUT, anything else is refused', async () => {

@@ -48,6 +48,19 @@ function parseEventTypes(raw: unknown): OptInEventType[] | undefined {
   return OPT_IN_EVENT_TYPES.filter((type) => raw.includes(type));
 }
 
+/** config.display_name at most this long (the payer page shows it beside "Pay 25 USDT"). */
+export const MAX_DISPLAY_NAME = 80;
+
+/** config.display_name: undefined = unchanged; null or blank clears it; else the trimmed name, ≤ 80 characters. */
+function parseDisplayName(raw: unknown): string | null | undefined {
+  if (raw === undefined) return undefined;
+  if (raw === null) return null;
+  if (typeof raw !== 'string') throw validationError('display_name', 'must be a string or null');
+  const name = raw.trim();
+  if (name.length > MAX_DISPLAY_NAME) throw validationError('display_name', `must be at most ${MAX_DISPLAY_NAME} characters`);
+  return name === '' ? null : name;
+}
+
 /** A non-negative canonical integer string ("0", "250000"); no sign, leading zeros, decimals or numbers. */
 const CANONICAL_NON_NEGATIVE = /^(0|[1-9][0-9]*)$/;
 
@@ -147,6 +160,7 @@ export class SubscriptionsUseCases implements SubscriptionsService {
     const optIns = parseEventTypes(config['event_types']);
     // Symbols alone, like min_collect_amounts: TRON is the one supported network.
     const autoCollect = parseAutoCollect(config['auto_collect'], (symbol) => this.deps.assets.find('TRON', symbol) !== null);
+    const displayName = parseDisplayName(config['display_name']);
     const encrypted = secret === undefined
       ? undefined
       : await this.deps.cipher.encrypt(new TextEncoder().encode(secret), secretAad(userId));
@@ -158,6 +172,12 @@ export class SubscriptionsUseCases implements SubscriptionsService {
       if (minimums !== undefined) next = { ...next, minCollectAmounts: minimums };
       if (optIns !== undefined) next = { ...next, optInEventTypes: optIns };
       if (autoCollect !== undefined) next = { ...next, autoCollect };
+      if (displayName === null) {
+        const { displayName: _cleared, ...rest } = next;
+        next = rest;
+      } else if (displayName !== undefined) {
+        next = { ...next, displayName };
+      }
       if ((next.url !== null || next.pendingUrl !== null) && next.secret === null) {
         throw validationError('webhook_secret', 'is required with a webhook_url');
       }

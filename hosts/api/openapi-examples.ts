@@ -119,7 +119,7 @@ export const COMPONENT_EXAMPLES = {
     config: {
       webhook_url: EX.webhookUrl, webhook_secret_set: true, previous_secret_valid_until: null, min_collect_amounts: { USDT: '1000000' },
       event_types: ['withdrawal.completed', 'withdrawal.failed', 'collection.completed', 'collection.failed', 'deposit.confirmed'],
-      auto_collect: { USDT: { min_amount: '10000000', max_fee_sun: '3000000' } },
+      auto_collect: { USDT: { min_amount: '10000000', max_fee_sun: '3000000' } }, display_name: 'Acme Store',
     },
     webhook: webhookStatus,
   },

@@ -1,4 +1,5 @@
 import { CASHIER_TOKEN_TTLS } from '../../core/domain/model/cashier-token.js';
+import { PAYMENT_STATUSES } from '../../core/domain/model/payment-request.js';
 import { ENUM_COMPONENTS } from './openapi-enums.js';
 
 /** The subset of JSON Schema (OpenAPI 3.1) the route table uses to describe bodies and `data` payloads. */
@@ -60,11 +61,28 @@ const commandFields = {
   error_code: s.nullable(s.str()), last_error: s.nullable(s.str()),
   started_at: nullableWalletTime, finished_at: nullableWalletTime,
 };
+const paymentFields = {
+  asset_symbol: s.str(), amount: { ...s.amount(), description: 'the amount asked, smallest unit' },
+  received: { ...s.amount(), description: 'confirmed payments since the token was made (late ones counted once the deadline has passed)' },
+  remaining: { ...s.amount(), description: 'amount - received, never below 0' },
+  confirming: { ...s.amount(), description: 'payments seen but not yet confirmed (not in received)' },
+  deadline: { ...isoTime, description: 'the fixed payment deadline (created_at + pay_within_minutes); it never slides, unlike expires_at' },
+  status: {
+    ...s.enumOf(PAYMENT_STATUSES),
+    description: 'awaiting (nothing confirmed), partially_paid, paid (the amount before the deadline; its collection starts by itself), '
+      + 'overpaid (more; forwarded too), expired (the deadline passed short of the amount; a payment seen before it and still '
+      + 'confirming holds this off), paid_late (completed after the deadline; not forwarded by itself)',
+  },
+  reference: s.nullable(s.str('the merchant\'s order id')), description: s.nullable(s.str()),
+};
+/** Extension (issue #25): the payment request a token carries, judged at read time from the sub-address's deposits. */
+const paymentRequest = { ...s.obj(paymentFields), description: 'extension (issue #25): only on a token made with amount and asset_symbol' };
 const cashierTokenFields = {
   token_no: s.str(), wallet_address_id: s.int(), address: s.str(), network_code: s.str(),
   status: { ...s.enumOf(['active', 'disabled']), description: 'active, or disabled by DELETE; an expired active token is refused as invalid' },
   ttl_minutes: s.enumOf(CASHIER_TOKEN_TTLS),
   expires_at: isoTime, disabled_at: nullableIso, disable_reason: s.nullable(s.str()), created_at: isoTime,
+  payment: paymentRequest,
 };
 const cashierTask = s.obj({
   task_no: s.str(), command_no: s.str(), status: s.ref('CollectionStatus'), last_error: s.nullable(s.str()),
@@ -138,8 +156,8 @@ export const COMPONENTS = {
     }),
     description: 'Amounts are SUN integer strings. Zeros until the first receipt is read.',
   },
-  CashierToken: s.obj(cashierTokenFields),
-  CashierTokenCreated: s.obj({ ...cashierTokenFields, token: s.str('ct_… bearer value, shown once') }),
+  CashierToken: s.obj(cashierTokenFields, ['payment']),
+  CashierTokenCreated: s.obj({ ...cashierTokenFields, token: s.str('ct_… bearer value, shown once') }, ['payment']),
   CashierTokenDisabled: s.obj({
     token_no: s.str(), status: s.enumOf(['disabled']), disabled_at: isoTime, disable_reason: s.nullable(s.str()),
   }),
@@ -147,7 +165,16 @@ export const COMPONENTS = {
     token_no: s.str(), expires_at: isoTime, min_collect_amounts: s.map(s.amount()),
     address: s.obj({ wallet_address_id: s.int(), address: s.str(), network_code: s.str(), address_label: s.nullable(s.str()) }),
     active_task: s.nullable(cashierTask),
-  }),
+    payment: {
+      ...s.obj({ ...paymentFields, merchant_name: s.nullable(s.str('config.display_name of the merchant')) }),
+      description: 'extension (issue #25): only on a token made with a payment request',
+    },
+    auto_collect: {
+      ...s.map(s.obj({ min_amount: s.amount() })),
+      description: 'extension (issue #24): only when the merchant has config.auto_collect; per asset, the sweepable amount from which '
+        + 'the worker forwards a payment by itself (no POST /cashier/collect needed)',
+    },
+  }, ['payment', 'auto_collect']),
   WebhookStatus: webhookStatus,
   DeveloperConfig: s.obj({
     service_code: s.enumOf(['developer']), plan_code: s.nullable(s.str()), status: s.enumOf(['active', 'cancelled', 'none']),
@@ -160,6 +187,7 @@ export const COMPONENTS = {
         ...s.map(s.obj({ min_amount: s.amount(), max_fee_sun: s.amount() })),
         description: 'extension (issue #24): per asset symbol, the automatic collection rule; {} when none',
       },
+      display_name: { ...s.nullable(s.str()), description: 'extension (issue #25): the merchant name payers see on the payer page; null when none' },
     }),
     webhook: webhookStatus,
   }),

@@ -53,6 +53,19 @@ export const WEBHOOK_SCHEMAS = {
       description: 'blocks on the scanned chain from the including block to the scanner\'s head, both counted; 0 when reverted',
     },
   }),
+  PaymentEvent: s.obj({
+    ...common(['payment.paid', 'payment.expired', 'payment.paid_late']),
+    token_no: s.str('the cashier token that carries the payment request'),
+    reference: s.nullable(s.str('the merchant\'s order id given at POST /api/cashier/tokens')),
+    network_code: s.str(),
+    address: s.str('the sub-address the payer pays'),
+    asset_symbol: s.str(),
+    amount: s.amount(),
+    received: { ...s.amount(), description: 'smallest unit, confirmed payments counted (late ones once the deadline has passed)' },
+    remaining: { ...s.amount(), description: 'smallest unit; 0 once paid' },
+    status: s.enumOf(['paid', 'overpaid', 'expired', 'paid_late']),
+    deadline: isoTime,
+  }),
 } as const satisfies Record<string, JsonSchema>;
 
 const EVENT_ID = '6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40';
@@ -64,6 +77,10 @@ const deposit = {
   event_id: EVENT_ID, occurred_at: AT, deposit_id: '3b9d0c1e-6a2f-4c8b-9e7d-5f4a3b2c1d0e', network_code: 'TRON', asset_symbol: 'USDT',
   address: SUB, amount: '25000000', from_address: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf',
   txid: 'c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c3d4', block_number: 71234567,
+};
+const payment = {
+  event_id: EVENT_ID, occurred_at: AT, token_no: 'CT20260525095500112233445566', reference: 'order-1042', network_code: 'TRON',
+  address: SUB, asset_symbol: 'USDT', amount: '25000000', deadline: '2026-05-25T10:30:00+00:00',
 };
 const OPT_IN = ' Opt-in: sent only when config.event_types (PUT /api/subscriptions/config) lists it.';
 
@@ -111,6 +128,23 @@ export const WEBHOOK_EVENTS: Readonly<Record<WebhookEventType, {
     schema: 'DepositEvent', operationId: 'depositRevertedEvent',
     summary: `A reorg dropped a pending deposit; a later deposit.pending follows if the new branch includes it.${OPT_IN}`,
     example: { ...deposit, event_type: 'deposit.reverted', confirmations: 0 },
+  },
+  'payment.paid': {
+    schema: 'PaymentEvent', operationId: 'paymentPaidEvent',
+    summary: 'A payment request reached paid (the amount, confirmed, before the deadline) or overpaid (more); its collection '
+      + `starts by itself, and collection.completed follows. Sent once per request.${OPT_IN}`,
+    example: { ...payment, event_type: 'payment.paid', received: '25000000', remaining: '0', status: 'paid' },
+  },
+  'payment.expired': {
+    schema: 'PaymentEvent', operationId: 'paymentExpiredEvent',
+    summary: `A payment request's deadline passed short of the amount; received says what arrived in time.${OPT_IN}`,
+    example: { ...payment, event_type: 'payment.expired', received: '10000000', remaining: '15000000', status: 'expired' },
+  },
+  'payment.paid_late': {
+    schema: 'PaymentEvent', operationId: 'paymentPaidLateEvent',
+    summary: 'An expired payment request was completed by payments after its deadline (within a day of it). It is not '
+      + `forwarded by itself: the merchant decides (POST /api/collections).${OPT_IN}`,
+    example: { ...payment, event_type: 'payment.paid_late', received: '25000000', remaining: '0', status: 'paid_late' },
   },
 };
 

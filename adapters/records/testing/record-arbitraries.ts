@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { WEBHOOK_EVENT_TYPES, type WebhookEvent } from '../../../core/domain/model/webhook.js';
 import { PAYMENT_STATUSES } from '../../../core/domain/model/payment-request.js';
+import { PAYMENT_STATUSES } from '../../../core/domain/model/payment-request.js';
 
 /**
  * Domain values as the durable stores receive them, for the record codec tests of every store (test support: no
@@ -95,6 +96,8 @@ export const developerConfig = fc.record({
   previousSecret: fc.option(fc.record({ secret: envelope, validUntil: ms }), { nil: null }), minCollectAmounts: fc.dictionary(symbol, money, { maxKeys: 3 }), version,
   // Absent on configurations saved before issue #24 item 4.
   autoCollect: fc.dictionary(symbol, fc.record({ minAmount: money, maxFeeSun: money }), { maxKeys: 2 }),
+  // Absent on configurations saved before issue #25.
+  displayName: text,
 }, { requiredKeys: [
   'userId', 'url', 'pendingUrl', 'pendingSince', 'verifiedAt', 'reviewNote', 'secret', 'previousSecret', 'minCollectAmounts', 'version',
 ] });

@@ -24,6 +24,8 @@ export interface DeveloperConfig extends Versioned {
   readonly optInEventTypes?: readonly OptInEventType[];
   /** Asset symbol -> its automatic collection rule (issue #24 item 4); absent or empty = none. */
   readonly autoCollect?: Readonly<Record<string, AutoCollectRule>>;
+  /** The merchant's name shown to payers on the payer page (config.display_name, issue #25); absent = none. */
+  readonly displayName?: string;
 }
 
 /** When the worker collects an asset by itself after a confirmed deposit (config.auto_collect, issue #24 item 4). */
@@ -36,8 +38,10 @@ export interface AutoCollectRule {
 
 /** The spec §6 event types: every subscription receives them, and config.event_types always lists them. */
 export const SPEC_EVENT_TYPES = ['withdrawal.completed', 'withdrawal.failed', 'collection.completed', 'collection.failed'] as const;
-/** Extension event types (issue #24) a user receives only after adding them to config.event_types. */
-export const OPT_IN_EVENT_TYPES = ['deposit.pending', 'deposit.confirmed', 'deposit.reverted'] as const;
+/** Extension event types (deposits, issue #24; payment requests, issue #25) a user receives only after opting in. */
+export const OPT_IN_EVENT_TYPES = [
+  'deposit.pending', 'deposit.confirmed', 'deposit.reverted', 'payment.paid', 'payment.expired', 'payment.paid_late',
+] as const;
 export type OptInEventType = (typeof OPT_IN_EVENT_TYPES)[number];
 
 export const WEBHOOK_EVENT_TYPES = [...SPEC_EVENT_TYPES, 'webhook.test', ...OPT_IN_EVENT_TYPES] as const;

@@ -111,7 +111,8 @@ export function accountRoutes(app: Application): RouteDef[] {
             event_types: {
               ...s.arr(s.enumOf([...SPEC_EVENT_TYPES, ...OPT_IN_EVENT_TYPES])),
               description: "Extension (issue #24): replaces the opt-in event types. The spec's four are always sent, listed or not; add "
-                + 'deposit.pending, deposit.confirmed or deposit.reverted to receive them (see the webhooks section). Absent: unchanged. '
+                + 'deposit.pending, deposit.confirmed or deposit.reverted to receive them, and payment.paid, payment.expired or '
+                + 'payment.paid_late for payment requests (issue #25; see the webhooks section). Absent: unchanged. '
                 + 'Events are written for the types in force when the deposit changes; opting in later sends none for earlier changes. '
                 + 'Any other value: 422 VALIDATION-ERROR',
             },
@@ -124,7 +125,12 @@ export function accountRoutes(app: Application): RouteDef[] {
                 + 'again later. Both are integer strings ("0" allowed). Replaces the whole map; null or {} clears it; absent: '
                 + 'unchanged. An unknown asset symbol or a malformed amount: 422 VALIDATION-ERROR',
             },
-          }, ['webhook_url', 'webhook_secret', 'min_collect_amounts', 'event_types', 'auto_collect']),
+            display_name: {
+              ...s.nullable(s.str()),
+              description: 'Extension (issue #25): the merchant name the payer page shows beside a payment request (trimmed, at most '
+                + '80 characters). null or blank clears it; absent: unchanged',
+            },
+          }, ['webhook_url', 'webhook_secret', 'min_collect_amounts', 'event_types', 'auto_collect', 'display_name']),
         }),
         data: s.ref('DeveloperConfig'), errors: ['BIZ-WEBHOOK-URL-BLOCKED', 'BIZ-DEVELOPER-SUBSCRIPTION-REQUIRED'],
       },

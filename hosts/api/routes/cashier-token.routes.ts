@@ -12,11 +12,29 @@ export function cashierTokenRoutes(app: Application): RouteDef[] {
       errorStatuses: BODY_ADDRESS_STATUSES,
       docs: {
         operationId: 'createCashierToken',
-        bodyExample: { address: EX.sub, ttl_minutes: 60 },
-        summary: 'Issue a cashier token for a sub-address', tag: 'Cashier tokens',
-        body: s.obj({ address: s.str(), ttl_minutes: s.enumOf([60, 120, 480, 1440]) }, ['ttl_minutes']),
+        bodyExample: {
+          address: EX.sub, ttl_minutes: 60, amount: '25000000', asset_symbol: 'USDT', reference: 'order-1042', pay_within_minutes: 30,
+        },
+        summary: 'Issue a cashier token for a sub-address (optionally with a payment request: an amount to pay)', tag: 'Cashier tokens',
+        body: s.obj({
+          address: s.str(), ttl_minutes: s.enumOf([60, 120, 480, 1440]),
+          amount: {
+            ...s.amount(),
+            description: 'Extension (issue #25): the amount to pay, smallest unit, with asset_symbol. The token then carries a payment '
+              + 'request: the payer page shows it, its status follows the confirmed deposits, and once paid (or overpaid) its '
+              + 'collection starts by itself. An amount no sweep could forward (dust) is refused. Without the payment fields the '
+              + 'token is exactly the spec\'s',
+          },
+          asset_symbol: { ...s.str(), description: 'Extension (issue #25): the asset asked for; required with amount (422 BIZ-ASSET-NOT-FOUND if unknown)' },
+          reference: { ...s.str(), maxLength: 120, description: 'Extension (issue #25): the merchant\'s order id, shown to the payer and in payment events' },
+          description: { ...s.str(), maxLength: 200, description: 'Extension (issue #25): what is paid for, shown to the payer' },
+          pay_within_minutes: {
+            ...s.int(), minimum: 1, maximum: 1440,
+            description: 'Extension (issue #25): the fixed payment deadline from now; default ttl_minutes. Unlike expires_at it never slides',
+          },
+        }, ['ttl_minutes', 'amount', 'asset_symbol', 'reference', 'description', 'pay_within_minutes']),
         data: s.ref('CashierTokenCreated'),
-        errors: ['BIZ-WALLET-ADDRESS-NOT-FOUND', 'BIZ-ADDRESS-TYPE-NOT-SUB', 'CASHIER-TOKEN-ACTIVE-EXISTS'],
+        errors: ['BIZ-WALLET-ADDRESS-NOT-FOUND', 'BIZ-ADDRESS-TYPE-NOT-SUB', 'CASHIER-TOKEN-ACTIVE-EXISTS', 'BIZ-ASSET-NOT-FOUND'],
       },
       handle: ({ caller, body }) => app.cashierTokens.create(caller.userId, body),
     }),

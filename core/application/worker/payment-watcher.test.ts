@@ -1,0 +1,203 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { buildTestCore, startTestDevnet, type TestCore } from '../../../adapters/memory/testing/memory-test-core.js';
+import type { Devnet } from '../../../adapters/tron-devnet/index.js';
+import { createAssetRegistry } from '../../domain/assets.js';
+import type { WebhookEvent } from '../../domain/model/webhook.js';
+import { DEFAULT_CORE_SETTINGS } from '../deps.js';
+import { cacheBalances } from '../testing/cached-balances.js';
+import { userWithWallets, type UserWithWallets } from '../testing/user-journeys.js';
+import { DepositRecorder } from './deposit-recorder.js';
+import { LATE_PAYMENT_WINDOW_MS, PaymentWatcher, type PaymentWatcherDeps } from './payment-watcher.js';
+
+let devnet: Devnet;
+beforeAll(async () => { devnet = await startTestDevnet(); });
+afterAll(async () => { await devnet.close(); });
+
+const MINUTE = 60_000;
+const PAYMENT_EVENTS = ['payment.paid', 'payment.expired', 'payment.paid_late'];
+
+describe('payment requests: the watcher (issue #25)', () => {
+  let core: TestCore;
+  let user: UserWithWallets;
+  let sub: string;
+  let transfers = 0;
+
+  const deps = (): PaymentWatcherDeps => ({
+    risk: core.stores.risk, commands: core.stores.commands, clock: core.clock, ids: core.stores.ids, addressLock: core.addressLock,
+    settings: DEFAULT_CORE_SETTINGS, balances: core.stores.balances, wallets: core.stores.wallets, uow: core.stores.uow,
+    deposits: core.stores.deposits, developerConfigs: core.stores.developerConfigs, cashierTokens: core.stores.cashierTokens,
+    assets: createAssetRegistry({ usdtContract: devnet.usdtAddress }),
+  });
+  const watch = () => new PaymentWatcher(deps()).pass();
+  const recorder = () => new DepositRecorder({
+    deposits: core.stores.deposits, uow: core.stores.uow, developerConfigs: core.stores.developerConfigs, clock: core.clock, ids: core.stores.ids,
+  }, 'TRON');
+
+  /** A USDT transfer to the sub-address, seen now; confirmed at once unless `pending`. Returns its transfer id. */
+  async function pay(amount: bigint, options: { pending?: boolean } = {}): Promise<string> {
+    transfers += 1;
+    const id = `${transfers.toString(16).padStart(64, '0')}:log:0`;
+    const transfer = { id, txid: id.slice(0, 64), contract: devnet.usdtAddress, internal: false, from: user.main, to: sub, amount };
+    await recorder().record([{ kind: 'seen', transfer, block: 10, userId: user.userId, assetSymbol: 'USDT' }], 10);
+    if (options.pending !== true) await confirm(id);
+    return id;
+  }
+  const confirm = (id: string) => recorder().record([{ kind: 'solidified', transferId: id }], 30);
+  const request = (extra: Record<string, unknown> = {}) => core.app.cashierTokens.create(user.userId, {
+    address: sub, amount: '25000000', asset_symbol: 'USDT', reference: 'order-7', pay_within_minutes: 30, ...extra,
+  });
+  const session = async (token: string) => core.app.cashier.session(await core.app.cashier.authenticateCashier(token));
+  const paymentEvents = async (): Promise<WebhookEvent[]> =>
+    (await core.stores.outbox.listUndispatched(100)).filter((e) => PAYMENT_EVENTS.includes(e.eventType));
+  const optIn = () => core.app.subscriptions.putConfig(user.userId, {
+    service_code: 'developer', config: { event_types: ['payment.paid', 'payment.expired', 'payment.paid_late'] },
+  });
+  const balance = (usdt: bigint) => cacheBalances({ balances: core.stores.balances, clock: core.clock }, sub, { USDT: usdt });
+  const collections = async () => ((await core.stores.commands.findActiveByAddress(sub)) === null ? 0 : 1);
+
+  beforeEach(async () => {
+    core = buildTestCore(devnet);
+    user = await userWithWallets(core.app, core.readCode, `pay${Math.random()}@example.com`, 1);
+    sub = user.subs[0]!;
+    await core.app.subscriptions.activate(user.userId, { service_code: 'developer' });
+  });
+
+  it('pay 10 then 15: partially paid, then paid, payment.paid once and the collection starts by itself, once', async () => {
+    await optIn();
+    const created = await request();
+    expect(created.payment).toMatchObject({ status: 'awaiting', amount: '25000000', received: '0', remaining: '25000000', reference: 'order-7' });
+    await pay(10_000_000n);
+    expect(await watch()).toEqual(['judged']);
+    expect((await session(created.token)).payment).toMatchObject({ status: 'partially_paid', received: '10000000', remaining: '15000000' });
+    expect(await paymentEvents()).toEqual([]);
+    expect(await collections()).toBe(0);
+
+    await pay(15_000_000n);
+    await balance(25_000_000n);
+    expect(await watch()).toEqual(['started']);
+    const events = await paymentEvents();
+    expect(events.map((e) => e.eventType)).toEqual(['payment.paid']);
+    expect(events[0]!.payload).toMatchObject({
+      token_no: created.token_no, reference: 'order-7', asset_symbol: 'USDT', amount: '25000000', received: '25000000',
+      remaining: '0', status: 'paid', address: sub, network_code: 'TRON',
+    });
+    const command = (await core.stores.commands.findActiveByAddress(sub))!;
+    expect(command).toMatchObject({ type: 3, assetSymbol: 'USDT', lockedAmount: 25_000_000n });
+    const s = await session(created.token);
+    expect(s.payment).toMatchObject({ status: 'paid', received: '25000000', remaining: '0' });
+    expect(s.active_task).toMatchObject({ task_no: command.params['task_no'], status: 1 });
+    expect((await core.stores.cashierTokens.findByTokenNo(created.token_no))!.payment).toMatchObject({ collect: 'started', watched: false });
+    expect(await watch()).toEqual([]);
+  });
+
+  it('overpaid: payment.paid with status overpaid, and the collection starts', async () => {
+    await optIn();
+    const created = await request();
+    await pay(27_000_000n);
+    await balance(27_000_000n);
+    expect(await watch()).toEqual(['started']);
+    expect((await paymentEvents()).map((e) => [e.eventType, e.payload['status'], e.payload['received']])).toEqual([['payment.paid', 'overpaid', '27000000']]);
+    expect((await session(created.token)).payment).toMatchObject({ status: 'overpaid', remaining: '0' });
+  });
+
+  it('expired with nothing received: payment.expired; paid after the deadline: payment.paid_late and no collection', async () => {
+    await optIn();
+    const created = await request();
+    core.clock.advance(30 * MINUTE);
+    expect(await watch()).toEqual(['judged']);
+    expect((await paymentEvents()).map((e) => [e.eventType, e.payload['received']])).toEqual([['payment.expired', '0']]);
+    expect((await session(created.token)).payment).toMatchObject({ status: 'expired', received: '0' });
+
+    await pay(25_000_000n);
+    await balance(25_000_000n);
+    expect(await watch()).toEqual(['judged']);
+    expect((await paymentEvents()).map((e) => e.eventType)).toEqual(['payment.expired', 'payment.paid_late']);
+    expect(await collections()).toBe(0);
+    expect((await core.stores.cashierTokens.findByTokenNo(created.token_no))!.payment).toMatchObject({ status: 'paid_late', watched: false });
+  });
+
+  it('a payment seen before the deadline and confirmed after it is paid in time, not expired meanwhile', async () => {
+    const created = await request();
+    const id = await pay(25_000_000n, { pending: true });
+    core.clock.advance(31 * MINUTE);
+    expect(await watch()).toEqual(['unchanged']);
+    expect((await session(created.token)).payment).toMatchObject({ status: 'awaiting', confirming: '25000000' });
+    await confirm(id);
+    await balance(25_000_000n);
+    expect(await watch()).toEqual(['started']);
+    expect((await session(created.token)).payment).toMatchObject({ status: 'paid', confirming: '0' });
+  });
+
+  it('a crash between paid and its collection: the next pass starts it, and paid -> overpaid sends no second payment.paid', async () => {
+    await optIn();
+    const created = await request();
+    await pay(25_000_000n);
+    await balance(25_000_000n);
+    const crashing = deps();
+    const wallets = crashing.wallets;
+    const broken = { ...crashing, wallets: { ...wallets, findByAddress: async () => { throw new Error('store down'); } } } as PaymentWatcherDeps;
+    await expect(new PaymentWatcher(broken).pass()).rejects.toThrow('store down');
+    expect((await core.stores.cashierTokens.findByTokenNo(created.token_no))!.payment).toMatchObject({ status: 'paid', collect: 'due', watched: true });
+    await pay(2_000_000n);
+    await balance(27_000_000n);
+    expect(await watch()).toEqual(['started']);
+    expect((await paymentEvents()).map((e) => [e.eventType, e.payload['status']])).toEqual([['payment.paid', 'paid']]);
+    expect(await collections()).toBe(1);
+  });
+
+  it('without the opt-in no payment event is written, and the paid request still forwards', async () => {
+    await request();
+    await pay(25_000_000n);
+    await balance(25_000_000n);
+    expect(await watch()).toEqual(['started']);
+    expect(await paymentEvents()).toEqual([]);
+    expect(await collections()).toBe(1);
+  });
+
+  it('a command already holding the address forwards the payment: the request makes none and is let go', async () => {
+    const created = await request();
+    await pay(25_000_000n);
+    await balance(25_000_000n);
+    await core.app.collections.create(user.userId, { address: sub, asset_symbol: 'USDT' });
+    expect(await watch()).toEqual(['skipped']);
+    expect((await core.stores.cashierTokens.findByTokenNo(created.token_no))!.payment).toMatchObject({ collect: 'skipped', watched: false });
+  });
+
+  it('an expired request is watched for a day after its deadline, then let go', async () => {
+    const created = await request();
+    core.clock.advance(30 * MINUTE);
+    expect(await watch()).toEqual(['judged']);
+    core.clock.advance(LATE_PAYMENT_WINDOW_MS);
+    expect(await watch()).toEqual(['judged']);
+    expect((await core.stores.cashierTokens.findByTokenNo(created.token_no))!.payment).toMatchObject({ status: 'expired', watched: false });
+    expect(await watch()).toEqual([]);
+  });
+
+  it('1-3 workers judging at once, in any split of payments: one payment.paid and one collection per paid request', async () => {
+    await fc.assert(fc.asyncProperty(
+      fc.integer({ min: 1, max: 3 }),
+      fc.array(fc.integer({ min: 1, max: 20 }), { minLength: 1, maxLength: 4 }),
+      async (workers, parts) => {
+        core = buildTestCore(devnet);
+        user = await userWithWallets(core.app, core.readCode, `race${Math.random()}@example.com`, 1);
+        sub = user.subs[0]!;
+        await core.app.subscriptions.activate(user.userId, { service_code: 'developer' });
+        await optIn();
+        await request({ amount: '25' });
+        let total = 0n;
+        for (const part of parts) {
+          await pay(BigInt(part));
+          total += BigInt(part);
+          await balance(total);
+          await Promise.all(Array.from({ length: workers }, () => watch()));
+        }
+        await Promise.all(Array.from({ length: workers }, () => watch()));
+        const paid = (await paymentEvents()).filter((e) => e.eventType === 'payment.paid');
+        const commands = (await core.stores.commands.listByUser(user.userId, {}, { offset: 0, limit: 10 })).items;
+        expect(paid).toHaveLength(total >= 25n ? 1 : 0);
+        expect(commands).toHaveLength(total >= 25n ? 1 : 0);
+      },
+    ), { numRuns: 40 });
+  });
+});

@@ -1,0 +1,154 @@
+import { ConcurrencyConflict, DomainError } from '../../domain/errors.js';
+import { judgePayment, PAYMENT_STATUS_ACTIONS, type PaymentEventType } from '../../domain/payment-request-machine.js';
+import type { CashierToken } from '../../domain/model/cashier-token.js';
+import type { PaymentRequest, PaymentRequestChange } from '../../domain/model/payment-request.js';
+import { ADDRESS_TYPE } from '../../domain/model/wallet.js';
+import type { OptInEventType, WebhookEvent } from '../../domain/model/webhook.js';
+import type { AssetRegistry } from '../../domain/assets.js';
+import type { CashierTokenRepository } from '../../ports/cashier-token-repository.port.js';
+import type { DepositRepository } from '../../ports/deposit-repository.port.js';
+import type { DeveloperConfigRepository } from '../../ports/developer-config-repository.port.js';
+import { startCollection, sweepableOrRefuse, type CollectionStarterDeps } from '../collection-starter.js';
+import { judgeRequest, paymentDeposits, paymentEvent } from '../payment-requests.js';
+
+/** How long after its deadline an expired request is still watched for a late payment (BTCPay's monitoring window). */
+export const LATE_PAYMENT_WINDOW_MS = 24 * 60 * 60_000;
+
+/** The ports the payment watcher touches: those of starting a collection, and where requests, deposits and opt-ins live. */
+export type PaymentWatcherDeps = CollectionStarterDeps & {
+  readonly cashierTokens: CashierTokenRepository;
+  readonly deposits: DepositRepository;
+  readonly developerConfigs: DeveloperConfigRepository;
+  readonly assets: AssetRegistry;
+};
+
+/**
+ * How one watched request was judged. `unchanged`: nothing new. `judged`: its status moved (its events written with
+ * it) or its watch ended. `started`: its collection was made. `skipped`: it made none (a command already held the
+ * address, dust, a refusal, the wallet or asset gone). `busy`: the address lock is taken but no command holds it (another
+ * worker is starting it); it stays due. `raced`: another worker wrote the request first.
+ */
+export type PaymentWatchOutcome = 'unchanged' | 'judged' | 'started' | 'skipped' | 'busy' | 'raced';
+
+/**
+ * Judges watched payment requests (issue #25) on each worker tick: moves each through the payment request table from
+ * the status it last announced to what its deposits show (core/domain/payment-request-machine.ts), writing the new
+ * status with the events it announces (payment.paid, payment.expired, payment.paid_late, when the owner opted in) in
+ * one versioned change; and, when a request reached paid or overpaid, starts its collection by itself, as POST
+ * /collections does (startCollection: same command, task, lock, checks and dust rule), its `collect` mark going
+ * `due` -> `started` in the same commit as the task. Every write is a versioned replace of the token's request, so a
+ * second worker or a redo after a crash either finds the change made or loses the version race and writes nothing:
+ * each event is written once and each paid request makes at most one collection.
+ */
+export class PaymentWatcher {
+  constructor(private readonly deps: PaymentWatcherDeps) {}
+
+  /** Judges up to `limit` watched requests, earliest deadline first; an infrastructure failure leaves the rest. */
+  async pass(limit = 50): Promise<PaymentWatchOutcome[]> {
+    const outcomes: PaymentWatchOutcome[] = [];
+    for (const token of await this.deps.cashierTokens.listWatchedPayments(limit)) outcomes.push(await this.judge(token));
+    return outcomes;
+  }
+
+  /** Judges one watched request, then starts its collection when that is due. */
+  async judge(token: CashierToken): Promise<PaymentWatchOutcome> {
+    const request = token.payment;
+    if (request === undefined || !request.watched) return 'unchanged';
+    const now = this.deps.clock.now();
+    const judged = judgeRequest(request, await paymentDeposits(this.deps.deposits, token), now);
+    const path = judgePayment(request.status, request.amount, judged.seen);
+    const status = path.at(-1) ?? request.status;
+    const forwards = PAYMENT_STATUS_ACTIONS[status].forwards;
+    const collect = forwards && request.collect === null ? 'due' : request.collect;
+    const next: PaymentRequest = {
+      ...request, status, received: path.length === 0 ? request.received : judged.received, collect,
+      watched: stillWatched(status, collect, request.deadline, now),
+    };
+    let current = token;
+    if (path.length > 0 || next.collect !== request.collect || next.watched !== request.watched) {
+      const change: PaymentRequestChange = { tokenNo: token.tokenNo, version: token.version + 1, payment: next };
+      const events = await this.eventsFor(token, request, next, path);
+      try {
+        await this.deps.uow.commit({ payments: [change], events });
+      } catch (error) {
+        if (error instanceof ConcurrencyConflict) return 'raced';
+        throw error;
+      }
+      current = { ...token, payment: next, version: change.version };
+      if (next.collect !== 'due') return 'judged';
+    }
+    return next.collect === 'due' ? this.forward(current, next) : 'unchanged';
+  }
+
+  /**
+   * The events of the statuses entered on `path`, for the types the owner opted into: a status announces only when
+   * the one before it did not announce the same type (paid -> overpaid sends no second payment.paid).
+   */
+  private async eventsFor(token: CashierToken, before: PaymentRequest, after: PaymentRequest, path: readonly string[]): Promise<WebhookEvent[]> {
+    if (path.length === 0) return [];
+    const optIns: readonly OptInEventType[] = (await this.deps.developerConfigs.get(token.userId))?.optInEventTypes ?? [];
+    const events: WebhookEvent[] = [];
+    let previous: PaymentEventType | null = PAYMENT_STATUS_ACTIONS[before.status].announces;
+    for (const status of path as readonly (keyof typeof PAYMENT_STATUS_ACTIONS)[]) {
+      const type = PAYMENT_STATUS_ACTIONS[status].announces;
+      if (type !== null && type !== previous && optIns.includes(type)) {
+        // Each event carries the request as it stood when that status was entered: the final count, its own status.
+        events.push(paymentEvent(type, token, { ...after, status }, this.deps.ids.uuid(), this.deps.clock.now()));
+      }
+      previous = type;
+    }
+    return events;
+  }
+
+  /** Starts the paid request's collection, its mark going to `started` in the same commit; or marks it skipped. */
+  private async forward(token: CashierToken, request: PaymentRequest): Promise<PaymentWatchOutcome> {
+    const wallet = await this.deps.wallets.findByAddress(token.address);
+    const asset = this.deps.assets.find(token.networkCode, request.assetSymbol);
+    if (wallet === null || asset === null || wallet.userId !== token.userId || wallet.addressType !== ADDRESS_TYPE.SUB) {
+      return this.mark(token, request, 'skipped');
+    }
+    const started: PaymentRequestChange = {
+      tokenNo: token.tokenNo, version: token.version + 1, payment: { ...request, collect: 'started', watched: false },
+    };
+    try {
+      // The dust rule (issue #24 item 5): no task that could only fail.
+      await startCollection(this.deps, wallet, asset, async (available) => {
+        sweepableOrRefuse(asset, available);
+      }, { payments: [started] });
+      return 'started';
+    } catch (error) {
+      if (error instanceof ConcurrencyConflict) return 'raced';
+      if (error instanceof DomainError && error.code === 'BIZ-COMMAND-LOCKED') {
+        // A command holding the address (the payer's own press, an automatic collection) forwards what is there; the
+        // lock alone may be another worker starting this very request, whose commit decides it.
+        if ((await this.deps.commands.findActiveByAddress(token.address)) === null) return 'busy';
+        return this.mark(token, request, 'skipped');
+      }
+      if (error instanceof DomainError) return this.mark(token, request, 'skipped');
+      throw error;
+    }
+  }
+
+  private async mark(token: CashierToken, request: PaymentRequest, collect: 'skipped'): Promise<PaymentWatchOutcome> {
+    try {
+      await this.deps.uow.commit({
+        payments: [{ tokenNo: token.tokenNo, version: token.version + 1, payment: { ...request, collect, watched: false } }],
+      });
+      return 'skipped';
+    } catch (error) {
+      if (error instanceof ConcurrencyConflict) return 'raced';
+      throw error;
+    }
+  }
+}
+
+/**
+ * Whether the worker keeps judging a request: until its collection is started or skipped once paid, until it is paid
+ * late, and, expired, for a day after its deadline (a late payment then is still announced); open ones always.
+ */
+function stillWatched(status: PaymentRequest['status'], collect: PaymentRequest['collect'], deadline: number, now: number): boolean {
+  if (PAYMENT_STATUS_ACTIONS[status].forwards) return collect === 'due';
+  if (status === 'paid_late') return false;
+  if (status === 'expired') return now < deadline + LATE_PAYMENT_WINDOW_MS;
+  return true;
+}
