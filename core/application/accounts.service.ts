@@ -8,15 +8,15 @@ import type { AccountsService } from './application.js';
 import { AuditTrail } from './audit-trail.js';
 import type { ResolvedDeps } from './deps.js';
 import { fieldsOf, requireString } from './input.js';
+import { Registrations } from './registrations.js';
 import { retryOnConflict } from './retry-on-conflict.js';
+import { TwoFactorUseCases } from './two-factor.service.js';
 import type { LoginView, PasswordResetDoneView, PasswordResetRequestedView, RegisteredView, VerifiedView } from './views.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const MIN_PASSWORD = 8;
 /** Long enough for any passphrase, short enough that scrypt input stays cheap to refuse. */
 const MAX_PASSWORD = 256;
-/** Largest multiple of 10^6 below 2^32: values at or above it are redrawn so every code is equally likely. */
-const CODE_BOUND = 4_294_000_000;
 
 function parseEmail(fields: Readonly<Record<string, unknown>>): string {
   const email = requireString(fields, 'email', 254).toLowerCase();
@@ -47,7 +47,7 @@ function sameHash(a: string, b: string): boolean {
 }
 
 /** The ports the account use cases touch. */
-export type AccountsDeps = Pick<ResolvedDeps, 'accounts' | 'sessions' | 'hasher' | 'mailer' | 'clock' | 'ids' | 'settings' | 'auditLog'>;
+export type AccountsDeps = Pick<ResolvedDeps, 'accounts' | 'sessions' | 'hasher' | 'mailer' | 'clock' | 'ids' | 'settings' | 'auditLog' | 'cipher' | 'totp'>;
 
 /**
  * Registration, e-mail verification, login, session tokens (DESIGN.md "Accounts and session tokens") and the password
@@ -56,75 +56,43 @@ export type AccountsDeps = Pick<ResolvedDeps, 'accounts' | 'sessions' | 'hasher'
 export class AccountsUseCases implements AccountsService {
   private decoy: Promise<string> | undefined;
   private readonly audit: AuditTrail;
+  private readonly registrations: Registrations;
+  private readonly twoFactor: TwoFactorUseCases;
 
   constructor(private readonly deps: AccountsDeps) {
     this.audit = new AuditTrail(deps);
+    this.registrations = new Registrations(deps);
+    this.twoFactor = new TwoFactorUseCases(deps);
   }
 
   /**
-   * Registers an unverified account and mails a 6-digit code. Registering again an unverified email with the
-   * same password re-issues the code (the only way to get a fresh one after expiry or 5 wrong tries).
+   * Registers a pending registration and mails it a 6-digit code; never blocked by another pending registration of
+   * the e-mail, and answered the same when the e-mail has an account (issue #26 item 6, Registrations).
    */
   async register(body: unknown): Promise<RegisteredView> {
     const fields = fieldsOf(body);
     const email = parseEmail(fields);
     const password = parsePassword(fields);
-    const existing = await this.deps.accounts.findByEmail(email);
-    if (existing !== null && this.abandoned(existing)) return this.takeOver(existing, password);
-    if (existing !== null) return this.reissueCode(existing, password);
-    const code = this.newCode();
-    const now = this.deps.clock.now();
-    const account: Account = {
-      id: await this.deps.ids.nextInt('user'),
-      email,
-      passwordHash: await this.deps.hasher.hashPassword(password),
-      verified: false,
-      verificationCodeHash: this.deps.hasher.hashToken(code),
-      verificationExpiresAt: now + this.deps.settings.verificationTtlMs,
-      verificationAttempts: 0,
-      createdAt: now,
-      version: 1,
-    };
-    if (!(await this.deps.accounts.create(account))) throw new DomainError('AUTH-EMAIL-TAKEN');
-    await this.deps.mailer.sendVerificationCode(email, code);
-    return { user_id: account.id, email };
+    return this.registrations.register(email, password);
   }
 
-  /** Marks the account verified when the code matches, is unexpired and attempts remain; idempotent once verified. */
+  /** Verifies the pending registration whose code matches; the first verified owns the e-mail (Registrations). */
   async verify(body: unknown): Promise<VerifiedView> {
     const fields = fieldsOf(body);
     const email = parseEmail(fields);
     const code = requireString(fields, 'code', 6);
-    // Parallel guesses race on the attempt counter: each re-reads, so every judged code is counted. Each round of
-    // conflicts has one winner, and once the attempts are spent nobody writes, so max + 1 rounds settle any number.
-    return retryOnConflict(() => this.verifyOnce(email, code), this.deps.settings.verificationMaxAttempts + 1);
+    return this.registrations.verify(email, code);
   }
 
-  private async verifyOnce(email: string, code: string): Promise<VerifiedView> {
-    const account = await this.deps.accounts.findByEmail(email);
-    if (account === null) throw new DomainError('AUTH-VERIFICATION-FAILED');
-    if (account.verified) return { user_id: account.id, email: account.email, verified: true };
-    const usable = account.verificationCodeHash !== null && account.verificationExpiresAt !== null
-      && this.deps.clock.now() < account.verificationExpiresAt
-      && account.verificationAttempts < this.deps.settings.verificationMaxAttempts;
-    if (!usable) throw new DomainError('AUTH-VERIFICATION-FAILED');
-    if (!sameHash(this.deps.hasher.hashToken(code), account.verificationCodeHash!)) {
-      await this.deps.accounts.update({ ...account, verificationAttempts: account.verificationAttempts + 1, version: account.version + 1 });
-      throw new DomainError('AUTH-VERIFICATION-FAILED');
-    }
-    await this.deps.accounts.update({
-      ...account, verified: true, verificationCodeHash: null, verificationExpiresAt: null, verificationAttempts: 0,
-      version: account.version + 1,
-    });
-    return { user_id: account.id, email: account.email, verified: true };
-  }
-
-  /** One message for an unknown email and a wrong password, so login does not reveal who is registered. */
+  /**
+   * One message for an unknown email and a wrong password, so login does not reveal who is registered. With 2FA on,
+   * body.totp_code (a current code or a recovery code) is needed too: AUTH-TOTP-REQUIRED, AUTH-TOTP-INVALID.
+   */
   async login(body: unknown): Promise<LoginView> {
     const fields = fieldsOf(body);
     const email = requireString(fields, 'email', 254).toLowerCase();
     const password = requireString(fields, 'password', MAX_PASSWORD);
-    const account = await this.deps.accounts.findByEmail(email);
+    const account = await this.registrations.accountForLogin(email);
     // An unknown e-mail costs the same scrypt work as a known one, so the answer's timing does not tell them apart.
     const passwordOk = await this.deps.hasher.verifyPassword(password, account?.passwordHash ?? (await this.decoyHash()));
     if (account === null) throw new DomainError('AUTH-INVALID-CREDENTIALS');
@@ -134,11 +102,12 @@ export class AccountsUseCases implements AccountsService {
       throw new DomainError(passwordOk ? 'AUTH-NOT-VERIFIED' : 'AUTH-INVALID-CREDENTIALS');
     }
     const token = newSecretToken('st_', this.deps.ids.randomBytes(this.deps.settings.tokenBytes));
+    const tokenHash = this.deps.hasher.hashToken(token);
+    // With 2FA on the password alone opens nothing (issue #26 item 3); the accepted code is the session's step-up proof.
+    await this.twoFactor.checkLogin(account, fields['totp_code'], tokenHash);
     const now = this.deps.clock.now();
     const expiresAt = now + this.deps.settings.sessionTtlMs;
-    await this.deps.sessions.create({
-      tokenHash: this.deps.hasher.hashToken(token), userId: account.id, createdAt: now, expiresAt, revokedAt: null,
-    });
+    await this.deps.sessions.create({ tokenHash, userId: account.id, createdAt: now, expiresAt, revokedAt: null });
     await this.audit.record({ userId: account.id, action: 'auth.login', actor: { kind: 'user', id: null } });
     return { session_token: token, expires_at: formatIsoTime(expiresAt), user_id: account.id };
   }
@@ -232,67 +201,14 @@ export class AccountsUseCases implements AccountsService {
     return this.deps.accounts.deleteUnverifiedCreatedBefore(this.deps.clock.now() - this.deps.settings.unverifiedAccountTtlMs + 1);
   }
 
-  /** An unverified account older than unverifiedAccountTtlMs: its e-mail is free for whoever registers it next. */
-  private abandoned(account: Account): boolean {
-    return !account.verified && this.deps.clock.now() >= account.createdAt + this.deps.settings.unverifiedAccountTtlMs;
-  }
-
-  /**
-   * The new registrant takes an abandoned account over: new password, new code, a fresh 24 h. The id stays (nothing
-   * can hang off an unverified account: it never logged in). A concurrent change is a conflict, never two owners.
-   */
-  private async takeOver(account: Account, password: string): Promise<RegisteredView> {
-    const code = this.newCode();
-    const now = this.deps.clock.now();
-    const passwordHash = await this.deps.hasher.hashPassword(password);
-    await this.deps.accounts.update({
-      ...account,
-      passwordHash,
-      verificationCodeHash: this.deps.hasher.hashToken(code),
-      verificationExpiresAt: now + this.deps.settings.verificationTtlMs,
-      verificationAttempts: 0,
-      createdAt: now,
-      version: account.version + 1,
-    }).catch((error: unknown) => {
-      // Another registrant took it over first: the e-mail is taken again.
-      throw error instanceof ConcurrencyConflict ? new DomainError('AUTH-EMAIL-TAKEN') : error;
-    });
-    await this.deps.mailer.sendVerificationCode(account.email, code);
-    return { user_id: account.id, email: account.email };
-  }
-
   /** A real scrypt hash of a random secret, made once: what an unknown e-mail's password is checked against. */
   private decoyHash(): Promise<string> {
     this.decoy ??= this.deps.hasher.hashPassword(Buffer.from(this.deps.ids.randomBytes(16)).toString('hex'));
     return this.decoy;
   }
 
-  private async reissueCode(account: Account, password: string): Promise<RegisteredView> {
-    if (account.verified || !(await this.deps.hasher.verifyPassword(password, account.passwordHash))) {
-      throw new DomainError('AUTH-EMAIL-TAKEN');
-    }
-    const code = this.newCode();
-    await this.deps.accounts.update({
-      ...account,
-      verificationCodeHash: this.deps.hasher.hashToken(code),
-      verificationExpiresAt: this.deps.clock.now() + this.deps.settings.verificationTtlMs,
-      verificationAttempts: 0,
-      version: account.version + 1,
-    });
-    await this.deps.mailer.sendVerificationCode(account.email, code);
-    return { user_id: account.id, email: account.email };
-  }
-
   /** RESET_CODE_LENGTH uniformly random symbols of RESET_ALPHABET from the IdGenerator's bytes. */
   private newResetCode(): string {
     return [...this.deps.ids.randomBytes(RESET_CODE_LENGTH)].map((byte) => RESET_ALPHABET[byte & 31]).join('');
-  }
-
-  /** Six uniformly random digits from the IdGenerator's bytes (rejection sampling avoids modulo bias). */
-  private newCode(): string {
-    for (;;) {
-      const value = Buffer.from(this.deps.ids.randomBytes(4)).readUInt32BE(0);
-      if (value < CODE_BOUND) return String(value % 1_000_000).padStart(6, '0');
-    }
   }
 }

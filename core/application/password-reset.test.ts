@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestCore, startTestDevnet, type TestCore } from '../../adapters/memory/testing/memory-test-core.js';
 import type { Devnet } from '../../adapters/tron-devnet/index.js';
-import { NodeSecretHasher, SmtpMailer, TEST_SCRYPT_COST } from '../../adapters/node/index.js';
+import { AesGcmKeyCipher, NodeSecretHasher, OtpauthTotpGenerator, SmtpMailer, TEST_SCRYPT_COST } from '../../adapters/node/index.js';
 import { startLocalSmtpReceiver } from '../../adapters/node/local-smtp-receiver.js';
 import { InfrastructureError } from '../domain/errors.js';
 import { AccountsUseCases } from './accounts.service.js';
@@ -45,6 +45,7 @@ describe('reset request timing does not tell who has an account (mail over a loc
       const accounts = new AccountsUseCases({
         accounts: core.stores.accounts, sessions: core.stores.sessions, hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }),
         mailer, clock: core.clock, ids: core.stores.ids, settings: DEFAULT_CORE_SETTINGS, auditLog: core.stores.auditLog,
+        cipher: AesGcmKeyCipher.fromConfig(Buffer.alloc(32, 3).toString('base64')), totp: new OtpauthTotpGenerator(),
       });
       const median = async (email: string): Promise<number> => {
         const times: number[] = [];

@@ -2,7 +2,7 @@ import { Buffer } from 'node:buffer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createMemoryAdapters, ManualClock, MemoryAddressLock, RecordingMailer } from '../../adapters/memory/index.js';
-import { AesGcmKeyCipher, NodeDnsResolver, NodeSecretHasher, TEST_SCRYPT_COST } from '../../adapters/node/index.js';
+import { AesGcmKeyCipher, NodeDnsResolver, NodeSecretHasher, OtpauthTotpGenerator, TEST_SCRYPT_COST } from '../../adapters/node/index.js';
 import { HttpWebhookTransport } from '../../adapters/http/index.js';
 import { createDevnetChainGateway } from '../../adapters/tron/index.js';
 import { startDevnet, type Devnet } from '../../adapters/tron-devnet/index.js';
@@ -69,7 +69,7 @@ async function setup(starts: readonly UserStart[]): Promise<{ model: UseCaseMode
   const dns = new NodeDnsResolver();
   const assets = createAssetRegistry({ usdtContract: devnet.usdtAddress });
   const deps: CoreDeps = {
-    ...stores, hasher, cipher, mailer: new RecordingMailer(), dns, transport: new HttpWebhookTransport({ resolver: dns }),
+    ...stores, hasher, cipher, totp: new OtpauthTotpGenerator(), mailer: new RecordingMailer(), dns, transport: new HttpWebhookTransport({ resolver: dns }),
     addressLock: new MemoryAddressLock({ clock }), chain, assets,
   };
   const app = createApplication(deps);

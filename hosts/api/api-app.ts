@@ -12,6 +12,7 @@ import type { RouteDef } from './route.js';
 import { accountRoutes } from './routes/account.routes.js';
 import { adminRoutes } from './routes/admin.routes.js';
 import { auditRoutes } from './routes/audit.routes.js';
+import { twoFactorRoutes } from './routes/two-factor.routes.js';
 import { cashierTokenRoutes } from './routes/cashier-token.routes.js';
 import { cashierRoutes } from './routes/cashier.routes.js';
 import { collectionRoutes } from './routes/collection.routes.js';
@@ -89,6 +90,7 @@ export function onH3Error(logger: Logger): (error: HTTPError, event: H3Event) =>
 export function createApiHost(options: ApiHostOptions): ApiHost {
   const deps: PipelineDeps = {
     auth: new BearerAuthenticator(options.app, options.adminToken),
+    app: options.app,
     limiter: options.rateLimiter,
     limits: { ...DEFAULT_RATE_LIMITS, ...options.rateLimits },
     idempotency: options.idempotency,
@@ -101,7 +103,7 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
   const routes: RouteDef[] = [
     ...walletRoutes(options.app), ...depositRoutes(options.app), ...collectionRoutes(options.app), ...cashierTokenRoutes(options.app),
     ...cashierRoutes(options.app), ...accountRoutes(options.app), ...fundsRoutes(options.app), ...adminRoutes(options.app),
-    ...auditRoutes(options.app),
+    ...auditRoutes(options.app), ...twoFactorRoutes(options.app),
     ...systemRoutes(readiness, () => openapi),
   ];
   openapi = buildOpenApi(routes);

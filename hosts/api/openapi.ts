@@ -31,6 +31,9 @@ const DESCRIPTION = [
   '- **Envelope.** Every JSON answer is `{code, message, data}`: `code` is `OK` on success, else a catalogue code (listed per operation).',
   '- **Authentication.** A bearer token per kind: Developer API Token `dk_…`, session token `st_…`, cashier token `ct_…`, ADMIN_TOKEN.',
   '- **Idempotency.** Operations that move funds require an `Idempotency-Key` (24 h): a retry with the same key replays the answer.',
+  '- **Two-factor step-up.** Once a user turns on TOTP two-factor (`/auth/2fa/*`), login needs `totp_code` and the operations '
+    + 'that move funds or change security settings need a code in the `X-TOTP-Code` header (403 AUTH-STEP-UP-REQUIRED without it). '
+    + 'Users without two-factor are not affected.',
   '- **Rate limits.** Limited answers carry `X-RateLimit-Limit` and `X-RateLimit-Remaining`; a 429 also carries `Retry-After` (seconds).',
   '- **Webhooks.** Terminal outcomes are POSTed to the approved URL, signed twice: `X-Webhook-Signature` (spec) and Standard Webhooks '
     + '`webhook-signature`. See `webhooks` for each event, its body and headers.',
@@ -129,6 +132,7 @@ function codesByStatus(route: RouteDef): Map<number, string[]> {
   if (route.method === 'GET' && route.docs.query !== undefined) codes.push('VALIDATION-ERROR');
   if (bucketOf(route) !== undefined || route.throttle !== undefined) codes.push('RATE-LIMITED');
   if (route.idempotent === true) codes.push('IDEMPOTENCY-KEY-REUSED', 'IDEMPOTENCY-KEY-IN-PROGRESS');
+  if (route.stepUp !== undefined) codes.push('AUTH-STEP-UP-REQUIRED', 'AUTH-STEP-UP-INVALID', 'RATE-LIMITED');
   const byStatus = new Map<number, string[]>();
   for (const code of new Set(codes)) {
     const status = httpStatusOf(code as ErrorCode, route.errorStatuses);
@@ -142,6 +146,14 @@ function operation(route: RouteDef): Record<string, unknown> {
   for (const [name, q] of Object.entries(route.docs.query ?? {})) parameters.push({ name, in: 'query', required: false, schema: q.schema, description: q.description });
   if (route.idempotent === true) {
     parameters.push({ name: 'Idempotency-Key', in: 'header', required: true, schema: { type: 'string', maxLength: 255 }, description: 'client-generated UUID; 24 h window' });
+  }
+  if (route.stepUp !== undefined) {
+    parameters.push({
+      name: 'X-TOTP-Code', in: 'header', required: false, schema: { type: 'string', maxLength: 32 }, example: '492039',
+      description: route.stepUp === true
+        ? 'Extension (issue #26): needed once two-factor is on. A current 6-digit code or an unused recovery code; the same code is accepted again from this session for 5 minutes'
+        : 'Extension (issue #26): needed once two-factor is on, when the body sets config.webhook_url or config.webhook_secret. A current 6-digit code or an unused recovery code; the same code is accepted again from this session for 5 minutes',
+    });
   }
   const bucket = bucketOf(route);
   const example = route.docs.example ?? exampleOf(route.docs.data);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { getRequestIP, getRouterParams, type H3Event } from 'h3';
 import type { Logger } from 'pino';
+import type { Application } from '../../core/application/index.js';
 import type { IdempotencyStore } from '../../core/ports/idempotency-store.port.js';
 import type { RateLimiter } from '../../core/ports/rate-limiter.port.js';
 import type { BearerAuthenticator, Caller } from './auth.js';
@@ -8,13 +9,16 @@ import { checkDeclaredLength, readJsonObject } from './body-reader.js';
 import { clientAddress } from './client-address.js';
 import { mapError, okReply, toHttpResponse, type ApiReply } from './envelope.js';
 import { requireIdempotencyKey, runIdempotent } from './idempotency.js';
-import { applyRateLimit, applyThrottles, rateSubject, type RateBucket, type RateHeaders, type RateLimits } from './rate-limit.js';
+import { applyRateLimit, applyThrottles, countCodeTry, rateSubject, type RateBucket, type RateHeaders, type RateLimits } from './rate-limit.js';
 import { logRequestLine } from './request-log.js';
+import { enforceStepUp } from './step-up.js';
 import type { RawResult, RouteContext, RouteDef } from './route.js';
 
 /** What every route's pipeline shares. */
 export interface PipelineDeps {
   readonly auth: BearerAuthenticator;
+  /** For the two-factor step-up check of the routes that ask for it (step-up.ts). */
+  readonly app: Application;
   readonly limiter: RateLimiter;
   readonly limits: RateLimits;
   readonly idempotency: IdempotencyStore;
@@ -126,13 +130,18 @@ export async function runRoute(deps: PipelineDeps, route: RouteDef, event: H3Eve
     // answered even when the window is spent (issue #13).
     if (bucket !== undefined && idempotencyKey === null) addHeaders(headers, await applyRateLimit(deps.limiter, deps.limits, bucket, who));
     const body = route.method === 'GET' ? {} : await readJsonObject(event);
+    // Before idempotency: a replayed answer of a step-up route needs the second factor as much as the first request.
+    if (route.stepUp !== undefined) await enforceStepUp(deps, route, who, body, event.req.headers, (h) => addHeaders(headers, h));
     if (route.throttle !== undefined) {
       // The socket's peer (h3 without xForwardedFor, which would take the leftmost entry: the one a client forges),
       // or the address the configured proxies vouch for.
       const client = clientAddress(getRequestIP(event), event.req.headers.get('x-forwarded-for'), deps.trustedProxyHops);
       addHeaders(headers, await applyThrottles(deps.limiter, deps.limits, route.throttle, client, body));
     }
-    const ctx: RouteContext<typeof route.auth> = { caller: who, params: paramsOf(event), query: queryOf(event), body, headers: event.req.headers };
+    const ctx: RouteContext<typeof route.auth> = {
+      caller: who, params: paramsOf(event), query: queryOf(event), body, headers: event.req.headers,
+      codeTry: async () => addHeaders(headers, await countCodeTry(deps.limiter, deps.limits, who)),
+    };
     reply = idempotencyKey === null
       ? await execute(route, ctx)
       : await runIdempotent(

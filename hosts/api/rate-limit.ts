@@ -47,6 +47,11 @@ export const DEFAULT_RATE_LIMITS = {
   'reset-request-email': 3,
   'reset-confirm-ip': 30,
   'reset-confirm-email': 10,
+  // Two-factor code tries of a signed-in user (issue #26 item 3: 2FA enable/disable and a fresh step-up code), keyed
+  // by user id with login's per-e-mail tiers: a code is a guess like a password.
+  'totp-user': 5,
+  'totp-user-hour': 20,
+  'totp-user-day': 50,
 } as const;
 
 export type RateBucket = keyof typeof DEFAULT_RATE_LIMITS;
@@ -61,6 +66,8 @@ export const RATE_WINDOWS_MS: Partial<Record<RateBucket, number>> = {
   'login-email-day': DAY_MS,
   'reset-request-email': HOUR_MS,
   'reset-confirm-email': HOUR_MS,
+  'totp-user-hour': HOUR_MS,
+  'totp-user-day': DAY_MS,
 };
 
 /** The window of a bucket. */
@@ -68,8 +75,11 @@ export function windowOf(bucket: RateBucket): number {
   return RATE_WINDOWS_MS[bucket] ?? RATE_WINDOW_MS;
 }
 
-/** What an anonymous route's throttle is keyed by: the client's address, or the e-mail field of the body. */
-export type ThrottleKey = 'ip' | 'email';
+/**
+ * What an anonymous route's throttle is keyed by: the client's address, the e-mail field of the body, or both (the
+ * e-mail as asked from that client network: a squatter elsewhere cannot spend the owner's quota, issue #26 item 6).
+ */
+export type ThrottleKey = 'ip' | 'email' | 'email-network';
 
 /** One throttle of an anonymous route: a bucket counted per client address or per e-mail. */
 export interface Throttle {
@@ -82,10 +92,12 @@ export interface Throttle {
  * body has no string e-mail: validation refuses that request anyway, and there is nobody to count it against).
  */
 export function throttleSubject(by: ThrottleKey, clientIp: string | undefined, body: Readonly<Record<string, unknown>>): string | null {
-  if (by === 'ip') return `ip:${clientIp === undefined ? 'unknown' : throttleNetwork(clientIp)}`;
+  const network = clientIp === undefined ? 'unknown' : throttleNetwork(clientIp);
+  if (by === 'ip') return `ip:${network}`;
   const email = body['email'];
   if (typeof email !== 'string' || email.trim() === '') return null;
-  return `em:${createHash('sha256').update(email.trim().toLowerCase()).digest('hex')}`;
+  const hashed = createHash('sha256').update(email.trim().toLowerCase()).digest('hex');
+  return by === 'email' ? `em:${hashed}` : `em:${hashed}:${network}`;
 }
 
 /**
@@ -102,6 +114,16 @@ export function rateSubject(caller: Caller): string | null {
     default:
       return null;
   }
+}
+
+/** The code-try buckets of a signed-in user, in the order they are counted. */
+export const CODE_TRY_BUCKETS = ['totp-user', 'totp-user-hour', 'totp-user-day'] as const satisfies readonly RateBucket[];
+
+/** Counts one two-factor code try of the caller in each CODE_TRY_BUCKETS tier; throws 429 RATE-LIMITED when one is spent. */
+export async function countCodeTry(limiter: RateLimiter, limits: RateLimits, caller: Caller): Promise<RateHeaders> {
+  let headers: RateHeaders = {};
+  for (const bucket of CODE_TRY_BUCKETS) headers = await applyRateLimit(limiter, limits, bucket, caller);
+  return headers;
 }
 
 /** Headers of a limited response, refused or not. */

@@ -16,7 +16,18 @@ export interface RouteContext<K extends AuthKind> {
   readonly body: Readonly<Record<string, unknown>>;
   /** The request headers, for what a page negotiates (the payer page's Accept-Language); never logged. */
   readonly headers: Headers;
+  /**
+   * Counts one two-factor code try of the caller against the login-like code-try limits (rate-limit.ts
+   * CODE_TRY_BUCKETS); throws 429 RATE-LIMITED when spent. For the routes that judge a code (2FA enable, disable).
+   */
+  readonly codeTry: () => Promise<void>;
 }
+
+/**
+ * When a session route needs a two-factor step-up (issue #26 item 3, hosts/api/step-up.ts): always, or only for the
+ * bodies the predicate picks (PUT /subscriptions/config changing the webhook URL or secret).
+ */
+export type StepUpRule = true | ((body: Readonly<Record<string, unknown>>) => boolean);
 
 /** A success answer other than the JSON envelope (the payer HTML page, the OpenAPI document). */
 export interface RawResult {
@@ -75,6 +86,11 @@ export interface RouteDef<K extends AuthKind = AuthKind> {
    * is answered before the rate limit is counted: it costs no quota, and is served even when the window is spent.
    */
   readonly idempotent?: boolean;
+  /**
+   * Needs a current two-factor code in X-TOTP-Code when the user has 2FA on (hosts/api/step-up.ts); checked after
+   * authentication and before the rate limit, idempotency and the handler. Users without 2FA are not affected.
+   */
+  readonly stepUp?: StepUpRule;
   /**
    * Statuses this route answers for some catalogue codes instead of the host table's (error-status.ts), where the spec
    * gives one code two statuses: BIZ-WALLET-ADDRESS-NOT-FOUND is 422 where the body names the address. The answers

@@ -42,7 +42,11 @@ export interface CallOptions {
  * Adapter replacements of the harness: those of the composition, plus a rate limiter instance (a Redis limiter with
  * a per-test key prefix, so runs sharing one Redis never count each other's hits).
  */
-export type HarnessOverrides = CompositionOverrides & { readonly rateLimiter?: RateLimiter };
+export type HarnessOverrides = CompositionOverrides & {
+  readonly rateLimiter?: RateLimiter;
+  /** Extra configuration variables (TRUSTED_PROXY_HOPS, to act from several client networks through X-Forwarded-For). */
+  readonly env?: Readonly<Record<string, string>>;
+};
 
 /**
  * Every test signs its users up from 127.0.0.1, so the per-client-address throttles of the account routes would
@@ -80,7 +84,7 @@ export async function startHarness(
   overridesOrFactory: HarnessOverrides | ((devnet: Devnet) => HarnessOverrides) = {},
 ): Promise<ApiHarness> {
   const devnet = await startDevnet({ blockMs: 0, seed: 'api-tests' });
-  const { rateLimiter, ...overrides } = typeof overridesOrFactory === 'function' ? overridesOrFactory(devnet) : overridesOrFactory;
+  const { rateLimiter, env, ...overrides } = typeof overridesOrFactory === 'function' ? overridesOrFactory(devnet) : overridesOrFactory;
   const clock = new ManualClock();
   const mailer = new RecordingMailer();
   const logLines: string[] = [];
@@ -88,7 +92,7 @@ export async function startHarness(
   const logger = pino({ level: 'info', redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, sink);
   const config = loadConfig({
     TRON_FULL_HOST: devnet.url, USDT_CONTRACT: devnet.usdtAddress, ADMIN_TOKEN: 'admin-token-for-tests-0123456789abcdef',
-    WEBHOOK_ALLOW_LOCAL: 'true',
+    WEBHOOK_ALLOW_LOCAL: 'true', ...env,
   }, { mode: 'dev' });
   const composition = composeContainer(config, {
     clock, mailer, logger, hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }), ...overrides,

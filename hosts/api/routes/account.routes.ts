@@ -7,18 +7,29 @@ import { pageQuery } from './wallet.routes.js';
 
 const credentials = s.obj({ email: s.str(), password: s.str() });
 
+/** A configuration that sets the webhook URL or secret (any value, the same included) needs a step-up (issue #26 item 3). */
+function changesWebhook(body: Readonly<Record<string, unknown>>): boolean {
+  const config = body['config'];
+  return typeof config === 'object' && config !== null && ('webhook_url' in config || 'webhook_secret' in config);
+}
+
 /** DESIGN.md "Accounts and session tokens" and the session-token endpoints of spec §4. */
 export function accountRoutes(app: Application): RouteDef[] {
   return [
     defineRoute({
       method: 'POST', path: '/api/auth/register', auth: 'none', status: 201,
-      throttle: [{ bucket: 'register-ip', by: 'ip' }, { bucket: 'register-email', by: 'email' }],
+      // Per e-mail as asked from one client network: a squatter elsewhere cannot spend the owner's quota (issue #26 item 6).
+      throttle: [{ bucket: 'register-ip', by: 'ip' }, { bucket: 'register-email', by: 'email-network' }],
       docs: {
         operationId: 'register',
         bodyExample: { email: 'dev@merchant.example', password: 'correct horse battery' },
         example: { user_id: 12, email: 'dev@merchant.example' },
         summary: 'Register; a 6-digit code is e-mailed', tag: 'Account', body: credentials, data: s.obj({ user_id: s.int(), email: s.str() }),
-        errors: ['AUTH-EMAIL-TAKEN'],
+        description: 'Every registration is pending until its code is verified, and none blocks another: registering an e-mail '
+          + 'someone else registered but did not verify gets its own code, and whoever verifies first owns the account (the '
+          + 'other pending registrations of the e-mail are void). An e-mail that already has an account answers the same 201 '
+          + '(with an id that will never be used) and is mailed a note instead of a code, so the answer never tells whether an '
+          + 'e-mail is registered.',
       },
       handle: ({ body }) => app.accounts.register(body),
     }),
@@ -43,8 +54,16 @@ export function accountRoutes(app: Application): RouteDef[] {
         operationId: 'login',
         bodyExample: { email: 'dev@merchant.example', password: 'correct horse battery' },
         example: { session_token: 'st_Yp3Kq8Vb1Nw6Zr0Tx4Mc7Hd2Js5Lf9Ga', expires_at: EX.isoExpiry, user_id: 12 },
-        summary: 'Log in; returns a session token (st_…)', tag: 'Account', body: credentials,
-        data: s.obj({ session_token: s.str(), expires_at: s.str(), user_id: s.int() }), errors: ['AUTH-INVALID-CREDENTIALS', 'AUTH-NOT-VERIFIED'],
+        summary: 'Log in; returns a session token (st_…)', tag: 'Account',
+        body: s.obj({
+          email: s.str(), password: s.str(),
+          totp_code: s.str('extension (issue #26): required once two-factor is on; a current 6-digit code or an unused recovery code'),
+        }, ['totp_code']),
+        description: 'With two-factor on, a right password without `totp_code` is 401 AUTH-TOTP-REQUIRED, and a wrong, expired or '
+          + 'already used code is 401 AUTH-TOTP-INVALID (each try counts against the login limits). The accepted code also '
+          + 'unlocks the step-up routes for this session for 5 minutes (send it again in `X-TOTP-Code`).',
+        data: s.obj({ session_token: s.str(), expires_at: s.str(), user_id: s.int() }),
+        errors: ['AUTH-INVALID-CREDENTIALS', 'AUTH-NOT-VERIFIED', 'AUTH-TOTP-REQUIRED', 'AUTH-TOTP-INVALID'],
       },
       handle: ({ body }) => app.accounts.login(body),
     }),
@@ -93,7 +112,7 @@ export function accountRoutes(app: Application): RouteDef[] {
       handle: ({ caller, body }) => app.subscriptions.activate(caller.userId, body),
     }),
     defineRoute({
-      method: 'PUT', path: '/api/subscriptions/config', auth: 'session', rateLimit: 'account-write',
+      method: 'PUT', path: '/api/subscriptions/config', auth: 'session', rateLimit: 'account-write', stepUp: changesWebhook,
       docs: {
         operationId: 'setDeveloperConfig',
         bodyExample: {
@@ -142,7 +161,7 @@ export function accountRoutes(app: Application): RouteDef[] {
       handle: ({ caller }) => app.subscriptions.getDeveloperConfig(caller.userId),
     }),
     defineRoute({
-      method: 'POST', path: '/api/api-tokens', auth: 'session', status: 201, rateLimit: 'api-token-create',
+      method: 'POST', path: '/api/api-tokens', auth: 'session', status: 201, rateLimit: 'api-token-create', stepUp: true,
       docs: {
         operationId: 'createApiToken',
         bodyExample: { name: 'backend' },

@@ -12,7 +12,7 @@ export function fundsRoutes(app: Application): RouteDef[] {
   const accepted = s.ref('CommandAccepted');
   return [
     defineRoute({
-      method: 'POST', path: '/api/transfers', auth: 'session', status: 201, rateLimit: 'transfer-create', idempotent: true,
+      method: 'POST', path: '/api/transfers', auth: 'session', status: 201, rateLimit: 'transfer-create', idempotent: true, stepUp: true,
       errorStatuses: BODY_ADDRESS_STATUSES,
       docs: {
         operationId: 'createTransfer',
@@ -24,7 +24,7 @@ export function fundsRoutes(app: Application): RouteDef[] {
       handle: ({ caller, body }) => app.transfers.create(caller.userId, body),
     }),
     defineRoute({
-      method: 'POST', path: '/api/wallets/:address/stake', auth: 'session', status: 201, rateLimit: 'staking', idempotent: true,
+      method: 'POST', path: '/api/wallets/:address/stake', auth: 'session', status: 201, rateLimit: 'staking', idempotent: true, stepUp: true,
       docs: {
         operationId: 'stake',
         bodyExample: { resource: 'ENERGY', amount: '5000000000' },
@@ -33,7 +33,7 @@ export function fundsRoutes(app: Application): RouteDef[] {
       handle: ({ caller, params, body }) => app.staking.stake(caller.userId, params.address ?? '', body),
     }),
     defineRoute({
-      method: 'POST', path: '/api/wallets/:address/unstake', auth: 'session', status: 201, rateLimit: 'staking', idempotent: true,
+      method: 'POST', path: '/api/wallets/:address/unstake', auth: 'session', status: 201, rateLimit: 'staking', idempotent: true, stepUp: true,
       docs: {
         operationId: 'unstake',
         bodyExample: { resource: 'ENERGY', amount: '5000000000' },
@@ -42,12 +42,12 @@ export function fundsRoutes(app: Application): RouteDef[] {
       handle: ({ caller, params, body }) => app.staking.unstake(caller.userId, params.address ?? '', body),
     }),
     defineRoute({
-      method: 'POST', path: '/api/wallets/:address/withdraw-unstaked', auth: 'session', status: 201, rateLimit: 'staking', idempotent: true,
+      method: 'POST', path: '/api/wallets/:address/withdraw-unstaked', auth: 'session', status: 201, rateLimit: 'staking', idempotent: true, stepUp: true,
       docs: { operationId: 'withdrawUnstaked', summary: 'Withdraw TRX past the unstaking wait', tag: 'Funds', data: accepted, errors: LOCKED },
       handle: ({ caller, params }) => app.staking.withdrawUnstaked(caller.userId, params.address ?? ''),
     }),
     defineRoute({
-      method: 'POST', path: '/api/wallets/:address/vote', auth: 'session', status: 201, rateLimit: 'staking', idempotent: true,
+      method: 'POST', path: '/api/wallets/:address/vote', auth: 'session', status: 201, rateLimit: 'staking', idempotent: true, stepUp: true,
       docs: {
         operationId: 'vote',
         bodyExample: { votes: [{ witness: 'TLyqzVGLV1srkB7dToTAEqgDSfPtXRJZYH', count: 100 }] },
@@ -57,7 +57,7 @@ export function fundsRoutes(app: Application): RouteDef[] {
       handle: ({ caller, params, body }) => app.staking.vote(caller.userId, params.address ?? '', body),
     }),
     defineRoute({
-      method: 'POST', path: '/api/wallets/:address/withdraw-reward', auth: 'session', status: 201, rateLimit: 'staking', idempotent: true,
+      method: 'POST', path: '/api/wallets/:address/withdraw-reward', auth: 'session', status: 201, rateLimit: 'staking', idempotent: true, stepUp: true,
       docs: { operationId: 'withdrawReward', summary: 'Withdraw voting rewards', tag: 'Funds', data: accepted, errors: LOCKED },
       handle: ({ caller, params }) => app.staking.withdrawReward(caller.userId, params.address ?? ''),
     }),

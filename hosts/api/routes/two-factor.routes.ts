@@ -1,0 +1,65 @@
+import QRCode from 'qrcode';
+import type { Application } from '../../../core/application/index.js';
+import { defineRoute, type RouteDef } from '../route.js';
+import { s } from '../openapi-schemas.js';
+
+/** Where a wrong code on enable or disable is a bad input (422), not a failed login (401). */
+const CODE_INPUT_STATUSES = { 'AUTH-TOTP-INVALID': 422 } as const;
+
+/** The key URI as an SVG QR code, rendered on the server (error correction M, a 2-module quiet zone). */
+function keyUriQrSvg(uri: string): Promise<string> {
+  return QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2, color: { dark: '#000000', light: '#ffffff' } });
+}
+
+const EXAMPLE_URI = 'otpauth://totp/Custody%20Hub:dev%40merchant.example?issuer=Custody%20Hub&secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&algorithm=SHA1&digits=6&period=30';
+
+/** TOTP two-factor (issue #26 item 3): enrol, confirm with recovery codes, turn off. Session token. */
+export function twoFactorRoutes(app: Application): RouteDef[] {
+  return [
+    defineRoute({
+      method: 'POST', path: '/api/auth/2fa/setup', auth: 'session', rateLimit: 'account-write',
+      docs: {
+        operationId: 'setupTwoFactor',
+        summary: 'Start two-factor enrolment: a new TOTP secret as an otpauth:// URI and its QR code (extension)', tag: 'Account',
+        description: 'Scan `qr_svg` (or enter the URI) in an authenticator app, then confirm with `POST /auth/2fa/enable`. '
+          + 'Nothing changes until then; calling setup again replaces the unconfirmed secret. The secret is stored encrypted '
+          + 'and never shown again. 409 AUTH-2FA-ALREADY-ENABLED while two-factor is on.',
+        data: s.obj({ otpauth_uri: s.str('otpauth://totp/… (SHA1, 6 digits, 30 s)'), qr_svg: s.str('the URI as an SVG QR code') }),
+        example: { otpauth_uri: EXAMPLE_URI, qr_svg: '<svg xmlns="http://www.w3.org/2000/svg" …</svg>' },
+        errors: ['AUTH-2FA-ALREADY-ENABLED'],
+      },
+      handle: async ({ caller }) => {
+        const { otpauth_uri } = await app.twoFactor.setup(caller.userId);
+        return { otpauth_uri, qr_svg: await keyUriQrSvg(otpauth_uri) };
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/api/auth/2fa/enable', auth: 'session', rateLimit: 'account-write', errorStatuses: CODE_INPUT_STATUSES,
+      docs: {
+        operationId: 'enableTwoFactor',
+        bodyExample: { code: '492039' },
+        summary: 'Turn two-factor on with a current code; answers the 10 single-use recovery codes, once (extension)', tag: 'Account',
+        description: 'From then on login needs `totp_code`, and withdrawals, staking, API-token creation, webhook URL or secret '
+          + 'changes and withdrawal-policy changes need a code in the `X-TOTP-Code` header. Each try counts against the '
+          + 'code-try limits (5 a minute, 20 an hour, 50 a day).',
+        body: s.obj({ code: s.str('the 6-digit code the app shows now') }),
+        data: s.obj({ recovery_codes: s.arr(s.str('XXXXX-XXXXX; each works once in place of a code')) }),
+        example: { recovery_codes: ['7KD2M-QX9TP', 'H3N8W-2CFRB', '…'] },
+        errors: ['AUTH-2FA-SETUP-REQUIRED', 'AUTH-2FA-ALREADY-ENABLED', 'AUTH-TOTP-INVALID'],
+      },
+      handle: ({ caller, body, codeTry }) => app.twoFactor.enable(caller.userId, body, codeTry),
+    }),
+    defineRoute({
+      method: 'POST', path: '/api/auth/2fa/disable', auth: 'session', rateLimit: 'account-write', errorStatuses: CODE_INPUT_STATUSES,
+      docs: {
+        operationId: 'disableTwoFactor',
+        bodyExample: { code: '492039' },
+        summary: 'Turn two-factor off with a current code or a recovery code (extension)', tag: 'Account',
+        body: s.obj({ code: s.str('a current 6-digit code or an unused recovery code') }),
+        data: s.obj({ enabled: s.enumOf([false]) }), example: { enabled: false },
+        errors: ['AUTH-2FA-NOT-ENABLED', 'AUTH-TOTP-INVALID'],
+      },
+      handle: ({ caller, body, codeTry }) => app.twoFactor.disable(caller.userId, body, codeTry),
+    }),
+  ];
+}

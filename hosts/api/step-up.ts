@@ -1,0 +1,37 @@
+import type { Application } from '../../core/application/index.js';
+import type { RateLimiter } from '../../core/ports/rate-limiter.port.js';
+import type { Caller } from './auth.js';
+import { countCodeTry, type RateHeaders, type RateLimits } from './rate-limit.js';
+import type { RouteDef } from './route.js';
+
+/** The request header a step-up code travels in (issue #26 "Interface"). */
+export const STEP_UP_HEADER = 'x-totp-code';
+
+/** What the step-up check needs from the pipeline. */
+export interface StepUpDeps {
+  readonly app: Application;
+  readonly limiter: RateLimiter;
+  readonly limits: RateLimits;
+}
+
+/** True when the route asks for a step-up for this body (a route without `stepUp` never does). */
+export function needsStepUp(route: RouteDef, body: Readonly<Record<string, unknown>>): boolean {
+  if (route.stepUp === undefined) return false;
+  return route.stepUp === true || route.stepUp(body);
+}
+
+/**
+ * The step-up gate of a session route (docs/decisions.md 123): when the route asks for it and the user has 2FA on,
+ * the X-TOTP-Code header must hold a code accepted for this session in the last 5 minutes, or a fresh current code
+ * (or recovery code), which is counted as a code try first (the login-like limits of CODE_TRY_BUCKETS). Throws
+ * AUTH-STEP-UP-REQUIRED, AUTH-STEP-UP-INVALID or RATE-LIMITED; a user without 2FA passes untouched, as the spec says.
+ * Only session callers are checked: a step-up route takes no other credential.
+ */
+export async function enforceStepUp(
+  deps: StepUpDeps, route: RouteDef, caller: Caller, body: Readonly<Record<string, unknown>>, headers: Headers, tried: (h: RateHeaders) => void,
+): Promise<void> {
+  if (caller.kind !== 'session' || !needsStepUp(route, body)) return;
+  await deps.app.twoFactor.stepUp(caller.userId, caller.token, headers.get(STEP_UP_HEADER), async () => {
+    tried(await countCodeTry(deps.limiter, deps.limits, caller));
+  });
+}

@@ -1,0 +1,188 @@
+import { randomUUID } from 'node:crypto';
+import { Secret } from 'otpauth';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OtpauthTotpGenerator } from '../../adapters/node/index.js';
+import type { Account } from '../../core/domain/model/account.js';
+import { stepAt, STEP_UP_TTL_MS, TOTP_PERIOD_MS } from '../../core/domain/two-factor-rules.js';
+import { TOKENS } from '../composition/tokens.js';
+import { expectAnswersDocumented, expectDocumented, fails, ok, signUp, TEST_PASSWORD, userWithWallets, type TestUser } from './api-test-fixtures.js';
+import { startHarness, type ApiHarness, type HttpResult } from './test-harness.js';
+
+/**
+ * Issue #26 item 3, attack-style through the real HTTP app: what a stolen password (or a stolen session) can do once
+ * the victim has TOTP two-factor on, replays of codes, and that users without two-factor see the spec unchanged.
+ */
+const totp = new OtpauthTotpGenerator();
+
+interface Enrolled {
+  readonly secret: Uint8Array;
+  readonly recovery: string[];
+}
+
+/** The code an authenticator app shows at the harness clock's time, `steps` periods from now. */
+function codeNow(h: ApiHarness, secret: Uint8Array, steps = 0): string {
+  return totp.codeAt(secret, stepAt(h.clock.now()) + steps);
+}
+
+/** Moves the clock to the next 30 s step, so the next code is a fresh one (a step is accepted once). */
+function nextStep(h: ApiHarness): void {
+  h.clock.advance(TOTP_PERIOD_MS);
+}
+
+async function enrol(h: ApiHarness, session: string): Promise<Enrolled> {
+  const setup = ok(await h.call('POST', '/api/auth/2fa/setup', { token: session }));
+  expectDocumented(h, 'POST', '/api/auth/2fa/setup', setup);
+  expect(setup.qr_svg).toMatch(/^<svg[\s\S]*<\/svg>\s*$/);
+  const uri = new URL(setup.otpauth_uri as string);
+  const secret = Secret.fromBase32(uri.searchParams.get('secret')!).bytes;
+  const enabled = ok(await h.call('POST', '/api/auth/2fa/enable', { token: session, body: { code: codeNow(h, secret) } }));
+  expectDocumented(h, 'POST', '/api/auth/2fa/enable', enabled);
+  expect(enabled.recovery_codes).toHaveLength(10);
+  nextStep(h);
+  return { secret, recovery: enabled.recovery_codes as string[] };
+}
+
+const login = (h: ApiHarness, email: string, password: string, totpCode?: string): Promise<HttpResult> =>
+  h.call('POST', '/api/auth/login', { body: { email, password, ...(totpCode === undefined ? {} : { totp_code: totpCode }) } });
+
+/** The four kinds of change a thief would try with a session, each as the spec's request (fresh idempotency keys). */
+function attempts(user: TestUser & { main: string; sub: string }, code?: string): Array<[string, string, Record<string, unknown>, Record<string, string>]> {
+  const step = code === undefined ? {} : { 'x-totp-code': code };
+  return [
+    ['POST', '/api/transfers', { from_address: user.main, to_address: user.sub, asset_symbol: 'TRX', amount: '1000000' }, { ...step, 'idempotency-key': randomUUID() }],
+    ['POST', `/api/wallets/${user.main}/stake`, { resource: 'ENERGY', amount: '1000000' }, { ...step, 'idempotency-key': randomUUID() }],
+    ['POST', '/api/api-tokens', { name: 'thief' }, step],
+    ['PUT', '/api/subscriptions/config', { service_code: 'developer', config: { webhook_url: 'https://thief.example.com/hook', webhook_secret: 'thief-secret-0123456789' } }, step],
+  ];
+}
+
+async function commandCount(h: ApiHarness, user: TestUser): Promise<number> {
+  return ok(await h.call('GET', '/api/commands', { token: user.apiToken })).total as number;
+}
+
+describe('two-factor against a stolen password (real HTTP app)', () => {
+  let h: ApiHarness;
+  beforeAll(async () => { h = await startHarness(); });
+  afterAll(async () => {
+    expectAnswersDocumented(h);
+    await h.close();
+  });
+
+  it('the password alone opens no session; a stolen session cannot withdraw, stake, make a token or change the webhook', async () => {
+    const victim = await userWithWallets(h);
+    const { secret } = await enrol(h, victim.session);
+    // The thief has the password: login needs the second factor.
+    fails(await login(h, victim.email, TEST_PASSWORD), 401, 'AUTH-TOTP-REQUIRED');
+    const wrong = codeNow(h, secret) === '000000' ? '111111' : '000000';
+    fails(await login(h, victim.email, TEST_PASSWORD, wrong), 401, 'AUTH-TOTP-INVALID');
+    fails(await login(h, victim.email, TEST_PASSWORD, 'not a code'), 401, 'AUTH-TOTP-INVALID');
+    // The thief holds a session anyway (the victim's, stolen): nothing that moves funds or changes security works.
+    const commands = await commandCount(h, victim);
+    const tokens = ok(await h.call('GET', '/api/api-tokens', { token: victim.session })).items.length as number;
+    for (const [method, path, body, headers] of attempts(victim)) {
+      fails(await h.call(method, path, { token: victim.session, body, headers }), 403, 'AUTH-STEP-UP-REQUIRED');
+    }
+    for (const [method, path, body, headers] of attempts(victim, wrong)) {
+      fails(await h.call(method, path, { token: victim.session, body, headers }), 403, 'AUTH-STEP-UP-INVALID');
+    }
+    expect(await commandCount(h, victim)).toBe(commands);
+    expect(ok(await h.call('GET', '/api/api-tokens', { token: victim.session })).items).toHaveLength(tokens);
+    expect(ok(await h.call('GET', '/api/subscriptions/config/developer', { token: victim.session })).webhook.pending_url).toBeNull();
+    // What changes neither money nor security stays open: a config without webhook fields, reads.
+    ok(await h.call('PUT', '/api/subscriptions/config', { token: victim.session, body: { service_code: 'developer', config: { min_collect_amounts: { USDT: '5' } } } }));
+    // The owner, with the app, passes every step-up with one code for 5 minutes from the same session (a minute later:
+    // the thief's wrong codes spent this minute's code tries).
+    h.clock.advance(60_000);
+    const code = codeNow(h, secret);
+    const passed = [];
+    for (const [method, path, body, headers] of attempts(victim, code)) passed.push(await h.call(method, path, { token: victim.session, body, headers }));
+    // Past the step-up each request meets its own rules (the webhook host here does not resolve: 422, not 403).
+    for (const answer of passed) expect(answer.json.code).not.toMatch(/^AUTH-/);
+    expect(passed[2]!.status).toBe(201);
+  });
+
+  it('a replayed code is refused: at login, from another session, after 5 minutes, and of parallel uses exactly one wins', async () => {
+    const user = await signUp(h);
+    const { secret, recovery } = await enrol(h, user.session);
+    const code = codeNow(h, secret);
+    const first = ok(await login(h, user.email, TEST_PASSWORD, code)).session_token as string;
+    fails(await login(h, user.email, TEST_PASSWORD, code), 401, 'AUTH-TOTP-INVALID');
+    // The login's code is its session's step-up proof; another session presenting it is a replay.
+    ok(await h.call('POST', '/api/api-tokens', { token: first, body: { name: 'a' }, headers: { 'x-totp-code': code } }), 201);
+    fails(await h.call('POST', '/api/api-tokens', { token: user.session, body: { name: 'b' }, headers: { 'x-totp-code': code } }), 403, 'AUTH-STEP-UP-INVALID');
+    h.clock.advance(STEP_UP_TTL_MS);
+    fails(await h.call('POST', '/api/api-tokens', { token: first, body: { name: 'c' }, headers: { 'x-totp-code': code } }), 403, 'AUTH-STEP-UP-INVALID');
+    // An earlier step than one already used is refused too (the window's previous step).
+    const fresh = codeNow(h, secret);
+    ok(await h.call('POST', '/api/api-tokens', { token: first, body: { name: 'd' }, headers: { 'x-totp-code': fresh } }), 201);
+    const previous = codeNow(h, secret, -1);
+    if (previous !== fresh) fails(await login(h, user.email, TEST_PASSWORD, previous), 401, 'AUTH-TOTP-INVALID');
+    // Six logins racing with one fresh code: exactly one session.
+    nextStep(h);
+    const raced = codeNow(h, secret);
+    const results = await Promise.all(Array.from({ length: 6 }, () => login(h, user.email, TEST_PASSWORD, raced)));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+    for (const r of results) if (r.status !== 200) expect(r.json.code).toMatch(/^(AUTH-TOTP-INVALID|RATE-LIMITED)$/);
+    // A recovery code works once, in any spelling; its second use is a replay.
+    h.clock.advance(60_000);
+    ok(await login(h, user.email, TEST_PASSWORD, recovery[0]!.toLowerCase().replace('-', ' ')));
+    fails(await login(h, user.email, TEST_PASSWORD, recovery[0]!), 401, 'AUTH-TOTP-INVALID');
+  });
+
+  it('fresh code tries at a step-up route are throttled like logins; a reused proof is not counted', async () => {
+    const user = await userWithWallets(h);
+    const { secret } = await enrol(h, user.session);
+    const right = codeNow(h, secret);
+    const wrong = right === '000000' ? '111111' : '000000';
+    const tries: HttpResult[] = [];
+    // enable counted one try this minute: four more wrong ones fit, the fifth is refused before it is judged.
+    for (let i = 0; i < 5; i++) tries.push(await h.call('POST', '/api/api-tokens', { token: user.session, body: { name: 'x' }, headers: { 'x-totp-code': wrong } }));
+    expect(tries.map((t) => t.status)).toEqual([403, 403, 403, 403, 429]);
+    expect(tries[4]!.headers.get('retry-after')).not.toBeNull();
+    fails(await h.call('POST', '/api/api-tokens', { token: user.session, body: { name: 'x' }, headers: { 'x-totp-code': right } }), 429, 'RATE-LIMITED');
+    h.clock.advance(60_000);
+    const code = codeNow(h, secret);
+    ok(await h.call('POST', '/api/api-tokens', { token: user.session, body: { name: 'y' }, headers: { 'x-totp-code': code } }), 201);
+    // The same proof again from this session is not a try: more than the per-minute limit of uses pass.
+    for (let i = 0; i < 6; i++) {
+      const answer = await h.call('PUT', '/api/subscriptions/config', {
+        token: user.session, headers: { 'x-totp-code': code }, body: { service_code: 'developer', config: { webhook_secret: `secret-number-${i}-0123456789` } },
+      });
+      expect(answer.status).toBe(200);
+    }
+  });
+
+  it('the secret is stored only under the key cipher, never answered again, never logged; disabling needs a code', async () => {
+    const user = await signUp(h);
+    const { secret, recovery } = await enrol(h, user.session);
+    const base32 = new Secret({ buffer: Uint8Array.from(secret).buffer }).base32;
+    const stored = (await h.container.get(TOKENS.Stores).accounts.findById(user.userId)) as Account;
+    expect(stored.twoFactor!.enabledAt).not.toBeNull();
+    expect(JSON.stringify(stored)).not.toContain(base32);
+    expect(JSON.stringify(stored)).not.toContain(Buffer.from(secret).toString('base64'));
+    for (const code of recovery) expect(JSON.stringify(stored)).not.toContain(code.replace('-', ''));
+    fails(await h.call('POST', '/api/auth/2fa/setup', { token: user.session }), 409, 'AUTH-2FA-ALREADY-ENABLED');
+    fails(await h.call('POST', '/api/auth/2fa/disable', { token: user.session, body: { code: 'ABCDE-FGHJK' } }), 422, 'AUTH-TOTP-INVALID');
+    expectDocumented(h, 'POST', '/api/auth/2fa/disable', ok(await h.call('POST', '/api/auth/2fa/disable', { token: user.session, body: { code: recovery[1] } })));
+    fails(await h.call('POST', '/api/auth/2fa/disable', { token: user.session, body: { code: codeNow(h, secret) } }), 409, 'AUTH-2FA-NOT-ENABLED');
+    fails(await h.call('POST', '/api/auth/2fa/enable', { token: user.session, body: { code: codeNow(h, secret) } }), 409, 'AUTH-2FA-SETUP-REQUIRED');
+    ok(await login(h, user.email, TEST_PASSWORD));
+    const logs = h.logLines.join('\n');
+    expect(logs).not.toContain(base32);
+    for (const code of recovery) expect(logs).not.toContain(code);
+  });
+
+  it('a user without two-factor gets the spec unchanged: no code asked, an X-TOTP-Code header ignored', async () => {
+    const user = await userWithWallets(h);
+    // Set up but never confirmed changes nothing either.
+    ok(await h.call('POST', '/api/auth/2fa/setup', { token: user.session }));
+    ok(await login(h, user.email, TEST_PASSWORD));
+    for (const code of [undefined, 'garbage']) {
+      for (const [method, path, body, headers] of attempts(user, code)) {
+        const answer = await h.call(method, path, { token: user.session, body, headers });
+        expect(answer.json.code).not.toMatch(/^AUTH-/);
+      }
+    }
+    ok(await h.call('POST', '/api/api-tokens', { token: user.session, body: { name: 'plain' } }), 201);
+  });
+});
