@@ -5,6 +5,7 @@
  */
 import { resolveDeps } from '../../core/application/deps.js';
 import { AutoCollector } from '../../core/application/worker/auto-collector.js';
+import { PaymentWatcher } from '../../core/application/worker/payment-watcher.js';
 import { collectionStepSettings } from '../../core/application/worker/collection-executor.js';
 import { plannedSweepFee } from '../../core/application/worker/sweep-fee-quote.js';
 import { BalanceScanner } from '../../core/application/worker/balance-scanner.js';
@@ -77,6 +78,7 @@ export function startComposedWorker(composition: Composition, env: ComposedWorke
     webhooks,
     balanceScanner,
     autoCollector,
+    paymentWatcher: new PaymentWatcher(resolveDeps(core)),
     evidence: receipts,
     // The runners report stuck workflows and retried stages to the metrics (their log lines stay as they are).
     hooks: {

@@ -4,6 +4,7 @@
  * when the caller says `tick()` (tests drive it on a ManualClock, deterministically).
  */
 import type { AutoCollectOutcome, AutoCollector } from '../../core/application/worker/auto-collector.js';
+import type { PaymentWatchOutcome, PaymentWatcher } from '../../core/application/worker/payment-watcher.js';
 import type { TransactionEvidence } from '../../core/ports/transaction-evidence.port.js';
 import type { BalanceScanner } from '../../core/application/worker/balance-scanner.js';
 import { CollectionExecutor, type CollectionExecutorDeps } from '../../core/application/worker/collection-executor.js';
@@ -27,6 +28,8 @@ export interface WorkerDeps extends CollectionExecutorDeps, CommandExecutorDeps 
   readonly balanceScanner?: BalanceScanner;
   /** Judges due automatic collection triggers once per tick, after the scan (issue #24 item 4). */
   readonly autoCollector?: AutoCollector;
+  /** Judges watched payment requests once per tick, after the scan and before the auto collector (issue #25). */
+  readonly paymentWatcher?: PaymentWatcher;
   /** The receipts of the blocks balanceScanner reads: the executors follow their transactions from them (issue #27). */
   readonly evidence?: TransactionEvidence;
 }
@@ -65,6 +68,8 @@ export interface TickReport {
   readonly reclaims: readonly StageResult[];
   /** How each due automatic collection trigger was judged (none without an auto collector). */
   readonly autoCollect?: readonly AutoCollectOutcome[];
+  /** How each watched payment request was judged (none without a payment watcher). */
+  readonly payments?: readonly PaymentWatchOutcome[];
 }
 
 /** A running worker. */
@@ -113,9 +118,13 @@ export function startWorker(deps: WorkerDeps, options: WorkerOptions = {}): Runn
       options.observer?.webhookAttempts?.(attempts);
     }
     if (manual && deps.balanceScanner !== undefined) await deps.balanceScanner.scan();
+    // A paid request starts its collection first; an auto_collect trigger on the same address then finds it held.
+    const paymentWatcher = deps.paymentWatcher;
+    const withPayments: TickReport = paymentWatcher === undefined
+      ? report : { ...report, payments: await guarded('payment-watch', () => paymentWatcher.pass()) };
     const autoCollector = deps.autoCollector;
     const full: TickReport = autoCollector === undefined
-      ? report : { ...report, autoCollect: await guarded('auto-collect', () => autoCollector.pass()) };
+      ? withPayments : { ...withPayments, autoCollect: await guarded('auto-collect', () => autoCollector.pass()) };
     await Promise.resolve(options.observer?.tick?.(full)).catch(() => undefined);
     return full;
   };
