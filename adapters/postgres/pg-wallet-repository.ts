@@ -36,7 +36,8 @@ function fromRow(row: Row): StoredWallet {
   };
 }
 
-function walletFromRow(row: Row): WalletAddress {
+/** Row of `wallet_addresses` -> domain wallet (also read by the key backup tool, hosts/keys). */
+export function walletFromRow(row: Row): WalletAddress {
   return fromStoredWallet(fromRow(row));
 }
 

@@ -1,0 +1,231 @@
+import { timingSafeEqual } from 'node:crypto';
+import { armor, Decrypter, Encrypter } from 'age-encryption';
+import { TronWeb } from 'tronweb';
+import type { EncryptedEnvelope } from '../../core/domain/model/common.js';
+import { ADDRESS_STATUS, ADDRESS_TYPE, type WalletAddress } from '../../core/domain/model/wallet.js';
+import type { KeyCipher } from '../../core/ports/key-cipher.port.js';
+
+/**
+ * The wallet records as `keys:export` and `keys:import` see them (adapters: wallet-key-stores.ts). Not a core port:
+ * only these operator tools walk every wallet or write a record with a given id.
+ */
+export interface WalletKeyStore {
+  /** Wallet records with id > afterId, id ascending, at most `limit`; an empty page is the end. */
+  list(afterId: number, limit: number): Promise<WalletAddress[]>;
+  findByAddress(address: string): Promise<WalletAddress | null>;
+  /**
+   * Writes a restored record as given (its id kept): false, nothing written, when its id or address is taken or its
+   * user already has a main address on the network.
+   */
+  insert(wallet: WalletAddress): Promise<boolean>;
+  /** Sets wallet `id`'s key envelope only while it still holds `expected` (compare-and-set; the version is bumped). */
+  replaceKey(id: number, expected: EncryptedEnvelope, next: EncryptedEnvelope): Promise<boolean>;
+}
+
+/** A failure the operator can act on. Its message names addresses and counts, never key material. */
+export class KeyBackupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'KeyBackupError';
+  }
+}
+
+/** What the age file holds once decrypted. */
+export const BACKUP_FORMAT = 'custody-hub-key-backup';
+interface BackupWallet {
+  readonly id: number;
+  readonly user_id: number;
+  readonly network_code: string;
+  readonly address_type: number;
+  readonly label: string | null;
+  readonly status: number;
+  readonly created_at: number;
+}
+interface BackupEntry {
+  readonly address: string;
+  readonly private_key: string;
+  readonly wallet: BackupWallet;
+}
+interface BackupFile {
+  readonly format: typeof BACKUP_FORMAT;
+  readonly version: 1;
+  readonly exported_at: string;
+  readonly keys: readonly BackupEntry[];
+}
+
+/** The base58 address a private key (64 hex digits) controls, through tronweb; null for anything that is not a key. */
+export function tronAddressOf(privateKey: string): string | null {
+  if (!/^[0-9a-fA-F]{64}$/.test(privateKey)) return null;
+  try {
+    const address = TronWeb.address.fromPrivateKey(privateKey);
+    return typeof address === 'string' && address !== '' ? address : null;
+  } catch {
+    return null;
+  }
+}
+
+const PAGE = 200;
+const decoder = new TextDecoder();
+
+async function* allWallets(store: Pick<WalletKeyStore, 'list'>): AsyncGenerator<WalletAddress> {
+  for (let after = 0; ;) {
+    const page = await store.list(after, PAGE);
+    if (page.length === 0) return;
+    yield* page;
+    after = page[page.length - 1]!.id;
+  }
+}
+
+async function openKey(cipher: KeyCipher, wallet: WalletAddress): Promise<string | null> {
+  try {
+    return decoder.decode(await cipher.decrypt(wallet.encryptedKey, wallet.address));
+  } catch {
+    return null;
+  }
+}
+
+/** What `keys:export` wrote. */
+export interface ExportReport {
+  readonly keys: number;
+}
+
+/**
+ * Every wallet's private key with its address and record, as one age file (ASCII armor) encrypted to `recipients`
+ * (`age1…` public keys; the matching identities stay offline). Each key is opened with the store's KEK and checked to
+ * derive its address before anything is written; a key that cannot be opened or does not derive its address fails
+ * the export (KeyBackupError naming the address): a backup that cannot be restored is worse than none.
+ */
+export async function exportKeys(
+  store: Pick<WalletKeyStore, 'list'>, cipher: KeyCipher, recipients: readonly string[], now: Date,
+): Promise<{ readonly armored: string; readonly report: ExportReport }> {
+  if (recipients.length === 0) throw new KeyBackupError('no age recipient given: the backup would be readable by nobody');
+  const encrypter = new Encrypter();
+  for (const recipient of recipients) {
+    if (!/^age1[0-9a-z]+$/.test(recipient)) throw new KeyBackupError(`not an age recipient (age1…): ${recipient.slice(0, 12)}…`);
+    encrypter.addRecipient(recipient);
+  }
+  const keys: BackupEntry[] = [];
+  for await (const wallet of allWallets(store)) {
+    const privateKey = await openKey(cipher, wallet);
+    if (privateKey === null) throw new KeyBackupError(`the key of ${wallet.address} does not open with the configured KEK: nothing exported`);
+    if (tronAddressOf(privateKey) !== wallet.address) throw new KeyBackupError(`the stored key of ${wallet.address} does not derive its address: nothing exported`);
+    keys.push({
+      address: wallet.address, private_key: privateKey,
+      wallet: {
+        id: wallet.id, user_id: wallet.userId, network_code: wallet.networkCode, address_type: wallet.addressType,
+        label: wallet.label, status: wallet.status, created_at: wallet.createdAt,
+      },
+    });
+  }
+  const file: BackupFile = { format: BACKUP_FORMAT, version: 1, exported_at: now.toISOString(), keys };
+  const armored = armor.encode(await encrypter.encrypt(JSON.stringify(file)));
+  return { armored, report: { keys: keys.length } };
+}
+
+/** What `keys:import` did, per address. */
+export interface ImportReport {
+  /** Written as new wallet records (the key under the store's current KEK). */
+  readonly restored: number;
+  /** Already stored with the same key: nothing to do (an import run twice). */
+  readonly unchanged: number;
+  /** Stored, but under a key-encryption key this store no longer has: the key was wrapped again under the current one. */
+  readonly rewrapped: number;
+  /** Refused: the store holds something else at that address or id. Nothing was written for them. */
+  readonly conflicts: readonly { readonly address: string; readonly reason: string }[];
+}
+
+function parseIdentities(text: string): string[] {
+  const identities = text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('#'));
+  if (identities.length === 0 || identities.some((line) => !line.startsWith('AGE-SECRET-KEY-'))) {
+    throw new KeyBackupError('the identity file holds no age identity (AGE-SECRET-KEY-1… lines)');
+  }
+  return identities;
+}
+
+async function openBackup(armored: string, identityFile: string): Promise<BackupFile> {
+  let ciphertext: Uint8Array;
+  try {
+    ciphertext = armor.decode(armored);
+  } catch {
+    throw new KeyBackupError('not an age file in ASCII armor (-----BEGIN AGE ENCRYPTED FILE-----)');
+  }
+  const decrypter = new Decrypter();
+  for (const identity of parseIdentities(identityFile)) decrypter.addIdentity(identity);
+  let plaintext: string;
+  try {
+    plaintext = await decrypter.decrypt(ciphertext, 'text');
+  } catch {
+    throw new KeyBackupError('the age identity does not open this backup (it was encrypted to another recipient, or the file is damaged)');
+  }
+  const file = JSON.parse(plaintext) as Partial<BackupFile>;
+  if (file.format !== BACKUP_FORMAT || file.version !== 1 || !Array.isArray(file.keys)) {
+    throw new KeyBackupError(`not a ${BACKUP_FORMAT} version 1 file`);
+  }
+  return file as BackupFile;
+}
+
+function sameText(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** Checks one entry's shape and that its key derives its address; the problem (never the key) or null. */
+function entryProblem(entry: BackupEntry): string | null {
+  const w = entry.wallet as Partial<BackupWallet> | undefined;
+  if (typeof entry.address !== 'string' || typeof entry.private_key !== 'string' || w === undefined) return 'malformed entry';
+  if (!Number.isSafeInteger(w.id) || !Number.isSafeInteger(w.user_id) || w.network_code !== 'TRON'
+    || !Object.values(ADDRESS_TYPE).includes(w.address_type as 1) || !Object.values(ADDRESS_STATUS).includes(w.status as 1)
+    || !Number.isSafeInteger(w.created_at)) return 'malformed wallet record';
+  if (tronAddressOf(entry.private_key) !== entry.address) return 'its private key does not derive this address';
+  return null;
+}
+
+/**
+ * Restores an age backup into the store. Every entry is checked first (shape, and tronweb deriving the address from
+ * the key): one mismatch refuses the whole file and nothing is written. Then per address: absent, the record is
+ * written with the key encrypted under the store's current KEK; present with the same key, nothing (idempotent);
+ * present under a KEK the store no longer has, the key is wrapped again (compare-and-set); present with another key
+ * or another owner, a conflict (reported, never overwritten).
+ */
+export async function importKeys(
+  store: WalletKeyStore, cipher: KeyCipher, armored: string, identityFile: string,
+): Promise<ImportReport> {
+  const file = await openBackup(armored, identityFile);
+  for (const entry of file.keys) {
+    const problem = entryProblem(entry);
+    if (problem !== null) throw new KeyBackupError(`refused ${String(entry.address).slice(0, 40)}: ${problem}; nothing imported`);
+  }
+  let restored = 0;
+  let unchanged = 0;
+  let rewrapped = 0;
+  const conflicts: { address: string; reason: string }[] = [];
+  for (const { address, private_key: key, wallet: w } of file.keys) {
+    const existing = await store.findByAddress(address);
+    if (existing === null) {
+      const record: WalletAddress = {
+        id: w.id, userId: w.user_id, networkCode: 'TRON', address, addressType: w.address_type as WalletAddress['addressType'],
+        label: w.label, status: w.status as WalletAddress['status'], createdAt: w.created_at, version: 1,
+        encryptedKey: await cipher.encrypt(new TextEncoder().encode(key), address),
+      };
+      if (await store.insert(record)) restored += 1;
+      else conflicts.push({ address, reason: `wallet id ${w.id} or the user's main address is taken by another address` });
+      continue;
+    }
+    if (existing.userId !== w.user_id || existing.id !== w.id) {
+      conflicts.push({ address, reason: `stored as wallet ${existing.id} of user ${existing.userId}, the backup says wallet ${w.id} of user ${w.user_id}` });
+      continue;
+    }
+    const stored = await openKey(cipher, existing);
+    if (stored === null) {
+      const next = await cipher.encrypt(new TextEncoder().encode(key), address);
+      if (await store.replaceKey(existing.id, existing.encryptedKey, next)) rewrapped += 1;
+      else conflicts.push({ address, reason: 'the stored key changed during the import; run it again' });
+    } else if (sameText(stored, key)) {
+      unchanged += 1;
+    } else {
+      conflicts.push({ address, reason: 'the store holds another key for this address' });
+    }
+  }
+  return { restored, unchanged, rewrapped, conflicts };
+}
