@@ -45,7 +45,8 @@ export function collectionEvent(task: CollectionTask, eventId: string, occurredA
  */
 export function withdrawalEvent(command: Command, eventId: string, occurredAt: Millis): WebhookEvent {
   const ok = command.status === COMMAND_STATUS.SUCCESS;
-  if (command.type !== COMMAND_TYPE.WITHDRAWAL || (!ok && command.status !== COMMAND_STATUS.FAILED)) {
+  // REJECTED: a withdrawal its approver denied or did not approve in time (issue #26); its event carries status 5.
+  if (command.type !== COMMAND_TYPE.WITHDRAWAL || (!ok && command.status !== COMMAND_STATUS.FAILED && command.status !== COMMAND_STATUS.REJECTED)) {
     throw new RangeError(`command ${command.commandNo} is not a finished withdrawal`);
   }
   const eventType = ok ? 'withdrawal.completed' : 'withdrawal.failed';

@@ -80,6 +80,16 @@ export const COMMAND_STEPS = {
 }>>;
 
 /**
+ * The step a PENDING withdrawal runs instead of `risk-check` while its approval is awaited (issue #26; the status
+ * stays PENDING, the spec's): risk control again, then one request to the approver. An approval completes it like
+ * risk-check (`start`, with the approval saved in the same write); a denial or the deadline ends it REJECTED. Nothing
+ * is sent before (RUNNING is reached only through this step's completion), so it may fail.
+ */
+export const COMMAND_APPROVAL_STEP = {
+  step: 'approval', completedBy: 'start', mustFinish: false, completion: 'accepted', awaits: null,
+} as const satisfies { step: string; completedBy: CommandEvent; mustFinish: boolean; completion: 'accepted'; awaits: null };
+
+/**
  * The one change set that ends a command: SUCCESS or FAILED from RUNNING (a PENDING command starts first, since the
  * machine ends only RUNNING ones), stamped and with its lease released; null when it is terminal already. Every
  * workflow ends its command with this, committed once with the rest of its unit of work.

@@ -1,5 +1,5 @@
 import { formatUnits } from '../../domain/amount.js';
-import { COMMAND_STEPS, commandTransition, finishedCommand } from '../../domain/command-machine.js';
+import { COMMAND_APPROVAL_STEP, COMMAND_STEPS, commandTransition, finishedCommand } from '../../domain/command-machine.js';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../domain/errors.js';
 import type { AssetRegistry } from '../../domain/assets.js';
 import { COMMAND_STATUS, COMMAND_TYPE, type Command, type PreparedTransaction } from '../../domain/model/command.js';
@@ -10,6 +10,7 @@ import type { IdGenerator } from '../../ports/id-generator.port.js';
 import type { RiskPolicy } from '../../ports/risk-policy.port.js';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.js';
 import { withdrawalEvent } from '../webhook-events.js';
+import { askApprover, type ApprovalRequestDeps } from './approval-request.js';
 import { EXECUTED_COMMAND_TYPES, planCommand, riskSubjectOf } from './command-intents.js';
 import { sweepableSun, type StepSettings } from './collection-steps.js';
 import { signerFor, type SignerDeps } from './worker-keys.js';
@@ -19,8 +20,11 @@ import {
 } from './workflow-runner.js';
 import { WorkflowExecutor, type WorkflowOptions } from './workflow-executor.js';
 
-/** The ports the command executor uses. */
-export interface CommandExecutorDeps extends SignerDeps {
+/**
+ * The ports the command executor uses. `transport` and `withdrawalPolicies` ask approvers (issue #26): without them
+ * a withdrawal awaiting an approval never gets one and ends REJECTED at its deadline.
+ */
+export interface CommandExecutorDeps extends SignerDeps, ApprovalRequestDeps {
   readonly clock: Clock;
   readonly ids: IdGenerator;
   readonly chain: ChainGateway;
@@ -49,16 +53,18 @@ const NATIVE_SETTINGS: StepSettings = {
 class CommandWorkflow implements Workflow<Command> {
   readonly name = 'command';
   private readonly start: WorkflowStep<Command>;
+  private readonly approval: WorkflowStep<Command>;
   private readonly withdrawal: WorkflowStep<Command>;
   private readonly staking: WorkflowStep<Command>;
 
   constructor(
     private readonly deps: CommandExecutorDeps, withdrawalCompletion: Completion, stakingCompletion: Completion,
-    private readonly feeLimitSun: bigint, private readonly staleReadGraceMs: number,
+    private readonly feeLimitSun: bigint, private readonly staleReadGraceMs: number, private readonly approvalRetryMs: number,
   ) {
     // The plans are the workflow's code; everything else about a step is its COMMAND_STEPS row. RUNNING's one
     // transaction is a withdrawal's or a staking command's: the same row at each one's configured depth.
     this.start = stepOfRow<Command>(COMMAND_STEPS.PENDING, 'accepted', { plan: (c) => this.riskCheck(c) });
+    this.approval = stepOfRow<Command>(COMMAND_APPROVAL_STEP, 'accepted', { plan: (c) => this.approve(c) });
     this.withdrawal = { ...stepOfRow<Command>(COMMAND_STEPS.RUNNING, withdrawalCompletion, { plan: (c) => this.plan(c) }), name: 'withdrawal' };
     this.staking = { ...stepOfRow<Command>(COMMAND_STEPS.RUNNING, stakingCompletion, { plan: (c) => this.plan(c) }), name: 'staking' };
   }
@@ -80,7 +86,7 @@ class CommandWorkflow implements Workflow<Command> {
   }
 
   stepOf(command: Command): WorkflowStep<Command> | null {
-    if (command.status === COMMAND_STATUS.PENDING) return this.start;
+    if (command.status === COMMAND_STATUS.PENDING) return command.approval?.state === 'awaiting' ? this.approval : this.start;
     if (command.status !== COMMAND_STATUS.RUNNING) return null;
     return command.type === COMMAND_TYPE.WITHDRAWAL ? this.withdrawal : this.staking;
   }
@@ -120,8 +126,24 @@ class CommandWorkflow implements Workflow<Command> {
     return { next: await this.save({ ...command, status, startedAt: this.deps.clock.now() }, command.version) };
   }
 
-  /** A blocked PENDING command is REJECTED (no event); anything else ends FAILED with its event, in one write. */
+  /**
+   * A blocked PENDING command is REJECTED (no event); a denied or expired approval REJECTED with withdrawal.failed
+   * (issue #26), its approval sub-state closed in the same write; anything else ends FAILED with its event, in one write.
+   */
   async fail(command: Command, code: ErrorCode, message: string): Promise<Command> {
+    if (command.status === COMMAND_STATUS.PENDING && (code === 'APPROVAL-DENIED' || code === 'APPROVAL-TIMEOUT') && command.approval != null) {
+      const status = commandTransition(command.status, 'reject');
+      if (status === null) throw new WorkflowRefusal(`command machine refused reject of ${command.commandNo}`);
+      const now = this.deps.clock.now();
+      // A denial is the answer to an attempt of this stage: counted like the others.
+      const asked = code === 'APPROVAL-DENIED' ? { attempts: command.approval.attempts + 1, lastAttemptAt: now } : {};
+      const approval = { ...command.approval, ...asked, state: code === 'APPROVAL-DENIED' ? 'denied' as const : 'expired' as const, decidedAt: now };
+      const rejected: Command = {
+        ...command, status, approval, errorCode: code, lastError: message, finishedAt: now, lease: null, version: command.version + 1,
+      };
+      await this.deps.uow.commit({ commands: [rejected], events: [withdrawalEvent(rejected, this.deps.ids.uuid(), now)] });
+      return rejected;
+    }
     if (command.status === COMMAND_STATUS.PENDING && code === 'RISK-REVIEW-BLOCKED') {
       const status = commandTransition(command.status, 'reject');
       if (status === null) throw new WorkflowRefusal(`command machine refused reject of ${command.commandNo}`);
@@ -138,8 +160,40 @@ class CommandWorkflow implements Workflow<Command> {
     return verdict.blocked ? { kind: 'fail', code: 'RISK-REVIEW-BLOCKED', message: ERROR_CATALOGUE['RISK-REVIEW-BLOCKED'].message } : { kind: 'complete' };
   }
 
+  /**
+   * The approval step: risk control again, then (before the deadline) one request to the approver. Approved: the step
+   * completes and the approval is saved with the start (RUNNING) in one write; denied: REJECTED; anything else (no
+   * 2xx, a forged, replayed or mismatched answer, no approver set): the refusal is noted on the command and the
+   * approver asked again after approvalRetryMs, or at the deadline, whichever is first.
+   */
+  private async approve(command: Command): Promise<StepDecision<Command>> {
+    const risk = await this.riskCheck(command);
+    if (risk.kind === 'fail') return risk;
+    const approval = command.approval!;
+    const now = this.deps.clock.now();
+    if (now >= approval.deadline) return { kind: 'fail', code: 'APPROVAL-TIMEOUT', message: ERROR_CATALOGUE['APPROVAL-TIMEOUT'].message };
+    const verdict = await askApprover(this.deps, command, approval, now);
+    const asked = { ...approval, attempts: approval.attempts + 1, lastAttemptAt: now };
+    switch (verdict.kind) {
+      case 'approved':
+        return { kind: 'complete', subject: { ...command, approval: { ...asked, state: 'approved', lastRefusal: null, decidedAt: now } } };
+      case 'denied':
+        return { kind: 'fail', code: 'APPROVAL-DENIED', message: ERROR_CATALOGUE['APPROVAL-DENIED'].message };
+      case 'refused':
+        return {
+          kind: 'wait', subject: { ...command, approval: { ...asked, lastRefusal: verdict.reason } },
+          delayMs: Math.max(1, Math.min(this.approvalRetryMs, approval.deadline - now)),
+        };
+    }
+  }
+
   /** Balance on chain now (where the command spends one), then the signed transaction for the runner to send. */
   private async plan(command: Command): Promise<StepDecision<Command>> {
+    // The money rule of approvals: nothing is signed for a withdrawal whose approval is not given (never reached: the
+    // approval step is the only way into RUNNING; a refusal here retries and never sends).
+    if (command.approval != null && command.approval.state !== 'approved') {
+      throw new WorkflowRefusal(`withdrawal ${command.commandNo} is not approved (${command.approval.state})`);
+    }
     const from = command.address ?? '';
     const plan = planCommand(command, this.deps.assets, this.feeLimitSun);
     if (plan.requires !== null) {
@@ -172,16 +226,20 @@ class CommandWorkflow implements Workflow<Command> {
   }
 }
 
+/** How long a withdrawal waits before its approver is asked again after an answer that decided nothing (default). */
+export const APPROVAL_RETRY_MS = 30_000;
+
 /**
  * Executes the fund-moving commands other than collections — WITHDRAWAL and the staking commands — on the one
  * workflow runner: leased in the store like every chain workflow, write-ahead, and under the money rule (a command
  * whose transaction may be out ends only on chain evidence; it never releases its address lock on a node error).
  */
 export class CommandExecutor extends WorkflowExecutor<Command> {
-  constructor(deps: CommandExecutorDeps, options: WorkflowOptions = {}) {
+  constructor(deps: CommandExecutorDeps, options: WorkflowOptions = {}, approvals: { readonly retryMs?: number } = {}) {
     const completeOn = options.completeOn ?? 'broadcast';
     const workflow = new CommandWorkflow(deps, completeOn === 'broadcast' ? 'accepted' : completeOn,
-      options.stakingConfirmations ?? 1, options.feeLimitSun ?? 100n * TRX, options.staleReadGraceMs ?? STALE_READ_GRACE_MS);
+      options.stakingConfirmations ?? 1, options.feeLimitSun ?? 100n * TRX, options.staleReadGraceMs ?? STALE_READ_GRACE_MS,
+      approvals.retryMs ?? APPROVAL_RETRY_MS);
     super(workflow, deps, options, { batch: 50 });
   }
 }
