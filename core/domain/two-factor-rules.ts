@@ -65,18 +65,22 @@ export type TotpMatch =
   | { readonly ok: false; readonly reason: 'wrong' | 'replayed' };
 
 /**
- * Judges a six-digit code at `now`: accepted when it is the code of a step within TOTP_WINDOW of now's step and that
- * step is later than `lastUsedStep`; a code of an already used (or earlier) step is `replayed`. `codeAt` gives the
- * code of a step. Every step of the window is compared, in constant time, so the timing does not tell which matched.
+ * Judges a six-digit code at `now`: accepted when it is the code of a step within TOTP_WINDOW of now's step that is
+ * later than `lastUsedStep` (the earliest such step, which becomes the new last used one, so later steps stay
+ * usable); a code only of already used (or earlier) steps is `replayed`. `codeAt` gives the code of a step. Every
+ * step of the window is compared, in constant time, so the timing does not tell which matched.
  */
 export function matchTotp(code: string, now: Millis, lastUsedStep: number, codeAt: (step: number) => string): TotpMatch {
   const current = stepAt(now);
-  let matched: number | null = null;
+  let fresh: number | null = null;
+  let used = false;
   for (let step = current - TOTP_WINDOW; step <= current + TOTP_WINDOW; step++) {
-    if (sameText(codeAt(step), code) && matched === null) matched = step;
+    const equal = sameText(codeAt(step), code);
+    if (equal && step > lastUsedStep && fresh === null) fresh = step;
+    if (equal && step <= lastUsedStep) used = true;
   }
-  if (matched === null) return { ok: false, reason: 'wrong' };
-  return matched > lastUsedStep ? { ok: true, step: matched } : { ok: false, reason: 'replayed' };
+  if (fresh !== null) return { ok: true, step: fresh };
+  return { ok: false, reason: used ? 'replayed' : 'wrong' };
 }
 
 /**
