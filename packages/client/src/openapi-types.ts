@@ -261,7 +261,7 @@ export interface paths {
         /** List the caller's cashier tokens */
         get: operations["listCashierTokens"];
         put?: never;
-        /** Issue a cashier token for a sub-address */
+        /** Issue a cashier token for a sub-address (optionally with a payment request: an amount to pay) */
         post: operations["createCashierToken"];
         delete?: never;
         options?: never;
@@ -420,7 +420,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Register; a 6-digit code is e-mailed */
+        /**
+         * Register; a 6-digit code is e-mailed
+         * @description Every registration is pending until its code is verified, and none blocks another: registering an e-mail someone else registered but did not verify gets its own code, and whoever verifies first owns the account (the other pending registrations of the e-mail are void). An e-mail that already has an account answers the same 201 (with an id that will never be used) and is mailed a note instead of a code, so the answer never tells whether an e-mail is registered.
+         */
         post: operations["register"];
         delete?: never;
         options?: never;
@@ -454,7 +457,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Log in; returns a session token (st_…) */
+        /**
+         * Log in; returns a session token (st_…)
+         * @description With two-factor on, a right password without `totp_code` is 401 AUTH-TOTP-REQUIRED, and a wrong, expired or already used code is 401 AUTH-TOTP-INVALID (each try counts against the login limits). The accepted code also unlocks the step-up routes for this session for 5 minutes (send it again in `X-TOTP-Code`).
+         */
         post: operations["login"];
         delete?: never;
         options?: never;
@@ -872,6 +878,140 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's audit log
+         * @description An append-only log per account of security-relevant events: logins and failed logins, two-factor changes, API tokens,
+         *     webhook URL and secret changes, withdrawal policy changes, withdrawals and their approvals. Newest first. Each entry
+         *     carries the previous entry's hash and its own, so a changed, removed, reordered or inserted entry shows
+         *     (docs/integration.md, "The audit log").
+         */
+        get: operations["listAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audit-log/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check the caller's audit chain
+         * @description Checks every entry of the caller's chain from the first; `valid: false` names the first entry that breaks it.
+         */
+        get: operations["verifyAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/{userId}/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Any account's audit log */
+        get: operations["adminListAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/{userId}/audit-log/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Check any account's audit chain */
+        get: operations["adminVerifyAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/2fa/setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start two-factor enrolment: a new TOTP secret as an otpauth:// URI and its QR code (extension)
+         * @description Scan `qr_svg` (or enter the URI) in an authenticator app, then confirm with `POST /auth/2fa/enable`. Nothing changes until then; calling setup again replaces the unconfirmed secret. The secret is stored encrypted and never shown again. 409 AUTH-2FA-ALREADY-ENABLED while two-factor is on.
+         */
+        post: operations["setupTwoFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/2fa/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn two-factor on with a current code; answers the 10 single-use recovery codes, once (extension)
+         * @description From then on login needs `totp_code`, and withdrawals, staking, API-token creation, webhook URL or secret changes and withdrawal-policy changes need a code in the `X-TOTP-Code` header. Each try counts against the code-try limits (5 a minute, 20 an hour, 50 a day).
+         */
+        post: operations["enableTwoFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/2fa/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Turn two-factor off with a current code or a recovery code (extension) */
+        post: operations["disableTwoFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/healthz": {
         parameters: {
             query?: never;
@@ -1153,6 +1293,66 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "payment.paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A payment request reached paid (the amount, confirmed, before the deadline) or overpaid (more); its collection starts by itself, and collection.completed follows. Sent once per request. Opt-in: sent only when config.event_types (PUT /api/subscriptions/config) lists it.
+         * @description Header examples are signed with the secret `example-secret` over the example body as sent (compact JSON, in the order shown).
+         */
+        post: operations["paymentPaidEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A payment request's deadline passed short of the amount; received says what arrived in time. Opt-in: sent only when config.event_types (PUT /api/subscriptions/config) lists it.
+         * @description Header examples are signed with the secret `example-secret` over the example body as sent (compact JSON, in the order shown).
+         */
+        post: operations["paymentExpiredEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.paid_late": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An expired payment request was completed by payments after its deadline (within a day of it). It is not forwarded by itself: the merchant decides (POST /api/collections). Opt-in: sent only when config.event_types (PUT /api/subscriptions/config) lists it.
+         * @description Header examples are signed with the secret `example-secret` over the example body as sent (compact JSON, in the order shown).
+         */
+        post: operations["paymentPaidLateEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1415,6 +1615,27 @@ export interface components {
             disable_reason: string | null;
             /** @description ISO 8601 with offset */
             created_at: string;
+            /** @description extension (issue #25): only on a token made with amount and asset_symbol */
+            payment?: {
+                asset_symbol: string;
+                /** @description the amount asked, smallest unit */
+                amount: string;
+                /** @description confirmed payments since the token was made (late ones counted once the deadline has passed) */
+                received: string;
+                /** @description amount - received, never below 0 */
+                remaining: string;
+                /** @description payments seen but not yet confirmed (not in received) */
+                confirming: string;
+                /** @description the fixed payment deadline (created_at + pay_within_minutes); it never slides, unlike expires_at */
+                deadline: string;
+                /**
+                 * @description awaiting (nothing confirmed), partially_paid, paid (the amount before the deadline; its collection starts by itself), overpaid (more; forwarded too), expired (the deadline passed short of the amount; a payment seen before it and still confirming holds this off), paid_late (completed after the deadline; not forwarded by itself)
+                 * @enum {string}
+                 */
+                status: "awaiting" | "partially_paid" | "paid" | "overpaid" | "expired" | "paid_late";
+                reference: string | null;
+                description: string | null;
+            };
         };
         CashierTokenCreated: {
             token_no: string;
@@ -1434,6 +1655,27 @@ export interface components {
             disable_reason: string | null;
             /** @description ISO 8601 with offset */
             created_at: string;
+            /** @description extension (issue #25): only on a token made with amount and asset_symbol */
+            payment?: {
+                asset_symbol: string;
+                /** @description the amount asked, smallest unit */
+                amount: string;
+                /** @description confirmed payments since the token was made (late ones counted once the deadline has passed) */
+                received: string;
+                /** @description amount - received, never below 0 */
+                remaining: string;
+                /** @description payments seen but not yet confirmed (not in received) */
+                confirming: string;
+                /** @description the fixed payment deadline (created_at + pay_within_minutes); it never slides, unlike expires_at */
+                deadline: string;
+                /**
+                 * @description awaiting (nothing confirmed), partially_paid, paid (the amount before the deadline; its collection starts by itself), overpaid (more; forwarded too), expired (the deadline passed short of the amount; a payment seen before it and still confirming holds this off), paid_late (completed after the deadline; not forwarded by itself)
+                 * @enum {string}
+                 */
+                status: "awaiting" | "partially_paid" | "paid" | "overpaid" | "expired" | "paid_late";
+                reference: string | null;
+                description: string | null;
+            };
             /** @description ct_… bearer value, shown once */
             token: string;
         };
@@ -1467,6 +1709,34 @@ export interface components {
                 started_at: string;
                 finished_at: string | null;
             } | null;
+            /** @description extension (issue #25): only on a token made with a payment request */
+            payment?: {
+                asset_symbol: string;
+                /** @description the amount asked, smallest unit */
+                amount: string;
+                /** @description confirmed payments since the token was made (late ones counted once the deadline has passed) */
+                received: string;
+                /** @description amount - received, never below 0 */
+                remaining: string;
+                /** @description payments seen but not yet confirmed (not in received) */
+                confirming: string;
+                /** @description the fixed payment deadline (created_at + pay_within_minutes); it never slides, unlike expires_at */
+                deadline: string;
+                /**
+                 * @description awaiting (nothing confirmed), partially_paid, paid (the amount before the deadline; its collection starts by itself), overpaid (more; forwarded too), expired (the deadline passed short of the amount; a payment seen before it and still confirming holds this off), paid_late (completed after the deadline; not forwarded by itself)
+                 * @enum {string}
+                 */
+                status: "awaiting" | "partially_paid" | "paid" | "overpaid" | "expired" | "paid_late";
+                reference: string | null;
+                description: string | null;
+                merchant_name: string | null;
+            };
+            /** @description extension (issue #24): only when the merchant has config.auto_collect; per asset, the sweepable amount from which the worker forwards a payment by itself (no POST /cashier/collect needed) */
+            auto_collect?: {
+                [key: string]: {
+                    min_amount: string;
+                };
+            };
         };
         WebhookStatus: {
             /** @enum {string} */
@@ -1500,6 +1770,8 @@ export interface components {
                         max_fee_sun: string;
                     };
                 };
+                /** @description extension (issue #25): the merchant name payers see on the payer page; null when none */
+                display_name: string | null;
             };
             webhook: {
                 /** @enum {string} */
@@ -1677,8 +1949,53 @@ export interface components {
             /** @description blocks on the scanned chain from the including block to the scanner's head, both counted; 0 when reverted */
             confirmations: number;
         };
+        PaymentEvent: {
+            /** @description UUID; the same on every attempt and redelivery: deduplicate by it */
+            event_id: string;
+            /** @enum {string} */
+            event_type: "payment.paid" | "payment.expired" | "payment.paid_late";
+            /** @description ISO 8601 with offset */
+            occurred_at: string;
+            /** @description the cashier token that carries the payment request */
+            token_no: string;
+            reference: string | null;
+            network_code: string;
+            /** @description the sub-address the payer pays */
+            address: string;
+            asset_symbol: string;
+            amount: string;
+            /** @description smallest unit, confirmed payments counted (late ones once the deadline has passed) */
+            received: string;
+            /** @description smallest unit; 0 once paid */
+            remaining: string;
+            /** @enum {string} */
+            status: "paid" | "overpaid" | "expired" | "paid_late";
+            /** @description ISO 8601 with offset */
+            deadline: string;
+        };
     };
     responses: {
+        /** @description `AUTH-TOTP-INVALID`: two-factor code wrong, expired or already used; `VALIDATION-ERROR`: validation failed */
+        AuthTotpInvalidOrValidationError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "AUTH-TOTP-INVALID",
+                 *       "message": "two-factor code wrong, expired or already used",
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    code: "AUTH-TOTP-INVALID" | "VALIDATION-ERROR";
+                    message: string;
+                    data: Record<string, never>;
+                };
+            };
+        };
         /** @description `BIZ-AMOUNT-INVALID`: amount must be a positive integer string; `VALIDATION-ERROR`: validation failed; `IDEMPOTENCY-KEY-REUSED`: idempotency key reused with a different request */
         BizAmountInvalidOrValidationErrorOrIdempotencyKeyReused: {
             headers: {
@@ -1910,6 +2227,27 @@ export interface components {
                 };
             };
         };
+        /** @description `FORBIDDEN`: authenticated but not authorized; `AUTH-STEP-UP-REQUIRED`: this action needs a current two-factor code in the X-TOTP-Code header; `AUTH-STEP-UP-INVALID`: the X-TOTP-Code is wrong, expired or already used */
+        ForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "FORBIDDEN",
+                 *       "message": "authenticated but not authorized",
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    code: "FORBIDDEN" | "AUTH-STEP-UP-REQUIRED" | "AUTH-STEP-UP-INVALID";
+                    message: string;
+                    data: Record<string, never>;
+                };
+            };
+        };
         /** @description `INTERNAL-ERROR`: internal error */
         InternalError: {
             headers: {
@@ -1992,6 +2330,27 @@ export interface components {
                 "application/json": {
                     /** @enum {string} */
                     code: "RISK-REVIEW-BLOCKED" | "FORBIDDEN";
+                    message: string;
+                    data: Record<string, never>;
+                };
+            };
+        };
+        /** @description `RISK-REVIEW-BLOCKED`: blocked by risk control; `FORBIDDEN`: authenticated but not authorized; `AUTH-STEP-UP-REQUIRED`: this action needs a current two-factor code in the X-TOTP-Code header; `AUTH-STEP-UP-INVALID`: the X-TOTP-Code is wrong, expired or already used */
+        RiskReviewBlockedOrForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "RISK-REVIEW-BLOCKED",
+                 *       "message": "blocked by risk control",
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    code: "RISK-REVIEW-BLOCKED" | "FORBIDDEN" | "AUTH-STEP-UP-REQUIRED" | "AUTH-STEP-UP-INVALID";
                     message: string;
                     data: Record<string, never>;
                 };
@@ -3255,13 +3614,27 @@ export interface operations {
                 /**
                  * @example {
                  *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
-                 *       "ttl_minutes": 60
+                 *       "ttl_minutes": 60,
+                 *       "amount": "25000000",
+                 *       "asset_symbol": "USDT",
+                 *       "reference": "order-1042",
+                 *       "pay_within_minutes": 30
                  *     }
                  */
                 "application/json": {
                     address: string;
                     /** @enum {integer} */
                     ttl_minutes?: 60 | 120 | 480 | 1440;
+                    /** @description Extension (issue #25): the amount to pay, smallest unit, with asset_symbol. The token then carries a payment request: the payer page shows it, its status follows the confirmed deposits, and once paid (or overpaid) its collection starts by itself. An amount no sweep could forward (dust) is refused. Without the payment fields the token is exactly the spec's */
+                    amount?: string;
+                    /** @description Extension (issue #25): the asset asked for; required with amount (422 BIZ-ASSET-NOT-FOUND if unknown) */
+                    asset_symbol?: string;
+                    /** @description Extension (issue #25): the merchant's order id, shown to the payer and in payment events */
+                    reference?: string;
+                    /** @description Extension (issue #25): what is paid for, shown to the payer */
+                    description?: string;
+                    /** @description Extension (issue #25): the fixed payment deadline from now; default ttl_minutes. Unlike expires_at it never slides */
+                    pay_within_minutes?: number;
                 };
             };
         };
@@ -3326,7 +3699,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
-            /** @description `BIZ-WALLET-ADDRESS-NOT-FOUND`: address missing or not the caller's; `BIZ-ADDRESS-TYPE-NOT-SUB`: collection or cashier token on a non-sub-address; `VALIDATION-ERROR`: validation failed */
+            /** @description `BIZ-WALLET-ADDRESS-NOT-FOUND`: address missing or not the caller's; `BIZ-ADDRESS-TYPE-NOT-SUB`: collection or cashier token on a non-sub-address; `BIZ-ASSET-NOT-FOUND`: asset symbol unknown; `VALIDATION-ERROR`: validation failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3341,7 +3714,7 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "BIZ-WALLET-ADDRESS-NOT-FOUND" | "BIZ-ADDRESS-TYPE-NOT-SUB" | "VALIDATION-ERROR";
+                        code: "BIZ-WALLET-ADDRESS-NOT-FOUND" | "BIZ-ADDRESS-TYPE-NOT-SUB" | "BIZ-ASSET-NOT-FOUND" | "VALIDATION-ERROR";
                         message: string;
                         data: Record<string, never>;
                     };
@@ -3849,27 +4222,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description `AUTH-EMAIL-TAKEN`: an account with this email exists */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "AUTH-EMAIL-TAKEN",
-                     *       "message": "an account with this email exists",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "AUTH-EMAIL-TAKEN";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
@@ -3975,6 +4327,8 @@ export interface operations {
                 "application/json": {
                     email: string;
                     password: string;
+                    /** @description extension (issue #26): required once two-factor is on; a current 6-digit code or an unused recovery code */
+                    totp_code?: string;
                 };
             };
         };
@@ -4011,7 +4365,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `AUTH-INVALID-CREDENTIALS`: email or password is wrong */
+            /** @description `AUTH-INVALID-CREDENTIALS`: email or password is wrong; `AUTH-TOTP-REQUIRED`: two-factor authentication is on: totp_code is required; `AUTH-TOTP-INVALID`: two-factor code wrong, expired or already used */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4026,7 +4380,7 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "AUTH-INVALID-CREDENTIALS";
+                        code: "AUTH-INVALID-CREDENTIALS" | "AUTH-TOTP-REQUIRED" | "AUTH-TOTP-INVALID";
                         message: string;
                         data: Record<string, never>;
                     };
@@ -4319,7 +4673,13 @@ export interface operations {
     setDeveloperConfig: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Extension (issue #26): needed once two-factor is on, when the body sets config.webhook_url or config.webhook_secret. A current 6-digit code or an unused recovery code; the same code is accepted again from this session for 5 minutes
+                 * @example 492039
+                 */
+                "X-TOTP-Code"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4355,8 +4715,8 @@ export interface operations {
                         min_collect_amounts?: {
                             [key: string]: string;
                         };
-                        /** @description Extension (issue #24): replaces the opt-in event types. The spec's four are always sent, listed or not; add deposit.pending, deposit.confirmed or deposit.reverted to receive them (see the webhooks section). Absent: unchanged. Events are written for the types in force when the deposit changes; opting in later sends none for earlier changes. Any other value: 422 VALIDATION-ERROR */
-                        event_types?: ("withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted")[];
+                        /** @description Extension (issue #24): replaces the opt-in event types. The spec's four are always sent, listed or not; add deposit.pending, deposit.confirmed or deposit.reverted to receive them, and payment.paid, payment.expired or payment.paid_late for payment requests (issue #25; see the webhooks section). Absent: unchanged. Events are written for the types in force when the deposit changes; opting in later sends none for earlier changes. Any other value: 422 VALIDATION-ERROR */
+                        event_types?: ("withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late")[];
                         /** @description Extension (issue #24): per asset symbol, collect by itself after a confirmed deposit. When a deposit of the asset is confirmed and the sub-address holds at least min_amount that a sweep can move (dust never counts), and no command holds the address, the worker starts a collection exactly as POST /collections would (same task, webhooks, cost record), once per deposit. If the cheapest sweep plan costs more than max_fee_sun (SUN), it waits and tries again later. Both are integer strings ("0" allowed). Replaces the whole map; null or {} clears it; absent: unchanged. An unknown asset symbol or a malformed amount: 422 VALIDATION-ERROR */
                         auto_collect?: {
                             [key: string]: {
@@ -4364,6 +4724,8 @@ export interface operations {
                                 max_fee_sun: string;
                             };
                         } | null;
+                        /** @description Extension (issue #25): the merchant name the payer page shows beside a payment request (trimmed, at most 80 characters). null or blank clears it; absent: unchanged */
+                        display_name?: string | null;
                     };
                 };
             };
@@ -4404,7 +4766,8 @@ export interface operations {
                      *               "min_amount": "10000000",
                      *               "max_fee_sun": "3000000"
                      *             }
-                     *           }
+                     *           },
+                     *           "display_name": "Acme Store"
                      *         },
                      *         "webhook": {
                      *           "status": "verified",
@@ -4427,7 +4790,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid"];
             413: components["responses"]["PayloadTooLarge"];
             /** @description `BIZ-WEBHOOK-URL-BLOCKED`: loopback, private or link-local webhook address; `BIZ-DEVELOPER-SUBSCRIPTION-REQUIRED`: active developer subscription required; `VALIDATION-ERROR`: validation failed */
             422: {
@@ -4498,7 +4861,8 @@ export interface operations {
                      *               "min_amount": "10000000",
                      *               "max_fee_sun": "3000000"
                      *             }
-                     *           }
+                     *           },
+                     *           "display_name": "Acme Store"
                      *         },
                      *         "webhook": {
                      *           "status": "verified",
@@ -4581,7 +4945,13 @@ export interface operations {
     createApiToken: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Extension (issue #26): needed once two-factor is on. A current 6-digit code or an unused recovery code; the same code is accepted again from this session for 5 minutes
+                 * @example 492039
+                 */
+                "X-TOTP-Code"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4631,7 +5001,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid"];
             413: components["responses"]["PayloadTooLarge"];
             /** @description `BIZ-DEVELOPER-SUBSCRIPTION-REQUIRED`: active developer subscription required; `BIZ-API-TOKEN-QUOTA-EXCEEDED`: too many API tokens; revoke one first; `VALIDATION-ERROR`: validation failed */
             422: {
@@ -5012,6 +5382,11 @@ export interface operations {
             header?: {
                 /** @description client-generated UUID; 24 h window (the client generates one when omitted; pass your own to retry a call yourself) */
                 "Idempotency-Key"?: string;
+                /**
+                 * @description Extension (issue #26): needed once two-factor is on. A current 6-digit code or an unused recovery code; the same code is accepted again from this session for 5 minutes
+                 * @example 492039
+                 */
+                "X-TOTP-Code"?: string;
             };
             path?: never;
             cookie?: never;
@@ -5063,7 +5438,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["RiskReviewBlockedOrForbidden"];
+            403: components["responses"]["RiskReviewBlockedOrForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid"];
             409: components["responses"]["BizCommandLockedOrIdempotencyKeyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             /** @description `BIZ-WALLET-ADDRESS-NOT-FOUND`: address missing or not the caller's; `BIZ-ASSET-NOT-FOUND`: asset symbol unknown; `BIZ-AMOUNT-INVALID`: amount must be a positive integer string; `VALIDATION-ERROR`: validation failed; `IDEMPOTENCY-KEY-REUSED`: idempotency key reused with a different request */
@@ -5097,6 +5472,11 @@ export interface operations {
             header?: {
                 /** @description client-generated UUID; 24 h window (the client generates one when omitted; pass your own to retry a call yourself) */
                 "Idempotency-Key"?: string;
+                /**
+                 * @description Extension (issue #26): needed once two-factor is on. A current 6-digit code or an unused recovery code; the same code is accepted again from this session for 5 minutes
+                 * @example 492039
+                 */
+                "X-TOTP-Code"?: string;
             };
             path: {
                 /**
@@ -5151,7 +5531,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["RiskReviewBlockedOrForbidden"];
+            403: components["responses"]["RiskReviewBlockedOrForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid"];
             404: components["responses"]["BizWalletAddressNotFound"];
             409: components["responses"]["BizCommandLockedOrIdempotencyKeyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
@@ -5166,6 +5546,11 @@ export interface operations {
             header?: {
                 /** @description client-generated UUID; 24 h window (the client generates one when omitted; pass your own to retry a call yourself) */
                 "Idempotency-Key"?: string;
+                /**
+                 * @description Extension (issue #26): needed once two-factor is on. A current 6-digit code or an unused recovery code; the same code is accepted again from this session for 5 minutes
+                 * @example 492039
+                 */
+                "X-TOTP-Code"?: string;
             };
             path: {
                 /**
@@ -5220,7 +5605,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["RiskReviewBlockedOrForbidden"];
+            403: components["responses"]["RiskReviewBlockedOrForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid"];
             404: components["responses"]["BizWalletAddressNotFound"];
             409: components["responses"]["BizCommandLockedOrIdempotencyKeyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
@@ -5235,6 +5620,11 @@ export interface operations {
             header?: {
                 /** @description client-generated UUID; 24 h window (the client generates one when omitted; pass your own to retry a call yourself) */
                 "Idempotency-Key"?: string;
+                /**
+                 * @description Extension (issue #26): needed once two-factor is on. A current 6-digit code or an unused recovery code; the same code is accepted again from this session for 5 minutes
+                 * @example 492039
+                 */
+                "X-TOTP-Code"?: string;
             };
             path: {
                 /**
@@ -5275,7 +5665,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["RiskReviewBlockedOrForbidden"];
+            403: components["responses"]["RiskReviewBlockedOrForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid"];
             404: components["responses"]["BizWalletAddressNotFound"];
             409: components["responses"]["BizCommandLockedOrIdempotencyKeyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
@@ -5290,6 +5680,11 @@ export interface operations {
             header?: {
                 /** @description client-generated UUID; 24 h window (the client generates one when omitted; pass your own to retry a call yourself) */
                 "Idempotency-Key"?: string;
+                /**
+                 * @description Extension (issue #26): needed once two-factor is on. A current 6-digit code or an unused recovery code; the same code is accepted again from this session for 5 minutes
+                 * @example 492039
+                 */
+                "X-TOTP-Code"?: string;
             };
             path: {
                 /**
@@ -5349,7 +5744,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["RiskReviewBlockedOrForbidden"];
+            403: components["responses"]["RiskReviewBlockedOrForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid"];
             404: components["responses"]["BizWalletAddressNotFound"];
             409: components["responses"]["BizCommandLockedOrIdempotencyKeyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
@@ -5364,6 +5759,11 @@ export interface operations {
             header?: {
                 /** @description client-generated UUID; 24 h window (the client generates one when omitted; pass your own to retry a call yourself) */
                 "Idempotency-Key"?: string;
+                /**
+                 * @description Extension (issue #26): needed once two-factor is on. A current 6-digit code or an unused recovery code; the same code is accepted again from this session for 5 minutes
+                 * @example 492039
+                 */
+                "X-TOTP-Code"?: string;
             };
             path: {
                 /**
@@ -5404,7 +5804,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["RiskReviewBlockedOrForbidden"];
+            403: components["responses"]["RiskReviewBlockedOrForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid"];
             404: components["responses"]["BizWalletAddressNotFound"];
             409: components["responses"]["BizCommandLockedOrIdempotencyKeyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
@@ -5879,6 +6279,543 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listAuditLog: {
+        parameters: {
+            query?: {
+                /** @description 1-based, default 1 */
+                page?: number;
+                /** @description default 20, max 100 */
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "seq": 2,
+                     *             "at": "2026-01-01T12:00:03+00:00",
+                     *             "action": "withdrawal.requested",
+                     *             "actor": {
+                     *               "kind": "user",
+                     *               "id": null
+                     *             },
+                     *             "detail": {
+                     *               "command_no": "CMD20260101120003A1B2C3",
+                     *               "from_address": "TPL66VK2gCXNCD7EJg9pgJRfqcRazjhUZY",
+                     *               "to_address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *               "asset_symbol": "USDT",
+                     *               "amount": "25000000"
+                     *             },
+                     *             "prev_hash": "3f1c9a0e5b7d2c4a6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f",
+                     *             "hash": "9b2e4d6f8a0c1e3f5a7b9c1d3e5f7a9b1c3d5e7f9a1b3c5d7e9f1a3b5c7d9e1f"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "per_page": 20,
+                     *           "total": 2,
+                     *           "pages": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            items: {
+                                /** @description 1, 2, 3, … per account, without gaps */
+                                seq: number;
+                                /** @description ISO 8601 with offset */
+                                at: string;
+                                /** @enum {string} */
+                                action: "auth.login" | "auth.login_failed" | "auth.password_reset" | "auth.2fa_setup" | "auth.2fa_enabled" | "auth.2fa_disabled" | "auth.2fa_failed" | "auth.2fa_recovery_used" | "api_token.created" | "api_token.revoked" | "webhook.url_changed" | "webhook.secret_changed" | "policy.changed" | "policy.allow_list_added" | "policy.allow_list_removed" | "withdrawal.requested" | "withdrawal.refused" | "withdrawal.approval_requested" | "withdrawal.approved" | "withdrawal.denied";
+                                actor: {
+                                    /** @enum {string} */
+                                    kind: "user" | "api_token" | "admin" | "approver" | "system";
+                                    id: string | null;
+                                };
+                                /** @description flat facts of the event; amounts as integer strings; never a secret */
+                                detail: {
+                                    [key: string]: string | number | boolean | null;
+                                };
+                                /** @description the previous entry's hash; 64 zeros for seq 1 */
+                                prev_hash: string;
+                                /** @description SHA-256 of the canonical encoding of every other field (docs/integration.md, "The audit log") */
+                                hash: string;
+                            }[];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    verifyAuditLog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "valid": true,
+                     *         "entries": 2,
+                     *         "head_seq": 2,
+                     *         "head_hash": "9b2e4d6f8a0c1e3f5a7b9c1d3e5f7a9b1c3d5e7f9a1b3c5d7e9f1a3b5c7d9e1f",
+                     *         "broken_at": null,
+                     *         "reason": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            valid: boolean;
+                            /** @description entries checked (up to the break when not valid) */
+                            entries: number;
+                            head_seq: number | null;
+                            head_hash: string | null;
+                            broken_at: number | null;
+                            reason: ("wrong-account" | "sequence-gap" | "broken-link" | "hash-mismatch" | "head-mismatch") | null;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminListAuditLog: {
+        parameters: {
+            query?: {
+                /** @description 1-based, default 1 */
+                page?: number;
+                /** @description default 20, max 100 */
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description a user id
+                 * @example 12
+                 */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "seq": 2,
+                     *             "at": "2026-01-01T12:00:03+00:00",
+                     *             "action": "withdrawal.requested",
+                     *             "actor": {
+                     *               "kind": "user",
+                     *               "id": null
+                     *             },
+                     *             "detail": {
+                     *               "command_no": "CMD20260101120003A1B2C3",
+                     *               "from_address": "TPL66VK2gCXNCD7EJg9pgJRfqcRazjhUZY",
+                     *               "to_address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *               "asset_symbol": "USDT",
+                     *               "amount": "25000000"
+                     *             },
+                     *             "prev_hash": "3f1c9a0e5b7d2c4a6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f",
+                     *             "hash": "9b2e4d6f8a0c1e3f5a7b9c1d3e5f7a9b1c3d5e7f9a1b3c5d7e9f1a3b5c7d9e1f"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "per_page": 20,
+                     *           "total": 2,
+                     *           "pages": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            items: {
+                                /** @description 1, 2, 3, … per account, without gaps */
+                                seq: number;
+                                /** @description ISO 8601 with offset */
+                                at: string;
+                                /** @enum {string} */
+                                action: "auth.login" | "auth.login_failed" | "auth.password_reset" | "auth.2fa_setup" | "auth.2fa_enabled" | "auth.2fa_disabled" | "auth.2fa_failed" | "auth.2fa_recovery_used" | "api_token.created" | "api_token.revoked" | "webhook.url_changed" | "webhook.secret_changed" | "policy.changed" | "policy.allow_list_added" | "policy.allow_list_removed" | "withdrawal.requested" | "withdrawal.refused" | "withdrawal.approval_requested" | "withdrawal.approved" | "withdrawal.denied";
+                                actor: {
+                                    /** @enum {string} */
+                                    kind: "user" | "api_token" | "admin" | "approver" | "system";
+                                    id: string | null;
+                                };
+                                /** @description flat facts of the event; amounts as integer strings; never a secret */
+                                detail: {
+                                    [key: string]: string | number | boolean | null;
+                                };
+                                /** @description the previous entry's hash; 64 zeros for seq 1 */
+                                prev_hash: string;
+                                /** @description SHA-256 of the canonical encoding of every other field (docs/integration.md, "The audit log") */
+                                hash: string;
+                            }[];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["BizUserNotFound"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminVerifyAuditLog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description a user id
+                 * @example 12
+                 */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "valid": true,
+                     *         "entries": 2,
+                     *         "head_seq": 2,
+                     *         "head_hash": "9b2e4d6f8a0c1e3f5a7b9c1d3e5f7a9b1c3d5e7f9a1b3c5d7e9f1a3b5c7d9e1f",
+                     *         "broken_at": null,
+                     *         "reason": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            valid: boolean;
+                            /** @description entries checked (up to the break when not valid) */
+                            entries: number;
+                            head_seq: number | null;
+                            head_hash: string | null;
+                            broken_at: number | null;
+                            reason: ("wrong-account" | "sequence-gap" | "broken-link" | "hash-mismatch" | "head-mismatch") | null;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["BizUserNotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    setupTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "otpauth_uri": "otpauth://totp/Custody%20Hub:dev%40merchant.example?issuer=Custody%20Hub&secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&algorithm=SHA1&digits=6&period=30",
+                     *         "qr_svg": "<svg xmlns=\"http://www.w3.org/2000/svg\" …</svg>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            /** @description otpauth://totp/… (SHA1, 6 digits, 30 s) */
+                            otpauth_uri: string;
+                            /** @description the URI as an SVG QR code */
+                            qr_svg: string;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            /** @description `AUTH-2FA-ALREADY-ENABLED`: two-factor authentication is already on; disable it first */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "AUTH-2FA-ALREADY-ENABLED",
+                     *       "message": "two-factor authentication is already on; disable it first",
+                     *       "data": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "AUTH-2FA-ALREADY-ENABLED";
+                        message: string;
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    enableTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "492039"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the 6-digit code the app shows now */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "recovery_codes": [
+                     *           "7KD2M-QX9TP",
+                     *           "H3N8W-2CFRB",
+                     *           "…"
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            recovery_codes: string[];
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            /** @description `AUTH-2FA-SETUP-REQUIRED`: no two-factor setup to confirm; POST /auth/2fa/setup first; `AUTH-2FA-ALREADY-ENABLED`: two-factor authentication is already on; disable it first */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "AUTH-2FA-SETUP-REQUIRED",
+                     *       "message": "no two-factor setup to confirm; POST /auth/2fa/setup first",
+                     *       "data": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "AUTH-2FA-SETUP-REQUIRED" | "AUTH-2FA-ALREADY-ENABLED";
+                        message: string;
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["AuthTotpInvalidOrValidationError"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    disableTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "492039"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description a current 6-digit code or an unused recovery code */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "enabled": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            /** @enum {boolean} */
+                            enabled: false;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            /** @description `AUTH-2FA-NOT-ENABLED`: two-factor authentication is off */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "AUTH-2FA-NOT-ENABLED",
+                     *       "message": "two-factor authentication is off",
+                     *       "data": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "AUTH-2FA-NOT-ENABLED";
+                        message: string;
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["AuthTotpInvalidOrValidationError"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getHealth: {
         parameters: {
             query?: never;
@@ -6146,7 +7083,7 @@ export interface operations {
                  * @description The event_type
                  * @example withdrawal.completed
                  */
-                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted";
+                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late";
                 /**
                  * @description Standard Webhooks: the event_id
                  * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
@@ -6218,7 +7155,7 @@ export interface operations {
                  * @description The event_type
                  * @example withdrawal.failed
                  */
-                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted";
+                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late";
                 /**
                  * @description Standard Webhooks: the event_id
                  * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
@@ -6290,7 +7227,7 @@ export interface operations {
                  * @description The event_type
                  * @example collection.completed
                  */
-                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted";
+                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late";
                 /**
                  * @description Standard Webhooks: the event_id
                  * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
@@ -6366,7 +7303,7 @@ export interface operations {
                  * @description The event_type
                  * @example collection.failed
                  */
-                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted";
+                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late";
                 /**
                  * @description Standard Webhooks: the event_id
                  * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
@@ -6442,7 +7379,7 @@ export interface operations {
                  * @description The event_type
                  * @example webhook.test
                  */
-                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted";
+                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late";
                 /**
                  * @description Standard Webhooks: the event_id
                  * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
@@ -6509,7 +7446,7 @@ export interface operations {
                  * @description The event_type
                  * @example deposit.pending
                  */
-                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted";
+                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late";
                 /**
                  * @description Standard Webhooks: the event_id
                  * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
@@ -6585,7 +7522,7 @@ export interface operations {
                  * @description The event_type
                  * @example deposit.confirmed
                  */
-                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted";
+                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late";
                 /**
                  * @description Standard Webhooks: the event_id
                  * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
@@ -6661,7 +7598,7 @@ export interface operations {
                  * @description The event_type
                  * @example deposit.reverted
                  */
-                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted";
+                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late";
                 /**
                  * @description Standard Webhooks: the event_id
                  * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
@@ -6700,6 +7637,237 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["DepositEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 15 s */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A failed attempt, as is a 3xx, a 5xx, or no answer within 15 s: retried after 1 min, then 5 min, then DEAD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentPaidEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Spec §6: `sha256=` + hex HMAC-SHA256 (key: the webhook_secret) of the canonical JSON of the body (top-level keys sorted, shorter first, then byte order; compact; non-ASCII unescaped). Signed with the newest secret. Compare in constant time.
+                 * @example sha256=7368b60d25d0e4c1190df25d71c8d8f2fe9447ec2134d05b744cb1b1ff89aa74
+                 */
+                "X-Webhook-Signature": string;
+                /**
+                 * @description The event_id
+                 * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
+                 */
+                "X-Event-Id": string;
+                /**
+                 * @description The event_type
+                 * @example payment.paid
+                 */
+                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late";
+                /**
+                 * @description Standard Webhooks: the event_id
+                 * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks: the send time, Unix seconds; reject old ones to stop replays
+                 * @example 1779703200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks: space-separated `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` over the exact bytes received, one per secret in force (after a secret change, the previous one signs too for 24 h, after the new one)
+                 * @example v1,8M4gY2keJMRZ2Ma79PJvR+8VoDq10JWm+DImu2Ujg9A=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_id": "6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40",
+                 *       "occurred_at": "2026-05-25T10:00:00+00:00",
+                 *       "token_no": "CT20260525095500112233445566",
+                 *       "reference": "order-1042",
+                 *       "network_code": "TRON",
+                 *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                 *       "asset_symbol": "USDT",
+                 *       "amount": "25000000",
+                 *       "deadline": "2026-05-25T10:30:00+00:00",
+                 *       "event_type": "payment.paid",
+                 *       "received": "25000000",
+                 *       "remaining": "0",
+                 *       "status": "paid"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 15 s */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A failed attempt, as is a 3xx, a 5xx, or no answer within 15 s: retried after 1 min, then 5 min, then DEAD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentExpiredEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Spec §6: `sha256=` + hex HMAC-SHA256 (key: the webhook_secret) of the canonical JSON of the body (top-level keys sorted, shorter first, then byte order; compact; non-ASCII unescaped). Signed with the newest secret. Compare in constant time.
+                 * @example sha256=e47d59d1c15af38cd55b76bc57a1ee585c93ea45128243600a3df6818c8d92f4
+                 */
+                "X-Webhook-Signature": string;
+                /**
+                 * @description The event_id
+                 * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
+                 */
+                "X-Event-Id": string;
+                /**
+                 * @description The event_type
+                 * @example payment.expired
+                 */
+                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late";
+                /**
+                 * @description Standard Webhooks: the event_id
+                 * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks: the send time, Unix seconds; reject old ones to stop replays
+                 * @example 1779703200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks: space-separated `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` over the exact bytes received, one per secret in force (after a secret change, the previous one signs too for 24 h, after the new one)
+                 * @example v1,2wNG02c6qWlXeGEsoAGJQlN8l/OyYpq7WdsDJTCpaF8=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_id": "6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40",
+                 *       "occurred_at": "2026-05-25T10:00:00+00:00",
+                 *       "token_no": "CT20260525095500112233445566",
+                 *       "reference": "order-1042",
+                 *       "network_code": "TRON",
+                 *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                 *       "asset_symbol": "USDT",
+                 *       "amount": "25000000",
+                 *       "deadline": "2026-05-25T10:30:00+00:00",
+                 *       "event_type": "payment.expired",
+                 *       "received": "10000000",
+                 *       "remaining": "15000000",
+                 *       "status": "expired"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 15 s */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A failed attempt, as is a 3xx, a 5xx, or no answer within 15 s: retried after 1 min, then 5 min, then DEAD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentPaidLateEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Spec §6: `sha256=` + hex HMAC-SHA256 (key: the webhook_secret) of the canonical JSON of the body (top-level keys sorted, shorter first, then byte order; compact; non-ASCII unescaped). Signed with the newest secret. Compare in constant time.
+                 * @example sha256=c4e6dd2b16f67c2c6c27a77f380bb60c9711bbe261c0e30be33c4845c788768c
+                 */
+                "X-Webhook-Signature": string;
+                /**
+                 * @description The event_id
+                 * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
+                 */
+                "X-Event-Id": string;
+                /**
+                 * @description The event_type
+                 * @example payment.paid_late
+                 */
+                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late";
+                /**
+                 * @description Standard Webhooks: the event_id
+                 * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks: the send time, Unix seconds; reject old ones to stop replays
+                 * @example 1779703200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks: space-separated `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` over the exact bytes received, one per secret in force (after a secret change, the previous one signs too for 24 h, after the new one)
+                 * @example v1,J1STsBBTjVVJlH9Cb9hwmkgoysAJB9Dd1x1fKw0PH7I=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_id": "6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40",
+                 *       "occurred_at": "2026-05-25T10:00:00+00:00",
+                 *       "token_no": "CT20260525095500112233445566",
+                 *       "reference": "order-1042",
+                 *       "network_code": "TRON",
+                 *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                 *       "asset_symbol": "USDT",
+                 *       "amount": "25000000",
+                 *       "deadline": "2026-05-25T10:30:00+00:00",
+                 *       "event_type": "payment.paid_late",
+                 *       "received": "25000000",
+                 *       "remaining": "0",
+                 *       "status": "paid_late"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentEvent"];
             };
         };
         responses: {
