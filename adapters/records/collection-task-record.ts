@@ -99,6 +99,8 @@ export interface StoredSweepPlan {
   sourceSun: string;
   estimatedCostSun: string;
   options: { path: SweepPlan['path']; provider: string | null; costSun: string; refusal: string | null }[];
+  /** SweepPlan.dryRun, amounts as decimal strings. */
+  dryRun?: { amount: string; energy: number; subTrxSun: string; at: number; factor?: number };
 }
 
 function toStoredPlan(plan: SweepPlan): StoredSweepPlan {
@@ -107,6 +109,12 @@ function toStoredPlan(plan: SweepPlan): StoredSweepPlan {
     subNeedsSun: encodeMoney(plan.subNeedsSun), fundSun: encodeMoney(plan.fundSun), sourceSun: encodeMoney(plan.sourceSun),
     estimatedCostSun: encodeMoney(plan.estimatedCostSun),
     options: plan.options.map((o) => ({ path: o.path, provider: o.provider, costSun: encodeMoney(o.costSun), refusal: o.refusal })),
+    ...(plan.dryRun === undefined ? {} : {
+      dryRun: {
+        amount: encodeMoney(plan.dryRun.amount), energy: plan.dryRun.energy, subTrxSun: encodeMoney(plan.dryRun.subTrxSun), at: plan.dryRun.at,
+        ...(plan.dryRun.factor === undefined ? {} : { factor: plan.dryRun.factor }),
+      },
+    }),
   };
 }
 
@@ -117,6 +125,13 @@ function fromStoredPlan(doc: StoredSweepPlan): SweepPlan {
     sourceSun: decodeMoney(doc.sourceSun, 'plan sourceSun'),
     estimatedCostSun: decodeMoney(doc.estimatedCostSun, 'plan estimatedCostSun'),
     options: doc.options.map((o) => ({ path: o.path, provider: nullable(o.provider), costSun: decodeMoney(o.costSun, 'plan option costSun'), refusal: nullable(o.refusal) })),
+    ...(doc.dryRun == null ? {} : {
+      dryRun: {
+        amount: decodeMoney(doc.dryRun.amount, 'plan dryRun amount'), energy: doc.dryRun.energy,
+        subTrxSun: decodeMoney(doc.dryRun.subTrxSun, 'plan dryRun subTrxSun'), at: doc.dryRun.at,
+        ...(typeof doc.dryRun.factor === 'number' ? { factor: doc.dryRun.factor } : {}),
+      },
+    }),
   };
 }
 

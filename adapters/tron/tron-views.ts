@@ -73,13 +73,14 @@ export function toChainResources(
   }
   const energyLimit = int(resource.EnergyLimit);
   const energyUsed = int(resource.EnergyUsed);
+  const energyAvailable = energyAvailableOf(resource);
   const freeLimit = resource.freeNetLimit === undefined ? FREE_BANDWIDTH_PER_DAY : int(resource.freeNetLimit);
   const freeUsed = int(resource.freeNetUsed);
   const stakedLimit = int(resource.NetLimit);
   const stakedUsed = int(resource.NetUsed);
   return {
     energy: {
-      available: Math.max(0, energyLimit - energyUsed),
+      available: energyAvailable,
       used: energyUsed,
       limit: energyLimit,
       stakedSun: ownEnergy + energyOut,
@@ -131,6 +132,11 @@ export function toTransactionState(
     ...fees,
     energyUsed: int(info.receipt?.energy_usage_total),
   };
+}
+
+/** Energy the account can spend now: its limit (own stake and received delegations) less what it used. */
+export function energyAvailableOf(resource: AccountResourceJson): number {
+  return Math.max(0, int(resource.EnergyLimit) - int(resource.EnergyUsed));
 }
 
 /** Energy units one SUN of stake yields at the network's current ratio (TotalEnergyLimit / TotalEnergyWeight TRX). */

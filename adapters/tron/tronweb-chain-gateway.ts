@@ -13,7 +13,7 @@ import { guarded, invalidArgument, NodeRefusal, decodeNodeMessage, toPortError }
 import { buildIntent, hexAddress, type BlockHeaderRef } from './tron-intents.js';
 import { TronNodeClient, type BlockRef } from './tron-node-client.js';
 import {
-  energyPerSun, readDryRun, toChainResources, toTransactionState, type AccountJson, type AccountResourceJson, type DryRunJson,
+  energyAvailableOf, energyPerSun, readDryRun, toChainResources, toTransactionState, type AccountJson, type AccountResourceJson, type DryRunJson,
   type TransactionInfoJson,
 } from './tron-views.js';
 
@@ -181,6 +181,22 @@ export class TronWebChainGateway implements ChainGateway {
       delegatedTo: base58(index.toAccounts),
       receivedFrom: base58(index.fromAccounts),
     });
+  }
+
+  /** `wallet/getcontractinfo`'s contract_state.energy_factor (absent, as java-tron omits a zero: 0). */
+  async energyFactor(contract: string): Promise<number> {
+    const hex = hexAddress(contract, 'contract');
+    const info = await this.node.call<{ contract_state?: { energy_factor?: number } }>('balance-read', 'energyFactor', 'full',
+      'wallet/getcontractinfo', { value: hex });
+    const factor = info.contract_state?.energy_factor ?? 0;
+    return Number.isSafeInteger(factor) ? factor : 0;
+  }
+
+  /** getResources' energy.available from `wallet/getaccountresource` alone (the same request getResources makes). */
+  async energyAvailable(address: string): Promise<number> {
+    const hex = hexAddress(address, 'address');
+    const resource = await this.node.call<AccountResourceJson>('balance-read', 'getResources', 'full', 'wallet/getaccountresource', { address: hex });
+    return energyAvailableOf(resource);
   }
 
   async accountExists(address: string): Promise<boolean> {

@@ -70,6 +70,22 @@ export interface SweepPlan {
   /** The cost the plan expects, and every option priced. */
   readonly estimatedCostSun: bigint;
   readonly options: readonly SweepOption[];
+  /**
+   * What the plan was read from, kept so later steps need not read it again (issue #27: one dry run per plan): the
+   * token amount the node's dry run moved, the energy it took, the sub-address's TRX then, and when (Clock ms).
+   * Absent on plans stored before it existed.
+   */
+  readonly dryRun?: PlanDryRun;
+}
+
+/** See SweepPlan.dryRun. */
+export interface PlanDryRun {
+  readonly amount: bigint;
+  readonly energy: number;
+  readonly subTrxSun: bigint;
+  readonly at: number;
+  /** The token contract's dynamic energy factor then (absent where the gateway does not read it). */
+  readonly factor?: number;
 }
 
 export type SweepDecision = { readonly plan: SweepPlan } | { readonly refusal: string; readonly options: readonly SweepOption[] };

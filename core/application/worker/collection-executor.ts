@@ -13,14 +13,14 @@ import type { IdGenerator } from '../../ports/id-generator.port.js';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.js';
 import { collectionEvent } from '../webhook-events.js';
 import {
-  collectableAmount, energyNeed, planCollecting, planEnergy, planFunding, planRecovery, planTrc20Sweep, planUndelegation, transferBurnSun,
+  collectableAmount, energyNeed, mayRecover, planCollecting, planEnergy, planFunding, planRecovery, planTrc20Sweep, planUndelegation, transferBurnSun,
   planRecoveryAmount, withReceipt, withRentalPaid,
   type StepDeps, type StepPlan, type StepSettings, type StepSubject,
 } from './collection-steps.js';
 import { reclaimAfterFailure } from './reclaim-executor.js';
 import { TaskWorkflowBase } from './task-workflow.js';
 import { signerFor } from './worker-keys.js';
-import { followOperation, STALE_READ_GRACE_MS, type Confirmations } from './write-ahead.js';
+import { STALE_READ_GRACE_MS, type Confirmations } from './write-ahead.js';
 import {
   stepOfRow, WorkflowRefusal, type RunnerHooks, type RunnerLog, type StepDecision, type Workflow, type WorkflowStep,
 } from './workflow-runner.js';
@@ -109,6 +109,12 @@ class CollectionWorkflow extends TaskWorkflowBase implements Workflow<Collection
   withRecord(task: CollectionTask, record: PreparedTransaction | null): CollectionTask {
     const open = openStepRecord(task);
     if (open === undefined) return task;
+    if (record === null && open.status === COLLECTION_STATUS.UNDELEGATING_ENERGY) {
+      // A dropped undelegation stays as a closed record without a transaction: the next plan reads what is still
+      // delegated instead of giving back the recorded amounts again (planUndelegation).
+      const now = this.deps.clock.now();
+      return { ...task, steps: task.steps.map((s) => (s === open ? { ...s, transaction: null, completedAt: now } : s)) };
+    }
     return { ...task, steps: record === null ? task.steps.filter((s) => s !== open) : task.steps.map((s) => (s === open ? { ...s, transaction: record } : s)) };
   }
 
@@ -271,7 +277,7 @@ class CollectionWorkflow extends TaskWorkflowBase implements Workflow<Collection
   private async undelegate(task: CollectionTask): Promise<StepDecision<CollectionTask>> {
     const subject = this.subjectOf(task);
     const decision = this.decide(task, await planUndelegation(this.deps, this.settings, subject));
-    if (decision.kind !== 'send') return decision;
+    if (decision.kind !== 'send' || !mayRecover(this.settings, task)) return decision;
     const recovery = await planRecoveryAmount(this.deps, this.settings, subject);
     if (recovery === 0n) return decision;
     return {
@@ -304,7 +310,7 @@ class CollectionWorkflow extends TaskWorkflowBase implements Workflow<Collection
       };
     }
     const recovered = task.steps.some((s) => s.status === COLLECTION_STATUS.RECOVER_TRX && s.purpose === undefined && s.transaction !== null);
-    if (!recovered) {
+    if (!recovered && mayRecover(this.settings, task)) {
       const plan = await planRecovery(this.deps, this.settings, this.subjectOf(task));
       if (plan.kind === 'send') return this.decide(task, plan);
     }

@@ -1,5 +1,5 @@
 import { DomainError, type ErrorCode } from '../../domain/errors.js';
-import { planSweep, TX_BYTES, type SweepInput, type SweepPlan } from '../../domain/sweep-plan.js';
+import { planSweep, TX_BYTES, type PlanDryRun, type SweepInput, type SweepPlan } from '../../domain/sweep-plan.js';
 import { spendableSun, sweepableAmount, trxTransferReserveSun, type Holding, type TrxHolding } from '../../domain/sweepable-amount.js';
 import { addReceipt, NO_COST } from '../../domain/sweep-cost.js';
 import type { TransactionState } from '../../domain/model/chain.js';
@@ -111,8 +111,9 @@ async function send(deps: StepDeps, signer: Signer, intent: TransactionIntent, a
  * BIZ-ENERGY-UNAVAILABLE: both before any transaction.
  */
 export async function planTrc20Sweep(deps: StepDeps, settings: StepSettings, { task, asset }: StepSubject, amount: bigint): Promise<SweepPlan> {
-  const [needed, subExists, subResources, subTrxSun, mainTrxSun, mainResources, prices] = await Promise.all([
+  const [needed, factor, subExists, subResources, subTrxSun, mainTrxSun, mainResources, prices] = await Promise.all([
     deps.chain.estimateTrc20TransferEnergy(task.address, task.mainAddress, asset.contractAddress!, amount),
+    deps.chain.energyFactor?.(asset.contractAddress!),
     deps.chain.accountExists(task.address),
     deps.chain.getResources(task.address),
     deps.chain.getTrxBalance(task.address),
@@ -140,7 +141,43 @@ export async function planTrc20Sweep(deps: StepDeps, settings: StepSettings, { t
   };
   const decision = planSweep(input);
   if ('refusal' in decision) throw new DomainError('BIZ-ENERGY-UNAVAILABLE', { message: decision.refusal });
-  return decision.plan;
+  // Kept for the later steps: the energy wait and the sweep use this dry run instead of making their own.
+  return { ...decision.plan, dryRun: { amount, energy: needed, subTrxSun, at: deps.clock.now(), ...(factor === undefined ? {} : { factor }) } };
+}
+
+/**
+ * How long a plan's dry run stands for the sweep it planned (issue #27: one dry run per plan): 10 minutes. Its
+ * inputs do not change meanwhile except the token contract's dynamic energy factor, which moves at a maintenance
+ * (every 6 h, by a bounded step): a task older than this dry-runs again. A deposit that arrives meanwhile is taken
+ * by the next sweep (the sweep moves the amount its plan dry-ran).
+ */
+export const DRY_RUN_REUSE_MS = 10 * 60_000;
+
+/**
+ * The plan's dry run, while it stands: younger than DRY_RUN_REUSE_MS and, where the gateway reads it, made at the
+ * token contract's current dynamic energy factor (one read a block, shared by every sweep of the token); null: run
+ * it again.
+ */
+export async function standingDryRun(deps: Pick<StepDeps, 'clock' | 'chain'>, { task, asset }: StepSubject): Promise<PlanDryRun | null> {
+  const dryRun = task.plan?.dryRun;
+  if (dryRun === undefined || deps.clock.now() - dryRun.at > DRY_RUN_REUSE_MS || asset.contractAddress === null) return null;
+  if (deps.chain.energyFactor === undefined) return dryRun;
+  const factor = await deps.chain.energyFactor(asset.contractAddress);
+  return dryRun.factor === factor ? dryRun : null;
+}
+
+/**
+ * Whether the sub-address may hold TRX worth recovering after the sweep: the plan funded it, or it held that much
+ * before (a plan without its dry run: assume so). When not, UNDELEGATING_ENERGY and RECOVER_TRX read nothing for
+ * it: TRX that arrives meanwhile is a deposit, taken by a TRX collection (the sub-address's key is ours, so nothing
+ * else can move what is there).
+ */
+export function mayRecover(settings: StepSettings, task: CollectionTask): boolean {
+  const plan = task.plan;
+  if (plan?.dryRun === undefined) return true;
+  // It can never hold more than it held plus what FUNDING_TRX sends it (the sweep's fees only take away).
+  const sent = [plan.fundSun, plan.subNeedsSun, plan.activate ? 1n : 0n].reduce((a, b) => (a > b ? a : b));
+  return plan.dryRun.subTrxSun + sent >= settings.minRecoverSun;
 }
 
 /**
@@ -183,8 +220,15 @@ export async function planFunding(deps: StepDeps, _settings: StepSettings, { tas
   return plan?.activate === false && funding.kind === 'send' ? { ...funding, pipelined: true } : funding;
 }
 
+/** The address's spendable energy, from the gateway's single read when it has one. */
+async function energyAvailable(chain: ChainGateway, address: string): Promise<number> {
+  return chain.energyAvailable !== undefined ? chain.energyAvailable(address) : (await chain.getResources(address)).energy.available;
+}
+
 /** Energy the sweep needs now, and what the sub-address already has. */
 export async function energyNeed(deps: StepDeps, { task, asset }: StepSubject): Promise<{ needed: number; available: number }> {
+  const dryRun = await standingDryRun(deps, { task, asset });
+  if (dryRun !== null) return { needed: dryRun.energy, available: await energyAvailable(deps.chain, task.address) };
   const amount = await deps.chain.getTokenBalance(task.address, asset.contractAddress!);
   const [needed, resources] = await Promise.all([
     deps.chain.estimateTrc20TransferEnergy(task.address, task.mainAddress, asset.contractAddress!, amount > 0n ? amount : 1n),
@@ -218,7 +262,9 @@ export async function planEnergy(deps: StepDeps, _settings: StepSettings, subjec
 /** COLLECTING: the whole balance of the asset as it stands on chain now, to the main address. */
 export async function planCollecting(deps: StepDeps, settings: StepSettings, subject: StepSubject): Promise<StepPlan> {
   const { task, asset } = subject;
-  const amount = await collectableAmount(deps, settings, subject);
+  // A token sweep moves what its plan dry-ran (its energy was sized for that transfer); TRX is read (fees vary).
+  const dryRun = asset.kind === 'trc20' ? await standingDryRun(deps, subject) : null;
+  const amount = dryRun?.amount ?? await collectableAmount(deps, settings, subject);
   if (amount <= 0n) return { kind: 'fail', code: 'BIZ-NOTHING-TO-COLLECT', message: `${task.address} holds no ${asset.symbol} to collect` };
   const sub = await signerFor(deps, task.address);
   const intent: TransactionIntent = asset.kind === 'trc20'
@@ -234,19 +280,42 @@ export async function planCollecting(deps: StepDeps, settings: StepSettings, sub
 export async function planUndelegation(deps: StepDeps, _settings: StepSettings, { task }: StepSubject): Promise<StepPlan> {
   // Every delegation sent, landed or not: one that never landed only makes the sum exceed what is received.
   const delegations = delegationRecords(task);
-  const received = (await deps.chain.getResources(task.address)).energy.receivedSun;
   const known = delegations.length > 0 && delegations.every((s) => s.amount != null);
+  // The first undelegation gives back what was recorded, with no read (issue #27): every delegation landed (the
+  // runner followed each to its depth) and only this task's main address undelegates while the task holds the
+  // address. An attempt that was dropped (dead, or refused as more than is delegated) reads the chain instead.
+  if (known && !undelegationDropped(task) && delegations.every((s) => s.completedAt !== null && settledDelegation(task, s))) {
+    const main = await signerFor(deps, task.mainAddress);
+    const recorded = delegations.reduce((sum, s) => sum + s.amount!, 0n);
+    return send(deps, main, { kind: 'undelegate', resource: 'ENERGY', receiver: task.address, amountSun: recorded }, recorded);
+  }
+  const received = (await deps.chain.getResources(task.address)).energy.receivedSun;
   const recorded = known ? delegations.reduce((sum, s) => sum + s.amount!, 0n) : received;
-  // Less received than delegated soon after the last delegation: the answering node may be behind it (only this
-  // task's main address undelegates), and giving back only what it shows would leave the rest delegated for good.
-  const lastDelegation = Math.max(...delegations.map((s) => s.completedAt ?? s.startedAt));
-  if (received < recorded && deps.clock.now() - lastDelegation < STALE_READ_GRACE_MS) {
+  // Less received than delegated soon after the last delegation, or after an undelegation was dropped (the first
+  // read since): the answering node may be behind (only this task's main address undelegates), and giving back only
+  // what it shows would leave the rest delegated for good.
+  const dropped = task.steps.filter((s) => s.status === COLLECTION_STATUS.UNDELEGATING_ENERGY && s.transaction === null && s.completedAt !== null);
+  const lastChange = Math.max(...delegations.map((s) => s.completedAt ?? s.startedAt), ...dropped.map((s) => s.completedAt!));
+  if (received < recorded && deps.clock.now() - lastChange < STALE_READ_GRACE_MS) {
     return { kind: 'wait', reason: `${task.address} shows ${received} SUN of the ${recorded} delegated` };
   }
   const amount = recorded < received ? recorded : received;
   if (amount <= 0n) return { kind: 'skip' };
   const main = await signerFor(deps, task.mainAddress);
   return send(deps, main, { kind: 'undelegate', resource: 'ENERGY', receiver: task.address, amountSun: amount }, amount);
+}
+
+/** Whether a delegation record's transaction is settled in the task's cost (its receipt noted: it landed). */
+function settledDelegation(task: CollectionTask, step: StepRecord): boolean {
+  return step.transaction !== null && (task.cost?.txids ?? []).includes(step.transaction.txid);
+}
+
+/**
+ * Whether an undelegation of this task was dropped before (its record kept closed without a transaction: see the
+ * collection workflow's withRecord): then what is still delegated is read, never assumed.
+ */
+export function undelegationDropped(task: CollectionTask): boolean {
+  return task.steps.some((s) => s.status === COLLECTION_STATUS.UNDELEGATING_ENERGY && s.transaction === null && s.completedAt !== null);
 }
 
 /**
