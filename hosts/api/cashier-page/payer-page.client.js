@@ -84,6 +84,17 @@
   const minimumOf = (symbol) => BigInt((state.session && state.session.min_collect_amounts[symbol]) || '0');
   const task = () => (state.session ? state.session.active_task : null);
   const running = () => task() !== null && !TERMINAL.includes(task().status);
+  // A payment request (issue #25): an amount, a fixed deadline, a status judged by the server; forwarded by itself.
+  const request = () => (state.session && state.session.payment) || null;
+  // config.auto_collect (issue #24): the worker forwards this asset by itself from this sweepable amount.
+  const autoMinimumOf = (symbol) => {
+    const rule = state.session && state.session.auto_collect && state.session.auto_collect[symbol];
+    return rule ? BigInt(rule.min_amount) : null;
+  };
+  const forwardsByItself = (symbol) => {
+    const minimum = autoMinimumOf(symbol);
+    return minimum !== null && available(symbol) > 0n && available(symbol) >= minimum;
+  };
 
   /** The asset that holds a balance (at or above its minimum first; a token before TRX, which may be gas left over). */
   function autoChoice() {
@@ -94,19 +105,33 @@
     return pick ? pick.symbol : null;
   }
 
+  /** The request's phase: its status, with the forwarding's progress once paid. */
+  function requestPhase(r) {
+    if (r.status === 'paid' || r.status === 'overpaid') {
+      const latest = task();
+      if (latest !== null && latest.status === DONE) return 'done';
+      if (latest !== null && latest.status === FAILED) return 'forward_failed';
+      return 'sweeping';
+    }
+    return { awaiting: 'waiting', partially_paid: 'below', expired: 'expired', paid_late: 'late' }[r.status] || 'waiting';
+  }
+
   function phase() {
+    if (request() !== null) return requestPhase(request());
     if (running()) return 'sweeping';
     const amount = available(state.chosen);
     const latest = task();
     if (latest !== null && latest.status === FAILED) return 'failed';
     if (latest !== null && latest.status === DONE && amount === 0n) return 'done';
+    if (amount > 0n && forwardsByItself(state.chosen)) return 'auto';
     if (amount > 0n) return amount >= minimumOf(state.chosen) ? 'received' : 'below';
     return 'waiting';
   }
 
   const canCollect = () => {
     const amount = available(state.chosen);
-    return !state.busy && !state.ended && !running() && state.chosen !== null && amount > 0n && amount >= minimumOf(state.chosen);
+    return !state.busy && !state.ended && !running() && request() === null && state.chosen !== null && amount > 0n
+      && amount >= minimumOf(state.chosen) && !forwardsByItself(state.chosen);
   };
 
   // ---- rendering -----------------------------------------------------------------------------------------------
@@ -154,13 +179,14 @@
   }
 
   const STEPS = ['waiting', 'received', 'sweeping', 'done'];
-  const REACHED = { waiting: 0, received: 1, below: 1, sweeping: 2, failed: 2, done: 3 };
+  const REACHED = { waiting: 0, received: 1, below: 1, auto: 1, sweeping: 2, failed: 2, forward_failed: 2, done: 3, expired: 0, late: 1 };
+  const STOPPED = ['failed', 'forward_failed', 'expired', 'late'];
 
   function renderProgress(current) {
     const at = REACHED[current];
     for (const li of $('progress').children) {
       const index = STEPS.indexOf(li.dataset.step);
-      const failedHere = current === 'failed' && index === at;
+      const failedHere = STOPPED.includes(current) && index === at;
       li.className = failedHere ? 'failed' : index < at || (current === 'done' && index === at) ? 'done' : index === at ? 'current' : '';
       if (index === at) li.setAttribute('aria-current', 'step');
       else li.removeAttribute('aria-current');
@@ -177,12 +203,85 @@
         const missing = (minimum - available(state.chosen)).toString();
         return t('status_below', { amount, minimum: units(minimum.toString(), state.chosen), missing: units(missing, state.chosen) });
       }
+      case 'auto': return t('status_auto', { amount });
       default: return t('status_' + current);
     }
   }
 
+  /** The sentence of a payment request's state and its next step. */
+  function requestText(r, current) {
+    const of = (raw) => units(raw, r.asset_symbol);
+    const amount = of(r.amount);
+    const received = of(r.received);
+    switch (current) {
+      case 'waiting':
+        return BigInt(r.confirming) > 0n ? t('req_confirming', { amount: of(r.confirming) }) : t('req_awaiting', { amount });
+      case 'below':
+        return t('req_partial', { received, amount, remaining: of(r.remaining) })
+          + (BigInt(r.confirming) > 0n ? ' ' + t('req_confirming', { amount: of(r.confirming) }) : '');
+      case 'sweeping':
+        return r.status === 'overpaid' ? t('req_overpaid', { excess: of((BigInt(r.received) - BigInt(r.amount)).toString()) }) + ' ' + t('req_paid') : t('req_paid');
+      case 'done':
+        return r.status === 'overpaid'
+          ? t('req_overpaid', { excess: of((BigInt(r.received) - BigInt(r.amount)).toString()) }) + ' ' + t('req_paid_done')
+          : t('req_paid_done');
+      case 'forward_failed': return t('req_paid_failed');
+      case 'expired': return BigInt(r.received) > 0n ? t('req_expired_partial', { received, amount }) : t('req_expired');
+      case 'late': return t('req_paid_late');
+      default: return t('req_awaiting', { amount });
+    }
+  }
+
+  /** The payer page of a payment request: the amount, the merchant, the fixed deadline, only the requested asset. */
+  function renderRequest(r) {
+    const heading = $('heading');
+    const network = $('network');
+    delete heading.dataset.i18n;
+    delete network.dataset.i18n;
+    const asset = r.asset_symbol === 'USDT' ? 'USDT (TRC20)' : r.asset_symbol;
+    heading.classList.add('request');
+    setText(heading, t('pay_heading', { amount: units(r.amount, r.asset_symbol) }));
+    setText(network, t('network_one', { asset }));
+    const name = state.session.payment.merchant_name;
+    $('merchant').hidden = !name;
+    setText($('merchant'), name ? t('merchant', { name }) : '');
+    $('reference').hidden = !r.reference;
+    setText($('reference'), r.reference ? t('reference', { label: r.reference }) : '');
+    $('description').hidden = !r.description;
+    setText($('description'), r.description || '');
+    $('amount-box').hidden = false;
+    $('copy-amount').hidden = false;
+    const [number, symbol] = units(r.amount, r.asset_symbol).split(' ');
+    setText($('amount-number'), number);
+    setText($('amount-symbol'), symbol);
+    $('assets').hidden = true;
+    $('collect').hidden = true;
+    $('collect-hint').hidden = true;
+    $('minimums').hidden = true;
+    $('countdown').hidden = true;
+    $('status').hidden = true;
+    const current = phase();
+    renderProgress(current);
+    const summary = $('summary');
+    summary.hidden = false;
+    setText(summary, requestText(r, current));
+    summary.className = 'summary ' + current;
+    renderDeadline();
+  }
+
+  /** The fixed deadline's countdown (never the token's sliding expiry), shown while the request waits for payment. */
+  function renderDeadline() {
+    const r = request();
+    if (r === null || state.ended) return;
+    const open = r.status === 'awaiting' || r.status === 'partially_paid';
+    const left = Date.parse(r.deadline) - Date.now();
+    $('deadline').hidden = !open;
+    if (open) setText($('deadline'), left > 0 ? t('pay_within', { time: duration(left) }) : t('deadline_passed'));
+  }
+
   function renderCountdown() {
     if (state.session === null || state.ended) return;
+    renderDeadline();
     const left = Date.parse(state.session.expires_at) - Date.now();
     setText($('countdown'), t('expires_in', { time: duration(left) }));
     // A paused page must not ask: a request would slide the expiry the pause lets run out.
@@ -200,6 +299,14 @@
     $('loading').hidden = true;
     $('checkout').hidden = false;
     setText($('address'), session.address.address);
+    if (state.qr === 'shown') $('qr').alt = t('qr_alt', { address: session.address.address });
+    if (request() !== null) {
+      renderRequest(request());
+      setText($('notice'), state.notice === null ? '' : t(state.notice));
+      $('paused').hidden = !state.paused;
+      renderCountdown();
+      return;
+    }
     const label = session.address.address_label;
     $('reference').hidden = !label;
     setText($('reference'), label ? t('reference', { label }) : '');
@@ -222,6 +329,9 @@
     const amount = available(state.chosen);
     setText($('collect'), amount > 0n && !running() ? t('collect_amount', { amount: units(amount.toString(), state.chosen) }) : t('collect'));
     $('collect').disabled = !canCollect();
+    // An asset the merchant's auto_collect covers is forwarded by the worker: no button to press (issue #24).
+    $('collect').hidden = current === 'auto';
+    $('collect-hint').hidden = current === 'auto';
     setText($('notice'), state.notice === null ? '' : t(state.notice));
     $('paused').hidden = !state.paused;
     renderCountdown();
@@ -355,12 +465,12 @@
     await refresh();
   }
 
-  async function copyAddress() {
-    const address = $('address').textContent;
+  /** Copies `text`; outside a secure context, selects `element` (which shows it) and copies the selection. */
+  async function copyText(text, element, done) {
     let copied = false;
     try {
       if (navigator.clipboard && window.isSecureContext) {
-        await navigator.clipboard.writeText(address);
+        await navigator.clipboard.writeText(text);
         copied = true;
       }
     } catch (e) {
@@ -368,14 +478,21 @@
     }
     if (!copied) {
       const range = document.createRange();
-      range.selectNodeContents($('address'));
+      range.selectNodeContents(element);
       const selection = getSelection();
       selection.removeAllRanges();
       selection.addRange(range);
       try { copied = document.execCommand('copy'); } catch (e) { copied = false; }
     }
-    setText($('copy-status'), t(copied ? 'copied' : 'copy_failed'));
+    setText($('copy-status'), t(copied ? done : 'copy_failed'));
   }
+
+  const copyAddress = () => copyText($('address').textContent, $('address'), 'copied');
+  // The amount as a wallet takes it: the number alone, in units, without the symbol.
+  const copyAmount = () => {
+    const r = request();
+    if (r !== null) copyText(units(r.amount, r.asset_symbol).split(' ')[0].replace(/,/g, ''), $('amount-number'), 'amount_copied');
+  };
 
   for (const button of document.querySelectorAll('[data-lang]')) {
     button.addEventListener('click', () => {
@@ -388,6 +505,7 @@
   }
   $('collect').addEventListener('click', collect);
   $('copy').addEventListener('click', copyAddress);
+  $('copy-amount').addEventListener('click', copyAmount);
   $('resume').addEventListener('click', activity);
   for (const type of ['pointerdown', 'keydown', 'touchstart', 'wheel']) addEventListener(type, activity, { passive: true, capture: true });
   setInterval(renderCountdown, 1000);

@@ -36,18 +36,23 @@ function render(lang: PageLanguage): string {
 <body>
 <header class="bar"><nav id="languages" aria-label="${escapeHtml(m.language)}" data-i18n-label="language">${switcher}</nav></header>
 <main>
-${text('heading', 'h1')}
+${text('heading', 'h1', ' id="heading"')}
+<p id="merchant" class="merchant" hidden></p>
 <p id="reference" class="reference" hidden></p>
+<p id="description" class="muted" hidden></p>
+<p id="summary" class="summary" role="status" hidden></p>
+<p id="deadline" class="timer" role="timer" hidden></p>
 ${text('loading', 'p', ' id="loading" class="muted"')}
 <div id="problem" class="problem" role="alert" hidden></div>
 <div id="checkout" class="columns" hidden>
 <section class="card" aria-labelledby="send-to">
 ${text('send_to', 'h2', ' id="send-to"')}
 <img id="qr" class="qr" width="240" height="240" alt="" hidden>
+<div id="amount-box" class="amount-box" hidden>${text('amount_label', 'span', ' class="label" id="amount-label"')}<code id="amount" class="amount-value"><span id="amount-number"></span> <span id="amount-symbol"></span></code></div>
 <code id="address" class="address"></code>
-${text('copy', 'button', ' type="button" id="copy" class="copy"')}
+<div class="copies">${text('copy_amount', 'button', ' type="button" id="copy-amount" class="copy" hidden')}${text('copy', 'button', ' type="button" id="copy" class="copy"')}</div>
 <p id="copy-status" class="live" role="status"></p>
-<p class="warning"><strong data-i18n="network">${escapeHtml(m.network)}</strong> ${text('network_detail')}</p>
+<p class="warning"><strong id="network" data-i18n="network">${escapeHtml(m.network)}</strong> ${text('network_detail')}</p>
 <p id="minimums" class="muted"></p>
 <p id="countdown" class="timer" role="timer"></p>
 </section>
@@ -57,7 +62,7 @@ ${text('status_heading', 'h2', ' id="status-heading"')}
 <p id="status" class="status" role="status"></p>
 <fieldset id="assets"><legend data-i18n="received_legend">${escapeHtml(m.received_legend)}</legend><div id="asset-list"></div></fieldset>
 <button type="button" id="collect" class="primary" disabled>${escapeHtml(m.collect)}</button>
-${text('collect_hint', 'p', ' class="hint"')}
+${text('collect_hint', 'p', ' id="collect-hint" class="hint"')}
 <p id="notice" class="notice" role="alert"></p>
 <div id="paused" class="paused" hidden>${text('paused', 'p')}${text('resume', 'button', ' type="button" id="resume"')}</div>
 </section>

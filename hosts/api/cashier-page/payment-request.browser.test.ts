@@ -1,0 +1,235 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  axeViolations, block, call, chromiumFound, CHROMIUM, launchChromium, newMerchant, openPayerPage, pass, screenshot, startWorld, VIEWPORTS,
+  type PayerPage, type Viewport, type World,
+} from './payer-page.browser-fixture.js';
+
+if (!chromiumFound) {
+  process.stdout.write(`\nSKIPPED: payment request browser suite: no chromium at ${CHROMIUM} (apt-get install -y chromium)\n\n`);
+}
+
+const POLL_MS = 5_000;
+const MINUTE = 60_000;
+
+/** A merchant named "Acme Store" whose sub-address carries a payment request (issue #25) instead of a plain token. */
+interface Request { readonly sub: string; readonly ct: string; readonly apiToken: string }
+
+/**
+ * The payer page of a payment request (issue #25 item 4) in Debian's chromium at 390×844 and at desktop width, against
+ * the `npm start` stack with every clock manual; payments are real devnet transfers from the faucet, confirmed at the
+ * solidified depth by the worker's scanner, and the worker's own payment watcher forwards paid requests.
+ */
+describe.skipIf(!chromiumFound)('payment request payer page in chromium', () => {
+  let browser: Browser;
+  let w: World;
+  beforeAll(async () => {
+    [browser, w] = await Promise.all([launchChromium(), startWorld()]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await w?.dev.stop();
+  });
+
+  async function requestFor(body: Record<string, unknown>): Promise<Request> {
+    const m = await newMerchant(w);
+    await call(w, 'PUT', '/api/subscriptions/config', { token: m.session, body: { service_code: 'developer', config: { display_name: 'Acme Store' } }, expect: 200 });
+    await call(w, 'DELETE', `/api/cashier/tokens/${m.tokenNo}`, { token: m.apiToken, body: {}, expect: 200 });
+    const token = await call(w, 'POST', '/api/cashier/tokens', {
+      token: m.apiToken, body: { address: m.sub, amount: '25000000', asset_symbol: 'USDT', reference: 'Order 2501', ...body }, expect: 201,
+    });
+    return { sub: m.sub, ct: token.token, apiToken: m.apiToken };
+  }
+
+  const text = (p: PayerPage, selector: string): Promise<string> => p.page.locator(selector).innerText();
+  const waitText = async (p: PayerPage, selector: string, expected: string | RegExp): Promise<void> => {
+    try {
+      await p.page.locator(selector, { hasText: expected }).first().waitFor({ timeout: 10_000 });
+    } catch (error) {
+      const shown = await p.page.locator('main').innerText().catch(() => '(no page)');
+      throw new Error(`${selector} never showed ${String(expected)}; the page shows:\n${shown}`, { cause: error });
+    }
+  };
+  const pay = (r: Request, amount: string) => w.dev.faucet.send(r.sub, 'USDT', amount);
+  /** Blocks pass (the scanner confirms at the solidified depth, the watcher judges) until the session's payment says so. */
+  async function untilPayment(p: PayerPage, r: Request, done: (payment: any, session: any) => boolean, rounds = 60): Promise<void> {
+    for (let i = 0; i < rounds; i++) {
+      await block(w, p.page);
+      // The page's own refreshes use 24 of the token's 60 GETs a minute (spec §8): look every third block (9 s) only.
+      if (i % 3 !== 2 && i !== rounds - 1) continue;
+      const session = await call(w, 'GET', '/api/cashier/session', { token: r.ct, expect: 200 })
+        .catch((error: unknown) => { throw new Error(`${String(error)} after ${i + 1} blocks, ${p.apiCalls.length} page calls`); });
+      if (done(session.payment, session)) {
+        await pass(w, p.page, POLL_MS);
+        return;
+      }
+    }
+    throw new Error('the payment request never got there');
+  }
+  /** Every primary element lies within the first screen (390×844 on a phone). */
+  async function aboveTheFold(p: PayerPage, vp: Viewport): Promise<void> {
+    const height = vp.options.viewport!.height;
+    for (const selector of ['#heading', '#merchant', '#summary', '#amount', '#address', '#copy-amount', '#copy', '#deadline']) {
+      const box = await p.page.locator(selector).boundingBox();
+      expect({ selector, visible: box !== null, bottom: box !== null && box.y + box.height <= height }).toEqual({ selector, visible: true, bottom: true });
+    }
+  }
+  const clean = async (p: PayerPage, name: string): Promise<void> => {
+    expect(await axeViolations(p.page)).toEqual([]);
+    await screenshot(p.page, name);
+    expect(p.errors).toEqual([]);
+  };
+
+  for (const vp of VIEWPORTS) {
+    describe(`at ${vp.name} width`, () => {
+      it('partial then completed: "Pay 25 USDT" above the fold, the fixed deadline, "send 15 more", then paid and forwarded by itself', async () => {
+        const r = await requestFor({ description: 'Two mugs', pay_within_minutes: 20 });
+        const p = await openPayerPage(browser, w, vp, `?ct=${r.ct}`);
+        try {
+          await waitText(p, '#heading', 'Pay 25 USDT');
+          expect(await text(p, '#merchant')).toBe('To Acme Store');
+          expect(await text(p, '#reference')).toBe('Reference: Order 2501');
+          expect(await text(p, '#description')).toBe('Two mugs');
+          expect(await text(p, '#amount')).toBe('25 USDT');
+          expect(await text(p, '#address')).toBe(r.sub);
+          expect(await text(p, '#summary')).toBe('Send exactly 25 USDT to this address. This page updates by itself.');
+          expect(await text(p, '#network')).toBe('Send only USDT (TRC20) on TRON.');
+          expect(await text(p, '#deadline')).toBe('Pay within 20:00');
+          // Only the requested asset: no asset choice, no button to press, no sliding "Time left".
+          expect(await p.page.locator('#assets').isHidden()).toBe(true);
+          expect(await p.page.locator('input[type="radio"]').count()).toBe(0);
+          expect(await p.page.locator('#collect').isHidden()).toBe(true);
+          expect(await p.page.locator('#countdown').isHidden()).toBe(true);
+          await aboveTheFold(p, vp);
+          // The deadline is fixed: refreshes slide the token's expiry, never it.
+          await pass(w, p.page, 2 * POLL_MS);
+          await waitText(p, '#deadline', 'Pay within 19:50');
+          // Outside a secure context the copy falls back to selecting the amount: the number alone, as a wallet takes it.
+          await p.page.locator('#copy-amount').click();
+          await waitText(p, '#copy-status', 'Amount copied.');
+          expect(await p.page.evaluate('getSelection().toString()')).toBe('25');
+          await clean(p, `request-${vp.name}-01-awaiting`);
+
+          await pay(r, '10000000');
+          await untilPayment(p, r, (payment) => payment.status === 'partially_paid');
+          await waitText(p, '#summary', 'Received 10 USDT of 25 USDT: send 15 USDT more.');
+          expect(await p.page.locator('[data-step="received"]').getAttribute('aria-current')).toBe('step');
+          expect(await p.page.locator('#deadline').isVisible()).toBe(true);
+          await aboveTheFold(p, vp);
+          await clean(p, `request-${vp.name}-02-partial`);
+
+          await pay(r, '15000000');
+          await untilPayment(p, r, (payment, session) => payment.status === 'paid' && session.active_task !== null);
+          await waitText(p, '#summary', 'Paid: being forwarded to the merchant.');
+          expect(await p.page.locator('[data-step="sweeping"]').getAttribute('aria-current')).toBe('step');
+          expect(await p.page.locator('#deadline').isHidden()).toBe(true);
+          await clean(p, `request-${vp.name}-03-forwarding`);
+          await untilPayment(p, r, (_payment, session) => session.active_task?.status === 11);
+          await waitText(p, '#summary', 'Paid. The merchant has received your payment.');
+          expect(await p.page.locator('[data-step="done"]').getAttribute('class')).toBe('done');
+          await clean(p, `request-${vp.name}-04-done`);
+        } finally {
+          await p.close();
+        }
+      });
+
+      it('exact payment, in Simplified Chinese: 支付 25 USDT, then paid', async () => {
+        const r = await requestFor({ pay_within_minutes: 15 });
+        const p = await openPayerPage(browser, w, vp, `?ct=${r.ct}`, { locale: 'zh-CN' });
+        try {
+          await waitText(p, '#heading', '支付 25 USDT');
+          expect(await text(p, '#merchant')).toBe('收款方：Acme Store');
+          expect(await text(p, '#summary')).toBe('请向此地址准确发送 25 USDT。本页面会自动更新。');
+          expect(await text(p, '#deadline')).toBe('请在 15:00 内付款');
+          expect(await text(p, '#copy-amount')).toBe('复制金额');
+          await aboveTheFold(p, vp);
+          await clean(p, `request-${vp.name}-05-zh-awaiting`);
+          await pay(r, '25000000');
+          await untilPayment(p, r, (payment, session) => payment.status === 'paid' && session.active_task !== null);
+          await waitText(p, '#summary', '已付款：正在转交给商户。');
+          await clean(p, `request-${vp.name}-06-zh-paid`);
+          await p.page.getByRole('button', { name: 'English' }).click();
+          expect(await text(p, '#heading')).toBe('Pay 25 USDT');
+          expect(await text(p, '#summary')).toBe('Paid: being forwarded to the merchant.');
+        } finally {
+          await p.close();
+        }
+      });
+
+      it('overpaid: "Overpaid by 2 USDT: contact the merchant", and forwarded all the same', async () => {
+        const r = await requestFor({});
+        const p = await openPayerPage(browser, w, vp, `?ct=${r.ct}`);
+        try {
+          await waitText(p, '#heading', 'Pay 25 USDT');
+          await pay(r, '27000000');
+          await untilPayment(p, r, (payment, session) => payment.status === 'overpaid' && session.active_task !== null);
+          await waitText(p, '#summary', 'Overpaid by 2 USDT: contact the merchant about the difference. Paid: being forwarded to the merchant.');
+          await clean(p, `request-${vp.name}-07-overpaid`);
+        } finally {
+          await p.close();
+        }
+      });
+
+      it('expired with nothing received: "Expired: do not send"; then paid after the deadline: "Arrived after the deadline", in both languages', async () => {
+        const r = await requestFor({ pay_within_minutes: 5 });
+        const p = await openPayerPage(browser, w, vp, `?ct=${r.ct}`);
+        try {
+          await waitText(p, '#deadline', 'Pay within 5:00');
+          // Five minutes at once (each timer fires at most once): a minute-by-minute walk would crowd the page's refreshes
+          // into the token's rate-limit windows.
+          w.clock.advance(5 * MINUTE);
+          await p.page.clock.fastForward(5 * MINUTE);
+          await untilPayment(p, r, (payment) => payment.status === 'expired', 3);
+          await waitText(p, '#summary', 'Expired: do not send. The time to pay is over.');
+          expect(await p.page.locator('#deadline').isHidden()).toBe(true);
+          expect(await p.page.locator('[data-step="waiting"]').getAttribute('class')).toBe('failed');
+          await clean(p, `request-${vp.name}-08-expired`);
+          await p.page.getByRole('button', { name: '简体中文' }).click();
+          expect(await text(p, '#summary')).toBe('已过期：请勿再付款。付款时间已结束。');
+          expect(await axeViolations(p.page)).toEqual([]);
+          await p.page.getByRole('button', { name: 'English' }).click();
+
+          await pay(r, '25000000');
+          await untilPayment(p, r, (payment) => payment.status === 'paid_late');
+          await waitText(p, '#summary', 'Arrived after the deadline: contact the merchant.');
+          // Not forwarded by itself: the merchant decides.
+          expect((await call(w, 'GET', '/api/cashier/session', { token: r.ct })).active_task).toBeNull();
+          await clean(p, `request-${vp.name}-09-paid-late`);
+          await p.page.getByRole('button', { name: '简体中文' }).click();
+          expect(await text(p, '#summary')).toBe('付款在截止时间之后到账：请联系商户。');
+          expect(await axeViolations(p.page)).toEqual([]);
+        } finally {
+          await p.close();
+        }
+      });
+    });
+  }
+
+  it('an asset covered by auto_collect needs no press: the page says it is forwarded by itself, then shows the forwarding (issue #24)', async () => {
+    const m = await newMerchant(w);
+    await call(w, 'PUT', '/api/subscriptions/config', {
+      token: m.session, body: { service_code: 'developer', config: { auto_collect: { USDT: { min_amount: '1000000', max_fee_sun: '100000000' } } } }, expect: 200,
+    });
+    const p = await openPayerPage(browser, w, VIEWPORTS[0]!, `?ct=${m.ct}`);
+    try {
+      await waitText(p, '#status', /^Waiting for your payment/);
+      await w.dev.faucet.send(m.sub, 'USDT', '5000000');
+      await block(w, p.page);
+      await pass(w, p.page, POLL_MS);
+      // Seen, not yet confirmed: the page says it is forwarded by itself and offers no button.
+      await waitText(p, '#status', 'Received 5 USDT. It is forwarded to the merchant by itself: there is nothing to press.');
+      expect(await p.page.locator('#collect').isHidden()).toBe(true);
+      expect(await p.page.locator('#collect-hint').isHidden()).toBe(true);
+      await clean(p, 'auto-collect-01-received');
+      for (let i = 0; i < 60; i++) {
+        await block(w, p.page);
+        if ((await call(w, 'GET', '/api/cashier/session', { token: m.ct })).active_task !== null) break;
+      }
+      await pass(w, p.page, POLL_MS);
+      await waitText(p, '#status', 'Your payment is being forwarded to the merchant.');
+      await clean(p, 'auto-collect-02-forwarding');
+    } finally {
+      await p.close();
+    }
+  });
+});
