@@ -49,7 +49,7 @@ describe('startServe (npm run serve)', () => {
       method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 's@example.com', password: 'correct horse battery' }),
     });
     expect(register.status).toBe(201);
-    expect(await c.get(TOKENS.Stores).accounts.findByEmail('s@example.com')).not.toBeNull();
+    expect(await c.get(TOKENS.Stores).accounts.listPendingByEmail('s@example.com')).toHaveLength(1);
     await serve.worker.tick();
     expect(await serve.stop(5_000)).toBe(true);
     await expect(fetch(`${serve.url}/api/healthz`)).rejects.toThrow();
