@@ -40,6 +40,15 @@ export function describeDeveloperConfigRepositoryContract(
       expect(await developerConfigs.get(1)).toEqual(dropped);
     });
 
+    it('keeps the display name (issue #25) and drops it when saved without', async () => {
+      const { developerConfigs } = subject();
+      const named = aDeveloperConfig({ displayName: 'Acme Store 商店' });
+      await developerConfigs.save(named);
+      expect(await developerConfigs.get(1)).toEqual(named);
+      await developerConfigs.save(aDeveloperConfig({ version: 2 }));
+      expect(await developerConfigs.get(1)).not.toHaveProperty('displayName');
+    });
+
     it('a second insert, a stale or a skipped version throws ConcurrencyConflict', async () => {
       const { developerConfigs } = subject();
       await developerConfigs.save(aDeveloperConfig());
