@@ -10,6 +10,7 @@ import type { DeveloperConfig } from '../domain/model/webhook.js';
 import type { RiskEntryKind } from '../ports/risk-policy.port.js';
 import type { AdminService } from './application.js';
 import type { ResolvedDeps } from './deps.js';
+import { AuditTrail } from './audit-trail.js';
 import { fieldsOf, optionalString, parseIdParam, requireString, type Fields } from './input.js';
 import { toCommandView } from './mappers.js';
 import { retryOnConflict } from './retry-on-conflict.js';
@@ -43,11 +44,15 @@ function parseRiskValue(fields: Fields): string {
 
 /** The ports the admin use cases touch. */
 export type AdminDeps = Pick<ResolvedDeps,
-  'accounts' | 'subscriptions' | 'developerConfigs' | 'commands' | 'tasks' | 'uow' | 'risk' | 'clock' | 'ids'>;
+  'accounts' | 'subscriptions' | 'developerConfigs' | 'commands' | 'tasks' | 'uow' | 'risk' | 'clock' | 'ids' | 'auditLog'>;
 
 /** Platform operations behind ADMIN_TOKEN (DESIGN.md "Platform (admin) operations"). */
 export class AdminUseCases implements AdminService {
-  constructor(private readonly deps: AdminDeps) {}
+  private readonly audit: AuditTrail;
+
+  constructor(private readonly deps: AdminDeps) {
+    this.audit = new AuditTrail(deps);
+  }
 
   async listPendingWebhooks(): Promise<PendingWebhookView[]> {
     const pending = await this.deps.developerConfigs.listPending();
@@ -60,12 +65,12 @@ export class AdminUseCases implements AdminService {
   }
 
   async approveWebhook(userId: string): Promise<WebhookStatusView> {
-    return this.review(userId, (config, now) => approveWebhook(config, now));
+    return this.review(userId, 'approved', (config, now) => approveWebhook(config, now));
   }
 
   async rejectWebhook(userId: string, body: unknown): Promise<WebhookStatusView> {
     const note = requireString(fieldsOf(body), 'note', MAX_NOTE);
-    return this.review(userId, (config, now) => rejectWebhook(config, note, now));
+    return this.review(userId, 'rejected', (config, now) => rejectWebhook(config, note, now));
   }
 
   /**
@@ -142,14 +147,18 @@ export class AdminUseCases implements AdminService {
     return id;
   }
 
-  private async review(userId: string, decide: (config: DeveloperConfig, now: number) => DeveloperConfig): Promise<WebhookStatusView> {
+  private async review(
+    userId: string, decision: 'approved' | 'rejected', decide: (config: DeveloperConfig, now: number) => DeveloperConfig,
+  ): Promise<WebhookStatusView> {
     const id = await this.existingUser(userId);
-    return retryOnConflict(async () => {
+    const view = await retryOnConflict(async () => {
       const config = await this.deps.developerConfigs.get(id);
       if (config === null) throw new DomainError('BIZ-WEBHOOK-NOT-PENDING');
       const next = { ...decide(config, this.deps.clock.now()), version: config.version + 1 };
       await this.deps.developerConfigs.save(next);
       return webhookView(next);
     });
+    await this.audit.record({ userId: id, action: 'webhook.url_reviewed', actor: { kind: 'admin', id: null }, detail: { decision } });
+    return view;
   }
 }

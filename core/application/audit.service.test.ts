@@ -53,13 +53,26 @@ describe('audit trail: what the use cases record (issue #26 item 5)', () => {
     const entries = (await app.audit.list(user.userId, { per_page: '100' })).items;
     expect(entries.find((e) => e.action === 'api_token.created')!.detail).toEqual({ token_id: token.id, name: 'ci' });
     expect(entries.find((e) => e.action === 'webhook.url_changed')!.detail).toEqual({ host: 'hooks.example.com' });
-    expect(entries.find((e) => e.action === 'withdrawal.requested')!.detail).toEqual({
+    expect(entries.find((e) => e.action === 'withdrawal.requested')!.detail).toMatchObject({
       command_no: accepted.command_no, from_address: user.main, to_address: recipient, asset_symbol: 'USDT', amount: '1500000',
     });
     const text = JSON.stringify(entries);
     for (const secret of [token.token, 'whsec-0123456789abcdef', 'whsec-fedcba9876543210', TEST_PASSWORD, user.sessionToken]) {
       expect(text).not.toContain(secret);
     }
+  });
+
+  it('the admin\'s review of a webhook URL is recorded with the admin as actor', async () => {
+    const { app } = core;
+    await app.subscriptions.putConfig(user.userId, { service_code: 'developer', config: { webhook_url: 'https://hooks.example.com/a', webhook_secret: 'whsec-0123456789abcdef' } });
+    await app.admin.rejectWebhook(String(user.userId), { note: 'answers 404' });
+    await app.subscriptions.putConfig(user.userId, { service_code: 'developer', config: { webhook_url: 'https://hooks.example.com/b' } });
+    await app.admin.approveWebhook(String(user.userId));
+    const entries = (await app.audit.list(user.userId, { per_page: '100' })).items.filter((e) => e.action === 'webhook.url_reviewed');
+    expect(entries.map((e) => [e.actor, e.detail])).toEqual([
+      [{ kind: 'admin', id: null }, { decision: 'approved' }], [{ kind: 'admin', id: null }, { decision: 'rejected' }],
+    ]);
+    expect((await app.audit.verify(user.userId)).valid).toBe(true);
   });
 
   it('GET /audit-log pages newest first like /commands and validates the page', async () => {

@@ -17,6 +17,7 @@ export const AUDIT_ACTIONS = [
   'api_token.revoked',
   'webhook.url_changed',
   'webhook.secret_changed',
+  'webhook.url_reviewed',
   'policy.changed',
   'policy.allow_list_added',
   'policy.allow_list_removed',
