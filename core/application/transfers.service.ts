@@ -49,24 +49,39 @@ export class TransfersUseCases implements TransfersService {
       params: { to_address: to, amount: amount.toString(10) },
     };
     await refuseIfRisky(this.deps, { userId, operation: 'withdrawal', address: wallet.address, toAddress: to, assetSymbol: asset.symbol, amount }, draft);
-    const policy = await this.deps.withdrawalPolicies.get(userId);
-    await this.refuseDestination(policy, userId, to);
-    const limits = limitsOf(policy, asset.symbol);
-    const approval = needsApproval(limits, amount);
-    if (approval && (policy!.approval.url === null || policy!.approval.secret === null)) throw new DomainError('POLICY-APPROVAL-UNAVAILABLE');
-    const command = await withAddressLock(this.deps, wallet.address, async () => {
-      await refuseIfLocked(this.deps, wallet.address);
-      const created = newCommand(this.deps, draft);
-      const accepted: Command = approval ? { ...created, approval: awaitingApproval(created, policy!) } : created;
-      const velocity: VelocityCharge | null = velocityCharge(limits, { userId, assetSymbol: asset.symbol, amount, at: created.createdAt });
-      await this.deps.uow.commit({ newCommands: [accepted], ...(velocity === null ? {} : { velocity }) });
-      return accepted;
+    const detail = { from_address: wallet.address, to_address: to, asset_symbol: asset.symbol, amount: amount.toString(10) };
+    const command = await this.refusalsAudited(userId, detail, async () => {
+      const policy = await this.deps.withdrawalPolicies.get(userId);
+      await this.refuseDestination(policy, userId, to);
+      const limits = limitsOf(policy, asset.symbol);
+      const approval = needsApproval(limits, amount);
+      if (approval && (policy!.approval.url === null || policy!.approval.secret === null)) throw new DomainError('POLICY-APPROVAL-UNAVAILABLE');
+      return withAddressLock(this.deps, wallet.address, async () => {
+        await refuseIfLocked(this.deps, wallet.address);
+        const created = newCommand(this.deps, draft);
+        const accepted: Command = approval ? { ...created, approval: awaitingApproval(created, policy!) } : created;
+        const velocity: VelocityCharge | null = velocityCharge(limits, { userId, assetSymbol: asset.symbol, amount, at: created.createdAt });
+        await this.deps.uow.commit({ newCommands: [accepted], ...(velocity === null ? {} : { velocity }) });
+        return accepted;
+      });
     });
     await this.audit.record({
       userId, action: 'withdrawal.requested', actor: { kind: 'user', id: null },
-      detail: { command_no: command.commandNo, from_address: wallet.address, to_address: to, asset_symbol: asset.symbol, amount: amount.toString(10) },
+      detail: { command_no: command.commandNo, ...detail, approval: command.approval == null ? null : 'awaiting' },
     });
     return { command_no: command.commandNo, status: command.status };
+  }
+
+  /** Runs the policy's checks; a refusal by a POLICY-* rule is recorded in the audit log (withdrawal.refused), then rethrown. */
+  private async refusalsAudited<T>(userId: UserId, detail: Readonly<Record<string, string>>, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof DomainError && error.code.startsWith('POLICY-')) {
+        await this.audit.record({ userId, action: 'withdrawal.refused', actor: { kind: 'user', id: null }, detail: { rule: error.code, ...detail } });
+      }
+      throw error;
+    }
   }
 
   /** allow_list_only: the destination must be listed and past its cooling-off delay. */

@@ -9,13 +9,14 @@ import { checkWebhookHost, checkWebhookHostBeforeLookup, checkWebhookUrlSyntax }
 import {
   emptyWithdrawalPolicy, MAX_ALLOW_LIST_ENTRIES, MAX_APPROVAL_TIMEOUT_MINUTES,
 } from '../domain/withdrawal-policy-rules.js';
+import { AuditTrail } from './audit-trail.js';
 import type { ResolvedDeps } from './deps.js';
 import { fieldsOf, optionalString, parseIdParam, requireString, type Fields } from './input.js';
 import { retryOnConflict } from './retry-on-conflict.js';
 
 /** The ports the policy use cases touch. */
 export type WithdrawalPoliciesDeps = Pick<ResolvedDeps,
-  'withdrawalPolicies' | 'accounts' | 'cipher' | 'dns' | 'assets' | 'chain' | 'clock' | 'settings'>;
+  'withdrawalPolicies' | 'accounts' | 'auditLog' | 'cipher' | 'dns' | 'assets' | 'chain' | 'clock' | 'settings'>;
 
 /** AAD of the encrypted approval secret: binds the ciphertext to its user and purpose. */
 export function approvalSecretAad(userId: UserId): string {
@@ -97,7 +98,11 @@ function optionalCount(value: unknown, field: string): number | null {
  * the platform's review of approval URLs (admin).
  */
 export class WithdrawalPoliciesUseCases {
-  constructor(private readonly deps: WithdrawalPoliciesDeps) {}
+  private readonly audit: AuditTrail;
+
+  constructor(private readonly deps: WithdrawalPoliciesDeps) {
+    this.audit = new AuditTrail(deps);
+  }
 
   async getPolicy(userId: UserId): Promise<WithdrawalPolicyView> {
     return policyView(await this.current(userId));
@@ -122,7 +127,7 @@ export class WithdrawalPoliciesUseCases {
     const limits = this.parseLimits(fields['limits']);
     const encrypted = secret === undefined ? undefined
       : await this.deps.cipher.encrypt(new TextEncoder().encode(secret), approvalSecretAad(userId));
-    return retryOnConflict(async () => {
+    const view = await retryOnConflict(async () => {
       const current = await this.current(userId);
       const now = this.deps.clock.now();
       let approval = url === undefined ? current.approval : applyWebhookUrl(current.approval, url, now);
@@ -140,6 +145,16 @@ export class WithdrawalPoliciesUseCases {
       await this.deps.withdrawalPolicies.save(next);
       return policyView(next);
     });
+    // What changed, never the secret: which fields were sent, and the policy as it now stands.
+    await this.audit.record({
+      userId, action: 'policy.changed', actor: { kind: 'user', id: null },
+      detail: {
+        fields: Object.keys(fields).sort().join(','), allow_list_only: view.allow_list_only,
+        approval_url_host: view.approval_url === null ? null : new URL(view.approval_url).host,
+        approval_secret_changed: secret !== undefined, limits: JSON.stringify(view.limits),
+      },
+    });
+    return view;
   }
 
   /** POST /policies/allow-list {address, label}: usable from now + WITHDRAWAL_ALLOWLIST_DELAY_H (active_from). */
@@ -154,7 +169,9 @@ export class WithdrawalPoliciesUseCases {
     const outcome = await this.deps.withdrawalPolicies.addAllowListEntry(entry, MAX_ALLOW_LIST_ENTRIES);
     if (outcome === 'exists') throw new DomainError('POLICY-ALLOW-LIST-ENTRY-EXISTS');
     if (outcome === 'full') throw new DomainError('POLICY-ALLOW-LIST-FULL');
-    return allowListEntryView(entry);
+    const view = allowListEntryView(entry);
+    await this.audit.record({ userId, action: 'policy.allow_list_added', actor: { kind: 'user', id: null }, detail: { address, label, active_from: view.active_from } });
+    return view;
   }
 
   async listAllowList(userId: UserId, query: unknown): Promise<ItemsPage<AllowListEntryView>> {
@@ -166,6 +183,7 @@ export class WithdrawalPoliciesUseCases {
   /** DELETE /policies/allow-list/{address}: effective at once. */
   async removeAllowListEntry(userId: UserId, address: string): Promise<{ address: string; removed: true }> {
     if (!(await this.deps.withdrawalPolicies.removeAllowListEntry(userId, address))) throw new DomainError('POLICY-ALLOW-LIST-ENTRY-NOT-FOUND');
+    await this.audit.record({ userId, action: 'policy.allow_list_removed', actor: { kind: 'user', id: null }, detail: { address } });
     return { address, removed: true };
   }
 
@@ -195,6 +213,10 @@ export class WithdrawalPoliciesUseCases {
       const now = this.deps.clock.now();
       const next = { ...policy, approval: decide(policy, now), updatedAt: now, version: policy.version + 1 };
       await this.deps.withdrawalPolicies.save(next);
+      await this.audit.record({
+        userId, action: 'policy.changed', actor: { kind: 'admin', id: null },
+        detail: { approval_url_review: next.approval.pendingUrl === null && next.approval.reviewNote === null ? 'approved' : 'rejected' },
+      });
       return webhookView(next.approval);
     });
   }

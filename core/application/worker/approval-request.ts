@@ -1,6 +1,7 @@
 import { approvalRequestPayload, judgeApprovalAnswer, signedApprovalRequest, type ApprovalVerdict } from '../../domain/approval.js';
 import type { Command } from '../../domain/model/command.js';
 import type { CommandApproval } from '../../domain/model/withdrawal-policy.js';
+import type { AuditLog } from '../../ports/audit-log.port.js';
 import type { IdGenerator } from '../../ports/id-generator.port.js';
 import type { KeyCipher } from '../../ports/key-cipher.port.js';
 import type { WebhookTransport } from '../../ports/webhook-transport.port.js';
@@ -13,6 +14,8 @@ export interface ApprovalRequestDeps {
   readonly cipher: KeyCipher;
   readonly transport?: WebhookTransport;
   readonly withdrawalPolicies?: WithdrawalPolicyRepository;
+  /** Where approval requests and decisions are recorded (the account's audit trail), when given. */
+  readonly auditLog?: AuditLog;
 }
 
 /**

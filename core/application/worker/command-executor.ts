@@ -1,4 +1,5 @@
 import { formatUnits } from '../../domain/amount.js';
+import { formatIsoTime } from '../../domain/time.js';
 import { COMMAND_APPROVAL_STEP, COMMAND_STEPS, commandTransition, finishedCommand } from '../../domain/command-machine.js';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../domain/errors.js';
 import type { AssetRegistry } from '../../domain/assets.js';
@@ -10,6 +11,8 @@ import type { IdGenerator } from '../../ports/id-generator.port.js';
 import type { RiskPolicy } from '../../ports/risk-policy.port.js';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.js';
 import { withdrawalEvent } from '../webhook-events.js';
+import { AuditTrail } from '../audit-trail.js';
+import type { AuditAction } from '../../domain/model/audit.js';
 import { askApprover, type ApprovalRequestDeps } from './approval-request.js';
 import { EXECUTED_COMMAND_TYPES, planCommand, riskSubjectOf } from './command-intents.js';
 import { sweepableSun, type StepSettings } from './collection-steps.js';
@@ -171,9 +174,14 @@ class CommandWorkflow implements Workflow<Command> {
     if (risk.kind === 'fail') return risk;
     const approval = command.approval!;
     const now = this.deps.clock.now();
-    if (now >= approval.deadline) return { kind: 'fail', code: 'APPROVAL-TIMEOUT', message: ERROR_CATALOGUE['APPROVAL-TIMEOUT'].message };
+    if (now >= approval.deadline) {
+      await this.auditApproval(command, 'withdrawal.denied', { reason: 'APPROVAL-TIMEOUT', attempts: approval.attempts });
+      return { kind: 'fail', code: 'APPROVAL-TIMEOUT', message: ERROR_CATALOGUE['APPROVAL-TIMEOUT'].message };
+    }
+    if (approval.attempts === 0) await this.auditApproval(command, 'withdrawal.approval_requested', { expires_at: formatIsoTime(approval.deadline) });
     const verdict = await askApprover(this.deps, command, approval, now);
     const asked = { ...approval, attempts: approval.attempts + 1, lastAttemptAt: now };
+    if (verdict.kind !== 'refused') await this.auditApproval(command, verdict.kind === 'approved' ? 'withdrawal.approved' : 'withdrawal.denied', { attempt: asked.attempts });
     switch (verdict.kind) {
       case 'approved':
         return { kind: 'complete', subject: { ...command, approval: { ...asked, state: 'approved', lastRefusal: null, decidedAt: now } } };
@@ -185,6 +193,17 @@ class CommandWorkflow implements Workflow<Command> {
           delayMs: Math.max(1, Math.min(this.approvalRetryMs, approval.deadline - now)),
         };
     }
+  }
+
+  /** Records an approval event in the account's audit trail (when the worker has one); the approver is the actor of decisions. */
+  private async auditApproval(command: Command, action: AuditAction, detail: Readonly<Record<string, string | number>>): Promise<void> {
+    if (this.deps.auditLog === undefined) return;
+    const actor = action === 'withdrawal.approved' || (action === 'withdrawal.denied' && detail['reason'] === undefined)
+      ? { kind: 'approver' as const, id: null } : { kind: 'system' as const, id: null };
+    await new AuditTrail({ auditLog: this.deps.auditLog, clock: this.deps.clock }).record({
+      userId: command.userId, action, actor,
+      detail: { command_no: command.commandNo, asset_symbol: command.assetSymbol, amount: command.params['amount'] ?? null, ...detail },
+    });
   }
 
   /** Balance on chain now (where the command spends one), then the signed transaction for the runner to send. */
