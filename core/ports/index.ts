@@ -3,6 +3,7 @@ export type * from './clock.port.js';
 export type * from './id-generator.port.js';
 export type * from './key-cipher.port.js';
 export type * from './secret-hasher.port.js';
+export type * from './totp-generator.port.js';
 export type * from './mailer.port.js';
 export type * from './dns-resolver.port.js';
 export type * from './webhook-transport.port.js';

@@ -47,7 +47,7 @@ const login = (h: ApiHarness, email: string, password: string, totpCode?: string
 
 /** The four kinds of change a thief would try with a session, each as the spec's request (fresh idempotency keys). */
 function attempts(user: TestUser & { main: string; sub: string }, code?: string): Array<[string, string, Record<string, unknown>, Record<string, string>]> {
-  const step = code === undefined ? {} : { 'x-totp-code': code };
+  const step: Record<string, string> = code === undefined ? {} : { 'x-totp-code': code };
   return [
     ['POST', '/api/transfers', { from_address: user.main, to_address: user.sub, asset_symbol: 'TRX', amount: '1000000' }, { ...step, 'idempotency-key': randomUUID() }],
     ['POST', `/api/wallets/${user.main}/stake`, { resource: 'ENERGY', amount: '1000000' }, { ...step, 'idempotency-key': randomUUID() }],
