@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { aWallet, addressOf } from '../../contracts-tests/support/fixtures.js';
 import { type Closable, type MakeSubject, useFreshSubject } from '../../contracts-tests/support/contract-options.js';
+import type { IdGenerator } from '../../core/ports/id-generator.port.js';
 import type { WalletKeyStore } from './key-backup.js';
 
 /** What the suite needs: an empty store. */
 export interface WalletKeyStoreSubject extends Closable {
   readonly walletKeys: WalletKeyStore;
+  /** The same store's id generator: a restore must leave its wallet sequence past the restored ids. */
+  readonly ids: IdGenerator;
 }
 
 const OTHER_ENVELOPE = { keyId: 'k2', iv: 'aXYyaXYyaXYy', ciphertext: 'b3RoZXI=', tag: 'dGFndGFndGFndGFn' };
@@ -39,6 +42,14 @@ export function describeWalletKeyStoreContract(name: string, makeSubject: MakeSu
       expect(await walletKeys.insert(aWallet({ id: 9, userId: 4, addressType: 1, address: addressOf(90) }))).toBe(false);
       expect((await walletKeys.list(0, 10)).map((w) => w.id)).toEqual([7]);
       expect(await walletKeys.findByAddress(addressOf(90))).toBeNull();
+    });
+
+    it('a restored id moves the store\'s wallet sequence past it, never back', async () => {
+      const { walletKeys, ids } = subject();
+      expect(await walletKeys.insert(aWallet({ id: 41 }))).toBe(true);
+      expect(await walletKeys.insert(aWallet({ id: 12, address: addressOf(12) }))).toBe(true);
+      expect(await ids.nextInt('wallet_address')).toBe(42);
+      expect(await ids.nextInt('user')).toBe(1);
     });
 
     it('replaceKey is a compare-and-set on the envelope and bumps the version', async () => {

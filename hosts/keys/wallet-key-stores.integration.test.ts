@@ -1,4 +1,5 @@
 import { describeWithPostgres } from '../../contracts-tests/harness/with-postgres.js';
+import { PgIdGenerator } from '../../adapters/postgres/pg-id-generator.js';
 import { usePgTestStore } from '../../adapters/postgres/testing/pg-test-store.js';
 import { describeWalletKeyStoreContract } from './wallet-key-store.contract.js';
 import { PgWalletKeys } from './wallet-key-stores.js';
@@ -7,6 +8,6 @@ describeWithPostgres('PostgreSQL store: wallet keys (keys:export / keys:import)'
   const open = usePgTestStore(serverUrl, 'wallet_keys');
   describeWalletKeyStoreContract('postgres', async () => {
     await open().clear();
-    return { walletKeys: new PgWalletKeys(open().connection.pool) };
+    return { walletKeys: new PgWalletKeys(open().connection.pool), ids: new PgIdGenerator(open().connection.pool) };
   });
 });

@@ -9,6 +9,7 @@ import type { MemoryStore } from '../../adapters/memory/memory-store.js';
 import { MemoryWalletRepository } from '../../adapters/memory/memory-wallet-repository.js';
 import { COLLECTIONS } from '../../adapters/mongodb/collections.js';
 import { fromWalletDocument, type WalletDocument } from '../../adapters/mongodb/mongo-documents.js';
+import type { CounterDocument } from '../../adapters/mongodb/mongo-id-generator.js';
 import { MongoWalletRepository } from '../../adapters/mongodb/mongo-wallet-repository.js';
 import { PgWalletRepository, walletFromRow } from '../../adapters/postgres/pg-wallet-repository.js';
 import type { Row } from '../../adapters/postgres/pg-support.js';
@@ -28,6 +29,18 @@ async function insertRestored(wallets: WalletRepository, wallet: WalletAddress):
     if (error instanceof ConcurrencyConflict) return false; // the id is taken
     throw error;
   }
+}
+
+/**
+ * After a restore the store's `wallet_address` sequence must be past every restored id, or the next wallet created
+ * would be handed a taken id: each store raises its counter to at least the id (never lowers it).
+ */
+type RaiseSequence = (atLeast: number) => Promise<void>;
+
+async function insertAndRaise(wallets: WalletRepository, wallet: WalletAddress, raise: RaiseSequence): Promise<boolean> {
+  const inserted = await insertRestored(wallets, wallet);
+  if (inserted) await raise(wallet.id);
+  return inserted;
 }
 
 /** keys:rotate's compare-and-set of a wallet's envelope, shared by the durable stores. */
@@ -59,7 +72,11 @@ export class PgWalletKeys implements WalletKeyStore {
   }
 
   insert(wallet: WalletAddress): Promise<boolean> {
-    return insertRestored(this.wallets, wallet);
+    return insertAndRaise(this.wallets, wallet, async (atLeast) => {
+      await this.pool.query(
+        `INSERT INTO id_counters (sequence, last_value) VALUES ('wallet_address', $1)
+         ON CONFLICT (sequence) DO UPDATE SET last_value = GREATEST(id_counters.last_value, EXCLUDED.last_value)`, [atLeast]);
+    });
   }
 
   replaceKey(id: number, expected: EncryptedEnvelope, next: EncryptedEnvelope): Promise<boolean> {
@@ -88,7 +105,9 @@ export class MongoWalletKeys implements WalletKeyStore {
   }
 
   insert(wallet: WalletAddress): Promise<boolean> {
-    return insertRestored(this.wallets, wallet);
+    return insertAndRaise(this.wallets, wallet, async (atLeast) => {
+      await this.db.collection<CounterDocument>(COLLECTIONS.counters).updateOne({ _id: 'wallet_address' }, { $max: { value: atLeast } }, { upsert: true });
+    });
   }
 
   replaceKey(id: number, expected: EncryptedEnvelope, next: EncryptedEnvelope): Promise<boolean> {
@@ -113,7 +132,9 @@ export class MemoryWalletKeys implements WalletKeyStore {
   }
 
   insert(wallet: WalletAddress): Promise<boolean> {
-    return insertRestored(this.wallets, wallet);
+    return insertAndRaise(this.wallets, wallet, async (atLeast) => {
+      this.store.sequences.set('wallet_address', Math.max(this.store.sequences.get('wallet_address') ?? 0, atLeast));
+    });
   }
 
   async replaceKey(id: number, expected: EncryptedEnvelope, next: EncryptedEnvelope): Promise<boolean> {
