@@ -104,7 +104,10 @@ export class AccountsUseCases implements AccountsService {
     const token = newSecretToken('st_', this.deps.ids.randomBytes(this.deps.settings.tokenBytes));
     const tokenHash = this.deps.hasher.hashToken(token);
     // With 2FA on the password alone opens nothing (issue #26 item 3); the accepted code is the session's step-up proof.
-    await this.twoFactor.checkLogin(account, fields['totp_code'], tokenHash);
+    await this.twoFactor.checkLogin(account, fields['totp_code'], tokenHash).catch(async (error: unknown) => {
+      await this.audit.record({ userId: account.id, action: 'auth.login_failed', actor: { kind: 'user', id: null }, detail: { reason: 'second_factor' } });
+      throw error;
+    });
     const now = this.deps.clock.now();
     const expiresAt = now + this.deps.settings.sessionTtlMs;
     await this.deps.sessions.create({ tokenHash, userId: account.id, createdAt: now, expiresAt, revokedAt: null });

@@ -96,6 +96,13 @@ describe('two-factor against a stolen password (real HTTP app)', () => {
     const code = codeNow(h, secret);
     const passed = [];
     for (const [method, path, body, headers] of attempts(victim, code)) passed.push(await h.call(method, path, { token: victim.session, body, headers }));
+    // The account's audit log tells the story: 2FA turned on, the thief's refused logins and codes.
+    const log = ok(await h.call('GET', '/api/audit-log?per_page=100', { token: victim.session })).items as Array<{ action: string; detail: Record<string, unknown> }>;
+    const actions = log.map((e) => e.action);
+    expect(actions).toContain('auth.2fa_setup');
+    expect(actions).toContain('auth.2fa_enabled');
+    expect(log.filter((e) => e.action === 'auth.login_failed' && e.detail['reason'] === 'second_factor')).toHaveLength(3);
+    expect(log.filter((e) => e.action === 'auth.2fa_failed').map((e) => e.detail['purpose'])).toEqual(expect.arrayContaining(['login', 'step-up']));
     // Past the step-up each request meets its own rules (the webhook host here does not resolve: 422, not 403).
     for (const answer of passed) expect(answer.json.code).not.toMatch(/^AUTH-/);
     expect(passed[2]!.status).toBe(201);
