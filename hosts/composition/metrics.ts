@@ -48,6 +48,7 @@ export class CustodyMetrics {
   private readonly webhookDead: Counter;
   private readonly tickFailures: Counter<'workflow'>;
   private readonly autoCollects: Counter<'outcome'>;
+  private readonly paymentWatches: Counter<'outcome'>;
   private readonly lastTick: Gauge;
 
   private scannerLagWatched = false;
@@ -114,6 +115,11 @@ export class CustodyMetrics {
       help: 'Automatic collection triggers judged, by outcome (waiting: the cheapest plan costs more than max_fee_sun)',
       labelNames: ['outcome'], registers,
     });
+    this.paymentWatches = new Counter({
+      name: 'custody_payment_requests_total',
+      help: 'Payment requests judged by the worker, by outcome (judged: status or watch changed; started: its collection made)',
+      labelNames: ['outcome'], registers,
+    });
     this.tickFailures = new Counter({ name: 'custody_worker_pass_failures_total', help: 'Worker passes that failed (store or node outage, bug)', labelNames: ['workflow'], registers });
     this.lastTick = new Gauge({ name: 'custody_worker_last_tick_timestamp_seconds', help: 'When the worker loop last completed a tick', registers });
   }
@@ -158,6 +164,8 @@ export class CustodyMetrics {
   stage(workflow: string, outcome: string): void { this.stages.inc({ workflow, outcome }); }
   /** One automatic collection trigger judged (issue #24 item 4): started, waiting (fee cap), busy, skipped kinds. */
   autoCollect(outcome: string): void { this.autoCollects.inc({ outcome }); }
+  /** One watched payment request judged (issue #25): judged, started, skipped, busy, raced (unchanged is not counted). */
+  paymentWatched(outcome: string): void { this.paymentWatches.inc({ outcome }); }
   workflowStuck(workflow: string, step: string): void {
     this.stuck.inc({ workflow, step });
     for (const p of Object.values(this.periods)) p.stuck += 1;

@@ -115,6 +115,8 @@ export function workerMetrics(metrics: CustodyMetrics, tasks: CollectionTaskRepo
       }
       for (const o of report.reclaims) metrics.stage('reclaim', o.outcome);
       for (const outcome of report.autoCollect ?? []) metrics.autoCollect(outcome);
+      // Most passes judge every open request unchanged: only what happened is counted.
+      for (const outcome of report.payments ?? []) if (outcome !== 'unchanged') metrics.paymentWatched(outcome);
       for (const o of report.commands) {
         metrics.stage('command', o.outcome);
         if (o.outcome === 'finished' && typeof o.status === 'number') metrics.taskFinished('command', commandStatusName(o.status as CommandStatus));

@@ -108,3 +108,15 @@ describe('automatic collection metrics (issue #24 item 4)', () => {
     expect(sample(text, 'custody_auto_collect_total', { outcome: 'below-minimum' })).toBe(1);
   });
 });
+
+describe('payment request metrics (issue #25)', () => {
+  it('each watched request judged counts in custody_payment_requests_total by outcome; unchanged ones are not counted', async () => {
+    const metrics = new CustodyMetrics('custody-worker');
+    const observer = workerMetrics(metrics, { get: async () => null } as never);
+    await observer.tick!({ collections: [], commands: [], reclaims: [], payments: ['unchanged', 'judged', 'started', 'unchanged', 'judged'] });
+    const text = await metrics.metrics();
+    expect(sample(text, 'custody_payment_requests_total', { outcome: 'judged' })).toBe(2);
+    expect(sample(text, 'custody_payment_requests_total', { outcome: 'started' })).toBe(1);
+    expect(sample(text, 'custody_payment_requests_total', { outcome: 'unchanged' })).toBeUndefined();
+  });
+});
