@@ -2,9 +2,12 @@ import { timingSafeEqual } from 'node:crypto';
 import type { EncryptedEnvelope } from '../../core/domain/model/common.js';
 import type { KeyCipher } from '../../core/ports/key-cipher.port.js';
 
-/** One stored secret: a wallet's private key (aad: its address) or a developer's webhook secret (aad: webhook-secret:<user>). */
+/**
+ * One stored secret: a wallet's private key (aad: its address), a developer's webhook secret (aad:
+ * webhook-secret:<user>) or an account's TOTP secret (aad: totp:<user>, issue #26).
+ */
 export interface EncryptedRecord {
-  readonly kind: 'wallet-key' | 'webhook-secret';
+  readonly kind: 'wallet-key' | 'webhook-secret' | 'totp-secret';
   /** Unique within its kind; records are listed in (kind, id) order. */
   readonly id: string;
   readonly aad: string;

@@ -7,8 +7,14 @@ import type { EncryptedRecord, EncryptedRecordStore, RecordCursor } from './key-
 const SOURCES = {
   'wallet-key': { collection: COLLECTIONS.wallets, field: 'encryptedKey', aad: (doc: Document) => String(doc['address']) },
   'webhook-secret': { collection: COLLECTIONS.developerConfigs, field: 'secret', aad: (doc: Document) => `webhook-secret:${String(doc['_id'])}` },
+  'totp-secret': { collection: COLLECTIONS.accounts, field: 'twoFactor.secret', aad: (doc: Document) => `totp:${String(doc['_id'])}` },
 } as const;
-const KINDS = ['wallet-key', 'webhook-secret'] as const;
+const KINDS = ['wallet-key', 'webhook-secret', 'totp-secret'] as const;
+
+/** The value at a dotted path of a document (`twoFactor.secret`). */
+function at(doc: Document, path: string): unknown {
+  return path.split('.').reduce<unknown>((value, part) => (value as Document | null | undefined)?.[part], doc);
+}
 
 /**
  * keys:rotate over the MongoDB store (beside the tool rather than in adapters/mongodb: no core port walks every
@@ -28,7 +34,7 @@ export class MongoEncryptedRecords implements EncryptedRecordStore {
       if (after !== null && after.kind === kind) filter['_id'] = { $gt: idOf(after.id) } as never;
       const docs = await this.db.collection(source.collection).find(filter).sort({ _id: 1 }).limit(limit - out.length).toArray();
       for (const doc of docs) {
-        const envelope = doc[source.field] as EncryptedEnvelope;
+        const envelope = at(doc, source.field) as EncryptedEnvelope;
         out.push({ kind, id: String(doc['_id']), aad: source.aad(doc), envelope: { keyId: envelope.keyId, iv: envelope.iv, ciphertext: envelope.ciphertext, tag: envelope.tag } });
       }
       if (out.length >= limit) break;
@@ -49,7 +55,7 @@ export class MongoEncryptedRecords implements EncryptedRecordStore {
   }
 }
 
-/** Both collections key by integer `_id` (wallet id, user id). */
+/** Every collection here keys by integer `_id` (wallet id, user id). */
 function idOf(id: string): number {
   return Number(id);
 }

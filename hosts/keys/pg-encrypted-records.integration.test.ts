@@ -6,7 +6,7 @@ import { ManualClock } from '../../adapters/memory/manual-clock.js';
 import { createPostgresAdapters, type PostgresAdapters } from '../../adapters/postgres/index.js';
 import { openPgTestStore, type PgTestStore } from '../../adapters/postgres/testing/pg-test-store.js';
 import { describeWithPostgres } from '../../contracts-tests/harness/with-postgres.js';
-import { aWallet } from '../../contracts-tests/support/fixtures.js';
+import { anAccount, aWallet } from '../../contracts-tests/support/fixtures.js';
 import { rotateKeys, type EncryptedRecordStore } from './key-rotation.js';
 import { PgEncryptedRecords } from './pg-encrypted-records.js';
 
@@ -46,6 +46,16 @@ describeWithPostgres('PgEncryptedRecords (keys:rotate on PostgreSQL)', (serverUr
         secret: userId <= 3 ? await before.encrypt(encode(secret), `webhook-secret:${userId}`) : null, version: 1,
       });
     }
+    // Two accounts with a TOTP secret (issue #26), one without two-factor.
+    for (let userId = 1; userId <= 3; userId++) {
+      const account = anAccount({ id: userId, email: `u${userId}@example.com`, verified: true });
+      await stores.accounts.create(account);
+      if (userId === 3) continue;
+      const secret = `totp-${userId}`;
+      plain.set(`totp-secret:${userId}`, secret);
+      const twoFactor = { secret: await before.encrypt(encode(secret), `totp:${userId}`), enabledAt: 1, lastUsedStep: 7, recoveryCodeHashes: ['ab'.repeat(32)], stepUp: null };
+      await stores.accounts.update({ ...account, twoFactor, version: 2 });
+    }
     const records = new PgEncryptedRecords(store!.connection.pool);
     let writes = 0;
     const crashing: EncryptedRecordStore = {
@@ -56,10 +66,10 @@ describeWithPostgres('PgEncryptedRecords (keys:rotate on PostgreSQL)', (serverUr
       },
     };
     await expect(rotateKeys(crashing, during(), { batch: 2 })).rejects.toThrow('crash');
-    expect(await rotateKeys(records, during(), { batch: 2 })).toEqual({ rewrapped: 5, current: 3, raced: 0, unreadable: [] });
-    expect(await rotateKeys(records, during(), { batch: 2 })).toEqual({ rewrapped: 0, current: 8, raced: 0, unreadable: [] });
+    expect(await rotateKeys(records, during(), { batch: 2 })).toEqual({ rewrapped: 7, current: 3, raced: 0, unreadable: [] });
+    expect(await rotateKeys(records, during(), { batch: 2 })).toEqual({ rewrapped: 0, current: 10, raced: 0, unreadable: [] });
     const all = await records.list(null, 100);
-    expect(all).toHaveLength(8);
+    expect(all).toHaveLength(10);
     for (const r of all) {
       expect(r.envelope.keyId).toBe('k2');
       expect(new TextDecoder().decode(await retired.decrypt(r.envelope, r.aad))).toBe(plain.get(`${r.kind}:${r.id}`));
@@ -69,6 +79,9 @@ describeWithPostgres('PgEncryptedRecords (keys:rotate on PostgreSQL)', (serverUr
     expect(new TextDecoder().decode(await retired.decrypt(wallet.encryptedKey, wallet.address))).toBe(plain.get('wallet-key:3'));
     const config = (await stores.developerConfigs.get(2))!;
     expect(new TextDecoder().decode(await retired.decrypt(config.secret!, 'webhook-secret:2'))).toBe('whsec-2');
+    const account = (await stores.accounts.findById(2))!;
+    expect(new TextDecoder().decode(await retired.decrypt(account.twoFactor!.secret, 'totp:2'))).toBe('totp-2');
+    expect(account.twoFactor).toMatchObject({ enabledAt: 1, lastUsedStep: 7, recoveryCodeHashes: ['ab'.repeat(32)] });
     // Compare-and-set: a stale envelope is not written over a newer one.
     const [first] = all;
     expect(await records.replace({ ...first!, envelope: { ...first!.envelope, iv: 'stale' } }, first!.envelope)).toBe(false);

@@ -2,12 +2,19 @@ import type pg from 'pg';
 import type { EncryptedEnvelope } from '../../core/domain/model/common.js';
 import type { EncryptedRecord, EncryptedRecordStore, RecordCursor } from './key-rotation.js';
 
-/** Where each kind of secret lives: table, key and envelope columns, and the aad its owner binds it to. */
+/**
+ * Where each kind of secret lives: table, key, the envelope's expression and how to write it, and the aad its owner
+ * binds it to. The TOTP secret sits inside `accounts.two_factor` (migration 0012).
+ */
 const SOURCES = {
-  'wallet-key': { table: 'wallet_addresses', key: 'id', column: 'encrypted_key', aad: (row: SecretRow) => row.address! },
-  'webhook-secret': { table: 'developer_configs', key: 'user_id', column: 'secret', aad: (row: SecretRow) => `webhook-secret:${row.id}` },
+  'wallet-key': { table: 'wallet_addresses', key: 'id', column: 'encrypted_key', set: 'encrypted_key = $2::jsonb', aad: (row: SecretRow) => row.address! },
+  'webhook-secret': { table: 'developer_configs', key: 'user_id', column: 'secret', set: 'secret = $2::jsonb', aad: (row: SecretRow) => `webhook-secret:${row.id}` },
+  'totp-secret': {
+    table: 'accounts', key: 'id', column: "two_factor->'secret'", set: "two_factor = jsonb_set(two_factor, '{secret}', $2::jsonb)",
+    aad: (row: SecretRow) => `totp:${row.id}`,
+  },
 } as const;
-const KINDS = ['wallet-key', 'webhook-secret'] as const;
+const KINDS = ['wallet-key', 'webhook-secret', 'totp-secret'] as const;
 
 interface SecretRow {
   readonly id: number;
@@ -17,7 +24,7 @@ interface SecretRow {
 
 /**
  * keys:rotate over the PostgreSQL store (beside the tool, as MongoEncryptedRecords: no core port walks every
- * secret). Lists `wallet_addresses.encrypted_key` then `developer_configs.secret` by key; a replace is one UPDATE
+ * secret). Lists `wallet_addresses.encrypted_key`, `developer_configs.secret`, then `accounts.two_factor`'s secret by key; a replace is one UPDATE
  * whose condition is the old envelope's key id, iv and ciphertext (compare-and-set), and it bumps the row's version:
  * a save that read the row before the re-wrap then fails its version check instead of writing the old envelope back.
  */
@@ -46,9 +53,9 @@ export class PgEncryptedRecords implements EncryptedRecordStore {
   }
 
   async replace(record: EncryptedRecord, next: EncryptedEnvelope): Promise<boolean> {
-    const { table, key, column } = SOURCES[record.kind];
+    const { table, key, column, set } = SOURCES[record.kind];
     const result = await this.pool.query(
-      `UPDATE ${table} SET ${column} = $2::jsonb, version = version + 1
+      `UPDATE ${table} SET ${set}, version = version + 1
        WHERE ${key} = $1 AND ${column}->>'keyId' = $3 AND ${column}->>'iv' = $4 AND ${column}->>'ciphertext' = $5`,
       [Number(record.id), JSON.stringify({ keyId: next.keyId, iv: next.iv, ciphertext: next.ciphertext, tag: next.tag }),
         record.envelope.keyId, record.envelope.iv, record.envelope.ciphertext],
