@@ -1,7 +1,7 @@
 import { describeWithPostgres } from '../../contracts-tests/harness/with-postgres.js';
 import { PgIdGenerator } from '../../adapters/postgres/pg-id-generator.js';
 import { usePgTestStore } from '../../adapters/postgres/testing/pg-test-store.js';
-import { describeWalletKeyStoreContract } from './wallet-key-store.contract.js';
+import { describeWalletKeyStoreContract } from './wallet-key-store.checks.js';
 import { PgWalletKeys } from './wallet-key-stores.js';
 
 describeWithPostgres('PostgreSQL store: wallet keys (keys:export / keys:import)', (serverUrl) => {

@@ -1,6 +1,6 @@
 import { MemoryIdGenerator } from '../../adapters/memory/memory-id-generator.js';
 import { MemoryStore } from '../../adapters/memory/memory-store.js';
-import { describeWalletKeyStoreContract } from './wallet-key-store.contract.js';
+import { describeWalletKeyStoreContract } from './wallet-key-store.checks.js';
 import { MemoryWalletKeys } from './wallet-key-stores.js';
 
 describeWalletKeyStoreContract('memory', () => {
