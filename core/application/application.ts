@@ -34,11 +34,20 @@ export interface CashierContext {
 
 /** Accounts and session tokens (DESIGN.md). */
 export interface AccountsService {
-  /** body {email, password}: 201. A 6-digit code goes out through the Mailer. AUTH-EMAIL-TAKEN when registered. */
+  /**
+   * body {email, password}: 201 for every e-mail (issue #26 item 6). A pending registration gets its own 6-digit code
+   * through the Mailer; an owned e-mail gets a fresh id that never becomes an account and an "account exists" mail.
+   */
   register(body: unknown): Promise<RegisteredView>;
-  /** body {email, code}: AUTH-VERIFICATION-FAILED when wrong, expired or out of attempts. */
+  /**
+   * body {email, code}: the first verified registration of an e-mail owns it and voids the others;
+   * AUTH-VERIFICATION-FAILED when wrong, expired, void or out of attempts.
+   */
   verify(body: unknown): Promise<VerifiedView>;
-  /** body {email, password}: AUTH-INVALID-CREDENTIALS (unknown email too), AUTH-NOT-VERIFIED. */
+  /**
+   * body {email, password, totp_code?}: AUTH-INVALID-CREDENTIALS (unknown email too), AUTH-NOT-VERIFIED; with 2FA on
+   * AUTH-TOTP-REQUIRED, AUTH-TOTP-INVALID (issue #26 item 3).
+   */
   login(body: unknown): Promise<LoginView>;
   /**
    * body {email}: mails a single-use reset code to a verified account (a codeless note to any other address); the
