@@ -37,11 +37,14 @@ export interface CoreSettings {
   readonly addressLockTtlMs: number;
   /** Lifetime of an e-mail verification code. */
   readonly verificationTtlMs: number;
-  /** Wrong codes accepted before the code is burnt (a new registration attempt is needed). */
+  /**
+   * Wrong codes accepted before a registration's code is burnt (a new registration is needed); a wrong code counts
+   * against every live pending registration of the e-mail (issue #26 item 6).
+   */
   readonly verificationMaxAttempts: number;
   /**
-   * How long an account may stay unverified before its e-mail is free again: a later registration of that e-mail
-   * takes the account over (new password, new code), so nobody can squat an address they cannot read.
+   * How long a pending registration is kept before the hourly job deletes it. It never holds its e-mail meanwhile:
+   * any number may be pending, and the first verified owns the e-mail (issue #26 item 6).
    */
   readonly unverifiedAccountTtlMs: number;
   /** Lifetime of a password-reset code (issue #14). */
