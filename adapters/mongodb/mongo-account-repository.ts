@@ -86,7 +86,7 @@ export class MongoAccountRepository implements AccountRepository {
 
   deleteUnverifiedCreatedBefore(createdBefore: Millis): Promise<number> {
     return guarded('account expiry', async () => {
-      // Each document is matched and deleted atomically: one verified or taken over meanwhile no longer matches.
+      // Each document is matched and deleted atomically: one verified meanwhile no longer matches.
       const result = await this.accounts.deleteMany({ verified: false, createdAt: { $lt: createdBefore } });
       return result.deletedCount;
     });

@@ -120,7 +120,7 @@ export class PgAccountRepository implements AccountRepository {
 
   deleteUnverifiedCreatedBefore(createdBefore: Millis): Promise<number> {
     return guarded('account expiry', async () => {
-      // One statement: a row updated meanwhile (verified, or taken over with a new createdAt) is re-checked against
+      // One statement: a row updated meanwhile (verified) is re-checked against
       // the condition on its newest version before it is deleted, so it is kept.
       const result = await this.pool.query('DELETE FROM accounts WHERE NOT verified AND created_at < $1', [createdBefore]);
       return result.rowCount ?? 0;

@@ -6,7 +6,7 @@ import { AccountsUseCases } from './accounts.service.js';
 import { DEFAULT_CORE_SETTINGS } from './deps.js';
 import { failureOf, TEST_PASSWORD } from './testing/user-journeys.js';
 
-/** Issue #13 regressions in the account flow: equal-time login, abandoned unverified accounts. */
+/** Account-flow hardening: equal-time login and registration (issue #13), pending registrations never block (issue #26). */
 
 let devnet: Devnet;
 beforeAll(async () => { devnet = await startTestDevnet(); });

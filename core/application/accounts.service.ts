@@ -194,13 +194,12 @@ export class AccountsUseCases implements AccountsService {
   }
 
   /**
-   * Deletes every account still unverified unverifiedAccountTtlMs after registering (the worker's hourly job, issue
-   * #14); returns how many. The same accounts a registration may already take over (`abandoned`): nothing hangs off
-   * them, as they never logged in. An account verified or taken over meanwhile is kept (the store judges each
-   * atomically).
+   * Deletes every pending registration unverifiedAccountTtlMs after registering (the worker's hourly job, issue #14);
+   * returns how many. Nothing hangs off them, as they never logged in, and none holds its e-mail (issue #26 item 6).
+   * One verified meanwhile is kept (the store judges each atomically).
    */
   async expireUnverifiedAccounts(): Promise<number> {
-    // `abandoned` holds from createdAt + ttl on, so the cut-off includes that millisecond.
+    // Expired from createdAt + ttl on, so the cut-off includes that millisecond.
     return this.deps.accounts.deleteUnverifiedCreatedBefore(this.deps.clock.now() - this.deps.settings.unverifiedAccountTtlMs + 1);
   }
 
