@@ -47,15 +47,15 @@ export function toCommandView(command: Command): CommandView {
   };
 }
 
-/** A withdrawal's approval sub-state (issue #26); times ISO 8601 with offset like the other extensions. */
+/** A withdrawal's approval sub-state (issue #26); wallet-side times like the rest of the command. */
 export function toApprovalView(approval: CommandApproval): CommandApprovalView {
   return {
     state: approval.state,
-    expires_at: formatIsoTime(approval.deadline),
+    expires_at: formatWalletTime(approval.deadline),
     attempts: approval.attempts,
-    last_attempt_at: orNull(approval.lastAttemptAt, formatIsoTime),
+    last_attempt_at: orNull(approval.lastAttemptAt, formatWalletTime),
     last_refusal: approval.lastRefusal,
-    decided_at: orNull(approval.decidedAt, formatIsoTime),
+    decided_at: orNull(approval.decidedAt, formatWalletTime),
   };
 }
 

@@ -20,6 +20,7 @@ import { fundsRoutes } from './routes/funds.routes.js';
 import { systemRoutes, type ReadinessProbe } from './routes/system.routes.js';
 import { depositRoutes } from './routes/deposit.routes.js';
 import { walletRoutes } from './routes/wallet.routes.js';
+import { policyRoutes } from './routes/policy.routes.js';
 
 /** Everything the HTTP host needs: the use cases, the cross-cutting ports and its own settings. */
 export interface ApiHostOptions {
@@ -103,7 +104,7 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
   const routes: RouteDef[] = [
     ...walletRoutes(options.app), ...depositRoutes(options.app), ...collectionRoutes(options.app), ...cashierTokenRoutes(options.app),
     ...cashierRoutes(options.app), ...accountRoutes(options.app), ...fundsRoutes(options.app), ...adminRoutes(options.app),
-    ...auditRoutes(options.app), ...twoFactorRoutes(options.app),
+    ...auditRoutes(options.app), ...twoFactorRoutes(options.app), ...policyRoutes(options.app),
     ...systemRoutes(readiness, () => openapi),
   ];
   openapi = buildOpenApi(routes);

@@ -61,6 +61,14 @@ const commandFields = {
   error_code: s.nullable(s.str()), last_error: s.nullable(s.str()),
   started_at: nullableWalletTime, finished_at: nullableWalletTime,
 };
+/** Extension (issue #26): the approval sub-state of a withdrawal above its approval threshold, on that command only. */
+const commandApproval: JsonSchema = {
+  ...s.obj({
+    state: s.enumOf(['awaiting', 'approved', 'denied', 'expired']), expires_at: walletTime, attempts: s.int('requests sent to the approver'),
+    last_attempt_at: nullableWalletTime, last_refusal: s.nullable(s.str('why the last answer decided nothing')), decided_at: nullableWalletTime,
+  }),
+  description: 'Extension (issue #26): present only on a withdrawal that needs an approval (its status stays PENDING while `awaiting`)',
+};
 const paymentFields = {
   asset_symbol: s.str(), amount: { ...s.amount(), description: 'the amount asked, smallest unit' },
   received: { ...s.amount(), description: 'confirmed payments since the token was made (late ones counted once the deadline has passed)' },
@@ -116,8 +124,8 @@ export const COMPONENTS = {
     energy, bandwidth, withdrawable_sun: s.amount(),
     delegated_to: s.arr(s.obj({ address: s.str() })), received_from: s.arr(s.obj({ address: s.str() })),
   }),
-  Command: s.obj(commandFields),
-  CommandListItem: s.obj({ ...commandFields, created_at: walletTime }),
+  Command: s.obj({ ...commandFields, approval: commandApproval }, ['approval']),
+  CommandListItem: s.obj({ ...commandFields, created_at: walletTime, approval: commandApproval }, ['approval']),
   CommandAccepted: s.obj({ command_no: s.str(), status: s.ref('CommandStatus') }),
   CollectionTask: s.obj({
     task_no: s.str(), command_no: s.str(), status: s.ref('CollectionStatus'),

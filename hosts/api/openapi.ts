@@ -21,6 +21,7 @@ const TAGS = [
   { name: 'Account', description: 'Registration, sessions (st_…), plans, the developer configuration and Developer API Tokens' },
   { name: 'Webhooks', description: 'Test sends and the delivery log; the events themselves are listed under `webhooks`' },
   { name: 'Funds', description: 'Withdrawals and staking, accepted as PENDING commands (session token)' },
+  { name: 'Policies', description: 'Withdrawal policies: destination allow-list, velocity limits and approvals (session token)' },
   { name: 'Admin', description: 'Platform operations with ADMIN_TOKEN' },
   { name: 'System', description: 'Liveness, readiness, this document and its reference page' },
 ];

@@ -19,7 +19,10 @@ export function fundsRoutes(app: Application): RouteDef[] {
         bodyExample: { from_address: EX.main, to_address: EX.to, asset_symbol: 'USDT', amount: '1500000' },
         summary: 'Withdraw from an owned address', tag: 'Funds',
         body: s.obj({ from_address: s.str(), to_address: s.str(), asset_symbol: s.str(), amount: s.amount() }),
-        data: accepted, errors: [...LOCKED, 'BIZ-ASSET-NOT-FOUND', 'BIZ-AMOUNT-INVALID'],
+        data: accepted, errors: [
+          ...LOCKED, 'BIZ-ASSET-NOT-FOUND', 'BIZ-AMOUNT-INVALID', 'POLICY-DESTINATION-NOT-ALLOWED', 'POLICY-DESTINATION-COOLING-OFF',
+          'POLICY-VELOCITY-COUNT-EXCEEDED', 'POLICY-VELOCITY-AMOUNT-EXCEEDED', 'POLICY-APPROVAL-UNAVAILABLE',
+        ],
       },
       handle: ({ caller, body }) => app.transfers.create(caller.userId, body),
     }),

@@ -1,0 +1,140 @@
+import type { Application } from '../../../core/application/index.js';
+import { defineRoute, type RouteDef } from '../route.js';
+import { itemsPage, s } from '../openapi-schemas.js';
+import { pageQuery } from './wallet.routes.js';
+
+const amountOrNull = s.nullable(s.amount());
+const LIMITS = s.map(s.obj({
+  max_amount_24h: { ...amountOrNull, description: 'what this asset\'s withdrawals of the last rolling 24 h may add up to, this one included; null: no limit' },
+  max_count_1h: { ...s.nullable(s.int()), description: 'withdrawals of this asset in the last rolling hour, this one included; 0 freezes the asset; null: no limit' },
+  approval_threshold: { ...amountOrNull, description: 'a withdrawal of MORE than this waits for the approver; null: never' },
+}, ['max_amount_24h', 'max_count_1h', 'approval_threshold']));
+
+const REVIEW = s.obj({
+  status: s.enumOf(['unconfigured', 'pending', 'verified']), url: s.nullable(s.str()), pending_url: s.nullable(s.str()),
+  pending_since: s.nullable(s.str()), verified_at: s.nullable(s.str()), review_note: s.nullable(s.str()),
+});
+
+const POLICY = s.obj({
+  allow_list_only: s.bool(),
+  approval_url: { ...s.nullable(s.str()), description: 'the URL last set: the pending one while under review, else the approved one' },
+  approval: { ...REVIEW, description: 'the platform\'s review of approval_url, as for webhook_url' },
+  approval_secret_set: s.bool(),
+  approval_timeout_minutes: s.int(),
+  limits: LIMITS,
+  updated_at: s.nullable(s.str('ISO 8601 with offset; null before the first change')),
+});
+
+const ENTRY = s.obj({
+  address: s.str(), label: s.nullable(s.str()), created_at: s.str('ISO 8601 with offset'),
+  active_from: s.str('ISO 8601 with offset: from then on the address may be paid (WITHDRAWAL_ALLOWLIST_DELAY_H after it was added)'),
+});
+
+const EXAMPLE_POLICY = {
+  allow_list_only: true, approval_url: 'https://approver.example.com/custody',
+  approval: { status: 'verified', url: 'https://approver.example.com/custody', pending_url: null, pending_since: null, verified_at: '2026-01-01T12:00:00+00:00', review_note: null },
+  approval_secret_set: true, approval_timeout_minutes: 60,
+  limits: { USDT: { max_amount_24h: '100000000000', max_count_1h: 10, approval_threshold: '5000000000' } },
+  updated_at: '2026-01-01T12:00:00+00:00',
+};
+const EXAMPLE_ENTRY = {
+  address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', label: 'cold wallet', created_at: '2026-01-01T12:00:00+00:00', active_from: '2026-01-02T12:00:00+00:00',
+};
+
+const POLICY_DESCRIPTION = [
+  'The account\'s withdrawal policy (issue #26). POST /transfers refuses, with nothing recorded or sent: a destination not on the',
+  'allow-list while `allow_list_only` (403 POLICY-DESTINATION-NOT-ALLOWED) or not yet past its `active_from` (403',
+  'POLICY-DESTINATION-COOLING-OFF); a withdrawal past `max_count_1h` or `max_amount_24h` of its asset (422',
+  'POLICY-VELOCITY-COUNT-EXCEEDED, POLICY-VELOCITY-AMOUNT-EXCEEDED; exact under parallel requests); one above',
+  '`approval_threshold` while no approved approval_url with a secret is set (422 POLICY-APPROVAL-UNAVAILABLE). A withdrawal',
+  'above the threshold stays PENDING with an `approval` sub-state until the approver approves it (docs/integration.md,',
+  '"Withdrawal policies and approvals"). With two-factor on, changes need a current code in X-TOTP-Code.',
+].join('\n');
+
+const PUT_DESCRIPTION = [
+  'Changes the fields present; absent ones stay. `limits` replaces the whole map (null or {} clears it).',
+  '`approval_url` follows webhook_url\'s rules (https on the default port; loopback, private and link-local addresses',
+  'refused) and waits for the platform\'s review; \'\' or null removes it with its secret. `approval_secret` is write-only and',
+  'required with a URL: requests are signed with it, and so must the approver\'s answers be.',
+].join('\n');
+
+/** Withdrawal policies and the allow-list (issue #26 items 1 and 2): session routes; the approval URL's review is the admin's. */
+export function policyRoutes(app: Application): RouteDef[] {
+  return [
+    defineRoute({
+      method: 'GET', path: '/api/policies/withdrawal', auth: 'session',
+      docs: { operationId: 'getWithdrawalPolicy', summary: 'The withdrawal policy', tag: 'Policies', description: POLICY_DESCRIPTION, data: POLICY, example: EXAMPLE_POLICY },
+      handle: ({ caller }) => app.withdrawalPolicies.getPolicy(caller.userId),
+    }),
+    defineRoute({
+      method: 'PUT', path: '/api/policies/withdrawal', auth: 'session', rateLimit: 'account-write', stepUp: true,
+      docs: {
+        operationId: 'putWithdrawalPolicy', summary: 'Change the withdrawal policy', tag: 'Policies', description: PUT_DESCRIPTION,
+        body: s.obj({
+          allow_list_only: s.bool(), approval_url: s.nullable(s.str()), approval_secret: s.str('write-only'),
+          approval_timeout_minutes: s.int('1-10080, default 60'), limits: s.nullable(LIMITS),
+        }, ['allow_list_only', 'approval_url', 'approval_secret', 'approval_timeout_minutes', 'limits']),
+        bodyExample: {
+          allow_list_only: true, approval_url: 'https://approver.example.com/custody', approval_secret: 'a long random secret',
+          limits: { USDT: { max_amount_24h: '100000000000', max_count_1h: 10, approval_threshold: '5000000000' } },
+        },
+        data: POLICY, example: EXAMPLE_POLICY, errors: ['BIZ-WEBHOOK-URL-BLOCKED'],
+      },
+      handle: ({ caller, body }) => app.withdrawalPolicies.putPolicy(caller.userId, body),
+    }),
+    defineRoute({
+      method: 'POST', path: '/api/policies/allow-list', auth: 'session', status: 201, rateLimit: 'account-write', stepUp: true,
+      docs: {
+        operationId: 'addAllowListEntry', summary: 'Add a destination to the allow-list', tag: 'Policies',
+        description: 'The address becomes usable at `active_from`, WITHDRAWAL_ALLOWLIST_DELAY_H (default 24) hours from now.',
+        body: s.obj({ address: s.str(), label: s.nullable(s.str('at most 120 characters')) }, ['label']), bodyExample: { address: EXAMPLE_ENTRY.address, label: 'cold wallet' },
+        data: ENTRY, example: EXAMPLE_ENTRY, errors: ['POLICY-ALLOW-LIST-ENTRY-EXISTS', 'POLICY-ALLOW-LIST-FULL'],
+      },
+      handle: ({ caller, body }) => app.withdrawalPolicies.addAllowListEntry(caller.userId, body),
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/policies/allow-list', auth: 'session',
+      docs: {
+        operationId: 'listAllowList', summary: 'The allow-list, oldest first', tag: 'Policies', query: { ...pageQuery },
+        data: itemsPage(ENTRY), example: { items: [EXAMPLE_ENTRY], pagination: { page: 1, per_page: 20, total: 1, pages: 1 } },
+      },
+      handle: ({ caller, query }) => app.withdrawalPolicies.listAllowList(caller.userId, query),
+    }),
+    defineRoute({
+      method: 'DELETE', path: '/api/policies/allow-list/:address', auth: 'session', rateLimit: 'account-write',
+      docs: {
+        operationId: 'removeAllowListEntry', summary: 'Remove a destination from the allow-list (at once)', tag: 'Policies',
+        data: s.obj({ address: s.str(), removed: s.bool() }), example: { address: EXAMPLE_ENTRY.address, removed: true },
+        errors: ['POLICY-ALLOW-LIST-ENTRY-NOT-FOUND'],
+      },
+      handle: ({ caller, params }) => app.withdrawalPolicies.removeAllowListEntry(caller.userId, params.address ?? ''),
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/admin/approval-urls/pending', auth: 'admin',
+      docs: {
+        operationId: 'listPendingApprovalUrls', summary: 'Approval URLs waiting for review', tag: 'Admin',
+        data: s.arr(s.obj({ user_id: s.int(), pending_url: s.str(), pending_since: s.nullable(s.str()), url: s.nullable(s.str()) })),
+        example: [{ user_id: 7, pending_url: 'https://approver.example.com/custody', pending_since: '2026-01-01T12:00:00+00:00', url: null }],
+      },
+      handle: () => app.withdrawalPolicies.listPendingApprovalUrls(),
+    }),
+    defineRoute({
+      method: 'POST', path: '/api/admin/approval-urls/:userId/approve', auth: 'admin',
+      docs: {
+        operationId: 'approveApprovalUrl', summary: 'Approve the pending approval URL of a user', tag: 'Admin',
+        data: REVIEW, example: EXAMPLE_POLICY.approval, errors: ['BIZ-USER-NOT-FOUND', 'POLICY-APPROVAL-URL-NOT-PENDING'],
+      },
+      handle: ({ params }) => app.withdrawalPolicies.approveApprovalUrl(params.userId ?? ''),
+    }),
+    defineRoute({
+      method: 'POST', path: '/api/admin/approval-urls/:userId/reject', auth: 'admin',
+      docs: {
+        operationId: 'rejectApprovalUrl', summary: 'Reject the pending approval URL with a note', tag: 'Admin',
+        body: s.obj({ note: s.str() }), bodyExample: { note: 'not an https endpoint of the company' },
+        data: REVIEW, example: { ...EXAMPLE_POLICY.approval, status: 'unconfigured', url: null, verified_at: null, review_note: 'not an https endpoint of the company' },
+        errors: ['BIZ-USER-NOT-FOUND', 'POLICY-APPROVAL-URL-NOT-PENDING'],
+      },
+      handle: ({ params, body }) => app.withdrawalPolicies.rejectApprovalUrl(params.userId ?? '', body),
+    }),
+  ];
+}

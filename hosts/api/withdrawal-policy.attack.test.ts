@@ -1,0 +1,144 @@
+/**
+ * Withdrawal policies over HTTP (issue #26 items 1 and 2), attack-style: a stolen session cannot pay a destination it
+ * just added, nor one that is not listed, nor one removed a moment ago; the velocity limits refuse by rule name; a
+ * withdrawal above the approval threshold needs a reviewed approver and waits PENDING with its approval sub-state.
+ * Memory adapters and a ManualClock behind the real composition (the parallel, multi-process case is
+ * hosts/cluster/withdrawal-velocity.integration.test.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, type ApiHarness } from './test-harness.js';
+import { createWallet, expectAnswersDocumented, expectDocumented, fails, ok, relogin, userWithWallets, type TestUser } from './api-test-fixtures.js';
+
+const key = (): Record<string, string> => ({ 'idempotency-key': randomUUID() });
+const HOUR = 3_600_000;
+
+describe('withdrawal policies over HTTP', () => {
+  let h: ApiHarness;
+  let to: string;
+
+  beforeAll(async () => {
+    h = await startHarness();
+    to = h.devnet.info().witnesses[0]!;
+  });
+  afterAll(async () => {
+    expectAnswersDocumented(h);
+    await h.close();
+  });
+
+  const transfer = (u: TestUser, from: string, dest: string, amount = '1000000', symbol = 'TRX') =>
+    h.call('POST', '/api/transfers', { token: u.session, headers: key(), body: { from_address: from, to_address: dest, asset_symbol: symbol, amount } });
+  const commandsOf = async (u: TestUser) => ok(await h.call('GET', '/api/commands?type=2', { token: u.apiToken })).pagination.total as number;
+
+  it('allow_list_only: a destination added a minute ago cannot be paid, an unlisted one never, a removed one at once no more', async () => {
+    let u = await userWithWallets(h, 'pro');
+    const from = await createWallet(h, u, 2);
+    const policy = ok(await h.call('PUT', '/api/policies/withdrawal', { token: u.session, body: { allow_list_only: true } }));
+    expectDocumented(h, 'PUT', '/api/policies/withdrawal', policy);
+    expect(policy).toMatchObject({ allow_list_only: true, approval_url: null, approval_secret_set: false, limits: {} });
+    const entry = ok(await h.call('POST', '/api/policies/allow-list', { token: u.session, body: { address: to, label: 'exchange' } }), 201);
+    expectDocumented(h, 'POST', '/api/policies/allow-list', entry);
+    expect(Date.parse(entry.active_from) - Date.parse(entry.created_at)).toBe(24 * HOUR);
+    fails(await h.call('POST', '/api/policies/allow-list', { token: u.session, body: { address: to } }), 409, 'POLICY-ALLOW-LIST-ENTRY-EXISTS');
+
+    h.clock.advance(60_000);
+    const cooling = await transfer(u, from, to);
+    fails(cooling, 403, 'POLICY-DESTINATION-COOLING-OFF');
+    expect(cooling.json.message).toContain(entry.active_from);
+    const other = (await h.devnet.info()).witnesses[1]!;
+    fails(await transfer(u, from, other), 403, 'POLICY-DESTINATION-NOT-ALLOWED');
+    expect(await commandsOf(u)).toBe(0);
+
+    h.clock.advance(24 * HOUR - 60_000 - 1);
+    fails(await transfer(u, from, to), 403, 'POLICY-DESTINATION-COOLING-OFF');
+    h.clock.advance(1);
+    u = { ...u, session: await relogin(h, u) }; // a day later: the first session has expired
+    const paid = ok(await transfer(u, from, to), 201);
+    expect(paid.status).toBe(1);
+
+    const list = ok(await h.call('GET', '/api/policies/allow-list', { token: u.session }));
+    expectDocumented(h, 'GET', '/api/policies/allow-list', list);
+    expect(list.items).toEqual([entry]);
+    ok(await h.call('DELETE', `/api/policies/allow-list/${to}`, { token: u.session }));
+    fails(await h.call('DELETE', `/api/policies/allow-list/${to}`, { token: u.session }), 404, 'POLICY-ALLOW-LIST-ENTRY-NOT-FOUND');
+    const second = await createWallet(h, u, 2);
+    fails(await transfer(u, second, to), 403, 'POLICY-DESTINATION-NOT-ALLOWED');
+    // Re-adding starts the cooling-off anew.
+    ok(await h.call('POST', '/api/policies/allow-list', { token: u.session, body: { address: to } }), 201);
+    fails(await transfer(u, second, to), 403, 'POLICY-DESTINATION-COOLING-OFF');
+    // Another user's list is not this one's.
+    const stranger = await userWithWallets(h, 'pro');
+    expect(ok(await h.call('GET', '/api/policies/allow-list', { token: stranger.session })).items).toEqual([]);
+  });
+
+  it('velocity limits per asset refuse by rule name, and only the limited asset', async () => {
+    const u = await userWithWallets(h, 'pro');
+    ok(await h.call('PUT', '/api/policies/withdrawal', {
+      token: u.session, body: { limits: { TRX: { max_count_1h: 2, max_amount_24h: '5000000', approval_threshold: null } } },
+    }));
+    const froms = await Promise.all([1, 2, 3, 4, 5].map(() => createWallet(h, u, 2)));
+    ok(await transfer(u, froms[0]!, to, '1000000'), 201);
+    ok(await transfer(u, froms[1]!, to, '1000000'), 201);
+    fails(await transfer(u, froms[2]!, to, '1000000'), 422, 'POLICY-VELOCITY-COUNT-EXCEEDED');
+    ok(await transfer(u, froms[2]!, to, '1000000', 'USDT'), 201);
+    h.clock.advance(HOUR);
+    fails(await transfer(u, froms[3]!, to, '3000001'), 422, 'POLICY-VELOCITY-AMOUNT-EXCEEDED');
+    ok(await transfer(u, froms[3]!, to, '3000000'), 201);
+    expect(await commandsOf(u)).toBe(4);
+    const audit = ok(await h.call('GET', '/api/audit-log', { token: u.session })).items as { action: string; detail: Record<string, unknown> }[];
+    expect(audit.filter((e) => e.action === 'withdrawal.refused').map((e) => e.detail['rule']))
+      .toEqual(['POLICY-VELOCITY-AMOUNT-EXCEEDED', 'POLICY-VELOCITY-COUNT-EXCEEDED']);
+  });
+
+  it('approval threshold: refused without a reviewed approver; once approved by the platform, the withdrawal waits PENDING with its approval', async () => {
+    const u = await userWithWallets(h, 'pro');
+    const from = await createWallet(h, u, 2);
+    ok(await h.call('PUT', '/api/policies/withdrawal', { token: u.session, body: { limits: { TRX: { approval_threshold: '1000000' } } } }));
+    ok(await transfer(u, from, to, '1000000'), 201); // at the threshold: no approval
+    const above = await createWallet(h, u, 2);
+    fails(await transfer(u, above, to, '1000001'), 422, 'POLICY-APPROVAL-UNAVAILABLE');
+
+    fails(await h.call('PUT', '/api/policies/withdrawal', { token: u.session, body: { approval_url: 'http://127.0.0.1:9/approve' } }), 422, 'VALIDATION-ERROR');
+    fails(await h.call('PUT', '/api/policies/withdrawal', { token: u.session, body: { approval_url: 'https://10.0.0.1/approve', approval_secret: 's' } }), 422, 'BIZ-WEBHOOK-URL-BLOCKED');
+    const pending = ok(await h.call('PUT', '/api/policies/withdrawal', {
+      token: u.session, body: { approval_url: 'http://127.0.0.1:9/approve', approval_secret: 'approver secret', approval_timeout_minutes: 15 },
+    }));
+    expect(pending).toMatchObject({ approval_url: 'http://127.0.0.1:9/approve', approval_secret_set: true, approval_timeout_minutes: 15, approval: { status: 'pending' } });
+    expect(JSON.stringify(pending)).not.toContain('approver secret');
+    fails(await transfer(u, above, to, '1000001'), 422, 'POLICY-APPROVAL-UNAVAILABLE');
+
+    const queue = ok(await h.call('GET', '/api/admin/approval-urls/pending', { token: h.adminToken }));
+    expect(queue.map((p: { user_id: number }) => p.user_id)).toContain(u.userId);
+    ok(await h.call('POST', `/api/admin/approval-urls/${u.userId}/approve`, { token: h.adminToken }));
+    fails(await h.call('POST', `/api/admin/approval-urls/${u.userId}/approve`, { token: h.adminToken }), 409, 'POLICY-APPROVAL-URL-NOT-PENDING');
+
+    const accepted = ok(await transfer(u, above, to, '1000001'), 201);
+    const command = ok(await h.call('GET', `/api/commands/${accepted.command_no}`, { token: u.apiToken }));
+    expectDocumented(h, 'GET', '/api/commands/:commandNo', command);
+    expect(command).toMatchObject({ status: 1, approval: { state: 'awaiting', attempts: 0, last_refusal: null, decided_at: null } });
+    const policy = ok(await h.call('GET', '/api/policies/withdrawal', { token: u.session }));
+    expectDocumented(h, 'GET', '/api/policies/withdrawal', policy);
+    expect(policy.approval).toMatchObject({ status: 'verified', url: 'http://127.0.0.1:9/approve' });
+  });
+
+  it('refuses malformed policies by field, and unknown fields', async () => {
+    const u = await userWithWallets(h, 'pro');
+    const put = (body: unknown) => h.call('PUT', '/api/policies/withdrawal', { token: u.session, body });
+    for (const [body, field] of [
+      [{ allow_list_only: 'yes' }, 'allow_list_only'],
+      [{ limits: { DOGE: {} } }, 'limits.DOGE'],
+      [{ limits: { TRX: { max_amount_24h: 5 } } }, 'limits.TRX.max_amount_24h'],
+      [{ limits: { TRX: { max_count_1h: -1 } } }, 'limits.TRX.max_count_1h'],
+      [{ limits: { TRX: { approval_threshold: '01' } } }, 'limits.TRX.approval_threshold'],
+      [{ limits: { TRX: { max_per_day: '1' } } }, 'limits.TRX.max_per_day'],
+      [{ approval_timeout_minutes: 0 }, 'approval_timeout_minutes'],
+      [{ approval_secret: '' }, 'approval_secret'],
+      [{ allow_listonly: true }, 'allow_listonly'],
+    ] as const) {
+      const res = await put(body);
+      fails(res, 422, 'VALIDATION-ERROR');
+      expect(res.json.message, JSON.stringify(body)).toMatch(new RegExp(`^${field.replace(/\./g, '\\.')}:`));
+    }
+    fails(await h.call('POST', '/api/policies/allow-list', { token: u.session, body: { address: 'not-an-address' } }), 422, 'VALIDATION-ERROR');
+  });
+});
