@@ -13,6 +13,8 @@ import { startHarness, type ApiHarness, type HttpResult } from './test-harness.j
  * the victim has TOTP two-factor on, replays of codes, and that users without two-factor see the spec unchanged.
  */
 const totp = new OtpauthTotpGenerator();
+/** A valid TRON address that belongs to nobody in these tests. */
+const THIEF_ADDRESS = 'TLyqzVGLV1srkB7dToTAEqgDSfPtXRJZYH';
 
 interface Enrolled {
   readonly secret: Uint8Array;
@@ -53,6 +55,9 @@ function attempts(user: TestUser & { main: string; sub: string }, code?: string)
     ['POST', `/api/wallets/${user.main}/stake`, { resource: 'ENERGY', amount: '1000000' }, { ...step, 'idempotency-key': randomUUID() }],
     ['POST', '/api/api-tokens', { name: 'thief' }, step],
     ['PUT', '/api/subscriptions/config', { service_code: 'developer', config: { webhook_url: 'https://thief.example.com/hook', webhook_secret: 'thief-secret-0123456789' } }, step],
+    ['PUT', '/api/policies/withdrawal', { allow_list_only: false, approval_url: null, limits: null }, step],
+    ['POST', '/api/policies/allow-list', { address: THIEF_ADDRESS, label: 'thief' }, step],
+    ['DELETE', `/api/policies/allow-list/${user.main}`, {}, step],
   ];
 }
 
@@ -68,8 +73,11 @@ describe('two-factor against a stolen password (real HTTP app)', () => {
     await h.close();
   });
 
-  it('the password alone opens no session; a stolen session cannot withdraw, stake, make a token or change the webhook', async () => {
+  it('the password alone opens no session; a stolen session cannot withdraw, stake, make a token, change the webhook or the policy', async () => {
     const victim = await userWithWallets(h);
+    // The victim's own policy before two-factor: only allow-listed destinations, its main address listed.
+    ok(await h.call('PUT', '/api/policies/withdrawal', { token: victim.session, body: { allow_list_only: true, approval_url: null, limits: null } }));
+    ok(await h.call('POST', '/api/policies/allow-list', { token: victim.session, body: { address: victim.main, label: 'treasury' } }), 201);
     const { secret } = await enrol(h, victim.session);
     // The thief has the password: login needs the second factor.
     fails(await login(h, victim.email, TEST_PASSWORD), 401, 'AUTH-TOTP-REQUIRED');
@@ -83,11 +91,15 @@ describe('two-factor against a stolen password (real HTTP app)', () => {
       fails(await h.call(method, path, { token: victim.session, body, headers }), 403, 'AUTH-STEP-UP-REQUIRED');
     }
     for (const [method, path, body, headers] of attempts(victim, wrong)) {
+      // A minute apart: each wrong code is a counted try (5 a minute), and this test is about the refusal itself.
+      h.clock.advance(60_000);
       fails(await h.call(method, path, { token: victim.session, body, headers }), 403, 'AUTH-STEP-UP-INVALID');
     }
     expect(await commandCount(h, victim)).toBe(commands);
     expect(ok(await h.call('GET', '/api/api-tokens', { token: victim.session })).items).toHaveLength(tokens);
     expect(ok(await h.call('GET', '/api/subscriptions/config/developer', { token: victim.session })).webhook.pending_url).toBeNull();
+    expect(ok(await h.call('GET', '/api/policies/withdrawal', { token: victim.session })).allow_list_only).toBe(true);
+    expect((ok(await h.call('GET', '/api/policies/allow-list', { token: victim.session })).items as Array<{ address: string }>).map((e) => e.address)).toEqual([victim.main]);
     // What changes neither money nor security stays open: a config without webhook fields, reads.
     ok(await h.call('PUT', '/api/subscriptions/config', { token: victim.session, body: { service_code: 'developer', config: { min_collect_amounts: { USDT: '5' } } } }));
     // The owner, with the app, passes every step-up with one code for 5 minutes from the same session (a minute later:

@@ -101,7 +101,9 @@ export function policyRoutes(app: Application): RouteDef[] {
       handle: ({ caller, query }) => app.withdrawalPolicies.listAllowList(caller.userId, query),
     }),
     defineRoute({
-      method: 'DELETE', path: '/api/policies/allow-list/:address', auth: 'session', rateLimit: 'account-write',
+      // Step-up too (issue #26: policy changes): a removal is immediate and a re-add waits out the cooling-off, so a
+      // thief removing the merchant's destinations would stop its withdrawals for a day.
+      method: 'DELETE', path: '/api/policies/allow-list/:address', auth: 'session', rateLimit: 'account-write', stepUp: true,
       docs: {
         operationId: 'removeAllowListEntry', summary: 'Remove a destination from the allow-list (at once)', tag: 'Policies',
         data: s.obj({ address: s.str(), removed: s.bool() }), example: { address: EXAMPLE_ENTRY.address, removed: true },
