@@ -1012,6 +1012,128 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/policies/withdrawal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The withdrawal policy
+         * @description The account's withdrawal policy (issue #26). POST /transfers refuses, with nothing recorded or sent: a destination not on the
+         *     allow-list while `allow_list_only` (403 POLICY-DESTINATION-NOT-ALLOWED) or not yet past its `active_from` (403
+         *     POLICY-DESTINATION-COOLING-OFF); a withdrawal past `max_count_1h` or `max_amount_24h` of its asset (422
+         *     POLICY-VELOCITY-COUNT-EXCEEDED, POLICY-VELOCITY-AMOUNT-EXCEEDED; exact under parallel requests); one above
+         *     `approval_threshold` while no approved approval_url with a secret is set (422 POLICY-APPROVAL-UNAVAILABLE). A withdrawal
+         *     above the threshold stays PENDING with an `approval` sub-state until the approver approves it (docs/integration.md,
+         *     "Withdrawal policies and approvals"). With two-factor on, changes need a current code in X-TOTP-Code.
+         */
+        get: operations["getWithdrawalPolicy"];
+        /**
+         * Change the withdrawal policy
+         * @description Changes the fields present; absent ones stay. `limits` replaces the whole map (null or {} clears it).
+         *     `approval_url` follows webhook_url's rules (https on the default port; loopback, private and link-local addresses
+         *     refused) and waits for the platform's review; '' or null removes it with its secret. `approval_secret` is write-only and
+         *     required with a URL: requests are signed with it, and so must the approver's answers be.
+         */
+        put: operations["putWithdrawalPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/policies/allow-list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The allow-list, oldest first */
+        get: operations["listAllowList"];
+        put?: never;
+        /**
+         * Add a destination to the allow-list
+         * @description The address becomes usable at `active_from`, WITHDRAWAL_ALLOWLIST_DELAY_H (default 24) hours from now.
+         */
+        post: operations["addAllowListEntry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/policies/allow-list/{address}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a destination from the allow-list (at once) */
+        delete: operations["removeAllowListEntry"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/approval-urls/pending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Approval URLs waiting for review */
+        get: operations["listPendingApprovalUrls"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/approval-urls/{userId}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve the pending approval URL of a user */
+        post: operations["approveApprovalUrl"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/approval-urls/{userId}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reject the pending approval URL with a note */
+        post: operations["rejectApprovalUrl"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/healthz": {
         parameters: {
             query?: never;
@@ -1524,6 +1646,18 @@ export interface components {
             last_error: string | null;
             started_at: string | null;
             finished_at: string | null;
+            /** @description Extension (issue #26): present only on a withdrawal that needs an approval (its status stays PENDING while `awaiting`) */
+            approval?: {
+                /** @enum {string} */
+                state: "awaiting" | "approved" | "denied" | "expired";
+                /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+                expires_at: string;
+                /** @description requests sent to the approver */
+                attempts: number;
+                last_attempt_at: string | null;
+                last_refusal: string | null;
+                decided_at: string | null;
+            };
         };
         CommandListItem: {
             command_no: string;
@@ -1535,6 +1669,18 @@ export interface components {
             finished_at: string | null;
             /** @description YYYY-MM-DD HH:MM:SS (UTC) */
             created_at: string;
+            /** @description Extension (issue #26): present only on a withdrawal that needs an approval (its status stays PENDING while `awaiting`) */
+            approval?: {
+                /** @enum {string} */
+                state: "awaiting" | "approved" | "denied" | "expired";
+                /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+                expires_at: string;
+                /** @description requests sent to the approver */
+                attempts: number;
+                last_attempt_at: string | null;
+                last_refusal: string | null;
+                decided_at: string | null;
+            };
         };
         CommandAccepted: {
             command_no: string;
@@ -2285,6 +2431,27 @@ export interface components {
                 "application/json": {
                     /** @enum {string} */
                     code: "PAYLOAD-TOO-LARGE";
+                    message: string;
+                    data: Record<string, never>;
+                };
+            };
+        };
+        /** @description `POLICY-APPROVAL-URL-NOT-PENDING`: no approval URL is pending review */
+        PolicyApprovalUrlNotPending: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "POLICY-APPROVAL-URL-NOT-PENDING",
+                 *       "message": "no approval URL is pending review",
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    code: "POLICY-APPROVAL-URL-NOT-PENDING";
                     message: string;
                     data: Record<string, never>;
                 };
@@ -5438,10 +5605,30 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["RiskReviewBlockedOrForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid"];
+            /** @description `RISK-REVIEW-BLOCKED`: blocked by risk control; `POLICY-DESTINATION-NOT-ALLOWED`: allow_list_only: to_address is not on the allow-list; `POLICY-DESTINATION-COOLING-OFF`: to_address is on the allow-list but not usable yet (active_from); `FORBIDDEN`: authenticated but not authorized; `AUTH-STEP-UP-REQUIRED`: this action needs a current two-factor code in the X-TOTP-Code header; `AUTH-STEP-UP-INVALID`: the X-TOTP-Code is wrong, expired or already used */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "RISK-REVIEW-BLOCKED",
+                     *       "message": "blocked by risk control",
+                     *       "data": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "RISK-REVIEW-BLOCKED" | "POLICY-DESTINATION-NOT-ALLOWED" | "POLICY-DESTINATION-COOLING-OFF" | "FORBIDDEN" | "AUTH-STEP-UP-REQUIRED" | "AUTH-STEP-UP-INVALID";
+                        message: string;
+                        data: Record<string, never>;
+                    };
+                };
+            };
             409: components["responses"]["BizCommandLockedOrIdempotencyKeyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
-            /** @description `BIZ-WALLET-ADDRESS-NOT-FOUND`: address missing or not the caller's; `BIZ-ASSET-NOT-FOUND`: asset symbol unknown; `BIZ-AMOUNT-INVALID`: amount must be a positive integer string; `VALIDATION-ERROR`: validation failed; `IDEMPOTENCY-KEY-REUSED`: idempotency key reused with a different request */
+            /** @description `BIZ-WALLET-ADDRESS-NOT-FOUND`: address missing or not the caller's; `BIZ-ASSET-NOT-FOUND`: asset symbol unknown; `BIZ-AMOUNT-INVALID`: amount must be a positive integer string; `POLICY-VELOCITY-COUNT-EXCEEDED`: max_count_1h: too many withdrawals of this asset in the last hour; `POLICY-VELOCITY-AMOUNT-EXCEEDED`: max_amount_24h: withdrawals of this asset in the last 24 h would exceed the limit; `POLICY-APPROVAL-UNAVAILABLE`: approval_threshold: the amount needs an approval, and no approved approval_url with a secret is set; `VALIDATION-ERROR`: validation failed; `IDEMPOTENCY-KEY-REUSED`: idempotency key reused with a different request */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5456,7 +5643,7 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "BIZ-WALLET-ADDRESS-NOT-FOUND" | "BIZ-ASSET-NOT-FOUND" | "BIZ-AMOUNT-INVALID" | "VALIDATION-ERROR" | "IDEMPOTENCY-KEY-REUSED";
+                        code: "BIZ-WALLET-ADDRESS-NOT-FOUND" | "BIZ-ASSET-NOT-FOUND" | "BIZ-AMOUNT-INVALID" | "POLICY-VELOCITY-COUNT-EXCEEDED" | "POLICY-VELOCITY-AMOUNT-EXCEEDED" | "POLICY-APPROVAL-UNAVAILABLE" | "VALIDATION-ERROR" | "IDEMPOTENCY-KEY-REUSED";
                         message: string;
                         data: Record<string, never>;
                     };
@@ -6347,7 +6534,7 @@ export interface operations {
                                 /** @description ISO 8601 with offset */
                                 at: string;
                                 /** @enum {string} */
-                                action: "auth.login" | "auth.login_failed" | "auth.password_reset" | "auth.2fa_setup" | "auth.2fa_enabled" | "auth.2fa_disabled" | "auth.2fa_failed" | "auth.2fa_recovery_used" | "api_token.created" | "api_token.revoked" | "webhook.url_changed" | "webhook.secret_changed" | "policy.changed" | "policy.allow_list_added" | "policy.allow_list_removed" | "withdrawal.requested" | "withdrawal.refused" | "withdrawal.approval_requested" | "withdrawal.approved" | "withdrawal.denied";
+                                action: "auth.login" | "auth.login_failed" | "auth.password_reset" | "auth.2fa_setup" | "auth.2fa_enabled" | "auth.2fa_disabled" | "auth.2fa_failed" | "auth.2fa_recovery_used" | "api_token.created" | "api_token.revoked" | "webhook.url_changed" | "webhook.secret_changed" | "webhook.url_reviewed" | "policy.changed" | "policy.allow_list_added" | "policy.allow_list_removed" | "withdrawal.requested" | "withdrawal.refused" | "withdrawal.approval_requested" | "withdrawal.approved" | "withdrawal.denied";
                                 actor: {
                                     /** @enum {string} */
                                     kind: "user" | "api_token" | "admin" | "approver" | "system";
@@ -6500,7 +6687,7 @@ export interface operations {
                                 /** @description ISO 8601 with offset */
                                 at: string;
                                 /** @enum {string} */
-                                action: "auth.login" | "auth.login_failed" | "auth.password_reset" | "auth.2fa_setup" | "auth.2fa_enabled" | "auth.2fa_disabled" | "auth.2fa_failed" | "auth.2fa_recovery_used" | "api_token.created" | "api_token.revoked" | "webhook.url_changed" | "webhook.secret_changed" | "policy.changed" | "policy.allow_list_added" | "policy.allow_list_removed" | "withdrawal.requested" | "withdrawal.refused" | "withdrawal.approval_requested" | "withdrawal.approved" | "withdrawal.denied";
+                                action: "auth.login" | "auth.login_failed" | "auth.password_reset" | "auth.2fa_setup" | "auth.2fa_enabled" | "auth.2fa_disabled" | "auth.2fa_failed" | "auth.2fa_recovery_used" | "api_token.created" | "api_token.revoked" | "webhook.url_changed" | "webhook.secret_changed" | "webhook.url_reviewed" | "policy.changed" | "policy.allow_list_added" | "policy.allow_list_removed" | "withdrawal.requested" | "withdrawal.refused" | "withdrawal.approval_requested" | "withdrawal.approved" | "withdrawal.denied";
                                 actor: {
                                     /** @enum {string} */
                                     kind: "user" | "api_token" | "admin" | "approver" | "system";
@@ -6813,6 +7000,687 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["AuthTotpInvalidOrValidationError"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getWithdrawalPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "allow_list_only": true,
+                     *         "approval_url": "https://approver.example.com/custody",
+                     *         "approval": {
+                     *           "status": "verified",
+                     *           "url": "https://approver.example.com/custody",
+                     *           "pending_url": null,
+                     *           "pending_since": null,
+                     *           "verified_at": "2026-01-01T12:00:00+00:00",
+                     *           "review_note": null
+                     *         },
+                     *         "approval_secret_set": true,
+                     *         "approval_timeout_minutes": 60,
+                     *         "limits": {
+                     *           "USDT": {
+                     *             "max_amount_24h": "100000000000",
+                     *             "max_count_1h": 10,
+                     *             "approval_threshold": "5000000000"
+                     *           }
+                     *         },
+                     *         "updated_at": "2026-01-01T12:00:00+00:00"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            allow_list_only: boolean;
+                            /** @description the URL last set: the pending one while under review, else the approved one */
+                            approval_url: string | null;
+                            /** @description the platform's review of approval_url, as for webhook_url */
+                            approval: {
+                                /** @enum {string} */
+                                status: "unconfigured" | "pending" | "verified";
+                                url: string | null;
+                                pending_url: string | null;
+                                pending_since: string | null;
+                                verified_at: string | null;
+                                review_note: string | null;
+                            };
+                            approval_secret_set: boolean;
+                            approval_timeout_minutes: number;
+                            limits: {
+                                [key: string]: {
+                                    /** @description what this asset's withdrawals of the last rolling 24 h may add up to, this one included; null: no limit */
+                                    max_amount_24h?: string | null;
+                                    /** @description withdrawals of this asset in the last rolling hour, this one included; 0 freezes the asset; null: no limit */
+                                    max_count_1h?: number | null;
+                                    /** @description a withdrawal of MORE than this waits for the approver; null: never */
+                                    approval_threshold?: string | null;
+                                };
+                            };
+                            updated_at: string | null;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    putWithdrawalPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Extension (issue #26): needed once two-factor is on. A current 6-digit code or an unused recovery code; the same code is accepted again from this session for 5 minutes
+                 * @example 492039
+                 */
+                "X-TOTP-Code"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "allow_list_only": true,
+                 *       "approval_url": "https://approver.example.com/custody",
+                 *       "approval_secret": "a long random secret",
+                 *       "limits": {
+                 *         "USDT": {
+                 *           "max_amount_24h": "100000000000",
+                 *           "max_count_1h": 10,
+                 *           "approval_threshold": "5000000000"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    allow_list_only?: boolean;
+                    approval_url?: string | null;
+                    /** @description write-only */
+                    approval_secret?: string;
+                    /** @description 1-10080, default 60 */
+                    approval_timeout_minutes?: number;
+                    limits?: {
+                        [key: string]: {
+                            /** @description what this asset's withdrawals of the last rolling 24 h may add up to, this one included; null: no limit */
+                            max_amount_24h?: string | null;
+                            /** @description withdrawals of this asset in the last rolling hour, this one included; 0 freezes the asset; null: no limit */
+                            max_count_1h?: number | null;
+                            /** @description a withdrawal of MORE than this waits for the approver; null: never */
+                            approval_threshold?: string | null;
+                        };
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "allow_list_only": true,
+                     *         "approval_url": "https://approver.example.com/custody",
+                     *         "approval": {
+                     *           "status": "verified",
+                     *           "url": "https://approver.example.com/custody",
+                     *           "pending_url": null,
+                     *           "pending_since": null,
+                     *           "verified_at": "2026-01-01T12:00:00+00:00",
+                     *           "review_note": null
+                     *         },
+                     *         "approval_secret_set": true,
+                     *         "approval_timeout_minutes": 60,
+                     *         "limits": {
+                     *           "USDT": {
+                     *             "max_amount_24h": "100000000000",
+                     *             "max_count_1h": 10,
+                     *             "approval_threshold": "5000000000"
+                     *           }
+                     *         },
+                     *         "updated_at": "2026-01-01T12:00:00+00:00"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            allow_list_only: boolean;
+                            /** @description the URL last set: the pending one while under review, else the approved one */
+                            approval_url: string | null;
+                            /** @description the platform's review of approval_url, as for webhook_url */
+                            approval: {
+                                /** @enum {string} */
+                                status: "unconfigured" | "pending" | "verified";
+                                url: string | null;
+                                pending_url: string | null;
+                                pending_since: string | null;
+                                verified_at: string | null;
+                                review_note: string | null;
+                            };
+                            approval_secret_set: boolean;
+                            approval_timeout_minutes: number;
+                            limits: {
+                                [key: string]: {
+                                    /** @description what this asset's withdrawals of the last rolling 24 h may add up to, this one included; null: no limit */
+                                    max_amount_24h?: string | null;
+                                    /** @description withdrawals of this asset in the last rolling hour, this one included; 0 freezes the asset; null: no limit */
+                                    max_count_1h?: number | null;
+                                    /** @description a withdrawal of MORE than this waits for the approver; null: never */
+                                    approval_threshold?: string | null;
+                                };
+                            };
+                            updated_at: string | null;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid"];
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description `BIZ-WEBHOOK-URL-BLOCKED`: loopback, private or link-local webhook address; `VALIDATION-ERROR`: validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-WEBHOOK-URL-BLOCKED",
+                     *       "message": "loopback, private or link-local webhook address",
+                     *       "data": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "BIZ-WEBHOOK-URL-BLOCKED" | "VALIDATION-ERROR";
+                        message: string;
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listAllowList: {
+        parameters: {
+            query?: {
+                /** @description 1-based, default 1 */
+                page?: number;
+                /** @description default 20, max 100 */
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *             "label": "cold wallet",
+                     *             "created_at": "2026-01-01T12:00:00+00:00",
+                     *             "active_from": "2026-01-02T12:00:00+00:00"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "per_page": 20,
+                     *           "total": 1,
+                     *           "pages": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            items: {
+                                address: string;
+                                label: string | null;
+                                /** @description ISO 8601 with offset */
+                                created_at: string;
+                                /** @description ISO 8601 with offset: from then on the address may be paid (WITHDRAWAL_ALLOWLIST_DELAY_H after it was added) */
+                                active_from: string;
+                            }[];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    addAllowListEntry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Extension (issue #26): needed once two-factor is on. A current 6-digit code or an unused recovery code; the same code is accepted again from this session for 5 minutes
+                 * @example 492039
+                 */
+                "X-TOTP-Code"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                 *       "label": "cold wallet"
+                 *     }
+                 */
+                "application/json": {
+                    address: string;
+                    label?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *         "label": "cold wallet",
+                     *         "created_at": "2026-01-01T12:00:00+00:00",
+                     *         "active_from": "2026-01-02T12:00:00+00:00"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            address: string;
+                            label: string | null;
+                            /** @description ISO 8601 with offset */
+                            created_at: string;
+                            /** @description ISO 8601 with offset: from then on the address may be paid (WITHDRAWAL_ALLOWLIST_DELAY_H after it was added) */
+                            active_from: string;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid"];
+            /** @description `POLICY-ALLOW-LIST-ENTRY-EXISTS`: the address is already on the allow-list */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "POLICY-ALLOW-LIST-ENTRY-EXISTS",
+                     *       "message": "the address is already on the allow-list",
+                     *       "data": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "POLICY-ALLOW-LIST-ENTRY-EXISTS";
+                        message: string;
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description `POLICY-ALLOW-LIST-FULL`: the allow-list is full; remove an entry first; `VALIDATION-ERROR`: validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "POLICY-ALLOW-LIST-FULL",
+                     *       "message": "the allow-list is full; remove an entry first",
+                     *       "data": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "POLICY-ALLOW-LIST-FULL" | "VALIDATION-ERROR";
+                        message: string;
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    removeAllowListEntry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Extension (issue #26): needed once two-factor is on. A current 6-digit code or an unused recovery code; the same code is accepted again from this session for 5 minutes
+                 * @example 492039
+                 */
+                "X-TOTP-Code"?: string;
+            };
+            path: {
+                /**
+                 * @description an address of the caller
+                 * @example TJRabPrwbZy45sbavfcjinPJC18kjpRTv8
+                 */
+                address: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *         "removed": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            address: string;
+                            removed: boolean;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid"];
+            /** @description `POLICY-ALLOW-LIST-ENTRY-NOT-FOUND`: the address is not on the allow-list */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "POLICY-ALLOW-LIST-ENTRY-NOT-FOUND",
+                     *       "message": "the address is not on the allow-list",
+                     *       "data": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "POLICY-ALLOW-LIST-ENTRY-NOT-FOUND";
+                        message: string;
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listPendingApprovalUrls: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": [
+                     *         {
+                     *           "user_id": 7,
+                     *           "pending_url": "https://approver.example.com/custody",
+                     *           "pending_since": "2026-01-01T12:00:00+00:00",
+                     *           "url": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            user_id: number;
+                            pending_url: string;
+                            pending_since: string | null;
+                            url: string | null;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    approveApprovalUrl: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description a user id
+                 * @example 12
+                 */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "status": "verified",
+                     *         "url": "https://approver.example.com/custody",
+                     *         "pending_url": null,
+                     *         "pending_since": null,
+                     *         "verified_at": "2026-01-01T12:00:00+00:00",
+                     *         "review_note": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            /** @enum {string} */
+                            status: "unconfigured" | "pending" | "verified";
+                            url: string | null;
+                            pending_url: string | null;
+                            pending_since: string | null;
+                            verified_at: string | null;
+                            review_note: string | null;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["BizUserNotFound"];
+            409: components["responses"]["PolicyApprovalUrlNotPending"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    rejectApprovalUrl: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description a user id
+                 * @example 12
+                 */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "note": "not an https endpoint of the company"
+                 *     }
+                 */
+                "application/json": {
+                    note: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "status": "unconfigured",
+                     *         "url": null,
+                     *         "pending_url": null,
+                     *         "pending_since": null,
+                     *         "verified_at": null,
+                     *         "review_note": "not an https endpoint of the company"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            /** @enum {string} */
+                            status: "unconfigured" | "pending" | "verified";
+                            url: string | null;
+                            pending_url: string | null;
+                            pending_since: string | null;
+                            verified_at: string | null;
+                            review_note: string | null;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["BizUserNotFound"];
+            409: components["responses"]["PolicyApprovalUrlNotPending"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationError"];
             500: components["responses"]["InternalError"];
         };
     };
