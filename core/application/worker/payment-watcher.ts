@@ -1,7 +1,7 @@
 import { ConcurrencyConflict, DomainError } from '../../domain/errors.js';
 import { judgePayment, PAYMENT_STATUS_ACTIONS, type PaymentEventType } from '../../domain/payment-request-machine.js';
 import type { CashierToken } from '../../domain/model/cashier-token.js';
-import type { PaymentRequest, PaymentRequestChange } from '../../domain/model/payment-request.js';
+import type { PaymentRequest, PaymentRequestChange, PaymentStatus } from '../../domain/model/payment-request.js';
 import { ADDRESS_TYPE } from '../../domain/model/wallet.js';
 import type { OptInEventType, WebhookEvent } from '../../domain/model/webhook.js';
 import type { AssetRegistry } from '../../domain/assets.js';
@@ -84,12 +84,14 @@ export class PaymentWatcher {
    * The events of the statuses entered on `path`, for the types the owner opted into: a status announces only when
    * the one before it did not announce the same type (paid -> overpaid sends no second payment.paid).
    */
-  private async eventsFor(token: CashierToken, before: PaymentRequest, after: PaymentRequest, path: readonly string[]): Promise<WebhookEvent[]> {
+  private async eventsFor(
+    token: CashierToken, before: PaymentRequest, after: PaymentRequest, path: readonly PaymentStatus[],
+  ): Promise<WebhookEvent[]> {
     if (path.length === 0) return [];
     const optIns: readonly OptInEventType[] = (await this.deps.developerConfigs.get(token.userId))?.optInEventTypes ?? [];
     const events: WebhookEvent[] = [];
     let previous: PaymentEventType | null = PAYMENT_STATUS_ACTIONS[before.status].announces;
-    for (const status of path as readonly (keyof typeof PAYMENT_STATUS_ACTIONS)[]) {
+    for (const status of path) {
       const type = PAYMENT_STATUS_ACTIONS[status].announces;
       if (type !== null && type !== previous && optIns.includes(type)) {
         // Each event carries the request as it stood when that status was entered: the final count, its own status.
@@ -146,7 +148,7 @@ export class PaymentWatcher {
  * Whether the worker keeps judging a request: until its collection is started or skipped once paid, until it is paid
  * late, and, expired, for a day after its deadline (a late payment then is still announced); open ones always.
  */
-function stillWatched(status: PaymentRequest['status'], collect: PaymentRequest['collect'], deadline: number, now: number): boolean {
+function stillWatched(status: PaymentStatus, collect: PaymentRequest['collect'], deadline: number, now: number): boolean {
   if (PAYMENT_STATUS_ACTIONS[status].forwards) return collect === 'due';
   if (status === 'paid_late') return false;
   if (status === 'expired') return now < deadline + LATE_PAYMENT_WINDOW_MS;
