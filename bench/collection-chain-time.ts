@@ -15,11 +15,14 @@ import { performance } from 'node:perf_hooks';
 import { resolveDeps, type ResolvedDeps } from '../core/application/deps.js';
 import { startCollection } from '../core/application/collection-starter.js';
 import { CollectionExecutor } from '../core/application/worker/collection-executor.js';
+import { BalanceScanner } from '../core/application/worker/balance-scanner.js';
+import { BlockReceipts } from '../core/application/worker/block-receipts.js';
+import { TronBlockSource } from '../adapters/tron/tron-block-source.js';
 import { createAssetRegistry, type AssetRegistry } from '../core/domain/assets.js';
 import { ADDRESS_STATUS, ADDRESS_TYPE, type WalletAddress } from '../core/domain/model/wallet.js';
 import { COLLECTION_STATUS } from '../core/domain/model/collection-task.js';
 import type { Signer } from '../core/ports/chain-gateway.port.js';
-import { createMemoryAdapters, MemoryAddressLock, RecordingMailer, type MemoryAdapters } from '../adapters/memory/index.js';
+import { createMemoryAdapters, MemoryAddressLock, MemoryScanCursorStore, RecordingMailer, type MemoryAdapters } from '../adapters/memory/index.js';
 import { connectPostgres, createPostgresAdapters, type PostgresAdapters } from '../adapters/postgres/index.js';
 import { createTestDatabase, startPostgresServer } from '../contracts-tests/harness/postgres.js';
 import { AesGcmKeyCipher, NodeSecretHasher, OtpauthTotpGenerator, SystemClock, TEST_SCRYPT_COST } from '../adapters/node/index.js';
@@ -101,6 +104,8 @@ interface World {
   readonly assets: AssetRegistry;
   readonly core: ResolvedDeps;
   readonly main: Signer;
+  /** The receipts of the blocks the worker's scanner reads (issue #27); null with BENCH_EVIDENCE=0. */
+  readonly receipts: BlockReceipts | null;
 }
 
 async function waitForBlock(gateway: TronWebChainGateway, after: number): Promise<number> {
@@ -145,8 +150,11 @@ async function openStores(kind: BenchStore, clock: SystemClock): Promise<Pick<Wo
 }
 
 async function buildWorld(devnet: ChildDevnet, sweeps: number, kind: BenchStore): Promise<World> {
-  const gateway = createDevnetChainGateway(devnet);
   const clock = new SystemClock();
+  // As `npm run worker` runs: the workflows follow their transactions from the scanner's blocks and read the head and
+  // block-stable state once per block (issue #27). BENCH_EVIDENCE=0: every look asks the node, as before.
+  const receipts = process.env['BENCH_EVIDENCE'] === '0' ? null : new BlockReceipts(clock);
+  const gateway = createDevnetChainGateway(devnet, receipts === null ? {} : { blockCacheMs: 3_000, tip: () => receipts.newestBlock() });
   const opened = await openStores(kind, clock);
   const { stores } = opened;
   const cipher = AesGcmKeyCipher.fromConfig(randomBytes(32).toString('base64'));
@@ -169,7 +177,7 @@ async function buildWorld(devnet: ChildDevnet, sweeps: number, kind: BenchStore)
   const before = (await gateway.head()).number;
   await gateway.broadcast(await gateway.prepare(main, { kind: 'freeze', resource: 'ENERGY', amountSun: stake * TRX }));
   await waitForBlock(gateway, before + 1);
-  return { gateway, ...opened, cipher, assets, core, main };
+  return { gateway, ...opened, cipher, assets, core, main, receipts };
 }
 
 async function insertWallet(w: Pick<World, 'gateway' | 'stores' | 'cipher'>, type: 1 | 2): Promise<{ address: string; privateKey: string }> {
@@ -244,9 +252,24 @@ async function sweepRun(
   let stages = 0;
   let stop = false;
   let peakRss = 0;
+  const receipts = w.receipts;
+  // The worker's balance scanner, in this process as in `npm run worker` (its CPU is the worker's; its node calls
+  // are in the counts): a pass a second, each reading the blocks since the last.
+  const scanning = receipts === null ? Promise.resolve() : (async () => {
+    const scanner = new BalanceScanner({
+      clock: new SystemClock(), cursors: new MemoryScanCursorStore(), wallets: w.stores.wallets, balances: w.stores.balances,
+      deposits: w.stores.deposits, uow: w.stores.uow, developerConfigs: w.stores.developerConfigs, ids: w.stores.ids, assets: w.assets, receipts,
+      blocks: new TronBlockSource({ fullHost: devnet.url, timeoutMs: 5_000 }),
+    });
+    while (!stop) {
+      await scanner.scan().catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  })();
   const loops = Array.from({ length: executors }, async (_, i) => {
     const executor = new CollectionExecutor({
       ...w.stores, chain: w.gateway, cipher: w.cipher, assets: w.assets, energy: { self: new SelfDelegationEnergyProvider(w.gateway) },
+      ...(receipts === null ? {} : { evidence: receipts }),
     }, { owner: `bench-${i}`, confirmations: 1, ...(concurrency > 1 ? { concurrency } : {}) });
     while (!stop) {
       const ran = (await executor.runDue(200)).length;
@@ -267,7 +290,7 @@ async function sweepRun(
   const simCpuMs = devnet.cpuMs() - sim0;
   const endBlock = (await w.gateway.head()).number;
   stop = true;
-  await Promise.all(loops);
+  await Promise.all([...loops, scanning]);
   const calls1 = await devnet.calls();
   const nodeCalls = Object.fromEntries(Object.entries(calls1).map(([name, n]) => [name, n - (calls0[name] ?? 0)]).filter(([, n]) => n !== 0));
   let profileTop: string[] = [];

@@ -14,6 +14,8 @@
  *    Then (BENCH_POSTGRES=0 skips) the same 1,000 sweeps with the worker's store on PostgreSQL (a throwaway cluster of
  *    its own, started by the test harness): goal within 2x the single sweep's blocks, worker CPU per sweep printed
  *    beside the memory run's (PostgreSQL's own CPU is not counted; issue #22).
+ * 1b. (BENCH_CALLS=0 skips) Node calls per sweep for each energy path and a TRX sweep, first and repeat, beside the
+ *    floor, a same-run baseline and sweeps a day on one free key (bench/node-calls.ts; issue #27).
  * 3. Worker memory across BENCH_CHURN_TASKS (default 100,000; 0 skips) finished tasks through the real
  *    WorkflowRunner (bench/runner-churn.ts, which says exactly what is and is not measured): goal flat.
  * 10,000 concurrent sweeps take longer than the 30-minute cap on a loaded 2-core machine: the simulator, not the
@@ -29,6 +31,7 @@ import { driveUntil, type Runnable } from '../hosts/worker/worker-drive.js';
 import { concurrentSweeps, startChildDevnet, type BenchStore, type SweepRun } from './collection-chain-time.js';
 import { runnerChurn } from './runner-churn.js';
 import { sweepCostTable } from './sweep-costs.js';
+import { nodeCallTable } from './node-calls.js';
 
 const WORKERS = Number(process.env['BENCH_WORKERS'] ?? 4);
 /** Stages each executor runs at once on the chain-time runs (the runner's `concurrency`). */
@@ -164,5 +167,7 @@ if (process.env['BENCH_COST_TABLE'] !== '0') {
   console.log(`blocks per TRC20 self-delegation collection of an activated sub-address, solidified (lag 19): ${await blocksPerCollection('solidified', true)}`
     + ' (goal <= 3 x 20)');
 }
+// Node calls per sweep per path, first and repeat (issue #27); BENCH_CALLS=0 skips.
+if (process.env['BENCH_CALLS'] !== '0') await nodeCallTable();
 await chainTime();
 await churn();

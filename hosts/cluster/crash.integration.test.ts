@@ -86,7 +86,7 @@ describeWithRedisServerBinary('crash test: SIGKILLed workers and API, PostgreSQL
     receiver = await startLocalReceiver();
     env = {
       NODE_ENV: 'production', STORE: 'postgres', DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: '5', LOCKS: 'redis', REDIS_URL: redis.url,
-      CHAIN: 'devnet', TRON_FULL_HOST: devnet.url, USDT_CONTRACT: devnet.usdtAddress, ENERGY_PROVIDER: 'rental', CHAIN_CONFIRMATIONS: '1',
+      CHAIN: 'devnet', TRON_FULL_HOST: devnet.url, USDT_CONTRACT: devnet.usdtAddress, ENERGY_PROVIDER: 'rental', CHAIN_CONFIRMATIONS: '1', CHAIN_BLOCK_MS: '1000',
       PORT: '0', METRICS_PORT: '0', WEBHOOK_ALLOW_LOCAL: 'true', WORKFLOW_LEASE_S: '5', WORKFLOW_STUCK_AFTER_S: '60',
       KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'), ADMIN_TOKEN,
     };

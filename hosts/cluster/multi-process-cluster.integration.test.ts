@@ -102,7 +102,7 @@ for (const store of stores) {
       try {
         const env = {
           NODE_ENV: 'production', ...view.env, LOCKS: 'redis', REDIS_URL: redisUrl, CLUSTER_REDIS_PREFIX: prefix, CHAIN: 'devnet',
-          TRON_FULL_HOST: devnet.url, USDT_CONTRACT: devnet.usdtAddress, ENERGY_PROVIDER: 'rental', CHAIN_CONFIRMATIONS: '1', PORT: '0',
+          TRON_FULL_HOST: devnet.url, USDT_CONTRACT: devnet.usdtAddress, ENERGY_PROVIDER: 'rental', CHAIN_CONFIRMATIONS: '1', CHAIN_BLOCK_MS: '1000', PORT: '0',
           METRICS_PORT: '0', KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'), ADMIN_TOKEN: `adm_${randomBytes(24).toString('hex')}`,
         };
         for (const i of [1, 2]) processes.push(startProcess(`api-${i}`, 'hosts/cluster/api-process.ts', env));
