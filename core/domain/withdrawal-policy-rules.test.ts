@@ -1,0 +1,102 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { MemoryWithdrawalPolicyRepository } from '../../adapters/memory/memory-withdrawal-policy-repository.js';
+import { MemoryStore } from '../../adapters/memory/memory-store.js';
+import { COMMAND_STATUS, COMMAND_TYPE, type Command } from './model/command.js';
+import {
+  destinationRefusal, emptyWithdrawalPolicy, limitsOf, needsApproval, velocityCharge, velocityRefusal, velocityTotals,
+  VELOCITY_AMOUNT_WINDOW_MS, VELOCITY_COUNT_WINDOW_MS,
+} from './withdrawal-policy-rules.js';
+
+const T0 = 1_700_000_000_000;
+const DELAY = 24 * 3_600_000;
+const ADDRESSES = ['TA', 'TB', 'TC', 'TD'] as const;
+
+describe('withdrawal policy rules (issue #26)', () => {
+  it('destination, model-based: with allow_list_only only entries past their delay may be paid; removal is immediate; without it anything', async () => {
+    type Op =
+      | { kind: 'add'; address: string } | { kind: 'remove'; address: string } | { kind: 'only'; on: boolean }
+      | { kind: 'wait'; ms: number } | { kind: 'pay'; address: string };
+    const address = fc.constantFrom(...ADDRESSES);
+    const op: fc.Arbitrary<Op> = fc.oneof(
+      fc.record({ kind: fc.constant('add' as const), address }),
+      fc.record({ kind: fc.constant('remove' as const), address }),
+      fc.record({ kind: fc.constant('only' as const), on: fc.boolean() }),
+      fc.record({ kind: fc.constant('wait' as const), ms: fc.constantFrom(1, 60_000, DELAY - 1, DELAY) }),
+      { arbitrary: fc.record({ kind: fc.constant('pay' as const), address }), weight: 3 },
+    );
+    await fc.assert(fc.asyncProperty(fc.array(op, { maxLength: 40 }), async (ops) => {
+      const repo = new MemoryWithdrawalPolicyRepository(new MemoryStore());
+      // The reference: when each listed address was added, and the switch.
+      const added = new Map<string, number>();
+      let only = false;
+      let now = T0;
+      for (const o of ops) {
+        switch (o.kind) {
+          case 'add': {
+            const outcome = await repo.addAllowListEntry({ userId: 1, address: o.address, label: null, createdAt: now, activeFrom: now + DELAY }, 100);
+            expect(outcome).toBe(added.has(o.address) ? 'exists' : 'created');
+            if (!added.has(o.address)) added.set(o.address, now);
+            break;
+          }
+          case 'remove':
+            expect(await repo.removeAllowListEntry(1, o.address)).toBe(added.delete(o.address));
+            break;
+          case 'only':
+            only = o.on;
+            break;
+          case 'wait':
+            now += o.ms;
+            break;
+          case 'pay': {
+            const entry = await repo.findAllowListEntry(1, o.address);
+            const got = destinationRefusal({ allowListOnly: only }, entry, now);
+            const since = added.get(o.address);
+            const expected = !only ? null : since === undefined ? 'POLICY-DESTINATION-NOT-ALLOWED'
+              : now - since < DELAY ? 'POLICY-DESTINATION-COOLING-OFF' : null;
+            expect(got).toBe(expected);
+          }
+        }
+      }
+    }), { numRuns: 200 });
+  });
+
+  it('velocity, against a reference model: the refusal is the count first, then the amount, over the two rolling windows', () => {
+    const command = fc.record({
+      ageMs: fc.integer({ min: -1_000, max: VELOCITY_AMOUNT_WINDOW_MS + 1_000 }), amount: fc.bigInt({ min: 1n, max: 1_000n }),
+      status: fc.constantFrom(...Object.values(COMMAND_STATUS)), type: fc.constantFrom(COMMAND_TYPE.WITHDRAWAL, COMMAND_TYPE.COLLECTION),
+      symbol: fc.constantFrom('USDT', 'TRX'), userId: fc.constantFrom(1, 2),
+    });
+    fc.assert(fc.property(
+      fc.array(command, { maxLength: 30 }), fc.bigInt({ min: 1n, max: 1_000n }),
+      fc.option(fc.integer({ min: 0, max: 10 })), fc.option(fc.bigInt({ min: 0n, max: 5_000n })),
+      (history, amount, maxCount1h, maxAmount24h) => {
+        const at = T0 + VELOCITY_AMOUNT_WINDOW_MS;
+        const commands = history.map((h, i): Command => ({
+          commandNo: `C${i}`, userId: h.userId, type: h.type, status: h.status, address: `A${i}`, assetSymbol: h.symbol, lockedAmount: h.amount,
+          params: {}, transaction: null, errorCode: null, lastError: null, createdAt: at - h.ageMs, startedAt: null, finishedAt: null,
+          nextRunAt: at, lease: null, version: 1,
+        }));
+        const charge = { userId: 1, assetSymbol: 'USDT', amount, at, maxCount1h, maxAmount24h };
+        // The reference, written from the rules' text: user 1's USDT withdrawals, neither REJECTED nor CANCELLED.
+        const counted = history.filter((h) => h.userId === 1 && h.symbol === 'USDT' && h.type === COMMAND_TYPE.WITHDRAWAL
+          && h.status !== COMMAND_STATUS.REJECTED && h.status !== COMMAND_STATUS.CANCELLED);
+        const lastHour = counted.filter((h) => h.ageMs < VELOCITY_COUNT_WINDOW_MS).length;
+        const lastDay = counted.filter((h) => h.ageMs < VELOCITY_AMOUNT_WINDOW_MS).reduce((sum, h) => sum + h.amount, 0n);
+        const expected = maxCount1h !== null && lastHour >= maxCount1h ? 'POLICY-VELOCITY-COUNT-EXCEEDED'
+          : maxAmount24h !== null && lastDay + amount > maxAmount24h ? 'POLICY-VELOCITY-AMOUNT-EXCEEDED' : null;
+        expect(velocityRefusal(velocityTotals(commands, charge), charge)).toBe(expected);
+      },
+    ), { numRuns: 500 });
+  });
+
+  it('approval threshold: strictly above it; an unlimited or unlisted asset never; a charge only with a velocity limit', () => {
+    fc.assert(fc.property(fc.option(fc.bigInt({ min: 0n, max: 100n })), fc.bigInt({ min: 1n, max: 200n }), (threshold, amount) => {
+      const policy = { ...emptyWithdrawalPolicy(1, T0), limits: { USDT: { maxAmount24h: null, maxCount1h: null, approvalThreshold: threshold } } };
+      expect(needsApproval(limitsOf(policy, 'USDT'), amount)).toBe(threshold !== null && amount > threshold);
+      expect(needsApproval(limitsOf(policy, 'TRX'), amount)).toBe(false);
+      expect(limitsOf(policy, 'constructor')).toBeNull();
+      expect(velocityCharge(limitsOf(policy, 'USDT'), { userId: 1, assetSymbol: 'USDT', amount, at: T0 })).toBeNull();
+    }));
+  });
+});
