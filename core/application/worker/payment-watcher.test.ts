@@ -164,6 +164,16 @@ describe('payment requests: the watcher (issue #25)', () => {
     expect((await core.stores.cashierTokens.findByTokenNo(created.token_no))!.payment).toMatchObject({ collect: 'skipped', watched: false });
   });
 
+  it('the dust rule: a paid request whose sub-address holds nothing a sweep can move (already swept) makes no task', async () => {
+    const created = await request();
+    await pay(25_000_000n);
+    await balance(0n);
+    expect(await watch()).toEqual(['skipped']);
+    expect(await collections()).toBe(0);
+    expect((await core.stores.commands.listByUser(user.userId, {}, { offset: 0, limit: 10 })).items).toEqual([]);
+    expect((await core.stores.cashierTokens.findByTokenNo(created.token_no))!.payment).toMatchObject({ status: 'paid', collect: 'skipped', watched: false });
+  });
+
   it('an expired request is watched for a day after its deadline, then let go', async () => {
     const created = await request();
     core.clock.advance(30 * MINUTE);
