@@ -59,7 +59,7 @@ const DRIVER_PACKAGES: Readonly<Record<string, readonly string[]>> = {
   http: [],
   memory: [],
   mongodb: ['mongodb'],
-  node: ['nodemailer', 'smtp-server'],
+  node: ['nodemailer', 'smtp-server', 'otpauth'],
   postgres: ['pg', 'node-pg-migrate'],
   records: [],
   redis: ['ioredis'],
