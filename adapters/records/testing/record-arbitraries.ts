@@ -31,6 +31,10 @@ export const account = fc.record({
   id, email: fc.emailAddress(), passwordHash: text, verified: fc.boolean(), verificationCodeHash: fc.option(hex64, { nil: null }),
   verificationExpiresAt: optMs, verificationAttempts: fc.nat(10), createdAt: ms, version,
   passwordReset: fc.option(fc.record({ codeHash: hex64, expiresAt: ms, attempts: fc.nat(10) }), { nil: null }),
+  twoFactor: fc.option(fc.record({
+    secret: envelope, enabledAt: optMs, lastUsedStep: fc.nat(), recoveryCodeHashes: fc.array(hex64, { maxLength: 10 }),
+    stepUp: fc.option(fc.record({ sessionHash: hex64, proofHash: hex64, at: ms }), { nil: null }),
+  }), { nil: null }),
 });
 export const session = fc.record({ tokenHash: hex64, userId: id, createdAt: ms, expiresAt: ms, revokedAt: optMs });
 export const subscription = fc.record({
