@@ -8,6 +8,7 @@ import {
 import { fromStoredCashierToken, toStoredCashierToken } from './cashier-token-record.js';
 import { fromStoredCollectionTask, toStoredCollectionTask } from './collection-task-record.js';
 import { fromStoredCommand, toStoredCommand } from './command-record.js';
+import { fromStoredAllowListEntry, fromStoredWithdrawalPolicy, toStoredAllowListEntry, toStoredWithdrawalPolicy } from './withdrawal-policy-record.js';
 import { fromStoredIdempotency, toStoredIdempotency } from './idempotency-record.js';
 import { decodeMoney, encodeMoney } from './record-support.js';
 import { fromStoredScanCheckpoint, toStoredScanCheckpoint } from './scan-checkpoint-record.js';
@@ -17,7 +18,8 @@ import {
   toStoredWebhookDelivery, toStoredWebhookEvent,
 } from './webhook-record.js';
 import {
-  account, apiToken, balance, cashierToken, command, delivery, developerConfig, event, money, ms, optMs, session, subscription, task, wallet,
+  account, allowListEntry, apiToken, balance, cashierToken, command, delivery, developerConfig, event, money, ms, optMs, session, subscription, task, wallet,
+  withdrawalPolicy,
 } from './testing/record-arbitraries.js';
 
 // The codecs every durable store shares. A record must hold JSON values only (no bigint, Date, undefined or class
@@ -54,6 +56,8 @@ describe('record codecs (shared by the durable stores)', () => {
   roundTrips('wallet address', wallet, toStoredWallet, fromStoredWallet);
   roundTrips('balance snapshot', balance, toStoredBalance, fromStoredBalance);
   roundTrips('command', command, toStoredCommand, fromStoredCommand);
+  roundTrips('withdrawal policy', withdrawalPolicy, toStoredWithdrawalPolicy, fromStoredWithdrawalPolicy);
+  roundTrips('allow-list entry', allowListEntry, toStoredAllowListEntry, fromStoredAllowListEntry);
   roundTrips('collection task', task, toStoredCollectionTask, fromStoredCollectionTask);
   roundTrips('cashier token', cashierToken, toStoredCashierToken, fromStoredCashierToken);
   roundTrips('developer config', developerConfig, toStoredDeveloperConfig, fromStoredDeveloperConfig);

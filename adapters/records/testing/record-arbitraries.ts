@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { WEBHOOK_EVENT_TYPES, type WebhookEvent } from '../../../core/domain/model/webhook.js';
 import { PAYMENT_STATUSES } from '../../../core/domain/model/payment-request.js';
-import { PAYMENT_STATUSES } from '../../../core/domain/model/payment-request.js';
 
 /**
  * Domain values as the durable stores receive them, for the record codec tests of every store (test support: no
@@ -51,12 +50,32 @@ export const balance = fc.record({
   address, refreshSource: fc.constantFrom(1 as const, 2 as const), updatedAt: ms,
   items: fc.array(fc.record({ symbol, available: money, updatedAt: ms }), { maxLength: 4 }),
 });
+/** A withdrawal's approval sub-state (issue #26). */
+export const commandApproval = fc.record({
+  state: fc.constantFrom('awaiting' as const, 'approved' as const, 'denied' as const, 'expired' as const), deadline: ms, attempts: fc.nat(1_000),
+  lastAttemptAt: optMs, lastRefusal: optText, decidedAt: optMs,
+});
 export const command = fc.record({
   commandNo: text, userId: id, type: fc.integer({ min: 1, max: 8 }) as fc.Arbitrary<1>, status: fc.integer({ min: 1, max: 6 }) as fc.Arbitrary<1>,
   address: fc.option(address, { nil: null }), assetSymbol: fc.option(symbol, { nil: null }), lockedAmount: money,
   params: fc.dictionary(fc.string({ maxLength: 8 }), text, { maxKeys: 4 }), transaction, errorCode: optText, lastError: optText,
-  createdAt: ms, startedAt: optMs, finishedAt: optMs, nextRunAt: ms, lease, version,
+  createdAt: ms, startedAt: optMs, finishedAt: optMs, nextRunAt: ms, lease, version, approval: commandApproval,
+}, { requiredKeys: ['commandNo', 'userId', 'type', 'status', 'address', 'assetSymbol', 'lockedAmount', 'params', 'transaction', 'errorCode',
+  'lastError', 'createdAt', 'startedAt', 'finishedAt', 'nextRunAt', 'lease', 'version'] });
+
+/** A withdrawal policy and an allow-list entry (issue #26). */
+export const withdrawalPolicy = fc.record({
+  userId: id, allowListOnly: fc.boolean(),
+  limits: fc.dictionary(symbol, fc.record({
+    maxAmount24h: fc.option(money, { nil: null }), maxCount1h: fc.option(fc.nat(1_000), { nil: null }), approvalThreshold: fc.option(money, { nil: null }),
+  }), { maxKeys: 3 }),
+  approval: fc.record({
+    url: optText, pendingUrl: optText, pendingSince: optMs, verifiedAt: optMs, reviewNote: optText,
+    secret: fc.option(envelope, { nil: null }), timeoutMinutes: fc.integer({ min: 1, max: 10_080 }),
+  }),
+  updatedAt: ms, version,
 });
+export const allowListEntry = fc.record({ userId: id, address, label: optText, createdAt: ms, activeFrom: ms });
 export const collectionStatus = fc.constantFrom(1 as const, 2 as const, 6 as const, 8 as const, 11 as const, 12 as const, 15 as const, 16 as const, 17 as const);
 export const task = fc.record({
   taskNo: text, commandNo: text, userId: id, networkCode: fc.constant('TRON' as const), assetSymbol: symbol, address, mainAddress: address,
