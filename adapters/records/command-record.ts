@@ -83,8 +83,9 @@ export function toStoredCommand(command: Command): StoredCommand {
     finishedAt: command.finishedAt,
     nextRunAt: command.nextRunAt,
     lease: toStoredLease(command.lease),
-    ...(command.approval == null ? {} : { approval: toStoredApproval(command.approval) }),
     version: command.version,
+    // Last, and only when there is one: documents written before issue #26 keep their shape.
+    ...(command.approval == null ? {} : { approval: toStoredApproval(command.approval) }),
   };
 }
 
