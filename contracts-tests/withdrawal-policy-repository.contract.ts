@@ -115,6 +115,20 @@ export function describeWithdrawalPolicyRepositoryContract(
       expect(await withdrawalPolicies.findAllowListEntry(2, addressOf(500))).toEqual(anEntry({ userId: 2 }));
     });
 
+    it('keeps a withdrawal\'s approval sub-state with its command through the unit of work and replaces', async () => {
+      const { uow, commands } = subject();
+      const awaiting = { state: 'awaiting' as const, deadline: T0 + HOUR, attempts: 0, lastAttemptAt: null, lastRefusal: null, decidedAt: null };
+      const withApproval = aWithdrawal(1, 7n, T0, { approval: awaiting });
+      await uow.commit({ newCommands: [withApproval] });
+      expect(await commands.get(withApproval.commandNo)).toEqual(withApproval);
+      const approved = { ...withApproval, status: COMMAND_STATUS.RUNNING, version: 2, approval: { ...awaiting, state: 'approved' as const, attempts: 2, lastAttemptAt: T0 + 5, lastRefusal: null, decidedAt: T0 + 5 } };
+      await commands.update(approved);
+      expect(await commands.get(withApproval.commandNo)).toEqual(approved);
+      const plain = aWithdrawal(2, 7n, T0);
+      await uow.commit({ newCommands: [plain] });
+      expect((await commands.get(plain.commandNo))!.approval ?? null).toBeNull();
+    });
+
     it(`racing adds: one address is created once, and ${concurrency} racing addresses never pass the cap`, async () => {
       const { withdrawalPolicies } = subject();
       const same = await Promise.all(Array.from({ length: concurrency }, () => withdrawalPolicies.addAllowListEntry(anEntry(), 100)));
