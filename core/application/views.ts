@@ -1,5 +1,4 @@
 import type { PaymentStatus } from '../domain/model/payment-request.js';
-import type { PaymentStatus } from '../domain/model/payment-request.js';
 /**
  * Spec-shaped outputs of the use cases: snake_case, money as integer strings, wallet timestamps
  * `YYYY-MM-DD HH:MM:SS` (UTC), cashier and account timestamps ISO 8601 with `+00:00`. Hosts serialise them as they are.
@@ -199,13 +198,6 @@ export interface CashierSessionView {
    * at which the worker forwards a payment by itself, so the page asks the payer for no press.
    */
   readonly auto_collect?: Readonly<Record<string, { readonly min_amount: string }>>;
-  /** Only on a token made with a payment request (issue #25, an extension). */
-  readonly payment?: CashierPaymentView;
-  /**
-   * Only when the merchant has config.auto_collect (issue #24, an extension): per asset symbol, the sweepable amount
-   * at which the worker forwards a payment by itself, so the page asks the payer for no press.
-   */
-  readonly auto_collect?: Readonly<Record<string, { readonly min_amount: string }>>;
 }
 
 export interface RegisteredView {
@@ -268,8 +260,6 @@ export interface DeveloperConfigView {
     readonly event_types: string[];
     /** Per asset symbol, when the worker collects by itself after a confirmed deposit (issue #24 item 4). */
     readonly auto_collect: Record<string, { readonly min_amount: string; readonly max_fee_sun: string }>;
-    /** The merchant's name on the payer page (issue #25); null when not set. */
-    readonly display_name: string | null;
     /** The merchant's name on the payer page (issue #25); null when not set. */
     readonly display_name: string | null;
   };
