@@ -32,7 +32,8 @@ export const WEBHOOK_SCHEMAS = {
   WithdrawalEvent: s.obj({
     ...common(['withdrawal.completed', 'withdrawal.failed']),
     command_no: s.str(),
-    status: namedEnum('Terminal withdrawal command status', COMMAND_STATUS, COMMAND_STATUS_MEANINGS, ['SUCCESS', 'FAILED']),
+    // REJECTED (5): issue #26, a withdrawal its approver denied or did not approve in time (withdrawal.failed only).
+    status: namedEnum('Terminal withdrawal command status', COMMAND_STATUS, COMMAND_STATUS_MEANINGS, ['SUCCESS', 'FAILED', 'REJECTED']),
     txid: s.nullable(s.str('on-chain hash; null on failure')),
     error: s.nullable(s.str('null on success')),
     finished_at: isoTime,

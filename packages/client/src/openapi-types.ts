@@ -2057,9 +2057,10 @@ export interface components {
              * @description Terminal withdrawal command status:
              *     - 3 = SUCCESS: completed
              *     - 4 = FAILED: execution failed
+             *     - 5 = REJECTED: blocked by risk control
              * @enum {integer}
              */
-            status: 3 | 4;
+            status: 3 | 4 | 5;
             txid: string | null;
             error: string | null;
             /** @description ISO 8601 with offset */
