@@ -68,6 +68,8 @@ describe('memory composition', () => {
       const config = loadConfig({
         // The first entry is TRON_FULL_HOST spelled another way: it must not become its own fallback.
         TRON_FULL_HOST: two.url, TRON_FULL_HOSTS: `${two.url}/,${two.nodes[1]!.url}`, USDT_CONTRACT: two.usdtAddress, ADMIN_TOKEN: ADMIN,
+        // Every read asks a node here (no per-block reads): the failover is what is counted.
+        CHAIN_BLOCK_MS: '0',
       }, { mode: 'dev' });
       const { container } = composeContainer(config, { clock, mailer: new RecordingMailer(), logger: silent });
       const chain = container.get(TOKENS.Chain);

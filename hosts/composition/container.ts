@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
-import { Container } from 'inversify';
+import { Container, type ResolutionContext } from 'inversify';
 import type { Logger } from 'pino';
 import type { Redis } from 'ioredis';
 import { createApplication, type CoreDeps } from '../../core/application/index.js';
@@ -121,23 +121,27 @@ function bindChain(container: Container, config: HostConfig, overrides: Composit
   const same = (a: string, b: string): boolean => new URL(a).href.replace(/\/+$/, '') === new URL(b).href.replace(/\/+$/, '');
   const fallbackNodes = config.scanNodes.filter((n) => !same(n.fullHost, config.tronFullHost))
     .map((n) => ({ fullHost: n.fullHost, ...(n.solidityHost === null ? {} : { solidityHost: n.solidityHost }) }));
-  container.bind(TOKENS.Chain).toDynamicValue((ctx) => {
+  const gateway = (ctx: ResolutionContext, perBlock: boolean): TronWebChainGateway => {
     const metrics = ctx.get(TOKENS.Metrics);
-    return metrics.meterChain(overrides.chain ?? new TronWebChainGateway({
+    return new TronWebChainGateway({
       fullHost: config.tronFullHost, usdtContract: config.usdtContract, ...apiKey, ...solidity,
       ...(fallbackNodes.length === 0 ? {} : { fallbackNodes }),
       now: clockOf(ctx.get(TOKENS.Clock)),
       onNodeFailure: (node) => metrics.chainNodeFailure(node),
       onCall: (path) => metrics.nodeCall(path, workflowCallPurpose(path)),
       // The head and block-stable state once per block, shared by every workflow; the scanner's newer blocks end it.
-      blockCacheMs: config.chainBlockMs,
-      tip: () => ctx.get(TOKENS.BlockReceipts).newestBlock(),
+      ...(perBlock ? { blockCacheMs: config.chainBlockMs, tip: () => ctx.get(TOKENS.BlockReceipts).newestBlock() } : {}),
       ...(config.tronProTierKey === null ? {} : { proTierKey: config.tronProTierKey }),
       ...(config.tronProTierHost === null ? {} : { proTierHost: config.tronProTierHost }),
       // A local devnet answers in milliseconds or not at all; a public node may be slow.
       ...(config.chain === 'devnet' ? { timeoutMs: 5_000 } : {}),
-    }));
-  });
+    });
+  };
+  // The API's reads (a balance refresh, readiness, a withdrawal's checks) ask the node each time.
+  container.bind(TOKENS.Chain).toDynamicValue((ctx) => ctx.get(TOKENS.Metrics).meterChain(overrides.chain ?? gateway(ctx, false)));
+  // The worker's workflows read once per block, shared (issue #27): a node client of their own.
+  container.bind(TOKENS.WorkflowChain).toDynamicValue((ctx) => (overrides.chain === undefined
+    ? ctx.get(TOKENS.Metrics).meterChain(gateway(ctx, true)) : ctx.get(TOKENS.Chain)));
   container.bind(TOKENS.BlockSource).toDynamicValue((ctx) => {
     const metrics = ctx.get(TOKENS.Metrics);
     return new TronBlockSource({
@@ -156,7 +160,7 @@ function bindChain(container: Container, config: HostConfig, overrides: Composit
       const sources = config.rentalProviders.map((p) => rentalSource(p, config, ctx.get(TOKENS.Clock)));
       rental = new RentalMarketEnergyProvider(sources, cap);
     }
-    return { self: new SelfDelegationEnergyProvider(ctx.get(TOKENS.Chain)), rental };
+    return { self: new SelfDelegationEnergyProvider(ctx.get(TOKENS.WorkflowChain)), rental };
   });
 }
 

@@ -63,6 +63,8 @@ export const TOKENS = {
   Outbox: token<EventOutbox>('outbox'),
   ScanCursors: token<ScanCursorStore>('scan-cursors'),
   BlockSource: token<BlockSource>('block-source'),
+  /** The chain as the worker's workflows read it: once per block, shared (CHAIN_BLOCK_MS; issue #27). */
+  WorkflowChain: token<ChainGateway>('workflow-chain'),
   /** The receipts of the blocks this process's scanner reads; its workflows follow their transactions from them. */
   BlockReceipts: token<BlockReceipts>('block-receipts'),
   EnergyProviders: token<EnergyProviders>('energy-providers'),

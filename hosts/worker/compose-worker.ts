@@ -74,6 +74,8 @@ export function startComposedWorker(composition: Composition, env: ComposedWorke
   }, 'automatic collection waits: the cheapest sweep plan costs more than max_fee_sun'));
   return startWorker({
     ...core,
+    // The workflows read the chain once per block, shared, and follow their transactions from the scanner's blocks.
+    chain: c.get(TOKENS.WorkflowChain),
     energy: energySources,
     webhooks,
     balanceScanner,
@@ -89,6 +91,8 @@ export function startComposedWorker(composition: Composition, env: ComposedWorke
   }, {
     // A pass failing every tick (a node or the store down) writes one line a minute, not a stack trace per tick.
     log: rateLimitedErrors(c.get(TOKENS.Logger)),
+    // The scanner reads each block a moment after its slot: the workflows follow their transactions from it.
+    scanSlotMs: config.chainBlockMs,
     observer: workerMetrics(metrics, core.tasks),
     ...options,
     collection,

@@ -44,6 +44,8 @@ export interface WorkerOptions {
   readonly intervalMs?: number;
   /** Collection stages per tick at most (default 200), so one tick stays bounded. */
   readonly maxStagesPerTick?: number;
+  /** The chain's block interval: the scanner times its passes to just after each block's slot (0/unset: every 3 s). */
+  readonly scanSlotMs?: number;
   /** No timers: nothing runs until `tick()` is called (tests, benches). */
   readonly manual?: boolean;
   readonly log?: WorkerLog;
@@ -145,7 +147,10 @@ export function startWorker(deps: WorkerDeps, options: WorkerOptions = {}): Runn
       }));
     }
     if (deps.balanceScanner !== undefined) {
-      jobs.push(startBalanceScanJob(deps.balanceScanner, options.log === undefined ? {} : { log: options.log }));
+      jobs.push(startBalanceScanJob(deps.balanceScanner, {
+        ...(options.log === undefined ? {} : { log: options.log }),
+        ...(options.scanSlotMs === undefined ? {} : { slotMs: options.scanSlotMs }),
+      }));
     }
     const intervalMs = options.intervalMs ?? 1_000;
     const schedule = (ms: number): void => {

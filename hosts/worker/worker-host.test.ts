@@ -85,7 +85,7 @@ describe('startComposedWorker', { timeout: 60_000 }, () => {
     try {
       worker = startComposedWorker(composition, { BALANCE_SCAN_LEVEL: 'head' }, { manual: true });
       const report = await worker.tick();
-      expect(report).toEqual({ collections: [], commands: [], reclaims: [], autoCollect: [] });
+      expect(report).toEqual({ collections: [], commands: [], reclaims: [], autoCollect: [], payments: [] });
     } finally {
       await worker?.stop();
       worker = undefined;

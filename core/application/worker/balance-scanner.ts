@@ -105,6 +105,8 @@ export interface ScanPass {
   readonly gap: number | null;
   /** Set when another process holds the cursor's lease: this pass did nothing. */
   readonly heldBy?: string;
+  /** The chain time (ms) of block `to`, the newest block this pass processed; null when it processed none. */
+  readonly toTimestamp?: number | null;
 }
 
 /** The scanner's running figures, for the worker's metrics. */
@@ -213,6 +215,7 @@ export class BalanceScanner {
     const reverted: Deposit[] = [];
     const observed: DepositObservation[] = [];
     let from: number | null = null;
+    let toTimestamp: number | null = null;
     let processed = 0;
     let reorgs = 0;
     let gap: number | null = null;
@@ -251,6 +254,7 @@ export class BalanceScanner {
       for (const c of changes) touched.add(c.address);
       credited.push(...deposits.map((d) => ({ ...d, block: n })));
       from ??= n;
+      toTimestamp = block.timestamp;
       processed += 1;
     }
     // Every deposit still in an unfinal block is confirmed once the solidified block reaches it (settle, in
@@ -274,7 +278,7 @@ export class BalanceScanner {
     });
     return {
       from, to: from === null ? null : s.block.number, refreshed, credited, reverted, latest: tip.number,
-      lag: Math.max(0, tip.number - s.block.number), reorgs, gap,
+      lag: Math.max(0, tip.number - s.block.number), reorgs, gap, toTimestamp,
     };
   }
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import fc from 'fast-check';
 import { ChainError } from '../../../core/domain/errors.js';
 import { createMemoryAdapters, ManualClock, MemoryScanCursorStore } from '../../../adapters/memory/index.js';
 import type { Devnet } from '../../../adapters/tron-devnet/index.js';
@@ -6,7 +7,7 @@ import { pay, startTestDevnet, trx, wallet } from '../../../adapters/tron-devnet
 import { BalanceScanner, type ScanPass } from '../../../core/application/worker/balance-scanner.js';
 import { createAssetRegistry } from '../../../core/domain/assets.js';
 import { ADDRESS_STATUS, ADDRESS_TYPE } from '../../../core/domain/model/wallet.js';
-import { createBlockSource, parseScanLevel, parseScanStart, scannerOptionsFromEnv, startBalanceScanJob } from './balance-scan.js';
+import { createBlockSource, nextPassIn, parseScanLevel, parseScanStart, scannerOptionsFromEnv, startBalanceScanJob } from './balance-scan.js';
 
 let devnet: Devnet;
 beforeAll(async () => {
@@ -126,5 +127,22 @@ describe('balance scan job', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+describe('nextPassIn: a caught-up scanner reads each block a moment after its slot (issue #27)', () => {
+  it('waits until the next slot plus a margin, from the newest block read; a late block is asked for again a second later', () => {
+    fc.assert(fc.property(fc.integer({ min: 100, max: 3_000 }), fc.integer({ min: 0, max: 10_000 }), fc.integer({ min: 1_000, max: 1e12 }), (slot, age, at) => {
+      const max = 3_000;
+      const wait = nextPassIn({ to: 7, toTimestamp: at }, slot, max, at + age);
+      const margin = Math.min(500, slot / 2);
+      if (age <= slot + margin) expect(wait).toBe(Math.min(slot + margin - age, max));
+      else expect(wait).toBe(max);
+      expect(wait).toBeGreaterThanOrEqual(0);
+      expect(wait).toBeLessThanOrEqual(max);
+    }));
+    expect(nextPassIn({ to: null, toTimestamp: null }, 3_000, 3_000, 5_000)).toBe(1_000);
+    // Chain time ahead of the wall clock (a devnet on virtual time): the plain interval.
+    expect(nextPassIn({ to: 7, toTimestamp: 60_000 }, 3_000, 3_000, 5_000)).toBe(3_000);
   });
 });

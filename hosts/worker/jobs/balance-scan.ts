@@ -14,6 +14,31 @@ export interface BalanceScanJobOptions {
   readonly log?: WebhookJobLog;
   /** Called after each successful pass (metrics, tests). */
   readonly onPass?: (pass: ScanPass) => void;
+  /** Wall clock, epoch ms, compared with block times to time the next pass (default Date.now). */
+  readonly now?: () => number;
+  /**
+   * The chain's block interval (CHAIN_BLOCK_MS): when set, a caught-up scanner times its next pass to just after the
+   * next block's slot (nextPassIn) instead of waiting `intervalMs`. 0 or unset: every `intervalMs`.
+   */
+  readonly slotMs?: number;
+}
+
+/** After a block's slot, how long the next pass waits for the block to reach the node (TRON's blocks propagate in well under a second). */
+const SLOT_MARGIN_MS = 500;
+/** A pass that found no new block looks again this soon (one head read): the slot's block is late. */
+const LATE_BLOCK_RETRY_MS = 1_000;
+
+/**
+ * When the next pass of a caught-up scanner runs: just after the next block's slot (its newest block's time plus one
+ * interval and a margin), so the workflows that follow their transactions from the scanner's blocks (issue #27) see
+ * each block within a moment of its making, at the same two calls a block; a pass that found nothing new looks again
+ * a second later. Chain times that do not fit the wall clock (a devnet on virtual time) fall back to the interval.
+ */
+export function nextPassIn(pass: Pick<ScanPass, 'to' | 'toTimestamp'>, slotMs: number, maxWaitMs: number, now: number): number {
+  if (pass.to === null || pass.toTimestamp == null) return Math.min(maxWaitMs, slotMs, LATE_BLOCK_RETRY_MS);
+  const margin = Math.min(SLOT_MARGIN_MS, slotMs / 2);
+  const wait = pass.toTimestamp + slotMs + margin - now;
+  return wait >= 0 && wait <= slotMs + margin ? Math.min(wait, maxWaitMs) : maxWaitMs;
 }
 
 /** The nodes the scanner reads (TRON_FULL_HOSTS, else TRON_FULL_HOST with TRON_SOLIDITY_HOST), TRON_API_KEY and a per-node budget. */
@@ -59,6 +84,8 @@ export function scannerOptionsFromEnv(env: Readonly<Record<string, string | unde
  */
 export function startBalanceScanJob(scanner: BalanceScanner, options: BalanceScanJobOptions = {}): RunningJob {
   const intervalMs = options.intervalMs ?? 3_000;
+  const now = options.now ?? Date.now;
+  const slotMs = options.slotMs ?? 0;
   const maxRetryWaitMs = options.maxRetryWaitMs ?? 300_000;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
@@ -77,6 +104,7 @@ export function startBalanceScanJob(scanner: BalanceScanner, options: BalanceSca
         if (pass.gap !== null) options.log?.warn({ gap: pass.gap, latest: pass.latest, lag: pass.lag }, 'balance scan: block missing below the node head, retried');
         if (pass.reorgs > 0) options.log?.warn({ reorgs: pass.reorgs, reverted: pass.reverted.map((d) => d.id), from: pass.from }, 'balance scan: reorg rolled back');
         if (pass.heldBy === undefined && pass.to !== null && pass.to < pass.latest && pass.gap === null) wait = 0;
+        else if (pass.heldBy === undefined && slotMs > 0) wait = nextPassIn(pass, slotMs, intervalMs, now());
       } catch (error) {
         options.log?.error({ err: error, lag: scanner.lag() }, 'balance scan pass failed');
         const asked = error instanceof ChainError ? error.retryAfterMs ?? 0 : 0;
