@@ -104,8 +104,10 @@ interface World {
   readonly assets: AssetRegistry;
   readonly core: ResolvedDeps;
   readonly main: Signer;
-  /** The receipts of the blocks the worker's scanner reads (issue #27); null with BENCH_EVIDENCE=0. */
-  readonly receipts: BlockReceipts | null;
+  /** The receipts of the blocks the worker's scanner reads (issue #27). */
+  readonly receipts: BlockReceipts;
+  /** The executors follow from them and read once per block (BENCH_EVIDENCE=0: not). */
+  readonly evidence: boolean;
 }
 
 async function waitForBlock(gateway: TronWebChainGateway, after: number): Promise<number> {
@@ -152,9 +154,11 @@ async function openStores(kind: BenchStore, clock: SystemClock): Promise<Pick<Wo
 async function buildWorld(devnet: ChildDevnet, sweeps: number, kind: BenchStore): Promise<World> {
   const clock = new SystemClock();
   // As `npm run worker` runs: the workflows follow their transactions from the scanner's blocks and read the head and
-  // block-stable state once per block (issue #27). BENCH_EVIDENCE=0: every look asks the node, as before.
-  const receipts = process.env['BENCH_EVIDENCE'] === '0' ? null : new BlockReceipts(clock);
-  const gateway = createDevnetChainGateway(devnet, receipts === null ? {} : { blockCacheMs: 3_000, tip: () => receipts.newestBlock() });
+  // block-stable state once per block (issue #27). BENCH_EVIDENCE=0: every look asks the node, as before (the
+  // scanner runs either way, as it does in every worker).
+  const receipts = new BlockReceipts(clock);
+  const evidence = process.env['BENCH_EVIDENCE'] !== '0';
+  const gateway = createDevnetChainGateway(devnet, evidence ? { blockCacheMs: 3_000, tip: () => receipts.newestBlock() } : {});
   const opened = await openStores(kind, clock);
   const { stores } = opened;
   const cipher = AesGcmKeyCipher.fromConfig(randomBytes(32).toString('base64'));
@@ -177,7 +181,7 @@ async function buildWorld(devnet: ChildDevnet, sweeps: number, kind: BenchStore)
   const before = (await gateway.head()).number;
   await gateway.broadcast(await gateway.prepare(main, { kind: 'freeze', resource: 'ENERGY', amountSun: stake * TRX }));
   await waitForBlock(gateway, before + 1);
-  return { gateway, ...opened, cipher, assets, core, main, receipts };
+  return { gateway, ...opened, cipher, assets, core, main, receipts, evidence };
 }
 
 async function insertWallet(w: Pick<World, 'gateway' | 'stores' | 'cipher'>, type: 1 | 2): Promise<{ address: string; privateKey: string }> {
@@ -255,7 +259,7 @@ async function sweepRun(
   const receipts = w.receipts;
   // The worker's balance scanner, in this process as in `npm run worker` (its CPU is the worker's; its node calls
   // are in the counts): a pass a second, each reading the blocks since the last.
-  const scanning = receipts === null ? Promise.resolve() : (async () => {
+  const scanning = (async () => {
     const scanner = new BalanceScanner({
       clock: new SystemClock(), cursors: new MemoryScanCursorStore(), wallets: w.stores.wallets, balances: w.stores.balances,
       deposits: w.stores.deposits, uow: w.stores.uow, developerConfigs: w.stores.developerConfigs, ids: w.stores.ids, assets: w.assets, receipts,
@@ -269,7 +273,7 @@ async function sweepRun(
   const loops = Array.from({ length: executors }, async (_, i) => {
     const executor = new CollectionExecutor({
       ...w.stores, chain: w.gateway, cipher: w.cipher, assets: w.assets, energy: { self: new SelfDelegationEnergyProvider(w.gateway) },
-      ...(receipts === null ? {} : { evidence: receipts }),
+      ...(w.evidence ? { evidence: receipts } : {}),
     }, { owner: `bench-${i}`, confirmations: 1, ...(concurrency > 1 ? { concurrency } : {}) });
     while (!stop) {
       const ran = (await executor.runDue(200)).length;

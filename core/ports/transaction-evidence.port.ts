@@ -7,12 +7,13 @@ export type IncludedState = Extract<TransactionState, { readonly state: 'confirm
  * What blocks already read say about a transaction:
  * - `included`: a block of the reader's chain holds it, with its receipt (confirmations counted up to the newest
  *   block the reader holds, so never more than a node would say; `solidified` is never claimed);
- * - `absent`: no block the reader holds has it; `blocksWatched` blocks were read since this transaction was first
- *   asked about (it may be in a node's pool, or lost: only the node can tell, so a caller asks it after a while).
+ * - `absent`: no block the reader holds has it, up to `throughBlock`, the newest it read; `blocksWatched` blocks were
+ *   read since this transaction was first asked about (it may be in a node's pool, or lost: only the node can tell,
+ *   so a caller asks it after a while).
  */
 export type EvidenceAnswer =
   | { readonly kind: 'included'; readonly state: IncludedState }
-  | { readonly kind: 'absent'; readonly blocksWatched: number };
+  | { readonly kind: 'absent'; readonly blocksWatched: number; readonly throughBlock: number };
 
 /**
  * The workflows' view of the blocks the balance scanner reads (issue #27): every block is read once for deposits

@@ -131,7 +131,7 @@ describe('BlockReceipts against a reference model', () => {
           } else if (lastPass!.tip - newest.number > 1) {
             expect(answer).toBeNull();
           } else {
-            expect(answer?.kind).toBe('absent');
+            expect(answer).toMatchObject({ kind: 'absent', throughBlock: newest.number });
           }
         }
       }
@@ -146,13 +146,13 @@ describe('BlockReceipts against a reference model', () => {
     });
     receipts.onBlock(block(10));
     receipts.onPass(10);
-    expect(receipts.find(TXIDS[0]!)).toEqual({ kind: 'absent', blocksWatched: 0 });
+    expect(receipts.find(TXIDS[0]!)).toEqual({ kind: 'absent', blocksWatched: 0, throughBlock: 10 });
     receipts.onBlock(block(11));
     receipts.onBlock(block(12));
     receipts.onPass(12);
-    expect(receipts.find(TXIDS[0]!)).toEqual({ kind: 'absent', blocksWatched: 2 });
+    expect(receipts.find(TXIDS[0]!)).toEqual({ kind: 'absent', blocksWatched: 2, throughBlock: 12 });
     // Another transaction asked now starts its own count.
-    expect(receipts.find(TXIDS[1]!)).toEqual({ kind: 'absent', blocksWatched: 0 });
+    expect(receipts.find(TXIDS[1]!)).toEqual({ kind: 'absent', blocksWatched: 0, throughBlock: 12 });
     receipts.onBlock(block(13, [TXIDS[0]!]));
     receipts.onPass(13);
     expect(receipts.find(TXIDS[0]!)).toMatchObject({ kind: 'included', state: { state: 'confirmed', blockNumber: 13, confirmations: 1 } });

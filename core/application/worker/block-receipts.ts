@@ -119,7 +119,7 @@ export class BlockReceipts implements TransactionEvidence {
       if (this.firstAsked.size >= this.maxWatched) this.firstAsked.delete(this.firstAsked.keys().next().value!);
       this.firstAsked.set(id, first);
     }
-    return { kind: 'absent', blocksWatched: Math.max(0, this.newest - first) };
+    return { kind: 'absent', blocksWatched: Math.max(0, this.newest - first), throughBlock: this.newest };
   }
 
   private reset(): void {

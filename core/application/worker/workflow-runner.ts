@@ -360,7 +360,7 @@ export class WorkflowRunner<S extends Versioned> {
         progress.subject = this.noteReceipt(progress.subject, tx, state.state);
         return 'go';
       case 'wait':
-        return this.waitFor(progress, step, state.kind === 'waiting' ? state.recheckMs : undefined);
+        return this.waitFor(progress, step);
       case 'fail': {
         const lost = lostMessage(step, tx, state);
         if (state.kind === 'reverted') progress.subject = this.noteReceipt(progress.subject, tx, state.state);
@@ -381,10 +381,9 @@ export class WorkflowRunner<S extends Versioned> {
     }
   }
 
-  /** Releases the subject to look again a poll later, or sooner when the chain's answer is due sooner (`recheckMs`). */
-  private async waitFor(progress: Progress<S>, step: WorkflowStep<S>, recheckMs?: number): Promise<Step> {
+  private async waitFor(progress: Progress<S>, step: WorkflowStep<S>): Promise<Step> {
     this.checkStuck(progress.subject, step);
-    await this.release(progress, this.deps.clock.now() + Math.min(this.pollMs, recheckMs ?? this.pollMs));
+    await this.release(progress, this.deps.clock.now() + this.pollMs);
     return 'waiting';
   }
 
@@ -425,7 +424,7 @@ export class WorkflowRunner<S extends Versioned> {
           const noted = this.workflow.withRecord(progress.subject, { ...record, refusal: state.refusal });
           progress.subject = await this.workflow.save(noted, progress.subject.version);
         }
-        if (action === 'wait') return this.waitFor(progress, step, state.recheckMs);
+        if (action === 'wait') return this.waitFor(progress, step);
         return this.retry(progress, step, new Error(state.refusal ?? 'refused'));
       }
       case 'reverted': {

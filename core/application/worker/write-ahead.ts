@@ -33,11 +33,7 @@ export type OperationState =
   | { readonly kind: 'confirmed'; readonly state: TransactionState | null }
   | { readonly kind: 'reverted'; readonly reason: string; readonly state: TransactionState }
   | { readonly kind: 'dead' }
-  | {
-    readonly kind: 'waiting'; readonly refusal: string | null;
-    /** Look again this soon rather than a poll later: the answer is expected within it (the scanner's next block). */
-    readonly recheckMs?: number;
-  };
+  | { readonly kind: 'waiting'; readonly refusal: string | null };
 
 /**
  * The write-ahead record of a freshly signed transaction. `broadcastAt` is stamped here, in the record that is
@@ -103,10 +99,13 @@ export async function followOperation(
     onSource?.('blocks');
     return classify(chain, tx, completion, seen.state);
   }
-  if (seen?.kind === 'absent' && seen.blocksWatched < ABSENT_PATIENCE_BLOCKS && completion !== 'accepted') {
+  // Absent from every block up to the head (the head as this process last read it: one read a block, shared): not
+  // in a block yet. A head newer than the scanner's last block may hold it: the node is asked, as the scanner would
+  // only say so later.
+  if (seen?.kind === 'absent' && seen.blocksWatched < ABSENT_PATIENCE_BLOCKS && completion !== 'accepted'
+    && (await chain.head()).number <= seen.throughBlock) {
     onSource?.('blocks');
-    // No block read since the first look: the one holding it is most likely being produced or read right now.
-    return seen.blocksWatched === 0 ? { kind: 'waiting', refusal: null, recheckMs: RECHECK_MS } : { kind: 'waiting', refusal: null };
+    return { kind: 'waiting', refusal: null };
   }
   onSource?.('node');
   return classify(chain, tx, completion, await chain.getTransaction(tx.txid));
@@ -120,13 +119,6 @@ export type FollowSource = 'blocks' | 'node';
  * block; one missing from two is in a node's pool or lost, and a lost one must be sent again (or proven dead).
  */
 export const ABSENT_PATIENCE_BLOCKS = 2;
-
-/**
- * How soon a follower looks again when the scanner has read no block since its first look (1 s, a third of a block):
- * the transaction is normally in the next block, which the scanner reads a moment after it is made, so looking a
- * whole poll later would cost the workflow a block each step. It costs no node call, only a stage.
- */
-export const RECHECK_MS = 1_000;
 
 async function classify(chain: ChainGateway, tx: PreparedTransaction, completion: Completion, state: TransactionState): Promise<OperationState> {
   switch (state.state) {
