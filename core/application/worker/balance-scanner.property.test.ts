@@ -6,8 +6,11 @@
  * chain's at the configured depth; at the end, the deposits credited minus those reverted are exactly the chain's
  * deposits to watched addresses, each once. The outbox agrees with the records: a user who opted into the deposit.*
  * events has, per transfer, pending (reverted pending)* and then its final status — so exactly one deposit.confirmed per
- * confirmed transfer and none for a reverted one — and a user who never opted in has none. Bounded: a fixed seed and
- * a few dozen schedules.
+ * confirmed transfer and none for a reverted one — and a user who never opted in has none. The opted-in user also has
+ * an automatic-collection rule for USDT (issue #24): after every pass 1-3 collectors judge the due triggers at once
+ * (their commits crash with the scanner's), and at the end there is exactly one collection per started trigger, none
+ * while the quoted fee is above the cap, none for less than the rule's minimum, and no trigger for the other user.
+ * Bounded: a fixed seed and a few dozen schedules.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -21,6 +24,10 @@ import { OPT_IN_EVENT_TYPES } from '../../domain/model/webhook.js';
 import { emptyDeveloperConfig } from '../developer-config.js';
 import type { ChainLevel } from '../../ports/block-source.port.js';
 import { BalanceScanner, type Deposit } from './balance-scanner.js';
+import { MemoryAddressLock } from '../../../adapters/memory/index.js';
+import { COMMAND_TYPE } from '../../domain/model/command.js';
+import { DEFAULT_CORE_SETTINGS } from '../deps.js';
+import { AutoCollector } from './auto-collector.js';
 
 const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 const WATCHED = 3;
@@ -70,7 +77,22 @@ function chainDeposits(devnet: Devnet, watched: ReadonlySet<string>, upTo: numbe
   return out;
 }
 
-async function schedule(level: ChainLevel, steps: readonly Step[]): Promise<void> {
+/** The automatic-collection side of a schedule: collectors judging at once, the rule, and the fee every quote gives. */
+interface Auto {
+  readonly collectors: number;
+  readonly minAmount: bigint;
+  readonly capSun: bigint;
+  readonly feeSun: bigint;
+}
+
+const autoArb: fc.Arbitrary<Auto> = fc.record({
+  collectors: fc.integer({ min: 1, max: 3 }),
+  minAmount: fc.bigInt({ min: 1n, max: 8_000_000n }),
+  capSun: fc.constantFrom(2_000_000n, 3_000_000n),
+  feeSun: fc.constantFrom(1_000_000n, 2_500_000n),
+});
+
+async function schedule(level: ChainLevel, steps: readonly Step[], auto: Auto): Promise<void> {
   const devnet = await startTestDevnet({ solidifyLag: 3, extraNodes: 1 });
   try {
     const payer = wallet(devnet, 'prop-payer');
@@ -87,7 +109,15 @@ async function schedule(level: ChainLevel, steps: readonly Step[]): Promise<void
         encryptedKey: { keyId: 'k', iv: 'aXY=', ciphertext: 'Y3Q=', tag: 'dGFn' }, createdAt: 0, version: 1,
       }, { maxSubAddresses: -1 });
     }
-    await mem.developerConfigs.save({ ...emptyDeveloperConfig(1), optInEventTypes: [...OPT_IN_EVENT_TYPES], version: 1 });
+    await mem.developerConfigs.save({
+      ...emptyDeveloperConfig(1), optInEventTypes: [...OPT_IN_EVENT_TYPES], version: 1,
+      autoCollect: { USDT: { minAmount: auto.minAmount, maxFeeSun: auto.capSun } },
+    });
+    // The opted-in user's main address, where its collections would sweep to.
+    await mem.wallets.insert({
+      id: WATCHED + 10, userId: 1, networkCode: 'TRON', address: wallet(devnet, `prop-${level}-main`).address, addressType: ADDRESS_TYPE.MAIN, label: null,
+      status: ADDRESS_STATUS.ACTIVE, encryptedKey: { keyId: 'k', iv: 'aXY=', ciphertext: 'Y3Q=', tag: 'dGFn' }, createdAt: 0, version: 1,
+    }, { maxSubAddresses: -1 });
     let writesLeft = Number.POSITIVE_INFINITY;
     const balances = Object.create(mem.balances) as typeof mem.balances;
     balances.put = async (snapshot) => {
@@ -114,6 +144,20 @@ async function schedule(level: ChainLevel, steps: readonly Step[]): Promise<void
     },
       { level, owner: `process-${process}`, finalityHint: 3, maxBlocksPerPass: 4, leaseMs: 30_000, startAt });
     let scanner = start();
+    const addressLock = new MemoryAddressLock({ clock });
+    // Collectors of the worker processes: each judges the due triggers after a pass; a commit that crashes is a
+    // process dying at it (the trigger stays due for the next pass).
+    const collect = async (): Promise<void> => {
+      const quotes = async () => auto.feeSun;
+      const collector = () => new AutoCollector({
+        risk: mem.risk, commands: mem.commands, clock, ids: mem.ids, addressLock, settings: DEFAULT_CORE_SETTINGS, balances: mem.balances,
+        wallets: mem.wallets, uow, deposits: mem.deposits, developerConfigs: mem.developerConfigs, assets, sweepFee: quotes,
+      }, 'TRON', () => undefined, 0);
+      const runs = await Promise.allSettled(Array.from({ length: auto.collectors }, () => collector().pass()));
+      for (const r of runs) {
+        if (r.status === 'rejected' && !(r.reason as Error).message.startsWith('crash')) throw r.reason;
+      }
+    };
     const credits = new Map<string, number>();
     const amounts = new Map<string, bigint>();
     const record = (ds: readonly Deposit[], sign: 1 | -1): void => {
@@ -137,6 +181,7 @@ async function schedule(level: ChainLevel, steps: readonly Step[]): Promise<void
         record(p.credited, 1);
         record(p.reverted, -1);
         if (p.heldBy === undefined && p.lag === 0 && p.gap === null) await expectCachedAtDepth(p.latest);
+        await collect();
         return p.heldBy === undefined && p.lag === 0;
       } catch (error) {
         if ((error as Error).message.startsWith('crash')) {
@@ -221,7 +266,25 @@ async function schedule(level: ChainLevel, steps: readonly Step[]): Promise<void
       const last = events.filter((e) => e.payload['deposit_id'] === r.depositId).at(-1)!;
       expect(last.payload).toMatchObject({ txid: r.txid, amount: r.amount.toString(), address: r.address, block_number: r.blockNumber });
     }
-    expect(events.every((e) => records.some((r) => r.depositId === e.payload['deposit_id'])), 'every event names a record').toBe(true);
+    expect(events.every((e) => e.eventType.startsWith('collection.') || records.some((r) => r.depositId === e.payload['deposit_id'])),
+      'every deposit event names a record').toBe(true);
+
+    // Automatic collection: exactly one collection per started trigger (none of them ends here, so a started one
+    // holds its sub-address and later triggers there are skipped), none while the fee is above the cap, none for less
+    // than the minimum, and no trigger at all where no rule covers the deposit.
+    const collections = [...mem.store.commands.values()].filter((c) => c.type === COMMAND_TYPE.COLLECTION);
+    const started = records.filter((r) => r.autoCollect === 'started');
+    expect(collections.length, 'one collection per started trigger').toBe(started.length);
+    expect(new Set(collections.map((c) => c.address)).size, 'at most one collection per sub-address').toBe(collections.length);
+    for (const r of started) expect(collections.some((c) => c.address === r.address), `the collection of ${r.transferId}`).toBe(true);
+    for (const c of collections) expect(c.lockedAmount, `collection of ${c.address} below the minimum`).toBeGreaterThanOrEqual(auto.minAmount);
+    if (auto.feeSun > auto.capSun) expect(collections, 'a collection above the fee cap').toEqual([]);
+    for (const r of records) {
+      const covered = r.userId === 1 && r.assetSymbol === 'USDT' && r.status === 'confirmed';
+      if (!covered) expect(r.autoCollect, `trigger of ${r.transferId} (not covered by a rule)`).toBeUndefined();
+      else expect(['due', 'started', 'skipped'], `trigger of ${r.transferId}`).toContain(r.autoCollect);
+      if (covered && auto.feeSun > auto.capSun) expect(r.autoCollect, `trigger of ${r.transferId} above the fee cap`).not.toBe('started');
+    }
   } finally {
     await devnet.close();
   }
@@ -229,8 +292,9 @@ async function schedule(level: ChainLevel, steps: readonly Step[]): Promise<void
 
 describe('BalanceScanner properties on a hostile devnet', () => {
   for (const level of ['head', 'solidified'] as const) {
-    it(`${level}: cached balances equal the chain's at that depth after every caught-up pass; every deposit credited exactly once, recorded once, confirmed iff on the final chain and reverted iff dropped, its events matching`, async () => {
-      await fc.assert(fc.asyncProperty(fc.array(step, { minLength: 4, maxLength: 36 }), (steps) => schedule(level, steps)), { numRuns: 60, seed: 1_100 + level.length });
+    it(`${level}: cached balances equal the chain's at that depth after every caught-up pass; every deposit credited exactly once, recorded once, confirmed iff on the final chain and reverted iff dropped, its events matching; one collection per started auto-collect trigger`, async () => {
+      await fc.assert(fc.asyncProperty(fc.array(step, { minLength: 4, maxLength: 36 }), autoArb, (steps, auto) => schedule(level, steps, auto)),
+        { numRuns: 60, seed: 1_100 + level.length });
     }, 120_000);
   }
 });
