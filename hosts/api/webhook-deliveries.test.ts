@@ -33,10 +33,10 @@ describe('webhook delivery log and redelivery', () => {
     ok(await h.call('POST', `/api/admin/webhooks/${user.userId}/approve`, { token: h.adminToken }));
     return { ...user, url };
   }
-  async function seed(userId: number, overrides: Partial<WebhookDelivery>): Promise<WebhookDelivery> {
+  async function seed(userId: number, overrides: Partial<WebhookDelivery>, eventType = 'collection.completed'): Promise<WebhookDelivery> {
     const stores = h.container.get(TOKENS.Stores);
     const eventId = randomUUID();
-    await stores.uow.commit({ events: [anEvent({ eventId, userId, payload: { event_id: eventId, event_type: 'collection.completed', occurred_at: '2026-01-01T00:00:00+00:00', status: 11, note: 'ünï' } })] });
+    await stores.uow.commit({ events: [anEvent({ eventId, userId, payload: { event_id: eventId, event_type: eventType, occurred_at: '2026-01-01T00:00:00+00:00', status: 11, note: 'ünï' } })] });
     const delivery = aDelivery({
       deliveryId: randomUUID(), eventId, userId, status: DELIVERY_STATUS.DEAD, nextAttemptAt: null, url: 'https://hooks.example.com/old',
       attempts: [1, 2, 3].map((k) => ({ at: h.clock.now() - k, httpStatus: 500, error: 'HTTP 500', durationMs: 4, response: 'busy', redelivery: false, url: null })),
@@ -85,6 +85,21 @@ describe('webhook delivery log and redelivery', () => {
     expect(verifyStandardWebhook(got.body, got.headers, secret, { receivedAt: h.clock.now() })).toMatchObject({ ok: true, id: dead.eventId });
     const listed = ok(await h.call('GET', '/api/webhooks/deliveries?status=3', { token: user.session }));
     expect(listed.items[0].attempts.at(-1)).toMatchObject({ redelivery: true, http_status: 200 });
+  });
+
+  it('a DEAD deposit.* or payment.* event (opt-in, issues #24/#25) is redelivered the same way, signed, its type kept', async () => {
+    const user = await developer();
+    for (const eventType of ['deposit.confirmed', 'payment.paid']) {
+      const dead = await seed(user.userId, {}, eventType);
+      const before = receiver.received.length;
+      replies = [{ status: 200, body: 'ok' }];
+      const result = ok(await h.call('POST', `/api/webhooks/deliveries/${dead.deliveryId}/redeliver`, { token: user.session }));
+      expect(result, eventType).toMatchObject({ delivered: true, delivery: { delivery_id: dead.deliveryId, status: DELIVERY_STATUS.SUCCEEDED } });
+      const got = receiver.received[before]!;
+      expect(JSON.parse(got.body), eventType).toMatchObject({ event_id: dead.eventId, event_type: eventType });
+      expect(verifySpecSignature(got.body, secret, got.headers['x-webhook-signature'] as string), eventType).toBe(true);
+      expect(verifyStandardWebhook(got.body, got.headers, secret, { receivedAt: h.clock.now() }), eventType).toMatchObject({ ok: true, id: dead.eventId });
+    }
   });
 
   it('the webhook test reports the start of the receiver\'s answer and carries both signatures too', async () => {

@@ -274,6 +274,41 @@ describe('WebhookDispatcher on a ManualClock with a real local receiver', () => 
     }
   });
 
+  it('deposit.* and payment.* events (opt-in, issues #24/#25) travel exactly like the spec\'s: both signatures, the same retries, DEAD after three failures, SKIPPED without an approved URL', async () => {
+    for (const eventType of ['deposit.confirmed', 'deposit.pending', 'deposit.reverted', 'payment.paid', 'payment.expired', 'payment.paid_late'] as const) {
+      const t = await setup();
+      const failing = endpoint(500, 503, 204);
+      const dead = endpoint(500);
+      await t.configure(1, failing.url);
+      await t.configure(2, dead.url);
+      let seq = 0;
+      const emitTyped = async (userId: number): Promise<WebhookEvent> => {
+        const eventId = `00000000-0000-4000-9000-${String(++seq).padStart(12, '0')}`;
+        const payload: Record<string, JsonValue> = {
+          event_id: eventId, event_type: eventType, occurred_at: formatIsoTime(t.clock.now()), deposit_id: `d-${seq}`, network_code: 'TRON',
+          asset_symbol: 'USDT', address: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf', amount: '25000000', txid: 'ab'.repeat(32), block_number: 7,
+        };
+        const event: WebhookEvent = { eventId, userId, eventType, occurredAt: t.clock.now(), payload, dispatched: false };
+        await t.mem.uow.commit({ events: [event] });
+        return event;
+      };
+      const event = await emitTyped(1);
+      await emitTyped(2);
+      await emitTyped(3); // a user with no webhook at all
+      const first = await t.dispatcher.tick();
+      expect(first.recorded.map((r) => r.status).sort(), eventType).toEqual([DELIVERY_STATUS.PENDING, DELIVERY_STATUS.PENDING, DELIVERY_STATUS.SKIPPED].sort());
+      t.clock.advance(MINUTE);
+      await t.dispatcher.deliverDue();
+      t.clock.advance(5 * MINUTE);
+      expect((await t.dispatcher.deliverDue()).map((a) => a.status).sort(), eventType).toEqual([DELIVERY_STATUS.SUCCEEDED, DELIVERY_STATUS.DEAD].sort());
+      expect(failing.hits().map((h) => h.headers['x-event-id']), eventType).toEqual([event.eventId, event.eventId, event.eventId]);
+      expect(failing.hits().every((h) => receiverAccepts(h, SECRET)), eventType).toBe(true);
+      expect(JSON.parse(failing.hits()[0]!.body), eventType).toMatchObject({ event_type: eventType, amount: '25000000' });
+      expect(dead.hits(), eventType).toHaveLength(3);
+      expect((await t.webhooks.deliveries(3, {})).items[0], eventType).toMatchObject({ status: DELIVERY_STATUS.SKIPPED, attempts: [] });
+    }
+  });
+
   it('during a pending change the previously approved URL keeps receiving; the pending one gets nothing', async () => {
     const t = await setup();
     const live = endpoint(200);
