@@ -61,7 +61,9 @@ describeUnless(missing.length === 0 ? null : `${missing.join(', ')} not installe
     for (;;) {
       lines = server.stdout().split('\n');
       const base = lines.findIndex((line) => line.startsWith('BASE='));
-      if (base >= 0 && lines.indexOf('', base) > base) return;
+      // The blank line that ends the block, not the empty tail of output that stops mid-block (a chunk boundary).
+      const blank = lines.indexOf('', base);
+      if (base >= 0 && blank > base && blank < lines.length - 1) return;
       if (Date.now() > deadline || server.child.exitCode !== null) {
         throw new Error(`npm start printed no quickstart:\n${server.stdout()}\n${server.stderr()}`);
       }
