@@ -3,14 +3,20 @@
  * prepare, before/after broadcast, after a confirmed lookup, after every store write, around the terminal commit),
  * 1–3 worker instances on one memory store and one devnet. Whatever the schedule: every task ends DONE, no step
  * puts two transactions on chain, the main address receives exactly the swept amounts, each task has exactly one
- * terminal event, and every address lock is released.
+ * terminal event, and every address lock is released. The workers follow their transactions by asking the node
+ * (`off`), from the receipts of the blocks a scanner reads each round with once-per-block reads (`on`), or from a
+ * scanner that stops for good after a few rounds (`down`; issue #27).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CollectionExecutor } from '../../core/application/worker/collection-executor.js';
 import { COLLECTION_STATUS } from '../../core/domain/model/collection-task.js';
 import { COMMAND_STATUS } from '../../core/domain/model/command.js';
-import { SelfDelegationEnergyProvider } from '../../adapters/tron/index.js';
+import { createDevnetChainGateway, SelfDelegationEnergyProvider } from '../../adapters/tron/index.js';
+import { TronBlockSource } from '../../adapters/tron/tron-block-source.js';
+import { MemoryScanCursorStore } from '../../adapters/memory/index.js';
+import { BalanceScanner } from '../../core/application/worker/balance-scanner.js';
+import { BlockReceipts } from '../../core/application/worker/block-receipts.js';
 import { FaultPlan, faultyCommands, faultyGateway, faultyTasks, faultyUnitOfWork, InjectedCrash, type FaultKind, type SentTransaction } from './fault-injection.js';
 import { buildWorkerWorld, TRX } from './worker-test-fixture.js';
 import { driveUntil } from './worker-drive.js';
@@ -26,13 +32,16 @@ describe('collection executor under crashes', () => {
   it('every task ends DONE, nothing is sent twice, balances are conserved, one terminal event each', async () => {
     await fc.assert(fc.asyncProperty(
       scheduleArb, fc.integer({ min: 1, max: 3 }), fc.constantFrom<'USDT' | 'TRX' | 'both'>('USDT', 'TRX', 'both'),
-      fc.integer({ min: 1, max: 3 }), fc.boolean(),
-      async (schedule, workers, kinds, ticksPerBlock, concurrent) => {
+      fc.integer({ min: 1, max: 3 }), fc.boolean(), fc.constantFrom<'off' | 'on' | 'down'>('off', 'on', 'down'),
+      async (schedule, workers, kinds, ticksPerBlock, concurrent, evidence) => {
         const w = await buildWorkerWorld({ solidifyLag: 1, seed: 'worker-crash' });
         try {
           const plan = new FaultPlan(new Map(schedule.map((f) => [f.at, f.kind])));
           const sent = new Map<string, SentTransaction>();
-          const chain = faultyGateway(w.gateway, plan, sent);
+          const receipts = new BlockReceipts(w.clock);
+          const gateway = evidence === 'off' ? w.gateway
+            : createDevnetChainGateway(w.devnet, { now: () => w.clock.now(), blockCacheMs: 3_000, tip: () => receipts.newestBlock() });
+          const chain = faultyGateway(gateway, plan, sent);
           const subs: { sub: string; symbol: 'USDT' | 'TRX'; amount: bigint }[] = [];
           if (kinds !== 'TRX') subs.push({ sub: await w.addSub(), symbol: 'USDT', amount: 7_000_000n });
           if (kinds !== 'USDT') subs.push({ sub: await w.addSub(), symbol: 'TRX', amount: 5n * TRX });
@@ -44,8 +53,16 @@ describe('collection executor under crashes', () => {
             tasks: faultyTasks(w.stores.tasks, plan), commands: faultyCommands(w.stores.commands, plan),
             uow: faultyUnitOfWork(w.stores.uow, plan),
             energy: { self: new SelfDelegationEnergyProvider(chain) },
+            ...(evidence === 'off' ? {} : { evidence: receipts }),
           }, { owner: `worker-${i}`, leaseMs: LEASE_MS, confirmations: 1, pollMs: 1_000, retryBaseMs: 1_000, retryMaxMs: 6_000 }));
-          await driveUntil(w, executors, async () => {
+          const scanner = new BalanceScanner({
+            clock: w.clock, cursors: new MemoryScanCursorStore(), wallets: w.stores.wallets, balances: w.stores.balances, deposits: w.stores.deposits,
+            uow: w.stores.uow, developerConfigs: w.stores.developerConfigs, ids: w.stores.ids, assets: w.assets, receipts,
+            blocks: new TronBlockSource({ fullHost: w.devnet.url, timeoutMs: 5_000 }),
+          });
+          let scans = 0;
+          const scanning = { runDue: async () => { if (evidence === 'on' || (evidence === 'down' && scans++ < 3)) await scanner.scan(); } };
+          await driveUntil(w, [scanning, ...executors], async () => {
             const all = await Promise.all(tasks.map((t) => w.stores.tasks.get(t.taskNo)));
             return all.every((t) => t!.status === COLLECTION_STATUS.DONE || t!.status === COLLECTION_STATUS.FAILED);
           }, { maxRounds: 300, ticksPerBlock, concurrent, onError: (e) => { if (!(e instanceof InjectedCrash)) throw e; } });
