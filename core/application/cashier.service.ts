@@ -8,7 +8,7 @@ import type { CollectionTask } from '../domain/model/collection-task.js';
 import type { WalletAddress } from '../domain/model/wallet.js';
 import type { CashierContext, CashierService } from './application.js';
 import { readBalance, toBalanceItemViews, type BalanceLine, type BalanceViewDeps } from './balance-view.js';
-import { assetOf, cachedSweepable, startCollection, sweepableOrRefuse, type CollectionStarterDeps } from './collection-starter.js';
+import { assetOf, cachedSweepable, startCollection, sweepableOnChainOrRefuse, type CollectionStarterDeps } from './collection-starter.js';
 import type { ResolvedDeps } from './deps.js';
 import { fieldsOf, requireString } from './input.js';
 import { toCashierTaskView } from './mappers.js';
@@ -16,7 +16,7 @@ import { livePaymentView } from './payment-requests.js';
 import type { CashierBalanceView, CashierCollectableView, CashierSessionView, CashierTaskView } from './views.js';
 
 /** The ports the cashier use cases touch, with those of reading a balance and starting a collection. */
-export type CashierDeps = Pick<ResolvedDeps, 'cashierTokens' | 'developerConfigs' | 'wallets' | 'tasks' | 'assets' | 'hasher' | 'clock' | 'deposits'>
+export type CashierDeps = Pick<ResolvedDeps, 'cashierTokens' | 'developerConfigs' | 'wallets' | 'tasks' | 'assets' | 'hasher' | 'clock' | 'deposits' | 'chain'>
   & BalanceViewDeps & CollectionStarterDeps;
 
 /**
@@ -112,7 +112,7 @@ export class CashierUseCases implements CashierService {
       const latest = await this.sessionTask(ctx);
       if (latest !== null && !isTerminalCollectionStatus(latest.status)) throw new DomainError('BIZ-COMMAND-LOCKED');
       // The minimum counts what a sweep would move, never dust.
-      const amount = sweepableOrRefuse(asset, available);
+      const amount = await sweepableOnChainOrRefuse(this.deps.chain, asset, wallet.address, available);
       const config = await this.deps.developerConfigs.get(wallet.userId);
       const minimum = config?.minCollectAmounts[asset.symbol];
       if (minimum !== undefined && amount < minimum) throw new DomainError('BIZ-AMOUNT-BELOW-MINIMUM');

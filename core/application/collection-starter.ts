@@ -1,7 +1,8 @@
 import { DomainError, InfrastructureError } from '../domain/errors.js';
 import { INITIAL_COLLECTION_STATUS } from '../domain/collection-machine.js';
 import { newTaskNo, NUMBER_RANDOM_BYTES } from '../domain/numbers.js';
-import { cachedHolding, MIN_TRX_SWEEP_SUN, sweepableAmount } from '../domain/sweepable-amount.js';
+import { cachedHolding, MIN_TRX_SWEEP_SUN, sweepableAmount, trxTransferReserveSun } from '../domain/sweepable-amount.js';
+import type { ChainGateway } from '../ports/chain-gateway.port.js';
 import type { Asset } from '../domain/model/asset.js';
 import type { CollectionTask } from '../domain/model/collection-task.js';
 import { COMMAND_TYPE } from '../domain/model/command.js';
@@ -87,5 +88,31 @@ export function sweepableOrRefuse(asset: Asset, available: bigint): bigint {
     : `the address holds no ${asset.symbol}`;
   throw new DomainError('BIZ-AMOUNT-BELOW-MINIMUM', {
     message: `nothing to collect: ${held} (cached balance; refresh it if a payment just arrived)`,
+  });
+}
+
+/** A TRX transfer's size and the SUN a byte burns without bandwidth: the worker's defaults (collectionStepSettings). */
+const TRX_TRANSFER_BYTES = 300;
+const SUN_PER_BYTE = 1_000n;
+
+/**
+ * sweepableOrRefuse, exact for TRX near the minimum: a cached TRX balance that clears 0.1 TRX with the fee at its
+ * least but not at its most (no free bandwidth: the transfer burns its bytes) is judged on the sub-address's
+ * bandwidth read from the chain, so no task is made that can only fail at PENDING (issue #24 item 5). One node read,
+ * only in that band; tokens and clear balances read nothing.
+ */
+export async function sweepableOnChainOrRefuse(chain: Pick<ChainGateway, 'getResources'>, asset: Asset, address: string, available: bigint): Promise<bigint> {
+  const amount = sweepableOrRefuse(asset, available);
+  const worstReserve = BigInt(TRX_TRANSFER_BYTES) * SUN_PER_BYTE;
+  if (asset.kind !== 'native' || sweepableAmount({ kind: 'native', balance: available, reserveSun: worstReserve }, MIN_TRX_SWEEP_SUN) > 0n) return amount;
+  const { bandwidth } = await chain.getResources(address);
+  const reserveSun = trxTransferReserveSun({
+    bandwidth: { free: bandwidth.freeAvailable, staked: bandwidth.stakedAvailable }, createsRecipient: false,
+    transferBytes: TRX_TRANSFER_BYTES, sunPerByte: SUN_PER_BYTE,
+  });
+  const exact = sweepableAmount({ kind: 'native', balance: available, reserveSun }, MIN_TRX_SWEEP_SUN);
+  if (exact > 0n) return exact;
+  throw new DomainError('BIZ-AMOUNT-BELOW-MINIMUM', {
+    message: `a ${asset.symbol} collection moves at least ${MIN_TRX_SWEEP_SUN} after fees; the address holds ${available} and has no free bandwidth, so the transfer burns ${reserveSun} of it`,
   });
 }

@@ -4,7 +4,7 @@ import type { UserId } from '../domain/model/common.js';
 import type { CollectionTask } from '../domain/model/collection-task.js';
 import { ADDRESS_TYPE } from '../domain/model/wallet.js';
 import type { CollectionsService } from './application.js';
-import { assetOf, startCollection, sweepableOrRefuse, type CollectionStarterDeps } from './collection-starter.js';
+import { assetOf, startCollection, sweepableOnChainOrRefuse, type CollectionStarterDeps } from './collection-starter.js';
 import type { ResolvedDeps } from './deps.js';
 import { toCollectionCostView, type CollectionCostView } from './collection-cost-view.js';
 import { fieldsOf, requireString } from './input.js';
@@ -13,7 +13,7 @@ import { ownedWallet } from './ownership.js';
 import type { CollectionTaskView } from './views.js';
 
 /** The ports the collection use cases touch, with those of starting a collection. */
-export type CollectionsDeps = Pick<ResolvedDeps, 'wallets' | 'tasks' | 'assets'> & CollectionStarterDeps;
+export type CollectionsDeps = Pick<ResolvedDeps, 'wallets' | 'tasks' | 'assets' | 'chain'> & CollectionStarterDeps;
 
 /** Wallet-side collection (sweep) tasks (spec §4 "Collection"). */
 export class CollectionsUseCases implements CollectionsService {
@@ -32,7 +32,7 @@ export class CollectionsUseCases implements CollectionsService {
     if (wallet.addressType !== ADDRESS_TYPE.SUB) throw new DomainError('BIZ-ADDRESS-TYPE-NOT-SUB');
     const asset = assetOf(this.deps, wallet, symbol);
     return toTaskView(await startCollection(this.deps, wallet, asset, async (available) => {
-      sweepableOrRefuse(asset, available);
+      await sweepableOnChainOrRefuse(this.deps.chain, asset, wallet.address, available);
     }));
   }
 

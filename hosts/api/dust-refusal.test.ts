@@ -61,6 +61,38 @@ describe('dust is never offered (issue #24 item 5)', () => {
     expect(await collections(u)).toBe(1);
   });
 
+  it('0.2 TRX on a sub-address whose free bandwidth is spent (the transfer would burn 0.3 TRX) is refused on both routes; once it is back, taken', async () => {
+    const u = await userWithWallets(h);
+    const ct = ok(await h.call('POST', '/api/cashier/tokens', { token: u.apiToken, body: { address: u.sub } }), 201).token as string;
+    // The sub-address spends most of its 600 free bytes on two transfers of its own, keeping 199,999 SUN.
+    h.devnet.fund(u.sub, 1_000_000);
+    h.devnet.mine(1);
+    const chain = h.container.get(TOKENS.Chain);
+    const wallet = (await h.container.get(TOKENS.Stores).wallets.findByAddress(u.sub))!;
+    const key = new TextDecoder().decode(await h.container.get(TOKENS.Cipher).decrypt(wallet.encryptedKey, u.sub));
+    const away = (await chain.createAccount()).address;
+    h.devnet.fund(away, 1);
+    h.devnet.mine(1);
+    for (const amountSun of [800_000n, 1n]) {
+      await chain.broadcast(await chain.prepare({ address: u.sub, privateKey: async () => key }, { kind: 'transfer-trx', to: away, amountSun }));
+      h.devnet.mine(1);
+    }
+    expect((await chain.getResources(u.sub)).bandwidth.freeAvailable).toBeLessThan(300);
+    await refresh(u);
+    // The cache alone would offer it: 199,999 SUN clears 0.1 TRX with the fee at its least.
+    expect(await offered(ct)).toEqual([['TRX', '199999', '199999'], ['USDT', '0', '0']]);
+    const refused = await create(u, 'TRX');
+    fails(refused, 422, 'BIZ-AMOUNT-BELOW-MINIMUM');
+    expect(refused.json.message).toMatch(/no free bandwidth/);
+    fails(await collect(ct, 'TRX'), 422, 'BIZ-AMOUNT-BELOW-MINIMUM');
+    expect(await collections(u)).toBe(0);
+    // A day later the free bytes are back: the transfer burns nothing, and the collection is taken.
+    h.devnet.advance(24 * 3_600_000);
+    h.devnet.mine(1);
+    expect(ok(await collect(ct, 'TRX'), 201).status).toBe(1);
+    expect(await collections(u)).toBe(1);
+  });
+
   it('the spec\'s GET /cashier/balance keeps exactly its fields; only the extension route carries balance_collectable', async () => {
     const u = await userWithWallets(h);
     const ct = ok(await h.call('POST', '/api/cashier/tokens', { token: u.apiToken, body: { address: u.sub } }), 201).token as string;
