@@ -2,7 +2,7 @@ import { parsePositiveAmount } from '../domain/amount.js';
 import { DomainError, validationError } from '../domain/errors.js';
 import { formatIsoTime } from '../domain/time.js';
 import { applyWebhookUrl } from '../domain/webhook-review.js';
-import { checkWebhookHost, checkWebhookHostBeforeLookup, checkWebhookUrlSyntax } from '../domain/webhook-url.js';
+import { parseCallbackUrl } from './callback-url.js';
 import {
   DEFAULT_DEVELOPER_PLAN, DEFAULT_SUB_ADDRESS_PLAN, DEVELOPER_PLANS, SUB_ADDRESS_PLANS,
 } from '../domain/wallet-rules.js';
@@ -154,7 +154,7 @@ export class SubscriptionsUseCases implements SubscriptionsService {
     if (fields['config'] === undefined || fields['config'] === null) throw validationError('config', 'is required');
     const config = fieldsOf(fields['config'], 'config');
     await this.requireDeveloper(userId);
-    const url = await this.parseWebhookUrl(config['webhook_url']);
+    const url = await parseCallbackUrl(this.deps.dns, this.deps.settings.allowLocalWebhooks, config['webhook_url'], 'webhook_url');
     const secret = this.parseSecret(config['webhook_secret']);
     const minimums = this.parseMinimums(config['min_collect_amounts']);
     const optIns = parseEventTypes(config['event_types']);
@@ -200,25 +200,6 @@ export class SubscriptionsUseCases implements SubscriptionsService {
   private async requireDeveloper(userId: UserId): Promise<void> {
     const sub = await this.deps.subscriptions.find(userId, 'developer');
     if (sub === null || sub.status !== 'active') throw new DomainError('BIZ-DEVELOPER-SUBSCRIPTION-REQUIRED');
-  }
-
-  /** undefined: unchanged; '': remove; else the normalised URL after the syntax and address checks (spec §6). */
-  private async parseWebhookUrl(raw: unknown): Promise<string | undefined> {
-    if (raw === undefined) return undefined;
-    if (raw === null || raw === '') return '';
-    if (typeof raw !== 'string') throw validationError('webhook_url', 'must be a string');
-    const options = { allowLocal: this.deps.settings.allowLocalWebhooks };
-    const url = checkWebhookUrlSyntax(raw, options);
-    // localhost and IP literals are judged without a lookup; only a name is ever resolved.
-    if (checkWebhookHostBeforeLookup(url, options) !== null) return url.href;
-    let resolved: string[];
-    try {
-      resolved = await this.deps.dns.resolve(url.hostname);
-    } catch {
-      throw validationError('webhook_url', 'host does not resolve');
-    }
-    checkWebhookHost(url, resolved, options);
-    return url.href;
   }
 
   /** undefined: unchanged; else a non-empty string (a secret is replaced, never cleared on its own). */

@@ -5,7 +5,7 @@ import type { AllowListEntry, AssetLimits, WithdrawalPolicy } from '../domain/mo
 import { parsePageQuery, toItemsPage, type ItemsPage } from '../domain/pagination.js';
 import { formatIsoTime } from '../domain/time.js';
 import { applyWebhookUrl, approveWebhook, rejectWebhook, webhookView, type WebhookView } from '../domain/webhook-review.js';
-import { checkWebhookHost, checkWebhookHostBeforeLookup, checkWebhookUrlSyntax } from '../domain/webhook-url.js';
+import { parseCallbackUrl } from './callback-url.js';
 import {
   emptyWithdrawalPolicy, MAX_ALLOW_LIST_ENTRIES, MAX_APPROVAL_TIMEOUT_MINUTES,
 } from '../domain/withdrawal-policy-rules.js';
@@ -118,7 +118,7 @@ export class WithdrawalPoliciesUseCases {
     refuseUnknown(fields, POLICY_FIELDS, '');
     const allowListOnly = fields['allow_list_only'];
     if (allowListOnly !== undefined && typeof allowListOnly !== 'boolean') throw validationError('allow_list_only', 'must be a boolean');
-    const url = await this.parseApprovalUrl(fields['approval_url']);
+    const url = await parseCallbackUrl(this.deps.dns, this.deps.settings.allowLocalWebhooks, fields['approval_url'], 'approval_url');
     const secret = this.parseSecret(fields['approval_secret']);
     const timeout = fields['approval_timeout_minutes'];
     if (timeout !== undefined && (typeof timeout !== 'number' || !Number.isSafeInteger(timeout) || timeout < 1 || timeout > MAX_APPROVAL_TIMEOUT_MINUTES)) {
@@ -242,34 +242,6 @@ export class WithdrawalPoliciesUseCases {
       };
     }
     return limits;
-  }
-
-  /**
-   * undefined: unchanged; '' or null: remove; else the normalised URL after webhook_url's own checks (spec §6 rules
-   * 1 and 2: https on the default port, resolved once, every address checked), their errors naming approval_url.
-   */
-  private async parseApprovalUrl(raw: unknown): Promise<string | undefined> {
-    if (raw === undefined) return undefined;
-    if (raw === null || raw === '') return '';
-    if (typeof raw !== 'string') throw validationError('approval_url', 'must be a string');
-    const options = { allowLocal: this.deps.settings.allowLocalWebhooks };
-    try {
-      const url = checkWebhookUrlSyntax(raw, options);
-      if (checkWebhookHostBeforeLookup(url, options) !== null) return url.href;
-      let resolved: string[];
-      try {
-        resolved = await this.deps.dns.resolve(url.hostname);
-      } catch {
-        throw validationError('approval_url', 'host does not resolve');
-      }
-      checkWebhookHost(url, resolved, options);
-      return url.href;
-    } catch (error) {
-      if (error instanceof DomainError && error.code === 'VALIDATION-ERROR') {
-        throw validationError('approval_url', error.message.replace(/^(webhook|approval)_url: /, ''));
-      }
-      throw error;
-    }
   }
 
   private parseSecret(raw: unknown): string | undefined {
