@@ -212,6 +212,17 @@ export function describeChainGatewayContract(
       expect(r.receivedFrom).toEqual([]);
     });
 
+    it_('energyAvailable and energyFactor (optional): exactly getResources\' energy.available; the token\'s dynamic energy factor as a number', async () => {
+      const a = await account(5n * TRX);
+      if (g.energyAvailable !== undefined) {
+        expect(await g.energyAvailable(a.address)).toBe((await g.getResources(a.address)).energy.available);
+      }
+      if (g.energyFactor !== undefined) {
+        const factor = await g.energyFactor(s.usdtContract);
+        expect(Number.isSafeInteger(factor) && factor >= 0).toBe(true);
+      }
+    });
+
     it_('moment (optional): returns what fn returns or its failure; transaction lookups inside are always asked, and nothing read inside outlives it', async () => {
       const moment = <T,>(fn: () => Promise<T>): Promise<T> => (g.moment === undefined ? fn() : g.moment(fn));
       const a = await account(5n * TRX);

@@ -184,15 +184,15 @@ export function describeWithdrawalPolicyRepositoryContract(
     });
 
     it('velocity, model-based: any sequence of withdrawals, cancellations and time steps is judged as the reference model judges it', async () => {
-      type Op = { kind: 'withdraw'; amount: number; count: number | null; max: number | null } | { kind: 'reject'; pick: number } | { kind: 'wait'; ms: number };
+      type Op = { kind: 'withdraw'; amount: bigint; count: number | null; max: bigint | null } | { kind: 'reject'; pick: number } | { kind: 'wait'; ms: number };
       const op: fc.Arbitrary<Op> = fc.oneof(
-        { arbitrary: fc.record({ kind: fc.constant('withdraw' as const), amount: fc.integer({ min: 1, max: 50 }), count: fc.option(fc.integer({ min: 0, max: 4 })), max: fc.option(fc.integer({ min: 0, max: 120 })) }), weight: 5 },
+        { arbitrary: fc.record({ kind: fc.constant('withdraw' as const), amount: fc.bigInt({ min: 1n, max: 50n }), count: fc.option(fc.integer({ min: 0, max: 4 })), max: fc.option(fc.bigInt({ min: 0n, max: 120n })) }), weight: 5 },
         { arbitrary: fc.record({ kind: fc.constant('reject' as const), pick: fc.nat() }), weight: 1 },
         { arbitrary: fc.record({ kind: fc.constant('wait' as const), ms: fc.constantFrom(1, 10 * 60_000, HOUR, 6 * HOUR, 23 * HOUR) }), weight: 2 },
       );
       await fc.assert(fc.asyncProperty(fc.array(op, { maxLength: 25 }), async (ops) => withSubject(makeSubject, async ({ uow, commands }) => {
         // The reference: accepted withdrawals as (time, amount, rejected), judged by plain filters over the two windows.
-        const model: { at: number; amount: number; rejected: boolean; no: string }[] = [];
+        const model: { at: number; amount: bigint; rejected: boolean; no: string }[] = [];
         let now = T0;
         let n = 0;
         for (const o of ops) {
@@ -209,12 +209,12 @@ export function describeWithdrawalPolicyRepositoryContract(
           n += 1;
           const counted = model.filter((m) => !m.rejected);
           const count1h = counted.filter((m) => m.at > now - VELOCITY_COUNT_WINDOW_MS).length;
-          const sum24h = counted.filter((m) => m.at > now - VELOCITY_AMOUNT_WINDOW_MS).reduce((s, m) => s + m.amount, 0);
+          const sum24h = counted.filter((m) => m.at > now - VELOCITY_AMOUNT_WINDOW_MS).reduce((s, m) => s + m.amount, 0n);
           const expected = o.count !== null && count1h >= o.count ? 'POLICY-VELOCITY-COUNT-EXCEEDED'
             : o.max !== null && sum24h + o.amount > o.max ? 'POLICY-VELOCITY-AMOUNT-EXCEEDED' : 'OK';
-          const command = aWithdrawal(n, BigInt(o.amount), now);
+          const command = aWithdrawal(n, o.amount, now);
           const got = await codeOf(uow.commit({
-            newCommands: [command], velocity: charge(BigInt(o.amount), now, { maxCount1h: o.count, maxAmount24h: o.max === null ? null : BigInt(o.max) }),
+            newCommands: [command], velocity: charge(o.amount, now, { maxCount1h: o.count, maxAmount24h: o.max }),
           }));
           expect(got).toBe(expected);
           if (got === 'OK') model.push({ at: now, amount: o.amount, rejected: false, no: command.commandNo });

@@ -106,4 +106,17 @@ describe('per-block reads (blockCacheMs)', () => {
     await gateway.head();
     expect([count('wallet/getaccount'), count('wallet/getblock')]).toEqual([2, 2]);
   });
+
+  it('energyFactor reads getcontractinfo\'s energy_factor (0 when java-tron omits it), and a new factor is seen', async () => {
+    const { gateway } = counted();
+    const before = devnet.chain.params.usdtEnergyFactor;
+    try {
+      devnet.setParams({ usdtEnergyFactor: 0 });
+      expect(await gateway.energyFactor(devnet.usdtAddress)).toBe(0);
+      devnet.setParams({ usdtEnergyFactor: 36_000 });
+      expect(await gateway.energyFactor(devnet.usdtAddress)).toBe(36_000);
+    } finally {
+      devnet.setParams({ usdtEnergyFactor: before });
+    }
+  });
 });
