@@ -3,6 +3,7 @@
  * transactions byte-for-byte like the client does (no hand-written protobuf here).
  */
 import { createHash } from 'node:crypto';
+import * as secp from 'tiny-secp256k1';
 import { TronWeb, utils } from 'tronweb';
 
 /** A transaction as JSON, the wire shape of java-tron's HTTP API. */
@@ -101,8 +102,16 @@ export function txByteSize(tx: { raw_data: RawData; visible?: boolean }, signatu
   return pb.serializeBinary().length + reserved;
 }
 
-/** Recovers the signer (41-hex) of txID from a 65-byte signature; null when the signature is malformed. */
+/**
+ * Recovers the signer (41-hex) of txID from a 65-byte signature; null when the signature is malformed. The usual
+ * shape (r ‖ s ‖ v with v 0, 1, 27 or 28 and s's top bit clear) is recovered by libsecp256k1 (tiny-secp256k1's
+ * WebAssembly build, ~7x faster than tronweb's pure-JS ecRecover); any other shape takes tronweb's path, so every
+ * signature gets the answer tronweb's ecRecover (ethers' Signature.from + noble's recoverPublicKey) gives, which
+ * codec.test.ts checks on valid and mutated signatures.
+ */
 export function recoverSigner(txID: string, signature: string): string | null {
+  const fast = recoverFast(txID, signature);
+  if (fast !== undefined) return fast;
   try {
     return utils.crypto.ecRecover(txID, signature).toLowerCase();
   } catch {
@@ -110,9 +119,31 @@ export function recoverSigner(txID: string, signature: string): string | null {
   }
 }
 
-/** Signs a txID with a private key (tronweb's ECKeySign), returns the 65-byte hex signature. */
+/** {@link recoverSigner} by libsecp256k1 for the usual shape; undefined for any other (tronweb decides those). */
+export function recoverFast(txID: string, signature: string): string | null | undefined {
+  const sig = signature.replace(/^0x/, '');
+  if (!/^[0-9a-fA-F]{130}$/.test(sig) || !/^(0x)?[0-9a-fA-F]{64}$/.test(txID)) return undefined;
+  const bytes = Buffer.from(sig, 'hex');
+  const v = bytes[64]!;
+  // ethers refuses an s with its top bit set ("non-canonical s") and reads v 0/27 and 1/28 alike; v >= 35 (EIP-155)
+  // and the rest are left to it.
+  if ((bytes[32]! & 0x80) !== 0 || !(v === 0 || v === 1 || v === 27 || v === 28)) return undefined;
+  try {
+    const key = secp.recover(Buffer.from(txID.replace(/^0x/, ''), 'hex'), bytes.subarray(0, 64), (v % 27) as 0 | 1, false);
+    return key === null ? null : `41${utils.ethersUtils.keccak256(key.subarray(1)).slice(26)}`;
+  } catch {
+    // r or s zero or not below the curve order, r not an x coordinate: ethers and noble throw on these too.
+    return null;
+  }
+}
+
+/**
+ * Signs a txID with a private key, returns the 65-byte hex signature r ‖ s ‖ (27 + recovery id): libsecp256k1's
+ * RFC 6979 signature, byte for byte what tronweb's ECKeySign (noble, RFC 6979, low s) makes, in lowercase.
+ */
 export function signTxId(txID: string, privateKey: string): string {
-  return utils.crypto.ECKeySign(utils.code.hexStr2byteArray(txID), utils.code.hexStr2byteArray(privateKey));
+  const signed = secp.signRecoverable(Buffer.from(txID, 'hex'), Buffer.from(privateKey.padStart(64, '0'), 'hex'));
+  return Buffer.from(signed.signature).toString('hex') + (27 + signed.recoveryId).toString(16);
 }
 
 /** Decodes a full signed Transaction protobuf (broadcasthex) into JSON raw_data + signatures. */

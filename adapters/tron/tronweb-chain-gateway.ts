@@ -12,6 +12,7 @@ import type { ChainGateway, Signer, TransactionIntent } from '../../core/ports/c
 import { guarded, invalidArgument, NodeRefusal, decodeNodeMessage, toPortError } from './tron-errors.js';
 import { buildIntent, hexAddress, type BlockHeaderRef } from './tron-intents.js';
 import { TronNodeClient, type BlockRef } from './tron-node-client.js';
+import { signTransaction } from './tron-signing.js';
 import {
   energyAvailableOf, energyPerSun, readDryRun, toChainResources, toTransactionState, type AccountJson, type AccountResourceJson, type DryRunJson,
   type TransactionInfoJson,
@@ -326,7 +327,7 @@ export class TronWebChainGateway implements ChainGateway {
       throw new ChainError('CHAIN-TRANSACTION-FAILED', `no usable key for ${signer.address}`, { transient: false });
     }
     try {
-      return await this.tw.trx.sign(unsigned, key.replace(/^0x/, ''));
+      return signTransaction(unsigned, key.replace(/^0x/, ''));
     } catch {
       // The driver's error is dropped on purpose: a message about a malformed key must not carry the key.
       throw new ChainError('CHAIN-TRANSACTION-FAILED', `the key does not sign for ${signer.address}`, { transient: false });
