@@ -34,6 +34,8 @@ function world(jobs: number, delays: readonly number[]) {
   const included = new Map<string, number>();
   const active = new Set<string>();
   let overlap = false;
+  let claims = 0;
+  let mostActive = 0;
   const chain = {
     broadcast: async (tx: { txid: string }) => {
       await pause();
@@ -71,12 +73,14 @@ function world(jobs: number, delays: readonly number[]) {
     name: 'test',
     key: (j) => j.key,
     claim: async (at, owner, leaseMs) => {
+      claims += 1;
       const due = [...rows.values()].find((j) => !j.done && j.nextRunAt <= at && (j.lease === null || j.lease.expiresAt <= at));
       if (due === undefined) return null;
       const claimed = { ...due, lease: { owner, expiresAt: at + leaseMs }, version: due.version + 1 };
       rows.set(due.key, claimed);
       if (active.has(due.key)) overlap = true;
       active.add(due.key);
+      mostActive = Math.max(mostActive, active.size);
       return claimed;
     },
     get: async (key) => rows.get(key) ?? null,
@@ -94,6 +98,8 @@ function world(jobs: number, delays: readonly number[]) {
   return {
     rows, sends, workflow, clock, chain,
     overlap: () => overlap,
+    claims: () => claims,
+    mostActive: () => mostActive,
     mine: () => { block++; now += 3_000; },
   };
 }
@@ -115,5 +121,26 @@ describe('WorkflowRunner concurrency', () => {
         expect(w.overlap()).toBe(false);
       },
     ), { numRuns: 100 });
+  });
+
+  it('opens lanes one by one: an idle pass is one claim, k due subjects cost at most k + min(k + 1, concurrency) claims, and all lanes fill', async () => {
+    await fc.assert(fc.asyncProperty(
+      fc.integer({ min: 0, max: 30 }), fc.integer({ min: 2, max: 8 }), fc.array(fc.integer({ min: 0, max: 5 }), { minLength: 1, maxLength: 20 }),
+      async (jobs, concurrency, delays) => {
+        const w = world(jobs, delays);
+        const runner = new WorkflowRunner(w.workflow, { clock: w.clock, chain: w.chain }, { owner: 'r', concurrency, pollMs: 3_000 });
+        const results = await runner.runDue(1_000);
+        expect(results.length).toBe(jobs);
+        expect(w.claims()).toBeLessThanOrEqual(jobs + Math.min(jobs + 1, concurrency));
+        // Nothing due now (each waits a poll): one claim, not one per lane.
+        const before = w.claims();
+        expect(await runner.runDue(1_000)).toEqual([]);
+        expect(w.claims() - before).toBe(1);
+      },
+    ), { numRuns: 100 });
+    // Stages that wait on the node: the lanes fill up to the concurrency.
+    const w = world(20, [5]);
+    await new WorkflowRunner(w.workflow, { clock: w.clock, chain: w.chain }, { owner: 'r', concurrency: 6, pollMs: 3_000 }).runDue(1_000);
+    expect(w.mostActive()).toBe(6);
   });
 });

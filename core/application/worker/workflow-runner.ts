@@ -226,23 +226,33 @@ export class WorkflowRunner<S extends Versioned> {
   }
 
   /**
-   * Runs stages until nothing is due or `maxStages` ran, `concurrency` at a time. An error that escapes a stage (a
-   * crash) stops the others from starting new stages and is rethrown once the running ones have ended.
+   * Runs stages until nothing is due or `maxStages` ran, `concurrency` at a time. Lanes open one by one: a lane
+   * starts when the last one to start has claimed a subject, so a pass that finds k subjects due makes about k + 1
+   * claims, not k + `concurrency` (an idle poll is one claim, not one per lane: on PostgreSQL each is an UPDATE). An
+   * error that escapes a stage (a crash) stops the others from starting new stages and is rethrown once the running
+   * ones have ended.
    */
   async runDue(maxStages = 100): Promise<RunResult<S>[]> {
     const results: RunResult<S>[] = [];
     let started = 0;
     let stop = false;
+    const lanes: Promise<void>[] = [];
+    const open = (): void => {
+      if (!stop && lanes.length < this.concurrency && started < maxStages) lanes.push(lane());
+    };
     const lane = async (): Promise<void> => {
+      let first = true;
       while (!stop && started < maxStages) {
         started++;
         let result: RunResult<S> | null;
         try {
-          result = await this.runOnce();
+          // The lane's first claim that finds a subject opens the next lane.
+          result = await this.runOnce(first ? open : undefined);
         } catch (error) {
           stop = true;
           throw error;
         }
+        first = false;
         if (result === null) {
           stop = true;
           return;
@@ -250,20 +260,26 @@ export class WorkflowRunner<S extends Versioned> {
         results.push(result);
       }
     };
-    if (this.concurrency === 1) {
-      await lane();
-      return results;
+    open();
+    // Lanes opened while others run are awaited too; the first failure is rethrown once all have ended.
+    let failure: { reason: unknown } | undefined;
+    for (let settled = 0; settled < lanes.length; settled++) {
+      await lanes[settled]!.catch((reason: unknown) => {
+        failure ??= { reason };
+      });
     }
-    const lanes = await Promise.allSettled(Array.from({ length: this.concurrency }, lane));
-    const failed = lanes.find((l): l is PromiseRejectedResult => l.status === 'rejected');
-    if (failed !== undefined) throw failed.reason;
+    if (failure !== undefined) throw failure.reason;
     return results;
   }
 
-  /** Claims one due subject and runs one stage of it; null when nothing is due. */
-  async runOnce(): Promise<RunResult<S> | null> {
+  /**
+   * Claims one due subject and runs one stage of it; null when nothing is due. `onClaimed` is told once a subject is
+   * claimed, before its stage runs.
+   */
+  async runOnce(onClaimed?: () => void): Promise<RunResult<S> | null> {
     const claimed = await this.workflow.claim(this.deps.clock.now(), this.owner, this.leaseMs);
     if (claimed === null) return null;
+    onClaimed?.();
     const key = this.workflow.key(claimed);
     const progress: Progress<S> = { subject: claimed, sent: false };
     try {
