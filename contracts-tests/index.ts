@@ -5,6 +5,7 @@
 export * from './account-repository.contract.js';
 export * from './address-lock.contract.js';
 export * from './api-token-repository.contract.js';
+export * from './atomic-scope.contract.js';
 export * from './audit-log.contract.js';
 export * from './balance-repository.contract.js';
 export * from './block-source.contract.js';

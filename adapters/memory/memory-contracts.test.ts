@@ -13,6 +13,7 @@ import { describeIdempotencyStoreContract } from '../../contracts-tests/idempote
 import { describeRiskPolicyContract } from '../../contracts-tests/risk-policy.contract.js';
 import { describeSessionRepositoryContract } from '../../contracts-tests/session-repository.contract.js';
 import { describeSubscriptionRepositoryContract } from '../../contracts-tests/subscription-repository.contract.js';
+import { describeAtomicScopeContract } from '../../contracts-tests/atomic-scope.contract.js';
 import { describeUnitOfWorkContract } from '../../contracts-tests/unit-of-work.contract.js';
 import { describeWalletRepositoryContract } from '../../contracts-tests/wallet-repository.contract.js';
 import { describeWebhookDeliveryRepositoryContract } from '../../contracts-tests/webhook-delivery-repository.contract.js';
@@ -39,6 +40,7 @@ describeWebhookDeliveryRepositoryContract('memory', fresh);
 describeRiskPolicyContract('memory', fresh);
 describeWithdrawalPolicyRepositoryContract('memory', fresh);
 describeUnitOfWorkContract('memory', fresh, { reference: fresh });
+describeAtomicScopeContract('memory', fresh, { durable: false });
 describeIdempotencyStoreContract('memory', () => {
   const clock = new ManualClock();
   return { idempotency: createMemoryAdapters({ clock }).idempotency, clock };

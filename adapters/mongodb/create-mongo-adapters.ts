@@ -20,6 +20,7 @@ import { MongoSubscriptionRepository } from './mongo-subscription-repository.js'
 import { MongoUnitOfWork } from './mongo-unit-of-work.js';
 import { MongoWalletRepository } from './mongo-wallet-repository.js';
 import { MongoWebhookDeliveryRepository } from './mongo-webhook-delivery-repository.js';
+import { scopedDb } from './mongo-transaction.js';
 
 /** Every store-backed port on one MongoDB database: the same members as MemoryAdapters, minus the memory store. */
 export interface MongoAdapters {
@@ -63,11 +64,14 @@ export interface MongoAdapterOptions {
  * of work and the sub-address quota run without multi-document transactions; see MongoUnitOfWork.
  */
 export function createMongoAdapters(options: MongoAdapterOptions): MongoAdapters {
-  const { db, client, transactions } = options.connection;
+  const { client, transactions } = options.connection;
   const transactional = transactions ? client : null;
+  // The repositories' collections join the unit of work's atomic scopes (decision 144); the id counters stay out of
+  // them, so concurrent scopes never conflict on a counter document.
+  const db = scopedDb(options.connection.db);
   return {
     clock: options.clock,
-    ids: options.ids ?? new MongoIdGenerator(db),
+    ids: options.ids ?? new MongoIdGenerator(options.connection.db),
     accounts: new MongoAccountRepository(db),
     sessions: new MongoSessionRepository(db),
     subscriptions: new MongoSubscriptionRepository(db),

@@ -18,8 +18,11 @@ function fromDocument(doc: AuditDocument): AuditEntry {
 export class MongoAuditLog implements AuditLog {
   private readonly entries: Collection<AuditDocument>;
 
+  private readonly locks: Collection<{ _id: string; n: number }>;
+
   constructor(db: Db) {
     this.entries = db.collection<AuditDocument>(COLLECTIONS.auditEntries);
+    this.locks = db.collection<{ _id: string; n: number }>(COLLECTIONS.policyLocks);
   }
 
   head(userId: UserId): Promise<AuditEntry | null> {
@@ -29,8 +32,14 @@ export class MongoAuditLog implements AuditLog {
     });
   }
 
+  /**
+   * Inside an atomic scope (a transaction, decision 144) a duplicate key would abort the whole transaction, so the
+   * account's lock document is updated first: a second scope appending to the same account meets a write conflict
+   * there, which the driver retries with the whole scope, reading the new head. Outside a scope it is one write more.
+   */
   insert(entry: AuditEntry): Promise<boolean> {
     return guarded('audit append', async () => {
+      await this.locks.updateOne({ _id: `audit:${entry.userId}` }, { $inc: { n: 1 } }, { upsert: true });
       try {
         await this.entries.insertOne({ _id: `${entry.userId}:${entry.seq}`, ...toStoredAuditEntry(entry) });
         return true;

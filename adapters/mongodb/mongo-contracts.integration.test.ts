@@ -16,6 +16,7 @@ import { MONGO_SKIP_MESSAGE, openTestDatabase, provisionMongo, type MongoTestDat
 import { describeSessionRepositoryContract } from '../../contracts-tests/session-repository.contract.js';
 import { describeSubscriptionRepositoryContract } from '../../contracts-tests/subscription-repository.contract.js';
 import { describeWalletRepositoryContract } from '../../contracts-tests/wallet-repository.contract.js';
+import { describeAtomicScopeContract } from '../../contracts-tests/atomic-scope.contract.js';
 import { describeUnitOfWorkContract } from '../../contracts-tests/unit-of-work.contract.js';
 import { describeWebhookDeliveryRepositoryContract } from '../../contracts-tests/webhook-delivery-repository.contract.js';
 import { createMemoryAdapters } from '../memory/create-memory-adapters.js';
@@ -70,6 +71,8 @@ describe.skipIf(unavailable)('MongoDB store', () => {
   describeIdempotencyStoreContract('mongodb', fresh, OPTIONS);
   describeRiskPolicyContract('mongodb', fresh, OPTIONS);
   describeAuditLogContract('mongodb', fresh, OPTIONS);
+  // No savepoints in a MongoDB transaction: a failure inside a scope ends it (decision 144).
+  describeAtomicScopeContract('mongodb', fresh, { ...OPTIONS, durable: true, savepoints: false });
 
   const memoryReference = () => createMemoryAdapters({ clock: new ManualClock() });
   describeUnitOfWorkContract('mongodb', fresh, { ...OPTIONS, reference: memoryReference });

@@ -11,7 +11,7 @@ import { depositInsertDocument, replaceDeposit, type DepositDocument } from './m
 import { replacePayment } from './mongo-cashier-token-repository.js';
 import { eventInsertDocument } from './mongo-event-outbox.js';
 import { guarded, isDuplicateKey } from './mongo-support.js';
-import { inTransaction } from './mongo-transaction.js';
+import { inAtomicScope, inTransaction } from './mongo-transaction.js';
 import { checkVelocity } from './mongo-withdrawal-policy-repository.js';
 
 /**
@@ -42,6 +42,17 @@ export class MongoUnitOfWork implements UnitOfWork {
     this.events = db.collection<WebhookEventDocument>(COLLECTIONS.events);
     this.deposits = db.collection<DepositDocument>(COLLECTIONS.deposits);
     this.cashierTokens = db.collection<CashierTokenDocument>(COLLECTIONS.cashierTokens);
+  }
+
+  /**
+   * One multi-document transaction whose session every collection of this store's `db` (createMongoAdapters' scoped
+   * db) takes while `work` runs. The driver retries `work` on a transient error, so it must only write what its
+   * inputs decide. A standalone server has no transactions: `work` runs as it is, not atomic (development only).
+   */
+  atomically<T>(work: () => Promise<T>): Promise<T> {
+    if (this.client === null) return work();
+    const client = this.client;
+    return guarded('atomic scope', () => inAtomicScope(client, this.db, work));
   }
 
   commit(changes: ChangeSet): Promise<void> {

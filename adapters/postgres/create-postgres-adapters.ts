@@ -21,6 +21,7 @@ import { PgSubscriptionRepository } from './pg-subscription-repository.js';
 import { PgUnitOfWork } from './pg-unit-of-work.js';
 import { PgWalletRepository } from './pg-wallet-repository.js';
 import { PgWebhookDeliveryRepository } from './pg-webhook-delivery-repository.js';
+import { routeThroughScopes } from './pg-support.js';
 
 /** Every store-backed port on one PostgreSQL database: the members of MemoryAdapters (minus the memory store), and the scan cursors. */
 export interface PostgresAdapters {
@@ -60,6 +61,8 @@ export interface PostgresAdapterOptions {
 /** Builds every PostgreSQL repository, the unit of work, the idempotency store and the risk deny-list on one pool. Nothing connects here. */
 export function createPostgresAdapters(options: PostgresAdapterOptions): PostgresAdapters {
   const { pool } = options.connection;
+  // Every repository below joins the unit of work's atomic scopes through the pool (decision 144).
+  routeThroughScopes(pool);
   return {
     clock: options.clock,
     ids: options.ids ?? new PgIdGenerator(pool),

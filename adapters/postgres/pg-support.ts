@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import { ConcurrencyConflict, DomainError, InfrastructureError, StoreError } from '../../core/domain/errors.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
@@ -68,12 +69,83 @@ function isDriverError(error: unknown): boolean {
 }
 
 /**
+ * An atomic scope (UnitOfWork.atomically, decision 144): one connection in one transaction, which every statement on
+ * its pool uses while the scope's work runs. `savepoints` names the nested transactions; `broken` marks a connection
+ * in an unknown state, closed instead of going back to the pool.
+ */
+interface AtomicScope {
+  readonly pool: pg.Pool;
+  readonly client: pg.PoolClient;
+  savepoints: number;
+  broken: boolean;
+}
+
+const scopes = new AsyncLocalStorage<AtomicScope>();
+/** Pools whose `query` consults the scope (routeThroughScopes). */
+const routed = new WeakSet<pg.Pool>();
+
+/** The scope of this pool the caller runs in, if any. */
+function scopeOf(pool: pg.Pool): AtomicScope | undefined {
+  const scope = scopes.getStore();
+  return scope !== undefined && scope.pool === pool ? scope : undefined;
+}
+
+/**
+ * Makes `pool.query` run on the scope's connection while an atomic scope of this pool is active (and on the pool
+ * otherwise), so every repository built on the pool joins the scope with no change of its own. withConnection and
+ * inTransaction consult the scope themselves. Idempotent.
+ */
+export function routeThroughScopes(pool: pg.Pool): void {
+  if (routed.has(pool)) return;
+  routed.add(pool);
+  const poolQuery = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+  Object.defineProperty(pool, 'query', {
+    configurable: true,
+    writable: true,
+    value: (...args: unknown[]): unknown => {
+      const scope = scopeOf(pool);
+      return scope === undefined ? poolQuery(...args) : (scope.client.query as (...a: unknown[]) => unknown)(...args);
+    },
+  });
+}
+
+/**
+ * Runs `work` in an atomic scope of the pool: BEGIN, the work with every statement of the pool on this connection,
+ * COMMIT; any throw rolls everything back. Inside a scope of the same pool it is a savepoint of that scope.
+ */
+export async function inAtomicScope<T>(pool: pg.Pool, work: () => Promise<T>): Promise<T> {
+  if (!routed.has(pool)) throw new TypeError('inAtomicScope on a pool whose queries are not routed (routeThroughScopes)');
+  if (scopeOf(pool) !== undefined) return inTransaction(pool, () => work());
+  return withConnection(pool, async (client, broken) => {
+    const scope: AtomicScope = { pool, client, savepoints: 0, broken: false };
+    try {
+      await client.query('BEGIN');
+      const result = await scopes.run(scope, work);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(broken);
+      throw error;
+    } finally {
+      if (scope.broken) broken();
+    }
+  });
+}
+
+/**
  * Runs `body` on a connection of the pool held for it. A connection lost while held emits 'error' on the client, which
  * the pool does not listen to while the client is out: without a listener that event would end the process (the next
  * statement fails anyway). `body` may call `broken()` when the session is in an unknown state; such a connection, or a
- * lost one, is closed instead of going back to the pool.
+ * lost one, is closed instead of going back to the pool. Inside an atomic scope of the pool it is the scope's
+ * connection.
  */
 export async function withConnection<T>(pool: pg.Pool, body: (client: pg.PoolClient, broken: () => void) => Promise<T>): Promise<T> {
+  const scope = scopeOf(pool);
+  if (scope !== undefined) {
+    return body(scope.client, () => {
+      scope.broken = true;
+    });
+  }
   const client = await pool.connect();
   let isBroken = false;
   const broken = (): void => {
@@ -92,8 +164,26 @@ export async function withConnection<T>(pool: pg.Pool, body: (client: pg.PoolCli
  * Runs `body` in one transaction on a pooled connection: READ COMMITTED (every write of the store is a conditional
  * single-row statement or an insert guarded by a unique index, so no decision rests on an earlier read of the
  * transaction; see docs/decisions.md). Any throw rolls everything back; a connection whose rollback failed is dropped.
+ * Inside an atomic scope of the pool it is a savepoint: a throw undoes the body's statements only, and the scope goes on.
  */
 export function inTransaction<T>(pool: pg.Pool, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const scope = scopeOf(pool);
+  if (scope !== undefined) {
+    const savepoint = `custody_sp_${(scope.savepoints += 1)}`;
+    return (async () => {
+      await scope.client.query(`SAVEPOINT ${savepoint}`);
+      try {
+        const result = await body(scope.client);
+        await scope.client.query(`RELEASE SAVEPOINT ${savepoint}`);
+        return result;
+      } catch (error) {
+        await scope.client.query(`ROLLBACK TO SAVEPOINT ${savepoint}`).catch(() => {
+          scope.broken = true;
+        });
+        throw error;
+      }
+    })();
+  }
   return withConnection(pool, async (client, broken) => {
     try {
       await client.query('BEGIN');

@@ -8,7 +8,7 @@ import { replacePayment } from './pg-cashier-token-repository.js';
 import { insertDeposit, replaceDeposit } from './pg-deposit-repository.js';
 import { insertEvent } from './pg-event-outbox.js';
 import { checkVelocity } from './pg-withdrawal-policy-repository.js';
-import { guarded, inTransaction, isUniqueViolation } from './pg-support.js';
+import { guarded, inAtomicScope, inTransaction, isUniqueViolation, routeThroughScopes } from './pg-support.js';
 
 /** Runs an insert; a unique violation of the row's own key is a ConcurrencyConflict on it. */
 async function insertOrConflict(insert: () => Promise<void>, entity: string, id: string): Promise<void> {
@@ -34,7 +34,18 @@ async function insertOrConflict(insert: () => Promise<void>, entity: string, id:
  * writes (version = n - 1, a unique index), and no write depends on an earlier read of the transaction.
  */
 export class PgUnitOfWork implements UnitOfWork {
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(private readonly pool: pg.Pool) {
+    routeThroughScopes(pool);
+  }
+
+  /**
+   * One SQL transaction on one connection, which every repository on this pool uses while `work` runs (the pool's
+   * queries follow the async context: pg-support's atomic scope); a nested `commit` or transaction is a savepoint.
+   * A crash (a killed process, a lost connection) before COMMIT leaves nothing of it: PostgreSQL rolls it back.
+   */
+  atomically<T>(work: () => Promise<T>): Promise<T> {
+    return guarded('atomic scope', () => inAtomicScope(this.pool, work));
+  }
 
   commit(changes: ChangeSet): Promise<void> {
     return guarded('unit of work commit', async () => {

@@ -51,4 +51,14 @@ export interface UnitOfWork {
    * already locked by an active command.
    */
   commit(changes: ChangeSet): Promise<void>;
+  /**
+   * Runs `work` so that every write it makes through this store's ports (repositories, the audit log, `commit`)
+   * lands together or not at all: on a durable store one transaction, so a crash anywhere inside leaves none of them
+   * and a throw out of `work` rolls all of them back; reads inside see the writes made before them. Used where an
+   * action and its audit entry must not part (issue #26; decision 144). Keep `work` to store calls, made one after
+   * another (no Promise.all), and short: it holds a connection. A nested call joins the outer one as a savepoint.
+   * The memory store, which keeps nothing through a crash, applies the writes as they are made (a throw keeps those
+   * made before it).
+   */
+  atomically<T>(work: () => Promise<T>): Promise<T>;
 }

@@ -123,5 +123,6 @@ export function faultyUnitOfWork(inner: UnitOfWork, plan: FaultPlan): UnitOfWork
       await inner.commit(changes);
       plan.hit('after commit');
     },
+    atomically: (work) => inner.atomically(work),
   };
 }

@@ -125,7 +125,7 @@ describe('automatic collection (issue #24 item 4)', () => {
         if (crashFirst) {
           // A worker that dies at the commit: nothing is written, the trigger stays due for the next pass.
           const crashing = depsWith();
-          const dying = new AutoCollector({ ...crashing, uow: { commit: async () => { throw new Error('crash'); } } }, 'TRON');
+          const dying = new AutoCollector({ ...crashing, uow: { commit: async () => { throw new Error('crash'); }, atomically: (work) => work() } }, 'TRON');
           await expect(dying.pass()).rejects.toThrow('crash');
         }
         const outcomes = (await Promise.all(Array.from({ length: workers }, () => new AutoCollector(depsWith(), 'TRON').pass()))).flat();
