@@ -37,7 +37,7 @@ describe('login timing does not tell registered e-mails apart (production scrypt
     const core = buildTestCore(devnet);
     const accounts = new AccountsUseCases({
       accounts: core.stores.accounts, sessions: core.stores.sessions, hasher: new NodeSecretHasher(), mailer: core.mailer,
-      clock: core.clock, ids: core.stores.ids, settings: DEFAULT_CORE_SETTINGS, auditLog: core.stores.auditLog,
+      clock: core.clock, ids: core.stores.ids, settings: DEFAULT_CORE_SETTINGS, auditLog: core.stores.auditLog, uow: core.stores.uow,
       cipher: AesGcmKeyCipher.fromConfig(Buffer.alloc(32, 3).toString('base64')), totp: new OtpauthTotpGenerator(),
     });
     await accounts.register({ email: 'timed@example.com', password: TEST_PASSWORD });
@@ -64,7 +64,7 @@ describe('registration timing does not tell registered e-mails apart (production
     const core = buildTestCore(devnet);
     const accounts = new AccountsUseCases({
       accounts: core.stores.accounts, sessions: core.stores.sessions, hasher: new NodeSecretHasher(), mailer: core.mailer,
-      clock: core.clock, ids: core.stores.ids, settings: DEFAULT_CORE_SETTINGS, auditLog: core.stores.auditLog,
+      clock: core.clock, ids: core.stores.ids, settings: DEFAULT_CORE_SETTINGS, auditLog: core.stores.auditLog, uow: core.stores.uow,
       cipher: AesGcmKeyCipher.fromConfig(Buffer.alloc(32, 3).toString('base64')), totp: new OtpauthTotpGenerator(),
     });
     await accounts.register({ email: 'owned@example.com', password: TEST_PASSWORD });

@@ -47,7 +47,7 @@ function sameHash(a: string, b: string): boolean {
 }
 
 /** The ports the account use cases touch. */
-export type AccountsDeps = Pick<ResolvedDeps, 'accounts' | 'sessions' | 'hasher' | 'mailer' | 'clock' | 'ids' | 'settings' | 'auditLog' | 'cipher' | 'totp'>;
+export type AccountsDeps = Pick<ResolvedDeps, 'accounts' | 'sessions' | 'hasher' | 'mailer' | 'clock' | 'ids' | 'settings' | 'auditLog' | 'cipher' | 'totp' | 'uow'>;
 
 /**
  * Registration, e-mail verification, login, session tokens (DESIGN.md "Accounts and session tokens") and the password
@@ -110,8 +110,10 @@ export class AccountsUseCases implements AccountsService {
     });
     const now = this.deps.clock.now();
     const expiresAt = now + this.deps.settings.sessionTtlMs;
-    await this.deps.sessions.create({ tokenHash, userId: account.id, createdAt: now, expiresAt, revokedAt: null });
-    await this.audit.record({ userId: account.id, action: 'auth.login', actor: { kind: 'user', id: null } });
+    await this.audit.recordWith(
+      () => this.deps.sessions.create({ tokenHash, userId: account.id, createdAt: now, expiresAt, revokedAt: null }),
+      () => ({ userId: account.id, action: 'auth.login', actor: { kind: 'user', id: null } }),
+    );
     return { session_token: token, expires_at: formatIsoTime(expiresAt), user_id: account.id };
   }
 
@@ -159,7 +161,6 @@ export class AccountsUseCases implements AccountsService {
     );
     // Again after the change: a login with the old password may have slipped in between the first revocation and it.
     await this.deps.sessions.revokeAllOfUser(userId, this.deps.clock.now());
-    await this.audit.record({ userId, action: 'auth.password_reset', actor: { kind: 'user', id: null } });
     return { user_id: userId, email };
   }
 
@@ -175,10 +176,12 @@ export class AccountsUseCases implements AccountsService {
       throw new DomainError('AUTH-RESET-FAILED');
     }
     const passwordHash = await newPasswordHash();
-    // Sessions go before the code is consumed: if the store fails in between, the code still works for a retry,
-    // rather than a changed password leaving someone else's session alive.
-    await this.deps.sessions.revokeAllOfUser(account.id, this.deps.clock.now());
-    await this.deps.accounts.update({ ...account, passwordHash, passwordReset: null, version: account.version + 1 });
+    // The sessions' revocation, the new password (consuming the code) and the audit entry land together (decision
+    // 144): a store failure leaves the code usable for a retry, never a changed password with a session alive.
+    await this.audit.recordWith(async () => {
+      await this.deps.sessions.revokeAllOfUser(account.id, this.deps.clock.now());
+      await this.deps.accounts.update({ ...account, passwordHash, passwordReset: null, version: account.version + 1 });
+    }, () => ({ userId: account.id, action: 'auth.password_reset', actor: { kind: 'user', id: null } }));
     return account.id;
   }
 

@@ -85,7 +85,17 @@ export class AdminUseCases implements AdminService {
       const now = this.deps.clock.now();
       const status = commandTransition(command.status, 'cancel', { broadcast: command.transaction?.broadcastAt != null });
       if (status === null) throw new DomainError('BIZ-COMMAND-NOT-CANCELLABLE');
-      const cancelled: Command = { ...command, status, finishedAt: now, version: command.version + 1 };
+      // A withdrawal awaiting its approver has its approval closed with it: the approver is never asked again.
+      const approval = command.approval?.state === 'awaiting' ? { ...command.approval, state: 'cancelled' as const, decidedAt: now } : command.approval;
+      const cancelled: Command = { ...command, status, finishedAt: now, version: command.version + 1, ...(approval === undefined ? {} : { approval }) };
+      if (command.type === COMMAND_TYPE.WITHDRAWAL) {
+        // Lands with its entry in the account's audit log (decision 144).
+        await this.audit.recordWith(() => this.deps.uow.commit({ commands: [cancelled] }), () => ({
+          userId: command.userId, action: 'withdrawal.cancelled', actor: { kind: 'admin', id: null },
+          detail: { command_no: command.commandNo, asset_symbol: command.assetSymbol, amount: command.params['amount'] ?? null, approval: command.approval?.state ?? null },
+        }));
+        return toCommandView(cancelled);
+      }
       if (command.type !== COMMAND_TYPE.COLLECTION) {
         await this.deps.uow.commit({ commands: [cancelled] });
         return toCommandView(cancelled);
@@ -155,10 +165,12 @@ export class AdminUseCases implements AdminService {
       const config = await this.deps.developerConfigs.get(id);
       if (config === null) throw new DomainError('BIZ-WEBHOOK-NOT-PENDING');
       const next = { ...decide(config, this.deps.clock.now()), version: config.version + 1 };
-      await this.deps.developerConfigs.save(next);
+      await this.audit.recordWith(
+        () => this.deps.developerConfigs.save(next),
+        () => ({ userId: id, action: 'webhook.url_reviewed', actor: { kind: 'admin', id: null }, detail: { decision } }),
+      );
       return webhookView(next);
     });
-    await this.audit.record({ userId: id, action: 'webhook.url_reviewed', actor: { kind: 'admin', id: null }, detail: { decision } });
     return view;
   }
 }

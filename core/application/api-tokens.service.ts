@@ -14,7 +14,7 @@ const MAX_NAME = 100;
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 /** The ports the API token use cases touch. */
-export type ApiTokensDeps = Pick<ResolvedDeps, 'apiTokens' | 'subscriptions' | 'hasher' | 'clock' | 'ids' | 'settings' | 'auditLog'>;
+export type ApiTokensDeps = Pick<ResolvedDeps, 'apiTokens' | 'subscriptions' | 'hasher' | 'clock' | 'ids' | 'settings' | 'auditLog' | 'uow'>;
 
 /** Developer API Tokens (`dk_`, ability `api:access`): created with a session, used on the open platform. */
 export class ApiTokensUseCases implements ApiTokensService {
@@ -40,10 +40,11 @@ export class ApiTokensUseCases implements ApiTokensService {
       revokedAt: null,
       lastUsedAt: null,
     };
-    if (!(await this.deps.apiTokens.createWithinCap(record, this.deps.settings.maxApiTokensPerUser))) {
-      throw new DomainError('BIZ-API-TOKEN-QUOTA-EXCEEDED');
-    }
-    await this.audit.record({ userId, action: 'api_token.created', actor: { kind: 'user', id: null }, detail: { token_id: record.id, name } });
+    await this.audit.recordWith(async () => {
+      if (!(await this.deps.apiTokens.createWithinCap(record, this.deps.settings.maxApiTokensPerUser))) {
+        throw new DomainError('BIZ-API-TOKEN-QUOTA-EXCEEDED');
+      }
+    }, () => ({ userId, action: 'api_token.created', actor: { kind: 'user', id: null }, detail: { token_id: record.id, name } }));
     return { id: record.id, name, token, abilities: [...record.abilities], created_at: formatIsoTime(record.createdAt) };
   }
 
@@ -52,9 +53,11 @@ export class ApiTokensUseCases implements ApiTokensService {
     const tokenId = parseIdParam(id, 'id');
     const existing = tokenId === null ? null : await this.deps.apiTokens.findById(tokenId);
     if (existing === null || existing.userId !== userId) throw new DomainError('API-TOKEN-NOT-FOUND');
-    const revoked = await this.deps.apiTokens.revoke(existing.id, this.deps.clock.now());
-    if (revoked === null || revoked.revokedAt === null) throw new DomainError('API-TOKEN-NOT-FOUND');
-    await this.audit.record({ userId, action: 'api_token.revoked', actor: { kind: 'user', id: null }, detail: { token_id: revoked.id } });
+    const revoked = await this.audit.recordWith(async () => {
+      const stored = await this.deps.apiTokens.revoke(existing.id, this.deps.clock.now());
+      if (stored === null || stored.revokedAt === null) throw new DomainError('API-TOKEN-NOT-FOUND');
+      return { ...stored, revokedAt: stored.revokedAt };
+    }, (stored) => ({ userId, action: 'api_token.revoked', actor: { kind: 'user', id: null }, detail: { token_id: stored.id } }));
     return { id: revoked.id, revoked_at: formatIsoTime(revoked.revokedAt) };
   }
 

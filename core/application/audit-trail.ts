@@ -3,8 +3,8 @@ import { ConcurrencyConflict } from '../domain/errors.js';
 import type { AuditEntry, AuditEvent } from '../domain/model/audit.js';
 import type { ResolvedDeps } from './deps.js';
 
-/** The ports AuditTrail touches. */
-export type AuditTrailDeps = Pick<ResolvedDeps, 'auditLog' | 'clock'>;
+/** The ports AuditTrail touches; `recordWith` needs the unit of work (every use case that records an action has one). */
+export type AuditTrailDeps = Pick<ResolvedDeps, 'auditLog' | 'clock'> & Partial<Pick<ResolvedDeps, 'uow'>>;
 
 /**
  * Tries before an append gives up: each failed try means another append of the same account won the seq in between,
@@ -16,10 +16,31 @@ const MAX_APPEND_TRIES = 50;
  * Records security-relevant events in the account's hash-chained audit log (issue #26 item 5; decision 130).
  * An append reads the head, seals the next entry on it and inserts it at head.seq + 1; the store refuses a taken seq
  * atomically, so two appends at once never fork the chain: the loser reads the new head and seals again.
- * Call it after the action it records has happened (a refused action is recorded as such, e.g. auth.login_failed).
+ *
+ * An action that writes to the store is recorded with `recordWith`: the action's writes and its entries land in one
+ * atomic scope of the store (UnitOfWork.atomically; decision 144), so a crash never leaves an action without its
+ * entry nor an entry without its action. `record` alone is for events whose entry is their only write (a refused
+ * login, a refused withdrawal) and for the worker's approval events, appended before the step's outcome is saved.
  */
 export class AuditTrail {
   constructor(private readonly deps: AuditTrailDeps) {}
+
+  /**
+   * Runs `action`, then appends the events `eventsOf` makes from its result, all in one atomic scope of the store:
+   * either the action's writes and its entries are stored, or none of them. A throw of the action, or of an append,
+   * leaves nothing on a durable store. Keep `action` to store writes (no mail, no outbound call): it holds a
+   * connection in a transaction.
+   */
+  recordWith<T>(action: () => Promise<T>, eventsOf: (result: T) => AuditEvent | readonly AuditEvent[]): Promise<T> {
+    const uow = this.deps.uow;
+    if (uow === undefined) throw new TypeError('AuditTrail.recordWith needs the unit of work (deps.uow)');
+    return uow.atomically(async () => {
+      const result = await action();
+      const events = eventsOf(result);
+      for (const event of Array.isArray(events) ? events : [events as AuditEvent]) await this.record(event);
+      return result;
+    });
+  }
 
   /** Appends the event; returns the stored entry. Throws ConcurrencyConflict only after MAX_APPEND_TRIES lost races. */
   async record(event: AuditEvent): Promise<AuditEntry> {

@@ -44,7 +44,7 @@ describe('reset request timing does not tell who has an account (mail over a loc
       const user = await signUp(core.app, core.readCode, 'timed-reset@example.com');
       const accounts = new AccountsUseCases({
         accounts: core.stores.accounts, sessions: core.stores.sessions, hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }),
-        mailer, clock: core.clock, ids: core.stores.ids, settings: DEFAULT_CORE_SETTINGS, auditLog: core.stores.auditLog,
+        mailer, clock: core.clock, ids: core.stores.ids, settings: DEFAULT_CORE_SETTINGS, auditLog: core.stores.auditLog, uow: core.stores.uow,
         cipher: AesGcmKeyCipher.fromConfig(Buffer.alloc(32, 3).toString('base64')), totp: new OtpauthTotpGenerator(),
       });
       const median = async (email: string): Promise<number> => {

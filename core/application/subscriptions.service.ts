@@ -8,6 +8,7 @@ import {
 } from '../domain/wallet-rules.js';
 import type { ServiceCode, Subscription } from '../domain/model/account.js';
 import type { UserId } from '../domain/model/common.js';
+import type { AuditEvent } from '../domain/model/audit.js';
 import {
   OPT_IN_EVENT_TYPES, SPEC_EVENT_TYPES, type AutoCollectRule, type DeveloperConfig, type OptInEventType,
 } from '../domain/model/webhook.js';
@@ -107,7 +108,7 @@ function toSubscriptionView(sub: Subscription): SubscriptionView {
 
 /** The ports the subscription use cases touch. */
 export type SubscriptionsDeps = Pick<ResolvedDeps,
-  'subscriptions' | 'developerConfigs' | 'cipher' | 'dns' | 'assets' | 'clock' | 'settings' | 'auditLog'>;
+  'subscriptions' | 'developerConfigs' | 'cipher' | 'dns' | 'assets' | 'clock' | 'settings' | 'auditLog' | 'uow'>;
 
 /** Subscriptions (no billing: activation is immediate) and the developer configuration (webhook, minimums). */
 export class SubscriptionsUseCases implements SubscriptionsService {
@@ -181,12 +182,15 @@ export class SubscriptionsUseCases implements SubscriptionsService {
       if ((next.url !== null || next.pendingUrl !== null) && next.secret === null) {
         throw validationError('webhook_secret', 'is required with a webhook_url');
       }
-      await this.deps.developerConfigs.save({ ...next, version: current.version + 1 });
+      // The change lands with its audit entries (decision 144); the host only: the log keeps who changed what, not
+      // a URL's path or query.
+      const actor = { kind: 'user', id: null } as const;
+      const events: AuditEvent[] = [
+        ...(url === undefined ? [] : [{ userId, action: 'webhook.url_changed' as const, actor, detail: { host: url === '' ? null : new URL(url).host } }]),
+        ...(secret === undefined ? [] : [{ userId, action: 'webhook.secret_changed' as const, actor }]),
+      ];
+      await this.audit.recordWith(() => this.deps.developerConfigs.save({ ...next, version: current.version + 1 }), () => events);
     });
-    const actor = { kind: 'user', id: null } as const;
-    // The host only: the audit log keeps who changed what, not a URL's path or query.
-    if (url !== undefined) await this.audit.record({ userId, action: 'webhook.url_changed', actor, detail: { host: url === '' ? null : new URL(url).host } });
-    if (secret !== undefined) await this.audit.record({ userId, action: 'webhook.secret_changed', actor });
     return this.getDeveloperConfig(userId);
   }
 

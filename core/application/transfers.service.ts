@@ -61,13 +61,13 @@ export class TransfersUseCases implements TransfersService {
         const created = newCommand(this.deps, draft);
         const accepted: Command = approval ? { ...created, approval: awaitingApproval(created, policy!) } : created;
         const velocity: VelocityCharge | null = velocityCharge(limits, { userId, assetSymbol: asset.symbol, amount, at: created.createdAt });
-        await this.deps.uow.commit({ newCommands: [accepted], ...(velocity === null ? {} : { velocity }) });
+        // The command (with its velocity judgement) and its audit entry land together (decision 144).
+        await this.audit.recordWith(() => this.deps.uow.commit({ newCommands: [accepted], ...(velocity === null ? {} : { velocity }) }), () => ({
+          userId, action: 'withdrawal.requested', actor: { kind: 'user', id: null },
+          detail: { command_no: accepted.commandNo, ...detail, approval: accepted.approval == null ? null : 'awaiting' },
+        }));
         return accepted;
       });
-    });
-    await this.audit.record({
-      userId, action: 'withdrawal.requested', actor: { kind: 'user', id: null },
-      detail: { command_no: command.commandNo, ...detail, approval: command.approval == null ? null : 'awaiting' },
     });
     return { command_no: command.commandNo, status: command.status };
   }

@@ -82,7 +82,7 @@ async function world() {
   const mailer = new RecordingMailer();
   const deps = {
     accounts: stores.accounts, sessions: stores.sessions, hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }), mailer, clock,
-    ids: stores.ids, settings: DEFAULT_CORE_SETTINGS, auditLog: stores.auditLog, totp,
+    ids: stores.ids, settings: DEFAULT_CORE_SETTINGS, auditLog: stores.auditLog, uow: stores.uow, totp,
     cipher: AesGcmKeyCipher.fromConfig(Buffer.alloc(32, 9).toString('base64')),
   };
   const accounts = new AccountsUseCases(deps);

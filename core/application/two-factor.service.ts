@@ -1,6 +1,6 @@
 import { DomainError } from '../domain/errors.js';
 import type { Account, TwoFactor } from '../domain/model/account.js';
-import type { AuditAction } from '../domain/model/audit.js';
+import type { AuditAction, AuditEvent } from '../domain/model/audit.js';
 import type { UserId } from '../domain/model/common.js';
 import {
   formatRecoveryCode, isEnabled, matchTotp, parseCode, proofReusable, RECOVERY_ALPHABET, RECOVERY_CODE_COUNT,
@@ -15,7 +15,7 @@ import { retryOnConflict } from './retry-on-conflict.js';
 export const TOTP_ISSUER = 'Custody Hub';
 
 /** The ports two-factor touches. */
-export type TwoFactorDeps = Pick<ResolvedDeps, 'accounts' | 'cipher' | 'totp' | 'hasher' | 'clock' | 'ids' | 'auditLog'>;
+export type TwoFactorDeps = Pick<ResolvedDeps, 'accounts' | 'cipher' | 'totp' | 'hasher' | 'clock' | 'ids' | 'auditLog' | 'uow'>;
 
 /**
  * Counts one try of a code against the caller's code-try limit (the API host's, shaped like the login throttle) and
@@ -85,10 +85,11 @@ export class TwoFactorUseCases implements TwoFactorService {
         const current = await this.account(userId);
         if (isEnabled(current.twoFactor)) throw new DomainError('AUTH-2FA-ALREADY-ENABLED');
         const twoFactor: TwoFactor = { secret: envelope, enabledAt: null, lastUsedStep: 0, recoveryCodeHashes: [], stepUp: null };
-        await this.deps.accounts.update({ ...current, twoFactor, version: current.version + 1 });
+        await this.audit.recordWith(
+          () => this.deps.accounts.update({ ...current, twoFactor, version: current.version + 1 }), () => this.event(userId, 'auth.2fa_setup'),
+        );
         return current;
       });
-      await this.record(userId, 'auth.2fa_setup');
       return { otpauth_uri: this.deps.totp.keyUri(secret, account.email, TOTP_ISSUER) };
     } finally {
       secret.fill(0);
@@ -111,8 +112,7 @@ export class TwoFactorUseCases implements TwoFactorService {
     await this.consume(userId, parseCode(typed), 'enable', null, (twoFactor): TwoFactor => {
       if (twoFactor.enabledAt !== null) throw new DomainError('AUTH-2FA-ALREADY-ENABLED');
       return { ...twoFactor, enabledAt: this.deps.clock.now(), recoveryCodeHashes };
-    });
-    await this.record(userId, 'auth.2fa_enabled');
+    }, 'auth.2fa_enabled');
     return { recovery_codes: codes.map(formatRecoveryCode) };
   }
 
@@ -121,8 +121,7 @@ export class TwoFactorUseCases implements TwoFactorService {
     const typed = requireString(fieldsOf(body), 'code', 32);
     if (!isEnabled((await this.account(userId)).twoFactor)) throw new DomainError('AUTH-2FA-NOT-ENABLED');
     await gate();
-    await this.consume(userId, parseCode(typed), 'disable', null, () => null);
-    await this.record(userId, 'auth.2fa_disabled');
+    await this.consume(userId, parseCode(typed), 'disable', null, () => null, 'auth.2fa_disabled');
     return { enabled: false };
   }
 
@@ -160,11 +159,12 @@ export class TwoFactorUseCases implements TwoFactorService {
    * Judges `typed` against the account's second factor and, when accepted, writes its use (the step, or the spent
    * recovery code, and the session's proof) through `finish` in one versioned update; a concurrent write re-reads,
    * so a code raced twice is accepted once. A refusal is recorded in the audit log and thrown as the purpose's error.
+   * The update lands with its audit entries (a spent recovery code, then `accepted` when given) in one atomic scope.
    */
   private async consume(
     userId: UserId, typed: TypedCode, purpose: Purpose, sessionHash: string | null, finish: (twoFactor: TwoFactor) => TwoFactor | null,
+    accepted?: AuditAction,
   ): Promise<void> {
-    let recovered = false;
     try {
       await retryOnConflict(async () => {
         const account = await this.account(userId);
@@ -172,6 +172,7 @@ export class TwoFactorUseCases implements TwoFactorService {
         if (twoFactor == null) throw new DomainError(INVALID[purpose]);
         const now = this.deps.clock.now();
         let next: TwoFactor;
+        let recovered = false;
         if (typed.kind === 'totp') {
           const secret = await this.deps.cipher.decrypt(twoFactor.secret, totpSecretAad(userId));
           try {
@@ -190,13 +191,18 @@ export class TwoFactorUseCases implements TwoFactorService {
           throw new DomainError(INVALID[purpose]);
         }
         if (sessionHash !== null) next = { ...next, stepUp: { sessionHash, proofHash: this.deps.hasher.hashToken(typed.code), at: now } };
-        await this.deps.accounts.update({ ...account, twoFactor: finish(next), version: account.version + 1 });
+        const events = [
+          ...(recovered ? [this.event(userId, 'auth.2fa_recovery_used', { purpose })] : []),
+          ...(accepted === undefined ? [] : [this.event(userId, accepted)]),
+        ];
+        const update = { ...account, twoFactor: finish(next), version: account.version + 1 };
+        await this.audit.recordWith(() => this.deps.accounts.update(update), () => events);
       }, 5);
     } catch (error) {
-      if (error instanceof DomainError && error.code === INVALID[purpose]) await this.record(userId, 'auth.2fa_failed', { purpose });
+      // A refused code writes nothing else: its entry is its only write.
+      if (error instanceof DomainError && error.code === INVALID[purpose]) await this.audit.record(this.event(userId, 'auth.2fa_failed', { purpose }));
       throw error;
     }
-    if (recovered) await this.record(userId, 'auth.2fa_recovery_used', { purpose });
   }
 
   private async account(userId: UserId): Promise<Account> {
@@ -205,8 +211,8 @@ export class TwoFactorUseCases implements TwoFactorService {
     return account;
   }
 
-  private async record(userId: UserId, action: AuditAction, detail?: Readonly<Record<string, string>>): Promise<void> {
-    await this.audit.record({ userId, action, actor: { kind: 'user', id: null }, ...(detail === undefined ? {} : { detail }) });
+  private event(userId: UserId, action: AuditAction, detail?: Readonly<Record<string, string>>): AuditEvent {
+    return { userId, action, actor: { kind: 'user', id: null }, ...(detail === undefined ? {} : { detail }) };
   }
 
   /** RECOVERY_CODE_LENGTH uniformly random symbols of RECOVERY_ALPHABET (32 symbols: a byte's low 5 bits, unbiased). */

@@ -97,7 +97,7 @@ export interface CommandView {
 
 /** The approval sub-state of a PENDING withdrawal (the command's status stays the spec's). */
 export interface CommandApprovalView {
-  readonly state: 'awaiting' | 'approved' | 'denied' | 'expired';
+  readonly state: 'awaiting' | 'approved' | 'denied' | 'expired' | 'cancelled';
   readonly expires_at: string;
   readonly attempts: number;
   readonly last_attempt_at: string | null;

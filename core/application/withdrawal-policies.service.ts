@@ -16,7 +16,7 @@ import { retryOnConflict } from './retry-on-conflict.js';
 
 /** The ports the policy use cases touch. */
 export type WithdrawalPoliciesDeps = Pick<ResolvedDeps,
-  'withdrawalPolicies' | 'accounts' | 'auditLog' | 'cipher' | 'dns' | 'assets' | 'chain' | 'clock' | 'settings'>;
+  'withdrawalPolicies' | 'accounts' | 'auditLog' | 'uow' | 'cipher' | 'dns' | 'assets' | 'chain' | 'clock' | 'settings'>;
 
 /** AAD of the encrypted approval secret: binds the ciphertext to its user and purpose. */
 export function approvalSecretAad(userId: UserId): string {
@@ -142,17 +142,18 @@ export class WithdrawalPoliciesUseCases {
         ...(allowListOnly === undefined ? {} : { allowListOnly: allowListOnly as boolean }),
         ...(limits === undefined ? {} : { limits }),
       };
-      await this.deps.withdrawalPolicies.save(next);
-      return policyView(next);
-    });
-    // What changed, never the secret: which fields were sent, and the policy as it now stands.
-    await this.audit.record({
-      userId, action: 'policy.changed', actor: { kind: 'user', id: null },
-      detail: {
-        fields: Object.keys(fields).sort().join(','), allow_list_only: view.allow_list_only,
-        approval_url_host: view.approval_url === null ? null : new URL(view.approval_url).host,
-        approval_secret_changed: secret !== undefined, limits: JSON.stringify(view.limits),
-      },
+      const view = policyView(next);
+      // Lands with its entry (decision 144). What changed, never the secret: which fields were sent, and the policy
+      // as it now stands.
+      await this.audit.recordWith(() => this.deps.withdrawalPolicies.save(next), () => ({
+        userId, action: 'policy.changed', actor: { kind: 'user', id: null },
+        detail: {
+          fields: Object.keys(fields).sort().join(','), allow_list_only: view.allow_list_only,
+          approval_url_host: view.approval_url === null ? null : new URL(view.approval_url).host,
+          approval_secret_changed: secret !== undefined, limits: JSON.stringify(view.limits),
+        },
+      }));
+      return view;
     });
     return view;
   }
@@ -166,11 +167,12 @@ export class WithdrawalPoliciesUseCases {
     const label = optionalString(fields, 'label', MAX_LABEL);
     const now = this.deps.clock.now();
     const entry: AllowListEntry = { userId, address, label, createdAt: now, activeFrom: now + this.deps.settings.allowListDelayMs };
-    const outcome = await this.deps.withdrawalPolicies.addAllowListEntry(entry, MAX_ALLOW_LIST_ENTRIES);
-    if (outcome === 'exists') throw new DomainError('POLICY-ALLOW-LIST-ENTRY-EXISTS');
-    if (outcome === 'full') throw new DomainError('POLICY-ALLOW-LIST-FULL');
     const view = allowListEntryView(entry);
-    await this.audit.record({ userId, action: 'policy.allow_list_added', actor: { kind: 'user', id: null }, detail: { address, label, active_from: view.active_from } });
+    await this.audit.recordWith(async () => {
+      const outcome = await this.deps.withdrawalPolicies.addAllowListEntry(entry, MAX_ALLOW_LIST_ENTRIES);
+      if (outcome === 'exists') throw new DomainError('POLICY-ALLOW-LIST-ENTRY-EXISTS');
+      if (outcome === 'full') throw new DomainError('POLICY-ALLOW-LIST-FULL');
+    }, () => ({ userId, action: 'policy.allow_list_added', actor: { kind: 'user', id: null }, detail: { address, label, active_from: view.active_from } }));
     return view;
   }
 
@@ -182,8 +184,9 @@ export class WithdrawalPoliciesUseCases {
 
   /** DELETE /policies/allow-list/{address}: effective at once. */
   async removeAllowListEntry(userId: UserId, address: string): Promise<{ address: string; removed: true }> {
-    if (!(await this.deps.withdrawalPolicies.removeAllowListEntry(userId, address))) throw new DomainError('POLICY-ALLOW-LIST-ENTRY-NOT-FOUND');
-    await this.audit.record({ userId, action: 'policy.allow_list_removed', actor: { kind: 'user', id: null }, detail: { address } });
+    await this.audit.recordWith(async () => {
+      if (!(await this.deps.withdrawalPolicies.removeAllowListEntry(userId, address))) throw new DomainError('POLICY-ALLOW-LIST-ENTRY-NOT-FOUND');
+    }, () => ({ userId, action: 'policy.allow_list_removed', actor: { kind: 'user', id: null }, detail: { address } }));
     return { address, removed: true };
   }
 
@@ -212,11 +215,10 @@ export class WithdrawalPoliciesUseCases {
       if (policy === null || policy.approval.pendingUrl === null) throw new DomainError('POLICY-APPROVAL-URL-NOT-PENDING');
       const now = this.deps.clock.now();
       const next = { ...policy, approval: decide(policy, now), updatedAt: now, version: policy.version + 1 };
-      await this.deps.withdrawalPolicies.save(next);
-      await this.audit.record({
+      await this.audit.recordWith(() => this.deps.withdrawalPolicies.save(next), () => ({
         userId, action: 'policy.changed', actor: { kind: 'admin', id: null },
         detail: { approval_url_review: next.approval.pendingUrl === null && next.approval.reviewNote === null ? 'approved' : 'rejected' },
-      });
+      }));
       return webhookView(next.approval);
     });
   }

@@ -64,7 +64,7 @@ const commandFields = {
 /** Extension (issue #26): the approval sub-state of a withdrawal above its approval threshold, on that command only. */
 const commandApproval: JsonSchema = {
   ...s.obj({
-    state: s.enumOf(['awaiting', 'approved', 'denied', 'expired']), expires_at: walletTime, attempts: s.int('requests sent to the approver'),
+    state: s.enumOf(['awaiting', 'approved', 'denied', 'expired', 'cancelled']), expires_at: walletTime, attempts: s.int('requests sent to the approver'),
     last_attempt_at: nullableWalletTime, last_refusal: s.nullable(s.str('why the last answer decided nothing')), decided_at: nullableWalletTime,
   }),
   description: 'Extension (issue #26): present only on a withdrawal that needs an approval (its status stays PENDING while `awaiting`)',

@@ -8,6 +8,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
+import { AdminUseCases } from '../../core/application/admin.service.js';
 import { TransfersUseCases } from '../../core/application/transfers.service.js';
 import { approvalSecretAad } from '../../core/application/withdrawal-policies.service.js';
 import { CommandExecutor } from '../../core/application/worker/command-executor.js';
@@ -174,6 +175,27 @@ describe('withdrawal approvals on the devnet, approver on a local HTTP server', 
     expect(trail.map((e) => [e.action, e.actor.kind, e.detail['command_no']])).toEqual([
       ['withdrawal.denied', 'approver', commandNo], ['withdrawal.approval_requested', 'system', commandNo], ['withdrawal.requested', 'user', commandNo],
     ]);
+  });
+
+  it('an admin cancel while it awaits its approver: CANCELLED, the approval closed as cancelled, the approver never asked again, audited', async () => {
+    let asked = 0;
+    const { w, transfers, transport } = await approvalWorld(() => {
+      asked += 1;
+      return { status: 503, headers: {}, body: '' };
+    });
+    const { commandNo, to } = await withdrawal(w, transfers, 2n * TRX);
+    await executorOf(w, transport).runDue();
+    expect(asked).toBe(1);
+    const view = await new AdminUseCases(w.core).cancelCommand(commandNo);
+    expect({ status: view.status, state: view.approval?.state }).toEqual({ status: COMMAND_STATUS.CANCELLED, state: 'cancelled' });
+    const cancelled = (await w.stores.commands.get(commandNo))!;
+    expect({ state: cancelled.approval?.state, decided: cancelled.approval?.decidedAt }).toEqual({ state: 'cancelled', decided: w.clock.now() });
+    w.clock.advance(RETRY_MS * 3);
+    await executorOf(w, transport).runDue();
+    w.devnet.mine(1);
+    expect({ asked, paid: await w.gateway.getTrxBalance(to) }).toEqual({ asked: 1, paid: 0n });
+    const trail = (await w.stores.auditLog.list(w.userId, { offset: 0, limit: 1 })).items;
+    expect(trail.map((e) => [e.action, e.actor.kind, e.detail['command_no'], e.detail['approval']])).toEqual([['withdrawal.cancelled', 'admin', commandNo, 'awaiting']]);
   });
 
   it('a crash at any boundary around the approval and the send: one transaction, sent only after an approval', async () => {

@@ -200,7 +200,7 @@ class CommandWorkflow implements Workflow<Command> {
     if (this.deps.auditLog === undefined) return;
     const actor = action === 'withdrawal.approved' || (action === 'withdrawal.denied' && detail['reason'] === undefined)
       ? { kind: 'approver' as const, id: null } : { kind: 'system' as const, id: null };
-    await new AuditTrail({ auditLog: this.deps.auditLog, clock: this.deps.clock }).record({
+    await new AuditTrail({ auditLog: this.deps.auditLog, clock: this.deps.clock, uow: this.deps.uow }).record({
       userId: command.userId, action, actor,
       detail: { command_no: command.commandNo, asset_symbol: command.assetSymbol, amount: command.params['amount'] ?? null, ...detail },
     });

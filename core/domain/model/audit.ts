@@ -26,6 +26,7 @@ export const AUDIT_ACTIONS = [
   'withdrawal.approval_requested',
   'withdrawal.approved',
   'withdrawal.denied',
+  'withdrawal.cancelled',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

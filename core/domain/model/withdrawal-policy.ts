@@ -50,7 +50,8 @@ export interface AllowListEntry {
 }
 
 /** The approval sub-state of a PENDING withdrawal (spec statuses unchanged: the command stays PENDING meanwhile). */
-export type ApprovalState = 'awaiting' | 'approved' | 'denied' | 'expired';
+/** `cancelled`: the platform cancelled the withdrawal while it awaited its approver (admin cancel). */
+export type ApprovalState = 'awaiting' | 'approved' | 'denied' | 'expired' | 'cancelled';
 
 /** What a withdrawal above its approval threshold carries on the command. */
 export interface CommandApproval {

@@ -1649,7 +1649,7 @@ export interface components {
             /** @description Extension (issue #26): present only on a withdrawal that needs an approval (its status stays PENDING while `awaiting`) */
             approval?: {
                 /** @enum {string} */
-                state: "awaiting" | "approved" | "denied" | "expired";
+                state: "awaiting" | "approved" | "denied" | "expired" | "cancelled";
                 /** @description YYYY-MM-DD HH:MM:SS (UTC) */
                 expires_at: string;
                 /** @description requests sent to the approver */
@@ -1672,7 +1672,7 @@ export interface components {
             /** @description Extension (issue #26): present only on a withdrawal that needs an approval (its status stays PENDING while `awaiting`) */
             approval?: {
                 /** @enum {string} */
-                state: "awaiting" | "approved" | "denied" | "expired";
+                state: "awaiting" | "approved" | "denied" | "expired" | "cancelled";
                 /** @description YYYY-MM-DD HH:MM:SS (UTC) */
                 expires_at: string;
                 /** @description requests sent to the approver */
@@ -6535,7 +6535,7 @@ export interface operations {
                                 /** @description ISO 8601 with offset */
                                 at: string;
                                 /** @enum {string} */
-                                action: "auth.login" | "auth.login_failed" | "auth.password_reset" | "auth.2fa_setup" | "auth.2fa_enabled" | "auth.2fa_disabled" | "auth.2fa_failed" | "auth.2fa_recovery_used" | "api_token.created" | "api_token.revoked" | "webhook.url_changed" | "webhook.secret_changed" | "webhook.url_reviewed" | "policy.changed" | "policy.allow_list_added" | "policy.allow_list_removed" | "withdrawal.requested" | "withdrawal.refused" | "withdrawal.approval_requested" | "withdrawal.approved" | "withdrawal.denied";
+                                action: "auth.login" | "auth.login_failed" | "auth.password_reset" | "auth.2fa_setup" | "auth.2fa_enabled" | "auth.2fa_disabled" | "auth.2fa_failed" | "auth.2fa_recovery_used" | "api_token.created" | "api_token.revoked" | "webhook.url_changed" | "webhook.secret_changed" | "webhook.url_reviewed" | "policy.changed" | "policy.allow_list_added" | "policy.allow_list_removed" | "withdrawal.requested" | "withdrawal.refused" | "withdrawal.approval_requested" | "withdrawal.approved" | "withdrawal.denied" | "withdrawal.cancelled";
                                 actor: {
                                     /** @enum {string} */
                                     kind: "user" | "api_token" | "admin" | "approver" | "system";
@@ -6688,7 +6688,7 @@ export interface operations {
                                 /** @description ISO 8601 with offset */
                                 at: string;
                                 /** @enum {string} */
-                                action: "auth.login" | "auth.login_failed" | "auth.password_reset" | "auth.2fa_setup" | "auth.2fa_enabled" | "auth.2fa_disabled" | "auth.2fa_failed" | "auth.2fa_recovery_used" | "api_token.created" | "api_token.revoked" | "webhook.url_changed" | "webhook.secret_changed" | "webhook.url_reviewed" | "policy.changed" | "policy.allow_list_added" | "policy.allow_list_removed" | "withdrawal.requested" | "withdrawal.refused" | "withdrawal.approval_requested" | "withdrawal.approved" | "withdrawal.denied";
+                                action: "auth.login" | "auth.login_failed" | "auth.password_reset" | "auth.2fa_setup" | "auth.2fa_enabled" | "auth.2fa_disabled" | "auth.2fa_failed" | "auth.2fa_recovery_used" | "api_token.created" | "api_token.revoked" | "webhook.url_changed" | "webhook.secret_changed" | "webhook.url_reviewed" | "policy.changed" | "policy.allow_list_added" | "policy.allow_list_removed" | "withdrawal.requested" | "withdrawal.refused" | "withdrawal.approval_requested" | "withdrawal.approved" | "withdrawal.denied" | "withdrawal.cancelled";
                                 actor: {
                                     /** @enum {string} */
                                     kind: "user" | "api_token" | "admin" | "approver" | "system";
