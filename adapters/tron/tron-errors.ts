@@ -52,6 +52,28 @@ export class FallbackRefusal extends Error {
   }
 }
 
+/**
+ * A failed HTTP request of the node client's own HTTP (node-http.ts): what axios' error carries (its code, and the
+ * status, headers and body when the node answered), so it reads exactly as an axios error does below.
+ */
+export class HttpFailure extends Error {
+  readonly isHttpFailure = true;
+
+  constructor(
+    message: string,
+    readonly code: string,
+    readonly response?: { readonly status: number; readonly headers: Record<string, unknown>; readonly data: unknown },
+  ) {
+    super(message);
+    this.name = 'HttpFailure';
+  }
+}
+
+/** An axios error or an {@link HttpFailure}: a request that failed at HTTP level or below. */
+function isHttpError(e: AxiosLike): boolean {
+  return e.isAxiosError === true || e instanceof HttpFailure;
+}
+
 interface AxiosLike {
   readonly isAxiosError?: boolean;
   readonly code?: string;
@@ -72,7 +94,7 @@ export function isTransientStatus(status: number): boolean {
 export function isTransportFailure(e: unknown): boolean {
   const ax = e as AxiosLike | null;
   if (!ax || typeof ax !== 'object') return false;
-  if (ax.isAxiosError) {
+  if (isHttpError(ax)) {
     const status = ax.response?.status;
     return status === undefined || isTransientStatus(status);
   }
@@ -123,7 +145,7 @@ function bodyText(data: unknown): string {
 
 function describe(e: unknown): string {
   const ax = e as AxiosLike | null;
-  if (ax && typeof ax === 'object' && ax.isAxiosError) {
+  if (ax && typeof ax === 'object' && isHttpError(ax)) {
     const status = ax.response?.status;
     if (status === undefined) return `node unreachable or reply lost (${ax.code ?? ax.message ?? 'network error'})`;
     const said = bodyText(ax.response?.data);
@@ -144,7 +166,7 @@ interface Verdict {
 function verdict(e: unknown, nowMs: number): Verdict {
   if (e instanceof FallbackRefusal) return { transient: true, nodeCode: null, retryAfterMs: e.retryAfterMs, transport: true };
   const ax = e as AxiosLike | null;
-  if (ax && typeof ax === 'object' && ax.isAxiosError) {
+  if (ax && typeof ax === 'object' && isHttpError(ax)) {
     const status = ax.response?.status;
     if (status === undefined) return { transient: true, nodeCode: null, retryAfterMs: null, transport: true };
     const retryAfterMs = parseRetryAfter(header(ax, 'Retry-After'), header(ax, 'Date'), nowMs) ?? retryAfterInText(bodyText(ax.response?.data));

@@ -7,6 +7,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { providers } from 'tronweb';
 import { ChainError } from '../../core/domain/errors.js';
 import { FallbackRefusal, guarded, nodeFailure, NodeRefusal, type CallKind } from './tron-errors.js';
+import { nodeRequester, type NodeRequester } from './node-http.js';
 
 /** Where a request goes. */
 export type Endpoint = 'full' | 'solidity' | 'pro';
@@ -65,6 +66,9 @@ interface NodeLink {
   readonly name: string;
   readonly full: Provider;
   readonly solidity: Provider;
+  /** Where requests to each endpoint go (node-http.ts: node:http, or the provider behind a proxy). */
+  readonly fullHttp: NodeRequester;
+  readonly solidityHttp: NodeRequester;
   failures: number;
   until: number;
   /** When it last failed (a failure of a request asked before that is the same burst). */
@@ -111,7 +115,7 @@ export class TronNodeClient {
   readonly full: Provider;
   /** The solidity node's provider (tronweb's `solidityNode`). */
   readonly solidity: Provider;
-  private readonly pro: Provider | undefined;
+  private readonly pro: NodeRequester | undefined;
   private readonly inFlight = new Map<string, Promise<unknown>>();
   /** The configured node first, then the fallbacks. */
   private readonly nodes: readonly NodeLink[];
@@ -126,13 +130,17 @@ export class TronNodeClient {
   private solid: { readonly block: BlockRef; readonly at: number } | null = null;
 
   constructor(options: TronNodeClientOptions) {
-    const headers = options.apiKey ? { 'TRON-PRO-API-KEY': options.apiKey } : {};
-    const link = (fullHost: string, solidityHost: string | undefined): NodeLink => ({
-      name: new URL(fullHost).origin,
-      full: new providers.HttpProvider(fullHost, options.timeoutMs, '', '', headers),
-      solidity: new providers.HttpProvider(solidityHost ?? fullHost, options.timeoutMs, '', '', headers),
-      failures: 0, until: 0, failedAt: Number.NEGATIVE_INFINITY,
-    });
+    const headers: Record<string, string> = options.apiKey ? { 'TRON-PRO-API-KEY': options.apiKey } : {};
+    const link = (fullHost: string, solidityHost: string | undefined): NodeLink => {
+      const full = new providers.HttpProvider(fullHost, options.timeoutMs, '', '', headers);
+      const solidity = new providers.HttpProvider(solidityHost ?? fullHost, options.timeoutMs, '', '', headers);
+      return {
+        name: new URL(fullHost).origin, full, solidity,
+        fullHttp: nodeRequester(full, fullHost, options.timeoutMs, headers),
+        solidityHttp: nodeRequester(solidity, solidityHost ?? fullHost, options.timeoutMs, headers),
+        failures: 0, until: 0, failedAt: Number.NEGATIVE_INFINITY,
+      };
+    };
     this.nodes = [link(options.fullHost, options.solidityHost), ...(options.fallbackNodes ?? []).map((n) => link(n.fullHost, n.solidityHost))];
     this.full = this.nodes[0]!.full;
     this.solidity = this.nodes[0]!.solidity;
@@ -141,9 +149,13 @@ export class TronNodeClient {
     this.onCall = options.onCall ?? (() => undefined);
     this.blockCacheMs = Math.max(0, options.blockCacheMs ?? 0);
     this.tip = options.tip ?? (() => null);
-    this.pro = options.proTierKey
-      ? new providers.HttpProvider(options.proTierHost ?? options.fullHost, options.timeoutMs, '', '', { 'TRON-PRO-API-KEY': options.proTierKey })
-      : undefined;
+    if (options.proTierKey) {
+      const proHeaders = { 'TRON-PRO-API-KEY': options.proTierKey };
+      const pro = new providers.HttpProvider(options.proTierHost ?? options.fullHost, options.timeoutMs, '', '', proHeaders);
+      this.pro = nodeRequester(pro, options.proTierHost ?? options.fullHost, options.timeoutMs, proHeaders);
+    } else {
+      this.pro = undefined;
+    }
   }
 
   /** Whether a pro-tier endpoint is configured. */
@@ -237,7 +249,7 @@ export class TronNodeClient {
   broadcast(signed: Json): Promise<unknown> {
     return this.onNode(async (node) => {
       this.onCall('wallet/broadcasttransaction');
-      const reply = await node.full.request<unknown>('wallet/broadcasttransaction', signed, 'post');
+      const reply = await node.fullHttp.request<unknown>('wallet/broadcasttransaction', signed);
       const error = reply !== null && typeof reply === 'object' ? (reply as Json)['Error'] : undefined;
       // As for reads: a quota text fails over; any other error body is the node's answer.
       if (typeof error === 'string') throw new NodeRefusal(error);
@@ -246,17 +258,17 @@ export class TronNodeClient {
   }
 
   private send<T>(endpoint: Endpoint, path: string, body: Json): Promise<T> {
-    const ask = async (provider: Provider): Promise<T> => {
+    const ask = async (provider: NodeRequester): Promise<T> => {
       this.onCall(path);
-      const reply = await provider.request<unknown>(path, body, 'post');
+      const reply = await provider.request<unknown>(path, body);
       if (reply === null || typeof reply !== 'object') throw new NodeRefusal(`${path}: unexpected reply`);
       const error = (reply as Json)['Error'];
       // An error body is java-tron's answer, unless it is a provider's quota text (then nodeFailure fails it over).
       if (typeof error === 'string') throw new NodeRefusal(error);
       return reply as T;
     };
-    if (endpoint === 'pro') return ask(this.provider(endpoint));
-    return this.onNode((node) => ask(endpoint === 'full' ? node.full : node.solidity));
+    if (endpoint === 'pro') return ask(this.proRequester());
+    return this.onNode((node) => ask(endpoint === 'full' ? node.fullHttp : node.solidityHttp));
   }
 
   /**
@@ -398,9 +410,7 @@ export class TronNodeClient {
     return ref;
   }
 
-  private provider(endpoint: Endpoint): Provider {
-    if (endpoint === 'full') return this.full;
-    if (endpoint === 'solidity') return this.solidity;
+  private proRequester(): NodeRequester {
     if (this.pro === undefined) throw new ChainError('INTERNAL-ERROR', 'no pro-tier endpoint is configured', { transient: false });
     return this.pro;
   }

@@ -8,6 +8,7 @@
  * transient ChainError carrying the wait until the first node is usable again.
  */
 import { providers } from 'tronweb';
+import { nodeRequester, type NodeRequester } from './node-http.js';
 import { ChainError } from '../../core/domain/errors.js';
 import { guarded, NodeRefusal } from './tron-errors.js';
 
@@ -68,8 +69,8 @@ type Provider = InstanceType<typeof providers.HttpProvider>;
 
 class PoolNode implements NodeCaller {
   readonly name: string;
-  private readonly full: Provider;
-  private readonly solidity: Provider;
+  private readonly full: NodeRequester;
+  private readonly solidity: NodeRequester;
   failures = 0;
   until = 0;
   lastError: string | null = null;
@@ -80,10 +81,11 @@ class PoolNode implements NodeCaller {
     endpoint: TronNodeEndpoint, timeoutMs: number, private readonly budget: CallBudget | undefined, private readonly now: () => number,
     private readonly onCall: (path: string) => void,
   ) {
-    const headers = endpoint.apiKey ? { 'TRON-PRO-API-KEY': endpoint.apiKey } : {};
+    const headers: Record<string, string> = endpoint.apiKey ? { 'TRON-PRO-API-KEY': endpoint.apiKey } : {};
     this.name = endpoint.fullHost;
-    this.full = new providers.HttpProvider(endpoint.fullHost, timeoutMs, '', '', headers);
-    this.solidity = new providers.HttpProvider(endpoint.solidityHost ?? endpoint.fullHost, timeoutMs, '', '', headers);
+    const solidityHost = endpoint.solidityHost ?? endpoint.fullHost;
+    this.full = nodeRequester(new providers.HttpProvider(endpoint.fullHost, timeoutMs, '', '', headers), endpoint.fullHost, timeoutMs, headers);
+    this.solidity = nodeRequester(new providers.HttpProvider(solidityHost, timeoutMs, '', '', headers), solidityHost, timeoutMs, headers);
   }
 
   /** Epoch ms at which the budget allows a call again (0 when it allows one now). */
@@ -107,7 +109,7 @@ class PoolNode implements NodeCaller {
     this.used += 1;
     this.onCall(path);
     return guarded('node-read', path, async () => {
-      const reply = await (endpoint === 'full' ? this.full : this.solidity).request<unknown>(path, body, 'post');
+      const reply = await (endpoint === 'full' ? this.full : this.solidity).request<unknown>(path, body);
       if (reply === null || typeof reply !== 'object') throw new NodeRefusal(`${path}: unexpected reply`);
       const error = Array.isArray(reply) ? undefined : (reply as Record<string, unknown>)['Error'];
       if (typeof error === 'string') throw new NodeRefusal(error);
