@@ -9,8 +9,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Session } from 'node:inspector/promises';
+import pg from 'pg';
 import { performance } from 'node:perf_hooks';
 import { resolveDeps, type ResolvedDeps } from '../core/application/deps.js';
 import { startCollection } from '../core/application/collection-starter.js';
@@ -56,9 +59,46 @@ function procCpuMs(pid: number): number {
   }
 }
 
+/**
+ * CPU ms of a process and all its descendants (Linux /proc): each one's utime + stime plus its reaped children's
+ * (cutime + cstime), so PostgreSQL's backends count whether they still run or have exited. NaN elsewhere.
+ */
+function procTreeCpuMs(root: number): number {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc').filter((e) => /^\d+$/.test(e));
+  } catch {
+    return Number.NaN;
+  }
+  const parent = new Map<number, number>();
+  const ticks = new Map<number, number>();
+  for (const e of entries) {
+    try {
+      const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // proc(5) fields 4 (ppid) and 14-17 (utime, stime, cutime, cstime), counted from field 3 here.
+      parent.set(Number(e), Number(fields[1]));
+      ticks.set(Number(e), Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  let total = 0;
+  for (const [pid, t] of ticks) {
+    for (let p: number | undefined = pid; p !== undefined && p > 1; p = parent.get(p)) {
+      if (p === root) {
+        total += t;
+        break;
+      }
+    }
+  }
+  return total * 10;
+}
+
 /** Starts the devnet as its own node process (tsx loader, no npm/npx wrapper, so the pid is the simulator's). */
-export async function startChildDevnet(seed: string): Promise<ChildDevnet> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'adapters/tron-devnet/main.ts'], {
+export async function startChildDevnet(seed: string, profileDir?: string): Promise<ChildDevnet> {
+  const profiling = profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-interval', '1000'];
+  const child: ChildProcess = spawn(process.execPath, [...profiling, '--import', 'tsx', 'adapters/tron-devnet/main.ts'], {
     env: { ...process.env, DEVNET_PORT: '0', DEVNET_BLOCK_MS: String(BLOCK_MS), DEVNET_SEED: seed },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -99,6 +139,10 @@ interface World {
   readonly stores: Omit<MemoryAdapters, 'store'> | PostgresAdapters;
   /** The first FAILED task's error, for the report; null when none failed. */
   firstFailure(): Promise<string | null>;
+  /** CPU ms the store's server processes used so far (PostgreSQL's process tree); NaN for the memory store. */
+  storeCpuMs(): number;
+  /** Statements sent to the store so far, by their first words (PostgreSQL; empty for the memory store). */
+  storeStatements(): Record<string, number>;
   close(): Promise<void>;
   readonly cipher: AesGcmKeyCipher;
   readonly assets: AssetRegistry;
@@ -122,7 +166,23 @@ async function waitForBlock(gateway: TronWebChainGateway, after: number): Promis
 export type BenchStore = 'memory' | 'postgres';
 
 /** The store of a run, with how to find its first failure and how to close it. */
-async function openStores(kind: BenchStore, clock: SystemClock): Promise<Pick<World, 'stores' | 'firstFailure' | 'close'>> {
+/** Statements every pg client of this process sent, by their first words (the bench counts, nothing else reads it). */
+const statements = new Map<string, number>();
+let counting = false;
+function countStatements(): void {
+  if (counting) return;
+  counting = true;
+  const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+  pg.Client.prototype.query = function counted(this: pg.Client, ...args: unknown[]) {
+    const first = args[0];
+    const text = typeof first === 'string' ? first : typeof (first as { text?: unknown })?.text === 'string' ? (first as { text: string }).text : '?';
+    const head = text.replace(/\s+/g, ' ').trim().split(' ').slice(0, 3).join(' ').replace(/\(.*$/, '');
+    statements.set(head, (statements.get(head) ?? 0) + 1);
+    return query.apply(this, args);
+  } as typeof pg.Client.prototype.query;
+}
+
+async function openStores(kind: BenchStore, clock: SystemClock): Promise<Pick<World, 'stores' | 'firstFailure' | 'close' | 'storeCpuMs' | 'storeStatements'>> {
   if (kind === 'memory') {
     const stores = createMemoryAdapters({ clock });
     return {
@@ -132,8 +192,11 @@ async function openStores(kind: BenchStore, clock: SystemClock): Promise<Pick<Wo
         return null;
       },
       close: async () => undefined,
+      storeCpuMs: () => Number.NaN,
+      storeStatements: () => ({}),
     };
   }
+  countStatements();
   const server = await startPostgresServer();
   const database = await createTestDatabase(server.url, 'bench');
   const connection = await connectPostgres(database.url, { poolSize: 20 });
@@ -144,6 +207,8 @@ async function openStores(kind: BenchStore, clock: SystemClock): Promise<Pick<Wo
         `SELECT error_code || ': ' || coalesce(last_error, '') AS e FROM collection_tasks WHERE status = ${COLLECTION_STATUS.FAILED} LIMIT 1`);
       return rows[0]?.e ?? null;
     },
+    storeCpuMs: () => (server.pid === undefined ? Number.NaN : procTreeCpuMs(server.pid)),
+    storeStatements: () => Object.fromEntries(statements),
     close: async () => {
       await connection.close();
       await server.destroy();
@@ -206,6 +271,10 @@ export interface SweepRun {
   readonly stages: number;
   readonly workerCpuMs: number;
   readonly simCpuMs: number;
+  /** PostgreSQL's server processes' CPU ms in the run (NaN on the memory store). */
+  readonly storeCpuMs: number;
+  /** Statements sent to PostgreSQL during the run, by their first words (empty on the memory store). */
+  readonly storeStatements: Readonly<Record<string, number>>;
   /** Node calls served during the run, by name. */
   readonly nodeCalls: Readonly<Record<string, number>>;
   readonly peakRssMb: number;
@@ -252,6 +321,8 @@ async function sweepRun(
   const calls0 = await devnet.calls();
   const cpu0 = process.cpuUsage();
   const sim0 = devnet.cpuMs();
+  const store0 = w.storeCpuMs();
+  const statements0 = w.storeStatements();
   const started = performance.now();
   let stages = 0;
   let stop = false;
@@ -292,6 +363,8 @@ async function sweepRun(
   const wallMs = performance.now() - started;
   const cpu = process.cpuUsage(cpu0);
   const simCpuMs = devnet.cpuMs() - sim0;
+  const storeCpuMs = w.storeCpuMs() - store0;
+  const storeStatements = Object.fromEntries(Object.entries(w.storeStatements()).map(([k, n]) => [k, n - (statements0[k] ?? 0)]).filter(([, n]) => n !== 0));
   const endBlock = (await w.gateway.head()).number;
   stop = true;
   await Promise.all([...loops, scanning]);
@@ -301,18 +374,27 @@ async function sweepRun(
   if (session !== undefined) {
     const { profile: p } = await session.post('Profiler.stop');
     session.disconnect();
-    profileTop = topSelfTime(p);
+    // Kept for a closer look (chrome://inspect, or any .cpuprofile reader).
+    const file = join(tmpdir(), `bench-worker-${process.pid}-${Date.now()}.cpuprofile`);
+    writeFileSync(file, JSON.stringify(p));
+    profileTop = [`(whole profile: ${file})`, ...topSelfTime(p)];
   }
   const counts = await w.stores.tasks.countByStatus();
   const firstFailure = await w.firstFailure();
   return {
     sweeps, done: counts.get(COLLECTION_STATUS.DONE) ?? 0, failed: counts.get(COLLECTION_STATUS.FAILED) ?? 0, firstFailure,
-    wallMs, blocks: endBlock - startBlock, stages, workerCpuMs: (cpu.user + cpu.system) / 1_000, simCpuMs, nodeCalls,
+    wallMs, blocks: endBlock - startBlock, stages, workerCpuMs: (cpu.user + cpu.system) / 1_000, simCpuMs, storeCpuMs, storeStatements, nodeCalls,
     peakRssMb: peakRss / 2 ** 20, endRssMb: process.memoryUsage.rss() / 2 ** 20, profileTop,
   };
 }
 
-/** The worker's functions by self time (top 15), from a V8 CPU profile. */
+/** The devnet child's functions by self time (top 15), from the .cpuprofile files its --cpu-prof wrote in `dir`. */
+export function childProfileTop(dir: string): string[] {
+  const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
+  return files.flatMap((f) => topSelfTime(JSON.parse(readFileSync(join(dir, f), 'utf8'))));
+}
+
+/** Functions by self time (top 15), from a V8 CPU profile. */
 function topSelfTime(profile: { nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>; samples?: number[]; timeDeltas?: number[] }): string[] {
   const byNode = new Map<number, number>();
   const samples = profile.samples ?? [];
@@ -330,6 +412,17 @@ function topSelfTime(profile: { nodes: Array<{ id: number; callFrame: { function
     byFrame.set(key, (byFrame.get(key) ?? 0) + us);
   }
   const busy = total - [...profile.nodes].filter((n) => n.callFrame.functionName === '(idle)').reduce((s, n) => s + (byNode.get(n.id) ?? 0), 0);
-  return [...byFrame].sort((a, b) => b[1] - a[1]).slice(0, 15)
-    .map(([k, us]) => `${(us / 1_000).toFixed(0).padStart(6)} ms ${((100 * us) / Math.max(1, busy)).toFixed(1).padStart(5)}%  ${k}`);
+  const line = ([k, us]: [string, number]): string => `${(us / 1_000).toFixed(0).padStart(6)} ms ${((100 * us) / Math.max(1, busy)).toFixed(1).padStart(5)}%  ${k}`;
+  // And by file (a package's files as one), which shows a library's share spread over many small functions.
+  const byFile = new Map<string, number>();
+  for (const [k, us] of byFrame) {
+    const file = k.slice(k.indexOf(' ') + 1).replace(/:\d+$/, '').replace(/^.*node_modules\/((@[^/]+\/)?[^/]+)\/.*$/, '$1') || k;
+    byFile.set(file, (byFile.get(file) ?? 0) + us);
+  }
+  return [
+    `busy ${(busy / 1_000).toFixed(0)} ms; by function:`,
+    ...[...byFrame].sort((a, b) => b[1] - a[1]).slice(0, 15).map(line),
+    'by file or package:',
+    ...[...byFile].sort((a, b) => b[1] - a[1]).slice(0, 10).map(line),
+  ];
 }

@@ -9,8 +9,10 @@
  *    One sweep, then each size of BENCH_SWEEPS (default "1000,10000") queued at once: blocks until all are DONE,
  *    wall time, and CPU per sweep split between the worker (this process) and the simulator (the child). Goals:
  *    1,000 within 2x the single sweep's blocks (same run); worker CPU per sweep within 1.2x from 1,000 to the
- *    largest size. BENCH_MS (default 1,800,000) caps each size's wall time. BENCH_PROFILE=1 adds a profiled run of
- *    the first size and prints the worker's top functions by self time.
+ *    largest size. BENCH_MS (default 1,800,000) caps each size's wall time. BENCH_PROFILE=1 (or =postgres) adds a
+ *    profiled run of the first size (on that store) and prints the worker's top functions by self time, and the
+ *    simulator's (the child run with node --cpu-prof). BENCH_ROWS=memory or =postgres runs only that row after the
+ *    single sweep (default both); the PostgreSQL row takes 1,000 sweeps, or the first size when 1,000 is not one.
  *    Then (BENCH_POSTGRES=0 skips) the same 1,000 sweeps with the worker's store on PostgreSQL (a throwaway cluster of
  *    its own, started by the test harness): goal within 2x the single sweep's blocks, worker CPU per sweep printed
  *    beside the memory run's (PostgreSQL's own CPU is not counted; issue #22).
@@ -28,7 +30,10 @@ import { COLLECTION_STATUS, type CollectionTask } from '../core/domain/model/col
 import { SelfDelegationEnergyProvider } from '../adapters/tron/index.js';
 import { buildWorkerWorld, type WorkerWorld } from '../hosts/worker/worker-test-fixture.js';
 import { driveUntil, type Runnable } from '../hosts/worker/worker-drive.js';
-import { concurrentSweeps, startChildDevnet, type BenchStore, type SweepRun } from './collection-chain-time.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { childProfileTop, concurrentSweeps, startChildDevnet, type BenchStore, type SweepRun } from './collection-chain-time.js';
 import { runnerChurn } from './runner-churn.js';
 import { sweepCostTable } from './sweep-costs.js';
 import { nodeCallTable } from './node-calls.js';
@@ -42,6 +47,8 @@ const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? 16);
  */
 const BASELINE = '55 blocks, 167.7 s, worker 29.0 ms + simulator 25.5 ms CPU per sweep at 1,000 (commit 0c014bb)';
 const CAP_MS = Number(process.env['BENCH_MS'] ?? 1_800_000);
+/** Which chain-time rows run after the single sweep: BENCH_ROWS=memory, =postgres, or both (the default). */
+const ROWS = new Set((process.env['BENCH_ROWS'] ?? 'memory,postgres').split(','));
 
 /** Executors for the manual-block measurements: each round runs whatever is due, then one block is mined. */
 function executors(w: WorkerWorld, count: number, options: WorkflowOptions): Runnable[] {
@@ -79,10 +86,16 @@ function printRun(r: SweepRun): void {
     + ` ${r.stages} stages`);
   console.log(`         CPU per sweep: worker ${(r.workerCpuMs / r.sweeps).toFixed(1)} ms, simulator ${(r.simCpuMs / r.sweeps).toFixed(1)} ms;`
     + ` per stage: worker ${(r.workerCpuMs / Math.max(1, r.stages)).toFixed(2)} ms, simulator ${(r.simCpuMs / Math.max(1, r.stages)).toFixed(2)} ms`
-    + ` (totals ${(r.workerCpuMs / 1000).toFixed(1)} s / ${(r.simCpuMs / 1000).toFixed(1)} s); worker RSS peak ${r.peakRssMb.toFixed(0)} MB, end ${r.endRssMb.toFixed(0)} MB`);
+    + ` (totals ${(r.workerCpuMs / 1000).toFixed(1)} s / ${(r.simCpuMs / 1000).toFixed(1)} s)`
+    + `${Number.isNaN(r.storeCpuMs) ? '' : `; PostgreSQL server ${(r.storeCpuMs / r.sweeps).toFixed(1)} ms per sweep (${(r.storeCpuMs / 1000).toFixed(1)} s)`}; worker RSS peak ${r.peakRssMb.toFixed(0)} MB, end ${r.endRssMb.toFixed(0)} MB`);
   const calls = Object.entries(r.nodeCalls).sort((a, b) => b[1] - a[1]);
   const total = calls.reduce((sum, [, n]) => sum + n, 0);
   console.log(`         node calls per sweep: ${(total / r.sweeps).toFixed(1)} (${calls.slice(0, 8).map(([name, n]) => `${name} ${(n / r.sweeps).toFixed(1)}`).join(', ')})`);
+  const statements = Object.entries(r.storeStatements).sort((a, b) => b[1] - a[1]);
+  if (statements.length > 0) {
+    const all = statements.reduce((sum, [, n]) => sum + n, 0);
+    console.log(`         PostgreSQL statements per sweep: ${(all / r.sweeps).toFixed(1)} (${statements.slice(0, 10).map(([head, n]) => `${head} ${(n / r.sweeps).toFixed(1)}`).join(', ')})`);
+  }
 }
 
 /** One sweep, then each size of BENCH_SWEEPS, each on a fresh devnet child; prints figures beside their goals. */
@@ -101,7 +114,7 @@ async function chainTime(): Promise<void> {
   const single = await run(1);
   printRun(single);
   const runs: SweepRun[] = [];
-  for (const n of sizes) {
+  for (const n of ROWS.has('memory') ? sizes : []) {
     const r = await run(n);
     runs.push(r);
     printRun(r);
@@ -128,23 +141,36 @@ async function chainTime(): Promise<void> {
         + ` — ${ok ? 'ok' : 'MISSED'}${finished ? '' : ' (not met: unfinished)'}`);
     }
   }
-  if (process.env['BENCH_POSTGRES'] !== '0' && thousand !== undefined) {
-    // The same 1,000 sweeps on PostgreSQL (a cluster of the bench's own, in its own processes; issue #22).
-    console.log('  the same 1,000 concurrent sweeps with the worker on PostgreSQL:');
-    const pg = await run(1_000, false, 'postgres');
+  if (process.env['BENCH_POSTGRES'] !== '0' && ROWS.has('postgres')) {
+    // The same sweeps on PostgreSQL (a cluster of the bench's own, in its own processes; issue #22).
+    const n = thousand?.sweeps ?? sizes[0] ?? 1_000;
+    console.log(`  the same ${n} concurrent sweeps with the worker on PostgreSQL:`);
+    const pg = await run(n, false, 'postgres');
     printRun(pg);
-    const ok = pg.done === 1_000 && pg.blocks <= 2 * single.blocks;
+    const ok = pg.done === n && pg.blocks <= 2 * single.blocks;
     if (!ok) process.exitCode = 1;
-    console.log(`  goal: 1,000 concurrent on PostgreSQL within 2x the single sweep's blocks: ${pg.blocks} blocks vs 2 x ${single.blocks} = ${2 * single.blocks}`
-      + ` — ${ok ? 'ok' : 'MISSED'}; worker CPU per sweep ${(pg.workerCpuMs / pg.sweeps).toFixed(1)} ms on PostgreSQL vs`
-      + ` ${(thousand.workerCpuMs / thousand.sweeps).toFixed(1)} ms on memory (PostgreSQL's own CPU not counted)`);
+    const memory = runs.find((r) => r.sweeps === n);
+    console.log(`  goal: ${n} concurrent on PostgreSQL within 2x the single sweep's blocks: ${pg.blocks} blocks vs 2 x ${single.blocks} = ${2 * single.blocks}`
+      + ` — ${ok ? 'ok' : 'MISSED'}; worker CPU per sweep ${(pg.workerCpuMs / pg.sweeps).toFixed(1)} ms on PostgreSQL`
+      + `${memory === undefined ? '' : ` vs ${(memory.workerCpuMs / memory.sweeps).toFixed(1)} ms on memory`}`);
   }
-  if (process.env['BENCH_PROFILE'] === '1') {
+  const profileStore = process.env['BENCH_PROFILE'];
+  if (profileStore === '1' || profileStore === 'memory' || profileStore === 'postgres') {
     const n = sizes[0] ?? 1_000;
-    const r = await run(n, true);
-    console.log(`  worker profile of ${n} concurrent sweeps (self time, sampled every 1 ms; this run is slowed by the profiler):`);
+    const store: BenchStore = profileStore === 'postgres' ? 'postgres' : 'memory';
+    const profileDir = mkdtempSync(join(tmpdir(), 'bench-devnet-prof-'));
+    const devnet = await startChildDevnet(`bench-chain-time-${n}`, profileDir);
+    let r: SweepRun;
+    try {
+      r = await concurrentSweeps(devnet, n, WORKERS, CONCURRENCY, CAP_MS, true, store);
+    } finally {
+      await devnet.close();
+    }
+    console.log(`  worker profile of ${n} concurrent sweeps on ${store} (self time, sampled every 1 ms; this run is slowed by the profiler):`);
     printRun(r);
     for (const line of r.profileTop) console.log(`    ${line}`);
+    console.log(`  the simulator's profile of the same run (node --cpu-prof of the devnet child, its whole life; ${profileDir}):`);
+    for (const line of childProfileTop(profileDir)) console.log(`    ${line}`);
   }
 }
 
