@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { utils } from 'tronweb';
-import { recoverFast, recoverSigner, signTxId } from './codec.js';
+import { abiDecode, abiDecodeTronweb, recoverFast, recoverSigner, signTxId, txByteSize, txIdentity, txIdentityAndSize, type RawData } from './codec.js';
 
 /** tronweb's own answers, the reference: ecRecover (ethers + noble), null where it throws. */
 function tronwebRecover(txID: string, signature: string): string | null {
@@ -58,5 +58,38 @@ describe('devnet signatures (libsecp256k1 beside tronweb)', () => {
     const txID = 'ab'.repeat(32);
     const expected = utils.address.toHex(utils.address.fromPrivateKey(k) as string).toLowerCase();
     expect(recoverFast(txID, signTxId(txID, k))).toBe(expected);
+  });
+
+  it('abiDecode answers as tronweb decodeParams for address and uint256 words, clean or dirty, short or long', () => {
+    const word = fc.oneof(
+      hex32,
+      hex32.map((h) => '0'.repeat(24) + h.slice(24)),
+      fc.uint8Array({ minLength: 20, maxLength: 20 }).map((b) => '0'.repeat(24) + Buffer.from(b).toString('hex').toUpperCase()),
+    );
+    const payload = fc.oneof(
+      fc.array(word, { minLength: 0, maxLength: 3 }).map((ws) => ws.join('')),
+      fc.tuple(fc.array(word, { minLength: 1, maxLength: 2 }), fc.integer({ min: 1, max: 63 })).map(([ws, cut]) => ws.join('').slice(cut)),
+      fc.array(word, { minLength: 1, maxLength: 2 }).map((ws) => ws.join('').replace(/^./, 'g')),
+    );
+    const types = fc.constantFrom(['address'], ['uint256'], ['address', 'uint256'], ['address', 'address'], ['uint256', 'address']);
+    const result = (decode: () => unknown[]): unknown => {
+      try {
+        return decode();
+      } catch {
+        return 'throws';
+      }
+    };
+    fc.assert(fc.property(types, payload, (t, hex) => {
+      expect(result(() => abiDecode(t, hex))).toEqual(result(() => abiDecodeTronweb(t, hex)));
+    }), { numRuns: 500, seed: 153 });
+  });
+
+  it('txIdentityAndSize is txIdentity and txByteSize of the same transaction', () => {
+    const raw: RawData = {
+      contract: [{ parameter: { value: { owner_address: '41' + 'a'.repeat(40), to_address: '41' + 'b'.repeat(40), amount: 1_000 }, type_url: 'type.googleapis.com/protocol.TransferContract' }, type: 'TransferContract' }],
+      ref_block_bytes: '0a0b', ref_block_hash: '0102030405060708', expiration: 1_700_000_060_000, timestamp: 1_700_000_000_000,
+    };
+    const signatures = [signTxId('cd'.repeat(32), '5'.repeat(64))];
+    expect(txIdentityAndSize({ raw_data: raw }, signatures, 64)).toEqual({ ...txIdentity({ raw_data: raw }), bytes: txByteSize({ raw_data: raw }, signatures, 64) });
   });
 });

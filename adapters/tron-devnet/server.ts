@@ -57,8 +57,18 @@ async function readParams(req: IncomingMessage, url: URL): Promise<Json> {
   return q;
 }
 
+/** JSON with bigints as their decimal text; the replacer (slow: a call per value) only for a body that holds one. */
+function jsonText(body: unknown): string {
+  try {
+    return JSON.stringify(body);
+  } catch (e) {
+    if (!(e instanceof TypeError)) throw e;
+    return JSON.stringify(body, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+  }
+}
+
 function send(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+  const text = jsonText(body);
   res.writeHead(status, { 'content-type': 'application/json', 'access-control-allow-origin': '*' });
   res.end(text);
 }

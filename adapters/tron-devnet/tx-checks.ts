@@ -3,7 +3,7 @@
  * duplicate, TaPoS, expiration, size, signature. Failures are {@link TxError}s carrying api.Return codes.
  */
 import { MAX_EXPIRATION_AHEAD_MS, MAX_TX_SIZE, TAPOS_WINDOW, TX_RESULT_RESERVED_BYTES } from './constants.js';
-import { recoverSigner, toBase58, toHex41, tryHex41, txByteSize, txIdentity, type RawData } from './codec.js';
+import { recoverSigner, toBase58, toHex41, tryHex41, txIdentityAndSize, type RawData } from './codec.js';
 import { TxError, type SignedTx } from './executor.js';
 
 /** The block fields TaPoS needs. */
@@ -35,10 +35,9 @@ export function parseSignedTx(body: unknown): SignedTx {
       value['votes'] = (value['votes'] as Array<Record<string, unknown>>).map((v) => ({ ...v, vote_address: toHex41(v['vote_address']) }));
     }
     const rawData: RawData = { ...raw, contract: [{ ...c, parameter: { ...c.parameter, value } }] };
-    const { txID, rawDataHex } = txIdentity({ raw_data: rawData });
+    const { txID, rawDataHex, bytes } = txIdentityAndSize({ raw_data: rawData }, signature, TX_RESULT_RESERVED_BYTES);
     const owner = tryHex41(value['owner_address']);
     if (!owner) throw new Error('Invalid ownerAddress');
-    const bytes = txByteSize({ raw_data: rawData }, signature, TX_RESULT_RESERVED_BYTES);
     return { txID, raw_data: rawData, raw_data_hex: rawDataHex, signature, bytes, type: c.type, owner };
   } catch (e) {
     throw new TxError('OTHER_ERROR', `Other error: ${(e as Error).message}`);
