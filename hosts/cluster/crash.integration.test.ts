@@ -17,11 +17,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startLocalReceiver, type LocalWebhookReceiver } from '../../adapters/http/index.js';
+import { connectPostgres } from '../../adapters/postgres/pg-connection.js';
+import { PgAuditLog } from '../../adapters/postgres/pg-audit-log.js';
 import { createRedisClient } from '../../adapters/redis/index.js';
 import { createDevnetChainGateway } from '../../adapters/tron/index.js';
 import { Devnet, startDevnet } from '../../adapters/tron-devnet/index.js';
 import { drawInt } from '../../adapters/tron-devnet/prng.js';
 import { createTestDatabase, startPostgresServer, type PostgresServer } from '../../contracts-tests/harness/postgres.js';
+import { verifyStoredAuditChain } from '../../core/application/audit-verifier.js';
 import { startRedisServer, type RedisServer } from '../../contracts-tests/harness/redis.js';
 import { describeWithRedisServerBinary } from '../../contracts-tests/harness/with-redis.js';
 import { startProcess, type ClusterProcess } from './cluster-processes.js';
@@ -264,6 +267,20 @@ describeWithRedisServerBinary('crash test: SIGKILLed workers and API, PostgreSQL
       expect(command.status, w.from).toBe(3);
       expect(await gateway.getTrxBalance(w.to)).toBe(w.amount);
       expect(transfers.filter((t) => t.kind === 'TRX' && t.toHex === Devnet.hex(w.to).toLowerCase())).toHaveLength(1);
+    }
+
+    // The audit log (decision 144), an API process killed mid-request included: exactly one withdrawal.requested
+    // entry per withdrawal command and none for a request that left no command; every account's chain intact.
+    const requested = await query<{ command_no: string }>(`SELECT detail->>'command_no' AS command_no FROM audit_entries WHERE action = 'withdrawal.requested'`);
+    expect(requested.map((r) => r.command_no).sort()).toEqual(commands.map((c) => c.command_no).sort());
+    const store = await connectPostgres(databaseUrl, { migrate: false, poolSize: 2 });
+    try {
+      for (const user of users) {
+        const report = await verifyStoredAuditChain(new PgAuditLog(store.pool), user.userId);
+        expect({ ok: report.ok, ...(report.ok ? {} : { seq: report.seq, reason: report.reason }) }, `audit chain of ${user.userId}`).toEqual({ ok: true });
+      }
+    } finally {
+      await store.close();
     }
 
     // One terminal event per workflow in the outbox; at the receiver, at most (here: exactly) one distinct event_id.
