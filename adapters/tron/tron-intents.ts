@@ -20,10 +20,22 @@ export type UnsignedTransaction = Types.Transaction;
 
 const MAX_UINT256 = (1n << 256n) - 1n;
 
+/**
+ * Valid addresses already converted, by the text given (tronweb checks a base58 address with two pure-JS SHA-256
+ * rounds, twice: ~0.3 ms, several times a stage for the same few addresses). Bounded: cleared when full.
+ */
+const KNOWN_ADDRESSES = new Map<string, string>();
+const KNOWN_ADDRESSES_MAX = 100_000;
+
 /** 41-hex form of a TRON address, or a VALIDATION-ERROR naming `field`. */
 export function hexAddress(address: string, field: string): string {
+  const known = typeof address === 'string' ? KNOWN_ADDRESSES.get(address) : undefined;
+  if (known !== undefined) return known;
   if (typeof address !== 'string' || !TronWeb.isAddress(address)) throw invalidArgument(field, 'not a TRON address');
-  return TronWeb.address.toHex(address).toLowerCase();
+  const hex = TronWeb.address.toHex(address).toLowerCase();
+  if (KNOWN_ADDRESSES.size >= KNOWN_ADDRESSES_MAX) KNOWN_ADDRESSES.clear();
+  KNOWN_ADDRESSES.set(address, hex);
+  return hex;
 }
 
 /** A SUN amount as the safe integer tronweb and java-tron's int64 JSON accept. */
