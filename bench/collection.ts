@@ -91,10 +91,12 @@ function printRun(r: SweepRun): void {
   const calls = Object.entries(r.nodeCalls).sort((a, b) => b[1] - a[1]);
   const total = calls.reduce((sum, [, n]) => sum + n, 0);
   console.log(`         node calls per sweep: ${(total / r.sweeps).toFixed(1)} (${calls.slice(0, 8).map(([name, n]) => `${name} ${(n / r.sweeps).toFixed(1)}`).join(', ')})`);
-  const statements = Object.entries(r.storeStatements).sort((a, b) => b[1] - a[1]);
+  const statements = Object.entries(r.storeStatements).filter(([head]) => !head.startsWith('ms ')).sort((a, b) => b[1] - a[1]);
   if (statements.length > 0) {
     const all = statements.reduce((sum, [, n]) => sum + n, 0);
+    const ms = (head: string): string => ((r.storeStatements[`ms ${head}`] ?? 0) / Math.max(1, r.storeStatements[head] ?? 0)).toFixed(1);
     console.log(`         PostgreSQL statements per sweep: ${(all / r.sweeps).toFixed(1)} (${statements.slice(0, 10).map(([head, n]) => `${head} ${(n / r.sweeps).toFixed(1)}`).join(', ')})`);
+    console.log(`         PostgreSQL round trip, mean ms: ${statements.slice(0, 6).map(([head]) => `${head} ${ms(head)}`).join(', ')}`);
   }
 }
 

@@ -63,8 +63,9 @@ const DRIVER_PACKAGES: Readonly<Record<string, readonly string[]>> = {
   postgres: ['pg', 'node-pg-migrate'],
   records: [],
   redis: ['ioredis'],
-  tron: ['tronweb'],
-  'tron-devnet': ['tronweb'],
+  // tiny-secp256k1: libsecp256k1 for signing (tron) and signer recovery (tron-devnet), beside tronweb's own.
+  tron: ['tronweb', 'tiny-secp256k1'],
+  'tron-devnet': ['tronweb', 'tiny-secp256k1'],
 };
 
 /** Test support (a file in a `testing/` folder) may also use these and contracts-tests/; production code never imports it. */
