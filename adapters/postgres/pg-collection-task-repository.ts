@@ -5,6 +5,7 @@ import type { NetworkCode } from '../../core/domain/model/common.js';
 import type { CollectionTaskRepository } from '../../core/ports/collection-task-repository.port.js';
 import { fromStoredCollectionTask, toStoredCollectionTask, type StoredCollectionTask } from '../records/collection-task-record.js';
 import { claimDue, guarded, insertRow, jsonb, versionedReplace, type Queryable, type Row } from './pg-support.js';
+import { prepared } from './pg-prepared.js';
 
 const TERMINAL = `status NOT IN (${COLLECTION_STATUS.DONE}, ${COLLECTION_STATUS.FAILED})`;
 
@@ -56,7 +57,7 @@ export function insertTask(q: Queryable, task: CollectionTask): Promise<void> {
 
 /** Optimistic replace guarded by the stored version. */
 export async function replaceTask(q: Queryable, task: CollectionTask): Promise<void> {
-  if (!(await versionedReplace(q, 'collection_tasks', { column: 'task_no', value: task.taskNo }, toRow(toStoredCollectionTask(task))))) {
+  if (!(await versionedReplace(prepared(q), 'collection_tasks', { column: 'task_no', value: task.taskNo }, toRow(toStoredCollectionTask(task))))) {
     throw new ConcurrencyConflict('collection task', task.taskNo);
   }
 }
@@ -87,7 +88,7 @@ export class PgCollectionTaskRepository implements CollectionTaskRepository {
 
   claimDue(now: number, owner: string, leaseMs: number): Promise<CollectionTask | null> {
     return guarded('collection task claim', async () => {
-      const rows = await claimDue(this.pool, 'collection_tasks', {
+      const rows = await claimDue(prepared(this.pool), 'collection_tasks', {
         key: 'task_no',
         where: `${TERMINAL} AND next_run_at <= $1 AND (lease_owner IS NULL OR lease_expires_at <= $1)`,
         order: 'next_run_at, inserted_seq',
