@@ -168,6 +168,7 @@ export type BenchStore = 'memory' | 'postgres';
 /** The store of a run, with how to find its first failure and how to close it. */
 /** Statements every pg client of this process sent, by their first words (the bench counts, nothing else reads it). */
 const statements = new Map<string, number>();
+const heads = new Map<string, string>();
 let counting = false;
 function countStatements(): void {
   if (counting) return;
@@ -176,7 +177,8 @@ function countStatements(): void {
   pg.Client.prototype.query = function counted(this: pg.Client, ...args: unknown[]) {
     const first = args[0];
     const text = typeof first === 'string' ? first : typeof (first as { text?: unknown })?.text === 'string' ? (first as { text: string }).text : '?';
-    const head = text.replace(/\s+/g, ' ').trim().split(' ').slice(0, 3).join(' ').replace(/\(.*$/, '');
+    let head = heads.get(text);
+    if (head === undefined) heads.set(text, (head = text.replace(/\s+/g, ' ').trim().split(' ').slice(0, 3).join(' ').replace(/\(.*$/, '')));
     statements.set(head, (statements.get(head) ?? 0) + 1);
     const result = query.apply(this, args);
     if (result instanceof Promise) {
