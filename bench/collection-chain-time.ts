@@ -169,6 +169,8 @@ export type BenchStore = 'memory' | 'postgres';
 /** Statements every pg client of this process sent, by their first words (the bench counts, nothing else reads it). */
 const statements = new Map<string, number>();
 const heads = new Map<string, string>();
+/** BENCH_PG_TIMING=1: also each statement's round trip (a little more of the worker's CPU, counted as the worker's). */
+const TIMING = process.env['BENCH_PG_TIMING'] === '1';
 let counting = false;
 function countStatements(): void {
   if (counting) return;
@@ -181,7 +183,7 @@ function countStatements(): void {
     if (head === undefined) heads.set(text, (head = text.replace(/\s+/g, ' ').trim().split(' ').slice(0, 3).join(' ').replace(/\(.*$/, '')));
     statements.set(head, (statements.get(head) ?? 0) + 1);
     const result = query.apply(this, args);
-    if (result instanceof Promise) {
+    if (TIMING && result instanceof Promise) {
       // Round-trip time of the statement (from the client's queue to its answer), summed under `ms <head>`.
       const started = performance.now();
       void result.then(() => {

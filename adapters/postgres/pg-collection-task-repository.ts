@@ -68,7 +68,7 @@ export class PgCollectionTaskRepository implements CollectionTaskRepository {
 
   get(taskNo: string): Promise<CollectionTask | null> {
     return guarded('collection task read', async () => {
-      const { rows } = await this.pool.query('SELECT * FROM collection_tasks WHERE task_no = $1', [taskNo]);
+      const { rows } = await prepared(this.pool).query('SELECT * FROM collection_tasks WHERE task_no = $1', [taskNo]);
       return rows.length === 0 ? null : taskFromRow(rows[0] as Row);
     });
   }

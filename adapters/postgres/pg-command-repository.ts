@@ -5,6 +5,7 @@ import type { CommandRepository } from '../../core/ports/command-repository.port
 import type { Page, PageRequest } from '../../core/ports/page.js';
 import { fromStoredCommand, holdsAddressLock, toStoredCommand, type StoredCommand } from '../records/command-record.js';
 import { claimDue, guarded, insertRow, isUniqueViolation, jsonb, pageOf, versionedReplace, type Queryable, type Row } from './pg-support.js';
+import { prepared } from './pg-prepared.js';
 
 /** The unique constraint that makes "one active fund-moving command per address" a store rule. */
 export const COMMAND_LOCK_CONSTRAINT = 'commands_one_lock_per_address';
@@ -54,7 +55,7 @@ export async function insertCommand(q: Queryable, command: Command, markLock: bo
  */
 export async function replaceCommand(q: Queryable, command: Command): Promise<void> {
   const row = toRow(toStoredCommand(command));
-  const written = await versionedReplace(q, 'commands', { column: 'command_no', value: command.commandNo },
+  const written = await versionedReplace(prepared(q), 'commands', { column: 'command_no', value: command.commandNo },
     holdsAddressLock(command) ? row : { ...row, locked_address: null });
   if (!written) throw new ConcurrencyConflict('command', command.commandNo);
 }
@@ -94,7 +95,7 @@ export class PgCommandRepository implements CommandRepository {
 
   get(commandNo: string): Promise<Command | null> {
     return guarded('command read', async () => {
-      const { rows } = await this.pool.query('SELECT * FROM commands WHERE command_no = $1', [commandNo]);
+      const { rows } = await prepared(this.pool).query('SELECT * FROM commands WHERE command_no = $1', [commandNo]);
       return rows.length === 0 ? null : commandFromRow(rows[0] as Row);
     });
   }

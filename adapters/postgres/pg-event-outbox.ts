@@ -3,6 +3,7 @@ import type { WebhookEvent, WebhookEventType } from '../../core/domain/model/web
 import type { EventOutbox } from '../../core/ports/event-outbox.port.js';
 import { fromStoredWebhookEvent, toStoredWebhookEvent, type StoredWebhookEvent } from '../records/webhook-record.js';
 import { guarded, insertRow, type Queryable, type Row } from './pg-support.js';
+import { prepared } from './pg-prepared.js';
 
 function fromRow(row: Row): StoredWebhookEvent {
   return {
@@ -18,7 +19,7 @@ function eventFromRow(row: Row): WebhookEvent {
 /** Appends an event (a taken event id is a unique violation for the caller to classify). */
 export function insertEvent(q: Queryable, event: WebhookEvent): Promise<void> {
   const record = toStoredWebhookEvent(event);
-  return insertRow(q, 'webhook_events', {
+  return insertRow(prepared(q), 'webhook_events', {
     event_id: record.id, user_id: record.userId, event_type: record.eventType, occurred_at: record.occurredAt,
     payload_json: record.payloadJson, dispatched: record.dispatched,
   });
