@@ -12,7 +12,9 @@
  *    largest size. BENCH_MS (default 1,800,000) caps each size's wall time. BENCH_PROFILE=1 (or =postgres) adds a
  *    profiled run of the first size (on that store) and prints the worker's top functions by self time, and the
  *    simulator's (the child run with node --cpu-prof). BENCH_ROWS=memory or =postgres runs only that row after the
- *    single sweep (default both); the PostgreSQL row takes 1,000 sweeps, or the first size when 1,000 is not one.
+ *    single sweep (default both); the PostgreSQL row takes 1,000 sweeps, or the first size when 1,000 is not one,
+ *    and prints its server's CPU (the cluster's process tree, from /proc) and its statements per sweep
+ *    (BENCH_PG_TIMING=1: and their mean round trips; BENCH_PG_POOL: the pool size, default 20).
  *    Then (BENCH_POSTGRES=0 skips) the same 1,000 sweeps with the worker's store on PostgreSQL (a throwaway cluster of
  *    its own, started by the test harness): goal within 2x the single sweep's blocks, worker CPU per sweep printed
  *    beside the memory run's (PostgreSQL's own CPU is not counted; issue #22).
@@ -45,7 +47,8 @@ const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? 16);
  * This bench on the code before the indexes, the runner's concurrency and the shared head reads (commit 0c014bb,
  * 4 executors one stage at a time, same machine, loaded): the baseline printed beside the goals.
  */
-const BASELINE = '55 blocks, 167.7 s, worker 29.0 ms + simulator 25.5 ms CPU per sweep at 1,000 (commit 0c014bb)';
+const BASELINE = '55 blocks, 167.7 s, worker 29.0 ms + simulator 25.5 ms CPU per sweep at 1,000 (commit 0c014bb);'
+  + ' 15 blocks, worker 33.8 ms + simulator 27.0 ms before decisions 150-155 (commit 0d24784)';
 const CAP_MS = Number(process.env['BENCH_MS'] ?? 1_800_000);
 /** Which chain-time rows run after the single sweep: BENCH_ROWS=memory, =postgres, or both (the default). */
 const ROWS = new Set((process.env['BENCH_ROWS'] ?? 'memory,postgres').split(','));
@@ -96,7 +99,9 @@ function printRun(r: SweepRun): void {
     const all = statements.reduce((sum, [, n]) => sum + n, 0);
     const ms = (head: string): string => ((r.storeStatements[`ms ${head}`] ?? 0) / Math.max(1, r.storeStatements[head] ?? 0)).toFixed(1);
     console.log(`         PostgreSQL statements per sweep: ${(all / r.sweeps).toFixed(1)} (${statements.slice(0, 10).map(([head, n]) => `${head} ${(n / r.sweeps).toFixed(1)}`).join(', ')})`);
-    console.log(`         PostgreSQL round trip, mean ms: ${statements.slice(0, 6).map(([head]) => `${head} ${ms(head)}`).join(', ')}`);
+    if (Object.keys(r.storeStatements).some((head) => head.startsWith('ms '))) {
+      console.log(`         PostgreSQL round trip, mean ms: ${statements.slice(0, 6).map(([head]) => `${head} ${ms(head)}`).join(', ')}`);
+    }
   }
 }
 
@@ -154,7 +159,8 @@ async function chainTime(): Promise<void> {
     const memory = runs.find((r) => r.sweeps === n);
     console.log(`  goal: ${n} concurrent on PostgreSQL within 2x the single sweep's blocks: ${pg.blocks} blocks vs 2 x ${single.blocks} = ${2 * single.blocks}`
       + ` — ${ok ? 'ok' : 'MISSED'}; worker CPU per sweep ${(pg.workerCpuMs / pg.sweeps).toFixed(1)} ms on PostgreSQL`
-      + `${memory === undefined ? '' : ` vs ${(memory.workerCpuMs / memory.sweeps).toFixed(1)} ms on memory`}`);
+      + `${memory === undefined ? '' : ` vs ${(memory.workerCpuMs / memory.sweeps).toFixed(1)} ms on memory`}`
+      + `; PostgreSQL server ${(pg.storeCpuMs / pg.sweeps).toFixed(1)} ms`);
   }
   const profileStore = process.env['BENCH_PROFILE'];
   if (profileStore === '1' || profileStore === 'memory' || profileStore === 'postgres') {
