@@ -71,7 +71,7 @@ describe('devnet signatures (libsecp256k1 beside tronweb)', () => {
       fc.tuple(fc.array(word, { minLength: 1, maxLength: 2 }), fc.integer({ min: 1, max: 63 })).map(([ws, cut]) => ws.join('').slice(cut)),
       fc.array(word, { minLength: 1, maxLength: 2 }).map((ws) => ws.join('').replace(/^./, 'g')),
     );
-    const types = fc.constantFrom(['address'], ['uint256'], ['address', 'uint256'], ['address', 'address'], ['uint256', 'address']);
+    const types = fc.constantFrom<string[]>(['address'], ['uint256'], ['address', 'uint256'], ['address', 'address'], ['uint256', 'address']);
     const result = (decode: () => unknown[]): unknown => {
       try {
         return decode();
