@@ -10,15 +10,15 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithPostgres } from '../../contracts-tests/harness/with-postgres.js';
 import { verifyStoredAuditChain } from '../../core/application/audit-verifier.js';
 import { subscribeAll, signUp } from '../../core/application/testing/user-journeys.js';
-import { startDevnet, type Devnet } from '../tron-devnet/index.js';
-import { buildPgTestApplication } from './testing/pg-test-application.js';
-import { usePgTestStore } from './testing/pg-test-store.js';
+import { startDevnet, type Devnet } from '../../adapters/tron-devnet/index.js';
+import { buildPgTestApplication } from './pg-test-application.js';
+import { usePgTestStore } from '../../adapters/postgres/testing/pg-test-store.js';
 
 const TO = 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL';
 
 /** Runs the child to its end: its exit code or signal, and what it printed. */
 function runChild(env: Record<string, string>): Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'adapters/postgres/testing/audit-crash-child.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'hosts/audit/audit-crash-child.ts'], {
     env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -4,7 +4,7 @@
  * that dies at that moment: the connection lost, the process killed): the account's rows are exactly as before and
  * the log holds no new entry. Run again with the append working, the action lands with its entry and the chain
  * verifies. With the entry written after the action (the code before decision 144) every case here fails: the action
- * stands without its entry. pg-atomic-crash.integration.test.ts shows the same with a SIGKILLed process.
+ * stands without its entry. audit-crash.integration.test.ts shows the same with a SIGKILLed process.
  */
 import { Secret } from 'otpauth';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -16,12 +16,12 @@ import { subscribeAll, signUp, TEST_PASSWORD } from '../../core/application/test
 import { StoreError } from '../../core/domain/errors.js';
 import type { AuditAction } from '../../core/domain/model/audit.js';
 import { stepAt } from '../../core/domain/two-factor-rules.js';
-import { ManualClock, type RecordingMailer } from '../memory/index.js';
-import { OtpauthTotpGenerator } from '../node/index.js';
-import { startDevnet, type Devnet } from '../tron-devnet/index.js';
-import { createPostgresAdapters } from './create-postgres-adapters.js';
-import { buildPgTestApplication, hookedAuditLog } from './testing/pg-test-application.js';
-import { usePgTestStore } from './testing/pg-test-store.js';
+import { ManualClock, type RecordingMailer } from '../../adapters/memory/index.js';
+import { OtpauthTotpGenerator } from '../../adapters/node/index.js';
+import { startDevnet, type Devnet } from '../../adapters/tron-devnet/index.js';
+import { createPostgresAdapters } from '../../adapters/postgres/create-postgres-adapters.js';
+import { buildPgTestApplication, hookedAuditLog } from './pg-test-application.js';
+import { usePgTestStore } from '../../adapters/postgres/testing/pg-test-store.js';
 
 const totp = new OtpauthTotpGenerator();
 const TABLES = ['sessions', 'api_tokens', 'developer_configs', 'withdrawal_policies', 'allow_list_entries', 'commands'] as const;

@@ -4,16 +4,16 @@
  * `auditLog` may wrap the store's log (a failing or dying append).
  */
 import { randomBytes } from 'node:crypto';
-import { createApplication, type Application } from '../../../core/application/index.js';
-import { RecordingWebhookTransport } from '../../../core/application/testing/recording-webhook-transport.js';
-import { StaticDnsResolver } from '../../../core/application/testing/static-dns-resolver.js';
-import { createAssetRegistry } from '../../../core/domain/assets.js';
-import type { AuditLog } from '../../../core/ports/audit-log.port.js';
-import { ManualClock, MemoryAddressLock, RecordingMailer } from '../../memory/index.js';
-import { AesGcmKeyCipher, NodeSecretHasher, OtpauthTotpGenerator, TEST_SCRYPT_COST } from '../../node/index.js';
-import { createDevnetChainGateway, type DevnetEndpoint } from '../../tron/index.js';
-import { createPostgresAdapters, type PostgresAdapters } from '../create-postgres-adapters.js';
-import type { PostgresConnection } from '../pg-connection.js';
+import { createApplication, type Application } from '../../core/application/index.js';
+import { RecordingWebhookTransport } from '../../core/application/testing/recording-webhook-transport.js';
+import { StaticDnsResolver } from '../../core/application/testing/static-dns-resolver.js';
+import { createAssetRegistry } from '../../core/domain/assets.js';
+import type { AuditLog } from '../../core/ports/audit-log.port.js';
+import { ManualClock, MemoryAddressLock, RecordingMailer } from '../../adapters/memory/index.js';
+import { AesGcmKeyCipher, NodeSecretHasher, OtpauthTotpGenerator, TEST_SCRYPT_COST } from '../../adapters/node/index.js';
+import { createDevnetChainGateway, type DevnetEndpoint } from '../../adapters/tron/index.js';
+import { createPostgresAdapters, type PostgresAdapters } from '../../adapters/postgres/create-postgres-adapters.js';
+import type { PostgresConnection } from '../../adapters/postgres/pg-connection.js';
 
 /** The assembled application and the parts a test inspects. */
 export interface PgTestApplication {

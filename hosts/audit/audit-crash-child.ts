@@ -5,7 +5,7 @@
  * kill and `done <command_no>` when the request returned.
  * Environment: DATABASE_URL, DEVNET_URL, DEVNET_USDT, USER_ID, FROM_ADDRESS, TO_ADDRESS, KILL_AT (action|entry|none).
  */
-import { connectPostgres } from '../pg-connection.js';
+import { connectPostgres } from '../../adapters/postgres/pg-connection.js';
 import { buildPgTestApplication, hookedAuditLog } from './pg-test-application.js';
 
 const env = (name: string): string => {
