@@ -23,10 +23,13 @@ export async function signerFor(deps: SignerDeps, address: string): Promise<Sign
 }
 
 /**
- * The encrypted keys already read, per wallet store and address. A wallet record is never updated nor deleted
- * (WalletRepository has neither, and a key import never overwrites), so its envelope, once read, is the stored one
- * for good: a sweep signs four times with two addresses, and each look-up was a store round trip. Only ciphertext is
- * kept; the key is still decrypted per signature and dropped. Bounded per store (cleared when full).
+ * The encrypted keys already read, per wallet store and address: a sweep signs four times with two addresses, and
+ * each look-up was a store round trip. The service never changes a wallet's key (WalletRepository has no update nor
+ * delete, and a key import never overwrites). `npm run keys:rotate` does re-wrap the envelope in place under a newer
+ * KEK, but a remembered older envelope still opens: this process's keyring holds the KEK it was written under until
+ * the process restarts with a configuration that drops it (docs/operations.md, "Key rotation", step 4), and the
+ * restart empties this memo. Only ciphertext is kept; the key is still decrypted per signature and dropped. Bounded
+ * per store (cleared when full).
  */
 const ENVELOPES = new WeakMap<WalletRepository, Map<string, WalletAddress['encryptedKey']>>();
 const ENVELOPES_MAX = 50_000;
