@@ -403,10 +403,20 @@ export class WorkflowRunner<S extends Versioned> {
     return 'waiting';
   }
 
-  /** Write-ahead, then the first send. A refused or unanswered send leaves the transaction open: it is followed. */
+  /**
+   * Write-ahead, then the first send. A refused or unanswered send leaves the transaction open: it is followed.
+   * A step that completes on a later block (not on the node's acceptance) releases its subject in the write-ahead
+   * write itself, due a poll later (decision 156): one store write fewer per transaction. The lease then no longer
+   * covers the broadcast, which is safe under the money rule: the record is stored before the send, so whoever
+   * claims the subject after the poll only follows that one signed transaction (a re-send of it is the same txid),
+   * and this runner's later writes (a refusal noted) name the version they read, so they lose to such a claim.
+   */
   private async send(progress: Progress<S>, step: WorkflowStep<S>, decision: Extract<StepDecision<S>, { kind: 'send' }>): Promise<Step> {
-    const record = writeAheadRecord(decision.tx, this.deps.clock.now());
-    progress.subject = await this.workflow.save(decision.persist(record), progress.subject.version);
+    const now = this.deps.clock.now();
+    const record = writeAheadRecord(decision.tx, now);
+    const persisted = decision.persist(record);
+    const onAcceptance = completionOf(step, persisted) === 'accepted';
+    progress.subject = await this.workflow.save(onAcceptance ? persisted : this.workflow.released(persisted, now + this.pollMs), progress.subject.version);
     progress.sent = true;
     try {
       await broadcastPrepared(this.deps.chain, record);
@@ -415,8 +425,7 @@ export class WorkflowRunner<S extends Versioned> {
       progress.subject = await this.workflow.save(refused, progress.subject.version);
       return this.retry(progress, step, error);
     }
-    if (completionOf(step, progress.subject) === 'accepted') return this.completeStep(progress, progress.subject, record);
-    await this.release(progress, this.deps.clock.now() + this.pollMs);
+    if (onAcceptance) return this.completeStep(progress, progress.subject, record);
     return 'advanced';
   }
 
