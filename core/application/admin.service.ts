@@ -1,3 +1,4 @@
+import { approvalOnCancel } from '../domain/approval.js';
 import { commandTransition } from '../domain/command-machine.js';
 import { collectionTransition } from '../domain/collection-machine.js';
 import { DomainError, validationError } from '../domain/errors.js';
@@ -86,7 +87,7 @@ export class AdminUseCases implements AdminService {
       const status = commandTransition(command.status, 'cancel', { broadcast: command.transaction?.broadcastAt != null });
       if (status === null) throw new DomainError('BIZ-COMMAND-NOT-CANCELLABLE');
       // A withdrawal awaiting its approver has its approval closed with it: the approver is never asked again.
-      const approval = command.approval?.state === 'awaiting' ? { ...command.approval, state: 'cancelled' as const, decidedAt: now } : command.approval;
+      const approval = approvalOnCancel(command.approval, now);
       const cancelled: Command = { ...command, status, finishedAt: now, version: command.version + 1, ...(approval === undefined ? {} : { approval }) };
       if (command.type === COMMAND_TYPE.WITHDRAWAL) {
         // Lands with its entry in the account's audit log (decision 144).

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { judgeApprovalAnswer, signApprovalAnswer } from './approval.js';
+import { approvalOnCancel, judgeApprovalAnswer, signApprovalAnswer } from './approval.js';
+import type { ApprovalState, CommandApproval } from './model/withdrawal-policy.js';
 import { signPayload } from './signature.js';
 
 const SECRET = 'approval-secret';
@@ -31,5 +32,20 @@ describe('approval answers (issue #26 item 2)', () => {
     const fields: Record<Field, string> = { request_id: 'req-0', command_no: 'CMD1', amount: '2500000', decision: 'approve' };
     const replayed = { ...fields, signature: signPayload(fields, SECRET) };
     expect(judgeApprovalAnswer(JSON.stringify(replayed), EXPECTED, SECRET)).toEqual({ kind: 'refused', reason: 'the answer is for another request (replayed)' });
+  });
+});
+
+describe('an admin cancel and the approval (decision 145)', () => {
+  it('closes an awaiting approval as cancelled at the cancel, and leaves a decided one or none as it was', () => {
+    const state = fc.constantFrom<ApprovalState>('awaiting', 'approved', 'denied', 'expired', 'cancelled');
+    const approval: fc.Arbitrary<CommandApproval> = fc.record({
+      state, deadline: fc.nat(), attempts: fc.nat(20), lastAttemptAt: fc.option(fc.nat()), lastRefusal: fc.option(fc.string()), decidedAt: fc.option(fc.nat()),
+    });
+    fc.assert(fc.property(fc.option(approval, { nil: undefined }), fc.boolean(), fc.nat(), (drawn, asNull, now) => {
+      const before = drawn ?? (asNull ? null : undefined);
+      const after = approvalOnCancel(before, now);
+      if (before?.state === 'awaiting') expect(after).toEqual({ ...before, state: 'cancelled', decidedAt: now });
+      else expect(after).toBe(before);
+    }));
   });
 });

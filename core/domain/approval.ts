@@ -1,5 +1,6 @@
 import type { Command } from './model/command.js';
 import type { Millis } from './model/common.js';
+import type { CommandApproval } from './model/withdrawal-policy.js';
 import type { JsonValue } from './model/webhook.js';
 import { signPayload, verifySignature } from './signature.js';
 import { formatIsoTime } from './time.js';
@@ -82,4 +83,12 @@ export function signApprovalAnswer(
 ): string {
   const signed = { request_id: answer.request_id, command_no: answer.command_no, amount: answer.amount, decision: answer.decision };
   return JSON.stringify({ ...signed, signature: signPayload(signed, secret) });
+}
+
+/**
+ * The approval of a withdrawal the platform cancels (decision 145): one still awaiting its approver is closed as
+ * `cancelled` at `now`, so the approver is never asked again; a decided one, or none, stays as it is.
+ */
+export function approvalOnCancel<A extends CommandApproval | null | undefined>(approval: A, now: Millis): A {
+  return (approval?.state === 'awaiting' ? { ...approval, state: 'cancelled', decidedAt: now } : approval) as A;
 }

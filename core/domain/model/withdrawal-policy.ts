@@ -49,8 +49,10 @@ export interface AllowListEntry {
   readonly activeFrom: Millis;
 }
 
-/** The approval sub-state of a PENDING withdrawal (spec statuses unchanged: the command stays PENDING meanwhile). */
-/** `cancelled`: the platform cancelled the withdrawal while it awaited its approver (admin cancel). */
+/**
+ * The approval sub-state of a PENDING withdrawal (spec statuses unchanged: the command stays PENDING meanwhile);
+ * `cancelled`: the platform cancelled the withdrawal while it awaited its approver (admin cancel).
+ */
 export type ApprovalState = 'awaiting' | 'approved' | 'denied' | 'expired' | 'cancelled';
 
 /** What a withdrawal above its approval threshold carries on the command. */
