@@ -3,15 +3,11 @@
  * real stores, scrypt at test cost, the real AES-GCM cipher, a ManualClock, a RecordingMailer and the devnet gateway.
  * `auditLog` may wrap the store's log (a failing or dying append).
  */
-import { randomBytes } from 'node:crypto';
-import { createApplication, type Application } from '../../core/application/index.js';
-import { RecordingWebhookTransport } from '../../core/application/testing/recording-webhook-transport.js';
-import { StaticDnsResolver } from '../../core/application/testing/static-dns-resolver.js';
-import { createAssetRegistry } from '../../core/domain/assets.js';
+import type { Application } from '../../core/application/index.js';
 import type { AuditLog } from '../../core/ports/audit-log.port.js';
-import { ManualClock, MemoryAddressLock, RecordingMailer } from '../../adapters/memory/index.js';
-import { AesGcmKeyCipher, NodeSecretHasher, OtpauthTotpGenerator, TEST_SCRYPT_COST } from '../../adapters/node/index.js';
-import { createDevnetChainGateway, type DevnetEndpoint } from '../../adapters/tron/index.js';
+import type { ManualClock, RecordingMailer } from '../../adapters/memory/index.js';
+import { testApplication, testParts } from '../../adapters/memory/testing/memory-test-core.js';
+import type { DevnetEndpoint } from '../../adapters/tron/index.js';
 import { createPostgresAdapters, type PostgresAdapters } from '../../adapters/postgres/create-postgres-adapters.js';
 import type { PostgresConnection } from '../../adapters/postgres/pg-connection.js';
 
@@ -23,23 +19,14 @@ export interface PgTestApplication {
   readonly stores: PostgresAdapters;
 }
 
+/** buildTestCore's application (memory-test-core.ts) on the PostgreSQL stores, its audit log optionally wrapped. */
 export function buildPgTestApplication(
   connection: Pick<PostgresConnection, 'pool'>, devnet: DevnetEndpoint, wrapAuditLog: (log: AuditLog) => AuditLog = (log) => log,
 ): PgTestApplication {
-  const clock = new ManualClock();
-  const stores = createPostgresAdapters({ connection, clock });
-  const mailer = new RecordingMailer();
-  const app = createApplication({
-    clock, ids: stores.ids, hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }),
-    cipher: AesGcmKeyCipher.fromConfig(randomBytes(32).toString('base64')), totp: new OtpauthTotpGenerator(), mailer,
-    dns: new StaticDnsResolver({ 'hooks.example.com': ['93.184.216.34'] }), transport: new RecordingWebhookTransport(), risk: stores.risk,
-    addressLock: new MemoryAddressLock({ clock }), chain: createDevnetChainGateway(devnet), assets: createAssetRegistry({ usdtContract: devnet.usdtAddress }),
-    accounts: stores.accounts, sessions: stores.sessions, subscriptions: stores.subscriptions, apiTokens: stores.apiTokens,
-    wallets: stores.wallets, balances: stores.balances, deposits: stores.deposits, commands: stores.commands, tasks: stores.tasks,
-    cashierTokens: stores.cashierTokens, developerConfigs: stores.developerConfigs, deliveries: stores.deliveries, outbox: stores.outbox,
-    uow: stores.uow, auditLog: wrapAuditLog(stores.auditLog), withdrawalPolicies: stores.withdrawalPolicies,
-  });
-  return { app, clock, mailer, stores };
+  const parts = testParts(devnet);
+  const stores = createPostgresAdapters({ connection, clock: parts.clock });
+  const app = testApplication(devnet, { ...stores, auditLog: wrapAuditLog(stores.auditLog) }, parts);
+  return { app, clock: parts.clock, mailer: parts.mailer, stores };
 }
 
 /** The store's audit log with a hook before each append and after each successful one. */

@@ -4,13 +4,13 @@
  * Lives outside core/ because it wires adapters; core/application/testing holds the core-only doubles it uses.
  */
 import { randomBytes } from 'node:crypto';
-import { createApplication, type Application, type CoreSettings } from '../../../core/application/index.js';
+import { createApplication, type Application, type CoreDeps, type CoreSettings } from '../../../core/application/index.js';
 import { RecordingWebhookTransport } from '../../../core/application/testing/recording-webhook-transport.js';
 import { StaticDnsResolver } from '../../../core/application/testing/static-dns-resolver.js';
 import { createAssetRegistry } from '../../../core/domain/assets.js';
 import type { ChainGateway } from '../../../core/ports/chain-gateway.port.js';
 import { AesGcmKeyCipher, NodeSecretHasher, OtpauthTotpGenerator, TEST_SCRYPT_COST } from '../../node/index.js';
-import { createDevnetChainGateway } from '../../tron/index.js';
+import { createDevnetChainGateway, type DevnetEndpoint } from '../../tron/index.js';
 import { startDevnet, type Devnet } from '../../tron-devnet/index.js';
 import { createMemoryAdapters, type MemoryAdapters } from '../create-memory-adapters.js';
 import { ManualClock } from '../manual-clock.js';
@@ -44,24 +44,53 @@ export function startTestDevnet(): Promise<Devnet> {
   return startDevnet({ port: 0, blockMs: 0, seed: 'application-tests' });
 }
 
-/** Fresh stores, clock and mailer on a running devnet: cheap, so every test can take its own. */
-export function buildTestCore(devnet: Devnet, options: TestCoreOptions = {}): TestCore {
-  const clock = new ManualClock();
-  const mailer = new RecordingMailer();
-  const stores = createMemoryAdapters({ clock });
-  const addressLock = new MemoryAddressLock({ clock });
-  const dns = new StaticDnsResolver({ 'hooks.example.com': ['93.184.216.34'], 'intranet.example.com': ['10.0.0.7'] });
-  const transport = new RecordingWebhookTransport();
-  const chain = options.chain?.(devnet) ?? createDevnetChainGateway(devnet);
-  const app = createApplication({
-    clock, ids: stores.ids, hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }),
-    cipher: AesGcmKeyCipher.fromConfig(randomBytes(32).toString('base64')), totp: new OtpauthTotpGenerator(), mailer, dns, transport, risk: stores.risk,
-    addressLock, chain, assets: createAssetRegistry({ usdtContract: devnet.usdtAddress }),
+/** The store ports the application takes: the memory adapters' members, or another store's of the same names. */
+export type TestStores = Pick<CoreDeps,
+  'ids' | 'risk' | 'accounts' | 'sessions' | 'subscriptions' | 'apiTokens' | 'wallets' | 'balances' | 'deposits' | 'commands'
+  | 'tasks' | 'cashierTokens' | 'developerConfigs' | 'deliveries' | 'outbox' | 'uow' | 'auditLog' | 'withdrawalPolicies'>;
+
+/** The parts around the stores that a test wires, and drives or inspects. */
+export interface TestParts {
+  readonly clock: ManualClock;
+  readonly mailer: RecordingMailer;
+  readonly addressLock: MemoryAddressLock;
+  readonly dns: StaticDnsResolver;
+  readonly transport: RecordingWebhookTransport;
+  readonly chain: ChainGateway;
+}
+
+/**
+ * The application on `stores` (any store's adapters) and the test parts: scrypt at test cost, a fresh AES-GCM key,
+ * the real TOTP generator, the devnet's USDT.
+ */
+export function testApplication(devnet: DevnetEndpoint, stores: TestStores, parts: TestParts, settings?: Partial<CoreSettings>): Application {
+  return createApplication({
+    clock: parts.clock, ids: stores.ids, hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }),
+    cipher: AesGcmKeyCipher.fromConfig(randomBytes(32).toString('base64')), totp: new OtpauthTotpGenerator(), mailer: parts.mailer,
+    dns: parts.dns, transport: parts.transport, risk: stores.risk, addressLock: parts.addressLock, chain: parts.chain,
+    assets: createAssetRegistry({ usdtContract: devnet.usdtAddress }),
     accounts: stores.accounts, sessions: stores.sessions, subscriptions: stores.subscriptions, apiTokens: stores.apiTokens,
     wallets: stores.wallets, balances: stores.balances, deposits: stores.deposits, commands: stores.commands, tasks: stores.tasks,
     cashierTokens: stores.cashierTokens, developerConfigs: stores.developerConfigs, deliveries: stores.deliveries, outbox: stores.outbox,
     uow: stores.uow, auditLog: stores.auditLog, withdrawalPolicies: stores.withdrawalPolicies,
-    ...(options.settings === undefined ? {} : { settings: options.settings }),
+    ...(settings === undefined ? {} : { settings }),
   });
-  return { app, clock, mailer, stores, addressLock, dns, transport, chain, devnet, readCode: (email) => mailer.lastCodeFor(email) };
+}
+
+/** The test parts buildTestCore uses, on a running devnet. */
+export function testParts<D extends DevnetEndpoint>(devnet: D, chain?: (devnet: D) => ChainGateway): TestParts {
+  const clock = new ManualClock();
+  return {
+    clock, mailer: new RecordingMailer(), addressLock: new MemoryAddressLock({ clock }),
+    dns: new StaticDnsResolver({ 'hooks.example.com': ['93.184.216.34'], 'intranet.example.com': ['10.0.0.7'] }),
+    transport: new RecordingWebhookTransport(), chain: chain?.(devnet) ?? createDevnetChainGateway(devnet),
+  };
+}
+
+/** Fresh stores, clock and mailer on a running devnet: cheap, so every test can take its own. */
+export function buildTestCore(devnet: Devnet, options: TestCoreOptions = {}): TestCore {
+  const parts = testParts(devnet, options.chain);
+  const stores = createMemoryAdapters({ clock: parts.clock });
+  const app = testApplication(devnet, stores, parts, options.settings);
+  return { app, ...parts, stores, devnet, readCode: (email) => parts.mailer.lastCodeFor(email) };
 }
