@@ -182,6 +182,10 @@ function countStatements(): void {
     let head = heads.get(text);
     if (head === undefined) heads.set(text, (head = text.replace(/\s+/g, ' ').trim().split(' ').slice(0, 3).join(' ').replace(/\(.*$/, '')));
     statements.set(head, (statements.get(head) ?? 0) + 1);
+    if (process.env['BENCH_PG_TRACE'] === '1') {
+      const values = (Array.isArray(args[1]) ? args[1] : (first as { values?: unknown[] })?.values ?? []) as unknown[];
+      console.log(`SQL ${text.replace(/\s+/g, ' ').slice(0, 90)} | ${values.slice(0, 4).map((v) => String(v).slice(0, 40)).join(', ')}`);
+    }
     const result = query.apply(this, args);
     if (TIMING && result instanceof Promise) {
       // Round-trip time of the statement (from the client's queue to its answer), summed under `ms <head>`.

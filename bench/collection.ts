@@ -14,7 +14,8 @@
  *    simulator's (the child run with node --cpu-prof). BENCH_ROWS=memory or =postgres runs only that row after the
  *    single sweep (default both); the PostgreSQL row takes 1,000 sweeps, or the first size when 1,000 is not one,
  *    and prints its server's CPU (the cluster's process tree, from /proc) and its statements per sweep
- *    (BENCH_PG_TIMING=1: and their mean round trips; BENCH_PG_POOL: the pool size, default 20).
+ *    (BENCH_PG_TIMING=1: and their mean round trips; BENCH_PG_POOL: the pool size, default 20; BENCH_PG_TRACE=1
+ *    prints each statement with its first parameters, for a run of BENCH_SWEEPS=1).
  *    Then (BENCH_POSTGRES=0 skips) the same 1,000 sweeps with the worker's store on PostgreSQL (a throwaway cluster of
  *    its own, started by the test harness): goal within 2x the single sweep's blocks, worker CPU per sweep printed
  *    beside the memory run's (PostgreSQL's own CPU is not counted; issue #22).

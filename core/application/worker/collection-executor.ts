@@ -135,7 +135,7 @@ class CollectionWorkflow extends TaskWorkflowBase implements Workflow<Collection
    * Completes the status's step: its open records closed, what the step's completion writes (ON_COMPLETE), and the
    * transition its table row's event fires. The first step's event starts the command with the task; DONE ends both.
    */
-  async complete(task: CollectionTask, record: PreparedTransaction | null): Promise<{ next: CollectionTask } | { ended: CollectionTask }> {
+  async complete(task: CollectionTask, record: PreparedTransaction | null): Promise<{ next: CollectionTask } | { ended: CollectionTask } | { unsaved: CollectionTask }> {
     const row = collectionStepOf(task.status)!;
     const next = collectionTransition(task.status, row.completedBy, this.contextOf(task));
     if (next === null) throw new WorkflowRefusal(`collection machine refused ${row.completedBy} in ${collectionStatusName(task.status)} for ${task.taskNo}`);
@@ -146,7 +146,8 @@ class CollectionWorkflow extends TaskWorkflowBase implements Workflow<Collection
     };
     if (next === COLLECTION_STATUS.DONE) return { ended: await this.finish(completed, 'DONE', null, null) };
     if (row.completedBy === 'start') return { next: await this.start(completed, next) };
-    return { next: await this.save({ ...completed, status: next, nextRunAt: now }, task.version) };
+    // Only the task changes: the stage's next write (a write-ahead, a release, the end) carries it (decision 157).
+    return { unsaved: { ...completed, status: next, nextRunAt: now } };
   }
 
   awaited(task: CollectionTask): PreparedTransaction | null {

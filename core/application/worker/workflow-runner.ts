@@ -122,9 +122,12 @@ export interface Workflow<S extends Versioned> {
   released(subject: S, at: number): S;
   /**
    * Completes the current step (its transaction confirmed, or nothing to send): the transition, saved with the lease
-   * kept (`next`, the stage goes on) or the workflow's end (`ended`, the terminal subject as stored).
+   * kept (`next`, the stage goes on), the workflow's end (`ended`, the terminal subject as stored), or the transition
+   * left for the stage's next write to carry (`unsaved`: the subject at its stored version; decision 157). Only a
+   * transition that writes nothing but the subject may be left unsaved: until that write, the store still shows the
+   * step open, and a crash makes the next stage follow it to the same completion again.
    */
-  complete(subject: S, record: PreparedTransaction | null): Promise<{ readonly next: S } | { readonly ended: S }>;
+  complete(subject: S, record: PreparedTransaction | null): Promise<{ readonly next: S } | { readonly ended: S } | { readonly unsaved: S }>;
   /** Ends the workflow FAILED (never asked for a step that must finish); returns the terminal subject as stored. */
   fail(subject: S, code: ErrorCode, message: string): Promise<S>;
   /** Optimistic write: the stored version must be `readVersion`; returns what was stored (version readVersion + 1). */
@@ -345,7 +348,8 @@ export class WorkflowRunner<S extends Versioned> {
         return this.completeStep(progress, decision.subject ?? progress.subject, null);
       }
       case 'wait': {
-        if (decision.subject !== undefined) progress.subject = await this.workflow.save(decision.subject, progress.subject.version);
+        // The subject's changes and the release are one write.
+        if (decision.subject !== undefined) progress.subject = decision.subject;
         await this.release(progress, this.deps.clock.now() + (decision.delayMs ?? this.pollMs));
         return 'waiting';
       }
@@ -486,14 +490,18 @@ export class WorkflowRunner<S extends Versioned> {
     return this.workflow.noteReceipt?.(subject, record, state) ?? subject;
   }
 
-  /** The step is done: the workflow's transition (saved); the stage goes on with the next step. */
+  /**
+   * The step is done: the workflow's transition; the stage goes on with the next step. An `unsaved` transition rides
+   * on the stage's next write (every write of a stage starts from progress.subject and names its stored version; a
+   * stage never ends without one: a send's write-ahead, a release, the end, or a failure re-read from the store).
+   */
   private async completeStep(progress: Progress<S>, subject: S, record: PreparedTransaction | null): Promise<Step> {
     const done = await this.workflow.complete(subject, record);
     if ('ended' in done) {
       progress.subject = done.ended;
       return 'finished';
     }
-    progress.subject = done.next;
+    progress.subject = 'unsaved' in done ? done.unsaved : done.next;
     return 'continue';
   }
 
