@@ -293,8 +293,15 @@ export async function pageOf<T>(
  * made storable (see storableText).
  */
 export function jsonb(value: unknown): string | null {
-  return value === null || value === undefined ? null : JSON.stringify(value, (_key, v: unknown) => storable(v));
+  if (value === null || value === undefined) return null;
+  // JSON.stringify writes U+0000 and a lone surrogate as `\u0000` and `\udXXX` escapes: text without either holds
+  // none, and is the same as the sanitising (per-value, slower) pass would give. Anything else takes that pass.
+  const text = JSON.stringify(value);
+  return UNSTORABLE_ESCAPE.test(text) ? JSON.stringify(value, (_key, v: unknown) => storable(v)) : text;
 }
+
+/** An escape JSON.stringify writes for U+0000 or a surrogate (a false hit, as in `\\u0000`, only costs the slow pass). */
+const UNSTORABLE_ESCAPE = /\\u(?:0000|[dD][89a-fA-F])/;
 
 /** A JSON (not JSONB) parameter: stored as the exact text, which may hold U+0000 (a webhook receiver's response). */
 export function json(value: unknown): string | null {
