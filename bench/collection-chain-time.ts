@@ -21,6 +21,7 @@ import { CollectionExecutor } from '../core/application/worker/collection-execut
 import { BalanceScanner } from '../core/application/worker/balance-scanner.js';
 import { BlockReceipts } from '../core/application/worker/block-receipts.js';
 import { TronBlockSource } from '../adapters/tron/tron-block-source.js';
+import { startBalanceScanJob } from '../hosts/worker/jobs/balance-scan.js';
 import { createAssetRegistry, type AssetRegistry } from '../core/domain/assets.js';
 import { ADDRESS_STATUS, ADDRESS_TYPE, type WalletAddress } from '../core/domain/model/wallet.js';
 import { COLLECTION_STATUS } from '../core/domain/model/collection-task.js';
@@ -345,18 +346,17 @@ async function sweepRun(
   let stop = false;
   let peakRss = 0;
   const receipts = w.receipts;
-  // The worker's balance scanner, in this process as in `npm run worker` (its CPU is the worker's; its node calls
-  // are in the counts): a pass a second, each reading the blocks since the last.
+  // The worker's balance scanner, in this process and on the job `npm run worker` runs (its CPU is the worker's; its
+  // node calls are in the counts): a pass just after each block's slot (CHAIN_BLOCK_MS, nextPassIn), reading the
+  // blocks since the last.
+  const scanJob = startBalanceScanJob(new BalanceScanner({
+    clock: new SystemClock(), cursors: new MemoryScanCursorStore(), wallets: w.stores.wallets, balances: w.stores.balances,
+    deposits: w.stores.deposits, uow: w.stores.uow, developerConfigs: w.stores.developerConfigs, ids: w.stores.ids, assets: w.assets, receipts,
+    blocks: new TronBlockSource({ fullHost: devnet.url, timeoutMs: 5_000 }),
+  }), { slotMs: BLOCK_MS });
   const scanning = (async () => {
-    const scanner = new BalanceScanner({
-      clock: new SystemClock(), cursors: new MemoryScanCursorStore(), wallets: w.stores.wallets, balances: w.stores.balances,
-      deposits: w.stores.deposits, uow: w.stores.uow, developerConfigs: w.stores.developerConfigs, ids: w.stores.ids, assets: w.assets, receipts,
-      blocks: new TronBlockSource({ fullHost: devnet.url, timeoutMs: 5_000 }),
-    });
-    while (!stop) {
-      await scanner.scan().catch(() => undefined);
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-    }
+    while (!stop) await new Promise((resolve) => setTimeout(resolve, 100));
+    await scanJob.stop();
   })();
   const loops = Array.from({ length: executors }, async (_, i) => {
     const executor = new CollectionExecutor({

@@ -180,6 +180,19 @@ export function describeUnitOfWorkContract(name: string, makeSubject: MakeSubjec
       expect(await outbox.listUndispatched(10)).toEqual([]);
     });
 
+    it('a taken event id beside replaces of a command and its task is a ConcurrencyConflict: neither replace lands', async () => {
+      const { uow, commands, tasks, outbox } = subject();
+      await uow.commit({ newCommands: [aCommand()], newTasks: [aTask()], events: [anEvent()] });
+      const command = (await commands.get('C0001'))!;
+      const task = (await tasks.get(aTask().taskNo))!;
+      await expect(uow.commit({
+        commands: [{ ...command, status: 2, version: command.version + 1 }], tasks: [{ ...task, status: 2, version: task.version + 1 }], events: [anEvent()],
+      })).rejects.toBeInstanceOf(ConcurrencyConflict);
+      expect(await commands.get('C0001')).toEqual(command);
+      expect(await tasks.get(aTask().taskNo)).toEqual(task);
+      expect(await outbox.listUndispatched(10)).toHaveLength(1);
+    });
+
     it('a command turning terminal frees its address for a new command in the same change set', async () => {
       const { uow, commands, tasks } = subject();
       await uow.commit({ newCommands: [aCommand()], newTasks: [aTask()] });

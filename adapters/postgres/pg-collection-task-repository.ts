@@ -4,7 +4,7 @@ import { COLLECTION_STATUS, type CollectionStatus, type CollectionTask, type Ene
 import type { NetworkCode } from '../../core/domain/model/common.js';
 import type { CollectionTaskRepository } from '../../core/ports/collection-task-repository.port.js';
 import { fromStoredCollectionTask, toStoredCollectionTask, type StoredCollectionTask } from '../records/collection-task-record.js';
-import { claimDue, guarded, insertRow, jsonb, versionedReplace, type Queryable, type Row } from './pg-support.js';
+import { claimDue, guarded, insertRow, jsonb, replaceStatement, versionedReplace, type Queryable, type Row, type TogetherWrite } from './pg-support.js';
 import { prepared } from './pg-prepared.js';
 
 const TERMINAL = `status NOT IN (${COLLECTION_STATUS.DONE}, ${COLLECTION_STATUS.FAILED})`;
@@ -53,6 +53,14 @@ export function taskFromRow(row: Row): CollectionTask {
 /** Inserts a new task (a taken task number is a unique violation for the caller to classify). */
 export function insertTask(q: Queryable, task: CollectionTask): Promise<void> {
   return insertRow(q, 'collection_tasks', toRow(toStoredCollectionTask(task)));
+}
+
+/** replaceTask as one write of a combined statement (writeTogether). */
+export function taskReplaceWrite(task: CollectionTask): TogetherWrite {
+  return {
+    statement: (from) => replaceStatement('collection_tasks', { column: 'task_no', value: task.taskNo }, toRow(toStoredCollectionTask(task)), from),
+    replaces: { entity: 'collection task', id: task.taskNo },
+  };
 }
 
 /** Optimistic replace guarded by the stored version. */

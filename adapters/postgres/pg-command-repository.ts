@@ -4,7 +4,9 @@ import { COMMAND_STATUS, COMMAND_TYPE, type Command, type CommandStatus, type Co
 import type { CommandRepository } from '../../core/ports/command-repository.port.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
 import { fromStoredCommand, holdsAddressLock, toStoredCommand, type StoredCommand } from '../records/command-record.js';
-import { claimDue, guarded, insertRow, isUniqueViolation, jsonb, pageOf, versionedReplace, type Queryable, type Row } from './pg-support.js';
+import {
+  claimDue, guarded, insertRow, isUniqueViolation, jsonb, pageOf, replaceStatement, versionedReplace, type Queryable, type Row, type TogetherWrite,
+} from './pg-support.js';
 import { prepared } from './pg-prepared.js';
 
 /** The unique constraint that makes "one active fund-moving command per address" a store rule. */
@@ -54,10 +56,23 @@ export async function insertCommand(q: Queryable, command: Command, markLock: bo
  * (a command never regains it: terminal is final) and kept otherwise.
  */
 export async function replaceCommand(q: Queryable, command: Command): Promise<void> {
+  if (!(await versionedReplace(prepared(q), 'commands', { column: 'command_no', value: command.commandNo }, replacedRow(command)))) {
+    throw new ConcurrencyConflict('command', command.commandNo);
+  }
+}
+
+/** replaceCommand as one write of a combined statement (writeTogether). */
+export function commandReplaceWrite(command: Command): TogetherWrite {
+  return {
+    statement: (from) => replaceStatement('commands', { column: 'command_no', value: command.commandNo }, replacedRow(command), from),
+    replaces: { entity: 'command', id: command.commandNo },
+  };
+}
+
+/** The row a replace writes: a command that no longer holds its address's lock gives the lock marker up. */
+function replacedRow(command: Command): Row & { version: number } {
   const row = toRow(toStoredCommand(command));
-  const written = await versionedReplace(prepared(q), 'commands', { column: 'command_no', value: command.commandNo },
-    holdsAddressLock(command) ? row : { ...row, locked_address: null });
-  if (!written) throw new ConcurrencyConflict('command', command.commandNo);
+  return holdsAddressLock(command) ? row : { ...row, locked_address: null };
 }
 
 const ACTIVE = `status IN (${COMMAND_STATUS.PENDING}, ${COMMAND_STATUS.RUNNING})`;

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { WebhookEvent, WebhookEventType } from '../../core/domain/model/webhook.js';
 import type { EventOutbox } from '../../core/ports/event-outbox.port.js';
 import { fromStoredWebhookEvent, toStoredWebhookEvent, type StoredWebhookEvent } from '../records/webhook-record.js';
-import { guarded, insertRow, type Queryable, type Row } from './pg-support.js';
+import { guarded, insertRow, insertStatement, type Queryable, type Row, type TogetherWrite } from './pg-support.js';
 import { prepared } from './pg-prepared.js';
 
 function fromRow(row: Row): StoredWebhookEvent {
@@ -18,11 +18,20 @@ function eventFromRow(row: Row): WebhookEvent {
 
 /** Appends an event (a taken event id is a unique violation for the caller to classify). */
 export function insertEvent(q: Queryable, event: WebhookEvent): Promise<void> {
+  return insertRow(prepared(q), 'webhook_events', eventRow(event));
+}
+
+/** insertEvent as one write of a combined statement (writeTogether). */
+export function eventInsertWrite(event: WebhookEvent): TogetherWrite {
+  return { statement: (from) => insertStatement('webhook_events', eventRow(event), from) };
+}
+
+function eventRow(event: WebhookEvent): Row {
   const record = toStoredWebhookEvent(event);
-  return insertRow(prepared(q), 'webhook_events', {
+  return {
     event_id: record.id, user_id: record.userId, event_type: record.eventType, occurred_at: record.occurredAt,
     payload_json: record.payloadJson, dispatched: record.dispatched,
-  });
+  };
 }
 
 /** The outbox (appended only by PgUnitOfWork, in the transaction of the transition that caused the event). */

@@ -109,6 +109,11 @@ export function routeThroughScopes(pool: pg.Pool): void {
   });
 }
 
+/** Whether the caller runs inside an atomic scope of `pool` (its statements go to the scope's transaction). */
+export function inAtomicScopeOf(pool: pg.Pool): boolean {
+  return scopeOf(pool) !== undefined;
+}
+
 /**
  * Runs `work` in an atomic scope of the pool: BEGIN, the work with every statement of the pool on this connection,
  * COMMIT; any throw rolls everything back. Inside a scope of the same pool it is a savepoint of that scope.
@@ -220,8 +225,8 @@ function placeholders(count: number, from = 1): string {
 
 /** INSERT of one row (its keys are the columns); a unique violation is thrown for the caller to classify. */
 export async function insertRow(q: Queryable, table: string, row: Row): Promise<void> {
-  const columns = Object.keys(row);
-  await q.query(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${placeholders(columns.length)})`, Object.values(row).map(storable));
+  const { text, values } = insertStatement(table, row);
+  await q.query(text, values);
 }
 
 /**
@@ -242,13 +247,69 @@ export async function insertOnce(q: Queryable, table: string, row: Row, conflict
  * stored version is `row.version - 1`. Returns whether a row matched (false: another writer moved it, or it is gone).
  */
 export async function versionedReplace(q: Queryable, table: string, key: { column: string; value: unknown }, row: Row & { version: number }): Promise<boolean> {
-  const columns = Object.keys(row).filter((c) => c !== key.column);
-  const sets = columns.map((c, i) => `${c} = $${i + 3}`).join(', ');
-  const result = await q.query(
-    `UPDATE ${table} SET ${sets} WHERE ${key.column} = $1 AND version = $2`,
-    [key.value, row.version - 1, ...columns.map((c) => storable(row[c]))],
-  );
+  const { text, values } = replaceStatement(table, key, row);
+  const result = await q.query(text, values);
   return result.rowCount === 1;
+}
+
+/** A statement's text, with its parameters numbered from a given `$n`, and their values (see writeTogether). */
+export interface Statement {
+  readonly text: string;
+  readonly values: unknown[];
+}
+
+/** versionedReplace's UPDATE (the stored version must be `row.version - 1`), its parameters from `$from`. */
+export function replaceStatement(table: string, key: { column: string; value: unknown }, row: Row & { version: number }, from = 1): Statement {
+  const columns = Object.keys(row).filter((c) => c !== key.column);
+  const sets = columns.map((c, i) => `${c} = $${i + from + 2}`).join(', ');
+  return {
+    text: `UPDATE ${table} SET ${sets} WHERE ${key.column} = $${from} AND version = $${from + 1}`,
+    values: [key.value, row.version - 1, ...columns.map((c) => storable(row[c]))],
+  };
+}
+
+/** insertRow's INSERT, its parameters from `$from`. */
+export function insertStatement(table: string, row: Row, from = 1): Statement {
+  const columns = Object.keys(row);
+  return { text: `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${placeholders(columns.length, from)})`, values: Object.values(row).map(storable) };
+}
+
+/** One write of writeTogether: its statement (parameters from `$from`), and for a versioned replace what it names. */
+export interface TogetherWrite {
+  statement(from: number): Statement;
+  /** Set for a versioned replace: it must write its row, or the whole statement is undone (a ConcurrencyConflict on it). */
+  readonly replaces?: { readonly entity: string; readonly id: string };
+}
+
+/** The SQLSTATE custody_written raises (migration 0016): a versioned replace of writeTogether wrote nothing. */
+const NOT_WRITTEN = 'CH409';
+
+/**
+ * Writes as ONE statement, each a data-modifying CTE: PostgreSQL applies a statement whole or not at all, so they
+ * land together with no BEGIN and COMMIT (two round trips fewer than inTransaction, and one for all the writes). A
+ * versioned replace that matched no row makes custody_written raise, which undoes every write of the statement: a
+ * ConcurrencyConflict on it. Any other error (a unique violation of an insert) is thrown as it is, also with nothing
+ * kept. Under READ COMMITTED each UPDATE re-checks its version against a concurrent commit, as on its own.
+ */
+export async function writeTogether(q: Queryable, writes: readonly TogetherWrite[]): Promise<void> {
+  const values: unknown[] = [];
+  const ctes: string[] = [];
+  const checks: string[] = [];
+  writes.forEach((write, i) => {
+    const { text, values: own } = write.statement(values.length + 1);
+    values.push(...own);
+    ctes.push(`w${i} AS (${text} RETURNING 1)`);
+    if (write.replaces !== undefined) {
+      values.push(write.replaces.entity, write.replaces.id);
+      checks.push(`custody_written((SELECT count(*) FROM w${i}), $${values.length - 1}, $${values.length})`);
+    }
+  });
+  try {
+    await q.query(`WITH ${ctes.join(', ')} SELECT ${checks.length > 0 ? checks.join(', ') : '1'}`, values);
+  } catch (error) {
+    if (error instanceof pg.DatabaseError && error.code === NOT_WRITTEN) throw new ConcurrencyConflict(error.detail ?? 'row', error.hint ?? '?');
+    throw error;
+  }
 }
 
 /**

@@ -2,13 +2,14 @@ import type pg from 'pg';
 import { ConcurrencyConflict, DomainError } from '../../core/domain/errors.js';
 import type { ChangeSet, UnitOfWork } from '../../core/ports/unit-of-work.port.js';
 import { distinctChanges } from '../records/change-set.js';
-import { COMMAND_LOCK_CONSTRAINT, insertCommand, replaceCommand } from './pg-command-repository.js';
-import { insertTask, replaceTask } from './pg-collection-task-repository.js';
+import { COMMAND_LOCK_CONSTRAINT, commandReplaceWrite, insertCommand, replaceCommand } from './pg-command-repository.js';
+import { insertTask, replaceTask, taskReplaceWrite } from './pg-collection-task-repository.js';
 import { replacePayment } from './pg-cashier-token-repository.js';
 import { insertDeposit, replaceDeposit } from './pg-deposit-repository.js';
-import { insertEvent } from './pg-event-outbox.js';
+import { eventInsertWrite, insertEvent } from './pg-event-outbox.js';
+import { prepared } from './pg-prepared.js';
 import { checkVelocity } from './pg-withdrawal-policy-repository.js';
-import { guarded, inAtomicScope, inTransaction, isUniqueViolation, routeThroughScopes } from './pg-support.js';
+import { guarded, inAtomicScope, inAtomicScopeOf, inTransaction, isUniqueViolation, routeThroughScopes, writeTogether } from './pg-support.js';
 
 /** Runs an insert; a unique violation of the row's own key is a ConcurrencyConflict on it. */
 async function insertOrConflict(insert: () => Promise<void>, entity: string, id: string): Promise<void> {
@@ -51,6 +52,19 @@ export class PgUnitOfWork implements UnitOfWork {
     return guarded('unit of work commit', async () => {
       const { newCommands, newTasks, commands, tasks, events, newDeposits, deposits, payments, empty } = distinctChanges(changes);
       if (empty) return;
+      if (changes.velocity === undefined && newCommands.length + newTasks.length + newDeposits.length + deposits.length + payments.length === 0
+        && !inAtomicScopeOf(this.pool)) {
+        // A workflow's transition (a task, its command, its event): one statement, no BEGIN and COMMIT (decision 158).
+        await writeTogether(prepared(this.pool), [
+          ...commands.map(commandReplaceWrite), ...tasks.map(taskReplaceWrite), ...events.map(eventInsertWrite),
+        ]).catch((error: unknown) => {
+          if (isUniqueViolation(error) && (error as { table?: string }).table === 'webhook_events') {
+            throw new ConcurrencyConflict('webhook event', events.length === 1 ? events[0]!.eventId : '(one of the change set)');
+          }
+          throw error;
+        });
+        return;
+      }
       await inTransaction(this.pool, async (client) => {
         // The user's velocity lock first, so the totals below are judged on everything committed before this commit.
         if (changes.velocity !== undefined) await checkVelocity(client, changes.velocity);
