@@ -39,15 +39,19 @@ function recordingTasks(tasks: CollectionTaskRepository, updates: CollectionTask
   });
 }
 
+/** A fresh world with a sub-address holding 4 USDT and its collection requested. */
+async function usdtSweep(): Promise<{ w: WorkerWorld; sub: string; task: CollectionTask }> {
+  world = await buildWorkerWorld({ solidifyLag: 1 });
+  const sub = await world.addSub();
+  world.devnet.fundToken(sub, 4_000_000n);
+  return { w: world, sub, task: await world.collect(sub, 'USDT') };
+}
+
 const txidsOf = (task: CollectionTask): string[] => task.steps.flatMap((s) => (s.transaction === null ? [] : [s.transaction.txid]));
 
 describe('task writes of a sweep', { timeout: 60_000 }, () => {
   it('every update of a USDT sweep stores a new transaction or releases the task: none only saves a completion', async () => {
-    world = await buildWorkerWorld({ solidifyLag: 1 });
-    const w = world;
-    const sub = await w.addSub();
-    w.devnet.fundToken(sub, 4_000_000n);
-    const task = await w.collect(sub, 'USDT');
+    const { w, sub, task } = await usdtSweep();
     const updates: CollectionTask[] = [];
     await driveUntil(w, [executorOf(w, w.gateway, recordingTasks(w.stores.tasks, updates))],
       async () => (await w.stores.tasks.get(task.taskNo))!.finishedAt !== null);
@@ -65,11 +69,7 @@ describe('task writes of a sweep', { timeout: 60_000 }, () => {
   });
 
   it('a crash between a completion and its write: the store still shows the step open; the next stage completes it, nothing sent twice', async () => {
-    world = await buildWorkerWorld({ solidifyLag: 1 });
-    const w = world;
-    const sub = await w.addSub();
-    w.devnet.fundToken(sub, 4_000_000n);
-    const task = await w.collect(sub, 'USDT');
+    const { w, sub, task } = await usdtSweep();
     const updates: CollectionTask[] = [];
     const tasks = recordingTasks(w.stores.tasks, updates);
     // The second transaction is signed in the stage that completed the first one's step: the process dies there.
