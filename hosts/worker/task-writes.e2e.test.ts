@@ -9,8 +9,10 @@ import { CollectionExecutor } from '../../core/application/worker/collection-exe
 import { COLLECTION_STATUS, type CollectionTask } from '../../core/domain/model/collection-task.js';
 import type { ChainGateway } from '../../core/ports/chain-gateway.port.js';
 import type { CollectionTaskRepository } from '../../core/ports/collection-task-repository.port.js';
+import type { EnergyProvider } from '../../core/ports/energy-provider.port.js';
 import { SelfDelegationEnergyProvider } from '../../adapters/tron/index.js';
-import { buildWorkerWorld, type WorkerWorld } from './worker-test-fixture.js';
+import { buildWorkerWorld, type WorkerWorld, type WorkerWorldOptions } from './worker-test-fixture.js';
+import { devnetRentalProvider } from '../../contracts-tests/harness/tron-devnet.js';
 import { driveUntil } from './worker-drive.js';
 
 let world: WorkerWorld | undefined;
@@ -19,9 +21,9 @@ afterEach(async () => {
   world = undefined;
 });
 
-function executorOf(w: WorkerWorld, chain: ChainGateway, tasks: CollectionTaskRepository): CollectionExecutor {
+function executorOf(w: WorkerWorld, chain: ChainGateway, tasks: CollectionTaskRepository, energy?: { rental: EnergyProvider }): CollectionExecutor {
   return new CollectionExecutor({
-    ...w.stores, tasks, chain, cipher: w.cipher, assets: w.assets, energy: { self: new SelfDelegationEnergyProvider(chain) },
+    ...w.stores, tasks, chain, cipher: w.cipher, assets: w.assets, energy: energy ?? { self: new SelfDelegationEnergyProvider(chain) },
   }, { confirmations: 1, pollMs: 3_000 });
 }
 
@@ -40,11 +42,22 @@ function recordingTasks(tasks: CollectionTaskRepository, updates: CollectionTask
 }
 
 /** A fresh world with a sub-address holding 4 USDT and its collection requested. */
-async function usdtSweep(): Promise<{ w: WorkerWorld; sub: string; task: CollectionTask }> {
-  world = await buildWorkerWorld({ solidifyLag: 1 });
+async function usdtSweep(options: WorkerWorldOptions = {}): Promise<{ w: WorkerWorld; sub: string; task: CollectionTask }> {
+  world = await buildWorkerWorld({ solidifyLag: 1, ...options });
   const sub = await world.addSub();
   world.devnet.fundToken(sub, 4_000_000n);
   return { w: world, sub, task: await world.collect(sub, 'USDT') };
+}
+
+/** Every update stores a new transaction (its write-ahead record) or releases the task: none is a save a stage could have left to its next write. */
+function expectEachUpdateSendsOrReleases(start: CollectionTask, updates: readonly CollectionTask[]): void {
+  let before = start;
+  for (const update of updates) {
+    const added = txidsOf(update).filter((txid) => !txidsOf(before).includes(txid));
+    expect({ status: update.status, released: update.lease === null, added: added.length > 0 })
+      .not.toMatchObject({ released: false, added: false });
+    before = update;
+  }
 }
 
 const txidsOf = (task: CollectionTask): string[] => task.steps.flatMap((s) => (s.transaction === null ? [] : [s.transaction.txid]));
@@ -57,15 +70,20 @@ describe('task writes of a sweep', { timeout: 60_000 }, () => {
       async () => (await w.stores.tasks.get(task.taskNo))!.finishedAt !== null);
     const done = (await w.stores.tasks.get(task.taskNo))!;
     expect({ status: done.status, error: done.lastError }).toEqual({ status: COLLECTION_STATUS.DONE, error: null });
-    let before = task;
-    for (const update of updates) {
-      const added = txidsOf(update).filter((txid) => !txidsOf(before).includes(txid));
-      expect({ status: update.status, released: update.lease === null, added: added.length > 0 })
-        .not.toMatchObject({ released: false, added: false });
-      before = update;
-    }
+    expectEachUpdateSendsOrReleases(task, updates);
     // Each transaction the sweep sent was written once before it went out (an update each): no update beside them.
     expect(updates.length).toBe(txidsOf(done).length);
+  });
+
+  it('a rental sweep: the order placed and the release of the task that waits for its energy are one update', async () => {
+    const { w, task } = await usdtSweep({ stakeTrx: 0n, seed: 'task-writes-rental' });
+    const updates: CollectionTask[] = [];
+    await driveUntil(w, [executorOf(w, w.gateway, recordingTasks(w.stores.tasks, updates), { rental: devnetRentalProvider(w.devnet, 'tronsave') })],
+      async () => (await w.stores.tasks.get(task.taskNo))!.finishedAt !== null);
+    const done = (await w.stores.tasks.get(task.taskNo))!;
+    expect({ status: done.status, error: done.lastError, path: done.energyPath }).toEqual({ status: COLLECTION_STATUS.DONE, error: null, path: 'rental' });
+    expect(done.steps.some((s) => s.orderRef !== null)).toBe(true);
+    expectEachUpdateSendsOrReleases(task, updates);
   });
 
   it('a crash between a completion and its write: the store still shows the step open; the next stage completes it, nothing sent twice', async () => {
