@@ -179,6 +179,8 @@ export function startWorker(deps: WorkerDeps, options: WorkerOptions = {}): Runn
       if (timer !== undefined) clearTimeout(timer);
       await loop;
       if (running !== null) await running.catch(() => undefined);
+      // The tasks kept between stages go back to the store, due as they were: another worker takes them at once.
+      await collections.releaseKept().catch((error: unknown) => options.log?.error({ err: error }, 'kept tasks not released'));
       await Promise.all(jobs.map((job) => job.stop()));
     },
   };

@@ -49,12 +49,17 @@ async function usdtSweep(options: WorkerWorldOptions = {}): Promise<{ w: WorkerW
   return { w: world, sub, task: await world.collect(sub, 'USDT') };
 }
 
-/** Every update stores a new transaction (its write-ahead record) or releases the task: none is a save a stage could have left to its next write. */
+/**
+ * Every update stores a new transaction (its write-ahead record) or ends the stage, releasing the task or keeping it
+ * for the runner (decision 160: due in the store when the lease ends): none is a save a stage could have left to its
+ * next write.
+ */
 function expectEachUpdateSendsOrReleases(start: CollectionTask, updates: readonly CollectionTask[]): void {
   let before = start;
   for (const update of updates) {
     const added = txidsOf(update).filter((txid) => !txidsOf(before).includes(txid));
-    expect({ status: update.status, released: update.lease === null, added: added.length > 0 })
+    const released = update.lease === null || update.lease.expiresAt === update.nextRunAt;
+    expect({ status: update.status, released, added: added.length > 0 })
       .not.toMatchObject({ released: false, added: false });
     before = update;
   }

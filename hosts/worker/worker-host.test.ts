@@ -51,6 +51,23 @@ describe('startWorker', { timeout: 60_000 }, () => {
     expect(await w.gateway.getTokenBalance(w.main.address, w.devnet.usdtAddress)).toBe(3_000_000n);
   });
 
+  it('stop() gives back the collections it keeps between stages: the store shows them unleased, due as they were', async () => {
+    world = await buildWorkerWorld({ solidifyLag: 1 });
+    const w = world;
+    const sub = await w.addSub();
+    w.devnet.fundToken(sub, 3_000_000n);
+    const task = await w.collect(sub, 'USDT');
+    worker = startWorker(depsOf(w), { manual: true, collection: { confirmations: 1 } });
+    await worker.tick();
+    const kept = (await w.stores.tasks.get(task.taskNo))!;
+    expect({ finished: kept.finishedAt, owned: kept.lease !== null }).toEqual({ finished: null, owned: true });
+    await worker.stop();
+    worker = undefined;
+    const released = (await w.stores.tasks.get(task.taskNo))!;
+    expect(released.lease).toBeNull();
+    expect(released.nextRunAt).toBeLessThan(kept.lease!.expiresAt);
+  });
+
   it('concurrent tick() calls share one pass (never overlap)', async () => {
     world = await buildWorkerWorld({ stakeTrx: 0n });
     const w = world;

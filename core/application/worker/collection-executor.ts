@@ -127,6 +127,11 @@ class CollectionWorkflow extends TaskWorkflowBase implements Workflow<Collection
     return { ...task, nextRunAt: at, lease: null };
   }
 
+  /** Kept by its runner between stages (decision 160): no one else writes a task once it has started. */
+  kept(task: CollectionTask, lease: { readonly owner: string; readonly expiresAt: number }): CollectionTask {
+    return { ...task, nextRunAt: lease.expiresAt, lease };
+  }
+
   statusOf(task: CollectionTask): CollectionStatus {
     return task.status;
   }

@@ -31,6 +31,11 @@ export interface WorkflowOptions {
   readonly concurrency?: number;
   /** Stages one runDue runs at most (default 100; commands 50). */
   readonly batch?: number;
+  /**
+   * Collections: tasks a runner keeps between its stages, resuming them from memory without a claim (default 1,000;
+   * 0: none; decision 160). Their lease is the runner's until a lease after they fall due.
+   */
+  readonly keepMax?: number;
 
   /** Collections — spec §8: wait for energy readiness up to 60 s, then FAILED BIZ-ENERGY-TIMEOUT. */
   readonly energyTimeoutMs?: number;
@@ -110,7 +115,7 @@ export class WorkflowExecutor<S extends Versioned> {
       ...defined({ retryBaseMs: defaults.retryBaseMs, retryMaxMs: defaults.retryMaxMs }),
       ...defined({
         leaseMs: options.leaseMs, pollMs: options.pollMs, retryBaseMs: options.retryBaseMs, retryMaxMs: options.retryMaxMs,
-        stuckAfterMs: options.stuckAfterMs, concurrency: options.concurrency,
+        stuckAfterMs: options.stuckAfterMs, concurrency: options.concurrency, keepMax: options.keepMax,
       }),
       owner: options.owner ?? deps.ids.uuid(),
     };
@@ -126,6 +131,16 @@ export class WorkflowExecutor<S extends Versioned> {
   async runOnce(): Promise<StageResult | null> {
     const result = await this.runner.runOnce();
     return result === null ? null : this.resultOf(result);
+  }
+
+  /** Releases the subjects this executor keeps between stages (a stopping worker), due as they were here. */
+  releaseKept(): Promise<void> {
+    return this.runner.releaseKept();
+  }
+
+  /** How many subjects this executor keeps between stages now. */
+  keptCount(): number {
+    return this.runner.keptCount();
   }
 
   private resultOf(result: RunResult<S>): StageResult {

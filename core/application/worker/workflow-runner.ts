@@ -121,6 +121,12 @@ export interface Workflow<S extends Versioned> {
   /** The subject with its lease released and its next look due at `at`. */
   released(subject: S, at: number): S;
   /**
+   * The subject released to its lease's owner alone (decision 160): stored due at `lease.expiresAt`, when any runner
+   * may claim it; until then only the owner looks at it, from memory, without a claim. Optional: a workflow whose
+   * subjects other writers change while they wait (a withdrawal's approval) leaves it out and is always released.
+   */
+  kept?(subject: S, lease: { readonly owner: string; readonly expiresAt: number }): S;
+  /**
    * Completes the current step (its transaction confirmed, or nothing to send): the transition, saved with the lease
    * kept (`next`, the stage goes on), the workflow's end (`ended`, the terminal subject as stored), or the transition
    * left for the stage's next write to carry (`unsaved`: the subject at its stored version; decision 157). Only a
@@ -170,6 +176,12 @@ export interface RunnerOptions {
    * for node round trips, which then overlap. Leases keep subjects apart exactly as between runners.
    */
   readonly concurrency?: number;
+  /**
+   * Subjects a runner keeps between its stages at most (default 1,000; 0: none), for a workflow with `kept`: a stage
+   * that ends waiting for the chain keeps its lease, and the runner resumes the subject from memory when it is due,
+   * without a claim (decision 160). Beyond this many, subjects are released as before.
+   */
+  readonly keepMax?: number;
 }
 
 /** What one stage did to one subject. */
@@ -209,6 +221,9 @@ export class WorkflowRunner<S extends Versioned> {
   private readonly backoff: RetryBackoff;
   /** Last stuck report per subject, so the log says it once per stuckAfterMs, not every poll. */
   private readonly stuckReported = new Map<string, number>();
+  private readonly keepMax: number;
+  /** Subjects this runner keeps (their lease is its own, stored due at its end): each as stored, and when it is due here. */
+  private readonly kept = new Map<string, { readonly subject: S } & Kept>();
 
   constructor(
     private readonly workflow: Workflow<S>,
@@ -226,6 +241,7 @@ export class WorkflowRunner<S extends Versioned> {
     this.maxSteps = options.maxStepsPerStage ?? 8;
     this.concurrency = Math.max(1, Math.floor(options.concurrency ?? 1));
     this.backoff = new RetryBackoff(options.retryBaseMs ?? 1_000, options.retryMaxMs ?? 60_000);
+    this.keepMax = workflow.kept === undefined ? 0 : Math.max(0, Math.floor(options.keepMax ?? 1_000));
   }
 
   /**
@@ -233,15 +249,24 @@ export class WorkflowRunner<S extends Versioned> {
    * starts when the last one to start has claimed a subject, so a pass that finds k subjects due makes about k + 1
    * claims, not k + `concurrency` (an idle poll is one claim, not one per lane: on PostgreSQL each is an UPDATE). An
    * error that escapes a stage (a crash) stops the others from starting new stages and is rethrown once the running
-   * ones have ended.
+   * ones have ended. Subjects due in the store go first, in the store's order; once a claim finds none, the pass
+   * resumes the subjects this runner keeps (decision 160) without claiming again.
    */
   async runDue(maxStages = 100): Promise<RunResult<S>[]> {
     const results: RunResult<S>[] = [];
+    const pass = { storeDry: false };
     let started = 0;
     let stop = false;
+    // The first failure is rethrown once all lanes have ended; each lane's is caught as it happens (a lane failing
+    // while an earlier one is still awaited must not be an unhandled rejection).
+    let failure: { reason: unknown } | undefined;
     const lanes: Promise<void>[] = [];
     const open = (): void => {
-      if (!stop && lanes.length < this.concurrency && started < maxStages) lanes.push(lane());
+      if (!stop && lanes.length < this.concurrency && started < maxStages) {
+        lanes.push(lane().catch((reason: unknown) => {
+          failure ??= { reason };
+        }));
+      }
     };
     const lane = async (): Promise<void> => {
       let first = true;
@@ -250,7 +275,7 @@ export class WorkflowRunner<S extends Versioned> {
         let result: RunResult<S> | null;
         try {
           // The lane's first claim that finds a subject opens the next lane.
-          result = await this.runOnce(first ? open : undefined);
+          result = await this.runOnce(first ? open : undefined, pass);
         } catch (error) {
           stop = true;
           throw error;
@@ -264,33 +289,39 @@ export class WorkflowRunner<S extends Versioned> {
       }
     };
     open();
-    // Lanes opened while others run are awaited too; the first failure is rethrown once all have ended.
-    let failure: { reason: unknown } | undefined;
-    for (let settled = 0; settled < lanes.length; settled++) {
-      await lanes[settled]!.catch((reason: unknown) => {
-        failure ??= { reason };
-      });
-    }
+    // Lanes opened while others run are awaited too.
+    for (let settled = 0; settled < lanes.length; settled++) await lanes[settled];
     if (failure !== undefined) throw failure.reason;
     return results;
   }
 
   /**
-   * Claims one due subject and runs one stage of it; null when nothing is due. `onClaimed` is told once a subject is
-   * claimed, before its stage runs.
+   * Claims one due subject, or resumes one this runner keeps, and runs one stage of it; null when nothing is due.
+   * `onClaimed` is told once a subject is claimed, before its stage runs. The store goes first: subjects started
+   * earlier must not hold back the first stages of others (each sweep's stages are a block apart, so starting them
+   * all early ends them all early); `pass.storeDry` says a claim of this pass found nothing, so none is tried again.
    */
-  async runOnce(onClaimed?: () => void): Promise<RunResult<S> | null> {
-    const claimed = await this.workflow.claim(this.deps.clock.now(), this.owner, this.leaseMs);
+  async runOnce(onClaimed?: () => void, pass = { storeDry: false }): Promise<RunResult<S> | null> {
+    const now = this.deps.clock.now();
+    let claimed: S | null = null;
+    if (!pass.storeDry) {
+      claimed = await this.workflow.claim(now, this.owner, this.leaseMs);
+      pass.storeDry = claimed === null;
+    }
+    claimed ??= await this.resumeKept(now);
     if (claimed === null) return null;
     onClaimed?.();
     const key = this.workflow.key(claimed);
-    const progress: Progress<S> = { subject: claimed, sent: false };
+    // A subject kept here whose lease ran out and that this runner claimed again from the store: the store's is current.
+    this.kept.delete(key);
+    const progress: Progress<S> = { subject: claimed, sent: false, kept: null };
     try {
       try {
         // One stage is one moment's view of the chain: a state read its steps repeat is asked once (ChainGateway.moment).
         const result = await (this.deps.chain.moment?.(() => this.stage(progress)) ?? this.stage(progress));
         if (result.outcome !== 'retrying') this.backoff.reset(key);
         if (result.outcome === 'finished') this.stuckReported.delete(key);
+        if (progress.kept !== null && this.workflow.holds(progress.subject, this.owner)) this.kept.set(key, { subject: progress.subject, ...progress.kept });
         return result;
       } catch (error) {
         return await this.onError(key, progress, error);
@@ -307,6 +338,46 @@ export class WorkflowRunner<S extends Versioned> {
     }
   }
 
+  /**
+   * A kept subject that is due, taken out of memory (the first found: they are kept in about the order they fall
+   * due); null when none is. One with less than half a lease left has its lease renewed first, by a versioned write
+   * that loses to any other runner's claim, exactly as a claim would.
+   */
+  private async resumeKept(now: number): Promise<S | null> {
+    for (const [key, entry] of this.kept) {
+      if (entry.dueAt > now) continue;
+      this.kept.delete(key);
+      if (now + this.leaseMs / 2 <= entry.expiresAt) return entry.subject;
+      try {
+        return await this.workflow.save(this.workflow.kept!(entry.subject, { owner: this.owner, expiresAt: now + this.leaseMs }), entry.subject.version);
+      } catch (error) {
+        // Claimed by another runner since (or the store is down: the lease runs out and the subject is claimed again).
+        if (error instanceof ConcurrencyConflict || error instanceof InfrastructureError) continue;
+        throw error;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Releases every subject this runner keeps (a stopping worker): due when it was due here, for any runner. A subject
+   * changed since (a lost lease) or a store that fails is left to its lease's end.
+   */
+  async releaseKept(): Promise<void> {
+    const entries = [...this.kept.values()];
+    this.kept.clear();
+    for (const { subject, dueAt } of entries) {
+      await this.workflow.save(this.workflow.released(subject, dueAt), subject.version).catch((error: unknown) => {
+        if (!(error instanceof ConcurrencyConflict || error instanceof InfrastructureError)) throw error;
+      });
+    }
+  }
+
+  /** How many subjects this runner keeps now (for tests and metrics). */
+  keptCount(): number {
+    return this.kept.size;
+  }
+
   /** Steps until one has to wait for the chain or the workflow ends (at most maxStepsPerStage steps). */
   private async stage(progress: Progress<S>): Promise<RunResult<S>> {
     const key = this.workflow.key(progress.subject);
@@ -320,7 +391,7 @@ export class WorkflowRunner<S extends Versioned> {
       if (next !== 'continue') return { key, outcome: next, sent: progress.sent, subject: progress.subject };
       outcome = 'advanced';
     }
-    await this.release(progress, this.deps.clock.now());
+    await this.release(progress, this.deps.clock.now(), true);
     return { key, outcome, sent: progress.sent, subject: progress.subject };
   }
 
@@ -350,7 +421,7 @@ export class WorkflowRunner<S extends Versioned> {
       case 'wait': {
         // The subject's changes and the release are one write.
         if (decision.subject !== undefined) progress.subject = decision.subject;
-        await this.release(progress, this.deps.clock.now() + (decision.delayMs ?? this.pollMs));
+        await this.release(progress, this.deps.clock.now() + (decision.delayMs ?? this.pollMs), true);
         return 'waiting';
       }
       case 'retry':
@@ -403,7 +474,7 @@ export class WorkflowRunner<S extends Versioned> {
 
   private async waitFor(progress: Progress<S>, step: WorkflowStep<S>): Promise<Step> {
     this.checkStuck(progress.subject, step);
-    await this.release(progress, this.deps.clock.now() + this.pollMs);
+    await this.release(progress, this.deps.clock.now() + this.pollMs, true);
     return 'waiting';
   }
 
@@ -420,7 +491,7 @@ export class WorkflowRunner<S extends Versioned> {
     const record = writeAheadRecord(decision.tx, now);
     const persisted = decision.persist(record);
     const onAcceptance = completionOf(step, persisted) === 'accepted';
-    progress.subject = await this.workflow.save(onAcceptance ? persisted : this.workflow.released(persisted, now + this.pollMs), progress.subject.version);
+    progress.subject = await this.workflow.save(onAcceptance ? persisted : this.releasedAt(progress, persisted, now + this.pollMs, true), progress.subject.version);
     progress.sent = true;
     try {
       await broadcastPrepared(this.deps.chain, record);
@@ -542,8 +613,22 @@ export class WorkflowRunner<S extends Versioned> {
     return 'retrying';
   }
 
-  private async release(progress: Progress<S>, at: number): Promise<void> {
-    progress.subject = await this.workflow.save(this.workflow.released(progress.subject, at), progress.subject.version);
+  /**
+   * Releases the subject, due at `at`; `keep` (a stage that waits for the chain): kept by this runner instead, while
+   * it keeps fewer than keepMax (decision 160).
+   */
+  private async release(progress: Progress<S>, at: number, keep = false): Promise<void> {
+    progress.subject = await this.workflow.save(this.releasedAt(progress, progress.subject, at, keep), progress.subject.version);
+  }
+
+  /** The subject released at `at`, or kept (noted in `progress`, so the stage's end keeps it in memory). */
+  private releasedAt(progress: Progress<S>, subject: S, at: number, keep: boolean): S {
+    if (!keep || this.workflow.kept === undefined || this.kept.size >= this.keepMax) {
+      progress.kept = null;
+      return this.workflow.released(subject, at);
+    }
+    progress.kept = { dueAt: at, expiresAt: at + this.leaseMs };
+    return this.workflow.kept(subject, { owner: this.owner, expiresAt: at + this.leaseMs });
   }
 
   /** Logs (once per stuckAfterMs) a step that has been running too long, with the error that last retried it: an operator should look. */
@@ -565,10 +650,20 @@ export class WorkflowRunner<S extends Versioned> {
   }
 }
 
-/** A stage's running state: the subject as last saved, and whether a transaction went out. */
+/**
+ * A stage's running state: the subject as last saved, whether a transaction went out, and whether its last release
+ * kept it for this runner.
+ */
 interface Progress<S> {
   subject: S;
   sent: boolean;
+  kept: Kept | null;
+}
+
+/** A subject kept by its runner: due there at `dueAt`; its lease (and its due time in the store) ends at `expiresAt`. */
+interface Kept {
+  readonly dueAt: number;
+  readonly expiresAt: number;
 }
 
 /** What a step visit leads to: go on with the next step, or end the stage so. */
