@@ -34,6 +34,8 @@ import { createDevnetChainGateway, SelfDelegationEnergyProvider, type TronWebCha
 
 const BLOCK_MS = Number(process.env['DEVNET_BLOCK_MS'] ?? 3_000);
 const IDLE_MS = Number(process.env['BENCH_IDLE_MS'] ?? 100);
+/** BENCH_TIMELINE=1: every 250 ms of a run, the block, the stages run and the tasks by status. */
+const TIMELINE = process.env['BENCH_TIMELINE'] === '1';
 const TRX = 1_000_000n;
 
 /** The devnet child: its URL, USDT contract, and CPU so far. */
@@ -375,6 +377,11 @@ async function sweepRun(
     peakRss = Math.max(peakRss, process.memoryUsage.rss());
     const counts = await w.stores.tasks.countByStatus();
     ended = (counts.get(COLLECTION_STATUS.DONE) ?? 0) + (counts.get(COLLECTION_STATUS.FAILED) ?? 0);
+    if (TIMELINE) {
+      const head = (await w.gateway.head()).number - startBlock;
+      const line = [...counts].sort(([a], [b]) => a - b).map(([status, n]) => `${status}:${n}`).join(' ');
+      console.log(`      ${((performance.now() - started) / 1_000).toFixed(2)} s, block +${head}, stages ${stages}: ${line}`);
+    }
     if (ended === sweeps) break;
   }
   const wallMs = performance.now() - started;
