@@ -61,6 +61,37 @@ export function describeBalanceRepositoryContract(
       }), { numRuns: options.numRuns ?? 25 });
     });
 
+    it('putAll: of several snapshots for one address, the newest stays, and of equal times the last', async () => {
+      const { balances } = subject();
+      const at = (time: number, amount: bigint) => aBalance({ updatedAt: T0 + time, items: [{ symbol: 'TRX', available: amount, updatedAt: T0 + time }] });
+      await balances.put(at(5, 1n));
+      await balances.putAll([at(4, 2n), at(6, 3n), at(6, 4n), at(5, 5n), aBalance({ address: addressOf(2) })]);
+      expect(await balances.get(addressOf(1))).toEqual(at(6, 4n));
+      expect(await balances.get(addressOf(2))).toEqual(aBalance({ address: addressOf(2) }));
+      await balances.putAll([]);
+      expect(await balances.get(addressOf(1))).toEqual(at(6, 4n));
+    });
+
+    it('putAll leaves what the same puts one by one, in order, would leave (several for one address included)', async () => {
+      const entry = fc.record({ address: fc.integer({ min: 1, max: 3 }), time: fc.nat(4), amount: fc.bigInt({ min: 0n, max: 2n ** 80n }) });
+      await fc.assert(fc.asyncProperty(fc.array(entry, { maxLength: 5 }), fc.array(entry, { maxLength: 8 }), async (before, batch) => {
+        const snapshot = (e: { address: number; time: number; amount: bigint }, i: number) => aBalance({
+          address: addressOf(e.address), updatedAt: T0 + e.time, refreshSource: i % 2 === 0 ? 1 : 2,
+          items: [{ symbol: 'TRX', available: e.amount, updatedAt: T0 + e.time }],
+        });
+        const stored = async (balances: BalanceRepository) => Promise.all([1, 2, 3].map((a) => balances.get(addressOf(a))));
+        const expected = await withSubject(makeSubject, async ({ balances }) => {
+          for (const [i, e] of [...before, ...batch].entries()) await balances.put(snapshot(e, i));
+          return stored(balances);
+        });
+        await withSubject(makeSubject, async ({ balances }) => {
+          for (const [i, e] of before.entries()) await balances.put(snapshot(e, i));
+          await balances.putAll(batch.map((e, i) => snapshot(e, before.length + i)));
+          expect(await stored(balances)).toEqual(expected);
+        });
+      }), { numRuns: options.numRuns ?? 25 });
+    });
+
     options.extraTestsFn?.(makeSubject);
   });
 }

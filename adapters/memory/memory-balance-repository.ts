@@ -17,4 +17,8 @@ export class MemoryBalanceRepository implements BalanceRepository {
     if (stored !== undefined && stored.updatedAt > snapshot.updatedAt) return;
     this.store.balances.set(snapshot.address, storedCopy(snapshot));
   }
+
+  async putAll(snapshots: readonly BalanceSnapshot[]): Promise<void> {
+    for (const snapshot of snapshots) await this.put(snapshot);
+  }
 }

@@ -35,4 +35,9 @@ export class MongoBalanceRepository implements BalanceRepository {
       }
     });
   }
+
+  /** One put after the other: each is a conditional upsert with its own duplicate-key retry. */
+  async putAll(snapshots: readonly BalanceSnapshot[]): Promise<void> {
+    for (const snapshot of snapshots) await this.put(snapshot);
+  }
 }

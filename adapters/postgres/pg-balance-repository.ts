@@ -43,4 +43,29 @@ export class PgBalanceRepository implements BalanceRepository {
       );
     });
   }
+
+  /**
+   * One upsert of every row (unnest of one array per column). A statement may not update a row twice, so of several
+   * snapshots for one address only the one the puts in order would leave is sent (the newest; the last of equal
+   * times); rows go in address order, so two batches lock their rows in the same order.
+   */
+  putAll(snapshots: readonly BalanceSnapshot[]): Promise<void> {
+    if (snapshots.length === 0) return Promise.resolve();
+    return guarded('balance write', async () => {
+      const last = new Map<string, BalanceSnapshot>();
+      for (const snapshot of snapshots) {
+        const kept = last.get(snapshot.address);
+        if (kept === undefined || kept.updatedAt <= snapshot.updatedAt) last.set(snapshot.address, snapshot);
+      }
+      const rows = [...last.values()].sort((a, b) => (a.address < b.address ? -1 : 1)).map((s) => toRow(toStoredBalance(s)));
+      await this.pool.query(
+        `INSERT INTO balance_snapshots (address, items, refresh_source, updated_at)
+         SELECT * FROM unnest($1::text[], $2::jsonb[], $3::smallint[], $4::bigint[])
+         ON CONFLICT (address) DO UPDATE
+           SET items = excluded.items, refresh_source = excluded.refresh_source, updated_at = excluded.updated_at
+           WHERE balance_snapshots.updated_at <= excluded.updated_at`,
+        [rows.map((r) => r['address']), rows.map((r) => r['items']), rows.map((r) => r['refresh_source']), rows.map((r) => r['updated_at'])],
+      );
+    });
+  }
 }

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import type { AssetRegistry } from '../../domain/assets.js';
 import { ChainError } from '../../domain/errors.js';
-import { REFRESH_SOURCE, type BalanceItem } from '../../domain/model/balance.js';
+import { REFRESH_SOURCE, type BalanceItem, type BalanceSnapshot } from '../../domain/model/balance.js';
 import type { NetworkCode } from '../../domain/model/common.js';
 import type { BalanceRepository } from '../../ports/balance-repository.port.js';
 import type { BlockSource, BlockTransfer, ChainBlock, ChainLevel } from '../../ports/block-source.port.js';
@@ -366,19 +366,19 @@ export class BalanceScanner {
     return due;
   }
 
-  /** Writes the shown balances of every address this pass touched or read. */
+  /** Writes the shown balances of every address this pass touched or read, in one write (BalanceRepository.putAll). */
   private async write(s: ScanState, touched: ReadonlySet<string>): Promise<string[]> {
     const assets = this.deps.assets.list(this.network);
     const now = this.deps.clock.now();
-    const written: string[] = [];
+    const snapshots: BalanceSnapshot[] = [];
     for (const address of [...touched].sort()) {
       const values = shown(s, address, assets.map((a) => a.contractAddress));
       if (values === null) continue;
       const items: BalanceItem[] = assets.map((a) => ({ symbol: a.symbol, available: values.get(a.contractAddress)!, updatedAt: now }));
-      await this.deps.balances.put({ address, items, refreshSource: REFRESH_SOURCE.AUTO, updatedAt: now });
-      written.push(address);
+      snapshots.push({ address, items, refreshSource: REFRESH_SOURCE.AUTO, updatedAt: now });
     }
-    return written;
+    await this.deps.balances.putAll(snapshots);
+    return snapshots.map((snapshot) => snapshot.address);
   }
 }
 
