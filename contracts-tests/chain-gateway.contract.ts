@@ -313,6 +313,8 @@ export function describeChainGatewayContract(
       const forged: Signer = { address: a.address, privateKey: async () => other.privateKey };
       const e = await expectError(g.prepare(forged, { kind: 'transfer-trx', to: other.address, amountSun: 1n }), 'CHAIN-TRANSACTION-FAILED', false);
       expect(e.message).not.toContain(other.privateKey);
+      // Asked again, the same signer is refused again (what a gateway derived from its key the first time says so).
+      await expectError(g.prepare(forged, { kind: 'transfer-trx', to: other.address, amountSun: 1n }), 'CHAIN-TRANSACTION-FAILED', false);
       const garbled: Signer = { address: a.address, privateKey: async () => 'zz' + a.key.slice(2) };
       const g2 = await expectError(g.prepare(garbled, { kind: 'transfer-trx', to: other.address, amountSun: 1n }), 'CHAIN-TRANSACTION-FAILED', false);
       expect(g2.message).not.toContain(a.key.slice(2));

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TronWeb, utils } from 'tronweb';
 import { buildIntent, type BlockHeaderRef } from './tron-intents.js';
-import { addressOfPrivateKey, signTransaction } from './tron-signing.js';
+import { addressOfPrivateKey, signTransaction, transactionConsistent } from './tron-signing.js';
 
 const tw = new TronWeb({ fullHost: 'http://127.0.0.1:1' });
 const ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
@@ -44,5 +44,28 @@ describe('transaction signing (libsecp256k1) is tronweb trx.sign byte for byte',
     // The signature recovers to the owner (tronweb's own check).
     const signed = signTransaction(unsigned, k);
     expect(utils.crypto.ecRecover(signed.txID, signed.signature[0]!).toLowerCase()).toBe(TronWeb.address.toHex(owner).toLowerCase());
+  });
+
+  it('transactionConsistent answers as tronweb\'s txCheck, on transactions as built and with one character of raw_data_hex, txID or raw_data changed', async () => {
+    const flip = (hex: string, at: number) => hex.slice(0, at) + (hex[at] === '0' ? '1' : '0') + hex.slice(at + 1);
+    await fc.assert(fc.asyncProperty(key, header, fc.bigInt({ min: 1n, max: 10n ** 12n }), fc.nat(), fc.constantFrom('none', 'hex', 'txid', 'amount'),
+      async (k, h: BlockHeaderRef, amount, at, change) => {
+        const unsigned = await buildIntent(tw, TronWeb.address.fromPrivateKey(k) as string, { kind: 'transfer-trx', to: OTHER, amountSun: amount }, h, 100_000_000n);
+        const tx = JSON.parse(JSON.stringify(unsigned)) as typeof unsigned;
+        if (change === 'hex') tx.raw_data_hex = flip(tx.raw_data_hex, at % tx.raw_data_hex.length);
+        if (change === 'txid') tx.txID = flip(tx.txID, at % tx.txID.length);
+        if (change === 'amount') (tx.raw_data.contract[0]!.parameter.value as { amount: number }).amount = Number(amount) + 1;
+        expect(transactionConsistent(tx)).toBe(utils.transaction.txCheck(tx));
+        expect(transactionConsistent(tx)).toBe(change === 'none');
+      }), { numRuns: 60, seed: 153 });
+  });
+
+  it('a key address given by the caller stands for the derivation: the owner must be it', async () => {
+    const k = '2'.repeat(64);
+    const owner = TronWeb.address.fromPrivateKey(k) as string;
+    const h = { ref_block_bytes: '0a0b', ref_block_hash: '0102030405060708', expiration: 1_700_000_060_000, timestamp: 1_700_000_000_000 };
+    const unsigned = await buildIntent(tw, owner, { kind: 'transfer-trx', to: OTHER, amountSun: 5n }, h, 100_000_000n);
+    expect(signTransaction(unsigned, k, addressOfPrivateKey(k))).toEqual(signTransaction(unsigned, k));
+    expect(() => signTransaction(unsigned, k, addressOfPrivateKey('3'.repeat(64)))).toThrow(/does not match/);
   });
 });

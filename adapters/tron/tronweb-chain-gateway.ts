@@ -12,7 +12,7 @@ import type { ChainGateway, Signer, TransactionIntent } from '../../core/ports/c
 import { guarded, invalidArgument, NodeRefusal, decodeNodeMessage, toPortError } from './tron-errors.js';
 import { buildIntent, hexAddress, type BlockHeaderRef } from './tron-intents.js';
 import { TronNodeClient, type BlockRef } from './tron-node-client.js';
-import { signTransaction } from './tron-signing.js';
+import { addressOfPrivateKey, signTransaction, transactionConsistent } from './tron-signing.js';
 import {
   energyAvailableOf, energyPerSun, readDryRun, toChainResources, toTransactionState, type AccountJson, type AccountResourceJson, type DryRunJson,
   type TransactionInfoJson,
@@ -100,6 +100,9 @@ type SolidBlock = NonNullable<Awaited<ReturnType<TronNodeClient['solidifiedByNum
 const pad32 = (hex: string): string => hex.padStart(64, '0');
 const abiAddress = (hex41: string): string => pad32(hex41.slice(2));
 
+/** Signed JSON remembered as checked (about 1.5 KB each): a few blocks' worth of a busy worker's transactions. */
+const SIGNED_HERE_MAX = 4_096;
+
 /** TRON through tronweb. Construct freely: no request is made until a method is called. */
 export class TronWebChainGateway implements ChainGateway {
   private readonly tw: TronWeb;
@@ -115,6 +118,17 @@ export class TronWebChainGateway implements ChainGateway {
    * and through a node that fails a few percent of requests a proof read from scratch each time may never complete.
    */
   private readonly solidBlocks = new Map<number, SolidBlock>();
+  /**
+   * The address each signer's key derives to, once derived (a Signer is one key: its privateKey answers the same key
+   * each time): the main address signs three transactions of a sweep, and deriving costs a scalar multiplication.
+   * Public data only, per Signer object; nothing of the key is kept.
+   */
+  private readonly keyAddresses = new WeakMap<Signer, string>();
+  /**
+   * Signed JSON this gateway made and checked (hashes to its txid) in prepare, bounded: broadcasting it again skips
+   * re-encoding it. A record read back from the store is checked unless it is, character for character, one of these.
+   */
+  private readonly signedHere = new Set<string>();
 
   constructor(options: TronWebChainGatewayOptions) {
     this.node = new TronNodeClient({ ...options, timeoutMs: options.timeoutMs ?? 15_000 });
@@ -301,7 +315,10 @@ export class TronWebChainGateway implements ChainGateway {
     const unsigned = await guarded('build', `prepare ${intent.kind}`, () =>
       buildIntent(this.tw, signer.address, intent, header, this.maxFeeLimitSun));
     const signed = await this.sign(signer, unsigned);
-    return { txid: signed.txID, signedJson: JSON.stringify(signed), expiresAt: signed.raw_data.expiration };
+    const signedJson = JSON.stringify(signed);
+    if (this.signedHere.size >= SIGNED_HERE_MAX) this.signedHere.delete(this.signedHere.values().next().value!);
+    this.signedHere.add(signedJson);
+    return { txid: signed.txID, signedJson, expiresAt: signed.raw_data.expiration };
   }
 
   /**
@@ -327,7 +344,13 @@ export class TronWebChainGateway implements ChainGateway {
       throw new ChainError('CHAIN-TRANSACTION-FAILED', `no usable key for ${signer.address}`, { transient: false });
     }
     try {
-      return signTransaction(unsigned, key.replace(/^0x/, ''));
+      const keyHex = key.replace(/^0x/, '');
+      let keyAddress = this.keyAddresses.get(signer);
+      if (keyAddress === undefined) {
+        keyAddress = addressOfPrivateKey(keyHex);
+        this.keyAddresses.set(signer, keyAddress);
+      }
+      return signTransaction(unsigned, keyHex, keyAddress);
     } catch {
       // The driver's error is dropped on purpose: a message about a malformed key must not carry the key.
       throw new ChainError('CHAIN-TRANSACTION-FAILED', `the key does not sign for ${signer.address}`, { transient: false });
@@ -341,7 +364,7 @@ export class TronWebChainGateway implements ChainGateway {
    * transaction, so the caller looks the txid up rather than concluding anything.
    */
   async broadcast(tx: SignedTransaction): Promise<void> {
-    let parsed: Parameters<typeof utils.transaction.txCheck>[0] & { txID?: string; signature?: unknown };
+    let parsed: Parameters<typeof transactionConsistent>[0] & { txID?: string; signature?: unknown };
     try {
       parsed = JSON.parse(tx.signedJson) as typeof parsed;
     } catch {
@@ -349,7 +372,7 @@ export class TronWebChainGateway implements ChainGateway {
     }
     let consistent = false;
     try {
-      consistent = parsed.txID === tx.txid && Array.isArray(parsed.signature) && utils.transaction.txCheck(parsed);
+      consistent = parsed.txID === tx.txid && Array.isArray(parsed.signature) && (this.signedHere.has(tx.signedJson) || transactionConsistent(parsed));
     } catch {
       consistent = false;
     }

@@ -3,6 +3,10 @@ import type { ChainResources, SignedTransaction, TransactionState } from '../dom
 /** A private key made available only for the duration of one call (decrypted by the caller through KeyCipher). */
 export type KeyProvider = () => Promise<string>;
 
+/**
+ * One key of one address: `privateKey` answers the same key on every call (a gateway may remember, per Signer object,
+ * what it derived from it: the address, never the key).
+ */
 export interface Signer {
   readonly address: string;
   readonly privateKey: KeyProvider;

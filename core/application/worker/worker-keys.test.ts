@@ -37,4 +37,18 @@ describe('signerFor', () => {
     expect(await (await signerFor(b, 'TA')).privateKey()).toBe('other-key@TA');
     expect(b.reads()).toBe(1);
   });
+
+  it('one Signer object per address and cipher (the gateway derives its address once), still decrypting per signature', async () => {
+    const a = store({ TA: 'key-a', TB: 'key-b' });
+    const first = await signerFor(a, 'TA');
+    expect(await signerFor(a, 'TA')).toBe(first);
+    expect(await signerFor(a, 'TB')).not.toBe(first);
+    let decrypts = 0;
+    const counting = { decrypt: async (envelope: never, aad: string) => { decrypts += 1; return a.cipher.decrypt(envelope, aad); } } as unknown as KeyCipher;
+    const other = await signerFor({ wallets: a.wallets, cipher: counting }, 'TA');
+    expect(other).not.toBe(first);
+    expect(await other.privateKey()).toBe('key-a@TA');
+    expect(await other.privateKey()).toBe('key-a@TA');
+    expect(decrypts).toBe(2);
+  });
 });

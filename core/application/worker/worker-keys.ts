@@ -16,11 +16,21 @@ export interface SignerDeps {
  */
 export async function signerFor(deps: SignerDeps, address: string): Promise<Signer> {
   const encryptedKey = await envelopeOf(deps.wallets, address);
-  return {
+  // One Signer object per envelope and cipher: the gateway derives each signer's address from its key once.
+  let signers = SIGNERS.get(encryptedKey);
+  const known = signers?.get(deps.cipher);
+  if (known !== undefined && known.address === address) return known;
+  const signer: Signer = {
     address,
     privateKey: async () => new TextDecoder().decode(await deps.cipher.decrypt(encryptedKey, address)),
   };
+  if (signers === undefined) SIGNERS.set(encryptedKey, (signers = new WeakMap()));
+  signers.set(deps.cipher, signer);
+  return signer;
 }
+
+/** The Signer made for an envelope (the remembered one of ENVELOPES, by identity) and a cipher. */
+const SIGNERS = new WeakMap<WalletAddress['encryptedKey'], WeakMap<KeyCipher, Signer>>();
 
 /**
  * The encrypted keys already read, per wallet store and address: a sweep signs four times with two addresses, and
