@@ -119,6 +119,40 @@ export function describeCollectionTaskRepositoryContract(
         })), { numRuns });
     });
 
+    it('claimSeveralDue claims up to the limit, earliest due first, exactly the claimable tasks, each leased and bumped (random tasks and times)', async () => {
+      const taskArb = fc.record({
+        status: fc.constantFrom(...STATUSES),
+        nextRunAt: fc.integer({ min: 0, max: 100 }),
+        lease: fc.option(fc.integer({ min: 0, max: 100 }), { nil: null }),
+      });
+      await fc.assert(fc.asyncProperty(fc.array(taskArb, { maxLength: 6 }), fc.integer({ min: 0, max: 100 }), fc.integer({ min: 0, max: 7 }), (specs, at, limit) =>
+        withSubject(makeSubject, async ({ tasks, uow }) => {
+          const rows = specs.map((s, i) => aTask({
+            taskNo: `K${i}`, address: addressOf(i), status: s.status, nextRunAt: T0 + s.nextRunAt,
+            lease: s.lease === null ? null : { owner: 'old', expiresAt: T0 + s.lease },
+          }));
+          await uow.commit({ newTasks: rows });
+          const claimed = await tasks.claimSeveralDue(T0 + at, 'me', LEASE, limit);
+          // The claimable ones in due order (ties in insertion order): the first `limit` of them.
+          const eligible = rows.filter((r) => claimable(r, T0 + at)).sort((a, b) => a.nextRunAt - b.nextRunAt);
+          expect(claimed.map((c) => c.taskNo)).toEqual(eligible.slice(0, limit).map((r) => r.taskNo));
+          for (const c of claimed) {
+            const before = rows.find((r) => r.taskNo === c.taskNo)!;
+            expect(c).toMatchObject({ lease: { owner: 'me', expiresAt: T0 + at + LEASE }, version: before.version + 1 });
+            expect(await tasks.get(c.taskNo)).toEqual(c);
+          }
+        })), { numRuns });
+    });
+
+    it(`${concurrency} concurrent claims of 3 tasks each over 10 due tasks: each task gets exactly one owner`, async () => {
+      const { tasks, uow } = subject();
+      await uow.commit({ newTasks: Array.from({ length: 10 }, (_, i) => aTask({ taskNo: `K${i}`, address: addressOf(i) })) });
+      const claims = (await Promise.all(Array.from({ length: concurrency }, (_, i) => tasks.claimSeveralDue(T0, `worker-${i}`, LEASE, 3)))).flat();
+      expect(claims).toHaveLength(Math.min(10, 3 * concurrency));
+      expect(new Set(claims.map((c) => c.taskNo)).size).toBe(claims.length);
+      for (const c of claims) expect((await tasks.get(c.taskNo))!.lease!.owner).toBe(c.lease!.owner);
+    });
+
     const pending = (nextRunAt: number, lease: { owner: string; expiresAt: number } | null = null): ReclaimRecord => ({
       status: 'pending', steps: [], nextRunAt, lease, finishedAt: null,
     });

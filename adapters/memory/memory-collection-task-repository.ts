@@ -43,6 +43,14 @@ export class MemoryCollectionTaskRepository implements CollectionTaskRepository 
     return outboundCopy(claimed);
   }
 
+  async claimSeveralDue(now: number, owner: string, leaseMs: number, limit: number): Promise<CollectionTask[]> {
+    const claimed: CollectionTask[] = [];
+    for (let task = limit > 0 ? await this.claimDue(now, owner, leaseMs) : null; task !== null; task = claimed.length < limit ? await this.claimDue(now, owner, leaseMs) : null) {
+      claimed.push(task);
+    }
+    return claimed;
+  }
+
   async claimReclaimDue(now: number, owner: string, leaseMs: number): Promise<CollectionTask | null> {
     const [first] = this.store.tasks.reclaimDue.queue.first(now);
     if (first === undefined) return null;

@@ -64,6 +64,17 @@ export class MongoCollectionTaskRepository implements CollectionTaskRepository {
     });
   }
 
+  /** One findOneAndUpdate per task (MongoDB updates and returns one document at a time). */
+  async claimSeveralDue(now: number, owner: string, leaseMs: number, limit: number): Promise<CollectionTask[]> {
+    const claimed: CollectionTask[] = [];
+    while (claimed.length < limit) {
+      const task = await this.claimDue(now, owner, leaseMs);
+      if (task === null) break;
+      claimed.push(task);
+    }
+    return claimed;
+  }
+
   claimReclaimDue(now: number, owner: string, leaseMs: number): Promise<CollectionTask | null> {
     return guarded('collection task reclaim claim', async () => {
       const doc = await this.tasks.findOneAndUpdate(

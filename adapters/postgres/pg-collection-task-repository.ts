@@ -94,7 +94,13 @@ export class PgCollectionTaskRepository implements CollectionTaskRepository {
     return guarded('collection task update', () => replaceTask(this.pool, task));
   }
 
-  claimDue(now: number, owner: string, leaseMs: number): Promise<CollectionTask | null> {
+  async claimDue(now: number, owner: string, leaseMs: number): Promise<CollectionTask | null> {
+    return (await this.claimSeveralDue(now, owner, leaseMs, 1))[0] ?? null;
+  }
+
+  /** One UPDATE of up to `limit` rows locked with SKIP LOCKED; RETURNING has no order, so they are sorted here. */
+  claimSeveralDue(now: number, owner: string, leaseMs: number, limit: number): Promise<CollectionTask[]> {
+    if (limit <= 0) return Promise.resolve([]);
     return guarded('collection task claim', async () => {
       const rows = await claimDue(prepared(this.pool), 'collection_tasks', {
         key: 'task_no',
@@ -102,8 +108,9 @@ export class PgCollectionTaskRepository implements CollectionTaskRepository {
         order: 'next_run_at, inserted_seq',
         set: 'lease_owner = $2, lease_expires_at = $3, version = version + 1',
         params: [now, owner, now + leaseMs],
+        limit: Math.floor(limit),
       });
-      return rows.length === 0 ? null : taskFromRow(rows[0]!);
+      return rows.sort((a, b) => Number(a['next_run_at']) - Number(b['next_run_at']) || Number(a['inserted_seq']) - Number(b['inserted_seq'])).map(taskFromRow);
     });
   }
 

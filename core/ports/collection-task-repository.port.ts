@@ -12,6 +12,11 @@ export interface CollectionTaskRepository {
    */
   claimDue(now: number, owner: string, leaseMs: number): Promise<CollectionTask | null>;
   /**
+   * Claims up to `limit` due tasks at once, each exactly as claimDue would (the earliest due first; a runner starting
+   * many sweeps claims them with one round trip instead of one each); none when none is due.
+   */
+  claimSeveralDue(now: number, owner: string, leaseMs: number, limit: number): Promise<CollectionTask[]>;
+  /**
    * Claims one FAILED task whose reclaim is pending, with reclaim.nextRunAt <= now and a reclaim lease absent or
    * expired, setting reclaim.lease to (owner, now + leaseMs) and bumping the version — atomically, like claimDue.
    * Never touches the task's own status, lease or schedule.

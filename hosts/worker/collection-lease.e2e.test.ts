@@ -55,6 +55,7 @@ describe('collection leases', { timeout: 60_000 }, () => {
       get: (no) => w.stores.tasks.get(no),
       findLatestByAddress: (a) => w.stores.tasks.findLatestByAddress(a),
       claimDue: (now, owner, ms) => w.stores.tasks.claimDue(now, owner, ms),
+      claimSeveralDue: (now, owner, ms, limit) => w.stores.tasks.claimSeveralDue(now, owner, ms, limit),
       claimReclaimDue: (now, owner, ms) => w.stores.tasks.claimReclaimDue(now, owner, ms),
       countByStatus: () => w.stores.tasks.countByStatus(),
       update: async (t) => {

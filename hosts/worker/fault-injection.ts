@@ -91,6 +91,7 @@ export function faultyTasks(inner: CollectionTaskRepository, plan: FaultPlan): C
     get: (no) => inner.get(no),
     findLatestByAddress: (a) => inner.findLatestByAddress(a),
     claimDue: (now, owner, leaseMs) => inner.claimDue(now, owner, leaseMs),
+    claimSeveralDue: (now, owner, leaseMs, limit) => inner.claimSeveralDue(now, owner, leaseMs, limit),
     claimReclaimDue: (now, owner, leaseMs) => inner.claimReclaimDue(now, owner, leaseMs),
     countByStatus: () => inner.countByStatus(),
     async update(task) {

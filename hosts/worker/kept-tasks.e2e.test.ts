@@ -197,4 +197,37 @@ describe('tasks kept between stages', { timeout: 60_000 }, () => {
     expect((await executor.runOnce())?.key).toBe(second.taskNo);
     expect((await executor.runDue()).map((r) => r.key)).toEqual([first.taskNo]);
   });
+
+  it('a runner with several lanes claims new sweeps for all of them in one round trip (decision 163)', async () => {
+    world = await buildWorkerWorld({ solidifyLag: 1, seed: 'kept-tasks-batch' });
+    const w = world;
+    const tasks: CollectionTask[] = [];
+    for (let i = 0; i < 5; i++) {
+      const sub = await w.addSub();
+      w.devnet.fundToken(sub, 1_000_000n + BigInt(i));
+      tasks.push(await w.collect(sub, 'USDT'));
+    }
+    const roundTrips: number[] = [];
+    const counted = new Proxy(w.stores.tasks, {
+      get(target, name, receiver) {
+        if (name === 'claimDue') return async (now: number, owner: string, leaseMs: number) => {
+          roundTrips.push(1);
+          return target.claimDue(now, owner, leaseMs);
+        };
+        if (name === 'claimSeveralDue') return async (now: number, owner: string, leaseMs: number, limit: number) => {
+          const claimed = await target.claimSeveralDue(now, owner, leaseMs, limit);
+          roundTrips.push(claimed.length);
+          return claimed;
+        };
+        const value = Reflect.get(target, name, receiver) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const executor = executorOf(w, 'a', counted, { concurrency: 4 });
+    const first = await executor.runDue();
+    expect(first.map((r) => r.key).sort()).toEqual(tasks.map((t) => t.taskNo).sort());
+    // 4 for the 4 lanes, then the fifth, then none: three round trips, not one per task and one more.
+    expect(roundTrips).toEqual([4, 1, 0]);
+    for (const task of tasks) expect((await stored(w, task)).lease?.owner).toBe('a');
+  });
 });

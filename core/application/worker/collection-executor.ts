@@ -93,6 +93,10 @@ class CollectionWorkflow extends TaskWorkflowBase implements Workflow<Collection
     return this.deps.tasks.claimDue(now, owner, leaseMs);
   }
 
+  claimSeveral(now: number, owner: string, leaseMs: number, limit: number): Promise<CollectionTask[]> {
+    return this.deps.tasks.claimSeveralDue(now, owner, leaseMs, limit);
+  }
+
   holds(task: CollectionTask, owner: string): boolean {
     return task.lease?.owner === owner;
   }

@@ -95,6 +95,11 @@ export interface Workflow<S extends Versioned> {
   key(subject: S): string;
   /** Claims one due subject under a lease (atomically in the store); null when none is due. */
   claim(now: number, owner: string, leaseMs: number): Promise<S | null>;
+  /**
+   * Claims up to `limit` due subjects at once, each as `claim` would, earliest due first. Optional: a runner with
+   * several lanes then claims for all of them in one round trip (decision 163).
+   */
+  claimSeveral?(now: number, owner: string, leaseMs: number, limit: number): Promise<S[]>;
   get(key: string): Promise<S | null>;
   /** Whether `owner` still holds the subject's lease. */
   holds(subject: S, owner: string): boolean;
@@ -224,6 +229,8 @@ export class WorkflowRunner<S extends Versioned> {
   private readonly keepMax: number;
   /** Subjects this runner keeps (their lease is its own, stored due at its end): each as stored, and when it is due here. */
   private readonly kept = new Map<string, { readonly subject: S } & Kept>();
+  /** Subjects claimed with another in one round trip and not run yet (due now, leased here): run before any other claim. */
+  private readonly ahead = new Map<string, { readonly subject: S } & Kept>();
 
   constructor(
     private readonly workflow: Workflow<S>,
@@ -297,18 +304,19 @@ export class WorkflowRunner<S extends Versioned> {
 
   /**
    * Claims one due subject, or resumes one this runner keeps, and runs one stage of it; null when nothing is due.
-   * `onClaimed` is told once a subject is claimed, before its stage runs. The store goes first: subjects started
+   * `onClaimed` is told once a subject is claimed, before its stage runs. Subjects claimed ahead (claim) go first, then
+   * the store: subjects started
    * earlier must not hold back the first stages of others (each sweep's stages are a block apart, so starting them
    * all early ends them all early); `pass.storeDry` says a claim of this pass found nothing, so none is tried again.
    */
   async runOnce(onClaimed?: () => void, pass = { storeDry: false }): Promise<RunResult<S> | null> {
     const now = this.deps.clock.now();
-    let claimed: S | null = null;
-    if (!pass.storeDry) {
-      claimed = await this.workflow.claim(now, this.owner, this.leaseMs);
+    let claimed = this.ahead.size === 0 ? null : await this.resume(this.ahead, now);
+    if (claimed === null && !pass.storeDry) {
+      claimed = await this.claim(now);
       pass.storeDry = claimed === null;
     }
-    claimed ??= await this.resumeKept(now);
+    claimed ??= await this.resume(this.kept, now);
     if (claimed === null) return null;
     onClaimed?.();
     const key = this.workflow.key(claimed);
@@ -343,10 +351,10 @@ export class WorkflowRunner<S extends Versioned> {
    * due); null when none is. One with less than half a lease left has its lease renewed first, by a versioned write
    * that loses to any other runner's claim, exactly as a claim would.
    */
-  private async resumeKept(now: number): Promise<S | null> {
-    for (const [key, entry] of this.kept) {
+  private async resume(from: Map<string, { readonly subject: S } & Kept>, now: number): Promise<S | null> {
+    for (const [key, entry] of from) {
       if (entry.dueAt > now) continue;
-      this.kept.delete(key);
+      from.delete(key);
       if (now + this.leaseMs / 2 <= entry.expiresAt) return entry.subject;
       try {
         return await this.workflow.save(this.workflow.kept!(entry.subject, { owner: this.owner, expiresAt: now + this.leaseMs }), entry.subject.version);
@@ -364,7 +372,8 @@ export class WorkflowRunner<S extends Versioned> {
    * changed since (a lost lease) or a store that fails is left to its lease's end.
    */
   async releaseKept(): Promise<void> {
-    const entries = [...this.kept.values()];
+    const entries = [...this.ahead.values(), ...this.kept.values()];
+    this.ahead.clear();
     this.kept.clear();
     for (const { subject, dueAt } of entries) {
       await this.workflow.save(this.workflow.released(subject, dueAt), subject.version).catch((error: unknown) => {
@@ -373,9 +382,22 @@ export class WorkflowRunner<S extends Versioned> {
     }
   }
 
-  /** How many subjects this runner keeps now (for tests and metrics). */
+  /** How many subjects this runner keeps now, claimed ahead ones included (for tests and metrics). */
   keptCount(): number {
-    return this.kept.size;
+    return this.kept.size + this.ahead.size;
+  }
+
+  /**
+   * One due subject from the store. A runner with several lanes that may keep subjects claims one per lane in one
+   * round trip and holds the others as claimed ahead (the lanes it opens next take them); else one claim.
+   */
+  private async claim(now: number): Promise<S | null> {
+    if (this.workflow.claimSeveral === undefined || this.concurrency === 1 || this.keepMax === 0) {
+      return this.workflow.claim(now, this.owner, this.leaseMs);
+    }
+    const [first, ...others] = await this.workflow.claimSeveral(now, this.owner, this.leaseMs, this.concurrency);
+    for (const subject of others) this.ahead.set(this.workflow.key(subject), { subject, dueAt: now, expiresAt: now + this.leaseMs });
+    return first ?? null;
   }
 
   /** Steps until one has to wait for the chain or the workflow ends (at most maxStepsPerStage steps). */
