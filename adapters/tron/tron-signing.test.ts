@@ -16,6 +16,14 @@ const header = fc.record({
 });
 const OTHER = 'TLsV52sRDL79HXGGm9yzwKibb6BeruhUzy';
 
+/** A TRX transfer built for the owner of a fixed key, unsigned. */
+async function fixedTransfer() {
+  const k = '2'.repeat(64);
+  const owner = TronWeb.address.fromPrivateKey(k) as string;
+  const h = { ref_block_bytes: '0a0b', ref_block_hash: '0102030405060708', expiration: 1_700_000_060_000, timestamp: 1_700_000_000_000 };
+  return { k, owner, unsigned: await buildIntent(tw, owner, { kind: 'transfer-trx', to: OTHER, amountSun: 5n }, h, 100_000_000n) };
+}
+
 describe('transaction signing (libsecp256k1) is tronweb trx.sign byte for byte', () => {
   it('same signed transaction for random keys, intents and headers', async () => {
     await fc.assert(fc.asyncProperty(key, header, fc.bigInt({ min: 1n, max: 10n ** 12n }), fc.constantFrom('transfer-trx', 'delegate'),
@@ -32,10 +40,7 @@ describe('transaction signing (libsecp256k1) is tronweb trx.sign byte for byte',
   });
 
   it('refuses a key that is not the owner\'s, a corrupted txid, an invalid key, a signed transaction', async () => {
-    const k = '2'.repeat(64);
-    const owner = TronWeb.address.fromPrivateKey(k) as string;
-    const h = { ref_block_bytes: '0a0b', ref_block_hash: '0102030405060708', expiration: 1_700_000_060_000, timestamp: 1_700_000_000_000 };
-    const unsigned = await buildIntent(tw, owner, { kind: 'transfer-trx', to: OTHER, amountSun: 5n }, h, 100_000_000n);
+    const { k, owner, unsigned } = await fixedTransfer();
     expect(() => signTransaction(unsigned, '3'.repeat(64))).toThrow(/does not match/);
     expect(() => signTransaction({ ...unsigned, txID: 'ab'.repeat(32) }, k)).toThrow(/Invalid transaction/);
     expect(() => signTransaction(unsigned, '0'.repeat(64))).toThrow();
@@ -61,10 +66,7 @@ describe('transaction signing (libsecp256k1) is tronweb trx.sign byte for byte',
   });
 
   it('a key address given by the caller stands for the derivation: the owner must be it', async () => {
-    const k = '2'.repeat(64);
-    const owner = TronWeb.address.fromPrivateKey(k) as string;
-    const h = { ref_block_bytes: '0a0b', ref_block_hash: '0102030405060708', expiration: 1_700_000_060_000, timestamp: 1_700_000_000_000 };
-    const unsigned = await buildIntent(tw, owner, { kind: 'transfer-trx', to: OTHER, amountSun: 5n }, h, 100_000_000n);
+    const { k, unsigned } = await fixedTransfer();
     expect(signTransaction(unsigned, k, addressOfPrivateKey(k))).toEqual(signTransaction(unsigned, k));
     expect(() => signTransaction(unsigned, k, addressOfPrivateKey('3'.repeat(64)))).toThrow(/does not match/);
   });
