@@ -101,6 +101,8 @@ function world(jobs: number, delays: readonly number[]) {
     claims: () => claims,
     mostActive: () => mostActive,
     mine: () => { block++; now += 3_000; },
+    /** The clock set `ms` after the head block's time. */
+    intoSlot: (ms: number) => { now = block * 3_000 + ms; },
   };
 }
 
@@ -142,5 +144,17 @@ describe('WorkflowRunner concurrency', () => {
     const w = world(20, [5]);
     await new WorkflowRunner(w.workflow, { clock: w.clock, chain: w.chain }, { owner: 'r', concurrency: 6, pollMs: 3_000 }).runDue(1_000);
     expect(w.mostActive()).toBe(6);
+  });
+
+  it('a transaction sent is looked for just after the next block (its head time + a poll + 600 ms), not a poll after the send; a head off this clock falls back to a poll', async () => {
+    for (const [intoSlot, expected] of [[100, 3_600], [2_500, 3_600], [2_950, 3_600], [9_000, 9_000 + 3_000], [-500, -500 + 3_000]] as const) {
+      const w = world(1, [0]);
+      w.mine();
+      w.intoSlot(intoSlot);
+      const runner = new WorkflowRunner(w.workflow, { clock: w.clock, chain: w.chain }, { owner: 'r', pollMs: 3_000 });
+      expect((await runner.runDue(1))[0]!.outcome).toBe('advanced');
+      // The head block is block 1, made at 3,000.
+      expect(w.rows.get('j0')!.nextRunAt - 3_000).toBe(expected);
+    }
   });
 });

@@ -496,8 +496,27 @@ export class WorkflowRunner<S extends Versioned> {
 
   private async waitFor(progress: Progress<S>, step: WorkflowStep<S>): Promise<Step> {
     this.checkStuck(progress.subject, step);
-    await this.release(progress, this.deps.clock.now() + this.pollMs, true);
+    await this.release(progress, await this.nextBlockLook(), true);
     return 'waiting';
+  }
+
+  /**
+   * When to look for a transaction sent now, or not in a block yet: just after the next block (the head's time plus
+   * one poll interval, TRON's block time, plus a margin for the block to reach the node), not a whole poll interval
+   * after now: a look a poll after a send made late in a slot waits most of a block for nothing, and one made early
+   * may come before its block. A head whose time is not within a poll interval before now (the chain's clock is not
+   * this one, as on a devnet with virtual time, or the head is overdue or unreadable) falls back to a poll from now.
+   */
+  private async nextBlockLook(): Promise<number> {
+    const now = this.deps.clock.now();
+    let head: number;
+    try {
+      head = (await this.deps.chain.head()).timestamp;
+    } catch {
+      return now + this.pollMs;
+    }
+    if (!(head <= now && now - head < this.pollMs)) return now + this.pollMs;
+    return Math.max(now + NEXT_BLOCK_MARGIN_MS, head + this.pollMs + NEXT_BLOCK_MARGIN_MS);
   }
 
   /**
@@ -513,7 +532,8 @@ export class WorkflowRunner<S extends Versioned> {
     const record = writeAheadRecord(decision.tx, now);
     const persisted = decision.persist(record);
     const onAcceptance = completionOf(step, persisted) === 'accepted';
-    progress.subject = await this.workflow.save(onAcceptance ? persisted : this.releasedAt(progress, persisted, now + this.pollMs, true), progress.subject.version);
+    const look = onAcceptance ? now : await this.nextBlockLook();
+    progress.subject = await this.workflow.save(onAcceptance ? persisted : this.releasedAt(progress, persisted, look, true), progress.subject.version);
     progress.sent = true;
     try {
       await broadcastPrepared(this.deps.chain, record);
@@ -687,6 +707,9 @@ interface Kept {
   readonly dueAt: number;
   readonly expiresAt: number;
 }
+
+/** After a block's time, how long a runner waits for it to reach the node before looking for a transaction in it. */
+const NEXT_BLOCK_MARGIN_MS = 600;
 
 /** What a step visit leads to: go on with the next step, or end the stage so. */
 type Step = 'continue' | 'advanced' | 'waiting' | 'retrying' | 'finished';
