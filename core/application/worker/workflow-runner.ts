@@ -347,8 +347,8 @@ export class WorkflowRunner<S extends Versioned> {
   }
 
   /**
-   * A kept subject that is due, taken out of memory (the first found: they are kept in about the order they fall
-   * due); null when none is. One with less than half a lease left has its lease renewed first, by a versioned write
+   * A subject of `from` (kept, or claimed ahead) that is due, taken out of memory (the first found: they are held in
+   * about the order they fall due); null when none is. One with less than half a lease left has its lease renewed first, by a versioned write
    * that loses to any other runner's claim, exactly as a claim would.
    */
   private async resume(from: Map<string, { readonly subject: S } & Kept>, now: number): Promise<S | null> {
