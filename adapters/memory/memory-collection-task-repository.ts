@@ -45,7 +45,9 @@ export class MemoryCollectionTaskRepository implements CollectionTaskRepository 
 
   async claimSeveralDue(now: number, owner: string, leaseMs: number, limit: number): Promise<CollectionTask[]> {
     const claimed: CollectionTask[] = [];
-    for (let task = limit > 0 ? await this.claimDue(now, owner, leaseMs) : null; task !== null; task = claimed.length < limit ? await this.claimDue(now, owner, leaseMs) : null) {
+    while (claimed.length < limit) {
+      const task = await this.claimDue(now, owner, leaseMs);
+      if (task === null) break;
       claimed.push(task);
     }
     return claimed;

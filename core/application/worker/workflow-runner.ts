@@ -304,10 +304,10 @@ export class WorkflowRunner<S extends Versioned> {
 
   /**
    * Claims one due subject, or resumes one this runner keeps, and runs one stage of it; null when nothing is due.
-   * `onClaimed` is told once a subject is claimed, before its stage runs. Subjects claimed ahead (claim) go first, then
-   * the store: subjects started
-   * earlier must not hold back the first stages of others (each sweep's stages are a block apart, so starting them
-   * all early ends them all early); `pass.storeDry` says a claim of this pass found nothing, so none is tried again.
+   * `onClaimed` is told once a subject is claimed, before its stage runs. Subjects claimed ahead (claim) go first,
+   * then the store, then the kept ones: subjects started earlier must not hold back the first stages of others (each
+   * sweep's stages are a block apart, so starting them all early ends them all early); `pass.storeDry` says a claim
+   * of this pass found nothing, so none is tried again.
    */
   async runOnce(onClaimed?: () => void, pass = { storeDry: false }): Promise<RunResult<S> | null> {
     const now = this.deps.clock.now();
@@ -348,8 +348,8 @@ export class WorkflowRunner<S extends Versioned> {
 
   /**
    * A subject of `from` (kept, or claimed ahead) that is due, taken out of memory (the first found: they are held in
-   * about the order they fall due); null when none is. One with less than half a lease left has its lease renewed first, by a versioned write
-   * that loses to any other runner's claim, exactly as a claim would.
+   * about the order they fall due); null when none is. One with less than half a lease left has its lease renewed
+   * first, by a versioned write that loses to any other runner's claim, exactly as a claim would.
    */
   private async resume(from: Map<string, { readonly subject: S } & Kept>, now: number): Promise<S | null> {
     for (const [key, entry] of from) {
