@@ -22,14 +22,26 @@ afterEach(async () => {
   world = undefined;
 });
 
-/** The task repository counting the claims that found a task. */
-function countingClaims(tasks: CollectionTaskRepository, claimed: string[]): CollectionTaskRepository {
+/**
+ * The task repository noting its claims: `claimed`, the owner of each task a claim found; `roundTrips`, how many
+ * tasks each claim (one or several at once) found.
+ */
+function countingClaims(tasks: CollectionTaskRepository, claimed: string[], roundTrips: number[] = []): CollectionTaskRepository {
+  const noted = (owner: string, found: readonly CollectionTask[]) => {
+    roundTrips.push(found.length);
+    for (let i = 0; i < found.length; i++) claimed.push(owner);
+  };
   return new Proxy(tasks, {
     get(target, name, receiver) {
       if (name === 'claimDue') return async (now: number, owner: string, leaseMs: number) => {
         const task = await target.claimDue(now, owner, leaseMs);
-        if (task !== null) claimed.push(owner);
+        noted(owner, task === null ? [] : [task]);
         return task;
+      };
+      if (name === 'claimSeveralDue') return async (now: number, owner: string, leaseMs: number, limit: number) => {
+        const found = await target.claimSeveralDue(now, owner, leaseMs, limit);
+        noted(owner, found);
+        return found;
       };
       const value = Reflect.get(target, name, receiver) as unknown;
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
@@ -208,21 +220,7 @@ describe('tasks kept between stages', { timeout: 60_000 }, () => {
       tasks.push(await w.collect(sub, 'USDT'));
     }
     const roundTrips: number[] = [];
-    const counted = new Proxy(w.stores.tasks, {
-      get(target, name, receiver) {
-        if (name === 'claimDue') return async (now: number, owner: string, leaseMs: number) => {
-          roundTrips.push(1);
-          return target.claimDue(now, owner, leaseMs);
-        };
-        if (name === 'claimSeveralDue') return async (now: number, owner: string, leaseMs: number, limit: number) => {
-          const claimed = await target.claimSeveralDue(now, owner, leaseMs, limit);
-          roundTrips.push(claimed.length);
-          return claimed;
-        };
-        const value = Reflect.get(target, name, receiver) as unknown;
-        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-      },
-    });
+    const counted = countingClaims(w.stores.tasks, [], roundTrips);
     const executor = executorOf(w, 'a', counted, { concurrency: 4 });
     const first = await executor.runDue();
     expect(first.map((r) => r.key).sort()).toEqual(tasks.map((t) => t.taskNo).sort());
