@@ -1,7 +1,7 @@
 import { formatAmount, parsePositiveAmount } from '../domain/amount.js';
 import { validationError } from '../domain/errors.js';
 import {
-  countedReceived, INITIAL_PAYMENT_STATUS, judgedStatus, observePayment, type PaymentDeposit, type PaymentObservation,
+  countedDeposits, countedReceived, INITIAL_PAYMENT_STATUS, judgedStatus, observePayment, type PaymentDeposit, type PaymentObservation,
 } from '../domain/payment-request-machine.js';
 import { formatIsoTime } from '../domain/time.js';
 import type { CashierToken } from '../domain/model/cashier-token.js';
@@ -13,7 +13,7 @@ import type { DepositRepository } from '../ports/deposit-repository.port.js';
 import { assetOf, cachedSweepable } from './collection-starter.js';
 import type { ResolvedDeps } from './deps.js';
 import { MAX_CHAIN_AMOUNT, optionalInteger, optionalString, type Fields } from './input.js';
-import type { PaymentView } from './views.js';
+import type { PaymentTransferView, PaymentView } from './views.js';
 
 export const MAX_REFERENCE = 120;
 export const MAX_DESCRIPTION = 200;
@@ -55,19 +55,24 @@ export function parsePaymentRequest(
 
 const PAGE = 100;
 
+/** A deposit as the judge sees it, with the transfer's txid (what the paid events name). */
+export interface PaymentTransfer extends PaymentDeposit {
+  readonly txid: string;
+}
+
 /**
  * The deposits that pay the token's request: to its sub-address, in its asset, seen since the token was made (newest
  * first from the store, read page by page until one is older than the token).
  */
-export async function paymentDeposits(deposits: DepositRepository, token: CashierToken): Promise<PaymentDeposit[]> {
+export async function paymentDeposits(deposits: DepositRepository, token: CashierToken): Promise<PaymentTransfer[]> {
   const request = token.payment;
   if (request === undefined) return [];
-  const found: PaymentDeposit[] = [];
+  const found: PaymentTransfer[] = [];
   for (let offset = 0; ; offset += PAGE) {
     const page = await deposits.listByUser(token.userId, { address: token.address, assetSymbol: request.assetSymbol }, { offset, limit: PAGE });
     for (const d of page.items) {
       if (d.detectedAt < token.createdAt) return found;
-      found.push({ amount: d.amount, detectedAt: d.detectedAt, status: d.status });
+      found.push({ amount: d.amount, detectedAt: d.detectedAt, status: d.status, txid: d.txid });
     }
     if (page.items.length < PAGE) return found;
   }
@@ -116,12 +121,35 @@ export async function livePaymentView(deps: Pick<ResolvedDeps, 'deposits' | 'clo
 }
 
 /**
+ * The session's payment object (issue #34): the live view and every transfer seen for the request, oldest first,
+ * from one read of the deposits (the payer page polls it every few seconds).
+ */
+export async function liveSessionPayment(
+  deps: Pick<ResolvedDeps, 'deposits' | 'clock'>, token: CashierToken,
+): Promise<{ view: PaymentView; transfers: PaymentTransferView[] } | undefined> {
+  if (token.payment === undefined) return undefined;
+  const deposits = await paymentDeposits(deps.deposits, token);
+  const view = toPaymentView(token.payment, judgeRequest(token.payment, deposits, deps.clock.now()));
+  const transfers = deposits.map((d) => ({ txid: d.txid, amount: formatAmount(d.amount), status: d.status, detected_at: formatIsoTime(d.detectedAt) }));
+  return { view, transfers: transfers.reverse() };
+}
+
+/**
+ * The txids of the transfers that paid the request, oldest first (deposits come newest first): those its `received`
+ * counts (countedDeposits). Issue #34: payment.paid and payment.paid_late carry them.
+ */
+export function payingTxids(request: PaymentRequest, deposits: readonly PaymentTransfer[], seen: PaymentObservation): string[] {
+  return countedDeposits(deposits, request.deadline, seen, request.amount).map((d) => d.txid).reverse();
+}
+
+/**
  * The outbox entry of a payment event (payment.paid, payment.expired, payment.paid_late): the spec §6 common fields
- * and the request's, all top level, amounts as integer strings.
+ * and the request's, all top level, amounts as integer strings. `txids` (the transfers that paid, payingTxids) are
+ * carried by payment.paid and payment.paid_late only.
  */
 export function paymentEvent(
   eventType: 'payment.paid' | 'payment.expired' | 'payment.paid_late', token: CashierToken, request: PaymentRequest,
-  eventId: string, occurredAt: Millis,
+  eventId: string, occurredAt: Millis, txids: readonly string[] = [],
 ): WebhookEvent {
   const view = toPaymentView(request, { status: request.status, received: request.received, confirming: 0n });
   const payload: Record<string, JsonValue> = {
@@ -138,6 +166,7 @@ export function paymentEvent(
     remaining: view.remaining,
     status: view.status,
     deadline: view.deadline,
+    ...(eventType === 'payment.expired' ? {} : { txids: [...txids] }),
   };
   return { eventId, userId: token.userId, eventType, occurredAt, payload, dispatched: false };
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { PAYMENT_STATUSES, type PaymentStatus } from './model/payment-request.js';
 import {
-  countedReceived, INITIAL_PAYMENT_STATUS, judgePayment, judgedStatus, observePayment, PAYMENT_STATUS_ACTIONS,
+  countedDeposits, countedReceived, INITIAL_PAYMENT_STATUS, judgePayment, judgedStatus, observePayment, PAYMENT_STATUS_ACTIONS,
   PAYMENT_TRANSITIONS, paymentTransition, type PaymentDeposit, type PaymentEvent,
 } from './payment-request-machine.js';
 
@@ -113,6 +113,11 @@ describe('payment request state machine', () => {
         expect(status).toBe(referenceStatus(history.amount, seen.inTime, seen.total, seen.deadlinePassed));
         expect(judgedStatus(INITIAL_PAYMENT_STATUS, history.amount, seen)).toBe(status);
         expect(countedReceived(seen, history.amount)).toBe(seen.deadlinePassed || status === 'paid' || status === 'overpaid' ? seen.total : seen.inTime);
+        // What the paid events name (issue #34) adds up to what they count, and every one is a confirmed deposit.
+        const deposits = depositsAt(history, now);
+        const paying = countedDeposits(deposits, DEADLINE, seen, history.amount);
+        expect(paying.reduce((sum, d) => sum + d.amount, 0n)).toBe(countedReceived(seen, history.amount));
+        expect(paying.every((d) => d.status === 'confirmed' && deposits.includes(d))).toBe(true);
       }
       // An event type is announced once: no status that announces is entered twice (paid and overpaid share one).
       const paidEntries = entered.filter((s) => s === 'paid' || s === 'overpaid');

@@ -133,3 +133,12 @@ export function judgedStatus(from: PaymentStatus, amount: bigint, seen: PaymentO
 export function countedReceived(seen: PaymentObservation, amount: bigint): bigint {
   return seen.deadlinePassed || seen.inTime >= amount ? seen.total : seen.inTime;
 }
+
+/**
+ * The deposits countedReceived sums, in the given order: the confirmed ones, and among them the late ones only when
+ * the whole confirmed total counts. What paid a request (issue #34: payment.paid and payment.paid_late name them).
+ */
+export function countedDeposits<D extends PaymentDeposit>(deposits: readonly D[], deadline: Millis, seen: PaymentObservation, amount: bigint): D[] {
+  const lateCount = countedReceived(seen, amount) === seen.total;
+  return deposits.filter((d) => d.status === 'confirmed' && (lateCount || d.detectedAt < deadline));
+}

@@ -66,7 +66,12 @@ export const WEBHOOK_SCHEMAS = {
     remaining: { ...s.amount(), description: 'smallest unit; 0 once paid' },
     status: s.enumOf(['paid', 'overpaid', 'expired', 'paid_late']),
     deadline: isoTime,
-  }),
+    txids: {
+      type: 'array', items: s.str(),
+      description: 'Extension (issue #34), payment.paid and payment.paid_late only: the txids of the confirmed transfers that '
+        + '`received` counts, oldest first (the deposits of GET /api/deposits with these txids)',
+    },
+  }, ['txids']),
 } as const satisfies Record<string, JsonSchema>;
 
 const EVENT_ID = '6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40';
@@ -134,7 +139,10 @@ export const WEBHOOK_EVENTS: Readonly<Record<WebhookEventType, {
     schema: 'PaymentEvent', operationId: 'paymentPaidEvent',
     summary: 'A payment request reached paid (the amount, confirmed, before the deadline) or overpaid (more); its collection '
       + `starts by itself, and collection.completed follows. Sent once per request.${OPT_IN}`,
-    example: { ...payment, event_type: 'payment.paid', received: '25000000', remaining: '0', status: 'paid' },
+    example: {
+      ...payment, event_type: 'payment.paid', received: '25000000', remaining: '0', status: 'paid',
+      txids: ['5f1b7c0e9a6d4e3b2c1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c', '9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d'],
+    },
   },
   'payment.expired': {
     schema: 'PaymentEvent', operationId: 'paymentExpiredEvent',
@@ -145,7 +153,10 @@ export const WEBHOOK_EVENTS: Readonly<Record<WebhookEventType, {
     schema: 'PaymentEvent', operationId: 'paymentPaidLateEvent',
     summary: 'An expired payment request was completed by payments after its deadline (within a day of it). It is not '
       + `forwarded by itself: the merchant decides (POST /api/collections).${OPT_IN}`,
-    example: { ...payment, event_type: 'payment.paid_late', received: '25000000', remaining: '0', status: 'paid_late' },
+    example: {
+      ...payment, event_type: 'payment.paid_late', received: '25000000', remaining: '0', status: 'paid_late',
+      txids: ['5f1b7c0e9a6d4e3b2c1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c'],
+    },
   },
 };
 

@@ -67,13 +67,13 @@ describe('payment requests: the watcher (issue #25)', () => {
     await optIn();
     const created = await request();
     expect(created.payment).toMatchObject({ status: 'awaiting', amount: '25000000', received: '0', remaining: '25000000', reference: 'order-7' });
-    await pay(10_000_000n);
+    const first = await pay(10_000_000n);
     expect(await watch()).toEqual(['judged']);
     expect((await session(created.token)).payment).toMatchObject({ status: 'partially_paid', received: '10000000', remaining: '15000000' });
     expect(await paymentEvents()).toEqual([]);
     expect(await collections()).toBe(0);
 
-    await pay(15_000_000n);
+    const second = await pay(15_000_000n);
     await balance(25_000_000n);
     expect(await watch()).toEqual(['started']);
     const events = await paymentEvents();
@@ -82,6 +82,8 @@ describe('payment requests: the watcher (issue #25)', () => {
       token_no: created.token_no, reference: 'order-7', asset_symbol: 'USDT', amount: '25000000', received: '25000000',
       remaining: '0', status: 'paid', address: sub, network_code: 'TRON',
     });
+    // Issue #34: the txids that paid, oldest first.
+    expect(events[0]!.payload['txids']).toEqual([first.slice(0, 64), second.slice(0, 64)]);
     const command = (await core.stores.commands.findActiveByAddress(sub))!;
     expect(command).toMatchObject({ type: 3, assetSymbol: 'USDT', lockedAmount: 25_000_000n });
     const s = await session(created.token);
@@ -109,10 +111,12 @@ describe('payment requests: the watcher (issue #25)', () => {
     expect((await paymentEvents()).map((e) => [e.eventType, e.payload['received']])).toEqual([['payment.expired', '0']]);
     expect((await session(created.token)).payment).toMatchObject({ status: 'expired', received: '0' });
 
-    await pay(25_000_000n);
+    const late = await pay(25_000_000n);
     await balance(25_000_000n);
     expect(await watch()).toEqual(['judged']);
-    expect((await paymentEvents()).map((e) => e.eventType)).toEqual(['payment.expired', 'payment.paid_late']);
+    expect((await paymentEvents()).map((e) => [e.eventType, e.payload['txids']])).toEqual([
+      ['payment.expired', undefined], ['payment.paid_late', [late.slice(0, 64)]],
+    ]);
     expect(await collections()).toBe(0);
     expect((await core.stores.cashierTokens.findByTokenNo(created.token_no))!.payment).toMatchObject({ status: 'paid_late', watched: false });
   });

@@ -9,7 +9,7 @@ import type { CashierTokenRepository } from '../../ports/cashier-token-repositor
 import type { DepositRepository } from '../../ports/deposit-repository.port.js';
 import type { DeveloperConfigRepository } from '../../ports/developer-config-repository.port.js';
 import { startCollection, sweepableOrRefuse, type CollectionStarterDeps } from '../collection-starter.js';
-import { judgeRequest, paymentDeposits, paymentEvent } from '../payment-requests.js';
+import { judgeRequest, paymentDeposits, paymentEvent, payingTxids } from '../payment-requests.js';
 
 /** How long after its deadline an expired request is still watched for a late payment (BTCPay's monitoring window). */
 export const LATE_PAYMENT_WINDOW_MS = 24 * 60 * 60_000;
@@ -55,7 +55,8 @@ export class PaymentWatcher {
     const request = token.payment;
     if (request === undefined || !request.watched) return 'unchanged';
     const now = this.deps.clock.now();
-    const judged = judgeRequest(request, await paymentDeposits(this.deps.deposits, token), now);
+    const deposits = await paymentDeposits(this.deps.deposits, token);
+    const judged = judgeRequest(request, deposits, now);
     const path = judgePayment(request.status, request.amount, judged.seen);
     const status = path.at(-1) ?? request.status;
     const forwards = PAYMENT_STATUS_ACTIONS[status].forwards;
@@ -67,7 +68,7 @@ export class PaymentWatcher {
     let current = token;
     if (path.length > 0 || next.collect !== request.collect || next.watched !== request.watched) {
       const change: PaymentRequestChange = { tokenNo: token.tokenNo, version: token.version + 1, payment: next };
-      const events = await this.eventsFor(token, request, next, path);
+      const events = await this.eventsFor(token, request, next, path, payingTxids(request, deposits, judged.seen));
       try {
         await this.deps.uow.commit({ payments: [change], events });
       } catch (error) {
@@ -85,7 +86,7 @@ export class PaymentWatcher {
    * the one before it did not announce the same type (paid -> overpaid sends no second payment.paid).
    */
   private async eventsFor(
-    token: CashierToken, before: PaymentRequest, after: PaymentRequest, path: readonly PaymentStatus[],
+    token: CashierToken, before: PaymentRequest, after: PaymentRequest, path: readonly PaymentStatus[], txids: readonly string[],
   ): Promise<WebhookEvent[]> {
     if (path.length === 0) return [];
     const optIns: readonly OptInEventType[] = (await this.deps.developerConfigs.get(token.userId))?.optInEventTypes ?? [];
@@ -95,7 +96,7 @@ export class PaymentWatcher {
       const type = PAYMENT_STATUS_ACTIONS[status].announces;
       if (type !== null && type !== previous && optIns.includes(type)) {
         // Each event carries the request as it stood when that status was entered: the final count, its own status.
-        events.push(paymentEvent(type, token, { ...after, status }, this.deps.ids.uuid(), this.deps.clock.now()));
+        events.push(paymentEvent(type, token, { ...after, status }, this.deps.ids.uuid(), this.deps.clock.now(), txids));
       }
       previous = type;
     }
