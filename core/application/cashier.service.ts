@@ -12,7 +12,7 @@ import { assetOf, cachedSweepable, startCollection, sweepableOnChainOrRefuse, ty
 import type { ResolvedDeps } from './deps.js';
 import { fieldsOf, requireString } from './input.js';
 import { toCashierTaskView } from './mappers.js';
-import { livePaymentView } from './payment-requests.js';
+import { liveSessionPayment } from './payment-requests.js';
 import type { CashierBalanceView, CashierCollectableView, CashierSessionView, CashierTaskView } from './views.js';
 
 /** The ports the cashier use cases touch, with those of reading a balance and starting a collection. */
@@ -41,12 +41,12 @@ export class CashierUseCases implements CashierService {
     const wallet = await this.walletOf(ctx);
     const [config, task] = await Promise.all([this.deps.developerConfigs.get(ctx.token.userId), this.sessionTask(ctx)]);
     const minimums = Object.entries(config?.minCollectAmounts ?? {}).map(([symbol, min]) => [symbol, formatAmount(min)]);
-    const payment = await livePaymentView(this.deps, ctx.token);
+    const payment = await liveSessionPayment(this.deps, ctx.token);
     const autoCollect = Object.entries(config?.autoCollect ?? {});
     const expiresAt = await this.slide(ctx);
     // The extensions appear only when the token or the merchant uses them: otherwise the session is the spec's.
     const extensions = {
-      ...(payment === undefined ? {} : { payment: { ...payment, merchant_name: config?.displayName ?? null } }),
+      ...(payment === undefined ? {} : { payment: { ...payment.view, merchant_name: config?.displayName ?? null, transfers: payment.transfers } }),
       ...(autoCollect.length === 0 ? {} : {
         auto_collect: Object.fromEntries(autoCollect.map(([symbol, rule]) => [symbol, { min_amount: formatAmount(rule.minAmount) }])),
       }),

@@ -166,6 +166,17 @@ export interface PaymentView {
 /** The payment request on GET /cashier/session, with the merchant's name (config.display_name) for the payer. */
 export interface CashierPaymentView extends PaymentView {
   readonly merchant_name: string | null;
+  /** Every transfer seen for the request, oldest first (issue #34, an extension): the payer page lists them. */
+  readonly transfers: readonly PaymentTransferView[];
+}
+
+/** One transfer to a payment request's sub-address in its asset since the token was made, as the payer sees it. */
+export interface PaymentTransferView {
+  readonly txid: string;
+  readonly amount: string;
+  /** pending: seen, not yet confirmed (in `confirming`); confirmed: final; reverted: dropped by a reorg, not counted. */
+  readonly status: 'pending' | 'confirmed' | 'reverted';
+  readonly detected_at: string;
 }
 
 export interface CashierTokenCreatedView extends CashierTokenView {

@@ -45,7 +45,7 @@ describe('payment requests on cashier tokens (issue #25)', () => {
     expect(Date.parse(created.payment.deadline) - Date.parse(created.created_at)).toBe(30 * 60_000);
     const session = await sessionOf(created.token);
     expectDocumented(h, 'GET', '/api/cashier/session', session);
-    expect(session.payment).toEqual({ ...created.payment, merchant_name: 'Acme Store' });
+    expect(session.payment).toEqual({ ...created.payment, merchant_name: 'Acme Store', transfers: [] });
     // The token's sliding expiry moves with each payer request; the deadline does not.
     expect(session.payment.deadline).toBe(created.payment.deadline);
     const listed = ok(await h.call('GET', '/api/cashier/tokens', { token: user.apiToken }));

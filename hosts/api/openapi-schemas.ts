@@ -174,7 +174,17 @@ export const COMPONENTS = {
     address: s.obj({ wallet_address_id: s.int(), address: s.str(), network_code: s.str(), address_label: s.nullable(s.str()) }),
     active_task: s.nullable(cashierTask),
     payment: {
-      ...s.obj({ ...paymentFields, merchant_name: s.nullable(s.str('config.display_name of the merchant')) }),
+      ...s.obj({
+        ...paymentFields, merchant_name: s.nullable(s.str('config.display_name of the merchant')),
+        transfers: {
+          ...s.arr(s.obj({
+            txid: s.str(), amount: s.amount(),
+            status: { ...s.enumOf(['pending', 'confirmed', 'reverted']), description: 'pending is in confirming; reverted (dropped by a reorg) counts nowhere' },
+            detected_at: isoTime,
+          })),
+          description: 'extension (issue #34): every transfer to the sub-address in the asset since the token was made, oldest first; the payer page lists them',
+        },
+      }),
       description: 'extension (issue #25): only on a token made with a payment request',
     },
     auto_collect: {
