@@ -65,8 +65,13 @@ export class AdminUseCases implements AdminService {
     }]));
   }
 
-  async approveWebhook(userId: string): Promise<WebhookStatusView> {
-    return this.review(userId, 'approved', (config, now) => approveWebhook(config, now));
+  /** body {url}: the exact URL reviewed; it goes live only while it is still the pending one (issue #35 item 5). */
+  async approveWebhook(userId: string, body: unknown): Promise<WebhookStatusView> {
+    const fields = fieldsOf(body);
+    const extra = Object.keys(fields).find((key) => key !== 'url');
+    if (extra !== undefined) throw validationError(extra, 'is not a known field');
+    const url = requireString(fields, 'url', 2048);
+    return this.review(userId, 'approved', (config, now) => approveWebhook(config, url, now));
   }
 
   async rejectWebhook(userId: string, body: unknown): Promise<WebhookStatusView> {
@@ -168,7 +173,8 @@ export class AdminUseCases implements AdminService {
       const next = { ...decide(config, this.deps.clock.now()), version: config.version + 1 };
       await this.audit.recordWith(
         () => this.deps.developerConfigs.save(next),
-        () => ({ userId: id, action: 'webhook.url_reviewed', actor: { kind: 'admin', id: null }, detail: { decision } }),
+        // The URL in full (issue #35 items 5 and 8): the entry says exactly which URL was approved or rejected.
+        () => ({ userId: id, action: 'webhook.url_reviewed', actor: { kind: 'admin', id: null }, detail: { decision, url: config.pendingUrl } }),
       );
       return webhookView(next);
     });

@@ -179,8 +179,11 @@ export interface StakingService {
 /** Platform operations (ADMIN_TOKEN). User ids arrive as path strings. */
 export interface AdminService {
   listPendingWebhooks(): Promise<PendingWebhookView[]>;
-  /** BIZ-WEBHOOK-NOT-PENDING when nothing waits for review. */
-  approveWebhook(userId: string): Promise<WebhookStatusView>;
+  /**
+   * body {url}: the URL the admin reviewed (issue #35 item 5). BIZ-WEBHOOK-NOT-PENDING when nothing waits for review;
+   * REVIEW-STALE when another URL is pending now.
+   */
+  approveWebhook(userId: string, body: unknown): Promise<WebhookStatusView>;
   /** body {note}. */
   rejectWebhook(userId: string, body: unknown): Promise<WebhookStatusView>;
   /** Only PENDING/RUNNING with nothing broadcast; BIZ-COMMAND-NOT-CANCELLABLE otherwise. */

@@ -67,10 +67,11 @@ describe('audit trail: what the use cases record (issue #26 item 5)', () => {
     await app.subscriptions.putConfig(user.userId, { service_code: 'developer', config: { webhook_url: 'https://hooks.example.com/a', webhook_secret: 'whsec-0123456789abcdef' } });
     await app.admin.rejectWebhook(String(user.userId), { note: 'answers 404' });
     await app.subscriptions.putConfig(user.userId, { service_code: 'developer', config: { webhook_url: 'https://hooks.example.com/b' } });
-    await app.admin.approveWebhook(String(user.userId));
+    await app.admin.approveWebhook(String(user.userId), { url: 'https://hooks.example.com/b' });
     const entries = (await app.audit.list(user.userId, { per_page: '100' })).items.filter((e) => e.action === 'webhook.url_reviewed');
     expect(entries.map((e) => [e.actor, e.detail])).toEqual([
-      [{ kind: 'admin', id: null }, { decision: 'approved' }], [{ kind: 'admin', id: null }, { decision: 'rejected' }],
+      [{ kind: 'admin', id: null }, { decision: 'approved', url: 'https://hooks.example.com/b' }],
+      [{ kind: 'admin', id: null }, { decision: 'rejected', url: 'https://hooks.example.com/a' }],
     ]);
     expect((await app.audit.verify(user.userId)).valid).toBe(true);
   });

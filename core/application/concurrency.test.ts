@@ -98,7 +98,7 @@ describe('use cases under parallel requests', () => {
     expect(tally(await Promise.allSettled(Array.from({ length: 6 }, () => app.cashierTokens.disable(user.userId, token.token_no, {})))))
       .toEqual({ ok: 1, codes: Array(5).fill('CASHIER-TOKEN-ALREADY-DISABLED') });
     await app.subscriptions.putConfig(user.userId, { service_code: 'developer', config: { webhook_url: 'https://hooks.example.com/a', webhook_secret: 's3cret' } });
-    expect(tally(await Promise.allSettled(Array.from({ length: 6 }, () => app.admin.approveWebhook(String(user.userId))))))
+    expect(tally(await Promise.allSettled(Array.from({ length: 6 }, () => app.admin.approveWebhook(String(user.userId), { url: 'https://hooks.example.com/a' })))))
       .toEqual({ ok: 1, codes: Array(5).fill('BIZ-WEBHOOK-NOT-PENDING') });
     await cacheBalances({ balances: stores.balances, clock: core.clock }, sub);
     const task = await app.collections.create(user.userId, { address: sub, asset_symbol: 'USDT' });

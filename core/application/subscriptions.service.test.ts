@@ -131,11 +131,11 @@ describe('subscriptions, developer configuration and webhook review (spec §3)',
         { user_id: user.userId, pending_url: HOOK, pending_since: '2026-01-01T00:00:00+00:00', url: null },
       ]);
       clock.advance(1_000);
-      expect(await app.admin.approveWebhook(String(user.userId))).toEqual({
+      expect(await app.admin.approveWebhook(String(user.userId), { url: HOOK })).toEqual({
         status: 'verified', url: HOOK, pending_url: null, pending_since: null, verified_at: '2026-01-01T00:00:01+00:00', review_note: null,
       });
       expect(await app.admin.listPendingWebhooks()).toEqual([]);
-      expect(await failureOf(app.admin.approveWebhook(String(user.userId)))).toEqual({ code: 'BIZ-WEBHOOK-NOT-PENDING' });
+      expect(await failureOf(app.admin.approveWebhook(String(user.userId), { url: HOOK }))).toEqual({ code: 'BIZ-WEBHOOK-NOT-PENDING' });
     });
 
     it('pending → reject → pending_url cleared, review_note set', async () => {
@@ -150,25 +150,25 @@ describe('subscriptions, developer configuration and webhook review (spec §3)',
     it('verified → PUT a different URL → pending; url keeps the approved one until approval', async () => {
       const { app } = core;
       await put({ webhook_url: HOOK, webhook_secret: SECRET });
-      await app.admin.approveWebhook(String(user.userId));
+      await app.admin.approveWebhook(String(user.userId), { url: HOOK });
       const view = await put({ webhook_url: OTHER_HOOK });
       expect(view.webhook).toMatchObject({ status: 'pending', url: HOOK, pending_url: OTHER_HOOK });
-      expect((await app.admin.approveWebhook(String(user.userId))).url).toBe(OTHER_HOOK);
+      expect((await app.admin.approveWebhook(String(user.userId), { url: OTHER_HOOK })).url).toBe(OTHER_HOOK);
     });
 
     it('verified with a pending change → PUT the live URL again → the pending change is cancelled', async () => {
       await put({ webhook_url: HOOK, webhook_secret: SECRET });
-      await core.app.admin.approveWebhook(String(user.userId));
+      await core.app.admin.approveWebhook(String(user.userId), { url: HOOK });
       await put({ webhook_url: OTHER_HOOK });
       const view = await put({ webhook_url: HOOK });
       expect(view.webhook).toMatchObject({ status: 'verified', url: HOOK, pending_url: null, pending_since: null });
-      expect(await failureOf(core.app.admin.approveWebhook(String(user.userId)))).toEqual({ code: 'BIZ-WEBHOOK-NOT-PENDING' });
+      expect(await failureOf(core.app.admin.approveWebhook(String(user.userId), { url: HOOK }))).toEqual({ code: 'BIZ-WEBHOOK-NOT-PENDING' });
     });
 
     it('verified with a pending change → reject → the approved URL stays live, the note is set', async () => {
       const { app } = core;
       await put({ webhook_url: HOOK, webhook_secret: SECRET });
-      await app.admin.approveWebhook(String(user.userId));
+      await app.admin.approveWebhook(String(user.userId), { url: HOOK });
       await put({ webhook_url: OTHER_HOOK });
       const view = await app.admin.rejectWebhook(String(user.userId), { note: 'wrong host' });
       expect(view).toMatchObject({ status: 'verified', url: HOOK, pending_url: null, review_note: 'wrong host' });
@@ -176,9 +176,9 @@ describe('subscriptions, developer configuration and webhook review (spec §3)',
 
     it('review of an unknown user is 404 BIZ-USER-NOT-FOUND; of a user with nothing pending 409; a note is required', async () => {
       const { app } = core;
-      expect(await failureOf(app.admin.approveWebhook('987654'))).toEqual({ code: 'BIZ-USER-NOT-FOUND' });
-      expect(await failureOf(app.admin.approveWebhook('not-a-number'))).toEqual({ code: 'BIZ-USER-NOT-FOUND' });
-      expect(await failureOf(app.admin.approveWebhook(String(user.userId)))).toEqual({ code: 'BIZ-WEBHOOK-NOT-PENDING' });
+      expect(await failureOf(app.admin.approveWebhook('987654', { url: HOOK }))).toEqual({ code: 'BIZ-USER-NOT-FOUND' });
+      expect(await failureOf(app.admin.approveWebhook('not-a-number', { url: HOOK }))).toEqual({ code: 'BIZ-USER-NOT-FOUND' });
+      expect(await failureOf(app.admin.approveWebhook(String(user.userId), { url: HOOK }))).toEqual({ code: 'BIZ-WEBHOOK-NOT-PENDING' });
       await put({ webhook_url: HOOK, webhook_secret: SECRET });
       expect(await failureOf(app.admin.rejectWebhook(String(user.userId), {}))).toEqual({ code: 'VALIDATION-ERROR' });
       expect((await app.subscriptions.getDeveloperConfig(user.userId)).webhook.status).toBe('pending');
@@ -186,7 +186,7 @@ describe('subscriptions, developer configuration and webhook review (spec §3)',
 
     it('any → PUT an empty URL → unconfigured, secret removed', async () => {
       await put({ webhook_url: HOOK, webhook_secret: SECRET });
-      await core.app.admin.approveWebhook(String(user.userId));
+      await core.app.admin.approveWebhook(String(user.userId), { url: HOOK });
       const view = await put({ webhook_url: '' });
       expect(view.webhook).toEqual({ status: 'unconfigured', url: null, pending_url: null, pending_since: null, verified_at: null, review_note: null });
       expect(view.config).toMatchObject({ webhook_url: null, webhook_secret_set: false });

@@ -35,7 +35,7 @@ describe('webhooks: test call and delivery log', () => {
   it('after approval sends one signed webhook.test to the approved URL and reports the outcome', async () => {
     const { app, transport } = core;
     await app.subscriptions.putConfig(user.userId, { service_code: 'developer', config: { webhook_url: HOOK, webhook_secret: SECRET } });
-    await app.admin.approveWebhook(String(user.userId));
+    await app.admin.approveWebhook(String(user.userId), { url: HOOK });
     const result = await app.webhooks.test(user.userId);
     expect(result).toEqual({ event_id: expect.any(String), url: HOOK, delivered: true, http_status: 200, error: null, duration_ms: 1, response: null });
     expect(transport.sent).toHaveLength(1);
@@ -53,7 +53,7 @@ describe('webhooks: test call and delivery log', () => {
   it('a pending change keeps testing the approved URL', async () => {
     const { app, transport } = core;
     await app.subscriptions.putConfig(user.userId, { service_code: 'developer', config: { webhook_url: HOOK, webhook_secret: SECRET } });
-    await app.admin.approveWebhook(String(user.userId));
+    await app.admin.approveWebhook(String(user.userId), { url: HOOK });
     await app.subscriptions.putConfig(user.userId, { service_code: 'developer', config: { webhook_url: 'https://hooks.example.com/next' } });
     expect((await app.webhooks.test(user.userId)).url).toBe(HOOK);
     expect(transport.sent.map((r) => r.url)).toEqual([HOOK]);
@@ -105,7 +105,7 @@ describe('webhooks: redelivery and secret rotation', () => {
     user = await signUp(core.app, core.readCode, 'redeliver@example.com');
     await core.app.subscriptions.activate(user.userId, { service_code: 'developer' });
     await core.app.subscriptions.putConfig(user.userId, { service_code: 'developer', config: { webhook_url: HOOK, webhook_secret: SECRET } });
-    await core.app.admin.approveWebhook(String(user.userId));
+    await core.app.admin.approveWebhook(String(user.userId), { url: HOOK });
   });
 
   async function deadDelivery(id: string, n: number, overrides: Parameters<typeof aDelivery>[0] = {}): Promise<void> {

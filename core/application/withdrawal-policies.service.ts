@@ -4,7 +4,9 @@ import type { UserId } from '../domain/model/common.js';
 import type { AllowListEntry, AssetLimits, WithdrawalPolicy } from '../domain/model/withdrawal-policy.js';
 import { parsePageQuery, toItemsPage, type ItemsPage } from '../domain/pagination.js';
 import { formatIsoTime } from '../domain/time.js';
-import { applyWebhookUrl, approveWebhook, rejectWebhook, webhookView, type WebhookView } from '../domain/webhook-review.js';
+import { approvalSecretFingerprint } from '../domain/approval.js';
+import type { EncryptedEnvelope } from '../domain/model/common.js';
+import { applyWebhookUrl, approveWebhook, rejectWebhook, reviewAgain, webhookView, type WebhookView } from '../domain/webhook-review.js';
 import { parseCallbackUrl } from './callback-url.js';
 import {
   emptyWithdrawalPolicy, MAX_ALLOW_LIST_ENTRIES, MAX_APPROVAL_TIMEOUT_MINUTES,
@@ -55,6 +57,8 @@ export interface PendingApprovalUrlView {
   readonly pending_url: string;
   readonly pending_since: string | null;
   readonly url: string | null;
+  /** What the review names with the URL (issue #35 item 5): see approvalSecretFingerprint. */
+  readonly secret_fingerprint: string | null;
 }
 
 function policyView(policy: WithdrawalPolicy): WithdrawalPolicyView {
@@ -132,7 +136,11 @@ export class WithdrawalPoliciesUseCases {
       const now = this.deps.clock.now();
       let approval = url === undefined ? current.approval : applyWebhookUrl(current.approval, url, now);
       if (url === '') approval = { ...approval, secret: null };
-      if (encrypted !== undefined) approval = { ...approval, secret: encrypted };
+      // The URL and its secret are reviewed as a pair (issue #35 item 5): a new secret sends the URL back to review;
+      // the same secret sent again changes nothing.
+      if (encrypted !== undefined && (await this.secretOf(userId, current.approval.secret)) !== secret) {
+        approval = reviewAgain({ ...approval, secret: encrypted }, now);
+      }
       if (timeout !== undefined) approval = { ...approval, timeoutMinutes: timeout as number };
       if ((approval.url !== null || approval.pendingUrl !== null) && approval.secret === null) {
         throw validationError('approval_secret', 'is required with an approval_url');
@@ -192,35 +200,64 @@ export class WithdrawalPoliciesUseCases {
 
   async listPendingApprovalUrls(): Promise<PendingApprovalUrlView[]> {
     const pending = await this.deps.withdrawalPolicies.listPendingApprovalUrls();
-    return pending.flatMap((p) => (p.approval.pendingUrl === null ? [] : [{
+    const views = await Promise.all(pending.map(async (p) => (p.approval.pendingUrl === null ? null : {
       user_id: p.userId, pending_url: p.approval.pendingUrl,
       pending_since: p.approval.pendingSince === null ? null : formatIsoTime(p.approval.pendingSince), url: p.approval.url,
-    }]));
+      secret_fingerprint: await this.fingerprintOf(p),
+    })));
+    return views.filter((v) => v !== null);
   }
 
-  async approveApprovalUrl(userId: string): Promise<WebhookView> {
-    return this.review(userId, (policy, now) => approveWebhook(policy.approval, now));
+  /**
+   * body {url, secret_fingerprint}: what the admin reviewed (issue #35 item 5). It goes live only while it is still
+   * the pending URL with that secret; REVIEW-STALE (409) when either changed since the review.
+   */
+  async approveApprovalUrl(userId: string, body: unknown): Promise<WebhookView> {
+    const fields = fieldsOf(body);
+    refuseUnknown(fields, ['url', 'secret_fingerprint'], '');
+    const url = requireString(fields, 'url', 2048);
+    const fingerprint = requireString(fields, 'secret_fingerprint', 64);
+    return this.review(userId, async (policy, now) => {
+      const approval = approveWebhook(policy.approval, url, now);
+      if ((await this.fingerprintOf(policy)) !== fingerprint) throw new DomainError('REVIEW-STALE');
+      return approval;
+    }, { url, secret_fingerprint: fingerprint });
   }
 
   async rejectApprovalUrl(userId: string, body: unknown): Promise<WebhookView> {
     const note = requireString(fieldsOf(body), 'note', MAX_NOTE);
-    return this.review(userId, (policy, now) => rejectWebhook(policy.approval, note, now));
+    return this.review(userId, async (policy, now) => rejectWebhook(policy.approval, note, now), { note });
   }
 
-  private async review(raw: string, decide: (policy: WithdrawalPolicy, now: number) => WithdrawalPolicy['approval']): Promise<WebhookView> {
+  private async review(
+    raw: string, decide: (policy: WithdrawalPolicy, now: number) => Promise<WithdrawalPolicy['approval']>, named: Record<string, string>,
+  ): Promise<WebhookView> {
     const userId = parseIdParam(raw, 'user_id');
     if (userId === null || (await this.deps.accounts.findById(userId)) === null) throw new DomainError('BIZ-USER-NOT-FOUND');
     return retryOnConflict(async () => {
       const policy = await this.deps.withdrawalPolicies.get(userId);
       if (policy === null || policy.approval.pendingUrl === null) throw new DomainError('POLICY-APPROVAL-URL-NOT-PENDING');
       const now = this.deps.clock.now();
-      const next = { ...policy, approval: decide(policy, now), updatedAt: now, version: policy.version + 1 };
+      const next = { ...policy, approval: await decide(policy, now), updatedAt: now, version: policy.version + 1 };
       await this.audit.recordWith(() => this.deps.withdrawalPolicies.save(next), () => ({
         userId, action: 'policy.changed', actor: { kind: 'admin', id: null },
-        detail: { approval_url_review: next.approval.pendingUrl === null && next.approval.reviewNote === null ? 'approved' : 'rejected' },
+        // The URL in full (issue #35 items 5 and 8): the entry says exactly what was approved or rejected.
+        detail: {
+          approval_url_review: next.approval.pendingUrl === null && next.approval.reviewNote === null ? 'approved' : 'rejected',
+          url: policy.approval.pendingUrl, ...named,
+        },
       }));
       return webhookView(next.approval);
     });
+  }
+
+  private async secretOf(userId: UserId, secret: EncryptedEnvelope | null): Promise<string | null> {
+    return secret === null ? null : new TextDecoder().decode(await this.deps.cipher.decrypt(secret, approvalSecretAad(userId)));
+  }
+
+  private async fingerprintOf(policy: WithdrawalPolicy): Promise<string | null> {
+    const secret = await this.secretOf(policy.userId, policy.approval.secret);
+    return secret === null ? null : approvalSecretFingerprint(secret);
   }
 
   private async current(userId: UserId): Promise<WithdrawalPolicy> {

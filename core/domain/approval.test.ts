@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { approvalOnCancel, judgeApprovalAnswer, signApprovalAnswer } from './approval.js';
+import { approvalOnCancel, approvalSecretFingerprint, judgeApprovalAnswer, signApprovalAnswer } from './approval.js';
 import type { ApprovalState, CommandApproval } from './model/withdrawal-policy.js';
 import { signPayload } from './signature.js';
 
@@ -32,6 +32,16 @@ describe('approval answers (issue #26 item 2)', () => {
     const fields: Record<Field, string> = { request_id: 'req-0', command_no: 'CMD1', amount: '2500000', decision: 'approve' };
     const replayed = { ...fields, signature: signPayload(fields, SECRET) };
     expect(judgeApprovalAnswer(JSON.stringify(replayed), EXPECTED, SECRET)).toEqual({ kind: 'refused', reason: 'the answer is for another request (replayed)' });
+  });
+});
+
+describe('the approval secret fingerprint a review names (issue #35 item 5)', () => {
+  it('is the documented known answer (sha256sum of the secret, first 16 hex digits) and differs between secrets', () => {
+    expect(approvalSecretFingerprint('approver secret')).toBe('e63440bf7e369bab');
+    fc.assert(fc.property(fc.string(), fc.string(), (a, b) => {
+      expect(approvalSecretFingerprint(a)).toMatch(/^[0-9a-f]{16}$/);
+      if (a !== b) expect(approvalSecretFingerprint(a)).not.toBe(approvalSecretFingerprint(b));
+    }));
   });
 });
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Command } from './model/command.js';
 import type { Millis } from './model/common.js';
 import type { CommandApproval } from './model/withdrawal-policy.js';
@@ -32,6 +33,16 @@ export function signedApprovalRequest(payload: Record<string, JsonValue>, secret
     body: JSON.stringify(payload),
     headers: { 'content-type': 'application/json', [APPROVAL_SIGNATURE_HEADER]: signPayload(payload, secret) },
   };
+}
+
+/**
+ * The fingerprint of an approval secret that the platform's review names (issue #35 item 5): the first 16 hex digits
+ * of SHA-256 of the secret's UTF-8 bytes, so an owner can compute it (`printf %s "$SECRET" | sha256sum | cut -c1-16`)
+ * and read it to the reviewer. Known answer: `approvalSecretFingerprint('approver secret') === 'e63440bf7e369bab'`
+ * (checked by the test). 64 bits identify a secret; they do not make a weak one guessable beyond its own strength.
+ */
+export function approvalSecretFingerprint(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex').slice(0, 16);
 }
 
 /** The fields an approver's answer carries besides its signature. */

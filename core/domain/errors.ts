@@ -105,6 +105,8 @@ export const ERROR_CATALOGUE = {
   'POLICY-APPROVAL-URL-NOT-PENDING': { message: 'no approval URL is pending review' },
   // Never an HTTP answer: the error_code of a withdrawal its approver denied or did not approve in time (REJECTED).
   'APPROVAL-DENIED': { message: 'the approver denied the withdrawal' },
+  // issue #35 item 5: an admin's approval names what was reviewed; the pending URL (or secret) has changed since.
+  'REVIEW-STALE': { message: 'the URL (or secret fingerprint) named is no longer the one pending review; review it again' },
   'APPROVAL-TIMEOUT': { message: 'no approval within approval_timeout_minutes' },
 } as const satisfies Record<string, { message: string }>;
 

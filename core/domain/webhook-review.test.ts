@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { DomainError } from './errors.js';
 import type { DeveloperConfig } from './model/webhook.js';
-import { applyWebhookUrl, approveWebhook, rejectWebhook, webhookStatus, webhookView, WEBHOOK_REVIEW_TRANSITIONS } from './webhook-review.js';
+import { applyWebhookUrl, approveWebhook, rejectWebhook, reviewAgain, webhookStatus, webhookView, WEBHOOK_REVIEW_TRANSITIONS } from './webhook-review.js';
 
 const T0 = Date.UTC(2026, 4, 25, 10, 0, 0);
 const A = 'https://a.example/hook';
@@ -19,10 +19,11 @@ const pendingA = config({ pendingUrl: A, pendingSince: T0 });
 const verifiedA = config({ url: A, verifiedAt: T0 });
 const verifiedAPendingB = config({ url: A, verifiedAt: T0, pendingUrl: B, pendingSince: T0 + 5 });
 
-function notPending(fn: () => unknown): void {
+function failsWith(code: string, fn: () => unknown): void {
   expect(fn).toThrow(DomainError);
-  try { fn(); } catch (e) { expect((e as DomainError).code).toBe('BIZ-WEBHOOK-NOT-PENDING'); }
+  try { fn(); } catch (e) { expect((e as DomainError).code).toBe(code); }
 }
+const notPending = (fn: () => unknown): void => failsWith('BIZ-WEBHOOK-NOT-PENDING', fn);
 
 describe('webhook URL review (spec §3, one case per row)', () => {
   it('lists the six rows of the spec table', () => {
@@ -36,7 +37,7 @@ describe('webhook URL review (spec §3, one case per row)', () => {
   });
 
   it('row 2: pending + approve → verified (url := pending URL, verified_at set)', () => {
-    const next = approveWebhook(pendingA, T0 + 10);
+    const next = approveWebhook(pendingA, A, T0 + 10);
     expect(webhookStatus(next)).toBe('verified');
     expect(next).toMatchObject({ url: A, pendingUrl: null, pendingSince: null, verifiedAt: T0 + 10, reviewNote: null });
   });
@@ -79,14 +80,27 @@ describe('webhook URL review (spec §3, one case per row)', () => {
   });
 
   it('approve and reject need something pending', () => {
-    notPending(() => approveWebhook(unconfigured, T0));
-    notPending(() => approveWebhook(verifiedA, T0));
+    notPending(() => approveWebhook(unconfigured, A, T0));
+    notPending(() => approveWebhook(verifiedA, A, T0));
     notPending(() => rejectWebhook(verifiedA, 'x', T0));
+  });
+
+  it('an approval names the URL reviewed: another pending URL is REVIEW-STALE (issue #35 item 5)', () => {
+    failsWith('REVIEW-STALE', () => approveWebhook(pendingA, B, T0));
+    failsWith('REVIEW-STALE', () => approveWebhook(verifiedAPendingB, A, T0));
+    expect(approveWebhook(verifiedAPendingB, B, T0 + 10)).toMatchObject({ url: B, pendingUrl: null, verifiedAt: T0 + 10 });
+  });
+
+  it('a new secret starts the review again: the live URL stops and waits; a pending one stays pending', () => {
+    expect(reviewAgain(verifiedA, T0 + 7)).toMatchObject({ url: null, verifiedAt: null, pendingUrl: A, pendingSince: T0 + 7, reviewNote: null });
+    expect(reviewAgain(verifiedAPendingB, T0 + 7)).toMatchObject({ url: null, verifiedAt: null, pendingUrl: B, pendingSince: T0 + 5 });
+    expect(reviewAgain(pendingA, T0 + 7)).toEqual(pendingA);
+    expect(reviewAgain(unconfigured, T0 + 7)).toEqual(unconfigured);
   });
 
   it('never touches the version (the caller bumps it)', () => {
     expect(applyWebhookUrl(verifiedA, B, T0).version).toBe(3);
-    expect(approveWebhook(pendingA, T0).version).toBe(3);
+    expect(approveWebhook(pendingA, A, T0).version).toBe(3);
   });
 
   it('renders the spec §2 webhook object with ISO timestamps', () => {
@@ -100,10 +114,12 @@ describe('webhook URL review (spec §3, one case per row)', () => {
   });
 
   it('model-based: events only ever go to an approved URL, and the live URL changes only by approval or removal', () => {
-    type Op = { kind: 'put'; url: string } | { kind: 'approve' } | { kind: 'reject' };
+    // An approval names the URL the admin reviewed, which may have been swapped since (issue #35 item 5).
+    type Op = { kind: 'put'; url: string } | { kind: 'approve'; url: string } | { kind: 'reject' };
+    const urls = fc.constantFrom(A, B, 'https://c.example/');
     const op: fc.Arbitrary<Op> = fc.oneof(
-      fc.constantFrom('', A, B, 'https://c.example/').map((url) => ({ kind: 'put' as const, url })),
-      fc.constant({ kind: 'approve' as const }),
+      fc.oneof(fc.constant(''), urls).map((url) => ({ kind: 'put' as const, url })),
+      urls.map((url) => ({ kind: 'approve' as const, url })),
       fc.constant({ kind: 'reject' as const }),
     );
     fc.assert(fc.property(fc.array(op, { maxLength: 25 }), (ops) => {
@@ -114,8 +130,9 @@ describe('webhook URL review (spec §3, one case per row)', () => {
         t += 1000;
         const before = c;
         if (o.kind === 'put') c = applyWebhookUrl(c, o.url, t);
-        else if (c.pendingUrl === null) { notPending(() => (o.kind === 'approve' ? approveWebhook(c, t) : rejectWebhook(c, 'n', t))); continue; }
-        else if (o.kind === 'approve') { approved.add(c.pendingUrl); c = approveWebhook(c, t); }
+        else if (c.pendingUrl === null) { notPending(() => (o.kind === 'approve' ? approveWebhook(c, o.url, t) : rejectWebhook(c, 'n', t))); continue; }
+        else if (o.kind === 'approve' && o.url !== c.pendingUrl) { failsWith('REVIEW-STALE', () => approveWebhook(before, o.url, t)); continue; }
+        else if (o.kind === 'approve') { approved.add(o.url); c = approveWebhook(c, o.url, t); }
         else c = rejectWebhook(c, 'n', t);
         if (c.url !== null) expect(approved.has(c.url)).toBe(true);
         if (c.url !== before.url) expect(o.kind === 'approve' || (o.kind === 'put' && o.url === '')).toBe(true);

@@ -50,14 +50,30 @@ export function applyWebhookUrl<C extends UrlReview>(config: C, url: string, now
   return { ...config, pendingUrl: url, pendingSince: now, reviewNote: null };
 }
 
+/**
+ * A new secret for a reviewed URL (issue #35 item 5: the approval URL and its secret are reviewed as a pair): the
+ * review starts again. The live URL, if any, stops being used (its secret is gone) and becomes the pending one unless
+ * another URL is already pending; a pending URL stays pending and keeps its place in the queue.
+ */
+export function reviewAgain<C extends UrlReview>(config: C, now: Millis): C {
+  if (config.pendingUrl !== null) return { ...config, url: null, verifiedAt: null };
+  if (config.url === null) return config;
+  return { ...config, url: null, verifiedAt: null, pendingUrl: config.url, pendingSince: now, reviewNote: null };
+}
+
 function requirePending(config: UrlReview): string {
   if (config.pendingUrl === null) throw new DomainError('BIZ-WEBHOOK-NOT-PENDING');
   return config.pendingUrl;
 }
 
-/** Platform review approves: the pending URL goes live from `now`. BIZ-WEBHOOK-NOT-PENDING when nothing is pending. */
-export function approveWebhook<C extends UrlReview>(config: C, now: Millis): C {
+/**
+ * Platform review approves the URL it reviewed (issue #35 item 5): `reviewedUrl` goes live from `now` when it is still
+ * the pending URL. BIZ-WEBHOOK-NOT-PENDING when nothing is pending; REVIEW-STALE when another URL has been put in its
+ * place since the review, so a URL swapped between the review and the approval is never approved unseen.
+ */
+export function approveWebhook<C extends UrlReview>(config: C, reviewedUrl: string, now: Millis): C {
   const pendingUrl = requirePending(config);
+  if (pendingUrl !== reviewedUrl) throw new DomainError('REVIEW-STALE');
   return { ...config, url: pendingUrl, pendingUrl: null, pendingSince: null, verifiedAt: now, reviewNote: null };
 }
 

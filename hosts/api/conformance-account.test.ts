@@ -129,11 +129,11 @@ describe('session, admin and system endpoints', () => {
     const queue = ok(await h.call('GET', '/api/admin/webhooks/pending', { token: h.adminToken }));
     expectDocumented(h, 'GET', '/api/admin/webhooks/pending', queue);
     expect(queue).toContainEqual(expect.objectContaining({ user_id: user.userId, pending_url: first }));
-    const approved = ok(await h.call('POST', `/api/admin/webhooks/${user.userId}/approve`, { token: h.adminToken }));
+    const approved = ok(await h.call('POST', `/api/admin/webhooks/${user.userId}/approve`, { token: h.adminToken, body: { url: first } }));
     expectDocumented(h, 'POST', '/api/admin/webhooks/:userId/approve', approved);
     expect(approved).toMatchObject({ status: 'verified', url: first, pending_url: null });
-    fails(await h.call('POST', `/api/admin/webhooks/${user.userId}/approve`, { token: h.adminToken }), 409, 'BIZ-WEBHOOK-NOT-PENDING');
-    fails(await h.call('POST', '/api/admin/webhooks/999999/approve', { token: h.adminToken }), 404, 'BIZ-USER-NOT-FOUND');
+    fails(await h.call('POST', `/api/admin/webhooks/${user.userId}/approve`, { token: h.adminToken, body: { url: first } }), 409, 'BIZ-WEBHOOK-NOT-PENDING');
+    fails(await h.call('POST', '/api/admin/webhooks/999999/approve', { token: h.adminToken, body: { url: first } }), 404, 'BIZ-USER-NOT-FOUND');
 
     const tested = ok(await h.call('POST', '/api/webhooks/debug/test', { token: user.session }));
     expectDocumented(h, 'POST', '/api/webhooks/debug/test', tested);

@@ -102,6 +102,7 @@ export const HTTP_STATUS = {
   'POLICY-APPROVAL-URL-NOT-PENDING': 409,
   // Recorded on a REJECTED withdrawal, never answered; a status all the same, so the table stays total.
   'APPROVAL-DENIED': 403,
+  'REVIEW-STALE': 409,
   'APPROVAL-TIMEOUT': 403,
 } as const satisfies Record<ErrorCode, number>;
 

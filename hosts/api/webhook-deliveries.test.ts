@@ -30,7 +30,7 @@ describe('webhook delivery log and redelivery', () => {
     const user = await signUp(h);
     const url = `${receiver.origin}/hooks/${user.userId}`;
     ok(await h.call('PUT', '/api/subscriptions/config', { token: user.session, body: { service_code: 'developer', config: { webhook_url: url, webhook_secret: secret } } }));
-    ok(await h.call('POST', `/api/admin/webhooks/${user.userId}/approve`, { token: h.adminToken }));
+    ok(await h.call('POST', `/api/admin/webhooks/${user.userId}/approve`, { token: h.adminToken, body: { url } }));
     return { ...user, url };
   }
   async function seed(userId: number, overrides: Partial<WebhookDelivery>, eventType = 'collection.completed'): Promise<WebhookDelivery> {

@@ -108,9 +108,10 @@ describe('withdrawal policies over HTTP', () => {
     fails(await transfer(u, above, to, '1000001'), 422, 'POLICY-APPROVAL-UNAVAILABLE');
 
     const queue = ok(await h.call('GET', '/api/admin/approval-urls/pending', { token: h.adminToken }));
-    expect(queue.map((p: { user_id: number }) => p.user_id)).toContain(u.userId);
-    ok(await h.call('POST', `/api/admin/approval-urls/${u.userId}/approve`, { token: h.adminToken }));
-    fails(await h.call('POST', `/api/admin/approval-urls/${u.userId}/approve`, { token: h.adminToken }), 409, 'POLICY-APPROVAL-URL-NOT-PENDING');
+    const reviewed = queue.find((p: { user_id: number }) => p.user_id === u.userId);
+    const named = { url: reviewed.pending_url, secret_fingerprint: reviewed.secret_fingerprint };
+    ok(await h.call('POST', `/api/admin/approval-urls/${u.userId}/approve`, { token: h.adminToken, body: named }));
+    fails(await h.call('POST', `/api/admin/approval-urls/${u.userId}/approve`, { token: h.adminToken, body: named }), 409, 'POLICY-APPROVAL-URL-NOT-PENDING');
 
     const accepted = ok(await transfer(u, above, to, '1000001'), 201);
     const command = ok(await h.call('GET', `/api/commands/${accepted.command_no}`, { token: u.apiToken }));

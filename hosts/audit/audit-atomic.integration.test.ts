@@ -13,6 +13,7 @@ import { describeWithPostgres } from '../../contracts-tests/harness/with-postgre
 import type { Application } from '../../core/application/index.js';
 import { verifyStoredAuditChain } from '../../core/application/audit-verifier.js';
 import { subscribeAll, signUp, TEST_PASSWORD } from '../../core/application/testing/user-journeys.js';
+import { approvalSecretFingerprint } from '../../core/domain/approval.js';
 import { StoreError } from '../../core/domain/errors.js';
 import type { AuditAction } from '../../core/domain/model/audit.js';
 import { stepAt } from '../../core/domain/two-factor-rules.js';
@@ -102,7 +103,7 @@ const ACTIONS: readonly {
         service_code: 'developer', config: { webhook_url: 'https://hooks.example.com/in', webhook_secret: 'a'.repeat(32) },
       });
     },
-    run: (w) => w.app.admin.approveWebhook(String(w.userId)),
+    run: (w) => w.app.admin.approveWebhook(String(w.userId), { url: 'https://hooks.example.com/in' }),
   },
   {
     name: 'withdrawal policy changed', entries: ['policy.changed'],
@@ -113,7 +114,9 @@ const ACTIONS: readonly {
     prepare: async (w) => {
       await w.app.withdrawalPolicies.putPolicy(w.userId, { approval_url: 'https://hooks.example.com/approve', approval_secret: 'b'.repeat(32) });
     },
-    run: (w) => w.app.withdrawalPolicies.approveApprovalUrl(String(w.userId)),
+    run: (w) => w.app.withdrawalPolicies.approveApprovalUrl(String(w.userId), {
+      url: 'https://hooks.example.com/approve', secret_fingerprint: approvalSecretFingerprint('b'.repeat(32)),
+    }),
   },
   {
     name: 'allow-list entry added', entries: ['policy.allow_list_added'],

@@ -131,7 +131,9 @@ describeWithRedisServerBinary('crash test: SIGKILLed workers and API, PostgreSQL
       await expectOk(nodes[u % 2]!.call('PUT', '/api/subscriptions/config', user.session, {
         service_code: 'developer', config: { webhook_url: `${receiver.origin}/hooks/${user.userId}`, webhook_secret: 'crash-test-secret', min_collect_amounts: {} },
       }), 'webhook config');
-      await expectOk(nodes[u % 2]!.call('POST', `/api/admin/webhooks/${user.userId}/approve`, ADMIN_TOKEN), 'approve webhook');
+      await expectOk(nodes[u % 2]!.call('POST', `/api/admin/webhooks/${user.userId}/approve`, ADMIN_TOKEN, {
+        url: `${receiver.origin}/hooks/${user.userId}`,
+      }), 'approve webhook');
       users.push(user);
       note(`user ${user.userId} signed up`);
     }

@@ -98,7 +98,7 @@ export async function startNpmStart(name: string): Promise<NpmStart> {
     await api('PUT', '/api/subscriptions/config', session, {
       service_code: 'developer', config: { webhook_url: `http://127.0.0.1:${port}/hooks`, webhook_secret: secret, ...config },
     });
-    await api('POST', `/api/admin/webhooks/${account.user_id}/approve`, adminToken);
+    await api('POST', `/api/admin/webhooks/${account.user_id}/approve`, adminToken, { url: `http://127.0.0.1:${port}/hooks` });
     return { userId: account.user_id as number, session: session as string, token: token as string };
   };
   return {

@@ -65,7 +65,7 @@ export async function buildWebhookWorld(options: WebhookWorldOptions = {}): Prom
   });
   await app.subscriptions.activate(w.userId, { service_code: 'developer' });
   await app.subscriptions.putConfig(w.userId, { service_code: 'developer', config: { webhook_url: url, webhook_secret: WEBHOOK_SECRET } });
-  await app.admin.approveWebhook(String(w.userId));
+  await app.admin.approveWebhook(String(w.userId), { url });
 
   const webhooks = new WebhookDispatcher({
     clock: w.clock, ids: w.stores.ids, outbox: w.stores.outbox, deliveries: w.stores.deliveries,

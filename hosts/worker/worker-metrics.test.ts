@@ -53,7 +53,7 @@ describe('worker and API metrics (Prometheus, prom-client)', { timeout: 90_000 }
     await app.subscriptions.putConfig(user.userId, {
       service_code: 'developer', config: { webhook_url: `${receiver.origin}/hooks`, webhook_secret: 'whsec-metrics-0123456789' },
     });
-    await app.admin.approveWebhook(String(user.userId));
+    await app.admin.approveWebhook(String(user.userId), { url: `${receiver.origin}/hooks` });
     w.devnet.fund(user.main, 100n * TRX);
     w.devnet.fundToken(user.subs[0]!, 5_000_000n);
     w.devnet.mine(1);

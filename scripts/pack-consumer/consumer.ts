@@ -62,7 +62,9 @@ async function main(): Promise<void> {
       body: { service_code: 'developer', config: { webhook_url: `http://127.0.0.1:${port}/hooks`, webhook_secret: SECRET } },
     }));
     const admin = createCustodyClient({ baseUrl: BASE_URL, token: ADMIN_TOKEN });
-    await admin.unwrap(admin.POST('/api/admin/webhooks/{userId}/approve', { params: { path: { userId: String(account.user_id) } } }));
+    await admin.unwrap(admin.POST('/api/admin/webhooks/{userId}/approve', {
+      params: { path: { userId: String(account.user_id) } }, body: { url: `http://127.0.0.1:${port}/hooks` },
+    }));
 
     const hub = createCustodyClient({ baseUrl: BASE_URL, token });
     const main = await hub.unwrap(hub.POST('/api/wallets', { body: { network_code: 'TRON', address_type: 1 } }));

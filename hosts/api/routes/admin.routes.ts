@@ -15,9 +15,11 @@ export function adminRoutes(app: Application): RouteDef[] {
       method: 'POST', path: '/api/admin/webhooks/:userId/approve', auth: 'admin',
       docs: {
         operationId: 'approveWebhook',
-        summary: 'Approve the pending webhook URL of a user', tag: 'Admin', data: s.ref('WebhookStatus'), errors: ['BIZ-USER-NOT-FOUND', 'BIZ-WEBHOOK-NOT-PENDING'],
+        summary: 'Approve the pending webhook URL of a user: the body names the exact URL reviewed (409 REVIEW-STALE once another is pending)',
+        tag: 'Admin', body: s.obj({ url: s.str() }), bodyExample: { url: 'https://merchant.example.com/hooks/custody' },
+        data: s.ref('WebhookStatus'), errors: ['BIZ-USER-NOT-FOUND', 'BIZ-WEBHOOK-NOT-PENDING', 'REVIEW-STALE'],
       },
-      handle: ({ params }) => app.admin.approveWebhook(params.userId ?? ''),
+      handle: ({ params, body }) => app.admin.approveWebhook(params.userId ?? '', body),
     }),
     defineRoute({
       method: 'POST', path: '/api/admin/webhooks/:userId/reject', auth: 'admin',

@@ -115,18 +115,26 @@ export function policyRoutes(app: Application): RouteDef[] {
       method: 'GET', path: '/api/admin/approval-urls/pending', auth: 'admin',
       docs: {
         operationId: 'listPendingApprovalUrls', summary: 'Approval URLs waiting for review', tag: 'Admin',
-        data: s.arr(s.obj({ user_id: s.int(), pending_url: s.str(), pending_since: s.nullable(s.str()), url: s.nullable(s.str()) })),
-        example: [{ user_id: 7, pending_url: 'https://approver.example.com/custody', pending_since: '2026-01-01T12:00:00+00:00', url: null }],
+        data: s.arr(s.obj({
+          user_id: s.int(), pending_url: s.str(), pending_since: s.nullable(s.str()), url: s.nullable(s.str()), secret_fingerprint: s.nullable(s.str()),
+        })),
+        example: [{
+          user_id: 7, pending_url: 'https://approver.example.com/custody', pending_since: '2026-01-01T12:00:00+00:00', url: null,
+          secret_fingerprint: 'e63440bf7e369bab',
+        }],
       },
       handle: () => app.withdrawalPolicies.listPendingApprovalUrls(),
     }),
     defineRoute({
       method: 'POST', path: '/api/admin/approval-urls/:userId/approve', auth: 'admin',
       docs: {
-        operationId: 'approveApprovalUrl', summary: 'Approve the pending approval URL of a user', tag: 'Admin',
-        data: REVIEW, example: EXAMPLE_POLICY.approval, errors: ['BIZ-USER-NOT-FOUND', 'POLICY-APPROVAL-URL-NOT-PENDING'],
+        operationId: 'approveApprovalUrl',
+        summary: 'Approve the pending approval URL of a user: the body names the exact URL and secret fingerprint reviewed (409 REVIEW-STALE once either changed)',
+        tag: 'Admin', body: s.obj({ url: s.str(), secret_fingerprint: s.str() }),
+        bodyExample: { url: 'https://approver.example.com/custody', secret_fingerprint: 'e63440bf7e369bab' },
+        data: REVIEW, example: EXAMPLE_POLICY.approval, errors: ['BIZ-USER-NOT-FOUND', 'POLICY-APPROVAL-URL-NOT-PENDING', 'REVIEW-STALE'],
       },
-      handle: ({ params }) => app.withdrawalPolicies.approveApprovalUrl(params.userId ?? ''),
+      handle: ({ params, body }) => app.withdrawalPolicies.approveApprovalUrl(params.userId ?? '', body),
     }),
     defineRoute({
       method: 'POST', path: '/api/admin/approval-urls/:userId/reject', auth: 'admin',

@@ -784,7 +784,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Approve the pending webhook URL of a user */
+        /** Approve the pending webhook URL of a user: the body names the exact URL reviewed (409 REVIEW-STALE once another is pending) */
         post: operations["approveWebhook"];
         delete?: never;
         options?: never;
@@ -1109,7 +1109,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Approve the pending approval URL of a user */
+        /** Approve the pending approval URL of a user: the body names the exact URL and secret fingerprint reviewed (409 REVIEW-STALE once either changed) */
         post: operations["approveApprovalUrl"];
         delete?: never;
         options?: never;
@@ -2119,6 +2119,8 @@ export interface components {
             status: "paid" | "overpaid" | "expired" | "paid_late";
             /** @description ISO 8601 with offset */
             deadline: string;
+            /** @description Extension (issue #34), payment.paid and payment.paid_late only: the txids of the confirmed transfers that `received` counts, oldest first (the deposits of GET /api/deposits with these txids) */
+            txids?: string[];
         };
     };
     responses: {
@@ -2269,27 +2271,6 @@ export interface components {
                 };
             };
         };
-        /** @description `BIZ-WEBHOOK-NOT-PENDING`: no webhook URL is pending review */
-        BizWebhookNotPending: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "code": "BIZ-WEBHOOK-NOT-PENDING",
-                 *       "message": "no webhook URL is pending review",
-                 *       "data": {}
-                 *     }
-                 */
-                "application/json": {
-                    /** @enum {string} */
-                    code: "BIZ-WEBHOOK-NOT-PENDING";
-                    message: string;
-                    data: Record<string, never>;
-                };
-            };
-        };
         /** @description `BIZ-WEBHOOK-URL-UNVERIFIED`: webhook test before URL approval; `VALIDATION-ERROR`: validation failed */
         BizWebhookUrlUnverifiedOrValidationError: {
             headers: {
@@ -2432,27 +2413,6 @@ export interface components {
                 "application/json": {
                     /** @enum {string} */
                     code: "PAYLOAD-TOO-LARGE";
-                    message: string;
-                    data: Record<string, never>;
-                };
-            };
-        };
-        /** @description `POLICY-APPROVAL-URL-NOT-PENDING`: no approval URL is pending review */
-        PolicyApprovalUrlNotPending: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "code": "POLICY-APPROVAL-URL-NOT-PENDING",
-                 *       "message": "no approval URL is pending review",
-                 *       "data": {}
-                 *     }
-                 */
-                "application/json": {
-                    /** @enum {string} */
-                    code: "POLICY-APPROVAL-URL-NOT-PENDING";
                     message: string;
                     data: Record<string, never>;
                 };
@@ -6057,7 +6017,18 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://merchant.example.com/hooks/custody"
+                 *     }
+                 */
+                "application/json": {
+                    url: string;
+                };
+            };
+        };
         responses: {
             /** @description success */
             200: {
@@ -6091,7 +6062,27 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["BizUserNotFound"];
-            409: components["responses"]["BizWebhookNotPending"];
+            /** @description `BIZ-WEBHOOK-NOT-PENDING`: no webhook URL is pending review; `REVIEW-STALE`: the URL (or secret fingerprint) named is no longer the one pending review; review it again */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-WEBHOOK-NOT-PENDING",
+                     *       "message": "no webhook URL is pending review",
+                     *       "data": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "BIZ-WEBHOOK-NOT-PENDING" | "REVIEW-STALE";
+                        message: string;
+                        data: Record<string, never>;
+                    };
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationError"];
             500: components["responses"]["InternalError"];
@@ -6155,7 +6146,27 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["BizUserNotFound"];
-            409: components["responses"]["BizWebhookNotPending"];
+            /** @description `BIZ-WEBHOOK-NOT-PENDING`: no webhook URL is pending review */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BIZ-WEBHOOK-NOT-PENDING",
+                     *       "message": "no webhook URL is pending review",
+                     *       "data": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "BIZ-WEBHOOK-NOT-PENDING";
+                        message: string;
+                        data: Record<string, never>;
+                    };
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationError"];
             500: components["responses"]["InternalError"];
@@ -7528,7 +7539,8 @@ export interface operations {
                      *           "user_id": 7,
                      *           "pending_url": "https://approver.example.com/custody",
                      *           "pending_since": "2026-01-01T12:00:00+00:00",
-                     *           "url": null
+                     *           "url": null,
+                     *           "secret_fingerprint": "e63440bf7e369bab"
                      *         }
                      *       ]
                      *     }
@@ -7543,6 +7555,7 @@ export interface operations {
                             pending_url: string;
                             pending_since: string | null;
                             url: string | null;
+                            secret_fingerprint: string | null;
                         }[];
                     };
                 };
@@ -7565,7 +7578,20 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://approver.example.com/custody",
+                 *       "secret_fingerprint": "e63440bf7e369bab"
+                 *     }
+                 */
+                "application/json": {
+                    url: string;
+                    secret_fingerprint: string;
+                };
+            };
+        };
         responses: {
             /** @description success */
             200: {
@@ -7607,7 +7633,27 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["BizUserNotFound"];
-            409: components["responses"]["PolicyApprovalUrlNotPending"];
+            /** @description `POLICY-APPROVAL-URL-NOT-PENDING`: no approval URL is pending review; `REVIEW-STALE`: the URL (or secret fingerprint) named is no longer the one pending review; review it again */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "POLICY-APPROVAL-URL-NOT-PENDING",
+                     *       "message": "no approval URL is pending review",
+                     *       "data": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "POLICY-APPROVAL-URL-NOT-PENDING" | "REVIEW-STALE";
+                        message: string;
+                        data: Record<string, never>;
+                    };
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationError"];
             500: components["responses"]["InternalError"];
@@ -7679,7 +7725,27 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["BizUserNotFound"];
-            409: components["responses"]["PolicyApprovalUrlNotPending"];
+            /** @description `POLICY-APPROVAL-URL-NOT-PENDING`: no approval URL is pending review */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "POLICY-APPROVAL-URL-NOT-PENDING",
+                     *       "message": "no approval URL is pending review",
+                     *       "data": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "POLICY-APPROVAL-URL-NOT-PENDING";
+                        message: string;
+                        data: Record<string, never>;
+                    };
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationError"];
             500: components["responses"]["InternalError"];
@@ -8531,7 +8597,7 @@ export interface operations {
             header: {
                 /**
                  * @description Spec §6: `sha256=` + hex HMAC-SHA256 (key: the webhook_secret) of the canonical JSON of the body (top-level keys sorted, shorter first, then byte order; compact; non-ASCII unescaped). Signed with the newest secret. Compare in constant time.
-                 * @example sha256=7368b60d25d0e4c1190df25d71c8d8f2fe9447ec2134d05b744cb1b1ff89aa74
+                 * @example sha256=33aca153d3e0255feb4518590d0f0534df1fee8aa6c6b26abc29abd396e2866c
                  */
                 "X-Webhook-Signature": string;
                 /**
@@ -8556,7 +8622,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /**
                  * @description Standard Webhooks: space-separated `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` over the exact bytes received, one per secret in force (after a secret change, the previous one signs too for 24 h, after the new one)
-                 * @example v1,8M4gY2keJMRZ2Ma79PJvR+8VoDq10JWm+DImu2Ujg9A=
+                 * @example v1,15W62QutliTDKUIGwX/FwWuUewpwX26NF+9u47KPTzI=
                  */
                 "webhook-signature": string;
             };
@@ -8579,7 +8645,11 @@ export interface operations {
                  *       "event_type": "payment.paid",
                  *       "received": "25000000",
                  *       "remaining": "0",
-                 *       "status": "paid"
+                 *       "status": "paid",
+                 *       "txids": [
+                 *         "5f1b7c0e9a6d4e3b2c1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c",
+                 *         "9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d"
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["PaymentEvent"];
@@ -8685,7 +8755,7 @@ export interface operations {
             header: {
                 /**
                  * @description Spec §6: `sha256=` + hex HMAC-SHA256 (key: the webhook_secret) of the canonical JSON of the body (top-level keys sorted, shorter first, then byte order; compact; non-ASCII unescaped). Signed with the newest secret. Compare in constant time.
-                 * @example sha256=c4e6dd2b16f67c2c6c27a77f380bb60c9711bbe261c0e30be33c4845c788768c
+                 * @example sha256=4809640040013287afe24c4806bd42db663792e7addaa042dc667637d0417c72
                  */
                 "X-Webhook-Signature": string;
                 /**
@@ -8710,7 +8780,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /**
                  * @description Standard Webhooks: space-separated `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` over the exact bytes received, one per secret in force (after a secret change, the previous one signs too for 24 h, after the new one)
-                 * @example v1,J1STsBBTjVVJlH9Cb9hwmkgoysAJB9Dd1x1fKw0PH7I=
+                 * @example v1,+R1HClodTuOJuprnmsd/pMMo3U4jpi/3rrr89REpEVw=
                  */
                 "webhook-signature": string;
             };
@@ -8733,7 +8803,10 @@ export interface operations {
                  *       "event_type": "payment.paid_late",
                  *       "received": "25000000",
                  *       "remaining": "0",
-                 *       "status": "paid_late"
+                 *       "status": "paid_late",
+                 *       "txids": [
+                 *         "5f1b7c0e9a6d4e3b2c1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c"
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["PaymentEvent"];
