@@ -1,12 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { BalanceRepository } from '../core/ports/balance-repository.port.js';
+import type { CommandRepository } from '../core/ports/command-repository.port.js';
+import type { WalletRepository } from '../core/ports/wallet-repository.port.js';
 import { type Closable, type ContractOptions, type MakeSubject, useFreshSubject, withSubject } from './support/contract-options.js';
-import { aBalance, addressOf, T0 } from './support/fixtures.js';
+import { aBalance, aCommand, addressOf, aWallet, T0 } from './support/fixtures.js';
 
-/** What the balance contract needs: an empty repository. */
+/** What the balance contract needs: an empty repository, and the wallets and commands of the same store (readView). */
 export interface BalanceRepositorySubject extends Closable {
   readonly balances: BalanceRepository;
+  readonly wallets: WalletRepository;
+  readonly commands: CommandRepository;
 }
 
 /** The BalanceRepository contract (core/ports/balance-repository.port.ts). */
@@ -26,6 +30,27 @@ export function describeBalanceRepositoryContract(
       expect((await balances.get(addressOf(1)))!.items[1]!.available).toBe(2n ** 70n);
       expect((await balances.get(addressOf(2)))!.items).toEqual([]);
       expect(await balances.get(addressOf(3))).toBeNull();
+    });
+
+    it('readView: the wallet, its snapshot and what its active fund-moving command holds, as the single reads find them', async () => {
+      const { balances, wallets, commands } = subject();
+      expect(await balances.readView(addressOf(1))).toBeNull();
+      await wallets.insert(aWallet({ id: 1, userId: 7 }), { maxSubAddresses: -1 });
+      await wallets.insert(aWallet({ id: 2, userId: 7 }), { maxSubAddresses: -1 });
+      const bare = { userId: 7, networkCode: 'TRON', address: addressOf(1), createdAt: T0 + 1 };
+      expect(await balances.readView(addressOf(1))).toEqual({ wallet: bare, snapshot: null, active: null });
+      // A snapshot of another address, a QUERY command, a finished one and another address's are not this view's.
+      await balances.put(aBalance({ address: addressOf(2) }));
+      await commands.insert(aCommand({ commandNo: 'Q', type: 1, assetSymbol: null, lockedAmount: 0n }), { locking: false });
+      await commands.insert(aCommand({ commandNo: 'DONE', status: 3, lockedAmount: 9n }), { locking: false });
+      await commands.insert(aCommand({ commandNo: 'OTHER', address: addressOf(2), lockedAmount: 8n }), { locking: true });
+      expect(await balances.readView(addressOf(1))).toEqual({ wallet: bare, snapshot: null, active: null });
+      await balances.put(aBalance());
+      await commands.insert(aCommand({ commandNo: 'RUN', status: 2, assetSymbol: 'USDT', lockedAmount: 2n ** 70n }), { locking: true });
+      const view = await balances.readView(addressOf(1));
+      expect(view).toEqual({ wallet: bare, snapshot: await balances.get(addressOf(1)), active: { assetSymbol: 'USDT', lockedAmount: 2n ** 70n } });
+      expect((await commands.findActiveByAddress(addressOf(1)))!.commandNo).toBe('RUN');
+      expect(await balances.readView(addressOf(3))).toBeNull();
     });
 
     it('a newer snapshot replaces, an equal time replaces (last writer), an older one is ignored', async () => {

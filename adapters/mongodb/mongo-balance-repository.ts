@@ -1,22 +1,48 @@
 import type { Collection, Db } from 'mongodb';
 import type { BalanceSnapshot } from '../../core/domain/model/index.js';
-import type { BalanceRepository } from '../../core/ports/balance-repository.port.js';
+import type { BalanceRepository, BalanceViewSource } from '../../core/ports/balance-repository.port.js';
 import { COLLECTIONS } from './collections.js';
-import { fromBalanceDocument, toBalanceDocument, type BalanceDocument } from './mongo-documents.js';
+import { activeOn } from './mongo-command-repository.js';
+import {
+  fromBalanceDocument, fromCommandDocument, fromWalletDocument, toBalanceDocument, type BalanceDocument, type CommandDocument, type WalletDocument,
+} from './mongo-documents.js';
 import { guarded, isDuplicateKey } from './mongo-support.js';
 
 /** Cached balance snapshots per address; an older snapshot never replaces a newer one. */
 export class MongoBalanceRepository implements BalanceRepository {
   private readonly balances: Collection<BalanceDocument>;
+  private readonly wallets: Collection<WalletDocument>;
+  private readonly commands: Collection<CommandDocument>;
 
   constructor(db: Db) {
     this.balances = db.collection<BalanceDocument>(COLLECTIONS.balances);
+    this.wallets = db.collection<WalletDocument>(COLLECTIONS.wallets);
+    this.commands = db.collection<CommandDocument>(COLLECTIONS.commands);
   }
 
   get(address: string): Promise<BalanceSnapshot | null> {
     return guarded('balance read', async () => {
       const doc = await this.balances.findOne({ _id: address });
       return doc === null ? null : fromBalanceDocument(doc);
+    });
+  }
+
+  /** Three reads sent together (a collection per record; no join worth its cost here). */
+  readView(address: string): Promise<BalanceViewSource | null> {
+    return guarded('balance read', async () => {
+      const [wallet, snapshot, active] = await Promise.all([
+        this.wallets.findOne({ address }),
+        this.balances.findOne({ _id: address }),
+        this.commands.findOne(activeOn(address), { sort: { createdAt: 1, insertedSeq: 1 } }),
+      ]);
+      if (wallet === null) return null;
+      const { userId, networkCode, createdAt } = fromWalletDocument(wallet);
+      const command = active === null ? null : fromCommandDocument(active);
+      return {
+        wallet: { userId, networkCode, address, createdAt },
+        snapshot: snapshot === null ? null : fromBalanceDocument(snapshot),
+        active: command === null ? null : { assetSymbol: command.assetSymbol, lockedAmount: command.lockedAmount },
+      };
     });
   }
 

@@ -14,8 +14,8 @@ import { guarded, insertionStamp, isDuplicateKey, pageFrom, refuseBigints } from
 /** Newest first; `_id` breaks the ties `insertedSeq` leaves between processes (index by_user_newest_id). */
 export const NEWEST_FIRST = { createdAt: -1, insertedSeq: -1, _id: -1 } as const;
 
-/** The lock-holder query: a fund-moving command on the address that is PENDING or RUNNING. */
-function activeOn(address: string) {
+/** The lock-holder query: a fund-moving command on the address that is PENDING or RUNNING (also the balance view's). */
+export function activeOn(address: string) {
   return {
     address,
     type: { $ne: COMMAND_TYPE.QUERY },

@@ -1,8 +1,29 @@
 import type pg from 'pg';
-import type { BalanceSnapshot, RefreshSource } from '../../core/domain/model/index.js';
-import type { BalanceRepository } from '../../core/ports/balance-repository.port.js';
+import { COMMAND_STATUS, COMMAND_TYPE, type BalanceSnapshot, type RefreshSource } from '../../core/domain/model/index.js';
+import type { WalletAddress } from '../../core/domain/model/index.js';
+import type { BalanceRepository, BalanceViewSource } from '../../core/ports/balance-repository.port.js';
 import { fromStoredBalance, toStoredBalance, type StoredBalance } from '../records/wallet-record.js';
+import { statementName } from './pg-prepared.js';
 import { guarded, jsonb, type Row } from './pg-support.js';
+
+/**
+ * The balance view's one statement: the wallet's four fields, its snapshot and the amount its active fund-moving
+ * command holds (the first by creation, as PgCommandRepository.findActiveByAddress), as an array row.
+ */
+const READ_VIEW = `SELECT w.user_id, w.network_code, w.created_at, b.items, b.refresh_source, b.updated_at, c.asset_symbol, c.locked_amount
+  FROM wallet_addresses w
+  LEFT JOIN balance_snapshots b ON b.address = w.address
+  LEFT JOIN LATERAL (
+    SELECT asset_symbol, locked_amount FROM commands
+    WHERE address = w.address AND type <> ${COMMAND_TYPE.QUERY} AND status IN (${COMMAND_STATUS.PENDING}, ${COMMAND_STATUS.RUNNING})
+    ORDER BY created_at, inserted_seq LIMIT 1
+  ) c ON true
+  WHERE w.address = $1`;
+const READ_VIEW_NAME = statementName(READ_VIEW);
+const GET = 'SELECT address, items, refresh_source, updated_at FROM balance_snapshots WHERE address = $1';
+const GET_NAME = statementName(GET);
+
+type ViewRow = [number, WalletAddress['networkCode'], number, StoredBalance['items'] | null, RefreshSource | null, number | null, string | null, string | null];
 
 /** Record -> row of `balance_snapshots` (items JSONB: no query reads them, the amounts stay decimal strings). */
 function toRow(record: StoredBalance): Row {
@@ -26,8 +47,23 @@ export class PgBalanceRepository implements BalanceRepository {
 
   get(address: string): Promise<BalanceSnapshot | null> {
     return guarded('balance read', async () => {
-      const { rows } = await this.pool.query('SELECT * FROM balance_snapshots WHERE address = $1', [address]);
+      const { rows } = await this.pool.query({ name: GET_NAME, text: GET, values: [address] });
       return rows.length === 0 ? null : fromStoredBalance(fromRow(rows[0] as Row));
+    });
+  }
+
+  /** One named statement, its row as an array: only the columns the view shows are read and parsed. */
+  readView(address: string): Promise<BalanceViewSource | null> {
+    return guarded('balance read', async () => {
+      const { rows } = await this.pool.query<ViewRow>({ name: READ_VIEW_NAME, text: READ_VIEW, values: [address], rowMode: 'array' });
+      if (rows.length === 0) return null;
+      const [userId, networkCode, createdAt, items, refreshSource, updatedAt, assetSymbol, lockedAmount] = rows[0]!;
+      return {
+        wallet: { userId, networkCode, address, createdAt },
+        snapshot: updatedAt === null ? null
+          : fromStoredBalance({ id: address, items: items!, refreshSource: refreshSource!, updatedAt }),
+        active: lockedAmount === null ? null : { assetSymbol, lockedAmount: BigInt(lockedAmount) },
+      };
     });
   }
 

@@ -10,6 +10,7 @@ import { describeWebhookDeliveryRepositoryContract } from '../../contracts-tests
 import { IDEMPOTENCY_WINDOW_MS } from '../../core/domain/model/idempotency.js';
 import { ManualClock } from '../memory/manual-clock.js';
 import { PgBalanceRepository } from './pg-balance-repository.js';
+import { PgCommandRepository } from './pg-command-repository.js';
 import { PgCashierTokenRepository } from './pg-cashier-token-repository.js';
 import { connectPostgres } from './pg-connection.js';
 import { PgIdempotencyStore } from './pg-idempotency-store.js';
@@ -31,7 +32,7 @@ describeWithPostgres('PostgreSQL store: wallets group', (serverUrl) => {
     const { pool } = open().connection;
     const clock = new ManualClock();
     return {
-      clock, wallets: new PgWalletRepository(pool), balances: new PgBalanceRepository(pool),
+      clock, wallets: new PgWalletRepository(pool), balances: new PgBalanceRepository(pool), commands: new PgCommandRepository(pool),
       cashierTokens: new PgCashierTokenRepository(pool), idempotency: new PgIdempotencyStore(pool, clock),
       cursors: new PgScanCursorStore(pool), deliveries: new PgWebhookDeliveryRepository(pool), uow: new PgUnitOfWork(pool),
     };

@@ -1,9 +1,10 @@
 import { formatAmount } from '../domain/amount.js';
 import type { Asset } from '../domain/model/asset.js';
 import { REFRESH_SOURCE, type BalanceSnapshot, type RefreshSource } from '../domain/model/balance.js';
-import type { Command } from '../domain/model/command.js';
+import { DomainError } from '../domain/errors.js';
 import type { Millis } from '../domain/model/common.js';
 import type { WalletAddress } from '../domain/model/wallet.js';
+import type { BalanceViewSource } from '../ports/balance-repository.port.js';
 import type { ResolvedDeps } from './deps.js';
 import type { TimeFormat } from './mappers.js';
 import type { BalanceItemView } from './views.js';
@@ -22,7 +23,7 @@ export interface BalanceLine {
  * locked, never below 0. An asset the snapshot does not hold (never refreshed) shows 0 at `fallbackAt`.
  */
 export function balanceLines(
-  assets: readonly Asset[], snapshot: BalanceSnapshot | null, active: Command | null, fallbackAt: Millis,
+  assets: readonly Asset[], snapshot: BalanceSnapshot | null, active: BalanceViewSource['active'], fallbackAt: Millis,
 ): BalanceLine[] {
   return assets.map((asset) => {
     const cached = snapshot?.items.find((item) => item.symbol === asset.symbol);
@@ -48,15 +49,26 @@ export function toBalanceItemViews(lines: readonly BalanceLine[], format: TimeFo
 }
 
 /** The ports that reading a wallet's balance touches. */
-export type BalanceViewDeps = Pick<ResolvedDeps, 'balances' | 'commands' | 'assets'>;
+export type BalanceViewDeps = Pick<ResolvedDeps, 'balances' | 'assets'>;
 
-/** The cached snapshot of a wallet with the locks of its active command applied (no chain query). */
-export async function readBalance(
-  deps: BalanceViewDeps, wallet: WalletAddress,
-): Promise<{ readonly lines: BalanceLine[]; readonly refreshSource: RefreshSource; readonly updatedAt: Millis }> {
-  const [snapshot, active] = await Promise.all([
-    deps.balances.get(wallet.address), deps.commands.findActiveByAddress(wallet.address),
-  ]);
+/** A wallet's cached balance with the locks of its active command applied. */
+export interface BalanceRead {
+  readonly lines: BalanceLine[];
+  readonly refreshSource: RefreshSource;
+  readonly updatedAt: Millis;
+}
+
+/** The cached snapshot of a wallet with the locks of its active command applied (no chain query; one store read). */
+export async function readBalance(deps: BalanceViewDeps, wallet: Pick<WalletAddress, 'address'>): Promise<BalanceRead> {
+  const source = await deps.balances.readView(wallet.address);
+  // Addresses are never deleted: a wallet the caller holds is in the store.
+  if (source === null) throw new DomainError('BIZ-WALLET-ADDRESS-NOT-FOUND');
+  return balanceOf(deps, source);
+}
+
+/** The balance a read view shows: every asset of the wallet's network, in registry order. */
+export function balanceOf(deps: Pick<BalanceViewDeps, 'assets'>, source: BalanceViewSource): BalanceRead {
+  const { wallet, snapshot, active } = source;
   return {
     lines: balanceLines(deps.assets.list(wallet.networkCode), snapshot, active, wallet.createdAt),
     refreshSource: snapshot?.refreshSource ?? REFRESH_SOURCE.AUTO,

@@ -2,13 +2,13 @@ import { DomainError, InfrastructureError, validationError } from '../domain/err
 import { newCommandNo } from '../domain/numbers.js';
 import { parsePageQuery, toItemsPage } from '../domain/pagination.js';
 import { formatWalletTime } from '../domain/time.js';
-import { decideWalletCreation, validateLabel } from '../domain/wallet-rules.js';
+import { decideWalletCreation, validateLabel, visibleTo } from '../domain/wallet-rules.js';
 import { REFRESH_SOURCE, type BalanceItem } from '../domain/model/balance.js';
 import { COMMAND_STATUS, COMMAND_TYPE, type Command } from '../domain/model/command.js';
 import type { UserId } from '../domain/model/common.js';
 import { ADDRESS_STATUS, ADDRESS_TYPE, type AddressType, type WalletAddress } from '../domain/model/wallet.js';
 import type { WalletsService } from './application.js';
-import { readBalance, toBalanceItemViews, type BalanceViewDeps } from './balance-view.js';
+import { balanceOf, toBalanceItemViews, type BalanceViewDeps } from './balance-view.js';
 import type { ResolvedDeps } from './deps.js';
 import { fieldsOf, optionalBoolean, optionalEnum, requireString } from './input.js';
 import { toResourcesView, toWalletView } from './mappers.js';
@@ -105,11 +105,14 @@ export class WalletsUseCases implements WalletsService {
     };
   }
 
+  /** One store read (the wallet, its snapshot and its active command together): the API's hottest read. */
   async balances(userId: UserId, address: string): Promise<WalletBalanceView> {
-    const wallet = await ownedWallet(this.deps.wallets, userId, address);
-    const balance = await readBalance(this.deps, wallet);
+    const source = await this.deps.balances.readView(address);
+    // The same answer as ownedWallet's for a missing or another user's address.
+    if (source === null || visibleTo(source.wallet, userId) === null) throw new DomainError('BIZ-WALLET-ADDRESS-NOT-FOUND');
+    const balance = balanceOf(this.deps, source);
     return {
-      address: wallet.address,
+      address: source.wallet.address,
       items: toBalanceItemViews(balance.lines, snapshotTime),
       refresh_source: balance.refreshSource,
       balance_updated_at: snapshotTime(balance.updatedAt),
