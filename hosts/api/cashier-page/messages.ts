@@ -1,6 +1,7 @@
 /**
  * Every text of the payer page, in English and Simplified Chinese. `{name}` is filled in by the page script. The page
- * never shows node text, txids or raw units: only these sentences, asset amounts in units and the address.
+ * never shows node text or raw units: only these sentences, asset amounts in units, the address and, on a payment
+ * request, the txids of the transfers seen (issue #34).
  */
 const EN = {
   title: 'Payment',
@@ -56,7 +57,9 @@ const EN = {
   pay_within: 'Pay within {time}',
   deadline_passed: 'The time to pay is over.',
   req_awaiting: 'Send exactly {amount} to this address. This page updates by itself.',
-  req_confirming: 'A payment of {amount} was seen and is being confirmed by the network.',
+  req_received: 'Received {received} of {amount}.',
+  req_confirming_rest: 'A payment of {confirming} is being confirmed by the network: send the remaining {remaining}.',
+  req_confirming_all: 'A payment of {confirming} is being confirmed by the network. It covers the rest: do not send it again.',
   req_partial: 'Received {received} of {amount}: send {remaining} more.',
   req_paid: 'Paid: being forwarded to the merchant.',
   req_paid_done: 'Paid. The merchant has received your payment.',
@@ -65,6 +68,12 @@ const EN = {
   req_expired: 'Expired: do not send. The time to pay is over.',
   req_expired_partial: 'Expired: do not send more. Received {received} of {amount}: contact the merchant.',
   req_paid_late: 'Arrived after the deadline: contact the merchant.',
+  amount_left: 'Left to pay',
+  transfers_heading: 'Transfers seen',
+  transfer_txid: 'Transaction ID',
+  transfer_pending: 'Being confirmed',
+  transfer_confirmed: 'Confirmed',
+  transfer_reverted: 'Dropped by the network: not counted',
 } as const;
 
 export type MessageKey = keyof typeof EN;
@@ -124,7 +133,9 @@ const ZH_CN: Messages = {
   pay_within: '请在 {time} 内付款',
   deadline_passed: '付款时间已过。',
   req_awaiting: '请向此地址准确发送 {amount}。本页面会自动更新。',
-  req_confirming: '已检测到一笔 {amount} 的付款，正在等待网络确认。',
+  req_received: '已收到 {received}（共 {amount}）。',
+  req_confirming_rest: '一笔 {confirming} 的付款正在等待网络确认：请再发送剩余的 {remaining}。',
+  req_confirming_all: '一笔 {confirming} 的付款正在等待网络确认，已足额：请勿重复付款。',
   req_partial: '已收到 {received}（共 {amount}）：请再发送 {remaining}。',
   req_paid: '已付款：正在转交给商户。',
   req_paid_done: '已付款。商户已收到您的付款。',
@@ -133,6 +144,12 @@ const ZH_CN: Messages = {
   req_expired: '已过期：请勿再付款。付款时间已结束。',
   req_expired_partial: '已过期：请勿再付款。已收到 {received}（共 {amount}）：请联系商户。',
   req_paid_late: '付款在截止时间之后到账：请联系商户。',
+  amount_left: '待付金额',
+  transfers_heading: '已检测到的转账',
+  transfer_txid: '交易哈希',
+  transfer_pending: '确认中',
+  transfer_confirmed: '已确认',
+  transfer_reverted: '已被网络撤销，不计入',
 };
 
 /** The page's languages, in the order of its switch, with their own names. */

@@ -44,6 +44,9 @@
     return whole + (fraction === '' ? '' : '.' + fraction) + ' ' + symbol;
   }
 
+  /** Smallest units as a wallet's amount field takes them: `10.5`, no grouping, no symbol. */
+  const plain = (raw, symbol) => units(raw, symbol).split(' ')[0].replace(/,/g, '');
+
   function duration(ms) {
     const total = Math.max(0, Math.ceil(ms / 1000));
     const h = Math.floor(total / 3600);
@@ -105,19 +108,11 @@
     return pick ? pick.symbol : null;
   }
 
-  /** The request's phase: its status, with the forwarding's progress once paid. */
-  function requestPhase(r) {
-    if (r.status === 'paid' || r.status === 'overpaid') {
-      const latest = task();
-      if (latest !== null && latest.status === DONE) return 'done';
-      if (latest !== null && latest.status === FAILED) return 'forward_failed';
-      return 'sweeping';
-    }
-    return { awaiting: 'waiting', partially_paid: 'below', expired: 'expired', paid_late: 'late' }[r.status] || 'waiting';
-  }
+  // The payment request's view (payment-request-view.js, inlined ahead of this script): what to ask, what to say.
+  const requestView = () => paymentRequestView(request(), task() === null ? null : task().status);
 
   function phase() {
-    if (request() !== null) return requestPhase(request());
+    if (request() !== null) return requestView().phase;
     if (running()) return 'sweeping';
     const amount = available(state.chosen);
     const latest = task();
@@ -179,7 +174,7 @@
   }
 
   const STEPS = ['waiting', 'received', 'sweeping', 'done'];
-  const REACHED = { waiting: 0, received: 1, below: 1, auto: 1, sweeping: 2, failed: 2, forward_failed: 2, done: 3, expired: 0, late: 1 };
+  const REACHED = { waiting: 0, received: 1, below: 1, confirming: 1, auto: 1, sweeping: 2, failed: 2, forward_failed: 2, done: 3, expired: 0, late: 1 };
   const STOPPED = ['failed', 'forward_failed', 'expired', 'late'];
 
   function renderProgress(current) {
@@ -208,30 +203,6 @@
     }
   }
 
-  /** The sentence of a payment request's state and its next step. */
-  function requestText(r, current) {
-    const of = (raw) => units(raw, r.asset_symbol);
-    const amount = of(r.amount);
-    const received = of(r.received);
-    switch (current) {
-      case 'waiting':
-        return BigInt(r.confirming) > 0n ? t('req_confirming', { amount: of(r.confirming) }) : t('req_awaiting', { amount });
-      case 'below':
-        return t('req_partial', { received, amount, remaining: of(r.remaining) })
-          + (BigInt(r.confirming) > 0n ? ' ' + t('req_confirming', { amount: of(r.confirming) }) : '');
-      case 'sweeping':
-        return r.status === 'overpaid' ? t('req_overpaid', { excess: of((BigInt(r.received) - BigInt(r.amount)).toString()) }) + ' ' + t('req_paid') : t('req_paid');
-      case 'done':
-        return r.status === 'overpaid'
-          ? t('req_overpaid', { excess: of((BigInt(r.received) - BigInt(r.amount)).toString()) }) + ' ' + t('req_paid_done')
-          : t('req_paid_done');
-      case 'forward_failed': return t('req_paid_failed');
-      case 'expired': return BigInt(r.received) > 0n ? t('req_expired_partial', { received, amount }) : t('req_expired');
-      case 'late': return t('req_paid_late');
-      default: return t('req_awaiting', { amount });
-    }
-  }
-
   /** The payer page of a payment request: the amount, the merchant, the fixed deadline, only the requested asset. */
   function renderRequest(r) {
     const heading = $('heading');
@@ -249,31 +220,74 @@
     setText($('reference'), r.reference ? t('reference', { label: r.reference }) : '');
     $('description').hidden = !r.description;
     setText($('description'), r.description || '');
-    $('amount-box').hidden = false;
-    $('copy-amount').hidden = false;
-    const [number, symbol] = units(r.amount, r.asset_symbol).split(' ');
-    setText($('amount-number'), number);
-    setText($('amount-symbol'), symbol);
+    const view = requestView();
+    // Nothing to pay (confirming covers the rest, or the request is over): no address, QR code or copy button offered.
+    $('pay-card').hidden = view.pay === null;
+    $('checkout').classList.toggle('single', view.pay === null);
+    $('amount-box').hidden = view.pay === null;
+    $('copy-amount').hidden = view.pay === null;
+    $('copy-amount').dataset.amount = view.pay === null ? '' : plain(view.pay, r.asset_symbol);
+    if (view.pay !== null) {
+      const [number, symbol] = units(view.pay, r.asset_symbol).split(' ');
+      setText($('amount-number'), number);
+      setText($('amount-symbol'), symbol);
+      $('amount-label').dataset.i18n = view.amountLabel;
+      setText($('amount-label'), t(view.amountLabel));
+    }
+    renderTransfers(r);
     $('assets').hidden = true;
     $('collect').hidden = true;
     $('collect-hint').hidden = true;
     $('minimums').hidden = true;
     $('countdown').hidden = true;
     $('status').hidden = true;
-    const current = phase();
-    renderProgress(current);
+    renderProgress(view.phase);
     const summary = $('summary');
     summary.hidden = false;
-    setText(summary, requestText(r, current));
-    summary.className = 'summary ' + current;
+    const of = (raw) => units(raw, r.asset_symbol);
+    setText(summary, view.lines.map((line) => t(line.key, Object.fromEntries(Object.entries(line.params).map(([k, v]) => [k, of(v)])))).join(' '));
+    summary.className = 'summary ' + view.phase;
     renderDeadline();
+  }
+
+  /** The transfers seen for the request, oldest first: amount, status and txid (the session's payment.transfers). */
+  function renderTransfers(r) {
+    const transfers = r.transfers || [];
+    const list = $('transfer-list');
+    $('transfers').hidden = transfers.length === 0;
+    for (const [index, transfer] of transfers.entries()) {
+      let item = list.children[index];
+      if (item === undefined) {
+        item = document.createElement('li');
+        const head = document.createElement('span');
+        head.className = 'transfer-head';
+        const amount = document.createElement('span');
+        amount.className = 'transfer-amount';
+        const status = document.createElement('span');
+        status.className = 'transfer-status';
+        head.append(amount, ' ', status);
+        const label = document.createElement('span');
+        label.className = 'transfer-label';
+        const txid = document.createElement('code');
+        txid.className = 'txid';
+        item.append(head, label, txid);
+        list.append(item);
+      }
+      item.dataset.status = transfer.status;
+      setText(item.querySelector('.transfer-amount'), units(transfer.amount, r.asset_symbol));
+      setText(item.querySelector('.transfer-status'), t('transfer_' + transfer.status));
+      setText(item.querySelector('.transfer-label'), t('transfer_txid'));
+      setText(item.querySelector('.txid'), transfer.txid);
+    }
+    while (list.children.length > transfers.length) list.lastElementChild.remove();
   }
 
   /** The fixed deadline's countdown (never the token's sliding expiry), shown while the request waits for payment. */
   function renderDeadline() {
     const r = request();
     if (r === null || state.ended) return;
-    const open = r.status === 'awaiting' || r.status === 'partially_paid';
+    // Only while something is asked: a payment being confirmed counts if it was seen in time.
+    const open = requestView().pay !== null;
     const left = Date.parse(r.deadline) - Date.now();
     $('deadline').hidden = !open;
     if (open) setText($('deadline'), left > 0 ? t('pay_within', { time: duration(left) }) : t('deadline_passed'));
@@ -417,6 +431,7 @@
 
   async function loadQr() {
     if (state.qr !== 'none' || state.session === null) return;
+    if (request() !== null && requestView().pay === null) return;
     state.qr = 'loading';
     try {
       const response = await fetch('/api/cashier/qr', { cache: 'no-store', headers: { authorization: 'Bearer ' + ct } });
@@ -488,10 +503,10 @@
   }
 
   const copyAddress = () => copyText($('address').textContent, $('address'), 'copied');
-  // The amount as a wallet takes it: the number alone, in units, without the symbol.
+  // The amount left to pay as a wallet takes it (the button's data-amount): the number alone, in units, no symbol.
   const copyAmount = () => {
-    const r = request();
-    if (r !== null) copyText(units(r.amount, r.asset_symbol).split(' ')[0].replace(/,/g, ''), $('amount-number'), 'amount_copied');
+    const amount = $('copy-amount').dataset.amount;
+    if (request() !== null && amount) copyText(amount, $('amount-number'), 'amount_copied');
   };
 
   for (const button of document.querySelectorAll('[data-lang]')) {

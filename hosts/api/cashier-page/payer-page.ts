@@ -14,7 +14,12 @@ export interface PayerPageSettings {
 
 export const PAYER_PAGE_SETTINGS: PayerPageSettings = { decimals: { TRX: 6, USDT: 6 }, pollMs: 5_000, idleMs: 10 * 60_000 };
 
-const SCRIPT = readFileSync(new URL('./payer-page.client.js', import.meta.url), 'utf8');
+/**
+ * The page script: the payment request's pure view (a module the tests import; inlined here without its `export`
+ * words) ahead of the page's own script. One inline block, so one hash pins both.
+ */
+const SCRIPT = readFileSync(new URL('./payment-request-view.js', import.meta.url), 'utf8').replace(/^export /gm, '')
+  + readFileSync(new URL('./payer-page.client.js', import.meta.url), 'utf8');
 const STYLE = readFileSync(new URL('./payer-page.css', import.meta.url), 'utf8');
 
 const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -45,7 +50,7 @@ ${text('heading', 'h1', ' id="heading"')}
 ${text('loading', 'p', ' id="loading" class="muted"')}
 <div id="problem" class="problem" role="alert" hidden></div>
 <div id="checkout" class="columns" hidden>
-<section class="card" aria-labelledby="send-to">
+<section id="pay-card" class="card" aria-labelledby="send-to">
 ${text('send_to', 'h2', ' id="send-to"')}
 <img id="qr" class="qr" width="240" height="240" alt="" hidden>
 <div id="amount-box" class="amount-box" hidden>${text('amount_label', 'span', ' class="label" id="amount-label"')}<code id="amount" class="amount-value"><span id="amount-number"></span> <span id="amount-symbol"></span></code></div>
@@ -60,6 +65,7 @@ ${text('send_to', 'h2', ' id="send-to"')}
 ${text('status_heading', 'h2', ' id="status-heading"')}
 <ol id="progress" class="progress" aria-label="${escapeHtml(m.progress)}" data-i18n-label="progress">${steps}</ol>
 <p id="status" class="status" role="status"></p>
+<div id="transfers" hidden>${text('transfers_heading', 'h3', ' id="transfers-heading"')}<ul id="transfer-list" class="transfers" aria-labelledby="transfers-heading"></ul></div>
 <fieldset id="assets"><legend data-i18n="received_legend">${escapeHtml(m.received_legend)}</legend><div id="asset-list"></div></fieldset>
 <button type="button" id="collect" class="primary" disabled>${escapeHtml(m.collect)}</button>
 ${text('collect_hint', 'p', ' id="collect-hint" class="hint"')}

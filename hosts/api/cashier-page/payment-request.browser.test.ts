@@ -50,7 +50,7 @@ describe.skipIf(!chromiumFound)('payment request payer page in chromium', () => 
       throw new Error(`${selector} never showed ${String(expected)}; the page shows:\n${shown}`, { cause: error });
     }
   };
-  const pay = (r: Request, amount: string) => w.dev.faucet.send(r.sub, 'USDT', amount);
+  const pay = async (r: Request, amount: string): Promise<string> => (await w.dev.faucet.send(r.sub, 'USDT', amount)).txid;
   /** Blocks pass (the scanner confirms at the solidified depth, the watcher judges) until the session's payment says so. */
   async function untilPayment(p: PayerPage, r: Request, done: (payment: any, session: any) => boolean, rounds = 60): Promise<void> {
     for (let i = 0; i < rounds; i++) {
@@ -74,6 +74,42 @@ describe.skipIf(!chromiumFound)('payment request payer page in chromium', () => 
       expect({ selector, visible: box !== null, bottom: box !== null && box.y + box.height <= height }).toEqual({ selector, visible: true, bottom: true });
     }
   }
+  /** Presses "Copy amount" (by keyboard when asked): what it copied (outside a secure context, the selection) and its data. */
+  async function copiedAmount(p: PayerPage, how: 'click' | 'keyboard' = 'click'): Promise<{ copied: string; data: string | null }> {
+    await p.page.evaluate('getSelection().removeAllRanges()');
+    if (how === 'click') {
+      await p.page.locator('#copy-amount').click();
+    } else {
+      expect(await tabStops(p)).toContain('copy-amount');
+      for (let i = 0; i < 20 && await p.page.evaluate('document.activeElement.id') !== 'copy-amount'; i++) await p.page.keyboard.press('Tab');
+      await p.page.keyboard.press('Enter');
+    }
+    await waitText(p, '#copy-status', 'Amount copied.');
+    return { copied: await p.page.evaluate<string>('getSelection().toString()'), data: await p.page.locator('#copy-amount').getAttribute('data-amount') };
+  }
+  /** The ids of the controls Tab reaches, in order, from the top of the page. */
+  async function tabStops(p: PayerPage): Promise<string[]> {
+    await p.page.evaluate('document.activeElement?.blur(); window.scrollTo(0, 0)');
+    const stops: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      await p.page.keyboard.press('Tab');
+      stops.push(await p.page.evaluate<string>('document.activeElement.id || document.activeElement.dataset.lang || document.activeElement.tagName'));
+    }
+    return stops;
+  }
+  /** Issue #34: nothing on the page offers itself as something to pay (no QR code, address, amount, copy button, countdown). */
+  async function offersNothingToPay(p: PayerPage, r: Request): Promise<void> {
+    for (const selector of ['#pay-card', '#qr', '#address', '#amount', '#copy-amount', '#copy', '#deadline']) {
+      expect({ selector, hidden: await p.page.locator(selector).isHidden() }).toEqual({ selector, hidden: true });
+    }
+    expect(await text(p, 'main')).not.toContain(r.sub);
+    const stops = await tabStops(p);
+    expect(stops.filter((id) => id === 'copy' || id === 'copy-amount')).toEqual([]);
+  }
+  /** The transfers the page lists: amount, status and txid. */
+  const transfersShown = (p: PayerPage): Promise<string[][]> => p.page.locator('#transfer-list li').evaluateAll((items) => items.map((li) => [
+    li.querySelector('.transfer-amount')!.textContent!, li.querySelector('.transfer-status')!.textContent!, li.querySelector('.txid')!.textContent!,
+  ]));
   const clean = async (p: PayerPage, name: string): Promise<void> => {
     expect(await axeViolations(p.page)).toEqual([]);
     await screenshot(p.page, name);
@@ -105,29 +141,53 @@ describe.skipIf(!chromiumFound)('payment request payer page in chromium', () => 
           await pass(w, p.page, 2 * POLL_MS);
           await waitText(p, '#deadline', 'Pay within 19:50');
           // Outside a secure context the copy falls back to selecting the amount: the number alone, as a wallet takes it.
-          await p.page.locator('#copy-amount').click();
-          await waitText(p, '#copy-status', 'Amount copied.');
-          expect(await p.page.evaluate('getSelection().toString()')).toBe('25');
+          expect(await copiedAmount(p)).toEqual({ copied: '25', data: '25' });
+          expect(await p.page.locator('#transfers').isHidden()).toBe(true);
           await clean(p, `request-${vp.name}-01-awaiting`);
 
-          await pay(r, '10000000');
+          const first = await pay(r, '10000000');
           await untilPayment(p, r, (payment) => payment.status === 'partially_paid');
           await waitText(p, '#summary', 'Received 10 USDT of 25 USDT: send 15 USDT more.');
           expect(await p.page.locator('[data-step="received"]').getAttribute('aria-current')).toBe('step');
           expect(await p.page.locator('#deadline').isVisible()).toBe(true);
+          // Issue #34: after a partial payment the amount shown and copied is what is left, not the request's 25.
+          expect(await text(p, '#amount-label')).toBe('Left to pay');
+          expect(await text(p, '#amount')).toBe('15 USDT');
+          expect(await copiedAmount(p, 'keyboard')).toEqual({ copied: '15', data: '15' });
+          expect(await transfersShown(p)).toEqual([['10 USDT', 'Confirmed', first]]);
           await aboveTheFold(p, vp);
           await clean(p, `request-${vp.name}-02-partial`);
 
-          await pay(r, '15000000');
+          // The missing 15 is seen and confirming: the page says so and asks for nothing (no "send 15 more", no address).
+          const second = await pay(r, '15000000');
+          await block(w, p.page);
+          expect((await call(w, 'GET', '/api/cashier/session', { token: r.ct, expect: 200 })).payment)
+            .toMatchObject({ status: 'partially_paid', confirming: '15000000', remaining: '15000000' });
+          await pass(w, p.page, POLL_MS);
+          await waitText(p, '#summary', 'Received 10 USDT of 25 USDT. A payment of 15 USDT is being confirmed by the network. It covers the rest: do not send it again.');
+          expect(await text(p, 'main')).not.toMatch(/send 15 USDT more|send the remaining/);
+          await offersNothingToPay(p, r);
+          expect(await transfersShown(p)).toEqual([['10 USDT', 'Confirmed', first], ['15 USDT', 'Being confirmed', second]]);
+          await clean(p, `request-${vp.name}-03-confirming`);
+          await p.page.getByRole('button', { name: '简体中文' }).click();
+          expect(await text(p, '#summary')).toBe('已收到 10 USDT（共 25 USDT）。 一笔 15 USDT 的付款正在等待网络确认，已足额：请勿重复付款。');
+          expect(await transfersShown(p)).toEqual([['10 USDT', '已确认', first], ['15 USDT', '确认中', second]]);
+          expect(await text(p, '#transfers-heading')).toBe('已检测到的转账');
+          expect(await axeViolations(p.page)).toEqual([]);
+          await screenshot(p.page, `request-${vp.name}-03-confirming-zh`);
+          await p.page.getByRole('button', { name: 'English' }).click();
+
           await untilPayment(p, r, (payment, session) => payment.status === 'paid' && session.active_task !== null);
           await waitText(p, '#summary', 'Paid: being forwarded to the merchant.');
           expect(await p.page.locator('[data-step="sweeping"]').getAttribute('aria-current')).toBe('step');
-          expect(await p.page.locator('#deadline').isHidden()).toBe(true);
-          await clean(p, `request-${vp.name}-03-forwarding`);
+          await offersNothingToPay(p, r);
+          expect(await transfersShown(p)).toEqual([['10 USDT', 'Confirmed', first], ['15 USDT', 'Confirmed', second]]);
+          await clean(p, `request-${vp.name}-04-forwarding`);
           await untilPayment(p, r, (_payment, session) => session.active_task?.status === 11);
           await waitText(p, '#summary', 'Paid. The merchant has received your payment.');
           expect(await p.page.locator('[data-step="done"]').getAttribute('class')).toBe('done');
-          await clean(p, `request-${vp.name}-04-done`);
+          await offersNothingToPay(p, r);
+          await clean(p, `request-${vp.name}-05-done`);
         } finally {
           await p.close();
         }
@@ -143,11 +203,13 @@ describe.skipIf(!chromiumFound)('payment request payer page in chromium', () => 
           expect(await text(p, '#deadline')).toBe('请在 15:00 内付款');
           expect(await text(p, '#copy-amount')).toBe('复制金额');
           await aboveTheFold(p, vp);
-          await clean(p, `request-${vp.name}-05-zh-awaiting`);
-          await pay(r, '25000000');
+          await clean(p, `request-${vp.name}-06-zh-awaiting`);
+          const txid = await pay(r, '25000000');
           await untilPayment(p, r, (payment, session) => payment.status === 'paid' && session.active_task !== null);
           await waitText(p, '#summary', '已付款：正在转交给商户。');
-          await clean(p, `request-${vp.name}-06-zh-paid`);
+          expect(await transfersShown(p)).toEqual([['25 USDT', '已确认', txid]]);
+          expect(await text(p, '#transfers')).toContain('交易哈希');
+          await clean(p, `request-${vp.name}-07-zh-paid`);
           await p.page.getByRole('button', { name: 'English' }).click();
           expect(await text(p, '#heading')).toBe('Pay 25 USDT');
           expect(await text(p, '#summary')).toBe('Paid: being forwarded to the merchant.');
@@ -164,7 +226,8 @@ describe.skipIf(!chromiumFound)('payment request payer page in chromium', () => 
           await pay(r, '27000000');
           await untilPayment(p, r, (payment, session) => payment.status === 'overpaid' && session.active_task !== null);
           await waitText(p, '#summary', 'Overpaid by 2 USDT: contact the merchant about the difference. Paid: being forwarded to the merchant.');
-          await clean(p, `request-${vp.name}-07-overpaid`);
+          await offersNothingToPay(p, r);
+          await clean(p, `request-${vp.name}-08-overpaid`);
         } finally {
           await p.close();
         }
@@ -183,18 +246,21 @@ describe.skipIf(!chromiumFound)('payment request payer page in chromium', () => 
           await waitText(p, '#summary', 'Expired: do not send. The time to pay is over.');
           expect(await p.page.locator('#deadline').isHidden()).toBe(true);
           expect(await p.page.locator('[data-step="waiting"]').getAttribute('class')).toBe('failed');
-          await clean(p, `request-${vp.name}-08-expired`);
+          await offersNothingToPay(p, r);
+          await clean(p, `request-${vp.name}-09-expired`);
           await p.page.getByRole('button', { name: '简体中文' }).click();
           expect(await text(p, '#summary')).toBe('已过期：请勿再付款。付款时间已结束。');
           expect(await axeViolations(p.page)).toEqual([]);
           await p.page.getByRole('button', { name: 'English' }).click();
 
-          await pay(r, '25000000');
+          const late = await pay(r, '25000000');
           await untilPayment(p, r, (payment) => payment.status === 'paid_late');
           await waitText(p, '#summary', 'Arrived after the deadline: contact the merchant.');
           // Not forwarded by itself: the merchant decides.
           expect((await call(w, 'GET', '/api/cashier/session', { token: r.ct })).active_task).toBeNull();
-          await clean(p, `request-${vp.name}-09-paid-late`);
+          await offersNothingToPay(p, r);
+          expect(await transfersShown(p)).toEqual([['25 USDT', 'Confirmed', late]]);
+          await clean(p, `request-${vp.name}-10-paid-late`);
           await p.page.getByRole('button', { name: '简体中文' }).click();
           expect(await text(p, '#summary')).toBe('付款在截止时间之后到账：请联系商户。');
           expect(await axeViolations(p.page)).toEqual([]);
@@ -204,6 +270,29 @@ describe.skipIf(!chromiumFound)('payment request payer page in chromium', () => 
       });
     });
   }
+
+  it('paid, then the forward fails (a blacklisted sub-address): "Paid. Forwarding … did not finish", nothing offered to pay', async () => {
+    const r = await requestFor({});
+    const p = await openPayerPage(browser, w, VIEWPORTS[0]!, `?ct=${r.ct}`);
+    try {
+      await waitText(p, '#heading', 'Pay 25 USDT');
+      // Tether's blacklist lets the payment in and makes the sweep out of the sub-address revert: FAILED before any spend.
+      w.dev.devnet.setUsdtBlacklisted(r.sub);
+      const txid = await pay(r, '25000000');
+      await untilPayment(p, r, (payment, session) => payment.status === 'paid' && session.active_task?.status === 12);
+      await waitText(p, '#summary', 'Paid. Forwarding to the merchant did not finish: the merchant will complete it. You need do nothing.');
+      expect(await p.page.locator('[data-step="sweeping"]').getAttribute('class')).toBe('failed');
+      await offersNothingToPay(p, r);
+      expect(await transfersShown(p)).toEqual([['25 USDT', 'Confirmed', txid]]);
+      await clean(p, 'request-mobile-11-forward-failed');
+      await p.page.getByRole('button', { name: '简体中文' }).click();
+      expect(await text(p, '#summary')).toBe('已付款。转交给商户未能完成，商户将会处理，您无需任何操作。');
+      expect(await axeViolations(p.page)).toEqual([]);
+    } finally {
+      w.dev.devnet.setUsdtBlacklisted(r.sub, false);
+      await p.close();
+    }
+  });
 
   it('an asset covered by auto_collect needs no press: the page says it is forwarded by itself, then shows the forwarding (issue #24)', async () => {
     const m = await newMerchant(w);
