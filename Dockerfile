@@ -15,6 +15,9 @@ RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production
+# /metrics (METRICS_PORT, 9464) defaults to 127.0.0.1 outside a container; here a scraper on the container network
+# must reach it. Never publish that port beyond the internal network.
+ENV METRICS_HOST=0.0.0.0
 WORKDIR /app
 COPY --from=build --chown=node:node /app/package.json ./
 COPY --from=build --chown=node:node /app/node_modules ./node_modules

@@ -1,3 +1,4 @@
+import { DEFAULT_SUB_ADDRESS_PLAN, type SubAddressPlan } from '../domain/wallet-rules.js';
 import type { AssetRegistry } from '../domain/assets.js';
 import type { AccountRepository } from '../ports/account-repository.port.js';
 import type { AddressLock } from '../ports/address-lock.port.js';
@@ -60,6 +61,8 @@ export interface CoreSettings {
   /** Cooling-off delay of a new allow-list entry before it may be paid (WITHDRAWAL_ALLOWLIST_DELAY_H, issue #26). */
   readonly allowListDelayMs: number;
 }
+  /** The `sub_address` plan an activation without `plan_code` gives (DEFAULT_SUB_ADDRESS_PLAN; DESIGN.md: starter). */
+  readonly defaultSubAddressPlan: SubAddressPlan;
 
 export const DEFAULT_CORE_SETTINGS: CoreSettings = {
   sessionTtlMs: 24 * 60 * 60 * 1000,
@@ -75,6 +78,7 @@ export const DEFAULT_CORE_SETTINGS: CoreSettings = {
   maxApiTokensPerUser: 25,
   allowListDelayMs: 24 * 60 * 60 * 1000,
 };
+  defaultSubAddressPlan: DEFAULT_SUB_ADDRESS_PLAN,
 
 /**
  * Everything the use cases need: the ports (one field each) and the settings. Hosts build it from adapters;

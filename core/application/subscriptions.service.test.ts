@@ -36,6 +36,17 @@ describe('subscriptions, developer configuration and webhook review (spec §3)',
       .toMatchObject({ plan_code: 'unlimited', meta: { max_sub_addresses: -1 }, activated_at: '2026-01-01T00:01:00+00:00' });
   });
 
+  it('an activation without plan_code takes the configured default sub_address plan (DEFAULT_SUB_ADDRESS_PLAN)', async () => {
+    const unlimited = buildTestCore(devnet, { settings: { defaultSubAddressPlan: 'unlimited' } });
+    const owner = await signUp(unlimited.app, unlimited.readCode, 'self-hosted@example.com');
+    expect(await unlimited.app.subscriptions.activate(owner.userId, { service_code: 'sub_address' }))
+      .toMatchObject({ plan_code: 'unlimited', meta: { max_sub_addresses: -1 } });
+    // A plan named in the request still wins, and the developer service keeps its own default.
+    expect(await unlimited.app.subscriptions.activate(owner.userId, { service_code: 'sub_address', plan_code: 'pro' }))
+      .toMatchObject({ plan_code: 'pro', meta: { max_sub_addresses: 1000 } });
+    expect(await unlimited.app.subscriptions.activate(owner.userId, { service_code: 'developer' })).toMatchObject({ plan_code: 'standard' });
+  });
+
   it('unknown services and plans are refused with their codes', async () => {
     const { app } = core;
     expect(await failureOf(app.subscriptions.activate(user.userId, { service_code: 'gold' }))).toEqual({ code: 'BIZ-SERVICE-NOT-FOUND' });

@@ -4,7 +4,7 @@ import { formatIsoTime } from '../domain/time.js';
 import { applyWebhookUrl } from '../domain/webhook-review.js';
 import { parseCallbackUrl } from './callback-url.js';
 import {
-  DEFAULT_DEVELOPER_PLAN, DEFAULT_SUB_ADDRESS_PLAN, DEVELOPER_PLANS, SUB_ADDRESS_PLANS,
+  DEFAULT_DEVELOPER_PLAN, DEVELOPER_PLANS, SUB_ADDRESS_PLANS,
 } from '../domain/wallet-rules.js';
 import type { ServiceCode, Subscription } from '../domain/model/account.js';
 import type { UserId } from '../domain/model/common.js';
@@ -20,9 +20,10 @@ import { fieldsOf, optionalString, requireString, type Fields } from './input.js
 import { retryOnConflict } from './retry-on-conflict.js';
 import type { DeveloperConfigView, SubscriptionView } from './views.js';
 
-const PLANS: Readonly<Record<ServiceCode, { readonly codes: readonly string[]; readonly fallback: string }>> = {
+/** Each service's plans; an activation without `plan_code` takes `fallback` (sub_address: the configured default). */
+const PLANS: Readonly<Record<ServiceCode, { readonly codes: readonly string[]; readonly fallback: string | null }>> = {
   developer: { codes: Object.keys(DEVELOPER_PLANS), fallback: DEFAULT_DEVELOPER_PLAN },
-  sub_address: { codes: Object.keys(SUB_ADDRESS_PLANS), fallback: DEFAULT_SUB_ADDRESS_PLAN },
+  sub_address: { codes: Object.keys(SUB_ADDRESS_PLANS), fallback: null },
 };
 const MAX_SECRET = 512;
 
@@ -119,13 +120,14 @@ export class SubscriptionsUseCases implements SubscriptionsService {
   }
 
   /**
-   * Activates the plan (default: developer `standard`, sub_address `starter`). Activating the active plan again
+   * Activates the plan (default: developer `standard`, sub_address the configured default, `starter` unless
+   * DEFAULT_SUB_ADDRESS_PLAN says otherwise). Activating the active plan again
    * changes nothing (an admin quota override survives); another plan switches and takes that plan's quota.
    */
   async activate(userId: UserId, body: unknown): Promise<SubscriptionView> {
     const fields = fieldsOf(body);
     const service = parseServiceCode(fields);
-    const plan = optionalString(fields, 'plan_code', 32) ?? PLANS[service].fallback;
+    const plan = optionalString(fields, 'plan_code', 32) ?? PLANS[service].fallback ?? this.deps.settings.defaultSubAddressPlan;
     if (!PLANS[service].codes.includes(plan)) throw new DomainError('BIZ-PLAN-NOT-FOUND');
     return retryOnConflict(async () => {
       const existing = await this.deps.subscriptions.find(userId, service);

@@ -5,13 +5,17 @@
  * requests. SIGINT/SIGTERM close it gracefully (requests in flight finish); a second signal exits at once.
  */
 import { ConfigError } from '../composition/config.js';
-import { processLogger } from '../composition/process-log.js';
+import { processLogger, reportConfigError } from '../composition/process-log.js';
 import { TOKENS } from '../composition/tokens.js';
 import { startApi } from './start-api.js';
 
 const log = processLogger('api', process.env);
-const api = await startApi(process.env).catch((error: unknown) => {
-  if (error instanceof ConfigError) log.fatal({ variables: error.problems.map((p) => p.variable) }, error.message);
+const api = await startApi(process.env, {}, {
+  onWait: ({ url, attempt, reason }) => {
+    if (attempt === 1 || attempt % 8 === 0) log.warn({ url, reason }, `waiting for the TRON devnet at ${url} (${reason}); start it with npm run devnet, or set TRON_FULL_HOST`);
+  },
+}).catch((error: unknown) => {
+  if (error instanceof ConfigError) reportConfigError(log, error);
   else log.fatal({ err: error }, 'api failed to start');
   process.exit(error instanceof ConfigError ? 2 : 1);
 });

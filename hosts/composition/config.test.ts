@@ -291,13 +291,25 @@ describe('loadConfig: unsafe combinations and every problem at once', () => {
 
   it('LOG_LEVEL and METRICS_PORT: info by default; metrics on 9464 for api and worker, off in one process unless set', () => {
     const base = { ...mongo, ...MAIL, KEY_ENCRYPTION_KEY: KEK, ADMIN_TOKEN: ADMIN };
-    expect(loadConfig(base, { mode: 'production', role: 'api' })).toMatchObject({ logLevel: 'info', metricsPort: 9464, metricsHost: '0.0.0.0' });
+    // /metrics stays on loopback unless METRICS_HOST opens it (a container sets 0.0.0.0 for its scraper).
+    expect(loadConfig(base, { mode: 'production', role: 'api' })).toMatchObject({ logLevel: 'info', metricsPort: 9464, metricsHost: '127.0.0.1' });
+    expect(loadConfig({ ...base, METRICS_HOST: '0.0.0.0' }, { mode: 'production', role: 'worker' }).metricsHost).toBe('0.0.0.0');
     expect(loadConfig(base, { mode: 'production', role: 'worker' }).metricsPort).toBe(9464);
     expect(loadConfig(base, { mode: 'production' }).metricsPort).toBeNull();
     expect(loadConfig({ ...base, METRICS_PORT: '0', LOG_LEVEL: 'warn' }, { mode: 'production' })).toMatchObject({ metricsPort: 0, logLevel: 'warn' });
     expect(configErrorOf({ ...base, METRICS_PORT: '70000' }).variable).toBe('METRICS_PORT');
   });
 });
+  it('DEFAULT_SUB_ADDRESS_PLAN: starter unless set; starter, pro or unlimited; anything else names the variable', () => {
+    const base = { ...mongo, ...MAIL, KEY_ENCRYPTION_KEY: KEK, ADMIN_TOKEN: ADMIN };
+    expect(loadConfig(base, { mode: 'production' }).defaultSubAddressPlan).toBe('starter');
+    for (const plan of ['starter', 'pro', 'unlimited'] as const) {
+      expect(loadConfig({ ...base, DEFAULT_SUB_ADDRESS_PLAN: plan }, { mode: 'production' }).defaultSubAddressPlan).toBe(plan);
+    }
+    expect(() => loadConfig({ ...base, DEFAULT_SUB_ADDRESS_PLAN: 'gold' }, { mode: 'production' }))
+      .toThrow('configuration: DEFAULT_SUB_ADDRESS_PLAN must be one of starter, pro, unlimited (got "gold")');
+  });
+
 
 describe('loadConfig: KEY_ENCRYPTION_KEY_FILE', () => {
   it('reads the KEK from a file (a Docker or Kubernetes secret), trimmed; unreadable, empty or doubled is refused', () => {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { MAINNET_USDT_CONTRACT } from '../../core/domain/model/asset.js';
+import { DEFAULT_SUB_ADDRESS_PLAN, SUB_ADDRESS_PLANS, type SubAddressPlan } from '../../core/domain/wallet-rules.js';
 import { AesGcmKeyCipher } from '../../adapters/node/index.js';
 import { redactPostgresUrl } from '../../adapters/postgres/pg-connection.js';
 import { DEVNET_ITRX_API_KEY, DEVNET_ITRX_API_SECRET } from '../../adapters/tron-devnet/rental-itrx.js';
@@ -119,8 +120,16 @@ export interface HostConfig {
    * metrics server (the default of the single-process `npm start`; api and worker default to 9464).
    */
   readonly metricsPort: number | null;
-  /** METRICS_HOST: where the metrics server listens (default 0.0.0.0, for a scraper on the container network). */
+  /**
+   * METRICS_HOST: where the metrics server listens (default 127.0.0.1: `/metrics` stays off every network until an
+   * operator says otherwise; a container sets 0.0.0.0 for a scraper on its network).
+   */
   readonly metricsHost: string;
+  /**
+   * DEFAULT_SUB_ADDRESS_PLAN: the `sub_address` plan `POST /subscriptions/activate` gives when no `plan_code` is sent
+   * (default `starter`, DESIGN.md's; a self-hosted operator may set `unlimited`).
+   */
+  readonly defaultSubAddressPlan: SubAddressPlan;
   /** ALLOW_EPHEMERAL: production accepts memory stores (nothing survives a restart, processes share nothing). */
   readonly allowEphemeral: boolean;
   /**
@@ -139,6 +148,12 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** The metrics port of `npm run api` and `npm run worker` unless METRICS_PORT says otherwise (Prometheus' exporter range). */
 export const DEFAULT_METRICS_PORT = 9464;
+
+/** Where `/metrics` listens unless METRICS_HOST says otherwise: loopback, off every network. */
+export const DEFAULT_METRICS_HOST = '127.0.0.1';
+
+/** The plans DEFAULT_SUB_ADDRESS_PLAN accepts. */
+const SUB_ADDRESS_PLAN_CODES = Object.keys(SUB_ADDRESS_PLANS) as SubAddressPlan[];
 
 /** A rental provider as configured: TronSave (API key) or itrx (API key and HMAC secret). */
 export type RentalProviderConfig =
@@ -462,7 +477,8 @@ export function loadConfig(env: Env, options: LoadOptions): HostConfig {
     logLevel: p.take('info' as LogLevel, () => oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info')),
     metricsPort: p.take(null, () => (text(env, 'METRICS_PORT') === null && role === 'all' ? null
       : port(env, 'METRICS_PORT', DEFAULT_METRICS_PORT))),
-    metricsHost: p.take('0.0.0.0', () => hostName(env, 'METRICS_HOST', '0.0.0.0')),
+    metricsHost: p.take(DEFAULT_METRICS_HOST, () => hostName(env, 'METRICS_HOST', DEFAULT_METRICS_HOST)),
+    defaultSubAddressPlan: p.take(DEFAULT_SUB_ADDRESS_PLAN, () => oneOf(env, 'DEFAULT_SUB_ADDRESS_PLAN', SUB_ADDRESS_PLAN_CODES, DEFAULT_SUB_ADDRESS_PLAN)),
     allowEphemeral,
   };
   if (p.list.length > 0) throw ConfigError.of(p.list);

@@ -221,7 +221,9 @@ export function composeContainer(config: HostConfig, overrides: CompositionOverr
       ...stores, clock: ctx.get(TOKENS.Clock), hasher: ctx.get(TOKENS.Hasher), cipher: ctx.get(TOKENS.Cipher), totp: new OtpauthTotpGenerator(),
       mailer: ctx.get(TOKENS.Mailer), dns: ctx.get(TOKENS.Dns), transport: ctx.get(TOKENS.Transport),
       addressLock: ctx.get(TOKENS.AddressLock), chain: ctx.get(TOKENS.Chain), assets: ctx.get(TOKENS.Assets),
-      settings: { allowLocalWebhooks: config.webhookAllowLocal, allowListDelayMs: config.allowListDelayMs },
+      settings: {
+        allowLocalWebhooks: config.webhookAllowLocal, allowListDelayMs: config.allowListDelayMs, defaultSubAddressPlan: config.defaultSubAddressPlan,
+      },
     };
   });
   container.bind(TOKENS.Application).toDynamicValue((ctx) => createApplication(ctx.get(TOKENS.CoreDeps)));

@@ -1,5 +1,5 @@
 import { pino, type Logger } from 'pino';
-import { LOG_LEVELS, type Env, type LogLevel, type ProcessRole } from './config.js';
+import { LOG_LEVELS, type ConfigError, type Env, type LogLevel, type ProcessRole } from './config.js';
 import { serviceName } from './logger.js';
 
 /**
@@ -11,6 +11,25 @@ export function processLogger(role: ProcessRole, env: Env): Logger {
   const given = env['LOG_LEVEL']?.trim() as LogLevel | undefined;
   const level = given !== undefined && (LOG_LEVELS as readonly string[]).includes(given) ? given : 'info';
   return pino({ level, base: { service: serviceName(role) } }, pino.destination({ dest: 1, sync: true }));
+}
+
+/** Where a configuration error goes: a terminal (`isTTY`) or a pipe to a log collector; process.stdout fits. */
+export interface ReportStream {
+  readonly isTTY?: boolean;
+  write(text: string): unknown;
+}
+
+/**
+ * Reports a configuration error before the process exits with status 2. At a terminal, as readable lines (the
+ * message, one problem a line, then what to do); elsewhere (a container's log, a pipe) as one pino JSON line with
+ * the variables named, like every other line of the process.
+ */
+export function reportConfigError(log: Logger, error: ConfigError, stream: ReportStream = process.stdout): void {
+  if (stream.isTTY === true) {
+    stream.write(`${error.message}\n(fix the variable${error.problems.length === 1 ? '' : 's'} above and start again; README.md "Configuration" lists them all)\n`);
+    return;
+  }
+  log.fatal({ variables: error.problems.map((p) => p.variable) }, error.message);
 }
 
 /** What a process does on SIGINT/SIGTERM, for stopOnSignals. */

@@ -12,7 +12,8 @@ const answer = (event: H3Event, reply: ApiReply): Response => toHttpResponse(rep
 /** What the front serves itself; everything else goes to the API app. */
 export interface DevFrontTools {
   readonly faucet: DevnetFaucet;
-  readonly mailbox: DevMailbox;
+  /** `npm start`'s mailbox (GET /dev/verification-code); absent in `npm run serve` and `npm run api`, which mail by SMTP. */
+  readonly mailbox?: DevMailbox;
   /** The API's request logger: errors raised before routing are logged and answered as `npm run api` does. */
   readonly logger: Logger;
 }
@@ -25,7 +26,8 @@ export interface DevFrontTools {
  * - `GET /dev/verification-code?email=` → 200 with `data: {email, code}`, the latest verification code mailed to that
  *   address in this run (what the printed quickstart verifies with); 404 NOT-FOUND when none was; 422 without `email`.
  * Everything else is handed to the API app unchanged. These are sandbox tools beside the API, not part of it: absent
- * from the route table and /openapi.json, and only `npm start` serves them (never `npm run api` or `npm run serve`).
+ * from the route table and /openapi.json. `npm start` serves both; `npm run serve` and `npm run api` serve the faucet
+ * on CHAIN=devnet only (no mailbox: they mail by SMTP), and neither on any other chain.
  * A request h3 refuses before routing (a malformed percent-encoding) gets the API's own answer.
  */
 export function devFront(api: H3, tools: DevFrontTools): H3 {
@@ -42,13 +44,16 @@ export function devFront(api: H3, tools: DevFrontTools): H3 {
       return answer(event, failureReply('CHAIN-BROADCAST-FAILED', { message: `the devnet refused the payment: ${(error as Error).message}` }));
     }
   });
-  front.get('/dev/verification-code', (event) => {
-    const email = event.url.searchParams.get('email')?.trim() ?? '';
-    if (email === '') return answer(event, failureReply('VALIDATION-ERROR', { message: 'email: required (?email=<address>)' }));
-    const code = tools.mailbox.verificationCode(email);
-    if (code === null) return answer(event, failureReply('NOT-FOUND', { message: `no verification code was sent to ${email} in this run` }));
-    return answer(event, okReply({ email, code }));
-  });
+  const mailbox = tools.mailbox;
+  if (mailbox !== undefined) {
+    front.get('/dev/verification-code', (event) => {
+      const email = event.url.searchParams.get('email')?.trim() ?? '';
+      if (email === '') return answer(event, failureReply('VALIDATION-ERROR', { message: 'email: required (?email=<address>)' }));
+      const code = mailbox.verificationCode(email);
+      if (code === null) return answer(event, failureReply('NOT-FOUND', { message: `no verification code was sent to ${email} in this run` }));
+      return answer(event, okReply({ email, code }));
+    });
+  }
   front.all('/**', (event) => api.fetch(event.req));
   return front;
 }

@@ -1,9 +1,30 @@
 import type { ChainGateway, TransactionIntent } from '../../core/ports/chain-gateway.port.js';
 
-/** What the faucet needs from the devnet: minting into its own account (adapters/tron-devnet `Devnet` fits). */
+/**
+ * What the faucet needs from the devnet: minting into its own account (adapters/tron-devnet `Devnet` fits in process;
+ * {@link httpDevnetMint} for a devnet in another process, `npm run devnet`).
+ */
 export interface DevnetMint {
-  fund(address: string, amountSun: bigint): void;
-  fundToken(address: string, amount: bigint): void;
+  fund(address: string, amountSun: bigint): void | Promise<void>;
+  fundToken(address: string, amount: bigint): void | Promise<void>;
+}
+
+/**
+ * The mint of a devnet in another process: its `/sim/fund` and `/sim/fund_token` routes over HTTP. A refusal or an
+ * unreachable devnet is an Error naming the route.
+ */
+export function httpDevnetMint(devnetUrl: string): DevnetMint {
+  const base = devnetUrl.replace(/\/+$/, '');
+  const post = async (path: string, body: Record<string, unknown>): Promise<void> => {
+    const response = await fetch(`${base}${path}`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(5_000),
+    });
+    if (!response.ok) throw new Error(`the devnet's ${path} answered ${response.status}: ${(await response.text()).slice(0, 200)}`);
+  };
+  return {
+    fund: (address, amountSun) => post('/sim/fund', { address, amount_sun: Number(amountSun) }),
+    fundToken: (address, amount) => post('/sim/fund_token', { address, amount: amount.toString() }),
+  };
 }
 
 /** The assets the faucet pays out. */
@@ -28,7 +49,7 @@ const FEE_FLOAT_SUN = 200_000_000n;
 const TRC20_FEE_LIMIT_SUN = 100_000_000n;
 
 /**
- * The `npm start` faucet: pays like a wallet would, with a signed transfer from its own account broadcast through the
+ * The devnet faucet (`npm start`; `npm run serve` and `npm run api` on CHAIN=devnet): pays like a wallet would, with a signed transfer from its own account broadcast through the
  * service's ChainGateway, so the payment is a real transaction in the next block that the worker's balance scanner
  * sees (the devnet's `/sim/fund*` routes mint without a transaction, which no scanner can see). What it sends is minted
  * into its own account first, so it never runs dry.
@@ -46,7 +67,7 @@ export class DevnetFaucet {
   /** Makes the faucet's account (a fresh key) on the devnet. */
   static async open(chain: ChainGateway, mint: DevnetMint, usdtContract: string): Promise<DevnetFaucet> {
     const account = await chain.createAccount();
-    mint.fund(account.address, FEE_FLOAT_SUN);
+    await mint.fund(account.address, FEE_FLOAT_SUN);
     return new DevnetFaucet(chain, mint, usdtContract, account.address, account.privateKey);
   }
 
@@ -59,10 +80,10 @@ export class DevnetFaucet {
     const intent: TransactionIntent = asset === 'TRX'
       ? { kind: 'transfer-trx', to, amountSun: units }
       : { kind: 'transfer-trc20', contract: this.usdtContract, to, amount: units, feeLimitSun: TRC20_FEE_LIMIT_SUN };
-    if (asset === 'TRX') this.mint.fund(this.address, units + FEE_FLOAT_SUN);
+    if (asset === 'TRX') await this.mint.fund(this.address, units + FEE_FLOAT_SUN);
     else {
-      this.mint.fundToken(this.address, units);
-      this.mint.fund(this.address, FEE_FLOAT_SUN);
+      await this.mint.fundToken(this.address, units);
+      await this.mint.fund(this.address, FEE_FLOAT_SUN);
     }
     const tx = await this.chain.prepare({ address: this.address, privateKey: () => Promise.resolve(this.privateKey) }, intent);
     await this.chain.broadcast(tx);

@@ -56,6 +56,73 @@ describe('startServe (npm run serve)', () => {
     await expect(fetch(`${serve.metricsUrl!}/healthz`)).rejects.toThrow();
   }, 30_000);
 
+  it('on CHAIN=devnet: the banner names the store, chain, node and USDT contract; POST /dev/faucet pays with a real transaction', async () => {
+    const serve = await startServe({ ...env(), ALLOW_EPHEMERAL: 'true', USDT_CONTRACT: '', METRICS_HOST: '' }, {
+      hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }), mailer: new RecordingMailer(),
+    });
+    try {
+      expect(serve.banner).toBe(`serve listening ${serve.url} (API and worker in one process); store memory (nothing survives a restart); `
+        + `chain devnet at ${devnet.url}; USDT contract ${devnet.usdtAddress}; faucet POST ${serve.url}/dev/faucet (devnet only)`);
+      // METRICS_HOST unset: /metrics listens on loopback only.
+      expect(serve.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const to = (await serve.composition.container.get(TOKENS.Chain).createAccount()).address;
+      const paid = await fetch(`${serve.url}/dev/faucet`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address: to, asset_symbol: 'TRX', amount: '2500000' }),
+      });
+      expect(paid.status).toBe(200);
+      const { data } = (await paid.json()) as { data: { txid: string; from: string } };
+      expect(data.from).toBe(serve.faucet!.address);
+      devnet.mine(1);
+      expect(devnet.chain.head.txIds).toContain(data.txid);
+      const account = await fetch(`${devnet.url}/wallet/getaccount`, { method: 'POST', body: JSON.stringify({ address: to, visible: true }) });
+      expect(((await account.json()) as { balance?: number }).balance).toBe(2_500_000);
+      // npm start's mailbox is not served here: codes go by SMTP.
+      expect((await fetch(`${serve.url}/dev/verification-code?email=a@b.c`)).status).toBe(404);
+    } finally {
+      await serve.stop(5_000);
+    }
+  }, 30_000);
+
+  it('on CHAIN=tronweb there is no faucet: POST /dev/faucet is 404 NOT-FOUND', async () => {
+    const serve = await startServe({ ...env(), ALLOW_EPHEMERAL: 'true', CHAIN: 'tronweb' }, {
+      hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }), mailer: new RecordingMailer(),
+    });
+    try {
+      expect(serve.faucet).toBeNull();
+      expect(serve.banner).toContain(`chain tronweb at ${devnet.url}; USDT contract ${devnet.usdtAddress}`);
+      expect(serve.banner).not.toContain('faucet');
+      const response = await fetch(`${serve.url}/dev/faucet`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address: devnet.info().witnesses[0], asset_symbol: 'TRX', amount: '1' }),
+      });
+      expect(response.status).toBe(404);
+      expect(await response.json()).toMatchObject({ code: 'NOT-FOUND' });
+    } finally {
+      await serve.stop(5_000);
+    }
+  }, 30_000);
+
+  it('on CHAIN=devnet it waits for the devnet, telling each try, and takes its USDT contract (never mainnet\'s)', async () => {
+    const free: Server = await new Promise((resolve) => { const s = createServer().listen(0, '127.0.0.1', () => resolve(s)); });
+    const port = (free.address() as { port: number }).port;
+    await new Promise((resolve) => free.close(resolve));
+    const waits: { attempt: number; reason: string }[] = [];
+    let late: Devnet | null = null;
+    const starting = startServe({ ...env(), ALLOW_EPHEMERAL: 'true', USDT_CONTRACT: '', TRON_FULL_HOST: `http://127.0.0.1:${port}` }, {
+      hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }), mailer: new RecordingMailer(),
+    }, { retryMs: 50, onWait: (w) => { waits.push(w); } });
+    try {
+      while (waits.length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(waits[0]).toMatchObject({ attempt: 1, reason: 'ECONNREFUSED' });
+      late = await startDevnet({ port, blockMs: 0, seed: 'serve-late-devnet' });
+      const serve = await starting;
+      expect(serve.composition.container.get(TOKENS.Config).usdtContract).toBe(late.usdtAddress);
+      expect(serve.banner).toContain(`USDT contract ${late.usdtAddress}`);
+    } finally {
+      await starting.then((s) => s.stop(5_000), () => undefined);
+      await late?.close();
+    }
+  }, 30_000);
+
   it('metrics default to 9464 like npm run api and npm run worker; a taken PORT is a ConfigError naming PORT', async () => {
     const taken: Server = await new Promise((resolve) => { const s = createServer().listen(0, '127.0.0.1', () => resolve(s)); });
     try {

@@ -5,7 +5,7 @@
  * WORKER_STOP_DEADLINE_S (default 20 s; leases cover anything cut short); a second signal exits at once.
  */
 import { ConfigError, integer } from '../composition/config.js';
-import { processLogger, stopOnSignals } from '../composition/process-log.js';
+import { processLogger, reportConfigError, stopOnSignals } from '../composition/process-log.js';
 import { TOKENS } from '../composition/tokens.js';
 import { startWorkerProcess } from './start-worker.js';
 
@@ -15,7 +15,7 @@ const [started, deadlineMs] = await (async () => {
   const deadline = 1_000 * integer(process.env, 'WORKER_STOP_DEADLINE_S', 20, 3_600, 'a number of seconds');
   return [await startWorkerProcess(process.env), deadline] as const;
 })().catch((error: unknown) => {
-  if (error instanceof ConfigError) log.fatal({ variables: error.problems.map((p) => p.variable) }, error.message);
+  if (error instanceof ConfigError) reportConfigError(log, error);
   else log.fatal({ err: error }, 'worker failed to start');
   process.exit(error instanceof ConfigError ? 2 : 1);
 });

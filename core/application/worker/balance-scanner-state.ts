@@ -150,3 +150,16 @@ export function shown(s: ScanState, address: string, contracts: readonly (string
   }
   return out;
 }
+
+/**
+ * Forgets an address's anchor whose balances come out below zero (issue #34): no chain balance ever does, so the read
+ * it came from missed a credit (a devnet mint after that solidified block; on any chain, a read from a node behind).
+ * Every unfinal block after it that changed the address is marked uncertain for it, so a final read at or after that
+ * block replaces it (dueForFinalRead) and the block stays until then (settle); meanwhile the address shows nothing new.
+ */
+export function unanchor(s: ScanState, address: string): void {
+  const at = s.anchors.get(address)?.at ?? -1;
+  s.anchors.delete(address);
+  s.unfinal = s.unfinal.map((u) => (u.number > at && u.changes.some((c) => c.address === address) && !u.uncertain.includes(address)
+    ? { ...u, uncertain: [...u.uncertain, address] } : u));
+}

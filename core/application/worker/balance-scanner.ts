@@ -14,7 +14,7 @@ import type { ScanCursorStore } from '../../ports/scan-cursor-store.port.js';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.js';
 import type { WalletRepository } from '../../ports/wallet-repository.port.js';
 import {
-  anchor, applyBlock, dueForFinalRead, freshState, fromCheckpoint, recordedHash, rollback, settle, shown, toCheckpoint, type ScanState,
+  anchor, applyBlock, dueForFinalRead, freshState, fromCheckpoint, recordedHash, rollback, settle, shown, toCheckpoint, unanchor, type ScanState,
 } from './balance-scanner-state.js';
 import type { BlockReceipts } from './block-receipts.js';
 import { DepositRecorder, type DepositObservation } from './deposit-recorder.js';
@@ -374,6 +374,11 @@ export class BalanceScanner {
     for (const address of [...touched].sort()) {
       const values = shown(s, address, assets.map((a) => a.contractAddress));
       if (values === null) continue;
+      if ([...values.values()].some((v) => v < 0n)) {
+        this.deps.log?.warn({ scanner: this.name, address }, 'a balance came out below zero: its final read missed a credit; read again once final');
+        unanchor(s, address);
+        continue;
+      }
       const items: BalanceItem[] = assets.map((a) => ({ symbol: a.symbol, available: values.get(a.contractAddress)!, updatedAt: now }));
       snapshots.push({ address, items, refreshSource: REFRESH_SOURCE.AUTO, updatedAt: now });
     }
