@@ -20,7 +20,8 @@ function toRow(record: StoredCommand): Row & { version: number } {
     transaction: jsonb(record.transaction), error_code: record.errorCode, last_error: record.lastError,
     created_at: record.createdAt, started_at: record.startedAt, finished_at: record.finishedAt,
     next_run_at: record.nextRunAt ?? record.createdAt, lease_owner: record.lease?.owner ?? null,
-    lease_expires_at: record.lease?.expiresAt ?? null, approval: jsonb(record.approval ?? null), version: record.version,
+    lease_expires_at: record.lease?.expiresAt ?? null, approval: jsonb(record.approval ?? null),
+    funding: jsonb(record.funding ?? null), version: record.version,
   };
 }
 
@@ -37,6 +38,7 @@ function fromRow(row: Row): StoredCommand {
     finishedAt: row['finished_at'] as number | null, nextRunAt: row['next_run_at'] as number,
     lease: owner === null ? null : { owner, expiresAt: row['lease_expires_at'] as number }, version: row['version'] as number,
     ...(row['approval'] == null ? {} : { approval: row['approval'] as StoredCommand['approval'] }),
+    ...(row['funding'] == null ? {} : { funding: row['funding'] as StoredCommand['funding'] }),
   };
 }
 

@@ -73,14 +73,14 @@ export interface StoredSweepCost {
   txids: string[];
 }
 
-function toStoredCost(cost: SweepCost): StoredSweepCost {
+export function toStoredCost(cost: SweepCost): StoredSweepCost {
   return {
     bandwidthSun: encodeMoney(cost.bandwidthSun), energySun: encodeMoney(cost.energySun), activationSun: encodeMoney(cost.activationSun),
     rentalSun: encodeMoney(cost.rentalSun), lentSun: encodeMoney(cost.lentSun), returnedSun: encodeMoney(cost.returnedSun), txids: [...cost.txids],
   };
 }
 
-function fromStoredCost(doc: StoredSweepCost): SweepCost {
+export function fromStoredCost(doc: StoredSweepCost): SweepCost {
   const m = (v: string, f: string) => decodeMoney(v, `cost ${f}`);
   return {
     bandwidthSun: m(doc.bandwidthSun, 'bandwidthSun'), energySun: m(doc.energySun, 'energySun'), activationSun: m(doc.activationSun, 'activationSun'),
@@ -103,7 +103,7 @@ export interface StoredSweepPlan {
   dryRun?: { amount: string; energy: number; subTrxSun: string; at: number; factor?: number };
 }
 
-function toStoredPlan(plan: SweepPlan): StoredSweepPlan {
+export function toStoredPlan(plan: SweepPlan): StoredSweepPlan {
   return {
     path: plan.path, provider: plan.provider, energy: plan.energy, activate: plan.activate,
     subNeedsSun: encodeMoney(plan.subNeedsSun), fundSun: encodeMoney(plan.fundSun), sourceSun: encodeMoney(plan.sourceSun),
@@ -118,7 +118,7 @@ function toStoredPlan(plan: SweepPlan): StoredSweepPlan {
   };
 }
 
-function fromStoredPlan(doc: StoredSweepPlan): SweepPlan {
+export function fromStoredPlan(doc: StoredSweepPlan): SweepPlan {
   return {
     path: doc.path, provider: nullable(doc.provider), energy: doc.energy, activate: doc.activate,
     subNeedsSun: decodeMoney(doc.subNeedsSun, 'plan subNeedsSun'), fundSun: decodeMoney(doc.fundSun, 'plan fundSun'),
@@ -135,7 +135,7 @@ function fromStoredPlan(doc: StoredSweepPlan): SweepPlan {
   };
 }
 
-function toStoredStep(step: StepRecord): StoredStep {
+export function toStoredStep(step: StepRecord): StoredStep {
   return {
     status: step.status,
     transaction: toStoredTransaction(step.transaction),
@@ -148,7 +148,7 @@ function toStoredStep(step: StepRecord): StoredStep {
   };
 }
 
-function fromStoredStep(doc: StoredStep): StepRecord {
+export function fromStoredStep(doc: StoredStep): StepRecord {
   return {
     status: doc.status,
     transaction: fromStoredTransaction(doc.transaction),

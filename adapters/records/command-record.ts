@@ -1,5 +1,10 @@
 import { COMMAND_STATUS, COMMAND_TYPE, type Command, type CommandStatus, type CommandType, type PreparedTransaction } from '../../core/domain/model/command.js';
-import { fromStoredLease, toStoredLease, type StoredLease } from './collection-task-record.js';
+import {
+  fromStoredCost, fromStoredLease, fromStoredPlan, fromStoredStep, toStoredCost, toStoredLease, toStoredPlan, toStoredStep,
+  type StoredLease, type StoredStep, type StoredSweepCost, type StoredSweepPlan,
+} from './collection-task-record.js';
+import type { CollectionStatus, EnergyPath } from '../../core/domain/model/collection-task.js';
+import type { WithdrawalFunding } from '../../core/domain/withdrawal-funding.js';
 import { decodeMoney, encodeMoney, nullable } from './record-support.js';
 import { fromStoredApproval, toStoredApproval, type StoredCommandApproval } from './withdrawal-policy-record.js';
 
@@ -52,7 +57,35 @@ export interface StoredCommand {
   lease?: StoredLease | null;
   /** A withdrawal's approval sub-state (issue #26); absent on commands that need none. */
   approval?: StoredCommandApproval | null;
+  /** A funded withdrawal's funding (issue #34); absent on commands that have none. */
+  funding?: StoredWithdrawalFunding | null;
   version: number;
+}
+
+/** A funded withdrawal's funding as stored: its plan, records and cost as a collection task stores them. */
+export interface StoredWithdrawalFunding {
+  mainAddress: string;
+  phase: CollectionStatus;
+  plan: StoredSweepPlan;
+  energyPath: EnergyPath | null;
+  steps: StoredStep[];
+  cost?: StoredSweepCost;
+  outcome: { ok: boolean; errorCode: string | null; lastError: string | null } | null;
+}
+
+function toStoredFunding(f: WithdrawalFunding): StoredWithdrawalFunding {
+  return {
+    mainAddress: f.mainAddress, phase: f.phase, plan: toStoredPlan(f.plan), energyPath: f.energyPath, steps: f.steps.map(toStoredStep),
+    ...(f.cost === undefined ? {} : { cost: toStoredCost(f.cost) }), outcome: f.outcome === null ? null : { ...f.outcome },
+  };
+}
+
+function fromStoredFunding(doc: StoredWithdrawalFunding): WithdrawalFunding {
+  return {
+    mainAddress: doc.mainAddress, phase: doc.phase, plan: fromStoredPlan(doc.plan), energyPath: nullable(doc.energyPath),
+    steps: doc.steps.map(fromStoredStep), ...(doc.cost === undefined ? {} : { cost: fromStoredCost(doc.cost) }),
+    outcome: doc.outcome == null ? null : { ok: doc.outcome.ok, errorCode: nullable(doc.outcome.errorCode), lastError: nullable(doc.outcome.lastError) },
+  };
 }
 
 /** Whether the command holds its address's lock (DESIGN.md "Commands": every type but QUERY moves funds). */
@@ -86,6 +119,7 @@ export function toStoredCommand(command: Command): StoredCommand {
     version: command.version,
     // Last, and only when there is one: documents written before issue #26 keep their shape.
     ...(command.approval == null ? {} : { approval: toStoredApproval(command.approval) }),
+    ...(command.funding == null ? {} : { funding: toStoredFunding(command.funding) }),
   };
 }
 
@@ -112,6 +146,7 @@ export function fromStoredCommand(doc: StoredCommand): Command {
     nextRunAt: doc.nextRunAt ?? doc.createdAt,
     lease: fromStoredLease(doc.lease ?? null),
     ...(doc.approval == null ? {} : { approval: fromStoredApproval(doc.approval) }),
+    ...(doc.funding == null ? {} : { funding: fromStoredFunding(doc.funding) }),
     version: doc.version,
   };
 }

@@ -1,5 +1,6 @@
 import { approvalOnCancel } from '../domain/approval.js';
 import { commandTransition } from '../domain/command-machine.js';
+import { commandBroadcast } from '../domain/withdrawal-funding.js';
 import { collectionTransition } from '../domain/collection-machine.js';
 import { DomainError, validationError } from '../domain/errors.js';
 import { formatIsoTime } from '../domain/time.js';
@@ -89,7 +90,7 @@ export class AdminUseCases implements AdminService {
       const command = await this.deps.commands.get(commandNo);
       if (command === null) throw new DomainError('BIZ-COMMAND-NOT-FOUND');
       const now = this.deps.clock.now();
-      const status = commandTransition(command.status, 'cancel', { broadcast: command.transaction?.broadcastAt != null });
+      const status = commandTransition(command.status, 'cancel', { broadcast: commandBroadcast(command) });
       if (status === null) throw new DomainError('BIZ-COMMAND-NOT-CANCELLABLE');
       // A withdrawal awaiting its approver has its approval closed with it: the approver is never asked again.
       const approval = approvalOnCancel(command.approval, now);

@@ -26,6 +26,13 @@ const PLANS: Readonly<Record<ServiceCode, { readonly codes: readonly string[]; r
   sub_address: { codes: Object.keys(SUB_ADDRESS_PLANS), fallback: null },
 };
 const MAX_SECRET = 512;
+/** The keys of PUT /subscriptions/config's `config`: spec §4's two, then the documented extensions. */
+const CONFIG_KEYS = ['webhook_url', 'webhook_secret', 'min_collect_amounts', 'event_types', 'auto_collect', 'display_name'];
+
+function refuseUnknownKeys(fields: Fields, known: readonly string[], prefix: string): void {
+  const extra = Object.keys(fields).find((key) => !known.includes(key));
+  if (extra !== undefined) throw validationError(`${prefix}${extra}`, 'is not a known field');
+}
 
 function parseServiceCode(fields: Fields): ServiceCode {
   const code = requireString(fields, 'service_code', 32);
@@ -156,6 +163,9 @@ export class SubscriptionsUseCases implements SubscriptionsService {
     if (requireString(fields, 'service_code', 32) !== 'developer') throw validationError('service_code', 'must be developer');
     if (fields['config'] === undefined || fields['config'] === null) throw validationError('config', 'is required');
     const config = fieldsOf(fields['config'], 'config');
+    // Issue #35 item 9: a misspelt key is refused by name, never silently ignored.
+    refuseUnknownKeys(fields, ['service_code', 'config'], '');
+    refuseUnknownKeys(config, CONFIG_KEYS, 'config.');
     await this.requireDeveloper(userId);
     const url = await parseCallbackUrl(this.deps.dns, this.deps.settings.allowLocalWebhooks, config['webhook_url'], 'webhook_url');
     const secret = this.parseSecret(config['webhook_secret']);

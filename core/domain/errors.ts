@@ -88,6 +88,8 @@ export const ERROR_CATALOGUE = {
   'BIZ-ILLEGAL-TRANSITION': { message: 'state transition not allowed' },
   'BIZ-INSUFFICIENT-BALANCE': { message: 'balance too low for the operation' },
   'BIZ-ENERGY-UNAVAILABLE': { message: 'no energy source can cover the transfer' },
+  // issue #34: a withdrawal from a sub-address whose fees neither it nor its main address can pay; refused before any command.
+  'BIZ-FEES-UNFUNDABLE': { message: 'the main address cannot fund this withdrawal\'s fees' },
   'BIZ-ENERGY-TIMEOUT': { message: 'energy not ready within 60 s' },
   'BIZ-NOTHING-TO-COLLECT': { message: 'the sub-address holds none of the asset' },
   // The node's dry run (triggerconstantcontract) says the token transfer would revert: a blacklisted address or a

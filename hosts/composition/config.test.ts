@@ -209,6 +209,15 @@ describe('loadConfig: defaults', () => {
 });
 
 describe('loadConfig: unsafe combinations and every problem at once', () => {
+  it('WITHDRAWAL_ALLOWLIST_DELAY_H=0 (no cooling-off) is refused outside development, for every role (issue #35 item 9)', () => {
+    for (const role of ['api', 'worker', 'all'] as const) {
+      const error = (() => { try { loadConfig({ ...PROD_BASE, WITHDRAWAL_ALLOWLIST_DELAY_H: '0' }, { mode: 'production', role }); } catch (e) { return e as ConfigError; } return null; })();
+      expect(error?.problems.map((p) => p.variable), role).toContain('WITHDRAWAL_ALLOWLIST_DELAY_H');
+      expect(loadConfig({ ...PROD_BASE, WITHDRAWAL_ALLOWLIST_DELAY_H: '1' }, { mode: 'production', role }).allowListDelayMs).toBe(3_600_000);
+    }
+    expect(loadConfig({ WITHDRAWAL_ALLOWLIST_DELAY_H: '0' }, { mode: 'dev' }).allowListDelayMs).toBe(0);
+  });
+
   const tron = { CHAIN: 'tronweb', TRON_FULL_HOST: 'https://api.trongrid.io', KEY_ENCRYPTION_KEY: KEK, ADMIN_TOKEN: ADMIN, ...MAIL };
   const mongo = { STORE: 'mongodb', MONGODB_URL: 'mongodb://db:27017/x?replicaSet=rs0' };
   const postgres = { STORE: 'postgres', DATABASE_URL: 'postgres://custody:pw@db:5432/custody' };

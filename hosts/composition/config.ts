@@ -91,7 +91,7 @@ export interface HostConfig {
   readonly workflowStuckAfterMs: number;
   /**
    * WITHDRAWAL_ALLOWLIST_DELAY_H: hours before a new allow-list entry may be paid (issue #26; default 24, 0-8760).
-   * 0 makes entries usable at once, which defeats the cooling-off: for tests and sandboxes only.
+   * 0 makes entries usable at once, which defeats the cooling-off: refused outside dev mode (issue #35 item 9).
    */
   readonly allowListDelayMs: number;
   /**
@@ -450,6 +450,9 @@ export function loadConfig(env: Env, options: LoadOptions): HostConfig {
     'is required: the API sends verification codes by e-mail (smtp://user:pass@host:587 or smtps://…:465); the console mailer is for development only');
   p.check(smtpUrl !== null && mailFrom === null, 'MAIL_FROM', 'is required with SMTP_URL (the From address of verification mail)');
   p.check(mailFrom !== null && !/^[^\r\n]*<?[^\s<>@]+@[^\s<>@]+>?$/.test(mailFrom), 'MAIL_FROM', 'must be an e-mail address, optionally "Name <address>"');
+  // Issue #35 item 9: no cooling-off lets a thief pay an address the moment they list it; for development only.
+  p.check(mode !== 'dev' && /^0+$/.test(text(env, 'WITHDRAWAL_ALLOWLIST_DELAY_H') ?? ''), 'WITHDRAWAL_ALLOWLIST_DELAY_H',
+    'is 0 outside development: a new allow-list destination would be payable at once (use at least 1; 0 only with npm start)');
   const config: HostConfig = {
     mail: smtpUrl !== null && mailFrom !== null ? { kind: 'smtp', url: smtpUrl, from: mailFrom } : { kind: 'console' },
     mode, role, store, mongodbUrl, databaseUrl, locks, redisUrl, chain, tronFullHost, tronSolidityHost,

@@ -23,7 +23,7 @@ export interface WorkerLog {
 }
 
 /** The ports of both executors, plus the optional webhook dispatcher and balance scanner (already built). */
-export interface WorkerDeps extends CollectionExecutorDeps, CommandExecutorDeps {
+export interface WorkerDeps extends CollectionExecutorDeps, Omit<CommandExecutorDeps, 'energy'> {
   readonly webhooks?: WebhookDispatcher;
   readonly balanceScanner?: BalanceScanner;
   /** Judges due automatic collection triggers once per tick, after the scan (issue #24 item 4). */
@@ -91,7 +91,8 @@ export function startWorker(deps: WorkerDeps, options: WorkerOptions = {}): Runn
   // The runners log stuck workflows and refused steps through the worker's log.
   const runnerDeps = options.log === undefined || deps.log !== undefined ? deps : { ...deps, log: options.log };
   const collections = new CollectionExecutor(runnerDeps, options.collection);
-  const commands = new CommandExecutor(runnerDeps, options.commands);
+  // A withdrawal from a sub-address is funded under the collections' burn settings, depth and energy timeout (issue #34).
+  const commands = new CommandExecutor(runnerDeps, options.commands, { funding: options.collection ?? {} });
   const reclaims = new ReclaimExecutor(runnerDeps, { ...options.collection, ...options.reclaim });
   const maxStages = options.maxStagesPerTick ?? 200;
   const manual = options.manual === true;

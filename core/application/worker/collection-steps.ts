@@ -52,6 +52,11 @@ export type StepPlan =
 export interface StepSubject {
   readonly task: CollectionTask;
   readonly asset: Asset;
+  /**
+   * A funded withdrawal's transfer (withdrawal-funding.ts): this amount to this address instead of the whole balance
+   * to the main address; the plan's dry run and the transfer are made for it. Absent for a collection.
+   */
+  readonly payout?: { readonly to: string; readonly amount: bigint };
 }
 
 /**
@@ -110,9 +115,9 @@ async function send(deps: StepDeps, signer: Signer, intent: TransactionIntent, a
  * anything is spent. A dry run that reverts is BIZ-TRANSFER-WOULD-REVERT; no source that fits is
  * BIZ-ENERGY-UNAVAILABLE: both before any transaction.
  */
-export async function planTrc20Sweep(deps: StepDeps, settings: StepSettings, { task, asset }: StepSubject, amount: bigint): Promise<SweepPlan> {
+export async function planTrc20Sweep(deps: StepDeps, settings: StepSettings, { task, asset, payout }: StepSubject, amount: bigint): Promise<SweepPlan> {
   const [needed, factor, subExists, subResources, subTrxSun, mainTrxSun, mainResources, prices] = await Promise.all([
-    deps.chain.estimateTrc20TransferEnergy(task.address, task.mainAddress, asset.contractAddress!, amount),
+    deps.chain.estimateTrc20TransferEnergy(task.address, payout?.to ?? task.mainAddress, asset.contractAddress!, amount),
     deps.chain.energyFactor?.(asset.contractAddress!),
     deps.chain.accountExists(task.address),
     deps.chain.getResources(task.address),
@@ -226,12 +231,12 @@ async function energyAvailable(chain: ChainGateway, address: string): Promise<nu
 }
 
 /** Energy the sweep needs now, and what the sub-address already has. */
-export async function energyNeed(deps: StepDeps, { task, asset }: StepSubject): Promise<{ needed: number; available: number }> {
+export async function energyNeed(deps: StepDeps, { task, asset, payout }: StepSubject): Promise<{ needed: number; available: number }> {
   const dryRun = await standingDryRun(deps, { task, asset });
   if (dryRun !== null) return { needed: dryRun.energy, available: await energyAvailable(deps.chain, task.address) };
-  const amount = await deps.chain.getTokenBalance(task.address, asset.contractAddress!);
+  const amount = payout?.amount ?? await deps.chain.getTokenBalance(task.address, asset.contractAddress!);
   const [needed, resources] = await Promise.all([
-    deps.chain.estimateTrc20TransferEnergy(task.address, task.mainAddress, asset.contractAddress!, amount > 0n ? amount : 1n),
+    deps.chain.estimateTrc20TransferEnergy(task.address, payout?.to ?? task.mainAddress, asset.contractAddress!, amount > 0n ? amount : 1n),
     deps.chain.getResources(task.address),
   ]);
   return { needed, available: resources.energy.available };
@@ -261,15 +266,17 @@ export async function planEnergy(deps: StepDeps, _settings: StepSettings, subjec
 
 /** COLLECTING: the whole balance of the asset as it stands on chain now, to the main address. */
 export async function planCollecting(deps: StepDeps, settings: StepSettings, subject: StepSubject): Promise<StepPlan> {
-  const { task, asset } = subject;
-  // A token sweep moves what its plan dry-ran (its energy was sized for that transfer); TRX is read (fees vary).
-  const dryRun = asset.kind === 'trc20' ? await standingDryRun(deps, subject) : null;
-  const amount = dryRun?.amount ?? await collectableAmount(deps, settings, subject);
+  const { task, asset, payout } = subject;
+  // A token sweep moves what its plan dry-ran (its energy was sized for that transfer); TRX is read (fees vary); a
+  // funded withdrawal moves its amount, to its destination.
+  const dryRun = asset.kind === 'trc20' && payout === undefined ? await standingDryRun(deps, subject) : null;
+  const amount = payout?.amount ?? dryRun?.amount ?? await collectableAmount(deps, settings, subject);
   if (amount <= 0n) return { kind: 'fail', code: 'BIZ-NOTHING-TO-COLLECT', message: `${task.address} holds no ${asset.symbol} to collect` };
   const sub = await signerFor(deps, task.address);
+  const to = payout?.to ?? task.mainAddress;
   const intent: TransactionIntent = asset.kind === 'trc20'
-    ? { kind: 'transfer-trc20', contract: asset.contractAddress!, to: task.mainAddress, amount, feeLimitSun: settings.feeLimitSun }
-    : { kind: 'transfer-trx', to: task.mainAddress, amountSun: amount };
+    ? { kind: 'transfer-trc20', contract: asset.contractAddress!, to, amount, feeLimitSun: settings.feeLimitSun }
+    : { kind: 'transfer-trx', to, amountSun: amount };
   return send(deps, sub, intent, amount);
 }
 

@@ -16,6 +16,11 @@ import type { AuditAction } from '../../domain/model/audit.js';
 import { askApprover, type ApprovalRequestDeps } from './approval-request.js';
 import { EXECUTED_COMMAND_TYPES, planCommand, riskSubjectOf } from './command-intents.js';
 import { sweepableSun, type StepSettings } from './collection-steps.js';
+import { collectionStepSettings } from './collection-executor.js';
+import { FundedWithdrawalSteps } from './withdrawal-funding-steps.js';
+import { planWithdrawalFees } from './withdrawal-funding-plan.js';
+import type { EnergyProvider } from '../../ports/energy-provider.port.js';
+import type { TransactionState } from '../../domain/model/chain.js';
 import { signerFor, type SignerDeps } from './worker-keys.js';
 import { STALE_READ_GRACE_MS, type Completion, type Confirmations } from './write-ahead.js';
 import {
@@ -37,6 +42,11 @@ export interface CommandExecutorDeps extends SignerDeps, ApprovalRequestDeps {
   readonly uow: UnitOfWork;
   readonly log?: RunnerLog;
   readonly hooks?: RunnerHooks;
+  /**
+   * The energy sources a withdrawal from a sub-address may be funded with (issue #34), a collection's. Absent: none
+   * (a funding plan then needs burning, ENERGY_BURN).
+   */
+  readonly energy?: { readonly self?: EnergyProvider | undefined; readonly rental?: EnergyProvider | undefined };
 }
 
 const TRX = 1_000_000n;
@@ -63,10 +73,12 @@ class CommandWorkflow implements Workflow<Command> {
   constructor(
     private readonly deps: CommandExecutorDeps, withdrawalCompletion: Completion, stakingCompletion: Completion,
     private readonly feeLimitSun: bigint, private readonly staleReadGraceMs: number, private readonly approvalRetryMs: number,
+    /** The funded withdrawal's steps (issue #34); null: withdrawals pay their own fees, as before. */
+    private readonly funded: { readonly steps: FundedWithdrawalSteps; readonly settings: StepSettings } | null,
   ) {
     // The plans are the workflow's code; everything else about a step is its COMMAND_STEPS row. RUNNING's one
     // transaction is a withdrawal's or a staking command's: the same row at each one's configured depth.
-    this.start = stepOfRow<Command>(COMMAND_STEPS.PENDING, 'accepted', { plan: (c) => this.riskCheck(c) });
+    this.start = stepOfRow<Command>(COMMAND_STEPS.PENDING, 'accepted', { plan: (c) => this.startChecks(c) });
     this.approval = stepOfRow<Command>(COMMAND_APPROVAL_STEP, 'accepted', { plan: (c) => this.approve(c) });
     this.withdrawal = { ...stepOfRow<Command>(COMMAND_STEPS.RUNNING, withdrawalCompletion, { plan: (c) => this.plan(c) }), name: 'withdrawal' };
     this.staking = { ...stepOfRow<Command>(COMMAND_STEPS.RUNNING, stakingCompletion, { plan: (c) => this.plan(c) }), name: 'staking' };
@@ -91,15 +103,29 @@ class CommandWorkflow implements Workflow<Command> {
   stepOf(command: Command): WorkflowStep<Command> | null {
     if (command.status === COMMAND_STATUS.PENDING) return command.approval?.state === 'awaiting' ? this.approval : this.start;
     if (command.status !== COMMAND_STATUS.RUNNING) return null;
+    if (command.funding != null) return this.fundedSteps().stepOf(command.funding);
     return command.type === COMMAND_TYPE.WITHDRAWAL ? this.withdrawal : this.staking;
   }
 
   openRecord(command: Command): PreparedTransaction | null {
-    return command.status === COMMAND_STATUS.RUNNING ? command.transaction : null;
+    if (command.status !== COMMAND_STATUS.RUNNING) return null;
+    return command.funding != null ? this.fundedSteps().openRecord(command, command.funding) : command.transaction;
   }
 
   withRecord(command: Command, record: PreparedTransaction | null): Command {
-    return { ...command, transaction: record };
+    return command.funding != null ? this.fundedSteps().withRecord(command, command.funding, record) : { ...command, transaction: record };
+  }
+
+  awaited(command: Command): PreparedTransaction | null {
+    return command.status === COMMAND_STATUS.RUNNING && command.funding != null ? this.fundedSteps().awaited(command.funding) : null;
+  }
+
+  noteReceipt(command: Command, record: PreparedTransaction, state: TransactionState): Command {
+    return command.funding != null ? { ...command, funding: this.fundedSteps().noteReceipt(command.funding, record, state) } : command;
+  }
+
+  noteDead(command: Command, record: PreparedTransaction): Command {
+    return command.funding != null ? { ...command, funding: this.fundedSteps().noteDead(command.funding, record) } : command;
   }
 
   stepStartedAt(command: Command): number {
@@ -122,6 +148,12 @@ class CommandWorkflow implements Workflow<Command> {
 
   /** The step's table event: PENDING → RUNNING (the lease stays: the stage goes on to send); RUNNING → SUCCESS with its event. */
   async complete(command: Command, _record: PreparedTransaction | null): Promise<{ next: Command } | { ended: Command }> {
+    if (command.status === COMMAND_STATUS.RUNNING && command.funding != null) {
+      const done = this.fundedSteps().completed(command.funding);
+      if ('next' in done) return { next: await this.save({ ...command, funding: done.next }, command.version) };
+      const outcome = done.end.outcome ?? { ok: false, errorCode: 'INTERNAL-ERROR', lastError: 'funded withdrawal ended without an outcome' };
+      return { ended: await this.finish({ ...command, funding: done.end }, outcome.ok, outcome.errorCode, outcome.lastError) };
+    }
     const row = command.status === COMMAND_STATUS.PENDING ? COMMAND_STEPS.PENDING : COMMAND_STEPS.RUNNING;
     if (row.completedBy === 'succeed') return { ended: await this.finish(command, true, null, null) };
     const status = commandTransition(command.status, row.completedBy);
@@ -153,7 +185,42 @@ class CommandWorkflow implements Workflow<Command> {
       const now = this.deps.clock.now();
       return this.save({ ...command, status, errorCode: code, lastError: message, finishedAt: now, lease: null }, command.version);
     }
+    if (command.status === COMMAND_STATUS.RUNNING && command.funding != null && command.funding.outcome === null) {
+      // Failed after the funding put TRX or a delegation on the sub-address: those come back first (the reclaim
+      // phases), then the command ends FAILED with this error and its withdrawal.failed event.
+      const reclaiming = this.fundedSteps().failed(command.funding, code, message);
+      if (reclaiming !== null) {
+        return this.save({ ...command, funding: reclaiming, nextRunAt: this.deps.clock.now(), lease: null }, command.version);
+      }
+    }
     return this.finish(command, false, code, message);
+  }
+
+  /**
+   * PENDING's checks: risk control, then, for a withdrawal from a sub-address, how its fees are paid (issue #34):
+   * planned from the chain now, before anything is sent; funding that cannot be had fails it (nothing sent).
+   */
+  private async startChecks(command: Command): Promise<StepDecision<Command>> {
+    const risk = await this.riskCheck(command);
+    if (risk.kind !== 'complete') return risk;
+    return this.planFees(command);
+  }
+
+  /** The fee plan of a withdrawal about to start: `complete` with the funding on the command, or as it is. */
+  private async planFees(command: Command, subject: Command = command): Promise<StepDecision<Command>> {
+    if (this.funded === null || command.type !== COMMAND_TYPE.WITHDRAWAL || command.address === null) return { kind: 'complete', subject };
+    const wallet = await this.deps.wallets.findByAddress(command.address);
+    const asset = this.deps.assets.find('TRON', command.assetSymbol ?? 'TRX');
+    if (wallet === null || asset === null) return { kind: 'complete', subject };
+    const fees = await planWithdrawalFees({ ...this.deps, energy: this.deps.energy ?? {} }, this.funded.settings, {
+      wallet, asset, to: command.params['to_address'] ?? '', amount: BigInt(command.params['amount'] ?? '0'), reference: command.commandNo,
+    });
+    return { kind: 'complete', subject: fees.kind === 'funded' ? { ...subject, funding: fees.funding } : subject };
+  }
+
+  private fundedSteps(): FundedWithdrawalSteps {
+    if (this.funded === null) throw new WorkflowRefusal('a funded withdrawal on an executor without funding');
+    return this.funded.steps;
   }
 
   /** Risk control again at execution time (the deny-list may have changed since the request was accepted). */
@@ -184,7 +251,7 @@ class CommandWorkflow implements Workflow<Command> {
     if (verdict.kind !== 'refused') await this.auditApproval(command, verdict.kind === 'approved' ? 'withdrawal.approved' : 'withdrawal.denied', { attempt: asked.attempts });
     switch (verdict.kind) {
       case 'approved':
-        return { kind: 'complete', subject: { ...command, approval: { ...asked, state: 'approved', lastRefusal: null, decidedAt: now } } };
+        return this.planFees(command, { ...command, approval: { ...asked, state: 'approved', lastRefusal: null, decidedAt: now } });
       case 'denied':
         return { kind: 'fail', code: 'APPROVAL-DENIED', message: ERROR_CATALOGUE['APPROVAL-DENIED'].message };
       case 'refused':
@@ -254,11 +321,28 @@ export const APPROVAL_RETRY_MS = 30_000;
  * whose transaction may be out ends only on chain evidence; it never releases its address lock on a node error).
  */
 export class CommandExecutor extends WorkflowExecutor<Command> {
-  constructor(deps: CommandExecutorDeps, options: WorkflowOptions = {}, approvals: { readonly retryMs?: number } = {}) {
+  constructor(
+    deps: CommandExecutorDeps, options: WorkflowOptions = {},
+    approvals: {
+      readonly retryMs?: number;
+      /**
+       * Funded withdrawals (issue #34): the collection workflow's options whose burn settings, confirmations and energy
+       * timeout the funding steps follow (default: `options`); false: withdrawals are never funded, as before.
+       */
+      readonly funding?: WorkflowOptions | false;
+    } = {},
+  ) {
     const completeOn = options.completeOn ?? 'broadcast';
+    const fundingOptions = approvals.funding ?? options;
+    const settings = fundingOptions === false ? null : { ...collectionStepSettings(fundingOptions), feeLimitSun: options.feeLimitSun ?? 100n * TRX };
+    const funded = fundingOptions === false || settings === null ? null : {
+      settings,
+      steps: new FundedWithdrawalSteps({ ...deps, energy: deps.energy ?? {} }, settings, fundingOptions.confirmations ?? 'solidified',
+        fundingOptions.energyTimeoutMs ?? 60_000),
+    };
     const workflow = new CommandWorkflow(deps, completeOn === 'broadcast' ? 'accepted' : completeOn,
       options.stakingConfirmations ?? 1, options.feeLimitSun ?? 100n * TRX, options.staleReadGraceMs ?? STALE_READ_GRACE_MS,
-      approvals.retryMs ?? APPROVAL_RETRY_MS);
+      approvals.retryMs ?? APPROVAL_RETRY_MS, funded);
     super(workflow, deps, options, { batch: 50 });
   }
 }

@@ -1,5 +1,6 @@
 import type { Lease, Millis, UserId, Versioned } from './common.js';
 import type { CommandApproval } from './withdrawal-policy.js';
+import type { WithdrawalFunding } from '../withdrawal-funding.js';
 
 export const COMMAND_TYPE = {
   QUERY: 1, WITHDRAWAL: 2, COLLECTION: 3, STAKE: 4, UNSTAKE: 5, WITHDRAW_UNSTAKED: 6, VOTE: 7, WITHDRAW_REWARD: 8,
@@ -61,4 +62,9 @@ export interface Command extends Versioned {
    * ended. Absent or null: the command needs none.
    */
   readonly approval?: CommandApproval | null;
+  /**
+   * A withdrawal from a sub-address whose fees the main address funds (issue #34; core/domain/withdrawal-funding.ts):
+   * planned at PENDING, its steps run while RUNNING. Absent or null: the command pays its own fees (or sends none).
+   */
+  readonly funding?: WithdrawalFunding | null;
 }

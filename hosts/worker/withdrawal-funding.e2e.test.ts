@@ -1,0 +1,103 @@
+/**
+ * Refunds from the paying sub-address (issue #34 item 3) on the devnet through real tronweb: a sub-address that holds
+ * only USDT (no TRX, not even an account) sends part of it to an outside address with its fees funded by the main
+ * address as a collection's are (self-delegated energy, the activation), reaches SUCCESS with one withdrawal.completed
+ * carrying the transfer's txid, the outside address receives exactly the amount once, and the delegation goes back
+ * to main. A TRX refund of everything a sub-address holds, to an address the transfer creates (1.1 TRX of fees the
+ * sub-address does not have), gets those fees from main. A sub-address that pays its own fees is not funded.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { CommandExecutor } from '../../core/application/worker/command-executor.js';
+import { COMMAND_STATUS } from '../../core/domain/model/command.js';
+import { SelfDelegationEnergyProvider } from '../../adapters/tron/index.js';
+import { FaultPlan, faultyGateway, type SentTransaction } from './fault-injection.js';
+import { buildWorkerWorld, TRX, type WorkerWorld } from './worker-test-fixture.js';
+import { driveUntil } from './worker-drive.js';
+
+let world: WorkerWorld | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+async function ended(w: WorkerWorld, commandNo: string): Promise<boolean> {
+  const c = await w.stores.commands.get(commandNo);
+  return c !== null && c.status !== COMMAND_STATUS.PENDING && c.status !== COMMAND_STATUS.RUNNING;
+}
+
+/** The executor as the worker builds it: the collections' energy sources, depth 1. */
+function fundedExecutor(w: WorkerWorld, sent: Map<string, SentTransaction>): CommandExecutor {
+  const chain = faultyGateway(w.gateway, new FaultPlan(new Map()), sent);
+  return new CommandExecutor(
+    { ...w.stores, chain, cipher: w.cipher, assets: w.assets, energy: { self: new SelfDelegationEnergyProvider(chain) } },
+    { pollMs: 1_000 }, { funding: { confirmations: 1 } },
+  );
+}
+
+async function landed(w: WorkerWorld, sent: Map<string, SentTransaction>): Promise<SentTransaction[]> {
+  const out: SentTransaction[] = [];
+  for (const tx of sent.values()) if ((await w.gateway.getTransaction(tx.txid)).state === 'confirmed') out.push(tx);
+  return out;
+}
+
+describe('refunds from a sub-address that cannot pay its fees', { timeout: 60_000 }, () => {
+  it('USDT from a sub-address holding only USDT: funded by main, SUCCESS, the exact amount once, the delegation back', async () => {
+    world = await buildWorkerWorld();
+    const w = world;
+    const sub = await w.addSub();
+    const payer = (await w.gateway.createAccount()).address;
+    w.devnet.fundToken(sub, 25_000_000n);
+    w.devnet.mine(1);
+    expect(await w.gateway.getTrxBalance(sub)).toBe(0n);
+    const refund = await w.withdraw(sub, payer, 'USDT', 10_000_000n);
+    const sent = new Map<string, SentTransaction>();
+    await driveUntil(w, [fundedExecutor(w, sent)], () => ended(w, refund.commandNo), { maxRounds: 60 });
+    w.devnet.mine(1);
+    const done = (await w.stores.commands.get(refund.commandNo))!;
+    expect({ status: done.status, error: done.lastError, path: done.funding?.energyPath }).toEqual({ status: COMMAND_STATUS.SUCCESS, error: null, path: 'self' });
+    const events = (await w.stores.outbox.listUndispatched(1_000)).filter((e) => e.payload['command_no'] === refund.commandNo);
+    expect(events.map((e) => [e.eventType, e.payload['status'], e.payload['txid']])).toEqual([['withdrawal.completed', COMMAND_STATUS.SUCCESS, done.transaction!.txid]]);
+    expect(await w.gateway.getTokenBalance(payer, w.devnet.usdtAddress)).toBe(10_000_000n);
+    expect(await w.gateway.getTokenBalance(sub, w.devnet.usdtAddress)).toBe(15_000_000n);
+    const transfers = (await landed(w, sent)).filter((tx) => tx.intent.kind === 'transfer-trc20');
+    expect(transfers.map((tx) => tx.txid)).toEqual([done.transaction!.txid]);
+    // The stake lent to the sub-address is back, and nothing holds the address.
+    expect((await w.gateway.getResources(sub)).energy.receivedSun).toBe(0n);
+    expect(await w.stores.commands.findActiveByAddress(sub)).toBeNull();
+  });
+
+  it('TRX: all a sub-address holds, to an address the transfer creates: main funds the 1.1 TRX of fees, the amount lands once', async () => {
+    world = await buildWorkerWorld({ stakeTrx: 0n });
+    const w = world;
+    const sub = await w.addSub();
+    const payer = (await w.gateway.createAccount()).address;
+    w.devnet.fund(sub, 5n * TRX);
+    w.devnet.mine(1);
+    const refund = await w.withdraw(sub, payer, 'TRX', 5n * TRX);
+    const sent = new Map<string, SentTransaction>();
+    await driveUntil(w, [fundedExecutor(w, sent)], () => ended(w, refund.commandNo), { maxRounds: 60 });
+    w.devnet.mine(1);
+    const done = (await w.stores.commands.get(refund.commandNo))!;
+    expect({ status: done.status, error: done.lastError }).toEqual({ status: COMMAND_STATUS.SUCCESS, error: null });
+    expect(done.funding?.plan.fundSun).toBeGreaterThan(0n);
+    expect(await w.gateway.getTrxBalance(payer)).toBe(5n * TRX);
+    const toPayer = (await landed(w, sent)).filter((tx) => tx.intent.kind === 'transfer-trx' && tx.intent.to === payer);
+    expect(toPayer.map((tx) => tx.txid)).toEqual([done.transaction!.txid]);
+  });
+
+  it('a sub-address that holds the TRX its transfer burns is not funded: the withdrawal is exactly as before', async () => {
+    world = await buildWorkerWorld({ stakeTrx: 0n });
+    const w = world;
+    const sub = await w.addSub();
+    const payer = (await w.gateway.createAccount()).address;
+    w.devnet.fund(sub, 50n * TRX);
+    w.devnet.fundToken(sub, 9_000_000n);
+    w.devnet.mine(1);
+    const refund = await w.withdraw(sub, payer, 'USDT', 2_500_000n);
+    const sent = new Map<string, SentTransaction>();
+    await driveUntil(w, [fundedExecutor(w, sent)], () => ended(w, refund.commandNo), { maxRounds: 30 });
+    const done = (await w.stores.commands.get(refund.commandNo))!;
+    expect({ status: done.status, funding: done.funding ?? null }).toEqual({ status: COMMAND_STATUS.SUCCESS, funding: null });
+    expect([...sent.values()].map((tx) => tx.from)).toEqual([sub]);
+  });
+});
