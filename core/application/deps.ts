@@ -1,5 +1,6 @@
 import { DEFAULT_SUB_ADDRESS_PLAN, type SubAddressPlan } from '../domain/wallet-rules.js';
 import type { AssetRegistry } from '../domain/assets.js';
+import type { WithdrawalFeeCheck } from './worker/withdrawal-funding-plan.js';
 import type { AccountRepository } from '../ports/account-repository.port.js';
 import type { AddressLock } from '../ports/address-lock.port.js';
 import type { AuditLog } from '../ports/audit-log.port.js';
@@ -116,6 +117,11 @@ export interface CoreDeps {
   readonly uow: UnitOfWork;
   /** Withdrawal policies and allow-lists (issue #26); the velocity limits are judged by `uow`. */
   readonly withdrawalPolicies: WithdrawalPolicyRepository;
+  /**
+   * Refuses a withdrawal from a sub-address whose fees the main address cannot fund, before its command exists
+   * (issue #34; see WithdrawalFeeCheck). Wired by the composition; absent, the worker's plan at PENDING decides.
+   */
+  readonly withdrawalFees?: WithdrawalFeeCheck;
   /** The per-account hash-chained audit log; write it through AuditTrail (core/application/audit-trail.ts). */
   readonly auditLog: AuditLog;
   readonly settings?: Partial<CoreSettings>;

@@ -16,7 +16,7 @@ import { ownedWallet } from './ownership.js';
 import type { CommandAcceptedView } from './views.js';
 
 /** The ports the transfer use case touches, with those of queuing a fund-moving command. */
-export type TransfersDeps = Pick<ResolvedDeps, 'chain' | 'wallets' | 'assets' | 'withdrawalPolicies' | 'uow' | 'auditLog'> & FundCommandDeps;
+export type TransfersDeps = Pick<ResolvedDeps, 'chain' | 'wallets' | 'assets' | 'withdrawalPolicies' | 'uow' | 'auditLog' | 'withdrawalFees'> & FundCommandDeps;
 
 /** Withdrawals (session token): a PENDING WITHDRAWAL command the worker signs and broadcasts later. */
 export class TransfersUseCases implements TransfersService {
@@ -30,7 +30,9 @@ export class TransfersUseCases implements TransfersService {
    * Order: fields present, amount (BIZ-AMOUNT-INVALID), to_address syntax (VALIDATION-ERROR), from_address owned
    * (422 BIZ-WALLET-ADDRESS-NOT-FOUND, as for every body-named address), asset, risk (403, recorded REJECTED), the
    * withdrawal policy (issue #26: 403 POLICY-DESTINATION-*, 422 POLICY-APPROVAL-UNAVAILABLE), lock (409), and last the
-   * velocity limits (422 POLICY-VELOCITY-*), judged by the store in the very commit that records the command. A refusal
+   * velocity limits (422 POLICY-VELOCITY-*), judged by the store in the very commit that records the command. Before the
+   * lock, a withdrawal from a sub-address whose fees neither it nor its main address can pay is 422 BIZ-FEES-UNFUNDABLE
+   * (issue #34: the worker's own fee plan, read from the chain; it names what is missing and the fixes). A refusal
    * records nothing and sends nothing. The amount is held as balance_locked while the command is active; the balance
    * itself is checked on chain by the worker, since the cached snapshot may be stale.
    */
@@ -56,6 +58,7 @@ export class TransfersUseCases implements TransfersService {
       const limits = limitsOf(policy, asset.symbol);
       const approval = needsApproval(limits, amount);
       if (approval && (policy!.approval.url === null || policy!.approval.secret === null)) throw new DomainError('POLICY-APPROVAL-UNAVAILABLE');
+      await this.deps.withdrawalFees?.({ wallet, asset, to, amount, reference: `withdrawal:${wallet.address}` });
       return withAddressLock(this.deps, wallet.address, async () => {
         await refuseIfLocked(this.deps, wallet.address);
         const created = newCommand(this.deps, draft);

@@ -161,6 +161,23 @@ export interface PaymentView {
   readonly status: PaymentStatus;
   readonly reference: string | null;
   readonly description: string | null;
+  /**
+   * Only on the merchant's token views while a paid request's automatic forward waits (issue #34, an extension): its
+   * collection was refused before any task (no energy source can cover it now) and the worker tries again by itself.
+   */
+  readonly forward?: PaymentForwardView;
+}
+
+/** A paid request's forward that waits: why (the refusal's code and message, naming the fix) and when it is tried again. */
+export interface PaymentForwardView {
+  readonly status: 'pending';
+  readonly error_code: string;
+  readonly reason: string;
+  /** Attempts refused so far. */
+  readonly attempts: number;
+  /** The first refusal, and the next attempt (ISO 8601). */
+  readonly since: string;
+  readonly next_attempt_at: string;
 }
 
 /** The payment request on GET /cashier/session, with the merchant's name (config.display_name) for the payer. */

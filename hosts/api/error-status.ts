@@ -86,7 +86,8 @@ export const HTTP_STATUS = {
   'BIZ-COMMAND-CANCELLED': 409,
   'BIZ-ILLEGAL-TRANSITION': 409,
   'BIZ-INSUFFICIENT-BALANCE': 422,
-  'BIZ-ENERGY-UNAVAILABLE': 502,
+  // Issue #34: answered only before a collection is made (no energy source can cover it): the caller's setup to change.
+  'BIZ-ENERGY-UNAVAILABLE': 422,
   'BIZ-FEES-UNFUNDABLE': 422,
   'BIZ-ENERGY-TIMEOUT': 502,
   'BIZ-NOTHING-TO-COLLECT': 422,

@@ -32,6 +32,7 @@ import { ConfigError, withoutDatabasePassword, type HostConfig, type RentalProvi
 import { createServiceLogger, serviceName } from './logger.js';
 import { CustodyMetrics, workflowCallPurpose } from './metrics.js';
 import { BlockReceipts } from '../../core/application/worker/block-receipts.js';
+import { plannedWithdrawalFeeCheck, type WithdrawalFeeCheck } from '../../core/application/worker/withdrawal-funding-plan.js';
 import type { RequestObserver } from '../api/pipeline.js';
 import { TOKENS, type StoreAdapters } from './tokens.js';
 
@@ -164,6 +165,18 @@ function bindChain(container: Container, config: HostConfig, overrides: Composit
   });
 }
 
+/**
+ * The fee check before a withdrawal is recorded (issue #34): the worker's fee plan for a withdrawal from a
+ * sub-address, under the collections' energy sources and burn settings (the worker funds withdrawals with those).
+ */
+function withdrawalFeesOf(ctx: ResolutionContext, config: HostConfig, stores: Pick<CoreDeps, 'wallets'>): WithdrawalFeeCheck {
+  const energy = ctx.get(TOKENS.EnergyProviders);
+  return plannedWithdrawalFeeCheck({
+    chain: ctx.get(TOKENS.Chain), clock: ctx.get(TOKENS.Clock), wallets: stores.wallets, cipher: ctx.get(TOKENS.Cipher),
+    energy: { self: energy.self, rental: energy.rental ?? undefined },
+  }, { burnEnabled: config.energyBurn, ...(config.energyBurnMaxSun === null ? {} : { maxBurnSun: config.energyBurnMaxSun }) });
+}
+
 /** One configured rental provider's adapter (the market applies the price cap; each adapter checks it too). */
 function rentalSource(p: RentalProviderConfig, config: HostConfig, clock: Clock): RentalEnergySource {
   const common = {
@@ -221,6 +234,7 @@ export function composeContainer(config: HostConfig, overrides: CompositionOverr
       ...stores, clock: ctx.get(TOKENS.Clock), hasher: ctx.get(TOKENS.Hasher), cipher: ctx.get(TOKENS.Cipher), totp: new OtpauthTotpGenerator(),
       mailer: ctx.get(TOKENS.Mailer), dns: ctx.get(TOKENS.Dns), transport: ctx.get(TOKENS.Transport),
       addressLock: ctx.get(TOKENS.AddressLock), chain: ctx.get(TOKENS.Chain), assets: ctx.get(TOKENS.Assets),
+      withdrawalFees: withdrawalFeesOf(ctx, config, stores),
       settings: {
         allowLocalWebhooks: config.webhookAllowLocal, allowListDelayMs: config.allowListDelayMs, defaultSubAddressPlan: config.defaultSubAddressPlan,
       },

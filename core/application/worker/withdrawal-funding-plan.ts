@@ -6,6 +6,8 @@ import { TX_BYTES } from '../../domain/sweep-plan.js';
 import { trxTransferReserveSun } from '../../domain/sweepable-amount.js';
 import { planTrxFunding, type WithdrawalFunding } from '../../domain/withdrawal-funding.js';
 import { planTrc20Sweep, type StepDeps, type StepSettings } from './collection-steps.js';
+import { collectionStepSettings } from './collection-executor.js';
+import type { WorkflowOptions } from './workflow-executor.js';
 
 /** What a withdrawal asks for: from a managed address, this amount of the asset, to this address. */
 export interface WithdrawalRequest {
@@ -87,5 +89,23 @@ function planningTask(request: WithdrawalRequest, mainAddress: string): Collecti
     assetSymbol: request.asset.symbol, address: request.wallet.address, mainAddress, status: COLLECTION_STATUS.PENDING,
     energyPath: null, steps: [], sweptAmount: null, sweepTxHash: null, errorCode: null, lastError: null,
     nextRunAt: 0, lease: null, startedAt: 0, finishedAt: null, version: 1,
+  };
+}
+
+/**
+ * POST /transfers' check before a withdrawal is recorded (issue #34): the worker's own fee plan under the configured
+ * energy sources and burn settings; it throws BIZ-FEES-UNFUNDABLE when the funding cannot be had, and says nothing
+ * otherwise (the worker plans again from the chain when the command starts).
+ */
+export type WithdrawalFeeCheck = (request: WithdrawalRequest) => Promise<void>;
+
+/**
+ * The check on the planner's ports, under the collections' burn settings (the composition gives it their energy
+ * sources; the worker funds withdrawals with those).
+ */
+export function plannedWithdrawalFeeCheck(deps: StepDeps, burn: Pick<WorkflowOptions, 'burnEnabled' | 'maxBurnSun'>): WithdrawalFeeCheck {
+  const settings = collectionStepSettings(burn);
+  return async (request) => {
+    await planWithdrawalFees(deps, settings, request);
   };
 }

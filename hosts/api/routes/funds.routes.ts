@@ -22,6 +22,8 @@ export function fundsRoutes(app: Application): RouteDef[] {
         data: accepted, errors: [
           ...LOCKED, 'BIZ-ASSET-NOT-FOUND', 'BIZ-AMOUNT-INVALID', 'POLICY-DESTINATION-NOT-ALLOWED', 'POLICY-DESTINATION-COOLING-OFF',
           'POLICY-VELOCITY-COUNT-EXCEEDED', 'POLICY-VELOCITY-AMOUNT-EXCEEDED', 'POLICY-APPROVAL-UNAVAILABLE',
+          // Issue #34: a sub-address that cannot pay its fees, under a main address that cannot fund them.
+          'BIZ-FEES-UNFUNDABLE',
         ],
       },
       handle: ({ caller, body }) => app.transfers.create(caller.userId, body),
