@@ -14,6 +14,8 @@ export interface StoredPaymentRequest {
   received: string;
   collect: PaymentCollectMark | null;
   watched: boolean;
+  /** A forward waiting after a refusal (issue #34); absent when none (and on requests stored before it existed). */
+  forwardWait?: { code: string; reason: string; attempts: number; since: number; nextAttemptAt: number };
 }
 
 /** `cashier_tokens`: `id` is token_no; `tokenHash` is unique. */
@@ -40,6 +42,7 @@ export function toStoredPaymentRequest(p: PaymentRequest): StoredPaymentRequest 
   return {
     assetSymbol: p.assetSymbol, amount: encodeMoney(p.amount), reference: p.reference, description: p.description,
     deadline: p.deadline, status: p.status, received: encodeMoney(p.received), collect: p.collect, watched: p.watched,
+    ...(p.forwardWait === undefined ? {} : { forwardWait: { ...p.forwardWait } }),
   };
 }
 
@@ -49,6 +52,7 @@ export function fromStoredPaymentRequest(r: StoredPaymentRequest): PaymentReques
     assetSymbol: r.assetSymbol, amount: decodeMoney(r.amount, 'payment amount'), reference: nullable(r.reference),
     description: nullable(r.description), deadline: r.deadline, status: r.status,
     received: decodeMoney(r.received, 'payment received'), collect: nullable(r.collect), watched: r.watched,
+    ...(r.forwardWait == null ? {} : { forwardWait: { ...r.forwardWait } }),
   };
 }
 

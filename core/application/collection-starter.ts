@@ -17,14 +17,28 @@ import { newCommand, refuseIfLocked, refuseIfRisky, withAddressLock, type Comman
  */
 export type CollectionGuard = (available: bigint) => Promise<void>;
 
-/** The ports that starting a collection touches. */
+/**
+ * Whether a sweep of `amount` of `asset` from `wallet` to `mainAddress` can have its energy now (issue #34): null when
+ * it can (or the check cannot tell: the task's own planning decides), else the refusal, a DomainError
+ * BIZ-ENERGY-UNAVAILABLE whose message names the configured sources' reasons and the fix. The worker's planner
+ * (plannedSweepCheck in worker/sweep-fee-quote.ts) answers it.
+ */
+export type SweepCheck = (wallet: WalletAddress, mainAddress: string, asset: Asset, amount: bigint) => Promise<DomainError | null>;
+
+/**
+ * The ports that starting a collection touches; `sweepCheck`, where the host wires it, refuses a collection whose
+ * energy cannot be had before its task exists (absent: no such check, the task's planning at PENDING decides).
+ */
 export type CollectionStarterDeps = Pick<ResolvedDeps,
-  'risk' | 'commands' | 'clock' | 'ids' | 'addressLock' | 'settings' | 'balances' | 'wallets' | 'uow'>;
+  'risk' | 'commands' | 'clock' | 'ids' | 'addressLock' | 'settings' | 'balances' | 'wallets' | 'uow'> & {
+  readonly sweepCheck?: SweepCheck | undefined;
+};
 
 /**
  * Starts a collection of `asset` on the sub-address `wallet` (ownership and sub type already checked):
  * risk (403), then under the address lock the active-command check (409) and the guard, then the COLLECTION command
- * and its PENDING task written together by the unit of work (which refuses a locked address atomically).
+ * and its PENDING task written together by the unit of work (which refuses a locked address atomically). Before the
+ * write, `deps.sweepCheck` (when wired) refuses a sweep whose energy cannot be had: 422 BIZ-ENERGY-UNAVAILABLE.
  * The command holds the cached available balance of the asset as balance_locked while it runs. `also` joins that
  * commit (the automatic collector's trigger mark, a paid request's collect mark: a version miss there makes no task
  * either).
@@ -46,6 +60,9 @@ export async function startCollection(
     const main = await deps.wallets.findMain(wallet.userId, wallet.networkCode);
     // A sub-address cannot exist without its main address (spec §2 rule 2); a missing one is corrupted state.
     if (main === null) throw new InfrastructureError('INTERNAL-ERROR', 'main address missing for a sub-address', { transient: false });
+    // Last, after every rule of the caller: no task that can only fail for want of energy (issue #34).
+    const refusal = await deps.sweepCheck?.(wallet, main.address, asset, cachedSweepable(asset, available)) ?? null;
+    if (refusal !== null) throw refusal;
     const now = deps.clock.now();
     const taskNo = newTaskNo(now, deps.ids.randomBytes(NUMBER_RANDOM_BYTES));
     const command = newCommand(deps, { ...draft, lockedAmount: available, params: { task_no: taskNo } });

@@ -28,6 +28,7 @@ import type { WalletRepository } from '../ports/wallet-repository.port.js';
 import type { WebhookDeliveryRepository } from '../ports/webhook-delivery-repository.port.js';
 import type { WebhookTransport } from '../ports/webhook-transport.port.js';
 import type { WithdrawalPolicyRepository } from '../ports/withdrawal-policy-repository.port.js';
+import type { SweepCheck } from './collection-starter.js';
 
 /** Tunables of the use cases; every one has a default in DEFAULT_CORE_SETTINGS. */
 export interface CoreSettings {
@@ -124,6 +125,11 @@ export interface CoreDeps {
   readonly withdrawalFees?: WithdrawalFeeCheck;
   /** The per-account hash-chained audit log; write it through AuditTrail (core/application/audit-trail.ts). */
   readonly auditLog: AuditLog;
+  /**
+   * Refuses a collection whose energy cannot be had, before its task exists (issue #34; see SweepCheck). Wired by the
+   * composition from the worker's planner; absent, the task's own planning at PENDING decides.
+   */
+  readonly sweepCheck?: SweepCheck;
   readonly settings?: Partial<CoreSettings>;
 }
 

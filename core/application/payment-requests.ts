@@ -13,7 +13,8 @@ import type { DepositRepository } from '../ports/deposit-repository.port.js';
 import { assetOf, cachedSweepable } from './collection-starter.js';
 import type { ResolvedDeps } from './deps.js';
 import { MAX_CHAIN_AMOUNT, optionalInteger, optionalString, type Fields } from './input.js';
-import type { PaymentTransferView, PaymentView } from './views.js';
+import type { PaymentForwardView, PaymentTransferView, PaymentView } from './views.js';
+import type { ForwardWait } from '../domain/forward-wait.js';
 
 export const MAX_REFERENCE = 120;
 export const MAX_DESCRIPTION = 200;
@@ -117,7 +118,17 @@ export function toPaymentView(request: PaymentRequest, judged: Pick<JudgedPaymen
 export async function livePaymentView(deps: Pick<ResolvedDeps, 'deposits' | 'clock'>, token: CashierToken): Promise<PaymentView | undefined> {
   if (token.payment === undefined) return undefined;
   const judged = judgeRequest(token.payment, await paymentDeposits(deps.deposits, token), deps.clock.now());
-  return toPaymentView(token.payment, judged);
+  const view = toPaymentView(token.payment, judged);
+  const wait = token.payment.collect === 'due' ? token.payment.forwardWait : undefined;
+  return wait === undefined ? view : { ...view, forward: toForwardView(wait) };
+}
+
+/** A waiting forward as the merchant sees it on the token (issue #34, an extension; never on the payer's session). */
+export function toForwardView(wait: ForwardWait): PaymentForwardView {
+  return {
+    status: 'pending', error_code: wait.code, reason: wait.reason, attempts: wait.attempts,
+    since: formatIsoTime(wait.since), next_attempt_at: formatIsoTime(wait.nextAttemptAt),
+  };
 }
 
 /**

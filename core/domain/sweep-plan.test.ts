@@ -20,6 +20,7 @@ const inputArb: fc.Arbitrary<SweepInput> = fc.record({
   bandwidthSun: fc.constantFrom(1_000n, 100n),
   self: fc.option(fc.record({ feasible: fc.boolean() }), { nil: null }),
   rental: fc.option(fc.record({ provider: fc.constantFrom('tronsave', 'itrx'), priceSun: fc.bigInt({ min: 0n, max: 20n * TRX }) }), { nil: null }),
+  rentalConfigured: fc.boolean(),
   burnEnabled: fc.boolean(),
   maxBurnSun: fc.option(fc.bigInt({ min: 0n, max: 20n * TRX }), { nil: null }),
   minRecoverSun: fc.constantFrom(0n, 100_000n, TRX),
@@ -76,7 +77,7 @@ describe('planSweep', () => {
       if ('refusal' in decision) return;
       const { plan } = decision;
       if (plan.path === 'self') expect(input.self?.feasible).toBe(true);
-      if (plan.path === 'rental') expect(input.rental).not.toBeNull();
+      if (plan.path === 'rental') expect(input.rental !== null && input.rentalConfigured).toBe(true);
       if (plan.path === 'burn') {
         expect(input.burnEnabled).toBe(true);
         const burn = BigInt(plan.energy) * input.energySun;
@@ -90,7 +91,8 @@ describe('planSweep', () => {
     const base: SweepInput = {
       subExists: true, subTrxSun: 0n, subBandwidth: { staked: 0, free: 600 }, subEnergy: 0, energyNeeded: 64_285,
       mainTrxSun: 100n * TRX, mainBandwidth: { staked: 10_000, free: 0 }, energySun: 100n, bandwidthSun: 1_000n,
-      self: { feasible: true }, rental: { provider: 'tronsave', priceSun: 2_900_000n }, burnEnabled: true, maxBurnSun: null, minRecoverSun: 100_000n,
+      self: { feasible: true }, rental: { provider: 'tronsave', priceSun: 2_900_000n }, rentalConfigured: true, burnEnabled: true, maxBurnSun: null,
+      minRecoverSun: 100_000n,
     };
     const staked = planSweep(base);
     expect('plan' in staked && staked.plan).toMatchObject({ path: 'self', estimatedCostSun: 0n, fundSun: 0n });
@@ -111,8 +113,55 @@ describe('planSweep', () => {
     const decision = planSweep({
       subExists: true, subTrxSun: 0n, subBandwidth: { staked: 0, free: 600 }, subEnergy: 0, energyNeeded: 64_285,
       mainTrxSun: 100n * TRX, mainBandwidth: { staked: 0, free: 0 }, energySun: 100n, bandwidthSun: 1_000n,
-      self: { feasible: false }, rental: null, burnEnabled: false, maxBurnSun: null, minRecoverSun: 0n,
+      self: { feasible: false }, rental: null, rentalConfigured: true, burnEnabled: false, maxBurnSun: null, minRecoverSun: 0n,
     });
     expect(decision).toMatchObject({ refusal: expect.stringMatching(/self: .*rental: .*burn: /) });
+  });
+
+  // Issue #34: `serve`'s default (self-delegation, no rental, no burning) on an unstaked main address.
+  const unstaked: SweepInput = {
+    subExists: true, subTrxSun: 0n, subBandwidth: { staked: 0, free: 600 }, subEnergy: 0, energyNeeded: 64_285,
+    mainTrxSun: 100n * TRX, mainBandwidth: { staked: 0, free: 0 }, energySun: 100n, bandwidthSun: 1_000n,
+    self: { feasible: false, stakeSun: 70_500_000n }, rental: null, rentalConfigured: false, burnEnabled: false, maxBurnSun: null,
+    minRecoverSun: 0n, mainAddress: 'TMainAddress',
+  };
+
+  it('refused with only self-delegation configured: no word of a rental, and the three fixes, the stake sized', () => {
+    const decision = planSweep(unstaked);
+    if (!('refusal' in decision)) throw new Error('expected a refusal');
+    expect(decision.refusal).not.toMatch(/rental:|rental quote|price cap/);
+    expect(decision.options.map((o) => o.path)).toEqual(['self', 'burn']);
+    expect(decision.fixes).toEqual([
+      'stake about 71 TRX for energy on the main address TMainAddress (POST /wallets/TMainAddress/stake with resource ENERGY) so that it can delegate 64285 energy',
+      'configure an energy rental provider (ENERGY_PROVIDER=rental with TRONSAVE_API_KEY, or ITRX_API_KEY and ITRX_API_SECRET)',
+      'set ENERGY_BURN=true (this sweep would burn about 7 TRX for its energy)',
+    ]);
+    expect(decision.refusal).toContain(`To sweep, ${decision.fixes.join('; or ')}`);
+  });
+
+  it('a main address too poor for any source: the fix says how much TRX to send it', () => {
+    const decision = planSweep({ ...unstaked, subExists: false, mainTrxSun: 500_000n, burnEnabled: true });
+    if (!('refusal' in decision)) throw new Error('expected a refusal');
+    expect(decision.fixes[0]).toBe('send at least 8 TRX to the main address TMainAddress (it pays the sub-address\'s activation and fees)');
+  });
+
+  it('a refusal names only the configured sources, and always offers a fix that would let a source fit', () => {
+    fc.assert(fc.property(inputArb, (input) => {
+      const decision = planSweep(input);
+      if (!('refusal' in decision)) return;
+      const reasons = decision.refusal.split('. To sweep, ')[0]!;
+      const short = input.energyNeeded > input.subEnergy;
+      expect(/\brental: /.test(reasons)).toBe(input.rentalConfigured && short);
+      expect(/\bself: /.test(reasons)).toBe(input.self !== null && short);
+      expect(decision.fixes.length).toBeGreaterThan(0);
+      // Each fix, applied, makes a plan: a source configured, switched on, or paid for.
+      for (const fix of decision.fixes) {
+        const fixed: SweepInput = fix.startsWith('send at least') ? { ...input, mainTrxSun: input.mainTrxSun + 1_000n * TRX }
+          : fix.startsWith('stake') ? { ...input, self: { feasible: true }, mainTrxSun: input.mainTrxSun + 1_000n * TRX }
+            : fix.startsWith('configure') || fix.startsWith('wait') ? { ...input, rentalConfigured: true, rental: { provider: 'itrx', priceSun: TRX }, mainTrxSun: input.mainTrxSun + 1_000n * TRX }
+              : { ...input, burnEnabled: true, maxBurnSun: null, mainTrxSun: input.mainTrxSun + 1_000n * TRX };
+        expect('plan' in planSweep(fixed), fix).toBe(true);
+      }
+    }));
   });
 });

@@ -31,15 +31,22 @@ export interface SweepInput {
   /** SUN per energy unit and per bandwidth byte when burnt (getchainparameters). */
   readonly energySun: bigint;
   readonly bandwidthSun: bigint;
-  /** What self-delegation can cover now: null when the main address cannot delegate the shortfall. */
-  readonly self: { readonly feasible: boolean } | null;
-  /** The best rental quote for the shortfall within its price cap, or null. */
+  /**
+   * What self-delegation can cover now (null: no self-delegation provider is configured). `stakeSun`, when known, is
+   * the free energy stake the main address would need to delegate the shortfall: the refusal names it.
+   */
+  readonly self: { readonly feasible: boolean; readonly stakeSun?: bigint } | null;
+  /** The best rental quote for the shortfall within its price cap, or null (none, or no rental configured). */
   readonly rental: { readonly provider: string; readonly priceSun: bigint } | null;
+  /** A rental provider is configured: when not, no rental option is priced and no refusal speaks of one. */
+  readonly rentalConfigured: boolean;
   readonly burnEnabled: boolean;
   /** The most a burn may cost (null: no cap beyond ENERGY_BURN itself). */
   readonly maxBurnSun: bigint | null;
   /** TRX left on the sub-address is swept back only when the recovery nets at least this much. */
   readonly minRecoverSun: bigint;
+  /** The main address, named in a refusal's fixes when given. */
+  readonly mainAddress?: string;
 }
 
 /** One priced way to sweep. */
@@ -88,7 +95,11 @@ export interface PlanDryRun {
   readonly factor?: number;
 }
 
-export type SweepDecision = { readonly plan: SweepPlan } | { readonly refusal: string; readonly options: readonly SweepOption[] };
+/**
+ * No source fits: `refusal` says why, naming only the sources configured, then what would make one fit (`fixes`, also
+ * listed on their own: stake on the main address, a rental provider, ENERGY_BURN, TRX for the main address).
+ */
+export type SweepDecision = { readonly plan: SweepPlan } | { readonly refusal: string; readonly fixes: readonly string[]; readonly options: readonly SweepOption[] };
 
 /** Takes `bytes` from one source, staked first, then free, else burns them: returns the SUN burnt. */
 class BandwidthMeter {
@@ -164,22 +175,33 @@ export function planSweep(input: SweepInput): SweepDecision {
   if (shortfall === 0) {
     add('none', null, 0n, null);
   } else {
-    add('self', null, 0n, input.self?.feasible ? null : 'the main address cannot delegate enough energy');
-    add('rental', input.rental?.provider ?? null, input.rental?.priceSun ?? 0n, input.rental === null ? 'no rental quote within the price cap' : null);
+    if (input.self !== null) add('self', null, 0n, input.self.feasible ? null : 'the main address cannot delegate enough energy');
+    if (input.rentalConfigured) {
+      add('rental', input.rental?.provider ?? null, input.rental?.priceSun ?? 0n, input.rental === null ? 'no rental quote within the price cap' : null);
+    }
     const burn = BigInt(shortfall) * input.energySun;
     add('burn', null, 0n, !input.burnEnabled ? 'burning TRX for energy is disabled (ENERGY_BURN)'
       : input.maxBurnSun !== null && burn > input.maxBurnSun ? `burning ${burn} SUN exceeds the cap of ${input.maxBurnSun} SUN` : null);
   }
+  // The least TRX the main address lacks for a source that fits otherwise (null: none lacks it).
+  let mainLacks: bigint | null = null;
   const affordable = options.map((o) => {
     if (o.refusal !== null) return o;
     const { fundSun } = price(input, o.path, shortfall, 0n);
     const mainSpends = fundSun + (input.subExists ? 0n : ACTIVATION_FEE_SUN + ACTIVATION_BANDWIDTH_FEE_SUN);
-    return mainSpends > input.mainTrxSun ? { ...o, refusal: `the main address holds ${input.mainTrxSun} SUN, ${mainSpends} SUN needed` } : o;
+    if (mainSpends <= input.mainTrxSun) return o;
+    const lacks = mainSpends - input.mainTrxSun;
+    if (mainLacks === null || lacks < mainLacks) mainLacks = lacks;
+    return { ...o, refusal: `the main address holds ${input.mainTrxSun} SUN, ${mainSpends} SUN needed` };
   });
   const candidates = affordable.filter((o) => o.refusal === null).sort((a, b) => (a.costSun < b.costSun ? -1 : a.costSun > b.costSun ? 1 : 0));
   const best = candidates[0];
   if (best === undefined) {
-    return { refusal: `no energy source for ${shortfall} energy: ${affordable.map((o) => `${o.path}: ${o.refusal}`).join('; ')}`, options: affordable };
+    const fixes = sweepFixes(input, shortfall, mainLacks);
+    return {
+      refusal: `no energy source for ${shortfall} energy: ${affordable.map((o) => `${o.path}: ${o.refusal}`).join('; ')}. To sweep, ${fixes.join('; or ')}`,
+      fixes, options: affordable,
+    };
   }
   const { subNeedsSun, fundSun } = price(input, best.path, shortfall, 0n);
   const sourceSun = best.path === 'rental' ? input.rental!.priceSun : best.path === 'burn' ? BigInt(shortfall) * input.energySun : 0n;
@@ -189,4 +211,37 @@ export function planSweep(input: SweepInput): SweepDecision {
       subNeedsSun, fundSun, sourceSun, estimatedCostSun: best.costSun, options: affordable,
     },
   };
+}
+
+const SUN_PER_TRX = 1_000_000n;
+
+/** SUN as whole TRX, rounded up (what an operator is told to stake or send). */
+function trxUp(sun: bigint): string {
+  return `${(sun + SUN_PER_TRX - 1n) / SUN_PER_TRX} TRX`;
+}
+
+/**
+ * What would let a refused sweep find its energy (issue #34): one fix per source, in the order of what they cost a
+ * sweep (a stake lends and takes back; a rental is paid per sweep; a burn costs the most). A source that is not
+ * configured is offered as something to configure, never given a reason of its own.
+ */
+function sweepFixes(input: SweepInput, shortfall: number, mainLacks: bigint | null): string[] {
+  const main = input.mainAddress === undefined ? 'the main address' : `the main address ${input.mainAddress}`;
+  const stake = `POST /wallets/${input.mainAddress ?? '{address}'}/stake with resource ENERGY`;
+  const fixes: string[] = [];
+  if (mainLacks !== null) fixes.push(`send at least ${trxUp(mainLacks)} to ${main} (it pays the sub-address's activation and fees)`);
+  if (shortfall === 0) return fixes;
+  if (input.self !== null && !input.self.feasible) {
+    const amount = input.self.stakeSun === undefined ? 'TRX' : `about ${trxUp(input.self.stakeSun)}`;
+    fixes.push(`stake ${amount} for energy on ${main} (${stake}) so that it can delegate ${shortfall} energy`);
+  }
+  if (!input.rentalConfigured) {
+    fixes.push('configure an energy rental provider (ENERGY_PROVIDER=rental with TRONSAVE_API_KEY, or ITRX_API_KEY and ITRX_API_SECRET)');
+  } else if (input.rental === null) {
+    fixes.push('wait for a rental quote within the price cap, or raise ENERGY_RENTAL_MAX_PRICE_SUN');
+  }
+  const burn = BigInt(shortfall) * input.energySun;
+  if (!input.burnEnabled) fixes.push(`set ENERGY_BURN=true (this sweep would burn about ${trxUp(burn)} for its energy)`);
+  else if (input.maxBurnSun !== null && burn > input.maxBurnSun) fixes.push(`raise ENERGY_BURN_MAX_SUN to at least ${burn}`);
+  return fixes;
 }

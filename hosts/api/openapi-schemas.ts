@@ -83,8 +83,21 @@ const paymentFields = {
   },
   reference: s.nullable(s.str('the merchant\'s order id')), description: s.nullable(s.str()),
 };
+/** Extension (issue #34): a paid request's automatic forward that waits for energy, on the merchant's token views only. */
+const paymentForward: JsonSchema = {
+  ...s.obj({
+    status: s.enumOf(['pending']), error_code: s.str('the refusal\'s code (BIZ-ENERGY-UNAVAILABLE)'),
+    reason: s.str('why no energy source can cover the sweep now, and the fix (stake TRX for energy on the main address, a rental provider, ENERGY_BURN)'),
+    attempts: s.int('attempts refused so far'), since: isoTime, next_attempt_at: { ...isoTime, description: 'when the worker tries again by itself' },
+  }),
+  description: 'Extension (issue #34): present only while the paid request\'s collection waits (refused before any task for want of energy); '
+    + 'the worker retries with backoff (15 s doubling to 10 min) and the collection starts by itself once energy can be had',
+};
 /** Extension (issue #25): the payment request a token carries, judged at read time from the sub-address's deposits. */
-const paymentRequest = { ...s.obj(paymentFields), description: 'extension (issue #25): only on a token made with amount and asset_symbol' };
+const paymentRequest = {
+  ...s.obj({ ...paymentFields, forward: paymentForward }, ['forward']),
+  description: 'extension (issue #25): only on a token made with amount and asset_symbol',
+};
 const cashierTokenFields = {
   token_no: s.str(), wallet_address_id: s.int(), address: s.str(), network_code: s.str(),
   status: { ...s.enumOf(['active', 'disabled']), description: 'active, or disabled by DELETE; an expired active token is refused as invalid' },

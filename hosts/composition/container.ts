@@ -32,6 +32,9 @@ import { ConfigError, withoutDatabasePassword, type HostConfig, type RentalProvi
 import { createServiceLogger, serviceName } from './logger.js';
 import { CustodyMetrics, workflowCallPurpose } from './metrics.js';
 import { BlockReceipts } from '../../core/application/worker/block-receipts.js';
+import type { SweepCheck } from '../../core/application/collection-starter.js';
+import { collectionStepSettings } from '../../core/application/worker/collection-executor.js';
+import { plannedSweepCheck } from '../../core/application/worker/sweep-fee-quote.js';
 import { plannedWithdrawalFeeCheck, type WithdrawalFeeCheck } from '../../core/application/worker/withdrawal-funding-plan.js';
 import type { RequestObserver } from '../api/pipeline.js';
 import { TOKENS, type StoreAdapters } from './tokens.js';
@@ -56,6 +59,11 @@ export interface CompositionOverrides {
   readonly postgres?: Pick<PostgresConnection, 'pool'>;
   /** Replaces the rental market (ENERGY_PROVIDER other than self), e.g. one with a counting fetch. */
   readonly rentalProvider?: EnergyProvider;
+  /**
+   * false: no energy check before a collection is made (issue #34), for tests that seed tasks for the worker on chain
+   * state no plan was made for. Default true; production never turns it off.
+   */
+  readonly energyCheck?: boolean;
 }
 
 /** A composed process: the container and what must be closed on shutdown. */
@@ -177,6 +185,18 @@ function withdrawalFeesOf(ctx: ResolutionContext, config: HostConfig, stores: Pi
   }, { burnEnabled: config.energyBurn, ...(config.energyBurnMaxSun === null ? {} : { maxBurnSun: config.energyBurnMaxSun }) });
 }
 
+/**
+ * The energy check before a collection is made (issue #34): the worker's PENDING planner under the configured energy
+ * sources and burn settings (those compose-worker gives the workflows), so no task is made that can only fail.
+ */
+function sweepCheckOf(ctx: ResolutionContext, config: HostConfig, stores: Pick<CoreDeps, 'wallets'>): SweepCheck {
+  const energy = ctx.get(TOKENS.EnergyProviders);
+  return plannedSweepCheck({
+    chain: ctx.get(TOKENS.Chain), clock: ctx.get(TOKENS.Clock), wallets: stores.wallets, cipher: ctx.get(TOKENS.Cipher),
+    energy: { self: energy.self, rental: energy.rental ?? undefined },
+  }, collectionStepSettings({ burnEnabled: config.energyBurn, ...(config.energyBurnMaxSun === null ? {} : { maxBurnSun: config.energyBurnMaxSun }) }));
+}
+
 /** One configured rental provider's adapter (the market applies the price cap; each adapter checks it too). */
 function rentalSource(p: RentalProviderConfig, config: HostConfig, clock: Clock): RentalEnergySource {
   const common = {
@@ -234,6 +254,7 @@ export function composeContainer(config: HostConfig, overrides: CompositionOverr
       ...stores, clock: ctx.get(TOKENS.Clock), hasher: ctx.get(TOKENS.Hasher), cipher: ctx.get(TOKENS.Cipher), totp: new OtpauthTotpGenerator(),
       mailer: ctx.get(TOKENS.Mailer), dns: ctx.get(TOKENS.Dns), transport: ctx.get(TOKENS.Transport),
       addressLock: ctx.get(TOKENS.AddressLock), chain: ctx.get(TOKENS.Chain), assets: ctx.get(TOKENS.Assets),
+      ...(overrides.energyCheck === false ? {} : { sweepCheck: sweepCheckOf(ctx, config, stores) }),
       withdrawalFees: withdrawalFeesOf(ctx, config, stores),
       settings: {
         allowLocalWebhooks: config.webhookAllowLocal, allowListDelayMs: config.allowListDelayMs, defaultSubAddressPlan: config.defaultSubAddressPlan,

@@ -51,6 +51,7 @@ export class CustodyMetrics {
   private readonly paymentWatches: Counter<'outcome'>;
   private readonly lastTick: Gauge;
 
+  private readonly pendingForwardCounts = new Map<string, number | (() => number)>();
   private scannerLagWatched = false;
   private tasksWatched = false;
   /** Running totals since the last daily summary and since the last hourly stuck check (hosts/worker/maintenance.ts). */
@@ -120,6 +121,16 @@ export class CustodyMetrics {
       help: 'Payment requests judged by the worker, by outcome (judged: status or watch changed; started: its collection made)',
       labelNames: ['outcome'], registers,
     });
+    const pending = this.pendingForwardCounts;
+    new Gauge({
+      name: 'custody_forwards_pending',
+      help: 'Automatic forwards that wait, by kind: payment (a paid request whose collection was refused for want of energy; retried with backoff) '
+        + 'and auto_collect (a trigger resting: no energy source, or its plan above max_fee_sun), as the last worker pass saw them',
+      labelNames: ['kind'], registers,
+      collect() {
+        for (const [kind, count] of pending) this.set({ kind }, typeof count === 'number' ? count : count());
+      },
+    });
     this.tickFailures = new Counter({ name: 'custody_worker_pass_failures_total', help: 'Worker passes that failed (store or node outage, bug)', labelNames: ['workflow'], registers });
     this.lastTick = new Gauge({ name: 'custody_worker_last_tick_timestamp_seconds', help: 'When the worker loop last completed a tick', registers });
   }
@@ -166,6 +177,12 @@ export class CustodyMetrics {
   autoCollect(outcome: string): void { this.autoCollects.inc({ outcome }); }
   /** One watched payment request judged (issue #25): judged, started, skipped, busy, raced (unchanged is not counted). */
   paymentWatched(outcome: string): void { this.paymentWatches.inc({ outcome }); }
+
+  /**
+   * The custody_forwards_pending gauge of `kind` (issue #34): a count the worker's pass reports, or a function read at
+   * each scrape (the automatic collector's resting triggers).
+   */
+  forwardsPending(kind: 'payment' | 'auto_collect', count: number | (() => number)): void { this.pendingForwardCounts.set(kind, count); }
   workflowStuck(workflow: string, step: string): void {
     this.stuck.inc({ workflow, step });
     for (const p of Object.values(this.periods)) p.stuck += 1;

@@ -43,7 +43,11 @@ async function collectWithoutStake(energyBurn: string): Promise<{ status: number
   w.devnet.mine(1);
   // The deposit in the cached balance (the scanner's work a block later): a collection needs it there.
   await app.wallets.refresh(user.userId, user.subs[0]!, { force: true });
-  const task = await app.collections.create(user.userId, { address: user.subs[0]!, asset_symbol: 'USDT' });
+  const task = await app.collections.create(user.userId, { address: user.subs[0]!, asset_symbol: 'USDT' }).catch(async (error: unknown) => {
+    // Refused before any task (issue #34): nothing was made.
+    expect((await app.commands.list(user.userId, {})).items.filter((c) => c.type === 3)).toEqual([]);
+    throw error;
+  });
   worker = startComposedWorker(composition, {}, { manual: true });
   const running = worker;
   const finished = async (): Promise<boolean> => [COLLECTION_STATUS.DONE, COLLECTION_STATUS.FAILED]
@@ -54,8 +58,15 @@ async function collectWithoutStake(energyBurn: string): Promise<{ status: number
 }
 
 describe('startComposedWorker: ENERGY_BURN', { timeout: 60_000 }, () => {
-  it('off (default): with no stake and no rental the collection fails BIZ-ENERGY-UNAVAILABLE', async () => {
-    expect(await collectWithoutStake('false')).toEqual({ status: COLLECTION_STATUS.FAILED, errorCode: 'BIZ-ENERGY-UNAVAILABLE' });
+  it('off (default): with no stake and no rental the collection is refused before any task, naming only self-delegation and burning, and the fix', async () => {
+    const refusal = await collectWithoutStake('false').then(() => null, (error: unknown) => error);
+    expect(refusal).toMatchObject({ code: 'BIZ-ENERGY-UNAVAILABLE' });
+    const message = (refusal as Error).message;
+    expect(message).toMatch(/^no energy source for \d+ energy: self: the main address cannot delegate enough energy; burn: burning TRX for energy is disabled \(ENERGY_BURN\)\. To sweep, /);
+    expect(message).toMatch(/stake about \d+ TRX for energy on the main address T\w+ \(POST \/wallets\/T\w+\/stake with resource ENERGY\)/);
+    expect(message).toContain('or configure an energy rental provider (ENERGY_PROVIDER=rental');
+    expect(message).toMatch(/or set ENERGY_BURN=true \(this sweep would burn about \d+ TRX for its energy\)$/);
+    expect(message).not.toMatch(/rental:|rental quote|price cap/);
   });
 
   it('on: the same collection pays its energy by burning TRX and reaches DONE', async () => {

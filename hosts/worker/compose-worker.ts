@@ -6,6 +6,7 @@
 import { resolveDeps } from '../../core/application/deps.js';
 import { AutoCollector } from '../../core/application/worker/auto-collector.js';
 import { PaymentWatcher } from '../../core/application/worker/payment-watcher.js';
+import { DEFAULT_FORWARD_RETRY, type ForwardRetrySchedule } from '../../core/domain/forward-wait.js';
 import { collectionStepSettings } from '../../core/application/worker/collection-executor.js';
 import { plannedSweepFee } from '../../core/application/worker/sweep-fee-quote.js';
 import { BalanceScanner } from '../../core/application/worker/balance-scanner.js';
@@ -26,6 +27,20 @@ export interface ComposedWorkerEnv {
   readonly BALANCE_SCAN_LEVEL?: string | undefined;
   /** Where a new deployment's scanner starts: a block number, or `head` (default: the solidified block). */
   readonly BALANCE_SCAN_START?: string | undefined;
+  /**
+   * Seconds before a paid request's forward refused for want of energy is tried again (default 15), doubling per
+   * refusal up to 10 minutes (issue #34).
+   */
+  readonly FORWARD_RETRY_S?: string | undefined;
+}
+
+/** The retry schedule of waiting forwards: FORWARD_RETRY_S (a positive number of seconds) or the default. */
+function forwardRetryFromEnv(value: string | undefined): ForwardRetrySchedule {
+  const text = value?.trim() ?? '';
+  if (text === '') return DEFAULT_FORWARD_RETRY;
+  const seconds = Number(text);
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 600) throw new RangeError('FORWARD_RETRY_S must be a number of seconds from 0 to 600');
+  return { baseMs: Math.round(seconds * 1_000), maxMs: DEFAULT_FORWARD_RETRY.maxMs };
 }
 
 /**
@@ -68,10 +83,14 @@ export function startComposedWorker(composition: Composition, env: ComposedWorke
     { chain: core.chain, clock: core.clock, energy: energySources, wallets: core.wallets, cipher: core.cipher },
     collectionStepSettings(collection),
   );
-  const autoCollector = new AutoCollector({ ...resolveDeps(core), sweepFee }, 'TRON', (deposit, feeSun, capSun) => log.info({
+  const autoCollector = new AutoCollector({ ...resolveDeps(core), sweepFee }, 'TRON', (deposit, feeSun, capSun, reason) => log.info({
     deposit_id: deposit.depositId, address: deposit.address, asset_symbol: deposit.assetSymbol,
     fee_sun: feeSun === null ? null : feeSun.toString(), max_fee_sun: capSun.toString(),
-  }, 'automatic collection waits: the cheapest sweep plan costs more than max_fee_sun'));
+  }, feeSun === null
+    ? `automatic collection waits: no sweep plan is possible now${reason === null ? '' : ` (${reason})`}`
+    : 'automatic collection waits: the cheapest sweep plan costs more than max_fee_sun'));
+  metrics.forwardsPending('auto_collect', () => autoCollector.waiting());
+  const forwardRetry = forwardRetryFromEnv(env.FORWARD_RETRY_S);
   return startWorker({
     ...core,
     // The workflows read the chain once per block, shared, and follow their transactions from the scanner's blocks.
@@ -80,7 +99,7 @@ export function startComposedWorker(composition: Composition, env: ComposedWorke
     webhooks,
     balanceScanner,
     autoCollector,
-    paymentWatcher: new PaymentWatcher(resolveDeps(core)),
+    paymentWatcher: new PaymentWatcher(resolveDeps(core), forwardRetry),
     evidence: receipts,
     // The runners report stuck workflows and retried stages to the metrics (their log lines stay as they are).
     hooks: {
@@ -120,7 +139,8 @@ export function workerMetrics(metrics: CustodyMetrics, tasks: CollectionTaskRepo
       for (const o of report.reclaims) metrics.stage('reclaim', o.outcome);
       for (const outcome of report.autoCollect ?? []) metrics.autoCollect(outcome);
       // Most passes judge every open request unchanged: only what happened is counted.
-      for (const outcome of report.payments ?? []) if (outcome !== 'unchanged') metrics.paymentWatched(outcome);
+      for (const outcome of report.payments ?? []) if (outcome !== 'unchanged' && outcome !== 'waiting') metrics.paymentWatched(outcome);
+      if (report.payments !== undefined) metrics.forwardsPending('payment', report.payments.filter((o) => o === 'waiting').length);
       for (const o of report.commands) {
         metrics.stage('command', o.outcome);
         if (o.outcome === 'finished' && typeof o.status === 'number') metrics.taskFinished('command', commandStatusName(o.status as CommandStatus));

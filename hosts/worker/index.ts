@@ -190,7 +190,10 @@ export function startWorker(deps: WorkerDeps, options: WorkerOptions = {}): Runn
 function reportEnds(report: TickReport, log: WorkerLog | undefined): void {
   if (log === undefined) return;
   for (const o of [...report.collections, ...report.reclaims, ...report.commands]) {
-    if (o.outcome === 'finished') log.info({ workflow: o.workflow, key: o.key, status: o.status }, `${o.workflow} finished`);
+    if (o.outcome !== 'finished') continue;
+    // A failure says why (issue #34): its error code and message, not only the status.
+    if (o.error === undefined) log.info({ workflow: o.workflow, key: o.key, status: o.status }, `${o.workflow} finished`);
+    else log.warn({ workflow: o.workflow, key: o.key, status: o.status, error_code: o.error.code }, `${o.workflow} failed: ${o.error.code}: ${o.error.message ?? ''}`);
   }
 }
 

@@ -109,7 +109,9 @@ export const cashierToken = fc.record({
     assetSymbol: symbol, amount: money, reference: optText, description: optText, deadline: ms,
     status: fc.constantFrom(...PAYMENT_STATUSES), received: money,
     collect: fc.constantFrom(null, 'due' as const, 'started' as const, 'skipped' as const), watched: fc.boolean(),
-  }),
+    // Absent unless a forward waits after a refusal (issue #34).
+    forwardWait: fc.record({ code: text, reason: text, attempts: fc.integer({ min: 1, max: 1_000 }), since: ms, nextAttemptAt: ms }),
+  }, { requiredKeys: ['assetSymbol', 'amount', 'reference', 'description', 'deadline', 'status', 'received', 'collect', 'watched'] }),
 }, { requiredKeys: [
   'tokenNo', 'tokenHash', 'userId', 'walletAddressId', 'address', 'networkCode', 'status', 'ttlMinutes', 'expiresAt',
   'disabledAt', 'disableReason', 'createdAt', 'version',

@@ -25,7 +25,8 @@ export type AutoCollectorDeps = CollectionStarterDeps & {
 
 /**
  * How one due trigger was judged. `started`: its collection was made. `waiting`: the cheapest plan costs more than
- * max_fee_sun (or none is possible); it stays due and is judged again next pass. `busy`: the address lock is taken
+ * max_fee_sun, or none is possible (no energy source can cover it now: issue #34); it stays due and is judged again
+ * after its rest. `busy`: the address lock is taken
  * but no command holds the address (another worker is judging it); it stays due. `raced`: another worker judged it
  * first. The rest mark it skipped: `below-minimum` (the sweepable cached balance is under min_amount), `locked` (a
  * command holds the address; a later deposit takes what is left), `refused` (risk), `no-rule` (the rule, the wallet or
@@ -50,7 +51,8 @@ export class AutoCollector {
   constructor(
     private readonly deps: AutoCollectorDeps,
     private readonly network: NetworkCode,
-    private readonly onWait: (deposit: Deposit, feeSun: bigint | null, capSun: bigint) => void = () => {},
+    /** A trigger waits: the plan's fee over the cap, or no plan (feeSun null) and why, when known (`reason`). */
+    private readonly onWait: (deposit: Deposit, feeSun: bigint | null, capSun: bigint, reason: string | null) => void = () => {},
     /** How long a trigger above the fee cap rests before this process quotes it again (default 1 min). */
     private readonly retryWaitingMs = 60_000,
   ) {}
@@ -94,19 +96,26 @@ export class AutoCollector {
     if (this.deps.sweepFee !== undefined) {
       const fee = await this.deps.sweepFee(wallet, asset, cachedSweepable(asset, cached));
       if (fee === null || fee > rule.maxFeeSun) {
-        this.onWait(deposit, fee, rule.maxFeeSun);
+        this.onWait(deposit, fee, rule.maxFeeSun, fee === null ? await this.whyNoPlan(wallet, asset, cached) : null);
         return 'waiting';
       }
     }
     const started: Deposit = { ...deposit, autoCollect: 'started', version: deposit.version + 1 };
     try {
-      await startCollection(this.deps, wallet, asset, async (available) => {
+      // The fee quote above just planned the sweep: the energy check need not plan it a second time.
+      const deps = this.deps.sweepFee === undefined ? this.deps : { ...this.deps, sweepCheck: undefined };
+      await startCollection(deps, wallet, asset, async (available) => {
         if (!enough(available)) throw BELOW_MINIMUM;
       }, { deposits: [started] });
       return 'started';
     } catch (error) {
       if (error === BELOW_MINIMUM) return this.skip(deposit, 'below-minimum');
       if (error instanceof ConcurrencyConflict) return 'raced';
+      // No energy source now (issue #34): the trigger stays due and is judged again after its rest, like one above the cap.
+      if (error instanceof DomainError && error.code === 'BIZ-ENERGY-UNAVAILABLE') {
+        this.onWait(deposit, null, rule.maxFeeSun, error.message);
+        return 'waiting';
+      }
       if (error instanceof DomainError && error.code === 'BIZ-COMMAND-LOCKED') {
         // Only a command holds the address for good; the lock alone may be another worker judging this very trigger,
         // whose commit decides it (skipping now would win the version race and leave it uncollected).
@@ -116,6 +125,18 @@ export class AutoCollector {
       if (error instanceof DomainError) return this.skip(deposit, 'refused');
       throw error;
     }
+  }
+
+  /** Why no sweep plan is possible now: the energy check's refusal (null when none is wired or it finds none). */
+  private async whyNoPlan(wallet: WalletAddress, asset: Asset, cached: bigint): Promise<string | null> {
+    const main = await this.deps.wallets.findMain(wallet.userId, wallet.networkCode);
+    if (main === null || this.deps.sweepCheck === undefined) return null;
+    return (await this.deps.sweepCheck(wallet, main.address, asset, cachedSweepable(asset, cached)))?.message ?? null;
+  }
+
+  /** Triggers this process rests after a wait (above the fee cap, or no energy source): pending forwards. */
+  waiting(): number {
+    return this.waitingUntil.size;
   }
 
   private async skip(deposit: Deposit, outcome: AutoCollectOutcome): Promise<AutoCollectOutcome> {

@@ -140,6 +140,10 @@ class CollectionWorkflow extends TaskWorkflowBase implements Workflow<Collection
     return task.status;
   }
 
+  errorOf(task: CollectionTask): { readonly code: string; readonly message: string | null } | null {
+    return task.errorCode === null ? null : { code: task.errorCode, message: task.lastError };
+  }
+
   /**
    * Completes the status's step: its open records closed, what the step's completion writes (ON_COMPLETE), and the
    * transition its table row's event fires. The first step's event starts the command with the task; DONE ends both.

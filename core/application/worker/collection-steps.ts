@@ -141,13 +141,28 @@ export async function planTrc20Sweep(deps: StepDeps, settings: StepSettings, { t
     subBandwidth: { staked: subResources.bandwidth.stakedAvailable, free: subResources.bandwidth.freeAvailable },
     mainTrxSun, mainBandwidth: { staked: mainResources.bandwidth.stakedAvailable, free: mainResources.bandwidth.freeAvailable },
     energySun: prices.energySun, bandwidthSun: prices.bandwidthSun,
-    self: self === undefined ? null : { feasible: selfFeasible }, rental: rentalQuote,
+    self: self === undefined ? null : { feasible: selfFeasible }, rental: rentalQuote, rentalConfigured: rental !== undefined,
     burnEnabled: settings.burnEnabled, maxBurnSun: settings.maxBurnSun, minRecoverSun: settings.minRecoverSun,
+    mainAddress: task.mainAddress,
   };
-  const decision = planSweep(input);
+  let decision = planSweep(input);
+  if ('refusal' in decision && input.self !== null && shortfall > 0) {
+    // Refused: a second decision only to name the stake self-delegation would need (one more read, on refusals only).
+    decision = planSweep({ ...input, self: { feasible: false, stakeSun: await stakeFor(deps.chain, shortfall) } });
+  }
   if ('refusal' in decision) throw new DomainError('BIZ-ENERGY-UNAVAILABLE', { message: decision.refusal });
   // Kept for the later steps: the energy wait and the sweep use this dry run instead of making their own.
   return { ...decision.plan, dryRun: { amount, energy: needed, subTrxSun, at: deps.clock.now(), ...(factor === undefined ? {} : { factor }) } };
+}
+
+/**
+ * About how much free energy stake delegates `energy` at the network's ratio now, with the self-delegation provider's
+ * default 5 % margin (for a refusal's message; the provider sizes the real delegation).
+ */
+async function stakeFor(chain: ChainGateway, energy: number): Promise<bigint | undefined> {
+  const perSun = await chain.energyPerStakedSun().catch(() => 0);
+  if (!(perSun > 0)) return undefined;
+  return BigInt(Math.ceil((energy * 1.05) / perSun));
 }
 
 /**

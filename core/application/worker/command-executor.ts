@@ -140,6 +140,10 @@ class CommandWorkflow implements Workflow<Command> {
     return command.status;
   }
 
+  errorOf(command: Command): { readonly code: string; readonly message: string | null } | null {
+    return command.errorCode === null ? null : { code: command.errorCode, message: command.lastError };
+  }
+
   async save(next: Command, readVersion: number): Promise<Command> {
     const stored: Command = { ...next, version: readVersion + 1 };
     await this.deps.commands.update(stored);

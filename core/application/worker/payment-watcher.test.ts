@@ -9,6 +9,11 @@ import { cacheBalances } from '../testing/cached-balances.js';
 import { userWithWallets, type UserWithWallets } from '../testing/user-journeys.js';
 import { DepositRecorder } from './deposit-recorder.js';
 import { LATE_PAYMENT_WINDOW_MS, PaymentWatcher, type PaymentWatcherDeps } from './payment-watcher.js';
+import { randomBytes } from 'node:crypto';
+import { AesGcmKeyCipher } from '../../../adapters/node/index.js';
+import { SelfDelegationEnergyProvider } from '../../../adapters/tron/self-delegation-energy-provider.js';
+import { collectionStepSettings } from './collection-executor.js';
+import { plannedSweepCheck } from './sweep-fee-quote.js';
 
 let devnet: Devnet;
 beforeAll(async () => { devnet = await startTestDevnet(); });
@@ -176,6 +181,53 @@ describe('payment requests: the watcher (issue #25)', () => {
     expect(await collections()).toBe(0);
     expect((await core.stores.commands.listByUser(user.userId, {}, { offset: 0, limit: 10 })).items).toEqual([]);
     expect((await core.stores.cashierTokens.findByTokenNo(created.token_no))!.payment).toMatchObject({ status: 'paid', collect: 'skipped', watched: false });
+  });
+
+  // Issue #34: the forward of a paid request that cannot have its energy waits, durably, and starts by itself.
+  it('a paid request whose sweep has no energy source: kept due and shown pending (why, when), retried with backoff across a restart, started once the main address can pay', async () => {
+    const check = plannedSweepCheck({
+      chain: core.chain, clock: core.clock, wallets: core.stores.wallets, cipher: AesGcmKeyCipher.fromConfig(randomBytes(32).toString('base64')),
+      energy: { self: new SelfDelegationEnergyProvider(core.chain) },
+    }, collectionStepSettings({ burnEnabled: true }));
+    const watcher = () => new PaymentWatcher({ ...deps(), sweepCheck: check }, { baseMs: 15_000, maxMs: 60_000 });
+    const created = await request();
+    devnet.fundToken(sub, 25_000_000n);
+    devnet.mine(1);
+    await pay(25_000_000n);
+    await balance(25_000_000n);
+    const merchantView = async () => (await core.app.cashierTokens.list(user.userId, {})).data.find((t) => t.token_no === created.token_no)!.payment!;
+
+    const t0 = core.clock.now();
+    expect(await watcher().pass()).toEqual(['waiting']);
+    expect(await collections()).toBe(0);
+    const first = await merchantView();
+    expect(first).toMatchObject({ status: 'paid', forward: { status: 'pending', error_code: 'BIZ-ENERGY-UNAVAILABLE', attempts: 1 } });
+    expect(first.forward!.reason).toMatch(/the main address holds 0 SUN.*To sweep, send at least \d+ TRX to the main address T\w+/);
+    expect(first.forward!.reason).not.toMatch(/rental:|price cap/);
+    expect(Date.parse(first.forward!.next_attempt_at)).toBe(t0 + 15_000);
+    // The payer's page never shows the merchant's setup.
+    expect((await session(created.token)).payment).not.toHaveProperty('forward');
+
+    // Not due yet: nothing is planned again; a new worker (a restart) reads the same wait from the store.
+    core.clock.advance(14_999);
+    expect(await watcher().pass()).toEqual(['waiting']);
+    expect((await merchantView()).forward).toMatchObject({ attempts: 1 });
+    core.clock.advance(1);
+    expect(await watcher().pass()).toEqual(['waiting']);
+    const second = (await merchantView()).forward!;
+    expect({ attempts: second.attempts, next: Date.parse(second.next_attempt_at), since: Date.parse(second.since) })
+      .toEqual({ attempts: 2, next: core.clock.now() + 30_000, since: t0 });
+
+    // The fix: TRX on the main address. The next attempt, when due, starts the collection by itself, once.
+    devnet.fund(user.main, 100_000_000);
+    devnet.mine(1);
+    core.clock.advance(29_999);
+    expect(await watcher().pass()).toEqual(['waiting']);
+    core.clock.advance(1);
+    expect(await watcher().pass()).toEqual(['started']);
+    expect(await collections()).toBe(1);
+    expect(await merchantView()).not.toHaveProperty('forward');
+    expect(await watcher().pass()).toEqual([]);
   });
 
   it('an expired request is watched for a day after its deadline, then let go', async () => {

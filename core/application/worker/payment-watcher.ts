@@ -1,4 +1,5 @@
 import { ConcurrencyConflict, DomainError } from '../../domain/errors.js';
+import { DEFAULT_FORWARD_RETRY, forwardDue, refusedForward, type ForwardRetrySchedule } from '../../domain/forward-wait.js';
 import { judgePayment, PAYMENT_STATUS_ACTIONS, type PaymentEventType } from '../../domain/payment-request-machine.js';
 import type { CashierToken } from '../../domain/model/cashier-token.js';
 import type { PaymentRequest, PaymentRequestChange, PaymentStatus } from '../../domain/model/payment-request.js';
@@ -25,10 +26,12 @@ export type PaymentWatcherDeps = CollectionStarterDeps & {
 /**
  * How one watched request was judged. `unchanged`: nothing new. `judged`: its status moved (its events written with
  * it) or its watch ended. `started`: its collection was made. `skipped`: it made none (a command already held the
- * address, dust, a refusal, the wallet or asset gone). `busy`: the address lock is taken but no command holds it (another
- * worker is starting it); it stays due. `raced`: another worker wrote the request first.
+ * address, dust, a refusal, the wallet or asset gone). `waiting`: its collection was refused for want of energy (now, or
+ * at an earlier attempt whose retry is not due yet); it stays due, its ForwardWait saying why and when it is tried
+ * again. `busy`: the address lock is taken but no command holds it (another worker is starting it); it stays due.
+ * `raced`: another worker wrote the request first.
  */
-export type PaymentWatchOutcome = 'unchanged' | 'judged' | 'started' | 'skipped' | 'busy' | 'raced';
+export type PaymentWatchOutcome = 'unchanged' | 'judged' | 'started' | 'waiting' | 'skipped' | 'busy' | 'raced';
 
 /**
  * Judges watched payment requests (issue #25) on each worker tick: moves each through the payment request table from
@@ -41,7 +44,11 @@ export type PaymentWatchOutcome = 'unchanged' | 'judged' | 'started' | 'skipped'
  * each event is written once and each paid request makes at most one collection.
  */
 export class PaymentWatcher {
-  constructor(private readonly deps: PaymentWatcherDeps) {}
+  constructor(
+    private readonly deps: PaymentWatcherDeps,
+    /** When a forward refused for want of energy is tried again (issue #34). */
+    private readonly retry: ForwardRetrySchedule = DEFAULT_FORWARD_RETRY,
+  ) {}
 
   /** Judges up to `limit` watched requests, earliest deadline first; an infrastructure failure leaves the rest. */
   async pass(limit = 50): Promise<PaymentWatchOutcome[]> {
@@ -103,15 +110,21 @@ export class PaymentWatcher {
     return events;
   }
 
-  /** Starts the paid request's collection, its mark going to `started` in the same commit; or marks it skipped. */
+  /**
+   * Starts the paid request's collection, its mark going to `started` in the same commit; or marks it skipped; or, when
+   * the collection is refused for want of energy (BIZ-ENERGY-UNAVAILABLE, before any task), keeps it due with a
+   * ForwardWait (why, and the next attempt on the retry schedule), written as a versioned replace like the rest, so a
+   * crash loses nothing and the worker that restarts tries it when due.
+   */
   private async forward(token: CashierToken, request: PaymentRequest): Promise<PaymentWatchOutcome> {
+    if (!forwardDue(request.forwardWait, this.deps.clock.now())) return 'waiting';
     const wallet = await this.deps.wallets.findByAddress(token.address);
     const asset = this.deps.assets.find(token.networkCode, request.assetSymbol);
     if (wallet === null || asset === null || wallet.userId !== token.userId || wallet.addressType !== ADDRESS_TYPE.SUB) {
       return this.mark(token, request, 'skipped');
     }
     const started: PaymentRequestChange = {
-      tokenNo: token.tokenNo, version: token.version + 1, payment: { ...request, collect: 'started', watched: false },
+      tokenNo: token.tokenNo, version: token.version + 1, payment: { ...settled(request), collect: 'started', watched: false },
     };
     try {
       // The dust rule (issue #24 item 5): no task that could only fail.
@@ -127,6 +140,7 @@ export class PaymentWatcher {
         if ((await this.deps.commands.findActiveByAddress(token.address)) === null) return 'busy';
         return this.mark(token, request, 'skipped');
       }
+      if (error instanceof DomainError && error.code === 'BIZ-ENERGY-UNAVAILABLE') return this.wait(token, request, error);
       if (error instanceof DomainError) return this.mark(token, request, 'skipped');
       throw error;
     }
@@ -135,7 +149,7 @@ export class PaymentWatcher {
   private async mark(token: CashierToken, request: PaymentRequest, collect: 'skipped'): Promise<PaymentWatchOutcome> {
     try {
       await this.deps.uow.commit({
-        payments: [{ tokenNo: token.tokenNo, version: token.version + 1, payment: { ...request, collect, watched: false } }],
+        payments: [{ tokenNo: token.tokenNo, version: token.version + 1, payment: { ...settled(request), collect, watched: false } }],
       });
       return 'skipped';
     } catch (error) {
@@ -143,6 +157,24 @@ export class PaymentWatcher {
       throw error;
     }
   }
+
+  /** Keeps the forward due, with one more refusal counted and its next attempt scheduled. */
+  private async wait(token: CashierToken, request: PaymentRequest, refusal: DomainError): Promise<PaymentWatchOutcome> {
+    const forwardWait = refusedForward(this.retry, request.forwardWait, refusal, this.deps.clock.now());
+    try {
+      await this.deps.uow.commit({ payments: [{ tokenNo: token.tokenNo, version: token.version + 1, payment: { ...request, forwardWait } }] });
+      return 'waiting';
+    } catch (error) {
+      if (error instanceof ConcurrencyConflict) return 'raced';
+      throw error;
+    }
+  }
+}
+
+/** The request without a ForwardWait: its forward started or was given up, so nothing waits any more. */
+function settled(request: PaymentRequest): PaymentRequest {
+  const { forwardWait: _done, ...rest } = request;
+  return rest;
 }
 
 /**

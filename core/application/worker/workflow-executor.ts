@@ -83,6 +83,8 @@ export interface StageResult {
   readonly sent: boolean;
   /** The subject's status after the stage: a collection's or a command's status value, a reclaim's `pending`/`done`. */
   readonly status: number | string;
+  /** Why a finished workflow failed (its error code and message), where the workflow records one (issue #34). */
+  readonly error?: { readonly code: string; readonly message: string | null };
 }
 
 /** What every executor needs besides its workflow's own ports. */
@@ -105,7 +107,11 @@ export class WorkflowExecutor<S extends Versioned> {
   private readonly batch: number;
 
   constructor(
-    private readonly workflow: Workflow<S> & { statusOf(subject: S): number | string },
+    private readonly workflow: Workflow<S> & {
+      statusOf(subject: S): number | string;
+      /** The error a subject ended with, null when none. */
+      errorOf?(subject: S): { readonly code: string; readonly message: string | null } | null;
+    },
     deps: ExecutorDeps,
     options: WorkflowOptions,
     defaults: Partial<Pick<RunnerOptions, 'retryBaseMs' | 'retryMaxMs'>> & { readonly batch: number },
@@ -144,7 +150,9 @@ export class WorkflowExecutor<S extends Versioned> {
   }
 
   private resultOf(result: RunResult<S>): StageResult {
-    return { workflow: this.workflow.name, key: result.key, outcome: result.outcome, sent: result.sent, status: this.workflow.statusOf(result.subject) };
+    const status = this.workflow.statusOf(result.subject);
+    const error = result.outcome === 'finished' ? this.workflow.errorOf?.(result.subject) ?? null : null;
+    return { workflow: this.workflow.name, key: result.key, outcome: result.outcome, sent: result.sent, status, ...(error === null ? {} : { error }) };
   }
 }
 

@@ -1,3 +1,4 @@
+import type { ForwardWait } from '../forward-wait.js';
 import type { Millis } from './common.js';
 
 /**
@@ -36,6 +37,11 @@ export interface PaymentRequest {
   readonly collect: PaymentCollectMark | null;
   /** Whether the worker still judges this request on its passes (see PaymentWatcher). */
   readonly watched: boolean;
+  /**
+   * Set while `collect` is `due` but its collection was refused before its task (issue #34: no energy source can cover
+   * it now): why, and when the worker tries again. Absent otherwise (and on requests stored before it existed).
+   */
+  readonly forwardWait?: ForwardWait;
 }
 
 /** The write of one request's judged state: the token's version goes to `version` (stored must be `version - 1`). */

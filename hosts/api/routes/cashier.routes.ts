@@ -1,6 +1,6 @@
 import type { Application } from '../../../core/application/index.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { DUST_REFUSAL } from './collection.routes.js';
+import { DUST_REFUSAL, ENERGY_REFUSAL } from './collection.routes.js';
 import { s } from '../openapi-schemas.js';
 import { addressQrSvg } from '../cashier-page/address-qr.js';
 import { pickLanguage } from '../cashier-page/messages.js';
@@ -52,9 +52,9 @@ export function cashierRoutes(app: Application): RouteDef[] {
         bodyExample: { asset_symbol: 'USDT' },
         summary: 'Trigger the collection of the session\'s sub-address', tag: 'Cashier payment',
         description: `${DUST_REFUSAL} A sweepable amount below the asset's entry in min_collect_amounts is refused with the same code; `
-          + 'GET /cashier/collectable shows the sweepable amount as `balance_collectable`.',
+          + `GET /cashier/collectable shows the sweepable amount as \`balance_collectable\`. ${ENERGY_REFUSAL}`,
         body: s.obj({ asset_symbol: s.str() }), data: s.ref('CashierTask'),
-        errors: [...CASHIER_ERRORS, 'RISK-REVIEW-BLOCKED', 'BIZ-COMMAND-LOCKED', 'BIZ-ASSET-NOT-FOUND', 'BIZ-AMOUNT-BELOW-MINIMUM'],
+        errors: [...CASHIER_ERRORS, 'RISK-REVIEW-BLOCKED', 'BIZ-COMMAND-LOCKED', 'BIZ-ASSET-NOT-FOUND', 'BIZ-AMOUNT-BELOW-MINIMUM', 'BIZ-ENERGY-UNAVAILABLE'],
       },
       handle: ({ caller, body }) => app.cashier.collect(caller.ctx, body),
     }),

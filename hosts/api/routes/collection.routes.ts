@@ -14,6 +14,12 @@ export const DUST_REFUSAL = 'A collection is made only when the cached balance o
   + 'sweep\'s activation funding leaves on a sub-address is such dust. The cached balance is what counts (a payment the cache does '
   + 'not show yet: refresh the balance first); the worker reads the chain again before it sends anything.';
 
+/** Issue #34 (an extension of spec §4's error table): a sweep whose energy cannot be had is refused before any task. */
+export const ENERGY_REFUSAL = 'A token sweep is planned on the chain before its task is made: when no energy source can cover it '
+  + '(self-delegation from the main address\'s energy stake, a configured rental provider, or burning TRX with ENERGY_BURN), it is '
+  + 'refused with 422 `BIZ-ENERGY-UNAVAILABLE`, whose message names each configured source\'s reason and the fix (stake TRX for '
+  + 'energy on the main address, configure a rental provider, or set ENERGY_BURN), and no task, command or event exists.';
+
 /** Spec §4 "Collection" (Developer API Token). */
 export function collectionRoutes(app: Application): RouteDef[] {
   return [
@@ -24,12 +30,12 @@ export function collectionRoutes(app: Application): RouteDef[] {
         operationId: 'createCollection',
         bodyExample: { address: EX.sub, asset_symbol: 'USDT' },
         summary: 'Sweep a sub-address to the main address', tag: 'Collection',
-        description: DUST_REFUSAL,
+        description: `${DUST_REFUSAL} ${ENERGY_REFUSAL}`,
         body: s.obj({ address: s.str('a sub-address owned by the caller'), asset_symbol: s.str() }),
         data: s.ref('CollectionTask'),
         errors: [
           'RISK-REVIEW-BLOCKED', 'BIZ-COMMAND-LOCKED', 'BIZ-ADDRESS-TYPE-NOT-SUB', 'BIZ-WALLET-ADDRESS-NOT-FOUND', 'BIZ-ASSET-NOT-FOUND',
-          'BIZ-AMOUNT-BELOW-MINIMUM',
+          'BIZ-AMOUNT-BELOW-MINIMUM', 'BIZ-ENERGY-UNAVAILABLE',
         ],
       },
       handle: ({ caller, body }) => app.collections.create(caller.userId, body),
