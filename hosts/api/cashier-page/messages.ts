@@ -74,6 +74,8 @@ const EN = {
   transfer_pending: 'Being confirmed',
   transfer_confirmed: 'Confirmed',
   transfer_reverted: 'Dropped by the network: not counted',
+  /** What joins two sentences of the summary: a space in English, nothing after a Chinese full stop. */
+  sentence_gap: ' ',
 } as const;
 
 export type MessageKey = keyof typeof EN;
@@ -150,6 +152,7 @@ const ZH_CN: Messages = {
   transfer_pending: '确认中',
   transfer_confirmed: '已确认',
   transfer_reverted: '已被网络撤销，不计入',
+  sentence_gap: '',
 };
 
 /** The page's languages, in the order of its switch, with their own names. */

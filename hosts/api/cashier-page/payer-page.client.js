@@ -31,7 +31,7 @@
     qr: 'none',
   };
 
-  const t = (key, params) => String(cfg.messages[state.lang][key] || key)
+  const t = (key, params) => String(cfg.messages[state.lang][key] ?? key)
     .replace(/\{(\w+)\}/g, (m, name) => (params && params[name] !== undefined ? String(params[name]) : m));
 
   /** Smallest units (an integer string) as `10.5 USDT`: exact, never a float. */
@@ -245,7 +245,7 @@
     const summary = $('summary');
     summary.hidden = false;
     const of = (raw) => units(raw, r.asset_symbol);
-    setText(summary, view.lines.map((line) => t(line.key, Object.fromEntries(Object.entries(line.params).map(([k, v]) => [k, of(v)])))).join(' '));
+    setText(summary, view.lines.map((line) => t(line.key, Object.fromEntries(Object.entries(line.params).map(([k, v]) => [k, of(v)])))).join(t('sentence_gap')));
     summary.className = 'summary ' + view.phase;
     renderDeadline();
   }

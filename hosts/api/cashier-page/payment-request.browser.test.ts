@@ -170,7 +170,7 @@ describe.skipIf(!chromiumFound)('payment request payer page in chromium', () => 
           expect(await transfersShown(p)).toEqual([['10 USDT', 'Confirmed', first], ['15 USDT', 'Being confirmed', second]]);
           await clean(p, `request-${vp.name}-03-confirming`);
           await p.page.getByRole('button', { name: '简体中文' }).click();
-          expect(await text(p, '#summary')).toBe('已收到 10 USDT（共 25 USDT）。 一笔 15 USDT 的付款正在等待网络确认，已足额：请勿重复付款。');
+          expect(await text(p, '#summary')).toBe('已收到 10 USDT（共 25 USDT）。一笔 15 USDT 的付款正在等待网络确认，已足额：请勿重复付款。');
           expect(await transfersShown(p)).toEqual([['10 USDT', '已确认', first], ['15 USDT', '确认中', second]]);
           expect(await text(p, '#transfers-heading')).toBe('已检测到的转账');
           expect(await axeViolations(p.page)).toEqual([]);
