@@ -62,9 +62,9 @@ export interface CoreSettings {
   readonly maxApiTokensPerUser: number;
   /** Cooling-off delay of a new allow-list entry before it may be paid (WITHDRAWAL_ALLOWLIST_DELAY_H, issue #26). */
   readonly allowListDelayMs: number;
-}
   /** The `sub_address` plan an activation without `plan_code` gives (DEFAULT_SUB_ADDRESS_PLAN; DESIGN.md: starter). */
   readonly defaultSubAddressPlan: SubAddressPlan;
+}
 
 export const DEFAULT_CORE_SETTINGS: CoreSettings = {
   sessionTtlMs: 24 * 60 * 60 * 1000,
@@ -79,8 +79,8 @@ export const DEFAULT_CORE_SETTINGS: CoreSettings = {
   tokenBytes: 32,
   maxApiTokensPerUser: 25,
   allowListDelayMs: 24 * 60 * 60 * 1000,
-};
   defaultSubAddressPlan: DEFAULT_SUB_ADDRESS_PLAN,
+};
 
 /**
  * Everything the use cases need: the ports (one field each) and the settings. Hosts build it from adapters;
