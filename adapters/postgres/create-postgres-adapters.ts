@@ -1,11 +1,14 @@
+import type { ApiTokenRepository } from '../../core/ports/api-token-repository.port.js';
 import type { Clock } from '../../core/ports/clock.port.js';
 import type { IdGenerator } from '../../core/ports/id-generator.port.js';
+import type { SessionRepository } from '../../core/ports/session-repository.port.js';
 import type { PostgresConnection } from './pg-connection.js';
 import { PgAccountRepository } from './pg-account-repository.js';
 import { PgApiTokenRepository } from './pg-api-token-repository.js';
 import { PgAuditLog } from './pg-audit-log.js';
 import { PgWithdrawalPolicyRepository } from './pg-withdrawal-policy-repository.js';
 import { PgBalanceRepository } from './pg-balance-repository.js';
+import { CachedApiTokenRepository, CachedSessionRepository } from './pg-cached-tokens.js';
 import { PgCashierTokenRepository } from './pg-cashier-token-repository.js';
 import { PgCollectionTaskRepository } from './pg-collection-task-repository.js';
 import { PgCommandRepository } from './pg-command-repository.js';
@@ -18,6 +21,7 @@ import { PgRiskPolicy } from './pg-risk-policy.js';
 import { PgScanCursorStore } from './pg-scan-cursor-store.js';
 import { PgSessionRepository } from './pg-session-repository.js';
 import { PgSubscriptionRepository } from './pg-subscription-repository.js';
+import { tokenListenerOf } from './pg-token-listener.js';
 import { PgUnitOfWork } from './pg-unit-of-work.js';
 import { PgWalletRepository } from './pg-wallet-repository.js';
 import { PgWebhookDeliveryRepository } from './pg-webhook-delivery-repository.js';
@@ -28,9 +32,9 @@ export interface PostgresAdapters {
   readonly clock: Clock;
   readonly ids: IdGenerator;
   readonly accounts: PgAccountRepository;
-  readonly sessions: PgSessionRepository;
+  readonly sessions: SessionRepository;
   readonly subscriptions: PgSubscriptionRepository;
-  readonly apiTokens: PgApiTokenRepository;
+  readonly apiTokens: ApiTokenRepository;
   readonly wallets: PgWalletRepository;
   readonly balances: PgBalanceRepository;
   readonly deposits: PgDepositRepository;
@@ -63,13 +67,16 @@ export function createPostgresAdapters(options: PostgresAdapterOptions): Postgre
   const { pool } = options.connection;
   // Every repository below joins the unit of work's atomic scopes through the pool (decision 144).
   routeThroughScopes(pool);
+  // API and session tokens are remembered in the process, forgotten within 1 s of a change in any process (issue #37,
+  // pg-cached-tokens.ts); the listener's session opens on the first token lookup (never in a worker) and ends with the pool.
+  const listener = tokenListenerOf(pool);
   return {
     clock: options.clock,
     ids: options.ids ?? new PgIdGenerator(pool),
     accounts: new PgAccountRepository(pool),
-    sessions: new PgSessionRepository(pool),
+    sessions: new CachedSessionRepository(new PgSessionRepository(pool), listener),
     subscriptions: new PgSubscriptionRepository(pool),
-    apiTokens: new PgApiTokenRepository(pool),
+    apiTokens: new CachedApiTokenRepository(new PgApiTokenRepository(pool), listener),
     wallets: new PgWalletRepository(pool),
     balances: new PgBalanceRepository(pool),
     deposits: new PgDepositRepository(pool),

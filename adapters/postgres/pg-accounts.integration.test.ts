@@ -17,6 +17,8 @@ import { PgIdGenerator } from './pg-id-generator.js';
 import { PgRiskPolicy } from './pg-risk-policy.js';
 import { PgSessionRepository } from './pg-session-repository.js';
 import { PgSubscriptionRepository } from './pg-subscription-repository.js';
+import { CachedApiTokenRepository, CachedSessionRepository } from './pg-cached-tokens.js';
+import { tokenListenerOf } from './pg-token-listener.js';
 import { usePgTestStore, type PgTestStore } from './testing/pg-test-store.js';
 
 /** Expensive property runs (each run empties the database): fewer than the suites' default of 50. */
@@ -39,6 +41,14 @@ describeWithPostgres('PostgreSQL store: accounts group', (serverUrl) => {
   describeSessionRepositoryContract('postgres', fresh, OPTIONS);
   describeSubscriptionRepositoryContract('postgres', fresh, OPTIONS);
   describeApiTokenRepositoryContract('postgres', fresh, OPTIONS);
+  // The decorators of createPostgresAdapters (a fresh cache per subject, on the pool's one listener) keep the contracts.
+  const freshCached = async () => {
+    const subject = await fresh();
+    const listener = tokenListenerOf(open().connection.pool);
+    return { ...subject, apiTokens: new CachedApiTokenRepository(subject.apiTokens, listener), sessions: new CachedSessionRepository(subject.sessions, listener) };
+  };
+  describeApiTokenRepositoryContract('postgres, cached', freshCached, OPTIONS);
+  describeSessionRepositoryContract('postgres, cached', freshCached, OPTIONS);
   describeDeveloperConfigRepositoryContract('postgres', fresh, OPTIONS);
   describeRiskPolicyContract('postgres', fresh, OPTIONS);
 
