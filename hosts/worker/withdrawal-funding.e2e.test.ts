@@ -66,6 +66,30 @@ describe('refunds from a sub-address that cannot pay its fees', { timeout: 60_00
     expect(await w.stores.commands.findActiveByAddress(sub)).toBeNull();
   });
 
+  it('a transfer that fails after the funding went out: the delegation comes back first, then FAILED with one withdrawal.failed', async () => {
+    world = await buildWorkerWorld();
+    const w = world;
+    const sub = await w.addSub();
+    const payer = (await w.gateway.createAccount()).address;
+    w.devnet.fundToken(sub, 25_000_000n);
+    w.devnet.mine(1);
+    const refund = await w.withdraw(sub, payer, 'USDT', 10_000_000n);
+    const sent = new Map<string, SentTransaction>();
+    const executor = fundedExecutor(w, sent);
+    // Once the energy is delegated, the token blacklists the sub-address: its transfer can only fail.
+    await driveUntil(w, [executor], async () => ((await w.stores.commands.get(refund.commandNo))!.funding?.energyPath ?? null) === 'self', { maxRounds: 30 });
+    w.devnet.setUsdtBlacklisted(sub);
+    await driveUntil(w, [executor], () => ended(w, refund.commandNo), { maxRounds: 80 });
+    const done = (await w.stores.commands.get(refund.commandNo))!;
+    expect(done.status).toBe(COMMAND_STATUS.FAILED);
+    expect(done.lastError).not.toBeNull();
+    const events = (await w.stores.outbox.listUndispatched(1_000)).filter((e) => e.payload['command_no'] === refund.commandNo);
+    expect(events.map((e) => [e.eventType, e.payload['status'], e.payload['txid']])).toEqual([['withdrawal.failed', COMMAND_STATUS.FAILED, null]]);
+    expect((await w.gateway.getResources(sub)).energy.receivedSun).toBe(0n);
+    expect(await w.gateway.getTokenBalance(payer, w.devnet.usdtAddress)).toBe(0n);
+    expect(await w.stores.commands.findActiveByAddress(sub)).toBeNull();
+  });
+
   it('TRX: all a sub-address holds, to an address the transfer creates: main funds the 1.1 TRX of fees, the amount lands once', async () => {
     world = await buildWorkerWorld({ stakeTrx: 0n });
     const w = world;
