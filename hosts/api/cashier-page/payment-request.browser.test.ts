@@ -80,31 +80,24 @@ describe.skipIf(!chromiumFound)('payment request payer page in chromium', () => 
     if (how === 'click') {
       await p.page.locator('#copy-amount').click();
     } else {
-      expect(await tabStops(p)).toContain('copy-amount');
-      for (let i = 0; i < 20 && await p.page.evaluate('document.activeElement.id') !== 'copy-amount'; i++) await p.page.keyboard.press('Tab');
+      // From the top of the page, Tab reaches the button and Enter presses it.
+      await p.page.evaluate('document.activeElement?.blur(); window.scrollTo(0, 0)');
+      for (let i = 0; i < 12 && await p.page.evaluate('document.activeElement.id') !== 'copy-amount'; i++) await p.page.keyboard.press('Tab');
+      expect(await p.page.evaluate('document.activeElement.id')).toBe('copy-amount');
       await p.page.keyboard.press('Enter');
     }
     await waitText(p, '#copy-status', 'Amount copied.');
     return { copied: await p.page.evaluate<string>('getSelection().toString()'), data: await p.page.locator('#copy-amount').getAttribute('data-amount') };
   }
-  /** The ids of the controls Tab reaches, in order, from the top of the page. */
-  async function tabStops(p: PayerPage): Promise<string[]> {
-    await p.page.evaluate('document.activeElement?.blur(); window.scrollTo(0, 0)');
-    const stops: string[] = [];
-    for (let i = 0; i < 12; i++) {
-      await p.page.keyboard.press('Tab');
-      stops.push(await p.page.evaluate<string>('document.activeElement.id || document.activeElement.dataset.lang || document.activeElement.tagName'));
-    }
-    return stops;
-  }
-  /** Issue #34: nothing on the page offers itself as something to pay (no QR code, address, amount, copy button, countdown). */
+  /**
+   * Issue #34: nothing on the page offers itself as something to pay (no QR code, address, amount, copy button,
+   * countdown). Hidden (display: none), a control takes no focus either.
+   */
   async function offersNothingToPay(p: PayerPage, r: Request): Promise<void> {
     for (const selector of ['#pay-card', '#qr', '#address', '#amount', '#copy-amount', '#copy', '#deadline']) {
       expect({ selector, hidden: await p.page.locator(selector).isHidden() }).toEqual({ selector, hidden: true });
     }
     expect(await text(p, 'main')).not.toContain(r.sub);
-    const stops = await tabStops(p);
-    expect(stops.filter((id) => id === 'copy' || id === 'copy-amount')).toEqual([]);
   }
   /** The transfers the page lists: amount, status and txid. */
   const transfersShown = (p: PayerPage): Promise<string[][]> => p.page.locator('#transfer-list li').evaluateAll((items) => items.map((li) => [
