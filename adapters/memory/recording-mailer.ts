@@ -1,4 +1,4 @@
-import type { Mailer } from '../../core/ports/mailer.port.js';
+import type { Mailer, RegistrationNotice } from '../../core/ports/mailer.port.js';
 
 /** What a recorded mail was for. */
 export type MailKind = 'verification' | 'password-reset';
@@ -8,6 +8,8 @@ export interface RecordedMail {
   readonly email: string;
   readonly code: string;
   readonly kind: MailKind;
+  /** The registration a verification code confirms (issue #35 item 7); absent on a reset code. */
+  readonly registration?: RegistrationNotice;
 }
 
 /** A Mailer for tests: keeps every sent code so a test can complete the verification or reset step. */
@@ -16,8 +18,8 @@ export class RecordingMailer implements Mailer {
   private readonly unknown: string[] = [];
   private readonly exists: string[] = [];
 
-  async sendVerificationCode(email: string, code: string): Promise<void> {
-    this.mails.push({ email, code, kind: 'verification' });
+  async sendVerificationCode(email: string, code: string, registration: RegistrationNotice): Promise<void> {
+    this.mails.push({ email, code, kind: 'verification', registration });
   }
 
   async sendPasswordResetCode(email: string, code: string): Promise<void> {

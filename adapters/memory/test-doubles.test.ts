@@ -23,9 +23,9 @@ describe('ManualClock', () => {
 describe('RecordingMailer', () => {
   it('keeps every code; lastCodeFor is the latest per address, case-insensitive; sent is a copy', async () => {
     const mailer = new RecordingMailer();
-    await mailer.sendVerificationCode('a@example.com', '111111');
-    await mailer.sendVerificationCode('b@example.com', '222222');
-    await mailer.sendVerificationCode('A@example.com', '333333');
+    await mailer.sendVerificationCode('a@example.com', '111111', { number: 7, registeredAt: '2026-01-01T00:00:00+00:00' });
+    await mailer.sendVerificationCode('b@example.com', '222222', { number: 7, registeredAt: '2026-01-01T00:00:00+00:00' });
+    await mailer.sendVerificationCode('A@example.com', '333333', { number: 7, registeredAt: '2026-01-01T00:00:00+00:00' });
     expect(mailer.lastCodeFor('a@EXAMPLE.com')).toBe('333333');
     expect(mailer.lastCodeFor('c@example.com')).toBeUndefined();
     const sent = mailer.sent as unknown as { email: string; code: string }[];
@@ -35,7 +35,7 @@ describe('RecordingMailer', () => {
 
   it('keeps reset codes apart from verification codes, and the codeless "no account" answers apart from both', async () => {
     const mailer = new RecordingMailer();
-    await mailer.sendVerificationCode('a@example.com', '111111');
+    await mailer.sendVerificationCode('a@example.com', '111111', { number: 7, registeredAt: '2026-01-01T00:00:00+00:00' });
     await mailer.sendPasswordResetCode('a@example.com', 'ABCDEFGHJK');
     await mailer.sendPasswordResetUnknown('z@example.com');
     expect(mailer.lastCodeFor('a@example.com')).toBe('111111');

@@ -1,4 +1,4 @@
-import type { Mailer } from '../../core/ports/mailer.port.js';
+import type { Mailer, RegistrationNotice } from '../../core/ports/mailer.port.js';
 
 /** Where ConsoleMailer writes: one line at a time, without the trailing newline. */
 export type LineWriter = (line: string) => void;
@@ -7,12 +7,15 @@ const stdoutLine: LineWriter = (line) => {
   process.stdout.write(`${line}\n`);
 };
 
-/** The embedded Mailer: prints `verification code for <email>: <code>` (the dev host has no mail server). */
+/**
+ * The embedded Mailer: prints `verification code for <email>: <code> (registration #<n> made <time>)` (the dev host
+ * has no mail server).
+ */
 export class ConsoleMailer implements Mailer {
   constructor(private readonly writeLine: LineWriter = stdoutLine) {}
 
-  async sendVerificationCode(email: string, code: string): Promise<void> {
-    this.writeLine(`verification code for ${email}: ${code}`);
+  async sendVerificationCode(email: string, code: string, registration: RegistrationNotice): Promise<void> {
+    this.writeLine(`verification code for ${email}: ${code} (registration #${registration.number} made ${registration.registeredAt})`);
   }
 
   async sendPasswordResetCode(email: string, code: string): Promise<void> {

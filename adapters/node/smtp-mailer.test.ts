@@ -15,13 +15,16 @@ describe('SmtpMailer (against a local SMTP receiver)', () => {
     closers.push(receiver.close);
     const mailer = new SmtpMailer({ url: `smtp://mailer:s3cret-pass@127.0.0.1:${receiver.port}`, from: 'Custody Hub <no-reply@custody.test>' });
     closers.push(() => mailer.close());
-    await mailer.sendVerificationCode('alice@example.com', '482913');
+    await mailer.sendVerificationCode('alice@example.com', '482913', { number: 7, registeredAt: '2026-01-01T00:00:00+00:00' });
     expect(receiver.mails).toHaveLength(1);
     const [mail] = receiver.mails;
     expect(mail!.from).toBe('no-reply@custody.test');
     expect(mail!.to).toEqual(['alice@example.com']);
-    expect(mail!.raw).toContain('Subject: Your Custody Hub verification code');
+    expect(mail!.raw).toContain('Subject: Your Custody Hub verification code for registration #7');
     expect(mail!.raw).toContain('482913');
+    // Which registration the code confirms (issue #35 item 7): its number and when it was made.
+    expect(mail!.raw).toContain('registration #7');
+    expect(mail!.raw).toContain('2026-01-01T00:00:00+00:00');
   });
 
   it('sends a password-reset code, and a codeless "no account" answer to an unknown address (issue #14)', async () => {
@@ -44,7 +47,7 @@ describe('SmtpMailer (against a local SMTP receiver)', () => {
     for (const url of [`smtp://mailer:wrong-pass@127.0.0.1:${receiver.port}`, 'smtp://127.0.0.1:1']) {
       const mailer = new SmtpMailer({ url, from: 'no-reply@custody.test', timeoutMs: 2_000 });
       closers.push(() => mailer.close());
-      const error = await mailer.sendVerificationCode('bob@example.com', '777111').then(() => null, (e: unknown) => e);
+      const error = await mailer.sendVerificationCode('bob@example.com', '777111', { number: 7, registeredAt: '2026-01-01T00:00:00+00:00' }).then(() => null, (e: unknown) => e);
       expect(error).toBeInstanceOf(InfrastructureError);
       expect((error as InfrastructureError).code).toBe('SERVICE-UNAVAILABLE');
       expect((error as Error).message).not.toMatch(/777111|wrong-pass/);

@@ -1,6 +1,6 @@
 import { createTransport, type Transporter } from 'nodemailer';
 import { InfrastructureError } from '../../core/domain/errors.js';
-import type { Mailer } from '../../core/ports/mailer.port.js';
+import type { Mailer, RegistrationNotice } from '../../core/ports/mailer.port.js';
 
 /** Options of SmtpMailer. */
 export interface SmtpMailerOptions {
@@ -26,9 +26,14 @@ export class SmtpMailer implements Mailer {
     this.transport = createTransport({ url: options.url, connectionTimeout: timeout, greetingTimeout: timeout, socketTimeout: timeout } as never);
   }
 
-  async sendVerificationCode(email: string, code: string): Promise<void> {
-    await this.send(email, 'Your Custody Hub verification code',
-      `Your Custody Hub verification code is ${code}.\n\nIt expires soon. If you did not ask for it, ignore this message.\n`);
+  async sendVerificationCode(email: string, code: string, registration: RegistrationNotice): Promise<void> {
+    await this.send(email, `Your Custody Hub verification code for registration #${registration.number}`,
+      `Your Custody Hub verification code is ${code}.\n\n`
+      + `It confirms registration #${registration.number}, made at ${registration.registeredAt}: the number your registration `
+      + 'was answered with. Confirm it only if that registration is yours; whoever confirms a registration gets the password '
+      + 'chosen in it. If this address has several registrations pending, each has its own mail and code, and a code is '
+      + 'accepted only together with the password of its own registration.\n\n'
+      + 'The code expires soon. If you did not register, ignore this message.\n');
   }
 
   async sendPasswordResetCode(email: string, code: string): Promise<void> {

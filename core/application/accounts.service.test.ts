@@ -81,7 +81,11 @@ describe('accounts: failures', () => {
     const second = await app.accounts.register({ email: 'again@example.com', password: 'another password!' });
     const secondCode = mailer.lastCodeFor('again@example.com')!;
     expect(second.user_id).not.toBe(first.user_id);
-    expect(await app.accounts.verify({ email: 'again@example.com', code: secondCode })).toEqual({ user_id: second.user_id, email: 'again@example.com', verified: true });
+    // Two are pending: a code counts with its own registration's password (issue #35 item 7).
+    await expectCode(app.accounts.verify({ email: 'again@example.com', code: secondCode }), 'VALIDATION-ERROR');
+    await expectCode(app.accounts.verify({ email: 'again@example.com', code: secondCode, password: TEST_PASSWORD }), 'AUTH-VERIFICATION-FAILED');
+    expect(await app.accounts.verify({ email: 'again@example.com', code: secondCode, password: 'another password!' }))
+      .toEqual({ user_id: second.user_id, email: 'again@example.com', verified: true });
     // Repeating the winning verification answers the same; the voided registration's code no longer works.
     expect((await app.accounts.verify({ email: 'again@example.com', code: secondCode })).user_id).toBe(second.user_id);
     if (firstCode !== secondCode) await expectCode(app.accounts.verify({ email: 'again@example.com', code: firstCode }), 'AUTH-VERIFICATION-FAILED');

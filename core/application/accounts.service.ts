@@ -76,12 +76,16 @@ export class AccountsUseCases implements AccountsService {
     return this.registrations.register(email, password);
   }
 
-  /** Verifies the pending registration whose code matches; the first verified owns the e-mail (Registrations). */
+  /**
+   * Verifies the pending registration whose code matches; the first verified owns the e-mail (Registrations).
+   * body {email, code, password?}: the password of the registration (issue #35 item 7), required while several are pending.
+   */
   async verify(body: unknown): Promise<VerifiedView> {
     const fields = fieldsOf(body);
     const email = parseEmail(fields);
     const code = requireString(fields, 'code', 6);
-    return this.registrations.verify(email, code);
+    const password = fields['password'] === undefined || fields['password'] === null ? null : requireString(fields, 'password', MAX_PASSWORD);
+    return this.registrations.verify(email, code, password);
   }
 
   /**

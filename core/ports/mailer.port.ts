@@ -1,6 +1,19 @@
-/** Outbound mail. The embedded adapter prints `verification code for <email>: <code>`. */
+/**
+ * Which pending registration a verification code confirms (issue #35 item 7): several registrations of one address
+ * may be pending, each with its own code, and every one of them mails the address. The mail names its registration
+ * so that no two are alike and the person who registered can tell theirs.
+ */
+export interface RegistrationNotice {
+  /** The registration's number: the `user_id` its 201 answer showed the registrant. */
+  readonly number: number;
+  /** When it was made, ISO 8601 with offset. */
+  readonly registeredAt: string;
+}
+
+/** Outbound mail. The embedded adapter prints `verification code for <email>: <code> (registration #<n> …)`. */
 export interface Mailer {
-  sendVerificationCode(email: string, code: string): Promise<void>;
+  /** The code of one pending registration, naming that registration. */
+  sendVerificationCode(email: string, code: string, registration: RegistrationNotice): Promise<void>;
   /** A password-reset code for a verified account (issue #14); the embedded adapter prints `password reset code for <email>: <code>`. */
   sendPasswordResetCode(email: string, code: string): Promise<void>;
   /**

@@ -1,4 +1,4 @@
-import type { Mailer } from '../../core/ports/mailer.port.js';
+import type { Mailer, RegistrationNotice } from '../../core/ports/mailer.port.js';
 
 /**
  * The `npm start` mailer: prints every message as the console mailer does (the inner Mailer) and keeps the latest
@@ -10,9 +10,9 @@ export class DevMailbox implements Mailer {
 
   constructor(private readonly inner: Mailer) {}
 
-  async sendVerificationCode(email: string, code: string): Promise<void> {
+  async sendVerificationCode(email: string, code: string, registration: RegistrationNotice): Promise<void> {
     this.codes.set(email.toLowerCase(), code);
-    await this.inner.sendVerificationCode(email, code);
+    await this.inner.sendVerificationCode(email, code, registration);
   }
 
   sendPasswordResetCode(email: string, code: string): Promise<void> {

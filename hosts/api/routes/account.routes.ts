@@ -39,7 +39,12 @@ export function accountRoutes(app: Application): RouteDef[] {
       docs: {
         operationId: 'verifyEmail',
         bodyExample: { email: 'dev@merchant.example', code: '493817' }, example: { user_id: 12, email: 'dev@merchant.example', verified: true },
-        summary: 'Verify the e-mail address', tag: 'Account', body: s.obj({ email: s.str(), code: s.str() }),
+        summary: 'Verify the e-mail address', tag: 'Account',
+        description: 'Extension (issue #35): `password`, the one chosen at registration, may be sent with the code; a right code '
+          + 'with another password is AUTH-VERIFICATION-FAILED. While several registrations of the e-mail are pending, each '
+          + 'mailed its own code naming its registration, a code counts only with its registration\'s password '
+          + '(422 VALIDATION-ERROR naming `password` without it), so verifying never sets a password its verifier did not choose.',
+        body: s.obj({ email: s.str(), code: s.str(), password: s.str() }, ['password']),
         data: s.obj({ user_id: s.int(), email: s.str(), verified: s.enumOf([true]) }), errors: ['AUTH-VERIFICATION-FAILED'],
       },
       handle: ({ body }) => app.accounts.verify(body),

@@ -440,7 +440,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Verify the e-mail address */
+        /**
+         * Verify the e-mail address
+         * @description Extension (issue #35): `password`, the one chosen at registration, may be sent with the code; a right code with another password is AUTH-VERIFICATION-FAILED. While several registrations of the e-mail are pending, each mailed its own code naming its registration, a code counts only with its registration's password (422 VALIDATION-ERROR naming `password` without it), so verifying never sets a password its verifier did not choose.
+         */
         post: operations["verifyEmail"];
         delete?: never;
         options?: never;
@@ -1876,6 +1879,18 @@ export interface components {
                 reference: string | null;
                 description: string | null;
                 merchant_name: string | null;
+                /** @description extension (issue #34): every transfer to the sub-address in the asset since the token was made, oldest first; the payer page lists them */
+                transfers: {
+                    txid: string;
+                    amount: string;
+                    /**
+                     * @description pending is in confirming; reverted (dropped by a reorg) counts nowhere
+                     * @enum {string}
+                     */
+                    status: "pending" | "confirmed" | "reverted";
+                    /** @description ISO 8601 with offset */
+                    detected_at: string;
+                }[];
             };
             /** @description extension (issue #24): only when the merchant has config.auto_collect; per asset, the sweepable amount from which the worker forwards a payment by itself (no POST /cashier/collect needed) */
             auto_collect?: {
@@ -4374,6 +4389,7 @@ export interface operations {
                 "application/json": {
                     email: string;
                     code: string;
+                    password?: string;
                 };
             };
         };
