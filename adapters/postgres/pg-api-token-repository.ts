@@ -3,7 +3,11 @@ import { ConcurrencyConflict } from '../../core/domain/errors.js';
 import type { ApiToken, UserId } from '../../core/domain/model/index.js';
 import type { ApiTokenRepository } from '../../core/ports/api-token-repository.port.js';
 import { fromStoredApiToken, toStoredApiToken, type StoredApiToken } from '../records/account-record.js';
+import { prepared } from './pg-prepared.js';
 import { guarded, inTransaction, insertRow, isUniqueViolation, type Queryable, type Row } from './pg-support.js';
+
+/** Every column fromRow reads, named (never `*`): a column added later is not read by accident. */
+const COLUMNS = 'id, user_id, name, token_hash, abilities, created_at, revoked_at, last_used_at';
 
 /**
  * First key of the two-key advisory locks of the token cap (the second is the user id hashed to 32 bits). Two-key
@@ -58,7 +62,7 @@ export class PgApiTokenRepository implements ApiTokenRepository {
 
   listActiveByUser(userId: UserId): Promise<ApiToken[]> {
     return guarded('api token list', async () => {
-      const { rows } = await this.pool.query('SELECT * FROM api_tokens WHERE user_id = $1 AND revoked_at IS NULL ORDER BY id', [userId]);
+      const { rows } = await this.pool.query(`SELECT ${COLUMNS} FROM api_tokens WHERE user_id = $1 AND revoked_at IS NULL ORDER BY id`, [userId]);
       return (rows as Row[]).map((row) => fromStoredApiToken(fromRow(row)));
     });
   }
@@ -72,12 +76,12 @@ export class PgApiTokenRepository implements ApiTokenRepository {
   }
 
   findById(id: number): Promise<ApiToken | null> {
-    return guarded('api token read', async () => decode((await this.pool.query('SELECT * FROM api_tokens WHERE id = $1', [id])).rows));
+    return guarded('api token read', async () => decode((await prepared(this.pool).query(`SELECT ${COLUMNS} FROM api_tokens WHERE id = $1`, [id])).rows));
   }
 
   findByTokenHash(tokenHash: string): Promise<ApiToken | null> {
     return guarded('api token read', async () =>
-      decode((await this.pool.query('SELECT * FROM api_tokens WHERE token_hash = $1', [tokenHash])).rows));
+      decode((await prepared(this.pool).query(`SELECT ${COLUMNS} FROM api_tokens WHERE token_hash = $1`, [tokenHash])).rows));
   }
 
   revoke(id: number, at: number): Promise<ApiToken | null> {
@@ -85,7 +89,7 @@ export class PgApiTokenRepository implements ApiTokenRepository {
       // Two statements on purpose: the read must take a snapshot after the update, so that a caller whose update
       // found the token already revoked (it waited for the winner's row lock) reads the winner's time.
       await this.pool.query('UPDATE api_tokens SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL', [id, at]);
-      return decode((await this.pool.query('SELECT * FROM api_tokens WHERE id = $1', [id])).rows);
+      return decode((await this.pool.query(`SELECT ${COLUMNS} FROM api_tokens WHERE id = $1`, [id])).rows);
     });
   }
 }

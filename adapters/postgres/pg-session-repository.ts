@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { Millis, Session, UserId } from '../../core/domain/model/index.js';
 import type { SessionRepository } from '../../core/ports/session-repository.port.js';
 import { fromStoredSession, toStoredSession, type StoredSession } from '../records/account-record.js';
+import { prepared } from './pg-prepared.js';
 import { guarded, type Row } from './pg-support.js';
 
 /** Record -> row of `sessions`. */
@@ -39,7 +40,9 @@ export class PgSessionRepository implements SessionRepository {
 
   findByTokenHash(tokenHash: string): Promise<Session | null> {
     return guarded('session read', async () => {
-      const { rows } = await this.pool.query('SELECT * FROM sessions WHERE token_hash = $1', [tokenHash]);
+      const { rows } = await prepared(this.pool).query(
+        'SELECT token_hash, user_id, created_at, expires_at, revoked_at FROM sessions WHERE token_hash = $1', [tokenHash],
+      );
       return rows.length === 0 ? null : fromStoredSession(fromRow(rows[0] as Row));
     });
   }

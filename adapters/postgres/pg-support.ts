@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import { ConcurrencyConflict, DomainError, InfrastructureError, StoreError } from '../../core/domain/errors.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
+import { prepared } from './pg-prepared.js';
 
 /**
  * Shared plumbing of the PostgreSQL adapters: driver-error translation, the few statement shapes every table repeats
@@ -331,19 +332,23 @@ export async function claimDue(
   return rows as Row[];
 }
 
-/** Offset/limit slice plus total; `limit` 0 still reports the total. */
+/**
+ * Offset/limit slice plus total; `limit` 0 still reports the total. Two statements, each named (a list's texts are a
+ * few per table: one per filter combination). `columns` names what `decode` reads (default `*`).
+ */
 export async function pageOf<T>(
   q: Queryable,
-  from: { table: string; where: string; order: string; params: readonly unknown[] },
+  from: { table: string; columns?: string; where: string; order: string; params: readonly unknown[] },
   decode: (row: Row) => T,
   page: PageRequest,
 ): Promise<Page<T>> {
-  const count = await q.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM ${from.table} WHERE ${from.where}`, [...from.params]);
+  const named = prepared(q);
+  const count = await named.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM ${from.table} WHERE ${from.where}`, [...from.params]);
   const total = count.rows[0]!.n;
   if (page.limit <= 0) return { items: [], total };
   const n = from.params.length;
-  const { rows } = await q.query(
-    `SELECT * FROM ${from.table} WHERE ${from.where} ORDER BY ${from.order} LIMIT $${n + 1} OFFSET $${n + 2}`,
+  const { rows } = await named.query(
+    `SELECT ${from.columns ?? '*'} FROM ${from.table} WHERE ${from.where} ORDER BY ${from.order} LIMIT $${n + 1} OFFSET $${n + 2}`,
     [...from.params, page.limit, Math.max(0, page.offset)],
   );
   return { items: (rows as Row[]).map(decode), total };

@@ -4,6 +4,7 @@ import { ADDRESS_TYPE, type AddressStatus, type AddressType, type UserId, type W
 import type { Page, PageRequest } from '../../core/ports/page.js';
 import type { WalletInsertOutcome, WalletRepository } from '../../core/ports/wallet-repository.port.js';
 import { fromStoredWallet, toStoredWallet, type StoredEnvelope, type StoredWallet } from '../records/wallet-record.js';
+import { prepared } from './pg-prepared.js';
 import { guarded, inTransaction, insertRow, isUniqueViolation, jsonb, pageOf, type Queryable, type Row } from './pg-support.js';
 
 /**
@@ -16,6 +17,8 @@ const TABLE = 'wallet_addresses';
 const ADDRESS_CONSTRAINT = 'wallet_addresses_address_unique';
 const ONE_MAIN_CONSTRAINT = 'wallet_addresses_one_main';
 const PRIMARY_KEY_CONSTRAINT = 'wallet_addresses_pkey';
+/** Every column fromRow reads, named (never `*`). */
+const COLUMNS = 'id, user_id, network_code, address, address_type, label, status, encrypted_key, created_at, version';
 
 /** Record -> row of `wallet_addresses`. */
 function toRow(record: StoredWallet): Row {
@@ -98,7 +101,7 @@ export class PgWalletRepository implements WalletRepository {
       const params: unknown[] = [userId];
       let where = 'user_id = $1';
       if (filter.addressType !== undefined) where += ` AND address_type = $${params.push(filter.addressType)}`;
-      return pageOf(this.pool, { table: TABLE, where, order: 'id', params }, walletFromRow, page);
+      return pageOf(this.pool, { table: TABLE, columns: COLUMNS, where, order: 'id', params }, walletFromRow, page);
     });
   }
 
@@ -106,7 +109,7 @@ export class PgWalletRepository implements WalletRepository {
     return guarded('wallet read', async () => {
       const unique = [...new Set(addresses)];
       if (unique.length === 0) return [];
-      const { rows } = await this.pool.query(`SELECT * FROM ${TABLE} WHERE address = ANY($1::text[])`, [unique]);
+      const { rows } = await this.pool.query(`SELECT ${COLUMNS} FROM ${TABLE} WHERE address = ANY($1::text[])`, [unique]);
       const byAddress = new Map((rows as Row[]).map((row) => [row['address'] as string, walletFromRow(row)]));
       // In the order asked, like the memory adapter.
       return unique.flatMap((address) => byAddress.get(address) ?? []);
@@ -114,7 +117,7 @@ export class PgWalletRepository implements WalletRepository {
   }
 
   private async findOne(where: string, params: unknown[]): Promise<WalletAddress | null> {
-    const { rows } = await this.pool.query(`SELECT * FROM ${TABLE} WHERE ${where}`, params);
+    const { rows } = await prepared(this.pool).query(`SELECT ${COLUMNS} FROM ${TABLE} WHERE ${where}`, params);
     return rows.length === 0 ? null : walletFromRow(rows[0] as Row);
   }
 
