@@ -219,6 +219,9 @@ class CommandWorkflow implements Workflow<Command> {
     const fees = await planWithdrawalFees({ ...this.deps, energy: this.deps.energy ?? {} }, this.funded.settings, {
       wallet, asset, to: command.params['to_address'] ?? '', amount: BigInt(command.params['amount'] ?? '0'), reference: command.commandNo,
     });
+    // Short soon after the request: the answering node may be behind the deposit; plan again a poll later (else the
+    // transfer's own balance check fails it, as before issue #34).
+    if (fees.kind === 'short' && this.deps.clock.now() - command.createdAt < this.staleReadGraceMs) return { kind: 'wait', subject };
     return { kind: 'complete', subject: fees.kind === 'funded' ? { ...subject, funding: fees.funding } : subject };
   }
 

@@ -21,15 +21,16 @@ export interface WithdrawalRequest {
 
 /**
  * How a withdrawal pays its fees, decided from the chain before anything is sent:
- * - `self`: as before issue #34: a main address, a sub-address that holds the TRX (and bandwidth, energy) its transfer
- *   burns, or one that does not hold the amount (the executor's balance check fails it as before);
+ * - `self`: as before issue #34: a main address, or a sub-address that holds the TRX (and bandwidth, energy) its
+ *   transfer burns;
+ * - `short`: the sub-address does not hold the amount (as read now: the executor reads again, and fails it as before);
  * - `funded`: the main address funds them, by the collection's own planner (planTrc20Sweep: every energy source
  *   priced, the cheapest that fits) or, for TRX, planTrxFunding.
  * When the funding cannot be had, BIZ-FEES-UNFUNDABLE names what is missing and the fixes; nothing is made or sent.
  */
 export async function planWithdrawalFees(
   deps: StepDeps, settings: StepSettings, request: WithdrawalRequest,
-): Promise<{ readonly kind: 'self' } | { readonly kind: 'funded'; readonly funding: WithdrawalFunding }> {
+): Promise<{ readonly kind: 'self' | 'short' } | { readonly kind: 'funded'; readonly funding: WithdrawalFunding }> {
   const { wallet, asset, to, amount } = request;
   if (wallet.addressType !== 2) return { kind: 'self' };
   const main = await deps.wallets.findMain(wallet.userId, wallet.networkCode);
@@ -40,7 +41,7 @@ export async function planWithdrawalFees(
   ]);
   const bandwidth = { free: resources.bandwidth.freeAvailable, staked: resources.bandwidth.stakedAvailable };
   if (asset.kind !== 'trc20') {
-    if (subTrxSun < amount) return { kind: 'self' };
+    if (subTrxSun < amount) return { kind: 'short' };
     const createsRecipient = !(await deps.chain.accountExists(to));
     const reserveSun = subExists
       ? trxTransferReserveSun({ bandwidth, createsRecipient, transferBytes: settings.transferBytes, sunPerByte: settings.sunPerByte })
@@ -51,7 +52,7 @@ export async function planWithdrawalFees(
     if ('refusal' in decision) throw unfundable(wallet.address, main.address, decision.refusal);
     return { kind: 'funded', funding: newFunding(main.address, decision.plan) };
   }
-  if (await deps.chain.getTokenBalance(wallet.address, asset.contractAddress!) < amount) return { kind: 'self' };
+  if (await deps.chain.getTokenBalance(wallet.address, asset.contractAddress!) < amount) return { kind: 'short' };
   const needed = await deps.chain.estimateTrc20TransferEnergy(wallet.address, to, asset.contractAddress!, amount);
   if (subExists) {
     // What the transfer burns from the sub-address's own TRX: the energy it lacks and the bytes no bandwidth covers.
