@@ -10,6 +10,7 @@ import type { DevnetFaucet } from '../dev/devnet-faucet.js';
 import { startMetricsServer, type MetricsServer } from '../composition/metrics-server.js';
 import { TOKENS } from '../composition/tokens.js';
 import { startComposedWorker } from '../worker/compose-worker.js';
+import { energySourcesReport } from './energy-sources.js';
 import type { RunningWorker } from '../worker/index.js';
 import { startMaintenance } from '../worker/maintenance.js';
 import { workerHealth } from '../worker/start-worker.js';
@@ -105,6 +106,9 @@ export async function startServe(env: Env, overrides: CompositionOverrides = {},
     }
     worker = startComposedWorker(composition, env);
     maintenance = startMaintenance(c.get(TOKENS.Metrics), c.get(TOKENS.Logger), c.get(TOKENS.Application).accounts);
+    // What each energy source can do for a sweep (issue #34), once the node answers; never holds the start.
+    const logger = c.get(TOKENS.Logger);
+    void energySourcesReport(config, c.get(TOKENS.Chain)).then((r) => logger.info(r.fields, r.message), () => undefined);
   } catch (error) {
     await worker?.stop().catch(() => undefined);
     await metrics?.close().catch(() => undefined);
