@@ -109,7 +109,7 @@
   }
 
   // The payment request's view (payment-request-view.js, inlined ahead of this script): what to ask, what to say.
-  const requestView = () => paymentRequestView(request(), task() === null ? null : task().status);
+  const requestView = () => paymentRequestView(request(), task() === null ? null : task().status, Date.now());
 
   function phase() {
     if (request() !== null) return requestView().phase;
@@ -523,7 +523,11 @@
   $('copy-amount').addEventListener('click', copyAmount);
   $('resume').addEventListener('click', activity);
   for (const type of ['pointerdown', 'keydown', 'touchstart', 'wheel']) addEventListener(type, activity, { passive: true, capture: true });
-  setInterval(renderCountdown, 1000);
+  // Each second: the countdowns, and a request's page at its deadline (it stops asking before the server says expired).
+  setInterval(() => {
+    if (request() !== null && !state.ended) renderRequest(request());
+    renderCountdown();
+  }, 1000);
   const pollTimer = setInterval(poll, cfg.pollMs);
 
   applyLanguage();

@@ -4,6 +4,8 @@ export interface PaymentRequestInput {
   readonly received: string;
   readonly confirming: string;
   readonly status: 'awaiting' | 'partially_paid' | 'paid' | 'overpaid' | 'expired' | 'paid_late';
+  /** The fixed deadline, ISO 8601. */
+  readonly deadline: string;
 }
 
 /** The page's phase: the progress step and the summary's look. */
@@ -20,4 +22,4 @@ export interface PaymentRequestView {
 }
 
 /** What the payer page of a payment request shows; see payment-request-view.js. */
-export function paymentRequestView(payment: PaymentRequestInput, taskStatus: number | null): PaymentRequestView;
+export function paymentRequestView(payment: PaymentRequestInput, taskStatus: number | null, now: number): PaymentRequestView;

@@ -264,6 +264,38 @@ describe.skipIf(!chromiumFound)('payment request payer page in chromium', () => 
     });
   }
 
+  it('a payment seen before the deadline still confirming after it: "do not send more", nothing offered to pay; then expired with what arrived', async () => {
+    const r = await requestFor({ pay_within_minutes: 5 });
+    const p = await openPayerPage(browser, w, VIEWPORTS[0]!, `?ct=${r.ct}`);
+    try {
+      await waitText(p, '#deadline', 'Pay within 5:00');
+      w.clock.advance(4 * MINUTE);
+      await p.page.clock.fastForward(4 * MINUTE);
+      const txid = await pay(r, '10000000');
+      await block(w, p.page);
+      // Past the deadline the server holds the request open (a payment seen in time is confirming): the page asks no more.
+      w.clock.advance(2 * MINUTE);
+      await p.page.clock.fastForward(2 * MINUTE);
+      expect((await call(w, 'GET', '/api/cashier/session', { token: r.ct, expect: 200 })).payment)
+        .toMatchObject({ status: 'awaiting', confirming: '10000000', remaining: '25000000' });
+      await pass(w, p.page, POLL_MS);
+      await waitText(p, '#summary', 'The time to pay is over: do not send more. A payment of 10 USDT is being confirmed by the network.');
+      await offersNothingToPay(p, r);
+      expect(await transfersShown(p)).toEqual([['10 USDT', 'Being confirmed', txid]]);
+      await clean(p, 'request-mobile-12-closing');
+      await p.page.getByRole('button', { name: '简体中文' }).click();
+      expect(await text(p, '#summary')).toBe('付款时间已过：请勿再付款。一笔 10 USDT 的付款正在等待网络确认。');
+      await p.page.getByRole('button', { name: 'English' }).click();
+      await untilPayment(p, r, (payment) => payment.status === 'expired');
+      await waitText(p, '#summary', 'Expired: do not send more. Received 10 USDT of 25 USDT: contact the merchant.');
+      await offersNothingToPay(p, r);
+      expect(await transfersShown(p)).toEqual([['10 USDT', 'Confirmed', txid]]);
+      await clean(p, 'request-mobile-13-expired-partial');
+    } finally {
+      await p.close();
+    }
+  });
+
   it('paid, then the forward fails (a blacklisted sub-address): "Paid. Forwarding … did not finish", nothing offered to pay', async () => {
     const r = await requestFor({});
     const p = await openPayerPage(browser, w, VIEWPORTS[0]!, `?ct=${r.ct}`);
