@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConcurrencyConflict } from '../core/domain/errors.js';
 import { COMMAND_STATUS, COMMAND_TYPE } from '../core/domain/model/command.js';
+import { COLLECTION_STATUS } from '../core/domain/model/collection-task.js';
 import type { CommandRepository } from '../core/ports/command-repository.port.js';
 import { type Closable, type ContractOptions, type MakeSubject, useFreshSubject } from './support/contract-options.js';
 import { aCommand, addressOf, T0 } from './support/fixtures.js';
@@ -48,6 +49,34 @@ export function describeCommandRepositoryContract(
       const released = { ...running, lease: null, transaction: { ...running.transaction!, refusal: null }, version: 3 };
       await commands.update(released);
       expect(await commands.get('C0001')).toEqual(released);
+    });
+
+    it('keeps a funded withdrawal\'s funding (plan, records, cost, outcome) through update and get', async () => {
+      const { commands } = subject();
+      await commands.insert(aCommand(), LOCKING);
+      const tx = { txid: 'ef'.repeat(32), signedJson: '{"raw":3}', expiresAt: T0 + 60_000, broadcastAt: T0 + 2 };
+      const funded = aCommand({
+        status: RUNNING, startedAt: T0 + 1, version: 2,
+        funding: {
+          mainAddress: addressOf(9), phase: COLLECTION_STATUS.RECOVER_TRX, energyPath: 'self',
+          plan: {
+            path: 'self', provider: null, energy: 64_285, activate: true, subNeedsSun: 345_000n, fundSun: 345_000n, sourceSun: 0n,
+            estimatedCostSun: 1_445_000n, options: [{ path: 'self', provider: null, costSun: 1_445_000n, refusal: null }],
+            dryRun: { amount: 10n ** 7n, energy: 64_285, subTrxSun: 0n, at: T0 },
+          },
+          steps: [
+            { status: COLLECTION_STATUS.FUNDING_TRX, transaction: tx, orderRef: null, amount: 345_000n, startedAt: T0, completedAt: T0 + 3 },
+            { status: COLLECTION_STATUS.ACQUIRING_ENERGY, transaction: null, orderRef: 'order-1', startedAt: T0 + 3, completedAt: null },
+          ],
+          cost: { bandwidthSun: 1n, energySun: 2n, activationSun: 3n, rentalSun: 4n, lentSun: 5n, returnedSun: 6n, txids: [tx.txid] },
+          outcome: { ok: false, errorCode: 'CHAIN-TRANSACTION-FAILED', lastError: 'reverted' },
+        },
+      });
+      await commands.update(funded);
+      expect(await commands.get('C0001')).toEqual(funded);
+      const plain = { ...funded, funding: null, version: 3 };
+      await commands.update(plain);
+      expect((await commands.get('C0001'))?.funding ?? null).toBeNull();
     });
 
     it('a locking insert is refused while the address has a PENDING or RUNNING fund-moving command', async () => {
