@@ -76,6 +76,39 @@ export function describeCashierTokenRepositoryContract(
       expect(await cashierTokens.listByUser(5, { offset: 0, limit: 2 })).toEqual({ items: [], total: 0 });
     });
 
+    it('listByReference: the user\'s tokens whose request carries exactly the reference, newest first, paged with the total', async () => {
+      const { cashierTokens } = subject();
+      const token = (i: number, payment: PaymentRequest | undefined, userId = 1) => aCashierToken({
+        tokenNo: `CT${i}`, tokenHash: String(i).padStart(64, '0'), address: addressOf(i), createdAt: T0 + i, userId,
+        ...(payment === undefined ? {} : { payment }),
+      });
+      await cashierTokens.insert(token(1, aPayment({ reference: 'order-1042' })), T0);
+      await cashierTokens.insert(token(2, aPayment({ reference: 'order-1043' })), T0);
+      await cashierTokens.insert(token(3, undefined), T0);
+      await cashierTokens.insert(token(4, aPayment({ reference: 'order-1042' })), T0);
+      await cashierTokens.insert(token(5, aPayment({ reference: 'ORDER-1042' })), T0);
+      await cashierTokens.insert(token(6, aPayment({ reference: null })), T0);
+      await cashierTokens.insert(token(7, aPayment({ reference: 'order-1042' }), 2), T0);
+      const page = await cashierTokens.listByReference(1, 'order-1042', { offset: 0, limit: 1 });
+      expect(page.items.map((t) => t.tokenNo)).toEqual(['CT4']);
+      expect(page.total).toBe(2);
+      expect(page.items[0]).toEqual(token(4, aPayment({ reference: 'order-1042' })));
+      expect((await cashierTokens.listByReference(1, 'order-1042', { offset: 1, limit: 5 })).items.map((t) => t.tokenNo)).toEqual(['CT1']);
+      expect(await cashierTokens.listByReference(1, 'order-1', { offset: 0, limit: 5 })).toEqual({ items: [], total: 0 });
+      expect(await cashierTokens.listByReference(3, 'order-1042', { offset: 0, limit: 5 })).toEqual({ items: [], total: 0 });
+    });
+
+    it('findActiveByAddress: the token insert refuses for, until it is disabled or expires', async () => {
+      const { cashierTokens } = subject();
+      expect(await cashierTokens.findActiveByAddress(addressOf(1), T0)).toBeNull();
+      await cashierTokens.insert(aCashierToken(), T0);
+      expect(await cashierTokens.findActiveByAddress(addressOf(1), T0 + 59 * MINUTE)).toEqual(aCashierToken());
+      expect(await cashierTokens.findActiveByAddress(addressOf(2), T0)).toBeNull();
+      expect(await cashierTokens.findActiveByAddress(addressOf(1), T0 + 60 * MINUTE)).toBeNull();
+      await cashierTokens.update(aCashierToken({ status: 'disabled', disabledAt: T0 + 1, disableReason: 'done', version: 2 }));
+      expect(await cashierTokens.findActiveByAddress(addressOf(1), T0 + 2)).toBeNull();
+    });
+
     it('update is optimistic', async () => {
       const { cashierTokens } = subject();
       await cashierTokens.insert(aCashierToken(), T0);

@@ -237,6 +237,53 @@ export function describeCollectionTaskRepositoryContract(
         })), { numRuns });
     });
 
+    it('listByUser: a page of the filtered list is the same page of a filter over all tasks, newest first (random tasks, filters and pages)', async () => {
+      // Few start times and statuses, so that equal starts (ordered by insertion) and matches are common.
+      const taskArb = fc.record({
+        userId: fc.constantFrom(1, 1, 2),
+        address: fc.integer({ min: 1, max: 3 }),
+        status: fc.constantFrom<CollectionStatus>(1, 6, 11, 12),
+        startedAt: fc.integer({ min: 0, max: 2 }),
+      });
+      const filterArb = fc.record({ status: fc.constantFrom<CollectionStatus>(1, 6, 11, 12), address: fc.integer({ min: 1, max: 4 }).map(addressOf) }, { requiredKeys: [] });
+      const pageArb = fc.record({ offset: fc.integer({ min: 0, max: 6 }), limit: fc.integer({ min: 1, max: 6 }) });
+      await fc.assert(fc.asyncProperty(fc.array(fc.array(taskArb, { maxLength: 5 }), { maxLength: 3 }), filterArb, pageArb, (commits, filter, page) =>
+        withSubject(makeSubject, async ({ tasks, uow }) => {
+          const inserted: CollectionTask[] = [];
+          for (const specs of commits) {
+            const rows = specs.map((s, i) => aTask({
+              taskNo: `K${inserted.length + i}`, userId: s.userId, address: addressOf(s.address), status: s.status,
+              startedAt: T0 + s.startedAt, finishedAt: TERMINAL.has(s.status) ? T0 + 10 : null,
+            }));
+            if (rows.length > 0) await uow.commit({ newTasks: rows });
+            inserted.push(...rows);
+          }
+          // The reference: every task of user 1 that matches, newest first, a later insert first among equal starts.
+          const matching = inserted.map((t, seq) => ({ t, seq }))
+            .filter(({ t }) => t.userId === 1 && (filter.status === undefined || t.status === filter.status)
+              && (filter.address === undefined || t.address === filter.address))
+            .sort((a, b) => b.t.startedAt - a.t.startedAt || b.seq - a.seq).map(({ t }) => t);
+          const found = await tasks.listByUser(1, filter, page);
+          expect(found.total).toBe(matching.length);
+          expect(found.items).toEqual(matching.slice(page.offset, page.offset + page.limit));
+        })), { numRuns });
+    });
+
+    it('listByUser: newest first, equal starts in reverse insertion order (within and across commits), only the user\'s', async () => {
+      const { tasks, uow } = subject();
+      await uow.commit({ newTasks: [aTask({ taskNo: 'A', startedAt: T0 + 1 }), aTask({ taskNo: 'B', startedAt: T0 + 1, status: 11 })] });
+      await uow.commit({ newTasks: [aTask({ taskNo: 'C', startedAt: T0 + 1, address: addressOf(2) }), aTask({ taskNo: 'D', startedAt: T0 })] });
+      await uow.commit({ newTasks: [aTask({ taskNo: 'X', startedAt: T0 + 5, userId: 2 })] });
+      const list = async (filter: Parameters<CollectionTaskRepository['listByUser']>[1], offset = 0, limit = 10) =>
+        (await tasks.listByUser(1, filter, { offset, limit })).items.map((t) => t.taskNo);
+      expect(await list({})).toEqual(['C', 'B', 'A', 'D']);
+      expect(await list({}, 1, 2)).toEqual(['B', 'A']);
+      expect(await list({ status: 1 })).toEqual(['C', 'A', 'D']);
+      expect(await list({ address: addressOf(1) })).toEqual(['B', 'A', 'D']);
+      expect(await list({ address: addressOf(1), status: 11 })).toEqual(['B']);
+      expect(await tasks.listByUser(3, {}, { offset: 0, limit: 10 })).toEqual({ items: [], total: 0 });
+    });
+
     it('countByStatus counts the tasks in each status, terminal ones included, and follows updates', async () => {
       const { tasks, uow } = subject();
       expect(await tasks.countByStatus()).toEqual(new Map());

@@ -4,7 +4,7 @@ import type { CashierTokenRepository } from '../../core/ports/cashier-token-repo
 import type { Page, PageRequest } from '../../core/ports/page.js';
 import { outboundCopy, storedCopy } from './frozen-copy.js';
 import type { MemoryStore } from './memory-store.js';
-import { pageOfKeys } from './paging.js';
+import { pageOf, pageOfKeys } from './paging.js';
 
 /** Cashier tokens; the "one active token per address" rule is checked and written in one synchronous step. */
 export class MemoryCashierTokenRepository implements CashierTokenRepository {
@@ -32,6 +32,20 @@ export class MemoryCashierTokenRepository implements CashierTokenRepository {
 
   async listByUser(userId: UserId, page: PageRequest): Promise<Page<CashierToken>> {
     return pageOfKeys(this.store.cashierTokens, this.store.cashierTokens.byUser.slice(userId, page.offset, page.limit));
+  }
+
+  async listByReference(userId: UserId, reference: string, page: PageRequest): Promise<Page<CashierToken>> {
+    const tokens = this.store.cashierTokens;
+    const matching = tokens.byUser.keys(userId).map((no) => tokens.get(no)!).filter((t) => t.payment?.reference === reference);
+    return pageOf(matching, page);
+  }
+
+  async findActiveByAddress(address: string, now: number): Promise<CashierToken | null> {
+    for (const no of this.store.cashierTokens.byAddress.keys(address)) {
+      const stored = this.store.cashierTokens.get(no)!;
+      if (stored.status === 'active' && stored.expiresAt > now) return outboundCopy(stored);
+    }
+    return null;
   }
 
   async update(token: CashierToken): Promise<void> {

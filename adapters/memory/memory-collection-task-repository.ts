@@ -1,8 +1,10 @@
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
-import { type CollectionStatus, type CollectionTask } from '../../core/domain/model/index.js';
-import type { CollectionTaskRepository } from '../../core/ports/collection-task-repository.port.js';
+import { type CollectionStatus, type CollectionTask, type UserId } from '../../core/domain/model/index.js';
+import type { CollectionTaskFilter, CollectionTaskRepository } from '../../core/ports/collection-task-repository.port.js';
+import type { Page, PageRequest } from '../../core/ports/page.js';
 import { outboundCopy, storedCopy } from './frozen-copy.js';
 import type { MemoryStore } from './memory-store.js';
+import { pageOf, pageOfKeys } from './paging.js';
 
 /**
  * Collection tasks (inserted through MemoryUnitOfWork); claims lease a due task in one synchronous step, found through
@@ -24,6 +26,15 @@ export class MemoryCollectionTaskRepository implements CollectionTaskRepository 
       if (latest === undefined || task.startedAt >= latest.startedAt) latest = task;
     }
     return latest === undefined ? null : outboundCopy(latest);
+  }
+
+  async listByUser(userId: UserId, filter: CollectionTaskFilter, page: PageRequest): Promise<Page<CollectionTask>> {
+    const byUser = this.store.tasks.byUser;
+    if (filter.status === undefined && filter.address === undefined) return pageOfKeys(this.store.tasks, byUser.slice(userId, page.offset, page.limit));
+    // A filtered list reads only this user's tasks, already newest first.
+    const matching = byUser.keys(userId).map((no) => this.store.tasks.get(no)!).filter((t) =>
+      (filter.status === undefined || t.status === filter.status) && (filter.address === undefined || t.address === filter.address));
+    return pageOf(matching, page);
   }
 
   async update(task: CollectionTask): Promise<void> {

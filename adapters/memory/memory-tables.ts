@@ -43,6 +43,8 @@ export class TaskTable extends IndexedTable<string, CollectionTask> {
   }));
   readonly byAddress = this.index(new GroupIndex<string, CollectionTask, string>((t) => t.address));
   readonly byStatus = this.index(new CountIndex<string, CollectionTask, CollectionStatus>((t) => t.status));
+  /** Newest first (startedAt, then later inserted), the order of CollectionTaskRepository.listByUser. */
+  readonly byUser = this.index(new OrderedGroupIndex<string, CollectionTask, UserId>((t) => t.userId, (t) => t.startedAt, true));
 }
 
 const claimableCommand = (c: Command): boolean => c.status === COMMAND_STATUS.PENDING || c.status === COMMAND_STATUS.RUNNING;

@@ -91,6 +91,25 @@ export class MongoCashierTokenRepository implements CashierTokenRepository {
       ));
   }
 
+  /** Walks the `by_reference` index (mongo-indexes.ts). */
+  listByReference(userId: UserId, reference: string, page: PageRequest): Promise<Page<CashierToken>> {
+    const query = { userId, 'payment.reference': reference };
+    return guarded('cashier token list', () =>
+      pageFrom(
+        () => this.tokens.countDocuments(query),
+        async (skip, limit) =>
+          (await this.tokens.find(query).sort(NEWEST_FIRST).skip(skip).limit(limit).toArray()).map(fromCashierTokenDocument),
+        page,
+      ));
+  }
+
+  findActiveByAddress(address: string, now: number): Promise<CashierToken | null> {
+    return guarded('cashier token read', async () => {
+      const doc = await this.tokens.findOne({ address, status: 'active', expiresAt: { $gt: now } }, { sort: NEWEST_FIRST });
+      return doc === null ? null : fromCashierTokenDocument(doc);
+    });
+  }
+
   update(token: CashierToken): Promise<void> {
     return guarded('cashier token update', async () => {
       const { _id, ...fields } = toCashierTokenDocument(token);

@@ -1,10 +1,11 @@
 import type { ClientSession, Collection, Db } from 'mongodb';
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
-import { COLLECTION_STATUS, type CollectionStatus, type CollectionTask } from '../../core/domain/model/index.js';
-import type { CollectionTaskRepository } from '../../core/ports/collection-task-repository.port.js';
+import { COLLECTION_STATUS, type CollectionStatus, type CollectionTask, type UserId } from '../../core/domain/model/index.js';
+import type { CollectionTaskFilter, CollectionTaskRepository } from '../../core/ports/collection-task-repository.port.js';
+import type { Page, PageRequest } from '../../core/ports/page.js';
 import { COLLECTIONS } from './collections.js';
 import { fromCollectionTaskDocument, toCollectionTaskDocument, type CollectionTaskDocument } from './mongo-documents.js';
-import { guarded, insertionStamp, refuseBigints } from './mongo-support.js';
+import { guarded, insertionStamp, pageFrom, refuseBigints } from './mongo-support.js';
 
 const TERMINAL: CollectionStatus[] = [COLLECTION_STATUS.DONE, COLLECTION_STATUS.FAILED];
 
@@ -43,6 +44,19 @@ export class MongoCollectionTaskRepository implements CollectionTaskRepository {
       const doc = await this.tasks.findOne({ address }, { sort: { startedAt: -1, insertedSeq: -1 } });
       return doc === null ? null : fromCollectionTaskDocument(doc);
     });
+  }
+
+  /** Walks the `by_user_newest` index (mongo-indexes.ts). */
+  listByUser(userId: UserId, filter: CollectionTaskFilter, page: PageRequest): Promise<Page<CollectionTask>> {
+    const query = {
+      userId, ...(filter.status === undefined ? {} : { status: filter.status }), ...(filter.address === undefined ? {} : { address: filter.address }),
+    };
+    return guarded('collection task list', () => pageFrom(
+      () => this.tasks.countDocuments(query),
+      async (skip, limit) => (await this.tasks.find(query).sort({ startedAt: -1, insertedSeq: -1, _id: -1 }).skip(skip).limit(limit).toArray())
+        .map(fromCollectionTaskDocument),
+      page,
+    ));
   }
 
   update(task: CollectionTask): Promise<void> {

@@ -51,11 +51,16 @@ export const INDEX_DEFINITIONS: readonly IndexDefinition[] = [
   { collection: COLLECTIONS.commands, keys: { status: 1, type: 1, nextRunAt: 1, createdAt: 1, insertedSeq: 1 }, options: { name: 'claim_due' } },
   { collection: COLLECTIONS.tasks, keys: { status: 1, nextRunAt: 1, insertedSeq: 1 }, options: { name: 'due' } },
   { collection: COLLECTIONS.tasks, keys: { address: 1, startedAt: -1, insertedSeq: -1 }, options: { name: 'latest_by_address' } },
+  { collection: COLLECTIONS.tasks, keys: { userId: 1, startedAt: -1, insertedSeq: -1, _id: -1 }, options: { name: 'by_user_newest' } },
   // Reclaim claims (claimReclaimDue): only pending reclaims are indexed, so the ever-growing FAILED history is never scanned.
   { collection: COLLECTIONS.tasks, keys: { 'reclaim.nextRunAt': 1, insertedSeq: 1 }, options: { name: 'reclaim_due', partialFilterExpression: { 'reclaim.status': 'pending' } } },
   { collection: COLLECTIONS.cashierTokens, keys: { tokenHash: 1 }, options: { name: 'token_hash_unique', unique: true } },
   { collection: COLLECTIONS.cashierTokens, keys: { activeSlot: 1 }, options: { name: 'active_slot_unique', unique: true, ...present('activeSlot') } },
   { collection: COLLECTIONS.cashierTokens, keys: { userId: 1, createdAt: -1, insertedSeq: -1, _id: -1 }, options: { name: 'by_user_newest_id' } },
+  {
+    collection: COLLECTIONS.cashierTokens, keys: { userId: 1, 'payment.reference': 1, createdAt: -1, insertedSeq: -1, _id: -1 },
+    options: { name: 'by_reference', partialFilterExpression: { 'payment.reference': { $type: 'string' } } },
+  },
   { collection: COLLECTIONS.cashierTokens, keys: { 'payment.deadline': 1, _id: 1 }, options: { name: 'payment_watched', partialFilterExpression: { 'payment.watched': true } } },
   { collection: COLLECTIONS.developerConfigs, keys: { pendingSince: 1, _id: 1 }, options: { name: 'pending_review', partialFilterExpression: { pendingUrl: { $type: 'string' } } } },
   { collection: COLLECTIONS.events, keys: { dispatched: 1, occurredAt: 1, insertedSeq: 1 }, options: { name: 'undispatched' } },

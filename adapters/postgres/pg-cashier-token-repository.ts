@@ -107,6 +107,23 @@ export class PgCashierTokenRepository implements CashierTokenRepository {
       pageOf(this.pool, { table: TABLE, where: 'user_id = $1', order: 'created_at DESC, inserted_seq DESC', params: [userId] }, tokenFromRow, page));
   }
 
+  /** Walks cashier_tokens_by_reference (migration 0017). */
+  listByReference(userId: UserId, reference: string, page: PageRequest): Promise<Page<CashierToken>> {
+    return guarded('cashier token list', () => pageOf(this.pool, {
+      table: TABLE, where: `user_id = $1 AND (payment ->> 'reference') = $2`, order: 'created_at DESC, inserted_seq DESC',
+      params: [userId, reference],
+    }, tokenFromRow, page));
+  }
+
+  findActiveByAddress(address: string, now: number): Promise<CashierToken | null> {
+    return guarded('cashier token read', async () => {
+      const { rows } = await this.pool.query(
+        `SELECT * FROM ${TABLE} WHERE address = $1 AND status = 'active' AND expires_at > $2 ORDER BY created_at DESC LIMIT 1`, [address, now],
+      );
+      return rows.length === 0 ? null : tokenFromRow(rows[0] as Row);
+    });
+  }
+
   update(token: CashierToken): Promise<void> {
     return guarded('cashier token update', async () => {
       const written = await versionedReplace(this.pool, TABLE, { column: 'token_no', value: token.tokenNo }, toRow(toStoredCashierToken(token)));

@@ -1,10 +1,13 @@
 import type pg from 'pg';
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
 import { COLLECTION_STATUS, type CollectionStatus, type CollectionTask, type EnergyPath } from '../../core/domain/model/collection-task.js';
-import type { NetworkCode } from '../../core/domain/model/common.js';
-import type { CollectionTaskRepository } from '../../core/ports/collection-task-repository.port.js';
+import type { NetworkCode, UserId } from '../../core/domain/model/common.js';
+import type { CollectionTaskFilter, CollectionTaskRepository } from '../../core/ports/collection-task-repository.port.js';
+import type { Page, PageRequest } from '../../core/ports/page.js';
 import { fromStoredCollectionTask, toStoredCollectionTask, type StoredCollectionTask } from '../records/collection-task-record.js';
-import { claimDue, guarded, insertRow, jsonb, replaceStatement, versionedReplace, type Queryable, type Row, type TogetherWrite } from './pg-support.js';
+import {
+  claimDue, guarded, insertRow, jsonb, pageOf, replaceStatement, versionedReplace, type Queryable, type Row, type TogetherWrite,
+} from './pg-support.js';
 import { prepared } from './pg-prepared.js';
 
 const TERMINAL = `status NOT IN (${COLLECTION_STATUS.DONE}, ${COLLECTION_STATUS.FAILED})`;
@@ -88,6 +91,17 @@ export class PgCollectionTaskRepository implements CollectionTaskRepository {
       );
       return rows.length === 0 ? null : taskFromRow(rows[0] as Row);
     });
+  }
+
+  /** Walks collection_tasks_by_user_newest (migration 0017), or the address index when a sub-address is named. */
+  listByUser(userId: UserId, filter: CollectionTaskFilter, page: PageRequest): Promise<Page<CollectionTask>> {
+    const where = ['user_id = $1'];
+    const params: unknown[] = [userId];
+    if (filter.status !== undefined) where.push(`status = $${params.push(filter.status)}`);
+    if (filter.address !== undefined) where.push(`address = $${params.push(filter.address)}`);
+    return guarded('collection task list', () => pageOf(this.pool, {
+      table: 'collection_tasks', where: where.join(' AND '), order: 'started_at DESC, inserted_seq DESC', params,
+    }, taskFromRow, page));
   }
 
   update(task: CollectionTask): Promise<void> {

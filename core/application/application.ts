@@ -9,6 +9,7 @@ import type {
   WalletBalanceView, WalletCreatedView, WalletView, WebhookStatusView, WebhookTestView,
 } from './views.js';
 import type { PasswordResetDoneView, PasswordResetRequestedView } from './views.js';
+import type { CollectionTaskListItemView } from './views.js';
 import type { DepositsService } from './deposits.service.js';
 import type { TwoFactorService } from './two-factor.service.js';
 import type { AuditService } from './audit.service.js';
@@ -117,15 +118,22 @@ export interface CollectionsService {
   create(userId: UserId, body: unknown): Promise<CollectionTaskView>;
   /** 404 BIZ-COLLECTION-TASK-NOT-FOUND when missing or another user's. */
   get(userId: UserId, taskNo: string): Promise<CollectionTaskView>;
+  /** Extension (issue #34): query {status?, address?, page?, per_page?}: the caller's tasks newest first, paged like GET /commands. */
+  list(userId: UserId, query: unknown): Promise<ItemsPage<CollectionTaskListItemView>>;
   /** Extension: what the task cost so far, from receipts; 404 BIZ-COLLECTION-TASK-NOT-FOUND exactly as `get`. */
   costs(userId: UserId, taskNo: string): Promise<CollectionCostView>;
 }
 
 export interface CashierTokensService {
-  /** body {address, ttl_minutes?}: 201 with the `ct_` token shown once. */
-  create(userId: UserId, body: unknown): Promise<CashierTokenCreatedView>;
-  /** query {page?, per_page?} (default 15): newest first, without `token`. */
+  /**
+   * body {address, ttl_minutes?}: 201 with the `ct_` token shown once. `payerBase` (the service's public origin) makes
+   * a payment request's answer carry `payer_url`.
+   */
+  create(userId: UserId, body: unknown, options?: { readonly payerBase?: string }): Promise<CashierTokenCreatedView>;
+  /** query {page?, per_page?, reference?} (default 15): newest first, without `token`; `reference` keeps a request's tokens. */
   list(userId: UserId, query: unknown): Promise<MetaPage<CashierTokenView>>;
+  /** Extension (issue #34): one token with its payment; 404 CASHIER-TOKEN-NOT-FOUND when missing or another user's. */
+  get(userId: UserId, tokenNo: string): Promise<CashierTokenView>;
   /** body {reason?}: CASHIER-TOKEN-NOT-FOUND, CASHIER-TOKEN-ALREADY-DISABLED. */
   disable(userId: UserId, tokenNo: string, body: unknown): Promise<CashierTokenDisabledView>;
 }

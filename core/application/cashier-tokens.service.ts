@@ -1,5 +1,5 @@
-import { cashierTokenState, cashierTokenTransition, newTokenValue, parseTtl } from '../domain/cashier-token-rules.js';
-import { DomainError } from '../domain/errors.js';
+import { cashierTokenState, cashierTokenTransition, firstExpiry, newTokenValue, parseTtl } from '../domain/cashier-token-rules.js';
+import { DomainError, validationError } from '../domain/errors.js';
 import { newTokenNo, NUMBER_RANDOM_BYTES } from '../domain/numbers.js';
 import { parsePageQuery, toMetaPage } from '../domain/pagination.js';
 import { formatIsoTime } from '../domain/time.js';
@@ -12,11 +12,16 @@ import type { ResolvedDeps } from './deps.js';
 import { fieldsOf, optionalString, requireString } from './input.js';
 import { toCashierTokenView } from './mappers.js';
 import { ownedWallet } from './ownership.js';
-import { livePaymentView, parsePaymentRequest, toPaymentView } from './payment-requests.js';
+import { livePaymentView, MAX_REFERENCE, parsePaymentRequest, toPaymentView } from './payment-requests.js';
 import { retryOnConflict } from './retry-on-conflict.js';
 import type { CashierTokenCreatedView, CashierTokenDisabledView, CashierTokenView, MetaPage } from './views.js';
 
 const MAX_REASON = 255;
+
+/** The payer page of a token (spec §4: `{cashier_url}?ct=<token>`; the page is GET /cashier on the service). */
+export function payerUrl(origin: string, token: string): string {
+  return `${origin.replace(/\/+$/, '')}/cashier?ct=${encodeURIComponent(token)}`;
+}
 
 /** The ports the cashier token use cases touch. */
 export type CashierTokensDeps = Pick<ResolvedDeps, 'cashierTokens' | 'wallets' | 'hasher' | 'clock' | 'ids' | 'settings' | 'assets' | 'deposits'>;
@@ -31,7 +36,7 @@ export class CashierTokensUseCases implements CashierTokensService {
    * With `amount` and `asset_symbol` (and optionally reference, description, pay_within_minutes) the token carries a
    * payment request (issue #25); without them, the token and the response are exactly the spec's.
    */
-  async create(userId: UserId, body: unknown): Promise<CashierTokenCreatedView> {
+  async create(userId: UserId, body: unknown, options: { readonly payerBase?: string } = {}): Promise<CashierTokenCreatedView> {
     const fields = fieldsOf(body);
     const address = requireString(fields, 'address', 128);
     const ttl = parseTtl(fields['ttl_minutes']);
@@ -49,7 +54,7 @@ export class CashierTokensUseCases implements CashierTokensService {
       networkCode: wallet.networkCode,
       status: 'active',
       ttlMinutes: ttl,
-      expiresAt: now + ttl * 60_000,
+      expiresAt: firstExpiry(now, ttl, payment),
       disabledAt: null,
       disableReason: null,
       createdAt: now,
@@ -57,23 +62,53 @@ export class CashierTokensUseCases implements CashierTokensService {
       ...(payment === undefined ? {} : { payment }),
     };
     if ((await this.deps.cashierTokens.insert(token, now)) === 'active-exists') {
-      throw new DomainError('CASHIER-TOKEN-ACTIVE-EXISTS');
+      throw await this.activeExists(wallet.address, now);
     }
-    const view = payment === undefined
-      ? toCashierTokenView(token)
-      : { ...toCashierTokenView(token), payment: toPaymentView(payment, { status: payment.status, received: 0n, confirming: 0n }) };
-    return { ...view, token: value };
+    if (payment === undefined) return { ...toCashierTokenView(token), token: value };
+    const view = { ...toCashierTokenView(token), payment: toPaymentView(payment, { status: payment.status, received: 0n, confirming: 0n }) };
+    return { ...view, token: value, ...(options.payerBase === undefined ? {} : { payer_url: payerUrl(options.payerBase, value) }) };
   }
 
+  /**
+   * `reference` (issue #34, an extension) keeps the tokens whose payment request carries exactly that reference;
+   * absent, every token of the caller (the spec's list).
+   */
   async list(userId: UserId, query: unknown): Promise<MetaPage<CashierTokenView>> {
-    const page = parsePageQuery(fieldsOf(query, 'query'), 'cashier');
-    const found = await this.deps.cashierTokens.listByUser(userId, page);
-    // A request's status is judged now from its deposits, as the payer's session shows it.
-    const views = await Promise.all(found.items.map(async (token) => {
-      const payment = await livePaymentView(this.deps, token);
-      return payment === undefined ? toCashierTokenView(token) : { ...toCashierTokenView(token), payment };
-    }));
+    const fields = fieldsOf(query, 'query');
+    const page = parsePageQuery(fields, 'cashier');
+    const reference = optionalString(fields, 'reference', MAX_REFERENCE);
+    if (reference === '') throw validationError('reference', 'must not be empty');
+    const found = reference === null
+      ? await this.deps.cashierTokens.listByUser(userId, page)
+      : await this.deps.cashierTokens.listByReference(userId, reference, page);
+    const views = await Promise.all(found.items.map((token) => this.liveView(token)));
     return toMetaPage(views, found.total, page.page, page.perPage);
+  }
+
+  /** One token of the caller's with its payment judged now; another account's is as unknown as a missing one. */
+  async get(userId: UserId, tokenNo: string): Promise<CashierTokenView> {
+    const token = visibleTo(await this.deps.cashierTokens.findByTokenNo(tokenNo), userId);
+    if (token === null) throw new DomainError('CASHIER-TOKEN-NOT-FOUND');
+    return this.liveView(token);
+  }
+
+  /** A request's status is judged now from its deposits, as the payer's session shows it. */
+  private async liveView(token: CashierToken): Promise<CashierTokenView> {
+    const payment = await livePaymentView(this.deps, token);
+    return payment === undefined ? toCashierTokenView(token) : { ...toCashierTokenView(token), payment };
+  }
+
+  /**
+   * The 409 names the token to end (issue #34): the spec's failure body has only code and message, so the message
+   * carries its number and when it expires, and the call that ends it now.
+   */
+  private async activeExists(address: string, now: number): Promise<DomainError> {
+    const active = await this.deps.cashierTokens.findActiveByAddress(address, now);
+    if (active === null) return new DomainError('CASHIER-TOKEN-ACTIVE-EXISTS');
+    return new DomainError('CASHIER-TOKEN-ACTIVE-EXISTS', {
+      message: `active cashier token exists for the address: ${active.tokenNo} (expires_at ${formatIsoTime(active.expiresAt)}); `
+        + `end it with DELETE /cashier/tokens/${active.tokenNo}, or wait until it expires`,
+    });
   }
 
   /** active (or expired) → disabled; disabled → 409 CASHIER-TOKEN-ALREADY-DISABLED (spec §3). */

@@ -1,16 +1,19 @@
-import { DomainError } from '../domain/errors.js';
+import { DomainError, validationError } from '../domain/errors.js';
+import { parsePageQuery, toItemsPage } from '../domain/pagination.js';
 import { visibleTo } from '../domain/wallet-rules.js';
 import type { UserId } from '../domain/model/common.js';
-import type { CollectionTask } from '../domain/model/collection-task.js';
+import { COLLECTION_STATUS, type CollectionStatus, type CollectionTask } from '../domain/model/collection-task.js';
 import { ADDRESS_TYPE } from '../domain/model/wallet.js';
 import type { CollectionsService } from './application.js';
 import { assetOf, startCollection, sweepableOnChainOrRefuse, type CollectionStarterDeps } from './collection-starter.js';
 import type { ResolvedDeps } from './deps.js';
 import { toCollectionCostView, type CollectionCostView } from './collection-cost-view.js';
-import { fieldsOf, requireString } from './input.js';
-import { toTaskView } from './mappers.js';
+import { fieldsOf, optionalEnum, optionalString, requireString } from './input.js';
+import { toTaskListItemView, toTaskView } from './mappers.js';
 import { ownedWallet } from './ownership.js';
-import type { CollectionTaskView } from './views.js';
+import type { CollectionTaskListItemView, CollectionTaskView, ItemsPage } from './views.js';
+
+const TASK_STATUSES = Object.values(COLLECTION_STATUS) as CollectionStatus[];
 
 /** The ports the collection use cases touch, with those of starting a collection. */
 export type CollectionsDeps = Pick<ResolvedDeps, 'wallets' | 'tasks' | 'assets' | 'chain'> & CollectionStarterDeps;
@@ -44,6 +47,18 @@ export class CollectionsUseCases implements CollectionsService {
    * What the task cost so far, from its receipts (extension; docs/decisions.md 53): owner-scoped exactly like
    * {@link get}, so another user's task is 404 BIZ-COLLECTION-TASK-NOT-FOUND like a missing one.
    */
+  /** `status` (a task status) and `address` (a sub-address) filter; paged exactly like GET /commands (issue #34). */
+  async list(userId: UserId, query: unknown): Promise<ItemsPage<CollectionTaskListItemView>> {
+    const fields = fieldsOf(query, 'query');
+    const status = optionalEnum(fields, 'status', TASK_STATUSES);
+    const address = optionalString(fields, 'address', 128);
+    if (address === '') throw validationError('address', 'must not be empty');
+    const page = parsePageQuery(fields, 'standard');
+    const filter = { ...(status === undefined ? {} : { status }), ...(address === null ? {} : { address }) };
+    const found = await this.deps.tasks.listByUser(userId, filter, page);
+    return toItemsPage(found.items.map(toTaskListItemView), found.total, page.page, page.perPage);
+  }
+
   async costs(userId: UserId, taskNo: string): Promise<CollectionCostView> {
     return toCollectionCostView(await this.owned(userId, taskNo));
   }

@@ -6,7 +6,7 @@ import type { UserId } from '../domain/model/common.js';
 import type { CommandsService } from './application.js';
 import type { ResolvedDeps } from './deps.js';
 import { fieldsOf, optionalEnum } from './input.js';
-import { toCommandListItemView, toCommandView } from './mappers.js';
+import { toCommandDetailView, toCommandListItemView } from './mappers.js';
 import type { CommandListItemView, CommandView, ItemsPage } from './views.js';
 
 const TYPES = Object.values(COMMAND_TYPE) as CommandType[];
@@ -30,9 +30,10 @@ export class CommandsUseCases implements CommandsService {
     return toItemsPage(found.items.map(toCommandListItemView), found.total, page.page, page.perPage);
   }
 
+  /** A withdrawal also shows asset_symbol, amount, to_address and txid (issue #34, extensions). */
   async get(userId: UserId, commandNo: string): Promise<CommandView> {
     const command = visibleTo(await this.deps.commands.get(commandNo), userId);
     if (command === null) throw new DomainError('BIZ-COMMAND-NOT-FOUND');
-    return toCommandView(command);
+    return toCommandDetailView(command);
   }
 }

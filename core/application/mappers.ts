@@ -3,14 +3,14 @@ import type { ErrorCode } from '../domain/errors.js';
 import { formatIsoTime, formatWalletTime } from '../domain/time.js';
 import type { CashierToken } from '../domain/model/cashier-token.js';
 import type { ChainResources } from '../domain/model/chain.js';
-import type { CollectionTask } from '../domain/model/collection-task.js';
-import type { Command } from '../domain/model/command.js';
+import { COLLECTION_STATUS, type CollectionTask } from '../domain/model/collection-task.js';
+import { COMMAND_TYPE, type Command } from '../domain/model/command.js';
 import type { Millis } from '../domain/model/common.js';
 import type { WalletAddress } from '../domain/model/wallet.js';
 import type { CommandApproval } from '../domain/model/withdrawal-policy.js';
 import type {
-  CashierTaskView, CashierTokenView, ChainResourcesView, CollectionTaskView, CommandApprovalView, CommandListItemView, CommandView,
-  WalletView,
+  CashierTaskView, CashierTokenView, ChainResourcesView, CollectionTaskListItemView, CollectionTaskView, CommandApprovalView,
+  CommandListItemView, CommandView, WalletView, WithdrawalCommandView,
 } from './views.js';
 
 /** Which timestamp rendering a view uses: wallet side (`YYYY-MM-DD HH:MM:SS` UTC) or ISO 8601 with offset. */
@@ -47,6 +47,24 @@ export function toCommandView(command: Command): CommandView {
   };
 }
 
+/**
+ * GET /commands/{commandNo}: the spec's fields, and for a withdrawal what it sends where (issue #34, extensions): the
+ * txid once the transaction may have been broadcast (stamped before the send; a FAILED one may name a transaction the
+ * chain refused or never included).
+ */
+export function toCommandDetailView(command: Command): CommandView | WithdrawalCommandView {
+  const view = toCommandView(command);
+  if (command.type !== COMMAND_TYPE.WITHDRAWAL) return view;
+  const tx = command.transaction;
+  return {
+    ...view,
+    asset_symbol: command.assetSymbol ?? '',
+    amount: command.params['amount'] ?? formatAmount(command.lockedAmount),
+    to_address: command.params['to_address'] ?? '',
+    txid: tx !== null && tx.broadcastAt !== null ? tx.txid : null,
+  };
+}
+
 /** A withdrawal's approval sub-state (issue #26); wallet-side times like the rest of the command. */
 export function toApprovalView(approval: CommandApproval): CommandApprovalView {
   return {
@@ -74,6 +92,18 @@ export function toTaskView(task: CollectionTask): CollectionTaskView {
     last_error: task.lastError,
     started_at: formatWalletTime(task.startedAt),
     finished_at: orNull(task.finishedAt, formatWalletTime),
+  };
+}
+
+/** A task of GET /collections (issue #34): the wallet-side task and what it swept from where. */
+export function toTaskListItemView(task: CollectionTask): CollectionTaskListItemView {
+  const done = task.status === COLLECTION_STATUS.DONE;
+  return {
+    ...toTaskView(task),
+    address: task.address,
+    asset_symbol: task.assetSymbol,
+    swept_amount: done && task.sweptAmount !== null ? formatAmount(task.sweptAmount) : null,
+    sweep_tx_hash: done ? task.sweepTxHash : null,
   };
 }
 

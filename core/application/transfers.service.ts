@@ -14,6 +14,7 @@ import { newCommand, refuseIfLocked, refuseIfRisky, withAddressLock, type Comman
 import { fieldsOf, requireChainAmount, requireString } from './input.js';
 import { ownedWallet } from './ownership.js';
 import type { CommandAcceptedView } from './views.js';
+import { withVelocityRelief } from './velocity-relief.js';
 
 /** The ports the transfer use case touches, with those of queuing a fund-moving command. */
 export type TransfersDeps = Pick<ResolvedDeps, 'chain' | 'wallets' | 'assets' | 'withdrawalPolicies' | 'uow' | 'auditLog' | 'withdrawalFees'> & FundCommandDeps;
@@ -65,7 +66,9 @@ export class TransfersUseCases implements TransfersService {
         const accepted: Command = approval ? { ...created, approval: awaitingApproval(created, policy!) } : created;
         const velocity: VelocityCharge | null = velocityCharge(limits, { userId, assetSymbol: asset.symbol, amount, at: created.createdAt });
         // The command (with its velocity judgement) and its audit entry land together (decision 144).
-        await this.audit.recordWith(() => this.deps.uow.commit({ newCommands: [accepted], ...(velocity === null ? {} : { velocity }) }), () => ({
+        // A velocity refusal says what is left and when the withdrawal fits (issue #34).
+        const commit = () => withVelocityRelief(this.deps, velocity, () => this.deps.uow.commit({ newCommands: [accepted], ...(velocity === null ? {} : { velocity }) }));
+        await this.audit.recordWith(commit, () => ({
           userId, action: 'withdrawal.requested', actor: { kind: 'user', id: null },
           detail: { command_no: accepted.commandNo, ...detail, approval: accepted.approval == null ? null : 'awaiting' },
         }));

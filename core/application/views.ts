@@ -130,6 +130,24 @@ export interface CollectionTaskView {
 /** The task on the cashier endpoints: without error_code, ISO timestamps. */
 export type CashierTaskView = Omit<CollectionTaskView, 'error_code'>;
 
+/** A task of GET /collections (issue #34, an extension): the spec's task fields, and what it swept from where. */
+export interface CollectionTaskListItemView extends CollectionTaskView {
+  readonly address: string;
+  readonly asset_symbol: string;
+  /** Smallest unit, once DONE; null before and on failure. */
+  readonly swept_amount: string | null;
+  readonly sweep_tx_hash: string | null;
+}
+
+/** GET /commands/{commandNo} of a withdrawal: the spec's command fields and what it sends where (issue #34, extensions). */
+export interface WithdrawalCommandView extends CommandView {
+  readonly asset_symbol: string;
+  readonly amount: string;
+  readonly to_address: string;
+  /** Once the transaction may have been broadcast; null before. */
+  readonly txid: string | null;
+}
+
 /** Spec §2 cashier token record (list and disable); `token` only in the create response. */
 export interface CashierTokenView {
   readonly token_no: string;
@@ -198,6 +216,8 @@ export interface PaymentTransferView {
 
 export interface CashierTokenCreatedView extends CashierTokenView {
   readonly token: string;
+  /** Only with a payment request (issue #34, an extension): the payer page, `{origin}/cashier?ct=<token>`. */
+  readonly payer_url?: string;
 }
 
 export interface CashierTokenDisabledView {

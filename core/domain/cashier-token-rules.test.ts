@@ -4,7 +4,7 @@ import { Buffer } from 'node:buffer';
 import { DomainError } from './errors.js';
 import { CASHIER_TOKEN_TTLS, type CashierTokenTtl } from './model/cashier-token.js';
 import {
-  cashierTokenState, cashierTokenTransition, CASHIER_TOKEN_TRANSITIONS, isTokenActive, newSecretToken, newTokenValue,
+  cashierTokenState, cashierTokenTransition, CASHIER_TOKEN_TRANSITIONS, firstExpiry, isTokenActive, newSecretToken, newTokenValue,
   parseTtl, slideExpiry, type CashierTokenEvent, type CashierTokenState,
 } from './cashier-token-rules.js';
 
@@ -44,6 +44,17 @@ describe('expiry', () => {
       expect(slid).toBeGreaterThanOrEqual(expiresAt);
       expect(slid).toBeGreaterThanOrEqual(now + ttlMinutes * 60_000);
       expect(slid === expiresAt || slid === now + ttlMinutes * 60_000).toBe(true);
+    }));
+  });
+
+  it('a token with a payment request authenticates until its deadline, however short its ttl; without one, ttl_minutes', () => {
+    fc.assert(fc.property(ttlArb, fc.integer({ min: 1, max: 1440 }), fc.integer({ min: 0, max: 2 * 1440 * 60_000 }), (ttl, within, after) => {
+      const deadline = T0 + within * 60_000;
+      const expiresAt = firstExpiry(T0, ttl, { deadline });
+      const now = T0 + after;
+      // Unused after its creation, it is valid at every moment before the deadline and before now + ttl, and no longer.
+      expect(isTokenActive({ status: 'active', expiresAt }, now)).toBe(now < deadline || now < T0 + ttl * 60_000);
+      expect(firstExpiry(T0, ttl, undefined)).toBe(T0 + ttl * 60_000);
     }));
   });
 

@@ -19,6 +19,15 @@ export function isTokenActive(token: Pick<CashierToken, 'status' | 'expiresAt'>,
   return token.status === 'active' && now < token.expiresAt;
 }
 
+/**
+ * A new token's expiresAt: ttl_minutes from `now`, and for a token carrying a payment request never before its
+ * deadline (issue #34: a payer given a day to pay is not locked out after an hour). Sliding (slideExpiry) follows.
+ */
+export function firstExpiry(now: Millis, ttlMinutes: number, payment: { readonly deadline: Millis } | undefined): Millis {
+  const ttlEnd = now + ttlMinutes * 60_000;
+  return payment === undefined ? ttlEnd : Math.max(ttlEnd, payment.deadline);
+}
+
 /** DESIGN.md: each successful payment request slides expiry to max(current, now + ttl); it never shortens. */
 export function slideExpiry(token: Pick<CashierToken, 'expiresAt' | 'ttlMinutes'>, now: Millis): Millis {
   return Math.max(token.expiresAt, now + token.ttlMinutes * 60_000);

@@ -4,7 +4,7 @@ import { MemoryWithdrawalPolicyRepository } from '../../adapters/memory/memory-w
 import { MemoryStore } from '../../adapters/memory/memory-store.js';
 import { COMMAND_STATUS, COMMAND_TYPE, type Command } from './model/command.js';
 import {
-  destinationRefusal, emptyWithdrawalPolicy, limitsOf, needsApproval, velocityCharge, velocityRefusal, velocityTotals,
+  destinationRefusal, emptyWithdrawalPolicy, limitsOf, needsApproval, velocityCharge, velocityRefusal, velocityRelief, velocityTotals,
   VELOCITY_AMOUNT_WINDOW_MS, VELOCITY_COUNT_WINDOW_MS,
 } from './withdrawal-policy-rules.js';
 
@@ -88,6 +88,41 @@ describe('withdrawal policy rules (issue #26)', () => {
         expect(velocityRefusal(velocityTotals(commands, charge), charge)).toBe(expected);
       },
     ), { numRuns: 500 });
+  });
+
+  it('velocity relief: what is left now, and the first moment the refused withdrawal fits (never: it cannot) (issue #34)', () => {
+    const command = fc.record({
+      ageMs: fc.integer({ min: -1_000, max: VELOCITY_AMOUNT_WINDOW_MS + 1_000 }), amount: fc.bigInt({ min: 1n, max: 1_000n }),
+      status: fc.constantFrom(...Object.values(COMMAND_STATUS)), symbol: fc.constantFrom('USDT', 'TRX'), userId: fc.constantFrom(1, 2),
+    });
+    fc.assert(fc.property(
+      fc.array(command, { maxLength: 20 }), fc.bigInt({ min: 1n, max: 2_000n }),
+      fc.option(fc.integer({ min: 0, max: 6 })), fc.option(fc.bigInt({ min: 0n, max: 5_000n })),
+      (history, amount, maxCount1h, maxAmount24h) => {
+        const at = T0 + VELOCITY_AMOUNT_WINDOW_MS;
+        const commands = history.map((h, i): Command => ({
+          commandNo: `C${i}`, userId: h.userId, type: COMMAND_TYPE.WITHDRAWAL, status: h.status, address: `A${i}`, assetSymbol: h.symbol,
+          lockedAmount: h.amount, params: {}, transaction: null, errorCode: null, lastError: null, createdAt: at - h.ageMs, startedAt: null,
+          finishedAt: null, nextRunAt: at, lease: null, version: 1,
+        }));
+        const charge = { userId: 1, assetSymbol: 'USDT', amount, at, maxCount1h, maxAmount24h };
+        const relief = velocityRelief(commands, charge);
+        const totals = velocityTotals(commands, charge);
+        const refusedAt = (t: number) => velocityRefusal(velocityTotals(commands, { ...charge, at: t }), { ...charge, at: t });
+        expect(relief.amountLeft).toBe(maxAmount24h === null ? null : (maxAmount24h > totals.amount24h ? maxAmount24h - totals.amount24h : 0n));
+        expect(relief.countLeft).toBe(maxCount1h === null ? null : Math.max(0, maxCount1h - totals.count1h));
+        if (relief.fitsAt === null) {
+          // Never: only an amount above the limit by itself, or no withdrawal allowed at all.
+          expect((maxAmount24h !== null && amount > maxAmount24h) || maxCount1h === 0).toBe(true);
+          expect(refusedAt(at + 2 * VELOCITY_AMOUNT_WINDOW_MS)).not.toBeNull();
+        } else {
+          expect(relief.fitsAt).toBeGreaterThanOrEqual(at);
+          expect(refusedAt(relief.fitsAt)).toBeNull();
+          if (relief.fitsAt > at) expect(refusedAt(relief.fitsAt - 1)).not.toBeNull();
+          else expect(refusedAt(at)).toBeNull();
+        }
+      },
+    ), { numRuns: 1_000 });
   });
 
   it('approval threshold: strictly above it; an unlimited or unlisted asset never; a charge only with a velocity limit', () => {

@@ -95,6 +95,51 @@ export function velocityRefusal(totals: VelocityTotals, charge: VelocityCharge):
   return null;
 }
 
+/**
+ * What a refused withdrawal is told (issue #34): what each limit leaves now, and when this withdrawal would fit if
+ * nothing else is withdrawn meanwhile.
+ */
+export interface VelocityRelief {
+  /** max_amount_24h minus the counted total of the 24 h window, never below 0; null without that limit. */
+  readonly amountLeft: bigint | null;
+  /** max_count_1h minus the counted withdrawals of the hour, never below 0; null without that limit. */
+  readonly countLeft: number | null;
+  /**
+   * The first moment from `charge.at` on at which the charge passes velocityRefusal, as counted withdrawals leave
+   * their windows (one created at c counts until c + window); null when it never does (the amount alone is above
+   * max_amount_24h, or max_count_1h is 0).
+   */
+  readonly fitsAt: Millis | null;
+}
+
+/** When enough of `counted` (oldest first) has left a window of `windowMs` for `fits(dropped)` to hold; null: never. */
+function freeAt<T>(counted: readonly (T & { readonly createdAt: Millis })[], windowMs: number, at: Millis, fits: (dropped: readonly T[]) => boolean): Millis | null {
+  for (let n = 0; n <= counted.length; n++) {
+    if (fits(counted.slice(0, n))) return n === 0 ? at : Math.max(at, counted[n - 1]!.createdAt + windowMs);
+  }
+  return null;
+}
+
+/** The relief of a charge over the user's commands (the same counting as velocityTotals). */
+export function velocityRelief(commands: Iterable<Command>, charge: VelocityCharge): VelocityRelief {
+  const counted = [...commands].filter((c) => c.userId === charge.userId && c.assetSymbol === charge.assetSymbol && countsTowardVelocity(c))
+    .sort((a, b) => a.createdAt - b.createdAt);
+  const day = counted.filter((c) => c.createdAt > charge.at - VELOCITY_AMOUNT_WINDOW_MS);
+  const hour = counted.filter((c) => c.createdAt > charge.at - VELOCITY_COUNT_WINDOW_MS);
+  const dayTotal = day.reduce((sum, c) => sum + c.lockedAmount, 0n);
+  const { maxAmount24h, maxCount1h } = charge;
+  const countFree = maxCount1h === null ? charge.at
+    : freeAt(hour, VELOCITY_COUNT_WINDOW_MS, charge.at, (dropped) => hour.length - dropped.length + 1 <= maxCount1h);
+  const amountFree = maxAmount24h === null ? charge.at
+    : freeAt(day, VELOCITY_AMOUNT_WINDOW_MS, charge.at, (dropped) =>
+      dayTotal - dropped.reduce((sum, c) => sum + c.lockedAmount, 0n) + charge.amount <= maxAmount24h);
+  return {
+    amountLeft: maxAmount24h === null ? null : (maxAmount24h > dayTotal ? maxAmount24h - dayTotal : 0n),
+    countLeft: maxCount1h === null ? null : Math.max(0, maxCount1h - hour.length),
+    fitsAt: countFree === null || amountFree === null ? null : Math.max(countFree, amountFree),
+  };
+}
+
 /** A policy of a user who never saved one (version 0: the first save writes version 1). */
 export function emptyWithdrawalPolicy(userId: UserId, now: Millis): WithdrawalPolicy {
   return {

@@ -12,6 +12,16 @@ export interface CashierTokenRepository {
   findByTokenNo(tokenNo: string): Promise<CashierToken | null>;
   /** The user's tokens, newest first. */
   listByUser(userId: UserId, page: PageRequest): Promise<Page<CashierToken>>;
+  /**
+   * The user's tokens whose payment request carries exactly `reference` (case and spaces count), newest first like
+   * listByUser; tokens without a request never match (GET /cashier/tokens?reference=, issue #34).
+   */
+  listByReference(userId: UserId, reference: string, page: PageRequest): Promise<Page<CashierToken>>;
+  /**
+   * The token of `address` that is active and unexpired at `now` (the one `insert` answers 'active-exists' for), or
+   * null. A read for the refusal's message, not a check: the insert alone decides.
+   */
+  findActiveByAddress(address: string, now: number): Promise<CashierToken | null>;
   /** Optimistic replace: stored version must be `token.version - 1`, else ConcurrencyConflict. */
   update(token: CashierToken): Promise<void>;
   /**

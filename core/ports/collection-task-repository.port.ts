@@ -1,9 +1,23 @@
 import type { CollectionStatus, CollectionTask } from '../domain/model/collection-task.js';
+import type { UserId } from '../domain/model/common.js';
+import type { Page, PageRequest } from './page.js';
+
+/** Which of a user's tasks a list keeps: each given field must match (absent: any). */
+export interface CollectionTaskFilter {
+  readonly status?: CollectionStatus;
+  /** The swept sub-address. */
+  readonly address?: string;
+}
 
 export interface CollectionTaskRepository {
   get(taskNo: string): Promise<CollectionTask | null>;
   /** The most recently created task of the sub-address, or null. */
   findLatestByAddress(address: string): Promise<CollectionTask | null>;
+  /**
+   * The user's tasks that match `filter`, newest first (startedAt; among equal ones the later inserted first): one page
+   * of them and how many matched in all (GET /collections, issue #34).
+   */
+  listByUser(userId: UserId, filter: CollectionTaskFilter, page: PageRequest): Promise<Page<CollectionTask>>;
   /** Optimistic replace: stored version must be `task.version - 1`, else ConcurrencyConflict. */
   update(task: CollectionTask): Promise<void>;
   /**

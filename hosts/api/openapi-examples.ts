@@ -88,6 +88,10 @@ export const COMPONENT_EXAMPLES = {
     created_at: EX.walletTime,
   },
   CommandAccepted: { command_no: EX.commandNo, status: 1 },
+  CollectionTaskListItem: {
+    task_no: EX.taskNo, command_no: EX.commandNo, status: 11, error_code: null, last_error: null, started_at: EX.walletTime,
+    finished_at: EX.walletDone, address: EX.sub, asset_symbol: 'USDT', swept_amount: '25000000', sweep_tx_hash: EX.txid,
+  },
   CollectionTask: {
     task_no: EX.taskNo, command_no: EX.commandNo, status: 1, error_code: null, last_error: null, started_at: EX.walletTime, finished_at: null,
   },

@@ -61,6 +61,17 @@ const commandFields = {
   error_code: s.nullable(s.str()), last_error: s.nullable(s.str()),
   started_at: nullableWalletTime, finished_at: nullableWalletTime,
 };
+/** Extension (issue #34): what a withdrawal sends where, on GET /commands/{commandNo} of a withdrawal only. */
+const withdrawalFields = {
+  asset_symbol: s.str('Extension (issue #34), withdrawals only: the asset sent'),
+  amount: { ...s.amount(), description: 'Extension (issue #34), withdrawals only: the amount sent, smallest unit' },
+  to_address: s.str('Extension (issue #34), withdrawals only: the destination'),
+  txid: {
+    ...s.nullable(s.str()),
+    description: 'Extension (issue #34), withdrawals only: the transaction, once it may have been broadcast (null before); on a FAILED '
+      + 'withdrawal it may name a transaction the chain refused or never included',
+  },
+};
 /** Extension (issue #26): the approval sub-state of a withdrawal above its approval threshold, on that command only. */
 const commandApproval: JsonSchema = {
   ...s.obj({
@@ -137,12 +148,20 @@ export const COMPONENTS = {
     energy, bandwidth, withdrawable_sun: s.amount(),
     delegated_to: s.arr(s.obj({ address: s.str() })), received_from: s.arr(s.obj({ address: s.str() })),
   }),
-  Command: s.obj({ ...commandFields, approval: commandApproval }, ['approval']),
+  Command: s.obj({ ...commandFields, approval: commandApproval, ...withdrawalFields }, ['approval', ...Object.keys(withdrawalFields)]),
   CommandListItem: s.obj({ ...commandFields, created_at: walletTime, approval: commandApproval }, ['approval']),
   CommandAccepted: s.obj({ command_no: s.str(), status: s.ref('CommandStatus') }),
   CollectionTask: s.obj({
     task_no: s.str(), command_no: s.str(), status: s.ref('CollectionStatus'),
     error_code: s.nullable(s.str()), last_error: s.nullable(s.str()), started_at: walletTime, finished_at: nullableWalletTime,
+  }),
+  /** Extension (issue #34): a task of GET /collections, the spec's task fields and what it swept from where. */
+  CollectionTaskListItem: s.obj({
+    task_no: s.str(), command_no: s.str(), status: s.ref('CollectionStatus'),
+    error_code: s.nullable(s.str()), last_error: s.nullable(s.str()), started_at: walletTime, finished_at: nullableWalletTime,
+    address: s.str('the swept sub-address'), asset_symbol: s.str(),
+    swept_amount: { ...s.nullable(s.amount()), description: 'smallest unit, once DONE; null before and on failure' },
+    sweep_tx_hash: s.nullable(s.str('the sweep\'s transfer, once DONE')),
   }),
   CashierTask: cashierTask,
   /** Extension (docs/decisions.md 53): what a collection cost, read from its receipts. */
@@ -178,7 +197,11 @@ export const COMPONENTS = {
     description: 'Amounts are SUN integer strings. Zeros until the first receipt is read.',
   },
   CashierToken: s.obj(cashierTokenFields, ['payment']),
-  CashierTokenCreated: s.obj({ ...cashierTokenFields, token: s.str('ct_… bearer value, shown once') }, ['payment']),
+  CashierTokenCreated: s.obj({
+    ...cashierTokenFields, token: s.str('ct_… bearer value, shown once'),
+    payer_url: s.str('Extension (issue #34), only with a payment request: the payer page, `{origin}/cashier?ct=<token>`, the origin '
+      + 'as the caller reached the service (X-Forwarded-Proto and X-Forwarded-Host when a proxy set them, else http and Host)'),
+  }, ['payment', 'payer_url']),
   CashierTokenDisabled: s.obj({
     token_no: s.str(), status: s.enumOf(['disabled']), disabled_at: isoTime, disable_reason: s.nullable(s.str()),
   }),

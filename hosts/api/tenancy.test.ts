@@ -41,6 +41,7 @@ const PROBES: readonly Probe[] = [
   { kinds: ['command'], name: 'GET /commands/{n}', call: (h, b, id) => h.call('GET', `/api/commands/${id}`, { token: b.apiToken }) },
   { kinds: ['task'], name: 'GET /collections/{n}', call: (h, b, id) => h.call('GET', `/api/collections/${id}`, { token: b.apiToken }) },
   { kinds: ['task'], name: 'GET /collections/{n}/costs', call: (h, b, id) => h.call('GET', `/api/collections/${id}/costs`, { token: b.apiToken }) },
+  { kinds: ['cashierToken'], name: 'GET /cashier/tokens/{n}', call: (h, b, id) => h.call('GET', `/api/cashier/tokens/${id}`, { token: b.apiToken }) },
   { kinds: ['cashierToken'], name: 'DELETE /cashier/tokens/{n}', call: (h, b, id) => h.call('DELETE', `/api/cashier/tokens/${id}`, { token: b.apiToken }) },
   { kinds: ['apiToken'], name: 'DELETE /api-tokens/{id}', call: (h, b, id) => h.call('DELETE', `/api/api-tokens/${id}`, { token: b.session }) },
 ];
@@ -61,6 +62,9 @@ function unknownId(kind: Kind): fc.Arbitrary<string> {
 
 type Action = 'sub' | 'collection' | 'cashierToken' | 'transfer' | 'apiToken';
 
+/** The order reference of A's payment requests, which B's own order carries too. */
+const SHARED_REFERENCE = 'order-1042';
+
 /** Creates one resource of A by action, returning what became visible to A. */
 async function perform(h: ApiHarness, a: TestUser & { main: string }, action: Action): Promise<Owned[]> {
   switch (action) {
@@ -74,7 +78,10 @@ async function perform(h: ApiHarness, a: TestUser & { main: string }, action: Ac
     }
     case 'cashierToken': {
       const sub = await createWallet(h, a, 2);
-      const ct = ok(await h.call('POST', '/api/cashier/tokens', { token: a.apiToken, body: { address: sub } }), 201);
+      // A payment request under the reference B also uses: B's search by it must never find A's (issue #34).
+      const ct = ok(await h.call('POST', '/api/cashier/tokens', {
+        token: a.apiToken, body: { address: sub, amount: '1000000', asset_symbol: 'USDT', reference: SHARED_REFERENCE },
+      }), 201);
       return [{ kind: 'subAddress', id: sub }, { kind: 'cashierToken', id: ct.token_no }];
     }
     case 'transfer': {
@@ -100,6 +107,9 @@ describe('tenancy: another user\'s resources behave as nonexistent', () => {
   beforeAll(async () => {
     h = await startHarness();
     b = await userWithWallets(h, 'unlimited');
+    ok(await h.call('POST', '/api/cashier/tokens', {
+      token: b.apiToken, body: { address: b.sub, amount: '1000000', asset_symbol: 'USDT', reference: SHARED_REFERENCE },
+    }), 201);
   });
   afterAll(async () => {
     expectAnswersDocumented(h);
@@ -118,6 +128,12 @@ describe('tenancy: another user\'s resources behave as nonexistent', () => {
         const owned: Owned[] = [{ kind: 'address', id: (a.main = await createWallet(h, a, 1)) }, { kind: 'apiToken', id: String(a.apiTokenId) }];
         for (const action of actions) owned.push(...(await perform(h, a, action)));
         const before = await listsOf(h, b);
+        // B's searches never find A's (issue #34): its collections, even filtered by A's sub-address, and its order.
+        for (const sub of owned.filter((o) => o.kind === 'subAddress')) {
+          expect(ok(await h.call('GET', `/api/collections?address=${sub.id}`, { token: b.apiToken })).pagination.total).toBe(0);
+        }
+        expect(ok(await h.call('GET', '/api/collections', { token: b.apiToken })).pagination.total).toBe(0);
+        expect(ok(await h.call('GET', `/api/cashier/tokens?reference=${SHARED_REFERENCE}`, { token: b.apiToken })).meta.total).toBe(1);
         for (const resource of owned) {
           const unknown = fc.sample(unknownId(resource.kind), { numRuns: 1, seed: seed + owned.indexOf(resource) })[0]!;
           for (const probe of PROBES.filter((p) => p.kinds.includes(resource.kind))) {
@@ -144,6 +160,8 @@ async function listsOf(h: ApiHarness, b: TestUser): Promise<unknown[]> {
     h.call('GET', '/api/wallets?per_page=100', { token: b.apiToken }).then(ok),
     h.call('GET', '/api/commands?per_page=100', { token: b.apiToken }).then(ok),
     h.call('GET', '/api/cashier/tokens?per_page=100', { token: b.apiToken }).then(ok),
+    h.call('GET', `/api/cashier/tokens?reference=${SHARED_REFERENCE}`, { token: b.apiToken }).then(ok),
+    h.call('GET', '/api/collections?per_page=100', { token: b.apiToken }).then(ok),
     h.call('GET', '/api/webhooks/deliveries?per_page=100', { token: b.session }).then(ok),
   ]);
 }

@@ -54,6 +54,7 @@ describe('collection leases', { timeout: 60_000 }, () => {
       ...w.stores.tasks,
       get: (no) => w.stores.tasks.get(no),
       findLatestByAddress: (a) => w.stores.tasks.findLatestByAddress(a),
+      listByUser: (userId, filter, page) => w.stores.tasks.listByUser(userId, filter, page),
       claimDue: (now, owner, ms) => w.stores.tasks.claimDue(now, owner, ms),
       claimSeveralDue: (now, owner, ms, limit) => w.stores.tasks.claimSeveralDue(now, owner, ms, limit),
       claimReclaimDue: (now, owner, ms) => w.stores.tasks.claimReclaimDue(now, owner, ms),

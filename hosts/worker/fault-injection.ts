@@ -90,6 +90,7 @@ export function faultyTasks(inner: CollectionTaskRepository, plan: FaultPlan): C
   return {
     get: (no) => inner.get(no),
     findLatestByAddress: (a) => inner.findLatestByAddress(a),
+    listByUser: (userId, filter, page) => inner.listByUser(userId, filter, page),
     claimDue: (now, owner, leaseMs) => inner.claimDue(now, owner, leaseMs),
     claimSeveralDue: (now, owner, leaseMs, limit) => inner.claimSeveralDue(now, owner, leaseMs, limit),
     claimReclaimDue: (now, owner, leaseMs) => inner.claimReclaimDue(now, owner, leaseMs),

@@ -3,6 +3,7 @@ import { BODY_ADDRESS_STATUSES } from '../error-status.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { metaPage, s } from '../openapi-schemas.js';
 import { COMPONENT_EXAMPLES, EX } from '../openapi-examples.js';
+import { requestOrigin } from '../public-origin.js';
 
 /** Spec §4 "Cashier token management" (Developer API Token). */
 export function cashierTokenRoutes(app: Application): RouteDef[] {
@@ -30,13 +31,19 @@ export function cashierTokenRoutes(app: Application): RouteDef[] {
           description: { ...s.str(), maxLength: 200, description: 'Extension (issue #25): what is paid for, shown to the payer' },
           pay_within_minutes: {
             ...s.int(), minimum: 1, maximum: 1440,
-            description: 'Extension (issue #25): the fixed payment deadline from now; default ttl_minutes. Unlike expires_at it never slides',
+            description: 'Extension (issue #25): the fixed payment deadline from now; default ttl_minutes. Unlike expires_at it never slides. '
+              + 'The token lives at least until it (issue #34): its first expires_at is the later of now + ttl_minutes and the deadline',
           },
         }, ['ttl_minutes', 'amount', 'asset_symbol', 'reference', 'description', 'pay_within_minutes']),
         data: s.ref('CashierTokenCreated'),
         errors: ['BIZ-WALLET-ADDRESS-NOT-FOUND', 'BIZ-ADDRESS-TYPE-NOT-SUB', 'CASHIER-TOKEN-ACTIVE-EXISTS', 'BIZ-ASSET-NOT-FOUND'],
+        description: 'A 409 CASHIER-TOKEN-ACTIVE-EXISTS names the active token in its message (its token_no and expires_at, and '
+          + 'DELETE /cashier/tokens/{tokenNo} to end it); the failure body stays the spec\'s (code, message, empty data).',
       },
-      handle: ({ caller, body }) => app.cashierTokens.create(caller.userId, body),
+      handle: ({ caller, body, headers }) => {
+        const payerBase = requestOrigin(headers);
+        return app.cashierTokens.create(caller.userId, body, payerBase === undefined ? {} : { payerBase });
+      },
     }),
     defineRoute({
       method: 'GET', path: '/api/cashier/tokens', auth: 'developer',
@@ -44,10 +51,27 @@ export function cashierTokenRoutes(app: Application): RouteDef[] {
         operationId: 'listCashierTokens',
         example: { data: [COMPONENT_EXAMPLES.CashierToken], meta: { current_page: 1, per_page: 15, total: 1, last_page: 1 } },
         summary: 'List the caller\'s cashier tokens', tag: 'Cashier tokens',
-        query: { page: { schema: s.int(), description: 'default 1' }, per_page: { schema: s.int(), description: 'default 15, max 100' } },
+        query: {
+          page: { schema: s.int(), description: 'default 1' }, per_page: { schema: s.int(), description: 'default 15, max 100' },
+          reference: {
+            schema: { ...s.str(), minLength: 1, maxLength: 120 },
+            description: 'Extension (issue #34): only the tokens whose payment request carries exactly this reference (the merchant\'s '
+              + 'order id given at create; case and spaces count), newest first. Absent: every token',
+          },
+        },
         data: metaPage(s.ref('CashierToken')),
       },
       handle: ({ caller, query }) => app.cashierTokens.list(caller.userId, query),
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/cashier/tokens/:tokenNo', auth: 'developer',
+      docs: {
+        operationId: 'getCashierToken',
+        summary: 'One cashier token with its payment request judged now (extension, issue #34)', tag: 'Cashier tokens',
+        description: 'The record of the list (without `token`). A token of another account is as unknown as a missing one.',
+        data: s.ref('CashierToken'), errors: ['CASHIER-TOKEN-NOT-FOUND'],
+      },
+      handle: ({ caller, params }) => app.cashierTokens.get(caller.userId, params.tokenNo ?? ''),
     }),
     defineRoute({
       method: 'DELETE', path: '/api/cashier/tokens/:tokenNo', auth: 'developer', rateLimit: 'cashier-token-disable',

@@ -1,7 +1,8 @@
 import type { Application } from '../../../core/application/index.js';
 import { BODY_ADDRESS_STATUSES } from '../error-status.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { s } from '../openapi-schemas.js';
+import { itemsPage, s } from '../openapi-schemas.js';
+import { pageQuery } from './wallet.routes.js';
 import { EX } from '../openapi-examples.js';
 
 /**
@@ -39,6 +40,23 @@ export function collectionRoutes(app: Application): RouteDef[] {
         ],
       },
       handle: ({ caller, body }) => app.collections.create(caller.userId, body),
+    }),
+    // Extension (issue #34): the spec has GET /collections/{taskNo} only; a merchant finding an order needs the list.
+    defineRoute({
+      method: 'GET', path: '/api/collections', auth: 'developer',
+      docs: {
+        operationId: 'listCollections',
+        summary: 'List the caller\'s collection tasks, newest first (extension)', tag: 'Collection',
+        description: 'Paged exactly like GET /commands (page default 1, per_page default 20, max 100; anything else, or an unknown '
+          + 'status, is 422 VALIDATION-ERROR naming the parameter). Each task carries the spec\'s fields and what it swept from where.',
+        query: {
+          status: { schema: s.ref('CollectionStatus') },
+          address: { schema: { ...s.str(), maxLength: 128 }, description: 'only the tasks of this sub-address' },
+          ...pageQuery,
+        },
+        data: itemsPage(s.ref('CollectionTaskListItem')),
+      },
+      handle: ({ caller, query }) => app.collections.list(caller.userId, query),
     }),
     defineRoute({
       method: 'GET', path: '/api/collections/:taskNo', auth: 'developer',
