@@ -79,6 +79,16 @@ export function describeBlockSourceContract(name: string, makeSubject: MakeSubje
       expect(await source.block(head.number, 'solidified')).toBeNull();
     });
 
+    it('the genesis is block 0, the same at every ask and as blocks move, the parent of block 1', async () => {
+      const { source, chain } = subject();
+      const genesis = await source.genesis();
+      expect(genesis.number).toBe(0);
+      expect(genesis.hash).toMatch(/^[0-9a-f]{64}$/);
+      await chain.mine(2);
+      expect(await source.genesis()).toEqual(genesis);
+      expect((await source.block(1, 'head'))?.parentHash).toBe(genesis.hash);
+    });
+
     it('lists TRX and token transfers with stable ids, and changes that equal the final balances moved', async () => {
       const { source, chain, token } = subject();
       const [alice, bob] = [chain.address('bs-alice'), chain.address('bs-bob')];

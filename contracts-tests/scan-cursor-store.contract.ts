@@ -13,6 +13,7 @@ const hash = (n: number): string => n.toString(16).padStart(16, '0') + 'ab'.repe
 /** A checkpoint with every field in use: big amounts, a null contract, deposits and anchors. */
 export function sampleCheckpoint(block = 1_000): ScanCheckpoint {
   return {
+    genesis: hash(0),
     block: { number: block, hash: hash(block) },
     recent: [{ number: block - 1, hash: hash(block - 1) }, { number: block, hash: hash(block) }],
     final: block - 1,
@@ -67,6 +68,19 @@ export function describeScanCursorStoreContract(
       const again = await cursors.claim('s', 'w1', 1, 60_001);
       expect(held(again)).toBeGreaterThan(v2!);
       expect(again).toMatchObject({ checkpoint: sampleCheckpoint() });
+    });
+
+    it('keeps the chain\'s genesis with the cursor; a checkpoint saved without one (before it was recorded) comes back without one', async () => {
+      const { cursors } = subject();
+      const v = held(await cursors.claim('s', 'w', 0, 60_000));
+      const { genesis, ...legacy } = sampleCheckpoint(7);
+      const v2 = (await cursors.save('s', 'w', v, legacy, 60_000))!;
+      const before = await cursors.claim('s', 'w', 1, 60_000);
+      expect(before).toMatchObject({ checkpoint: legacy });
+      expect(before.held ? before.checkpoint?.genesis : 'not held').toBeUndefined();
+      await cursors.save('s', 'w', held(before), sampleCheckpoint(8), 60_000);
+      expect(v2).toBeGreaterThan(v);
+      expect(await cursors.claim('s', 'w', 2, 60_000)).toMatchObject({ checkpoint: { genesis, block: { number: 8 } } });
     });
 
     it('refuses a save at a stale version or by an owner without the lease, storing nothing', async () => {

@@ -107,6 +107,8 @@ describe('scan checkpoint record (shared by the MongoDB and PostgreSQL scan curs
   const blockId = fc.record({ number: fc.nat(), hash: fc.string({ minLength: 1, maxLength: 8 }) });
   const contract = fc.option(fc.constantFrom('TContractA', 'TContractB'), { nil: null });
   const checkpoint = fc.record({
+    // Absent on a checkpoint saved before the genesis was recorded.
+    genesis: fc.option(fc.string({ unit: fc.constantFrom(...'0123456789abcdef'.split('')), minLength: 64, maxLength: 64 }), { nil: undefined }),
     block: blockId,
     recent: fc.array(blockId, { maxLength: 3 }),
     final: fc.nat(),

@@ -6,6 +6,8 @@ import { decodeMoney, encodeMoney } from './record-support.js';
  * decimal integer string. Nothing in it is queried, so a store keeps it whole (a JSONB column, a sub-document).
  */
 export interface StoredScanCheckpoint {
+  /** The chain's genesis block id; absent on checkpoints written before it was recorded. */
+  genesis?: string;
   block: { number: number; hash: string };
   recent: { number: number; hash: string }[];
   final: number;
@@ -23,6 +25,7 @@ export interface StoredScanCheckpoint {
 /** Domain value -> stored record: pure, a fresh object, amounts as decimal strings. */
 export function toStoredScanCheckpoint(c: ScanCheckpoint): StoredScanCheckpoint {
   return {
+    ...(c.genesis === undefined ? {} : { genesis: c.genesis }),
     block: { number: c.block.number, hash: c.block.hash },
     recent: c.recent.map((b) => ({ number: b.number, hash: b.hash })),
     final: c.final,
@@ -44,6 +47,7 @@ export function toStoredScanCheckpoint(c: ScanCheckpoint): StoredScanCheckpoint 
 /** Stored record -> domain value (a fresh object); a malformed amount is a store fault, not a zero. */
 export function fromStoredScanCheckpoint(c: StoredScanCheckpoint): ScanCheckpoint {
   return {
+    ...(typeof c.genesis === 'string' ? { genesis: c.genesis } : {}),
     block: { number: c.block.number, hash: c.block.hash },
     recent: c.recent.map((b) => ({ number: b.number, hash: b.hash })),
     final: c.final,

@@ -104,6 +104,15 @@ export class TronBlockSource implements BlockSource {
     });
   }
 
+  genesis(): Promise<BlockId> {
+    return this.pool.run('genesis block', async (node) => {
+      // Only the id: block 0 may hold the network's allocation transactions, whose receipts no node keeps.
+      const id = blockId(await node.request<BlockJson>('full', 'wallet/getblockbynum', { num: 0 }));
+      if (id === null || id.number !== 0) throw new ChainError('CHAIN-NODE-UNAVAILABLE', `${node.name}: getblockbynum 0 returned no genesis block`, { transient: true });
+      return id;
+    });
+  }
+
   block(number: number, level: ChainLevel): Promise<ChainBlock | null> {
     return this.pool.run(`block ${number}`, async (node) => {
       // A head reply serves its block once: after a reorg the same number must be read again.

@@ -93,6 +93,11 @@ export interface BlockSource {
   /** The newest block at `level`. */
   head(level: ChainLevel): Promise<BlockId>;
   /**
+   * The chain's first block (number 0). Two nodes answer the same id only when they follow the same chain: a
+   * restarted devnet, or a node of another network, answers another (what a scanner checks its cursor against).
+   */
+  genesis(): Promise<BlockId>;
+  /**
    * Block `number` as the node has it at `level` (at head level possibly on a branch a reorg will replace), or null
    * when the node has no such block at that level (yet). Two reads of one solidified block give the same answer.
    */

@@ -24,6 +24,11 @@ export interface BalanceAnchor {
 
 /** Everything a chain scanner needs to resume where it stopped, and to undo a reorg after a restart. */
 export interface ScanCheckpoint {
+  /**
+   * The id of the genesis block of the chain the cursor's blocks are on: a node answering another genesis follows
+   * another chain (a restarted devnet, another network). Absent on a checkpoint saved before it was recorded.
+   */
+  readonly genesis?: string;
   /** The last block whose balances are written (the cursor). */
   readonly block: BlockId;
   /** The last processed blocks, oldest first, ending with `block`: where a reorg's fork point is looked for. */

@@ -266,6 +266,9 @@ export function composeContainer(config: HostConfig, overrides: CompositionOverr
     const chain = ctx.get(TOKENS.Chain);
     const checks = [probe('chain', () => chain.head())];
     checks.push(storeCheck(config, overrides));
+    // Where the balance scanner runs in this process (npm run serve): not ready once it stopped for another chain.
+    const stopped = ctx.get(TOKENS.Metrics).scannerChainMismatch();
+    if (stopped !== undefined) checks.push(Promise.resolve({ name: 'scanner-chain', ok: stopped === null }));
     if (config.locks === 'redis') checks.push(probe('redis', () => redisClient().ping()));
     return Promise.all(checks);
   });

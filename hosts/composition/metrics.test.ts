@@ -3,6 +3,7 @@ import { ChainError } from '../../core/domain/errors.js';
 import type { ChainGateway } from '../../core/ports/chain-gateway.port.js';
 import { MemoryAddressLock, ManualClock } from '../../adapters/memory/index.js';
 import { rateLimitedErrors } from '../worker/rate-limited-log.js';
+import { workerHealth } from '../worker/start-worker.js';
 import { CustodyMetrics } from './metrics.js';
 
 const line = (text: string, prefix: string): string | undefined => text.split('\n').find((l) => l.startsWith(prefix));
@@ -22,6 +23,22 @@ describe('CustodyMetrics decorators', () => {
     expect(line(text, 'custody_chain_errors_total{method="broadcast",kind="CHAIN-NODE-UNAVAILABLE"')).toMatch(/ 1$/);
     // No process metrics unless asked for (tests build many registries).
     expect(text).not.toContain('process_cpu');
+  });
+
+  it('a balance scanner stopped for another chain is counted once by reason, and answered for readiness and /healthz', async () => {
+    const metrics = new CustodyMetrics('custody-test');
+    expect(metrics.scannerChainMismatch()).toBeUndefined();
+    const status = { chainMismatch: null as string | null, chainMismatches: 0 };
+    metrics.watchScannerChain(() => status);
+    expect(metrics.scannerChainMismatch()).toBeNull();
+    expect(workerHealth(metrics, Date.now(), 60_000)()).toMatchObject({ ok: true });
+    expect(await metrics.metrics()).not.toContain('custody_scanner_chain_mismatches_total{');
+    Object.assign(status, { chainMismatch: 'genesis', chainMismatches: 1 });
+    expect(metrics.scannerChainMismatch()).toBe('genesis');
+    expect(workerHealth(metrics, Date.now(), 60_000)()).toEqual({ ok: false, lastTickAgoMs: expect.any(Number), chainMismatch: 'genesis' });
+    // Scraped twice, still one stop.
+    await metrics.metrics();
+    expect(line(await metrics.metrics(), 'custody_scanner_chain_mismatches_total{reason="genesis"')).toMatch(/ 1$/);
   });
 
   it('counts refused lock acquisitions and idempotency outcomes', async () => {

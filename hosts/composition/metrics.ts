@@ -53,6 +53,8 @@ export class CustodyMetrics {
 
   private readonly pendingForwardCounts = new Map<string, number | (() => number)>();
   private scannerLagWatched = false;
+  /** The balance scanner's stop for another chain, once a scanner runs in this process (watchScannerChain). */
+  private scannerChain: (() => string | null) | null = null;
   private tasksWatched = false;
   /** Running totals since the last daily summary and since the last hourly stuck check (hosts/worker/maintenance.ts). */
   readonly periods = { day: new PeriodTotals(), hour: new PeriodTotals() };
@@ -144,6 +146,36 @@ export class CustodyMetrics {
       registers: [this.registry],
       collect() { const value = lag(); if (value !== null) this.set(value); },
     });
+  }
+
+  /**
+   * Follows the balance scanner's check of the chain (issue #34): its stops for a node on another chain than the
+   * store's cursor are counted (custody_scanner_chain_mismatches_total, by reason), and the stop is what
+   * {@link scannerChainMismatch} answers for readiness and `/healthz`.
+   */
+  watchScannerChain(status: () => { readonly chainMismatch: string | null; readonly chainMismatches: number }): void {
+    if (this.scannerChain !== null) return;
+    this.scannerChain = () => status().chainMismatch;
+    let counted = 0;
+    new Counter({
+      name: 'custody_scanner_chain_mismatches_total',
+      help: 'Times the balance scanner stopped because the node follows another chain than the one the store was scanning, by reason '
+        + '(genesis: another genesis block; behind: a head below the cursor and every block kept; fork: no common block among a full window)',
+      labelNames: ['reason'], registers: [this.registry],
+      collect() {
+        const now = status();
+        if (now.chainMismatch !== null && now.chainMismatches > counted) this.inc({ reason: now.chainMismatch }, now.chainMismatches - counted);
+        counted = now.chainMismatches;
+      },
+    });
+  }
+
+  /**
+   * Why this process's balance scanner stopped (the node follows another chain than the store's cursor), null while
+   * it runs, undefined when no scanner runs in this process.
+   */
+  scannerChainMismatch(): string | null | undefined {
+    return this.scannerChain === null ? undefined : this.scannerChain();
   }
 
   /**

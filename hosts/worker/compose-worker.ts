@@ -68,6 +68,7 @@ export function startComposedWorker(composition: Composition, env: ComposedWorke
   }, scannerOptionsFromEnv({ BALANCE_SCAN_LEVEL: env.BALANCE_SCAN_LEVEL, BALANCE_SCAN_START: env.BALANCE_SCAN_START }));
   const metrics = c.get(TOKENS.Metrics);
   metrics.watchScannerLag(() => balanceScanner.lag());
+  metrics.watchScannerChain(() => balanceScanner.status());
   metrics.watchTasksByStatus(() => core.tasks.countByStatus());
   const log = c.get(TOKENS.Logger);
   // A trigger whose cheapest plan costs more than its max_fee_sun waits: logged here, counted by the tick's report.

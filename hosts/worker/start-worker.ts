@@ -22,12 +22,17 @@ export interface StartedWorker {
   stop(deadlineMs?: number): Promise<boolean>;
 }
 
-/** The worker is healthy while its loop completes ticks: the last one at most `staleMs` ago (or it started recently). */
+/**
+ * The worker is healthy while its loop completes ticks (the last one at most `staleMs` ago, or it started recently)
+ * and its balance scanner has not stopped for a node on another chain (issue #34).
+ */
 export function workerHealth(metrics: CustodyMetrics, startedAt: number, staleMs: number, now: () => number = Date.now): () => HealthReport {
   return () => {
     const last = metrics.lastTickAt ?? startedAt;
     const ago = now() - last;
-    return { ok: ago <= staleMs, lastTickAgoMs: ago };
+    // A scanner stopped for a node on another chain than the store's credits nothing: unhealthy until a restart.
+    const chainMismatch = metrics.scannerChainMismatch() ?? null;
+    return { ok: ago <= staleMs && chainMismatch === null, lastTickAgoMs: ago, ...(chainMismatch === null ? {} : { chainMismatch }) };
   };
 }
 

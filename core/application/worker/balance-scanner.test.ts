@@ -264,6 +264,7 @@ describe('BalanceScanner never skips', () => {
     let hidden = true;
     const holey: BlockSource = {
       head: (level) => source.head(level),
+      genesis: () => source.genesis(),
       block: (n, level) => (hidden && n === missing ? Promise.resolve(null) : source.block(n, level)),
       finalBalances: (a, c) => source.finalBalances(a, c),
     };

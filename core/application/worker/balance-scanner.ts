@@ -4,19 +4,20 @@ import { ChainError } from '../../domain/errors.js';
 import { REFRESH_SOURCE, type BalanceItem, type BalanceSnapshot } from '../../domain/model/balance.js';
 import type { NetworkCode } from '../../domain/model/common.js';
 import type { BalanceRepository } from '../../ports/balance-repository.port.js';
-import type { BlockSource, BlockTransfer, ChainBlock, ChainLevel } from '../../ports/block-source.port.js';
+import type { BlockId, BlockSource, BlockTransfer, ChainBlock, ChainLevel } from '../../ports/block-source.port.js';
 import type { ChainGateway } from '../../ports/chain-gateway.port.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { DepositRepository } from '../../ports/deposit-repository.port.js';
 import type { DeveloperConfigRepository } from '../../ports/developer-config-repository.port.js';
 import type { IdGenerator } from '../../ports/id-generator.port.js';
-import type { ScanCursorStore } from '../../ports/scan-cursor-store.port.js';
+import type { ScanCheckpoint, ScanCursorStore } from '../../ports/scan-cursor-store.port.js';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.js';
 import type { WalletRepository } from '../../ports/wallet-repository.port.js';
 import {
   anchor, applyBlock, dueForFinalRead, freshState, fromCheckpoint, recordedHash, rollback, settle, shown, toCheckpoint, unanchor, type ScanState,
 } from './balance-scanner-state.js';
 import type { BlockReceipts } from './block-receipts.js';
+import { chainMismatch, chainMismatchMessage, type ChainMismatch } from './chain-identity.js';
 import { DepositRecorder, type DepositObservation } from './deposit-recorder.js';
 
 /** The ports the scanner reads and writes. */
@@ -107,6 +108,8 @@ export interface ScanPass {
   readonly heldBy?: string;
   /** The chain time (ms) of block `to`, the newest block this pass processed; null when it processed none. */
   readonly toTimestamp?: number | null;
+  /** Set when the node follows another chain than the cursor's: the scanner stopped (see chain-identity.ts). */
+  readonly chainMismatch?: ChainMismatch;
 }
 
 /** The scanner's running figures, for the worker's metrics. */
@@ -127,6 +130,10 @@ export interface ScannerStatus {
   readonly gaps: number;
   readonly finalReads: number;
   readonly failedPasses: number;
+  /** Why the scanner stopped for good in this process: the node follows another chain than the cursor's; else null. */
+  readonly chainMismatch: ChainMismatch | null;
+  /** Times it stopped so (0 or 1 per process: a stop lasts until a restart). */
+  readonly chainMismatches: number;
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -157,6 +164,8 @@ export class BalanceScanner {
   private readonly maxAnchors: number;
   private readonly network: NetworkCode;
   private knownSolid = -1;
+  /** The node's genesis id: read at the first pass, again whenever the node looks like another chain. */
+  private nodeGenesis: string | null = null;
   private readonly recorder: DepositRecorder;
   private readonly receipts: BlockReceipts | undefined;
   private readonly figures: Mutable<ScannerStatus>;
@@ -178,7 +187,7 @@ export class BalanceScanner {
     this.receipts = this.level === 'head' ? deps.receipts : undefined;
     this.figures = {
       level: this.level, cursor: null, tip: null, lag: null, lastPassAt: null, blocksScanned: 0, depositsCredited: 0, reorgs: 0,
-      blocksRolledBack: 0, gaps: 0, finalReads: 0, failedPasses: 0,
+      blocksRolledBack: 0, gaps: 0, finalReads: 0, failedPasses: 0, chainMismatch: null, chainMismatches: 0,
     };
   }
 
@@ -194,6 +203,9 @@ export class BalanceScanner {
 
   /** One pass: the blocks after the cursor up to the tip (at most maxBlocksPerPass), then final reads and writes. */
   async scan(): Promise<ScanPass> {
+    // Stopped for another chain: nothing is read or written until a restart (an operator must choose the chain).
+    const stopped = this.figures.chainMismatch;
+    if (stopped !== null) return { ...EMPTY, latest: this.figures.tip ?? 0, lag: this.figures.lag ?? 0, chainMismatch: stopped };
     try {
       return await this.pass();
     } catch (error) {
@@ -208,6 +220,8 @@ export class BalanceScanner {
     if (!claim.held) return { ...EMPTY, latest: this.figures.tip ?? 0, lag: this.figures.lag ?? 0, heldBy: claim.owner };
     const tip = await blocks.head(this.level);
     const s = claim.checkpoint !== null ? fromCheckpoint(claim.checkpoint) : freshState(await this.startBlock(tip.number));
+    const stop = await this.checkChain(claim.checkpoint, s, tip, null);
+    if (stop !== null) return stop;
     if (this.level === 'solidified') this.knownSolid = Math.max(this.knownSolid, tip.number);
     const tracked = new Set(this.deps.assets.list(this.network).map((a) => a.contractAddress));
     const touched = new Set<string>();
@@ -234,7 +248,13 @@ export class BalanceScanner {
         break;
       }
       if (s.block.hash !== '' && block.parentHash !== s.block.hash) {
-        const fork = await this.forkPoint(s, block);
+        const { at: fork, shared } = await this.forkPoint(s, block);
+        if (!shared) {
+          // No kept block is on the node's chain: another chain, unless it only forks below a young scanner's start.
+          const stop = await this.checkChain(claim.checkpoint, s, tip, s.recent.length >= this.window ? 'window' : 'start');
+          if (stop !== null) return stop;
+          this.deps.log?.warn({ scanner: this.name, block: fork }, 'reorg below the first block scanned: rescanning from there');
+        }
         const undone = rollback(s, fork);
         for (const u of undone.replaced) reverted.push(...u.deposits.map((d) => ({ ...d, block: u.number })));
         for (const u of undone.replaced) observed.push(...u.deposits.map((d) => ({ kind: 'dropped' as const, transferId: d.id })));
@@ -266,7 +286,8 @@ export class BalanceScanner {
     // Before the balances and the checkpoint: a failed write fails the pass, and the next one redoes it.
     await this.recorder.record(observed, s.block.number);
     const refreshed = await this.write(s, new Set([...touched, ...read]));
-    const saved = await cursors.save(this.name, this.owner, claim.version, toCheckpoint(s, this.window, this.maxAnchors), clock.now() + this.leaseMs);
+    const checkpoint = { ...toCheckpoint(s, this.window, this.maxAnchors), ...(this.nodeGenesis === null ? {} : { genesis: this.nodeGenesis }) };
+    const saved = await cursors.save(this.name, this.owner, claim.version, checkpoint, clock.now() + this.leaseMs);
     if (saved === null) {
       this.deps.log?.error({ scanner: this.name, owner: this.owner }, 'scan cursor lease lost during the pass: progress not saved');
       throw new ChainError('CHAIN-NODE-UNAVAILABLE', `${this.name}: the cursor's lease was lost during the pass`, { transient: true });
@@ -322,18 +343,40 @@ export class BalanceScanner {
     return pending.filter((d) => !held.has(d.transferId)).map((d) => ({ kind: 'dropped' as const, transferId: d.transferId }));
   }
 
-  /** Walks back from the cursor until the node's chain and the recorded one share a block (the fork point). */
-  private async forkPoint(s: ScanState, first: ChainBlock): Promise<number> {
+  /**
+   * Compares the node with the chain the cursor was scanning (chainMismatch). The node's genesis is read at this
+   * process's first pass, and again when the node looks like another chain: its head below the cursor, or a fork below
+   * every kept block (`unshared`: below a full `window` of them, or below the `start` of a scanner that keeps fewer).
+   * On a mismatch the scanner stops for good: logged once, counted, and this pass's answer.
+   */
+  private async checkChain(stored: ScanCheckpoint | null, s: ScanState, tip: BlockId, unshared: 'window' | 'start' | null): Promise<ScanPass | null> {
+    const below = tip.number < s.block.number;
+    if (this.nodeGenesis === null || below || unshared !== null) this.nodeGenesis = (await this.deps.blocks.genesis()).hash;
+    const evidence = {
+      storedGenesis: stored?.genesis, nodeGenesis: this.nodeGenesis, cursor: s.block.number, head: tip,
+      recordedAtHead: below ? recordedHash(s, tip.number) : null, oldestKept: s.recent[0]?.number ?? null, forkBeyondWindow: unshared === 'window',
+    };
+    const reason = chainMismatch(evidence);
+    if (reason === null) return null;
+    this.figures.chainMismatch = reason;
+    this.figures.chainMismatches += 1;
+    this.deps.log?.error({
+      scanner: this.name, reason, cursor: s.block.number, head: tip.number, stored_genesis: stored?.genesis ?? null, node_genesis: this.nodeGenesis,
+    }, `${this.name}: ${chainMismatchMessage(reason, evidence)}`);
+    return { ...EMPTY, latest: tip.number, lag: this.figures.lag ?? 0, chainMismatch: reason };
+  }
+
+  /**
+   * Walks back from the cursor until the node's chain and the recorded one share a block (the fork point, `shared`);
+   * when none of the kept blocks is shared, the height below them (`shared` false: see checkChain).
+   */
+  private async forkPoint(s: ScanState, first: ChainBlock): Promise<{ at: number; shared: boolean }> {
     let parent = first.parentHash;
     let n = first.number - 1;
     for (;;) {
       const recorded = recordedHash(s, n);
-      if (recorded === '' || recorded === parent) return n;
-      if (recorded === null) {
-        // Deeper than the kept window: the node follows another chain than before; rescan from there unchecked.
-        this.deps.log?.error({ scanner: this.name, block: n }, 'reorg deeper than the kept window: rescanning from there');
-        return n;
-      }
+      if (recorded === '' || recorded === parent) return { at: n, shared: true };
+      if (recorded === null) return { at: n, shared: false };
       if (n <= s.final) this.deps.log?.error({ scanner: this.name, block: n, final: s.final }, 'reorg below a block taken as final');
       const block = await this.deps.blocks.block(n, this.level);
       if (block === null) throw new ChainError('CHAIN-NODE-UNAVAILABLE', `${this.name}: block ${n} vanished while looking for a fork point`, { transient: true });
