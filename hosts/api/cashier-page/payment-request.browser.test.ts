@@ -296,6 +296,29 @@ describe.skipIf(!chromiumFound)('payment request payer page in chromium', () => 
     }
   });
 
+  it('a confirming payment dropped by a reorg: listed as not counted, and the page asks for the whole amount again', async () => {
+    const r = await requestFor({});
+    const p = await openPayerPage(browser, w, VIEWPORTS[0]!, `?ct=${r.ct}`);
+    try {
+      await waitText(p, '#heading', 'Pay 25 USDT');
+      const txid = await pay(r, '25000000');
+      await block(w, p.page);
+      await pass(w, p.page, POLL_MS);
+      await waitText(p, '#summary', 'A payment of 25 USDT is being confirmed by the network. It covers the rest: do not send it again.');
+      await offersNothingToPay(p, r);
+      // The block that held it is replaced by a branch without it: the scanner marks the deposit reverted.
+      w.dev.devnet.reorg(1, { keep: 'none' });
+      await untilPayment(p, r, (payment) => payment.transfers[0]?.status === 'reverted' && payment.confirming === '0', 6);
+      await waitText(p, '#summary', 'Send exactly 25 USDT to this address. This page updates by itself.');
+      expect(await text(p, '#amount')).toBe('25 USDT');
+      expect(await copiedAmount(p)).toEqual({ copied: '25', data: '25' });
+      expect(await transfersShown(p)).toEqual([['25 USDT', 'Dropped by the network: not counted', txid]]);
+      await clean(p, 'request-mobile-14-reverted');
+    } finally {
+      await p.close();
+    }
+  });
+
   it('paid, then the forward fails (a blacklisted sub-address): "Paid. Forwarding … did not finish", nothing offered to pay', async () => {
     const r = await requestFor({});
     const p = await openPayerPage(browser, w, VIEWPORTS[0]!, `?ct=${r.ct}`);
