@@ -13,6 +13,7 @@ import { SelfDelegationEnergyProvider } from '../../adapters/tron/index.js';
 import { FaultPlan, faultyGateway, type SentTransaction } from './fault-injection.js';
 import { buildWorkerWorld, TRX, type WorkerWorld } from './worker-test-fixture.js';
 import { driveUntil } from './worker-drive.js';
+import { startWorker } from './index.js';
 
 let world: WorkerWorld | undefined;
 afterEach(async () => {
@@ -88,6 +89,33 @@ describe('refunds from a sub-address that cannot pay its fees', { timeout: 60_00
     expect((await w.gateway.getResources(sub)).energy.receivedSun).toBe(0n);
     expect(await w.gateway.getTokenBalance(payer, w.devnet.usdtAddress)).toBe(0n);
     expect(await w.stores.commands.findActiveByAddress(sub)).toBeNull();
+  });
+
+  it('through the worker host with ENERGY_BURN: main sends the sub-address the TRX its transfer burns, the leftover comes back', async () => {
+    world = await buildWorkerWorld({ stakeTrx: 0n });
+    const w = world;
+    const sub = await w.addSub();
+    const payer = (await w.gateway.createAccount()).address;
+    w.devnet.fundToken(sub, 25_000_000n);
+    w.devnet.fund(payer, TRX);
+    w.devnet.mine(1);
+    const refund = await w.withdraw(sub, payer, 'USDT', 25_000_000n);
+    const worker = startWorker({ ...w.stores, chain: w.gateway, cipher: w.cipher, assets: w.assets, energy: {} },
+      { manual: true, collection: { confirmations: 1, burnEnabled: true, pollMs: 3_000 } });
+    try {
+      for (let round = 0; round < 60 && !(await ended(w, refund.commandNo)); round++) {
+        await worker.tick();
+        w.devnet.mine(1);
+        w.clock.advance(3_000);
+      }
+    } finally {
+      await worker.stop();
+    }
+    const done = (await w.stores.commands.get(refund.commandNo))!;
+    expect({ status: done.status, error: done.lastError, path: done.funding?.plan.path }).toEqual({ status: COMMAND_STATUS.SUCCESS, error: null, path: 'burn' });
+    expect(await w.gateway.getTokenBalance(payer, w.devnet.usdtAddress)).toBe(25_000_000n);
+    // Main lent the burn's TRX; what the transfer did not burn is back (below 0.1 TRX it stays: not worth a transfer).
+    expect(await w.gateway.getTrxBalance(sub)).toBeLessThan(100_000n);
   });
 
   it('TRX: all a sub-address holds, to an address the transfer creates: main funds the 1.1 TRX of fees, the amount lands once', async () => {
