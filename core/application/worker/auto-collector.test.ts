@@ -9,6 +9,11 @@ import { cacheBalances } from '../testing/cached-balances.js';
 import { userWithWallets, type UserWithWallets } from '../testing/user-journeys.js';
 import { AutoCollector, type AutoCollectorDeps, type SweepFeeQuote } from './auto-collector.js';
 import { DepositRecorder } from './deposit-recorder.js';
+import { randomBytes } from 'node:crypto';
+import { AesGcmKeyCipher } from '../../../adapters/node/index.js';
+import { SelfDelegationEnergyProvider } from '../../../adapters/tron/self-delegation-energy-provider.js';
+import { collectionStepSettings } from './collection-executor.js';
+import { plannedSweepCheck } from './sweep-fee-quote.js';
 
 let devnet: Devnet;
 beforeAll(async () => { devnet = await startTestDevnet(); });
@@ -104,6 +109,32 @@ describe('automatic collection (issue #24 item 4)', () => {
     expect(await tasksOn()).toBe(0);
     expect((await core.stores.deposits.findById(due.depositId))!.autoCollect).toBe('due');
     fee = 3_000_000n;
+    core.clock.advance(60_000);
+    expect(await collector.pass()).toEqual(['started']);
+    expect(await tasksOn()).toBe(1);
+  });
+
+  // Issue #34: a trigger whose sweep has no energy source waits (never skipped), with the reason, and starts once one fits.
+  it('no energy source (the planner\'s refusal before any task): waits with the reason, stays due, starts once the main address can pay', async () => {
+    await setRule(RULE);
+    const due = await confirmedDeposit(20_000_000n);
+    devnet.fundToken(sub, 20_000_000n);
+    devnet.mine(1);
+    await cacheBalances({ balances: core.stores.balances, clock: core.clock }, sub, { USDT: 20_000_000n });
+    const sweepCheck = plannedSweepCheck({
+      chain: core.chain, clock: core.clock, wallets: core.stores.wallets, cipher: AesGcmKeyCipher.fromConfig(randomBytes(32).toString('base64')),
+      energy: { self: new SelfDelegationEnergyProvider(core.chain) },
+    }, collectionStepSettings({ burnEnabled: true }));
+    const reasons: (string | null)[] = [];
+    const collector = new AutoCollector({ ...depsWith(), sweepCheck }, 'TRON', (_d, fee, _cap, reason) => reasons.push(reason), 60_000);
+    expect(await collector.pass()).toEqual(['waiting']);
+    expect(reasons).toHaveLength(1);
+    expect(reasons[0]).toMatch(/the main address holds 0 SUN.*To sweep, send at least \d+ TRX to the main address/);
+    expect(collector.waiting()).toBe(1);
+    expect(await tasksOn()).toBe(0);
+    expect((await core.stores.deposits.findById(due.depositId))!.autoCollect).toBe('due');
+    devnet.fund(user.main, 100_000_000);
+    devnet.mine(1);
     core.clock.advance(60_000);
     expect(await collector.pass()).toEqual(['started']);
     expect(await tasksOn()).toBe(1);
