@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { connectMongo } from '../../adapters/mongodb/index.js';
 import { MongoWalletKeys, PgWalletKeys } from './wallet-key-stores.js';
 import { connectPostgres } from '../../adapters/postgres/index.js';
@@ -28,9 +29,24 @@ export function argValues(argv: readonly string[], name: string): string[] {
   return values;
 }
 
+/** Whether a bare `--name` flag is present. */
+export function hasFlag(argv: readonly string[], name: string): boolean {
+  return argv.includes(`--${name}`);
+}
+
+/** A file's text, or a KeyBackupError naming the file and the errno (never its content). */
+export async function readInput(path: string, what: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    throw new KeyBackupError(`cannot read the ${what} ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+}
+
 /** Anything that looks like key material (a 64-hex private key, an age identity) is cut out of a message. */
 export function scrubbed(message: string): string {
-  return message.replace(/[0-9a-fA-F]{64}/g, '[redacted]').replace(/AGE-SECRET-KEY-[0-9A-Z-]+/g, '[redacted]');
+  return message.replace(/[0-9a-fA-F]{64}/g, '[redacted]').replace(/AGE-SECRET-KEY-[0-9A-Z-]+/g, '[redacted]')
+    .replace(/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g, '[redacted]');
 }
 
 /** Prints the failure (never key material) and sets the exit code: 2 configuration, 1 anything else. */

@@ -1,9 +1,11 @@
-import { timingSafeEqual } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { armor, Decrypter, Encrypter } from 'age-encryption';
 import { TronWeb } from 'tronweb';
 import type { EncryptedEnvelope } from '../../core/domain/model/common.js';
-import { ADDRESS_STATUS, ADDRESS_TYPE, type WalletAddress } from '../../core/domain/model/wallet.js';
+import type { WalletAddress } from '../../core/domain/model/wallet.js';
 import type { KeyCipher } from '../../core/ports/key-cipher.port.js';
+import { signBackup } from './backup-signature.js';
+import { KeyBackupError } from './key-backup-error.js';
 
 /**
  * The wallet records as `keys:export` and `keys:import` see them (adapters: wallet-key-stores.ts). Not a core port:
@@ -22,17 +24,11 @@ export interface WalletKeyStore {
   replaceKey(id: number, expected: EncryptedEnvelope, next: EncryptedEnvelope): Promise<boolean>;
 }
 
-/** A failure the operator can act on. Its message names addresses and counts, never key material. */
-export class KeyBackupError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'KeyBackupError';
-  }
-}
+export { KeyBackupError };
 
 /** What the age file holds once decrypted. */
 export const BACKUP_FORMAT = 'custody-hub-key-backup';
-interface BackupWallet {
+export interface BackupWallet {
   readonly id: number;
   readonly user_id: number;
   readonly network_code: string;
@@ -41,12 +37,12 @@ interface BackupWallet {
   readonly status: number;
   readonly created_at: number;
 }
-interface BackupEntry {
+export interface BackupEntry {
   readonly address: string;
   readonly private_key: string;
   readonly wallet: BackupWallet;
 }
-interface BackupFile {
+export interface BackupFile {
   readonly format: typeof BACKUP_FORMAT;
   readonly version: 1;
   readonly exported_at: string;
@@ -76,7 +72,7 @@ async function* allWallets(store: Pick<WalletKeyStore, 'list'>): AsyncGenerator<
   }
 }
 
-async function openKey(cipher: KeyCipher, wallet: WalletAddress): Promise<string | null> {
+export async function openKey(cipher: KeyCipher, wallet: WalletAddress): Promise<string | null> {
   try {
     return decoder.decode(await cipher.decrypt(wallet.encryptedKey, wallet.address));
   } catch {
@@ -91,12 +87,13 @@ export interface ExportReport {
 
 /**
  * Every wallet's private key with its address and record, as one age file (ASCII armor) encrypted to `recipients`
- * (`age1…` public keys; the matching identities stay offline). Each key is opened with the store's KEK and checked to
- * derive its address before anything is written; a key that cannot be opened or does not derive its address fails
- * the export (KeyBackupError naming the address): a backup that cannot be restored is worse than none.
+ * (`age1…` public keys; the matching identities stay offline), signed with the operator's `signingKey` (issue #35
+ * item 6, backup-signature.ts). Each key is opened with the store's KEK and checked to derive its address before
+ * anything is written; a key that cannot be opened or does not derive its address fails the export (KeyBackupError
+ * naming the address): a backup that cannot be restored is worse than none.
  */
 export async function exportKeys(
-  store: Pick<WalletKeyStore, 'list'>, cipher: KeyCipher, recipients: readonly string[], now: Date,
+  store: Pick<WalletKeyStore, 'list'>, cipher: KeyCipher, recipients: readonly string[], now: Date, signingKey: KeyObject,
 ): Promise<{ readonly armored: string; readonly report: ExportReport }> {
   if (recipients.length === 0) throw new KeyBackupError('no age recipient given: the backup would be readable by nobody');
   const encrypter = new Encrypter();
@@ -118,20 +115,8 @@ export async function exportKeys(
     });
   }
   const file: BackupFile = { format: BACKUP_FORMAT, version: 1, exported_at: now.toISOString(), keys };
-  const armored = armor.encode(await encrypter.encrypt(JSON.stringify(file)));
+  const armored = signBackup(armor.encode(await encrypter.encrypt(JSON.stringify(file))), signingKey);
   return { armored, report: { keys: keys.length } };
-}
-
-/** What `keys:import` did, per address. */
-export interface ImportReport {
-  /** Written as new wallet records (the key under the store's current KEK). */
-  readonly restored: number;
-  /** Already stored with the same key: nothing to do (an import run twice). */
-  readonly unchanged: number;
-  /** Stored, but under a key-encryption key this store no longer has: the key was wrapped again under the current one. */
-  readonly rewrapped: number;
-  /** Refused: the store holds something else at that address or id. Nothing was written for them. */
-  readonly conflicts: readonly { readonly address: string; readonly reason: string }[];
 }
 
 function parseIdentities(text: string): string[] {
@@ -142,7 +127,7 @@ function parseIdentities(text: string): string[] {
   return identities;
 }
 
-async function openBackup(armored: string, identityFile: string): Promise<BackupFile> {
+export async function openBackup(armored: string, identityFile: string): Promise<BackupFile> {
   let ciphertext: Uint8Array;
   try {
     ciphertext = armor.decode(armored);
@@ -164,68 +149,3 @@ async function openBackup(armored: string, identityFile: string): Promise<Backup
   return file as BackupFile;
 }
 
-function sameText(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
-}
-
-/** Checks one entry's shape and that its key derives its address; the problem (never the key) or null. */
-function entryProblem(entry: BackupEntry): string | null {
-  const w = entry.wallet as Partial<BackupWallet> | undefined;
-  if (typeof entry.address !== 'string' || typeof entry.private_key !== 'string' || w === undefined) return 'malformed entry';
-  if (!Number.isSafeInteger(w.id) || !Number.isSafeInteger(w.user_id) || w.network_code !== 'TRON'
-    || !Object.values(ADDRESS_TYPE).includes(w.address_type as 1) || !Object.values(ADDRESS_STATUS).includes(w.status as 1)
-    || !Number.isSafeInteger(w.created_at)) return 'malformed wallet record';
-  if (tronAddressOf(entry.private_key) !== entry.address) return 'its private key does not derive this address';
-  return null;
-}
-
-/**
- * Restores an age backup into the store. Every entry is checked first (shape, and tronweb deriving the address from
- * the key): one mismatch refuses the whole file and nothing is written. Then per address: absent, the record is
- * written with the key encrypted under the store's current KEK; present with the same key, nothing (idempotent);
- * present under a KEK the store no longer has, the key is wrapped again (compare-and-set); present with another key
- * or another owner, a conflict (reported, never overwritten).
- */
-export async function importKeys(
-  store: WalletKeyStore, cipher: KeyCipher, armored: string, identityFile: string,
-): Promise<ImportReport> {
-  const file = await openBackup(armored, identityFile);
-  for (const entry of file.keys) {
-    const problem = entryProblem(entry);
-    if (problem !== null) throw new KeyBackupError(`refused ${String(entry.address).slice(0, 40)}: ${problem}; nothing imported`);
-  }
-  let restored = 0;
-  let unchanged = 0;
-  let rewrapped = 0;
-  const conflicts: { address: string; reason: string }[] = [];
-  for (const { address, private_key: key, wallet: w } of file.keys) {
-    const existing = await store.findByAddress(address);
-    if (existing === null) {
-      const record: WalletAddress = {
-        id: w.id, userId: w.user_id, networkCode: 'TRON', address, addressType: w.address_type as WalletAddress['addressType'],
-        label: w.label, status: w.status as WalletAddress['status'], createdAt: w.created_at, version: 1,
-        encryptedKey: await cipher.encrypt(new TextEncoder().encode(key), address),
-      };
-      if (await store.insert(record)) restored += 1;
-      else conflicts.push({ address, reason: `wallet id ${w.id} or the user's main address is taken by another address` });
-      continue;
-    }
-    if (existing.userId !== w.user_id || existing.id !== w.id) {
-      conflicts.push({ address, reason: `stored as wallet ${existing.id} of user ${existing.userId}, the backup says wallet ${w.id} of user ${w.user_id}` });
-      continue;
-    }
-    const stored = await openKey(cipher, existing);
-    if (stored === null) {
-      const next = await cipher.encrypt(new TextEncoder().encode(key), address);
-      if (await store.replaceKey(existing.id, existing.encryptedKey, next)) rewrapped += 1;
-      else conflicts.push({ address, reason: 'the stored key changed during the import; run it again' });
-    } else if (sameText(stored, key)) {
-      unchanged += 1;
-    } else {
-      conflicts.push({ address, reason: 'the store holds another key for this address' });
-    }
-  }
-  return { restored, unchanged, rewrapped, conflicts };
-}
