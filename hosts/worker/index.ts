@@ -187,7 +187,8 @@ export function startWorker(deps: WorkerDeps, options: WorkerOptions = {}): Runn
   };
 }
 
-function reportEnds(report: TickReport, log: WorkerLog | undefined): void {
+/** Logs the workflows a tick finished (the loop's report; exported for its test): a failure with its code and message. */
+export function reportEnds(report: TickReport, log: WorkerLog | undefined): void {
   if (log === undefined) return;
   for (const o of [...report.collections, ...report.reclaims, ...report.commands]) {
     if (o.outcome !== 'finished') continue;
