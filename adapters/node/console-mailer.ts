@@ -8,14 +8,16 @@ const stdoutLine: LineWriter = (line) => {
 };
 
 /**
- * The embedded Mailer: prints `verification code for <email>: <code> (registration #<n> made <time>)` (the dev host
- * has no mail server).
+ * The embedded Mailer: prints `verification code for <email>: <code>` (the dev host has no mail server), after a line
+ * naming the registration the code confirms (`registration #<n> of <email>, made <time>: its code follows`); the code
+ * line stays exactly as tools and tests read it.
  */
 export class ConsoleMailer implements Mailer {
   constructor(private readonly writeLine: LineWriter = stdoutLine) {}
 
   async sendVerificationCode(email: string, code: string, registration: RegistrationNotice): Promise<void> {
-    this.writeLine(`verification code for ${email}: ${code} (registration #${registration.number} made ${registration.registeredAt})`);
+    this.writeLine(`registration #${registration.number} of ${email}, made ${registration.registeredAt}: its code follows`);
+    this.writeLine(`verification code for ${email}: ${code}`);
   }
 
   async sendPasswordResetCode(email: string, code: string): Promise<void> {

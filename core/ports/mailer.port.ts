@@ -10,7 +10,7 @@ export interface RegistrationNotice {
   readonly registeredAt: string;
 }
 
-/** Outbound mail. The embedded adapter prints `verification code for <email>: <code> (registration #<n> …)`. */
+/** Outbound mail. The embedded adapter prints `verification code for <email>: <code>` (after a line naming the registration). */
 export interface Mailer {
   /** The code of one pending registration, naming that registration. */
   sendVerificationCode(email: string, code: string, registration: RegistrationNotice): Promise<void>;
