@@ -230,6 +230,40 @@ describe('payment requests: the watcher (issue #25)', () => {
     expect(await watcher().pass()).toEqual([]);
   });
 
+  it('forwards resting for energy never crowd out the requests still being paid (limit 1, two resting)', async () => {
+    const check = plannedSweepCheck({
+      chain: core.chain, clock: core.clock, wallets: core.stores.wallets, cipher: AesGcmKeyCipher.fromConfig(randomBytes(32).toString('base64')),
+      energy: { self: new SelfDelegationEnergyProvider(core.chain) },
+    }, collectionStepSettings({ burnEnabled: true }));
+    const watcher = new PaymentWatcher({ ...deps(), sweepCheck: check }, { baseMs: 3_600_000, maxMs: 3_600_000 });
+    const subs = [sub, ...await Promise.all([1, 2].map(async () => (await core.app.wallets.create(user.userId, { network_code: 'TRON', address_type: 2 })).address))];
+    const payTo = async (to: string, amount: bigint): Promise<void> => {
+      transfers += 1;
+      const id = `${transfers.toString(16).padStart(64, '0')}:log:0`;
+      const transfer = { id, txid: id.slice(0, 64), contract: devnet.usdtAddress, internal: false, from: user.main, to, amount };
+      await recorder().record([{ kind: 'seen', transfer, block: 10, userId: user.userId, assetSymbol: 'USDT' }], 10);
+      await confirm(id);
+    };
+    // Two paid requests whose sweeps have no energy source (the main address holds no TRX), the third unpaid, later.
+    for (const [i, to] of subs.entries()) {
+      await core.app.cashierTokens.create(user.userId, { address: to, amount: '25000000', asset_symbol: 'USDT', pay_within_minutes: 30 + i });
+    }
+    for (const to of subs.slice(0, 2)) {
+      devnet.fundToken(to, 25_000_000n);
+      await payTo(to, 25_000_000n);
+      await cacheBalances({ balances: core.stores.balances, clock: core.clock }, to, { USDT: 25_000_000n });
+    }
+    devnet.mine(1);
+    await payTo(subs[2]!, 10_000_000n);
+    const outcomes: string[][] = [];
+    for (let i = 0; i < 5; i++) outcomes.push(await watcher.pass(1));
+    // Each resting forward costs a row read, not a slot: the third request is judged within a few passes.
+    expect(outcomes.flat().filter((o) => o === 'judged')).toHaveLength(1);
+    const third = (await core.app.cashierTokens.list(user.userId, {})).data.find((t) => t.address === subs[2])!;
+    expect(third.payment).toMatchObject({ status: 'partially_paid', received: '10000000' });
+    expect((await core.stores.cashierTokens.listWatchedPayments(10)).find((t) => t.address === subs[2])!.payment!.status).toBe('partially_paid');
+  });
+
   it('an expired request is watched for a day after its deadline, then let go', async () => {
     const created = await request();
     core.clock.advance(30 * MINUTE);

@@ -12,6 +12,9 @@ import type { DeveloperConfigRepository } from '../../ports/developer-config-rep
 import { startCollection, sweepableOrRefuse, type CollectionStarterDeps } from '../collection-starter.js';
 import { judgeRequest, paymentDeposits, paymentEvent, payingTxids } from '../payment-requests.js';
 
+/** Resting forwards read on top of a pass's limit at most (issue #34): beyond, the oldest deadlines still go first. */
+const MAX_RESTING = 2_000;
+
 /** How long after its deadline an expired request is still watched for a late payment (BTCPay's monitoring window). */
 export const LATE_PAYMENT_WINDOW_MS = 24 * 60 * 60_000;
 
@@ -44,23 +47,46 @@ export type PaymentWatchOutcome = 'unchanged' | 'judged' | 'started' | 'waiting'
  * each event is written once and each paid request makes at most one collection.
  */
 export class PaymentWatcher {
+  /** Forwards resting in the last pass, read on top of the next pass's limit. */
+  private resting = 0;
+
   constructor(
     private readonly deps: PaymentWatcherDeps,
     /** When a forward refused for want of energy is tried again (issue #34). */
     private readonly retry: ForwardRetrySchedule = DEFAULT_FORWARD_RETRY,
   ) {}
 
-  /** Judges up to `limit` watched requests, earliest deadline first; an infrastructure failure leaves the rest. */
+  /**
+   * Judges up to `limit` watched requests, earliest deadline first; an infrastructure failure leaves the rest. Forwards
+   * resting until their next attempt (issue #34) are read but not counted in `limit`: the last pass's number of them is
+   * read on top (at most MAX_RESTING), so requests waiting for energy never crowd out the ones still being paid.
+   */
   async pass(limit = 50): Promise<PaymentWatchOutcome[]> {
     const outcomes: PaymentWatchOutcome[] = [];
-    for (const token of await this.deps.cashierTokens.listWatchedPayments(limit)) outcomes.push(await this.judge(token));
+    let resting = 0;
+    for (const token of await this.deps.cashierTokens.listWatchedPayments(limit + this.resting)) {
+      if (this.rests(token)) {
+        resting += 1;
+        outcomes.push('waiting');
+      } else {
+        outcomes.push(await this.judge(token));
+      }
+    }
+    this.resting = Math.min(resting, MAX_RESTING);
     return outcomes;
+  }
+
+  /** A paid request whose forward waits for its next attempt: nothing to read or write until then. */
+  private rests(token: CashierToken): boolean {
+    const request = token.payment;
+    return request !== undefined && request.watched && request.collect === 'due' && !forwardDue(request.forwardWait, this.deps.clock.now());
   }
 
   /** Judges one watched request, then starts its collection when that is due. */
   async judge(token: CashierToken): Promise<PaymentWatchOutcome> {
     const request = token.payment;
     if (request === undefined || !request.watched) return 'unchanged';
+    if (this.rests(token)) return 'waiting';
     const now = this.deps.clock.now();
     const deposits = await paymentDeposits(this.deps.deposits, token);
     const judged = judgeRequest(request, deposits, now);
@@ -117,7 +143,6 @@ export class PaymentWatcher {
    * crash loses nothing and the worker that restarts tries it when due.
    */
   private async forward(token: CashierToken, request: PaymentRequest): Promise<PaymentWatchOutcome> {
-    if (!forwardDue(request.forwardWait, this.deps.clock.now())) return 'waiting';
     const wallet = await this.deps.wallets.findByAddress(token.address);
     const asset = this.deps.assets.find(token.networkCode, request.assetSymbol);
     if (wallet === null || asset === null || wallet.userId !== token.userId || wallet.addressType !== ADDRESS_TYPE.SUB) {
