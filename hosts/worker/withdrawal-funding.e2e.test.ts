@@ -9,6 +9,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { CommandExecutor } from '../../core/application/worker/command-executor.js';
 import { COMMAND_STATUS } from '../../core/domain/model/command.js';
+import { COLLECTION_STATUS } from '../../core/domain/model/collection-task.js';
 import { SelfDelegationEnergyProvider } from '../../adapters/tron/index.js';
 import { FaultPlan, faultyGateway, type SentTransaction } from './fault-injection.js';
 import { buildWorkerWorld, TRX, type WorkerWorld } from './worker-test-fixture.js';
@@ -26,9 +27,13 @@ async function ended(w: WorkerWorld, commandNo: string): Promise<boolean> {
   return c !== null && c.status !== COMMAND_STATUS.PENDING && c.status !== COMMAND_STATUS.RUNNING;
 }
 
-/** The executor as the worker builds it: the collections' energy sources, depth 1. */
-function fundedExecutor(w: WorkerWorld, sent: Map<string, SentTransaction>): CommandExecutor {
-  const chain = faultyGateway(w.gateway, new FaultPlan(new Map()), sent);
+/**
+ * The executor as the worker builds it: the collections' energy sources, depth 1; on a gateway that records what it
+ * sends, or (`sent` null) on the gateway itself, whose once-per-block reads (the token's energy factor) the recorder
+ * does not pass on.
+ */
+function fundedExecutor(w: WorkerWorld, sent: Map<string, SentTransaction> | null): CommandExecutor {
+  const chain = sent === null ? w.gateway : faultyGateway(w.gateway, new FaultPlan(new Map()), sent);
   return new CommandExecutor(
     { ...w.stores, chain, cipher: w.cipher, assets: w.assets, energy: { self: new SelfDelegationEnergyProvider(chain) } },
     { pollMs: 1_000 }, { funding: { confirmations: 1 } },
@@ -116,6 +121,31 @@ describe('refunds from a sub-address that cannot pay its fees', { timeout: 60_00
     expect(await w.gateway.getTokenBalance(payer, w.devnet.usdtAddress)).toBe(25_000_000n);
     // Main lent the burn's TRX; what the transfer did not burn is back (below 0.1 TRX it stays: not worth a transfer).
     expect(await w.gateway.getTrxBalance(sub)).toBeLessThan(100_000n);
+  });
+
+  it('the energy need jumps after the delegation: one top-up delegation, as a collection, SUCCESS, both given back', async () => {
+    world = await buildWorkerWorld({ solidifyLag: 1 });
+    const w = world;
+    const sub = await w.addSub();
+    const payer = (await w.gateway.createAccount()).address;
+    w.devnet.fundToken(sub, 25_000_000n);
+    w.devnet.mine(1);
+    const refund = await w.withdraw(sub, payer, 'USDT', 10_000_000n);
+    const executor = fundedExecutor(w, null);
+    const commandOf = async () => (await w.stores.commands.get(refund.commandNo))!;
+    await driveUntil(w, [executor], async () => ((await commandOf()).funding?.steps ?? [])
+      .some((s) => s.status === COLLECTION_STATUS.ACQUIRING_ENERGY && s.transaction !== null), { maxRounds: 30 });
+    w.devnet.setParams({ usdtEnergyFactor: 50_000 });
+    await driveUntil(w, [executor], () => ended(w, refund.commandNo), { maxRounds: 60 });
+    const done = await commandOf();
+    expect({ status: done.status, error: done.lastError }).toEqual({ status: COMMAND_STATUS.SUCCESS, error: null });
+    const steps = done.funding!.steps;
+    const topUps = steps.filter((s) => s.status === COLLECTION_STATUS.WAIT_ENERGY_READY && s.transaction !== null);
+    expect(topUps).toHaveLength(1);
+    const delegated = steps.find((s) => s.status === COLLECTION_STATUS.ACQUIRING_ENERGY)!.amount! + topUps[0]!.amount!;
+    expect(steps.find((s) => s.status === COLLECTION_STATUS.UNDELEGATING_ENERGY)!.amount).toBe(delegated);
+    expect((await w.gateway.getResources(sub)).energy.receivedSun).toBe(0n);
+    expect(await w.gateway.getTokenBalance(payer, w.devnet.usdtAddress)).toBe(10_000_000n);
   });
 
   it('TRX: all a sub-address holds, to an address the transfer creates: main funds the 1.1 TRX of fees, the amount lands once', async () => {

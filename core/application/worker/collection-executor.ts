@@ -13,13 +13,12 @@ import type { IdGenerator } from '../../ports/id-generator.port.js';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.js';
 import { collectionEvent } from '../webhook-events.js';
 import {
-  collectableAmount, energyNeed, mayRecover, planCollecting, planEnergy, planFunding, planRecovery, planTrc20Sweep, planUndelegation, transferBurnSun,
+  collectableAmount, energyReadiness, mayRecover, planCollecting, planEnergy, planFunding, planRecovery, planTopUp, planTrc20Sweep, planUndelegation,
   planRecoveryAmount, withReceipt, withRentalPaid,
   type StepDeps, type StepPlan, type StepSettings, type StepSubject,
 } from './collection-steps.js';
 import { reclaimAfterFailure } from './reclaim-executor.js';
 import { TaskWorkflowBase } from './task-workflow.js';
-import { signerFor } from './worker-keys.js';
 import { STALE_READ_GRACE_MS, type Confirmations } from './write-ahead.js';
 import {
   stepOfRow, WorkflowRefusal, type RunnerHooks, type RunnerLog, type StepDecision, type Workflow, type WorkflowStep,
@@ -257,28 +256,13 @@ class CollectionWorkflow extends TaskWorkflowBase implements Workflow<Collection
       : { ...task, steps: [...task.steps, { status: task.status, transaction: null, orderRef: null, startedAt: now, completedAt: null }] };
     if (task.energyPath === 'burn') return { kind: 'complete', subject: recorded };
     const subject = this.subjectOf(task);
-    const { needed, available } = await energyNeed(this.deps, subject);
-    if (available >= needed) return { kind: 'complete', subject: recorded };
-    const shortfall = needed - available;
-    const [prices, balance] = await Promise.all([this.deps.chain.getChainPrices(), this.deps.chain.getTrxBalance(task.address)]);
-    const burnForBandwidth = await transferBurnSun(this.deps, task.address, prices.bandwidthSun);
-    if (BigInt(shortfall) * prices.energySun + burnForBandwidth <= balance) return { kind: 'complete', subject: recorded };
+    const readiness = await energyReadiness(this.deps, subject);
+    if (readiness.ready) return { kind: 'complete', subject: recorded };
+    const { needed, available } = readiness;
     const toppedUp = waiting.some((s) => s.transaction !== null);
-    if (task.energyPath === 'self' && !toppedUp && this.deps.energy.self !== undefined) {
-      const main = await signerFor(this.deps, task.mainAddress);
-      const request = { receiver: task.address, energy: shortfall, reference: `${task.taskNo}:top-up` };
-      if (await this.deps.energy.self.canProvide(request, main)) {
-        const order = await this.deps.energy.self.acquire(request, main);
-        if (order.kind === 'transaction') {
-          return {
-            kind: 'send', tx: order.tx,
-            persist: (record) => ({
-              ...recorded,
-              steps: [...recorded.steps, { status: task.status, transaction: record, orderRef: null, amount: order.delegatedSun ?? null, startedAt: now, completedAt: null }],
-            }),
-          };
-        }
-      }
+    if (task.energyPath === 'self' && !toppedUp) {
+      const topUp = await planTopUp(this.deps, subject, needed - available);
+      if (topUp !== null) return this.decide(recorded, topUp);
     }
     const since = Math.min(...(waiting.length > 0 ? waiting : recorded.steps.slice(-1)).map((s) => s.startedAt));
     if (now - since >= this.energyTimeoutMs) {

@@ -258,6 +258,37 @@ export async function energyNeed(deps: StepDeps, { task, asset, payout }: StepSu
 }
 
 /**
+ * WAIT_ENERGY_READY's test: the transfer can go out now when the sub-address has the energy it needs, or the TRX to
+ * burn for what it lacks (at the chain's energy price, beside the transfer's bandwidth). Else what is missing.
+ */
+export async function energyReadiness(
+  deps: StepDeps, subject: StepSubject,
+): Promise<{ readonly ready: true } | { readonly ready: false; readonly needed: number; readonly available: number }> {
+  const { task } = subject;
+  const { needed, available } = await energyNeed(deps, subject);
+  if (available >= needed) return { ready: true };
+  const [prices, balance] = await Promise.all([deps.chain.getChainPrices(), deps.chain.getTrxBalance(task.address)]);
+  const burnForBandwidth = await transferBurnSun(deps, task.address, prices.bandwidthSun);
+  if (BigInt(needed - available) * prices.energySun + burnForBandwidth <= balance) return { ready: true };
+  return { ready: false, needed, available };
+}
+
+/**
+ * WAIT_ENERGY_READY's one top-up on the self-delegation path: a delegation of the shortfall from the main address
+ * (the network's energy weight moves every block, so a delegation sized minutes ago can come up short); null when
+ * self-delegation cannot provide it.
+ */
+export async function planTopUp(deps: StepDeps, { task }: StepSubject, shortfall: number): Promise<StepPlan | null> {
+  const self = deps.energy.self;
+  if (self === undefined) return null;
+  const main = await signerFor(deps, task.mainAddress);
+  const request = { receiver: task.address, energy: shortfall, reference: `${task.taskNo}:top-up` };
+  if (!(await self.canProvide(request, main))) return null;
+  const order = await self.acquire(request, main);
+  return order.kind === 'transaction' ? { kind: 'send', tx: order.tx, amount: order.delegatedSun ?? null } : null;
+}
+
+/**
  * ACQUIRING_ENERGY: the source the plan chose, for the shortfall as it is now (the sub-address may have gained
  * energy since): self-delegation is a transaction from the main address, a rental an order keyed by the task number
  * (so a repeated order after a crash finds the first one), burning and an energy-ready sub send nothing.

@@ -9,7 +9,7 @@ import {
   fundingStepRow, fundingTaskView, nextFundingPhase, openFundingRecord, reclaimPhaseAfterFailure, type WithdrawalFunding,
 } from '../../domain/withdrawal-funding.js';
 import {
-  energyNeed, mayRecover, planCollecting, planEnergy, planFunding, planRecovery, planUndelegation, transferBurnSun,
+  energyReadiness, mayRecover, planCollecting, planEnergy, planFunding, planRecovery, planTopUp, planUndelegation,
   type StepDeps, type StepPlan, type StepSettings, type StepSubject,
 } from './collection-steps.js';
 import type { Confirmations } from './write-ahead.js';
@@ -43,10 +43,10 @@ export class FundedWithdrawalSteps {
   ) {
     const planned = (planner: (d: StepDeps, s: StepSettings, subject: StepSubject) => Promise<StepPlan>) =>
       async (command: Command) => this.decide(command, await planner(this.deps, this.settings, this.subjectOf(command)));
-    const code: Record<(typeof PHASES)[number], Pick<WorkflowStep<Command>, 'plan'>> = {
+    const code: Record<(typeof PHASES)[number], Pick<WorkflowStep<Command>, 'plan' | 'afterConfirmed'>> = {
       [COLLECTION_STATUS.FUNDING_TRX]: { plan: planned(planFunding) },
       [COLLECTION_STATUS.ACQUIRING_ENERGY]: { plan: (c) => this.acquireEnergy(c) },
-      [COLLECTION_STATUS.WAIT_ENERGY_READY]: { plan: (c) => this.awaitEnergy(c) },
+      [COLLECTION_STATUS.WAIT_ENERGY_READY]: { plan: (c) => this.awaitEnergy(c), afterConfirmed: (c, record, now) => closeRecord(c, record, now) },
       [COLLECTION_STATUS.COLLECTING]: { plan: (c) => this.transfer(c) },
       [COLLECTION_STATUS.UNDELEGATING_ENERGY]: { plan: planned(planUndelegation) },
       [COLLECTION_STATUS.RECOVER_TRX]: { plan: (c) => this.recover(c) },
@@ -142,9 +142,9 @@ export class FundedWithdrawalSteps {
   }
 
   /**
-   * WAIT_ENERGY_READY: the energy the transfer needs, or the sub-address's TRX to burn for what is missing, polled up
-   * to energyTimeoutMs (then BIZ-ENERGY-TIMEOUT, and the reclaim). A TRX withdrawal needs none. Unlike a collection,
-   * no top-up delegation: a shortfall here fails, and the funding comes back.
+   * WAIT_ENERGY_READY, as a collection's (collection-steps.ts energyReadiness and planTopUp): the energy the transfer
+   * needs, or the sub-address's TRX to burn for what is missing; on the self-delegation path one top-up delegation;
+   * polled up to energyTimeoutMs (then BIZ-ENERGY-TIMEOUT, and the reclaim). A TRX withdrawal needs none.
    */
   private async awaitEnergy(command: Command): Promise<StepDecision<Command>> {
     const funding = command.funding!;
@@ -154,11 +154,13 @@ export class FundedWithdrawalSteps {
     const recorded: Command = waiting.length > 0 ? command : { ...command, funding: { ...funding, steps: [...funding.steps, record] } };
     const subject = this.subjectOf(command);
     if (subject.asset.kind !== 'trc20' || funding.energyPath === 'burn') return { kind: 'complete', subject: recorded };
-    const { needed, available } = await energyNeed(this.deps, subject);
-    if (available >= needed) return { kind: 'complete', subject: recorded };
-    const [prices, balance] = await Promise.all([this.deps.chain.getChainPrices(), this.deps.chain.getTrxBalance(command.address ?? '')]);
-    const burnForBandwidth = await transferBurnSun(this.deps, command.address ?? '', prices.bandwidthSun);
-    if (BigInt(needed - available) * prices.energySun + burnForBandwidth <= balance) return { kind: 'complete', subject: recorded };
+    const readiness = await energyReadiness(this.deps, subject);
+    if (readiness.ready) return { kind: 'complete', subject: recorded };
+    const { needed, available } = readiness;
+    if (funding.energyPath === 'self' && !waiting.some((s) => s.transaction !== null)) {
+      const topUp = await planTopUp(this.deps, subject, needed - available);
+      if (topUp !== null) return this.decide(recorded, topUp);
+    }
     const since = waiting.length > 0 ? Math.min(...waiting.map((s) => s.startedAt)) : now;
     if (now - since >= this.energyTimeoutMs) {
       return { kind: 'fail', code: 'BIZ-ENERGY-TIMEOUT', message: `sub-address has ${available} of ${needed} energy after ${Math.round(this.energyTimeoutMs / 1000)} s` };
@@ -220,4 +222,10 @@ export class FundedWithdrawalSteps {
     const amount = BigInt(command.params['amount'] ?? '0');
     return { task: fundingTaskView(command, command.funding!), asset, payout: { to: command.params['to_address'] ?? '', amount } };
   }
+}
+
+/** The command with the funding record of `tx` completed (a top-up delegation that landed; the energy wait goes on). */
+function closeRecord(command: Command, tx: PreparedTransaction, now: number): Command {
+  const funding = command.funding!;
+  return { ...command, funding: { ...funding, steps: funding.steps.map((s) => (s.transaction?.txid === tx.txid ? { ...s, completedAt: now } : s)) } };
 }
