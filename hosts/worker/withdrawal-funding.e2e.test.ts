@@ -15,6 +15,7 @@ import { FaultPlan, faultyGateway, type SentTransaction } from './fault-injectio
 import { buildWorkerWorld, TRX, type WorkerWorld } from './worker-test-fixture.js';
 import { driveUntil } from './worker-drive.js';
 import { startWorker } from './index.js';
+import { devnetRentalMarket } from '../../contracts-tests/harness/tron-devnet.js';
 
 let world: WorkerWorld | undefined;
 afterEach(async () => {
@@ -145,6 +146,25 @@ describe('refunds from a sub-address that cannot pay its fees', { timeout: 60_00
     const delegated = steps.find((s) => s.status === COLLECTION_STATUS.ACQUIRING_ENERGY)!.amount! + topUps[0]!.amount!;
     expect(steps.find((s) => s.status === COLLECTION_STATUS.UNDELEGATING_ENERGY)!.amount).toBe(delegated);
     expect((await w.gateway.getResources(sub)).energy.receivedSun).toBe(0n);
+    expect(await w.gateway.getTokenBalance(payer, w.devnet.usdtAddress)).toBe(10_000_000n);
+  });
+
+  it('with a rental provider and no stake: the energy is rented (an order keyed by the command), SUCCESS, the amount once', async () => {
+    world = await buildWorkerWorld({ stakeTrx: 0n });
+    const w = world;
+    const sub = await w.addSub();
+    const payer = (await w.gateway.createAccount()).address;
+    w.devnet.fundToken(sub, 25_000_000n);
+    w.devnet.mine(1);
+    const refund = await w.withdraw(sub, payer, 'USDT', 10_000_000n);
+    const executor = new CommandExecutor(
+      { ...w.stores, chain: w.gateway, cipher: w.cipher, assets: w.assets, energy: { rental: devnetRentalMarket(w.devnet) } },
+      { pollMs: 1_000 }, { funding: { confirmations: 1 } },
+    );
+    await driveUntil(w, [executor], () => ended(w, refund.commandNo), { maxRounds: 60 });
+    const done = (await w.stores.commands.get(refund.commandNo))!;
+    expect({ status: done.status, error: done.lastError, path: done.funding?.energyPath }).toEqual({ status: COMMAND_STATUS.SUCCESS, error: null, path: 'rental' });
+    expect(done.funding!.steps.filter((s) => s.orderRef !== null).map((s) => s.status)).toEqual([COLLECTION_STATUS.ACQUIRING_ENERGY]);
     expect(await w.gateway.getTokenBalance(payer, w.devnet.usdtAddress)).toBe(10_000_000n);
   });
 
