@@ -15,6 +15,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { webhookRequest } from '../../../core/application/webhooks.service.js';
 import type { JsonValue } from '../../../core/domain/model/webhook.js';
 import { ROTATION_VECTOR, WEBHOOK_VECTORS } from '../../../packages/client/test/webhook-test-vectors.js';
+import { shellVariables, walkthroughBlocks } from '../../dev/walkthrough-blocks.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const markdown = readFileSync(join(root, 'docs/integration.md'), 'utf8');
@@ -341,4 +342,21 @@ describe('docs/integration.md', () => {
     run('go', ['build', '-o', 'harness-go', '.'], { cwd: work, env });
     expectOutcomes(run(join(work, 'harness-go'), [], { cwd: work, stdin: input }));
   }, 240_000);
+});
+
+// The curl walkthrough runs in page order, one shell (hosts/dev/integration-walkthrough.integration.test.ts runs it
+// against npm start); this cheap check catches a block that reads a variable no block before it sets (issue #34).
+describe('docs/integration.md: the curl walkthrough, block by block in order', () => {
+  it('reads only variables set by itself or an earlier block', () => {
+    const blocks = walkthroughBlocks(markdown);
+    expect(blocks.length).toBeGreaterThan(8);
+    const set = new Set<string>();
+    const unset: string[] = [];
+    blocks.forEach((block, i) => {
+      const { reads, sets } = shellVariables(block);
+      for (const name of sets) set.add(name);
+      for (const name of reads) if (!set.has(name)) unset.push(`block ${i + 1}: $${name}`);
+    });
+    expect(unset).toEqual([]);
+  });
 });
