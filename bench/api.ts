@@ -134,6 +134,8 @@ async function startServer(name: string, env: Record<string, string>): Promise<S
 
 /** One round against one server: req/s, requests per server CPU-second and server CPU per request. */
 interface Round {
+  /** 2xx answers in the round. */
+  readonly ok: number;
   readonly rate: number;
   readonly perCpu: number;
   /** Server CPU per request in user mode, µs. */
@@ -160,7 +162,7 @@ async function round(load: ChildProcess, server: Server, seconds: number): Promi
   if (result.notOk > 0 || result.errors > 0) throw new Error(`${server.name}: ${result.notOk} answers not 2xx, ${result.errors} errors`);
   const perRequestUs = (seconds: number): number => (result.ok > 0 ? (seconds / result.ok) * 1e6 : Number.NaN);
   return {
-    rate: result.ok / result.seconds, perCpu: cpu > 0 ? result.ok / cpu : Number.NaN, userUs: perRequestUs(user), systemUs: perRequestUs(system),
+    ok: result.ok, rate: result.ok / result.seconds, perCpu: cpu > 0 ? result.ok / cpu : Number.NaN, userUs: perRequestUs(user), systemUs: perRequestUs(system),
     p99Ms: result.p99Ms, busy: cpu / result.seconds,
   };
 }
@@ -196,6 +198,8 @@ function printSide(name: string, rs: readonly Round[]): void {
 interface Rounds {
   readonly api: Round[];
   readonly bare: Round[];
+  /** The API's warm-up round (its requests count in the statements under load). */
+  readonly apiWarmup: Round;
 }
 
 /**
@@ -203,9 +207,9 @@ interface Rounds {
  * the rounds (the calibration starts from them).
  */
 async function compare(load: ChildProcess, apiServer: Server, bareServer: Server, store: Store): Promise<Rounds> {
-  await round(load, apiServer, WARMUP_SECONDS);
+  const apiWarmup = await round(load, apiServer, WARMUP_SECONDS);
   await round(load, bareServer, WARMUP_SECONDS);
-  const rounds: Rounds = { api: [], bare: [] };
+  const rounds: Rounds = { api: [], bare: [], apiWarmup };
   for (let i = 0; i < ROUNDS; i++) {
     rounds.api.push(await round(load, apiServer, SECONDS));
     rounds.bare.push(await round(load, bareServer, SECONDS));
@@ -426,8 +430,8 @@ async function countStatements(bench: BenchPostgres, database: PostgresTestDatab
     // The token listener's heartbeats come a few a second whatever the requests: per request they would only say how
     // long the counting took, so they are shown apart.
     const all = rows.map((row) => ({ query: row.query.replace(/\s+/g, ' '), perRequest: row.calls / COUNTED_REQUESTS }));
-    const statements = all.filter((s) => !s.query.includes('custody_token_listener_heartbeat'));
-    const heartbeats = all.filter((s) => s.query.includes('custody_token_listener_heartbeat')).reduce((sum, s) => sum + s.perRequest * COUNTED_REQUESTS, 0);
+    const statements = all.filter((s) => !s.query.includes(HEARTBEAT_MARK));
+    const heartbeats = all.filter((s) => s.query.includes(HEARTBEAT_MARK)).reduce((sum, s) => sum + s.perRequest * COUNTED_REQUESTS, 0);
     return {
       perRequest: statements.reduce((sum, s) => sum + s.perRequest, 0), statements,
       method: `pg_stat_statements ${over}; besides them the token listener's ${fmt(heartbeats)} heartbeats`,
@@ -447,6 +451,19 @@ async function countStatements(bench: BenchPostgres, database: PostgresTestDatab
       + `pg_stat_statements unavailable: ${bench.statementStats}`,
     statements: [],
   };
+}
+
+/** The heartbeat text of adapters/postgres/pg-token-listener.ts, told apart from a request's statements. */
+const HEARTBEAT_MARK = 'custody_token_listener_heartbeat';
+
+/**
+ * Statements the API's database ran since the last pg_stat_statements reset, the token listener's heartbeats left out:
+ * over the timed rounds, statements per request under load (reads asked in one turn share one statement).
+ */
+async function statementsSinceReset(bench: BenchPostgres, database: PostgresTestDatabase): Promise<number> {
+  const rows = await sql<{ calls: number }>(bench.server.url, 'SELECT coalesce(sum(calls), 0)::bigint::float8 AS calls FROM pg_stat_statements '
+    + `WHERE dbid = (SELECT oid FROM pg_database WHERE datname = $1) AND query NOT LIKE '%${HEARTBEAT_MARK}%'`, [database.name]);
+  return rows[0]!.calls;
 }
 
 /** pgbench -S on the bench's cluster: tps without connection time, and its average latency. */
@@ -484,15 +501,20 @@ async function runPgbench(bin: string, server: PostgresServer): Promise<PgbenchR
 const PG_GOALS = { pgbenchRatio: 0.25, p99Ms: 10, statements: 1 } as const;
 
 /** The PostgreSQL row's own figures: the API's hot read beside pgbench -S, with its server CPU and issue 37's goals. */
-function printPostgres(api: readonly Round[], count: StatementCount, pgbench: PgbenchResult | string): void {
+function printPostgres(api: readonly Round[], count: StatementCount, underLoad: number | null, pgbench: PgbenchResult | string): void {
   const rate = median(api.map((r) => r.rate));
   const p99 = median(api.map((r) => r.p99Ms));
   const cpu = cpuPerRequest(api);
+  const perRequest = underLoad ?? count.perRequest;
   const verdict = (ok: boolean): string => (ok ? 'met' : 'NOT met');
   let out = `postgres: the API's hot read does ${count.perRequest.toFixed(2)} SQL statements per request (${count.method}; `
     + `goal <= ${PG_GOALS.statements} after a warm token cache: ${verdict(count.perRequest <= PG_GOALS.statements)})\n`;
   for (const s of count.statements.filter((s) => s.perRequest >= 0.01)) {
     out += `  ${s.perRequest.toFixed(2).padStart(6)}  ${s.query.length > 110 ? `${s.query.slice(0, 107)}...` : s.query}\n`;
+  }
+  if (underLoad !== null) {
+    out += `  under load (every API round, warm-up included, ${CONNECTIONS} connections): ${underLoad.toFixed(2)} statements per request `
+      + '(balance reads asked in one turn of the event loop share one statement)\n';
   }
   out += `  api server CPU per request: user ${micros(cpu.user)} + system ${micros(cpu.system)} = ${micros(cpu.user + cpu.system)}\n`;
   if (typeof pgbench === 'string') {
@@ -502,7 +524,7 @@ function printPostgres(api: readonly Round[], count: StatementCount, pgbench: Pg
     out += `  pgbench -S (select-only, prepared, scale 1) on the same cluster, ${PGBENCH_CLIENTS} clients, 1 thread, ${pgbench.seconds} s`
       + `${pinning ? ` on CPU ${LOAD_CPU}` : ''}: ${fmt(pgbench.tps)} tps (one SELECT each), latency average ${pgbench.latencyMs.toFixed(3)} ms\n`
       + `  api hot read ${fmt(rate)} req/s = ${ratio.toFixed(2)}x pgbench -S tps (goal >= ${PG_GOALS.pgbenchRatio}x: ${verdict(ratio >= PG_GOALS.pgbenchRatio)}); `
-      + `it asks PostgreSQL for ${fmt(rate * count.perRequest)} statements/s = ${((rate * count.perRequest) / pgbench.tps).toFixed(2)}x pgbench's\n`;
+      + `it asks PostgreSQL for ${fmt(rate * perRequest)} statements/s = ${((rate * perRequest) / pgbench.tps).toFixed(2)}x pgbench's\n`;
   }
   out += `  api hot read p99 ${p99.toFixed(2)} ms at ${CONNECTIONS} connections (goal <= ${PG_GOALS.p99Ms} ms at 32: ${verdict(p99 <= PG_GOALS.p99Ms)})\n`;
   process.stdout.write(out);
@@ -549,7 +571,11 @@ try {
       ...(PROFILE ? { BENCH_PROFILE_FILE: join(profileDir, `bare-${store}.cpuprofile`) } : {}),
     });
     children.push(bare.child);
+    if (postgres?.statementStats === null) await sql(postgres.server.url, 'SELECT pg_stat_statements_reset()');
     const measured = await compare(load, api, bare, store);
+    const requests = [measured.apiWarmup, ...measured.api].reduce((sum, r) => sum + r.ok, 0);
+    const underLoad = postgres?.statementStats === null && apiDatabase !== undefined
+      ? (await statementsSinceReset(postgres, apiDatabase)) / requests : null;
     const statements = postgres !== undefined && apiDatabase !== undefined ? await countStatements(postgres, apiDatabase, api) : undefined;
     if (CALIBRATE) await calibrate(load, api, measured);
     if (DECOMPOSE && store === STORES[0]) await decompose(load, api);
@@ -558,7 +584,7 @@ try {
     if (postgres !== undefined && statements !== undefined) {
       const pgbench = spawnSync(join(PG_BIN!, 'pgbench'), ['--version']).status === 0
         ? await runPgbench(PG_BIN!, postgres.server) : `no pgbench in ${PG_BIN}`;
-      printPostgres(measured.api, statements, pgbench);
+      printPostgres(measured.api, statements, underLoad, pgbench);
     }
     if (PROFILE) {
       printProfile('API server', join(profileDir, `api-${store}.cpuprofile`), 15);

@@ -4,13 +4,15 @@ import type { WalletAddress } from '../../core/domain/model/index.js';
 import type { BalanceRepository, BalanceViewSource } from '../../core/ports/balance-repository.port.js';
 import { fromStoredBalance, toStoredBalance, type StoredBalance } from '../records/wallet-record.js';
 import { statementName } from './pg-prepared.js';
-import { guarded, jsonb, type Row } from './pg-support.js';
+import { ReadBatch } from './pg-read-batch.js';
+import { guarded, inAtomicScopeOf, jsonb, type Row } from './pg-support.js';
 
 /**
- * The balance view's one statement: the wallet's four fields, its snapshot and the amount its active fund-moving
- * command holds (the first by creation, as PgCommandRepository.findActiveByAddress), as an array row.
+ * The balance view's one statement, for every address asked in one turn (ReadBatch): each wallet's four fields, its
+ * snapshot and the amount its active fund-moving command holds (the first by creation, as
+ * PgCommandRepository.findActiveByAddress), as array rows.
  */
-const READ_VIEW = `SELECT w.user_id, w.network_code, w.created_at, b.items, b.refresh_source, b.updated_at, c.asset_symbol, c.locked_amount
+const READ_VIEWS = `SELECT w.address, w.user_id, w.network_code, w.created_at, b.items, b.refresh_source, b.updated_at, c.asset_symbol, c.locked_amount
   FROM wallet_addresses w
   LEFT JOIN balance_snapshots b ON b.address = w.address
   LEFT JOIN LATERAL (
@@ -18,12 +20,12 @@ const READ_VIEW = `SELECT w.user_id, w.network_code, w.created_at, b.items, b.re
     WHERE address = w.address AND type <> ${COMMAND_TYPE.QUERY} AND status IN (${COMMAND_STATUS.PENDING}, ${COMMAND_STATUS.RUNNING})
     ORDER BY created_at, inserted_seq LIMIT 1
   ) c ON true
-  WHERE w.address = $1`;
-const READ_VIEW_NAME = statementName(READ_VIEW);
+  WHERE w.address = ANY($1::text[])`;
+const READ_VIEWS_NAME = statementName(READ_VIEWS);
 const GET = 'SELECT address, items, refresh_source, updated_at FROM balance_snapshots WHERE address = $1';
 const GET_NAME = statementName(GET);
 
-type ViewRow = [number, WalletAddress['networkCode'], number, StoredBalance['items'] | null, RefreshSource | null, number | null, string | null, string | null];
+type ViewRow = [string, number, WalletAddress['networkCode'], number, StoredBalance['items'] | null, RefreshSource | null, number | null, string | null, string | null];
 
 /** Record -> row of `balance_snapshots` (items JSONB: no query reads them, the amounts stay decimal strings). */
 function toRow(record: StoredBalance): Row {
@@ -43,6 +45,8 @@ function fromRow(row: Row): StoredBalance {
  * (last writer). One upsert whose update condition the server checks on the locked row, so racing puts need no retry.
  */
 export class PgBalanceRepository implements BalanceRepository {
+  private readonly views = new ReadBatch<string, BalanceViewSource>((addresses) => this.readViews(addresses));
+
   constructor(private readonly pool: pg.Pool) {}
 
   get(address: string): Promise<BalanceSnapshot | null> {
@@ -52,18 +56,28 @@ export class PgBalanceRepository implements BalanceRepository {
     });
   }
 
-  /** One named statement, its row as an array: only the columns the view shows are read and parsed. */
+  /**
+   * One named statement with array rows, so only the columns the view shows are read and parsed; the reads asked in
+   * one turn share it (ReadBatch). Inside an atomic scope the read runs on the scope's own connection, alone.
+   */
   readView(address: string): Promise<BalanceViewSource | null> {
+    if (!inAtomicScopeOf(this.pool)) return this.views.read(address);
+    return this.readViews([address]).then((found) => found.get(address) ?? null);
+  }
+
+  private readViews(addresses: string[]): Promise<Map<string, BalanceViewSource>> {
     return guarded('balance read', async () => {
-      const { rows } = await this.pool.query<ViewRow>({ name: READ_VIEW_NAME, text: READ_VIEW, values: [address], rowMode: 'array' });
-      if (rows.length === 0) return null;
-      const [userId, networkCode, createdAt, items, refreshSource, updatedAt, assetSymbol, lockedAmount] = rows[0]!;
-      return {
-        wallet: { userId, networkCode, address, createdAt },
-        snapshot: updatedAt === null ? null
-          : fromStoredBalance({ id: address, items: items!, refreshSource: refreshSource!, updatedAt }),
-        active: lockedAmount === null ? null : { assetSymbol, lockedAmount: BigInt(lockedAmount) },
-      };
+      const { rows } = await this.pool.query<ViewRow>({ name: READ_VIEWS_NAME, text: READ_VIEWS, values: [addresses], rowMode: 'array' });
+      const found = new Map<string, BalanceViewSource>();
+      for (const [address, userId, networkCode, createdAt, items, refreshSource, updatedAt, assetSymbol, lockedAmount] of rows) {
+        found.set(address, {
+          wallet: { userId, networkCode, address, createdAt },
+          snapshot: updatedAt === null ? null
+            : fromStoredBalance({ id: address, items: items!, refreshSource: refreshSource!, updatedAt }),
+          active: lockedAmount === null ? null : { assetSymbol, lockedAmount: BigInt(lockedAmount) },
+        });
+      }
+      return found;
     });
   }
 

@@ -39,6 +39,28 @@ describeWithPostgres('PostgreSQL store: wallets group', (serverUrl) => {
   };
 
   describeWalletRepositoryContract('postgres', fresh, OPTIONS);
+
+  // Adapter-only: the suite cannot see statements. Balance views asked in one turn are one statement (pg-read-batch).
+  it('balance views asked together are one statement, each caller answered its own address', async () => {
+    const { wallets, balances } = await fresh();
+    const { pool } = open().connection;
+    let statements = 0;
+    const counted = Object.create(pool) as typeof pool;
+    counted.query = ((...args: Parameters<typeof pool.query>) => {
+      statements += 1;
+      return (pool.query as (...a: unknown[]) => unknown)(...args);
+    }) as typeof pool.query;
+    const batched = new PgBalanceRepository(counted);
+    await wallets.insert(aWallet({ id: 1, userId: 1 }), { maxSubAddresses: -1 });
+    await wallets.insert(aWallet({ id: 2, userId: 2 }), { maxSubAddresses: -1 });
+    await balances.put(aBalance({ address: addressOf(2) }));
+    const views = await Promise.all([1, 2, 3, 1].map((n) => batched.readView(addressOf(n))));
+    expect(statements).toBe(1);
+    expect(views.map((v) => v?.wallet.userId ?? null)).toEqual([1, 2, null, 1]);
+    expect(views.map((v) => v?.snapshot ?? null)).toEqual([null, await balances.get(addressOf(2)), null, null]);
+    expect(await batched.readView(addressOf(2))).toEqual(views[1]);
+    expect(statements).toBe(2);
+  });
   describeBalanceRepositoryContract('postgres', fresh, OPTIONS);
   describeCashierTokenRepositoryContract('postgres', fresh, OPTIONS);
   describeIdempotencyStoreContract('postgres', fresh, OPTIONS);
