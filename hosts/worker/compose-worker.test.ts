@@ -84,4 +84,14 @@ describe('startComposedWorker: BALANCE_SCAN_START', { timeout: 60_000 }, () => {
     worker = startComposedWorker(composition, { BALANCE_SCAN_START: '1' }, { manual: true });
     await worker.tick();
   });
+
+  it('FORWARD_RETRY_S: a bad value stops the worker at start, naming the variable (issue #34)', async () => {
+    world = await buildWorkerWorld({ stakeTrx: 0n });
+    const w = world;
+    const config = loadConfig({ CHAIN: 'devnet', TRON_FULL_HOST: w.devnet.url, USDT_CONTRACT: w.devnet.usdtAddress }, { mode: 'dev' });
+    composition = composeContainer(config, { clock: w.clock, mailer: new RecordingMailer(), hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }) });
+    for (const bad of ['soon', '0', '-1', '601']) {
+      expect(() => startComposedWorker(composition!, { FORWARD_RETRY_S: bad }, { manual: true })).toThrow(/FORWARD_RETRY_S/);
+    }
+  });
 });

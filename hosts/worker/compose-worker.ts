@@ -39,7 +39,7 @@ function forwardRetryFromEnv(value: string | undefined): ForwardRetrySchedule {
   const text = value?.trim() ?? '';
   if (text === '') return DEFAULT_FORWARD_RETRY;
   const seconds = Number(text);
-  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 600) throw new RangeError('FORWARD_RETRY_S must be a number of seconds from 0 to 600');
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 600) throw new RangeError(`FORWARD_RETRY_S must be a positive number of seconds, at most 600, got "${text}"`);
   return { baseMs: Math.round(seconds * 1_000), maxMs: DEFAULT_FORWARD_RETRY.maxMs };
 }
 
