@@ -204,11 +204,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List the caller's collection tasks, newest first (extension)
+         * @description Paged exactly like GET /commands (page default 1, per_page default 20, max 100; anything else, or an unknown status, is 422 VALIDATION-ERROR naming the parameter). Each task carries the spec's fields and what it swept from where.
+         */
+        get: operations["listCollections"];
         put?: never;
         /**
          * Sweep a sub-address to the main address
-         * @description A collection is made only when the cached balance of the asset holds something a sweep can move. Dust is refused with 422 `BIZ-AMOUNT-BELOW-MINIMUM` (spec §7: balance below minimum collect threshold) before any task, command or event exists: no USDT, or less than 0.1 TRX (100000 SUN), what a TRX sweep must net after its fees; the 1 SUN that a token sweep's activation funding leaves on a sub-address is such dust. The cached balance is what counts (a payment the cache does not show yet: refresh the balance first); the worker reads the chain again before it sends anything.
+         * @description A collection is made only when the cached balance of the asset holds something a sweep can move. Dust is refused with 422 `BIZ-AMOUNT-BELOW-MINIMUM` (spec §7: balance below minimum collect threshold) before any task, command or event exists: no USDT, or less than 0.1 TRX (100000 SUN), what a TRX sweep must net after its fees; the 1 SUN that a token sweep's activation funding leaves on a sub-address is such dust. The cached balance is what counts (a payment the cache does not show yet: refresh the balance first); the worker reads the chain again before it sends anything. A token sweep is planned on the chain before its task is made: when no energy source can cover it (self-delegation from the main address's energy stake, a configured rental provider, or burning TRX with ENERGY_BURN), it is refused with 422 `BIZ-ENERGY-UNAVAILABLE`, whose message names each configured source's reason and the fix (stake TRX for energy on the main address, configure a rental provider, or set ENERGY_BURN), and no task, command or event exists.
          */
         post: operations["createCollection"];
         delete?: never;
@@ -261,7 +265,10 @@ export interface paths {
         /** List the caller's cashier tokens */
         get: operations["listCashierTokens"];
         put?: never;
-        /** Issue a cashier token for a sub-address (optionally with a payment request: an amount to pay) */
+        /**
+         * Issue a cashier token for a sub-address (optionally with a payment request: an amount to pay)
+         * @description A 409 CASHIER-TOKEN-ACTIVE-EXISTS names the active token in its message (its token_no and expires_at, and DELETE /cashier/tokens/{tokenNo} to end it); the failure body stays the spec's (code, message, empty data).
+         */
         post: operations["createCashierToken"];
         delete?: never;
         options?: never;
@@ -276,7 +283,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * One cashier token with its payment request judged now (extension, issue #34)
+         * @description The record of the list (without `token`). A token of another account is as unknown as a missing one.
+         */
+        get: operations["getCashierToken"];
         put?: never;
         post?: never;
         /** Disable a cashier token */
@@ -368,7 +379,7 @@ export interface paths {
         put?: never;
         /**
          * Trigger the collection of the session's sub-address
-         * @description A collection is made only when the cached balance of the asset holds something a sweep can move. Dust is refused with 422 `BIZ-AMOUNT-BELOW-MINIMUM` (spec §7: balance below minimum collect threshold) before any task, command or event exists: no USDT, or less than 0.1 TRX (100000 SUN), what a TRX sweep must net after its fees; the 1 SUN that a token sweep's activation funding leaves on a sub-address is such dust. The cached balance is what counts (a payment the cache does not show yet: refresh the balance first); the worker reads the chain again before it sends anything. A sweepable amount below the asset's entry in min_collect_amounts is refused with the same code; GET /cashier/collectable shows the sweepable amount as `balance_collectable`.
+         * @description A collection is made only when the cached balance of the asset holds something a sweep can move. Dust is refused with 422 `BIZ-AMOUNT-BELOW-MINIMUM` (spec §7: balance below minimum collect threshold) before any task, command or event exists: no USDT, or less than 0.1 TRX (100000 SUN), what a TRX sweep must net after its fees; the 1 SUN that a token sweep's activation funding leaves on a sub-address is such dust. The cached balance is what counts (a payment the cache does not show yet: refresh the balance first); the worker reads the chain again before it sends anything. A sweepable amount below the asset's entry in min_collect_amounts is refused with the same code; GET /cashier/collectable shows the sweepable amount as `balance_collectable`. A token sweep is planned on the chain before its task is made: when no energy source can cover it (self-delegation from the main address's energy stake, a configured rental provider, or burning TRX with ENERGY_BURN), it is refused with 422 `BIZ-ENERGY-UNAVAILABLE`, whose message names each configured source's reason and the fix (stake TRX for energy on the main address, configure a rental provider, or set ENERGY_BURN), and no task, command or event exists.
          */
         post: operations["cashierCollect"];
         delete?: never;
@@ -1661,6 +1672,14 @@ export interface components {
                 last_refusal: string | null;
                 decided_at: string | null;
             };
+            /** @description Extension (issue #34), withdrawals only: the asset sent */
+            asset_symbol?: string;
+            /** @description Extension (issue #34), withdrawals only: the amount sent, smallest unit */
+            amount?: string;
+            /** @description Extension (issue #34), withdrawals only: the destination */
+            to_address?: string;
+            /** @description Extension (issue #34), withdrawals only: the transaction, once it may have been broadcast (null before); on a FAILED withdrawal it may name a transaction the chain refused or never included */
+            txid?: string | null;
         };
         CommandListItem: {
             command_no: string;
@@ -1698,6 +1717,22 @@ export interface components {
             /** @description YYYY-MM-DD HH:MM:SS (UTC) */
             started_at: string;
             finished_at: string | null;
+        };
+        CollectionTaskListItem: {
+            task_no: string;
+            command_no: string;
+            status: components["schemas"]["CollectionStatus"];
+            error_code: string | null;
+            last_error: string | null;
+            /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+            started_at: string;
+            finished_at: string | null;
+            /** @description the swept sub-address */
+            address: string;
+            asset_symbol: string;
+            /** @description smallest unit, once DONE; null before and on failure */
+            swept_amount: string | null;
+            sweep_tx_hash: string | null;
         };
         CashierTask: {
             task_no: string;
@@ -1784,6 +1819,21 @@ export interface components {
                 status: "awaiting" | "partially_paid" | "paid" | "overpaid" | "expired" | "paid_late";
                 reference: string | null;
                 description: string | null;
+                /** @description Extension (issue #34): present only while the paid request's collection waits (refused before any task for want of energy); the worker retries with backoff (15 s doubling to 10 min) and the collection starts by itself once energy can be had */
+                forward?: {
+                    /** @enum {string} */
+                    status: "pending";
+                    /** @description the refusal's code (BIZ-ENERGY-UNAVAILABLE) */
+                    error_code: string;
+                    /** @description why no energy source can cover the sweep now, and the fix (stake TRX for energy on the main address, a rental provider, ENERGY_BURN) */
+                    reason: string;
+                    /** @description attempts refused so far */
+                    attempts: number;
+                    /** @description ISO 8601 with offset */
+                    since: string;
+                    /** @description when the worker tries again by itself */
+                    next_attempt_at: string;
+                };
             };
         };
         CashierTokenCreated: {
@@ -1824,9 +1874,26 @@ export interface components {
                 status: "awaiting" | "partially_paid" | "paid" | "overpaid" | "expired" | "paid_late";
                 reference: string | null;
                 description: string | null;
+                /** @description Extension (issue #34): present only while the paid request's collection waits (refused before any task for want of energy); the worker retries with backoff (15 s doubling to 10 min) and the collection starts by itself once energy can be had */
+                forward?: {
+                    /** @enum {string} */
+                    status: "pending";
+                    /** @description the refusal's code (BIZ-ENERGY-UNAVAILABLE) */
+                    error_code: string;
+                    /** @description why no energy source can cover the sweep now, and the fix (stake TRX for energy on the main address, a rental provider, ENERGY_BURN) */
+                    reason: string;
+                    /** @description attempts refused so far */
+                    attempts: number;
+                    /** @description ISO 8601 with offset */
+                    since: string;
+                    /** @description when the worker tries again by itself */
+                    next_attempt_at: string;
+                };
             };
             /** @description ct_… bearer value, shown once */
             token: string;
+            /** @description Extension (issue #34), only with a payment request: the payer page, `{origin}/cashier?ct=<token>`, the origin as the caller reached the service (X-Forwarded-Proto and X-Forwarded-Host when a proxy set them, else http and Host) */
+            payer_url?: string;
         };
         CashierTokenDisabled: {
             token_no: string;
@@ -2323,6 +2390,27 @@ export interface components {
                 "application/json": {
                     /** @enum {string} */
                     code: "CASHIER-TOKEN-MISSING" | "CASHIER-TOKEN-INVALID";
+                    message: string;
+                    data: Record<string, never>;
+                };
+            };
+        };
+        /** @description `CASHIER-TOKEN-NOT-FOUND`: unknown or not the caller's */
+        CashierTokenNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "CASHIER-TOKEN-NOT-FOUND",
+                 *       "message": "unknown or not the caller's",
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    code: "CASHIER-TOKEN-NOT-FOUND";
                     message: string;
                     data: Record<string, never>;
                 };
@@ -3449,6 +3537,79 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listCollections: {
+        parameters: {
+            query?: {
+                status?: components["schemas"]["CollectionStatus"];
+                /** @description only the tasks of this sub-address */
+                address?: string;
+                /** @description 1-based, default 1 */
+                page?: number;
+                /** @description default 20, max 100 */
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "task_no": "T20260525095916482139075512",
+                     *             "command_no": "C20260525095858716044820193",
+                     *             "status": 11,
+                     *             "error_code": null,
+                     *             "last_error": null,
+                     *             "started_at": "2026-05-25 09:59:16",
+                     *             "finished_at": "2026-05-25 10:00:00",
+                     *             "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *             "asset_symbol": "USDT",
+                     *             "swept_amount": "25000000",
+                     *             "sweep_tx_hash": "ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "per_page": 20,
+                     *           "total": 1,
+                     *           "pages": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            items: components["schemas"]["CollectionTaskListItem"][];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     createCollection: {
         parameters: {
             query?: never;
@@ -3511,7 +3672,7 @@ export interface operations {
             403: components["responses"]["RiskReviewBlockedOrForbidden"];
             409: components["responses"]["BizCommandLockedOrIdempotencyKeyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
-            /** @description `BIZ-ADDRESS-TYPE-NOT-SUB`: collection or cashier token on a non-sub-address; `BIZ-WALLET-ADDRESS-NOT-FOUND`: address missing or not the caller's; `BIZ-ASSET-NOT-FOUND`: asset symbol unknown; `BIZ-AMOUNT-BELOW-MINIMUM`: balance below minimum collect threshold; `VALIDATION-ERROR`: validation failed; `IDEMPOTENCY-KEY-REUSED`: idempotency key reused with a different request */
+            /** @description `BIZ-ADDRESS-TYPE-NOT-SUB`: collection or cashier token on a non-sub-address; `BIZ-WALLET-ADDRESS-NOT-FOUND`: address missing or not the caller's; `BIZ-ASSET-NOT-FOUND`: asset symbol unknown; `BIZ-AMOUNT-BELOW-MINIMUM`: balance below minimum collect threshold; `BIZ-ENERGY-UNAVAILABLE`: no energy source can cover the transfer; `VALIDATION-ERROR`: validation failed; `IDEMPOTENCY-KEY-REUSED`: idempotency key reused with a different request */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3526,7 +3687,7 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "BIZ-ADDRESS-TYPE-NOT-SUB" | "BIZ-WALLET-ADDRESS-NOT-FOUND" | "BIZ-ASSET-NOT-FOUND" | "BIZ-AMOUNT-BELOW-MINIMUM" | "VALIDATION-ERROR" | "IDEMPOTENCY-KEY-REUSED";
+                        code: "BIZ-ADDRESS-TYPE-NOT-SUB" | "BIZ-WALLET-ADDRESS-NOT-FOUND" | "BIZ-ASSET-NOT-FOUND" | "BIZ-AMOUNT-BELOW-MINIMUM" | "BIZ-ENERGY-UNAVAILABLE" | "VALIDATION-ERROR" | "IDEMPOTENCY-KEY-REUSED";
                         message: string;
                         data: Record<string, never>;
                     };
@@ -3678,6 +3839,8 @@ export interface operations {
                 page?: number;
                 /** @description default 15, max 100 */
                 per_page?: number;
+                /** @description Extension (issue #34): only the tokens whose payment request carries exactly this reference (the merchant's order id given at create; case and spaces count), newest first. Absent: every token */
+                reference?: string;
             };
             header?: never;
             path?: never;
@@ -3776,7 +3939,7 @@ export interface operations {
                     reference?: string;
                     /** @description Extension (issue #25): what is paid for, shown to the payer */
                     description?: string;
-                    /** @description Extension (issue #25): the fixed payment deadline from now; default ttl_minutes. Unlike expires_at it never slides */
+                    /** @description Extension (issue #25): the fixed payment deadline from now; default ttl_minutes. Unlike expires_at it never slides. The token lives at least until it (issue #34): its first expires_at is the later of now + ttl_minutes and the deadline */
                     pay_within_minutes?: number;
                 };
             };
@@ -3867,6 +4030,63 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    getCashierToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description a cashier token number
+                 * @example CT20260525093000135792468024
+                 */
+                tokenNo: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "token_no": "CT20260525093000135792468024",
+                     *         "wallet_address_id": 2,
+                     *         "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *         "network_code": "TRON",
+                     *         "status": "active",
+                     *         "ttl_minutes": 60,
+                     *         "expires_at": "2026-05-25T10:59:16+00:00",
+                     *         "disabled_at": null,
+                     *         "disable_reason": null,
+                     *         "created_at": "2026-05-25T09:59:16+00:00"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: components["schemas"]["CashierToken"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["CashierTokenNotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     disableCashierToken: {
         parameters: {
             query?: never;
@@ -3924,27 +4144,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
-            /** @description `CASHIER-TOKEN-NOT-FOUND`: unknown or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CASHIER-TOKEN-NOT-FOUND",
-                     *       "message": "unknown or not the caller's",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "CASHIER-TOKEN-NOT-FOUND";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            404: components["responses"]["CashierTokenNotFound"];
             /** @description `CASHIER-TOKEN-ALREADY-DISABLED`: already disabled */
             409: {
                 headers: {
@@ -4236,7 +4436,7 @@ export interface operations {
             403: components["responses"]["RiskReviewBlockedOrForbidden"];
             409: components["responses"]["BizCommandLockedOrIdempotencyKeyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
-            /** @description `BIZ-ASSET-NOT-FOUND`: asset symbol unknown; `BIZ-AMOUNT-BELOW-MINIMUM`: balance below minimum collect threshold; `VALIDATION-ERROR`: validation failed; `IDEMPOTENCY-KEY-REUSED`: idempotency key reused with a different request */
+            /** @description `BIZ-ASSET-NOT-FOUND`: asset symbol unknown; `BIZ-AMOUNT-BELOW-MINIMUM`: balance below minimum collect threshold; `BIZ-ENERGY-UNAVAILABLE`: no energy source can cover the transfer; `VALIDATION-ERROR`: validation failed; `IDEMPOTENCY-KEY-REUSED`: idempotency key reused with a different request */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4251,7 +4451,7 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "BIZ-ASSET-NOT-FOUND" | "BIZ-AMOUNT-BELOW-MINIMUM" | "VALIDATION-ERROR" | "IDEMPOTENCY-KEY-REUSED";
+                        code: "BIZ-ASSET-NOT-FOUND" | "BIZ-AMOUNT-BELOW-MINIMUM" | "BIZ-ENERGY-UNAVAILABLE" | "VALIDATION-ERROR" | "IDEMPOTENCY-KEY-REUSED";
                         message: string;
                         data: Record<string, never>;
                     };
@@ -5605,7 +5805,7 @@ export interface operations {
             };
             409: components["responses"]["BizCommandLockedOrIdempotencyKeyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
-            /** @description `BIZ-WALLET-ADDRESS-NOT-FOUND`: address missing or not the caller's; `BIZ-ASSET-NOT-FOUND`: asset symbol unknown; `BIZ-AMOUNT-INVALID`: amount must be a positive integer string; `POLICY-VELOCITY-COUNT-EXCEEDED`: max_count_1h: too many withdrawals of this asset in the last hour; `POLICY-VELOCITY-AMOUNT-EXCEEDED`: max_amount_24h: withdrawals of this asset in the last 24 h would exceed the limit; `POLICY-APPROVAL-UNAVAILABLE`: approval_threshold: the amount needs an approval, and no approved approval_url with a secret is set; `VALIDATION-ERROR`: validation failed; `IDEMPOTENCY-KEY-REUSED`: idempotency key reused with a different request */
+            /** @description `BIZ-WALLET-ADDRESS-NOT-FOUND`: address missing or not the caller's; `BIZ-ASSET-NOT-FOUND`: asset symbol unknown; `BIZ-AMOUNT-INVALID`: amount must be a positive integer string; `POLICY-VELOCITY-COUNT-EXCEEDED`: max_count_1h: too many withdrawals of this asset in the last hour; `POLICY-VELOCITY-AMOUNT-EXCEEDED`: max_amount_24h: withdrawals of this asset in the last 24 h would exceed the limit; `POLICY-APPROVAL-UNAVAILABLE`: approval_threshold: the amount needs an approval, and no approved approval_url with a secret is set; `BIZ-FEES-UNFUNDABLE`: the main address cannot fund this withdrawal's fees; `VALIDATION-ERROR`: validation failed; `IDEMPOTENCY-KEY-REUSED`: idempotency key reused with a different request */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5620,7 +5820,7 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "BIZ-WALLET-ADDRESS-NOT-FOUND" | "BIZ-ASSET-NOT-FOUND" | "BIZ-AMOUNT-INVALID" | "POLICY-VELOCITY-COUNT-EXCEEDED" | "POLICY-VELOCITY-AMOUNT-EXCEEDED" | "POLICY-APPROVAL-UNAVAILABLE" | "VALIDATION-ERROR" | "IDEMPOTENCY-KEY-REUSED";
+                        code: "BIZ-WALLET-ADDRESS-NOT-FOUND" | "BIZ-ASSET-NOT-FOUND" | "BIZ-AMOUNT-INVALID" | "POLICY-VELOCITY-COUNT-EXCEEDED" | "POLICY-VELOCITY-AMOUNT-EXCEEDED" | "POLICY-APPROVAL-UNAVAILABLE" | "BIZ-FEES-UNFUNDABLE" | "VALIDATION-ERROR" | "IDEMPOTENCY-KEY-REUSED";
                         message: string;
                         data: Record<string, never>;
                     };
