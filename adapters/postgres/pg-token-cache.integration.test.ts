@@ -165,4 +165,18 @@ describeWithPostgres('PostgreSQL token cache (pg-cached-tokens, pg-token-listene
     await cached.findByTokenHash(HASH);
     expect(store.lookups).toBe(warm);
   });
+
+  it('a session that no longer listens (as behind a pooler in transaction mode) stops vouching', async () => {
+    const own = new PgTokenListener({ connectionString: open().url });
+    try {
+      await untilTrusted(own);
+      // The listener's own session, reached on purpose: nothing else can make a session stop listening.
+      await (own as unknown as { client: { query(text: string): Promise<unknown> } }).client.query('UNLISTEN *');
+      const started = performance.now();
+      while (own.trusted() && performance.now() - started < 2_000) await sleep(10);
+      expect(performance.now() - started).toBeLessThan(1_000);
+    } finally {
+      await own.close();
+    }
+  });
 });

@@ -12,8 +12,12 @@ import pg from 'pg';
 /** The channel migration 0018's triggers notify on. */
 export const TOKEN_CHANNEL = 'custody_tokens';
 
-/** The heartbeat's text: named so that statement statistics tell it from a request's (bench:api counts per request). */
-export const HEARTBEAT = 'SELECT 1 AS custody_token_listener_heartbeat';
+/**
+ * The heartbeat: whether the session that answers still listens on the channel. Behind a pooler in transaction mode
+ * the answering session may not be the one that ran LISTEN; then the cache is never trusted (every lookup reads the
+ * store) rather than trusted while deaf. Named so that statement statistics tell it from a request's (bench:api).
+ */
+export const HEARTBEAT = `SELECT '${TOKEN_CHANNEL}' = ANY (ARRAY(SELECT pg_listening_channels())) AS custody_token_listener_heartbeat`;
 
 /** Timings of the listener; the defaults keep a revoked token refused everywhere within 1 s. */
 export interface TokenListenerTimings {
@@ -122,8 +126,9 @@ export class PgTokenListener {
     }
     if (sentAt - this.lastUse > this.timings.idleMs) return;
     this.heartbeatInFlight = sentAt;
-    client.query(HEARTBEAT).then(() => {
+    client.query<{ custody_token_listener_heartbeat: boolean }>(HEARTBEAT).then(({ rows }) => {
       if (this.client !== client) return;
+      if (rows[0]?.custody_token_listener_heartbeat !== true) return this.lost(client);
       this.heartbeatInFlight = null;
       this.confirmedAt = Math.max(this.confirmedAt, sentAt);
     }, () => this.lost(client));
