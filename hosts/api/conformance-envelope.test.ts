@@ -93,7 +93,7 @@ describe('envelope, authentication and transport errors', () => {
     expect(limited.status).toBe(200);
     expect(limited.headers.get('x-ratelimit-limit')).toBe('60');
     expect((await h.call('HEAD', '/api/wallets')).status).toBe(401);
-    expect((await h.call('HEAD', '/api/collections')).status).toBe(405);
+    expect((await h.call('HEAD', '/api/transfers')).status).toBe(405);
   });
 
   it('malformed JSON, a non-object body and a wrong field type → 422 VALIDATION-ERROR naming the field', async () => {
