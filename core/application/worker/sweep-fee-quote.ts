@@ -37,8 +37,8 @@ export function plannedSweepFee(deps: StepDeps, settings: StepSettings): SweepFe
  * The energy check before a collection is made (issue #34; SweepCheck in collection-starter.ts): the PENDING planner
  * (planTrc20Sweep) run on the chain now, under the worker's own energy sources and burn settings. Its
  * BIZ-ENERGY-UNAVAILABLE, whose message says why and what would fix it, is the answer; a TRX sweep needs no energy.
- * Any other outcome makes the task: a dry run that reverts is the task's own failure to report, and a node that does
- * not answer now (a transient failure) leaves the planning to PENDING, which waits for it.
+ * Any other outcome makes the task: a dry run that reverts is the task's own failure to report, and a node or a rental
+ * provider that fails now (any infrastructure failure) leaves the planning to PENDING, which retries it.
  */
 export function plannedSweepCheck(deps: StepDeps, settings: StepSettings): SweepCheck {
   return async (wallet, mainAddress, asset, amount) => {
@@ -48,7 +48,8 @@ export function plannedSweepCheck(deps: StepDeps, settings: StepSettings): Sweep
       return null;
     } catch (error) {
       if (error instanceof DomainError) return error.code === 'BIZ-ENERGY-UNAVAILABLE' ? error : null;
-      if (error instanceof InfrastructureError && error.transient) return null;
+      // A node or a rental provider that fails now never fails the request: PENDING plans again, under its own retries.
+      if (error instanceof InfrastructureError) return null;
       throw error;
     }
   };
