@@ -101,6 +101,7 @@ export const ERROR_CATALOGUE = {
   'POLICY-VELOCITY-COUNT-EXCEEDED': { message: 'max_count_1h: too many withdrawals of this asset in the last hour' },
   'POLICY-VELOCITY-AMOUNT-EXCEEDED': { message: 'max_amount_24h: withdrawals of this asset in the last 24 h would exceed the limit' },
   'POLICY-APPROVAL-UNAVAILABLE': { message: 'approval_threshold: the amount needs an approval, and no approved approval_url with a secret is set' },
+  'POLICY-APPROVAL-REQUIRED': { message: 'approval_threshold: with the last 24 h of withdrawals the amount needs an approval' },
   'POLICY-ALLOW-LIST-ENTRY-NOT-FOUND': { message: 'the address is not on the allow-list' },
   'POLICY-ALLOW-LIST-ENTRY-EXISTS': { message: 'the address is already on the allow-list' },
   'POLICY-ALLOW-LIST-FULL': { message: 'the allow-list is full; remove an entry first' },
