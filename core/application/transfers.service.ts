@@ -57,25 +57,41 @@ export class TransfersUseCases implements TransfersService {
       const policy = await this.deps.withdrawalPolicies.get(userId);
       await this.refuseDestination(policy, userId, to);
       const limits = limitsOf(policy, asset.symbol);
+      const approverSet = policy !== null && policy.approval.url !== null && policy.approval.secret !== null;
       const approval = needsApproval(limits, amount);
-      if (approval && (policy!.approval.url === null || policy!.approval.secret === null)) throw new DomainError('POLICY-APPROVAL-UNAVAILABLE');
+      if (approval && !approverSet) throw new DomainError('POLICY-APPROVAL-UNAVAILABLE');
       await this.deps.withdrawalFees?.({ wallet, asset, to, amount, reference: `withdrawal:${wallet.address}` });
       return withAddressLock(this.deps, wallet.address, async () => {
         await refuseIfLocked(this.deps, wallet.address);
-        const created = newCommand(this.deps, draft);
-        const accepted: Command = approval ? { ...created, approval: awaitingApproval(created, policy!) } : created;
-        const velocity: VelocityCharge | null = velocityCharge(limits, { userId, assetSymbol: asset.symbol, amount, at: created.createdAt });
-        // The command (with its velocity judgement) and its audit entry land together (decision 144).
-        // A velocity refusal says what is left and when the withdrawal fits (issue #34).
-        const commit = () => withVelocityRelief(this.deps, velocity, () => this.deps.uow.commit({ newCommands: [accepted], ...(velocity === null ? {} : { velocity }) }));
-        await this.audit.recordWith(commit, () => ({
-          userId, action: 'withdrawal.requested', actor: { kind: 'user', id: null },
-          detail: { command_no: accepted.commandNo, ...detail, approval: accepted.approval == null ? null : 'awaiting' },
-        }));
-        return accepted;
+        try {
+          return await this.record(draft, limits, policy, approval, detail);
+        } catch (error) {
+          // The store found the 24 h total crossing the threshold (issue #35 item 2): recorded again, awaiting approval.
+          if (!(error instanceof DomainError) || error.code !== 'POLICY-APPROVAL-REQUIRED') throw error;
+          if (!approverSet) throw new DomainError('POLICY-APPROVAL-UNAVAILABLE', { message: `${error.message}, and no approved approval_url with a secret is set` });
+          return this.record(draft, limits, policy, true, detail);
+        }
       });
     });
     return { command_no: command.commandNo, status: command.status };
+  }
+
+  /**
+   * Records the withdrawal (awaiting its approval when `approval`) with its velocity and threshold judgement and its
+   * audit entry, together (decision 144); a velocity refusal says what is left and when the withdrawal fits (issue #34).
+   */
+  private async record(
+    draft: CommandDraft, limits: ReturnType<typeof limitsOf>, policy: WithdrawalPolicy | null, approval: boolean, detail: Readonly<Record<string, string>>,
+  ): Promise<Command> {
+    const created = newCommand(this.deps, draft);
+    const accepted: Command = approval ? { ...created, approval: awaitingApproval(created, policy!) } : created;
+    const velocity: VelocityCharge | null = velocityCharge(limits, { userId: draft.userId, assetSymbol: draft.assetSymbol!, amount: draft.lockedAmount, at: created.createdAt }, approval);
+    const commit = () => withVelocityRelief(this.deps, velocity, () => this.deps.uow.commit({ newCommands: [accepted], ...(velocity === null ? {} : { velocity }) }));
+    await this.audit.recordWith(commit, () => ({
+      userId: draft.userId, action: 'withdrawal.requested', actor: { kind: 'user', id: null },
+      detail: { command_no: accepted.commandNo, ...detail, approval: accepted.approval == null ? null : 'awaiting' },
+    }));
+    return accepted;
   }
 
   /** Runs the policy's checks; a refusal by a POLICY-* rule is recorded in the audit log (withdrawal.refused), then rethrown. */

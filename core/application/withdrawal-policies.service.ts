@@ -9,7 +9,7 @@ import type { EncryptedEnvelope } from '../domain/model/common.js';
 import { applyWebhookUrl, approveWebhook, rejectWebhook, reviewAgain, webhookView, type WebhookView } from '../domain/webhook-review.js';
 import { parseCallbackUrl } from './callback-url.js';
 import {
-  emptyWithdrawalPolicy, MAX_ALLOW_LIST_ENTRIES, MAX_APPROVAL_TIMEOUT_MINUTES,
+  DEFAULT_LIMITS_KEY, emptyWithdrawalPolicy, MAX_ALLOW_LIST_ENTRIES, MAX_APPROVAL_TIMEOUT_MINUTES,
 } from '../domain/withdrawal-policy-rules.js';
 import { AuditTrail } from './audit-trail.js';
 import type { ResolvedDeps } from './deps.js';
@@ -271,7 +271,7 @@ export class WithdrawalPoliciesUseCases {
     const limits: Record<string, AssetLimits> = {};
     for (const [symbol, value] of Object.entries(fieldsOf(raw, 'limits'))) {
       const field = `limits.${symbol}`;
-      if (this.deps.assets.find('TRON', symbol) === null) throw validationError(field, 'is not a known asset symbol');
+      if (symbol !== DEFAULT_LIMITS_KEY && this.deps.assets.find('TRON', symbol) === null) throw validationError(field, 'is not a known asset symbol');
       const rule = fieldsOf(value, field);
       refuseUnknown(rule, LIMIT_FIELDS, `${field}.`);
       limits[symbol] = {

@@ -4,7 +4,7 @@ import { MemoryWithdrawalPolicyRepository } from '../../adapters/memory/memory-w
 import { MemoryStore } from '../../adapters/memory/memory-store.js';
 import { COMMAND_STATUS, COMMAND_TYPE, type Command } from './model/command.js';
 import {
-  destinationRefusal, emptyWithdrawalPolicy, limitsOf, needsApproval, velocityCharge, velocityRefusal, velocityRelief, velocityTotals,
+  DEFAULT_LIMITS_KEY, destinationRefusal, emptyWithdrawalPolicy, limitsOf, needsApproval, velocityCharge, velocityRefusal, velocityRelief, velocityTotals,
   VELOCITY_AMOUNT_WINDOW_MS, VELOCITY_COUNT_WINDOW_MS,
 } from './withdrawal-policy-rules.js';
 
@@ -125,13 +125,49 @@ describe('withdrawal policy rules (issue #26)', () => {
     ), { numRuns: 1_000 });
   });
 
-  it('approval threshold: strictly above it; an unlimited or unlisted asset never; a charge only with a velocity limit', () => {
-    fc.assert(fc.property(fc.option(fc.bigInt({ min: 0n, max: 100n })), fc.bigInt({ min: 1n, max: 200n }), (threshold, amount) => {
-      const policy = { ...emptyWithdrawalPolicy(1, T0), limits: { USDT: { maxAmount24h: null, maxCount1h: null, approvalThreshold: threshold } } };
+  it('approval threshold: strictly above it; an unlimited asset never; the default entry (*) covers an unlisted asset', () => {
+    fc.assert(fc.property(fc.option(fc.bigInt({ min: 0n, max: 100n })), fc.bigInt({ min: 1n, max: 200n }), fc.boolean(), (threshold, amount, withDefault) => {
+      const own = { maxAmount24h: null, maxCount1h: null, approvalThreshold: threshold };
+      const fallback = { maxAmount24h: null, maxCount1h: null, approvalThreshold: 50n };
+      const policy = { ...emptyWithdrawalPolicy(1, T0), limits: { USDT: own, ...(withDefault ? { [DEFAULT_LIMITS_KEY]: fallback } : {}) } };
       expect(needsApproval(limitsOf(policy, 'USDT'), amount)).toBe(threshold !== null && amount > threshold);
-      expect(needsApproval(limitsOf(policy, 'TRX'), amount)).toBe(false);
-      expect(limitsOf(policy, 'constructor')).toBeNull();
-      expect(velocityCharge(limitsOf(policy, 'USDT'), { userId: 1, assetSymbol: 'USDT', amount, at: T0 })).toBeNull();
+      expect(needsApproval(limitsOf(policy, 'TRX'), amount)).toBe(withDefault && amount > 50n);
+      expect(limitsOf(policy, 'constructor')).toBe(withDefault ? fallback : null);
+      const charge = velocityCharge(limitsOf(policy, 'USDT'), { userId: 1, assetSymbol: 'USDT', amount, at: T0 });
+      expect(charge === null ? null : charge.approvalThreshold).toBe(threshold === null ? null : threshold);
+      // A withdrawal recorded awaiting its approval is not judged against the threshold again.
+      expect(velocityCharge(limitsOf(policy, 'USDT'), { userId: 1, assetSymbol: 'USDT', amount, at: T0 }, true)).toBeNull();
     }));
+  });
+
+  it('approval threshold with the rolling 24 h sum (issue #35 item 2): splitting never takes more than the threshold past approval in a day', () => {
+    // Each step: wait, then ask to withdraw `amount` of USDT without an approval; the store's rule decides (velocityRefusal
+    // over velocityTotals, as every UnitOfWork does). An accepted one is recorded unapproved; a refused one is recorded
+    // awaiting its approval (or, denied later, REJECTED and so not counted).
+    const step = fc.record({ waitMs: fc.constantFrom(0, 60_000, 3_600_000, VELOCITY_AMOUNT_WINDOW_MS - 1, VELOCITY_AMOUNT_WINDOW_MS), amount: fc.bigInt({ min: 1n, max: 60n }), denied: fc.boolean() });
+    fc.assert(fc.property(fc.bigInt({ min: 0n, max: 100n }), fc.array(step, { maxLength: 25 }), (threshold, steps) => {
+      const limits = { maxAmount24h: null, maxCount1h: null, approvalThreshold: threshold };
+      const commands: Command[] = [];
+      let at = T0;
+      for (const [i, s] of steps.entries()) {
+        at += s.waitMs;
+        const charge = velocityCharge(limits, { userId: 1, assetSymbol: 'USDT', amount: s.amount, at })!;
+        const refusal = velocityRefusal(velocityTotals(commands, charge), charge);
+        // The reference: everything counted in the last 24 h plus this one.
+        const day = commands.filter((c) => c.status !== COMMAND_STATUS.REJECTED && c.createdAt > at - VELOCITY_AMOUNT_WINDOW_MS)
+          .reduce((sum, c) => sum + c.lockedAmount, 0n);
+        expect(refusal).toBe(day + s.amount > threshold ? 'POLICY-APPROVAL-REQUIRED' : null);
+        const approved = refusal !== null;
+        commands.push({
+          commandNo: `C${i}`, userId: 1, type: COMMAND_TYPE.WITHDRAWAL, status: approved && s.denied ? COMMAND_STATUS.REJECTED : COMMAND_STATUS.SUCCESS,
+          address: 'A', assetSymbol: 'USDT', lockedAmount: s.amount, params: { approved: String(approved) }, transaction: null, errorCode: null,
+          lastError: null, createdAt: at, startedAt: null, finishedAt: null, nextRunAt: at, lease: null, version: 1,
+        });
+        // The invariant: what left without any approval in any 24 h window ending now is at most the threshold.
+        const unapproved = commands.filter((c) => c.params['approved'] === 'false' && c.createdAt > at - VELOCITY_AMOUNT_WINDOW_MS)
+          .reduce((sum, c) => sum + c.lockedAmount, 0n);
+        expect(unapproved <= threshold).toBe(true);
+      }
+    }), { numRuns: 500 });
   });
 });

@@ -16,6 +16,11 @@ export const MAX_ALLOW_LIST_ENTRIES = 500;
 
 export type DestinationRefusal = 'POLICY-DESTINATION-NOT-ALLOWED' | 'POLICY-DESTINATION-COOLING-OFF';
 export type VelocityRefusal = 'POLICY-VELOCITY-COUNT-EXCEEDED' | 'POLICY-VELOCITY-AMOUNT-EXCEEDED';
+/**
+ * The store's answer to a withdrawal recorded without an approval whose amount, on top of the rolling 24 h total,
+ * is above the approval threshold (issue #35 item 2): the caller records it again as awaiting its approval.
+ */
+export type ApprovalRefusal = 'POLICY-APPROVAL-REQUIRED';
 
 /**
  * Whether `to` may be paid under the policy: with allow_list_only, only an entry whose active_from has passed
@@ -27,14 +32,27 @@ export function destinationRefusal(policy: Pick<WithdrawalPolicy, 'allowListOnly
   return entry.activeFrom > now ? 'POLICY-DESTINATION-COOLING-OFF' : null;
 }
 
-/** The limits of one asset, or null when the policy does not limit it. */
+/**
+ * The key of `limits` whose entry is the default limit (issue #35 item 2): it applies to every asset without an entry
+ * of its own, in that asset's smallest unit.
+ */
+export const DEFAULT_LIMITS_KEY = '*';
+
+/** The limits of one asset: its own entry, else the default entry (`*`), else null (the policy does not limit it). */
 export function limitsOf(policy: WithdrawalPolicy | null, assetSymbol: string): AssetLimits | null {
-  return policy === null ? null : (Object.hasOwn(policy.limits, assetSymbol) ? policy.limits[assetSymbol]! : null);
+  if (policy === null) return null;
+  if (Object.hasOwn(policy.limits, assetSymbol)) return policy.limits[assetSymbol]!;
+  return Object.hasOwn(policy.limits, DEFAULT_LIMITS_KEY) ? policy.limits[DEFAULT_LIMITS_KEY]! : null;
 }
 
-/** A withdrawal of `amount` waits for an approval when it is MORE than the asset's approval threshold. */
-export function needsApproval(limits: AssetLimits | null, amount: bigint): boolean {
-  return limits !== null && limits.approvalThreshold !== null && amount > limits.approvalThreshold;
+/**
+ * A withdrawal of `amount` waits for an approval when it, added to the counted withdrawals of the asset in the last
+ * rolling 24 h (`total24h`, velocityTotals' amount24h; countsTowardVelocity decides what counts), is MORE than the
+ * asset's approval threshold (issue #35 item 2): splitting an amount into parts below the threshold does not avoid
+ * the approval. What was approved counts too: the threshold bounds what leaves in a day, not each request.
+ */
+export function needsApproval(limits: AssetLimits | null, amount: bigint, total24h = 0n): boolean {
+  return limits !== null && limits.approvalThreshold !== null && total24h + amount > limits.approvalThreshold;
 }
 
 /**
@@ -49,6 +67,12 @@ export interface VelocityCharge {
   readonly at: Millis;
   readonly maxAmount24h: bigint | null;
   readonly maxCount1h: number | null;
+  /**
+   * The approval threshold the store judges with the 24 h total (needsApproval), for a withdrawal recorded WITHOUT an
+   * approval: crossing it is refused with POLICY-APPROVAL-REQUIRED. Absent or null: nothing to judge (no threshold,
+   * or the withdrawal already awaits its approval).
+   */
+  readonly approvalThreshold?: bigint | null;
 }
 
 /** What the user's counted withdrawals of the asset add up to in the two windows ending at the charge's `at`. */
@@ -57,10 +81,16 @@ export interface VelocityTotals {
   readonly count1h: number;
 }
 
-/** The charge a withdrawal of `amount` makes under `limits` (null: the asset has no velocity limit to check). */
-export function velocityCharge(limits: AssetLimits | null, draft: Omit<VelocityCharge, 'maxAmount24h' | 'maxCount1h'>): VelocityCharge | null {
-  if (limits === null || (limits.maxAmount24h === null && limits.maxCount1h === null)) return null;
-  return { ...draft, maxAmount24h: limits.maxAmount24h, maxCount1h: limits.maxCount1h };
+/**
+ * The charge a withdrawal of `amount` makes under `limits` (null: nothing for the store to judge). `awaitsApproval`:
+ * the withdrawal is recorded awaiting its approval, so the threshold is not judged again.
+ */
+export function velocityCharge(
+  limits: AssetLimits | null, draft: Omit<VelocityCharge, 'maxAmount24h' | 'maxCount1h' | 'approvalThreshold'>, awaitsApproval = false,
+): VelocityCharge | null {
+  const approvalThreshold = awaitsApproval ? null : limits?.approvalThreshold ?? null;
+  if (limits === null || (limits.maxAmount24h === null && limits.maxCount1h === null && approvalThreshold === null)) return null;
+  return { ...draft, maxAmount24h: limits.maxAmount24h, maxCount1h: limits.maxCount1h, ...(approvalThreshold === null ? {} : { approvalThreshold }) };
 }
 
 /**
@@ -88,10 +118,17 @@ export function velocityTotals(commands: Iterable<Command>, charge: Pick<Velocit
   return { amount24h, count1h };
 }
 
-/** The limit the charge would break on top of the totals (the count first), or null when it fits. */
-export function velocityRefusal(totals: VelocityTotals, charge: VelocityCharge): VelocityRefusal | null {
+/**
+ * The limit the charge would break on top of the totals (the count first), or null when it fits; then, for a
+ * withdrawal recorded without an approval, POLICY-APPROVAL-REQUIRED when the 24 h total crosses its threshold.
+ */
+export function velocityRefusal(totals: VelocityTotals, charge: VelocityCharge): VelocityRefusal | ApprovalRefusal | null {
   if (charge.maxCount1h !== null && totals.count1h + 1 > charge.maxCount1h) return 'POLICY-VELOCITY-COUNT-EXCEEDED';
   if (charge.maxAmount24h !== null && totals.amount24h + charge.amount > charge.maxAmount24h) return 'POLICY-VELOCITY-AMOUNT-EXCEEDED';
+  const threshold = charge.approvalThreshold ?? null;
+  if (threshold !== null && needsApproval({ maxAmount24h: null, maxCount1h: null, approvalThreshold: threshold }, charge.amount, totals.amount24h)) {
+    return 'POLICY-APPROVAL-REQUIRED';
+  }
   return null;
 }
 

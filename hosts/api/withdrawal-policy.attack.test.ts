@@ -122,6 +122,33 @@ describe('withdrawal policies over HTTP', () => {
     expect(policy.approval).toMatchObject({ status: 'verified', url: 'http://127.0.0.1:9/approve' });
   });
 
+  it('a split withdrawal still needs approval: the threshold counts the rolling 24 h sum; an unlisted asset falls under the default entry (issue #35)', async () => {
+    const u = await userWithWallets(h, 'pro');
+    ok(await h.call('PUT', '/api/policies/withdrawal', { token: u.session, body: { limits: { TRX: { approval_threshold: '1000000' }, '*': { approval_threshold: '500000' } } } }));
+    const froms = await Promise.all([1, 2, 3, 4].map(() => createWallet(h, u, 2)));
+    ok(await transfer(u, froms[0]!, to, '600000'), 201);
+    // The thief's second half: below the threshold by itself, above it with the first.
+    fails(await transfer(u, froms[1]!, to, '600000'), 422, 'POLICY-APPROVAL-UNAVAILABLE');
+    ok(await transfer(u, froms[1]!, to, '400000'), 201); // exactly the threshold in the day: no approval
+    // USDT has no entry of its own: the default entry's threshold applies.
+    fails(await transfer(u, froms[2]!, to, '500001', 'USDT'), 422, 'POLICY-APPROVAL-UNAVAILABLE');
+    // A day later the window has moved on.
+    h.clock.advance(24 * HOUR);
+    const fresh = { ...u, session: await relogin(h, u) };
+    ok(await transfer(fresh, froms[3]!, to, '1000000'), 201);
+    // With a reviewed approver, the split part is accepted awaiting its approval.
+    ok(await h.call('PUT', '/api/policies/withdrawal', {
+      token: fresh.session, body: { approval_url: 'http://127.0.0.1:9/approve', approval_secret: 'approver secret' },
+    }));
+    const queue = ok(await h.call('GET', '/api/admin/approval-urls/pending', { token: h.adminToken }));
+    const reviewed = queue.find((p: { user_id: number }) => p.user_id === u.userId);
+    ok(await h.call('POST', `/api/admin/approval-urls/${u.userId}/approve`, { token: h.adminToken, body: { url: reviewed.pending_url, secret_fingerprint: reviewed.secret_fingerprint } }));
+    const split = ok(await transfer(fresh, froms[2]!, to, '1'), 201);
+    expect(ok(await h.call('GET', `/api/commands/${split.command_no}`, { token: u.apiToken })).approval).toMatchObject({ state: 'awaiting' });
+    const audit = ok(await h.call('GET', '/api/audit-log?per_page=100', { token: fresh.session })).items as { action: string; detail: Record<string, unknown> }[];
+    expect(audit.filter((e) => e.action === 'withdrawal.refused').map((e) => e.detail['rule'])).toEqual(['POLICY-APPROVAL-UNAVAILABLE', 'POLICY-APPROVAL-UNAVAILABLE']);
+  });
+
   it('refuses malformed policies by field, and unknown fields', async () => {
     const u = await userWithWallets(h, 'pro');
     const put = (body: unknown) => h.call('PUT', '/api/policies/withdrawal', { token: u.session, body });
