@@ -18,6 +18,15 @@ export function fundsRoutes(app: Application): RouteDef[] {
         operationId: 'createTransfer',
         bodyExample: { from_address: EX.main, to_address: EX.to, asset_symbol: 'USDT', amount: '1500000' },
         summary: 'Withdraw from an owned address', tag: 'Funds',
+        description: [
+          'A PENDING WITHDRAWAL command; the worker signs and sends it and ends it with a `withdrawal.*` event.',
+          '',
+          'A sub-address that cannot pay its own fees (it holds only the token: a refund from the paying sub-address) gets',
+          'them from the main address as a collection does (issue #34): the TRX it lacks, energy by self-delegation, rental',
+          'or burning; the command stays RUNNING until the refund is confirmed and the delegation and leftover TRX are back',
+          'on the main address, then ends SUCCESS. When neither can pay them: 422 `BIZ-FEES-UNFUNDABLE`, naming what is',
+          'missing and the fixes, before any command.',
+        ].join('\n'),
         body: s.obj({ from_address: s.str(), to_address: s.str(), asset_symbol: s.str(), amount: s.amount() }),
         data: accepted, errors: [
           ...LOCKED, 'BIZ-ASSET-NOT-FOUND', 'BIZ-AMOUNT-INVALID', 'POLICY-DESTINATION-NOT-ALLOWED', 'POLICY-DESTINATION-COOLING-OFF',

@@ -679,7 +679,16 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Withdraw from an owned address */
+        /**
+         * Withdraw from an owned address
+         * @description A PENDING WITHDRAWAL command; the worker signs and sends it and ends it with a `withdrawal.*` event.
+         *
+         *     A sub-address that cannot pay its own fees (it holds only the token: a refund from the paying sub-address) gets
+         *     them from the main address as a collection does (issue #34): the TRX it lacks, energy by self-delegation, rental
+         *     or burning; the command stays RUNNING until the refund is confirmed and the delegation and leftover TRX are back
+         *     on the main address, then ends SUCCESS. When neither can pay them: 422 `BIZ-FEES-UNFUNDABLE`, naming what is
+         *     missing and the fixes, before any command.
+         */
         post: operations["createTransfer"];
         delete?: never;
         options?: never;
