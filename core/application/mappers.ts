@@ -4,7 +4,7 @@ import { formatIsoTime, formatWalletTime } from '../domain/time.js';
 import type { CashierToken } from '../domain/model/cashier-token.js';
 import type { ChainResources } from '../domain/model/chain.js';
 import { COLLECTION_STATUS, type CollectionTask } from '../domain/model/collection-task.js';
-import { COMMAND_TYPE, type Command } from '../domain/model/command.js';
+import { COMMAND_STATUS, COMMAND_TYPE, type Command } from '../domain/model/command.js';
 import type { Millis } from '../domain/model/common.js';
 import type { WalletAddress } from '../domain/model/wallet.js';
 import type { CommandApproval } from '../domain/model/withdrawal-policy.js';
@@ -61,7 +61,8 @@ export function toCommandDetailView(command: Command): CommandView | WithdrawalC
     asset_symbol: command.assetSymbol ?? '',
     amount: command.params['amount'] ?? formatAmount(command.lockedAmount),
     to_address: command.params['to_address'] ?? '',
-    txid: tx !== null && tx.broadcastAt !== null ? tx.txid : null,
+    // A SUCCESS written before broadcastAt existed still names its transaction, as its withdrawal.completed did.
+    txid: tx !== null && (tx.broadcastAt !== null || command.status === COMMAND_STATUS.SUCCESS) ? tx.txid : null,
   };
 }
 

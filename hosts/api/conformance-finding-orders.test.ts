@@ -224,6 +224,12 @@ describe('finding an order (issue #34 item 5)', () => {
       transaction: { txid, signedJson: '{}', expiresAt: h.clock.now() + MINUTE, broadcastAt: h.clock.now() },
     });
     expect(ok(await h.call('GET', `/api/commands/${accepted.command_no}`, { token: user.apiToken })).txid).toBe(txid);
+    // A SUCCESS recorded before the broadcast time was stamped still names its transaction.
+    await commands.update({
+      ...stored, status: 3, startedAt: h.clock.now(), finishedAt: h.clock.now(), version: stored.version + 3,
+      transaction: { txid, signedJson: '{}', expiresAt: h.clock.now() + MINUTE, broadcastAt: null },
+    });
+    expect(ok(await h.call('GET', `/api/commands/${accepted.command_no}`, { token: user.apiToken }))).toMatchObject({ status: 3, txid });
     // The list keeps the spec's fields; a collection's command has no withdrawal fields.
     const listed = ok(await h.call('GET', '/api/commands', { token: user.apiToken })).items[0];
     expect(listed).not.toHaveProperty('to_address');
