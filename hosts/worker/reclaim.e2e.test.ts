@@ -243,7 +243,9 @@ describe('post-failure reclaim on the devnet', { timeout: 60_000 }, () => {
     await driveUntil(w, [collectorOf(w, undefined, undefined)], ended(w, task.taskNo));
     const failed = (await w.stores.tasks.get(task.taskNo))!;
     expect(failed).toMatchObject({ status: COLLECTION_STATUS.FAILED, errorCode: 'BIZ-ENERGY-UNAVAILABLE', steps: [] });
-    expect(failed.lastError).toMatch(/self: .*rental: .*burn: /);
+    // Issue #34: only the configured source (burning, off) is given a reason; the others are offered as fixes.
+    expect(failed.lastError).toMatch(/^no energy source for \d+ energy: burn: burning TRX for energy is disabled \(ENERGY_BURN\)\. To sweep, configure an energy rental provider/);
+    expect(failed.lastError).not.toMatch(/self: |rental: /);
     expect(failed.reclaim).toBeUndefined();
     expect(await w.gateway.getTrxBalance(w.main.address)).toBe(mainTrx);
   });
