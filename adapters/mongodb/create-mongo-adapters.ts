@@ -2,6 +2,9 @@ import type { Db, MongoClient } from 'mongodb';
 import type { Clock } from '../../core/ports/clock.port.js';
 import type { IdGenerator } from '../../core/ports/id-generator.port.js';
 import { MongoAccountRepository } from './mongo-account-repository.js';
+import type { ApiTokenRepository } from '../../core/ports/api-token-repository.port.js';
+import type { SessionRepository } from '../../core/ports/session-repository.port.js';
+import { AGE_ONLY, CachedApiTokenRepository, CachedSessionRepository } from '../records/cached-tokens.js';
 import { MongoApiTokenRepository } from './mongo-api-token-repository.js';
 import { MongoAuditLog } from './mongo-audit-log.js';
 import { MongoWithdrawalPolicyRepository } from './mongo-withdrawal-policy-repository.js';
@@ -27,9 +30,9 @@ export interface MongoAdapters {
   readonly clock: Clock;
   readonly ids: IdGenerator;
   readonly accounts: MongoAccountRepository;
-  readonly sessions: MongoSessionRepository;
+  readonly sessions: SessionRepository;
   readonly subscriptions: MongoSubscriptionRepository;
-  readonly apiTokens: MongoApiTokenRepository;
+  readonly apiTokens: ApiTokenRepository;
   readonly wallets: MongoWalletRepository;
   readonly balances: MongoBalanceRepository;
   readonly deposits: MongoDepositRepository;
@@ -57,6 +60,13 @@ export interface MongoAdapterOptions {
 }
 
 /**
+ * How long an API process answers a token from memory on MongoDB (issue #37): no change is heard here (a change
+ * stream per process was judged not worth its cost and its failure modes), so the age is the bound, and a revoked,
+ * logged-out or reset token is refused by every process within it, under the issue's 1 s.
+ */
+const TOKEN_CACHE_MS = 750;
+
+/**
  * Builds every MongoDB repository, the unit of work, the idempotency store and the risk deny-list on one database.
  * Nothing connects here: the connection is opened (and the indexes created) by connectMongo.
  *
@@ -73,9 +83,9 @@ export function createMongoAdapters(options: MongoAdapterOptions): MongoAdapters
     clock: options.clock,
     ids: options.ids ?? new MongoIdGenerator(options.connection.db),
     accounts: new MongoAccountRepository(db),
-    sessions: new MongoSessionRepository(db),
+    sessions: new CachedSessionRepository(new MongoSessionRepository(db), AGE_ONLY, TOKEN_CACHE_MS),
     subscriptions: new MongoSubscriptionRepository(db),
-    apiTokens: new MongoApiTokenRepository(db),
+    apiTokens: new CachedApiTokenRepository(new MongoApiTokenRepository(db), AGE_ONLY, TOKEN_CACHE_MS),
     wallets: new MongoWalletRepository(db, transactional),
     balances: new MongoBalanceRepository(db),
     deposits: new MongoDepositRepository(db),

@@ -8,7 +8,7 @@ import { PgApiTokenRepository } from './pg-api-token-repository.js';
 import { PgAuditLog } from './pg-audit-log.js';
 import { PgWithdrawalPolicyRepository } from './pg-withdrawal-policy-repository.js';
 import { PgBalanceRepository } from './pg-balance-repository.js';
-import { CachedApiTokenRepository, CachedSessionRepository } from './pg-cached-tokens.js';
+import { CachedApiTokenRepository, CachedSessionRepository } from '../records/cached-tokens.js';
 import { PgCashierTokenRepository } from './pg-cashier-token-repository.js';
 import { PgCollectionTaskRepository } from './pg-collection-task-repository.js';
 import { PgCommandRepository } from './pg-command-repository.js';
@@ -68,7 +68,7 @@ export function createPostgresAdapters(options: PostgresAdapterOptions): Postgre
   // Every repository below joins the unit of work's atomic scopes through the pool (decision 144).
   routeThroughScopes(pool);
   // API and session tokens are remembered in the process, forgotten within 1 s of a change in any process (issue #37,
-  // pg-cached-tokens.ts); the listener's session opens on the first token lookup (never in a worker) and ends with the pool.
+  // records/cached-tokens.ts); the listener's session opens on the first token lookup (never in a worker) and ends with the pool.
   const listener = tokenListenerOf(pool);
   return {
     clock: options.clock,

@@ -17,7 +17,7 @@ import { PgIdGenerator } from './pg-id-generator.js';
 import { PgRiskPolicy } from './pg-risk-policy.js';
 import { PgSessionRepository } from './pg-session-repository.js';
 import { PgSubscriptionRepository } from './pg-subscription-repository.js';
-import { CachedApiTokenRepository, CachedSessionRepository } from './pg-cached-tokens.js';
+import { CachedApiTokenRepository, CachedSessionRepository } from '../records/cached-tokens.js';
 import { tokenListenerOf } from './pg-token-listener.js';
 import { usePgTestStore, type PgTestStore } from './testing/pg-test-store.js';
 

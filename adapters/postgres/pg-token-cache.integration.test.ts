@@ -7,7 +7,7 @@ import { describeWithPostgres } from '../../contracts-tests/harness/with-postgre
 import { anApiToken, T0 } from '../../contracts-tests/support/fixtures.js';
 import type { ApiToken } from '../../core/domain/model/index.js';
 import type { ApiTokenRepository } from '../../core/ports/api-token-repository.port.js';
-import { CachedApiTokenRepository } from './pg-cached-tokens.js';
+import { CachedApiTokenRepository } from '../records/cached-tokens.js';
 import { PgApiTokenRepository } from './pg-api-token-repository.js';
 import { PgTokenListener } from './pg-token-listener.js';
 import { usePgTestStore } from './testing/pg-test-store.js';
@@ -59,7 +59,7 @@ async function untilTrusted(listener: PgTokenListener): Promise<void> {
   expect(listener.trusted()).toBe(true);
 }
 
-describeWithPostgres('PostgreSQL token cache (pg-cached-tokens, pg-token-listener)', (serverUrl) => {
+describeWithPostgres('PostgreSQL token cache (records/cached-tokens, pg-token-listener)', (serverUrl) => {
   const open = usePgTestStore(serverUrl, 'token_cache');
   let listener: PgTokenListener;
   beforeAll(() => {

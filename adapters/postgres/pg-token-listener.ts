@@ -8,6 +8,7 @@
  * to the store, and a new session forgets everything cached before it.
  */
 import pg from 'pg';
+import type { TokenVouch } from '../records/cached-tokens.js';
 
 /** The channel migration 0018's triggers notify on. */
 export const TOKEN_CHANNEL = 'custody_tokens';
@@ -42,7 +43,7 @@ export type Forget = (tokenHash: string | null) => void;
  * One LISTEN session per pool, opened on first use (so a worker, which never authenticates a token, opens none) and
  * closed by close().
  */
-export class PgTokenListener {
+export class PgTokenListener implements TokenVouch {
   private readonly timings: TokenListenerTimings;
   private readonly forgetters = new Set<Forget>();
   private client: pg.Client | null = null;

@@ -1,18 +1,32 @@
 /**
- * API and session tokens remembered in the process (issue #37), so that authenticating a request costs no statement
- * once its token is known. The decorators own the cache and when it forgets: on every change heard by the
- * PgTokenListener (any process, within 1 s), on a lapse of the listener's trust (nothing cached is answered then),
- * and on this process's own revocations at once. Unknown tokens are never cached: a token made by another process is
- * found by the next lookup. Expiry needs nothing here: the use cases judge a session's expiresAt on every request.
+ * API and session tokens remembered in the process (issue #37), so that authenticating a request costs no store read
+ * once its token is known; shared by the durable stores, each with its own way of vouching for the cache. The
+ * decorators own the cache and when it forgets: on every change the vouch hears (PostgreSQL's PgTokenListener: any
+ * process, within 1 s), whenever the vouch lapses (nothing cached is answered then), at the entries' maximum age
+ * (MongoDB's: 750 ms, its only bound), and on this process's own revocations at once. Unknown tokens are never
+ * cached: a token made by another process is found by the next lookup. Expiry needs nothing here: the use cases judge
+ * a session's expiresAt on every request.
  */
 import type { ApiToken, Millis, Session, UserId } from '../../core/domain/model/index.js';
 import type { ApiTokenRepository } from '../../core/ports/api-token-repository.port.js';
 import type { SessionRepository } from '../../core/ports/session-repository.port.js';
-import type { PgTokenListener } from './pg-token-listener.js';
 
-/** How many tokens a process remembers (the least recently looked up go first), and for how long at most. */
+/** What vouches for a token cache: whether it may answer now, and the changes it hears. */
+export interface TokenVouch {
+  /** Whether a cached token may answer now (a call counts as a use of the cache). */
+  trusted(): boolean;
+  /** Changes whenever something may have changed unheard-of or was heard: a lookup that saw it change is not kept. */
+  readonly epoch: number;
+  /** Registers what to forget on a change (a token hash, or null: everything); returns how to unregister. */
+  onForget(forget: (tokenHash: string | null) => void): () => void;
+}
+
+/** A vouch that hears nothing: the entries' age is the only bound (MongoDB: maxAgeMs well under a second). */
+export const AGE_ONLY: TokenVouch = { trusted: () => true, epoch: 0, onForget: () => () => undefined };
+
+/** How many tokens a process remembers (the least recently looked up go first), and for how long at most by default. */
 const MAX_ENTRIES = 10_000;
-const MAX_AGE_MS = 5 * 60_000;
+const DEFAULT_MAX_AGE_MS = 5 * 60_000;
 /**
  * How long this process's own revocation keeps the matching tokens out of the cache: until the revoking transaction
  * has surely committed (the store ends a transaction idle for 60 s) and its notification been heard.
@@ -29,13 +43,13 @@ interface Hold<T> {
   readonly until: number;
 }
 
-/** Token hash -> record, valid while the listener vouches for it; see the file's comment. */
+/** Token hash -> record, valid while its vouch trusts it and for at most maxAgeMs; see the file's comment. */
 export class TokenCache<T> {
   private readonly entries = new Map<string, Entry<T>>();
   private holds: Array<Hold<T>> = [];
 
-  constructor(private readonly listener: PgTokenListener) {
-    listener.onForget((tokenHash) => {
+  constructor(private readonly vouch: TokenVouch, private readonly maxAgeMs = DEFAULT_MAX_AGE_MS) {
+    vouch.onForget((tokenHash) => {
       if (tokenHash === null) this.entries.clear();
       else this.entries.delete(tokenHash);
     });
@@ -43,20 +57,20 @@ export class TokenCache<T> {
 
   /** The cached record of `tokenHash`, else `load`'s answer, remembered when nothing may have changed meanwhile. */
   async get(tokenHash: string, load: () => Promise<T | null>): Promise<T | null> {
-    const trusted = this.listener.trusted();
+    const trusted = this.vouch.trusted();
     const now = performance.now();
     if (trusted) {
       const hit = this.entries.get(tokenHash);
-      if (hit !== undefined && now - hit.at < MAX_AGE_MS) {
+      if (hit !== undefined && now - hit.at < this.maxAgeMs) {
         // Map order is insertion order: re-inserting keeps the least recently used first.
         this.entries.delete(tokenHash);
         this.entries.set(tokenHash, hit);
         return hit.value;
       }
     }
-    const epoch = this.listener.epoch;
+    const epoch = this.vouch.epoch;
     const value = await load();
-    if (value !== null && trusted && this.listener.epoch === epoch && this.listener.trusted() && !this.held(value)) {
+    if (value !== null && trusted && this.vouch.epoch === epoch && this.vouch.trusted() && !this.held(value)) {
       this.entries.delete(tokenHash);
       this.entries.set(tokenHash, { value, at: now });
       if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
@@ -101,8 +115,8 @@ export class TokenCache<T> {
 export class CachedApiTokenRepository implements ApiTokenRepository {
   private readonly cache: TokenCache<ApiToken>;
 
-  constructor(private readonly store: ApiTokenRepository, listener: PgTokenListener) {
-    this.cache = new TokenCache(listener);
+  constructor(private readonly store: ApiTokenRepository, vouch: TokenVouch, maxAgeMs?: number) {
+    this.cache = new TokenCache(vouch, maxAgeMs);
   }
 
   create(token: ApiToken): Promise<void> {
@@ -140,8 +154,8 @@ export class CachedApiTokenRepository implements ApiTokenRepository {
 export class CachedSessionRepository implements SessionRepository {
   private readonly cache: TokenCache<Session>;
 
-  constructor(private readonly store: SessionRepository, listener: PgTokenListener) {
-    this.cache = new TokenCache(listener);
+  constructor(private readonly store: SessionRepository, vouch: TokenVouch, maxAgeMs?: number) {
+    this.cache = new TokenCache(vouch, maxAgeMs);
   }
 
   /** A new token's hash is cached nowhere (unknown tokens never are). */

@@ -1,5 +1,5 @@
 /**
- * Issue #37: API processes remember API and session tokens (adapters/postgres/pg-cached-tokens.ts), and a token
+ * Issue #37: API processes remember API and session tokens (adapters/postgres/records/cached-tokens.ts), and a token
  * revoked, logged out or ended by a password reset through one API process is refused by the other within 1 s (its
  * LISTEN session hears the change, pg-token-listener.ts). Two API processes (hosts/cluster/api-process.ts) on one
  * PostgreSQL database, Redis for locks and limits, a devnet in this test process.
