@@ -310,7 +310,10 @@ export async function planEnergy(deps: StepDeps, _settings: StepSettings, subjec
   return { kind: 'send', tx: order.tx, amount: order.delegatedSun ?? null, energyPath: path };
 }
 
-/** COLLECTING: the whole balance of the asset as it stands on chain now, to the main address. */
+/**
+ * COLLECTING: the whole balance of the asset as it stands on chain now, to the main address; for a funded withdrawal
+ * (`payout`), its amount to its destination.
+ */
 export async function planCollecting(deps: StepDeps, settings: StepSettings, subject: StepSubject): Promise<StepPlan> {
   const { task, asset, payout } = subject;
   // A token sweep moves what its plan dry-ran (its energy was sized for that transfer); TRX is read (fees vary); a
