@@ -22,6 +22,12 @@ export interface DepositView {
   readonly detected_at: string;
   /** Null until the deposit is confirmed. */
   readonly confirmed_at: string | null;
+  /**
+   * Only on a deposit that triggered an automatic collection (config.auto_collect, an extension; issue #34): `pending`
+   * while the worker has not started it (judged every minute: it waits while no energy source can cover the sweep or
+   * its plan costs more than max_fee_sun), then `started` or `skipped`.
+   */
+  readonly auto_collect?: 'pending' | 'started' | 'skipped';
 }
 
 /** Deposit records (issue #24), owner-scoped. */
@@ -42,6 +48,7 @@ export function toDepositView(d: Deposit): DepositView {
     deposit_id: d.depositId, address: d.address, network_code: d.networkCode, asset_symbol: d.assetSymbol, amount: d.amount.toString(),
     from_address: d.fromAddress, txid: d.txid, block_number: d.blockNumber, status: d.status, detected_at: formatWalletTime(d.detectedAt),
     confirmed_at: d.confirmedAt === null ? null : formatWalletTime(d.confirmedAt),
+    ...(d.autoCollect === undefined ? {} : { auto_collect: d.autoCollect === 'due' ? 'pending' : d.autoCollect }),
   };
 }
 

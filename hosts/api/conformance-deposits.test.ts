@@ -84,6 +84,23 @@ describe('deposit endpoints', () => {
     expect(ok(await h.call('GET', '/api/deposits/dep-4', { token: other.apiToken })).deposit_id).toBe('dep-4');
   });
 
+  // Issue #34: an automatic collection trigger is visible, pending until the worker starts it (it may wait for energy).
+  it('a deposit that triggered an automatic collection shows auto_collect: pending while due, then started or skipped; others show none', async () => {
+    const v = await userWithWallets(h);
+    await record({ depositId: 'dep-5', userId: v.userId, address: v.sub, assetSymbol: 'USDT', amount: 5_000_000n, status: 'confirmed',
+      confirmedAt: Date.UTC(2026, 0, 1, 12, 2, 0), autoCollect: 'due' });
+    const pending = ok(await h.call('GET', '/api/deposits/dep-5', { token: v.apiToken }));
+    expect(pending).toMatchObject({ deposit_id: 'dep-5', auto_collect: 'pending' });
+    expectDocumented(h, 'GET', '/api/deposits/:depositId', pending);
+    const deposits = h.container.get(TOKENS.Stores).deposits;
+    for (const mark of ['started', 'skipped'] as const) {
+      const stored = (await deposits.findById('dep-5'))!;
+      await h.container.get(TOKENS.Stores).uow.commit({ deposits: [{ ...stored, autoCollect: mark, version: stored.version + 1 }] });
+      expect(ok(await h.call('GET', '/api/deposits/dep-5', { token: v.apiToken })).auto_collect).toBe(mark);
+    }
+    expect(ok(await h.call('GET', '/api/deposits/dep-2', { token: u.apiToken }))).not.toHaveProperty('auto_collect');
+  });
+
   it('GET /wallets/{address}/deposits: that address\'s deposits, filtered; a foreign address is 404', async () => {
     const data = ok(await h.call('GET', `/api/wallets/${u.sub}/deposits`, { token: u.apiToken }));
     expect(ids(data)).toEqual(['dep-2', 'dep-1']);

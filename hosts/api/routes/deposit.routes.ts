@@ -11,7 +11,13 @@ const DEPOSIT = s.obj({
   deposit_id: s.str(), address: s.str(), network_code: s.str(), asset_symbol: s.str(), amount: s.amount(), from_address: s.str(),
   txid: s.str(), block_number: s.int(), status: s.enumOf(DEPOSIT_STATUSES), detected_at: walletTime,
   confirmed_at: s.nullable({ ...walletTime, description: 'YYYY-MM-DD HH:MM:SS (UTC); null until confirmed' }),
-});
+  auto_collect: {
+    ...s.enumOf(['pending', 'started', 'skipped']),
+    description: 'Extension (issue #34): only on a deposit that triggered an automatic collection (config.auto_collect): pending while '
+      + 'the worker has not started it (judged every minute; it waits while no energy source can cover the sweep, or while the plan '
+      + 'costs more than max_fee_sun), then started or skipped',
+  },
+}, ['auto_collect']);
 
 const EXAMPLE = {
   deposit_id: '5f0c2a8e-3b6d-4a51-9c2e-7d1f0b9e4a10', address: 'TPL66VK2gCXNCD7EJg9pgJRfqcRazjhUZY', network_code: 'TRON',
