@@ -273,4 +273,28 @@ describe.skipIf(!chromiumFound)('payer page in chromium', () => {
       });
     });
   }
+
+  it('runs its script from the file beside the page; an inline script added to the page is refused and never runs', async () => {
+    const m = await newMerchant(w);
+    const p = await openPayerPage(browser, w, VIEWPORTS[1]!, `?ct=${m.ct}`);
+    try {
+      await p.page.locator('#qr').waitFor({ state: 'visible' });
+      // The page works (its QR code is shown), and the only script element that is code is the file.
+      const scripts = await p.page.evaluate('[...document.scripts].map((s) => [s.type, s.src === "" ? "inline" : new URL(s.src).pathname])');
+      expect(scripts).toEqual([['application/json', 'inline'], ['', '/cashier/payer-page.js']]);
+      expect(p.errors).toEqual([]);
+      const outcome = await p.page.evaluate(`new Promise((resolve) => {
+        document.addEventListener('securitypolicyviolation', (e) => resolve([e.effectiveDirective, e.blockedURI, window.injected === true]), { once: true });
+        const script = document.createElement('script');
+        script.textContent = 'window.injected = true;';
+        document.body.append(script);
+        if (window.injected === true) resolve(['none', 'none', true]); // an allowed inline script runs as it is added
+      })`);
+      expect(outcome).toEqual(['script-src-elem', 'inline', false]);
+      expect(p.errors).toHaveLength(1);
+      expect(p.errors[0]).toMatch(/Content Security Policy/);
+    } finally {
+      await p.close();
+    }
+  });
 });

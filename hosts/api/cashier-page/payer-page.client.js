@@ -1,6 +1,7 @@
 'use strict';
-// The payer page's script (served inline, pinned by hash in the CSP). It reads the `ct_` token from the URL once,
-// keeps it in sessionStorage and drops it from the address bar; every call sends it as a bearer header.
+// The payer page's script, served as a file (GET /cashier/payer-page.js: the page's CSP runs no inline code). It reads
+// the `ct_` token from the URL once, keeps it in sessionStorage and drops it from the address bar; every call sends it
+// as a bearer header. Its settings and messages come from the page's JSON block (#page-config), data and not code.
 (() => {
   const cfg = JSON.parse(document.getElementById('page-config').textContent);
   const $ = (id) => document.getElementById(id);
@@ -108,7 +109,7 @@
     return pick ? pick.symbol : null;
   }
 
-  // The payment request's view (payment-request-view.js, inlined ahead of this script): what to ask, what to say.
+  // The payment request's view (payment-request-view.js, joined ahead of this script): what to ask, what to say.
   const requestView = () => paymentRequestView(request(), task() === null ? null : task().status, Date.now());
 
   function phase() {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import type { RawResult } from '../route.js';
 import { messagesOf, PAGE_LANGUAGES, type MessageKey, type PageLanguage } from './messages.js';
 
 /** What the page script reads from its configuration block (besides the messages). */
@@ -15,12 +16,31 @@ export interface PayerPageSettings {
 export const PAYER_PAGE_SETTINGS: PayerPageSettings = { decimals: { TRX: 6, USDT: 6 }, pollMs: 5_000, idleMs: 10 * 60_000 };
 
 /**
- * The page script: the payment request's pure view (a module the tests import; inlined here without its `export`
- * words) ahead of the page's own script. One inline block, so one hash pins both.
+ * The page script: the payment request's pure view (a module the tests import; joined here without its `export`
+ * words) ahead of the page's own script, served as one file beside the page.
  */
 const SCRIPT = readFileSync(new URL('./payment-request-view.js', import.meta.url), 'utf8').replace(/^export /gm, '')
   + readFileSync(new URL('./payer-page.client.js', import.meta.url), 'utf8');
 const STYLE = readFileSync(new URL('./payer-page.css', import.meta.url), 'utf8');
+
+/** Where the page script is served: beside the page (GET /cashier), on the same origin and under the same prefix. */
+export const PAYER_PAGE_SCRIPT_PATH = '/cashier/payer-page.js';
+
+/**
+ * The script's version, a digest of its text. The page links the script with `?v=<version>`, so a page always loads
+ * the script it was rendered with, and a browser may keep that URL for good: a new script is a new URL.
+ */
+export const PAYER_PAGE_SCRIPT_VERSION = createHash('sha256').update(SCRIPT).digest('base64url').slice(0, 16);
+
+/**
+ * The script file and its headers for a requested version. Only the current version may be cached for a year (and
+ * never revalidated); any other `v`, or none, is the current text revalidated on each use, so an instance of an older
+ * release behind the same name can never pin its script under a newer page's URL.
+ */
+export function payerPageScript(version: string | undefined): RawResult['raw'] {
+  const cache = version === PAYER_PAGE_SCRIPT_VERSION ? 'public, max-age=31536000, immutable' : 'no-cache';
+  return { contentType: 'text/javascript; charset=utf-8', body: SCRIPT, headers: { 'cache-control': cache } };
+}
 
 const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 /** JSON that cannot end its `<script>` block or start a comment in it. */
@@ -75,7 +95,7 @@ ${text('collect_hint', 'p', ' id="collect-hint" class="hint"')}
 </div>
 </main>
 <script type="application/json" id="page-config">${scriptJson(config)}</script>
-<script>${SCRIPT}</script>
+<script src="${PAYER_PAGE_SCRIPT_PATH}?v=${PAYER_PAGE_SCRIPT_VERSION}"></script>
 </body></html>
 `;
 }
@@ -84,17 +104,19 @@ ${text('collect_hint', 'p', ' id="collect-hint" class="hint"')}
 export const PAYER_PAGES: Readonly<Record<PageLanguage, string>> =
   Object.fromEntries(PAGE_LANGUAGES.map((l) => [l.tag, render(l.tag)])) as Record<PageLanguage, string>;
 
-/** CSP source of an inline block: the SHA-256 of its exact text, as a browser computes it. */
+/** CSP source of an inline block (the style): the SHA-256 of its exact text, as a browser computes it. */
 const hashSource = (content: string): string => `'sha256-${createHash('sha256').update(content).digest('base64')}'`;
 
 /**
- * Headers of the payer page. A payment page must not be framed (clickjacking) and runs only its own inline code,
- * pinned by hash (an injected script could read the `ct_` token from sessionStorage); the QR code is an SVG the
- * script fetches with the token and shows through a `blob:` URL. The script and style are the same in every language.
+ * Headers of the payer page. A payment page must not be framed (clickjacking) and runs only its own script file from
+ * this origin, never inline code (an injected script could read the `ct_` token from sessionStorage): its settings
+ * and messages travel in a JSON block, which the browser parses as data and never runs. The one inline style is pinned
+ * by hash. The QR code is an SVG the script fetches with the token and shows through a `blob:` URL. The script and
+ * style are the same in every language.
  */
 export const PAYER_PAGE_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy': [
-    "default-src 'none'", `script-src ${hashSource(SCRIPT)}`, `style-src ${hashSource(STYLE)}`, 'img-src blob:',
+    "default-src 'none'", "script-src 'self'", `style-src ${hashSource(STYLE)}`, 'img-src blob:',
     "connect-src 'self'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
   ].join('; '),
   'x-frame-options': 'DENY',

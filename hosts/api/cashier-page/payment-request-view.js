@@ -1,7 +1,7 @@
 'use strict';
 // What the payer page of a payment request shows (issue #34), as one pure function of the session's `payment` object
-// and the latest task's status. Plain JavaScript without imports: the server inlines this file ahead of the page
-// script (pinned by hash in the CSP, its `export` words dropped) and the tests import it as a module.
+// and the latest task's status. Plain JavaScript without imports: the server joins this file ahead of the page
+// script into one file (its `export` words dropped) and the tests import it as a module.
 
 const OPEN_STATUSES = ['awaiting', 'partially_paid'];
 const TASK_DONE = 11;

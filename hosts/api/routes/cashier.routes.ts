@@ -4,7 +4,7 @@ import { DUST_REFUSAL, ENERGY_REFUSAL } from './collection.routes.js';
 import { s } from '../openapi-schemas.js';
 import { addressQrSvg } from '../cashier-page/address-qr.js';
 import { pickLanguage } from '../cashier-page/messages.js';
-import { PAYER_PAGE_HEADERS, PAYER_PAGES } from '../cashier-page/payer-page.js';
+import { PAYER_PAGE_HEADERS, PAYER_PAGE_SCRIPT_PATH, PAYER_PAGES, payerPageScript } from '../cashier-page/payer-page.js';
 
 const CASHIER_ERRORS = ['CASHIER-TOKEN-MISSING', 'CASHIER-TOKEN-INVALID'];
 
@@ -82,6 +82,20 @@ export function cashierRoutes(app: Application): RouteDef[] {
           raw: { contentType: 'text/html; charset=utf-8', body: PAYER_PAGES[lang], headers: { ...PAYER_PAGE_HEADERS, 'content-language': lang } },
         });
       },
+    }),
+    // The page's only script, a file rather than inline code: the page's CSP allows scripts from this origin only.
+    defineRoute({
+      method: 'GET', path: PAYER_PAGE_SCRIPT_PATH, auth: 'none',
+      docs: {
+        operationId: 'getPayerPageScript',
+        example: '\'use strict\';\n// What the payer page of a payment request shows (issue #34), …\n',
+        summary: 'The payer page\'s script (extension; the page links it with its version)', tag: 'Cashier payment',
+        description: 'GET /cashier links it with its version as the query parameter `v` (never refused): under the current version it may be '
+          + 'cached for a year (`Cache-Control: public, max-age=31536000, immutable`); without `v`, or under another, it is revalidated on each '
+          + 'use (`no-cache`).',
+        data: s.empty(), produces: 'text/javascript',
+      },
+      handle: ({ query }) => Promise.resolve({ raw: payerPageScript(query['v']) }),
     }),
   ];
 }

@@ -422,6 +422,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/cashier/payer-page.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The payer page's script (extension; the page links it with its version)
+         * @description GET /cashier links it with its version as the query parameter `v` (never refused): under the current version it may be cached for a year (`Cache-Control: public, max-age=31536000, immutable`); without `v`, or under another, it is revalidated on each use (`no-cache`).
+         */
+        get: operations["getPayerPageScript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/register": {
         parameters: {
             query?: never;
@@ -4517,6 +4537,31 @@ export interface operations {
                      *     <html lang="en"><head><meta charset="utf-8"><title>Payment</title>…</head><body>…</body></html>
                      */
                     "text/html": string;
+                };
+            };
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getPayerPageScript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example 'use strict';
+                     *     // What the payer page of a payment request shows (issue #34), …
+                     */
+                    "text/javascript": string;
                 };
             };
             500: components["responses"]["InternalError"];
