@@ -33,9 +33,12 @@
  * pg_stat_database.xact_commit, a lower bound), and the API server's CPU per request (user and system). Issue 37's
  * goals for this row, each printed met or not: at least 0.25x pgbench -S tps, p99 at most 10 ms at 32 connections, at
  * most 1 statement per request (the token cache is warm by the time statements are counted, after the rounds; the
- * token listener's heartbeats, a few a second whatever the load, are shown apart). BENCH_PROFILE=1 prints the top
+ * token listener's heartbeats, a few a second whatever the load, are shown apart), and also the statements per
+ * request under load, over every timed round of the API (balance reads asked in one turn share one statement, so
+ * fewer than one). BENCH_PROFILE=1 prints the top
  * self-time entries of the PostgreSQL row's API server, as of every row's. PostgreSQL runs on BENCH_PG_CPU: by
- * default a CPU of its own when there are three or more, else the load generator's (as Redis: in production the database is another machine, so it does not take the API server's core).
+ * default a CPU of its own when there are three or more, else the load generator's (as Redis: in production the
+ * database is another machine, so it does not take the API server's core).
  *
  * `npm run bench:api`. BENCH_PIN=0 turns pinning off. BENCH_STORES=memory,redis,postgres picks the comparisons; BENCH_CONNECTIONS (default 32) connections;
  * BENCH_CALIBRATE=1 adds the calibration above to each comparison.
