@@ -54,6 +54,7 @@ export async function withDevnetContract(config: HostConfig, options: DevnetCont
       reason = cause ?? (error as Error).message;
     }
     options.onWait?.({ url, attempt, waitedMs: Date.now() - started, reason });
-    await sleep(options.retryMs ?? 2_000, undefined, options.signal === undefined ? {} : { signal: options.signal });
+    await sleep(options.retryMs ?? 2_000, undefined, options.signal === undefined ? {} : { signal: options.signal })
+      .catch((error: unknown) => { throw options.signal?.aborted === true ? options.signal.reason : error; });
   }
 }

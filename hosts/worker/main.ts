@@ -13,7 +13,11 @@ const log = processLogger('worker', process.env);
 
 const [started, deadlineMs] = await (async () => {
   const deadline = 1_000 * integer(process.env, 'WORKER_STOP_DEADLINE_S', 20, 3_600, 'a number of seconds');
-  return [await startWorkerProcess(process.env), deadline] as const;
+  return [await startWorkerProcess(process.env, {}, {
+    onWait: ({ url, attempt, reason }) => {
+      if (attempt === 1 || attempt % 8 === 0) log.warn({ url, reason }, `waiting for the TRON devnet at ${url} (${reason}); start it with npm run devnet, or set TRON_FULL_HOST`);
+    },
+  }), deadline] as const;
 })().catch((error: unknown) => {
   if (error instanceof ConfigError) reportConfigError(log, error);
   else log.fatal({ err: error }, 'worker failed to start');

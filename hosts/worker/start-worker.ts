@@ -1,6 +1,7 @@
 import { ConfigError, type Env } from '../composition/config.js';
 import { loadConfig } from '../composition/config.js';
 import { openComposition, type Composition, type CompositionOverrides } from '../composition/container.js';
+import { withDevnetContract, type DevnetContractOptions } from '../composition/devnet-contract.js';
 import { startMetricsServer, type HealthReport, type MetricsServer } from '../composition/metrics-server.js';
 import type { CustodyMetrics } from '../composition/metrics.js';
 import { TOKENS } from '../composition/tokens.js';
@@ -39,10 +40,12 @@ export function workerHealth(metrics: CustodyMetrics, startedAt: number, staleMs
 /**
  * Composes the worker from the environment (role `worker`: no ADMIN_TOKEN, no PORT; production unless
  * NODE_ENV=development), starts its loops, and serves `/metrics` and `/healthz` on METRICS_PORT. Configuration
- * problems throw ConfigError before anything runs.
+ * problems throw ConfigError before anything runs. On CHAIN=devnet it first waits for the devnet's USDT contract
+ * (`options.onWait` is told each failed try).
  */
-export async function startWorkerProcess(env: Env, overrides: CompositionOverrides = {}): Promise<StartedWorker> {
-  const config = loadConfig(env, { mode: env['NODE_ENV'] === 'development' ? 'dev' : 'production', role: 'worker' });
+export async function startWorkerProcess(env: Env, overrides: CompositionOverrides = {}, options: DevnetContractOptions = {}): Promise<StartedWorker> {
+  // On the devnet, its own USDT contract, waited for (never mainnet's, which a devnet lacks).
+  const config = await withDevnetContract(loadConfig(env, { mode: env['NODE_ENV'] === 'development' ? 'dev' : 'production', role: 'worker' }), options);
   const composition = await openComposition(config, overrides);
   let worker: RunningWorker;
   let server: MetricsServer | null = null;
