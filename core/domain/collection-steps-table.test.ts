@@ -32,8 +32,7 @@ function reachable(ctx: CollectionContext): Map<CollectionStatus, boolean> {
 }
 
 describe('collection step table', () => {
-  it('has exactly one row per working status and none for DONE or FAILED', () => {
-    expect(Object.keys(COLLECTION_STEPS).sort()).toEqual(WORKING.map(collectionStatusName).sort());
+  it('has no row for DONE or FAILED', () => {
     expect(collectionStepOf(COLLECTION_STATUS.DONE)).toBeNull();
     expect(collectionStepOf(COLLECTION_STATUS.FAILED)).toBeNull();
   });
@@ -49,7 +48,7 @@ describe('collection step table', () => {
     }
   });
 
-  it('walking the table from PENDING ends in DONE in every context, passing each status once', () => {
+  it('walking the table from PENDING ends in DONE in every context (no cycle, no dead end)', () => {
     for (const ctx of CONTEXTS) expect(reachable(ctx).has(COLLECTION_STATUS.DONE), JSON.stringify(ctx)).toBe(true);
   });
 
