@@ -119,7 +119,8 @@ export function describeAccountRepositoryContract(
       await accounts.create(anAccount({ verified: true }));
       const twoFactor = {
         secret: { keyId: 'k1', iv: 'aXY=', ciphertext: 'Y3Q=', tag: 'dGFn' }, enabledAt: T0 + MINUTE, lastUsedStep: 58_000_000,
-        recoveryCodeHashes: ['c1'.repeat(32), 'c2'.repeat(32)], stepUp: { sessionHash: 'a1'.repeat(32), proofHash: 'b1'.repeat(32), at: T0 + MINUTE },
+        recoveryCodeHashes: ['c1'.repeat(32), 'c2'.repeat(32)], stepUp: { sessionHash: 'a1'.repeat(32), proofHash: 'b1'.repeat(32), at: T0 + MINUTE, scope: 'POST /api/api-tokens' },
+        failedCodes: 3, lockedAt: T0 + 2 * MINUTE,
       };
       await accounts.update(anAccount({ verified: true, twoFactor, version: 2 }));
       expect((await accounts.findById(1))!.twoFactor).toEqual(twoFactor);

@@ -1,4 +1,4 @@
-import type { Mailer, RegistrationNotice } from '../../core/ports/mailer.port.js';
+import type { Mailer, PolicyChangeNotice, RegistrationNotice } from '../../core/ports/mailer.port.js';
 
 /** What a recorded mail was for. */
 export type MailKind = 'verification' | 'password-reset';
@@ -17,6 +17,8 @@ export class RecordingMailer implements Mailer {
   private readonly mails: RecordedMail[] = [];
   private readonly unknown: string[] = [];
   private readonly exists: string[] = [];
+  private readonly locked: string[] = [];
+  private readonly policyChanges: { email: string; notice: PolicyChangeNotice }[] = [];
 
   async sendVerificationCode(email: string, code: string, registration: RegistrationNotice): Promise<void> {
     this.mails.push({ email, code, kind: 'verification', registration });
@@ -32,6 +34,24 @@ export class RecordingMailer implements Mailer {
 
   async sendAccountExists(email: string): Promise<void> {
     this.exists.push(email);
+  }
+
+  async sendPolicyChangeRequested(email: string, notice: PolicyChangeNotice): Promise<void> {
+    this.policyChanges.push({ email, notice });
+  }
+
+  /** The notices of pending policy changes sent, oldest first (issue #35 item 3). */
+  get policyChangesSent(): readonly { email: string; notice: PolicyChangeNotice }[] {
+    return [...this.policyChanges];
+  }
+
+  async sendAccountLocked(email: string): Promise<void> {
+    this.locked.push(email);
+  }
+
+  /** The addresses sent an "account locked" notice, oldest first (issue #35 item 4). */
+  get accountLockedSent(): readonly string[] {
+    return [...this.locked];
   }
 
   /** The addresses sent an "already has an account" answer to a registration, oldest first (issue #26 item 6). */

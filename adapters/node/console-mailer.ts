@@ -1,4 +1,4 @@
-import type { Mailer, RegistrationNotice } from '../../core/ports/mailer.port.js';
+import type { Mailer, PolicyChangeNotice, RegistrationNotice } from '../../core/ports/mailer.port.js';
 
 /** Where ConsoleMailer writes: one line at a time, without the trailing newline. */
 export type LineWriter = (line: string) => void;
@@ -30,5 +30,13 @@ export class ConsoleMailer implements Mailer {
 
   async sendAccountExists(email: string): Promise<void> {
     this.writeLine(`registration asked for ${email}: the address already has an account, no code`);
+  }
+
+  async sendPolicyChangeRequested(email: string, notice: PolicyChangeNotice): Promise<void> {
+    this.writeLine(`policy change ${notice.changeId} for ${email}: ${notice.loosens.join(', ')} takes effect at ${notice.effectiveAt} unless cancelled`);
+  }
+
+  async sendAccountLocked(email: string): Promise<void> {
+    this.writeLine(`account locked for ${email}: too many wrong two-factor codes; reset the password to unlock`);
   }
 }

@@ -1,6 +1,6 @@
 import { createTransport, type Transporter } from 'nodemailer';
 import { InfrastructureError } from '../../core/domain/errors.js';
-import type { Mailer, RegistrationNotice } from '../../core/ports/mailer.port.js';
+import type { Mailer, PolicyChangeNotice, RegistrationNotice } from '../../core/ports/mailer.port.js';
 
 /** Options of SmtpMailer. */
 export interface SmtpMailerOptions {
@@ -52,6 +52,20 @@ export class SmtpMailer implements Mailer {
     await this.send(email, 'Custody Hub registration',
       'Someone tried to register a Custody Hub account with this address, which already has one, so nothing was created. '
       + 'If it was you, log in, or reset your password if you forgot it. Otherwise ignore this message.\n');
+  }
+
+  async sendPolicyChangeRequested(email: string, notice: PolicyChangeNotice): Promise<void> {
+    await this.send(email, 'Custody Hub withdrawal policy change requested',
+      `A change loosening your withdrawal policy was requested (change ${notice.changeId}): ${notice.loosens.join(', ')}. `
+      + `It takes effect at ${notice.effectiveAt}. If it was not you, cancel it before then with `
+      + `POST /policies/changes/${notice.changeId}/cancel, and change your password.\n`);
+  }
+
+  async sendAccountLocked(email: string): Promise<void> {
+    await this.send(email, 'Custody Hub account locked',
+      'Your Custody Hub account was locked after too many wrong two-factor codes: someone who knows your password may be '
+      + 'guessing codes. Logins and confirmed actions are refused until you reset your password (ask for a reset code at '
+      + 'POST /auth/password-reset/request); the reset unlocks the account and ends every session.\n');
   }
 
   private async send(to: string, subject: string, text: string): Promise<void> {

@@ -25,7 +25,10 @@ export interface StoredTwoFactor {
   enabledAt: number | null;
   lastUsedStep: number;
   recoveryCodeHashes: string[];
-  stepUp: { sessionHash: string; proofHash: string; at: number } | null;
+  stepUp: { sessionHash: string; proofHash: string; at: number; scope?: string } | null;
+  /** Issue #35 item 4; absent in older records (read as 0 and unlocked). */
+  failedCodes?: number;
+  lockedAt?: number | null;
 }
 
 function toStoredTwoFactor(twoFactor: TwoFactor): StoredTwoFactor {
@@ -35,6 +38,8 @@ function toStoredTwoFactor(twoFactor: TwoFactor): StoredTwoFactor {
     lastUsedStep: twoFactor.lastUsedStep,
     recoveryCodeHashes: [...twoFactor.recoveryCodeHashes],
     stepUp: twoFactor.stepUp === null ? null : { ...twoFactor.stepUp },
+    ...(twoFactor.failedCodes === undefined ? {} : { failedCodes: twoFactor.failedCodes }),
+    ...(twoFactor.lockedAt === undefined ? {} : { lockedAt: twoFactor.lockedAt }),
   };
 }
 
@@ -44,7 +49,12 @@ function fromStoredTwoFactor(doc: StoredTwoFactor): TwoFactor {
     enabledAt: nullable(doc.enabledAt),
     lastUsedStep: doc.lastUsedStep,
     recoveryCodeHashes: [...doc.recoveryCodeHashes],
-    stepUp: doc.stepUp == null ? null : { sessionHash: doc.stepUp.sessionHash, proofHash: doc.stepUp.proofHash, at: doc.stepUp.at },
+    stepUp: doc.stepUp == null ? null : {
+      sessionHash: doc.stepUp.sessionHash, proofHash: doc.stepUp.proofHash, at: doc.stepUp.at,
+      ...(doc.stepUp.scope == null ? {} : { scope: doc.stepUp.scope }),
+    },
+    ...(doc.failedCodes == null ? {} : { failedCodes: doc.failedCodes }),
+    ...(doc.lockedAt === undefined ? {} : { lockedAt: nullable(doc.lockedAt) }),
   };
 }
 

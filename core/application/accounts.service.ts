@@ -108,7 +108,7 @@ export class AccountsUseCases implements AccountsService {
     const token = newSecretToken('st_', this.deps.ids.randomBytes(this.deps.settings.tokenBytes));
     const tokenHash = this.deps.hasher.hashToken(token);
     // With 2FA on the password alone opens nothing (issue #26 item 3); the accepted code is the session's step-up proof.
-    await this.twoFactor.checkLogin(account, fields['totp_code'], tokenHash).catch(async (error: unknown) => {
+    await this.twoFactor.checkLogin(account, fields['totp_code']).catch(async (error: unknown) => {
       await this.audit.record({ userId: account.id, action: 'auth.login_failed', actor: { kind: 'user', id: null }, detail: { reason: 'second_factor' } });
       throw error;
     });
@@ -184,7 +184,9 @@ export class AccountsUseCases implements AccountsService {
     // 144): a store failure leaves the code usable for a retry, never a changed password with a session alive.
     await this.audit.recordWith(async () => {
       await this.deps.sessions.revokeAllOfUser(account.id, this.deps.clock.now());
-      await this.deps.accounts.update({ ...account, passwordHash, passwordReset: null, version: account.version + 1 });
+      // A reset by the owner (through e-mail) lifts a lock of the code-guessing budget (issue #35 item 4).
+      const twoFactor = account.twoFactor == null ? account.twoFactor : { ...account.twoFactor, failedCodes: 0, lockedAt: null };
+      await this.deps.accounts.update({ ...account, passwordHash, passwordReset: null, twoFactor, version: account.version + 1 });
     }, () => ({ userId: account.id, action: 'auth.password_reset', actor: { kind: 'user', id: null } }));
     return account.id;
   }

@@ -2,9 +2,11 @@ import { DomainError } from '../domain/errors.js';
 import type { Account, TwoFactor } from '../domain/model/account.js';
 import type { AuditAction, AuditEvent } from '../domain/model/audit.js';
 import type { UserId } from '../domain/model/common.js';
+import { newSecretToken } from '../domain/cashier-token-rules.js';
+import { formatIsoTime } from '../domain/time.js';
 import {
-  formatRecoveryCode, isEnabled, matchTotp, parseCode, proofReusable, RECOVERY_ALPHABET, RECOVERY_CODE_COUNT,
-  RECOVERY_CODE_LENGTH, recoveryIndex, type TypedCode,
+  afterWrongCode, codeServes, formatRecoveryCode, isEnabled, isLocked, matchTotp, parseCode, proofReusable, RECOVERY_ALPHABET,
+  RECOVERY_CODE_COUNT, RECOVERY_CODE_LENGTH, recoveryIndex, type StepUpGrant, type TypedCode,
 } from '../domain/two-factor-rules.js';
 import { AuditTrail } from './audit-trail.js';
 import type { ResolvedDeps } from './deps.js';
@@ -15,7 +17,7 @@ import { retryOnConflict } from './retry-on-conflict.js';
 export const TOTP_ISSUER = 'Custody Hub';
 
 /** The ports two-factor touches. */
-export type TwoFactorDeps = Pick<ResolvedDeps, 'accounts' | 'cipher' | 'totp' | 'hasher' | 'clock' | 'ids' | 'auditLog' | 'uow'>;
+export type TwoFactorDeps = Pick<ResolvedDeps, 'accounts' | 'cipher' | 'totp' | 'hasher' | 'clock' | 'ids' | 'auditLog' | 'uow' | 'sessions' | 'settings' | 'mailer'>;
 
 /**
  * Counts one try of a code against the caller's code-try limit (the API host's, shaped like the login throttle) and
@@ -35,6 +37,9 @@ export interface TwoFactorEnabledView {
 
 export interface TwoFactorDisabledView {
   readonly enabled: false;
+  /** Every session of the account was ended (issue #35 item 4); this is the caller's new one. */
+  readonly session_token: string;
+  readonly expires_at: string;
 }
 
 /** TOTP two-factor and the step-up check (issue #26 item 3). */
@@ -43,10 +48,10 @@ export interface TwoFactorService {
   setup(userId: UserId): Promise<TwoFactorSetupView>;
   /** body {code}: confirms the setup and answers the recovery codes once. */
   enable(userId: UserId, body: unknown, gate: CodeTryGate): Promise<TwoFactorEnabledView>;
-  /** body {code} (a code or a recovery code): turns 2FA off. */
+  /** body {password, code} (a code or a recovery code): turns 2FA off and ends every session, answering a new one. */
   disable(userId: UserId, body: unknown, gate: CodeTryGate): Promise<TwoFactorDisabledView>;
-  /** Passes, or throws AUTH-STEP-UP-REQUIRED / AUTH-STEP-UP-INVALID; a no-op for a user without 2FA. */
-  stepUp(userId: UserId, sessionToken: string, code: string | null, gate: CodeTryGate): Promise<void>;
+  /** Passes for `grant`, or throws AUTH-STEP-UP-REQUIRED / AUTH-STEP-UP-INVALID / AUTH-ACCOUNT-LOCKED; a no-op without 2FA. */
+  stepUp(userId: UserId, sessionToken: string, code: string | null, gate: CodeTryGate, grant: StepUpGrant): Promise<void>;
 }
 
 /** What a code was accepted for: which error a refusal is, and whether the session gets a step-up proof. */
@@ -116,60 +121,89 @@ export class TwoFactorUseCases implements TwoFactorService {
     return { recovery_codes: codes.map(formatRecoveryCode) };
   }
 
-  /** body {code}: a current code or a recovery code turns 2FA off. AUTH-2FA-NOT-ENABLED when off. */
+  /**
+   * body {password, code}: the account's password and a current code or a recovery code turn 2FA off (issue #35 item
+   * 4: a stolen session and one code are not enough). Every session of the account ends, the caller's included (a
+   * thief may hold a copy of it); the answer is the caller's new session. AUTH-2FA-NOT-ENABLED when off,
+   * AUTH-INVALID-CREDENTIALS for a wrong password (counted as a code try first, and as a wrong code of the budget).
+   */
   async disable(userId: UserId, body: unknown, gate: CodeTryGate): Promise<TwoFactorDisabledView> {
-    const typed = requireString(fieldsOf(body), 'code', 32);
-    if (!isEnabled((await this.account(userId)).twoFactor)) throw new DomainError('AUTH-2FA-NOT-ENABLED');
+    const fields = fieldsOf(body);
+    const password = requireString(fields, 'password', 1024);
+    const typed = requireString(fields, 'code', 32);
+    const account = await this.account(userId);
+    if (!isEnabled(account.twoFactor)) throw new DomainError('AUTH-2FA-NOT-ENABLED');
+    if (isLocked(account.twoFactor)) throw new DomainError('AUTH-ACCOUNT-LOCKED');
     await gate();
-    await this.consume(userId, parseCode(typed), 'disable', null, () => null, 'auth.2fa_disabled');
-    return { enabled: false };
+    if (!(await this.deps.hasher.verifyPassword(password, account.passwordHash))) {
+      await this.countWrong(userId, 'disable');
+      throw new DomainError('AUTH-INVALID-CREDENTIALS');
+    }
+    const now = this.deps.clock.now();
+    const token = newSecretToken('st_', this.deps.ids.randomBytes(this.deps.settings.tokenBytes));
+    const expiresAt = now + this.deps.settings.sessionTtlMs;
+    await this.consume(userId, parseCode(typed), 'disable', null, () => null, 'auth.2fa_disabled', async () => {
+      await this.deps.sessions.revokeAllOfUser(userId, now);
+      await this.deps.sessions.create({ tokenHash: this.deps.hasher.hashToken(token), userId, createdAt: now, expiresAt, revokedAt: null });
+    });
+    return { enabled: false, session_token: token, expires_at: formatIsoTime(expiresAt) };
   }
 
   /**
    * The second step of a login whose password was right: nothing when 2FA is off; else `totpCode` (a current code
-   * or a recovery code) must be accepted, AUTH-TOTP-REQUIRED when absent, AUTH-TOTP-INVALID when wrong or used. The
-   * accepted code is the new session's step-up proof (`sessionHash`) for the next 5 minutes.
+   * or a recovery code) must be accepted, AUTH-TOTP-REQUIRED when absent, AUTH-TOTP-INVALID when wrong or used,
+   * AUTH-ACCOUNT-LOCKED once the guessing budget is spent. The login's code authorises the login only (issue #35
+   * item 4): a step-up action needs a code of its own.
    */
-  async checkLogin(account: Account, totpCode: unknown, sessionHash: string): Promise<void> {
+  async checkLogin(account: Account, totpCode: unknown): Promise<void> {
     if (!isEnabled(account.twoFactor)) return;
+    if (isLocked(account.twoFactor)) throw new DomainError('AUTH-ACCOUNT-LOCKED');
     if (totpCode === undefined || totpCode === null || totpCode === '') throw new DomainError('AUTH-TOTP-REQUIRED');
-    if (typeof totpCode !== 'string' || totpCode.length > 32) throw new DomainError('AUTH-TOTP-INVALID');
-    await this.consume(account.id, parseCode(totpCode), 'login', sessionHash, (twoFactor) => twoFactor);
+    if (typeof totpCode !== 'string' || totpCode.length > 32) {
+      await this.countWrong(account.id, 'login');
+      throw new DomainError('AUTH-TOTP-INVALID');
+    }
+    await this.consume(account.id, parseCode(totpCode), 'login', null, (twoFactor) => twoFactor);
   }
 
   /**
-   * The step-up check (docs/decisions.md 123): nothing when the user has no 2FA. Else `code` (the X-TOTP-Code
-   * header) must be a code accepted for this session less than 5 minutes ago, or a fresh current code or recovery
-   * code, which is then this session's proof. AUTH-STEP-UP-REQUIRED without a code, AUTH-STEP-UP-INVALID when wrong,
-   * used by another session or request, or expired.
+   * The step-up check (docs/decisions.md 123, issue #35 item 4): nothing when the user has no 2FA. Else `code` (the
+   * X-TOTP-Code header) must be a code this session had accepted for the same reusable scope less than 5 minutes
+   * ago, or a fresh current code, which is then this session's proof for `grant.scope` only. A recovery code never
+   * passes (it serves 2FA recovery only). AUTH-STEP-UP-REQUIRED without a code, AUTH-STEP-UP-INVALID when wrong, used
+   * for another scope, session or request, or expired; AUTH-ACCOUNT-LOCKED once the guessing budget is spent.
    */
-  async stepUp(userId: UserId, sessionToken: string, code: string | null, gate: CodeTryGate): Promise<void> {
+  async stepUp(userId: UserId, sessionToken: string, code: string | null, gate: CodeTryGate, grant: StepUpGrant): Promise<void> {
     const account = await this.account(userId);
     if (!isEnabled(account.twoFactor)) return;
+    if (isLocked(account.twoFactor)) throw new DomainError('AUTH-ACCOUNT-LOCKED');
     if (code === null || code.trim() === '') throw new DomainError('AUTH-STEP-UP-REQUIRED');
     const typed = parseCode(code);
     const sessionHash = this.deps.hasher.hashToken(sessionToken);
     if (typed.kind !== 'malformed'
-      && proofReusable(account.twoFactor.stepUp, sessionHash, this.deps.hasher.hashToken(typed.code), this.deps.clock.now())) return;
+      && proofReusable(account.twoFactor.stepUp, sessionHash, this.deps.hasher.hashToken(typed.code), grant, this.deps.clock.now())) return;
     await gate();
-    await this.consume(userId, typed, 'step-up', sessionHash, (twoFactor) => twoFactor);
+    await this.consume(userId, typed, 'step-up', { sessionHash, scope: grant.scope }, (twoFactor) => twoFactor);
   }
 
   /**
    * Judges `typed` against the account's second factor and, when accepted, writes its use (the step, or the spent
    * recovery code, and the session's proof) through `finish` in one versioned update; a concurrent write re-reads,
    * so a code raced twice is accepted once. A refusal is recorded in the audit log and thrown as the purpose's error.
-   * The update lands with its audit entries (a spent recovery code, then `accepted` when given) in one atomic scope.
+   * The update lands with its audit entries (a spent recovery code, then `accepted` when given) and `also` in one
+   * atomic scope. A code of a kind that does not serve the purpose (codeServes) is refused like a wrong one, unspent.
+   * An accepted code resets the shared count of wrong codes; a refused one adds to it (countWrong).
    */
   private async consume(
-    userId: UserId, typed: TypedCode, purpose: Purpose, sessionHash: string | null, finish: (twoFactor: TwoFactor) => TwoFactor | null,
-    accepted?: AuditAction,
+    userId: UserId, typed: TypedCode, purpose: Purpose, proofFor: { sessionHash: string; scope: string } | null,
+    finish: (twoFactor: TwoFactor) => TwoFactor | null, accepted?: AuditAction, also?: () => Promise<void>,
   ): Promise<void> {
     try {
       await retryOnConflict(async () => {
         const account = await this.account(userId);
         const twoFactor = account.twoFactor;
-        if (twoFactor == null) throw new DomainError(INVALID[purpose]);
+        if (twoFactor == null || !codeServes(typed.kind, purpose)) throw new DomainError(INVALID[purpose]);
+        if (isLocked(twoFactor)) throw new DomainError('AUTH-ACCOUNT-LOCKED');
         const now = this.deps.clock.now();
         let next: TwoFactor;
         let recovered = false;
@@ -190,19 +224,48 @@ export class TwoFactorUseCases implements TwoFactorService {
         } else {
           throw new DomainError(INVALID[purpose]);
         }
-        if (sessionHash !== null) next = { ...next, stepUp: { sessionHash, proofHash: this.deps.hasher.hashToken(typed.code), at: now } };
+        next = { ...next, failedCodes: 0 };
+        if (proofFor !== null) next = { ...next, stepUp: { ...proofFor, proofHash: this.deps.hasher.hashToken(typed.code), at: now } };
         const events = [
           ...(recovered ? [this.event(userId, 'auth.2fa_recovery_used', { purpose })] : []),
           ...(accepted === undefined ? [] : [this.event(userId, accepted)]),
         ];
         const update = { ...account, twoFactor: finish(next), version: account.version + 1 };
-        await this.audit.recordWith(() => this.deps.accounts.update(update), () => events);
+        await this.audit.recordWith(async () => {
+          await this.deps.accounts.update(update);
+          await also?.();
+        }, () => events);
       }, 5);
     } catch (error) {
-      // A refused code writes nothing else: its entry is its only write.
-      if (error instanceof DomainError && error.code === INVALID[purpose]) await this.audit.record(this.event(userId, 'auth.2fa_failed', { purpose }));
+      if (error instanceof DomainError && error.code === INVALID[purpose]) await this.countWrong(userId, purpose);
       throw error;
     }
+  }
+
+  /**
+   * A wrong code (or password at disable) spends one of the account's CODE_GUESS_BUDGET guesses, shared by login,
+   * step-up and disable (issue #35 item 4), recorded with its audit entry; the guess that spends the last one locks
+   * the account (auth.locked) and mails the owner, who unlocks it by resetting the password through e-mail.
+   */
+  private async countWrong(userId: UserId, purpose: Purpose): Promise<void> {
+    const locked = await retryOnConflict(async () => {
+      const account = await this.account(userId);
+      if (account.twoFactor == null || !isEnabled(account.twoFactor)) {
+        await this.audit.record(this.event(userId, 'auth.2fa_failed', { purpose }));
+        return null;
+      }
+      const next = afterWrongCode(account.twoFactor, this.deps.clock.now());
+      const lockedNow = !isLocked(account.twoFactor) && isLocked(next);
+      await this.audit.recordWith(
+        () => this.deps.accounts.update({ ...account, twoFactor: next, version: account.version + 1 }),
+        () => [
+          this.event(userId, 'auth.2fa_failed', { purpose }),
+          ...(lockedNow ? [this.event(userId, 'auth.locked', { failed_codes: String(next.failedCodes ?? 0) })] : []),
+        ],
+      );
+      return lockedNow ? account.email : null;
+    }, 5);
+    if (locked !== null) await this.deps.mailer.sendAccountLocked(locked);
   }
 
   private async account(userId: UserId): Promise<Account> {

@@ -66,6 +66,7 @@ export const ERROR_CATALOGUE = {
   'AUTH-2FA-SETUP-REQUIRED': { message: 'no two-factor setup to confirm; POST /auth/2fa/setup first' },
   'AUTH-2FA-ALREADY-ENABLED': { message: 'two-factor authentication is already on; disable it first' },
   'AUTH-2FA-NOT-ENABLED': { message: 'two-factor authentication is off' },
+  'AUTH-ACCOUNT-LOCKED': { message: 'too many wrong two-factor codes: the account is locked; the owner was mailed and unlocks it by resetting the password' },
   'BIZ-SERVICE-NOT-FOUND': { message: 'service code unknown' },
   'BIZ-PLAN-NOT-FOUND': { message: 'plan code unknown for the service' },
   'BIZ-DEVELOPER-SUBSCRIPTION-REQUIRED': { message: 'active developer subscription required' },

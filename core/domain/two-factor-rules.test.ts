@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  formatRecoveryCode, matchTotp, parseCode, proofReusable, RECOVERY_ALPHABET, RECOVERY_CODE_LENGTH, stepAt, STEP_UP_TTL_MS,
+  codeServes, formatRecoveryCode, matchTotp, parseCode, proofReusable, RECOVERY_ALPHABET, RECOVERY_CODE_LENGTH, stepAt, STEP_UP_TTL_MS,
   TOTP_PERIOD_MS, TOTP_WINDOW,
 } from './two-factor-rules.js';
 
@@ -70,18 +70,28 @@ describe('matchTotp against the reference model', () => {
   });
 });
 
-describe('proofReusable: a step-up proof is its session\'s, for 5 minutes', () => {
-  it('matches the model: same session, same code, from the moment it was accepted until 5 minutes later', () => {
+describe('proofReusable: a step-up proof is its session\'s, for its one kind of action, for 5 minutes (issue #35 item 4)', () => {
+  it('matches the model: same session, same code, same reusable scope, from the moment it was accepted until 5 minutes later', () => {
     fc.assert(fc.property(
       fc.constantFrom('s1', 's2'), fc.constantFrom('c1', 'c2'), fc.integer({ min: 0, max: 10_000_000 }), fc.integer({ min: -1_000, max: 2 * STEP_UP_TTL_MS }),
-      fc.constantFrom('s1', 's2'), fc.constantFrom('c1', 'c2'),
-      (session, code, at, later, askingSession, askingCode) => {
-        const proof = { sessionHash: session, proofHash: code, at };
-        const expected = session === askingSession && code === askingCode && later >= 0 && later < STEP_UP_TTL_MS;
-        expect(proofReusable(proof, askingSession, askingCode, at + later)).toBe(expected);
-        expect(proofReusable(null, askingSession, askingCode, at + later)).toBe(false);
+      fc.constantFrom('s1', 's2'), fc.constantFrom('c1', 'c2'), fc.option(fc.constantFrom('POST /a', 'PUT /b')), fc.constantFrom('POST /a', 'PUT /b'), fc.boolean(),
+      (session, code, at, later, askingSession, askingCode, provenScope, askedScope, reusable) => {
+        const proof = { sessionHash: session, proofHash: code, at, ...(provenScope === null ? {} : { scope: provenScope }) };
+        const grant = { scope: askedScope, reusable };
+        const expected = session === askingSession && code === askingCode && later >= 0 && later < STEP_UP_TTL_MS
+          && provenScope === askedScope && reusable;
+        expect(proofReusable(proof, askingSession, askingCode, grant, at + later)).toBe(expected);
+        expect(proofReusable(null, askingSession, askingCode, grant, at + later)).toBe(false);
       },
     ));
+  });
+
+  it('a recovery code serves only 2FA recovery (login, disable), a current code everything, a malformed one nothing', () => {
+    for (const purpose of ['login', 'step-up', 'enable', 'disable'] as const) {
+      expect(codeServes('totp', purpose)).toBe(true);
+      expect(codeServes('recovery', purpose)).toBe(purpose === 'login' || purpose === 'disable');
+      expect(codeServes('malformed', purpose)).toBe(false);
+    }
   });
 });
 

@@ -84,12 +84,46 @@ export function matchTotp(code: string, now: Millis, lastUsedStep: number, codeA
 }
 
 /**
- * True when `proof` lets the session (by its token's hash) in again with the same code (by its hash): the code was
- * accepted for this very session less than STEP_UP_TTL_MS ago.
+ * What a step-up code is asked for (issue #35 item 4): the kind of action (`scope`, e.g. the route) and whether the
+ * code may authorise more actions of that kind for STEP_UP_TTL_MS (`reusable`), or this one only.
  */
-export function proofReusable(proof: StepUpProof | null, sessionHash: string, proofHash: string, now: Millis): boolean {
-  return proof !== null && sameText(proof.sessionHash, sessionHash) && sameText(proof.proofHash, proofHash)
+export interface StepUpGrant {
+  readonly scope: string;
+  readonly reusable: boolean;
+}
+
+/**
+ * True when `proof` lets the session (by its token's hash) in again with the same code (by its hash) for `grant`: the
+ * code was accepted for this very session, for the same scope, which is a reusable one, less than STEP_UP_TTL_MS ago.
+ * A proof without a scope (a login's, or one written before scopes) authorises nothing more.
+ */
+export function proofReusable(proof: StepUpProof | null, sessionHash: string, proofHash: string, grant: StepUpGrant, now: Millis): boolean {
+  return proof !== null && grant.reusable && proof.scope !== undefined && proof.scope === grant.scope
+    && sameText(proof.sessionHash, sessionHash) && sameText(proof.proofHash, proofHash)
     && now >= proof.at && now < proof.at + STEP_UP_TTL_MS;
+}
+
+/**
+ * Which purposes a kind of code may serve (issue #35 item 4): a current code any; a recovery code only 2FA recovery,
+ * that is logging in without the app and turning 2FA off, never a step-up action.
+ */
+export function codeServes(kind: TypedCode['kind'], purpose: 'login' | 'step-up' | 'enable' | 'disable'): boolean {
+  if (kind === 'totp') return true;
+  return kind === 'recovery' && (purpose === 'login' || purpose === 'disable');
+}
+
+/** Wrong codes (login, step-up and disable share the count) after which the account locks until a password reset. */
+export const CODE_GUESS_BUDGET = 10;
+
+/** The second factor after a wrong code: one more counted; locked at `now` when that spends the budget. */
+export function afterWrongCode(twoFactor: TwoFactor, now: Millis): TwoFactor {
+  const failedCodes = (twoFactor.failedCodes ?? 0) + 1;
+  return { ...twoFactor, failedCodes, lockedAt: twoFactor.lockedAt ?? (failedCodes >= CODE_GUESS_BUDGET ? now : null) };
+}
+
+/** True while the guessing budget is spent and no password reset has lifted the lock. */
+export function isLocked(twoFactor: TwoFactor | null | undefined): boolean {
+  return twoFactor != null && twoFactor.lockedAt != null;
 }
 
 /** The index of `hash` among the unused recovery-code hashes, or -1; every entry is compared (constant time). */

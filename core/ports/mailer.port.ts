@@ -10,6 +10,15 @@ export interface RegistrationNotice {
   readonly registeredAt: string;
 }
 
+/** A loosening of the withdrawal policy that waits (issue #35 item 3): what the mail to every member with money rights says. */
+export interface PolicyChangeNotice {
+  readonly changeId: string;
+  /** What it loosens: `allow_list_only`, `limits.<SYMBOL>.<field>`, `approval_url`, `approval_secret`. */
+  readonly loosens: readonly string[];
+  /** When it takes effect unless cancelled (ISO 8601 with offset). */
+  readonly effectiveAt: string;
+}
+
 /** Outbound mail. The embedded adapter prints `verification code for <email>: <code>` (after a line naming the registration). */
 export interface Mailer {
   /** The code of one pending registration, naming that registration. */
@@ -28,4 +37,16 @@ export interface Mailer {
    * either way, so neither the answer nor its timing tells who has an account.
    */
   sendAccountExists(email: string): Promise<void>;
+  /**
+   * The account locked after too many wrong two-factor codes (issue #35 item 4): a notice to the owner that someone
+   * holding the password guessed codes, and that a password reset (a code mailed to this address) unlocks it. The
+   * embedded adapter prints `account locked for <email>`.
+   */
+  sendAccountLocked(email: string): Promise<void>;
+  /**
+   * A loosening of the withdrawal policy was requested (issue #35 item 3): what it loosens, when it takes effect, and
+   * that `POST /policies/changes/{changeId}/cancel` stops it. The embedded adapter prints
+   * `policy change <changeId> for <email>: <loosens> takes effect at <effectiveAt> unless cancelled`.
+   */
+  sendPolicyChangeRequested(email: string, notice: PolicyChangeNotice): Promise<void>;
 }

@@ -133,7 +133,7 @@ function codesByStatus(route: RouteDef): Map<number, string[]> {
   if (route.method === 'GET' && route.docs.query !== undefined) codes.push('VALIDATION-ERROR');
   if (bucketOf(route) !== undefined || route.throttle !== undefined) codes.push('RATE-LIMITED');
   if (route.idempotent === true) codes.push('IDEMPOTENCY-KEY-REUSED', 'IDEMPOTENCY-KEY-IN-PROGRESS');
-  if (route.stepUp !== undefined) codes.push('AUTH-STEP-UP-REQUIRED', 'AUTH-STEP-UP-INVALID', 'RATE-LIMITED');
+  if (route.stepUp !== undefined) codes.push('AUTH-STEP-UP-REQUIRED', 'AUTH-STEP-UP-INVALID', 'AUTH-ACCOUNT-LOCKED', 'RATE-LIMITED');
   const byStatus = new Map<number, string[]>();
   for (const code of new Set(codes)) {
     const status = httpStatusOf(code as ErrorCode, route.errorStatuses);

@@ -1,4 +1,5 @@
 import type { Application } from '../../core/application/index.js';
+import type { StepUpGrant } from '../../core/domain/two-factor-rules.js';
 import type { RateLimiter } from '../../core/ports/rate-limiter.port.js';
 import type { Caller } from './auth.js';
 import { countCodeTry, type RateHeaders, type RateLimits } from './rate-limit.js';
@@ -21,11 +22,24 @@ export function needsStepUp(route: RouteDef, body: Readonly<Record<string, unkno
 }
 
 /**
- * The step-up gate of a session route (docs/decisions.md 123): when the route asks for it and the user has 2FA on,
- * the X-TOTP-Code header must hold a code accepted for this session in the last 5 minutes, or a fresh current code
- * (or recovery code), which is counted as a code try first (the login-like limits of CODE_TRY_BUCKETS). Throws
- * AUTH-STEP-UP-REQUIRED, AUTH-STEP-UP-INVALID or RATE-LIMITED; a user without 2FA passes untouched, as the spec says.
- * Only session callers are checked: a step-up route takes no other credential.
+ * Step-up routes whose code authorises one action only (issue #35 item 4): each withdrawal needs a fresh code. Every
+ * other step-up route is a kind of action a code keeps authorising, for the same session, for STEP_UP_TTL_MS.
+ */
+const ONE_ACTION_ROUTES: ReadonlySet<string> = new Set(['POST /api/transfers']);
+
+/** What a code presented at `route` is asked for: the route (method and path template) is the kind of action. */
+export function stepUpGrant(route: Pick<RouteDef, 'method' | 'path'>): StepUpGrant {
+  const scope = `${route.method} ${route.path}`;
+  return { scope, reusable: !ONE_ACTION_ROUTES.has(scope) };
+}
+
+/**
+ * The step-up gate of a session route (docs/decisions.md 123, issue #35 item 4): when the route asks for it and the
+ * user has 2FA on, the X-TOTP-Code header must hold a code this session had accepted for the same kind of action
+ * (stepUpGrant) in the last 5 minutes, or a fresh current code, which is counted as a code try first (the login-like
+ * limits of CODE_TRY_BUCKETS). A recovery code never passes. Throws AUTH-STEP-UP-REQUIRED, AUTH-STEP-UP-INVALID,
+ * AUTH-ACCOUNT-LOCKED or RATE-LIMITED; a user without 2FA passes untouched, as the spec says. Only session callers
+ * are checked: a step-up route takes no other credential.
  */
 export async function enforceStepUp(
   deps: StepUpDeps, route: RouteDef, caller: Caller, body: Readonly<Record<string, unknown>>, headers: Headers, tried: (h: RateHeaders) => void,
@@ -33,5 +47,5 @@ export async function enforceStepUp(
   if (caller.kind !== 'session' || !needsStepUp(route, body)) return;
   await deps.app.twoFactor.stepUp(caller.userId, caller.token, headers.get(STEP_UP_HEADER), async () => {
     tried(await countCodeTry(deps.limiter, deps.limits, caller));
-  });
+  }, stepUpGrant(route));
 }

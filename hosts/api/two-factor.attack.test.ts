@@ -3,7 +3,7 @@ import { Secret } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OtpauthTotpGenerator } from '../../adapters/node/index.js';
 import type { Account } from '../../core/domain/model/account.js';
-import { stepAt, STEP_UP_TTL_MS, TOTP_PERIOD_MS } from '../../core/domain/two-factor-rules.js';
+import { CODE_GUESS_BUDGET, stepAt, STEP_UP_TTL_MS, TOTP_PERIOD_MS } from '../../core/domain/two-factor-rules.js';
 import { TOKENS } from '../composition/tokens.js';
 import { expectAnswersDocumented, expectDocumented, fails, ok, signUp, TEST_PASSWORD, userWithWallets, type TestUser } from './api-test-fixtures.js';
 import { startHarness, type ApiHarness, type HttpResult } from './test-harness.js';
@@ -102,12 +102,16 @@ describe('two-factor against a stolen password (real HTTP app)', () => {
     expect((ok(await h.call('GET', '/api/policies/allow-list', { token: victim.session })).items as Array<{ address: string }>).map((e) => e.address)).toEqual([victim.main]);
     // What changes neither money nor security stays open: a config without webhook fields, reads.
     ok(await h.call('PUT', '/api/subscriptions/config', { token: victim.session, body: { service_code: 'developer', config: { min_collect_amounts: { USDT: '5' } } } }));
-    // The owner, with the app, passes every step-up with one code for 5 minutes from the same session (a minute later:
-    // the thief's wrong codes spent this minute's code tries).
+    // The owner, with the app, passes each step-up with a fresh code (issue #35 item 4: a code authorises one kind of
+    // action; was: one code for every step-up for 5 minutes). A minute later: the thief's wrong codes spent this
+    // minute's code tries.
     h.clock.advance(60_000);
-    const code = codeNow(h, secret);
     const passed = [];
-    for (const [method, path, body, headers] of attempts(victim, code)) passed.push(await h.call(method, path, { token: victim.session, body, headers }));
+    for (const [method, path, body] of attempts(victim)) {
+      nextStep(h);
+      const headers: Record<string, string> = { 'x-totp-code': codeNow(h, secret), 'idempotency-key': randomUUID() };
+      passed.push(await h.call(method, path, { token: victim.session, body, headers }));
+    }
     // The account's audit log tells the story: 2FA turned on, the thief's refused logins and codes.
     const log = ok(await h.call('GET', '/api/audit-log?per_page=100', { token: victim.session })).items as Array<{ action: string; detail: Record<string, unknown> }>;
     const actions = log.map((e) => e.action);
@@ -126,11 +130,15 @@ describe('two-factor against a stolen password (real HTTP app)', () => {
     const code = codeNow(h, secret);
     const first = ok(await login(h, user.email, TEST_PASSWORD, code)).session_token as string;
     fails(await login(h, user.email, TEST_PASSWORD, code), 401, 'AUTH-TOTP-INVALID');
-    // The login's code is its session's step-up proof; another session presenting it is a replay.
-    ok(await h.call('POST', '/api/api-tokens', { token: first, body: { name: 'a' }, headers: { 'x-totp-code': code } }), 201);
-    fails(await h.call('POST', '/api/api-tokens', { token: user.session, body: { name: 'b' }, headers: { 'x-totp-code': code } }), 403, 'AUTH-STEP-UP-INVALID');
+    // The login's code authorised the login only (issue #35 item 4; was: the session's step-up proof for 5 minutes).
+    fails(await h.call('POST', '/api/api-tokens', { token: first, body: { name: 'a' }, headers: { 'x-totp-code': code } }), 403, 'AUTH-STEP-UP-INVALID');
+    nextStep(h);
+    const proof = codeNow(h, secret);
+    ok(await h.call('POST', '/api/api-tokens', { token: first, body: { name: 'a' }, headers: { 'x-totp-code': proof } }), 201);
+    // Another session presenting a step-up proof is a replay; so is the proof after 5 minutes.
+    fails(await h.call('POST', '/api/api-tokens', { token: user.session, body: { name: 'b' }, headers: { 'x-totp-code': proof } }), 403, 'AUTH-STEP-UP-INVALID');
     h.clock.advance(STEP_UP_TTL_MS);
-    fails(await h.call('POST', '/api/api-tokens', { token: first, body: { name: 'c' }, headers: { 'x-totp-code': code } }), 403, 'AUTH-STEP-UP-INVALID');
+    fails(await h.call('POST', '/api/api-tokens', { token: first, body: { name: 'c' }, headers: { 'x-totp-code': proof } }), 403, 'AUTH-STEP-UP-INVALID');
     // An earlier step than one already used is refused too (the window's previous step).
     const fresh = codeNow(h, secret);
     ok(await h.call('POST', '/api/api-tokens', { token: first, body: { name: 'd' }, headers: { 'x-totp-code': fresh } }), 201);
@@ -162,16 +170,19 @@ describe('two-factor against a stolen password (real HTTP app)', () => {
     h.clock.advance(60_000);
     const code = codeNow(h, secret);
     ok(await h.call('POST', '/api/api-tokens', { token: user.session, body: { name: 'y' }, headers: { 'x-totp-code': code } }), 201);
-    // The same proof again from this session is not a try: more than the per-minute limit of uses pass.
+    // The same proof for the same kind of action from this session is not a try: more than the per-minute limit of uses
+    // pass (issue #35 item 4: the kind is the route; another route's proof was never meant here).
+    nextStep(h);
+    const config = codeNow(h, secret);
     for (let i = 0; i < 6; i++) {
       const answer = await h.call('PUT', '/api/subscriptions/config', {
-        token: user.session, headers: { 'x-totp-code': code }, body: { service_code: 'developer', config: { webhook_secret: `secret-number-${i}-0123456789` } },
+        token: user.session, headers: { 'x-totp-code': config }, body: { service_code: 'developer', config: { webhook_secret: `secret-number-${i}-0123456789` } },
       });
       expect(answer.status).toBe(200);
     }
   });
 
-  it('the secret is stored only under the key cipher, never answered again, never logged; disabling needs a code', async () => {
+  it('the secret is stored only under the key cipher, never answered again, never logged; disabling needs the password and a code', async () => {
     const user = await signUp(h);
     const { secret, recovery } = await enrol(h, user.session);
     const base32 = new Secret({ buffer: Uint8Array.from(secret).buffer }).base32;
@@ -181,14 +192,80 @@ describe('two-factor against a stolen password (real HTTP app)', () => {
     expect(JSON.stringify(stored)).not.toContain(Buffer.from(secret).toString('base64'));
     for (const code of recovery) expect(JSON.stringify(stored)).not.toContain(code.replace('-', ''));
     fails(await h.call('POST', '/api/auth/2fa/setup', { token: user.session }), 409, 'AUTH-2FA-ALREADY-ENABLED');
-    fails(await h.call('POST', '/api/auth/2fa/disable', { token: user.session, body: { code: 'ABCDE-FGHJK' } }), 422, 'AUTH-TOTP-INVALID');
-    expectDocumented(h, 'POST', '/api/auth/2fa/disable', ok(await h.call('POST', '/api/auth/2fa/disable', { token: user.session, body: { code: recovery[1] } })));
-    fails(await h.call('POST', '/api/auth/2fa/disable', { token: user.session, body: { code: codeNow(h, secret) } }), 409, 'AUTH-2FA-NOT-ENABLED');
-    fails(await h.call('POST', '/api/auth/2fa/enable', { token: user.session, body: { code: codeNow(h, secret) } }), 409, 'AUTH-2FA-SETUP-REQUIRED');
+    fails(await h.call('POST', '/api/auth/2fa/disable', { token: user.session, body: { password: TEST_PASSWORD, code: 'ABCDE-FGHJK' } }), 422, 'AUTH-TOTP-INVALID');
+    const off = ok(await h.call('POST', '/api/auth/2fa/disable', { token: user.session, body: { password: TEST_PASSWORD, code: recovery[1] } }));
+    expectDocumented(h, 'POST', '/api/auth/2fa/disable', off);
+    fails(await h.call('POST', '/api/auth/2fa/disable', { token: off.session_token, body: { password: TEST_PASSWORD, code: codeNow(h, secret) } }), 409, 'AUTH-2FA-NOT-ENABLED');
+    fails(await h.call('POST', '/api/auth/2fa/enable', { token: off.session_token, body: { code: codeNow(h, secret) } }), 409, 'AUTH-2FA-SETUP-REQUIRED');
     ok(await login(h, user.email, TEST_PASSWORD));
     const logs = h.logLines.join('\n');
     expect(logs).not.toContain(base32);
     for (const code of recovery) expect(logs).not.toContain(code);
+  });
+
+  it('issue #35: 2FA cannot be turned off without the password, and turning it off ends every other session', async () => {
+    const user = await signUp(h);
+    const { secret } = await enrol(h, user.session);
+    const other = ok(await login(h, user.email, TEST_PASSWORD, codeNow(h, secret))).session_token as string;
+    nextStep(h);
+    // The thief holds a session and one code, not the password.
+    fails(await h.call('POST', '/api/auth/2fa/disable', { token: user.session, body: { code: codeNow(h, secret) } }), 422, 'VALIDATION-ERROR');
+    fails(await h.call('POST', '/api/auth/2fa/disable', { token: user.session, body: { password: 'not the password at all', code: codeNow(h, secret) } }), 422, 'AUTH-INVALID-CREDENTIALS');
+    expect(((await h.container.get(TOKENS.Stores).accounts.findById(user.userId)) as Account).twoFactor!.enabledAt).not.toBeNull();
+    const off = ok(await h.call('POST', '/api/auth/2fa/disable', { token: user.session, body: { password: TEST_PASSWORD, code: codeNow(h, secret) } }));
+    // Every session ended, the caller's too (a thief may hold a copy); the answer is the caller's new one.
+    for (const token of [user.session, other]) fails(await h.call('GET', '/api/api-tokens', { token }), 401, 'UNAUTHENTICATED');
+    ok(await h.call('GET', '/api/api-tokens', { token: off.session_token }));
+  });
+
+  it('issue #35: a recovery code does not authorise a withdrawal; one code does not authorise two different step-up actions', async () => {
+    const victim = await userWithWallets(h);
+    const { secret, recovery } = await enrol(h, victim.session);
+    const before = await commandCount(h, victim);
+    const [transfer, , token, webhook] = attempts(victim);
+    for (const [method, path, body, headers] of [transfer!, token!]) {
+      fails(await h.call(method, path, { token: victim.session, body, headers: { ...headers, 'x-totp-code': recovery[0]! } }), 403, 'AUTH-STEP-UP-INVALID');
+    }
+    expect(await commandCount(h, victim)).toBe(before);
+    // The recovery code was not spent by the refusals: it still recovers the account at login.
+    ok(await login(h, victim.email, TEST_PASSWORD, recovery[0]!));
+    // One code, accepted for a new API token, does not also change the webhook (another kind of action).
+    h.clock.advance(60_000);
+    const code = codeNow(h, secret);
+    ok(await h.call(token![0], token![1], { token: victim.session, body: token![2], headers: { 'x-totp-code': code } }), 201);
+    fails(await h.call(webhook![0], webhook![1], { token: victim.session, body: webhook![2], headers: { 'x-totp-code': code } }), 403, 'AUTH-STEP-UP-INVALID');
+    // A withdrawal's code authorises that withdrawal only: the same code for a second one is refused.
+    nextStep(h);
+    const once = codeNow(h, secret);
+    ok(await h.call(transfer![0], transfer![1], { token: victim.session, body: transfer![2], headers: { 'x-totp-code': once, 'idempotency-key': randomUUID() } }), 201);
+    const again = { ...transfer![2], from_address: victim.sub, to_address: victim.main };
+    fails(await h.call(transfer![0], transfer![1], { token: victim.session, body: again, headers: { 'x-totp-code': once, 'idempotency-key': randomUUID() } }), 403, 'AUTH-STEP-UP-INVALID');
+  });
+
+  it('issue #35: wrong codes at login and step-up share one budget; once spent the account locks, the owner is mailed, a password reset unlocks it', async () => {
+    const user = await signUp(h);
+    const { secret } = await enrol(h, user.session);
+    const wrong = (): string => (codeNow(h, secret) === '000000' ? '111111' : '000000');
+    // Alternating login and step-up guesses, a minute apart (under the per-minute code-try limit): 5 + 5 = the budget.
+    for (let i = 0; i < CODE_GUESS_BUDGET; i++) {
+      h.clock.advance(60_000);
+      if (i % 2 === 0) fails(await login(h, user.email, TEST_PASSWORD, wrong()), 401, 'AUTH-TOTP-INVALID');
+      else fails(await h.call('POST', '/api/api-tokens', { token: user.session, body: { name: 't' }, headers: { 'x-totp-code': wrong() } }), 403, 'AUTH-STEP-UP-INVALID');
+    }
+    expect(h.mailer.accountLockedSent).toEqual([user.email]);
+    // Locked: even the right code opens nothing.
+    h.clock.advance(60_000);
+    fails(await login(h, user.email, TEST_PASSWORD, codeNow(h, secret)), 423, 'AUTH-ACCOUNT-LOCKED');
+    fails(await h.call('POST', '/api/api-tokens', { token: user.session, body: { name: 't' }, headers: { 'x-totp-code': codeNow(h, secret) } }), 423, 'AUTH-ACCOUNT-LOCKED');
+    const log = ok(await h.call('GET', '/api/audit-log?per_page=100', { token: user.session })).items as Array<{ action: string }>;
+    expect(log.filter((e) => e.action === 'auth.locked')).toHaveLength(1);
+    // The owner unlocks through e-mail: a password reset.
+    ok(await h.call('POST', '/api/auth/password-reset/request', { body: { email: user.email } }), 202);
+    const resetCode = h.mailer.lastCodeFor(user.email, 'password-reset');
+    ok(await h.call('POST', '/api/auth/password-reset/confirm', { body: { email: user.email, code: resetCode, new_password: 'a brand new long password' } }));
+    nextStep(h);
+    ok(await login(h, user.email, 'a brand new long password', codeNow(h, secret)));
+    expect(h.mailer.accountLockedSent).toEqual([user.email]);
   });
 
   it('a user without two-factor gets the spec unchanged: no code asked, an X-TOTP-Code header ignored', async () => {

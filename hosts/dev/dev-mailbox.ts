@@ -1,4 +1,4 @@
-import type { Mailer, RegistrationNotice } from '../../core/ports/mailer.port.js';
+import type { Mailer, PolicyChangeNotice, RegistrationNotice } from '../../core/ports/mailer.port.js';
 
 /**
  * The `npm start` mailer: prints every message as the console mailer does (the inner Mailer) and keeps the latest
@@ -25,6 +25,14 @@ export class DevMailbox implements Mailer {
 
   sendAccountExists(email: string): Promise<void> {
     return this.inner.sendAccountExists(email);
+  }
+
+  sendPolicyChangeRequested(email: string, notice: PolicyChangeNotice): Promise<void> {
+    return this.inner.sendPolicyChangeRequested(email, notice);
+  }
+
+  sendAccountLocked(email: string): Promise<void> {
+    return this.inner.sendAccountLocked(email);
   }
 
   /** The latest verification code sent to `email` in this run (case-insensitive), or null when none was. */

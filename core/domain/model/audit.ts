@@ -13,6 +13,7 @@ export const AUDIT_ACTIONS = [
   'auth.2fa_disabled',
   'auth.2fa_failed',
   'auth.2fa_recovery_used',
+  'auth.locked',
   'api_token.created',
   'api_token.revoked',
   'webhook.url_changed',

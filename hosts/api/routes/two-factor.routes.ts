@@ -4,7 +4,7 @@ import { defineRoute, type RouteDef } from '../route.js';
 import { s } from '../openapi-schemas.js';
 
 /** Where a wrong code on enable or disable is a bad input (422), not a failed login (401). */
-const CODE_INPUT_STATUSES = { 'AUTH-TOTP-INVALID': 422 } as const;
+const CODE_INPUT_STATUSES = { 'AUTH-TOTP-INVALID': 422, 'AUTH-INVALID-CREDENTIALS': 422 } as const;
 
 /** The key URI as an SVG QR code, rendered on the server (error correction M, a 2-module quiet zone). */
 function keyUriQrSvg(uri: string): Promise<string> {
@@ -53,11 +53,16 @@ export function twoFactorRoutes(app: Application): RouteDef[] {
       method: 'POST', path: '/api/auth/2fa/disable', auth: 'session', rateLimit: 'account-write', errorStatuses: CODE_INPUT_STATUSES,
       docs: {
         operationId: 'disableTwoFactor',
-        bodyExample: { code: '492039' },
-        summary: 'Turn two-factor off with a current code or a recovery code (extension)', tag: 'Account',
-        body: s.obj({ code: s.str('a current 6-digit code or an unused recovery code') }),
-        data: s.obj({ enabled: s.enumOf([false]) }), example: { enabled: false },
-        errors: ['AUTH-2FA-NOT-ENABLED', 'AUTH-TOTP-INVALID'],
+        bodyExample: { password: 'correct horse battery staple', code: '492039' },
+        summary: 'Turn two-factor off with the password and a current code or a recovery code; ends every session (extension)', tag: 'Account',
+        description: 'Both the account password and a code are needed (a stolen session and one code are not enough). Every '
+          + 'session of the account ends, this one included; the answer carries the caller\'s new session. A wrong password '
+          + 'or code counts against the code-guessing budget shared with login and step-up: once it is spent the account is '
+          + 'locked (423 AUTH-ACCOUNT-LOCKED), the owner is mailed, and a password reset unlocks it.',
+        body: s.obj({ password: s.str('the account password'), code: s.str('a current 6-digit code or an unused recovery code') }),
+        data: s.obj({ enabled: s.enumOf([false]), session_token: s.str('the caller\'s new session token'), expires_at: s.str('ISO 8601') }),
+        example: { enabled: false, session_token: 'st_…', expires_at: '2026-01-02T01:00:00+00:00' },
+        errors: ['AUTH-2FA-NOT-ENABLED', 'AUTH-TOTP-INVALID', 'AUTH-INVALID-CREDENTIALS', 'AUTH-ACCOUNT-LOCKED'],
       },
       handle: ({ caller, body, codeTry }) => app.twoFactor.disable(caller.userId, body, codeTry),
     }),
