@@ -83,6 +83,18 @@ export function describeScanCursorStoreContract(
       expect(await cursors.claim('s', 'w', 2, 60_000)).toMatchObject({ checkpoint: { genesis, block: { number: 8 } } });
     });
 
+    it('genesisIds lists each genesis the stored checkpoints name once, without a lease; none before a save or without one', async () => {
+      const { cursors } = subject();
+      expect(await cursors.genesisIds()).toEqual([]);
+      const { genesis: _none, ...legacy } = sampleCheckpoint(3);
+      await cursors.save('legacy', 'w', held(await cursors.claim('legacy', 'w', 0, 60_000)), legacy, 60_000);
+      expect(await cursors.genesisIds()).toEqual([]);
+      await cursors.save('a', 'w', held(await cursors.claim('a', 'w', 0, 60_000)), sampleCheckpoint(4), 60_000);
+      await cursors.save('b', 'x', held(await cursors.claim('b', 'x', 0, 60_000)), { ...sampleCheckpoint(5), genesis: 'ff'.repeat(32) }, 60_000);
+      await cursors.save('c', 'y', held(await cursors.claim('c', 'y', 0, 60_000)), sampleCheckpoint(6), 60_000);
+      expect([...await cursors.genesisIds()].sort()).toEqual([sampleCheckpoint().genesis, 'ff'.repeat(32)].sort());
+    });
+
     it('refuses a save at a stale version or by an owner without the lease, storing nothing', async () => {
       const { cursors } = subject();
       const v1 = held(await cursors.claim('s', 'w1', 0, 60_000));

@@ -20,6 +20,10 @@ export class MemoryScanCursorStore implements ScanCursorStore {
     return { held: true, version, checkpoint: entry?.checkpoint == null ? null : outboundCopy(entry.checkpoint) };
   }
 
+  async genesisIds(): Promise<readonly string[]> {
+    return [...new Set([...this.entries.values()].flatMap((e) => (e.checkpoint?.genesis === undefined ? [] : [e.checkpoint.genesis])))];
+  }
+
   async save(name: string, owner: string, version: number, checkpoint: ScanCheckpoint, until: number): Promise<number | null> {
     const entry = this.entries.get(name);
     if (entry === undefined || entry.owner !== owner || entry.version !== version) return null;

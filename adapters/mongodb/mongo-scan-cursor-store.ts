@@ -48,6 +48,13 @@ export class MongoScanCursorStore implements ScanCursorStore {
     });
   }
 
+  genesisIds(): Promise<readonly string[]> {
+    return guarded('scan cursor genesis ids', async () => {
+      const ids = await this.cursors.distinct('checkpoint.genesis', { 'checkpoint.genesis': { $type: 'string' } });
+      return ids.filter((id): id is string => typeof id === 'string');
+    });
+  }
+
   save(name: string, owner: string, version: number, checkpoint: ScanCheckpoint, until: number): Promise<number | null> {
     return guarded('scan cursor save', async () => {
       const result = await this.cursors.updateOne({ _id: name, owner, version },

@@ -38,6 +38,15 @@ export class PgScanCursorStore implements ScanCursorStore {
     });
   }
 
+  genesisIds(): Promise<readonly string[]> {
+    return guarded('scan cursor genesis ids', async () => {
+      const { rows } = await this.pool.query<{ genesis: string }>(
+        "SELECT DISTINCT checkpoint->>'genesis' AS genesis FROM scan_cursors WHERE checkpoint->>'genesis' IS NOT NULL",
+      );
+      return rows.map((r) => r.genesis);
+    });
+  }
+
   save(name: string, owner: string, version: number, checkpoint: ScanCheckpoint, until: number): Promise<number | null> {
     return guarded('scan cursor save', async () => {
       const result = await this.pool.query(

@@ -66,4 +66,9 @@ export interface ScanCursorStore {
    * or null (nothing stored) when the lease was lost or the version moved.
    */
   save(name: string, owner: string, version: number, checkpoint: ScanCheckpoint, until: number): Promise<number | null>;
+  /**
+   * The genesis ids the stored checkpoints name (ScanCheckpoint.genesis), each once, in no order; checkpoints saved
+   * without one are left out. Read without a lease: what an API process checks its node against (issue #34).
+   */
+  genesisIds(): Promise<readonly string[]>;
 }

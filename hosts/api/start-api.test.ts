@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RecordingMailer } from '../../adapters/memory/index.js';
 import { NodeSecretHasher, TEST_SCRYPT_COST } from '../../adapters/node/index.js';
 import { startDevnet, type Devnet } from '../../adapters/tron-devnet/index.js';
+import { sampleCheckpoint } from '../../contracts-tests/scan-cursor-store.contract.js';
 import { TOKENS } from '../composition/tokens.js';
 import { startApi } from './start-api.js';
 
@@ -34,6 +35,30 @@ describe('startApi (npm run api): the devnet faucet', () => {
       const { data } = (await paid.json()) as { data: { txid: string } };
       devnet.mine(1);
       expect(devnet.chain.head.txIds).toContain(data.txid);
+    } finally {
+      await api.stop();
+    }
+  }, 30_000);
+
+  it('readiness fails (store-chain) when the store\'s scan cursors were on another chain than the node\'s', async () => {
+    const api = await startApi(env('devnet'), overrides);
+    try {
+      const checks = async (): Promise<{ status: number; body: any }> => {
+        const response = await fetch(`${api.url}/api/readyz`);
+        return { status: response.status, body: await response.json() };
+      };
+      expect(await checks()).toMatchObject({ status: 200, body: { data: { checks: expect.arrayContaining([{ name: 'store-chain', ok: true }]) } } });
+      const cursors = api.composition.container.get(TOKENS.Stores).scanCursors;
+      const save = async (genesis: string): Promise<void> => {
+        const claim = await cursors.claim('balance-scan:head', 'a-worker', 0, 1);
+        if (!claim.held) throw new Error('cursor held');
+        await cursors.save('balance-scan:head', 'a-worker', claim.version, { ...sampleCheckpoint(5), genesis }, 1);
+      };
+      await save('00'.repeat(32));
+      expect(await checks()).toMatchObject({ status: 503, body: { code: 'SERVICE-UNAVAILABLE', message: expect.stringContaining('store-chain') } });
+      const genesis = await api.composition.container.get(TOKENS.BlockSource).genesis();
+      await save(genesis.hash);
+      expect((await checks()).status).toBe(200);
     } finally {
       await api.stop();
     }

@@ -210,7 +210,8 @@ describe('STORE=postgres', () => {
     expect(container.get(TOKENS.ScanCursors)).toBeInstanceOf(PgScanCursorStore);
     expect(up.queries).toEqual([]);
     expect(await container.get(TOKENS.Readiness)()).toContainEqual({ name: 'store', ok: true });
-    expect(up.queries).toEqual(['SELECT 1']);
+    // SELECT 1, and the genesis ids the scan cursors stored (none here: the node is not asked).
+    expect(up.queries).toEqual(['SELECT 1', expect.stringContaining("checkpoint->>'genesis'")]);
     const down = fakePool(false);
     const refused = composeContainer(config, { postgres: { pool: down.pool }, logger: silent });
     expect(await refused.container.get(TOKENS.Readiness)()).toContainEqual({ name: 'store', ok: false });

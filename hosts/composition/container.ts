@@ -6,11 +6,13 @@ import type { Redis } from 'ioredis';
 import { createApplication, type CoreDeps } from '../../core/application/index.js';
 import { createAssetRegistry } from '../../core/domain/assets.js';
 import { MAINNET_USDT_CONTRACT } from '../../core/domain/model/asset.js';
+import type { BlockSource } from '../../core/ports/block-source.port.js';
 import type { ChainGateway } from '../../core/ports/chain-gateway.port.js';
 import type { Clock } from '../../core/ports/clock.port.js';
 import type { DnsResolver } from '../../core/ports/dns-resolver.port.js';
 import type { EnergyProvider } from '../../core/ports/energy-provider.port.js';
 import type { IdGenerator } from '../../core/ports/id-generator.port.js';
+import type { ScanCursorStore } from '../../core/ports/scan-cursor-store.port.js';
 import type { Mailer } from '../../core/ports/mailer.port.js';
 import type { SecretHasher } from '../../core/ports/secret-hasher.port.js';
 import type { WebhookTransport } from '../../core/ports/webhook-transport.port.js';
@@ -83,6 +85,26 @@ async function probe(name: string, check: () => Promise<unknown>, timeoutMs = 2_
   const ok = await Promise.race([check().then(() => true, () => false), timeout]);
   clearTimeout(timer);
   return { name, ok };
+}
+
+/**
+ * Whether the node follows the chain the store's scan cursors were scanning (issue #34), for every process that
+ * answers readiness, a separate `npm run api` included: not ready when the stored checkpoints name genesis blocks and
+ * the node's is none of them (a restarted devnet, another network). The node is asked only then; a node or store
+ * that does not answer is left to the `chain` and `store` checks.
+ */
+async function storeChainCheck(cursors: ScanCursorStore, blocks: BlockSource, timeoutMs = 2_000): Promise<ReadinessCheck> {
+  const judge = async (): Promise<boolean> => {
+    const stored = await cursors.genesisIds();
+    if (stored.length === 0) return true;
+    const genesis = await blocks.genesis();
+    return stored.includes(genesis.hash);
+  };
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(true), timeoutMs); });
+  const ok = await Promise.race([judge().catch(() => true), timeout]);
+  clearTimeout(timer);
+  return { name: 'store-chain', ok };
 }
 
 /** A durable store composed without its connection: a wiring mistake, reported against the variable that asked for it. */
@@ -269,6 +291,7 @@ export function composeContainer(config: HostConfig, overrides: CompositionOverr
     // Where the balance scanner runs in this process (npm run serve): not ready once it stopped for another chain.
     const stopped = ctx.get(TOKENS.Metrics).scannerChainMismatch();
     if (stopped !== undefined) checks.push(Promise.resolve({ name: 'scanner-chain', ok: stopped === null }));
+    checks.push(storeChainCheck(ctx.get(TOKENS.Stores).scanCursors, ctx.get(TOKENS.BlockSource)));
     if (config.locks === 'redis') checks.push(probe('redis', () => redisClient().ping()));
     return Promise.all(checks);
   });
