@@ -1,8 +1,9 @@
-// `npm run build [-- --out-dir <dir>]`: JavaScript and `.d.ts` of core, adapters, hosts and contracts-tests from
-// tsconfig.build.json, then the run-time assets tsc does not emit (scripts/copy-build-assets.mjs) and the PostgreSQL
-// store's SQL migrations (read beside adapters/postgres/pg-migrations.js at start and by `db:migrate`). The output
-// goes to dist/ unless --out-dir names another directory (the package test builds into a temporary one, so it never
-// races a test that runs the repository's own dist/).
+// `npm run build [-- --out-dir <dir>]`: JavaScript and `.d.ts` of the production entry points that tsconfig.build.json
+// lists and of what they import (never test support: hosts/build-input.test.ts), then the run-time assets tsc does
+// not emit (scripts/copy-build-assets.mjs) and the PostgreSQL store's SQL migrations (read beside
+// adapters/postgres/pg-migrations.js at start and by `db:migrate`). The output goes to dist/ unless --out-dir names
+// another directory (the package test builds into a temporary one, so it never races a test that runs the
+// repository's own dist/).
 import { execFileSync } from 'node:child_process';
 import { cpSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
