@@ -111,6 +111,11 @@ export interface CommandsService {
   list(userId: UserId, query: unknown): Promise<ItemsPage<CommandListItemView>>;
   /** 404 BIZ-COMMAND-NOT-FOUND when missing or another user's. */
   get(userId: UserId, commandNo: string): Promise<CommandView>;
+  /**
+   * Extension (issue #35 item 2): the requester cancels their own withdrawal while nothing was broadcast (as the admin
+   * cancel); 404 BIZ-COMMAND-NOT-FOUND, 409 BIZ-COMMAND-NOT-CANCELLABLE (not a withdrawal, broadcast, or finished).
+   */
+  cancel(userId: UserId, commandNo: string): Promise<CommandView>;
 }
 
 export interface CollectionsService {
@@ -231,4 +236,4 @@ export interface Application {
 /** The policy use cases as the API host calls them (the class is their only implementation). */
 export type WithdrawalPoliciesService = Pick<WithdrawalPoliciesUseCases,
   'getPolicy' | 'putPolicy' | 'addAllowListEntry' | 'listAllowList' | 'removeAllowListEntry'
-  | 'listPendingApprovalUrls' | 'approveApprovalUrl' | 'rejectApprovalUrl'>;
+  | 'listPendingApprovalUrls' | 'approveApprovalUrl' | 'rejectApprovalUrl' | 'listChanges' | 'approveChange' | 'cancelChange'>;

@@ -1,23 +1,32 @@
+import { approvalOnCancel } from '../domain/approval.js';
+import { commandTransition } from '../domain/command-machine.js';
 import { DomainError } from '../domain/errors.js';
+import { commandBroadcast } from '../domain/withdrawal-funding.js';
 import { parsePageQuery, toItemsPage } from '../domain/pagination.js';
 import { visibleTo } from '../domain/wallet-rules.js';
-import { COMMAND_STATUS, COMMAND_TYPE, type CommandStatus, type CommandType } from '../domain/model/command.js';
+import { COMMAND_STATUS, COMMAND_TYPE, type Command, type CommandStatus, type CommandType } from '../domain/model/command.js';
 import type { UserId } from '../domain/model/common.js';
 import type { CommandsService } from './application.js';
+import { AuditTrail } from './audit-trail.js';
 import type { ResolvedDeps } from './deps.js';
 import { fieldsOf, optionalEnum } from './input.js';
 import { toCommandDetailView, toCommandListItemView } from './mappers.js';
+import { retryOnConflict } from './retry-on-conflict.js';
 import type { CommandListItemView, CommandView, ItemsPage } from './views.js';
 
 const TYPES = Object.values(COMMAND_TYPE) as CommandType[];
 const STATUSES = Object.values(COMMAND_STATUS) as CommandStatus[];
 
 /** The ports the command use cases touch. */
-export type CommandsDeps = Pick<ResolvedDeps, 'commands'>;
+export type CommandsDeps = Pick<ResolvedDeps, 'commands' | 'clock' | 'uow' | 'auditLog'>;
 
 /** The caller's asynchronous commands (spec §4 GET /commands). */
 export class CommandsUseCases implements CommandsService {
-  constructor(private readonly deps: CommandsDeps) {}
+  private readonly audit: AuditTrail;
+
+  constructor(private readonly deps: CommandsDeps) {
+    this.audit = new AuditTrail(deps);
+  }
 
   /** `type` 1-8 and `status` 1-6 filter; anything else is VALIDATION-ERROR naming the parameter. */
   async list(userId: UserId, query: unknown): Promise<ItemsPage<CommandListItemView>> {
@@ -35,5 +44,29 @@ export class CommandsUseCases implements CommandsService {
     const command = visibleTo(await this.deps.commands.get(commandNo), userId);
     if (command === null) throw new DomainError('BIZ-COMMAND-NOT-FOUND');
     return toCommandDetailView(command);
+  }
+
+  /**
+   * The requester's cancel of their own withdrawal (issue #35 item 2), by the admin cancel's rule: PENDING or RUNNING
+   * with nothing broadcast (command-machine `cancel`, commandBroadcast), an approval still awaited closed as cancelled
+   * (approvalOnCancel), in one versioned write with its audit entry; a worker that claimed it meanwhile loses the
+   * version race or finds it CANCELLED before it signs. Another user's command is not found.
+   */
+  async cancel(userId: UserId, commandNo: string): Promise<CommandView> {
+    return retryOnConflict(async () => {
+      const command = visibleTo(await this.deps.commands.get(commandNo), userId);
+      if (command === null) throw new DomainError('BIZ-COMMAND-NOT-FOUND');
+      if (command.type !== COMMAND_TYPE.WITHDRAWAL) throw new DomainError('BIZ-COMMAND-NOT-CANCELLABLE');
+      const status = commandTransition(command.status, 'cancel', { broadcast: commandBroadcast(command) });
+      if (status === null) throw new DomainError('BIZ-COMMAND-NOT-CANCELLABLE');
+      const now = this.deps.clock.now();
+      const approval = approvalOnCancel(command.approval, now);
+      const cancelled: Command = { ...command, status, finishedAt: now, version: command.version + 1, ...(approval === undefined ? {} : { approval }) };
+      await this.audit.recordWith(() => this.deps.uow.commit({ commands: [cancelled] }), () => ({
+        userId, action: 'withdrawal.cancelled', actor: { kind: 'user', id: null },
+        detail: { command_no: command.commandNo, asset_symbol: command.assetSymbol, amount: command.params['amount'] ?? null, approval: command.approval?.state ?? null },
+      }));
+      return toCommandDetailView(cancelled);
+    });
   }
 }

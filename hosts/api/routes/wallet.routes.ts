@@ -112,6 +112,20 @@ export function walletRoutes(app: Application): RouteDef[] {
       docs: { operationId: 'getCommand', summary: 'One command', tag: 'Commands', data: s.ref('Command'), errors: ['BIZ-COMMAND-NOT-FOUND'] },
       handle: ({ caller, params }) => app.commands.get(caller.userId, params.commandNo ?? ''),
     }),
+    defineRoute({
+      method: 'POST', path: '/api/commands/:commandNo/cancel', auth: 'session', rateLimit: 'account-write',
+      docs: {
+        operationId: 'cancelCommand',
+        summary: 'Cancel your own withdrawal before anything was broadcast (extension)', tag: 'Commands',
+        description: 'Issue #35: the account that requested a withdrawal cancels it while it is PENDING (awaiting its approval '
+          + 'or not) or RUNNING with nothing broadcast; it becomes CANCELLED, its held amount is released, an awaited approval '
+          + 'is closed as `cancelled`, and `withdrawal.cancelled` goes to the audit log. A withdrawal already broadcast or '
+          + 'finished, or a command of another type, is 409 BIZ-COMMAND-NOT-CANCELLABLE. Cancelling only tightens, so no '
+          + 'step-up code is asked.',
+        data: s.ref('Command'), errors: ['BIZ-COMMAND-NOT-FOUND', 'BIZ-COMMAND-NOT-CANCELLABLE'],
+      },
+      handle: ({ caller, params }) => app.commands.cancel(caller.userId, params.commandNo ?? ''),
+    }),
   ];
 }
 
