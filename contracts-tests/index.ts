@@ -18,6 +18,7 @@ export * from './developer-config-repository.contract.js';
 export * from './energy-provider.contract.js';
 export * from './event-outbox.contract.js';
 export * from './idempotency-store.contract.js';
+export * from './ledger.contract.js';
 export * from './rate-limiter.contract.js';
 export * from './rental-provider.contract.js';
 export * from './risk-policy.contract.js';

@@ -86,6 +86,30 @@ export function describeWithdrawalPolicyRepositoryContract(
       expect(await withdrawalPolicies.get(2)).toBeNull();
     });
 
+    it('keeps pending policy changes with their patch (bigint limits, the encrypted secret) and drops them when replaced (issue #35 item 3)', async () => {
+      const { withdrawalPolicies } = subject();
+      const secret = { keyId: 'k1', iv: 'aXY=', ciphertext: 'Y3Q=', tag: 'dGFn' };
+      const pending = aPolicy({
+        pendingChanges: [
+          {
+            changeId: '1', requestedAt: T0, effectiveAt: T0 + 24 * HOUR, loosens: ['allow_list_only', 'limits.USDT.max_amount_24h'],
+            patch: { allowListOnly: false, limits: { USDT: { maxAmount24h: 2n ** 71n, maxCount1h: null, approvalThreshold: 0n } } },
+          },
+          {
+            changeId: '7', requestedAt: T0 + 1, effectiveAt: T0 + 1, loosens: ['approval_url', 'approval_secret'],
+            patch: { approvalUrl: 'https://approve.example.com/b', approvalSecret: secret },
+          },
+          { changeId: '8', requestedAt: T0 + 2, effectiveAt: T0 + 3, loosens: ['approval_url'], patch: { approvalUrl: '', limits: {} } },
+        ],
+      });
+      await withdrawalPolicies.save(pending);
+      expect(await withdrawalPolicies.get(1)).toEqual(pending);
+      const settled = { ...pending, allowListOnly: false, pendingChanges: [], version: 2 };
+      await withdrawalPolicies.save(settled);
+      const stored = await withdrawalPolicies.get(1);
+      expect({ ...stored, pendingChanges: stored?.pendingChanges ?? [] }).toEqual(settled); // none: [] or absent
+    });
+
     it('lists the approval URLs waiting for review, oldest pending first', async () => {
       const { withdrawalPolicies } = subject();
       const pending = (userId: number, since: number) => aPolicy({

@@ -12,6 +12,7 @@ import { MemoryDeveloperConfigRepository } from './memory-developer-config-repos
 import { MemoryEventOutbox } from './memory-event-outbox.js';
 import { MemoryIdGenerator } from './memory-id-generator.js';
 import { MemoryIdempotencyStore } from './memory-idempotency-store.js';
+import { MemoryLedger } from './memory-ledger.js';
 import { MemoryRiskPolicy } from './memory-risk-policy.js';
 import { MemorySessionRepository } from './memory-session-repository.js';
 import { MemoryStore } from './memory-store.js';
@@ -44,6 +45,8 @@ export interface MemoryAdapters {
   readonly risk: MemoryRiskPolicy;
   readonly auditLog: MemoryAuditLog;
   readonly withdrawalPolicies: MemoryWithdrawalPolicyRepository;
+  /** The books (issue #36); nothing of them outlives the process, like the rest of the store. */
+  readonly ledger: MemoryLedger;
 }
 
 /** Options of createMemoryAdapters: the clock is required (expiry runs on it); ids default to MemoryIdGenerator. */
@@ -80,5 +83,6 @@ export function createMemoryAdapters(options: MemoryAdapterOptions): MemoryAdapt
     risk: new MemoryRiskPolicy(store),
     auditLog: new MemoryAuditLog(store),
     withdrawalPolicies: new MemoryWithdrawalPolicyRepository(store),
+    ledger: new MemoryLedger(),
   };
 }

@@ -18,6 +18,7 @@ export { MemoryUnitOfWork } from './memory-unit-of-work.js';
 export { MemoryIdempotencyStore } from './memory-idempotency-store.js';
 export { MemoryRiskPolicy } from './memory-risk-policy.js';
 export { MemoryWithdrawalPolicyRepository } from './memory-withdrawal-policy-repository.js';
+export { MemoryLedger } from './memory-ledger.js';
 export { MemoryAuditLog } from './memory-audit-log.js';
 export { MemoryIdGenerator } from './memory-id-generator.js';
 export { SeededIdGenerator } from './seeded-id-generator.js';

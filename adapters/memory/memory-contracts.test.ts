@@ -10,6 +10,7 @@ import { describeDeveloperConfigRepositoryContract } from '../../contracts-tests
 import { describeWithdrawalPolicyRepositoryContract } from '../../contracts-tests/withdrawal-policy-repository.contract.js';
 import { describeEventOutboxContract } from '../../contracts-tests/event-outbox.contract.js';
 import { describeIdempotencyStoreContract } from '../../contracts-tests/idempotency-store.contract.js';
+import { describeLedgerContract } from '../../contracts-tests/ledger.contract.js';
 import { describeRiskPolicyContract } from '../../contracts-tests/risk-policy.contract.js';
 import { describeSessionRepositoryContract } from '../../contracts-tests/session-repository.contract.js';
 import { describeSubscriptionRepositoryContract } from '../../contracts-tests/subscription-repository.contract.js';
@@ -39,6 +40,7 @@ describeEventOutboxContract('memory', fresh);
 describeWebhookDeliveryRepositoryContract('memory', fresh);
 describeRiskPolicyContract('memory', fresh);
 describeWithdrawalPolicyRepositoryContract('memory', fresh);
+describeLedgerContract('memory', fresh);
 describeUnitOfWorkContract('memory', fresh, { reference: fresh });
 describeAtomicScopeContract('memory', fresh, { durable: false });
 describeIdempotencyStoreContract('memory', () => {

@@ -13,6 +13,7 @@ import { PgCashierTokenRepository } from './pg-cashier-token-repository.js';
 import { PgCollectionTaskRepository } from './pg-collection-task-repository.js';
 import { PgCommandRepository } from './pg-command-repository.js';
 import { PgDepositRepository } from './pg-deposit-repository.js';
+import { PgLedger } from './pg-ledger.js';
 import { PgDeveloperConfigRepository } from './pg-developer-config-repository.js';
 import { PgEventOutbox } from './pg-event-outbox.js';
 import { PgIdGenerator } from './pg-id-generator.js';
@@ -50,6 +51,7 @@ export interface PostgresAdapters {
   readonly scanCursors: PgScanCursorStore;
   readonly auditLog: PgAuditLog;
   readonly withdrawalPolicies: PgWithdrawalPolicyRepository;
+  readonly ledger: PgLedger;
 }
 
 /** Options of createPostgresAdapters. */
@@ -92,5 +94,6 @@ export function createPostgresAdapters(options: PostgresAdapterOptions): Postgre
     scanCursors: new PgScanCursorStore(pool),
     auditLog: new PgAuditLog(pool),
     withdrawalPolicies: new PgWithdrawalPolicyRepository(pool),
+    ledger: new PgLedger(pool),
   };
 }

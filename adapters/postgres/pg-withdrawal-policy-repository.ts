@@ -21,7 +21,7 @@ function toRow(record: StoredWithdrawalPolicy): Row & { version: number } {
     approval_pending_url: record.approvalPendingUrl, approval_pending_since: record.approvalPendingSince,
     approval_verified_at: record.approvalVerifiedAt, approval_review_note: record.approvalReviewNote,
     approval_secret: jsonb(record.approvalSecret), approval_timeout_minutes: record.approvalTimeoutMinutes,
-    updated_at: record.updatedAt, version: record.version,
+    updated_at: record.updatedAt, version: record.version, pending_changes: jsonb(record.pendingChanges ?? []),
   };
 }
 
@@ -32,6 +32,7 @@ function decode(row: Row): WithdrawalPolicy {
     approvalPendingSince: row['approval_pending_since'] as number | null, approvalVerifiedAt: row['approval_verified_at'] as number | null,
     approvalReviewNote: row['approval_review_note'] as string | null, approvalSecret: row['approval_secret'] as StoredWithdrawalPolicy['approvalSecret'],
     approvalTimeoutMinutes: row['approval_timeout_minutes'] as number, updatedAt: row['updated_at'] as number, version: row['version'] as number,
+    pendingChanges: row['pending_changes'] as StoredWithdrawalPolicy['pendingChanges'],
   });
 }
 

@@ -1,5 +1,7 @@
 import type { EncryptedEnvelope } from '../../core/domain/model/common.js';
-import type { AllowListEntry, ApprovalState, CommandApproval, WithdrawalPolicy } from '../../core/domain/model/withdrawal-policy.js';
+import type {
+  AllowListEntry, ApprovalState, AssetLimits, CommandApproval, PendingPolicyChange, PolicyPatch, WithdrawalPolicy,
+} from '../../core/domain/model/withdrawal-policy.js';
 import { decodeOptionalMoney, encodeOptionalMoney, nullable } from './record-support.js';
 
 /** One asset's limits as stored; a list of entries so that no caller-chosen symbol ever becomes a field name. */
@@ -24,6 +26,23 @@ export interface StoredWithdrawalPolicy {
   approvalTimeoutMinutes: number;
   updatedAt: number;
   version: number;
+  /** Loosenings waiting to take effect (issue #35 item 3); absent on a policy stored before them: none. */
+  pendingChanges?: StoredPendingPolicyChange[];
+}
+
+/** A pending policy change as stored: its patch with amounts as strings and limits as a list. */
+export interface StoredPendingPolicyChange {
+  changeId: string;
+  requestedAt: number;
+  effectiveAt: number;
+  loosens: string[];
+  patch: {
+    allowListOnly?: boolean;
+    limits?: StoredAssetLimits[];
+    approvalUrl?: string;
+    approvalSecret?: EncryptedEnvelope;
+    approvalTimeoutMinutes?: number;
+  };
 }
 
 /** An allow-list entry as stored (key: userId + address). */
@@ -45,18 +64,56 @@ export interface StoredCommandApproval {
   decidedAt: number | null;
 }
 
+function toStoredLimits(limits: Readonly<Record<string, AssetLimits>>): StoredAssetLimits[] {
+  return Object.entries(limits).map(([symbol, l]) => ({
+    symbol, maxAmount24h: encodeOptionalMoney(l.maxAmount24h), maxCount1h: l.maxCount1h, approvalThreshold: encodeOptionalMoney(l.approvalThreshold),
+  }));
+}
+
+function fromStoredLimits(limits: readonly StoredAssetLimits[]): Record<string, AssetLimits> {
+  return Object.fromEntries(limits.map((l) => [l.symbol, {
+    maxAmount24h: decodeOptionalMoney(l.maxAmount24h, 'limits maxAmount24h'), maxCount1h: nullable(l.maxCount1h),
+    approvalThreshold: decodeOptionalMoney(l.approvalThreshold, 'limits approvalThreshold'),
+  }]));
+}
+
+export function toStoredPendingChange(change: PendingPolicyChange): StoredPendingPolicyChange {
+  const p = change.patch;
+  return {
+    changeId: change.changeId, requestedAt: change.requestedAt, effectiveAt: change.effectiveAt, loosens: [...change.loosens],
+    patch: {
+      ...(p.allowListOnly === undefined ? {} : { allowListOnly: p.allowListOnly }),
+      ...(p.limits === undefined ? {} : { limits: toStoredLimits(p.limits) }),
+      ...(p.approvalUrl === undefined ? {} : { approvalUrl: p.approvalUrl }),
+      ...(p.approvalSecret === undefined ? {} : { approvalSecret: { ...p.approvalSecret } }),
+      ...(p.approvalTimeoutMinutes === undefined ? {} : { approvalTimeoutMinutes: p.approvalTimeoutMinutes }),
+    },
+  };
+}
+
+export function fromStoredPendingChange(doc: StoredPendingPolicyChange): PendingPolicyChange {
+  const p = doc.patch;
+  const patch: PolicyPatch = {
+    ...(p.allowListOnly == null ? {} : { allowListOnly: p.allowListOnly }),
+    ...(p.limits == null ? {} : { limits: fromStoredLimits(p.limits) }),
+    ...(p.approvalUrl == null ? {} : { approvalUrl: p.approvalUrl }),
+    ...(p.approvalSecret == null ? {} : { approvalSecret: p.approvalSecret }),
+    ...(p.approvalTimeoutMinutes == null ? {} : { approvalTimeoutMinutes: p.approvalTimeoutMinutes }),
+  };
+  return { changeId: doc.changeId, requestedAt: doc.requestedAt, effectiveAt: doc.effectiveAt, loosens: [...doc.loosens], patch };
+}
+
 export function toStoredWithdrawalPolicy(policy: WithdrawalPolicy): StoredWithdrawalPolicy {
   const a = policy.approval;
   return {
     id: policy.userId,
     allowListOnly: policy.allowListOnly,
-    limits: Object.entries(policy.limits).map(([symbol, l]) => ({
-      symbol, maxAmount24h: encodeOptionalMoney(l.maxAmount24h), maxCount1h: l.maxCount1h, approvalThreshold: encodeOptionalMoney(l.approvalThreshold),
-    })),
+    limits: toStoredLimits(policy.limits),
     approvalUrl: a.url, approvalPendingUrl: a.pendingUrl, approvalPendingSince: a.pendingSince, approvalVerifiedAt: a.verifiedAt,
     approvalReviewNote: a.reviewNote, approvalSecret: a.secret === null ? null : { ...a.secret }, approvalTimeoutMinutes: a.timeoutMinutes,
     updatedAt: policy.updatedAt,
     version: policy.version,
+    pendingChanges: (policy.pendingChanges ?? []).map(toStoredPendingChange),
   };
 }
 
@@ -64,10 +121,7 @@ export function fromStoredWithdrawalPolicy(doc: StoredWithdrawalPolicy): Withdra
   return {
     userId: doc.id,
     allowListOnly: doc.allowListOnly,
-    limits: Object.fromEntries(doc.limits.map((l) => [l.symbol, {
-      maxAmount24h: decodeOptionalMoney(l.maxAmount24h, 'limits maxAmount24h'), maxCount1h: nullable(l.maxCount1h),
-      approvalThreshold: decodeOptionalMoney(l.approvalThreshold, 'limits approvalThreshold'),
-    }])),
+    limits: fromStoredLimits(doc.limits),
     approval: {
       url: nullable(doc.approvalUrl), pendingUrl: nullable(doc.approvalPendingUrl), pendingSince: nullable(doc.approvalPendingSince),
       verifiedAt: nullable(doc.approvalVerifiedAt), reviewNote: nullable(doc.approvalReviewNote), secret: nullable(doc.approvalSecret),
@@ -75,6 +129,7 @@ export function fromStoredWithdrawalPolicy(doc: StoredWithdrawalPolicy): Withdra
     },
     updatedAt: doc.updatedAt,
     version: doc.version,
+    ...(doc.pendingChanges == null || doc.pendingChanges.length === 0 ? {} : { pendingChanges: doc.pendingChanges.map(fromStoredPendingChange) }),
   };
 }
 

@@ -62,6 +62,8 @@ export interface CoreSettings {
   readonly maxApiTokensPerUser: number;
   /** Cooling-off delay of a new allow-list entry before it may be paid (WITHDRAWAL_ALLOWLIST_DELAY_H, issue #26). */
   readonly allowListDelayMs: number;
+  /** How long a loosening of the withdrawal policy waits before it takes effect (POLICY_CHANGE_DELAY_H, issue #35 item 3). */
+  readonly policyChangeDelayMs: number;
   /** The `sub_address` plan an activation without `plan_code` gives (DEFAULT_SUB_ADDRESS_PLAN; DESIGN.md: starter). */
   readonly defaultSubAddressPlan: SubAddressPlan;
 }
@@ -79,6 +81,7 @@ export const DEFAULT_CORE_SETTINGS: CoreSettings = {
   tokenBytes: 32,
   maxApiTokensPerUser: 25,
   allowListDelayMs: 24 * 60 * 60 * 1000,
+  policyChangeDelayMs: 24 * 60 * 60 * 1000,
   defaultSubAddressPlan: DEFAULT_SUB_ADDRESS_PLAN,
 };
 

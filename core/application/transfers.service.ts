@@ -8,6 +8,7 @@ import {
 } from '../domain/withdrawal-policy-rules.js';
 import type { TransfersService } from './application.js';
 import { AuditTrail } from './audit-trail.js';
+import { settledPolicy } from './policy-changes.js';
 import { assetOf } from './collection-starter.js';
 import type { ResolvedDeps } from './deps.js';
 import { newCommand, refuseIfLocked, refuseIfRisky, withAddressLock, type CommandDraft, type FundCommandDeps } from './fund-commands.js';
@@ -54,7 +55,8 @@ export class TransfersUseCases implements TransfersService {
     await refuseIfRisky(this.deps, { userId, operation: 'withdrawal', address: wallet.address, toAddress: to, assetSymbol: asset.symbol, amount }, draft);
     const detail = { from_address: wallet.address, to_address: to, asset_symbol: asset.symbol, amount: amount.toString(10) };
     const command = await this.refusalsAudited(userId, detail, async () => {
-      const policy = await this.deps.withdrawalPolicies.get(userId);
+      // With its due changes applied (issue #35 item 3: a loosening takes effect at the first read after its delay).
+      const policy = await settledPolicy(this.deps, userId);
       await this.refuseDestination(policy, userId, to);
       const limits = limitsOf(policy, asset.symbol);
       const approverSet = policy !== null && policy.approval.url !== null && policy.approval.secret !== null;

@@ -6,11 +6,17 @@ import { parsePageQuery, toItemsPage, type ItemsPage } from '../domain/paginatio
 import { formatIsoTime } from '../domain/time.js';
 import { approvalSecretFingerprint } from '../domain/approval.js';
 import type { EncryptedEnvelope } from '../domain/model/common.js';
-import { applyWebhookUrl, approveWebhook, rejectWebhook, reviewAgain, webhookView, type WebhookView } from '../domain/webhook-review.js';
+import { approveWebhook, rejectWebhook, webhookView, type WebhookView } from '../domain/webhook-review.js';
+import type { PendingPolicyChange, PolicyPatch } from '../domain/model/withdrawal-policy.js';
+import {
+  applyPolicyPatch, immediatePart, looseningsOf, MAX_PENDING_POLICY_CHANGES, pendingChangesOf, pendingPart,
+} from '../domain/policy-change.js';
+import { settledPolicy } from './policy-changes.js';
 import { parseCallbackUrl } from './callback-url.js';
 import {
   DEFAULT_LIMITS_KEY, emptyWithdrawalPolicy, MAX_ALLOW_LIST_ENTRIES, MAX_APPROVAL_TIMEOUT_MINUTES,
 } from '../domain/withdrawal-policy-rules.js';
+import type { AuditEvent } from '../domain/model/audit.js';
 import { AuditTrail } from './audit-trail.js';
 import type { ResolvedDeps } from './deps.js';
 import { fieldsOf, optionalString, parseIdParam, requireString, type Fields } from './input.js';
@@ -18,7 +24,7 @@ import { retryOnConflict } from './retry-on-conflict.js';
 
 /** The ports the policy use cases touch. */
 export type WithdrawalPoliciesDeps = Pick<ResolvedDeps,
-  'withdrawalPolicies' | 'accounts' | 'auditLog' | 'uow' | 'cipher' | 'dns' | 'assets' | 'chain' | 'clock' | 'settings'>;
+  'withdrawalPolicies' | 'accounts' | 'auditLog' | 'uow' | 'cipher' | 'dns' | 'assets' | 'chain' | 'clock' | 'settings' | 'mailer'>;
 
 /** AAD of the encrypted approval secret: binds the ciphertext to its user and purpose. */
 export function approvalSecretAad(userId: UserId): string {
@@ -59,6 +65,48 @@ export interface PendingApprovalUrlView {
   readonly url: string | null;
   /** What the review names with the URL (issue #35 item 5): see approvalSecretFingerprint. */
   readonly secret_fingerprint: string | null;
+}
+
+/** A pending loosening of the policy (issue #35 item 3): GET /policies/changes, and the 202 of a loosening PUT. */
+export interface PolicyChangeView {
+  readonly change_id: string;
+  readonly status: 'pending' | 'cancelled';
+  /** What it loosens: `allow_list_only`, `limits.<SYMBOL>.<field>`, `approval_url`, `approval_secret`. */
+  readonly loosens: readonly string[];
+  /** The fields that wait, as sent (never the secret: `approval_secret_changed`). */
+  readonly changes: Record<string, unknown>;
+  readonly requested_at: string;
+  /** When it takes effect by itself unless cancelled first (POLICY_CHANGE_DELAY_H after it was requested). */
+  readonly effective_at: string;
+  /** How it takes effect: `delay` (a solo owner: nobody else can approve it). */
+  readonly takes_effect_by: 'delay';
+}
+
+/** The 202 of a loosening PUT: the pending change, and the policy as it stands now (its tightenings applied). */
+export interface PolicyChangeRequestedView extends PolicyChangeView {
+  readonly policy: WithdrawalPolicyView;
+}
+
+function changeView(change: PendingPolicyChange): PolicyChangeView {
+  const p = change.patch;
+  const limits = p.limits === undefined ? undefined : policyView({ ...emptyWithdrawalPolicy(0, 0), limits: p.limits }).limits;
+  return {
+    change_id: change.changeId, status: 'pending', loosens: [...change.loosens],
+    changes: {
+      ...(p.allowListOnly === undefined ? {} : { allow_list_only: p.allowListOnly }),
+      ...(limits === undefined ? {} : { limits }),
+      ...(p.approvalUrl === undefined ? {} : { approval_url: p.approvalUrl === '' ? null : p.approvalUrl }),
+      ...(p.approvalSecret === undefined ? {} : { approval_secret_changed: true }),
+    },
+    requested_at: formatIsoTime(change.requestedAt), effective_at: formatIsoTime(change.effectiveAt), takes_effect_by: 'delay',
+  };
+}
+
+function changeAuditDetail(change: PendingPolicyChange): Record<string, string> {
+  return {
+    change_id: change.changeId, loosens: change.loosens.join(','),
+    requested_at: formatIsoTime(change.requestedAt), effective_at: formatIsoTime(change.effectiveAt),
+  };
 }
 
 function policyView(policy: WithdrawalPolicy): WithdrawalPolicyView {
@@ -117,7 +165,7 @@ export class WithdrawalPoliciesUseCases {
    * `approval_url` ('' or null removes it, with its secret) passes webhook_url's syntax and address rules and then
    * waits for the platform's review; `approval_secret` is write-only and required with a URL.
    */
-  async putPolicy(userId: UserId, body: unknown): Promise<WithdrawalPolicyView> {
+  async putPolicy(userId: UserId, body: unknown): Promise<WithdrawalPolicyView | PolicyChangeRequestedView> {
     const fields = fieldsOf(body);
     refuseUnknown(fields, POLICY_FIELDS, '');
     const allowListOnly = fields['allow_list_only'];
@@ -131,39 +179,100 @@ export class WithdrawalPoliciesUseCases {
     const limits = this.parseLimits(fields['limits']);
     const encrypted = secret === undefined ? undefined
       : await this.deps.cipher.encrypt(new TextEncoder().encode(secret), approvalSecretAad(userId));
-    const view = await retryOnConflict(async () => {
+    const outcome = await retryOnConflict(async () => {
       const current = await this.current(userId);
       const now = this.deps.clock.now();
-      let approval = url === undefined ? current.approval : applyWebhookUrl(current.approval, url, now);
-      if (url === '') approval = { ...approval, secret: null };
       // The URL and its secret are reviewed as a pair (issue #35 item 5): a new secret sends the URL back to review;
       // the same secret sent again changes nothing.
-      if (encrypted !== undefined && (await this.secretOf(userId, current.approval.secret)) !== secret) {
-        approval = reviewAgain({ ...approval, secret: encrypted }, now);
-      }
-      if (timeout !== undefined) approval = { ...approval, timeoutMinutes: timeout as number };
-      if ((approval.url !== null || approval.pendingUrl !== null) && approval.secret === null) {
-        throw validationError('approval_secret', 'is required with an approval_url');
-      }
-      const next: WithdrawalPolicy = {
-        ...current, approval, updatedAt: now, version: current.version + 1,
+      const secretChanged = encrypted !== undefined && (await this.secretOf(userId, current.approval.secret)) !== secret;
+      const patch: PolicyPatch = {
         ...(allowListOnly === undefined ? {} : { allowListOnly: allowListOnly as boolean }),
         ...(limits === undefined ? {} : { limits }),
+        ...(url === undefined ? {} : { approvalUrl: url }),
+        ...(secretChanged ? { approvalSecret: encrypted! } : {}),
+        ...(timeout === undefined ? {} : { approvalTimeoutMinutes: timeout as number }),
+      };
+      const whole = applyPolicyPatch(current, patch, now);
+      if ((whole.approval.url !== null || whole.approval.pendingUrl !== null) && whole.approval.secret === null) {
+        throw validationError('approval_secret', 'is required with an approval_url');
+      }
+      // A loosening waits; a tightening is immediate (issue #35 item 3): the tightening part lands now, the loosening
+      // part becomes a pending change of the policy.
+      const loosens = looseningsOf(current, patch);
+      const change: PendingPolicyChange | null = loosens.length === 0 ? null : {
+        changeId: String(current.version + 1), requestedAt: now, effectiveAt: now + this.deps.settings.policyChangeDelayMs,
+        patch: pendingPart(current, patch), loosens,
+      };
+      if (change !== null && pendingChangesOf(current).length >= MAX_PENDING_POLICY_CHANGES) throw new DomainError('POLICY-CHANGES-FULL');
+      const applied = change === null ? whole : applyPolicyPatch(current, immediatePart(current, patch), now);
+      const next: WithdrawalPolicy = {
+        ...applied, updatedAt: now, version: current.version + 1,
+        ...(change === null ? {} : { pendingChanges: [...pendingChangesOf(current), change] }),
       };
       const view = policyView(next);
       // Lands with its entry (decision 144). What changed, never the secret: which fields were sent, and the policy
-      // as it now stands.
-      await this.audit.recordWith(() => this.deps.withdrawalPolicies.save(next), () => ({
-        userId, action: 'policy.changed', actor: { kind: 'user', id: null },
+      // as it now stands; a loosening's entry names what waits and until when.
+      await this.audit.recordWith(() => this.deps.withdrawalPolicies.save(next), (): AuditEvent[] => [{
+        userId, action: 'policy.changed' as const, actor: { kind: 'user' as const, id: null },
         detail: {
           fields: Object.keys(fields).sort().join(','), allow_list_only: view.allow_list_only,
           approval_url_host: view.approval_url === null ? null : new URL(view.approval_url).host,
-          approval_secret_changed: secret !== undefined, limits: JSON.stringify(view.limits),
+          approval_secret_changed: secret !== undefined && change === null, limits: JSON.stringify(view.limits),
         },
-      }));
-      return view;
+      }, ...(change === null ? [] : [{
+        userId, action: 'policy.change_requested' as const, actor: { kind: 'user' as const, id: null },
+        detail: { ...changeAuditDetail(change), approval_url: change.patch.approvalUrl ?? null },
+      }])]);
+      return { view, change };
     });
-    return view;
+    if (outcome.change === null) return outcome.view;
+    await this.mailChange(userId, outcome.change);
+    return { ...changeView(outcome.change), policy: outcome.view };
+  }
+
+  /** GET /policies/changes: the pending changes, oldest first (due ones have been applied by the read). */
+  async listChanges(userId: UserId): Promise<{ items: PolicyChangeView[] }> {
+    const policy = await settledPolicy(this.deps, userId);
+    const pending = policy === null ? [] : [...pendingChangesOf(policy)].sort((a, b) => a.requestedAt - b.requestedAt);
+    return { items: pending.map(changeView) };
+  }
+
+  /**
+   * POST /policies/changes/{changeId}/approve: another admin's approval (issue #35 item 3). An account is one person
+   * today, and a change is never approved by the person who asked for it: a solo owner's change takes effect after the
+   * delay, so this answers POLICY-CHANGE-SOLO-OWNER (409) for a pending change.
+   */
+  async approveChange(userId: UserId, changeId: string): Promise<PolicyChangeView> {
+    const policy = await settledPolicy(this.deps, userId);
+    const change = policy === null ? undefined : pendingChangesOf(policy).find((c) => c.changeId === changeId);
+    if (change === undefined) throw new DomainError('POLICY-CHANGE-NOT-FOUND');
+    throw new DomainError('POLICY-CHANGE-SOLO-OWNER');
+  }
+
+  /** POST /policies/changes/{changeId}/cancel: any admin (today: the owner) until it takes effect. */
+  async cancelChange(userId: UserId, changeId: string): Promise<PolicyChangeView> {
+    return retryOnConflict(async () => {
+      const policy = await settledPolicy(this.deps, userId);
+      const change = policy === null ? undefined : pendingChangesOf(policy).find((c) => c.changeId === changeId);
+      if (policy === null || change === undefined) throw new DomainError('POLICY-CHANGE-NOT-FOUND');
+      const now = this.deps.clock.now();
+      const next: WithdrawalPolicy = {
+        ...policy, pendingChanges: pendingChangesOf(policy).filter((c) => c.changeId !== changeId), updatedAt: now, version: policy.version + 1,
+      };
+      await this.audit.recordWith(() => this.deps.withdrawalPolicies.save(next), () => ({
+        userId, action: 'policy.change_cancelled', actor: { kind: 'user', id: null }, detail: changeAuditDetail(change),
+      }));
+      return { ...changeView(change), status: 'cancelled' as const };
+    });
+  }
+
+  /** Every member with money rights is mailed at once (today: the owner). */
+  private async mailChange(userId: UserId, change: PendingPolicyChange): Promise<void> {
+    const account = await this.deps.accounts.findById(userId);
+    if (account === null) return;
+    await this.deps.mailer.sendPolicyChangeRequested(account.email, {
+      changeId: change.changeId, loosens: change.loosens, effectiveAt: formatIsoTime(change.effectiveAt),
+    });
   }
 
   /** POST /policies/allow-list {address, label}: usable from now + WITHDRAWAL_ALLOWLIST_DELAY_H (active_from). */
@@ -260,8 +369,9 @@ export class WithdrawalPoliciesUseCases {
     return secret === null ? null : approvalSecretFingerprint(secret);
   }
 
+  /** The policy with its due changes applied (policy-changes.ts), or the empty one. */
   private async current(userId: UserId): Promise<WithdrawalPolicy> {
-    return (await this.deps.withdrawalPolicies.get(userId)) ?? emptyWithdrawalPolicy(userId, this.deps.clock.now());
+    return (await settledPolicy(this.deps, userId)) ?? emptyWithdrawalPolicy(userId, this.deps.clock.now());
   }
 
   /** undefined: unchanged; null or {}: no limits; else symbol -> limits, for assets of the supported network. */

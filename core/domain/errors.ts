@@ -107,6 +107,9 @@ export const ERROR_CATALOGUE = {
   'POLICY-ALLOW-LIST-ENTRY-EXISTS': { message: 'the address is already on the allow-list' },
   'POLICY-ALLOW-LIST-FULL': { message: 'the allow-list is full; remove an entry first' },
   'POLICY-APPROVAL-URL-NOT-PENDING': { message: 'no approval URL is pending review' },
+  'POLICY-CHANGE-NOT-FOUND': { message: 'no pending policy change has this id (it took effect, was cancelled, or never existed)' },
+  'POLICY-CHANGE-SOLO-OWNER': { message: 'a solo owner\'s change takes effect after the delay (POLICY_CHANGE_DELAY_H); nobody else can approve it' },
+  'POLICY-CHANGES-FULL': { message: 'too many pending policy changes; cancel one first' },
   // Never an HTTP answer: the error_code of a withdrawal its approver denied or did not approve in time (REJECTED).
   'APPROVAL-DENIED': { message: 'the approver denied the withdrawal' },
   // issue #35 item 5: an admin's approval names what was reviewed; the pending URL (or secret) has changed since.

@@ -19,4 +19,5 @@ export * from './sweep-cost.js';
 export * from './sweepable-amount.js';
 export * from './numbers.js';
 export * from './audit-chain.js';
+export * from './ledger.js';
 export * from './two-factor-rules.js';

@@ -32,3 +32,4 @@ export type * from './transaction-evidence.port.js';
 export type * from './scan-cursor-store.port.js';
 export type * from './audit-log.port.js';
 export type * from './withdrawal-policy-repository.port.js';
+export type * from './ledger.port.js';

@@ -104,6 +104,9 @@ export const HTTP_STATUS = {
   'POLICY-ALLOW-LIST-ENTRY-EXISTS': 409,
   'POLICY-ALLOW-LIST-FULL': 422,
   'POLICY-APPROVAL-URL-NOT-PENDING': 409,
+  'POLICY-CHANGE-NOT-FOUND': 404,
+  'POLICY-CHANGE-SOLO-OWNER': 409,
+  'POLICY-CHANGES-FULL': 409,
   // Recorded on a REJECTED withdrawal, never answered; a status all the same, so the table stays total.
   'APPROVAL-DENIED': 403,
   'REVIEW-STALE': 409,

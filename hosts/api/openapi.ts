@@ -164,6 +164,13 @@ function operation(route: RouteDef): Record<string, unknown> {
     ? { 'application/json': { schema: envelope(route.docs.data), example: { code: 'OK', message: 'success', data: example } } }
     : { [route.docs.produces]: { schema: route.docs.produces === 'application/json' ? route.docs.data : s.str(), example } };
   const responses: Record<string, unknown> = { [String(route.status ?? 200)]: { description: 'success', content: success } };
+  const also = route.docs.alsoAnswers;
+  if (also !== undefined) {
+    responses[String(also.status)] = {
+      description: also.description,
+      content: { 'application/json': { schema: envelope(also.data), example: { code: 'OK', message: 'success', data: also.example } } },
+    };
+  }
   for (const [status, codes] of [...codesByStatus(route)].sort((a, b) => a[0] - b[0])) responses[String(status)] = errorResponse(codes);
   if (bucket !== undefined || route.throttle !== undefined) {
     // Every limited answer carries the window's headers; a 429 also says when to retry (spec §8).

@@ -8,7 +8,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type ApiHarness } from './test-harness.js';
-import { createWallet, expectAnswersDocumented, expectDocumented, fails, ok, signUp, userWithWallets, type TestUser } from './api-test-fixtures.js';
+import { createWallet, expectAnswersDocumented, expectDocumented, fails, ok, relogin, signUp, userWithWallets, type TestUser } from './api-test-fixtures.js';
 
 const OWNER_URL = 'http://127.0.0.1:9/owner-approver';
 const THIEF_URL = 'http://127.0.0.1:9/thief-approver';
@@ -29,6 +29,18 @@ describe('reviews that bind: a URL swapped after the review is not approved', ()
   });
 
   const putPolicy = (u: TestUser, body: unknown) => h.call('PUT', '/api/policies/withdrawal', { token: u.session, body });
+  /**
+   * A new approver (URL or secret) is a loosening (issue #35 item 3): 202, and it takes effect POLICY_CHANGE_DELAY_H
+   * (24 h) later, at the next read of the policy; then it waits for the platform's review as before. The session the
+   * day outlived is renewed.
+   */
+  const loosenAndWait = async <U extends TestUser>(u: U, body: unknown): Promise<U> => {
+    ok(await putPolicy(u, body), 202);
+    h.clock.advance(24 * 3_600_000);
+    const renewed = { ...u, session: await relogin(h, u) };
+    ok(await h.call('GET', '/api/policies/withdrawal', { token: renewed.session }));
+    return renewed;
+  };
   const approveUrl = (u: TestUser, body?: unknown) =>
     h.call('POST', `/api/admin/approval-urls/${u.userId}/approve`, { token: h.adminToken, ...(body === undefined ? {} : { body }) });
   const pendingOf = async (u: TestUser): Promise<Record<string, unknown> | undefined> =>
@@ -38,14 +50,14 @@ describe('reviews that bind: a URL swapped after the review is not approved', ()
   });
 
   it('approval_url: the thief swaps the pending URL after the review; the approval naming the reviewed URL answers 409', async () => {
-    const u = await userWithWallets(h, 'pro');
+    let u = await userWithWallets(h, 'pro');
     const ownerSecret = `owner-${randomUUID()}`;
-    ok(await putPolicy(u, { approval_url: OWNER_URL, approval_secret: ownerSecret, limits: { TRX: { approval_threshold: '1000000' } } }));
+    u = await loosenAndWait(u, { approval_url: OWNER_URL, approval_secret: ownerSecret, limits: { TRX: { approval_threshold: '1000000' } } });
     // The admin reviews what is pending: the owner's URL and its secret's fingerprint.
     const reviewed = await pendingOf(u);
     expect(reviewed).toMatchObject({ pending_url: OWNER_URL, secret_fingerprint: fingerprint(ownerSecret) });
     // Meanwhile the thief, with the owner's session, puts their own approver in its place.
-    ok(await putPolicy(u, { approval_url: THIEF_URL, approval_secret: 'thief secret' }));
+    u = await loosenAndWait(u, { approval_url: THIEF_URL, approval_secret: 'thief secret' });
     const stale = await approveUrl(u, { url: OWNER_URL, secret_fingerprint: reviewed!['secret_fingerprint'] });
     fails(stale, 409, 'REVIEW-STALE');
     // Nothing went live: the thief's approver cannot approve anything.
@@ -59,20 +71,20 @@ describe('reviews that bind: a URL swapped after the review is not approved', ()
   });
 
   it('approval_url: the thief keeps the URL but changes the secret after the review; 409, and the fingerprint of the new secret is shown', async () => {
-    const u = await userWithWallets(h, 'pro');
+    let u = await userWithWallets(h, 'pro');
     const ownerSecret = `owner-${randomUUID()}`;
-    ok(await putPolicy(u, { approval_url: OWNER_URL, approval_secret: ownerSecret }));
+    u = await loosenAndWait(u, { approval_url: OWNER_URL, approval_secret: ownerSecret });
     const reviewed = await pendingOf(u);
-    ok(await putPolicy(u, { approval_secret: 'thief secret' }));
+    u = await loosenAndWait(u, { approval_secret: 'thief secret' });
     fails(await approveUrl(u, { url: OWNER_URL, secret_fingerprint: fingerprint(ownerSecret) }), 409, 'REVIEW-STALE');
     expect(await pendingOf(u)).toMatchObject({ pending_url: OWNER_URL, secret_fingerprint: fingerprint('thief secret') });
     expect(reviewed).toMatchObject({ secret_fingerprint: fingerprint(ownerSecret) });
   });
 
   it('approval_url: the reviewed pair goes live and the audit entry names the URL in full; a new secret needs a new review', async () => {
-    const u = await userWithWallets(h, 'pro');
+    let u = await userWithWallets(h, 'pro');
     const ownerSecret = `owner-${randomUUID()}`;
-    ok(await putPolicy(u, { approval_url: OWNER_URL, approval_secret: ownerSecret, limits: { TRX: { approval_threshold: '1000000' } } }));
+    u = await loosenAndWait(u, { approval_url: OWNER_URL, approval_secret: ownerSecret, limits: { TRX: { approval_threshold: '1000000' } } });
     const approved = ok(await approveUrl(u, { url: OWNER_URL, secret_fingerprint: fingerprint(ownerSecret) }));
     expectDocumented(h, 'POST', '/api/admin/approval-urls/:userId/approve', approved);
     expect(approved).toMatchObject({ status: 'verified', url: OWNER_URL, pending_url: null });
@@ -87,7 +99,8 @@ describe('reviews that bind: a URL swapped after the review is not approved', ()
 
     // Re-sending the same secret changes nothing; a new one takes the URL out of service until it is reviewed again.
     expect(ok(await putPolicy(u, { approval_url: OWNER_URL, approval_secret: ownerSecret })).approval).toMatchObject({ status: 'verified' });
-    const changed = ok(await putPolicy(u, { approval_secret: 'another secret' }));
+    u = await loosenAndWait(u, { approval_secret: 'another secret' });
+    const changed = ok(await h.call('GET', '/api/policies/withdrawal', { token: u.session }));
     expect(changed.approval).toMatchObject({ status: 'pending', url: null, pending_url: OWNER_URL });
     const second = await createWallet(h, u, 2);
     fails(await transfer(u, second, '1000001'), 422, 'POLICY-APPROVAL-UNAVAILABLE');

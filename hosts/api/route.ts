@@ -65,6 +65,11 @@ export interface RouteDocs {
   readonly description?: string;
   /** Headers of the success answer the route itself sets (besides the rate-limit ones), by name. */
   readonly headers?: Readonly<Record<string, { readonly description: string; readonly schema: JsonSchema; readonly example?: unknown }>>;
+  /**
+   * A second success answer the handler gives instead of the route's status, as a RawResult with that status and the
+   * JSON envelope (PUT /policies/withdrawal: 202 with the pending change when the request loosens the policy).
+   */
+  readonly alsoAnswers?: { readonly status: 202; readonly description: string; readonly data: JsonSchema; readonly example: unknown };
 }
 
 /**

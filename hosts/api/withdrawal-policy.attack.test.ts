@@ -91,7 +91,7 @@ describe('withdrawal policies over HTTP', () => {
   });
 
   it('approval threshold: refused without a reviewed approver; once approved by the platform, the withdrawal waits PENDING with its approval', async () => {
-    const u = await userWithWallets(h, 'pro');
+    let u = await userWithWallets(h, 'pro');
     const from = await createWallet(h, u, 2);
     ok(await h.call('PUT', '/api/policies/withdrawal', { token: u.session, body: { limits: { TRX: { approval_threshold: '1000000' } } } }));
     ok(await transfer(u, from, to, '1000000'), 201); // at the threshold: no approval
@@ -100,11 +100,18 @@ describe('withdrawal policies over HTTP', () => {
 
     fails(await h.call('PUT', '/api/policies/withdrawal', { token: u.session, body: { approval_url: 'http://127.0.0.1:9/approve' } }), 422, 'VALIDATION-ERROR');
     fails(await h.call('PUT', '/api/policies/withdrawal', { token: u.session, body: { approval_url: 'https://10.0.0.1/approve', approval_secret: 's' } }), 422, 'BIZ-WEBHOOK-URL-BLOCKED');
-    const pending = ok(await h.call('PUT', '/api/policies/withdrawal', {
+    // A new approver is a loosening (issue #35 item 3): 202, in effect after the delay; then it waits for the review.
+    const requested = ok(await h.call('PUT', '/api/policies/withdrawal', {
       token: u.session, body: { approval_url: 'http://127.0.0.1:9/approve', approval_secret: 'approver secret', approval_timeout_minutes: 15 },
-    }));
+    }), 202);
+    expect(requested).toMatchObject({ loosens: ['approval_url', 'approval_secret'], changes: { approval_url: 'http://127.0.0.1:9/approve', approval_secret_changed: true } });
+    expect(requested.policy).toMatchObject({ approval_url: null, approval_secret_set: false, approval_timeout_minutes: 15 });
+    expect(JSON.stringify(requested)).not.toContain('approver secret');
+    h.clock.advance(24 * HOUR);
+    const session = await relogin(h, u);
+    const pending = ok(await h.call('GET', '/api/policies/withdrawal', { token: session }));
     expect(pending).toMatchObject({ approval_url: 'http://127.0.0.1:9/approve', approval_secret_set: true, approval_timeout_minutes: 15, approval: { status: 'pending' } });
-    expect(JSON.stringify(pending)).not.toContain('approver secret');
+    u = { ...u, session };
     fails(await transfer(u, above, to, '1000001'), 422, 'POLICY-APPROVAL-UNAVAILABLE');
 
     const queue = ok(await h.call('GET', '/api/admin/approval-urls/pending', { token: h.adminToken }));
@@ -117,7 +124,7 @@ describe('withdrawal policies over HTTP', () => {
     const command = ok(await h.call('GET', `/api/commands/${accepted.command_no}`, { token: u.apiToken }));
     expectDocumented(h, 'GET', '/api/commands/:commandNo', command);
     expect(command).toMatchObject({ status: 1, approval: { state: 'awaiting', attempts: 0, last_refusal: null, decided_at: null } });
-    const policy = ok(await h.call('GET', '/api/policies/withdrawal', { token: u.session }));
+    const policy = ok(await h.call('GET', '/api/policies/withdrawal', { token: session }));
     expectDocumented(h, 'GET', '/api/policies/withdrawal', policy);
     expect(policy.approval).toMatchObject({ status: 'verified', url: 'http://127.0.0.1:9/approve' });
   });
@@ -125,6 +132,10 @@ describe('withdrawal policies over HTTP', () => {
   it('a split withdrawal still needs approval: the threshold counts the rolling 24 h sum; an unlisted asset falls under the default entry (issue #35)', async () => {
     const u = await userWithWallets(h, 'pro');
     ok(await h.call('PUT', '/api/policies/withdrawal', { token: u.session, body: { limits: { TRX: { approval_threshold: '1000000' }, '*': { approval_threshold: '500000' } } } }));
+    // A new approver is a loosening (issue #35 item 3): asked for now, it takes effect a day later, then waits for review.
+    ok(await h.call('PUT', '/api/policies/withdrawal', {
+      token: u.session, body: { approval_url: 'http://127.0.0.1:9/approve', approval_secret: 'approver secret' },
+    }), 202);
     const froms = await Promise.all([1, 2, 3, 4].map(() => createWallet(h, u, 2)));
     ok(await transfer(u, froms[0]!, to, '600000'), 201);
     // The thief's second half: below the threshold by itself, above it with the first.
@@ -136,10 +147,7 @@ describe('withdrawal policies over HTTP', () => {
     h.clock.advance(24 * HOUR);
     const fresh = { ...u, session: await relogin(h, u) };
     ok(await transfer(fresh, froms[3]!, to, '1000000'), 201);
-    // With a reviewed approver, the split part is accepted awaiting its approval.
-    ok(await h.call('PUT', '/api/policies/withdrawal', {
-      token: fresh.session, body: { approval_url: 'http://127.0.0.1:9/approve', approval_secret: 'approver secret' },
-    }));
+    // With the approver in effect and reviewed, the split part is accepted awaiting its approval.
     const queue = ok(await h.call('GET', '/api/admin/approval-urls/pending', { token: h.adminToken }));
     const reviewed = queue.find((p: { user_id: number }) => p.user_id === u.userId);
     ok(await h.call('POST', `/api/admin/approval-urls/${u.userId}/approve`, { token: h.adminToken, body: { url: reviewed.pending_url, secret_fingerprint: reviewed.secret_fingerprint } }));
@@ -147,6 +155,64 @@ describe('withdrawal policies over HTTP', () => {
     expect(ok(await h.call('GET', `/api/commands/${split.command_no}`, { token: u.apiToken })).approval).toMatchObject({ state: 'awaiting' });
     const audit = ok(await h.call('GET', '/api/audit-log?per_page=100', { token: fresh.session })).items as { action: string; detail: Record<string, unknown> }[];
     expect(audit.filter((e) => e.action === 'withdrawal.refused').map((e) => e.detail['rule'])).toEqual(['POLICY-APPROVAL-UNAVAILABLE', 'POLICY-APPROVAL-UNAVAILABLE']);
+  });
+
+  it('one session + one code cannot loosen the policy at once: the loosening waits POLICY_CHANGE_DELAY_H, is mailed, can be cancelled (issue #35 item 3)', async () => {
+    let u = await userWithWallets(h, 'pro');
+    const froms = await Promise.all([1, 2, 3].map(() => createWallet(h, u, 2)));
+    const thiefAddress = h.devnet.info().witnesses[2]!;
+    // The owner's policy: allow-list only, 2 TRX a day. Tightenings are immediate (200).
+    ok(await h.call('PUT', '/api/policies/withdrawal', { token: u.session, body: { allow_list_only: true, limits: { TRX: { max_amount_24h: '2000000' } } } }));
+    const policyOf = async () => ok(await h.call('GET', '/api/policies/withdrawal', { token: u.session }));
+    const loosen = async () => {
+      const answer = await h.call('PUT', '/api/policies/withdrawal', { token: u.session, body: { allow_list_only: false, limits: null } });
+      const change = ok(answer, 202);
+      expectDocumented(h, 'PUT', '/api/policies/withdrawal', change);
+      return change;
+    };
+
+    // The review's attack: the thief turns the allow-list off and removes the limits, then sends twice the day's limit
+    // to an address never on the list. The change waits; the transfer is refused as before.
+    const change = await loosen();
+    expect(change).toMatchObject({
+      status: 'pending', loosens: ['allow_list_only', 'limits.TRX.max_amount_24h'], changes: { allow_list_only: false, limits: {} },
+      takes_effect_by: 'delay', policy: { allow_list_only: true, limits: { TRX: { max_amount_24h: '2000000' } } },
+    });
+    expect(Date.parse(change.effective_at) - Date.parse(change.requested_at)).toBe(24 * HOUR);
+    expect(await policyOf()).toMatchObject({ allow_list_only: true, limits: { TRX: { max_amount_24h: '2000000' } } });
+    h.clock.advance(4_000);
+    fails(await transfer(u, froms[0]!, thiefAddress, '4000000'), 403, 'POLICY-DESTINATION-NOT-ALLOWED');
+    // The owner is mailed at once, sees the change, cannot approve it alone, and cancels it.
+    expect(h.mailer.policyChangesSent.filter((m) => m.email === u.email).map((m) => m.notice))
+      .toEqual([{ changeId: change.change_id, loosens: change.loosens, effectiveAt: change.effective_at }]);
+    const listed = ok(await h.call('GET', '/api/policies/changes', { token: u.session }));
+    expectDocumented(h, 'GET', '/api/policies/changes', listed);
+    expect(listed.items).toEqual([{ change_id: change.change_id, status: 'pending', loosens: change.loosens, changes: change.changes, requested_at: change.requested_at, effective_at: change.effective_at, takes_effect_by: 'delay' }]);
+    fails(await h.call('POST', `/api/policies/changes/${change.change_id}/approve`, { token: u.session }), 409, 'POLICY-CHANGE-SOLO-OWNER');
+    const cancelled = ok(await h.call('POST', `/api/policies/changes/${change.change_id}/cancel`, { token: u.session }));
+    expectDocumented(h, 'POST', '/api/policies/changes/:changeId/cancel', cancelled);
+    expect(cancelled).toMatchObject({ change_id: change.change_id, status: 'cancelled' });
+    fails(await h.call('POST', `/api/policies/changes/${change.change_id}/cancel`, { token: u.session }), 404, 'POLICY-CHANGE-NOT-FOUND');
+    h.clock.advance(24 * HOUR);
+    u = { ...u, session: await relogin(h, u) };
+    expect(await policyOf()).toMatchObject({ allow_list_only: true, limits: { TRX: { max_amount_24h: '2000000' } } });
+    fails(await transfer(u, froms[0]!, thiefAddress, '4000000'), 403, 'POLICY-DESTINATION-NOT-ALLOWED');
+
+    // Not cancelled, it takes effect by itself at effective_at, not a millisecond before.
+    const second = await loosen();
+    h.clock.advance(24 * HOUR - 1);
+    u = { ...u, session: await relogin(h, u) };
+    fails(await transfer(u, froms[1]!, thiefAddress, '4000000'), 403, 'POLICY-DESTINATION-NOT-ALLOWED');
+    h.clock.advance(1);
+    ok(await transfer(u, froms[1]!, thiefAddress, '4000000'), 201);
+    expect(ok(await h.call('GET', '/api/policies/changes', { token: u.session })).items).toEqual([]);
+    expect(await policyOf()).toMatchObject({ allow_list_only: false, limits: {} });
+    const audit = ok(await h.call('GET', '/api/audit-log?per_page=100', { token: u.session })).items as { action: string; actor: { kind: string }; detail: Record<string, unknown> }[];
+    const changes = audit.filter((e) => e.action.startsWith('policy.change_')).reverse();
+    expect(changes.map((e) => [e.action, e.detail['change_id'], e.actor.kind])).toEqual([
+      ['policy.change_requested', change.change_id, 'user'], ['policy.change_cancelled', change.change_id, 'user'],
+      ['policy.change_requested', second.change_id, 'user'], ['policy.change_applied', second.change_id, 'system'],
+    ]);
   });
 
   it('refuses malformed policies by field, and unknown fields', async () => {

@@ -40,6 +40,7 @@ interface World {
 }
 
 const gate = async (): Promise<void> => undefined;
+const DAY = 24 * 3_600_000;
 
 async function setUpTwoFactor(w: World): Promise<void> {
   const { otpauth_uri } = await w.app.twoFactor.setup(w.userId);
@@ -112,11 +113,38 @@ const ACTIONS: readonly {
   {
     name: 'approval URL reviewed (admin)', entries: ['policy.changed'],
     prepare: async (w) => {
+      // A new approver is a loosening (issue #35 item 3): it takes effect a day later, at the next read of the policy.
       await w.app.withdrawalPolicies.putPolicy(w.userId, { approval_url: 'https://hooks.example.com/approve', approval_secret: 'b'.repeat(32) });
+      w.clock.advance(DAY);
+      await w.app.withdrawalPolicies.getPolicy(w.userId);
     },
     run: (w) => w.app.withdrawalPolicies.approveApprovalUrl(String(w.userId), {
       url: 'https://hooks.example.com/approve', secret_fingerprint: approvalSecretFingerprint('b'.repeat(32)),
     }),
+  },
+  {
+    name: 'withdrawal policy loosened (a pending change)', entries: ['policy.changed', 'policy.change_requested'],
+    prepare: async (w) => {
+      await w.app.withdrawalPolicies.putPolicy(w.userId, { allow_list_only: true, limits: { TRX: { max_count_1h: 3 } } });
+    },
+    run: (w) => w.app.withdrawalPolicies.putPolicy(w.userId, { allow_list_only: false, limits: { TRX: { max_count_1h: 2 } } }),
+  },
+  {
+    name: 'pending policy change taking effect at the first read after its delay', entries: ['policy.change_applied'],
+    prepare: async (w) => {
+      await w.app.withdrawalPolicies.putPolicy(w.userId, { allow_list_only: true });
+      await w.app.withdrawalPolicies.putPolicy(w.userId, { allow_list_only: false });
+      w.clock.advance(DAY);
+    },
+    run: (w) => w.app.withdrawalPolicies.getPolicy(w.userId),
+  },
+  {
+    name: 'pending policy change cancelled', entries: ['policy.change_cancelled'],
+    prepare: async (w) => {
+      await w.app.withdrawalPolicies.putPolicy(w.userId, { allow_list_only: true });
+      await w.app.withdrawalPolicies.putPolicy(w.userId, { allow_list_only: false }); // version 2: change '2'
+    },
+    run: (w) => w.app.withdrawalPolicies.cancelChange(w.userId, '2'),
   },
   {
     name: 'allow-list entry added', entries: ['policy.allow_list_added'],

@@ -95,6 +95,11 @@ export interface HostConfig {
    */
   readonly allowListDelayMs: number;
   /**
+   * POLICY_CHANGE_DELAY_H: hours a loosening of the withdrawal policy waits before it takes effect (issue #35 item 3;
+   * default 24, 0-8760). Under 1 is refused outside dev mode; 0 lets npm start try a change without waiting.
+   */
+  readonly policyChangeDelayMs: number;
+  /**
    * WORKFLOW_LEASE_S: how long a worker's claim on a workflow lasts (default 60). A worker that dies holds its claims
    * this long before another worker takes them over; a stage running longer than this may be taken over while it
    * runs, which the version fence and the write-ahead record make safe but wasteful. 5–3600.
@@ -453,6 +458,9 @@ export function loadConfig(env: Env, options: LoadOptions): HostConfig {
   // Issue #35 item 9: no cooling-off lets a thief pay an address the moment they list it; for development only.
   p.check(mode !== 'dev' && /^0+$/.test(text(env, 'WITHDRAWAL_ALLOWLIST_DELAY_H') ?? ''), 'WITHDRAWAL_ALLOWLIST_DELAY_H',
     'is 0 outside development: a new allow-list destination would be payable at once (use at least 1; 0 only with npm start)');
+  // Issue #35 item 3: a loosening that took effect at once is what one session and one code could do before.
+  p.check(mode !== 'dev' && /^0+$/.test(text(env, 'POLICY_CHANGE_DELAY_H') ?? ''), 'POLICY_CHANGE_DELAY_H',
+    'is 0 outside development: a loosening of a withdrawal policy would take effect at once (use at least 1; 0 only with npm start)');
   const config: HostConfig = {
     mail: smtpUrl !== null && mailFrom !== null ? { kind: 'smtp', url: smtpUrl, from: mailFrom } : { kind: 'console' },
     mode, role, store, mongodbUrl, databaseUrl, locks, redisUrl, chain, tronFullHost, tronSolidityHost,
@@ -474,6 +482,7 @@ export function loadConfig(env: Env, options: LoadOptions): HostConfig {
     energyBurn: p.take(false, () => flag(env, 'ENERGY_BURN')),
     workflowStuckAfterMs: 1_000 * p.take(0, () => integer(env, 'WORKFLOW_STUCK_AFTER_S', 900, 604_800, 'a number of seconds')),
     allowListDelayMs: 3_600_000 * p.take(24, () => integer(env, 'WITHDRAWAL_ALLOWLIST_DELAY_H', 24, 8_760, 'a number of hours')),
+    policyChangeDelayMs: 3_600_000 * p.take(24, () => integer(env, 'POLICY_CHANGE_DELAY_H', 24, 8_760, 'a number of hours')),
     workflowLeaseMs: 1_000 * p.take(60, () => leaseSeconds(env, 'WORKFLOW_LEASE_S')),
     workflowConcurrency: p.take(1, () => count(env, 'WORKFLOW_CONCURRENCY', 4, 64, 'a number of stages')),
     withdrawalConfirmations: p.take(0, () => integer(env, 'WITHDRAWAL_CONFIRMATIONS', 0, 1_000, 'a number of blocks')),

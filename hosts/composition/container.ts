@@ -279,7 +279,7 @@ export function composeContainer(config: HostConfig, overrides: CompositionOverr
       ...(overrides.energyCheck === false ? {} : { sweepCheck: sweepCheckOf(ctx, config, stores) }),
       withdrawalFees: withdrawalFeesOf(ctx, config, stores),
       settings: {
-        allowLocalWebhooks: config.webhookAllowLocal, allowListDelayMs: config.allowListDelayMs, defaultSubAddressPlan: config.defaultSubAddressPlan,
+        allowLocalWebhooks: config.webhookAllowLocal, allowListDelayMs: config.allowListDelayMs, policyChangeDelayMs: config.policyChangeDelayMs, defaultSubAddressPlan: config.defaultSubAddressPlan,
       },
     };
   });

@@ -38,6 +38,8 @@ export interface WithdrawalPolicy extends Versioned {
   readonly limits: Readonly<Record<string, AssetLimits>>;
   readonly approval: ApprovalEndpoint;
   readonly updatedAt: Millis;
+  /** Loosenings waiting to take effect (issue #35 item 3; core/domain/policy-change.ts); absent: none. */
+  readonly pendingChanges?: readonly PendingPolicyChange[];
 }
 
 /** A destination the account may pay once `activeFrom` has passed (WITHDRAWAL_ALLOWLIST_DELAY_H after it was added). */
@@ -66,4 +68,32 @@ export interface CommandApproval {
   /** Why the last answer did not decide (no 2xx, unsigned, another request's, another amount ...); null: none yet. */
   readonly lastRefusal: string | null;
   readonly decidedAt: Millis | null;
+}
+
+/**
+ * A loosening waits; a tightening is immediate (issue #35 item 3). What a `PUT /policies/withdrawal` asks for, as a
+ * patch of the fields sent: absent fields stay.
+ */
+export interface PolicyPatch {
+  readonly allowListOnly?: boolean;
+  /** The whole limits map (replaces the current one). */
+  readonly limits?: Readonly<Record<string, AssetLimits>>;
+  /** The approval URL as sent, normalised; '' removes it with its secret. */
+  readonly approvalUrl?: string;
+  /** A new approval secret (encrypted): only present when it differs from the current one. */
+  readonly approvalSecret?: EncryptedEnvelope;
+  readonly approvalTimeoutMinutes?: number;
+}
+
+/** A loosening waiting for its delay (a solo owner) or, later, another admin's approval. Kept on the policy. */
+export interface PendingPolicyChange {
+  /** Unique within the account: the policy version at which it was requested. */
+  readonly changeId: string;
+  readonly requestedAt: Millis;
+  /** When it takes effect by itself (requestedAt + POLICY_CHANGE_DELAY_H). */
+  readonly effectiveAt: Millis;
+  /** The loosening part of the request; applied on the policy as it stands at effectiveAt. */
+  readonly patch: PolicyPatch;
+  /** What it loosens: `allow_list_only`, `limits.<SYMBOL>.<field>`, `approval_url`, `approval_secret`. */
+  readonly loosens: readonly string[];
 }

@@ -25,6 +25,21 @@ const POLICY = s.obj({
   updated_at: s.nullable(s.str('ISO 8601 with offset; null before the first change')),
 });
 
+const CHANGE_FIELDS = {
+  change_id: s.str('unique within the account'),
+  status: { ...s.enumOf(['pending', 'cancelled']), description: 'pending until it takes effect (then it leaves the list) or is cancelled' },
+  loosens: { ...s.arr(s.str()), description: 'what it loosens: allow_list_only, limits.<SYMBOL>.<field>, approval_url, approval_secret' },
+  changes: {
+    ...s.obj({ allow_list_only: s.bool(), limits: LIMITS, approval_url: s.nullable(s.str()), approval_secret_changed: s.bool() },
+      ['allow_list_only', 'limits', 'approval_url', 'approval_secret_changed']),
+    description: 'the fields that wait, as requested (limits: the whole map that replaces the current one); never the secret',
+  },
+  requested_at: s.str('ISO 8601 with offset'),
+  effective_at: s.str('ISO 8601 with offset: it takes effect then (POLICY_CHANGE_DELAY_H after requested_at) unless cancelled first'),
+  takes_effect_by: { ...s.enumOf(['delay']), description: 'delay: a solo owner\'s change, which nobody else can approve, waits out POLICY_CHANGE_DELAY_H' },
+};
+const CHANGE = s.obj(CHANGE_FIELDS);
+
 const ENTRY = s.obj({
   address: s.str(), label: s.nullable(s.str()), created_at: s.str('ISO 8601 with offset'),
   active_from: s.str('ISO 8601 with offset: from then on the address may be paid (WITHDRAWAL_ALLOWLIST_DELAY_H after it was added)'),
@@ -36,6 +51,11 @@ const EXAMPLE_POLICY = {
   approval_secret_set: true, approval_timeout_minutes: 60,
   limits: { USDT: { max_amount_24h: '100000000000', max_count_1h: 10, approval_threshold: '5000000000' } },
   updated_at: '2026-01-01T12:00:00+00:00',
+};
+const EXAMPLE_CHANGE = {
+  change_id: '7', status: 'pending', loosens: ['allow_list_only', 'limits.USDT.max_amount_24h'],
+  changes: { allow_list_only: false, limits: {} }, requested_at: '2026-01-01T12:00:00+00:00', effective_at: '2026-01-02T12:00:00+00:00',
+  takes_effect_by: 'delay',
 };
 const EXAMPLE_ENTRY = {
   address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', label: 'cold wallet', created_at: '2026-01-01T12:00:00+00:00', active_from: '2026-01-02T12:00:00+00:00',
@@ -56,6 +76,13 @@ const PUT_DESCRIPTION = [
   '`approval_url` follows webhook_url\'s rules (https on the default port; loopback, private and link-local addresses',
   'refused) and waits for the platform\'s review; \'\' or null removes it with its secret. `approval_secret` is write-only and',
   'required with a URL: requests are signed with it, and so must the approver\'s answers be.',
+  '',
+  'Extension (issue #35): a loosening waits, a tightening is immediate. A request that loosens the policy (allow_list_only',
+  'turned off; a limit or threshold raised or removed, an asset dropped from `limits` included; a new approval_url, its',
+  'removal, or a new approval_secret) answers **202** with the pending change: its tightenings (allow_list_only on, lower or',
+  'new limits, the timeout) apply at once, the rest takes effect by itself at `effective_at`, POLICY_CHANGE_DELAY_H (default',
+  '24) hours later, unless cancelled first (POST /policies/changes/{changeId}/cancel). The owner is mailed at once. A request',
+  'that only tightens answers 200 with the policy as before.',
 ].join('\n');
 
 /** Withdrawal policies and the allow-list (issue #26 items 1 and 2): session routes; the approval URL's review is the admin's. */
@@ -78,9 +105,48 @@ export function policyRoutes(app: Application): RouteDef[] {
           allow_list_only: true, approval_url: 'https://approver.example.com/custody', approval_secret: 'a long random secret',
           limits: { USDT: { max_amount_24h: '100000000000', max_count_1h: 10, approval_threshold: '5000000000' } },
         },
-        data: POLICY, example: EXAMPLE_POLICY, errors: ['BIZ-WEBHOOK-URL-BLOCKED'],
+        data: POLICY, example: EXAMPLE_POLICY, errors: ['BIZ-WEBHOOK-URL-BLOCKED', 'POLICY-CHANGES-FULL'],
+        alsoAnswers: {
+          status: 202, description: 'the request loosens the policy: the pending change, and the policy as it stands now (its tightenings applied)',
+          data: s.obj({ ...CHANGE_FIELDS, policy: POLICY }),
+          example: { ...EXAMPLE_CHANGE, policy: { ...EXAMPLE_POLICY, allow_list_only: true } },
+        },
       },
-      handle: ({ caller, body }) => app.withdrawalPolicies.putPolicy(caller.userId, body),
+      handle: async ({ caller, body }) => {
+        const result = await app.withdrawalPolicies.putPolicy(caller.userId, body);
+        if (!('change_id' in result)) return result;
+        // A loosening (issue #35 item 3): 202 with the pending change, in the usual envelope.
+        return { raw: { contentType: 'application/json', status: 202, body: JSON.stringify({ code: 'OK', message: 'success', data: result }) } };
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/policies/changes', auth: 'session',
+      docs: {
+        operationId: 'listPolicyChanges', summary: 'Pending changes of the withdrawal policy, oldest first', tag: 'Policies',
+        description: 'Extension (issue #35): the loosenings waiting to take effect. One whose effective_at has passed has taken effect (and left the list).',
+        data: s.obj({ items: s.arr(CHANGE) }), example: { items: [EXAMPLE_CHANGE] },
+      },
+      handle: ({ caller }) => app.withdrawalPolicies.listChanges(caller.userId),
+    }),
+    defineRoute({
+      method: 'POST', path: '/api/policies/changes/:changeId/approve', auth: 'session', rateLimit: 'account-write', stepUp: true,
+      docs: {
+        operationId: 'approvePolicyChange', summary: 'Approve a pending change (another admin\'s; a solo owner\'s change waits out the delay)', tag: 'Policies',
+        description: 'Extension (issue #35). An account is one person today and nobody approves their own change: for a pending change this answers 409 POLICY-CHANGE-SOLO-OWNER, and the change takes effect at its effective_at.',
+        data: CHANGE, example: EXAMPLE_CHANGE, errors: ['POLICY-CHANGE-NOT-FOUND', 'POLICY-CHANGE-SOLO-OWNER'],
+      },
+      handle: ({ caller, params }) => app.withdrawalPolicies.approveChange(caller.userId, params.changeId ?? ''),
+    }),
+    defineRoute({
+      // No step-up: cancelling only keeps the policy as tight as it is, and the owner mailed about a thief's change must
+      // be able to stop it with the session alone.
+      method: 'POST', path: '/api/policies/changes/:changeId/cancel', auth: 'session', rateLimit: 'account-write',
+      docs: {
+        operationId: 'cancelPolicyChange', summary: 'Cancel a pending change before it takes effect', tag: 'Policies',
+        description: 'Extension (issue #35): the change is dropped and audited (policy.change_cancelled); the policy stays as it is.',
+        data: CHANGE, example: { ...EXAMPLE_CHANGE, status: 'cancelled' }, errors: ['POLICY-CHANGE-NOT-FOUND'],
+      },
+      handle: ({ caller, params }) => app.withdrawalPolicies.cancelChange(caller.userId, params.changeId ?? ''),
     }),
     defineRoute({
       method: 'POST', path: '/api/policies/allow-list', auth: 'session', status: 201, rateLimit: 'account-write', stepUp: true,

@@ -1,0 +1,71 @@
+import { bookedEntries, ledgerAccountKey, ledgerCauseKey, type LedgerBalance, type LedgerEntry, type LedgerTransaction } from '../../core/domain/ledger.js';
+import { ConcurrencyConflict } from '../../core/domain/errors.js';
+import type { UserId } from '../../core/domain/model/common.js';
+import type { Ledger, LedgerEntryFilter, LedgerPosting } from '../../core/ports/ledger.port.js';
+import type { Page, PageRequest } from '../../core/ports/page.js';
+import { outboundCopies, storedCopy } from './frozen-copy.js';
+import { pageOf } from './paging.js';
+
+/** The books of one user in memory: entries in booking order, each account's balance, each cause's transaction. */
+interface UserBooks {
+  readonly entries: LedgerEntry[];
+  readonly balances: Map<string, bigint>;
+  readonly byCause: Map<string, string>;
+  readonly entriesByTransaction: Map<string, LedgerEntry[]>;
+}
+
+/** Whether the entry matches every given filter (Ledger.entries). */
+export function ledgerEntryMatches(entry: LedgerEntry, filter: LedgerEntryFilter): boolean {
+  return (filter.from === undefined || entry.occurredAt >= filter.from) && (filter.to === undefined || entry.occurredAt <= filter.to)
+    && (filter.address === undefined || entry.account.address === filter.address)
+    && (filter.assetSymbol === undefined || entry.account.assetSymbol === filter.assetSymbol)
+    && (filter.kind === undefined || entry.account.kind === filter.kind);
+}
+
+/**
+ * The Ledger port in memory. `post` checks and writes with no `await` in between, so it is atomic on the event loop
+ * (which is all the per-account row lock of the durable stores has to give). Nothing outlives the process.
+ */
+export class MemoryLedger implements Ledger {
+  private readonly books = new Map<UserId, UserBooks>();
+  /** transactionId -> its cause key, across users (a transaction id is global). */
+  private readonly causeOfTransaction = new Map<string, string>();
+
+  async post(transaction: LedgerTransaction): Promise<LedgerPosting> {
+    const books = this.booksOf(transaction.userId);
+    const cause = ledgerCauseKey(transaction.cause);
+    const booked = books.byCause.get(cause);
+    if (booked !== undefined) return { created: false, entries: outboundCopies(books.entriesByTransaction.get(booked)!) };
+    if (this.causeOfTransaction.has(transaction.transactionId)) throw new ConcurrencyConflict('ledger transaction', transaction.transactionId);
+    const { entries, balances } = bookedEntries(transaction, (key) => books.balances.get(key) ?? 0n);
+    const stored = entries.map(storedCopy);
+    books.entries.push(...stored);
+    books.entriesByTransaction.set(transaction.transactionId, stored);
+    books.byCause.set(cause, transaction.transactionId);
+    this.causeOfTransaction.set(transaction.transactionId, `${transaction.userId}|${cause}`);
+    for (const [key, balance] of balances) books.balances.set(key, balance);
+    return { created: true, entries: outboundCopies(stored) };
+  }
+
+  async entries(userId: UserId, filter: LedgerEntryFilter, page: PageRequest): Promise<Page<LedgerEntry>> {
+    return pageOf((this.books.get(userId)?.entries ?? []).filter((e) => ledgerEntryMatches(e, filter)), page);
+  }
+
+  async balancesAt(userId: UserId, at: number): Promise<LedgerBalance[]> {
+    const last = new Map<string, LedgerEntry>();
+    for (const entry of this.books.get(userId)?.entries ?? []) {
+      if (entry.occurredAt <= at) last.set(ledgerAccountKey(entry.account), entry);
+    }
+    return [...last.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, entry]) => ({ account: { ...entry.account }, balance: entry.balanceAfter }));
+  }
+
+  private booksOf(userId: UserId): UserBooks {
+    let books = this.books.get(userId);
+    if (books === undefined) {
+      books = { entries: [], balances: new Map(), byCause: new Map(), entriesByTransaction: new Map() };
+      this.books.set(userId, books);
+    }
+    return books;
+  }
+}
