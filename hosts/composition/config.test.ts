@@ -298,6 +298,16 @@ describe('loadConfig: unsafe combinations and every problem at once', () => {
     expect(loadConfig({ ...base, TRUSTED_PROXY_HOPS: 'all of them' }, { mode: 'production', role: 'worker' }).trustedProxyHops).toBe(0);
   });
 
+  it('DEFAULT_SUB_ADDRESS_PLAN: starter unless set; starter, pro or unlimited; anything else names the variable', () => {
+    const base = { ...mongo, ...MAIL, KEY_ENCRYPTION_KEY: KEK, ADMIN_TOKEN: ADMIN };
+    expect(loadConfig(base, { mode: 'production' }).defaultSubAddressPlan).toBe('starter');
+    for (const plan of ['starter', 'pro', 'unlimited'] as const) {
+      expect(loadConfig({ ...base, DEFAULT_SUB_ADDRESS_PLAN: plan }, { mode: 'production' }).defaultSubAddressPlan).toBe(plan);
+    }
+    expect(() => loadConfig({ ...base, DEFAULT_SUB_ADDRESS_PLAN: 'gold' }, { mode: 'production' }))
+      .toThrow('configuration: DEFAULT_SUB_ADDRESS_PLAN must be one of starter, pro, unlimited (got "gold")');
+  });
+
   it('LOG_LEVEL and METRICS_PORT: info by default; metrics on 9464 for api and worker, off in one process unless set', () => {
     const base = { ...mongo, ...MAIL, KEY_ENCRYPTION_KEY: KEK, ADMIN_TOKEN: ADMIN };
     // /metrics stays on loopback unless METRICS_HOST opens it (a container sets 0.0.0.0 for its scraper).
@@ -309,16 +319,6 @@ describe('loadConfig: unsafe combinations and every problem at once', () => {
     expect(configErrorOf({ ...base, METRICS_PORT: '70000' }).variable).toBe('METRICS_PORT');
   });
 });
-  it('DEFAULT_SUB_ADDRESS_PLAN: starter unless set; starter, pro or unlimited; anything else names the variable', () => {
-    const base = { ...mongo, ...MAIL, KEY_ENCRYPTION_KEY: KEK, ADMIN_TOKEN: ADMIN };
-    expect(loadConfig(base, { mode: 'production' }).defaultSubAddressPlan).toBe('starter');
-    for (const plan of ['starter', 'pro', 'unlimited'] as const) {
-      expect(loadConfig({ ...base, DEFAULT_SUB_ADDRESS_PLAN: plan }, { mode: 'production' }).defaultSubAddressPlan).toBe(plan);
-    }
-    expect(() => loadConfig({ ...base, DEFAULT_SUB_ADDRESS_PLAN: 'gold' }, { mode: 'production' }))
-      .toThrow('configuration: DEFAULT_SUB_ADDRESS_PLAN must be one of starter, pro, unlimited (got "gold")');
-  });
-
 
 describe('loadConfig: KEY_ENCRYPTION_KEY_FILE', () => {
   it('reads the KEK from a file (a Docker or Kubernetes secret), trimmed; unreadable, empty or doubled is refused', () => {
