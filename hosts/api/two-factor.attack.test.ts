@@ -58,6 +58,12 @@ function attempts(user: TestUser & { main: string; sub: string }, code?: string)
     ['PUT', '/api/policies/withdrawal', { allow_list_only: false, approval_url: null, limits: null }, step],
     ['POST', '/api/policies/allow-list', { address: THIEF_ADDRESS, label: 'thief' }, step],
     ['DELETE', `/api/policies/allow-list/${user.main}`, {}, step],
+    // Issue #35 item 4: what weakens the service needs a code too (revoking the backend's token, the payer-facing name,
+    // silencing events, auto-collect without a fee cap).
+    ['DELETE', '/api/api-tokens/999999', {}, step],
+    ['PUT', '/api/subscriptions/config', { service_code: 'developer', config: { display_name: 'Thief Ltd' } }, step],
+    ['PUT', '/api/subscriptions/config', { service_code: 'developer', config: { event_types: [] } }, step],
+    ['PUT', '/api/subscriptions/config', { service_code: 'developer', config: { auto_collect: { USDT: { min_amount: '1', max_fee_sun: '100000000000' } } } }, step],
   ];
 }
 
@@ -90,7 +96,9 @@ describe('two-factor against a stolen password (real HTTP app)', () => {
     for (const [method, path, body, headers] of attempts(victim)) {
       fails(await h.call(method, path, { token: victim.session, body, headers }), 403, 'AUTH-STEP-UP-REQUIRED');
     }
-    for (const [method, path, body, headers] of attempts(victim, wrong)) {
+    // The first seven kinds only: with the two wrong logins that is 9 wrong codes, one short of the shared budget
+    // (issue #35 item 4), whose lock is the last test's subject.
+    for (const [method, path, body, headers] of attempts(victim, wrong).slice(0, 7)) {
       // A minute apart: each wrong code is a counted try (5 a minute), and this test is about the refusal itself.
       h.clock.advance(60_000);
       fails(await h.call(method, path, { token: victim.session, body, headers }), 403, 'AUTH-STEP-UP-INVALID');
@@ -100,8 +108,9 @@ describe('two-factor against a stolen password (real HTTP app)', () => {
     expect(ok(await h.call('GET', '/api/subscriptions/config/developer', { token: victim.session })).webhook.pending_url).toBeNull();
     expect(ok(await h.call('GET', '/api/policies/withdrawal', { token: victim.session })).allow_list_only).toBe(true);
     expect((ok(await h.call('GET', '/api/policies/allow-list', { token: victim.session })).items as Array<{ address: string }>).map((e) => e.address)).toEqual([victim.main]);
-    // What changes neither money nor security stays open: a config without webhook fields, reads.
+    // What changes neither money nor security stays open: a config without webhook fields, auto-collect with a fee cap, reads.
     ok(await h.call('PUT', '/api/subscriptions/config', { token: victim.session, body: { service_code: 'developer', config: { min_collect_amounts: { USDT: '5' } } } }));
+    ok(await h.call('PUT', '/api/subscriptions/config', { token: victim.session, body: { service_code: 'developer', config: { auto_collect: { USDT: { min_amount: '1', max_fee_sun: '3000000' } } } } }));
     // The owner, with the app, passes each step-up with a fresh code (issue #35 item 4: a code authorises one kind of
     // action; was: one code for every step-up for 5 minutes). A minute later: the thief's wrong codes spent this
     // minute's code tries.
@@ -252,7 +261,7 @@ describe('two-factor against a stolen password (real HTTP app)', () => {
       if (i % 2 === 0) fails(await login(h, user.email, TEST_PASSWORD, wrong()), 401, 'AUTH-TOTP-INVALID');
       else fails(await h.call('POST', '/api/api-tokens', { token: user.session, body: { name: 't' }, headers: { 'x-totp-code': wrong() } }), 403, 'AUTH-STEP-UP-INVALID');
     }
-    expect(h.mailer.accountLockedSent).toEqual([user.email]);
+    expect(h.mailer.accountLockedSent.filter((e) => e === user.email)).toHaveLength(1);
     // Locked: even the right code opens nothing.
     h.clock.advance(60_000);
     fails(await login(h, user.email, TEST_PASSWORD, codeNow(h, secret)), 423, 'AUTH-ACCOUNT-LOCKED');
@@ -265,7 +274,7 @@ describe('two-factor against a stolen password (real HTTP app)', () => {
     ok(await h.call('POST', '/api/auth/password-reset/confirm', { body: { email: user.email, code: resetCode, new_password: 'a brand new long password' } }));
     nextStep(h);
     ok(await login(h, user.email, 'a brand new long password', codeNow(h, secret)));
-    expect(h.mailer.accountLockedSent).toEqual([user.email]);
+    expect(h.mailer.accountLockedSent.filter((e) => e === user.email)).toHaveLength(1);
   });
 
   it('a user without two-factor gets the spec unchanged: no code asked, an X-TOTP-Code header ignored', async () => {

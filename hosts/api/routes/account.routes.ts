@@ -7,10 +7,31 @@ import { pageQuery } from './wallet.routes.js';
 
 const credentials = s.obj({ email: s.str(), password: s.str() });
 
-/** A configuration that sets the webhook URL or secret (any value, the same included) needs a step-up (issue #26 item 3). */
-function changesWebhook(body: Readonly<Record<string, unknown>>): boolean {
+/**
+ * Above this `max_fee_sun` an auto_collect rule counts as one without a fee cap (issue #35 item 4): more than a USDT
+ * sweep costs even when its energy is burnt (about 7.5 TRX, docs/operations.md "Energy: choose one").
+ */
+export const UNCAPPED_AUTO_COLLECT_FEE_SUN = 10_000_000n;
+
+/** True when an auto_collect body sets a rule whose max_fee_sun is not a fee cap (above UNCAPPED_AUTO_COLLECT_FEE_SUN). */
+function uncappedAutoCollect(raw: unknown): boolean {
+  if (typeof raw !== 'object' || raw === null) return false;
+  return Object.values(raw).some((rule: unknown) => {
+    const fee = typeof rule === 'object' && rule !== null ? (rule as Record<string, unknown>)['max_fee_sun'] : undefined;
+    return typeof fee === 'string' && /^[0-9]{1,78}$/.test(fee) && BigInt(fee) > UNCAPPED_AUTO_COLLECT_FEE_SUN;
+  });
+}
+
+/**
+ * A configuration that could weaken the service needs a step-up: the webhook URL or secret (issue #26 item 3; any
+ * value, the same included), and (issue #35 item 4) the payer-facing name, the event types (silencing events), and
+ * auto-collect without a fee cap.
+ */
+function weakensService(body: Readonly<Record<string, unknown>>): boolean {
   const config = body['config'];
-  return typeof config === 'object' && config !== null && ('webhook_url' in config || 'webhook_secret' in config);
+  if (typeof config !== 'object' || config === null) return false;
+  return 'webhook_url' in config || 'webhook_secret' in config || 'display_name' in config || 'event_types' in config
+    || uncappedAutoCollect((config as Record<string, unknown>)['auto_collect']);
 }
 
 /** DESIGN.md "Accounts and session tokens" and the session-token endpoints of spec §4. */
@@ -119,7 +140,7 @@ export function accountRoutes(app: Application): RouteDef[] {
       handle: ({ caller, body }) => app.subscriptions.activate(caller.userId, body),
     }),
     defineRoute({
-      method: 'PUT', path: '/api/subscriptions/config', auth: 'session', rateLimit: 'account-write', stepUp: changesWebhook,
+      method: 'PUT', path: '/api/subscriptions/config', auth: 'session', rateLimit: 'account-write', stepUp: weakensService,
       docs: {
         operationId: 'setDeveloperConfig',
         bodyExample: {
@@ -158,6 +179,9 @@ export function accountRoutes(app: Application): RouteDef[] {
             },
           }, ['webhook_url', 'webhook_secret', 'min_collect_amounts', 'event_types', 'auto_collect', 'display_name']),
         }),
+        description: 'With two-factor on, a code in `X-TOTP-Code` is needed when the body sets webhook_url or webhook_secret '
+          + '(issue #26), or display_name, event_types, or an auto_collect rule whose max_fee_sun is above 10000000 (10 TRX: no '
+          + 'fee cap) (issue #35). Without two-factor nothing is asked.',
         data: s.ref('DeveloperConfig'), errors: ['BIZ-WEBHOOK-URL-BLOCKED', 'BIZ-DEVELOPER-SUBSCRIPTION-REQUIRED'],
       },
       handle: ({ caller, body }) => app.subscriptions.putConfig(caller.userId, body),
@@ -187,10 +211,12 @@ export function accountRoutes(app: Application): RouteDef[] {
       handle: ({ caller }) => app.apiTokens.list(caller.userId),
     }),
     defineRoute({
-      method: 'DELETE', path: '/api/api-tokens/:id', auth: 'session', rateLimit: 'api-token-revoke',
+      method: 'DELETE', path: '/api/api-tokens/:id', auth: 'session', rateLimit: 'api-token-revoke', stepUp: true,
       docs: {
         operationId: 'revokeApiToken',
         summary: 'Revoke a Developer API Token', tag: 'Account', data: s.ref('ApiTokenRevoked'), errors: ['API-TOKEN-NOT-FOUND'],
+        description: 'With two-factor on, a code in `X-TOTP-Code` is needed (issue #35: a stolen session must not cut the '
+          + 'backend off its API).',
       },
       handle: ({ caller, params }) => app.apiTokens.revoke(caller.userId, params.id ?? ''),
     }),
