@@ -218,6 +218,18 @@ describe('loadConfig: unsafe combinations and every problem at once', () => {
     expect(loadConfig({ WITHDRAWAL_ALLOWLIST_DELAY_H: '0' }, { mode: 'dev' }).allowListDelayMs).toBe(0);
   });
 
+  it('POLICY_CHANGE_DELAY_H: 24 h unless set; 0 (a loosening at once) refused outside development, allowed with npm start (issue #35 item 3)', () => {
+    expect(loadConfig(PROD_BASE, { mode: 'production' }).policyChangeDelayMs).toBe(24 * 3_600_000);
+    for (const role of ['api', 'worker', 'all'] as const) {
+      const error = (() => { try { loadConfig({ ...PROD_BASE, POLICY_CHANGE_DELAY_H: '0' }, { mode: 'production', role }); } catch (e) { return e as ConfigError; } return null; })();
+      expect(error?.problems.map((p) => p.variable), role).toContain('POLICY_CHANGE_DELAY_H');
+      expect(loadConfig({ ...PROD_BASE, POLICY_CHANGE_DELAY_H: '1' }, { mode: 'production', role }).policyChangeDelayMs).toBe(3_600_000);
+    }
+    expect(loadConfig({ POLICY_CHANGE_DELAY_H: '0' }, { mode: 'dev' }).policyChangeDelayMs).toBe(0);
+    const bad = (() => { try { loadConfig({ POLICY_CHANGE_DELAY_H: '1.5' }, { mode: 'dev' }); } catch (e) { return e as ConfigError; } return null; })();
+    expect(bad?.problems.map((p) => p.variable)).toEqual(['POLICY_CHANGE_DELAY_H']);
+  });
+
   const tron = { CHAIN: 'tronweb', TRON_FULL_HOST: 'https://api.trongrid.io', KEY_ENCRYPTION_KEY: KEK, ADMIN_TOKEN: ADMIN, ...MAIL };
   const mongo = { STORE: 'mongodb', MONGODB_URL: 'mongodb://db:27017/x?replicaSet=rs0' };
   const postgres = { STORE: 'postgres', DATABASE_URL: 'postgres://custody:pw@db:5432/custody' };
