@@ -26,6 +26,10 @@ export const COLLECTIONS = {
   allowListEntries: 'allow_list_entries',
   /** One document per (purpose, user) a transaction updates to serialise that user's velocity checks (issue #26). */
   policyLocks: 'policy_locks',
+  /** The books (issue #36): one document per transaction (its cause), per account balance (and per user counter), per entry. */
+  ledgerTransactions: 'ledger_transactions',
+  ledgerAccounts: 'ledger_accounts',
+  ledgerEntries: 'ledger_entries',
 } as const;
 
 /** Any collection name of the store. */

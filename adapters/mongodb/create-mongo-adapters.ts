@@ -17,6 +17,7 @@ import { MongoDeveloperConfigRepository } from './mongo-developer-config-reposit
 import { MongoEventOutbox } from './mongo-event-outbox.js';
 import { MongoIdGenerator } from './mongo-id-generator.js';
 import { MongoIdempotencyStore } from './mongo-idempotency-store.js';
+import { MongoLedger } from './mongo-ledger.js';
 import { MongoRiskPolicy } from './mongo-risk-policy.js';
 import { MongoSessionRepository } from './mongo-session-repository.js';
 import { MongoSubscriptionRepository } from './mongo-subscription-repository.js';
@@ -47,6 +48,7 @@ export interface MongoAdapters {
   readonly risk: MongoRiskPolicy;
   readonly auditLog: MongoAuditLog;
   readonly withdrawalPolicies: MongoWithdrawalPolicyRepository;
+  readonly ledger: MongoLedger;
 }
 
 /** Options of createMongoAdapters. */
@@ -100,5 +102,6 @@ export function createMongoAdapters(options: MongoAdapterOptions): MongoAdapters
     risk: new MongoRiskPolicy(db),
     auditLog: new MongoAuditLog(db),
     withdrawalPolicies: new MongoWithdrawalPolicyRepository(db),
+    ledger: new MongoLedger(db, transactional),
   };
 }

@@ -6,6 +6,7 @@ import { describeBalanceRepositoryContract } from '../../contracts-tests/balance
 import { describeCashierTokenRepositoryContract } from '../../contracts-tests/cashier-token-repository.contract.js';
 import { describeCollectionTaskRepositoryContract } from '../../contracts-tests/collection-task-repository.contract.js';
 import { describeCommandRepositoryContract } from '../../contracts-tests/command-repository.contract.js';
+import { describeLedgerContract } from '../../contracts-tests/ledger.contract.js';
 import { describeDepositRepositoryContract } from '../../contracts-tests/deposit-repository.contract.js';
 import { describeDeveloperConfigRepositoryContract } from '../../contracts-tests/developer-config-repository.contract.js';
 import { describeWithdrawalPolicyRepositoryContract } from '../../contracts-tests/withdrawal-policy-repository.contract.js';
@@ -67,6 +68,7 @@ describe.skipIf(unavailable)('MongoDB store', () => {
   describeDeveloperConfigRepositoryContract('mongodb', fresh, OPTIONS);
   describeWithdrawalPolicyRepositoryContract('mongodb', fresh, OPTIONS);
   describeEventOutboxContract('mongodb', fresh, OPTIONS);
+  describeLedgerContract('mongodb', fresh, { ...OPTIONS, concurrency: 20 });
   describeWebhookDeliveryRepositoryContract('mongodb', fresh, OPTIONS);
   describeIdempotencyStoreContract('mongodb', fresh, OPTIONS);
   describeRiskPolicyContract('mongodb', fresh, OPTIONS);
