@@ -89,9 +89,11 @@ describe('withdrawal approvals on the devnet, approver on a local HTTP server', 
   it('waits PENDING with nothing sent while the approver answers no 2xx, then an approval of that request sends it once', async () => {
     let approve = false;
     const { w, transfers, transport } = await approvalWorld((r) => (approve ? answer(requestOf(r), 'approve') : { status: 503 }));
-    const { commandNo, from, to } = await withdrawal(w, transfers, 3n * TRX);
-    const below = await withdrawal(w, transfers, TRX); // at the threshold: no approval needed
+    // At the threshold, first: no approval needed. (Asked after the 3 TRX one it would need one too: the threshold
+    // counts the rolling 24 h sum, issue #35; this test asserted the per-withdrawal rule before.)
+    const below = await withdrawal(w, transfers, TRX);
     expect((await w.stores.commands.get(below.commandNo))!.approval ?? null).toBeNull();
+    const { commandNo, from, to } = await withdrawal(w, transfers, 3n * TRX);
     const executor = executorOf(w, transport);
     for (let round = 0; round < 4; round++) {
       await executor.runDue();

@@ -10,6 +10,7 @@ import { AdminUseCases } from '../../core/application/admin.service.js';
 import { CommandExecutor } from '../../core/application/worker/command-executor.js';
 import { DomainError } from '../../core/domain/errors.js';
 import { COMMAND_STATUS } from '../../core/domain/model/command.js';
+import { emptyWithdrawalPolicy } from '../../core/domain/withdrawal-policy-rules.js';
 import { FaultPlan, faultyCommands, faultyGateway, faultyUnitOfWork, InjectedCrash, type FaultKind, type SentTransaction } from './fault-injection.js';
 import { buildWorkerWorld, TRX, type WorkerWorld } from './worker-test-fixture.js';
 import { driveUntil } from './worker-drive.js';
@@ -74,6 +75,27 @@ describe('withdrawals on the devnet', { timeout: 60_000 }, () => {
     expect({ status: rejected.status, code: rejected.errorCode, tx: rejected.transaction, lastError: rejected.lastError })
       .toEqual({ status: COMMAND_STATUS.REJECTED, code: 'RISK-REVIEW-BLOCKED', tx: null, lastError: 'blocked by risk control' });
     expect(await eventsOf(w, blocked.commandNo)).toEqual([]);
+    expect(await w.stores.commands.findActiveByAddress(from)).toBeNull();
+    w.devnet.mine(1);
+    expect(await w.gateway.getTrxBalance(to)).toBe(0n);
+  });
+
+  it('the policy is checked again when the withdrawal runs (issue #35): allow_list_only turned on since the request REJECTS it, nothing sent', async () => {
+    world = await buildWorkerWorld({ stakeTrx: 0n });
+    const w = world;
+    const from = await w.addSub();
+    const to = (await w.gateway.createAccount()).address;
+    w.devnet.fund(from, 20n * TRX);
+    const command = await w.withdraw(from, to, 'TRX', TRX);
+    const accepted = (await w.stores.commands.get(command.commandNo))!;
+    // Tightened after the request was accepted (a tightening takes effect at once): only the worker can stop it.
+    const now = w.clock.now();
+    await w.stores.withdrawalPolicies.save({ ...emptyWithdrawalPolicy(accepted.userId, now), allowListOnly: true, version: 1 });
+    await driveUntil(w, [executorOf(w)], () => ended(w, command.commandNo));
+    const rejected = (await w.stores.commands.get(command.commandNo))!;
+    expect({ status: rejected.status, code: rejected.errorCode, tx: rejected.transaction })
+      .toEqual({ status: COMMAND_STATUS.REJECTED, code: 'POLICY-DESTINATION-NOT-ALLOWED', tx: null });
+    expect((await eventsOf(w, command.commandNo)).map((e) => [e.eventType, e.payload['status']])).toEqual([['withdrawal.failed', COMMAND_STATUS.REJECTED]]);
     expect(await w.stores.commands.findActiveByAddress(from)).toBeNull();
     w.devnet.mine(1);
     expect(await w.gateway.getTrxBalance(to)).toBe(0n);

@@ -1,5 +1,7 @@
 import { formatUnits } from '../../domain/amount.js';
 import { formatIsoTime } from '../../domain/time.js';
+import { approvalOnCancel } from '../../domain/approval.js';
+import { destinationRefusal, limitsOf, needsApproval } from '../../domain/withdrawal-policy-rules.js';
 import { COMMAND_APPROVAL_STEP, COMMAND_STEPS, commandTransition, finishedCommand } from '../../domain/command-machine.js';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../domain/errors.js';
 import type { AssetRegistry } from '../../domain/assets.js';
@@ -50,6 +52,9 @@ export interface CommandExecutorDeps extends SignerDeps, ApprovalRequestDeps {
 }
 
 const TRX = 1_000_000n;
+
+/** The withdrawal-policy refusals a PENDING withdrawal may meet when it runs (policyCheck): each ends it REJECTED. */
+const POLICY_RECHECK_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['POLICY-DESTINATION-NOT-ALLOWED', 'POLICY-DESTINATION-COOLING-OFF', 'POLICY-APPROVAL-REQUIRED']);
 
 /** Bandwidth reserve for a native withdrawal: the balance must also pay the transfer's bytes when bandwidth is out. */
 const NATIVE_SETTINGS: StepSettings = {
@@ -183,6 +188,20 @@ class CommandWorkflow implements Workflow<Command> {
       await this.deps.uow.commit({ commands: [rejected], events: [withdrawalEvent(rejected, this.deps.ids.uuid(), now)] });
       return rejected;
     }
+    if (command.status === COMMAND_STATUS.PENDING && POLICY_RECHECK_CODES.has(code)) {
+      // The policy no longer lets it run (issue #35 item 2): REJECTED before anything was sent, an awaited approval
+      // closed as cancelled, withdrawal.failed queued like a denied approval's, in one write.
+      const status = commandTransition(command.status, 'reject');
+      if (status === null) throw new WorkflowRefusal(`command machine refused reject of ${command.commandNo}`);
+      const now = this.deps.clock.now();
+      const approval = approvalOnCancel(command.approval, now);
+      const rejected: Command = {
+        ...command, status, ...(approval === undefined ? {} : { approval }), errorCode: code, lastError: message, finishedAt: now,
+        lease: null, version: command.version + 1,
+      };
+      await this.deps.uow.commit({ commands: [rejected], events: [withdrawalEvent(rejected, this.deps.ids.uuid(), now)] });
+      return rejected;
+    }
     if (command.status === COMMAND_STATUS.PENDING && code === 'RISK-REVIEW-BLOCKED') {
       const status = commandTransition(command.status, 'reject');
       if (status === null) throw new WorkflowRefusal(`command machine refused reject of ${command.commandNo}`);
@@ -230,11 +249,36 @@ class CommandWorkflow implements Workflow<Command> {
     return this.funded.steps;
   }
 
-  /** Risk control again at execution time (the deny-list may have changed since the request was accepted). */
+  /**
+   * Risk control again at execution time (the deny-list may have changed since the request was accepted), then the
+   * withdrawal policy (policyCheck).
+   */
   private async riskCheck(command: Command): Promise<StepDecision<Command>> {
     const verdict = await this.deps.risk.check(riskSubjectOf(command));
     // The deny-list note is the operator's (GET /admin/risk/deny); the user's last_error gets the catalogue's fixed text.
-    return verdict.blocked ? { kind: 'fail', code: 'RISK-REVIEW-BLOCKED', message: ERROR_CATALOGUE['RISK-REVIEW-BLOCKED'].message } : { kind: 'complete' };
+    if (verdict.blocked) return { kind: 'fail', code: 'RISK-REVIEW-BLOCKED', message: ERROR_CATALOGUE['RISK-REVIEW-BLOCKED'].message };
+    return this.policyCheck(command);
+  }
+
+  /**
+   * The withdrawal policy again before a withdrawal starts (issue #35 item 2): a destination the allow-list no longer
+   * lets through, or an amount above a threshold lowered since the request while it has no approval, fails it with the
+   * rule's code, which `fail` turns into REJECTED (nothing was sent; the requester may ask again under today's policy).
+   * Without the policy store (a worker wired without approvals) nothing is checked here.
+   */
+  private async policyCheck(command: Command): Promise<StepDecision<Command>> {
+    const policies = this.deps.withdrawalPolicies;
+    if (policies === undefined || command.type !== COMMAND_TYPE.WITHDRAWAL) return { kind: 'complete' };
+    const policy = await policies.get(command.userId);
+    if (policy === null) return { kind: 'complete' };
+    const to = command.params['to_address'] ?? '';
+    const entry = policy.allowListOnly ? await policies.findAllowListEntry(command.userId, to) : null;
+    const refusal = destinationRefusal(policy, entry, this.deps.clock.now());
+    if (refusal !== null) return { kind: 'fail', code: refusal, message: `${ERROR_CATALOGUE[refusal].message} (checked again when the withdrawal ran)` };
+    if (command.approval == null && needsApproval(limitsOf(policy, command.assetSymbol ?? 'TRX'), command.lockedAmount)) {
+      return { kind: 'fail', code: 'POLICY-APPROVAL-REQUIRED', message: 'approval_threshold: lowered since the request, the amount now needs an approval; ask again' };
+    }
+    return { kind: 'complete' };
   }
 
   /**
