@@ -18,6 +18,7 @@ import type { Mailer } from '../../core/ports/mailer.port.js';
 import type { RateLimiter } from '../../core/ports/rate-limiter.port.js';
 import type { SecretHasher } from '../../core/ports/secret-hasher.port.js';
 import type { WebhookTransport } from '../../core/ports/webhook-transport.port.js';
+import type { Ledger } from '../../core/ports/ledger.port.js';
 import type { ApiHost } from '../api/api-app.js';
 import type { CustodyMetrics } from './metrics.js';
 import type { ReadinessProbe } from '../api/routes/system.routes.js';
@@ -30,6 +31,8 @@ export type StoreAdapters = Pick<CoreDeps,
   readonly outbox: EventOutbox;
   readonly idempotency: IdempotencyStore;
   readonly scanCursors: ScanCursorStore;
+  /** The books (issue #36). */
+  readonly ledger: Ledger;
 };
 
 /**

@@ -64,7 +64,7 @@ export function startComposedWorker(composition: Composition, env: ComposedWorke
   const balanceScanner = new BalanceScanner({
     clock: core.clock, blocks: c.get(TOKENS.BlockSource), cursors: stores.scanCursors, wallets: core.wallets,
     balances: core.balances, deposits: core.deposits, uow: core.uow, developerConfigs: core.developerConfigs, ids: core.ids,
-    assets: core.assets, receipts,
+    assets: core.assets, receipts, ledger: stores.ledger,
     // Its errors (a node on another chain, a lost lease, a reorg below a final block); the scan job logs gaps and reorgs.
     log: { warn: () => undefined, error: (fields, message) => c.get(TOKENS.Logger).error(fields, message) },
   }, scannerOptionsFromEnv({ BALANCE_SCAN_LEVEL: env.BALANCE_SCAN_LEVEL, BALANCE_SCAN_START: env.BALANCE_SCAN_START }));

@@ -19,6 +19,7 @@ import {
 import type { BlockReceipts } from './block-receipts.js';
 import { chainMismatch, chainMismatchMessage, type ChainMismatch } from './chain-identity.js';
 import { DepositRecorder, type DepositObservation } from './deposit-recorder.js';
+import type { Ledger } from '../../ports/ledger.port.js';
 
 /** The ports the scanner reads and writes. */
 export interface BalanceScannerDeps {
@@ -43,6 +44,8 @@ export interface BalanceScannerDeps {
    * a solidified-level scanner runs ~19 blocks behind the head the workflows follow.
    */
   readonly receipts?: BlockReceipts;
+  /** The books a confirmed deposit is booked in (DepositRecorder); absent: none are kept. */
+  readonly ledger?: Ledger;
 }
 
 /** Where the scanner reports gaps, reorgs and lost leases; a pino logger fits. */
@@ -352,6 +355,8 @@ export class BalanceScanner {
   private async checkChain(stored: ScanCheckpoint | null, s: ScanState, tip: BlockId, unshared: 'window' | 'start' | null): Promise<ScanPass | null> {
     const below = tip.number < s.block.number;
     if (this.nodeGenesis === null || below || unshared !== null) this.nodeGenesis = (await this.deps.blocks.genesis()).hash;
+    // A first pass has no chain to compare with (a start ahead of the head, BALANCE_SCAN_START, only waits).
+    if (stored === null) return null;
     const evidence = {
       storedGenesis: stored?.genesis, nodeGenesis: this.nodeGenesis, cursor: s.block.number, head: tip,
       recordedAtHead: below ? recordedHash(s, tip.number) : null, oldestKept: s.recent[0]?.number ?? null, forkBeyondWindow: unshared === 'window',

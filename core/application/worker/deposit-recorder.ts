@@ -8,7 +8,9 @@ import type { Clock } from '../../ports/clock.port.js';
 import type { DepositRepository } from '../../ports/deposit-repository.port.js';
 import type { DeveloperConfigRepository } from '../../ports/developer-config-repository.port.js';
 import type { IdGenerator } from '../../ports/id-generator.port.js';
+import type { Ledger } from '../../ports/ledger.port.js';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.js';
+import { depositBooking } from '../ledger-bookings.js';
 import { depositEvent } from '../webhook-events.js';
 
 /** What the balance scanner saw of a transfer to a managed address, in the order it saw it. */
@@ -28,6 +30,11 @@ export type DepositRecorderDeps = {
   readonly developerConfigs: DeveloperConfigRepository;
   readonly clock: Clock;
   readonly ids: IdGenerator;
+  /**
+   * The books (issue #36): a confirmation books its deposit (ledger-bookings.ts) in the same atomic scope as the status
+   * change. Absent: no books are kept (tests and benches that do not read them).
+   */
+  readonly ledger?: Ledger;
 };
 
 /**
@@ -89,7 +96,18 @@ export class DepositRecorder {
     }
     // A pending transfer moved to another block keeps its status: a new block number, no event.
     const events = next.status === deposit.status ? [] : await this.eventsFor(next, pass);
-    await this.deps.uow.commit({ deposits: [next], events });
+    const { ledger, uow } = this.deps;
+    if (next.status !== 'confirmed' || ledger === undefined) {
+      await uow.commit({ deposits: [next], events });
+      return true;
+    }
+    // The confirmation and its booking are one atomic scope: a crash leaves both or neither, and a redo finds the
+    // deposit confirmed and books nothing (the booking is keyed by the deposit, so a racing scanner books it once too).
+    const booking = depositBooking(next, this.deps.ids.uuid());
+    await uow.atomically(async () => {
+      await uow.commit({ deposits: [next], events });
+      await ledger.post(booking);
+    });
     return true;
   }
 
