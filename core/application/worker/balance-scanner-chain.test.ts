@@ -103,6 +103,24 @@ describe('BalanceScanner: a node on another chain stops it (issue #34)', () => {
     expect(await fork.scanner.scan()).toMatchObject({ chainMismatch: 'fork' });
   });
 
+  it('a new deployment starting ahead of the head (BALANCE_SCAN_START) waits for it: nothing to compare with yet', async () => {
+    const a = await devnet('ahead');
+    a.mine(3);
+    const clock = new ManualClock();
+    const mem = createMemoryAdapters({ clock });
+    const scanner = new BalanceScanner({
+      clock, blocks: new TronBlockSource({ fullHost: a.url, timeoutMs: 5_000 }), cursors: new MemoryScanCursorStore(), wallets: mem.wallets,
+      balances: mem.balances, deposits: mem.deposits, uow: mem.uow, developerConfigs: mem.developerConfigs, ids: mem.ids,
+      assets: createAssetRegistry({ usdtContract: a.usdtAddress }),
+    }, { owner: 'test', startAt: 50 });
+    expect(await scanner.scan()).toMatchObject({ to: null });
+    a.mine(5);
+    expect(await scanner.scan()).toMatchObject({ to: null });
+    expect(scanner.status().chainMismatch).toBeNull();
+    a.mine(60);
+    expect(await scanner.scan()).toMatchObject({ from: 50 });
+  });
+
   it('a node merely lagging on the same chain (its head a block the scanner recorded) is no mismatch: the pass waits', async () => {
     const a = await devnet('lagging');
     a.mine(10);

@@ -18,7 +18,7 @@ describe('chainMismatch: is the node on the chain the cursor was scanning?', () 
       ['another genesis, head below', { nodeGenesis: OTHER, head: at(3) }, 'genesis'],
       ['a legacy cursor (no genesis stored), head ahead', { storedGenesis: undefined, nodeGenesis: OTHER }, null],
       ['head below the cursor and every kept block', { head: at(3), recordedAtHead: null }, 'behind'],
-      ['head below the cursor, keeping no blocks (a legacy cursor)', { head: at(98), oldestKept: null }, 'behind'],
+      ['head below the cursor, keeping no blocks (a start ahead of the head, a legacy cursor)', { head: at(98), oldestKept: null }, null],
       ['head below the cursor on another block inside the kept ones (a reorg onto a shorter branch)', { head: at(98, 'x'), recordedAtHead: 'h98' }, null],
       ['head below the cursor on a scanned block (a node lagging on the same chain)', { head: at(98), recordedAtHead: 'h98' }, null],
       ['head below the cursor at a height a legacy cursor recorded without hash', { head: at(98), recordedAtHead: '' }, null],
@@ -39,7 +39,7 @@ describe('chainMismatch: is the node on the chain the cursor was scanning?', () 
       if (e.storedGenesis !== undefined && e.storedGenesis !== e.nodeGenesis) expect(verdict).toBe('genesis');
       const sameChain = (e.storedGenesis === undefined || e.storedGenesis === e.nodeGenesis) && !e.forkBeyondWindow
         && (e.head.number >= e.cursor || e.recordedAtHead === e.head.hash || e.recordedAtHead === ''
-          || (e.oldestKept !== null && e.head.number >= e.oldestKept));
+          || e.oldestKept === null || e.head.number >= e.oldestKept);
       expect(verdict === null).toBe(sameChain);
     }));
   });

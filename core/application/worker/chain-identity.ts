@@ -34,7 +34,8 @@ export interface ChainEvidence {
 /** The one rule that tells a node on another chain from a node on the cursor's chain; null when they agree. */
 export function chainMismatch(e: ChainEvidence): ChainMismatch | null {
   if (e.storedGenesis !== undefined && e.storedGenesis !== e.nodeGenesis) return 'genesis';
-  const belowKept = e.oldestKept === null || e.head.number < e.oldestKept;
+  // Keeping no block (a start ahead of the head, a legacy cursor), the scanner has nothing to hold the head against.
+  const belowKept = e.oldestKept !== null && e.head.number < e.oldestKept;
   if (e.head.number < e.cursor && belowKept && e.recordedAtHead !== '' && e.recordedAtHead !== e.head.hash) return 'behind';
   return e.forkBeyondWindow ? 'fork' : null;
 }
