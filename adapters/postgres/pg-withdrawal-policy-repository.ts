@@ -22,6 +22,7 @@ function toRow(record: StoredWithdrawalPolicy): Row & { version: number } {
     approval_verified_at: record.approvalVerifiedAt, approval_review_note: record.approvalReviewNote,
     approval_secret: jsonb(record.approvalSecret), approval_timeout_minutes: record.approvalTimeoutMinutes,
     updated_at: record.updatedAt, version: record.version, pending_changes: jsonb(record.pendingChanges ?? []),
+    held_until: record.heldUntil ?? null,
   };
 }
 
@@ -33,6 +34,7 @@ function decode(row: Row): WithdrawalPolicy {
     approvalReviewNote: row['approval_review_note'] as string | null, approvalSecret: row['approval_secret'] as StoredWithdrawalPolicy['approvalSecret'],
     approvalTimeoutMinutes: row['approval_timeout_minutes'] as number, updatedAt: row['updated_at'] as number, version: row['version'] as number,
     pendingChanges: row['pending_changes'] as StoredWithdrawalPolicy['pendingChanges'],
+    heldUntil: row['held_until'] === null || row['held_until'] === undefined ? null : Number(row['held_until']),
   });
 }
 

@@ -28,6 +28,8 @@ export interface StoredWithdrawalPolicy {
   version: number;
   /** Loosenings waiting to take effect (issue #35 item 3); absent on a policy stored before them: none. */
   pendingChanges?: StoredPendingPolicyChange[];
+  /** Until when new destinations are held (a password reset or 2FA change); absent or null: no hold. */
+  heldUntil?: number | null;
 }
 
 /** A pending policy change as stored: its patch with amounts as strings and limits as a list. */
@@ -114,6 +116,7 @@ export function toStoredWithdrawalPolicy(policy: WithdrawalPolicy): StoredWithdr
     updatedAt: policy.updatedAt,
     version: policy.version,
     pendingChanges: (policy.pendingChanges ?? []).map(toStoredPendingChange),
+    heldUntil: policy.newDestinationsHeldUntil ?? null,
   };
 }
 
@@ -130,6 +133,7 @@ export function fromStoredWithdrawalPolicy(doc: StoredWithdrawalPolicy): Withdra
     updatedAt: doc.updatedAt,
     version: doc.version,
     ...(doc.pendingChanges == null || doc.pendingChanges.length === 0 ? {} : { pendingChanges: doc.pendingChanges.map(fromStoredPendingChange) }),
+    ...(doc.heldUntil == null ? {} : { newDestinationsHeldUntil: doc.heldUntil }),
   };
 }
 

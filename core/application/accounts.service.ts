@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import { holdNewDestinations } from './policy-changes.js';
 import { newSecretToken } from '../domain/cashier-token-rules.js';
 import { ConcurrencyConflict, DomainError, validationError } from '../domain/errors.js';
 import { formatIsoTime } from '../domain/time.js';
@@ -47,7 +48,8 @@ function sameHash(a: string, b: string): boolean {
 }
 
 /** The ports the account use cases touch. */
-export type AccountsDeps = Pick<ResolvedDeps, 'accounts' | 'sessions' | 'hasher' | 'mailer' | 'clock' | 'ids' | 'settings' | 'auditLog' | 'cipher' | 'totp' | 'uow'>;
+export type AccountsDeps = Pick<ResolvedDeps, 'accounts' | 'sessions' | 'hasher' | 'mailer' | 'clock' | 'ids' | 'settings' | 'auditLog' | 'cipher' | 'totp' | 'uow'>
+  & Partial<Pick<ResolvedDeps, 'withdrawalPolicies'>>;
 
 /**
  * Registration, e-mail verification, login, session tokens (DESIGN.md "Accounts and session tokens") and the password
@@ -187,7 +189,13 @@ export class AccountsUseCases implements AccountsService {
       // A reset by the owner (through e-mail) lifts a lock of the code-guessing budget (issue #35 item 4).
       const twoFactor = account.twoFactor == null ? account.twoFactor : { ...account.twoFactor, failedCodes: 0, lockedAt: null };
       await this.deps.accounts.update({ ...account, passwordHash, passwordReset: null, twoFactor, version: account.version + 1 });
-    }, () => ({ userId: account.id, action: 'auth.password_reset', actor: { kind: 'user', id: null } }));
+      // Withdrawals to destinations not on the allow-list wait POLICY_CHANGE_DELAY_H (issue #35 item 3).
+      const policies = this.deps.withdrawalPolicies;
+      return policies === undefined ? null : holdNewDestinations({ ...this.deps, withdrawalPolicies: policies }, account.id, this.deps.clock.now());
+    }, (heldUntil) => ({
+      userId: account.id, action: 'auth.password_reset', actor: { kind: 'user', id: null },
+      ...(heldUntil === null ? {} : { detail: { new_destinations_held_until: formatIsoTime(heldUntil) } }),
+    }));
     return account.id;
   }
 

@@ -1,6 +1,7 @@
-import type { UserId } from '../domain/model/common.js';
+import type { Millis, UserId } from '../domain/model/common.js';
 import type { WithdrawalPolicy } from '../domain/model/withdrawal-policy.js';
 import { settleDueChanges } from '../domain/policy-change.js';
+import { emptyWithdrawalPolicy } from '../domain/withdrawal-policy-rules.js';
 import { formatIsoTime } from '../domain/time.js';
 import { AuditTrail } from './audit-trail.js';
 import type { ResolvedDeps } from './deps.js';
@@ -37,4 +38,19 @@ export async function settledPolicy(deps: SettleDeps, userId: UserId): Promise<W
     })));
     return next;
   }, 5);
+}
+
+/**
+ * Holds withdrawals to destinations not on the allow-list for POLICY_CHANGE_DELAY_H from `now` (issue #35 item 3):
+ * called by a password reset and a two-factor change inside their own atomic scope (AuditTrail.recordWith), so the
+ * change and its hold land together. An earlier, later-ending hold is kept. Returns the end of the hold. A version
+ * conflict throws ConcurrencyConflict: the caller's scope rolls back and its retry runs again.
+ */
+export async function holdNewDestinations(
+  deps: Pick<ResolvedDeps, 'withdrawalPolicies' | 'settings'>, userId: UserId, now: Millis,
+): Promise<Millis> {
+  const current = (await deps.withdrawalPolicies.get(userId)) ?? emptyWithdrawalPolicy(userId, now);
+  const heldUntil = Math.max(current.newDestinationsHeldUntil ?? 0, now + deps.settings.policyChangeDelayMs);
+  await deps.withdrawalPolicies.save({ ...current, newDestinationsHeldUntil: heldUntil, updatedAt: now, version: current.version + 1 });
+  return heldUntil;
 }

@@ -9,6 +9,7 @@ import {
 import type { TransfersService } from './application.js';
 import { AuditTrail } from './audit-trail.js';
 import { settledPolicy } from './policy-changes.js';
+import { heldDestinationRefusal } from '../domain/policy-change.js';
 import { assetOf } from './collection-starter.js';
 import type { ResolvedDeps } from './deps.js';
 import { newCommand, refuseIfLocked, refuseIfRisky, withAddressLock, type CommandDraft, type FundCommandDeps } from './fund-commands.js';
@@ -110,9 +111,17 @@ export class TransfersUseCases implements TransfersService {
 
   /** allow_list_only: the destination must be listed and past its cooling-off delay. */
   private async refuseDestination(policy: WithdrawalPolicy | null, userId: UserId, to: string): Promise<void> {
-    if (policy === null || !policy.allowListOnly) return;
+    const now = this.deps.clock.now();
+    const held = policy?.newDestinationsHeldUntil != null && now < policy.newDestinationsHeldUntil;
+    if (policy === null || (!policy.allowListOnly && !held)) return;
     const entry = await this.deps.withdrawalPolicies.findAllowListEntry(userId, to);
-    const refusal = destinationRefusal(policy, entry, this.deps.clock.now());
+    // After a password reset or a 2FA change only active allow-list entries may be paid for a while (issue #35 item 3).
+    if (heldDestinationRefusal(policy, entry, now) !== null) {
+      throw new DomainError('POLICY-DESTINATION-HELD', {
+        message: `a password reset or two-factor change holds withdrawals to destinations not on the allow-list until ${formatIsoTime(policy.newDestinationsHeldUntil!)}`,
+      });
+    }
+    const refusal = destinationRefusal(policy, entry, now);
     if (refusal === 'POLICY-DESTINATION-COOLING-OFF') {
       throw new DomainError(refusal, { message: `to_address is on the allow-list but usable only from ${formatIsoTime(entry!.activeFrom)} (active_from)` });
     }

@@ -1,4 +1,5 @@
 import { DomainError } from '../domain/errors.js';
+import { holdNewDestinations } from './policy-changes.js';
 import type { Account, TwoFactor } from '../domain/model/account.js';
 import type { AuditAction, AuditEvent } from '../domain/model/audit.js';
 import type { UserId } from '../domain/model/common.js';
@@ -17,7 +18,8 @@ import { retryOnConflict } from './retry-on-conflict.js';
 export const TOTP_ISSUER = 'Custody Hub';
 
 /** The ports two-factor touches. */
-export type TwoFactorDeps = Pick<ResolvedDeps, 'accounts' | 'cipher' | 'totp' | 'hasher' | 'clock' | 'ids' | 'auditLog' | 'uow' | 'sessions' | 'settings' | 'mailer'>;
+export type TwoFactorDeps = Pick<ResolvedDeps, 'accounts' | 'cipher' | 'totp' | 'hasher' | 'clock' | 'ids' | 'auditLog' | 'uow' | 'sessions' | 'settings' | 'mailer'>
+  & Partial<Pick<ResolvedDeps, 'withdrawalPolicies'>>;
 
 /**
  * Counts one try of a code against the caller's code-try limit (the API host's, shaped like the login throttle) and
@@ -145,6 +147,7 @@ export class TwoFactorUseCases implements TwoFactorService {
     await this.consume(userId, parseCode(typed), 'disable', null, () => null, 'auth.2fa_disabled', async () => {
       await this.deps.sessions.revokeAllOfUser(userId, now);
       await this.deps.sessions.create({ tokenHash: this.deps.hasher.hashToken(token), userId, createdAt: now, expiresAt, revokedAt: null });
+      await this.holdNewDestinations(userId);
     });
     return { enabled: false, session_token: token, expires_at: formatIsoTime(expiresAt) };
   }
@@ -266,6 +269,15 @@ export class TwoFactorUseCases implements TwoFactorService {
       return lockedNow ? account.email : null;
     }, 5);
     if (locked !== null) await this.deps.mailer.sendAccountLocked(locked);
+  }
+
+  /**
+   * Turning 2FA off holds withdrawals to new destinations for POLICY_CHANGE_DELAY_H, in the change's scope (issue #35
+   * item 3). Turning it on does not: it takes no protection away, and every new 2FA account would wait a day.
+   */
+  private async holdNewDestinations(userId: UserId): Promise<void> {
+    const policies = this.deps.withdrawalPolicies;
+    if (policies !== undefined) await holdNewDestinations({ ...this.deps, withdrawalPolicies: policies }, userId, this.deps.clock.now());
   }
 
   private async account(userId: UserId): Promise<Account> {

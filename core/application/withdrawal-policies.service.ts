@@ -48,6 +48,8 @@ export interface WithdrawalPolicyView {
   readonly approval_timeout_minutes: number;
   readonly limits: Record<string, { max_amount_24h: string | null; max_count_1h: number | null; approval_threshold: string | null }>;
   readonly updated_at: string | null;
+  /** Extension (issue #35 item 3): until then a password reset or 2FA change holds destinations not on the allow-list. */
+  readonly new_destinations_held_until: string | null;
 }
 
 export interface AllowListEntryView {
@@ -109,7 +111,7 @@ function changeAuditDetail(change: PendingPolicyChange): Record<string, string> 
   };
 }
 
-function policyView(policy: WithdrawalPolicy): WithdrawalPolicyView {
+function policyView(policy: WithdrawalPolicy, now = 0): WithdrawalPolicyView {
   const amount = (n: bigint | null): string | null => (n === null ? null : formatAmount(n));
   return {
     allow_list_only: policy.allowListOnly,
@@ -121,6 +123,8 @@ function policyView(policy: WithdrawalPolicy): WithdrawalPolicyView {
       max_amount_24h: amount(l.maxAmount24h), max_count_1h: l.maxCount1h, approval_threshold: amount(l.approvalThreshold),
     }])),
     updated_at: policy.version === 0 ? null : formatIsoTime(policy.updatedAt),
+    new_destinations_held_until: policy.newDestinationsHeldUntil == null || policy.newDestinationsHeldUntil <= now
+      ? null : formatIsoTime(policy.newDestinationsHeldUntil),
   };
 }
 
@@ -157,7 +161,7 @@ export class WithdrawalPoliciesUseCases {
   }
 
   async getPolicy(userId: UserId): Promise<WithdrawalPolicyView> {
-    return policyView(await this.current(userId));
+    return policyView(await this.current(userId), this.deps.clock.now());
   }
 
   /**
@@ -209,7 +213,7 @@ export class WithdrawalPoliciesUseCases {
         ...applied, updatedAt: now, version: current.version + 1,
         ...(change === null ? {} : { pendingChanges: [...pendingChangesOf(current), change] }),
       };
-      const view = policyView(next);
+      const view = policyView(next, now);
       // Lands with its entry (decision 144). What changed, never the secret: which fields were sent, and the policy
       // as it now stands; a loosening's entry names what waits and until when.
       await this.audit.recordWith(() => this.deps.withdrawalPolicies.save(next), (): AuditEvent[] => [{

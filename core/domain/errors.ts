@@ -110,6 +110,7 @@ export const ERROR_CATALOGUE = {
   'POLICY-CHANGE-NOT-FOUND': { message: 'no pending policy change has this id (it took effect, was cancelled, or never existed)' },
   'POLICY-CHANGE-SOLO-OWNER': { message: 'a solo owner\'s change takes effect after the delay (POLICY_CHANGE_DELAY_H); nobody else can approve it' },
   'POLICY-CHANGES-FULL': { message: 'too many pending policy changes; cancel one first' },
+  'POLICY-DESTINATION-HELD': { message: 'a recent password reset or two-factor change holds withdrawals to destinations not on the allow-list' },
   // Never an HTTP answer: the error_code of a withdrawal its approver denied or did not approve in time (REJECTED).
   'APPROVAL-DENIED': { message: 'the approver denied the withdrawal' },
   // issue #35 item 5: an admin's approval names what was reviewed; the pending URL (or secret) has changed since.

@@ -1,6 +1,6 @@
 import { applyWebhookUrl, reviewAgain } from './webhook-review.js';
 import type { Millis } from './model/common.js';
-import type { AssetLimits, PendingPolicyChange, PolicyPatch, WithdrawalPolicy } from './model/withdrawal-policy.js';
+import type { AllowListEntry, AssetLimits, PendingPolicyChange, PolicyPatch, WithdrawalPolicy } from './model/withdrawal-policy.js';
 import { DEFAULT_LIMITS_KEY } from './withdrawal-policy-rules.js';
 
 export type { PendingPolicyChange, PolicyPatch } from './model/withdrawal-policy.js';
@@ -150,4 +150,17 @@ export function settleDueChanges(policy: WithdrawalPolicy, now: Millis): { polic
   let next: WithdrawalPolicy = { ...policy, pendingChanges: pending.filter((c) => c.effectiveAt > now) };
   for (const change of due) next = applyPolicyPatch(next, change.patch, Math.max(change.effectiveAt, 0));
   return { policy: next, applied: due };
+}
+
+/**
+ * Withdrawals to destinations not on the allow-list are held for POLICY_CHANGE_DELAY_H after a password reset or a
+ * two-factor change (issue #35 item 3), as exchanges hold them after a security change: until
+ * `newDestinationsHeldUntil`, only an allow-list entry past its active_from may be paid, even with allow_list_only off.
+ */
+export function heldDestinationRefusal(
+  policy: Pick<WithdrawalPolicy, 'newDestinationsHeldUntil'> | null, entry: Pick<AllowListEntry, 'activeFrom'> | null, now: Millis,
+): 'POLICY-DESTINATION-HELD' | null {
+  const until = policy?.newDestinationsHeldUntil ?? null;
+  if (until === null || now >= until) return null;
+  return entry !== null && entry.activeFrom <= now ? null : 'POLICY-DESTINATION-HELD';
 }

@@ -107,6 +107,7 @@ export const HTTP_STATUS = {
   'POLICY-CHANGE-NOT-FOUND': 404,
   'POLICY-CHANGE-SOLO-OWNER': 409,
   'POLICY-CHANGES-FULL': 409,
+  'POLICY-DESTINATION-HELD': 403,
   // Recorded on a REJECTED withdrawal, never answered; a status all the same, so the table stays total.
   'APPROVAL-DENIED': 403,
   'REVIEW-STALE': 409,

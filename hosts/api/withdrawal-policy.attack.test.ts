@@ -6,9 +6,12 @@
  * hosts/cluster/withdrawal-velocity.integration.test.ts).
  */
 import { randomUUID } from 'node:crypto';
+import { Secret } from 'otpauth';
+import { OtpauthTotpGenerator } from '../../adapters/node/index.js';
+import { stepAt, TOTP_PERIOD_MS } from '../../core/domain/two-factor-rules.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type ApiHarness } from './test-harness.js';
-import { createWallet, expectAnswersDocumented, expectDocumented, fails, ok, relogin, userWithWallets, type TestUser } from './api-test-fixtures.js';
+import { createWallet, expectAnswersDocumented, expectDocumented, fails, ok, relogin, TEST_PASSWORD, userWithWallets, type TestUser } from './api-test-fixtures.js';
 
 const key = (): Record<string, string> => ({ 'idempotency-key': randomUUID() });
 const HOUR = 3_600_000;
@@ -213,6 +216,52 @@ describe('withdrawal policies over HTTP', () => {
       ['policy.change_requested', change.change_id, 'user'], ['policy.change_cancelled', change.change_id, 'user'],
       ['policy.change_requested', second.change_id, 'user'], ['policy.change_applied', second.change_id, 'system'],
     ]);
+  });
+
+  it('after a password reset, withdrawals to destinations not on the allow-list wait POLICY_CHANGE_DELAY_H (issue #35 item 3)', async () => {
+    let u = await userWithWallets(h, 'pro');
+    const froms = await Promise.all([1, 2, 3].map(() => createWallet(h, u, 2)));
+    const listed = h.devnet.info().witnesses[1]!;
+    const elsewhere = h.devnet.info().witnesses[2]!;
+    ok(await h.call('POST', '/api/policies/allow-list', { token: u.session, body: { address: listed } }), 201);
+    h.clock.advance(24 * HOUR);
+    // A thief who reset the password through a hijacked mailbox (allow_list_only is off: any address could be paid).
+    ok(await h.call('POST', '/api/auth/password-reset/request', { body: { email: u.email } }), 202);
+    const newPassword = 'another correct horse battery';
+    ok(await h.call('POST', '/api/auth/password-reset/confirm', { body: { email: u.email, code: h.mailer.lastCodeFor(u.email, 'password-reset'), new_password: newPassword } }));
+    u = { ...u, session: ok(await h.call('POST', '/api/auth/login', { body: { email: u.email, password: newPassword } })).session_token };
+    const policy = ok(await h.call('GET', '/api/policies/withdrawal', { token: u.session }));
+    expectDocumented(h, 'GET', '/api/policies/withdrawal', policy);
+    expect(policy).toMatchObject({ allow_list_only: false, new_destinations_held_until: new Date(h.clock.now() + 24 * HOUR).toISOString().replace('.000Z', '+00:00') });
+    const held = await transfer(u, froms[0]!, elsewhere);
+    fails(held, 403, 'POLICY-DESTINATION-HELD');
+    expect(held.json.message).toContain(policy.new_destinations_held_until);
+    ok(await transfer(u, froms[0]!, listed), 201); // an allow-listed destination past its active_from is paid
+    h.clock.advance(24 * HOUR - 1);
+    u = { ...u, session: ok(await h.call('POST', '/api/auth/login', { body: { email: u.email, password: newPassword } })).session_token };
+    fails(await transfer(u, froms[1]!, elsewhere), 403, 'POLICY-DESTINATION-HELD');
+    h.clock.advance(1);
+    ok(await transfer(u, froms[1]!, elsewhere), 201);
+    expect(ok(await h.call('GET', '/api/policies/withdrawal', { token: u.session })).new_destinations_held_until).toBeNull();
+    const audit = ok(await h.call('GET', '/api/audit-log?per_page=100', { token: u.session })).items as { action: string; detail: Record<string, unknown> }[];
+    expect(audit.find((e) => e.action === 'auth.password_reset')?.detail).toMatchObject({ new_destinations_held_until: policy.new_destinations_held_until });
+  });
+
+  it('turning two-factor off holds withdrawals to destinations not on the allow-list for POLICY_CHANGE_DELAY_H (issue #35 item 3)', async () => {
+    const u = await userWithWallets(h, 'pro');
+    const from = await createWallet(h, u, 2);
+    const elsewhere = h.devnet.info().witnesses[2]!;
+    const totp = new OtpauthTotpGenerator();
+    const setup = ok(await h.call('POST', '/api/auth/2fa/setup', { token: u.session }));
+    const secret = Secret.fromBase32(new URL(setup.otpauth_uri as string).searchParams.get('secret')!).bytes;
+    ok(await h.call('POST', '/api/auth/2fa/enable', { token: u.session, body: { code: totp.codeAt(secret, stepAt(h.clock.now())) } }));
+    h.clock.advance(TOTP_PERIOD_MS);
+    // Turning it on holds nothing; turning it off does.
+    expect(ok(await h.call('GET', '/api/policies/withdrawal', { token: u.session })).new_destinations_held_until).toBeNull();
+    const off = ok(await h.call('POST', '/api/auth/2fa/disable', { token: u.session, body: { password: TEST_PASSWORD, code: totp.codeAt(secret, stepAt(h.clock.now())) } }));
+    const session = off.session_token as string;
+    expect(ok(await h.call('GET', '/api/policies/withdrawal', { token: session })).new_destinations_held_until).not.toBeNull();
+    fails(await transfer({ ...u, session }, from, elsewhere), 403, 'POLICY-DESTINATION-HELD');
   });
 
   it('refuses malformed policies by field, and unknown fields', async () => {

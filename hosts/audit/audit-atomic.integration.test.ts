@@ -81,7 +81,7 @@ const ACTIONS: readonly {
       await setUpTwoFactor(w);
       await w.app.twoFactor.enable(w.userId, { code: freshCode(w) }, gate);
     },
-    run: (w) => w.app.twoFactor.disable(w.userId, { code: freshCode(w) }, gate),
+    run: (w) => w.app.twoFactor.disable(w.userId, { password: TEST_PASSWORD, code: freshCode(w) }, gate),
   },
   { name: 'API token created', entries: ['api_token.created'], run: (w) => w.app.apiTokens.create(w.userId, { name: 'ci' }) },
   {

@@ -40,6 +40,11 @@ export interface WithdrawalPolicy extends Versioned {
   readonly updatedAt: Millis;
   /** Loosenings waiting to take effect (issue #35 item 3; core/domain/policy-change.ts); absent: none. */
   readonly pendingChanges?: readonly PendingPolicyChange[];
+  /**
+   * Until then only destinations on the allow-list past their active_from may be paid, whatever allow_list_only says:
+   * set POLICY_CHANGE_DELAY_H ahead by a password reset or a two-factor change (issue #35 item 3). Absent or null: no hold.
+   */
+  readonly newDestinationsHeldUntil?: Millis | null;
 }
 
 /** A destination the account may pay once `activeFrom` has passed (WITHDRAWAL_ALLOWLIST_DELAY_H after it was added). */

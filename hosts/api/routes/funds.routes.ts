@@ -29,7 +29,7 @@ export function fundsRoutes(app: Application): RouteDef[] {
         ].join('\n'),
         body: s.obj({ from_address: s.str(), to_address: s.str(), asset_symbol: s.str(), amount: s.amount() }),
         data: accepted, errors: [
-          ...LOCKED, 'BIZ-ASSET-NOT-FOUND', 'BIZ-AMOUNT-INVALID', 'POLICY-DESTINATION-NOT-ALLOWED', 'POLICY-DESTINATION-COOLING-OFF',
+          ...LOCKED, 'BIZ-ASSET-NOT-FOUND', 'BIZ-AMOUNT-INVALID', 'POLICY-DESTINATION-NOT-ALLOWED', 'POLICY-DESTINATION-COOLING-OFF', 'POLICY-DESTINATION-HELD',
           'POLICY-VELOCITY-COUNT-EXCEEDED', 'POLICY-VELOCITY-AMOUNT-EXCEEDED', 'POLICY-APPROVAL-UNAVAILABLE',
           // Issue #34: a sub-address that cannot pay its fees, under a main address that cannot fund them.
           'BIZ-FEES-UNFUNDABLE',

@@ -23,6 +23,10 @@ const POLICY = s.obj({
   approval_timeout_minutes: s.int(),
   limits: LIMITS,
   updated_at: s.nullable(s.str('ISO 8601 with offset; null before the first change')),
+  new_destinations_held_until: {
+    ...s.nullable(s.str('ISO 8601 with offset')),
+    description: 'Extension (issue #35): after a password reset or a two-factor change, until then only destinations on the allow-list past their active_from may be paid (403 POLICY-DESTINATION-HELD), whatever allow_list_only says; null: no hold',
+  },
 });
 
 const CHANGE_FIELDS = {
@@ -50,7 +54,7 @@ const EXAMPLE_POLICY = {
   approval: { status: 'verified', url: 'https://approver.example.com/custody', pending_url: null, pending_since: null, verified_at: '2026-01-01T12:00:00+00:00', review_note: null },
   approval_secret_set: true, approval_timeout_minutes: 60,
   limits: { USDT: { max_amount_24h: '100000000000', max_count_1h: 10, approval_threshold: '5000000000' } },
-  updated_at: '2026-01-01T12:00:00+00:00',
+  updated_at: '2026-01-01T12:00:00+00:00', new_destinations_held_until: null,
 };
 const EXAMPLE_CHANGE = {
   change_id: '7', status: 'pending', loosens: ['allow_list_only', 'limits.USDT.max_amount_24h'],
