@@ -91,6 +91,31 @@ export function describeApiTokenRepositoryContract(
       expect((await apiTokens.findById(1))!.lastUsedAt).toBe(T0 + 50);
     });
 
+    it('setExpiry sets or clears the expiry of a live token and clears its review mark; a revoked one stays as it is (issue #35)', async () => {
+      const { apiTokens } = subject();
+      await apiTokens.create(anApiToken({ reviewSince: T0 + 5 }));
+      await apiTokens.create(anApiToken({ id: 2, tokenHash: 'd4'.repeat(32), revokedAt: T0 + 1 }));
+      expect(await apiTokens.setExpiry(1, T0 + 3_600_000)).toEqual(anApiToken({ expiresAt: T0 + 3_600_000, reviewSince: null }));
+      expect((await apiTokens.findByTokenHash('b2'.repeat(32)))!.expiresAt).toBe(T0 + 3_600_000);
+      expect((await apiTokens.setExpiry(1, null))!.expiresAt).toBeNull();
+      expect(await apiTokens.setExpiry(2, T0 + 9)).toEqual(anApiToken({ id: 2, tokenHash: 'd4'.repeat(32), revokedAt: T0 + 1 }));
+      expect(await apiTokens.setExpiry(99, T0)).toBeNull();
+    });
+
+    it('markAllForReview marks the user\'s live tokens not marked yet, and says how many (issue #35)', async () => {
+      const { apiTokens } = subject();
+      await apiTokens.create(anApiToken());
+      await apiTokens.create(anApiToken({ id: 2, tokenHash: 'd4'.repeat(32), reviewSince: T0 }));
+      await apiTokens.create(anApiToken({ id: 3, tokenHash: 'e5'.repeat(32), revokedAt: T0 }));
+      await apiTokens.create(anApiToken({ id: 4, tokenHash: 'f6'.repeat(32), userId: 2 }));
+      expect(await apiTokens.markAllForReview(1, T0 + 7)).toBe(1);
+      expect((await apiTokens.findById(1))!.reviewSince).toBe(T0 + 7);
+      expect((await apiTokens.findById(2))!.reviewSince).toBe(T0);
+      expect((await apiTokens.findById(3))!.reviewSince).toBeNull();
+      expect((await apiTokens.findById(4))!.reviewSince).toBeNull();
+      expect(await apiTokens.markAllForReview(1, T0 + 8)).toBe(0);
+    });
+
     options.extraTestsFn?.(makeSubject);
   });
 }

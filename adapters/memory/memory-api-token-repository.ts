@@ -36,6 +36,24 @@ export class MemoryApiTokenRepository implements ApiTokenRepository {
     }
   }
 
+  async setExpiry(id: number, expiresAt: number | null): Promise<ApiToken | null> {
+    const token = this.store.apiTokens.get(id);
+    if (token === undefined) return null;
+    if (token.revokedAt === null) this.store.apiTokens.set(id, storedCopy({ ...token, expiresAt, reviewSince: null }));
+    return outboundCopy(this.store.apiTokens.get(id)!);
+  }
+
+  async markAllForReview(userId: UserId, at: number): Promise<number> {
+    let marked = 0;
+    for (const id of this.store.apiTokens.activeByUser.keys(userId)) {
+      const token = this.store.apiTokens.get(id)!;
+      if (token.reviewSince != null) continue;
+      this.store.apiTokens.set(id, storedCopy({ ...token, reviewSince: at }));
+      marked += 1;
+    }
+    return marked;
+  }
+
   async findById(id: number): Promise<ApiToken | null> {
     const token = this.store.apiTokens.get(id);
     return token === undefined ? null : outboundCopy(token);

@@ -54,6 +54,23 @@ export class MongoApiTokenRepository implements ApiTokenRepository {
       (await this.tokens.find({ userId, revokedAt: null }).sort({ _id: 1 }).toArray()).map(fromApiTokenDocument));
   }
 
+  setExpiry(id: number, expiresAt: number | null): Promise<ApiToken | null> {
+    return guarded('api token expiry', async () => {
+      await this.tokens.updateOne({ _id: id, revokedAt: null }, { $set: { expiresAt, reviewSince: null } });
+      const doc = await this.tokens.findOne({ _id: id });
+      return doc === null ? null : fromApiTokenDocument(doc);
+    });
+  }
+
+  markAllForReview(userId: UserId, at: number): Promise<number> {
+    return guarded('api token review', async () => {
+      const result = await this.tokens.updateMany(
+        { userId, revokedAt: null, $or: [{ reviewSince: null }, { reviewSince: { $exists: false } }] }, { $set: { reviewSince: at } },
+      );
+      return result.modifiedCount;
+    });
+  }
+
   markUsed(id: number, at: number): Promise<void> {
     return guarded('api token use', async () => {
       await this.tokens.updateOne({ _id: id, $or: [{ lastUsedAt: null }, { lastUsedAt: { $lt: at } }] }, { $set: { lastUsedAt: at } });

@@ -7,7 +7,7 @@ import { prepared } from './pg-prepared.js';
 import { guarded, inTransaction, insertRow, isUniqueViolation, type Queryable, type Row } from './pg-support.js';
 
 /** Every column fromRow reads, named (never `*`): a column added later is not read by accident. */
-const COLUMNS = 'id, user_id, name, token_hash, abilities, created_at, revoked_at, last_used_at';
+const COLUMNS = 'id, user_id, name, token_hash, abilities, created_at, revoked_at, last_used_at, expires_at, review_since';
 
 /**
  * First key of the two-key advisory locks of the token cap (the second is the user id hashed to 32 bits). Two-key
@@ -20,6 +20,7 @@ function toRow(record: StoredApiToken): Row {
   return {
     id: record.id, user_id: record.userId, name: record.name, token_hash: record.tokenHash, abilities: record.abilities,
     created_at: record.createdAt, revoked_at: record.revokedAt, last_used_at: record.lastUsedAt ?? null,
+    expires_at: record.expiresAt ?? null, review_since: record.reviewSince ?? null,
   };
 }
 
@@ -29,6 +30,7 @@ function fromRow(row: Row): StoredApiToken {
     id: row['id'] as number, userId: row['user_id'] as number, name: row['name'] as string,
     tokenHash: row['token_hash'] as string, abilities: row['abilities'] as string[], createdAt: row['created_at'] as number,
     revokedAt: row['revoked_at'] as number | null, lastUsedAt: row['last_used_at'] as number | null,
+    expiresAt: row['expires_at'] as number | null, reviewSince: row['review_since'] as number | null,
   };
 }
 
@@ -72,6 +74,22 @@ export class PgApiTokenRepository implements ApiTokenRepository {
       await this.pool.query(
         'UPDATE api_tokens SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)', [id, at],
       );
+    });
+  }
+
+  setExpiry(id: number, expiresAt: number | null): Promise<ApiToken | null> {
+    return guarded('api token expiry', async () => {
+      await this.pool.query('UPDATE api_tokens SET expires_at = $2, review_since = NULL WHERE id = $1 AND revoked_at IS NULL', [id, expiresAt]);
+      return decode((await this.pool.query(`SELECT ${COLUMNS} FROM api_tokens WHERE id = $1`, [id])).rows);
+    });
+  }
+
+  markAllForReview(userId: UserId, at: number): Promise<number> {
+    return guarded('api token review', async () => {
+      const { rowCount } = await this.pool.query(
+        'UPDATE api_tokens SET review_since = $2 WHERE user_id = $1 AND revoked_at IS NULL AND review_since IS NULL', [userId, at],
+      );
+      return rowCount ?? 0;
     });
   }
 

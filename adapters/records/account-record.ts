@@ -182,6 +182,9 @@ export interface StoredApiToken {
   revokedAt: number | null;
   /** Absent in records written before issue #13: read as null. */
   lastUsedAt?: number | null;
+  /** Absent in records written before issue #35: read as null (never expires, not marked). */
+  expiresAt?: number | null;
+  reviewSince?: number | null;
 }
 
 /** Domain value -> stored record: pure, a fresh object (amounts, where any, as decimal strings). */
@@ -195,6 +198,8 @@ export function toStoredApiToken(token: ApiToken): StoredApiToken {
     createdAt: token.createdAt,
     revokedAt: token.revokedAt,
     lastUsedAt: token.lastUsedAt,
+    expiresAt: token.expiresAt ?? null,
+    reviewSince: token.reviewSince ?? null,
   };
 }
 
@@ -209,5 +214,7 @@ export function fromStoredApiToken(doc: StoredApiToken): ApiToken {
     createdAt: doc.createdAt,
     revokedAt: nullable(doc.revokedAt),
     lastUsedAt: nullable(doc.lastUsedAt),
+    expiresAt: nullable(doc.expiresAt),
+    reviewSince: nullable(doc.reviewSince),
   };
 }

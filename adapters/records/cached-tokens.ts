@@ -143,6 +143,16 @@ export class CachedApiTokenRepository implements ApiTokenRepository {
     return this.cache.revoking((token) => token.id === id, () => this.store.revoke(id, at));
   }
 
+  /** A new expiry must not wait for the cache: this process forgets the token at once (others hear the change). */
+  setExpiry(id: number, expiresAt: number | null): Promise<ApiToken | null> {
+    return this.cache.revoking((token) => token.id === id, () => this.store.setExpiry(id, expiresAt));
+  }
+
+  /** The mark changes nothing authentication reads: nothing to forget. */
+  markAllForReview(userId: UserId, at: number): Promise<number> {
+    return this.store.markAllForReview(userId, at);
+  }
+
   /** Also moves the cached lastUsedAt, so that the use case's once-a-minute rule sees the write it just made. */
   async markUsed(id: number, at: number): Promise<void> {
     await this.store.markUsed(id, at);

@@ -36,6 +36,7 @@ export function aSubscription(overrides: Partial<Subscription> = {}): Subscripti
 export function anApiToken(overrides: Partial<ApiToken> = {}): ApiToken {
   return {
     id: 1, userId: 1, name: 'ci', tokenHash: 'b2'.repeat(32), abilities: ['api:access'], createdAt: T0, revokedAt: null, lastUsedAt: null,
+    expiresAt: null, reviewSince: null,
     ...overrides,
   };
 }

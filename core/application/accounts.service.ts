@@ -49,7 +49,7 @@ function sameHash(a: string, b: string): boolean {
 
 /** The ports the account use cases touch. */
 export type AccountsDeps = Pick<ResolvedDeps, 'accounts' | 'sessions' | 'hasher' | 'mailer' | 'clock' | 'ids' | 'settings' | 'auditLog' | 'cipher' | 'totp' | 'uow'>
-  & Partial<Pick<ResolvedDeps, 'withdrawalPolicies'>>;
+  & Partial<Pick<ResolvedDeps, 'withdrawalPolicies' | 'apiTokens'>>;
 
 /**
  * Registration, e-mail verification, login, session tokens (DESIGN.md "Accounts and session tokens") and the password
@@ -184,8 +184,11 @@ export class AccountsUseCases implements AccountsService {
     const passwordHash = await newPasswordHash();
     // The sessions' revocation, the new password (consuming the code) and the audit entry land together (decision
     // 144): a store failure leaves the code usable for a retry, never a changed password with a session alive.
+    let marked = 0;
     await this.audit.recordWith(async () => {
       await this.deps.sessions.revokeAllOfUser(account.id, this.deps.clock.now());
+      // The API tokens keep the backend running but are marked for the owner's review (issue #35 item 4).
+      marked = (await this.deps.apiTokens?.markAllForReview(account.id, this.deps.clock.now())) ?? 0;
       // A reset by the owner (through e-mail) lifts a lock of the code-guessing budget (issue #35 item 4).
       const twoFactor = account.twoFactor == null ? account.twoFactor : { ...account.twoFactor, failedCodes: 0, lockedAt: null };
       await this.deps.accounts.update({ ...account, passwordHash, passwordReset: null, twoFactor, version: account.version + 1 });
@@ -194,7 +197,7 @@ export class AccountsUseCases implements AccountsService {
       return policies === undefined ? null : holdNewDestinations({ ...this.deps, withdrawalPolicies: policies }, account.id, this.deps.clock.now());
     }, (heldUntil) => ({
       userId: account.id, action: 'auth.password_reset', actor: { kind: 'user', id: null },
-      ...(heldUntil === null ? {} : { detail: { new_destinations_held_until: formatIsoTime(heldUntil) } }),
+      detail: { api_tokens_marked_for_review: marked, ...(heldUntil === null ? {} : { new_destinations_held_until: formatIsoTime(heldUntil) }) },
     }));
     return account.id;
   }

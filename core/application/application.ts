@@ -2,7 +2,7 @@ import type { CashierToken } from '../domain/model/cashier-token.js';
 import type { UserId } from '../domain/model/common.js';
 import type { CollectionCostView } from './collection-cost-view.js';
 import type {
-  ApiTokenCreatedView, ApiTokenListView, ApiTokenRevokedView, BalanceRefreshView, CashierBalanceView, CashierSessionView, CashierTaskView,
+  ApiTokenCreatedView, ApiTokenListView, ApiTokenRevokedView, ApiTokenView, BalanceRefreshView, CashierBalanceView, CashierSessionView, CashierTaskView,
   CashierCollectableView, CashierTokenCreatedView, CashierTokenDisabledView, CashierTokenView, ChainResourcesView, CollectionTaskView,
   CommandAcceptedView, CommandListItemView, CommandView, DeliveryView, RedeliveryView, DeveloperConfigView, ItemsPage, LoginView,
   MetaPage, PendingWebhookView, QuotaView, RegisteredView, RiskEntryView, SubscriptionView, VerifiedView,
@@ -85,6 +85,8 @@ export interface ApiTokensService {
   /** The user's unrevoked tokens, never their values, with when each was last used. */
   list(userId: UserId): Promise<ApiTokenListView>;
   /** The principal of a live `dk_` token, or null. */
+  /** Extension (issue #35): body {expires_at} (ISO 8601 in the future, or null: never) sets the expiry and clears the review mark. */
+  setExpiry(userId: UserId, id: string, body: unknown): Promise<ApiTokenView>;
   authenticateApiToken(token: string): Promise<ApiPrincipal | null>;
 }
 

@@ -320,6 +320,8 @@ export interface ApiTokenCreatedView {
   readonly token: string;
   readonly abilities: string[];
   readonly created_at: string;
+  /** Extension (issue #35): null: never expires. */
+  readonly expires_at: string | null;
 }
 
 /** GET /api-tokens: a token without its value. */
@@ -329,6 +331,10 @@ export interface ApiTokenView {
   readonly abilities: string[];
   readonly created_at: string;
   readonly last_used_at: string | null;
+  /** Extension (issue #35): null: never expires. */
+  readonly expires_at: string | null;
+  /** Extension (issue #35): marked for review by a password reset since then; null: not marked. */
+  readonly review_since: string | null;
 }
 
 export interface ApiTokenListView {

@@ -16,4 +16,11 @@ export interface ApiTokenRepository {
   revoke(id: number, at: number): Promise<ApiToken | null>;
   /** Records a use: lastUsedAt becomes `at` unless it is already later. Unknown ids are ignored. */
   markUsed(id: number, at: number): Promise<void>;
+  /**
+   * Sets an unrevoked token's expiresAt (null: never) and clears its reviewSince (the owner reviewed it); returns the
+   * token as stored after the call, or null when unknown. A revoked token is returned unchanged.
+   */
+  setExpiry(id: number, expiresAt: number | null): Promise<ApiToken | null>;
+  /** Sets reviewSince to `at` on every unrevoked token of the user not marked yet; returns how many it marked. */
+  markAllForReview(userId: UserId, at: number): Promise<number>;
 }

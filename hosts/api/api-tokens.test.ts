@@ -20,7 +20,7 @@ describe('API token cap and GET /api-tokens', () => {
     expect(data.items).toHaveLength(25);
     expect(data.remaining).toBe(0);
     expect(listed.text).not.toMatch(/dk_/);
-    for (const item of data.items) expect(Object.keys(item).sort()).toEqual(['abilities', 'created_at', 'id', 'last_used_at', 'name']);
+    for (const item of data.items) expect(Object.keys(item).sort()).toEqual(['abilities', 'created_at', 'expires_at', 'id', 'last_used_at', 'name', 'review_since']);
     // Revoking frees a place for exactly one more.
     ok(await h.call('DELETE', `/api/api-tokens/${data.items[3].id}`, { token: u.session }));
     ok(await h.call('POST', '/api/api-tokens', { token: u.session, body: { name: 'again' } }), 201);

@@ -249,10 +249,21 @@ export const COMPONENTS = {
     service_code: s.str(), plan_code: s.str(), status: s.enumOf(['active', 'cancelled']),
     meta: s.obj({ max_sub_addresses: s.int() }, ['max_sub_addresses']), activated_at: isoTime,
   }),
-  ApiTokenCreated: s.obj({ id: s.int(), name: s.str(), token: s.str('dk_… shown once'), abilities: s.arr(s.str()), created_at: isoTime }),
+  ApiTokenCreated: s.obj({
+    id: s.int(), name: s.str(), token: s.str('dk_… shown once'), abilities: s.arr(s.str()), created_at: isoTime,
+    expires_at: { ...nullableIso, description: 'extension (issue #35): when the token stops working; null: never' },
+  }),
   ApiTokenRevoked: s.obj({ id: s.int(), revoked_at: isoTime }),
   ApiTokenList: s.obj({
-    items: s.arr(s.obj({ id: s.int(), name: s.str(), abilities: s.arr(s.str()), created_at: isoTime, last_used_at: nullableIso })),
+    items: s.arr(s.obj({
+      id: s.int(), name: s.str(), abilities: s.arr(s.str()), created_at: isoTime, last_used_at: nullableIso,
+      expires_at: { ...nullableIso, description: 'extension (issue #35): when the token stops working; null: never' },
+      review_since: {
+        ...nullableIso,
+        description: 'extension (issue #35): a password reset marked the token for review since then (it still works); '
+          + 'PUT /api-tokens/{id}/expiry reviews it, DELETE revokes it; null: not marked',
+      },
+    })),
     remaining: s.int('unrevoked tokens the user may still create (cap 25)'),
   }),
   WebhookTest: s.obj({

@@ -41,7 +41,7 @@ export const subscription = fc.record({
   status: fc.constantFrom('active' as const, 'cancelled' as const),
   meta: fc.oneof(fc.constant({}), fc.record({ maxSubAddresses: fc.integer({ min: -1, max: 100_000 }) })), activatedAt: ms, version,
 });
-export const apiToken = fc.record({ id, userId: id, name: text, tokenHash: hex64, abilities: fc.array(text, { maxLength: 3 }), createdAt: ms, revokedAt: optMs, lastUsedAt: optMs });
+export const apiToken = fc.record({ id, userId: id, name: text, tokenHash: hex64, abilities: fc.array(text, { maxLength: 3 }), createdAt: ms, revokedAt: optMs, lastUsedAt: optMs, expiresAt: optMs, reviewSince: optMs });
 export const wallet = fc.record({
   id, userId: id, networkCode: fc.constant('TRON' as const), address, addressType: fc.constantFrom(1 as const, 2 as const),
   label: optText, status: fc.constantFrom(0 as const, 1 as const), encryptedKey: envelope, createdAt: ms, version,

@@ -98,4 +98,11 @@ export interface ApiToken {
   readonly revokedAt: Millis | null;
   /** When the token last authenticated a request, to the minute (a write per request would cost every call). */
   readonly lastUsedAt: Millis | null;
+  /** Issue #35 item 4: from when the token no longer authenticates; null or absent: never expires. */
+  readonly expiresAt?: Millis | null;
+  /**
+   * Issue #35 item 4: when a password reset marked the token for the owner's review (it keeps working; the list shows
+   * it); null or absent: not marked. Setting the expiry (a review) clears it.
+   */
+  readonly reviewSince?: Millis | null;
 }

@@ -16,6 +16,7 @@ export const AUDIT_ACTIONS = [
   'auth.locked',
   'api_token.created',
   'api_token.revoked',
+  'api_token.expiry_set',
   'webhook.url_changed',
   'webhook.secret_changed',
   'webhook.url_reviewed',

@@ -196,7 +196,11 @@ export function accountRoutes(app: Application): RouteDef[] {
       docs: {
         operationId: 'createApiToken',
         bodyExample: { name: 'backend' },
-        summary: 'Create a Developer API Token (dk_…, shown once)', tag: 'Account', body: s.obj({ name: s.str() }),
+        summary: 'Create a Developer API Token (dk_…, shown once)', tag: 'Account',
+        body: s.obj({
+          name: s.str(),
+          expires_at: s.nullable(s.str('extension (issue #35): ISO 8601 with an offset, in the future, when the token stops working; absent or null: never')),
+        }, ['expires_at']),
         data: s.ref('ApiTokenCreated'), errors: ['BIZ-DEVELOPER-SUBSCRIPTION-REQUIRED', 'BIZ-API-TOKEN-QUOTA-EXCEEDED'],
       },
       handle: ({ caller, body }) => app.apiTokens.create(caller.userId, body),
@@ -209,6 +213,28 @@ export function accountRoutes(app: Application): RouteDef[] {
         summary: 'List your Developer API Tokens (no token values) with last_used_at (extension)', tag: 'Account', data: s.ref('ApiTokenList'),
       },
       handle: ({ caller }) => app.apiTokens.list(caller.userId),
+    }),
+    defineRoute({
+      method: 'PUT', path: '/api/api-tokens/:id/expiry', auth: 'session', rateLimit: 'api-token-revoke', stepUp: true,
+      docs: {
+        operationId: 'setApiTokenExpiry',
+        bodyExample: { expires_at: '2027-01-01T00:00:00Z' },
+        summary: 'Set a Developer API Token\'s expiry, reviewing it (extension)', tag: 'Account',
+        description: 'Issue #35: `expires_at` (ISO 8601 with an offset, in the future) is when the token stops working; null: '
+          + 'never. Setting it also clears the review mark a password reset puts on every token (`review_since`). A code in '
+          + '`X-TOTP-Code` is needed with two-factor on. A token may be given an expiry at creation too (`POST /api-tokens`).',
+        body: s.obj({ expires_at: s.nullable(s.str('ISO 8601 with an offset, in the future; null: never')) }),
+        data: s.obj({
+          id: s.int(), name: s.str(), abilities: s.arr(s.str()), created_at: s.str(), last_used_at: s.nullable(s.str()),
+          expires_at: s.nullable(s.str()), review_since: s.nullable(s.str()),
+        }),
+        example: {
+          id: 3, name: 'backend', abilities: ['api:access'], created_at: '2026-01-01T12:00:00+00:00', last_used_at: '2026-01-02T08:15:00+00:00',
+          expires_at: '2027-01-01T00:00:00+00:00', review_since: null,
+        },
+        errors: ['API-TOKEN-NOT-FOUND'],
+      },
+      handle: ({ caller, params, body }) => app.apiTokens.setExpiry(caller.userId, params.id ?? '', body),
     }),
     defineRoute({
       method: 'DELETE', path: '/api/api-tokens/:id', auth: 'session', rateLimit: 'api-token-revoke', stepUp: true,
