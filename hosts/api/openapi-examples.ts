@@ -128,9 +128,12 @@ export const COMPONENT_EXAMPLES = {
     webhook: webhookStatus,
   },
   Subscription: { service_code: 'sub_address', plan_code: 'starter', status: 'active', meta: { max_sub_addresses: 100 }, activated_at: EX.iso },
-  ApiTokenCreated: { id: 7, name: 'backend', token: 'dk_9Qw2Er5Ty8Ui1Op4As7Df0Gh3Jk6Lz9X', abilities: ['api:access'], created_at: EX.iso },
+  ApiTokenCreated: { id: 7, name: 'backend', token: 'dk_9Qw2Er5Ty8Ui1Op4As7Df0Gh3Jk6Lz9X', abilities: ['api:access'], created_at: EX.iso, expires_at: null },
   ApiTokenRevoked: { id: 7, revoked_at: EX.isoDone },
-  ApiTokenList: { items: [{ id: 7, name: 'backend', abilities: ['api:access'], created_at: EX.iso, last_used_at: EX.isoDone }], remaining: 24 },
+  ApiTokenList: {
+    items: [{ id: 7, name: 'backend', abilities: ['api:access'], created_at: EX.iso, last_used_at: EX.isoDone, expires_at: null, review_since: null }],
+    remaining: 24,
+  },
   WebhookTest: {
     event_id: EX.eventId, url: EX.webhookUrl, delivered: true, http_status: 200, error: null, duration_ms: 84, response: '{"received":true}',
   },

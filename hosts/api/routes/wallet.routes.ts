@@ -115,7 +115,7 @@ export function walletRoutes(app: Application): RouteDef[] {
     defineRoute({
       method: 'POST', path: '/api/commands/:commandNo/cancel', auth: 'session', rateLimit: 'account-write',
       docs: {
-        operationId: 'cancelCommand',
+        operationId: 'cancelOwnWithdrawal',
         summary: 'Cancel your own withdrawal before anything was broadcast (extension)', tag: 'Commands',
         description: 'Issue #35: the account that requested a withdrawal cancels it while it is PENDING (awaiting its approval '
           + 'or not) or RUNNING with nothing broadcast; it becomes CANCELLED, its held amount is released, an awaited approval '
