@@ -256,7 +256,7 @@ async function buildWorld(devnet: ChildDevnet, sweeps: number, kind: BenchStore)
     accounts: stores.accounts, sessions: stores.sessions, subscriptions: stores.subscriptions, apiTokens: stores.apiTokens,
     wallets: stores.wallets, balances: stores.balances, deposits: stores.deposits, commands: stores.commands, tasks: stores.tasks,
     cashierTokens: stores.cashierTokens, developerConfigs: stores.developerConfigs, deliveries: stores.deliveries,
-    outbox: stores.outbox, uow: stores.uow, auditLog: stores.auditLog, withdrawalPolicies: stores.withdrawalPolicies,
+    outbox: stores.outbox, uow: stores.uow, auditLog: stores.auditLog, withdrawalPolicies: stores.withdrawalPolicies, ledger: stores.ledger,
   });
   const account = await insertWallet({ gateway, stores, cipher }, ADDRESS_TYPE.MAIN);
   const main: Signer = { address: account.address, privateKey: async () => account.privateKey };

@@ -133,6 +133,9 @@ export function describeLedgerContract(name: string, makeSubject: MakeSubject<Le
       expect(await ids({}, { offset: 3, limit: 2 })).toEqual({ total: 12, ids: ['LT2:1', 'LT3:0'] });
       expect(await ids({}, { offset: 0, limit: 0 })).toEqual({ total: 12, ids: [] });
       expect(await ids({ kind: 'external_out' })).toEqual({ total: 0, ids: [] });
+      await ledger.post(aLedgerDeposit(7, { cause: { type: 'refund', id: 'R7' } }));
+      expect(await ids({ causeType: 'refund' })).toEqual({ total: 2, ids: ['LT7:0', 'LT7:1'] });
+      expect(await ids({ causeType: 'deposit', kind: 'custodial', from: T0 + 6 })).toEqual({ total: 1, ids: ['LT6:1'] });
       expect((await ledger.entries(2, {}, ALL)).total).toBe(0);
     });
 

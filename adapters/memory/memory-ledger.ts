@@ -19,7 +19,8 @@ export function ledgerEntryMatches(entry: LedgerEntry, filter: LedgerEntryFilter
   return (filter.from === undefined || entry.occurredAt >= filter.from) && (filter.to === undefined || entry.occurredAt <= filter.to)
     && (filter.address === undefined || entry.account.address === filter.address)
     && (filter.assetSymbol === undefined || entry.account.assetSymbol === filter.assetSymbol)
-    && (filter.kind === undefined || entry.account.kind === filter.kind);
+    && (filter.kind === undefined || entry.account.kind === filter.kind)
+    && (filter.causeType === undefined || entry.cause.type === filter.causeType);
 }
 
 /**

@@ -68,6 +68,7 @@ export class MongoLedger implements Ledger {
       if (filter.address !== undefined) query.address = filter.address;
       if (filter.assetSymbol !== undefined) query.assetSymbol = filter.assetSymbol;
       if (filter.kind !== undefined) query.kind = filter.kind;
+      if (filter.causeType !== undefined) query.causeType = filter.causeType;
       return pageFrom(
         () => this.entryDocs.countDocuments(query),
         async (skip, limit) => (await this.entryDocs.find(query).sort({ seq: 1 }).skip(skip).limit(limit).toArray()).map(fromDocument),

@@ -89,6 +89,7 @@ export class PgLedger implements Ledger {
       if (filter.address !== undefined) where += ` AND address = $${params.push(filter.address)}`;
       if (filter.assetSymbol !== undefined) where += ` AND asset_symbol = $${params.push(filter.assetSymbol)}`;
       if (filter.kind !== undefined) where += ` AND kind = $${params.push(filter.kind)}`;
+      if (filter.causeType !== undefined) where += ` AND cause_type = $${params.push(filter.causeType)}`;
       return pageOf(this.pool, { table: 'ledger_entries', where, order: 'seq', params }, entryFromRow, page);
     });
   }

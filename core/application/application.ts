@@ -11,6 +11,7 @@ import type {
 import type { PasswordResetDoneView, PasswordResetRequestedView } from './views.js';
 import type { CollectionTaskListItemView } from './views.js';
 import type { DepositsService } from './deposits.service.js';
+import type { LedgerUseCases } from './ledger.service.js';
 import type { TwoFactorService } from './two-factor.service.js';
 import type { AuditService } from './audit.service.js';
 import type { WithdrawalPoliciesUseCases } from './withdrawal-policies.service.js';
@@ -233,7 +234,12 @@ export interface Application {
   readonly audit: AuditService;
   /** Withdrawal policies, allow-lists and the review of approval URLs (issue #26 items 1 and 2). */
   readonly withdrawalPolicies: WithdrawalPoliciesService;
+  /** The books (issue #36): entries and balances at a time. */
+  readonly ledger: LedgerService;
 }
+
+/** The ledger reads as the API host calls them (the class is their only implementation). */
+export type LedgerService = Pick<LedgerUseCases, 'listEntries' | 'balances'>;
 
 /** The policy use cases as the API host calls them (the class is their only implementation). */
 export type WithdrawalPoliciesService = Pick<WithdrawalPoliciesUseCases,

@@ -20,6 +20,7 @@ import { TransfersUseCases } from './transfers.service.js';
 import { WalletsUseCases } from './wallets.service.js';
 import { WebhooksUseCases } from './webhooks.service.js';
 import { WithdrawalPoliciesUseCases } from './withdrawal-policies.service.js';
+import { LedgerUseCases } from './ledger.service.js';
 
 /*
  * Issue #23 item 4: a use case's constructor names the ports it touches, so its signature says what it can do. Two
@@ -45,6 +46,7 @@ const SERVICES = {
   deposits: DepositsUseCases,
   audit: AuditUseCases,
   withdrawalPolicies: WithdrawalPoliciesUseCases,
+  ledger: LedgerUseCases,
 } satisfies { readonly [K in keyof Application]: new (deps: never) => Application[K] };
 
 type Services = typeof SERVICES;

@@ -4,6 +4,7 @@ import type { WithdrawalFeeCheck } from './worker/withdrawal-funding-plan.js';
 import type { AccountRepository } from '../ports/account-repository.port.js';
 import type { AddressLock } from '../ports/address-lock.port.js';
 import type { AuditLog } from '../ports/audit-log.port.js';
+import type { Ledger } from '../ports/ledger.port.js';
 import type { ApiTokenRepository } from '../ports/api-token-repository.port.js';
 import type { BalanceRepository } from '../ports/balance-repository.port.js';
 import type { CashierTokenRepository } from '../ports/cashier-token-repository.port.js';
@@ -128,6 +129,8 @@ export interface CoreDeps {
   readonly withdrawalFees?: WithdrawalFeeCheck;
   /** The per-account hash-chained audit log; write it through AuditTrail (core/application/audit-trail.ts). */
   readonly auditLog: AuditLog;
+  /** The books (issue #36): read by the ledger routes; written by the worker (ledger-bookings.ts). */
+  readonly ledger: Ledger;
   /**
    * Refuses a collection whose energy cannot be had, before its task exists (issue #34; see SweepCheck). Wired by the
    * composition from the worker's planner; absent, the task's own planning at PENDING decides.

@@ -16,10 +16,12 @@ import { WebhooksUseCases } from './webhooks.service.js';
 import { DepositsUseCases } from './deposits.service.js';
 import { AuditUseCases } from './audit.service.js';
 import { WithdrawalPoliciesUseCases } from './withdrawal-policies.service.js';
+import { LedgerUseCases } from './ledger.service.js';
 
 export type * from './application.js';
 export type * from './views.js';
 export type { DepositView, DepositsService } from './deposits.service.js';
+export type { LedgerBalancesView, LedgerEntryView } from './ledger.service.js';
 export { DEFAULT_CORE_SETTINGS, type CoreDeps, type CoreSettings } from './deps.js';
 export { collectionEvent, withdrawalEvent, sweptAmountJson } from './webhook-events.js';
 export { webhookRequest } from './webhooks.service.js';
@@ -52,5 +54,6 @@ export function createApplication(deps: CoreDeps): Application {
     deposits: new DepositsUseCases(resolved),
     audit: new AuditUseCases(resolved),
     withdrawalPolicies: new WithdrawalPoliciesUseCases(resolved),
+    ledger: new LedgerUseCases(resolved),
   };
 }

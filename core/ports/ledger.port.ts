@@ -8,7 +8,10 @@ export interface LedgerEntryFilter {
   readonly to?: number;
   readonly address?: string;
   readonly assetSymbol?: string;
+  /** The account's kind. */
   readonly kind?: LedgerAccountKind;
+  /** The cause's type (the entry's kind on the wire: deposit, reversal, …). */
+  readonly causeType?: string;
 }
 
 /** The answer of Ledger.post: the booked transaction's entries, and whether this call booked them. */

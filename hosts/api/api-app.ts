@@ -19,6 +19,7 @@ import { collectionRoutes } from './routes/collection.routes.js';
 import { fundsRoutes } from './routes/funds.routes.js';
 import { systemRoutes, type ReadinessProbe } from './routes/system.routes.js';
 import { depositRoutes } from './routes/deposit.routes.js';
+import { ledgerRoutes } from './routes/ledger.routes.js';
 import { walletRoutes } from './routes/wallet.routes.js';
 import { policyRoutes } from './routes/policy.routes.js';
 
@@ -102,7 +103,7 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
   const readiness = options.readiness ?? (() => Promise.resolve([]));
   let openapi: Record<string, unknown> = {};
   const routes: RouteDef[] = [
-    ...walletRoutes(options.app), ...depositRoutes(options.app), ...collectionRoutes(options.app), ...cashierTokenRoutes(options.app),
+    ...walletRoutes(options.app), ...depositRoutes(options.app), ...ledgerRoutes(options.app), ...collectionRoutes(options.app), ...cashierTokenRoutes(options.app),
     ...cashierRoutes(options.app), ...accountRoutes(options.app), ...fundsRoutes(options.app), ...adminRoutes(options.app),
     ...auditRoutes(options.app), ...twoFactorRoutes(options.app), ...policyRoutes(options.app),
     ...systemRoutes(readiness, () => openapi),

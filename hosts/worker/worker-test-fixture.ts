@@ -77,7 +77,7 @@ export async function buildWorkerWorld(options: WorkerWorldOptions = {}): Promis
     accounts: stores.accounts, sessions: stores.sessions, subscriptions: stores.subscriptions, apiTokens: stores.apiTokens,
     wallets: stores.wallets, balances: stores.balances, deposits: stores.deposits, commands: stores.commands, tasks: stores.tasks,
     cashierTokens: stores.cashierTokens, developerConfigs: stores.developerConfigs, deliveries: stores.deliveries,
-    outbox: stores.outbox, uow: stores.uow, auditLog: stores.auditLog, withdrawalPolicies: stores.withdrawalPolicies,
+    outbox: stores.outbox, uow: stores.uow, auditLog: stores.auditLog, withdrawalPolicies: stores.withdrawalPolicies, ledger: stores.ledger,
   };
   const core = resolveDeps(deps);
   const userId = 1;

@@ -47,7 +47,7 @@ export function startTestDevnet(): Promise<Devnet> {
 /** The store ports the application takes: the memory adapters' members, or another store's of the same names. */
 export type TestStores = Pick<CoreDeps,
   'ids' | 'risk' | 'accounts' | 'sessions' | 'subscriptions' | 'apiTokens' | 'wallets' | 'balances' | 'deposits' | 'commands'
-  | 'tasks' | 'cashierTokens' | 'developerConfigs' | 'deliveries' | 'outbox' | 'uow' | 'auditLog' | 'withdrawalPolicies'>;
+  | 'tasks' | 'cashierTokens' | 'developerConfigs' | 'deliveries' | 'outbox' | 'uow' | 'auditLog' | 'withdrawalPolicies' | 'ledger'>;
 
 /** The parts around the stores that a test wires, and drives or inspects. */
 export interface TestParts {
@@ -72,7 +72,7 @@ export function testApplication(devnet: DevnetEndpoint, stores: TestStores, part
     accounts: stores.accounts, sessions: stores.sessions, subscriptions: stores.subscriptions, apiTokens: stores.apiTokens,
     wallets: stores.wallets, balances: stores.balances, deposits: stores.deposits, commands: stores.commands, tasks: stores.tasks,
     cashierTokens: stores.cashierTokens, developerConfigs: stores.developerConfigs, deliveries: stores.deliveries, outbox: stores.outbox,
-    uow: stores.uow, auditLog: stores.auditLog, withdrawalPolicies: stores.withdrawalPolicies,
+    uow: stores.uow, auditLog: stores.auditLog, withdrawalPolicies: stores.withdrawalPolicies, ledger: stores.ledger,
     ...(settings === undefined ? {} : { settings }),
   });
 }

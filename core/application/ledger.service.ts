@@ -1,0 +1,111 @@
+import { validationError } from '../domain/errors.js';
+import { LEDGER_ACCOUNT_KINDS, type LedgerAccountKind, type LedgerEntry } from '../domain/ledger.js';
+import type { UserId } from '../domain/model/common.js';
+import { parsePageQuery, toItemsPage, type ItemsPage } from '../domain/pagination.js';
+import { formatIsoTime, parseIsoTime } from '../domain/time.js';
+import type { LedgerEntryFilter } from '../ports/ledger.port.js';
+import type { ResolvedDeps } from './deps.js';
+import { fieldsOf, optionalString, type Fields } from './input.js';
+import { LEDGER_ENTRY_KINDS } from './ledger-bookings.js';
+
+/** An entry on the wire (issue #36, Interface): amounts are signed integer strings in smallest units. */
+export interface LedgerEntryView {
+  readonly entry_id: string;
+  readonly transaction_id: string;
+  /** ISO 8601 with offset, whole seconds. */
+  readonly occurred_at: string;
+  /** What moved the money: the cause's type (deposit, …). */
+  readonly kind: string;
+  readonly account: { readonly kind: LedgerAccountKind; readonly network_code: string; readonly asset_symbol: string; readonly address?: string };
+  readonly amount: string;
+  readonly balance_after: string;
+  readonly cause: { readonly type: string; readonly id: string; readonly txid?: string };
+  /** Extension: on a correction, the transaction it reverses. */
+  readonly reverses?: string;
+}
+
+/** GET /ledger/balances (issue #36, Interface): the custodial addresses' balances at a time, with totals per asset. */
+export interface LedgerBalancesView {
+  readonly at: string;
+  readonly items: { readonly network_code: string; readonly address: string; readonly asset_symbol: string; readonly balance: string }[];
+  readonly totals: { readonly asset_symbol: string; readonly balance: string }[];
+}
+
+/** The ports the ledger reads touch. */
+export type LedgerReadDeps = Pick<ResolvedDeps, 'ledger' | 'clock'>;
+
+export function toLedgerEntryView(e: LedgerEntry): LedgerEntryView {
+  return {
+    entry_id: e.entryId, transaction_id: e.transactionId, occurred_at: formatIsoTime(e.occurredAt), kind: e.cause.type,
+    account: {
+      kind: e.account.kind, network_code: e.account.networkCode, asset_symbol: e.account.assetSymbol,
+      ...(e.account.address === null ? {} : { address: e.account.address }),
+    },
+    amount: e.amount.toString(), balance_after: e.balanceAfter.toString(),
+    cause: { type: e.cause.type, id: e.cause.id, ...(e.cause.txid === undefined ? {} : { txid: e.cause.txid }) },
+    ...(e.reverses === null ? {} : { reverses: e.reverses }),
+  };
+}
+
+/** The caller's books (issue #36), owner-scoped: every read is of the caller's own entries. */
+export class LedgerUseCases {
+  constructor(private readonly deps: LedgerReadDeps) {}
+
+  /** query {from?, to? (ISO 8601 with offset, inclusive), address?, asset_symbol?, kind?, account_kind?, page?, per_page?}: booking order. */
+  async listEntries(userId: UserId, query: unknown): Promise<ItemsPage<LedgerEntryView>> {
+    const fields = fieldsOf(query, 'query');
+    const from = isoTime(fields, 'from');
+    const to = isoTime(fields, 'to');
+    if (from !== undefined && to !== undefined && from > to) throw validationError('from', 'must not be after to');
+    const address = nonEmpty(fields, 'address', 64);
+    const assetSymbol = nonEmpty(fields, 'asset_symbol', 32);
+    const causeType = oneOf(fields, 'kind', LEDGER_ENTRY_KINDS);
+    const kind = oneOf(fields, 'account_kind', LEDGER_ACCOUNT_KINDS);
+    const page = parsePageQuery(fields, 'standard');
+    const filter: LedgerEntryFilter = {
+      ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }), ...(address === undefined ? {} : { address }),
+      ...(assetSymbol === undefined ? {} : { assetSymbol }), ...(causeType === undefined ? {} : { causeType }), ...(kind === undefined ? {} : { kind }),
+    };
+    const found = await this.deps.ledger.entries(userId, filter, page);
+    return toItemsPage(found.items.map(toLedgerEntryView), found.total, page.page, page.perPage);
+  }
+
+  /** query {at? (ISO 8601 with offset; default now)}: each custodial address's balance per asset, and the totals per asset. */
+  async balances(userId: UserId, query: unknown): Promise<LedgerBalancesView> {
+    const at = isoTime(fieldsOf(query, 'query'), 'at') ?? this.deps.clock.now();
+    const custodial = (await this.deps.ledger.balancesAt(userId, at)).filter((b) => b.account.kind === 'custodial');
+    const totals = new Map<string, bigint>();
+    for (const b of custodial) totals.set(b.account.assetSymbol, (totals.get(b.account.assetSymbol) ?? 0n) + b.balance);
+    return {
+      at: formatIsoTime(at),
+      items: custodial.map((b) => ({
+        network_code: b.account.networkCode, address: b.account.address!, asset_symbol: b.account.assetSymbol, balance: b.balance.toString(),
+      })),
+      totals: [...totals].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([asset_symbol, balance]) => ({ asset_symbol, balance: balance.toString() })),
+    };
+  }
+}
+
+function isoTime(fields: Fields, field: string): number | undefined {
+  const text = nonEmpty(fields, field, 40);
+  if (text === undefined) return undefined;
+  const ms = parseIsoTime(text);
+  if (ms === null) throw validationError(field, 'must be an ISO 8601 date-time with an offset, e.g. 2026-01-01T00:00:00Z');
+  return ms;
+}
+
+function oneOf<T extends string>(fields: Fields, field: string, allowed: readonly T[]): T | undefined {
+  const text = nonEmpty(fields, field, 32);
+  if (text === undefined) return undefined;
+  const value = allowed.find((a) => a === text);
+  if (value === undefined) throw validationError(field, `must be one of ${allowed.join(', ')}`);
+  return value;
+}
+
+/** An optional query string that, when given, is not empty. */
+function nonEmpty(fields: Fields, field: string, maxLength: number): string | undefined {
+  const value = optionalString(fields, field, maxLength);
+  if (value === null) return undefined;
+  if (value.length === 0) throw validationError(field, 'must not be empty');
+  return value;
+}
