@@ -3,7 +3,8 @@
  * (hosts/cluster/api-process.ts) on one PostgreSQL database. Each process has its own in-memory address mutex and
  * rate limiter (LOCKS=memory), so nothing but the store stands between the racing requests: the check-and-count of
  * ChangeSet.velocity, under the user's lock inside the transaction that records the command. Per user: max_count_1h 7
- * lets exactly 7 of 20 through; max_amount_24h of 7 units lets exactly 7 of 20 one-unit withdrawals through.
+ * lets exactly 7 of 20 through; max_amount_24h of 7 units lets exactly 7 of 20 one-unit withdrawals through; an
+ * approval_threshold of 7 units lets exactly 7 of 20 one-unit withdrawals go without an approval (issue #35).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
@@ -49,25 +50,32 @@ describe.skipIf(missing !== null)('withdrawal velocity limits across two API pro
         return (await Promise.any(processes.map((p) => p.waitFor(pattern, 10_000))))[1]!;
       };
       const to = devnet.info().witnesses[0]!;
-      const [byCount, byAmount] = [await signUpOverNodes(nodes, codeFor, 20), await signUpOverNodes(nodes, codeFor, 20)];
+      const [byCount, byAmount, bySplit] = [
+        await signUpOverNodes(nodes, codeFor, 20), await signUpOverNodes(nodes, codeFor, 20), await signUpOverNodes(nodes, codeFor, 20),
+      ];
       const put = async (user: ClusterUser, limits: unknown) => {
         const answer = await nodes[0]!.call('PUT', '/api/policies/withdrawal', user.session, { limits });
         expect(answer.status, JSON.stringify(answer.data)).toBe(200);
       };
       await put(byCount, { TRX: { max_count_1h: 7 } });
       await put(byAmount, { USDT: { max_amount_24h: '7000000' } });
+      // Issue #35: the approval threshold counts the 24 h sum, judged in the same locked check: of 20 parallel parts of
+      // 1 TRX under a threshold of 7 TRX, exactly 7 go without an approval (no approver here: the rest are refused).
+      await put(bySplit, { TRX: { approval_threshold: '7000000' } });
 
       const countAnswers = await storm(nodes, byCount, to, 'TRX');
       expect(tally(countAnswers)).toEqual({ '201 OK': 7, '422 POLICY-VELOCITY-COUNT-EXCEEDED': 13 });
       const amountAnswers = await storm(nodes, byAmount, to, 'USDT');
       expect(tally(amountAnswers)).toEqual({ '201 OK': 7, '422 POLICY-VELOCITY-AMOUNT-EXCEEDED': 13 });
+      const splitAnswers = await storm(nodes, bySplit, to, 'TRX');
+      expect(tally(splitAnswers)).toEqual({ '201 OK': 7, '422 POLICY-APPROVAL-UNAVAILABLE': 13 });
       // The store holds exactly the accepted withdrawals.
       const connection = await connectPostgres(database.url, { migrate: false, poolSize: 1 });
       try {
         const { rows } = await connection.pool.query<{ user_id: string; n: number }>(
           'SELECT user_id, count(*)::int AS n FROM commands WHERE type = 2 GROUP BY user_id ORDER BY user_id',
         );
-        expect(rows.map((r) => Number(r.n))).toEqual([7, 7]);
+        expect(rows.map((r) => Number(r.n))).toEqual([7, 7, 7]);
       } finally {
         await connection.close();
       }
