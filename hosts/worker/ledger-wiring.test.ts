@@ -1,0 +1,56 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { RecordingMailer } from '../../adapters/memory/index.js';
+import { NodeSecretHasher, TEST_SCRYPT_COST } from '../../adapters/node/index.js';
+import { userWithWallets } from '../../core/application/testing/index.js';
+import { loadConfig } from '../composition/config.js';
+import { composeContainer, type Composition } from '../composition/container.js';
+import { TOKENS } from '../composition/tokens.js';
+import { startComposedWorker } from './compose-worker.js';
+import type { RunningWorker } from './index.js';
+import { driveUntil } from './worker-drive.js';
+import { pay, wallet } from '../../adapters/tron-devnet/test-helpers.js';
+import { buildWorkerWorld, TRX, type WorkerWorld } from './worker-test-fixture.js';
+
+let world: WorkerWorld | undefined;
+let composition: Composition | undefined;
+let worker: RunningWorker | undefined;
+afterEach(async () => {
+  await worker?.stop();
+  await composition?.close();
+  await world?.close();
+});
+
+/** Issue #36: the composed worker's scanner books what it confirms in the store's ledger, which the API reads. */
+describe('the composed worker keeps the books', { timeout: 60_000 }, () => {
+  it('a USDT deposit to a sub-address, once confirmed, is one transaction: external in -> the sub-address', async () => {
+    world = await buildWorkerWorld();
+    const w = world;
+    const config = loadConfig({ CHAIN: 'devnet', TRON_FULL_HOST: w.devnet.url, USDT_CONTRACT: w.devnet.usdtAddress, CHAIN_CONFIRMATIONS: '1' }, { mode: 'dev' });
+    const mailer = new RecordingMailer();
+    composition = composeContainer(config, { clock: w.clock, mailer, hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }) });
+    const app = composition.container.get(TOKENS.Application);
+    const user = await userWithWallets(app, (email) => mailer.lastCodeFor(email), 'books@example.com', 1);
+    const sub = user.subs[0]!;
+    worker = startComposedWorker(composition, {}, { manual: true });
+    const running = worker;
+    const payer = wallet(w.devnet, 'ledger-payer');
+    w.devnet.fund(payer.address, 100n * TRX);
+    w.devnet.fundToken(payer.address, 50_000_000n);
+    w.devnet.mine(1);
+    await running.tick();
+    pay.usdt(w.devnet, payer.key, sub, 7_250_000n);
+    const confirmed = async () => (await app.deposits.list(user.userId, { status: 'confirmed' })).items.length === 1;
+    await driveUntil(w, [{ runDue: () => running.tick() }], confirmed, { maxRounds: 60 });
+    const deposit = (await app.deposits.list(user.userId, {})).items[0]!;
+    const { items } = await app.ledger.listEntries(user.userId, {});
+    expect(items.map((e) => [e.account.kind, e.account.address ?? null, e.account.asset_symbol, e.amount, e.cause.id, e.cause.txid]))
+      .toEqual([['external_in', null, 'USDT', '-7250000', deposit.deposit_id, deposit.txid], ['custodial', sub, 'USDT', '7250000', deposit.deposit_id, deposit.txid]]);
+    // More passes book nothing again.
+    for (let round = 0; round < 3; round++) {
+      w.devnet.mine(1);
+      await running.tick();
+    }
+    expect((await app.ledger.listEntries(user.userId, {})).items).toEqual(items);
+    expect((await app.ledger.balances(user.userId, {})).totals).toEqual([{ asset_symbol: 'USDT', balance: '7250000' }]);
+  });
+});
