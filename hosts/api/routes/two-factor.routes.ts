@@ -39,9 +39,11 @@ export function twoFactorRoutes(app: Application): RouteDef[] {
         operationId: 'enableTwoFactor',
         bodyExample: { code: '492039' },
         summary: 'Turn two-factor on with a current code; answers the 10 single-use recovery codes, once (extension)', tag: 'Account',
-        description: 'From then on login needs `totp_code`, and withdrawals, staking, API-token creation, webhook URL or secret '
-          + 'changes and withdrawal-policy changes need a code in the `X-TOTP-Code` header. Each try counts against the '
-          + 'code-try limits (5 a minute, 20 an hour, 50 a day).',
+        description: 'From then on login needs `totp_code`, and withdrawals, staking, API-token creation, expiry and revocation, '
+          + 'webhook URL or secret changes, the payer-facing name, event types, auto-collect without a fee cap and withdrawal-'
+          + 'policy changes need a code in the `X-TOTP-Code` header: a code authorises one kind of action for 5 minutes, a '
+          + 'withdrawal\'s code that withdrawal only, a recovery code none (issue #35). Each try counts against the code-try '
+          + 'limits (5 a minute, 20 an hour, 50 a day) and the account\'s budget of 10 wrong codes.',
         body: s.obj({ code: s.str('the 6-digit code the app shows now') }),
         data: s.obj({ recovery_codes: s.arr(s.str('XXXXX-XXXXX; each works once in place of a code')) }),
         example: { recovery_codes: ['7KD2M-QX9TP', 'H3N8W-2CFRB', '…'] },
