@@ -48,6 +48,15 @@ function fromRow(row: Row): StoredCollectionTask {
   };
 }
 
+/**
+ * The columns fromRow reads, named (issue #37: never `SELECT *`; the reclaim claim's copies `reclaim_status`,
+ * `reclaim_next_run_at`, `reclaim_lease_expires_at` and `inserted_seq` are not parsed). A column missing here fails
+ * the contract suite's round trips.
+ */
+export const TASK_COLUMNS = 'task_no, command_no, user_id, network_code, asset_symbol, address, main_address, status, energy_path, '
+  + 'steps, swept_amount, sweep_tx_hash, error_code, last_error, next_run_at, lease_owner, lease_expires_at, started_at, finished_at, '
+  + 'reclaim, plan, cost, version';
+
 /** Row -> domain value, through the shared record codec. */
 export function taskFromRow(row: Row): CollectionTask {
   return fromStoredCollectionTask(fromRow(row));
@@ -79,15 +88,15 @@ export class PgCollectionTaskRepository implements CollectionTaskRepository {
 
   get(taskNo: string): Promise<CollectionTask | null> {
     return guarded('collection task read', async () => {
-      const { rows } = await prepared(this.pool).query('SELECT * FROM collection_tasks WHERE task_no = $1', [taskNo]);
+      const { rows } = await prepared(this.pool).query(`SELECT ${TASK_COLUMNS} FROM collection_tasks WHERE task_no = $1`, [taskNo]);
       return rows.length === 0 ? null : taskFromRow(rows[0] as Row);
     });
   }
 
   findLatestByAddress(address: string): Promise<CollectionTask | null> {
     return guarded('collection task read', async () => {
-      const { rows } = await this.pool.query(
-        'SELECT * FROM collection_tasks WHERE address = $1 ORDER BY started_at DESC, inserted_seq DESC LIMIT 1', [address],
+      const { rows } = await prepared(this.pool).query(
+        `SELECT ${TASK_COLUMNS} FROM collection_tasks WHERE address = $1 ORDER BY started_at DESC, inserted_seq DESC LIMIT 1`, [address],
       );
       return rows.length === 0 ? null : taskFromRow(rows[0] as Row);
     });

@@ -42,6 +42,13 @@ function fromRow(row: Row): StoredCommand {
   };
 }
 
+/**
+ * The columns fromRow reads, named (issue #37: never `SELECT *`; the claim-only `locked_address` and `inserted_seq`
+ * are not parsed). A column missing here fails the contract suite's round trips.
+ */
+export const COMMAND_COLUMNS = 'command_no, user_id, type, status, address, asset_symbol, locked_amount, params, transaction, '
+  + 'error_code, last_error, created_at, started_at, finished_at, next_run_at, lease_owner, lease_expires_at, approval, funding, version';
+
 /** Row -> domain value, through the shared record codec. */
 export function commandFromRow(row: Row): Command {
   return fromStoredCommand(fromRow(row));
@@ -112,15 +119,15 @@ export class PgCommandRepository implements CommandRepository {
 
   get(commandNo: string): Promise<Command | null> {
     return guarded('command read', async () => {
-      const { rows } = await prepared(this.pool).query('SELECT * FROM commands WHERE command_no = $1', [commandNo]);
+      const { rows } = await prepared(this.pool).query(`SELECT ${COMMAND_COLUMNS} FROM commands WHERE command_no = $1`, [commandNo]);
       return rows.length === 0 ? null : commandFromRow(rows[0] as Row);
     });
   }
 
   findActiveByAddress(address: string): Promise<Command | null> {
     return guarded('command read', async () => {
-      const { rows } = await this.pool.query(
-        `SELECT * FROM commands WHERE address = $1 AND type <> ${COMMAND_TYPE.QUERY} AND ${ACTIVE} ORDER BY created_at, inserted_seq LIMIT 1`,
+      const { rows } = await prepared(this.pool).query(
+        `SELECT ${COMMAND_COLUMNS} FROM commands WHERE address = $1 AND type <> ${COMMAND_TYPE.QUERY} AND ${ACTIVE} ORDER BY created_at, inserted_seq LIMIT 1`,
         [address],
       );
       return rows.length === 0 ? null : commandFromRow(rows[0] as Row);
