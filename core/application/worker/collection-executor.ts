@@ -13,7 +13,7 @@ import type { IdGenerator } from '../../ports/id-generator.port.js';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.js';
 import { collectionEvent } from '../webhook-events.js';
 import {
-  collectableAmount, energyReadiness, mayRecover, planCollecting, planEnergy, planFunding, planRecovery, planTopUp, planTrc20Sweep, planUndelegation,
+  collectableAmount, energyReadiness, mayRecover, planAcquireEnergy, planCollecting, planFunding, planRecovery, planTopUp, planTrc20Sweep, planUndelegation,
   planRecoveryAmount, withReceipt, withRentalPaid,
   type StepDeps, type StepPlan, type StepSettings, type StepSubject,
 } from './collection-steps.js';
@@ -229,16 +229,9 @@ class CollectionWorkflow extends TaskWorkflowBase implements Workflow<Collection
     return { kind: 'complete', subject: { ...task, plan } };
   }
 
-  /** ACQUIRING_ENERGY: a recorded rental order is followed; else the energy decision and its order or transaction. */
+  /** ACQUIRING_ENERGY: a recorded rental order is followed; else the energy decision (collection-steps.ts planAcquireEnergy). */
   private async acquireEnergy(task: CollectionTask): Promise<StepDecision<CollectionTask>> {
-    const open = openStepRecord(task);
-    if (open?.orderRef == null) return this.decide(task, await planEnergy(this.deps, this.settings, this.subjectOf(task)));
-    const rental = this.deps.energy.rental;
-    if (rental === undefined) return { kind: 'fail', code: 'BIZ-ENERGY-UNAVAILABLE', message: 'rental order recorded but no rental provider configured' };
-    const status = await rental.orderStatus(open.orderRef);
-    if (status === 'delivered') return { kind: 'complete' };
-    if (status === 'failed') return { kind: 'fail', code: 'BIZ-ENERGY-UNAVAILABLE', message: `energy rental order ${open.orderRef} failed` };
-    return { kind: 'wait' };
+    return this.decide(task, await planAcquireEnergy(this.deps, this.settings, this.subjectOf(task), openStepRecord(task)?.orderRef));
   }
 
   /**

@@ -311,6 +311,21 @@ export async function planEnergy(deps: StepDeps, _settings: StepSettings, subjec
 }
 
 /**
+ * ACQUIRING_ENERGY, for a collection and a funded withdrawal alike: a rental order recorded by an earlier visit
+ * (`orderRef`, from the step's open record) is followed (delivered: the step completes; failed, or no rental provider
+ * configured any more: BIZ-ENERGY-UNAVAILABLE; else read again a poll later); with none, the plan's source (planEnergy).
+ */
+export async function planAcquireEnergy(deps: StepDeps, settings: StepSettings, subject: StepSubject, orderRef: string | null | undefined): Promise<StepPlan> {
+  if (orderRef == null) return planEnergy(deps, settings, subject);
+  const rental = deps.energy.rental;
+  if (rental === undefined) return { kind: 'fail', code: 'BIZ-ENERGY-UNAVAILABLE', message: 'rental order recorded but no rental provider configured' };
+  const status = await rental.orderStatus(orderRef);
+  if (status === 'delivered') return { kind: 'skip' };
+  if (status === 'failed') return { kind: 'fail', code: 'BIZ-ENERGY-UNAVAILABLE', message: `energy rental order ${orderRef} failed` };
+  return { kind: 'wait', reason: `energy rental order ${orderRef} not delivered yet` };
+}
+
+/**
  * COLLECTING: the whole balance of the asset as it stands on chain now, to the main address; for a funded withdrawal
  * (`payout`), its amount to its destination.
  */

@@ -9,7 +9,7 @@ import {
   fundingStepRow, fundingTaskView, nextFundingPhase, openFundingRecord, reclaimPhaseAfterFailure, type WithdrawalFunding,
 } from '../../domain/withdrawal-funding.js';
 import {
-  energyReadiness, mayRecover, planCollecting, planEnergy, planFunding, planRecovery, planTopUp, planUndelegation,
+  energyReadiness, mayRecover, planAcquireEnergy, planCollecting, planFunding, planRecovery, planTopUp, planUndelegation,
   type StepDeps, type StepPlan, type StepSettings, type StepSubject,
 } from './collection-steps.js';
 import type { Confirmations } from './write-ahead.js';
@@ -129,16 +129,9 @@ export class FundedWithdrawalSteps {
     return { ...funding, phase, outcome: { ok: false, errorCode: code, lastError: message } };
   }
 
-  /** ACQUIRING_ENERGY: a recorded rental order is followed; else the plan's source (collection-steps.ts planEnergy). */
+  /** ACQUIRING_ENERGY, as a collection's (collection-steps.ts planAcquireEnergy): a recorded rental order is followed; else the plan's source. */
   private async acquireEnergy(command: Command): Promise<StepDecision<Command>> {
-    const open = openFundingRecord(command.funding!);
-    if (open?.orderRef == null) return this.decide(command, await planEnergy(this.deps, this.settings, this.subjectOf(command)));
-    const rental = this.deps.energy.rental;
-    if (rental === undefined) return { kind: 'fail', code: 'BIZ-ENERGY-UNAVAILABLE', message: 'rental order recorded but no rental provider configured' };
-    const status = await rental.orderStatus(open.orderRef);
-    if (status === 'delivered') return { kind: 'complete' };
-    if (status === 'failed') return { kind: 'fail', code: 'BIZ-ENERGY-UNAVAILABLE', message: `energy rental order ${open.orderRef} failed` };
-    return { kind: 'wait' };
+    return this.decide(command, await planAcquireEnergy(this.deps, this.settings, this.subjectOf(command), openFundingRecord(command.funding!)?.orderRef));
   }
 
   /**
