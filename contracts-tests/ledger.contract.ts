@@ -166,7 +166,8 @@ export function describeLedgerContract(name: string, makeSubject: MakeSubject<Le
       await fc.assert(fc.asyncProperty(fc.array(post, { maxLength: 15 }), async (posts) => withSubject(makeSubject, async ({ ledger }) => {
         const firsts = new Map<string, LedgerTransaction>();
         for (const [i, p] of posts.entries()) {
-          const tx = aLedgerDeposit(p.n, { transactionId: `T${i}`, userId: p.user, amount: p.amount, asset: p.asset, address: addressOf(p.address) });
+          // Booked in time order, as the port asks.
+          const tx = aLedgerDeposit(p.n, { transactionId: `T${i}`, occurredAt: T0 + i, userId: p.user, amount: p.amount, asset: p.asset, address: addressOf(p.address) });
           const key = `${p.user}|${p.n}`;
           const result = await ledger.post(tx);
           expect(result.created).toBe(!firsts.has(key));

@@ -55,7 +55,10 @@ export class MemoryLedger implements Ledger {
   async balancesAt(userId: UserId, at: number): Promise<LedgerBalance[]> {
     const last = new Map<string, LedgerEntry>();
     for (const entry of this.books.get(userId)?.entries ?? []) {
-      if (entry.occurredAt <= at) last.set(ledgerAccountKey(entry.account), entry);
+      if (entry.occurredAt > at) continue;
+      const key = ledgerAccountKey(entry.account);
+      // Entries are in booking order: a later one wins unless it happened earlier.
+      if ((last.get(key)?.occurredAt ?? -Infinity) <= entry.occurredAt) last.set(key, entry);
     }
     return [...last.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([, entry]) => ({ account: { ...entry.account }, balance: entry.balanceAfter }));

@@ -42,7 +42,7 @@ export const INDEX_DEFINITIONS: readonly IndexDefinition[] = [
   { collection: COLLECTIONS.ledgerTransactions, keys: { userId: 1, causeType: 1, causeId: 1 }, options: { name: 'cause_unique', unique: true } },
   { collection: COLLECTIONS.ledgerEntries, keys: { userId: 1, seq: 1 }, options: { name: 'by_user_seq' } },
   { collection: COLLECTIONS.ledgerEntries, keys: { transactionId: 1, seq: 1 }, options: { name: 'by_transaction' } },
-  { collection: COLLECTIONS.ledgerEntries, keys: { userId: 1, accountKey: 1, seq: -1 }, options: { name: 'by_account_latest' } },
+  { collection: COLLECTIONS.ledgerEntries, keys: { userId: 1, accountKey: 1, occurredAt: -1, seq: -1 }, options: { name: 'by_account_latest' } },
   { collection: COLLECTIONS.deposits, keys: { userId: 1, detectedAt: -1, insertedSeq: -1, _id: -1 }, options: { name: 'by_user_newest_id' } },
   { collection: COLLECTIONS.deposits, keys: { networkCode: 1, blockNumber: 1, _id: 1 }, options: { name: 'pending_by_block', partialFilterExpression: { status: 'pending' } } },
   { collection: COLLECTIONS.deposits, keys: { networkCode: 1, confirmedAt: 1, _id: 1 }, options: { name: 'auto_collect_due', partialFilterExpression: { autoCollect: 'due' } } },

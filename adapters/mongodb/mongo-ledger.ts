@@ -81,7 +81,7 @@ export class MongoLedger implements Ledger {
     return guarded('ledger balances', async () => {
       const last = await this.entryDocs.aggregate<{ _id: string; doc: EntryDocument }>([
         { $match: { userId, occurredAt: { $lte: at } } },
-        { $sort: { accountKey: 1, seq: -1 } },
+        { $sort: { accountKey: 1, occurredAt: -1, seq: -1 } },
         { $group: { _id: '$accountKey', doc: { $first: '$$ROOT' } } },
       ]).toArray();
       return last.map((g) => fromDocument(g.doc)).sort((a, b) => byKey(ledgerAccountKey(a.account), ledgerAccountKey(b.account)))

@@ -61,21 +61,24 @@ export class PgLedger implements Ledger {
         if (rows.length === 0) throw new ConcurrencyConflict('ledger transaction', transaction.transactionId);
         return { created: false, entries: await this.transactionEntries(client, rows[0]!.transaction_id) };
       }
-      const balances = new Map<string, bigint>();
-      for (const key of [...new Set(transaction.lines.map((l) => ledgerAccountKey(l.account)))].sort(byKey)) {
-        const { rows } = await client.query<{ balance: string }>(
-          `INSERT INTO ledger_accounts (user_id, account_key, balance) VALUES ($1, $2, 0)
-           ON CONFLICT (user_id, account_key) DO UPDATE SET balance = ledger_accounts.balance RETURNING balance`, [userId, key],
-        );
-        balances.set(key, BigInt(rows[0]!.balance));
-      }
+      // Every account row created if new and locked, in key order (the rows are written in the SELECT's order), in one
+      // statement that answers the balances as locked.
+      const keys = [...new Set(transaction.lines.map((l) => ledgerAccountKey(l.account)))].sort(byKey);
+      const locked = await client.query<{ account_key: string; balance: string }>(
+        `INSERT INTO ledger_accounts (user_id, account_key, balance)
+         SELECT $1, k, 0 FROM unnest($2::text[]) WITH ORDINALITY AS t(k, n) ORDER BY n
+         ON CONFLICT (user_id, account_key) DO UPDATE SET balance = ledger_accounts.balance RETURNING account_key, balance`, [userId, keys],
+      );
+      const balances = new Map(locked.rows.map((r) => [r.account_key, BigInt(r.balance)]));
       const { entries, balances: after } = bookedEntries(transaction, (key) => balances.get(key)!);
       const values = entries.flatMap((e) => rowValues(toStoredLedgerEntry(e, 0)));
       const tuples = entries.map((_, i) => `(${COLUMNS.map((__, j) => `$${i * COLUMNS.length + j + 1}`).join(', ')})`);
       await client.query(`INSERT INTO ledger_entries (${COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`, values);
-      for (const [key, balance] of after) {
-        await client.query('UPDATE ledger_accounts SET balance = $3 WHERE user_id = $1 AND account_key = $2', [userId, key, balance.toString()]);
-      }
+      await client.query(
+        `UPDATE ledger_accounts a SET balance = v.balance::numeric FROM unnest($2::text[], $3::text[]) AS v(k, balance)
+         WHERE a.user_id = $1 AND a.account_key = v.k`,
+        [userId, [...after.keys()], [...after.values()].map((b) => b.toString())],
+      );
       return { created: true, entries };
     }));
   }
@@ -96,8 +99,12 @@ export class PgLedger implements Ledger {
 
   balancesAt(userId: UserId, at: number): Promise<LedgerBalance[]> {
     return guarded('ledger balances', async () => {
+      // One probe of ledger_entries_by_account per account the user has (not a scan of the user's entries).
       const { rows } = await this.pool.query(
-        `SELECT DISTINCT ON (account_key) * FROM ledger_entries WHERE user_id = $1 AND occurred_at <= $2 ORDER BY account_key, seq DESC`,
+        `SELECT e.* FROM ledger_accounts a CROSS JOIN LATERAL (
+           SELECT * FROM ledger_entries WHERE user_id = a.user_id AND account_key = a.account_key AND occurred_at <= $2
+           ORDER BY occurred_at DESC, seq DESC LIMIT 1) e
+         WHERE a.user_id = $1`,
         [userId, at],
       );
       return (rows as Row[]).map(entryFromRow).sort((a, b) => byKey(ledgerAccountKey(a.account), ledgerAccountKey(b.account)))

@@ -40,8 +40,9 @@ export interface Ledger {
    */
   entries(userId: UserId, filter: LedgerEntryFilter, page: PageRequest): Promise<Page<LedgerEntry>>;
   /**
-   * Each of the user's accounts with an entry at or before `at` (occurredAt <= at), with the balance after the last
-   * such entry booked; ordered by network, asset, kind and address. One read per account, not a sum.
+   * Each of the user's accounts with an entry at or before `at` (occurredAt <= at), with the balance after its latest
+   * such entry (latest occurredAt, then latest booked: the last booked when each account is booked in time order);
+   * ordered by network, asset, kind and address. One read per account, not a sum.
    */
   balancesAt(userId: UserId, at: number): Promise<LedgerBalance[]>;
 }

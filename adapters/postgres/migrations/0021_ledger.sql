@@ -41,5 +41,5 @@ CREATE TABLE ledger_entries (
 CREATE INDEX ledger_entries_by_user ON ledger_entries (user_id, seq);
 CREATE INDEX ledger_entries_by_user_time ON ledger_entries (user_id, occurred_at, seq);
 CREATE INDEX ledger_entries_by_transaction ON ledger_entries (transaction_id, seq);
--- balancesAt: per account, the last entry at or before a time.
-CREATE INDEX ledger_entries_by_account ON ledger_entries (user_id, account_key, seq DESC);
+-- balancesAt: per account, one index probe for its latest entry at or before a time.
+CREATE INDEX ledger_entries_by_account ON ledger_entries (user_id, account_key, occurred_at DESC, seq DESC);
