@@ -16,6 +16,8 @@ export interface StoredPaymentRequest {
   watched: boolean;
   /** A forward waiting after a refusal (issue #34); absent when none (and on requests stored before it existed). */
   forwardWait?: { code: string; reason: string; attempts: number; since: number; nextAttemptAt: number };
+  /** The started forward's task the worker follows (issue #34); absent when none. */
+  forwardTask?: string;
 }
 
 /** `cashier_tokens`: `id` is token_no; `tokenHash` is unique. */
@@ -43,6 +45,7 @@ export function toStoredPaymentRequest(p: PaymentRequest): StoredPaymentRequest 
     assetSymbol: p.assetSymbol, amount: encodeMoney(p.amount), reference: p.reference, description: p.description,
     deadline: p.deadline, status: p.status, received: encodeMoney(p.received), collect: p.collect, watched: p.watched,
     ...(p.forwardWait === undefined ? {} : { forwardWait: { ...p.forwardWait } }),
+    ...(p.forwardTask === undefined ? {} : { forwardTask: p.forwardTask }),
   };
 }
 
@@ -53,6 +56,7 @@ export function fromStoredPaymentRequest(r: StoredPaymentRequest): PaymentReques
     description: nullable(r.description), deadline: r.deadline, status: r.status,
     received: decodeMoney(r.received, 'payment received'), collect: nullable(r.collect), watched: r.watched,
     ...(r.forwardWait == null ? {} : { forwardWait: { ...r.forwardWait } }),
+    ...(r.forwardTask == null ? {} : { forwardTask: r.forwardTask }),
   };
 }
 

@@ -41,11 +41,11 @@ export type CollectionStarterDeps = Pick<ResolvedDeps,
  * write, `deps.sweepCheck` (when wired) refuses a sweep whose energy cannot be had: 422 BIZ-ENERGY-UNAVAILABLE.
  * The command holds the cached available balance of the asset as balance_locked while it runs. `also` joins that
  * commit (the automatic collector's trigger mark, a paid request's collect mark: a version miss there makes no task
- * either).
+ * either); given as a function, it is made from the new task (a paid request records the task it follows).
  */
 export async function startCollection(
   deps: CollectionStarterDeps, wallet: WalletAddress, asset: Asset, guard: CollectionGuard = async () => {},
-  also: Pick<ChangeSet, 'deposits' | 'payments'> = {},
+  also: Pick<ChangeSet, 'deposits' | 'payments'> | ((task: CollectionTask) => Pick<ChangeSet, 'deposits' | 'payments'>) = {},
 ): Promise<CollectionTask> {
   const draft: CommandDraft = {
     userId: wallet.userId, type: COMMAND_TYPE.COLLECTION, address: wallet.address, assetSymbol: asset.symbol,
@@ -72,7 +72,7 @@ export async function startCollection(
       energyPath: null, steps: [], sweptAmount: null, sweepTxHash: null, errorCode: null, lastError: null,
       nextRunAt: now, lease: null, startedAt: now, finishedAt: null, version: 1,
     };
-    await deps.uow.commit({ newCommands: [command], newTasks: [task], ...also });
+    await deps.uow.commit({ newCommands: [command], newTasks: [task], ...(typeof also === 'function' ? also(task) : also) });
     return task;
   });
 }

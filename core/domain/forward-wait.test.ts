@@ -4,7 +4,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_FORWARD_RETRY, forwardDue, forwardRetryDelay, refusedForward, type ForwardWait } from './forward-wait.js';
+import { COLLECTION_STATUS } from './model/collection-task.js';
+import {
+  DEFAULT_FORWARD_RETRY, forwardDue, forwardRetryable, forwardRetryDelay, refusedForward, type ForwardTaskOutcome, type ForwardWait,
+} from './forward-wait.js';
 
 const schedule = fc.record({ baseMs: fc.integer({ min: 1, max: 120_000 }), maxMs: fc.integer({ min: 1, max: 3_600_000 }) })
   .map(({ baseMs, maxMs }) => ({ baseMs, maxMs: Math.max(baseMs, maxMs) }));
@@ -39,6 +42,35 @@ describe('forward retry schedule', () => {
         expect(forwardDue(wait, wait.nextAttemptAt)).toBe(true);
         now = Math.max(now + gap, wait.nextAttemptAt);
       }
+    }));
+  });
+});
+
+/**
+ * Issue #34: a started forward whose task ended. Only a FAILED task refused by a retryable planning refusal that
+ * recorded no transaction and no rental order goes back to waiting; a running one is never retried (two forwards of
+ * one request would run at once), a DONE one has forwarded, and a failure after money moved stays failed.
+ */
+describe('a forward task\'s end: retryable planning refusal or terminal', () => {
+  const statuses = fc.constantFrom(...Object.values(COLLECTION_STATUS));
+  const codes = fc.constantFrom(null, 'BIZ-ENERGY-UNAVAILABLE', 'BIZ-ENERGY-TIMEOUT', 'BIZ-NOTHING-TO-COLLECT', 'CHAIN-TRANSACTION-FAILED', 'CHAIN-BROADCAST-FAILED');
+  const tx = { txid: 'a'.repeat(64), signedJson: '{}', expiresAt: 1, broadcastAt: null };
+  const step = fc.record({ transaction: fc.constantFrom(null, tx), orderRef: fc.constantFrom(null, 'order-1') });
+  const task = fc.record({ status: statuses, errorCode: codes, steps: fc.array(step, { maxLength: 6 }) });
+
+  it('retried exactly when FAILED, refused for want of energy, with nothing recorded as sent or ordered', () => {
+    fc.assert(fc.property(task, (t) => {
+      const nothingSent = t.steps.every((s) => s.transaction === null && s.orderRef === null);
+      expect(forwardRetryable(t)).toBe(t.status === COLLECTION_STATUS.FAILED && t.errorCode === 'BIZ-ENERGY-UNAVAILABLE' && nothingSent);
+    }));
+  });
+
+  it('never retried while running or once DONE; one recorded transaction or order makes any failure terminal', () => {
+    fc.assert(fc.property(task, fc.nat(), fc.constantFrom({ transaction: tx, orderRef: null }, { transaction: null, orderRef: 'order-9' }), (t, at, sent) => {
+      if (t.status !== COLLECTION_STATUS.FAILED) expect(forwardRetryable(t)).toBe(false);
+      const steps: ForwardTaskOutcome['steps'][number][] = [...t.steps];
+      steps.splice(at % (steps.length + 1), 0, sent);
+      expect(forwardRetryable({ ...t, steps })).toBe(false);
     }));
   });
 });

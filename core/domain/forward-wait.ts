@@ -1,4 +1,6 @@
+import type { ErrorCode } from './errors.js';
 import type { Millis } from './model/common.js';
+import { COLLECTION_STATUS, type CollectionStatus, type StepRecord } from './model/collection-task.js';
 
 /**
  * An automatic forward that could not start (issue #34): a paid payment request whose collection was refused before
@@ -47,4 +49,31 @@ export function refusedForward(
 /** Whether a waiting forward may be tried at `now` (one that never waited may). */
 export function forwardDue(wait: ForwardWait | undefined, now: Millis): boolean {
   return wait === undefined || wait.nextAttemptAt <= now;
+}
+
+/**
+ * The refusals a forward's task may end FAILED with while planning, before anything left the custody (issue #34): the
+ * energy check passed when the forward started, but by the time the task planned its sweep no energy source could cover
+ * it (the stake lent elsewhere, a rental quote gone, the main address's TRX spent meanwhile). Retrying can fix them.
+ */
+export const RETRYABLE_FORWARD_CODES: ReadonlySet<string> = new Set<ErrorCode>(['BIZ-ENERGY-UNAVAILABLE']);
+
+/** What the classification reads of a forward's finished task. */
+export interface ForwardTaskOutcome {
+  readonly status: CollectionStatus;
+  readonly errorCode: string | null;
+  readonly steps: readonly Pick<StepRecord, 'transaction' | 'orderRef'>[];
+}
+
+/**
+ * Whether a forward whose task ended like this goes back to waiting (true) or stays failed (false): only a FAILED
+ * task refused by a retryable planning refusal (RETRYABLE_FORWARD_CODES) that recorded no transaction (nothing was or
+ * may have been broadcast: the write-ahead record exists before any broadcast) and no rental order (one may have been
+ * paid). A task still running is never retried (the caller waits for its end), a DONE one has forwarded, and a failure
+ * after money moved, or that retrying cannot fix (nothing to collect, a transaction failed on chain), stays FAILED.
+ */
+export function forwardRetryable(task: ForwardTaskOutcome): boolean {
+  if (task.status !== COLLECTION_STATUS.FAILED) return false;
+  if (task.errorCode === null || !RETRYABLE_FORWARD_CODES.has(task.errorCode)) return false;
+  return task.steps.every((step) => step.transaction === null && step.orderRef === null);
 }

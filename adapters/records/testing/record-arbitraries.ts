@@ -111,6 +111,8 @@ export const cashierToken = fc.record({
     collect: fc.constantFrom(null, 'due' as const, 'started' as const, 'skipped' as const), watched: fc.boolean(),
     // Absent unless a forward waits after a refusal (issue #34).
     forwardWait: fc.record({ code: text, reason: text, attempts: fc.integer({ min: 1, max: 1_000 }), since: ms, nextAttemptAt: ms }),
+    // Absent unless a started forward's task is followed (issue #34).
+    forwardTask: text,
   }, { requiredKeys: ['assetSymbol', 'amount', 'reference', 'description', 'deadline', 'status', 'received', 'collect', 'watched'] }),
 }, { requiredKeys: [
   'tokenNo', 'tokenHash', 'userId', 'walletAddressId', 'address', 'networkCode', 'status', 'ttlMinutes', 'expiresAt',

@@ -12,7 +12,8 @@ import { LATE_PAYMENT_WINDOW_MS, PaymentWatcher, type PaymentWatcherDeps } from 
 import { randomBytes } from 'node:crypto';
 import { AesGcmKeyCipher } from '../../../adapters/node/index.js';
 import { SelfDelegationEnergyProvider } from '../../../adapters/tron/self-delegation-energy-provider.js';
-import { collectionStepSettings } from './collection-executor.js';
+import { CollectionExecutor, collectionStepSettings } from './collection-executor.js';
+import { COLLECTION_STATUS } from '../../domain/model/collection-task.js';
 import { plannedSweepCheck } from './sweep-fee-quote.js';
 
 let devnet: Devnet;
@@ -32,7 +33,7 @@ describe('payment requests: the watcher (issue #25)', () => {
     risk: core.stores.risk, commands: core.stores.commands, clock: core.clock, ids: core.stores.ids, addressLock: core.addressLock,
     settings: DEFAULT_CORE_SETTINGS, balances: core.stores.balances, wallets: core.stores.wallets, uow: core.stores.uow,
     deposits: core.stores.deposits, developerConfigs: core.stores.developerConfigs, cashierTokens: core.stores.cashierTokens,
-    assets: createAssetRegistry({ usdtContract: devnet.usdtAddress }),
+    tasks: core.stores.tasks, assets: createAssetRegistry({ usdtContract: devnet.usdtAddress }),
   });
   const watch = () => new PaymentWatcher(deps()).pass();
   const recorder = () => new DepositRecorder({
@@ -94,8 +95,11 @@ describe('payment requests: the watcher (issue #25)', () => {
     const s = await session(created.token);
     expect(s.payment).toMatchObject({ status: 'paid', received: '25000000', remaining: '0' });
     expect(s.active_task).toMatchObject({ task_no: command.params['task_no'], status: 1 });
-    expect((await core.stores.cashierTokens.findByTokenNo(created.token_no))!.payment).toMatchObject({ collect: 'started', watched: false });
-    expect(await watch()).toEqual([]);
+    // Issue #34: the started forward is followed until its task ends, never started a second time meanwhile.
+    expect((await core.stores.cashierTokens.findByTokenNo(created.token_no))!.payment)
+      .toMatchObject({ collect: 'started', watched: true, forwardTask: command.params['task_no'] });
+    expect(await watch()).toEqual(['forwarding']);
+    expect((await core.stores.commands.listByUser(user.userId, {}, { offset: 0, limit: 10 })).items).toHaveLength(1);
   });
 
   it('overpaid: payment.paid with status overpaid, and the collection starts', async () => {
@@ -227,7 +231,91 @@ describe('payment requests: the watcher (issue #25)', () => {
     expect(await watcher().pass()).toEqual(['started']);
     expect(await collections()).toBe(1);
     expect(await merchantView()).not.toHaveProperty('forward');
-    expect(await watcher().pass()).toEqual([]);
+    expect(await watcher().pass()).toEqual(['forwarding']);
+  });
+
+  // Issue #34: the check passed, then the task's own planning found no energy (a race): the forward waits again.
+  describe('a started forward whose task fails', () => {
+    const cipher = AesGcmKeyCipher.fromConfig(randomBytes(32).toString('base64'));
+    const assets = () => createAssetRegistry({ usdtContract: devnet.usdtAddress });
+    /** The check: burning allowed, so the main address's TRX makes it pass. */
+    const burnCheck = () => plannedSweepCheck({
+      chain: core.chain, clock: core.clock, wallets: core.stores.wallets, cipher, energy: { self: new SelfDelegationEnergyProvider(core.chain) },
+    }, collectionStepSettings({ burnEnabled: true }));
+    /** The task's planning when the energy is gone by then: no stake to lend, burning not allowed. */
+    const starvedExecutor = () => new CollectionExecutor({
+      ...core.stores, chain: core.chain, clock: core.clock, cipher, assets: assets(), energy: { self: new SelfDelegationEnergyProvider(core.chain) },
+    }, { burnEnabled: false });
+    const commands = async () => (await core.stores.commands.listByUser(user.userId, {}, { offset: 0, limit: 10 })).items;
+    const stored = async (tokenNo: string) => (await core.stores.cashierTokens.findByTokenNo(tokenNo))!.payment!;
+
+    async function paidAndStarted(watcher: () => PaymentWatcher): Promise<string> {
+      const created = await request();
+      devnet.fundToken(sub, 25_000_000n);
+      devnet.fund(user.main, 100_000_000);
+      devnet.mine(1);
+      await pay(25_000_000n);
+      await balance(25_000_000n);
+      expect(await watcher().pass()).toEqual(['started']);
+      return created.token_no;
+    }
+
+    it('FAILED for want of energy with nothing sent: back to due, pending with backoff, never twice at once, started again by itself', async () => {
+      const watcher = () => new PaymentWatcher({ ...deps(), sweepCheck: burnCheck() }, { baseMs: 15_000, maxMs: 60_000 });
+      const tokenNo = await paidAndStarted(watcher);
+      const firstTask = (await stored(tokenNo)).forwardTask!;
+      // While the task runs (here: not yet planned), the forward is followed, not started again.
+      expect(await watcher().pass()).toEqual(['forwarding']);
+      expect(await commands()).toHaveLength(1);
+
+      await starvedExecutor().runDue();
+      expect(await core.stores.tasks.get(firstTask)).toMatchObject({ status: COLLECTION_STATUS.FAILED, errorCode: 'BIZ-ENERGY-UNAVAILABLE' });
+      const t0 = core.clock.now();
+      expect(await watcher().pass()).toEqual(['waiting']);
+      const waiting = await stored(tokenNo);
+      expect(waiting).toMatchObject({ collect: 'due', watched: true, forwardWait: { code: 'BIZ-ENERGY-UNAVAILABLE', attempts: 1, nextAttemptAt: t0 + 15_000 } });
+      expect(waiting).not.toHaveProperty('forwardTask');
+      // Pending in the merchant's view, with the task's own reason.
+      const view = (await core.app.cashierTokens.list(user.userId, {})).data.find((t) => t.token_no === tokenNo)!.payment!;
+      expect(view.forward).toMatchObject({ status: 'pending', error_code: 'BIZ-ENERGY-UNAVAILABLE', attempts: 1 });
+      expect(view.forward!.reason).toBe((await core.stores.tasks.get(firstTask))!.lastError);
+
+      // Not before its next attempt; then a new forward starts by itself (the failed one's command is over).
+      core.clock.advance(14_999);
+      expect(await watcher().pass()).toEqual(['waiting']);
+      expect(await commands()).toHaveLength(1);
+      core.clock.advance(1);
+      expect(await watcher().pass()).toEqual(['started']);
+      const secondTask = (await stored(tokenNo)).forwardTask!;
+      expect(secondTask).not.toBe(firstTask);
+      expect(await commands()).toHaveLength(2);
+
+      // It loses the race again: the backoff goes on from the earlier refusal (30 s now).
+      await starvedExecutor().runDue();
+      expect(await watcher().pass()).toEqual(['waiting']);
+      expect((await stored(tokenNo)).forwardWait).toMatchObject({ attempts: 2, since: t0, nextAttemptAt: core.clock.now() + 30_000 });
+    });
+
+    it('FAILED after a transaction was recorded, or for another reason: stays failed, let go, never started again', async () => {
+      const watcher = () => new PaymentWatcher({ ...deps(), sweepCheck: burnCheck() }, { baseMs: 15_000, maxMs: 60_000 });
+      const tokenNo = await paidAndStarted(watcher);
+      const task = (await core.stores.tasks.get((await stored(tokenNo)).forwardTask!))!;
+      // The task's end as the executor writes it after the sub-address's funding went out (its record kept).
+      const funded = {
+        status: COLLECTION_STATUS.FUNDING_TRX, orderRef: null, startedAt: core.clock.now(), completedAt: core.clock.now(),
+        transaction: { txid: 'f'.repeat(64), signedJson: '{}', expiresAt: core.clock.now() + 60_000, broadcastAt: core.clock.now() },
+      };
+      await core.stores.tasks.update({
+        ...task, status: COLLECTION_STATUS.FAILED, errorCode: 'BIZ-ENERGY-UNAVAILABLE', lastError: 'gone', steps: [funded],
+        finishedAt: core.clock.now(), version: task.version + 1,
+      } as typeof task);
+      expect(await watcher().pass()).toEqual(['judged']);
+      expect(await stored(tokenNo)).toMatchObject({ collect: 'started', watched: false });
+      expect(await stored(tokenNo)).not.toHaveProperty('forwardWait');
+      core.clock.advance(3_600_000);
+      expect(await watcher().pass()).toEqual([]);
+      expect(await commands()).toHaveLength(1);
+    });
   });
 
   it('forwards resting for energy never crowd out the requests still being paid (limit 1, two resting)', async () => {

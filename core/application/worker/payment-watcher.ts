@@ -1,11 +1,13 @@
 import { ConcurrencyConflict, DomainError } from '../../domain/errors.js';
-import { DEFAULT_FORWARD_RETRY, forwardDue, refusedForward, type ForwardRetrySchedule } from '../../domain/forward-wait.js';
+import { isTerminalCollectionStatus } from '../../domain/collection-machine.js';
+import { DEFAULT_FORWARD_RETRY, forwardDue, forwardRetryable, refusedForward, type ForwardRetrySchedule } from '../../domain/forward-wait.js';
 import { judgePayment, PAYMENT_STATUS_ACTIONS, type PaymentEventType } from '../../domain/payment-request-machine.js';
 import type { CashierToken } from '../../domain/model/cashier-token.js';
 import type { PaymentRequest, PaymentRequestChange, PaymentStatus } from '../../domain/model/payment-request.js';
 import { ADDRESS_TYPE } from '../../domain/model/wallet.js';
 import type { OptInEventType, WebhookEvent } from '../../domain/model/webhook.js';
 import type { AssetRegistry } from '../../domain/assets.js';
+import type { CollectionTaskRepository } from '../../ports/collection-task-repository.port.js';
 import type { CashierTokenRepository } from '../../ports/cashier-token-repository.port.js';
 import type { DepositRepository } from '../../ports/deposit-repository.port.js';
 import type { DeveloperConfigRepository } from '../../ports/developer-config-repository.port.js';
@@ -24,6 +26,8 @@ export type PaymentWatcherDeps = CollectionStarterDeps & {
   readonly deposits: DepositRepository;
   readonly developerConfigs: DeveloperConfigRepository;
   readonly assets: AssetRegistry;
+  /** Where a started forward's task is read (issue #34: one that failed for want of energy goes back to waiting). */
+  readonly tasks: Pick<CollectionTaskRepository, 'get'>;
 };
 
 /**
@@ -31,10 +35,12 @@ export type PaymentWatcherDeps = CollectionStarterDeps & {
  * it) or its watch ended. `started`: its collection was made. `skipped`: it made none (a command already held the
  * address, dust, a refusal, the wallet or asset gone). `waiting`: its collection was refused for want of energy (now, or
  * at an earlier attempt whose retry is not due yet); it stays due, its ForwardWait saying why and when it is tried
- * again. `busy`: the address lock is taken but no command holds it (another worker is starting it); it stays due.
- * `raced`: another worker wrote the request first.
+ * again; or its started task ended FAILED for want of energy with nothing sent, and the forward went back to waiting.
+ * `forwarding`: its started task is still running (followed, never started again meanwhile). `busy`: the address lock
+ * is taken but no command holds it (another worker is starting it); it stays due. `raced`: another worker wrote the
+ * request first.
  */
-export type PaymentWatchOutcome = 'unchanged' | 'judged' | 'started' | 'waiting' | 'skipped' | 'busy' | 'raced';
+export type PaymentWatchOutcome = 'unchanged' | 'judged' | 'started' | 'forwarding' | 'waiting' | 'skipped' | 'busy' | 'raced';
 
 /**
  * Judges watched payment requests (issue #25) on each worker tick: moves each through the payment request table from
@@ -44,7 +50,14 @@ export type PaymentWatchOutcome = 'unchanged' | 'judged' | 'started' | 'waiting'
  * /collections does (startCollection: same command, task, lock, checks and dust rule), its `collect` mark going
  * `due` -> `started` in the same commit as the task. Every write is a versioned replace of the token's request, so a
  * second worker or a redo after a crash either finds the change made or loses the version race and writes nothing:
- * each event is written once and each paid request makes at most one collection.
+ * each event is written once and each paid request makes at most one collection at a time.
+ *
+ * A started forward is followed (issue #34): the request stays watched with its task (forwardTask) until that task ends.
+ * DONE, or FAILED after money moved or for a reason retrying cannot fix (forwardRetryable), lets the request go (the
+ * payer page shows the forward failed). FAILED for want of energy before anything was sent (the check passed, the
+ * task's own planning lost a race for the energy) puts the forward back to `due` with a ForwardWait on the same
+ * backoff, so it is pending in the API and the metrics and starts again by itself: only once its task is terminal,
+ * so two forwards of one request never run at once.
  */
 export class PaymentWatcher {
   /** Forwards resting in the last pass, read on top of the next pass's limit. */
@@ -68,6 +81,10 @@ export class PaymentWatcher {
       if (this.rests(token)) {
         resting += 1;
         outcomes.push('waiting');
+      } else if (token.payment?.collect === 'started') {
+        // A started forward costs a task read, not a slot: like a resting one, it never crowds out requests being paid.
+        resting += 1;
+        outcomes.push(await this.judge(token));
       } else {
         outcomes.push(await this.judge(token));
       }
@@ -87,6 +104,7 @@ export class PaymentWatcher {
     const request = token.payment;
     if (request === undefined || !request.watched) return 'unchanged';
     if (this.rests(token)) return 'waiting';
+    if (request.collect === 'started') return this.follow(token, request);
     const now = this.deps.clock.now();
     const deposits = await paymentDeposits(this.deps.deposits, token);
     const judged = judgeRequest(request, deposits, now);
@@ -148,14 +166,15 @@ export class PaymentWatcher {
     if (wallet === null || asset === null || wallet.userId !== token.userId || wallet.addressType !== ADDRESS_TYPE.SUB) {
       return this.mark(token, request, 'skipped');
     }
-    const started: PaymentRequestChange = {
-      tokenNo: token.tokenNo, version: token.version + 1, payment: { ...settled(request), collect: 'started', watched: false },
-    };
+    // Followed until its task ends (issue #34); the ForwardWait stays (hidden while started) so a retry backs off further.
+    const started = (taskNo: string): PaymentRequestChange => ({
+      tokenNo: token.tokenNo, version: token.version + 1, payment: { ...request, collect: 'started', watched: true, forwardTask: taskNo },
+    });
     try {
       // The dust rule (issue #24 item 5): no task that could only fail.
       await startCollection(this.deps, wallet, asset, async (available) => {
         sweepableOrRefuse(asset, available);
-      }, { payments: [started] });
+      }, (task) => ({ payments: [started(task.taskNo)] }));
       return 'started';
     } catch (error) {
       if (error instanceof ConcurrencyConflict) return 'raced';
@@ -167,6 +186,34 @@ export class PaymentWatcher {
       }
       if (error instanceof DomainError && error.code === 'BIZ-ENERGY-UNAVAILABLE') return this.wait(token, request, error);
       if (error instanceof DomainError) return this.mark(token, request, 'skipped');
+      throw error;
+    }
+  }
+
+  /**
+   * A started forward's task (issue #34): still running, nothing to do; FAILED for want of energy with nothing sent,
+   * back to `due` waiting (one more refusal on the backoff); any other end, the request is let go.
+   */
+  private async follow(token: CashierToken, request: PaymentRequest): Promise<PaymentWatchOutcome> {
+    const task = request.forwardTask === undefined ? null : await this.deps.tasks.get(request.forwardTask);
+    if (task !== null && !isTerminalCollectionStatus(task.status)) return 'forwarding';
+    if (task === null || !forwardRetryable(task)) {
+      const { forwardTask: _followed, ...rest } = settled(request);
+      return this.write(token, { ...rest, watched: false }, 'judged');
+    }
+    const refusal = { code: task.errorCode ?? 'BIZ-ENERGY-UNAVAILABLE', message: task.lastError ?? '' };
+    const forwardWait = refusedForward(this.retry, request.forwardWait, refusal, this.deps.clock.now());
+    const { forwardTask: _failed, ...rest } = request;
+    return this.write(token, { ...rest, collect: 'due', watched: true, forwardWait }, 'waiting');
+  }
+
+  /** The request's versioned replace; `raced` when another worker wrote it first. */
+  private async write(token: CashierToken, payment: PaymentRequest, outcome: PaymentWatchOutcome): Promise<PaymentWatchOutcome> {
+    try {
+      await this.deps.uow.commit({ payments: [{ tokenNo: token.tokenNo, version: token.version + 1, payment }] });
+      return outcome;
+    } catch (error) {
+      if (error instanceof ConcurrencyConflict) return 'raced';
       throw error;
     }
   }
@@ -203,8 +250,9 @@ function settled(request: PaymentRequest): PaymentRequest {
 }
 
 /**
- * Whether the worker keeps judging a request: until its collection is started or skipped once paid, until it is paid
- * late, and, expired, for a day after its deadline (a late payment then is still announced); open ones always.
+ * Whether the worker keeps judging a request: until its collection is started or skipped once paid (a started one is
+ * then followed until its task ends: PaymentWatcher.follow), until it is paid late, and, expired, for a day after its
+ * deadline (a late payment then is still announced); open ones always.
  */
 function stillWatched(status: PaymentStatus, collect: PaymentRequest['collect'], deadline: number, now: number): boolean {
   if (PAYMENT_STATUS_ACTIONS[status].forwards) return collect === 'due';

@@ -11,7 +11,8 @@ export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 /**
  * Where the collection that a paid request starts by itself stands: `due` once the request reached paid or overpaid
  * (written with that status), `started` with the collection task (one commit), `skipped` when it made none (a command
- * already held the address, dust, a refusal). Null: not (yet) paid.
+ * already held the address, dust, a refusal). Null: not (yet) paid. A started forward whose task failed for want of
+ * energy with nothing sent goes back to `due` (issue #34, see forwardTask).
  */
 export type PaymentCollectMark = 'due' | 'started' | 'skipped';
 
@@ -42,6 +43,13 @@ export interface PaymentRequest {
    * it now): why, and when the worker tries again. Absent otherwise (and on requests stored before it existed).
    */
   readonly forwardWait?: ForwardWait;
+  /**
+   * The forward's collection task while `collect` is `started` and the worker follows it (issue #34): a task that ends
+   * FAILED refused for want of energy before anything was sent puts the forward back to `due`, waiting; any other end
+   * lets the request go. Absent before the forward started, once it is let go, and on requests stored before it existed
+   * (those were let go when they started).
+   */
+  readonly forwardTask?: string;
 }
 
 /** The write of one request's judged state: the token's version goes to `version` (stored must be `version - 1`). */
