@@ -140,6 +140,30 @@ describe('automatic collection (issue #24 item 4)', () => {
     expect(await tasksOn()).toBe(1);
   });
 
+  // Issue #34 item 2: the rest after a wait is held in memory only; the trigger itself is the durable `due` mark, so a
+  // restart (a new collector) loses nothing: it judges the trigger again at once instead of after the rest.
+  it('a restart during the rest after a wait: the trigger is still due and the new process judges it at once', async () => {
+    await setRule(RULE);
+    await confirmedDeposit(20_000_000n);
+    devnet.fundToken(sub, 20_000_000n);
+    devnet.mine(1);
+    await cacheBalances({ balances: core.stores.balances, clock: core.clock }, sub, { USDT: 20_000_000n });
+    const sweepCheck = plannedSweepCheck({
+      chain: core.chain, clock: core.clock, wallets: core.stores.wallets, cipher: AesGcmKeyCipher.fromConfig(randomBytes(32).toString('base64')),
+      energy: { self: new SelfDelegationEnergyProvider(core.chain) },
+    }, collectionStepSettings({ burnEnabled: true }));
+    const collector = () => new AutoCollector({ ...depsWith(), sweepCheck }, 'TRON', () => {}, 3_600_000);
+    const before = collector();
+    expect(await before.pass()).toEqual(['waiting']);
+    devnet.fund(user.main, 100_000_000);
+    devnet.mine(1);
+    core.clock.advance(1_000);
+    // The process that saw it wait rests it (no quote) for the hour; the restarted one starts it now.
+    expect(await before.pass()).toEqual([]);
+    expect(await collector().pass()).toEqual(['started']);
+    expect(await tasksOn()).toBe(1);
+  });
+
   it('property: repeated and duplicated confirmations, 1-3 workers judging at once, crashes before the commit: at most one collection per trigger, exactly one when it is due and enough', async () => {
     await fc.assert(fc.asyncProperty(
       fc.integer({ min: 1, max: 3 }), fc.bigInt({ min: 0n, max: 30_000_000n }), fc.integer({ min: 1, max: 4 }), fc.boolean(),
