@@ -1,15 +1,30 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConcurrencyConflict } from '../core/domain/errors.js';
+import type { DepositStatus } from '../core/domain/model/deposit.js';
 import type { PaymentRequest } from '../core/domain/model/payment-request.js';
 import type { CashierTokenRepository } from '../core/ports/cashier-token-repository.port.js';
+import type { CollectionTaskRepository } from '../core/ports/collection-task-repository.port.js';
+import type { DepositRepository } from '../core/ports/deposit-repository.port.js';
+import type { DeveloperConfigRepository } from '../core/ports/developer-config-repository.port.js';
 import type { UnitOfWork } from '../core/ports/unit-of-work.port.js';
-import { type Closable, type ContractOptions, type MakeSubject, useFreshSubject } from './support/contract-options.js';
-import { aCashierToken, addressOf, anEvent, MINUTE, T0 } from './support/fixtures.js';
+import type { WalletRepository } from '../core/ports/wallet-repository.port.js';
+import { readSessionBySingleReads } from '../adapters/records/cashier-session-reads.js';
+import { aDeposit } from './deposit-repository.contract.js';
+import { type Closable, type ContractOptions, type MakeSubject, useFreshSubject, withSubject } from './support/contract-options.js';
+import { aCashierToken, addressOf, aDeveloperConfig, anEvent, aTask, aWallet, MINUTE, T0 } from './support/fixtures.js';
 
-/** What the cashier-token contract needs: an empty repository, and the unit of work of the same store (payments). */
+/**
+ * What the cashier-token contract needs: an empty repository, the unit of work of the same store (payments, tasks),
+ * and the repositories readSession reads with it.
+ */
 export interface CashierTokenRepositorySubject extends Closable {
   readonly cashierTokens: CashierTokenRepository;
   readonly uow: UnitOfWork;
+  readonly wallets: WalletRepository;
+  readonly tasks: CollectionTaskRepository;
+  readonly developerConfigs: DeveloperConfigRepository;
+  readonly deposits: DepositRepository;
 }
 
 /** A payment request as a token carries it (issue #25). */
@@ -198,6 +213,66 @@ export function describeCashierTokenRepositoryContract(
       // The event of the refused change set was not written: the same event lands with a valid change.
       await uow.commit({ payments: [{ tokenNo: 'CT0001', version: 2, payment: aPayment({ watched: false }) }], events: [anEvent()] });
       expect(await cashierTokens.listWatchedPayments(5)).toEqual([]);
+    });
+
+    it('readSession slides as extendExpiry and answers what the single reads find (wallet, latest task, configuration, a request\'s deposits)', async () => {
+      const deposit = fc.record({
+        // Mostly the request's own (user 1, address 1, USDT), so that several pay it.
+        address: fc.constantFrom(1, 1, 1, 2), userId: fc.constantFrom(1, 1, 1, 2), usdt: fc.constantFrom(true, true, true, false),
+        at: fc.integer({ min: -2, max: 3 }), status: fc.constantFrom<DepositStatus>('pending', 'confirmed', 'reverted'),
+        amount: fc.bigInt({ min: 1n, max: 2n ** 70n }),
+      });
+      const world = fc.record({
+        payment: fc.boolean(), disabled: fc.boolean(), slide: fc.integer({ min: -30, max: 90 }),
+        config: fc.option(fc.record({ auto: fc.boolean(), name: fc.option(fc.string({ maxLength: 8 }), { nil: undefined }) }), { nil: null }),
+        tasks: fc.array(fc.record({ address: fc.integer({ min: 1, max: 2 }), at: fc.integer({ min: -3, max: 3 }) }), { maxLength: 3 }),
+        deposits: fc.array(deposit, { maxLength: 8 }),
+      });
+      await fc.assert(fc.asyncProperty(world, (w) => withSubject(makeSubject, async (s) => {
+        await s.wallets.insert(aWallet({ id: 1, label: 'till 1' }), { maxSubAddresses: -1 });
+        await s.wallets.insert(aWallet({ id: 2 }), { maxSubAddresses: -1 });
+        if (w.config !== null) {
+          await s.developerConfigs.save(aDeveloperConfig({
+            ...(w.config.auto ? { autoCollect: { USDT: { minAmount: 2n ** 65n, maxFeeSun: 10_000_000n } } } : {}),
+            ...(w.config.name === undefined ? {} : { displayName: w.config.name }),
+          }));
+        }
+        for (const [i, t] of w.tasks.entries()) {
+          await s.uow.commit({ newTasks: [aTask({ taskNo: `K${i}`, address: addressOf(t.address), startedAt: T0 + t.at * MINUTE })] });
+        }
+        for (const [i, d] of w.deposits.entries()) {
+          const txid = (i + 1).toString(16).padStart(64, '0');
+          await s.deposits.insert(aDeposit({
+            depositId: `D${i}`, transferId: txid, txid, userId: d.userId, address: addressOf(d.address), assetSymbol: d.usdt ? 'USDT' : 'TRX',
+            amount: d.amount, status: d.status, detectedAt: T0 + d.at * MINUTE,
+          }));
+        }
+        const token = aCashierToken({
+          ...(w.payment ? { payment: aPayment() } : {}),
+          ...(w.disabled ? { status: 'disabled', disabledAt: T0, disableReason: 'done' } : {}),
+        });
+        await s.cashierTokens.insert(token, T0);
+        const expiresAt = token.expiresAt + w.slide * MINUTE;
+        const read = await s.cashierTokens.readSession(token, expiresAt);
+        expect((await s.cashierTokens.findByTokenNo(token.tokenNo))!.expiresAt).toBe(w.disabled ? token.expiresAt : Math.max(token.expiresAt, expiresAt));
+        // The single reads after it (their slide finds nothing left to move) find the same.
+        expect(read).toEqual(await readSessionBySingleReads(s, token, expiresAt));
+        expect(read!.wallet).toEqual({ id: 1, address: addressOf(1), networkCode: 'TRON', label: 'till 1' });
+        // The model: the request's deposits since the token, newest first (of equal times, the later inserted first).
+        const paying = w.deposits.map((d, i) => ({ ...d, txid: (i + 1).toString(16).padStart(64, '0'), i }))
+          .filter((d) => w.payment && d.userId === 1 && d.address === 1 && d.usdt && d.at >= 0)
+          .sort((a, b) => b.at - a.at || b.i - a.i);
+        expect(read!.deposits.map((d) => d.txid)).toEqual(paying.map((d) => d.txid));
+        expect(read!.config?.displayName).toBe(w.config?.name);
+      })), { numRuns: options.numRuns ?? 30 });
+    });
+
+    it('readSession is null when the token\'s wallet is missing, and still slides', async () => {
+      const { cashierTokens } = subject();
+      const token = aCashierToken({ walletAddressId: 9 });
+      await cashierTokens.insert(token, T0);
+      expect(await cashierTokens.readSession(token, token.expiresAt + MINUTE)).toBeNull();
+      expect((await cashierTokens.findByTokenNo(token.tokenNo))!.expiresAt).toBe(token.expiresAt + MINUTE);
     });
 
     options.extraTestsFn?.(makeSubject);

@@ -1,9 +1,14 @@
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
 import type { CashierToken, UserId } from '../../core/domain/model/index.js';
-import type { CashierTokenRepository } from '../../core/ports/cashier-token-repository.port.js';
+import type { CashierSessionSource, CashierTokenRepository } from '../../core/ports/cashier-token-repository.port.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
+import { readSessionBySingleReads } from '../records/cashier-session-reads.js';
 import { outboundCopy, storedCopy } from './frozen-copy.js';
+import { MemoryCollectionTaskRepository } from './memory-collection-task-repository.js';
+import { MemoryDepositRepository } from './memory-deposit-repository.js';
+import { MemoryDeveloperConfigRepository } from './memory-developer-config-repository.js';
 import type { MemoryStore } from './memory-store.js';
+import { MemoryWalletRepository } from './memory-wallet-repository.js';
 import { pageOf, pageOfKeys } from './paging.js';
 
 /** Cashier tokens; the "one active token per address" rule is checked and written in one synchronous step. */
@@ -61,6 +66,14 @@ export class MemoryCashierTokenRepository implements CashierTokenRepository {
     if (stored === undefined || stored.status !== 'active' || stored.expiresAt >= expiresAt) return;
     // No version bump: sliding the expiry must not make a concurrent disable fail.
     this.store.cashierTokens.set(tokenNo, storedCopy({ ...stored, expiresAt }));
+  }
+
+  /** The single reads over this store (no statements to save in memory). */
+  readSession(token: CashierToken, expiresAt: number): Promise<CashierSessionSource | null> {
+    return readSessionBySingleReads({
+      cashierTokens: this, wallets: new MemoryWalletRepository(this.store), tasks: new MemoryCollectionTaskRepository(this.store),
+      developerConfigs: new MemoryDeveloperConfigRepository(this.store), deposits: new MemoryDepositRepository(this.store),
+    }, token, expiresAt);
   }
 
   async listWatchedPayments(limit: number): Promise<CashierToken[]> {

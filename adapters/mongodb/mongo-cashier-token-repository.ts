@@ -1,13 +1,18 @@
 import type { ClientSession, Collection, Db } from 'mongodb';
 import { ConcurrencyConflict, StoreError } from '../../core/domain/errors.js';
 import type { CashierToken, PaymentRequestChange, UserId } from '../../core/domain/model/index.js';
-import type { CashierTokenRepository } from '../../core/ports/cashier-token-repository.port.js';
+import type { CashierSessionSource, CashierTokenRepository } from '../../core/ports/cashier-token-repository.port.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
+import { readSessionBySingleReads } from '../records/cashier-session-reads.js';
 import { toStoredPaymentRequest } from '../records/cashier-token-record.js';
 import { COLLECTIONS } from './collections.js';
 import { fromCashierTokenDocument, toCashierTokenDocument, type CashierTokenDocument } from './mongo-documents.js';
 import { guarded, insertionStamp, isDuplicateKey, pageFrom } from './mongo-support.js';
+import { MongoCollectionTaskRepository } from './mongo-collection-task-repository.js';
 import { NEWEST_FIRST } from './mongo-command-repository.js';
+import { MongoDepositRepository } from './mongo-deposit-repository.js';
+import { MongoDeveloperConfigRepository } from './mongo-developer-config-repository.js';
+import { MongoWalletRepository } from './mongo-wallet-repository.js';
 
 /**
  * ChangeSet.payments on MongoDB: sets only `payment` and `version`, when the stored version is `version - 1` (the
@@ -36,8 +41,16 @@ const MAX_INSERT_ROUNDS = 16;
 export class MongoCashierTokenRepository implements CashierTokenRepository {
   private readonly tokens: Collection<CashierTokenDocument>;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.tokens = db.collection<CashierTokenDocument>(COLLECTIONS.cashierTokens);
+  }
+
+  /** The single reads, sent together after the slide (a collection per record; no join worth its cost here). */
+  readSession(token: CashierToken, expiresAt: number): Promise<CashierSessionSource | null> {
+    return readSessionBySingleReads({
+      cashierTokens: this, wallets: new MongoWalletRepository(this.db, null), tasks: new MongoCollectionTaskRepository(this.db),
+      developerConfigs: new MongoDeveloperConfigRepository(this.db), deposits: new MongoDepositRepository(this.db),
+    }, token, expiresAt);
   }
 
   insert(token: CashierToken, now: number): Promise<'created' | 'active-exists'> {

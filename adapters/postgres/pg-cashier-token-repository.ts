@@ -1,11 +1,16 @@
 import type pg from 'pg';
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
 import type { CashierToken, CashierTokenTtl, PaymentRequestChange, UserId } from '../../core/domain/model/index.js';
-import type { CashierTokenRepository } from '../../core/ports/cashier-token-repository.port.js';
+import type { DepositStatus, NetworkCode } from '../../core/domain/model/index.js';
+import type { CashierSessionSource, CashierTokenRepository } from '../../core/ports/cashier-token-repository.port.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
 import {
   fromStoredCashierToken, toStoredCashierToken, toStoredPaymentRequest, type StoredCashierToken, type StoredPaymentRequest,
 } from '../records/cashier-token-record.js';
+import { decodeMoney } from '../records/record-support.js';
+import { fromStoredDeveloperConfig, type StoredDeveloperConfig } from '../records/webhook-record.js';
+import { TASK_COLUMNS, taskFromRow } from './pg-collection-task-repository.js';
+import { statementName } from './pg-prepared.js';
 import { guarded, inTransaction, insertRow, isUniqueViolation, jsonb, pageOf, versionedReplace, type Queryable, type Row } from './pg-support.js';
 
 /**
@@ -49,6 +54,52 @@ export async function replacePayment(q: Queryable, change: PaymentRequestChange)
     [change.tokenNo, change.version, jsonb(toStoredPaymentRequest(change.payment))],
   );
   return result.rowCount === 1;
+}
+
+const TASK_COLUMN_NAMES = TASK_COLUMNS.split(', ');
+
+/**
+ * The payer session's one statement (issue #37): the slide of the expiry as extendExpiry (a data-modifying WITH runs
+ * whether or not the query reads it; it writes only when the expiry moves), the wallet's four fields, the merchant's
+ * three configuration fields, the address's latest task (as PgCollectionTaskRepository.findLatestByAddress), and,
+ * when $5 (the token carries a request), the deposits that may pay it, one row each, newest first (the order of
+ * DepositRepository.listByUser). Array rows: the task's columns share names with the wallet's and the deposits'.
+ * $1 token_no, $2 new expiry, $3 user, $4 address, $5 has a request, $6 its asset, $7 the token's created_at,
+ * $8 wallet id.
+ */
+const READ_SESSION = `WITH slid AS (
+    UPDATE ${TABLE} SET expires_at = $2 WHERE token_no = $1 AND status = 'active' AND expires_at < $2 RETURNING 1
+  )
+  SELECT w.id, w.address, w.network_code, w.label, c.min_collect_amounts, c.auto_collect, c.display_name,
+         d.txid, d.amount, d.status, d.detected_at, ${TASK_COLUMN_NAMES.map((name) => `t.${name}`).join(', ')}
+  FROM wallet_addresses w
+  LEFT JOIN developer_configs c ON c.user_id = $3
+  LEFT JOIN LATERAL (
+    SELECT ${TASK_COLUMNS} FROM collection_tasks WHERE address = $4 ORDER BY started_at DESC, inserted_seq DESC LIMIT 1
+  ) t ON true
+  LEFT JOIN LATERAL (
+    SELECT txid, amount, status, detected_at, inserted_seq FROM deposits
+    WHERE $5::boolean AND user_id = $3 AND address = $4 AND asset_symbol = $6 AND detected_at >= $7
+  ) d ON true
+  WHERE w.id = $8
+  ORDER BY d.detected_at DESC, d.inserted_seq DESC`;
+const READ_SESSION_NAME = statementName(READ_SESSION);
+
+/** The columns of READ_SESSION before the task's. */
+const SESSION_HEAD = 11;
+
+/** The merchant's three fields through the configuration's record codec (the other fields are not read). */
+function sessionConfig(userId: number, minimums: unknown, autoCollect: unknown, displayName: unknown): CashierSessionSource['config'] {
+  const config = fromStoredDeveloperConfig({
+    id: userId, url: null, pendingUrl: null, pendingSince: null, verifiedAt: null, reviewNote: null, secret: null, previousSecret: null,
+    minCollectAmounts: minimums as StoredDeveloperConfig['minCollectAmounts'],
+    autoCollect: autoCollect as StoredDeveloperConfig['autoCollect'], displayName: displayName as string | null, version: 0,
+  } as StoredDeveloperConfig);
+  return {
+    minCollectAmounts: config.minCollectAmounts,
+    ...(config.autoCollect === undefined ? {} : { autoCollect: config.autoCollect }),
+    ...(config.displayName === undefined ? {} : { displayName: config.displayName }),
+  };
 }
 
 function tokenFromRow(row: Row): CashierToken {
@@ -138,6 +189,29 @@ export class PgCashierTokenRepository implements CashierTokenRepository {
         `UPDATE ${TABLE} SET expires_at = GREATEST(expires_at, $2) WHERE token_no = $1 AND status = 'active' AND expires_at < $2`,
         [tokenNo, expiresAt],
       );
+    });
+  }
+
+  readSession(token: CashierToken, expiresAt: number): Promise<CashierSessionSource | null> {
+    return guarded('cashier session read', async () => {
+      const payment = token.payment;
+      const { rows } = await this.pool.query<unknown[]>({
+        name: READ_SESSION_NAME, text: READ_SESSION, rowMode: 'array',
+        values: [token.tokenNo, expiresAt, token.userId, token.address, payment !== undefined, payment?.assetSymbol ?? '', token.createdAt, token.walletAddressId],
+      });
+      const first = rows[0];
+      if (first === undefined) return null;
+      const [id, address, networkCode, label, minimums, autoCollect, displayName] = first;
+      const task = first[SESSION_HEAD] === null ? null
+        : taskFromRow(Object.fromEntries(TASK_COLUMN_NAMES.map((name, i) => [name, first[SESSION_HEAD + i]])));
+      return {
+        wallet: { id: id as number, address: address as string, networkCode: networkCode as NetworkCode, label: label as string | null },
+        latestTask: task,
+        config: minimums === null ? null : sessionConfig(token.userId, minimums, autoCollect, displayName),
+        deposits: rows.filter((row) => row[7] !== null).map((row) => ({
+          txid: row[7] as string, amount: decodeMoney(row[8], 'deposit amount'), status: row[9] as DepositStatus, detectedAt: row[10] as number,
+        })),
+      };
     });
   }
 

@@ -12,7 +12,10 @@ import { ManualClock } from '../memory/manual-clock.js';
 import { PgBalanceRepository } from './pg-balance-repository.js';
 import { PgCommandRepository } from './pg-command-repository.js';
 import { PgCashierTokenRepository } from './pg-cashier-token-repository.js';
+import { PgCollectionTaskRepository } from './pg-collection-task-repository.js';
 import { connectPostgres } from './pg-connection.js';
+import { PgDepositRepository } from './pg-deposit-repository.js';
+import { PgDeveloperConfigRepository } from './pg-developer-config-repository.js';
 import { PgIdempotencyStore } from './pg-idempotency-store.js';
 import { PgScanCursorStore } from './pg-scan-cursor-store.js';
 import { PgUnitOfWork } from './pg-unit-of-work.js';
@@ -35,6 +38,7 @@ describeWithPostgres('PostgreSQL store: wallets group', (serverUrl) => {
       clock, wallets: new PgWalletRepository(pool), balances: new PgBalanceRepository(pool), commands: new PgCommandRepository(pool),
       cashierTokens: new PgCashierTokenRepository(pool), idempotency: new PgIdempotencyStore(pool, clock),
       cursors: new PgScanCursorStore(pool), deliveries: new PgWebhookDeliveryRepository(pool), uow: new PgUnitOfWork(pool),
+      tasks: new PgCollectionTaskRepository(pool), deposits: new PgDepositRepository(pool), developerConfigs: new PgDeveloperConfigRepository(pool),
     };
   };
 

@@ -12,7 +12,7 @@ import { assetOf, cachedSweepable, startCollection, sweepableOnChainOrRefuse, ty
 import type { ResolvedDeps } from './deps.js';
 import { fieldsOf, requireString } from './input.js';
 import { toCashierTaskView } from './mappers.js';
-import { liveSessionPayment } from './payment-requests.js';
+import { sessionPayment } from './payment-requests.js';
 import type { CashierBalanceView, CashierCollectableView, CashierSessionView, CashierTaskView } from './views.js';
 
 /** The ports the cashier use cases touch, with those of reading a balance and starting a collection. */
@@ -37,13 +37,21 @@ export class CashierUseCases implements CashierService {
     return { token: record };
   }
 
+  /**
+   * One read of the store (CashierTokenRepository.readSession: on PostgreSQL one statement, the expiry's slide
+   * included, issue #37): the wallet, the merchant's configuration, the latest task and a request's deposits.
+   */
   async session(ctx: CashierContext): Promise<CashierSessionView> {
-    const wallet = await this.walletOf(ctx);
-    const [config, task] = await Promise.all([this.deps.developerConfigs.get(ctx.token.userId), this.sessionTask(ctx)]);
+    const now = this.deps.clock.now();
+    const expiresAt = slideExpiry(ctx.token, now);
+    const source = await this.deps.cashierTokens.readSession(ctx.token, expiresAt);
+    // Tokens are only issued for existing addresses and addresses are never deleted.
+    if (source === null) throw new InfrastructureError('INTERNAL-ERROR', 'cashier token address missing', { transient: false });
+    const { wallet, config } = source;
+    const task = this.withinSession(ctx, source.latestTask);
     const minimums = Object.entries(config?.minCollectAmounts ?? {}).map(([symbol, min]) => [symbol, formatAmount(min)]);
-    const payment = await liveSessionPayment(this.deps, ctx.token);
+    const payment = sessionPayment(ctx.token, source.deposits, now);
     const autoCollect = Object.entries(config?.autoCollect ?? {});
-    const expiresAt = await this.slide(ctx);
     // The extensions appear only when the token or the merchant uses them: otherwise the session is the spec's.
     const extensions = {
       ...(payment === undefined ? {} : { payment: { ...payment.view, merchant_name: config?.displayName ?? null, transfers: payment.transfers } }),
@@ -138,7 +146,11 @@ export class CashierUseCases implements CashierService {
 
   /** The latest task of the address when it started within this token's session, else null. */
   private async sessionTask(ctx: CashierContext): Promise<CollectionTask | null> {
-    const latest = await this.deps.tasks.findLatestByAddress(ctx.token.address);
+    return this.withinSession(ctx, await this.deps.tasks.findLatestByAddress(ctx.token.address));
+  }
+
+  /** The address's latest task when it started within this token's session, else null. */
+  private withinSession(ctx: CashierContext, latest: CollectionTask | null): CollectionTask | null {
     return latest !== null && latest.startedAt >= ctx.token.createdAt ? latest : null;
   }
 

@@ -133,14 +133,14 @@ export function toForwardView(wait: ForwardWait): PaymentForwardView {
 
 /**
  * The session's payment object (issue #34): the live view and every transfer seen for the request, oldest first,
- * from one read of the deposits (the payer page polls it every few seconds).
+ * from the deposits that may pay it, newest first as paymentDeposits reads them (the payer page polls it every few
+ * seconds; CashierTokenRepository.readSession reads them with the rest of the session, issue #37).
  */
-export async function liveSessionPayment(
-  deps: Pick<ResolvedDeps, 'deposits' | 'clock'>, token: CashierToken,
-): Promise<{ view: PaymentView; transfers: PaymentTransferView[] } | undefined> {
+export function sessionPayment(
+  token: CashierToken, deposits: readonly PaymentTransfer[], now: Millis,
+): { view: PaymentView; transfers: PaymentTransferView[] } | undefined {
   if (token.payment === undefined) return undefined;
-  const deposits = await paymentDeposits(deps.deposits, token);
-  const view = toPaymentView(token.payment, judgeRequest(token.payment, deposits, deps.clock.now()));
+  const view = toPaymentView(token.payment, judgeRequest(token.payment, deposits, now));
   const transfers = deposits.map((d) => ({ txid: d.txid, amount: formatAmount(d.amount), status: d.status, detected_at: formatIsoTime(d.detectedAt) }));
   return { view, transfers: transfers.reverse() };
 }

@@ -1,6 +1,24 @@
 import type { CashierToken } from '../domain/model/cashier-token.js';
 import type { UserId } from '../domain/model/common.js';
+import type { CollectionTask } from '../domain/model/collection-task.js';
+import type { Deposit } from '../domain/model/deposit.js';
+import type { WalletAddress } from '../domain/model/wallet.js';
+import type { DeveloperConfig } from '../domain/model/webhook.js';
 import type { Page, PageRequest } from './page.js';
+
+/**
+ * What the payer's session view (GET /cashier/session) reads for a token, each part as the single reads find it:
+ * the token's wallet (WalletRepository.findById), the address's latest task (CollectionTaskRepository
+ * .findLatestByAddress), the merchant's configuration (DeveloperConfigRepository.get) and, for a token with a payment
+ * request, the deposits that may pay it: the user's, to the token's address, in the request's asset, detected at or
+ * after the token's createdAt, newest first (paymentDeposits' walk of DepositRepository.listByUser).
+ */
+export interface CashierSessionSource {
+  readonly wallet: Pick<WalletAddress, 'id' | 'address' | 'networkCode' | 'label'>;
+  readonly latestTask: CollectionTask | null;
+  readonly config: Pick<DeveloperConfig, 'minCollectAmounts' | 'autoCollect' | 'displayName'> | null;
+  readonly deposits: readonly Pick<Deposit, 'txid' | 'amount' | 'status' | 'detectedAt'>[];
+}
 
 export interface CashierTokenRepository {
   /**
@@ -29,6 +47,12 @@ export interface CashierTokenRepository {
    * only for an active token.
    */
   extendExpiry(tokenNo: string, expiresAt: number): Promise<void>;
+  /**
+   * The session view's reads for `token` (CashierSessionSource) and the slide of its expiry (as extendExpiry(
+   * token.tokenNo, expiresAt)), together: one statement where the store can (issue #37). Null when the token's wallet
+   * is missing (never for a token the store issued: addresses are never deleted); the slide still happens.
+   */
+  readSession(token: CashierToken, expiresAt: number): Promise<CashierSessionSource | null>;
   /**
    * Up to `limit` tokens whose payment request is still watched (PaymentRequest.watched), earliest deadline first
    * (ties by token number): what the payment watcher judges on each pass. A token's status does not matter (a
