@@ -11,7 +11,9 @@
  * BENCH_SIDE=bare: a bare h3 route answering the same path with the same JSON (BENCH_SNAPSHOT), the ceiling of
  * routing + serialization on this machine; BENCH_BARE=paced with BENCH_SPIN_US a bare h3 slowed by a busy spin per
  * request (the calibration of bench/api.ts; a `{ spinUs }` message changes the spin). BENCH_LAYERS=1 adds the API's
- * pipeline layer by layer as routes of the API's own app (LAYERS).
+ * pipeline layer by layer as routes of the API's own app (LAYERS). BENCH_READ=cashier-session makes the hot read the
+ * payer's GET /api/cashier/session with a cashier token of a sub-address (issue 37) instead of the balance read; the
+ * bare side then answers that path with that JSON.
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -95,11 +97,19 @@ async function startComposedApi(): Promise<{ ready: ServerReady; close(): Promis
   const { address } = await call('POST', '/wallets', { network_code: 'TRON', address_type: 1 }, token);
   devnet.fund(address, 5_000_000n);
   await call('POST', `/wallets/${address}/balances/refresh`, { force: true }, token);
-  const path = `/api/wallets/${address}/balances`;
-  const snapshot = await call('GET', `/wallets/${address}/balances`, undefined, token);
+  let path = `/api/wallets/${address}/balances`;
+  let snapshot = await call('GET', `/wallets/${address}/balances`, undefined, token);
+  let bearer: string = token;
+  if (process.env['BENCH_READ'] === 'cashier-session') {
+    await call('POST', '/subscriptions/activate', { service_code: 'sub_address', plan_code: 'pro' }, st);
+    const { address: sub } = await call('POST', '/wallets', { network_code: 'TRON', address_type: 2 }, token);
+    ({ token: bearer } = await call('POST', '/cashier/tokens', { address: sub, ttl_minutes: 1440 }, token));
+    path = '/api/cashier/session';
+    snapshot = await call('GET', '/cashier/session', undefined, bearer);
+  }
   const layers = process.env['BENCH_LAYERS'] === '1' ? addLayers(composition, logger, path, snapshot) : undefined;
   return {
-    ready: { url: server.url, path, headers: { authorization: `Bearer ${token}` }, snapshot, ...(layers === undefined ? {} : { layers }) },
+    ready: { url: server.url, path, headers: { authorization: `Bearer ${bearer}` }, snapshot, ...(layers === undefined ? {} : { layers }) },
     close: async () => {
       await server.close();
       await composition.close();
@@ -158,7 +168,7 @@ type BareVariant = 'plain' | 'paced';
 
 async function startBareH3(path: string, snapshot: unknown, variant: BareVariant, spinUs: number): Promise<{ ready: ServerReady; close(): Promise<void> }> {
   const h3 = new H3();
-  const route = '/api/wallets/:address/balances';
+  const route = path === '/api/cashier/session' ? path : '/api/wallets/:address/balances';
   if (variant === 'plain') h3.get(route, () => ({ code: 'OK', message: 'success', data: snapshot }));
   else {
     let spinMs = spinUs / 1_000;

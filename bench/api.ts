@@ -41,7 +41,9 @@
  * database is another machine, so it does not take the API server's core).
  *
  * `npm run bench:api`. BENCH_PIN=0 turns pinning off. BENCH_STORES=memory,redis,postgres picks the comparisons; BENCH_CONNECTIONS (default 32) connections;
- * BENCH_CALIBRATE=1 adds the calibration above to each comparison.
+ * BENCH_CALIBRATE=1 adds the calibration above to each comparison. BENCH_READ=cashier-session makes every row's hot read the
+ * payer's GET /api/cashier/session (a cashier token of a sub-address; on PostgreSQL one statement with the expiry's
+ * slide, issue 37) instead of the balance read.
  * BENCH_PROFILE=1 profiles each API server's CPU (V8's sampling profiler, as `node --cpu-prof`, but started once the
  * server is set up so module loading and setup stay out) and prints the profiles' top self-time entries (the bare
  * server's too: what both sides pay). Under a loaded machine a sampling profile inflates system calls (a thread

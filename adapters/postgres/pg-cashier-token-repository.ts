@@ -10,7 +10,7 @@ import {
 import { decodeMoney } from '../records/record-support.js';
 import { fromStoredDeveloperConfig, type StoredDeveloperConfig } from '../records/webhook-record.js';
 import { TASK_COLUMNS, taskFromRow } from './pg-collection-task-repository.js';
-import { statementName } from './pg-prepared.js';
+import { prepared, statementName } from './pg-prepared.js';
 import { guarded, inTransaction, insertRow, isUniqueViolation, jsonb, pageOf, versionedReplace, type Queryable, type Row } from './pg-support.js';
 
 /**
@@ -102,6 +102,10 @@ function sessionConfig(userId: number, minimums: unknown, autoCollect: unknown, 
   };
 }
 
+/** The columns fromRow reads, named (issue #37: never `SELECT *`; `inserted_seq` is not parsed). */
+const COLUMNS = 'token_no, token_hash, user_id, wallet_address_id, address, network_code, status, ttl_minutes, expires_at, '
+  + 'disabled_at, disable_reason, created_at, version, payment';
+
 function tokenFromRow(row: Row): CashierToken {
   return fromStoredCashierToken(fromRow(row));
 }
@@ -141,14 +145,15 @@ export class PgCashierTokenRepository implements CashierTokenRepository {
 
   findByTokenHash(tokenHash: string): Promise<CashierToken | null> {
     return guarded('cashier token read', async () => {
-      const { rows } = await this.pool.query(`SELECT * FROM ${TABLE} WHERE token_hash = $1`, [tokenHash]);
+      // The payer's authentication, on every payment-API request: a named statement.
+      const { rows } = await prepared(this.pool).query(`SELECT ${COLUMNS} FROM ${TABLE} WHERE token_hash = $1`, [tokenHash]);
       return rows.length === 0 ? null : tokenFromRow(rows[0] as Row);
     });
   }
 
   findByTokenNo(tokenNo: string): Promise<CashierToken | null> {
     return guarded('cashier token read', async () => {
-      const { rows } = await this.pool.query(`SELECT * FROM ${TABLE} WHERE token_no = $1`, [tokenNo]);
+      const { rows } = await prepared(this.pool).query(`SELECT ${COLUMNS} FROM ${TABLE} WHERE token_no = $1`, [tokenNo]);
       return rows.length === 0 ? null : tokenFromRow(rows[0] as Row);
     });
   }
