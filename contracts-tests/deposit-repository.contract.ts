@@ -172,6 +172,22 @@ export function describeDepositRepositoryContract(
       expect((await deposits.findById('D6'))!.autoCollect).toBeUndefined();
     });
 
+    it('listAutoCollectDue also gives started triggers whose task is followed, until the task is written away (issue #34)', async () => {
+      const { deposits } = subject();
+      await deposits.insert(depositNo(1, { status: 'confirmed', confirmedAt: T0 + 1, autoCollect: 'started', autoCollectTask: 'TASK-1' }));
+      await deposits.insert(depositNo(2, { status: 'confirmed', confirmedAt: T0 + 2, autoCollect: 'started' }));
+      const ids = async () => (await deposits.listAutoCollectDue('TRON', 10)).map((d) => [d.depositId, d.autoCollect, d.autoCollectTask]);
+      expect(await ids()).toEqual([['D1', 'started', 'TASK-1']]);
+      const followed = (await deposits.findById('D1'))!;
+      const { autoCollectTask: _ended, ...letGo } = followed;
+      await deposits.update({ ...letGo, version: followed.version + 1 });
+      expect(await ids()).toEqual([]);
+      expect(await deposits.findById('D1')).not.toHaveProperty('autoCollectTask');
+      const stored = (await deposits.findById('D2'))!;
+      await deposits.update({ ...stored, autoCollectTask: 'TASK-2', version: stored.version + 1 });
+      expect(await ids()).toEqual([['D2', 'started', 'TASK-2']]);
+    });
+
     it('returns copies: changing a returned or inserted object does not change the stored one', async () => {
       const { deposits } = subject();
       const inserted = { ...depositNo(1) };

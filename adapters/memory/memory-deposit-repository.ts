@@ -70,7 +70,8 @@ export class MemoryDepositRepository implements DepositRepository {
 
   async listAutoCollectDue(networkCode: string, limit: number): Promise<Deposit[]> {
     // A scan, like listPendingUpTo: due triggers are few (each leaves at its first judgement unless the fee cap holds it).
-    const due = [...this.store.deposits.values()].filter((d) => d.autoCollect === 'due' && d.networkCode === networkCode)
+    const due = [...this.store.deposits.values()]
+      .filter((d) => (d.autoCollect === 'due' || d.autoCollectTask !== undefined) && d.networkCode === networkCode)
       .sort((a, b) => (a.confirmedAt ?? 0) - (b.confirmedAt ?? 0) || (a.depositId < b.depositId ? -1 : a.depositId > b.depositId ? 1 : 0));
     return outboundCopies(due.slice(0, Math.max(0, limit)));
   }

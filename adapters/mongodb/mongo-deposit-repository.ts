@@ -32,7 +32,9 @@ export function depositInsertDocument(deposit: Deposit): DepositDocument {
  */
 export async function replaceDeposit(deposits: Collection<DepositDocument>, deposit: Deposit, session?: ClientSession): Promise<boolean> {
   const { _id, transferId, networkCode, insertedSeq: _seq, ...fields } = toDocument(deposit, 0);
-  const result = await deposits.updateOne({ _id, transferId, networkCode, version: deposit.version - 1 }, { $set: fields }, { session });
+  // A followed task that ended is written as null ($set keeps a field it is not given), read back as absent.
+  const set = { ...fields, autoCollectTask: fields.autoCollectTask ?? null };
+  const result = await deposits.updateOne({ _id, transferId, networkCode, version: deposit.version - 1 }, { $set: set }, { session });
   return result.matchedCount === 1;
 }
 
@@ -111,7 +113,9 @@ export class MongoDepositRepository implements DepositRepository {
   listAutoCollectDue(networkCode: string, limit: number): Promise<Deposit[]> {
     return guarded('deposit read', async () => {
       if (limit <= 0) return [];
-      const docs = await this.deposits.find({ autoCollect: 'due', networkCode: networkCode as DepositDocument['networkCode'] })
+      const docs = await this.deposits.find({
+        $or: [{ autoCollect: 'due' }, { autoCollectTask: { $type: 'string' } }], networkCode: networkCode as DepositDocument['networkCode'],
+      })
         .sort({ confirmedAt: 1, _id: 1 }).limit(limit).toArray();
       return docs.map(fromDocument);
     });

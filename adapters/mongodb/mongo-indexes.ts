@@ -46,6 +46,8 @@ export const INDEX_DEFINITIONS: readonly IndexDefinition[] = [
   { collection: COLLECTIONS.deposits, keys: { userId: 1, detectedAt: -1, insertedSeq: -1, _id: -1 }, options: { name: 'by_user_newest_id' } },
   { collection: COLLECTIONS.deposits, keys: { networkCode: 1, blockNumber: 1, _id: 1 }, options: { name: 'pending_by_block', partialFilterExpression: { status: 'pending' } } },
   { collection: COLLECTIONS.deposits, keys: { networkCode: 1, confirmedAt: 1, _id: 1 }, options: { name: 'auto_collect_due', partialFilterExpression: { autoCollect: 'due' } } },
+  // Issue #34: started triggers whose task the auto collector follows (listAutoCollectDue's other half).
+  { collection: COLLECTIONS.deposits, keys: { networkCode: 1, confirmedAt: 1, _id: 1 }, options: { name: 'auto_collect_followed', partialFilterExpression: { autoCollectTask: { $type: 'string' } } } },
   { collection: COLLECTIONS.commands, keys: { lockedAddress: 1 }, options: { name: 'address_lock_unique', unique: true, ...present('lockedAddress') } },
   { collection: COLLECTIONS.commands, keys: { address: 1, status: 1 }, options: { name: 'active_by_address' } },
   // Newest-first pages end their sort on `_id`: `insertedSeq` is unique only per process, so two processes' inserts in

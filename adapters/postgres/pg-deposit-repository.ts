@@ -14,7 +14,8 @@ function toRow(r: StoredDeposit): Row {
   return {
     deposit_id: r.id, transfer_id: r.transferId, user_id: r.userId, address: r.address, network_code: r.networkCode,
     asset_symbol: r.assetSymbol, amount: r.amount, from_address: r.fromAddress, txid: r.txid, block_number: r.blockNumber,
-    status: r.status, detected_at: r.detectedAt, confirmed_at: r.confirmedAt, auto_collect: r.autoCollect ?? null, version: r.version,
+    status: r.status, detected_at: r.detectedAt, confirmed_at: r.confirmedAt, auto_collect: r.autoCollect ?? null,
+    auto_collect_task: r.autoCollectTask ?? null, version: r.version,
   };
 }
 
@@ -26,7 +27,8 @@ function depositFromRow(row: Row): Deposit {
     assetSymbol: row['asset_symbol'] as string, amount: row['amount'] as string, fromAddress: row['from_address'] as string,
     txid: row['txid'] as string, blockNumber: row['block_number'] as number, status: row['status'] as DepositStatus,
     detectedAt: row['detected_at'] as number, confirmedAt: row['confirmed_at'] as number | null,
-    autoCollect: row['auto_collect'] as StoredDeposit['autoCollect'], version: row['version'] as number,
+    autoCollect: row['auto_collect'] as StoredDeposit['autoCollect'], autoCollectTask: row['auto_collect_task'] as string | null,
+    version: row['version'] as number,
   });
 }
 
@@ -47,10 +49,11 @@ export async function replaceDeposit(q: Queryable, deposit: Deposit): Promise<bo
   const r = toStoredDeposit(deposit);
   const result = await q.query(
     `UPDATE ${TABLE} SET user_id = $5, address = $6, asset_symbol = $7, amount = $8, from_address = $9, txid = $10,
-       block_number = $11, status = $12, detected_at = $13, confirmed_at = $14, version = $15, auto_collect = $16
+       block_number = $11, status = $12, detected_at = $13, confirmed_at = $14, version = $15, auto_collect = $16,
+       auto_collect_task = $17
      WHERE deposit_id = $1 AND version = $2 AND transfer_id = $3 AND network_code = $4`,
     [r.id, r.version - 1, r.transferId, r.networkCode, r.userId, r.address, r.assetSymbol, r.amount, r.fromAddress, r.txid,
-      r.blockNumber, r.status, r.detectedAt, r.confirmedAt, r.version, r.autoCollect ?? null],
+      r.blockNumber, r.status, r.detectedAt, r.confirmedAt, r.version, r.autoCollect ?? null, r.autoCollectTask ?? null],
   );
   return result.rowCount === 1;
 }
@@ -118,7 +121,7 @@ export class PgDepositRepository implements DepositRepository {
   listAutoCollectDue(networkCode: string, limit: number): Promise<Deposit[]> {
     return guarded('deposit read', async () => {
       const { rows } = await this.pool.query(
-        `SELECT * FROM ${TABLE} WHERE auto_collect = 'due' AND network_code = $1
+        `SELECT * FROM ${TABLE} WHERE (auto_collect = 'due' OR auto_collect_task IS NOT NULL) AND network_code = $1
          ORDER BY confirmed_at, deposit_id COLLATE "C" LIMIT $2`,
         [networkCode, Math.max(0, limit)],
       );

@@ -22,6 +22,8 @@ export interface StoredDeposit {
   confirmedAt: number | null;
   /** The automatic collection trigger (issue #24 item 4); absent or null: never one. */
   autoCollect?: AutoCollectMark | null;
+  /** The started trigger's task being followed (issue #34); absent or null: none. */
+  autoCollectTask?: string | null;
   version: number;
 }
 
@@ -32,6 +34,7 @@ export function toStoredDeposit(d: Deposit): StoredDeposit {
     assetSymbol: d.assetSymbol, amount: encodeMoney(d.amount), fromAddress: d.fromAddress, txid: d.txid, blockNumber: d.blockNumber,
     status: d.status, detectedAt: d.detectedAt, confirmedAt: d.confirmedAt, version: d.version,
     ...(d.autoCollect === undefined ? {} : { autoCollect: d.autoCollect }),
+    ...(d.autoCollectTask === undefined ? {} : { autoCollectTask: d.autoCollectTask }),
   };
 }
 
@@ -42,5 +45,6 @@ export function fromStoredDeposit(r: StoredDeposit): Deposit {
     assetSymbol: r.assetSymbol, amount: decodeMoney(r.amount, 'deposit amount'), fromAddress: r.fromAddress, txid: r.txid,
     blockNumber: r.blockNumber, status: r.status, detectedAt: r.detectedAt, confirmedAt: nullable(r.confirmedAt), version: r.version,
     ...(r.autoCollect === undefined || r.autoCollect === null ? {} : { autoCollect: r.autoCollect }),
+    ...(r.autoCollectTask === undefined || r.autoCollectTask === null ? {} : { autoCollectTask: r.autoCollectTask }),
   };
 }

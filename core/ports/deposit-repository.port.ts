@@ -45,8 +45,9 @@ export interface DepositRepository {
    */
   listPendingUpTo(networkCode: string, blockNumber: number, limit: number): Promise<Deposit[]>;
   /**
-   * Up to `limit` records of the network whose automatic collection trigger is `due` (Deposit.autoCollect), earliest
-   * confirmed first (ties by deposit id): what the auto collector judges on each pass.
+   * Up to `limit` records of the network whose automatic collection trigger is `due` (Deposit.autoCollect) or whose
+   * started trigger's task is followed (Deposit.autoCollectTask, issue #34), earliest confirmed first (ties by deposit
+   * id): what the auto collector judges on each pass.
    */
   listAutoCollectDue(networkCode: string, limit: number): Promise<Deposit[]>;
 }

@@ -12,7 +12,8 @@ import { DepositRecorder } from './deposit-recorder.js';
 import { randomBytes } from 'node:crypto';
 import { AesGcmKeyCipher } from '../../../adapters/node/index.js';
 import { SelfDelegationEnergyProvider } from '../../../adapters/tron/self-delegation-energy-provider.js';
-import { collectionStepSettings } from './collection-executor.js';
+import { CollectionExecutor, collectionStepSettings } from './collection-executor.js';
+import { COLLECTION_STATUS } from '../../domain/model/collection-task.js';
 import { plannedSweepCheck } from './sweep-fee-quote.js';
 
 let devnet: Devnet;
@@ -30,7 +31,7 @@ describe('automatic collection (issue #24 item 4)', () => {
   const depsWith = (sweepFee?: SweepFeeQuote): AutoCollectorDeps => ({
     risk: core.stores.risk, commands: core.stores.commands, clock: core.clock, ids: core.stores.ids, addressLock: core.addressLock,
     settings: DEFAULT_CORE_SETTINGS, balances: core.stores.balances, wallets: core.stores.wallets, uow: core.stores.uow,
-    deposits: core.stores.deposits, developerConfigs: core.stores.developerConfigs,
+    deposits: core.stores.deposits, developerConfigs: core.stores.developerConfigs, tasks: core.stores.tasks,
     assets: createAssetRegistry({ usdtContract: devnet.usdtAddress }), ...(sweepFee === undefined ? {} : { sweepFee }),
   });
   const recorder = () => new DepositRecorder({
@@ -72,8 +73,10 @@ describe('automatic collection (issue #24 item 4)', () => {
     const command = (await core.stores.commands.findActiveByAddress(sub))!;
     expect(command).toMatchObject({ type: 3, userId: user.userId, assetSymbol: 'USDT', lockedAmount: 10_000_000n });
     expect(await core.stores.tasks.get(String(command.params['task_no']))).toMatchObject({ address: sub, assetSymbol: 'USDT', status: 1 });
-    expect((await core.stores.deposits.findById(due.depositId))!.autoCollect).toBe('started');
-    expect(await new AutoCollector(depsWith(), 'TRON').pass()).toEqual([]);
+    expect((await core.stores.deposits.findById(due.depositId))!).toMatchObject({ autoCollect: 'started', autoCollectTask: command.params['task_no'] });
+    // Issue #34: followed while its task runs, never a second collection.
+    expect(await new AutoCollector(depsWith(), 'TRON').pass()).toEqual(['forwarding']);
+    expect((await core.stores.commands.listByUser(user.userId, {}, { offset: 0, limit: 10 })).items).toHaveLength(1);
   });
 
   it('below min_amount (dust never counts) none: skipped; a held address: skipped, the running command stays alone', async () => {
@@ -164,6 +167,60 @@ describe('automatic collection (issue #24 item 4)', () => {
     expect(await tasksOn()).toBe(1);
   });
 
+  // Issue #34: the plan passed, then the task's own planning found no energy (a race): the trigger is due again.
+  it('a started trigger whose task fails for want of energy with nothing sent: due again, rested, started again; any other end: let go', async () => {
+    await setRule(RULE);
+    const due = await confirmedDeposit(20_000_000n);
+    devnet.fundToken(sub, 20_000_000n);
+    devnet.fund(user.main, 100_000_000);
+    devnet.mine(1);
+    await cacheBalances({ balances: core.stores.balances, clock: core.clock }, sub, { USDT: 20_000_000n });
+    const cipher = AesGcmKeyCipher.fromConfig(randomBytes(32).toString('base64'));
+    const energy = { self: new SelfDelegationEnergyProvider(core.chain) };
+    const sweepCheck = plannedSweepCheck({ chain: core.chain, clock: core.clock, wallets: core.stores.wallets, cipher, energy },
+      collectionStepSettings({ burnEnabled: true }));
+    const reasons: (string | null)[] = [];
+    const collector = new AutoCollector({ ...depsWith(), sweepCheck }, 'TRON', (_d, _fee, _cap, reason) => reasons.push(reason), 60_000);
+    // The task's planning when the energy is gone by then: no stake to lend, burning not allowed.
+    const starved = () => new CollectionExecutor({
+      ...core.stores, chain: core.chain, clock: core.clock, cipher, assets: createAssetRegistry({ usdtContract: devnet.usdtAddress }), energy,
+    }, { burnEnabled: false });
+    const commands = async () => (await core.stores.commands.listByUser(user.userId, {}, { offset: 0, limit: 10 })).items;
+
+    expect(await collector.pass()).toEqual(['started']);
+    const first = (await core.stores.deposits.findById(due.depositId))!.autoCollectTask!;
+    await starved().runDue();
+    expect(await core.stores.tasks.get(first)).toMatchObject({ status: COLLECTION_STATUS.FAILED, errorCode: 'BIZ-ENERGY-UNAVAILABLE' });
+    expect(await collector.pass()).toEqual(['waiting']);
+    const waiting = (await core.stores.deposits.findById(due.depositId))!;
+    expect(waiting.autoCollect).toBe('due');
+    expect(waiting).not.toHaveProperty('autoCollectTask');
+    expect(reasons).toEqual([(await core.stores.tasks.get(first))!.lastError]);
+    expect(collector.waiting()).toBe(1);
+    // Rested like any wait, then started again by itself: a second collection only once the first is over.
+    expect(await collector.pass()).toEqual([]);
+    core.clock.advance(60_000);
+    expect(await collector.pass()).toEqual(['started']);
+    expect(await commands()).toHaveLength(2);
+
+    // The second task ends FAILED after a transaction was recorded (its funding went out): the trigger stays started.
+    const second = (await core.stores.tasks.get((await core.stores.deposits.findById(due.depositId))!.autoCollectTask!))!;
+    const funded = {
+      status: COLLECTION_STATUS.FUNDING_TRX, orderRef: null, startedAt: core.clock.now(), completedAt: core.clock.now(),
+      transaction: { txid: 'f'.repeat(64), signedJson: '{}', expiresAt: core.clock.now() + 60_000, broadcastAt: core.clock.now() },
+    };
+    await core.stores.tasks.update({
+      ...second, status: COLLECTION_STATUS.FAILED, errorCode: 'BIZ-ENERGY-UNAVAILABLE', lastError: 'gone', steps: [funded],
+      finishedAt: core.clock.now(), version: second.version + 1,
+    } as typeof second);
+    expect(await collector.pass()).toEqual(['followed']);
+    expect((await core.stores.deposits.findById(due.depositId))!).toMatchObject({ autoCollect: 'started' });
+    expect((await core.stores.deposits.findById(due.depositId))!).not.toHaveProperty('autoCollectTask');
+    core.clock.advance(3_600_000);
+    expect(await collector.pass()).toEqual([]);
+    expect(await commands()).toHaveLength(2);
+  });
+
   it('property: repeated and duplicated confirmations, 1-3 workers judging at once, crashes before the commit: at most one collection per trigger, exactly one when it is due and enough', async () => {
     await fc.assert(fc.asyncProperty(
       fc.integer({ min: 1, max: 3 }), fc.bigInt({ min: 0n, max: 30_000_000n }), fc.integer({ min: 1, max: 4 }), fc.boolean(),
@@ -189,7 +246,8 @@ describe('automatic collection (issue #24 item 4)', () => {
         expect(started).toBe(tasks);
         expect(tasks).toBe(amount >= 10_000_000n ? 1 : 0);
         expect((await core.stores.deposits.findById(due.depositId))!.autoCollect).toBe(tasks === 1 ? 'started' : 'skipped');
-        expect(await new AutoCollector(depsWith(), 'TRON').pass()).toEqual([]);
+        // A started trigger is followed while its task runs (issue #34), never started again.
+        expect(await new AutoCollector(depsWith(), 'TRON').pass()).toEqual(tasks === 1 ? ['forwarding'] : []);
       },
     ), { numRuns: 25 });
   });

@@ -1,4 +1,7 @@
 import { ConcurrencyConflict, DomainError } from '../../domain/errors.js';
+import { isTerminalCollectionStatus } from '../../domain/collection-machine.js';
+import { forwardRetryable } from '../../domain/forward-wait.js';
+import type { CollectionTaskRepository } from '../../ports/collection-task-repository.port.js';
 import type { Asset } from '../../domain/model/asset.js';
 import type { NetworkCode } from '../../domain/model/common.js';
 import type { Deposit } from '../../domain/model/deposit.js';
@@ -21,6 +24,8 @@ export type AutoCollectorDeps = CollectionStarterDeps & {
   readonly assets: AssetRegistry;
   /** The fee cap's measure; absent, max_fee_sun is not checked (a host that cannot plan off a task). */
   readonly sweepFee?: SweepFeeQuote;
+  /** Where a started trigger's task is read (issue #34: one that failed for want of energy makes the trigger due again). */
+  readonly tasks: Pick<CollectionTaskRepository, 'get'>;
 };
 
 /**
@@ -30,9 +35,11 @@ export type AutoCollectorDeps = CollectionStarterDeps & {
  * but no command holds the address (another worker is judging it); it stays due. `raced`: another worker judged it
  * first. The rest mark it skipped: `below-minimum` (the sweepable cached balance is under min_amount), `locked` (a
  * command holds the address; a later deposit takes what is left), `refused` (risk), `no-rule` (the rule, the wallet or
- * the asset is gone).
+ * the asset is gone). A started trigger is followed until its task ends (issue #34): `forwarding` while it runs;
+ * `followed` once it ended DONE or failed for good (the trigger stays started); `waiting` also when it ended FAILED for
+ * want of energy with nothing sent (forwardRetryable): the trigger is due again and judged after its rest.
  */
-export type AutoCollectOutcome = 'started' | 'waiting' | 'busy' | 'raced' | 'below-minimum' | 'locked' | 'refused' | 'no-rule';
+export type AutoCollectOutcome = 'started' | 'waiting' | 'forwarding' | 'followed' | 'busy' | 'raced' | 'below-minimum' | 'locked' | 'refused' | 'no-rule';
 
 const BELOW_MINIMUM = Symbol('below-minimum');
 
@@ -79,6 +86,7 @@ export class AutoCollector {
 
   /** Judges one due trigger (see AutoCollectOutcome). */
   async judge(deposit: Deposit): Promise<AutoCollectOutcome> {
+    if (deposit.autoCollectTask !== undefined) return this.follow(deposit, deposit.autoCollectTask);
     const rule = (await this.deps.developerConfigs.get(deposit.userId))?.autoCollect?.[deposit.assetSymbol];
     const wallet = await this.deps.wallets.findByAddress(deposit.address);
     const asset = this.deps.assets.find(deposit.networkCode, deposit.assetSymbol);
@@ -100,13 +108,14 @@ export class AutoCollector {
         return 'waiting';
       }
     }
-    const started: Deposit = { ...deposit, autoCollect: 'started', version: deposit.version + 1 };
+    // Followed until its task ends (issue #34): written with the task, in the same commit.
+    const started = (taskNo: string): Deposit => ({ ...deposit, autoCollect: 'started', autoCollectTask: taskNo, version: deposit.version + 1 });
     try {
       // The fee quote above just planned the sweep: the energy check need not plan it a second time.
       const deps = this.deps.sweepFee === undefined ? this.deps : { ...this.deps, sweepCheck: undefined };
       await startCollection(deps, wallet, asset, async (available) => {
         if (!enough(available)) throw BELOW_MINIMUM;
-      }, { deposits: [started] });
+      }, (task) => ({ deposits: [started(task.taskNo)] }));
       return 'started';
     } catch (error) {
       if (error === BELOW_MINIMUM) return this.skip(deposit, 'below-minimum');
@@ -132,6 +141,28 @@ export class AutoCollector {
     const main = await this.deps.wallets.findMain(wallet.userId, wallet.networkCode);
     if (main === null || this.deps.sweepCheck === undefined) return null;
     return (await this.deps.sweepCheck(wallet, main.address, asset, cachedSweepable(asset, cached)))?.message ?? null;
+  }
+
+  /**
+   * A started trigger's task (issue #34): still running, nothing to do (never a second collection meanwhile); FAILED
+   * for want of energy with nothing sent, the trigger due again (resting like any wait, the task's reason reported);
+   * any other end, or the task gone, the trigger stays started and is followed no more.
+   */
+  private async follow(deposit: Deposit, taskNo: string): Promise<AutoCollectOutcome> {
+    const task = await this.deps.tasks.get(taskNo);
+    if (task !== null && !isTerminalCollectionStatus(task.status)) return 'forwarding';
+    const { autoCollectTask: _ended, ...rest } = deposit;
+    const retry = task !== null && forwardRetryable(task);
+    try {
+      await this.deps.uow.commit({ deposits: [{ ...rest, autoCollect: retry ? 'due' : 'started', version: deposit.version + 1 }] });
+    } catch (error) {
+      if (error instanceof ConcurrencyConflict) return 'raced';
+      throw error;
+    }
+    if (!retry) return 'followed';
+    const rule = (await this.deps.developerConfigs.get(deposit.userId))?.autoCollect?.[deposit.assetSymbol];
+    this.onWait(deposit, null, rule?.maxFeeSun ?? 0n, task.lastError);
+    return 'waiting';
   }
 
   /** Triggers this process rests after a wait (above the fee cap, or no energy source): pending forwards. */

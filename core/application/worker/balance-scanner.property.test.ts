@@ -151,7 +151,7 @@ async function schedule(level: ChainLevel, steps: readonly Step[], auto: Auto): 
       const quotes = async () => auto.feeSun;
       const collector = () => new AutoCollector({
         risk: mem.risk, commands: mem.commands, clock, ids: mem.ids, addressLock, settings: DEFAULT_CORE_SETTINGS, balances: mem.balances,
-        wallets: mem.wallets, uow, deposits: mem.deposits, developerConfigs: mem.developerConfigs, assets, sweepFee: quotes,
+        wallets: mem.wallets, uow, deposits: mem.deposits, developerConfigs: mem.developerConfigs, assets, sweepFee: quotes, tasks: mem.tasks,
       }, 'TRON', () => undefined, 0);
       const runs = await Promise.allSettled(Array.from({ length: auto.collectors }, () => collector().pass()));
       for (const r of runs) {

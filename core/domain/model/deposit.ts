@@ -35,6 +35,12 @@ export interface Deposit extends Versioned {
    * gone). Absent: never a trigger.
    */
   readonly autoCollect?: AutoCollectMark;
+  /**
+   * The task a `started` trigger made, while the auto collector follows it (issue #34): set in the same write as
+   * `started`, removed once that task ended, unless it ended FAILED for want of energy with nothing sent
+   * (forwardRetryable): then the trigger goes back to `due`. Absent otherwise, and on triggers started before it existed.
+   */
+  readonly autoCollectTask?: string;
 }
 
 /** Where a deposit's automatic collection trigger stands; see Deposit.autoCollect. */
