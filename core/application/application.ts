@@ -239,7 +239,7 @@ export interface Application {
 }
 
 /** The ledger reads as the API host calls them (the class is their only implementation). */
-export type LedgerService = Pick<LedgerUseCases, 'listEntries' | 'balances'>;
+export type LedgerService = Pick<LedgerUseCases, 'listEntries' | 'exportEntries' | 'balances' | 'statement'>;
 
 /** The policy use cases as the API host calls them (the class is their only implementation). */
 export type WithdrawalPoliciesService = Pick<WithdrawalPoliciesUseCases,

@@ -4,8 +4,11 @@ import type { Deposit } from '../domain/model/deposit.js';
 /** The cause type of a confirmed deposit's transaction; its id is the deposit id, its txid the deposit's. */
 export const DEPOSIT_CAUSE = 'deposit';
 
+/** The cause type of a sweep's transactions (its transfer and its fees); its id is the collection task's number. */
+export const COLLECTION_CAUSE = 'collection';
+
 /** The cause types booked so far: an entry's `kind` on the wire, and the values GET /ledger/entries?kind= takes. */
-export const LEDGER_ENTRY_KINDS = [DEPOSIT_CAUSE] as const;
+export const LEDGER_ENTRY_KINDS = [DEPOSIT_CAUSE, COLLECTION_CAUSE] as const;
 
 /**
  * The transaction a confirmed deposit books: its amount from `external_in` to the custodial address, at its

@@ -1,5 +1,6 @@
 import { validationError } from '../domain/errors.js';
 import { LEDGER_ACCOUNT_KINDS, type LedgerAccountKind, type LedgerEntry } from '../domain/ledger.js';
+import { statementOf } from '../domain/ledger-statement.js';
 import type { UserId } from '../domain/model/common.js';
 import { parsePageQuery, toItemsPage, type ItemsPage } from '../domain/pagination.js';
 import { formatIsoTime, parseIsoTime } from '../domain/time.js';
@@ -31,6 +32,18 @@ export interface LedgerBalancesView {
   readonly totals: { readonly asset_symbol: string; readonly balance: string }[];
 }
 
+/** GET /ledger/statement (issue #36, Interface): per asset, `closing = opening + received - costs - sent`. */
+export interface LedgerStatementView {
+  readonly from: string;
+  readonly to: string;
+  readonly assets: {
+    readonly asset_symbol: string; readonly opening: string; readonly received: string; readonly costs: string; readonly sent: string; readonly closing: string;
+  }[];
+}
+
+/** The most entries one export (CSV without page) answers. */
+export const LEDGER_EXPORT_MAX_ROWS = 10_000;
+
 /** The ports the ledger reads touch. */
 export type LedgerReadDeps = Pick<ResolvedDeps, 'ledger' | 'clock'>;
 
@@ -54,20 +67,49 @@ export class LedgerUseCases {
   /** query {from?, to? (ISO 8601 with offset, inclusive), address?, asset_symbol?, kind?, account_kind?, page?, per_page?}: booking order. */
   async listEntries(userId: UserId, query: unknown): Promise<ItemsPage<LedgerEntryView>> {
     const fields = fieldsOf(query, 'query');
-    const from = isoTime(fields, 'from');
-    const to = isoTime(fields, 'to');
-    if (from !== undefined && to !== undefined && from > to) throw validationError('from', 'must not be after to');
-    const address = nonEmpty(fields, 'address', 64);
-    const assetSymbol = nonEmpty(fields, 'asset_symbol', 32);
-    const causeType = oneOf(fields, 'kind', LEDGER_ENTRY_KINDS);
-    const kind = oneOf(fields, 'account_kind', LEDGER_ACCOUNT_KINDS);
+    const filter = entryFilterOf(fields);
     const page = parsePageQuery(fields, 'standard');
-    const filter: LedgerEntryFilter = {
-      ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }), ...(address === undefined ? {} : { address }),
-      ...(assetSymbol === undefined ? {} : { assetSymbol }), ...(causeType === undefined ? {} : { causeType }), ...(kind === undefined ? {} : { kind }),
-    };
     const found = await this.deps.ledger.entries(userId, filter, page);
     return toItemsPage(found.items.map(toLedgerEntryView), found.total, page.page, page.perPage);
+  }
+
+  /**
+   * The entries of an export (CSV): with `page` or `per_page`, that page as listEntries answers it; without, every
+   * matching entry in booking order, up to LEDGER_EXPORT_MAX_ROWS (more is a VALIDATION-ERROR asking for a narrower
+   * period or pages: an export is never cut short silently).
+   */
+  async exportEntries(userId: UserId, query: unknown): Promise<LedgerEntryView[]> {
+    const fields = fieldsOf(query, 'query');
+    if (fields['page'] !== undefined || fields['per_page'] !== undefined) return (await this.listEntries(userId, query)).items;
+    const filter = entryFilterOf(fields);
+    const found = await this.deps.ledger.entries(userId, filter, { offset: 0, limit: LEDGER_EXPORT_MAX_ROWS + 1 });
+    if (found.items.length > LEDGER_EXPORT_MAX_ROWS) {
+      throw validationError('to', `matches ${found.total} entries, more than an export holds (${LEDGER_EXPORT_MAX_ROWS}): narrow from and to, or ask for pages with page and per_page`);
+    }
+    return found.items.map(toLedgerEntryView);
+  }
+
+  /**
+   * query {from (required), to? (default now), asset_symbol?}, ISO 8601 with offset, both inclusive: per asset the
+   * custodial addresses' opening balance (just before `from`), received, costs, sent and closing balance (at `to`),
+   * from two balance reads (ledger-statement.ts). A named asset is listed even without entries.
+   */
+  async statement(userId: UserId, query: unknown): Promise<LedgerStatementView> {
+    const fields = fieldsOf(query, 'query');
+    const from = isoTime(fields, 'from');
+    if (from === undefined) throw validationError('from', 'is required');
+    const to = isoTime(fields, 'to') ?? this.deps.clock.now();
+    if (from > to) throw validationError('from', 'must not be after to');
+    const assetSymbol = nonEmpty(fields, 'asset_symbol', 32);
+    const [before, after] = await Promise.all([this.deps.ledger.balancesAt(userId, from - 1), this.deps.ledger.balancesAt(userId, to)]);
+    const lines = statementOf(before, after, assetSymbol === undefined ? undefined : [assetSymbol]);
+    return {
+      from: formatIsoTime(from), to: formatIsoTime(to),
+      assets: lines.map((l) => ({
+        asset_symbol: l.assetSymbol, opening: l.opening.toString(), received: l.received.toString(), costs: l.costs.toString(),
+        sent: l.sent.toString(), closing: l.closing.toString(),
+      })),
+    };
   }
 
   /** query {at? (ISO 8601 with offset; default now)}: each custodial address's balance per asset, and the totals per asset. */
@@ -84,6 +126,21 @@ export class LedgerUseCases {
       totals: [...totals].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([asset_symbol, balance]) => ({ asset_symbol, balance: balance.toString() })),
     };
   }
+}
+
+/** The entry filters of a query (GET /ledger/entries and its export). */
+function entryFilterOf(fields: Fields): LedgerEntryFilter {
+  const from = isoTime(fields, 'from');
+  const to = isoTime(fields, 'to');
+  if (from !== undefined && to !== undefined && from > to) throw validationError('from', 'must not be after to');
+  const address = nonEmpty(fields, 'address', 64);
+  const assetSymbol = nonEmpty(fields, 'asset_symbol', 32);
+  const causeType = oneOf(fields, 'kind', LEDGER_ENTRY_KINDS);
+  const kind = oneOf(fields, 'account_kind', LEDGER_ACCOUNT_KINDS);
+  return {
+    ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }), ...(address === undefined ? {} : { address }),
+    ...(assetSymbol === undefined ? {} : { assetSymbol }), ...(causeType === undefined ? {} : { causeType }), ...(kind === undefined ? {} : { kind }),
+  };
 }
 
 function isoTime(fields: Fields, field: string): number | undefined {

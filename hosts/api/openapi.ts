@@ -163,6 +163,8 @@ function operation(route: RouteDef): Record<string, unknown> {
   const success = route.docs.produces === undefined
     ? { 'application/json': { schema: envelope(route.docs.data), example: { code: 'OK', message: 'success', data: example } } }
     : { [route.docs.produces]: { schema: route.docs.produces === 'application/json' ? route.docs.data : s.str(), example } };
+  const alsoProduces = route.docs.alsoProduces;
+  if (alsoProduces !== undefined) Object.assign(success, { [alsoProduces.mediaType]: { schema: s.str(), example: alsoProduces.example } });
   const responses: Record<string, unknown> = { [String(route.status ?? 200)]: { description: 'success', content: success } };
   const also = route.docs.alsoAnswers;
   if (also !== undefined) {

@@ -59,6 +59,11 @@ export interface RouteDocs {
   readonly example?: unknown;
   /** Media type of a non-envelope success answer (the payer page). */
   readonly produces?: string;
+  /**
+   * A second media type of the success answer, negotiated by the handler (`Accept` or `format=`), outside the envelope:
+   * the ledger's CSV (issue #36). Errors stay in the JSON envelope.
+   */
+  readonly alsoProduces?: { readonly mediaType: string; readonly example: string };
   /** Catalogue codes the route documents besides the cross-cutting ones (401, 403, 422, 429, 500). */
   readonly errors?: readonly string[];
   /** The operation's longer description (Markdown), where the summary cannot say enough. */

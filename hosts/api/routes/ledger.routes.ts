@@ -1,6 +1,7 @@
 import type { Application } from '../../../core/application/index.js';
 import { LEDGER_ENTRY_KINDS } from '../../../core/application/ledger-bookings.js';
 import { LEDGER_ACCOUNT_KINDS } from '../../../core/domain/ledger.js';
+import { CSV_MEDIA_TYPE, csvAnswer, wantsCsv } from '../csv.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { itemsPage, s } from '../openapi-schemas.js';
 import { pageQuery } from './wallet.routes.js';
@@ -40,13 +41,67 @@ const ENTRIES_EXAMPLE = {
   pagination: { page: 1, per_page: 20, total: 2, pages: 1 },
 };
 
+const CSV_DESCRIPTION = [
+  '',
+  'As CSV (`Accept: text/csv` or `format=csv`): one header row naming the JSON fields (nested ones as `account.kind`,',
+  '`cause.txid`), then one row per item, CRLF-separated; an absent field is an empty cell. The CSV is the bare list, not the',
+  'envelope; errors stay in the JSON envelope.',
+].join('\n');
+
 const ENTRIES_DESCRIPTION = [
   'Extension (issue #36): the caller\'s books, double entry. Every movement is one transaction whose entries sum to zero per',
   'asset; an entry is never changed (a correction is a new transaction naming the one it `reverses`). Accounts are per network,',
   'asset and holder: `custodial` (one of your addresses), the chain fees, `external_in` (its balance is minus what came in from',
   'outside) and `external_out`. Booked so far: confirmed deposits (external_in -> the custodial address, at the confirmation).',
   'Oldest first, in booking order.',
+  CSV_DESCRIPTION,
+  'A CSV without `page` and `per_page` holds every matching entry, up to 10,000 (more is a VALIDATION-ERROR naming `to`: narrow',
+  'the period, or ask for pages); with either, it holds that page.',
 ].join('\n');
+
+const STATEMENT = s.obj({
+  from: isoTime, to: isoTime,
+  assets: s.arr(s.obj({
+    asset_symbol: s.str(), opening: { ...signedAmount, description: 'the custodial addresses\' balance just before `from`' },
+    received: { ...signedAmount, description: 'money in from outside (less reversals)' },
+    costs: { ...signedAmount, description: 'chain fees paid: TRX burned, bandwidth, energy rental' },
+    sent: { ...signedAmount, description: 'money out to outside' },
+    closing: { ...signedAmount, description: 'the custodial addresses\' balance at `to`: opening + received - costs - sent' },
+  })),
+});
+
+/** The CSV columns of an entry: the JSON fields, nested ones with a dot. */
+export const ENTRY_CSV_COLUMNS = [
+  'entry_id', 'transaction_id', 'occurred_at', 'kind', 'account.kind', 'account.network_code', 'account.asset_symbol', 'account.address',
+  'amount', 'balance_after', 'cause.type', 'cause.id', 'cause.txid', 'reverses',
+] as const;
+/** The CSV columns of a statement: one row per asset, with the period's `from` and `to` on each. */
+export const STATEMENT_CSV_COLUMNS = ['from', 'to', 'asset_symbol', 'opening', 'received', 'costs', 'sent', 'closing'] as const;
+
+const STATEMENT_EXAMPLE = {
+  from: '2026-01-01T00:00:00+00:00', to: '2026-01-31T23:59:59+00:00',
+  assets: [
+    { asset_symbol: 'TRX', opening: '0', received: '30000000', costs: '13845000', sent: '0', closing: '16155000' },
+    { asset_symbol: 'USDT', opening: '0', received: '25000000', costs: '0', sent: '10000000', closing: '15000000' },
+  ],
+};
+
+const CSV_QUERY = {
+  format: {
+    schema: s.enumOf(['json', 'csv']),
+    description: 'csv answers text/csv instead of the JSON envelope (as `Accept: text/csv` does); errors stay JSON',
+  },
+};
+
+const csvLine = (values: readonly string[]): string => `${values.join(',')}\r\n`;
+const ENTRIES_CSV_EXAMPLE = csvLine(ENTRY_CSV_COLUMNS) + ENTRIES_EXAMPLE.items.map((e) => csvLine([
+  e.entry_id, e.transaction_id, e.occurred_at, e.kind, e.account.kind, e.account.network_code, e.account.asset_symbol, e.account.address ?? '',
+  e.amount, e.balance_after, e.cause.type, e.cause.id, e.cause.txid, '',
+])).join('');
+const STATEMENT_CSV_EXAMPLE = csvLine(STATEMENT_CSV_COLUMNS) + STATEMENT_EXAMPLE.assets.map((a) => csvLine([
+  STATEMENT_EXAMPLE.from, STATEMENT_EXAMPLE.to, a.asset_symbol, a.opening, a.received, a.costs, a.sent, a.closing,
+])).join('');
+
 
 const TIME_QUERY = (what: string) => ({ schema: s.str(), description: `${what}: ISO 8601 with an offset, e.g. 2026-01-01T00:00:00Z (inclusive)` });
 
@@ -60,11 +115,37 @@ export function ledgerRoutes(app: Application): RouteDef[] {
         query: {
           from: TIME_QUERY('from'), to: TIME_QUERY('to'), address: { schema: s.str(), description: 'entries of this custodial address' },
           asset_symbol: { schema: s.str() }, kind: { schema: s.enumOf(LEDGER_ENTRY_KINDS), description: 'what moved the money' },
-          account_kind: { schema: s.enumOf(LEDGER_ACCOUNT_KINDS), description: 'extension: entries on accounts of this kind' }, ...pageQuery,
+          account_kind: { schema: s.enumOf(LEDGER_ACCOUNT_KINDS), description: 'extension: entries on accounts of this kind' }, ...pageQuery, ...CSV_QUERY,
         },
-        data: itemsPage(ENTRY), example: ENTRIES_EXAMPLE,
+        data: itemsPage(ENTRY), example: ENTRIES_EXAMPLE, alsoProduces: { mediaType: CSV_MEDIA_TYPE, example: ENTRIES_CSV_EXAMPLE },
       },
-      handle: ({ caller, query }) => app.ledger.listEntries(caller.userId, query),
+      handle: async ({ caller, query, headers }) => (wantsCsv(query, headers)
+        ? csvAnswer(ENTRY_CSV_COLUMNS, await app.ledger.exportEntries(caller.userId, query), 'ledger-entries')
+        : app.ledger.listEntries(caller.userId, query)),
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/ledger/statement', auth: 'developer',
+      docs: {
+        operationId: 'getLedgerStatement', summary: 'The caller\'s statement over a period, per asset', tag: 'Wallet',
+        description: [
+          'Extension (issue #36): per asset, your custodial addresses\' balance just before `from` (opening), the money received from',
+          'outside, the chain fees paid (costs: TRX burned, bandwidth, energy rental), the money sent outside, and the balance at `to`',
+          '(closing = opening + received - costs - sent), read from the books. Moves between your own addresses (a sweep) are neither',
+          'in nor out. Each total equals the sum of its account kind\'s entries in the period (GET /ledger/entries with `account_kind`).',
+          CSV_DESCRIPTION,
+        ].join('\n'),
+        query: {
+          from: { schema: s.str(), description: 'required: ISO 8601 with an offset, e.g. 2026-01-01T00:00:00Z (inclusive)' },
+          to: { schema: s.str(), description: 'ISO 8601 with an offset (inclusive); default now' },
+          asset_symbol: { schema: s.str(), description: 'only this asset (listed even without entries)' }, ...CSV_QUERY,
+        },
+        data: STATEMENT, example: STATEMENT_EXAMPLE, alsoProduces: { mediaType: CSV_MEDIA_TYPE, example: STATEMENT_CSV_EXAMPLE },
+      },
+      handle: async ({ caller, query, headers }) => {
+        const csv = wantsCsv(query, headers);
+        const statement = await app.ledger.statement(caller.userId, query);
+        return csv ? csvAnswer(STATEMENT_CSV_COLUMNS, statement.assets.map((a) => ({ from: statement.from, to: statement.to, ...a })), 'ledger-statement') : statement;
+      },
     }),
     defineRoute({
       method: 'GET', path: '/api/ledger/balances', auth: 'developer',

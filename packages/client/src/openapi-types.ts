@@ -132,6 +132,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/commands/{commandNo}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel your own withdrawal before anything was broadcast (extension)
+         * @description Issue #35: the account that requested a withdrawal cancels it while it is PENDING (awaiting its approval or not) or RUNNING with nothing broadcast; it becomes CANCELLED, its held amount is released, an awaited approval is closed as `cancelled`, and `withdrawal.cancelled` goes to the audit log. A withdrawal already broadcast or finished, or a command of another type, is 409 BIZ-COMMAND-NOT-CANCELLABLE. Cancelling only tightens, so no step-up code is asked.
+         */
+        post: operations["cancelOwnWithdrawal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/deposits": {
         parameters: {
             query?: never;
@@ -189,6 +209,83 @@ export interface paths {
          *     address, sweeps, TRX recovery) are not deposits. Newest first.
          */
         get: operations["listWalletDeposits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ledger/entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the caller's ledger entries
+         * @description Extension (issue #36): the caller's books, double entry. Every movement is one transaction whose entries sum to zero per
+         *     asset; an entry is never changed (a correction is a new transaction naming the one it `reverses`). Accounts are per network,
+         *     asset and holder: `custodial` (one of your addresses), the chain fees, `external_in` (its balance is minus what came in from
+         *     outside) and `external_out`. Booked so far: confirmed deposits (external_in -> the custodial address, at the confirmation).
+         *     Oldest first, in booking order.
+         *
+         *     As CSV (`Accept: text/csv` or `format=csv`): one header row naming the JSON fields (nested ones as `account.kind`,
+         *     `cause.txid`), then one row per item, CRLF-separated; an absent field is an empty cell. The CSV is the bare list, not the
+         *     envelope; errors stay in the JSON envelope.
+         *     A CSV without `page` and `per_page` holds every matching entry, up to 10,000 (more is a VALIDATION-ERROR naming `to`: narrow
+         *     the period, or ask for pages); with either, it holds that page.
+         */
+        get: operations["listLedgerEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ledger/statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's statement over a period, per asset
+         * @description Extension (issue #36): per asset, your custodial addresses' balance just before `from` (opening), the money received from
+         *     outside, the chain fees paid (costs: TRX burned, bandwidth, energy rental), the money sent outside, and the balance at `to`
+         *     (closing = opening + received - costs - sent), read from the books. Moves between your own addresses (a sweep) are neither
+         *     in nor out. Each total equals the sum of its account kind's entries in the period (GET /ledger/entries with `account_kind`).
+         *
+         *     As CSV (`Accept: text/csv` or `format=csv`): one header row naming the JSON fields (nested ones as `account.kind`,
+         *     `cause.txid`), then one row per item, CRLF-separated; an absent field is an empty cell. The CSV is the bare list, not the
+         *     envelope; errors stay in the JSON envelope.
+         */
+        get: operations["getLedgerStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ledger/balances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's ledger balances at a time
+         * @description Extension (issue #36): each custodial address's balance per asset after the last entry at or before `at` (default now), and the totals per asset, read from the books (not from the chain).
+         */
+        get: operations["getLedgerBalances"];
         put?: never;
         post?: never;
         delete?: never;
@@ -493,7 +590,7 @@ export interface paths {
         put?: never;
         /**
          * Log in; returns a session token (st_…)
-         * @description With two-factor on, a right password without `totp_code` is 401 AUTH-TOTP-REQUIRED, and a wrong, expired or already used code is 401 AUTH-TOTP-INVALID (each try counts against the login limits). The accepted code also unlocks the step-up routes for this session for 5 minutes (send it again in `X-TOTP-Code`).
+         * @description With two-factor on, a right password without `totp_code` is 401 AUTH-TOTP-REQUIRED, and a wrong, expired or already used code is 401 AUTH-TOTP-INVALID (each try counts against the login limits). The accepted code authorises the login only (issue #35): each step-up action needs a code of its own. Wrong codes at login, step-up and 2FA disable share one budget of 10; once it is spent the account is locked (423 AUTH-ACCOUNT-LOCKED), the owner is mailed, and a password reset unlocks it.
          */
         post: operations["login"];
         delete?: never;
@@ -578,7 +675,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Set the developer configuration (webhook URL and secret, minimum collect amounts, event types) */
+        /**
+         * Set the developer configuration (webhook URL and secret, minimum collect amounts, event types)
+         * @description With two-factor on, a code in `X-TOTP-Code` is needed when the body sets webhook_url or webhook_secret (issue #26), or display_name, event_types, or an auto_collect rule whose max_fee_sun is above 10000000 (10 TRX: no fee cap) (issue #35). Without two-factor nothing is asked.
+         */
         put: operations["setDeveloperConfig"];
         post?: never;
         delete?: never;
@@ -622,6 +722,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/api-tokens/{id}/expiry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a Developer API Token's expiry, reviewing it (extension)
+         * @description Issue #35: `expires_at` (ISO 8601 with an offset, in the future) is when the token stops working; null: never. Setting it also clears the review mark a password reset puts on every token (`review_since`). A code in `X-TOTP-Code` is needed with two-factor on. A token may be given an expiry at creation too (`POST /api-tokens`).
+         */
+        put: operations["setApiTokenExpiry"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/api-tokens/{id}": {
         parameters: {
             query?: never;
@@ -632,7 +752,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke a Developer API Token */
+        /**
+         * Revoke a Developer API Token
+         * @description With two-factor on, a code in `X-TOTP-Code` is needed (issue #35: a stolen session must not cut the backend off its API).
+         */
         delete: operations["revokeApiToken"];
         options?: never;
         head?: never;
@@ -1029,7 +1152,7 @@ export interface paths {
         put?: never;
         /**
          * Turn two-factor on with a current code; answers the 10 single-use recovery codes, once (extension)
-         * @description From then on login needs `totp_code`, and withdrawals, staking, API-token creation, webhook URL or secret changes and withdrawal-policy changes need a code in the `X-TOTP-Code` header. Each try counts against the code-try limits (5 a minute, 20 an hour, 50 a day).
+         * @description From then on login needs `totp_code`, and withdrawals, staking, API-token creation, expiry and revocation, webhook URL or secret changes, the payer-facing name, event types, auto-collect without a fee cap and withdrawal-policy changes need a code in the `X-TOTP-Code` header: a code authorises one kind of action for 5 minutes, a withdrawal's code that withdrawal only, a recovery code none (issue #35). Each try counts against the code-try limits (5 a minute, 20 an hour, 50 a day) and the account's budget of 10 wrong codes.
          */
         post: operations["enableTwoFactor"];
         delete?: never;
@@ -1047,7 +1170,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Turn two-factor off with a current code or a recovery code (extension) */
+        /**
+         * Turn two-factor off with the password and a current code or a recovery code; ends every session (extension)
+         * @description Both the account password and a code are needed (a stolen session and one code are not enough). Every session of the account ends, this one included; the answer carries the caller's new session. A wrong password or code counts against the code-guessing budget shared with login and step-up: once it is spent the account is locked (423 AUTH-ACCOUNT-LOCKED), the owner is mailed, and a password reset unlocks it.
+         */
         post: operations["disableTwoFactor"];
         delete?: never;
         options?: never;
@@ -1079,9 +1205,76 @@ export interface paths {
          *     `approval_url` follows webhook_url's rules (https on the default port; loopback, private and link-local addresses
          *     refused) and waits for the platform's review; '' or null removes it with its secret. `approval_secret` is write-only and
          *     required with a URL: requests are signed with it, and so must the approver's answers be.
+         *
+         *     Extension (issue #35): a loosening waits, a tightening is immediate. A request that loosens the policy (allow_list_only
+         *     turned off; a limit or threshold raised or removed, an asset dropped from `limits` included; a new approval_url, its
+         *     removal, or a new approval_secret) answers **202** with the pending change: its tightenings (allow_list_only on, lower or
+         *     new limits, the timeout) apply at once, the rest takes effect by itself at `effective_at`, POLICY_CHANGE_DELAY_H (default
+         *     24) hours later, unless cancelled first (POST /policies/changes/{changeId}/cancel). The owner is mailed at once. A request
+         *     that only tightens answers 200 with the policy as before.
          */
         put: operations["putWithdrawalPolicy"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/policies/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pending changes of the withdrawal policy, oldest first
+         * @description Extension (issue #35): the loosenings waiting to take effect. One whose effective_at has passed has taken effect (and left the list).
+         */
+        get: operations["listPolicyChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/policies/changes/{changeId}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a pending change (another admin's; a solo owner's change waits out the delay)
+         * @description Extension (issue #35). An account is one person today and nobody approves their own change: for a pending change this answers 409 POLICY-CHANGE-SOLO-OWNER, and the change takes effect at its effective_at.
+         */
+        post: operations["approvePolicyChange"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/policies/changes/{changeId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a pending change before it takes effect
+         * @description Extension (issue #35): the change is dropped and audited (policy.change_cancelled); the policy stays as it is.
+         */
+        post: operations["cancelPolicyChange"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2059,6 +2252,8 @@ export interface components {
             abilities: string[];
             /** @description ISO 8601 with offset */
             created_at: string;
+            /** @description extension (issue #35): when the token stops working; null: never */
+            expires_at: string | null;
         };
         ApiTokenRevoked: {
             id: number;
@@ -2073,6 +2268,10 @@ export interface components {
                 /** @description ISO 8601 with offset */
                 created_at: string;
                 last_used_at: string | null;
+                /** @description extension (issue #35): when the token stops working; null: never */
+                expires_at: string | null;
+                /** @description extension (issue #35): a password reset marked the token for review since then (it still works); PUT /api-tokens/{id}/expiry reviews it, DELETE revokes it; null: not marked */
+                review_since: string | null;
             }[];
             /** @description unrevoked tokens the user may still create (cap 25) */
             remaining: number;
@@ -2235,22 +2434,43 @@ export interface components {
         };
     };
     responses: {
-        /** @description `AUTH-TOTP-INVALID`: two-factor code wrong, expired or already used; `VALIDATION-ERROR`: validation failed */
-        AuthTotpInvalidOrValidationError: {
+        /** @description `API-TOKEN-NOT-FOUND`: API token unknown or not the caller's */
+        ApiTokenNotFound: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
                 /**
                  * @example {
-                 *       "code": "AUTH-TOTP-INVALID",
-                 *       "message": "two-factor code wrong, expired or already used",
+                 *       "code": "API-TOKEN-NOT-FOUND",
+                 *       "message": "API token unknown or not the caller's",
                  *       "data": {}
                  *     }
                  */
                 "application/json": {
                     /** @enum {string} */
-                    code: "AUTH-TOTP-INVALID" | "VALIDATION-ERROR";
+                    code: "API-TOKEN-NOT-FOUND";
+                    message: string;
+                    data: Record<string, never>;
+                };
+            };
+        };
+        /** @description `AUTH-ACCOUNT-LOCKED`: too many wrong two-factor codes: the account is locked; the owner was mailed and unlocks it by resetting the password */
+        AuthAccountLocked: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "AUTH-ACCOUNT-LOCKED",
+                 *       "message": "too many wrong two-factor codes: the account is locked; the owner was mailed and unlocks it by resetting the password",
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    code: "AUTH-ACCOUNT-LOCKED";
                     message: string;
                     data: Record<string, never>;
                 };
@@ -2314,6 +2534,27 @@ export interface components {
                 "application/json": {
                     /** @enum {string} */
                     code: "BIZ-COMMAND-LOCKED" | "IDEMPOTENCY-KEY-IN-PROGRESS";
+                    message: string;
+                    data: Record<string, never>;
+                };
+            };
+        };
+        /** @description `BIZ-COMMAND-NOT-CANCELLABLE`: command is terminal or already broadcast */
+        BizCommandNotCancellable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "BIZ-COMMAND-NOT-CANCELLABLE",
+                 *       "message": "command is terminal or already broadcast",
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    code: "BIZ-COMMAND-NOT-CANCELLABLE";
                     message: string;
                     data: Record<string, never>;
                 };
@@ -2545,6 +2786,27 @@ export interface components {
                 "application/json": {
                     /** @enum {string} */
                     code: "PAYLOAD-TOO-LARGE";
+                    message: string;
+                    data: Record<string, never>;
+                };
+            };
+        };
+        /** @description `POLICY-CHANGE-NOT-FOUND`: no pending policy change has this id (it took effect, was cancelled, or never existed) */
+        PolicyChangeNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "POLICY-CHANGE-NOT-FOUND",
+                 *       "message": "no pending policy change has this id (it took effect, was cancelled, or never existed)",
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    code: "POLICY-CHANGE-NOT-FOUND";
                     message: string;
                     data: Record<string, never>;
                 };
@@ -3294,6 +3556,63 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    cancelOwnWithdrawal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description a command number
+                 * @example C20260525095858716044820193
+                 */
+                commandNo: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "command_no": "C20260525095858716044820193",
+                     *         "type": 3,
+                     *         "status": 3,
+                     *         "error_code": null,
+                     *         "last_error": null,
+                     *         "started_at": "2026-05-25 09:59:16",
+                     *         "finished_at": "2026-05-25 10:00:00"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: components["schemas"]["Command"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["BizCommandNotFound"];
+            409: components["responses"]["BizCommandNotCancellable"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     listDeposits: {
         parameters: {
             query?: {
@@ -3370,6 +3689,11 @@ export interface operations {
                                 /** @description YYYY-MM-DD HH:MM:SS (UTC) */
                                 detected_at: string;
                                 confirmed_at: string | null;
+                                /**
+                                 * @description Extension (issue #34): only on a deposit that triggered an automatic collection (config.auto_collect): pending while the worker has not started it (judged every minute; it waits while no energy source can cover the sweep, or while the plan costs more than max_fee_sun), then started or skipped
+                                 * @enum {string}
+                                 */
+                                auto_collect?: "pending" | "started" | "skipped";
                             }[];
                             pagination: components["schemas"]["Pagination"];
                         };
@@ -3440,6 +3764,11 @@ export interface operations {
                             /** @description YYYY-MM-DD HH:MM:SS (UTC) */
                             detected_at: string;
                             confirmed_at: string | null;
+                            /**
+                             * @description Extension (issue #34): only on a deposit that triggered an automatic collection (config.auto_collect): pending while the worker has not started it (judged every minute; it waits while no energy source can cover the sweep, or while the plan costs more than max_fee_sun), then started or skipped
+                             * @enum {string}
+                             */
+                            auto_collect?: "pending" | "started" | "skipped";
                         };
                     };
                 };
@@ -3552,6 +3881,11 @@ export interface operations {
                                 /** @description YYYY-MM-DD HH:MM:SS (UTC) */
                                 detected_at: string;
                                 confirmed_at: string | null;
+                                /**
+                                 * @description Extension (issue #34): only on a deposit that triggered an automatic collection (config.auto_collect): pending while the worker has not started it (judged every minute; it waits while no energy source can cover the sweep, or while the plan costs more than max_fee_sun), then started or skipped
+                                 * @enum {string}
+                                 */
+                                auto_collect?: "pending" | "started" | "skipped";
                             }[];
                             pagination: components["schemas"]["Pagination"];
                         };
@@ -3561,6 +3895,321 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["BizWalletAddressNotFound"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listLedgerEntries: {
+        parameters: {
+            query?: {
+                /** @description from: ISO 8601 with an offset, e.g. 2026-01-01T00:00:00Z (inclusive) */
+                from?: string;
+                /** @description to: ISO 8601 with an offset, e.g. 2026-01-01T00:00:00Z (inclusive) */
+                to?: string;
+                /** @description entries of this custodial address */
+                address?: string;
+                asset_symbol?: string;
+                /** @description what moved the money */
+                kind?: "deposit" | "collection";
+                /** @description extension: entries on accounts of this kind */
+                account_kind?: "custodial" | "fee_trx_burned" | "fee_bandwidth" | "fee_energy_rental" | "external_in" | "external_out";
+                /** @description 1-based, default 1 */
+                page?: number;
+                /** @description default 20, max 100 */
+                per_page?: number;
+                /** @description csv answers text/csv instead of the JSON envelope (as `Accept: text/csv` does); errors stay JSON */
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "entry_id": "c3d1e2f0-7a7b-4c1d-9e0f-1a2b3c4d5e6f:0",
+                     *             "transaction_id": "c3d1e2f0-7a7b-4c1d-9e0f-1a2b3c4d5e6f",
+                     *             "occurred_at": "2026-01-01T12:01:00+00:00",
+                     *             "kind": "deposit",
+                     *             "account": {
+                     *               "kind": "external_in",
+                     *               "network_code": "TRON",
+                     *               "asset_symbol": "USDT"
+                     *             },
+                     *             "amount": "-25000000",
+                     *             "balance_after": "-25000000",
+                     *             "cause": {
+                     *               "type": "deposit",
+                     *               "id": "5f0c2a8e-3b6d-4a51-9c2e-7d1f0b9e4a10",
+                     *               "txid": "a1f5c0e6d7b8a9f0e1d2c3b4a5968778695a4b3c2d1e0f9a8b7c6d5e4f3a2b1c"
+                     *             }
+                     *           },
+                     *           {
+                     *             "entry_id": "c3d1e2f0-7a7b-4c1d-9e0f-1a2b3c4d5e6f:1",
+                     *             "transaction_id": "c3d1e2f0-7a7b-4c1d-9e0f-1a2b3c4d5e6f",
+                     *             "occurred_at": "2026-01-01T12:01:00+00:00",
+                     *             "kind": "deposit",
+                     *             "account": {
+                     *               "kind": "custodial",
+                     *               "network_code": "TRON",
+                     *               "asset_symbol": "USDT",
+                     *               "address": "TPL66VK2gCXNCD7EJg9pgJRfqcRazjhUZY"
+                     *             },
+                     *             "amount": "25000000",
+                     *             "balance_after": "25000000",
+                     *             "cause": {
+                     *               "type": "deposit",
+                     *               "id": "5f0c2a8e-3b6d-4a51-9c2e-7d1f0b9e4a10",
+                     *               "txid": "a1f5c0e6d7b8a9f0e1d2c3b4a5968778695a4b3c2d1e0f9a8b7c6d5e4f3a2b1c"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "per_page": 20,
+                     *           "total": 2,
+                     *           "pages": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            items: {
+                                entry_id: string;
+                                transaction_id: string;
+                                /** @description ISO 8601 with offset, whole seconds */
+                                occurred_at: string;
+                                /**
+                                 * @description what moved the money (the cause's type)
+                                 * @enum {string}
+                                 */
+                                kind: "deposit" | "collection";
+                                account: {
+                                    /**
+                                     * @description custodial (one of your addresses), a chain fee, or money from or to outside
+                                     * @enum {string}
+                                     */
+                                    kind: "custodial" | "fee_trx_burned" | "fee_bandwidth" | "fee_energy_rental" | "external_in" | "external_out";
+                                    network_code: string;
+                                    asset_symbol: string;
+                                    /** @description only on a custodial account */
+                                    address?: string;
+                                };
+                                /** @description a signed integer in the smallest unit */
+                                amount: string;
+                                /** @description the account's balance after this entry */
+                                balance_after: string;
+                                cause: {
+                                    type: string;
+                                    /** @description e.g. the deposit id */
+                                    id: string;
+                                    /** @description the chain transaction, when there is one */
+                                    txid?: string;
+                                };
+                                /** @description only on a correction: the transaction it reverses */
+                                reverses?: string;
+                            }[];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                    };
+                    /**
+                     * @example entry_id,transaction_id,occurred_at,kind,account.kind,account.network_code,account.asset_symbol,account.address,amount,balance_after,cause.type,cause.id,cause.txid,reverses
+                     *     c3d1e2f0-7a7b-4c1d-9e0f-1a2b3c4d5e6f:0,c3d1e2f0-7a7b-4c1d-9e0f-1a2b3c4d5e6f,2026-01-01T12:01:00+00:00,deposit,external_in,TRON,USDT,,-25000000,-25000000,deposit,5f0c2a8e-3b6d-4a51-9c2e-7d1f0b9e4a10,a1f5c0e6d7b8a9f0e1d2c3b4a5968778695a4b3c2d1e0f9a8b7c6d5e4f3a2b1c,
+                     *     c3d1e2f0-7a7b-4c1d-9e0f-1a2b3c4d5e6f:1,c3d1e2f0-7a7b-4c1d-9e0f-1a2b3c4d5e6f,2026-01-01T12:01:00+00:00,deposit,custodial,TRON,USDT,TPL66VK2gCXNCD7EJg9pgJRfqcRazjhUZY,25000000,25000000,deposit,5f0c2a8e-3b6d-4a51-9c2e-7d1f0b9e4a10,a1f5c0e6d7b8a9f0e1d2c3b4a5968778695a4b3c2d1e0f9a8b7c6d5e4f3a2b1c,
+                     */
+                    "text/csv; charset=utf-8": string;
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getLedgerStatement: {
+        parameters: {
+            query?: {
+                /** @description required: ISO 8601 with an offset, e.g. 2026-01-01T00:00:00Z (inclusive) */
+                from?: string;
+                /** @description ISO 8601 with an offset (inclusive); default now */
+                to?: string;
+                /** @description only this asset (listed even without entries) */
+                asset_symbol?: string;
+                /** @description csv answers text/csv instead of the JSON envelope (as `Accept: text/csv` does); errors stay JSON */
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "from": "2026-01-01T00:00:00+00:00",
+                     *         "to": "2026-01-31T23:59:59+00:00",
+                     *         "assets": [
+                     *           {
+                     *             "asset_symbol": "TRX",
+                     *             "opening": "0",
+                     *             "received": "30000000",
+                     *             "costs": "13845000",
+                     *             "sent": "0",
+                     *             "closing": "16155000"
+                     *           },
+                     *           {
+                     *             "asset_symbol": "USDT",
+                     *             "opening": "0",
+                     *             "received": "25000000",
+                     *             "costs": "0",
+                     *             "sent": "10000000",
+                     *             "closing": "15000000"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            /** @description ISO 8601 with offset, whole seconds */
+                            from: string;
+                            /** @description ISO 8601 with offset, whole seconds */
+                            to: string;
+                            assets: {
+                                asset_symbol: string;
+                                /** @description the custodial addresses' balance just before `from` */
+                                opening: string;
+                                /** @description money in from outside (less reversals) */
+                                received: string;
+                                /** @description chain fees paid: TRX burned, bandwidth, energy rental */
+                                costs: string;
+                                /** @description money out to outside */
+                                sent: string;
+                                /** @description the custodial addresses' balance at `to`: opening + received - costs - sent */
+                                closing: string;
+                            }[];
+                        };
+                    };
+                    /**
+                     * @example from,to,asset_symbol,opening,received,costs,sent,closing
+                     *     2026-01-01T00:00:00+00:00,2026-01-31T23:59:59+00:00,TRX,0,30000000,13845000,0,16155000
+                     *     2026-01-01T00:00:00+00:00,2026-01-31T23:59:59+00:00,USDT,0,25000000,0,10000000,15000000
+                     */
+                    "text/csv; charset=utf-8": string;
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getLedgerBalances: {
+        parameters: {
+            query?: {
+                /** @description ISO 8601 with an offset, e.g. 2026-02-01T00:00:00Z; default now */
+                at?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "at": "2026-02-01T00:00:00+00:00",
+                     *         "items": [
+                     *           {
+                     *             "network_code": "TRON",
+                     *             "address": "TPL66VK2gCXNCD7EJg9pgJRfqcRazjhUZY",
+                     *             "asset_symbol": "USDT",
+                     *             "balance": "25000000"
+                     *           }
+                     *         ],
+                     *         "totals": [
+                     *           {
+                     *             "asset_symbol": "USDT",
+                     *             "balance": "25000000"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            /** @description ISO 8601 with offset, whole seconds */
+                            at: string;
+                            items: {
+                                network_code: string;
+                                address: string;
+                                asset_symbol: string;
+                                /** @description a signed integer in the smallest unit */
+                                balance: string;
+                            }[];
+                            totals: {
+                                asset_symbol: string;
+                                /** @description a signed integer in the smallest unit */
+                                balance: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -4807,6 +5456,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationError"];
+            423: components["responses"]["AuthAccountLocked"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -5211,6 +5861,7 @@ export interface operations {
                     };
                 };
             };
+            423: components["responses"]["AuthAccountLocked"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -5318,7 +5969,9 @@ export interface operations {
                      *               "api:access"
                      *             ],
                      *             "created_at": "2026-05-25T09:59:16+00:00",
-                     *             "last_used_at": "2026-05-25T10:00:00+00:00"
+                     *             "last_used_at": "2026-05-25T10:00:00+00:00",
+                     *             "expires_at": null,
+                     *             "review_since": null
                      *           }
                      *         ],
                      *         "remaining": 24
@@ -5362,6 +6015,7 @@ export interface operations {
                  */
                 "application/json": {
                     name: string;
+                    expires_at?: string | null;
                 };
             };
         };
@@ -5385,7 +6039,8 @@ export interface operations {
                      *         "abilities": [
                      *           "api:access"
                      *         ],
-                     *         "created_at": "2026-05-25T09:59:16+00:00"
+                     *         "created_at": "2026-05-25T09:59:16+00:00",
+                     *         "expires_at": null
                      *       }
                      *     }
                      */
@@ -5422,6 +6077,87 @@ export interface operations {
                     };
                 };
             };
+            423: components["responses"]["AuthAccountLocked"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    setApiTokenExpiry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Extension (issue #26): needed once two-factor is on. A current 6-digit code or an unused recovery code; the same code is accepted again from this session for 5 minutes
+                 * @example 492039
+                 */
+                "X-TOTP-Code"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "expires_at": "2027-01-01T00:00:00Z"
+                 *     }
+                 */
+                "application/json": {
+                    expires_at: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "id": 3,
+                     *         "name": "backend",
+                     *         "abilities": [
+                     *           "api:access"
+                     *         ],
+                     *         "created_at": "2026-01-01T12:00:00+00:00",
+                     *         "last_used_at": "2026-01-02T08:15:00+00:00",
+                     *         "expires_at": "2027-01-01T00:00:00+00:00",
+                     *         "review_since": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            id: number;
+                            name: string;
+                            abilities: string[];
+                            created_at: string;
+                            last_used_at: string | null;
+                            expires_at: string | null;
+                            review_since: string | null;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid"];
+            404: components["responses"]["ApiTokenNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationError"];
+            423: components["responses"]["AuthAccountLocked"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -5429,7 +6165,13 @@ export interface operations {
     revokeApiToken: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Extension (issue #26): needed once two-factor is on. A current 6-digit code or an unused recovery code; the same code is accepted again from this session for 5 minutes
+                 * @example 492039
+                 */
+                "X-TOTP-Code"?: string;
+            };
             path: {
                 id: string;
             };
@@ -5465,30 +6207,11 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["Forbidden"];
-            /** @description `API-TOKEN-NOT-FOUND`: API token unknown or not the caller's */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "API-TOKEN-NOT-FOUND",
-                     *       "message": "API token unknown or not the caller's",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "API-TOKEN-NOT-FOUND";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            403: components["responses"]["ForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid"];
+            404: components["responses"]["ApiTokenNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationError"];
+            423: components["responses"]["AuthAccountLocked"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -5836,7 +6559,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
-            /** @description `RISK-REVIEW-BLOCKED`: blocked by risk control; `POLICY-DESTINATION-NOT-ALLOWED`: allow_list_only: to_address is not on the allow-list; `POLICY-DESTINATION-COOLING-OFF`: to_address is on the allow-list but not usable yet (active_from); `FORBIDDEN`: authenticated but not authorized; `AUTH-STEP-UP-REQUIRED`: this action needs a current two-factor code in the X-TOTP-Code header; `AUTH-STEP-UP-INVALID`: the X-TOTP-Code is wrong, expired or already used */
+            /** @description `RISK-REVIEW-BLOCKED`: blocked by risk control; `POLICY-DESTINATION-NOT-ALLOWED`: allow_list_only: to_address is not on the allow-list; `POLICY-DESTINATION-COOLING-OFF`: to_address is on the allow-list but not usable yet (active_from); `POLICY-DESTINATION-HELD`: a recent password reset or two-factor change holds withdrawals to destinations not on the allow-list; `FORBIDDEN`: authenticated but not authorized; `AUTH-STEP-UP-REQUIRED`: this action needs a current two-factor code in the X-TOTP-Code header; `AUTH-STEP-UP-INVALID`: the X-TOTP-Code is wrong, expired or already used */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5851,7 +6574,7 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "RISK-REVIEW-BLOCKED" | "POLICY-DESTINATION-NOT-ALLOWED" | "POLICY-DESTINATION-COOLING-OFF" | "FORBIDDEN" | "AUTH-STEP-UP-REQUIRED" | "AUTH-STEP-UP-INVALID";
+                        code: "RISK-REVIEW-BLOCKED" | "POLICY-DESTINATION-NOT-ALLOWED" | "POLICY-DESTINATION-COOLING-OFF" | "POLICY-DESTINATION-HELD" | "FORBIDDEN" | "AUTH-STEP-UP-REQUIRED" | "AUTH-STEP-UP-INVALID";
                         message: string;
                         data: Record<string, never>;
                     };
@@ -5880,6 +6603,7 @@ export interface operations {
                     };
                 };
             };
+            423: components["responses"]["AuthAccountLocked"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -5954,6 +6678,7 @@ export interface operations {
             409: components["responses"]["BizCommandLockedOrIdempotencyKeyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["BizAmountInvalidOrValidationErrorOrIdempotencyKeyReused"];
+            423: components["responses"]["AuthAccountLocked"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -6028,6 +6753,7 @@ export interface operations {
             409: components["responses"]["BizCommandLockedOrIdempotencyKeyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["BizAmountInvalidOrValidationErrorOrIdempotencyKeyReused"];
+            423: components["responses"]["AuthAccountLocked"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -6088,6 +6814,7 @@ export interface operations {
             409: components["responses"]["BizCommandLockedOrIdempotencyKeyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationErrorOrIdempotencyKeyReused"];
+            423: components["responses"]["AuthAccountLocked"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -6167,6 +6894,7 @@ export interface operations {
             409: components["responses"]["BizCommandLockedOrIdempotencyKeyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationErrorOrIdempotencyKeyReused"];
+            423: components["responses"]["AuthAccountLocked"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -6227,6 +6955,7 @@ export interface operations {
             409: components["responses"]["BizCommandLockedOrIdempotencyKeyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationErrorOrIdempotencyKeyReused"];
+            423: components["responses"]["AuthAccountLocked"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -6490,27 +7219,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["BizCommandNotFound"];
-            /** @description `BIZ-COMMAND-NOT-CANCELLABLE`: command is terminal or already broadcast */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "BIZ-COMMAND-NOT-CANCELLABLE",
-                     *       "message": "command is terminal or already broadcast",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "BIZ-COMMAND-NOT-CANCELLABLE";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            409: components["responses"]["BizCommandNotCancellable"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationError"];
             500: components["responses"]["InternalError"];
@@ -6816,7 +7525,7 @@ export interface operations {
                                 /** @description ISO 8601 with offset */
                                 at: string;
                                 /** @enum {string} */
-                                action: "auth.login" | "auth.login_failed" | "auth.password_reset" | "auth.2fa_setup" | "auth.2fa_enabled" | "auth.2fa_disabled" | "auth.2fa_failed" | "auth.2fa_recovery_used" | "api_token.created" | "api_token.revoked" | "webhook.url_changed" | "webhook.secret_changed" | "webhook.url_reviewed" | "policy.changed" | "policy.allow_list_added" | "policy.allow_list_removed" | "withdrawal.requested" | "withdrawal.refused" | "withdrawal.approval_requested" | "withdrawal.approved" | "withdrawal.denied" | "withdrawal.cancelled";
+                                action: "auth.login" | "auth.login_failed" | "auth.password_reset" | "auth.2fa_setup" | "auth.2fa_enabled" | "auth.2fa_disabled" | "auth.2fa_failed" | "auth.2fa_recovery_used" | "auth.locked" | "api_token.created" | "api_token.revoked" | "api_token.expiry_set" | "webhook.url_changed" | "webhook.secret_changed" | "webhook.url_reviewed" | "policy.changed" | "policy.allow_list_added" | "policy.allow_list_removed" | "policy.change_requested" | "policy.change_applied" | "policy.change_cancelled" | "withdrawal.requested" | "withdrawal.refused" | "withdrawal.approval_requested" | "withdrawal.approved" | "withdrawal.denied" | "withdrawal.cancelled";
                                 actor: {
                                     /** @enum {string} */
                                     kind: "user" | "api_token" | "admin" | "approver" | "system";
@@ -6969,7 +7678,7 @@ export interface operations {
                                 /** @description ISO 8601 with offset */
                                 at: string;
                                 /** @enum {string} */
-                                action: "auth.login" | "auth.login_failed" | "auth.password_reset" | "auth.2fa_setup" | "auth.2fa_enabled" | "auth.2fa_disabled" | "auth.2fa_failed" | "auth.2fa_recovery_used" | "api_token.created" | "api_token.revoked" | "webhook.url_changed" | "webhook.secret_changed" | "webhook.url_reviewed" | "policy.changed" | "policy.allow_list_added" | "policy.allow_list_removed" | "withdrawal.requested" | "withdrawal.refused" | "withdrawal.approval_requested" | "withdrawal.approved" | "withdrawal.denied" | "withdrawal.cancelled";
+                                action: "auth.login" | "auth.login_failed" | "auth.password_reset" | "auth.2fa_setup" | "auth.2fa_enabled" | "auth.2fa_disabled" | "auth.2fa_failed" | "auth.2fa_recovery_used" | "auth.locked" | "api_token.created" | "api_token.revoked" | "api_token.expiry_set" | "webhook.url_changed" | "webhook.secret_changed" | "webhook.url_reviewed" | "policy.changed" | "policy.allow_list_added" | "policy.allow_list_removed" | "policy.change_requested" | "policy.change_applied" | "policy.change_cancelled" | "withdrawal.requested" | "withdrawal.refused" | "withdrawal.approval_requested" | "withdrawal.approved" | "withdrawal.denied" | "withdrawal.cancelled";
                                 actor: {
                                     /** @enum {string} */
                                     kind: "user" | "api_token" | "admin" | "approver" | "system";
@@ -7201,7 +7910,27 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["AuthTotpInvalidOrValidationError"];
+            /** @description `AUTH-TOTP-INVALID`: two-factor code wrong, expired or already used; `VALIDATION-ERROR`: validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "AUTH-TOTP-INVALID",
+                     *       "message": "two-factor code wrong, expired or already used",
+                     *       "data": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "AUTH-TOTP-INVALID" | "VALIDATION-ERROR";
+                        message: string;
+                        data: Record<string, never>;
+                    };
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -7217,10 +7946,13 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "password": "correct horse battery staple",
                  *       "code": "492039"
                  *     }
                  */
                 "application/json": {
+                    /** @description the account password */
+                    password: string;
                     /** @description a current 6-digit code or an unused recovery code */
                     code: string;
                 };
@@ -7240,7 +7972,9 @@ export interface operations {
                      *       "code": "OK",
                      *       "message": "success",
                      *       "data": {
-                     *         "enabled": false
+                     *         "enabled": false,
+                     *         "session_token": "st_…",
+                     *         "expires_at": "2026-01-02T01:00:00+00:00"
                      *       }
                      *     }
                      */
@@ -7252,6 +7986,10 @@ export interface operations {
                         data: {
                             /** @enum {boolean} */
                             enabled: false;
+                            /** @description the caller's new session token */
+                            session_token: string;
+                            /** @description ISO 8601 */
+                            expires_at: string;
                         };
                     };
                 };
@@ -7280,7 +8018,28 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["AuthTotpInvalidOrValidationError"];
+            /** @description `AUTH-TOTP-INVALID`: two-factor code wrong, expired or already used; `AUTH-INVALID-CREDENTIALS`: email or password is wrong; `VALIDATION-ERROR`: validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "AUTH-TOTP-INVALID",
+                     *       "message": "two-factor code wrong, expired or already used",
+                     *       "data": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "AUTH-TOTP-INVALID" | "AUTH-INVALID-CREDENTIALS" | "VALIDATION-ERROR";
+                        message: string;
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            423: components["responses"]["AuthAccountLocked"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -7326,7 +8085,8 @@ export interface operations {
                      *             "approval_threshold": "5000000000"
                      *           }
                      *         },
-                     *         "updated_at": "2026-01-01T12:00:00+00:00"
+                     *         "updated_at": "2026-01-01T12:00:00+00:00",
+                     *         "new_destinations_held_until": null
                      *       }
                      *     }
                      */
@@ -7362,6 +8122,8 @@ export interface operations {
                                 };
                             };
                             updated_at: string | null;
+                            /** @description Extension (issue #35): after a password reset or a two-factor change, until then only destinations on the allow-list past their active_from may be paid (403 POLICY-DESTINATION-HELD), whatever allow_list_only says; null: no hold */
+                            new_destinations_held_until: string | null;
                         };
                     };
                 };
@@ -7454,7 +8216,8 @@ export interface operations {
                      *             "approval_threshold": "5000000000"
                      *           }
                      *         },
-                     *         "updated_at": "2026-01-01T12:00:00+00:00"
+                     *         "updated_at": "2026-01-01T12:00:00+00:00",
+                     *         "new_destinations_held_until": null
                      *       }
                      *     }
                      */
@@ -7490,12 +8253,161 @@ export interface operations {
                                 };
                             };
                             updated_at: string | null;
+                            /** @description Extension (issue #35): after a password reset or a two-factor change, until then only destinations on the allow-list past their active_from may be paid (403 POLICY-DESTINATION-HELD), whatever allow_list_only says; null: no hold */
+                            new_destinations_held_until: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description the request loosens the policy: the pending change, and the policy as it stands now (its tightenings applied) */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "change_id": "7",
+                     *         "status": "pending",
+                     *         "loosens": [
+                     *           "allow_list_only",
+                     *           "limits.USDT.max_amount_24h"
+                     *         ],
+                     *         "changes": {
+                     *           "allow_list_only": false,
+                     *           "limits": {}
+                     *         },
+                     *         "requested_at": "2026-01-01T12:00:00+00:00",
+                     *         "effective_at": "2026-01-02T12:00:00+00:00",
+                     *         "takes_effect_by": "delay",
+                     *         "policy": {
+                     *           "allow_list_only": true,
+                     *           "approval_url": "https://approver.example.com/custody",
+                     *           "approval": {
+                     *             "status": "verified",
+                     *             "url": "https://approver.example.com/custody",
+                     *             "pending_url": null,
+                     *             "pending_since": null,
+                     *             "verified_at": "2026-01-01T12:00:00+00:00",
+                     *             "review_note": null
+                     *           },
+                     *           "approval_secret_set": true,
+                     *           "approval_timeout_minutes": 60,
+                     *           "limits": {
+                     *             "USDT": {
+                     *               "max_amount_24h": "100000000000",
+                     *               "max_count_1h": 10,
+                     *               "approval_threshold": "5000000000"
+                     *             }
+                     *           },
+                     *           "updated_at": "2026-01-01T12:00:00+00:00",
+                     *           "new_destinations_held_until": null
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            /** @description unique within the account */
+                            change_id: string;
+                            /**
+                             * @description pending until it takes effect (then it leaves the list) or is cancelled
+                             * @enum {string}
+                             */
+                            status: "pending" | "cancelled";
+                            /** @description what it loosens: allow_list_only, limits.<SYMBOL>.<field>, approval_url, approval_secret */
+                            loosens: string[];
+                            /** @description the fields that wait, as requested (limits: the whole map that replaces the current one); never the secret */
+                            changes: {
+                                allow_list_only?: boolean;
+                                limits?: {
+                                    [key: string]: {
+                                        /** @description what this asset's withdrawals of the last rolling 24 h may add up to, this one included; null: no limit */
+                                        max_amount_24h?: string | null;
+                                        /** @description withdrawals of this asset in the last rolling hour, this one included; 0 freezes the asset; null: no limit */
+                                        max_count_1h?: number | null;
+                                        /** @description a withdrawal of MORE than this waits for the approver; null: never */
+                                        approval_threshold?: string | null;
+                                    };
+                                };
+                                approval_url?: string | null;
+                                approval_secret_changed?: boolean;
+                            };
+                            /** @description ISO 8601 with offset */
+                            requested_at: string;
+                            /** @description ISO 8601 with offset: it takes effect then (POLICY_CHANGE_DELAY_H after requested_at) unless cancelled first */
+                            effective_at: string;
+                            /**
+                             * @description delay: a solo owner's change, which nobody else can approve, waits out POLICY_CHANGE_DELAY_H
+                             * @enum {string}
+                             */
+                            takes_effect_by: "delay";
+                            policy: {
+                                allow_list_only: boolean;
+                                /** @description the URL last set: the pending one while under review, else the approved one */
+                                approval_url: string | null;
+                                /** @description the platform's review of approval_url, as for webhook_url */
+                                approval: {
+                                    /** @enum {string} */
+                                    status: "unconfigured" | "pending" | "verified";
+                                    url: string | null;
+                                    pending_url: string | null;
+                                    pending_since: string | null;
+                                    verified_at: string | null;
+                                    review_note: string | null;
+                                };
+                                approval_secret_set: boolean;
+                                approval_timeout_minutes: number;
+                                limits: {
+                                    [key: string]: {
+                                        /** @description what this asset's withdrawals of the last rolling 24 h may add up to, this one included; null: no limit */
+                                        max_amount_24h?: string | null;
+                                        /** @description withdrawals of this asset in the last rolling hour, this one included; 0 freezes the asset; null: no limit */
+                                        max_count_1h?: number | null;
+                                        /** @description a withdrawal of MORE than this waits for the approver; null: never */
+                                        approval_threshold?: string | null;
+                                    };
+                                };
+                                updated_at: string | null;
+                                /** @description Extension (issue #35): after a password reset or a two-factor change, until then only destinations on the allow-list past their active_from may be paid (403 POLICY-DESTINATION-HELD), whatever allow_list_only says; null: no hold */
+                                new_destinations_held_until: string | null;
+                            };
                         };
                     };
                 };
             };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid"];
+            /** @description `POLICY-CHANGES-FULL`: too many pending policy changes; cancel one first */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "POLICY-CHANGES-FULL",
+                     *       "message": "too many pending policy changes; cancel one first",
+                     *       "data": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "POLICY-CHANGES-FULL";
+                        message: string;
+                        data: Record<string, never>;
+                    };
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             /** @description `BIZ-WEBHOOK-URL-BLOCKED`: loopback, private or link-local webhook address; `VALIDATION-ERROR`: validation failed */
             422: {
@@ -7518,6 +8430,315 @@ export interface operations {
                     };
                 };
             };
+            423: components["responses"]["AuthAccountLocked"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listPolicyChanges: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "change_id": "7",
+                     *             "status": "pending",
+                     *             "loosens": [
+                     *               "allow_list_only",
+                     *               "limits.USDT.max_amount_24h"
+                     *             ],
+                     *             "changes": {
+                     *               "allow_list_only": false,
+                     *               "limits": {}
+                     *             },
+                     *             "requested_at": "2026-01-01T12:00:00+00:00",
+                     *             "effective_at": "2026-01-02T12:00:00+00:00",
+                     *             "takes_effect_by": "delay"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            items: {
+                                /** @description unique within the account */
+                                change_id: string;
+                                /**
+                                 * @description pending until it takes effect (then it leaves the list) or is cancelled
+                                 * @enum {string}
+                                 */
+                                status: "pending" | "cancelled";
+                                /** @description what it loosens: allow_list_only, limits.<SYMBOL>.<field>, approval_url, approval_secret */
+                                loosens: string[];
+                                /** @description the fields that wait, as requested (limits: the whole map that replaces the current one); never the secret */
+                                changes: {
+                                    allow_list_only?: boolean;
+                                    limits?: {
+                                        [key: string]: {
+                                            /** @description what this asset's withdrawals of the last rolling 24 h may add up to, this one included; null: no limit */
+                                            max_amount_24h?: string | null;
+                                            /** @description withdrawals of this asset in the last rolling hour, this one included; 0 freezes the asset; null: no limit */
+                                            max_count_1h?: number | null;
+                                            /** @description a withdrawal of MORE than this waits for the approver; null: never */
+                                            approval_threshold?: string | null;
+                                        };
+                                    };
+                                    approval_url?: string | null;
+                                    approval_secret_changed?: boolean;
+                                };
+                                /** @description ISO 8601 with offset */
+                                requested_at: string;
+                                /** @description ISO 8601 with offset: it takes effect then (POLICY_CHANGE_DELAY_H after requested_at) unless cancelled first */
+                                effective_at: string;
+                                /**
+                                 * @description delay: a solo owner's change, which nobody else can approve, waits out POLICY_CHANGE_DELAY_H
+                                 * @enum {string}
+                                 */
+                                takes_effect_by: "delay";
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    approvePolicyChange: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Extension (issue #26): needed once two-factor is on. A current 6-digit code or an unused recovery code; the same code is accepted again from this session for 5 minutes
+                 * @example 492039
+                 */
+                "X-TOTP-Code"?: string;
+            };
+            path: {
+                changeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "change_id": "7",
+                     *         "status": "pending",
+                     *         "loosens": [
+                     *           "allow_list_only",
+                     *           "limits.USDT.max_amount_24h"
+                     *         ],
+                     *         "changes": {
+                     *           "allow_list_only": false,
+                     *           "limits": {}
+                     *         },
+                     *         "requested_at": "2026-01-01T12:00:00+00:00",
+                     *         "effective_at": "2026-01-02T12:00:00+00:00",
+                     *         "takes_effect_by": "delay"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            /** @description unique within the account */
+                            change_id: string;
+                            /**
+                             * @description pending until it takes effect (then it leaves the list) or is cancelled
+                             * @enum {string}
+                             */
+                            status: "pending" | "cancelled";
+                            /** @description what it loosens: allow_list_only, limits.<SYMBOL>.<field>, approval_url, approval_secret */
+                            loosens: string[];
+                            /** @description the fields that wait, as requested (limits: the whole map that replaces the current one); never the secret */
+                            changes: {
+                                allow_list_only?: boolean;
+                                limits?: {
+                                    [key: string]: {
+                                        /** @description what this asset's withdrawals of the last rolling 24 h may add up to, this one included; null: no limit */
+                                        max_amount_24h?: string | null;
+                                        /** @description withdrawals of this asset in the last rolling hour, this one included; 0 freezes the asset; null: no limit */
+                                        max_count_1h?: number | null;
+                                        /** @description a withdrawal of MORE than this waits for the approver; null: never */
+                                        approval_threshold?: string | null;
+                                    };
+                                };
+                                approval_url?: string | null;
+                                approval_secret_changed?: boolean;
+                            };
+                            /** @description ISO 8601 with offset */
+                            requested_at: string;
+                            /** @description ISO 8601 with offset: it takes effect then (POLICY_CHANGE_DELAY_H after requested_at) unless cancelled first */
+                            effective_at: string;
+                            /**
+                             * @description delay: a solo owner's change, which nobody else can approve, waits out POLICY_CHANGE_DELAY_H
+                             * @enum {string}
+                             */
+                            takes_effect_by: "delay";
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid"];
+            404: components["responses"]["PolicyChangeNotFound"];
+            /** @description `POLICY-CHANGE-SOLO-OWNER`: a solo owner's change takes effect after the delay (POLICY_CHANGE_DELAY_H); nobody else can approve it */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "POLICY-CHANGE-SOLO-OWNER",
+                     *       "message": "a solo owner's change takes effect after the delay (POLICY_CHANGE_DELAY_H); nobody else can approve it",
+                     *       "data": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "POLICY-CHANGE-SOLO-OWNER";
+                        message: string;
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationError"];
+            423: components["responses"]["AuthAccountLocked"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    cancelPolicyChange: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                changeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "change_id": "7",
+                     *         "status": "cancelled",
+                     *         "loosens": [
+                     *           "allow_list_only",
+                     *           "limits.USDT.max_amount_24h"
+                     *         ],
+                     *         "changes": {
+                     *           "allow_list_only": false,
+                     *           "limits": {}
+                     *         },
+                     *         "requested_at": "2026-01-01T12:00:00+00:00",
+                     *         "effective_at": "2026-01-02T12:00:00+00:00",
+                     *         "takes_effect_by": "delay"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            /** @description unique within the account */
+                            change_id: string;
+                            /**
+                             * @description pending until it takes effect (then it leaves the list) or is cancelled
+                             * @enum {string}
+                             */
+                            status: "pending" | "cancelled";
+                            /** @description what it loosens: allow_list_only, limits.<SYMBOL>.<field>, approval_url, approval_secret */
+                            loosens: string[];
+                            /** @description the fields that wait, as requested (limits: the whole map that replaces the current one); never the secret */
+                            changes: {
+                                allow_list_only?: boolean;
+                                limits?: {
+                                    [key: string]: {
+                                        /** @description what this asset's withdrawals of the last rolling 24 h may add up to, this one included; null: no limit */
+                                        max_amount_24h?: string | null;
+                                        /** @description withdrawals of this asset in the last rolling hour, this one included; 0 freezes the asset; null: no limit */
+                                        max_count_1h?: number | null;
+                                        /** @description a withdrawal of MORE than this waits for the approver; null: never */
+                                        approval_threshold?: string | null;
+                                    };
+                                };
+                                approval_url?: string | null;
+                                approval_secret_changed?: boolean;
+                            };
+                            /** @description ISO 8601 with offset */
+                            requested_at: string;
+                            /** @description ISO 8601 with offset: it takes effect then (POLICY_CHANGE_DELAY_H after requested_at) unless cancelled first */
+                            effective_at: string;
+                            /**
+                             * @description delay: a solo owner's change, which nobody else can approve, waits out POLICY_CHANGE_DELAY_H
+                             * @enum {string}
+                             */
+                            takes_effect_by: "delay";
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["PolicyChangeNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -7701,6 +8922,7 @@ export interface operations {
                     };
                 };
             };
+            423: components["responses"]["AuthAccountLocked"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -7781,6 +9003,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationError"];
+            423: components["responses"]["AuthAccountLocked"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
