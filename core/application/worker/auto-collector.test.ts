@@ -202,6 +202,7 @@ describe('automatic collection (issue #24 item 4)', () => {
     core.clock.advance(60_000);
     expect(await collector.pass()).toEqual(['started']);
     expect(await commands()).toHaveLength(2);
+    expect(collector.waiting()).toBe(0);
 
     // The second task ends FAILED after a transaction was recorded (its funding went out): the trigger stays started.
     const second = (await core.stores.tasks.get((await core.stores.deposits.findById(due.depositId))!.autoCollectTask!))!;

@@ -79,6 +79,8 @@ export class AutoCollector {
       if ((this.waitingUntil.get(deposit.depositId) ?? 0) > now) continue;
       const outcome = await this.judge(deposit);
       if (outcome === 'waiting') this.waitingUntil.set(deposit.depositId, now + this.retryWaitingMs);
+      // A started (then followed) trigger stays listed: it is no longer pending.
+      else this.waitingUntil.delete(deposit.depositId);
       outcomes.push(outcome);
     }
     return outcomes;
