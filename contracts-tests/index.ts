@@ -31,3 +31,4 @@ export * from './webhook-delivery-repository.contract.js';
 export * from './withdrawal-policy-repository.contract.js';
 export * from './support/contract-options.js';
 export * from './unit-of-work.contract.js';
+export * from './member-repository.contract.js';

@@ -13,6 +13,7 @@ import { MemoryEventOutbox } from './memory-event-outbox.js';
 import { MemoryIdGenerator } from './memory-id-generator.js';
 import { MemoryIdempotencyStore } from './memory-idempotency-store.js';
 import { MemoryLedger } from './memory-ledger.js';
+import { MemoryMemberRepository } from './memory-member-repository.js';
 import { MemoryRiskPolicy } from './memory-risk-policy.js';
 import { MemorySessionRepository } from './memory-session-repository.js';
 import { MemoryStore } from './memory-store.js';
@@ -47,6 +48,8 @@ export interface MemoryAdapters {
   readonly withdrawalPolicies: MemoryWithdrawalPolicyRepository;
   /** The books (issue #36); nothing of them outlives the process, like the rest of the store. */
   readonly ledger: MemoryLedger;
+  /** Teams (issue #35 item 1). */
+  readonly members: MemoryMemberRepository;
 }
 
 /** Options of createMemoryAdapters: the clock is required (expiry runs on it); ids default to MemoryIdGenerator. */
@@ -84,5 +87,6 @@ export function createMemoryAdapters(options: MemoryAdapterOptions): MemoryAdapt
     auditLog: new MemoryAuditLog(store),
     withdrawalPolicies: new MemoryWithdrawalPolicyRepository(store),
     ledger: new MemoryLedger(),
+    members: new MemoryMemberRepository(),
   };
 }

@@ -11,6 +11,7 @@ import { describeWithdrawalPolicyRepositoryContract } from '../../contracts-test
 import { describeEventOutboxContract } from '../../contracts-tests/event-outbox.contract.js';
 import { describeIdempotencyStoreContract } from '../../contracts-tests/idempotency-store.contract.js';
 import { describeLedgerContract } from '../../contracts-tests/ledger.contract.js';
+import { describeMemberRepositoryContract } from '../../contracts-tests/member-repository.contract.js';
 import { describeRiskPolicyContract } from '../../contracts-tests/risk-policy.contract.js';
 import { describeSessionRepositoryContract } from '../../contracts-tests/session-repository.contract.js';
 import { describeSubscriptionRepositoryContract } from '../../contracts-tests/subscription-repository.contract.js';
@@ -28,6 +29,7 @@ describeAccountRepositoryContract('memory', fresh);
 describeSessionRepositoryContract('memory', fresh);
 describeSubscriptionRepositoryContract('memory', fresh);
 describeApiTokenRepositoryContract('memory', fresh);
+describeMemberRepositoryContract('memory', fresh);
 describeAuditLogContract('memory', fresh);
 describeWalletRepositoryContract('memory', fresh);
 describeBalanceRepositoryContract('memory', fresh);

@@ -1,7 +1,7 @@
-import type { Mailer, PolicyChangeNotice, RegistrationNotice } from '../../core/ports/mailer.port.js';
+import type { InvitationNotice, Mailer, PolicyChangeNotice, RegistrationNotice } from '../../core/ports/mailer.port.js';
 
 /** What a recorded mail was for. */
-export type MailKind = 'verification' | 'password-reset';
+export type MailKind = 'verification' | 'password-reset' | 'invitation';
 
 /** One code-carrying mail as the RecordingMailer kept it. */
 export interface RecordedMail {
@@ -43,6 +43,10 @@ export class RecordingMailer implements Mailer {
   /** The notices of pending policy changes sent, oldest first (issue #35 item 3). */
   get policyChangesSent(): readonly { email: string; notice: PolicyChangeNotice }[] {
     return [...this.policyChanges];
+  }
+
+  async sendInvitationCode(email: string, code: string, _invitation: InvitationNotice): Promise<void> {
+    this.mails.push({ email, code, kind: 'invitation' });
   }
 
   async sendAccountLocked(email: string): Promise<void> {

@@ -1,4 +1,4 @@
-import type { Mailer, PolicyChangeNotice, RegistrationNotice } from '../../core/ports/mailer.port.js';
+import type { InvitationNotice, Mailer, PolicyChangeNotice, RegistrationNotice } from '../../core/ports/mailer.port.js';
 
 /** Where ConsoleMailer writes: one line at a time, without the trailing newline. */
 export type LineWriter = (line: string) => void;
@@ -34,6 +34,11 @@ export class ConsoleMailer implements Mailer {
 
   async sendPolicyChangeRequested(email: string, notice: PolicyChangeNotice): Promise<void> {
     this.writeLine(`policy change ${notice.changeId} for ${email}: ${notice.loosens.join(', ')} takes effect at ${notice.effectiveAt} unless cancelled`);
+  }
+
+  async sendInvitationCode(email: string, code: string, invitation: InvitationNotice): Promise<void> {
+    this.writeLine(`invitation of ${email} to ${invitation.accountEmail}'s account as ${invitation.role}: its code follows`);
+    this.writeLine(`invitation code for ${email}: ${code}`);
   }
 
   async sendAccountLocked(email: string): Promise<void> {

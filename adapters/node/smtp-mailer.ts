@@ -1,6 +1,6 @@
 import { createTransport, type Transporter } from 'nodemailer';
 import { InfrastructureError } from '../../core/domain/errors.js';
-import type { Mailer, PolicyChangeNotice, RegistrationNotice } from '../../core/ports/mailer.port.js';
+import type { Mailer, PolicyChangeNotice, RegistrationNotice, InvitationNotice } from '../../core/ports/mailer.port.js';
 
 /** Options of SmtpMailer. */
 export interface SmtpMailerOptions {
@@ -59,6 +59,12 @@ export class SmtpMailer implements Mailer {
       `A change loosening your withdrawal policy was requested (change ${notice.changeId}): ${notice.loosens.join(', ')}. `
       + `It takes effect at ${notice.effectiveAt}. If it was not you, cancel it before then with `
       + `POST /policies/changes/${notice.changeId}/cancel, and change your password.\n`);
+  }
+
+  async sendInvitationCode(email: string, code: string, invitation: InvitationNotice): Promise<void> {
+    await this.send(email, 'Custody Hub team invitation',
+      `${invitation.accountEmail} invites you to their Custody Hub account as ${invitation.role}. To accept, register with `
+      + `POST /auth/register {email, password, invitation_code}, the code being: ${code}\nIf you did not expect this, ignore this mail.\n`);
   }
 
   async sendAccountLocked(email: string): Promise<void> {

@@ -21,6 +21,7 @@ import { PgIdempotencyStore } from './pg-idempotency-store.js';
 import { PgRiskPolicy } from './pg-risk-policy.js';
 import { PgScanCursorStore } from './pg-scan-cursor-store.js';
 import { PgSessionRepository } from './pg-session-repository.js';
+import { PgMemberRepository } from './pg-member-repository.js';
 import { PgSubscriptionRepository } from './pg-subscription-repository.js';
 import { tokenListenerOf } from './pg-token-listener.js';
 import { PgUnitOfWork } from './pg-unit-of-work.js';
@@ -52,6 +53,8 @@ export interface PostgresAdapters {
   readonly auditLog: PgAuditLog;
   readonly withdrawalPolicies: PgWithdrawalPolicyRepository;
   readonly ledger: PgLedger;
+  /** Teams (issue #35 item 1). */
+  readonly members: PgMemberRepository;
 }
 
 /** Options of createPostgresAdapters. */
@@ -95,5 +98,6 @@ export function createPostgresAdapters(options: PostgresAdapterOptions): Postgre
     auditLog: new PgAuditLog(pool),
     withdrawalPolicies: new PgWithdrawalPolicyRepository(pool),
     ledger: new PgLedger(pool),
+    members: new PgMemberRepository(pool),
   };
 }

@@ -64,6 +64,9 @@ export interface StoredCommandApproval {
   lastAttemptAt: number | null;
   lastRefusal: string | null;
   decidedAt: number | null;
+  /** Absent on records written before teams (issue #35 item 2). */
+  requestedBy?: number | null;
+  decidedBy?: number | null;
 }
 
 function toStoredLimits(limits: Readonly<Record<string, AssetLimits>>): StoredAssetLimits[] {
@@ -146,12 +149,15 @@ export function fromStoredAllowListEntry(doc: StoredAllowListEntry): AllowListEn
 }
 
 export function toStoredApproval(approval: CommandApproval | null | undefined): StoredCommandApproval | null {
-  return approval == null ? null : { ...approval };
+  if (approval == null) return null;
+  const { requestedBy, decidedBy, ...rest } = approval;
+  return { ...rest, ...(requestedBy == null ? {} : { requestedBy }), ...(decidedBy == null ? {} : { decidedBy }) };
 }
 
 export function fromStoredApproval(doc: StoredCommandApproval | null | undefined): CommandApproval | null {
   return doc == null ? null : {
     state: doc.state, deadline: doc.deadline, attempts: doc.attempts, lastAttemptAt: nullable(doc.lastAttemptAt),
     lastRefusal: nullable(doc.lastRefusal), decidedAt: nullable(doc.decidedAt),
+    ...(doc.requestedBy == null ? {} : { requestedBy: doc.requestedBy }), ...(doc.decidedBy == null ? {} : { decidedBy: doc.decidedBy }),
   };
 }

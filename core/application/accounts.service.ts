@@ -5,7 +5,8 @@ import { ConcurrencyConflict, DomainError, validationError } from '../domain/err
 import { formatIsoTime } from '../domain/time.js';
 import type { Account } from '../domain/model/account.js';
 import type { UserId } from '../domain/model/common.js';
-import type { AccountsService } from './application.js';
+import type { AccountsService, SessionPrincipal } from './application.js';
+import { MembersUseCases } from './members.service.js';
 import { AuditTrail } from './audit-trail.js';
 import type { ResolvedDeps } from './deps.js';
 import { fieldsOf, requireString } from './input.js';
@@ -49,7 +50,7 @@ function sameHash(a: string, b: string): boolean {
 
 /** The ports the account use cases touch. */
 export type AccountsDeps = Pick<ResolvedDeps, 'accounts' | 'sessions' | 'hasher' | 'mailer' | 'clock' | 'ids' | 'settings' | 'auditLog' | 'cipher' | 'totp' | 'uow'>
-  & Partial<Pick<ResolvedDeps, 'withdrawalPolicies' | 'apiTokens'>>;
+  & Partial<Pick<ResolvedDeps, 'withdrawalPolicies' | 'apiTokens' | 'members'>>;
 
 /**
  * Registration, e-mail verification, login, session tokens (DESIGN.md "Accounts and session tokens") and the password
@@ -75,6 +76,11 @@ export class AccountsUseCases implements AccountsService {
     const fields = fieldsOf(body);
     const email = parseEmail(fields);
     const password = parsePassword(fields);
+    // Accepting a team invitation (issue #35 item 1): the code mailed to the address proves it; no verification follows.
+    if (fields['invitation_code'] !== undefined && fields['invitation_code'] !== null) {
+      const code = requireString(fields, 'invitation_code', 64);
+      return new MembersUseCases(this.deps).accept(email, await this.deps.hasher.hashPassword(password), code);
+    }
     return this.registrations.register(email, password);
   }
 
@@ -206,11 +212,19 @@ export class AccountsUseCases implements AccountsService {
     await this.deps.sessions.revoke(this.deps.hasher.hashToken(sessionToken), this.deps.clock.now());
   }
 
-  async authenticateSession(sessionToken: string): Promise<{ readonly userId: UserId } | null> {
+  /**
+   * The principal of a live session. In an account with members (issue #35 item 1) a member's session acts on the
+   * account (its owner's user id) and names the member, its role and whether it has 2FA on; a solo owner's session is
+   * the owner, as before.
+   */
+  async authenticateSession(sessionToken: string): Promise<SessionPrincipal | null> {
     if (!sessionToken.startsWith('st_')) return null;
     const session = await this.deps.sessions.findByTokenHash(this.deps.hasher.hashToken(sessionToken));
     if (session === null || session.revokedAt !== null || this.deps.clock.now() >= session.expiresAt) return null;
-    return { userId: session.userId };
+    const standing = this.deps.members === undefined ? null : await this.deps.members.standingOf(session.userId);
+    if (standing === null) return { userId: session.userId };
+    const own = await this.deps.accounts.findById(session.userId);
+    return { userId: standing.accountId, member: { userId: session.userId, role: standing.role, twoFactorOn: own?.twoFactor?.enabledAt != null } };
   }
 
   /**

@@ -1,5 +1,8 @@
 import type { CashierToken } from '../domain/model/cashier-token.js';
 import type { UserId } from '../domain/model/common.js';
+import type { TeamRole } from '../domain/team-roles.js';
+import type { CommandApprovalsUseCases } from './command-approvals.service.js';
+import type { MembersUseCases } from './members.service.js';
 import type { CollectionCostView } from './collection-cost-view.js';
 import type {
   ApiTokenCreatedView, ApiTokenListView, ApiTokenRevokedView, ApiTokenView, BalanceRefreshView, CashierBalanceView, CashierSessionView, CashierTaskView,
@@ -66,7 +69,17 @@ export interface AccountsService {
   /** Revokes the session; unknown tokens are ignored. */
   logout(sessionToken: string): Promise<void>;
   /** The user of a live session token, or null (unknown, expired, revoked). */
-  authenticateSession(sessionToken: string): Promise<{ readonly userId: UserId } | null>;
+  authenticateSession(sessionToken: string): Promise<SessionPrincipal | null>;
+}
+
+/**
+ * Who a live session acts as (issue #35 item 1): `userId` is the account whose resources it acts on (the owner's user
+ * id); `member` is present only in an account with members: the session's own user, its role, and whether that user
+ * has two-factor on. A solo account's session has no `member` and keeps today's rules.
+ */
+export interface SessionPrincipal {
+  readonly userId: UserId;
+  readonly member?: { readonly userId: UserId; readonly role: TeamRole; readonly twoFactorOn: boolean };
 }
 
 export interface SubscriptionsService {
@@ -236,7 +249,16 @@ export interface Application {
   readonly withdrawalPolicies: WithdrawalPoliciesService;
   /** The books (issue #36): entries and balances at a time. */
   readonly ledger: LedgerService;
+  /** Teams (issue #35 item 1): invitations, roles, removal, joining. */
+  readonly members: MembersService;
+  /** Approvals by people (issue #35 item 2). */
+  readonly commandApprovals: CommandApprovalsService;
 }
+
+/** The team use cases as the API host calls them. */
+export type MembersService = Pick<MembersUseCases, 'list' | 'invite' | 'changeRole' | 'remove'>;
+/** Approvals by people as the API host calls them. */
+export type CommandApprovalsService = Pick<CommandApprovalsUseCases, 'approve' | 'deny'>;
 
 /** The ledger reads as the API host calls them (the class is their only implementation). */
 export type LedgerService = Pick<LedgerUseCases, 'listEntries' | 'exportEntries' | 'balances' | 'statement'>;

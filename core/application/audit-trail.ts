@@ -2,6 +2,7 @@ import { sealAuditEntry } from '../domain/audit-chain.js';
 import { ConcurrencyConflict } from '../domain/errors.js';
 import type { AuditEntry, AuditEvent } from '../domain/model/audit.js';
 import type { ResolvedDeps } from './deps.js';
+import { actingMember } from './acting-member.js';
 
 /** The ports AuditTrail touches; `recordWith` needs the unit of work (every use case that records an action has one). */
 export type AuditTrailDeps = Pick<ResolvedDeps, 'auditLog' | 'clock'> & Partial<Pick<ResolvedDeps, 'uow'>>;
@@ -43,7 +44,11 @@ export class AuditTrail {
   }
 
   /** Appends the event; returns the stored entry. Throws ConcurrencyConflict only after MAX_APPEND_TRIES lost races. */
-  async record(event: AuditEvent): Promise<AuditEntry> {
+  async record(given: AuditEvent): Promise<AuditEntry> {
+    // In a team account the member acting names the entry (issue #35 item 1): a session's entry says which person it was.
+    const member = actingMember();
+    const event = member !== undefined && given.actor.kind === 'user' && given.actor.id === null
+      ? { ...given, actor: { kind: 'user' as const, id: String(member.userId) } } : given;
     for (let attempt = 0; attempt < MAX_APPEND_TRIES; attempt += 1) {
       const head = await this.deps.auditLog.head(event.userId);
       const entry = sealAuditEntry(head, event, this.deps.clock.now());

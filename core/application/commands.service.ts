@@ -8,6 +8,7 @@ import { COMMAND_STATUS, COMMAND_TYPE, type Command, type CommandStatus, type Co
 import type { UserId } from '../domain/model/common.js';
 import type { CommandsService } from './application.js';
 import { AuditTrail } from './audit-trail.js';
+import { actingMember } from './acting-member.js';
 import type { ResolvedDeps } from './deps.js';
 import { fieldsOf, optionalEnum } from './input.js';
 import { toCommandDetailView, toCommandListItemView } from './mappers.js';
@@ -57,6 +58,11 @@ export class CommandsUseCases implements CommandsService {
       const command = visibleTo(await this.deps.commands.get(commandNo), userId);
       if (command === null) throw new DomainError('BIZ-COMMAND-NOT-FOUND');
       if (command.type !== COMMAND_TYPE.WITHDRAWAL) throw new DomainError('BIZ-COMMAND-NOT-CANCELLABLE');
+      // In a team an operator cancels only the withdrawals they requested; the owner and admins any (issue #35 item 2).
+      const actor = actingMember();
+      if (actor?.role === 'operator' && (command.approval?.requestedBy ?? command.userId) !== actor.userId) {
+        throw new DomainError('TEAM-ROLE-FORBIDDEN', { message: 'an operator cancels only the withdrawals they requested' });
+      }
       const status = commandTransition(command.status, 'cancel', { broadcast: commandBroadcast(command) });
       if (status === null) throw new DomainError('BIZ-COMMAND-NOT-CANCELLABLE');
       const now = this.deps.clock.now();

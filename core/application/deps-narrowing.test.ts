@@ -21,6 +21,8 @@ import { WalletsUseCases } from './wallets.service.js';
 import { WebhooksUseCases } from './webhooks.service.js';
 import { WithdrawalPoliciesUseCases } from './withdrawal-policies.service.js';
 import { LedgerUseCases } from './ledger.service.js';
+import { MembersUseCases } from './members.service.js';
+import { CommandApprovalsUseCases } from './command-approvals.service.js';
 
 /*
  * Issue #23 item 4: a use case's constructor names the ports it touches, so its signature says what it can do. Two
@@ -47,6 +49,8 @@ const SERVICES = {
   audit: AuditUseCases,
   withdrawalPolicies: WithdrawalPoliciesUseCases,
   ledger: LedgerUseCases,
+  members: MembersUseCases,
+  commandApprovals: CommandApprovalsUseCases,
 } satisfies { readonly [K in keyof Application]: new (deps: never) => Application[K] };
 
 type Services = typeof SERVICES;

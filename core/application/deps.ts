@@ -19,6 +19,7 @@ import type { IdGenerator } from '../ports/id-generator.port.js';
 import type { EventOutbox } from '../ports/event-outbox.port.js';
 import type { KeyCipher } from '../ports/key-cipher.port.js';
 import type { Mailer } from '../ports/mailer.port.js';
+import type { MemberRepository } from '../ports/member-repository.port.js';
 import type { RiskPolicy } from '../ports/risk-policy.port.js';
 import type { SecretHasher } from '../ports/secret-hasher.port.js';
 import type { SessionRepository } from '../ports/session-repository.port.js';
@@ -131,6 +132,8 @@ export interface CoreDeps {
   readonly auditLog: AuditLog;
   /** The books (issue #36): read by the ledger routes; written by the worker (ledger-bookings.ts). */
   readonly ledger: Ledger;
+  /** Teams (issue #35 item 1); absent (the MongoDB store today): every account is solo. */
+  readonly members?: MemberRepository;
   /**
    * Refuses a collection whose energy cannot be had, before its task exists (issue #34; see SweepCheck). Wired by the
    * composition from the worker's planner; absent, the task's own planning at PENDING decides.

@@ -34,6 +34,11 @@ export { AuditTrail, type AuditTrailDeps } from './audit-trail.js';
 export type { AuditEntryView, AuditService, AuditVerificationView } from './audit.service.js';
 export { verifyAllAuditChains, verifyStoredAuditChain, type AuditChainReport } from './audit-verifier.js';
 
+export { actAs, actingMember, type ActingMember } from './acting-member.js';
+export type { MemberView } from './members.service.js';
+import { CommandApprovalsUseCases } from './command-approvals.service.js';
+import { MembersUseCases } from './members.service.js';
+
 /** Builds every use case on the given ports. No I/O happens here. */
 export function createApplication(deps: CoreDeps): Application {
   const resolved = resolveDeps(deps);
@@ -55,5 +60,7 @@ export function createApplication(deps: CoreDeps): Application {
     audit: new AuditUseCases(resolved),
     withdrawalPolicies: new WithdrawalPoliciesUseCases(resolved),
     ledger: new LedgerUseCases(resolved),
+    members: new MembersUseCases(resolved),
+    commandApprovals: new CommandApprovalsUseCases(resolved),
   };
 }

@@ -17,9 +17,12 @@ import { fieldsOf, requireChainAmount, requireString } from './input.js';
 import { ownedWallet } from './ownership.js';
 import type { CommandAcceptedView } from './views.js';
 import { withVelocityRelief } from './velocity-relief.js';
+import { actingMember } from './acting-member.js';
+import { peopleWhoMayApprove } from './command-approvals.service.js';
 
 /** The ports the transfer use case touches, with those of queuing a fund-moving command. */
-export type TransfersDeps = Pick<ResolvedDeps, 'chain' | 'wallets' | 'assets' | 'withdrawalPolicies' | 'uow' | 'auditLog' | 'withdrawalFees'> & FundCommandDeps;
+export type TransfersDeps = Pick<ResolvedDeps, 'chain' | 'wallets' | 'assets' | 'withdrawalPolicies' | 'uow' | 'auditLog' | 'withdrawalFees'> & FundCommandDeps
+  & Partial<Pick<ResolvedDeps, 'members'>>;
 
 /** Withdrawals (session token): a PENDING WITHDRAWAL command the worker signs and broadcasts later. */
 export class TransfersUseCases implements TransfersService {
@@ -60,7 +63,9 @@ export class TransfersUseCases implements TransfersService {
       const policy = await settledPolicy(this.deps, userId);
       await this.refuseDestination(policy, userId, to);
       const limits = limitsOf(policy, asset.symbol);
-      const approverSet = policy !== null && policy.approval.url !== null && policy.approval.secret !== null;
+      // The machine approver, or (issue #35 item 2) a person of the team other than the requester.
+      const approverSet = (policy !== null && policy.approval.url !== null && policy.approval.secret !== null)
+        || (policy !== null && (await peopleWhoMayApprove(this.deps, userId, requesterOf(userId))).length > 0);
       const approval = needsApproval(limits, amount);
       if (approval && !approverSet) throw new DomainError('POLICY-APPROVAL-UNAVAILABLE');
       await this.deps.withdrawalFees?.({ wallet, asset, to, amount, reference: `withdrawal:${wallet.address}` });
@@ -87,7 +92,7 @@ export class TransfersUseCases implements TransfersService {
     draft: CommandDraft, limits: ReturnType<typeof limitsOf>, policy: WithdrawalPolicy | null, approval: boolean, detail: Readonly<Record<string, string>>,
   ): Promise<Command> {
     const created = newCommand(this.deps, draft);
-    const accepted: Command = approval ? { ...created, approval: awaitingApproval(created, policy!) } : created;
+    const accepted: Command = approval ? { ...created, approval: awaitingApproval(created, policy!, requesterOf(draft.userId)) } : created;
     const velocity: VelocityCharge | null = velocityCharge(limits, { userId: draft.userId, assetSymbol: draft.assetSymbol!, amount: draft.lockedAmount, at: created.createdAt }, approval);
     const commit = () => withVelocityRelief(this.deps, velocity, () => this.deps.uow.commit({ newCommands: [accepted], ...(velocity === null ? {} : { velocity }) }));
     await this.audit.recordWith(commit, () => ({
@@ -130,9 +135,14 @@ export class TransfersUseCases implements TransfersService {
 }
 
 /** A withdrawal above its threshold waits for the approver until approval_timeout_minutes after its creation. */
-function awaitingApproval(command: Command, policy: WithdrawalPolicy): CommandApproval {
+function awaitingApproval(command: Command, policy: WithdrawalPolicy, requestedBy: UserId): CommandApproval {
   return {
     state: 'awaiting', deadline: command.createdAt + policy.approval.timeoutMinutes * 60_000, attempts: 0,
-    lastAttemptAt: null, lastRefusal: null, decidedAt: null,
+    lastAttemptAt: null, lastRefusal: null, decidedAt: null, requestedBy,
   };
+}
+
+/** Who requests a withdrawal of `accountId` now: the member acting (issue #35 item 1), else the account's owner. */
+function requesterOf(accountId: UserId): UserId {
+  return actingMember()?.userId ?? accountId;
 }

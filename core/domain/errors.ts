@@ -111,6 +111,15 @@ export const ERROR_CATALOGUE = {
   'POLICY-CHANGE-SOLO-OWNER': { message: 'a solo owner\'s change takes effect after the delay (POLICY_CHANGE_DELAY_H); nobody else can approve it' },
   'POLICY-CHANGES-FULL': { message: 'too many pending policy changes; cancel one first' },
   'POLICY-DESTINATION-HELD': { message: 'a recent password reset or two-factor change holds withdrawals to destinations not on the allow-list' },
+  // issue #35 items 1 and 2: teams and approvals by people.
+  'TEAM-ROLE-FORBIDDEN': { message: 'your role in this account may not do this' },
+  'TEAM-2FA-REQUIRED': { message: 'turn on two-factor authentication first: the owner, admins and approvers of an account with members need it' },
+  'TEAMS-UNAVAILABLE': { message: 'teams are not available on this store' },
+  'MEMBER-NOT-FOUND': { message: 'the account has no member with this id' },
+  'MEMBER-EXISTS': { message: 'the e-mail is already invited, a member, or an account of its own' },
+  'INVITATION-INVALID': { message: 'invitation_code: wrong, used, or the invitation was removed' },
+  'APPROVAL-OWN-WITHDRAWAL': { message: 'a withdrawal is approved or denied by a member other than its requester' },
+  'APPROVAL-NOT-AWAITING': { message: 'the withdrawal is not awaiting an approval' },
   // Never an HTTP answer: the error_code of a withdrawal its approver denied or did not approve in time (REJECTED).
   'APPROVAL-DENIED': { message: 'the approver denied the withdrawal' },
   // issue #35 item 5: an admin's approval names what was reviewed; the pending URL (or secret) has changed since.

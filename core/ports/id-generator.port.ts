@@ -1,5 +1,5 @@
 /** Named integer sequences the spec exposes as ids (wallet_address_id, user id, API token id). */
-export type Sequence = 'user' | 'wallet_address' | 'api_token';
+export type Sequence = 'user' | 'wallet_address' | 'api_token' | 'member';
 
 /** The only source of ids and randomness in the core. */
 export interface IdGenerator {

@@ -19,6 +19,13 @@ export interface PolicyChangeNotice {
   readonly effectiveAt: string;
 }
 
+/** An invitation to join an account's team (issue #35 item 1): who invites, as what. */
+export interface InvitationNotice {
+  /** The inviting account's e-mail (its owner's). */
+  readonly accountEmail: string;
+  readonly role: string;
+}
+
 /** Outbound mail. The embedded adapter prints `verification code for <email>: <code>` (after a line naming the registration). */
 export interface Mailer {
   /** The code of one pending registration, naming that registration. */
@@ -49,4 +56,10 @@ export interface Mailer {
    * `policy change <changeId> for <email>: <loosens> takes effect at <effectiveAt> unless cancelled`.
    */
   sendPolicyChangeRequested(email: string, notice: PolicyChangeNotice): Promise<void>;
+  /**
+   * An invitation to an account's team (issue #35 item 1) with its code, accepted by `POST /auth/register {email,
+   * password, invitation_code}`. The embedded adapter prints `invitation code for <email>: <code>` after a line naming
+   * the account and the role.
+   */
+  sendInvitationCode(email: string, code: string, invitation: InvitationNotice): Promise<void>;
 }

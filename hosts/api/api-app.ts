@@ -22,6 +22,7 @@ import { depositRoutes } from './routes/deposit.routes.js';
 import { ledgerRoutes } from './routes/ledger.routes.js';
 import { walletRoutes } from './routes/wallet.routes.js';
 import { policyRoutes } from './routes/policy.routes.js';
+import { teamRoutes } from './routes/team.routes.js';
 
 /** Everything the HTTP host needs: the use cases, the cross-cutting ports and its own settings. */
 export interface ApiHostOptions {
@@ -105,7 +106,7 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
   const routes: RouteDef[] = [
     ...walletRoutes(options.app), ...depositRoutes(options.app), ...ledgerRoutes(options.app), ...collectionRoutes(options.app), ...cashierTokenRoutes(options.app),
     ...cashierRoutes(options.app), ...accountRoutes(options.app), ...fundsRoutes(options.app), ...adminRoutes(options.app),
-    ...auditRoutes(options.app), ...twoFactorRoutes(options.app), ...policyRoutes(options.app),
+    ...auditRoutes(options.app), ...twoFactorRoutes(options.app), ...policyRoutes(options.app), ...teamRoutes(options.app),
     ...systemRoutes(readiness, () => openapi),
   ];
   openapi = buildOpenApi(routes);

@@ -2,14 +2,25 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Application, CashierContext } from '../../core/application/index.js';
 import { API_ACCESS_ABILITY } from '../../core/domain/model/account.js';
 import { DomainError } from '../../core/domain/errors.js';
+import type { TeamRole } from '../../core/domain/team-roles.js';
 
 /** Which credential a route takes: none, a Developer API Token, a session token, a cashier token or the admin token. */
 export type AuthKind = 'none' | 'developer' | 'session' | 'cashier' | 'admin';
 
 export interface AnonymousCaller { readonly kind: 'none' }
 export interface DeveloperCaller { readonly kind: 'developer'; readonly userId: number; readonly tokenId: number }
-/** The raw session token is kept for logout, which revokes exactly the presented session. */
-export interface SessionCaller { readonly kind: 'session'; readonly userId: number; readonly token: string }
+/**
+ * The raw session token is kept for logout, which revokes exactly the presented session. `userId` is the account the
+ * session acts on; `actorUserId` the session's own user (a member of a team, issue #35 item 1; else the same), whose
+ * own two-factor the 2FA routes and the step-up use; `member` is present only in an account with members.
+ */
+export interface SessionCaller {
+  readonly kind: 'session';
+  readonly userId: number;
+  readonly token: string;
+  readonly actorUserId: number;
+  readonly member?: { readonly userId: number; readonly role: TeamRole; readonly twoFactorOn: boolean };
+}
 export interface CashierCaller { readonly kind: 'cashier'; readonly ctx: CashierContext }
 export interface AdminCaller { readonly kind: 'admin' }
 
@@ -77,7 +88,9 @@ export class BearerAuthenticator {
     if (kind === 'session') {
       const session = await this.app.accounts.authenticateSession(token);
       if (session === null) throw new DomainError('UNAUTHENTICATED');
-      return { kind: 'session', userId: session.userId, token };
+      return session.member === undefined
+        ? { kind: 'session', userId: session.userId, token, actorUserId: session.userId }
+        : { kind: 'session', userId: session.userId, token, actorUserId: session.member.userId, member: session.member };
     }
     const principal = await this.app.apiTokens.authenticateApiToken(token);
     if (principal === null) throw new DomainError('UNAUTHENTICATED');

@@ -22,6 +22,7 @@ const TAGS = [
   { name: 'Webhooks', description: 'Test sends and the delivery log; the events themselves are listed under `webhooks`' },
   { name: 'Funds', description: 'Withdrawals and staking, accepted as PENDING commands (session token)' },
   { name: 'Policies', description: 'Withdrawal policies: destination allow-list, velocity limits and approvals (session token)' },
+  { name: 'Team', description: 'Members of an account and their roles (session token; issue #35)' },
   { name: 'Admin', description: 'Platform operations with ADMIN_TOKEN' },
   { name: 'System', description: 'Liveness, readiness, this document and its reference page' },
 ];

@@ -12,6 +12,8 @@ import { requireIdempotencyKey, runIdempotent } from './idempotency.js';
 import { applyRateLimit, applyThrottles, countCodeTry, rateSubject, type RateBucket, type RateHeaders, type RateLimits } from './rate-limit.js';
 import { logRequestLine } from './request-log.js';
 import { enforceStepUp } from './step-up.js';
+import { enforceTeamAccess } from './team-access.js';
+import { actAs } from '../../core/application/acting-member.js';
 import type { RawResult, RouteContext, RouteDef } from './route.js';
 
 /** What every route's pipeline shares. */
@@ -124,6 +126,9 @@ export async function runRoute(deps: PipelineDeps, route: RouteDef, event: H3Eve
     if (route.method !== 'GET') checkDeclaredLength(event);
     const who: Caller = await deps.auth.authenticate(route.auth, event.req.headers.get('authorization'));
     caller = who;
+    // A member of a team acts within its role (issue #35 item 1); a solo account's session has no member.
+    const member = who.kind === 'session' ? who.member : undefined;
+    if (member !== undefined) enforceTeamAccess(route, member);
     const bucket = bucketOf(route);
     const idempotencyKey = route.idempotent === true ? requireIdempotencyKey(event.req.headers.get('idempotency-key')) : null;
     // An idempotent route counts its limit only once the key is known to be new: a replay costs no quota and is
@@ -142,10 +147,11 @@ export async function runRoute(deps: PipelineDeps, route: RouteDef, event: H3Eve
       caller: who, params: paramsOf(event), query: queryOf(event), body, headers: event.req.headers,
       codeTry: async () => addHeaders(headers, await countCodeTry(deps.limiter, deps.limits, who)),
     };
+    const run = member === undefined ? () => execute(route, ctx) : () => actAs({ userId: member.userId, role: member.role }, () => execute(route, ctx));
     reply = idempotencyKey === null
-      ? await execute(route, ctx)
+      ? await run()
       : await runIdempotent(
-        deps.idempotency, idempotencyScope(who, route, ctx.params), idempotencyKey, body, () => execute(route, ctx),
+        deps.idempotency, idempotencyScope(who, route, ctx.params), idempotencyKey, body, run,
         bucket === undefined ? undefined : async () => addHeaders(headers, await applyRateLimit(deps.limiter, deps.limits, bucket, who)),
         route.errorStatuses,
       );

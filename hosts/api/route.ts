@@ -2,8 +2,9 @@ import type { AuthKind, CallerOf } from './auth.js';
 import type { ErrorStatuses } from './error-status.js';
 import type { RateBucket, Throttle } from './rate-limit.js';
 import type { JsonSchema } from './openapi-schemas.js';
+import { TEAM_ROLES, type TeamRole } from '../../core/domain/team-roles.js';
 
-export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** What a route handler receives: the authenticated caller and the transport-level inputs, still unvalidated. */
 export interface RouteContext<K extends AuthKind> {
@@ -107,6 +108,11 @@ export interface RouteDef<K extends AuthKind = AuthKind> {
    * and /openapi.json both read it.
    */
   readonly errorStatuses?: ErrorStatuses;
+  /**
+   * The team roles (issue #35 item 1) that may call this session route in an account with members; the owner always
+   * may. Absent: every role on a GET (reads), the owner alone otherwise (rolesOf). A solo account is never checked.
+   */
+  readonly roles?: readonly TeamRole[];
   readonly docs: RouteDocs;
   handle(ctx: RouteContext<K>): Promise<unknown>;
 }
@@ -115,3 +121,20 @@ export interface RouteDef<K extends AuthKind = AuthKind> {
 export function defineRoute<K extends AuthKind>(def: RouteDef<K>): RouteDef {
   return def as unknown as RouteDef;
 }
+
+/** The roles a route lets act (issue #35 item 1): its own list plus the owner, else reads for all, writes for the owner. */
+export function rolesOf(route: Pick<RouteDef, 'method' | 'roles'>): readonly TeamRole[] {
+  if (route.roles !== undefined) return route.roles.includes('owner') ? route.roles : ['owner', ...route.roles];
+  return route.method === 'GET' ? TEAM_ROLES : ['owner'];
+}
+
+/** Every role: the routes that act on the caller's own login (2FA, logout). */
+export const ANY_ROLE: readonly TeamRole[] = TEAM_ROLES;
+/** Money movements within the policy: payments, collections, refunds (withdrawals). */
+export const OPERATOR_ROLES: readonly TeamRole[] = ['owner', 'operator'];
+/** Control: policies, members, tokens, webhooks. */
+export const ADMIN_ROLES: readonly TeamRole[] = ['owner', 'admin'];
+/** Cancelling a pending withdrawal: its requester (an operator's own, checked by the use case) or an admin. */
+export const CANCEL_ROLES: readonly TeamRole[] = ['owner', 'admin', 'operator'];
+/** Deciding another member's withdrawal. */
+export const DECIDER_ROLES: readonly TeamRole[] = ['owner', 'admin', 'approver'];

@@ -45,7 +45,8 @@ export async function enforceStepUp(
   deps: StepUpDeps, route: RouteDef, caller: Caller, body: Readonly<Record<string, unknown>>, headers: Headers, tried: (h: RateHeaders) => void,
 ): Promise<void> {
   if (caller.kind !== 'session' || !needsStepUp(route, body)) return;
-  await deps.app.twoFactor.stepUp(caller.userId, caller.token, headers.get(STEP_UP_HEADER), async () => {
+  // The session's own user's second factor: a member's, not the account owner's (issue #35 item 1).
+  await deps.app.twoFactor.stepUp(caller.actorUserId, caller.token, headers.get(STEP_UP_HEADER), async () => {
     tried(await countCodeTry(deps.limiter, deps.limits, caller));
   }, stepUpGrant(route));
 }

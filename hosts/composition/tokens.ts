@@ -27,7 +27,7 @@ import type { HostConfig } from './config.js';
 /** The store-backed ports of one store (memory or MongoDB): what CoreDeps and the worker take from it. */
 export type StoreAdapters = Pick<CoreDeps,
   'ids' | 'accounts' | 'sessions' | 'subscriptions' | 'apiTokens' | 'wallets' | 'balances' | 'deposits' | 'commands' | 'tasks'
-  | 'cashierTokens' | 'developerConfigs' | 'deliveries' | 'uow' | 'risk' | 'auditLog' | 'withdrawalPolicies'> & {
+  | 'cashierTokens' | 'developerConfigs' | 'deliveries' | 'uow' | 'risk' | 'auditLog' | 'withdrawalPolicies' | 'members'> & {
   readonly outbox: EventOutbox;
   readonly idempotency: IdempotencyStore;
   readonly scanCursors: ScanCursorStore;

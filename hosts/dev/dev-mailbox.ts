@@ -1,4 +1,4 @@
-import type { Mailer, PolicyChangeNotice, RegistrationNotice } from '../../core/ports/mailer.port.js';
+import type { InvitationNotice, Mailer, PolicyChangeNotice, RegistrationNotice } from '../../core/ports/mailer.port.js';
 
 /**
  * The `npm start` mailer: prints every message as the console mailer does (the inner Mailer) and keeps the latest
@@ -29,6 +29,10 @@ export class DevMailbox implements Mailer {
 
   sendPolicyChangeRequested(email: string, notice: PolicyChangeNotice): Promise<void> {
     return this.inner.sendPolicyChangeRequested(email, notice);
+  }
+
+  sendInvitationCode(email: string, code: string, invitation: InvitationNotice): Promise<void> {
+    return this.inner.sendInvitationCode(email, code, invitation);
   }
 
   sendAccountLocked(email: string): Promise<void> {

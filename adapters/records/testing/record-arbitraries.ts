@@ -53,8 +53,8 @@ export const balance = fc.record({
 /** A withdrawal's approval sub-state (issue #26). */
 export const commandApproval = fc.record({
   state: fc.constantFrom('awaiting' as const, 'approved' as const, 'denied' as const, 'expired' as const), deadline: ms, attempts: fc.nat(1_000),
-  lastAttemptAt: optMs, lastRefusal: optText, decidedAt: optMs,
-});
+  lastAttemptAt: optMs, lastRefusal: optText, decidedAt: optMs, requestedBy: id, decidedBy: id,
+}, { requiredKeys: ['state', 'deadline', 'attempts', 'lastAttemptAt', 'lastRefusal', 'decidedAt'] });
 export const command = fc.record({
   commandNo: text, userId: id, type: fc.integer({ min: 1, max: 8 }) as fc.Arbitrary<1>, status: fc.integer({ min: 1, max: 6 }) as fc.Arbitrary<1>,
   address: fc.option(address, { nil: null }), assetSymbol: fc.option(symbol, { nil: null }), lockedAmount: money,

@@ -106,7 +106,8 @@ class CommandWorkflow implements Workflow<Command> {
   }
 
   stepOf(command: Command): WorkflowStep<Command> | null {
-    if (command.status === COMMAND_STATUS.PENDING) return command.approval?.state === 'awaiting' ? this.approval : this.start;
+    // A decision by a person (issue #35 item 2) is carried out by the approval step, as the machine approver's answer.
+    if (command.status === COMMAND_STATUS.PENDING) return command.approval?.state === 'awaiting' || command.approval?.decidedBy != null ? this.approval : this.start;
     if (command.status !== COMMAND_STATUS.RUNNING) return null;
     if (command.funding != null) return this.fundedSteps().stepOf(command.funding);
     return command.type === COMMAND_TYPE.WITHDRAWAL ? this.withdrawal : this.staking;
@@ -292,6 +293,11 @@ class CommandWorkflow implements Workflow<Command> {
     if (risk.kind === 'fail') return risk;
     const approval = command.approval!;
     const now = this.deps.clock.now();
+    // Decided through the API by a member other than the requester (command-approvals.service.ts), audited there.
+    if (approval.decidedBy != null && approval.state === 'approved') return this.planFees(command, command);
+    if (approval.decidedBy != null && approval.state === 'denied') {
+      return { kind: 'fail', code: 'APPROVAL-DENIED', message: 'a member of the account denied the withdrawal' };
+    }
     if (now >= approval.deadline) {
       await this.auditApproval(command, 'withdrawal.denied', { reason: 'APPROVAL-TIMEOUT', attempts: approval.attempts });
       return { kind: 'fail', code: 'APPROVAL-TIMEOUT', message: ERROR_CATALOGUE['APPROVAL-TIMEOUT'].message };

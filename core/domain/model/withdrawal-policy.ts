@@ -73,6 +73,13 @@ export interface CommandApproval {
   /** Why the last answer did not decide (no 2xx, unsigned, another request's, another amount ...); null: none yet. */
   readonly lastRefusal: string | null;
   readonly decidedAt: Millis | null;
+  /**
+   * The user who requested it (issue #35 item 2: the member acting, or the account's owner); absent on withdrawals
+   * recorded before teams, which read as requested by the account itself.
+   */
+  readonly requestedBy?: UserId | null;
+  /** The member who approved or denied it through the API; null or absent when the machine approver decided. */
+  readonly decidedBy?: UserId | null;
 }
 
 /**

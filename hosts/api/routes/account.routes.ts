@@ -1,11 +1,12 @@
 import type { Application } from '../../../core/application/index.js';
 import { OPT_IN_EVENT_TYPES, SPEC_EVENT_TYPES } from '../../../core/domain/model/webhook.js';
-import { defineRoute, type RouteDef } from '../route.js';
+import { ADMIN_ROLES, ANY_ROLE, defineRoute, type RouteDef } from '../route.js';
 import { itemsPage, s } from '../openapi-schemas.js';
 import { EX } from '../openapi-examples.js';
 import { pageQuery } from './wallet.routes.js';
 
-const credentials = s.obj({ email: s.str(), password: s.str() });
+const credentialFields = { email: s.str(), password: s.str() };
+const credentials = s.obj(credentialFields);
 
 /**
  * Above this `max_fee_sun` an auto_collect rule counts as one without a fee cap (issue #35 item 4): more than a USDT
@@ -45,12 +46,16 @@ export function accountRoutes(app: Application): RouteDef[] {
         operationId: 'register',
         bodyExample: { email: 'dev@merchant.example', password: 'correct horse battery' },
         example: { user_id: 12, email: 'dev@merchant.example' },
-        summary: 'Register; a 6-digit code is e-mailed', tag: 'Account', body: credentials, data: s.obj({ user_id: s.int(), email: s.str() }),
+        summary: 'Register; a 6-digit code is e-mailed', tag: 'Account', data: s.obj({ user_id: s.int(), email: s.str() }),
+        body: s.obj({ ...credentialFields, invitation_code: s.str('extension (issue #35): the code of a team invitation to this e-mail') }, ['invitation_code']),
         description: 'Every registration is pending until its code is verified, and none blocks another: registering an e-mail '
           + 'someone else registered but did not verify gets its own code, and whoever verifies first owns the account (the '
           + 'other pending registrations of the e-mail are void). An e-mail that already has an account answers the same 201 '
           + '(with an id that will never be used) and is mailed a note instead of a code, so the answer never tells whether an '
-          + 'e-mail is registered.',
+          + 'e-mail is registered.\n\nExtension (issue #35): with `invitation_code`, the code a team invitation mailed to this '
+          + 'e-mail, the account is made verified and joins the inviting account\'s team in the invited role (422 '
+          + 'INVITATION-INVALID for a wrong, used or withdrawn code; 409 MEMBER-EXISTS when the e-mail has an account).',
+        errors: ['INVITATION-INVALID', 'MEMBER-EXISTS'],
       },
       handle: ({ body }) => app.accounts.register(body),
     }),
@@ -121,7 +126,7 @@ export function accountRoutes(app: Application): RouteDef[] {
       handle: ({ body }) => app.accounts.confirmPasswordReset(body),
     }),
     defineRoute({
-      method: 'POST', path: '/api/auth/logout', auth: 'session', rateLimit: 'account-write',
+      method: 'POST', path: '/api/auth/logout', roles: ANY_ROLE, auth: 'session', rateLimit: 'account-write',
       docs: { operationId: 'logout', summary: 'Revoke the presented session token', tag: 'Account', data: s.empty() },
       handle: async ({ caller }) => {
         await app.accounts.logout(caller.token);
@@ -140,7 +145,7 @@ export function accountRoutes(app: Application): RouteDef[] {
       handle: ({ caller, body }) => app.subscriptions.activate(caller.userId, body),
     }),
     defineRoute({
-      method: 'PUT', path: '/api/subscriptions/config', auth: 'session', rateLimit: 'account-write', stepUp: weakensService,
+      method: 'PUT', path: '/api/subscriptions/config', roles: ADMIN_ROLES, auth: 'session', rateLimit: 'account-write', stepUp: weakensService,
       docs: {
         operationId: 'setDeveloperConfig',
         bodyExample: {
@@ -192,7 +197,7 @@ export function accountRoutes(app: Application): RouteDef[] {
       handle: ({ caller }) => app.subscriptions.getDeveloperConfig(caller.userId),
     }),
     defineRoute({
-      method: 'POST', path: '/api/api-tokens', auth: 'session', status: 201, rateLimit: 'api-token-create', stepUp: true,
+      method: 'POST', path: '/api/api-tokens', roles: ADMIN_ROLES, auth: 'session', status: 201, rateLimit: 'api-token-create', stepUp: true,
       docs: {
         operationId: 'createApiToken',
         bodyExample: { name: 'backend' },
@@ -215,7 +220,7 @@ export function accountRoutes(app: Application): RouteDef[] {
       handle: ({ caller }) => app.apiTokens.list(caller.userId),
     }),
     defineRoute({
-      method: 'PUT', path: '/api/api-tokens/:id/expiry', auth: 'session', rateLimit: 'api-token-revoke', stepUp: true,
+      method: 'PUT', path: '/api/api-tokens/:id/expiry', roles: ADMIN_ROLES, auth: 'session', rateLimit: 'api-token-revoke', stepUp: true,
       docs: {
         operationId: 'setApiTokenExpiry',
         bodyExample: { expires_at: '2027-01-01T00:00:00Z' },
@@ -237,7 +242,7 @@ export function accountRoutes(app: Application): RouteDef[] {
       handle: ({ caller, params, body }) => app.apiTokens.setExpiry(caller.userId, params.id ?? '', body),
     }),
     defineRoute({
-      method: 'DELETE', path: '/api/api-tokens/:id', auth: 'session', rateLimit: 'api-token-revoke', stepUp: true,
+      method: 'DELETE', path: '/api/api-tokens/:id', roles: ADMIN_ROLES, auth: 'session', rateLimit: 'api-token-revoke', stepUp: true,
       docs: {
         operationId: 'revokeApiToken',
         summary: 'Revoke a Developer API Token', tag: 'Account', data: s.ref('ApiTokenRevoked'), errors: ['API-TOKEN-NOT-FOUND'],
@@ -247,7 +252,7 @@ export function accountRoutes(app: Application): RouteDef[] {
       handle: ({ caller, params }) => app.apiTokens.revoke(caller.userId, params.id ?? ''),
     }),
     defineRoute({
-      method: 'POST', path: '/api/webhooks/debug/test', auth: 'session', rateLimit: 'webhook-test',
+      method: 'POST', path: '/api/webhooks/debug/test', roles: ADMIN_ROLES, auth: 'session', rateLimit: 'webhook-test',
       docs: {
         operationId: 'sendTestWebhook',
         summary: 'Send a signed webhook.test event to the approved URL', tag: 'Webhooks', data: s.ref('WebhookTest'), errors: ['BIZ-WEBHOOK-URL-UNVERIFIED'],
@@ -265,7 +270,7 @@ export function accountRoutes(app: Application): RouteDef[] {
       handle: ({ caller, query }) => app.webhooks.deliveries(caller.userId, query),
     }),
     defineRoute({
-      method: 'POST', path: '/api/webhooks/deliveries/:id/redeliver', auth: 'session', rateLimit: 'webhook-redeliver',
+      method: 'POST', path: '/api/webhooks/deliveries/:id/redeliver', roles: ADMIN_ROLES, auth: 'session', rateLimit: 'webhook-redeliver',
       docs: {
         operationId: 'redeliverWebhook',
         summary: 'Extension: send a DEAD or delivered event again (same event_id) to the approved URL, as a new recorded attempt',

@@ -1,6 +1,6 @@
 import type { Application } from '../../../core/application/index.js';
 import { BODY_ADDRESS_STATUSES } from '../error-status.js';
-import { defineRoute, type RouteDef } from '../route.js';
+import { defineRoute, OPERATOR_ROLES, type RouteDef } from '../route.js';
 import { s } from '../openapi-schemas.js';
 import { EX } from '../openapi-examples.js';
 
@@ -12,7 +12,7 @@ export function fundsRoutes(app: Application): RouteDef[] {
   const accepted = s.ref('CommandAccepted');
   return [
     defineRoute({
-      method: 'POST', path: '/api/transfers', auth: 'session', status: 201, rateLimit: 'transfer-create', idempotent: true, stepUp: true,
+      method: 'POST', path: '/api/transfers', roles: OPERATOR_ROLES, auth: 'session', status: 201, rateLimit: 'transfer-create', idempotent: true, stepUp: true,
       errorStatuses: BODY_ADDRESS_STATUSES,
       docs: {
         operationId: 'createTransfer',

@@ -1,5 +1,5 @@
 import type { Application } from '../../../core/application/index.js';
-import { defineRoute, type RouteDef } from '../route.js';
+import { ADMIN_ROLES, defineRoute, type RouteDef } from '../route.js';
 import { itemsPage, s } from '../openapi-schemas.js';
 import { pageQuery } from './wallet.routes.js';
 
@@ -98,7 +98,7 @@ export function policyRoutes(app: Application): RouteDef[] {
       handle: ({ caller }) => app.withdrawalPolicies.getPolicy(caller.userId),
     }),
     defineRoute({
-      method: 'PUT', path: '/api/policies/withdrawal', auth: 'session', rateLimit: 'account-write', stepUp: true,
+      method: 'PUT', path: '/api/policies/withdrawal', roles: ADMIN_ROLES, auth: 'session', rateLimit: 'account-write', stepUp: true,
       docs: {
         operationId: 'putWithdrawalPolicy', summary: 'Change the withdrawal policy', tag: 'Policies', description: PUT_DESCRIPTION,
         body: s.obj({
@@ -133,7 +133,7 @@ export function policyRoutes(app: Application): RouteDef[] {
       handle: ({ caller }) => app.withdrawalPolicies.listChanges(caller.userId),
     }),
     defineRoute({
-      method: 'POST', path: '/api/policies/changes/:changeId/approve', auth: 'session', rateLimit: 'account-write', stepUp: true,
+      method: 'POST', path: '/api/policies/changes/:changeId/approve', roles: ADMIN_ROLES, auth: 'session', rateLimit: 'account-write', stepUp: true,
       docs: {
         operationId: 'approvePolicyChange', summary: 'Approve a pending change (another admin\'s; a solo owner\'s change waits out the delay)', tag: 'Policies',
         description: 'Extension (issue #35). An account is one person today and nobody approves their own change: for a pending change this answers 409 POLICY-CHANGE-SOLO-OWNER, and the change takes effect at its effective_at.',
@@ -144,7 +144,7 @@ export function policyRoutes(app: Application): RouteDef[] {
     defineRoute({
       // No step-up: cancelling only keeps the policy as tight as it is, and the owner mailed about a thief's change must
       // be able to stop it with the session alone.
-      method: 'POST', path: '/api/policies/changes/:changeId/cancel', auth: 'session', rateLimit: 'account-write',
+      method: 'POST', path: '/api/policies/changes/:changeId/cancel', roles: ADMIN_ROLES, auth: 'session', rateLimit: 'account-write',
       docs: {
         operationId: 'cancelPolicyChange', summary: 'Cancel a pending change before it takes effect', tag: 'Policies',
         description: 'Extension (issue #35): the change is dropped and audited (policy.change_cancelled); the policy stays as it is.',
@@ -153,7 +153,7 @@ export function policyRoutes(app: Application): RouteDef[] {
       handle: ({ caller, params }) => app.withdrawalPolicies.cancelChange(caller.userId, params.changeId ?? ''),
     }),
     defineRoute({
-      method: 'POST', path: '/api/policies/allow-list', auth: 'session', status: 201, rateLimit: 'account-write', stepUp: true,
+      method: 'POST', path: '/api/policies/allow-list', roles: ADMIN_ROLES, auth: 'session', status: 201, rateLimit: 'account-write', stepUp: true,
       docs: {
         operationId: 'addAllowListEntry', summary: 'Add a destination to the allow-list', tag: 'Policies',
         description: 'The address becomes usable at `active_from`, WITHDRAWAL_ALLOWLIST_DELAY_H (default 24) hours from now.',
@@ -173,7 +173,7 @@ export function policyRoutes(app: Application): RouteDef[] {
     defineRoute({
       // Step-up too (issue #26: policy changes): a removal is immediate and a re-add waits out the cooling-off, so a
       // thief removing the merchant's destinations would stop its withdrawals for a day.
-      method: 'DELETE', path: '/api/policies/allow-list/:address', auth: 'session', rateLimit: 'account-write', stepUp: true,
+      method: 'DELETE', path: '/api/policies/allow-list/:address', roles: ADMIN_ROLES, auth: 'session', rateLimit: 'account-write', stepUp: true,
       docs: {
         operationId: 'removeAllowListEntry', summary: 'Remove a destination from the allow-list (at once)', tag: 'Policies',
         data: s.obj({ address: s.str(), removed: s.bool() }), example: { address: EXAMPLE_ENTRY.address, removed: true },

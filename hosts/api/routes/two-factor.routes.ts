@@ -1,6 +1,6 @@
 import QRCode from 'qrcode';
 import type { Application } from '../../../core/application/index.js';
-import { defineRoute, type RouteDef } from '../route.js';
+import { ANY_ROLE, defineRoute, type RouteDef } from '../route.js';
 import { s } from '../openapi-schemas.js';
 
 /** Where a wrong code on enable or disable is a bad input (422), not a failed login (401). */
@@ -17,7 +17,7 @@ const EXAMPLE_URI = 'otpauth://totp/Custody%20Hub:dev%40merchant.example?issuer=
 export function twoFactorRoutes(app: Application): RouteDef[] {
   return [
     defineRoute({
-      method: 'POST', path: '/api/auth/2fa/setup', auth: 'session', rateLimit: 'account-write',
+      method: 'POST', path: '/api/auth/2fa/setup', auth: 'session', rateLimit: 'account-write', roles: ANY_ROLE,
       docs: {
         operationId: 'setupTwoFactor',
         summary: 'Start two-factor enrolment: a new TOTP secret as an otpauth:// URI and its QR code (extension)', tag: 'Account',
@@ -29,12 +29,12 @@ export function twoFactorRoutes(app: Application): RouteDef[] {
         errors: ['AUTH-2FA-ALREADY-ENABLED'],
       },
       handle: async ({ caller }) => {
-        const { otpauth_uri } = await app.twoFactor.setup(caller.userId);
+        const { otpauth_uri } = await app.twoFactor.setup(caller.actorUserId);
         return { otpauth_uri, qr_svg: await keyUriQrSvg(otpauth_uri) };
       },
     }),
     defineRoute({
-      method: 'POST', path: '/api/auth/2fa/enable', auth: 'session', rateLimit: 'account-write', errorStatuses: CODE_INPUT_STATUSES,
+      method: 'POST', path: '/api/auth/2fa/enable', auth: 'session', rateLimit: 'account-write', roles: ANY_ROLE, errorStatuses: CODE_INPUT_STATUSES,
       docs: {
         operationId: 'enableTwoFactor',
         bodyExample: { code: '492039' },
@@ -49,10 +49,10 @@ export function twoFactorRoutes(app: Application): RouteDef[] {
         example: { recovery_codes: ['7KD2M-QX9TP', 'H3N8W-2CFRB', '…'] },
         errors: ['AUTH-2FA-SETUP-REQUIRED', 'AUTH-2FA-ALREADY-ENABLED', 'AUTH-TOTP-INVALID'],
       },
-      handle: ({ caller, body, codeTry }) => app.twoFactor.enable(caller.userId, body, codeTry),
+      handle: ({ caller, body, codeTry }) => app.twoFactor.enable(caller.actorUserId, body, codeTry),
     }),
     defineRoute({
-      method: 'POST', path: '/api/auth/2fa/disable', auth: 'session', rateLimit: 'account-write', errorStatuses: CODE_INPUT_STATUSES,
+      method: 'POST', path: '/api/auth/2fa/disable', auth: 'session', rateLimit: 'account-write', roles: ANY_ROLE, errorStatuses: CODE_INPUT_STATUSES,
       docs: {
         operationId: 'disableTwoFactor',
         bodyExample: { password: 'correct horse battery staple', code: '492039' },
@@ -66,7 +66,7 @@ export function twoFactorRoutes(app: Application): RouteDef[] {
         example: { enabled: false, session_token: 'st_…', expires_at: '2026-01-02T01:00:00+00:00' },
         errors: ['AUTH-2FA-NOT-ENABLED', 'AUTH-TOTP-INVALID', 'AUTH-INVALID-CREDENTIALS', 'AUTH-ACCOUNT-LOCKED'],
       },
-      handle: ({ caller, body, codeTry }) => app.twoFactor.disable(caller.userId, body, codeTry),
+      handle: ({ caller, body, codeTry }) => app.twoFactor.disable(caller.actorUserId, body, codeTry),
     }),
   ];
 }

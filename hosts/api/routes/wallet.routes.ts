@@ -1,6 +1,6 @@
 import type { Application } from '../../../core/application/index.js';
 import { okReply } from '../envelope.js';
-import { defineRoute, type RawResult, type RouteDef } from '../route.js';
+import { CANCEL_ROLES, defineRoute, type RawResult, type RouteDef } from '../route.js';
 import { itemsPage, s } from '../openapi-schemas.js';
 
 /** page/per_page of the wallet and command lists (spec §8). */
@@ -113,7 +113,7 @@ export function walletRoutes(app: Application): RouteDef[] {
       handle: ({ caller, params }) => app.commands.get(caller.userId, params.commandNo ?? ''),
     }),
     defineRoute({
-      method: 'POST', path: '/api/commands/:commandNo/cancel', auth: 'session', rateLimit: 'account-write',
+      method: 'POST', path: '/api/commands/:commandNo/cancel', roles: CANCEL_ROLES, auth: 'session', rateLimit: 'account-write',
       docs: {
         operationId: 'cancelOwnWithdrawal',
         summary: 'Cancel your own withdrawal before anything was broadcast (extension)', tag: 'Commands',

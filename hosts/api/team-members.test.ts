@@ -1,0 +1,113 @@
+/**
+ * Teams (issue #35 items 1 and 2) on the memory store through the HTTP API: invitations and their codes, what an
+ * admin may and may not do with members, removal ending the member's sessions, the requester never deciding their
+ * own withdrawal, a denial rejecting it through the worker, and an operator cancelling only their own.
+ */
+import { Secret } from 'otpauth';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OtpauthTotpGenerator } from '../../adapters/node/index.js';
+import { CommandExecutor } from '../../core/application/worker/command-executor.js';
+import { COMMAND_STATUS } from '../../core/domain/model/command.js';
+import { stepAt, TOTP_PERIOD_MS } from '../../core/domain/two-factor-rules.js';
+import { TOKENS } from '../composition/tokens.js';
+import { driveUntil } from '../worker/worker-drive.js';
+import { expectDocumented, fails, ok, TEST_PASSWORD, userWithWallets } from './api-test-fixtures.js';
+import { startHarness, type ApiHarness } from './test-harness.js';
+
+const TRX = 1_000_000n;
+let h: ApiHarness;
+const totp = new OtpauthTotpGenerator();
+
+beforeAll(async () => {
+  h = await startHarness();
+}, 60_000);
+afterAll(async () => {
+  await h?.close();
+});
+
+/** Turns 2FA on; returns a code source (each code a new time step). */
+async function enrol(session: string): Promise<() => string> {
+  const setup = ok(await h.call('POST', '/api/auth/2fa/setup', { token: session }));
+  const secret = Secret.fromBase32(new URL(setup.otpauth_uri as string).searchParams.get('secret')!).bytes;
+  h.clock.advance(TOTP_PERIOD_MS);
+  ok(await h.call('POST', '/api/auth/2fa/enable', { token: session, body: { code: totp.codeAt(secret, stepAt(h.clock.now())) } }));
+  return () => {
+    h.clock.advance(TOTP_PERIOD_MS);
+    return totp.codeAt(secret, stepAt(h.clock.now()));
+  };
+}
+
+async function join(session: string, role: string): Promise<{ memberId: number; userId: number; session: string; email: string }> {
+  const email = `${role}-${Math.random().toString(36).slice(2, 8)}@team.example`;
+  const invited = ok(await h.call('POST', '/api/members', { token: session, body: { email, role } }), 201);
+  const joined = ok(await h.call('POST', '/api/auth/register', { body: { email, password: TEST_PASSWORD, invitation_code: h.mailer.lastCodeFor(email, 'invitation') } }), 201);
+  const login = ok(await h.call('POST', '/api/auth/login', { body: { email, password: TEST_PASSWORD } }));
+  return { memberId: invited.member_id as number, userId: joined.user_id as number, session: login.session_token as string, email };
+}
+
+describe('team members (issue #35 item 1)', () => {
+  it('an invitation: documented, its code joins once, a wrong code or a taken e-mail refused; an admin manages only the roles below admin', async () => {
+    const owner = await userWithWallets(h);
+    fails(await h.call('POST', '/api/members', { token: owner.session, body: { email: owner.email, role: 'viewer' } }), 409, 'MEMBER-EXISTS');
+    fails(await h.call('POST', '/api/members', { token: owner.session, body: { email: 'x@team.example', role: 'owner' } }), 422, 'VALIDATION-ERROR');
+    fails(await h.call('POST', '/api/auth/register', { body: { email: 'nobody@team.example', password: TEST_PASSWORD, invitation_code: 'ABCDEFGHJKMN' } }), 422, 'INVITATION-INVALID');
+    const ownerCode = await enrol(owner.session);
+    const admin = await join(owner.session, 'admin');
+    expectDocumented(h, 'GET', '/api/members', ok(await h.call('GET', '/api/members', { token: owner.session })));
+    await enrol(admin.session);
+    fails(await h.call('POST', '/api/members', { token: admin.session, body: { email: 'a2@team.example', role: 'admin' } }), 403, 'TEAM-ROLE-FORBIDDEN');
+    const viewer = await join(admin.session, 'viewer');
+    fails(await h.call('PATCH', `/api/members/${viewer.memberId}`, { token: admin.session, body: { role: 'admin' } }), 403, 'TEAM-ROLE-FORBIDDEN');
+    fails(await h.call('PATCH', `/api/members/${admin.memberId}`, { token: admin.session, body: { role: 'viewer' } }), 403, 'TEAM-ROLE-FORBIDDEN');
+    const raised = ok(await h.call('PATCH', `/api/members/${viewer.memberId}`, { token: admin.session, body: { role: 'operator' } }));
+    expectDocumented(h, 'PATCH', '/api/members/:memberId', raised);
+    expect(raised).toMatchObject({ role: 'operator', status: 'active', user_id: viewer.userId });
+    // The viewer's session now acts as an operator; removed, it ends.
+    fails(await h.call('POST', '/api/commands/999/cancel', { token: viewer.session }), 404, 'BIZ-COMMAND-NOT-FOUND');
+    ok(await h.call('DELETE', `/api/members/${viewer.memberId}`, { token: owner.session }));
+    fails(await h.call('GET', '/api/members', { token: viewer.session }), 401, 'UNAUTHENTICATED');
+    fails(await h.call('DELETE', `/api/members/${viewer.memberId}`, { token: owner.session }), 404, 'MEMBER-NOT-FOUND');
+    // The owner's own audit trail names who did what.
+    const log = ok(await h.call('GET', '/api/audit-log?per_page=100', { token: owner.session, headers: { 'x-totp-code': ownerCode() } }));
+    const changed = (log.items as { action: string; actor: { id: string | null } }[]).find((e) => e.action === 'member.role_changed')!;
+    expect(changed.actor.id).toBe(String(admin.userId));
+  });
+});
+
+describe('approvals by people (issue #35 item 2)', () => {
+  it('the requester never decides their own withdrawal; a denial rejects it through the worker; an operator cancels only their own', async () => {
+    const owner = await userWithWallets(h, 'pro');
+    ok(await h.call('PUT', '/api/policies/withdrawal', { token: owner.session, body: { limits: { TRX: { approval_threshold: String(TRX) } } } }));
+    const ownerCode = await enrol(owner.session);
+    const operator = await join(owner.session, 'operator');
+    const other = await join(owner.session, 'operator');
+    const admin = await join(owner.session, 'admin');
+    const adminCode = await enrol(admin.session);
+    const to = h.devnet.info().witnesses[2]!;
+    h.devnet.fund(owner.sub, 20n * TRX);
+    h.devnet.mine(1);
+    const transfer = async (session: string, key: string, code?: string) => ok(await h.call('POST', '/api/transfers', {
+      token: session, headers: { 'idempotency-key': key, ...(code === undefined ? {} : { 'x-totp-code': code }) },
+      body: { from_address: owner.sub, to_address: to, asset_symbol: 'TRX', amount: String(2n * TRX) },
+    }), 201).command_no as string;
+
+    // The owner requests: the owner may not approve it, an admin may.
+    const byOwner = await transfer(owner.session, 'owner-1', ownerCode());
+    fails(await h.call('POST', `/api/commands/${byOwner}/approve`, { token: owner.session, headers: { 'x-totp-code': ownerCode() } }), 403, 'APPROVAL-OWN-WITHDRAWAL');
+    ok(await h.call('POST', `/api/commands/${byOwner}/cancel`, { token: owner.session }));
+
+    // An operator requests; another operator may not cancel it; the admin denies; the worker rejects it, nothing sent.
+    const byOperator = await transfer(operator.session, 'operator-1');
+    fails(await h.call('POST', `/api/commands/${byOperator}/cancel`, { token: other.session }), 403, 'TEAM-ROLE-FORBIDDEN');
+    const denied = ok(await h.call('POST', `/api/commands/${byOperator}/deny`, { token: admin.session, headers: { 'x-totp-code': adminCode() } }));
+    expectDocumented(h, 'POST', '/api/commands/:commandNo/deny', denied);
+    const core = h.container.get(TOKENS.CoreDeps);
+    const executor = new CommandExecutor({ ...core }, {}, { retryMs: 30_000 });
+    await driveUntil(h, [executor], async () => (await core.commands.get(byOperator))!.status !== COMMAND_STATUS.PENDING, { maxRounds: 20 });
+    const rejected = (await core.commands.get(byOperator))!;
+    expect({ status: rejected.status, error: rejected.errorCode, state: rejected.approval?.state, by: rejected.approval?.decidedBy })
+      .toEqual({ status: COMMAND_STATUS.REJECTED, error: 'APPROVAL-DENIED', state: 'denied', by: admin.userId });
+    expect(rejected.transaction).toBeNull();
+    expect(await core.chain.getTrxBalance(to)).toBe(0n);
+  });
+});
