@@ -551,6 +551,8 @@ export interface paths {
         /**
          * Register; a 6-digit code is e-mailed
          * @description Every registration is pending until its code is verified, and none blocks another: registering an e-mail someone else registered but did not verify gets its own code, and whoever verifies first owns the account (the other pending registrations of the e-mail are void). An e-mail that already has an account answers the same 201 (with an id that will never be used) and is mailed a note instead of a code, so the answer never tells whether an e-mail is registered.
+         *
+         *     Extension (issue #35): with `invitation_code`, the code a team invitation mailed to this e-mail, the account is made verified and joins the inviting account's team in the invited role (422 INVITATION-INVALID for a wrong, used or withdrawn code; 409 MEMBER-EXISTS when the e-mail has an account).
          */
         post: operations["register"];
         delete?: never;
@@ -1364,6 +1366,88 @@ export interface paths {
         put?: never;
         /** Reject the pending approval URL with a note */
         post: operations["rejectApprovalUrl"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's members and pending invitations (extension) */
+        get: operations["listMembers"];
+        put?: never;
+        /**
+         * Invite a member by e-mail (extension)
+         * @description Roles: `admin` (policies, members, tokens, webhooks), `approver` (approves or denies withdrawals), `operator` (payments, collections, refunds within the policy), `viewer` (reads only). The owner invites any role; an admin only the roles below admin. The invitee is mailed a code and joins with `POST /auth/register {email, password, invitation_code}`. Once an account has members, the owner, admins and approvers need two-factor on for anything but reads (403 TEAM-2FA-REQUIRED).
+         */
+        post: operations["inviteMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/members/{memberId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a member or withdraw an invitation; the member's sessions end (extension) */
+        delete: operations["removeMember"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's role (extension)
+         * @description Roles: `admin` (policies, members, tokens, webhooks), `approver` (approves or denies withdrawals), `operator` (payments, collections, refunds within the policy), `viewer` (reads only). The owner invites any role; an admin only the roles below admin.
+         */
+        patch: operations["changeMemberRole"];
+        trace?: never;
+    };
+    "/api/commands/{commandNo}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a withdrawal awaiting its approval (extension)
+         * @description Issue #35: the owner, an admin or an approver, never the member who requested it (403 APPROVAL-OWN-WITHDRAWAL), approves a PENDING withdrawal whose approval is `awaiting`; the worker then sends it. Needs a step-up code with 2FA on. The `approval_url` machine approver keeps working beside it; the first decision wins (409 APPROVAL-NOT-AWAITING after).
+         */
+        post: operations["approveWithdrawal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/commands/{commandNo}/deny": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deny a withdrawal awaiting its approval (extension)
+         * @description As approve; the withdrawal ends REJECTED with error_code APPROVAL-DENIED and `withdrawal.failed`.
+         */
+        post: operations["denyWithdrawal"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2455,6 +2539,48 @@ export interface components {
                 };
             };
         };
+        /** @description `APPROVAL-NOT-AWAITING`: the withdrawal is not awaiting an approval */
+        ApprovalNotAwaiting: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "APPROVAL-NOT-AWAITING",
+                 *       "message": "the withdrawal is not awaiting an approval",
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    code: "APPROVAL-NOT-AWAITING";
+                    message: string;
+                    data: Record<string, never>;
+                };
+            };
+        };
+        /** @description `APPROVAL-OWN-WITHDRAWAL`: a withdrawal is approved or denied by a member other than its requester; `TEAM-ROLE-FORBIDDEN`: your role in this account may not do this; `FORBIDDEN`: authenticated but not authorized; `AUTH-STEP-UP-REQUIRED`: this action needs a current two-factor code in the X-TOTP-Code header; `AUTH-STEP-UP-INVALID`: the X-TOTP-Code is wrong, expired or already used */
+        ApprovalOwnWithdrawalOrTeamRoleForbiddenOrForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "APPROVAL-OWN-WITHDRAWAL",
+                 *       "message": "a withdrawal is approved or denied by a member other than its requester",
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    code: "APPROVAL-OWN-WITHDRAWAL" | "TEAM-ROLE-FORBIDDEN" | "FORBIDDEN" | "AUTH-STEP-UP-REQUIRED" | "AUTH-STEP-UP-INVALID";
+                    message: string;
+                    data: Record<string, never>;
+                };
+            };
+        };
         /** @description `AUTH-ACCOUNT-LOCKED`: too many wrong two-factor codes: the account is locked; the owner was mailed and unlocks it by resetting the password */
         AuthAccountLocked: {
             headers: {
@@ -2770,6 +2896,27 @@ export interface components {
                 };
             };
         };
+        /** @description `MEMBER-NOT-FOUND`: the account has no member with this id */
+        MemberNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "MEMBER-NOT-FOUND",
+                 *       "message": "the account has no member with this id",
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    code: "MEMBER-NOT-FOUND";
+                    message: string;
+                    data: Record<string, never>;
+                };
+            };
+        };
         /** @description `PAYLOAD-TOO-LARGE`: request body exceeds 64 KiB */
         PayloadTooLarge: {
             headers: {
@@ -2873,6 +3020,48 @@ export interface components {
                 "application/json": {
                     /** @enum {string} */
                     code: "RISK-REVIEW-BLOCKED" | "FORBIDDEN" | "AUTH-STEP-UP-REQUIRED" | "AUTH-STEP-UP-INVALID";
+                    message: string;
+                    data: Record<string, never>;
+                };
+            };
+        };
+        /** @description `TEAM-ROLE-FORBIDDEN`: your role in this account may not do this; `FORBIDDEN`: authenticated but not authorized */
+        TeamRoleForbiddenOrForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "TEAM-ROLE-FORBIDDEN",
+                 *       "message": "your role in this account may not do this",
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    code: "TEAM-ROLE-FORBIDDEN" | "FORBIDDEN";
+                    message: string;
+                    data: Record<string, never>;
+                };
+            };
+        };
+        /** @description `TEAMS-UNAVAILABLE`: teams are not available on this store */
+        TeamsUnavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "TEAMS-UNAVAILABLE",
+                 *       "message": "teams are not available on this store",
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    code: "TEAMS-UNAVAILABLE";
                     message: string;
                     data: Record<string, never>;
                 };
@@ -5234,6 +5423,8 @@ export interface operations {
                 "application/json": {
                     email: string;
                     password: string;
+                    /** @description extension (issue #35): the code of a team invitation to this e-mail */
+                    invitation_code?: string;
                 };
             };
         };
@@ -5268,8 +5459,49 @@ export interface operations {
                     };
                 };
             };
+            /** @description `MEMBER-EXISTS`: the e-mail is already invited, a member, or an account of its own */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "MEMBER-EXISTS",
+                     *       "message": "the e-mail is already invited, a member, or an account of its own",
+                     *       "data": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "MEMBER-EXISTS";
+                        message: string;
+                        data: Record<string, never>;
+                    };
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["ValidationError"];
+            /** @description `INVITATION-INVALID`: invitation_code: wrong, used, or the invitation was removed; `VALIDATION-ERROR`: validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INVITATION-INVALID",
+                     *       "message": "invitation_code: wrong, used, or the invitation was removed",
+                     *       "data": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "INVITATION-INVALID" | "VALIDATION-ERROR";
+                        message: string;
+                        data: Record<string, never>;
+                    };
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -7525,7 +7757,7 @@ export interface operations {
                                 /** @description ISO 8601 with offset */
                                 at: string;
                                 /** @enum {string} */
-                                action: "auth.login" | "auth.login_failed" | "auth.password_reset" | "auth.2fa_setup" | "auth.2fa_enabled" | "auth.2fa_disabled" | "auth.2fa_failed" | "auth.2fa_recovery_used" | "auth.locked" | "api_token.created" | "api_token.revoked" | "api_token.expiry_set" | "webhook.url_changed" | "webhook.secret_changed" | "webhook.url_reviewed" | "policy.changed" | "policy.allow_list_added" | "policy.allow_list_removed" | "policy.change_requested" | "policy.change_applied" | "policy.change_cancelled" | "withdrawal.requested" | "withdrawal.refused" | "withdrawal.approval_requested" | "withdrawal.approved" | "withdrawal.denied" | "withdrawal.cancelled";
+                                action: "auth.login" | "auth.login_failed" | "auth.password_reset" | "auth.2fa_setup" | "auth.2fa_enabled" | "auth.2fa_disabled" | "auth.2fa_failed" | "auth.2fa_recovery_used" | "auth.locked" | "api_token.created" | "api_token.revoked" | "api_token.expiry_set" | "webhook.url_changed" | "webhook.secret_changed" | "webhook.url_reviewed" | "policy.changed" | "policy.allow_list_added" | "policy.allow_list_removed" | "policy.change_requested" | "policy.change_applied" | "policy.change_cancelled" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "withdrawal.requested" | "withdrawal.refused" | "withdrawal.approval_requested" | "withdrawal.approved" | "withdrawal.denied" | "withdrawal.cancelled";
                                 actor: {
                                     /** @enum {string} */
                                     kind: "user" | "api_token" | "admin" | "approver" | "system";
@@ -7678,7 +7910,7 @@ export interface operations {
                                 /** @description ISO 8601 with offset */
                                 at: string;
                                 /** @enum {string} */
-                                action: "auth.login" | "auth.login_failed" | "auth.password_reset" | "auth.2fa_setup" | "auth.2fa_enabled" | "auth.2fa_disabled" | "auth.2fa_failed" | "auth.2fa_recovery_used" | "auth.locked" | "api_token.created" | "api_token.revoked" | "api_token.expiry_set" | "webhook.url_changed" | "webhook.secret_changed" | "webhook.url_reviewed" | "policy.changed" | "policy.allow_list_added" | "policy.allow_list_removed" | "policy.change_requested" | "policy.change_applied" | "policy.change_cancelled" | "withdrawal.requested" | "withdrawal.refused" | "withdrawal.approval_requested" | "withdrawal.approved" | "withdrawal.denied" | "withdrawal.cancelled";
+                                action: "auth.login" | "auth.login_failed" | "auth.password_reset" | "auth.2fa_setup" | "auth.2fa_enabled" | "auth.2fa_disabled" | "auth.2fa_failed" | "auth.2fa_recovery_used" | "auth.locked" | "api_token.created" | "api_token.revoked" | "api_token.expiry_set" | "webhook.url_changed" | "webhook.secret_changed" | "webhook.url_reviewed" | "policy.changed" | "policy.allow_list_added" | "policy.allow_list_removed" | "policy.change_requested" | "policy.change_applied" | "policy.change_cancelled" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "withdrawal.requested" | "withdrawal.refused" | "withdrawal.approval_requested" | "withdrawal.approved" | "withdrawal.denied" | "withdrawal.cancelled";
                                 actor: {
                                     /** @enum {string} */
                                     kind: "user" | "api_token" | "admin" | "approver" | "system";
@@ -9241,6 +9473,434 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationError"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "member_id": 3,
+                     *             "email": "ops@example.com",
+                     *             "role": "operator",
+                     *             "status": "invited",
+                     *             "user_id": null,
+                     *             "invited_at": "2026-01-02T01:00:00+00:00",
+                     *             "joined_at": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            items: {
+                                member_id: number;
+                                email: string;
+                                /** @enum {string} */
+                                role: "admin" | "approver" | "operator" | "viewer";
+                                /** @enum {string} */
+                                status: "invited" | "active";
+                                user_id: number | null;
+                                /** @description ISO 8601 with offset */
+                                invited_at: string;
+                                joined_at: string | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["TeamsUnavailable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    inviteMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ops@example.com",
+                 *       "role": "operator"
+                 *     }
+                 */
+                "application/json": {
+                    email: string;
+                    /** @enum {string} */
+                    role: "admin" | "approver" | "operator" | "viewer";
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "member_id": 3,
+                     *         "email": "ops@example.com",
+                     *         "role": "operator",
+                     *         "status": "invited",
+                     *         "user_id": null,
+                     *         "invited_at": "2026-01-02T01:00:00+00:00",
+                     *         "joined_at": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            member_id: number;
+                            email: string;
+                            /** @enum {string} */
+                            role: "admin" | "approver" | "operator" | "viewer";
+                            /** @enum {string} */
+                            status: "invited" | "active";
+                            user_id: number | null;
+                            /** @description ISO 8601 with offset */
+                            invited_at: string;
+                            joined_at: string | null;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["TeamRoleForbiddenOrForbidden"];
+            /** @description `MEMBER-EXISTS`: the e-mail is already invited, a member, or an account of its own; `TEAMS-UNAVAILABLE`: teams are not available on this store */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "MEMBER-EXISTS",
+                     *       "message": "the e-mail is already invited, a member, or an account of its own",
+                     *       "data": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "MEMBER-EXISTS" | "TEAMS-UNAVAILABLE";
+                        message: string;
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                memberId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "member_id": 3,
+                     *         "email": "ops@example.com",
+                     *         "role": "operator",
+                     *         "status": "invited",
+                     *         "user_id": null,
+                     *         "invited_at": "2026-01-02T01:00:00+00:00",
+                     *         "joined_at": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            member_id: number;
+                            email: string;
+                            /** @enum {string} */
+                            role: "admin" | "approver" | "operator" | "viewer";
+                            /** @enum {string} */
+                            status: "invited" | "active";
+                            user_id: number | null;
+                            /** @description ISO 8601 with offset */
+                            invited_at: string;
+                            joined_at: string | null;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["TeamRoleForbiddenOrForbidden"];
+            404: components["responses"]["MemberNotFound"];
+            409: components["responses"]["TeamsUnavailable"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    changeMemberRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                memberId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "role": "approver"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    role: "admin" | "approver" | "operator" | "viewer";
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "member_id": 3,
+                     *         "email": "ops@example.com",
+                     *         "role": "approver",
+                     *         "status": "invited",
+                     *         "user_id": null,
+                     *         "invited_at": "2026-01-02T01:00:00+00:00",
+                     *         "joined_at": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            member_id: number;
+                            email: string;
+                            /** @enum {string} */
+                            role: "admin" | "approver" | "operator" | "viewer";
+                            /** @enum {string} */
+                            status: "invited" | "active";
+                            user_id: number | null;
+                            /** @description ISO 8601 with offset */
+                            invited_at: string;
+                            joined_at: string | null;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["TeamRoleForbiddenOrForbidden"];
+            404: components["responses"]["MemberNotFound"];
+            409: components["responses"]["TeamsUnavailable"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    approveWithdrawal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Extension (issue #26): needed once two-factor is on. A current 6-digit code or an unused recovery code; the same code is accepted again from this session for 5 minutes
+                 * @example 492039
+                 */
+                "X-TOTP-Code"?: string;
+            };
+            path: {
+                /**
+                 * @description a command number
+                 * @example C20260525095858716044820193
+                 */
+                commandNo: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "command_no": "C20260525095858716044820193",
+                     *         "type": 3,
+                     *         "status": 3,
+                     *         "error_code": null,
+                     *         "last_error": null,
+                     *         "started_at": "2026-05-25 09:59:16",
+                     *         "finished_at": "2026-05-25 10:00:00"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: components["schemas"]["Command"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ApprovalOwnWithdrawalOrTeamRoleForbiddenOrForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid"];
+            404: components["responses"]["BizCommandNotFound"];
+            409: components["responses"]["ApprovalNotAwaiting"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationError"];
+            423: components["responses"]["AuthAccountLocked"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    denyWithdrawal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Extension (issue #26): needed once two-factor is on. A current 6-digit code or an unused recovery code; the same code is accepted again from this session for 5 minutes
+                 * @example 492039
+                 */
+                "X-TOTP-Code"?: string;
+            };
+            path: {
+                /**
+                 * @description a command number
+                 * @example C20260525095858716044820193
+                 */
+                commandNo: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "command_no": "C20260525095858716044820193",
+                     *         "type": 3,
+                     *         "status": 3,
+                     *         "error_code": null,
+                     *         "last_error": null,
+                     *         "started_at": "2026-05-25 09:59:16",
+                     *         "finished_at": "2026-05-25 10:00:00"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: components["schemas"]["Command"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ApprovalOwnWithdrawalOrTeamRoleForbiddenOrForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid"];
+            404: components["responses"]["BizCommandNotFound"];
+            409: components["responses"]["ApprovalNotAwaiting"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationError"];
+            423: components["responses"]["AuthAccountLocked"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
