@@ -4,7 +4,7 @@ import type { ChainGateway } from '../ports/chain-gateway.port.js';
 import type { CollectionTaskRepository } from '../ports/collection-task-repository.port.js';
 import type { IdGenerator } from '../ports/id-generator.port.js';
 import type { Ledger } from '../ports/ledger.port.js';
-import { collectionBooking, type SettledReceipt } from './ledger-bookings.js';
+import { COLLECTION_CAUSE, collectionBooking, type SettledReceipt } from './ledger-bookings.js';
 
 export interface CollectionLedgerBookerDeps {
   readonly tasks: Pick<CollectionTaskRepository, 'get' | 'listByUser'>;
@@ -34,6 +34,10 @@ export class CollectionLedgerBooker {
   async book(taskNo: string): Promise<CollectionBookingOutcome> {
     const task = await this.deps.tasks.get(taskNo);
     if (task === null || task.status !== COLLECTION_STATUS.DONE || task.finishedAt === null) return 'not-done';
+    // Booked already: nothing to read from the chain. The booking happens at the task's finishedAt, so one probe of
+    // that instant's collection entries finds it.
+    const atEnd = await this.deps.ledger.entries(task.userId, { causeType: COLLECTION_CAUSE, from: task.finishedAt, to: task.finishedAt }, { offset: 0, limit: 1_000 });
+    if (atEnd.items.some((e) => e.cause.id === task.taskNo)) return 'already-booked';
     const receipts = new Map<string, SettledReceipt>();
     for (const step of task.steps) {
       if (step.transaction === null) continue;

@@ -50,7 +50,9 @@ describe('a sweep in the books', () => {
           : s.path === 'burn' ? {} : { rental: devnetRentalProvider(w.devnet, s.path) };
         const executor = new CollectionExecutor({ ...w.stores, chain: w.gateway, cipher: w.cipher, assets: w.assets, energy },
           { confirmations: 1, pollMs: 3_000, burnEnabled: s.path === 'burn' });
-        const booker = new CollectionLedgerBooker({ tasks: w.stores.tasks, chain: w.gateway, ledger: w.stores.ledger, ids: w.stores.ids });
+        let receiptReads = 0;
+        const counted = { getTransaction: (txid: string) => { receiptReads += 1; return w.gateway.getTransaction(txid); } };
+        const booker = new CollectionLedgerBooker({ tasks: w.stores.tasks, chain: counted, ledger: w.stores.ledger, ids: w.stores.ids });
         const task = await w.collect(sub, 'USDT');
         expect(await booker.book(task.taskNo)).toBe('not-done');
         await driveUntil(w, [executor], async () => (await w.stores.tasks.get(task.taskNo))!.finishedAt !== null, { maxRounds: 200 });
@@ -61,7 +63,11 @@ describe('a sweep in the books', () => {
         // Two workers' passes at once, then a redo: one booking.
         const outcomes = await Promise.all([booker.bookUser(w.userId), booker.bookUser(w.userId)]);
         expect(outcomes.reduce((a, b) => a + b, 0)).toBe(1);
+        // A redo finds the booking without reading the chain again.
+        const reads = receiptReads;
         expect(await booker.book(task.taskNo)).toBe('already-booked');
+        expect(await booker.bookUser(w.userId)).toBe(0);
+        expect(receiptReads).toBe(reads);
         const entries = (await w.stores.ledger.entries(w.userId, { causeType: COLLECTION_CAUSE }, { offset: 0, limit: 1_000 })).items;
         expect(new Set(entries.map((e) => e.transactionId)).size).toBe(1);
         expect(entries[0]!.cause).toEqual({ type: COLLECTION_CAUSE, id: task.taskNo, txid: done.sweepTxHash });
