@@ -35,6 +35,8 @@ export interface StoredWithdrawalPolicy {
 /** A pending policy change as stored: its patch with amounts as strings and limits as a list. */
 export interface StoredPendingPolicyChange {
   changeId: string;
+  /** Absent on records written before teams (issue #35). */
+  requestedBy?: number | null;
   requestedAt: number;
   effectiveAt: number;
   loosens: string[];
@@ -86,6 +88,7 @@ export function toStoredPendingChange(change: PendingPolicyChange): StoredPendin
   const p = change.patch;
   return {
     changeId: change.changeId, requestedAt: change.requestedAt, effectiveAt: change.effectiveAt, loosens: [...change.loosens],
+    ...(change.requestedBy == null ? {} : { requestedBy: change.requestedBy }),
     patch: {
       ...(p.allowListOnly === undefined ? {} : { allowListOnly: p.allowListOnly }),
       ...(p.limits === undefined ? {} : { limits: toStoredLimits(p.limits) }),
@@ -105,7 +108,10 @@ export function fromStoredPendingChange(doc: StoredPendingPolicyChange): Pending
     ...(p.approvalSecret == null ? {} : { approvalSecret: p.approvalSecret }),
     ...(p.approvalTimeoutMinutes == null ? {} : { approvalTimeoutMinutes: p.approvalTimeoutMinutes }),
   };
-  return { changeId: doc.changeId, requestedAt: doc.requestedAt, effectiveAt: doc.effectiveAt, loosens: [...doc.loosens], patch };
+  return {
+    changeId: doc.changeId, requestedAt: doc.requestedAt, effectiveAt: doc.effectiveAt, loosens: [...doc.loosens], patch,
+    ...(doc.requestedBy == null ? {} : { requestedBy: doc.requestedBy }),
+  };
 }
 
 export function toStoredWithdrawalPolicy(policy: WithdrawalPolicy): StoredWithdrawalPolicy {

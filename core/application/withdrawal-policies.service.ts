@@ -18,13 +18,15 @@ import {
 } from '../domain/withdrawal-policy-rules.js';
 import type { AuditEvent } from '../domain/model/audit.js';
 import { AuditTrail } from './audit-trail.js';
+import { actingMember } from './acting-member.js';
 import type { ResolvedDeps } from './deps.js';
 import { fieldsOf, optionalString, parseIdParam, requireString, type Fields } from './input.js';
 import { retryOnConflict } from './retry-on-conflict.js';
 
 /** The ports the policy use cases touch. */
 export type WithdrawalPoliciesDeps = Pick<ResolvedDeps,
-  'withdrawalPolicies' | 'accounts' | 'auditLog' | 'uow' | 'cipher' | 'dns' | 'assets' | 'chain' | 'clock' | 'settings' | 'mailer'>;
+  'withdrawalPolicies' | 'accounts' | 'auditLog' | 'uow' | 'cipher' | 'dns' | 'assets' | 'chain' | 'clock' | 'settings' | 'mailer'>
+  & Partial<Pick<ResolvedDeps, 'members'>>;
 
 /** AAD of the encrypted approval secret: binds the ciphertext to its user and purpose. */
 export function approvalSecretAad(userId: UserId): string {
@@ -72,7 +74,7 @@ export interface PendingApprovalUrlView {
 /** A pending loosening of the policy (issue #35 item 3): GET /policies/changes, and the 202 of a loosening PUT. */
 export interface PolicyChangeView {
   readonly change_id: string;
-  readonly status: 'pending' | 'cancelled';
+  readonly status: 'pending' | 'cancelled' | 'approved';
   /** What it loosens: `allow_list_only`, `limits.<SYMBOL>.<field>`, `approval_url`, `approval_secret`. */
   readonly loosens: readonly string[];
   /** The fields that wait, as sent (never the secret: `approval_secret_changed`). */
@@ -205,7 +207,7 @@ export class WithdrawalPoliciesUseCases {
       const loosens = looseningsOf(current, patch);
       const change: PendingPolicyChange | null = loosens.length === 0 ? null : {
         changeId: String(current.version + 1), requestedAt: now, effectiveAt: now + this.deps.settings.policyChangeDelayMs,
-        patch: pendingPart(current, patch), loosens,
+        patch: pendingPart(current, patch), loosens, requestedBy: actingMember()?.userId ?? userId,
       };
       if (change !== null && pendingChangesOf(current).length >= MAX_PENDING_POLICY_CHANGES) throw new DomainError('POLICY-CHANGES-FULL');
       const applied = change === null ? whole : applyPolicyPatch(current, immediatePart(current, patch), now);
@@ -242,15 +244,32 @@ export class WithdrawalPoliciesUseCases {
   }
 
   /**
-   * POST /policies/changes/{changeId}/approve: another admin's approval (issue #35 item 3). An account is one person
-   * today, and a change is never approved by the person who asked for it: a solo owner's change takes effect after the
-   * delay, so this answers POLICY-CHANGE-SOLO-OWNER (409) for a pending change.
+   * POST /policies/changes/{changeId}/approve: another admin's approval (issue #35 item 3). With two or more admins
+   * (the owner and joined admin members) an admin other than the requester applies it at once, with its audit entry,
+   * in one versioned write; the requester gets POLICY-CHANGE-OWN-REQUEST. With fewer (a solo owner) nobody else can
+   * approve: POLICY-CHANGE-SOLO-OWNER (409), and the change takes effect after the delay.
    */
   async approveChange(userId: UserId, changeId: string): Promise<PolicyChangeView> {
-    const policy = await settledPolicy(this.deps, userId);
-    const change = policy === null ? undefined : pendingChangesOf(policy).find((c) => c.changeId === changeId);
-    if (change === undefined) throw new DomainError('POLICY-CHANGE-NOT-FOUND');
-    throw new DomainError('POLICY-CHANGE-SOLO-OWNER');
+    return retryOnConflict(async () => {
+      const policy = await settledPolicy(this.deps, userId);
+      const change = policy === null ? undefined : pendingChangesOf(policy).find((c) => c.changeId === changeId);
+      if (policy === null || change === undefined) throw new DomainError('POLICY-CHANGE-NOT-FOUND');
+      // With two or more admins (the owner counts as one) another admin approves it at once (issue #35 item 3).
+      const admins = [userId, ...(await this.deps.members?.listByAccount(userId) ?? []).filter((m) => m.role === 'admin' && m.userId !== null).map((m) => m.userId!)];
+      if (admins.length < 2) throw new DomainError('POLICY-CHANGE-SOLO-OWNER');
+      const approver = actingMember()?.userId ?? userId;
+      if ((change.requestedBy ?? userId) === approver) throw new DomainError('POLICY-CHANGE-OWN-REQUEST');
+      const now = this.deps.clock.now();
+      const next: WithdrawalPolicy = {
+        ...applyPolicyPatch(policy, change.patch, now), pendingChanges: pendingChangesOf(policy).filter((c) => c.changeId !== changeId),
+        updatedAt: now, version: policy.version + 1,
+      };
+      await this.audit.recordWith(() => this.deps.withdrawalPolicies.save(next), () => ({
+        userId, action: 'policy.change_applied', actor: { kind: 'user', id: null },
+        detail: { ...changeAuditDetail(change), requested_by: change.requestedBy ?? userId, approved_by: approver, allow_list_only: next.allowListOnly },
+      }));
+      return { ...changeView(change), status: 'approved' as const };
+    });
   }
 
   /** POST /policies/changes/{changeId}/cancel: any admin (today: the owner) until it takes effect. */

@@ -120,6 +120,7 @@ export const ERROR_CATALOGUE = {
   'INVITATION-INVALID': { message: 'invitation_code: wrong, used, or the invitation was removed' },
   'APPROVAL-OWN-WITHDRAWAL': { message: 'a withdrawal is approved or denied by a member other than its requester' },
   'APPROVAL-NOT-AWAITING': { message: 'the withdrawal is not awaiting an approval' },
+  'POLICY-CHANGE-OWN-REQUEST': { message: 'a pending policy change is approved by an admin other than the one who asked for it' },
   // Never an HTTP answer: the error_code of a withdrawal its approver denied or did not approve in time (REJECTED).
   'APPROVAL-DENIED': { message: 'the approver denied the withdrawal' },
   // issue #35 item 5: an admin's approval names what was reviewed; the pending URL (or secret) has changed since.

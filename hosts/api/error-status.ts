@@ -116,6 +116,7 @@ export const HTTP_STATUS = {
   'INVITATION-INVALID': 422,
   'APPROVAL-OWN-WITHDRAWAL': 403,
   'APPROVAL-NOT-AWAITING': 409,
+  'POLICY-CHANGE-OWN-REQUEST': 403,
   // Recorded on a REJECTED withdrawal, never answered; a status all the same, so the table stays total.
   'APPROVAL-DENIED': 403,
   'REVIEW-STALE': 409,

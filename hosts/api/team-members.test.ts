@@ -111,3 +111,25 @@ describe('approvals by people (issue #35 item 2)', () => {
     expect(await core.chain.getTrxBalance(to)).toBe(0n);
   });
 });
+
+describe('a pending policy change with two admins (issue #35 item 3)', () => {
+  it('the admin who asked cannot approve it; the other admin (the owner) does, and it takes effect at once', async () => {
+    const owner = await userWithWallets(h);
+    ok(await h.call('PUT', '/api/policies/withdrawal', { token: owner.session, body: { limits: { TRX: { max_amount_24h: '2000000' } } } }));
+    const ownerCode = await enrol(owner.session);
+    const admin = await join(owner.session, 'admin');
+    const adminCode = await enrol(admin.session);
+    const change = ok(await h.call('PUT', '/api/policies/withdrawal', {
+      token: admin.session, headers: { 'x-totp-code': adminCode() }, body: { limits: { TRX: { max_amount_24h: '9000000' } } },
+    }), 202);
+    fails(await h.call('POST', `/api/policies/changes/${change.change_id}/approve`, { token: admin.session, headers: { 'x-totp-code': adminCode() } }), 403, 'POLICY-CHANGE-OWN-REQUEST');
+    const approved = ok(await h.call('POST', `/api/policies/changes/${change.change_id}/approve`, { token: owner.session, headers: { 'x-totp-code': ownerCode() } }));
+    expectDocumented(h, 'POST', '/api/policies/changes/:changeId/approve', approved);
+    expect(approved).toMatchObject({ change_id: change.change_id, status: 'approved' });
+    expect(ok(await h.call('GET', '/api/policies/withdrawal', { token: owner.session })).limits).toMatchObject({ TRX: { max_amount_24h: '9000000' } });
+    expect(ok(await h.call('GET', '/api/policies/changes', { token: owner.session })).items).toEqual([]);
+    const log = ok(await h.call('GET', '/api/audit-log?per_page=100', { token: owner.session }));
+    const applied = (log.items as { action: string; actor: { id: string | null }; detail: Record<string, unknown> }[]).find((e) => e.action === 'policy.change_applied')!;
+    expect({ actor: applied.actor.id, by: applied.detail['requested_by'] }).toEqual({ actor: String(owner.userId), by: admin.userId });
+  });
+});

@@ -108,4 +108,6 @@ export interface PendingPolicyChange {
   readonly patch: PolicyPatch;
   /** What it loosens: `allow_list_only`, `limits.<SYMBOL>.<field>`, `approval_url`, `approval_secret`. */
   readonly loosens: readonly string[];
+  /** The user who asked for it (a member, or the owner; issue #35): never its approver. Absent on older records: the owner. */
+  readonly requestedBy?: UserId | null;
 }

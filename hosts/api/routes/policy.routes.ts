@@ -31,7 +31,7 @@ const POLICY = s.obj({
 
 const CHANGE_FIELDS = {
   change_id: s.str('unique within the account'),
-  status: { ...s.enumOf(['pending', 'cancelled']), description: 'pending until it takes effect (then it leaves the list) or is cancelled' },
+  status: { ...s.enumOf(['pending', 'cancelled', 'approved']), description: 'pending until it takes effect (then it leaves the list), is cancelled, or another admin approves it (it takes effect at once)' },
   loosens: { ...s.arr(s.str()), description: 'what it loosens: allow_list_only, limits.<SYMBOL>.<field>, approval_url, approval_secret' },
   changes: {
     ...s.obj({ allow_list_only: s.bool(), limits: LIMITS, approval_url: s.nullable(s.str()), approval_secret_changed: s.bool() },
@@ -136,8 +136,10 @@ export function policyRoutes(app: Application): RouteDef[] {
       method: 'POST', path: '/api/policies/changes/:changeId/approve', roles: ADMIN_ROLES, auth: 'session', rateLimit: 'account-write', stepUp: true,
       docs: {
         operationId: 'approvePolicyChange', summary: 'Approve a pending change (another admin\'s; a solo owner\'s change waits out the delay)', tag: 'Policies',
-        description: 'Extension (issue #35). An account is one person today and nobody approves their own change: for a pending change this answers 409 POLICY-CHANGE-SOLO-OWNER, and the change takes effect at its effective_at.',
-        data: CHANGE, example: EXAMPLE_CHANGE, errors: ['POLICY-CHANGE-NOT-FOUND', 'POLICY-CHANGE-SOLO-OWNER'],
+        description: 'Extension (issue #35). With two or more admins (the owner counts as one) an admin other than the one who '
+          + 'asked approves a pending change, which takes effect at once (status `approved`); nobody approves their own (403 '
+          + 'POLICY-CHANGE-OWN-REQUEST). An account with fewer admins answers 409 POLICY-CHANGE-SOLO-OWNER: its change takes effect at its effective_at.',
+        data: CHANGE, example: EXAMPLE_CHANGE, errors: ['POLICY-CHANGE-NOT-FOUND', 'POLICY-CHANGE-SOLO-OWNER', 'POLICY-CHANGE-OWN-REQUEST'],
       },
       handle: ({ caller, params }) => app.withdrawalPolicies.approveChange(caller.userId, params.changeId ?? ''),
     }),

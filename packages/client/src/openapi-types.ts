@@ -1254,7 +1254,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a pending change (another admin's; a solo owner's change waits out the delay)
-         * @description Extension (issue #35). An account is one person today and nobody approves their own change: for a pending change this answers 409 POLICY-CHANGE-SOLO-OWNER, and the change takes effect at its effective_at.
+         * @description Extension (issue #35). With two or more admins (the owner counts as one) an admin other than the one who asked approves a pending change, which takes effect at once (status `approved`); nobody approves their own (403 POLICY-CHANGE-OWN-REQUEST). An account with fewer admins answers 409 POLICY-CHANGE-SOLO-OWNER: its change takes effect at its effective_at.
          */
         post: operations["approvePolicyChange"];
         delete?: never;
@@ -8552,10 +8552,10 @@ export interface operations {
                             /** @description unique within the account */
                             change_id: string;
                             /**
-                             * @description pending until it takes effect (then it leaves the list) or is cancelled
+                             * @description pending until it takes effect (then it leaves the list), is cancelled, or another admin approves it (it takes effect at once)
                              * @enum {string}
                              */
-                            status: "pending" | "cancelled";
+                            status: "pending" | "cancelled" | "approved";
                             /** @description what it loosens: allow_list_only, limits.<SYMBOL>.<field>, approval_url, approval_secret */
                             loosens: string[];
                             /** @description the fields that wait, as requested (limits: the whole map that replaces the current one); never the secret */
@@ -8719,10 +8719,10 @@ export interface operations {
                                 /** @description unique within the account */
                                 change_id: string;
                                 /**
-                                 * @description pending until it takes effect (then it leaves the list) or is cancelled
+                                 * @description pending until it takes effect (then it leaves the list), is cancelled, or another admin approves it (it takes effect at once)
                                  * @enum {string}
                                  */
-                                status: "pending" | "cancelled";
+                                status: "pending" | "cancelled" | "approved";
                                 /** @description what it loosens: allow_list_only, limits.<SYMBOL>.<field>, approval_url, approval_secret */
                                 loosens: string[];
                                 /** @description the fields that wait, as requested (limits: the whole map that replaces the current one); never the secret */
@@ -8816,10 +8816,10 @@ export interface operations {
                             /** @description unique within the account */
                             change_id: string;
                             /**
-                             * @description pending until it takes effect (then it leaves the list) or is cancelled
+                             * @description pending until it takes effect (then it leaves the list), is cancelled, or another admin approves it (it takes effect at once)
                              * @enum {string}
                              */
-                            status: "pending" | "cancelled";
+                            status: "pending" | "cancelled" | "approved";
                             /** @description what it loosens: allow_list_only, limits.<SYMBOL>.<field>, approval_url, approval_secret */
                             loosens: string[];
                             /** @description the fields that wait, as requested (limits: the whole map that replaces the current one); never the secret */
@@ -8852,7 +8852,27 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["ForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid"];
+            /** @description `POLICY-CHANGE-OWN-REQUEST`: a pending policy change is approved by an admin other than the one who asked for it; `FORBIDDEN`: authenticated but not authorized; `AUTH-STEP-UP-REQUIRED`: this action needs a current two-factor code in the X-TOTP-Code header; `AUTH-STEP-UP-INVALID`: the X-TOTP-Code is wrong, expired or already used */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "POLICY-CHANGE-OWN-REQUEST",
+                     *       "message": "a pending policy change is approved by an admin other than the one who asked for it",
+                     *       "data": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "POLICY-CHANGE-OWN-REQUEST" | "FORBIDDEN" | "AUTH-STEP-UP-REQUIRED" | "AUTH-STEP-UP-INVALID";
+                        message: string;
+                        data: Record<string, never>;
+                    };
+                };
+            };
             404: components["responses"]["PolicyChangeNotFound"];
             /** @description `POLICY-CHANGE-SOLO-OWNER`: a solo owner's change takes effect after the delay (POLICY_CHANGE_DELAY_H); nobody else can approve it */
             409: {
@@ -8931,10 +8951,10 @@ export interface operations {
                             /** @description unique within the account */
                             change_id: string;
                             /**
-                             * @description pending until it takes effect (then it leaves the list) or is cancelled
+                             * @description pending until it takes effect (then it leaves the list), is cancelled, or another admin approves it (it takes effect at once)
                              * @enum {string}
                              */
-                            status: "pending" | "cancelled";
+                            status: "pending" | "cancelled" | "approved";
                             /** @description what it loosens: allow_list_only, limits.<SYMBOL>.<field>, approval_url, approval_secret */
                             loosens: string[];
                             /** @description the fields that wait, as requested (limits: the whole map that replaces the current one); never the secret */
