@@ -41,6 +41,17 @@ describe('SmtpMailer (against a local SMTP receiver)', () => {
     expect(receiver.mails[1]!.raw).toContain('nothing was changed');
   });
 
+  it('sends a team invitation naming the inviting account, the role and the code (issue #35)', async () => {
+    const receiver = await startReceiver({ user: 'mailer', pass: 's3cret-pass' });
+    closers.push(receiver.close);
+    const mailer = new SmtpMailer({ url: `smtp://mailer:s3cret-pass@127.0.0.1:${receiver.port}`, from: 'no-reply@custody.test' });
+    closers.push(() => mailer.close());
+    await mailer.sendInvitationCode('ops@team.example', 'K7QX2M9RTA3B', { accountEmail: 'owner@team.example', role: 'approver' });
+    expect(receiver.mails.map((m) => m.to)).toEqual([['ops@team.example']]);
+    expect(receiver.mails[0]!.raw).toContain('Subject: Custody Hub team invitation');
+    for (const text of ['owner@team.example', 'approver', 'K7QX2M9RTA3B', 'invitation_code']) expect(receiver.mails[0]!.raw).toContain(text);
+  });
+
   it('a refused login or an unreachable server is SERVICE-UNAVAILABLE, naming neither the code nor the password', async () => {
     const receiver = await startReceiver({ user: 'mailer', pass: 'right' });
     closers.push(receiver.close);

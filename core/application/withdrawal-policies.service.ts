@@ -289,13 +289,17 @@ export class WithdrawalPoliciesUseCases {
     });
   }
 
-  /** Every member with money rights is mailed at once (today: the owner). */
+  /** Every member with money or control rights is mailed at once: the owner and the joined admins, approvers and operators. */
   private async mailChange(userId: UserId, change: PendingPolicyChange): Promise<void> {
     const account = await this.deps.accounts.findById(userId);
     if (account === null) return;
-    await this.deps.mailer.sendPolicyChangeRequested(account.email, {
-      changeId: change.changeId, loosens: change.loosens, effectiveAt: formatIsoTime(change.effectiveAt),
-    });
+    const members = (await this.deps.members?.listByAccount(userId)) ?? [];
+    const emails = [account.email, ...members.filter((m) => m.userId !== null && m.role !== 'viewer').map((m) => m.email)];
+    for (const email of emails) {
+      await this.deps.mailer.sendPolicyChangeRequested(email, {
+        changeId: change.changeId, loosens: change.loosens, effectiveAt: formatIsoTime(change.effectiveAt),
+      });
+    }
   }
 
   /** POST /policies/allow-list {address, label}: usable from now + WITHDRAWAL_ALLOWLIST_DELAY_H (active_from). */

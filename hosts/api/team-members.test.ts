@@ -119,9 +119,13 @@ describe('a pending policy change with two admins (issue #35 item 3)', () => {
     const ownerCode = await enrol(owner.session);
     const admin = await join(owner.session, 'admin');
     const adminCode = await enrol(admin.session);
+    const viewer = await join(owner.session, 'viewer');
     const change = ok(await h.call('PUT', '/api/policies/withdrawal', {
       token: admin.session, headers: { 'x-totp-code': adminCode() }, body: { limits: { TRX: { max_amount_24h: '9000000' } } },
     }), 202);
+    // Every member with money or control rights is mailed at once; a viewer is not.
+    expect(h.mailer.policyChangesSent.filter((m) => m.notice.changeId === change.change_id && [owner.email, admin.email, viewer.email].includes(m.email)).map((m) => m.email).sort())
+      .toEqual([owner.email, admin.email].sort());
     fails(await h.call('POST', `/api/policies/changes/${change.change_id}/approve`, { token: admin.session, headers: { 'x-totp-code': adminCode() } }), 403, 'POLICY-CHANGE-OWN-REQUEST');
     const approved = ok(await h.call('POST', `/api/policies/changes/${change.change_id}/approve`, { token: owner.session, headers: { 'x-totp-code': ownerCode() } }));
     expectDocumented(h, 'POST', '/api/policies/changes/:changeId/approve', approved);
