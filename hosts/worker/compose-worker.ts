@@ -5,6 +5,8 @@
  */
 import { resolveDeps } from '../../core/application/deps.js';
 import { AutoCollector } from '../../core/application/worker/auto-collector.js';
+import { CollectionLedgerBooker } from '../../core/application/collection-ledger-booker.js';
+import type { Logger } from 'pino';
 import { PaymentWatcher } from '../../core/application/worker/payment-watcher.js';
 import { DEFAULT_FORWARD_RETRY, type ForwardRetrySchedule } from '../../core/domain/forward-wait.js';
 import { collectionStepSettings } from '../../core/application/worker/collection-executor.js';
@@ -115,7 +117,7 @@ export function startComposedWorker(composition: Composition, env: ComposedWorke
     log: rateLimitedErrors(c.get(TOKENS.Logger)),
     // The scanner reads each block a moment after its slot: the workflows follow their transactions from it.
     scanSlotMs: config.chainBlockMs,
-    observer: workerMetrics(metrics, core.tasks),
+    observer: bookingFinishedSweeps(workerMetrics(metrics, core.tasks), new CollectionLedgerBooker({ tasks: core.tasks, chain: core.chain, ledger: stores.ledger, ids: core.ids }), log),
     ...options,
     collection,
     commands: {
@@ -124,6 +126,25 @@ export function startComposedWorker(composition: Composition, env: ComposedWorke
       ...options.commands,
     },
   });
+}
+
+/**
+ * The observer that also books each collection this process finished (issue #36): after the DONE unit of work, from
+ * the chain's receipts (CollectionLedgerBooker; idempotent by the task, so a second worker or a redo books nothing).
+ * A booking this pass cannot make (receipts not yet readable, a node or store failure) is logged and not retried here.
+ */
+export function bookingFinishedSweeps(observer: WorkerObserver, booker: Pick<CollectionLedgerBooker, 'book'>, log: Pick<Logger, 'warn'>): WorkerObserver {
+  return {
+    ...observer,
+    async tick(report) {
+      await observer.tick?.(report);
+      for (const o of report.collections) {
+        if (o.outcome !== 'finished') continue;
+        const outcome = await booker.book(o.key).catch((err: unknown) => err);
+        if (outcome === 'receipts-pending' || outcome instanceof Error) log.warn({ task_no: o.key, err: outcome }, 'collection not booked in the ledger');
+      }
+    },
+  };
 }
 
 /** The worker's outcomes as metrics: stages, finished tasks with their step durations and cost, webhook attempts. */

@@ -53,4 +53,50 @@ describe('the composed worker keeps the books', { timeout: 60_000 }, () => {
     expect((await app.ledger.listEntries(user.userId, {})).items).toEqual(items);
     expect((await app.ledger.balances(user.userId, {})).totals).toEqual([{ asset_symbol: 'USDT', balance: '7250000' }]);
   });
+
+  it('a sweep this worker finishes is booked once: the asset sub -> main and its fees, balances equal to the chain\'s', async () => {
+    world = await buildWorkerWorld();
+    const w = world;
+    const config = loadConfig({
+      CHAIN: 'devnet', TRON_FULL_HOST: w.devnet.url, USDT_CONTRACT: w.devnet.usdtAddress, CHAIN_CONFIRMATIONS: '1', ENERGY_BURN: '1',
+    }, { mode: 'dev' });
+    const mailer = new RecordingMailer();
+    composition = composeContainer(config, { clock: w.clock, mailer, hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }) });
+    const app = composition.container.get(TOKENS.Application);
+    const user = await userWithWallets(app, (email) => mailer.lastCodeFor(email), 'sweeps@example.com', 1);
+    const sub = user.subs[0]!;
+    worker = startComposedWorker(composition, {}, { manual: true });
+    const running = worker;
+    const payer = wallet(w.devnet, 'ledger-sweep-payer');
+    w.devnet.fund(payer.address, 100n * TRX);
+    w.devnet.fundToken(payer.address, 50_000_000n);
+    w.devnet.mine(1);
+    await running.tick();
+    pay.trx(w.devnet, payer.key, user.main, 50_000_000);
+    pay.usdt(w.devnet, payer.key, sub, 7_250_000n);
+    const confirmed = async () => (await app.deposits.list(user.userId, { status: 'confirmed' })).items.length === 2;
+    await driveUntil(w, [{ runDue: () => running.tick() }], confirmed, { maxRounds: 60 });
+    const task = await app.collections.create(user.userId, { address: sub, asset_symbol: 'USDT' });
+    const booked = async () => (await app.ledger.listEntries(user.userId, { kind: 'collection' })).items.length > 0;
+    await driveUntil(w, [{ runDue: () => running.tick() }], booked, { maxRounds: 120 });
+    const view = await app.collections.get(user.userId, task.task_no);
+    const entries = (await app.ledger.listEntries(user.userId, { kind: 'collection' })).items;
+    expect(new Set(entries.map((e) => e.cause.id))).toEqual(new Set([task.task_no]));
+    const sums = new Map<string, bigint>();
+    for (const e of entries) sums.set(e.account.asset_symbol, (sums.get(e.account.asset_symbol) ?? 0n) + BigInt(e.amount));
+    expect([...sums.values()].every((v) => v === 0n)).toBe(true);
+    expect(entries.find((e) => e.account.kind === 'custodial' && e.account.address === user.main && e.account.asset_symbol === 'USDT')?.amount).toBe('7250000');
+    // More passes book nothing again; the books agree with the chain for both addresses.
+    for (let round = 0; round < 3; round++) {
+      w.devnet.mine(1);
+      await running.tick();
+    }
+    expect((await app.ledger.listEntries(user.userId, { kind: 'collection' })).items).toEqual(entries);
+    const balances = (await app.ledger.balances(user.userId, {})).items;
+    const bookedOf = (address: string, asset: string) => balances.find((b) => b.address === address && b.asset_symbol === asset)?.balance ?? '0';
+    for (const address of [sub, user.main]) {
+      expect({ address, trx: bookedOf(address, 'TRX'), usdt: bookedOf(address, 'USDT') }, JSON.stringify(view))
+        .toEqual({ address, trx: String(await w.gateway.getTrxBalance(address)), usdt: String(await w.gateway.getTokenBalance(address, w.devnet.usdtAddress)) });
+    }
+  });
 });

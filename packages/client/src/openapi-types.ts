@@ -229,7 +229,8 @@ export interface paths {
          * @description Extension (issue #36): the caller's books, double entry. Every movement is one transaction whose entries sum to zero per
          *     asset; an entry is never changed (a correction is a new transaction naming the one it `reverses`). Accounts are per network,
          *     asset and holder: `custodial` (one of your addresses), the chain fees, `external_in` (its balance is minus what came in from
-         *     outside) and `external_out`. Booked so far: confirmed deposits (external_in -> the custodial address, at the confirmation).
+         *     outside) and `external_out`. Booked so far: confirmed deposits (external_in -> the custodial address, at the confirmation)
+         *     and DONE sweeps (`collection`: the asset sub -> main, the TRX funding and recovery, each transaction's fees from its signer).
          *     Oldest first, in booking order.
          *
          *     As CSV (`Accept: text/csv` or `format=csv`): one header row naming the JSON fields (nested ones as `account.kind`,
