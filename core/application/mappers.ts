@@ -75,6 +75,8 @@ export function toApprovalView(approval: CommandApproval): CommandApprovalView {
     last_attempt_at: orNull(approval.lastAttemptAt, formatWalletTime),
     last_refusal: approval.lastRefusal,
     decided_at: orNull(approval.decidedAt, formatWalletTime),
+    requested_by: approval.requestedBy ?? null,
+    decided_by: approval.decidedBy ?? null,
   };
 }
 

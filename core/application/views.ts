@@ -103,6 +103,10 @@ export interface CommandApprovalView {
   readonly last_attempt_at: string | null;
   readonly last_refusal: string | null;
   readonly decided_at: string | null;
+  /** Issue #35: who requested it (a member's or the owner's user id); null on withdrawals recorded before teams. */
+  readonly requested_by: number | null;
+  /** Issue #35: the member who decided it through the API; null when the machine approver decided, or nobody yet. */
+  readonly decided_by: number | null;
 }
 
 /** A command in GET /commands (with created_at). */

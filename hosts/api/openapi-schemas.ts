@@ -77,6 +77,8 @@ const commandApproval: JsonSchema = {
   ...s.obj({
     state: s.enumOf(['awaiting', 'approved', 'denied', 'expired', 'cancelled']), expires_at: walletTime, attempts: s.int('requests sent to the approver'),
     last_attempt_at: nullableWalletTime, last_refusal: s.nullable(s.str('why the last answer decided nothing')), decided_at: nullableWalletTime,
+    requested_by: s.nullable(s.int('issue #35: the user id of the member (or owner) who requested it; null on older withdrawals')),
+    decided_by: s.nullable(s.int('issue #35: the user id of the member who approved or denied it through the API; null when the approval_url approver decided or nobody yet')),
   }),
   description: 'Extension (issue #26): present only on a withdrawal that needs an approval (its status stays PENDING while `awaiting`)',
 };

@@ -93,7 +93,7 @@ describeWithPostgres('teams on PostgreSQL: an operator requests, an approver app
     const approverCode = await enrol(approver.session);
     fails(await h.call('POST', `/api/commands/${commandNo}/approve`, { token: approver.session }), 403, 'AUTH-STEP-UP-REQUIRED');
     const approved = ok(await h.call('POST', `/api/commands/${commandNo}/approve`, { token: approver.session, headers: { 'x-totp-code': approverCode() } }));
-    expect(approved.approval).toMatchObject({ state: 'approved' });
+    expect(approved.approval).toMatchObject({ state: 'approved', requested_by: operator.userId, decided_by: approver.userId });
     fails(await h.call('POST', `/api/commands/${commandNo}/deny`, { token: owner.session, headers: { 'x-totp-code': ownerCode() } }), 409, 'APPROVAL-NOT-AWAITING');
 
     const core = h.container.get(TOKENS.CoreDeps);

@@ -1978,6 +1978,8 @@ export interface components {
                 last_attempt_at: string | null;
                 last_refusal: string | null;
                 decided_at: string | null;
+                requested_by: number | null;
+                decided_by: number | null;
             };
             /** @description Extension (issue #34), withdrawals only: the asset sent */
             asset_symbol?: string;
@@ -2009,6 +2011,8 @@ export interface components {
                 last_attempt_at: string | null;
                 last_refusal: string | null;
                 decided_at: string | null;
+                requested_by: number | null;
+                decided_by: number | null;
             };
         };
         CommandAccepted: {
