@@ -28,8 +28,8 @@ function productionEntries(): string[] {
     if (path?.startsWith('./dist/')) entries.add(path.slice('./dist/'.length).replace(/\.js$/, '.ts'));
   }
   for (const [name, script] of Object.entries(pkg.scripts)) {
-    // bench:*, the client's type generator and the build itself run from source as development tools.
-    if (/^(bench|client|build|prepack|test|typecheck)\b/.test(name)) continue;
+    // bench:*, the client's type generator, docs:config and the build itself run from source as development tools.
+    if (/^(bench|client|docs|build|prepack|test|typecheck)\b/.test(name)) continue;
     for (const [, file] of script.matchAll(/\b(?:tsx|node) (\S+\.(?:ts|js))\b/g)) entries.add(file!.replace(/^dist\//, '').replace(/\.js$/, '.ts'));
   }
   return [...entries].sort();

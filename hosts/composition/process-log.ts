@@ -26,7 +26,7 @@ export interface ReportStream {
  */
 export function reportConfigError(log: Logger, error: ConfigError, stream: ReportStream = process.stdout): void {
   if (stream.isTTY === true) {
-    stream.write(`${error.message}\n(fix the variable${error.problems.length === 1 ? '' : 's'} above and start again; README.md "Configuration" lists them all)\n`);
+    stream.write(`${error.message}\n(fix the variable${error.problems.length === 1 ? '' : 's'} above and start again; docs/configuration.md lists them all)\n`);
     return;
   }
   log.fatal({ variables: error.problems.map((p) => p.variable) }, error.message);
