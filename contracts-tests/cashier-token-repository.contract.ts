@@ -9,7 +9,7 @@ import type { DepositRepository } from '../core/ports/deposit-repository.port.js
 import type { DeveloperConfigRepository } from '../core/ports/developer-config-repository.port.js';
 import type { UnitOfWork } from '../core/ports/unit-of-work.port.js';
 import type { WalletRepository } from '../core/ports/wallet-repository.port.js';
-import { readSessionBySingleReads } from '../adapters/records/cashier-session-reads.js';
+import { readSessionBySingleReads } from '../core/application/cashier-session-reads.js';
 import { aDeposit } from './deposit-repository.contract.js';
 import { type Closable, type ContractOptions, type MakeSubject, useFreshSubject, withSubject } from './support/contract-options.js';
 import { aCashierToken, addressOf, aDeveloperConfig, anEvent, aTask, aWallet, MINUTE, T0 } from './support/fixtures.js';

@@ -2,7 +2,7 @@ import { ConcurrencyConflict } from '../../core/domain/errors.js';
 import type { CashierToken, UserId } from '../../core/domain/model/index.js';
 import type { CashierSessionSource, CashierTokenRepository } from '../../core/ports/cashier-token-repository.port.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
-import { readSessionBySingleReads } from '../records/cashier-session-reads.js';
+import { readSessionBySingleReads } from '../../core/application/cashier-session-reads.js';
 import { outboundCopy, storedCopy } from './frozen-copy.js';
 import { MemoryCollectionTaskRepository } from './memory-collection-task-repository.js';
 import { MemoryDepositRepository } from './memory-deposit-repository.js';

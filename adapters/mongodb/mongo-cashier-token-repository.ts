@@ -3,7 +3,7 @@ import { ConcurrencyConflict, StoreError } from '../../core/domain/errors.js';
 import type { CashierToken, PaymentRequestChange, UserId } from '../../core/domain/model/index.js';
 import type { CashierSessionSource, CashierTokenRepository } from '../../core/ports/cashier-token-repository.port.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
-import { readSessionBySingleReads } from '../records/cashier-session-reads.js';
+import { readSessionBySingleReads } from '../../core/application/cashier-session-reads.js';
 import { toStoredPaymentRequest } from '../records/cashier-token-record.js';
 import { COLLECTIONS } from './collections.js';
 import { fromCashierTokenDocument, toCashierTokenDocument, type CashierTokenDocument } from './mongo-documents.js';

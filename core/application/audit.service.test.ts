@@ -51,7 +51,7 @@ describe('audit trail: what the use cases record (issue #26 item 5)', () => {
       'withdrawal.requested',
     ]);
     const entries = (await app.audit.list(user.userId, { per_page: '100' })).items;
-    expect(entries.find((e) => e.action === 'api_token.created')!.detail).toEqual({ token_id: token.id, name: 'ci' });
+    expect(entries.find((e) => e.action === 'api_token.created')!.detail).toEqual({ token_id: token.id, name: 'ci', expires_at: null });
     expect(entries.find((e) => e.action === 'webhook.url_changed')!.detail).toEqual({ host: 'hooks.example.com' });
     expect(entries.find((e) => e.action === 'withdrawal.requested')!.detail).toMatchObject({
       command_no: accepted.command_no, from_address: user.main, to_address: recipient, asset_symbol: 'USDT', amount: '1500000',

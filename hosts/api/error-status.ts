@@ -68,7 +68,7 @@ export const HTTP_STATUS = {
   'AUTH-2FA-SETUP-REQUIRED': 409,
   'AUTH-2FA-ALREADY-ENABLED': 409,
   'AUTH-2FA-NOT-ENABLED': 409,
-  'AUTH-ACCOUNT-LOCKED': 423,
+  'AUTH-ACCOUNT-LOCKED': 403,
   'BIZ-SERVICE-NOT-FOUND': 422,
   'BIZ-PLAN-NOT-FOUND': 422,
   'BIZ-DEVELOPER-SUBSCRIPTION-REQUIRED': 422,
@@ -117,9 +117,9 @@ export const HTTP_STATUS = {
   'APPROVAL-OWN-WITHDRAWAL': 403,
   'APPROVAL-NOT-AWAITING': 409,
   'POLICY-CHANGE-OWN-REQUEST': 403,
+  'REVIEW-STALE': 409,
   // Recorded on a REJECTED withdrawal, never answered; a status all the same, so the table stays total.
   'APPROVAL-DENIED': 403,
-  'REVIEW-STALE': 409,
   'APPROVAL-TIMEOUT': 403,
 } as const satisfies Record<ErrorCode, number>;
 

@@ -264,8 +264,8 @@ describe('two-factor against a stolen password (real HTTP app)', () => {
     expect(h.mailer.accountLockedSent.filter((e) => e === user.email)).toHaveLength(1);
     // Locked: even the right code opens nothing.
     h.clock.advance(60_000);
-    fails(await login(h, user.email, TEST_PASSWORD, codeNow(h, secret)), 423, 'AUTH-ACCOUNT-LOCKED');
-    fails(await h.call('POST', '/api/api-tokens', { token: user.session, body: { name: 't' }, headers: { 'x-totp-code': codeNow(h, secret) } }), 423, 'AUTH-ACCOUNT-LOCKED');
+    fails(await login(h, user.email, TEST_PASSWORD, codeNow(h, secret)), 403, 'AUTH-ACCOUNT-LOCKED');
+    fails(await h.call('POST', '/api/api-tokens', { token: user.session, body: { name: 't' }, headers: { 'x-totp-code': codeNow(h, secret) } }), 403, 'AUTH-ACCOUNT-LOCKED');
     const log = ok(await h.call('GET', '/api/audit-log?per_page=100', { token: user.session })).items as Array<{ action: string }>;
     expect(log.filter((e) => e.action === 'auth.locked')).toHaveLength(1);
     // The owner unlocks through e-mail: a password reset.

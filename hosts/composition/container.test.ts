@@ -190,7 +190,8 @@ describe('STORE=postgres', () => {
       if (!answers) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
       return { rows: [] };
     };
-    return { pool: { query } as unknown as pg.Pool, queries };
+    // end: the token listener wraps it to close its LISTEN session with the pool (adapters/postgres/pg-token-listener.ts).
+    return { pool: { query, options: {}, end: async () => undefined } as unknown as pg.Pool, queries };
   }
 
   it('composeContainer without an open pool is a ConfigError naming STORE, pointing at DATABASE_URL', () => {

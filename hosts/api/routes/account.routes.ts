@@ -93,7 +93,7 @@ export function accountRoutes(app: Application): RouteDef[] {
         description: 'With two-factor on, a right password without `totp_code` is 401 AUTH-TOTP-REQUIRED, and a wrong, expired or '
           + 'already used code is 401 AUTH-TOTP-INVALID (each try counts against the login limits). The accepted code authorises '
           + 'the login only (issue #35): each step-up action needs a code of its own. Wrong codes at login, step-up and 2FA '
-          + 'disable share one budget of 10; once it is spent the account is locked (423 AUTH-ACCOUNT-LOCKED), the owner is '
+          + 'disable share one budget of 10; once it is spent the account is locked (403 AUTH-ACCOUNT-LOCKED), the owner is '
           + 'mailed, and a password reset unlocks it.',
         data: s.obj({ session_token: s.str(), expires_at: s.str(), user_id: s.int() }),
         errors: ['AUTH-INVALID-CREDENTIALS', 'AUTH-NOT-VERIFIED', 'AUTH-TOTP-REQUIRED', 'AUTH-TOTP-INVALID', 'AUTH-ACCOUNT-LOCKED'],

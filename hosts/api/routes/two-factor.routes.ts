@@ -60,7 +60,7 @@ export function twoFactorRoutes(app: Application): RouteDef[] {
         description: 'Both the account password and a code are needed (a stolen session and one code are not enough). Every '
           + 'session of the account ends, this one included; the answer carries the caller\'s new session. A wrong password '
           + 'or code counts against the code-guessing budget shared with login and step-up: once it is spent the account is '
-          + 'locked (423 AUTH-ACCOUNT-LOCKED), the owner is mailed, and a password reset unlocks it.',
+          + 'locked (403 AUTH-ACCOUNT-LOCKED), the owner is mailed, and a password reset unlocks it.',
         body: s.obj({ password: s.str('the account password'), code: s.str('a current 6-digit code or an unused recovery code') }),
         data: s.obj({ enabled: s.enumOf([false]), session_token: s.str('the caller\'s new session token'), expires_at: s.str('ISO 8601') }),
         example: { enabled: false, session_token: 'st_…', expires_at: '2026-01-02T01:00:00+00:00' },
