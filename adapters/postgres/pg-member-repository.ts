@@ -3,6 +3,7 @@ import type { Member } from '../../core/domain/model/member.js';
 import type { UserId } from '../../core/domain/model/common.js';
 import type { MemberRole } from '../../core/domain/team-roles.js';
 import type { MemberRepository, TeamStanding } from '../../core/ports/member-repository.port.js';
+import { prepared } from './pg-prepared.js';
 import { guarded, insertOnce, type Row } from './pg-support.js';
 
 const COLUMNS = 'id, account_id, email, role, invitation_hash, invited_at, user_id, joined_at';
@@ -68,8 +69,9 @@ export class PgMemberRepository implements MemberRepository {
 
   standingOf(userId: UserId): Promise<TeamStanding | null> {
     return guarded('members.standingOf', async () => {
-      // One statement: the user's own membership first, else whether the user owns an account with members.
-      const { rows } = await this.pool.query(
+      // One named statement on every session request (a hot read): the user's own membership first, else whether the
+      // user owns an account with members (the unique user_id and the account_id prefix of UNIQUE (account_id, email)).
+      const { rows } = await prepared(this.pool).query(
         `(SELECT account_id, role FROM account_members WHERE user_id = $1)
          UNION ALL (SELECT account_id, 'owner' FROM account_members WHERE account_id = $1 LIMIT 1) LIMIT 1`, [userId],
       );
