@@ -200,7 +200,9 @@ export class AccountsUseCases implements AccountsService {
       await this.deps.accounts.update({ ...account, passwordHash, passwordReset: null, twoFactor, version: account.version + 1 });
       // Withdrawals to destinations not on the allow-list wait POLICY_CHANGE_DELAY_H (issue #35 item 3).
       const policies = this.deps.withdrawalPolicies;
-      return policies === undefined ? null : holdNewDestinations({ ...this.deps, withdrawalPolicies: policies }, account.id, this.deps.clock.now());
+      // A member's reset holds the team account's withdrawals, which the member acts on (issue #35 item 1).
+      const accountId = (await this.deps.members?.standingOf(account.id))?.accountId ?? account.id;
+      return policies === undefined ? null : holdNewDestinations({ ...this.deps, withdrawalPolicies: policies }, accountId, this.deps.clock.now());
     }, (heldUntil) => ({
       userId: account.id, action: 'auth.password_reset', actor: { kind: 'user', id: null },
       detail: { api_tokens_marked_for_review: marked, ...(heldUntil === null ? {} : { new_destinations_held_until: formatIsoTime(heldUntil) }) },

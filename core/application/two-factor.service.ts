@@ -19,7 +19,7 @@ export const TOTP_ISSUER = 'Custody Hub';
 
 /** The ports two-factor touches. */
 export type TwoFactorDeps = Pick<ResolvedDeps, 'accounts' | 'cipher' | 'totp' | 'hasher' | 'clock' | 'ids' | 'auditLog' | 'uow' | 'sessions' | 'settings' | 'mailer'>
-  & Partial<Pick<ResolvedDeps, 'withdrawalPolicies'>>;
+  & Partial<Pick<ResolvedDeps, 'withdrawalPolicies' | 'members'>>;
 
 /**
  * Counts one try of a code against the caller's code-try limit (the API host's, shaped like the login throttle) and
@@ -277,7 +277,9 @@ export class TwoFactorUseCases implements TwoFactorService {
    */
   private async holdNewDestinations(userId: UserId): Promise<void> {
     const policies = this.deps.withdrawalPolicies;
-    if (policies !== undefined) await holdNewDestinations({ ...this.deps, withdrawalPolicies: policies }, userId, this.deps.clock.now());
+    // A member's change holds the team account's withdrawals, which the member acts on (issue #35 item 1).
+    const accountId = (await this.deps.members?.standingOf(userId))?.accountId ?? userId;
+    if (policies !== undefined) await holdNewDestinations({ ...this.deps, withdrawalPolicies: policies }, accountId, this.deps.clock.now());
   }
 
   private async account(userId: UserId): Promise<Account> {

@@ -137,3 +137,17 @@ describe('a pending policy change with two admins (issue #35 item 3)', () => {
     expect({ actor: applied.actor.id, by: applied.detail['requested_by'] }).toEqual({ actor: String(owner.userId), by: admin.userId });
   });
 });
+
+describe('a member\'s password reset (issue #35 items 1 and 3)', () => {
+  it('holds the team account\'s withdrawals to new destinations, which the member acts on', async () => {
+    const owner = await userWithWallets(h);
+    await enrol(owner.session);
+    const operator = await join(owner.session, 'operator');
+    expect(ok(await h.call('GET', '/api/policies/withdrawal', { token: owner.session })).new_destinations_held_until).toBeNull();
+    ok(await h.call('POST', '/api/auth/password-reset/request', { body: { email: operator.email } }), 202);
+    ok(await h.call('POST', '/api/auth/password-reset/confirm', {
+      body: { email: operator.email, code: h.mailer.lastCodeFor(operator.email, 'password-reset'), new_password: 'another long passphrase' },
+    }));
+    expect(ok(await h.call('GET', '/api/policies/withdrawal', { token: owner.session })).new_destinations_held_until).not.toBeNull();
+  });
+});
