@@ -284,6 +284,40 @@ export function describeCollectionTaskRepositoryContract(
       expect(await tasks.listByUser(3, {}, { offset: 0, limit: 10 })).toEqual({ items: [], total: 0 });
     });
 
+    it('listFinishedSince: every user\'s tasks in the status finished at or after the time, oldest finish first, then by number (random tasks)', async () => {
+      const taskArb = fc.record({
+        userId: fc.constantFrom(1, 2), status: fc.constantFrom<CollectionStatus>(6, 11, 12), finishedAt: fc.integer({ min: 0, max: 3 }),
+        no: fc.constantFrom('K1', 'K2', 'K10', 'Kb', 'KA', 'K_'),
+      });
+      await fc.assert(fc.asyncProperty(
+        fc.uniqueArray(taskArb, { selector: (t) => t.no, maxLength: 6 }), fc.constantFrom<CollectionStatus>(11, 12), fc.integer({ min: 0, max: 4 }), fc.integer({ min: 1, max: 4 }),
+        (specs, status, since, limit) => withSubject(makeSubject, async ({ tasks, uow }) => {
+          const rows = specs.map((s) => aTask({
+            taskNo: s.no, userId: s.userId, status: s.status, finishedAt: TERMINAL.has(s.status) ? T0 + s.finishedAt : null,
+          }));
+          if (rows.length > 0) await uow.commit({ newTasks: rows });
+          const expected = rows.filter((t) => t.status === status && t.finishedAt !== null && t.finishedAt >= T0 + since)
+            .sort((a, b) => a.finishedAt! - b.finishedAt! || (a.taskNo < b.taskNo ? -1 : a.taskNo > b.taskNo ? 1 : 0)).slice(0, limit);
+          expect(await tasks.listFinishedSince(status, T0 + since, limit)).toEqual(expected);
+        }),
+      ), { numRuns });
+    });
+
+    it('listFinishedSince: equal finishes by task number in code-unit order, a later finish after, limited', async () => {
+      const { tasks, uow } = subject();
+      await uow.commit({ newTasks: [
+        aTask({ taskNo: 'Kb', status: 11, finishedAt: T0 + 1 }), aTask({ taskNo: 'K_', status: 11, finishedAt: T0 + 1, userId: 2 }),
+        aTask({ taskNo: 'KA', status: 11, finishedAt: T0 + 1 }), aTask({ taskNo: 'K2', status: 11, finishedAt: T0 + 1 }),
+        aTask({ taskNo: 'K10', status: 11, finishedAt: T0 + 1 }), aTask({ taskNo: 'K0', status: 11, finishedAt: T0 }),
+        aTask({ taskNo: 'K9', status: 11, finishedAt: T0 + 2 }), aTask({ taskNo: 'KF', status: 12, finishedAt: T0 + 1 }), aTask({ taskNo: 'KR', status: 6 }),
+      ] });
+      const list = async (since: number, limit: number) => (await tasks.listFinishedSince(11, since, limit)).map((t) => t.taskNo);
+      expect(await list(T0 + 1, 10)).toEqual(['K10', 'K2', 'KA', 'K_', 'Kb', 'K9']);
+      expect(await list(T0, 3)).toEqual(['K0', 'K10', 'K2']);
+      expect(await list(T0 + 3, 10)).toEqual([]);
+      expect((await tasks.listFinishedSince(12, T0, 10)).map((t) => t.taskNo)).toEqual(['KF']);
+    });
+
     it('countByStatus counts the tasks in each status, terminal ones included, and follows updates', async () => {
       const { tasks, uow } = subject();
       expect(await tasks.countByStatus()).toEqual(new Map());

@@ -37,6 +37,12 @@ export class MemoryCollectionTaskRepository implements CollectionTaskRepository 
     return pageOf(matching, page);
   }
 
+  async listFinishedSince(status: CollectionStatus, since: number, limit: number): Promise<CollectionTask[]> {
+    const found = [...this.store.tasks.values()].filter((t) => t.status === status && t.finishedAt !== null && t.finishedAt >= since);
+    found.sort((a, b) => a.finishedAt! - b.finishedAt! || (a.taskNo < b.taskNo ? -1 : a.taskNo > b.taskNo ? 1 : 0));
+    return found.slice(0, limit).map(outboundCopy);
+  }
+
   async update(task: CollectionTask): Promise<void> {
     const stored = this.store.tasks.get(task.taskNo);
     if (stored === undefined || stored.version !== task.version - 1) {

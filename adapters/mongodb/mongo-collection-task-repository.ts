@@ -105,6 +105,12 @@ export class MongoCollectionTaskRepository implements CollectionTaskRepository {
     });
   }
 
+  /** Walks the `finished` index (mongo-indexes.ts). */
+  listFinishedSince(status: CollectionStatus, since: number, limit: number): Promise<CollectionTask[]> {
+    return guarded('collection task finished list', async () => (await this.tasks.find({ status, finishedAt: { $gte: since } })
+      .sort({ finishedAt: 1, _id: 1 }).limit(limit).toArray()).map(fromCollectionTaskDocument));
+  }
+
   countByStatus(): Promise<ReadonlyMap<CollectionStatus, number>> {
     return guarded('collection task count', async () => {
       // Sorting on `status` first lets the server walk the `due` index (status leads it) instead of every document.

@@ -59,6 +59,8 @@ export const INDEX_DEFINITIONS: readonly IndexDefinition[] = [
   { collection: COLLECTIONS.tasks, keys: { status: 1, nextRunAt: 1, insertedSeq: 1 }, options: { name: 'due' } },
   { collection: COLLECTIONS.tasks, keys: { address: 1, startedAt: -1, insertedSeq: -1 }, options: { name: 'latest_by_address' } },
   { collection: COLLECTIONS.tasks, keys: { userId: 1, startedAt: -1, insertedSeq: -1, _id: -1 }, options: { name: 'by_user_newest' } },
+  // The ledger's catch-up pass (listFinishedSince, issue #36).
+  { collection: COLLECTIONS.tasks, keys: { status: 1, finishedAt: 1, _id: 1 }, options: { name: 'finished' } },
   // Reclaim claims (claimReclaimDue): only pending reclaims are indexed, so the ever-growing FAILED history is never scanned.
   { collection: COLLECTIONS.tasks, keys: { 'reclaim.nextRunAt': 1, insertedSeq: 1 }, options: { name: 'reclaim_due', partialFilterExpression: { 'reclaim.status': 'pending' } } },
   { collection: COLLECTIONS.cashierTokens, keys: { tokenHash: 1 }, options: { name: 'token_hash_unique', unique: true } },

@@ -117,6 +117,17 @@ export class PgCollectionTaskRepository implements CollectionTaskRepository {
     return guarded('collection task update', () => replaceTask(this.pool, task));
   }
 
+  /** Walks collection_tasks_finished (migration 0027), a partial index of the terminal tasks by finish. */
+  listFinishedSince(status: CollectionStatus, since: number, limit: number): Promise<CollectionTask[]> {
+    return guarded('collection task finished list', async () => {
+      const { rows } = await this.pool.query(
+        `SELECT ${TASK_COLUMNS} FROM collection_tasks WHERE status = $1 AND finished_at >= $2 AND finished_at IS NOT NULL ORDER BY finished_at, task_no COLLATE "C" LIMIT $3`,
+        [status, since, limit],
+      );
+      return rows.map(taskFromRow);
+    });
+  }
+
   async claimDue(now: number, owner: string, leaseMs: number): Promise<CollectionTask | null> {
     return (await this.claimSeveralDue(now, owner, leaseMs, 1))[0] ?? null;
   }

@@ -7,7 +7,7 @@ import type { Ledger } from '../ports/ledger.port.js';
 import { COLLECTION_CAUSE, collectionBooking, type SettledReceipt } from './ledger-bookings.js';
 
 export interface CollectionLedgerBookerDeps {
-  readonly tasks: Pick<CollectionTaskRepository, 'get' | 'listByUser'>;
+  readonly tasks: Pick<CollectionTaskRepository, 'get' | 'listByUser' | 'listFinishedSince'>;
   readonly chain: Pick<ChainGateway, 'getTransaction'>;
   readonly ledger: Ledger;
   readonly ids: Pick<IdGenerator, 'uuid'>;
@@ -50,6 +50,23 @@ export class CollectionLedgerBooker {
     return posting.created ? 'booked' : 'already-booked';
   }
 
+  /**
+   * One catch-up pass over every user's DONE collections finished at or after `since`, oldest first, at most `limit`:
+   * books each not yet booked (one ledger probe for those that are). Answers how many it booked and where the next
+   * pass starts: the finish of the first task whose receipts are not readable yet, else of the last task seen.
+   */
+  async catchUp(since: number, limit: number): Promise<{ readonly booked: number; readonly next: number }> {
+    let booked = 0;
+    let next = since;
+    for (const task of await this.deps.tasks.listFinishedSince(COLLECTION_STATUS.DONE, since, limit)) {
+      const outcome = await this.book(task.taskNo);
+      if (outcome === 'receipts-pending') return { booked, next: task.finishedAt! };
+      if (outcome === 'booked') booked += 1;
+      next = task.finishedAt!;
+    }
+    return { booked, next };
+  }
+
   /** One pass over the user's DONE collections: books each not yet booked; answers how many this pass booked. */
   async bookUser(userId: UserId): Promise<number> {
     let booked = 0;
@@ -58,5 +75,35 @@ export class CollectionLedgerBooker {
       for (const task of page.items) if (await this.book(task.taskNo) === 'booked') booked += 1;
       if (page.items.length < 100) return booked;
     }
+  }
+}
+
+/**
+ * The catch-up schedule of a worker (issue #36): the sweeps a worker books right after their DONE unit of work are lost
+ * to a crash in between, or wait when their receipts are not readable yet; this pass books them. It starts `lookbackMs`
+ * before the process started (a worker restarted within that window books what the crash left), runs at most every
+ * `everyMs`, and moves its start forward as the tasks before it are booked. Idempotent like every booking.
+ */
+export class CollectionBookingCatchUp {
+  private since: number;
+  private nextRunAt: number;
+
+  constructor(
+    private readonly booker: Pick<CollectionLedgerBooker, 'catchUp'>,
+    private readonly clock: { now(): number },
+    private readonly options: { readonly lookbackMs: number; readonly everyMs: number; readonly limit: number },
+  ) {
+    this.since = clock.now() - options.lookbackMs;
+    this.nextRunAt = clock.now();
+  }
+
+  /** Runs a pass when one is due; answers how many it booked (0 when none ran). */
+  async maybeRun(): Promise<number> {
+    const now = this.clock.now();
+    if (now < this.nextRunAt) return 0;
+    this.nextRunAt = now + this.options.everyMs;
+    const { booked, next } = await this.booker.catchUp(this.since, this.options.limit);
+    this.since = next;
+    return booked;
   }
 }

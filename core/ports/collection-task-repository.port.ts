@@ -41,4 +41,9 @@ export interface CollectionTaskRepository {
    * for monitoring (the worker's tasks-by-status gauge reads it at each scrape), not a consistent read across statuses.
    */
   countByStatus(): Promise<ReadonlyMap<CollectionStatus, number>>;
+  /**
+   * Up to `limit` tasks of every user in `status` (DONE or FAILED) that finished at or after `since`, oldest finish
+   * first (then by task number): what the ledger's catch-up pass books (issue #36).
+   */
+  listFinishedSince(status: CollectionStatus, since: number, limit: number): Promise<CollectionTask[]>;
 }

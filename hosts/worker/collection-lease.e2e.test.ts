@@ -58,6 +58,7 @@ describe('collection leases', { timeout: 60_000 }, () => {
       claimDue: (now, owner, ms) => w.stores.tasks.claimDue(now, owner, ms),
       claimSeveralDue: (now, owner, ms, limit) => w.stores.tasks.claimSeveralDue(now, owner, ms, limit),
       claimReclaimDue: (now, owner, ms) => w.stores.tasks.claimReclaimDue(now, owner, ms),
+      listFinishedSince: (status, since, limit) => w.stores.tasks.listFinishedSince(status, since, limit),
       countByStatus: () => w.stores.tasks.countByStatus(),
       update: async (t) => {
         if (!takenOver) {

@@ -5,7 +5,7 @@
  */
 import { resolveDeps } from '../../core/application/deps.js';
 import { AutoCollector } from '../../core/application/worker/auto-collector.js';
-import { CollectionLedgerBooker } from '../../core/application/collection-ledger-booker.js';
+import { CollectionBookingCatchUp, CollectionLedgerBooker } from '../../core/application/collection-ledger-booker.js';
 import type { Logger } from 'pino';
 import { PaymentWatcher } from '../../core/application/worker/payment-watcher.js';
 import { DEFAULT_FORWARD_RETRY, type ForwardRetrySchedule } from '../../core/domain/forward-wait.js';
@@ -96,6 +96,7 @@ export function startComposedWorker(composition: Composition, env: ComposedWorke
     : 'automatic collection waits: the cheapest sweep plan costs more than max_fee_sun'));
   metrics.forwardsPending('auto_collect', () => autoCollector.waiting());
   const forwardRetry = forwardRetryFromEnv(env.FORWARD_RETRY_S);
+  const sweepBooker = new CollectionLedgerBooker({ tasks: core.tasks, chain: core.chain, ledger: stores.ledger, ids: core.ids });
   return startWorker({
     ...core,
     // The workflows read the chain once per block, shared, and follow their transactions from the scanner's blocks.
@@ -117,7 +118,7 @@ export function startComposedWorker(composition: Composition, env: ComposedWorke
     log: rateLimitedErrors(c.get(TOKENS.Logger)),
     // The scanner reads each block a moment after its slot: the workflows follow their transactions from it.
     scanSlotMs: config.chainBlockMs,
-    observer: bookingFinishedSweeps(workerMetrics(metrics, core.tasks), new CollectionLedgerBooker({ tasks: core.tasks, chain: core.chain, ledger: stores.ledger, ids: core.ids }), log),
+    observer: bookingFinishedSweeps(workerMetrics(metrics, core.tasks), sweepBooker, log, new CollectionBookingCatchUp(sweepBooker, core.clock, SWEEP_CATCH_UP)),
     ...options,
     collection,
     commands: {
@@ -128,16 +129,24 @@ export function startComposedWorker(composition: Composition, env: ComposedWorke
   });
 }
 
+/** The sweeps' catch-up booking (CollectionBookingCatchUp): a day back from the start, every minute, 200 tasks a pass. */
+const SWEEP_CATCH_UP = { lookbackMs: 24 * 3_600_000, everyMs: 60_000, limit: 200 } as const;
+
 /**
  * The observer that also books each collection this process finished (issue #36): after the DONE unit of work, from
  * the chain's receipts (CollectionLedgerBooker; idempotent by the task, so a second worker or a redo books nothing).
- * A booking this pass cannot make (receipts not yet readable, a node or store failure) is logged and not retried here.
+ * A booking this pass cannot make (receipts not yet readable, a node or store failure, a crash before it) is logged and
+ * left to the catch-up pass, which books every DONE task not yet booked.
  */
-export function bookingFinishedSweeps(observer: WorkerObserver, booker: Pick<CollectionLedgerBooker, 'book'>, log: Pick<Logger, 'warn'>): WorkerObserver {
+export function bookingFinishedSweeps(
+  observer: WorkerObserver, booker: Pick<CollectionLedgerBooker, 'book'>, log: Pick<Logger, 'warn'>, catchUp?: Pick<CollectionBookingCatchUp, 'maybeRun'>,
+): WorkerObserver {
   return {
     ...observer,
     async tick(report) {
       await observer.tick?.(report);
+      // What a crash between a DONE write and its booking left, or what waited for its receipts.
+      await catchUp?.maybeRun().catch((err: unknown) => log.warn({ err }, 'ledger catch-up pass failed'));
       for (const o of report.collections) {
         if (o.outcome !== 'finished') continue;
         const outcome = await booker.book(o.key).catch((err: unknown) => err);

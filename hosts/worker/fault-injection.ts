@@ -95,6 +95,7 @@ export function faultyTasks(inner: CollectionTaskRepository, plan: FaultPlan): C
     claimSeveralDue: (now, owner, leaseMs, limit) => inner.claimSeveralDue(now, owner, leaseMs, limit),
     claimReclaimDue: (now, owner, leaseMs) => inner.claimReclaimDue(now, owner, leaseMs),
     countByStatus: () => inner.countByStatus(),
+    listFinishedSince: (status, since, limit) => inner.listFinishedSince(status, since, limit),
     async update(task) {
       await inner.update(task);
       plan.hit('after task write');

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CollectionLedgerBooker } from '../../core/application/collection-ledger-booker.js';
+import { CollectionBookingCatchUp, CollectionLedgerBooker } from '../../core/application/collection-ledger-booker.js';
 import { COLLECTION_CAUSE } from '../../core/application/ledger-bookings.js';
 import { CollectionExecutor } from '../../core/application/worker/collection-executor.js';
 import { custodialAccount, holderAccount, sumsPerAsset } from '../../core/domain/ledger.js';
@@ -60,8 +60,10 @@ describe('a sweep in the books', () => {
         expect({ status: done.status, error: done.lastError }).toEqual({ status: COLLECTION_STATUS.DONE, error: null });
         w.devnet.mine(2);
 
-        // Two workers' passes at once, then a redo: one booking.
-        const outcomes = await Promise.all([booker.bookUser(w.userId), booker.bookUser(w.userId)]);
+        // The executor finished without booking (as a worker dying right after its DONE write): two workers' catch-up
+        // passes at once, then a redo: one booking.
+        const catchUp = () => new CollectionBookingCatchUp(booker, w.clock, { lookbackMs: 3_600_000, everyMs: 60_000, limit: 10 });
+        const outcomes = await Promise.all([catchUp().maybeRun(), catchUp().maybeRun()]);
         expect(outcomes.reduce((a, b) => a + b, 0)).toBe(1);
         // A redo finds the booking without reading the chain again.
         const reads = receiptReads;
