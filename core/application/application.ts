@@ -258,7 +258,7 @@ export interface Application {
 /** The team use cases as the API host calls them. */
 export type MembersService = Pick<MembersUseCases, 'list' | 'invite' | 'changeRole' | 'remove'>;
 /** Approvals by people as the API host calls them. */
-export type CommandApprovalsService = Pick<CommandApprovalsUseCases, 'approve' | 'deny'>;
+export type CommandApprovalsService = Pick<CommandApprovalsUseCases, 'listAwaiting' | 'approve' | 'deny'>;
 
 /** The ledger reads as the API host calls them (the class is their only implementation). */
 export type LedgerService = Pick<LedgerUseCases, 'listEntries' | 'exportEntries' | 'balances' | 'statement'>;

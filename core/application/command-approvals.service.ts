@@ -41,6 +41,16 @@ export class CommandApprovalsUseCases {
     this.audit = new AuditTrail(deps);
   }
 
+  /**
+   * The account's withdrawals awaiting an approval, oldest first, at most 100 (the session route the members who decide
+   * read: GET /commands takes a Developer API Token). Each shows its approval, requested_by included.
+   */
+  async listAwaiting(accountId: UserId): Promise<{ readonly items: readonly CommandView[] }> {
+    const pending = await this.deps.commands.listByUser(accountId, { type: COMMAND_TYPE.WITHDRAWAL, status: COMMAND_STATUS.PENDING }, { offset: 0, limit: 100 });
+    const awaiting = pending.items.filter((c) => c.approval?.state === 'awaiting').sort((a, b) => a.createdAt - b.createdAt);
+    return { items: awaiting.map(toCommandDetailView) };
+  }
+
   approve(accountId: UserId, commandNo: string): Promise<CommandView> {
     return this.decide(accountId, commandNo, 'approved');
   }

@@ -87,6 +87,8 @@ describeWithPostgres('teams on PostgreSQL: an operator requests, an approver app
     const commandNo = accepted.command_no as string;
     expect(ok(await h.call('GET', `/api/commands/${commandNo}`, { token: owner.apiToken })).approval).toMatchObject({ state: 'awaiting' });
 
+    const awaiting = ok(await h.call('GET', '/api/approvals', { token: approver.session }));
+    expect(awaiting.items.map((c: { command_no: string; approval: { requested_by: number } }) => [c.command_no, c.approval.requested_by])).toEqual([[commandNo, operator.userId]]);
     // The operator may not approve (its role), nor may an approver without 2FA; the approver with 2FA and a code does.
     fails(await h.call('POST', `/api/commands/${commandNo}/approve`, { token: operator.session }), 403, 'TEAM-ROLE-FORBIDDEN');
     fails(await h.call('POST', `/api/commands/${commandNo}/approve`, { token: approver.session }), 403, 'TEAM-2FA-REQUIRED');

@@ -58,6 +58,16 @@ export function teamRoutes(app: Application): RouteDef[] {
       handle: ({ caller, params }) => app.members.remove(caller.userId, params.memberId ?? ''),
     }),
     defineRoute({
+      method: 'GET', path: '/api/approvals', auth: 'session',
+      docs: {
+        operationId: 'listAwaitingApprovals', summary: 'Withdrawals awaiting an approval (extension)', tag: 'Commands',
+        description: 'Issue #35: the account\'s PENDING withdrawals whose approval is `awaiting`, oldest first (at most 100), for '
+          + 'the members who decide them with a session (GET /commands takes a Developer API Token).',
+        data: s.obj({ items: s.arr(s.ref('Command')) }),
+      },
+      handle: ({ caller }) => app.commandApprovals.listAwaiting(caller.userId),
+    }),
+    defineRoute({
       method: 'POST', path: '/api/commands/:commandNo/approve', auth: 'session', rateLimit: 'account-write', stepUp: true, roles: DECIDER_ROLES,
       docs: {
         operationId: 'approveWithdrawal', summary: 'Approve a withdrawal awaiting its approval (extension)', tag: 'Commands',

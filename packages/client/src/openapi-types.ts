@@ -593,7 +593,7 @@ export interface paths {
         put?: never;
         /**
          * Log in; returns a session token (st_…)
-         * @description With two-factor on, a right password without `totp_code` is 401 AUTH-TOTP-REQUIRED, and a wrong, expired or already used code is 401 AUTH-TOTP-INVALID (each try counts against the login limits). The accepted code authorises the login only (issue #35): each step-up action needs a code of its own. Wrong codes at login, step-up and 2FA disable share one budget of 10; once it is spent the account is locked (423 AUTH-ACCOUNT-LOCKED), the owner is mailed, and a password reset unlocks it.
+         * @description With two-factor on, a right password without `totp_code` is 401 AUTH-TOTP-REQUIRED, and a wrong, expired or already used code is 401 AUTH-TOTP-INVALID (each try counts against the login limits). The accepted code authorises the login only (issue #35): each step-up action needs a code of its own. Wrong codes at login, step-up and 2FA disable share one budget of 10; once it is spent the account is locked (403 AUTH-ACCOUNT-LOCKED), the owner is mailed, and a password reset unlocks it.
          */
         post: operations["login"];
         delete?: never;
@@ -1175,7 +1175,7 @@ export interface paths {
         put?: never;
         /**
          * Turn two-factor off with the password and a current code or a recovery code; ends every session (extension)
-         * @description Both the account password and a code are needed (a stolen session and one code are not enough). Every session of the account ends, this one included; the answer carries the caller's new session. A wrong password or code counts against the code-guessing budget shared with login and step-up: once it is spent the account is locked (423 AUTH-ACCOUNT-LOCKED), the owner is mailed, and a password reset unlocks it.
+         * @description Both the account password and a code are needed (a stolen session and one code are not enough). Every session of the account ends, this one included; the answer carries the caller's new session. A wrong password or code counts against the code-guessing budget shared with login and step-up: once it is spent the account is locked (403 AUTH-ACCOUNT-LOCKED), the owner is mailed, and a password reset unlocks it.
          */
         post: operations["disableTwoFactor"];
         delete?: never;
@@ -1413,6 +1413,26 @@ export interface paths {
          * @description Roles: `admin` (policies, members, tokens, webhooks), `approver` (approves or denies withdrawals), `operator` (payments, collections, refunds within the policy), `viewer` (reads only). The owner invites any role; an admin only the roles below admin.
          */
         patch: operations["changeMemberRole"];
+        trace?: never;
+    };
+    "/api/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Withdrawals awaiting an approval (extension)
+         * @description Issue #35: the account's PENDING withdrawals whose approval is `awaiting`, oldest first (at most 100), for the members who decide them with a session (GET /commands takes a Developer API Token).
+         */
+        get: operations["listAwaitingApprovals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/commands/{commandNo}/approve": {
@@ -2565,8 +2585,8 @@ export interface components {
                 };
             };
         };
-        /** @description `APPROVAL-OWN-WITHDRAWAL`: a withdrawal is approved or denied by a member other than its requester; `TEAM-ROLE-FORBIDDEN`: your role in this account may not do this; `FORBIDDEN`: authenticated but not authorized; `AUTH-STEP-UP-REQUIRED`: this action needs a current two-factor code in the X-TOTP-Code header; `AUTH-STEP-UP-INVALID`: the X-TOTP-Code is wrong, expired or already used */
-        ApprovalOwnWithdrawalOrTeamRoleForbiddenOrForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid: {
+        /** @description `APPROVAL-OWN-WITHDRAWAL`: a withdrawal is approved or denied by a member other than its requester; `TEAM-ROLE-FORBIDDEN`: your role in this account may not do this; `FORBIDDEN`: authenticated but not authorized; `AUTH-STEP-UP-REQUIRED`: this action needs a current two-factor code in the X-TOTP-Code header; `AUTH-STEP-UP-INVALID`: the X-TOTP-Code is wrong, expired or already used; `AUTH-ACCOUNT-LOCKED`: too many wrong two-factor codes: the account is locked; the owner was mailed and unlocks it by resetting the password */
+        ApprovalOwnWithdrawalOrTeamRoleForbiddenOrForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalidOrAuthAccountLocked: {
             headers: {
                 [name: string]: unknown;
             };
@@ -2580,28 +2600,7 @@ export interface components {
                  */
                 "application/json": {
                     /** @enum {string} */
-                    code: "APPROVAL-OWN-WITHDRAWAL" | "TEAM-ROLE-FORBIDDEN" | "FORBIDDEN" | "AUTH-STEP-UP-REQUIRED" | "AUTH-STEP-UP-INVALID";
-                    message: string;
-                    data: Record<string, never>;
-                };
-            };
-        };
-        /** @description `AUTH-ACCOUNT-LOCKED`: too many wrong two-factor codes: the account is locked; the owner was mailed and unlocks it by resetting the password */
-        AuthAccountLocked: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "code": "AUTH-ACCOUNT-LOCKED",
-                 *       "message": "too many wrong two-factor codes: the account is locked; the owner was mailed and unlocks it by resetting the password",
-                 *       "data": {}
-                 *     }
-                 */
-                "application/json": {
-                    /** @enum {string} */
-                    code: "AUTH-ACCOUNT-LOCKED";
+                    code: "APPROVAL-OWN-WITHDRAWAL" | "TEAM-ROLE-FORBIDDEN" | "FORBIDDEN" | "AUTH-STEP-UP-REQUIRED" | "AUTH-STEP-UP-INVALID" | "AUTH-ACCOUNT-LOCKED";
                     message: string;
                     data: Record<string, never>;
                 };
@@ -2859,8 +2858,8 @@ export interface components {
                 };
             };
         };
-        /** @description `FORBIDDEN`: authenticated but not authorized; `AUTH-STEP-UP-REQUIRED`: this action needs a current two-factor code in the X-TOTP-Code header; `AUTH-STEP-UP-INVALID`: the X-TOTP-Code is wrong, expired or already used */
-        ForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid: {
+        /** @description `FORBIDDEN`: authenticated but not authorized; `AUTH-STEP-UP-REQUIRED`: this action needs a current two-factor code in the X-TOTP-Code header; `AUTH-STEP-UP-INVALID`: the X-TOTP-Code is wrong, expired or already used; `AUTH-ACCOUNT-LOCKED`: too many wrong two-factor codes: the account is locked; the owner was mailed and unlocks it by resetting the password */
+        ForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalidOrAuthAccountLocked: {
             headers: {
                 [name: string]: unknown;
             };
@@ -2874,7 +2873,7 @@ export interface components {
                  */
                 "application/json": {
                     /** @enum {string} */
-                    code: "FORBIDDEN" | "AUTH-STEP-UP-REQUIRED" | "AUTH-STEP-UP-INVALID";
+                    code: "FORBIDDEN" | "AUTH-STEP-UP-REQUIRED" | "AUTH-STEP-UP-INVALID" | "AUTH-ACCOUNT-LOCKED";
                     message: string;
                     data: Record<string, never>;
                 };
@@ -3009,8 +3008,8 @@ export interface components {
                 };
             };
         };
-        /** @description `RISK-REVIEW-BLOCKED`: blocked by risk control; `FORBIDDEN`: authenticated but not authorized; `AUTH-STEP-UP-REQUIRED`: this action needs a current two-factor code in the X-TOTP-Code header; `AUTH-STEP-UP-INVALID`: the X-TOTP-Code is wrong, expired or already used */
-        RiskReviewBlockedOrForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid: {
+        /** @description `RISK-REVIEW-BLOCKED`: blocked by risk control; `FORBIDDEN`: authenticated but not authorized; `AUTH-STEP-UP-REQUIRED`: this action needs a current two-factor code in the X-TOTP-Code header; `AUTH-STEP-UP-INVALID`: the X-TOTP-Code is wrong, expired or already used; `AUTH-ACCOUNT-LOCKED`: too many wrong two-factor codes: the account is locked; the owner was mailed and unlocks it by resetting the password */
+        RiskReviewBlockedOrForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalidOrAuthAccountLocked: {
             headers: {
                 [name: string]: unknown;
             };
@@ -3024,7 +3023,7 @@ export interface components {
                  */
                 "application/json": {
                     /** @enum {string} */
-                    code: "RISK-REVIEW-BLOCKED" | "FORBIDDEN" | "AUTH-STEP-UP-REQUIRED" | "AUTH-STEP-UP-INVALID";
+                    code: "RISK-REVIEW-BLOCKED" | "FORBIDDEN" | "AUTH-STEP-UP-REQUIRED" | "AUTH-STEP-UP-INVALID" | "AUTH-ACCOUNT-LOCKED";
                     message: string;
                     data: Record<string, never>;
                 };
@@ -5670,7 +5669,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `AUTH-NOT-VERIFIED`: account email is not verified */
+            /** @description `AUTH-NOT-VERIFIED`: account email is not verified; `AUTH-ACCOUNT-LOCKED`: too many wrong two-factor codes: the account is locked; the owner was mailed and unlocks it by resetting the password */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5685,7 +5684,7 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "AUTH-NOT-VERIFIED";
+                        code: "AUTH-NOT-VERIFIED" | "AUTH-ACCOUNT-LOCKED";
                         message: string;
                         data: Record<string, never>;
                     };
@@ -5693,7 +5692,6 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationError"];
-            423: components["responses"]["AuthAccountLocked"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -6075,7 +6073,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["ForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid"];
+            403: components["responses"]["ForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalidOrAuthAccountLocked"];
             413: components["responses"]["PayloadTooLarge"];
             /** @description `BIZ-WEBHOOK-URL-BLOCKED`: loopback, private or link-local webhook address; `BIZ-DEVELOPER-SUBSCRIPTION-REQUIRED`: active developer subscription required; `VALIDATION-ERROR`: validation failed */
             422: {
@@ -6098,7 +6096,6 @@ export interface operations {
                     };
                 };
             };
-            423: components["responses"]["AuthAccountLocked"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -6291,7 +6288,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["ForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid"];
+            403: components["responses"]["ForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalidOrAuthAccountLocked"];
             413: components["responses"]["PayloadTooLarge"];
             /** @description `BIZ-DEVELOPER-SUBSCRIPTION-REQUIRED`: active developer subscription required; `BIZ-API-TOKEN-QUOTA-EXCEEDED`: too many API tokens; revoke one first; `VALIDATION-ERROR`: validation failed */
             422: {
@@ -6314,7 +6311,6 @@ export interface operations {
                     };
                 };
             };
-            423: components["responses"]["AuthAccountLocked"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -6390,11 +6386,10 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["ForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid"];
+            403: components["responses"]["ForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalidOrAuthAccountLocked"];
             404: components["responses"]["ApiTokenNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationError"];
-            423: components["responses"]["AuthAccountLocked"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -6444,11 +6439,10 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["ForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid"];
+            403: components["responses"]["ForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalidOrAuthAccountLocked"];
             404: components["responses"]["ApiTokenNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationError"];
-            423: components["responses"]["AuthAccountLocked"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -6796,7 +6790,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
-            /** @description `RISK-REVIEW-BLOCKED`: blocked by risk control; `POLICY-DESTINATION-NOT-ALLOWED`: allow_list_only: to_address is not on the allow-list; `POLICY-DESTINATION-COOLING-OFF`: to_address is on the allow-list but not usable yet (active_from); `POLICY-DESTINATION-HELD`: a recent password reset or two-factor change holds withdrawals to destinations not on the allow-list; `FORBIDDEN`: authenticated but not authorized; `AUTH-STEP-UP-REQUIRED`: this action needs a current two-factor code in the X-TOTP-Code header; `AUTH-STEP-UP-INVALID`: the X-TOTP-Code is wrong, expired or already used */
+            /** @description `RISK-REVIEW-BLOCKED`: blocked by risk control; `POLICY-DESTINATION-NOT-ALLOWED`: allow_list_only: to_address is not on the allow-list; `POLICY-DESTINATION-COOLING-OFF`: to_address is on the allow-list but not usable yet (active_from); `POLICY-DESTINATION-HELD`: a recent password reset or two-factor change holds withdrawals to destinations not on the allow-list; `FORBIDDEN`: authenticated but not authorized; `AUTH-STEP-UP-REQUIRED`: this action needs a current two-factor code in the X-TOTP-Code header; `AUTH-STEP-UP-INVALID`: the X-TOTP-Code is wrong, expired or already used; `AUTH-ACCOUNT-LOCKED`: too many wrong two-factor codes: the account is locked; the owner was mailed and unlocks it by resetting the password */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6811,7 +6805,7 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "RISK-REVIEW-BLOCKED" | "POLICY-DESTINATION-NOT-ALLOWED" | "POLICY-DESTINATION-COOLING-OFF" | "POLICY-DESTINATION-HELD" | "FORBIDDEN" | "AUTH-STEP-UP-REQUIRED" | "AUTH-STEP-UP-INVALID";
+                        code: "RISK-REVIEW-BLOCKED" | "POLICY-DESTINATION-NOT-ALLOWED" | "POLICY-DESTINATION-COOLING-OFF" | "POLICY-DESTINATION-HELD" | "FORBIDDEN" | "AUTH-STEP-UP-REQUIRED" | "AUTH-STEP-UP-INVALID" | "AUTH-ACCOUNT-LOCKED";
                         message: string;
                         data: Record<string, never>;
                     };
@@ -6840,7 +6834,6 @@ export interface operations {
                     };
                 };
             };
-            423: components["responses"]["AuthAccountLocked"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -6910,12 +6903,11 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["RiskReviewBlockedOrForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid"];
+            403: components["responses"]["RiskReviewBlockedOrForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalidOrAuthAccountLocked"];
             404: components["responses"]["BizWalletAddressNotFound"];
             409: components["responses"]["BizCommandLockedOrIdempotencyKeyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["BizAmountInvalidOrValidationErrorOrIdempotencyKeyReused"];
-            423: components["responses"]["AuthAccountLocked"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -6985,12 +6977,11 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["RiskReviewBlockedOrForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid"];
+            403: components["responses"]["RiskReviewBlockedOrForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalidOrAuthAccountLocked"];
             404: components["responses"]["BizWalletAddressNotFound"];
             409: components["responses"]["BizCommandLockedOrIdempotencyKeyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["BizAmountInvalidOrValidationErrorOrIdempotencyKeyReused"];
-            423: components["responses"]["AuthAccountLocked"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -7046,12 +7037,11 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["RiskReviewBlockedOrForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid"];
+            403: components["responses"]["RiskReviewBlockedOrForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalidOrAuthAccountLocked"];
             404: components["responses"]["BizWalletAddressNotFound"];
             409: components["responses"]["BizCommandLockedOrIdempotencyKeyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationErrorOrIdempotencyKeyReused"];
-            423: components["responses"]["AuthAccountLocked"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -7126,12 +7116,11 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["RiskReviewBlockedOrForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid"];
+            403: components["responses"]["RiskReviewBlockedOrForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalidOrAuthAccountLocked"];
             404: components["responses"]["BizWalletAddressNotFound"];
             409: components["responses"]["BizCommandLockedOrIdempotencyKeyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationErrorOrIdempotencyKeyReused"];
-            423: components["responses"]["AuthAccountLocked"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -7187,12 +7176,11 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["RiskReviewBlockedOrForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid"];
+            403: components["responses"]["RiskReviewBlockedOrForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalidOrAuthAccountLocked"];
             404: components["responses"]["BizWalletAddressNotFound"];
             409: components["responses"]["BizCommandLockedOrIdempotencyKeyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationErrorOrIdempotencyKeyReused"];
-            423: components["responses"]["AuthAccountLocked"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -8232,7 +8220,27 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["Forbidden"];
+            /** @description `AUTH-ACCOUNT-LOCKED`: too many wrong two-factor codes: the account is locked; the owner was mailed and unlocks it by resetting the password; `FORBIDDEN`: authenticated but not authorized */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "AUTH-ACCOUNT-LOCKED",
+                     *       "message": "too many wrong two-factor codes: the account is locked; the owner was mailed and unlocks it by resetting the password",
+                     *       "data": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "AUTH-ACCOUNT-LOCKED" | "FORBIDDEN";
+                        message: string;
+                        data: Record<string, never>;
+                    };
+                };
+            };
             /** @description `AUTH-2FA-NOT-ENABLED`: two-factor authentication is off */
             409: {
                 headers: {
@@ -8276,7 +8284,6 @@ export interface operations {
                     };
                 };
             };
-            423: components["responses"]["AuthAccountLocked"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -8623,7 +8630,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["ForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid"];
+            403: components["responses"]["ForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalidOrAuthAccountLocked"];
             /** @description `POLICY-CHANGES-FULL`: too many pending policy changes; cancel one first */
             409: {
                 headers: {
@@ -8667,7 +8674,6 @@ export interface operations {
                     };
                 };
             };
-            423: components["responses"]["AuthAccountLocked"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -8857,7 +8863,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
-            /** @description `POLICY-CHANGE-OWN-REQUEST`: a pending policy change is approved by an admin other than the one who asked for it; `FORBIDDEN`: authenticated but not authorized; `AUTH-STEP-UP-REQUIRED`: this action needs a current two-factor code in the X-TOTP-Code header; `AUTH-STEP-UP-INVALID`: the X-TOTP-Code is wrong, expired or already used */
+            /** @description `POLICY-CHANGE-OWN-REQUEST`: a pending policy change is approved by an admin other than the one who asked for it; `FORBIDDEN`: authenticated but not authorized; `AUTH-STEP-UP-REQUIRED`: this action needs a current two-factor code in the X-TOTP-Code header; `AUTH-STEP-UP-INVALID`: the X-TOTP-Code is wrong, expired or already used; `AUTH-ACCOUNT-LOCKED`: too many wrong two-factor codes: the account is locked; the owner was mailed and unlocks it by resetting the password */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8872,7 +8878,7 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "POLICY-CHANGE-OWN-REQUEST" | "FORBIDDEN" | "AUTH-STEP-UP-REQUIRED" | "AUTH-STEP-UP-INVALID";
+                        code: "POLICY-CHANGE-OWN-REQUEST" | "FORBIDDEN" | "AUTH-STEP-UP-REQUIRED" | "AUTH-STEP-UP-INVALID" | "AUTH-ACCOUNT-LOCKED";
                         message: string;
                         data: Record<string, never>;
                     };
@@ -8902,7 +8908,6 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationError"];
-            423: components["responses"]["AuthAccountLocked"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -9135,7 +9140,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["ForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid"];
+            403: components["responses"]["ForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalidOrAuthAccountLocked"];
             /** @description `POLICY-ALLOW-LIST-ENTRY-EXISTS`: the address is already on the allow-list */
             409: {
                 headers: {
@@ -9179,7 +9184,6 @@ export interface operations {
                     };
                 };
             };
-            423: components["responses"]["AuthAccountLocked"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -9236,7 +9240,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["ForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid"];
+            403: components["responses"]["ForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalidOrAuthAccountLocked"];
             /** @description `POLICY-ALLOW-LIST-ENTRY-NOT-FOUND`: the address is not on the allow-list */
             404: {
                 headers: {
@@ -9260,7 +9264,6 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationError"];
-            423: components["responses"]["AuthAccountLocked"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -9801,6 +9804,59 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listAwaitingApprovals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "command_no": "C20260525095858716044820193",
+                     *             "type": 3,
+                     *             "status": 3,
+                     *             "error_code": null,
+                     *             "last_error": null,
+                     *             "started_at": "2026-05-25 09:59:16",
+                     *             "finished_at": "2026-05-25 10:00:00"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            items: components["schemas"]["Command"][];
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     approveWithdrawal: {
         parameters: {
             query?: never;
@@ -9855,12 +9911,11 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["ApprovalOwnWithdrawalOrTeamRoleForbiddenOrForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid"];
+            403: components["responses"]["ApprovalOwnWithdrawalOrTeamRoleForbiddenOrForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalidOrAuthAccountLocked"];
             404: components["responses"]["BizCommandNotFound"];
             409: components["responses"]["ApprovalNotAwaiting"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationError"];
-            423: components["responses"]["AuthAccountLocked"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -9919,12 +9974,11 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["ApprovalOwnWithdrawalOrTeamRoleForbiddenOrForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalid"];
+            403: components["responses"]["ApprovalOwnWithdrawalOrTeamRoleForbiddenOrForbiddenOrAuthStepUpRequiredOrAuthStepUpInvalidOrAuthAccountLocked"];
             404: components["responses"]["BizCommandNotFound"];
             409: components["responses"]["ApprovalNotAwaiting"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationError"];
-            423: components["responses"]["AuthAccountLocked"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
