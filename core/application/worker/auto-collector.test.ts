@@ -111,8 +111,15 @@ describe('automatic collection (issue #24 item 4)', () => {
     expect(waits).toEqual([3_000_001n, null]);
     expect(await tasksOn()).toBe(0);
     expect((await core.stores.deposits.findById(due.depositId))!.autoCollect).toBe('due');
+    // Each wait in a row doubles the rest (1, 2, 4 min, … up to 10): a trigger that stays too dear costs few quotes.
+    core.clock.advance(119_999);
+    expect(await collector.pass()).toEqual([]);
+    core.clock.advance(1);
+    expect(await collector.pass()).toEqual(['waiting']);
+    core.clock.advance(239_999);
+    expect(await collector.pass()).toEqual([]);
     fee = 3_000_000n;
-    core.clock.advance(60_000);
+    core.clock.advance(1);
     expect(await collector.pass()).toEqual(['started']);
     expect(await tasksOn()).toBe(1);
   });

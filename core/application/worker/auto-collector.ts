@@ -1,6 +1,6 @@
 import { ConcurrencyConflict, DomainError } from '../../domain/errors.js';
 import { isTerminalCollectionStatus } from '../../domain/collection-machine.js';
-import { forwardRetryable } from '../../domain/forward-wait.js';
+import { forwardRetryable, forwardRetryDelay } from '../../domain/forward-wait.js';
 import type { CollectionTaskRepository } from '../../ports/collection-task-repository.port.js';
 import type { Asset } from '../../domain/model/asset.js';
 import type { NetworkCode } from '../../domain/model/common.js';
@@ -43,6 +43,9 @@ export type AutoCollectOutcome = 'started' | 'waiting' | 'forwarding' | 'followe
 
 const BELOW_MINIMUM = Symbol('below-minimum');
 
+/** The longest rest between two quotes of a waiting trigger, as for a paid request's forward (DEFAULT_FORWARD_RETRY). */
+const MAX_REST_MS = 10 * 60_000;
+
 /**
  * Turns due automatic collection triggers (Deposit.autoCollect, written with the confirmation) into collections, as
  * POST /collections makes them (startCollection: same command, task, lock and checks; the dust rule counts toward the
@@ -52,15 +55,18 @@ const BELOW_MINIMUM = Symbol('below-minimum');
  * leaves it due for the next pass. A skip is the same versioned replace, to `skipped`.
  */
 export class AutoCollector {
-  /** Deposit id -> when this process quotes it again after a `waiting` (each quote costs node calls). */
-  private readonly waitingUntil = new Map<string, number>();
+  /**
+   * Deposit id -> when this process quotes it again after a `waiting` (each quote costs node calls), and how many waits
+   * in a row it has had: the rest doubles from `retryWaitingMs` up to `MAX_REST_MS`, the forwards' backoff.
+   */
+  private readonly waitingUntil = new Map<string, { readonly until: number; readonly waits: number }>();
 
   constructor(
     private readonly deps: AutoCollectorDeps,
     private readonly network: NetworkCode,
     /** A trigger waits: the plan's fee over the cap, or no plan (feeSun null) and why, when known (`reason`). */
     private readonly onWait: (deposit: Deposit, feeSun: bigint | null, capSun: bigint, reason: string | null) => void = () => {},
-    /** How long a trigger above the fee cap rests before this process quotes it again (default 1 min). */
+    /** How long a trigger rests after its first wait before this process quotes it again (default 1 min, then doubling). */
     private readonly retryWaitingMs = 60_000,
   ) {}
 
@@ -76,9 +82,14 @@ export class AutoCollector {
     const dueIds = new Set(due.map((d) => d.depositId));
     for (const id of this.waitingUntil.keys()) if (!dueIds.has(id)) this.waitingUntil.delete(id);
     for (const deposit of due) {
-      if ((this.waitingUntil.get(deposit.depositId) ?? 0) > now) continue;
+      const rest = this.waitingUntil.get(deposit.depositId);
+      if ((rest?.until ?? 0) > now) continue;
       const outcome = await this.judge(deposit);
-      if (outcome === 'waiting') this.waitingUntil.set(deposit.depositId, now + this.retryWaitingMs);
+      if (outcome === 'waiting') {
+        const waits = (rest?.waits ?? 0) + 1;
+        const delay = forwardRetryDelay({ baseMs: this.retryWaitingMs, maxMs: Math.max(this.retryWaitingMs, MAX_REST_MS) }, waits);
+        this.waitingUntil.set(deposit.depositId, { until: now + delay, waits });
+      }
       // A started (then followed) trigger stays listed: it is no longer pending.
       else this.waitingUntil.delete(deposit.depositId);
       outcomes.push(outcome);
