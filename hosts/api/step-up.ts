@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Application } from '../../core/application/index.js';
 import type { StepUpGrant } from '../../core/domain/two-factor-rules.js';
 import type { RateLimiter } from '../../core/ports/rate-limiter.port.js';
@@ -27,10 +28,17 @@ export function needsStepUp(route: RouteDef, body: Readonly<Record<string, unkno
  */
 const ONE_ACTION_ROUTES: ReadonlySet<string> = new Set(['POST /api/transfers']);
 
-/** What a code presented at `route` is asked for: the route (method and path template) is the kind of action. */
-export function stepUpGrant(route: Pick<RouteDef, 'method' | 'path'>): StepUpGrant {
+/**
+ * What a code presented at `route` is asked for: the route (method and path template) is the kind of action. On a
+ * one-action route the action is the request its Idempotency-Key names: the code stays good for that key only, so a
+ * retry of the same withdrawal (same key) is answered its stored reply as DESIGN's idempotency rule says, while a
+ * second withdrawal, under another key, needs a fresh code. Without a key the code serves once.
+ */
+export function stepUpGrant(route: Pick<RouteDef, 'method' | 'path'>, idempotencyKey: string | null = null): StepUpGrant {
   const scope = `${route.method} ${route.path}`;
-  return { scope, reusable: !ONE_ACTION_ROUTES.has(scope) };
+  if (!ONE_ACTION_ROUTES.has(scope)) return { scope, reusable: true };
+  if (idempotencyKey === null) return { scope, reusable: false };
+  return { scope: `${scope} key:${createHash('sha256').update(idempotencyKey).digest('hex')}`, reusable: true };
 }
 
 /**
@@ -48,5 +56,5 @@ export async function enforceStepUp(
   // The session's own user's second factor: a member's, not the account owner's (issue #35 item 1).
   await deps.app.twoFactor.stepUp(caller.actorUserId, caller.token, headers.get(STEP_UP_HEADER), async () => {
     tried(await countCodeTry(deps.limiter, deps.limits, caller));
-  }, stepUpGrant(route));
+  }, stepUpGrant(route, headers.get('idempotency-key')));
 }

@@ -246,7 +246,13 @@ describe('two-factor against a stolen password (real HTTP app)', () => {
     // A withdrawal's code authorises that withdrawal only: the same code for a second one is refused.
     nextStep(h);
     const once = codeNow(h, secret);
-    ok(await h.call(transfer![0], transfer![1], { token: victim.session, body: transfer![2], headers: { 'x-totp-code': once, 'idempotency-key': randomUUID() } }), 201);
+    const firstKey = randomUUID();
+    const first = await h.call(transfer![0], transfer![1], { token: victim.session, body: transfer![2], headers: { 'x-totp-code': once, 'idempotency-key': firstKey } });
+    ok(first, 201);
+    // A retry of that withdrawal (same key, same code) is its stored answer, byte for byte (DESIGN, idempotency).
+    const retry = await h.call(transfer![0], transfer![1], { token: victim.session, body: transfer![2], headers: { 'x-totp-code': once, 'idempotency-key': firstKey } });
+    expect(retry.status).toBe(201);
+    expect(retry.text).toBe(first.text);
     const again = { ...transfer![2], from_address: victim.sub, to_address: victim.main };
     fails(await h.call(transfer![0], transfer![1], { token: victim.session, body: again, headers: { 'x-totp-code': once, 'idempotency-key': randomUUID() } }), 403, 'AUTH-STEP-UP-INVALID');
   });
