@@ -1,4 +1,4 @@
-import { DomainError } from '../../domain/errors.js';
+import { DomainError, InfrastructureError } from '../../domain/errors.js';
 import { COLLECTION_STATUS, type CollectionTask } from '../../domain/model/collection-task.js';
 import type { Asset } from '../../domain/model/asset.js';
 import type { WalletAddress } from '../../domain/model/wallet.js';
@@ -107,6 +107,13 @@ export type WithdrawalFeeCheck = (request: WithdrawalRequest) => Promise<void>;
 export function plannedWithdrawalFeeCheck(deps: StepDeps, burn: Pick<WorkflowOptions, 'burnEnabled' | 'maxBurnSun'>): WithdrawalFeeCheck {
   const settings = collectionStepSettings(burn);
   return async (request) => {
-    await planWithdrawalFees(deps, settings, request);
+    try {
+      await planWithdrawalFees(deps, settings, request);
+    } catch (error) {
+      // A node or a rental provider that fails now never refuses the request: the command starts, and the worker plans
+      // again from the chain under its own retries (as plannedSweepCheck does for a collection).
+      if (error instanceof InfrastructureError) return;
+      throw error;
+    }
   };
 }
