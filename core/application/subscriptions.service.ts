@@ -29,6 +29,13 @@ const MAX_SECRET = 512;
 /** The keys of PUT /subscriptions/config's `config`: spec §4's two, then the documented extensions. */
 const CONFIG_KEYS = ['webhook_url', 'webhook_secret', 'min_collect_amounts', 'event_types', 'auto_collect', 'display_name'];
 
+/**
+ * Keys of GET /subscriptions/config/developer that only report: a client that sends the view it read back is not
+ * misspelling anything, so these are accepted and ignored (they change nothing), beside and inside `config`.
+ */
+const READ_ONLY_KEYS = ['plan_code', 'status', 'webhook'];
+const READ_ONLY_CONFIG_KEYS = ['webhook_secret_set', 'previous_secret_valid_until'];
+
 function refuseUnknownKeys(fields: Fields, known: readonly string[], prefix: string): void {
   const extra = Object.keys(fields).find((key) => !known.includes(key));
   if (extra !== undefined) throw validationError(`${prefix}${extra}`, 'is not a known field');
@@ -164,8 +171,8 @@ export class SubscriptionsUseCases implements SubscriptionsService {
     if (fields['config'] === undefined || fields['config'] === null) throw validationError('config', 'is required');
     const config = fieldsOf(fields['config'], 'config');
     // Issue #35 item 9: a misspelt key is refused by name, never silently ignored.
-    refuseUnknownKeys(fields, ['service_code', 'config'], '');
-    refuseUnknownKeys(config, CONFIG_KEYS, 'config.');
+    refuseUnknownKeys(fields, ['service_code', 'config', ...READ_ONLY_KEYS], '');
+    refuseUnknownKeys(config, [...CONFIG_KEYS, ...READ_ONLY_CONFIG_KEYS], 'config.');
     await this.requireDeveloper(userId);
     const url = await parseCallbackUrl(this.deps.dns, this.deps.settings.allowLocalWebhooks, config['webhook_url'], 'webhook_url');
     const secret = this.parseSecret(config['webhook_secret']);

@@ -35,4 +35,16 @@ describe('PUT /subscriptions/config: unknown keys', () => {
     ok(await put({ service_code: 'developer', config: { webhook_url: 'http://127.0.0.1:9/hook', webhook_secret: 'whsec-x' } }));
     ok(await put({ service_code: 'developer', config: { min_collect_amounts: {}, event_types: [], auto_collect: null, display_name: 'Shop' } }));
   });
+
+  it('accepts and ignores the keys the GET view only reports, so a client may send back what it read', async () => {
+    const u = await signUp(h);
+    const read = () => h.call('GET', '/api/subscriptions/config/developer', { token: u.session });
+    const view = ok(await read());
+    const { webhook_url: _url, ...reported } = view.config as Record<string, unknown>;
+    const echoed = { ...view, config: { ...reported, min_collect_amounts: { USDT: '5' } } };
+    const answered = ok(await h.call('PUT', '/api/subscriptions/config', { token: u.session, body: echoed }));
+    expect(answered.config.min_collect_amounts).toEqual({ USDT: '5' });
+    expect(answered.config.webhook_secret_set).toBe(view.config.webhook_secret_set);
+    expect(ok(await read())).toEqual({ ...view, config: { ...view.config, min_collect_amounts: { USDT: '5' } } });
+  });
 });
