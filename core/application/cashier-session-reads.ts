@@ -1,9 +1,9 @@
-import type { CashierToken, Deposit } from '../../core/domain/model/index.js';
-import type { CashierSessionSource, CashierTokenRepository } from '../../core/ports/cashier-token-repository.port.js';
-import type { CollectionTaskRepository } from '../../core/ports/collection-task-repository.port.js';
-import type { DepositRepository } from '../../core/ports/deposit-repository.port.js';
-import type { DeveloperConfigRepository } from '../../core/ports/developer-config-repository.port.js';
-import type { WalletRepository } from '../../core/ports/wallet-repository.port.js';
+import type { CashierToken, Deposit } from '../domain/model/index.js';
+import type { CashierSessionSource, CashierTokenRepository } from '../ports/cashier-token-repository.port.js';
+import type { CollectionTaskRepository } from '../ports/collection-task-repository.port.js';
+import type { DepositRepository } from '../ports/deposit-repository.port.js';
+import type { DeveloperConfigRepository } from '../ports/developer-config-repository.port.js';
+import type { WalletRepository } from '../ports/wallet-repository.port.js';
 
 /** The single reads (and the slide) CashierTokenRepository.readSession stands for. */
 export interface CashierSessionPorts {
