@@ -1,9 +1,10 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConcurrencyConflict } from '../core/domain/errors.js';
-import { COMMAND_STATUS, COMMAND_TYPE } from '../core/domain/model/command.js';
+import { COMMAND_STATUS, COMMAND_TYPE, type CommandStatus, type CommandType } from '../core/domain/model/command.js';
 import { COLLECTION_STATUS } from '../core/domain/model/collection-task.js';
 import type { CommandRepository } from '../core/ports/command-repository.port.js';
-import { type Closable, type ContractOptions, type MakeSubject, useFreshSubject } from './support/contract-options.js';
+import { type Closable, type ContractOptions, type MakeSubject, useFreshSubject, withSubject } from './support/contract-options.js';
 import { aCommand, addressOf, T0 } from './support/fixtures.js';
 
 /** What the command contract needs: an empty repository. */
@@ -212,6 +213,46 @@ export function describeCommandRepositoryContract(
       await commands.insert(aCommand({ type: WITHDRAWAL }), LOCKING);
       const claims = await Promise.all(['a', 'b', 'c'].map((owner) => commands.claimDue([WITHDRAWAL], T0, owner, 1_000)));
       expect(claims.filter((c) => c !== null)).toHaveLength(1);
+    });
+
+    it('listFinishedSince: every user\'s commands of the type in the status finished at or after the time, oldest finish first, then by number (random commands)', async () => {
+      const commandArb = fc.record({
+        userId: fc.constantFrom(1, 2), type: fc.constantFrom<CommandType>(WITHDRAWAL, STAKE),
+        status: fc.constantFrom<CommandStatus>(RUNNING, SUCCESS, FAILED), finishedAt: fc.integer({ min: 0, max: 3 }),
+        no: fc.constantFrom('C1', 'C2', 'C10', 'Cb', 'CA', 'C_'),
+      });
+      await fc.assert(fc.asyncProperty(
+        fc.uniqueArray(commandArb, { selector: (c) => c.no, maxLength: 6 }), fc.constantFrom<CommandType>(WITHDRAWAL, STAKE),
+        fc.constantFrom<CommandStatus>(SUCCESS, FAILED), fc.integer({ min: 0, max: 4 }), fc.integer({ min: 1, max: 4 }),
+        (specs, type, status, since, limit) => withSubject(makeSubject, async ({ commands }) => {
+          const rows = specs.map((s, i) => aCommand({
+            commandNo: s.no, userId: s.userId, type: s.type, status: s.status, address: addressOf(i + 1),
+            finishedAt: s.status === RUNNING ? null : T0 + s.finishedAt,
+          }));
+          for (const row of rows) await commands.insert(row, NOT_LOCKING);
+          const expected = rows.filter((c) => c.type === type && c.status === status && c.finishedAt !== null && c.finishedAt >= T0 + since)
+            .sort((a, b) => a.finishedAt! - b.finishedAt! || (a.commandNo < b.commandNo ? -1 : a.commandNo > b.commandNo ? 1 : 0)).slice(0, limit);
+          expect(await commands.listFinishedSince(type, status, T0 + since, limit)).toEqual(expected);
+        }),
+      ), { numRuns: 25 });
+    });
+
+    it('listFinishedSince: equal finishes by command number in code-unit order, a later finish after, limited, other types and statuses apart', async () => {
+      const { commands } = subject();
+      const rows = [
+        aCommand({ commandNo: 'Cb', status: SUCCESS, finishedAt: T0 + 1 }), aCommand({ commandNo: 'C_', status: SUCCESS, finishedAt: T0 + 1, userId: 2 }),
+        aCommand({ commandNo: 'CA', status: SUCCESS, finishedAt: T0 + 1 }), aCommand({ commandNo: 'C2', status: SUCCESS, finishedAt: T0 + 1 }),
+        aCommand({ commandNo: 'C10', status: SUCCESS, finishedAt: T0 + 1 }), aCommand({ commandNo: 'C0', status: SUCCESS, finishedAt: T0 }),
+        aCommand({ commandNo: 'C9', status: SUCCESS, finishedAt: T0 + 2 }), aCommand({ commandNo: 'CF', status: FAILED, finishedAt: T0 + 1 }),
+        aCommand({ commandNo: 'CS', type: STAKE, status: SUCCESS, finishedAt: T0 + 1 }), aCommand({ commandNo: 'CR', status: RUNNING }),
+      ];
+      for (const [i, row] of rows.entries()) await commands.insert({ ...row, type: row.commandNo === 'CS' ? STAKE : WITHDRAWAL, address: addressOf(i + 1) }, NOT_LOCKING);
+      const list = async (since: number, limit: number) => (await commands.listFinishedSince(WITHDRAWAL, SUCCESS, since, limit)).map((c) => c.commandNo);
+      expect(await list(T0 + 1, 10)).toEqual(['C10', 'C2', 'CA', 'C_', 'Cb', 'C9']);
+      expect(await list(T0, 3)).toEqual(['C0', 'C10', 'C2']);
+      expect(await list(T0 + 3, 10)).toEqual([]);
+      expect((await commands.listFinishedSince(WITHDRAWAL, FAILED, T0, 10)).map((c) => c.commandNo)).toEqual(['CF']);
+      expect((await commands.listFinishedSince(STAKE, SUCCESS, T0, 10)).map((c) => c.commandNo)).toEqual(['CS']);
     });
 
     it('returns copies: changing a returned object does not change the stored one', async () => {

@@ -68,6 +68,12 @@ export class MemoryCommandRepository implements CommandRepository {
     return outboundCopy(claimed);
   }
 
+  async listFinishedSince(type: CommandType, status: CommandStatus, since: number, limit: number): Promise<Command[]> {
+    const found = [...this.store.commands.values()].filter((c) => c.type === type && c.status === status && c.finishedAt !== null && c.finishedAt >= since);
+    found.sort((a, b) => a.finishedAt! - b.finishedAt! || (a.commandNo < b.commandNo ? -1 : a.commandNo > b.commandNo ? 1 : 0));
+    return found.slice(0, limit).map(outboundCopy);
+  }
+
   /** The lock holder of the address among its indexed holders (first in table order, as a scan would find). */
   private lockHolder(address: string): Command | undefined {
     return lockHolderOf(this.store, address);

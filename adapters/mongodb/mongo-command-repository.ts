@@ -113,6 +113,12 @@ export class MongoCommandRepository implements CommandRepository {
     });
   }
 
+  /** Walks the `finished` index (mongo-indexes.ts). */
+  listFinishedSince(type: CommandType, status: CommandStatus, since: number, limit: number): Promise<Command[]> {
+    return guarded('command finished list', async () => (await this.commands.find({ type, status, finishedAt: { $gte: since } })
+      .sort({ finishedAt: 1, _id: 1 }).limit(limit).toArray()).map(fromCommandDocument));
+  }
+
   listByUser(
     userId: UserId,
     filter: { readonly type?: CommandType; readonly status?: CommandStatus },

@@ -56,6 +56,8 @@ export const INDEX_DEFINITIONS: readonly IndexDefinition[] = [
   { collection: COLLECTIONS.commands, keys: { userId: 1, createdAt: -1, insertedSeq: -1, _id: -1 }, options: { name: 'by_user_newest_id' } },
   // The workflow runner's claim of commands (claimDue): active commands of its types, earliest due first.
   { collection: COLLECTIONS.commands, keys: { status: 1, type: 1, nextRunAt: 1, createdAt: 1, insertedSeq: 1 }, options: { name: 'claim_due' } },
+  // The ledger's catch-up pass over the withdrawals (listFinishedSince, issue #36).
+  { collection: COLLECTIONS.commands, keys: { type: 1, status: 1, finishedAt: 1, _id: 1 }, options: { name: 'finished' } },
   { collection: COLLECTIONS.tasks, keys: { status: 1, nextRunAt: 1, insertedSeq: 1 }, options: { name: 'due' } },
   { collection: COLLECTIONS.tasks, keys: { address: 1, startedAt: -1, insertedSeq: -1 }, options: { name: 'latest_by_address' } },
   { collection: COLLECTIONS.tasks, keys: { userId: 1, startedAt: -1, insertedSeq: -1, _id: -1 }, options: { name: 'by_user_newest' } },

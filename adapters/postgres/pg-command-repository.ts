@@ -148,6 +148,17 @@ export class PgCommandRepository implements CommandRepository {
     return guarded('command update', () => replaceCommand(this.pool, command));
   }
 
+  /** Walks commands_finished (migration 0028), a partial index of the finished commands by type, status and finish. */
+  listFinishedSince(type: CommandType, status: CommandStatus, since: number, limit: number): Promise<Command[]> {
+    return guarded('command finished list', async () => {
+      const { rows } = await this.pool.query(
+        `SELECT ${COMMAND_COLUMNS} FROM commands WHERE type = $1 AND status = $2 AND finished_at >= $3 AND finished_at IS NOT NULL ORDER BY finished_at, command_no COLLATE "C" LIMIT $4`,
+        [type, status, since, limit],
+      );
+      return rows.map((row) => commandFromRow(row as Row));
+    });
+  }
+
   claimDue(types: readonly CommandType[], now: number, owner: string, leaseMs: number): Promise<Command | null> {
     return guarded('command claim', async () => {
       if (types.length === 0) return null;

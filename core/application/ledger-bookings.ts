@@ -1,7 +1,9 @@
 import { custodialAccount, holderAccount, ledgerAccountKey, type LedgerAccount, type LedgerTransaction } from '../domain/ledger.js';
 import type { TransactionState } from '../domain/model/chain.js';
 import { COLLECTION_STATUS, type CollectionTask, type StepRecord } from '../domain/model/collection-task.js';
+import { COMMAND_STATUS, COMMAND_TYPE, type Command } from '../domain/model/command.js';
 import type { Deposit } from '../domain/model/deposit.js';
+import { fundingTaskView } from '../domain/withdrawal-funding.js';
 
 /** The cause type of a confirmed deposit's transaction; its id is the deposit id, its txid the deposit's. */
 export const DEPOSIT_CAUSE = 'deposit';
@@ -9,8 +11,11 @@ export const DEPOSIT_CAUSE = 'deposit';
 /** The cause type of a sweep's transactions (its transfer and its fees); its id is the collection task's number. */
 export const COLLECTION_CAUSE = 'collection';
 
+/** The cause type of a withdrawal's transaction (its transfer, its funding and their fees); its id is the command's number. */
+export const WITHDRAWAL_CAUSE = 'withdrawal';
+
 /** The cause types booked so far: an entry's `kind` on the wire, and the values GET /ledger/entries?kind= takes. */
-export const LEDGER_ENTRY_KINDS = [DEPOSIT_CAUSE, COLLECTION_CAUSE] as const;
+export const LEDGER_ENTRY_KINDS = [DEPOSIT_CAUSE, COLLECTION_CAUSE, WITHDRAWAL_CAUSE] as const;
 
 /**
  * The transaction a confirmed deposit books: its amount from `external_in` to the custodial address, at its
@@ -90,5 +95,86 @@ export function collectionBooking(task: CollectionTask, receipts: ReadonlyMap<st
     transactionId, userId: task.userId, occurredAt: task.finishedAt, reverses: null,
     cause: { type: COLLECTION_CAUSE, id: task.taskNo, ...(task.sweepTxHash === null ? {} : { txid: task.sweepTxHash }) },
     lines: [...lines.values()].filter((l) => l.amount !== 0n),
+  };
+}
+
+/**
+ * The transaction a finished withdrawal books, keyed by the command (cause `withdrawal`, id = its number, txid = the
+ * transfer's), at its finish, on the network of its address (`networkCode`):
+ * - the transfer, when the command is SUCCESS and its receipt is confirmed: `params.amount` of the asset from the
+ *   custodial address that sent it to `external_out`, or to the receiving custodial address when `toOwnAddress` (one
+ *   of the same user's addresses: the scanner books no deposit for it);
+ * - the transfer's fees, paid in TRX by the address that signed it (the command's address), from its receipt, confirmed
+ *   or failed: `net_fee` to `fee_bandwidth`, the rest (energy burnt, an account's creation) to `fee_trx_burned`;
+ * - a funded withdrawal's funding (Command.funding: the main address pays a sub-address's fees, issue #34) as a sweep's
+ *   (collectionBooking): the FUNDING_TRX it sent main → sub, the RECOVER_TRX float sub → main, each step's fees on
+ *   its signer (stepPayer on the funding's task view).
+ * A FAILED withdrawal moves no amount and books only what the chain shows it paid: its transfer's fees when its receipt
+ * is on chain (a failed receipt), and its funding as above. `receipts` holds the receipt of every transaction that
+ * landed; one absent from it cost nothing. Lines on the same account are netted; zero lines dropped. Null when nothing
+ * is left to book (a FAILED withdrawal whose transaction never reached the chain). A `refund_of` withdrawal is
+ * booked as any other (none exists yet).
+ */
+export function withdrawalBooking(
+  command: Command, receipts: ReadonlyMap<string, SettledReceipt>, where: { readonly networkCode: string; readonly toOwnAddress: boolean }, transactionId: string,
+): LedgerTransaction | null {
+  const finished = command.status === COMMAND_STATUS.SUCCESS || command.status === COMMAND_STATUS.FAILED;
+  if (command.type !== COMMAND_TYPE.WITHDRAWAL || !finished || command.finishedAt === null || command.address === null) {
+    throw new RangeError(`command ${command.commandNo} is not a finished withdrawal`);
+  }
+  const net = where.networkCode;
+  const asset = command.assetSymbol ?? 'TRX';
+  const lines = new Map<string, { account: LedgerAccount; amount: bigint }>();
+  const add = (account: LedgerAccount, amount: bigint): void => {
+    const key = ledgerAccountKey(account);
+    const line = lines.get(key);
+    lines.set(key, { account, amount: (line?.amount ?? 0n) + amount });
+  };
+  const fees = (payer: string, receipt: SettledReceipt): void => {
+    const bandwidth = receipt.netFeeSun ?? 0n;
+    const burnt = receipt.feeSun - bandwidth;
+    if (bandwidth > 0n) {
+      add(custodialAccount(net, 'TRX', payer), -bandwidth);
+      add(holderAccount('fee_bandwidth', net, 'TRX'), bandwidth);
+    }
+    if (burnt > 0n) {
+      add(custodialAccount(net, 'TRX', payer), -burnt);
+      add(holderAccount('fee_trx_burned', net, 'TRX'), burnt);
+    }
+  };
+  const transfer = command.transaction === null ? undefined : receipts.get(command.transaction.txid);
+  if (transfer !== undefined) {
+    const amount = BigInt(command.params['amount'] ?? '0');
+    if (command.status === COMMAND_STATUS.SUCCESS && transfer.state === 'confirmed' && amount > 0n) {
+      const to = command.params['to_address'] ?? '';
+      add(custodialAccount(net, asset, command.address), -amount);
+      add(where.toOwnAddress ? custodialAccount(net, asset, to) : holderAccount('external_out', net, asset), amount);
+    }
+    fees(command.address, transfer);
+  }
+  const funding = command.funding ?? null;
+  if (funding !== null) {
+    const task = fundingTaskView(command, funding);
+    for (const step of funding.steps) {
+      if (step.transaction === null) continue;
+      const receipt = receipts.get(step.transaction.txid);
+      if (receipt === undefined) continue;
+      if (receipt.state === 'confirmed' && (step.amount ?? 0n) > 0n) {
+        const moved = (from: string, to: string): void => {
+          add(custodialAccount(net, 'TRX', from), -step.amount!);
+          add(custodialAccount(net, 'TRX', to), step.amount!);
+        };
+        if (step.status === COLLECTION_STATUS.FUNDING_TRX) moved(funding.mainAddress, command.address);
+        if (step.status === COLLECTION_STATUS.RECOVER_TRX && step.purpose === undefined) moved(command.address, funding.mainAddress);
+      }
+      fees(stepPayer(task, step), receipt);
+    }
+  }
+  const booked = [...lines.values()].filter((l) => l.amount !== 0n);
+  if (booked.length === 0) return null;
+  return {
+    transactionId, userId: command.userId, occurredAt: command.finishedAt, reverses: null,
+    cause: { type: WITHDRAWAL_CAUSE, id: command.commandNo, ...(command.transaction === null ? {} : { txid: command.transaction.txid }) },
+    lines: booked,
   };
 }

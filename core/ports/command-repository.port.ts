@@ -21,4 +21,10 @@ export interface CommandRepository {
    * atomically, so two workers never claim the same command. The earliest due first (then the oldest).
    */
   claimDue(types: readonly CommandType[], now: number, owner: string, leaseMs: number): Promise<Command | null>;
+  /**
+   * Up to `limit` commands of every user of the type in `status` (SUCCESS or FAILED) that finished at or after `since`,
+   * oldest finish first (then by command number, in code-unit order): what the ledger's catch-up pass over the
+   * withdrawals books (issue #36), as CollectionTaskRepository.listFinishedSince does for the sweeps.
+   */
+  listFinishedSince(type: CommandType, status: CommandStatus, since: number, limit: number): Promise<Command[]>;
 }

@@ -6,6 +6,7 @@
 import { resolveDeps } from '../../core/application/deps.js';
 import { AutoCollector } from '../../core/application/worker/auto-collector.js';
 import { CollectionBookingCatchUp, CollectionLedgerBooker } from '../../core/application/collection-ledger-booker.js';
+import { WithdrawalLedgerBooker } from '../../core/application/withdrawal-ledger-booker.js';
 import type { Logger } from 'pino';
 import { PaymentWatcher } from '../../core/application/worker/payment-watcher.js';
 import { DEFAULT_FORWARD_RETRY, type ForwardRetrySchedule } from '../../core/domain/forward-wait.js';
@@ -97,6 +98,7 @@ export function startComposedWorker(composition: Composition, env: ComposedWorke
   metrics.forwardsPending('auto_collect', () => autoCollector.waiting());
   const forwardRetry = forwardRetryFromEnv(env.FORWARD_RETRY_S);
   const sweepBooker = new CollectionLedgerBooker({ tasks: core.tasks, chain: core.chain, ledger: stores.ledger, ids: core.ids });
+  const withdrawalBooker = new WithdrawalLedgerBooker({ commands: core.commands, wallets: core.wallets, chain: core.chain, ledger: stores.ledger, ids: core.ids });
   return startWorker({
     ...core,
     // The workflows read the chain once per block, shared, and follow their transactions from the scanner's blocks.
@@ -118,7 +120,10 @@ export function startComposedWorker(composition: Composition, env: ComposedWorke
     log: rateLimitedErrors(c.get(TOKENS.Logger)),
     // The scanner reads each block a moment after its slot: the workflows follow their transactions from it.
     scanSlotMs: config.chainBlockMs,
-    observer: bookingFinishedSweeps(workerMetrics(metrics, core.tasks), sweepBooker, log, new CollectionBookingCatchUp(sweepBooker, core.clock, SWEEP_CATCH_UP)),
+    observer: bookingFinishedWithdrawals(
+      bookingFinishedSweeps(workerMetrics(metrics, core.tasks), sweepBooker, log, new CollectionBookingCatchUp(sweepBooker, core.clock, SWEEP_CATCH_UP)),
+      withdrawalBooker, log, new CollectionBookingCatchUp(withdrawalBooker, core.clock, SWEEP_CATCH_UP),
+    ),
     ...options,
     collection,
     commands: {
@@ -151,6 +156,28 @@ export function bookingFinishedSweeps(
         if (o.outcome !== 'finished') continue;
         const outcome = await booker.book(o.key).catch((err: unknown) => err);
         if (outcome === 'receipts-pending' || outcome instanceof Error) log.warn({ task_no: o.key, err: outcome }, 'collection not booked in the ledger');
+      }
+    },
+  };
+}
+
+/**
+ * The observer that also books each withdrawal this process finished (issue #36), as bookingFinishedSweeps books the
+ * sweeps: after the SUCCESS or FAILED unit of work, from the chain's receipts (WithdrawalLedgerBooker; idempotent by
+ * the command). What it cannot book now is logged and left to the catch-up pass (the sweeps' schedule, its own cursor).
+ */
+export function bookingFinishedWithdrawals(
+  observer: WorkerObserver, booker: Pick<WithdrawalLedgerBooker, 'book'>, log: Pick<Logger, 'warn'>, catchUp?: Pick<CollectionBookingCatchUp, 'maybeRun'>,
+): WorkerObserver {
+  return {
+    ...observer,
+    async tick(report) {
+      await observer.tick?.(report);
+      await catchUp?.maybeRun().catch((err: unknown) => log.warn({ err }, 'ledger catch-up pass over the withdrawals failed'));
+      for (const o of report.commands) {
+        if (o.outcome !== 'finished') continue;
+        const outcome = await booker.book(o.key).catch((err: unknown) => err);
+        if (outcome === 'receipts-pending' || outcome instanceof Error) log.warn({ command_no: o.key, err: outcome }, 'withdrawal not booked in the ledger');
       }
     },
   };

@@ -111,6 +111,7 @@ export function faultyCommands(inner: CommandRepository, plan: FaultPlan): Comma
     findActiveByAddress: (a) => inner.findActiveByAddress(a),
     listByUser: (u, f, p) => inner.listByUser(u, f, p),
     claimDue: (t, now, owner, leaseMs) => inner.claimDue(t, now, owner, leaseMs),
+    listFinishedSince: (type, status, since, limit) => inner.listFinishedSince(type, status, since, limit),
     async update(command) {
       await inner.update(command);
       plan.hit('after command write');

@@ -99,4 +99,37 @@ describe('the composed worker keeps the books', { timeout: 60_000 }, () => {
         .toEqual({ address, trx: String(await w.gateway.getTrxBalance(address)), usdt: String(await w.gateway.getTokenBalance(address, w.devnet.usdtAddress)) });
     }
   });
+
+  it('a withdrawal this worker finishes is booked once: the amount main -> outside and its fee, the balance equal to the chain\'s', async () => {
+    world = await buildWorkerWorld();
+    const w = world;
+    const config = loadConfig({ CHAIN: 'devnet', TRON_FULL_HOST: w.devnet.url, USDT_CONTRACT: w.devnet.usdtAddress, CHAIN_CONFIRMATIONS: '1' }, { mode: 'dev' });
+    const mailer = new RecordingMailer();
+    composition = composeContainer(config, { clock: w.clock, mailer, hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }) });
+    const app = composition.container.get(TOKENS.Application);
+    const user = await userWithWallets(app, (email) => mailer.lastCodeFor(email), 'payouts@example.com', 1);
+    worker = startComposedWorker(composition, {}, { manual: true });
+    const running = worker;
+    const payer = wallet(w.devnet, 'ledger-payout-payer');
+    w.devnet.fund(payer.address, 100n * TRX);
+    w.devnet.mine(1);
+    await running.tick();
+    pay.trx(w.devnet, payer.key, user.main, 50_000_000);
+    const confirmed = async () => (await app.deposits.list(user.userId, { status: 'confirmed' })).items.length === 1;
+    await driveUntil(w, [{ runDue: () => running.tick() }], confirmed, { maxRounds: 60 });
+    const outside = (await w.gateway.createAccount()).address;
+    const accepted = await app.transfers.create(user.userId, { from_address: user.main, to_address: outside, asset_symbol: 'TRX', amount: '12000000' });
+    const booked = async () => (await app.ledger.listEntries(user.userId, { kind: 'withdrawal' })).items.length > 0;
+    await driveUntil(w, [{ runDue: () => running.tick() }], booked, { maxRounds: 60 });
+    const entries = (await app.ledger.listEntries(user.userId, { kind: 'withdrawal' })).items;
+    expect(new Set(entries.map((e) => e.cause.id))).toEqual(new Set([accepted.command_no]));
+    expect(entries.find((e) => e.account.kind === 'external_out')?.amount).toBe('12000000');
+    for (let round = 0; round < 3; round++) {
+      w.devnet.mine(1);
+      await running.tick();
+    }
+    expect((await app.ledger.listEntries(user.userId, { kind: 'withdrawal' })).items).toEqual(entries);
+    const balances = (await app.ledger.balances(user.userId, {})).items;
+    expect(balances.find((b) => b.address === user.main && b.asset_symbol === 'TRX')?.balance).toBe(String(await w.gateway.getTrxBalance(user.main)));
+  });
 });
