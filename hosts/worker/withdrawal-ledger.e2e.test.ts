@@ -3,7 +3,10 @@
  * to an outside address, a TRX withdrawal from the main address to one of the user's sub-addresses, and a USDT refund
  * from a sub-address that holds no TRX (its fees funded by the main address, issue #34) each book one transaction keyed
  * by the command, even when two workers' catch-up passes race; the entries sum to zero per asset, and the custodial
- * balances after them equal the chain's balances of every address, TRX and USDT, to the SUN.
+ * balances after them equal the chain's balances of every address, TRX and USDT, to the SUN. A funded refund whose
+ * transfer reverts (the token blacklists the sub-address after its energy was delegated) books no amount, only the
+ * funding, its fees and what the reverted transfer paid (nothing here: its energy was delegated), and the books still
+ * equal the chain.
  */
 import { describe, expect, it } from 'vitest';
 import { CollectionBookingCatchUp } from '../../core/application/collection-ledger-booker.js';
@@ -89,6 +92,53 @@ describe('withdrawals in the books', () => {
         }
       }
       expect(booked).toEqual(await chain());
+    } finally {
+      await w.close();
+    }
+  }, 120_000);
+
+  it('a funded refund that fails after its funding went out books only what the chain shows paid: the books still equal the chain', async () => {
+    const w = await buildWorkerWorld({ solidifyLag: 1, seed: 'ledger-failed-refund' });
+    try {
+      const sub = await w.addSub();
+      const outside = (await w.gateway.createAccount()).address;
+      w.devnet.fundToken(sub, 25_000_000n);
+      w.devnet.mine(1);
+      const chain = async () => ({
+        mainTrx: await w.gateway.getTrxBalance(w.main.address), subTrx: await w.gateway.getTrxBalance(sub),
+        mainUsdt: await w.gateway.getTokenBalance(w.main.address, w.devnet.usdtAddress), subUsdt: await w.gateway.getTokenBalance(sub, w.devnet.usdtAddress),
+      });
+      const opening = await chain();
+      let n = 0;
+      for (const [address, asset, amount] of [[w.main.address, 'TRX', opening.mainTrx], [sub, 'USDT', opening.subUsdt]] as const) {
+        n += 1;
+        await w.stores.ledger.post({ transactionId: `open-${n}`, userId: w.userId, occurredAt: w.clock.now(), reverses: null, cause: { type: 'deposit', id: `open-${n}` },
+          lines: [{ account: holderAccount('external_in', 'TRON', asset), amount: -amount }, { account: custodialAccount('TRON', asset, address), amount }] });
+      }
+      const executor = new CommandExecutor(
+        { ...w.stores, chain: w.gateway, cipher: w.cipher, assets: w.assets, energy: { self: new SelfDelegationEnergyProvider(w.gateway) } },
+        { pollMs: 1_000 }, { funding: { confirmations: 1 } },
+      );
+      const booker = new WithdrawalLedgerBooker({ commands: w.stores.commands, wallets: w.stores.wallets, chain: w.gateway, ledger: w.stores.ledger, ids: w.stores.ids });
+      const refund = await w.withdraw(sub, outside, 'USDT', 10_000_000n);
+      // Once the energy is delegated, the token blacklists the sub-address: its transfer can only fail.
+      await driveUntil(w, [executor], async () => ((await w.stores.commands.get(refund.commandNo))!.funding?.energyPath ?? null) === 'self', { maxRounds: 30 });
+      w.devnet.setUsdtBlacklisted(sub);
+      await driveUntil(w, [executor], () => ended(w, refund.commandNo), { maxRounds: 80 });
+      w.devnet.mine(2);
+      const done = (await w.stores.commands.get(refund.commandNo))!;
+      expect(done.status).toBe(COMMAND_STATUS.FAILED);
+      const outcomes = await Promise.all([booker.catchUp(0, 10), booker.catchUp(0, 10)]);
+      expect(outcomes.reduce((a, b) => a + b.booked, 0)).toBe(1);
+      const entries = (await w.stores.ledger.entries(w.userId, { causeType: WITHDRAWAL_CAUSE }, { offset: 0, limit: 1_000 })).items;
+      expect(new Set(entries.map((e) => e.cause.id))).toEqual(new Set([refund.commandNo]));
+      for (const [asset, sum] of sumsPerAsset(entries)) expect(sum, asset).toBe(0n);
+      expect(entries.some((e) => e.account.kind === 'external_out')).toBe(false);
+      const balances = await w.stores.ledger.balancesAt(w.userId, w.clock.now() + 3_600_000);
+      const booked = (address: string, asset: string) => balances.find((b) => b.account.kind === 'custodial' && b.account.address === address
+        && b.account.assetSymbol === asset)?.balance ?? 0n;
+      expect({ mainTrx: booked(w.main.address, 'TRX'), subTrx: booked(sub, 'TRX'), mainUsdt: booked(w.main.address, 'USDT'), subUsdt: booked(sub, 'USDT') })
+        .toEqual(await chain());
     } finally {
       await w.close();
     }
