@@ -2,7 +2,7 @@ import { sealAuditEntry } from '../domain/audit-chain.js';
 import { ConcurrencyConflict } from '../domain/errors.js';
 import type { AuditEntry, AuditEvent } from '../domain/model/audit.js';
 import type { ResolvedDeps } from './deps.js';
-import { actingMember } from './acting-member.js';
+import { actingMember, requestOrigin } from './acting-member.js';
 
 /** The ports AuditTrail touches; `recordWith` needs the unit of work (every use case that records an action has one). */
 export type AuditTrailDeps = Pick<ResolvedDeps, 'auditLog' | 'clock'> & Partial<Pick<ResolvedDeps, 'uow'>>;
@@ -46,9 +46,7 @@ export class AuditTrail {
   /** Appends the event; returns the stored entry. Throws ConcurrencyConflict only after MAX_APPEND_TRIES lost races. */
   async record(given: AuditEvent): Promise<AuditEntry> {
     // In a team account the member acting names the entry (issue #35 item 1): a session's entry says which person it was.
-    const member = actingMember();
-    const event = member !== undefined && given.actor.kind === 'user' && given.actor.id === null
-      ? { ...given, actor: { kind: 'user' as const, id: String(member.userId) } } : given;
+    const event = withOrigin(given);
     for (let attempt = 0; attempt < MAX_APPEND_TRIES; attempt += 1) {
       const head = await this.deps.auditLog.head(event.userId);
       const entry = sealAuditEntry(head, event, this.deps.clock.now());
@@ -56,4 +54,21 @@ export class AuditTrail {
     }
     throw new ConcurrencyConflict('audit log', String(event.userId));
   }
+}
+
+/**
+ * The event as the request that caused it tells it (issue #35 item 8): a session's entry names the member acting (in a
+ * team) or the caller the host authenticated (a solo session's user, an API token), where the call site left the
+ * actor as an anonymous user; and the request's client address and user agent join the detail (the hash encoding
+ * covers the detail, so they are sealed with the rest; a key the call site set itself wins).
+ */
+function withOrigin(given: AuditEvent): AuditEvent {
+  const member = actingMember();
+  const origin = requestOrigin();
+  const anonymous = given.actor.kind === 'user' && given.actor.id === null;
+  const actor = !anonymous ? given.actor
+    : member !== undefined ? { kind: 'user' as const, id: String(member.userId) }
+      : origin?.actor ?? given.actor;
+  if (origin === undefined) return actor === given.actor ? given : { ...given, actor };
+  return { ...given, actor, detail: { client_address: origin.clientAddress, user_agent: origin.userAgent, ...given.detail } };
 }

@@ -82,14 +82,22 @@ export async function refuseIfLocked(deps: Pick<ResolvedDeps, 'commands'>, addre
 /** The ports that queuing a fund-moving command touches. */
 export type FundCommandDeps = Pick<ResolvedDeps, 'risk' | 'commands' | 'clock' | 'ids' | 'addressLock' | 'settings'>;
 
+/**
+ * How the locking insert is stored: as is, or inside the caller's atomic scope with its audit entry (issue #35
+ * item 8: AuditTrail.recordWith around exactly the insert, so risk control and the address lock stay outside it).
+ */
+export type InsertScope = (insert: () => Promise<'created' | 'locked'>, command: Command) => Promise<'created' | 'locked'>;
+
 /** Queues a fund-moving command (withdrawal, staking): risk, then the lock, then the atomic locking insert. */
-export async function submitFundCommand(deps: FundCommandDeps, subject: RiskSubject, draft: CommandDraft): Promise<Command> {
+export async function submitFundCommand(
+  deps: FundCommandDeps, subject: RiskSubject, draft: CommandDraft, scope: InsertScope = (insert) => insert(),
+): Promise<Command> {
   if (!isFundMoving(draft.type)) throw new RangeError(`command type ${draft.type} does not move funds`);
   await refuseIfRisky(deps, subject, draft);
   return withAddressLock(deps, draft.address, async () => {
     await refuseIfLocked(deps, draft.address);
     const command = newCommand(deps, draft);
-    const outcome = await deps.commands.insert(command, { locking: true });
+    const outcome = await scope(() => deps.commands.insert(command, { locking: true }), command);
     if (outcome === 'locked') throw new DomainError('BIZ-COMMAND-LOCKED');
     return command;
   });

@@ -3,6 +3,7 @@ import { COMMAND_TYPE, type CommandType } from '../domain/model/command.js';
 import type { UserId } from '../domain/model/common.js';
 import type { Resource } from '../ports/chain-gateway.port.js';
 import type { StakingService } from './application.js';
+import { AuditTrail } from './audit-trail.js';
 import type { ResolvedDeps } from './deps.js';
 import { submitFundCommand, type FundCommandDeps } from './fund-commands.js';
 import { fieldsOf, requireChainAmount, requireString, type Fields } from './input.js';
@@ -10,6 +11,11 @@ import { ownedWallet } from './ownership.js';
 import type { CommandAcceptedView } from './views.js';
 
 const RESOURCES: readonly Resource[] = ['ENERGY', 'BANDWIDTH'];
+/** The operation a staking command's audit entry names (its route's last path segment). */
+const STAKING_OPERATIONS: Partial<Record<CommandType, string>> = {
+  [COMMAND_TYPE.STAKE]: 'stake', [COMMAND_TYPE.UNSTAKE]: 'unstake', [COMMAND_TYPE.WITHDRAW_UNSTAKED]: 'withdraw-unstaked',
+  [COMMAND_TYPE.VOTE]: 'vote', [COMMAND_TYPE.WITHDRAW_REWARD]: 'withdraw-reward',
+};
 /** TRON accepts at most 30 witnesses in one vote transaction. */
 const MAX_VOTES = 30;
 
@@ -21,11 +27,15 @@ function parseResource(fields: Fields): Resource {
 }
 
 /** The ports the staking use cases touch, with those of queuing a fund-moving command. */
-export type StakingDeps = Pick<ResolvedDeps, 'chain' | 'wallets'> & FundCommandDeps;
+export type StakingDeps = Pick<ResolvedDeps, 'chain' | 'wallets' | 'auditLog' | 'uow'> & FundCommandDeps;
 
 /** Staking operations (session token), each a fund-moving command executed later by the worker. */
 export class StakingUseCases implements StakingService {
-  constructor(private readonly deps: StakingDeps) {}
+  private readonly audit: AuditTrail;
+
+  constructor(private readonly deps: StakingDeps) {
+    this.audit = new AuditTrail(deps);
+  }
 
   /** Freezes `amount` SUN for the resource; the SUN is held as balance_locked of TRX while pending. */
   async stake(userId: UserId, address: string, body: unknown): Promise<CommandAcceptedView> {
@@ -82,6 +92,11 @@ export class StakingUseCases implements StakingService {
       this.deps,
       { userId, operation: 'stake', address: wallet.address, assetSymbol: 'TRX', ...(lockedAmount > 0n ? { amount: lockedAmount } : {}) },
       { userId, type, address: wallet.address, assetSymbol: 'TRX', lockedAmount, params },
+      // The queued command lands with its staking.requested entry (issue #35 item 8); a refused insert records nothing.
+      (insert, queued) => this.audit.recordWith(insert, (outcome) => outcome === 'locked' ? [] : [{
+        userId, action: 'staking.requested', actor: { kind: 'user', id: null },
+        detail: { command_no: queued.commandNo, type: STAKING_OPERATIONS[type] ?? String(type), address: wallet.address, ...params },
+      }]),
     );
     return { command_no: command.commandNo, status: command.status };
   }

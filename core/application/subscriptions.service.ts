@@ -20,6 +20,25 @@ import { fieldsOf, optionalString, requireString, type Fields } from './input.js
 import { retryOnConflict } from './retry-on-conflict.js';
 import type { DeveloperConfigView, SubscriptionView } from './views.js';
 
+/** The keys of `config` whose new values config.changed records (issue #35 item 8); the webhook's have their own actions. */
+const AUDITED_CONFIG_KEYS = ['auto_collect', 'event_types', 'display_name', 'min_collect_amounts'] as const;
+
+/**
+ * The config.changed entry of a PUT /subscriptions/config that sets any of AUDITED_CONFIG_KEYS (none: no entry): `keys`
+ * lists them, each key holds its new value as sent (validated by then), a string as is, anything else as JSON.
+ * Never the webhook secret or URL: those are webhook.secret_changed and webhook.url_changed (host only).
+ */
+function configChanges(userId: UserId, config: Fields): AuditEvent[] {
+  const keys = AUDITED_CONFIG_KEYS.filter((key) => config[key] !== undefined);
+  if (keys.length === 0) return [];
+  const detail: Record<string, string | null> = { keys: keys.join(',') };
+  for (const key of keys) {
+    const value = config[key];
+    detail[key] = value === null ? null : typeof value === 'string' ? value : JSON.stringify(value);
+  }
+  return [{ userId, action: 'config.changed', actor: { kind: 'user', id: null }, detail }];
+}
+
 /** Each service's plans; an activation without `plan_code` takes `fallback` (sub_address: the configured default). */
 const PLANS: Readonly<Record<ServiceCode, { readonly codes: readonly string[]; readonly fallback: string | null }>> = {
   developer: { codes: Object.keys(DEVELOPER_PLANS), fallback: DEFAULT_DEVELOPER_PLAN },
@@ -153,7 +172,11 @@ export class SubscriptionsUseCases implements SubscriptionsService {
         activatedAt: this.deps.clock.now(),
         version: (existing?.version ?? 0) + 1,
       };
-      await this.deps.subscriptions.save(sub);
+      // The switch lands with its audit entry (issue #35 item 8), the plan it replaces named.
+      await this.audit.recordWith(() => this.deps.subscriptions.save(sub), () => ({
+        userId, action: 'subscription.activated', actor: { kind: 'user', id: null },
+        detail: { service_code: service, plan_code: plan, previous_plan_code: existing?.planCode ?? null, previous_status: existing?.status ?? null },
+      }));
       return toSubscriptionView(sub);
     });
   }
@@ -207,6 +230,7 @@ export class SubscriptionsUseCases implements SubscriptionsService {
       const events: AuditEvent[] = [
         ...(url === undefined ? [] : [{ userId, action: 'webhook.url_changed' as const, actor, detail: { host: url === '' ? null : new URL(url).host } }]),
         ...(secret === undefined ? [] : [{ userId, action: 'webhook.secret_changed' as const, actor }]),
+        ...configChanges(userId, config),
       ];
       await this.audit.recordWith(() => this.deps.developerConfigs.save({ ...next, version: current.version + 1 }), () => events);
     });

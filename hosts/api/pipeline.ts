@@ -13,7 +13,7 @@ import { applyRateLimit, applyThrottles, countCodeTry, rateSubject, type RateBuc
 import { logRequestLine } from './request-log.js';
 import { enforceStepUp } from './step-up.js';
 import { enforceTeamAccess } from './team-access.js';
-import { actAs } from '../../core/application/acting-member.js';
+import { actAs, fromOrigin, MAX_USER_AGENT, type RequestOrigin } from '../../core/application/acting-member.js';
 import type { RawResult, RouteContext, RouteDef } from './route.js';
 
 /** What every route's pipeline shares. */
@@ -99,6 +99,13 @@ function isRaw(result: unknown): result is RawResult {
   return typeof result === 'object' && result !== null && 'raw' in result;
 }
 
+/** The request's origin for the audit trail: client address, user agent (cut), and the caller a session or token names. */
+function originOf(who: Caller, client: string | undefined, userAgent: string | null): RequestOrigin {
+  const actor = who.kind === 'session' ? { kind: 'user' as const, id: String(who.actorUserId) }
+    : who.kind === 'developer' ? { kind: 'api_token' as const, id: String(who.tokenId) } : null;
+  return { clientAddress: client ?? null, userAgent: userAgent === null ? null : userAgent.slice(0, MAX_USER_AGENT), actor };
+}
+
 /**
  * Runs the route's handler and wraps its answer. Module-level rather than a closure per request: under tsx every
  * named closure is re-labelled on creation (keepNames), a measurable cost on the hot path (bench/api.ts).
@@ -135,19 +142,21 @@ export async function runRoute(deps: PipelineDeps, route: RouteDef, event: H3Eve
     // answered even when the window is spent (issue #13).
     if (bucket !== undefined && idempotencyKey === null) addHeaders(headers, await applyRateLimit(deps.limiter, deps.limits, bucket, who));
     const body = route.method === 'GET' ? {} : await readJsonObject(event);
+    // The socket's peer (h3 without xForwardedFor, which would take the leftmost entry: the one a client forges),
+    // or the address the configured proxies vouch for.
+    const client = clientAddress(getRequestIP(event), event.req.headers.get('x-forwarded-for'), deps.trustedProxyHops);
+    // Every audit entry this request causes carries where it came from and who called (issue #35 item 8).
+    const origin = originOf(who, client, event.req.headers.get('user-agent'));
     // Before idempotency: a replayed answer of a step-up route needs the second factor as much as the first request.
-    if (route.stepUp !== undefined) await enforceStepUp(deps, route, who, body, event.req.headers, (h) => addHeaders(headers, h));
-    if (route.throttle !== undefined) {
-      // The socket's peer (h3 without xForwardedFor, which would take the leftmost entry: the one a client forges),
-      // or the address the configured proxies vouch for.
-      const client = clientAddress(getRequestIP(event), event.req.headers.get('x-forwarded-for'), deps.trustedProxyHops);
-      addHeaders(headers, await applyThrottles(deps.limiter, deps.limits, route.throttle, client, body));
-    }
+    if (route.stepUp !== undefined) await fromOrigin(origin, () => enforceStepUp(deps, route, who, body, event.req.headers, (h) => addHeaders(headers, h)));
+    if (route.throttle !== undefined) addHeaders(headers, await applyThrottles(deps.limiter, deps.limits, route.throttle, client, body));
     const ctx: RouteContext<typeof route.auth> = {
       caller: who, params: paramsOf(event), query: queryOf(event), body, headers: event.req.headers,
       codeTry: async () => addHeaders(headers, await countCodeTry(deps.limiter, deps.limits, who)),
     };
-    const run = member === undefined ? () => execute(route, ctx) : () => actAs({ userId: member.userId, role: member.role }, () => execute(route, ctx));
+    const run = member === undefined
+      ? () => fromOrigin(origin, () => execute(route, ctx))
+      : () => fromOrigin(origin, () => actAs({ userId: member.userId, role: member.role }, () => execute(route, ctx)));
     reply = idempotencyKey === null
       ? await run()
       : await runIdempotent(

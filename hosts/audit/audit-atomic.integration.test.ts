@@ -25,7 +25,7 @@ import { buildPgTestApplication, hookedAuditLog } from './pg-test-application.js
 import { usePgTestStore } from '../../adapters/postgres/testing/pg-test-store.js';
 
 const totp = new OtpauthTotpGenerator();
-const TABLES = ['sessions', 'api_tokens', 'developer_configs', 'withdrawal_policies', 'allow_list_entries', 'commands'] as const;
+const TABLES = ['sessions', 'api_tokens', 'developer_configs', 'withdrawal_policies', 'allow_list_entries', 'commands', 'subscriptions'] as const;
 
 /** What an action needs of the world it runs in. */
 interface World {
@@ -96,6 +96,20 @@ const ACTIONS: readonly {
     run: (w) => w.app.subscriptions.putConfig(w.userId, {
       service_code: 'developer', config: { webhook_url: 'https://hooks.example.com/in', webhook_secret: 'a'.repeat(32) },
     }),
+  },
+  {
+    name: 'configuration changed (issue #35 item 8)', entries: ['config.changed'],
+    run: (w) => w.app.subscriptions.putConfig(w.userId, {
+      service_code: 'developer', config: { display_name: 'Shop', auto_collect: { TRX: { min_amount: '5000000', max_fee_sun: '1000000' } } },
+    }),
+  },
+  {
+    name: 'plan switched (issue #35 item 8)', entries: ['subscription.activated'],
+    run: (w) => w.app.subscriptions.activate(w.userId, { service_code: 'sub_address', plan_code: 'pro' }),
+  },
+  {
+    name: 'staking requested (issue #35 item 8)', entries: ['staking.requested'],
+    run: (w) => w.app.staking.stake(w.userId, w.main, { resource: 'ENERGY', amount: '1000000' }),
   },
   {
     name: 'webhook URL reviewed (admin)', entries: ['webhook.url_reviewed'],

@@ -172,10 +172,10 @@ describe('withdrawal approvals on the devnet, approver on a local HTTP server', 
     expect((await eventsOf(w, commandNo)).map((e) => e.eventType)).toEqual(['withdrawal.failed']);
     w.devnet.mine(1);
     expect(await w.gateway.getTrxBalance(to)).toBe(0n);
-    // The audit trail has the request, the approval asked for, and the approver's denial (newest first).
+    // The audit trail has the request, the approval asked for, the approver's denial and the outcome (newest first).
     const trail = (await w.stores.auditLog.list(w.userId, { offset: 0, limit: 10 })).items;
     expect(trail.map((e) => [e.action, e.actor.kind, e.detail['command_no']])).toEqual([
-      ['withdrawal.denied', 'approver', commandNo], ['withdrawal.approval_requested', 'system', commandNo], ['withdrawal.requested', 'user', commandNo],
+      ['withdrawal.rejected', 'system', commandNo], ['withdrawal.denied', 'approver', commandNo], ['withdrawal.approval_requested', 'system', commandNo], ['withdrawal.requested', 'user', commandNo],
     ]);
   });
 

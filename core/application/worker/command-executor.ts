@@ -14,6 +14,7 @@ import type { RiskPolicy } from '../../ports/risk-policy.port.js';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.js';
 import { withdrawalEvent } from '../webhook-events.js';
 import { AuditTrail } from '../audit-trail.js';
+import { withdrawalOutcomeEvent } from './withdrawal-outcome-audit.js';
 import type { AuditAction } from '../../domain/model/audit.js';
 import { askApprover, type ApprovalRequestDeps } from './approval-request.js';
 import { EXECUTED_COMMAND_TYPES, planCommand, riskSubjectOf } from './command-intents.js';
@@ -186,7 +187,7 @@ class CommandWorkflow implements Workflow<Command> {
       const rejected: Command = {
         ...command, status, approval, errorCode: code, lastError: message, finishedAt: now, lease: null, version: command.version + 1,
       };
-      await this.deps.uow.commit({ commands: [rejected], events: [withdrawalEvent(rejected, this.deps.ids.uuid(), now)] });
+      await this.ended(rejected, () => this.deps.uow.commit({ commands: [rejected], events: [withdrawalEvent(rejected, this.deps.ids.uuid(), now)] }));
       return rejected;
     }
     if (command.status === COMMAND_STATUS.PENDING && POLICY_RECHECK_CODES.has(code)) {
@@ -200,14 +201,15 @@ class CommandWorkflow implements Workflow<Command> {
         ...command, status, ...(approval === undefined ? {} : { approval }), errorCode: code, lastError: message, finishedAt: now,
         lease: null, version: command.version + 1,
       };
-      await this.deps.uow.commit({ commands: [rejected], events: [withdrawalEvent(rejected, this.deps.ids.uuid(), now)] });
+      await this.ended(rejected, () => this.deps.uow.commit({ commands: [rejected], events: [withdrawalEvent(rejected, this.deps.ids.uuid(), now)] }));
       return rejected;
     }
     if (command.status === COMMAND_STATUS.PENDING && code === 'RISK-REVIEW-BLOCKED') {
       const status = commandTransition(command.status, 'reject');
       if (status === null) throw new WorkflowRefusal(`command machine refused reject of ${command.commandNo}`);
       const now = this.deps.clock.now();
-      return this.save({ ...command, status, errorCode: code, lastError: message, finishedAt: now, lease: null }, command.version);
+      const blocked: Command = { ...command, status, errorCode: code, lastError: message, finishedAt: now, lease: null };
+      return this.ended(blocked, () => this.save(blocked, command.version));
     }
     if (command.status === COMMAND_STATUS.RUNNING && command.funding != null && command.funding.outcome === null) {
       // Failed after the funding put TRX or a delegation on the sub-address: those come back first (the reclaim
@@ -364,8 +366,18 @@ class CommandWorkflow implements Workflow<Command> {
     const done = finishedCommand(command, ok, errorCode, lastError, now);
     if (done === null) throw new WorkflowRefusal(`command machine refused ${ok ? 'succeed' : 'fail'} of ${command.commandNo}`);
     const events = done.type === COMMAND_TYPE.WITHDRAWAL ? [withdrawalEvent(done, this.deps.ids.uuid(), now)] : [];
-    await this.deps.uow.commit({ commands: [done], events });
+    await this.ended(done, () => this.deps.uow.commit({ commands: [done], events }));
     return done;
+  }
+
+  /**
+   * Runs the write that ends a command with a withdrawal's outcome entry in the audit trail (issue #35 item 8), both in
+   * one atomic scope; any other command, or a worker without a trail, just writes.
+   */
+  private ended<T>(done: Command, write: () => Promise<T>): Promise<T> {
+    const event = withdrawalOutcomeEvent(done);
+    if (this.deps.auditLog === undefined || event === null) return write();
+    return new AuditTrail({ auditLog: this.deps.auditLog, clock: this.deps.clock, uow: this.deps.uow }).recordWith(write, () => event);
   }
 }
 

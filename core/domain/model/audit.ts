@@ -36,6 +36,13 @@ export const AUDIT_ACTIONS = [
   'withdrawal.approved',
   'withdrawal.denied',
   'withdrawal.cancelled',
+  // Issue #35 item 8: the rest of what changes an account or moves its money.
+  'config.changed',
+  'subscription.activated',
+  'staking.requested',
+  'withdrawal.completed',
+  'withdrawal.failed',
+  'withdrawal.rejected',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
