@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestCore, startTestDevnet, type TestCore } from '../../adapters/memory/testing/memory-test-core.js';
 import type { Devnet } from '../../adapters/tron-devnet/index.js';
@@ -100,6 +101,41 @@ describe('audit trail: what the use cases record (issue #26 item 5)', () => {
     expect(stake!.detail).toMatchObject({ command_no: staked.command_no, type: 'stake', address: stakeFrom, resource: 'ENERGY', amount: '1000000' });
     const text = JSON.stringify(entries);
     for (const secret of ['whsec-0123456789abcdef', 'whsec-fedcba9876543210', TEST_PASSWORD, user.sessionToken, '/x']) expect(text).not.toContain(secret);
+    expect((await app.audit.verify(user.userId)).valid).toBe(true);
+  });
+
+  it('property: any PUT /subscriptions/config records config.changed with exactly the audited keys it set, in order, never the secret; a refused one records nothing', async () => {
+    const { app } = core;
+    const values = {
+      auto_collect: fc.constantFrom(null, {}, { USDT: { min_amount: '5', max_fee_sun: '7' } }),
+      event_types: fc.constantFrom([], ['deposit.confirmed', 'payment.paid']),
+      display_name: fc.constantFrom(null, 'Shop', 'Ünïcode ☕'),
+      min_collect_amounts: fc.constantFrom(null, {}, { TRX: '1000000' }),
+    };
+    const order = ['auto_collect', 'event_types', 'display_name', 'min_collect_amounts'];
+    await fc.assert(fc.asyncProperty(
+      fc.record(values, { requiredKeys: [] }), fc.boolean(), fc.boolean(),
+      async (config, withSecret, refused) => {
+        const headBefore = (await app.audit.verify(user.userId)).head_seq!;
+        const secret = `whsec-${headBefore}-0123456789abcdef`;
+        const body = { ...config, ...(withSecret ? { webhook_secret: secret } : {}), ...(refused ? { display_name: 7 } : {}) };
+        const result = await app.subscriptions.putConfig(user.userId, { service_code: 'developer', config: body }).then(() => 'ok', () => 'refused');
+        expect(result).toBe(refused ? 'refused' : 'ok');
+        const added = (await app.audit.list(user.userId, { per_page: '100' })).items.filter((e) => e.seq > headBefore).reverse();
+        const set = order.filter((key) => key in config || (refused && key === 'display_name'));
+        const expected = refused ? [] : [...(withSecret ? ['webhook.secret_changed'] : []), ...(set.length === 0 ? [] : ['config.changed'])];
+        expect(added.map((e) => e.action)).toEqual(expected);
+        const changed = added.find((e) => e.action === 'config.changed');
+        if (changed !== undefined) {
+          expect(changed.detail['keys']).toBe(set.join(','));
+          for (const key of set) {
+            const value = (config as Record<string, unknown>)[key];
+            expect(changed.detail[key]).toBe(value === null ? null : typeof value === 'string' ? value : JSON.stringify(value));
+          }
+        }
+        expect(JSON.stringify(added)).not.toContain(secret);
+      },
+    ), { numRuns: 40 });
     expect((await app.audit.verify(user.userId)).valid).toBe(true);
   });
 
