@@ -18,7 +18,11 @@ import { StoreError } from '../../core/domain/errors.js';
 import type { AuditAction } from '../../core/domain/model/audit.js';
 import { stepAt } from '../../core/domain/two-factor-rules.js';
 import { ManualClock, type RecordingMailer } from '../../adapters/memory/index.js';
-import { OtpauthTotpGenerator } from '../../adapters/node/index.js';
+import { AesGcmKeyCipher, OtpauthTotpGenerator } from '../../adapters/node/index.js';
+import { createDevnetChainGateway } from '../../adapters/tron/index.js';
+import { CommandExecutor } from '../../core/application/worker/command-executor.js';
+import { createAssetRegistry } from '../../core/domain/assets.js';
+import { COMMAND_STATUS } from '../../core/domain/model/command.js';
 import { startDevnet, type Devnet } from '../../adapters/tron-devnet/index.js';
 import { createPostgresAdapters } from '../../adapters/postgres/create-postgres-adapters.js';
 import { buildPgTestApplication, hookedAuditLog } from './pg-test-application.js';
@@ -218,6 +222,44 @@ describeWithPostgres('PostgreSQL: every audited action lands with its audit entr
     const clock = new ManualClock();
     return { ...createPostgresAdapters({ connection: open().connection, clock }), clock };
   }, { durable: true });
+
+  it('a withdrawal the worker ends (REJECTED by risk control): the end and withdrawal.rejected land together, or neither does (issue #35 item 8)', async () => {
+    await open().clear();
+    const failing = { on: false };
+    const { app, mailer, stores, clock } = build(failing);
+    const user = await signUp(app, (e) => mailer.lastCodeFor(e), 'worker-outcome@example.com');
+    await subscribeAll(app, user.userId);
+    const main = (await app.wallets.create(user.userId, { network_code: 'TRON', address_type: 1 })).address;
+    const to = 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL';
+    const { command_no: commandNo } = await app.transfers.create(user.userId, { from_address: main, to_address: to, asset_symbol: 'TRX', amount: '1000000' });
+    await stores.risk.deny({ kind: 'address', value: to, reason: 'sanctioned' });
+    const auditLog = hookedAuditLog(stores.auditLog, {
+      beforeAppend: () => {
+        if (failing.on) throw new StoreError('SERVICE-UNAVAILABLE', 'PostgreSQL audit append failed (injected)', { transient: true });
+      },
+    });
+    const executor = new CommandExecutor({
+      ...stores, auditLog, clock, chain: createDevnetChainGateway(devnet), assets: createAssetRegistry({ usdtContract: devnet.usdtAddress }),
+      cipher: AesGcmKeyCipher.fromConfig(Buffer.alloc(32, 7).toString('base64')),
+    }, { retryBaseMs: 1, retryMaxMs: 1 }, { funding: false });
+    const headBefore = (await stores.auditLog.head(user.userId))!.seq;
+
+    failing.on = true;
+    await executor.runDue().catch(() => undefined);
+    expect((await stores.commands.get(commandNo))!.status, 'the end may not stand without its entry').toBe(COMMAND_STATUS.PENDING);
+    expect((await stores.auditLog.head(user.userId))!.seq).toBe(headBefore);
+
+    failing.on = false;
+    for (let i = 0; i < 5 && (await stores.commands.get(commandNo))!.status === COMMAND_STATUS.PENDING; i += 1) {
+      clock.advance(60_000);
+      await executor.runDue();
+    }
+    expect((await stores.commands.get(commandNo))!.status).toBe(COMMAND_STATUS.REJECTED);
+    const added = await stores.auditLog.readChain(user.userId, headBefore, 10);
+    expect(added.map((e) => [e.action, e.actor.kind, e.detail['command_no'], e.detail['error_code']]))
+      .toEqual([['withdrawal.rejected', 'system', commandNo, 'RISK-REVIEW-BLOCKED']]);
+    expect((await verifyStoredAuditChain(stores.auditLog, user.userId)).ok).toBe(true);
+  });
 
   for (const action of ACTIONS) {
     it(`${action.name}: the action and ${action.entries.join(' + ')} land together, or neither does`, async () => {
