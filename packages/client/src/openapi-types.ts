@@ -4104,7 +4104,7 @@ export interface operations {
                 address?: string;
                 asset_symbol?: string;
                 /** @description what moved the money */
-                kind?: "deposit" | "collection";
+                kind?: "deposit" | "collection" | "withdrawal";
                 /** @description extension: entries on accounts of this kind */
                 account_kind?: "custodial" | "fee_trx_burned" | "fee_bandwidth" | "fee_energy_rental" | "external_in" | "external_out";
                 /** @description 1-based, default 1 */
@@ -4196,7 +4196,7 @@ export interface operations {
                                  * @description what moved the money (the cause's type)
                                  * @enum {string}
                                  */
-                                kind: "deposit" | "collection";
+                                kind: "deposit" | "collection" | "withdrawal";
                                 account: {
                                     /**
                                      * @description custodial (one of your addresses), a chain fee, or money from or to outside
@@ -7750,7 +7750,7 @@ export interface operations {
                                 /** @description ISO 8601 with offset */
                                 at: string;
                                 /** @enum {string} */
-                                action: "auth.login" | "auth.login_failed" | "auth.password_reset" | "auth.2fa_setup" | "auth.2fa_enabled" | "auth.2fa_disabled" | "auth.2fa_failed" | "auth.2fa_recovery_used" | "auth.locked" | "api_token.created" | "api_token.revoked" | "api_token.expiry_set" | "webhook.url_changed" | "webhook.secret_changed" | "webhook.url_reviewed" | "policy.changed" | "policy.allow_list_added" | "policy.allow_list_removed" | "policy.change_requested" | "policy.change_applied" | "policy.change_cancelled" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "withdrawal.requested" | "withdrawal.refused" | "withdrawal.approval_requested" | "withdrawal.approved" | "withdrawal.denied" | "withdrawal.cancelled";
+                                action: "auth.login" | "auth.login_failed" | "auth.password_reset" | "auth.2fa_setup" | "auth.2fa_enabled" | "auth.2fa_disabled" | "auth.2fa_failed" | "auth.2fa_recovery_used" | "auth.locked" | "api_token.created" | "api_token.revoked" | "api_token.expiry_set" | "webhook.url_changed" | "webhook.secret_changed" | "webhook.url_reviewed" | "policy.changed" | "policy.allow_list_added" | "policy.allow_list_removed" | "policy.change_requested" | "policy.change_applied" | "policy.change_cancelled" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "withdrawal.requested" | "withdrawal.refused" | "withdrawal.approval_requested" | "withdrawal.approved" | "withdrawal.denied" | "withdrawal.cancelled" | "config.changed" | "subscription.activated" | "staking.requested" | "withdrawal.completed" | "withdrawal.failed" | "withdrawal.rejected";
                                 actor: {
                                     /** @enum {string} */
                                     kind: "user" | "api_token" | "admin" | "approver" | "system";
@@ -7903,7 +7903,7 @@ export interface operations {
                                 /** @description ISO 8601 with offset */
                                 at: string;
                                 /** @enum {string} */
-                                action: "auth.login" | "auth.login_failed" | "auth.password_reset" | "auth.2fa_setup" | "auth.2fa_enabled" | "auth.2fa_disabled" | "auth.2fa_failed" | "auth.2fa_recovery_used" | "auth.locked" | "api_token.created" | "api_token.revoked" | "api_token.expiry_set" | "webhook.url_changed" | "webhook.secret_changed" | "webhook.url_reviewed" | "policy.changed" | "policy.allow_list_added" | "policy.allow_list_removed" | "policy.change_requested" | "policy.change_applied" | "policy.change_cancelled" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "withdrawal.requested" | "withdrawal.refused" | "withdrawal.approval_requested" | "withdrawal.approved" | "withdrawal.denied" | "withdrawal.cancelled";
+                                action: "auth.login" | "auth.login_failed" | "auth.password_reset" | "auth.2fa_setup" | "auth.2fa_enabled" | "auth.2fa_disabled" | "auth.2fa_failed" | "auth.2fa_recovery_used" | "auth.locked" | "api_token.created" | "api_token.revoked" | "api_token.expiry_set" | "webhook.url_changed" | "webhook.secret_changed" | "webhook.url_reviewed" | "policy.changed" | "policy.allow_list_added" | "policy.allow_list_removed" | "policy.change_requested" | "policy.change_applied" | "policy.change_cancelled" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "withdrawal.requested" | "withdrawal.refused" | "withdrawal.approval_requested" | "withdrawal.approved" | "withdrawal.denied" | "withdrawal.cancelled" | "config.changed" | "subscription.activated" | "staking.requested" | "withdrawal.completed" | "withdrawal.failed" | "withdrawal.rejected";
                                 actor: {
                                     /** @enum {string} */
                                     kind: "user" | "api_token" | "admin" | "approver" | "system";
