@@ -20,24 +20,32 @@ afterEach(async () => {
   await world?.close();
 });
 
+/**
+ * A composed worker on a fresh devnet (CHAIN_CONFIRMATIONS 1, plus `env`), one user with a main and one sub-address,
+ * and a payer funded with 100 TRX (and 50 USDT when `usdt`), the worker's first pass already run.
+ */
+async function composedBooks(env: Record<string, string>, email: string, payerName: string, usdt: boolean) {
+  world = await buildWorkerWorld();
+  const w = world;
+  const config = loadConfig({ CHAIN: 'devnet', TRON_FULL_HOST: w.devnet.url, USDT_CONTRACT: w.devnet.usdtAddress, CHAIN_CONFIRMATIONS: '1', ...env }, { mode: 'dev' });
+  const mailer = new RecordingMailer();
+  composition = composeContainer(config, { clock: w.clock, mailer, hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }) });
+  const app = composition.container.get(TOKENS.Application);
+  const user = await userWithWallets(app, (address) => mailer.lastCodeFor(address), email, 1);
+  worker = startComposedWorker(composition, {}, { manual: true });
+  const running = worker;
+  const payer = wallet(w.devnet, payerName);
+  w.devnet.fund(payer.address, 100n * TRX);
+  if (usdt) w.devnet.fundToken(payer.address, 50_000_000n);
+  w.devnet.mine(1);
+  await running.tick();
+  return { w, app, user, sub: user.subs[0]!, running, payer };
+}
+
 /** Issue #36: the composed worker's scanner books what it confirms in the store's ledger, which the API reads. */
 describe('the composed worker keeps the books', { timeout: 60_000 }, () => {
   it('a USDT deposit to a sub-address, once confirmed, is one transaction: external in -> the sub-address', async () => {
-    world = await buildWorkerWorld();
-    const w = world;
-    const config = loadConfig({ CHAIN: 'devnet', TRON_FULL_HOST: w.devnet.url, USDT_CONTRACT: w.devnet.usdtAddress, CHAIN_CONFIRMATIONS: '1' }, { mode: 'dev' });
-    const mailer = new RecordingMailer();
-    composition = composeContainer(config, { clock: w.clock, mailer, hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }) });
-    const app = composition.container.get(TOKENS.Application);
-    const user = await userWithWallets(app, (email) => mailer.lastCodeFor(email), 'books@example.com', 1);
-    const sub = user.subs[0]!;
-    worker = startComposedWorker(composition, {}, { manual: true });
-    const running = worker;
-    const payer = wallet(w.devnet, 'ledger-payer');
-    w.devnet.fund(payer.address, 100n * TRX);
-    w.devnet.fundToken(payer.address, 50_000_000n);
-    w.devnet.mine(1);
-    await running.tick();
+    const { w, app, user, sub, running, payer } = await composedBooks({}, 'books@example.com', 'ledger-payer', true);
     pay.usdt(w.devnet, payer.key, sub, 7_250_000n);
     const confirmed = async () => (await app.deposits.list(user.userId, { status: 'confirmed' })).items.length === 1;
     await driveUntil(w, [{ runDue: () => running.tick() }], confirmed, { maxRounds: 60 });
@@ -55,23 +63,7 @@ describe('the composed worker keeps the books', { timeout: 60_000 }, () => {
   });
 
   it('a sweep this worker finishes is booked once: the asset sub -> main and its fees, balances equal to the chain\'s', async () => {
-    world = await buildWorkerWorld();
-    const w = world;
-    const config = loadConfig({
-      CHAIN: 'devnet', TRON_FULL_HOST: w.devnet.url, USDT_CONTRACT: w.devnet.usdtAddress, CHAIN_CONFIRMATIONS: '1', ENERGY_BURN: '1',
-    }, { mode: 'dev' });
-    const mailer = new RecordingMailer();
-    composition = composeContainer(config, { clock: w.clock, mailer, hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }) });
-    const app = composition.container.get(TOKENS.Application);
-    const user = await userWithWallets(app, (email) => mailer.lastCodeFor(email), 'sweeps@example.com', 1);
-    const sub = user.subs[0]!;
-    worker = startComposedWorker(composition, {}, { manual: true });
-    const running = worker;
-    const payer = wallet(w.devnet, 'ledger-sweep-payer');
-    w.devnet.fund(payer.address, 100n * TRX);
-    w.devnet.fundToken(payer.address, 50_000_000n);
-    w.devnet.mine(1);
-    await running.tick();
+    const { w, app, user, sub, running, payer } = await composedBooks({ ENERGY_BURN: '1' }, 'sweeps@example.com', 'ledger-sweep-payer', true);
     pay.trx(w.devnet, payer.key, user.main, 50_000_000);
     pay.usdt(w.devnet, payer.key, sub, 7_250_000n);
     const confirmed = async () => (await app.deposits.list(user.userId, { status: 'confirmed' })).items.length === 2;
@@ -101,19 +93,7 @@ describe('the composed worker keeps the books', { timeout: 60_000 }, () => {
   });
 
   it('a withdrawal this worker finishes is booked once: the amount main -> outside and its fee, the balance equal to the chain\'s', async () => {
-    world = await buildWorkerWorld();
-    const w = world;
-    const config = loadConfig({ CHAIN: 'devnet', TRON_FULL_HOST: w.devnet.url, USDT_CONTRACT: w.devnet.usdtAddress, CHAIN_CONFIRMATIONS: '1' }, { mode: 'dev' });
-    const mailer = new RecordingMailer();
-    composition = composeContainer(config, { clock: w.clock, mailer, hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }) });
-    const app = composition.container.get(TOKENS.Application);
-    const user = await userWithWallets(app, (email) => mailer.lastCodeFor(email), 'payouts@example.com', 1);
-    worker = startComposedWorker(composition, {}, { manual: true });
-    const running = worker;
-    const payer = wallet(w.devnet, 'ledger-payout-payer');
-    w.devnet.fund(payer.address, 100n * TRX);
-    w.devnet.mine(1);
-    await running.tick();
+    const { w, app, user, running, payer } = await composedBooks({}, 'payouts@example.com', 'ledger-payout-payer', false);
     pay.trx(w.devnet, payer.key, user.main, 50_000_000);
     const confirmed = async () => (await app.deposits.list(user.userId, { status: 'confirmed' })).items.length === 1;
     await driveUntil(w, [{ runDue: () => running.tick() }], confirmed, { maxRounds: 60 });
