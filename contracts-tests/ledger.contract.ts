@@ -118,6 +118,16 @@ export function describeLedgerContract(name: string, makeSubject: MakeSubject<Le
       expect(await ledger.balancesAt(3, T0 + 1000)).toEqual([]);
     });
 
+    it('usersWithBooks lists the users with entries, ascending, after a user and up to a limit', async () => {
+      const { ledger } = subject();
+      expect(await ledger.usersWithBooks(null, 10)).toEqual([]);
+      for (const userId of [12, 3, 7, 3, 1_000_000_007]) await ledger.post(aLedgerDeposit(userId * 10 + (await ledger.entries(userId, {}, ALL)).total, { userId }));
+      expect(await ledger.usersWithBooks(null, 10)).toEqual([3, 7, 12, 1_000_000_007]);
+      expect(await ledger.usersWithBooks(3, 2)).toEqual([7, 12]);
+      expect(await ledger.usersWithBooks(12, 10)).toEqual([1_000_000_007]);
+      expect(await ledger.usersWithBooks(1_000_000_007, 10)).toEqual([]);
+    });
+
     it('filters entries by time (both ends inclusive), address, asset and kind, and pages them with the total', async () => {
       const { ledger } = subject();
       for (let n = 1; n <= 6; n += 1) {

@@ -64,6 +64,11 @@ export class MemoryLedger implements Ledger {
       .map(([, entry]) => ({ account: { ...entry.account }, balance: entry.balanceAfter }));
   }
 
+  async usersWithBooks(after: UserId | null, limit: number): Promise<UserId[]> {
+    return [...this.books.entries()].filter(([userId, books]) => books.entries.length > 0 && (after === null || userId > after))
+      .map(([userId]) => userId).sort((a, b) => a - b).slice(0, limit);
+  }
+
   private booksOf(userId: UserId): UserBooks {
     let books = this.books.get(userId);
     if (books === undefined) {

@@ -89,6 +89,13 @@ export class MongoLedger implements Ledger {
     });
   }
 
+  usersWithBooks(after: UserId | null, limit: number): Promise<UserId[]> {
+    return guarded('ledger users', async () => {
+      const users = await this.transactions.distinct('userId', after === null ? {} : { userId: { $gt: after } });
+      return users.map(Number).sort((a, b) => a - b).slice(0, limit);
+    });
+  }
+
   private async book(transaction: LedgerTransaction, session: ClientSession | undefined): Promise<LedgerPosting> {
     const { userId, cause } = transaction;
     await this.transactions.insertOne({ _id: transaction.transactionId, userId, causeType: cause.type, causeId: cause.id }, { session });

@@ -34,6 +34,7 @@ describeWithPostgres('PostgreSQL store: a deposit\'s confirmation and its bookin
     const crashing: Ledger = {
       entries: (...args) => stores.ledger.entries(...args),
       balancesAt: (...args) => stores.ledger.balancesAt(...args),
+      usersWithBooks: (...args) => stores.ledger.usersWithBooks(...args),
       post: async (tx: LedgerTransaction) => {
         if (crash === 'before booking') await die();
         const posted = await stores.ledger.post(tx);

@@ -112,6 +112,22 @@ export class PgLedger implements Ledger {
     });
   }
 
+  usersWithBooks(after: UserId | null, limit: number): Promise<UserId[]> {
+    return guarded('ledger users', async () => {
+      // A skip scan over ledger_accounts' primary key (user_id first): one probe per user, not a scan of the accounts.
+      const { rows } = await this.pool.query<{ user_id: string }>(
+        `WITH RECURSIVE users AS (
+           (SELECT user_id FROM ledger_accounts WHERE user_id > $1 ORDER BY user_id LIMIT 1)
+           UNION ALL
+           SELECT (SELECT a.user_id FROM ledger_accounts a WHERE a.user_id > u.user_id ORDER BY a.user_id LIMIT 1) FROM users u WHERE u.user_id IS NOT NULL
+         )
+         SELECT user_id FROM users WHERE user_id IS NOT NULL LIMIT $2`,
+        [after ?? -1, limit],
+      );
+      return rows.map((r) => Number(r.user_id));
+    });
+  }
+
   private async transactionEntries(q: Queryable, transactionId: string): Promise<LedgerEntry[]> {
     const { rows } = await q.query('SELECT * FROM ledger_entries WHERE transaction_id = $1 ORDER BY seq', [transactionId]);
     return (rows as Row[]).map(entryFromRow);

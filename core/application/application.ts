@@ -261,7 +261,7 @@ export type MembersService = Pick<MembersUseCases, 'list' | 'invite' | 'changeRo
 export type CommandApprovalsService = Pick<CommandApprovalsUseCases, 'listAwaiting' | 'approve' | 'deny'>;
 
 /** The ledger reads as the API host calls them (the class is their only implementation). */
-export type LedgerService = Pick<LedgerUseCases, 'listEntries' | 'exportEntries' | 'balances' | 'statement'>;
+export type LedgerService = Pick<LedgerUseCases, 'listEntries' | 'exportEntries' | 'balances' | 'statement' | 'reconciliation'>;
 
 /** The policy use cases as the API host calls them (the class is their only implementation). */
 export type WithdrawalPoliciesService = Pick<WithdrawalPoliciesUseCases,

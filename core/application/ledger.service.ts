@@ -8,6 +8,9 @@ import type { LedgerEntryFilter } from '../ports/ledger.port.js';
 import type { ResolvedDeps } from './deps.js';
 import { fieldsOf, optionalString, type Fields } from './input.js';
 import { LEDGER_ENTRY_KINDS } from './ledger-bookings.js';
+import { LedgerReconciliation, reconciliationLineView, type ReconciliationDeps, type ReconciliationLine } from './ledger-reconciliation.js';
+import type { ReconciliationStatus } from '../domain/ledger-reconciliation.js';
+import type { JsonValue } from '../domain/model/webhook.js';
 
 /** An entry on the wire (issue #36, Interface): amounts are signed integer strings in smallest units. */
 export interface LedgerEntryView {
@@ -44,8 +47,25 @@ export interface LedgerStatementView {
 /** The most entries one export (CSV without page) answers. */
 export const LEDGER_EXPORT_MAX_ROWS = 10_000;
 
+/** GET /ledger/reconciliation (issue #36, extension): the caller's addresses against the chain, one look now. */
+export interface LedgerReconciliationView {
+  readonly checked_at: string;
+  /** How many asset lines of this page are in each status. */
+  readonly summary: Readonly<Record<ReconciliationStatus, number>>;
+  readonly items: {
+    readonly network_code: string;
+    readonly address: string;
+    /** The worst of its assets: discrepancy, then unsettled, explained, matched. */
+    readonly status: ReconciliationStatus;
+    readonly assets: Record<string, JsonValue>[];
+  }[];
+  readonly pagination: ItemsPage<never>['pagination'];
+}
+
 /** The ports the ledger reads touch. */
-export type LedgerReadDeps = Pick<ResolvedDeps, 'ledger' | 'clock'>;
+export type LedgerReadDeps = Pick<ResolvedDeps, 'ledger' | 'clock'> & Partial<ReconciliationDeps>;
+
+const STATUS_ORDER: readonly ReconciliationStatus[] = ['discrepancy', 'unsettled', 'explained', 'matched'];
 
 export function toLedgerEntryView(e: LedgerEntry): LedgerEntryView {
   return {
@@ -112,6 +132,36 @@ export class LedgerUseCases {
     };
   }
 
+  /**
+   * query {page?, per_page?}: a page of the caller's addresses (wallet order), each asset's booked balance beside the
+   * chain's liquid balance now, judged (core/domain/ledger-reconciliation.ts): one look, so a transfer landing right
+   * now may show as a discrepancy the worker's job (two passes in a row) would not report.
+   */
+  async reconciliation(userId: UserId, query: unknown): Promise<LedgerReconciliationView> {
+    const fields = fieldsOf(query, 'query');
+    const page = parsePageQuery(fields, 'standard');
+    const { ledger, wallets, chain, assets, deposits, tasks, commands } = this.deps;
+    if (wallets === undefined || chain === undefined || assets === undefined || deposits === undefined || tasks === undefined || commands === undefined) {
+      throw new Error('the reconciliation needs the wallets, chain, assets, deposits, tasks and commands');
+    }
+    const checkedAt = this.deps.clock.now();
+    const found = await wallets.listByUser(userId, {}, page);
+    const lines = await new LedgerReconciliation({ ledger, wallets, chain, assets, deposits, tasks, commands }).addresses(userId, found.items);
+    const summary: Record<ReconciliationStatus, number> = { matched: 0, explained: 0, unsettled: 0, discrepancy: 0 };
+    for (const line of lines) summary[line.judgement.status] += 1;
+    const items = found.items.map((w) => {
+      const own = lines.filter((l) => l.address === w.address);
+      return {
+        network_code: w.networkCode, address: w.address, status: worstOf(own),
+        assets: own.map((l) => {
+          const { network_code: _n, address: _a, ...rest } = reconciliationLineView(l);
+          return rest;
+        }),
+      };
+    });
+    return { checked_at: formatIsoTime(checkedAt), summary, ...toItemsPage(items, found.total, page.page, page.perPage) };
+  }
+
   /** query {at? (ISO 8601 with offset; default now)}: each custodial address's balance per asset, and the totals per asset. */
   async balances(userId: UserId, query: unknown): Promise<LedgerBalancesView> {
     const at = isoTime(fieldsOf(query, 'query'), 'at') ?? this.deps.clock.now();
@@ -126,6 +176,11 @@ export class LedgerUseCases {
       totals: [...totals].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([asset_symbol, balance]) => ({ asset_symbol, balance: balance.toString() })),
     };
   }
+}
+
+/** The worst status of an address's lines (STATUS_ORDER). */
+function worstOf(lines: readonly ReconciliationLine[]): ReconciliationStatus {
+  return STATUS_ORDER.find((status) => lines.some((l) => l.judgement.status === status)) ?? 'matched';
 }
 
 /** The entry filters of a query (GET /ledger/entries and its export). */

@@ -45,4 +45,9 @@ export interface Ledger {
    * ordered by network, asset, kind and address. One read per account, not a sum.
    */
   balancesAt(userId: UserId, at: number): Promise<LedgerBalance[]>;
+  /**
+   * The users that have books (at least one entry), ascending, those after `after` (null: from the first), at most
+   * `limit`: what the reconciliation with the chain walks (issue #36 item 2).
+   */
+  usersWithBooks(after: UserId | null, limit: number): Promise<UserId[]>;
 }

@@ -72,6 +72,21 @@ export const WEBHOOK_SCHEMAS = {
         + '`received` counts, oldest first (the deposits of GET /api/deposits with these txids)',
     },
   }, ['txids']),
+  LedgerDiscrepancyEvent: s.obj({
+    ...common(['ledger.discrepancy']),
+    network_code: s.str(),
+    address: s.str('the custodial address'),
+    asset_symbol: s.str(),
+    status: s.enumOf(['discrepancy']),
+    ledger_balance: { type: 'string', pattern: '^-?[0-9]+$', description: 'smallest unit: what the books hold for the address' },
+    chain_balance: { type: 'string', pattern: '^[0-9]+$', description: 'smallest unit: the liquid balance the chain showed' },
+    difference: { type: 'string', pattern: '^-?[0-9]+$', description: 'chain_balance - ledger_balance' },
+    explained: s.arr(s.obj({
+      reason: { ...s.enumOf(['pending_deposit', 'staked']), description: 'pending_deposit: seen, not yet confirmed; staked: TRX in stake (no staking is booked)' },
+      amount: { type: 'string', pattern: '^-?[0-9]+$' },
+    })),
+    unexplained: { type: 'string', pattern: '^-?[0-9]+$', description: 'what nothing explains: difference less the explained parts; never 0 here' },
+  }),
 } as const satisfies Record<string, JsonSchema>;
 
 const EVENT_ID = '6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40';
@@ -89,6 +104,11 @@ const payment = {
   address: SUB, asset_symbol: 'USDT', amount: '25000000', deadline: '2026-05-25T10:30:00+00:00',
 };
 const OPT_IN = ' Opt-in: sent only when config.event_types (PUT /api/subscriptions/config) lists it.';
+
+const discrepancy = {
+  event_id: EVENT_ID, occurred_at: AT, network_code: 'TRON', address: SUB, asset_symbol: 'TRX', status: 'discrepancy',
+  ledger_balance: '1000000', chain_balance: '1000001', difference: '1', explained: [], unexplained: '1',
+};
 
 /** One entry per event type the service sends (core's WEBHOOK_EVENT_TYPES): its schema, what triggers it, an example. */
 export const WEBHOOK_EVENTS: Readonly<Record<WebhookEventType, {
@@ -157,6 +177,13 @@ export const WEBHOOK_EVENTS: Readonly<Record<WebhookEventType, {
       ...payment, event_type: 'payment.paid_late', received: '25000000', remaining: '0', status: 'paid_late',
       txids: ['5f1b7c0e9a6d4e3b2c1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c'],
     },
+  },
+  'ledger.discrepancy': {
+    schema: 'LedgerDiscrepancyEvent', operationId: 'ledgerDiscrepancyEvent',
+    summary: 'Extension (issue #36): the worker\'s reconciliation found a custodial address whose balance on chain differs from the books '
+      + 'by more than pending deposits and stake explain, in two passes in a row (GET /api/ledger/reconciliation). Sent once per amount; '
+      + `never corrected by the service.${OPT_IN}`,
+    example: { ...discrepancy, event_type: 'ledger.discrepancy' },
   },
 };
 

@@ -50,6 +50,9 @@ export class CustodyMetrics {
   private readonly autoCollects: Counter<'outcome'>;
   private readonly paymentWatches: Counter<'outcome'>;
   private readonly lastTick: Gauge;
+  private readonly ledgerReported: Counter<'asset_symbol'>;
+  /** The discrepancies between the books and the chain standing after the last reconciliation pass (issue #36). */
+  private ledgerStanding: readonly LedgerDiscrepancy[] = [];
 
   private readonly pendingForwardCounts = new Map<string, number | (() => number)>();
   private scannerLagWatched = false;
@@ -135,6 +138,23 @@ export class CustodyMetrics {
     });
     this.tickFailures = new Counter({ name: 'custody_worker_pass_failures_total', help: 'Worker passes that failed (store or node outage, bug)', labelNames: ['workflow'], registers });
     this.lastTick = new Gauge({ name: 'custody_worker_last_tick_timestamp_seconds', help: 'When the worker loop last completed a tick', registers });
+    const standing = (): readonly LedgerDiscrepancy[] => this.ledgerStanding;
+    new Gauge({
+      name: 'custody_ledger_discrepancies',
+      help: 'Custodial address and asset lines whose chain balance differs from the books by more than pending deposits and stake explain, '
+        + 'standing after the last reconciliation pass (seen by two passes in a row), by asset; 0 when the books match',
+      labelNames: ['asset_symbol'], registers,
+      collect() {
+        this.reset();
+        const counts = new Map<string, number>([['TRX', 0], ['USDT', 0]]);
+        for (const d of standing()) counts.set(d.assetSymbol, (counts.get(d.assetSymbol) ?? 0) + 1);
+        for (const [asset_symbol, n] of counts) this.set({ asset_symbol }, n);
+      },
+    });
+    this.ledgerReported = new Counter({
+      name: 'custody_ledger_discrepancies_reported_total',
+      help: 'Discrepancies between the books and the chain reported (once per address, asset and amount), by asset', labelNames: ['asset_symbol'], registers,
+    });
   }
 
   /** Exposes the balance scanner's lag (head − cursor at its level, in blocks) as a gauge read at each scrape. */
@@ -254,6 +274,21 @@ export class CustodyMetrics {
     }
   }
 
+  /**
+   * A reconciliation pass (issue #36): the discrepancies standing after it (the gauge) and those it reported now
+   * (the counter and the daily summary's `ledgerDiscrepancies`; the summary also lists what stands).
+   */
+  ledgerReconciled(standing: readonly LedgerDiscrepancy[], reported: readonly LedgerDiscrepancy[]): void {
+    this.ledgerStanding = standing;
+    for (const d of reported) this.ledgerReported.inc({ asset_symbol: d.assetSymbol });
+    for (const p of Object.values(this.periods)) p.ledgerDiscrepancies += reported.length;
+  }
+
+  /** The discrepancies standing after the last reconciliation pass in this process. */
+  ledgerDiscrepancies(): readonly LedgerDiscrepancy[] {
+    return this.ledgerStanding;
+  }
+
   webhookAttempt(status: DeliveryStatus, durationMs: number): void {
     const name = deliveryStatusName(status);
     this.webhookAttempts.inc({ status: name });
@@ -318,6 +353,15 @@ export class CustodyMetrics {
   }
 }
 
+/** A discrepancy between the books and the chain as the metrics and the daily summary keep it (no user data beyond the address). */
+export interface LedgerDiscrepancy {
+  readonly networkCode: string;
+  readonly address: string;
+  readonly assetSymbol: string;
+  /** What nothing explains, in the asset's smallest unit. */
+  readonly unexplained: bigint;
+}
+
 /** Totals of one reporting period in this process; `take` returns them and starts the next period. */
 export class PeriodTotals {
   collections = 0;
@@ -325,13 +369,15 @@ export class PeriodTotals {
   costSun = 0n;
   stuck = 0;
   deadWebhooks = 0;
+  /** Discrepancies between the books and the chain reported (issue #36). */
+  ledgerDiscrepancies = 0;
 
-  take(): { collections: number; failedCollections: number; costSun: string; stuck: number; deadWebhooks: number } {
+  take(): { collections: number; failedCollections: number; costSun: string; stuck: number; deadWebhooks: number; ledgerDiscrepancies: number } {
     const totals = {
       collections: this.collections, failedCollections: this.failedCollections, costSun: this.costSun.toString(),
-      stuck: this.stuck, deadWebhooks: this.deadWebhooks,
+      stuck: this.stuck, deadWebhooks: this.deadWebhooks, ledgerDiscrepancies: this.ledgerDiscrepancies,
     };
-    this.collections = this.failedCollections = this.stuck = this.deadWebhooks = 0;
+    this.collections = this.failedCollections = this.stuck = this.deadWebhooks = this.ledgerDiscrepancies = 0;
     this.costSun = 0n;
     return totals;
   }

@@ -7,6 +7,7 @@ import { resolveDeps } from '../../core/application/deps.js';
 import { AutoCollector } from '../../core/application/worker/auto-collector.js';
 import { CollectionBookingCatchUp, CollectionLedgerBooker } from '../../core/application/collection-ledger-booker.js';
 import { WithdrawalLedgerBooker } from '../../core/application/withdrawal-ledger-booker.js';
+import { LedgerReconciliationJob, type ReconciliationLine } from '../../core/application/ledger-reconciliation.js';
 import type { Logger } from 'pino';
 import { PaymentWatcher } from '../../core/application/worker/payment-watcher.js';
 import { DEFAULT_FORWARD_RETRY, type ForwardRetrySchedule } from '../../core/domain/forward-wait.js';
@@ -120,10 +121,10 @@ export function startComposedWorker(composition: Composition, env: ComposedWorke
     log: rateLimitedErrors(c.get(TOKENS.Logger)),
     // The scanner reads each block a moment after its slot: the workflows follow their transactions from it.
     scanSlotMs: config.chainBlockMs,
-    observer: bookingFinishedWithdrawals(
+    observer: reconcilingLedger(bookingFinishedWithdrawals(
       bookingFinishedSweeps(workerMetrics(metrics, core.tasks), sweepBooker, log, new CollectionBookingCatchUp(sweepBooker, core.clock, SWEEP_CATCH_UP)),
       withdrawalBooker, log, new CollectionBookingCatchUp(withdrawalBooker, core.clock, SWEEP_CATCH_UP),
-    ),
+    ), new LedgerReconciliationJob({ ...resolveDeps(core), ledger: stores.ledger }, LEDGER_RECONCILIATION), metrics, log),
     ...options,
     collection,
     commands: {
@@ -132,6 +133,42 @@ export function startComposedWorker(composition: Composition, env: ComposedWorke
       ...options.commands,
     },
   });
+}
+
+/**
+ * The books against the chain (issue #36 item 2): a pass every 10 minutes, the first 2 minutes after the start (the
+ * catch-up passes book what a restart left first). A discrepancy is reported when two passes in a row see it.
+ */
+export const LEDGER_RECONCILIATION = { everyMs: 10 * 60_000, firstAfterMs: 2 * 60_000 } as const;
+
+/**
+ * The observer that also runs the reconciliation job when it is due (after the tick's bookings): its standing and
+ * newly reported discrepancies go to the metrics (custody_ledger_discrepancies, the daily summary) and each reported
+ * one to a warning line; the job writes the opt-in `ledger.discrepancy` events. A failed pass is logged and retried at
+ * the next due time; nothing is ever corrected.
+ */
+export function reconcilingLedger(
+  observer: WorkerObserver, job: Pick<LedgerReconciliationJob, 'maybeRun'>, metrics: Pick<CustodyMetrics, 'ledgerReconciled'>, log: Pick<Logger, 'warn'>,
+): WorkerObserver {
+  const kept = (l: ReconciliationLine) => ({ networkCode: l.networkCode, address: l.address, assetSymbol: l.assetSymbol, unexplained: l.judgement.unexplained });
+  return {
+    ...observer,
+    async tick(report) {
+      await observer.tick?.(report);
+      const pass = await job.maybeRun().catch((err: unknown) => {
+        log.warn({ err }, 'ledger reconciliation pass failed');
+        return null;
+      });
+      if (pass === null) return;
+      metrics.ledgerReconciled(pass.standing.map(kept), pass.reported.map(kept));
+      for (const l of pass.reported) {
+        log.warn({
+          user_id: l.userId, network_code: l.networkCode, address: l.address, asset_symbol: l.assetSymbol, ledger_balance: l.ledger.toString(),
+          chain_balance: l.chain.toString(), unexplained: l.judgement.unexplained.toString(),
+        }, 'ledger discrepancy: the chain differs from the books (never corrected; see GET /api/ledger/reconciliation)');
+      }
+    },
+  };
 }
 
 /** The sweeps' catch-up booking (CollectionBookingCatchUp): a day back from the start, every minute, 200 tasks a pass. */

@@ -45,6 +45,25 @@ describe('worker maintenance (node-cron)', () => {
     expect(lines[2]!.fields).toMatchObject({ collections: 0, costSun: '0', stuck: 0 });
   });
 
+  it('the daily summary counts the ledger discrepancies reported in the period and lists those still standing (issue #36)', () => {
+    const metrics = new CustodyMetrics('custody-worker');
+    const d = { networkCode: 'TRON', address: 'TSub', assetSymbol: 'TRX', unexplained: 1_500_000n };
+    metrics.ledgerReconciled([d], [d]);
+    metrics.ledgerReconciled([d], []);
+    const { lines, log } = recorder();
+    runDailySummary(metrics, log);
+    metrics.ledgerReconciled([], []);
+    runDailySummary(metrics, log);
+    expect(lines.map((l) => [l.level, l.message])).toEqual([
+      ['info', 'daily summary'], ['warn', 'ledger discrepancies against the chain stand: see GET /api/ledger/reconciliation'], ['info', 'daily summary'],
+    ]);
+    expect(lines[0]!.fields).toMatchObject({ ledgerDiscrepancies: 1 });
+    expect(lines[1]!.fields).toEqual({
+      period: 'day', ledger_discrepancies: [{ network_code: 'TRON', address: 'TSub', asset_symbol: 'TRX', unexplained: '1500000' }],
+    });
+    expect(lines[2]!.fields).toMatchObject({ ledgerDiscrepancies: 0 });
+  });
+
   it('the account expiry logs how many went (nothing when none) and turns a store failure into one error line', async () => {
     const { lines, log } = recorder();
     const counts = [2, 0];

@@ -10,7 +10,10 @@ import type { WorkerLog } from './index.js';
  * account once between them.
  */
 export const MAINTENANCE_SCHEDULES = {
-  /** Yesterday's collections, their cost, stuck reports and DEAD webhooks, one line at 00:00 UTC. */
+  /**
+   * Yesterday's collections, their cost, stuck reports, DEAD webhooks and ledger discrepancies reported, one line at
+   * 00:00 UTC; a second (warning) line lists the discrepancies between the books and the chain still standing.
+   */
   dailySummary: '0 0 * * *',
   /** Stuck workflows reported in the last hour, one warning line when any (the runner logs each as it happens). */
   stuckCheck: '0 * * * *',
@@ -37,6 +40,15 @@ export async function runExpireUnverifiedAccounts(accounts: MaintenanceUseCases,
 /** Writes the daily summary line and starts the next day's totals. */
 export function runDailySummary(metrics: CustodyMetrics, log: WorkerLog): void {
   log.info({ period: 'day', ...metrics.periods.day.take() }, 'daily summary');
+  // The books against the chain (issue #36): every discrepancy still standing, never corrected by the service.
+  const standing = metrics.ledgerDiscrepancies();
+  if (standing.length > 0) {
+    log.warn({
+      period: 'day', ledger_discrepancies: standing.map((d) => ({
+        network_code: d.networkCode, address: d.address, asset_symbol: d.assetSymbol, unexplained: d.unexplained.toString(),
+      })),
+    }, 'ledger discrepancies against the chain stand: see GET /api/ledger/reconciliation');
+  }
 }
 
 /** Warns when workflows were reported stuck in the last hour (docs/operations.md, "A stuck task"). */

@@ -38,9 +38,12 @@ export interface AutoCollectRule {
 
 /** The spec §6 event types: every subscription receives them, and config.event_types always lists them. */
 export const SPEC_EVENT_TYPES = ['withdrawal.completed', 'withdrawal.failed', 'collection.completed', 'collection.failed'] as const;
-/** Extension event types (deposits, issue #24; payment requests, issue #25) a user receives only after opting in. */
+/**
+ * Extension event types (deposits, issue #24; payment requests, issue #25; the books against the chain, issue #36) a
+ * user receives only after opting in.
+ */
 export const OPT_IN_EVENT_TYPES = [
-  'deposit.pending', 'deposit.confirmed', 'deposit.reverted', 'payment.paid', 'payment.expired', 'payment.paid_late',
+  'deposit.pending', 'deposit.confirmed', 'deposit.reverted', 'payment.paid', 'payment.expired', 'payment.paid_late', 'ledger.discrepancy',
 ] as const;
 export type OptInEventType = (typeof OPT_IN_EVENT_TYPES)[number];
 

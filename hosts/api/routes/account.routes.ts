@@ -164,7 +164,8 @@ export function accountRoutes(app: Application): RouteDef[] {
               ...s.arr(s.enumOf([...SPEC_EVENT_TYPES, ...OPT_IN_EVENT_TYPES])),
               description: "Extension (issue #24): replaces the opt-in event types. The spec's four are always sent, listed or not; add "
                 + 'deposit.pending, deposit.confirmed or deposit.reverted to receive them, and payment.paid, payment.expired or '
-                + 'payment.paid_late for payment requests (issue #25; see the webhooks section). Absent: unchanged. '
+                + 'payment.paid_late for payment requests (issue #25; see the webhooks section), and ledger.discrepancy for the books '
+                + 'against the chain (issue #36). Absent: unchanged. '
                 + 'Events are written for the types in force when the deposit changes; opting in later sends none for earlier changes. '
                 + 'Any other value: 422 VALIDATION-ERROR',
             },

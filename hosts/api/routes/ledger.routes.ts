@@ -28,6 +28,24 @@ const BALANCES = s.obj({
   totals: s.arr(s.obj({ asset_symbol: s.str(), balance: signedAmount })),
 });
 
+const RECONCILIATION_STATUSES = ['matched', 'explained', 'unsettled', 'discrepancy'] as const;
+const RECONCILIATION = s.obj({
+  checked_at: isoTime,
+  summary: { ...s.obj(Object.fromEntries(RECONCILIATION_STATUSES.map((k) => [k, s.int()]))), description: 'asset lines of this page per status' },
+  items: s.arr(s.obj({
+    network_code: s.str(), address: s.str(), status: { ...s.enumOf(RECONCILIATION_STATUSES), description: 'the worst of its assets' },
+    assets: s.arr(s.obj({
+      asset_symbol: s.str(), status: s.enumOf(RECONCILIATION_STATUSES),
+      ledger_balance: { ...signedAmount, description: 'what the books hold' },
+      chain_balance: { ...signedAmount, description: 'the liquid balance on chain' },
+      difference: { ...signedAmount, description: 'chain_balance - ledger_balance' },
+      explained: s.arr(s.obj({ reason: s.enumOf(['pending_deposit', 'staked']), amount: signedAmount })),
+      unexplained: { ...signedAmount, description: 'difference less the explained parts; 0 unless discrepancy or unsettled' },
+    })),
+  })),
+  pagination: s.ref('Pagination'),
+});
+
 const SUB = 'TPL66VK2gCXNCD7EJg9pgJRfqcRazjhUZY';
 const TXID = 'a1f5c0e6d7b8a9f0e1d2c3b4a5968778695a4b3c2d1e0f9a8b7c6d5e4f3a2b1c';
 const CAUSE = { type: 'deposit', id: '5f0c2a8e-3b6d-4a51-9c2e-7d1f0b9e4a10', txid: TXID };
@@ -160,6 +178,35 @@ export function ledgerRoutes(app: Application): RouteDef[] {
           totals: [{ asset_symbol: 'USDT', balance: '25000000' }] },
       },
       handle: ({ caller, query }) => app.ledger.balances(caller.userId, query),
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/ledger/reconciliation', auth: 'developer',
+      docs: {
+        operationId: 'getLedgerReconciliation', summary: 'The caller\'s books against the chain, per address and asset', tag: 'Wallet',
+        description: [
+          'Extension (issue #36): for a page of your addresses (wallet order), each asset\'s balance in the books beside its liquid balance',
+          'on chain, read now, and judged: `matched` (equal); `explained` (they differ by exactly what `explained` lists: deposits seen',
+          'and not yet confirmed, `pending_deposit`, and for TRX the stake, `staked`, which the books do not book); `unsettled` (a',
+          'collection or withdrawal touching the address has not ended: its booking comes after, nothing is judged); `discrepancy`',
+          '(`unexplained` is what nothing explains, e.g. TRX sent to the address by a contract call the scanner does not see). The',
+          'service never corrects the books. This is one look: a transfer landing right now may show as a discrepancy for a moment. The',
+          'worker\'s reconciliation reports only differences two passes in a row see, as the opt-in `ledger.discrepancy` event, the',
+          '`custody_ledger_discrepancies` metric and its daily summary.',
+        ].join('\n'),
+        query: { ...pageQuery },
+        data: RECONCILIATION,
+        example: {
+          checked_at: '2026-02-01T00:00:00+00:00', summary: { matched: 1, explained: 0, unsettled: 0, discrepancy: 1 },
+          items: [{
+            network_code: 'TRON', address: SUB, status: 'discrepancy', assets: [
+              { asset_symbol: 'TRX', status: 'discrepancy', ledger_balance: '0', chain_balance: '1000000', difference: '1000000', explained: [], unexplained: '1000000' },
+              { asset_symbol: 'USDT', status: 'matched', ledger_balance: '25000000', chain_balance: '25000000', difference: '0', explained: [], unexplained: '0' },
+            ],
+          }],
+          pagination: { page: 1, per_page: 20, total: 1, pages: 1 },
+        },
+      },
+      handle: ({ caller, query }) => app.ledger.reconciliation(caller.userId, query),
     }),
   ];
 }

@@ -295,6 +295,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/ledger/reconciliation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's books against the chain, per address and asset
+         * @description Extension (issue #36): for a page of your addresses (wallet order), each asset's balance in the books beside its liquid balance
+         *     on chain, read now, and judged: `matched` (equal); `explained` (they differ by exactly what `explained` lists: deposits seen
+         *     and not yet confirmed, `pending_deposit`, and for TRX the stake, `staked`, which the books do not book); `unsettled` (a
+         *     collection or withdrawal touching the address has not ended: its booking comes after, nothing is judged); `discrepancy`
+         *     (`unexplained` is what nothing explains, e.g. TRX sent to the address by a contract call the scanner does not see). The
+         *     service never corrects the books. This is one look: a transfer landing right now may show as a discrepancy for a moment. The
+         *     worker's reconciliation reports only differences two passes in a row see, as the opt-in `ledger.discrepancy` event, the
+         *     `custody_ledger_discrepancies` metric and its daily summary.
+         */
+        get: operations["getLedgerReconciliation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/collections": {
         parameters: {
             query?: never;
@@ -1816,6 +1843,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "ledger.discrepancy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Extension (issue #36): the worker's reconciliation found a custodial address whose balance on chain differs from the books by more than pending deposits and stake explain, in two passes in a row (GET /api/ledger/reconciliation). Sent once per amount; never corrected by the service. Opt-in: sent only when config.event_types (PUT /api/subscriptions/config) lists it.
+         * @description Header examples are signed with the secret `example-secret` over the example body as sent (compact JSON, in the order shown).
+         */
+        post: operations["ledgerDiscrepancyEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -2540,6 +2587,36 @@ export interface components {
             deadline: string;
             /** @description Extension (issue #34), payment.paid and payment.paid_late only: the txids of the confirmed transfers that `received` counts, oldest first (the deposits of GET /api/deposits with these txids) */
             txids?: string[];
+        };
+        LedgerDiscrepancyEvent: {
+            /** @description UUID; the same on every attempt and redelivery: deduplicate by it */
+            event_id: string;
+            /** @enum {string} */
+            event_type: "ledger.discrepancy";
+            /** @description ISO 8601 with offset */
+            occurred_at: string;
+            network_code: string;
+            /** @description the custodial address */
+            address: string;
+            asset_symbol: string;
+            /** @enum {string} */
+            status: "discrepancy";
+            /** @description smallest unit: what the books hold for the address */
+            ledger_balance: string;
+            /** @description smallest unit: the liquid balance the chain showed */
+            chain_balance: string;
+            /** @description chain_balance - ledger_balance */
+            difference: string;
+            explained: {
+                /**
+                 * @description pending_deposit: seen, not yet confirmed; staked: TRX in stake (no staking is booked)
+                 * @enum {string}
+                 */
+                reason: "pending_deposit" | "staked";
+                amount: string;
+            }[];
+            /** @description what nothing explains: difference less the explained parts; never 0 here */
+            unexplained: string;
         };
     };
     responses: {
@@ -4408,6 +4485,131 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    getLedgerReconciliation: {
+        parameters: {
+            query?: {
+                /** @description 1-based, default 1 */
+                page?: number;
+                /** @description default 20, max 100 */
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "checked_at": "2026-02-01T00:00:00+00:00",
+                     *         "summary": {
+                     *           "matched": 1,
+                     *           "explained": 0,
+                     *           "unsettled": 0,
+                     *           "discrepancy": 1
+                     *         },
+                     *         "items": [
+                     *           {
+                     *             "network_code": "TRON",
+                     *             "address": "TPL66VK2gCXNCD7EJg9pgJRfqcRazjhUZY",
+                     *             "status": "discrepancy",
+                     *             "assets": [
+                     *               {
+                     *                 "asset_symbol": "TRX",
+                     *                 "status": "discrepancy",
+                     *                 "ledger_balance": "0",
+                     *                 "chain_balance": "1000000",
+                     *                 "difference": "1000000",
+                     *                 "explained": [],
+                     *                 "unexplained": "1000000"
+                     *               },
+                     *               {
+                     *                 "asset_symbol": "USDT",
+                     *                 "status": "matched",
+                     *                 "ledger_balance": "25000000",
+                     *                 "chain_balance": "25000000",
+                     *                 "difference": "0",
+                     *                 "explained": [],
+                     *                 "unexplained": "0"
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "per_page": 20,
+                     *           "total": 1,
+                     *           "pages": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            /** @description ISO 8601 with offset, whole seconds */
+                            checked_at: string;
+                            /** @description asset lines of this page per status */
+                            summary: {
+                                matched: number;
+                                explained: number;
+                                unsettled: number;
+                                discrepancy: number;
+                            };
+                            items: {
+                                network_code: string;
+                                address: string;
+                                /**
+                                 * @description the worst of its assets
+                                 * @enum {string}
+                                 */
+                                status: "matched" | "explained" | "unsettled" | "discrepancy";
+                                assets: {
+                                    asset_symbol: string;
+                                    /** @enum {string} */
+                                    status: "matched" | "explained" | "unsettled" | "discrepancy";
+                                    /** @description what the books hold */
+                                    ledger_balance: string;
+                                    /** @description the liquid balance on chain */
+                                    chain_balance: string;
+                                    /** @description chain_balance - ledger_balance */
+                                    difference: string;
+                                    explained: {
+                                        /** @enum {string} */
+                                        reason: "pending_deposit" | "staked";
+                                        /** @description a signed integer in the smallest unit */
+                                        amount: string;
+                                    }[];
+                                    /** @description difference less the explained parts; 0 unless discrepancy or unsettled */
+                                    unexplained: string;
+                                }[];
+                            }[];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     listCollections: {
         parameters: {
             query?: {
@@ -5998,8 +6200,8 @@ export interface operations {
                         min_collect_amounts?: {
                             [key: string]: string;
                         };
-                        /** @description Extension (issue #24): replaces the opt-in event types. The spec's four are always sent, listed or not; add deposit.pending, deposit.confirmed or deposit.reverted to receive them, and payment.paid, payment.expired or payment.paid_late for payment requests (issue #25; see the webhooks section). Absent: unchanged. Events are written for the types in force when the deposit changes; opting in later sends none for earlier changes. Any other value: 422 VALIDATION-ERROR */
-                        event_types?: ("withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late")[];
+                        /** @description Extension (issue #24): replaces the opt-in event types. The spec's four are always sent, listed or not; add deposit.pending, deposit.confirmed or deposit.reverted to receive them, and payment.paid, payment.expired or payment.paid_late for payment requests (issue #25; see the webhooks section), and ledger.discrepancy for the books against the chain (issue #36). Absent: unchanged. Events are written for the types in force when the deposit changes; opting in later sends none for earlier changes. Any other value: 422 VALIDATION-ERROR */
+                        event_types?: ("withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late" | "ledger.discrepancy")[];
                         /** @description Extension (issue #24): per asset symbol, collect by itself after a confirmed deposit. When a deposit of the asset is confirmed and the sub-address holds at least min_amount that a sweep can move (dust never counts), and no command holds the address, the worker starts a collection exactly as POST /collections would (same task, webhooks, cost record), once per deposit. If the cheapest sweep plan costs more than max_fee_sun (SUN), it waits and tries again later. Both are integer strings ("0" allowed). Replaces the whole map; null or {} clears it; absent: unchanged. An unknown asset symbol or a malformed amount: 422 VALIDATION-ERROR */
                         auto_collect?: {
                             [key: string]: {
@@ -10250,7 +10452,7 @@ export interface operations {
                  * @description The event_type
                  * @example withdrawal.completed
                  */
-                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late";
+                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late" | "ledger.discrepancy";
                 /**
                  * @description Standard Webhooks: the event_id
                  * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
@@ -10322,7 +10524,7 @@ export interface operations {
                  * @description The event_type
                  * @example withdrawal.failed
                  */
-                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late";
+                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late" | "ledger.discrepancy";
                 /**
                  * @description Standard Webhooks: the event_id
                  * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
@@ -10394,7 +10596,7 @@ export interface operations {
                  * @description The event_type
                  * @example collection.completed
                  */
-                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late";
+                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late" | "ledger.discrepancy";
                 /**
                  * @description Standard Webhooks: the event_id
                  * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
@@ -10470,7 +10672,7 @@ export interface operations {
                  * @description The event_type
                  * @example collection.failed
                  */
-                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late";
+                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late" | "ledger.discrepancy";
                 /**
                  * @description Standard Webhooks: the event_id
                  * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
@@ -10546,7 +10748,7 @@ export interface operations {
                  * @description The event_type
                  * @example webhook.test
                  */
-                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late";
+                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late" | "ledger.discrepancy";
                 /**
                  * @description Standard Webhooks: the event_id
                  * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
@@ -10613,7 +10815,7 @@ export interface operations {
                  * @description The event_type
                  * @example deposit.pending
                  */
-                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late";
+                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late" | "ledger.discrepancy";
                 /**
                  * @description Standard Webhooks: the event_id
                  * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
@@ -10689,7 +10891,7 @@ export interface operations {
                  * @description The event_type
                  * @example deposit.confirmed
                  */
-                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late";
+                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late" | "ledger.discrepancy";
                 /**
                  * @description Standard Webhooks: the event_id
                  * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
@@ -10765,7 +10967,7 @@ export interface operations {
                  * @description The event_type
                  * @example deposit.reverted
                  */
-                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late";
+                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late" | "ledger.discrepancy";
                 /**
                  * @description Standard Webhooks: the event_id
                  * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
@@ -10841,7 +11043,7 @@ export interface operations {
                  * @description The event_type
                  * @example payment.paid
                  */
-                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late";
+                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late" | "ledger.discrepancy";
                 /**
                  * @description Standard Webhooks: the event_id
                  * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
@@ -10922,7 +11124,7 @@ export interface operations {
                  * @description The event_type
                  * @example payment.expired
                  */
-                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late";
+                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late" | "ledger.discrepancy";
                 /**
                  * @description Standard Webhooks: the event_id
                  * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
@@ -10999,7 +11201,7 @@ export interface operations {
                  * @description The event_type
                  * @example payment.paid_late
                  */
-                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late";
+                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late" | "ledger.discrepancy";
                 /**
                  * @description Standard Webhooks: the event_id
                  * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
@@ -11042,6 +11244,82 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["PaymentEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 15 s */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A failed attempt, as is a 3xx, a 5xx, or no answer within 15 s: retried after 1 min, then 5 min, then DEAD */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    ledgerDiscrepancyEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Spec §6: `sha256=` + hex HMAC-SHA256 (key: the webhook_secret) of the canonical JSON of the body (top-level keys sorted, shorter first, then byte order; compact; non-ASCII unescaped). Signed with the newest secret. Compare in constant time.
+                 * @example sha256=99c3a81e4fa7c5326fb3db0787aee72e92dac58be2d02a6b76a7f2ad0f91cbfd
+                 */
+                "X-Webhook-Signature": string;
+                /**
+                 * @description The event_id
+                 * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
+                 */
+                "X-Event-Id": string;
+                /**
+                 * @description The event_type
+                 * @example ledger.discrepancy
+                 */
+                "X-Event-Type": "withdrawal.completed" | "withdrawal.failed" | "collection.completed" | "collection.failed" | "webhook.test" | "deposit.pending" | "deposit.confirmed" | "deposit.reverted" | "payment.paid" | "payment.expired" | "payment.paid_late" | "ledger.discrepancy";
+                /**
+                 * @description Standard Webhooks: the event_id
+                 * @example 6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks: the send time, Unix seconds; reject old ones to stop replays
+                 * @example 1779703200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks: space-separated `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` over the exact bytes received, one per secret in force (after a secret change, the previous one signs too for 24 h, after the new one)
+                 * @example v1,jpsc0DA51ZunRnSGbG+UAFOdmDYSAd//rA1BYbmvdaw=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_id": "6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40",
+                 *       "occurred_at": "2026-05-25T10:00:00+00:00",
+                 *       "network_code": "TRON",
+                 *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                 *       "asset_symbol": "TRX",
+                 *       "status": "discrepancy",
+                 *       "ledger_balance": "1000000",
+                 *       "chain_balance": "1000001",
+                 *       "difference": "1",
+                 *       "explained": [],
+                 *       "unexplained": "1",
+                 *       "event_type": "ledger.discrepancy"
+                 *     }
+                 */
+                "application/json": components["schemas"]["LedgerDiscrepancyEvent"];
             };
         };
         responses: {

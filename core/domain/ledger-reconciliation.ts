@@ -1,0 +1,96 @@
+/**
+ * The books against the chain (issue #36 item 2): the pure rule that judges one custodial address and asset. The
+ * ledger books deposits when the scanner confirms them and sweeps and withdrawals after they end, so the chain may
+ * differ from the books for reasons the books already know of, and for reasons they cannot know of. Only the second
+ * kind is a discrepancy, and it is reported, never corrected.
+ */
+
+/** Why part of a difference is expected. */
+export type ReconciliationReason =
+  /** Deposits to the address the scanner saw and has not confirmed yet: the chain has them, the books not yet. */
+  | 'pending_deposit'
+  /** TRX the address staked (or unstaked and may withdraw): out of its liquid balance, still in the books (no staking is booked). */
+  | 'staked';
+
+/** What is known of one custodial address and asset when it is judged. Amounts in the asset's smallest unit. */
+export interface ReconciliationFacts {
+  readonly assetSymbol: string;
+  /** The custodial account's booked balance. */
+  readonly ledger: bigint;
+  /** The address's liquid balance on chain. */
+  readonly chain: bigint;
+  /** The amounts of the address's pending deposits of the asset (seen by the scanner, not confirmed). */
+  readonly pendingIn: bigint;
+  /** TRX only: what the address holds in stake (staked, and unstaked awaiting withdrawal); 0 for a token. */
+  readonly stakedSun: bigint;
+  /** A sweep or a withdrawal that touches the address has not ended: its booking comes after, so nothing is judged. */
+  readonly inFlight: boolean;
+}
+
+/**
+ * matched: the books equal the chain. explained: they differ by exactly what the reasons account for. unsettled: work
+ * in flight, not judged. discrepancy: a difference nothing explains (`unexplained` is chain − books − what is explained).
+ */
+export type ReconciliationStatus = 'matched' | 'explained' | 'unsettled' | 'discrepancy';
+
+export interface ReconciliationJudgement {
+  readonly status: ReconciliationStatus;
+  /** chain − books. */
+  readonly difference: bigint;
+  /** The parts of the difference the reasons account for, each non-zero; they sum with `unexplained` to `difference`. */
+  readonly explained: readonly { readonly reason: ReconciliationReason; readonly amount: bigint }[];
+  /** What is left; 0 unless status is discrepancy or unsettled. */
+  readonly unexplained: bigint;
+}
+
+/**
+ * Judges one address and asset:
+ * - in flight: unsettled, whatever the figures (the difference is still reported);
+ * - pending deposits always explain their amount (the scanner saw them; the books take them at confirmation);
+ * - staked TRX explains minus its amount only when that closes the rest exactly: stake bought with booked TRX leaves
+ *   the liquid balance short of the books by the stake; stake funded behind the books' back does not, and then
+ *   explaining it would invent a difference;
+ * - anything left is a discrepancy, never corrected here.
+ * Always: difference = sum(explained) + unexplained.
+ */
+export function judgeReconciliation(f: ReconciliationFacts): ReconciliationJudgement {
+  const difference = f.chain - f.ledger;
+  const explained: { reason: ReconciliationReason; amount: bigint }[] = [];
+  if (f.pendingIn !== 0n) explained.push({ reason: 'pending_deposit', amount: f.pendingIn });
+  let rest = difference - f.pendingIn;
+  if (rest !== 0n && f.stakedSun > 0n && rest === -f.stakedSun) {
+    explained.push({ reason: 'staked', amount: -f.stakedSun });
+    rest = 0n;
+  }
+  if (f.inFlight) return { status: 'unsettled', difference, explained, unexplained: rest };
+  if (rest !== 0n) return { status: 'discrepancy', difference, explained, unexplained: rest };
+  return { status: difference === 0n && explained.length === 0 ? 'matched' : 'explained', difference, explained, unexplained: 0n };
+}
+
+/** The identity of a judged line between passes: user, network, address and asset. */
+export function reconciliationKey(line: { readonly userId: number; readonly networkCode: string; readonly address: string; readonly assetSymbol: string }): string {
+  return `${line.userId}|${line.networkCode}|${line.address}|${line.assetSymbol}`;
+}
+
+/**
+ * Which discrepancies a pass reports (the worker's job): a difference one look sees may be a transfer landing between
+ * the scanner's cursor and the balance read, so only one that the previous pass saw with the same unexplained amount
+ * is reported, and only once per amount (`reported` holds what was reported last per key; a key that settles is
+ * forgotten, so a later difference is reported again). Answers the keys to report now and the state for the next pass.
+ */
+export function stableDiscrepancies(
+  previous: ReadonlyMap<string, bigint>, reported: ReadonlyMap<string, bigint>, now: ReadonlyMap<string, bigint>,
+): { readonly report: string[]; readonly reported: Map<string, bigint> } {
+  const report: string[] = [];
+  const next = new Map<string, bigint>();
+  for (const [key, amount] of now) {
+    if (previous.get(key) !== amount) {
+      // Not yet stable: what was reported for the key stays reported until the key settles.
+      if (reported.has(key)) next.set(key, reported.get(key)!);
+      continue;
+    }
+    if (reported.get(key) !== amount) report.push(key);
+    next.set(key, amount);
+  }
+  return { report, reported: next };
+}
