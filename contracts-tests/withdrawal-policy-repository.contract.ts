@@ -100,6 +100,19 @@ export function describeWithdrawalPolicyRepositoryContract(
             patch: { approvalUrl: 'https://approve.example.com/b', approvalSecret: secret },
           },
           { changeId: '8', requestedAt: T0 + 2, effectiveAt: T0 + 3, loosens: ['approval_url'], patch: { approvalUrl: '', limits: {} } },
+          // Team changes (issue #35 item 3) wait on the same row: an invitation, a role raised, 2FA off.
+          {
+            changeId: '9', requestedAt: T0 + 4, effectiveAt: T0 + 5, loosens: ['members.4.invited'], patch: {}, requestedBy: 12,
+            team: { kind: 'member_invited', memberId: 4, email: 'ops@team.example', role: 'operator' },
+          },
+          {
+            changeId: '10', requestedAt: T0 + 6, effectiveAt: T0 + 7, loosens: ['members.4.role'], patch: {},
+            team: { kind: 'role_raised', memberId: 4, email: 'ops@team.example', from: 'viewer', to: 'approver' },
+          },
+          {
+            changeId: '11', requestedAt: T0 + 8, effectiveAt: T0 + 9, loosens: ['users.12.two_factor'], patch: {},
+            team: { kind: 'two_factor_off', userId: 12, email: 'admin@team.example', role: 'admin' },
+          },
         ],
       });
       await withdrawalPolicies.save(pending);

@@ -2,6 +2,7 @@ import type { EncryptedEnvelope } from '../../core/domain/model/common.js';
 import type {
   AllowListEntry, ApprovalState, AssetLimits, CommandApproval, PendingPolicyChange, PolicyPatch, WithdrawalPolicy,
 } from '../../core/domain/model/withdrawal-policy.js';
+import type { TeamChange } from '../../core/domain/team-changes.js';
 import { decodeOptionalMoney, encodeOptionalMoney, nullable } from './record-support.js';
 
 /** One asset's limits as stored; a list of entries so that no caller-chosen symbol ever becomes a field name. */
@@ -40,6 +41,8 @@ export interface StoredPendingPolicyChange {
   requestedAt: number;
   effectiveAt: number;
   loosens: string[];
+  /** A team change (issue #35 item 3), stored as the domain writes it (numbers and strings only); absent: a policy change. */
+  team?: TeamChange;
   patch: {
     allowListOnly?: boolean;
     limits?: StoredAssetLimits[];
@@ -89,6 +92,7 @@ export function toStoredPendingChange(change: PendingPolicyChange): StoredPendin
   return {
     changeId: change.changeId, requestedAt: change.requestedAt, effectiveAt: change.effectiveAt, loosens: [...change.loosens],
     ...(change.requestedBy == null ? {} : { requestedBy: change.requestedBy }),
+    ...(change.team === undefined ? {} : { team: { ...change.team } }),
     patch: {
       ...(p.allowListOnly === undefined ? {} : { allowListOnly: p.allowListOnly }),
       ...(p.limits === undefined ? {} : { limits: toStoredLimits(p.limits) }),
@@ -111,6 +115,7 @@ export function fromStoredPendingChange(doc: StoredPendingPolicyChange): Pending
   return {
     changeId: doc.changeId, requestedAt: doc.requestedAt, effectiveAt: doc.effectiveAt, loosens: [...doc.loosens], patch,
     ...(doc.requestedBy == null ? {} : { requestedBy: doc.requestedBy }),
+    ...(doc.team == null ? {} : { team: { ...doc.team } }),
   };
 }
 

@@ -4,7 +4,12 @@ import type { Member } from '../domain/model/member.js';
 import { isMemberRole, MEMBER_ROLES, mayManage, type MemberRole, type TeamRole } from '../domain/team-roles.js';
 import { formatIsoTime } from '../domain/time.js';
 import type { MemberRepository, TeamStanding } from '../ports/member-repository.port.js';
+import type { PendingPolicyChange } from '../domain/model/withdrawal-policy.js';
+import { pendingChangesOf } from '../domain/policy-change.js';
+import { invitationExpiresAt, inviteLoosens, roleChangeLoosens } from '../domain/team-changes.js';
 import { actingMember } from './acting-member.js';
+import { requestTeamChange, settledPolicy } from './policy-changes.js';
+import { changeView, type PolicyChangeView } from './withdrawal-policies.service.js';
 import { AuditTrail } from './audit-trail.js';
 import type { ResolvedDeps } from './deps.js';
 import { fieldsOf, parseIdParam, requireString } from './input.js';
@@ -20,11 +25,21 @@ export interface MemberView {
   readonly user_id: number | null;
   readonly invited_at: string;
   readonly joined_at: string | null;
+  /** Extension (issue #35): when the invitation code stops working; null once joined. */
+  readonly invitation_expires_at: string | null;
+}
+
+/**
+ * The 202 of an invitation or a role change that loosens (issue #35 item 3): the pending change, and the member as it
+ * stands now (invited and not yet able to join; or with the role it had).
+ */
+export interface MemberChangeRequestedView extends PolicyChangeView {
+  readonly member: MemberView;
 }
 
 /** The ports the team use cases touch; `members` absent (a store without teams): TEAMS-UNAVAILABLE. */
-export type MembersDeps = Pick<ResolvedDeps, 'accounts' | 'sessions' | 'hasher' | 'mailer' | 'clock' | 'ids' | 'auditLog' | 'uow'>
-  & Partial<Pick<ResolvedDeps, 'members'>>;
+export type MembersDeps = Pick<ResolvedDeps, 'accounts' | 'sessions' | 'hasher' | 'mailer' | 'clock' | 'ids' | 'auditLog' | 'uow' | 'settings'>
+  & Partial<Pick<ResolvedDeps, 'members' | 'withdrawalPolicies'>>;
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 /** Crockford's base32, as the reset codes: 12 symbols, 60 bits, typed from a mail. */
@@ -35,10 +50,11 @@ function normalizeCode(code: string): string {
   return code.replace(/[\s-]/g, '').toUpperCase();
 }
 
-function toMemberView(m: Member): MemberView {
+function toMemberView(m: Member, policyChangeDelayMs: number): MemberView {
   return {
     member_id: m.id, email: m.email, role: m.role, status: m.userId === null ? 'invited' : 'active', user_id: m.userId,
     invited_at: formatIsoTime(m.invitedAt), joined_at: m.joinedAt === null ? null : formatIsoTime(m.joinedAt),
+    invitation_expires_at: m.userId === null ? formatIsoTime(invitationExpiresAt(m.invitedAt, m.role, policyChangeDelayMs)) : null,
   };
 }
 
@@ -65,12 +81,20 @@ export class MembersUseCases {
     return this.deps.members?.standingOf(userId) ?? Promise.resolve(null);
   }
 
+  /** The members, after every due team change is carried out (a role raised whose delay has passed shows raised). */
   async list(accountId: UserId): Promise<{ readonly items: readonly MemberView[] }> {
-    return { items: (await this.repo().listByAccount(accountId)).map(toMemberView) };
+    const repo = this.repo();
+    await this.settle(accountId);
+    return { items: (await repo.listByAccount(accountId)).map((m) => this.view(m)) };
   }
 
-  /** body {email, role}: mails an invitation code; 201 with the member (status invited). */
-  async invite(accountId: UserId, body: unknown): Promise<MemberView> {
+  /**
+   * body {email, role}: mails an invitation code; 201 with the member (status invited). A member with money rights
+   * (admin, approver, operator) is a loosening (issue #35 item 3): the invitation and its pending change are stored
+   * together and the answer is the pending change with the member; the code works once the change takes effect
+   * (approved by another admin, or after POLICY_CHANGE_DELAY_H), and a cancel withdraws the invitation.
+   */
+  async invite(accountId: UserId, body: unknown): Promise<MemberView | MemberChangeRequestedView> {
     const repo = this.repo();
     const fields = fieldsOf(body);
     const email = requireString(fields, 'email', 254).toLowerCase();
@@ -86,26 +110,43 @@ export class MembersUseCases {
       id: await this.deps.ids.nextInt('member'), accountId, email, role, invitationHash: this.deps.hasher.hashToken(code),
       invitedAt: this.deps.clock.now(), userId: null, joinedAt: null,
     };
-    const created = await this.audit.recordWith(() => repo.create(member), (ok) => (ok ? {
-      userId: accountId, action: 'member.invited', actor: { kind: 'user', id: null }, detail: { member_id: member.id, email, role },
-    } : []));
+    const invited = { userId: accountId, action: 'member.invited' as const, actor: { kind: 'user' as const, id: null }, detail: { member_id: member.id, email, role } };
+    if (inviteLoosens(role)) {
+      const change = await requestTeamChange(this.changeDeps(), accountId, () => ({ kind: 'member_invited', memberId: member.id, email, role }), async () => {
+        if (!(await repo.create(member))) throw new DomainError('MEMBER-EXISTS');
+        return [invited];
+      });
+      await this.deps.mailer.sendInvitationCode(email, code, { accountEmail: owner.email, role });
+      return { ...changeView(change), member: this.view(member) };
+    }
+    const created = await this.audit.recordWith(() => repo.create(member), (ok) => (ok ? invited : []));
     if (!created) throw new DomainError('MEMBER-EXISTS');
     await this.deps.mailer.sendInvitationCode(email, code, { accountEmail: owner.email, role });
-    return toMemberView(member);
+    return this.view(member);
   }
 
-  /** body {role}: the new role of member `memberId`. */
-  async changeRole(accountId: UserId, memberId: string, body: unknown): Promise<MemberView> {
+  /**
+   * body {role}: the new role of member `memberId`. A role that may do something the old one could not is a loosening
+   * (issue #35 item 3): it becomes a pending change and the answer is that change with the member as it stands; a
+   * lowering is immediate.
+   */
+  async changeRole(accountId: UserId, memberId: string, body: unknown): Promise<MemberView | MemberChangeRequestedView> {
     const repo = this.repo();
     const role = parseRole(fieldsOf(body));
     const member = await this.memberOf(accountId, memberId);
     const actor = this.actorRole();
     if (!mayManage(actor, member.role) || !mayManage(actor, role)) throw new DomainError('TEAM-ROLE-FORBIDDEN', { message: 'your role may not give or take this role' });
+    if (roleChangeLoosens(member.role, role)) {
+      const change = await requestTeamChange(this.changeDeps(), accountId, () => ({
+        kind: 'role_raised', memberId: member.id, email: member.email, from: member.role, to: role,
+      }));
+      return { ...changeView(change), member: this.view(member) };
+    }
     await this.audit.recordWith(() => repo.setRole(accountId, member.id, role), () => ({
       userId: accountId, action: 'member.role_changed', actor: { kind: 'user', id: null },
       detail: { member_id: member.id, email: member.email, from: member.role, to: role },
     }));
-    return toMemberView({ ...member, role });
+    return this.view({ ...member, role });
   }
 
   /** Removes member `memberId` and ends every session of theirs. */
@@ -121,7 +162,7 @@ export class MembersUseCases {
       userId: accountId, action: 'member.removed', actor: { kind: 'user', id: null }, detail: { member_id: member.id, email: member.email, role: member.role },
     }));
     if (removed === null) throw new DomainError('MEMBER-NOT-FOUND');
-    return toMemberView(removed);
+    return this.view(removed);
   }
 
   /**
@@ -133,6 +174,15 @@ export class MembersUseCases {
     const repo = this.repo();
     const member = await repo.findInvitation(email, this.deps.hasher.hashToken(normalizeCode(code)));
     if (member === null) throw new DomainError('INVITATION-INVALID');
+    // An invitation expires (issue #35): refused exactly as a wrong code.
+    if (this.deps.clock.now() >= invitationExpiresAt(member.invitedAt, member.role, this.deps.settings.policyChangeDelayMs)) {
+      throw new DomainError('INVITATION-INVALID');
+    }
+    // A member with money rights joins once their invitation's pending change has taken effect (issue #35 item 3).
+    const waiting = await this.pendingInvitation(member);
+    if (waiting !== null) {
+      throw new DomainError('INVITATION-AWAITING-APPROVAL', { message: `the invitation takes effect at ${formatIsoTime(waiting.effectiveAt)} unless an admin cancels it first` });
+    }
     if ((await this.deps.accounts.findByEmail(email))?.verified === true) throw new DomainError('MEMBER-EXISTS');
     const id = await this.deps.ids.nextInt('user');
     const now = this.deps.clock.now();
@@ -146,6 +196,30 @@ export class MembersUseCases {
       detail: { member_id: member.id, email, role: member.role },
     }));
     return { user_id: id, email };
+  }
+
+  /** The pending change an invitation waits for, if any (due changes are carried out first). */
+  private async pendingInvitation(member: Member): Promise<PendingPolicyChange | null> {
+    const policy = await this.settle(member.accountId);
+    const waiting = policy === null ? undefined
+      : pendingChangesOf(policy).find((c) => c.team?.kind === 'member_invited' && c.team.memberId === member.id);
+    return waiting ?? null;
+  }
+
+  /** Carries out the account's due changes, team ones included (policy-changes.ts); null without a policy store. */
+  private async settle(accountId: UserId) {
+    const { withdrawalPolicies } = this.deps;
+    return withdrawalPolicies === undefined ? null : settledPolicy({ ...this.deps, withdrawalPolicies }, accountId);
+  }
+
+  private changeDeps() {
+    const { withdrawalPolicies } = this.deps;
+    if (withdrawalPolicies === undefined) throw new DomainError('TEAMS-UNAVAILABLE');
+    return { ...this.deps, withdrawalPolicies };
+  }
+
+  private view(member: Member): MemberView {
+    return toMemberView(member, this.deps.settings.policyChangeDelayMs);
   }
 
   private repo(): MemberRepository {

@@ -1,5 +1,7 @@
 import { DomainError } from '../domain/errors.js';
-import { holdNewDestinations } from './policy-changes.js';
+import { holdNewDestinations, requestTeamChange } from './policy-changes.js';
+import { twoFactorOffLoosens } from '../domain/team-changes.js';
+import { changeView, type PolicyChangeView } from './withdrawal-policies.service.js';
 import type { Account, TwoFactor } from '../domain/model/account.js';
 import type { AuditAction, AuditEvent } from '../domain/model/audit.js';
 import type { UserId } from '../domain/model/common.js';
@@ -51,7 +53,7 @@ export interface TwoFactorService {
   /** body {code}: confirms the setup and answers the recovery codes once. */
   enable(userId: UserId, body: unknown, gate: CodeTryGate): Promise<TwoFactorEnabledView>;
   /** body {password, code} (a code or a recovery code): turns 2FA off and ends every session, answering a new one. */
-  disable(userId: UserId, body: unknown, gate: CodeTryGate): Promise<TwoFactorDisabledView>;
+  disable(userId: UserId, body: unknown, gate: CodeTryGate): Promise<TwoFactorDisabledView | PolicyChangeView>;
   /** Passes for `grant`, or throws AUTH-STEP-UP-REQUIRED / AUTH-STEP-UP-INVALID / AUTH-ACCOUNT-LOCKED; a no-op without 2FA. */
   stepUp(userId: UserId, sessionToken: string, code: string | null, gate: CodeTryGate, grant: StepUpGrant): Promise<void>;
 }
@@ -129,7 +131,7 @@ export class TwoFactorUseCases implements TwoFactorService {
    * thief may hold a copy of it); the answer is the caller's new session. AUTH-2FA-NOT-ENABLED when off,
    * AUTH-INVALID-CREDENTIALS for a wrong password (counted as a code try first, and as a wrong code of the budget).
    */
-  async disable(userId: UserId, body: unknown, gate: CodeTryGate): Promise<TwoFactorDisabledView> {
+  async disable(userId: UserId, body: unknown, gate: CodeTryGate): Promise<TwoFactorDisabledView | PolicyChangeView> {
     const fields = fieldsOf(body);
     const password = requireString(fields, 'password', 1024);
     const typed = requireString(fields, 'code', 32);
@@ -140,6 +142,17 @@ export class TwoFactorUseCases implements TwoFactorService {
     if (!(await this.deps.hasher.verifyPassword(password, account.passwordHash))) {
       await this.countWrong(userId, 'disable');
       throw new DomainError('AUTH-INVALID-CREDENTIALS');
+    }
+    // In a team, the owner's and a member with money rights' 2FA going off is a loosening (issue #35 item 3): the code
+    // is used, nothing else changes now, and a pending change of the account turns it off when it takes effect.
+    const standing = await this.deps.members?.standingOf(userId) ?? null;
+    const policies = this.deps.withdrawalPolicies;
+    if (standing !== null && twoFactorOffLoosens(standing.role) && policies !== undefined) {
+      await this.consume(userId, parseCode(typed), 'disable', null, (twoFactor) => twoFactor);
+      const change = await requestTeamChange({ ...this.deps, withdrawalPolicies: policies }, standing.accountId, () => ({
+        kind: 'two_factor_off', userId, email: account.email, role: standing.role,
+      }));
+      return changeView(change);
     }
     const now = this.deps.clock.now();
     const token = newSecretToken('st_', this.deps.ids.randomBytes(this.deps.settings.tokenBytes));

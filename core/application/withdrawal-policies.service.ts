@@ -11,7 +11,7 @@ import type { PendingPolicyChange, PolicyPatch } from '../domain/model/withdrawa
 import {
   applyPolicyPatch, immediatePart, looseningsOf, MAX_PENDING_POLICY_CHANGES, pendingChangesOf, pendingPart,
 } from '../domain/policy-change.js';
-import { settledPolicy } from './policy-changes.js';
+import { carryOutTeamChange, mailPendingChange, settledPolicy, teamDetail } from './policy-changes.js';
 import { parseCallbackUrl } from './callback-url.js';
 import {
   DEFAULT_LIMITS_KEY, emptyWithdrawalPolicy, MAX_ALLOW_LIST_ENTRIES, MAX_APPROVAL_TIMEOUT_MINUTES,
@@ -25,7 +25,7 @@ import { retryOnConflict } from './retry-on-conflict.js';
 
 /** The ports the policy use cases touch. */
 export type WithdrawalPoliciesDeps = Pick<ResolvedDeps,
-  'withdrawalPolicies' | 'accounts' | 'auditLog' | 'uow' | 'cipher' | 'dns' | 'assets' | 'chain' | 'clock' | 'settings' | 'mailer'>
+  'withdrawalPolicies' | 'accounts' | 'auditLog' | 'uow' | 'cipher' | 'dns' | 'assets' | 'chain' | 'clock' | 'settings' | 'mailer' | 'sessions'>
   & Partial<Pick<ResolvedDeps, 'members'>>;
 
 /** AAD of the encrypted approval secret: binds the ciphertext to its user and purpose. */
@@ -75,9 +75,16 @@ export interface PendingApprovalUrlView {
 export interface PolicyChangeView {
   readonly change_id: string;
   readonly status: 'pending' | 'cancelled' | 'approved';
-  /** What it loosens: `allow_list_only`, `limits.<SYMBOL>.<field>`, `approval_url`, `approval_secret`. */
+  /**
+   * What it loosens: `allow_list_only`, `limits.<SYMBOL>.<field>`, `approval_url`, `approval_secret`; a team change
+   * `members.<id>.invited`, `members.<id>.role` or `users.<id>.two_factor`.
+   */
   readonly loosens: readonly string[];
-  /** The fields that wait, as sent (never the secret: `approval_secret_changed`). */
+  /**
+   * The fields that wait, as sent (never the secret: `approval_secret_changed`); a team change `member` ({member_id,
+   * email, role} for an invitation, {member_id, email, from, to} for a role raised) or `two_factor` ({user_id, email,
+   * enabled: false}).
+   */
   readonly changes: Record<string, unknown>;
   readonly requested_at: string;
   /** When it takes effect by itself unless cancelled first (POLICY_CHANGE_DELAY_H after it was requested). */
@@ -91,7 +98,22 @@ export interface PolicyChangeRequestedView extends PolicyChangeView {
   readonly policy: WithdrawalPolicyView;
 }
 
-function changeView(change: PendingPolicyChange): PolicyChangeView {
+function teamChangeFields(change: PendingPolicyChange): Record<string, unknown> {
+  const team = change.team!;
+  switch (team.kind) {
+    case 'member_invited': return { member: { member_id: team.memberId, email: team.email, role: team.role } };
+    case 'role_raised': return { member: { member_id: team.memberId, email: team.email, from: team.from, to: team.to } };
+    case 'two_factor_off': return { two_factor: { user_id: team.userId, email: team.email, enabled: false } };
+  }
+}
+
+export function changeView(change: PendingPolicyChange): PolicyChangeView {
+  if (change.team !== undefined) {
+    return {
+      change_id: change.changeId, status: 'pending', loosens: [...change.loosens], changes: teamChangeFields(change),
+      requested_at: formatIsoTime(change.requestedAt), effective_at: formatIsoTime(change.effectiveAt), takes_effect_by: 'delay',
+    };
+  }
   const p = change.patch;
   const limits = p.limits === undefined ? undefined : policyView({ ...emptyWithdrawalPolicy(0, 0), limits: p.limits }).limits;
   return {
@@ -106,10 +128,11 @@ function changeView(change: PendingPolicyChange): PolicyChangeView {
   };
 }
 
-function changeAuditDetail(change: PendingPolicyChange): Record<string, string> {
+function changeAuditDetail(change: PendingPolicyChange): Record<string, string | number> {
   return {
     change_id: change.changeId, loosens: change.loosens.join(','),
     requested_at: formatIsoTime(change.requestedAt), effective_at: formatIsoTime(change.effectiveAt),
+    ...(change.team === undefined ? {} : teamDetail(change.team)),
   };
 }
 
@@ -232,7 +255,7 @@ export class WithdrawalPoliciesUseCases {
       return { view, change };
     });
     if (outcome.change === null) return outcome.view;
-    await this.mailChange(userId, outcome.change);
+    await mailPendingChange(this.deps, userId, outcome.change);
     return { ...changeView(outcome.change), policy: outcome.view };
   }
 
@@ -260,14 +283,21 @@ export class WithdrawalPoliciesUseCases {
       const approver = actingMember()?.userId ?? userId;
       if ((change.requestedBy ?? userId) === approver) throw new DomainError('POLICY-CHANGE-OWN-REQUEST');
       const now = this.deps.clock.now();
-      const next: WithdrawalPolicy = {
+      let next: WithdrawalPolicy = {
         ...applyPolicyPatch(policy, change.patch, now), pendingChanges: pendingChangesOf(policy).filter((c) => c.changeId !== changeId),
         updatedAt: now, version: policy.version + 1,
       };
-      await this.audit.recordWith(() => this.deps.withdrawalPolicies.save(next), () => ({
-        userId, action: 'policy.change_applied', actor: { kind: 'user', id: null },
+      let teamEvents: AuditEvent[] = [];
+      await this.audit.recordWith(async () => {
+        // A team change (issue #35 item 3) is carried out in the same scope as its approval.
+        const done = await carryOutTeamChange(this.deps, userId, change, next, now);
+        next = done.policy;
+        teamEvents = done.events;
+        await this.deps.withdrawalPolicies.save(next);
+      }, () => [{
+        userId, action: 'policy.change_applied' as const, actor: { kind: 'user' as const, id: null },
         detail: { ...changeAuditDetail(change), requested_by: change.requestedBy ?? userId, approved_by: approver, allow_list_only: next.allowListOnly },
-      }));
+      }, ...teamEvents]);
       return { ...changeView(change), status: 'approved' as const };
     });
   }
@@ -282,24 +312,22 @@ export class WithdrawalPoliciesUseCases {
       const next: WithdrawalPolicy = {
         ...policy, pendingChanges: pendingChangesOf(policy).filter((c) => c.changeId !== changeId), updatedAt: now, version: policy.version + 1,
       };
-      await this.audit.recordWith(() => this.deps.withdrawalPolicies.save(next), () => ({
-        userId, action: 'policy.change_cancelled', actor: { kind: 'user', id: null }, detail: changeAuditDetail(change),
-      }));
+      let removed: AuditEvent[] = [];
+      await this.audit.recordWith(async () => {
+        await this.deps.withdrawalPolicies.save(next);
+        // A cancelled invitation (issue #35 item 3) is withdrawn with it: its code never works.
+        const team = change.team;
+        if (team?.kind === 'member_invited') {
+          const member = (await this.deps.members?.listByAccount(userId))?.find((m) => m.id === team.memberId);
+          if (member !== undefined && member.userId === null && (await this.deps.members!.remove(userId, member.id)) !== null) {
+            removed = [{ userId, action: 'member.removed', actor: { kind: 'user', id: null }, detail: { member_id: member.id, email: member.email, role: member.role, change_id: change.changeId } }];
+          }
+        }
+      }, () => [{
+        userId, action: 'policy.change_cancelled' as const, actor: { kind: 'user' as const, id: null }, detail: changeAuditDetail(change),
+      }, ...removed]);
       return { ...changeView(change), status: 'cancelled' as const };
     });
-  }
-
-  /** Every member with money or control rights is mailed at once: the owner and the joined admins, approvers and operators. */
-  private async mailChange(userId: UserId, change: PendingPolicyChange): Promise<void> {
-    const account = await this.deps.accounts.findById(userId);
-    if (account === null) return;
-    const members = (await this.deps.members?.listByAccount(userId)) ?? [];
-    const emails = [account.email, ...members.filter((m) => m.userId !== null && m.role !== 'viewer').map((m) => m.email)];
-    for (const email of emails) {
-      await this.deps.mailer.sendPolicyChangeRequested(email, {
-        changeId: change.changeId, loosens: change.loosens, effectiveAt: formatIsoTime(change.effectiveAt),
-      });
-    }
   }
 
   /** POST /policies/allow-list {address, label}: usable from now + WITHDRAWAL_ALLOWLIST_DELAY_H (active_from). */

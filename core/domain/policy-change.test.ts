@@ -135,3 +135,24 @@ describe('policy changes: loosening or tightening (issue #35 item 3)', () => {
     expect(settled.policy.pendingChanges?.map((c) => c.changeId)).toEqual(['4']);
   });
 });
+
+describe('team changes on the policy row (issue #35 item 3)', () => {
+  it('property: a due team change is settled only by a reader that carries it out, and never changes the policy fields', () => {
+    const team = fc.constantFrom(
+      { kind: 'member_invited' as const, memberId: 4, email: 'a@team.example', role: 'operator' as const },
+      { kind: 'role_raised' as const, memberId: 4, email: 'a@team.example', from: 'viewer' as const, to: 'admin' as const },
+      { kind: 'two_factor_off' as const, userId: 9, email: 'b@team.example', role: 'approver' as const },
+    );
+    fc.assert(fc.property(team, fc.integer({ min: -5, max: 5 }), fc.boolean(), (change, offset, withTeam) => {
+      const policy: WithdrawalPolicy = {
+        ...emptyWithdrawalPolicy(1, NOW), allowListOnly: true,
+        pendingChanges: [{ changeId: '2', requestedAt: NOW - 10, effectiveAt: NOW + offset, patch: {}, loosens: ['x'], team: change }],
+      };
+      const { policy: next, applied } = settleDueChanges(policy, NOW, withTeam);
+      const due = offset <= 0 && withTeam;
+      expect(applied.length).toBe(due ? 1 : 0);
+      expect(next.pendingChanges ?? []).toHaveLength(due ? 0 : 1);
+      expect({ ...next, pendingChanges: undefined }).toEqual({ ...policy, pendingChanges: undefined });
+    }));
+  });
+});

@@ -141,13 +141,18 @@ export function pendingChangesOf(policy: WithdrawalPolicy): readonly PendingPoli
 
 /**
  * The policy with every pending change due at `now` applied, oldest first, and the changes applied; the policy itself
- * when none is due (same object). Version and updatedAt are the caller's.
+ * when none is due (same object). Version and updatedAt are the caller's. A team change (issue #35 item 3) leaves the
+ * policy as it is and is settled only when `withTeam` says the caller carries its effect out in the same write (a
+ * reader without the team's stores leaves it pending: it holds nothing back from the policy).
  */
-export function settleDueChanges(policy: WithdrawalPolicy, now: Millis): { policy: WithdrawalPolicy; applied: readonly PendingPolicyChange[] } {
+export function settleDueChanges(
+  policy: WithdrawalPolicy, now: Millis, withTeam = false,
+): { policy: WithdrawalPolicy; applied: readonly PendingPolicyChange[] } {
   const pending = pendingChangesOf(policy);
-  const due = pending.filter((c) => c.effectiveAt <= now).sort((a, b) => a.effectiveAt - b.effectiveAt || a.requestedAt - b.requestedAt);
+  const isDue = (c: PendingPolicyChange): boolean => c.effectiveAt <= now && (withTeam || c.team === undefined);
+  const due = pending.filter(isDue).sort((a, b) => a.effectiveAt - b.effectiveAt || a.requestedAt - b.requestedAt);
   if (due.length === 0) return { policy, applied: [] };
-  let next: WithdrawalPolicy = { ...policy, pendingChanges: pending.filter((c) => c.effectiveAt > now) };
+  let next: WithdrawalPolicy = { ...policy, pendingChanges: pending.filter((c) => !isDue(c)) };
   for (const change of due) next = applyPolicyPatch(next, change.patch, Math.max(change.effectiveAt, 0));
   return { policy: next, applied: due };
 }

@@ -31,7 +31,9 @@ describeWithPostgres('teams on PostgreSQL: an operator requests, an approver app
   beforeAll(async () => {
     database = await createTestDatabase(serverUrl, 'teams');
     connection = await connectPostgres(database.url, { migrate: true });
-    h = await startHarness({ postgres: connection, env: { STORE: 'postgres', DATABASE_URL: database.url, KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64') } });
+    h = await startHarness({ postgres: connection, env: {
+      STORE: 'postgres', DATABASE_URL: database.url, KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'), POLICY_CHANGE_DELAY_H: '1',
+    } });
   }, 60_000);
   afterAll(async () => {
     await h?.close();
@@ -52,9 +54,14 @@ describeWithPostgres('teams on PostgreSQL: an operator requests, an approver app
 
   /** Invites `email` as `role` and joins with the mailed code; returns the member's id and session. */
   async function join(owner: TestUser, email: string, role: string, code?: string): Promise<{ memberId: number; userId: number; session: string }> {
-    const invited = ok(await h.call('POST', '/api/members', { token: owner.session, body: { email, role }, ...(code === undefined ? {} : { headers: { 'x-totp-code': code } }) }), 201);
+    // A member with money rights is a pending change (issue #35 item 3), stored on the policy row: it waits the delay.
+    const change = ok(await h.call('POST', '/api/members', { token: owner.session, body: { email, role }, ...(code === undefined ? {} : { headers: { 'x-totp-code': code } }) }), 202);
+    const invited = change.member;
     expect(invited).toMatchObject({ email, role, status: 'invited', user_id: null });
+    expect(ok(await h.call('GET', '/api/policies/changes', { token: owner.session })).items.map((c: { change_id: string }) => c.change_id)).toContain(change.change_id);
     const invitation = h.mailer.lastCodeFor(email, 'invitation')!;
+    fails(await h.call('POST', '/api/auth/register', { body: { email, password: TEST_PASSWORD, invitation_code: invitation } }), 409, 'INVITATION-AWAITING-APPROVAL');
+    h.clock.advance(3_600_000);
     const joined = ok(await h.call('POST', '/api/auth/register', { body: { email, password: TEST_PASSWORD, invitation_code: invitation } }), 201);
     fails(await h.call('POST', '/api/auth/register', { body: { email, password: TEST_PASSWORD, invitation_code: invitation } }), 422, 'INVITATION-INVALID');
     const login = ok(await h.call('POST', '/api/auth/login', { body: { email, password: TEST_PASSWORD } }));

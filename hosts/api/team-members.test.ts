@@ -15,11 +15,13 @@ import { expectDocumented, fails, ok, TEST_PASSWORD, userWithWallets } from './a
 import { startHarness, type ApiHarness } from './test-harness.js';
 
 const TRX = 1_000_000n;
+const DELAY_MS = 3_600_000;
 let h: ApiHarness;
 const totp = new OtpauthTotpGenerator();
 
 beforeAll(async () => {
-  h = await startHarness();
+  // An hour's delay: a member with money rights joins once their invitation's pending change takes effect.
+  h = await startHarness({ env: { POLICY_CHANGE_DELAY_H: '1' } });
 }, 60_000);
 afterAll(async () => {
   await h?.close();
@@ -39,7 +41,10 @@ async function enrol(session: string): Promise<() => string> {
 
 async function join(session: string, role: string): Promise<{ memberId: number; userId: number; session: string; email: string }> {
   const email = `${role}-${Math.random().toString(36).slice(2, 8)}@team.example`;
-  const invited = ok(await h.call('POST', '/api/members', { token: session, body: { email, role } }), 201);
+  const answer = await h.call('POST', '/api/members', { token: session, body: { email, role } });
+  // A member with money rights is a pending change (issue #35 item 3): it takes effect after the delay.
+  const invited = role === 'viewer' ? ok(answer, 201) : ok(answer, 202).member;
+  if (role !== 'viewer') h.clock.advance(DELAY_MS);
   const joined = ok(await h.call('POST', '/api/auth/register', { body: { email, password: TEST_PASSWORD, invitation_code: h.mailer.lastCodeFor(email, 'invitation') } }), 201);
   const login = ok(await h.call('POST', '/api/auth/login', { body: { email, password: TEST_PASSWORD } }));
   return { memberId: invited.member_id as number, userId: joined.user_id as number, session: login.session_token as string, email };
@@ -59,9 +64,19 @@ describe('team members (issue #35 item 1)', () => {
     const viewer = await join(admin.session, 'viewer');
     fails(await h.call('PATCH', `/api/members/${viewer.memberId}`, { token: admin.session, body: { role: 'admin' } }), 403, 'TEAM-ROLE-FORBIDDEN');
     fails(await h.call('PATCH', `/api/members/${admin.memberId}`, { token: admin.session, body: { role: 'viewer' } }), 403, 'TEAM-ROLE-FORBIDDEN');
-    const raised = ok(await h.call('PATCH', `/api/members/${viewer.memberId}`, { token: admin.session, body: { role: 'operator' } }));
-    expectDocumented(h, 'PATCH', '/api/members/:memberId', raised);
+    // A role that may do more waits (issue #35 item 3): 202, the member keeps its role until the change takes effect.
+    const raising = ok(await h.call('PATCH', `/api/members/${viewer.memberId}`, { token: admin.session, body: { role: 'operator' } }), 202);
+    expect(raising).toMatchObject({ loosens: [`members.${viewer.memberId}.role`], member: { role: 'viewer' }, changes: { member: { from: 'viewer', to: 'operator' } } });
+    fails(await h.call('POST', '/api/commands/999/cancel', { token: viewer.session }), 403, 'TEAM-ROLE-FORBIDDEN');
+    h.clock.advance(DELAY_MS);
+    const raised = ok(await h.call('GET', '/api/members', { token: admin.session })).items.find((m: { member_id: number }) => m.member_id === viewer.memberId);
     expect(raised).toMatchObject({ role: 'operator', status: 'active', user_id: viewer.userId });
+    // Lowering is immediate.
+    expectDocumented(h, 'PATCH', '/api/members/:memberId', ok(await h.call('PATCH', `/api/members/${viewer.memberId}`, { token: admin.session, body: { role: 'viewer' } })));
+    h.clock.advance(DELAY_MS);
+    ok(await h.call('PATCH', `/api/members/${viewer.memberId}`, { token: admin.session, body: { role: 'operator' } }), 202);
+    h.clock.advance(DELAY_MS);
+    ok(await h.call('GET', '/api/members', { token: admin.session }));
     // The viewer's session now acts as an operator; removed, it ends.
     fails(await h.call('POST', '/api/commands/999/cancel', { token: viewer.session }), 404, 'BIZ-COMMAND-NOT-FOUND');
     ok(await h.call('DELETE', `/api/members/${viewer.memberId}`, { token: owner.session }));
@@ -69,8 +84,10 @@ describe('team members (issue #35 item 1)', () => {
     fails(await h.call('DELETE', `/api/members/${viewer.memberId}`, { token: owner.session }), 404, 'MEMBER-NOT-FOUND');
     // The owner's own audit trail names who did what.
     const log = ok(await h.call('GET', '/api/audit-log?per_page=100', { token: owner.session, headers: { 'x-totp-code': ownerCode() } }));
-    const changed = (log.items as { action: string; actor: { id: string | null } }[]).find((e) => e.action === 'member.role_changed')!;
-    expect(changed.actor.id).toBe(String(admin.userId));
+    const changes = (log.items as { action: string; actor: { kind: string; id: string | null }; detail: Record<string, unknown> }[])
+      .filter((e) => e.action === 'member.role_changed').map((e) => [e.actor.kind, e.actor.id, e.detail['to'], e.detail['change_id'] !== undefined]);
+    // Newest first: each raise carried out by the system when its change took effect, the lowering by the admin at once.
+    expect(changes).toEqual([['system', null, 'operator', true], ['user', String(admin.userId), 'viewer', false], ['system', null, 'operator', true]]);
   });
 });
 
@@ -149,5 +166,75 @@ describe('a member\'s password reset (issue #35 items 1 and 3)', () => {
       body: { email: operator.email, code: h.mailer.lastCodeFor(operator.email, 'password-reset'), new_password: 'another long passphrase' },
     }));
     expect(ok(await h.call('GET', '/api/policies/withdrawal', { token: owner.session })).new_destinations_held_until).not.toBeNull();
+  });
+});
+
+describe('team changes that loosen wait like a policy loosening (issue #35 item 3); invitations expire', () => {
+  it('a member with money rights is a pending change: listed, mailed, not joinable until it takes effect, withdrawn by a cancel; a viewer is immediate and every code expires', async () => {
+    const owner = await userWithWallets(h);
+    await enrol(owner.session);
+    const stamp = Math.random().toString(36).slice(2, 8);
+    // A viewer: at once, its code valid 7 days.
+    const viewerEmail = `viewer-${stamp}@team.example`;
+    const viewer = ok(await h.call('POST', '/api/members', { token: owner.session, body: { email: viewerEmail, role: 'viewer' } }), 201);
+    expect(Date.parse(viewer.invitation_expires_at) - Date.parse(viewer.invited_at)).toBe(7 * 24 * 3_600_000);
+    const viewerCode = h.mailer.lastCodeFor(viewerEmail, 'invitation')!;
+
+    // An operator: 202 with the pending change, listed and mailed to the owner; the code waits.
+    const opEmail = `operator-${stamp}@team.example`;
+    const pending = ok(await h.call('POST', '/api/members', { token: owner.session, body: { email: opEmail, role: 'operator' } }), 202);
+    expectDocumented(h, 'POST', '/api/members', pending);
+    expect(pending).toMatchObject({ status: 'pending', loosens: [`members.${pending.member.member_id}.invited`], member: { role: 'operator', status: 'invited' } });
+    expect(Date.parse(pending.member.invitation_expires_at) - Date.parse(pending.member.invited_at)).toBe(7 * 24 * 3_600_000 + DELAY_MS);
+    expect(ok(await h.call('GET', '/api/policies/changes', { token: owner.session })).items.map((c: { change_id: string }) => c.change_id)).toEqual([pending.change_id]);
+    expect(h.mailer.policyChangesSent.filter((m) => m.notice.changeId === pending.change_id && m.email === owner.email)).toHaveLength(1);
+    const opCode = h.mailer.lastCodeFor(opEmail, 'invitation')!;
+    const register = (email: string, code: string) => h.call('POST', '/api/auth/register', { body: { email, password: TEST_PASSWORD, invitation_code: code } });
+    fails(await register(opEmail, opCode), 409, 'INVITATION-AWAITING-APPROVAL');
+    // Cancelled: the invitation is withdrawn with it.
+    ok(await h.call('POST', `/api/policies/changes/${pending.change_id}/cancel`, { token: owner.session }));
+    fails(await register(opEmail, opCode), 422, 'INVITATION-INVALID');
+    expect(ok(await h.call('GET', '/api/members', { token: owner.session })).items.map((m: { email: string }) => m.email)).toEqual([viewerEmail]);
+
+    // An approver: after the delay the code works.
+    const apEmail = `approver-${stamp}@team.example`;
+    ok(await h.call('POST', '/api/members', { token: owner.session, body: { email: apEmail, role: 'approver' } }), 202);
+    const apCode = h.mailer.lastCodeFor(apEmail, 'invitation')!;
+    fails(await register(apEmail, apCode), 409, 'INVITATION-AWAITING-APPROVAL');
+    h.clock.advance(DELAY_MS);
+    ok(await register(apEmail, apCode), 201);
+
+    // Seven days after its invitation the viewer's code is refused as a wrong one.
+    h.clock.advance(7 * 24 * 3_600_000 - DELAY_MS);
+    fails(await register(viewerEmail, viewerCode), 422, 'INVITATION-INVALID');
+  });
+
+  it('a team member\'s 2FA going off waits: 202, still on until the delay, cancellable; then off, sessions ended, new destinations held; a viewer\'s is at once', async () => {
+    const owner = await userWithWallets(h);
+    await enrol(owner.session);
+    const approver = await join(owner.session, 'approver');
+    const approverCode = await enrol(approver.session);
+    const disable = (session: string, code: string) => h.call('POST', '/api/auth/2fa/disable', { token: session, body: { password: TEST_PASSWORD, code } });
+    const first = ok(await disable(approver.session, approverCode()), 202);
+    expectDocumented(h, 'POST', '/api/auth/2fa/disable', first);
+    expect(first).toMatchObject({ loosens: [`users.${approver.userId}.two_factor`], changes: { two_factor: { user_id: approver.userId, enabled: false } } });
+    // Still on: login needs a code, and the session stays.
+    fails(await h.call('POST', '/api/auth/login', { body: { email: approver.email, password: TEST_PASSWORD } }), 401, 'AUTH-TOTP-REQUIRED');
+    ok(await h.call('POST', `/api/policies/changes/${first.change_id}/cancel`, { token: owner.session }));
+    h.clock.advance(DELAY_MS);
+    fails(await h.call('POST', '/api/auth/login', { body: { email: approver.email, password: TEST_PASSWORD } }), 401, 'AUTH-TOTP-REQUIRED');
+
+    ok(await disable(approver.session, approverCode()), 202);
+    h.clock.advance(DELAY_MS);
+    const policy = ok(await h.call('GET', '/api/policies/changes', { token: owner.session }));
+    expect(policy.items).toEqual([]);
+    fails(await h.call('GET', '/api/members', { token: approver.session }), 401, 'UNAUTHENTICATED');
+    ok(await h.call('POST', '/api/auth/login', { body: { email: approver.email, password: TEST_PASSWORD } }));
+    expect(ok(await h.call('GET', '/api/policies/withdrawal', { token: owner.session })).new_destinations_held_until).not.toBeNull();
+
+    // A viewer's 2FA is its own: off at once, with the 200 answer.
+    const viewer = await join(owner.session, 'viewer');
+    const viewerCode = await enrol(viewer.session);
+    expect(ok(await disable(viewer.session, viewerCode()))).toMatchObject({ enabled: false });
   });
 });

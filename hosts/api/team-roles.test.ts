@@ -8,7 +8,8 @@ import fc from 'fast-check';
 import { Secret } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OtpauthTotpGenerator } from '../../adapters/node/index.js';
-import { TEAM_ROLES, type TeamRole } from '../../core/domain/team-roles.js';
+import { MEMBER_ROLES, TEAM_ROLES, type TeamRole } from '../../core/domain/team-roles.js';
+import { inviteLoosens, roleChangeLoosens } from '../../core/domain/team-changes.js';
 import { stepAt, TOTP_PERIOD_MS } from '../../core/domain/two-factor-rules.js';
 import { fails, ok, TEST_PASSWORD, userWithWallets } from './api-test-fixtures.js';
 import { rolesOf, type RouteDef } from './route.js';
@@ -46,14 +47,15 @@ async function enrol(session: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  h = await startHarness();
+  // No delay (development): the members join at once, their invitations' pending changes due as they are made.
+  h = await startHarness({ env: { POLICY_CHANGE_DELAY_H: '0' } });
   sessionRoutes = h.host.routes.filter((r) => r.auth === 'session');
   const owner = await userWithWallets(h);
   await enrol(owner.session);
   sessions.set('owner', owner.session);
   for (const role of ['admin', 'approver', 'operator', 'viewer'] as const) {
     const email = `${role}-${Math.random().toString(36).slice(2, 8)}@team.example`;
-    ok(await h.call('POST', '/api/members', { token: owner.session, body: { email, role } }), 201);
+    ok(await h.call('POST', '/api/members', { token: owner.session, body: { email, role } }), role === 'viewer' ? 201 : 202);
     ok(await h.call('POST', '/api/auth/register', { body: { email, password: TEST_PASSWORD, invitation_code: h.mailer.lastCodeFor(email, 'invitation') } }), 201);
     sessions.set(role, ok(await h.call('POST', '/api/auth/login', { body: { email, password: TEST_PASSWORD } })).session_token as string);
   }
@@ -75,6 +77,20 @@ describe('team roles over the route table (issue #35 item 1)', () => {
     // Every route the hand-copied table names exists (a renamed route cannot silently drop out of it).
     const known = new Set(sessionRoutes.map(keyOf));
     for (const writes of Object.values(MAY_WRITE)) for (const key of writes) expect(known.has(key), key).toBe(true);
+  });
+
+  it('property: a role change waits exactly when the new role reaches a write the old one did not (issue #35 item 3), as the route table says', () => {
+    // A write every role reaches is the caller's own (its login, its session): not a right over the account.
+    const everyone = (r: RouteDef): boolean => TEAM_ROLES.every((role) => rolesOf(r).includes(role));
+    const writes = (role: TeamRole): Set<string> => new Set(sessionRoutes
+      .filter((r) => r.method !== 'GET' && !personal(r) && !everyone(r) && rolesOf(r).includes(role)).map(keyOf));
+    fc.assert(fc.property(fc.constantFrom(...MEMBER_ROLES), fc.constantFrom(...MEMBER_ROLES), (from, to) => {
+      const before = writes(from);
+      const gains = [...writes(to)].filter((route) => !before.has(route));
+      expect({ from, to, loosens: roleChangeLoosens(from, to) }).toEqual({ from, to, loosens: gains.length > 0 });
+      // An invitation with money rights waits exactly when the role writes anything (a viewer's is immediate).
+      expect(inviteLoosens(to)).toBe(writes(to).size > 0);
+    }), { numRuns: 50 });
   });
 
   it('property: a viewer never reaches a route that writes, but its own login; nobody but the owner and an admin changes members or policies', () => {

@@ -1,4 +1,5 @@
 import type { EncryptedEnvelope, Millis, UserId, Versioned } from './common.js';
+import type { TeamChange } from '../team-changes.js';
 
 /**
  * The limits of one asset (issue #26 item 1); null means no limit of that kind. Amounts in the asset's smallest unit.
@@ -110,4 +111,9 @@ export interface PendingPolicyChange {
   readonly loosens: readonly string[];
   /** The user who asked for it (a member, or the owner; issue #35): never its approver. Absent on older records: the owner. */
   readonly requestedBy?: UserId | null;
+  /**
+   * A team change instead of a policy patch (issue #35 item 3: a member with money rights, a role raised, 2FA off);
+   * its `patch` is empty. Absent: a change of the policy itself.
+   */
+  readonly team?: TeamChange;
 }

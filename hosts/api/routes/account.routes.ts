@@ -54,8 +54,9 @@ export function accountRoutes(app: Application): RouteDef[] {
           + '(with an id that will never be used) and is mailed a note instead of a code, so the answer never tells whether an '
           + 'e-mail is registered.\n\nExtension (issue #35): with `invitation_code`, the code a team invitation mailed to this '
           + 'e-mail, the account is made verified and joins the inviting account\'s team in the invited role (422 '
-          + 'INVITATION-INVALID for a wrong, used or withdrawn code; 409 MEMBER-EXISTS when the e-mail has an account).',
-        errors: ['INVITATION-INVALID', 'MEMBER-EXISTS'],
+          + 'INVITATION-INVALID for a wrong, used, expired or withdrawn code; 409 MEMBER-EXISTS when the e-mail has an account; '
+          + '409 INVITATION-AWAITING-APPROVAL while the invitation of a member with money rights is a pending change).',
+        errors: ['INVITATION-INVALID', 'MEMBER-EXISTS', 'INVITATION-AWAITING-APPROVAL'],
       },
       handle: ({ body }) => app.accounts.register(body),
     }),

@@ -29,20 +29,33 @@ const POLICY = s.obj({
   },
 });
 
-const CHANGE_FIELDS = {
+/** A team change's fields (issue #35 item 3: a member with money rights, a role raised, 2FA off). */
+const TEAM_CHANGE_MEMBER = s.obj({
+  member_id: s.int(), email: s.str(), role: s.str('the invited role'), from: s.str('the role before'), to: s.str('the role raised to'),
+}, ['role', 'from', 'to']);
+const TEAM_CHANGE_TWO_FACTOR = s.obj({ user_id: s.int(), email: s.str(), enabled: s.enumOf([false]) });
+
+export const CHANGE_FIELDS = {
   change_id: s.str('unique within the account'),
   status: { ...s.enumOf(['pending', 'cancelled', 'approved']), description: 'pending until it takes effect (then it leaves the list), is cancelled, or another admin approves it (it takes effect at once)' },
-  loosens: { ...s.arr(s.str()), description: 'what it loosens: allow_list_only, limits.<SYMBOL>.<field>, approval_url, approval_secret' },
+  loosens: {
+    ...s.arr(s.str()),
+    description: 'what it loosens: allow_list_only, limits.<SYMBOL>.<field>, approval_url, approval_secret; a team change (extension, '
+      + 'issue #35): members.<id>.invited (a member with money rights), members.<id>.role (a role raised), users.<id>.two_factor (2FA off)',
+  },
   changes: {
-    ...s.obj({ allow_list_only: s.bool(), limits: LIMITS, approval_url: s.nullable(s.str()), approval_secret_changed: s.bool() },
-      ['allow_list_only', 'limits', 'approval_url', 'approval_secret_changed']),
-    description: 'the fields that wait, as requested (limits: the whole map that replaces the current one); never the secret',
+    ...s.obj({
+      allow_list_only: s.bool(), limits: LIMITS, approval_url: s.nullable(s.str()), approval_secret_changed: s.bool(),
+      member: TEAM_CHANGE_MEMBER, two_factor: TEAM_CHANGE_TWO_FACTOR,
+    }, ['allow_list_only', 'limits', 'approval_url', 'approval_secret_changed', 'member', 'two_factor']),
+    description: 'the fields that wait, as requested (limits: the whole map that replaces the current one); never the secret. '
+      + 'A team change: `member` (an invitation: member_id, email, role; a role raised: member_id, email, from, to) or `two_factor`',
   },
   requested_at: s.str('ISO 8601 with offset'),
   effective_at: s.str('ISO 8601 with offset: it takes effect then (POLICY_CHANGE_DELAY_H after requested_at) unless cancelled first'),
   takes_effect_by: { ...s.enumOf(['delay']), description: 'delay: a solo owner\'s change, which nobody else can approve, waits out POLICY_CHANGE_DELAY_H' },
 };
-const CHANGE = s.obj(CHANGE_FIELDS);
+export const CHANGE = s.obj(CHANGE_FIELDS);
 
 const ENTRY = s.obj({
   address: s.str(), label: s.nullable(s.str()), created_at: s.str('ISO 8601 with offset'),

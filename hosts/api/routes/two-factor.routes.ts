@@ -2,6 +2,7 @@ import QRCode from 'qrcode';
 import type { Application } from '../../../core/application/index.js';
 import { ANY_ROLE, defineRoute, type RouteDef } from '../route.js';
 import { s } from '../openapi-schemas.js';
+import { CHANGE } from './policy.routes.js';
 
 /** Where a wrong code on enable or disable is a bad input (422), not a failed login (401). */
 const CODE_INPUT_STATUSES = { 'AUTH-TOTP-INVALID': 422, 'AUTH-INVALID-CREDENTIALS': 422 } as const;
@@ -60,13 +61,30 @@ export function twoFactorRoutes(app: Application): RouteDef[] {
         description: 'Both the account password and a code are needed (a stolen session and one code are not enough). Every '
           + 'session of the account ends, this one included; the answer carries the caller\'s new session. A wrong password '
           + 'or code counts against the code-guessing budget shared with login and step-up: once it is spent the account is '
-          + 'locked (403 AUTH-ACCOUNT-LOCKED), the owner is mailed, and a password reset unlocks it.',
+          + 'locked (403 AUTH-ACCOUNT-LOCKED), the owner is mailed, and a password reset unlocks it.\n\n'
+          + 'Issue #35: in an account with members, the owner\'s and an admin\'s, approver\'s or operator\'s 2FA going off is a '
+          + 'loosening: the password and code are checked (and the code used) as above, then the answer is **202** with a pending '
+          + 'change of the account (GET /policies/changes, `loosens: [users.<id>.two_factor]`, mailed to every member with money '
+          + 'rights). Nothing changes until it takes effect (another admin approves it, or POLICY_CHANGE_DELAY_H later): then 2FA '
+          + 'is off, every session of that user ends, and new destinations are held. Any admin can cancel it first. A solo '
+          + 'account and a viewer keep the 200 answer above.',
         body: s.obj({ password: s.str('the account password'), code: s.str('a current 6-digit code or an unused recovery code') }),
         data: s.obj({ enabled: s.enumOf([false]), session_token: s.str('the caller\'s new session token'), expires_at: s.str('ISO 8601') }),
         example: { enabled: false, session_token: 'st_…', expires_at: '2026-01-02T01:00:00+00:00' },
-        errors: ['AUTH-2FA-NOT-ENABLED', 'AUTH-TOTP-INVALID', 'AUTH-INVALID-CREDENTIALS', 'AUTH-ACCOUNT-LOCKED'],
+        errors: ['AUTH-2FA-NOT-ENABLED', 'AUTH-TOTP-INVALID', 'AUTH-INVALID-CREDENTIALS', 'AUTH-ACCOUNT-LOCKED', 'POLICY-CHANGES-FULL'],
+        alsoAnswers: {
+          status: 202, description: 'a team\'s owner or member with money rights: the pending change that turns 2FA off', data: CHANGE,
+          example: {
+            change_id: '9', status: 'pending', loosens: ['users.14.two_factor'], changes: { two_factor: { user_id: 14, email: 'ops@example.com', enabled: false } },
+            requested_at: '2026-01-02T01:00:00+00:00', effective_at: '2026-01-03T01:00:00+00:00', takes_effect_by: 'delay',
+          },
+        },
       },
-      handle: ({ caller, body, codeTry }) => app.twoFactor.disable(caller.actorUserId, body, codeTry),
+      handle: async ({ caller, body, codeTry }) => {
+        const result = await app.twoFactor.disable(caller.actorUserId, body, codeTry);
+        if (!('change_id' in result)) return result;
+        return { raw: { contentType: 'application/json', status: 202, body: JSON.stringify({ code: 'OK', message: 'success', data: result }) } };
+      },
     }),
   ];
 }
