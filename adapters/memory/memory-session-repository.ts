@@ -22,6 +22,12 @@ export class MemorySessionRepository implements SessionRepository {
     this.store.sessions.set(tokenHash, storedCopy({ ...session, revokedAt: at }));
   }
 
+  async setExpiry(tokenHash: string, expiresAt: Millis): Promise<void> {
+    const session = this.store.sessions.get(tokenHash);
+    if (session === undefined || session.revokedAt !== null) return;
+    this.store.sessions.set(tokenHash, storedCopy({ ...session, expiresAt }));
+  }
+
   async revokeAllOfUser(userId: UserId, at: Millis): Promise<number> {
     // Only the user's unrevoked sessions (the table's index); each revocation leaves the index, so copy the keys first.
     const active = [...this.store.sessions.activeByUser.keys(userId)];

@@ -40,6 +40,12 @@ export class MongoSessionRepository implements SessionRepository {
     });
   }
 
+  setExpiry(tokenHash: string, expiresAt: Millis): Promise<void> {
+    return guarded('session expiry', async () => {
+      await this.sessions.updateOne({ _id: tokenHash, revokedAt: null }, { $set: { expiresAt } });
+    });
+  }
+
   revokeAllOfUser(userId: UserId, at: Millis): Promise<number> {
     return guarded('session revoke', async () => {
       const result = await this.sessions.updateMany({ userId, revokedAt: null }, { $set: { revokedAt: at } });

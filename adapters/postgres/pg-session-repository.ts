@@ -53,6 +53,12 @@ export class PgSessionRepository implements SessionRepository {
     });
   }
 
+  setExpiry(tokenHash: string, expiresAt: Millis): Promise<void> {
+    return guarded('session expiry', async () => {
+      await this.pool.query('UPDATE sessions SET expires_at = $2 WHERE token_hash = $1 AND revoked_at IS NULL', [tokenHash, expiresAt]);
+    });
+  }
+
   revokeAllOfUser(userId: UserId, at: Millis): Promise<number> {
     return guarded('session revoke', async () => {
       const result = await this.pool.query('UPDATE sessions SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL', [userId, at]);

@@ -184,4 +184,10 @@ export class CachedSessionRepository implements SessionRepository {
   revokeAllOfUser(userId: UserId, at: Millis): Promise<number> {
     return this.cache.revoking((s) => s.userId === userId, () => this.store.revokeAllOfUser(userId, at));
   }
+
+  /** Also moves the cached expiry, so that this process judges the new one at once (others hear the change). */
+  async setExpiry(tokenHash: string, expiresAt: Millis): Promise<void> {
+    await this.store.setExpiry(tokenHash, expiresAt);
+    this.cache.updateWhere((s) => s.tokenHash === tokenHash && s.revokedAt === null, (s) => ({ ...s, expiresAt }));
+  }
 }

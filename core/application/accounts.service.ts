@@ -15,6 +15,8 @@ import { retryOnConflict } from './retry-on-conflict.js';
 import { TwoFactorUseCases } from './two-factor.service.js';
 import type { LoginView, PasswordResetDoneView, PasswordResetRequestedView, RegisteredView, VerifiedView } from './views.js';
 
+/** A console session's expiry moves later only by at least this much (issue #38): one write a minute at most. */
+const SLIDE_STEP_MS = 60_000;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const MIN_PASSWORD = 8;
 /** Long enough for any passphrase, short enough that scrypt input stays cheap to refuse. */
@@ -212,6 +214,27 @@ export class AccountsUseCases implements AccountsService {
 
   async logout(sessionToken: string): Promise<void> {
     await this.deps.sessions.revoke(this.deps.hasher.hashToken(sessionToken), this.deps.clock.now());
+  }
+
+  async slideSession(sessionToken: string, idleMs: number): Promise<number | null> {
+    if (!sessionToken.startsWith('st_')) return null;
+    const tokenHash = this.deps.hasher.hashToken(sessionToken);
+    const session = await this.deps.sessions.findByTokenHash(tokenHash);
+    const now = this.deps.clock.now();
+    if (session === null || session.revokedAt !== null || now >= session.expiresAt) return null;
+    const target = Math.min(session.createdAt + this.deps.settings.sessionTtlMs, now + idleMs);
+    if (target > session.expiresAt && target - session.expiresAt < SLIDE_STEP_MS) return session.expiresAt;
+    if (target === session.expiresAt) return target;
+    await this.deps.sessions.setExpiry(tokenHash, target);
+    return target;
+  }
+
+  async sessionUser(sessionToken: string): Promise<{ userId: UserId; email: string; twoFactorOn: boolean; expiresAt: number } | null> {
+    if (!sessionToken.startsWith('st_')) return null;
+    const session = await this.deps.sessions.findByTokenHash(this.deps.hasher.hashToken(sessionToken));
+    if (session === null || session.revokedAt !== null || this.deps.clock.now() >= session.expiresAt) return null;
+    const own = await this.deps.accounts.findById(session.userId);
+    return own === null ? null : { userId: own.id, email: own.email, twoFactorOn: own.twoFactor?.enabledAt != null, expiresAt: session.expiresAt };
   }
 
   /**

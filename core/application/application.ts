@@ -70,6 +70,17 @@ export interface AccountsService {
   logout(sessionToken: string): Promise<void>;
   /** The user of a live session token, or null (unknown, expired, revoked). */
   authenticateSession(sessionToken: string): Promise<SessionPrincipal | null>;
+  /**
+   * The console's idle timeout (issue #38): moves a live session's expiry to `idleMs` from now, never past its
+   * creation plus the session lifetime (24 h); a move of less than a minute later is skipped (no write per request).
+   * Returns the expiry now in force, or null when the session is not live.
+   */
+  slideSession(sessionToken: string, idleMs: number): Promise<number | null>;
+  /**
+   * The own user of a live session (the console's "who is signed in", issue #38): e-mail, whether 2FA is on, and the
+   * session's expiry; else null.
+   */
+  sessionUser(sessionToken: string): Promise<{ readonly userId: UserId; readonly email: string; readonly twoFactorOn: boolean; readonly expiresAt: number } | null>;
 }
 
 /**

@@ -8,4 +8,9 @@ export interface SessionRepository {
   revoke(tokenHash: string, at: number): Promise<void>;
   /** Marks every unrevoked session of the user revoked at `at` (already revoked ones keep their time); returns how many. */
   revokeAllOfUser(userId: UserId, at: Millis): Promise<number>;
+  /**
+   * Moves an unrevoked session's expiry to `expiresAt` (earlier or later; the console's idle timeout, issue #38); no-op
+   * when unknown or revoked.
+   */
+  setExpiry(tokenHash: string, expiresAt: Millis): Promise<void>;
 }

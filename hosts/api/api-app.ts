@@ -23,6 +23,9 @@ import { ledgerRoutes } from './routes/ledger.routes.js';
 import { walletRoutes } from './routes/wallet.routes.js';
 import { policyRoutes } from './routes/policy.routes.js';
 import { teamRoutes } from './routes/team.routes.js';
+import { consoleRoutes } from './routes/console.routes.js';
+import { consoleFile } from './console/console-page.js';
+import { DEFAULT_CONSOLE_IDLE_MS } from './console/console-session.js';
 
 /** Everything the HTTP host needs: the use cases, the cross-cutting ports and its own settings. */
 export interface ApiHostOptions {
@@ -44,6 +47,8 @@ export interface ApiHostOptions {
    * socket's peer, the header ignored.
    */
   readonly trustedProxyHops?: number;
+  /** The merchant console's server-side idle timeout (CONSOLE_IDLE_MIN, issue #38); default 30 minutes. */
+  readonly consoleIdleMs?: number;
 }
 
 /** The built host: the h3 app (serve it with `toNodeHandler`/`serve`) and the route table it was built from. */
@@ -92,7 +97,7 @@ export function onH3Error(logger: Logger): (error: HTTPError, event: H3Event) =>
 /** Builds the route table and the h3 app of the Custody Hub HTTP API. No I/O happens here. */
 export function createApiHost(options: ApiHostOptions): ApiHost {
   const deps: PipelineDeps = {
-    auth: new BearerAuthenticator(options.app, options.adminToken),
+    auth: new BearerAuthenticator(options.app, options.adminToken, options.consoleIdleMs ?? DEFAULT_CONSOLE_IDLE_MS),
     app: options.app,
     limiter: options.rateLimiter,
     limits: { ...DEFAULT_RATE_LIMITS, ...options.rateLimits },
@@ -108,6 +113,7 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
     ...cashierRoutes(options.app), ...accountRoutes(options.app), ...fundsRoutes(options.app), ...adminRoutes(options.app),
     ...auditRoutes(options.app), ...twoFactorRoutes(options.app), ...policyRoutes(options.app), ...teamRoutes(options.app),
     ...systemRoutes(readiness, () => openapi),
+    ...consoleRoutes(options.app, { idleMs: options.consoleIdleMs ?? DEFAULT_CONSOLE_IDLE_MS, trustedProxyHops: options.trustedProxyHops ?? 0 }),
   ];
   openapi = buildOpenApi(routes);
   const h3 = new H3({ silent: true, onError: onH3Error(options.logger) });
@@ -116,6 +122,14 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
     // HEAD is GET without the body (RFC 9110): probes and caches use it; node drops the body of a HEAD answer.
     if (route.method === 'GET') h3.on('HEAD', route.path, (event) => runRoute(deps, route, event));
   }
-  h3.all('/**', fallback(routes, options.logger));
+  // The console's files (issue #38): its modules, libraries, and the shell for its other addresses; not API routes,
+  // so they are answered where no route matched.
+  const notFound = fallback(routes, options.logger);
+  h3.all('/**', async (event) => {
+    const method = event.req.method;
+    if ((method !== 'GET' && method !== 'HEAD') || !event.url.pathname.startsWith('/console/')) return notFound(event);
+    const file = await consoleFile(event.url.pathname, event.req.headers.get('if-none-match'));
+    return file === null ? notFound(event) : new Response(file.status === 304 ? null : file.body, { status: file.status, headers: file.headers });
+  });
   return { h3, routes, openapi };
 }

@@ -3,6 +3,7 @@ import type { Application, CashierContext } from '../../core/application/index.j
 import { API_ACCESS_ABILITY } from '../../core/domain/model/account.js';
 import { DomainError } from '../../core/domain/errors.js';
 import type { TeamRole } from '../../core/domain/team-roles.js';
+import { CONSOLE_POLL_HEADER, consoleCookieToken, DEFAULT_CONSOLE_IDLE_MS, isSameOriginConsoleRequest } from './console/console-session.js';
 
 /** Which credential a route takes: none, a Developer API Token, a session token, a cashier token or the admin token. */
 export type AuthKind = 'none' | 'developer' | 'session' | 'cashier' | 'admin';
@@ -20,13 +21,16 @@ export interface SessionCaller {
   readonly token: string;
   readonly actorUserId: number;
   readonly member?: { readonly userId: number; readonly role: TeamRole; readonly twoFactorOn: boolean };
+  /** Present when the session came in the console's cookie (issue #38), not in an Authorization header. */
+  readonly viaCookie?: true;
 }
 export interface CashierCaller { readonly kind: 'cashier'; readonly ctx: CashierContext }
 export interface AdminCaller { readonly kind: 'admin' }
 
 /** The authenticated caller of a route of kind K. */
 export type CallerOf<K extends AuthKind> =
-  K extends 'developer' ? DeveloperCaller
+  // The console's cookie session reaches the developer routes as itself (issue #38): handlers read only `userId`.
+  K extends 'developer' ? DeveloperCaller | SessionCaller
     : K extends 'session' ? SessionCaller
       : K extends 'cashier' ? CashierCaller
         : K extends 'admin' ? AdminCaller
@@ -62,13 +66,21 @@ function kindOf(token: string): Exclude<AuthKind, 'none'> {
 export class BearerAuthenticator {
   private readonly adminDigest: Buffer;
 
-  constructor(private readonly app: Application, adminToken: string) {
+  constructor(private readonly app: Application, adminToken: string, private readonly consoleIdleMs = DEFAULT_CONSOLE_IDLE_MS) {
     // Comparing fixed-length digests keeps the comparison constant-time whatever the presented length.
     this.adminDigest = sha256(adminToken);
   }
 
-  async authenticate<K extends AuthKind>(kind: K, authorization: string | null): Promise<CallerOf<K>> {
+  /**
+   * `headers` (the request's) let the console's cookie stand in for a missing Authorization header on the session and
+   * developer routes (issue #38); with an Authorization header, or on other kinds, the cookie is never looked at.
+   */
+  async authenticate<K extends AuthKind>(kind: K, authorization: string | null, headers?: Headers): Promise<CallerOf<K>> {
     if (kind === 'none') return { kind: 'none' } as CallerOf<K>;
+    if (authorization === null && headers !== undefined && (kind === 'session' || kind === 'developer')) {
+      const cookie = consoleCookieToken(headers);
+      if (cookie !== null) return (await this.fromCookie(kind, cookie, headers)) as CallerOf<K>;
+    }
     const token = bearerToken(authorization);
     if (kind === 'cashier') {
       if (token === null) return { kind: 'cashier', ctx: await this.app.cashier.authenticateCashier(null) } as CallerOf<K>;
@@ -96,6 +108,28 @@ export class BearerAuthenticator {
     if (principal === null) throw new DomainError('UNAUTHENTICATED');
     if (!principal.abilities.includes(API_ACCESS_ABILITY)) throw new DomainError('FORBIDDEN');
     return { kind: 'developer', userId: principal.userId, tokenId: principal.tokenId };
+  }
+
+  /**
+   * The console's cookie session (issue #38 item 4): refused (403) unless the request is the console's own
+   * same-origin call; on a developer route only when the account has API access (an active developer subscription,
+   * what a developer token needs). A request that is not a background poll slides the idle timeout.
+   */
+  private async fromCookie(kind: 'session' | 'developer', token: string, headers: Headers): Promise<SessionCaller> {
+    if (!isSameOriginConsoleRequest(headers)) {
+      throw new DomainError('FORBIDDEN', { message: 'cross-site request refused: the console cookie is accepted only on same-origin requests with X-Console: 1' });
+    }
+    const session = await this.app.accounts.authenticateSession(token);
+    if (session === null) throw new DomainError('UNAUTHENTICATED');
+    if (kind === 'developer' && (await this.app.subscriptions.getDeveloperConfig(session.userId)).status !== 'active') {
+      throw new DomainError('FORBIDDEN', { message: 'the account has no API access: activate the developer subscription' });
+    }
+    if (headers.get(CONSOLE_POLL_HEADER) !== '1' && (await this.app.accounts.slideSession(token, this.consoleIdleMs)) === null) {
+      throw new DomainError('UNAUTHENTICATED');
+    }
+    return session.member === undefined
+      ? { kind: 'session', userId: session.userId, token, actorUserId: session.userId, viaCookie: true }
+      : { kind: 'session', userId: session.userId, token, actorUserId: session.member.userId, member: session.member, viaCookie: true };
   }
 
   /** 403 when the token is valid for its own kind, else the route's 401 code. */

@@ -24,6 +24,7 @@ const TAGS = [
   { name: 'Policies', description: 'Withdrawal policies: destination allow-list, velocity limits and approvals (session token)' },
   { name: 'Team', description: 'Members of an account and their roles (session token; issue #35)' },
   { name: 'Admin', description: 'Platform operations with ADMIN_TOKEN' },
+  { name: 'Console', description: 'The merchant console at /console and its cookie session (extension, issue #38)' },
   { name: 'System', description: 'Liveness, readiness, this document and its reference page' },
 ];
 

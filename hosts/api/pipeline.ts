@@ -15,6 +15,7 @@ import { enforceStepUp } from './step-up.js';
 import { enforceTeamAccess } from './team-access.js';
 import { actAs, fromOrigin, MAX_USER_AGENT, type RequestOrigin } from '../../core/application/acting-member.js';
 import type { RawResult, RouteContext, RouteDef } from './route.js';
+import type { TeamRole } from '../../core/domain/team-roles.js';
 
 /** What every route's pipeline shares. */
 export interface PipelineDeps {
@@ -119,6 +120,16 @@ async function execute(route: RouteDef, ctx: RouteContext<RouteDef['auth']>): Pr
 }
 
 /**
+ * A developer route as the console's cookie session meets it (issue #38): its own `roles`, else reads for every role
+ * and writes for the owner, admins and operators (the work a developer token does for the team).
+ */
+function consoleDeveloperRoute(route: RouteDef): Pick<RouteDef, 'method' | 'path' | 'roles'> {
+  return route.roles !== undefined || route.method === 'GET' ? route : { method: route.method, path: route.path, roles: CONSOLE_DEVELOPER_WRITERS };
+}
+
+const CONSOLE_DEVELOPER_WRITERS: readonly TeamRole[] = ['owner', 'admin', 'operator'];
+
+/**
  * Runs one route for one request: Content-Length check, authentication, rate limit, body, idempotency, the handler,
  * and the envelope — every failure class included. Logs one line per request (never headers, bodies or the query
  * string, which can carry a payer's `ct=` token) and the details of unexpected errors under the request id.
@@ -131,11 +142,11 @@ export async function runRoute(deps: PipelineDeps, route: RouteDef, event: H3Eve
   let reply: ApiReply;
   try {
     if (route.method !== 'GET') checkDeclaredLength(event);
-    const who: Caller = await deps.auth.authenticate(route.auth, event.req.headers.get('authorization'));
+    const who: Caller = await deps.auth.authenticate(route.auth, event.req.headers.get('authorization'), event.req.headers);
     caller = who;
     // A member of a team acts within its role (issue #35 item 1); a solo account's session has no member.
     const member = who.kind === 'session' ? who.member : undefined;
-    if (member !== undefined) enforceTeamAccess(route, member);
+    if (member !== undefined) enforceTeamAccess(route.auth === 'developer' ? consoleDeveloperRoute(route) : route, member);
     const bucket = bucketOf(route);
     const idempotencyKey = route.idempotent === true ? requireIdempotencyKey(event.req.headers.get('idempotency-key')) : null;
     // An idempotent route counts its limit only once the key is known to be new: a replay costs no quota and is

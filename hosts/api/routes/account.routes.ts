@@ -4,6 +4,13 @@ import { ADMIN_ROLES, ANY_ROLE, defineRoute, type RouteDef } from '../route.js';
 import { itemsPage, s } from '../openapi-schemas.js';
 import { EX } from '../openapi-examples.js';
 import { pageQuery } from './wallet.routes.js';
+import type { Throttle } from '../rate-limit.js';
+
+/** The login's throttles, shared by the console's sign-in (issue #38), which is the same login. */
+export const LOGIN_THROTTLE: readonly Throttle[] = [
+  { bucket: 'login-ip', by: 'ip' }, { bucket: 'login-ip-hour', by: 'ip' },
+  { bucket: 'login-email', by: 'email' }, { bucket: 'login-email-hour', by: 'email' }, { bucket: 'login-email-day', by: 'email' },
+];
 
 const credentialFields = { email: s.str(), password: s.str() };
 const credentials = s.obj(credentialFields);
@@ -54,9 +61,8 @@ export function accountRoutes(app: Application): RouteDef[] {
           + '(with an id that will never be used) and is mailed a note instead of a code, so the answer never tells whether an '
           + 'e-mail is registered.\n\nExtension (issue #35): with `invitation_code`, the code a team invitation mailed to this '
           + 'e-mail, the account is made verified and joins the inviting account\'s team in the invited role (422 '
-          + 'INVITATION-INVALID for a wrong, used, expired or withdrawn code; 409 MEMBER-EXISTS when the e-mail has an account; '
-          + '409 INVITATION-AWAITING-APPROVAL while the invitation of a member with money rights is a pending change).',
-        errors: ['INVITATION-INVALID', 'MEMBER-EXISTS', 'INVITATION-AWAITING-APPROVAL'],
+          + 'INVITATION-INVALID for a wrong, used or withdrawn code; 409 MEMBER-EXISTS when the e-mail has an account).',
+        errors: ['INVITATION-INVALID', 'MEMBER-EXISTS'],
       },
       handle: ({ body }) => app.accounts.register(body),
     }),
@@ -78,10 +84,7 @@ export function accountRoutes(app: Application): RouteDef[] {
     }),
     defineRoute({
       method: 'POST', path: '/api/auth/login', auth: 'none',
-      throttle: [
-        { bucket: 'login-ip', by: 'ip' }, { bucket: 'login-ip-hour', by: 'ip' },
-        { bucket: 'login-email', by: 'email' }, { bucket: 'login-email-hour', by: 'email' }, { bucket: 'login-email-day', by: 'email' },
-      ],
+      throttle: LOGIN_THROTTLE,
       docs: {
         operationId: 'login',
         bodyExample: { email: 'dev@merchant.example', password: 'correct horse battery' },

@@ -1621,6 +1621,71 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/console": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The merchant console (extension, issue #38): a single-page app; its screens live under /console#/…
+         * @description Served with a strict Content-Security-Policy (scripts of this origin and the import map's hash only, `frame-ancestors 'none'`). Its modules and libraries are served under /console/app/ and /console/vendor/.
+         */
+        get: operations["getConsolePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/console/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who is signed in to the console (extension, issue #38)
+         * @description With the console cookie (or a session token): the user, the member's role, 2FA on or off, and whether the account has API access.
+         */
+        get: operations["getConsoleSession"];
+        put?: never;
+        /**
+         * Sign in to the console: sets an HttpOnly session cookie (extension, issue #38)
+         * @description The login of POST /auth/login (same checks, limits, lockout and audit), for the console page: instead of returning the session token it sets the cookie `ch_console` (`HttpOnly; SameSite=Strict; Path=/`, `Secure` when the request came over TLS through a trusted proxy). The request must come from the console page itself (`X-Console: 1` and `Sec-Fetch-Site: same-origin` or an `Origin` of this host), else 403 FORBIDDEN. With the cookie, the session and developer routes answer as for the session (the developer routes only when the account has API access; writes for the owner, admins and operators unless the route names its roles), on same-origin requests with `X-Console: 1` only. The session ends after the idle timeout (CONSOLE_IDLE_MIN, default 30 min) without a request other than a background poll (`X-Console-Poll: 1`), and at the latest 24 h after sign-in.
+         */
+        post: operations["signInConsole"];
+        /** Sign out: revokes the session on the server and clears the cookie (extension, issue #38) */
+        delete: operations["signOutConsole"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/console/qr": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A QR code (SVG) of a text, for the console (extension, issue #38)
+         * @description The console shows the otpauth URI of 2FA enrolment and a payment link as QR codes, rendered here by the server's QR code library so the page loads none of its own. Up to 1024 characters.
+         */
+        post: operations["renderConsoleQrCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "withdrawal.completed": {
@@ -2678,6 +2743,48 @@ export interface components {
                 "application/json": {
                     /** @enum {string} */
                     code: "APPROVAL-OWN-WITHDRAWAL" | "TEAM-ROLE-FORBIDDEN" | "FORBIDDEN" | "AUTH-STEP-UP-REQUIRED" | "AUTH-STEP-UP-INVALID" | "AUTH-ACCOUNT-LOCKED";
+                    message: string;
+                    data: Record<string, never>;
+                };
+            };
+        };
+        /** @description `AUTH-INVALID-CREDENTIALS`: email or password is wrong; `AUTH-TOTP-REQUIRED`: two-factor authentication is on: totp_code is required; `AUTH-TOTP-INVALID`: two-factor code wrong, expired or already used */
+        AuthInvalidCredentialsOrAuthTotpRequiredOrAuthTotpInvalid: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "AUTH-INVALID-CREDENTIALS",
+                 *       "message": "email or password is wrong",
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    code: "AUTH-INVALID-CREDENTIALS" | "AUTH-TOTP-REQUIRED" | "AUTH-TOTP-INVALID";
+                    message: string;
+                    data: Record<string, never>;
+                };
+            };
+        };
+        /** @description `AUTH-NOT-VERIFIED`: account email is not verified; `AUTH-ACCOUNT-LOCKED`: too many wrong two-factor codes: the account is locked; the owner was mailed and unlocks it by resetting the password */
+        AuthNotVerifiedOrAuthAccountLocked: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "AUTH-NOT-VERIFIED",
+                 *       "message": "account email is not verified",
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    code: "AUTH-NOT-VERIFIED" | "AUTH-ACCOUNT-LOCKED";
                     message: string;
                     data: Record<string, never>;
                 };
@@ -5850,48 +5957,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description `AUTH-INVALID-CREDENTIALS`: email or password is wrong; `AUTH-TOTP-REQUIRED`: two-factor authentication is on: totp_code is required; `AUTH-TOTP-INVALID`: two-factor code wrong, expired or already used */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "AUTH-INVALID-CREDENTIALS",
-                     *       "message": "email or password is wrong",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "AUTH-INVALID-CREDENTIALS" | "AUTH-TOTP-REQUIRED" | "AUTH-TOTP-INVALID";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            /** @description `AUTH-NOT-VERIFIED`: account email is not verified; `AUTH-ACCOUNT-LOCKED`: too many wrong two-factor codes: the account is locked; the owner was mailed and unlocks it by resetting the password */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "AUTH-NOT-VERIFIED",
-                     *       "message": "account email is not verified",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "AUTH-NOT-VERIFIED" | "AUTH-ACCOUNT-LOCKED";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            401: components["responses"]["AuthInvalidCredentialsOrAuthTotpRequiredOrAuthTotpInvalid"];
+            403: components["responses"]["AuthNotVerifiedOrAuthAccountLocked"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
@@ -10431,6 +10498,253 @@ export interface operations {
                     "text/javascript": string;
                 };
             };
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getConsolePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Custody Hub console</title>…</head><body>…</body></html>
+                     */
+                    "text/html": string;
+                };
+            };
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getConsoleSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "user_id": 12,
+                     *         "email": "dev@merchant.example",
+                     *         "role": "owner",
+                     *         "two_factor_enabled": true,
+                     *         "api_access": true,
+                     *         "expires_at": "2026-01-02T01:30:00+00:00",
+                     *         "idle_timeout_s": 1800
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            /** @description the account the session acts on (the owner's user id in a team) */
+                            user_id: number;
+                            /** @description the signed-in user's own e-mail */
+                            email: string;
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "approver" | "operator" | "viewer";
+                            two_factor_enabled: boolean;
+                            api_access: boolean;
+                            /** @description ISO 8601 with offset: when the session ends unless used (the idle timeout slides it) */
+                            expires_at: string;
+                            idle_timeout_s: number;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    signInConsole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "dev@merchant.example",
+                 *       "password": "correct horse battery",
+                 *       "code": "493817"
+                 *     }
+                 */
+                "application/json": {
+                    email: string;
+                    password: string;
+                    /** @description required once two-factor is on: a current 6-digit code or an unused recovery code */
+                    code?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    /**
+                     * @description the console session cookie
+                     * @example ch_console=st_…; Path=/; HttpOnly; SameSite=Strict
+                     */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "user_id": 12,
+                     *         "email": "dev@merchant.example",
+                     *         "role": "owner",
+                     *         "two_factor_enabled": true,
+                     *         "api_access": true,
+                     *         "expires_at": "2026-01-02T01:30:00+00:00",
+                     *         "idle_timeout_s": 1800
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            /** @description the account the session acts on (the owner's user id in a team) */
+                            user_id: number;
+                            /** @description the signed-in user's own e-mail */
+                            email: string;
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "approver" | "operator" | "viewer";
+                            two_factor_enabled: boolean;
+                            api_access: boolean;
+                            /** @description ISO 8601 with offset: when the session ends unless used (the idle timeout slides it) */
+                            expires_at: string;
+                            idle_timeout_s: number;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["AuthInvalidCredentialsOrAuthTotpRequiredOrAuthTotpInvalid"];
+            403: components["responses"]["AuthNotVerifiedOrAuthAccountLocked"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    signOutConsole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    renderConsoleQrCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "text": "otpauth://totp/Custody%20Hub:dev%40merchant.example?secret=JBSWY3DPEHPK3PXP"
+                 *     }
+                 */
+                "application/json": {
+                    text: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 41 41"><path fill="#fff" d="M0 0h41v41H0z"/><path d="M4 4.5h7…"/></svg> */
+                    "image/svg+xml": string;
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
