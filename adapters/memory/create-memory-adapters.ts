@@ -16,6 +16,7 @@ import { MemoryLedger } from './memory-ledger.js';
 import { MemoryMemberRepository } from './memory-member-repository.js';
 import { MemoryRiskPolicy } from './memory-risk-policy.js';
 import { MemorySessionRepository } from './memory-session-repository.js';
+import { gated } from './memory-scope.js';
 import { MemoryStore } from './memory-store.js';
 import { MemorySubscriptionRepository } from './memory-subscription-repository.js';
 import { MemoryUnitOfWork } from './memory-unit-of-work.js';
@@ -64,29 +65,31 @@ export interface MemoryAdapterOptions {
  */
 export function createMemoryAdapters(options: MemoryAdapterOptions): MemoryAdapters {
   const store = new MemoryStore();
+  // Every port's calls go through the store's gate, so an atomic scope runs alone (memory-scope.ts).
+  const g = <T extends object>(port: T): T => gated(port, store.gate);
   return {
     store,
     clock: options.clock,
     ids: options.ids ?? new MemoryIdGenerator(store),
-    accounts: new MemoryAccountRepository(store),
-    sessions: new MemorySessionRepository(store),
-    subscriptions: new MemorySubscriptionRepository(store),
-    apiTokens: new MemoryApiTokenRepository(store),
-    wallets: new MemoryWalletRepository(store),
-    balances: new MemoryBalanceRepository(store),
-    deposits: new MemoryDepositRepository(store),
-    commands: new MemoryCommandRepository(store),
-    tasks: new MemoryCollectionTaskRepository(store),
-    cashierTokens: new MemoryCashierTokenRepository(store),
-    developerConfigs: new MemoryDeveloperConfigRepository(store),
-    outbox: new MemoryEventOutbox(store),
-    deliveries: new MemoryWebhookDeliveryRepository(store),
-    uow: new MemoryUnitOfWork(store),
-    idempotency: new MemoryIdempotencyStore(store, options.clock),
-    risk: new MemoryRiskPolicy(store),
-    auditLog: new MemoryAuditLog(store),
-    withdrawalPolicies: new MemoryWithdrawalPolicyRepository(store),
-    ledger: new MemoryLedger(),
-    members: new MemoryMemberRepository(),
+    accounts: g(new MemoryAccountRepository(store)),
+    sessions: g(new MemorySessionRepository(store)),
+    subscriptions: g(new MemorySubscriptionRepository(store)),
+    apiTokens: g(new MemoryApiTokenRepository(store)),
+    wallets: g(new MemoryWalletRepository(store)),
+    balances: g(new MemoryBalanceRepository(store)),
+    deposits: g(new MemoryDepositRepository(store)),
+    commands: g(new MemoryCommandRepository(store)),
+    tasks: g(new MemoryCollectionTaskRepository(store)),
+    cashierTokens: g(new MemoryCashierTokenRepository(store)),
+    developerConfigs: g(new MemoryDeveloperConfigRepository(store)),
+    outbox: g(new MemoryEventOutbox(store)),
+    deliveries: g(new MemoryWebhookDeliveryRepository(store)),
+    uow: g(new MemoryUnitOfWork(store)),
+    idempotency: g(new MemoryIdempotencyStore(store, options.clock)),
+    risk: g(new MemoryRiskPolicy(store)),
+    auditLog: g(new MemoryAuditLog(store)),
+    withdrawalPolicies: g(new MemoryWithdrawalPolicyRepository(store)),
+    ledger: g(new MemoryLedger()),
+    members: g(new MemoryMemberRepository()),
   };
 }

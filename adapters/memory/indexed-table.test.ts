@@ -36,7 +36,7 @@ describe('owner indexes against scans', () => {
         else table.clear();
         for (let owner = 0; owner <= 3; owner++) {
           const mine = [...table.entries()].filter(([, r]) => r.owner === owner);
-          expect(new Set(groups.keys(owner))).toEqual(new Set(mine.map(([k]) => k)));
+          expect([...groups.keys(owner)]).toEqual(mine.map(([k]) => k));
           // The scans the repositories did: newest first = reverse insertion order, stable sort by `at` descending.
           expect(newest.keys(owner)).toEqual([...mine].reverse().sort((a, b) => b[1].at - a[1].at).map(([k]) => k));
           expect(oldest.keys(owner)).toEqual([...mine].sort((a, b) => a[1].at - b[1].at).map(([k]) => k));

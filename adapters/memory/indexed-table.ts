@@ -1,4 +1,5 @@
 import { DueQueue, type DueKey } from './due-queue.js';
+import { inOpenScope, recordUndo } from './memory-scope.js';
 
 /**
  * A store table (a Map) that keeps its indexes in step with every write, whoever writes: a repository, the unit of
@@ -35,6 +36,9 @@ export class IndexedTable<K, V> extends Map<K, V> {
     if (seq === undefined) {
       seq = this.nextSeq++;
       this.seqs.set(key, seq);
+      recordUndo(() => this.delete(key));
+    } else if (inOpenScope()) {
+      recordUndo(() => this.set(key, before as V));
     }
     super.set(key, value);
     for (const index of this.indexes) index.onWrite(key, seq, before, value);
@@ -47,46 +51,91 @@ export class IndexedTable<K, V> extends Map<K, V> {
     if (!super.delete(key) || seq === undefined) return false;
     this.seqs.delete(key);
     for (const index of this.indexes) index.onWrite(key, seq, before, undefined);
+    recordUndo(() => this.restore([[key, before as V, seq]]));
     return true;
   }
 
   override clear(): void {
+    if (inOpenScope() && this.size > 0) {
+      const rows = [...super.entries()].map(([k, v]): [K, V, number] => [k, v, this.seqs.get(k)!]);
+      recordUndo(() => this.restore(rows));
+    }
     super.clear();
     this.seqs.clear();
     for (const index of this.indexes) index.onClear();
   }
+
+  /**
+   * Puts deleted rows back with their sequence numbers, in sequence order among the others (the undo of a delete or
+   * a clear inside an atomic scope): the table and its indexes are rebuilt as they were.
+   */
+  private restore(rows: readonly (readonly [K, V, number])[]): void {
+    const all = [...super.entries()].map(([k, v]): readonly [K, V, number] => [k, v, this.seqs.get(k)!]).concat(rows)
+      .sort((a, b) => a[2] - b[2]);
+    super.clear();
+    this.seqs.clear();
+    for (const index of this.indexes) index.onClear();
+    for (const [k, v, seq] of all) {
+      this.seqs.set(k, seq);
+      super.set(k, v);
+      for (const index of this.indexes) index.onWrite(k, seq, undefined, v);
+    }
+  }
 }
 
-/** Keys grouped by a field (owner, address …), each group in insertion order; a key is in at most one group. */
+/**
+ * Keys grouped by a field (owner, address …), each group in the table's order (insertion sequence); a key is in at
+ * most one group. A group's order depends on the rows alone, not on their history, so the undo of an atomic scope
+ * (memory-scope.ts), which writes rows back, puts the groups back as they were.
+ */
 export class GroupIndex<K, V, G> implements TableIndex<K, V> {
   private readonly groups = new Map<G, Set<K>>();
+  /** Each grouped key's sequence number, and the greatest in each group (a later key is appended, the common case). */
+  private readonly seqs = new Map<K, number>();
+  private readonly lastSeq = new Map<G, number>();
 
   /** `groupOf` returns undefined for a row that belongs to no group (not indexed). */
   constructor(private readonly groupOf: (value: V) => G | undefined) {}
 
-  /** The group's keys in insertion order of the group (the table's order unless a row changed group). */
+  /** The group's keys in the table's order. */
   keys(group: G): ReadonlySet<K> {
     return this.groups.get(group) ?? EMPTY;
   }
 
-  onWrite(key: K, _seq: number, before: V | undefined, after: V | undefined): void {
+  onWrite(key: K, seq: number, before: V | undefined, after: V | undefined): void {
     const from = before === undefined ? undefined : this.groupOf(before);
     const to = after === undefined ? undefined : this.groupOf(after);
     if (from === to && before !== undefined && after !== undefined) return;
     if (from !== undefined) {
       const set = this.groups.get(from);
       set?.delete(key);
-      if (set?.size === 0) this.groups.delete(from);
+      this.seqs.delete(key);
+      if (set?.size === 0) {
+        this.groups.delete(from);
+        this.lastSeq.delete(from);
+      }
     }
     if (to !== undefined) {
       let set = this.groups.get(to);
       if (set === undefined) this.groups.set(to, set = new Set());
-      set.add(key);
+      this.seqs.set(key, seq);
+      const last = this.lastSeq.get(to) ?? -1;
+      if (seq > last) {
+        set.add(key);
+        this.lastSeq.set(to, seq);
+      } else {
+        // A row that comes back to a group (or is put back by an undo) takes its place by sequence.
+        const ordered = [...set, key].sort((a, b) => this.seqs.get(a)! - this.seqs.get(b)!);
+        set.clear();
+        for (const k of ordered) set.add(k);
+      }
     }
   }
 
   onClear(): void {
     this.groups.clear();
+    this.seqs.clear();
+    this.lastSeq.clear();
   }
 }
 

@@ -2,6 +2,7 @@ import type { AuditEntry, UserId } from '../../core/domain/model/index.js';
 import type { AuditLog } from '../../core/ports/audit-log.port.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
 import { outboundCopies, outboundCopy, storedCopy } from './frozen-copy.js';
+import { recordUndo } from './memory-scope.js';
 import type { MemoryStore } from './memory-store.js';
 
 /** The audit chains in memory: one array per account, entry i at seq i + 1 (insert refuses anything else). */
@@ -19,6 +20,9 @@ export class MemoryAuditLog implements AuditLog {
     const chain = this.store.auditChains.get(entry.userId) ?? [];
     if (entry.seq !== chain.length + 1) return false;
     chain.push(storedCopy(entry));
+    recordUndo(() => {
+      chain.length = entry.seq - 1;
+    });
     this.store.auditChains.set(entry.userId, chain);
     return true;
   }

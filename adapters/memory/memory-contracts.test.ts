@@ -44,7 +44,7 @@ describeRiskPolicyContract('memory', fresh);
 describeWithdrawalPolicyRepositoryContract('memory', fresh);
 describeLedgerContract('memory', fresh);
 describeUnitOfWorkContract('memory', fresh, { reference: fresh });
-describeAtomicScopeContract('memory', fresh, { durable: false });
+describeAtomicScopeContract('memory', fresh, { isolation: 'serial' });
 describeIdempotencyStoreContract('memory', () => {
   const clock = new ManualClock();
   return { idempotency: createMemoryAdapters({ clock }).idempotency, clock };

@@ -4,6 +4,7 @@ import type { DepositFilter, DepositInsert, DepositRepository } from '../../core
 import type { Page, PageRequest } from '../../core/ports/page.js';
 import { outboundCopies, outboundCopy, storedCopy } from './frozen-copy.js';
 import { IndexedTable, OrderedGroupIndex } from './indexed-table.js';
+import { JournaledMap } from './memory-scope.js';
 import type { MemoryStore } from './memory-store.js';
 import { pageOf, pageOfKeys } from './paging.js';
 
@@ -11,7 +12,7 @@ import { pageOf, pageOfKeys } from './paging.js';
 export class DepositTable extends IndexedTable<string, Deposit> {
   readonly byUser = this.index(new OrderedGroupIndex<string, Deposit, UserId>((d) => d.userId, (d) => d.detectedAt, true));
   /** `${networkCode}\u0000${transferId}` -> depositId: the one-record-per-transfer rule. */
-  readonly idsByTransfer = new Map<string, string>();
+  readonly idsByTransfer = new JournaledMap<string, string>();
 }
 
 /** The key of DepositTable.idsByTransfer. */

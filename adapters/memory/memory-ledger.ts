@@ -4,6 +4,7 @@ import type { UserId } from '../../core/domain/model/common.js';
 import type { Ledger, LedgerEntryFilter, LedgerPosting } from '../../core/ports/ledger.port.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
 import { outboundCopies, storedCopy } from './frozen-copy.js';
+import { inOpenScope, recordUndo } from './memory-scope.js';
 import { pageOf } from './paging.js';
 
 /** The books of one user in memory: entries in booking order, each account's balance, each cause's transaction. */
@@ -40,6 +41,7 @@ export class MemoryLedger implements Ledger {
     if (this.causeOfTransaction.has(transaction.transactionId)) throw new ConcurrencyConflict('ledger transaction', transaction.transactionId);
     const { entries, balances } = bookedEntries(transaction, (key) => books.balances.get(key) ?? 0n);
     const stored = entries.map(storedCopy);
+    if (inOpenScope()) recordUndo(this.undoOf(transaction, books, cause, balances.keys()));
     books.entries.push(...stored);
     books.entriesByTransaction.set(transaction.transactionId, stored);
     books.byCause.set(cause, transaction.transactionId);
@@ -67,6 +69,24 @@ export class MemoryLedger implements Ledger {
   async usersWithBooks(after: UserId | null, limit: number): Promise<UserId[]> {
     return [...this.books.entries()].filter(([userId, books]) => books.entries.length > 0 && (after === null || userId > after))
       .map(([userId]) => userId).sort((a, b) => a - b).slice(0, limit);
+  }
+
+  /** What takes a posting about to be booked back, when the atomic scope it is made in throws (memory-scope.ts). */
+  private undoOf(transaction: LedgerTransaction, books: UserBooks, cause: string, keys: Iterable<string>): () => void {
+    const length = books.entries.length;
+    const balancesBefore = [...keys].map((key) => [key, books.balances.get(key)] as const);
+    const fresh = length === 0 && books.byCause.size === 0;
+    return () => {
+      books.entries.length = length;
+      books.entriesByTransaction.delete(transaction.transactionId);
+      books.byCause.delete(cause);
+      this.causeOfTransaction.delete(transaction.transactionId);
+      for (const [key, balance] of balancesBefore) {
+        if (balance === undefined) books.balances.delete(key);
+        else books.balances.set(key, balance);
+      }
+      if (fresh && this.books.get(transaction.userId) === books) this.books.delete(transaction.userId);
+    };
   }
 
   private booksOf(userId: UserId): UserBooks {

@@ -2,10 +2,11 @@ import type { Member } from '../../core/domain/model/member.js';
 import type { UserId } from '../../core/domain/model/common.js';
 import type { MemberRole } from '../../core/domain/team-roles.js';
 import type { MemberRepository, TeamStanding } from '../../core/ports/member-repository.port.js';
+import { JournaledMap } from './memory-scope.js';
 
 /** In-memory MemberRepository: the reference for the contract suite (contracts-tests/member-repository.contract.ts). */
 export class MemoryMemberRepository implements MemberRepository {
-  private readonly members = new Map<number, Member>();
+  private readonly members = new JournaledMap<number, Member>();
 
   async create(member: Member): Promise<boolean> {
     const taken = [...this.members.values()].some((m) => m.accountId === member.accountId && m.email === member.email);

@@ -23,9 +23,12 @@ function assertDistinct(entity: string, keys: readonly string[]): void {
 export class MemoryUnitOfWork implements UnitOfWork {
   constructor(private readonly store: MemoryStore) {}
 
-  /** Nothing of the memory store outlives a crash, so there is nothing for one to split: the writes apply as made. */
+  /**
+   * All of the scope's writes or none (issue #39 item 7): a throw takes back every write made inside, a nested scope is
+   * a savepoint, and the scopes of the store run one at a time, each alone (memory-scope.ts).
+   */
   atomically<T>(work: () => Promise<T>): Promise<T> {
-    return work();
+    return this.store.gate.atomically(work);
   }
 
   async commit(changes: ChangeSet): Promise<void> {

@@ -3,6 +3,7 @@ import type { AllowListEntry, UserId, WithdrawalPolicy } from '../../core/domain
 import type { Page, PageRequest } from '../../core/ports/page.js';
 import type { WithdrawalPolicyRepository } from '../../core/ports/withdrawal-policy-repository.port.js';
 import { outboundCopy, storedCopy } from './frozen-copy.js';
+import { JournaledMap } from './memory-scope.js';
 import type { MemoryStore } from './memory-store.js';
 
 /** The allow-list order: oldest first, then by address. */
@@ -37,7 +38,7 @@ export class MemoryWithdrawalPolicyRepository implements WithdrawalPolicyReposit
   }
 
   async addAllowListEntry(entry: AllowListEntry, maxEntries: number): Promise<'created' | 'exists' | 'full'> {
-    const list = this.store.allowLists.get(entry.userId) ?? new Map<string, AllowListEntry>();
+    const list = this.store.allowLists.get(entry.userId) ?? new JournaledMap<string, AllowListEntry>();
     if (list.has(entry.address)) return 'exists';
     if (list.size >= maxEntries) return 'full';
     list.set(entry.address, storedCopy(entry));

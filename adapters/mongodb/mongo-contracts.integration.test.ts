@@ -74,7 +74,7 @@ describe.skipIf(unavailable)('MongoDB store', () => {
   describeRiskPolicyContract('mongodb', fresh, OPTIONS);
   describeAuditLogContract('mongodb', fresh, OPTIONS);
   // No savepoints in a MongoDB transaction: a failure inside a scope ends it (decision 144).
-  describeAtomicScopeContract('mongodb', fresh, { ...OPTIONS, durable: true, savepoints: false });
+  describeAtomicScopeContract('mongodb', fresh, { ...OPTIONS, isolation: 'snapshot', savepoints: false });
 
   const memoryReference = () => createMemoryAdapters({ clock: new ManualClock() });
   describeUnitOfWorkContract('mongodb', fresh, { ...OPTIONS, reference: memoryReference });

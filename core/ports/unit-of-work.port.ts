@@ -57,8 +57,8 @@ export interface UnitOfWork {
    * and a throw out of `work` rolls all of them back; reads inside see the writes made before them. Used where an
    * action and its audit entry must not part (issue #26; decision 144). Keep `work` to store calls, made one after
    * another (no Promise.all), and short: it holds a connection. A nested call joins the outer one as a savepoint.
-   * The memory store, which keeps nothing through a crash, applies the writes as they are made (a throw keeps those
-   * made before it).
+   * The memory store keeps the same all-or-nothing rule (issue #39 item 7): a throw takes back every write made
+   * inside; its scopes run one at a time, and a call from outside waits until the open scope has ended.
    */
   atomically<T>(work: () => Promise<T>): Promise<T>;
 }

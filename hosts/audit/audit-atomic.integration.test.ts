@@ -221,7 +221,7 @@ describeWithPostgres('PostgreSQL: every audited action lands with its audit entr
     await open().clear();
     const clock = new ManualClock();
     return { ...createPostgresAdapters({ connection: open().connection, clock }), clock };
-  }, { durable: true });
+  }, { isolation: 'snapshot' });
 
   it('a withdrawal the worker ends (REJECTED by risk control): the end and withdrawal.rejected land together, or neither does (issue #35 item 8)', async () => {
     await open().clear();
