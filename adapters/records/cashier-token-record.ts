@@ -18,6 +18,8 @@ export interface StoredPaymentRequest {
   forwardWait?: { code: string; reason: string; attempts: number; since: number; nextAttemptAt: number };
   /** The started forward's task the worker follows (issue #34); absent when none. */
   forwardTask?: string;
+  /** Its refunds (issue #36), amounts as decimal strings; absent when none. */
+  refunds?: { commandNo: string; amount: string; requestedAt: number }[];
 }
 
 /** `cashier_tokens`: `id` is token_no; `tokenHash` is unique. */
@@ -46,6 +48,9 @@ export function toStoredPaymentRequest(p: PaymentRequest): StoredPaymentRequest 
     deadline: p.deadline, status: p.status, received: encodeMoney(p.received), collect: p.collect, watched: p.watched,
     ...(p.forwardWait === undefined ? {} : { forwardWait: { ...p.forwardWait } }),
     ...(p.forwardTask === undefined ? {} : { forwardTask: p.forwardTask }),
+    ...(p.refunds === undefined || p.refunds.length === 0 ? {} : {
+      refunds: p.refunds.map((r) => ({ commandNo: r.commandNo, amount: encodeMoney(r.amount), requestedAt: r.requestedAt })),
+    }),
   };
 }
 
@@ -57,6 +62,9 @@ export function fromStoredPaymentRequest(r: StoredPaymentRequest): PaymentReques
     received: decodeMoney(r.received, 'payment received'), collect: nullable(r.collect), watched: r.watched,
     ...(r.forwardWait == null ? {} : { forwardWait: { ...r.forwardWait } }),
     ...(r.forwardTask == null ? {} : { forwardTask: r.forwardTask }),
+    ...(r.refunds == null || r.refunds.length === 0 ? {} : {
+      refunds: r.refunds.map((f) => ({ commandNo: f.commandNo, amount: decodeMoney(f.amount, 'refund amount'), requestedAt: f.requestedAt })),
+    }),
   };
 }
 

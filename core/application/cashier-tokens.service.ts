@@ -24,7 +24,8 @@ export function payerUrl(origin: string, token: string): string {
 }
 
 /** The ports the cashier token use cases touch. */
-export type CashierTokensDeps = Pick<ResolvedDeps, 'cashierTokens' | 'wallets' | 'hasher' | 'clock' | 'ids' | 'settings' | 'assets' | 'deposits'>;
+export type CashierTokensDeps = Pick<ResolvedDeps, 'cashierTokens' | 'wallets' | 'hasher' | 'clock' | 'ids' | 'settings' | 'assets' | 'deposits'>
+  & Partial<Pick<ResolvedDeps, 'commands'>>;
 
 /** Cashier token management with the Developer API Token (spec §4). */
 export class CashierTokensUseCases implements CashierTokensService {

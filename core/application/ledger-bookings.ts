@@ -14,8 +14,19 @@ export const COLLECTION_CAUSE = 'collection';
 /** The cause type of a withdrawal's transaction (its transfer, its funding and their fees); its id is the command's number. */
 export const WITHDRAWAL_CAUSE = 'withdrawal';
 
+/**
+ * The cause type of a refund's transaction (issue #36 item 4): a withdrawal that names a payment request (`refund_of`),
+ * booked as a withdrawal is; its id is the command's number.
+ */
+export const REFUND_CAUSE = 'refund';
+
 /** The cause types booked so far: an entry's `kind` on the wire, and the values GET /ledger/entries?kind= takes. */
-export const LEDGER_ENTRY_KINDS = [DEPOSIT_CAUSE, COLLECTION_CAUSE, WITHDRAWAL_CAUSE] as const;
+export const LEDGER_ENTRY_KINDS = [DEPOSIT_CAUSE, COLLECTION_CAUSE, WITHDRAWAL_CAUSE, REFUND_CAUSE] as const;
+
+/** The cause type a finished withdrawal is booked under: `refund` when it names a payment request, else `withdrawal`. */
+export function withdrawalCauseType(command: Pick<Command, 'params'>): typeof WITHDRAWAL_CAUSE | typeof REFUND_CAUSE {
+  return command.params['refund_of'] === undefined ? WITHDRAWAL_CAUSE : REFUND_CAUSE;
+}
 
 /**
  * The transaction a confirmed deposit books: its amount from `external_in` to the custodial address, at its
@@ -112,8 +123,8 @@ export function collectionBooking(task: CollectionTask, receipts: ReadonlyMap<st
  * A FAILED withdrawal moves no amount and books only what the chain shows it paid: its transfer's fees when its receipt
  * is on chain (a failed receipt), and its funding as above. `receipts` holds the receipt of every transaction that
  * landed; one absent from it cost nothing. Lines on the same account are netted; zero lines dropped. Null when nothing
- * is left to book (a FAILED withdrawal whose transaction never reached the chain). A `refund_of` withdrawal is
- * booked as any other (none exists yet).
+ * is left to book (a FAILED withdrawal whose transaction never reached the chain). A `refund_of` withdrawal (a refund
+ * of a payment request) is booked the same way under the cause type `refund` (withdrawalCauseType).
  */
 export function withdrawalBooking(
   command: Command, receipts: ReadonlyMap<string, SettledReceipt>, where: { readonly networkCode: string; readonly toOwnAddress: boolean }, transactionId: string,
@@ -174,7 +185,7 @@ export function withdrawalBooking(
   if (booked.length === 0) return null;
   return {
     transactionId, userId: command.userId, occurredAt: command.finishedAt, reverses: null,
-    cause: { type: WITHDRAWAL_CAUSE, id: command.commandNo, ...(command.transaction === null ? {} : { txid: command.transaction.txid }) },
+    cause: { type: withdrawalCauseType(command), id: command.commandNo, ...(command.transaction === null ? {} : { txid: command.transaction.txid }) },
     lines: booked,
   };
 }

@@ -17,6 +17,7 @@ type Move =
   | { type: 'internal'; asset: string; from: string; to: string; amount: bigint }
   | { type: 'fee'; fee: (typeof FEES)[number]; from: string; amount: bigint }
   | { type: 'send'; asset: string; from: string; amount: bigint }
+  | { type: 'refund'; asset: string; from: string; amount: bigint }
   | { type: 'reverse'; which: number };
 
 const address = fc.constantFrom(A, B);
@@ -27,6 +28,7 @@ const move: fc.Arbitrary<Move> = fc.oneof(
   fc.record({ type: fc.constant('internal' as const), asset, from: address, to: address, amount }),
   fc.record({ type: fc.constant('fee' as const), fee: fc.constantFrom(...FEES), from: address, amount }),
   fc.record({ type: fc.constant('send' as const), asset, from: address, amount }),
+  fc.record({ type: fc.constant('refund' as const), asset, from: address, amount }),
   fc.record({ type: fc.constant('reverse' as const), which: fc.nat() }),
 );
 
@@ -35,7 +37,7 @@ function linesOf(m: Exclude<Move, { type: 'reverse' }>): { account: LedgerAccoun
     case 'deposit': return [{ account: holderAccount('external_in', 'TRON', m.asset), amount: -m.amount }, { account: custodialAccount('TRON', m.asset, m.to), amount: m.amount }];
     case 'internal': return m.from === m.to ? [] : [{ account: custodialAccount('TRON', m.asset, m.from), amount: -m.amount }, { account: custodialAccount('TRON', m.asset, m.to), amount: m.amount }];
     case 'fee': return [{ account: custodialAccount('TRON', 'TRX', m.from), amount: -m.amount }, { account: holderAccount(m.fee, 'TRON', 'TRX'), amount: m.amount }];
-    case 'send': return [{ account: custodialAccount('TRON', m.asset, m.from), amount: -m.amount }, { account: holderAccount('external_out', 'TRON', m.asset), amount: m.amount }];
+    case 'send': case 'refund': return [{ account: custodialAccount('TRON', m.asset, m.from), amount: -m.amount }, { account: holderAccount('external_out', 'TRON', m.asset), amount: m.amount }];
   }
 }
 
@@ -91,6 +93,7 @@ describe('GET /ledger/statement (issue #36): each total is the sum of its entrie
             costs: sum(within, (e) => of(e) && e.account.kind.startsWith('fee_')),
             sent: sum(within, (e) => of(e) && e.account.kind === 'external_out'),
             closing: sum(all, (e) => of(e) && e.account.kind === 'custodial' && e.occurredAt <= to),
+            refunded: sum(within, (e) => of(e) && e.account.kind === 'external_out' && e.cause.type === 'refund'),
           };
           expect(line).toEqual(Object.fromEntries(Object.entries(expected).map(([k, v]) => [k, String(v)])));
           expect(BigInt(line.closing)).toBe(BigInt(line.opening) + BigInt(line.received) - BigInt(line.costs) - BigInt(line.sent));

@@ -7,7 +7,7 @@ import { formatIsoTime, parseIsoTime } from '../domain/time.js';
 import type { LedgerEntryFilter } from '../ports/ledger.port.js';
 import type { ResolvedDeps } from './deps.js';
 import { fieldsOf, optionalString, type Fields } from './input.js';
-import { LEDGER_ENTRY_KINDS } from './ledger-bookings.js';
+import { LEDGER_ENTRY_KINDS, REFUND_CAUSE } from './ledger-bookings.js';
 import { LedgerReconciliation, reconciliationLineView, type ReconciliationDeps, type ReconciliationLine } from './ledger-reconciliation.js';
 import type { ReconciliationStatus } from '../domain/ledger-reconciliation.js';
 import type { JsonValue } from '../domain/model/webhook.js';
@@ -41,6 +41,8 @@ export interface LedgerStatementView {
   readonly to: string;
   readonly assets: {
     readonly asset_symbol: string; readonly opening: string; readonly received: string; readonly costs: string; readonly sent: string; readonly closing: string;
+    /** Extension (issue #36 item 4): of `sent`, the refunds of payment requests. */
+    readonly refunded: string;
   }[];
 }
 
@@ -123,11 +125,20 @@ export class LedgerUseCases {
     const assetSymbol = nonEmpty(fields, 'asset_symbol', 32);
     const [before, after] = await Promise.all([this.deps.ledger.balancesAt(userId, from - 1), this.deps.ledger.balancesAt(userId, to)]);
     const lines = statementOf(before, after, assetSymbol === undefined ? undefined : [assetSymbol]);
+    // Of what was sent outside, the refunds (issue #36 item 4): their entries on external_out in the period.
+    const refunded = new Map<string, bigint>();
+    for (let offset = 0; ; offset += 1_000) {
+      const page = await this.deps.ledger.entries(userId, {
+        causeType: REFUND_CAUSE, kind: 'external_out', from, to, ...(assetSymbol === undefined ? {} : { assetSymbol }),
+      }, { offset, limit: 1_000 });
+      for (const e of page.items) refunded.set(e.account.assetSymbol, (refunded.get(e.account.assetSymbol) ?? 0n) + e.amount);
+      if (page.items.length < 1_000) break;
+    }
     return {
       from: formatIsoTime(from), to: formatIsoTime(to),
       assets: lines.map((l) => ({
         asset_symbol: l.assetSymbol, opening: l.opening.toString(), received: l.received.toString(), costs: l.costs.toString(),
-        sent: l.sent.toString(), closing: l.closing.toString(),
+        sent: l.sent.toString(), closing: l.closing.toString(), refunded: (refunded.get(l.assetSymbol) ?? 0n).toString(),
       })),
     };
   }

@@ -13,7 +13,7 @@ import type { DepositRepository } from '../ports/deposit-repository.port.js';
 import { assetOf, cachedSweepable } from './collection-starter.js';
 import type { ResolvedDeps } from './deps.js';
 import { MAX_CHAIN_AMOUNT, optionalInteger, optionalString, type Fields } from './input.js';
-import type { PaymentForwardView, PaymentTransferView, PaymentView } from './views.js';
+import type { PaymentForwardView, PaymentRefundView, PaymentTransferView, PaymentView } from './views.js';
 import type { ForwardWait } from '../domain/forward-wait.js';
 
 export const MAX_REFERENCE = 120;
@@ -115,12 +115,23 @@ export function toPaymentView(request: PaymentRequest, judged: Pick<JudgedPaymen
 }
 
 /** The token's payment object judged now from its deposits; undefined for a token without a request. */
-export async function livePaymentView(deps: Pick<ResolvedDeps, 'deposits' | 'clock'>, token: CashierToken): Promise<PaymentView | undefined> {
+export async function livePaymentView(
+  deps: Pick<ResolvedDeps, 'deposits' | 'clock'> & Partial<Pick<ResolvedDeps, 'commands'>>, token: CashierToken,
+): Promise<PaymentView | undefined> {
   if (token.payment === undefined) return undefined;
   const judged = judgeRequest(token.payment, await paymentDeposits(deps.deposits, token), deps.clock.now());
   const view = toPaymentView(token.payment, judged);
   const wait = token.payment.collect === 'due' ? token.payment.forwardWait : undefined;
-  return wait === undefined ? view : { ...view, forward: toForwardView(wait) };
+  const withForward = wait === undefined ? view : { ...view, forward: toForwardView(wait) };
+  const refunds = token.payment.refunds ?? [];
+  if (refunds.length === 0 || deps.commands === undefined) return withForward;
+  // The refunds under the payment (issue #36 item 4), each with its command's status now.
+  const views: PaymentRefundView[] = [];
+  for (const r of refunds) {
+    const command = await deps.commands.get(r.commandNo);
+    views.push({ command_no: r.commandNo, amount: formatAmount(r.amount), status: command?.status ?? 1, requested_at: formatIsoTime(r.requestedAt) });
+  }
+  return { ...withForward, refunds: views };
 }
 
 /** A waiting forward as the merchant sees it on the token (issue #34, an extension; never on the payer's session). */

@@ -188,6 +188,16 @@ export interface PaymentView {
    * collection was refused before any task (no energy source can cover it now) and the worker tries again by itself.
    */
   readonly forward?: PaymentForwardView;
+  /** Only on the merchant's token views once the request was refunded (issue #36 item 4, an extension), oldest first. */
+  readonly refunds?: PaymentRefundView[];
+}
+
+/** One refund of a payment request: its withdrawal command, amount, the command's status now and when it was asked. */
+export interface PaymentRefundView {
+  readonly command_no: string;
+  readonly amount: string;
+  readonly status: number;
+  readonly requested_at: string;
 }
 
 /** A paid request's forward that waits: why (the refusal's code and message, naming the fix) and when it is tried again. */

@@ -21,7 +21,7 @@ const receiptArb = fc.oneof(
 );
 const scenarioArb = fc.record({
   funded: fc.boolean(), status: fc.constantFrom(COMMAND_STATUS.SUCCESS, COMMAND_STATUS.FAILED), asset: fc.constantFrom('TRX', 'USDT'),
-  toOwn: fc.boolean(), amount: fc.bigInt({ min: 1n, max: 10n ** 12n }), transfer: receiptArb,
+  toOwn: fc.boolean(), amount: fc.bigInt({ min: 1n, max: 10n ** 12n }), transfer: receiptArb, refund: fc.boolean(),
   steps: fc.array(fc.record({ status: fc.constantFrom(...FUNDING_KINDS), amount: sun, receipt: receiptArb }), { maxLength: 6 }),
 });
 type Drawn = { readonly state: 'confirmed' | 'failed'; readonly net: bigint; readonly energy: bigint; readonly rest: bigint };
@@ -51,7 +51,8 @@ describe('withdrawalBooking', () => {
       };
       const command = aCommand({
         type: COMMAND_TYPE.WITHDRAWAL, status: s.status, finishedAt: T0 + 7, address: from, assetSymbol: s.asset,
-        params: { to_address: s.toOwn ? OWN : OUTSIDE, amount: s.amount.toString() },
+        // A refund of a payment request (issue #36 item 4) is booked alike, under its own kind.
+        params: { to_address: s.toOwn ? OWN : OUTSIDE, amount: s.amount.toString(), ...(s.refund ? { refund_of: 'CT0001' } : {}) },
         transaction: { txid: txid(0), signedJson: '{}', expiresAt: T0, broadcastAt: T0 }, funding: s.funded ? funding : null,
       });
       const tx = withdrawalBooking(command, receipts, { networkCode: 'TRON', toOwnAddress: s.toOwn }, 'LT1');
@@ -91,7 +92,7 @@ describe('withdrawalBooking', () => {
       }
       for (const [asset, sum] of sumsPerAsset(tx.lines)) expect(sum, asset).toBe(0n);
       expect(tx.lines.every((l) => l.amount !== 0n)).toBe(true);
-      expect(tx.cause).toEqual({ type: 'withdrawal', id: 'C0001', txid: txid(0) });
+      expect(tx.cause).toEqual({ type: s.refund ? 'refund' : 'withdrawal', id: 'C0001', txid: txid(0) });
       expect(tx.occurredAt).toBe(T0 + 7);
       const custodial = new Map(tx.lines.filter((l) => l.account.kind === 'custodial').map((l) => [`${l.account.address}|${l.account.assetSymbol}`, l.amount]));
       expect(custodial).toEqual(nonZero);

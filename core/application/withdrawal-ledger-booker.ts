@@ -4,7 +4,7 @@ import type { CommandRepository } from '../ports/command-repository.port.js';
 import type { IdGenerator } from '../ports/id-generator.port.js';
 import type { Ledger } from '../ports/ledger.port.js';
 import type { WalletRepository } from '../ports/wallet-repository.port.js';
-import { WITHDRAWAL_CAUSE, withdrawalBooking, type SettledReceipt } from './ledger-bookings.js';
+import { withdrawalBooking, withdrawalCauseType, type SettledReceipt } from './ledger-bookings.js';
 
 export interface WithdrawalLedgerBookerDeps {
   readonly commands: Pick<CommandRepository, 'get' | 'listFinishedSince'>;
@@ -25,7 +25,7 @@ export type WithdrawalBookingOutcome = 'booked' | 'already-booked' | 'not-finish
 /**
  * Books finished withdrawals (issue #36) as CollectionLedgerBooker books sweeps: after the fact, from the chain's
  * receipts, never inside the SUCCESS or FAILED unit of work, by the worker right after it and by a catch-up pass.
- * Idempotent by the cause (`withdrawal`, command number): a redo, or several workers at once, book each withdrawal once.
+ * Idempotent by the cause (`withdrawal`, or `refund` for a refund of a payment request, and the command number): a redo, or several workers at once, book each withdrawal once.
  */
 export class WithdrawalLedgerBooker {
   constructor(private readonly deps: WithdrawalLedgerBookerDeps) {}
@@ -35,7 +35,7 @@ export class WithdrawalLedgerBooker {
     if (command === null || command.type !== COMMAND_TYPE.WITHDRAWAL || command.finishedAt === null || command.address === null
       || (command.status !== COMMAND_STATUS.SUCCESS && command.status !== COMMAND_STATUS.FAILED)) return 'not-finished';
     // Booked already: one probe of the withdrawal entries at the command's finish.
-    const atEnd = await this.deps.ledger.entries(command.userId, { causeType: WITHDRAWAL_CAUSE, from: command.finishedAt, to: command.finishedAt }, { offset: 0, limit: 1_000 });
+    const atEnd = await this.deps.ledger.entries(command.userId, { causeType: withdrawalCauseType(command), from: command.finishedAt, to: command.finishedAt }, { offset: 0, limit: 1_000 });
     if (atEnd.items.some((e) => e.cause.id === command.commandNo)) return 'already-booked';
     const receipts = await this.receipts(command);
     if (receipts === null) return 'receipts-pending';

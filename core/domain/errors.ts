@@ -91,6 +91,10 @@ export const ERROR_CATALOGUE = {
   'BIZ-ENERGY-UNAVAILABLE': { message: 'no energy source can cover the transfer' },
   // issue #34: a withdrawal from a sub-address whose fees neither it nor its main address can pay; refused before any command.
   'BIZ-FEES-UNFUNDABLE': { message: 'the main address cannot fund this withdrawal\'s fees' },
+  // issue #36 item 4: a refund (POST /transfers with refund_of) names a paid request of the caller's and gives back no more than it received.
+  'REFUND-PAYMENT-NOT-FOUND': { message: 'refund_of: no payment request of the caller\'s has this token_no' },
+  'REFUND-PAYMENT-UNPAID': { message: 'refund_of: the payment request has received nothing to refund' },
+  'REFUND-EXCEEDS-RECEIVED': { message: 'the refunds of the payment request would exceed what it received' },
   'BIZ-ENERGY-TIMEOUT': { message: 'energy not ready within 60 s' },
   'BIZ-NOTHING-TO-COLLECT': { message: 'the sub-address holds none of the asset' },
   // The node's dry run (triggerconstantcontract) says the token transfer would revert: a blacklisted address or a

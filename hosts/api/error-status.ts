@@ -90,6 +90,10 @@ export const HTTP_STATUS = {
   // Issue #34: answered only before a collection is made (no energy source can cover it): the caller's setup to change.
   'BIZ-ENERGY-UNAVAILABLE': 422,
   'BIZ-FEES-UNFUNDABLE': 422,
+  // Issue #36 item 4: refund_of names a body field's payment request, as a body-named address is 422.
+  'REFUND-PAYMENT-NOT-FOUND': 422,
+  'REFUND-PAYMENT-UNPAID': 422,
+  'REFUND-EXCEEDS-RECEIVED': 422,
   'BIZ-ENERGY-TIMEOUT': 502,
   'BIZ-NOTHING-TO-COLLECT': 422,
   'BIZ-TRANSFER-WOULD-REVERT': 422,

@@ -106,9 +106,20 @@ const paymentForward: JsonSchema = {
   description: 'Extension (issue #34): present only while the paid request\'s collection waits (refused before any task for want of energy); '
     + 'the worker retries with backoff (15 s doubling to 10 min) and the collection starts by itself once energy can be had',
 };
+/** Extension (issue #36 item 4): the refunds of a request (POST /transfers with refund_of), on the merchant's token views only. */
+const paymentRefunds: JsonSchema = {
+  ...s.arr(s.obj({
+    command_no: s.str('the refund\'s withdrawal command (GET /api/commands/{commandNo})'),
+    amount: s.amount(),
+    status: s.int('the command\'s status now (1 PENDING, 2 RUNNING, 3 SUCCESS, 4 FAILED, 5 REJECTED, 6 CANCELLED)'),
+    requested_at: isoTime,
+  })),
+  description: 'Extension (issue #36): present only once the request was refunded; oldest first. Refunds that ended FAILED, REJECTED or '
+    + 'CANCELLED gave nothing back and count no more toward what is left to refund (received less the others)',
+};
 /** Extension (issue #25): the payment request a token carries, judged at read time from the sub-address's deposits. */
 const paymentRequest = {
-  ...s.obj({ ...paymentFields, forward: paymentForward }, ['forward']),
+  ...s.obj({ ...paymentFields, forward: paymentForward, refunds: paymentRefunds }, ['forward', 'refunds']),
   description: 'extension (issue #25): only on a token made with amount and asset_symbol',
 };
 const cashierTokenFields = {

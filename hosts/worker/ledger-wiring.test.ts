@@ -112,4 +112,34 @@ describe('the composed worker keeps the books', { timeout: 60_000 }, () => {
     const balances = (await app.ledger.balances(user.userId, {})).items;
     expect(balances.find((b) => b.address === user.main && b.asset_symbol === 'TRX')?.balance).toBe(String(await w.gateway.getTrxBalance(user.main)));
   });
+
+  it('a refund of a paid request is booked as a refund, shown under the payment and in the statement; the books still match the chain', async () => {
+    const { w, app, user, sub, running, payer } = await composedBooks({}, 'refunds@example.com', 'ledger-refund-payer', false);
+    const start = w.clock.now();
+    const token = await app.cashierTokens.create(user.userId, { address: sub, amount: '5000000', asset_symbol: 'TRX' });
+    pay.trx(w.devnet, payer.key, sub, 5_000_000);
+    // Paid: the worker forwards it to the main address by itself; the refund goes out from there.
+    const forwarded = async () => (await app.ledger.listEntries(user.userId, { kind: 'collection' })).items.length > 0;
+    await driveUntil(w, [{ runDue: () => running.tick() }], forwarded, { maxRounds: 120 });
+    const accepted = await app.transfers.create(user.userId, {
+      from_address: user.main, to_address: payer.address, asset_symbol: 'TRX', amount: '2000000', refund_of: token.token_no,
+    });
+    const booked = async () => (await app.ledger.listEntries(user.userId, { kind: 'refund' })).items.length > 0;
+    await driveUntil(w, [{ runDue: () => running.tick() }], booked, { maxRounds: 60 });
+    const entries = (await app.ledger.listEntries(user.userId, { kind: 'refund' })).items;
+    expect(new Set(entries.map((e) => e.cause.id))).toEqual(new Set([accepted.command_no]));
+    expect(entries.find((e) => e.account.kind === 'external_out')?.amount).toBe('2000000');
+    expect((await app.ledger.listEntries(user.userId, { kind: 'withdrawal' })).items).toEqual([]);
+    expect((await app.cashierTokens.get(user.userId, token.token_no)).payment?.refunds).toEqual([
+      { command_no: accepted.command_no, amount: '2000000', status: 3, requested_at: expect.any(String) },
+    ]);
+    const statement = await app.ledger.statement(user.userId, { from: new Date(start).toISOString(), asset_symbol: 'TRX' });
+    const all = (await app.ledger.listEntries(user.userId, { per_page: '100' })).items;
+    const fees = all.filter((e) => e.account.kind.startsWith('fee_')).reduce((sum, e) => sum + BigInt(e.amount), 0n);
+    expect(statement.assets).toEqual([{
+      asset_symbol: 'TRX', opening: '0', received: '5000000', costs: String(fees), sent: '2000000', refunded: '2000000', closing: String(3_000_000n - fees),
+    }]);
+    // The books equal the chain: the reconciliation finds nothing.
+    expect((await app.ledger.reconciliation(user.userId, {})).summary).toEqual({ matched: 4, explained: 0, unsettled: 0, discrepancy: 0 });
+  });
 });

@@ -113,6 +113,8 @@ export const cashierToken = fc.record({
     forwardWait: fc.record({ code: text, reason: text, attempts: fc.integer({ min: 1, max: 1_000 }), since: ms, nextAttemptAt: ms }),
     // Absent unless a started forward's task is followed (issue #34).
     forwardTask: text,
+    // Absent unless the request was refunded (issue #36 item 4).
+    refunds: fc.array(fc.record({ commandNo: text, amount: money, requestedAt: ms }), { minLength: 1, maxLength: 3 }),
   }, { requiredKeys: ['assetSymbol', 'amount', 'reference', 'description', 'deadline', 'status', 'received', 'collect', 'watched'] }),
 }, { requiredKeys: [
   'tokenNo', 'tokenHash', 'userId', 'walletAddressId', 'address', 'networkCode', 'status', 'ttlMinutes', 'expiresAt',

@@ -50,6 +50,18 @@ export interface PaymentRequest {
    * (those were let go when they started).
    */
   readonly forwardTask?: string;
+  /**
+   * The withdrawals that refund this request (issue #36 item 4: `POST /transfers` with `refund_of`), oldest first,
+   * each recorded in the commit that creates its command. Absent when none (and on requests stored before it existed).
+   */
+  readonly refunds?: readonly PaymentRefund[];
+}
+
+/** One refund of a payment request: its withdrawal command and amount (the request's asset, smallest unit). */
+export interface PaymentRefund {
+  readonly commandNo: string;
+  readonly amount: bigint;
+  readonly requestedAt: Millis;
 }
 
 /** The write of one request's judged state: the token's version goes to `version` (stored must be `version - 1`). */

@@ -26,13 +26,25 @@ export function fundsRoutes(app: Application): RouteDef[] {
           'or burning; the command stays RUNNING until the refund is confirmed and the delegation and leftover TRX are back',
           'on the main address, then ends SUCCESS. When neither can pay them: 422 `BIZ-FEES-UNFUNDABLE`, naming what is',
           'missing and the fixes, before any command.',
+          '',
+          'Extension (issue #36): with `refund_of`, the `token_no` of a payment request of yours, the withdrawal is a refund of that',
+          'payment: in its asset (else 422 VALIDATION-ERROR on asset_symbol), only once it received something (422',
+          '`REFUND-PAYMENT-UNPAID`) and never beyond what it received, less its other refunds still counting (422',
+          '`REFUND-EXCEEDS-RECEIVED`, naming what is left); an unknown token, another account\'s, or one without a payment request is',
+          '422 `REFUND-PAYMENT-NOT-FOUND`. It is listed under the payment (`payment.refunds` on GET /api/cashier/tokens/{tokenNo}) and',
+          'booked as `refund` in the ledger and the statement (`refunded`).',
         ].join('\n'),
-        body: s.obj({ from_address: s.str(), to_address: s.str(), asset_symbol: s.str(), amount: s.amount() }),
+        body: s.obj({
+          from_address: s.str(), to_address: s.str(), asset_symbol: s.str(), amount: s.amount(),
+          refund_of: s.str('extension (issue #36): the token_no of the paid request this withdrawal refunds'),
+        }, ['refund_of']),
         data: accepted, errors: [
           ...LOCKED, 'BIZ-ASSET-NOT-FOUND', 'BIZ-AMOUNT-INVALID', 'POLICY-DESTINATION-NOT-ALLOWED', 'POLICY-DESTINATION-COOLING-OFF', 'POLICY-DESTINATION-HELD',
           'POLICY-VELOCITY-COUNT-EXCEEDED', 'POLICY-VELOCITY-AMOUNT-EXCEEDED', 'POLICY-APPROVAL-UNAVAILABLE',
           // Issue #34: a sub-address that cannot pay its fees, under a main address that cannot fund them.
           'BIZ-FEES-UNFUNDABLE',
+          // Issue #36 item 4: refunds of a payment request (refund_of).
+          'REFUND-PAYMENT-NOT-FOUND', 'REFUND-PAYMENT-UNPAID', 'REFUND-EXCEEDS-RECEIVED',
         ],
       },
       handle: ({ caller, body }) => app.transfers.create(caller.userId, body),

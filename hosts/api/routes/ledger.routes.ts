@@ -70,8 +70,9 @@ const ENTRIES_DESCRIPTION = [
   'Extension (issue #36): the caller\'s books, double entry. Every movement is one transaction whose entries sum to zero per',
   'asset; an entry is never changed (a correction is a new transaction naming the one it `reverses`). Accounts are per network,',
   'asset and holder: `custodial` (one of your addresses), the chain fees, `external_in` (its balance is minus what came in from',
-  'outside) and `external_out`. Booked so far: confirmed deposits (external_in -> the custodial address, at the confirmation)',
-  'and DONE sweeps (`collection`: the asset sub -> main, the TRX funding and recovery, each transaction\'s fees from its signer).',
+  'outside) and `external_out`. Booked so far: confirmed deposits (external_in -> the custodial address, at the confirmation),',
+  'DONE sweeps (`collection`: the asset sub -> main, the TRX funding and recovery, each transaction\'s fees from its signer),',
+  'finished withdrawals (`withdrawal`) and refunds of payment requests (`refund`: a withdrawal with `refund_of`, booked alike).',
   'Oldest first, in booking order.',
   CSV_DESCRIPTION,
   'A CSV without `page` and `per_page` holds every matching entry, up to 10,000 (more is a VALIDATION-ERROR naming `to`: narrow',
@@ -86,6 +87,7 @@ const STATEMENT = s.obj({
     costs: { ...signedAmount, description: 'chain fees paid: TRX burned, bandwidth, energy rental' },
     sent: { ...signedAmount, description: 'money out to outside' },
     closing: { ...signedAmount, description: 'the custodial addresses\' balance at `to`: opening + received - costs - sent' },
+    refunded: { ...signedAmount, description: 'extension (issue #36): of `sent`, the refunds of payment requests (POST /transfers with refund_of)' },
   })),
 });
 
@@ -95,13 +97,13 @@ export const ENTRY_CSV_COLUMNS = [
   'amount', 'balance_after', 'cause.type', 'cause.id', 'cause.txid', 'reverses',
 ] as const;
 /** The CSV columns of a statement: one row per asset, with the period's `from` and `to` on each. */
-export const STATEMENT_CSV_COLUMNS = ['from', 'to', 'asset_symbol', 'opening', 'received', 'costs', 'sent', 'closing'] as const;
+export const STATEMENT_CSV_COLUMNS = ['from', 'to', 'asset_symbol', 'opening', 'received', 'costs', 'sent', 'closing', 'refunded'] as const;
 
 const STATEMENT_EXAMPLE = {
   from: '2026-01-01T00:00:00+00:00', to: '2026-01-31T23:59:59+00:00',
   assets: [
-    { asset_symbol: 'TRX', opening: '0', received: '30000000', costs: '13845000', sent: '0', closing: '16155000' },
-    { asset_symbol: 'USDT', opening: '0', received: '25000000', costs: '0', sent: '10000000', closing: '15000000' },
+    { asset_symbol: 'TRX', opening: '0', received: '30000000', costs: '13845000', sent: '0', closing: '16155000', refunded: '0' },
+    { asset_symbol: 'USDT', opening: '0', received: '25000000', costs: '0', sent: '10000000', closing: '15000000', refunded: '4000000' },
   ],
 };
 
@@ -118,7 +120,7 @@ const ENTRIES_CSV_EXAMPLE = csvLine(ENTRY_CSV_COLUMNS) + ENTRIES_EXAMPLE.items.m
   e.amount, e.balance_after, e.cause.type, e.cause.id, e.cause.txid, '',
 ])).join('');
 const STATEMENT_CSV_EXAMPLE = csvLine(STATEMENT_CSV_COLUMNS) + STATEMENT_EXAMPLE.assets.map((a) => csvLine([
-  STATEMENT_EXAMPLE.from, STATEMENT_EXAMPLE.to, a.asset_symbol, a.opening, a.received, a.costs, a.sent, a.closing,
+  STATEMENT_EXAMPLE.from, STATEMENT_EXAMPLE.to, a.asset_symbol, a.opening, a.received, a.costs, a.sent, a.closing, a.refunded,
 ])).join('');
 
 

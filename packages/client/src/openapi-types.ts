@@ -229,8 +229,9 @@ export interface paths {
          * @description Extension (issue #36): the caller's books, double entry. Every movement is one transaction whose entries sum to zero per
          *     asset; an entry is never changed (a correction is a new transaction naming the one it `reverses`). Accounts are per network,
          *     asset and holder: `custodial` (one of your addresses), the chain fees, `external_in` (its balance is minus what came in from
-         *     outside) and `external_out`. Booked so far: confirmed deposits (external_in -> the custodial address, at the confirmation)
-         *     and DONE sweeps (`collection`: the asset sub -> main, the TRX funding and recovery, each transaction's fees from its signer).
+         *     outside) and `external_out`. Booked so far: confirmed deposits (external_in -> the custodial address, at the confirmation),
+         *     DONE sweeps (`collection`: the asset sub -> main, the TRX funding and recovery, each transaction's fees from its signer),
+         *     finished withdrawals (`withdrawal`) and refunds of payment requests (`refund`: a withdrawal with `refund_of`, booked alike).
          *     Oldest first, in booking order.
          *
          *     As CSV (`Accept: text/csv` or `format=csv`): one header row naming the JSON fields (nested ones as `account.kind`,
@@ -861,6 +862,13 @@ export interface paths {
          *     or burning; the command stays RUNNING until the refund is confirmed and the delegation and leftover TRX are back
          *     on the main address, then ends SUCCESS. When neither can pay them: 422 `BIZ-FEES-UNFUNDABLE`, naming what is
          *     missing and the fixes, before any command.
+         *
+         *     Extension (issue #36): with `refund_of`, the `token_no` of a payment request of yours, the withdrawal is a refund of that
+         *     payment: in its asset (else 422 VALIDATION-ERROR on asset_symbol), only once it received something (422
+         *     `REFUND-PAYMENT-UNPAID`) and never beyond what it received, less its other refunds still counting (422
+         *     `REFUND-EXCEEDS-RECEIVED`, naming what is left); an unknown token, another account's, or one without a payment request is
+         *     422 `REFUND-PAYMENT-NOT-FOUND`. It is listed under the payment (`payment.refunds` on GET /api/cashier/tokens/{tokenNo}) and
+         *     booked as `refund` in the ledger and the statement (`refunded`).
          */
         post: operations["createTransfer"];
         delete?: never;
@@ -1203,6 +1211,8 @@ export interface paths {
         /**
          * Turn two-factor off with the password and a current code or a recovery code; ends every session (extension)
          * @description Both the account password and a code are needed (a stolen session and one code are not enough). Every session of the account ends, this one included; the answer carries the caller's new session. A wrong password or code counts against the code-guessing budget shared with login and step-up: once it is spent the account is locked (403 AUTH-ACCOUNT-LOCKED), the owner is mailed, and a password reset unlocks it.
+         *
+         *     Issue #35: in an account with members, the owner's and an admin's, approver's or operator's 2FA going off is a loosening: the password and code are checked (and the code used) as above, then the answer is **202** with a pending change of the account (GET /policies/changes, `loosens: [users.<id>.two_factor]`, mailed to every member with money rights). Nothing changes until it takes effect (another admin approves it, or POLICY_CHANGE_DELAY_H later): then 2FA is off, every session of that user ends, and new destinations are held. Any admin can cancel it first. A solo account and a viewer keep the 200 answer above.
          */
         post: operations["disableTwoFactor"];
         delete?: never;
@@ -1412,7 +1422,7 @@ export interface paths {
         put?: never;
         /**
          * Invite a member by e-mail (extension)
-         * @description Roles: `admin` (policies, members, tokens, webhooks), `approver` (approves or denies withdrawals), `operator` (payments, collections, refunds within the policy), `viewer` (reads only). The owner invites any role; an admin only the roles below admin. The invitee is mailed a code and joins with `POST /auth/register {email, password, invitation_code}`. Once an account has members, the owner, admins and approvers need two-factor on for anything but reads (403 TEAM-2FA-REQUIRED).
+         * @description Roles: `admin` (policies, members, tokens, webhooks), `approver` (approves or denies withdrawals), `operator` (payments, collections, refunds within the policy), `viewer` (reads only). The owner invites any role; an admin only the roles below admin. The invitee is mailed a code and joins with `POST /auth/register {email, password, invitation_code}` within 7 days of it taking effect (then 422 INVITATION-INVALID). Once an account has members, the owner, admins and approvers need two-factor on for anything but reads (403 TEAM-2FA-REQUIRED). A member with money rights (admin, approver, operator) and a role that may do more (e.g. viewer to operator, operator to approver) are loosenings (issue #35): the answer is **202** with the pending change (listed in GET /policies/changes, mailed to every member with money rights), which takes effect when another admin approves it or POLICY_CHANGE_DELAY_H later, unless an admin cancels it first (a cancelled invitation is withdrawn). Until then the invitation code answers 409 INVITATION-AWAITING-APPROVAL and the member keeps the role it had. A viewer invitation and a lowered role are immediate.
          */
         post: operations["inviteMember"];
         delete?: never;
@@ -1437,7 +1447,7 @@ export interface paths {
         head?: never;
         /**
          * Change a member's role (extension)
-         * @description Roles: `admin` (policies, members, tokens, webhooks), `approver` (approves or denies withdrawals), `operator` (payments, collections, refunds within the policy), `viewer` (reads only). The owner invites any role; an admin only the roles below admin.
+         * @description Roles: `admin` (policies, members, tokens, webhooks), `approver` (approves or denies withdrawals), `operator` (payments, collections, refunds within the policy), `viewer` (reads only). The owner invites any role; an admin only the roles below admin. A member with money rights (admin, approver, operator) and a role that may do more (e.g. viewer to operator, operator to approver) are loosenings (issue #35): the answer is **202** with the pending change (listed in GET /policies/changes, mailed to every member with money rights), which takes effect when another admin approves it or POLICY_CHANGE_DELAY_H later, unless an admin cancels it first (a cancelled invitation is withdrawn). Until then the invitation code answers 409 INVITATION-AWAITING-APPROVAL and the member keeps the role it had. A viewer invitation and a lowered role are immediate.
          */
         patch: operations["changeMemberRole"];
         trace?: never;
@@ -2277,6 +2287,16 @@ export interface components {
                     /** @description when the worker tries again by itself */
                     next_attempt_at: string;
                 };
+                /** @description Extension (issue #36): present only once the request was refunded; oldest first. Refunds that ended FAILED, REJECTED or CANCELLED gave nothing back and count no more toward what is left to refund (received less the others) */
+                refunds?: {
+                    /** @description the refund's withdrawal command (GET /api/commands/{commandNo}) */
+                    command_no: string;
+                    amount: string;
+                    /** @description the command's status now (1 PENDING, 2 RUNNING, 3 SUCCESS, 4 FAILED, 5 REJECTED, 6 CANCELLED) */
+                    status: number;
+                    /** @description ISO 8601 with offset */
+                    requested_at: string;
+                }[];
             };
         };
         CashierTokenCreated: {
@@ -2332,6 +2352,16 @@ export interface components {
                     /** @description when the worker tries again by itself */
                     next_attempt_at: string;
                 };
+                /** @description Extension (issue #36): present only once the request was refunded; oldest first. Refunds that ended FAILED, REJECTED or CANCELLED gave nothing back and count no more toward what is left to refund (received less the others) */
+                refunds?: {
+                    /** @description the refund's withdrawal command (GET /api/commands/{commandNo}) */
+                    command_no: string;
+                    amount: string;
+                    /** @description the command's status now (1 PENDING, 2 RUNNING, 3 SUCCESS, 4 FAILED, 5 REJECTED, 6 CANCELLED) */
+                    status: number;
+                    /** @description ISO 8601 with offset */
+                    requested_at: string;
+                }[];
             };
             /** @description ct_… bearer value, shown once */
             token: string;
@@ -4288,7 +4318,7 @@ export interface operations {
                 address?: string;
                 asset_symbol?: string;
                 /** @description what moved the money */
-                kind?: "deposit" | "collection" | "withdrawal";
+                kind?: "deposit" | "collection" | "withdrawal" | "refund";
                 /** @description extension: entries on accounts of this kind */
                 account_kind?: "custodial" | "fee_trx_burned" | "fee_bandwidth" | "fee_energy_rental" | "external_in" | "external_out";
                 /** @description 1-based, default 1 */
@@ -4380,7 +4410,7 @@ export interface operations {
                                  * @description what moved the money (the cause's type)
                                  * @enum {string}
                                  */
-                                kind: "deposit" | "collection" | "withdrawal";
+                                kind: "deposit" | "collection" | "withdrawal" | "refund";
                                 account: {
                                     /**
                                      * @description custodial (one of your addresses), a chain fee, or money from or to outside
@@ -4464,7 +4494,8 @@ export interface operations {
                      *             "received": "30000000",
                      *             "costs": "13845000",
                      *             "sent": "0",
-                     *             "closing": "16155000"
+                     *             "closing": "16155000",
+                     *             "refunded": "0"
                      *           },
                      *           {
                      *             "asset_symbol": "USDT",
@@ -4472,7 +4503,8 @@ export interface operations {
                      *             "received": "25000000",
                      *             "costs": "0",
                      *             "sent": "10000000",
-                     *             "closing": "15000000"
+                     *             "closing": "15000000",
+                     *             "refunded": "4000000"
                      *           }
                      *         ]
                      *       }
@@ -4500,13 +4532,15 @@ export interface operations {
                                 sent: string;
                                 /** @description the custodial addresses' balance at `to`: opening + received - costs - sent */
                                 closing: string;
+                                /** @description extension (issue #36): of `sent`, the refunds of payment requests (POST /transfers with refund_of) */
+                                refunded: string;
                             }[];
                         };
                     };
                     /**
-                     * @example from,to,asset_symbol,opening,received,costs,sent,closing
-                     *     2026-01-01T00:00:00+00:00,2026-01-31T23:59:59+00:00,TRX,0,30000000,13845000,0,16155000
-                     *     2026-01-01T00:00:00+00:00,2026-01-31T23:59:59+00:00,USDT,0,25000000,0,10000000,15000000
+                     * @example from,to,asset_symbol,opening,received,costs,sent,closing,refunded
+                     *     2026-01-01T00:00:00+00:00,2026-01-31T23:59:59+00:00,TRX,0,30000000,13845000,0,16155000,0
+                     *     2026-01-01T00:00:00+00:00,2026-01-31T23:59:59+00:00,USDT,0,25000000,0,10000000,15000000,4000000
                      */
                     "text/csv; charset=utf-8": string;
                 };
@@ -5794,7 +5828,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
-            /** @description `INVITATION-INVALID`: invitation_code: wrong, used, or the invitation was removed; `VALIDATION-ERROR`: validation failed */
+            /** @description `INVITATION-INVALID`: invitation_code: wrong, used, expired, or the invitation was removed; `VALIDATION-ERROR`: validation failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5803,7 +5837,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "INVITATION-INVALID",
-                     *       "message": "invitation_code: wrong, used, or the invitation was removed",
+                     *       "message": "invitation_code: wrong, used, expired, or the invitation was removed",
                      *       "data": {}
                      *     }
                      */
@@ -7027,6 +7061,8 @@ export interface operations {
                     to_address: string;
                     asset_symbol: string;
                     amount: string;
+                    /** @description extension (issue #36): the token_no of the paid request this withdrawal refunds */
+                    refund_of?: string;
                 };
             };
         };
@@ -7082,7 +7118,7 @@ export interface operations {
             };
             409: components["responses"]["BizCommandLockedOrIdempotencyKeyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
-            /** @description `BIZ-WALLET-ADDRESS-NOT-FOUND`: address missing or not the caller's; `BIZ-ASSET-NOT-FOUND`: asset symbol unknown; `BIZ-AMOUNT-INVALID`: amount must be a positive integer string; `POLICY-VELOCITY-COUNT-EXCEEDED`: max_count_1h: too many withdrawals of this asset in the last hour; `POLICY-VELOCITY-AMOUNT-EXCEEDED`: max_amount_24h: withdrawals of this asset in the last 24 h would exceed the limit; `POLICY-APPROVAL-UNAVAILABLE`: approval_threshold: the amount needs an approval, and no approved approval_url with a secret is set; `BIZ-FEES-UNFUNDABLE`: the main address cannot fund this withdrawal's fees; `VALIDATION-ERROR`: validation failed; `IDEMPOTENCY-KEY-REUSED`: idempotency key reused with a different request */
+            /** @description `BIZ-WALLET-ADDRESS-NOT-FOUND`: address missing or not the caller's; `BIZ-ASSET-NOT-FOUND`: asset symbol unknown; `BIZ-AMOUNT-INVALID`: amount must be a positive integer string; `POLICY-VELOCITY-COUNT-EXCEEDED`: max_count_1h: too many withdrawals of this asset in the last hour; `POLICY-VELOCITY-AMOUNT-EXCEEDED`: max_amount_24h: withdrawals of this asset in the last 24 h would exceed the limit; `POLICY-APPROVAL-UNAVAILABLE`: approval_threshold: the amount needs an approval, and no approved approval_url with a secret is set; `BIZ-FEES-UNFUNDABLE`: the main address cannot fund this withdrawal's fees; `REFUND-PAYMENT-NOT-FOUND`: refund_of: no payment request of the caller's has this token_no; `REFUND-PAYMENT-UNPAID`: refund_of: the payment request has received nothing to refund; `REFUND-EXCEEDS-RECEIVED`: the refunds of the payment request would exceed what it received; `VALIDATION-ERROR`: validation failed; `IDEMPOTENCY-KEY-REUSED`: idempotency key reused with a different request */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7097,7 +7133,7 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "BIZ-WALLET-ADDRESS-NOT-FOUND" | "BIZ-ASSET-NOT-FOUND" | "BIZ-AMOUNT-INVALID" | "POLICY-VELOCITY-COUNT-EXCEEDED" | "POLICY-VELOCITY-AMOUNT-EXCEEDED" | "POLICY-APPROVAL-UNAVAILABLE" | "BIZ-FEES-UNFUNDABLE" | "VALIDATION-ERROR" | "IDEMPOTENCY-KEY-REUSED";
+                        code: "BIZ-WALLET-ADDRESS-NOT-FOUND" | "BIZ-ASSET-NOT-FOUND" | "BIZ-AMOUNT-INVALID" | "POLICY-VELOCITY-COUNT-EXCEEDED" | "POLICY-VELOCITY-AMOUNT-EXCEEDED" | "POLICY-APPROVAL-UNAVAILABLE" | "BIZ-FEES-UNFUNDABLE" | "REFUND-PAYMENT-NOT-FOUND" | "REFUND-PAYMENT-UNPAID" | "REFUND-EXCEEDS-RECEIVED" | "VALIDATION-ERROR" | "IDEMPOTENCY-KEY-REUSED";
                         message: string;
                         data: Record<string, never>;
                     };
@@ -8488,6 +8524,97 @@ export interface operations {
                     };
                 };
             };
+            /** @description a team's owner or member with money rights: the pending change that turns 2FA off */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "change_id": "9",
+                     *         "status": "pending",
+                     *         "loosens": [
+                     *           "users.14.two_factor"
+                     *         ],
+                     *         "changes": {
+                     *           "two_factor": {
+                     *             "user_id": 14,
+                     *             "email": "ops@example.com",
+                     *             "enabled": false
+                     *           }
+                     *         },
+                     *         "requested_at": "2026-01-02T01:00:00+00:00",
+                     *         "effective_at": "2026-01-03T01:00:00+00:00",
+                     *         "takes_effect_by": "delay"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            /** @description unique within the account */
+                            change_id: string;
+                            /**
+                             * @description pending until it takes effect (then it leaves the list), is cancelled, or another admin approves it (it takes effect at once)
+                             * @enum {string}
+                             */
+                            status: "pending" | "cancelled" | "approved";
+                            /** @description what it loosens: allow_list_only, limits.<SYMBOL>.<field>, approval_url, approval_secret; a team change (extension, issue #35): members.<id>.invited (a member with money rights), members.<id>.role (a role raised), users.<id>.two_factor (2FA off) */
+                            loosens: string[];
+                            /** @description the fields that wait, as requested (limits: the whole map that replaces the current one); never the secret. A team change: `member` (an invitation: member_id, email, role; a role raised: member_id, email, from, to) or `two_factor` */
+                            changes: {
+                                allow_list_only?: boolean;
+                                limits?: {
+                                    [key: string]: {
+                                        /** @description what this asset's withdrawals of the last rolling 24 h may add up to, this one included; null: no limit */
+                                        max_amount_24h?: string | null;
+                                        /** @description withdrawals of this asset in the last rolling hour, this one included; 0 freezes the asset; null: no limit */
+                                        max_count_1h?: number | null;
+                                        /** @description a withdrawal of MORE than this waits for the approver; null: never */
+                                        approval_threshold?: string | null;
+                                    };
+                                };
+                                approval_url?: string | null;
+                                approval_secret_changed?: boolean;
+                                member?: {
+                                    member_id: number;
+                                    email: string;
+                                    /** @description the invited role */
+                                    role?: string;
+                                    /** @description the role before */
+                                    from?: string;
+                                    /** @description the role raised to */
+                                    to?: string;
+                                };
+                                two_factor?: {
+                                    user_id: number;
+                                    email: string;
+                                    /** @enum {boolean} */
+                                    enabled: false;
+                                };
+                            };
+                            /** @description ISO 8601 with offset */
+                            requested_at: string;
+                            /** @description ISO 8601 with offset: it takes effect then (POLICY_CHANGE_DELAY_H after requested_at) unless cancelled first */
+                            effective_at: string;
+                            /**
+                             * @description delay: a solo owner's change, which nobody else can approve, waits out POLICY_CHANGE_DELAY_H
+                             * @enum {string}
+                             */
+                            takes_effect_by: "delay";
+                        };
+                    };
+                };
+            };
             401: components["responses"]["Unauthenticated"];
             /** @description `AUTH-ACCOUNT-LOCKED`: too many wrong two-factor codes: the account is locked; the owner was mailed and unlocks it by resetting the password; `FORBIDDEN`: authenticated but not authorized */
             403: {
@@ -8510,7 +8637,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `AUTH-2FA-NOT-ENABLED`: two-factor authentication is off */
+            /** @description `AUTH-2FA-NOT-ENABLED`: two-factor authentication is off; `POLICY-CHANGES-FULL`: too many pending policy changes; cancel one first */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8525,7 +8652,7 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "AUTH-2FA-NOT-ENABLED";
+                        code: "AUTH-2FA-NOT-ENABLED" | "POLICY-CHANGES-FULL";
                         message: string;
                         data: Record<string, never>;
                     };
@@ -8837,9 +8964,9 @@ export interface operations {
                              * @enum {string}
                              */
                             status: "pending" | "cancelled" | "approved";
-                            /** @description what it loosens: allow_list_only, limits.<SYMBOL>.<field>, approval_url, approval_secret */
+                            /** @description what it loosens: allow_list_only, limits.<SYMBOL>.<field>, approval_url, approval_secret; a team change (extension, issue #35): members.<id>.invited (a member with money rights), members.<id>.role (a role raised), users.<id>.two_factor (2FA off) */
                             loosens: string[];
-                            /** @description the fields that wait, as requested (limits: the whole map that replaces the current one); never the secret */
+                            /** @description the fields that wait, as requested (limits: the whole map that replaces the current one); never the secret. A team change: `member` (an invitation: member_id, email, role; a role raised: member_id, email, from, to) or `two_factor` */
                             changes: {
                                 allow_list_only?: boolean;
                                 limits?: {
@@ -8854,6 +8981,22 @@ export interface operations {
                                 };
                                 approval_url?: string | null;
                                 approval_secret_changed?: boolean;
+                                member?: {
+                                    member_id: number;
+                                    email: string;
+                                    /** @description the invited role */
+                                    role?: string;
+                                    /** @description the role before */
+                                    from?: string;
+                                    /** @description the role raised to */
+                                    to?: string;
+                                };
+                                two_factor?: {
+                                    user_id: number;
+                                    email: string;
+                                    /** @enum {boolean} */
+                                    enabled: false;
+                                };
                             };
                             /** @description ISO 8601 with offset */
                             requested_at: string;
@@ -9003,9 +9146,9 @@ export interface operations {
                                  * @enum {string}
                                  */
                                 status: "pending" | "cancelled" | "approved";
-                                /** @description what it loosens: allow_list_only, limits.<SYMBOL>.<field>, approval_url, approval_secret */
+                                /** @description what it loosens: allow_list_only, limits.<SYMBOL>.<field>, approval_url, approval_secret; a team change (extension, issue #35): members.<id>.invited (a member with money rights), members.<id>.role (a role raised), users.<id>.two_factor (2FA off) */
                                 loosens: string[];
-                                /** @description the fields that wait, as requested (limits: the whole map that replaces the current one); never the secret */
+                                /** @description the fields that wait, as requested (limits: the whole map that replaces the current one); never the secret. A team change: `member` (an invitation: member_id, email, role; a role raised: member_id, email, from, to) or `two_factor` */
                                 changes: {
                                     allow_list_only?: boolean;
                                     limits?: {
@@ -9020,6 +9163,22 @@ export interface operations {
                                     };
                                     approval_url?: string | null;
                                     approval_secret_changed?: boolean;
+                                    member?: {
+                                        member_id: number;
+                                        email: string;
+                                        /** @description the invited role */
+                                        role?: string;
+                                        /** @description the role before */
+                                        from?: string;
+                                        /** @description the role raised to */
+                                        to?: string;
+                                    };
+                                    two_factor?: {
+                                        user_id: number;
+                                        email: string;
+                                        /** @enum {boolean} */
+                                        enabled: false;
+                                    };
                                 };
                                 /** @description ISO 8601 with offset */
                                 requested_at: string;
@@ -9100,9 +9259,9 @@ export interface operations {
                              * @enum {string}
                              */
                             status: "pending" | "cancelled" | "approved";
-                            /** @description what it loosens: allow_list_only, limits.<SYMBOL>.<field>, approval_url, approval_secret */
+                            /** @description what it loosens: allow_list_only, limits.<SYMBOL>.<field>, approval_url, approval_secret; a team change (extension, issue #35): members.<id>.invited (a member with money rights), members.<id>.role (a role raised), users.<id>.two_factor (2FA off) */
                             loosens: string[];
-                            /** @description the fields that wait, as requested (limits: the whole map that replaces the current one); never the secret */
+                            /** @description the fields that wait, as requested (limits: the whole map that replaces the current one); never the secret. A team change: `member` (an invitation: member_id, email, role; a role raised: member_id, email, from, to) or `two_factor` */
                             changes: {
                                 allow_list_only?: boolean;
                                 limits?: {
@@ -9117,6 +9276,22 @@ export interface operations {
                                 };
                                 approval_url?: string | null;
                                 approval_secret_changed?: boolean;
+                                member?: {
+                                    member_id: number;
+                                    email: string;
+                                    /** @description the invited role */
+                                    role?: string;
+                                    /** @description the role before */
+                                    from?: string;
+                                    /** @description the role raised to */
+                                    to?: string;
+                                };
+                                two_factor?: {
+                                    user_id: number;
+                                    email: string;
+                                    /** @enum {boolean} */
+                                    enabled: false;
+                                };
                             };
                             /** @description ISO 8601 with offset */
                             requested_at: string;
@@ -9234,9 +9409,9 @@ export interface operations {
                              * @enum {string}
                              */
                             status: "pending" | "cancelled" | "approved";
-                            /** @description what it loosens: allow_list_only, limits.<SYMBOL>.<field>, approval_url, approval_secret */
+                            /** @description what it loosens: allow_list_only, limits.<SYMBOL>.<field>, approval_url, approval_secret; a team change (extension, issue #35): members.<id>.invited (a member with money rights), members.<id>.role (a role raised), users.<id>.two_factor (2FA off) */
                             loosens: string[];
-                            /** @description the fields that wait, as requested (limits: the whole map that replaces the current one); never the secret */
+                            /** @description the fields that wait, as requested (limits: the whole map that replaces the current one); never the secret. A team change: `member` (an invitation: member_id, email, role; a role raised: member_id, email, from, to) or `two_factor` */
                             changes: {
                                 allow_list_only?: boolean;
                                 limits?: {
@@ -9251,6 +9426,22 @@ export interface operations {
                                 };
                                 approval_url?: string | null;
                                 approval_secret_changed?: boolean;
+                                member?: {
+                                    member_id: number;
+                                    email: string;
+                                    /** @description the invited role */
+                                    role?: string;
+                                    /** @description the role before */
+                                    from?: string;
+                                    /** @description the role raised to */
+                                    to?: string;
+                                };
+                                two_factor?: {
+                                    user_id: number;
+                                    email: string;
+                                    /** @enum {boolean} */
+                                    enabled: false;
+                                };
                             };
                             /** @description ISO 8601 with offset */
                             requested_at: string;
@@ -9803,7 +9994,8 @@ export interface operations {
                      *             "status": "invited",
                      *             "user_id": null,
                      *             "invited_at": "2026-01-02T01:00:00+00:00",
-                     *             "joined_at": null
+                     *             "joined_at": null,
+                     *             "invitation_expires_at": "2026-01-10T01:00:00+00:00"
                      *           }
                      *         ]
                      *       }
@@ -9826,6 +10018,7 @@ export interface operations {
                                 /** @description ISO 8601 with offset */
                                 invited_at: string;
                                 joined_at: string | null;
+                                invitation_expires_at: string | null;
                             }[];
                         };
                     };
@@ -9850,7 +10043,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "email": "ops@example.com",
-                 *       "role": "operator"
+                 *       "role": "viewer"
                  *     }
                  */
                 "application/json": {
@@ -9876,11 +10069,12 @@ export interface operations {
                      *       "data": {
                      *         "member_id": 3,
                      *         "email": "ops@example.com",
-                     *         "role": "operator",
+                     *         "role": "viewer",
                      *         "status": "invited",
                      *         "user_id": null,
                      *         "invited_at": "2026-01-02T01:00:00+00:00",
-                     *         "joined_at": null
+                     *         "joined_at": null,
+                     *         "invitation_expires_at": "2026-01-10T01:00:00+00:00"
                      *       }
                      *     }
                      */
@@ -9900,13 +10094,128 @@ export interface operations {
                             /** @description ISO 8601 with offset */
                             invited_at: string;
                             joined_at: string | null;
+                            invitation_expires_at: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description a member with money rights: the pending change and the invited member */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "change_id": "4",
+                     *         "status": "pending",
+                     *         "loosens": [
+                     *           "members.3.invited"
+                     *         ],
+                     *         "changes": {
+                     *           "member": {
+                     *             "member_id": 3,
+                     *             "email": "ops@example.com",
+                     *             "role": "operator"
+                     *           }
+                     *         },
+                     *         "requested_at": "2026-01-02T01:00:00+00:00",
+                     *         "effective_at": "2026-01-03T01:00:00+00:00",
+                     *         "takes_effect_by": "delay",
+                     *         "member": {
+                     *           "member_id": 3,
+                     *           "email": "ops@example.com",
+                     *           "role": "operator",
+                     *           "status": "invited",
+                     *           "user_id": null,
+                     *           "invited_at": "2026-01-02T01:00:00+00:00",
+                     *           "joined_at": null,
+                     *           "invitation_expires_at": "2026-01-10T01:00:00+00:00"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            /** @description unique within the account */
+                            change_id: string;
+                            /**
+                             * @description pending until it takes effect (then it leaves the list), is cancelled, or another admin approves it (it takes effect at once)
+                             * @enum {string}
+                             */
+                            status: "pending" | "cancelled" | "approved";
+                            /** @description what it loosens: allow_list_only, limits.<SYMBOL>.<field>, approval_url, approval_secret; a team change (extension, issue #35): members.<id>.invited (a member with money rights), members.<id>.role (a role raised), users.<id>.two_factor (2FA off) */
+                            loosens: string[];
+                            /** @description the fields that wait, as requested (limits: the whole map that replaces the current one); never the secret. A team change: `member` (an invitation: member_id, email, role; a role raised: member_id, email, from, to) or `two_factor` */
+                            changes: {
+                                allow_list_only?: boolean;
+                                limits?: {
+                                    [key: string]: {
+                                        /** @description what this asset's withdrawals of the last rolling 24 h may add up to, this one included; null: no limit */
+                                        max_amount_24h?: string | null;
+                                        /** @description withdrawals of this asset in the last rolling hour, this one included; 0 freezes the asset; null: no limit */
+                                        max_count_1h?: number | null;
+                                        /** @description a withdrawal of MORE than this waits for the approver; null: never */
+                                        approval_threshold?: string | null;
+                                    };
+                                };
+                                approval_url?: string | null;
+                                approval_secret_changed?: boolean;
+                                member?: {
+                                    member_id: number;
+                                    email: string;
+                                    /** @description the invited role */
+                                    role?: string;
+                                    /** @description the role before */
+                                    from?: string;
+                                    /** @description the role raised to */
+                                    to?: string;
+                                };
+                                two_factor?: {
+                                    user_id: number;
+                                    email: string;
+                                    /** @enum {boolean} */
+                                    enabled: false;
+                                };
+                            };
+                            /** @description ISO 8601 with offset */
+                            requested_at: string;
+                            /** @description ISO 8601 with offset: it takes effect then (POLICY_CHANGE_DELAY_H after requested_at) unless cancelled first */
+                            effective_at: string;
+                            /**
+                             * @description delay: a solo owner's change, which nobody else can approve, waits out POLICY_CHANGE_DELAY_H
+                             * @enum {string}
+                             */
+                            takes_effect_by: "delay";
+                            member: {
+                                member_id: number;
+                                email: string;
+                                /** @enum {string} */
+                                role: "admin" | "approver" | "operator" | "viewer";
+                                /** @enum {string} */
+                                status: "invited" | "active";
+                                user_id: number | null;
+                                /** @description ISO 8601 with offset */
+                                invited_at: string;
+                                joined_at: string | null;
+                                invitation_expires_at: string | null;
+                            };
                         };
                     };
                 };
             };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["TeamRoleForbiddenOrForbidden"];
-            /** @description `MEMBER-EXISTS`: the e-mail is already invited, a member, or an account of its own; `TEAMS-UNAVAILABLE`: teams are not available on this store */
+            /** @description `MEMBER-EXISTS`: the e-mail is already invited, a member, or an account of its own; `TEAMS-UNAVAILABLE`: teams are not available on this store; `POLICY-CHANGES-FULL`: too many pending policy changes; cancel one first */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9921,7 +10230,7 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "MEMBER-EXISTS" | "TEAMS-UNAVAILABLE";
+                        code: "MEMBER-EXISTS" | "TEAMS-UNAVAILABLE" | "POLICY-CHANGES-FULL";
                         message: string;
                         data: Record<string, never>;
                     };
@@ -9963,7 +10272,8 @@ export interface operations {
                      *         "status": "invited",
                      *         "user_id": null,
                      *         "invited_at": "2026-01-02T01:00:00+00:00",
-                     *         "joined_at": null
+                     *         "joined_at": null,
+                     *         "invitation_expires_at": "2026-01-10T01:00:00+00:00"
                      *       }
                      *     }
                      */
@@ -9983,6 +10293,7 @@ export interface operations {
                             /** @description ISO 8601 with offset */
                             invited_at: string;
                             joined_at: string | null;
+                            invitation_expires_at: string | null;
                         };
                     };
                 };
@@ -10010,7 +10321,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "role": "approver"
+                 *       "role": "viewer"
                  *     }
                  */
                 "application/json": {
@@ -10035,11 +10346,12 @@ export interface operations {
                      *       "data": {
                      *         "member_id": 3,
                      *         "email": "ops@example.com",
-                     *         "role": "approver",
+                     *         "role": "viewer",
                      *         "status": "invited",
                      *         "user_id": null,
                      *         "invited_at": "2026-01-02T01:00:00+00:00",
-                     *         "joined_at": null
+                     *         "joined_at": null,
+                     *         "invitation_expires_at": "2026-01-10T01:00:00+00:00"
                      *       }
                      *     }
                      */
@@ -10059,6 +10371,122 @@ export interface operations {
                             /** @description ISO 8601 with offset */
                             invited_at: string;
                             joined_at: string | null;
+                            invitation_expires_at: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description a role that may do more: the pending change and the member with the role it has until then */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "change_id": "4",
+                     *         "status": "pending",
+                     *         "loosens": [
+                     *           "members.3.role"
+                     *         ],
+                     *         "changes": {
+                     *           "member": {
+                     *             "member_id": 3,
+                     *             "email": "ops@example.com",
+                     *             "from": "viewer",
+                     *             "to": "operator"
+                     *           }
+                     *         },
+                     *         "requested_at": "2026-01-02T01:00:00+00:00",
+                     *         "effective_at": "2026-01-03T01:00:00+00:00",
+                     *         "takes_effect_by": "delay",
+                     *         "member": {
+                     *           "member_id": 3,
+                     *           "email": "ops@example.com",
+                     *           "role": "operator",
+                     *           "status": "invited",
+                     *           "user_id": null,
+                     *           "invited_at": "2026-01-02T01:00:00+00:00",
+                     *           "joined_at": null,
+                     *           "invitation_expires_at": "2026-01-10T01:00:00+00:00"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            /** @description unique within the account */
+                            change_id: string;
+                            /**
+                             * @description pending until it takes effect (then it leaves the list), is cancelled, or another admin approves it (it takes effect at once)
+                             * @enum {string}
+                             */
+                            status: "pending" | "cancelled" | "approved";
+                            /** @description what it loosens: allow_list_only, limits.<SYMBOL>.<field>, approval_url, approval_secret; a team change (extension, issue #35): members.<id>.invited (a member with money rights), members.<id>.role (a role raised), users.<id>.two_factor (2FA off) */
+                            loosens: string[];
+                            /** @description the fields that wait, as requested (limits: the whole map that replaces the current one); never the secret. A team change: `member` (an invitation: member_id, email, role; a role raised: member_id, email, from, to) or `two_factor` */
+                            changes: {
+                                allow_list_only?: boolean;
+                                limits?: {
+                                    [key: string]: {
+                                        /** @description what this asset's withdrawals of the last rolling 24 h may add up to, this one included; null: no limit */
+                                        max_amount_24h?: string | null;
+                                        /** @description withdrawals of this asset in the last rolling hour, this one included; 0 freezes the asset; null: no limit */
+                                        max_count_1h?: number | null;
+                                        /** @description a withdrawal of MORE than this waits for the approver; null: never */
+                                        approval_threshold?: string | null;
+                                    };
+                                };
+                                approval_url?: string | null;
+                                approval_secret_changed?: boolean;
+                                member?: {
+                                    member_id: number;
+                                    email: string;
+                                    /** @description the invited role */
+                                    role?: string;
+                                    /** @description the role before */
+                                    from?: string;
+                                    /** @description the role raised to */
+                                    to?: string;
+                                };
+                                two_factor?: {
+                                    user_id: number;
+                                    email: string;
+                                    /** @enum {boolean} */
+                                    enabled: false;
+                                };
+                            };
+                            /** @description ISO 8601 with offset */
+                            requested_at: string;
+                            /** @description ISO 8601 with offset: it takes effect then (POLICY_CHANGE_DELAY_H after requested_at) unless cancelled first */
+                            effective_at: string;
+                            /**
+                             * @description delay: a solo owner's change, which nobody else can approve, waits out POLICY_CHANGE_DELAY_H
+                             * @enum {string}
+                             */
+                            takes_effect_by: "delay";
+                            member: {
+                                member_id: number;
+                                email: string;
+                                /** @enum {string} */
+                                role: "admin" | "approver" | "operator" | "viewer";
+                                /** @enum {string} */
+                                status: "invited" | "active";
+                                user_id: number | null;
+                                /** @description ISO 8601 with offset */
+                                invited_at: string;
+                                joined_at: string | null;
+                                invitation_expires_at: string | null;
+                            };
                         };
                     };
                 };
@@ -10066,7 +10494,27 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["TeamRoleForbiddenOrForbidden"];
             404: components["responses"]["MemberNotFound"];
-            409: components["responses"]["TeamsUnavailable"];
+            /** @description `TEAMS-UNAVAILABLE`: teams are not available on this store; `POLICY-CHANGES-FULL`: too many pending policy changes; cancel one first */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TEAMS-UNAVAILABLE",
+                     *       "message": "teams are not available on this store",
+                     *       "data": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "TEAMS-UNAVAILABLE" | "POLICY-CHANGES-FULL";
+                        message: string;
+                        data: Record<string, never>;
+                    };
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
