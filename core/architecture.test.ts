@@ -159,3 +159,83 @@ describe('architecture: an adapter imports core/, node: built-ins, its drivers a
     expect(offences('adapters/memory/testing/other.ts', '../../tron/index.js')).toEqual(['adapters/memory/testing/other.ts -> ../../tron/index.js']);
   });
 });
+
+/**
+ * A host's deep imports of adapter files, each a TODO: import it through the adapter's index.ts (export it there when
+ * it is not yet), then delete the entry. The list only shrinks: an entry no longer taken fails the suite (issue #39
+ * item 4 added the rule and listed what stood then).
+ */
+const HOST_DEEP_IMPORTS: Readonly<Record<string, readonly string[]>> = {
+  'hosts/api/conformance-envelope.test.ts': ['adapters/tron/tronweb-chain-gateway.js'],
+  'hosts/api/password-reset.test.ts': ['adapters/node/local-smtp-receiver.js'],
+  'hosts/api/registration-squatting.attack.test.ts': ['adapters/node/local-smtp-receiver.js'],
+  'hosts/audit/audit-crash-child.ts': ['adapters/postgres/pg-connection.js'],
+  'hosts/audit/pg-test-application.ts': ['adapters/postgres/create-postgres-adapters.js', 'adapters/postgres/pg-connection.js'],
+  'hosts/cluster/crash.integration.test.ts': ['adapters/postgres/pg-audit-log.js', 'adapters/postgres/pg-connection.js', 'adapters/tron-devnet/prng.js'],
+  'hosts/cluster/multi-process-cluster.integration.test.ts': ['adapters/mongodb/collections.js'],
+  'hosts/composition/config.ts': ['adapters/postgres/pg-connection.js', 'adapters/tron-devnet/rental-itrx.js', 'adapters/tron-devnet/rental-tronsave.js'],
+  'hosts/composition/container-mongodb.integration.test.ts': ['adapters/mongodb/mongo-scan-cursor-store.js'],
+  'hosts/composition/container-postgres.integration.test.ts': [
+    'adapters/postgres/pg-account-repository.js', 'adapters/postgres/pg-scan-cursor-store.js', 'adapters/postgres/pg-wallet-repository.js',
+  ],
+  'hosts/composition/container.test.ts': [
+    'adapters/postgres/pg-account-repository.js', 'adapters/postgres/pg-idempotency-store.js', 'adapters/postgres/pg-scan-cursor-store.js',
+    'adapters/postgres/pg-wallet-repository.js',
+  ],
+  'hosts/composition/container.ts': ['adapters/mongodb/mongo-scan-cursor-store.js'],
+  'hosts/production-entry.test.ts': ['adapters/node/local-smtp-receiver.js'],
+  'hosts/serve/start-serve.ts': ['adapters/postgres/pg-connection.js'],
+  'hosts/worker/auto-collect.e2e.test.ts': ['adapters/tron-devnet/test-helpers.js'],
+  'hosts/worker/collection-crash.e2e.test.ts': ['adapters/tron/tron-block-source.js'],
+  'hosts/worker/hostile-schedule.e2e.test.ts': ['adapters/tron-devnet/node-faults.js', 'adapters/tron/tron-block-source.js'],
+  'hosts/worker/jobs/balance-scan.test.ts': ['adapters/tron-devnet/test-helpers.js'],
+  'hosts/worker/jobs/balance-scan.ts': ['adapters/tron/tron-block-source.js', 'adapters/tron/tron-node-pool.js'],
+  'hosts/worker/jobs/webhooks.test.ts': ['adapters/node/aes-gcm-key-cipher.js', 'adapters/node/node-dns-resolver.js'],
+  'hosts/worker/ledger-reconciliation.e2e.test.ts': ['adapters/tron-devnet/test-helpers.js'],
+  'hosts/worker/ledger-wiring.test.ts': ['adapters/tron-devnet/test-helpers.js'],
+  'hosts/worker/webhook-e2e-fixture.ts': ['adapters/node/node-dns-resolver.js'],
+  'hosts/worker/withdrawal-approval.e2e.test.ts': ['adapters/http/http-webhook-transport.js', 'adapters/http/local-webhook-receiver.js'],
+};
+
+/**
+ * The adapter files a host file (`hosts/…`, repository-relative) imports other than through the adapter's index.ts.
+ * An adapter's `testing/` folder is its test support, a surface of its own for tests, and is not counted.
+ */
+export function hostDeepImports(file: string, source: string): string[] {
+  return relativeTargets(file, source).filter((target) => {
+    const [top, , ...rest] = target.split('/');
+    return top === 'adapters' && rest.join('/') !== 'index.js' && rest[0] !== 'testing';
+  });
+}
+
+describe('architecture: a host imports an adapter only through its index.ts', () => {
+  const sources = tsFiles(join(repoDir, 'hosts')).concat(
+    readdirSync(join(repoDir, 'hosts'), { recursive: true }).map(String).filter((name) => name.endsWith('.test.ts')).map((name) => join(repoDir, 'hosts', name)),
+  ).map((path) => relative(repoDir, path).split(sep).join('/'))
+    .map((file) => ({ file, deep: hostDeepImports(file, readFileSync(join(repoDir, file), 'utf8')) }));
+
+  it('has host files to check, tests among them', () => {
+    expect(sources.some(({ file }) => file.startsWith('hosts/keys/') && file.endsWith('.test.ts'))).toBe(true);
+    expect(sources.some(({ file }) => file === 'hosts/keys/key-backup-cli.ts')).toBe(true);
+  });
+
+  it('imports no adapter file but its index.ts (or its testing/ support), beyond the listed exceptions', () => {
+    const offences = sources.flatMap(({ file, deep }) => deep.filter((target) => !(HOST_DEEP_IMPORTS[file] ?? []).includes(target)).map((t) => `${file} -> ${t}`));
+    expect(offences).toEqual([]);
+  });
+
+  it('takes every listed exception still (an entry no longer taken is deleted, so the list only shrinks)', () => {
+    const taken = new Map(sources.map(({ file, deep }) => [file, deep]));
+    const stale = Object.entries(HOST_DEEP_IMPORTS).flatMap(([file, targets]) => targets.filter((t) => !(taken.get(file) ?? []).includes(t)).map((t) => `${file} -> ${t}`));
+    expect(stale).toEqual([]);
+  });
+
+  it('reports a deep import and lets an index.ts or testing/ support through (so the checks above can fail)', () => {
+    const source = [
+      "import { a } from '../../adapters/postgres/index.js';", "import { b } from '../../adapters/postgres/pg-connection.js';",
+      "import { c } from '../../adapters/postgres/testing/pg-test-store.js';", "const d = await import('../../adapters/memory/memory-store.js');",
+      "import { e } from '../../core/ports/index.js';",
+    ].join('\n');
+    expect(hostDeepImports('hosts/keys/x.ts', source)).toEqual(['adapters/postgres/pg-connection.js', 'adapters/memory/memory-store.js']);
+  });
+});

@@ -18,9 +18,13 @@ import { describeSubscriptionRepositoryContract } from '../../contracts-tests/su
 import { describeAtomicScopeContract } from '../../contracts-tests/atomic-scope.contract.js';
 import { describeUnitOfWorkContract } from '../../contracts-tests/unit-of-work.contract.js';
 import { describeWalletRepositoryContract } from '../../contracts-tests/wallet-repository.contract.js';
+import { describeWalletKeyStoreContract } from '../../contracts-tests/wallet-key-store.contract.js';
+import { describeEncryptedRecordStoreContract } from '../../contracts-tests/encrypted-record-store.contract.js';
 import { describeWebhookDeliveryRepositoryContract } from '../../contracts-tests/webhook-delivery-repository.contract.js';
 import { createMemoryAdapters } from './create-memory-adapters.js';
 import { ManualClock } from './manual-clock.js';
+import { MemoryEncryptedRecords } from './memory-encrypted-records.js';
+import { MemoryWalletKeys } from './memory-wallet-keys.js';
 
 // Every store-port contract suite against the memory adapters; each subject is a fresh store.
 const fresh = () => createMemoryAdapters({ clock: new ManualClock() });
@@ -48,4 +52,12 @@ describeAtomicScopeContract('memory', fresh, { isolation: 'serial' });
 describeIdempotencyStoreContract('memory', () => {
   const clock = new ManualClock();
   return { idempotency: createMemoryAdapters({ clock }).idempotency, clock };
+});
+describeWalletKeyStoreContract('memory', () => {
+  const adapters = fresh();
+  return { walletKeys: new MemoryWalletKeys(adapters.store), ids: adapters.ids };
+});
+describeEncryptedRecordStoreContract('memory', () => {
+  const adapters = fresh();
+  return { ...adapters, records: new MemoryEncryptedRecords(adapters.store) };
 });

@@ -17,6 +17,8 @@ import { MONGO_SKIP_MESSAGE, openTestDatabase, provisionMongo, type MongoTestDat
 import { describeSessionRepositoryContract } from '../../contracts-tests/session-repository.contract.js';
 import { describeSubscriptionRepositoryContract } from '../../contracts-tests/subscription-repository.contract.js';
 import { describeWalletRepositoryContract } from '../../contracts-tests/wallet-repository.contract.js';
+import { describeWalletKeyStoreContract } from '../../contracts-tests/wallet-key-store.contract.js';
+import { describeEncryptedRecordStoreContract } from '../../contracts-tests/encrypted-record-store.contract.js';
 import { describeAtomicScopeContract } from '../../contracts-tests/atomic-scope.contract.js';
 import { describeUnitOfWorkContract } from '../../contracts-tests/unit-of-work.contract.js';
 import { describeWebhookDeliveryRepositoryContract } from '../../contracts-tests/webhook-delivery-repository.contract.js';
@@ -24,6 +26,8 @@ import { createMemoryAdapters } from '../memory/create-memory-adapters.js';
 import { ManualClock } from '../memory/manual-clock.js';
 import { createMongoAdapters, type MongoAdapters } from './create-mongo-adapters.js';
 import { describeMongoAdapterTests } from './mongo-adapter.checks.js';
+import { MongoEncryptedRecords } from './mongo-encrypted-records.js';
+import { MongoWalletKeys } from './mongo-wallet-keys.js';
 
 // Every store-port contract suite against MongoDB (MONGODB_URL, else a mongo:7 replica-set container), one database
 // for this file, emptied before every subject. Without a MongoDB the whole file is reported as skipped, loudly.
@@ -84,6 +88,14 @@ describe.skipIf(unavailable)('MongoDB store', () => {
     const stores = await fresh();
     return createMongoAdapters({ connection: { ...database!.connection, transactions: false }, clock: stores.clock });
   }, { ...OPTIONS, concurrency: 1, reference: memoryReference });
+
+  // The key backup and rotation ports (keys:export, keys:import, keys:rotate; issue #39 item 4).
+  describeWalletKeyStoreContract('mongodb', async () => {
+    const stores = await fresh();
+    const { db, client, transactions } = database!.connection;
+    return { walletKeys: new MongoWalletKeys(db, transactions ? client : null), ids: stores.ids };
+  });
+  describeEncryptedRecordStoreContract('mongodb', async () => ({ ...(await fresh()), records: new MongoEncryptedRecords(database!.connection.db) }));
 
   describeMongoAdapterTests(() => {
     if (database === undefined) throw new Error('the MongoDB test database is not open');

@@ -1,3 +1,6 @@
 export * from './create-postgres-adapters.js';
 export * from './pg-connection.js';
 export * from './pg-migrations.js';
+/** The key backup and rotation ports (keys:export, keys:import, keys:rotate; issue #39 item 4). */
+export { PgWalletKeys } from './pg-wallet-keys.js';
+export { PgEncryptedRecords } from './pg-encrypted-records.js';

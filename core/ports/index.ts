@@ -33,3 +33,5 @@ export type * from './scan-cursor-store.port.js';
 export type * from './audit-log.port.js';
 export type * from './withdrawal-policy-repository.port.js';
 export type * from './ledger.port.js';
+export type * from './wallet-key-store.port.js';
+export type * from './encrypted-record-store.port.js';

@@ -24,7 +24,7 @@ import { CommandExecutor } from '../../core/application/worker/command-executor.
 import { createAssetRegistry } from '../../core/domain/assets.js';
 import { COMMAND_STATUS } from '../../core/domain/model/command.js';
 import { startDevnet, type Devnet } from '../../adapters/tron-devnet/index.js';
-import { createPostgresAdapters } from '../../adapters/postgres/create-postgres-adapters.js';
+import { createPostgresAdapters } from '../../adapters/postgres/index.js';
 import { buildPgTestApplication, hookedAuditLog } from './pg-test-application.js';
 import { usePgTestStore } from '../../adapters/postgres/testing/pg-test-store.js';
 

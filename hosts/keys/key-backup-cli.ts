@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
-import { connectMongo } from '../../adapters/mongodb/index.js';
-import { MongoWalletKeys, PgWalletKeys } from './wallet-key-stores.js';
-import { connectPostgres } from '../../adapters/postgres/index.js';
+import { connectMongo, MongoWalletKeys } from '../../adapters/mongodb/index.js';
+import { connectPostgres, PgWalletKeys } from '../../adapters/postgres/index.js';
 import { ConfigError, type loadConfig } from '../composition/config.js';
-import { KeyBackupError, type WalletKeyStore } from './key-backup.js';
+import type { WalletKeyStore } from '../../core/ports/wallet-key-store.port.js';
+import { KeyBackupError } from './key-backup.js';
 
 /** The persistent store's wallets, and how to close the connection (as keys:rotate opens its store). */
 export async function openWalletKeys(config: ReturnType<typeof loadConfig>, tool: string): Promise<{ store: WalletKeyStore; close(): Promise<void> }> {

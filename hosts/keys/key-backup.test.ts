@@ -2,13 +2,12 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { armor, Encrypter, generateIdentity, identityToRecipient } from 'age-encryption';
 import { utils } from 'tronweb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { MemoryStore } from '../../adapters/memory/memory-store.js';
+import { MemoryStore, MemoryWalletKeys } from '../../adapters/memory/index.js';
 import { AesGcmKeyCipher } from '../../adapters/node/index.js';
 import { ADDRESS_STATUS, ADDRESS_TYPE, type WalletAddress } from '../../core/domain/model/wallet.js';
 import { keyIdOf, signBackup, signingKeyFrom, verifyKeyFrom } from './backup-signature.js';
 import { exportKeys, KeyBackupError, tronAddressOf } from './key-backup.js';
 import { applyImport, planImport, planView, type ImportOptions } from './key-import.js';
-import { MemoryWalletKeys } from './wallet-key-stores.js';
 
 const kek = (): AesGcmKeyCipher => AesGcmKeyCipher.fromConfig(randomBytes(32).toString('base64'));
 

@@ -4,25 +4,9 @@ import { TronWeb } from 'tronweb';
 import type { EncryptedEnvelope } from '../../core/domain/model/common.js';
 import type { WalletAddress } from '../../core/domain/model/wallet.js';
 import type { KeyCipher } from '../../core/ports/key-cipher.port.js';
+import type { WalletKeyStore } from '../../core/ports/wallet-key-store.port.js';
 import { signBackup } from './backup-signature.js';
 import { KeyBackupError } from './key-backup-error.js';
-
-/**
- * The wallet records as `keys:export` and `keys:import` see them (adapters: wallet-key-stores.ts). Not a core port:
- * only these operator tools walk every wallet or write a record with a given id.
- */
-export interface WalletKeyStore {
-  /** Wallet records with id > afterId, id ascending, at most `limit`; an empty page is the end. */
-  list(afterId: number, limit: number): Promise<WalletAddress[]>;
-  findByAddress(address: string): Promise<WalletAddress | null>;
-  /**
-   * Writes a restored record as given (its id kept): false, nothing written, when its id or address is taken or its
-   * user already has a main address on the network.
-   */
-  insert(wallet: WalletAddress): Promise<boolean>;
-  /** Sets wallet `id`'s key envelope only while it still holds `expected` (compare-and-set; the version is bumped). */
-  replaceKey(id: number, expected: EncryptedEnvelope, next: EncryptedEnvelope): Promise<boolean>;
-}
 
 export { KeyBackupError };
 

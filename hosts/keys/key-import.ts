@@ -2,7 +2,8 @@ import { timingSafeEqual, type KeyObject } from 'node:crypto';
 import { ADDRESS_STATUS, ADDRESS_TYPE, type WalletAddress } from '../../core/domain/model/wallet.js';
 import type { KeyCipher } from '../../core/ports/key-cipher.port.js';
 import { openSignedBackup } from './backup-signature.js';
-import { openBackup, openKey, tronAddressOf, type BackupEntry, type BackupWallet, type WalletKeyStore } from './key-backup.js';
+import type { WalletKeyStore } from '../../core/ports/wallet-key-store.port.js';
+import { openBackup, openKey, tronAddressOf, type BackupEntry, type BackupWallet } from './key-backup.js';
 import { KeyBackupError } from './key-backup-error.js';
 
 /** How keys:import may write. */

@@ -1,38 +1,10 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { EncryptedEnvelope } from '../../core/domain/model/common.js';
+import type { EncryptedRecordStore, RecordCursor } from '../../core/ports/encrypted-record-store.port.js';
 import type { KeyCipher } from '../../core/ports/key-cipher.port.js';
 
-/**
- * One stored secret: a wallet's private key (aad: its address), a developer's webhook secret (aad:
- * webhook-secret:<user>) or an account's TOTP secret (aad: totp:<user>, issue #26).
- */
-export interface EncryptedRecord {
-  readonly kind: 'wallet-key' | 'webhook-secret' | 'totp-secret';
-  /** Unique within its kind; records are listed in (kind, id) order. */
-  readonly id: string;
-  readonly aad: string;
-  readonly envelope: EncryptedEnvelope;
-}
-
-/**
- * The stored secrets as `keys:rotate` sees them (adapters: MongoEncryptedRecords; tests: an in-memory list). Not a
- * core port: only this operator tool walks every secret.
- */
-export interface EncryptedRecordStore {
-  /** Records after `after` (null: from the start) in a stable order, at most `limit`; an empty page is the end. */
-  list(after: RecordCursor | null, limit: number): Promise<EncryptedRecord[]>;
-  /**
-   * Replaces the record's envelope with `next` only while it still holds `record.envelope` (compare-and-set on key
-   * id, iv and ciphertext); false when it changed meanwhile (the next run takes it).
-   */
-  replace(record: EncryptedRecord, next: EncryptedEnvelope): Promise<boolean>;
-}
-
-/** Where a listing resumes. */
-export interface RecordCursor {
-  readonly kind: EncryptedRecord['kind'];
-  readonly id: string;
-}
+/** The port the rotation walks (core/ports/encrypted-record-store.port.ts), for the tool's callers and tests. */
+export type { EncryptedRecord, EncryptedRecordStore, RecordCursor } from '../../core/ports/encrypted-record-store.port.js';
 
 /** What one run did. */
 export interface RotationReport {

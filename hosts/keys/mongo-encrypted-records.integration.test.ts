@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MONGO_SKIP_MESSAGE, openTestDatabase, provisionMongo, type MongoTestDatabase } from '../../contracts-tests/harness/mongodb.js';
-import { COLLECTIONS } from '../../adapters/mongodb/collections.js';
+import { COLLECTIONS, MongoEncryptedRecords } from '../../adapters/mongodb/index.js';
 import { AesGcmKeyCipher } from '../../adapters/node/index.js';
 import { rotateKeys, type EncryptedRecordStore } from './key-rotation.js';
-import { MongoEncryptedRecords } from './mongo-encrypted-records.js';
 
 // keys:rotate over a real MongoDB (MONGODB_URL, else a mongo:7 container); skipped loudly without one. The documents
 // carry only the fields the rotation reads and writes (the repositories' mappers own the rest).

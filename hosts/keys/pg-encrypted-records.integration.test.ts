@@ -2,13 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
 import { AesGcmKeyCipher } from '../../adapters/node/index.js';
-import { ManualClock } from '../../adapters/memory/manual-clock.js';
-import { createPostgresAdapters, type PostgresAdapters } from '../../adapters/postgres/index.js';
+import { ManualClock } from '../../adapters/memory/index.js';
+import { createPostgresAdapters, PgEncryptedRecords, type PostgresAdapters } from '../../adapters/postgres/index.js';
 import { openPgTestStore, type PgTestStore } from '../../adapters/postgres/testing/pg-test-store.js';
 import { describeWithPostgres } from '../../contracts-tests/harness/with-postgres.js';
 import { anAccount, aWallet } from '../../contracts-tests/support/fixtures.js';
 import { rotateKeys, type EncryptedRecordStore } from './key-rotation.js';
-import { PgEncryptedRecords } from './pg-encrypted-records.js';
 
 const OLD = randomBytes(32).toString('base64');
 const NEW = randomBytes(32).toString('base64');

@@ -5,13 +5,11 @@
  * holds nothing across restarts). Exit 0 when every secret is under the newest KEK (the old one may then be retired);
  * 3 when some raced or are unreadable.
  */
-import { connectMongo } from '../../adapters/mongodb/index.js';
+import { connectMongo, MongoEncryptedRecords } from '../../adapters/mongodb/index.js';
 import { AesGcmKeyCipher } from '../../adapters/node/index.js';
-import { connectPostgres } from '../../adapters/postgres/index.js';
+import { connectPostgres, PgEncryptedRecords } from '../../adapters/postgres/index.js';
 import { ConfigError, loadConfig } from '../composition/config.js';
 import { rotateKeys, type EncryptedRecordStore } from './key-rotation.js';
-import { MongoEncryptedRecords } from './mongo-encrypted-records.js';
-import { PgEncryptedRecords } from './pg-encrypted-records.js';
 
 /** The store's secrets, and how to close the connection they came from. */
 async function openRecords(config: ReturnType<typeof loadConfig>): Promise<{ records: EncryptedRecordStore; close(): Promise<void> }> {

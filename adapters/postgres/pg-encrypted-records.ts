@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { EncryptedEnvelope } from '../../core/domain/model/common.js';
-import type { EncryptedRecord, EncryptedRecordStore, RecordCursor } from './key-rotation.js';
+import type { EncryptedRecord, EncryptedRecordStore, RecordCursor } from '../../core/ports/encrypted-record-store.port.js';
 
 /**
  * Where each kind of secret lives: table, key, the envelope's expression and how to write it, and the aad its owner
@@ -23,8 +23,8 @@ interface SecretRow {
 }
 
 /**
- * keys:rotate over the PostgreSQL store (beside the tool, as MongoEncryptedRecords: no core port walks every
- * secret). Lists `wallet_addresses.encrypted_key`, `developer_configs.secret`, then `accounts.two_factor`'s secret by key; a replace is one UPDATE
+ * The EncryptedRecordStore port on PostgreSQL (keys:rotate; contract: contracts-tests/encrypted-record-store.contract.ts).
+ * Lists `wallet_addresses.encrypted_key`, `developer_configs.secret`, then `accounts.two_factor`'s secret by key; a replace is one UPDATE
  * whose condition is the old envelope's key id, iv and ciphertext (compare-and-set), and it bumps the row's version:
  * a save that read the row before the re-wrap then fails its version check instead of writing the old envelope back.
  */

@@ -1,7 +1,7 @@
 import type { Db, Filter, Document } from 'mongodb';
-import { COLLECTIONS } from '../../adapters/mongodb/collections.js';
 import type { EncryptedEnvelope } from '../../core/domain/model/common.js';
-import type { EncryptedRecord, EncryptedRecordStore, RecordCursor } from './key-rotation.js';
+import type { EncryptedRecord, EncryptedRecordStore, RecordCursor } from '../../core/ports/encrypted-record-store.port.js';
+import { COLLECTIONS } from './collections.js';
 
 /** Where each kind of secret lives: collection, envelope field and the aad its owner binds it to. */
 const SOURCES = {
@@ -17,10 +17,11 @@ function at(doc: Document, path: string): unknown {
 }
 
 /**
- * keys:rotate over the MongoDB store (beside the tool rather than in adapters/mongodb: no core port walks every
- * secret). Lists `wallet_addresses.encryptedKey` then `developer_configs.secret` by `_id`; a replace is one
- * `updateOne` filtered on the old envelope's key id, iv and ciphertext (compare-and-set; majority write concern from
- * the client).
+ * The EncryptedRecordStore port on MongoDB (keys:rotate; contract: contracts-tests/encrypted-record-store.contract.ts).
+ * Lists `wallet_addresses.encryptedKey`, `developer_configs.secret`, then `accounts.twoFactor.secret` by `_id`; a
+ * replace is one `updateOne` filtered on the old envelope's key id, iv and ciphertext (compare-and-set; majority write
+ * concern from the client) that bumps the document's version, as on PostgreSQL: a save that read the document before
+ * the re-wrap then fails its version check instead of writing the old envelope back.
  */
 export class MongoEncryptedRecords implements EncryptedRecordStore {
   constructor(private readonly db: Db) {}
@@ -49,7 +50,7 @@ export class MongoEncryptedRecords implements EncryptedRecordStore {
         _id: idOf(record.id) as never, [`${field}.keyId`]: record.envelope.keyId, [`${field}.iv`]: record.envelope.iv,
         [`${field}.ciphertext`]: record.envelope.ciphertext,
       },
-      { $set: { [field]: { keyId: next.keyId, iv: next.iv, ciphertext: next.ciphertext, tag: next.tag } } },
+      { $set: { [field]: { keyId: next.keyId, iv: next.iv, ciphertext: next.ciphertext, tag: next.tag } }, $inc: { version: 1 } },
     );
     return result.modifiedCount === 1;
   }

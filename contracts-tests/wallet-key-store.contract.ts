@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { aWallet, addressOf } from '../../contracts-tests/support/fixtures.js';
-import { type Closable, type MakeSubject, useFreshSubject } from '../../contracts-tests/support/contract-options.js';
-import type { IdGenerator } from '../../core/ports/id-generator.port.js';
-import type { WalletKeyStore } from './key-backup.js';
+import { aWallet, addressOf } from './support/fixtures.js';
+import { type Closable, type MakeSubject, useFreshSubject } from './support/contract-options.js';
+import type { IdGenerator } from '../core/ports/id-generator.port.js';
+import type { WalletKeyStore } from '../core/ports/wallet-key-store.port.js';
 
 /** What the suite needs: an empty store. */
 export interface WalletKeyStoreSubject extends Closable {
@@ -14,8 +14,9 @@ export interface WalletKeyStoreSubject extends Closable {
 const OTHER_ENVELOPE = { keyId: 'k2', iv: 'aXYyaXYyaXYy', ciphertext: 'b3RoZXI=', tag: 'dGFndGFndGFndGFn' };
 
 /**
- * The WalletKeyStore contract (hosts/keys/key-backup.ts), beside the operator tools that use it rather than in
- * contracts-tests/: it is not a core port (only keys:export and keys:import walk every wallet or write a given id).
+ * The WalletKeyStore contract (core/ports/wallet-key-store.port.ts; keys:export and keys:import): pages of every
+ * user's wallets by id, a restored record written with its id under the store's own rules, the wallet sequence moved
+ * past it, and the key's compare-and-set.
  */
 export function describeWalletKeyStoreContract(name: string, makeSubject: MakeSubject<WalletKeyStoreSubject>): void {
   describe(`WalletKeyStore contract: ${name}`, () => {
