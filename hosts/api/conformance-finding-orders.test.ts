@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import QRCode from 'qrcode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOKENS } from '../composition/tokens.js';
 import { startHarness, type ApiHarness, type HttpResult } from './test-harness.js';
@@ -71,7 +72,7 @@ describe('finding an order (issue #34 item 5)', () => {
     const created = ok(await request(user, user.sub, { reference: 'order-7', description: 'Two mugs' }), 201);
     const one = ok(await h.call('GET', `/api/cashier/tokens/${created.token_no}`, { token: user.apiToken }));
     expectDocumented(h, 'GET', '/api/cashier/tokens/:tokenNo', one);
-    const { token: _secret, payer_url: _url, ...record } = created;
+    const { token: _secret, payer_url: _url, payer_qr_svg: _qr, ...record } = created;
     expect(one).toEqual(record);
     expect(one.payment).toMatchObject({ status: 'awaiting', reference: 'order-7', received: '0', remaining: '25000000' });
     expect(JSON.stringify(one)).not.toContain(created.token);
@@ -95,6 +96,8 @@ describe('finding an order (issue #34 item 5)', () => {
     const user = await userWithWallets(h, 'pro');
     const created = ok(await request(user, user.sub), 201);
     expect(created.payer_url).toBe(`${h.url}/cashier?ct=${created.token}`);
+    // Issue #38: the link's QR code beside it (the console shows it), encoding the link itself.
+    expect(created.payer_qr_svg).toBe(await QRCode.toString(created.payer_url, { type: 'svg', errorCorrectionLevel: 'M', margin: 2, color: { dark: '#000000', light: '#ffffff' } }));
     const page = await h.call('GET', new URL(created.payer_url).pathname + new URL(created.payer_url).search);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toContain('text/html');
@@ -103,6 +106,7 @@ describe('finding an order (issue #34 item 5)', () => {
     expect(proxied.payer_url).toBe(`https://pay.example.com/cashier?ct=${proxied.token}`);
     const plain = ok(await h.call('POST', '/api/cashier/tokens', { token: user.apiToken, body: { address: await createWallet(h, user, 2) } }), 201);
     expect(plain).not.toHaveProperty('payer_url');
+    expect(plain).not.toHaveProperty('payer_qr_svg');
   });
 
   it('a payment request\'s token lives at least until its deadline, whatever its ttl_minutes; a plain token ttl_minutes', async () => {

@@ -214,7 +214,9 @@ export const COMPONENTS = {
     ...cashierTokenFields, token: s.str('ct_… bearer value, shown once'),
     payer_url: s.str('Extension (issue #34), only with a payment request: the payer page, `{origin}/cashier?ct=<token>`, the origin '
       + 'as the caller reached the service (X-Forwarded-Proto and X-Forwarded-Host when a proxy set them, else http and Host)'),
-  }, ['payment', 'payer_url']),
+    payer_qr_svg: s.str('Extension (issue #38), with payer_url only: the payer link as an SVG QR code, to show or print for the payer; '
+      + 'like the link it holds the token, so it is given only now'),
+  }, ['payment', 'payer_url', 'payer_qr_svg']),
   CashierTokenDisabled: s.obj({
     token_no: s.str(), status: s.enumOf(['disabled']), disabled_at: isoTime, disable_reason: s.nullable(s.str()),
   }),

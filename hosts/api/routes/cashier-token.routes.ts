@@ -1,9 +1,15 @@
+import QRCode from 'qrcode';
 import type { Application } from '../../../core/application/index.js';
 import { BODY_ADDRESS_STATUSES } from '../error-status.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { metaPage, s } from '../openapi-schemas.js';
 import { COMPONENT_EXAMPLES, EX } from '../openapi-examples.js';
 import { requestOrigin } from '../public-origin.js';
+
+/** The payer link as an SVG QR code (error correction M, a 2-module quiet zone), as the 2FA key's and the address's are. */
+function payerUrlQrSvg(url: string): Promise<string> {
+  return QRCode.toString(url, { type: 'svg', errorCorrectionLevel: 'M', margin: 2, color: { dark: '#000000', light: '#ffffff' } });
+}
 
 /** Spec §4 "Cashier token management" (Developer API Token). */
 export function cashierTokenRoutes(app: Application): RouteDef[] {
@@ -40,9 +46,11 @@ export function cashierTokenRoutes(app: Application): RouteDef[] {
         description: 'A 409 CASHIER-TOKEN-ACTIVE-EXISTS names the active token in its message (its token_no and expires_at, and '
           + 'DELETE /cashier/tokens/{tokenNo} to end it); the failure body stays the spec\'s (code, message, empty data).',
       },
-      handle: ({ caller, body, headers }) => {
+      handle: async ({ caller, body, headers }) => {
         const payerBase = requestOrigin(headers);
-        return app.cashierTokens.create(caller.userId, body, payerBase === undefined ? {} : { payerBase });
+        const created = await app.cashierTokens.create(caller.userId, body, payerBase === undefined ? {} : { payerBase });
+        // Issue #38: the payer link's QR code, rendered here as the 2FA key's is (the link holds the token, shown only now).
+        return created.payer_url === undefined ? created : { ...created, payer_qr_svg: await payerUrlQrSvg(created.payer_url) };
       },
     }),
     defineRoute({

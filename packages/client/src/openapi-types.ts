@@ -2367,6 +2367,8 @@ export interface components {
             token: string;
             /** @description Extension (issue #34), only with a payment request: the payer page, `{origin}/cashier?ct=<token>`, the origin as the caller reached the service (X-Forwarded-Proto and X-Forwarded-Host when a proxy set them, else http and Host) */
             payer_url?: string;
+            /** @description Extension (issue #38), with payer_url only: the payer link as an SVG QR code, to show or print for the payer; like the link it holds the token, so it is given only now */
+            payer_qr_svg?: string;
         };
         CashierTokenDisabled: {
             token_no: string;
