@@ -39,20 +39,28 @@ export function consoleCookieToken(headers: Headers): string | null {
 /**
  * Whether a cookie-authenticated request comes from the console page itself: `X-Console: 1` (which only a script of
  * the page's origin can add to a credentialed request: a cross-site one would need a CORS preflight the API never
- * grants), and a same-origin signal: `Sec-Fetch-Site: same-origin` when the browser sends it (every current one does),
- * else an `Origin` whose host is the request's Host. Any other `Sec-Fetch-Site` (cross-site, same-site, none) refuses.
+ * grants), and a same-origin signal. `Sec-Fetch-Site: same-origin` where the browser sends it (over HTTPS and on
+ * localhost); any other value (cross-site, same-site, none) refuses. Without it (a plain-HTTP origin), an `Origin` whose
+ * host is the request's Host, or, where no Origin is sent (a GET), a `Referer` of this host: the console's fetch
+ * wrapper asks for `referrerPolicy: 'same-origin'`, so a browser sends it on the console's own calls and to no one else.
  */
 export function isSameOriginConsoleRequest(headers: Headers): boolean {
   if (headers.get(CONSOLE_HEADER) !== '1') return false;
   const site = headers.get('sec-fetch-site');
   if (site !== null) return site === 'same-origin';
-  const origin = headers.get('origin');
   const host = headers.get('host');
-  if (origin === null || host === null) return false;
+  if (host === null) return false;
+  const origin = headers.get('origin');
+  return origin !== null ? hostOf(origin) === host.toLowerCase() : hostOf(headers.get('referer')) === host.toLowerCase();
+}
+
+/** The host (name and port) of a URL, or null when absent or not a URL ("null" origins included). */
+function hostOf(url: string | null): string | null {
+  if (url === null) return null;
   try {
-    return new URL(origin).host === host.toLowerCase();
+    return new URL(url).host;
   } catch {
-    return false;
+    return null;
   }
 }
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import axe from 'axe-core';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { call, newMerchant, startWorld, type Merchant, type World } from '../cashier-page/payer-page.browser-fixture.js';
 
 export { CHROMIUM, chromiumFound, call, newMerchant, startWorld, type Merchant, type World } from '../cashier-page/payer-page.browser-fixture.js';
@@ -87,6 +87,16 @@ export async function signIn(page: Page, email: string, password = PASSWORD, cod
   if (code !== undefined) await page.getByLabel('Authentication code', { exact: true }).fill(code);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByRole('navigation', { name: 'Main' }).waitFor({ timeout: 10_000 });
+}
+
+/** Waits for a locator; on a timeout the error tells what the page's main region showed instead. */
+export async function shows(page: Page, locator: Locator, timeout = 10_000): Promise<void> {
+  try {
+    await locator.first().waitFor({ timeout });
+  } catch (error) {
+    const shown = await page.locator('body').innerText().catch(() => '(no page)');
+    throw new Error(`${String(locator)} never showed; the page shows:\n${shown}`, { cause: error });
+  }
 }
 
 export type Violation = { id: string; impact: string; targets: string[] };

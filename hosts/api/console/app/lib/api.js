@@ -59,7 +59,9 @@ export function createApi({ onUnauthenticated = () => {} } = {}) {
         let response;
         try {
           response = await fetch(url, {
-            method, headers: sent, credentials: 'same-origin', cache: 'no-store',
+            // The page's own calls carry its Referer (the API's same-origin signal where no Sec-Fetch-Site is sent:
+            // plain HTTP); the page's Referrer-Policy (no-referrer) still holds for everything else.
+            method, headers: sent, credentials: 'same-origin', cache: 'no-store', referrerPolicy: 'same-origin',
             body: body === undefined ? undefined : JSON.stringify(body),
           });
         } catch (error) {
