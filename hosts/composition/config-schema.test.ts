@@ -74,7 +74,7 @@ describe('docs/configuration.md and the variables the processes read (hosts/comp
     WORKFLOW_STUCK_AFTER_S: (c) => c.workflowStuckAfterMs / 1_000, WORKFLOW_CONCURRENCY: (c) => c.workflowConcurrency,
     WORKFLOW_LEASE_S: (c) => c.workflowLeaseMs / 1_000, POLICY_CHANGE_DELAY_H: (c) => c.policyChangeDelayMs / 3_600_000,
     WITHDRAWAL_ALLOWLIST_DELAY_H: (c) => c.allowListDelayMs / 3_600_000, LOG_LEVEL: (c) => c.logLevel,
-    DEFAULT_SUB_ADDRESS_PLAN: (c) => c.defaultSubAddressPlan,
+    DEFAULT_SUB_ADDRESS_PLAN: (c) => c.defaultSubAddressPlan, CONSOLE_IDLE_MIN: (c) => c.consoleIdleMs / 60_000,
   };
 
   it('a documented default is the one loadConfig applies', () => {

@@ -44,6 +44,13 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
     readBy: API_SIDE,
   },
   {
+    names: ['CONSOLE_IDLE_MIN'],
+    meaning: 'minutes a merchant console session (`/console`, its cookie) lives without a request before the server ends it '
+      + '(1–1440); background refreshes do not count, and no session outlives 24 h',
+    default: '30',
+    readBy: API_SIDE,
+  },
+  {
     names: ['STORE'],
     meaning: '`memory`, `postgres` (with `DATABASE_URL`; PostgreSQL 13 or later) or `mongodb` (with `MONGODB_URL`, replica '
       + 'set; `MONGODB_DB`). A durable store needs `KEY_ENCRYPTION_KEY` even under `npm start`',

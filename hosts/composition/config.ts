@@ -77,6 +77,11 @@ export interface HostConfig {
    * from the right of the header; 0 ignores the header and counts the socket's peer. Always 0 in a worker.
    */
   readonly trustedProxyHops: number;
+  /**
+   * CONSOLE_IDLE_MIN: minutes a merchant console session lives without use before the server ends it (issue #38; default
+   * 30, 1-1440). Never past the session's 24 h.
+   */
+  readonly consoleIdleMs: number;
   /** Test/dev allowance for loopback webhook receivers (never on in a real deployment). */
   readonly webhookAllowLocal: boolean;
   /**
@@ -478,6 +483,7 @@ export function loadConfig(env: Env, options: LoadOptions): HostConfig {
     port: role === 'worker' ? 0 : p.take(0, () => port(env, 'PORT', 3000)),
     trustedProxyHops: role === 'worker' ? 0
       : p.take(0, () => integer(env, 'TRUSTED_PROXY_HOPS', 0, MAX_TRUSTED_PROXY_HOPS, 'a number of proxies')),
+    consoleIdleMs: 60_000 * (role === 'worker' ? 30 : p.take(30, () => count(env, 'CONSOLE_IDLE_MIN', 30, 1_440, 'a number of minutes'))),
     webhookAllowLocal: p.take(false, () => flag(env, 'WEBHOOK_ALLOW_LOCAL')),
     energyBurn: p.take(false, () => flag(env, 'ENERGY_BURN')),
     workflowStuckAfterMs: 1_000 * p.take(0, () => integer(env, 'WORKFLOW_STUCK_AFTER_S', 900, 604_800, 'a number of seconds')),

@@ -298,6 +298,7 @@ export function composeContainer(config: HostConfig, overrides: CompositionOverr
   container.bind(TOKENS.ApiHost).toDynamicValue((ctx) => createApiHost({
     app: ctx.get(TOKENS.Application), rateLimiter: ctx.get(TOKENS.RateLimiter), idempotency: ctx.get(TOKENS.Idempotency),
     adminToken, logger: ctx.get(TOKENS.Logger), readiness: ctx.get(TOKENS.Readiness), trustedProxyHops: config.trustedProxyHops,
+    consoleIdleMs: config.consoleIdleMs,
     // Resolved on the first request, not on each (the container lookup is per-request work with nothing to gain).
     observe: lazyObserver(() => ctx.get(TOKENS.Metrics)),
     ...(overrides.rateLimits === undefined ? {} : { rateLimits: overrides.rateLimits }),
