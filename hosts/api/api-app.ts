@@ -26,6 +26,8 @@ import { teamRoutes } from './routes/team.routes.js';
 import { consoleRoutes } from './routes/console.routes.js';
 import { consoleFile } from './console/console-page.js';
 import { DEFAULT_CONSOLE_IDLE_MS } from './console/console-session.js';
+import { AdminConsoleSessions } from './console/admin-session.js';
+import { adminConsoleRoutes } from './routes/admin-console.routes.js';
 
 /** Everything the HTTP host needs: the use cases, the cross-cutting ports and its own settings. */
 export interface ApiHostOptions {
@@ -49,6 +51,8 @@ export interface ApiHostOptions {
   readonly trustedProxyHops?: number;
   /** The merchant console's server-side idle timeout (CONSOLE_IDLE_MIN, issue #38); default 30 minutes. */
   readonly consoleIdleMs?: number;
+  /** The API's clock (the Clock port) in ms: the operator console's idle timeout (issue #38 item 2). Default Date.now. */
+  readonly now?: () => number;
 }
 
 /** The built host: the h3 app (serve it with `toNodeHandler`/`serve`) and the route table it was built from. */
@@ -96,8 +100,9 @@ export function onH3Error(logger: Logger): (error: HTTPError, event: H3Event) =>
 
 /** Builds the route table and the h3 app of the Custody Hub HTTP API. No I/O happens here. */
 export function createApiHost(options: ApiHostOptions): ApiHost {
+  const adminSessions = new AdminConsoleSessions(options.adminToken, options.consoleIdleMs ?? DEFAULT_CONSOLE_IDLE_MS, options.now ?? Date.now);
   const deps: PipelineDeps = {
-    auth: new BearerAuthenticator(options.app, options.adminToken, options.consoleIdleMs ?? DEFAULT_CONSOLE_IDLE_MS),
+    auth: new BearerAuthenticator(options.app, options.adminToken, options.consoleIdleMs ?? DEFAULT_CONSOLE_IDLE_MS, adminSessions),
     app: options.app,
     limiter: options.rateLimiter,
     limits: { ...DEFAULT_RATE_LIMITS, ...options.rateLimits },
@@ -114,6 +119,7 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
     ...auditRoutes(options.app), ...twoFactorRoutes(options.app), ...policyRoutes(options.app), ...teamRoutes(options.app),
     ...systemRoutes(readiness, () => openapi),
     ...consoleRoutes(options.app, { idleMs: options.consoleIdleMs ?? DEFAULT_CONSOLE_IDLE_MS, trustedProxyHops: options.trustedProxyHops ?? 0 }),
+    ...adminConsoleRoutes({ sessions: adminSessions, trustedProxyHops: options.trustedProxyHops ?? 0 }),
   ];
   openapi = buildOpenApi(routes);
   const h3 = new H3({ silent: true, onError: onH3Error(options.logger) });

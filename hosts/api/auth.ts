@@ -4,6 +4,7 @@ import { API_ACCESS_ABILITY } from '../../core/domain/model/account.js';
 import { DomainError } from '../../core/domain/errors.js';
 import type { TeamRole } from '../../core/domain/team-roles.js';
 import { CONSOLE_POLL_HEADER, consoleCookieToken, DEFAULT_CONSOLE_IDLE_MS, isSameOriginConsoleRequest } from './console/console-session.js';
+import { adminCookieId, type AdminConsoleSessions } from './console/admin-session.js';
 
 /** Which credential a route takes: none, a Developer API Token, a session token, a cashier token or the admin token. */
 export type AuthKind = 'none' | 'developer' | 'session' | 'cashier' | 'admin';
@@ -25,7 +26,11 @@ export interface SessionCaller {
   readonly viaCookie?: true;
 }
 export interface CashierCaller { readonly kind: 'cashier'; readonly ctx: CashierContext }
-export interface AdminCaller { readonly kind: 'admin' }
+export interface AdminCaller {
+  readonly kind: 'admin';
+  /** The operator console's session id (issue #38 item 2), when the admin came in its cookie rather than with the token. */
+  readonly consoleSessionId?: string;
+}
 
 /** The authenticated caller of a route of kind K. */
 export type CallerOf<K extends AuthKind> =
@@ -66,7 +71,11 @@ function kindOf(token: string): Exclude<AuthKind, 'none'> {
 export class BearerAuthenticator {
   private readonly adminDigest: Buffer;
 
-  constructor(private readonly app: Application, adminToken: string, private readonly consoleIdleMs = DEFAULT_CONSOLE_IDLE_MS) {
+  /** `adminSessions`: the operator console's sessions (issue #38 item 2); without them the admin cookie is never read. */
+  constructor(
+    private readonly app: Application, adminToken: string, private readonly consoleIdleMs = DEFAULT_CONSOLE_IDLE_MS,
+    private readonly adminSessions?: AdminConsoleSessions,
+  ) {
     // Comparing fixed-length digests keeps the comparison constant-time whatever the presented length.
     this.adminDigest = sha256(adminToken);
   }
@@ -80,6 +89,11 @@ export class BearerAuthenticator {
     if (authorization === null && headers !== undefined && (kind === 'session' || kind === 'developer')) {
       const cookie = consoleCookieToken(headers);
       if (cookie !== null) return (await this.fromCookie(kind, cookie, headers)) as CallerOf<K>;
+    }
+    // The operator console's cookie stands in for the admin token on the admin routes only (issue #38 item 2).
+    if (authorization === null && headers !== undefined && kind === 'admin' && this.adminSessions !== undefined) {
+      const id = adminCookieId(headers);
+      if (id !== null) return this.fromAdminCookie(this.adminSessions, id, headers) as CallerOf<K>;
     }
     const token = bearerToken(authorization);
     if (kind === 'cashier') {
@@ -130,6 +144,20 @@ export class BearerAuthenticator {
     return session.member === undefined
       ? { kind: 'session', userId: session.userId, token, actorUserId: session.userId, viaCookie: true }
       : { kind: 'session', userId: session.userId, token, actorUserId: session.member.userId, member: session.member, viaCookie: true };
+  }
+
+  /**
+   * The operator console's cookie session: the same same-origin rule as the merchant's cookie (403 otherwise), 401 once
+   * the session is unknown, signed out or idle too long; a request that is not a background poll slides it.
+   */
+  private fromAdminCookie(sessions: AdminConsoleSessions, id: string, headers: Headers): AdminCaller {
+    if (!isSameOriginConsoleRequest(headers)) {
+      throw new DomainError('FORBIDDEN', { message: 'cross-site request refused: the console cookie is accepted only on same-origin requests with X-Console: 1' });
+    }
+    if (sessions.check(id, headers.get(CONSOLE_POLL_HEADER) !== '1') === null) {
+      throw new DomainError('UNAUTHENTICATED', { message: 'the operator console session ended: sign in again with the admin token' });
+    }
+    return { kind: 'admin', consoleSessionId: id };
   }
 
   /** 403 when the token is valid for its own kind, else the route's 401 code. */

@@ -299,6 +299,7 @@ export function composeContainer(config: HostConfig, overrides: CompositionOverr
     app: ctx.get(TOKENS.Application), rateLimiter: ctx.get(TOKENS.RateLimiter), idempotency: ctx.get(TOKENS.Idempotency),
     adminToken, logger: ctx.get(TOKENS.Logger), readiness: ctx.get(TOKENS.Readiness), trustedProxyHops: config.trustedProxyHops,
     consoleIdleMs: config.consoleIdleMs,
+    now: clockOf(ctx.get(TOKENS.Clock)),
     // Resolved on the first request, not on each (the container lookup is per-request work with nothing to gain).
     observe: lazyObserver(() => ctx.get(TOKENS.Metrics)),
     ...(overrides.rateLimits === undefined ? {} : { rateLimits: overrides.rateLimits }),

@@ -11,6 +11,8 @@ import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const APP_DIR = fileURLToPath(new URL('./app/', import.meta.url));
+/** The operator console's own modules (issue #38 item 2), served under /console/admin-app/; they import ../app/lib/. */
+const ADMIN_DIR = fileURLToPath(new URL('./admin/', import.meta.url));
 
 /**
  * A package's directory in node_modules and its version (from its package.json), found as node does: in the
@@ -86,6 +88,23 @@ export const CONSOLE_SHELL = `<!doctype html>
 <noscript><p>The console needs JavaScript.</p></noscript></body></html>
 `;
 
+/**
+ * The operator console's shell (/console/admin, issue #38 item 2): the same import map (so the same CSP) and the
+ * merchant console's stylesheet, with its own entry module.
+ */
+export const ADMIN_CONSOLE_SHELL = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="referrer" content="no-referrer"><meta name="robots" content="noindex"><title>Custody Hub operator console</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="/console/app/console.css">
+<script type="importmap">${IMPORT_MAP}</script>
+<link rel="modulepreload" href="${VENDOR.imports['preact']}"><link rel="modulepreload" href="${VENDOR.imports['htm']}">
+<script type="module" src="/console/admin-app/main.js"></script>
+</head>
+<body><div id="app"><main><h1>Custody Hub operator console</h1><p>Loading…</p></main></div>
+<noscript><p>The console needs JavaScript.</p></noscript></body></html>
+`;
+
 /** A console answer: status, body and headers (the console headers always included). */
 export interface ConsoleFile {
   readonly status: number;
@@ -94,6 +113,7 @@ export interface ConsoleFile {
 }
 
 const APP_FILE = /^\/console\/app\/((?:[a-z0-9_-]+\/)*[a-z0-9_.-]+\.(js|css))$/;
+const ADMIN_FILE = /^\/console\/admin-app\/((?:[a-z0-9_-]+\/)*[a-z0-9_.-]+\.js)$/;
 const TYPES: Readonly<Record<string, string>> = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8' };
 
 function etagOf(body: Buffer): string {
@@ -121,6 +141,16 @@ export async function consoleFile(pathname: string, ifNoneMatch: string | null):
     const body = await readFile(file).catch(() => null);
     return body === null ? null : fileAnswer(body, TYPES[app[2]!]!, 'no-cache', ifNoneMatch);
   }
-  if (pathname.startsWith('/console/app/') || pathname.startsWith('/console/vendor/')) return null;
+  const admin = ADMIN_FILE.exec(pathname);
+  if (admin !== null) {
+    const file = resolve(ADMIN_DIR, admin[1]!);
+    if (!file.startsWith(ADMIN_DIR.endsWith(sep) ? ADMIN_DIR : ADMIN_DIR + sep) || admin[1]!.includes('..')) return null;
+    const body = await readFile(file).catch(() => null);
+    return body === null ? null : fileAnswer(body, TYPES['js']!, 'no-cache', ifNoneMatch);
+  }
+  if (pathname.startsWith('/console/app/') || pathname.startsWith('/console/vendor/') || pathname.startsWith('/console/admin-app/')) return null;
+  if (pathname === '/console/admin' || pathname.startsWith('/console/admin/')) {
+    return { status: 200, body: ADMIN_CONSOLE_SHELL, headers: { ...CONSOLE_HEADERS, 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' } };
+  }
   return { status: 200, body: CONSOLE_SHELL, headers: { ...CONSOLE_HEADERS, 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' } };
 }
