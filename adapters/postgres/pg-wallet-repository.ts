@@ -58,7 +58,9 @@ export class PgWalletRepository implements WalletRepository {
       const row = toRow(toStoredWallet(wallet));
       try {
         if (wallet.addressType === ADDRESS_TYPE.MAIN) {
-          await insertRow(this.pool, TABLE, row);
+          // A transaction of its own, or a savepoint inside an atomic scope (the creation's audit entry, issue #35
+          // item 8): a duplicate then undoes only this insert, and classifyDuplicate can still read.
+          await inTransaction(this.pool, (client) => insertRow(client, TABLE, row));
           return 'created';
         }
         return await inTransaction(this.pool, async (client) => {

@@ -5,7 +5,7 @@ import type { ResolvedDeps } from './deps.js';
 import { actingMember, requestOrigin } from './acting-member.js';
 
 /** The ports AuditTrail touches; `recordWith` needs the unit of work (every use case that records an action has one). */
-export type AuditTrailDeps = Pick<ResolvedDeps, 'auditLog' | 'clock'> & Partial<Pick<ResolvedDeps, 'uow'>>;
+export type AuditTrailDeps = Pick<ResolvedDeps, 'auditLog' | 'clock'> & Partial<Pick<ResolvedDeps, 'uow' | 'members'>>;
 
 /**
  * Tries before an append gives up: each failed try means another append of the same account won the seq in between,
@@ -43,10 +43,23 @@ export class AuditTrail {
     });
   }
 
-  /** Appends the event; returns the stored entry. Throws ConcurrencyConflict only after MAX_APPEND_TRIES lost races. */
+  /**
+   * Appends the event; returns the stored entry. Throws ConcurrencyConflict only after MAX_APPEND_TRIES lost races.
+   * A team member's own sign-in and second-factor entries (`auth.*`) are also appended to the account's log, naming
+   * the member as the actor (issue #35 item 8), so the account sees who signed in as whom; in the same scope.
+   */
   async record(given: AuditEvent): Promise<AuditEntry> {
     // In a team account the member acting names the entry (issue #35 item 1): a session's entry says which person it was.
     const event = withOrigin(given);
+    const entry = await this.append(event);
+    const standing = event.action.startsWith('auth.') ? await this.deps.members?.standingOf(event.userId) : undefined;
+    if (standing != null && standing.accountId !== event.userId) {
+      await this.append({ ...event, userId: standing.accountId, actor: { kind: 'user', id: String(event.userId) }, detail: { ...event.detail, member_role: standing.role } });
+    }
+    return entry;
+  }
+
+  private async append(event: AuditEvent): Promise<AuditEntry> {
     for (let attempt = 0; attempt < MAX_APPEND_TRIES; attempt += 1) {
       const head = await this.deps.auditLog.head(event.userId);
       const entry = sealAuditEntry(head, event, this.deps.clock.now());

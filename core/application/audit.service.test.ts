@@ -7,8 +7,8 @@ import { fromOrigin } from './acting-member.js';
 import { failureOf, TEST_PASSWORD, userWithWallets, type UserWithWallets } from './testing/user-journeys.js';
 
 let devnet: Devnet;
-/** What signing up leaves in the log: the first login, then both services activated (issue #35 item 8). */
-const JOINED = ['auth.login', 'subscription.activated', 'subscription.activated'];
+/** What signing up leaves in the log: the first login, both services activated, the main address created (issue #35 item 8). */
+const JOINED = ['auth.login', 'subscription.activated', 'subscription.activated', 'wallet.created'];
 beforeAll(async () => { devnet = await startTestDevnet(); });
 afterAll(async () => { await devnet.close(); });
 
@@ -30,7 +30,7 @@ describe('audit trail: what the use cases record (issue #26 item 5)', () => {
     await app.accounts.login({ email: user.email, password: TEST_PASSWORD });
     expect(await actions()).toEqual([...JOINED, 'auth.login_failed', 'auth.login']);
     const [, failed] = (await app.audit.list(user.userId, {})).items;
-    expect(failed).toMatchObject({ seq: 4, action: 'auth.login_failed', actor: { kind: 'user', id: null }, detail: { reason: 'password' } });
+    expect(failed).toMatchObject({ seq: 5, action: 'auth.login_failed', actor: { kind: 'user', id: null }, detail: { reason: 'password' } });
     expect(await core.stores.auditLog.listAccounts(0, 10)).toEqual([user.userId]);
   });
 
@@ -149,7 +149,8 @@ describe('audit trail: what the use cases record (issue #26 item 5)', () => {
     await app.staking.vote(user.userId, b, { votes: [{ witness, count: 3 }] });
     await app.staking.withdrawReward(user.userId, c);
     expect(await failureOf(app.staking.vote(user.userId, user.main, { votes: [{ witness, count: 3 }] }))).toEqual({ code: 'BIZ-COMMAND-LOCKED' });
-    const entries = (await app.audit.list(user.userId, { per_page: '100' })).items.slice().reverse().slice(JOINED.length);
+    const entries = (await app.audit.list(user.userId, { per_page: '100' })).items.slice().reverse().slice(JOINED.length)
+      .filter((e) => e.action !== 'wallet.created');
     expect(entries.map((e) => [e.action, e.detail['type'], e.detail['address']])).toEqual([
       ['staking.requested', 'unstake', user.main], ['staking.requested', 'withdraw-unstaked', a],
       ['staking.requested', 'vote', b], ['staking.requested', 'withdraw-reward', c],
@@ -181,10 +182,10 @@ describe('audit trail: what the use cases record (issue #26 item 5)', () => {
       await app.accounts.login({ email: user.email, password: TEST_PASSWORD });
     }
     const page = await app.audit.list(user.userId, { per_page: '2', page: '2' });
-    expect(page.pagination).toEqual({ page: 2, per_page: 2, total: 7, pages: 4 });
-    expect(page.items.map((e) => e.seq)).toEqual([5, 4]);
+    expect(page.pagination).toEqual({ page: 2, per_page: 2, total: 8, pages: 4 });
+    expect(page.items.map((e) => e.seq)).toEqual([6, 5]);
     expect(page.items[0]).toEqual({
-      seq: 5, at: '2026-01-01T00:00:02+00:00', action: 'auth.login', actor: { kind: 'user', id: null }, detail: {},
+      seq: 6, at: '2026-01-01T00:00:02+00:00', action: 'auth.login', actor: { kind: 'user', id: null }, detail: {},
       prev_hash: page.items[1]!.hash, hash: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
     for (const query of [{ per_page: '0' }, { page: 'x' }, { per_page: '101' }]) {
@@ -198,7 +199,7 @@ describe('audit trail: what the use cases record (issue #26 item 5)', () => {
     await app.accounts.login({ email: user.email, password: TEST_PASSWORD });
     const chain = stores.store.auditChains.get(user.userId)!;
     expect(await app.audit.verify(user.userId)).toEqual({
-      valid: true, entries: 5, head_seq: 5, head_hash: chain[4]!.hash, broken_at: null, reason: null,
+      valid: true, entries: 6, head_seq: 6, head_hash: chain[5]!.hash, broken_at: null, reason: null,
     });
     expect(verifyAuditChain(user.userId, chain).ok).toBe(true);
     chain[1] = { ...chain[1]!, detail: { reason: 'forged' } };
@@ -210,7 +211,7 @@ describe('audit trail: what the use cases record (issue #26 item 5)', () => {
   it('the admin reads and checks any account\'s log; an unknown account is BIZ-USER-NOT-FOUND', async () => {
     const { app } = core;
     expect((await app.audit.listOfUser(String(user.userId), {})).items.map((e) => e.action).reverse()).toEqual(JOINED);
-    expect(await app.audit.verifyOfUser(String(user.userId))).toMatchObject({ valid: true, entries: 3 });
+    expect(await app.audit.verifyOfUser(String(user.userId))).toMatchObject({ valid: true, entries: 4 });
     expect(await failureOf(app.audit.listOfUser('9999', {}))).toEqual({ code: 'BIZ-USER-NOT-FOUND' });
     expect(await failureOf(app.audit.verifyOfUser('abc'))).toEqual({ code: 'BIZ-USER-NOT-FOUND' });
   });

@@ -8,6 +8,8 @@ import type { CashierToken } from '../domain/model/cashier-token.js';
 import type { UserId } from '../domain/model/common.js';
 import { ADDRESS_TYPE } from '../domain/model/wallet.js';
 import type { CashierTokensService } from './application.js';
+import type { AuditEvent } from '../domain/model/audit.js';
+import { AuditTrail } from './audit-trail.js';
 import type { ResolvedDeps } from './deps.js';
 import { fieldsOf, optionalString, requireString } from './input.js';
 import { toCashierTokenView } from './mappers.js';
@@ -25,6 +27,7 @@ export function payerUrl(origin: string, token: string): string {
 
 /** The ports the cashier token use cases touch. */
 export type CashierTokensDeps = Pick<ResolvedDeps, 'cashierTokens' | 'wallets' | 'hasher' | 'clock' | 'ids' | 'settings' | 'assets' | 'deposits'>
+  & Partial<Pick<ResolvedDeps, 'auditLog' | 'uow'>>
   & Partial<Pick<ResolvedDeps, 'commands'>>;
 
 /** Cashier token management with the Developer API Token (spec §4). */
@@ -62,7 +65,14 @@ export class CashierTokensUseCases implements CashierTokensService {
       version: 1,
       ...(payment === undefined ? {} : { payment }),
     };
-    if ((await this.deps.cashierTokens.insert(token, now)) === 'active-exists') {
+    const inserted = await this.audited(() => this.deps.cashierTokens.insert(token, now), (outcome) => (outcome !== 'created' ? [] : [{
+      userId, action: 'cashier_token.created', actor: { kind: 'user', id: null },
+      detail: {
+        token_no: token.tokenNo, address: token.address, expires_at: formatIsoTime(token.expiresAt),
+        ...(payment === undefined ? {} : { asset_symbol: payment.assetSymbol, amount: payment.amount.toString(10), reference: payment.reference ?? null }),
+      },
+    }]));
+    if (inserted === 'active-exists') {
       throw await this.activeExists(wallet.address, now);
     }
     if (payment === undefined) return { ...toCashierTokenView(token), token: value };
@@ -112,6 +122,16 @@ export class CashierTokensUseCases implements CashierTokensService {
     });
   }
 
+  /**
+   * Runs `write` with its audit entries in one atomic scope (issue #35 item 8: what a Developer API token creates or
+   * disables is audited, naming the token); without the trail's ports it just writes.
+   */
+  private audited<T>(write: () => Promise<T>, eventsOf: (result: T) => AuditEvent[]): Promise<T> {
+    const { auditLog, uow } = this.deps;
+    if (auditLog === undefined || uow === undefined) return write();
+    return new AuditTrail({ auditLog, uow, clock: this.deps.clock }).recordWith(write, eventsOf);
+  }
+
   /** active (or expired) → disabled; disabled → 409 CASHIER-TOKEN-ALREADY-DISABLED (spec §3). */
   async disable(userId: UserId, tokenNo: string, body: unknown): Promise<CashierTokenDisabledView> {
     const reason = optionalString(fieldsOf(body), 'reason', MAX_REASON);
@@ -121,9 +141,12 @@ export class CashierTokensUseCases implements CashierTokensService {
       const now = this.deps.clock.now();
       const next = cashierTokenTransition(cashierTokenState(token, now), 'disable');
       if ('error' in next) throw new DomainError(next.error);
-      await this.deps.cashierTokens.update({
+      await this.audited(() => this.deps.cashierTokens.update({
         ...token, status: 'disabled', disabledAt: now, disableReason: reason, version: token.version + 1,
-      });
+      }), () => [{
+        userId, action: 'cashier_token.disabled', actor: { kind: 'user', id: null },
+        detail: { token_no: token.tokenNo, address: token.address, reason },
+      }]);
       return { token_no: token.tokenNo, status: 'disabled', disabled_at: formatIsoTime(now), disable_reason: reason };
     });
   }

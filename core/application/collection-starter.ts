@@ -46,6 +46,7 @@ export type CollectionStarterDeps = Pick<ResolvedDeps,
 export async function startCollection(
   deps: CollectionStarterDeps, wallet: WalletAddress, asset: Asset, guard: CollectionGuard = async () => {},
   also: Pick<ChangeSet, 'deposits' | 'payments'> | ((task: CollectionTask) => Pick<ChangeSet, 'deposits' | 'payments'>) = {},
+  scope: (commit: () => Promise<void>, task: CollectionTask) => Promise<void> = (commit) => commit(),
 ): Promise<CollectionTask> {
   const draft: CommandDraft = {
     userId: wallet.userId, type: COMMAND_TYPE.COLLECTION, address: wallet.address, assetSymbol: asset.symbol,
@@ -72,7 +73,7 @@ export async function startCollection(
       energyPath: null, steps: [], sweptAmount: null, sweepTxHash: null, errorCode: null, lastError: null,
       nextRunAt: now, lease: null, startedAt: now, finishedAt: null, version: 1,
     };
-    await deps.uow.commit({ newCommands: [command], newTasks: [task], ...(typeof also === 'function' ? also(task) : also) });
+    await scope(() => deps.uow.commit({ newCommands: [command], newTasks: [task], ...(typeof also === 'function' ? also(task) : also) }), task);
     return task;
   });
 }

@@ -1,10 +1,13 @@
 import { isFundMoving } from '../domain/command-machine.js';
 import { DomainError } from '../domain/errors.js';
 import { newCommandNo, NUMBER_RANDOM_BYTES } from '../domain/numbers.js';
-import { COMMAND_STATUS, type Command, type CommandType } from '../domain/model/command.js';
+import { COMMAND_STATUS, COMMAND_TYPE, type Command, type CommandType } from '../domain/model/command.js';
 import type { UserId } from '../domain/model/common.js';
 import type { RiskSubject } from '../ports/risk-policy.port.js';
+import type { AuditEvent } from '../domain/model/audit.js';
+import { AuditTrail } from './audit-trail.js';
 import type { ResolvedDeps } from './deps.js';
+import { STAKING_OPERATIONS } from './worker/withdrawal-outcome-audit.js';
 
 /** What a new command is about; the rest (number, status, times) is filled in by newCommand. */
 export interface CommandDraft {
@@ -36,11 +39,34 @@ export function newCommand(deps: Pick<ResolvedDeps, 'clock' | 'ids'>, draft: Com
 }
 
 /**
+ * The audit entry of a request risk control refused (issue #35 item 8): a withdrawal's `withdrawal.refused` with the
+ * rule, as a policy's refusal; a staking command's `staking.rejected`; none for a collection (nothing leaves the
+ * account's addresses). The actor is left to the request (the member, session user or API token).
+ */
+export function riskRefusalEvent(rejected: Command): AuditEvent | null {
+  const base = { userId: rejected.userId, actor: { kind: 'user' as const, id: null } };
+  if (rejected.type === COMMAND_TYPE.WITHDRAWAL) {
+    return {
+      ...base, action: 'withdrawal.refused',
+      detail: {
+        rule: 'RISK-REVIEW-BLOCKED', command_no: rejected.commandNo, from_address: rejected.address, to_address: rejected.params['to_address'] ?? null,
+        asset_symbol: rejected.assetSymbol, amount: rejected.params['amount'] ?? null,
+      },
+    };
+  }
+  const operation = STAKING_OPERATIONS[rejected.type];
+  if (operation === undefined) return null;
+  return { ...base, action: 'staking.rejected', detail: { command_no: rejected.commandNo, type: operation, address: rejected.address, error_code: 'RISK-REVIEW-BLOCKED' } };
+}
+
+/**
  * Risk control before anything is queued: a blocked request is recorded as a REJECTED command (auditable in
- * GET /commands, docs/decisions.md 8) and answered 403 RISK-REVIEW-BLOCKED.
+ * GET /commands, docs/decisions.md 8) and answered 403 RISK-REVIEW-BLOCKED. With the audit trail's ports, a refused
+ * withdrawal or staking command is audited in the same atomic scope as its record (riskRefusalEvent).
  */
 export async function refuseIfRisky(
-  deps: Pick<ResolvedDeps, 'risk' | 'commands' | 'clock' | 'ids'>, subject: RiskSubject, draft: CommandDraft,
+  deps: Pick<ResolvedDeps, 'risk' | 'commands' | 'clock' | 'ids'> & Partial<Pick<ResolvedDeps, 'auditLog' | 'uow'>>,
+  subject: RiskSubject, draft: CommandDraft,
 ): Promise<void> {
   const verdict = await deps.risk.check(subject);
   if (!verdict.blocked) return;
@@ -53,7 +79,14 @@ export async function refuseIfRisky(
     lastError: 'blocked by risk control',
     finishedAt: now,
   };
-  await deps.commands.insert(rejected, { locking: false });
+  const insert = () => deps.commands.insert(rejected, { locking: false });
+  const event = riskRefusalEvent(rejected);
+  const { auditLog, uow } = deps;
+  if (event !== null && auditLog !== undefined && uow !== undefined) {
+    await new AuditTrail({ auditLog, uow, clock: deps.clock }).recordWith(insert, () => event);
+  } else {
+    await insert();
+  }
   throw new DomainError('RISK-REVIEW-BLOCKED');
 }
 

@@ -8,6 +8,7 @@ import { COMMAND_STATUS, COMMAND_TYPE, type Command } from '../domain/model/comm
 import type { UserId } from '../domain/model/common.js';
 import { ADDRESS_STATUS, ADDRESS_TYPE, type AddressType, type WalletAddress } from '../domain/model/wallet.js';
 import type { WalletsService } from './application.js';
+import { AuditTrail } from './audit-trail.js';
 import { balanceOf, toBalanceItemViews, type BalanceViewDeps } from './balance-view.js';
 import type { ResolvedDeps } from './deps.js';
 import { fieldsOf, optionalBoolean, optionalEnum, requireString } from './input.js';
@@ -45,7 +46,7 @@ function parseAddressType(value: unknown): number {
 /** The ports the wallet use cases touch, with those of reading a balance. */
 export type WalletsDeps = Pick<ResolvedDeps,
   'wallets' | 'subscriptions' | 'balances' | 'commands' | 'chain' | 'cipher' | 'assets' | 'clock' | 'ids' | 'settings'>
-  & BalanceViewDeps;
+  & BalanceViewDeps & Partial<Pick<ResolvedDeps, 'auditLog' | 'uow'>>;
 
 /** Wallet addresses, their cached balances, manual refresh and chain resources (spec §4 "Wallet"). */
 export class WalletsUseCases implements WalletsService {
@@ -95,7 +96,14 @@ export class WalletsUseCases implements WalletsService {
       createdAt: this.deps.clock.now(),
       version: 1,
     };
-    const outcome = await this.deps.wallets.insert(wallet, { maxSubAddresses: decision.maxSubAddresses });
+    const insert = () => this.deps.wallets.insert(wallet, { maxSubAddresses: decision.maxSubAddresses });
+    // Audited with its insert (issue #35 item 8): a Developer API token's (or a session's) new address names its caller.
+    const { auditLog, uow } = this.deps;
+    const outcome = auditLog === undefined || uow === undefined ? await insert()
+      : await new AuditTrail({ auditLog, uow, clock: this.deps.clock }).recordWith(insert, (result) => (result !== 'created' ? [] : {
+        userId, action: 'wallet.created', actor: { kind: 'user', id: null },
+        detail: { wallet_address_id: wallet.id, network_code: wallet.networkCode, address: wallet.address, address_type: wallet.addressType },
+      }));
     if (outcome === 'main-exists') throw new DomainError('BIZ-MAIN-ADDRESS-ALREADY-EXISTS');
     if (outcome === 'quota-exceeded') throw new DomainError('BIZ-SUB-ADDRESS-QUOTA-EXCEEDED');
     if (outcome === 'address-exists') throw new InfrastructureError('INTERNAL-ERROR', 'generated address collides', { transient: true });

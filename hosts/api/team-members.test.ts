@@ -237,4 +237,18 @@ describe('team changes that loosen wait like a policy loosening (issue #35 item 
     const viewerCode = await enrol(viewer.session);
     expect(ok(await disable(viewer.session, viewerCode()))).toMatchObject({ enabled: false });
   });
+
+  it('a member\'s sign-ins and second-factor changes appear in the account\'s log too, naming the member (issue #35 item 8)', async () => {
+    const owner = await userWithWallets(h);
+    await enrol(owner.session);
+    const approver = await join(owner.session, 'approver');
+    await enrol(approver.session);
+    fails(await h.call('POST', '/api/auth/login', { body: { email: approver.email, password: 'wrong password 123' } }), 401, 'AUTH-INVALID-CREDENTIALS');
+    const log = ok(await h.call('GET', '/api/audit-log?per_page=100', { token: owner.session }));
+    const theirs = (log.items as { action: string; actor: { id: string | null }; detail: Record<string, unknown> }[])
+      .filter((e) => e.actor.id === String(approver.userId) && e.action.startsWith('auth.'));
+    expect(theirs.map((e) => [e.action, e.detail['member_role']]).reverse()).toEqual([
+      ['auth.login', 'approver'], ['auth.2fa_setup', 'approver'], ['auth.2fa_enabled', 'approver'], ['auth.login_failed', 'approver'],
+    ]);
+  });
 });

@@ -50,4 +50,36 @@ describe('withdrawal outcomes are audited by the worker', { timeout: 60_000 }, (
     expect(outcomes.find((e) => e.action === 'withdrawal.completed')!.detail).toMatchObject({ asset_symbol: 'TRX', amount: String(3n * TRX), to_address: to });
     expect(verifyAuditChain(w.userId, entries).ok).toBe(true);
   });
+
+  it('staking outcomes (issue #35 item 8): a STAKE SUCCESS and an UNSTAKE FAILED each leave one system entry; requests risk control refuses at once are audited', async () => {
+    world = await buildWorkerWorld({ stakeTrx: 0n });
+    const w = world;
+    const [staker, blocked] = [await w.addSub(), await w.addSub()];
+    w.devnet.fund(staker, 300n * TRX);
+    w.devnet.fund(blocked, 20n * TRX);
+    const stake = await w.stake(staker, 'STAKE', 'ENERGY', 100n * TRX);
+    const executor = new CommandExecutor({ ...w.stores, chain: w.gateway, cipher: w.cipher, assets: w.assets });
+    await driveUntil(w, [executor], () => ended(w, stake.commandNo));
+    const unstake = await w.stake(staker, 'UNSTAKE', 'BANDWIDTH', 10n * TRX);
+    await driveUntil(w, [executor], () => ended(w, unstake.commandNo));
+    // Refused by risk control when asked: recorded REJECTED, and audited with it.
+    await w.stores.risk.deny({ kind: 'address', value: blocked, reason: 'sanctioned' });
+    const to = (await w.gateway.createAccount()).address;
+    await expect(w.withdraw(blocked, to, 'TRX', TRX)).rejects.toMatchObject({ code: 'RISK-REVIEW-BLOCKED' });
+    await expect(w.stake(blocked, 'STAKE', 'ENERGY', 5n * TRX)).rejects.toMatchObject({ code: 'RISK-REVIEW-BLOCKED' });
+
+    const entries = await w.stores.auditLog.readChain(w.userId, 0, 1_000);
+    const txid = (await w.stores.commands.get(stake.commandNo))!.transaction!.txid;
+    const staking = entries.filter((e) => e.action.startsWith('staking.'));
+    expect(staking.map((e) => [e.action, e.actor.kind, e.detail['type'], e.detail['error_code'] === null ? null : 'error', e.detail['txid'] ?? null])).toEqual([
+      ['staking.completed', 'system', 'stake', null, txid],
+      ['staking.failed', 'system', 'unstake', 'error', null],
+      ['staking.rejected', 'user', 'stake', 'error', null],
+    ]);
+    expect(staking[0]!.detail).toMatchObject({ command_no: stake.commandNo, address: staker, amount: String(100n * TRX) });
+    const refused = entries.filter((e) => e.action === 'withdrawal.refused');
+    expect(refused.map((e) => [e.detail['rule'], e.detail['from_address'], e.detail['to_address'], e.detail['amount']])).toEqual([['RISK-REVIEW-BLOCKED', blocked, to, String(TRX)]]);
+    expect(refused[0]!.detail['command_no']).toMatch(/./);
+    expect(verifyAuditChain(w.userId, entries).ok).toBe(true);
+  });
 });

@@ -14,7 +14,7 @@ import type { RiskPolicy } from '../../ports/risk-policy.port.js';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.js';
 import { withdrawalEvent } from '../webhook-events.js';
 import { AuditTrail } from '../audit-trail.js';
-import { withdrawalOutcomeEvent } from './withdrawal-outcome-audit.js';
+import { commandOutcomeEvent } from './withdrawal-outcome-audit.js';
 import type { AuditAction } from '../../domain/model/audit.js';
 import { askApprover, type ApprovalRequestDeps } from './approval-request.js';
 import { EXECUTED_COMMAND_TYPES, planCommand, riskSubjectOf } from './command-intents.js';
@@ -371,11 +371,11 @@ class CommandWorkflow implements Workflow<Command> {
   }
 
   /**
-   * Runs the write that ends a command with a withdrawal's outcome entry in the audit trail (issue #35 item 8), both in
-   * one atomic scope; any other command, or a worker without a trail, just writes.
+   * Runs the write that ends a command with a withdrawal's or a staking command's outcome entry in the audit trail
+   * (issue #35 item 8), both in one atomic scope; any other command, or a worker without a trail, just writes.
    */
   private ended<T>(done: Command, write: () => Promise<T>): Promise<T> {
-    const event = withdrawalOutcomeEvent(done);
+    const event = commandOutcomeEvent(done);
     if (this.deps.auditLog === undefined || event === null) return write();
     return new AuditTrail({ auditLog: this.deps.auditLog, clock: this.deps.clock, uow: this.deps.uow }).recordWith(write, () => event);
   }

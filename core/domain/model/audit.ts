@@ -43,6 +43,14 @@ export const AUDIT_ACTIONS = [
   'withdrawal.completed',
   'withdrawal.failed',
   'withdrawal.rejected',
+  // Issue #35 item 8, the rest: staking outcomes, and what a Developer API token (or a session) creates or disables.
+  'staking.completed',
+  'staking.failed',
+  'staking.rejected',
+  'collection.requested',
+  'wallet.created',
+  'cashier_token.created',
+  'cashier_token.disabled',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
