@@ -22,8 +22,8 @@ const stepArb = fc.record({
 
 /** Issue #36: a DONE sweep's booking, over random steps and receipts (confirmed, failed, never included). */
 describe('collectionBooking', () => {
-  it('balances per asset, moves only what landed, and charges each fee to the address that signed it', () => {
-    fc.assert(fc.property(fc.array(stepArb, { maxLength: 8 }), fc.bigInt({ min: 1n, max: 10n ** 12n }), (drawn, swept) => {
+  it('balances per asset, moves only what landed, and charges each fee to the address that signed it; a FAILED task too', () => {
+    fc.assert(fc.property(fc.array(stepArb, { maxLength: 8 }), fc.bigInt({ min: 1n, max: 10n ** 12n }), fc.boolean(), fc.nat({ max: 3 }), (drawn, swept, failed, reclaimed) => {
       const receipts = new Map<string, SettledReceipt>();
       const steps: StepRecord[] = drawn.map((d, i) => {
         const txid = i.toString(16).padStart(64, '0');
@@ -35,14 +35,17 @@ describe('collectionBooking', () => {
         }
         return { status: d.status, transaction: { txid, signedJson: '{}', expiresAt: T0, broadcastAt: T0 }, orderRef: null, amount: d.amount, startedAt: T0, completedAt: T0 };
       });
-      const task = aTask({ status: COLLECTION_STATUS.DONE, finishedAt: T0 + 5, steps, sweptAmount: swept, sweepTxHash: 'ab'.repeat(32) });
+      // A FAILED task (issue #36: a failed sweep still burned TRX) moves no asset; its last steps may be its reclaim's,
+      // booked at the reclaim's end.
+      const task = failed
+        ? aTask({
+          status: COLLECTION_STATUS.FAILED, finishedAt: T0 + 5, steps: steps.slice(0, steps.length - Math.min(reclaimed, steps.length)), sweptAmount: null, sweepTxHash: null,
+          ...(reclaimed === 0 ? {} : { reclaim: { status: 'done' as const, steps: steps.slice(steps.length - Math.min(reclaimed, steps.length)), nextRunAt: T0, lease: null, finishedAt: T0 + 9 } }),
+        })
+        : aTask({ status: COLLECTION_STATUS.DONE, finishedAt: T0 + 5, steps, sweptAmount: swept, sweepTxHash: 'ab'.repeat(32) });
       const tx = collectionBooking(task, receipts, 'LT1');
-      for (const [asset, sum] of sumsPerAsset(tx.lines)) expect(sum, asset).toBe(0n);
-      expect(tx.lines.every((l) => l.amount !== 0n)).toBe(true);
-      expect(tx.cause).toEqual({ type: 'collection', id: 'K0001', txid: 'ab'.repeat(32) });
-      expect(tx.occurredAt).toBe(T0 + 5);
       // The model: per address, what landed moved, and each receipt's fee left its signer.
-      const expected = new Map<string, bigint>([[`${MAIN}|USDT`, swept], [`${SUB}|USDT`, -swept]]);
+      const expected = new Map<string, bigint>(failed ? [] : [[`${MAIN}|USDT`, swept], [`${SUB}|USDT`, -swept]]);
       const add = (key: string, amount: bigint) => expected.set(key, (expected.get(key) ?? 0n) + amount);
       let bandwidth = 0n;
       let burnt = 0n;
@@ -56,6 +59,15 @@ describe('collectionBooking', () => {
         if (d.status === COLLECTION_STATUS.FUNDING_TRX) { add(`${MAIN}|TRX`, -d.amount); add(`${SUB}|TRX`, d.amount); }
         if (d.status === COLLECTION_STATUS.RECOVER_TRX) { add(`${SUB}|TRX`, -d.amount); add(`${MAIN}|TRX`, d.amount); }
       });
+      if (tx === null) {
+        // Only a FAILED task that paid and moved nothing books nothing.
+        expect({ failed, moved: [...expected.values()].filter((v) => v !== 0n).length, bandwidth, burnt }).toEqual({ failed: true, moved: 0, bandwidth: 0n, burnt: 0n });
+        return;
+      }
+      for (const [asset, sum] of sumsPerAsset(tx.lines)) expect(sum, asset).toBe(0n);
+      expect(tx.lines.every((l) => l.amount !== 0n)).toBe(true);
+      expect(tx.cause).toEqual(failed ? { type: 'collection', id: 'K0001' } : { type: 'collection', id: 'K0001', txid: 'ab'.repeat(32) });
+      expect(tx.occurredAt).toBe(failed && reclaimed > 0 ? T0 + 9 : T0 + 5);
       const custodial = new Map(tx.lines.filter((l) => l.account.kind === 'custodial').map((l) => [`${l.account.address}|${l.account.assetSymbol}`, l.amount]));
       expect(custodial).toEqual(new Map([...expected].filter(([, v]) => v !== 0n)));
       const fee = (kind: string) => tx.lines.find((l) => l.account.kind === kind)?.amount ?? 0n;
@@ -69,8 +81,10 @@ describe('collectionBooking', () => {
     expect(STEP_KINDS.map((s) => stepPayer(task, step(s)) === SUB)).toEqual([false, false, true, true, false]);
   });
 
-  it('refuses a task that is not DONE', () => {
-    expect(() => collectionBooking(aTask({ status: COLLECTION_STATUS.FAILED, finishedAt: T0 }), new Map(), 'LT1')).toThrow(RangeError);
+  it('refuses a task that is not DONE or FAILED, and a FAILED one whose reclaim is under way; a FAILED one that paid nothing books nothing', () => {
+    expect(collectionBooking(aTask({ status: COLLECTION_STATUS.FAILED, finishedAt: T0 }), new Map(), 'LT1')).toBeNull();
+    const reclaiming = { status: 'pending' as const, steps: [], nextRunAt: T0, lease: null, finishedAt: null };
+    expect(() => collectionBooking(aTask({ status: COLLECTION_STATUS.FAILED, finishedAt: T0, reclaim: reclaiming }), new Map(), 'LT1')).toThrow(RangeError);
     expect(() => collectionBooking(aTask({ status: COLLECTION_STATUS.COLLECTING }), new Map(), 'LT1')).toThrow(RangeError);
   });
 });

@@ -2,6 +2,25 @@ import { formatAmount } from '../domain/amount.js';
 import { isTerminalCollectionStatus } from '../domain/collection-machine.js';
 import type { CollectionTask, EnergyPath } from '../domain/model/collection-task.js';
 import { NO_COST, totalCostSun } from '../domain/sweep-cost.js';
+import type { Ledger } from '../ports/ledger.port.js';
+import { COLLECTION_CAUSE, collectionBookingTime } from './ledger-bookings.js';
+
+/** The chain fees a collection's booking holds (issue #36): `fee_bandwidth`, and `fee_trx_burned` (energy and activation). */
+export interface BookedCollectionFees {
+  readonly bandwidthSun: bigint;
+  readonly burntSun: bigint;
+}
+
+/** The fees of the task's booking in the ledger, null while it is not booked (not finished, or waiting for receipts). */
+export async function bookedCollectionFees(ledger: Pick<Ledger, 'entries'>, task: CollectionTask): Promise<BookedCollectionFees | null> {
+  const at = collectionBookingTime(task);
+  if (at === null) return null;
+  const { items } = await ledger.entries(task.userId, { causeType: COLLECTION_CAUSE, from: at, to: at }, { offset: 0, limit: 1_000 });
+  const own = items.filter((e) => e.cause.id === task.taskNo);
+  if (own.length === 0) return null;
+  const sum = (kind: string) => own.filter((e) => e.account.kind === kind).reduce((total, e) => total + e.amount, 0n);
+  return { bandwidthSun: sum('fee_bandwidth'), burntSun: sum('fee_trx_burned') };
+}
 
 /** What a collection actually cost, in SUN integer strings (the extension route GET /collections/{taskNo}/costs). */
 export interface CollectionCostView {
@@ -38,9 +57,18 @@ export interface CollectionCostView {
   } | null;
 }
 
-/** The cost view of a task: zeros before its first receipt; `estimate` null on TRX sweeps and before planning. */
-export function toCollectionCostView(task: CollectionTask): CollectionCostView {
-  const cost = task.cost ?? NO_COST;
+/**
+ * The cost view of a task: zeros before its first receipt; `estimate` null on TRX sweeps and before planning. Once the
+ * task is booked (`booked`, issue #36), the chain fees are the ledger's: bandwidth is its `fee_bandwidth`, energy its
+ * `fee_trx_burned` less the activation (the one split the ledger does not keep); the rental (paid off chain), TRX lent
+ * and returned and the txids stay the cost record's.
+ */
+export function toCollectionCostView(task: CollectionTask, booked: BookedCollectionFees | null = null): CollectionCostView {
+  const recorded = task.cost ?? NO_COST;
+  const cost = booked === null ? recorded : {
+    ...recorded, bandwidthSun: booked.bandwidthSun,
+    energySun: booked.burntSun > recorded.activationSun ? booked.burntSun - recorded.activationSun : 0n,
+  };
   const plan = task.plan;
   const reclaimPending = task.reclaim !== undefined && task.reclaim.status !== 'done';
   return {

@@ -67,9 +67,15 @@ export function stepPayer(task: CollectionTask, step: StepRecord): string {
  * `receipts` holds the receipt of every step transaction that landed; one absent from it is one proven never included
  * (the cost record settled it as dead): it cost nothing. Lines on the same account are netted; zero lines dropped. The
  * rental price is paid off chain (the provider's account, not a custodial address) and is not booked here.
+ *
+ * A FAILED collection (a failed sweep still burned TRX) books the same way with no sweep amount: what its steps and its
+ * reclaim's steps (ReclaimRecord: the delegation and the TRX float back to main) paid and moved, as the chain shows
+ * it, at collectionBookingTime; null when it paid and moved nothing. It is booked once its reclaim is done.
  */
-export function collectionBooking(task: CollectionTask, receipts: ReadonlyMap<string, SettledReceipt>, transactionId: string): LedgerTransaction {
-  if (task.status !== COLLECTION_STATUS.DONE || task.finishedAt === null) throw new RangeError(`collection ${task.taskNo} is not DONE`);
+export function collectionBooking(task: CollectionTask, receipts: ReadonlyMap<string, SettledReceipt>, transactionId: string): LedgerTransaction | null {
+  const failed = task.status === COLLECTION_STATUS.FAILED;
+  if ((task.status !== COLLECTION_STATUS.DONE && !failed) || task.finishedAt === null) throw new RangeError(`collection ${task.taskNo} is not DONE or FAILED`);
+  if (failed && task.reclaim !== undefined && task.reclaim.status !== 'done') throw new RangeError(`collection ${task.taskNo}: its reclaim is not done`);
   const net = task.networkCode;
   const lines = new Map<string, { account: LedgerAccount; amount: bigint }>();
   const add = (account: LedgerAccount, amount: bigint): void => {
@@ -81,8 +87,8 @@ export function collectionBooking(task: CollectionTask, receipts: ReadonlyMap<st
     add(custodialAccount(net, asset, from), -amount);
     add(custodialAccount(net, asset, to), amount);
   };
-  if (task.sweptAmount !== null && task.sweptAmount > 0n) move(task.assetSymbol, task.address, task.mainAddress, task.sweptAmount);
-  for (const step of task.steps) {
+  if (!failed && task.sweptAmount !== null && task.sweptAmount > 0n) move(task.assetSymbol, task.address, task.mainAddress, task.sweptAmount);
+  for (const step of collectionSteps(task)) {
     if (step.transaction === null) continue;
     const receipt = receipts.get(step.transaction.txid);
     if (receipt === undefined) continue;
@@ -102,11 +108,32 @@ export function collectionBooking(task: CollectionTask, receipts: ReadonlyMap<st
       add(holderAccount('fee_trx_burned', net, 'TRX'), burnt);
     }
   }
+  const booked = [...lines.values()].filter((l) => l.amount !== 0n);
+  if (booked.length === 0) {
+    if (failed) return null;
+    throw new RangeError(`collection ${task.taskNo} moved nothing`);
+  }
   return {
-    transactionId, userId: task.userId, occurredAt: task.finishedAt, reverses: null,
+    transactionId, userId: task.userId, occurredAt: collectionBookingTime(task)!, reverses: null,
     cause: { type: COLLECTION_CAUSE, id: task.taskNo, ...(task.sweepTxHash === null ? {} : { txid: task.sweepTxHash }) },
-    lines: [...lines.values()].filter((l) => l.amount !== 0n),
+    lines: booked,
   };
+}
+
+/** Every step whose transaction a collection's booking reads: the task's, then its reclaim's (a FAILED task's). */
+export function collectionSteps(task: CollectionTask): StepRecord[] {
+  return [...task.steps, ...(task.reclaim?.steps ?? [])];
+}
+
+/**
+ * When a finished collection is booked: its finish, or its reclaim's when that came later; null while it is not
+ * finished or its reclaim is under way.
+ */
+export function collectionBookingTime(task: CollectionTask): number | null {
+  if (task.finishedAt === null) return null;
+  if (task.reclaim === undefined) return task.finishedAt;
+  if (task.reclaim.status !== 'done') return null;
+  return Math.max(task.finishedAt, task.reclaim.finishedAt ?? task.finishedAt);
 }
 
 /**

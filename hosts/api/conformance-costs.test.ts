@@ -112,6 +112,33 @@ describe('GET /collections/{taskNo}/costs (extension)', () => {
     expect(ok(await costs(taskNo)).final).toBe(true);
   });
 
+  it('once the task is booked in the ledger (issue #36), its chain fees are the books\', in the same shape', async () => {
+    const sub = ok(await h.call('POST', '/api/wallets', { token: u.apiToken, body: { network_code: 'TRON', address_type: 2 } }), 201).address;
+    const taskNo = await collect(sub, 'USDT');
+    const finishedAt = h.clock.now();
+    await seed(taskNo, { status: COLLECTION_STATUS.DONE, finishedAt, energyPath: 'rental', plan: PLAN, cost: COST, sweptAmount: 5n, sweepTxHash: 'b'.repeat(64) });
+    const recorded = ok(await costs(taskNo));
+    expect(recorded.cost).toMatchObject({ total_sun: '4245000', bandwidth_burned_sun: '345000', energy_burned_sun: '0', activation_sun: '1000000' });
+    // The booking's fees differ from the record here on purpose, to show which one the answer reads.
+    const main = (await h.container.get(TOKENS.Stores).tasks.get(taskNo))!.mainAddress;
+    await h.container.get(TOKENS.Stores).ledger.post({
+      transactionId: randomUUID(), userId: u.userId, occurredAt: finishedAt, reverses: null, cause: { type: 'collection', id: taskNo, txid: 'b'.repeat(64) },
+      lines: [
+        { account: { kind: 'custodial', networkCode: 'TRON', assetSymbol: 'USDT', address: sub }, amount: -5n },
+        { account: { kind: 'custodial', networkCode: 'TRON', assetSymbol: 'USDT', address: main }, amount: 5n },
+        { account: { kind: 'custodial', networkCode: 'TRON', assetSymbol: 'TRX', address: main }, amount: -1_500_000n },
+        { account: { kind: 'fee_bandwidth', networkCode: 'TRON', assetSymbol: 'TRX', address: null }, amount: 300_000n },
+        { account: { kind: 'fee_trx_burned', networkCode: 'TRON', assetSymbol: 'TRX', address: null }, amount: 1_200_000n },
+      ],
+    });
+    const booked = ok(await costs(taskNo));
+    expectDocumented(h, 'GET', '/api/collections/:taskNo/costs', booked);
+    expect(booked).toEqual({
+      ...recorded,
+      cost: { ...recorded.cost, total_sun: '4400000', bandwidth_burned_sun: '300000', energy_burned_sun: '200000', activation_sun: '1000000' },
+    });
+  });
+
   it('another tenant\'s task answers exactly like an unknown one: 404 BIZ-COLLECTION-TASK-NOT-FOUND, as the task route does', async () => {
     const taskNo = (await h.container.get(TOKENS.Stores).tasks.findLatestByAddress(u.sub))!.taskNo;
     const other = await userWithWallets(h);

@@ -284,6 +284,19 @@ export class CustodyMetrics {
     for (const p of Object.values(this.periods)) p.ledgerDiscrepancies += reported.length;
   }
 
+  /**
+   * A collection's booking this process wrote (issue #36): the daily summary's `ledgerSweeps` and `ledgerFeesSun` are
+   * read from the booked entries (the chain fees on the fee accounts), beside `costSun` from the tasks' cost records
+   * (which also counts the rental paid off chain).
+   */
+  sweepBooked(entries: readonly { readonly account: { readonly kind: string }; readonly amount: bigint }[]): void {
+    const fees = entries.filter((e) => e.account.kind.startsWith('fee_')).reduce((sum, e) => sum + e.amount, 0n);
+    for (const p of Object.values(this.periods)) {
+      p.ledgerSweeps += 1;
+      p.ledgerFeesSun += fees;
+    }
+  }
+
   /** The discrepancies standing after the last reconciliation pass in this process. */
   ledgerDiscrepancies(): readonly LedgerDiscrepancy[] {
     return this.ledgerStanding;
@@ -371,14 +384,22 @@ export class PeriodTotals {
   deadWebhooks = 0;
   /** Discrepancies between the books and the chain reported (issue #36). */
   ledgerDiscrepancies = 0;
+  /** Collections booked in the ledger by this process, and the chain fees those bookings hold (issue #36). */
+  ledgerSweeps = 0;
+  ledgerFeesSun = 0n;
 
-  take(): { collections: number; failedCollections: number; costSun: string; stuck: number; deadWebhooks: number; ledgerDiscrepancies: number } {
+  take(): {
+    collections: number; failedCollections: number; costSun: string; stuck: number; deadWebhooks: number; ledgerDiscrepancies: number;
+    ledgerSweeps: number; ledgerFeesSun: string;
+  } {
     const totals = {
       collections: this.collections, failedCollections: this.failedCollections, costSun: this.costSun.toString(),
       stuck: this.stuck, deadWebhooks: this.deadWebhooks, ledgerDiscrepancies: this.ledgerDiscrepancies,
+      ledgerSweeps: this.ledgerSweeps, ledgerFeesSun: this.ledgerFeesSun.toString(),
     };
-    this.collections = this.failedCollections = this.stuck = this.deadWebhooks = this.ledgerDiscrepancies = 0;
+    this.collections = this.failedCollections = this.stuck = this.deadWebhooks = this.ledgerDiscrepancies = this.ledgerSweeps = 0;
     this.costSun = 0n;
+    this.ledgerFeesSun = 0n;
     return totals;
   }
 }

@@ -98,7 +98,10 @@ export function startComposedWorker(composition: Composition, env: ComposedWorke
     : 'automatic collection waits: the cheapest sweep plan costs more than max_fee_sun'));
   metrics.forwardsPending('auto_collect', () => autoCollector.waiting());
   const forwardRetry = forwardRetryFromEnv(env.FORWARD_RETRY_S);
-  const sweepBooker = new CollectionLedgerBooker({ tasks: core.tasks, chain: core.chain, ledger: stores.ledger, ids: core.ids });
+  // What each booking it writes cost in chain fees goes to the daily summary (read from the booked entries).
+  const sweepBooker = new CollectionLedgerBooker({
+    tasks: core.tasks, chain: core.chain, ledger: stores.ledger, ids: core.ids, onBooked: (entries) => metrics.sweepBooked(entries),
+  });
   const withdrawalBooker = new WithdrawalLedgerBooker({ commands: core.commands, wallets: core.wallets, chain: core.chain, ledger: stores.ledger, ids: core.ids });
   return startWorker({
     ...core,
@@ -189,10 +192,11 @@ export function bookingFinishedSweeps(
       await observer.tick?.(report);
       // What a crash between a DONE write and its booking left, or what waited for its receipts.
       await catchUp?.maybeRun().catch((err: unknown) => log.warn({ err }, 'ledger catch-up pass failed'));
-      for (const o of report.collections) {
+      // A DONE or FAILED collection, and a FAILED one's reclaim once it ends (its booking waits for it).
+      for (const o of [...report.collections, ...report.reclaims]) {
         if (o.outcome !== 'finished') continue;
         const outcome = await booker.book(o.key).catch((err: unknown) => err);
-        if (outcome === 'receipts-pending' || outcome instanceof Error) log.warn({ task_no: o.key, err: outcome }, 'collection not booked in the ledger');
+        if (outcome === 'receipts-pending' || outcome instanceof Error) log.warn({ task_no: o.key, err: outcome }, 'collection not booked in the ledger (yet)');
       }
     },
   };

@@ -50,6 +50,11 @@ describe('worker maintenance (node-cron)', () => {
     const d = { networkCode: 'TRON', address: 'TSub', assetSymbol: 'TRX', unexplained: 1_500_000n };
     metrics.ledgerReconciled([d], [d]);
     metrics.ledgerReconciled([d], []);
+    // A sweep booked by this process: its fees as the books hold them.
+    metrics.sweepBooked([
+      { account: { kind: 'custodial' }, amount: -1_345_000n }, { account: { kind: 'fee_bandwidth' }, amount: 345_000n },
+      { account: { kind: 'fee_trx_burned' }, amount: 1_000_000n },
+    ]);
     const { lines, log } = recorder();
     runDailySummary(metrics, log);
     metrics.ledgerReconciled([], []);
@@ -57,11 +62,11 @@ describe('worker maintenance (node-cron)', () => {
     expect(lines.map((l) => [l.level, l.message])).toEqual([
       ['info', 'daily summary'], ['warn', 'ledger discrepancies against the chain stand: see GET /api/ledger/reconciliation'], ['info', 'daily summary'],
     ]);
-    expect(lines[0]!.fields).toMatchObject({ ledgerDiscrepancies: 1 });
+    expect(lines[0]!.fields).toMatchObject({ ledgerDiscrepancies: 1, ledgerSweeps: 1, ledgerFeesSun: '1345000' });
     expect(lines[1]!.fields).toEqual({
       period: 'day', ledger_discrepancies: [{ network_code: 'TRON', address: 'TSub', asset_symbol: 'TRX', unexplained: '1500000' }],
     });
-    expect(lines[2]!.fields).toMatchObject({ ledgerDiscrepancies: 0 });
+    expect(lines[2]!.fields).toMatchObject({ ledgerDiscrepancies: 0, ledgerSweeps: 0, ledgerFeesSun: '0' });
   });
 
   it('the account expiry logs how many went (nothing when none) and turns a store failure into one error line', async () => {

@@ -9,6 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { CollectionBookingCatchUp, CollectionLedgerBooker } from '../../core/application/collection-ledger-booker.js';
 import { COLLECTION_CAUSE } from '../../core/application/ledger-bookings.js';
 import { CollectionExecutor } from '../../core/application/worker/collection-executor.js';
+import { ReclaimExecutor } from '../../core/application/worker/reclaim-executor.js';
+import { LedgerReconciliation } from '../../core/application/ledger-reconciliation.js';
 import { custodialAccount, holderAccount, sumsPerAsset } from '../../core/domain/ledger.js';
 import { COLLECTION_STATUS } from '../../core/domain/model/collection-task.js';
 import type { EnergyProvider } from '../../core/ports/energy-provider.port.js';
@@ -92,4 +94,52 @@ describe('a sweep in the books', () => {
       }
     }), { numRuns: 6, seed: 36 });
   }, 180_000);
+
+  it('a sweep that fails after its funding went out is booked too: what it burned and lent; the books still equal the chain', async () => {
+    const w = await buildWorkerWorld({ solidifyLag: 1, stakeTrx: 0n, seed: 'ledger-failed' });
+    try {
+      const sub = await w.addSub();
+      w.devnet.fundToken(sub, 9_000_000n);
+      // What the addresses hold before the sweep, booked as the scanner books deposits.
+      const opening: [string, string, bigint][] = [[w.main.address, 'TRX', await w.gateway.getTrxBalance(w.main.address)], [sub, 'USDT', 9_000_000n]];
+      for (const [n, [address, asset, amount]] of opening.entries()) {
+        await w.stores.ledger.post({ transactionId: `open-${n}`, userId: w.userId, occurredAt: w.clock.now(), reverses: null, cause: { type: 'deposit', id: `open-${n}` },
+          lines: [{ account: holderAccount('external_in', 'TRON', asset), amount: -amount }, { account: custodialAccount('TRON', asset, address), amount }] });
+      }
+      const executor = new CollectionExecutor({ ...w.stores, chain: w.gateway, cipher: w.cipher, assets: w.assets, energy: {} },
+        { confirmations: 1, pollMs: 3_000, burnEnabled: true });
+      const task = await w.collect(sub, 'USDT');
+      // The token's issuer blacklists the sub-address once its gas went out: the sweep can never succeed.
+      const doomed = { runDue: async () => {
+        await executor.runDue();
+        if ((await w.stores.tasks.get(task.taskNo))!.steps.some((st) => st.transaction !== null)) w.devnet.setUsdtBlacklisted(sub);
+      } };
+      await driveUntil(w, [doomed], async () => (await w.stores.tasks.get(task.taskNo))!.finishedAt !== null, { maxRounds: 200 });
+      const failed = (await w.stores.tasks.get(task.taskNo))!;
+      expect(failed.status).toBe(COLLECTION_STATUS.FAILED);
+      const booker = new CollectionLedgerBooker({ tasks: w.stores.tasks, chain: w.gateway, ledger: w.stores.ledger, ids: w.stores.ids });
+      // Its TRX float goes back to main first (the reclaim): until then the booking waits.
+      expect(failed.reclaim?.status).toBe('pending');
+      expect(await booker.book(task.taskNo)).toBe('receipts-pending');
+      const reclaimer = new ReclaimExecutor({ ...w.stores, chain: w.gateway, cipher: w.cipher, assets: w.assets, energy: {} }, { confirmations: 1, pollMs: 3_000 });
+      await driveUntil(w, [reclaimer], async () => (await w.stores.tasks.get(task.taskNo))!.reclaim?.status === 'done', { maxRounds: 100 });
+      const reclaimedTask = (await w.stores.tasks.get(task.taskNo))!;
+      w.devnet.mine(2);
+      // Found by the catch-up pass, which lists FAILED tasks too; once.
+      expect(await new CollectionBookingCatchUp(booker, w.clock, { lookbackMs: 3_600_000, everyMs: 60_000, limit: 10 }).maybeRun()).toBe(1);
+      expect(await booker.book(task.taskNo)).toBe('already-booked');
+      const entries = (await w.stores.ledger.entries(w.userId, { causeType: COLLECTION_CAUSE }, { offset: 0, limit: 1_000 })).items;
+      for (const [asset, sum] of sumsPerAsset(entries)) expect(sum, asset).toBe(0n);
+      expect(entries.some((e) => e.account.assetSymbol === 'USDT')).toBe(false);
+      const fees = entries.filter((e) => e.account.kind.startsWith('fee_')).reduce((sum, e) => sum + e.amount, 0n);
+      expect(fees).toBeGreaterThan(0n);
+      expect(fees).toBe(reclaimedTask.cost!.bandwidthSun + reclaimedTask.cost!.energySun + reclaimedTask.cost!.activationSun);
+      // The books against the chain: every address and asset matches.
+      const lines = await new LedgerReconciliation({ ...w.stores, chain: w.gateway, assets: w.assets }).user(w.userId);
+      expect(lines.map((l) => [l.address, l.assetSymbol, l.judgement.status, String(l.ledger), String(l.chain)]))
+        .toEqual(lines.map((l) => [l.address, l.assetSymbol, 'matched', String(l.chain), String(l.chain)]));
+    } finally {
+      await w.close();
+    }
+  }, 60_000);
 });
