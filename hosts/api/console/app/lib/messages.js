@@ -9,7 +9,7 @@ export const COMMON_MESSAGES = {
     step_up_label: 'Authentication code', step_up_submit: 'Confirm', role_owner: 'owner', role_admin: 'admin', role_approver: 'approver',
     role_operator: 'operator', role_viewer: 'viewer', placeholder: 'This screen is being built.',
     no_api_access: 'The account has no API access yet: activate the developer subscription to see this.',
-    two_factor_needed: 'Your role needs two-factor authentication before it can act. Turn it on under Security.',
+    two_factor_needed: 'Your role needs two-factor authentication before it can act: turn it on below.',
     // Sign-in
     sign_in: 'Sign in', email: 'Email', password: 'Password', code: 'Authentication code',
     code_hint: 'Only when two-factor authentication is on: the 6-digit code, or a recovery code.',
@@ -33,7 +33,7 @@ export const COMMON_MESSAGES = {
     step_up_label: '验证码', step_up_submit: '确认', role_owner: '所有者', role_admin: '管理员', role_approver: '审批人',
     role_operator: '操作员', role_viewer: '查看者', placeholder: '此页面正在建设中。',
     no_api_access: '该账户尚无 API 访问权限：请先开通开发者订阅。',
-    two_factor_needed: '您的角色需要先开启双重验证才能操作。请在“安全”中开启。',
+    two_factor_needed: '您的角色需要先开启双重验证才能操作：请在下方开启。',
     sign_in: '登录', email: '邮箱', password: '密码', code: '验证码',
     code_hint: '仅在开启双重验证时填写：6 位验证码或恢复码。',
     have_invitation: '接受团队邀请', create_account: '创建账户', back_to_sign_in: '返回登录',
