@@ -43,10 +43,19 @@ export function parseAmount(text, asset) {
   return BigInt(`${match[1]}${(match[2] ?? '').padEnd(decimals, '0')}`).toString();
 }
 
-/** An ISO time in the browser's zone ("2026-01-02 09:30") and the same instant in UTC, for a title on hover. */
+/**
+ * The instant of an API time: ISO 8601 with its offset, or the wallet routes' "YYYY-MM-DD HH:MM:SS", which is UTC (spec
+ * §2; `new Date` would read it in the browser's zone).
+ */
+export function parseApiTime(text) {
+  const wallet = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})$/.exec(String(text));
+  return new Date(wallet === null ? text : `${wallet[1]}T${wallet[2]}Z`);
+}
+
+/** An API time in the browser's zone ("2026-01-02 09:30") and the same instant in UTC, for a title on hover. */
 export function formatTime(iso, lang = 'en') {
   if (iso === null || iso === undefined || iso === '') return { local: '—', utc: '' };
-  const date = new Date(iso);
+  const date = parseApiTime(iso);
   if (Number.isNaN(date.getTime())) return { local: String(iso), utc: '' };
   const local = new Intl.DateTimeFormat(lang === 'zh' ? 'zh-CN' : 'en-GB', {
     year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false,
