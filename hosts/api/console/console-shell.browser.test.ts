@@ -63,8 +63,14 @@ describe.skipIf(!chromiumFound)('console shell in chromium', () => {
 
   it('the first load of each screen (a fresh tab opened at its address) stays under 150 KB of gzip script', async () => {
     const state = await tab.context.storageState();
-    const sizes: string[] = [];
-    for (const name of ['sign-in', ...NAV]) {
+    const sizes = new Map<string, number>();
+    const gzipOf = async (urls: readonly string[]): Promise<number> => {
+      const missing = [...new Set(urls)].filter((u) => !sizes.has(new URL(u).pathname));
+      for (const [path, size] of await gzipSizes(missing, w)) sizes.set(path, size);
+      return [...new Set(urls.map((u) => new URL(u).pathname))].reduce((sum, path) => sum + sizes.get(path)!, 0);
+    };
+    // Every screen at once, each in a fresh context (an empty cache): what its first visit loads.
+    const report = await Promise.all(['sign-in', ...NAV].map(async (name) => {
       const context = await browser.newContext(name === 'sign-in' ? {} : { storageState: state });
       try {
         const page = await context.newPage();
@@ -72,14 +78,18 @@ describe.skipIf(!chromiumFound)('console shell in chromium', () => {
         page.on('request', (request) => { if (request.resourceType() === 'script') scripts.push(request.url()); });
         await page.goto(`${consoleOrigin(w)}/console${name === 'sign-in' ? '' : `#/${name.toLowerCase()}`}`);
         await page.getByRole('heading', { level: 1, name: name === 'sign-in' ? 'Sign in' : name }).waitFor();
-        const total = [...(await gzipSizes(scripts, w)).values()].reduce((a, b) => a + b, 0);
-        sizes.push(`${name}: ${new Set(scripts).size} modules, ${total} B gzip`);
-        expect(total, name).toBeLessThan(FIRST_LOAD_BUDGET);
+        return { name, scripts };
       } finally {
         await context.close();
       }
+    }));
+    const lines: string[] = [];
+    for (const { name, scripts } of report) {
+      const total = await gzipOf(scripts);
+      lines.push(`${name}: ${new Set(scripts).size} modules, ${total} B gzip`);
+      expect(total, name).toBeLessThan(FIRST_LOAD_BUDGET);
     }
-    process.stdout.write(`console first load per screen:\n  ${sizes.join('\n  ')}\n`);
+    process.stdout.write(`console first load per screen:\n  ${lines.join('\n  ')}\n`);
   });
 
   it('at 360 px wide every screen fits the width (no sideways scroll), and stays clean under axe', async () => {
@@ -110,6 +120,8 @@ describe.skipIf(!chromiumFound)('console shell in chromium', () => {
 
   it('refuses cross-site use of the cookie with 403 in the envelope: no X-Console, a foreign Origin, Sec-Fetch-Site cross-site', async () => {
     const value = await cookieOf(tab);
+    // A fresh minute of the API's GET limit (60 a minute per account): the tabs above polled the owner's reads.
+    w.clock.advance(61_000);
     const post = { method: 'POST', body: JSON.stringify({ address: owner.sub }) };
     const json = { 'content-type': 'application/json' };
     expect((await withCookie(value, '/api/ledger/balances', sameOrigin)).status).toBe(200);
