@@ -7,7 +7,7 @@
  * itself with `pg_ctl stop -m immediate` (crash recovery on the next start). Afterwards, read from the database and
  * the chain: every workflow is terminal, every withdrawal paid exactly once, every sweep moved its funds once, one
  * terminal event per workflow in the outbox and at most one distinct event_id per workflow at the receiver, no lock
- * left, and the balances add up.
+ * left, the balances add up, and the books (issue #36) hold every sweep and withdrawal once (ledger-check.ts).
  *
  * CRASH_SEED picks the schedule (default a fixed CI seed; printed either way); CRASH_USERS scales the batch (default 7
  * users: 56 collections and 21 withdrawals).
@@ -28,6 +28,7 @@ import { verifyStoredAuditChain } from '../../core/application/audit-verifier.js
 import { startRedisServer, type RedisServer } from '../../contracts-tests/harness/redis.js';
 import { describeWithRedisServerBinary } from '../../contracts-tests/harness/with-redis.js';
 import { startProcess, type ClusterProcess } from './cluster-processes.js';
+import { booksAfterCrash } from './ledger-check.js';
 import {
   apiNode, chainTransfers, refreshBalances, signUpOverNodes, sweepsOf, type Answer, type ApiNode, type BatchItem, type ClusterUser,
 } from './cluster-fixture.js';
@@ -312,6 +313,18 @@ describeWithRedisServerBinary('crash test: SIGKILLed workers and API, PostgreSQL
     }
     for (const user of users) expect(await gateway.getTokenBalance(user.main, devnet.usdtAddress)).toBe(sweptUsdt.get(user.main) ?? 0n);
     for (const item of collections.filter((c) => c.symbol === 'USDT')) expect(await gateway.getTokenBalance(item.sub, devnet.usdtAddress)).toBe(0n);
+
+    // The books (issue #36) after the kills: every sweep and withdrawal booked exactly once, none missing, none doubled,
+    // each transaction balanced, every balance the sum of its entries, the amounts the chain's.
+    const books = await booksAfterCrash(query, {
+      collections: collections.map((item) => {
+        const task = tasks.find((t) => t.address === item.sub)!;
+        return { taskNo: task.task_no, symbol: item.symbol, main: item.user.main, swept: BigInt(task.swept_amount ?? '0') };
+      }),
+      withdrawals: withdrawals.map((w) => ({ commandNo: commands.find((c) => c.address === w.from)!.command_no, amount: w.amount })),
+    });
+    expect(books).toEqual([]);
+    note('books verified');
     await db.end();
     note('verified');
   };
