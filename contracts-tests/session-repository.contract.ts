@@ -62,6 +62,20 @@ export function describeSessionRepositoryContract(
       expect(await sessions.revokeAllOfUser(42, T0 + 9)).toBe(0);
     });
 
+    it('setExpiry moves a live session\'s expiry either way; an unknown or revoked session is left alone (issue #38)', async () => {
+      const { sessions } = subject();
+      await sessions.create(aSession({ tokenHash: 'a1'.repeat(32), expiresAt: T0 + 100 }));
+      await sessions.create(aSession({ tokenHash: 'a2'.repeat(32), expiresAt: T0 + 100, revokedAt: T0 + 1 }));
+      await sessions.setExpiry('a1'.repeat(32), T0 + 30);
+      expect(await sessions.findByTokenHash('a1'.repeat(32))).toEqual(aSession({ tokenHash: 'a1'.repeat(32), expiresAt: T0 + 30 }));
+      await sessions.setExpiry('a1'.repeat(32), T0 + 60);
+      expect((await sessions.findByTokenHash('a1'.repeat(32)))!.expiresAt).toBe(T0 + 60);
+      await sessions.setExpiry('a2'.repeat(32), T0 + 500);
+      expect((await sessions.findByTokenHash('a2'.repeat(32)))!.expiresAt).toBe(T0 + 100);
+      await expect(sessions.setExpiry('00'.repeat(32), T0)).resolves.toBeUndefined();
+      expect(await sessions.findByTokenHash('00'.repeat(32))).toBeNull();
+    });
+
     options.extraTestsFn?.(makeSubject);
   });
 }

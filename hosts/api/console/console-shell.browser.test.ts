@@ -1,5 +1,5 @@
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   axeViolations, call, chromiumFound, CHROMIUM, consoleOrigin, emailOf, gzipSizes, launchChromium, mailedCode, newMerchant, openConsole,
   PASSWORD, screenshot, signIn, startWorld, type ConsoleTab, type Merchant, type World,
@@ -32,6 +32,8 @@ describe.skipIf(!chromiumFound)('console shell in chromium', () => {
     await browser?.close();
     await w?.dev.stop();
   });
+  // Each test starts a fresh minute of the API's GET limit (60 a minute per account): the tabs before it polled.
+  beforeEach(() => { w.clock.advance(61_000); });
 
   const cookieOf = async (t: ConsoleTab): Promise<string> => {
     const cookie = (await t.context.cookies()).find((c) => c.name === 'ch_console');
@@ -111,6 +113,33 @@ describe.skipIf(!chromiumFound)('console shell in chromium', () => {
     }
   });
 
+  it('speaks Simplified Chinese: by navigator.language, or by the switch, remembered across a reload', async () => {
+    const zh = await openConsole(browser, w, { locale: 'zh-CN' });
+    try {
+      await zh.page.getByRole('heading', { level: 1, name: '登录' }).waitFor();
+      expect(await zh.page.evaluate<string>('document.documentElement.lang')).toBe('zh-CN');
+      expect(await axeViolations(zh.page)).toEqual([]);
+    } finally {
+      await zh.close();
+    }
+    const en = await openConsole(browser, w);
+    try {
+      const { page } = en;
+      await signIn(page, ownerEmail);
+      await page.getByRole('button', { name: '简体中文' }).click();
+      const nav = page.getByRole('navigation', { name: '主导航' });
+      await expect.poll(() => nav.getByRole('link').allInnerTexts()).toEqual(['概览', '收款', '充值', '地址', '归集', '提现', '账簿', '开发者', '安全']);
+      await page.reload();
+      await nav.getByRole('link', { name: '安全' }).click();
+      await expect.poll(() => page.locator('h1').allInnerTexts()).toEqual(['安全']);
+      expect(await axeViolations(page)).toEqual([]);
+      await page.getByRole('button', { name: 'English' }).click();
+      await page.getByRole('navigation', { name: 'Main' }).waitFor();
+    } finally {
+      await en.close();
+    }
+  });
+
   it('the session cookie is HttpOnly and SameSite=Strict; page scripts cannot read it', async () => {
     const cookie = (await tab.context.cookies()).find((c) => c.name === 'ch_console');
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/' });
@@ -120,8 +149,6 @@ describe.skipIf(!chromiumFound)('console shell in chromium', () => {
 
   it('refuses cross-site use of the cookie with 403 in the envelope: no X-Console, a foreign Origin, Sec-Fetch-Site cross-site', async () => {
     const value = await cookieOf(tab);
-    // A fresh minute of the API's GET limit (60 a minute per account): the tabs above polled the owner's reads.
-    w.clock.advance(61_000);
     const post = { method: 'POST', body: JSON.stringify({ address: owner.sub }) };
     const json = { 'content-type': 'application/json' };
     expect((await withCookie(value, '/api/ledger/balances', sameOrigin)).status).toBe(200);

@@ -70,9 +70,12 @@ function App() {
   const t = useMemo(() => translator(lang), [lang]);
   const setLang = (next) => { rememberLanguage(next); setLangState(next); };
   useEffect(() => { rememberLanguage(lang); }, []);
-  useEffect(() => {
-    api.get('/auth/console/session').then(setSession, (e) => { if (e.status !== 401) setError(e); setSession(null); });
-  }, []);
+  // Who is signed in: 401 shows the sign-in; another failure (429, the network) its message and a retry, not a sign-in.
+  const loadSession = () => {
+    setError(null);
+    api.get('/auth/console/session').then(setSession, (e) => { if (e.status === 401) setSession(null); else setError(e); });
+  };
+  useEffect(loadSession, []);
   useEffect(() => { document.title = `${session ? (screenAt(hash.path, SCREENS)?.title[lang] ?? '') : t('sign_in')} · ${t('app_name')}`; });
   const signOut = async () => {
     try { await api.del('/auth/console/session'); } catch { /* the cookie is cleared or the session already ended */ }
@@ -86,9 +89,12 @@ function App() {
     ${session ? html`<span class="who">${t('signed_in_as', { email: session.email, role: t(`role_${session.role}`) })}</span>
       <button type="button" onClick=${signOut}>${t('sign_out')}</button>` : null}
   </header>`;
-  if (session === undefined) return html`${header}<main id="content"><h1>${t('app_name')}</h1><${Loading} t=${t} /></main>`;
+  if (session === undefined) {
+    return html`${header}<main id="content"><h1>${t('app_name')}</h1>
+      ${error ? html`<${ErrorBanner} error=${error} t=${t} onRetry=${loadSession} />` : html`<${Loading} t=${t} />`}</main>`;
+  }
   if (session === null) {
-    return html`${header}<${ErrorBanner} error=${error} />
+    return html`${header}
       <${SignIn} api=${api} t=${t} onSignedIn=${(s) => { setError(null); setSession(s); if (!screenAt(parseHash().path, SCREENS)) go('/dashboard'); }} />`;
   }
   const allowed = SCREENS.filter((s) => s.roles.includes(session.role));

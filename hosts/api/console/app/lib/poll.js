@@ -3,8 +3,11 @@
 // background calls (X-Console-Poll: 1), which do not keep an idle session alive.
 import { useEffect, useRef, useState } from './html.js';
 
-/** How often a screen re-reads by default: 5 s (a few GETs per screen stay far below the API's 60 a minute). */
-export const POLL_MS = 5_000;
+/**
+ * How often a screen re-reads by default: 10 s. The API allows 60 GETs a minute per ACCOUNT (spec §8: every member and
+ * every open tab of the account share it), so a screen should poll few routes: 2 reads every 10 s is 12 a minute.
+ */
+export const POLL_MS = 10_000;
 
 /**
  * usePoll(load, { intervalMs, deps }) -> { data, error, loading, refresh }. `load({ background })` returns a promise of

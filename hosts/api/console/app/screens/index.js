@@ -20,7 +20,9 @@
 //             query = URLSearchParams of the address, go('/payments/123') navigates
 //   lang    - 'en' | 'zh' (for lib/format.js and <Amount>/<Time>)
 // The shell draws the h1 from `title`, focuses it on navigation, and keeps the screen out of reach of roles not listed.
-// Live data: usePoll from lib/poll.js. Shared pieces: lib/components.js. Money: lib/format.js (never a float).
+// Live data: usePoll from lib/poll.js (background calls; the API's 60 GETs a minute are per ACCOUNT, shared by every
+// member and tab: poll few routes, every 10 s or slower). Shared pieces: lib/components.js. Money: lib/format.js
+// (never a float). Charts: lib/chart.js (uPlot, loaded on first use). Step-up: api.post(path, body, { stepUp: true }).
 // The routes a screen calls decide what it can do: a screen is possible only where its route exists.
 import dashboard from './dashboard.js';
 import payments from './payments.js';
