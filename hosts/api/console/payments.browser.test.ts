@@ -71,6 +71,8 @@ describe.skipIf(!chromiumFound)('console payments in chromium', () => {
     await form.getByRole('button', { name: 'Create payment request' }).click();
     const link = form.getByRole('link', { name: /\/cashier\?ct=ct_/ });
     await shows(page, link);
+    // The result takes the focus, so that the keyboard and a screen reader go on from the link.
+    await expect.poll(() => page.evaluate<string>('document.activeElement.textContent')).toBe('Payer link');
     const payerUrl = await link.getAttribute('href');
     expect(payerUrl).toMatch(new RegExp(`^${consoleOrigin(w)}/cashier\\?ct=ct_`));
     const qr = form.getByRole('img', { name: 'QR code of the payer link' });
@@ -103,8 +105,10 @@ describe.skipIf(!chromiumFound)('console payments in chromium', () => {
     for (const d of (await call(w, 'GET', `/api/deposits?address=${sub}`, { token: owner.apiToken })).items as { txid: string }[]) txids.push(d.txid);
     expect(txids).toHaveLength(2);
 
-    await row.getByRole('link', { name: 'Order 42' }).click();
+    await row.getByRole('link', { name: 'Order 42' }).focus();
+    await page.keyboard.press('Enter');
     await shows(page, main(page).getByRole('heading', { name: 'Timeline' }));
+    await expect.poll(() => page.evaluate<string>('document.activeElement.textContent')).toBe('Order 42');
     const timeline = main(page).locator('ol.timeline');
     await shows(page, timeline.getByText('Payment of 15 USDT confirmed'));
     expect(await timeline.getByText('Payment request created for 25 USDT').count()).toBe(1);

@@ -4,7 +4,7 @@
 import { html, useState } from '../lib/html.js';
 import { Amount, EmptyState, ErrorBanner, Field, Loading, Notice, Pager, Table, Time, useAction } from '../lib/components.js';
 import { usePoll } from '../lib/poll.js';
-import { ALL_ROLES, CREATE_ROLES, Filters, isoOf, Mono, pageOf, queryOf, withShared } from './money-parts.js';
+import { ALL_ROLES, CREATE_ROLES, Filters, isoOf, Mono, pageOf, queryOf, useFocusWhenReady, withShared } from './money-parts.js';
 
 /** Addresses per page: each costs one balance read a round. */
 const PER_PAGE = 10;
@@ -106,13 +106,14 @@ function AddressDetail({ api, t, lang, address }) {
     ]);
     return { wallet, balance };
   }, { intervalMs: POLL_MS / 2, deps: [address] });
+  const heading = useFocusWhenReady(data !== undefined);
   const back = html`<p><a href="#/addresses">${t('back')}</a></p>`;
   if (data === undefined) return html`${back}${error ? html`<${ErrorBanner} error=${error} />` : html`<${Loading} t=${t} />`}`;
   const { wallet, balance } = data;
   return html`${back}
     <${ErrorBanner} error=${error} />
     <section class="part" aria-labelledby="address-title">
-      <h2 id="address-title">${wallet.address_label ?? typeText(t, wallet.address_type)}</h2>
+      <h2 id="address-title" tabindex="-1" ref=${heading}>${wallet.address_label ?? typeText(t, wallet.address_type)}</h2>
       <dl class="facts">
         <dt>${t('address')}</dt><dd><${Mono} value=${wallet.address} /></dd>
         <dt>${t('type')}</dt><dd>${typeText(t, wallet.address_type)}</dd>

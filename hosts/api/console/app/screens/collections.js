@@ -5,7 +5,7 @@
 import { html, useRef, useState } from '../lib/html.js';
 import { Amount, EmptyState, ErrorBanner, Field, Loading, Pager, Table, Time } from '../lib/components.js';
 import { usePoll } from '../lib/poll.js';
-import { ALL_ROLES, Filters, isoOf, Mono, pageOf, queryOf, withShared } from './money-parts.js';
+import { ALL_ROLES, Filters, isoOf, Mono, pageOf, queryOf, useFocusWhenReady, withShared } from './money-parts.js';
 
 const PER_PAGE = 10;
 /** The list and the costs not final yet: up to 11 reads a round, every 10 s. */
@@ -101,6 +101,7 @@ function CollectionDetail({ api, t, lang, taskNo }) {
     ]);
     return { task, cost };
   }, { intervalMs: POLL_MS, deps: [taskNo] });
+  const heading = useFocusWhenReady(data !== undefined);
   const back = html`<p><a href="#/collections">${t('back')}</a></p>`;
   if (data === undefined) return html`${back}${error ? html`<${ErrorBanner} error=${error} />` : html`<${Loading} t=${t} />`}`;
   const { task, cost } = data;
@@ -109,7 +110,7 @@ function CollectionDetail({ api, t, lang, taskNo }) {
   return html`${back}
     <${ErrorBanner} error=${error} />
     <section class="part" aria-labelledby="task-title">
-      <h2 id="task-title">${t('details')} ${task.task_no}</h2>
+      <h2 id="task-title" tabindex="-1" ref=${heading}>${t('details')} ${task.task_no}</h2>
       <dl class="facts">
         <dt>${t('status')}</dt><dd><strong>${STATUS[task.status] ?? task.status}</strong></dd>
         ${c ? html`<dt>${t('asset')}</dt><dd>${c.asset_symbol}</dd><dt>${t('energy')}</dt><dd>${pathText(t, c.energy_path)}${c.provider ? ` (${c.provider})` : ''}</dd>` : null}

@@ -1,6 +1,6 @@
 // Pieces shared by the Payments, Deposits, Addresses and Collections screens (issue #38): who may act, the assets, the
 // API's two time formats, the two paging shapes, a filter form, and the small cells these lists show.
-import { html } from '../lib/html.js';
+import { html, useEffect, useRef } from '../lib/html.js';
 import { parseApiTime } from '../lib/format.js';
 
 export const ALL_ROLES = Object.freeze(['owner', 'admin', 'approver', 'operator', 'viewer']);
@@ -67,4 +67,20 @@ export const SHARED_MESSAGES = {
 /** A screen's messages with the shared ones under them. */
 export function withShared(messages) {
   return { en: { ...SHARED_MESSAGES.en, ...messages.en }, zh: { ...SHARED_MESSAGES.zh, ...messages.zh } };
+}
+
+/**
+ * A ref for a heading (give it tabindex="-1") that takes the focus once `ready` turns true: a detail or a result that
+ * replaces a list is announced and the keyboard goes on from there.
+ */
+export function useFocusWhenReady(ready) {
+  const ref = useRef(null);
+  const done = useRef(false);
+  useEffect(() => {
+    if (ready && !done.current && ref.current) {
+      done.current = true;
+      ref.current.focus();
+    }
+  }, [ready]);
+  return ref;
 }

@@ -8,7 +8,7 @@ import { Amount, EmptyState, ErrorBanner, Field, Loading, Notice, Pager, Table, 
 import { formatAmount, parseAmount } from '../lib/format.js';
 import { usePoll } from '../lib/poll.js';
 import {
-  ALL_ROLES, ASSETS, CREATE_ROLES, Filters, isoOf, Mono, msOf, pageOf, queryOf, REFUND_ROLES, withShared,
+  ALL_ROLES, ASSETS, CREATE_ROLES, Filters, isoOf, Mono, msOf, pageOf, queryOf, REFUND_ROLES, useFocusWhenReady, withShared,
 } from './money-parts.js';
 
 const STATUSES = ['awaiting', 'partially_paid', 'paid', 'overpaid', 'expired', 'paid_late'];
@@ -159,6 +159,7 @@ function CreateRequest({ api, t, lang, route }) {
   const [amountError, setAmountError] = useState(null);
   const [created, setCreated] = useState(null);
   const set = (key) => (value) => setForm((f) => ({ ...f, [key]: value }));
+  const createdHeading = useFocusWhenReady(created !== null);
   const addresses = subs.data?.items ?? [];
   const address = form.address || addresses[0]?.address || '';
   const [submit, busy, error] = useAction(async () => {
@@ -173,7 +174,7 @@ function CreateRequest({ api, t, lang, route }) {
   });
   if (created !== null) {
     return html`<section class="card" aria-labelledby="created-title">
-      <h2 id="created-title">${t('payer_link')}</h2>
+      <h2 id="created-title" tabindex="-1" ref=${createdHeading}>${t('payer_link')}</h2>
       <${Notice} kind="success"><p>${t('created_ok', { ref: created.payment?.reference ?? created.token_no })}</p></${Notice}>
       <p>${t('payer_link_hint')}</p>
       <p><a href=${created.payer_url} target="_blank" rel="noopener noreferrer" class="mono">${created.payer_url}</a></p>
@@ -287,6 +288,7 @@ function RefundForm({ api, t, lang, token, refundable, onDone }) {
 
 function PaymentDetail({ api, session, t, route, lang, tokenNo }) {
   const { data, error, refresh } = usePoll(({ background }) => loadDetail(api, tokenNo, background), { intervalMs: DETAIL_POLL_MS, deps: [tokenNo] });
+  const heading = useFocusWhenReady(data !== undefined);
   const back = html`<p><a href="#/payments">${t('back')}</a></p>`;
   if (data === undefined) return html`${back}${error ? html`<${ErrorBanner} error=${error} />` : html`<${Loading} t=${t} />`}`;
   const { token, deposits, forwards, refunds } = data;
@@ -298,7 +300,7 @@ function PaymentDetail({ api, session, t, route, lang, tokenNo }) {
   return html`${back}
     <${ErrorBanner} error=${error} />
     <section class="part" aria-labelledby="summary-title">
-      <h2 id="summary-title">${p?.reference ?? token.token_no}</h2>
+      <h2 id="summary-title" tabindex="-1" ref=${heading}>${p?.reference ?? token.token_no}</h2>
       <dl class="facts">
         ${p ? html`<dt>${t('status')}</dt><dd><strong>${statusText(t, p.status)}</strong></dd>
           <dt>${t('asked')}</dt><dd>${money(p.amount)}</dd>
