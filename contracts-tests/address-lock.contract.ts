@@ -1,3 +1,4 @@
+import { runs } from './support/depth.js';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AddressLock, LockGrant } from '../core/ports/address-lock.port.js';
@@ -39,7 +40,7 @@ export function describeAddressLockContract(
 ): void {
   const shortTtl = options.shortTtlMs ?? 100;
   const longTtl = options.longTtlMs ?? 60_000;
-  const numRuns = options.numRuns ?? 100;
+  const numRuns = options.numRuns ?? runs(100);
   const exactTime = options.capabilities?.exactTime ?? false;
 
   describe(`AddressLock contract: ${name}`, () => {

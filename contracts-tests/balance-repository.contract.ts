@@ -1,3 +1,4 @@
+import { runs } from './support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { BalanceRepository } from '../core/ports/balance-repository.port.js';
@@ -83,7 +84,7 @@ export function describeBalanceRepositoryContract(
           const stored = (await balances.get(addressOf(1)))!;
           expect([stored.updatedAt, stored.items[0]!.available]).toEqual([T0 + newest, BigInt(expectedIndex)]);
         });
-      }), { numRuns: options.numRuns ?? 25 });
+      }), { numRuns: options.numRuns ?? runs(25) });
     });
 
     it('putAll: of several snapshots for one address, the newest stays, and of equal times the last', async () => {
@@ -114,7 +115,7 @@ export function describeBalanceRepositoryContract(
           await balances.putAll(batch.map((e, i) => snapshot(e, before.length + i)));
           expect(await stored(balances)).toEqual(expected);
         });
-      }), { numRuns: options.numRuns ?? 25 });
+      }), { numRuns: options.numRuns ?? runs(25) });
     });
 
     options.extraTestsFn?.(makeSubject);

@@ -1,3 +1,4 @@
+import { runs } from './support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConcurrencyConflict } from '../core/domain/errors.js';
@@ -264,7 +265,7 @@ export function describeCashierTokenRepositoryContract(
           .sort((a, b) => b.at - a.at || b.i - a.i);
         expect(read!.deposits.map((d) => d.txid)).toEqual(paying.map((d) => d.txid));
         expect(read!.config?.displayName).toBe(w.config?.name);
-      })), { numRuns: options.numRuns ?? 30 });
+      })), { numRuns: options.numRuns ?? runs(30) });
     });
 
     it('readSession is null when the token\'s wallet is missing, and still slides', async () => {

@@ -1,3 +1,4 @@
+import { runs } from './support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConcurrencyConflict } from '../core/domain/errors.js';
@@ -234,7 +235,7 @@ export function describeCommandRepositoryContract(
             .sort((a, b) => a.finishedAt! - b.finishedAt! || (a.commandNo < b.commandNo ? -1 : a.commandNo > b.commandNo ? 1 : 0)).slice(0, limit);
           expect(await commands.listFinishedSince(type, status, T0 + since, limit)).toEqual(expected);
         }),
-      ), { numRuns: 25 });
+      ), { numRuns: runs(25) });
     });
 
     it('listFinishedSince: equal finishes by command number in code-unit order, a later finish after, limited, other types and statuses apart', async () => {

@@ -1,3 +1,4 @@
+import { runs } from './support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConcurrencyConflict } from '../core/domain/errors.js';
@@ -36,7 +37,7 @@ export function describeDepositRepositoryContract(
   options: ContractOptions<DepositRepositorySubject> = {},
 ): void {
   const concurrency = options.concurrency ?? 50;
-  const numRuns = options.numRuns ?? 50;
+  const numRuns = options.numRuns ?? runs(50);
   describe(`DepositRepository contract: ${name}`, () => {
     const subject = useFreshSubject(makeSubject);
 

@@ -1,3 +1,4 @@
+import { runs } from './support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { IDEMPOTENCY_WINDOW_MS } from '../core/domain/model/idempotency.js';
@@ -30,7 +31,7 @@ export function describeIdempotencyStoreContract(
   options: ContractOptions<IdempotencyStoreSubject> = {},
 ): void {
   const concurrency = options.concurrency ?? 50;
-  const numRuns = options.numRuns ?? 50;
+  const numRuns = options.numRuns ?? runs(50);
   describe(`IdempotencyStore contract: ${name}`, () => {
     const subject = useFreshSubject(makeSubject);
 

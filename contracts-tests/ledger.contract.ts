@@ -1,3 +1,4 @@
+import { runs } from './support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConcurrencyConflict } from '../core/domain/errors.js';
@@ -40,7 +41,7 @@ const ALL = { offset: 0, limit: 10_000 } as const;
 /** The Ledger contract (core/ports/ledger.port.ts); a fresh, empty subject per test. */
 export function describeLedgerContract(name: string, makeSubject: MakeSubject<LedgerSubject>, options: ContractOptions<LedgerSubject> = {}): void {
   const concurrency = options.concurrency ?? 50;
-  const numRuns = options.numRuns ?? 50;
+  const numRuns = options.numRuns ?? runs(50);
   describe(`Ledger contract: ${name}`, () => {
     const subject = useFreshSubject(makeSubject);
 

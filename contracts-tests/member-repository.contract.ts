@@ -1,3 +1,4 @@
+import { runs } from './support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Member } from '../core/domain/model/member.js';
@@ -93,7 +94,7 @@ export function describeMemberRepositoryContract(
           }
           for (const k of kept.filter((m) => m.userId !== null)) expect(await members.standingOf(k.userId!)).toEqual({ accountId: k.accountId, role: k.role });
         });
-      }), { numRuns: options.numRuns ?? 50 });
+      }), { numRuns: options.numRuns ?? runs(50) });
     });
 
     options.extraTestsFn?.(makeSubject);

@@ -1,3 +1,4 @@
+import { runs } from './support/depth.js';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RateLimitDecision, RateLimiter } from '../core/ports/rate-limiter.port.js';
@@ -35,7 +36,7 @@ export function describeRateLimiterContract(
   options: RateLimiterContractOptions = {},
 ): void {
   const shortWindow = options.shortWindowMs ?? MINUTE;
-  const numRuns = options.numRuns ?? 100;
+  const numRuns = options.numRuns ?? runs(100);
   const exactTime = options.capabilities?.exactTime ?? false;
 
   describe(`RateLimiter contract: ${name}`, () => {

@@ -1,3 +1,4 @@
+import { runs } from './support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ScanCheckpoint, ScanClaim, ScanCursorStore } from '../core/ports/scan-cursor-store.port.js';
@@ -177,7 +178,7 @@ export function describeScanCursorStoreContract(
             }
           }
         });
-      }), { numRuns: options.numRuns ?? 50 });
+      }), { numRuns: options.numRuns ?? runs(50) });
     });
 
     options.extraTestsFn?.(makeSubject);

@@ -1,3 +1,4 @@
+import { runs } from './support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type Closable, type ContractOptions, type MakeSubject, useFreshSubject, withSubject } from './support/contract-options.js';
@@ -157,7 +158,7 @@ export interface UnitOfWorkContractOptions extends ContractOptions<UnitOfWorkSub
  * property then runs random sequences of change sets against the reference: same outcomes, same rows.
  */
 export function describeUnitOfWorkContract(name: string, makeSubject: MakeSubject<UnitOfWorkSubject>, options: UnitOfWorkContractOptions): void {
-  const numRuns = options.numRuns ?? 50;
+  const numRuns = options.numRuns ?? runs(50);
   const concurrency = options.concurrency ?? 50;
   describe(`UnitOfWork contract: ${name}`, () => {
     const subject = useFreshSubject(makeSubject);

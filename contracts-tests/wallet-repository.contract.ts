@@ -1,3 +1,4 @@
+import { runs } from './support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AddressType } from '../core/domain/model/wallet.js';
@@ -60,7 +61,7 @@ export function describeWalletRepositoryContract(
   options: ContractOptions<WalletRepositorySubject> = {},
 ): void {
   const concurrency = options.concurrency ?? 50;
-  const numRuns = options.numRuns ?? 50;
+  const numRuns = options.numRuns ?? runs(50);
   describe(`WalletRepository contract: ${name}`, () => {
     const subject = useFreshSubject(makeSubject);
 

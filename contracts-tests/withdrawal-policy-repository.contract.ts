@@ -1,3 +1,4 @@
+import { runs } from './support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConcurrencyConflict, DomainError } from '../core/domain/errors.js';
@@ -65,7 +66,7 @@ export function describeWithdrawalPolicyRepositoryContract(
   options: ContractOptions<WithdrawalPolicyRepositorySubject> = {},
 ): void {
   const concurrency = Math.max(2, options.concurrency ?? 20);
-  const numRuns = options.numRuns ?? 50;
+  const numRuns = options.numRuns ?? runs(50);
   describe(`WithdrawalPolicyRepository contract: ${name}`, () => {
     const subject = useFreshSubject(makeSubject);
 

@@ -1,3 +1,4 @@
+import { runs } from '../../contracts-tests/support/depth.js';
 import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { TLSSocket } from 'node:tls';
@@ -175,7 +176,7 @@ describe('HttpWebhookTransport SSRF refusals (production settings)', () => {
       const result = await new HttpWebhookTransport({ resolver }).post(request('https://hooks.example.com/x'));
       expect(result).toMatchObject({ ok: false, status: null, error: 'refused: blocked address' });
       expect(resolver.calls).toBe(1);
-    }), { numRuns: 100 });
+    }), { numRuns: runs(100) });
   });
 });
 

@@ -4,6 +4,7 @@
  * inserts, updates that move the due time or the lease, deletes, claims at times that mostly move forward and
  * sometimes step back, and enough churn to trigger its compaction).
  */
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DueQueue, type DueKey } from './due-queue.js';
@@ -70,7 +71,7 @@ describe('DueQueue against a naive scan', () => {
         }
       }
       expect(index.queue.size).toBe([...table.values()].filter((r) => r.claimable).length);
-    }), { numRuns: 200 });
+    }), { numRuns: runs(200) });
   });
 
   it('stays bounded under churn: dead entries are compacted away', () => {

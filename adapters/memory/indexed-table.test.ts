@@ -3,6 +3,7 @@
  * (an owner or order field changing), deletes and clears. The contract suites check the listings through the
  * repositories; this drives the indexes through histories those suites do not reach (rows changing owner, deletes).
  */
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { GroupIndex, IndexedTable, OrderedGroupIndex } from './indexed-table.js';
@@ -43,6 +44,6 @@ describe('owner indexes against scans', () => {
           expect(newest.slice(owner, 1, 2)).toEqual({ keys: newest.keys(owner).slice(1, 3), total: mine.length });
         }
       }
-    }), { numRuns: 200 });
+    }), { numRuns: runs(200) });
   });
 });

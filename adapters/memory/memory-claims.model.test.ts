@@ -4,6 +4,7 @@
  * move back and forth, and the leases those claims write. The contract suites pin the claim semantics on small
  * cases; this compares every claim of long histories, across command types and the two task claims.
  */
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { COLLECTION_STATUS, COMMAND_STATUS, type CollectionTask, type Command, type CommandType } from '../../core/domain/model/index.js';
@@ -89,6 +90,6 @@ describe('indexed memory claims against the scans they replaced', () => {
           expect((await tasks.claimReclaimDue(now, 'me', 5))?.taskNo ?? null).toBe(expectReclaim);
         }
       }
-    }), { numRuns: 150 });
+    }), { numRuns: runs(150) });
   });
 });

@@ -7,6 +7,7 @@
  * table gives, in the same order, as fresh copies. The unit of work never writes these tables (it commits commands,
  * tasks and events, and checks everything before it writes), so there is no rollback for them to survive.
  */
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
@@ -238,7 +239,7 @@ describe('memory owner indexes against the scans they replaced', () => {
         await subject.apply(op);
         await subject.check();
       }
-    }), { numRuns: 300 });
+    }), { numRuns: runs(300) });
   });
 
   it('listPending breaks pendingSince ties by first save, like the stable sort of the table did', async () => {

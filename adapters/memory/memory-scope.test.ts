@@ -1,3 +1,4 @@
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { aLedgerDeposit } from '../../contracts-tests/ledger.contract.js';
@@ -110,7 +111,7 @@ describe('memory atomic scopes (memory-scope.ts)', () => {
       const twin = new World();
       await twin.applyAll([...before, ...inside]);
       expect(await world.snapshot()).toEqual(await twin.snapshot());
-    }), { numRuns: 150 });
+    }), { numRuns: runs(150) });
   });
 
   it('a nested scope that throws takes back its own writes only; the outer scope\'s land', async () => {
@@ -129,6 +130,6 @@ describe('memory atomic scopes (memory-scope.ts)', () => {
         const twin = new World();
         await twin.applyAll([...before, ...outerFirst, ...outerAfter]);
         expect(await world.snapshot()).toEqual(await twin.snapshot());
-      }), { numRuns: 100 });
+      }), { numRuns: runs(100) });
   });
 });

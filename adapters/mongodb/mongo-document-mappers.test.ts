@@ -1,3 +1,4 @@
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { BSON, type Document } from 'mongodb';
 import { describe, expect, it } from 'vitest';
@@ -45,7 +46,7 @@ function roundTrips<T, D extends Document>(name: string, arb: fc.Arbitrary<T>, t
       expectNoBigInt(doc);
       expect(from(throughBson(doc))).toEqual(value);
       expect(from(throughBson(withoutNulls(doc)))).toEqual(value);
-    }), { numRuns: 60 });
+    }), { numRuns: runs(60) });
   }, 20_000);
 }
 
@@ -57,7 +58,7 @@ function keyedBy<T>(name: string, arb: fc.Arbitrary<T>, to: (value: T) => { _id:
       expect(Object.keys(doc)[0]).toBe('_id');
       expect(doc._id).toBe(key(value));
       expect(doc).not.toHaveProperty('id');
-    }), { numRuns: 20 });
+    }), { numRuns: runs(20) });
   });
 }
 

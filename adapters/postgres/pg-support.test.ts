@@ -2,6 +2,7 @@
  * jsonb's fast path (issue #22): the text it sends equals the per-value sanitising pass for every JSON value, with
  * U+0000, lone surrogates and backslashes in keys and strings. Runs without a server.
  */
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { jsonb, storableText } from './pg-support.js';
@@ -23,7 +24,7 @@ describe('jsonb', () => {
     })).node;
     fc.assert(fc.property(value, (v) => {
       expect(jsonb(v)).toBe(v === null ? null : reference(v));
-    }), { numRuns: 2_000 });
+    }), { numRuns: runs(2_000) });
   });
 
   it('known answers: U+0000 and a lone surrogate become U+FFFD; a pair and an escaped backslash stay', () => {

@@ -1,3 +1,4 @@
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DEPOSIT_STATUSES, type Deposit } from '../../core/domain/model/deposit.js';
@@ -21,7 +22,7 @@ describe('deposit record codec', () => {
       expect(fromStoredDeposit(json)).toEqual(value);
       const { confirmedAt: _omitted, ...rest } = json;
       expect(fromStoredDeposit(rest as typeof record)).toEqual({ ...value, confirmedAt: null });
-    }), { numRuns: 80 });
+    }), { numRuns: runs(80) });
   });
 
   it('a malformed stored amount is a store fault, not a zero', () => {

@@ -1,3 +1,4 @@
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InfrastructureError } from '../../core/domain/errors.js';
@@ -44,7 +45,7 @@ function roundTrips<T, R extends object>(name: string, arb: fc.Arbitrary<T>, to:
       expect(throughJson(record)).toStrictEqual(record);
       expect(from(throughJson(record))).toEqual(value);
       expect(from(throughJson(withoutNulls(record)))).toEqual(value);
-    }), { numRuns: 60 });
+    }), { numRuns: runs(60) });
   }, 20_000);
 }
 

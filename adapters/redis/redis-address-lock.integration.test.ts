@@ -1,3 +1,4 @@
+import { runs } from '../../contracts-tests/support/depth.js';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describeAddressLockContract } from '../../contracts-tests/address-lock.contract.js';
@@ -14,5 +15,5 @@ describeWithRedis('RedisAddressLock (real Redis)', (url) => {
     const lock = new RedisAddressLock(client, { keyPrefix: `test:${randomUUID()}:` });
     // A few ms over `ms`: Redis expires a key only once its deadline has strictly passed, and timers may round down.
     return { lock, advance: (ms) => sleep(ms + 5), close: async () => void (await client.quit()) };
-  }, { shortTtlMs: SHORT_TTL_MS, numRuns: 40 });
+  }, { shortTtlMs: SHORT_TTL_MS, numRuns: runs(40) });
 });

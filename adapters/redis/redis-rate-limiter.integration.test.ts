@@ -1,3 +1,4 @@
+import { runs } from '../../contracts-tests/support/depth.js';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describeRateLimiterContract } from '../../contracts-tests/rate-limiter.contract.js';
@@ -11,5 +12,5 @@ describeWithRedis('RedisRateLimiter (real Redis)', (url) => {
     const limiter = new RedisRateLimiter(client, { keyPrefix: `test:${randomUUID()}:` });
     // A few ms over `ms`: Redis expires a key only once its deadline has strictly passed, and timers may round down.
     return { limiter, advance: (ms) => sleep(ms + 5), close: async () => void (await client.quit()) };
-  }, { shortWindowMs: 300, numRuns: 40 });
+  }, { shortWindowMs: 300, numRuns: runs(40) });
 });

@@ -1,3 +1,4 @@
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { utils } from 'tronweb';
@@ -37,7 +38,7 @@ describe('devnet signatures (libsecp256k1 beside tronweb)', () => {
   it('signTxId makes the signature tronweb makes, byte for byte (RFC 6979, low s)', () => {
     fc.assert(fc.property(key, hex32, (k, txID) => {
       expect(signTxId(txID, k)).toBe(tronwebSign(txID, k));
-    }), { numRuns: 200, seed: 150 });
+    }), { numRuns: runs(200), seed: 150 });
   });
 
   it('recoverSigner answers as tronweb ecRecover on valid and mangled signatures', () => {
@@ -81,7 +82,7 @@ describe('devnet signatures (libsecp256k1 beside tronweb)', () => {
     };
     fc.assert(fc.property(types, payload, (t, hex) => {
       expect(result(() => abiDecode(t, hex))).toEqual(result(() => abiDecodeTronweb(t, hex)));
-    }), { numRuns: 500, seed: 153 });
+    }), { numRuns: runs(500), seed: 153 });
   });
 
   it('txIdentityAndSize is txIdentity and txByteSize of the same transaction', () => {

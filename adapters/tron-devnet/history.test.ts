@@ -4,6 +4,7 @@
  * absorbing old blocks), a kept block's state reads exactly as it did when that block stopped being the head, and
  * the stake totals equal a scan of the accounts. Adapter-only: no contract suite sees the devnet's internals.
  */
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Chain } from './chain.js';
@@ -113,7 +114,7 @@ describe('per-block state layers', () => {
           expectTotals(chain.state(true));
         }
       }),
-      { numRuns: 60 },
+      { numRuns: runs(60) },
     );
   });
 });

@@ -3,6 +3,7 @@
  * used as chain.ts uses them: block layers sealed read-only when the next one is forked, transaction forks that are
  * committed or dropped, the bottom layer absorbed into the next, and a sealed layer reopened (a reorg's fork point).
  */
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LayeredMap } from './layered-map.js';
@@ -103,7 +104,7 @@ describe('LayeredMap', () => {
         }
       }),
       {
-        numRuns: 500,
+        numRuns: runs(500),
         examples: [[[{ t: 'set', k: 'a', x: 1, y: 0 }, { t: 'set', k: 'b', x: 2, y: 0 }, { t: 'seal' }, { t: 'delete', k: 'a' }, { t: 'set', k: 'a', x: 3, y: 0 }, { t: 'seal' }, { t: 'absorb' }]]],
       },
     );

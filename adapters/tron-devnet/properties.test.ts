@@ -7,6 +7,7 @@
  * solidification jitter, a moving USDT energy factor, blacklisting and pausing), which must not break any of this,
  * and the solidified head never moves back.
  */
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Chain, TxError } from './chain.js';
@@ -195,7 +196,7 @@ describe('devnet simulator properties (random workloads, in-process)', () => {
         w.finish();
       }),
       // A fixed seed keeps the run reproducible; 300 runs with random seeds passed when the hostile faults were added.
-      { numRuns: 20, seed: 4_914 },
+      { numRuns: runs(20), seed: 4_914 },
     );
   }, 60_000);
 

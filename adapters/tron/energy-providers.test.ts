@@ -2,6 +2,7 @@
  * Self-delegation against the shared contract on the devnet, plus what only it has: its sizing rule and its memory
  * of references across expiry. The rental adapters have their own file (rental-providers.test.ts).
  */
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../core/domain/errors.js';
@@ -51,7 +52,7 @@ describe('selfDelegationSun', () => {
         expect(Math.floor(trx * perTrx)).toBeGreaterThanOrEqual(energy);
         if (trx > 1) expect(Math.floor((trx - 1) * perTrx)).toBeLessThan(energy);
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 
@@ -90,7 +91,7 @@ describe('SelfDelegationEnergyProvider sizing: the live ratio plus a margin agai
         expect(Math.floor(trx * perTrxAfter * (1 + 1e-12))).toBeGreaterThanOrEqual(energy);
         expect(sun).toBe(selfDelegationSun(withMargin(energy, marginBps), perSun));
       },
-    ), { numRuns: 200 });
+    ), { numRuns: runs(200) });
   });
 
   it('canProvide counts the margin: stake for the bare request is not enough', async () => {

@@ -4,6 +4,7 @@
  * and is paused; an answer from java-tron (HTTP 404 here) is not failed over; a single node behaves as it did without
  * fallbacks.
  */
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../memory/index.js';
@@ -226,6 +227,6 @@ describe('TronWebChainGateway fallback nodes: model-based', () => {
         expect(answered, JSON.stringify({ c, model, now })).toBe(expected);
       }
       for (const node of devnet.nodes) node.setFaults({ node_down: false, script: [] });
-    }), { numRuns: 200 });
+    }), { numRuns: runs(200) });
   });
 });

@@ -1,3 +1,4 @@
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TronWeb, utils } from 'tronweb';
@@ -24,6 +25,6 @@ describe('hexAddress (remembered conversions)', () => {
         }
         expect(got).toBe(expected);
       }
-    }), { numRuns: 200, seed: 154 });
+    }), { numRuns: runs(200), seed: 154 });
   });
 });

@@ -2,6 +2,7 @@
  * The pure halves of the gateway (adapter-only: the contract suite sees them only through a node): how caught
  * errors become port errors, how java-tron JSON becomes ChainResources and TransactionState.
  */
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ChainError, DomainError, InfrastructureError } from '../../core/domain/errors.js';
@@ -132,7 +133,7 @@ describe('decodeNodeMessage', () => {
     expect(decodeNodeMessage(undefined)).toBe('');
     fc.assert(fc.property(fc.string({ unit: fc.constantFrom(...'abc XYZ:.,-0123'.split('')), minLength: 1 }), (text) => {
       expect(decodeNodeMessage(Buffer.from(text, 'utf8').toString('hex'))).toBe(text);
-    }), { numRuns: 100 });
+    }), { numRuns: runs(100) });
   });
 });
 
@@ -167,7 +168,7 @@ describe('toChainResources', () => {
       const r = toChainResources({}, { EnergyLimit: limit, EnergyUsed: used, freeNetLimit: free, freeNetUsed: freeUsed }, 0, { delegatedTo: [], receivedFrom: [] });
       expect(r.energy.available).toBe(Math.max(0, limit - used));
       expect(r.bandwidth.freeAvailable).toBe(Math.max(0, free - freeUsed));
-    }), { numRuns: 100 });
+    }), { numRuns: runs(100) });
   });
 });
 

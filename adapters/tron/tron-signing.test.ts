@@ -1,3 +1,4 @@
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TronWeb, utils } from 'tronweb';
@@ -36,7 +37,7 @@ describe('transaction signing (libsecp256k1) is tronweb trx.sign byte for byte',
         const expected = await tw.trx.sign(JSON.parse(JSON.stringify(unsigned)), k);
         expect(signTransaction(unsigned, k)).toEqual(expected);
         expect(addressOfPrivateKey(k)).toBe(TronWeb.address.toHex(owner).toLowerCase());
-      }), { numRuns: 60, seed: 152 });
+      }), { numRuns: runs(60), seed: 152 });
   });
 
   it('refuses a key that is not the owner\'s, a corrupted txid, an invalid key, a signed transaction', async () => {
@@ -62,7 +63,7 @@ describe('transaction signing (libsecp256k1) is tronweb trx.sign byte for byte',
         if (change === 'expiration') tx.raw_data.expiration += 1;
         expect(transactionConsistent(tx)).toBe(utils.transaction.txCheck(tx));
         expect(transactionConsistent(tx)).toBe(change === 'none');
-      }), { numRuns: 60, seed: 153 });
+      }), { numRuns: runs(60), seed: 153 });
   });
 
   it('a key address given by the caller stands for the derivation: the owner must be it', async () => {

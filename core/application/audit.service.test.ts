@@ -1,3 +1,4 @@
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestCore, startTestDevnet, type TestCore } from '../../adapters/memory/testing/memory-test-core.js';
@@ -135,7 +136,7 @@ describe('audit trail: what the use cases record (issue #26 item 5)', () => {
         }
         expect(JSON.stringify(added)).not.toContain(secret);
       },
-    ), { numRuns: 40 });
+    ), { numRuns: runs(40) });
     expect((await app.audit.verify(user.userId)).valid).toBe(true);
   });
 

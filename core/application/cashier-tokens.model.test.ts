@@ -1,3 +1,4 @@
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestCore, startTestDevnet, type TestCore } from '../../adapters/memory/testing/memory-test-core.js';
@@ -104,6 +105,6 @@ describe('cashier tokens against a model', () => {
       const core = buildTestCore(devnet);
       const user = await userWithWallets(core.app, core.readCode, 'model@example.com', 2);
       await fc.asyncModelRun(() => ({ model: { now: core.clock.now(), tokens: [] }, real: { core, user } }), cmds);
-    }), { numRuns: 25 });
+    }), { numRuns: runs(25) });
   });
 });

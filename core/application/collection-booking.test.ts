@@ -1,3 +1,4 @@
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { aTask, addressOf, T0 } from '../../contracts-tests/support/fixtures.js';
@@ -72,7 +73,7 @@ describe('collectionBooking', () => {
       expect(custodial).toEqual(new Map([...expected].filter(([, v]) => v !== 0n)));
       const fee = (kind: string) => tx.lines.find((l) => l.account.kind === kind)?.amount ?? 0n;
       expect({ bandwidth: fee('fee_bandwidth'), burnt: fee('fee_trx_burned') }).toEqual({ bandwidth, burnt });
-    }), { numRuns: 300 });
+    }), { numRuns: runs(300) });
   });
 
   it('the sweep is signed by the sub-address and so is the recovery; every other step by the main address', () => {

@@ -1,3 +1,4 @@
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestCore, startTestDevnet } from '../../adapters/memory/testing/memory-test-core.js';
@@ -74,7 +75,7 @@ describe('use cases under parallel requests', () => {
         expect(active).not.toBeNull();
         expect((await app.commands.list(user.userId, {})).pagination.total).toBe(1);
       },
-    ), { numRuns: 20 });
+    ), { numRuns: runs(20) });
   });
 
   it('parallel main-address creations on several users: each user gets exactly one', async () => {

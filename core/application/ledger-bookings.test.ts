@@ -1,3 +1,4 @@
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createMemoryAdapters } from '../../adapters/memory/create-memory-adapters.js';
@@ -67,6 +68,6 @@ describe('deposits in the books (issue #36)', () => {
       expect([...sumsPerAsset(items).values()].every((s) => s === 0n)).toBe(true);
       const held = (await mem.ledger.balancesAt(7, Number.MAX_SAFE_INTEGER)).find((b) => b.account.kind === 'custodial')?.balance ?? 0n;
       expect(held).toBe(confirmed.reduce((sum, d) => sum + d.amount, 0n));
-    }), { numRuns: 60 });
+    }), { numRuns: runs(60) });
   });
 });

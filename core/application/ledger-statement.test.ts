@@ -1,3 +1,4 @@
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../adapters/memory/manual-clock.js';
@@ -99,7 +100,7 @@ describe('GET /ledger/statement (issue #36): each total is the sum of its entrie
           expect(BigInt(line.closing)).toBe(BigInt(line.opening) + BigInt(line.received) - BigInt(line.costs) - BigInt(line.sent));
         }
       },
-    ), { numRuns: 150 });
+    ), { numRuns: runs(150) });
   });
 
   it('refuses a missing from, a from after to, and a bad time', async () => {

@@ -1,3 +1,4 @@
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createMemoryAdapters, ManualClock, RecordingMailer } from '../../adapters/memory/index.js';
@@ -126,6 +127,6 @@ describe('registration ownership against the reference model', () => {
           }
         }
       }
-    }), { numRuns: 150 });
+    }), { numRuns: runs(150) });
   });
 });

@@ -1,3 +1,4 @@
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { Secret } from 'otpauth';
 import { describe, expect, it } from 'vitest';
@@ -179,7 +180,7 @@ describe('two-factor login and step-up against the reference model', () => {
         // The owner is mailed once, when the budget runs out.
         expect(mailer.accountLockedSent).toHaveLength(model.locked ? 1 : 0);
       }
-    }), { numRuns: 120 });
+    }), { numRuns: runs(120) });
   });
 
   it('without 2FA (never set up, or set up but not confirmed) nothing is asked and no header is judged', async () => {

@@ -1,3 +1,4 @@
+import { runs } from '../../contracts-tests/support/depth.js';
 import { Buffer } from 'node:buffer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -151,7 +152,7 @@ describe('use cases against a reference model (fc.commands)', () => {
       async (starts, cmds) => {
         await fc.asyncModelRun(() => setup(starts), cmds);
       },
-    ), { numRuns: 50 });
+    ), { numRuns: runs(50) });
   }, 60_000); // a few seconds when green; shrinking a failure takes longer
 
   it('the invariant check sees a second active collection written behind the use cases (it can fail)', async () => {

@@ -1,3 +1,4 @@
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestCore, startTestDevnet, type TestCore } from '../../adapters/memory/testing/memory-test-core.js';
@@ -98,6 +99,6 @@ describe('wallet creation rules against a model', () => {
       const core = buildTestCore(devnet);
       const { userId } = await signUp(core.app, core.readCode, 'model@example.com');
       await fc.asyncModelRun(() => ({ model: { hasMain: false, subs: 0, plan: null, quota: null }, real: { core, userId } }), cmds);
-    }), { numRuns: 25 });
+    }), { numRuns: runs(25) });
   });
 });

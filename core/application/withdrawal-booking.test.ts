@@ -1,3 +1,4 @@
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { aCommand, addressOf, T0 } from '../../contracts-tests/support/fixtures.js';
@@ -98,7 +99,7 @@ describe('withdrawalBooking', () => {
       expect(custodial).toEqual(nonZero);
       const held = (kind: string, asset = 'TRX') => tx.lines.find((l) => l.account.kind === kind && l.account.assetSymbol === asset)?.amount ?? 0n;
       expect({ bandwidth: held('fee_bandwidth'), burnt: held('fee_trx_burned'), out: held('external_out', s.asset) }).toEqual({ bandwidth, burnt, out });
-    }), { numRuns: 400 });
+    }), { numRuns: runs(400) });
   });
 
   it('a FAILED withdrawal that never reached the chain books nothing; only a finished withdrawal can be booked', () => {

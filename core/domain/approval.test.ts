@@ -1,3 +1,4 @@
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { approvalOnCancel, approvalSecretFingerprint, judgeApprovalAnswer, signApprovalAnswer } from './approval.js';
@@ -22,7 +23,7 @@ describe('approval answers (issue #26 item 2)', () => {
       const matches = a.request_id === EXPECTED.requestId && a.command_no === EXPECTED.commandNo && a.amount === EXPECTED.amount;
       const expected = genuine && matches && a.decision === 'approve' ? 'approved' : genuine && matches && a.decision === 'deny' ? 'denied' : 'refused';
       expect(judgeApprovalAnswer(body, EXPECTED, SECRET).kind).toBe(expected);
-    }), { numRuns: 1_000 });
+    }), { numRuns: runs(1_000) });
   });
 
   it('refuses what is not a JSON object, and names why', () => {

@@ -1,3 +1,4 @@
+import { runs } from '../../contracts-tests/support/depth.js';
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { COLLECTION_STATUS, type CollectionStatus, type EnergyPath } from './model/collection-task.js';
@@ -138,7 +139,7 @@ describe('collection state machine', () => {
         fc.modelRun(() => ({ model, real: { status: PENDING } }), cmds);
         const firstTerminal = model.visited.findIndex(isTerminalCollectionStatus);
         if (firstTerminal >= 0) expect(new Set(model.visited.slice(firstTerminal)).size).toBe(1);
-      }), { numRuns: 200 });
+      }), { numRuns: runs(200) });
     });
   });
 });

@@ -1,3 +1,4 @@
+import { runs } from '../../contracts-tests/support/depth.js';
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { COMMAND_STATUS, COMMAND_TYPE, type CommandStatus } from './model/command.js';
@@ -83,6 +84,6 @@ describe('command state machine', () => {
       const model: Model = { status: PENDING, broadcast: false };
       fc.modelRun(() => ({ model, real: { status: PENDING } }), cmds);
       expect(STATUSES).toContain(model.status);
-    }), { numRuns: 200 });
+    }), { numRuns: runs(200) });
   });
 });

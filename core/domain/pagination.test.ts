@@ -1,3 +1,4 @@
+import { runs } from '../../contracts-tests/support/depth.js';
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { DomainError } from './errors.js';
@@ -44,7 +45,7 @@ describe('parsePageQuery', () => {
       expect(q.perPage).toBeGreaterThanOrEqual(1);
       expect(q.perPage).toBeLessThanOrEqual(PAGE_LIMITS[k].maxPerPage);
       expect(Number.isSafeInteger(q.offset) && q.offset >= 0).toBe(true);
-    }), { numRuns: 300 });
+    }), { numRuns: runs(300) });
   });
 
   it.each([['0'], ['-1'], ['2.5'], [''], ['abc'], ['1e1'], [' 1'], ['+1'], ['0x1'], ['99999999999999999999']])(

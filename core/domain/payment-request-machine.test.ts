@@ -1,3 +1,4 @@
+import { runs } from '../../contracts-tests/support/depth.js';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { PAYMENT_STATUSES, type PaymentStatus } from './model/payment-request.js';
@@ -125,7 +126,7 @@ describe('payment request state machine', () => {
       expect(paidEntries.length - (fromPaidToOver ? 1 : 0)).toBeLessThanOrEqual(1);
       expect(entered.filter((s) => s === 'expired').length).toBeLessThanOrEqual(1);
       expect(entered.filter((s) => s === 'paid_late').length).toBeLessThanOrEqual(1);
-    }), { numRuns: 2_000 });
+    }), { numRuns: runs(2_000) });
   });
 
   it('a payment seen before the deadline and still confirming keeps the request from expiring', () => {

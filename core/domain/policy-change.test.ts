@@ -1,3 +1,4 @@
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { EncryptedEnvelope } from './model/common.js';
@@ -80,7 +81,7 @@ function oldLets(p: WithdrawalPolicy, w: Withdrawal): boolean {
   return permits(p, w) || permits(reviewed(p), w);
 }
 
-const RUNS = { numRuns: 400 };
+const RUNS = { numRuns: runs(400) };
 
 describe('policy changes: loosening or tightening (issue #35 item 3)', () => {
   it('the part applied at once never lets through a withdrawal the old policy refused, even once every URL is reviewed', () => {

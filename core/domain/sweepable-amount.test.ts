@@ -2,6 +2,7 @@
  * The sweepable rule (issue #24 item 5): the API and the payer page judge a cached balance, the worker's planner the
  * chain. The same function decides both; what differs is what each knows of the TRX fee reserve.
  */
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ACTIVATION_BANDWIDTH_FEE_SUN, ACTIVATION_FEE_SUN } from './sweep-plan.js';
@@ -37,7 +38,7 @@ describe('sweepableAmount', () => {
       const offer = offered(kind, balance, min);
       if (sweep > 0n) expect(offer).toBeGreaterThanOrEqual(sweep);
       expect(offer).toBeLessThanOrEqual(balance);
-    }), { numRuns: 2_000 });
+    }), { numRuns: runs(2_000) });
   });
 
   it('never offers an amount the planner would refuse, but for the TRX fee reserve the cache cannot know', () => {
@@ -52,7 +53,7 @@ describe('sweepableAmount', () => {
         expect(kind).toBe('native');
         expect(balance - reserve).toBeLessThan(min > 0n ? min : 1n);
       }
-    }), { numRuns: 2_000 });
+    }), { numRuns: runs(2_000) });
   });
 
   it('a TRX sweep never spends the fees it needs, and never moves less than the minimum; a token moves whole', () => {
@@ -66,7 +67,7 @@ describe('sweepableAmount', () => {
         expect(spendableSun(balance, reserve) < min || spendableSun(balance, reserve) === 0n).toBe(true);
       }
       expect(planned('trc20', balance, facts, min)).toBe(balance);
-    }), { numRuns: 1_000 });
+    }), { numRuns: runs(1_000) });
   });
 
   it('known answers: the 1 SUN left by activation funding, the 0.1 TRX boundary, an empty token balance', () => {

@@ -1,3 +1,4 @@
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -52,7 +53,7 @@ describe('matchTotp against the reference model', () => {
         if (got.ok) lastUsed = got.step;
         else expect(got.reason).toBe(codeAt(stepAt(now) - 1) === code || codeAt(stepAt(now)) === code || codeAt(stepAt(now) + 1) === code ? 'replayed' : 'wrong');
       }
-    }), { numRuns: 300 });
+    }), { numRuns: runs(300) });
   });
 
   it('with real-sized codes: the current, previous and next step pass once each; two steps away never', () => {

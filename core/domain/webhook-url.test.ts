@@ -1,3 +1,4 @@
+import { runs } from '../../contracts-tests/support/depth.js';
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 // ipaddr.js is an independent oracle here (tests only): the module under test uses node:net BlockList.
@@ -69,13 +70,13 @@ describe('isBlockedIp', () => {
     fc.assert(fc.property(inV4(cidr), fc.nat(0xffff), (v4, suffix) => {
       expect(isBlockedIp(v4.toString())).toBe(true);
       for (const form of embeddedForms(v4, suffix)) expect([form, isBlockedIp(form)]).toEqual([form, true]);
-    }), { numRuns: 100 });
+    }), { numRuns: runs(100) });
   });
 
   it.each(BLOCKED_V6)('refuses every address of %s in every textual form', (cidr) => {
     fc.assert(fc.property(inV6(cidr), (v6) => {
       for (const form of v6Forms(v6)) expect([form, isBlockedIp(form)]).toEqual([form, true]);
-    }), { numRuns: 100 });
+    }), { numRuns: runs(100) });
   });
 
   it('agrees with ipaddr.js on every IPv4 address: only unicast (and the anycast AS112/AMT) is allowed', () => {
@@ -84,13 +85,13 @@ describe('isBlockedIp', () => {
       const publicAddr = ['unicast', 'as112', 'amt'].includes(addr.range());
       expect(isBlockedIp(addr.toString())).toBe(!publicAddr);
       for (const form of embeddedForms(addr, suffix)) expect([form, isBlockedIp(form)]).toEqual([form, !publicAddr]);
-    }), { numRuns: 1000 });
+    }), { numRuns: runs(1000) });
   });
 
   it('allows public IPv6 (global unicast per ipaddr.js) in every textual form', () => {
     fc.assert(fc.property(inV6('2000::/3').filter((a) => a.range() === 'unicast'), (addr) => {
       for (const form of v6Forms(addr)) expect([form, isBlockedIp(form)]).toEqual([form, false]);
-    }), { numRuns: 300 });
+    }), { numRuns: runs(300) });
   });
 
   it('refuses IPv6 outside global unicast that is no embedded public IPv4 (fail closed)', () => {

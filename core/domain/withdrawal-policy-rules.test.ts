@@ -1,3 +1,4 @@
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MemoryWithdrawalPolicyRepository } from '../../adapters/memory/memory-withdrawal-policy-repository.js';
@@ -58,7 +59,7 @@ describe('withdrawal policy rules (issue #26)', () => {
           }
         }
       }
-    }), { numRuns: 200 });
+    }), { numRuns: runs(200) });
   });
 
   it('velocity, against a reference model: the refusal is the count first, then the amount, over the two rolling windows', () => {
@@ -87,7 +88,7 @@ describe('withdrawal policy rules (issue #26)', () => {
           : maxAmount24h !== null && lastDay + amount > maxAmount24h ? 'POLICY-VELOCITY-AMOUNT-EXCEEDED' : null;
         expect(velocityRefusal(velocityTotals(commands, charge), charge)).toBe(expected);
       },
-    ), { numRuns: 500 });
+    ), { numRuns: runs(500) });
   });
 
   it('velocity relief: what is left now, and the first moment the refused withdrawal fits (never: it cannot) (issue #34)', () => {
@@ -122,7 +123,7 @@ describe('withdrawal policy rules (issue #26)', () => {
           else expect(refusedAt(at)).toBeNull();
         }
       },
-    ), { numRuns: 1_000 });
+    ), { numRuns: runs(1_000) });
   });
 
   it('approval threshold: strictly above it; an unlimited asset never; the default entry (*) covers an unlisted asset', () => {
@@ -168,6 +169,6 @@ describe('withdrawal policy rules (issue #26)', () => {
           .reduce((sum, c) => sum + c.lockedAmount, 0n);
         expect(unapproved <= threshold).toBe(true);
       }
-    }), { numRuns: 500 });
+    }), { numRuns: runs(500) });
   });
 });

@@ -1,3 +1,4 @@
+import { runs } from '../../contracts-tests/support/depth.js';
 import { BlockList, isIP } from 'node:net';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -51,7 +52,7 @@ describe('clientAddress: which X-Forwarded-For entry is the client', () => {
   it('(a) with 0 hops the client is the socket peer, whatever the header says', () => {
     fc.assert(fc.property(address, forged, (peer, header) => {
       expect(clientAddress(peer.text, header, 0)).toBe(peer.key);
-    }), { numRuns: 500 });
+    }), { numRuns: runs(500) });
     expect(clientAddress(undefined, '1.2.3.4', 0)).toBeUndefined();
   });
 
@@ -66,7 +67,7 @@ describe('clientAddress: which X-Forwarded-For entry is the client', () => {
           from = proxy.text;
         }
         expect(clientAddress(from, header, n)).toBe(client.key);
-      }), { numRuns: 1_000 });
+      }), { numRuns: runs(1_000) });
   });
 
   it('(c) a chain shorter than the hops answers its furthest address (the leftmost entry, else the peer)', () => {
@@ -74,7 +75,7 @@ describe('clientAddress: which X-Forwarded-For entry is the client', () => {
       const header = chain.length === 0 ? null : chain.map((a) => a.text).join(', ');
       const furthest = chain[0] ?? peer;
       for (let n = chain.length; n <= MAX_TRUSTED_PROXY_HOPS; n++) expect(clientAddress(peer.text, header, n)).toBe(furthest.key);
-    }), { numRuns: 300 });
+    }), { numRuns: runs(300) });
   });
 
   it('(d) an entry that is not an address ends the chain: what lies left of it is never reached', () => {
@@ -86,7 +87,7 @@ describe('clientAddress: which X-Forwarded-For entry is the client', () => {
         for (let n = valid.length; n <= MAX_TRUSTED_PROXY_HOPS; n++) expect(clientAddress(peer.text, header, n)).toBe(furthest.key);
         // Within the valid part the usual rule holds.
         for (let n = 1; n < valid.length; n++) expect(clientAddress(peer.text, header, n)).toBe(valid[valid.length - n]!.key);
-      }), { numRuns: 500 });
+      }), { numRuns: runs(500) });
   });
 
   it('(e) an IPv4 client keys one bucket however it is spelled: mapped IPv6, bracketed, as peer or entry', () => {
@@ -96,7 +97,7 @@ describe('clientAddress: which X-Forwarded-For entry is the client', () => {
         expect(clientAddress(`${prefix}${a}`, null, 0)).toBe(a);
         expect(clientAddress('10.0.0.1', spelled, 1)).toBe(a);
         expect(clientAddress('10.0.0.1', [spelled, ...Array.from({ length: n - 1 }, () => '10.0.0.2')].join(', '), n)).toBe(a);
-      }), { numRuns: 300 });
+      }), { numRuns: runs(300) });
     // The hex spelling a canonicaliser writes (::ffff:102:304) is the same client too.
     expect(clientAddress('::ffff:102:304', null, 0)).toBe('1.2.3.4');
     expect(clientAddress('10.0.0.1', '[::FFFF:C0A8:0001]', 1)).toBe('192.168.0.1');
@@ -108,7 +109,7 @@ describe('clientAddress: which X-Forwarded-For entry is the client', () => {
       const chain = [withPort, ...Array.from({ length: n - 1 }, (_, i) => `10.0.0.${i + 2}:${port}`)].join(', ');
       expect(clientAddress('10.0.0.1', chain, n)).toBe(a.key);
       expect(clientAddress('10.0.0.1', `6.6.6.6:1, ${chain}`, n)).toBe(a.key);
-    }), { numRuns: 300 });
+    }), { numRuns: runs(300) });
     expect(normalizeAddress('203.0.113.7:51234')).toBe('203.0.113.7');
     expect(normalizeAddress('[2001:DB8::1]:443')).toBe('2001:db8::1');
     expect(normalizeAddress('[::ffff:1.2.3.4]:8080')).toBe('1.2.3.4');
@@ -124,7 +125,7 @@ describe('clientAddress: which X-Forwarded-For entry is the client', () => {
       }
       expect(isIP(result!)).not.toBe(0);
       expect(normalizeAddress(result!)).toBe(result);
-    }), { numRuns: 500 });
+    }), { numRuns: runs(500) });
   });
 });
 
@@ -151,7 +152,7 @@ describe('throttleNetwork: what the per-address throttles count', () => {
       expect(network).toMatch(/^[0-9a-f]{1,4}(:[0-9a-f]{1,4}){3}::\/64$/);
       expect(inSubnet(network, a)).toBe(true);
       expect(throttleNetwork(b) === network).toBe(inSubnet(network, b));
-    }), { numRuns: 1_000 });
+    }), { numRuns: runs(1_000) });
   });
 
   it('an IPv4 client counts by its own address; anything else is its own bucket', () => {

@@ -1,3 +1,4 @@
+import { runs } from '../../contracts-tests/support/depth.js';
 import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import { pino, type LoggerOptions } from 'pino';
@@ -47,7 +48,7 @@ describe('RequestLog: request lines written by hand, batched per turn', () => {
       }
       await turn();
       expect(fast.chunks.join('')).toBe(slow.chunks.join(''));
-    }), { numRuns: 200 });
+    }), { numRuns: runs(200) });
   });
 
   it('hands a turn\'s lines to the destination in one write, in order, and nothing before the turn ends', async () => {

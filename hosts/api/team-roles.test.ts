@@ -4,6 +4,7 @@
  * of that role and answers 403 TEAM-ROLE-FORBIDDEN; a property says a viewer never reaches a route that writes. A
  * solo account is never checked (its owner passes every route, and the conformance suites run unchanged).
  */
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { Secret } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -90,7 +91,7 @@ describe('team roles over the route table (issue #35 item 1)', () => {
       expect({ from, to, loosens: roleChangeLoosens(from, to) }).toEqual({ from, to, loosens: gains.length > 0 });
       // An invitation with money rights waits exactly when the role writes anything (a viewer's is immediate).
       expect(inviteLoosens(to)).toBe(writes(to).size > 0);
-    }), { numRuns: 50 });
+    }), { numRuns: runs(50) });
   });
 
   it('property: a viewer never reaches a route that writes, but its own login; nobody but the owner and an admin changes members or policies', () => {
@@ -102,7 +103,7 @@ describe('team roles over the route table (issue #35 item 1)', () => {
       if (role === 'viewer' && route.method !== 'GET') expect(reached).toBe(personal(route));
       if (/^\/api\/(members|policies)/.test(route.path) && route.method !== 'GET') expect(reached).toBe(role === 'owner' || role === 'admin');
       if (role === 'owner') expect(reached).toBe(true);
-    }), { numRuns: 300 });
+    }), { numRuns: runs(300) });
   });
 
   it('every refused (route, role) pair answers 403 TEAM-ROLE-FORBIDDEN over HTTP; a read answers something else', async () => {

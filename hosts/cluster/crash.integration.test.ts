@@ -9,8 +9,10 @@
  * terminal event per workflow in the outbox and at most one distinct event_id per workflow at the receiver, no lock
  * left, the balances add up, and the books (issue #36) hold every sweep and withdrawal once (ledger-check.ts).
  *
- * CRASH_SEED picks the schedule (default a fixed CI seed; printed either way); CRASH_USERS scales the batch (default 7
- * users: 56 collections and 21 withdrawals).
+ * CRASH_SEED picks the schedule (default a fixed CI seed; printed either way); CRASH_USERS sets the batch. TEST_DEPTH
+ * (contracts-tests/support/depth.ts) sets the default batch and the worker kills: at full depth (`npm run test:deep`)
+ * 7 users (56 collections and 21 withdrawals) and at least 20 kills; `npm test` runs 3 users and at least 13 kills
+ * (PostgreSQL's crash comes after kill 3 to 12, so it always happens).
  */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -27,6 +29,7 @@ import { createTestDatabase, startPostgresServer, type PostgresServer } from '..
 import { verifyStoredAuditChain } from '../../core/application/audit-verifier.js';
 import { startRedisServer, type RedisServer } from '../../contracts-tests/harness/redis.js';
 import { describeWithRedisServerBinary } from '../../contracts-tests/harness/with-redis.js';
+import { scaled, TEST_DEPTH } from '../../contracts-tests/support/depth.js';
 import { startProcess, type ClusterProcess } from './cluster-processes.js';
 import { booksAfterCrash } from './ledger-check.js';
 import {
@@ -35,10 +38,10 @@ import {
 
 const TRX = 1_000_000n;
 const SEED = process.env['CRASH_SEED'] ?? 'ci-1';
-const USERS = Number(process.env['CRASH_USERS'] ?? 7);
+const USERS = Number(process.env['CRASH_USERS'] ?? scaled(7, 3));
 const COLLECTIONS_PER_USER = 8;
 const WITHDRAWALS_PER_USER = 3;
-const MIN_WORKER_KILLS = 20;
+const MIN_WORKER_KILLS = scaled(20, 13);
 const ADMIN_TOKEN = `adm_${randomBytes(24).toString('hex')}`;
 
 /** A draw from the run's schedule: the same seed gives the same kills, in the same order. */
@@ -82,7 +85,7 @@ describeWithRedisServerBinary('crash test: SIGKILLed workers and API, PostgreSQL
   };
 
   beforeAll(async () => {
-    console.log(`crash test seed: ${SEED} (CRASH_SEED=${SEED} repeats this schedule)`);
+    console.log(`crash test seed: ${SEED} (CRASH_SEED=${SEED} repeats this schedule), ${USERS} users, at least ${MIN_WORKER_KILLS} worker kills (TEST_DEPTH=${TEST_DEPTH})`);
     postgres = await startPostgresServer();
     databaseUrl = (await createTestDatabase(postgres.url, 'crash')).url;
     redis = await startRedisServer();

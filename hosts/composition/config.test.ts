@@ -1,3 +1,4 @@
+import { runs } from '../../contracts-tests/support/depth.js';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -417,7 +418,7 @@ describe('loadConfig: random environments', () => {
       expect(config.energyProvider === 'rental').toBe(config.rentalProviders.length > 0);
       if (mode === 'production') expect(config.adminToken !== null && config.keyEncryptionKey !== null).toBe(true);
       expect(Number.isInteger(config.port) && config.port >= 0 && config.port <= 65_535).toBe(true);
-    }), { numRuns: 300 });
+    }), { numRuns: runs(300) });
   });
 
   it('an environment of valid values only is always accepted and read back as given', () => {
@@ -433,7 +434,7 @@ describe('loadConfig: random environments', () => {
       expect(c.locks).toBe(env.LOCKS);
       expect(c.energyProvider).toBe(env.ENERGY_PROVIDER);
       expect(c.webhookAllowLocal).toBe(['true', '1'].includes(env.WEBHOOK_ALLOW_LOCAL));
-    }), { numRuns: 100 });
+    }), { numRuns: runs(100) });
   });
 });
 

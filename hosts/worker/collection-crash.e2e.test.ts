@@ -7,6 +7,7 @@
  * (`off`), from the receipts of the blocks a scanner reads each round with once-per-block reads (`on`), or from a
  * scanner that stops for good after a few rounds (`down`; issue #27).
  */
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CollectionExecutor } from '../../core/application/worker/collection-executor.js';
@@ -101,6 +102,6 @@ describe('collection executor under crashes', () => {
           await w.close();
         }
       },
-    ), { numRuns: 25 });
+    ), { numRuns: runs(25) });
   }, 120_000);
 });

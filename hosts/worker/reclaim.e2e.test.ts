@@ -5,6 +5,7 @@
  * path (a rental that never delivers, no energy source) gets its TRX float back with nothing undelegated; a task that
  * failed before funding has nothing to reclaim; a locked delegation is retried until its lock period ends.
  */
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CollectionExecutor } from '../../core/application/worker/collection-executor.js';
@@ -385,6 +386,6 @@ describe('post-failure reclaim on the devnet', { timeout: 60_000 }, () => {
       async (schedule, workers, concurrent) => {
         await reclaimUnder(new Map(schedule.map((f) => [f.at, f.kind])), workers, concurrent);
       },
-    ), { numRuns: 20 });
+    ), { numRuns: runs(20) });
   }, 240_000);
 });

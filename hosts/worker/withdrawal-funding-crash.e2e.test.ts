@@ -16,9 +16,10 @@ import { SelfDelegationEnergyProvider } from '../../adapters/tron/index.js';
 import { FaultPlan, faultyCommands, faultyGateway, faultyUnitOfWork, InjectedCrash, type FaultKind, type SentTransaction } from './fault-injection.js';
 import { buildWorkerWorld, TRX } from './worker-test-fixture.js';
 import { driveUntil } from './worker-drive.js';
+import { scaled } from '../../contracts-tests/support/depth.js';
 
 const LEASE_MS = 9_000;
-const RUNS = Number(process.env['REFUND_CRASH_RUNS'] ?? 6);
+const RUNS = Number(process.env['REFUND_CRASH_RUNS'] ?? scaled(6, 3));
 const SEED = process.env['REFUND_CRASH_SEED'] === undefined ? 34 : Number(process.env['REFUND_CRASH_SEED']);
 
 const scheduleArb = fc.uniqueArray(

@@ -4,6 +4,7 @@
  * REJECTED without an event; an amount above the on-chain balance fails with withdrawal.failed; a crash after the
  * broadcast never sends a second transaction.
  */
+import { runs } from '../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AdminUseCases } from '../../core/application/admin.service.js';
@@ -186,7 +187,7 @@ describe('withdrawals on the devnet', { timeout: 60_000 }, () => {
       } finally {
         await w.close();
       }
-    }), { numRuns: 25 });
+    }), { numRuns: runs(25) });
   });
 
   it('an admin cancel is refused from the moment the transaction is written, so it can never race the broadcast', async () => {

@@ -1,3 +1,4 @@
+import { runs } from '../../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestCore, startTestDevnet, type TestCore } from '../../../adapters/memory/testing/memory-test-core.js';
@@ -257,6 +258,6 @@ describe('automatic collection (issue #24 item 4)', () => {
         // A started trigger is followed while its task runs (issue #34), never started again.
         expect(await new AutoCollector(depsWith(), 'TRON').pass()).toEqual(tasks === 1 ? ['forwarding'] : []);
       },
-    ), { numRuns: 25 });
+    ), { numRuns: runs(25) });
   });
 });

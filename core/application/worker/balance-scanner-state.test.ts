@@ -2,6 +2,7 @@
  * The scanner's bookkeeping against a model of the chain: whatever blocks, final reads, settles and reorgs happen,
  * an anchored address shows exactly its balance at the cursor, and the checkpoint round trip loses nothing.
  */
+import { runs } from '../../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { BalanceChange, ChainBlock } from '../../ports/block-source.port.js';
@@ -72,7 +73,7 @@ describe('balance scanner bookkeeping', () => {
           expect([...got.values()], `${who} at ${s.block.number}`).toEqual([truth(who, null, s.block.number), truth(who, TOKEN, s.block.number)]);
         }
       }
-    }), { numRuns: 400, seed: 7 });
+    }), { numRuns: runs(400), seed: 7 });
   });
 
   it('a reorg returns the replaced blocks with their deposits, and forgets anchors read past the fork', () => {

@@ -12,6 +12,7 @@
  * while the quoted fee is above the cap, none for less than the rule's minimum, and no trigger for the other user.
  * Bounded: a fixed seed and a few dozen schedules.
  */
+import { runs } from '../../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createMemoryAdapters, ManualClock, MemoryScanCursorStore } from '../../../adapters/memory/index.js';
@@ -294,7 +295,7 @@ describe('BalanceScanner properties on a hostile devnet', () => {
   for (const level of ['head', 'solidified'] as const) {
     it(`${level}: cached balances equal the chain's at that depth after every caught-up pass; every deposit credited exactly once, recorded once, confirmed iff on the final chain and reverted iff dropped, its events matching; one collection per started auto-collect trigger`, async () => {
       await fc.assert(fc.asyncProperty(fc.array(step, { minLength: 4, maxLength: 36 }), autoArb, (steps, auto) => schedule(level, steps, auto)),
-        { numRuns: 60, seed: 1_100 + level.length });
+        { numRuns: runs(60), seed: 1_100 + level.length });
     }, 120_000);
   }
 });

@@ -7,6 +7,7 @@
  * - says `absent` only for a transaction no block of the current run holds, while the reader is live and current;
  * - says nothing (null) once the reader's last pass is older than staleAfterMs, or while it runs behind its tip.
  */
+import { runs } from '../../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { BlockReceipt, ChainBlock } from '../../ports/block-source.port.js';
@@ -139,7 +140,7 @@ describe('BlockReceipts against a reference model', () => {
           }
         }
       }
-    }), { numRuns: 1_000, seed: 27 });
+    }), { numRuns: runs(1_000), seed: 27 });
   });
 
   it('counts the blocks read since a transaction was first asked about', () => {

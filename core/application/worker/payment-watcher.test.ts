@@ -1,3 +1,4 @@
+import { runs } from '../../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestCore, startTestDevnet, type TestCore } from '../../../adapters/memory/testing/memory-test-core.js';
@@ -386,6 +387,6 @@ describe('payment requests: the watcher (issue #25)', () => {
         expect(paid).toHaveLength(total >= 25n ? 1 : 0);
         expect(commands).toHaveLength(total >= 25n ? 1 : 0);
       },
-    ), { numRuns: 40 });
+    ), { numRuns: runs(40) });
   });
 });

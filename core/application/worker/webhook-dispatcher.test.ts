@@ -1,3 +1,4 @@
+import { runs } from '../../../contracts-tests/support/depth.js';
 import { Buffer } from 'node:buffer';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import fc from 'fast-check';
@@ -422,6 +423,6 @@ describe('WebhookDispatcher on a ManualClock with a real local receiver', () => 
         expect(view!.attempts).toHaveLength(3);
       }
       expect(hook.hits()).toHaveLength(view!.attempts.length);
-    }), { numRuns: 25 });
+    }), { numRuns: runs(25) });
   });
 });

@@ -3,6 +3,7 @@
  * (leases), sends exactly one transaction (the write-ahead record is followed, never replaced), and ends; with random
  * node latencies interleaving the stages at every await. A scripted chain and an in-test store keep this in core.
  */
+import { runs } from '../../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConcurrencyConflict } from '../../domain/errors.js';
@@ -122,7 +123,7 @@ describe('WorkflowRunner concurrency', () => {
         expect(w.sends.size).toBe(jobs);
         expect(w.overlap()).toBe(false);
       },
-    ), { numRuns: 100 });
+    ), { numRuns: runs(100) });
   });
 
   it('opens lanes one by one: an idle pass is one claim, k due subjects cost at most k + min(k + 1, concurrency) claims, and all lanes fill', async () => {
@@ -139,7 +140,7 @@ describe('WorkflowRunner concurrency', () => {
         expect(await runner.runDue(1_000)).toEqual([]);
         expect(w.claims() - before).toBe(1);
       },
-    ), { numRuns: 100 });
+    ), { numRuns: runs(100) });
     // Stages that wait on the node: the lanes fill up to the concurrency.
     const w = world(20, [5]);
     await new WorkflowRunner(w.workflow, { clock: w.clock, chain: w.chain }, { owner: 'r', concurrency: 6, pollMs: 3_000 }).runDue(1_000);

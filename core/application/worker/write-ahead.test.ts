@@ -4,6 +4,7 @@
  * every solidified block of its validity window was read without it; everything else rebroadcasts the same bytes or
  * waits.
  */
+import { runs } from '../../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ChainError } from '../../domain/errors.js';
@@ -150,6 +151,6 @@ describe('followOperation from the scanner\'s blocks (issue #27)', () => {
       const viaLookup = await followOperation(scripted({ states: [answer!.state], solid: { number: 5, timestamp: 0 }, head: { number: 40, timestamp: 0 }, broadcast: 'ok', found: 'unknown' }).chain, TX, completion);
       expect(result).toEqual(viaLookup);
       if (answer!.state.state === 'failed') expect(result.kind).toBe('reverted');
-    }), { numRuns: 300 });
+    }), { numRuns: runs(300) });
   });
 });

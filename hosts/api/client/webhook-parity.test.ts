@@ -5,6 +5,7 @@
  * package accepts, and both compute the same canonical JSON. The package's own tests cannot hold this check: they
  * never see the server.
  */
+import { runs } from '../../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../../core/domain/model/webhook.js';
@@ -39,7 +40,7 @@ describe('the service\'s webhook signer and @custody-hub/client/webhooks agree',
       const header = signPayload(payload, secret);
       expect(verifySpecSignature(payload, secret, header)).toBe(true);
       expect(verifySpecSignature(JSON.stringify(payload), secret, header)).toBe(true);
-    }), { numRuns: 300 });
+    }), { numRuns: runs(300) });
   });
 
   it('a Standard Webhooks header the package accepts under each secret in force, and only those', () => {
@@ -50,6 +51,6 @@ describe('the service\'s webhook signer and @custody-hub/client/webhooks agree',
           expect(verifyStandardWebhook(body, headers, secret, { receivedAt: timestamp * 1000 })).toEqual({ ok: true, id, timestamp });
         }
         expect(verifyStandardWebhook(body, headers, `${secrets[0]!}x`, { receivedAt: timestamp * 1000 }).ok).toBe(secrets.includes(`${secrets[0]!}x`));
-      }), { numRuns: 300 });
+      }), { numRuns: runs(300) });
   });
 });
