@@ -103,6 +103,18 @@ export function describeWebhookDeliveryRepositoryContract(
       expect((await deliveries.listByUser(1, { offset: 0, limit: 10 }, {})).total).toBe(4);
     });
 
+    it('lists every user\'s deliveries in a status newest first (equal times: the later inserted first), paged with the total', async () => {
+      const { deliveries } = subject();
+      for (const [n, userId, status, at] of [[1, 1, 5, 2], [2, 2, 5, 3], [3, 1, 3, 9], [4, 3, 5, 2], [5, 2, 4, 7], [6, 1, 5, 1]] as const) {
+        await deliveries.insert(delivery(n, { userId, status, createdAt: T0 + at }));
+      }
+      const dead = await deliveries.listByStatus(5, { offset: 0, limit: 10 });
+      expect(dead.items.map((d) => [d.deliveryId, d.userId])).toEqual([['D2', 2], ['D4', 3], ['D1', 1], ['D6', 1]]);
+      expect(dead.total).toBe(4);
+      expect(await deliveries.listByStatus(5, { offset: 1, limit: 2 })).toEqual({ items: [dead.items[1], dead.items[2]], total: 4 });
+      expect(await deliveries.listByStatus(6, { offset: 0, limit: 10 })).toEqual({ items: [], total: 0 });
+    });
+
     it('keeps each attempt\'s response head (empty, none or text) and redelivery mark exactly', async () => {
       const { deliveries } = subject();
       await deliveries.insert(delivery(1));

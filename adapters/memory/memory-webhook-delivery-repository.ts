@@ -1,5 +1,5 @@
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
-import { type UserId, type WebhookDelivery } from '../../core/domain/model/index.js';
+import { type DeliveryStatus, type UserId, type WebhookDelivery } from '../../core/domain/model/index.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
 import type { DeliveryFilter, WebhookDeliveryRepository } from '../../core/ports/webhook-delivery-repository.port.js';
 import { outboundCopies, outboundCopy, storedCopy } from './frozen-copy.js';
@@ -42,5 +42,12 @@ export class MemoryWebhookDeliveryRepository implements WebhookDeliveryRepositor
     if (filter.status === undefined) return pageOfKeys(this.store.deliveries, byUser.slice(userId, page.offset, page.limit));
     const mine = byUser.keys(userId).map((id) => this.store.deliveries.get(id)!).filter((d) => d.status === filter.status);
     return pageOf(mine, page);
+  }
+
+  async listByStatus(status: DeliveryStatus, page: PageRequest): Promise<Page<WebhookDelivery>> {
+    // listByUser's newest first: createdAt, then the later inserted (the table's insertion sequence) first.
+    const table = this.store.deliveries;
+    const all = [...table.values()].filter((d) => d.status === status);
+    return pageOf(all.sort((a, b) => b.createdAt - a.createdAt || table.seqOf(b.deliveryId) - table.seqOf(a.deliveryId)), page);
   }
 }

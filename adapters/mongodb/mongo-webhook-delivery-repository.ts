@@ -83,4 +83,14 @@ export class MongoWebhookDeliveryRepository implements WebhookDeliveryRepository
         page,
       ));
   }
+
+  listByStatus(status: DeliveryStatus, page: PageRequest): Promise<Page<WebhookDelivery>> {
+    return guarded('webhook delivery list', () =>
+      pageFrom(
+        () => this.deliveries.countDocuments({ status }),
+        async (skip, limit) =>
+          (await this.deliveries.find({ status }).sort(NEWEST_FIRST).skip(skip).limit(limit).toArray()).map(fromWebhookDeliveryDocument),
+        page,
+      ));
+  }
 }

@@ -98,4 +98,12 @@ export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
       return pageOf(this.pool, { table: TABLE, where, order: NEWEST_FIRST, params }, deliveryFromRow, page);
     });
   }
+
+  listByStatus(status: DeliveryStatus, page: PageRequest): Promise<Page<WebhookDelivery>> {
+    // DEAD (the console's list) walks webhook_deliveries_dead_newest (migration 0029), whose predicate a planner matches
+    // only against a literal, not a parameter: the status (a small integer of the domain) is written into the query.
+    if (!Number.isSafeInteger(status)) throw new TypeError(`not a delivery status: ${String(status)}`);
+    return guarded('webhook delivery list', () =>
+      pageOf(this.pool, { table: TABLE, where: `status = ${status}`, order: NEWEST_FIRST, params: [] }, deliveryFromRow, page));
+  }
 }

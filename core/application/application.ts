@@ -15,6 +15,7 @@ import type { PasswordResetDoneView, PasswordResetRequestedView } from './views.
 import type { CollectionTaskListItemView } from './views.js';
 import type { DepositsService } from './deposits.service.js';
 import type { LedgerUseCases } from './ledger.service.js';
+import type { DeadDeliveryView, FailedWorkflowsView } from './admin.service.js';
 import type { TwoFactorService } from './two-factor.service.js';
 import type { AuditService } from './audit.service.js';
 import type { WithdrawalPoliciesUseCases } from './withdrawal-policies.service.js';
@@ -235,6 +236,10 @@ export interface AdminService {
   listRisk(): Promise<RiskEntryView[]>;
   /** body {max_sub_addresses ≥ -1}: BIZ-USER-NOT-FOUND, BIZ-SUB-ADDRESS-SUBSCRIPTION-REQUIRED. */
   setQuota(userId: string, body: unknown): Promise<QuotaView>;
+  /** query {days?} (1-30, default 7): failed commands and collection tasks of every account, with their last error (issue #38). */
+  listFailedWorkflows(query: Readonly<Record<string, string | undefined>>): Promise<FailedWorkflowsView>;
+  /** query {page?, per_page?}: the DEAD webhook deliveries of every account, newest first (issue #38). */
+  listDeadDeliveries(query: Readonly<Record<string, string | undefined>>): Promise<ItemsPage<DeadDeliveryView>>;
 }
 
 /** Every use case of the service, grouped as the HTTP host routes them. */

@@ -15,6 +15,11 @@ export interface WebhookDeliveryRepository {
   claimDue(now: number, owner: string, leaseMs: number, limit: number): Promise<WebhookDelivery[]>;
   /** The user's deliveries, newest first; `filter.status` keeps only those in that status (total counts them only). */
   listByUser(userId: UserId, page: PageRequest, filter?: DeliveryFilter): Promise<Page<WebhookDelivery>>;
+  /**
+   * Every user's deliveries in `status`, newest first as listByUser orders them (createdAt, then the later inserted
+   * first), one page with the total: the operator console's DEAD deliveries across accounts (issue #38 item 2).
+   */
+  listByStatus(status: DeliveryStatus, page: PageRequest): Promise<Page<WebhookDelivery>>;
 }
 
 /** What the delivery log may be narrowed to. */

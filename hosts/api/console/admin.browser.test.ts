@@ -3,7 +3,9 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../adapters/memory/index.js';
 import { NodeSecretHasher, TEST_SCRYPT_COST } from '../../../adapters/node/index.js';
+import { aCommand, aDelivery } from '../../../contracts-tests/support/fixtures.js';
 import { startDev } from '../../dev/start-dev.js';
+import { TOKENS } from '../../composition/tokens.js';
 import {
   axeViolations, call, chromiumFound, CHROMIUM, consoleOrigin, gzipSizes, launchChromium, newMerchant, openConsole, screenshot,
   type ConsoleTab, type Merchant, type World,
@@ -14,6 +16,8 @@ if (!chromiumFound) process.stdout.write(`\nSKIPPED: operator console browser su
 /** The operator console's screens: nav link name (= h1) and screenshot name. */
 const SCREENS = [
   { name: 'URL reviews', id: 'reviews' },
+  { name: 'Failed workflows', id: 'workflows' },
+  { name: 'Dead deliveries', id: 'dead-deliveries' },
   { name: 'Deny-list', id: 'deny-list' },
   { name: 'Node and scanner health', id: 'health' },
 ];
@@ -46,6 +50,17 @@ describe.skipIf(!chromiumFound)('operator console in chromium', () => {
     [browser, w] = await Promise.all([launchChromium(), startWorld()]);
     merchant = await newMerchant(w);
     merchantId = (await call(w, 'GET', '/api/auth/console/session', { token: merchant.session })).user_id as number;
+    // A failed withdrawal and a DEAD delivery of the merchant, as the worker leaves them, for the screens to show.
+    const stores = w.dev.composition.container.get(TOKENS.Stores);
+    const now = w.clock.now();
+    await stores.commands.insert(aCommand({
+      commandNo: 'C-FAILED-1', userId: merchantId, type: 2, status: 4, address: merchant.sub, errorCode: 'CHAIN-TRANSACTION-FAILED',
+      lastError: 'the transaction failed on chain: OUT_OF_ENERGY', createdAt: now - 60_000, finishedAt: now - 30_000,
+    }), { locking: false });
+    await stores.deliveries.insert(aDelivery({
+      deliveryId: 'dead-delivery-1', eventId: '00000000-0000-4000-8000-00000000dead', userId: merchantId, status: 5, createdAt: now - 90_000,
+      nextAttemptAt: null, url: 'https://shop.example.com/hooks', attempts: [{ at: now - 60_000, httpStatus: 503, error: 'HTTP 503', durationMs: 12, response: null, redelivery: false, url: null }],
+    }));
     tab = await openConsole(browser, w, { path: '/admin' });
   });
   afterAll(async () => {
@@ -81,12 +96,16 @@ describe.skipIf(!chromiumFound)('operator console in chromium', () => {
       await nav.getByRole('link', { name, exact: true }).click();
       await expect.poll(() => page.locator('h1').allInnerTexts()).toEqual([name]);
       await page.locator('.loading').first().waitFor({ state: 'detached' });
+      if (id === 'workflows') await page.getByRole('cell', { name: 'the transaction failed on chain: OUT_OF_ENERGY' }).waitFor();
+      if (id === 'dead-deliveries') await page.getByRole('cell', { name: 'HTTP 503 · HTTP 503' }).waitFor();
+      if (id === 'health') await page.getByRole('cell', { name: 'TRON node' }).waitFor();
       expect(await axeViolations(page), name).toEqual([]);
       await screenshot(page, `admin-${id}`);
     }
     await page.getByRole('button', { name: '简体中文' }).click();
     await expect.poll(() => page.locator('h1').allInnerTexts()).toEqual(['节点与扫描器状态']);
-    expect(await page.getByRole('navigation', { name: '运营' }).getByRole('link').allInnerTexts()).toEqual(['URL 审核', '拒绝名单', '节点与扫描器状态']);
+    expect(await page.getByRole('navigation', { name: '运营' }).getByRole('link').allInnerTexts())
+      .toEqual(['URL 审核', '失败的工作流', '投递失败的 Webhook', '拒绝名单', '节点与扫描器状态']);
     expect(await axeViolations(page)).toEqual([]);
     await page.getByRole('button', { name: 'English' }).click();
     expect(tab.errors).toEqual([]);
@@ -125,6 +144,11 @@ describe.skipIf(!chromiumFound)('operator console in chromium', () => {
     await page.getByRole('button', { name: `Remove ${merchantId} from the deny-list` }).click();
     await page.getByRole('status').getByText(`${merchantId} was removed from the deny-list.`).waitFor();
     expect(await call(w, 'GET', '/api/admin/risk/deny', { token: w.dev.adminToken })).toEqual([]);
+    // Cancelling a command that already failed: the API's refusal, as it said it.
+    await page.getByRole('navigation', { name: 'Operator' }).getByRole('link', { name: 'Failed workflows' }).click();
+    await page.getByLabel('Command number', { exact: true }).fill('C-FAILED-1');
+    await page.getByRole('button', { name: 'Cancel the command' }).click();
+    await page.getByRole('alert').getByText('BIZ-COMMAND-NOT-CANCELLABLE').waitFor();
   });
 
   it('the admin cookie is HttpOnly, SameSite=Strict, scoped to /api/admin, holds a session id and not the token; page scripts cannot read it', async () => {

@@ -1065,6 +1065,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/workflows/failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Failed commands and collection tasks of every account, with their last error (extension, issue #38)
+         * @description For the operator console: the commands (every type) and collection tasks that ended FAILED within the last `days` days, newest first, each with its account, error code and last error; `truncated` when a list reached its 100-row read; and the collection tasks of every account per status (those neither DONE nor FAILED are in flight).
+         */
+        get: operations["listFailedWorkflows"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/webhooks/deliveries/dead": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * DEAD webhook deliveries of every account, newest first (extension, issue #38)
+         * @description For the operator console: each delivery the retry schedule gave up on, with its account, event type, URL, the number of attempts and how the last one ended. No payload; the merchant's own log (GET /webhooks/deliveries) has it, and redelivery is the merchant's.
+         */
+        get: operations["listDeadDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/users/{userId}/quota": {
         parameters: {
             query?: never;
@@ -1691,6 +1731,48 @@ export interface paths {
          */
         post: operations["renderConsoleQrCode"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/admin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The operator console (extension, issue #38): a single-page app; its screens live under /console/admin#/…
+         * @description The same Content-Security-Policy as /console. Its modules are served under /console/admin-app/ and share the merchant console's libraries under /console/app/lib/ and /console/vendor/.
+         */
+        get: operations["getAdminConsolePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/console/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether the operator console is signed in, and until when (extension, issue #38) */
+        get: operations["getAdminConsoleSession"];
+        put?: never;
+        /**
+         * Sign in to the operator console with the admin token: sets an HttpOnly session cookie (extension, issue #38)
+         * @description Exchanges the admin token (ADMIN_TOKEN) for the cookie `ch_admin` (`HttpOnly; SameSite=Strict; Path=/api/admin`, `Secure` when the request came over TLS through a trusted proxy) holding a random session id kept by the server: the token itself is never in the cookie. The request must come from the console page itself (`X-Console: 1` and a same-origin signal, as for POST /auth/console/session), else 403 FORBIDDEN; a wrong token is 401 UNAUTHENTICATED (throttled per client address like the login). With the cookie, the admin routes answer as for the admin token, on same-origin requests with `X-Console: 1` only; no other route reads it. The session ends on sign-out, after the idle timeout (CONSOLE_IDLE_MIN) without a request other than a background poll (`X-Console-Poll: 1`), at the latest 24 h after sign-in, and when the API process restarts.
+         */
+        post: operations["signInAdminConsole"];
+        /** Sign out of the operator console: ends the session on the server and clears the cookie (extension, issue #38) */
+        delete: operations["signOutAdminConsole"];
         options?: never;
         head?: never;
         patch?: never;
@@ -7910,6 +7992,162 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listFailedWorkflows: {
+        parameters: {
+            query?: {
+                /** @description how far back, in days */
+                days?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "since": "2026-05-18T10:00:00+00:00",
+                     *         "items": [
+                     *           {
+                     *             "kind": "command",
+                     *             "id": "C202605250001",
+                     *             "user_id": 7,
+                     *             "type": "WITHDRAWAL",
+                     *             "address": "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7",
+                     *             "error_code": "CHAIN-TRANSACTION-FAILED",
+                     *             "last_error": "the transaction failed on chain: OUT_OF_ENERGY",
+                     *             "finished_at": "2026-05-25T10:00:00+00:00"
+                     *           }
+                     *         ],
+                     *         "truncated": false,
+                     *         "collections_by_status": {
+                     *           "DONE": 41,
+                     *           "FAILED": 1,
+                     *           "COLLECTING": 2
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            /** @description ISO 8601 with offset: the window's start */
+                            since: string;
+                            items: {
+                                /** @enum {string} */
+                                kind: "command" | "collection";
+                                /** @description the command number or the collection task number */
+                                id: string;
+                                user_id: number;
+                                /** @description the command type (WITHDRAWAL, STAKE, …) or COLLECTION */
+                                type: string;
+                                address: string | null;
+                                error_code: string | null;
+                                last_error: string | null;
+                                finished_at: string | null;
+                            }[];
+                            truncated: boolean;
+                            collections_by_status: {
+                                [key: string]: number;
+                            };
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listDeadDeliveries: {
+        parameters: {
+            query?: {
+                /** @description 1-based, default 1 */
+                page?: number;
+                /** @description default 20, max 100 */
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "delivery_id": "d3f1c2a4-5b6c-4d7e-8f90-0123456789ab",
+                     *             "user_id": 7,
+                     *             "event_type": "collection.completed",
+                     *             "url": "https://merchant.example.com/hooks/custody",
+                     *             "attempts": 8,
+                     *             "last_attempt_at": "2026-05-25T10:00:00+00:00",
+                     *             "last_http_status": 503,
+                     *             "last_error": "HTTP 503",
+                     *             "created_at": "2026-05-24T09:00:00+00:00"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "per_page": 20,
+                     *           "total": 1,
+                     *           "pages": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            items: {
+                                delivery_id: string;
+                                user_id: number;
+                                event_type: string;
+                                url: string | null;
+                                attempts: number;
+                                last_attempt_at: string | null;
+                                last_http_status: number | null;
+                                last_error: string | null;
+                                /** @description ISO 8601 with offset */
+                                created_at: string;
+                            }[];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     setUserQuota: {
         parameters: {
             query?: never;
@@ -11195,6 +11433,181 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getAdminConsolePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Custody Hub operator console</title>…</head><body>…</body></html>
+                     */
+                    "text/html": string;
+                };
+            };
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getAdminConsoleSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "via_cookie": true,
+                     *         "expires_at": "2026-01-02T01:30:00+00:00",
+                     *         "idle_timeout_s": 1800
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            /** @description true when the caller came in the operator console's cookie, false with the admin token in a header */
+                            via_cookie: boolean;
+                            expires_at: string | null;
+                            idle_timeout_s: number;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    signInAdminConsole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "adm_…"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the admin token (ADMIN_TOKEN) */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    /**
+                     * @description the operator console session cookie
+                     * @example ch_admin=as_…; Path=/api/admin; HttpOnly; SameSite=Strict
+                     */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "via_cookie": true,
+                     *         "expires_at": "2026-01-02T01:30:00+00:00",
+                     *         "idle_timeout_s": 1800
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            /** @description true when the caller came in the operator console's cookie, false with the admin token in a header */
+                            via_cookie: boolean;
+                            expires_at: string | null;
+                            idle_timeout_s: number;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    signOutAdminConsole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationError"];
             500: components["responses"]["InternalError"];
         };
     };
