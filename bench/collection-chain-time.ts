@@ -18,6 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { resolveDeps, type ResolvedDeps } from '../core/application/deps.js';
 import { startCollection } from '../core/application/collection-starter.js';
 import { CollectionExecutor } from '../core/application/worker/collection-executor.js';
+import { CollectionLedgerBooker } from '../core/application/collection-ledger-booker.js';
 import { BalanceScanner } from '../core/application/worker/balance-scanner.js';
 import { BlockReceipts } from '../core/application/worker/block-receipts.js';
 import { TronBlockSource } from '../adapters/tron/tron-block-source.js';
@@ -295,6 +296,11 @@ export interface SweepRun {
   readonly storeCpuMs: number;
   /** Statements sent to PostgreSQL during the run, by their first words (empty on the memory store). */
   readonly storeStatements: Readonly<Record<string, number>>;
+  /**
+   * On PostgreSQL, the ledger's cost (issue #36): after the run, every DONE task booked as the worker books it
+   * (CollectionLedgerBooker.book), its statements counted apart by their first words; null on the memory store.
+   */
+  readonly ledger: { readonly booked: number; readonly statements: Readonly<Record<string, number>> } | null;
   /** Node calls served during the run, by name. */
   readonly nodeCalls: Readonly<Record<string, number>>;
   readonly peakRssMb: number;
@@ -312,14 +318,14 @@ export async function concurrentSweeps(
 ): Promise<SweepRun> {
   const w = await buildWorld(devnet, sweeps, store);
   try {
-    return await sweepRun(w, devnet, sweeps, executors, concurrency, capMs, profile);
+    return await sweepRun(w, devnet, sweeps, executors, concurrency, capMs, profile, store);
   } finally {
     await w.close();
   }
 }
 
 async function sweepRun(
-  w: World, devnet: ChildDevnet, sweeps: number, executors: number, concurrency: number, capMs: number, profile: boolean,
+  w: World, devnet: ChildDevnet, sweeps: number, executors: number, concurrency: number, capMs: number, profile: boolean, store: BenchStore,
 ): Promise<SweepRun> {
   const subs: string[] = [];
   for (let i = 0; i < sweeps; i++) subs.push((await insertWallet(w, ADDRESS_TYPE.SUB)).address);
@@ -393,6 +399,16 @@ async function sweepRun(
   stop = true;
   await Promise.all([...loops, scanning]);
   const calls1 = await devnet.calls();
+  let ledger: SweepRun['ledger'] = null;
+  if (store === 'postgres') {
+    const done = await w.stores.tasks.listFinishedSince(COLLECTION_STATUS.DONE, 0, sweeps);
+    const booker = new CollectionLedgerBooker({ tasks: w.stores.tasks, chain: w.gateway, ledger: w.stores.ledger, ids: w.core.ids });
+    const before = w.storeStatements();
+    let booked = 0;
+    for (const task of done) if (await booker.book(task.taskNo) === 'booked') booked += 1;
+    const after = w.storeStatements();
+    ledger = { booked, statements: Object.fromEntries(Object.entries(after).map(([k, n]) => [k, n - (before[k] ?? 0)]).filter(([k, n]) => n !== 0 && !k.startsWith('ms '))) };
+  }
   const nodeCalls = Object.fromEntries(Object.entries(calls1).map(([name, n]) => [name, n - (calls0[name] ?? 0)]).filter(([, n]) => n !== 0));
   let profileTop: string[] = [];
   if (session !== undefined) {
@@ -407,7 +423,7 @@ async function sweepRun(
   const firstFailure = await w.firstFailure();
   return {
     sweeps, done: counts.get(COLLECTION_STATUS.DONE) ?? 0, failed: counts.get(COLLECTION_STATUS.FAILED) ?? 0, firstFailure,
-    wallMs, blocks: endBlock - startBlock, stages, workerCpuMs: (cpu.user + cpu.system) / 1_000, simCpuMs, storeCpuMs, storeStatements, nodeCalls,
+    wallMs, blocks: endBlock - startBlock, stages, workerCpuMs: (cpu.user + cpu.system) / 1_000, simCpuMs, storeCpuMs, storeStatements, nodeCalls, ledger,
     peakRssMb: peakRss / 2 ** 20, endRssMb: process.memoryUsage.rss() / 2 ** 20, profileTop,
   };
 }

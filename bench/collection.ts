@@ -13,7 +13,8 @@
  *    profiled run of the first size (on that store) and prints the worker's top functions by self time, and the
  *    simulator's (the child run with node --cpu-prof). BENCH_ROWS=memory or =postgres runs only that row after the
  *    single sweep (default both); the PostgreSQL row takes 1,000 sweeps, or the first size when 1,000 is not one,
- *    and prints its server's CPU (the cluster's process tree, from /proc) and its statements per sweep
+ *    and prints its server's CPU (the cluster's process tree, from /proc) and its statements per sweep, then books
+ *    every DONE task in the ledger as the worker does and prints the booking's statements per sweep beside them (issue #36)
  *    (BENCH_PG_TIMING=1: and their mean round trips; BENCH_PG_POOL: the pool size, default 20; BENCH_PG_TRACE=1
  *    prints each statement with its first parameters, for a run of BENCH_SWEEPS=1).
  *    Then (BENCH_POSTGRES=0 skips) the same 1,000 sweeps with the worker's store on PostgreSQL (a throwaway cluster of
@@ -102,6 +103,14 @@ function printRun(r: SweepRun): void {
     console.log(`         PostgreSQL statements per sweep: ${(all / r.sweeps).toFixed(1)} (${statements.slice(0, 10).map(([head, n]) => `${head} ${(n / r.sweeps).toFixed(1)}`).join(', ')})`);
     if (Object.keys(r.storeStatements).some((head) => head.startsWith('ms '))) {
       console.log(`         PostgreSQL round trip, mean ms: ${statements.slice(0, 6).map(([head]) => `${head} ${ms(head)}`).join(', ')}`);
+    }
+    // The ledger's cost per sweep (issue #36): booking each DONE task, beside the statements the sweep itself took.
+    if (r.ledger !== null) {
+      const booking = Object.entries(r.ledger.statements).sort((a, b) => b[1] - a[1]);
+      const n = Math.max(1, r.ledger.booked);
+      const perSweep = booking.reduce((sum, [, c]) => sum + c, 0) / n;
+      console.log(`         ledger booking per sweep: ${perSweep.toFixed(1)} statements beside the sweep's ${(all / r.sweeps).toFixed(1)} (+${(100 * perSweep / (all / r.sweeps)).toFixed(0)} %),`
+        + ` ${r.ledger.booked} booked (${booking.slice(0, 8).map(([head, c]) => `${head} ${(c / n).toFixed(1)}`).join(', ')})`);
     }
   }
 }
