@@ -407,7 +407,8 @@ async function sweepRun(
     let booked = 0;
     for (const task of done) if (await booker.book(task.taskNo) === 'booked') booked += 1;
     const after = w.storeStatements();
-    ledger = { booked, statements: Object.fromEntries(Object.entries(after).map(([k, n]) => [k, n - (before[k] ?? 0)]).filter(([k, n]) => n !== 0 && !k.startsWith('ms '))) };
+    const booking = Object.entries(after).map(([k, n]): [string, number] => [k, n - (before[k] ?? 0)]).filter(([k, n]) => n !== 0 && !k.startsWith('ms '));
+    ledger = { booked, statements: Object.fromEntries(booking) };
   }
   const nodeCalls = Object.fromEntries(Object.entries(calls1).map(([name, n]) => [name, n - (calls0[name] ?? 0)]).filter(([, n]) => n !== 0));
   let profileTop: string[] = [];
