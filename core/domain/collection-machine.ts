@@ -155,9 +155,12 @@ export function collectionStepOf(status: CollectionStatus): CollectionStepRow | 
 
 /**
  * The post-failure reclaim's step table (a FAILED task's `reclaim` record, reclaim-executor.ts): give back the
- * delegated stake, then sweep the TRX float to main, in this order. Both run after money moved: they must finish.
+ * delegated stake, then sweep the TRX float to main, in the table's order (the reclaim runs its phases as listed
+ * here). Both run after money moved: they must finish. No transition table lies behind it (a phase closes and the
+ * next one runs; after the last the reclaim is done) and no phase awaits another's transaction: the rows have neither
+ * `completedBy` nor `awaits`.
  */
 export const RECLAIM_STEPS = {
-  UNDELEGATING_ENERGY: { step: 'reclaim-undelegate', completedBy: 'step-completed', mustFinish: true, completion: 'depth', awaits: null },
-  RECOVER_TRX: { step: 'reclaim-recover-trx', completedBy: 'step-completed', mustFinish: true, completion: 'depth', awaits: null },
-} as const satisfies Record<'UNDELEGATING_ENERGY' | 'RECOVER_TRX', StepRow<string, 'step-completed', never>>;
+  UNDELEGATING_ENERGY: { step: 'reclaim-undelegate', mustFinish: true, completion: 'depth' },
+  RECOVER_TRX: { step: 'reclaim-recover-trx', mustFinish: true, completion: 'depth' },
+} as const satisfies Record<'UNDELEGATING_ENERGY' | 'RECOVER_TRX', Omit<StepRow<string, never, never>, 'completedBy' | 'awaits'>>;

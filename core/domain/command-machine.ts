@@ -66,28 +66,67 @@ export function commandTransition(from: CommandStatus, event: CommandEvent, ctx?
   return COMMAND_STATUS[row.to];
 }
 
-/**
- * The command workflow's step table (withdrawals and staking commands, command-executor.ts): PENDING runs risk
- * control again (it completes without a transaction: `start`); RUNNING sends the command's one transaction, which
- * completes it at the depth its executor is configured with (a withdrawal: on acceptance by default, spec §6).
- * Neither runs after money moved, so a failure there may end the command FAILED (or REJECTED by risk control).
- */
-export const COMMAND_STEPS = {
-  PENDING: { step: 'risk-check', completedBy: 'start', mustFinish: false, completion: 'accepted', awaits: null },
-  RUNNING: { step: 'transaction', completedBy: 'succeed', mustFinish: false, completion: 'depth', awaits: null },
-} as const satisfies Partial<Record<CommandStatusName, {
-  step: string; completedBy: CommandEvent; mustFinish: boolean; completion: 'depth' | 'accepted'; awaits: null;
-}>>;
+/** The rows of the command workflow's step table. */
+export type CommandStepKey = 'pending' | 'awaiting-approval' | 'withdrawal' | 'staking';
+
+/** One row of COMMAND_STEPS. */
+export interface CommandStepRow {
+  /** The command status the step runs in (the spec's; awaiting an approval is PENDING too). */
+  readonly status: CommandStatusName;
+  /** Which commands of that status run it: by their approval (asked: awaited, or decided by a person) and by type. */
+  readonly approval: 'asked' | 'not-asked' | 'any';
+  readonly type: 'withdrawal' | 'staking' | 'any';
+  readonly step: string;
+  /** The event of COMMAND_TRANSITIONS that completing the step fires. */
+  readonly completedBy: 'start' | 'succeed';
+  /**
+   * The failure route: where a failure the step decides (its own refusal) ends the command. REJECTED: a rule refused
+   * the request before anything was sent; FAILED: it was tried. An error or the chain's evidence always ends it FAILED.
+   */
+  readonly failsAs: 'REJECTED' | 'FAILED';
+  /** The step runs after money moved: it never fails (no command step does; a funded withdrawal's own steps may). */
+  readonly mustFinish: boolean;
+  /** When the step's transaction completes it: at the executor's configured depth, or once a node accepted it. */
+  readonly completion: 'depth' | 'accepted';
+}
 
 /**
- * The step a PENDING withdrawal runs instead of `risk-check` while its approval is awaited (issue #26; the status
- * stays PENDING, the spec's): risk control again, then one request to the approver. An approval completes it like
- * risk-check (`start`, with the approval saved in the same write); a denial or the deadline ends it REJECTED. Nothing
- * is sent before (RUNNING is reached only through this step's completion), so it may fail.
+ * The command workflow's step table (withdrawals and staking commands, command-executor.ts): a PENDING command runs
+ * risk control and the withdrawal policy again (`pending`; it completes without a transaction: `start`), or, while a
+ * withdrawal's approval is awaited (issue #26) or once a person decided it, the approval step (risk control again,
+ * then one request to the approver; an approval completes it like `pending`). A RUNNING command sends its one
+ * transaction, which completes it at the depth its executor is configured with (a withdrawal: on acceptance by
+ * default, spec §6). Nothing is sent before RUNNING, so the PENDING steps' refusals end the command REJECTED; a
+ * RUNNING step that fails ends it FAILED. A funded withdrawal's RUNNING steps are COLLECTION_STEPS rows
+ * (withdrawal-funding.ts).
  */
-export const COMMAND_APPROVAL_STEP = {
-  step: 'approval', completedBy: 'start', mustFinish: false, completion: 'accepted', awaits: null,
-} as const satisfies { step: string; completedBy: CommandEvent; mustFinish: boolean; completion: 'accepted'; awaits: null };
+export const COMMAND_STEPS = {
+  pending: {
+    status: 'PENDING', approval: 'not-asked', type: 'any', step: 'risk-check', completedBy: 'start', failsAs: 'REJECTED', mustFinish: false, completion: 'accepted',
+  },
+  'awaiting-approval': {
+    status: 'PENDING', approval: 'asked', type: 'any', step: 'approval', completedBy: 'start', failsAs: 'REJECTED', mustFinish: false, completion: 'accepted',
+  },
+  withdrawal: {
+    status: 'RUNNING', approval: 'any', type: 'withdrawal', step: 'withdrawal', completedBy: 'succeed', failsAs: 'FAILED', mustFinish: false, completion: 'depth',
+  },
+  staking: {
+    status: 'RUNNING', approval: 'any', type: 'staking', step: 'staking', completedBy: 'succeed', failsAs: 'FAILED', mustFinish: false, completion: 'depth',
+  },
+} as const satisfies Record<CommandStepKey, CommandStepRow>;
+
+/**
+ * The row a command runs now, read from COMMAND_STEPS (the first whose status, approval and type match); null when
+ * none does (a terminal command). Staking means any executed type but WITHDRAWAL.
+ */
+export function commandStepOf(command: Pick<Command, 'status' | 'type' | 'approval'>): CommandStepKey | null {
+  const status = commandStatusName(command.status);
+  const approval = command.approval?.state === 'awaiting' || command.approval?.decidedBy != null ? 'asked' : 'not-asked';
+  const type = command.type === COMMAND_TYPE.WITHDRAWAL ? 'withdrawal' : 'staking';
+  const rows: readonly [CommandStepKey, CommandStepRow][] = Object.entries(COMMAND_STEPS) as [CommandStepKey, CommandStepRow][];
+  const found = rows.find(([, row]) => row.status === status && (row.approval === 'any' || row.approval === approval) && (row.type === 'any' || row.type === type));
+  return found?.[0] ?? null;
+}
 
 /**
  * The one change set that ends a command: SUCCESS or FAILED from RUNNING (a PENDING command starts first, since the

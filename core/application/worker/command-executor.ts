@@ -2,7 +2,7 @@ import { formatUnits } from '../../domain/amount.js';
 import { formatIsoTime } from '../../domain/time.js';
 import { approvalOnCancel } from '../../domain/approval.js';
 import { destinationRefusal, limitsOf, needsApproval } from '../../domain/withdrawal-policy-rules.js';
-import { COMMAND_APPROVAL_STEP, COMMAND_STEPS, commandTransition, finishedCommand } from '../../domain/command-machine.js';
+import { COMMAND_STEPS, commandStepOf, commandTransition, finishedCommand, type CommandStepKey } from '../../domain/command-machine.js';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../domain/errors.js';
 import type { AssetRegistry } from '../../domain/assets.js';
 import { COMMAND_STATUS, COMMAND_TYPE, type Command, type PreparedTransaction } from '../../domain/model/command.js';
@@ -54,9 +54,6 @@ export interface CommandExecutorDeps extends SignerDeps, ApprovalRequestDeps {
 
 const TRX = 1_000_000n;
 
-/** The withdrawal-policy refusals a PENDING withdrawal may meet when it runs (policyCheck): each ends it REJECTED. */
-const POLICY_RECHECK_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['POLICY-DESTINATION-NOT-ALLOWED', 'POLICY-DESTINATION-COOLING-OFF', 'POLICY-APPROVAL-REQUIRED']);
-
 /** Bandwidth reserve for a native withdrawal: the balance must also pay the transfer's bytes when bandwidth is out. */
 const NATIVE_SETTINGS: StepSettings = {
   burnEnabled: false, maxBurnSun: null, minRecoverSun: 0n, feeLimitSun: 0n, transferBytes: 300, sunPerByte: 1_000n,
@@ -71,10 +68,7 @@ const NATIVE_SETTINGS: StepSettings = {
  */
 class CommandWorkflow implements Workflow<Command> {
   readonly name = 'command';
-  private readonly start: WorkflowStep<Command>;
-  private readonly approval: WorkflowStep<Command>;
-  private readonly withdrawal: WorkflowStep<Command>;
-  private readonly staking: WorkflowStep<Command>;
+  private readonly steps: Record<CommandStepKey, WorkflowStep<Command>>;
 
   constructor(
     private readonly deps: CommandExecutorDeps, withdrawalCompletion: Completion, stakingCompletion: Completion,
@@ -82,12 +76,16 @@ class CommandWorkflow implements Workflow<Command> {
     /** The funded withdrawal's steps (issue #34); null: withdrawals pay their own fees, as before. */
     private readonly funded: { readonly steps: FundedWithdrawalSteps; readonly settings: StepSettings } | null,
   ) {
-    // The plans are the workflow's code; everything else about a step is its COMMAND_STEPS row. RUNNING's one
-    // transaction is a withdrawal's or a staking command's: the same row at each one's configured depth.
-    this.start = stepOfRow<Command>(COMMAND_STEPS.PENDING, 'accepted', { plan: (c) => this.startChecks(c) });
-    this.approval = stepOfRow<Command>(COMMAND_APPROVAL_STEP, 'accepted', { plan: (c) => this.approve(c) });
-    this.withdrawal = { ...stepOfRow<Command>(COMMAND_STEPS.RUNNING, withdrawalCompletion, { plan: (c) => this.plan(c) }), name: 'withdrawal' };
-    this.staking = { ...stepOfRow<Command>(COMMAND_STEPS.RUNNING, stakingCompletion, { plan: (c) => this.plan(c) }), name: 'staking' };
+    // The plans and the configured depths are the workflow's code; everything else about a step is its COMMAND_STEPS
+    // row. No command step awaits an earlier transaction (a funded withdrawal's steps do: COLLECTION_STEPS rows).
+    const code: Record<CommandStepKey, { readonly depth: Completion; readonly plan: (c: Command) => Promise<StepDecision<Command>> }> = {
+      pending: { depth: 'accepted', plan: (c) => this.startChecks(c) },
+      'awaiting-approval': { depth: 'accepted', plan: (c) => this.approve(c) },
+      withdrawal: { depth: withdrawalCompletion, plan: (c) => this.plan(c) },
+      staking: { depth: stakingCompletion, plan: (c) => this.plan(c) },
+    };
+    this.steps = Object.fromEntries((Object.keys(COMMAND_STEPS) as CommandStepKey[]).map((key) =>
+      [key, stepOfRow<Command>({ ...COMMAND_STEPS[key], awaits: null }, code[key].depth, { plan: code[key].plan })])) as Record<CommandStepKey, WorkflowStep<Command>>;
   }
 
   key(command: Command): string {
@@ -107,11 +105,10 @@ class CommandWorkflow implements Workflow<Command> {
   }
 
   stepOf(command: Command): WorkflowStep<Command> | null {
+    if (command.status === COMMAND_STATUS.RUNNING && command.funding != null) return this.fundedSteps().stepOf(command.funding);
     // A decision by a person (issue #35 item 2) is carried out by the approval step, as the machine approver's answer.
-    if (command.status === COMMAND_STATUS.PENDING) return command.approval?.state === 'awaiting' || command.approval?.decidedBy != null ? this.approval : this.start;
-    if (command.status !== COMMAND_STATUS.RUNNING) return null;
-    if (command.funding != null) return this.fundedSteps().stepOf(command.funding);
-    return command.type === COMMAND_TYPE.WITHDRAWAL ? this.withdrawal : this.staking;
+    const key = commandStepOf(command);
+    return key === null ? null : this.steps[key];
   }
 
   openRecord(command: Command): PreparedTransaction | null {
@@ -157,7 +154,7 @@ class CommandWorkflow implements Workflow<Command> {
     return stored;
   }
 
-  /** The step's table event: PENDING → RUNNING (the lease stays: the stage goes on to send); RUNNING → SUCCESS with its event. */
+  /** The step's table event (completedBy): `start`, PENDING → RUNNING (the lease stays: the stage goes on to send); `succeed`, RUNNING → SUCCESS with its event. */
   async complete(command: Command, _record: PreparedTransaction | null): Promise<{ next: Command } | { ended: Command }> {
     if (command.status === COMMAND_STATUS.RUNNING && command.funding != null) {
       const done = this.fundedSteps().completed(command.funding);
@@ -165,7 +162,9 @@ class CommandWorkflow implements Workflow<Command> {
       const outcome = done.end.outcome ?? { ok: false, errorCode: 'INTERNAL-ERROR', lastError: 'funded withdrawal ended without an outcome' };
       return { ended: await this.finish({ ...command, funding: done.end }, outcome.ok, outcome.errorCode, outcome.lastError) };
     }
-    const row = command.status === COMMAND_STATUS.PENDING ? COMMAND_STEPS.PENDING : COMMAND_STEPS.RUNNING;
+    const key = commandStepOf(command);
+    if (key === null) throw new WorkflowRefusal(`command ${command.commandNo} has no step to complete`);
+    const row = COMMAND_STEPS[key];
     if (row.completedBy === 'succeed') return { ended: await this.finish(command, true, null, null) };
     const status = commandTransition(command.status, row.completedBy);
     if (status === null) throw new WorkflowRefusal(`command machine refused ${row.completedBy} of ${command.commandNo}`);
@@ -173,44 +172,13 @@ class CommandWorkflow implements Workflow<Command> {
   }
 
   /**
-   * A blocked PENDING command is REJECTED (no event); a denied or expired approval REJECTED with withdrawal.failed
-   * (issue #26), its approval sub-state closed in the same write; anything else ends FAILED with its event, in one write.
+   * A failure the step decided ends the command where its COMMAND_STEPS row's failure route says (failsAs): REJECTED
+   * (reject) or FAILED; an error or the chain's evidence ends it FAILED. FAILED comes with the withdrawal.* event, in
+   * one write; a funded withdrawal gives back what its funding put on the sub-address first.
    */
-  async fail(command: Command, code: ErrorCode, message: string): Promise<Command> {
-    if (command.status === COMMAND_STATUS.PENDING && (code === 'APPROVAL-DENIED' || code === 'APPROVAL-TIMEOUT') && command.approval != null) {
-      const status = commandTransition(command.status, 'reject');
-      if (status === null) throw new WorkflowRefusal(`command machine refused reject of ${command.commandNo}`);
-      const now = this.deps.clock.now();
-      // A denial is the answer to an attempt of this stage: counted like the others.
-      const asked = code === 'APPROVAL-DENIED' ? { attempts: command.approval.attempts + 1, lastAttemptAt: now } : {};
-      const approval = { ...command.approval, ...asked, state: code === 'APPROVAL-DENIED' ? 'denied' as const : 'expired' as const, decidedAt: now };
-      const rejected: Command = {
-        ...command, status, approval, errorCode: code, lastError: message, finishedAt: now, lease: null, version: command.version + 1,
-      };
-      await this.ended(rejected, () => this.deps.uow.commit({ commands: [rejected], events: [withdrawalEvent(rejected, this.deps.ids.uuid(), now)] }));
-      return rejected;
-    }
-    if (command.status === COMMAND_STATUS.PENDING && POLICY_RECHECK_CODES.has(code)) {
-      // The policy no longer lets it run (issue #35 item 2): REJECTED before anything was sent, an awaited approval
-      // closed as cancelled, withdrawal.failed queued like a denied approval's, in one write.
-      const status = commandTransition(command.status, 'reject');
-      if (status === null) throw new WorkflowRefusal(`command machine refused reject of ${command.commandNo}`);
-      const now = this.deps.clock.now();
-      const approval = approvalOnCancel(command.approval, now);
-      const rejected: Command = {
-        ...command, status, ...(approval === undefined ? {} : { approval }), errorCode: code, lastError: message, finishedAt: now,
-        lease: null, version: command.version + 1,
-      };
-      await this.ended(rejected, () => this.deps.uow.commit({ commands: [rejected], events: [withdrawalEvent(rejected, this.deps.ids.uuid(), now)] }));
-      return rejected;
-    }
-    if (command.status === COMMAND_STATUS.PENDING && code === 'RISK-REVIEW-BLOCKED') {
-      const status = commandTransition(command.status, 'reject');
-      if (status === null) throw new WorkflowRefusal(`command machine refused reject of ${command.commandNo}`);
-      const now = this.deps.clock.now();
-      const blocked: Command = { ...command, status, errorCode: code, lastError: message, finishedAt: now, lease: null };
-      return this.ended(blocked, () => this.save(blocked, command.version));
-    }
+  async fail(command: Command, code: ErrorCode, message: string, decided = false): Promise<Command> {
+    const key = command.status === COMMAND_STATUS.RUNNING && command.funding != null ? null : commandStepOf(command);
+    if (decided && key !== null && COMMAND_STEPS[key].failsAs === 'REJECTED') return this.reject(command, code, message);
     if (command.status === COMMAND_STATUS.RUNNING && command.funding != null && command.funding.outcome === null) {
       // Failed after the funding put TRX or a delegation on the sub-address: those come back first (the reclaim
       // phases), then the command ends FAILED with this error and its withdrawal.failed event.
@@ -220,6 +188,38 @@ class CommandWorkflow implements Workflow<Command> {
       }
     }
     return this.finish(command, false, code, message);
+  }
+
+  /**
+   * REJECTED, nothing sent. Risk control's block is silent (no event: spec §6 has withdrawal events for success and
+   * failure only) and leaves the approval as it was. A denied or expired approval (issue #26) and a withdrawal policy
+   * that no longer lets it run (issue #35 item 2) close the approval (denied, expired; else cancelled) and queue
+   * withdrawal.failed, in one write.
+   */
+  private async reject(command: Command, code: ErrorCode, message: string): Promise<Command> {
+    const status = commandTransition(command.status, 'reject');
+    if (status === null) throw new WorkflowRefusal(`command machine refused reject of ${command.commandNo}`);
+    const now = this.deps.clock.now();
+    if (code === 'RISK-REVIEW-BLOCKED') {
+      const blocked: Command = { ...command, status, errorCode: code, lastError: message, finishedAt: now, lease: null };
+      return this.ended(blocked, () => this.save(blocked, command.version));
+    }
+    const rejected: Command = {
+      ...command, status, ...this.closedApproval(command, code, now), errorCode: code, lastError: message, finishedAt: now,
+      lease: null, version: command.version + 1,
+    };
+    await this.ended(rejected, () => this.deps.uow.commit({ commands: [rejected], events: [withdrawalEvent(rejected, this.deps.ids.uuid(), now)] }));
+    return rejected;
+  }
+
+  /** The approval as a rejection leaves it: denied (the denial counted as an attempt) or expired; else cancelled, if any. */
+  private closedApproval(command: Command, code: ErrorCode, now: number): Pick<Command, 'approval'> | Record<string, never> {
+    if ((code === 'APPROVAL-DENIED' || code === 'APPROVAL-TIMEOUT') && command.approval != null) {
+      const asked = code === 'APPROVAL-DENIED' ? { attempts: command.approval.attempts + 1, lastAttemptAt: now } : {};
+      return { approval: { ...command.approval, ...asked, state: code === 'APPROVAL-DENIED' ? 'denied' : 'expired', decidedAt: now } };
+    }
+    const approval = approvalOnCancel(command.approval, now);
+    return approval === undefined ? {} : { approval };
   }
 
   /**

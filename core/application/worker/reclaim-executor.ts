@@ -25,9 +25,11 @@ export interface ReclaimExecutorDeps extends StepDeps {
   readonly hooks?: RunnerHooks;
 }
 
-/** The reclaim's steps in RECLAIM_STEPS's order: give the stake back, then sweep the float (with its own bandwidth). */
-const PHASES = [COLLECTION_STATUS.UNDELEGATING_ENERGY, COLLECTION_STATUS.RECOVER_TRX] as const;
-type Phase = (typeof PHASES)[number];
+type PhaseName = keyof typeof RECLAIM_STEPS;
+type Phase = (typeof COLLECTION_STATUS)[PhaseName];
+
+/** The reclaim's phases in RECLAIM_STEPS's order (give the stake back, then sweep the float with its own bandwidth). */
+const PHASES: readonly Phase[] = (Object.keys(RECLAIM_STEPS) as PhaseName[]).map((name) => COLLECTION_STATUS[name]);
 
 /**
  * The reclaim a task gets in the unit of work that fails it: pending when the failed collection put something on
@@ -62,7 +64,7 @@ class ReclaimWorkflow extends TaskWorkflowBase implements Workflow<CollectionTas
     super(deps.tasks);
     // The planners are the workflow's code; everything else about a step is its RECLAIM_STEPS row.
     const step = (phase: Phase, planner: (d: StepDeps, s: StepSettings, subject: StepSubject) => Promise<StepPlan>) =>
-      stepOfRow<CollectionTask>(RECLAIM_STEPS[collectionStatusName(phase) as keyof typeof RECLAIM_STEPS], confirmations, {
+      stepOfRow<CollectionTask>({ ...RECLAIM_STEPS[collectionStatusName(phase) as PhaseName], awaits: null }, confirmations, {
         plan: (task: CollectionTask) => this.plan(task, phase, planner),
       });
     this.steps = {

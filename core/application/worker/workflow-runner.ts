@@ -139,8 +139,12 @@ export interface Workflow<S extends Versioned> {
    * step open, and a crash makes the next stage follow it to the same completion again.
    */
   complete(subject: S, record: PreparedTransaction | null): Promise<{ readonly next: S } | { readonly ended: S } | { readonly unsaved: S }>;
-  /** Ends the workflow FAILED (never asked for a step that must finish); returns the terminal subject as stored. */
-  fail(subject: S, code: ErrorCode, message: string): Promise<S>;
+  /**
+   * Ends the workflow FAILED (never asked for a step that must finish); returns the terminal subject as stored.
+   * `decided`: the step's own plan decided the failure (a refusal), not an error or the chain's evidence (a command's
+   * step table routes such a refusal, COMMAND_STEPS' failsAs).
+   */
+  fail(subject: S, code: ErrorCode, message: string, decided?: boolean): Promise<S>;
   /** Optimistic write: the stored version must be `readVersion`; returns what was stored (version readVersion + 1). */
   save(next: S, readVersion: number): Promise<S>;
 }
@@ -450,7 +454,7 @@ export class WorkflowRunner<S extends Versioned> {
         return this.retry(progress, step, new Error(decision.reason));
       case 'fail':
         if (step.mustFinish) throw new WorkflowRefusal(`${step.name} cannot fail (${decision.code}: ${decision.message})`);
-        progress.subject = await this.workflow.fail(progress.subject, decision.code, decision.message);
+        progress.subject = await this.workflow.fail(progress.subject, decision.code, decision.message, true);
         return 'finished';
     }
   }
