@@ -133,6 +133,10 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
   const notFound = fallback(routes, options.logger);
   h3.all('/**', async (event) => {
     const method = event.req.method;
+    // The service's front door is the console: a person who opens the bare address lands on its sign-in.
+    if ((method === 'GET' || method === 'HEAD') && event.url.pathname === '/') {
+      return new Response(null, { status: 302, headers: { location: '/console', 'cache-control': 'no-store' } });
+    }
     if ((method !== 'GET' && method !== 'HEAD') || !event.url.pathname.startsWith('/console/')) return notFound(event);
     const file = await consoleFile(event.url.pathname, event.req.headers.get('if-none-match'));
     return file === null ? notFound(event) : new Response(file.status === 304 ? null : file.body, { status: file.status, headers: file.headers });

@@ -53,6 +53,15 @@ const codeNow = (secret: Uint8Array): string => {
   return totp.codeAt(secret, stepAt(h.clock.now()));
 };
 
+describe('the front door', () => {
+  it('GET / sends a person to the console; other unknown addresses stay 404 in the envelope', async () => {
+    const root = await fetch(`${h.url}/`, { redirect: 'manual' });
+    expect([root.status, root.headers.get('location')]).toEqual([302, '/console']);
+    fails(await h.call('GET', '/nothing-here'), 404, 'NOT-FOUND');
+    expect((await h.call('POST', '/')).status).toBe(404);
+  });
+});
+
 describe('console cookie session', () => {
   it('a bearer token answers as before, a console cookie beside it ignored: a session token on a developer route is 403', async () => {
     const a = await userWithWallets(h);
