@@ -1,5 +1,5 @@
 /**
- * The BlockSource port on TRON nodes (one, or several with failover: tron-node-pool.ts). A block costs at most two
+ * The BlockSource port on TRON nodes (one, or several with failover: the NodePool of tron-node-pool.ts). A block costs at most two
  * calls: `getblockbynum` (or the `getnowblock` reply already in hand when the head is the next block) and, when the
  * block has transactions, `gettransactioninfobyblocknum` for fees, `Transfer` logs and internal transactions, under
  * /wallet (head) or /walletsolidity (solidified). Final balances are `getaccount` and `balanceOf` through
@@ -19,10 +19,10 @@ import type {
   BalanceChange, BlockId, BlockReceipt, BlockSource, BlockTransfer, ChainBlock, ChainLevel, FinalBalances,
 } from '../../core/ports/block-source.port.js';
 import { toTransactionState, type TransactionInfoJson } from './tron-views.js';
-import { TronNodePool, type CallBudget, type NodeCaller, type NodeStatus, type TronNodeEndpoint } from './tron-node-pool.js';
+import { NodePool, type NodeCaller, type NodePoolOptions, type NodeStatus, type TronNodeEndpoint } from './tron-node-pool.js';
 
 /** Options of {@link TronBlockSource}: one node (`fullHost` …) or several (`nodes`, in order of preference). */
-export interface TronBlockSourceOptions {
+export interface TronBlockSourceOptions extends Omit<NodePoolOptions, 'nodes'> {
   /** FullNode base URL (a devnet's url, or a provider's). Ignored when `nodes` is given. */
   readonly fullHost?: string;
   /** Solidity node base URL when it is not the full host (java-tron serves /walletsolidity on port 8091). */
@@ -31,17 +31,6 @@ export interface TronBlockSourceOptions {
   readonly apiKey?: string;
   /** Several nodes, the first preferred; a failing or rate-limited node is skipped with backoff. */
   readonly nodes?: readonly TronNodeEndpoint[];
-  /** HTTP timeout per request (default 15 s). */
-  readonly timeoutMs?: number;
-  /** Per-node call budget (e.g. a provider's 100,000 calls a day). */
-  readonly budget?: CallBudget;
-  readonly backoff?: { readonly baseMs: number; readonly maxMs: number };
-  /** Clock of backoff and budget windows (default Date.now). */
-  readonly now?: () => number;
-  /** Told each time a node fails an operation, with its origin: for metrics. */
-  readonly onNodeFailure?: (node: string) => void;
-  /** Told each request sent to a node, with its path: for metrics (issue #27). */
-  readonly onCall?: (path: string) => void;
 }
 
 /** keccak256("Transfer(address,address,uint256)"). */
@@ -76,18 +65,19 @@ interface InfoJson {
 
 /** Reads blocks and final balances. Construct freely: no request is made until a method is called. */
 export class TronBlockSource implements BlockSource {
-  private readonly pool: TronNodePool;
+  private readonly pool: NodePool;
   /** The last getnowblock reply per level, reused when the scanner asks for that very block next. */
   private readonly lastHead = new Map<ChainLevel, BlockJson>();
 
   constructor(options: TronBlockSourceOptions) {
     const key = options.apiKey === undefined ? {} : { apiKey: options.apiKey };
     const nodes = options.nodes ?? [{ fullHost: required(options.fullHost), ...(options.solidityHost === undefined ? {} : { solidityHost: options.solidityHost }) }];
-    this.pool = new TronNodePool({
+    this.pool = new NodePool({
       nodes: nodes.map((n) => ({ ...key, ...n })),
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
       ...(options.budget === undefined ? {} : { budget: options.budget }),
-      ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
+      // The scanner can wait: a failing node is left alone longer than the gateway's minute.
+      backoff: options.backoff ?? { baseMs: 1_000, maxMs: 300_000 },
       ...(options.now === undefined ? {} : { now: options.now }),
       ...(options.onNodeFailure === undefined ? {} : { onNodeFailure: options.onNodeFailure }),
       ...(options.onCall === undefined ? {} : { onCall: options.onCall }),

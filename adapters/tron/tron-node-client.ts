@@ -6,7 +6,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  */
 import { providers } from 'tronweb';
 import { ChainError } from '../../core/domain/errors.js';
-import { FallbackRefusal, guarded, nodeFailure, NodeRefusal, type CallKind } from './tron-errors.js';
+import { guarded, NodeRefusal, type CallKind } from './tron-errors.js';
+import { NodePool, type TronNodeEndpoint } from './tron-node-pool.js';
 import { nodeRequester, type NodeRequester } from './node-http.js';
 
 /** Where a request goes. */
@@ -60,25 +61,6 @@ interface BlockView {
   readonly reads: Map<string, Promise<unknown>>;
 }
 
-/** One node's endpoints and, when it failed as a node, until when it is skipped. */
-interface NodeLink {
-  /** The full host's origin, for metrics. */
-  readonly name: string;
-  readonly full: Provider;
-  readonly solidity: Provider;
-  /** Where requests to each endpoint go (node-http.ts: node:http, or the provider behind a proxy). */
-  readonly fullHttp: NodeRequester;
-  readonly solidityHttp: NodeRequester;
-  failures: number;
-  until: number;
-  /** When it last failed (a failure of a request asked before that is the same burst). */
-  failedAt: number;
-}
-
-/** Pause of a node that failed: its Retry-After, else 1 s doubling per failure in a row, at most a minute. */
-const PAUSE_BASE_MS = 1_000;
-const PAUSE_MAX_MS = 60_000;
-
 type Json = Record<string, unknown>;
 
 /** A broadcast reply that settles the question: accepted, or already known to the node. */
@@ -117,36 +99,32 @@ export class TronNodeClient {
   readonly solidity: Provider;
   private readonly pro: NodeRequester | undefined;
   private readonly inFlight = new Map<string, Promise<unknown>>();
-  /** The configured node first, then the fallbacks. */
-  private readonly nodes: readonly NodeLink[];
+  /** The configured node first, then the fallbacks (the one pool of node access). */
+  private readonly pool: NodePool;
+  /** Told each pro-tier request (the pool tells its own). */
+  private readonly onCall: (path: string) => void;
   private readonly now: () => number;
   /** The reads of the moment being run (withMoment), by endpoint, path and body. */
   private readonly moments = new AsyncLocalStorage<Map<string, Promise<unknown>>>();
-  private readonly onNodeFailure: (node: string) => void;
-  private readonly onCall: (path: string) => void;
   private readonly blockCacheMs: number;
   private readonly tip: () => number | null;
   private view: BlockView | null = null;
   private solid: { readonly block: BlockRef; readonly at: number } | null = null;
 
   constructor(options: TronNodeClientOptions) {
-    const headers: Record<string, string> = options.apiKey ? { 'TRON-PRO-API-KEY': options.apiKey } : {};
-    const link = (fullHost: string, solidityHost: string | undefined): NodeLink => {
-      const full = new providers.HttpProvider(fullHost, options.timeoutMs, '', '', headers);
-      const solidity = new providers.HttpProvider(solidityHost ?? fullHost, options.timeoutMs, '', '', headers);
-      return {
-        name: new URL(fullHost).origin, full, solidity,
-        fullHttp: nodeRequester(full, fullHost, options.timeoutMs, headers),
-        solidityHttp: nodeRequester(solidity, solidityHost ?? fullHost, options.timeoutMs, headers),
-        failures: 0, until: 0, failedAt: Number.NEGATIVE_INFINITY,
-      };
-    };
-    this.nodes = [link(options.fullHost, options.solidityHost), ...(options.fallbackNodes ?? []).map((n) => link(n.fullHost, n.solidityHost))];
-    this.full = this.nodes[0]!.full;
-    this.solidity = this.nodes[0]!.solidity;
+    const key = options.apiKey ? { apiKey: options.apiKey } : {};
+    const endpoint = (fullHost: string, solidityHost: string | undefined): TronNodeEndpoint =>
+      ({ fullHost, ...(solidityHost === undefined ? {} : { solidityHost }), ...key });
     this.now = options.now ?? Date.now;
-    this.onNodeFailure = options.onNodeFailure ?? (() => undefined);
+    this.pool = new NodePool({
+      nodes: [endpoint(options.fullHost, options.solidityHost), ...(options.fallbackNodes ?? []).map((n) => endpoint(n.fullHost, n.solidityHost))],
+      timeoutMs: options.timeoutMs, now: this.now,
+      ...(options.onNodeFailure === undefined ? {} : { onNodeFailure: options.onNodeFailure }),
+      ...(options.onCall === undefined ? {} : { onCall: options.onCall }),
+    });
     this.onCall = options.onCall ?? (() => undefined);
+    this.full = this.pool.first.fullProvider;
+    this.solidity = this.pool.first.solidityProvider;
     this.blockCacheMs = Math.max(0, options.blockCacheMs ?? 0);
     this.tip = options.tip ?? (() => null);
     if (options.proTierKey) {
@@ -247,89 +225,22 @@ export class TronNodeClient {
    * (the same txid; a node that has it already answers DUP_TRANSACTION_ERROR).
    */
   broadcast(signed: Json): Promise<unknown> {
-    return this.onNode(async (node) => {
-      this.onCall('wallet/broadcasttransaction');
-      const reply = await node.fullHttp.request<unknown>('wallet/broadcasttransaction', signed);
-      const error = reply !== null && typeof reply === 'object' ? (reply as Json)['Error'] : undefined;
-      // As for reads: a quota text fails over; any other error body is the node's answer.
-      if (typeof error === 'string') throw new NodeRefusal(error);
-      return reply;
-    }, isAccepted);
+    return this.pool.ask((node) => node.send<unknown>('full', 'wallet/broadcasttransaction', signed, true), isAccepted);
   }
 
   private send<T>(endpoint: Endpoint, path: string, body: Json): Promise<T> {
-    const ask = async (provider: NodeRequester): Promise<T> => {
-      this.onCall(path);
-      const reply = await provider.request<unknown>(path, body);
-      if (reply === null || typeof reply !== 'object') throw new NodeRefusal(`${path}: unexpected reply`);
-      const error = (reply as Json)['Error'];
-      // An error body is java-tron's answer, unless it is a provider's quota text (then nodeFailure fails it over).
-      if (typeof error === 'string') throw new NodeRefusal(error);
-      return reply as T;
-    };
-    if (endpoint === 'pro') return ask(this.proRequester());
-    return this.onNode((node) => ask(endpoint === 'full' ? node.fullHttp : node.solidityHttp));
+    if (endpoint === 'pro') return this.askPro<T>(path, body);
+    return this.pool.ask((node) => node.send<T>(endpoint, path, body));
   }
 
-  /**
-   * Runs one request on the first node not paused, in the configured order; a node that fails as a node
-   * (`nodeFailure`: unreachable, no reply, HTTP 5xx/401/403/408/425/429, a quota text, also in an error body) is paused
-   * (its Retry-After, else 1 s doubling per failure in a row up to a minute) and the request goes to the next. An
-   * answer from java-tron (a refusal, any other `{"Error": …}` body, HTTP 404) is final from the first configured
-   * node only. From a fallback only a success is taken (for a broadcast, `final` says which replies are): its refusal
-   * may come from a node behind or a misconfigured one, so the caller sees the first node's failure instead (or, when
-   * that node was paused and not asked, a transient error) and retries later, as it would have without fallbacks. When every node is
-   * paused the one whose pause ends first is asked anyway, so a single node behaves as if there were no pausing.
-   * Nodes may disagree (one behind another): the workflows' rules already read a node behind as "not yet", never as
-   * "absent" (decisions 82, 83).
-   */
-  private async onNode<T>(request: (node: NodeLink) => Promise<T>, final: (reply: T) => boolean = () => true): Promise<T> {
-    const now = this.now();
-    const ready = this.nodes.filter((n) => n.until <= now);
-    const order = ready.length > 0 ? ready : [this.nodes.reduce((a, b) => (b.until < a.until ? b : a))];
-    let failure: unknown;
-    for (const node of order) {
-      const asked = this.now();
-      let reply: T;
-      try {
-        reply = await request(node);
-      } catch (error) {
-        const asNode = nodeFailure(error, this.now());
-        if (asNode === null) throw node === this.nodes[0] ? error : this.notFinal(node, failure, error);
-        this.pause(node, asked, asNode.retryAfterMs);
-        failure = error;
-        continue;
-      }
-      // A success keeps a pause another request set meanwhile (a 429's Retry-After stands).
-      node.failures = 0;
-      if (node !== this.nodes[0] && !final(reply)) throw this.notFinal(node, failure, reply);
-      return reply;
-    }
-    throw failure;
-  }
-
-  /**
-   * What the caller sees when a fallback refuses: the first node's failure in this request, else (the first node was
-   * paused, not asked) a transient ChainError until the first node's pause ends.
-   */
-  private notFinal(node: NodeLink, failure: unknown, answer: unknown): unknown {
-    if (failure !== undefined) return failure;
-    const said = answer instanceof Error ? answer.message : JSON.stringify(answer);
-    return new FallbackRefusal(`${node.name} refused (${said}) while the first node is paused; a fallback's refusal is not final`,
-      Math.max(0, this.nodes[0]!.until - this.now()));
-  }
-
-  /**
-   * Pauses a node that failed a request asked at `asked`: its Retry-After, else 1 s doubling per failure in a row up
-   * to a minute. Failures of requests that were in flight together count once (a burst is one failure, not ten).
-   */
-  private pause(node: NodeLink, asked: number, retryAfterMs: number | null): void {
-    const burst = node.failedAt > asked;
-    if (!burst) node.failures += 1;
-    node.failedAt = this.now();
-    const pause = retryAfterMs ?? Math.min(PAUSE_BASE_MS * 2 ** Math.min(node.failures - 1, 16), PAUSE_MAX_MS);
-    node.until = Math.max(node.until, this.now() + pause);
-    this.onNodeFailure(node.name);
+  private async askPro<T>(path: string, body: Json): Promise<T> {
+    const pro = this.proRequester();
+    this.onCall(path);
+    const reply = await pro.request<unknown>(path, body);
+    if (reply === null || typeof reply !== 'object') throw new NodeRefusal(`${path}: unexpected reply`);
+    const error = (reply as Json)['Error'];
+    if (typeof error === 'string') throw new NodeRefusal(error);
+    return reply as T;
   }
 
   /**
