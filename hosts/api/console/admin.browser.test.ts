@@ -45,11 +45,14 @@ describe.skipIf(!chromiumFound)('operator console in chromium', () => {
   let w: World;
   let merchant: Merchant;
   let merchantId: number;
+  let merchantEmail: string;
   let tab: ConsoleTab;
   beforeAll(async () => {
     [browser, w] = await Promise.all([launchChromium(), startWorld()]);
     merchant = await newMerchant(w);
-    merchantId = (await call(w, 'GET', '/api/auth/console/session', { token: merchant.session })).user_id as number;
+    const me = await call(w, 'GET', '/api/auth/console/session', { token: merchant.session });
+    merchantId = me.user_id as number;
+    merchantEmail = me.email as string;
     // A failed withdrawal and a DEAD delivery of the merchant, as the worker leaves them, for the screens to show.
     const stores = w.dev.composition.container.get(TOKENS.Stores);
     const now = w.clock.now();
@@ -268,6 +271,38 @@ describe.skipIf(!chromiumFound)('operator console in chromium', () => {
       const expired = await withCookie(idle, '/api/admin/risk/deny', sameOrigin);
       expect(expired.status).toBe(401);
       expect(await expired.json()).toMatchObject({ code: 'UNAUTHENTICATED', message: expect.stringContaining('sign in again') });
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('an approval URL under review shows its exact URL and secret fingerprint; rejecting it with a note through the screen takes it off', async () => {
+    // Last: a new approver is a loosening that takes effect a day later (issue #35 item 3), which ends every session.
+    const login = async (): Promise<string> =>
+      (await call(w, 'POST', '/api/auth/login', { body: { email: merchantEmail, password: 'correct horse battery staple' }, expect: 200 })).session_token as string;
+    const url = `http://127.0.0.1:9/approve/${merchantId}`;
+    await call(w, 'PUT', '/api/policies/withdrawal', { token: await login(), body: { approval_url: url, approval_secret: 'approver secret 0123456789abcdef' }, expect: 202 });
+    w.clock.advance(24 * 3_600_000 + 1_000);
+    const session = await login();
+    await call(w, 'GET', '/api/policies/withdrawal', { token: session, expect: 200 });
+    const pending = (await call(w, 'GET', '/api/admin/approval-urls/pending', { token: w.dev.adminToken })) as { user_id: number; pending_url: string; secret_fingerprint: string }[];
+    expect(pending).toMatchObject([{ user_id: merchantId, pending_url: url }]);
+    const t = await openConsole(browser, w, { path: '/admin#/reviews' });
+    try {
+      await t.page.getByRole('heading', { level: 1, name: 'Operator sign-in' }).waitFor();
+      await signInAdmin(t);
+      const review = t.page.getByRole('region', { name: `Approval URL of user ${merchantId}` });
+      await review.getByText(url, { exact: true }).waitFor();
+      await review.getByText(pending[0]!.secret_fingerprint, { exact: true }).waitFor();
+      await review.getByRole('button', { name: 'Reject' }).click();
+      expect(await review.getByLabel(`Note for rejecting the Approval URL of user ${merchantId}`).evaluate((el) => (el as HTMLInputElement).validity.valueMissing)).toBe(true);
+      await review.getByLabel(`Note for rejecting the Approval URL of user ${merchantId}`).fill('not an endpoint of the company');
+      await review.getByRole('button', { name: 'Reject' }).click();
+      await t.page.getByRole('status').getByText(`Rejected: Approval URL of user ${merchantId}.`).waitFor();
+      expect(await call(w, 'GET', '/api/admin/approval-urls/pending', { token: w.dev.adminToken })).toEqual([]);
+      const policy = await call(w, 'GET', '/api/policies/withdrawal', { token: session, expect: 200 });
+      expect(policy.approval).toMatchObject({ url: null, pending_url: null, review_note: 'not an endpoint of the company' });
+      expect(await axeViolations(t.page)).toEqual([]);
     } finally {
       await t.close();
     }
