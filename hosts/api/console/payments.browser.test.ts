@@ -4,6 +4,7 @@ import {
   axeViolations, call, chromiumFound, consoleOrigin, emailOf, gzipSizes, launchChromium, mailedCode, newMerchant, openConsole, PASSWORD,
   screenshot, shows, signIn, startWorld, type ConsoleTab, type Merchant, type World,
 } from './console.browser-fixture.js';
+import { enrol } from './console-team.browser-fixture.js';
 
 /**
  * The console's Payments screen (issue #38 item 1) in Debian's chromium against the `npm start` stack: a payment
@@ -223,6 +224,38 @@ describe.skipIf(!chromiumFound)('console payments in chromium', () => {
     } finally {
       await t.close();
     }
+  });
+
+  it('with two-factor on, a refund asks for the authentication code in the step-up dialog and is then accepted', async () => {
+    const { page } = tab;
+    // A request paid in part, not forwarded: its refund leaves its own sub-address (the form's choice for it).
+    const till = (await call(w, 'POST', '/api/wallets', { token: owner.apiToken, body: { network_code: 'TRON', address_type: 2 }, expect: 201 })).address as string;
+    const partial = await call(w, 'POST', '/api/cashier/tokens', {
+      token: owner.apiToken, body: { address: till, amount: '10000000', asset_symbol: 'USDT', reference: 'Order 44' }, expect: 201,
+    });
+    await w.dev.faucet.send(till, 'USDT', '4000000');
+    expect(await mineUntilNot(partial.token_no as string, 'awaiting')).toBe('partially_paid');
+    const code = await enrol(w, owner.session);
+    w.clock.advance(61_000);
+    await page.goto(`${consoleOrigin(w)}/console#/payments/${partial.token_no}`);
+    await page.reload();
+    await shows(page, page.getByRole('heading', { level: 1 }));
+    if (await page.getByRole('heading', { level: 1, name: 'Sign in' }).isVisible()) await signIn(page, await emailOf(w, owner), PASSWORD, code());
+    const refund = main(page).getByRole('region', { name: 'Refund', exact: true });
+    await shows(page, refund.getByText('Refundable now: 4 USDT'));
+    expect(await refund.getByLabel('Send from', { exact: true }).inputValue()).toBe(till);
+    await refund.getByLabel('Send to address', { exact: true }).fill(owner.sub);
+    await refund.getByLabel('Amount', { exact: true }).fill('1');
+    await refund.getByRole('button', { name: 'Refund payment' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Confirm with your authentication code' });
+    await shows(page, dialog);
+    await dialog.getByLabel('Authentication code', { exact: true }).fill(code());
+    await dialog.getByRole('button', { name: 'Confirm' }).click();
+    await shows(page, refund.getByText(/^Refund requested: withdrawal \S+\.$/));
+    const refunds = (await call(w, 'GET', `/api/cashier/tokens/${partial.token_no}`, { token: owner.apiToken })).payment.refunds as { amount: string; command_no: string }[];
+    expect(refunds.map((r) => r.amount)).toEqual(['1000000']);
+    expect(await refund.getByRole('status').innerText()).toBe(`Refund requested: withdrawal ${refunds[0]!.command_no}.`);
+    expect(tab.errors).toEqual([]);
   });
 
   it('Payments\' own script stays small: its modules\' gzip size', async () => {
