@@ -79,6 +79,12 @@ describe.skipIf(!chromiumFound)('console books in chromium', () => {
     // Nothing sticks out sideways: the page is no wider than the phone.
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
     expect(await axeViolations(page)).toEqual([]);
+    // In Simplified Chinese: the screen's own texts.
+    await page.getByRole('button', { name: '简体中文' }).click();
+    await expect.poll(() => page.locator('h1').allInnerTexts()).toEqual(['账簿']);
+    for (const name of ['对账单', '分录', '对账']) await page.getByRole('heading', { level: 2, name, exact: true }).waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: 'English' }).click();
   });
 
   it('a viewer reads the books too', { timeout: 30_000 }, async () => {

@@ -138,6 +138,21 @@ describe.skipIf(!chromiumFound)('console developers and security in chromium', (
     expect(tab.errors).toEqual([]);
   });
 
+  it('the owner of a team turns 2FA off with the password and a code: a loosening, shown as pending', { timeout: 30_000 }, async () => {
+    const { page } = tab;
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD, { timeout: 5_000 }).catch(async (e: unknown) => {
+      throw new Error(`${(await page.locator('body').innerText()).slice(0, 1500)}\n${tab.failures.join('\n')}`, { cause: e });
+    });
+    await page.getByLabel('Authentication code', { exact: true }).fill(code(), { timeout: 5_000 });
+    await page.getByRole('button', { name: 'Turn off two-factor authentication' }).click({ timeout: 5_000 });
+    await page.getByRole('region', { name: 'Two-factor authentication' }).getByText('This change waits', { exact: false }).waitFor({ timeout: 10_000 }).catch(async (e: unknown) => {
+      throw new Error(`${(await page.locator('main').innerText()).slice(0, 1500)}\n${tab.failures.join('\n')}`, { cause: e });
+    });
+    expect(await page.getByRole('region', { name: 'Two-factor authentication' }).getByText(/users\.\d+\.two_factor/).count()).toBe(1);
+    expect((await ok(w, 'GET', '/policies/changes', 200, { token: owner.session })).items.map((c: { loosens: string[] }) => c.loosens).flat())
+      .toEqual(expect.arrayContaining([expect.stringMatching(/^users\.\d+\.two_factor$/)]));
+  });
+
   it('a viewer has no Developers screen (nav, address and API refuse) and is offered no change on Security', { timeout: 60_000 }, async () => {
     const viewer = await joinAs(w, 'viewer@team.example');
     const t = await openConsole(browser, w, { path: '#/security' });

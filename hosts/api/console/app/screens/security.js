@@ -70,7 +70,9 @@ function PendingNotice({ t, change, lang }) {
 
 function TwoFactor({ api, t, session, lang }) {
   const [enabledHere, setOn] = useState(false);
-  const on = enabledHere || session.two_factor_enabled;
+  // The shell's session is read at sign-in: the state now comes from the session route.
+  const { data: now } = usePoll(({ background }) => api.get('/auth/console/session', undefined, { background }), { intervalMs: 60_000 });
+  const on = enabledHere || (now?.two_factor_enabled ?? session.two_factor_enabled);
   const [form, setForm] = useState({ password: '', code: '' });
   const [result, setResult] = useState(null);
   const [disable, busy, error] = useAction(async () => {
