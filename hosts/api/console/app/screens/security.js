@@ -199,7 +199,7 @@ function Policy({ api, t, lang, admin, policy, refresh }) {
     ${p.new_destinations_held_until ? html`<${Notice} kind="warn">${t('held')} <${Time} iso=${p.new_destinations_held_until} lang=${lang} /></${Notice}>` : null}
     <p>${t('approver_status')}: ${p.approval?.status ?? '—'}${p.approval_url ? html` <code>${p.approval_url}</code>` : null}</p>
     <form class="card" onSubmit=${(e) => { e.preventDefault(); save(); }}>
-      <div class="field"><label><input type="checkbox" checked=${form.allowListOnly} disabled=${!admin} onChange=${(e) => setEdit({ ...form, allowListOnly: e.currentTarget.checked })} /> ${t('allow_list_only')}</label></div>
+      <div><label><input type="checkbox" checked=${form.allowListOnly} disabled=${!admin} onChange=${(e) => setEdit({ ...form, allowListOnly: e.currentTarget.checked })} /> ${t('allow_list_only')}</label></div>
       <p class="muted">${t('limit_hint')}</p>
       ${ASSETS.map((asset) => html`<fieldset>
         <legend>${asset}</legend>
