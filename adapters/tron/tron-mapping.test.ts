@@ -160,6 +160,7 @@ describe('toChainResources', () => {
     expect(r.energy).toEqual({ available: 0, used: 700, limit: 670, stakedSun: 100_000_000n, delegatedOutSun: 40_000_000n, receivedSun: 7_000_000n });
     expect(r.bandwidth).toMatchObject({ freeAvailable: 332, freeUsed: 268, stakedAvailable: 3, stakedSun: 6_000_000n, delegatedOutSun: 1_000_000n });
     expect(r.withdrawableSun).toBe(2_000_000n);
+    expect(r.unstakingSun).toBe(3_000_000n);
     expect(r.delegatedTo).toEqual(['TA']);
   });
 

@@ -51,7 +51,7 @@ const int = (n: number | undefined): number => Math.max(0, Math.trunc(n ?? 0));
  * The spec §2 resources object. `stakedSun` is everything the address staked for the resource, including the
  * part it delegated out (TronScan's "staked"); `delegatedOutSun` is that part, so `stakedSun − delegatedOutSun`
  * is what backs the address's own limit. `withdrawableSun` sums unstaking entries whose wait ended at `nowMs`
- * (chain time: the head block's timestamp, not the server clock).
+ * (chain time: the head block's timestamp, not the server clock), `unstakingSun` those still waiting.
  */
 export function toChainResources(
   account: AccountJson,
@@ -68,8 +68,10 @@ export function toChainResources(
   const energyOut = big(account.account_resource?.delegated_frozenV2_balance_for_energy);
   const bandwidthOut = big(account.delegated_frozenV2_balance_for_bandwidth);
   let withdrawable = 0n;
+  let unstaking = 0n;
   for (const u of account.unfrozenV2 ?? []) {
     if ((u.unfreeze_expire_time ?? 0) <= nowMs) withdrawable += big(u.unfreeze_amount);
+    else unstaking += big(u.unfreeze_amount);
   }
   const energyLimit = int(resource.EnergyLimit);
   const energyUsed = int(resource.EnergyUsed);
@@ -99,6 +101,7 @@ export function toChainResources(
       receivedSun: big(account.acquired_delegated_frozenV2_balance_for_bandwidth),
     },
     withdrawableSun: withdrawable,
+    unstakingSun: unstaking,
     delegatedTo: [...lists.delegatedTo],
     receivedFrom: [...lists.receivedFrom],
   };

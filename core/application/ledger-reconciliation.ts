@@ -84,7 +84,7 @@ export class LedgerReconciliation {
         if (judgement.status === 'discrepancy' && asset.contractAddress === null) {
           // Only now is the stake worth a read: it explains a TRX difference or nothing.
           const r = await this.deps.chain.getResources(wallet.address);
-          judgement = judgeReconciliation({ ...facts, stakedSun: r.energy.stakedSun + r.bandwidth.stakedSun + r.withdrawableSun });
+          judgement = judgeReconciliation({ ...facts, stakedSun: r.energy.stakedSun + r.bandwidth.stakedSun + (r.unstakingSun ?? 0n) + r.withdrawableSun });
         }
         lines.push({ userId, networkCode: wallet.networkCode, address: wallet.address, assetSymbol: asset.symbol, ledger: facts.ledger, chain, judgement });
       }

@@ -21,7 +21,7 @@ export interface ReconciliationFacts {
   readonly chain: bigint;
   /** The amounts of the address's pending deposits of the asset (seen by the scanner, not confirmed). */
   readonly pendingIn: bigint;
-  /** TRX only: what the address holds in stake (staked, and unstaked awaiting withdrawal); 0 for a token. */
+  /** TRX only: what the address holds in stake (staked, unstaking, and unstaked awaiting withdrawal); 0 for a token. */
   readonly stakedSun: bigint;
   /** A sweep or a withdrawal that touches the address has not ended: its booking comes after, so nothing is judged. */
   readonly inFlight: boolean;

@@ -13,6 +13,8 @@ import { loadConfig } from '../composition/config.js';
 import { composeContainer, type Composition } from '../composition/container.js';
 import { TOKENS } from '../composition/tokens.js';
 import { LEDGER_RECONCILIATION, startComposedWorker } from './compose-worker.js';
+import { LedgerReconciliation } from '../../core/application/ledger-reconciliation.js';
+import { custodialAccount, holderAccount } from '../../core/domain/ledger.js';
 import type { RunningWorker } from './index.js';
 import { driveUntil } from './worker-drive.js';
 import { buildWorkerWorld, TRX, type WorkerWorld } from './worker-test-fixture.js';
@@ -102,5 +104,25 @@ describe('the worker reconciles the books with the chain', { timeout: 60_000 }, 
         { asset_symbol: 'USDT', status: 'matched', ledger_balance: '7250000', chain_balance: '7250000', unexplained: '0' }],
     });
     expect((await app.ledger.balances(user.userId, {})).items.find((b) => b.address === sub && b.asset_symbol === 'TRX')).toBeUndefined();
+  });
+
+  it('booked TRX put in stake, and part of it unstaking, is explained as staked, not a discrepancy (the books book no staking)', async () => {
+    world = await buildWorkerWorld({ stakeTrx: 0n, liquidTrx: 500n });
+    const w = world;
+    const main = w.main.address;
+    const booked = await w.gateway.getTrxBalance(main);
+    await w.stores.ledger.post({ transactionId: 'open', userId: w.userId, occurredAt: w.clock.now(), reverses: null, cause: { type: 'deposit', id: 'open' },
+      lines: [{ account: holderAccount('external_in', 'TRON', 'TRX'), amount: -booked }, { account: custodialAccount('TRON', 'TRX', main), amount: booked }] });
+    const reconciliation = new LedgerReconciliation({ ...w.stores, chain: w.gateway, assets: w.assets });
+    const mainTrx = async () => (await reconciliation.user(w.userId)).find((l) => l.address === main && l.assetSymbol === 'TRX')!;
+    expect((await mainTrx()).judgement.status).toBe('matched');
+    await w.gateway.broadcast(await w.gateway.prepare(w.main, { kind: 'freeze', resource: 'ENERGY', amountSun: 100n * TRX }));
+    w.devnet.mine(1);
+    await w.gateway.broadcast(await w.gateway.prepare(w.main, { kind: 'unfreeze', resource: 'ENERGY', amountSun: 40n * TRX }));
+    w.devnet.mine(1);
+    const line = await mainTrx();
+    // The liquid balance is short of the books by the whole stake, 60 staked and 40 waiting (free bandwidth: no fee).
+    expect(line.chain).toBe(booked - 100n * TRX);
+    expect(line.judgement).toEqual({ status: 'explained', difference: -100n * TRX, explained: [{ reason: 'staked', amount: -100n * TRX }], unexplained: 0n });
   });
 });

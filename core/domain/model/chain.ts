@@ -20,6 +20,11 @@ export interface ChainResources {
     readonly receivedSun: bigint;
   };
   readonly withdrawableSun: bigint;
+  /**
+   * Optional: TRX unstaked whose wait has not ended yet (unfrozenV2 entries not yet expired): out of the liquid balance
+   * and out of the stake, back only once withdrawn. What the books against the chain count as stake (issue #36).
+   */
+  readonly unstakingSun?: bigint;
   readonly delegatedTo: readonly string[];
   readonly receivedFrom: readonly string[];
 }
