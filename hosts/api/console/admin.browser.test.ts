@@ -295,7 +295,7 @@ describe.skipIf(!chromiumFound)('operator console in chromium', () => {
       await review.getByText(url, { exact: true }).waitFor();
       await review.getByText(pending[0]!.secret_fingerprint, { exact: true }).waitFor();
       await review.getByRole('button', { name: 'Reject' }).click();
-      expect(await review.getByLabel(`Note for rejecting the Approval URL of user ${merchantId}`).evaluate((el) => (el as HTMLInputElement).validity.valueMissing)).toBe(true);
+      expect(await review.getByLabel(`Note for rejecting the Approval URL of user ${merchantId}`).evaluate((el) => (el as unknown as { validity: { valueMissing: boolean } }).validity.valueMissing)).toBe(true);
       await review.getByLabel(`Note for rejecting the Approval URL of user ${merchantId}`).fill('not an endpoint of the company');
       await review.getByRole('button', { name: 'Reject' }).click();
       await t.page.getByRole('status').getByText(`Rejected: Approval URL of user ${merchantId}.`).waitFor();
