@@ -135,8 +135,12 @@ export async function startDev(options: DevOptions = {}): Promise<DevProcess> {
       ...(options.clock === undefined ? {} : { clock: options.clock }),
     });
     composition = composed;
-    composed.container.onActivation(TOKENS.Stores, (_ctx, stores) => ({ ...stores, wallets: new FaucetWalletRepository(stores.wallets, devnet) }));
+    // A new main address gets its TRX by a real faucet transfer (the books see it come in), once the faucet is open.
+    let opened: DevnetFaucet | null = null;
+    const mainFunding = { fund: (address: string, sun: bigint) => (opened === null ? devnet.fund(address, sun) : opened.send(address, 'TRX', sun)) };
+    composed.container.onActivation(TOKENS.Stores, (_ctx, stores) => ({ ...stores, wallets: new FaucetWalletRepository(stores.wallets, mainFunding) }));
     const faucet = await DevnetFaucet.open(composed.container.get(TOKENS.CoreDeps).chain, devnet, devnet.usdtAddress);
+    opened = faucet;
     const h3 = devFront(composed.container.get(TOKENS.ApiHost).h3, { faucet, mailbox, logger: composed.container.get(TOKENS.Logger) });
     const running = await listen('PORT', config.port, () => startApiServer(h3, { port: config.port }));
     server = running;
