@@ -3,7 +3,7 @@ import { depositBooking } from '../../core/application/ledger-bookings.js';
 import type { Deposit } from '../../core/domain/model/deposit.js';
 import { TOKENS } from '../composition/tokens.js';
 import { startHarness, type ApiHarness } from './test-harness.js';
-import { expectAnswersDocumented, expectDocumented, fails, ISO_TIME, ok, userWithWallets, type TestUser } from './api-test-fixtures.js';
+import { cacheCollectable, expectAnswersDocumented, expectDocumented, fails, ISO_TIME, ok, userWithWallets, type TestUser } from './api-test-fixtures.js';
 
 const at = (minute: number) => Date.UTC(2026, 0, 1, 12, minute, 0);
 
@@ -119,6 +119,21 @@ describe('ledger endpoints (extension)', () => {
     // Another user sees only their own addresses.
     const theirs = ok(await h.call('GET', '/api/ledger/reconciliation', { token: other.apiToken }));
     expect(theirs.items.map((i: { address: string }) => i.address).sort()).toEqual([other.main, other.sub].sort());
+  });
+
+  it('GET /ledger/reconciliation: a collection not ended leaves its sub-address and the main address unsettled, not judged', async () => {
+    const owner = await userWithWallets(h);
+    await cacheCollectable(h, owner.sub);
+    ok(await h.call('POST', '/api/collections', {
+      token: owner.apiToken, headers: { 'idempotency-key': `recon-${owner.userId}` }, body: { address: owner.sub, asset_symbol: 'USDT' },
+    }), 201);
+    // The chain holds TRX the books do not: while the sweep runs, that is no discrepancy of either address.
+    h.devnet.fund(owner.sub, 1_000_000);
+    const data = ok(await h.call('GET', '/api/ledger/reconciliation', { token: owner.apiToken }));
+    expect(data.summary).toEqual({ matched: 0, explained: 0, unsettled: 4, discrepancy: 0 });
+    expect(data.items.find((i: { address: string }) => i.address === owner.sub).assets[0]).toMatchObject({
+      asset_symbol: 'TRX', status: 'unsettled', difference: '1000000', unexplained: '1000000',
+    });
   });
 
   it('bad queries are 422 VALIDATION-ERROR naming the field; no or a session token is refused', async () => {
