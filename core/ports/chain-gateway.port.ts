@@ -41,10 +41,10 @@ export interface ChainGateway {
   getTokenBalance(address: string, contract: string): Promise<bigint>;
   getResources(address: string): Promise<ChainResources>;
   /**
-   * Optional. Energy the address can spend now: exactly getResources' `energy.available`, from one node read instead
-   * of two (issue #27). Callers fall back to getResources without it.
+   * Energy the address can spend now: exactly getResources' `energy.available` (a gateway may answer it from fewer
+   * node reads: TRON's needs one instead of two, issue #27).
    */
-  energyAvailable?(address: string): Promise<number>;
+  energyAvailable(address: string): Promise<number>;
   /** Whether the address exists on chain (has been activated). */
   accountExists(address: string): Promise<boolean>;
   /** SUN of staked energy the address can still delegate (getcandelegatedmaxsize). */
@@ -52,11 +52,11 @@ export interface ChainGateway {
   /** Energy a TRC20 transfer would consume. */
   estimateTrc20TransferEnergy(from: string, to: string, contract: string, amount: bigint): Promise<number>;
   /**
-   * Optional. The contract's dynamic energy factor (TIP-491; getcontractinfo's contract_state.energy_factor, parts per
+   * The contract's dynamic energy factor (TIP-491; getcontractinfo's contract_state.energy_factor, parts per
    * 10,000 above the base, 0 when the node omits it): what a dry run of a call to it depends on besides its inputs.
    * A dry run is reused only while it is unchanged (issue #27).
    */
-  energyFactor?(contract: string): Promise<number>;
+  energyFactor(contract: string): Promise<number>;
   /**
    * What the chain charges now when resources are burnt (getchainparameters: getEnergyFee, getTransactionFee):
    * SUN per energy unit and SUN per bandwidth byte. Prices change by proposal: read them, never hard-code them.

@@ -56,6 +56,8 @@ export function faultyGateway(inner: ChainGateway, plan: FaultPlan, sent: Map<st
     getTrxBalance: (a) => inner.getTrxBalance(a),
     getTokenBalance: (a, c) => inner.getTokenBalance(a, c),
     getResources: (a) => inner.getResources(a),
+    energyAvailable: (a) => inner.energyAvailable(a),
+    energyFactor: (c) => inner.energyFactor(c),
     accountExists: (a) => inner.accountExists(a),
     getCanDelegateEnergySun: (a) => inner.getCanDelegateEnergySun(a),
     estimateTrc20TransferEnergy: (f, t, c, a) => inner.estimateTrc20TransferEnergy(f, t, c, a),

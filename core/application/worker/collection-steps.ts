@@ -118,7 +118,7 @@ async function send(deps: StepDeps, signer: Signer, intent: TransactionIntent, a
 export async function planTrc20Sweep(deps: StepDeps, settings: StepSettings, { task, asset, payout }: StepSubject, amount: bigint): Promise<SweepPlan> {
   const [needed, factor, subExists, subResources, subTrxSun, mainTrxSun, mainResources, prices] = await Promise.all([
     deps.chain.estimateTrc20TransferEnergy(task.address, payout?.to ?? task.mainAddress, asset.contractAddress!, amount),
-    deps.chain.energyFactor?.(asset.contractAddress!),
+    deps.chain.energyFactor(asset.contractAddress!),
     deps.chain.accountExists(task.address),
     deps.chain.getResources(task.address),
     deps.chain.getTrxBalance(task.address),
@@ -152,7 +152,7 @@ export async function planTrc20Sweep(deps: StepDeps, settings: StepSettings, { t
   }
   if ('refusal' in decision) throw new DomainError('BIZ-ENERGY-UNAVAILABLE', { message: decision.refusal });
   // Kept for the later steps: the energy wait and the sweep use this dry run instead of making their own.
-  return { ...decision.plan, dryRun: { amount, energy: needed, subTrxSun, at: deps.clock.now(), ...(factor === undefined ? {} : { factor }) } };
+  return { ...decision.plan, dryRun: { amount, energy: needed, subTrxSun, at: deps.clock.now(), factor } };
 }
 
 /**
@@ -181,7 +181,6 @@ export const DRY_RUN_REUSE_MS = 10 * 60_000;
 export async function standingDryRun(deps: Pick<StepDeps, 'clock' | 'chain'>, { task, asset }: StepSubject): Promise<PlanDryRun | null> {
   const dryRun = task.plan?.dryRun;
   if (dryRun === undefined || deps.clock.now() - dryRun.at > DRY_RUN_REUSE_MS || asset.contractAddress === null) return null;
-  if (deps.chain.energyFactor === undefined) return dryRun;
   const factor = await deps.chain.energyFactor(asset.contractAddress);
   return dryRun.factor === factor ? dryRun : null;
 }
@@ -240,15 +239,10 @@ export async function planFunding(deps: StepDeps, _settings: StepSettings, { tas
   return plan?.activate === false && funding.kind === 'send' ? { ...funding, pipelined: true } : funding;
 }
 
-/** The address's spendable energy, from the gateway's single read when it has one. */
-async function energyAvailable(chain: ChainGateway, address: string): Promise<number> {
-  return chain.energyAvailable !== undefined ? chain.energyAvailable(address) : (await chain.getResources(address)).energy.available;
-}
-
 /** Energy the sweep needs now, and what the sub-address already has. */
 export async function energyNeed(deps: StepDeps, { task, asset, payout }: StepSubject): Promise<{ needed: number; available: number }> {
   const dryRun = await standingDryRun(deps, { task, asset });
-  if (dryRun !== null) return { needed: dryRun.energy, available: await energyAvailable(deps.chain, task.address) };
+  if (dryRun !== null) return { needed: dryRun.energy, available: await deps.chain.energyAvailable(task.address) };
   const amount = payout?.amount ?? await deps.chain.getTokenBalance(task.address, asset.contractAddress!);
   const [needed, resources] = await Promise.all([
     deps.chain.estimateTrc20TransferEnergy(task.address, payout?.to ?? task.mainAddress, asset.contractAddress!, amount > 0n ? amount : 1n),
