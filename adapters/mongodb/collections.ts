@@ -30,6 +30,8 @@ export const COLLECTIONS = {
   ledgerTransactions: 'ledger_transactions',
   ledgerAccounts: 'ledger_accounts',
   ledgerEntries: 'ledger_entries',
+  /** An account's team members (issue #35 item 1), `_id` the member id. */
+  accountMembers: 'account_members',
 } as const;
 
 /** Any collection name of the store. */

@@ -18,6 +18,7 @@ import { MongoEventOutbox } from './mongo-event-outbox.js';
 import { MongoIdGenerator } from './mongo-id-generator.js';
 import { MongoIdempotencyStore } from './mongo-idempotency-store.js';
 import { MongoLedger } from './mongo-ledger.js';
+import { MongoMemberRepository } from './mongo-member-repository.js';
 import { MongoRiskPolicy } from './mongo-risk-policy.js';
 import { MongoSessionRepository } from './mongo-session-repository.js';
 import { MongoSubscriptionRepository } from './mongo-subscription-repository.js';
@@ -49,6 +50,8 @@ export interface MongoAdapters {
   readonly auditLog: MongoAuditLog;
   readonly withdrawalPolicies: MongoWithdrawalPolicyRepository;
   readonly ledger: MongoLedger;
+  /** Teams (issue #35 item 1). */
+  readonly members: MongoMemberRepository;
 }
 
 /** Options of createMongoAdapters. */
@@ -103,5 +106,6 @@ export function createMongoAdapters(options: MongoAdapterOptions): MongoAdapters
     auditLog: new MongoAuditLog(db),
     withdrawalPolicies: new MongoWithdrawalPolicyRepository(db),
     ledger: new MongoLedger(db, transactional),
+    members: new MongoMemberRepository(db),
   };
 }

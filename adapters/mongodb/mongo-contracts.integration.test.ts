@@ -10,6 +10,7 @@ import { describeLedgerContract } from '../../contracts-tests/ledger.contract.js
 import { describeDepositRepositoryContract } from '../../contracts-tests/deposit-repository.contract.js';
 import { describeDeveloperConfigRepositoryContract } from '../../contracts-tests/developer-config-repository.contract.js';
 import { describeWithdrawalPolicyRepositoryContract } from '../../contracts-tests/withdrawal-policy-repository.contract.js';
+import { describeMemberRepositoryContract } from '../../contracts-tests/member-repository.contract.js';
 import { describeEventOutboxContract } from '../../contracts-tests/event-outbox.contract.js';
 import { describeIdempotencyStoreContract } from '../../contracts-tests/idempotency-store.contract.js';
 import { describeRiskPolicyContract } from '../../contracts-tests/risk-policy.contract.js';
@@ -71,6 +72,7 @@ describe.skipIf(unavailable)('MongoDB store', () => {
   describeCashierTokenRepositoryContract('mongodb', fresh, OPTIONS);
   describeDeveloperConfigRepositoryContract('mongodb', fresh, OPTIONS);
   describeWithdrawalPolicyRepositoryContract('mongodb', fresh, OPTIONS);
+  describeMemberRepositoryContract('mongodb', fresh, OPTIONS);
   describeEventOutboxContract('mongodb', fresh, OPTIONS);
   describeLedgerContract('mongodb', fresh, { ...OPTIONS, concurrency: 20 });
   describeWebhookDeliveryRepositoryContract('mongodb', fresh, OPTIONS);

@@ -91,6 +91,11 @@ export const INDEX_DEFINITIONS: readonly IndexDefinition[] = [
   { collection: COLLECTIONS.commands, keys: { userId: 1, assetSymbol: 1, type: 1, createdAt: 1 }, options: { name: 'withdrawal_velocity' } },
   { collection: COLLECTIONS.allowListEntries, keys: { userId: 1, createdAt: 1, address: 1 }, options: { name: 'by_user_age' } },
   { collection: COLLECTIONS.withdrawalPolicies, keys: { approvalPendingSince: 1, insertedSeq: 1 }, options: { name: 'pending_review' } },
+  // Teams (issue #35 item 1), as PostgreSQL's account_members: one member per (account, e-mail), which also lists an
+  // account's members; a user joins at most one team (only a joined member has a numeric userId); invitations by e-mail.
+  { collection: COLLECTIONS.accountMembers, keys: { accountId: 1, email: 1 }, options: { name: 'account_email_unique', unique: true } },
+  { collection: COLLECTIONS.accountMembers, keys: { userId: 1 }, options: { name: 'user_unique', unique: true, partialFilterExpression: { userId: { $type: 'number' } } } },
+  { collection: COLLECTIONS.accountMembers, keys: { email: 1 }, options: { name: 'invitation_by_email', partialFilterExpression: { invitationHash: { $type: 'string' } } } },
 ];
 
 /** The part of the driver's Db that ensureIndexes uses (a recording fake satisfies it in unit tests). */

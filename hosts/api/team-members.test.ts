@@ -251,4 +251,22 @@ describe('team changes that loosen wait like a policy loosening (issue #35 item 
       ['auth.login', 'approver'], ['auth.2fa_setup', 'approver'], ['auth.2fa_enabled', 'approver'], ['auth.login_failed', 'approver'],
     ]);
   });
+
+  it('with two admins another admin approves a team change at once: an invitation joins, a 2FA disable takes effect; nobody approves their own', async () => {
+    const owner = await userWithWallets(h);
+    const ownerCode = await enrol(owner.session);
+    const admin = await join(owner.session, 'admin');
+    const adminCode = await enrol(admin.session);
+    const email = `approved-${Math.random().toString(36).slice(2, 8)}@team.example`;
+    const invited = ok(await h.call('POST', '/api/members', { token: admin.session, body: { email, role: 'operator' } }), 202);
+    fails(await h.call('POST', `/api/policies/changes/${invited.change_id}/approve`, { token: admin.session, headers: { 'x-totp-code': adminCode() } }), 403, 'POLICY-CHANGE-OWN-REQUEST');
+    expect(ok(await h.call('POST', `/api/policies/changes/${invited.change_id}/approve`, { token: owner.session, headers: { 'x-totp-code': ownerCode() } })))
+      .toMatchObject({ status: 'approved', changes: { member: { email, role: 'operator' } } });
+    ok(await h.call('POST', '/api/auth/register', { body: { email, password: TEST_PASSWORD, invitation_code: h.mailer.lastCodeFor(email, 'invitation') } }), 201);
+
+    const off = ok(await h.call('POST', '/api/auth/2fa/disable', { token: admin.session, body: { password: TEST_PASSWORD, code: adminCode() } }), 202);
+    ok(await h.call('POST', `/api/policies/changes/${off.change_id}/approve`, { token: owner.session, headers: { 'x-totp-code': ownerCode() } }));
+    fails(await h.call('GET', '/api/members', { token: admin.session }), 401, 'UNAUTHENTICATED');
+    ok(await h.call('POST', '/api/auth/login', { body: { email: admin.email, password: TEST_PASSWORD } }));
+  });
 });
