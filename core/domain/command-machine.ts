@@ -116,16 +116,17 @@ export const COMMAND_STEPS = {
 } as const satisfies Record<CommandStepKey, CommandStepRow>;
 
 /**
- * The row a command runs now, read from COMMAND_STEPS (the first whose status, approval and type match); null when
- * none does (a terminal command). Staking means any executed type but WITHDRAWAL.
+ * The row a command runs now, read from COMMAND_STEPS (the one whose status, approval and type match); null when none
+ * does (a terminal command). Staking means any executed type but WITHDRAWAL. Two matching rows are a broken table.
  */
 export function commandStepOf(command: Pick<Command, 'status' | 'type' | 'approval'>): CommandStepKey | null {
   const status = commandStatusName(command.status);
   const approval = command.approval?.state === 'awaiting' || command.approval?.decidedBy != null ? 'asked' : 'not-asked';
   const type = command.type === COMMAND_TYPE.WITHDRAWAL ? 'withdrawal' : 'staking';
   const rows: readonly [CommandStepKey, CommandStepRow][] = Object.entries(COMMAND_STEPS) as [CommandStepKey, CommandStepRow][];
-  const found = rows.find(([, row]) => row.status === status && (row.approval === 'any' || row.approval === approval) && (row.type === 'any' || row.type === type));
-  return found?.[0] ?? null;
+  const found = rows.filter(([, row]) => row.status === status && (row.approval === 'any' || row.approval === approval) && (row.type === 'any' || row.type === type));
+  if (found.length > 1) throw new RangeError(`COMMAND_STEPS: ${found.map(([key]) => key).join(' and ')} both run a ${status} command`);
+  return found[0]?.[0] ?? null;
 }
 
 /**
