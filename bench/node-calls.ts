@@ -8,7 +8,8 @@
  * - the floor: 3 planning reads (the sub's account and resources, one dry run; 2 for TRX) plus one broadcast per
  *   transaction the sweeps actually sent (read from their records);
  * - sweeps a day on one free TronGrid key (100,000 requests) after the scanner's 2 calls a block (57,600 a day).
- * Goal: ≤ 10 calls per repeat USDT sweep on every energy path, ≤ 14 per first sweep.
+ * Goal: ≤ 10 calls per repeat USDT sweep on every energy path, ≤ 14 per first sweep, for ten at once and for a lone
+ * sweep (one sweep alone shares its per-block reads with no other, so it pays each of them itself; issue #39).
  */
 import { BalanceScanner } from '../core/application/worker/balance-scanner.js';
 import { BlockReceipts } from '../core/application/worker/block-receipts.js';
@@ -83,7 +84,7 @@ async function batch(
 }
 
 /** One path: 10 first sweeps of new sub-addresses, then 10 repeat sweeps of the same ones a day later. */
-export async function measure(path: CallPath, baseline = false): Promise<CallFigure[]> {
+export async function measure(path: CallPath, baseline = false, sweeps = SWEEPS): Promise<CallFigure[]> {
   const self = path.startsWith('self');
   const w = await buildWorkerWorld({ seed: `bench-calls-${path}`, stakeTrx: self ? 200_000n : 0n, liquidTrx: 10_000n });
   try {
@@ -114,7 +115,7 @@ export async function measure(path: CallPath, baseline = false): Promise<CallFig
     };
     w.devnet.fundToken(w.main.address, 1n);
     const symbol = path === 'TRX sweep' ? 'TRX' : 'USDT';
-    const subs = await Promise.all(Array.from({ length: SWEEPS }, () => w.addSub()));
+    const subs = await Promise.all(Array.from({ length: sweeps }, () => w.addSub()));
     const fund = () => {
       for (const sub of subs) {
         if (symbol === 'TRX') w.devnet.fund(sub, 5n * TRX);
@@ -135,9 +136,9 @@ export async function measure(path: CallPath, baseline = false): Promise<CallFig
       const r = await batch(w, run, subs, symbol, () => scannerCalls, follows);
       const total = Object.values(r.calls).reduce((a, b) => a + b, 0);
       figures.push({
-        path, sweep, sweeps: SWEEPS, blocks: r.blocks, perSweep: total / SWEEPS,
-        byEndpoint: Object.fromEntries(Object.entries(r.calls).sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, v / SWEEPS])),
-        floor: (symbol === 'TRX' ? 2 : 3) + r.sent / SWEEPS, nodeFollows: r.nodeFollows / SWEEPS,
+        path, sweep, sweeps, blocks: r.blocks, perSweep: total / sweeps,
+        byEndpoint: Object.fromEntries(Object.entries(r.calls).sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, v / sweeps])),
+        floor: (symbol === 'TRX' ? 2 : 3) + r.sent / sweeps, nodeFollows: r.nodeFollows / sweeps,
         goal: symbol === 'TRX' ? null : sweep === 'first' ? 14 : 10,
       });
     }
@@ -151,10 +152,12 @@ export async function measure(path: CallPath, baseline = false): Promise<CallFig
 export async function nodeCallTable(): Promise<CallFigure[]> {
   console.log(`node calls per sweep (issue #27): ${SWEEPS} sweeps at once per row, the scanner reading every block (its own calls excluded),`
     + ' per-block reads on; floor = 3 planning reads (2 for TRX) + the broadcasts sent; baseline = the same sweeps in the same run'
-    + ' with every look asking a node and no per-block reads:');
+    + ' with every look asking a node and no per-block reads; under each, the lone row: one sweep alone, which shares its'
+    + ' per-block reads with no other (issue #39):');
   const all: CallFigure[] = [];
   for (const path of CALL_PATHS) {
     const baseline = await measure(path, true);
+    const lone = await measure(path, false, 1);
     for (const f of await measure(path)) {
       all.push(f);
       const base = baseline.find((b) => b.sweep === f.sweep)!;
@@ -162,15 +165,29 @@ export async function nodeCallTable(): Promise<CallFigure[]> {
       const ok = f.goal === null || f.perSweep <= f.goal;
       const blocksOk = f.blocks <= base.blocks;
       if (!ok || !blocksOk) process.exitCode = 1;
-      const top = Object.entries(f.byEndpoint).slice(0, 6).map(([k, v]) => `${k.replace(/^wallet\//, '')} ${v.toFixed(1)}`).join(', ');
       console.log(`  ${`${f.path}, ${f.sweep}`.padEnd(38)} ${f.perSweep.toFixed(1).padStart(5)} calls (baseline ${base.perSweep.toFixed(1)},`
-        + ` ${(f.perSweep / base.perSweep).toFixed(2)}x; floor ${f.floor.toFixed(1)}; goal ${f.goal === null ? '—' : `≤ ${f.goal}`} ${ok ? 'ok' : 'MISSED'});`
+        + ` ${(f.perSweep / base.perSweep).toFixed(2)}x; floor ${f.floor.toFixed(1)}; goal ${goalText(f)});`
         + ` ${f.blocks} blocks (baseline ${base.blocks}${blocksOk ? '' : ', REGRESSED'}); node follows ${f.nodeFollows.toFixed(1)};`
         + ` ${perDay.toLocaleString('en-US')} sweeps/day on one free key after the scanner (baseline ${Math.floor((FREE_KEY_PER_DAY - SCANNER_PER_DAY) / base.perSweep).toLocaleString('en-US')});`
-        + ` ${top}`);
+        + ` ${top(f)}`);
+      const alone = lone.find((l) => l.sweep === f.sweep)!;
+      all.push(alone);
+      if (alone.goal !== null && alone.perSweep > alone.goal) process.exitCode = 1;
+      console.log(`  ${'  lone'.padEnd(38)} ${alone.perSweep.toFixed(1).padStart(5)} calls (floor ${alone.floor.toFixed(1)}; goal ${goalText(alone)});`
+        + ` ${alone.blocks} blocks; node follows ${alone.nodeFollows.toFixed(1)}; ${top(alone)}`);
     }
   }
   return all;
+}
+
+function goalText(f: CallFigure): string {
+  if (f.goal === null) return '—';
+  return `≤ ${f.goal} ${f.perSweep <= f.goal ? 'ok' : 'MISSED'}`;
+}
+
+/** The endpoints that cost most, per sweep. */
+function top(f: CallFigure): string {
+  return Object.entries(f.byEndpoint).slice(0, 6).map(([k, v]) => `${k.replace(/^wallet\//, '')} ${v.toFixed(1)}`).join(', ');
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await nodeCallTable();
