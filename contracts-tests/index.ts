@@ -24,6 +24,7 @@ export * from './rate-limiter.contract.js';
 export * from './rental-provider.contract.js';
 export * from './risk-policy.contract.js';
 export * from './scan-cursor-store.contract.js';
+export * from './operator-status-store.contract.js';
 export * from './session-repository.contract.js';
 export * from './subscription-repository.contract.js';
 export * from './totp-generator.contract.js';

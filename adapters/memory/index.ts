@@ -27,6 +27,7 @@ export { RecordingMailer, type MailKind, type RecordedMail } from './recording-m
 export { MemoryAddressLock } from './memory-address-lock.js';
 export { MemoryRateLimiter } from './memory-rate-limiter.js';
 export { MemoryScanCursorStore } from './memory-scan-cursor-store.js';
+export { MemoryOperatorStatusStore } from './memory-operator-status-store.js';
 /** The key backup and rotation ports (keys:export, keys:import, keys:rotate; issue #39 item 4). */
 export { MemoryWalletKeys } from './memory-wallet-keys.js';
 export { MemoryEncryptedRecords } from './memory-encrypted-records.js';

@@ -20,6 +20,7 @@ export { MongoIdempotencyStore } from './mongo-idempotency-store.js';
 export { MongoRiskPolicy } from './mongo-risk-policy.js';
 export { MongoIdGenerator } from './mongo-id-generator.js';
 export { MongoScanCursorStore } from './mongo-scan-cursor-store.js';
+export { MongoOperatorStatusStore, OPERATOR_STATUS_COLLECTION } from './mongo-operator-status-store.js';
 /** The key backup and rotation ports (keys:export, keys:import, keys:rotate; issue #39 item 4). */
 export { MongoWalletKeys } from './mongo-wallet-keys.js';
 export { MongoEncryptedRecords } from './mongo-encrypted-records.js';
