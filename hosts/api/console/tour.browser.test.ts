@@ -8,7 +8,6 @@ import {
 } from './console.browser-fixture.js';
 import { codesOf, consoleCookie, withCookie, type CodeSource } from './console-team.browser-fixture.js';
 
-const TRX = 1_000_000n;
 const USDT = 1_000_000n;
 const COMMAND_SUCCEEDED = 3;
 const DONE_TASK = 11;
@@ -18,10 +17,12 @@ const DONE_TASK = 11;
  * the test) in Debian's chromium, one world for the whole file: a new merchant signs up through the console (register and
  * the mailed code), turns 2FA on (Security), makes a main and a sub-address (Addresses) and a payment request (Payments),
  * which the faucet pays in two parts; the request shows as paid and forwarded without a reload; the statement's CSV and
- * the entries' CSV (Books) hold the payment; the owner invites an approver and an operator (Security), who accept in
- * their own browser contexts (the approver enrols 2FA); the operator asks for a withdrawal above the approval threshold
- * (Withdrawals), the approver approves it with a step-up code in a second context, it is paid (shown without a reload),
- * and the audit log (Security) names both members. Screenshots: test-artifacts/console-tour-*.png.
+ * the entries' CSV (Books) hold the payment, and the books match the chain; the owner invites an approver and an
+ * operator (Security), who accept in their own browser contexts (the approver enrols 2FA); the operator asks for a
+ * withdrawal above the approval threshold (Withdrawals), the approver approves it with a step-up code in a second
+ * context, it is paid (shown without a reload), and the audit log (Security) names both members. Screenshots:
+ * test-artifacts/console-tour-*.png. The pages poll on their own timers; the test only makes those run sooner
+ * (playwright's clock).
  *
  * Where no screen exists, the route a screen would call is used with the console's own cookie: the subscriptions'
  * activation (POST /subscriptions/activate), which the console has no screen for.
@@ -224,6 +225,9 @@ describe.skipIf(!chromiumFound)('the console tour in chromium through npm start'
     );
     expect(parts.map((e) => BigInt(e['amount']!)).reduce((a, b) => a + b, 0n)).toBe(25n * USDT);
     expect(entries.some((e) => e['kind'] === 'collection' && e['account.address'] === main && e['account.asset_symbol'] === 'USDT' && e['amount'] === String(25n * USDT))).toBe(true);
+    // The books against the chain: nothing in discrepancy (npm start's main-address TRX is a real, booked transfer).
+    await page.getByRole('button', { name: 'Check the books against the chain' }).click();
+    await shows(page, page.getByText(/\d+ matched, \d+ explained, \d+ unsettled, 0 discrepancies/), 20_000);
     expect(await axeViolations(page)).toEqual([]);
     await screenshot(page, 'tour-books');
     lap('books');
@@ -278,7 +282,9 @@ describe.skipIf(!chromiumFound)('the console tour in chromium through npm start'
     const notice = page.getByRole('status').filter({ hasText: /Withdrawal \S+ requested\./ });
     await shows(page, notice, 15_000);
     commandNo = /Withdrawal (\S+) requested\./.exec(await notice.innerText())![1]!;
-    await shows(page, page.getByRole('region', { name: 'Awaiting approval' }).getByRole('row').filter({ hasText: commandNo }));
+    const awaiting = page.getByRole('region', { name: 'Awaiting approval' }).getByRole('row').filter({ hasText: commandNo });
+    await shows(page, awaiting);
+    expect(await awaiting.getByText('10 TRX').count()).toBe(1);
     // The operator may not decide it.
     expect(await page.getByRole('button', { name: `Approve ${commandNo}` }).count()).toBe(0);
     expect(await axeViolations(page)).toEqual([]);
