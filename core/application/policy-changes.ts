@@ -23,8 +23,9 @@ export type TeamEffectDeps = Pick<ResolvedDeps, 'accounts' | 'sessions' | 'setti
 
 function teamDepsOf(deps: SettleDeps): TeamEffectDeps | null {
   const { members, accounts, sessions, settings } = deps;
-  if (members === undefined || accounts === undefined || sessions === undefined || settings === undefined) return null;
-  return { members, accounts, sessions, settings, clock: deps.clock };
+  // A solo owner's 2FA off (issue #35 item 3) needs no member store; a member's change finds no member without one.
+  if (accounts === undefined || sessions === undefined || settings === undefined) return null;
+  return { ...(members === undefined ? {} : { members }), accounts, sessions, settings, clock: deps.clock };
 }
 
 /**
@@ -132,32 +133,42 @@ export async function requestTeamChange(
   deps: TeamChangeRequestDeps, accountId: UserId, teamOf: () => Promise<TeamChange> | TeamChange,
   alongside: (change: PendingPolicyChange) => Promise<readonly AuditEvent[]> = async () => [],
 ): Promise<PendingPolicyChange> {
-  const audit = new AuditTrail(deps);
-  const change = await retryOnConflict(async () => {
-    const current = (await settledPolicy(deps, accountId)) ?? emptyWithdrawalPolicy(accountId, deps.clock.now());
-    if (pendingChangesOf(current).length >= MAX_PENDING_POLICY_CHANGES) throw new DomainError('POLICY-CHANGES-FULL');
-    const now = deps.clock.now();
-    const team = await teamOf();
-    const requested: PendingPolicyChange = {
-      changeId: String(current.version + 1), requestedAt: now, effectiveAt: now + deps.settings.policyChangeDelayMs,
-      patch: {}, loosens: [teamChangeLoosens(team)], requestedBy: actingMember()?.userId ?? accountId, team,
-    };
-    const next: WithdrawalPolicy = { ...current, pendingChanges: [...pendingChangesOf(current), requested], updatedAt: now, version: current.version + 1 };
-    let extra: readonly AuditEvent[] = [];
-    await audit.recordWith(async () => {
-      extra = await alongside(requested);
-      await deps.withdrawalPolicies.save(next);
-    }, () => [...extra, {
-      userId: accountId, action: 'policy.change_requested' as const, actor: { kind: 'user' as const, id: null },
-      detail: {
-        change_id: requested.changeId, loosens: requested.loosens.join(','), requested_at: formatIsoTime(now),
-        effective_at: formatIsoTime(requested.effectiveAt), ...teamDetail(team),
-      },
-    }]);
-    return requested;
-  }, 5);
+  const change = await retryOnConflict(() => addTeamChange(deps, accountId, teamOf, alongside), 5);
   await mailPendingChange(deps, accountId, change);
   return change;
+}
+
+/**
+ * The write of requestTeamChange, once, with no retry and no mail: for a caller that records the change inside its own
+ * atomic scope (a 2FA disable, with the code it uses) and mails it (mailPendingChange) once that scope is committed.
+ * A version conflict throws ConcurrencyConflict for the caller's retry.
+ */
+export async function addTeamChange(
+  deps: TeamChangeRequestDeps, accountId: UserId, teamOf: () => Promise<TeamChange> | TeamChange,
+  alongside: (change: PendingPolicyChange) => Promise<readonly AuditEvent[]> = async () => [],
+): Promise<PendingPolicyChange> {
+  const audit = new AuditTrail(deps);
+  const current = (await settledPolicy(deps, accountId)) ?? emptyWithdrawalPolicy(accountId, deps.clock.now());
+  if (pendingChangesOf(current).length >= MAX_PENDING_POLICY_CHANGES) throw new DomainError('POLICY-CHANGES-FULL');
+  const now = deps.clock.now();
+  const team = await teamOf();
+  const requested: PendingPolicyChange = {
+    changeId: String(current.version + 1), requestedAt: now, effectiveAt: now + deps.settings.policyChangeDelayMs,
+    patch: {}, loosens: [teamChangeLoosens(team)], requestedBy: actingMember()?.userId ?? accountId, team,
+  };
+  const next: WithdrawalPolicy = { ...current, pendingChanges: [...pendingChangesOf(current), requested], updatedAt: now, version: current.version + 1 };
+  let extra: readonly AuditEvent[] = [];
+  await audit.recordWith(async () => {
+    extra = await alongside(requested);
+    await deps.withdrawalPolicies.save(next);
+  }, () => [...extra, {
+    userId: accountId, action: 'policy.change_requested' as const, actor: { kind: 'user' as const, id: null },
+    detail: {
+      change_id: requested.changeId, loosens: requested.loosens.join(','), requested_at: formatIsoTime(now),
+      effective_at: formatIsoTime(requested.effectiveAt), ...teamDetail(team),
+    },
+  }]);
+  return requested;
 }
 
 /** A team change's fields in an audit entry. */

@@ -1,9 +1,11 @@
 import { DomainError } from '../domain/errors.js';
-import { holdNewDestinations, requestTeamChange } from './policy-changes.js';
+import { addTeamChange, holdNewDestinations, mailPendingChange, settledPolicy } from './policy-changes.js';
+import { pendingChangesOf } from '../domain/policy-change.js';
 import { twoFactorOffLoosens } from '../domain/team-changes.js';
 import { changeView, type PolicyChangeView } from './withdrawal-policies.service.js';
 import type { Account, TwoFactor } from '../domain/model/account.js';
 import type { AuditAction, AuditEvent } from '../domain/model/audit.js';
+import type { PendingPolicyChange } from '../domain/model/withdrawal-policy.js';
 import type { UserId } from '../domain/model/common.js';
 import { newSecretToken } from '../domain/cashier-token-rules.js';
 import { formatIsoTime } from '../domain/time.js';
@@ -143,16 +145,24 @@ export class TwoFactorUseCases implements TwoFactorService {
       await this.countWrong(userId, 'disable');
       throw new DomainError('AUTH-INVALID-CREDENTIALS');
     }
-    // In a team, the owner's and a member with money rights' 2FA going off is a loosening (issue #35 item 3): the code
-    // is used, nothing else changes now, and a pending change of the account turns it off when it takes effect.
+    // The owner's (solo or in a team) and a team member with money rights' 2FA going off is a loosening (issue #35 item
+    // 3): the code is used and a pending change of the account that turns it off when it takes effect is recorded, in
+    // one atomic scope; nothing else changes now. A solo owner's change with no delay (POLICY_CHANGE_DELAY_H=0,
+    // development only) would be due at once: it takes the immediate path below instead, which answers a new session.
     const standing = await this.deps.members?.standingOf(userId) ?? null;
     const policies = this.deps.withdrawalPolicies;
-    if (standing !== null && twoFactorOffLoosens(standing.role) && policies !== undefined) {
-      await this.consume(userId, parseCode(typed), 'disable', null, (twoFactor) => twoFactor);
-      const change = await requestTeamChange({ ...this.deps, withdrawalPolicies: policies }, standing.accountId, () => ({
-        kind: 'two_factor_off', userId, email: account.email, role: standing.role,
-      }));
-      return changeView(change);
+    if (twoFactorOffLoosens(standing?.role ?? null) && policies !== undefined
+      && (standing !== null || this.deps.settings.policyChangeDelayMs > 0)) {
+      const deps = { ...this.deps, withdrawalPolicies: policies };
+      const accountId = standing?.accountId ?? userId;
+      let change: PendingPolicyChange | null = null;
+      await this.consume(userId, parseCode(typed), 'disable', null, (twoFactor) => twoFactor, undefined, async () => {
+        change = await addTeamChange(deps, accountId, () => ({ kind: 'two_factor_off', userId, email: account.email, role: standing?.role ?? 'owner' }));
+      });
+      const requested = change as PendingPolicyChange | null;
+      if (requested === null) throw new TypeError('2FA disable: no pending change was recorded');
+      await mailPendingChange(deps, accountId, requested);
+      return changeView(requested);
     }
     const now = this.deps.clock.now();
     const token = newSecretToken('st_', this.deps.ids.randomBytes(this.deps.settings.tokenBytes));
@@ -171,7 +181,11 @@ export class TwoFactorUseCases implements TwoFactorService {
    * AUTH-ACCOUNT-LOCKED once the guessing budget is spent. The login's code authorises the login only (issue #35
    * item 4): a step-up action needs a code of its own.
    */
-  async checkLogin(account: Account, totpCode: unknown): Promise<void> {
+  async checkLogin(given: Account, totpCode: unknown): Promise<void> {
+    if (!isEnabled(given.twoFactor)) return;
+    // A pending 2FA off that is due takes effect first (issue #35 item 3): an owner who lost their authenticator signs in
+    // without a code once the delay has passed, even if nothing read the account's policy since.
+    const account = await this.afterDueChanges(given);
     if (!isEnabled(account.twoFactor)) return;
     if (isLocked(account.twoFactor)) throw new DomainError('AUTH-ACCOUNT-LOCKED');
     if (totpCode === undefined || totpCode === null || totpCode === '') throw new DomainError('AUTH-TOTP-REQUIRED');
@@ -293,6 +307,17 @@ export class TwoFactorUseCases implements TwoFactorService {
     // A member's change holds the team account's withdrawals, which the member acts on (issue #35 item 1).
     const accountId = (await this.deps.members?.standingOf(userId))?.accountId ?? userId;
     if (policies !== undefined) await holdNewDestinations({ ...this.deps, withdrawalPolicies: policies }, accountId, this.deps.clock.now());
+  }
+
+  /** The account once the due pending changes of its team account (or its own) are carried out (settledPolicy). */
+  private async afterDueChanges(account: Account): Promise<Account> {
+    const policies = this.deps.withdrawalPolicies;
+    if (policies === undefined) return account;
+    const accountId = (await this.deps.members?.standingOf(account.id))?.accountId ?? account.id;
+    const policy = await policies.get(accountId);
+    if (policy === null || !pendingChangesOf(policy).some((c) => c.team?.kind === 'two_factor_off' && c.effectiveAt <= this.deps.clock.now())) return account;
+    await settledPolicy({ ...this.deps, withdrawalPolicies: policies }, accountId);
+    return (await this.deps.accounts.findById(account.id)) ?? account;
   }
 
   private async account(userId: UserId): Promise<Account> {

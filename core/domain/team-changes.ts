@@ -40,14 +40,13 @@ export function roleChangeLoosens(from: MemberRole, to: MemberRole): boolean {
 }
 
 /**
- * Whether turning 2FA off is a loosening for a user of role `role` (null: a solo account's owner). In a team, the
- * owner and every member with money rights: their code is what guards their money actions (and for the owner, admins
- * and approvers, what lets them act at all). A solo owner's disable stays immediate with its hold on new
- * destinations (decision 189): the extension's answer `{enabled: false, session_token, expires_at}` is kept for the
- * flows that rely on it, and a lost authenticator must not lock a solo owner out of their own account for a day.
+ * Whether turning 2FA off is a loosening for a user of role `role` (null: a solo account's owner): the owner's, solo or
+ * in a team, and a team member's with money rights (issue #35 item 3). Their code is what guards their money actions
+ * (and for the owner, admins and approvers, what lets them act at all); a thief holding one session, the password and
+ * one code must not be able to swap in their own authenticator at once. A viewer's is immediate.
  */
 export function twoFactorOffLoosens(role: TeamRole | null): boolean {
-  return role !== null && hasMoneyRights(role);
+  return role === null || hasMoneyRights(role);
 }
 
 /** How long an invitation code may be used once it may be used at all. */

@@ -80,7 +80,8 @@ const ACTIONS: readonly {
     run: (w) => w.app.twoFactor.enable(w.userId, { code: freshCode(w) }, gate),
   },
   {
-    name: '2FA disable', entries: ['auth.2fa_disabled'],
+    // A solo owner's 2FA off is a pending change (issue #35 item 3): the code's use and the request land together.
+    name: '2FA disable (a pending change)', entries: ['policy.change_requested'],
     prepare: async (w) => {
       await setUpTwoFactor(w);
       await w.app.twoFactor.enable(w.userId, { code: freshCode(w) }, gate);

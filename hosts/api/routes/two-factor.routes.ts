@@ -57,7 +57,7 @@ export function twoFactorRoutes(app: Application): RouteDef[] {
       docs: {
         operationId: 'disableTwoFactor',
         bodyExample: { password: 'correct horse battery staple', code: '492039' },
-        summary: 'Turn two-factor off with the password and a current code or a recovery code; ends every session (extension)', tag: 'Account',
+        summary: 'Turn two-factor off with the password and a current code or a recovery code; waits POLICY_CHANGE_DELAY_H, then ends every session (extension)', tag: 'Account',
         description: 'Both the account password and a code are needed (a stolen session and one code are not enough). Every '
           + 'session of the account ends, this one included; the answer carries the caller\'s new session. A wrong password '
           + 'or code counts against the code-guessing budget shared with login and step-up: once it is spent the account is '
@@ -67,13 +67,15 @@ export function twoFactorRoutes(app: Application): RouteDef[] {
           + 'change of the account (GET /policies/changes, `loosens: [users.<id>.two_factor]`, mailed to every member with money '
           + 'rights). Nothing changes until it takes effect (another admin approves it, or POLICY_CHANGE_DELAY_H later): then 2FA '
           + 'is off, every session of that user ends, and new destinations are held. Any admin can cancel it first. A solo '
-          + 'account and a viewer keep the 200 answer above.',
+          + 'owner\'s disable is a pending change too (issue #35 item 3): 202, the owner mailed and able to cancel it, no early '
+          + 'approval, 2FA on until POLICY_CHANGE_DELAY_H later. A viewer keeps the 200 answer above, and so does a solo '
+          + 'owner when POLICY_CHANGE_DELAY_H is 0 (development only).',
         body: s.obj({ password: s.str('the account password'), code: s.str('a current 6-digit code or an unused recovery code') }),
         data: s.obj({ enabled: s.enumOf([false]), session_token: s.str('the caller\'s new session token'), expires_at: s.str('ISO 8601') }),
         example: { enabled: false, session_token: 'st_…', expires_at: '2026-01-02T01:00:00+00:00' },
         errors: ['AUTH-2FA-NOT-ENABLED', 'AUTH-TOTP-INVALID', 'AUTH-INVALID-CREDENTIALS', 'AUTH-ACCOUNT-LOCKED', 'POLICY-CHANGES-FULL'],
         alsoAnswers: {
-          status: 202, description: 'a team\'s owner or member with money rights: the pending change that turns 2FA off', data: CHANGE,
+          status: 202, description: 'the owner (solo or in a team) or a team member with money rights: the pending change that turns 2FA off', data: CHANGE,
           example: {
             change_id: '9', status: 'pending', loosens: ['users.14.two_factor'], changes: { two_factor: { user_id: 14, email: 'ops@example.com', enabled: false } },
             requested_at: '2026-01-02T01:00:00+00:00', effective_at: '2026-01-03T01:00:00+00:00', takes_effect_by: 'delay',

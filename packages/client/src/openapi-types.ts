@@ -1249,10 +1249,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Turn two-factor off with the password and a current code or a recovery code; ends every session (extension)
+         * Turn two-factor off with the password and a current code or a recovery code; waits POLICY_CHANGE_DELAY_H, then ends every session (extension)
          * @description Both the account password and a code are needed (a stolen session and one code are not enough). Every session of the account ends, this one included; the answer carries the caller's new session. A wrong password or code counts against the code-guessing budget shared with login and step-up: once it is spent the account is locked (403 AUTH-ACCOUNT-LOCKED), the owner is mailed, and a password reset unlocks it.
          *
-         *     Issue #35: in an account with members, the owner's and an admin's, approver's or operator's 2FA going off is a loosening: the password and code are checked (and the code used) as above, then the answer is **202** with a pending change of the account (GET /policies/changes, `loosens: [users.<id>.two_factor]`, mailed to every member with money rights). Nothing changes until it takes effect (another admin approves it, or POLICY_CHANGE_DELAY_H later): then 2FA is off, every session of that user ends, and new destinations are held. Any admin can cancel it first. A solo account and a viewer keep the 200 answer above.
+         *     Issue #35: in an account with members, the owner's and an admin's, approver's or operator's 2FA going off is a loosening: the password and code are checked (and the code used) as above, then the answer is **202** with a pending change of the account (GET /policies/changes, `loosens: [users.<id>.two_factor]`, mailed to every member with money rights). Nothing changes until it takes effect (another admin approves it, or POLICY_CHANGE_DELAY_H later): then 2FA is off, every session of that user ends, and new destinations are held. Any admin can cancel it first. A solo owner's disable is a pending change too (issue #35 item 3): 202, the owner mailed and able to cancel it, no early approval, 2FA on until POLICY_CHANGE_DELAY_H later. A viewer keeps the 200 answer above, and so does a solo owner when POLICY_CHANGE_DELAY_H is 0 (development only).
          */
         post: operations["disableTwoFactor"];
         delete?: never;
@@ -8764,7 +8764,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a team's owner or member with money rights: the pending change that turns 2FA off */
+            /** @description the owner (solo or in a team) or a team member with money rights: the pending change that turns 2FA off */
             202: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
