@@ -19,7 +19,7 @@ const BANNER_ROLES = ['admin', 'approver'];
 const messages = {
   en: {
     tfa_status: 'Two-factor authentication is {state} for {email}.', on: 'on', off: 'off', disable: 'Turn off two-factor authentication',
-    disable_hint: 'Needs your password and a current code (or a recovery code). Every session ends, this one too.',
+    disable_hint: 'Needs your password and a current code (or a recovery code). It waits as a pending change, then turns 2FA off and ends every session, this one too.',
     disabled: 'Two-factor authentication is off. Sign in again.', pending: 'This change waits, unless an admin cancels it first. It takes effect:',
     enrol_above: 'Turn it on with the form at the top of the page.',
     members: 'Members and roles', email: 'Email', role: 'Role', status: 'Status', invited: 'Invited', joined: 'Joined', invitation_expires: 'Invitation expires',
@@ -39,7 +39,7 @@ const messages = {
   },
   zh: {
     tfa_status: '{email} 的双重验证：{state}。', on: '已开启', off: '未开启', disable: '关闭双重验证',
-    disable_hint: '需要您的密码和当前验证码（或恢复码）。所有会话都会结束，包括当前会话。',
+    disable_hint: '需要您的密码和当前验证码（或恢复码）。它先作为待生效的变更等待，生效后关闭双重验证并结束所有会话，包括当前会话。',
     disabled: '双重验证已关闭，请重新登录。', pending: '此变更需等待，除非管理员先取消。生效时间：',
     enrol_above: '请使用页面顶部的表单开启。',
     members: '成员与角色', email: '邮箱', role: '角色', status: '状态', invited: '邀请时间', joined: '加入时间', invitation_expires: '邀请过期',
