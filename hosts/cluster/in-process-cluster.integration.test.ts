@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import type { Redis } from 'ioredis';
 import { COLLECTION_STATUS } from '../../core/domain/model/collection-task.js';
 import { COMMAND_STATUS, COMMAND_TYPE } from '../../core/domain/model/command.js';
-import { createMemoryAdapters, ManualClock, MemoryScanCursorStore, RecordingMailer, type MemoryAdapters } from '../../adapters/memory/index.js';
+import { createMemoryAdapters, ManualClock, MemoryOperatorStatusStore, MemoryScanCursorStore, RecordingMailer, type MemoryAdapters } from '../../adapters/memory/index.js';
 import { NodeSecretHasher, TEST_SCRYPT_COST } from '../../adapters/node/index.js';
 import { createRedisClient, RedisAddressLock, RedisRateLimiter } from '../../adapters/redis/index.js';
 import { Devnet, startDevnet } from '../../adapters/tron-devnet/index.js';
@@ -57,7 +57,7 @@ describeWithRedis('cluster in one process: 2 API nodes + 2 workers on one store,
     });
     const client = createRedisClient(redisUrl);
     clients.push(client);
-    composition.container.rebind(TOKENS.Stores).toConstantValue({ ...stores, scanCursors });
+    composition.container.rebind(TOKENS.Stores).toConstantValue({ ...stores, scanCursors, operatorStatus: new MemoryOperatorStatusStore() });
     composition.container.rebind(TOKENS.AddressLock).toConstantValue(new RedisAddressLock(client, { keyPrefix: prefix }));
     composition.container.rebind(TOKENS.RateLimiter).toConstantValue(new RedisRateLimiter(client, { keyPrefix: prefix }));
     compositions.push(composition);

@@ -17,7 +17,9 @@ import type { Mailer } from '../../core/ports/mailer.port.js';
 import type { SecretHasher } from '../../core/ports/secret-hasher.port.js';
 import type { WebhookTransport } from '../../core/ports/webhook-transport.port.js';
 import { HttpWebhookTransport } from '../../adapters/http/index.js';
-import { createMemoryAdapters, MemoryAddressLock, MemoryRateLimiter, MemoryScanCursorStore } from '../../adapters/memory/index.js';
+import { createMemoryAdapters, MemoryAddressLock, MemoryOperatorStatusStore, MemoryRateLimiter, MemoryScanCursorStore } from '../../adapters/memory/index.js';
+import { MongoOperatorStatusStore } from '../../adapters/mongodb/mongo-operator-status-store.js';
+import { PgOperatorStatusStore } from '../../adapters/postgres/pg-operator-status-store.js';
 import { connectMongo, createMongoAdapters, type MongoConnection } from '../../adapters/mongodb/index.js';
 import { MongoScanCursorStore } from '../../adapters/mongodb/mongo-scan-cursor-store.js';
 import { connectPostgres, createPostgresAdapters, type PostgresConnection } from '../../adapters/postgres/index.js';
@@ -121,11 +123,16 @@ function storeAdapters(config: HostConfig, overrides: CompositionOverrides, cloc
   const missing = missingConnection(config, overrides);
   if (missing !== null) throw missing;
   switch (config.store) {
-    case 'memory': return { ...createMemoryAdapters({ clock, ...ids }), scanCursors: new MemoryScanCursorStore() };
-    case 'postgres': return createPostgresAdapters({ connection: overrides.postgres!, clock, ...ids });
+    case 'memory': return { ...createMemoryAdapters({ clock, ...ids }), scanCursors: new MemoryScanCursorStore(), operatorStatus: new MemoryOperatorStatusStore() };
+    case 'postgres': return {
+      ...createPostgresAdapters({ connection: overrides.postgres!, clock, ...ids }), operatorStatus: new PgOperatorStatusStore(overrides.postgres!.pool),
+    };
     case 'mongodb': {
       const mongo = overrides.mongo!;
-      return { ...createMongoAdapters({ connection: mongo, clock, ...ids }), scanCursors: new MongoScanCursorStore(mongo.db) };
+      return {
+        ...createMongoAdapters({ connection: mongo, clock, ...ids }), scanCursors: new MongoScanCursorStore(mongo.db),
+        operatorStatus: new MongoOperatorStatusStore(mongo.db),
+      };
     }
   }
 }
@@ -271,7 +278,7 @@ export function composeContainer(config: HostConfig, overrides: CompositionOverr
   container.bind(TOKENS.RateLimiter).toDynamicValue((ctx) => (config.locks === 'redis'
     ? new RedisRateLimiter(redisClient()) : new MemoryRateLimiter({ clock: ctx.get(TOKENS.Clock) })));
   container.bind(TOKENS.CoreDeps).toDynamicValue((ctx): CoreDeps => {
-    const { idempotency: _idempotency, scanCursors: _cursors, ...stores } = ctx.get(TOKENS.Stores);
+    const { idempotency: _idempotency, scanCursors: _cursors, operatorStatus: _status, ...stores } = ctx.get(TOKENS.Stores);
     return {
       ...stores, clock: ctx.get(TOKENS.Clock), hasher: ctx.get(TOKENS.Hasher), cipher: ctx.get(TOKENS.Cipher), totp: new OtpauthTotpGenerator(),
       mailer: ctx.get(TOKENS.Mailer), dns: ctx.get(TOKENS.Dns), transport: ctx.get(TOKENS.Transport),

@@ -11,6 +11,7 @@ import type { BlockReceipts } from '../../core/application/worker/block-receipts
 import type { EnergyProvider } from '../../core/ports/energy-provider.port.js';
 import type { EventOutbox } from '../../core/ports/event-outbox.port.js';
 import type { ScanCursorStore } from '../../core/ports/scan-cursor-store.port.js';
+import type { OperatorStatusStore } from '../../core/ports/operator-status-store.port.js';
 import type { IdGenerator } from '../../core/ports/id-generator.port.js';
 import type { IdempotencyStore } from '../../core/ports/idempotency-store.port.js';
 import type { KeyCipher } from '../../core/ports/key-cipher.port.js';
@@ -31,6 +32,8 @@ export type StoreAdapters = Pick<CoreDeps,
   readonly outbox: EventOutbox;
   readonly idempotency: IdempotencyStore;
   readonly scanCursors: ScanCursorStore;
+  /** What the worker tells the operator console (issue #38 item 2). */
+  readonly operatorStatus: OperatorStatusStore;
   /** The books (issue #36). */
   readonly ledger: Ledger;
 };

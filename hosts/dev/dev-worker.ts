@@ -4,6 +4,7 @@ import { TOKENS } from '../composition/tokens.js';
 import { startComposedWorker } from '../worker/compose-worker.js';
 import type { RunningWorker } from '../worker/index.js';
 import { startMaintenance } from '../worker/maintenance.js';
+import { operatorStatusOf } from '../worker/operator-status.js';
 
 /** The background half of `npm start`: collections, withdrawals, webhook deliveries, balance refresh. */
 export interface DevWorker {
@@ -24,6 +25,7 @@ export function startDevWorker(composition: Composition, env: Env, options: { re
   const worker = startComposedWorker(composition, { BALANCE_SCAN_LEVEL: env['BALANCE_SCAN_LEVEL'] }, manual ? { manual: true } : {});
   const maintenance = manual ? null : startMaintenance(
     composition.container.get(TOKENS.Metrics), composition.container.get(TOKENS.Logger), composition.container.get(TOKENS.Application).accounts,
+    operatorStatusOf(composition),
   );
   return {
     description: manual

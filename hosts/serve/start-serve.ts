@@ -13,6 +13,7 @@ import { startComposedWorker } from '../worker/compose-worker.js';
 import { energySourcesReport } from './energy-sources.js';
 import type { RunningWorker } from '../worker/index.js';
 import { startMaintenance } from '../worker/maintenance.js';
+import { operatorStatusOf } from '../worker/operator-status.js';
 import { workerHealth } from '../worker/start-worker.js';
 
 /** A running single-machine process: the API and the worker on one composition. */
@@ -105,7 +106,7 @@ export async function startServe(env: Env, overrides: CompositionOverrides = {},
       }));
     }
     worker = startComposedWorker(composition, env);
-    maintenance = startMaintenance(c.get(TOKENS.Metrics), c.get(TOKENS.Logger), c.get(TOKENS.Application).accounts);
+    maintenance = startMaintenance(c.get(TOKENS.Metrics), c.get(TOKENS.Logger), c.get(TOKENS.Application).accounts, operatorStatusOf(composition));
     // What each energy source can do for a sweep (issue #34), once the node answers; never holds the start.
     const logger = c.get(TOKENS.Logger);
     void energySourcesReport(config, c.get(TOKENS.Chain)).then((r) => logger.info(r.fields, r.message), () => undefined);

@@ -1,6 +1,7 @@
 import { schedule, validate, type ScheduledTask } from 'node-cron';
 import type { CustodyMetrics } from '../composition/metrics.js';
 import type { WorkerLog } from './index.js';
+import type { OperatorStatusWriter } from './operator-status.js';
 
 /**
  * The worker's periodic maintenance on node-cron (UTC), beside its tight loops (the executors every second, webhooks
@@ -19,6 +20,8 @@ export const MAINTENANCE_SCHEDULES = {
   stuckCheck: '0 * * * *',
   /** Accounts left unverified for 24 h are deleted, their e-mail free again (issue #14; docs/decisions.md 62). */
   expireUnverifiedAccounts: '30 * * * *',
+  /** The health snapshot the operator console shows (issue #38 item 2), written to the store every minute. */
+  operatorHealth: '* * * * *',
 } as const;
 
 /** The use cases the maintenance jobs run (the worker's core application). */
@@ -37,9 +40,13 @@ export async function runExpireUnverifiedAccounts(accounts: MaintenanceUseCases,
   }
 }
 
-/** Writes the daily summary line and starts the next day's totals. */
-export function runDailySummary(metrics: CustodyMetrics, log: WorkerLog): void {
-  log.info({ period: 'day', ...metrics.periods.day.take() }, 'daily summary');
+/**
+ * Writes the daily summary line and starts the next day's totals; with `status`, the same figures (and the
+ * discrepancies standing) go to the store for the operator console (issue #38 item 2); the promise ends with that write.
+ */
+export function runDailySummary(metrics: CustodyMetrics, log: WorkerLog, status?: OperatorStatusWriter): Promise<void> {
+  const totals = metrics.periods.day.take();
+  log.info({ period: 'day', ...totals }, 'daily summary');
   // The books against the chain (issue #36): every discrepancy still standing, never corrected by the service.
   const standing = metrics.ledgerDiscrepancies();
   if (standing.length > 0) {
@@ -49,6 +56,12 @@ export function runDailySummary(metrics: CustodyMetrics, log: WorkerLog): void {
       })),
     }, 'ledger discrepancies against the chain stand: see GET /api/ledger/reconciliation');
   }
+  return status === undefined ? Promise.resolve() : status.writeDailySummary({
+    period: 'day', ...totals,
+    standingDiscrepancies: standing.map((d) => ({
+      networkCode: d.networkCode, address: d.address, assetSymbol: d.assetSymbol, unexplained: d.unexplained.toString(),
+    })),
+  });
 }
 
 /** Warns when workflows were reported stuck in the last hour (docs/operations.md, "A stuck task"). */
@@ -58,15 +71,22 @@ export function runStuckCheck(metrics: CustodyMetrics, log: WorkerLog): void {
 }
 
 /** Starts the cron jobs; `stop` ends them and takes them out of node-cron's registry. */
-export function startMaintenance(metrics: CustodyMetrics, log: WorkerLog, accounts: MaintenanceUseCases): { stop(): Promise<void> } {
+export function startMaintenance(
+  metrics: CustodyMetrics, log: WorkerLog, accounts: MaintenanceUseCases, status?: OperatorStatusWriter,
+): { stop(): Promise<void> } {
   for (const expression of Object.values(MAINTENANCE_SCHEDULES)) if (!validate(expression)) throw new Error(`invalid cron expression ${expression}`);
   const tasks: ScheduledTask[] = [
-    schedule(MAINTENANCE_SCHEDULES.dailySummary, () => runDailySummary(metrics, log), { timezone: 'UTC', noOverlap: true, name: 'daily-summary' }),
+    schedule(MAINTENANCE_SCHEDULES.dailySummary, () => runDailySummary(metrics, log, status), { timezone: 'UTC', noOverlap: true, name: 'daily-summary' }),
     schedule(MAINTENANCE_SCHEDULES.stuckCheck, () => runStuckCheck(metrics, log), { timezone: 'UTC', noOverlap: true, name: 'stuck-check' }),
     schedule(MAINTENANCE_SCHEDULES.expireUnverifiedAccounts, () => runExpireUnverifiedAccounts(accounts, log), {
       timezone: 'UTC', noOverlap: true, name: 'expire-unverified-accounts',
     }),
   ];
+  if (status !== undefined) {
+    tasks.push(schedule(MAINTENANCE_SCHEDULES.operatorHealth, () => status.writeHealth(), { timezone: 'UTC', noOverlap: true, name: 'operator-health' }));
+    // The first snapshot now, not a minute after the start.
+    void status.writeHealth();
+  }
   return {
     async stop() {
       for (const task of tasks) await task.destroy();

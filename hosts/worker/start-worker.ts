@@ -8,6 +8,7 @@ import { TOKENS } from '../composition/tokens.js';
 import { startComposedWorker } from './compose-worker.js';
 import type { RunningWorker } from './index.js';
 import { startMaintenance } from './maintenance.js';
+import { operatorStatusOf } from './operator-status.js';
 
 /** A running worker process: its metrics server (null when METRICS_PORT is off) and a stop within a deadline. */
 export interface StartedWorker {
@@ -54,6 +55,7 @@ export async function startWorkerProcess(env: Env, overrides: CompositionOverrid
     worker = startComposedWorker(composition, env);
     maintenance = startMaintenance(
       composition.container.get(TOKENS.Metrics), composition.container.get(TOKENS.Logger), composition.container.get(TOKENS.Application).accounts,
+      operatorStatusOf(composition),
     );
     if (config.metricsPort !== null) {
       const metrics = composition.container.get(TOKENS.Metrics);
