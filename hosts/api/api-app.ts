@@ -11,6 +11,8 @@ import { DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limit.js';
 import type { RouteDef } from './route.js';
 import { accountRoutes } from './routes/account.routes.js';
 import { adminRoutes } from './routes/admin.routes.js';
+import { operatorStatusRoutes } from './routes/operator-status.routes.js';
+import type { OperatorStatusStore } from '../../core/ports/operator-status-store.port.js';
 import { auditRoutes } from './routes/audit.routes.js';
 import { twoFactorRoutes } from './routes/two-factor.routes.js';
 import { cashierTokenRoutes } from './routes/cashier-token.routes.js';
@@ -53,6 +55,11 @@ export interface ApiHostOptions {
   readonly consoleIdleMs?: number;
   /** The API's clock (the Clock port) in ms: the operator console's idle timeout (issue #38 item 2). Default Date.now. */
   readonly now?: () => number;
+  /**
+   * What the worker wrote for the operator (issue #38 item 2): GET /api/admin/health and /api/admin/daily-summary;
+   * default none (the routes answer `none` / null).
+   */
+  readonly operatorStatus?: OperatorStatusStore;
 }
 
 /** The built host: the h3 app (serve it with `toNodeHandler`/`serve`) and the route table it was built from. */
@@ -120,6 +127,8 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
     ...systemRoutes(readiness, () => openapi),
     ...consoleRoutes(options.app, { idleMs: options.consoleIdleMs ?? DEFAULT_CONSOLE_IDLE_MS, trustedProxyHops: options.trustedProxyHops ?? 0 }),
     ...adminConsoleRoutes({ sessions: adminSessions, trustedProxyHops: options.trustedProxyHops ?? 0 }),
+    // Without a store (a host composed without a worker's store) the routes answer as before the worker's first write.
+    ...operatorStatusRoutes(options.operatorStatus ?? { get: async () => null, put: async () => false }, options.now ?? Date.now),
   ];
   openapi = buildOpenApi(routes);
   const h3 = new H3({ silent: true, onError: onH3Error(options.logger) });

@@ -307,6 +307,7 @@ export function composeContainer(config: HostConfig, overrides: CompositionOverr
     adminToken, logger: ctx.get(TOKENS.Logger), readiness: ctx.get(TOKENS.Readiness), trustedProxyHops: config.trustedProxyHops,
     consoleIdleMs: config.consoleIdleMs,
     now: clockOf(ctx.get(TOKENS.Clock)),
+    operatorStatus: ctx.get(TOKENS.Stores).operatorStatus,
     // Resolved on the first request, not on each (the container lookup is per-request work with nothing to gain).
     observe: lazyObserver(() => ctx.get(TOKENS.Metrics)),
     ...(overrides.rateLimits === undefined ? {} : { rateLimits: overrides.rateLimits }),

@@ -1778,6 +1778,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The worker's node and scanner health: scanner lag, node calls, paused nodes, rate limits (extension, issue #38)
+         * @description The snapshot a worker writes every minute: the balance scanner's lag (blocks, and seconds at the block time), the node calls it made by purpose since it started, and each scanner node with its calls in the budget window, budget left, pause (a Retry-After or back-off after a failure, or a spent budget), failures (HTTP 429/403 refusals among them) and last error. `status` is `stale` when the snapshot is older than 180 s (no worker writing), `none` before the first.
+         */
+        get: operations["getWorkerHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/daily-summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The latest daily summary the worker produced (extension, issue #38)
+         * @description The figures of the worker's 00:00 UTC "daily summary" log line for the day before: collections, failed ones, their cost, stuck reports, DEAD webhooks, ledger discrepancies reported, the collections booked and their fees; and the discrepancies between the books and the chain still standing. Totals of the process that wrote it (one worker).
+         */
+        get: operations["getDailySummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "withdrawal.completed": {
@@ -11608,6 +11648,180 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationError"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getWorkerHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "status": "fresh",
+                     *         "stale_after_seconds": 180,
+                     *         "written_at": "2026-05-25T10:00:00+00:00",
+                     *         "age_seconds": 12,
+                     *         "snapshot": {
+                     *           "scanner": {
+                     *             "lag_blocks": 2,
+                     *             "lag_seconds": 6,
+                     *             "chain_mismatch": null
+                     *           },
+                     *           "last_tick_at": 1779703199000,
+                     *           "node_calls": {
+                     *             "scan": 4210,
+                     *             "plan": 120,
+                     *             "follow": 35,
+                     *             "broadcast": 9
+                     *           },
+                     *           "node_failures": {
+                     *             "https://api.trongrid.io": 3
+                     *           },
+                     *           "nodes": [
+                     *             {
+                     *               "node": "https://api.trongrid.io",
+                     *               "calls": 4210,
+                     *               "consecutive_failures": 1,
+                     *               "paused": true,
+                     *               "paused_until": 1779703260000,
+                     *               "budget": 100000,
+                     *               "budget_left": 95790,
+                     *               "last_error": "wallet/getnowblock: node answered HTTP 429",
+                     *               "failures": 3
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            /** @enum {string} */
+                            status: "fresh" | "stale" | "none";
+                            stale_after_seconds: number;
+                            written_at: string | null;
+                            age_seconds: number | null;
+                            snapshot: {
+                                scanner: {
+                                    lag_blocks: number | null;
+                                    lag_seconds: number | null;
+                                    chain_mismatch: string | null;
+                                };
+                                last_tick_at: number | null;
+                                node_calls: {
+                                    [key: string]: number;
+                                };
+                                node_failures: {
+                                    [key: string]: number;
+                                };
+                                nodes: {
+                                    /** @description the node's origin (scheme, host, port) */
+                                    node: string;
+                                    calls: number;
+                                    consecutive_failures: number;
+                                    paused: boolean;
+                                    paused_until: number | null;
+                                    budget: number | null;
+                                    budget_left: number | null;
+                                    last_error: string | null;
+                                    failures: number;
+                                }[];
+                            } | null;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getDailySummary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OK",
+                     *       "message": "success",
+                     *       "data": {
+                     *         "written_at": "2026-05-25T00:00:00+00:00",
+                     *         "age_seconds": 36000,
+                     *         "summary": {
+                     *           "period": "day",
+                     *           "collections": 41,
+                     *           "failed_collections": 1,
+                     *           "cost_sun": "53400000",
+                     *           "stuck": 0,
+                     *           "dead_webhooks": 2,
+                     *           "ledger_discrepancies": 0,
+                     *           "ledger_sweeps": 41,
+                     *           "ledger_fees_sun": "53400000",
+                     *           "standing_discrepancies": []
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "OK";
+                        /** @enum {string} */
+                        message: "success";
+                        data: {
+                            written_at: string | null;
+                            age_seconds: number | null;
+                            summary: {
+                                period: string;
+                                collections: number;
+                                failed_collections: number;
+                                cost_sun: string;
+                                stuck: number;
+                                dead_webhooks: number;
+                                ledger_discrepancies: number;
+                                ledger_sweeps: number;
+                                ledger_fees_sun: string;
+                                standing_discrepancies: {
+                                    network_code: string;
+                                    address: string;
+                                    asset_symbol: string;
+                                    unexplained: string;
+                                }[];
+                            } | null;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             500: components["responses"]["InternalError"];
         };
     };
