@@ -162,16 +162,14 @@ function Webhook({ api, t, lang }) {
   </section>`;
 }
 
+// The result is shown by the list (onDone), not in the row: a redelivered DEAD row leaves a list filtered on DEAD.
 function Redeliver({ api, t, delivery, onDone }) {
-  const [notice, setNotice] = useState(null);
   const [send, busy, error] = useAction(async () => {
     const r = await api.post(`/webhooks/deliveries/${encodeURIComponent(delivery.delivery_id)}/redeliver`, {});
-    setNotice(t('redelivered', { result: r.delivered ? t('delivered') : t('not_delivered') }));
-    onDone();
+    onDone(t('redelivered', { result: r.delivered ? t('delivered') : t('not_delivered') }));
   });
   return html`<div>
     <button type="button" disabled=${busy} onClick=${() => send()} aria-label=${`${t('redeliver')} ${delivery.event_type} ${delivery.delivery_id}`}>${t('redeliver')}</button>
-    ${notice ? html`<${Notice}>${notice}</${Notice}>` : null}
     <${ErrorBanner} error=${error} />
   </div>`;
 }
@@ -180,8 +178,11 @@ function Deliveries({ api, t, lang }) {
   const [page, setPage] = useState(1);
   const [status, setStatus] = useState('');
   const { data, error, refresh } = usePoll(({ background }) => api.get('/webhooks/deliveries', { page, per_page: 20, status }, { background }), { deps: [page, status] });
+  const [notice, setNotice] = useState(null);
+  const redelivered = (text) => { setNotice(text); refresh(); };
   return html`<section aria-labelledby="deliveries-title">
     <h2 id="deliveries-title">${t('deliveries')}</h2>
+    ${notice ? html`<${Notice}>${notice}</${Notice}>` : null}
     <${Field} as="select" label=${t('filter_status')} value=${status} onInput=${(v) => { setPage(1); setStatus(v); }}
       options=${[{ value: '', label: t('all') }, ...Object.entries(DELIVERY).map(([value, label]) => ({ value, label }))]} />
     <${ErrorBanner} error=${error} />
@@ -192,7 +193,7 @@ function Deliveries({ api, t, lang }) {
         { key: 'created_at', label: t('created'), render: (d) => html`<${Time} iso=${d.created_at} lang=${lang} />` },
         { key: 'attempts', label: t('attempts'), numeric: true, render: (d) => d.attempts.length },
         { key: 'last', label: t('last_attempt'), render: (d) => { const a = d.attempts.at(-1); return a ? `${a.http_status ?? ''} ${a.error ?? ''}`.trim() : '—'; } },
-        { key: 'actions', label: t('actions'), render: (d) => (d.status === 5 || d.status === 3 ? html`<${Redeliver} api=${api} t=${t} delivery=${d} onDone=${refresh} />` : '') },
+        { key: 'actions', label: t('actions'), render: (d) => (d.status === 5 || d.status === 3 ? html`<${Redeliver} api=${api} t=${t} delivery=${d} onDone=${redelivered} />` : '') },
       ]} />
       <${Pager} page=${page} pages=${data.pagination?.pages} onPage=${setPage} t=${t} />`}
   </section>`;

@@ -4,8 +4,11 @@ import { html, useEffect, useRef } from '../lib/html.js';
 import { parseApiTime } from '../lib/format.js';
 
 export const ALL_ROLES = Object.freeze(['owner', 'admin', 'approver', 'operator', 'viewer']);
-/** POST /cashier/tokens and POST /wallets name no roles: the owner alone may write (hosts/api/route.ts rolesOf). */
-export const CREATE_ROLES = Object.freeze(['owner']);
+/**
+ * POST /cashier/tokens and POST /wallets are developer routes: through the console's cookie the owner, admins and
+ * operators may write them (hosts/api/pipeline.ts consoleDeveloperRoute, CONSOLE_DEVELOPER_WRITERS).
+ */
+export const CREATE_ROLES = Object.freeze(['owner', 'admin', 'operator']);
 /** POST /transfers (a refund is a withdrawal with refund_of): OPERATOR_ROLES. */
 export const REFUND_ROLES = Object.freeze(['owner', 'operator']);
 /** The assets a TRON account of the hub holds (spec §1). */
