@@ -20,6 +20,7 @@ const SCREENS = [
   { name: 'Dead deliveries', id: 'dead-deliveries' },
   { name: 'Deny-list', id: 'deny-list' },
   { name: 'Node and scanner health', id: 'health' },
+  { name: 'Daily summary', id: 'daily-summary' },
 ];
 const FIRST_LOAD_BUDGET = 150 * 1024;
 
@@ -64,6 +65,19 @@ describe.skipIf(!chromiumFound)('operator console in chromium', () => {
       deliveryId: 'dead-delivery-1', eventId: '00000000-0000-4000-8000-00000000dead', userId: merchantId, status: 5, createdAt: now - 90_000,
       nextAttemptAt: null, url: 'https://shop.example.com/hooks', attempts: [{ at: now - 60_000, httpStatus: 503, error: 'HTTP 503', durationMs: 12, response: null, redelivery: false, url: null }],
     }));
+    // The worker's health snapshot and daily summary as it writes them to the store (hosts/worker/operator-status.ts).
+    await stores.operatorStatus.put('health', {
+      scanner: { lagBlocks: 2, lagSeconds: 6, chainMismatch: null }, lastTickAt: now - 1_000, nodeCalls: { scan: 420, plan: 12, follow: 3, broadcast: 1 },
+      nodeFailures: { 'https://node-a.example.com': 3 },
+      nodes: [
+        { node: 'https://node-a.example.com', calls: 420, consecutiveFailures: 1, paused: true, pausedUntil: now + 60_000, budget: 100_000, budgetLeft: 99_580, lastError: 'wallet/getnowblock: node answered HTTP 429', failures: 3 },
+        { node: 'https://node-b.example.com', calls: 17, consecutiveFailures: 0, paused: false, pausedUntil: null, budget: 100_000, budgetLeft: 99_983, lastError: null, failures: 0 },
+      ],
+    }, now - 20_000);
+    await stores.operatorStatus.put('daily-summary', {
+      period: 'day', collections: 41, failedCollections: 1, costSun: '53400000', stuck: 0, deadWebhooks: 1, ledgerDiscrepancies: 0,
+      ledgerSweeps: 41, ledgerFeesSun: '53400000', standingDiscrepancies: [],
+    }, now - 3_600_000);
     tab = await openConsole(browser, w, { path: '/admin' });
   });
   afterAll(async () => {
@@ -101,14 +115,23 @@ describe.skipIf(!chromiumFound)('operator console in chromium', () => {
       await page.locator('.loading').first().waitFor({ state: 'detached' });
       if (id === 'workflows') await page.getByRole('cell', { name: 'the transaction failed on chain: OUT_OF_ENERGY' }).waitFor();
       if (id === 'dead-deliveries') await page.getByRole('cell', { name: 'HTTP 503 · HTTP 503' }).waitFor();
-      if (id === 'health') await page.getByRole('cell', { name: 'TRON node' }).waitFor();
+      if (id === 'health') {
+        await page.getByRole('cell', { name: 'TRON node' }).waitFor();
+        // The worker's snapshot: its age, the paused node with its 429, the calls by purpose.
+        await page.getByText('Reported by the worker 20 s ago').waitFor();
+        await page.getByRole('cell', { name: 'wallet/getnowblock: node answered HTTP 429' }).waitFor();
+        await page.getByRole('cell', { name: '99580 / 100000' }).waitFor();
+        await page.getByRole('row', { name: /Scanning blocks\s+420/ }).waitFor();
+      }
+      if (id === 'daily-summary') await page.getByText('None: the books match the chain.').waitFor();
       expect(await axeViolations(page), name).toEqual([]);
       await screenshot(page, `admin-${id}`);
     }
     await page.getByRole('button', { name: '简体中文' }).click();
-    await expect.poll(() => page.locator('h1').allInnerTexts()).toEqual(['节点与扫描器状态']);
+    await expect.poll(() => page.locator('h1').allInnerTexts()).toEqual(['每日汇总']);
+    await page.getByText('已记账的归集').waitFor();
     expect(await page.getByRole('navigation', { name: '运营' }).getByRole('link').allInnerTexts())
-      .toEqual(['URL 审核', '失败的工作流', '投递失败的 Webhook', '拒绝名单', '节点与扫描器状态']);
+      .toEqual(['URL 审核', '失败的工作流', '投递失败的 Webhook', '拒绝名单', '节点与扫描器状态', '每日汇总']);
     expect(await axeViolations(page)).toEqual([]);
     await page.getByRole('button', { name: 'English' }).click();
     expect(tab.errors).toEqual([]);

@@ -6,6 +6,7 @@ import workflows from './workflows.js';
 import deadDeliveries from './dead-deliveries.js';
 import denyList from './deny-list.js';
 import health from './health.js';
+import dailySummary from './daily-summary.js';
 
 export const ADMIN_SCREENS = [
   reviews,
@@ -13,4 +14,5 @@ export const ADMIN_SCREENS = [
   deadDeliveries,
   denyList,
   health,
+  dailySummary,
 ];
