@@ -24,6 +24,26 @@ describe('worker maintenance (node-cron)', () => {
     expect(running()).toEqual([]);
   });
 
+  it('with the operator status writer (issue #38 item 2): a health snapshot at the start and every minute; the standing discrepancies go with the summary', async () => {
+    const { log } = recorder();
+    const written: string[] = [];
+    const summaries: object[] = [];
+    const status = { writeHealth: async () => { written.push('health'); }, writeDailySummary: async (body: object) => { summaries.push(body); } };
+    const jobs = startMaintenance(new CustodyMetrics('custody-worker'), log, { expireUnverifiedAccounts: async () => 0 }, status);
+    expect(MAINTENANCE_SCHEDULES.operatorHealth).toBe('* * * * *');
+    expect([...getTasks().values()].filter((t) => t.name === 'operator-health').map((t) => t.getStatus())).toEqual(['idle']);
+    expect(written).toEqual(['health']);
+    await jobs.stop();
+    expect([...getTasks().values()].filter((t) => t.name === 'operator-health')).toEqual([]);
+    const metrics = new CustodyMetrics('custody-worker');
+    const d = { networkCode: 'TRON', address: 'TSub', assetSymbol: 'TRX', unexplained: 1_500_000n };
+    metrics.ledgerReconciled([d], [d]);
+    await runDailySummary(metrics, log, status);
+    expect(summaries).toEqual([expect.objectContaining({
+      period: 'day', ledgerDiscrepancies: 1, standingDiscrepancies: [{ networkCode: 'TRON', address: 'TSub', assetSymbol: 'TRX', unexplained: '1500000' }],
+    })]);
+  });
+
   it('the daily summary reports the period\'s collections, cost, stuck reports and DEAD webhooks, then starts over', () => {
     const metrics = new CustodyMetrics('custody-worker');
     const task = (status: number, burnt: bigint): CollectionTask => ({
