@@ -169,6 +169,37 @@ describe.skipIf(!chromiumFound)('console gaps of issue #38 in chromium', () => {
     expect(tab.errors).toEqual([]);
   });
 
+  it('Books (spot-check of item 6): a CSV download the API refuses shows the API\'s message; the chain check shows its progress while it runs', { timeout: 60_000 }, async () => {
+    const { page } = tab; // signed in as the admin
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Books' }).click();
+    await expect.poll(() => page.locator('h1').allInnerTexts()).toEqual(['Books']);
+    const day = (d: Date): string => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+    const today = new Date();
+    const later = new Date(today.getFullYear(), today.getMonth(), today.getDate() + 2);
+    await page.getByLabel('From', { exact: true }).fill(day(later));
+    await page.getByLabel('To', { exact: true }).fill(day(today));
+    await page.getByRole('button', { name: 'Download statement CSV' }).click();
+    const iso = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const end = new Date(today.getFullYear(), today.getMonth(), today.getDate(), 23, 59, 59);
+    const refused = await request(w, 'GET', `/ledger/statement?from=${iso(later)}&to=${iso(end)}&format=csv`, { token: team.owner.apiToken });
+    expect(refused.status, refused.message).toBe(422);
+    await shows(page, page.getByRole('region', { name: 'Statement' }).getByRole('alert').filter({ hasText: refused.message }));
+
+    // The reconciliation reads the chain: held here until the page has shown that it is working.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => { release = resolve; });
+    await page.route('**/api/ledger/reconciliation**', async (route) => { await held; await route.continue(); });
+    const reco = page.getByRole('region', { name: 'Reconciliation' });
+    await reco.getByRole('button', { name: 'Check the books against the chain' }).click();
+    await shows(page, reco.getByRole('status').filter({ hasText: 'Reading the chain…' }));
+    expect(await reco.getByRole('button', { name: 'Check the books against the chain' }).isDisabled()).toBe(true);
+    release();
+    await shows(page, reco.getByText('Checked at', { exact: false }));
+    expect(await reco.getByRole('status').filter({ hasText: 'Reading the chain…' }).count()).toBe(0);
+    await page.unroute('**/api/ledger/reconciliation**');
+    expect(tab.errors).toEqual([]);
+  });
+
   it('each role that may not use a screen or an action: not offered, refused at its address, refused by the API with the console\'s cookie', { timeout: 120_000 }, async () => {
     const FORBIDDEN = { status: 403, code: 'TEAM-ROLE-FORBIDDEN' };
     const cases = [
