@@ -18,6 +18,7 @@ export class RecordingMailer implements Mailer {
   private readonly unknown: string[] = [];
   private readonly exists: string[] = [];
   private readonly locked: string[] = [];
+  private readonly twoFactorChanges: { email: string; change: 'enabled' | 'disabled' }[] = [];
   private readonly policyChanges: { email: string; notice: PolicyChangeNotice }[] = [];
 
   async sendVerificationCode(email: string, code: string, registration: RegistrationNotice): Promise<void> {
@@ -47,6 +48,15 @@ export class RecordingMailer implements Mailer {
 
   async sendInvitationCode(email: string, code: string, _invitation: InvitationNotice): Promise<void> {
     this.mails.push({ email, code, kind: 'invitation' });
+  }
+
+  async sendTwoFactorChanged(email: string, change: 'enabled' | 'disabled'): Promise<void> {
+    this.twoFactorChanges.push({ email, change });
+  }
+
+  /** The two-factor on/off notices sent, oldest first (issue #35 item 4). */
+  get twoFactorChangesSent(): readonly { email: string; change: 'enabled' | 'disabled' }[] {
+    return [...this.twoFactorChanges];
   }
 
   async sendAccountLocked(email: string): Promise<void> {

@@ -41,6 +41,10 @@ export class ConsoleMailer implements Mailer {
     this.writeLine(`invitation code for ${email}: ${code}`);
   }
 
+  async sendTwoFactorChanged(email: string, change: 'enabled' | 'disabled'): Promise<void> {
+    this.writeLine(`two-factor ${change} for ${email}: if it was not you, reset the password`);
+  }
+
   async sendAccountLocked(email: string): Promise<void> {
     this.writeLine(`account locked for ${email}: too many wrong two-factor codes; reset the password to unlock`);
   }

@@ -67,6 +67,13 @@ export class SmtpMailer implements Mailer {
       + `POST /auth/register {email, password, invitation_code}, the code being: ${code}\nIf you did not expect this, ignore this mail.\n`);
   }
 
+  async sendTwoFactorChanged(email: string, change: 'enabled' | 'disabled'): Promise<void> {
+    await this.send(email, `Custody Hub two-factor sign-in ${change}`,
+      `Two-factor sign-in was ${change} for your Custody Hub account. Withdrawals to destinations not on the allow-list `
+      + 'are held for the policy change delay. If it was not you, reset your password at POST /auth/password-reset/request: '
+      + 'the reset ends every session and, with two-factor on, turns it off once the delay has passed.\n');
+  }
+
   async sendAccountLocked(email: string): Promise<void> {
     await this.send(email, 'Custody Hub account locked',
       'Your Custody Hub account was locked after too many wrong two-factor codes: someone who knows your password may be '

@@ -1,5 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
-import { holdNewDestinations } from './policy-changes.js';
+import { addTeamChange, holdNewDestinations, mailPendingChange } from './policy-changes.js';
+import { MAX_PENDING_POLICY_CHANGES, pendingChangesOf } from '../domain/policy-change.js';
+import { twoFactorOffLoosens } from '../domain/team-changes.js';
+import type { PendingPolicyChange } from '../domain/model/withdrawal-policy.js';
 import { newSecretToken } from '../domain/cashier-token-rules.js';
 import { ConcurrencyConflict, DomainError, validationError } from '../domain/errors.js';
 import { formatIsoTime } from '../domain/time.js';
@@ -170,15 +173,18 @@ export class AccountsUseCases implements AccountsService {
     const hashOnce = (): Promise<string> => (newHash ??= this.deps.hasher.hashPassword(password));
     // Parallel guesses race on the attempt counter as in verify: every judged code is counted, and of parallel right
     // codes exactly one wins (the others re-read a consumed code).
-    const userId = await retryOnConflict(
+    const { userId, twoFactorOff } = await retryOnConflict(
       () => this.confirmResetOnce(email, code, hashOnce), this.deps.settings.passwordResetMaxAttempts + 1,
     );
     // Again after the change: a login with the old password may have slipped in between the first revocation and it.
     await this.deps.sessions.revokeAllOfUser(userId, this.deps.clock.now());
+    if (twoFactorOff !== null) await mailPendingChange(this.deps, twoFactorOff.accountId, twoFactorOff.change);
     return { user_id: userId, email };
   }
 
-  private async confirmResetOnce(email: string, code: string, newPasswordHash: () => Promise<string>): Promise<UserId> {
+  private async confirmResetOnce(
+    email: string, code: string, newPasswordHash: () => Promise<string>,
+  ): Promise<{ userId: UserId; twoFactorOff: { accountId: UserId; change: PendingPolicyChange } | null }> {
     const account = await this.deps.accounts.findByEmail(email);
     const reset = account?.passwordReset ?? null;
     if (account === null || reset === null || !account.verified || this.deps.clock.now() >= reset.expiresAt
@@ -193,23 +199,44 @@ export class AccountsUseCases implements AccountsService {
     // The sessions' revocation, the new password (consuming the code) and the audit entry land together (decision
     // 144): a store failure leaves the code usable for a retry, never a changed password with a session alive.
     let marked = 0;
+    let twoFactorOff: { accountId: UserId; change: PendingPolicyChange } | null = null;
     await this.audit.recordWith(async () => {
+      twoFactorOff = null;
       await this.deps.sessions.revokeAllOfUser(account.id, this.deps.clock.now());
       // The API tokens keep the backend running but are marked for the owner's review (issue #35 item 4).
       marked = (await this.deps.apiTokens?.markAllForReview(account.id, this.deps.clock.now())) ?? 0;
-      // A reset by the owner (through e-mail) lifts a lock of the code-guessing budget (issue #35 item 4).
-      const twoFactor = account.twoFactor == null ? account.twoFactor : { ...account.twoFactor, failedCodes: 0, lockedAt: null };
-      await this.deps.accounts.update({ ...account, passwordHash, passwordReset: null, twoFactor, version: account.version + 1 });
-      // Withdrawals to destinations not on the allow-list wait POLICY_CHANGE_DELAY_H (issue #35 item 3).
+      const standing = (await this.deps.members?.standingOf(account.id)) ?? null;
       const policies = this.deps.withdrawalPolicies;
+      // With 2FA on, a reset is also how an owner recovers an account whose authenticator a thief enrolled (issue #35
+      // item 4): it requests the 2FA-off pending change below. A member without money rights (a viewer), whose own
+      // disable is immediate, has it cleared at once.
+      const offAtOnce = account.twoFactor?.enabledAt != null && !twoFactorOffLoosens(standing?.role ?? null);
+      // A reset by the owner (through e-mail) lifts a lock of the code-guessing budget (issue #35 item 4).
+      const twoFactor = account.twoFactor == null || offAtOnce ? null : { ...account.twoFactor, failedCodes: 0, lockedAt: null };
+      await this.deps.accounts.update({ ...account, passwordHash, passwordReset: null, twoFactor, version: account.version + 1 });
+      if (policies === undefined) return null;
+      const deps = { ...this.deps, withdrawalPolicies: policies };
+      // Withdrawals to destinations not on the allow-list wait POLICY_CHANGE_DELAY_H (issue #35 item 3).
       // A member's reset holds the team account's withdrawals, which the member acts on (issue #35 item 1).
-      const accountId = (await this.deps.members?.standingOf(account.id))?.accountId ?? account.id;
-      return policies === undefined ? null : holdNewDestinations({ ...this.deps, withdrawalPolicies: policies }, accountId, this.deps.clock.now());
+      const accountId = standing?.accountId ?? account.id;
+      const heldUntil = await holdNewDestinations(deps, accountId, this.deps.clock.now());
+      if (twoFactor?.enabledAt != null) {
+        // The 2FA-off pending change `users.<id>.two_factor` (decisions 252-253): mailed after the commit, cancellable
+        // by whoever holds the authenticator (step-up), carried out by the first login once due. One is enough: a
+        // second reset, or a full list of pending changes, adds none (the reset itself never fails for it).
+        const pending = pendingChangesOf((await policies.get(accountId))!);
+        const already = pending.some((c) => c.team?.kind === 'two_factor_off' && c.team.userId === account.id);
+        if (!already && pending.length < MAX_PENDING_POLICY_CHANGES) {
+          const change = await addTeamChange(deps, accountId, () => ({ kind: 'two_factor_off', userId: account.id, email: account.email, role: standing?.role ?? 'owner' }));
+          twoFactorOff = { accountId, change };
+        }
+      }
+      return heldUntil;
     }, (heldUntil) => ({
       userId: account.id, action: 'auth.password_reset', actor: { kind: 'user', id: null },
       detail: { api_tokens_marked_for_review: marked, ...(heldUntil === null ? {} : { new_destinations_held_until: formatIsoTime(heldUntil) }) },
     }));
-    return account.id;
+    return { userId: account.id, twoFactorOff };
   }
 
   async logout(sessionToken: string): Promise<void> {

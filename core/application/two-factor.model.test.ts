@@ -113,7 +113,7 @@ describe('two-factor login and step-up against the reference model', () => {
       const { otpauth_uri } = await twoFactor.setup(userId);
       const secret = Secret.fromBase32(new URL(otpauth_uri).searchParams.get('secret')!).bytes;
       const gate = async (): Promise<void> => {};
-      const { recovery_codes } = await twoFactor.enable(userId, { code: totp.codeAt(secret, stepAt(clock.now())) }, gate);
+      const { recovery_codes } = await twoFactor.enable(userId, { password: PASSWORD, code: totp.codeAt(secret, stepAt(clock.now())) }, gate);
       const model: Model = { lastUsed: stepAt(clock.now()), recovery: new Set(recovery_codes.map(normalize)), proof: null, wrong: 0, locked: false };
       /** A judged code: accepted resets the shared count, refused adds one and may lock (CODE_GUESS_BUDGET). */
       const judged = (accepted: boolean): void => {

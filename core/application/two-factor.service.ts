@@ -52,7 +52,7 @@ export interface TwoFactorDisabledView {
 export interface TwoFactorService {
   /** Draws a secret and answers its otpauth:// URI; AUTH-2FA-ALREADY-ENABLED when on. */
   setup(userId: UserId): Promise<TwoFactorSetupView>;
-  /** body {code}: confirms the setup and answers the recovery codes once. */
+  /** body {password, code}: confirms the setup and answers the recovery codes once. */
   enable(userId: UserId, body: unknown, gate: CodeTryGate): Promise<TwoFactorEnabledView>;
   /** body {password, code} (a code or a recovery code): turns 2FA off and ends every session, answering a new one. */
   disable(userId: UserId, body: unknown, gate: CodeTryGate): Promise<TwoFactorDisabledView | PolicyChangeView>;
@@ -108,22 +108,32 @@ export class TwoFactorUseCases implements TwoFactorService {
   }
 
   /**
-   * body {code}: confirms the set-up secret with a current code, enables 2FA and answers the 10 recovery codes (only
-   * their hashes are kept). AUTH-2FA-SETUP-REQUIRED without a setup, AUTH-2FA-ALREADY-ENABLED when on,
-   * AUTH-TOTP-INVALID for a wrong code.
+   * body {password, code}: confirms the set-up secret with a current code, enables 2FA and answers the 10 recovery
+   * codes (only their hashes are kept). The account's password is needed too (issue #35 item 4: a thief with only a
+   * session cannot enrol their own authenticator); turning 2FA on holds new destinations for POLICY_CHANGE_DELAY_H in
+   * the same atomic scope and mails the owner a notice. AUTH-2FA-SETUP-REQUIRED without a setup,
+   * AUTH-2FA-ALREADY-ENABLED when on, AUTH-INVALID-CREDENTIALS for a wrong password (a code try, recorded as a failed
+   * code), AUTH-TOTP-INVALID for a wrong code.
    */
   async enable(userId: UserId, body: unknown, gate: CodeTryGate): Promise<TwoFactorEnabledView> {
-    const typed = requireString(fieldsOf(body), 'code', 32);
+    const fields = fieldsOf(body);
+    const password = requireString(fields, 'password', 1024);
+    const typed = requireString(fields, 'code', 32);
     const current = await this.account(userId);
     if (current.twoFactor == null) throw new DomainError('AUTH-2FA-SETUP-REQUIRED');
     if (isEnabled(current.twoFactor)) throw new DomainError('AUTH-2FA-ALREADY-ENABLED');
     await gate();
+    if (!(await this.deps.hasher.verifyPassword(password, current.passwordHash))) {
+      await this.countWrong(userId, 'enable');
+      throw new DomainError('AUTH-INVALID-CREDENTIALS');
+    }
     const codes = Array.from({ length: RECOVERY_CODE_COUNT }, () => this.newRecoveryCode());
     const recoveryCodeHashes = codes.map((code) => this.deps.hasher.hashToken(code));
     await this.consume(userId, parseCode(typed), 'enable', null, (twoFactor): TwoFactor => {
       if (twoFactor.enabledAt !== null) throw new DomainError('AUTH-2FA-ALREADY-ENABLED');
       return { ...twoFactor, enabledAt: this.deps.clock.now(), recoveryCodeHashes };
-    }, 'auth.2fa_enabled');
+    }, 'auth.2fa_enabled', () => this.holdNewDestinations(userId));
+    await this.deps.mailer.sendTwoFactorChanged(current.email, 'enabled');
     return { recovery_codes: codes.map(formatRecoveryCode) };
   }
 
@@ -172,6 +182,7 @@ export class TwoFactorUseCases implements TwoFactorService {
       await this.deps.sessions.create({ tokenHash: this.deps.hasher.hashToken(token), userId, createdAt: now, expiresAt, revokedAt: null });
       await this.holdNewDestinations(userId);
     });
+    await this.deps.mailer.sendTwoFactorChanged(account.email, 'disabled');
     return { enabled: false, session_token: token, expires_at: formatIsoTime(expiresAt) };
   }
 
@@ -299,8 +310,9 @@ export class TwoFactorUseCases implements TwoFactorService {
   }
 
   /**
-   * Turning 2FA off holds withdrawals to new destinations for POLICY_CHANGE_DELAY_H, in the change's scope (issue #35
-   * item 3). Turning it on does not: it takes no protection away, and every new 2FA account would wait a day.
+   * Turning 2FA off or on holds withdrawals to new destinations for POLICY_CHANGE_DELAY_H, in the change's scope (issue
+   * #35 item 3: "after a password reset or a 2FA change"): turning it on may be a thief enrolling their own
+   * authenticator, so the owner gets the delay to notice the mail and recover the account by a password reset.
    */
   private async holdNewDestinations(userId: UserId): Promise<void> {
     const policies = this.deps.withdrawalPolicies;

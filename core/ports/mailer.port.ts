@@ -62,4 +62,10 @@ export interface Mailer {
    * the account and the role.
    */
   sendInvitationCode(email: string, code: string, invitation: InvitationNotice): Promise<void>;
+  /**
+   * Two-factor sign-in was turned on or off for the account (issue #35 item 4, "mail on every security event"): a
+   * notice to the owner that, if it was not them, they should reset the password (which, with 2FA on, also requests
+   * turning it off after POLICY_CHANGE_DELAY_H). The embedded adapter prints `two-factor <change> for <email>`.
+   */
+  sendTwoFactorChanged(email: string, change: 'enabled' | 'disabled'): Promise<void>;
 }

@@ -38,7 +38,7 @@ async function enrol(h: ApiHarness, session: string): Promise<Enrolled> {
   expect(setup.qr_svg).toMatch(/^<svg[\s\S]*<\/svg>\s*$/);
   const uri = new URL(setup.otpauth_uri as string);
   const secret = Secret.fromBase32(uri.searchParams.get('secret')!).bytes;
-  const enabled = ok(await h.call('POST', '/api/auth/2fa/enable', { token: session, body: { code: codeNow(h, secret) } }));
+  const enabled = ok(await h.call('POST', '/api/auth/2fa/enable', { token: session, body: { password: TEST_PASSWORD, code: codeNow(h, secret) } }));
   expectDocumented(h, 'POST', '/api/auth/2fa/enable', enabled);
   expect(enabled.recovery_codes).toHaveLength(10);
   nextStep(h);
@@ -193,8 +193,12 @@ describe('two-factor against a stolen password (real HTTP app)', () => {
   });
 
   it('issue #35: a recovery code does not authorise a withdrawal; one code does not authorise two different step-up actions', async () => {
-    const victim = await userWithWallets(h);
-    const { secret, recovery } = await enrol(h, victim.session);
+    const signedUp = await userWithWallets(h);
+    const { secret, recovery } = await enrol(h, signedUp.session);
+    // Turning 2FA on holds new destinations for POLICY_CHANGE_DELAY_H (issue #35): past it, a new session (sessions last 24 h).
+    h.clock.advance(24 * HOUR);
+    const victim = { ...signedUp, session: ok(await login(h, signedUp.email, TEST_PASSWORD, codeNow(h, secret))).session_token as string };
+    nextStep(h);
     const before = await commandCount(h, victim);
     const [transfer, , token, webhook] = attempts(victim);
     for (const [method, path, body, headers] of [transfer!, token!]) {
@@ -246,6 +250,40 @@ describe('two-factor against a stolen password (real HTTP app)', () => {
     nextStep(h);
     ok(await login(h, user.email, 'a brand new long password', codeNow(h, secret)));
     expect(h.mailer.accountLockedSent.filter((e) => e === user.email)).toHaveLength(1);
+  });
+
+  it('issue #35 item 4: a thief with a session cannot enrol without the password; with it the owner is mailed and destinations held; the owner\'s reset recovers the account after the delay', async () => {
+    const owner = await userWithWallets(h);
+    const stolen = owner.session;
+    const setup = ok(await h.call('POST', '/api/auth/2fa/setup', { token: stolen }));
+    const thiefSecret = Secret.fromBase32(new URL(setup.otpauth_uri as string).searchParams.get('secret')!).bytes;
+    const enable = (body: Record<string, unknown>) => h.call('POST', '/api/auth/2fa/enable', { token: stolen, body });
+    // A session alone is not enough: the password is asked, and a wrong one refused.
+    fails(await enable({ code: codeNow(h, thiefSecret) }), 422, 'VALIDATION-ERROR');
+    fails(await enable({ password: 'not the password at all', code: codeNow(h, thiefSecret) }), 422, 'AUTH-INVALID-CREDENTIALS');
+    ok(await login(h, owner.email, TEST_PASSWORD));
+    expect(h.mailer.twoFactorChangesSent.filter((m) => m.email === owner.email)).toEqual([]);
+    // A thief who has the password too enrols: the owner is mailed, and new destinations wait POLICY_CHANGE_DELAY_H.
+    ok(await enable({ password: TEST_PASSWORD, code: codeNow(h, thiefSecret) }));
+    expect(h.mailer.twoFactorChangesSent.filter((m) => m.email === owner.email)).toEqual([{ email: owner.email, change: 'enabled' }]);
+    nextStep(h);
+    const transfer = { from_address: owner.main, to_address: THIEF_ADDRESS, asset_symbol: 'TRX', amount: '1000000' };
+    fails(await h.call('POST', '/api/transfers', { token: stolen, body: transfer, headers: { 'x-totp-code': codeNow(h, thiefSecret), 'idempotency-key': randomUUID() } }), 403, 'POLICY-DESTINATION-HELD');
+    fails(await login(h, owner.email, TEST_PASSWORD), 401, 'AUTH-TOTP-REQUIRED');
+    // The owner resets the password through e-mail: the thief's sessions end, and turning 2FA off is requested (mailed).
+    ok(await h.call('POST', '/api/auth/password-reset/request', { body: { email: owner.email } }), 202);
+    const resetCode = h.mailer.lastCodeFor(owner.email, 'password-reset');
+    ok(await h.call('POST', '/api/auth/password-reset/confirm', { body: { email: owner.email, code: resetCode, new_password: 'the owner\'s new password' } }));
+    fails(await h.call('GET', '/api/policies/withdrawal', { token: stolen }), 401, 'UNAUTHENTICATED');
+    const notices = h.mailer.policyChangesSent.filter((m) => m.email === owner.email).map((m) => m.notice);
+    expect(notices.at(-1)?.loosens).toEqual([`users.${owner.userId}.two_factor`]);
+    // Until the delay has passed the authenticator still guards login (a mailbox thief faces the delay and the notice) ...
+    h.clock.advance(24 * HOUR - 60_000);
+    fails(await login(h, owner.email, 'the owner\'s new password'), 401, 'AUTH-TOTP-REQUIRED');
+    // ... then the first login carries the change out: no code asked, and 2FA is off.
+    h.clock.advance(60_000);
+    const session = ok(await login(h, owner.email, 'the owner\'s new password')).session_token as string;
+    ok(await h.call('POST', '/api/auth/2fa/setup', { token: session }));
   });
 
   it('issue #35 item 3: a solo owner\'s 2FA off waits POLICY_CHANGE_DELAY_H: mailed, cancellable by the owner, step-up still asks a code; after the delay it is off', async () => {
@@ -342,7 +380,7 @@ describe('two-factor off at once with no policy delay (real HTTP app)', () => {
     const off = ok(await h.call('POST', '/api/auth/2fa/disable', { token: user.session, body: { password: TEST_PASSWORD, code: recovery[1] } }));
     expectDocumented(h, 'POST', '/api/auth/2fa/disable', off);
     fails(await h.call('POST', '/api/auth/2fa/disable', { token: off.session_token, body: { password: TEST_PASSWORD, code: codeNow(h, secret) } }), 409, 'AUTH-2FA-NOT-ENABLED');
-    fails(await h.call('POST', '/api/auth/2fa/enable', { token: off.session_token, body: { code: codeNow(h, secret) } }), 409, 'AUTH-2FA-SETUP-REQUIRED');
+    fails(await h.call('POST', '/api/auth/2fa/enable', { token: off.session_token, body: { password: TEST_PASSWORD, code: codeNow(h, secret) } }), 409, 'AUTH-2FA-SETUP-REQUIRED');
     ok(await login(h, user.email, TEST_PASSWORD));
     const logs = h.logLines.join('\n');
     expect(logs).not.toContain(base32);

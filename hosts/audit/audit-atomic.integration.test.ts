@@ -77,16 +77,28 @@ const ACTIONS: readonly {
   { name: '2FA setup', entries: ['auth.2fa_setup'], run: (w) => setUpTwoFactor(w) },
   {
     name: '2FA enable', entries: ['auth.2fa_enabled'], prepare: (w) => setUpTwoFactor(w),
-    run: (w) => w.app.twoFactor.enable(w.userId, { code: freshCode(w) }, gate),
+    run: (w) => w.app.twoFactor.enable(w.userId, { password: TEST_PASSWORD, code: freshCode(w) }, gate),
   },
   {
     // A solo owner's 2FA off is a pending change (issue #35 item 3): the code's use and the request land together.
     name: '2FA disable (a pending change)', entries: ['policy.change_requested'],
     prepare: async (w) => {
       await setUpTwoFactor(w);
-      await w.app.twoFactor.enable(w.userId, { code: freshCode(w) }, gate);
+      await w.app.twoFactor.enable(w.userId, { password: TEST_PASSWORD, code: freshCode(w) }, gate);
     },
     run: (w) => w.app.twoFactor.disable(w.userId, { password: TEST_PASSWORD, code: freshCode(w) }, gate),
+  },
+  {
+    // Issue #35 item 4: a reset with 2FA on requests turning it off; the reset, its hold and the request land together.
+    name: 'password reset with 2FA on (a pending change)', entries: ['policy.change_requested', 'auth.password_reset'],
+    prepare: async (w) => {
+      await setUpTwoFactor(w);
+      await w.app.twoFactor.enable(w.userId, { password: TEST_PASSWORD, code: freshCode(w) }, gate);
+      await w.app.accounts.requestPasswordReset({ email: w.email });
+    },
+    run: (w) => w.app.accounts.confirmPasswordReset({
+      email: w.email, code: w.mailer.lastCodeFor(w.email, 'password-reset'), new_password: 'another horse battery staple',
+    }),
   },
   { name: 'API token created', entries: ['api_token.created'], run: (w) => w.app.apiTokens.create(w.userId, { name: 'ci' }) },
   {

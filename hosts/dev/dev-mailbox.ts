@@ -35,6 +35,10 @@ export class DevMailbox implements Mailer {
     return this.inner.sendInvitationCode(email, code, invitation);
   }
 
+  sendTwoFactorChanged(email: string, change: 'enabled' | 'disabled'): Promise<void> {
+    return this.inner.sendTwoFactorChanged(email, change);
+  }
+
   sendAccountLocked(email: string): Promise<void> {
     return this.inner.sendAccountLocked(email);
   }

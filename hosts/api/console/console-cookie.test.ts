@@ -45,7 +45,7 @@ async function enrol(session: string): Promise<Uint8Array> {
   const setup = ok(await h.call('POST', '/api/auth/2fa/setup', { token: session }));
   const secret = Secret.fromBase32(new URL(setup.otpauth_uri as string).searchParams.get('secret')!).bytes;
   h.clock.advance(TOTP_PERIOD_MS);
-  ok(await h.call('POST', '/api/auth/2fa/enable', { token: session, body: { code: totp.codeAt(secret, stepAt(h.clock.now())) } }));
+  ok(await h.call('POST', '/api/auth/2fa/enable', { token: session, body: { password: TEST_PASSWORD, code: totp.codeAt(secret, stepAt(h.clock.now())) } }));
   return secret;
 }
 const codeNow = (secret: Uint8Array): string => {

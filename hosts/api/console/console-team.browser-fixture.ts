@@ -65,7 +65,7 @@ export async function enrol(w: World, session: string): Promise<CodeSource> {
   const setup = await ok(w, 'POST', '/auth/2fa/setup', 200, { token: session });
   const base32 = new URL(setup.otpauth_uri as string).searchParams.get('secret')!;
   const secret = Secret.fromBase32(base32).bytes;
-  await ok(w, 'POST', '/auth/2fa/enable', 200, { token: session, body: { code: totp.codeAt(secret, stepAt(w.clock.now())) } });
+  await ok(w, 'POST', '/auth/2fa/enable', 200, { token: session, body: { password: PASSWORD, code: totp.codeAt(secret, stepAt(w.clock.now())) } });
   return codesOf(w, base32);
 }
 

@@ -49,6 +49,7 @@ describe.skipIf(!chromiumFound)('console developers and security in chromium', (
     await page.getByRole('button', { name: 'Turn on two-factor authentication' }).click();
     const key = await page.locator('code.secret').innerText();
     code = codesOf(w, key);
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
     await page.getByLabel('Authentication code', { exact: true }).fill(code());
     await page.getByRole('button', { name: 'Turn on', exact: true }).click();
     await page.getByText('Recovery codes', { exact: false }).waitFor();

@@ -134,6 +134,7 @@ describe.skipIf(!chromiumFound)('the console tour in chromium through npm start'
     await heading(page, 'Security');
     await page.getByRole('button', { name: 'Turn on two-factor authentication' }).click();
     ownerCode = codesOf(w, (await page.locator('code.secret').innerText()).trim());
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
     await page.getByLabel('Authentication code', { exact: true }).fill(ownerCode());
     await page.getByRole('button', { name: 'Turn on', exact: true }).click();
     expect(await page.locator('ul.codes li').count()).toBe(10);
@@ -258,6 +259,7 @@ describe.skipIf(!chromiumFound)('the console tour in chromium through npm start'
     await shows(approver.page, approver.page.getByText('Your role needs two-factor authentication'));
     await approver.page.getByRole('button', { name: 'Turn on two-factor authentication' }).click();
     approverCode = codesOf(w, (await approver.page.locator('code.secret').innerText()).trim());
+    await approver.page.getByLabel('Password', { exact: true }).fill(PASSWORD);
     await approver.page.getByLabel('Authentication code', { exact: true }).fill(approverCode());
     await approver.page.getByRole('button', { name: 'Turn on', exact: true }).click();
     await approver.page.getByRole('button', { name: 'I have saved them' }).click();

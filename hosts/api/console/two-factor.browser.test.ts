@@ -54,6 +54,7 @@ describe.skipIf(!chromiumFound)('console two-factor sign-in in chromium', () => 
       const key = (await page.locator('code.secret').innerText()).trim();
       expect(key).toMatch(/^[A-Z2-7]{16,}$/);
       expect(await axeViolations(page)).toEqual([]);
+      await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
       await page.getByLabel('Authentication code', { exact: true }).fill(nextCode(key));
       await page.getByRole('button', { name: 'Turn on', exact: true }).click();
       await shows(page, page.getByText('Two-factor authentication is on.'));

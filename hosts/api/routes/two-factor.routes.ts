@@ -38,17 +38,22 @@ export function twoFactorRoutes(app: Application): RouteDef[] {
       method: 'POST', path: '/api/auth/2fa/enable', auth: 'session', rateLimit: 'account-write', roles: ANY_ROLE, errorStatuses: CODE_INPUT_STATUSES,
       docs: {
         operationId: 'enableTwoFactor',
-        bodyExample: { code: '492039' },
-        summary: 'Turn two-factor on with a current code; answers the 10 single-use recovery codes, once (extension)', tag: 'Account',
+        bodyExample: { password: 'correct horse battery staple', code: '492039' },
+        summary: 'Turn two-factor on with the password and a current code; answers the 10 single-use recovery codes, once (extension)', tag: 'Account',
         description: 'From then on login needs `totp_code`, and withdrawals, staking, API-token creation, expiry and revocation, '
           + 'webhook URL or secret changes, the payer-facing name, event types, auto-collect without a fee cap and withdrawal-'
           + 'policy changes need a code in the `X-TOTP-Code` header: a code authorises one kind of action for 5 minutes, a '
           + 'withdrawal\'s code that withdrawal only, a recovery code none (issue #35). Each try counts against the code-try '
-          + 'limits (5 a minute, 20 an hour, 50 a day) and the account\'s budget of 10 wrong codes.',
-        body: s.obj({ code: s.str('the 6-digit code the app shows now') }),
+          + 'limits (5 a minute, 20 an hour, 50 a day) and the account\'s budget of 10 wrong codes.\n\n'
+          + 'Issue #35: the account password is needed too (a stolen session cannot enrol the thief\'s authenticator; a wrong '
+          + 'one is 422 AUTH-INVALID-CREDENTIALS). Turning two-factor on mails the owner a notice and holds withdrawals to '
+          + 'destinations not on the allow-list for POLICY_CHANGE_DELAY_H (403 POLICY-DESTINATION-HELD). A later password '
+          + 'reset requests turning it off again (a pending change `users.<id>.two_factor`, cancellable with a code), so an '
+          + 'owner whose account got a thief\'s authenticator recovers it after the delay.',
+        body: s.obj({ password: s.str('the account password'), code: s.str('the 6-digit code the app shows now') }),
         data: s.obj({ recovery_codes: s.arr(s.str('XXXXX-XXXXX; each works once in place of a code')) }),
         example: { recovery_codes: ['7KD2M-QX9TP', 'H3N8W-2CFRB', '…'] },
-        errors: ['AUTH-2FA-SETUP-REQUIRED', 'AUTH-2FA-ALREADY-ENABLED', 'AUTH-TOTP-INVALID'],
+        errors: ['AUTH-2FA-SETUP-REQUIRED', 'AUTH-2FA-ALREADY-ENABLED', 'AUTH-TOTP-INVALID', 'AUTH-INVALID-CREDENTIALS'],
       },
       handle: ({ caller, body, codeTry }) => app.twoFactor.enable(caller.actorUserId, body, codeTry),
     }),
