@@ -1229,8 +1229,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Turn two-factor on with a current code; answers the 10 single-use recovery codes, once (extension)
+         * Turn two-factor on with the password and a current code; answers the 10 single-use recovery codes, once (extension)
          * @description From then on login needs `totp_code`, and withdrawals, staking, API-token creation, expiry and revocation, webhook URL or secret changes, the payer-facing name, event types, auto-collect without a fee cap and withdrawal-policy changes need a code in the `X-TOTP-Code` header: a code authorises one kind of action for 5 minutes, a withdrawal's code that withdrawal only, a recovery code none (issue #35). Each try counts against the code-try limits (5 a minute, 20 an hour, 50 a day) and the account's budget of 10 wrong codes.
+         *
+         *     Issue #35: the account password is needed too (a stolen session cannot enrol the thief's authenticator; a wrong one is 422 AUTH-INVALID-CREDENTIALS). Turning two-factor on mails the owner a notice and holds withdrawals to destinations not on the allow-list for POLICY_CHANGE_DELAY_H (403 POLICY-DESTINATION-HELD). A later password reset requests turning it off again (a pending change `users.<id>.two_factor`, cancellable with a code), so an owner whose account got a thief's authenticator recovers it after the delay.
          */
         post: operations["enableTwoFactor"];
         delete?: never;
@@ -2939,6 +2941,27 @@ export interface components {
                 "application/json": {
                     /** @enum {string} */
                     code: "AUTH-NOT-VERIFIED" | "AUTH-ACCOUNT-LOCKED";
+                    message: string;
+                    data: Record<string, never>;
+                };
+            };
+        };
+        /** @description `AUTH-TOTP-INVALID`: two-factor code wrong, expired or already used; `AUTH-INVALID-CREDENTIALS`: email or password is wrong; `VALIDATION-ERROR`: validation failed */
+        AuthTotpInvalidOrAuthInvalidCredentialsOrValidationError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "AUTH-TOTP-INVALID",
+                 *       "message": "two-factor code wrong, expired or already used",
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    code: "AUTH-TOTP-INVALID" | "AUTH-INVALID-CREDENTIALS" | "VALIDATION-ERROR";
                     message: string;
                     data: Record<string, never>;
                 };
@@ -8654,10 +8677,13 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "password": "correct horse battery staple",
                  *       "code": "492039"
                  *     }
                  */
                 "application/json": {
+                    /** @description the account password */
+                    password: string;
                     /** @description the 6-digit code the app shows now */
                     code: string;
                 };
@@ -8720,27 +8746,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
-            /** @description `AUTH-TOTP-INVALID`: two-factor code wrong, expired or already used; `VALIDATION-ERROR`: validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "AUTH-TOTP-INVALID",
-                     *       "message": "two-factor code wrong, expired or already used",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "AUTH-TOTP-INVALID" | "VALIDATION-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            422: components["responses"]["AuthTotpInvalidOrAuthInvalidCredentialsOrValidationError"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -8939,27 +8945,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
-            /** @description `AUTH-TOTP-INVALID`: two-factor code wrong, expired or already used; `AUTH-INVALID-CREDENTIALS`: email or password is wrong; `VALIDATION-ERROR`: validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "AUTH-TOTP-INVALID",
-                     *       "message": "two-factor code wrong, expired or already used",
-                     *       "data": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "AUTH-TOTP-INVALID" | "AUTH-INVALID-CREDENTIALS" | "VALIDATION-ERROR";
-                        message: string;
-                        data: Record<string, never>;
-                    };
-                };
-            };
+            422: components["responses"]["AuthTotpInvalidOrAuthInvalidCredentialsOrValidationError"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
