@@ -129,7 +129,8 @@ export class AccountsUseCases implements AccountsService {
     const expiresAt = now + this.deps.settings.sessionTtlMs;
     await this.audit.recordWith(
       () => this.deps.sessions.create({ tokenHash, userId: account.id, createdAt: now, expiresAt, revokedAt: null }),
-      () => ({ userId: account.id, action: 'auth.login', actor: { kind: 'user', id: null } }),
+      // The signed-in user is the actor (issue #35 item 8: every entry names the acting member, a solo account's too).
+      () => ({ userId: account.id, action: 'auth.login', actor: { kind: 'user', id: String(account.id) } }),
     );
     return { session_token: token, expires_at: formatIsoTime(expiresAt), user_id: account.id };
   }

@@ -26,7 +26,7 @@ const AUDITED_CONFIG_KEYS = ['auto_collect', 'event_types', 'display_name', 'min
 /**
  * The config.changed entry of a PUT /subscriptions/config that sets any of AUDITED_CONFIG_KEYS (none: no entry): `keys`
  * lists them, each key holds its new value as sent (validated by then), a string as is, anything else as JSON.
- * Never the webhook secret or URL: those are webhook.secret_changed and webhook.url_changed (host only).
+ * Never the webhook secret or URL: those are webhook.secret_changed and webhook.url_changed (the URL in full).
  */
 function configChanges(userId: UserId, config: Fields): AuditEvent[] {
   const keys = AUDITED_CONFIG_KEYS.filter((key) => config[key] !== undefined);
@@ -224,11 +224,11 @@ export class SubscriptionsUseCases implements SubscriptionsService {
       if ((next.url !== null || next.pendingUrl !== null) && next.secret === null) {
         throw validationError('webhook_secret', 'is required with a webhook_url');
       }
-      // The change lands with its audit entries (decision 144); the host only: the log keeps who changed what, not
-      // a URL's path or query.
+      // The change lands with its audit entries (decision 144); the URL in full (issue #35 item 8: the exact URL a
+      // reviewer approves) and its host.
       const actor = { kind: 'user', id: null } as const;
       const events: AuditEvent[] = [
-        ...(url === undefined ? [] : [{ userId, action: 'webhook.url_changed' as const, actor, detail: { host: url === '' ? null : new URL(url).host } }]),
+        ...(url === undefined ? [] : [{ userId, action: 'webhook.url_changed' as const, actor, detail: { url: url === '' ? null : url, host: url === '' ? null : new URL(url).host } }]),
         ...(secret === undefined ? [] : [{ userId, action: 'webhook.secret_changed' as const, actor }]),
         ...configChanges(userId, config),
       ];

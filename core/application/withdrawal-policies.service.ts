@@ -245,7 +245,8 @@ export class WithdrawalPoliciesUseCases {
         userId, action: 'policy.changed' as const, actor: { kind: 'user' as const, id: null },
         detail: {
           fields: Object.keys(fields).sort().join(','), allow_list_only: view.allow_list_only,
-          approval_url_host: view.approval_url === null ? null : new URL(view.approval_url).host,
+          // In full (issue #35 item 8: a reviewer must see the exact URL), and its host as before.
+          approval_url: view.approval_url, approval_url_host: view.approval_url === null ? null : new URL(view.approval_url).host,
           approval_secret_changed: secret !== undefined && change === null, limits: JSON.stringify(view.limits),
         },
       }, ...(change === null ? [] : [{

@@ -37,9 +37,9 @@ describe('audit entries carry the request\'s origin (issue #35 item 8)', () => {
     const [failed, login, switched, changed] = tail;
     for (const entry of [failed, login, switched]) expect(entry.detail.user_agent).toBe('audit-origin-test/1.0');
     expect(changed.detail.user_agent).toBe('x'.repeat(256));
-    // A sign-in is before any session: its actor stays the account's anonymous user; a session's entries name the user.
-    expect(login.actor).toEqual({ kind: 'user', id: null });
-    for (const entry of [switched, changed]) expect(entry.actor).toEqual({ kind: 'user', id: String(user.userId) });
+    // A sign-in names the user who signed in (a failed one stays anonymous); a session's entries name the user.
+    expect(failed.actor).toEqual({ kind: 'user', id: null });
+    for (const entry of [login, switched, changed]) expect(entry.actor).toEqual({ kind: 'user', id: String(user.userId) });
     expect(switched.detail).toMatchObject({ plan_code: 'pro', previous_plan_code: 'starter' });
     expect(changed.detail).toMatchObject({ keys: 'event_types,display_name', display_name: 'Shop' });
     expect(JSON.stringify(entries)).not.toContain(TEST_PASSWORD);

@@ -130,6 +130,12 @@ describe('withdrawal policies over HTTP', () => {
     const policy = ok(await h.call('GET', '/api/policies/withdrawal', { token: session }));
     expectDocumented(h, 'GET', '/api/policies/withdrawal', policy);
     expect(policy.approval).toMatchObject({ status: 'verified', url: 'http://127.0.0.1:9/approve' });
+    // A policy change logs the approval URL in full (issue #35 item 8), and its host as before.
+    ok(await h.call('PUT', '/api/policies/withdrawal', { token: session, body: { allow_list_only: true } }));
+    const log = ok(await h.call('GET', '/api/audit-log?per_page=100', { token: session })).items as { action: string; detail: Record<string, unknown> }[];
+    expect(log.find((e) => e.action === 'policy.changed')!.detail).toMatchObject({
+      fields: 'allow_list_only', approval_url: 'http://127.0.0.1:9/approve', approval_url_host: '127.0.0.1:9',
+    });
   });
 
   it('a split withdrawal still needs approval: the threshold counts the rolling 24 h sum; an unlisted asset falls under the default entry (issue #35)', async () => {
