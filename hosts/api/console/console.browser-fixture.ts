@@ -10,9 +10,27 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import axe from 'axe-core';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
-import { call, newMerchant, startWorld, type Merchant, type World } from '../cashier-page/payer-page.browser-fixture.js';
+import { pino } from 'pino';
+import { ManualClock } from '../../../adapters/memory/index.js';
+import { NodeSecretHasher, TEST_SCRYPT_COST } from '../../../adapters/node/index.js';
+import { startDev } from '../../dev/start-dev.js';
+import { call, newMerchant, type Merchant, type World } from '../cashier-page/payer-page.browser-fixture.js';
 
-export { CHROMIUM, chromiumFound, call, newMerchant, startWorld, type Merchant, type World } from '../cashier-page/payer-page.browser-fixture.js';
+export { CHROMIUM, chromiumFound, call, newMerchant, type Merchant, type World } from '../cashier-page/payer-page.browser-fixture.js';
+
+/**
+ * The `npm start` stack with every clock manual (as the payer page's suite starts it), plus `env`. Policy changes take
+ * effect at once (POLICY_CHANGE_DELAY_H=0, as in development), so invited members join without waiting.
+ */
+export async function startWorld(env: Record<string, string> = {}): Promise<World> {
+  const output: string[] = [];
+  const clock = new ManualClock(Date.now());
+  const dev = await startDev({
+    env: { PORT: '0', DEVNET_PORT: '0', DEVNET_BLOCK_MS: '0', POLICY_CHANGE_DELAY_H: '0', ...env }, writeLine: (line) => output.push(line),
+    manualWorker: true, clock, logger: pino({ level: 'silent' }), hasher: new NodeSecretHasher({ cost: TEST_SCRYPT_COST }),
+  });
+  return { dev, clock, output, base: `http://${CONSOLE_HOST}:${new URL(dev.url).port}` };
+}
 
 /** The console's host name in the browser: a plain-HTTP origin that is not localhost (no secure-context extras). */
 export const CONSOLE_HOST = 'console.test';
