@@ -53,6 +53,28 @@ async function join(session: string, role: string): Promise<{ memberId: number; 
 }
 
 describe('team members (issue #35 item 1)', () => {
+  it('a password reset with 2FA on: an operator\'s 2FA goes off only after the delay (a pending change); a viewer\'s at once', async () => {
+    const owner = await userWithWallets(h);
+    const reset = async (email: string) => {
+      ok(await h.call('POST', '/api/auth/password-reset/request', { body: { email } }), 202);
+      ok(await h.call('POST', '/api/auth/password-reset/confirm', { body: { email, code: h.mailer.lastCodeFor(email, 'password-reset'), new_password: 'a new long password' } }));
+    };
+    const login = (email: string) => h.call('POST', '/api/auth/login', { body: { email, password: 'a new long password' } });
+    await enrol(owner.session);
+    const operator = await join(owner.session, 'operator');
+    await enrol(operator.session);
+    await reset(operator.email);
+    fails(await login(operator.email), 401, 'AUTH-TOTP-REQUIRED');
+    const changes = ok(await h.call('GET', '/api/policies/changes', { token: owner.session })).items as { loosens: string[] }[];
+    expect(changes.map((c) => c.loosens)).toContainEqual([`users.${operator.userId}.two_factor`]);
+    h.clock.advance(DELAY_MS);
+    ok(await login(operator.email));
+    const viewer = await join(owner.session, 'viewer');
+    await enrol(viewer.session);
+    await reset(viewer.email);
+    ok(await login(viewer.email));
+  });
+
   it('an invitation: documented, its code joins once, a wrong code or a taken e-mail refused; an admin manages only the roles below admin', async () => {
     const owner = await userWithWallets(h);
     fails(await h.call('POST', '/api/members', { token: owner.session, body: { email: owner.email, role: 'viewer' } }), 409, 'MEMBER-EXISTS');

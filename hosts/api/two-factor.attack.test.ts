@@ -379,6 +379,8 @@ describe('two-factor off at once with no policy delay (real HTTP app)', () => {
     fails(await h.call('POST', '/api/auth/2fa/disable', { token: user.session, body: { password: TEST_PASSWORD, code: 'ABCDE-FGHJK' } }), 422, 'AUTH-TOTP-INVALID');
     const off = ok(await h.call('POST', '/api/auth/2fa/disable', { token: user.session, body: { password: TEST_PASSWORD, code: recovery[1] } }));
     expectDocumented(h, 'POST', '/api/auth/2fa/disable', off);
+    // Both changes mailed the owner a notice (issue #35: mail on every security event).
+    expect(h.mailer.twoFactorChangesSent.filter((m) => m.email === user.email).map((m) => m.change)).toEqual(['enabled', 'disabled']);
     fails(await h.call('POST', '/api/auth/2fa/disable', { token: off.session_token, body: { password: TEST_PASSWORD, code: codeNow(h, secret) } }), 409, 'AUTH-2FA-NOT-ENABLED');
     fails(await h.call('POST', '/api/auth/2fa/enable', { token: off.session_token, body: { password: TEST_PASSWORD, code: codeNow(h, secret) } }), 409, 'AUTH-2FA-SETUP-REQUIRED');
     ok(await login(h, user.email, TEST_PASSWORD));
