@@ -5,6 +5,7 @@ import type { UserId } from '../domain/model/common.js';
 import { COLLECTION_STATUS, type CollectionStatus, type CollectionTask } from '../domain/model/collection-task.js';
 import { ADDRESS_TYPE } from '../domain/model/wallet.js';
 import type { CollectionsService } from './application.js';
+import { AuditTrail } from './audit-trail.js';
 import { assetOf, startCollection, sweepableOnChainOrRefuse, type CollectionStarterDeps } from './collection-starter.js';
 import type { ResolvedDeps } from './deps.js';
 import { bookedCollectionFees, toCollectionCostView, type CollectionCostView } from './collection-cost-view.js';
@@ -16,7 +17,8 @@ import type { CollectionTaskListItemView, CollectionTaskView, ItemsPage } from '
 const TASK_STATUSES = Object.values(COLLECTION_STATUS) as CollectionStatus[];
 
 /** The ports the collection use cases touch, with those of starting a collection. */
-export type CollectionsDeps = Pick<ResolvedDeps, 'wallets' | 'tasks' | 'assets' | 'chain'> & CollectionStarterDeps;
+export type CollectionsDeps = Pick<ResolvedDeps, 'wallets' | 'tasks' | 'assets' | 'chain'> & CollectionStarterDeps
+  & Partial<Pick<ResolvedDeps, 'auditLog'>>;
 
 /** Wallet-side collection (sweep) tasks (spec §4 "Collection"). */
 export class CollectionsUseCases implements CollectionsService {
@@ -34,9 +36,16 @@ export class CollectionsUseCases implements CollectionsService {
     const wallet = await ownedWallet(this.deps.wallets, userId, address);
     if (wallet.addressType !== ADDRESS_TYPE.SUB) throw new DomainError('BIZ-ADDRESS-TYPE-NOT-SUB');
     const asset = assetOf(this.deps, wallet, symbol);
+    const { auditLog } = this.deps;
+    // The command and its task land with collection.requested (issue #35 item 8), naming the token or member that asked.
+    const scope = auditLog === undefined ? undefined : (commit: () => Promise<void>, task: CollectionTask) => new AuditTrail({ auditLog, uow: this.deps.uow, clock: this.deps.clock })
+      .recordWith(commit, () => ({
+        userId, action: 'collection.requested', actor: { kind: 'user', id: null },
+        detail: { task_no: task.taskNo, command_no: task.commandNo, address: task.address, asset_symbol: task.assetSymbol },
+      }));
     return toTaskView(await startCollection(this.deps, wallet, asset, async (available) => {
       await sweepableOnChainOrRefuse(this.deps.chain, asset, wallet.address, available);
-    }));
+    }, {}, scope));
   }
 
   async get(userId: UserId, taskNo: string): Promise<CollectionTaskView> {
