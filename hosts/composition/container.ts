@@ -18,11 +18,9 @@ import type { SecretHasher } from '../../core/ports/secret-hasher.port.js';
 import type { WebhookTransport } from '../../core/ports/webhook-transport.port.js';
 import { HttpWebhookTransport } from '../../adapters/http/index.js';
 import { createMemoryAdapters, MemoryAddressLock, MemoryOperatorStatusStore, MemoryRateLimiter, MemoryScanCursorStore } from '../../adapters/memory/index.js';
-import { MongoOperatorStatusStore } from '../../adapters/mongodb/mongo-operator-status-store.js';
-import { PgOperatorStatusStore } from '../../adapters/postgres/pg-operator-status-store.js';
-import { connectMongo, createMongoAdapters, type MongoConnection } from '../../adapters/mongodb/index.js';
+import { connectMongo, createMongoAdapters, MongoOperatorStatusStore, type MongoConnection } from '../../adapters/mongodb/index.js';
 import { MongoScanCursorStore } from '../../adapters/mongodb/mongo-scan-cursor-store.js';
-import { connectPostgres, createPostgresAdapters, type PostgresConnection } from '../../adapters/postgres/index.js';
+import { connectPostgres, createPostgresAdapters, PgOperatorStatusStore, type PostgresConnection } from '../../adapters/postgres/index.js';
 import { AesGcmKeyCipher, ConsoleMailer, NodeDnsResolver, NodeSecretHasher, OtpauthTotpGenerator, SmtpMailer, SystemClock } from '../../adapters/node/index.js';
 import { createRedisClient, RedisAddressLock, RedisRateLimiter } from '../../adapters/redis/index.js';
 import {

@@ -11,6 +11,8 @@ import {
  * devnet deposit appearing without a reload, with its txid, state and link to its address; a collection with its cost
  * from the receipts; a viewer reads all three and creates nothing.
  */
+if (!chromiumFound) process.stdout.write(`\nSKIPPED: console browser suite (addresses-deposits-collections): no chromium at ${process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium'} (apt-get install -y chromium)\n\n`);
+
 describe.skipIf(!chromiumFound)('console addresses, deposits and collections in chromium', () => {
   let browser: Browser;
   let w: World;

@@ -16,6 +16,8 @@ const dayOf = (date: Date): string => `${date.getFullYear()}-${String(date.getMo
  * the reconciliation is read on demand; a period whose start is after its end shows the API's message. Every role may
  * read the books: a viewer sees the screen too.
  */
+if (!chromiumFound) process.stdout.write(`\nSKIPPED: console browser suite (books): no chromium at ${process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium'} (apt-get install -y chromium)\n\n`);
+
 describe.skipIf(!chromiumFound)('console books in chromium', () => {
   let browser: Browser;
   let w: World;

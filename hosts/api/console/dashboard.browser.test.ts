@@ -11,6 +11,8 @@ const POLL_MS = 15_000;
  * The console's dashboard (issue #38 item 1) against the `npm start` stack: a payment request paid in two parts from the
  * devnet faucet appears as paid, with its volume, without a reload; balances come from the books.
  */
+if (!chromiumFound) process.stdout.write(`\nSKIPPED: console browser suite (dashboard): no chromium at ${process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium'} (apt-get install -y chromium)\n\n`);
+
 describe.skipIf(!chromiumFound)('console dashboard in chromium', () => {
   let browser: Browser;
   let w: World;

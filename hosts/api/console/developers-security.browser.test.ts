@@ -16,6 +16,8 @@ const NAV = ['Dashboard', 'Payments', 'Deposits', 'Addresses', 'Collections', 'W
  * pending), and reads the audit log with the acting member, client address and user agent. A viewer has no Developers
  * screen (not in the navigation; the address and the API refuse) and is offered no change on Security.
  */
+if (!chromiumFound) process.stdout.write(`\nSKIPPED: console browser suite (developers-security): no chromium at ${process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium'} (apt-get install -y chromium)\n\n`);
+
 describe.skipIf(!chromiumFound)('console developers and security in chromium', () => {
   let browser: Browser;
   let w: World;

@@ -38,6 +38,8 @@ async function startGapWorld(): Promise<World> {
  * through Security with step-up; and every role that may not use a screen or an action is refused it three ways: not
  * offered in the page, refused at its address, refused by the API with the console's own cookie.
  */
+if (!chromiumFound) process.stdout.write(`\nSKIPPED: console browser suite (gaps): no chromium at ${process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium'} (apt-get install -y chromium)\n\n`);
+
 describe.skipIf(!chromiumFound)('console gaps of issue #38 in chromium', () => {
   let browser: Browser;
   let w: World;

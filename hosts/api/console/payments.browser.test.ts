@@ -13,6 +13,8 @@ import { enrol } from './console-team.browser-fixture.js';
  * and status; the owner refunds it (POST /transfers with refund_of); a viewer sees no create or refund and the API
  * refuses the viewer's writes; a bad input shows the API's own message.
  */
+if (!chromiumFound) process.stdout.write(`\nSKIPPED: console browser suite (payments): no chromium at ${process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium'} (apt-get install -y chromium)\n\n`);
+
 describe.skipIf(!chromiumFound)('console payments in chromium', () => {
   let browser: Browser;
   let w: World;

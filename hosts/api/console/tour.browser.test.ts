@@ -27,6 +27,8 @@ const DONE_TASK = 11;
  * Where no screen exists, the route a screen would call is used with the console's own cookie: the subscriptions'
  * activation (POST /subscriptions/activate), which the console has no screen for.
  */
+if (!chromiumFound) process.stdout.write(`\nSKIPPED: console browser suite (tour): no chromium at ${process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium'} (apt-get install -y chromium)\n\n`);
+
 describe.skipIf(!chromiumFound)('the console tour in chromium through npm start', () => {
   let browser: Browser;
   let w: World;

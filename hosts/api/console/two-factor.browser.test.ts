@@ -13,6 +13,8 @@ import {
  * to enrol, scans the QR code (its key read from the page), sees the recovery codes once, and signs in again with an
  * authentication code; a wrong code shows the API's message.
  */
+if (!chromiumFound) process.stdout.write(`\nSKIPPED: console browser suite (two-factor): no chromium at ${process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium'} (apt-get install -y chromium)\n\n`);
+
 describe.skipIf(!chromiumFound)('console two-factor sign-in in chromium', () => {
   let browser: Browser;
   let w: World;

@@ -14,6 +14,8 @@ const TRX = 1_000_000n;
  * the owner's own request asks for a code (bound to its Idempotency-Key) and the approver denies it; the operator
  * cancels one; bad input shows the API's message.
  */
+if (!chromiumFound) process.stdout.write(`\nSKIPPED: console browser suite (withdrawals): no chromium at ${process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium'} (apt-get install -y chromium)\n\n`);
+
 describe.skipIf(!chromiumFound)('console withdrawals in chromium', () => {
   let browser: Browser;
   let w: World;
