@@ -9,7 +9,7 @@ import { DEFAULT_CHAIN_CONFIRMATIONS, DEFAULT_DEVNET_URL, DEFAULT_METRICS_HOST, 
  */
 
 /** A process that reads the environment, by the npm script that starts it. */
-export type ProcessName = 'start' | 'api' | 'worker' | 'serve' | 'devnet' | 'db:migrate' | 'keys' | 'audit:verify';
+export type ProcessName = 'start' | 'api' | 'worker' | 'serve' | 'devnet' | 'db:migrate' | 'keys' | 'audit:verify' | 'contracts';
 
 /** One row of the table: one variable, or a few that go together (`SMTP_URL`, `MAIL_FROM`). */
 export interface ConfigVariable {
@@ -27,6 +27,14 @@ const CONFIGURED: readonly ProcessName[] = ['start', 'api', 'worker', 'serve', '
 const API_SIDE: readonly ProcessName[] = ['start', 'api', 'serve'];
 
 export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
+  {
+    names: ['TEST_DEPTH'],
+    meaning: 'how hard the property and crash tests search, as a multiple of the counts written in them: `npm test` '
+      + 'runs 0.25 (never cutting a count of 10 or less), `npm run test:deep` 1, and more goes deeper; read by the '
+      + 'contract suites a tester runs against their own store too (`contracts-tests/support/depth.ts`)',
+    default: '0.25',
+    readBy: ['contracts'],
+  },
   { names: ['PORT'], meaning: 'API port', default: '3000', readBy: API_SIDE },
   {
     names: ['API_HOST'],
@@ -374,7 +382,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
 /** The process column's words. */
 const PROCESS_LABEL: Readonly<Record<ProcessName, string>> = {
   start: '`npm start`', api: 'api', worker: 'worker', serve: 'serve', devnet: 'devnet', 'db:migrate': 'db:migrate',
-  keys: 'keys:*', 'audit:verify': 'audit:verify',
+  keys: 'keys:*', 'audit:verify': 'audit:verify', contracts: 'the exported contract suites',
 };
 const PROCESS_ORDER = Object.keys(PROCESS_LABEL) as ProcessName[];
 

@@ -93,7 +93,7 @@ export function consoleRoutes(app: Application, options: ConsoleRouteOptions): R
         bodyExample: { email: 'dev@merchant.example', password: 'correct horse battery', code: '493817' },
         data: consoleSession, example: consoleSessionExample,
         headers: { 'Set-Cookie': { description: 'the console session cookie', schema: s.str(), example: 'ch_console=st_…; Path=/; HttpOnly; SameSite=Strict' } },
-        errors: ['AUTH-INVALID-CREDENTIALS', 'AUTH-NOT-VERIFIED', 'AUTH-TOTP-REQUIRED', 'AUTH-TOTP-INVALID', 'AUTH-ACCOUNT-LOCKED'],
+        errors: ['AUTH-INVALID-CREDENTIALS', 'AUTH-NOT-VERIFIED', 'AUTH-TOTP-REQUIRED', 'AUTH-TOTP-INVALID', 'AUTH-ACCOUNT-LOCKED', 'FORBIDDEN'],
       },
       handle: async ({ body, headers }) => {
         if (!isSameOriginConsoleRequest(headers)) throw new DomainError('FORBIDDEN', { message: CROSS_SITE });
