@@ -61,8 +61,9 @@ export function accountRoutes(app: Application): RouteDef[] {
           + '(with an id that will never be used) and is mailed a note instead of a code, so the answer never tells whether an '
           + 'e-mail is registered.\n\nExtension (issue #35): with `invitation_code`, the code a team invitation mailed to this '
           + 'e-mail, the account is made verified and joins the inviting account\'s team in the invited role (422 '
-          + 'INVITATION-INVALID for a wrong, used or withdrawn code; 409 MEMBER-EXISTS when the e-mail has an account).',
-        errors: ['INVITATION-INVALID', 'MEMBER-EXISTS'],
+          + 'INVITATION-INVALID for a wrong, used, expired or withdrawn code; 409 MEMBER-EXISTS when the e-mail has an account; '
+          + '409 INVITATION-AWAITING-APPROVAL while the invitation of a member with money rights is a pending change).',
+        errors: ['INVITATION-INVALID', 'MEMBER-EXISTS', 'INVITATION-AWAITING-APPROVAL'],
       },
       handle: ({ body }) => app.accounts.register(body),
     }),
@@ -124,6 +125,10 @@ export function accountRoutes(app: Application): RouteDef[] {
         bodyExample: { email: 'dev@merchant.example', code: 'K7M2P9X4QD', new_password: 'another long passphrase' },
         example: { user_id: 12, email: 'dev@merchant.example' },
         summary: 'Set a new password with the mailed code; the code is consumed and every session revoked (extension)', tag: 'Account',
+        description: 'Every session ends and API tokens are marked for review. With two-factor on, the reset also requests turning '
+          + 'it off as a pending change (issue #35; `users.<id>.two_factor` in GET /policies/changes, mailed, cancellable with a '
+          + 'code): the first login after POLICY_CHANGE_DELAY_H needs no code, so an owner whose account got a stranger\'s '
+          + 'authenticator recovers it, and a mailbox thief faces the delay and a notice. A viewer\'s 2FA goes off at once.',
         body: s.obj({ email: s.str(), code: s.str('the 10-character code from the mail'), new_password: s.str('at least 8 characters') }),
         data: s.obj({ user_id: s.int(), email: s.str() }), errors: ['AUTH-RESET-FAILED'],
       },

@@ -581,7 +581,7 @@ export interface paths {
          * Register; a 6-digit code is e-mailed
          * @description Every registration is pending until its code is verified, and none blocks another: registering an e-mail someone else registered but did not verify gets its own code, and whoever verifies first owns the account (the other pending registrations of the e-mail are void). An e-mail that already has an account answers the same 201 (with an id that will never be used) and is mailed a note instead of a code, so the answer never tells whether an e-mail is registered.
          *
-         *     Extension (issue #35): with `invitation_code`, the code a team invitation mailed to this e-mail, the account is made verified and joins the inviting account's team in the invited role (422 INVITATION-INVALID for a wrong, used or withdrawn code; 409 MEMBER-EXISTS when the e-mail has an account).
+         *     Extension (issue #35): with `invitation_code`, the code a team invitation mailed to this e-mail, the account is made verified and joins the inviting account's team in the invited role (422 INVITATION-INVALID for a wrong, used, expired or withdrawn code; 409 MEMBER-EXISTS when the e-mail has an account; 409 INVITATION-AWAITING-APPROVAL while the invitation of a member with money rights is a pending change).
          */
         post: operations["register"];
         delete?: never;
@@ -656,7 +656,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Set a new password with the mailed code; the code is consumed and every session revoked (extension) */
+        /**
+         * Set a new password with the mailed code; the code is consumed and every session revoked (extension)
+         * @description Every session ends and API tokens are marked for review. With two-factor on, the reset also requests turning it off as a pending change (issue #35; `users.<id>.two_factor` in GET /policies/changes, mailed, cancellable with a code): the first login after POLICY_CHANGE_DELAY_H needs no code, so an owner whose account got a stranger's authenticator recovers it, and a mailbox thief faces the delay and a notice. A viewer's 2FA goes off at once.
+         */
         post: operations["confirmPasswordReset"];
         delete?: never;
         options?: never;
@@ -2920,27 +2923,6 @@ export interface components {
                 "application/json": {
                     /** @enum {string} */
                     code: "AUTH-INVALID-CREDENTIALS" | "AUTH-TOTP-REQUIRED" | "AUTH-TOTP-INVALID";
-                    message: string;
-                    data: Record<string, never>;
-                };
-            };
-        };
-        /** @description `AUTH-NOT-VERIFIED`: account email is not verified; `AUTH-ACCOUNT-LOCKED`: too many wrong two-factor codes: the account is locked; the owner was mailed and unlocks it by resetting the password */
-        AuthNotVerifiedOrAuthAccountLocked: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "code": "AUTH-NOT-VERIFIED",
-                 *       "message": "account email is not verified",
-                 *       "data": {}
-                 *     }
-                 */
-                "application/json": {
-                    /** @enum {string} */
-                    code: "AUTH-NOT-VERIFIED" | "AUTH-ACCOUNT-LOCKED";
                     message: string;
                     data: Record<string, never>;
                 };
@@ -5953,7 +5935,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `MEMBER-EXISTS`: the e-mail is already invited, a member, or an account of its own */
+            /** @description `MEMBER-EXISTS`: the e-mail is already invited, a member, or an account of its own; `INVITATION-AWAITING-APPROVAL`: the invitation is a pending change: it can be accepted once it takes effect */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5968,7 +5950,7 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "MEMBER-EXISTS";
+                        code: "MEMBER-EXISTS" | "INVITATION-AWAITING-APPROVAL";
                         message: string;
                         data: Record<string, never>;
                     };
@@ -6139,7 +6121,27 @@ export interface operations {
                 };
             };
             401: components["responses"]["AuthInvalidCredentialsOrAuthTotpRequiredOrAuthTotpInvalid"];
-            403: components["responses"]["AuthNotVerifiedOrAuthAccountLocked"];
+            /** @description `AUTH-NOT-VERIFIED`: account email is not verified; `AUTH-ACCOUNT-LOCKED`: too many wrong two-factor codes: the account is locked; the owner was mailed and unlocks it by resetting the password */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "AUTH-NOT-VERIFIED",
+                     *       "message": "account email is not verified",
+                     *       "data": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "AUTH-NOT-VERIFIED" | "AUTH-ACCOUNT-LOCKED";
+                        message: string;
+                        data: Record<string, never>;
+                    };
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
@@ -8358,7 +8360,7 @@ export interface operations {
                                 /** @description ISO 8601 with offset */
                                 at: string;
                                 /** @enum {string} */
-                                action: "auth.login" | "auth.login_failed" | "auth.password_reset" | "auth.2fa_setup" | "auth.2fa_enabled" | "auth.2fa_disabled" | "auth.2fa_failed" | "auth.2fa_recovery_used" | "auth.locked" | "api_token.created" | "api_token.revoked" | "api_token.expiry_set" | "webhook.url_changed" | "webhook.secret_changed" | "webhook.url_reviewed" | "policy.changed" | "policy.allow_list_added" | "policy.allow_list_removed" | "policy.change_requested" | "policy.change_applied" | "policy.change_cancelled" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "withdrawal.requested" | "withdrawal.refused" | "withdrawal.approval_requested" | "withdrawal.approved" | "withdrawal.denied" | "withdrawal.cancelled" | "config.changed" | "subscription.activated" | "staking.requested" | "withdrawal.completed" | "withdrawal.failed" | "withdrawal.rejected";
+                                action: "auth.login" | "auth.login_failed" | "auth.password_reset" | "auth.2fa_setup" | "auth.2fa_enabled" | "auth.2fa_disabled" | "auth.2fa_failed" | "auth.2fa_recovery_used" | "auth.locked" | "api_token.created" | "api_token.revoked" | "api_token.expiry_set" | "webhook.url_changed" | "webhook.secret_changed" | "webhook.url_reviewed" | "policy.changed" | "policy.allow_list_added" | "policy.allow_list_removed" | "policy.change_requested" | "policy.change_applied" | "policy.change_cancelled" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "withdrawal.requested" | "withdrawal.refused" | "withdrawal.approval_requested" | "withdrawal.approved" | "withdrawal.denied" | "withdrawal.cancelled" | "config.changed" | "subscription.activated" | "staking.requested" | "withdrawal.completed" | "withdrawal.failed" | "withdrawal.rejected" | "staking.completed" | "staking.failed" | "staking.rejected" | "collection.requested" | "wallet.created" | "cashier_token.created" | "cashier_token.disabled";
                                 actor: {
                                     /** @enum {string} */
                                     kind: "user" | "api_token" | "admin" | "approver" | "system";
@@ -8511,7 +8513,7 @@ export interface operations {
                                 /** @description ISO 8601 with offset */
                                 at: string;
                                 /** @enum {string} */
-                                action: "auth.login" | "auth.login_failed" | "auth.password_reset" | "auth.2fa_setup" | "auth.2fa_enabled" | "auth.2fa_disabled" | "auth.2fa_failed" | "auth.2fa_recovery_used" | "auth.locked" | "api_token.created" | "api_token.revoked" | "api_token.expiry_set" | "webhook.url_changed" | "webhook.secret_changed" | "webhook.url_reviewed" | "policy.changed" | "policy.allow_list_added" | "policy.allow_list_removed" | "policy.change_requested" | "policy.change_applied" | "policy.change_cancelled" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "withdrawal.requested" | "withdrawal.refused" | "withdrawal.approval_requested" | "withdrawal.approved" | "withdrawal.denied" | "withdrawal.cancelled" | "config.changed" | "subscription.activated" | "staking.requested" | "withdrawal.completed" | "withdrawal.failed" | "withdrawal.rejected";
+                                action: "auth.login" | "auth.login_failed" | "auth.password_reset" | "auth.2fa_setup" | "auth.2fa_enabled" | "auth.2fa_disabled" | "auth.2fa_failed" | "auth.2fa_recovery_used" | "auth.locked" | "api_token.created" | "api_token.revoked" | "api_token.expiry_set" | "webhook.url_changed" | "webhook.secret_changed" | "webhook.url_reviewed" | "policy.changed" | "policy.allow_list_added" | "policy.allow_list_removed" | "policy.change_requested" | "policy.change_applied" | "policy.change_cancelled" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "withdrawal.requested" | "withdrawal.refused" | "withdrawal.approval_requested" | "withdrawal.approved" | "withdrawal.denied" | "withdrawal.cancelled" | "config.changed" | "subscription.activated" | "staking.requested" | "withdrawal.completed" | "withdrawal.failed" | "withdrawal.rejected" | "staking.completed" | "staking.failed" | "staking.rejected" | "collection.requested" | "wallet.created" | "cashier_token.created" | "cashier_token.disabled";
                                 actor: {
                                     /** @enum {string} */
                                     kind: "user" | "api_token" | "admin" | "approver" | "system";
@@ -11374,7 +11376,27 @@ export interface operations {
                 };
             };
             401: components["responses"]["AuthInvalidCredentialsOrAuthTotpRequiredOrAuthTotpInvalid"];
-            403: components["responses"]["AuthNotVerifiedOrAuthAccountLocked"];
+            /** @description `AUTH-NOT-VERIFIED`: account email is not verified; `AUTH-ACCOUNT-LOCKED`: too many wrong two-factor codes: the account is locked; the owner was mailed and unlocks it by resetting the password; `FORBIDDEN`: authenticated but not authorized */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "AUTH-NOT-VERIFIED",
+                     *       "message": "account email is not verified",
+                     *       "data": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "AUTH-NOT-VERIFIED" | "AUTH-ACCOUNT-LOCKED" | "FORBIDDEN";
+                        message: string;
+                        data: Record<string, never>;
+                    };
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
