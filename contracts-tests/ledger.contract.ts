@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConcurrencyConflict } from '../core/domain/errors.js';
 import {
-  custodialAccount, holderAccount, ledgerAccountKey, reversalOf, sumsPerAsset, type LedgerEntry, type LedgerTransaction,
+  custodialAccount, holderAccount, ledgerAccountKey, reversalOf, stakeAccount, sumsPerAsset, type LedgerEntry, type LedgerTransaction,
 } from '../core/domain/ledger.js';
 import type { Ledger } from '../core/ports/ledger.port.js';
 import { type Closable, type ContractOptions, type MakeSubject, useFreshSubject, withSubject } from './support/contract-options.js';
@@ -117,6 +117,21 @@ export function describeLedgerContract(name: string, makeSubject: MakeSubject<Le
       ]);
       expect((await ledger.balancesAt(1, T0 + 1000))[0]).toEqual({ account: custodialTrx, balance: 105n });
       expect(await ledger.balancesAt(3, T0 + 1000)).toEqual([]);
+    });
+
+    it('an address\'s staked and unstaking accounts (issue #36: staking booked) are stored and read back with their address', async () => {
+      const { ledger } = subject();
+      await ledger.post(aLedgerDeposit(1, { amount: 100n }));
+      const [liquid, staked, unstaking] = [custodialAccount('TRON', 'TRX', addressOf(1)), stakeAccount('staked', 'TRON', 'TRX', addressOf(1)),
+        stakeAccount('unstaking', 'TRON', 'TRX', addressOf(1))];
+      await ledger.post({ transactionId: 'LT2', userId: 1, occurredAt: T0 + 2, reverses: null, cause: { type: 'staking', id: 'C2' },
+        lines: [{ account: liquid, amount: -60n }, { account: staked, amount: 60n }] });
+      await ledger.post({ transactionId: 'LT3', userId: 1, occurredAt: T0 + 3, reverses: null, cause: { type: 'staking', id: 'C3' },
+        lines: [{ account: staked, amount: -25n }, { account: unstaking, amount: 25n }] });
+      const balances = new Map((await ledger.balancesAt(1, T0 + 3)).map((b) => [ledgerAccountKey(b.account), b.balance]));
+      expect([liquid, staked, unstaking].map((a) => balances.get(ledgerAccountKey(a)))).toEqual([40n, 35n, 25n]);
+      const entries = (await ledger.entries(1, { kind: 'unstaking' }, ALL)).items;
+      expect(entries.map((e) => [e.account, e.amount, e.balanceAfter])).toEqual([[unstaking, 25n, 25n]]);
     });
 
     it('usersWithBooks lists the users with entries, ascending, after a user and up to a limit', async () => {

@@ -39,6 +39,9 @@ export interface TransactionInfoJson {
   readonly result?: string;
   readonly resMessage?: string;
   readonly receipt?: { readonly result?: string; readonly energy_usage_total?: number; readonly net_fee?: number; readonly energy_fee?: number };
+  /** A WithdrawBalance's reward, and unstaked TRX past its wait that a transaction withdrew (issue #36: staking booked). */
+  readonly withdraw_amount?: number;
+  readonly withdraw_expire_amount?: number;
 }
 
 /** Free bandwidth per address per day on TRON (spec §2: fixed 600); used when a node omits freeNetLimit. */
@@ -134,6 +137,8 @@ export function toTransactionState(
     feeSun,
     ...fees,
     energyUsed: int(info.receipt?.energy_usage_total),
+    ...(info.withdraw_amount ? { withdrawAmountSun: big(info.withdraw_amount) } : {}),
+    ...(info.withdraw_expire_amount ? { withdrawExpireAmountSun: big(info.withdraw_expire_amount) } : {}),
   };
 }
 

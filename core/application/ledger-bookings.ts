@@ -1,7 +1,7 @@
-import { custodialAccount, holderAccount, ledgerAccountKey, type LedgerAccount, type LedgerTransaction } from '../domain/ledger.js';
+import { custodialAccount, holderAccount, ledgerAccountKey, stakeAccount, type LedgerAccount, type LedgerTransaction } from '../domain/ledger.js';
 import type { TransactionState } from '../domain/model/chain.js';
 import { COLLECTION_STATUS, type CollectionTask, type StepRecord } from '../domain/model/collection-task.js';
-import { COMMAND_STATUS, COMMAND_TYPE, type Command } from '../domain/model/command.js';
+import { COMMAND_STATUS, COMMAND_TYPE, type Command, type CommandType } from '../domain/model/command.js';
 import type { Deposit } from '../domain/model/deposit.js';
 import { fundingTaskView } from '../domain/withdrawal-funding.js';
 
@@ -20,8 +20,27 @@ export const WITHDRAWAL_CAUSE = 'withdrawal';
  */
 export const REFUND_CAUSE = 'refund';
 
+/**
+ * The cause type of a staking command's transaction (stake, unstake, withdraw-unstaked, vote: TRX moved between an
+ * address's liquid, staked and unstaking accounts, and its fees); its id is the command's number.
+ */
+export const STAKING_CAUSE = 'staking';
+
+/** The cause type of a withdraw-reward command's transaction: voting rewards brought in from outside; its id is the command's number. */
+export const STAKING_REWARD_CAUSE = 'staking_reward';
+
 /** The cause types booked so far: an entry's `kind` on the wire, and the values GET /ledger/entries?kind= takes. */
-export const LEDGER_ENTRY_KINDS = [DEPOSIT_CAUSE, COLLECTION_CAUSE, WITHDRAWAL_CAUSE, REFUND_CAUSE] as const;
+export const LEDGER_ENTRY_KINDS = [DEPOSIT_CAUSE, COLLECTION_CAUSE, WITHDRAWAL_CAUSE, REFUND_CAUSE, STAKING_CAUSE, STAKING_REWARD_CAUSE] as const;
+
+/** The command types booked as staking (STAKE … WITHDRAW_REWARD). */
+export const STAKING_COMMAND_TYPES: readonly CommandType[] = [
+  COMMAND_TYPE.STAKE, COMMAND_TYPE.UNSTAKE, COMMAND_TYPE.WITHDRAW_UNSTAKED, COMMAND_TYPE.VOTE, COMMAND_TYPE.WITHDRAW_REWARD,
+];
+
+/** The cause type a finished staking command is booked under: `staking_reward` for a withdraw-reward, else `staking`. */
+export function stakingCauseType(command: Pick<Command, 'type'>): typeof STAKING_CAUSE | typeof STAKING_REWARD_CAUSE {
+  return command.type === COMMAND_TYPE.WITHDRAW_REWARD ? STAKING_REWARD_CAUSE : STAKING_CAUSE;
+}
 
 /** The cause type a finished withdrawal is booked under: `refund` when it names a payment request, else `withdrawal`. */
 export function withdrawalCauseType(command: Pick<Command, 'params'>): typeof WITHDRAWAL_CAUSE | typeof REFUND_CAUSE {
@@ -213,6 +232,72 @@ export function withdrawalBooking(
   return {
     transactionId, userId: command.userId, occurredAt: command.finishedAt, reverses: null,
     cause: { type: withdrawalCauseType(command), id: command.commandNo, ...(command.transaction === null ? {} : { txid: command.transaction.txid }) },
+    lines: booked,
+  };
+}
+
+/**
+ * The transaction a finished staking command books (issue #36), keyed by the command (cause `staking`, or
+ * `staking_reward` for a withdraw-reward; id = its number, txid = its transaction's), at its finish, on the network of
+ * its address, from its transaction's receipt (Stake 2.0, /work/shared/notes/tron-facts.md):
+ * - a stake (FreezeBalanceV2): `params.amount` TRX from the address's liquid account to its `staked` account;
+ * - an unstake (UnfreezeBalanceV2): `params.amount` from `staked` to `unstaking` (the chain's wait before it can be
+ *   withdrawn); the receipt's `withdraw_expire_amount` (unstaked TRX whose wait had ended, which the chain sweeps back
+ *   with every unfreeze) from `unstaking` to liquid;
+ * - a withdraw-unstaked (WithdrawExpireUnfreeze): the receipt's `withdraw_expire_amount` from `unstaking` to liquid;
+ * - a withdraw-reward (WithdrawBalance): the receipt's `withdraw_amount` from `external_in` to liquid (money received
+ *   from outside: the chain's voting reward);
+ * - a vote moves nothing;
+ * - every kind: its fees, paid in TRX by the address, from the receipt, confirmed or failed (as a withdrawal's).
+ * The amounts move only when the command is SUCCESS and its receipt confirmed; a FAILED command books only its fees.
+ * `receipt` is the receipt of the command's transaction, undefined when it never landed (it cost nothing). Lines on the
+ * same account are netted; zero lines dropped. Null when nothing is left to book (a vote that paid no fee).
+ */
+export function stakingBooking(
+  command: Command, receipt: SettledReceipt | undefined, where: { readonly networkCode: string }, transactionId: string,
+): LedgerTransaction | null {
+  const finished = command.status === COMMAND_STATUS.SUCCESS || command.status === COMMAND_STATUS.FAILED;
+  if (!STAKING_COMMAND_TYPES.includes(command.type) || !finished || command.finishedAt === null || command.address === null) {
+    throw new RangeError(`command ${command.commandNo} is not a finished staking command`);
+  }
+  const net = where.networkCode;
+  const address = command.address;
+  const lines = new Map<string, { account: LedgerAccount; amount: bigint }>();
+  const add = (account: LedgerAccount, amount: bigint): void => {
+    const key = ledgerAccountKey(account);
+    const line = lines.get(key);
+    lines.set(key, { account, amount: (line?.amount ?? 0n) + amount });
+  };
+  const move = (from: LedgerAccount, to: LedgerAccount, amount: bigint): void => {
+    if (amount <= 0n) return;
+    add(from, -amount);
+    add(to, amount);
+  };
+  const liquid = custodialAccount(net, 'TRX', address);
+  const staked = stakeAccount('staked', net, 'TRX', address);
+  const unstaking = stakeAccount('unstaking', net, 'TRX', address);
+  if (receipt !== undefined) {
+    if (command.status === COMMAND_STATUS.SUCCESS && receipt.state === 'confirmed') {
+      const amount = BigInt(command.params['amount'] ?? '0');
+      const expired = receipt.withdrawExpireAmountSun ?? 0n;
+      switch (command.type) {
+        case COMMAND_TYPE.STAKE: move(liquid, staked, amount); break;
+        case COMMAND_TYPE.UNSTAKE: move(staked, unstaking, amount); move(unstaking, liquid, expired); break;
+        case COMMAND_TYPE.WITHDRAW_UNSTAKED: move(unstaking, liquid, expired); break;
+        case COMMAND_TYPE.WITHDRAW_REWARD: move(holderAccount('external_in', net, 'TRX'), liquid, receipt.withdrawAmountSun ?? 0n); break;
+        default: break;
+      }
+    }
+    const bandwidth = receipt.netFeeSun ?? 0n;
+    const burnt = receipt.feeSun - bandwidth;
+    move(liquid, holderAccount('fee_bandwidth', net, 'TRX'), bandwidth);
+    move(liquid, holderAccount('fee_trx_burned', net, 'TRX'), burnt);
+  }
+  const booked = [...lines.values()].filter((l) => l.amount !== 0n);
+  if (booked.length === 0) return null;
+  return {
+    transactionId, userId: command.userId, occurredAt: command.finishedAt, reverses: null,
+    cause: { type: stakingCauseType(command), id: command.commandNo, ...(command.transaction === null ? {} : { txid: command.transaction.txid }) },
     lines: booked,
   };
 }

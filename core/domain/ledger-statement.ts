@@ -41,7 +41,8 @@ export function statementOf(before: readonly LedgerBalance[], after: readonly Le
       if (assets !== undefined && !assets.includes(account.assetSymbol)) continue;
       const l = line(account.assetSymbol);
       switch (account.kind) {
-        case 'custodial':
+        // What an address holds: liquid, staked or unstaking (a stake moves TRX between them, not out).
+        case 'custodial': case 'staked': case 'unstaking':
           if (sign === 1n) l.closing += balance;
           else l.opening += balance;
           break;

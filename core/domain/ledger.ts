@@ -9,7 +9,7 @@ import type { UserId } from './model/common.js';
  * sent out or paid as a fee raises `external_out` or the fee account and lowers the custodial address.
  */
 export const LEDGER_ACCOUNT_KINDS = [
-  /** A custodial address of the user (the only kind with an address). */
+  /** A custodial address of the user: its liquid balance. */
   'custodial',
   /** TRX burned for energy by the chain. */
   'fee_trx_burned',
@@ -21,10 +21,17 @@ export const LEDGER_ACCOUNT_KINDS = [
   'external_in',
   /** Money sent outside. */
   'external_out',
+  /** TRX an address has staked (frozen, Stake 2.0): still its holder's, out of its liquid balance (an address). */
+  'staked',
+  /** TRX an address has unstaked and not yet withdrawn (the chain's unstaking wait, then withdrawable; an address). */
+  'unstaking',
 ] as const;
 export type LedgerAccountKind = (typeof LEDGER_ACCOUNT_KINDS)[number];
 
-/** A ledger account: per network, asset and holder; `address` only (and always) for `custodial`. */
+/** The kinds held by one custodial address (they take its address): liquid, staked and unstaking. */
+export const ADDRESS_ACCOUNT_KINDS: readonly LedgerAccountKind[] = ['custodial', 'staked', 'unstaking'];
+
+/** A ledger account: per network, asset and holder; `address` only (and always) for the address kinds (ADDRESS_ACCOUNT_KINDS). */
 export interface LedgerAccount {
   readonly kind: LedgerAccountKind;
   readonly networkCode: string;
@@ -93,7 +100,7 @@ export function ledgerTransactionProblems(tx: LedgerTransaction): string[] {
   if (tx.lines.length < 2) problems.push('a transaction has at least two lines');
   for (const line of tx.lines) {
     if (line.amount === 0n) problems.push(`a zero line on ${ledgerAccountKey(line.account)}`);
-    if ((line.account.kind === 'custodial') !== (line.account.address !== null)) {
+    if (ADDRESS_ACCOUNT_KINDS.includes(line.account.kind) !== (line.account.address !== null)) {
       problems.push(`${line.account.kind} ${line.account.address === null ? 'needs' : 'takes no'} address`);
     }
   }
@@ -156,7 +163,12 @@ export function custodialAccount(networkCode: string, assetSymbol: string, addre
   return { kind: 'custodial', networkCode, assetSymbol, address };
 }
 
+/** An address's staked or unstaking TRX (issue #36: staking is booked). */
+export function stakeAccount(kind: 'staked' | 'unstaking', networkCode: string, assetSymbol: string, address: string): LedgerAccount {
+  return { kind, networkCode, assetSymbol, address };
+}
+
 /** An account with no address (fees, external in, external out). */
-export function holderAccount(kind: Exclude<LedgerAccountKind, 'custodial'>, networkCode: string, assetSymbol: string): LedgerAccount {
+export function holderAccount(kind: Exclude<LedgerAccountKind, 'custodial' | 'staked' | 'unstaking'>, networkCode: string, assetSymbol: string): LedgerAccount {
   return { kind, networkCode, assetSymbol, address: null };
 }

@@ -7,6 +7,7 @@ import { resolveDeps } from '../../core/application/deps.js';
 import { AutoCollector } from '../../core/application/worker/auto-collector.js';
 import { CollectionBookingCatchUp, CollectionLedgerBooker } from '../../core/application/collection-ledger-booker.js';
 import { WithdrawalLedgerBooker } from '../../core/application/withdrawal-ledger-booker.js';
+import { StakingLedgerBooker } from '../../core/application/staking-ledger-booker.js';
 import { LedgerReconciliationJob, type ReconciliationLine } from '../../core/application/ledger-reconciliation.js';
 import type { Logger } from 'pino';
 import { PaymentWatcher } from '../../core/application/worker/payment-watcher.js';
@@ -103,6 +104,8 @@ export function startComposedWorker(composition: Composition, env: ComposedWorke
     tasks: core.tasks, chain: core.chain, ledger: stores.ledger, ids: core.ids, onBooked: (entries) => metrics.sweepBooked(entries),
   });
   const withdrawalBooker = new WithdrawalLedgerBooker({ commands: core.commands, wallets: core.wallets, chain: core.chain, ledger: stores.ledger, ids: core.ids });
+  // Staking commands are booked the same way (issue #36): the withdrawals' observer, its own booker and catch-up cursor.
+  const stakingBooker = new StakingLedgerBooker({ commands: core.commands, wallets: core.wallets, chain: core.chain, ledger: stores.ledger, ids: core.ids });
   return startWorker({
     ...core,
     // The workflows read the chain once per block, shared, and follow their transactions from the scanner's blocks.
@@ -124,10 +127,10 @@ export function startComposedWorker(composition: Composition, env: ComposedWorke
     log: rateLimitedErrors(c.get(TOKENS.Logger)),
     // The scanner reads each block a moment after its slot: the workflows follow their transactions from it.
     scanSlotMs: config.chainBlockMs,
-    observer: reconcilingLedger(bookingFinishedWithdrawals(
+    observer: reconcilingLedger(bookingFinishedWithdrawals(bookingFinishedWithdrawals(
       bookingFinishedSweeps(workerMetrics(metrics, core.tasks), sweepBooker, log, new CollectionBookingCatchUp(sweepBooker, core.clock, SWEEP_CATCH_UP)),
       withdrawalBooker, log, new CollectionBookingCatchUp(withdrawalBooker, core.clock, SWEEP_CATCH_UP),
-    ), new LedgerReconciliationJob({ ...resolveDeps(core), ledger: stores.ledger }, LEDGER_RECONCILIATION), metrics, log),
+    ), stakingBooker, log, new CollectionBookingCatchUp(stakingBooker, core.clock, SWEEP_CATCH_UP)), new LedgerReconciliationJob({ ...resolveDeps(core), ledger: stores.ledger }, LEDGER_RECONCILIATION), metrics, log),
     ...options,
     collection,
     commands: {
@@ -208,9 +211,10 @@ export function bookingFinishedSweeps(
  * The observer that also books each withdrawal this process finished (issue #36), as bookingFinishedSweeps books the
  * sweeps: after the SUCCESS or FAILED unit of work, from the chain's receipts (WithdrawalLedgerBooker; idempotent by
  * the command). What it cannot book now is logged and left to the catch-up pass (the sweeps' schedule, its own cursor).
+ * The staking commands go through it too, with their own booker (StakingLedgerBooker) and catch-up.
  */
 export function bookingFinishedWithdrawals(
-  observer: WorkerObserver, booker: Pick<WithdrawalLedgerBooker, 'book'>, log: Pick<Logger, 'warn'>, catchUp?: Pick<CollectionBookingCatchUp, 'maybeRun'>,
+  observer: WorkerObserver, booker: Pick<WithdrawalLedgerBooker | StakingLedgerBooker, 'book'>, log: Pick<Logger, 'warn'>, catchUp?: Pick<CollectionBookingCatchUp, 'maybeRun'>,
 ): WorkerObserver {
   return {
     ...observer,
@@ -220,7 +224,7 @@ export function bookingFinishedWithdrawals(
       for (const o of report.commands) {
         if (o.outcome !== 'finished') continue;
         const outcome = await booker.book(o.key).catch((err: unknown) => err);
-        if (outcome === 'receipts-pending' || outcome instanceof Error) log.warn({ command_no: o.key, err: outcome }, 'withdrawal not booked in the ledger');
+        if (outcome === 'receipts-pending' || outcome instanceof Error) log.warn({ command_no: o.key, err: outcome }, 'command not booked in the ledger');
       }
     },
   };

@@ -38,6 +38,12 @@ export type TransactionState =
     readonly feeSun: bigint; readonly energyUsed: number;
     /** Parts of `feeSun` (the receipt's net_fee and energy_fee); absent where a node does not report them. */
     readonly netFeeSun?: bigint; readonly energyFeeSun?: bigint;
+    /**
+     * TRX the transaction brought into its owner's liquid balance from the chain's books (issue #36, staking booked):
+     * `withdrawAmountSun` a WithdrawBalance's voting reward (withdraw_amount), `withdrawExpireAmountSun` unstaked TRX past
+     * its wait (withdraw_expire_amount: a WithdrawExpireUnfreeze's, or an UnfreezeBalanceV2's own sweep). Absent: none.
+     */
+    readonly withdrawAmountSun?: bigint; readonly withdrawExpireAmountSun?: bigint;
   }
   | {
     readonly state: 'failed'; readonly blockNumber: number; readonly reason: string; readonly feeSun: bigint;

@@ -4447,9 +4447,9 @@ export interface operations {
                 address?: string;
                 asset_symbol?: string;
                 /** @description what moved the money */
-                kind?: "deposit" | "collection" | "withdrawal" | "refund";
+                kind?: "deposit" | "collection" | "withdrawal" | "refund" | "staking" | "staking_reward";
                 /** @description extension: entries on accounts of this kind */
-                account_kind?: "custodial" | "fee_trx_burned" | "fee_bandwidth" | "fee_energy_rental" | "external_in" | "external_out";
+                account_kind?: "custodial" | "fee_trx_burned" | "fee_bandwidth" | "fee_energy_rental" | "external_in" | "external_out" | "staked" | "unstaking";
                 /** @description 1-based, default 1 */
                 page?: number;
                 /** @description default 20, max 100 */
@@ -4539,13 +4539,13 @@ export interface operations {
                                  * @description what moved the money (the cause's type)
                                  * @enum {string}
                                  */
-                                kind: "deposit" | "collection" | "withdrawal" | "refund";
+                                kind: "deposit" | "collection" | "withdrawal" | "refund" | "staking" | "staking_reward";
                                 account: {
                                     /**
                                      * @description custodial (one of your addresses), a chain fee, or money from or to outside
                                      * @enum {string}
                                      */
-                                    kind: "custodial" | "fee_trx_burned" | "fee_bandwidth" | "fee_energy_rental" | "external_in" | "external_out";
+                                    kind: "custodial" | "fee_trx_burned" | "fee_bandwidth" | "fee_energy_rental" | "external_in" | "external_out" | "staked" | "unstaking";
                                     network_code: string;
                                     asset_symbol: string;
                                     /** @description only on a custodial account */
