@@ -11,12 +11,13 @@ import { RecordingMailer } from '../../adapters/memory/index.js';
 import { NodeSecretHasher, TEST_SCRYPT_COST } from '../../adapters/node/index.js';
 import { pay, wallet } from '../../adapters/tron-devnet/test-helpers.js';
 import { CollectionBookingCatchUp } from '../../core/application/collection-ledger-booker.js';
-import { STAKING_CAUSE } from '../../core/application/ledger-bookings.js';
+import { STAKING_CAUSE, STAKING_REWARD_CAUSE } from '../../core/application/ledger-bookings.js';
+import { submitFundCommand } from '../../core/application/fund-commands.js';
 import { StakingLedgerBooker } from '../../core/application/staking-ledger-booker.js';
 import { userWithWallets } from '../../core/application/testing/index.js';
 import { CommandExecutor } from '../../core/application/worker/command-executor.js';
 import { custodialAccount, holderAccount, ledgerAccountKey, stakeAccount, sumsPerAsset } from '../../core/domain/ledger.js';
-import { COMMAND_STATUS } from '../../core/domain/model/command.js';
+import { COMMAND_STATUS, COMMAND_TYPE, type CommandType } from '../../core/domain/model/command.js';
 import type { CommandRepository } from '../../core/ports/command-repository.port.js';
 import { loadConfig } from '../composition/config.js';
 import { composeContainer, type Composition } from '../composition/container.js';
@@ -125,5 +126,56 @@ describe('staking in the books', { timeout: 90_000 }, () => {
       unstaking: booked(stakeAccount('unstaking', 'TRON', 'TRX', address)),
     }).toEqual({ liquid: await w.gateway.getTrxBalance(address), staked: resources.energy.stakedSun, unstaking: (resources.unstakingSun ?? 0n) + resources.withdrawableSun });
     expect(booked(stakeAccount('staked', 'TRON', 'TRX', address))).toBe(125n * TRX);
+  });
+
+  it('a vote, a withdrawal of unstaked TRX past its wait and a reward withdrawal are booked from their receipts: the books equal the chain', async () => {
+    world = await buildWorkerWorld({ stakeTrx: 0n });
+    const w = world;
+    const address = await w.addSub();
+    w.devnet.fund(address, 500n * TRX);
+    w.devnet.mine(1);
+    const opening = await w.gateway.getTrxBalance(address);
+    await w.stores.ledger.post({ transactionId: 'open', userId: w.userId, occurredAt: w.clock.now(), reverses: null, cause: { type: 'deposit', id: 'open' },
+      lines: [{ account: holderAccount('external_in', 'TRON', 'TRX'), amount: -opening }, { account: custodialAccount('TRON', 'TRX', address), amount: opening }] });
+    const executor = new CommandExecutor({ ...w.stores, chain: w.gateway, cipher: w.cipher, assets: w.assets });
+    const submit = (type: CommandType, params: Record<string, string>) => submitFundCommand(w.core, { userId: w.userId, operation: 'stake', address, assetSymbol: 'TRX' },
+      { userId: w.userId, type, address, assetSymbol: 'TRX', lockedAmount: 0n, params });
+    const run = async (command: Promise<{ readonly commandNo: string }>) => {
+      const c = await command;
+      await driveUntil(w, [executor], () => ended(w.stores, c.commandNo));
+      return c.commandNo;
+    };
+    const done: string[] = [];
+    done.push(await run(w.stake(address, 'STAKE', 'ENERGY', 200n * TRX)));
+    done.push(await run(submit(COMMAND_TYPE.VOTE, { votes: JSON.stringify([{ witness: w.devnet.info().witnesses[0]!, count: 100 }]) })));
+    done.push(await run(w.stake(address, 'UNSTAKE', 'ENERGY', 50n * TRX)));
+    // The unstaking wait (14 days on the devnet, as on mainnet) passes on the chain and on the worker's clock.
+    w.devnet.advance(15 * 86_400_000);
+    w.clock.advance(15 * 86_400_000);
+    done.push(await run(submit(COMMAND_TYPE.WITHDRAW_UNSTAKED, {})));
+    done.push(await run(submit(COMMAND_TYPE.WITHDRAW_REWARD, {})));
+    w.devnet.mine(2);
+    const commands = await Promise.all(done.map(async (no) => (await w.stores.commands.get(no))!));
+    expect(commands.map((c) => [c.type, c.status, c.lastError])).toEqual([
+      [COMMAND_TYPE.STAKE, COMMAND_STATUS.SUCCESS, null], [COMMAND_TYPE.VOTE, COMMAND_STATUS.SUCCESS, null], [COMMAND_TYPE.UNSTAKE, COMMAND_STATUS.SUCCESS, null],
+      [COMMAND_TYPE.WITHDRAW_UNSTAKED, COMMAND_STATUS.SUCCESS, null], [COMMAND_TYPE.WITHDRAW_REWARD, COMMAND_STATUS.SUCCESS, null],
+    ]);
+    const booker = new StakingLedgerBooker({ commands: w.stores.commands, wallets: w.stores.wallets, chain: w.gateway, ledger: w.stores.ledger, ids: w.stores.ids });
+    await booker.catchUp(0, 50);
+    const rewards = (await w.stores.ledger.entries(w.userId, { causeType: STAKING_REWARD_CAUSE }, { offset: 0, limit: 100 })).items;
+    const reward = rewards.find((e) => e.account.kind === 'custodial')?.amount ?? 0n;
+    expect(reward).toBeGreaterThan(0n);
+    const balances = new Map((await w.stores.ledger.balancesAt(w.userId, w.clock.now() + 3_600_000)).map((b) => [ledgerAccountKey(b.account), b.balance]));
+    const booked = (account: Parameters<typeof ledgerAccountKey>[0]) => balances.get(ledgerAccountKey(account)) ?? 0n;
+    const resources = await w.gateway.getResources(address);
+    expect({
+      liquid: booked(custodialAccount('TRON', 'TRX', address)), staked: booked(stakeAccount('staked', 'TRON', 'TRX', address)),
+      unstaking: booked(stakeAccount('unstaking', 'TRON', 'TRX', address)), received: -booked(holderAccount('external_in', 'TRON', 'TRX')),
+    }).toEqual({
+      liquid: await w.gateway.getTrxBalance(address), staked: resources.energy.stakedSun, unstaking: (resources.unstakingSun ?? 0n) + resources.withdrawableSun,
+      received: opening + reward,
+    });
+    expect({ staked: booked(stakeAccount('staked', 'TRON', 'TRX', address)), unstaking: booked(stakeAccount('unstaking', 'TRON', 'TRX', address)) })
+      .toEqual({ staked: 150n * TRX, unstaking: 0n });
   });
 });
