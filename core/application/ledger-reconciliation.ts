@@ -56,8 +56,14 @@ export class LedgerReconciliation {
   /** The given addresses of the user (its wallets). */
   async addresses(userId: UserId, wallets: readonly WalletAddress[]): Promise<ReconciliationLine[]> {
     const booked = new Map<string, bigint>();
+    // The books' staked and unstaking TRX per address (issue #36: staking booked), keyed as its liquid account.
+    const bookedStake = new Map<string, bigint>();
     for (const b of await this.deps.ledger.balancesAt(userId, ALL_TIME)) {
       if (b.account.kind === 'custodial') booked.set(ledgerAccountKey(b.account), b.balance);
+      if ((b.account.kind === 'staked' || b.account.kind === 'unstaking') && b.account.address !== null) {
+        const key = ledgerAccountKey(custodialAccount(b.account.networkCode, b.account.assetSymbol, b.account.address));
+        bookedStake.set(key, (bookedStake.get(key) ?? 0n) + b.balance);
+      }
     }
     const pending = new Map<string, bigint>();
     for (let offset = 0; ; offset += 500) {
@@ -82,9 +88,12 @@ export class LedgerReconciliation {
         };
         let judgement = judgeReconciliation(facts);
         if (judgement.status === 'discrepancy' && asset.contractAddress === null) {
-          // Only now is the stake worth a read: it explains a TRX difference or nothing.
+          // Only now is the stake worth a read: the part of it the books do not hold explains a TRX difference or nothing.
           const r = await this.deps.chain.getResources(wallet.address);
-          judgement = judgeReconciliation({ ...facts, stakedSun: r.energy.stakedSun + r.bandwidth.stakedSun + (r.unstakingSun ?? 0n) + r.withdrawableSun });
+          judgement = judgeReconciliation({
+            ...facts, stakedSun: r.energy.stakedSun + r.bandwidth.stakedSun + (r.unstakingSun ?? 0n) + r.withdrawableSun,
+            bookedStakeSun: bookedStake.get(key) ?? 0n,
+          });
         }
         lines.push({ userId, networkCode: wallet.networkCode, address: wallet.address, assetSymbol: asset.symbol, ledger: facts.ledger, chain, judgement });
       }

@@ -9,7 +9,10 @@
 export type ReconciliationReason =
   /** Deposits to the address the scanner saw and has not confirmed yet: the chain has them, the books not yet. */
   | 'pending_deposit'
-  /** TRX the address staked (or unstaked and may withdraw): out of its liquid balance, still in the books (no staking is booked). */
+  /**
+   * TRX the address staked (or unstaked and may withdraw) behind the books' back: out of its liquid balance, still in
+   * the books' liquid account. Stake made through the API is booked (issue #36) and needs no explanation.
+   */
   | 'staked';
 
 /** What is known of one custodial address and asset when it is judged. Amounts in the asset's smallest unit. */
@@ -23,6 +26,8 @@ export interface ReconciliationFacts {
   readonly pendingIn: bigint;
   /** TRX only: what the address holds in stake (staked, unstaking, and unstaked awaiting withdrawal); 0 for a token. */
   readonly stakedSun: bigint;
+  /** TRX only: what the books hold as the address's staked and unstaking TRX (its `staked` and `unstaking` accounts); absent: 0. */
+  readonly bookedStakeSun?: bigint;
   /** A sweep or a withdrawal that touches the address has not ended: its booking comes after, so nothing is judged. */
   readonly inFlight: boolean;
 }
@@ -47,9 +52,11 @@ export interface ReconciliationJudgement {
  * Judges one address and asset:
  * - in flight: unsettled, whatever the figures (the difference is still reported);
  * - pending deposits always explain their amount (the scanner saw them; the books take them at confirmation);
- * - staked TRX explains minus its amount only when that closes the rest exactly: stake bought with booked TRX leaves
- *   the liquid balance short of the books by the stake; stake funded behind the books' back does not, and then
- *   explaining it would invent a difference;
+ * - the stake the books do not hold (the chain's stake less the books' staked and unstaking TRX: stake made behind the
+ *   books' back, or given back to the liquid balance behind it) explains minus its amount only when that closes the rest
+ *   exactly: stake bought with booked TRX leaves the liquid balance short of the books by the stake; stake funded behind
+ *   the books' back does not, and then explaining it would invent a difference. Stake made through the API is booked
+ *   (liquid to staked), so it explains nothing and needs nothing;
  * - anything left is a discrepancy, never corrected here.
  * Always: difference = sum(explained) + unexplained.
  */
@@ -58,8 +65,9 @@ export function judgeReconciliation(f: ReconciliationFacts): ReconciliationJudge
   const explained: { reason: ReconciliationReason; amount: bigint }[] = [];
   if (f.pendingIn !== 0n) explained.push({ reason: 'pending_deposit', amount: f.pendingIn });
   let rest = difference - f.pendingIn;
-  if (rest !== 0n && f.stakedSun > 0n && rest === -f.stakedSun) {
-    explained.push({ reason: 'staked', amount: -f.stakedSun });
+  const unbookedStake = f.stakedSun - (f.bookedStakeSun ?? 0n);
+  if (rest !== 0n && unbookedStake !== 0n && rest === -unbookedStake) {
+    explained.push({ reason: 'staked', amount: -unbookedStake });
     rest = 0n;
   }
   if (f.inFlight) return { status: 'unsettled', difference, explained, unexplained: rest };

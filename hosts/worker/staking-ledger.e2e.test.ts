@@ -15,6 +15,7 @@ import { STAKING_CAUSE, STAKING_REWARD_CAUSE } from '../../core/application/ledg
 import { submitFundCommand } from '../../core/application/fund-commands.js';
 import { StakingLedgerBooker } from '../../core/application/staking-ledger-booker.js';
 import { userWithWallets } from '../../core/application/testing/index.js';
+import { LedgerReconciliation } from '../../core/application/ledger-reconciliation.js';
 import { CommandExecutor } from '../../core/application/worker/command-executor.js';
 import { custodialAccount, holderAccount, ledgerAccountKey, stakeAccount, sumsPerAsset } from '../../core/domain/ledger.js';
 import { COMMAND_STATUS, COMMAND_TYPE, type CommandType } from '../../core/domain/model/command.js';
@@ -177,5 +178,26 @@ describe('staking in the books', { timeout: 90_000 }, () => {
     });
     expect({ staked: booked(stakeAccount('staked', 'TRON', 'TRX', address)), unstaking: booked(stakeAccount('unstaking', 'TRON', 'TRX', address)) })
       .toEqual({ staked: 150n * TRX, unstaking: 0n });
+  });
+
+  it('on top of booked stake, stake made behind the books\' back is explained by its own amount only', async () => {
+    world = await buildWorkerWorld({ stakeTrx: 0n, liquidTrx: 500n });
+    const w = world;
+    const main = w.main.address;
+    const opening = await w.gateway.getTrxBalance(main);
+    await w.stores.ledger.post({ transactionId: 'open', userId: w.userId, occurredAt: w.clock.now(), reverses: null, cause: { type: 'deposit', id: 'open' },
+      lines: [{ account: holderAccount('external_in', 'TRON', 'TRX'), amount: -opening }, { account: custodialAccount('TRON', 'TRX', main), amount: opening }] });
+    const executor = new CommandExecutor({ ...w.stores, chain: w.gateway, cipher: w.cipher, assets: w.assets });
+    const stake = await w.stake(main, 'STAKE', 'ENERGY', 100n * TRX);
+    await driveUntil(w, [executor], () => ended(w.stores, stake.commandNo));
+    const booker = new StakingLedgerBooker({ commands: w.stores.commands, wallets: w.stores.wallets, chain: w.gateway, ledger: w.stores.ledger, ids: w.stores.ids });
+    expect(await booker.book(stake.commandNo)).toBe('booked');
+    const reconciliation = new LedgerReconciliation({ ...w.stores, chain: w.gateway, assets: w.assets });
+    const mainTrx = async () => (await reconciliation.user(w.userId)).find((l) => l.address === main && l.assetSymbol === 'TRX')!;
+    expect((await mainTrx()).judgement.status).toBe('matched');
+    // 30 TRX more go into stake with no command: the books hold 100 in stake, the chain 130.
+    await w.gateway.broadcast(await w.gateway.prepare(w.main, { kind: 'freeze', resource: 'BANDWIDTH', amountSun: 30n * TRX }));
+    w.devnet.mine(1);
+    expect((await mainTrx()).judgement).toEqual({ status: 'explained', difference: -30n * TRX, explained: [{ reason: 'staked', amount: -30n * TRX }], unexplained: 0n });
   });
 });
