@@ -14,8 +14,8 @@ const ENTRY = s.obj({
   entry_id: s.str(), transaction_id: s.str(), occurred_at: isoTime,
   kind: { ...s.enumOf(LEDGER_ENTRY_KINDS), description: 'what moved the money (the cause\'s type)' },
   account: s.obj({
-    kind: { ...s.enumOf(LEDGER_ACCOUNT_KINDS), description: 'custodial (one of your addresses), a chain fee, or money from or to outside' },
-    network_code: s.str(), asset_symbol: s.str(), address: s.str('only on a custodial account'),
+    kind: { ...s.enumOf(LEDGER_ACCOUNT_KINDS), description: 'custodial (one of your addresses), staked or unstaking (its TRX in stake), a chain fee, or money from or to outside' },
+    network_code: s.str(), asset_symbol: s.str(), address: s.str('only on a custodial, staked or unstaking account'),
   }, ['address']),
   amount: signedAmount, balance_after: { ...signedAmount, description: 'the account\'s balance after this entry' },
   cause: s.obj({ type: s.str(), id: s.str('e.g. the deposit id'), txid: s.str('the chain transaction, when there is one') }, ['txid']),

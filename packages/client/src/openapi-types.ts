@@ -4542,13 +4542,13 @@ export interface operations {
                                 kind: "deposit" | "collection" | "withdrawal" | "refund" | "staking" | "staking_reward";
                                 account: {
                                     /**
-                                     * @description custodial (one of your addresses), a chain fee, or money from or to outside
+                                     * @description custodial (one of your addresses), staked or unstaking (its TRX in stake), a chain fee, or money from or to outside
                                      * @enum {string}
                                      */
                                     kind: "custodial" | "fee_trx_burned" | "fee_bandwidth" | "fee_energy_rental" | "external_in" | "external_out" | "staked" | "unstaking";
                                     network_code: string;
                                     asset_symbol: string;
-                                    /** @description only on a custodial account */
+                                    /** @description only on a custodial, staked or unstaking account */
                                     address?: string;
                                 };
                                 /** @description a signed integer in the smallest unit */
