@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../adapters/memory/manual-clock.js';
 import { MemoryLedger } from '../../adapters/memory/memory-ledger.js';
-import { custodialAccount, holderAccount, reversalOf, type LedgerAccount, type LedgerEntry, type LedgerTransaction } from '../domain/ledger.js';
+import { custodialAccount, holderAccount, reversalOf, stakeAccount, type LedgerAccount, type LedgerEntry, type LedgerTransaction } from '../domain/ledger.js';
 import { formatIsoTime } from '../domain/time.js';
 import { LedgerUseCases } from './ledger.service.js';
 
@@ -19,6 +19,8 @@ type Move =
   | { type: 'fee'; fee: (typeof FEES)[number]; from: string; amount: bigint }
   | { type: 'send'; asset: string; from: string; amount: bigint }
   | { type: 'refund'; asset: string; from: string; amount: bigint }
+  // Staking (issue #36): TRX moves between an address's liquid and staked or unstaking accounts, still held.
+  | { type: 'staking'; from: string; to: 'staked' | 'unstaking'; amount: bigint }
   | { type: 'reverse'; which: number };
 
 const address = fc.constantFrom(A, B);
@@ -30,14 +32,17 @@ const move: fc.Arbitrary<Move> = fc.oneof(
   fc.record({ type: fc.constant('fee' as const), fee: fc.constantFrom(...FEES), from: address, amount }),
   fc.record({ type: fc.constant('send' as const), asset, from: address, amount }),
   fc.record({ type: fc.constant('refund' as const), asset, from: address, amount }),
+  fc.record({ type: fc.constant('staking' as const), from: address, to: fc.constantFrom('staked' as const, 'unstaking' as const), amount }),
   fc.record({ type: fc.constant('reverse' as const), which: fc.nat() }),
 );
+const HELD: readonly string[] = ['custodial', 'staked', 'unstaking'];
 
 function linesOf(m: Exclude<Move, { type: 'reverse' }>): { account: LedgerAccount; amount: bigint }[] {
   switch (m.type) {
     case 'deposit': return [{ account: holderAccount('external_in', 'TRON', m.asset), amount: -m.amount }, { account: custodialAccount('TRON', m.asset, m.to), amount: m.amount }];
     case 'internal': return m.from === m.to ? [] : [{ account: custodialAccount('TRON', m.asset, m.from), amount: -m.amount }, { account: custodialAccount('TRON', m.asset, m.to), amount: m.amount }];
     case 'fee': return [{ account: custodialAccount('TRON', 'TRX', m.from), amount: -m.amount }, { account: holderAccount(m.fee, 'TRON', 'TRX'), amount: m.amount }];
+    case 'staking': return [{ account: custodialAccount('TRON', 'TRX', m.from), amount: -m.amount }, { account: stakeAccount(m.to, 'TRON', 'TRX', m.from), amount: m.amount }];
     case 'send': case 'refund': return [{ account: custodialAccount('TRON', m.asset, m.from), amount: -m.amount }, { account: holderAccount('external_out', 'TRON', m.asset), amount: m.amount }];
   }
 }
@@ -89,11 +94,11 @@ describe('GET /ledger/statement (issue #36): each total is the sum of its entrie
           const of = (e: LedgerEntry) => e.account.assetSymbol === line.asset_symbol;
           const expected = {
             asset_symbol: line.asset_symbol,
-            opening: sum(all, (e) => of(e) && e.account.kind === 'custodial' && e.occurredAt < from),
+            opening: sum(all, (e) => of(e) && HELD.includes(e.account.kind) && e.occurredAt < from),
             received: -sum(within, (e) => of(e) && e.account.kind === 'external_in'),
             costs: sum(within, (e) => of(e) && e.account.kind.startsWith('fee_')),
             sent: sum(within, (e) => of(e) && e.account.kind === 'external_out'),
-            closing: sum(all, (e) => of(e) && e.account.kind === 'custodial' && e.occurredAt <= to),
+            closing: sum(all, (e) => of(e) && HELD.includes(e.account.kind) && e.occurredAt <= to),
             refunded: sum(within, (e) => of(e) && e.account.kind === 'external_out' && e.cause.type === 'refund'),
           };
           expect(line).toEqual(Object.fromEntries(Object.entries(expected).map(([k, v]) => [k, String(v)])));
