@@ -5,8 +5,11 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../adapters/memory/index.js';
 import { NodeSecretHasher, OtpauthTotpGenerator, TEST_SCRYPT_COST } from '../../../adapters/node/index.js';
+import { COLLECTION_STATUS } from '../../../core/domain/model/collection-task.js';
 import { stepAt } from '../../../core/domain/two-factor-rules.js';
+import { aTask } from '../../../contracts-tests/support/fixtures.js';
 import { startDev } from '../../dev/start-dev.js';
+import { TOKENS } from '../../composition/tokens.js';
 import {
   axeViolations, call, chromiumFound, CONSOLE_HOST, emailOf, launchChromium, newMerchant, openConsole, PASSWORD, shows, signIn,
   type Merchant, type World,
@@ -30,6 +33,7 @@ async function startLastGapsWorld(): Promise<World> {
 
 /** The headers the console's own calls carry (same origin), for a sign-in made outside the page. */
 const CONSOLE_CALL = { 'x-console': '1', 'sec-fetch-site': 'same-origin' };
+const FAILED_TASK = 'KFAILEDLASTGAPS';
 
 /**
  * The last gaps of issue #38's browser suite: signing in with a recovery code (a used one refused with the API's
@@ -71,13 +75,20 @@ describe.skipIf(!chromiumFound)('console last gaps of issue #38 in chromium', ()
       w.clock.advance(3_000);
     }
     expect(await view()).toMatchObject({ status: 'paid', forward: { status: 'pending', error_code: 'BIZ-ENERGY-UNAVAILABLE' } });
+    // A forward that failed for good: its collection task FAILED, as the worker leaves one.
+    const userId = (await ok(w, 'GET', '/auth/console/session', 200, { token: m.session })).user_id as number;
+    const main = (await ok(w, 'GET', '/wallets?type=1', 200, { token: m.apiToken })).items[0].address as string;
+    await w.dev.composition.container.get(TOKENS.Stores).uow.commit({ newTasks: [aTask({
+      taskNo: FAILED_TASK, commandNo: 'CFAILEDLASTGAPS', userId, address: sub, mainAddress: main, status: COLLECTION_STATUS.FAILED,
+      errorCode: 'CHAIN-TX-FAILED', lastError: 'the sweep failed on chain', startedAt: w.clock.now(), finishedAt: w.clock.now(), nextRunAt: w.clock.now(),
+    })] });
   }, 180_000);
   afterAll(async () => {
     await browser?.close();
     await w?.dev.stop();
   });
 
-  it('signs in with an unused recovery code; the Dashboard lists the paid request whose forward waits, linking to Payments; a used recovery code is refused with the API\'s message', { timeout: 60_000 }, async () => {
+  it('signs in with an unused recovery code; the Dashboard lists the paid request whose forward waits (linking to Payments) and the FAILED forward (linking to Collections); a used recovery code is refused with the API\'s message', { timeout: 60_000 }, async () => {
     const tab = await openConsole(browser, w, { path: '#/dashboard' });
     try {
       const { page } = tab;
@@ -89,8 +100,15 @@ describe.skipIf(!chromiumFound)('console last gaps of issue #38 in chromium', ()
       const waits = attention.getByRole('link', { name: 'Paid requests whose forward waits: 1' });
       await shows(page, waits);
       expect(await waits.getAttribute('href')).toBe('#/payments');
+      const failed = attention.getByRole('link', { name: 'Collections and forwards FAILED: 1' });
+      await shows(page, failed);
+      expect(await failed.getAttribute('href')).toBe(`#/collections?status=${COLLECTION_STATUS.FAILED}`);
       expect(await page.getByText('Nothing needs attention.').count()).toBe(0);
       expect(await axeViolations(page)).toEqual([]);
+      await failed.click();
+      await expect.poll(() => page.locator('h1').allInnerTexts()).toEqual(['Collections']);
+      await shows(page, page.getByRole('link', { name: FAILED_TASK }));
+      await page.goBack();
       await waits.click();
       await expect.poll(() => page.locator('h1').allInnerTexts()).toEqual(['Payments']);
       await shows(page, page.getByText('Order waits'));

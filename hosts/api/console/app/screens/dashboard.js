@@ -8,13 +8,15 @@ import { decimalsOf, formatAmount, localDay, startOfLocalDay, sumAmounts } from 
 import { usePoll } from '../lib/poll.js';
 
 const ALL = ['owner', 'admin', 'approver', 'operator', 'viewer'];
-/** Reads a dashboard polls each round: 5 + up to MAX_PAGES; every 15 s that stays far below 60 GETs a minute. */
+/** Reads a dashboard polls each round: 6 + up to MAX_PAGES; every 15 s that stays far below 60 GETs a minute. */
 const DASHBOARD_POLL_MS = 15_000;
 const PER_PAGE = 100;
 const MAX_PAGES = 5;
 const PAID = new Set(['paid', 'overpaid', 'paid_late']);
 /** The DEAD delivery status (spec: 5). */
 const DEAD = 5;
+/** The FAILED collection task status (spec: 12): a forward that failed for good is one of these. */
+const FAILED = 12;
 
 const messages = {
   en: {
@@ -22,7 +24,7 @@ const messages = {
     total: 'Total', no_balances: 'No balances yet.', payments: 'Payment requests', today: 'Today', last_7: 'Last 7 days',
     last_30: 'Last 30 days', created: '{n} created', paid: '{n} paid', received: 'Received', volume: 'Daily volume received, last 30 days (by the day the request was made)',
     attention: 'Needs attention', approvals: 'Withdrawals awaiting approval: {n}', changes: 'Pending policy changes: {n}',
-    dead: 'Webhook deliveries DEAD: {n}', forwards: 'Paid requests whose forward waits: {n}', nothing: 'Nothing needs attention.',
+    dead: 'Webhook deliveries DEAD: {n}', forwards: 'Paid requests whose forward waits: {n}', failed: 'Collections and forwards FAILED: {n}', nothing: 'Nothing needs attention.',
     partial: 'Counted from the newest {n} requests.', day: 'Day', as_table: 'Show as a table',
   },
   zh: {
@@ -30,7 +32,7 @@ const messages = {
     total: '合计', no_balances: '暂无余额。', payments: '收款请求', today: '今天', last_7: '最近 7 天',
     last_30: '最近 30 天', created: '创建 {n} 笔', paid: '已付 {n} 笔', received: '已收', volume: '最近 30 天每日收款额（按请求创建日）',
     attention: '待处理', approvals: '待审批的提现：{n}', changes: '待生效的策略变更：{n}',
-    dead: '投递失败（DEAD）的 Webhook：{n}', forwards: '已付款但等待转出的请求：{n}', nothing: '没有待处理事项。',
+    dead: '投递失败（DEAD）的 Webhook：{n}', forwards: '已付款但等待转出的请求：{n}', failed: '失败（FAILED）的归集与转出：{n}', nothing: '没有待处理事项。',
     partial: '按最近 {n} 笔请求统计。', day: '日期', as_table: '以表格查看',
   },
 };
@@ -113,6 +115,7 @@ function Attention({ parts, payments, t }) {
   add(parts.approvals, 'approvals', '/withdrawals', (v) => v.items.length);
   add(parts.changes, 'changes', '/security', (v) => v.items.length);
   add(parts.dead, 'dead', '/developers', (v) => v.pagination?.total ?? v.items.length);
+  add(parts.failed, 'failed', `/collections?status=${FAILED}`, (v) => v.pagination?.total ?? v.items.length);
   if (payments.value) {
     const waiting = payments.value.items.filter((r) => r.payment.forward !== undefined).length;
     if (waiting > 0) rows.push(html`<li><a href="#/payments">${t('forwards', { n: waiting })}</a></li>`);
@@ -125,14 +128,15 @@ function Attention({ parts, payments, t }) {
 
 function Dashboard({ api, t, lang }) {
   const { data, error } = usePoll(async ({ background }) => {
-    const [balances, payments, approvals, changes, dead] = await Promise.all([
+    const [balances, payments, approvals, changes, dead, failed] = await Promise.all([
       settle(api.get('/ledger/balances', undefined, { background })),
       settle(recentRequests(api, background)),
       settle(api.get('/approvals', undefined, { background })),
       settle(api.get('/policies/changes', undefined, { background })),
       settle(api.get('/webhooks/deliveries', { status: DEAD, page: 1, per_page: 1 }, { background })),
+      settle(api.get('/collections', { status: FAILED, page: 1, per_page: 1 }, { background })),
     ]);
-    return { balances, payments, approvals, changes, dead };
+    return { balances, payments, approvals, changes, dead, failed };
   }, { intervalMs: DASHBOARD_POLL_MS });
   if (data === undefined) return error ? html`<${ErrorBanner} error=${error} />` : html`<${Loading} t=${t} />`;
   return html`
