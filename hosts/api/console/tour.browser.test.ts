@@ -6,7 +6,7 @@ import {
   axeViolations, chromiumFound, launchChromium, mailedCode, openConsole, PASSWORD, screenshot, shows, signIn, startWorld, type ConsoleTab,
   type World,
 } from './console.browser-fixture.js';
-import { codesOf, consoleCookie, withCookie, type CodeSource } from './console-team.browser-fixture.js';
+import { codesOf, consoleCookie, type CodeSource } from './console-team.browser-fixture.js';
 
 const USDT = 1_000_000n;
 const COMMAND_SUCCEEDED = 3;
@@ -24,8 +24,7 @@ const DONE_TASK = 11;
  * test-artifacts/console-tour-*.png. The pages poll on their own timers; the test only makes those run sooner
  * (playwright's clock).
  *
- * Where no screen exists, the route a screen would call is used with the console's own cookie: the subscriptions'
- * activation (POST /subscriptions/activate), which the console has no screen for.
+ * The plans are activated on the Dashboard, which a new account without API access lands on.
  */
 if (!chromiumFound) process.stdout.write(`\nSKIPPED: console browser suite (tour): no chromium at ${process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium'} (apt-get install -y chromium)\n\n`);
 
@@ -81,8 +80,6 @@ describe.skipIf(!chromiumFound)('the console tour in chromium through npm start'
   };
   /** The page's poll timers run now (its clock jumps), so that what the server holds shows without waiting. */
   const polls = (page: Page, ms = 10_000) => page.clock.fastForward(ms);
-  /** The API as the owner's console calls it: its cookie. */
-  const asOwner = async (method: string, path: string, body?: unknown) => withCookie(w, await consoleCookie(owner.context), method, path, body);
   /** A read beside the page, with the tab's own cookie (as a background poll: it does not keep the session alive). */
   const read = async (tab: ConsoleTab, path: string): Promise<any> => {
     const res = await fetch(`${w.dev.url}/api${path}`, {
@@ -121,12 +118,14 @@ describe.skipIf(!chromiumFound)('the console tour in chromium through npm start'
     await signIn(page, ownerEmail);
     await heading(page, 'Dashboard');
     expect(await page.getByText(`Signed in as ${ownerEmail} (owner)`).count()).toBe(1);
-    // No screen activates the subscriptions: the route it would call, with the console's cookie.
-    for (const body of [{ service_code: 'developer' }, { service_code: 'sub_address', plan_code: 'starter' }]) {
-      expect((await asOwner('POST', '/subscriptions/activate', body)).status).toBe(200);
-    }
-    await page.reload();
-    await page.getByRole('navigation', { name: 'Main' }).waitFor();
+    // A new account has no API access: the Dashboard offers the plans (POST /subscriptions/activate), then reloads.
+    await page.getByRole('heading', { name: 'Start receiving payments' }).waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await screenshot(page, 'tour-plans');
+    await page.getByLabel('Sub-address plan').selectOption('starter');
+    await page.getByRole('button', { name: 'Activate the plans' }).click();
+    await page.getByRole('heading', { name: 'Balances' }).waitFor();
+    expect((await read(owner, '/subscriptions/config/developer')).status).toBe('active');
     lap('signed up');
   });
 

@@ -1,8 +1,8 @@
 // Dashboard (issue #38 item 1): balances per asset from the books, payment requests of today / 7 / 30 days, a chart of
 // daily volume, and what needs attention. Each panel reads one public route; a panel whose route refuses the caller
 // (no API access, a role) shows the API's message and the others still work. Refreshed by polling while visible.
-import { html } from '../lib/html.js';
-import { Amount, ErrorBanner, Loading, Table } from '../lib/components.js';
+import { html, useState } from '../lib/html.js';
+import { Amount, ErrorBanner, Loading, Table, useAction } from '../lib/components.js';
 import { BarChart } from '../lib/chart.js';
 import { decimalsOf, formatAmount, localDay, startOfLocalDay, sumAmounts } from '../lib/format.js';
 import { usePoll } from '../lib/poll.js';
@@ -26,6 +26,10 @@ const messages = {
     attention: 'Needs attention', approvals: 'Withdrawals awaiting approval: {n}', changes: 'Pending policy changes: {n}',
     dead: 'Webhook deliveries DEAD: {n}', forwards: 'Paid requests whose forward waits: {n}', failed: 'Collections and forwards FAILED: {n}', nothing: 'Nothing needs attention.',
     partial: 'Counted from the newest {n} requests.', day: 'Day', as_table: 'Show as a table',
+    plans: 'Start receiving payments', plans_text: 'Payments, addresses and the books need the developer plan (API access) and a sub-address plan. Activate them here; you can switch plans later.',
+    plans_owner_only: 'The account owner activates the plans before the money screens open.',
+    sub_plan: 'Sub-address plan', plan_starter: 'Starter (10 sub-addresses)', plan_pro: 'Pro (1,000)', plan_unlimited: 'Unlimited',
+    activate: 'Activate the plans', activating: 'Activating…',
   },
   zh: {
     balances: '余额', balances_by_address: '各地址余额', address: '地址', asset: '资产', balance: '余额',
@@ -34,6 +38,10 @@ const messages = {
     attention: '待处理', approvals: '待审批的提现：{n}', changes: '待生效的策略变更：{n}',
     dead: '投递失败（DEAD）的 Webhook：{n}', forwards: '已付款但等待转出的请求：{n}', failed: '失败（FAILED）的归集与转出：{n}', nothing: '没有待处理事项。',
     partial: '按最近 {n} 笔请求统计。', day: '日期', as_table: '以表格查看',
+    plans: '开始收款', plans_text: '收款、地址和账簿需要开发者套餐（API 访问）和一个子地址套餐。可在此开通，之后可随时切换。',
+    plans_owner_only: '账户所有者开通套餐后，资金相关页面才可使用。',
+    sub_plan: '子地址套餐', plan_starter: '入门版（10 个子地址）', plan_pro: '专业版（1,000 个）', plan_unlimited: '不限',
+    activate: '开通套餐', activating: '正在开通…',
   },
 };
 
@@ -126,7 +134,39 @@ function Attention({ parts, payments, t }) {
   </section>`;
 }
 
-function Dashboard({ api, t, lang }) {
+/**
+ * A new account has no API access, so every money screen answers 403 until the plans are on: the owner activates them
+ * here through POST /subscriptions/activate (the developer plan, then the chosen sub-address plan), then the shell reads
+ * the session again.
+ */
+function Plans({ api, session, t }) {
+  const [plan, setPlan] = useState('starter');
+  const [run, busy, error] = useAction(async () => {
+    await api.post('/subscriptions/activate', { service_code: 'developer' });
+    await api.post('/subscriptions/activate', { service_code: 'sub_address', plan_code: plan });
+    location.reload();
+  });
+  return html`<section aria-labelledby="plans-title" class="card">
+    <h2 id="plans-title">${t('plans')}</h2>
+    ${session.role !== 'owner' ? html`<p>${t('plans_owner_only')}</p>` : html`
+      <p>${t('plans_text')}</p>
+      ${error ? html`<${ErrorBanner} error=${error} />` : null}
+      <form onSubmit=${(e) => { e.preventDefault(); run(); }}>
+        <label for="plan-select">${t('sub_plan')}</label>
+        <select id="plan-select" value=${plan} onChange=${(e) => setPlan(e.currentTarget.value)}>
+          ${['starter', 'pro', 'unlimited'].map((p) => html`<option value=${p}>${t(`plan_${p}`)}</option>`)}
+        </select>
+        <div class="actions"><button type="submit" class="primary" disabled=${busy}>${busy ? t('activating') : t('activate')}</button></div>
+      </form>`}
+  </section>`;
+}
+
+function Dashboard({ api, session, t, lang }) {
+  if (session.api_access === false) return html`<${Plans} api=${api} session=${session} t=${t} />`;
+  return html`<${Overview} api=${api} t=${t} lang=${lang} />`;
+}
+
+function Overview({ api, t, lang }) {
   const { data, error } = usePoll(async ({ background }) => {
     const [balances, payments, approvals, changes, dead, failed] = await Promise.all([
       settle(api.get('/ledger/balances', undefined, { background })),
