@@ -13,7 +13,7 @@ import { COLLECTION_STATUS } from '../../core/domain/model/collection-task.js';
 import type { Deposit } from '../../core/domain/model/deposit.js';
 import { SelfDelegationEnergyProvider } from '../../adapters/tron/index.js';
 import { MemoryScanCursorStore } from '../../adapters/memory/index.js';
-import { pay, wallet } from '../../adapters/tron-devnet/test-helpers.js';
+import { pay, wallet } from '../../adapters/tron-devnet/testing/devnet-helpers.js';
 import { BalanceScanner } from '../../core/application/worker/balance-scanner.js';
 import { createBlockSource } from './jobs/balance-scan.js';
 import { startWorker, type RunningWorker } from './index.js';

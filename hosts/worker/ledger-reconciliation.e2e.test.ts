@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { RecordingMailer } from '../../adapters/memory/index.js';
 import { NodeSecretHasher, TEST_SCRYPT_COST } from '../../adapters/node/index.js';
-import { pay, wallet } from '../../adapters/tron-devnet/test-helpers.js';
+import { pay, wallet } from '../../adapters/tron-devnet/testing/devnet-helpers.js';
 import { userWithWallets } from '../../core/application/testing/index.js';
 import { loadConfig } from '../composition/config.js';
 import { composeContainer, type Composition } from '../composition/container.js';

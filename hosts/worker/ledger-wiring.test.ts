@@ -8,7 +8,7 @@ import { TOKENS } from '../composition/tokens.js';
 import { startComposedWorker } from './compose-worker.js';
 import type { RunningWorker } from './index.js';
 import { driveUntil } from './worker-drive.js';
-import { pay, wallet } from '../../adapters/tron-devnet/test-helpers.js';
+import { pay, wallet } from '../../adapters/tron-devnet/testing/devnet-helpers.js';
 import { buildWorkerWorld, TRX, type WorkerWorld } from './worker-test-fixture.js';
 
 let world: WorkerWorld | undefined;

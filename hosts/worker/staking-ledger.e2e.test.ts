@@ -9,7 +9,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { RecordingMailer } from '../../adapters/memory/index.js';
 import { NodeSecretHasher, TEST_SCRYPT_COST } from '../../adapters/node/index.js';
-import { pay, wallet } from '../../adapters/tron-devnet/test-helpers.js';
+import { pay, wallet } from '../../adapters/tron-devnet/testing/devnet-helpers.js';
 import { CollectionBookingCatchUp } from '../../core/application/collection-ledger-booker.js';
 import { STAKING_CAUSE, STAKING_REWARD_CAUSE } from '../../core/application/ledger-bookings.js';
 import { submitFundCommand } from '../../core/application/fund-commands.js';

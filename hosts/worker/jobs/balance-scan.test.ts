@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { ChainError } from '../../../core/domain/errors.js';
 import { createMemoryAdapters, ManualClock, MemoryScanCursorStore } from '../../../adapters/memory/index.js';
 import type { Devnet } from '../../../adapters/tron-devnet/index.js';
-import { pay, startTestDevnet, trx, wallet } from '../../../adapters/tron-devnet/test-helpers.js';
+import { pay, startTestDevnet, trx, wallet } from '../../../adapters/tron-devnet/testing/devnet-helpers.js';
 import { BalanceScanner, type ScanPass } from '../../../core/application/worker/balance-scanner.js';
 import { createAssetRegistry } from '../../../core/domain/assets.js';
 import { ADDRESS_STATUS, ADDRESS_TYPE } from '../../../core/domain/model/wallet.js';
