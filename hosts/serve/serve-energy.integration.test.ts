@@ -102,7 +102,12 @@ describeWithPostgres('serve with ENERGY_PROVIDER=self and an unstaked main addre
       expect(refused.message).toContain('or configure an energy rental provider');
       expect(refused.message).toContain('or set ENERGY_BURN=true');
       expect(refused.message).not.toMatch(/rental:|rental quote|price cap/);
-      const payer = await api('POST', '/api/cashier/collect', request.token, { asset_symbol: 'USDT' });
+      // The worker's own retry of the waiting forward holds the address's lock while it checks the energy: a payer
+      // who collects at that moment is told a collection is in progress (409), which is true, and tries again.
+      const payer = await until('the payer\'s collect answered past the forward\'s check', 30_000, async () => {
+        const answer = await api('POST', '/api/cashier/collect', request.token, { asset_symbol: 'USDT' });
+        return answer.status === 409 && answer.code === 'BIZ-COMMAND-LOCKED' ? undefined : answer;
+      });
       expect({ status: payer.status, code: payer.code }).toEqual({ status: 422, code: 'BIZ-ENERGY-UNAVAILABLE' });
       const collections = async (): Promise<any[]> => (await ok('GET', '/api/commands?per_page=100', token)).items.filter((c: any) => c.type === 3);
       expect(await collections()).toEqual([]);
