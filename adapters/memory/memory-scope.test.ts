@@ -21,7 +21,7 @@ type Op =
   | { readonly kind: 'key'; readonly key: number; readonly value: number }
   | { readonly kind: 'dropKey'; readonly key: number }
   | { readonly kind: 'audit'; readonly user: number }
-  | { readonly kind: 'post'; readonly n: number; readonly amount: number };
+  | { readonly kind: 'post'; readonly n: number; readonly amount: bigint };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({
@@ -31,7 +31,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('key' as const), key: fc.nat(5), value: fc.nat(9) }),
   fc.record({ kind: fc.constant('dropKey' as const), key: fc.nat(5) }),
   fc.record({ kind: fc.constant('audit' as const), user: fc.nat(2) }),
-  fc.record({ kind: fc.constant('post' as const), n: fc.nat(4), amount: fc.integer({ min: 1, max: 5 }) }),
+  fc.record({ kind: fc.constant('post' as const), n: fc.nat(4), amount: fc.bigInt({ min: 1n, max: 5n }) }),
 );
 
 /** A store, a plain journaled table beside it, its audit log and books. */
@@ -67,7 +67,7 @@ class World {
         return;
       }
       case 'post':
-        await this.ledger.post(aLedgerDeposit(o.n, { amount: BigInt(o.amount) }));
+        await this.ledger.post(aLedgerDeposit(o.n, { amount: o.amount }));
     }
   }
 
