@@ -1,26 +1,11 @@
 import { COMMAND_STATUS, COMMAND_TYPE, type Command } from '../domain/model/command.js';
-import type { ChainGateway } from '../ports/chain-gateway.port.js';
-import type { CommandRepository } from '../ports/command-repository.port.js';
-import type { IdGenerator } from '../ports/id-generator.port.js';
-import type { Ledger } from '../ports/ledger.port.js';
-import type { WalletRepository } from '../ports/wallet-repository.port.js';
+import { bookedAlready, catchUpCommands, finishedWithAddress, type CommandBookingOutcome, type CommandLedgerBookerDeps } from './command-ledger-booking.js';
 import { withdrawalBooking, withdrawalCauseType, type SettledReceipt } from './ledger-bookings.js';
 
-export interface WithdrawalLedgerBookerDeps {
-  readonly commands: Pick<CommandRepository, 'get' | 'listFinishedSince'>;
-  readonly wallets: Pick<WalletRepository, 'findByAddress'>;
-  readonly chain: Pick<ChainGateway, 'getTransaction'>;
-  readonly ledger: Ledger;
-  readonly ids: Pick<IdGenerator, 'uuid'>;
-}
+export type WithdrawalLedgerBookerDeps = CommandLedgerBookerDeps;
 
-/**
- * What booking a withdrawal did: `booked` (this call wrote it), `already-booked` (an earlier call or another worker
- * did), `not-finished` (no such command, not a withdrawal, or not SUCCESS or FAILED yet), `receipts-pending` (a
- * transaction it needs has no receipt yet: try again later), `nothing-to-book` (a FAILED withdrawal that paid nothing
- * on chain).
- */
-export type WithdrawalBookingOutcome = 'booked' | 'already-booked' | 'not-finished' | 'receipts-pending' | 'nothing-to-book';
+/** What booking a withdrawal did (CommandBookingOutcome; `nothing-to-book` is a FAILED withdrawal that paid nothing). */
+export type WithdrawalBookingOutcome = CommandBookingOutcome;
 
 /**
  * Books finished withdrawals (issue #36) as CollectionLedgerBooker books sweeps: after the fact, from the chain's
@@ -32,11 +17,8 @@ export class WithdrawalLedgerBooker {
 
   async book(commandNo: string): Promise<WithdrawalBookingOutcome> {
     const command = await this.deps.commands.get(commandNo);
-    if (command === null || command.type !== COMMAND_TYPE.WITHDRAWAL || command.finishedAt === null || command.address === null
-      || (command.status !== COMMAND_STATUS.SUCCESS && command.status !== COMMAND_STATUS.FAILED)) return 'not-finished';
-    // Booked already: one probe of the withdrawal entries at the command's finish.
-    const atEnd = await this.deps.ledger.entries(command.userId, { causeType: withdrawalCauseType(command), from: command.finishedAt, to: command.finishedAt }, { offset: 0, limit: 1_000 });
-    if (atEnd.items.some((e) => e.cause.id === command.commandNo)) return 'already-booked';
+    if (!finishedWithAddress(command) || command.type !== COMMAND_TYPE.WITHDRAWAL) return 'not-finished';
+    if (await bookedAlready(this.deps.ledger, command, withdrawalCauseType(command))) return 'already-booked';
     const receipts = await this.receipts(command);
     if (receipts === null) return 'receipts-pending';
     const from = await this.deps.wallets.findByAddress(command.address);
@@ -77,18 +59,9 @@ export class WithdrawalLedgerBooker {
    * the first whose receipts are not readable yet, else of the last seen), as CollectionLedgerBooker.catchUp.
    */
   async catchUp(since: number, limit: number): Promise<{ readonly booked: number; readonly next: number }> {
-    const finished = [
-      ...await this.deps.commands.listFinishedSince(COMMAND_TYPE.WITHDRAWAL, COMMAND_STATUS.SUCCESS, since, limit),
-      ...await this.deps.commands.listFinishedSince(COMMAND_TYPE.WITHDRAWAL, COMMAND_STATUS.FAILED, since, limit),
-    ].sort((a, b) => a.finishedAt! - b.finishedAt! || (a.commandNo < b.commandNo ? -1 : a.commandNo > b.commandNo ? 1 : 0)).slice(0, limit);
-    let booked = 0;
-    let next = since;
-    for (const command of finished) {
-      const outcome = await this.book(command.commandNo);
-      if (outcome === 'receipts-pending') return { booked, next: command.finishedAt! };
-      if (outcome === 'booked') booked += 1;
-      next = command.finishedAt!;
-    }
-    return { booked, next };
+    return catchUpCommands([
+      await this.deps.commands.listFinishedSince(COMMAND_TYPE.WITHDRAWAL, COMMAND_STATUS.SUCCESS, since, limit),
+      await this.deps.commands.listFinishedSince(COMMAND_TYPE.WITHDRAWAL, COMMAND_STATUS.FAILED, since, limit),
+    ], since, limit, (commandNo) => this.book(commandNo));
   }
 }
