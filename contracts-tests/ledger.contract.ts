@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConcurrencyConflict } from '../core/domain/errors.js';
 import {
-  custodialAccount, holderAccount, ledgerAccountKey, reversalOf, stakeAccount, sumsPerAsset, type LedgerEntry, type LedgerTransaction,
+  custodialAccount, holderAccount, ledgerAccountKey, providerPrepaidAccount, reversalOf, stakeAccount, sumsPerAsset, type LedgerEntry, type LedgerTransaction,
 } from '../core/domain/ledger.js';
 import type { Ledger } from '../core/ports/ledger.port.js';
 import { type Closable, type ContractOptions, type MakeSubject, useFreshSubject, withSubject } from './support/contract-options.js';
@@ -132,6 +132,22 @@ export function describeLedgerContract(name: string, makeSubject: MakeSubject<Le
       expect([liquid, staked, unstaking].map((a) => balances.get(ledgerAccountKey(a)))).toEqual([40n, 35n, 25n]);
       const entries = (await ledger.entries(1, { kind: 'unstaking' }, ALL)).items;
       expect(entries.map((e) => [e.account, e.amount, e.balanceAfter])).toEqual([[unstaking, 25n, 25n]]);
+    });
+
+    it('a rental provider\'s prepaid account (issue #36: the rental price booked) is stored and read back with its holder, one per provider', async () => {
+      const { ledger } = subject();
+      const rental = holderAccount('fee_energy_rental', 'TRON', 'TRX');
+      const [tronsave, itrx] = [providerPrepaidAccount('TRON', 'TRX', 'tronsave'), providerPrepaidAccount('TRON', 'TRX', 'itrx')];
+      for (const [n, prepaid, price] of [[1, tronsave, 3n], [2, itrx, 4n], [3, tronsave, 5n]] as const) {
+        await ledger.post({ transactionId: `LT${n}`, userId: 1, occurredAt: T0 + n, reverses: null, cause: { type: 'collection', id: `K${n}` },
+          lines: [{ account: prepaid, amount: -price }, { account: rental, amount: price }] });
+      }
+      const balances = new Map((await ledger.balancesAt(1, T0 + 3)).map((b) => [ledgerAccountKey(b.account), b]));
+      expect([tronsave, itrx, rental].map((a) => balances.get(ledgerAccountKey(a)))).toEqual([
+        { account: tronsave, balance: -8n }, { account: itrx, balance: -4n }, { account: rental, balance: 12n },
+      ]);
+      const entries = (await ledger.entries(1, { kind: 'provider_prepaid' }, ALL)).items;
+      expect(entries.map((e) => [e.account, e.amount, e.balanceAfter])).toEqual([[tronsave, -3n, -3n], [itrx, -4n, -4n], [tronsave, -5n, -8n]]);
     });
 
     it('usersWithBooks lists the users with entries, ascending, after a user and up to a limit', async () => {

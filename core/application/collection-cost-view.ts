@@ -5,10 +5,14 @@ import { NO_COST, totalCostSun } from '../domain/sweep-cost.js';
 import type { Ledger } from '../ports/ledger.port.js';
 import { COLLECTION_CAUSE, collectionBookingTime } from './ledger-bookings.js';
 
-/** The chain fees a collection's booking holds (issue #36): `fee_bandwidth`, and `fee_trx_burned` (energy and activation). */
+/**
+ * The fees a collection's booking holds (issue #36): `fee_bandwidth`, `fee_trx_burned` (energy and activation) and
+ * `fee_energy_rental` (the rental price, paid off chain from the provider's prepaid balance).
+ */
 export interface BookedCollectionFees {
   readonly bandwidthSun: bigint;
   readonly burntSun: bigint;
+  readonly rentalSun: bigint;
 }
 
 /** The fees of the task's booking in the ledger, null while it is not booked (not finished, or waiting for receipts). */
@@ -19,7 +23,7 @@ export async function bookedCollectionFees(ledger: Pick<Ledger, 'entries'>, task
   const own = items.filter((e) => e.cause.id === task.taskNo);
   if (own.length === 0) return null;
   const sum = (kind: string) => own.filter((e) => e.account.kind === kind).reduce((total, e) => total + e.amount, 0n);
-  return { bandwidthSun: sum('fee_bandwidth'), burntSun: sum('fee_trx_burned') };
+  return { bandwidthSun: sum('fee_bandwidth'), burntSun: sum('fee_trx_burned'), rentalSun: sum('fee_energy_rental') };
 }
 
 /** What a collection actually cost, in SUN integer strings (the extension route GET /collections/{taskNo}/costs). */
@@ -59,14 +63,14 @@ export interface CollectionCostView {
 
 /**
  * The cost view of a task: zeros before its first receipt; `estimate` null on TRX sweeps and before planning. Once the
- * task is booked (`booked`, issue #36), the chain fees are the ledger's: bandwidth is its `fee_bandwidth`, energy its
- * `fee_trx_burned` less the activation (the one split the ledger does not keep); the rental (paid off chain), TRX lent
- * and returned and the txids stay the cost record's.
+ * task is booked (`booked`, issue #36), the fees are the ledger's: bandwidth is its `fee_bandwidth`, energy its
+ * `fee_trx_burned` less the activation (the one split the ledger does not keep), the rental its `fee_energy_rental`;
+ * TRX lent and returned and the txids stay the cost record's.
  */
 export function toCollectionCostView(task: CollectionTask, booked: BookedCollectionFees | null = null): CollectionCostView {
   const recorded = task.cost ?? NO_COST;
   const cost = booked === null ? recorded : {
-    ...recorded, bandwidthSun: booked.bandwidthSun,
+    ...recorded, bandwidthSun: booked.bandwidthSun, rentalSun: booked.rentalSun,
     energySun: booked.burntSun > recorded.activationSun ? booked.burntSun - recorded.activationSun : 0n,
   };
   const plan = task.plan;

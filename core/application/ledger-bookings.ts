@@ -1,8 +1,9 @@
-import { custodialAccount, holderAccount, ledgerAccountKey, stakeAccount, type LedgerAccount, type LedgerTransaction } from '../domain/ledger.js';
+import { custodialAccount, holderAccount, ledgerAccountKey, providerPrepaidAccount, stakeAccount, type LedgerAccount, type LedgerTransaction } from '../domain/ledger.js';
 import type { TransactionState } from '../domain/model/chain.js';
 import { COLLECTION_STATUS, type CollectionTask, type StepRecord } from '../domain/model/collection-task.js';
 import { COMMAND_STATUS, COMMAND_TYPE, type Command, type CommandType } from '../domain/model/command.js';
 import type { Deposit } from '../domain/model/deposit.js';
+import type { SweepPlan } from '../domain/sweep-plan.js';
 import { fundingTaskView } from '../domain/withdrawal-funding.js';
 
 /** The cause type of a confirmed deposit's transaction; its id is the deposit id, its txid the deposit's. */
@@ -75,6 +76,29 @@ export function stepPayer(task: CollectionTask, step: StepRecord): string {
   return step.status === COLLECTION_STATUS.COLLECTING || step.status === COLLECTION_STATUS.RECOVER_TRX ? task.address : task.mainAddress;
 }
 
+/** The provider named when a rental plan names none (a provider that does not price: EnergyProvider.name). */
+export const UNNAMED_RENTAL_PROVIDER = 'rental';
+
+/**
+ * The energy rental a collection (or a funded withdrawal) paid, off chain, from the provider's prepaid balance: the
+ * plan chose the rental path and its ACQUIRING_ENERGY order was delivered (the record with `orderRef`, completed). A
+ * failed order is refunded by the provider and costs nothing; a task has at most one delivered order. The price is
+ * the plan's quote, the figure the cost record counts (collection-steps.ts withRentalPaid). Null: no rental paid.
+ */
+export function rentalPaid(plan: SweepPlan | undefined, steps: readonly StepRecord[]): { readonly provider: string; readonly priceSun: bigint } | null {
+  if (plan === undefined || plan.path !== 'rental' || plan.sourceSun <= 0n) return null;
+  const delivered = steps.some((s) => s.status === COLLECTION_STATUS.ACQUIRING_ENERGY && s.orderRef !== null && s.completedAt !== null);
+  return delivered ? { provider: plan.provider ?? UNNAMED_RENTAL_PROVIDER, priceSun: plan.sourceSun } : null;
+}
+
+/** The lines of a paid rental: its price from the provider's prepaid balance (TRX) to `fee_energy_rental`. */
+function rentalLines(networkCode: string, rental: { readonly provider: string; readonly priceSun: bigint }): { account: LedgerAccount; amount: bigint }[] {
+  return [
+    { account: providerPrepaidAccount(networkCode, 'TRX', rental.provider), amount: -rental.priceSun },
+    { account: holderAccount('fee_energy_rental', networkCode, 'TRX'), amount: rental.priceSun },
+  ];
+}
+
 /**
  * The transaction a DONE collection books, keyed by the task (cause `collection`, id = its number, txid = the sweep's):
  * - the sweep: `sweptAmount` of the asset from the sub-address to the main address;
@@ -84,8 +108,9 @@ export function stepPayer(task: CollectionTask, step: StepRecord): string {
  *   `energy_fee` and the chain's other fees (an account's activation: burnt too) to `fee_trx_burned`. A failed
  *   transaction moves nothing and still pays its fees.
  * `receipts` holds the receipt of every step transaction that landed; one absent from it is one proven never included
- * (the cost record settled it as dead): it cost nothing. Lines on the same account are netted; zero lines dropped. The
- * rental price is paid off chain (the provider's account, not a custodial address) and is not booked here.
+ * (the cost record settled it as dead): it cost nothing. Lines on the same account are netted; zero lines dropped.
+ * - the energy rental it paid (rentalPaid), off chain: its price from the provider's `provider_prepaid` account to
+ *   `fee_energy_rental`; no custodial address pays it. Booked in this transaction, so once per task like the rest.
  *
  * A FAILED collection (a failed sweep still burned TRX) books the same way with no sweep amount: what its steps and its
  * reclaim's steps (ReclaimRecord: the delegation and the TRX float back to main) paid and moved, as the chain shows
@@ -127,6 +152,8 @@ export function collectionBooking(task: CollectionTask, receipts: ReadonlyMap<st
       add(holderAccount('fee_trx_burned', net, 'TRX'), burnt);
     }
   }
+  const rental = rentalPaid(task.plan, task.steps);
+  if (rental !== null) for (const line of rentalLines(net, rental)) add(line.account, line.amount);
   const booked = [...lines.values()].filter((l) => l.amount !== 0n);
   if (booked.length === 0) {
     if (failed) return null;
@@ -165,7 +192,7 @@ export function collectionBookingTime(task: CollectionTask): number | null {
  *   or failed: `net_fee` to `fee_bandwidth`, the rest (energy burnt, an account's creation) to `fee_trx_burned`;
  * - a funded withdrawal's funding (Command.funding: the main address pays a sub-address's fees, issue #34) as a sweep's
  *   (collectionBooking): the FUNDING_TRX it sent main → sub, the RECOVER_TRX float sub → main, each step's fees on
- *   its signer (stepPayer on the funding's task view).
+ *   its signer (stepPayer on the funding's task view), and the energy rental it paid, as a sweep's (rentalPaid).
  * A FAILED withdrawal moves no amount and books only what the chain shows it paid: its transfer's fees when its receipt
  * is on chain (a failed receipt), and its funding as above. `receipts` holds the receipt of every transaction that
  * landed; one absent from it cost nothing. Lines on the same account are netted; zero lines dropped. Null when nothing
@@ -226,6 +253,8 @@ export function withdrawalBooking(
       }
       fees(stepPayer(task, step), receipt);
     }
+    const rental = rentalPaid(funding.plan, funding.steps);
+    if (rental !== null) for (const line of rentalLines(net, rental)) add(line.account, line.amount);
   }
   const booked = [...lines.values()].filter((l) => l.amount !== 0n);
   if (booked.length === 0) return null;

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../adapters/memory/manual-clock.js';
 import { MemoryLedger } from '../../adapters/memory/memory-ledger.js';
-import { custodialAccount, holderAccount, reversalOf, stakeAccount, type LedgerAccount, type LedgerEntry, type LedgerTransaction } from '../domain/ledger.js';
+import { custodialAccount, holderAccount, providerPrepaidAccount, reversalOf, stakeAccount, type LedgerAccount, type LedgerEntry, type LedgerTransaction } from '../domain/ledger.js';
 import { formatIsoTime } from '../domain/time.js';
 import { LedgerUseCases } from './ledger.service.js';
 
@@ -21,6 +21,8 @@ type Move =
   | { type: 'refund'; asset: string; from: string; amount: bigint }
   // Staking (issue #36): TRX moves between an address's liquid and staked or unstaking accounts, still held.
   | { type: 'staking'; from: string; to: 'staked' | 'unstaking'; amount: bigint }
+  // An energy rental (issue #36): paid off chain from a provider's prepaid balance, a cost no address pays.
+  | { type: 'rental'; provider: string; amount: bigint }
   | { type: 'reverse'; which: number };
 
 const address = fc.constantFrom(A, B);
@@ -33,6 +35,7 @@ const move: fc.Arbitrary<Move> = fc.oneof(
   fc.record({ type: fc.constant('send' as const), asset, from: address, amount }),
   fc.record({ type: fc.constant('refund' as const), asset, from: address, amount }),
   fc.record({ type: fc.constant('staking' as const), from: address, to: fc.constantFrom('staked' as const, 'unstaking' as const), amount }),
+  fc.record({ type: fc.constant('rental' as const), provider: fc.constantFrom('tronsave', 'itrx'), amount }),
   fc.record({ type: fc.constant('reverse' as const), which: fc.nat() }),
 );
 const HELD: readonly string[] = ['custodial', 'staked', 'unstaking'];
@@ -43,6 +46,7 @@ function linesOf(m: Exclude<Move, { type: 'reverse' }>): { account: LedgerAccoun
     case 'internal': return m.from === m.to ? [] : [{ account: custodialAccount('TRON', m.asset, m.from), amount: -m.amount }, { account: custodialAccount('TRON', m.asset, m.to), amount: m.amount }];
     case 'fee': return [{ account: custodialAccount('TRON', 'TRX', m.from), amount: -m.amount }, { account: holderAccount(m.fee, 'TRON', 'TRX'), amount: m.amount }];
     case 'staking': return [{ account: custodialAccount('TRON', 'TRX', m.from), amount: -m.amount }, { account: stakeAccount(m.to, 'TRON', 'TRX', m.from), amount: m.amount }];
+    case 'rental': return [{ account: providerPrepaidAccount('TRON', 'TRX', m.provider), amount: -m.amount }, { account: holderAccount('fee_energy_rental', 'TRON', 'TRX'), amount: m.amount }];
     case 'send': case 'refund': return [{ account: custodialAccount('TRON', m.asset, m.from), amount: -m.amount }, { account: holderAccount('external_out', 'TRON', m.asset), amount: m.amount }];
   }
 }
@@ -95,11 +99,12 @@ describe('GET /ledger/statement (issue #36): each total is the sum of its entrie
           const expected = {
             asset_symbol: line.asset_symbol,
             opening: sum(all, (e) => of(e) && HELD.includes(e.account.kind) && e.occurredAt < from),
-            received: -sum(within, (e) => of(e) && e.account.kind === 'external_in'),
+            received: -sum(within, (e) => of(e) && (e.account.kind === 'external_in' || e.account.kind === 'provider_prepaid')),
             costs: sum(within, (e) => of(e) && e.account.kind.startsWith('fee_')),
             sent: sum(within, (e) => of(e) && e.account.kind === 'external_out'),
             closing: sum(all, (e) => of(e) && HELD.includes(e.account.kind) && e.occurredAt <= to),
             refunded: sum(within, (e) => of(e) && e.account.kind === 'external_out' && e.cause.type === 'refund'),
+            prepaid: -sum(within, (e) => of(e) && e.account.kind === 'provider_prepaid'),
           };
           expect(line).toEqual(Object.fromEntries(Object.entries(expected).map(([k, v]) => [k, String(v)])));
           expect(BigInt(line.closing)).toBe(BigInt(line.opening) + BigInt(line.received) - BigInt(line.costs) - BigInt(line.sent));

@@ -1,5 +1,5 @@
 import { validationError } from '../domain/errors.js';
-import { LEDGER_ACCOUNT_KINDS, type LedgerAccountKind, type LedgerEntry } from '../domain/ledger.js';
+import { LEDGER_ACCOUNT_KINDS, NAMED_HOLDER_ACCOUNT_KINDS, type LedgerAccountKind, type LedgerEntry } from '../domain/ledger.js';
 import { statementOf } from '../domain/ledger-statement.js';
 import type { UserId } from '../domain/model/common.js';
 import { parsePageQuery, toItemsPage, type ItemsPage } from '../domain/pagination.js';
@@ -20,7 +20,11 @@ export interface LedgerEntryView {
   readonly occurred_at: string;
   /** What moved the money: the cause's type (deposit, …). */
   readonly kind: string;
-  readonly account: { readonly kind: LedgerAccountKind; readonly network_code: string; readonly asset_symbol: string; readonly address?: string };
+  readonly account: {
+    readonly kind: LedgerAccountKind; readonly network_code: string; readonly asset_symbol: string; readonly address?: string;
+    /** Extension: who holds an account that is not an address (a `provider_prepaid` account: the provider's name). */
+    readonly holder?: string;
+  };
   readonly amount: string;
   readonly balance_after: string;
   readonly cause: { readonly type: string; readonly id: string; readonly txid?: string };
@@ -43,6 +47,8 @@ export interface LedgerStatementView {
     readonly asset_symbol: string; readonly opening: string; readonly received: string; readonly costs: string; readonly sent: string; readonly closing: string;
     /** Extension (issue #36 item 4): of `sent`, the refunds of payment requests. */
     readonly refunded: string;
+    /** Extension (issue #36): of `received`, the energy rentals paid off chain from providers' prepaid balances (`costs` counts them). */
+    readonly prepaid: string;
   }[];
 }
 
@@ -74,7 +80,7 @@ export function toLedgerEntryView(e: LedgerEntry): LedgerEntryView {
     entry_id: e.entryId, transaction_id: e.transactionId, occurred_at: formatIsoTime(e.occurredAt), kind: e.cause.type,
     account: {
       kind: e.account.kind, network_code: e.account.networkCode, asset_symbol: e.account.assetSymbol,
-      ...(e.account.address === null ? {} : { address: e.account.address }),
+      ...(e.account.address === null ? {} : NAMED_HOLDER_ACCOUNT_KINDS.includes(e.account.kind) ? { holder: e.account.address } : { address: e.account.address }),
     },
     amount: e.amount.toString(), balance_after: e.balanceAfter.toString(),
     cause: { type: e.cause.type, id: e.cause.id, ...(e.cause.txid === undefined ? {} : { txid: e.cause.txid }) },
@@ -139,6 +145,7 @@ export class LedgerUseCases {
       assets: lines.map((l) => ({
         asset_symbol: l.assetSymbol, opening: l.opening.toString(), received: l.received.toString(), costs: l.costs.toString(),
         sent: l.sent.toString(), closing: l.closing.toString(), refunded: (refunded.get(l.assetSymbol) ?? 0n).toString(),
+        prepaid: l.prepaid.toString(),
       })),
     };
   }

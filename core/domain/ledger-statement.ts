@@ -12,6 +12,11 @@ export interface StatementLine {
   readonly costs: bigint;
   readonly sent: bigint;
   readonly closing: bigint;
+  /**
+   * Of `received`, what energy providers' prepaid balances paid for the user off chain (the rentals, which `costs`
+   * counts as energy rental): minus the change of the `provider_prepaid` accounts.
+   */
+  readonly prepaid: bigint;
 }
 
 /**
@@ -19,18 +24,20 @@ export interface StatementLine {
  * (at `from` - 1 ms), `after` at its end. Each total is one account kind's change over the period, so it equals the sum
  * of that kind's entries in the period (each entry's balance is the previous one plus its amount):
  * - opening, closing: the custodial accounts' balances;
- * - received: minus the change of `external_in` (its balance is minus everything brought in; a reversal gives back);
+ * - received: minus the change of `external_in` (its balance is minus everything brought in; a reversal gives back)
+ *   and of `provider_prepaid` (an energy rental is paid from outside the addresses, off chain, by a provider's prepaid
+ *   balance: it is a cost the addresses did not pay), the latter also alone as `prepaid`;
  * - costs: the change of the fee accounts (TRX burned, bandwidth, energy rental);
  * - sent: the change of `external_out`.
  * Moves between custodial addresses (a sweep's transfer, its funding) change none of the totals. Networks of the same
  * asset symbol add up. Lines are ordered by asset symbol; `assets` (when given) are listed even without any entry.
  */
 export function statementOf(before: readonly LedgerBalance[], after: readonly LedgerBalance[], assets?: readonly string[]): StatementLine[] {
-  const lines = new Map<string, { opening: bigint; received: bigint; costs: bigint; sent: bigint; closing: bigint }>();
+  const lines = new Map<string, { opening: bigint; received: bigint; costs: bigint; sent: bigint; closing: bigint; prepaid: bigint }>();
   const line = (asset: string) => {
     let found = lines.get(asset);
     if (found === undefined) {
-      found = { opening: 0n, received: 0n, costs: 0n, sent: 0n, closing: 0n };
+      found = { opening: 0n, received: 0n, costs: 0n, sent: 0n, closing: 0n, prepaid: 0n };
       lines.set(asset, found);
     }
     return found;
@@ -47,6 +54,7 @@ export function statementOf(before: readonly LedgerBalance[], after: readonly Le
           else l.opening += balance;
           break;
         case 'external_in': l.received -= sign * balance; break;
+        case 'provider_prepaid': l.received -= sign * balance; l.prepaid -= sign * balance; break;
         case 'external_out': l.sent += sign * balance; break;
         case 'fee_trx_burned': case 'fee_bandwidth': case 'fee_energy_rental': l.costs += sign * balance; break;
       }

@@ -25,13 +25,26 @@ export const LEDGER_ACCOUNT_KINDS = [
   'staked',
   /** TRX an address has unstaked and not yet withdrawn (the chain's unstaking wait, then withdrawable; an address). */
   'unstaking',
+  /**
+   * An energy rental provider's prepaid balance, which pays the rentals off chain (its holder is the provider's name).
+   * Like `external_in` it is drawn on, never topped up in these books: minus its balance is what the provider's prepaid
+   * balance paid for the user's energy.
+   */
+  'provider_prepaid',
 ] as const;
 export type LedgerAccountKind = (typeof LEDGER_ACCOUNT_KINDS)[number];
 
 /** The kinds held by one custodial address (they take its address): liquid, staked and unstaking. */
 export const ADDRESS_ACCOUNT_KINDS: readonly LedgerAccountKind[] = ['custodial', 'staked', 'unstaking'];
 
-/** A ledger account: per network, asset and holder; `address` only (and always) for the address kinds (ADDRESS_ACCOUNT_KINDS). */
+/** The kinds held by someone named beside the kind (`address` holds the name): an energy provider's prepaid balance. */
+export const NAMED_HOLDER_ACCOUNT_KINDS: readonly LedgerAccountKind[] = ['provider_prepaid'];
+
+/**
+ * A ledger account: per network, asset and holder. `address` names the holder: the address for the address kinds
+ * (ADDRESS_ACCOUNT_KINDS), the provider for a named holder's kind (NAMED_HOLDER_ACCOUNT_KINDS), and is null for the rest
+ * (the user's fee and outside accounts), so a second provider, like a second network, adds rows.
+ */
 export interface LedgerAccount {
   readonly kind: LedgerAccountKind;
   readonly networkCode: string;
@@ -100,8 +113,9 @@ export function ledgerTransactionProblems(tx: LedgerTransaction): string[] {
   if (tx.lines.length < 2) problems.push('a transaction has at least two lines');
   for (const line of tx.lines) {
     if (line.amount === 0n) problems.push(`a zero line on ${ledgerAccountKey(line.account)}`);
-    if (ADDRESS_ACCOUNT_KINDS.includes(line.account.kind) !== (line.account.address !== null)) {
-      problems.push(`${line.account.kind} ${line.account.address === null ? 'needs' : 'takes no'} address`);
+    const named = ADDRESS_ACCOUNT_KINDS.includes(line.account.kind) || NAMED_HOLDER_ACCOUNT_KINDS.includes(line.account.kind);
+    if (named !== (line.account.address !== null)) {
+      problems.push(`${line.account.kind} ${named ? 'needs' : 'takes no'} ${NAMED_HOLDER_ACCOUNT_KINDS.includes(line.account.kind) ? 'holder' : 'address'}`);
     }
   }
   for (const [asset, sum] of sumsPerAsset(tx.lines)) {
@@ -168,7 +182,12 @@ export function stakeAccount(kind: 'staked' | 'unstaking', networkCode: string, 
   return { kind, networkCode, assetSymbol, address };
 }
 
+/** An energy rental provider's prepaid balance (issue #36: the rental price is booked), held under the provider's name. */
+export function providerPrepaidAccount(networkCode: string, assetSymbol: string, provider: string): LedgerAccount {
+  return { kind: 'provider_prepaid', networkCode, assetSymbol, address: provider };
+}
+
 /** An account with no address (fees, external in, external out). */
-export function holderAccount(kind: Exclude<LedgerAccountKind, 'custodial' | 'staked' | 'unstaking'>, networkCode: string, assetSymbol: string): LedgerAccount {
+export function holderAccount(kind: Exclude<LedgerAccountKind, 'custodial' | 'staked' | 'unstaking' | 'provider_prepaid'>, networkCode: string, assetSymbol: string): LedgerAccount {
   return { kind, networkCode, assetSymbol, address: null };
 }

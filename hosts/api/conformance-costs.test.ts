@@ -112,7 +112,7 @@ describe('GET /collections/{taskNo}/costs (extension)', () => {
     expect(ok(await costs(taskNo)).final).toBe(true);
   });
 
-  it('once the task is booked in the ledger (issue #36), its chain fees are the books\', in the same shape', async () => {
+  it('once the task is booked in the ledger (issue #36), its chain fees and its rental are the books\', in the same shape', async () => {
     const sub = ok(await h.call('POST', '/api/wallets', { token: u.apiToken, body: { network_code: 'TRON', address_type: 2 } }), 201).address;
     const taskNo = await collect(sub, 'USDT');
     const finishedAt = h.clock.now();
@@ -129,13 +129,16 @@ describe('GET /collections/{taskNo}/costs (extension)', () => {
         { account: { kind: 'custodial', networkCode: 'TRON', assetSymbol: 'TRX', address: main }, amount: -1_500_000n },
         { account: { kind: 'fee_bandwidth', networkCode: 'TRON', assetSymbol: 'TRX', address: null }, amount: 300_000n },
         { account: { kind: 'fee_trx_burned', networkCode: 'TRON', assetSymbol: 'TRX', address: null }, amount: 1_200_000n },
+        // The rental, paid off chain from the provider's prepaid balance (issue #36).
+        { account: { kind: 'provider_prepaid', networkCode: 'TRON', assetSymbol: 'TRX', address: 'tronsave' }, amount: -2_800_000n },
+        { account: { kind: 'fee_energy_rental', networkCode: 'TRON', assetSymbol: 'TRX', address: null }, amount: 2_800_000n },
       ],
     });
     const booked = ok(await costs(taskNo));
     expectDocumented(h, 'GET', '/api/collections/:taskNo/costs', booked);
     expect(booked).toEqual({
       ...recorded,
-      cost: { ...recorded.cost, total_sun: '4400000', bandwidth_burned_sun: '300000', energy_burned_sun: '200000', activation_sun: '1000000' },
+      cost: { ...recorded.cost, total_sun: '4300000', bandwidth_burned_sun: '300000', energy_burned_sun: '200000', activation_sun: '1000000', rental_sun: '2800000' },
     });
   });
 

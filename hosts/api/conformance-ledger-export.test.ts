@@ -60,16 +60,16 @@ describe('ledger statement and CSV export (extension)', () => {
     expect(all).toEqual({
       from: '2026-01-01T00:00:00+00:00', to: '2026-01-02T00:00:00+00:00',
       assets: [
-        { asset_symbol: 'TRX', opening: '0', received: '30000000', costs: '13845000', sent: '0', closing: '16155000', refunded: '0' },
-        { asset_symbol: 'USDT', opening: '0', received: '25000000', costs: '0', sent: '0', closing: '25000000', refunded: '0' },
+        { asset_symbol: 'TRX', opening: '0', received: '30000000', costs: '13845000', sent: '0', closing: '16155000', refunded: '0', prepaid: '0' },
+        { asset_symbol: 'USDT', opening: '0', received: '25000000', costs: '0', sent: '0', closing: '25000000', refunded: '0', prepaid: '0' },
       ],
     });
     expectDocumented(h, 'GET', '/api/ledger/statement', all);
     // From the sweep on: the deposits are in the opening balance; `to` defaults to now.
     const later = ok(await h.call('GET', '/api/ledger/statement?from=2026-01-01T12:03:00Z&to=2026-01-01T13:00:00Z&asset_symbol=USDT', { token: u.apiToken }));
-    expect(later.assets).toEqual([{ asset_symbol: 'USDT', opening: '25000000', received: '0', costs: '0', sent: '0', closing: '25000000', refunded: '0' }]);
+    expect(later.assets).toEqual([{ asset_symbol: 'USDT', opening: '25000000', received: '0', costs: '0', sent: '0', closing: '25000000', refunded: '0', prepaid: '0' }]);
     const none = ok(await h.call('GET', '/api/ledger/statement?from=2026-01-01T00:00:00Z&asset_symbol=USDC', { token: u.apiToken }));
-    expect(none.assets).toEqual([{ asset_symbol: 'USDC', opening: '0', received: '0', costs: '0', sent: '0', closing: '0', refunded: '0' }]);
+    expect(none.assets).toEqual([{ asset_symbol: 'USDC', opening: '0', received: '0', costs: '0', sent: '0', closing: '0', refunded: '0', prepaid: '0' }]);
   });
 
   it('the entries as CSV (Accept or format=csv) parse into the same figures as the JSON, with dotted headers', async () => {

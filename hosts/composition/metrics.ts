@@ -286,8 +286,8 @@ export class CustodyMetrics {
 
   /**
    * A collection's booking this process wrote (issue #36): the daily summary's `ledgerSweeps` and `ledgerFeesSun` are
-   * read from the booked entries (the chain fees on the fee accounts), beside `costSun` from the tasks' cost records
-   * (which also counts the rental paid off chain).
+   * read from the booked entries (the fee accounts: the chain fees and the energy rental paid off chain), beside
+   * `costSun` from the tasks' cost records.
    */
   sweepBooked(entries: readonly { readonly account: { readonly kind: string }; readonly amount: bigint }[]): void {
     const fees = entries.filter((e) => e.account.kind.startsWith('fee_')).reduce((sum, e) => sum + e.amount, 0n);

@@ -5,6 +5,7 @@ import { userWithWallets } from '../../core/application/testing/index.js';
 import { loadConfig } from '../composition/config.js';
 import { composeContainer, type Composition } from '../composition/container.js';
 import { TOKENS } from '../composition/tokens.js';
+import { CollectionLedgerBooker } from '../../core/application/collection-ledger-booker.js';
 import { startComposedWorker } from './compose-worker.js';
 import type { RunningWorker } from './index.js';
 import { driveUntil } from './worker-drive.js';
@@ -92,6 +93,45 @@ describe('the composed worker keeps the books', { timeout: 60_000 }, () => {
     }
   });
 
+  it('a rented sweep books its rental once: the provider\'s prepaid account pays fee_energy_rental; the costs, the statement and the reconciliation agree', async () => {
+    const { w, app, user, sub, running, payer } = await composedBooks({ ENERGY_PROVIDER: 'tronsave' }, 'rentals@example.com', 'ledger-rental-payer', true);
+    const start = w.clock.now();
+    pay.trx(w.devnet, payer.key, user.main, 50_000_000);
+    pay.usdt(w.devnet, payer.key, sub, 7_250_000n);
+    const confirmed = async () => (await app.deposits.list(user.userId, { status: 'confirmed' })).items.length === 2;
+    await driveUntil(w, [{ runDue: () => running.tick() }], confirmed, { maxRounds: 60 });
+    const task = await app.collections.create(user.userId, { address: sub, asset_symbol: 'USDT' });
+    const booked = async () => (await app.ledger.listEntries(user.userId, { kind: 'collection' })).items.length > 0;
+    await driveUntil(w, [{ runDue: () => running.tick() }], booked, { maxRounds: 120 });
+    const stores = composition!.container.get(TOKENS.Stores);
+    const done = (await stores.tasks.get(task.task_no))!;
+    expect({ path: done.energyPath, provider: done.plan?.provider, rental: done.cost?.rentalSun }).toEqual({ path: 'rental', provider: 'tronsave', rental: done.plan?.sourceSun });
+    const price = done.plan!.sourceSun;
+    expect(price).toBeGreaterThan(0n);
+    // Booked again by a second booker (another worker, or a catch-up after a crash): nothing more is written.
+    const booker = new CollectionLedgerBooker({ tasks: stores.tasks, chain: w.gateway, ledger: stores.ledger, ids: stores.ids });
+    expect(await booker.book(task.task_no)).toBe('already-booked');
+    expect((await booker.catchUp(start, 100)).booked).toBe(0);
+    for (let round = 0; round < 3; round++) {
+      w.devnet.mine(1);
+      await running.tick();
+    }
+    const prepaid = (await app.ledger.listEntries(user.userId, { account_kind: 'provider_prepaid' })).items;
+    expect(prepaid.map((e) => [e.kind, e.cause.id, e.account.holder, e.account.address, e.amount])).toEqual([['collection', task.task_no, 'tronsave', undefined, String(-price)]]);
+    const rentals = (await app.ledger.listEntries(user.userId, { account_kind: 'fee_energy_rental' })).items;
+    expect(rentals.map((e) => [e.transaction_id, e.amount])).toEqual([[prepaid[0]!.transaction_id, String(price)]]);
+    // GET /collections/{taskNo}/costs reads the rental from the books; the statement counts it in costs and, paid off
+    // chain, in received as `prepaid`; the reconciliation never looks at the provider's account.
+    expect((await app.collections.costs(user.userId, task.task_no)).cost.rental_sun).toBe(String(price));
+    const statement = await app.ledger.statement(user.userId, { from: new Date(start).toISOString(), asset_symbol: 'TRX' });
+    const line = statement.assets[0]!;
+    expect(line.prepaid).toBe(String(price));
+    expect(BigInt(line.closing)).toBe(BigInt(line.opening) + BigInt(line.received) - BigInt(line.costs) - BigInt(line.sent));
+    const totals = (await app.ledger.balances(user.userId, {})).totals;
+    expect(totals.find((t) => t.asset_symbol === 'TRX')?.balance).toBe(line.closing);
+    expect((await app.ledger.reconciliation(user.userId, {})).summary).toEqual({ matched: 4, explained: 0, unsettled: 0, discrepancy: 0 });
+  });
+
   it('a withdrawal this worker finishes is booked once: the amount main -> outside and its fee, the balance equal to the chain\'s', async () => {
     const { w, app, user, running, payer } = await composedBooks({}, 'payouts@example.com', 'ledger-payout-payer', false);
     pay.trx(w.devnet, payer.key, user.main, 50_000_000);
@@ -138,6 +178,7 @@ describe('the composed worker keeps the books', { timeout: 60_000 }, () => {
     const fees = all.filter((e) => e.account.kind.startsWith('fee_')).reduce((sum, e) => sum + BigInt(e.amount), 0n);
     expect(statement.assets).toEqual([{
       asset_symbol: 'TRX', opening: '0', received: '5000000', costs: String(fees), sent: '2000000', refunded: '2000000', closing: String(3_000_000n - fees),
+      prepaid: '0',
     }]);
     // The books equal the chain: the reconciliation finds nothing.
     expect((await app.ledger.reconciliation(user.userId, {})).summary).toEqual({ matched: 4, explained: 0, unsettled: 0, discrepancy: 0 });

@@ -14,9 +14,13 @@ const ENTRY = s.obj({
   entry_id: s.str(), transaction_id: s.str(), occurred_at: isoTime,
   kind: { ...s.enumOf(LEDGER_ENTRY_KINDS), description: 'what moved the money (the cause\'s type)' },
   account: s.obj({
-    kind: { ...s.enumOf(LEDGER_ACCOUNT_KINDS), description: 'custodial (one of your addresses), staked or unstaking (its TRX in stake), a chain fee, or money from or to outside' },
+    kind: {
+      ...s.enumOf(LEDGER_ACCOUNT_KINDS),
+      description: 'custodial (one of your addresses), staked or unstaking (its TRX in stake), a chain fee, money from or to outside, or provider_prepaid (an energy rental provider\'s prepaid balance, which pays rentals off chain)',
+    },
     network_code: s.str(), asset_symbol: s.str(), address: s.str('only on a custodial, staked or unstaking account'),
-  }, ['address']),
+    holder: s.str('extension: only on a provider_prepaid account, the provider\'s name'),
+  }, ['address', 'holder']),
   amount: signedAmount, balance_after: { ...signedAmount, description: 'the account\'s balance after this entry' },
   cause: s.obj({ type: s.str(), id: s.str('e.g. the deposit id'), txid: s.str('the chain transaction, when there is one') }, ['txid']),
   reverses: s.str('only on a correction: the transaction it reverses'),
@@ -71,7 +75,8 @@ const ENTRIES_DESCRIPTION = [
   'asset; an entry is never changed (a correction is a new transaction naming the one it `reverses`). Accounts are per network,',
   'asset and holder: `custodial` (one of your addresses), the chain fees, `external_in` (its balance is minus what came in from',
   'outside) and `external_out`. Booked so far: confirmed deposits (external_in -> the custodial address, at the confirmation),',
-  'DONE sweeps (`collection`: the asset sub -> main, the TRX funding and recovery, each transaction\'s fees from its signer),',
+  'DONE sweeps (`collection`: the asset sub -> main, the TRX funding and recovery, each transaction\'s fees from its signer, and',
+  'an energy rental\'s price, paid off chain, from the provider\'s `provider_prepaid` account, its name as `account.holder`),',
   'finished withdrawals (`withdrawal`) and refunds of payment requests (`refund`: a withdrawal with `refund_of`, booked alike).',
   'Oldest first, in booking order.',
   CSV_DESCRIPTION,
@@ -83,27 +88,31 @@ const STATEMENT = s.obj({
   from: isoTime, to: isoTime,
   assets: s.arr(s.obj({
     asset_symbol: s.str(), opening: { ...signedAmount, description: 'the custodial addresses\' balance just before `from`' },
-    received: { ...signedAmount, description: 'money in from outside (less reversals)' },
+    received: { ...signedAmount, description: 'money in from outside (less reversals), and the energy rentals paid off chain for you (`prepaid`)' },
     costs: { ...signedAmount, description: 'chain fees paid: TRX burned, bandwidth, energy rental' },
     sent: { ...signedAmount, description: 'money out to outside' },
     closing: { ...signedAmount, description: 'the custodial addresses\' balance at `to`: opening + received - costs - sent' },
     refunded: { ...signedAmount, description: 'extension (issue #36): of `sent`, the refunds of payment requests (POST /transfers with refund_of)' },
+    prepaid: {
+      ...signedAmount,
+      description: 'extension (issue #36): of `received`, the energy rentals an energy provider\'s prepaid balance paid for you off chain (TRX; `costs` counts them as energy rental, and no address paid them)',
+    },
   })),
 });
 
 /** The CSV columns of an entry: the JSON fields, nested ones with a dot. */
 export const ENTRY_CSV_COLUMNS = [
   'entry_id', 'transaction_id', 'occurred_at', 'kind', 'account.kind', 'account.network_code', 'account.asset_symbol', 'account.address',
-  'amount', 'balance_after', 'cause.type', 'cause.id', 'cause.txid', 'reverses',
+  'account.holder', 'amount', 'balance_after', 'cause.type', 'cause.id', 'cause.txid', 'reverses',
 ] as const;
 /** The CSV columns of a statement: one row per asset, with the period's `from` and `to` on each. */
-export const STATEMENT_CSV_COLUMNS = ['from', 'to', 'asset_symbol', 'opening', 'received', 'costs', 'sent', 'closing', 'refunded'] as const;
+export const STATEMENT_CSV_COLUMNS = ['from', 'to', 'asset_symbol', 'opening', 'received', 'costs', 'sent', 'closing', 'refunded', 'prepaid'] as const;
 
 const STATEMENT_EXAMPLE = {
   from: '2026-01-01T00:00:00+00:00', to: '2026-01-31T23:59:59+00:00',
   assets: [
-    { asset_symbol: 'TRX', opening: '0', received: '30000000', costs: '13845000', sent: '0', closing: '16155000', refunded: '0' },
-    { asset_symbol: 'USDT', opening: '0', received: '25000000', costs: '0', sent: '10000000', closing: '15000000', refunded: '4000000' },
+    { asset_symbol: 'TRX', opening: '0', received: '30000000', costs: '13845000', sent: '0', closing: '16155000', refunded: '0', prepaid: '0' },
+    { asset_symbol: 'USDT', opening: '0', received: '25000000', costs: '0', sent: '10000000', closing: '15000000', refunded: '4000000', prepaid: '0' },
   ],
 };
 
@@ -116,11 +125,11 @@ const CSV_QUERY = {
 
 const csvLine = (values: readonly string[]): string => `${values.join(',')}\r\n`;
 const ENTRIES_CSV_EXAMPLE = csvLine(ENTRY_CSV_COLUMNS) + ENTRIES_EXAMPLE.items.map((e) => csvLine([
-  e.entry_id, e.transaction_id, e.occurred_at, e.kind, e.account.kind, e.account.network_code, e.account.asset_symbol, e.account.address ?? '',
+  e.entry_id, e.transaction_id, e.occurred_at, e.kind, e.account.kind, e.account.network_code, e.account.asset_symbol, e.account.address ?? '', '',
   e.amount, e.balance_after, e.cause.type, e.cause.id, e.cause.txid, '',
 ])).join('');
 const STATEMENT_CSV_EXAMPLE = csvLine(STATEMENT_CSV_COLUMNS) + STATEMENT_EXAMPLE.assets.map((a) => csvLine([
-  STATEMENT_EXAMPLE.from, STATEMENT_EXAMPLE.to, a.asset_symbol, a.opening, a.received, a.costs, a.sent, a.closing, a.refunded,
+  STATEMENT_EXAMPLE.from, STATEMENT_EXAMPLE.to, a.asset_symbol, a.opening, a.received, a.costs, a.sent, a.closing, a.refunded, a.prepaid,
 ])).join('');
 
 

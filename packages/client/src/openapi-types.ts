@@ -230,7 +230,8 @@ export interface paths {
          *     asset; an entry is never changed (a correction is a new transaction naming the one it `reverses`). Accounts are per network,
          *     asset and holder: `custodial` (one of your addresses), the chain fees, `external_in` (its balance is minus what came in from
          *     outside) and `external_out`. Booked so far: confirmed deposits (external_in -> the custodial address, at the confirmation),
-         *     DONE sweeps (`collection`: the asset sub -> main, the TRX funding and recovery, each transaction's fees from its signer),
+         *     DONE sweeps (`collection`: the asset sub -> main, the TRX funding and recovery, each transaction's fees from its signer, and
+         *     an energy rental's price, paid off chain, from the provider's `provider_prepaid` account, its name as `account.holder`),
          *     finished withdrawals (`withdrawal`) and refunds of payment requests (`refund`: a withdrawal with `refund_of`, booked alike).
          *     Oldest first, in booking order.
          *
@@ -4449,7 +4450,7 @@ export interface operations {
                 /** @description what moved the money */
                 kind?: "deposit" | "collection" | "withdrawal" | "refund" | "staking" | "staking_reward";
                 /** @description extension: entries on accounts of this kind */
-                account_kind?: "custodial" | "fee_trx_burned" | "fee_bandwidth" | "fee_energy_rental" | "external_in" | "external_out" | "staked" | "unstaking";
+                account_kind?: "custodial" | "fee_trx_burned" | "fee_bandwidth" | "fee_energy_rental" | "external_in" | "external_out" | "staked" | "unstaking" | "provider_prepaid";
                 /** @description 1-based, default 1 */
                 page?: number;
                 /** @description default 20, max 100 */
@@ -4542,14 +4543,16 @@ export interface operations {
                                 kind: "deposit" | "collection" | "withdrawal" | "refund" | "staking" | "staking_reward";
                                 account: {
                                     /**
-                                     * @description custodial (one of your addresses), staked or unstaking (its TRX in stake), a chain fee, or money from or to outside
+                                     * @description custodial (one of your addresses), staked or unstaking (its TRX in stake), a chain fee, money from or to outside, or provider_prepaid (an energy rental provider's prepaid balance, which pays rentals off chain)
                                      * @enum {string}
                                      */
-                                    kind: "custodial" | "fee_trx_burned" | "fee_bandwidth" | "fee_energy_rental" | "external_in" | "external_out" | "staked" | "unstaking";
+                                    kind: "custodial" | "fee_trx_burned" | "fee_bandwidth" | "fee_energy_rental" | "external_in" | "external_out" | "staked" | "unstaking" | "provider_prepaid";
                                     network_code: string;
                                     asset_symbol: string;
                                     /** @description only on a custodial, staked or unstaking account */
                                     address?: string;
+                                    /** @description extension: only on a provider_prepaid account, the provider's name */
+                                    holder?: string;
                                 };
                                 /** @description a signed integer in the smallest unit */
                                 amount: string;
@@ -4569,9 +4572,9 @@ export interface operations {
                         };
                     };
                     /**
-                     * @example entry_id,transaction_id,occurred_at,kind,account.kind,account.network_code,account.asset_symbol,account.address,amount,balance_after,cause.type,cause.id,cause.txid,reverses
-                     *     c3d1e2f0-7a7b-4c1d-9e0f-1a2b3c4d5e6f:0,c3d1e2f0-7a7b-4c1d-9e0f-1a2b3c4d5e6f,2026-01-01T12:01:00+00:00,deposit,external_in,TRON,USDT,,-25000000,-25000000,deposit,5f0c2a8e-3b6d-4a51-9c2e-7d1f0b9e4a10,a1f5c0e6d7b8a9f0e1d2c3b4a5968778695a4b3c2d1e0f9a8b7c6d5e4f3a2b1c,
-                     *     c3d1e2f0-7a7b-4c1d-9e0f-1a2b3c4d5e6f:1,c3d1e2f0-7a7b-4c1d-9e0f-1a2b3c4d5e6f,2026-01-01T12:01:00+00:00,deposit,custodial,TRON,USDT,TPL66VK2gCXNCD7EJg9pgJRfqcRazjhUZY,25000000,25000000,deposit,5f0c2a8e-3b6d-4a51-9c2e-7d1f0b9e4a10,a1f5c0e6d7b8a9f0e1d2c3b4a5968778695a4b3c2d1e0f9a8b7c6d5e4f3a2b1c,
+                     * @example entry_id,transaction_id,occurred_at,kind,account.kind,account.network_code,account.asset_symbol,account.address,account.holder,amount,balance_after,cause.type,cause.id,cause.txid,reverses
+                     *     c3d1e2f0-7a7b-4c1d-9e0f-1a2b3c4d5e6f:0,c3d1e2f0-7a7b-4c1d-9e0f-1a2b3c4d5e6f,2026-01-01T12:01:00+00:00,deposit,external_in,TRON,USDT,,,-25000000,-25000000,deposit,5f0c2a8e-3b6d-4a51-9c2e-7d1f0b9e4a10,a1f5c0e6d7b8a9f0e1d2c3b4a5968778695a4b3c2d1e0f9a8b7c6d5e4f3a2b1c,
+                     *     c3d1e2f0-7a7b-4c1d-9e0f-1a2b3c4d5e6f:1,c3d1e2f0-7a7b-4c1d-9e0f-1a2b3c4d5e6f,2026-01-01T12:01:00+00:00,deposit,custodial,TRON,USDT,TPL66VK2gCXNCD7EJg9pgJRfqcRazjhUZY,,25000000,25000000,deposit,5f0c2a8e-3b6d-4a51-9c2e-7d1f0b9e4a10,a1f5c0e6d7b8a9f0e1d2c3b4a5968778695a4b3c2d1e0f9a8b7c6d5e4f3a2b1c,
                      */
                     "text/csv; charset=utf-8": string;
                 };
@@ -4624,7 +4627,8 @@ export interface operations {
                      *             "costs": "13845000",
                      *             "sent": "0",
                      *             "closing": "16155000",
-                     *             "refunded": "0"
+                     *             "refunded": "0",
+                     *             "prepaid": "0"
                      *           },
                      *           {
                      *             "asset_symbol": "USDT",
@@ -4633,7 +4637,8 @@ export interface operations {
                      *             "costs": "0",
                      *             "sent": "10000000",
                      *             "closing": "15000000",
-                     *             "refunded": "4000000"
+                     *             "refunded": "4000000",
+                     *             "prepaid": "0"
                      *           }
                      *         ]
                      *       }
@@ -4653,7 +4658,7 @@ export interface operations {
                                 asset_symbol: string;
                                 /** @description the custodial addresses' balance just before `from` */
                                 opening: string;
-                                /** @description money in from outside (less reversals) */
+                                /** @description money in from outside (less reversals), and the energy rentals paid off chain for you (`prepaid`) */
                                 received: string;
                                 /** @description chain fees paid: TRX burned, bandwidth, energy rental */
                                 costs: string;
@@ -4663,13 +4668,15 @@ export interface operations {
                                 closing: string;
                                 /** @description extension (issue #36): of `sent`, the refunds of payment requests (POST /transfers with refund_of) */
                                 refunded: string;
+                                /** @description extension (issue #36): of `received`, the energy rentals an energy provider's prepaid balance paid for you off chain (TRX; `costs` counts them as energy rental, and no address paid them) */
+                                prepaid: string;
                             }[];
                         };
                     };
                     /**
-                     * @example from,to,asset_symbol,opening,received,costs,sent,closing,refunded
-                     *     2026-01-01T00:00:00+00:00,2026-01-31T23:59:59+00:00,TRX,0,30000000,13845000,0,16155000,0
-                     *     2026-01-01T00:00:00+00:00,2026-01-31T23:59:59+00:00,USDT,0,25000000,0,10000000,15000000,4000000
+                     * @example from,to,asset_symbol,opening,received,costs,sent,closing,refunded,prepaid
+                     *     2026-01-01T00:00:00+00:00,2026-01-31T23:59:59+00:00,TRX,0,30000000,13845000,0,16155000,0,0
+                     *     2026-01-01T00:00:00+00:00,2026-01-31T23:59:59+00:00,USDT,0,25000000,0,10000000,15000000,4000000,0
                      */
                     "text/csv; charset=utf-8": string;
                 };
