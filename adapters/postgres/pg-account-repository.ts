@@ -2,8 +2,9 @@ import type pg from 'pg';
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
 import type { Account, Millis, UserId } from '../../core/domain/model/index.js';
 import type { AccountRepository } from '../../core/ports/account-repository.port.js';
-import { fromStoredAccount, toStoredAccount, type StoredAccount } from '../records/account-record.js';
-import { guarded, inTransaction, insertRow, isUniqueViolation, jsonb, versionedReplace, type Row } from './pg-support.js';
+import { ACCOUNT_RECORD } from '../records/account-record.js';
+import { guarded, inTransaction, isUniqueViolation } from './pg-support.js';
+import { PgTable } from './pg-table.js';
 
 /** The unique index behind "one verified account per e-mail, case-insensitively" (migration 0012). */
 export const ACCOUNT_EMAIL_CONSTRAINT = 'accounts_verified_email_unique';
@@ -19,29 +20,8 @@ export function emailKey(email: string): string {
 /** The first key of the advisory locks that serialize promotions of one e-mail (the second is the e-mail's hash). */
 export const ACCOUNT_PROMOTE_LOCK_SPACE = 0x61636374; // "acct"
 
-/** Record -> row of `accounts`. */
-function toRow(record: StoredAccount): Row & { version: number } {
-  return {
-    id: record.id, email: record.email, email_key: emailKey(record.email), password_hash: record.passwordHash,
-    verified: record.verified, verification_code_hash: record.verificationCodeHash,
-    verification_expires_at: record.verificationExpiresAt, verification_attempts: record.verificationAttempts,
-    created_at: record.createdAt, password_reset: jsonb(record.passwordReset), two_factor: jsonb(record.twoFactor ?? null),
-    version: record.version,
-  };
-}
-
-/** Row of `accounts` -> record. */
-function fromRow(row: Row): StoredAccount {
-  return {
-    id: row['id'] as number, email: row['email'] as string, emailLower: row['email_key'] as string,
-    passwordHash: row['password_hash'] as string,
-    verified: row['verified'] as boolean, verificationCodeHash: row['verification_code_hash'] as string | null,
-    verificationExpiresAt: row['verification_expires_at'] as number | null,
-    verificationAttempts: row['verification_attempts'] as number, createdAt: row['created_at'] as number,
-    passwordReset: row['password_reset'] as StoredAccount['passwordReset'], twoFactor: row['two_factor'] as StoredAccount['twoFactor'],
-    version: row['version'] as number,
-  };
-}
+/** The `accounts` table, from the record's descriptor. */
+const ACCOUNTS = new PgTable(ACCOUNT_RECORD);
 
 /**
  * Accounts; the partial unique index on the folded e-mail of verified accounts makes "one owner per e-mail" hold
@@ -53,7 +33,7 @@ export class PgAccountRepository implements AccountRepository {
   create(account: Account): Promise<boolean> {
     return guarded('account create', async () => {
       try {
-        await insertRow(this.pool, 'accounts', toRow(toStoredAccount(account)));
+        await ACCOUNTS.insert(this.pool, account);
         return true;
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
@@ -66,29 +46,21 @@ export class PgAccountRepository implements AccountRepository {
   }
 
   findById(id: UserId): Promise<Account | null> {
-    return guarded('account read', () => this.findOne('id', id));
+    return guarded('account read', () => ACCOUNTS.get(this.pool, id));
   }
 
   findByEmail(email: string): Promise<Account | null> {
-    return guarded('account read', async () => {
-      const { rows } = await this.pool.query('SELECT * FROM accounts WHERE email_key = $1 AND verified', [emailKey(email)]);
-      return rows.length === 0 ? null : fromStoredAccount(fromRow(rows[0] as Row));
-    });
+    return guarded('account read', () => ACCOUNTS.first(this.pool, 'email_key = $1 AND verified', [emailKey(email)]));
   }
 
   listPendingByEmail(email: string): Promise<Account[]> {
-    return guarded('account read', async () => {
-      const { rows } = await this.pool.query(
-        'SELECT * FROM accounts WHERE email_key = $1 AND NOT verified ORDER BY created_at, id', [emailKey(email)],
-      );
-      return rows.map((row) => fromStoredAccount(fromRow(row as Row)));
-    });
+    return guarded('account read', () => ACCOUNTS.select(this.pool, 'email_key = $1 AND NOT verified', [emailKey(email)], 'created_at, id'));
   }
 
   update(account: Account): Promise<void> {
     return guarded('account update', async () => {
       try {
-        const written = await versionedReplace(this.pool, 'accounts', { column: 'id', value: account.id }, toRow(toStoredAccount(account)));
+        const written = await ACCOUNTS.replace(this.pool, account);
         if (written) return;
       } catch (error) {
         // An e-mail change onto another account's address: refused like a lost race.
@@ -105,7 +77,7 @@ export class PgAccountRepository implements AccountRepository {
       await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [ACCOUNT_PROMOTE_LOCK_SPACE, emailKey(account.email)]);
       try {
         await client.query('SAVEPOINT promote');
-        const written = await versionedReplace(client, 'accounts', { column: 'id', value: account.id }, toRow(toStoredAccount(account)));
+        const written = await ACCOUNTS.replace(client, account);
         if (!written) throw new ConcurrencyConflict('account', String(account.id));
       } catch (error) {
         // Someone verified the e-mail first: the unique index refuses a second owner.
@@ -125,10 +97,5 @@ export class PgAccountRepository implements AccountRepository {
       const result = await this.pool.query('DELETE FROM accounts WHERE NOT verified AND created_at < $1', [createdBefore]);
       return result.rowCount ?? 0;
     });
-  }
-
-  private async findOne(column: 'id' | 'email_key', value: unknown): Promise<Account | null> {
-    const { rows } = await this.pool.query(`SELECT * FROM accounts WHERE ${column} = $1`, [value]);
-    return rows.length === 0 ? null : fromStoredAccount(fromRow(rows[0] as Row));
   }
 }

@@ -2,41 +2,19 @@ import type pg from 'pg';
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
 import type { ApiToken, UserId } from '../../core/domain/model/index.js';
 import type { ApiTokenRepository } from '../../core/ports/api-token-repository.port.js';
-import { fromStoredApiToken, toStoredApiToken, type StoredApiToken } from '../records/account-record.js';
+import { API_TOKEN_RECORD } from '../records/account-record.js';
 import { prepared } from './pg-prepared.js';
-import { guarded, inTransaction, insertRow, isUniqueViolation, type Queryable, type Row } from './pg-support.js';
+import { guarded, inTransaction, isUniqueViolation, type Queryable } from './pg-support.js';
+import { PgTable } from './pg-table.js';
 
-/** Every column fromRow reads, named (never `*`): a column added later is not read by accident. */
-const COLUMNS = 'id, user_id, name, token_hash, abilities, created_at, revoked_at, last_used_at, expires_at, review_since';
+/** The `api_tokens` table, from the record's descriptor (its reads name their columns, never `*`). */
+const TOKENS = new PgTable(API_TOKEN_RECORD);
 
 /**
  * First key of the two-key advisory locks of the token cap (the second is the user id hashed to 32 bits). Two-key
  * locks never meet the one-key ones (the migrations'), and a hash collision only makes two users wait for each other.
  */
 export const API_TOKEN_CAP_LOCK_SPACE = 0x61706974; // "apit"
-
-/** Record -> row of `api_tokens`. */
-function toRow(record: StoredApiToken): Row {
-  return {
-    id: record.id, user_id: record.userId, name: record.name, token_hash: record.tokenHash, abilities: record.abilities,
-    created_at: record.createdAt, revoked_at: record.revokedAt, last_used_at: record.lastUsedAt ?? null,
-    expires_at: record.expiresAt ?? null, review_since: record.reviewSince ?? null,
-  };
-}
-
-/** Row of `api_tokens` -> record. */
-function fromRow(row: Row): StoredApiToken {
-  return {
-    id: row['id'] as number, userId: row['user_id'] as number, name: row['name'] as string,
-    tokenHash: row['token_hash'] as string, abilities: row['abilities'] as string[], createdAt: row['created_at'] as number,
-    revokedAt: row['revoked_at'] as number | null, lastUsedAt: row['last_used_at'] as number | null,
-    expiresAt: row['expires_at'] as number | null, reviewSince: row['review_since'] as number | null,
-  };
-}
-
-function decode(rows: readonly unknown[]): ApiToken | null {
-  return rows.length === 0 ? null : fromStoredApiToken(fromRow(rows[0] as Row));
-}
 
 /** Developer API tokens; ids and token hashes are both unique, the per-user cap is kept under an advisory lock. */
 export class PgApiTokenRepository implements ApiTokenRepository {
@@ -63,10 +41,7 @@ export class PgApiTokenRepository implements ApiTokenRepository {
   }
 
   listActiveByUser(userId: UserId): Promise<ApiToken[]> {
-    return guarded('api token list', async () => {
-      const { rows } = await this.pool.query(`SELECT ${COLUMNS} FROM api_tokens WHERE user_id = $1 AND revoked_at IS NULL ORDER BY id`, [userId]);
-      return (rows as Row[]).map((row) => fromStoredApiToken(fromRow(row)));
-    });
+    return guarded('api token list', () => TOKENS.select(this.pool, 'user_id = $1 AND revoked_at IS NULL', [userId], 'id'));
   }
 
   markUsed(id: number, at: number): Promise<void> {
@@ -80,7 +55,7 @@ export class PgApiTokenRepository implements ApiTokenRepository {
   setExpiry(id: number, expiresAt: number | null): Promise<ApiToken | null> {
     return guarded('api token expiry', async () => {
       await this.pool.query('UPDATE api_tokens SET expires_at = $2, review_since = NULL WHERE id = $1 AND revoked_at IS NULL', [id, expiresAt]);
-      return decode((await this.pool.query(`SELECT ${COLUMNS} FROM api_tokens WHERE id = $1`, [id])).rows);
+      return TOKENS.first(this.pool, 'id = $1', [id]);
     });
   }
 
@@ -94,12 +69,11 @@ export class PgApiTokenRepository implements ApiTokenRepository {
   }
 
   findById(id: number): Promise<ApiToken | null> {
-    return guarded('api token read', async () => decode((await prepared(this.pool).query(`SELECT ${COLUMNS} FROM api_tokens WHERE id = $1`, [id])).rows));
+    return guarded('api token read', () => TOKENS.get(this.pool, id));
   }
 
   findByTokenHash(tokenHash: string): Promise<ApiToken | null> {
-    return guarded('api token read', async () =>
-      decode((await prepared(this.pool).query(`SELECT ${COLUMNS} FROM api_tokens WHERE token_hash = $1`, [tokenHash])).rows));
+    return guarded('api token read', () => TOKENS.first(prepared(this.pool), 'token_hash = $1', [tokenHash]));
   }
 
   revoke(id: number, at: number): Promise<ApiToken | null> {
@@ -107,7 +81,7 @@ export class PgApiTokenRepository implements ApiTokenRepository {
       // Two statements on purpose: the read must take a snapshot after the update, so that a caller whose update
       // found the token already revoked (it waited for the winner's row lock) reads the winner's time.
       await this.pool.query('UPDATE api_tokens SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL', [id, at]);
-      return decode((await this.pool.query(`SELECT ${COLUMNS} FROM api_tokens WHERE id = $1`, [id])).rows);
+      return TOKENS.first(this.pool, 'id = $1', [id]);
     });
   }
 }
@@ -115,7 +89,7 @@ export class PgApiTokenRepository implements ApiTokenRepository {
 /** Inserts a token; a clash on the id or the hash is a caller bug (reuse), reported as ConcurrencyConflict. */
 async function insertToken(q: Queryable, token: ApiToken): Promise<void> {
   try {
-    await insertRow(q, 'api_tokens', toRow(toStoredApiToken(token)));
+    await TOKENS.insert(q, token);
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     throw new ConcurrencyConflict('api token', String(token.id));

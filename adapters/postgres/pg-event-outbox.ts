@@ -1,37 +1,22 @@
 import type pg from 'pg';
-import type { WebhookEvent, WebhookEventType } from '../../core/domain/model/webhook.js';
+import type { WebhookEvent } from '../../core/domain/model/webhook.js';
 import type { EventOutbox } from '../../core/ports/event-outbox.port.js';
-import { fromStoredWebhookEvent, toStoredWebhookEvent, type StoredWebhookEvent } from '../records/webhook-record.js';
-import { guarded, insertRow, insertStatement, type Queryable, type Row, type TogetherWrite } from './pg-support.js';
+import { WEBHOOK_EVENT_RECORD } from '../records/webhook-record.js';
+import { guarded, type Queryable, type TogetherWrite } from './pg-support.js';
 import { prepared } from './pg-prepared.js';
+import { PgTable } from './pg-table.js';
 
-function fromRow(row: Row): StoredWebhookEvent {
-  return {
-    id: row['event_id'] as string, userId: row['user_id'] as number, eventType: row['event_type'] as WebhookEventType,
-    occurredAt: row['occurred_at'] as number, payloadJson: row['payload_json'] as string, dispatched: row['dispatched'] as boolean,
-  };
-}
-
-function eventFromRow(row: Row): WebhookEvent {
-  return fromStoredWebhookEvent(fromRow(row));
-}
+/** The `webhook_events` table, from the record's descriptor. */
+const EVENTS = new PgTable(WEBHOOK_EVENT_RECORD);
 
 /** Appends an event (a taken event id is a unique violation for the caller to classify). */
 export function insertEvent(q: Queryable, event: WebhookEvent): Promise<void> {
-  return insertRow(prepared(q), 'webhook_events', eventRow(event));
+  return EVENTS.insert(prepared(q), event);
 }
 
 /** insertEvent as one write of a combined statement (writeTogether). */
 export function eventInsertWrite(event: WebhookEvent): TogetherWrite {
-  return { statement: (from) => insertStatement('webhook_events', eventRow(event), from) };
-}
-
-function eventRow(event: WebhookEvent): Row {
-  const record = toStoredWebhookEvent(event);
-  return {
-    event_id: record.id, user_id: record.userId, event_type: record.eventType, occurred_at: record.occurredAt,
-    payload_json: record.payloadJson, dispatched: record.dispatched,
-  };
+  return EVENTS.insertWrite(event);
 }
 
 /** The outbox (appended only by PgUnitOfWork, in the transaction of the transition that caused the event). */
@@ -39,13 +24,8 @@ export class PgEventOutbox implements EventOutbox {
   constructor(private readonly pool: pg.Pool) {}
 
   listUndispatched(limit: number): Promise<WebhookEvent[]> {
-    return guarded('outbox list', async () => {
-      if (limit <= 0) return [];
-      const { rows } = await this.pool.query(
-        'SELECT * FROM webhook_events WHERE NOT dispatched ORDER BY occurred_at, inserted_seq LIMIT $1', [limit],
-      );
-      return (rows as Row[]).map(eventFromRow);
-    });
+    return guarded('outbox list', async () =>
+      (limit <= 0 ? [] : EVENTS.select(this.pool, 'NOT dispatched', [], 'occurred_at, inserted_seq', limit)));
   }
 
   markDispatched(eventId: string): Promise<boolean> {
@@ -57,17 +37,13 @@ export class PgEventOutbox implements EventOutbox {
   }
 
   get(eventId: string): Promise<WebhookEvent | null> {
-    return guarded('outbox read', async () => {
-      const { rows } = await this.pool.query('SELECT * FROM webhook_events WHERE event_id = $1', [eventId]);
-      return rows.length === 0 ? null : eventFromRow(rows[0] as Row);
-    });
+    return guarded('outbox read', () => EVENTS.get(this.pool, eventId));
   }
 
   getMany(eventIds: readonly string[]): Promise<WebhookEvent[]> {
     return guarded('outbox read', async () => {
       if (eventIds.length === 0) return [];
-      const { rows } = await this.pool.query('SELECT * FROM webhook_events WHERE event_id = ANY($1::text[])', [[...new Set(eventIds)]]);
-      return (rows as Row[]).map(eventFromRow);
+      return [...(await EVENTS.getMany(this.pool, [...new Set(eventIds)])).values()];
     });
   }
 }

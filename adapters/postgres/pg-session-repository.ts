@@ -1,25 +1,12 @@
 import type pg from 'pg';
 import type { Millis, Session, UserId } from '../../core/domain/model/index.js';
 import type { SessionRepository } from '../../core/ports/session-repository.port.js';
-import { fromStoredSession, toStoredSession, type StoredSession } from '../records/account-record.js';
-import { prepared } from './pg-prepared.js';
-import { guarded, type Row } from './pg-support.js';
+import { SESSION_RECORD } from '../records/account-record.js';
+import { guarded } from './pg-support.js';
+import { PgTable } from './pg-table.js';
 
-/** Record -> row of `sessions`. */
-function toRow(record: StoredSession): Row {
-  return {
-    token_hash: record.id, user_id: record.userId, created_at: record.createdAt, expires_at: record.expiresAt,
-    revoked_at: record.revokedAt,
-  };
-}
-
-/** Row of `sessions` -> record. */
-function fromRow(row: Row): StoredSession {
-  return {
-    id: row['token_hash'] as string, userId: row['user_id'] as number, createdAt: row['created_at'] as number,
-    expiresAt: row['expires_at'] as number, revokedAt: row['revoked_at'] as number | null,
-  };
-}
+/** The `sessions` table, from the record's descriptor. */
+const SESSIONS = new PgTable(SESSION_RECORD);
 
 /** Sessions keyed by the SHA-256 of their token. */
 export class PgSessionRepository implements SessionRepository {
@@ -27,7 +14,7 @@ export class PgSessionRepository implements SessionRepository {
 
   create(session: Session): Promise<void> {
     return guarded('session create', async () => {
-      const row = toRow(toStoredSession(session));
+      const row = SESSIONS.toRow(session);
       const columns = Object.keys(row);
       // A token hash names one session; writing the same one twice stores the latest, as the other stores do.
       await this.pool.query(
@@ -39,12 +26,8 @@ export class PgSessionRepository implements SessionRepository {
   }
 
   findByTokenHash(tokenHash: string): Promise<Session | null> {
-    return guarded('session read', async () => {
-      const { rows } = await prepared(this.pool).query(
-        'SELECT token_hash, user_id, created_at, expires_at, revoked_at FROM sessions WHERE token_hash = $1', [tokenHash],
-      );
-      return rows.length === 0 ? null : fromStoredSession(fromRow(rows[0] as Row));
-    });
+    // The hot read of every session request: one named statement.
+    return guarded('session read', () => SESSIONS.get(this.pool, tokenHash));
   }
 
   revoke(tokenHash: string, at: number): Promise<void> {

@@ -1,40 +1,18 @@
 import type pg from 'pg';
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
-import { DELIVERY_STATUS, type DeliveryStatus, type UserId, type WebhookDelivery, type WebhookEventType } from '../../core/domain/model/index.js';
+import { DELIVERY_STATUS, type DeliveryStatus, type UserId, type WebhookDelivery } from '../../core/domain/model/index.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
 import type { DeliveryFilter, WebhookDeliveryRepository } from '../../core/ports/webhook-delivery-repository.port.js';
-import { fromStoredWebhookDelivery, toStoredWebhookDelivery, type StoredWebhookDelivery } from '../records/webhook-record.js';
-import { claimDue, guarded, insertOnce, isUniqueViolation, json, pageOf, versionedReplace, type Row } from './pg-support.js';
+import { WEBHOOK_DELIVERY_RECORD } from '../records/webhook-record.js';
+import { claimDue, guarded, isUniqueViolation, type Row } from './pg-support.js';
+import { PgTable } from './pg-table.js';
 
-const TABLE = 'webhook_deliveries';
 const WAITING = `status IN (${DELIVERY_STATUS.PENDING}, ${DELIVERY_STATUS.RETRYING})`;
 const NEWEST_FIRST = 'created_at DESC, inserted_seq DESC';
 
-/** Record -> row of `webhook_deliveries` (lease flattened into the two columns its claim filters on). */
-function toRow(record: StoredWebhookDelivery): Row & { version: number } {
-  return {
-    delivery_id: record.id, event_id: record.eventId, user_id: record.userId, event_type: record.eventType,
-    url: record.url, status: record.status, attempts: json(record.attempts), next_attempt_at: record.nextAttemptAt,
-    lease_owner: record.lease?.owner ?? null, lease_expires_at: record.lease?.expiresAt ?? null,
-    created_at: record.createdAt, version: record.version,
-  };
-}
-
-/** Row of `webhook_deliveries` -> record. */
-function fromRow(row: Row): StoredWebhookDelivery {
-  const owner = row['lease_owner'] as string | null;
-  return {
-    id: row['delivery_id'] as string, eventId: row['event_id'] as string, userId: row['user_id'] as number,
-    eventType: row['event_type'] as WebhookEventType, url: row['url'] as string | null, status: row['status'] as DeliveryStatus,
-    attempts: row['attempts'] as StoredWebhookDelivery['attempts'], nextAttemptAt: row['next_attempt_at'] as number | null,
-    lease: owner === null ? null : { owner, expiresAt: row['lease_expires_at'] as number },
-    createdAt: row['created_at'] as number, version: row['version'] as number,
-  };
-}
-
-function deliveryFromRow(row: Row): WebhookDelivery {
-  return fromStoredWebhookDelivery(fromRow(row));
-}
+/** The `webhook_deliveries` table, from the record's descriptor. */
+const DELIVERIES = new PgTable(WEBHOOK_DELIVERY_RECORD);
+const deliveryFromRow = (row: Row): WebhookDelivery => DELIVERIES.fromRow(row);
 
 /**
  * Webhook deliveries; the unique constraint on `event_id` makes "one delivery per event" a store rule. A claim is one
@@ -47,7 +25,7 @@ export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
     return guarded('webhook delivery insert', async () => {
       try {
         // Only the event rule is an outcome (false); a reused delivery id alone is a caller bug.
-        return await insertOnce(this.pool, TABLE, toRow(toStoredWebhookDelivery(delivery)), '(event_id)');
+        return await DELIVERIES.insertOnce(this.pool, delivery, '(event_id)');
       } catch (error) {
         if (isUniqueViolation(error)) throw new ConcurrencyConflict('webhook delivery', delivery.deliveryId);
         throw error;
@@ -56,16 +34,12 @@ export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
   }
 
   get(deliveryId: string): Promise<WebhookDelivery | null> {
-    return guarded('webhook delivery read', async () => {
-      const { rows } = await this.pool.query(`SELECT * FROM ${TABLE} WHERE delivery_id = $1`, [deliveryId]);
-      return rows.length === 0 ? null : deliveryFromRow(rows[0] as Row);
-    });
+    return guarded('webhook delivery read', () => DELIVERIES.get(this.pool, deliveryId));
   }
 
   update(delivery: WebhookDelivery): Promise<void> {
     return guarded('webhook delivery update', async () => {
-      const written = await versionedReplace(this.pool, TABLE, { column: 'delivery_id', value: delivery.deliveryId },
-        toRow(toStoredWebhookDelivery(delivery)));
+      const written = await DELIVERIES.replace(this.pool, delivery);
       if (!written) throw new ConcurrencyConflict('webhook delivery', delivery.deliveryId);
     });
   }
@@ -75,7 +49,7 @@ export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
       // claimDue writes the limit into the statement: only ever a non-negative integer.
       const count = Math.max(0, Math.floor(limit));
       if (!Number.isSafeInteger(count) || count === 0) return [];
-      const rows = await claimDue(this.pool, TABLE, {
+      const rows = await claimDue(this.pool, DELIVERIES.table, {
         key: 'delivery_id',
         where: `${WAITING} AND next_attempt_at <= $1 AND (lease_owner IS NULL OR lease_expires_at <= $1)`,
         order: 'next_attempt_at, inserted_seq',
@@ -95,7 +69,7 @@ export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
       const params: unknown[] = [userId];
       let where = 'user_id = $1';
       if (filter.status !== undefined) where += ` AND status = $${params.push(filter.status)}`;
-      return pageOf(this.pool, { table: TABLE, where, order: NEWEST_FIRST, params }, deliveryFromRow, page);
+      return DELIVERIES.page(this.pool, { where, order: NEWEST_FIRST, params }, page);
     });
   }
 
@@ -104,6 +78,6 @@ export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
     // only against a literal, not a parameter: the status (a small integer of the domain) is written into the query.
     if (!Number.isSafeInteger(status)) throw new TypeError(`not a delivery status: ${String(status)}`);
     return guarded('webhook delivery list', () =>
-      pageOf(this.pool, { table: TABLE, where: `status = ${status}`, order: NEWEST_FIRST, params: [] }, deliveryFromRow, page));
+      DELIVERIES.page(this.pool, { where: `status = ${status}`, order: NEWEST_FIRST, params: [] }, page));
   }
 }

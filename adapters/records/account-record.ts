@@ -1,4 +1,5 @@
 import type { Account, ApiToken, ServiceCode, Session, Subscription, TwoFactor } from '../../core/domain/model/account.js';
+import { describeRecord } from './record-descriptor.js';
 import { nullable } from './record-support.js';
 
 /** `accounts`: `id` is the user id; `emailLower` is the e-mail as the case-insensitive unique rule compares it. */
@@ -218,3 +219,38 @@ export function fromStoredApiToken(doc: StoredApiToken): ApiToken {
     reviewSince: nullable(doc.reviewSince),
   };
 }
+
+/** Accounts: `email_key` is the e-mail folded as the unique rule of verified accounts compares it. */
+export const ACCOUNT_RECORD = describeRecord({
+  name: 'account', table: 'accounts', collection: 'accounts', encode: toStoredAccount, decode: fromStoredAccount,
+  fields: {
+    id: 'id', email: 'email', emailLower: 'email_key', passwordHash: 'password_hash', verified: 'verified',
+    verificationCodeHash: 'verification_code_hash', verificationExpiresAt: 'verification_expires_at',
+    verificationAttempts: 'verification_attempts', createdAt: 'created_at',
+    passwordReset: { column: 'password_reset', codec: 'jsonb' }, twoFactor: { column: 'two_factor', codec: 'jsonb' }, version: 'version',
+  },
+});
+
+/** Sessions, keyed by the SHA-256 of their token. */
+export const SESSION_RECORD = describeRecord({
+  name: 'session', table: 'sessions', collection: 'sessions', encode: toStoredSession, decode: fromStoredSession,
+  fields: { id: 'token_hash', userId: 'user_id', createdAt: 'created_at', expiresAt: 'expires_at', revokedAt: 'revoked_at' },
+});
+
+/** Subscriptions, one per (user, service). */
+export const SUBSCRIPTION_RECORD = describeRecord({
+  name: 'subscription', table: 'subscriptions', collection: 'subscriptions', encode: toStoredSubscription, decode: fromStoredSubscription,
+  fields: {
+    id: 'subscription_key', userId: 'user_id', serviceCode: 'service_code', planCode: 'plan_code', status: 'status',
+    maxSubAddresses: 'max_sub_addresses', activatedAt: 'activated_at', version: 'version',
+  },
+});
+
+/** Developer API tokens; the hash is unique too. */
+export const API_TOKEN_RECORD = describeRecord({
+  name: 'api token', table: 'api_tokens', collection: 'api_tokens', encode: toStoredApiToken, decode: fromStoredApiToken,
+  fields: {
+    id: 'id', userId: 'user_id', name: 'name', tokenHash: 'token_hash', abilities: 'abilities', createdAt: 'created_at',
+    revokedAt: 'revoked_at', lastUsedAt: 'last_used_at', expiresAt: 'expires_at', reviewSince: 'review_since',
+  },
+});

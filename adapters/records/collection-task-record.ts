@@ -4,6 +4,7 @@ import type { SweepPlan } from '../../core/domain/sweep-plan.js';
 import type { SweepCost } from '../../core/domain/sweep-cost.js';
 import { fromStoredTransaction, toStoredTransaction, type StoredPreparedTransaction } from './command-record.js';
 import { decodeMoney, decodeOptionalMoney, encodeMoney, encodeOptionalMoney, nullable } from './record-support.js';
+import type { SplitSpec } from './record-descriptor.js';
 
 /** One step of a collection task as stored (its prepared transaction embedded). */
 export interface StoredStep {
@@ -22,6 +23,15 @@ export interface StoredStep {
 export interface StoredLease {
   owner: string;
   expiresAt: number;
+}
+
+/** A lease in the two columns a claim filters on, `<prefix>_owner` and `<prefix>_expires_at` (no owner: none). */
+export function leaseColumns(prefix = 'lease'): SplitSpec<StoredLease | null> {
+  return {
+    columns: [`${prefix}_owner`, `${prefix}_expires_at`],
+    split: (lease) => [lease?.owner ?? null, lease?.expiresAt ?? null],
+    join: ([owner, expiresAt]) => (owner === null || owner === undefined ? null : { owner: owner as string, expiresAt: expiresAt as number }),
+  };
 }
 
 /** The post-failure reclaim as stored (its own lease and schedule, its steps like the task's). */

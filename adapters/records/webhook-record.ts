@@ -3,7 +3,8 @@ import type {
   DeliveryAttempt, DeliveryStatus, DeveloperConfig, JsonValue, OptInEventType, WebhookDelivery, WebhookEvent, WebhookEventType,
 } from '../../core/domain/model/webhook.js';
 import { fromStoredEnvelope, toStoredEnvelope, type StoredEnvelope } from './wallet-record.js';
-import { fromStoredLease, toStoredLease, type StoredLease } from './collection-task-record.js';
+import { fromStoredLease, leaseColumns, toStoredLease, type StoredLease } from './collection-task-record.js';
+import { describeRecord } from './record-descriptor.js';
 import { decodeMoney, encodeMoney, nullable } from './record-support.js';
 
 /** `developer_configs`: `id` is the user id; minimums are (symbol, decimal string) pairs. */
@@ -185,3 +186,34 @@ export function fromStoredWebhookDelivery(doc: StoredWebhookDelivery): WebhookDe
     version: doc.version,
   };
 }
+
+/** Developer configurations, one per user; nested values as JSONB (the minimums keep their decimal strings). */
+export const DEVELOPER_CONFIG_RECORD = describeRecord({
+  name: 'developer config', table: 'developer_configs', collection: 'developer_configs',
+  encode: toStoredDeveloperConfig, decode: fromStoredDeveloperConfig,
+  fields: {
+    id: 'user_id', url: 'url', pendingUrl: 'pending_url', pendingSince: 'pending_since', verifiedAt: 'verified_at',
+    reviewNote: 'review_note', secret: { column: 'secret', codec: 'jsonb' }, previousSecret: { column: 'previous_secret', codec: 'jsonb' },
+    minCollectAmounts: { column: 'min_collect_amounts', codec: 'jsonb' }, optInEventTypes: { column: 'opt_in_event_types', codec: 'jsonb' },
+    autoCollect: { column: 'auto_collect', codec: 'jsonb' }, displayName: 'display_name', version: 'version',
+  },
+});
+
+/** The outbox's events, appended once; the payload stays its JSON text. */
+export const WEBHOOK_EVENT_RECORD = describeRecord({
+  name: 'webhook event', table: 'webhook_events', collection: 'webhook_events', encode: toStoredWebhookEvent, decode: fromStoredWebhookEvent,
+  fields: {
+    id: 'event_id', userId: 'user_id', eventType: 'event_type', occurredAt: 'occurred_at', payloadJson: 'payload_json', dispatched: 'dispatched',
+  },
+});
+
+/** Webhook deliveries: the attempts as JSON text (a receiver's response may hold U+0000), the lease in two columns. */
+export const WEBHOOK_DELIVERY_RECORD = describeRecord({
+  name: 'webhook delivery', table: 'webhook_deliveries', collection: 'webhook_deliveries',
+  encode: toStoredWebhookDelivery, decode: fromStoredWebhookDelivery,
+  fields: {
+    id: 'delivery_id', eventId: 'event_id', userId: 'user_id', eventType: 'event_type', url: 'url', status: 'status',
+    attempts: { column: 'attempts', codec: 'json' }, nextAttemptAt: 'next_attempt_at', lease: leaseColumns(), createdAt: 'created_at',
+    version: 'version',
+  },
+});

@@ -1,0 +1,147 @@
+import { ConcurrencyConflict } from '../../core/domain/errors.js';
+import type { Page, PageRequest } from '../../core/ports/page.js';
+import {
+  fieldColumns, isVersioned, keyColumn, type FieldColumns, type KeyedRecord, type RecordDescriptor,
+} from '../records/record-descriptor.js';
+import { prepared } from './pg-prepared.js';
+import {
+  insertOnce, insertRow, insertStatement, json, jsonb, pageOf, replaceStatement, versionedReplace, type Queryable, type Row, type TogetherWrite,
+} from './pg-support.js';
+
+/**
+ * A record's table, derived from its descriptor (issue #39 item 6): the row mapping (record <-> row, each field in its
+ * column(s) with its column codec) and the plain statements every table repeats. A repository holds one and keeps its
+ * own port methods and its special queries (claims, quotas, velocity); this is a value it uses, not a base class.
+ * Reads name their columns (never `SELECT *`) and go as named statements (pg-prepared.ts): a get is one prepared
+ * statement.
+ */
+export class PgTable<D, R extends KeyedRecord> {
+  /** The table's columns the mapping reads, comma-separated (for a repository's own SELECT or RETURNING). */
+  readonly columns: string;
+  /** The key's column. */
+  readonly key: string;
+  private readonly fields: readonly FieldColumns<R>[];
+  private readonly getText: string;
+
+  constructor(readonly descriptor: RecordDescriptor<D, R>) {
+    this.fields = fieldColumns(descriptor);
+    this.columns = this.fields.flatMap((f) => f.columns).join(', ');
+    this.key = keyColumn(descriptor);
+    this.getText = `SELECT ${this.columns} FROM ${descriptor.table} WHERE ${this.key} = $1`;
+  }
+
+  get table(): string {
+    return this.descriptor.table;
+  }
+
+  /** Domain value -> row: the codec, then each field into its column(s) (JSONB and JSON encoded). */
+  toRow(value: D): Row {
+    const record = this.descriptor.encode(value);
+    const row: Row = {};
+    for (const field of this.fields) {
+      const values = field.write(record);
+      field.columns.forEach((column, i) => {
+        const v = values[i] ?? null;
+        row[column] = field.codec === 'jsonb' ? jsonb(v) : field.codec === 'json' ? json(v) : v;
+      });
+    }
+    return row;
+  }
+
+  /** Row (with at least `columns`) -> domain value: each field from its column(s), then the codec. */
+  fromRow(row: Row): D {
+    const record: Record<string, unknown> = {};
+    for (const field of this.fields) {
+      const value = field.read(field.columns.map((c) => row[c]));
+      if (value !== undefined) record[field.field] = value;
+    }
+    return this.descriptor.decode(record as unknown as R);
+  }
+
+  /** The key of a domain value as its record stores it. */
+  keyOf(value: D): R['id'] {
+    return this.descriptor.encode(value).id;
+  }
+
+  /** The value stored under `id`, or null. One named statement. */
+  async get(q: Queryable, id: R['id']): Promise<D | null> {
+    const { rows } = await prepared(q).query(this.getText, [id]);
+    return rows.length === 0 ? null : this.fromRow(rows[0] as Row);
+  }
+
+  /** The values stored under `ids` (one statement, `= ANY($1)`), by key; a key not stored is absent. */
+  async getMany(q: Queryable, ids: readonly R['id'][]): Promise<Map<R['id'], D>> {
+    const { rows } = await prepared(q).query(`SELECT ${this.columns} FROM ${this.table} WHERE ${this.key} = ANY($1)`, [ids]);
+    return new Map((rows as Row[]).map((row) => [row[this.key] as R['id'], this.fromRow(row)]));
+  }
+
+  /** The values matching `where` (parameters `$1…`), in `order` when given, at most `limit` when given. */
+  async select(q: Queryable, where: string, params: readonly unknown[], order?: string, limit?: number): Promise<D[]> {
+    const ordered = order === undefined ? '' : ` ORDER BY ${order}`;
+    const limited = limit === undefined ? '' : ` LIMIT $${params.length + 1}`;
+    const values = limit === undefined ? [...params] : [...params, limit];
+    const { rows } = await q.query(`SELECT ${this.columns} FROM ${this.table} WHERE ${where}${ordered}${limited}`, values);
+    return (rows as Row[]).map((row) => this.fromRow(row));
+  }
+
+  /** The first value matching `where` in `order`, or null. */
+  async first(q: Queryable, where: string, params: readonly unknown[], order?: string): Promise<D | null> {
+    const [found] = await this.select(q, where, params, order, 1);
+    return found ?? null;
+  }
+
+  /** INSERT; a unique violation is thrown for the caller to classify. `extra` adds columns only this store keeps. */
+  insert(q: Queryable, value: D, extra: Row = {}): Promise<void> {
+    return insertRow(q, this.table, { ...this.toRow(value), ...extra });
+  }
+
+  /** insert as one write of a combined statement (writeTogether). */
+  insertWrite(value: D, extra: Row = {}): TogetherWrite {
+    const row = { ...this.toRow(value), ...extra };
+    return { statement: (from) => insertStatement(this.table, row, from) };
+  }
+
+  /** INSERT unless it breaks a unique constraint (`conflict`, default any); true when written. */
+  insertOnce(q: Queryable, value: D, conflict = '', extra: Row = {}): Promise<boolean> {
+    return insertOnce(q, this.table, { ...this.toRow(value), ...extra }, conflict);
+  }
+
+  /** The versioned replace: written only over the stored `version - 1`; false when another writer moved it or it is gone. */
+  replace(q: Queryable, value: D, extra: Row = {}): Promise<boolean> {
+    const row = this.versionedRow(value, extra);
+    return versionedReplace(q, this.table, { column: this.key, value: row[this.key] }, row);
+  }
+
+  /** replace as one write of a combined statement (writeTogether); a lost race undoes the whole statement. */
+  replaceWrite(value: D, extra: Row = {}): TogetherWrite {
+    const row = this.versionedRow(value, extra);
+    return {
+      statement: (from) => replaceStatement(this.table, { column: this.key, value: row[this.key] }, row, from),
+      replaces: { entity: this.descriptor.name, id: String(row[this.key]) },
+    };
+  }
+
+  /**
+   * The save of a versioned record: version 1 inserts (under the key's uniqueness), a later version replaces the one
+   * before it; either losing a race is a ConcurrencyConflict naming the record.
+   */
+  async save(q: Queryable, value: D): Promise<void> {
+    const row = this.versionedRow(value, {});
+    const written = row.version === 1
+      ? await insertOnce(q, this.table, row, `(${this.key})`)
+      : await versionedReplace(q, this.table, { column: this.key, value: row[this.key] }, row);
+    if (!written) throw new ConcurrencyConflict(this.descriptor.name, String(row[this.key]));
+  }
+
+  /** Offset/limit slice of the values matching `where` in `order`, plus their total (two named statements). */
+  page(q: Queryable, from: { where: string; order: string; params: readonly unknown[] }, page: PageRequest): Promise<Page<D>> {
+    return pageOf(q, { table: this.table, columns: this.columns, ...from }, (row) => this.fromRow(row), page);
+  }
+
+  private versionedRow(value: D, extra: Row): Row & { version: number } {
+    if (!isVersioned(this.descriptor)) {
+      throw new TypeError(`${this.descriptor.name} is not versioned`);
+    }
+    return { ...this.toRow(value), ...extra } as Row & { version: number };
+  }
+}
