@@ -17,7 +17,8 @@ import type { Lease, Versioned } from '../core/domain/model/common.js';
 import type { TransactionState } from '../core/domain/model/chain.js';
 import { ConcurrencyConflict } from '../core/domain/errors.js';
 import type { ChainGateway } from '../core/ports/chain-gateway.port.js';
-import { WorkflowRunner, type Workflow, type WorkflowStep } from '../core/application/worker/workflow-runner.js';
+import type { Workflow, WorkflowStep } from '../core/application/worker/workflow.js';
+import { WorkflowRunner } from '../core/application/worker/workflow-runner.js';
 import { ManualClock } from '../adapters/memory/index.js';
 import { ClaimIndex, IndexedTable } from '../adapters/memory/indexed-table.js';
 import { storedCopy, outboundCopy } from '../adapters/memory/frozen-copy.js';
@@ -81,25 +82,26 @@ function workflow(table: JobTable, clock: ManualClock): Workflow<Job> {
   };
   return {
     name: 'churn',
-    key: (j) => j.key,
-    claim: async (now, owner, leaseMs) => {
-      const [first] = table.due.queue.first(now);
-      if (first === undefined) return null;
-      const due = table.get(first.key)!;
-      const claimed = { ...due, lease: { owner, expiresAt: now + leaseMs }, version: due.version + 1 };
-      table.set(claimed.key, storedCopy(claimed));
-      return outboundCopy(claimed);
+    store: {
+      key: (j) => j.key,
+      claim: async (now, owner, leaseMs) => {
+        const [first] = table.due.queue.first(now);
+        if (first === undefined) return null;
+        const due = table.get(first.key)!;
+        const claimed = { ...due, lease: { owner, expiresAt: now + leaseMs }, version: due.version + 1 };
+        table.set(claimed.key, storedCopy(claimed));
+        return outboundCopy(claimed);
+      },
+      get: async (key) => { const j = table.get(key); return j === undefined ? null : outboundCopy(j); },
+      holds: (j, owner) => j.lease?.owner === owner,
+      released: (j, at) => ({ ...j, lease: null, nextRunAt: at }),
+      save,
     },
-    get: async (key) => { const j = table.get(key); return j === undefined ? null : outboundCopy(j); },
-    holds: (j, owner) => j.lease?.owner === owner,
-    stepOf: (j) => j.done ? null : step,
-    openRecord: (j) => j.tx,
+    visit: (j) => j.done ? null : { step, open: j.tx, awaited: null, startedAt: j.startedAt },
     withRecord: (j, record) => ({ ...j, tx: record }),
-    stepStartedAt: (j) => j.startedAt,
-    released: (j, at) => ({ ...j, lease: null, nextRunAt: at }),
     complete: async (j) => ({ ended: await save({ ...j, done: true, lease: null }, j.version) }),
     fail: async (j) => save({ ...j, done: true, lease: null }, j.version),
-    save,
+    statusOf: (j) => (j.done ? 'done' : 'pending'),
   };
 }
 

@@ -5,7 +5,7 @@ import type { ErrorCode } from '../../domain/errors.js';
 import type { AssetRegistry } from '../../domain/assets.js';
 import { COLLECTION_STATUS, type CollectionStatus, type CollectionTask, type StepRecord } from '../../domain/model/collection-task.js';
 import { COMMAND_STATUS, type Command, type PreparedTransaction } from '../../domain/model/command.js';
-import { NO_COST, settleDead } from '../../domain/sweep-cost.js';
+import type { TransactionState } from '../../domain/model/chain.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { CollectionTaskRepository } from '../../ports/collection-task-repository.port.js';
 import type { CommandRepository } from '../../ports/command-repository.port.js';
@@ -14,15 +14,14 @@ import type { UnitOfWork } from '../../ports/unit-of-work.port.js';
 import { collectionEvent } from '../webhook-events.js';
 import {
   collectableAmount, energyReadiness, mayRecover, planAcquireEnergy, planCollecting, planFunding, planRecovery, planTopUp, planTrc20Sweep, planUndelegation,
-  planRecoveryAmount, withReceipt, withRentalPaid,
+  planRecoveryAmount, withRentalPaid,
   type StepDeps, type StepPlan, type StepSettings, type StepSubject,
 } from './collection-steps.js';
 import { reclaimAfterFailure } from './reclaim-executor.js';
-import { TaskWorkflowBase } from './task-workflow.js';
+import type { RunnerHooks, RunnerLog } from './stage-protocol.js';
+import { notedOnTask, taskStore } from './task-workflow.js';
 import { STALE_READ_GRACE_MS, type Confirmations } from './write-ahead.js';
-import {
-  stepOfRow, WorkflowRefusal, type RunnerHooks, type RunnerLog, type StepDecision, type Workflow, type WorkflowStep,
-} from './workflow-runner.js';
+import { stepOfRow, WorkflowRefusal, type StepDecision, type Visit, type Workflow, type WorkflowStep, type WorkflowStore } from './workflow.js';
 import { WorkflowExecutor, type WorkflowOptions } from './workflow-executor.js';
 
 /** The ports the collection executor uses. */
@@ -55,8 +54,9 @@ const ON_COMPLETE: Partial<Record<CollectionStepName, (task: CollectionTask, rec
  * balance_locked), the collection.* event and, on a failure after gas or a delegation went out, the pending
  * reclaim land in one unit of work.
  */
-class CollectionWorkflow extends TaskWorkflowBase implements Workflow<CollectionTask> {
+class CollectionWorkflow implements Workflow<CollectionTask> {
   readonly name = 'collection';
+  readonly store: WorkflowStore<CollectionTask>;
   private readonly steps: Record<CollectionStepName, WorkflowStep<CollectionTask>>;
   private readonly confirmations: Confirmations;
 
@@ -67,7 +67,14 @@ class CollectionWorkflow extends TaskWorkflowBase implements Workflow<Collection
     private readonly energyTimeoutMs: number,
     private readonly staleReadGraceMs: number,
   ) {
-    super(deps.tasks);
+    this.store = taskStore(deps.tasks, {
+      claim: (now, owner, leaseMs) => deps.tasks.claimDue(now, owner, leaseMs),
+      claimSeveral: (now, owner, leaseMs, limit) => deps.tasks.claimSeveralDue(now, owner, leaseMs, limit),
+      holds: (task, owner) => task.lease?.owner === owner,
+      released: (task, at) => ({ ...task, nextRunAt: at, lease: null }),
+      // Kept by its runner between stages (decision 160): no one else writes a task once it has started.
+      kept: (task, lease) => ({ ...task, nextRunAt: lease.expiresAt, lease }),
+    });
     this.confirmations = confirmations;
     const planned = (planner: (d: StepDeps, s: StepSettings, subject: StepSubject) => Promise<StepPlan>) =>
       async (task: CollectionTask) => this.decide(task, await planner(this.deps, this.settings, this.subjectOf(task)));
@@ -88,25 +95,14 @@ class CollectionWorkflow extends TaskWorkflowBase implements Workflow<Collection
     this.steps = Object.fromEntries(rows.map((row) => [row.step, stepOfRow(row, confirmations, code[row.step], pipelined)])) as Record<CollectionStepName, WorkflowStep<CollectionTask>>;
   }
 
-  claim(now: number, owner: string, leaseMs: number): Promise<CollectionTask | null> {
-    return this.deps.tasks.claimDue(now, owner, leaseMs);
-  }
-
-  claimSeveral(now: number, owner: string, leaseMs: number, limit: number): Promise<CollectionTask[]> {
-    return this.deps.tasks.claimSeveralDue(now, owner, leaseMs, limit);
-  }
-
-  holds(task: CollectionTask, owner: string): boolean {
-    return task.lease?.owner === owner;
-  }
-
-  stepOf(task: CollectionTask): WorkflowStep<CollectionTask> | null {
+  /**
+   * The status's step (its COLLECTION_STEPS row), the open record (the status's last record, not completed), the
+   * transaction of an earlier status the row awaits that has no receipt noted yet, and the step's start.
+   */
+  visit(task: CollectionTask): Visit<CollectionTask> | null {
     const row = collectionStepOf(task.status);
-    return row === null ? null : this.steps[row.step];
-  }
-
-  openRecord(task: CollectionTask): PreparedTransaction | null {
-    return openStepRecord(task)?.transaction ?? null;
+    if (row === null) return null;
+    return { step: this.steps[row.step], open: openStepRecord(task)?.transaction ?? null, awaited: awaitedOf(task, row), startedAt: stepStartedAt(task) };
   }
 
   withRecord(task: CollectionTask, record: PreparedTransaction | null): CollectionTask {
@@ -121,18 +117,8 @@ class CollectionWorkflow extends TaskWorkflowBase implements Workflow<Collection
     return { ...task, steps: record === null ? task.steps.filter((s) => s !== open) : task.steps.map((s) => (s === open ? { ...s, transaction: record } : s)) };
   }
 
-  stepStartedAt(task: CollectionTask): number {
-    const mine = task.steps.filter((s) => s.status === task.status);
-    return mine.length > 0 ? Math.min(...mine.map((s) => s.startedAt)) : task.steps.at(-1)?.completedAt ?? task.startedAt;
-  }
-
-  released(task: CollectionTask, at: number): CollectionTask {
-    return { ...task, nextRunAt: at, lease: null };
-  }
-
-  /** Kept by its runner between stages (decision 160): no one else writes a task once it has started. */
-  kept(task: CollectionTask, lease: { readonly owner: string; readonly expiresAt: number }): CollectionTask {
-    return { ...task, nextRunAt: lease.expiresAt, lease };
+  noted(task: CollectionTask, record: PreparedTransaction, seen: TransactionState | 'dead'): CollectionTask {
+    return notedOnTask(task, record, seen);
   }
 
   statusOf(task: CollectionTask): CollectionStatus {
@@ -160,18 +146,6 @@ class CollectionWorkflow extends TaskWorkflowBase implements Workflow<Collection
     if (row.completedBy === 'start') return { next: await this.start(completed, next) };
     // Only the task changes: the stage's next write (a write-ahead, a release, the end) carries it (decision 157).
     return { unsaved: { ...completed, status: next, nextRunAt: now } };
-  }
-
-  awaited(task: CollectionTask): PreparedTransaction | null {
-    const awaits = collectionStepOf(task.status)?.awaits ?? null;
-    if (awaits === null) return null;
-    const settled = new Set(task.cost?.txids ?? []);
-    const status = COLLECTION_STATUS[awaits.status];
-    return task.steps.find((s) => s.status === status && s.transaction !== null && !settled.has(s.transaction.txid))?.transaction ?? null;
-  }
-
-  noteDead(task: CollectionTask, record: PreparedTransaction): CollectionTask {
-    return { ...task, cost: settleDead(task.cost ?? NO_COST, record.txid) };
   }
 
   fail(task: CollectionTask, code: ErrorCode, message: string): Promise<CollectionTask> {
@@ -381,6 +355,20 @@ export function collectionStepSettings(options: WorkflowOptions): StepSettings {
 function openStepRecord(task: CollectionTask): StepRecord | undefined {
   const last = task.steps.at(-1);
   return last !== undefined && last.status === task.status && last.completedAt === null ? last : undefined;
+}
+
+/** When the status's step started: its first record's start, else when the previous step completed (or the task started). */
+function stepStartedAt(task: CollectionTask): number {
+  const mine = task.steps.filter((s) => s.status === task.status);
+  return mine.length > 0 ? Math.min(...mine.map((s) => s.startedAt)) : task.steps.at(-1)?.completedAt ?? task.startedAt;
+}
+
+/** The transaction of an earlier status the step's row awaits, not settled yet (no receipt noted, not proven dead). */
+function awaitedOf(task: CollectionTask, row: CollectionStepRow): PreparedTransaction | null {
+  if (row.awaits === null) return null;
+  const settled = new Set(task.cost?.txids ?? []);
+  const status = COLLECTION_STATUS[row.awaits.status];
+  return task.steps.find((s) => s.status === status && s.transaction !== null && !settled.has(s.transaction.txid))?.transaction ?? null;
 }
 
 /** The task with the record of `tx` completed (a top-up delegation that landed; the wait goes on). */

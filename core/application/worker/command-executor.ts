@@ -26,9 +26,8 @@ import type { EnergyProvider } from '../../ports/energy-provider.port.js';
 import type { TransactionState } from '../../domain/model/chain.js';
 import { signerFor, type SignerDeps } from './worker-keys.js';
 import { STALE_READ_GRACE_MS, type Completion, type Confirmations } from './write-ahead.js';
-import {
-  stepOfRow, WorkflowRefusal, type RunnerHooks, type RunnerLog, type StepDecision, type Workflow, type WorkflowStep,
-} from './workflow-runner.js';
+import type { RunnerHooks, RunnerLog } from './stage-protocol.js';
+import { stepOfRow, WorkflowRefusal, type StepDecision, type Visit, type Workflow, type WorkflowStep, type WorkflowStore } from './workflow.js';
 import { WorkflowExecutor, type WorkflowOptions } from './workflow-executor.js';
 
 /**
@@ -68,6 +67,8 @@ const NATIVE_SETTINGS: StepSettings = {
  */
 class CommandWorkflow implements Workflow<Command> {
   readonly name = 'command';
+  /** Claimed by type; never kept between stages (an approval is written by others while it waits). */
+  readonly store: WorkflowStore<Command>;
   private readonly steps: Record<CommandStepKey, WorkflowStep<Command>>;
 
   constructor(
@@ -84,60 +85,48 @@ class CommandWorkflow implements Workflow<Command> {
       withdrawal: { depth: withdrawalCompletion, plan: (c) => this.plan(c) },
       staking: { depth: stakingCompletion, plan: (c) => this.plan(c) },
     };
+    this.store = {
+      key: (command) => command.commandNo,
+      claim: (now, owner, leaseMs) => deps.commands.claimDue(EXECUTED_COMMAND_TYPES, now, owner, leaseMs),
+      get: (commandNo) => deps.commands.get(commandNo),
+      save: async (next, readVersion) => {
+        const stored: Command = { ...next, version: readVersion + 1 };
+        await deps.commands.update(stored);
+        return stored;
+      },
+      holds: (command, owner) => command.lease?.owner === owner,
+      released: (command, at) => ({ ...command, nextRunAt: at, lease: null }),
+    };
     this.steps = Object.fromEntries((Object.keys(COMMAND_STEPS) as CommandStepKey[]).map((key) =>
       [key, stepOfRow<Command>({ ...COMMAND_STEPS[key], awaits: null }, code[key].depth, { plan: code[key].plan })])) as Record<CommandStepKey, WorkflowStep<Command>>;
   }
 
-  key(command: Command): string {
-    return command.commandNo;
-  }
-
-  claim(now: number, owner: string, leaseMs: number): Promise<Command | null> {
-    return this.deps.commands.claimDue(EXECUTED_COMMAND_TYPES, now, owner, leaseMs);
-  }
-
-  get(commandNo: string): Promise<Command | null> {
-    return this.deps.commands.get(commandNo);
-  }
-
-  holds(command: Command, owner: string): boolean {
-    return command.lease?.owner === owner;
-  }
-
-  stepOf(command: Command): WorkflowStep<Command> | null {
-    if (command.status === COMMAND_STATUS.RUNNING && command.funding != null) return this.fundedSteps().stepOf(command.funding);
+  /**
+   * A funded withdrawal's RUNNING phase (its step, the phase's record, what the phase's row awaits); else the
+   * command's COMMAND_STEPS row, whose one transaction is open while RUNNING. The step started when the command did.
+   */
+  visit(command: Command): Visit<Command> | null {
+    const startedAt = command.startedAt ?? command.createdAt;
+    if (command.status === COMMAND_STATUS.RUNNING && command.funding != null) {
+      const funded = this.fundedSteps();
+      return {
+        step: funded.stepOf(command.funding), open: funded.openRecord(command, command.funding), awaited: funded.awaited(command.funding), startedAt,
+      };
+    }
     // A decision by a person (issue #35 item 2) is carried out by the approval step, as the machine approver's answer.
     const key = commandStepOf(command);
-    return key === null ? null : this.steps[key];
-  }
-
-  openRecord(command: Command): PreparedTransaction | null {
-    if (command.status !== COMMAND_STATUS.RUNNING) return null;
-    return command.funding != null ? this.fundedSteps().openRecord(command, command.funding) : command.transaction;
+    if (key === null) return null;
+    return { step: this.steps[key], open: command.status === COMMAND_STATUS.RUNNING ? command.transaction : null, awaited: null, startedAt };
   }
 
   withRecord(command: Command, record: PreparedTransaction | null): Command {
     return command.funding != null ? this.fundedSteps().withRecord(command, command.funding, record) : { ...command, transaction: record };
   }
 
-  awaited(command: Command): PreparedTransaction | null {
-    return command.status === COMMAND_STATUS.RUNNING && command.funding != null ? this.fundedSteps().awaited(command.funding) : null;
-  }
-
-  noteReceipt(command: Command, record: PreparedTransaction, state: TransactionState): Command {
-    return command.funding != null ? { ...command, funding: this.fundedSteps().noteReceipt(command.funding, record, state) } : command;
-  }
-
-  noteDead(command: Command, record: PreparedTransaction): Command {
-    return command.funding != null ? { ...command, funding: this.fundedSteps().noteDead(command.funding, record) } : command;
-  }
-
-  stepStartedAt(command: Command): number {
-    return command.startedAt ?? command.createdAt;
-  }
-
-  released(command: Command, at: number): Command {
-    return { ...command, nextRunAt: at, lease: null };
+  noted(command: Command, record: PreparedTransaction, seen: TransactionState | 'dead'): Command {
+    if (command.funding == null) return command;
+    const funded = this.fundedSteps();
+    return { ...command, funding: seen === 'dead' ? funded.noteDead(command.funding, record) : funded.noteReceipt(command.funding, record, seen) };
   }
 
   statusOf(command: Command): number {
@@ -148,17 +137,11 @@ class CommandWorkflow implements Workflow<Command> {
     return command.errorCode === null ? null : { code: command.errorCode, message: command.lastError };
   }
 
-  async save(next: Command, readVersion: number): Promise<Command> {
-    const stored: Command = { ...next, version: readVersion + 1 };
-    await this.deps.commands.update(stored);
-    return stored;
-  }
-
   /** The step's table event (completedBy): `start`, PENDING → RUNNING (the lease stays: the stage goes on to send); `succeed`, RUNNING → SUCCESS with its event. */
   async complete(command: Command, _record: PreparedTransaction | null): Promise<{ next: Command } | { ended: Command }> {
     if (command.status === COMMAND_STATUS.RUNNING && command.funding != null) {
       const done = this.fundedSteps().completed(command.funding);
-      if ('next' in done) return { next: await this.save({ ...command, funding: done.next }, command.version) };
+      if ('next' in done) return { next: await this.store.save({ ...command, funding: done.next }, command.version) };
       const outcome = done.end.outcome ?? { ok: false, errorCode: 'INTERNAL-ERROR', lastError: 'funded withdrawal ended without an outcome' };
       return { ended: await this.finish({ ...command, funding: done.end }, outcome.ok, outcome.errorCode, outcome.lastError) };
     }
@@ -168,7 +151,7 @@ class CommandWorkflow implements Workflow<Command> {
     if (row.completedBy === 'succeed') return { ended: await this.finish(command, true, null, null) };
     const status = commandTransition(command.status, row.completedBy);
     if (status === null) throw new WorkflowRefusal(`command machine refused ${row.completedBy} of ${command.commandNo}`);
-    return { next: await this.save({ ...command, status, startedAt: this.deps.clock.now() }, command.version) };
+    return { next: await this.store.save({ ...command, status, startedAt: this.deps.clock.now() }, command.version) };
   }
 
   /**
@@ -184,7 +167,7 @@ class CommandWorkflow implements Workflow<Command> {
       // phases), then the command ends FAILED with this error and its withdrawal.failed event.
       const reclaiming = this.fundedSteps().failed(command.funding, code, message);
       if (reclaiming !== null) {
-        return this.save({ ...command, funding: reclaiming, nextRunAt: this.deps.clock.now(), lease: null }, command.version);
+        return this.store.save({ ...command, funding: reclaiming, nextRunAt: this.deps.clock.now(), lease: null }, command.version);
       }
     }
     return this.finish(command, false, code, message);
@@ -202,7 +185,7 @@ class CommandWorkflow implements Workflow<Command> {
     const now = this.deps.clock.now();
     if (code === 'RISK-REVIEW-BLOCKED') {
       const blocked: Command = { ...command, status, errorCode: code, lastError: message, finishedAt: now, lease: null };
-      return this.ended(blocked, () => this.save(blocked, command.version));
+      return this.ended(blocked, () => this.store.save(blocked, command.version));
     }
     const rejected: Command = {
       ...command, status, ...this.closedApproval(command, code, now), errorCode: code, lastError: message, finishedAt: now,

@@ -7,12 +7,12 @@ import type { PreparedTransaction } from '../../domain/model/command.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { CollectionTaskRepository } from '../../ports/collection-task-repository.port.js';
 import type { IdGenerator } from '../../ports/id-generator.port.js';
-import { TaskWorkflowBase } from './task-workflow.js';
+import type { TransactionState } from '../../domain/model/chain.js';
+import { notedOnTask, taskStore } from './task-workflow.js';
 import { delegationRecords, planRecovery, planUndelegation, type StepDeps, type StepPlan, type StepSettings, type StepSubject } from './collection-steps.js';
 import type { Confirmations } from './write-ahead.js';
-import {
-  stepOfRow, WorkflowRefusal, type RunnerHooks, type RunnerLog, type StepDecision, type Workflow, type WorkflowStep,
-} from './workflow-runner.js';
+import type { RunnerHooks, RunnerLog } from './stage-protocol.js';
+import { stepOfRow, WorkflowRefusal, type StepDecision, type Visit, type Workflow, type WorkflowStep, type WorkflowStore } from './workflow.js';
 import { WorkflowExecutor, type WorkflowOptions } from './workflow-executor.js';
 
 /** The ports the reclaimer uses (a subset of the collection executor's). */
@@ -56,12 +56,18 @@ export function reclaimAfterFailure(task: CollectionTask, now: number): { reclai
  * refusal and revert retries. It writes only `task.reclaim` (and the version): the task's status, error and
  * event stay as the failure left them.
  */
-class ReclaimWorkflow extends TaskWorkflowBase implements Workflow<CollectionTask> {
+class ReclaimWorkflow implements Workflow<CollectionTask> {
   readonly name = 'reclaim';
+  readonly store: WorkflowStore<CollectionTask>;
   private readonly steps: Record<Phase, WorkflowStep<CollectionTask>>;
 
   constructor(private readonly deps: ReclaimExecutorDeps, private readonly settings: StepSettings, confirmations: Confirmations) {
-    super(deps.tasks);
+    // Leased on its own (task.reclaim.lease), never kept between stages.
+    this.store = taskStore(deps.tasks, {
+      claim: (now, owner, leaseMs) => deps.tasks.claimReclaimDue(now, owner, leaseMs),
+      holds: (task, owner) => task.reclaim?.lease?.owner === owner,
+      released: (task, at) => withReclaim(task, { nextRunAt: at, lease: null }),
+    });
     // The planners are the workflow's code; everything else about a step is its RECLAIM_STEPS row.
     const step = (phase: Phase, planner: (d: StepDeps, s: StepSettings, subject: StepSubject) => Promise<StepPlan>) =>
       stepOfRow<CollectionTask>({ ...RECLAIM_STEPS[collectionStatusName(phase) as PhaseName], awaits: null }, confirmations, {
@@ -73,21 +79,15 @@ class ReclaimWorkflow extends TaskWorkflowBase implements Workflow<CollectionTas
     };
   }
 
-  claim(now: number, owner: string, leaseMs: number): Promise<CollectionTask | null> {
-    return this.deps.tasks.claimReclaimDue(now, owner, leaseMs);
-  }
-
-  holds(task: CollectionTask, owner: string): boolean {
-    return task.reclaim?.lease?.owner === owner;
-  }
-
-  stepOf(task: CollectionTask): WorkflowStep<CollectionTask> | null {
+  /** The first phase not completed yet, its open record and start; a reclaim awaits nothing. */
+  visit(task: CollectionTask): Visit<CollectionTask> | null {
     const phase = phaseOf(task);
-    return phase === null ? null : this.steps[phase];
-  }
-
-  openRecord(task: CollectionTask): PreparedTransaction | null {
-    return openPhaseRecord(task)?.transaction ?? null;
+    if (phase === null) return null;
+    const open = openPhaseRecord(task);
+    return {
+      step: this.steps[phase], open: open?.transaction ?? null, awaited: null,
+      startedAt: open?.startedAt ?? task.reclaim?.steps.at(-1)?.completedAt ?? task.finishedAt ?? 0,
+    };
   }
 
   withRecord(task: CollectionTask, record: PreparedTransaction | null): CollectionTask {
@@ -99,12 +99,8 @@ class ReclaimWorkflow extends TaskWorkflowBase implements Workflow<CollectionTas
     });
   }
 
-  stepStartedAt(task: CollectionTask): number {
-    return openPhaseRecord(task)?.startedAt ?? task.reclaim?.steps.at(-1)?.completedAt ?? task.finishedAt ?? 0;
-  }
-
-  released(task: CollectionTask, at: number): CollectionTask {
-    return withReclaim(task, { nextRunAt: at, lease: null });
+  noted(task: CollectionTask, record: PreparedTransaction, seen: TransactionState | 'dead'): CollectionTask {
+    return notedOnTask(task, record, seen);
   }
 
   statusOf(task: CollectionTask): string {
@@ -121,8 +117,8 @@ class ReclaimWorkflow extends TaskWorkflowBase implements Workflow<CollectionTas
       ? task.reclaim!.steps.map((s) => (s === open ? { ...s, completedAt: now } : s))
       : [...task.reclaim!.steps, { status: phase, transaction: null, orderRef: null, startedAt: now, completedAt: now }];
     const closed = withReclaim(task, { steps, nextRunAt: now });
-    if (phaseOf(closed) !== null) return { next: await this.save(closed, task.version) };
-    return { ended: await this.save(withReclaim(closed, { status: 'done', finishedAt: now, lease: null }), task.version) };
+    if (phaseOf(closed) !== null) return { next: await this.store.save(closed, task.version) };
+    return { ended: await this.store.save(withReclaim(closed, { status: 'done', finishedAt: now, lease: null }), task.version) };
   }
 
   fail(task: CollectionTask, code: ErrorCode, message: string): Promise<CollectionTask> {

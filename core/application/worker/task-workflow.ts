@@ -1,31 +1,31 @@
 import type { CollectionTask } from '../../domain/model/collection-task.js';
 import type { TransactionState } from '../../domain/model/chain.js';
 import type { PreparedTransaction } from '../../domain/model/command.js';
+import { NO_COST, settleDead } from '../../domain/sweep-cost.js';
 import type { CollectionTaskRepository } from '../../ports/collection-task-repository.port.js';
 import { withReceipt } from './collection-steps.js';
+import type { WorkflowStore } from './workflow.js';
 
 /**
  * What the two workflows stored on a collection task share (the collection itself and its post-failure reclaim):
- * the task number as key, reads and optimistic writes of the whole task, and its cost counted from each receipt.
+ * the task number as key, reads and optimistic writes of the whole task; each brings its own claim and lease.
  */
-export abstract class TaskWorkflowBase {
-  constructor(protected readonly taskStore: CollectionTaskRepository) {}
+export function taskStore(
+  tasks: CollectionTaskRepository, lease: Pick<WorkflowStore<CollectionTask>, 'claim' | 'claimSeveral' | 'holds' | 'released' | 'kept'>,
+): WorkflowStore<CollectionTask> {
+  return {
+    key: (task) => task.taskNo,
+    get: (taskNo) => tasks.get(taskNo),
+    save: async (next, readVersion) => {
+      const stored: CollectionTask = { ...next, version: readVersion + 1 };
+      await tasks.update(stored);
+      return stored;
+    },
+    ...lease,
+  };
+}
 
-  key(task: CollectionTask): string {
-    return task.taskNo;
-  }
-
-  get(taskNo: string): Promise<CollectionTask | null> {
-    return this.taskStore.get(taskNo);
-  }
-
-  async save(next: CollectionTask, readVersion: number): Promise<CollectionTask> {
-    const stored: CollectionTask = { ...next, version: readVersion + 1 };
-    await this.taskStore.update(stored);
-    return stored;
-  }
-
-  noteReceipt(task: CollectionTask, record: PreparedTransaction, state: TransactionState): CollectionTask {
-    return withReceipt(task, record, state);
-  }
+/** A task's cost counted from each receipt; a transaction proven dead settled at no cost. */
+export function notedOnTask(task: CollectionTask, record: PreparedTransaction, seen: TransactionState | 'dead'): CollectionTask {
+  return seen === 'dead' ? { ...task, cost: settleDead(task.cost ?? NO_COST, record.txid) } : withReceipt(task, record, seen);
 }

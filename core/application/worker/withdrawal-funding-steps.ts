@@ -13,7 +13,7 @@ import {
   type StepDeps, type StepPlan, type StepSettings, type StepSubject,
 } from './collection-steps.js';
 import type { Confirmations } from './write-ahead.js';
-import { stepOfRow, WorkflowRefusal, type StepDecision, type WorkflowStep } from './workflow-runner.js';
+import { stepOfRow, WorkflowRefusal, type StepDecision, type WorkflowStep } from './workflow.js';
 
 /** The ports the funded steps read (the collection's step planners' and the asset registry). */
 export interface FundedWithdrawalDeps extends StepDeps {

@@ -4,7 +4,9 @@ import type { TransactionEvidence } from '../../ports/transaction-evidence.port.
 import type { Clock } from '../../ports/clock.port.js';
 import type { IdGenerator } from '../../ports/id-generator.port.js';
 import type { Confirmations } from './write-ahead.js';
-import { WorkflowRunner, type RunnerHooks, type RunnerLog, type RunnerOptions, type RunResult, type Workflow } from './workflow-runner.js';
+import type { RunnerHooks, RunnerLog, RunResult } from './stage-protocol.js';
+import type { Workflow } from './workflow.js';
+import { WorkflowRunner, type RunnerOptions } from './workflow-runner.js';
 
 /**
  * The one options type of every workflow executor (collections, their reclaims, withdrawals and staking commands).
@@ -107,11 +109,7 @@ export class WorkflowExecutor<S extends Versioned> {
   private readonly batch: number;
 
   constructor(
-    private readonly workflow: Workflow<S> & {
-      statusOf(subject: S): number | string;
-      /** The error a subject ended with, null when none. */
-      errorOf?(subject: S): { readonly code: string; readonly message: string | null } | null;
-    },
+    private readonly workflow: Workflow<S>,
     deps: ExecutorDeps,
     options: WorkflowOptions,
     defaults: Partial<Pick<RunnerOptions, 'retryBaseMs' | 'retryMaxMs'>> & { readonly batch: number },

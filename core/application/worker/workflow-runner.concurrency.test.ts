@@ -11,7 +11,8 @@ import type { TransactionState } from '../../domain/model/chain.js';
 import type { PreparedTransaction } from '../../domain/model/command.js';
 import type { Lease } from '../../domain/model/common.js';
 import type { ChainGateway } from '../../ports/chain-gateway.port.js';
-import { WorkflowRunner, type Workflow, type WorkflowStep } from './workflow-runner.js';
+import type { Workflow, WorkflowStep } from './workflow.js';
+import { WorkflowRunner } from './workflow-runner.js';
 
 interface Job {
   readonly key: string;
@@ -72,28 +73,29 @@ function world(jobs: number, delays: readonly number[]) {
   };
   const workflow: Workflow<Job> = {
     name: 'test',
-    key: (j) => j.key,
-    claim: async (at, owner, leaseMs) => {
-      claims += 1;
-      const due = [...rows.values()].find((j) => !j.done && j.nextRunAt <= at && (j.lease === null || j.lease.expiresAt <= at));
-      if (due === undefined) return null;
-      const claimed = { ...due, lease: { owner, expiresAt: at + leaseMs }, version: due.version + 1 };
-      rows.set(due.key, claimed);
-      if (active.has(due.key)) overlap = true;
-      active.add(due.key);
-      mostActive = Math.max(mostActive, active.size);
-      return claimed;
+    store: {
+      key: (j) => j.key,
+      claim: async (at, owner, leaseMs) => {
+        claims += 1;
+        const due = [...rows.values()].find((j) => !j.done && j.nextRunAt <= at && (j.lease === null || j.lease.expiresAt <= at));
+        if (due === undefined) return null;
+        const claimed = { ...due, lease: { owner, expiresAt: at + leaseMs }, version: due.version + 1 };
+        rows.set(due.key, claimed);
+        if (active.has(due.key)) overlap = true;
+        active.add(due.key);
+        mostActive = Math.max(mostActive, active.size);
+        return claimed;
+      },
+      get: async (key) => rows.get(key) ?? null,
+      holds: (j, owner) => j.lease?.owner === owner,
+      released: (j, at) => ({ ...j, lease: null, nextRunAt: at }),
+      save,
     },
-    get: async (key) => rows.get(key) ?? null,
-    holds: (j, owner) => j.lease?.owner === owner,
-    stepOf: (j) => (j.done ? null : step),
-    openRecord: (j) => j.tx,
+    visit: (j) => (j.done ? null : { step, open: j.tx, awaited: null, startedAt: 0 }),
     withRecord: (j, record) => ({ ...j, tx: record }),
-    stepStartedAt: () => 0,
-    released: (j, at) => ({ ...j, lease: null, nextRunAt: at }),
     complete: async (j) => ({ ended: await save({ ...j, done: true, lease: null }, j.version) }),
     fail: async (j) => save({ ...j, done: true, lease: null }, j.version),
-    save,
+    statusOf: (j) => (j.done ? 'done' : 'pending'),
   };
   const clock = { now: () => now };
   return {

@@ -1,0 +1,459 @@
+import { ChainError, ConcurrencyConflict, DomainError, InfrastructureError, type ErrorCode } from '../../domain/errors.js';
+import type { PreparedTransaction } from '../../domain/model/command.js';
+import type { TransactionState } from '../../domain/model/chain.js';
+import type { Versioned } from '../../domain/model/common.js';
+import type { ChainGateway } from '../../ports/chain-gateway.port.js';
+import type { Clock } from '../../ports/clock.port.js';
+import type { TransactionEvidence } from '../../ports/transaction-evidence.port.js';
+import { onAwaited, onError as onPolicyError, onFollowed, type ErrorClass, type Evidence } from './money-policy.js';
+import { RetryBackoff } from './retry-backoff.js';
+import type { Kept, SubjectSource } from './subject-source.js';
+import { WorkflowRefusal, type StepDecision, type Workflow, type WorkflowStep } from './workflow.js';
+import {
+  broadcastPrepared, describeRefusal, followOperation, isValidationRefusal, writeAheadRecord, type Completion, type FollowSource, type OperationState,
+} from './write-ahead.js';
+
+/** Where the runner reports. A pino logger fits. */
+export interface RunnerLog {
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
+
+/** Hooks for metrics (the worker host wires them). */
+export interface RunnerHooks {
+  /** A workflow has been in its step longer than `stuckAfterMs` (reported at most once per stuckAfterMs per subject). */
+  onStuck?(workflow: string, key: string, step: string, forMs: number): void;
+  /** A stage failed with an error that leaves the workflow waiting. */
+  onRetry?(workflow: string, key: string, step: string, error: unknown): void;
+  /** A transaction was followed: from the blocks the scanner read, or by asking a node (the fallback, issue #27). */
+  onFollow?(workflow: string, source: FollowSource): void;
+}
+
+/** What the stage protocol reads and reports to. */
+export interface StageDeps {
+  readonly clock: Clock;
+  readonly chain: ChainGateway;
+  readonly log?: RunnerLog;
+  readonly hooks?: RunnerHooks;
+  /** The receipts of the blocks the scanner of this process read (issue #27); without it every follow asks a node. */
+  readonly evidence?: TransactionEvidence;
+}
+
+/** The protocol's tunables (the runner's options, defaults applied). */
+export interface StageOptions {
+  readonly pollMs: number;
+  readonly retryBaseMs: number;
+  readonly retryMaxMs: number;
+  readonly stuckAfterMs: number;
+  readonly maxStepsPerStage: number;
+}
+
+/** What one stage did to one subject. */
+export interface RunResult<S> {
+  readonly key: string;
+  /**
+   * advanced: a step completed or a transaction went out; waiting: for the chain; retrying: after a failure;
+   * finished: the workflow ended (DONE, SUCCESS, FAILED …); lost-lease: another runner owns it now.
+   */
+  readonly outcome: 'advanced' | 'waiting' | 'retrying' | 'finished' | 'lost-lease';
+  /** A transaction was handed to a node in this stage. */
+  readonly sent: boolean;
+  /** The subject as this stage last saw it (before the end, for a finished workflow). */
+  readonly subject: S;
+}
+
+/**
+ * The one chain-write protocol of every workflow (collections, reclaims, withdrawals, staking), run on one claimed
+ * subject, step by step: plan from the chain → sign → persist the write-ahead record (stamped `broadcastAt`) → send →
+ * follow the txid until chain evidence ends it → complete (the workflow's transition). Each write names the version
+ * it read, so a stage whose lease was taken over loses its next write and stops.
+ *
+ * The money rule (money-policy.ts): once a transaction may have been sent, only chain evidence ends its step
+ * (write-ahead.ts). Every other error while following it (node refusals and HTTP failures, lost replies, store
+ * failures, unknown node answers) leaves the step waiting with backoff; the workflow never ends on it and never
+ * releases its lock. Before anything is sent, business errors (DomainError) and permanent chain errors end the
+ * workflow FAILED, unless the step must finish. Store failures never decide anything: they retry. Errors of no known
+ * class escape like a crash (the lease runs out and another stage resumes).
+ */
+export class StageProtocol<S extends Versioned> {
+  private readonly backoff: RetryBackoff;
+  /** Last stuck report per subject, so the log says it once per stuckAfterMs, not every poll. */
+  private readonly stuckReported = new Map<string, number>();
+
+  constructor(
+    private readonly workflow: Workflow<S>,
+    private readonly source: SubjectSource<S>,
+    private readonly deps: StageDeps,
+    private readonly options: StageOptions,
+  ) {
+    this.backoff = new RetryBackoff(options.retryBaseMs, options.retryMaxMs);
+  }
+
+  /**
+   * One stage of a claimed subject, its failure handled by the money policy's ON_ERROR table; `kept`: the stage's
+   * last release kept the subject for this runner (the subject source holds it until it is due).
+   */
+  async run(claimed: S): Promise<{ readonly result: RunResult<S>; readonly kept: Kept | null }> {
+    const key = this.workflow.store.key(claimed);
+    const progress: Progress<S> = { subject: claimed, sent: false, kept: null };
+    try {
+      try {
+        // A state read its steps repeat is asked once a block by the gateway itself (CachingChainGateway).
+        const result = await this.stage(progress);
+        if (result.outcome !== 'retrying') this.backoff.reset(key);
+        if (result.outcome === 'finished') this.stuckReported.delete(key);
+        return { result, kept: progress.kept };
+      } catch (error) {
+        return { result: await this.onError(key, progress, error), kept: null };
+      }
+    } catch (error) {
+      if (error instanceof ConcurrencyConflict) return { result: { key, outcome: 'lost-lease', sent: progress.sent, subject: progress.subject }, kept: null };
+      // Recording the failure failed too (the store is down, or applied a write and reported an error): the lease
+      // runs out and the subject resumes, which is exactly what a crash here would lead to.
+      if (error instanceof InfrastructureError || error instanceof DomainError || error instanceof WorkflowRefusal) {
+        this.deps.log?.warn({ workflow: this.workflow.name, key, err: describeRefusal(error) }, 'workflow stage could not record its failure');
+        return { result: { key, outcome: 'retrying', sent: progress.sent, subject: progress.subject }, kept: null };
+      }
+      throw error;
+    }
+  }
+
+  /** Steps until one has to wait for the chain or the workflow ends (at most maxStepsPerStage steps). */
+  private async stage(progress: Progress<S>): Promise<RunResult<S>> {
+    const key = this.workflow.store.key(progress.subject);
+    let outcome: RunResult<S>['outcome'] = 'advanced';
+    for (let i = 0; i < this.options.maxStepsPerStage; i++) {
+      const subject = progress.subject;
+      const visit = this.workflow.visit(subject);
+      if (visit === null) return { key, outcome: 'finished', sent: progress.sent, subject };
+      const next = visit.open === null ? await this.plan(progress, visit.step, visit.awaited) : await this.follow(progress, visit.step, visit.open);
+      if (next !== 'continue') return { key, outcome: next, sent: progress.sent, subject: progress.subject };
+      outcome = 'advanced';
+    }
+    await this.release(progress, this.deps.clock.now(), true);
+    return { key, outcome, sent: progress.sent, subject: progress.subject };
+  }
+
+  /** A step with nothing open: what it awaits first (when before its plan), then its plan and the decision. */
+  private async plan(progress: Progress<S>, step: WorkflowStep<S>, awaited: PreparedTransaction | null): Promise<Step> {
+    if (step.awaits === 'plan') {
+      const followed = await this.followAwaited(progress, step, awaited);
+      if (followed !== 'go') return followed;
+    }
+    return this.decide(progress, step, await step.plan(progress.subject));
+  }
+
+  /** Acts on a step's decision (a step that awaits before completing completes only once that has landed). */
+  private async decide(progress: Progress<S>, step: WorkflowStep<S>, decision: StepDecision<S>): Promise<Step> {
+    switch (decision.kind) {
+      case 'send':
+        return this.send(progress, step, decision);
+      case 'complete': {
+        if (step.awaits === 'complete') {
+          if (decision.subject !== undefined) progress.subject = decision.subject;
+          // The decision's subject may settle what the step awaited (a loss it planned from): visited again.
+          const followed = await this.followAwaited(progress, step, this.workflow.visit(progress.subject)?.awaited ?? null);
+          if (followed !== 'go') return followed;
+          return this.completeStep(progress, progress.subject, null);
+        }
+        return this.completeStep(progress, decision.subject ?? progress.subject, null);
+      }
+      case 'wait': {
+        // The subject's changes and the release are one write.
+        if (decision.subject !== undefined) progress.subject = decision.subject;
+        await this.release(progress, this.deps.clock.now() + (decision.delayMs ?? this.options.pollMs), true);
+        return 'waiting';
+      }
+      case 'retry':
+        return this.retry(progress, step, new Error(decision.reason));
+      case 'fail':
+        if (step.mustFinish) throw new WorkflowRefusal(`${step.name} cannot fail (${decision.code}: ${decision.message})`);
+        progress.subject = await this.workflow.fail(progress.subject, decision.code, decision.message, true);
+        return 'finished';
+    }
+  }
+
+  /**
+   * The earlier transaction the step awaits, followed like the step's own (the money policy's AWAITED table):
+   * `go` once there is none left unsettled (a landed one's receipt noted into the subject, saved with the next
+   * write); else the stage ends waiting, failed, or (lost in a step that must finish) with the step planned again
+   * knowing the loss.
+   */
+  private async followAwaited(progress: Progress<S>, step: WorkflowStep<S>, tx: PreparedTransaction | null): Promise<Step | 'go'> {
+    if (tx === null) return 'go';
+    const state = await this.followed(tx, step.depth);
+    const evidence = evidenceOf(state, tx);
+    switch (onAwaited(evidence, step.mustFinish)) {
+      case 'complete':
+        // Followed to a depth, a confirmed transaction comes with its receipt (only an 'accepted' one comes without).
+        if (state.kind !== 'confirmed' || state.state === null) return this.waitFor(progress, step);
+        progress.subject = this.noted(progress.subject, tx, state.state);
+        return 'go';
+      case 'wait':
+        return this.waitFor(progress, step);
+      case 'fail': {
+        const lost = lostMessage(step, tx, state);
+        if (state.kind === 'reverted') progress.subject = this.noted(progress.subject, tx, state.state);
+        progress.subject = await this.workflow.fail(progress.subject, lost.code, lost.message);
+        return 'finished';
+      }
+      case 'replan': {
+        const before = progress.subject;
+        const noted = this.noted(before, tx, state.kind === 'reverted' ? state.state : 'dead');
+        const decision = await step.plan(noted, tx);
+        // The loss is saved only with a decision that acts on it; otherwise it is seen again on the next visit.
+        progress.subject = decision.kind === 'send' || decision.kind === 'complete' ? noted : before;
+        if (decision.kind === 'complete') return this.completeStep(progress, decision.subject ?? noted, null);
+        return this.decide(progress, step, decision);
+      }
+      default:
+        throw new WorkflowRefusal(`no awaited action for ${evidence}`);
+    }
+  }
+
+  private async waitFor(progress: Progress<S>, step: WorkflowStep<S>): Promise<Step> {
+    this.checkStuck(progress.subject, step);
+    await this.release(progress, await this.nextBlockLook(), true);
+    return 'waiting';
+  }
+
+  /**
+   * When to look for a transaction sent now, or not in a block yet: just after the next block (the head's time plus
+   * one poll interval, TRON's block time, plus a margin for the block to reach the node), not a whole poll interval
+   * after now: a look a poll after a send made late in a slot waits most of a block for nothing, and one made early
+   * may come before its block. A head whose time is not within a poll interval before now (the chain's clock is not
+   * this one, as on a devnet with virtual time, or the head is overdue or unreadable) falls back to a poll from now.
+   */
+  private async nextBlockLook(): Promise<number> {
+    const now = this.deps.clock.now();
+    const pollMs = this.options.pollMs;
+    let head: number;
+    try {
+      head = (await this.deps.chain.head()).timestamp;
+    } catch {
+      return now + pollMs;
+    }
+    if (!(head <= now && now - head < pollMs)) return now + pollMs;
+    return Math.max(now + NEXT_BLOCK_MARGIN_MS, head + pollMs + NEXT_BLOCK_MARGIN_MS);
+  }
+
+  /**
+   * Write-ahead, then the first send. A refused or unanswered send leaves the transaction open: it is followed.
+   * A step that completes on a later block (not on the node's acceptance) releases its subject in the write-ahead
+   * write itself, due a poll later (decision 156): one store write fewer per transaction. The lease then no longer
+   * covers the broadcast, which is safe under the money rule: the record is stored before the send, so whoever
+   * claims the subject after the poll only follows that one signed transaction (a re-send of it is the same txid),
+   * and this runner's later writes (a refusal noted) name the version they read, so they lose to such a claim.
+   */
+  private async send(progress: Progress<S>, step: WorkflowStep<S>, decision: Extract<StepDecision<S>, { kind: 'send' }>): Promise<Step> {
+    const now = this.deps.clock.now();
+    const record = writeAheadRecord(decision.tx, now);
+    const persisted = decision.persist(record);
+    const onAcceptance = completionOf(step, persisted) === 'accepted';
+    const look = onAcceptance ? now : await this.nextBlockLook();
+    progress.subject = await this.workflow.store.save(onAcceptance ? persisted : this.releasedAt(progress, persisted, look, true), progress.subject.version);
+    progress.sent = true;
+    try {
+      await broadcastPrepared(this.deps.chain, record);
+    } catch (error) {
+      const refused = this.workflow.withRecord(progress.subject, { ...record, refusal: describeRefusal(error) });
+      progress.subject = await this.workflow.store.save(refused, progress.subject.version);
+      return this.retry(progress, step, error);
+    }
+    if (onAcceptance) return this.completeStep(progress, progress.subject, record);
+    return 'advanced';
+  }
+
+  /** A step with an open transaction: only chain evidence moves it on (write-ahead.ts; money-policy.ts FOLLOWED). */
+  private async follow(progress: Progress<S>, step: WorkflowStep<S>, record: PreparedTransaction): Promise<Step> {
+    const state = await this.followed(record, completionOf(step, progress.subject));
+    const evidence = evidenceOf(state, record);
+    const action = onFollowed(evidence, step.mustFinish);
+    switch (state.kind) {
+      case 'confirmed': {
+        const noted = state.state === null ? progress.subject : this.noted(progress.subject, record, state.state);
+        const closed = step.afterConfirmed?.(noted, record, this.deps.clock.now()) ?? null;
+        if (closed === null) return this.completeStep(progress, noted, record);
+        progress.subject = await this.workflow.store.save(closed, progress.subject.version);
+        return 'continue';
+      }
+      case 'waiting': {
+        // A refusal of the operation itself stays on the record over later ones about freshness (expired, TaPoS).
+        const keep = isValidationRefusal(record.refusal) && !isValidationRefusal(state.refusal);
+        if (state.refusal !== null && !keep && state.refusal !== (record.refusal ?? null)) {
+          const noted = this.workflow.withRecord(progress.subject, { ...record, refusal: state.refusal });
+          progress.subject = await this.workflow.store.save(noted, progress.subject.version);
+        }
+        if (action === 'wait') return this.waitFor(progress, step);
+        return this.retry(progress, step, new Error(state.refusal ?? 'refused'));
+      }
+      case 'reverted': {
+        const message = `${step.name} transaction ${record.txid} failed on chain: ${state.reason}`;
+        const noted = this.noted(progress.subject, record, state.state);
+        if (action === 'fail') {
+          progress.subject = await this.workflow.fail(noted, 'CHAIN-TRANSACTION-FAILED', message);
+          return 'finished';
+        }
+        // It moved nothing but its fee: drop it and plan again from the chain, later.
+        progress.subject = await this.workflow.store.save(this.workflow.withRecord(noted, null), progress.subject.version);
+        return this.retry(progress, step, new Error(message));
+      }
+      case 'dead': {
+        if (action === 'fail') {
+          progress.subject = await this.workflow.fail(progress.subject, 'CHAIN-BROADCAST-FAILED',
+            `${step.name} transaction ${record.txid} expired unsent: ${record.refusal}`);
+          return 'finished';
+        }
+        // Provably never included: plan anew (a crash before the send, a dropped or expired transaction).
+        progress.subject = await this.workflow.store.save(this.workflow.withRecord(progress.subject, null), progress.subject.version);
+        return 'continue';
+      }
+    }
+  }
+
+  /** followOperation on the evidence of this process's scanner, when there is one; each follow's source counted. */
+  private followed(tx: PreparedTransaction, completion: Completion): Promise<OperationState> {
+    return followOperation(this.deps.chain, tx, completion, this.deps.evidence ?? null,
+      (source) => this.deps.hooks?.onFollow?.(this.workflow.name, source));
+  }
+
+  private noted(subject: S, record: PreparedTransaction, seen: TransactionState | 'dead'): S {
+    return this.workflow.noted?.(subject, record, seen) ?? subject;
+  }
+
+  /**
+   * The step is done: the workflow's transition; the stage goes on with the next step. An `unsaved` transition rides
+   * on the stage's next write (every write of a stage starts from progress.subject and names its stored version; a
+   * stage never ends without one: a send's write-ahead, a release, the end, or a failure re-read from the store).
+   */
+  private async completeStep(progress: Progress<S>, subject: S, record: PreparedTransaction | null): Promise<Step> {
+    const done = await this.workflow.complete(subject, record);
+    if ('ended' in done) {
+      progress.subject = done.ended;
+      return 'finished';
+    }
+    progress.subject = 'unsaved' in done ? done.unsaved : done.next;
+    return 'continue';
+  }
+
+  /**
+   * After a failed stage: the money policy's ON_ERROR table, by the error's class, whether a transaction of the step
+   * is open and whether the step must finish. Store failures never decide anything.
+   */
+  private async onError(key: string, progress: Progress<S>, error: unknown): Promise<RunResult<S>> {
+    const kind = errorClassOf(error);
+    // Lost lease and unknown errors act the same in every column (asserted by the policy's test): decided before reading.
+    const early = onPolicyError(kind, false, false);
+    if (early === 'stop' || early === 'crash') throw error;
+    // Re-read: the stage may have written since the claim, and this write must name the stored version.
+    const current = await this.workflow.store.get(key);
+    if (current === null || !this.source.holds(current)) throw new ConcurrencyConflict(this.workflow.name, key);
+    progress.subject = current;
+    const visit = this.workflow.visit(current);
+    if (visit === null) return { key, outcome: 'finished', sent: progress.sent, subject: current };
+    if (onPolicyError(kind, visit.open !== null, visit.step.mustFinish) === 'retry') {
+      await this.retry(progress, visit.step, error);
+      return { key, outcome: 'retrying', sent: progress.sent, subject: progress.subject };
+    }
+    this.backoff.reset(key);
+    const ended = await this.workflow.fail(current, (error as DomainError | InfrastructureError).code, (error as Error).message);
+    return { key, outcome: 'finished', sent: progress.sent, subject: ended };
+  }
+
+  /** Releases the subject with a backoff delay (the node's Retry-After when longer) and reports the failure. */
+  private async retry(progress: Progress<S>, step: WorkflowStep<S>, error: unknown): Promise<Step> {
+    const key = this.workflow.store.key(progress.subject);
+    const backoff = this.backoff.next(key);
+    const delay = error instanceof ChainError && error.retryAfterMs !== null ? Math.max(backoff, error.retryAfterMs) : backoff;
+    this.deps.hooks?.onRetry?.(this.workflow.name, key, step.name, error);
+    if (error instanceof WorkflowRefusal) this.deps.log?.error({ workflow: this.workflow.name, key, step: step.name, err: error.message }, 'workflow refused a step');
+    this.checkStuck(progress.subject, step, error);
+    await this.release(progress, this.deps.clock.now() + delay);
+    return 'retrying';
+  }
+
+  /**
+   * Releases the subject, due at `at`; `keep` (a stage that waits for the chain): kept by this runner instead, when
+   * the subject source keeps it (decision 160).
+   */
+  private async release(progress: Progress<S>, at: number, keep = false): Promise<void> {
+    progress.subject = await this.workflow.store.save(this.releasedAt(progress, progress.subject, at, keep), progress.subject.version);
+  }
+
+  /** The subject released at `at`, or kept (noted in `progress`, so the stage's end keeps it in memory). */
+  private releasedAt(progress: Progress<S>, subject: S, at: number, keep: boolean): S {
+    const released = this.source.released(subject, at, keep);
+    progress.kept = released.kept;
+    return released.subject;
+  }
+
+  /** Logs (once per stuckAfterMs) a step that has been running too long, with the error that last retried it: an operator should look. */
+  private checkStuck(subject: S, step: WorkflowStep<S>, error?: unknown): void {
+    const now = this.deps.clock.now();
+    const visit = this.workflow.visit(subject);
+    const forMs = now - (visit?.startedAt ?? now);
+    if (forMs < this.options.stuckAfterMs) return;
+    const key = this.workflow.store.key(subject);
+    const last = this.stuckReported.get(key);
+    if (last !== undefined && now - last < this.options.stuckAfterMs) return;
+    if (this.stuckReported.size >= 10_000) this.stuckReported.delete(this.stuckReported.keys().next().value!);
+    this.stuckReported.set(key, now);
+    const record = visit?.open ?? null;
+    this.deps.log?.warn({
+      workflow: this.workflow.name, key, step: step.name, forMs, txid: record?.txid ?? null, refusal: record?.refusal ?? null,
+      ...(error === undefined ? {} : { lastError: describeRefusal(error) }),
+    }, 'workflow stuck');
+    this.deps.hooks?.onStuck?.(this.workflow.name, key, step.name, forMs);
+  }
+}
+
+/**
+ * A stage's running state: the subject as last saved, whether a transaction went out, and whether its last release
+ * kept it for this runner.
+ */
+interface Progress<S> {
+  subject: S;
+  sent: boolean;
+  kept: Kept | null;
+}
+
+/** After a block's time, how long a runner waits for it to reach the node before looking for a transaction in it. */
+const NEXT_BLOCK_MARGIN_MS = 600;
+
+/** What a step visit leads to: go on with the next step, or end the stage so. */
+type Step = 'continue' | 'advanced' | 'waiting' | 'retrying' | 'finished';
+
+function completionOf<S>(step: WorkflowStep<S>, subject: S): Completion {
+  return typeof step.completion === 'function' ? step.completion(subject) : step.completion;
+}
+
+/** What followOperation found, in the money policy's terms (a dead transaction a node refused as invalid is apart). */
+function evidenceOf(state: OperationState, record: PreparedTransaction): Evidence {
+  switch (state.kind) {
+    case 'confirmed':
+      return 'confirmed';
+    case 'waiting':
+      return state.refusal === null ? 'waiting' : 'refused';
+    case 'reverted':
+      return 'reverted';
+    case 'dead':
+      return isValidationRefusal(record.refusal) ? 'dead-refused' : 'dead';
+  }
+}
+
+/** The money policy's class of an error a stage raised. */
+function errorClassOf(error: unknown): ErrorClass {
+  if (error instanceof ConcurrencyConflict) return 'lost-lease';
+  if (error instanceof DomainError) return 'business';
+  if (error instanceof ChainError) return error.transient ? 'chain-transient' : 'chain-permanent';
+  if (error instanceof InfrastructureError) return error.transient ? 'infra-transient' : 'infra-permanent';
+  if (error instanceof WorkflowRefusal) return 'workflow-refusal';
+  return 'unknown';
+}
+
+/** Why an awaited transaction's loss fails the step that waited for it. */
+function lostMessage<S>(step: WorkflowStep<S>, tx: PreparedTransaction, state: OperationState): { code: ErrorCode; message: string } {
+  return state.kind === 'reverted'
+    ? { code: 'CHAIN-TRANSACTION-FAILED', message: `the transaction ${step.name} waits for (${tx.txid}) failed on chain: ${state.reason}` }
+    : { code: 'CHAIN-BROADCAST-FAILED', message: `the transaction ${step.name} waits for (${tx.txid}) expired unsent` };
+}
