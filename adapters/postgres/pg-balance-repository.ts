@@ -2,10 +2,11 @@ import type pg from 'pg';
 import { COMMAND_STATUS, COMMAND_TYPE, type BalanceSnapshot, type RefreshSource } from '../../core/domain/model/index.js';
 import type { WalletAddress } from '../../core/domain/model/index.js';
 import type { BalanceRepository, BalanceViewSource } from '../../core/ports/balance-repository.port.js';
-import { fromStoredBalance, toStoredBalance, type StoredBalance } from '../records/wallet-record.js';
+import { BALANCE_RECORD, fromStoredBalance, type StoredBalance } from '../records/wallet-record.js';
 import { statementName } from './pg-prepared.js';
 import { ReadBatch } from './pg-read-batch.js';
-import { guarded, inAtomicScopeOf, jsonb, type Row } from './pg-support.js';
+import { guarded, inAtomicScopeOf } from './pg-support.js';
+import { PgTable } from './pg-table.js';
 
 /**
  * The balance view's one statement, for every address asked in one turn (ReadBatch): each wallet's four fields, its
@@ -22,23 +23,11 @@ const READ_VIEWS = `SELECT w.address, w.user_id, w.network_code, w.created_at, b
   ) c ON true
   WHERE w.address = ANY($1::text[])`;
 const READ_VIEWS_NAME = statementName(READ_VIEWS);
-const GET = 'SELECT address, items, refresh_source, updated_at FROM balance_snapshots WHERE address = $1';
-const GET_NAME = statementName(GET);
 
 type ViewRow = [string, number, WalletAddress['networkCode'], number, StoredBalance['items'] | null, RefreshSource | null, number | null, string | null, string | null];
 
-/** Record -> row of `balance_snapshots` (items JSONB: no query reads them, the amounts stay decimal strings). */
-function toRow(record: StoredBalance): Row {
-  return { address: record.id, items: jsonb(record.items), refresh_source: record.refreshSource, updated_at: record.updatedAt };
-}
-
-/** Row of `balance_snapshots` -> record. */
-function fromRow(row: Row): StoredBalance {
-  return {
-    id: row['address'] as string, items: row['items'] as StoredBalance['items'],
-    refreshSource: row['refresh_source'] as RefreshSource, updatedAt: row['updated_at'] as number,
-  };
-}
+/** The `balance_snapshots` table, from the record's descriptor. */
+const BALANCES = new PgTable(BALANCE_RECORD);
 
 /**
  * Cached balance snapshots per address; an older snapshot never replaces a newer one and an equal time replaces
@@ -50,10 +39,7 @@ export class PgBalanceRepository implements BalanceRepository {
   constructor(private readonly pool: pg.Pool) {}
 
   get(address: string): Promise<BalanceSnapshot | null> {
-    return guarded('balance read', async () => {
-      const { rows } = await this.pool.query({ name: GET_NAME, text: GET, values: [address] });
-      return rows.length === 0 ? null : fromStoredBalance(fromRow(rows[0] as Row));
-    });
+    return guarded('balance read', () => BALANCES.get(this.pool, address));
   }
 
   /**
@@ -83,7 +69,7 @@ export class PgBalanceRepository implements BalanceRepository {
 
   put(snapshot: BalanceSnapshot): Promise<void> {
     return guarded('balance write', async () => {
-      const row = toRow(toStoredBalance(snapshot));
+      const row = BALANCES.toRow(snapshot);
       await this.pool.query(
         `INSERT INTO balance_snapshots (address, items, refresh_source, updated_at) VALUES ($1, $2, $3, $4)
          ON CONFLICT (address) DO UPDATE
@@ -107,7 +93,7 @@ export class PgBalanceRepository implements BalanceRepository {
         const kept = last.get(snapshot.address);
         if (kept === undefined || kept.updatedAt <= snapshot.updatedAt) last.set(snapshot.address, snapshot);
       }
-      const rows = [...last.values()].sort((a, b) => (a.address < b.address ? -1 : 1)).map((s) => toRow(toStoredBalance(s)));
+      const rows = [...last.values()].sort((a, b) => (a.address < b.address ? -1 : 1)).map((s) => BALANCES.toRow(s));
       await this.pool.query(
         `INSERT INTO balance_snapshots (address, items, refresh_source, updated_at)
          SELECT * FROM unnest($1::text[], $2::jsonb[], $3::smallint[], $4::bigint[])

@@ -1,43 +1,22 @@
 import type pg from 'pg';
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
-import type { Deposit, DepositStatus, UserId } from '../../core/domain/model/index.js';
+import type { Deposit, UserId } from '../../core/domain/model/index.js';
 import type { DepositFilter, DepositInsert, DepositRepository } from '../../core/ports/deposit-repository.port.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
-import { fromStoredDeposit, toStoredDeposit, type StoredDeposit } from '../records/deposit-record.js';
-import { guarded, insertOnce, isUniqueViolation, pageOf, type Queryable, type Row } from './pg-support.js';
+import { DEPOSIT_RECORD } from '../records/deposit-record.js';
+import { guarded, isUniqueViolation, type Queryable } from './pg-support.js';
+import { PgTable } from './pg-table.js';
 
-const TABLE = 'deposits';
+/** The `deposits` table, from the record's descriptor (a replace matches the transfer, never writes it). */
+const DEPOSITS = new PgTable(DEPOSIT_RECORD);
 const TRANSFER_CONSTRAINT = 'deposits_transfer_unique';
-
-/** Record -> row of `deposits` (the amount as its decimal string: NUMERIC takes it exactly). */
-function toRow(r: StoredDeposit): Row {
-  return {
-    deposit_id: r.id, transfer_id: r.transferId, user_id: r.userId, address: r.address, network_code: r.networkCode,
-    asset_symbol: r.assetSymbol, amount: r.amount, from_address: r.fromAddress, txid: r.txid, block_number: r.blockNumber,
-    status: r.status, detected_at: r.detectedAt, confirmed_at: r.confirmedAt, auto_collect: r.autoCollect ?? null,
-    auto_collect_task: r.autoCollectTask ?? null, version: r.version,
-  };
-}
-
-/** Row of `deposits` -> domain value (NUMERIC arrives as a string). */
-function depositFromRow(row: Row): Deposit {
-  return fromStoredDeposit({
-    id: row['deposit_id'] as string, transferId: row['transfer_id'] as string, userId: row['user_id'] as number,
-    address: row['address'] as string, networkCode: row['network_code'] as StoredDeposit['networkCode'],
-    assetSymbol: row['asset_symbol'] as string, amount: row['amount'] as string, fromAddress: row['from_address'] as string,
-    txid: row['txid'] as string, blockNumber: row['block_number'] as number, status: row['status'] as DepositStatus,
-    detectedAt: row['detected_at'] as number, confirmedAt: row['confirmed_at'] as number | null,
-    autoCollect: row['auto_collect'] as StoredDeposit['autoCollect'], autoCollectTask: row['auto_collect_task'] as string | null,
-    version: row['version'] as number,
-  });
-}
 
 /**
  * Writes a new record unless its transfer or its deposit id is taken (then nothing, false): the unit of work's insert,
  * on a pool or inside its transaction.
  */
 export async function insertDeposit(q: Queryable, deposit: Deposit): Promise<boolean> {
-  return insertOnce(q, TABLE, toRow(toStoredDeposit(deposit)));
+  return DEPOSITS.insertOnce(q, deposit);
 }
 
 /**
@@ -45,17 +24,8 @@ export async function insertDeposit(q: Queryable, deposit: Deposit): Promise<boo
  * matches; the identity is matched, never written, so a caller cannot move a record to another transfer. Returns
  * whether a row matched.
  */
-export async function replaceDeposit(q: Queryable, deposit: Deposit): Promise<boolean> {
-  const r = toStoredDeposit(deposit);
-  const result = await q.query(
-    `UPDATE ${TABLE} SET user_id = $5, address = $6, asset_symbol = $7, amount = $8, from_address = $9, txid = $10,
-       block_number = $11, status = $12, detected_at = $13, confirmed_at = $14, version = $15, auto_collect = $16,
-       auto_collect_task = $17
-     WHERE deposit_id = $1 AND version = $2 AND transfer_id = $3 AND network_code = $4`,
-    [r.id, r.version - 1, r.transferId, r.networkCode, r.userId, r.address, r.assetSymbol, r.amount, r.fromAddress, r.txid,
-      r.blockNumber, r.status, r.detectedAt, r.confirmedAt, r.version, r.autoCollect ?? null, r.autoCollectTask ?? null],
-  );
-  return result.rowCount === 1;
+export function replaceDeposit(q: Queryable, deposit: Deposit): Promise<boolean> {
+  return DEPOSITS.replace(q, deposit);
 }
 
 /**
@@ -68,7 +38,7 @@ export class PgDepositRepository implements DepositRepository {
   insert(deposit: Deposit): Promise<DepositInsert> {
     return guarded('deposit insert', async () => {
       try {
-        if (await insertOnce(this.pool, TABLE, toRow(toStoredDeposit(deposit)), `ON CONSTRAINT ${TRANSFER_CONSTRAINT}`)) {
+        if (await DEPOSITS.insertOnce(this.pool, deposit, `ON CONSTRAINT ${TRANSFER_CONSTRAINT}`)) {
           return { created: true, deposit };
         }
       } catch (error) {
@@ -103,34 +73,22 @@ export class PgDepositRepository implements DepositRepository {
       if (filter.address !== undefined) where += ` AND address = $${params.push(filter.address)}`;
       if (filter.assetSymbol !== undefined) where += ` AND asset_symbol = $${params.push(filter.assetSymbol)}`;
       if (filter.status !== undefined) where += ` AND status = $${params.push(filter.status)}`;
-      return pageOf(this.pool, { table: TABLE, where, order: 'detected_at DESC, inserted_seq DESC', params }, depositFromRow, page);
+      return DEPOSITS.page(this.pool, { where, order: 'detected_at DESC, inserted_seq DESC', params }, page);
     });
   }
 
   listPendingUpTo(networkCode: string, blockNumber: number, limit: number): Promise<Deposit[]> {
-    return guarded('deposit read', async () => {
-      const { rows } = await this.pool.query(
-        `SELECT * FROM ${TABLE} WHERE status = 'pending' AND network_code = $1 AND block_number <= $2
-         ORDER BY block_number, deposit_id COLLATE "C" LIMIT $3`,
-        [networkCode, blockNumber, Math.max(0, limit)],
-      );
-      return (rows as Row[]).map(depositFromRow);
-    });
+    return guarded('deposit read', () => DEPOSITS.select(this.pool, "status = 'pending' AND network_code = $1 AND block_number <= $2",
+      [networkCode, blockNumber], 'block_number, deposit_id COLLATE "C"', Math.max(0, limit)));
   }
 
   listAutoCollectDue(networkCode: string, limit: number): Promise<Deposit[]> {
-    return guarded('deposit read', async () => {
-      const { rows } = await this.pool.query(
-        `SELECT * FROM ${TABLE} WHERE (auto_collect = 'due' OR auto_collect_task IS NOT NULL) AND network_code = $1
-         ORDER BY confirmed_at, deposit_id COLLATE "C" LIMIT $2`,
-        [networkCode, Math.max(0, limit)],
-      );
-      return (rows as Row[]).map(depositFromRow);
-    });
+    return guarded('deposit read', () => DEPOSITS.select(this.pool,
+      "(auto_collect = 'due' OR auto_collect_task IS NOT NULL) AND network_code = $1", [networkCode], 'confirmed_at, deposit_id COLLATE "C"',
+      Math.max(0, limit)));
   }
 
   private async findOne(where: string, params: unknown[]): Promise<Deposit | null> {
-    const { rows } = await this.pool.query(`SELECT * FROM ${TABLE} WHERE ${where}`, params);
-    return rows.length === 0 ? null : depositFromRow(rows[0] as Row);
+    return DEPOSITS.first(this.pool, where, params);
   }
 }

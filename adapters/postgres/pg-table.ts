@@ -5,7 +5,7 @@ import {
 } from '../records/record-descriptor.js';
 import { prepared } from './pg-prepared.js';
 import {
-  insertOnce, insertRow, insertStatement, json, jsonb, pageOf, replaceStatement, versionedReplace, type Queryable, type Row, type TogetherWrite,
+  insertOnce, insertRow, insertStatement, json, jsonb, pageOf, storableText, type Queryable, type Row, type Statement, type TogetherWrite,
 } from './pg-support.js';
 
 /**
@@ -22,11 +22,14 @@ export class PgTable<D, R extends KeyedRecord> {
   readonly key: string;
   private readonly fields: readonly FieldColumns<R>[];
   private readonly getText: string;
+  /** The columns of the descriptor's fixed fields. */
+  private readonly fixed: readonly string[];
 
   constructor(readonly descriptor: RecordDescriptor<D, R>) {
     this.fields = fieldColumns(descriptor);
     this.columns = this.fields.flatMap((f) => f.columns).join(', ');
     this.key = keyColumn(descriptor);
+    this.fixed = this.fields.filter((f) => descriptor.fixed?.includes(f.field as keyof R) === true).flatMap((f) => f.columns);
     this.getText = `SELECT ${this.columns} FROM ${descriptor.table} WHERE ${this.key} = $1`;
   }
 
@@ -107,16 +110,16 @@ export class PgTable<D, R extends KeyedRecord> {
   }
 
   /** The versioned replace: written only over the stored `version - 1`; false when another writer moved it or it is gone. */
-  replace(q: Queryable, value: D, extra: Row = {}): Promise<boolean> {
-    const row = this.versionedRow(value, extra);
-    return versionedReplace(q, this.table, { column: this.key, value: row[this.key] }, row);
+  async replace(q: Queryable, value: D, extra: Row = {}): Promise<boolean> {
+    const { text, values } = this.replaceStatement(this.versionedRow(value, extra), 1);
+    return (await q.query(text, values)).rowCount === 1;
   }
 
   /** replace as one write of a combined statement (writeTogether); a lost race undoes the whole statement. */
   replaceWrite(value: D, extra: Row = {}): TogetherWrite {
     const row = this.versionedRow(value, extra);
     return {
-      statement: (from) => replaceStatement(this.table, { column: this.key, value: row[this.key] }, row, from),
+      statement: (from) => this.replaceStatement(row, from),
       replaces: { entity: this.descriptor.name, id: String(row[this.key]) },
     };
   }
@@ -127,9 +130,7 @@ export class PgTable<D, R extends KeyedRecord> {
    */
   async save(q: Queryable, value: D): Promise<void> {
     const row = this.versionedRow(value, {});
-    const written = row.version === 1
-      ? await insertOnce(q, this.table, row, `(${this.key})`)
-      : await versionedReplace(q, this.table, { column: this.key, value: row[this.key] }, row);
+    const written = row.version === 1 ? await insertOnce(q, this.table, row, `(${this.key})`) : await this.replace(q, value);
     if (!written) throw new ConcurrencyConflict(this.descriptor.name, String(row[this.key]));
   }
 
@@ -138,10 +139,30 @@ export class PgTable<D, R extends KeyedRecord> {
     return pageOf(q, { table: this.table, columns: this.columns, ...from }, (row) => this.fromRow(row), page);
   }
 
+  /**
+   * The versioned replace's UPDATE, parameters from `$from`: every column is written where the key and the fixed
+   * fields' columns match (matched, never written: a replace cannot move a record to another identity) and the stored
+   * version is `version - 1`.
+   */
+  private replaceStatement(row: Row & { version: number }, from: number): Statement {
+    const matched = [this.key, ...this.fixed];
+    const written = Object.keys(row).filter((c) => !matched.includes(c));
+    const where = matched.map((c, i) => `${c} = $${from + i}`).join(' AND ');
+    return {
+      text: `UPDATE ${this.table} SET ${written.map((c, i) => `${c} = $${from + matched.length + 1 + i}`).join(', ')} `
+        + `WHERE ${where} AND version = $${from + matched.length}`,
+      values: [...matched.map((c) => row[c]), row.version - 1, ...written.map((c) => storable(row[c]))],
+    };
+  }
+
   private versionedRow(value: D, extra: Row): Row & { version: number } {
     if (!isVersioned(this.descriptor)) {
       throw new TypeError(`${this.descriptor.name} is not versioned`);
     }
     return { ...this.toRow(value), ...extra } as Row & { version: number };
   }
+}
+
+function storable(value: unknown): unknown {
+  return typeof value === 'string' ? storableText(value) : value;
 }

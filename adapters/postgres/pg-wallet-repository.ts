@@ -1,11 +1,12 @@
 import type pg from 'pg';
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
-import { ADDRESS_TYPE, type AddressStatus, type AddressType, type UserId, type WalletAddress } from '../../core/domain/model/index.js';
+import { ADDRESS_TYPE, type AddressType, type UserId, type WalletAddress } from '../../core/domain/model/index.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
 import type { WalletInsertOutcome, WalletRepository } from '../../core/ports/wallet-repository.port.js';
-import { fromStoredWallet, toStoredWallet, type StoredEnvelope, type StoredWallet } from '../records/wallet-record.js';
+import { WALLET_RECORD } from '../records/wallet-record.js';
 import { prepared } from './pg-prepared.js';
-import { guarded, inTransaction, insertRow, isUniqueViolation, jsonb, pageOf, type Queryable, type Row } from './pg-support.js';
+import { guarded, inTransaction, isUniqueViolation, type Queryable, type Row } from './pg-support.js';
+import { PgTable } from './pg-table.js';
 
 /**
  * First key of the two-key advisory locks of the sub-address quota (the second is `user:network` hashed to 32 bits).
@@ -13,35 +14,15 @@ import { guarded, inTransaction, insertRow, isUniqueViolation, jsonb, pageOf, ty
  */
 export const WALLET_QUOTA_LOCK_SPACE = 0x77717461; // "wqta"
 
-const TABLE = 'wallet_addresses';
+/** The `wallet_addresses` table, from the record's descriptor. */
+const WALLETS = new PgTable(WALLET_RECORD);
+const TABLE = WALLETS.table;
 const ADDRESS_CONSTRAINT = 'wallet_addresses_address_unique';
 const ONE_MAIN_CONSTRAINT = 'wallet_addresses_one_main';
 const PRIMARY_KEY_CONSTRAINT = 'wallet_addresses_pkey';
-/** Every column fromRow reads, named (never `*`). */
-const COLUMNS = 'id, user_id, network_code, address, address_type, label, status, encrypted_key, created_at, version';
-
-/** Record -> row of `wallet_addresses`. */
-function toRow(record: StoredWallet): Row {
-  return {
-    id: record.id, user_id: record.userId, network_code: record.networkCode, address: record.address,
-    address_type: record.addressType, label: record.label, status: record.status, encrypted_key: jsonb(record.encryptedKey),
-    created_at: record.createdAt, version: record.version,
-  };
-}
-
-/** Row of `wallet_addresses` -> record. */
-function fromRow(row: Row): StoredWallet {
-  return {
-    id: row['id'] as number, userId: row['user_id'] as number, networkCode: row['network_code'] as StoredWallet['networkCode'],
-    address: row['address'] as string, addressType: row['address_type'] as AddressType, label: row['label'] as string | null,
-    status: row['status'] as AddressStatus, encryptedKey: row['encrypted_key'] as StoredEnvelope,
-    createdAt: row['created_at'] as number, version: row['version'] as number,
-  };
-}
-
 /** Row of `wallet_addresses` -> domain wallet (also read by the key backup tool, hosts/keys). */
 export function walletFromRow(row: Row): WalletAddress {
-  return fromStoredWallet(fromRow(row));
+  return WALLETS.fromRow(row);
 }
 
 /**
@@ -55,12 +36,11 @@ export class PgWalletRepository implements WalletRepository {
 
   insert(wallet: WalletAddress, limits: { readonly maxSubAddresses: number }): Promise<WalletInsertOutcome> {
     return guarded('wallet insert', async () => {
-      const row = toRow(toStoredWallet(wallet));
-      try {
+            try {
         if (wallet.addressType === ADDRESS_TYPE.MAIN) {
           // A transaction of its own, or a savepoint inside an atomic scope (the creation's audit entry, issue #35
           // item 8): a duplicate then undoes only this insert, and classifyDuplicate can still read.
-          await inTransaction(this.pool, (client) => insertRow(client, TABLE, row));
+          await inTransaction(this.pool, (client) => WALLETS.insert(client, wallet));
           return 'created';
         }
         return await inTransaction(this.pool, async (client) => {
@@ -71,7 +51,7 @@ export class PgWalletRepository implements WalletRepository {
           if (limits.maxSubAddresses !== -1 && (await countSubs(client, wallet.userId, wallet.networkCode)) >= limits.maxSubAddresses) {
             return 'quota-exceeded';
           }
-          await insertRow(client, TABLE, row);
+          await WALLETS.insert(client, wallet);
           return 'created';
         });
       } catch (error) {
@@ -103,7 +83,7 @@ export class PgWalletRepository implements WalletRepository {
       const params: unknown[] = [userId];
       let where = 'user_id = $1';
       if (filter.addressType !== undefined) where += ` AND address_type = $${params.push(filter.addressType)}`;
-      return pageOf(this.pool, { table: TABLE, columns: COLUMNS, where, order: 'id', params }, walletFromRow, page);
+      return WALLETS.page(this.pool, { where, order: 'id', params }, page);
     });
   }
 
@@ -111,16 +91,15 @@ export class PgWalletRepository implements WalletRepository {
     return guarded('wallet read', async () => {
       const unique = [...new Set(addresses)];
       if (unique.length === 0) return [];
-      const { rows } = await this.pool.query(`SELECT ${COLUMNS} FROM ${TABLE} WHERE address = ANY($1::text[])`, [unique]);
-      const byAddress = new Map((rows as Row[]).map((row) => [row['address'] as string, walletFromRow(row)]));
+      const found = await WALLETS.select(this.pool, 'address = ANY($1::text[])', [unique]);
+      const byAddress = new Map(found.map((wallet) => [wallet.address, wallet]));
       // In the order asked, like the memory adapter.
       return unique.flatMap((address) => byAddress.get(address) ?? []);
     });
   }
 
   private async findOne(where: string, params: unknown[]): Promise<WalletAddress | null> {
-    const { rows } = await prepared(this.pool).query(`SELECT ${COLUMNS} FROM ${TABLE} WHERE ${where}`, params);
-    return rows.length === 0 ? null : walletFromRow(rows[0] as Row);
+    return WALLETS.first(prepared(this.pool), where, params);
   }
 
   /**

@@ -1,42 +1,21 @@
 import type pg from 'pg';
-import { ConcurrencyConflict, DomainError } from '../../core/domain/errors.js';
+import { DomainError } from '../../core/domain/errors.js';
 import { COMMAND_STATUS, COMMAND_TYPE, type AllowListEntry, type UserId, type WithdrawalPolicy } from '../../core/domain/model/index.js';
 import {
   VELOCITY_AMOUNT_WINDOW_MS, VELOCITY_COUNT_WINDOW_MS, velocityRefusal, type VelocityCharge,
 } from '../../core/domain/withdrawal-policy-rules.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
 import type { WithdrawalPolicyRepository } from '../../core/ports/withdrawal-policy-repository.port.js';
-import {
-  fromStoredAllowListEntry, fromStoredWithdrawalPolicy, toStoredAllowListEntry, toStoredWithdrawalPolicy, type StoredWithdrawalPolicy,
-} from '../records/withdrawal-policy-record.js';
-import { guarded, inTransaction, insertOnce, jsonb, pageOf, versionedReplace, type Queryable, type Row } from './pg-support.js';
+import { fromStoredAllowListEntry, toStoredAllowListEntry, WITHDRAWAL_POLICY_RECORD } from '../records/withdrawal-policy-record.js';
+import { guarded, inTransaction, insertOnce, pageOf, type Queryable, type Row } from './pg-support.js';
+import { PgTable } from './pg-table.js';
 
 /** Advisory-lock classes (two-key form, apart from the migrator's one-key lock): one account's allow-list, its velocity. */
 const ALLOW_LIST_LOCK = 2601;
 const VELOCITY_LOCK = 2602;
 
-function toRow(record: StoredWithdrawalPolicy): Row & { version: number } {
-  return {
-    user_id: record.id, allow_list_only: record.allowListOnly, limits: jsonb(record.limits), approval_url: record.approvalUrl,
-    approval_pending_url: record.approvalPendingUrl, approval_pending_since: record.approvalPendingSince,
-    approval_verified_at: record.approvalVerifiedAt, approval_review_note: record.approvalReviewNote,
-    approval_secret: jsonb(record.approvalSecret), approval_timeout_minutes: record.approvalTimeoutMinutes,
-    updated_at: record.updatedAt, version: record.version, pending_changes: jsonb(record.pendingChanges ?? []),
-    held_until: record.heldUntil ?? null,
-  };
-}
-
-function decode(row: Row): WithdrawalPolicy {
-  return fromStoredWithdrawalPolicy({
-    id: row['user_id'] as number, allowListOnly: row['allow_list_only'] as boolean, limits: row['limits'] as StoredWithdrawalPolicy['limits'],
-    approvalUrl: row['approval_url'] as string | null, approvalPendingUrl: row['approval_pending_url'] as string | null,
-    approvalPendingSince: row['approval_pending_since'] as number | null, approvalVerifiedAt: row['approval_verified_at'] as number | null,
-    approvalReviewNote: row['approval_review_note'] as string | null, approvalSecret: row['approval_secret'] as StoredWithdrawalPolicy['approvalSecret'],
-    approvalTimeoutMinutes: row['approval_timeout_minutes'] as number, updatedAt: row['updated_at'] as number, version: row['version'] as number,
-    pendingChanges: row['pending_changes'] as StoredWithdrawalPolicy['pendingChanges'],
-    heldUntil: row['held_until'] === null || row['held_until'] === undefined ? null : Number(row['held_until']),
-  });
-}
+/** The `withdrawal_policies` table, from the record's descriptor. */
+const POLICIES = new PgTable(WITHDRAWAL_POLICY_RECORD);
 
 function decodeEntry(row: Row): AllowListEntry {
   return fromStoredAllowListEntry({
@@ -70,29 +49,16 @@ export class PgWithdrawalPolicyRepository implements WithdrawalPolicyRepository 
   constructor(private readonly pool: pg.Pool) {}
 
   get(userId: UserId): Promise<WithdrawalPolicy | null> {
-    return guarded('withdrawal policy read', async () => {
-      const { rows } = await this.pool.query('SELECT * FROM withdrawal_policies WHERE user_id = $1', [userId]);
-      return rows.length === 0 ? null : decode(rows[0] as Row);
-    });
+    return guarded('withdrawal policy read', () => POLICIES.get(this.pool, userId));
   }
 
   save(policy: WithdrawalPolicy): Promise<void> {
-    return guarded('withdrawal policy save', async () => {
-      const row = toRow(toStoredWithdrawalPolicy(policy));
-      const written = policy.version === 1
-        ? await insertOnce(this.pool, 'withdrawal_policies', row, '(user_id)')
-        : await versionedReplace(this.pool, 'withdrawal_policies', { column: 'user_id', value: policy.userId }, row);
-      if (!written) throw new ConcurrencyConflict('withdrawal policy', String(policy.userId));
-    });
+    return guarded('withdrawal policy save', () => POLICIES.save(this.pool, policy));
   }
 
   listPendingApprovalUrls(): Promise<WithdrawalPolicy[]> {
-    return guarded('withdrawal policy list', async () => {
-      const { rows } = await this.pool.query(
-        'SELECT * FROM withdrawal_policies WHERE approval_pending_url IS NOT NULL ORDER BY approval_pending_since NULLS FIRST, inserted_seq',
-      );
-      return (rows as Row[]).map(decode);
-    });
+    return guarded('withdrawal policy list', () => POLICIES.select(this.pool, 'approval_pending_url IS NOT NULL', [],
+      'approval_pending_since NULLS FIRST, inserted_seq'));
   }
 
   addAllowListEntry(entry: AllowListEntry, maxEntries: number): Promise<'created' | 'exists' | 'full'> {

@@ -1,6 +1,7 @@
 import type { NetworkCode } from '../../core/domain/model/common.js';
 import type { AutoCollectMark, Deposit, DepositStatus } from '../../core/domain/model/deposit.js';
 import { decodeMoney, encodeMoney, nullable } from './record-support.js';
+import { describeRecord } from './record-descriptor.js';
 
 /**
  * `deposits`: `id` is the deposit id; `amount` a decimal string. Unique in every store: (networkCode, transferId),
@@ -48,3 +49,15 @@ export function fromStoredDeposit(r: StoredDeposit): Deposit {
     ...(r.autoCollectTask === undefined || r.autoCollectTask === null ? {} : { autoCollectTask: r.autoCollectTask }),
   };
 }
+
+/** Deposits, one per (network, transfer): that identity is matched by a replace, never written. */
+export const DEPOSIT_RECORD = describeRecord({
+  name: 'deposit', table: 'deposits', collection: 'deposits', encode: toStoredDeposit, decode: fromStoredDeposit,
+  fixed: ['transferId', 'networkCode'],
+  fields: {
+    id: 'deposit_id', transferId: 'transfer_id', userId: 'user_id', address: 'address', networkCode: 'network_code',
+    assetSymbol: 'asset_symbol', amount: 'amount', fromAddress: 'from_address', txid: 'txid', blockNumber: 'block_number',
+    status: 'status', detectedAt: 'detected_at', confirmedAt: 'confirmed_at', autoCollect: 'auto_collect',
+    autoCollectTask: 'auto_collect_task', version: 'version',
+  },
+});

@@ -47,6 +47,8 @@ export interface RecordDescriptor<D, R extends KeyedRecord> {
   readonly encode: (value: D) => R;
   /** Record -> domain value (the shared codec). */
   readonly decode: (record: R) => D;
+  /** Fields a versioned replace matches and never writes (an identity beside the key: a deposit's transfer). */
+  readonly fixed?: readonly (keyof R)[];
   /** Field -> where it lives in a table. `id` is the key; a `version` field makes the record versioned. */
   readonly fields: { readonly [F in keyof Required<R>]: FieldSpec<R, R[F]> };
 }

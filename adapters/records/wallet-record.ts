@@ -2,6 +2,7 @@ import type { BalanceSnapshot, RefreshSource } from '../../core/domain/model/bal
 import type { EncryptedEnvelope, NetworkCode } from '../../core/domain/model/common.js';
 import type { AddressStatus, AddressType, WalletAddress } from '../../core/domain/model/wallet.js';
 import { decodeMoney, encodeMoney, nullable } from './record-support.js';
+import { describeRecord } from './record-descriptor.js';
 
 /** An AES-256-GCM envelope as stored (base64 fields, key id for rotation). */
 export interface StoredEnvelope {
@@ -105,3 +106,18 @@ export function fromStoredBalance(doc: StoredBalance): BalanceSnapshot {
     updatedAt: doc.updatedAt,
   };
 }
+
+/** Wallet addresses; the encrypted key as JSONB. */
+export const WALLET_RECORD = describeRecord({
+  name: 'wallet address', table: 'wallet_addresses', collection: 'wallet_addresses', encode: toStoredWallet, decode: fromStoredWallet,
+  fields: {
+    id: 'id', userId: 'user_id', networkCode: 'network_code', address: 'address', addressType: 'address_type', label: 'label',
+    status: 'status', encryptedKey: { column: 'encrypted_key', codec: 'jsonb' }, createdAt: 'created_at', version: 'version',
+  },
+});
+
+/** Balance snapshots, one per address; the items as JSONB (no query reads them; amounts stay decimal strings). */
+export const BALANCE_RECORD = describeRecord({
+  name: 'balance snapshot', table: 'balance_snapshots', collection: 'balance_snapshots', encode: toStoredBalance, decode: fromStoredBalance,
+  fields: { id: 'address', items: { column: 'items', codec: 'jsonb' }, refreshSource: 'refresh_source', updatedAt: 'updated_at' },
+});

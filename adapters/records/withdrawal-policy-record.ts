@@ -4,6 +4,7 @@ import type {
 } from '../../core/domain/model/withdrawal-policy.js';
 import type { TeamChange } from '../../core/domain/team-changes.js';
 import { decodeOptionalMoney, encodeOptionalMoney, nullable } from './record-support.js';
+import { describeRecord } from './record-descriptor.js';
 
 /** One asset's limits as stored; a list of entries so that no caller-chosen symbol ever becomes a field name. */
 export interface StoredAssetLimits {
@@ -172,3 +173,17 @@ export function fromStoredApproval(doc: StoredCommandApproval | null | undefined
     ...(doc.requestedBy == null ? {} : { requestedBy: doc.requestedBy }), ...(doc.decidedBy == null ? {} : { decidedBy: doc.decidedBy }),
   };
 }
+
+/** Withdrawal policies, one per user; limits, secret and pending changes as JSONB (none pending: an empty list). */
+export const WITHDRAWAL_POLICY_RECORD = describeRecord({
+  name: 'withdrawal policy', table: 'withdrawal_policies', collection: 'withdrawal_policies',
+  encode: toStoredWithdrawalPolicy, decode: fromStoredWithdrawalPolicy,
+  fields: {
+    id: 'user_id', allowListOnly: 'allow_list_only', limits: { column: 'limits', codec: 'jsonb' }, approvalUrl: 'approval_url',
+    approvalPendingUrl: 'approval_pending_url', approvalPendingSince: 'approval_pending_since',
+    approvalVerifiedAt: 'approval_verified_at', approvalReviewNote: 'approval_review_note',
+    approvalSecret: { column: 'approval_secret', codec: 'jsonb' }, approvalTimeoutMinutes: 'approval_timeout_minutes',
+    updatedAt: 'updated_at', version: 'version', pendingChanges: { column: 'pending_changes', codec: 'jsonb', absent: () => [] },
+    heldUntil: 'held_until',
+  },
+});
