@@ -85,10 +85,13 @@ describe('a sweep in the books', () => {
         const label = `${s.path} ${s.subState}`;
         expect({ mainTrx: booked(w.main.address, 'TRX'), subTrx: booked(sub, 'TRX'), mainUsdt: booked(w.main.address, 'USDT'), subUsdt: booked(sub, 'USDT') }, label)
           .toEqual(after);
-        // What the sweep cost in fees is what its cost record says, less the rental paid off chain.
+        // What the sweep cost in fees is what its cost record says, the rental included; the rental is paid off chain,
+        // from the provider's prepaid account (issue #36).
         const fees = entries.filter((e) => e.account.kind.startsWith('fee_')).reduce((sum, e) => sum + e.amount, 0n);
         const cost = done.cost!;
-        expect(fees, label).toBe(cost.bandwidthSun + cost.energySun + cost.activationSun);
+        expect(fees, label).toBe(cost.bandwidthSun + cost.energySun + cost.activationSun + cost.rentalSun);
+        const prepaid = entries.filter((e) => e.account.kind === 'provider_prepaid').map((e) => [e.account.address, e.amount]);
+        expect(prepaid, label).toEqual(s.path === 'tronsave' ? [['tronsave', -cost.rentalSun]] : []);
       } finally {
         await w.close();
       }
