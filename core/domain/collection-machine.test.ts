@@ -1,6 +1,4 @@
-import { runs } from '../../contracts-tests/support/depth.js';
 import { describe, it, expect } from 'vitest';
-import fc from 'fast-check';
 import { COLLECTION_STATUS, type CollectionStatus, type EnergyPath } from './model/collection-task.js';
 import {
   ANY_STEP, COLLECTION_CONDITIONS, collectionStatusName, collectionTransition, COLLECTION_TRANSITIONS, INITIAL_COLLECTION_STATUS,
@@ -109,37 +107,5 @@ describe('collection state machine', () => {
     const table = COLLECTION_TRANSITIONS.map((r) => [r.from === ANY_STEP ? 'any step' : COLLECTION_STATUS[r.from], r.event, r.flow,
       outcomes(r.condition === null ? null : COLLECTION_CONDITIONS[r.condition]), COLLECTION_STATUS[r.to]]);
     expect(table).toEqual(SPEC_TABLE.map(([from, event, flow, condition, to]) => [from, event, flow, outcomes(condition), to]));
-  });
-
-  describe('model-based: random event sequences', () => {
-    interface Model { status: CollectionStatus; readonly ctx: CollectionContext; visited: CollectionStatus[] }
-    interface Real { status: CollectionStatus }
-
-    class Fire implements fc.Command<Model, Real> {
-      constructor(readonly event: CollectionEvent) {}
-      check(): boolean { return true; }
-      run(model: Model, real: Real): void {
-        const before = real.status;
-        const next = collectionTransition(before, this.event, model.ctx);
-        const expected = specTarget(model.status, this.event, model.ctx);
-        expect(next).toBe(expected);
-        if (next !== null) real.status = next;
-        model.status = real.status;
-        model.visited.push(real.status);
-        if (isTerminalCollectionStatus(before)) expect(real.status).toBe(before);
-      }
-      toString(): string { return this.event; }
-    }
-
-    it('never reach an illegal state, and terminal states never change', () => {
-      const ctxArb = fc.constantFrom(...CONTEXTS);
-      const commands = fc.commands(EVENTS.map((e) => fc.constant(new Fire(e))), { maxCommands: 40 });
-      fc.assert(fc.property(ctxArb, commands, (ctx, cmds) => {
-        const model: Model = { status: PENDING, ctx, visited: [] };
-        fc.modelRun(() => ({ model, real: { status: PENDING } }), cmds);
-        const firstTerminal = model.visited.findIndex(isTerminalCollectionStatus);
-        if (firstTerminal >= 0) expect(new Set(model.visited.slice(firstTerminal)).size).toBe(1);
-      }), { numRuns: runs(200) });
-    });
   });
 });

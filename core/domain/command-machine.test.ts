@@ -1,6 +1,4 @@
-import { runs } from '../../contracts-tests/support/depth.js';
 import { describe, it, expect } from 'vitest';
-import fc from 'fast-check';
 import { COMMAND_STATUS, COMMAND_TYPE, type CommandStatus } from './model/command.js';
 import {
   commandStatusName, commandTransition, COMMAND_TRANSITIONS, isActiveCommandStatus, isFundMoving, isTerminalCommandStatus,
@@ -58,32 +56,5 @@ describe('command state machine', () => {
 
   it('names statuses as the spec does', () => {
     expect(STATUSES.map(commandStatusName)).toEqual(Object.keys(COMMAND_STATUS));
-  });
-
-  it('model-based: random event sequences never leave a terminal state or reach an unlisted one', () => {
-    interface Model { status: CommandStatus; broadcast: boolean }
-    interface Real { status: CommandStatus }
-    class Fire implements fc.Command<Model, Real> {
-      constructor(readonly event: CommandEvent, readonly ctx: CommandContext | undefined) {}
-      check(): boolean { return true; }
-      run(model: Model, real: Real): void {
-        const before = real.status;
-        const next = commandTransition(before, this.event, this.ctx);
-        expect(next).toBe(designTarget(model.status, this.event, this.ctx));
-        if (next !== null) real.status = next;
-        if (isTerminalCommandStatus(before)) expect(real.status).toBe(before);
-        if (this.ctx?.broadcast === true) model.broadcast = true;
-        // Once a command is known to have broadcast, it never ends up CANCELLED by a later cancel with that knowledge.
-        if (before !== CANCELLED && real.status === CANCELLED) expect(this.ctx?.broadcast).toBe(false);
-        model.status = real.status;
-      }
-      toString(): string { return `${this.event}(${JSON.stringify(this.ctx)})`; }
-    }
-    const cmd = fc.tuple(fc.constantFrom(...EVENTS), fc.constantFrom(...CONTEXTS)).map(([e, c]) => new Fire(e, c));
-    fc.assert(fc.property(fc.commands([cmd], { maxCommands: 30 }), (cmds) => {
-      const model: Model = { status: PENDING, broadcast: false };
-      fc.modelRun(() => ({ model, real: { status: PENDING } }), cmds);
-      expect(STATUSES).toContain(model.status);
-    }), { numRuns: runs(200) });
   });
 });
