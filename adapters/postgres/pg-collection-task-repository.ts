@@ -1,85 +1,44 @@
 import type pg from 'pg';
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
-import { COLLECTION_STATUS, type CollectionStatus, type CollectionTask, type EnergyPath } from '../../core/domain/model/collection-task.js';
-import type { NetworkCode, UserId } from '../../core/domain/model/common.js';
+import { COLLECTION_STATUS, type CollectionStatus, type CollectionTask } from '../../core/domain/model/collection-task.js';
+import type { UserId } from '../../core/domain/model/common.js';
 import type { CollectionTaskFilter, CollectionTaskRepository } from '../../core/ports/collection-task-repository.port.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
-import { fromStoredCollectionTask, toStoredCollectionTask, type StoredCollectionTask } from '../records/collection-task-record.js';
-import {
-  claimDue, guarded, insertRow, jsonb, pageOf, replaceStatement, versionedReplace, type Queryable, type Row, type TogetherWrite,
-} from './pg-support.js';
+import { COLLECTION_TASK_RECORD } from '../records/collection-task-record.js';
+import { claimDue, guarded, type Queryable, type Row, type TogetherWrite } from './pg-support.js';
 import { prepared } from './pg-prepared.js';
+import { PgTable } from './pg-table.js';
 
 const TERMINAL = `status NOT IN (${COLLECTION_STATUS.DONE}, ${COLLECTION_STATUS.FAILED})`;
 
-/**
- * Record -> row of `collection_tasks`. The lease is flattened (its claim filters on it); the reclaim is kept whole as
- * JSONB and its status, schedule and lease expiry are repeated in columns for the reclaim claim.
- */
-function toRow(record: StoredCollectionTask): Row & { version: number } {
-  const reclaim = record.reclaim ?? null;
-  return {
-    task_no: record.id, command_no: record.commandNo, user_id: record.userId, network_code: record.networkCode,
-    asset_symbol: record.assetSymbol, address: record.address, main_address: record.mainAddress, status: record.status,
-    energy_path: record.energyPath, steps: jsonb(record.steps), swept_amount: record.sweptAmount,
-    sweep_tx_hash: record.sweepTxHash, error_code: record.errorCode, last_error: record.lastError,
-    next_run_at: record.nextRunAt, lease_owner: record.lease?.owner ?? null, lease_expires_at: record.lease?.expiresAt ?? null,
-    started_at: record.startedAt, finished_at: record.finishedAt, reclaim: jsonb(reclaim),
-    reclaim_status: reclaim?.status ?? null, reclaim_next_run_at: reclaim?.nextRunAt ?? null,
-    reclaim_lease_expires_at: reclaim === null ? null : (reclaim.lease?.expiresAt ?? null),
-    plan: jsonb(record.plan ?? null), cost: jsonb(record.cost ?? null), version: record.version,
-  };
-}
-
-/** Row of `collection_tasks` -> record (absent optional parts stay absent). */
-function fromRow(row: Row): StoredCollectionTask {
-  const owner = row['lease_owner'] as string | null;
-  const optional = (column: string) => (row[column] === null ? {} : { [column]: row[column] });
-  return {
-    id: row['task_no'] as string, commandNo: row['command_no'] as string, userId: row['user_id'] as number,
-    networkCode: row['network_code'] as NetworkCode, assetSymbol: row['asset_symbol'] as string,
-    address: row['address'] as string, mainAddress: row['main_address'] as string, status: row['status'] as CollectionStatus,
-    energyPath: row['energy_path'] as EnergyPath | null, steps: row['steps'] as StoredCollectionTask['steps'],
-    sweptAmount: row['swept_amount'] as string | null, sweepTxHash: row['sweep_tx_hash'] as string | null,
-    errorCode: row['error_code'] as string | null, lastError: row['last_error'] as string | null,
-    nextRunAt: row['next_run_at'] as number, lease: owner === null ? null : { owner, expiresAt: row['lease_expires_at'] as number },
-    startedAt: row['started_at'] as number, finishedAt: row['finished_at'] as number | null, version: row['version'] as number,
-    ...optional('reclaim'), ...optional('plan'), ...optional('cost'),
-  };
-}
+/** The `collection_tasks` table, from the record's descriptor. */
+const TASKS = new PgTable(COLLECTION_TASK_RECORD);
 
 /**
- * The columns fromRow reads, named (issue #37: never `SELECT *`; the reclaim claim's copies `reclaim_status`,
- * `reclaim_next_run_at`, `reclaim_lease_expires_at` and `inserted_seq` are not parsed). A column missing here fails
- * the contract suite's round trips.
+ * The columns the mapping reads, named (issue #37: never `SELECT *`; the reclaim claim's copies `reclaim_status`,
+ * `reclaim_next_run_at`, `reclaim_lease_expires_at` and `inserted_seq` are not parsed). A column missing from the
+ * descriptor fails the contract suite's round trips.
  */
-export const TASK_COLUMNS = 'task_no, command_no, user_id, network_code, asset_symbol, address, main_address, status, energy_path, '
-  + 'steps, swept_amount, sweep_tx_hash, error_code, last_error, next_run_at, lease_owner, lease_expires_at, started_at, finished_at, '
-  + 'reclaim, plan, cost, version';
+export const TASK_COLUMNS = TASKS.columns;
 
 /** Row -> domain value, through the shared record codec. */
 export function taskFromRow(row: Row): CollectionTask {
-  return fromStoredCollectionTask(fromRow(row));
+  return TASKS.fromRow(row);
 }
 
 /** Inserts a new task (a taken task number is a unique violation for the caller to classify). */
 export function insertTask(q: Queryable, task: CollectionTask): Promise<void> {
-  return insertRow(q, 'collection_tasks', toRow(toStoredCollectionTask(task)));
+  return TASKS.insert(q, task);
 }
 
 /** replaceTask as one write of a combined statement (writeTogether). */
 export function taskReplaceWrite(task: CollectionTask): TogetherWrite {
-  return {
-    statement: (from) => replaceStatement('collection_tasks', { column: 'task_no', value: task.taskNo }, toRow(toStoredCollectionTask(task)), from),
-    replaces: { entity: 'collection task', id: task.taskNo },
-  };
+  return TASKS.replaceWrite(task);
 }
 
 /** Optimistic replace guarded by the stored version. */
 export async function replaceTask(q: Queryable, task: CollectionTask): Promise<void> {
-  if (!(await versionedReplace(prepared(q), 'collection_tasks', { column: 'task_no', value: task.taskNo }, toRow(toStoredCollectionTask(task))))) {
-    throw new ConcurrencyConflict('collection task', task.taskNo);
-  }
+  if (!(await TASKS.replace(prepared(q), task))) throw new ConcurrencyConflict('collection task', task.taskNo);
 }
 
 /** Collection tasks (inserted by PgUnitOfWork). A claim locks its row with SKIP LOCKED, so racing workers never share one. */
@@ -87,19 +46,12 @@ export class PgCollectionTaskRepository implements CollectionTaskRepository {
   constructor(private readonly pool: pg.Pool) {}
 
   get(taskNo: string): Promise<CollectionTask | null> {
-    return guarded('collection task read', async () => {
-      const { rows } = await prepared(this.pool).query(`SELECT ${TASK_COLUMNS} FROM collection_tasks WHERE task_no = $1`, [taskNo]);
-      return rows.length === 0 ? null : taskFromRow(rows[0] as Row);
-    });
+    return guarded('collection task read', () => TASKS.get(this.pool, taskNo));
   }
 
   findLatestByAddress(address: string): Promise<CollectionTask | null> {
-    return guarded('collection task read', async () => {
-      const { rows } = await prepared(this.pool).query(
-        `SELECT ${TASK_COLUMNS} FROM collection_tasks WHERE address = $1 ORDER BY started_at DESC, inserted_seq DESC LIMIT 1`, [address],
-      );
-      return rows.length === 0 ? null : taskFromRow(rows[0] as Row);
-    });
+    return guarded('collection task read', () =>
+      TASKS.first(prepared(this.pool), 'address = $1', [address], 'started_at DESC, inserted_seq DESC'));
   }
 
   /** Walks collection_tasks_by_user_newest (migration 0017), or the address index when a sub-address is named. */
@@ -108,9 +60,8 @@ export class PgCollectionTaskRepository implements CollectionTaskRepository {
     const params: unknown[] = [userId];
     if (filter.status !== undefined) where.push(`status = $${params.push(filter.status)}`);
     if (filter.address !== undefined) where.push(`address = $${params.push(filter.address)}`);
-    return guarded('collection task list', () => pageOf(this.pool, {
-      table: 'collection_tasks', where: where.join(' AND '), order: 'started_at DESC, inserted_seq DESC', params,
-    }, taskFromRow, page));
+    return guarded('collection task list', () =>
+      TASKS.page(this.pool, { where: where.join(' AND '), order: 'started_at DESC, inserted_seq DESC', params }, page));
   }
 
   update(task: CollectionTask): Promise<void> {
@@ -119,13 +70,8 @@ export class PgCollectionTaskRepository implements CollectionTaskRepository {
 
   /** Walks collection_tasks_finished (migration 0027), a partial index of the terminal tasks by finish. */
   listFinishedSince(status: CollectionStatus, since: number, limit: number): Promise<CollectionTask[]> {
-    return guarded('collection task finished list', async () => {
-      const { rows } = await this.pool.query(
-        `SELECT ${TASK_COLUMNS} FROM collection_tasks WHERE status = $1 AND finished_at >= $2 AND finished_at IS NOT NULL ORDER BY finished_at, task_no COLLATE "C" LIMIT $3`,
-        [status, since, limit],
-      );
-      return rows.map(taskFromRow);
-    });
+    return guarded('collection task finished list', () => TASKS.select(this.pool,
+      'status = $1 AND finished_at >= $2 AND finished_at IS NOT NULL', [status, since], 'finished_at, task_no COLLATE "C"', limit));
   }
 
   async claimDue(now: number, owner: string, leaseMs: number): Promise<CollectionTask | null> {

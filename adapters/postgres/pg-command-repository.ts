@@ -3,61 +3,31 @@ import { ConcurrencyConflict } from '../../core/domain/errors.js';
 import { COMMAND_STATUS, COMMAND_TYPE, type Command, type CommandStatus, type CommandType, type UserId } from '../../core/domain/model/index.js';
 import type { CommandRepository } from '../../core/ports/command-repository.port.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
-import { fromStoredCommand, holdsAddressLock, toStoredCommand, type StoredCommand } from '../records/command-record.js';
-import {
-  claimDue, guarded, insertRow, isUniqueViolation, jsonb, pageOf, replaceStatement, versionedReplace, type Queryable, type Row, type TogetherWrite,
-} from './pg-support.js';
+import { COMMAND_RECORD, holdsAddressLock } from '../records/command-record.js';
+import { claimDue, guarded, isUniqueViolation, type Queryable, type Row, type TogetherWrite } from './pg-support.js';
 import { prepared } from './pg-prepared.js';
+import { PgTable } from './pg-table.js';
 
 /** The unique constraint that makes "one active fund-moving command per address" a store rule. */
 export const COMMAND_LOCK_CONSTRAINT = 'commands_one_lock_per_address';
 
-/** Record -> row of `commands` (lease flattened into the two columns its claim filters on). */
-function toRow(record: StoredCommand): Row & { version: number } {
-  return {
-    command_no: record.id, user_id: record.userId, type: record.type, status: record.status, address: record.address,
-    asset_symbol: record.assetSymbol, locked_amount: record.lockedAmount, params: jsonb(record.params),
-    transaction: jsonb(record.transaction), error_code: record.errorCode, last_error: record.lastError,
-    created_at: record.createdAt, started_at: record.startedAt, finished_at: record.finishedAt,
-    next_run_at: record.nextRunAt ?? record.createdAt, lease_owner: record.lease?.owner ?? null,
-    lease_expires_at: record.lease?.expiresAt ?? null, approval: jsonb(record.approval ?? null),
-    funding: jsonb(record.funding ?? null), version: record.version,
-  };
-}
-
-/** Row of `commands` -> record. */
-function fromRow(row: Row): StoredCommand {
-  const owner = row['lease_owner'] as string | null;
-  return {
-    id: row['command_no'] as string, userId: row['user_id'] as number, type: row['type'] as CommandType,
-    status: row['status'] as CommandStatus, address: row['address'] as string | null,
-    assetSymbol: row['asset_symbol'] as string | null, lockedAmount: row['locked_amount'] as string,
-    params: row['params'] as StoredCommand['params'], transaction: row['transaction'] as StoredCommand['transaction'],
-    errorCode: row['error_code'] as string | null, lastError: row['last_error'] as string | null,
-    createdAt: row['created_at'] as number, startedAt: row['started_at'] as number | null,
-    finishedAt: row['finished_at'] as number | null, nextRunAt: row['next_run_at'] as number,
-    lease: owner === null ? null : { owner, expiresAt: row['lease_expires_at'] as number }, version: row['version'] as number,
-    ...(row['approval'] == null ? {} : { approval: row['approval'] as StoredCommand['approval'] }),
-    ...(row['funding'] == null ? {} : { funding: row['funding'] as StoredCommand['funding'] }),
-  };
-}
+/** The `commands` table, from the record's descriptor; `locked_address` and `inserted_seq` are this store's own. */
+const COMMANDS = new PgTable(COMMAND_RECORD);
 
 /**
- * The columns fromRow reads, named (issue #37: never `SELECT *`; the claim-only `locked_address` and `inserted_seq`
- * are not parsed). A column missing here fails the contract suite's round trips.
+ * The columns the mapping reads, named (issue #37: never `SELECT *`; the claim-only `locked_address` and `inserted_seq`
+ * are not parsed). A column missing from the descriptor fails the contract suite's round trips.
  */
-export const COMMAND_COLUMNS = 'command_no, user_id, type, status, address, asset_symbol, locked_amount, params, transaction, '
-  + 'error_code, last_error, created_at, started_at, finished_at, next_run_at, lease_owner, lease_expires_at, approval, funding, version';
+export const COMMAND_COLUMNS = COMMANDS.columns;
 
 /** Row -> domain value, through the shared record codec. */
 export function commandFromRow(row: Row): Command {
-  return fromStoredCommand(fromRow(row));
+  return COMMANDS.fromRow(row);
 }
 
 /** Inserts a command; `markLock` sets `locked_address` when it holds its address's lock (a second holder violates the constraint). */
 export async function insertCommand(q: Queryable, command: Command, markLock: boolean): Promise<void> {
-  const row = toRow(toStoredCommand(command));
-  await insertRow(q, 'commands', { ...row, locked_address: markLock && holdsAddressLock(command) ? command.address : null });
+  await COMMANDS.insert(q, command, { locked_address: markLock && holdsAddressLock(command) ? command.address : null });
 }
 
 /**
@@ -65,23 +35,17 @@ export async function insertCommand(q: Queryable, command: Command, markLock: bo
  * (a command never regains it: terminal is final) and kept otherwise.
  */
 export async function replaceCommand(q: Queryable, command: Command): Promise<void> {
-  if (!(await versionedReplace(prepared(q), 'commands', { column: 'command_no', value: command.commandNo }, replacedRow(command)))) {
-    throw new ConcurrencyConflict('command', command.commandNo);
-  }
+  if (!(await COMMANDS.replace(prepared(q), command, lockMarker(command)))) throw new ConcurrencyConflict('command', command.commandNo);
 }
 
 /** replaceCommand as one write of a combined statement (writeTogether). */
 export function commandReplaceWrite(command: Command): TogetherWrite {
-  return {
-    statement: (from) => replaceStatement('commands', { column: 'command_no', value: command.commandNo }, replacedRow(command), from),
-    replaces: { entity: 'command', id: command.commandNo },
-  };
+  return COMMANDS.replaceWrite(command, lockMarker(command));
 }
 
-/** The row a replace writes: a command that no longer holds its address's lock gives the lock marker up. */
-function replacedRow(command: Command): Row & { version: number } {
-  const row = toRow(toStoredCommand(command));
-  return holdsAddressLock(command) ? row : { ...row, locked_address: null };
+/** What a replace writes of the lock marker: nothing while the command holds the lock, null once it gave it up. */
+function lockMarker(command: Command): Row {
+  return holdsAddressLock(command) ? {} : { locked_address: null };
 }
 
 const ACTIVE = `status IN (${COMMAND_STATUS.PENDING}, ${COMMAND_STATUS.RUNNING})`;
@@ -118,20 +82,12 @@ export class PgCommandRepository implements CommandRepository {
   }
 
   get(commandNo: string): Promise<Command | null> {
-    return guarded('command read', async () => {
-      const { rows } = await prepared(this.pool).query(`SELECT ${COMMAND_COLUMNS} FROM commands WHERE command_no = $1`, [commandNo]);
-      return rows.length === 0 ? null : commandFromRow(rows[0] as Row);
-    });
+    return guarded('command read', () => COMMANDS.get(this.pool, commandNo));
   }
 
   findActiveByAddress(address: string): Promise<Command | null> {
-    return guarded('command read', async () => {
-      const { rows } = await prepared(this.pool).query(
-        `SELECT ${COMMAND_COLUMNS} FROM commands WHERE address = $1 AND type <> ${COMMAND_TYPE.QUERY} AND ${ACTIVE} ORDER BY created_at, inserted_seq LIMIT 1`,
-        [address],
-      );
-      return rows.length === 0 ? null : commandFromRow(rows[0] as Row);
-    });
+    return guarded('command read', () => COMMANDS.first(prepared(this.pool),
+      `address = $1 AND type <> ${COMMAND_TYPE.QUERY} AND ${ACTIVE}`, [address], 'created_at, inserted_seq'));
   }
 
   listByUser(userId: UserId, filter: { readonly type?: CommandType; readonly status?: CommandStatus }, page: PageRequest): Promise<Page<Command>> {
@@ -140,7 +96,7 @@ export class PgCommandRepository implements CommandRepository {
       let where = 'user_id = $1';
       if (filter.type !== undefined) where += ` AND type = $${params.push(filter.type)}`;
       if (filter.status !== undefined) where += ` AND status = $${params.push(filter.status)}`;
-      return pageOf(this.pool, { table: 'commands', where, order: 'created_at DESC, inserted_seq DESC', params }, commandFromRow, page);
+      return COMMANDS.page(this.pool, { where, order: 'created_at DESC, inserted_seq DESC', params }, page);
     });
   }
 
@@ -150,13 +106,8 @@ export class PgCommandRepository implements CommandRepository {
 
   /** Walks commands_finished (migration 0028), a partial index of the finished commands by type, status and finish. */
   listFinishedSince(type: CommandType, status: CommandStatus, since: number, limit: number): Promise<Command[]> {
-    return guarded('command finished list', async () => {
-      const { rows } = await this.pool.query(
-        `SELECT ${COMMAND_COLUMNS} FROM commands WHERE type = $1 AND status = $2 AND finished_at >= $3 AND finished_at IS NOT NULL ORDER BY finished_at, command_no COLLATE "C" LIMIT $4`,
-        [type, status, since, limit],
-      );
-      return rows.map((row) => commandFromRow(row as Row));
-    });
+    return guarded('command finished list', () => COMMANDS.select(this.pool, 'type = $1 AND status = $2 AND finished_at >= $3 AND finished_at IS NOT NULL',
+      [type, status, since], 'finished_at, command_no COLLATE "C"', limit));
   }
 
   claimDue(types: readonly CommandType[], now: number, owner: string, leaseMs: number): Promise<Command | null> {

@@ -43,9 +43,10 @@ export class PgTable<D, R extends KeyedRecord> {
     const row: Row = {};
     for (const field of this.fields) {
       const values = field.write(record);
-      field.columns.forEach((column, i) => {
+      [...field.columns, ...field.copies].forEach((column, i) => {
         const v = values[i] ?? null;
-        row[column] = field.codec === 'jsonb' ? jsonb(v) : field.codec === 'json' ? json(v) : v;
+        const codec = field.codecs[i];
+        row[column] = codec === 'jsonb' ? jsonb(v) : codec === 'json' ? json(v) : v;
       });
     }
     return row;

@@ -4,7 +4,7 @@ import type { SweepPlan } from '../../core/domain/sweep-plan.js';
 import type { SweepCost } from '../../core/domain/sweep-cost.js';
 import { fromStoredTransaction, toStoredTransaction, type StoredPreparedTransaction } from './command-record.js';
 import { decodeMoney, decodeOptionalMoney, encodeMoney, encodeOptionalMoney, nullable } from './record-support.js';
-import type { SplitSpec } from './record-descriptor.js';
+import { describeRecord, type SplitSpec } from './record-descriptor.js';
 
 /** One step of a collection task as stored (its prepared transaction embedded). */
 export interface StoredStep {
@@ -247,3 +247,25 @@ export function fromStoredCollectionTask(doc: StoredCollectionTask): CollectionT
     ...(doc.cost == null ? {} : { cost: fromStoredCost(doc.cost) }),
   };
 }
+
+/**
+ * Collection tasks. The lease is in two columns (its claim filters on it); the reclaim is kept whole as JSONB, and its
+ * status, schedule and lease expiry are copied into columns for the reclaim claim (written, never read back).
+ */
+export const COLLECTION_TASK_RECORD = describeRecord({
+  name: 'collection task', table: 'collection_tasks', collection: 'collection_tasks',
+  encode: toStoredCollectionTask, decode: fromStoredCollectionTask,
+  fields: {
+    id: 'task_no', commandNo: 'command_no', userId: 'user_id', networkCode: 'network_code', assetSymbol: 'asset_symbol',
+    address: 'address', mainAddress: 'main_address', status: 'status', energyPath: 'energy_path',
+    steps: { column: 'steps', codec: 'jsonb' }, sweptAmount: 'swept_amount', sweepTxHash: 'sweep_tx_hash', errorCode: 'error_code',
+    lastError: 'last_error', nextRunAt: 'next_run_at', lease: leaseColumns(), startedAt: 'started_at', finishedAt: 'finished_at',
+    reclaim: {
+      column: 'reclaim', codec: 'jsonb', copies: {
+        reclaim_status: (reclaim) => reclaim?.status, reclaim_next_run_at: (reclaim) => reclaim?.nextRunAt,
+        reclaim_lease_expires_at: (reclaim) => reclaim?.lease?.expiresAt,
+      },
+    },
+    plan: { column: 'plan', codec: 'jsonb' }, cost: { column: 'cost', codec: 'jsonb' }, version: 'version',
+  },
+});

@@ -1,12 +1,13 @@
 import { COMMAND_STATUS, COMMAND_TYPE, type Command, type CommandStatus, type CommandType, type PreparedTransaction } from '../../core/domain/model/command.js';
 import {
-  fromStoredCost, fromStoredLease, fromStoredPlan, fromStoredStep, toStoredCost, toStoredLease, toStoredPlan, toStoredStep,
+  fromStoredCost, fromStoredLease, fromStoredPlan, fromStoredStep, leaseColumns, toStoredCost, toStoredLease, toStoredPlan, toStoredStep,
   type StoredLease, type StoredStep, type StoredSweepCost, type StoredSweepPlan,
 } from './collection-task-record.js';
 import type { CollectionStatus, EnergyPath } from '../../core/domain/model/collection-task.js';
 import type { WithdrawalFunding } from '../../core/domain/withdrawal-funding.js';
 import { decodeMoney, encodeMoney, nullable } from './record-support.js';
 import { fromStoredApproval, toStoredApproval, type StoredCommandApproval } from './withdrawal-policy-record.js';
+import { describeRecord } from './record-descriptor.js';
 
 /** A signed transaction as stored: written before broadcast, so a resumed step can look the txid up. */
 export interface StoredPreparedTransaction {
@@ -150,3 +151,18 @@ export function fromStoredCommand(doc: StoredCommand): Command {
     version: doc.version,
   };
 }
+
+/**
+ * Commands. The lease is in two columns (its claim filters on them); a command stored before the runner reads as due
+ * at its creation. How a store marks the holder of an address's lock stays the store's own column.
+ */
+export const COMMAND_RECORD = describeRecord({
+  name: 'command', table: 'commands', collection: 'commands', encode: toStoredCommand, decode: fromStoredCommand,
+  fields: {
+    id: 'command_no', userId: 'user_id', type: 'type', status: 'status', address: 'address', assetSymbol: 'asset_symbol',
+    lockedAmount: 'locked_amount', params: { column: 'params', codec: 'jsonb' }, transaction: { column: 'transaction', codec: 'jsonb' },
+    errorCode: 'error_code', lastError: 'last_error', createdAt: 'created_at', startedAt: 'started_at', finishedAt: 'finished_at',
+    nextRunAt: { column: 'next_run_at', absent: (record) => record.createdAt }, lease: leaseColumns(),
+    approval: { column: 'approval', codec: 'jsonb' }, funding: { column: 'funding', codec: 'jsonb' }, version: 'version',
+  },
+});

@@ -10,17 +10,21 @@
 export type ColumnCodec = 'value' | 'jsonb' | 'json';
 
 /** A field kept in one column. */
-export interface ColumnSpec<R> {
+export interface ColumnSpec<R, V> {
   readonly column: string;
   /** Default 'value'. */
   readonly codec?: ColumnCodec;
   /** What the column holds when the record leaves the field out (undefined or null); default null. */
   readonly absent?: (record: R) => unknown;
+  /** Columns written beside it from the field and never read back: copies of parts a claim filters on. */
+  readonly copies?: Readonly<Record<string, (value: V | undefined) => unknown>>;
 }
 
 /** A field kept in several columns (a command's lease: owner and expiry, each filtered on by a claim). */
 export interface SplitSpec<V> {
   readonly columns: readonly string[];
+  /** Each column's codec, in `columns`' order (a missing one: 'value'). */
+  readonly codecs?: readonly ColumnCodec[];
   /** The field's value (undefined when the record leaves it out) -> one value per column, in `columns`' order. */
   split(value: V | undefined): readonly unknown[];
   /** The columns' values, in `columns`' order -> the field's value (undefined: the record leaves the field out). */
@@ -28,7 +32,7 @@ export interface SplitSpec<V> {
 }
 
 /** Where a field lives: a column name (kept as it is), a column with its codec, or several columns. */
-export type FieldSpec<R, V> = string | ColumnSpec<R> | SplitSpec<V>;
+export type FieldSpec<R, V> = string | ColumnSpec<R, V> | SplitSpec<V>;
 
 /** A stored record: a plain value with an `id` (MongoDB's `_id`, the table's primary key). */
 export interface KeyedRecord {
@@ -66,8 +70,13 @@ export function isVersioned<D, R extends KeyedRecord>(descriptor: RecordDescript
 /** A field's spec in its normal form: a list of columns, how to write them from the record, how to read them back. */
 export interface FieldColumns<R> {
   readonly field: string;
+  /** The columns the field is read from and written to. */
   readonly columns: readonly string[];
-  readonly codec: ColumnCodec;
+  /** One per column. */
+  readonly codecs: readonly ColumnCodec[];
+  /** Columns only written (ColumnSpec.copies), after `columns`, kept as they are. */
+  readonly copies: readonly string[];
+  /** The values of `columns`, then of `copies`. */
   write(record: R): readonly unknown[];
   read(values: readonly unknown[]): unknown;
 }
@@ -77,15 +86,20 @@ export function fieldColumns<D, R extends KeyedRecord>(descriptor: RecordDescrip
   return Object.entries(descriptor.fields as Record<string, FieldSpec<R, unknown>>).map(([field, spec]) => {
     const value = (record: R): unknown => (record as unknown as Record<string, unknown>)[field];
     if (typeof spec === 'string') {
-      return { field, columns: [spec], codec: 'value', write: (r: R) => [value(r) ?? null], read: ([v]: readonly unknown[]) => v };
+      return { field, columns: [spec], codecs: ['value'], copies: [], write: (r: R) => [value(r) ?? null], read: ([v]: readonly unknown[]) => v };
     }
     if ('columns' in spec) {
-      return { field, columns: spec.columns, codec: 'value', write: (r: R) => spec.split(value(r)), read: (vs: readonly unknown[]) => spec.join(vs) };
+      return {
+        field, columns: spec.columns, codecs: spec.columns.map((_, i) => spec.codecs?.[i] ?? 'value'), copies: [],
+        write: (r: R) => spec.split(value(r) as never), read: (vs: readonly unknown[]) => spec.join(vs),
+      };
     }
     const absent = spec.absent ?? (() => null);
+    const copies = Object.entries(spec.copies ?? {});
     return {
-      field, columns: [spec.column], codec: spec.codec ?? 'value',
-      write: (r: R) => [value(r) ?? absent(r)], read: ([v]: readonly unknown[]) => v,
+      field, columns: [spec.column], codecs: [spec.codec ?? 'value'], copies: copies.map(([column]) => column),
+      write: (r: R) => [value(r) ?? absent(r), ...copies.map(([, of]) => of(value(r) ?? undefined) ?? null)],
+      read: ([v]: readonly unknown[]) => v,
     };
   });
 }
