@@ -8,7 +8,7 @@ import { randomInt } from 'node:crypto';
 import { TronWeb, utils } from 'tronweb';
 import { ChainError, DomainError } from '../../core/domain/errors.js';
 import type { ChainResources, SignedTransaction, TransactionState } from '../../core/domain/model/chain.js';
-import type { ChainGateway, Signer, TransactionIntent } from '../../core/ports/chain-gateway.port.js';
+import type { ChainGateway, Signer, TransactionIntent, TrxHoldings } from '../../core/ports/chain-gateway.port.js';
 import { guarded, invalidArgument, NodeRefusal, decodeNodeMessage, toPortError } from './tron-errors.js';
 import { buildIntent, hexAddress, type BlockHeaderRef } from './tron-intents.js';
 import { TronNodeClient, type BlockRef } from './tron-node-client.js';
@@ -159,6 +159,17 @@ export class TronWebChainGateway implements ChainGateway {
     const hex = hexAddress(address, 'address');
     const account = await this.node.call<AccountJson>('balance-read', 'getTrxBalance', 'full', 'wallet/getaccount', { address: hex });
     return BigInt(account.balance ?? 0);
+  }
+
+  /** getTrxBalance's one `wallet/getaccount`, its stake read too: frozenV2 and what is delegated out, and unfrozenV2. */
+  async getTrxHoldings(address: string): Promise<TrxHoldings> {
+    const hex = hexAddress(address, 'address');
+    const account = await this.node.call<AccountJson>('balance-read', 'getTrxHoldings', 'full', 'wallet/getaccount', { address: hex });
+    const sun = (value: number | undefined): bigint => BigInt(value ?? 0);
+    const stakedSun = (account.frozenV2 ?? []).reduce((sum, f) => sum + sun(f.amount), 0n)
+      + sun(account.account_resource?.delegated_frozenV2_balance_for_energy) + sun(account.delegated_frozenV2_balance_for_bandwidth);
+    const unstakingSun = (account.unfrozenV2 ?? []).reduce((sum, u) => sum + sun(u.unfreeze_amount), 0n);
+    return { liquidSun: sun(account.balance), stakedSun, unstakingSun };
   }
 
   async getTokenBalance(address: string, contract: string): Promise<bigint> {

@@ -21,6 +21,8 @@ export interface ReconciliationLine {
   readonly ledger: bigint;
   /** The liquid balance on chain when it was read. */
   readonly chain: bigint;
+  /** TRX: the address's stake in the books (`staked`, `unstaking`) and on chain, read with the liquid balance; null for a token. */
+  readonly stake: { readonly ledgerStaked: bigint; readonly chainStaked: bigint; readonly ledgerUnstaking: bigint; readonly chainUnstaking: bigint } | null;
   readonly judgement: ReconciliationJudgement;
 }
 
@@ -36,8 +38,9 @@ const ALL_TIME = Number.MAX_SAFE_INTEGER;
  * network, the booked balance beside the chain's liquid balance, judged by judgeReconciliation. What the books cannot
  * know yet is gathered first: the address's pending deposits (the scanner saw them, the books take them at their
  * confirmation), work in flight (a collection not ended touches its sub-address and the main address; an active
- * command its address and the main address that funds it), and for TRX that does not match, the stake (read only
- * then: one more node read). Reads only; nothing is ever corrected.
+ * command its address and the main address that funds it). For TRX one account read gives the liquid balance and
+ * the stake, and both are judged (a staked-books mismatch is reported even when the liquid balance matches). Reads
+ * only; nothing is ever corrected.
  */
 export class LedgerReconciliation {
   constructor(private readonly deps: ReconciliationDeps) {}
@@ -57,12 +60,14 @@ export class LedgerReconciliation {
   async addresses(userId: UserId, wallets: readonly WalletAddress[]): Promise<ReconciliationLine[]> {
     const booked = new Map<string, bigint>();
     // The books' staked and unstaking TRX per address (issue #36: staking booked), keyed as its liquid account.
-    const bookedStake = new Map<string, bigint>();
+    const bookedStaked = new Map<string, bigint>();
+    const bookedUnstaking = new Map<string, bigint>();
     for (const b of await this.deps.ledger.balancesAt(userId, ALL_TIME)) {
       if (b.account.kind === 'custodial') booked.set(ledgerAccountKey(b.account), b.balance);
       if ((b.account.kind === 'staked' || b.account.kind === 'unstaking') && b.account.address !== null) {
         const key = ledgerAccountKey(custodialAccount(b.account.networkCode, b.account.assetSymbol, b.account.address));
-        bookedStake.set(key, (bookedStake.get(key) ?? 0n) + b.balance);
+        const into = b.account.kind === 'staked' ? bookedStaked : bookedUnstaking;
+        into.set(key, (into.get(key) ?? 0n) + b.balance);
       }
     }
     const pending = new Map<string, bigint>();
@@ -79,23 +84,26 @@ export class LedgerReconciliation {
     for (const wallet of wallets) {
       for (const asset of this.deps.assets.list(wallet.networkCode as NetworkCode)) {
         const key = ledgerAccountKey(custodialAccount(wallet.networkCode, asset.symbol, wallet.address));
-        const chain = asset.contractAddress === null
-          ? await this.deps.chain.getTrxBalance(wallet.address)
-          : await this.deps.chain.getTokenBalance(wallet.address, asset.contractAddress);
-        const facts = {
-          assetSymbol: asset.symbol, ledger: booked.get(key) ?? 0n, chain, pendingIn: pending.get(key) ?? 0n, stakedSun: 0n,
-          inFlight: inFlight.has(wallet.address),
-        };
-        let judgement = judgeReconciliation(facts);
-        if (judgement.status === 'discrepancy' && asset.contractAddress === null) {
-          // Only now is the stake worth a read: the part of it the books do not hold explains a TRX difference or nothing.
-          const r = await this.deps.chain.getResources(wallet.address);
-          judgement = judgeReconciliation({
-            ...facts, stakedSun: r.energy.stakedSun + r.bandwidth.stakedSun + (r.unstakingSun ?? 0n) + r.withdrawableSun,
-            bookedStakeSun: bookedStake.get(key) ?? 0n,
-          });
+        const base = { assetSymbol: asset.symbol, ledger: booked.get(key) ?? 0n, pendingIn: pending.get(key) ?? 0n, inFlight: inFlight.has(wallet.address) };
+        let line: Pick<ReconciliationLine, 'chain' | 'stake' | 'judgement'>;
+        if (asset.contractAddress === null) {
+          // One account read gives the liquid balance and the stake (issue #36): both are judged against the books.
+          const h = await this.deps.chain.getTrxHoldings(wallet.address);
+          const stake = {
+            ledgerStaked: bookedStaked.get(key) ?? 0n, chainStaked: h.stakedSun, ledgerUnstaking: bookedUnstaking.get(key) ?? 0n, chainUnstaking: h.unstakingSun,
+          };
+          line = {
+            chain: h.liquidSun, stake,
+            judgement: judgeReconciliation({
+              ...base, chain: h.liquidSun, stakedSun: h.stakedSun + h.unstakingSun, unstakingSun: h.unstakingSun,
+              bookedStakeSun: stake.ledgerStaked + stake.ledgerUnstaking, bookedUnstakingSun: stake.ledgerUnstaking,
+            }),
+          };
+        } else {
+          const chain = await this.deps.chain.getTokenBalance(wallet.address, asset.contractAddress);
+          line = { chain, stake: null, judgement: judgeReconciliation({ ...base, chain, stakedSun: 0n }) };
         }
-        lines.push({ userId, networkCode: wallet.networkCode, address: wallet.address, assetSymbol: asset.symbol, ledger: facts.ledger, chain, judgement });
+        lines.push({ userId, networkCode: wallet.networkCode, address: wallet.address, assetSymbol: asset.symbol, ledger: base.ledger, ...line });
       }
     }
     return lines;
@@ -191,13 +199,16 @@ export class LedgerReconciliationJob {
       if (page.length < 100) break;
       after = page[page.length - 1]!;
     }
-    const now = new Map([...found].map(([key, line]) => [key, line.judgement.unexplained]));
+    const now = new Map<string, bigint>();
+    for (const [key, line] of found) for (const [part, amount] of discrepancyParts(line)) now.set(`${key}${part}`, amount);
     const { report, reported } = stableDiscrepancies(this.previous, this.reportedAmounts, now);
     this.previous = now;
     this.reportedAmounts = reported;
-    const reportedLines = report.map((key) => found.get(key)!);
+    const linesOf = (keys: readonly string[]) => [...found]
+      .filter(([key]) => keys.some((k) => k === key || k === `${key}|staked` || k === `${key}|unstaking`)).map(([, line]) => line);
+    const reportedLines = linesOf(report);
     await this.announce(reportedLines, at);
-    return { at, users, lines, standing: [...reported.keys()].map((key) => found.get(key)!), reported: reportedLines, failed };
+    return { at, users, lines, standing: linesOf([...reported.keys()]), reported: reportedLines, failed };
   }
 
   /** The `ledger.discrepancy` events of the reported lines, for the owners who opted in. */
@@ -212,6 +223,16 @@ export class LedgerReconciliationJob {
   }
 }
 
+/**
+ * The amounts a discrepancy is followed by between passes, each under its own key suffix: the liquid balance's
+ * unexplained rest (''), and the stake's (`|staked`, `|unstaking`), each only when non-zero.
+ */
+export function discrepancyParts(line: Pick<ReconciliationLine, 'judgement'>): [string, bigint][] {
+  const j = line.judgement;
+  const parts: [string, bigint][] = [['', j.unexplained], ['|staked', j.stakeUnexplained.staked], ['|unstaking', j.stakeUnexplained.unstaking]];
+  return parts.filter(([part, amount]) => part === '' ? amount !== 0n || (j.stakeUnexplained.staked === 0n && j.stakeUnexplained.unstaking === 0n) : amount !== 0n);
+}
+
 /** A judged line on the wire (GET /ledger/reconciliation items and the `ledger.discrepancy` event's fields). */
 export function reconciliationLineView(line: ReconciliationLine): Record<string, JsonValue> {
   const j = line.judgement;
@@ -219,6 +240,12 @@ export function reconciliationLineView(line: ReconciliationLine): Record<string,
     network_code: line.networkCode, address: line.address, asset_symbol: line.assetSymbol, status: j.status,
     ledger_balance: line.ledger.toString(), chain_balance: line.chain.toString(), difference: j.difference.toString(),
     explained: j.explained.map((e) => ({ reason: e.reason, amount: e.amount.toString() })), unexplained: j.unexplained.toString(),
+    // Extension (issue #36): a TRX line's stake, in the books and on chain, and what of it nothing explains.
+    ...(line.stake === null ? {} : {
+      staked_ledger_balance: line.stake.ledgerStaked.toString(), staked_chain_balance: line.stake.chainStaked.toString(),
+      unstaking_ledger_balance: line.stake.ledgerUnstaking.toString(), unstaking_chain_balance: line.stake.chainUnstaking.toString(),
+      staked_unexplained: j.stakeUnexplained.staked.toString(), unstaking_unexplained: j.stakeUnexplained.unstaking.toString(),
+    }),
   };
 }
 

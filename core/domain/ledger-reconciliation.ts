@@ -28,6 +28,10 @@ export interface ReconciliationFacts {
   readonly stakedSun: bigint;
   /** TRX only: what the books hold as the address's staked and unstaking TRX (its `staked` and `unstaking` accounts); absent: 0. */
   readonly bookedStakeSun?: bigint;
+  /** TRX only: of `stakedSun`, what is unstaked and not withdrawn (in its wait, or withdrawable); absent: 0. */
+  readonly unstakingSun?: bigint;
+  /** TRX only: of `bookedStakeSun`, what the books' `unstaking` account holds; absent: 0. */
+  readonly bookedUnstakingSun?: bigint;
   /** A sweep or a withdrawal that touches the address has not ended: its booking comes after, so nothing is judged. */
   readonly inFlight: boolean;
 }
@@ -46,7 +50,15 @@ export interface ReconciliationJudgement {
   readonly explained: readonly { readonly reason: ReconciliationReason; readonly amount: bigint }[];
   /** What is left; 0 unless status is discrepancy or unsettled. */
   readonly unexplained: bigint;
+  /**
+   * TRX: where the chain's stake differs from the books' `staked` and `unstaking` accounts (chain − books, each) and the
+   * liquid difference does not mirror it; both 0 otherwise, and for a token. Either one non-zero is a discrepancy
+   * (unsettled in flight) even when the liquid balance matches.
+   */
+  readonly stakeUnexplained: { readonly staked: bigint; readonly unstaking: bigint };
 }
+
+const NO_STAKE_DIFFERENCE = { staked: 0n, unstaking: 0n } as const;
 
 /**
  * Judges one address and asset:
@@ -57,8 +69,12 @@ export interface ReconciliationJudgement {
  *   exactly: stake bought with booked TRX leaves the liquid balance short of the books by the stake; stake funded behind
  *   the books' back does not, and then explaining it would invent a difference. Stake made through the API is booked
  *   (liquid to staked), so it explains nothing and needs nothing;
+ * - the stake itself (issue #36): unless the stake the books do not hold was explained by the liquid difference (it only
+ *   moved between liquid and stake behind the books' back), the chain's staked and unstaking TRX are judged against the
+ *   books' `staked` and `unstaking` accounts, so stake that appeared, vanished or changed state behind their back is
+ *   reported even when the liquid balance matches (`stakeUnexplained`);
  * - anything left is a discrepancy, never corrected here.
- * Always: difference = sum(explained) + unexplained.
+ * Always: difference = sum(explained) + unexplained (the liquid balance's; the stake's is apart).
  */
 export function judgeReconciliation(f: ReconciliationFacts): ReconciliationJudgement {
   const difference = f.chain - f.ledger;
@@ -66,13 +82,20 @@ export function judgeReconciliation(f: ReconciliationFacts): ReconciliationJudge
   if (f.pendingIn !== 0n) explained.push({ reason: 'pending_deposit', amount: f.pendingIn });
   let rest = difference - f.pendingIn;
   const unbookedStake = f.stakedSun - (f.bookedStakeSun ?? 0n);
+  let stakeUnexplained: ReconciliationJudgement['stakeUnexplained'] = NO_STAKE_DIFFERENCE;
   if (rest !== 0n && unbookedStake !== 0n && rest === -unbookedStake) {
     explained.push({ reason: 'staked', amount: -unbookedStake });
     rest = 0n;
+  } else {
+    const unstaking = (f.unstakingSun ?? 0n) - (f.bookedUnstakingSun ?? 0n);
+    stakeUnexplained = { staked: unbookedStake - unstaking, unstaking };
   }
-  if (f.inFlight) return { status: 'unsettled', difference, explained, unexplained: rest };
-  if (rest !== 0n) return { status: 'discrepancy', difference, explained, unexplained: rest };
-  return { status: difference === 0n && explained.length === 0 ? 'matched' : 'explained', difference, explained, unexplained: 0n };
+  const stakeOff = stakeUnexplained.staked !== 0n || stakeUnexplained.unstaking !== 0n;
+  if (f.inFlight) return { status: 'unsettled', difference, explained, unexplained: rest, stakeUnexplained };
+  if (rest !== 0n || stakeOff) return { status: 'discrepancy', difference, explained, unexplained: rest, stakeUnexplained };
+  return {
+    status: difference === 0n && explained.length === 0 ? 'matched' : 'explained', difference, explained, unexplained: 0n, stakeUnexplained,
+  };
 }
 
 /** The identity of a judged line between passes: user, network, address and asset. */

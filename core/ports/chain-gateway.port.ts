@@ -26,6 +26,15 @@ export type TransactionIntent =
   | { readonly kind: 'vote'; readonly votes: readonly { readonly witness: string; readonly count: number }[] }
   | { readonly kind: 'withdraw-reward' };
 
+/** An address's TRX as one account read shows it (ChainGateway.getTrxHoldings), in SUN. */
+export interface TrxHoldings {
+  readonly liquidSun: bigint;
+  /** Staked (Stake 2.0, for energy and for bandwidth), the part delegated to others included. */
+  readonly stakedSun: bigint;
+  /** Unstaked and not withdrawn yet: still in its wait, or withdrawable. */
+  readonly unstakingSun: bigint;
+}
+
 /**
  * The chain, through a node. Failures are InfrastructureError with CHAIN-* codes (CHAIN-BALANCE-QUERY-FAILED for
  * reads, CHAIN-BROADCAST-FAILED for refused broadcasts, CHAIN-NODE-UNAVAILABLE when unreachable).
@@ -37,6 +46,11 @@ export interface ChainGateway {
   isAddress(address: string): boolean;
   /** Native balance in SUN (0n for an account that does not exist yet). */
   getTrxBalance(address: string): Promise<bigint>;
+  /**
+   * The address's TRX from one account read, liquid and in stake (issue #36: the books against the chain); all 0n for
+   * an account that does not exist yet. `liquidSun` is getTrxBalance's answer.
+   */
+  getTrxHoldings(address: string): Promise<TrxHoldings>;
   /** TRC20 balance in the token's smallest unit. */
   getTokenBalance(address: string, contract: string): Promise<bigint>;
   getResources(address: string): Promise<ChainResources>;

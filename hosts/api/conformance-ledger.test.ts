@@ -107,6 +107,8 @@ describe('ledger endpoints (extension)', () => {
       .assets.find((a: { asset_symbol: string }) => a.asset_symbol === asset);
     expect(line(u.main, 'TRX')).toEqual({
       asset_symbol: 'TRX', status: 'discrepancy', ledger_balance: '5', chain_balance: '3000000', difference: '2999995', explained: [], unexplained: '2999995',
+      // Extension (issue #36): the stake, read with the liquid balance; none on either side here.
+      staked_ledger_balance: '0', staked_chain_balance: '0', unstaking_ledger_balance: '0', unstaking_chain_balance: '0', staked_unexplained: '0', unstaking_unexplained: '0',
     });
     expect(line(u.sub, 'TRX')).toMatchObject({ ledger_balance: '12345678901234567890', chain_balance: '0', unexplained: '-12345678901234567890' });
     expect(line(u.main, 'USDT')).toMatchObject({ status: 'matched', ledger_balance: '0', chain_balance: '0', difference: '0' });

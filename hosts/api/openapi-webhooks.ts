@@ -12,7 +12,21 @@ const common = (types: readonly WebhookEventType[]): Record<string, JsonSchema> 
   occurred_at: isoTime,
 });
 
+/** Extension (issue #36) of a TRX line of the reconciliation and its event: the stake, in the books and on chain. */
+export const RECONCILIATION_STAKE_FIELDS = {
+  staked_ledger_balance: { type: 'string', pattern: '^[0-9]+$', description: 'TRX only: what the books hold as the address\'s staked TRX' },
+  staked_chain_balance: { type: 'string', pattern: '^[0-9]+$', description: 'TRX only: the address\'s stake on chain (delegated out included)' },
+  unstaking_ledger_balance: { type: 'string', pattern: '^[0-9]+$', description: 'TRX only: what the books hold as unstaked and not withdrawn' },
+  unstaking_chain_balance: { type: 'string', pattern: '^[0-9]+$', description: 'TRX only: unstaked and not withdrawn on chain (waiting or withdrawable)' },
+  staked_unexplained: {
+    type: 'string', pattern: '^-?[0-9]+$',
+    description: 'TRX only: staked_chain_balance - staked_ledger_balance unless the liquid difference mirrors the stake (then 0); non-zero is a discrepancy even when the liquid balance matches',
+  },
+  unstaking_unexplained: { type: 'string', pattern: '^-?[0-9]+$', description: 'TRX only: as staked_unexplained, for unstaking_chain_balance - unstaking_ledger_balance' },
+} as const;
+
 /** Spec §6 event bodies (all fields top level, no data wrapper), emitted beside the resource schemas. */
+
 export const WEBHOOK_SCHEMAS = {
   CollectionEvent: s.obj({
     ...common(['collection.completed', 'collection.failed']),
@@ -85,8 +99,12 @@ export const WEBHOOK_SCHEMAS = {
       reason: { ...s.enumOf(['pending_deposit', 'staked']), description: 'pending_deposit: seen, not yet confirmed; staked: TRX in stake (no staking is booked)' },
       amount: { type: 'string', pattern: '^-?[0-9]+$' },
     })),
-    unexplained: { type: 'string', pattern: '^-?[0-9]+$', description: 'what nothing explains: difference less the explained parts; never 0 here' },
-  }),
+    unexplained: {
+      type: 'string', pattern: '^-?[0-9]+$',
+      description: 'what nothing explains of the liquid balance: difference less the explained parts; 0 only when the stake differs (staked_unexplained, unstaking_unexplained)',
+    },
+    ...RECONCILIATION_STAKE_FIELDS,
+  }, Object.keys(RECONCILIATION_STAKE_FIELDS)),
 } as const satisfies Record<string, JsonSchema>;
 
 const EVENT_ID = '6f1c2a9e-0b4d-4e7a-9c3f-2d8e5b7a1c40';

@@ -173,6 +173,9 @@ export function reconcilingLedger(
         log.warn({
           user_id: l.userId, network_code: l.networkCode, address: l.address, asset_symbol: l.assetSymbol, ledger_balance: l.ledger.toString(),
           chain_balance: l.chain.toString(), unexplained: l.judgement.unexplained.toString(),
+          ...(l.stake === null ? {} : {
+            staked_unexplained: l.judgement.stakeUnexplained.staked.toString(), unstaking_unexplained: l.judgement.stakeUnexplained.unstaking.toString(),
+          }),
         }, 'ledger discrepancy: the chain differs from the books (never corrected; see GET /api/ledger/reconciliation)');
       }
     },

@@ -54,6 +54,7 @@ export function faultyGateway(inner: ChainGateway, plan: FaultPlan, sent: Map<st
     createAccount: () => inner.createAccount(),
     isAddress: (a) => inner.isAddress(a),
     getTrxBalance: (a) => inner.getTrxBalance(a),
+    getTrxHoldings: (a) => inner.getTrxHoldings(a),
     getTokenBalance: (a, c) => inner.getTokenBalance(a, c),
     getResources: (a) => inner.getResources(a),
     energyAvailable: (a) => inner.energyAvailable(a),

@@ -123,6 +123,8 @@ describe('the worker reconciles the books with the chain', { timeout: 60_000 }, 
     const line = await mainTrx();
     // The liquid balance is short of the books by the whole stake, 60 staked and 40 waiting (free bandwidth: no fee).
     expect(line.chain).toBe(booked - 100n * TRX);
-    expect(line.judgement).toEqual({ status: 'explained', difference: -100n * TRX, explained: [{ reason: 'staked', amount: -100n * TRX }], unexplained: 0n });
+    expect(line.judgement).toEqual({
+      status: 'explained', difference: -100n * TRX, explained: [{ reason: 'staked', amount: -100n * TRX }], unexplained: 0n, stakeUnexplained: { staked: 0n, unstaking: 0n },
+    });
   });
 });

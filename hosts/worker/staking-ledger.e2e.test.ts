@@ -15,7 +15,7 @@ import { STAKING_CAUSE, STAKING_REWARD_CAUSE } from '../../core/application/ledg
 import { submitFundCommand } from '../../core/application/fund-commands.js';
 import { StakingLedgerBooker } from '../../core/application/staking-ledger-booker.js';
 import { userWithWallets } from '../../core/application/testing/index.js';
-import { LedgerReconciliation } from '../../core/application/ledger-reconciliation.js';
+import { LedgerReconciliation, LedgerReconciliationJob } from '../../core/application/ledger-reconciliation.js';
 import { CommandExecutor } from '../../core/application/worker/command-executor.js';
 import { custodialAccount, holderAccount, ledgerAccountKey, stakeAccount, sumsPerAsset } from '../../core/domain/ledger.js';
 import { COMMAND_STATUS, COMMAND_TYPE, type CommandType } from '../../core/domain/model/command.js';
@@ -198,6 +198,41 @@ describe('staking in the books', { timeout: 90_000 }, () => {
     // 30 TRX more go into stake with no command: the books hold 100 in stake, the chain 130.
     await w.gateway.broadcast(await w.gateway.prepare(w.main, { kind: 'freeze', resource: 'BANDWIDTH', amountSun: 30n * TRX }));
     w.devnet.mine(1);
-    expect((await mainTrx()).judgement).toEqual({ status: 'explained', difference: -30n * TRX, explained: [{ reason: 'staked', amount: -30n * TRX }], unexplained: 0n });
+    expect((await mainTrx()).judgement).toEqual({
+      status: 'explained', difference: -30n * TRX, explained: [{ reason: 'staked', amount: -30n * TRX }], unexplained: 0n, stakeUnexplained: { staked: 0n, unstaking: 0n },
+    });
+  });
+
+  it('stake behind the books\' back with the liquid balance matching is a discrepancy, reported by the job after two passes (issue #36)', async () => {
+    world = await buildWorkerWorld({ stakeTrx: 0n, liquidTrx: 500n });
+    const w = world;
+    const main = w.main.address;
+    const opening = await w.gateway.getTrxBalance(main);
+    await w.stores.ledger.post({ transactionId: 'open', userId: w.userId, occurredAt: w.clock.now(), reverses: null, cause: { type: 'deposit', id: 'open' },
+      lines: [{ account: holderAccount('external_in', 'TRON', 'TRX'), amount: -opening }, { account: custodialAccount('TRON', 'TRX', main), amount: opening }] });
+    const executor = new CommandExecutor({ ...w.stores, chain: w.gateway, cipher: w.cipher, assets: w.assets });
+    const stake = await w.stake(main, 'STAKE', 'ENERGY', 100n * TRX);
+    await driveUntil(w, [executor], () => ended(w.stores, stake.commandNo));
+    const booker = new StakingLedgerBooker({ commands: w.stores.commands, wallets: w.stores.wallets, chain: w.gateway, ledger: w.stores.ledger, ids: w.stores.ids });
+    expect(await booker.book(stake.commandNo)).toBe('booked');
+    const job = new LedgerReconciliationJob({ ...w.stores, chain: w.gateway, assets: w.assets, clock: w.clock }, { everyMs: 0 });
+    expect((await job.runPass()).standing).toEqual([]);
+    // 30 TRX arrive unseen (minted, no transfer) and go into stake with no command: the liquid balance still equals the
+    // books (free bandwidth: the freeze burns nothing), the chain's stake is 130 against the books' 100.
+    w.devnet.fund(main, 30n * TRX);
+    await w.gateway.broadcast(await w.gateway.prepare(w.main, { kind: 'freeze', resource: 'BANDWIDTH', amountSun: 30n * TRX }));
+    w.devnet.mine(1);
+    const first = await job.runPass();
+    expect({ standing: first.standing, reported: first.reported }).toEqual({ standing: [], reported: [] });
+    const second = await job.runPass();
+    expect(second.reported.map((l) => [l.address, l.assetSymbol, l.chain - l.ledger, l.judgement.status, l.judgement.stakeUnexplained, l.stake]))
+      .toEqual([[main, 'TRX', 0n, 'discrepancy', { staked: 30n * TRX, unstaking: 0n },
+        { ledgerStaked: 100n * TRX, chainStaked: 130n * TRX, ledgerUnstaking: 0n, chainUnstaking: 0n }]]);
+    // Unstaking 40 behind the books' back moves it from staked to unstaking on chain only: both differ from the books
+    // (its fee, burnt now that the free bandwidth is spent, is a liquid difference beside them).
+    await w.gateway.broadcast(await w.gateway.prepare(w.main, { kind: 'unfreeze', resource: 'ENERGY', amountSun: 40n * TRX }));
+    w.devnet.mine(1);
+    const line = (await new LedgerReconciliation({ ...w.stores, chain: w.gateway, assets: w.assets }).user(w.userId)).find((l) => l.address === main && l.assetSymbol === 'TRX')!;
+    expect(line.judgement).toMatchObject({ status: 'discrepancy', stakeUnexplained: { staked: -10n * TRX, unstaking: 40n * TRX } });
   });
 });

@@ -4,6 +4,7 @@ import { LEDGER_ACCOUNT_KINDS } from '../../../core/domain/ledger.js';
 import { CSV_MEDIA_TYPE, csvAnswer, wantsCsv } from '../csv.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { itemsPage, s } from '../openapi-schemas.js';
+import { RECONCILIATION_STAKE_FIELDS } from '../openapi-webhooks.js';
 import { pageQuery } from './wallet.routes.js';
 
 const isoTime = { type: 'string', description: 'ISO 8601 with offset, whole seconds' } as const;
@@ -45,7 +46,8 @@ const RECONCILIATION = s.obj({
       difference: { ...signedAmount, description: 'chain_balance - ledger_balance' },
       explained: s.arr(s.obj({ reason: s.enumOf(['pending_deposit', 'staked']), amount: signedAmount })),
       unexplained: { ...signedAmount, description: 'difference less the explained parts; 0 unless discrepancy or unsettled' },
-    })),
+      ...RECONCILIATION_STAKE_FIELDS,
+    }, Object.keys(RECONCILIATION_STAKE_FIELDS))),
   })),
   pagination: s.ref('Pagination'),
 });
@@ -197,10 +199,13 @@ export function ledgerRoutes(app: Application): RouteDef[] {
         description: [
           'Extension (issue #36): for a page of your addresses (wallet order), each asset\'s balance in the books beside its liquid balance',
           'on chain, read now, and judged: `matched` (equal); `explained` (they differ by exactly what `explained` lists: deposits seen',
-          'and not yet confirmed, `pending_deposit`, and for TRX the stake, `staked`, which the books do not book); `unsettled` (a',
+          'and not yet confirmed, `pending_deposit`, and for TRX stake made or released behind the books\' back from the liquid balance,',
+          '`staked`); `unsettled` (a',
           'collection or withdrawal touching the address has not ended: its booking comes after, nothing is judged); `discrepancy`',
           '(`unexplained` is what nothing explains, e.g. TRX sent to the address by a contract call the scanner does not see). The',
-          'service never corrects the books. This is one look: a transfer landing right now may show as a discrepancy for a moment. The',
+          'service never corrects the books. A TRX line also carries the address\'s stake (extension): `staked_*` and `unstaking_*` in the books',
+          'and on chain, read with the liquid balance, and what of each nothing explains; a stake that differs from the books is a',
+          '`discrepancy` even when the liquid balance matches. This is one look: a transfer landing right now may show as a discrepancy for a moment. The',
           'worker\'s reconciliation reports only differences two passes in a row see, as the opt-in `ledger.discrepancy` event, the',
           '`custody_ledger_discrepancies` metric and its daily summary.',
         ].join('\n'),
@@ -210,7 +215,8 @@ export function ledgerRoutes(app: Application): RouteDef[] {
           checked_at: '2026-02-01T00:00:00+00:00', summary: { matched: 1, explained: 0, unsettled: 0, discrepancy: 1 },
           items: [{
             network_code: 'TRON', address: SUB, status: 'discrepancy', assets: [
-              { asset_symbol: 'TRX', status: 'discrepancy', ledger_balance: '0', chain_balance: '1000000', difference: '1000000', explained: [], unexplained: '1000000' },
+              { asset_symbol: 'TRX', status: 'discrepancy', ledger_balance: '0', chain_balance: '1000000', difference: '1000000', explained: [], unexplained: '1000000',
+                staked_ledger_balance: '0', staked_chain_balance: '0', unstaking_ledger_balance: '0', unstaking_chain_balance: '0', staked_unexplained: '0', unstaking_unexplained: '0' },
               { asset_symbol: 'USDT', status: 'matched', ledger_balance: '25000000', chain_balance: '25000000', difference: '0', explained: [], unexplained: '0' },
             ],
           }],

@@ -308,10 +308,13 @@ export interface paths {
          * The caller's books against the chain, per address and asset
          * @description Extension (issue #36): for a page of your addresses (wallet order), each asset's balance in the books beside its liquid balance
          *     on chain, read now, and judged: `matched` (equal); `explained` (they differ by exactly what `explained` lists: deposits seen
-         *     and not yet confirmed, `pending_deposit`, and for TRX the stake, `staked`, which the books do not book); `unsettled` (a
+         *     and not yet confirmed, `pending_deposit`, and for TRX stake made or released behind the books' back from the liquid balance,
+         *     `staked`); `unsettled` (a
          *     collection or withdrawal touching the address has not ended: its booking comes after, nothing is judged); `discrepancy`
          *     (`unexplained` is what nothing explains, e.g. TRX sent to the address by a contract call the scanner does not see). The
-         *     service never corrects the books. This is one look: a transfer landing right now may show as a discrepancy for a moment. The
+         *     service never corrects the books. A TRX line also carries the address's stake (extension): `staked_*` and `unstaking_*` in the books
+         *     and on chain, read with the liquid balance, and what of each nothing explains; a stake that differs from the books is a
+         *     `discrepancy` even when the liquid balance matches. This is one look: a transfer landing right now may show as a discrepancy for a moment. The
          *     worker's reconciliation reports only differences two passes in a row see, as the opt-in `ledger.discrepancy` event, the
          *     `custody_ledger_discrepancies` metric and its daily summary.
          */
@@ -2840,8 +2843,20 @@ export interface components {
                 reason: "pending_deposit" | "staked";
                 amount: string;
             }[];
-            /** @description what nothing explains: difference less the explained parts; never 0 here */
+            /** @description what nothing explains of the liquid balance: difference less the explained parts; 0 only when the stake differs (staked_unexplained, unstaking_unexplained) */
             unexplained: string;
+            /** @description TRX only: what the books hold as the address's staked TRX */
+            staked_ledger_balance?: string;
+            /** @description TRX only: the address's stake on chain (delegated out included) */
+            staked_chain_balance?: string;
+            /** @description TRX only: what the books hold as unstaked and not withdrawn */
+            unstaking_ledger_balance?: string;
+            /** @description TRX only: unstaked and not withdrawn on chain (waiting or withdrawable) */
+            unstaking_chain_balance?: string;
+            /** @description TRX only: staked_chain_balance - staked_ledger_balance unless the liquid difference mirrors the stake (then 0); non-zero is a discrepancy even when the liquid balance matches */
+            staked_unexplained?: string;
+            /** @description TRX only: as staked_unexplained, for unstaking_chain_balance - unstaking_ledger_balance */
+            unstaking_unexplained?: string;
         };
     };
     responses: {
@@ -4809,7 +4824,13 @@ export interface operations {
                      *                 "chain_balance": "1000000",
                      *                 "difference": "1000000",
                      *                 "explained": [],
-                     *                 "unexplained": "1000000"
+                     *                 "unexplained": "1000000",
+                     *                 "staked_ledger_balance": "0",
+                     *                 "staked_chain_balance": "0",
+                     *                 "unstaking_ledger_balance": "0",
+                     *                 "unstaking_chain_balance": "0",
+                     *                 "staked_unexplained": "0",
+                     *                 "unstaking_unexplained": "0"
                      *               },
                      *               {
                      *                 "asset_symbol": "USDT",
@@ -4873,6 +4894,18 @@ export interface operations {
                                     }[];
                                     /** @description difference less the explained parts; 0 unless discrepancy or unsettled */
                                     unexplained: string;
+                                    /** @description TRX only: what the books hold as the address's staked TRX */
+                                    staked_ledger_balance?: string;
+                                    /** @description TRX only: the address's stake on chain (delegated out included) */
+                                    staked_chain_balance?: string;
+                                    /** @description TRX only: what the books hold as unstaked and not withdrawn */
+                                    unstaking_ledger_balance?: string;
+                                    /** @description TRX only: unstaked and not withdrawn on chain (waiting or withdrawable) */
+                                    unstaking_chain_balance?: string;
+                                    /** @description TRX only: staked_chain_balance - staked_ledger_balance unless the liquid difference mirrors the stake (then 0); non-zero is a discrepancy even when the liquid balance matches */
+                                    staked_unexplained?: string;
+                                    /** @description TRX only: as staked_unexplained, for unstaking_chain_balance - unstaking_ledger_balance */
+                                    unstaking_unexplained?: string;
                                 }[];
                             }[];
                             pagination: components["schemas"]["Pagination"];
