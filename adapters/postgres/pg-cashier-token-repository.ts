@@ -1,17 +1,16 @@
 import type pg from 'pg';
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
-import type { CashierToken, CashierTokenTtl, PaymentRequestChange, UserId } from '../../core/domain/model/index.js';
+import type { CashierToken, PaymentRequestChange, UserId } from '../../core/domain/model/index.js';
 import type { DepositStatus, NetworkCode } from '../../core/domain/model/index.js';
 import type { CashierSessionSource, CashierTokenRepository } from '../../core/ports/cashier-token-repository.port.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
-import {
-  fromStoredCashierToken, toStoredCashierToken, toStoredPaymentRequest, type StoredCashierToken, type StoredPaymentRequest,
-} from '../records/cashier-token-record.js';
+import { CASHIER_TOKEN_RECORD, toStoredPaymentRequest } from '../records/cashier-token-record.js';
 import { decodeMoney } from '../records/record-support.js';
 import { fromStoredDeveloperConfig, type StoredDeveloperConfig } from '../records/webhook-record.js';
 import { TASK_COLUMNS, taskFromRow } from './pg-collection-task-repository.js';
 import { prepared, statementName } from './pg-prepared.js';
-import { guarded, inTransaction, insertRow, isUniqueViolation, jsonb, pageOf, versionedReplace, type Queryable, type Row } from './pg-support.js';
+import { guarded, inTransaction, isUniqueViolation, jsonb, type Queryable } from './pg-support.js';
+import { PgTable } from './pg-table.js';
 
 /**
  * First key of the two-key advisory locks of "one active token per address" (the second is the address hashed to
@@ -19,30 +18,9 @@ import { guarded, inTransaction, insertRow, isUniqueViolation, jsonb, pageOf, ve
  */
 export const CASHIER_TOKEN_LOCK_SPACE = 0x63746f6b; // "ctok"
 
-const TABLE = 'cashier_tokens';
-
-/** Record -> row of `cashier_tokens` (`inserted_seq` is the server's). */
-function toRow(record: StoredCashierToken): Row & { version: number } {
-  return {
-    token_no: record.id, token_hash: record.tokenHash, user_id: record.userId, wallet_address_id: record.walletAddressId,
-    address: record.address, network_code: record.networkCode, status: record.status, ttl_minutes: record.ttlMinutes,
-    expires_at: record.expiresAt, disabled_at: record.disabledAt, disable_reason: record.disableReason,
-    created_at: record.createdAt, version: record.version, payment: jsonb(record.payment ?? null),
-  };
-}
-
-/** Row of `cashier_tokens` -> record. */
-function fromRow(row: Row): StoredCashierToken {
-  return {
-    id: row['token_no'] as string, tokenHash: row['token_hash'] as string, userId: row['user_id'] as number,
-    walletAddressId: row['wallet_address_id'] as number, address: row['address'] as string,
-    networkCode: row['network_code'] as StoredCashierToken['networkCode'], status: row['status'] as StoredCashierToken['status'],
-    ttlMinutes: row['ttl_minutes'] as CashierTokenTtl, expiresAt: row['expires_at'] as number,
-    disabledAt: row['disabled_at'] as number | null, disableReason: row['disable_reason'] as string | null,
-    createdAt: row['created_at'] as number, version: row['version'] as number,
-    payment: row['payment'] as StoredPaymentRequest | null,
-  };
-}
+/** The `cashier_tokens` table, from the record's descriptor (`inserted_seq` is the server's, never parsed). */
+const TOKENS = new PgTable(CASHIER_TOKEN_RECORD);
+const TABLE = TOKENS.table;
 
 /**
  * ChangeSet.payments on PostgreSQL: writes only `payment` and `version`, when the stored version is `version - 1`
@@ -102,14 +80,6 @@ function sessionConfig(userId: number, minimums: unknown, autoCollect: unknown, 
   };
 }
 
-/** The columns fromRow reads, named (issue #37: never `SELECT *`; `inserted_seq` is not parsed). */
-const COLUMNS = 'token_no, token_hash, user_id, wallet_address_id, address, network_code, status, ttl_minutes, expires_at, '
-  + 'disabled_at, disable_reason, created_at, version, payment';
-
-function tokenFromRow(row: Row): CashierToken {
-  return fromStoredCashierToken(fromRow(row));
-}
-
 /**
  * Cashier tokens. "One active, unexpired token per address at `now`" depends on time, which no index knows, so an
  * insert checks and writes in one transaction holding the address's advisory lock: every other create for the
@@ -132,7 +102,7 @@ export class PgCashierTokenRepository implements CashierTokenRepository {
           // Same precedence as the other stores: a reused number or hash is a caller bug, reported before the rule.
           if (rows[0]!.reused) throw new ConcurrencyConflict('cashier token', token.tokenNo);
           if (rows[0]!.active) return 'active-exists';
-          await insertRow(client, TABLE, toRow(toStoredCashierToken(token)));
+          await TOKENS.insert(client, token);
           return 'created';
         });
       } catch (error) {
@@ -144,45 +114,34 @@ export class PgCashierTokenRepository implements CashierTokenRepository {
   }
 
   findByTokenHash(tokenHash: string): Promise<CashierToken | null> {
-    return guarded('cashier token read', async () => {
-      // The payer's authentication, on every payment-API request: a named statement.
-      const { rows } = await prepared(this.pool).query(`SELECT ${COLUMNS} FROM ${TABLE} WHERE token_hash = $1`, [tokenHash]);
-      return rows.length === 0 ? null : tokenFromRow(rows[0] as Row);
-    });
+    // The payer's authentication, on every payment-API request: a named statement.
+    return guarded('cashier token read', () => TOKENS.first(prepared(this.pool), 'token_hash = $1', [tokenHash]));
   }
 
   findByTokenNo(tokenNo: string): Promise<CashierToken | null> {
-    return guarded('cashier token read', async () => {
-      const { rows } = await prepared(this.pool).query(`SELECT ${COLUMNS} FROM ${TABLE} WHERE token_no = $1`, [tokenNo]);
-      return rows.length === 0 ? null : tokenFromRow(rows[0] as Row);
-    });
+    return guarded('cashier token read', () => TOKENS.get(this.pool, tokenNo));
   }
 
   listByUser(userId: UserId, page: PageRequest): Promise<Page<CashierToken>> {
     return guarded('cashier token list', () =>
-      pageOf(this.pool, { table: TABLE, where: 'user_id = $1', order: 'created_at DESC, inserted_seq DESC', params: [userId] }, tokenFromRow, page));
+      TOKENS.page(this.pool, { where: 'user_id = $1', order: 'created_at DESC, inserted_seq DESC', params: [userId] }, page));
   }
 
   /** Walks cashier_tokens_by_reference (migration 0017). */
   listByReference(userId: UserId, reference: string, page: PageRequest): Promise<Page<CashierToken>> {
-    return guarded('cashier token list', () => pageOf(this.pool, {
-      table: TABLE, where: `user_id = $1 AND (payment ->> 'reference') = $2`, order: 'created_at DESC, inserted_seq DESC',
-      params: [userId, reference],
-    }, tokenFromRow, page));
+    return guarded('cashier token list', () => TOKENS.page(this.pool, {
+      where: `user_id = $1 AND (payment ->> 'reference') = $2`, order: 'created_at DESC, inserted_seq DESC', params: [userId, reference],
+    }, page));
   }
 
   findActiveByAddress(address: string, now: number): Promise<CashierToken | null> {
-    return guarded('cashier token read', async () => {
-      const { rows } = await this.pool.query(
-        `SELECT * FROM ${TABLE} WHERE address = $1 AND status = 'active' AND expires_at > $2 ORDER BY created_at DESC LIMIT 1`, [address, now],
-      );
-      return rows.length === 0 ? null : tokenFromRow(rows[0] as Row);
-    });
+    return guarded('cashier token read', () =>
+      TOKENS.first(this.pool, "address = $1 AND status = 'active' AND expires_at > $2", [address, now], 'created_at DESC'));
   }
 
   update(token: CashierToken): Promise<void> {
     return guarded('cashier token update', async () => {
-      const written = await versionedReplace(this.pool, TABLE, { column: 'token_no', value: token.tokenNo }, toRow(toStoredCashierToken(token)));
+      const written = await TOKENS.replace(this.pool, token);
       if (!written) throw new ConcurrencyConflict('cashier token', token.tokenNo);
     });
   }
@@ -221,13 +180,7 @@ export class PgCashierTokenRepository implements CashierTokenRepository {
   }
 
   listWatchedPayments(limit: number): Promise<CashierToken[]> {
-    return guarded('cashier token read', async () => {
-      const { rows } = await this.pool.query(
-        `SELECT * FROM ${TABLE} WHERE (payment ->> 'watched') = 'true'
-         ORDER BY (payment ->> 'deadline')::bigint, token_no COLLATE "C" LIMIT $1`,
-        [Math.max(0, limit)],
-      );
-      return (rows as Row[]).map(tokenFromRow);
-    });
+    return guarded('cashier token read', () => TOKENS.select(this.pool, "(payment ->> 'watched') = 'true'", [],
+      `(payment ->> 'deadline')::bigint, token_no COLLATE "C"`, Math.max(0, limit)));
   }
 }

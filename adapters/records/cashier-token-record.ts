@@ -2,6 +2,7 @@ import type { CashierToken, CashierTokenTtl } from '../../core/domain/model/cash
 import type { NetworkCode } from '../../core/domain/model/common.js';
 import type { PaymentCollectMark, PaymentRequest, PaymentStatus } from '../../core/domain/model/payment-request.js';
 import { decodeMoney, encodeMoney, nullable } from './record-support.js';
+import { describeRecord } from './record-descriptor.js';
 
 /** A token's payment request (issue #25) as stored: amounts as decimal strings. */
 export interface StoredPaymentRequest {
@@ -107,3 +108,13 @@ export function fromStoredCashierToken(doc: StoredCashierToken): CashierToken {
     ...(doc.payment == null ? {} : { payment: fromStoredPaymentRequest(doc.payment) }),
   };
 }
+
+/** Cashier tokens; the payment request as JSONB (a request's reference and deadline are read by queries). */
+export const CASHIER_TOKEN_RECORD = describeRecord({
+  name: 'cashier token', table: 'cashier_tokens', collection: 'cashier_tokens', encode: toStoredCashierToken, decode: fromStoredCashierToken,
+  fields: {
+    id: 'token_no', tokenHash: 'token_hash', userId: 'user_id', walletAddressId: 'wallet_address_id', address: 'address',
+    networkCode: 'network_code', status: 'status', ttlMinutes: 'ttl_minutes', expiresAt: 'expires_at', disabledAt: 'disabled_at',
+    disableReason: 'disable_reason', createdAt: 'created_at', version: 'version', payment: { column: 'payment', codec: 'jsonb' },
+  },
+});
