@@ -5,12 +5,12 @@ import type { Versioned } from '../../domain/model/common.js';
 import type { ChainGateway } from '../../ports/chain-gateway.port.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { TransactionEvidence } from '../../ports/transaction-evidence.port.js';
-import { onAwaited, onError as onPolicyError, onFollowed, type ErrorClass, type Evidence } from './money-policy.js';
+import { onAwaited, onDecided, onError as onPolicyError, onFollowed, onSent, type ErrorClass } from './money-policy.js';
 import { RetryBackoff } from './retry-backoff.js';
 import type { Kept, SubjectSource } from './subject-source.js';
 import { WorkflowRefusal, type StepDecision, type Workflow, type WorkflowStep } from './workflow.js';
 import {
-  broadcastPrepared, describeRefusal, followOperation, isValidationRefusal, writeAheadRecord, type Completion, type FollowSource, type OperationState,
+  describeRefusal, followOperation, isValidationRefusal, sendPrepared, writeAheadRecord, type Completion, type Followed, type FollowSource,
 } from './write-ahead.js';
 
 /** Where the runner reports. A pino logger fits. */
@@ -68,12 +68,14 @@ export interface RunResult<S> {
  * follow the txid until chain evidence ends it → complete (the workflow's transition). Each write names the version
  * it read, so a stage whose lease was taken over loses its next write and stops.
  *
- * The money rule (money-policy.ts): once a transaction may have been sent, only chain evidence ends its step
- * (write-ahead.ts). Every other error while following it (node refusals and HTTP failures, lost replies, store
- * failures, unknown node answers) leaves the step waiting with backoff; the workflow never ends on it and never
- * releases its lock. Before anything is sent, business errors (DomainError) and permanent chain errors end the
- * workflow FAILED, unless the step must finish. Store failures never decide anything: they retry. Errors of no known
- * class escape like a crash (the lease runs out and another stage resumes).
+ * The money rule is the money policy's tables (money-policy.ts), and the protocol switches on their actions alone:
+ * a step's decision (DECIDED), a first send's answer (SENT), the chain's evidence about the step's open transaction
+ * (FOLLOWED) or one it awaits (AWAITED), and an error (ON_ERROR). Once a transaction may have been sent, only chain
+ * evidence ends its step (write-ahead.ts). Every other error while following it (node refusals and HTTP failures,
+ * lost replies, store failures, unknown node answers) leaves the step waiting with backoff; the workflow never ends
+ * on it and never releases its lock. Before anything is sent, business errors (DomainError) and permanent chain
+ * errors end the workflow FAILED, unless the step must finish. Store failures never decide anything: they retry.
+ * Errors of no known class escape like a crash (the lease runs out and another stage resumes).
  */
 export class StageProtocol<S extends Versioned> {
   private readonly backoff: RetryBackoff;
@@ -143,71 +145,71 @@ export class StageProtocol<S extends Versioned> {
     return this.decide(progress, step, await step.plan(progress.subject));
   }
 
-  /** Acts on a step's decision (a step that awaits before completing completes only once that has landed). */
+  /**
+   * Acts on a step's decision as the money policy's DECIDED table says (a step that must finish never fails: it
+   * retries); a step that awaits before completing completes only once that has landed.
+   */
   private async decide(progress: Progress<S>, step: WorkflowStep<S>, decision: StepDecision<S>): Promise<Step> {
-    switch (decision.kind) {
+    switch (onDecided(decision.kind, step.mustFinish)) {
       case 'send':
+        if (decision.kind !== 'send') throw new WorkflowRefusal(`${step.name} has nothing to send (${decision.kind})`);
         return this.send(progress, step, decision);
       case 'complete': {
-        if (step.awaits === 'complete') {
-          if (decision.subject !== undefined) progress.subject = decision.subject;
-          // The decision's subject may settle what the step awaited (a loss it planned from): visited again.
-          const followed = await this.followAwaited(progress, step, this.workflow.visit(progress.subject)?.awaited ?? null);
-          if (followed !== 'go') return followed;
-          return this.completeStep(progress, progress.subject, null);
-        }
-        return this.completeStep(progress, decision.subject ?? progress.subject, null);
+        const subject = ('subject' in decision ? decision.subject : undefined) ?? progress.subject;
+        if (step.awaits !== 'complete') return this.completeStep(progress, subject, null);
+        progress.subject = subject;
+        // The decision's subject may settle what the step awaited (a loss it planned from): visited again.
+        const followed = await this.followAwaited(progress, step, this.workflow.visit(subject)?.awaited ?? null);
+        if (followed !== 'go') return followed;
+        return this.completeStep(progress, progress.subject, null);
       }
       case 'wait': {
         // The subject's changes and the release are one write.
-        if (decision.subject !== undefined) progress.subject = decision.subject;
-        await this.release(progress, this.deps.clock.now() + (decision.delayMs ?? this.options.pollMs), true);
+        if ('subject' in decision && decision.subject !== undefined) progress.subject = decision.subject;
+        const delayMs = decision.kind === 'wait' ? decision.delayMs : undefined;
+        await this.release(progress, this.deps.clock.now() + (delayMs ?? this.options.pollMs), true);
         return 'waiting';
       }
       case 'retry':
-        return this.retry(progress, step, new Error(decision.reason));
+        return this.retry(progress, step, decision.kind === 'retry' ? new Error(decision.reason)
+          : new WorkflowRefusal(decision.kind === 'fail' ? `${step.name} cannot fail (${decision.code}: ${decision.message})` : `${step.name}: ${decision.kind} retried`));
       case 'fail':
-        if (step.mustFinish) throw new WorkflowRefusal(`${step.name} cannot fail (${decision.code}: ${decision.message})`);
+        if (decision.kind !== 'fail') throw new WorkflowRefusal(`${step.name} decided no failure (${decision.kind})`);
         progress.subject = await this.workflow.fail(progress.subject, decision.code, decision.message, true);
         return 'finished';
     }
   }
 
   /**
-   * The earlier transaction the step awaits, followed like the step's own (the money policy's AWAITED table):
-   * `go` once there is none left unsettled (a landed one's receipt noted into the subject, saved with the next
-   * write); else the stage ends waiting, failed, or (lost in a step that must finish) with the step planned again
-   * knowing the loss.
+   * The earlier transaction the step awaits, followed into a block (its receipt settles it), as the money policy's
+   * AWAITED table says: `go` once there is none left unsettled (a landed one's receipt noted into the subject, saved
+   * with the next write); else the stage ends waiting, failed, or (lost in a step that must finish) with the step
+   * planned again knowing the loss.
    */
   private async followAwaited(progress: Progress<S>, step: WorkflowStep<S>, tx: PreparedTransaction | null): Promise<Step | 'go'> {
     if (tx === null) return 'go';
-    const state = await this.followed(tx, step.depth);
-    const evidence = evidenceOf(state, tx);
-    switch (onAwaited(evidence, step.mustFinish)) {
+    // Settled by its receipt, so followed into a block at least (a step that awaits has a depth; never 'accepted').
+    const followed = await this.followed(tx, step.depth === 'accepted' ? 1 : step.depth);
+    switch (onAwaited(followed.evidence, step.mustFinish)) {
       case 'complete':
-        // Followed to a depth, a confirmed transaction comes with its receipt (only an 'accepted' one comes without).
-        if (state.kind !== 'confirmed' || state.state === null) return this.waitFor(progress, step);
-        progress.subject = this.noted(progress.subject, tx, state.state);
+        progress.subject = this.noted(progress.subject, tx, receiptOf(followed));
         return 'go';
       case 'wait':
         return this.waitFor(progress, step);
       case 'fail': {
-        const lost = lostMessage(step, tx, state);
-        if (state.kind === 'reverted') progress.subject = this.noted(progress.subject, tx, state.state);
-        progress.subject = await this.workflow.fail(progress.subject, lost.code, lost.message);
+        const lost = failureOf(followed, `the transaction ${step.name} waits for (${tx.txid})`, '');
+        progress.subject = await this.workflow.fail(this.noted(progress.subject, tx, receiptOf(followed)), lost.code, lost.message);
         return 'finished';
       }
       case 'replan': {
         const before = progress.subject;
-        const noted = this.noted(before, tx, state.kind === 'reverted' ? state.state : 'dead');
+        const noted = this.noted(before, tx, receiptOf(followed) ?? 'dead');
         const decision = await step.plan(noted, tx);
         // The loss is saved only with a decision that acts on it; otherwise it is seen again on the next visit.
         progress.subject = decision.kind === 'send' || decision.kind === 'complete' ? noted : before;
         if (decision.kind === 'complete') return this.completeStep(progress, decision.subject ?? noted, null);
         return this.decide(progress, step, decision);
       }
-      default:
-        throw new WorkflowRefusal(`no awaited action for ${evidence}`);
     }
   }
 
@@ -238,87 +240,81 @@ export class StageProtocol<S extends Versioned> {
   }
 
   /**
-   * Write-ahead, then the first send. A refused or unanswered send leaves the transaction open: it is followed.
-   * A step that completes on a later block (not on the node's acceptance) releases its subject in the write-ahead
-   * write itself, due a poll later (decision 156): one store write fewer per transaction. The lease then no longer
-   * covers the broadcast, which is safe under the money rule: the record is stored before the send, so whoever
-   * claims the subject after the poll only follows that one signed transaction (a re-send of it is the same txid),
-   * and this runner's later writes (a refusal noted) name the version they read, so they lose to such a claim.
+   * Write-ahead, then the first send, whose answer the money policy's SENT table acts on. A step that completes on a
+   * later block (not on the node's acceptance) releases its subject in the write-ahead write itself, due a poll later
+   * (decision 156): one store write fewer per transaction. The lease then no longer covers the broadcast, which is
+   * safe under the money rule: the record is stored before the send, so whoever claims the subject after the poll
+   * only follows that one signed transaction (a re-send of it is the same txid), and this runner's later writes (a
+   * refusal noted) name the version they read, so they lose to such a claim.
    */
   private async send(progress: Progress<S>, step: WorkflowStep<S>, decision: Extract<StepDecision<S>, { kind: 'send' }>): Promise<Step> {
     const now = this.deps.clock.now();
     const record = writeAheadRecord(decision.tx, now);
     const persisted = decision.persist(record);
-    const onAcceptance = completionOf(step, persisted) === 'accepted';
-    const look = onAcceptance ? now : await this.nextBlockLook();
-    progress.subject = await this.workflow.store.save(onAcceptance ? persisted : this.releasedAt(progress, persisted, look, true), progress.subject.version);
+    const completion = completionOf(step, persisted);
+    const look = completion === 'accepted' ? now : await this.nextBlockLook();
+    progress.subject = await this.workflow.store.save(completion === 'accepted' ? persisted : this.releasedAt(progress, persisted, look, true), progress.subject.version);
     progress.sent = true;
-    try {
-      await broadcastPrepared(this.deps.chain, record);
-    } catch (error) {
-      const refused = this.workflow.withRecord(progress.subject, { ...record, refusal: describeRefusal(error) });
-      progress.subject = await this.workflow.store.save(refused, progress.subject.version);
-      return this.retry(progress, step, error);
-    }
-    if (onAcceptance) return this.completeStep(progress, progress.subject, record);
-    return 'advanced';
+    const sent = await sendPrepared(this.deps.chain, record, completion);
+    return this.act(progress, step, record, sent, onSent(sent.evidence, step.mustFinish));
   }
 
-  /** A step with an open transaction: only chain evidence moves it on (write-ahead.ts; money-policy.ts FOLLOWED). */
+  /** A step with an open transaction: only chain evidence moves it on (write-ahead.ts), as the FOLLOWED table says. */
   private async follow(progress: Progress<S>, step: WorkflowStep<S>, record: PreparedTransaction): Promise<Step> {
-    const state = await this.followed(record, completionOf(step, progress.subject));
-    const evidence = evidenceOf(state, record);
-    const action = onFollowed(evidence, step.mustFinish);
-    switch (state.kind) {
-      case 'confirmed': {
-        const noted = state.state === null ? progress.subject : this.noted(progress.subject, record, state.state);
+    const followed = await this.followed(record, completionOf(step, progress.subject));
+    return this.act(progress, step, record, followed, onFollowed(followed.evidence, step.mustFinish));
+  }
+
+  /**
+   * The step's own transaction, as its table's action says. What the evidence tells of it is noted first: a new
+   * refusal on the record (saved now; a refusal of the operation itself stays over later ones about freshness), its
+   * receipt in the subject (saved with the next write).
+   */
+  private async act(progress: Progress<S>, step: WorkflowStep<S>, record: PreparedTransaction, followed: Followed, action: OwnAction): Promise<Step> {
+    if (followed.evidence === 'refused' && replacesRefusal(record.refusal ?? null, followed.refusal)) {
+      const refused = this.workflow.withRecord(progress.subject, { ...record, refusal: followed.refusal });
+      progress.subject = await this.workflow.store.save(refused, progress.subject.version);
+    }
+    const noted = this.noted(progress.subject, record, receiptOf(followed));
+    switch (action) {
+      case 'complete': {
         const closed = step.afterConfirmed?.(noted, record, this.deps.clock.now()) ?? null;
         if (closed === null) return this.completeStep(progress, noted, record);
         progress.subject = await this.workflow.store.save(closed, progress.subject.version);
         return 'continue';
       }
-      case 'waiting': {
-        // A refusal of the operation itself stays on the record over later ones about freshness (expired, TaPoS).
-        const keep = isValidationRefusal(record.refusal) && !isValidationRefusal(state.refusal);
-        if (state.refusal !== null && !keep && state.refusal !== (record.refusal ?? null)) {
-          const noted = this.workflow.withRecord(progress.subject, { ...record, refusal: state.refusal });
-          progress.subject = await this.workflow.store.save(noted, progress.subject.version);
-        }
-        if (action === 'wait') return this.waitFor(progress, step);
-        return this.retry(progress, step, new Error(state.refusal ?? 'refused'));
-      }
-      case 'reverted': {
-        const message = `${step.name} transaction ${record.txid} failed on chain: ${state.reason}`;
-        const noted = this.noted(progress.subject, record, state.state);
-        if (action === 'fail') {
-          progress.subject = await this.workflow.fail(noted, 'CHAIN-TRANSACTION-FAILED', message);
-          return 'finished';
-        }
+      case 'advance':
+        return 'advanced';
+      case 'wait':
+        return this.waitFor(progress, step);
+      case 'retry':
+        return this.retry(progress, step, followed.evidence === 'refused' ? followed.error ?? new Error(followed.refusal) : new Error('refused'));
+      case 'replan':
+        // Provably never included: plan anew (a crash before the send, a dropped or expired transaction).
+        progress.subject = await this.workflow.store.save(this.workflow.withRecord(noted, null), progress.subject.version);
+        return 'continue';
+      case 'drop-and-retry': {
         // It moved nothing but its fee: drop it and plan again from the chain, later.
         progress.subject = await this.workflow.store.save(this.workflow.withRecord(noted, null), progress.subject.version);
-        return this.retry(progress, step, new Error(message));
+        return this.retry(progress, step, new Error(failureOf(followed, `${step.name} transaction ${record.txid}`, `: ${record.refusal}`).message));
       }
-      case 'dead': {
-        if (action === 'fail') {
-          progress.subject = await this.workflow.fail(progress.subject, 'CHAIN-BROADCAST-FAILED',
-            `${step.name} transaction ${record.txid} expired unsent: ${record.refusal}`);
-          return 'finished';
-        }
-        // Provably never included: plan anew (a crash before the send, a dropped or expired transaction).
-        progress.subject = await this.workflow.store.save(this.workflow.withRecord(progress.subject, null), progress.subject.version);
-        return 'continue';
+      case 'fail': {
+        const failure = failureOf(followed, `${step.name} transaction ${record.txid}`, `: ${record.refusal}`);
+        progress.subject = await this.workflow.fail(noted, failure.code, failure.message);
+        return 'finished';
       }
     }
   }
 
   /** followOperation on the evidence of this process's scanner, when there is one; each follow's source counted. */
-  private followed(tx: PreparedTransaction, completion: Completion): Promise<OperationState> {
+  private followed(tx: PreparedTransaction, completion: Completion): Promise<Followed> {
     return followOperation(this.deps.chain, tx, completion, this.deps.evidence ?? null,
       (source) => this.deps.hooks?.onFollow?.(this.workflow.name, source));
   }
 
-  private noted(subject: S, record: PreparedTransaction, seen: TransactionState | 'dead'): S {
-    return this.workflow.noted?.(subject, record, seen) ?? subject;
+  /** The subject with what the chain showed of one of its transactions noted (nothing to note: as it is). */
+  private noted(subject: S, record: PreparedTransaction, seen: TransactionState | 'dead' | null): S {
+    return seen === null ? subject : this.workflow.noted?.(subject, record, seen) ?? subject;
   }
 
   /**
@@ -421,24 +417,13 @@ interface Progress<S> {
 const NEXT_BLOCK_MARGIN_MS = 600;
 
 /** What a step visit leads to: go on with the next step, or end the stage so. */
-type Step = 'continue' | 'advanced' | 'waiting' | 'retrying' | 'finished';
+type Step = 'continue' | Exclude<RunResult<unknown>['outcome'], 'lost-lease'>;
+
+/** What a table may say of the step's own transaction (FOLLOWED, SENT). */
+type OwnAction = ReturnType<typeof onFollowed> | ReturnType<typeof onSent>;
 
 function completionOf<S>(step: WorkflowStep<S>, subject: S): Completion {
   return typeof step.completion === 'function' ? step.completion(subject) : step.completion;
-}
-
-/** What followOperation found, in the money policy's terms (a dead transaction a node refused as invalid is apart). */
-function evidenceOf(state: OperationState, record: PreparedTransaction): Evidence {
-  switch (state.kind) {
-    case 'confirmed':
-      return 'confirmed';
-    case 'waiting':
-      return state.refusal === null ? 'waiting' : 'refused';
-    case 'reverted':
-      return 'reverted';
-    case 'dead':
-      return isValidationRefusal(record.refusal) ? 'dead-refused' : 'dead';
-  }
 }
 
 /** The money policy's class of an error a stage raised. */
@@ -451,9 +436,22 @@ function errorClassOf(error: unknown): ErrorClass {
   return 'unknown';
 }
 
-/** Why an awaited transaction's loss fails the step that waited for it. */
-function lostMessage<S>(step: WorkflowStep<S>, tx: PreparedTransaction, state: OperationState): { code: ErrorCode; message: string } {
-  return state.kind === 'reverted'
-    ? { code: 'CHAIN-TRANSACTION-FAILED', message: `the transaction ${step.name} waits for (${tx.txid}) failed on chain: ${state.reason}` }
-    : { code: 'CHAIN-BROADCAST-FAILED', message: `the transaction ${step.name} waits for (${tx.txid}) expired unsent` };
+/** The receipt a piece of evidence carries: a transaction in a block (confirmed, or reverted); else none. */
+function receiptOf(followed: Followed): TransactionState | null {
+  return followed.evidence === 'confirmed' || followed.evidence === 'reverted' ? followed.receipt : null;
+}
+
+/** Whether a refusal a node gave replaces the record's: a refusal of the operation itself stays over later ones about freshness. */
+function replacesRefusal(recorded: string | null, refusal: string): boolean {
+  return refusal !== recorded && !(isValidationRefusal(recorded) && !isValidationRefusal(refusal));
+}
+
+/**
+ * The failure a lost transaction ends a workflow with: reverted on chain, or expired unsent (`what`: which
+ * transaction; `unsent`: what follows "expired unsent").
+ */
+function failureOf(followed: Followed, what: string, unsent: string): { code: ErrorCode; message: string } {
+  return followed.evidence === 'reverted'
+    ? { code: 'CHAIN-TRANSACTION-FAILED', message: `${what} failed on chain: ${followed.reason}` }
+    : { code: 'CHAIN-BROADCAST-FAILED', message: `${what} expired unsent${unsent}` };
 }

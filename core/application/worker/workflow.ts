@@ -29,7 +29,7 @@ export class WorkflowRefusal extends Error {
  * - `complete`: nothing (more) to send, the step is done (the subject may carry changes to save with it);
  * - `wait`: look again after `delayMs` (default: the poll interval), saving the subject's changes;
  * - `retry`: not now (something else must happen first): look again after the retry backoff;
- * - `fail`: end the workflow FAILED (refused for steps that must finish: those retry instead).
+ * - `fail`: end the workflow FAILED (a step that must finish retries instead: the money policy's DECIDED table).
  */
 export type StepDecision<S> =
   | { readonly kind: 'send'; readonly tx: SignedTransaction; readonly persist: (record: PreparedTransaction) => S }

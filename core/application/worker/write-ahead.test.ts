@@ -63,7 +63,7 @@ describe('followOperation (the money rule)', () => {
         const { chain, broadcasts } = scripted({ states, solid, head, broadcast, found });
         const result = await followOperation(chain, TX, completion);
         const [first, second] = [states[0]!, states[1] ?? states[0]!];
-        if (result.kind === 'dead') {
+        if (result.evidence === 'dead') {
           expect(first.state).toBe('unknown');
           expect(found).toBe('absent');
           expect(TX.expiresAt).toBeLessThan(solid.timestamp);
@@ -71,18 +71,18 @@ describe('followOperation (the money rule)', () => {
         }
         // Expired, unknown to the node, and not proven absent: never dead, never sent again.
         if (first.state === 'unknown' && TX.expiresAt < solid.timestamp && found !== 'absent') {
-          expect(result).toMatchObject({ kind: 'waiting', refusal: expect.any(String) });
+          expect(result).toMatchObject({ evidence: 'refused', refusal: expect.any(String) });
           expect(broadcasts).toEqual([]);
         }
-        if (result.kind === 'reverted') expect([first.state, second.state]).toContain('failed');
-        if (result.kind === 'confirmed') expect([first.state, second.state].some((s) => s !== 'unknown') || broadcast === 'ok').toBe(true);
+        if (result.evidence === 'reverted') expect([first.state, second.state]).toContain('failed');
+        if (result.evidence === 'confirmed') expect([first.state, second.state].some((s) => s !== 'unknown') || broadcast === 'ok').toBe(true);
         for (const txid of broadcasts) expect(txid).toBe(TX.txid);
         if (first.state === 'unknown' && TX.expiresAt >= solid.timestamp) {
           expect(broadcasts).toEqual([TX.txid]);
           if (broadcast === 'ok') {
-            expect(result).toEqual(completion === 'accepted' ? { kind: 'confirmed', state: null } : { kind: 'waiting', refusal: null });
+            expect(result).toEqual(completion === 'accepted' ? { evidence: 'confirmed', receipt: null } : { evidence: 'waiting' });
           } else {
-            expect(result).toMatchObject({ kind: 'waiting', refusal: expect.any(String) });
+            expect(result).toMatchObject({ evidence: 'refused', refusal: expect.any(String) });
           }
         }
       },
@@ -92,18 +92,22 @@ describe('followOperation (the money rule)', () => {
   it('a node behind that does not show a landed transaction proves nothing: waiting, not dead', async () => {
     const behind = { states: [{ state: 'unknown' } as TransactionState], solid: { number: 50, timestamp: 2_000_000 }, head: { number: 60, timestamp: 2_100_000 }, broadcast: 'ok' as const };
     const included = scripted({ ...behind, found: 'included' });
-    expect(await followOperation(included.chain, TX, 1)).toEqual({ kind: 'waiting', refusal: 'in a solidified block that the node has not shown yet' });
+    expect(await followOperation(included.chain, TX, 1)).toEqual({ evidence: 'refused', refusal: 'in a solidified block that the node has not shown yet' });
     const unread = scripted({ ...behind, found: 'unknown' });
-    expect(await followOperation(unread.chain, TX, 1)).toMatchObject({ kind: 'waiting', refusal: expect.stringMatching(/could not all be read/) });
+    expect(await followOperation(unread.chain, TX, 1)).toMatchObject({ evidence: 'refused', refusal: expect.stringMatching(/could not all be read/) });
     expect([...included.broadcasts, ...unread.broadcasts]).toEqual([]);
-    expect(await followOperation(scripted({ ...behind, found: 'absent' }).chain, TX, 1)).toEqual({ kind: 'dead' });
+    expect(await followOperation(scripted({ ...behind, found: 'absent' }).chain, TX, 1)).toEqual({ evidence: 'dead' });
+    // Dead after a node refused the operation itself: the policy's `dead-refused`; a freshness refusal is plainly dead.
+    const refusedAs = (refusal: string) => followOperation(scripted({ ...behind, found: 'absent' }).chain, { ...TX, refusal }, 1);
+    expect(await refusedAs('CONTRACT_VALIDATE_ERROR: balance is not sufficient')).toEqual({ evidence: 'dead-refused' });
+    expect(await refusedAs('TAPOS_ERROR: Tapos check error.')).toEqual({ evidence: 'dead' });
   });
 
   it('unknown but unexpired at the solidified head: the same bytes again; a refusal is kept, not a verdict', async () => {
     const { chain, broadcasts } = scripted({ states: [{ state: 'unknown' }], solid: { number: 50, timestamp: 999_999 }, head: { number: 60, timestamp: 1_100_000 }, broadcast: 'refused', found: 'absent' });
     const result = await followOperation(chain, TX, 'solidified');
-    expect(result).toMatchObject({ kind: 'waiting' });
-    expect(result.kind === 'waiting' && result.refusal).toMatch(/^TAPOS_ERROR: /);
+    expect(result).toMatchObject({ evidence: 'refused' });
+    expect(result.evidence === 'refused' && result.refusal).toMatch(/^TAPOS_ERROR: /);
     expect(broadcasts).toEqual([TX.txid]);
   });
 
@@ -143,14 +147,14 @@ describe('followOperation from the scanner\'s blocks (issue #27)', () => {
         return;
       }
       if (answer!.kind === 'absent') {
-        expect(result).toEqual({ kind: 'waiting', refusal: null });
+        expect(result).toEqual({ evidence: 'waiting' });
         expect(node.broadcasts).toEqual([]);
         return;
       }
       // From the block: the same decision a lookup answering that receipt gives.
       const viaLookup = await followOperation(scripted({ states: [answer!.state], solid: { number: 5, timestamp: 0 }, head: { number: 40, timestamp: 0 }, broadcast: 'ok', found: 'unknown' }).chain, TX, completion);
       expect(result).toEqual(viaLookup);
-      if (answer!.state.state === 'failed') expect(result.kind).toBe('reverted');
+      if (answer!.state.state === 'failed') expect(result.evidence).toBe('reverted');
     }), { numRuns: runs(300) });
   });
 });

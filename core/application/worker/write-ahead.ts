@@ -19,21 +19,24 @@ export const STALE_READ_GRACE_MS = 30_000;
 export type Completion = 'accepted' | Confirmations;
 
 /**
- * Where a persisted transaction stands, read from the chain. Only three of these end its step, and each is chain
- * evidence (the money rule, docs/decisions.md):
- * - `confirmed`: included with a successful receipt, deep enough (or accepted, for a step that completes on acceptance);
+ * Where a persisted transaction stands, read from the chain, as the money policy's evidence (money-policy.ts). Only
+ * three kinds can end its step, and each is chain evidence (the money rule, docs/decisions.md):
+ * - `confirmed`: included with a successful receipt, deep enough (or accepted, for a step that completes on
+ *   acceptance: then without a receipt unless it is in a block);
  * - `reverted`: included, and its receipt failed (REVERT, OUT_OF_ENERGY …): it moved nothing but its fee;
  * - `dead`: the solidified head is past its expiration and no solidified block of its validity window holds it: it
- *   never landed and never can, so a new transaction may replace it.
- * Everything else is `waiting`: in the pool, in a block not deep enough, rebroadcast just now, or a rebroadcast the
- * node refused or whose reply was lost (`refusal`). Errors of the lookups themselves propagate: the caller keeps
- * waiting on them too.
+ *   never landed and never can, so a new transaction may replace it; `dead-refused` when a node had refused the
+ *   operation itself (the record's refusal is a validation refusal).
+ * Everything else waits: `waiting` in the pool, in a block not deep enough, or rebroadcast just now; `refused`, a
+ * (re)send the node refused or whose reply was lost (`refusal`; `error`, what the first send threw). Errors of the
+ * lookups themselves propagate: the caller keeps waiting on them too.
  */
-export type OperationState =
-  | { readonly kind: 'confirmed'; readonly state: TransactionState | null }
-  | { readonly kind: 'reverted'; readonly reason: string; readonly state: TransactionState }
-  | { readonly kind: 'dead' }
-  | { readonly kind: 'waiting'; readonly refusal: string | null };
+export type Followed =
+  | { readonly evidence: 'confirmed'; readonly receipt: TransactionState | null }
+  | { readonly evidence: 'waiting' }
+  | { readonly evidence: 'refused'; readonly refusal: string; readonly error?: unknown }
+  | { readonly evidence: 'reverted'; readonly reason: string; readonly receipt: TransactionState }
+  | { readonly evidence: 'dead' | 'dead-refused' };
 
 /**
  * The write-ahead record of a freshly signed transaction. `broadcastAt` is stamped here, in the record that is
@@ -53,8 +56,24 @@ function toSigned(tx: PreparedTransaction): SignedTransaction {
 }
 
 /** Sends exactly the persisted bytes (a duplicate of an accepted transaction counts as accepted). */
-export async function broadcastPrepared(chain: ChainGateway, tx: PreparedTransaction): Promise<void> {
+async function broadcastPrepared(chain: ChainGateway, tx: PreparedTransaction): Promise<void> {
   await chain.broadcast(toSigned(tx));
+}
+
+/**
+ * The first send of a transaction whose write-ahead record is stored, as evidence: accepted, which completes a
+ * step that completes on acceptance (`confirmed`, no receipt yet) and else leaves it `waiting`; or `refused` (the
+ * node refused it, or the reply was lost) with what the send threw: the transaction stays open and is followed.
+ */
+export async function sendPrepared(
+  chain: ChainGateway, tx: PreparedTransaction, completion: Completion,
+): Promise<Extract<Followed, { readonly evidence: 'confirmed' | 'waiting' | 'refused' }>> {
+  try {
+    await broadcastPrepared(chain, tx);
+  } catch (error) {
+    return { evidence: 'refused', refusal: describeRefusal(error), error };
+  }
+  return completion === 'accepted' ? { evidence: 'confirmed', receipt: null } : { evidence: 'waiting' };
 }
 
 /**
@@ -90,7 +109,7 @@ export function isValidationRefusal(refusal: string | null | undefined): boolean
 export async function followOperation(
   chain: ChainGateway, tx: PreparedTransaction, completion: Completion, evidence?: TransactionEvidence | null,
   onSource?: (source: FollowSource) => void,
-): Promise<OperationState> {
+): Promise<Followed> {
   const seen = evidence?.find(tx.txid) ?? null;
   // A receipt read from a block is chain evidence like a lookup's answer (issue #27). Solidification is the
   // solidity endpoint's to say, and a transaction still in a node's pool (which completes an 'accepted' step) or
@@ -105,7 +124,7 @@ export async function followOperation(
   if (seen?.kind === 'absent' && seen.blocksWatched < ABSENT_PATIENCE_BLOCKS && completion !== 'accepted'
     && (await chain.head()).number <= seen.throughBlock) {
     onSource?.('blocks');
-    return { kind: 'waiting', refusal: null };
+    return { evidence: 'waiting' };
   }
   onSource?.('node');
   return classify(chain, tx, completion, await chain.getTransaction(tx.txid));
@@ -120,17 +139,17 @@ export type FollowSource = 'blocks' | 'node';
  */
 export const ABSENT_PATIENCE_BLOCKS = 2;
 
-async function classify(chain: ChainGateway, tx: PreparedTransaction, completion: Completion, state: TransactionState): Promise<OperationState> {
+async function classify(chain: ChainGateway, tx: PreparedTransaction, completion: Completion, state: TransactionState): Promise<Followed> {
   switch (state.state) {
     case 'confirmed': {
-      if (completion === 'accepted') return { kind: 'confirmed', state };
+      if (completion === 'accepted') return { evidence: 'confirmed', receipt: state };
       const deep = completion === 'solidified' ? state.solidified : state.confirmations >= completion;
-      return deep ? { kind: 'confirmed', state } : { kind: 'waiting', refusal: null };
+      return deep ? { evidence: 'confirmed', receipt: state } : { evidence: 'waiting' };
     }
     case 'failed':
-      return { kind: 'reverted', reason: state.reason, state };
+      return { evidence: 'reverted', reason: state.reason, receipt: state };
     case 'pending':
-      return completion === 'accepted' ? { kind: 'confirmed', state: null } : { kind: 'waiting', refusal: null };
+      return completion === 'accepted' ? { evidence: 'confirmed', receipt: null } : { evidence: 'waiting' };
     case 'unknown': {
       const solid = await chain.solidifiedHead();
       if (tx.expiresAt < solid.timestamp) {
@@ -138,17 +157,18 @@ async function classify(chain: ChainGateway, tx: PreparedTransaction, completion
         // "unknown" for a transaction that landed. The solidified blocks of its validity window, read one by one,
         // are final: a node behind lacks a block instead of hiding a transaction (decision 83).
         const found = await chain.findInSolidified(toSigned(tx));
-        if (found === 'absent') return { kind: 'dead' };
-        return { kind: 'waiting', refusal: found === 'included'
+        // Dead: after a node refused the operation itself (its validation, signature, size), sending it again cannot help.
+        if (found === 'absent') return { evidence: isValidationRefusal(tx.refusal) ? 'dead-refused' : 'dead' };
+        return { evidence: 'refused', refusal: found === 'included'
           ? 'in a solidified block that the node has not shown yet'
           : 'the solidified blocks of its validity window could not all be read yet' };
       }
       try {
         await broadcastPrepared(chain, tx);
       } catch (error) {
-        return { kind: 'waiting', refusal: describeRefusal(error) };
+        return { evidence: 'refused', refusal: describeRefusal(error) };
       }
-      return completion === 'accepted' ? { kind: 'confirmed', state: null } : { kind: 'waiting', refusal: null };
+      return completion === 'accepted' ? { evidence: 'confirmed', receipt: null } : { evidence: 'waiting' };
     }
   }
 }
