@@ -4,44 +4,28 @@ import type { UserId } from '../../core/domain/model/common.js';
 import type { MemberRole } from '../../core/domain/team-roles.js';
 import type { MemberRepository, TeamStanding } from '../../core/ports/member-repository.port.js';
 import { prepared } from './pg-prepared.js';
-import { guarded, insertOnce, type Row } from './pg-support.js';
+import { MEMBER_RECORD } from '../records/member-record.js';
+import { guarded, type Row } from './pg-support.js';
+import { PgTable } from './pg-table.js';
 
-const COLUMNS = 'id, account_id, email, role, invitation_hash, invited_at, user_id, joined_at';
-
-function decode(row: Row): Member {
-  const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-  return {
-    id: Number(row['id']), accountId: Number(row['account_id']), email: row['email'] as string, role: row['role'] as MemberRole,
-    invitationHash: row['invitation_hash'] as string | null, invitedAt: Number(row['invited_at']),
-    userId: num(row['user_id']), joinedAt: num(row['joined_at']),
-  };
-}
+/** The `account_members` table, from the record's descriptor. */
+const MEMBERS = new PgTable(MEMBER_RECORD);
 
 /** MemberRepository on PostgreSQL (migration 0026, table account_members). */
 export class PgMemberRepository implements MemberRepository {
   constructor(private readonly pool: pg.Pool) {}
 
   create(member: Member): Promise<boolean> {
-    return guarded('members.create', () => insertOnce(this.pool, 'account_members', {
-      id: member.id, account_id: member.accountId, email: member.email, role: member.role, invitation_hash: member.invitationHash,
-      invited_at: member.invitedAt, user_id: member.userId, joined_at: member.joinedAt,
-    }));
+    return guarded('members.create', () => MEMBERS.insertOnce(this.pool, member));
   }
 
   listByAccount(accountId: UserId): Promise<readonly Member[]> {
-    return guarded('members.listByAccount', async () => {
-      const { rows } = await this.pool.query(`SELECT ${COLUMNS} FROM account_members WHERE account_id = $1 ORDER BY id`, [accountId]);
-      return rows.map(decode);
-    });
+    return guarded('members.listByAccount', () => MEMBERS.select(this.pool, 'account_id = $1', [accountId], 'id'));
   }
 
   findInvitation(email: string, invitationHash: string): Promise<Member | null> {
-    return guarded('members.findInvitation', async () => {
-      const { rows } = await this.pool.query(
-        `SELECT ${COLUMNS} FROM account_members WHERE email = $1 AND invitation_hash = $2 AND user_id IS NULL`, [email, invitationHash],
-      );
-      return rows[0] === undefined ? null : decode(rows[0]);
-    });
+    return guarded('members.findInvitation', () =>
+      MEMBERS.first(this.pool, 'email = $1 AND invitation_hash = $2 AND user_id IS NULL', [email, invitationHash]));
   }
 
   accept(id: number, userId: UserId, joinedAt: number): Promise<boolean> {
@@ -62,8 +46,8 @@ export class PgMemberRepository implements MemberRepository {
 
   remove(accountId: UserId, id: number): Promise<Member | null> {
     return guarded('members.remove', async () => {
-      const { rows } = await this.pool.query(`DELETE FROM account_members WHERE id = $2 AND account_id = $1 RETURNING ${COLUMNS}`, [accountId, id]);
-      return rows[0] === undefined ? null : decode(rows[0]);
+      const { rows } = await this.pool.query(`DELETE FROM account_members WHERE id = $2 AND account_id = $1 RETURNING ${MEMBERS.columns}`, [accountId, id]);
+      return rows[0] === undefined ? null : MEMBERS.fromRow(rows[0] as Row);
     });
   }
 

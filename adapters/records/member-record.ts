@@ -1,6 +1,7 @@
 import type { Member } from '../../core/domain/model/member.js';
 import { isMemberRole } from '../../core/domain/team-roles.js';
 import { StoreError } from '../../core/domain/errors.js';
+import { describeRecord } from './record-descriptor.js';
 
 /** A team member as a document store keeps it (issue #35 item 1): the domain's fields, numbers and strings only. */
 export interface StoredMember {
@@ -31,3 +32,12 @@ export function fromStoredMember(doc: StoredMember): Member {
     invitedAt: doc.invitedAt, userId: doc.userId ?? null, joinedAt: doc.joinedAt ?? null,
   };
 }
+
+/** An account's team members (`account_members`); one per (account, e-mail), a user in at most one team. */
+export const MEMBER_RECORD = describeRecord({
+  name: 'member', table: 'account_members', collection: 'account_members', encode: toStoredMember, decode: fromStoredMember,
+  fields: {
+    id: 'id', accountId: 'account_id', email: 'email', role: 'role', invitationHash: 'invitation_hash', invitedAt: 'invited_at',
+    userId: 'user_id', joinedAt: 'joined_at',
+  },
+});
