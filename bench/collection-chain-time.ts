@@ -26,12 +26,12 @@ import { startBalanceScanJob } from '../hosts/worker/jobs/balance-scan.js';
 import { createAssetRegistry, type AssetRegistry } from '../core/domain/assets.js';
 import { ADDRESS_STATUS, ADDRESS_TYPE, type WalletAddress } from '../core/domain/model/wallet.js';
 import { COLLECTION_STATUS } from '../core/domain/model/collection-task.js';
-import type { Signer } from '../core/ports/chain-gateway.port.js';
+import type { ChainGateway, Signer } from '../core/ports/chain-gateway.port.js';
 import { createMemoryAdapters, MemoryAddressLock, MemoryScanCursorStore, RecordingMailer, type MemoryAdapters } from '../adapters/memory/index.js';
 import { connectPostgres, createPostgresAdapters, type PostgresAdapters } from '../adapters/postgres/index.js';
 import { createTestDatabase, startPostgresServer } from '../contracts-tests/harness/postgres.js';
 import { AesGcmKeyCipher, NodeSecretHasher, OtpauthTotpGenerator, SystemClock, TEST_SCRYPT_COST } from '../adapters/node/index.js';
-import { createDevnetChainGateway, SelfDelegationEnergyProvider, type TronWebChainGateway } from '../adapters/tron/index.js';
+import { CachingChainGateway, createDevnetChainGateway, SelfDelegationEnergyProvider } from '../adapters/tron/index.js';
 
 const BLOCK_MS = Number(process.env['DEVNET_BLOCK_MS'] ?? 3_000);
 const IDLE_MS = Number(process.env['BENCH_IDLE_MS'] ?? 100);
@@ -139,7 +139,7 @@ async function sim(devnet: ChildDevnet, path: string, body: object): Promise<unk
 
 /** A worker on the child devnet: memory store, system clock, a main address staked for `sweeps` self-delegations. */
 interface World {
-  readonly gateway: TronWebChainGateway;
+  readonly gateway: ChainGateway;
   readonly stores: Omit<MemoryAdapters, 'store'> | PostgresAdapters;
   /** The first FAILED task's error, for the report; null when none failed. */
   firstFailure(): Promise<string | null>;
@@ -158,7 +158,7 @@ interface World {
   readonly evidence: boolean;
 }
 
-async function waitForBlock(gateway: TronWebChainGateway, after: number): Promise<number> {
+async function waitForBlock(gateway: ChainGateway, after: number): Promise<number> {
   for (;;) {
     const head = await gateway.head();
     if (head.number > after) return head.number;
@@ -244,7 +244,10 @@ async function buildWorld(devnet: ChildDevnet, sweeps: number, kind: BenchStore)
   // scanner runs either way, as it does in every worker).
   const receipts = new BlockReceipts(clock);
   const evidence = process.env['BENCH_EVIDENCE'] !== '0';
-  const gateway = createDevnetChainGateway(devnet, evidence ? { blockCacheMs: 3_000, tip: () => receipts.newestBlock() } : {});
+  const perBlock = { blockCacheMs: 3_000, tip: () => receipts.newestBlock() };
+  const gateway: ChainGateway = evidence
+    ? new CachingChainGateway(createDevnetChainGateway(devnet, perBlock), { blockMs: 3_000, now: Date.now, tip: perBlock.tip })
+    : createDevnetChainGateway(devnet);
   const opened = await openStores(kind, clock);
   const { stores } = opened;
   const cipher = AesGcmKeyCipher.fromConfig(randomBytes(32).toString('base64'));

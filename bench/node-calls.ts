@@ -17,7 +17,8 @@ import { CollectionExecutor } from '../core/application/worker/collection-execut
 import { COLLECTION_STATUS, type CollectionTask } from '../core/domain/model/collection-task.js';
 import type { EnergyProvider } from '../core/ports/energy-provider.port.js';
 import { MemoryScanCursorStore } from '../adapters/memory/index.js';
-import { createDevnetChainGateway, SelfDelegationEnergyProvider } from '../adapters/tron/index.js';
+import { CachingChainGateway, createDevnetChainGateway, SelfDelegationEnergyProvider } from '../adapters/tron/index.js';
+import type { ChainGateway } from '../core/ports/chain-gateway.port.js';
 import { TronBlockSource } from '../adapters/tron/tron-block-source.js';
 import { devnetRentalProvider } from '../contracts-tests/harness/tron-devnet.js';
 import { buildWorkerWorld, TRX, type WorkerWorld } from '../hosts/worker/worker-test-fixture.js';
@@ -90,7 +91,11 @@ export async function measure(path: CallPath, baseline = false, sweeps = SWEEPS)
   try {
     const receipts = new BlockReceipts(w.clock);
     // The baseline: the same sweeps with neither the scanner's receipts nor the per-block reads (every look asks a node).
-    const gateway = createDevnetChainGateway(w.devnet, { now: () => w.clock.now(), ...(baseline ? {} : { blockCacheMs: 3_000, tip: () => receipts.newestBlock() }) });
+    const now = (): number => w.clock.now();
+    const tip = (): number | null => receipts.newestBlock();
+    const gateway: ChainGateway = baseline ? createDevnetChainGateway(w.devnet, { now })
+      : new CachingChainGateway(createDevnetChainGateway(w.devnet, { now, blockCacheMs: 3_000, tip, recent: () => receipts.newestHead(3_000), referenceReuseMs: 30_000 }),
+        { blockMs: 3_000, now, tip });
     let scannerCalls = 0;
     const scanner = new BalanceScanner({
       clock: w.clock, cursors: new MemoryScanCursorStore(), wallets: w.stores.wallets, balances: w.stores.balances, deposits: w.stores.deposits,

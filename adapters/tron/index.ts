@@ -13,6 +13,7 @@ export {
   type TronWebChainGatewayOptions,
 } from './tronweb-chain-gateway.js';
 export { createDevnetChainGateway, type DevnetEndpoint } from './devnet-chain-gateway.js';
+export { CachingChainGateway, type CachingChainGatewayOptions } from './caching-chain-gateway.js';
 export { TronBlockSource, type TronBlockSourceOptions } from './tron-block-source.js';
 export {
   SelfDelegationEnergyProvider,

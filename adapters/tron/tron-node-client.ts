@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 /**
  * The HTTP side of the TRON adapter: one tronweb HttpProvider per endpoint a deployment may split (the full node's
  * /wallet, the solidity node's /walletsolidity, a data provider's pro tier), requests whose `{"Error": …}` replies
@@ -44,21 +43,19 @@ export interface TronNodeClientOptions {
   /** Told each request sent to a node, with its path (`wallet/getaccount` …): for metrics (issue #27). */
   readonly onCall?: (path: string) => void;
   /**
-   * Per-block reads (issue #27): the head and the solidified head are read at most once per this many ms (of `now`),
-   * and a state read of SHARED_READS is made once per head block, shared by every caller until a newer block is
-   * known. 0 (default): heads are read on every ask and state reads are shared only in flight and in a moment.
-   * One TRON block (3,000) is the natural value: an answer that old is what a node a block behind gives.
+   * Per-block heads (issue #27): the head and the solidified head are read at most once per this many ms (of `now`),
+   * the head until a newer block is known. 0 (default): heads are read on every ask (shared only in flight). One
+   * TRON block (3,000) is the natural value: a head that old is what a node a block behind gives. State reads are
+   * the CachingChainGateway's (issue #39): here they are shared only in flight.
    */
   readonly blockCacheMs?: number;
   /** The newest block known elsewhere in the process (the scanner's): a newer one than the cached head ends it. */
   readonly tip?: () => number | null;
-}
-
-/** The head block as last read, when, and the state reads made at it (see TronNodeClientOptions.blockCacheMs). */
-interface BlockView {
-  readonly head: BlockRef;
-  at: number;
-  readonly reads: Map<string, Promise<unknown>>;
+  /**
+   * The head as read elsewhere in the process (the scanner's newest block, with its id and time) while that read is
+   * younger than blockCacheMs, else null: with blockCacheMs it serves as a head read (see {@link TronNodeClient.head}).
+   */
+  readonly recent?: () => BlockRef | null;
 }
 
 type Json = Record<string, unknown>;
@@ -70,9 +67,8 @@ function isAccepted(reply: unknown): boolean {
 }
 
 /**
- * Reads whose identical concurrent requests share one flight: state reads a sweep makes several times in one step
- * (the sub's account for its existence, its balance and its resources) and that many sweeps make of the same main
- * address at once. Never a broadcast or a transaction build, and never the per-transaction lookups
+ * Reads whose identical concurrent requests share one flight: state reads a sweep makes several times at once
+ * (the sub's account for its existence and its balance) and that many sweeps make of the same main address at once. Never a broadcast or a transaction build, and never the per-transaction lookups
  * (gettransactioninfobyid, gettransactionfrompending): each transaction is followed by its own step, so sharing would
  * save nothing, and what they answer decides whether money is sent again.
  */
@@ -104,11 +100,11 @@ export class TronNodeClient {
   /** Told each pro-tier request (the pool tells its own). */
   private readonly onCall: (path: string) => void;
   private readonly now: () => number;
-  /** The reads of the moment being run (withMoment), by endpoint, path and body. */
-  private readonly moments = new AsyncLocalStorage<Map<string, Promise<unknown>>>();
   private readonly blockCacheMs: number;
   private readonly tip: () => number | null;
-  private view: BlockView | null = null;
+  private readonly recent: () => BlockRef | null;
+  /** The head as last read and when (see TronNodeClientOptions.blockCacheMs). */
+  private latest: { readonly head: BlockRef; at: number } | null = null;
   private solid: { readonly block: BlockRef; readonly at: number } | null = null;
 
   constructor(options: TronNodeClientOptions) {
@@ -127,6 +123,7 @@ export class TronNodeClient {
     this.solidity = this.pool.first.solidityProvider;
     this.blockCacheMs = Math.max(0, options.blockCacheMs ?? 0);
     this.tip = options.tip ?? (() => null);
+    this.recent = options.recent ?? (() => null);
     if (options.proTierKey) {
       const proHeaders = { 'TRON-PRO-API-KEY': options.proTierKey };
       const pro = new providers.HttpProvider(options.proTierHost ?? options.fullHost, options.timeoutMs, '', '', proHeaders);
@@ -151,72 +148,29 @@ export class TronNodeClient {
    * decide themselves. A read of SHARED_READS asked while the identical read (same endpoint, path and body) is in
    * flight joins it, as head reads do (see {@link shared}): its answer is at most one round trip older than a fresh one,
    * what a node a moment behind would answer, and each new request starts only after the last one ended. Joined
-   * callers get the same reply object: replies are read, never changed.
+   * callers get the same reply object: replies are read, never changed. Nothing is remembered past the flight.
    */
   request<T>(endpoint: Endpoint, path: string, body: Json): Promise<T> {
     if (!SHARED_READS.has(path)) return this.send<T>(endpoint, path, body);
-    const key = `${endpoint} ${path} ${JSON.stringify(body)}`;
-    // Per block: the head first (one read a block for every caller), then the read made once at that head. Not what
-    // the main address can still delegate: every sweep of the block spends it, so each asks (pool included).
-    if (this.blockCacheMs > 0 && path !== 'wallet/getcandelegatedmaxsize') return this.atHead(key, () => this.send<T>(endpoint, path, body));
-    const moment = this.moments.getStore();
-    if (moment === undefined) return this.shared(key, () => this.send<T>(endpoint, path, body));
-    const known = moment.get(key);
-    if (known !== undefined) return known as Promise<T>;
-    const read = this.shared(key, () => this.send<T>(endpoint, path, body));
-    moment.set(key, read);
-    // A failed read is asked again, not remembered.
-    read.catch(() => moment.delete(key));
-    return read;
-  }
-
-  /** `read` made once at the current head block (read first when the cached one is not fresh). */
-  private async atHead<T>(key: string, read: () => Promise<T>): Promise<T> {
-    let view = this.freshView();
-    if (view === null) {
-      await this.head('node-read');
-      // The head read failing propagates; a view replaced meanwhile by a newer head is as good.
-      view = this.view;
-      if (view === null) return this.shared(key, read);
-    }
-    return this.remembered(view.reads, key, () => this.shared(key, read));
-  }
-
-  /** A read remembered in `reads` under `key` (a failed one is forgotten, so it is asked again). */
-  private remembered<T>(reads: Map<string, Promise<unknown>>, key: string, read: () => Promise<T>): Promise<T> {
-    const known = reads.get(key);
-    if (known !== undefined) return known as Promise<T>;
-    const asked = read();
-    reads.set(key, asked);
-    asked.catch(() => reads.delete(key));
-    return asked;
-  }
-
-  /** The cached head block's view while it is fresh: younger than blockCacheMs, and no newer block known. */
-  private freshView(): BlockView | null {
-    const view = this.view;
-    if (view === null || this.blockCacheMs === 0) return null;
-    if (this.now() - view.at >= this.blockCacheMs || (this.tip() ?? -1) > view.head.number) return null;
-    return view;
+    return this.shared(`${endpoint} ${path} ${JSON.stringify(body)}`, () => this.send<T>(endpoint, path, body));
   }
 
   /**
-   * A block newer than the cached head exists (a transaction was found in it): the cached head and every state read
-   * made at it are dropped, so nothing read before that block is taken for its state.
+   * The newest head read within blockCacheMs, here or elsewhere in the process (`recent`), while no newer block is
+   * known; null when there is none (or blockCacheMs is 0).
    */
+  private freshHead(): BlockRef | null {
+    if (this.blockCacheMs === 0) return null;
+    const latest = this.latest;
+    const own = latest === null || this.now() - latest.at >= this.blockCacheMs ? null : latest.head;
+    const recent = this.recent();
+    const head = recent !== null && (own === null || recent.number >= own.number) ? recent : own;
+    return head === null || (this.tip() ?? -1) > head.number ? null : head;
+  }
+
+  /** A block newer than the cached head exists (a transaction was found in it): the cached head is dropped. */
   observeBlock(number: number): void {
-    if (this.view !== null && number > this.view.head.number) this.view = null;
-  }
-
-  /**
-   * Runs `fn` as one moment's view of the chain: inside it, a SHARED_READS read (an account, its resources, a dry
-   * run, the chain parameters) asked again is answered with the first answer instead of a new request. A workflow
-   * stage is such a moment: its reads are milliseconds apart, and an answer that much older is what a node a moment
-   * behind would give, which the workflows allow (decisions 82, 83). The head, blocks, transactions and broadcasts
-   * are never remembered.
-   */
-  withMoment<T>(fn: () => Promise<T>): Promise<T> {
-    return this.moments.getStore() === undefined ? this.moments.run(new Map(), fn) : fn();
+    if (this.latest !== null && number > this.latest.head.number) this.latest = null;
   }
 
   /**
@@ -245,18 +199,16 @@ export class TronNodeClient {
 
   /**
    * The full node's head block (`wallet/getblock`, without transactions). Concurrent reads share one request (see
-   * {@link shared}): every workflow stepping at once asks for the head, and one answer serves them all.
+   * {@link shared}): every workflow stepping at once asks for the head, and one answer serves them all. With
+   * blockCacheMs, a head read within that time (here, or by the scanner: `recent`) answers instead: as old as a head
+   * read a block ago, which only counts fewer confirmations, an earlier expiration and "not newer than the scanner".
    */
   head(kind: CallKind): Promise<BlockRef> {
-    const view = this.freshView();
-    if (view !== null) return Promise.resolve(view.head);
+    const fresh = this.freshHead();
+    if (fresh !== null) return Promise.resolve(fresh);
     return this.shared(`head:${kind}`, async () => {
       const head = await this.block(kind, 'head', 'full', 'wallet/getblock', { detail: false });
-      if (this.blockCacheMs > 0) {
-        // The same block keeps its reads; a newer one starts afresh (an older one, from a node behind, too).
-        if (this.view !== null && this.view.head.id === head.id) this.view.at = this.now();
-        else this.view = { head, at: this.now(), reads: new Map() };
-      }
+      if (this.blockCacheMs > 0) this.latest = { head, at: this.now() };
       return head;
     });
   }

@@ -68,10 +68,19 @@ export interface TronWebChainGatewayOptions {
   readonly onNodeFailure?: (node: string) => void;
   /** Told each request sent to a node, with its path (`wallet/getaccount` …): for metrics (issue #27). */
   readonly onCall?: (path: string) => void;
-  /** Per-block reads: see TronNodeClientOptions.blockCacheMs (default 0, off). */
+  /** Per-block heads: see TronNodeClientOptions.blockCacheMs (default 0, off); per-block state reads are CachingChainGateway's. */
   readonly blockCacheMs?: number;
   /** The newest block known elsewhere in the process (the scanner's): see TronNodeClientOptions.tip. */
   readonly tip?: () => number | null;
+  /** The head as the scanner last read it, while recent: see TronNodeClientOptions.recent. */
+  readonly recent?: () => BlockRef | null;
+  /**
+   * How long a solidified block read for a build is referenced by the next builds (default 0: each build reads the
+   * solidified head, once per blockCacheMs). Any solidified block is a valid TaPoS reference (final, so on every honest
+   * node's chain, far inside the last 65,536 blocks); an older one only widens the window findInSolidified reads to
+   * prove a lost transaction dead, by as many blocks. At most 30 s (10 TRON blocks: MAX_WINDOW_BLOCKS allows for it).
+   */
+  readonly referenceReuseMs?: number;
 }
 
 /** Which block built transactions reference (see {@link TronWebChainGatewayOptions.referenceBlock}). */
@@ -85,13 +94,15 @@ export const USDT_TRANSFER_ENERGY_TO_HOLDER = 64_285;
 export const USDT_TRANSFER_ENERGY_TO_NEW_HOLDER = 130_285;
 
 const MAX_EXPIRATION_MS = 86_400_000;
-/** Blocks findInSolidified reads at most for one transaction: a reference up to ~19 blocks old plus 10 min of expiration. */
+/** Blocks findInSolidified reads at most for one transaction: a reference up to ~29 blocks old (19 below the head, reused for 10 more: referenceReuseMs) plus 10 min of expiration. */
 const MAX_WINDOW_BLOCKS = 240;
 /**
  * Solidified blocks findInSolidified keeps (~20 KB each on mainnet, with their txids): enough for the windows of the
  * transactions proven dead around the same time, which overlap.
  */
 const SOLID_BLOCK_CACHE = 512;
+/** The longest referenceReuseMs: 10 TRON blocks. */
+const MAX_REFERENCE_REUSE_MS = 30_000;
 /** TaPoS accepts a reference among the last 65,536 blocks; stay well inside it. */
 const MAX_HEAD_MARGIN = 60_000;
 type Json = Record<string, unknown>;
@@ -112,6 +123,10 @@ export class TronWebChainGateway implements ChainGateway {
   private readonly expirationMs: number;
   private readonly referenceBlock: ReferenceBlock;
   private lastTimestamp = 0;
+  private readonly now: () => number;
+  private readonly referenceReuseMs: number;
+  /** The solidified block builds reference, and when it was read (see reference()). */
+  private referenced: { readonly block: BlockRef; readonly at: number } | null = null;
   /**
    * Solidified blocks already read by findInSolidified, by number. They are final, so a proof that a failed read
    * interrupted resumes where it stopped instead of starting over: a window is ~20 blocks (~80 on a 1 s devnet),
@@ -141,6 +156,8 @@ export class TronWebChainGateway implements ChainGateway {
       throw invalidArgument('referenceBlock.headMinus', `must be an integer between 0 and ${MAX_HEAD_MARGIN}`);
     }
     this.referenceBlock = ref;
+    this.now = options.now ?? Date.now;
+    this.referenceReuseMs = Math.min(Math.max(options.referenceReuseMs ?? 0, 0), MAX_REFERENCE_REUSE_MS);
   }
 
   /** A key pair made locally by tronweb (secp256k1 from the platform CSPRNG); nothing is sent to the node. */
@@ -339,12 +356,21 @@ export class TronWebChainGateway implements ChainGateway {
    */
   private async headAndReference(): Promise<{ head: BlockRef; ref: BlockRef }> {
     if (this.referenceBlock === 'solidified') {
-      const [head, solid] = await Promise.all([this.node.head('build'), this.node.solidified('build')]);
+      const [head, solid] = await Promise.all([this.node.head('build'), this.reference()]);
       return { head, ref: solid.number <= head.number ? solid : head };
     }
     const head = await this.node.head('build');
     const number = Math.max(0, head.number - this.referenceBlock.headMinus);
     return { head, ref: number === head.number ? head : await this.node.byNumber('build', number) };
+  }
+
+  /** The solidified block a build references: read at most once per referenceReuseMs (see the option). */
+  private async reference(): Promise<BlockRef> {
+    const known = this.referenced;
+    if (known !== null && this.now() - known.at < this.referenceReuseMs && known.at <= this.now()) return known.block;
+    const block = await this.node.solidified('build');
+    if (this.referenced === null || block.number >= this.referenced.block.number) this.referenced = { block, at: this.now() };
+    return block;
   }
 
   private async sign(signer: Signer, unsigned: Awaited<ReturnType<typeof buildIntent>>) {
@@ -412,7 +438,7 @@ export class TronWebChainGateway implements ChainGateway {
     const id = txid.toLowerCase();
     const info = await this.node.call<TransactionInfoJson>('node-read', 'getTransaction', 'full', 'wallet/gettransactioninfobyid', { value: id });
     if (info.blockNumber !== undefined && info.id !== undefined) {
-      // A block newer than the cached head holds it: reads made at the older head are not this block's state.
+      // A block newer than the cached head holds it: that head is not the newest any more.
       this.node.observeBlock(info.blockNumber);
       // Head and solidified head are shared reads (one request for every lookup in flight). Above the solidified head
       // the transaction is not solidified: no per-transaction call needed, and a workflow waiting for solidification
@@ -493,11 +519,6 @@ export class TronWebChainGateway implements ChainGateway {
     this.solidBlocks.set(number, block);
     if (this.solidBlocks.size > SOLID_BLOCK_CACHE) this.solidBlocks.delete(this.solidBlocks.keys().next().value!);
     return block;
-  }
-
-  /** One moment's view (TronNodeClient.withMoment): account, resource and dry-run reads asked again share the first answer. */
-  moment<T>(fn: () => Promise<T>): Promise<T> {
-    return this.node.withMoment(fn);
   }
 
   async head(): Promise<{ readonly number: number; readonly timestamp: number }> {

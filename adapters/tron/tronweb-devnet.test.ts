@@ -13,6 +13,12 @@ describeChainGatewayContract('TronWebChainGateway on the devnet', (opts) => devn
   capabilities: DEVNET_CHAIN_CAPABILITIES,
 });
 
+// The per-block decorator keeps the contract (the cache's own rules: caching-chain-gateway.test.ts). Not the hostile
+// cases: they aim faults and quotas at the node calls of reads asked again, which the cache answers without a call.
+describeChainGatewayContract('CachingChainGateway over TronWebChainGateway on the devnet', (opts) => devnetChainSubject({ ...opts, perBlock: true }), {
+  capabilities: { ...DEVNET_CHAIN_CAPABILITIES, hostile: false },
+});
+
 describe('TronWebChainGateway on a split devnet without solidityHost (adapter-only: the contract always configures it)', () => {
   it('is a configuration error, reported as a non-transient ChainError, not a silent success', async () => {
     const s = await devnetChainSubject({ splitEndpoints: true });

@@ -4,6 +4,7 @@
  * are the devnet's own controls.
  */
 import type { Signer } from '../../core/ports/chain-gateway.port.js';
+import { CachingChainGateway } from '../../adapters/tron/caching-chain-gateway.js';
 import { createDevnetChainGateway } from '../../adapters/tron/devnet-chain-gateway.js';
 import type { EnergyProvider } from '../../core/ports/energy-provider.port.js';
 import type { RentalEnergySource } from '../../adapters/tron/rental-http.js';
@@ -33,6 +34,12 @@ export interface DevnetChainSubjectOptions {
   /** Serve /walletsolidity only on its own port (like a self-hosted java-tron); the gateway gets that port as solidityHost. */
   readonly splitEndpoints?: boolean;
   readonly seed?: string;
+  /**
+   * The gateway behind a CachingChainGateway (one read a block) whose tip is the devnet's head. The devnet also
+   * changes state outside blocks (its faucet, faults, parameters), which a chain never does: each such change counts
+   * as a newer block for the cache, as a scanner would report the block that carried it.
+   */
+  readonly perBlock?: boolean;
 }
 
 /** A chain-gateway subject on a new devnet. */
@@ -42,10 +49,14 @@ export async function devnetChainSubject(options: DevnetChainSubjectOptions = {}
     ...(options.splitEndpoints ? { solidityPort: 0, fullServesSolidity: false } : {}),
   });
   const script = (): Faults['script'] => devnet.faults().script;
-  return {
+  // createDevnetChainGateway passes devnet.solidityUrl as solidityHost (the split port when there is one).
+  const plain = createDevnetChainGateway(devnet, options.proTier ? { proTierKey: 'devnet-pro-key' } : {});
+  let changes = 0;
+  const gateway = options.perBlock !== true ? plain
+    : new CachingChainGateway(plain, { blockMs: 3_000, now: Date.now, tip: () => devnet.info().head_number * 1_000_000 + changes });
+  const subject: ChainGatewaySubject & { devnet: Devnet } = {
     devnet,
-    // createDevnetChainGateway passes devnet.solidityUrl as solidityHost (the split port when there is one).
-    gateway: createDevnetChainGateway(devnet, options.proTier ? { proTierKey: 'devnet-pro-key' } : {}),
+    gateway,
     usdtContract: devnet.usdtAddress,
     solidifyLag: devnet.chain.params.solidifyLag,
     witnesses: devnet.info().witnesses,
@@ -77,6 +88,19 @@ export async function devnetChainSubject(options: DevnetChainSubjectOptions = {}
     },
     close: () => devnet.close(),
   };
+  if (options.perBlock === true) {
+    const faucet = subject.faucet as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    for (const [name, op] of Object.entries(faucet)) {
+      faucet[name] = async (...args: unknown[]) => {
+        try {
+          return await op(...args);
+        } finally {
+          changes += 1;
+        }
+      };
+    }
+  }
+  return subject;
 }
 
 /** A main address on `devnet` holding `stakeTrx` staked for energy (and 1,000 TRX liquid). */

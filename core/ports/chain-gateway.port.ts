@@ -38,6 +38,9 @@ export interface TrxHoldings {
 /**
  * The chain, through a node. Failures are InfrastructureError with CHAIN-* codes (CHAIN-BALANCE-QUERY-FAILED for
  * reads, CHAIN-BROADCAST-FAILED for refused broadcasts, CHAIN-NODE-UNAVAILABLE when unreachable).
+ * A state read (balances, resources, existence, a dry run, the factor, prices) may answer what a node a block behind
+ * would: a gateway may share one read per block (adapters/tron CachingChainGateway), never past a newer block it knows
+ * of nor past a transaction it sent touching the address. Transactions' states and broadcasts are always asked.
  */
 export interface ChainGateway {
   /** A fresh key pair, made locally; the key never leaves the process except encrypted by the caller. */
@@ -95,13 +98,6 @@ export interface ChainGateway {
   findInSolidified(tx: SignedTransaction): Promise<'included' | 'absent' | 'unknown'>;
   /** Current head block. */
   head(): Promise<{ readonly number: number; readonly timestamp: number }>;
-  /**
-   * Optional. Runs `fn` as one moment's view of the chain: a state read (balances, resources, whether an account
-   * exists, a dry run, prices) asked again inside it may be answered with the first answer instead of asking the
-   * node again. Transactions' states, heads, blocks and broadcasts are always asked. A workflow stage runs inside
-   * one: its reads are milliseconds apart, and an answer that much older is what a node a moment behind gives.
-   */
-  moment?<T>(fn: () => Promise<T>): Promise<T>;
   /**
    * The latest solidified (irreversible) block. A transaction whose expiration is before this block's timestamp can
    * never be included any more; whether it was is for findInSolidified to say.

@@ -24,7 +24,7 @@ import { connectPostgres, createPostgresAdapters, PgOperatorStatusStore, type Po
 import { AesGcmKeyCipher, ConsoleMailer, NodeDnsResolver, NodeSecretHasher, OtpauthTotpGenerator, SmtpMailer, SystemClock } from '../../adapters/node/index.js';
 import { createRedisClient, RedisAddressLock, RedisRateLimiter } from '../../adapters/redis/index.js';
 import {
-  ItrxEnergyProvider, RentalMarketEnergyProvider, SelfDelegationEnergyProvider, TronBlockSource, TronSaveEnergyProvider, TronWebChainGateway,
+  CachingChainGateway, ItrxEnergyProvider, RentalMarketEnergyProvider, SelfDelegationEnergyProvider, TronBlockSource, TronSaveEnergyProvider, TronWebChainGateway,
   type RentalEnergySource,
 } from '../../adapters/tron/index.js';
 import { createApiHost } from '../api/api-app.js';
@@ -166,7 +166,10 @@ function bindChain(container: Container, config: HostConfig, overrides: Composit
       onNodeFailure: (node) => metrics.chainNodeFailure(node),
       onCall: (path) => metrics.nodeCall(path, workflowCallPurpose(path)),
       // The head and block-stable state once per block, shared by every workflow; the scanner's newer blocks end it.
-      ...(perBlock ? { blockCacheMs: config.chainBlockMs, tip: () => ctx.get(TOKENS.BlockReceipts).newestBlock() } : {}),
+      ...(perBlock ? {
+        blockCacheMs: config.chainBlockMs, tip: () => ctx.get(TOKENS.BlockReceipts).newestBlock(),
+        recent: () => ctx.get(TOKENS.BlockReceipts).newestHead(config.chainBlockMs), referenceReuseMs: 10 * config.chainBlockMs,
+      } : {}),
       ...(config.tronProTierKey === null ? {} : { proTierKey: config.tronProTierKey }),
       ...(config.tronProTierHost === null ? {} : { proTierHost: config.tronProTierHost }),
       // A local devnet answers in milliseconds or not at all; a public node may be slow.
@@ -175,9 +178,14 @@ function bindChain(container: Container, config: HostConfig, overrides: Composit
   };
   // The API's reads (a balance refresh, readiness, a withdrawal's checks) ask the node each time.
   container.bind(TOKENS.Chain).toDynamicValue((ctx) => ctx.get(TOKENS.Metrics).meterChain(overrides.chain ?? gateway(ctx, false)));
-  // The worker's workflows read once per block, shared (issue #27): a node client of their own.
-  container.bind(TOKENS.WorkflowChain).toDynamicValue((ctx) => (overrides.chain === undefined
-    ? ctx.get(TOKENS.Metrics).meterChain(gateway(ctx, true)) : ctx.get(TOKENS.Chain)));
+  // The worker's workflows read once per block, shared (issue #27, #39): a node client of their own behind the
+  // per-block reads; the scanner's newer blocks end them.
+  container.bind(TOKENS.WorkflowChain).toDynamicValue((ctx) => {
+    if (overrides.chain !== undefined) return ctx.get(TOKENS.Chain);
+    const tip = (): number | null => ctx.get(TOKENS.BlockReceipts).newestBlock();
+    const reads = new CachingChainGateway(gateway(ctx, true), { blockMs: config.chainBlockMs, now: clockOf(ctx.get(TOKENS.Clock)), tip });
+    return ctx.get(TOKENS.Metrics).meterChain(reads);
+  });
   container.bind(TOKENS.BlockSource).toDynamicValue((ctx) => {
     const metrics = ctx.get(TOKENS.Metrics);
     return new TronBlockSource({

@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { CollectionExecutor } from '../../core/application/worker/collection-executor.js';
 import { COLLECTION_STATUS } from '../../core/domain/model/collection-task.js';
 import { COMMAND_STATUS } from '../../core/domain/model/command.js';
-import { createDevnetChainGateway, SelfDelegationEnergyProvider } from '../../adapters/tron/index.js';
+import { CachingChainGateway, createDevnetChainGateway, SelfDelegationEnergyProvider } from '../../adapters/tron/index.js';
 import { TronBlockSource } from '../../adapters/tron/tron-block-source.js';
 import { MemoryScanCursorStore } from '../../adapters/memory/index.js';
 import { BalanceScanner } from '../../core/application/worker/balance-scanner.js';
@@ -41,7 +41,8 @@ describe('collection executor under crashes', () => {
           const sent = new Map<string, SentTransaction>();
           const receipts = new BlockReceipts(w.clock);
           const gateway = evidence === 'off' ? w.gateway
-            : createDevnetChainGateway(w.devnet, { now: () => w.clock.now(), blockCacheMs: 3_000, tip: () => receipts.newestBlock() });
+            : new CachingChainGateway(createDevnetChainGateway(w.devnet, { now: () => w.clock.now(), blockCacheMs: 3_000, tip: () => receipts.newestBlock() }),
+              { blockMs: 3_000, now: () => w.clock.now(), tip: () => receipts.newestBlock() });
           const chain = faultyGateway(gateway, plan, sent);
           const subs: { sub: string; symbol: 'USDT' | 'TRX'; amount: bigint }[] = [];
           if (kinds !== 'TRX') subs.push({ sub: await w.addSub(), symbol: 'USDT', amount: 7_000_000n });

@@ -22,7 +22,7 @@ import { ReclaimExecutor } from '../../core/application/worker/reclaim-executor.
 import { COLLECTION_STATUS, type CollectionTask } from '../../core/domain/model/collection-task.js';
 import { COMMAND_STATUS, type Command } from '../../core/domain/model/command.js';
 import type { ChainGateway, TransactionIntent } from '../../core/ports/chain-gateway.port.js';
-import { createDevnetChainGateway, SelfDelegationEnergyProvider } from '../../adapters/tron/index.js';
+import { CachingChainGateway, createDevnetChainGateway, SelfDelegationEnergyProvider } from '../../adapters/tron/index.js';
 import { Devnet } from '../../adapters/tron-devnet/index.js';
 import { devnetRentalProvider } from '../../contracts-tests/harness/tron-devnet.js';
 import { scaled } from '../../contracts-tests/support/depth.js';
@@ -135,7 +135,9 @@ async function runSchedule(s: Schedule): Promise<void> {
     const fallbackNodes = s.fallback ? [{ fullHost: w.devnet.nodes[1]!.url }] : [];
     const receipts = new BlockReceipts(w.clock);
     const perBlock = s.evidence === 'off' ? {} : { blockCacheMs: BLOCK_MS, tip: () => receipts.newestBlock() };
-    const chain = recordingGateway(createDevnetChainGateway(w.devnet, { timeoutMs: 400, fallbackNodes, now: () => w.clock.now(), ...perBlock }), plan, prepared);
+    const node = createDevnetChainGateway(w.devnet, { timeoutMs: 400, fallbackNodes, now: () => w.clock.now(), ...perBlock });
+    const reads = s.evidence === 'off' ? node : new CachingChainGateway(node, { blockMs: BLOCK_MS, now: () => w.clock.now(), tip: () => receipts.newestBlock() });
+    const chain = recordingGateway(reads, plan, prepared);
     const [usdtSub, trxSub, doomedSub, payer, staker] = await Promise.all([w.addSub(), w.addSub(), w.addSub(), w.addSub(), w.addSub()]);
     const recipient = (await w.gateway.createAccount()).address;
     w.devnet.fundToken(usdtSub, 7_000_000n);

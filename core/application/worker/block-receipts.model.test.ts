@@ -6,6 +6,8 @@
  *   depth counted to the newest block held (never more than a node would say), and never claims solidification;
  * - says `absent` only for a transaction no block of the current run holds, while the reader is live and current;
  * - says nothing (null) once the reader's last pass is older than staleAfterMs, or while it runs behind its tip.
+ * newestHead(maxAgeMs) is the newest block held, with its id and time, only while the last pass saw it as the tip and
+ * ended less than maxAgeMs ago.
  */
 import { runs } from '../../../contracts-tests/support/depth.js';
 import fc from 'fast-check';
@@ -117,6 +119,10 @@ describe('BlockReceipts against a reference model', () => {
         }
         const newest = run.at(-1);
         expect(receipts.newestBlock()).toBe(newest?.number ?? null);
+        // The newest block serves as a head read only while it is the tip of a pass younger than the age asked.
+        const head = newest !== undefined && lastPass !== null && lastPass.tip === newest.number && clock.now() - lastPass.at < 3_000
+          ? { number: newest.number, id: newest.hash, timestamp: newest.timestamp } : null;
+        expect(receipts.newestHead(3_000)).toEqual(head);
         const live = newest !== undefined && lastPass !== null && clock.now() - lastPass.at <= 10_000;
         for (const txid of TXIDS) {
           const answer = receipts.find(txid);

@@ -15,9 +15,10 @@ export interface BlockReceiptsOptions {
   readonly maxWatched?: number;
 }
 
-/** One kept block: its id and its receipts by txid. */
+/** One kept block: its id, its time and its receipts by txid. */
 interface KeptBlock {
   readonly hash: string;
+  readonly timestamp: number;
   readonly receipts: ReadonlyMap<string, BlockReceipt>;
 }
 
@@ -54,6 +55,16 @@ export class BlockReceipts implements TransactionEvidence {
     return this.newest;
   }
 
+  /**
+   * The newest block held, with its id and time, when it is the head the scanner saw at a pass that ended less than
+   * `maxAgeMs` ago: a head read another reader may use instead of its own (a gateway's once-a-block head).
+   */
+  newestHead(maxAgeMs: number): { readonly number: number; readonly id: string; readonly timestamp: number } | null {
+    if (this.newest === null || this.newest !== this.tip || !(this.clock.now() - this.passAt < maxAgeMs)) return null;
+    const kept = this.blocks.get(this.newest)!;
+    return { number: this.newest, id: kept.hash, timestamp: kept.timestamp };
+  }
+
   /** A block the scanner read and accepted as the child of its previous one (or the first after a restart). */
   onBlock(block: ChainBlock): void {
     if (block.receipts === undefined) {
@@ -65,7 +76,7 @@ export class BlockReceipts implements TransactionEvidence {
     if (this.newest !== null && block.number <= this.newest) this.rollback(block.number - 1);
     const parent = this.newest === null ? undefined : this.blocks.get(this.newest);
     if (this.newest !== null && (block.number !== this.newest + 1 || parent?.hash !== block.parentHash)) this.reset();
-    this.blocks.set(block.number, { hash: block.hash, receipts: new Map(block.receipts.map((r) => [r.txid.toLowerCase(), r])) });
+    this.blocks.set(block.number, { hash: block.hash, timestamp: block.timestamp, receipts: new Map(block.receipts.map((r) => [r.txid.toLowerCase(), r])) });
     for (const r of block.receipts) this.index.set(r.txid.toLowerCase(), block.number);
     this.newest = block.number;
     for (const [number, kept] of this.blocks) {
