@@ -68,6 +68,33 @@ export function describeOperatorStatusStoreContract(
       expect(await status.get('health')).toEqual({ kind: 'health', body: sampleBody(n - 1), at: 10_000 + n - 1 });
     });
 
+    it('replace is a compare-and-set on the body read (issue #36: the reconciliation\'s state between passes)', async () => {
+      const { status } = subject();
+      const state = (pass: number): OperatorStatusRecord['body'] => ({ pass, previous: { 'TRON|T1|TRX': '-5' }, reported: pass > 1 ? { 'TRON|T1|TRX': '-5' } : {} });
+      expect(await status.replace('ledger-reconciliation', state(1), 1_000, null)).toBe(true);
+      // A second first write, and a write from a stale read, change nothing.
+      expect(await status.replace('ledger-reconciliation', state(9), 1_001, null)).toBe(false);
+      const read = (await status.get('ledger-reconciliation'))!;
+      expect(read).toEqual({ kind: 'ledger-reconciliation', body: state(1), at: 1_000 });
+      expect(await status.replace('ledger-reconciliation', state(2), 2_000, read.body)).toBe(true);
+      expect(await status.replace('ledger-reconciliation', state(3), 3_000, read.body)).toBe(false);
+      expect(await status.get('ledger-reconciliation')).toEqual({ kind: 'ledger-reconciliation', body: state(2), at: 2_000 });
+      // Other kinds are untouched; a put of the kind still writes.
+      expect(await status.get('health')).toBeNull();
+    });
+
+    it('replace: of writers racing from one read, exactly one wins (and from no record yet, too)', async () => {
+      const { status } = subject();
+      const n = options.concurrency ?? 20;
+      const first = await Promise.all(Array.from({ length: n }, (_, i) => status.replace('ledger-reconciliation', { pass: 1, by: i }, 1_000 + i, null)));
+      expect(first.filter(Boolean)).toHaveLength(1);
+      const read = (await status.get('ledger-reconciliation'))!;
+      expect(read.body['by']).toBe(first.indexOf(true));
+      const second = await Promise.all(Array.from({ length: n }, (_, i) => status.replace('ledger-reconciliation', { pass: 2, by: i }, 2_000 + i, read.body)));
+      expect(second.filter(Boolean)).toHaveLength(1);
+      expect((await status.get('ledger-reconciliation'))!.body).toEqual({ pass: 2, by: second.indexOf(true) });
+    });
+
     options.extraTestsFn?.(makeSubject);
   });
 }

@@ -37,6 +37,26 @@ export class MongoOperatorStatusStore implements OperatorStatusStore {
     });
   }
 
+  /**
+   * An insert that collides on `_id` with an existing document (expected null), else an update filtered on the stored
+   * text: the expected body was read from it (JSON.parse), so its JSON text is the stored one.
+   */
+  replace(kind: OperatorStatusKind, body: OperatorStatusRecord['body'], at: number, expected: OperatorStatusRecord['body'] | null): Promise<boolean> {
+    return guarded('operator status replace', async () => {
+      if (expected === null) {
+        try {
+          await this.records.insertOne({ _id: kind, body: JSON.stringify(body), at });
+          return true;
+        } catch (error) {
+          if (isDuplicateKey(error)) return false;
+          throw error;
+        }
+      }
+      const updated = await this.records.updateOne({ _id: kind, body: JSON.stringify(expected) }, { $set: { body: JSON.stringify(body), at } });
+      return updated.matchedCount === 1;
+    });
+  }
+
   get(kind: OperatorStatusKind): Promise<OperatorStatusRecord | null> {
     return guarded('operator status get', async () => {
       const doc = await this.records.findOne({ _id: kind });

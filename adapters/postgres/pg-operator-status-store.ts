@@ -17,6 +17,16 @@ export class PgOperatorStatusStore implements OperatorStatusStore {
     });
   }
 
+  /** One statement: an insert that yields to an existing row (expected null), else an update guarded by jsonb equality. */
+  replace(kind: OperatorStatusKind, body: OperatorStatusRecord['body'], at: number, expected: OperatorStatusRecord['body'] | null): Promise<boolean> {
+    return guarded('operator status replace', async () => {
+      const result = expected === null
+        ? await this.pool.query('INSERT INTO operator_status (kind, body, at) VALUES ($1, $2, $3) ON CONFLICT (kind) DO NOTHING', [kind, jsonb(body), at])
+        : await this.pool.query('UPDATE operator_status SET body = $2, at = $3 WHERE kind = $1 AND body = $4::jsonb', [kind, jsonb(body), at, jsonb(expected)]);
+      return result.rowCount === 1;
+    });
+  }
+
   get(kind: OperatorStatusKind): Promise<OperatorStatusRecord | null> {
     return guarded('operator status get', async () => {
       const { rows } = await this.pool.query<{ body: OperatorStatusRecord['body']; at: string }>(

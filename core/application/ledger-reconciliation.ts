@@ -6,6 +6,7 @@ import type { NetworkCode, UserId } from '../domain/model/common.js';
 import type { JsonValue, WebhookEvent } from '../domain/model/webhook.js';
 import type { WalletAddress } from '../domain/model/wallet.js';
 import { formatIsoTime } from '../domain/time.js';
+import type { OperatorStatusRecord, OperatorStatusStore } from '../ports/operator-status-store.port.js';
 import type { ResolvedDeps } from './deps.js';
 
 /** The ports a reconciliation reads (and, for the worker's events, writes). */
@@ -144,20 +145,45 @@ export interface ReconciliationPass {
   readonly failed: number;
 }
 
-/** The worker's reconciliation job's deps: the reads, plus the outbox for the opt-in event. */
-export type ReconciliationJobDeps = ReconciliationDeps & Pick<ResolvedDeps, 'clock' | 'ids' | 'uow' | 'developerConfigs'>;
+/**
+ * The worker's reconciliation job's deps: the reads, the outbox for the opt-in event, and the store that keeps its state
+ * between passes (the `ledger-reconciliation` record of the operator status, shared by every worker).
+ */
+export type ReconciliationJobDeps = ReconciliationDeps & Pick<ResolvedDeps, 'clock' | 'ids' | 'uow' | 'developerConfigs'> & {
+  readonly operatorStatus: Pick<OperatorStatusStore, 'get' | 'replace'>;
+};
+
+/** The operator status kind the job's state between passes is kept under. */
+export const RECONCILIATION_STATE_KIND = 'ledger-reconciliation';
+
+/** The job's state between passes as stored: per key, the amount the last pass saw and the amount last reported. */
+interface ReconciliationState {
+  readonly pass: number;
+  readonly previous: ReadonlyMap<string, bigint>;
+  readonly reported: ReadonlyMap<string, bigint>;
+}
+
+function stateOf(body: OperatorStatusRecord['body'] | undefined): ReconciliationState {
+  const amounts = (value: unknown) => new Map(Object.entries((value ?? {}) as Record<string, string>).map(([k, v]) => [k, BigInt(v)]));
+  return { pass: typeof body?.['pass'] === 'number' ? body['pass'] : 0, previous: amounts(body?.['previous']), reported: amounts(body?.['reported']) };
+}
+
+function bodyOf(state: ReconciliationState): OperatorStatusRecord['body'] {
+  const amounts = (map: ReadonlyMap<string, bigint>) => Object.fromEntries([...map].map(([k, v]) => [k, v.toString()]));
+  return { pass: state.pass, previous: amounts(state.previous), reported: amounts(state.reported) };
+}
 
 /**
  * The worker's reconciliation job (issue #36 item 2): at most every `everyMs`, every user with books is reconciled
  * (LedgerReconciliation.user). A discrepancy is reported only when this pass and the one before see it with the same
  * amount (stableDiscrepancies: a transfer landing between the scanner's cursor and the balance read is not one), and
  * once per amount: a `ledger.discrepancy` event to an owner who opted into it (config.event_types), and in the pass
- * the caller turns into metrics and the daily summary. Nothing is corrected. The state between passes is this
- * process's: a restarted worker needs two passes to report again, and each worker running the job reports on its own.
+ * the caller turns into metrics and the daily summary. Nothing is corrected. The state between passes lives in the
+ * store (`operatorStatus`, kind `ledger-reconciliation`): a restarted worker, or another one, carries the count on. A
+ * pass writes it by compare-and-set on the state it started from; a pass that loses the race (another worker's pass
+ * landed meanwhile) reports nothing, so no discrepancy is reported twice.
  */
 export class LedgerReconciliationJob {
-  private previous = new Map<string, bigint>();
-  private reportedAmounts = new Map<string, bigint>();
   private nextRunAt: number;
   private readonly reconciliation: LedgerReconciliation;
 
@@ -180,6 +206,8 @@ export class LedgerReconciliationJob {
   /** One pass over every user with books. */
   async runPass(): Promise<ReconciliationPass> {
     const at = this.deps.clock.now();
+    const stored = await this.deps.operatorStatus.get(RECONCILIATION_STATE_KIND);
+    const state = stateOf(stored?.body);
     const found = new Map<string, ReconciliationLine>();
     let users = 0;
     let lines = 0;
@@ -201,12 +229,13 @@ export class LedgerReconciliationJob {
     }
     const now = new Map<string, bigint>();
     for (const [key, line] of found) for (const [part, amount] of discrepancyParts(line)) now.set(`${key}${part}`, amount);
-    const { report, reported } = stableDiscrepancies(this.previous, this.reportedAmounts, now);
-    this.previous = now;
-    this.reportedAmounts = reported;
+    const { report, reported } = stableDiscrepancies(state.previous, state.reported, now);
+    const next = bodyOf({ pass: state.pass + 1, previous: now, reported });
+    const kept = await this.deps.operatorStatus.replace(RECONCILIATION_STATE_KIND, next, at, stored?.body ?? null);
     const linesOf = (keys: readonly string[]) => [...found]
       .filter(([key]) => keys.some((k) => k === key || k === `${key}|staked` || k === `${key}|unstaking`)).map(([, line]) => line);
-    const reportedLines = linesOf(report);
+    // Another worker's pass wrote the state since this one read it: it reports, this one does not.
+    const reportedLines = kept ? linesOf(report) : [];
     await this.announce(reportedLines, at);
     return { at, users, lines, standing: linesOf([...reported.keys()]), reported: reportedLines, failed };
   }

@@ -1,9 +1,10 @@
 /**
  * What the worker tells the operator console (issue #38 item 2): the worker and the API are separate processes, so
  * the worker's own figures (scanner lag, node calls spent, rate limits, the daily summary) reach the API only
- * through the store. One record per kind, the newest kept: a status, never a history.
+ * through the store. One record per kind, the newest kept: a status, never a history. The reconciliation's state
+ * between passes (issue #36: `ledger-reconciliation`) lives here too, so a restarted or a second worker carries it on.
  */
-export type OperatorStatusKind = 'health' | 'daily-summary';
+export type OperatorStatusKind = 'health' | 'daily-summary' | 'ledger-reconciliation';
 
 /** A JSON value as stored (no bigint: amounts are integer strings, as on the wire). */
 export type OperatorStatusJson = string | number | boolean | null | readonly OperatorStatusJson[] | { readonly [key: string]: OperatorStatusJson };
@@ -24,4 +25,11 @@ export interface OperatorStatusStore {
   put(kind: OperatorStatusKind, body: OperatorStatusRecord['body'], at: number): Promise<boolean>;
   /** The kind's newest record, or null before the first write. */
   get(kind: OperatorStatusKind): Promise<OperatorStatusRecord | null>;
+  /**
+   * Compare-and-set, for state that several workers carry on: writes `body` at `at` only when the kind's stored body is
+   * still `expected` (equal as JSON; null: no record yet). Returns whether it was written; false means another writer
+   * got there first (read again). Of writers racing from one read, exactly one wins. A body that changes with every
+   * write (a counter) keeps a stale read from ever matching again.
+   */
+  replace(kind: OperatorStatusKind, body: OperatorStatusRecord['body'], at: number, expected: OperatorStatusRecord['body'] | null): Promise<boolean>;
 }

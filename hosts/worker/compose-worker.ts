@@ -130,7 +130,7 @@ export function startComposedWorker(composition: Composition, env: ComposedWorke
     observer: reconcilingLedger(bookingFinishedWithdrawals(bookingFinishedWithdrawals(
       bookingFinishedSweeps(workerMetrics(metrics, core.tasks), sweepBooker, log, new CollectionBookingCatchUp(sweepBooker, core.clock, SWEEP_CATCH_UP)),
       withdrawalBooker, log, new CollectionBookingCatchUp(withdrawalBooker, core.clock, SWEEP_CATCH_UP),
-    ), stakingBooker, log, new CollectionBookingCatchUp(stakingBooker, core.clock, SWEEP_CATCH_UP)), new LedgerReconciliationJob({ ...resolveDeps(core), ledger: stores.ledger }, LEDGER_RECONCILIATION), metrics, log),
+    ), stakingBooker, log, new CollectionBookingCatchUp(stakingBooker, core.clock, SWEEP_CATCH_UP)), new LedgerReconciliationJob({ ...resolveDeps(core), ledger: stores.ledger, operatorStatus: stores.operatorStatus }, LEDGER_RECONCILIATION), metrics, log),
     ...options,
     collection,
     commands: {

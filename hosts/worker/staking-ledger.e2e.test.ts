@@ -7,7 +7,7 @@
  * the chain's liquid balance, stake and unstaking TRX to the SUN.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { RecordingMailer } from '../../adapters/memory/index.js';
+import { MemoryOperatorStatusStore, RecordingMailer } from '../../adapters/memory/index.js';
 import { NodeSecretHasher, TEST_SCRYPT_COST } from '../../adapters/node/index.js';
 import { pay, wallet } from '../../adapters/tron-devnet/testing/devnet-helpers.js';
 import { CollectionBookingCatchUp } from '../../core/application/collection-ledger-booker.js';
@@ -215,7 +215,7 @@ describe('staking in the books', { timeout: 90_000 }, () => {
     await driveUntil(w, [executor], () => ended(w.stores, stake.commandNo));
     const booker = new StakingLedgerBooker({ commands: w.stores.commands, wallets: w.stores.wallets, chain: w.gateway, ledger: w.stores.ledger, ids: w.stores.ids });
     expect(await booker.book(stake.commandNo)).toBe('booked');
-    const job = new LedgerReconciliationJob({ ...w.stores, chain: w.gateway, assets: w.assets, clock: w.clock }, { everyMs: 0 });
+    const job = new LedgerReconciliationJob({ ...w.stores, chain: w.gateway, assets: w.assets, clock: w.clock, operatorStatus: new MemoryOperatorStatusStore() }, { everyMs: 0 });
     expect((await job.runPass()).standing).toEqual([]);
     // 30 TRX arrive unseen (minted, no transfer) and go into stake with no command: the liquid balance still equals the
     // books (free bandwidth: the freeze burns nothing), the chain's stake is 130 against the books' 100.
