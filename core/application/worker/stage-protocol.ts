@@ -97,7 +97,7 @@ export class StageProtocol<S extends Versioned> {
    */
   async run(claimed: S): Promise<{ readonly result: RunResult<S>; readonly kept: Kept | null }> {
     const key = this.workflow.store.key(claimed);
-    const progress: Progress<S> = { subject: claimed, sent: false, kept: null };
+    const progress: Progress<S> = { key, subject: claimed, sent: false, kept: null };
     try {
       try {
         // A state read its steps repeat is asked once a block by the gateway itself (CachingChainGateway).
@@ -122,7 +122,7 @@ export class StageProtocol<S extends Versioned> {
 
   /** Steps until one has to wait for the chain or the workflow ends (at most maxStepsPerStage steps). */
   private async stage(progress: Progress<S>): Promise<RunResult<S>> {
-    const key = this.workflow.store.key(progress.subject);
+    const key = progress.key;
     let outcome: RunResult<S>['outcome'] = 'advanced';
     for (let i = 0; i < this.options.maxStepsPerStage; i++) {
       const subject = progress.subject;
@@ -175,8 +175,7 @@ export class StageProtocol<S extends Versioned> {
           : new WorkflowRefusal(decision.kind === 'fail' ? `${step.name} cannot fail (${decision.code}: ${decision.message})` : `${step.name}: ${decision.kind} retried`));
       case 'fail':
         if (decision.kind !== 'fail') throw new WorkflowRefusal(`${step.name} decided no failure (${decision.kind})`);
-        progress.subject = await this.workflow.fail(progress.subject, decision.code, decision.message, true);
-        return 'finished';
+        return this.end(progress, progress.subject, decision.code, decision.message, true);
     }
   }
 
@@ -198,8 +197,7 @@ export class StageProtocol<S extends Versioned> {
         return this.waitFor(progress, step);
       case 'fail': {
         const lost = failureOf(followed, `the transaction ${step.name} waits for (${tx.txid})`, '');
-        progress.subject = await this.workflow.fail(this.noted(progress.subject, tx, receiptOf(followed)), lost.code, lost.message);
-        return 'finished';
+        return this.end(progress, this.noted(progress.subject, tx, receiptOf(followed)), lost.code, lost.message);
       }
       case 'replan': {
         const before = progress.subject;
@@ -214,7 +212,7 @@ export class StageProtocol<S extends Versioned> {
   }
 
   private async waitFor(progress: Progress<S>, step: WorkflowStep<S>): Promise<Step> {
-    this.checkStuck(progress.subject, step);
+    this.checkStuck(progress, step);
     await this.release(progress, await this.nextBlockLook(), true);
     return 'waiting';
   }
@@ -253,7 +251,7 @@ export class StageProtocol<S extends Versioned> {
     const persisted = decision.persist(record);
     const completion = completionOf(step, persisted);
     const look = completion === 'accepted' ? now : await this.nextBlockLook();
-    progress.subject = await this.workflow.store.save(completion === 'accepted' ? persisted : this.releasedAt(progress, persisted, look, true), progress.subject.version);
+    await this.write(progress, completion === 'accepted' ? persisted : this.releasedAt(progress, persisted, look, true));
     progress.sent = true;
     const sent = await sendPrepared(this.deps.chain, record, completion);
     return this.act(progress, step, record, sent, onSent(sent.evidence, step.mustFinish));
@@ -272,15 +270,14 @@ export class StageProtocol<S extends Versioned> {
    */
   private async act(progress: Progress<S>, step: WorkflowStep<S>, record: PreparedTransaction, followed: Followed, action: OwnAction): Promise<Step> {
     if (followed.evidence === 'refused' && replacesRefusal(record.refusal ?? null, followed.refusal)) {
-      const refused = this.workflow.withRecord(progress.subject, { ...record, refusal: followed.refusal });
-      progress.subject = await this.workflow.store.save(refused, progress.subject.version);
+      await this.write(progress, this.workflow.withRecord(progress.subject, { ...record, refusal: followed.refusal }));
     }
     const noted = this.noted(progress.subject, record, receiptOf(followed));
     switch (action) {
       case 'complete': {
         const closed = step.afterConfirmed?.(noted, record, this.deps.clock.now()) ?? null;
         if (closed === null) return this.completeStep(progress, noted, record);
-        progress.subject = await this.workflow.store.save(closed, progress.subject.version);
+        await this.write(progress, closed);
         return 'continue';
       }
       case 'advance':
@@ -291,17 +288,16 @@ export class StageProtocol<S extends Versioned> {
         return this.retry(progress, step, followed.evidence === 'refused' ? followed.error ?? new Error(followed.refusal) : new Error('refused'));
       case 'replan':
         // Provably never included: plan anew (a crash before the send, a dropped or expired transaction).
-        progress.subject = await this.workflow.store.save(this.workflow.withRecord(noted, null), progress.subject.version);
+        await this.write(progress, this.workflow.withRecord(noted, null));
         return 'continue';
       case 'drop-and-retry': {
         // It moved nothing but its fee: drop it and plan again from the chain, later.
-        progress.subject = await this.workflow.store.save(this.workflow.withRecord(noted, null), progress.subject.version);
+        await this.write(progress, this.workflow.withRecord(noted, null));
         return this.retry(progress, step, new Error(failureOf(followed, `${step.name} transaction ${record.txid}`, `: ${record.refusal}`).message));
       }
       case 'fail': {
         const failure = failureOf(followed, `${step.name} transaction ${record.txid}`, `: ${record.refusal}`);
-        progress.subject = await this.workflow.fail(noted, failure.code, failure.message);
-        return 'finished';
+        return this.end(progress, noted, failure.code, failure.message);
       }
     }
   }
@@ -352,18 +348,18 @@ export class StageProtocol<S extends Versioned> {
       return { key, outcome: 'retrying', sent: progress.sent, subject: progress.subject };
     }
     this.backoff.reset(key);
-    const ended = await this.workflow.fail(current, (error as DomainError | InfrastructureError).code, (error as Error).message);
-    return { key, outcome: 'finished', sent: progress.sent, subject: ended };
+    await this.end(progress, current, (error as DomainError | InfrastructureError).code, (error as Error).message);
+    return { key, outcome: 'finished', sent: progress.sent, subject: progress.subject };
   }
 
   /** Releases the subject with a backoff delay (the node's Retry-After when longer) and reports the failure. */
   private async retry(progress: Progress<S>, step: WorkflowStep<S>, error: unknown): Promise<Step> {
-    const key = this.workflow.store.key(progress.subject);
+    const key = progress.key;
     const backoff = this.backoff.next(key);
     const delay = error instanceof ChainError && error.retryAfterMs !== null ? Math.max(backoff, error.retryAfterMs) : backoff;
     this.deps.hooks?.onRetry?.(this.workflow.name, key, step.name, error);
     if (error instanceof WorkflowRefusal) this.deps.log?.error({ workflow: this.workflow.name, key, step: step.name, err: error.message }, 'workflow refused a step');
-    this.checkStuck(progress.subject, step, error);
+    this.checkStuck(progress, step, error);
     await this.release(progress, this.deps.clock.now() + delay);
     return 'retrying';
   }
@@ -373,7 +369,18 @@ export class StageProtocol<S extends Versioned> {
    * the subject source keeps it (decision 160).
    */
   private async release(progress: Progress<S>, at: number, keep = false): Promise<void> {
-    progress.subject = await this.workflow.store.save(this.releasedAt(progress, progress.subject, at, keep), progress.subject.version);
+    await this.write(progress, this.releasedAt(progress, progress.subject, at, keep));
+  }
+
+  /** Every write of a stage: from the subject as this stage last saw it, naming the version it read. */
+  private async write(progress: Progress<S>, next: S): Promise<void> {
+    progress.subject = await this.workflow.store.save(next, progress.subject.version);
+  }
+
+  /** Ends the workflow FAILED (`decided`: by the step's own decision); the stage is over. */
+  private async end(progress: Progress<S>, subject: S, code: ErrorCode, message: string, decided?: boolean): Promise<Step> {
+    progress.subject = await this.workflow.fail(subject, code, message, decided);
+    return 'finished';
   }
 
   /** The subject released at `at`, or kept (noted in `progress`, so the stage's end keeps it in memory). */
@@ -384,12 +391,12 @@ export class StageProtocol<S extends Versioned> {
   }
 
   /** Logs (once per stuckAfterMs) a step that has been running too long, with the error that last retried it: an operator should look. */
-  private checkStuck(subject: S, step: WorkflowStep<S>, error?: unknown): void {
+  private checkStuck(progress: Progress<S>, step: WorkflowStep<S>, error?: unknown): void {
     const now = this.deps.clock.now();
-    const visit = this.workflow.visit(subject);
+    const visit = this.workflow.visit(progress.subject);
     const forMs = now - (visit?.startedAt ?? now);
     if (forMs < this.options.stuckAfterMs) return;
-    const key = this.workflow.store.key(subject);
+    const key = progress.key;
     const last = this.stuckReported.get(key);
     if (last !== undefined && now - last < this.options.stuckAfterMs) return;
     if (this.stuckReported.size >= 10_000) this.stuckReported.delete(this.stuckReported.keys().next().value!);
@@ -404,10 +411,11 @@ export class StageProtocol<S extends Versioned> {
 }
 
 /**
- * A stage's running state: the subject as last saved, whether a transaction went out, and whether its last release
+ * A stage's running state: its subject's key, the subject as last saved, whether a transaction went out, and whether its last release
  * kept it for this runner.
  */
 interface Progress<S> {
+  readonly key: string;
   subject: S;
   sent: boolean;
   kept: Kept | null;
