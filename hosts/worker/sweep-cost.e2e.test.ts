@@ -83,6 +83,25 @@ describe('what a sweep costs, from its receipts', () => {
       const second = await sweep();
       expect(warnings.filter((m) => m.startsWith('main address holds none of the token'))).toHaveLength(1);
       expect(second.plan!.energy).toBe(64_285);
+      // The scanner's cached balance shows main holding USDT: the plan asks no node about main's token balance.
+      await w.stores.balances.put({ address: w.main.address, items: [{ symbol: 'USDT', available: 1n, updatedAt: w.clock.now() }], refreshSource: 1, updatedAt: w.clock.now() });
+      const asked: string[] = [];
+      const counting = new Proxy(w.gateway, {
+        get: (target, key) => (key === 'getTokenBalance'
+          ? (address: string, contract: string) => { asked.push(address); return target.getTokenBalance(address, contract); }
+          : Reflect.get(target, key)),
+      });
+      const cached = new CollectionExecutor({
+        ...w.stores, chain: counting, cipher: w.cipher, assets: w.assets, energy: {}, log,
+      }, { confirmations: 1, pollMs: 3_000, burnEnabled: true });
+      const sub = await w.addSub();
+      w.devnet.fundToken(sub, 2_000_000n);
+      const task = await w.collect(sub, 'USDT');
+      await driveUntil(w, [cached], async () => (await w.stores.tasks.get(task.taskNo))!.finishedAt !== null);
+      const third = (await w.stores.tasks.get(task.taskNo))!;
+      expect(third.status, third.lastError ?? '').toBe(COLLECTION_STATUS.DONE);
+      expect(asked).not.toContain(w.main.address);
+      expect(warnings.filter((m) => m.startsWith('main address holds none of the token'))).toHaveLength(1);
     } finally {
       await w.close();
     }

@@ -6,6 +6,8 @@ import type { AssetRegistry } from '../../domain/assets.js';
 import { COLLECTION_STATUS, type CollectionStatus, type CollectionTask, type StepRecord } from '../../domain/model/collection-task.js';
 import { COMMAND_STATUS, type Command, type PreparedTransaction } from '../../domain/model/command.js';
 import type { TransactionState } from '../../domain/model/chain.js';
+import type { Asset } from '../../domain/model/asset.js';
+import type { BalanceRepository } from '../../ports/balance-repository.port.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { CollectionTaskRepository } from '../../ports/collection-task-repository.port.js';
 import type { CommandRepository } from '../../ports/command-repository.port.js';
@@ -34,6 +36,8 @@ export interface CollectionExecutorDeps extends StepDeps {
   readonly uow: UnitOfWork;
   readonly log?: RunnerLog;
   readonly hooks?: RunnerHooks;
+  /** The scanner's cached balances: where the main address shows the token, the plan's warning needs no node call. */
+  readonly balances?: Pick<BalanceRepository, 'get'>;
 }
 
 const TRX = 1_000_000n;
@@ -195,12 +199,21 @@ class CollectionWorkflow implements Workflow<CollectionTask> {
     // Plan before spending: the node's dry run (a blacklisted sub or a paused token fails here), every energy source
     // priced, the cheapest that fits; nothing fits → FAILED with nothing sent.
     const plan = await planTrc20Sweep(this.deps, this.settings, subject, amount);
-    if (await this.deps.chain.getTokenBalance(task.mainAddress, subject.asset.contractAddress!) === 0n) {
+    if (!(await this.mainHolds(task.mainAddress, subject.asset))) {
       // A transfer to an address holding none of the token writes a new storage slot: about twice the energy.
       this.deps.log?.warn({ taskNo: task.taskNo, mainAddress: task.mainAddress, asset: subject.asset.symbol, energy: plan.energy },
         'main address holds none of the token: this sweep pays the new-holder energy price (130,285 for USDT instead of 64,285)');
     }
     return { kind: 'complete', subject: { ...task, plan } };
+  }
+
+  /**
+   * Whether the main address holds some of the token, for a warning only: its cached balance when that shows some
+   * (the scanner's; no node call), else the chain.
+   */
+  private async mainHolds(main: string, asset: Asset): Promise<boolean> {
+    const cached = (await this.deps.balances?.get(main))?.items.find((i) => i.symbol === asset.symbol)?.available ?? 0n;
+    return cached > 0n || await this.deps.chain.getTokenBalance(main, asset.contractAddress!) > 0n;
   }
 
   /** ACQUIRING_ENERGY: a recorded rental order is followed; else the energy decision (collection-steps.ts planAcquireEnergy). */
