@@ -128,7 +128,7 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
     ...consoleRoutes(options.app, { idleMs: options.consoleIdleMs ?? DEFAULT_CONSOLE_IDLE_MS, trustedProxyHops: options.trustedProxyHops ?? 0 }),
     ...adminConsoleRoutes({ sessions: adminSessions, trustedProxyHops: options.trustedProxyHops ?? 0 }),
     // Without a store (a host composed without a worker's store) the routes answer as before the worker's first write.
-    ...operatorStatusRoutes(options.operatorStatus ?? { get: async () => null, put: async () => false }, options.now ?? Date.now),
+    ...operatorStatusRoutes(options.operatorStatus ?? { get: async () => null, put: async () => false, replace: async () => false }, options.now ?? Date.now),
   ];
   openapi = buildOpenApi(routes);
   const h3 = new H3({ silent: true, onError: onH3Error(options.logger) });
