@@ -32,11 +32,18 @@ export interface LedgerEntryView {
   readonly reverses?: string;
 }
 
-/** GET /ledger/balances (issue #36, Interface): the custodial addresses' balances at a time, with totals per asset. */
+/**
+ * GET /ledger/balances (issue #36, Interface): the custodial addresses' balances at a time, with totals per asset.
+ * `balance` is the liquid balance; `staked` and `unstaking` (extensions) are what the address holds in stake and
+ * has unstaked and not withdrawn.
+ */
 export interface LedgerBalancesView {
   readonly at: string;
-  readonly items: { readonly network_code: string; readonly address: string; readonly asset_symbol: string; readonly balance: string }[];
-  readonly totals: { readonly asset_symbol: string; readonly balance: string }[];
+  readonly items: {
+    readonly network_code: string; readonly address: string; readonly asset_symbol: string; readonly balance: string;
+    readonly staked: string; readonly unstaking: string;
+  }[];
+  readonly totals: { readonly asset_symbol: string; readonly balance: string; readonly staked: string; readonly unstaking: string }[];
 }
 
 /** GET /ledger/statement (issue #36, Interface): per asset, `closing = opening + received - costs - sent`. */
@@ -180,18 +187,32 @@ export class LedgerUseCases {
     return { checked_at: formatIsoTime(checkedAt), summary, ...toItemsPage(items, found.total, page.page, page.perPage) };
   }
 
-  /** query {at? (ISO 8601 with offset; default now)}: each custodial address's balance per asset, and the totals per asset. */
+  /**
+   * query {at? (ISO 8601 with offset; default now)}: each custodial address's liquid balance per asset, with what it
+   * holds in stake and unstaking (extensions), and the totals per asset. An address appears once it has any of the three.
+   */
   async balances(userId: UserId, query: unknown): Promise<LedgerBalancesView> {
     const at = isoTime(fieldsOf(query, 'query'), 'at') ?? this.deps.clock.now();
-    const custodial = (await this.deps.ledger.balancesAt(userId, at)).filter((b) => b.account.kind === 'custodial');
-    const totals = new Map<string, bigint>();
-    for (const b of custodial) totals.set(b.account.assetSymbol, (totals.get(b.account.assetSymbol) ?? 0n) + b.balance);
+    type Held = { networkCode: string; address: string; assetSymbol: string; custodial: bigint; staked: bigint; unstaking: bigint };
+    const items = new Map<string, Held>();
+    const totals = new Map<string, Held>();
+    const zero = (networkCode: string, address: string, assetSymbol: string): Held => ({ networkCode, address, assetSymbol, custodial: 0n, staked: 0n, unstaking: 0n });
+    for (const { account, balance } of await this.deps.ledger.balancesAt(userId, at)) {
+      if (account.kind !== 'custodial' && account.kind !== 'staked' && account.kind !== 'unstaking') continue;
+      const key = `${account.networkCode}|${account.assetSymbol}|${account.address!}`;
+      const item = items.get(key) ?? zero(account.networkCode, account.address!, account.assetSymbol);
+      const total = totals.get(account.assetSymbol) ?? zero('', '', account.assetSymbol);
+      item[account.kind] += balance;
+      total[account.kind] += balance;
+      items.set(key, item);
+      totals.set(account.assetSymbol, total);
+    }
+    const figures = (h: Held) => ({ balance: h.custodial.toString(), staked: h.staked.toString(), unstaking: h.unstaking.toString() });
     return {
       at: formatIsoTime(at),
-      items: custodial.map((b) => ({
-        network_code: b.account.networkCode, address: b.account.address!, asset_symbol: b.account.assetSymbol, balance: b.balance.toString(),
-      })),
-      totals: [...totals].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([asset_symbol, balance]) => ({ asset_symbol, balance: balance.toString() })),
+      // Ordered by network, asset and address, as the accounts are.
+      items: [...items].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, h]) => ({ network_code: h.networkCode, address: h.address, asset_symbol: h.assetSymbol, ...figures(h) })),
+      totals: [...totals].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([asset_symbol, h]) => ({ asset_symbol, ...figures(h) })),
     };
   }
 }

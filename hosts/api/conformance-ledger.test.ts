@@ -70,23 +70,42 @@ describe('ledger endpoints (extension)', () => {
     const byAddress = <T extends { address: string; asset_symbol: string }>(items: T[]): T[] => [...items].sort((a, b) => `${a.asset_symbol}${a.address}`.localeCompare(`${b.asset_symbol}${b.address}`));
     const all = ok(await h.call('GET', '/api/ledger/balances?at=2026-02-01T00:00:00%2B01:00', { token: u.apiToken }));
     expect(all.at).toBe('2026-01-31T23:00:00+00:00');
+    // `staked` and `unstaking` are extensions (issue #36): nothing in stake here.
+    const none = { staked: '0', unstaking: '0' };
     expect(byAddress(all.items)).toEqual(byAddress([
-      { network_code: 'TRON', address: u.sub, asset_symbol: 'TRX', balance: '12345678901234567890' },
-      { network_code: 'TRON', address: u.sub, asset_symbol: 'USDT', balance: '25000000' },
-      { network_code: 'TRON', address: u.main, asset_symbol: 'TRX', balance: '5' },
+      { network_code: 'TRON', address: u.sub, asset_symbol: 'TRX', balance: '12345678901234567890', ...none },
+      { network_code: 'TRON', address: u.sub, asset_symbol: 'USDT', balance: '25000000', ...none },
+      { network_code: 'TRON', address: u.main, asset_symbol: 'TRX', balance: '5', ...none },
     ]));
-    expect(all.totals).toEqual([{ asset_symbol: 'TRX', balance: '12345678901234567895' }, { asset_symbol: 'USDT', balance: '25000000' }]);
+    expect(all.totals).toEqual([{ asset_symbol: 'TRX', balance: '12345678901234567895', ...none }, { asset_symbol: 'USDT', balance: '25000000', ...none }]);
     expectDocumented(h, 'GET', '/api/ledger/balances', all);
     const past = ok(await h.call('GET', '/api/ledger/balances?at=2026-01-01T12:02:59Z', { token: u.apiToken }));
     expect(past).toEqual({
-      at: '2026-01-01T12:02:59+00:00', totals: [{ asset_symbol: 'TRX', balance: '12345678901234567890' }, { asset_symbol: 'USDT', balance: '25000000' }],
-      items: [{ network_code: 'TRON', address: u.sub, asset_symbol: 'TRX', balance: '12345678901234567890' },
-        { network_code: 'TRON', address: u.sub, asset_symbol: 'USDT', balance: '25000000' }],
+      at: '2026-01-01T12:02:59+00:00', totals: [{ asset_symbol: 'TRX', balance: '12345678901234567890', ...none }, { asset_symbol: 'USDT', balance: '25000000', ...none }],
+      items: [{ network_code: 'TRON', address: u.sub, asset_symbol: 'TRX', balance: '12345678901234567890', ...none },
+        { network_code: 'TRON', address: u.sub, asset_symbol: 'USDT', balance: '25000000', ...none }],
     });
     expect(ok(await h.call('GET', '/api/ledger/balances?at=2025-12-31T00:00:00Z', { token: u.apiToken }))).toMatchObject({ items: [], totals: [] });
     // No `at`: the clock's now.
     const now = ok(await h.call('GET', '/api/ledger/balances', { token: u.apiToken }));
     expect(now.at).toBe(new Date(h.container.get(TOKENS.Clock).now()).toISOString().replace(/\.\d{3}Z$/, '+00:00'));
+  });
+
+  it('GET /ledger/balances shows TRX in stake beside the liquid balance (extensions staked, unstaking), per address and in the totals', async () => {
+    const staker = await userWithWallets(h);
+    const ledger = h.container.get(TOKENS.Stores).ledger;
+    await book(5, staker, { amount: 100n });
+    const account = (kind: 'custodial' | 'staked' | 'unstaking') => ({ kind, networkCode: 'TRON', assetSymbol: 'TRX', address: staker.sub });
+    await ledger.post({ transactionId: 'tx-stake', userId: staker.userId, occurredAt: at(6), reverses: null, cause: { type: 'staking', id: 'C-stake' },
+      lines: [{ account: account('custodial'), amount: -60n }, { account: account('staked'), amount: 60n }] });
+    await ledger.post({ transactionId: 'tx-unstake', userId: staker.userId, occurredAt: at(7), reverses: null, cause: { type: 'staking', id: 'C-unstake' },
+      lines: [{ account: account('staked'), amount: -25n }, { account: account('unstaking'), amount: 25n }] });
+    const now = ok(await h.call('GET', '/api/ledger/balances?at=2026-02-01T00:00:00Z', { token: staker.apiToken }));
+    expectDocumented(h, 'GET', '/api/ledger/balances', now);
+    const figures = { asset_symbol: 'TRX', balance: '40', staked: '35', unstaking: '25' };
+    expect({ items: now.items, totals: now.totals }).toEqual({ items: [{ network_code: 'TRON', address: staker.sub, ...figures }], totals: [figures] });
+    const before = ok(await h.call('GET', `/api/ledger/balances?at=${encodeURIComponent(new Date(at(6)).toISOString())}`, { token: staker.apiToken }));
+    expect(before.totals).toEqual([{ asset_symbol: 'TRX', balance: '40', staked: '60', unstaking: '0' }]);
   });
 
   it('another user\'s books are not the caller\'s: no entry, no balance, even when filtering by its address', async () => {

@@ -60,7 +60,7 @@ describe('the composed worker keeps the books', { timeout: 60_000 }, () => {
       await running.tick();
     }
     expect((await app.ledger.listEntries(user.userId, {})).items).toEqual(items);
-    expect((await app.ledger.balances(user.userId, {})).totals).toEqual([{ asset_symbol: 'USDT', balance: '7250000' }]);
+    expect((await app.ledger.balances(user.userId, {})).totals).toEqual([{ asset_symbol: 'USDT', balance: '7250000', staked: '0', unstaking: '0' }]);
   });
 
   it('a sweep this worker finishes is booked once: the asset sub -> main and its fees, balances equal to the chain\'s', async () => {

@@ -27,10 +27,17 @@ const ENTRY = s.obj({
   reverses: s.str('only on a correction: the transaction it reverses'),
 }, ['reverses']);
 
+/** Extensions of a balance (issue #36): TRX in stake beside the liquid `balance`. */
+const STAKE_BALANCES = {
+  staked: { ...signedAmount, description: 'extension: what the address holds in stake (TRX; 0 for a token)' },
+  unstaking: { ...signedAmount, description: 'extension: what the address unstaked and has not withdrawn yet (TRX; 0 for a token)' },
+};
 const BALANCES = s.obj({
   at: isoTime,
-  items: s.arr(s.obj({ network_code: s.str(), address: s.str(), asset_symbol: s.str(), balance: signedAmount })),
-  totals: s.arr(s.obj({ asset_symbol: s.str(), balance: signedAmount })),
+  items: s.arr(s.obj({
+    network_code: s.str(), address: s.str(), asset_symbol: s.str(), balance: { ...signedAmount, description: 'the liquid balance' }, ...STAKE_BALANCES,
+  })),
+  totals: s.arr(s.obj({ asset_symbol: s.str(), balance: { ...signedAmount, description: 'the liquid balances\' total' }, ...STAKE_BALANCES })),
 });
 
 const RECONCILIATION_STATUSES = ['matched', 'explained', 'unsettled', 'discrepancy'] as const;
@@ -184,11 +191,18 @@ export function ledgerRoutes(app: Application): RouteDef[] {
       docs: {
         operationId: 'getLedgerBalances', summary: 'The caller\'s ledger balances at a time', tag: 'Wallet',
         description: 'Extension (issue #36): each custodial address\'s balance per asset after the last entry at or before `at` '
-          + '(default now), and the totals per asset, read from the books (not from the chain).',
+          + '(default now), and the totals per asset, read from the books (not from the chain). `balance` is the liquid balance; '
+          + '`staked` and `unstaking` (extensions) are the TRX the address holds in stake and has unstaked and not withdrawn.',
         query: { at: { schema: s.str(), description: 'ISO 8601 with an offset, e.g. 2026-02-01T00:00:00Z; default now' } },
         data: BALANCES,
-        example: { at: '2026-02-01T00:00:00+00:00', items: [{ network_code: 'TRON', address: SUB, asset_symbol: 'USDT', balance: '25000000' }],
-          totals: [{ asset_symbol: 'USDT', balance: '25000000' }] },
+        example: {
+          at: '2026-02-01T00:00:00+00:00',
+          items: [
+            { network_code: 'TRON', address: SUB, asset_symbol: 'TRX', balance: '4000000', staked: '100000000', unstaking: '0' },
+            { network_code: 'TRON', address: SUB, asset_symbol: 'USDT', balance: '25000000', staked: '0', unstaking: '0' },
+          ],
+          totals: [{ asset_symbol: 'TRX', balance: '4000000', staked: '100000000', unstaking: '0' }, { asset_symbol: 'USDT', balance: '25000000', staked: '0', unstaking: '0' }],
+        },
       },
       handle: ({ caller, query }) => app.ledger.balances(caller.userId, query),
     }),

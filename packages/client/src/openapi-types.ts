@@ -286,7 +286,7 @@ export interface paths {
         };
         /**
          * The caller's ledger balances at a time
-         * @description Extension (issue #36): each custodial address's balance per asset after the last entry at or before `at` (default now), and the totals per asset, read from the books (not from the chain).
+         * @description Extension (issue #36): each custodial address's balance per asset after the last entry at or before `at` (default now), and the totals per asset, read from the books (not from the chain). `balance` is the liquid balance; `staked` and `unstaking` (extensions) are the TRX the address holds in stake and has unstaked and not withdrawn.
          */
         get: operations["getLedgerBalances"];
         put?: never;
@@ -4733,14 +4733,32 @@ export interface operations {
                      *           {
                      *             "network_code": "TRON",
                      *             "address": "TPL66VK2gCXNCD7EJg9pgJRfqcRazjhUZY",
+                     *             "asset_symbol": "TRX",
+                     *             "balance": "4000000",
+                     *             "staked": "100000000",
+                     *             "unstaking": "0"
+                     *           },
+                     *           {
+                     *             "network_code": "TRON",
+                     *             "address": "TPL66VK2gCXNCD7EJg9pgJRfqcRazjhUZY",
                      *             "asset_symbol": "USDT",
-                     *             "balance": "25000000"
+                     *             "balance": "25000000",
+                     *             "staked": "0",
+                     *             "unstaking": "0"
                      *           }
                      *         ],
                      *         "totals": [
                      *           {
+                     *             "asset_symbol": "TRX",
+                     *             "balance": "4000000",
+                     *             "staked": "100000000",
+                     *             "unstaking": "0"
+                     *           },
+                     *           {
                      *             "asset_symbol": "USDT",
-                     *             "balance": "25000000"
+                     *             "balance": "25000000",
+                     *             "staked": "0",
+                     *             "unstaking": "0"
                      *           }
                      *         ]
                      *       }
@@ -4758,13 +4776,21 @@ export interface operations {
                                 network_code: string;
                                 address: string;
                                 asset_symbol: string;
-                                /** @description a signed integer in the smallest unit */
+                                /** @description the liquid balance */
                                 balance: string;
+                                /** @description extension: what the address holds in stake (TRX; 0 for a token) */
+                                staked: string;
+                                /** @description extension: what the address unstaked and has not withdrawn yet (TRX; 0 for a token) */
+                                unstaking: string;
                             }[];
                             totals: {
                                 asset_symbol: string;
-                                /** @description a signed integer in the smallest unit */
+                                /** @description the liquid balances' total */
                                 balance: string;
+                                /** @description extension: what the address holds in stake (TRX; 0 for a token) */
+                                staked: string;
+                                /** @description extension: what the address unstaked and has not withdrawn yet (TRX; 0 for a token) */
+                                unstaking: string;
                             }[];
                         };
                     };
