@@ -79,8 +79,8 @@ export class SubjectSource<S extends Versioned> {
   }
 
   /** After a stage whose last release kept the subject (and the lease is still this runner's): held in memory until due. */
-  keepAfter(subject: S, kept: Kept | null): void {
-    if (kept !== null && this.holds(subject)) this.kept.set(this.store.key(subject), { subject, ...kept });
+  keepAfter(key: string, subject: S, kept: Kept | null): void {
+    if (kept !== null && this.holds(subject)) this.kept.set(key, { subject, ...kept });
   }
 
   /**

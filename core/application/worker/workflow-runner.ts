@@ -113,7 +113,7 @@ export class WorkflowRunner<S extends Versioned> {
     const claimed = await this.source.next(this.deps.clock.now(), pass, onClaimed);
     if (claimed === null) return null;
     const { result, kept } = await this.protocol.run(claimed);
-    this.source.keepAfter(result.subject, kept);
+    this.source.keepAfter(result.key, result.subject, kept);
     return result;
   }
 
