@@ -62,6 +62,10 @@ describe('CachingChainGateway', () => {
     expect(count('wallet/getaccount')).toBe(2); // the balance's, and getResources' own (it reads the account whole)
     expect(count('wallet/getaccountresource')).toBe(1);
     expect([count('wallet/getchainparameters'), count('wallet/getcontractinfo'), count('wallet/getcandelegatedmaxsize')]).toEqual([1, 1, 1]);
+    // An account seen to hold TRX exists for good (TRON deletes none): asked in a later block, no call.
+    devnet.mine(1);
+    expect(await gateway.accountExists(a.address)).toBe(true);
+    expect(count('wallet/getaccount')).toBe(2);
   });
 
   it('a newer block (the tip, a head read, a transaction found in it) or one block time ends every read', async () => {

@@ -87,7 +87,12 @@ export class CachingChainGateway implements ChainGateway {
   }
 
   getTrxBalance(address: string): Promise<bigint> {
-    return this.read(`trx ${address}`, [address], () => this.inner.getTrxBalance(address));
+    return this.read(`trx ${address}`, [address], async () => {
+      const balance = await this.inner.getTrxBalance(address);
+      // Only an account that exists holds TRX.
+      if (balance > 0n) this.remember(address);
+      return balance;
+    });
   }
 
   getTrxHoldings(address: string): Promise<TrxHoldings> {
@@ -108,12 +113,9 @@ export class CachingChainGateway implements ChainGateway {
     return this.read(`energy ${address}`, [address], () => this.inner.energyAvailable(address));
   }
 
-  /** An account once seen is known for good (TRON never deletes one); a standing positive balance proves it too. */
+  /** An account once seen to exist, or to hold TRX, is known for good (TRON never deletes one). */
   accountExists(address: string): Promise<boolean> {
     if (this.existing.has(address)) return Promise.resolve(true);
-    const balance = this.standing(`trx ${address}`) as { value: bigint } | null;
-    // Only a positive balance proves it: an account that does not exist has 0, and so may one that does.
-    if (balance !== null && balance.value > 0n) return Promise.resolve(true);
     return this.read(`exists ${address}`, [address], async () => {
       const exists = await this.inner.accountExists(address);
       if (exists) this.remember(address);
