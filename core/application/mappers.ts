@@ -50,7 +50,7 @@ export function toCommandView(command: Command): CommandView {
 /**
  * GET /commands/{commandNo}: the spec's fields, and for a withdrawal what it sends where (issue #34, extensions): the
  * txid once the transaction may have been broadcast (stamped before the send; a FAILED one may name a transaction the
- * chain refused or never included).
+ * chain refused or never included); a refund also names the payment request it refunds (`refund_of`, issue #36).
  */
 export function toCommandDetailView(command: Command): CommandView | WithdrawalCommandView {
   const view = toCommandView(command);
@@ -63,6 +63,8 @@ export function toCommandDetailView(command: Command): CommandView | WithdrawalC
     to_address: command.params['to_address'] ?? '',
     // A SUCCESS written before broadcastAt existed still names its transaction, as its withdrawal.completed did.
     txid: tx !== null && (tx.broadcastAt !== null || command.status === COMMAND_STATUS.SUCCESS) ? tx.txid : null,
+    // Issue #36: a refund names the payment request it refunds.
+    ...(command.params['refund_of'] === undefined ? {} : { refund_of: command.params['refund_of'] }),
   };
 }
 

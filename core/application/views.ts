@@ -150,6 +150,8 @@ export interface WithdrawalCommandView extends CommandView {
   readonly to_address: string;
   /** Once the transaction may have been broadcast; null before. */
   readonly txid: string | null;
+  /** Extension (issue #36): on a refund only, the token_no of the payment request it refunds. */
+  readonly refund_of?: string;
 }
 
 /** Spec §2 cashier token record (list and disable); `token` only in the create response. */

@@ -65,9 +65,12 @@ describe('refunds of a payment request (extension)', () => {
     const payment = await paymentOf(user, tokenNo);
     expect(payment.refunds).toEqual([{ command_no: first.command_no, amount: '10000000', status: 1, requested_at: expect.stringMatching(ISO_TIME) }]);
     expectDocumented(h, 'GET', '/api/cashier/tokens/:tokenNo', ok(await h.call('GET', `/api/cashier/tokens/${tokenNo}`, { token: user.apiToken })));
-    // The command names the payment it refunds.
+    // The command names the payment it refunds, and so does GET /commands/{no} (extension, issue #36).
     const { commands } = h.container.get(TOKENS.Stores);
     expect((await commands.get(first.command_no))!.params['refund_of']).toBe(tokenNo);
+    const view = ok(await h.call('GET', `/api/commands/${first.command_no}`, { token: user.apiToken }));
+    expect(view).toMatchObject({ command_no: first.command_no, amount: '10000000', to_address: expect.any(String), refund_of: tokenNo });
+    expectDocumented(h, 'GET', '/api/commands/:commandNo', view);
 
     // Two refunds of 15 at once from two addresses: 15 is left, so exactly one is accepted.
     const [a, b] = [await createWallet(h, user, 2), await createWallet(h, user, 2)];

@@ -71,6 +71,7 @@ const withdrawalFields = {
     description: 'Extension (issue #34), withdrawals only: the transaction, once it may have been broadcast (null before); on a FAILED '
       + 'withdrawal it may name a transaction the chain refused or never included',
   },
+  refund_of: s.str('Extension (issue #36), refunds only: the token_no of the payment request this withdrawal refunds (POST /transfers with refund_of)'),
 };
 /** Extension (issue #26): the approval sub-state of a withdrawal above its approval threshold, on that command only. */
 const commandApproval: JsonSchema = {

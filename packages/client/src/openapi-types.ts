@@ -2262,6 +2262,8 @@ export interface components {
             to_address?: string;
             /** @description Extension (issue #34), withdrawals only: the transaction, once it may have been broadcast (null before); on a FAILED withdrawal it may name a transaction the chain refused or never included */
             txid?: string | null;
+            /** @description Extension (issue #36), refunds only: the token_no of the payment request this withdrawal refunds (POST /transfers with refund_of) */
+            refund_of?: string;
         };
         CommandListItem: {
             command_no: string;
