@@ -5,13 +5,13 @@
  * runner does what they say (a flipped cell changes what the stage does).
  */
 import { describe, expect, it } from 'vitest';
-import { ChainError, ConcurrencyConflict, type ErrorCode } from '../../domain/errors.js';
+import { ChainError, ConcurrencyConflict, DomainError, InfrastructureError, type ErrorCode } from '../../domain/errors.js';
 import type { TransactionState } from '../../domain/model/chain.js';
 import type { PreparedTransaction } from '../../domain/model/command.js';
 import type { Lease } from '../../domain/model/common.js';
 import type { ChainGateway } from '../../ports/chain-gateway.port.js';
-import { DECIDED, FOLLOWED, onAwaited, onDecided, onFollowed, type Decision, type Evidence } from './money-policy.js';
-import type { StepDecision, Workflow, WorkflowStep } from './workflow.js';
+import { DECIDED, FOLLOWED, ON_ERROR, onAwaited, onDecided, onError, onFollowed, type Decision, type ErrorClass, type Evidence } from './money-policy.js';
+import { WorkflowRefusal, type StepDecision, type Workflow, type WorkflowStep } from './workflow.js';
 import { WorkflowRunner } from './workflow-runner.js';
 
 interface Job {
@@ -52,7 +52,7 @@ function chainGiving(evidence: Evidence): ChainGateway {
 }
 
 /** One subject in one step, stored in memory; `plan` decides as told and records whether it was told of a loss. */
-function world(options: { mustFinish: boolean; awaits: 'plan' | null; decision: Decision; job: Partial<Job> }) {
+function world(options: { mustFinish: boolean; awaits: 'plan' | null; decision: Decision; job: Partial<Job>; throws?: () => Error }) {
   let stored: Job = { key: 'j', version: 1, nextRunAt: 0, lease: null, tx: null, earlier: null, noted: [], end: null, ...options.job };
   const planned: { lost: boolean }[] = [];
   const save = async (next: Job, readVersion: number): Promise<Job> => {
@@ -64,6 +64,7 @@ function world(options: { mustFinish: boolean; awaits: 'plan' | null; decision: 
     name: 'step', completion: 1, depth: 1, mustFinish: options.mustFinish, awaits: options.awaits,
     plan: async (job, lost): Promise<StepDecision<Job>> => {
       planned.push({ lost: lost !== undefined });
+      if (options.throws !== undefined) throw options.throws();
       // After a loss, or once a transaction went out, the step has nothing more to do.
       if (lost !== undefined || planned.length > 1) return { kind: 'complete' };
       switch (options.decision) {
@@ -104,13 +105,28 @@ function world(options: { mustFinish: boolean; awaits: 'plan' | null; decision: 
 /** One stage of the subject against a chain that answers `evidence`. */
 async function oneStage(evidence: Evidence, options: Parameters<typeof world>[0]) {
   const w = world(options);
-  const runner = new WorkflowRunner(w.workflow, { clock: { now: () => 10_000 }, chain: chainGiving(evidence) }, { owner: 'r', pollMs: 3_000, keepMax: 0 });
+  const chain = chainGiving(evidence);
+  // A follow meets the error as the plan would.
+  if (options.throws !== undefined) chain.getTransaction = async () => { throw options.throws!(); };
+  const runner = new WorkflowRunner(w.workflow, { clock: { now: () => 10_000 }, chain }, { owner: 'r', pollMs: 3_000, keepMax: 0 });
   const [result] = await runner.runDue(1);
   const job = w.stored();
   return { outcome: result!.outcome, job, planned: w.planned };
 }
 
 const EVIDENCE = Object.keys(FOLLOWED) as Evidence[];
+const ERRORS = Object.keys(ON_ERROR) as ErrorClass[];
+/** An error of each class, as a stage meets it. */
+const ERROR_OF: Record<ErrorClass, () => Error> = {
+  business: () => new DomainError('BIZ-NOTHING-TO-COLLECT'),
+  'chain-permanent': () => new ChainError('CHAIN-BROADCAST-FAILED', 'refused', { transient: false }),
+  'chain-transient': () => new ChainError('CHAIN-NODE-UNAVAILABLE', 'socket hang up'),
+  'infra-permanent': () => new InfrastructureError('INTERNAL-ERROR', 'broken', { transient: false }),
+  'infra-transient': () => new InfrastructureError('INTERNAL-ERROR', 'down', { transient: true }),
+  'workflow-refusal': () => new WorkflowRefusal('inconsistent'),
+  'lost-lease': () => new ConcurrencyConflict('job', 'j'),
+  unknown: () => new TypeError('a bug'),
+};
 const DECISIONS = Object.keys(DECIDED) as Decision[];
 const BOOL = [false, true];
 
@@ -171,6 +187,25 @@ describe('the stage protocol does what the money policy\'s cell says', () => {
           replan: { outcome: 'finished', planned: [true], settled: true, end: 'completed' },
         }[onAwaited(evidence, mustFinish)];
         expect(seen, `${evidence} mustFinish=${mustFinish}`).toEqual(expected);
+      }
+    }
+  });
+
+  it('ON_ERROR: an error a stage raises, before anything is sent and with a transaction open', async () => {
+    for (const error of ERRORS) {
+      for (const open of BOOL) {
+        for (const mustFinish of BOOL) {
+          const job = open ? { tx: record('own') } : {};
+          const seen = await oneStage('waiting', { mustFinish, awaits: null, decision: 'send', job, throws: ERROR_OF[error] })
+            .then(({ outcome, job: after }) => ({ outcome, end: after.end }), () => 'escaped');
+          const expected = {
+            retry: { outcome: 'retrying', end: null },
+            fail: { outcome: 'finished', end: { failed: ERROR_OF[error]() instanceof DomainError ? 'BIZ-NOTHING-TO-COLLECT' : (ERROR_OF[error]() as InfrastructureError).code } },
+            stop: { outcome: 'lost-lease', end: null },
+            crash: 'escaped',
+          }[onError(error, open, mustFinish)];
+          expect(seen, `${error} open=${open} mustFinish=${mustFinish}`).toEqual(expected);
+        }
       }
     }
   });

@@ -343,13 +343,18 @@ export class StageProtocol<S extends Versioned> {
     progress.subject = current;
     const visit = this.workflow.visit(current);
     if (visit === null) return { key, outcome: 'finished', sent: progress.sent, subject: current };
-    if (onPolicyError(kind, visit.open !== null, visit.step.mustFinish) === 'retry') {
-      await this.retry(progress, visit.step, error);
-      return { key, outcome: 'retrying', sent: progress.sent, subject: progress.subject };
+    switch (onPolicyError(kind, visit.open !== null, visit.step.mustFinish)) {
+      case 'retry':
+        await this.retry(progress, visit.step, error);
+        return { key, outcome: 'retrying', sent: progress.sent, subject: progress.subject };
+      case 'fail':
+        this.backoff.reset(key);
+        await this.end(progress, current, (error as DomainError | InfrastructureError).code, (error as Error).message);
+        return { key, outcome: 'finished', sent: progress.sent, subject: progress.subject };
+      case 'stop':
+      case 'crash':
+        throw error;
     }
-    this.backoff.reset(key);
-    await this.end(progress, current, (error as DomainError | InfrastructureError).code, (error as Error).message);
-    return { key, outcome: 'finished', sent: progress.sent, subject: progress.subject };
   }
 
   /** Releases the subject with a backoff delay (the node's Retry-After when longer) and reports the failure. */
