@@ -55,14 +55,14 @@ const EXISTING_MAX = 100_000;
 const SWEEP_ABOVE = 10_000;
 
 /**
- * A ChainGateway whose state reads (balances, resources, whether an account exists, what it can delegate, a dry run,
+ * A ChainGateway whose state reads (balances, holdings, resources, whether an account exists, what it can delegate, a dry run,
  * the energy factor, prices, the energy ratio) are made once per block and shared by every caller:
  * - a read stands while it is younger than `blockMs` and no newer block is known (the scanner's tip, a head read
  *   here, a transaction found in a newer block);
  * - a transaction this process broadcasts drops the reads of every address it touches, before and after sending;
  * - a failed read is not remembered, and a read in flight is joined;
- * - energyAvailable is answered from a standing getResources of the address, accountExists from a standing positive
- *   balance (one node read serves both methods); an account seen to exist is known for good (TRON deletes none).
+ * - energyAvailable is answered from a standing getResources of the address (one node read serves both methods);
+ *   an account seen to exist, or to hold TRX, is known to exist for good (TRON deletes none).
  * Heads, solidified heads, transaction lookups, proofs of absence, builds and broadcasts always go to the inner
  * gateway, which has its own rule for heads (once per block: TronNodeClient).
  */
