@@ -86,11 +86,11 @@ function workflow(table: JobTable, clock: ManualClock): Workflow<Job> {
       key: (j) => j.key,
       claim: async (now, owner, leaseMs) => {
         const [first] = table.due.queue.first(now);
-        if (first === undefined) return null;
+        if (first === undefined) return [];
         const due = table.get(first.key)!;
         const claimed = { ...due, lease: { owner, expiresAt: now + leaseMs }, version: due.version + 1 };
         table.set(claimed.key, storedCopy(claimed));
-        return outboundCopy(claimed);
+        return [outboundCopy(claimed)];
       },
       get: async (key) => { const j = table.get(key); return j === undefined ? null : outboundCopy(j); },
       holds: (j, owner) => j.lease?.owner === owner,

@@ -23,7 +23,7 @@ import { reclaimAfterFailure } from './reclaim-executor.js';
 import type { RunnerHooks, RunnerLog } from './stage-protocol.js';
 import { notedOnTask, taskStore } from './task-workflow.js';
 import { STALE_READ_GRACE_MS, type Confirmations } from './write-ahead.js';
-import { stepOfRow, WorkflowRefusal, type StepDecision, type Visit, type Workflow, type WorkflowStep, type WorkflowStore } from './workflow.js';
+import { listed, stepOfRow, WorkflowRefusal, type StepDecision, type Visit, type Workflow, type WorkflowStep, type WorkflowStore } from './workflow.js';
 import { WorkflowExecutor, type WorkflowOptions } from './workflow-executor.js';
 
 /** The ports the collection executor uses. */
@@ -72,8 +72,8 @@ class CollectionWorkflow implements Workflow<CollectionTask> {
     private readonly staleReadGraceMs: number,
   ) {
     this.store = taskStore(deps.tasks, {
-      claim: (now, owner, leaseMs) => deps.tasks.claimDue(now, owner, leaseMs),
-      claimSeveral: (now, owner, leaseMs, limit) => deps.tasks.claimSeveralDue(now, owner, leaseMs, limit),
+      claim: async (now, owner, leaseMs, limit) => (limit === 1 ? listed(await deps.tasks.claimDue(now, owner, leaseMs))
+        : deps.tasks.claimSeveralDue(now, owner, leaseMs, limit)),
       holds: (task, owner) => task.lease?.owner === owner,
       released: (task, at) => ({ ...task, nextRunAt: at, lease: null }),
       // Kept by its runner between stages (decision 160): no one else writes a task once it has started.

@@ -27,7 +27,7 @@ import type { TransactionState } from '../../domain/model/chain.js';
 import { signerFor, type SignerDeps } from './worker-keys.js';
 import { STALE_READ_GRACE_MS, type Completion, type Confirmations } from './write-ahead.js';
 import type { RunnerHooks, RunnerLog } from './stage-protocol.js';
-import { stepOfRow, WorkflowRefusal, type StepDecision, type Visit, type Workflow, type WorkflowStep, type WorkflowStore } from './workflow.js';
+import { listed, stepOfRow, WorkflowRefusal, type StepDecision, type Visit, type Workflow, type WorkflowStep, type WorkflowStore } from './workflow.js';
 import { WorkflowExecutor, type WorkflowOptions } from './workflow-executor.js';
 
 /**
@@ -87,7 +87,7 @@ class CommandWorkflow implements Workflow<Command> {
     };
     this.store = {
       key: (command) => command.commandNo,
-      claim: (now, owner, leaseMs) => deps.commands.claimDue(EXECUTED_COMMAND_TYPES, now, owner, leaseMs),
+      claim: async (now, owner, leaseMs) => listed(await deps.commands.claimDue(EXECUTED_COMMAND_TYPES, now, owner, leaseMs)),
       get: (commandNo) => deps.commands.get(commandNo),
       save: async (next, readVersion) => {
         const stored: Command = { ...next, version: readVersion + 1 };

@@ -12,7 +12,7 @@ import { notedOnTask, taskStore } from './task-workflow.js';
 import { delegationRecords, planRecovery, planUndelegation, type StepDeps, type StepPlan, type StepSettings, type StepSubject } from './collection-steps.js';
 import type { Confirmations } from './write-ahead.js';
 import type { RunnerHooks, RunnerLog } from './stage-protocol.js';
-import { stepOfRow, WorkflowRefusal, type StepDecision, type Visit, type Workflow, type WorkflowStep, type WorkflowStore } from './workflow.js';
+import { listed, stepOfRow, WorkflowRefusal, type StepDecision, type Visit, type Workflow, type WorkflowStep, type WorkflowStore } from './workflow.js';
 import { WorkflowExecutor, type WorkflowOptions } from './workflow-executor.js';
 
 /** The ports the reclaimer uses (a subset of the collection executor's). */
@@ -64,7 +64,7 @@ class ReclaimWorkflow implements Workflow<CollectionTask> {
   constructor(private readonly deps: ReclaimExecutorDeps, private readonly settings: StepSettings, confirmations: Confirmations) {
     // Leased on its own (task.reclaim.lease), never kept between stages.
     this.store = taskStore(deps.tasks, {
-      claim: (now, owner, leaseMs) => deps.tasks.claimReclaimDue(now, owner, leaseMs),
+      claim: async (now, owner, leaseMs) => listed(await deps.tasks.claimReclaimDue(now, owner, leaseMs)),
       holds: (task, owner) => task.reclaim?.lease?.owner === owner,
       released: (task, at) => withReclaim(task, { nextRunAt: at, lease: null }),
     });

@@ -85,8 +85,8 @@ function world(options: { mustFinish: boolean; awaits: 'plan' | null; decision: 
     name: 'test',
     store: {
       key: (j) => j.key,
-      claim: async (now, owner, leaseMs) => (stored.end !== null || stored.nextRunAt > now ? null
-        : save({ ...stored, lease: { owner, expiresAt: now + leaseMs } }, stored.version)),
+      claim: async (now, owner, leaseMs) => (stored.end !== null || stored.nextRunAt > now ? []
+        : [await save({ ...stored, lease: { owner, expiresAt: now + leaseMs } }, stored.version)]),
       get: async () => stored,
       save,
       holds: (j, owner) => j.lease?.owner === owner,

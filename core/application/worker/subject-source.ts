@@ -129,10 +129,8 @@ export class SubjectSource<S extends Versioned> {
    * round trip and holds the others as claimed ahead (the lanes it opens next take them); else one claim.
    */
   private async claim(now: number): Promise<S | null> {
-    if (this.store.claimSeveral === undefined || this.concurrency === 1 || this.keepMax === 0) {
-      return this.store.claim(now, this.owner, this.leaseMs);
-    }
-    const [first, ...others] = await this.store.claimSeveral(now, this.owner, this.leaseMs, this.concurrency);
+    const limit = this.concurrency === 1 || this.keepMax === 0 ? 1 : this.concurrency;
+    const [first, ...others] = await this.store.claim(now, this.owner, this.leaseMs, limit);
     for (const subject of others) this.ahead.set(this.store.key(subject), { subject, dueAt: now, expiresAt: now + this.leaseMs });
     return first ?? null;
   }

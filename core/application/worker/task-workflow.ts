@@ -11,7 +11,7 @@ import type { WorkflowStore } from './workflow.js';
  * the task number as key, reads and optimistic writes of the whole task; each brings its own claim and lease.
  */
 export function taskStore(
-  tasks: CollectionTaskRepository, lease: Pick<WorkflowStore<CollectionTask>, 'claim' | 'claimSeveral' | 'holds' | 'released' | 'kept'>,
+  tasks: CollectionTaskRepository, lease: Pick<WorkflowStore<CollectionTask>, 'claim' | 'holds' | 'released' | 'kept'>,
 ): WorkflowStore<CollectionTask> {
   return {
     key: (task) => task.taskNo,

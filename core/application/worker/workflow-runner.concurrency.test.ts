@@ -78,13 +78,13 @@ function world(jobs: number, delays: readonly number[]) {
       claim: async (at, owner, leaseMs) => {
         claims += 1;
         const due = [...rows.values()].find((j) => !j.done && j.nextRunAt <= at && (j.lease === null || j.lease.expiresAt <= at));
-        if (due === undefined) return null;
+        if (due === undefined) return [];
         const claimed = { ...due, lease: { owner, expiresAt: at + leaseMs }, version: due.version + 1 };
         rows.set(due.key, claimed);
         if (active.has(due.key)) overlap = true;
         active.add(due.key);
         mostActive = Math.max(mostActive, active.size);
-        return claimed;
+        return [claimed];
       },
       get: async (key) => rows.get(key) ?? null,
       holds: (j, owner) => j.lease?.owner === owner,

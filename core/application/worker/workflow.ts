@@ -103,13 +103,12 @@ export interface Visit<S> {
 /** Where a workflow's subjects are stored and leased: the subject source's port, and every stage's versioned write. */
 export interface WorkflowStore<S extends Versioned> {
   key(subject: S): string;
-  /** Claims one due subject under a lease (atomically in the store); null when none is due. */
-  claim(now: number, owner: string, leaseMs: number): Promise<S | null>;
   /**
-   * Claims up to `limit` due subjects at once, each as `claim` would, earliest due first. Optional: a runner with
-   * several lanes then claims for all of them in one round trip (decision 163).
+   * Claims due subjects under a lease (atomically in the store), earliest due first: one, or up to `limit` at once
+   * where the store can (a runner with several lanes then claims for all of them in one round trip, decision 163);
+   * none when none is due.
    */
-  claimSeveral?(now: number, owner: string, leaseMs: number, limit: number): Promise<S[]>;
+  claim(now: number, owner: string, leaseMs: number, limit: number): Promise<readonly S[]>;
   get(key: string): Promise<S | null>;
   /** Optimistic write: the stored version must be `readVersion`; returns what was stored (version readVersion + 1). */
   save(next: S, readVersion: number): Promise<S>;
@@ -123,6 +122,11 @@ export interface WorkflowStore<S extends Versioned> {
    * subjects other writers change while they wait (a withdrawal's approval) leaves it out and is always released.
    */
   kept?(subject: S, lease: { readonly owner: string; readonly expiresAt: number }): S;
+}
+
+/** A store's single claim as the runner takes claims: none, or that one. */
+export function listed<S>(claimed: S | null): readonly S[] {
+  return claimed === null ? [] : [claimed];
 }
 
 /** How the runner reaches a kind of workflow: its store, one visit of a subject, and the transitions it writes. */
