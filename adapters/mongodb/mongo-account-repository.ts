@@ -1,26 +1,26 @@
-import type { Collection, Db } from 'mongodb';
+import type { Db } from 'mongodb';
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
 import type { Account, Millis, UserId } from '../../core/domain/model/index.js';
 import type { AccountRepository } from '../../core/ports/account-repository.port.js';
-import { COLLECTIONS } from './collections.js';
-import { fromAccountDocument, toAccountDocument, type AccountDocument } from './mongo-documents.js';
+import { ACCOUNT_RECORD } from '../records/account-record.js';
 import { guarded, isDuplicateKey } from './mongo-support.js';
+import { MongoTable, type MongoTableOf } from './mongo-table.js';
 
 /**
  * Accounts; the unique index on `emailLower` of the verified ones (`verified_email_unique`) makes "one owner per
  * e-mail, case-insensitively" hold between processes, while pending registrations of an e-mail are many.
  */
 export class MongoAccountRepository implements AccountRepository {
-  private readonly accounts: Collection<AccountDocument>;
+  private readonly table: MongoTableOf<typeof ACCOUNT_RECORD>;
 
   constructor(db: Db) {
-    this.accounts = db.collection<AccountDocument>(COLLECTIONS.accounts);
+    this.table = new MongoTable(db, ACCOUNT_RECORD);
   }
 
   create(account: Account): Promise<boolean> {
     return guarded('account create', async () => {
       try {
-        await this.accounts.insertOne(toAccountDocument(account));
+        await this.table.insert(account);
         return true;
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
@@ -32,32 +32,21 @@ export class MongoAccountRepository implements AccountRepository {
   }
 
   findById(id: UserId): Promise<Account | null> {
-    return guarded('account read', async () => {
-      const doc = await this.accounts.findOne({ _id: id });
-      return doc === null ? null : fromAccountDocument(doc);
-    });
+    return guarded('account read', () => this.table.get(id));
   }
 
   findByEmail(email: string): Promise<Account | null> {
-    return guarded('account read', async () => {
-      const doc = await this.accounts.findOne({ emailLower: email.toLowerCase(), verified: true });
-      return doc === null ? null : fromAccountDocument(doc);
-    });
+    return guarded('account read', () => this.table.first({ emailLower: email.toLowerCase(), verified: true }));
   }
 
   listPendingByEmail(email: string): Promise<Account[]> {
-    return guarded('account read', async () => {
-      const docs = await this.accounts.find({ emailLower: email.toLowerCase(), verified: false }).sort({ createdAt: 1, _id: 1 }).toArray();
-      return docs.map(fromAccountDocument);
-    });
+    return guarded('account read', () => this.table.find({ emailLower: email.toLowerCase(), verified: false }, { createdAt: 1, _id: 1 }));
   }
 
   update(account: Account): Promise<void> {
     return guarded('account update', async () => {
-      const { _id, ...fields } = toAccountDocument(account);
       try {
-        const result = await this.accounts.updateOne({ _id, version: account.version - 1 }, { $set: fields });
-        if (result.matchedCount === 1) return;
+        if (await this.table.replace(account)) return;
       } catch (error) {
         // An email change onto another account's address: refused like a lost race.
         if (!isDuplicateKey(error)) throw error;
@@ -68,10 +57,8 @@ export class MongoAccountRepository implements AccountRepository {
 
   promote(account: Account): Promise<boolean> {
     return guarded('account promote', async () => {
-      const { _id, ...fields } = toAccountDocument(account);
       try {
-        const result = await this.accounts.updateOne({ _id, version: account.version - 1 }, { $set: fields });
-        if (result.matchedCount !== 1) throw new ConcurrencyConflict('account', String(account.id));
+        if (!(await this.table.replace(account))) throw new ConcurrencyConflict('account', String(account.id));
       } catch (error) {
         // The partial unique index refuses a second verified account of the e-mail: someone verified first.
         if (isDuplicateKey(error)) return false;
@@ -79,7 +66,7 @@ export class MongoAccountRepository implements AccountRepository {
       }
       // Not one transaction with the write above: a registration left behind by a crash in between can never be
       // promoted (the unique index) and expires with the unverified ones.
-      await this.accounts.deleteMany({ emailLower: account.email.toLowerCase(), verified: false, _id: { $ne: _id } });
+      await this.table.collection.deleteMany({ emailLower: account.email.toLowerCase(), verified: false, _id: { $ne: account.id } });
       return true;
     });
   }
@@ -87,7 +74,7 @@ export class MongoAccountRepository implements AccountRepository {
   deleteUnverifiedCreatedBefore(createdBefore: Millis): Promise<number> {
     return guarded('account expiry', async () => {
       // Each document is matched and deleted atomically: one verified meanwhile no longer matches.
-      const result = await this.accounts.deleteMany({ verified: false, createdAt: { $lt: createdBefore } });
+      const result = await this.table.collection.deleteMany({ verified: false, createdAt: { $lt: createdBefore } });
       return result.deletedCount;
     });
   }

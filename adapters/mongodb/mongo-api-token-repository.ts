@@ -2,22 +2,25 @@ import type { Collection, Db } from 'mongodb';
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
 import type { ApiToken, UserId } from '../../core/domain/model/index.js';
 import type { ApiTokenRepository } from '../../core/ports/api-token-repository.port.js';
-import { COLLECTIONS } from './collections.js';
-import { fromApiTokenDocument, toApiTokenDocument, type ApiTokenDocument } from './mongo-documents.js';
+import { API_TOKEN_RECORD } from '../records/account-record.js';
+import type { ApiTokenDocument } from './mongo-documents.js';
+import { MongoTable, type MongoTableOf } from './mongo-table.js';
 import { guarded, isDuplicateKey } from './mongo-support.js';
 
 /** Developer API tokens; ids and token hashes are both unique (the hash by index). */
 export class MongoApiTokenRepository implements ApiTokenRepository {
+  private readonly table: MongoTableOf<typeof API_TOKEN_RECORD>;
   private readonly tokens: Collection<ApiTokenDocument>;
 
   constructor(db: Db) {
-    this.tokens = db.collection<ApiTokenDocument>(COLLECTIONS.apiTokens);
+    this.table = new MongoTable(db, API_TOKEN_RECORD);
+    this.tokens = this.table.typed();
   }
 
   create(token: ApiToken): Promise<void> {
     return guarded('api token create', async () => {
       try {
-        await this.tokens.insertOne(toApiTokenDocument(token));
+        await this.table.insert(token);
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
         throw new ConcurrencyConflict('api token', String(token.id));
@@ -38,7 +41,7 @@ export class MongoApiTokenRepository implements ApiTokenRepository {
         while (taken.has(slot)) slot += 1;
         if (slot >= max) return false;
         try {
-          await this.tokens.insertOne({ ...toApiTokenDocument(token), activeSlot: slot });
+          await this.table.insert(token, { activeSlot: slot });
           return true;
         } catch (error) {
           if (isDuplicateKey(error, 'activeSlot')) continue;
@@ -51,14 +54,13 @@ export class MongoApiTokenRepository implements ApiTokenRepository {
 
   listActiveByUser(userId: UserId): Promise<ApiToken[]> {
     return guarded('api token list', async () =>
-      (await this.tokens.find({ userId, revokedAt: null }).sort({ _id: 1 }).toArray()).map(fromApiTokenDocument));
+      this.table.find({ userId, revokedAt: null }, { _id: 1 }));
   }
 
   setExpiry(id: number, expiresAt: number | null): Promise<ApiToken | null> {
     return guarded('api token expiry', async () => {
       await this.tokens.updateOne({ _id: id, revokedAt: null }, { $set: { expiresAt, reviewSince: null } });
-      const doc = await this.tokens.findOne({ _id: id });
-      return doc === null ? null : fromApiTokenDocument(doc);
+      return this.table.get(id);
     });
   }
 
@@ -79,15 +81,13 @@ export class MongoApiTokenRepository implements ApiTokenRepository {
 
   findById(id: number): Promise<ApiToken | null> {
     return guarded('api token read', async () => {
-      const doc = await this.tokens.findOne({ _id: id });
-      return doc === null ? null : fromApiTokenDocument(doc);
+      return this.table.get(id);
     });
   }
 
   findByTokenHash(tokenHash: string): Promise<ApiToken | null> {
     return guarded('api token read', async () => {
-      const doc = await this.tokens.findOne({ tokenHash });
-      return doc === null ? null : fromApiTokenDocument(doc);
+      return this.table.first({ tokenHash });
     });
   }
 
@@ -95,8 +95,7 @@ export class MongoApiTokenRepository implements ApiTokenRepository {
     return guarded('api token revoke', async () => {
       // Only the first revocation sets revokedAt; later calls read back the stored time.
       await this.tokens.updateOne({ _id: id, revokedAt: null }, { $set: { revokedAt: at }, $unset: { activeSlot: '' } });
-      const doc = await this.tokens.findOne({ _id: id });
-      return doc === null ? null : fromApiTokenDocument(doc);
+      return this.table.get(id);
     });
   }
 }

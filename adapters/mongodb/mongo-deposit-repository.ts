@@ -3,26 +3,21 @@ import { ConcurrencyConflict } from '../../core/domain/errors.js';
 import type { Deposit, UserId } from '../../core/domain/model/index.js';
 import type { DepositFilter, DepositInsert, DepositRepository } from '../../core/ports/deposit-repository.port.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
-import { fromStoredDeposit, toStoredDeposit, type StoredDeposit } from '../records/deposit-record.js';
+import { DEPOSIT_RECORD, type StoredDeposit } from '../records/deposit-record.js';
 import { COLLECTIONS } from './collections.js';
-import {
-  fromMongoDocument, guarded, insertionStamp, isDuplicateKey, pageFrom, refuseBigints, toMongoDocument, type MongoDocument,
-} from './mongo-support.js';
+import { guarded, insertionStamp, isDuplicateKey, pageFrom, type MongoDocument } from './mongo-support.js';
+import { fromDocument as decodeDocument, replaceOf, toDocument as encodeDocument } from './mongo-table.js';
 
 /** A deposit as stored: the shared record (`_id` = deposit id) plus the insertion stamp that orders equal times. */
 export type DepositDocument = MongoDocument<StoredDeposit> & { insertedSeq: number };
 
-function toDocument(deposit: Deposit, insertedSeq: number): DepositDocument {
-  return refuseBigints({ ...toMongoDocument(toStoredDeposit(deposit)), insertedSeq }, 'deposit');
-}
-
 function fromDocument(doc: DepositDocument): Deposit {
-  return fromStoredDeposit(fromMongoDocument(doc));
+  return decodeDocument(DEPOSIT_RECORD, doc);
 }
 
 /** The document a new record is inserted as (stamped now, so equal detection times list the later first). */
 export function depositInsertDocument(deposit: Deposit): DepositDocument {
-  return toDocument(deposit, insertionStamp());
+  return { ...encodeDocument(DEPOSIT_RECORD, deposit), insertedSeq: insertionStamp() };
 }
 
 /**
@@ -31,10 +26,9 @@ export function depositInsertDocument(deposit: Deposit): DepositDocument {
  * record matched.
  */
 export async function replaceDeposit(deposits: Collection<DepositDocument>, deposit: Deposit, session?: ClientSession): Promise<boolean> {
-  const { _id, transferId, networkCode, insertedSeq: _seq, ...fields } = toDocument(deposit, 0);
-  // A followed task that ended is written as null ($set keeps a field it is not given), read back as absent.
-  const set = { ...fields, autoCollectTask: fields.autoCollectTask ?? null };
-  const result = await deposits.updateOne({ _id, transferId, networkCode, version: deposit.version - 1 }, { $set: set }, { session });
+  // The descriptor's fixed fields are the identity; a followed task that ended is written as null (see replaceOf).
+  const { filter, set } = replaceOf(DEPOSIT_RECORD, deposit);
+  const result = await deposits.updateOne(filter, { $set: set }, session === undefined ? {} : { session });
   return result.matchedCount === 1;
 }
 

@@ -4,13 +4,13 @@ import type { Member } from '../../core/domain/model/member.js';
 import { StoreError } from '../../core/domain/errors.js';
 import { isMemberRole, type MemberRole } from '../../core/domain/team-roles.js';
 import type { MemberRepository, TeamStanding } from '../../core/ports/member-repository.port.js';
-import { fromStoredMember, toStoredMember, type StoredMember } from '../records/member-record.js';
-import { COLLECTIONS } from './collections.js';
-import { fromMongoDocument, guarded, isDuplicateKey, toMongoDocument, type MongoDocument } from './mongo-support.js';
+import { MEMBER_RECORD, type StoredMember } from '../records/member-record.js';
+import { guarded, type MongoDocument } from './mongo-support.js';
+import { fromDocument, MongoTable, type MongoTableOf } from './mongo-table.js';
 
 type MemberDocument = MongoDocument<StoredMember>;
 
-const decode = (doc: MemberDocument): Member => fromStoredMember(fromMongoDocument(doc) as StoredMember);
+const decode = (doc: MemberDocument): Member => fromDocument(MEMBER_RECORD, doc);
 
 /** A stored role, checked as the codec checks it. */
 function roleOf(role: string, id: number): MemberRole {
@@ -24,22 +24,16 @@ function roleOf(role: string, id: number): MemberRole {
  * team (a unique partial index on a numeric userId), and the account's members by id.
  */
 export class MongoMemberRepository implements MemberRepository {
+  private readonly table: MongoTableOf<typeof MEMBER_RECORD>;
   private readonly members: Collection<MemberDocument>;
 
   constructor(db: Db) {
-    this.members = db.collection<MemberDocument>(COLLECTIONS.accountMembers);
+    this.table = new MongoTable(db, MEMBER_RECORD);
+    this.members = this.table.typed();
   }
 
   create(member: Member): Promise<boolean> {
-    return guarded('members.create', async () => {
-      try {
-        await this.members.insertOne(toMongoDocument(toStoredMember(member)));
-        return true;
-      } catch (error) {
-        if (isDuplicateKey(error)) return false;
-        throw error;
-      }
-    });
+    return guarded('members.create', () => this.table.insertOnce(member));
   }
 
   listByAccount(accountId: UserId): Promise<readonly Member[]> {

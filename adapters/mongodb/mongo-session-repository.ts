@@ -1,21 +1,25 @@
-import type { Collection, Db } from 'mongodb';
+import type { Db } from 'mongodb';
 import type { Millis, Session, UserId } from '../../core/domain/model/index.js';
 import type { SessionRepository } from '../../core/ports/session-repository.port.js';
-import { COLLECTIONS } from './collections.js';
-import { fromSessionDocument, toSessionDocument, type SessionDocument } from './mongo-documents.js';
+import { SESSION_RECORD } from '../records/account-record.js';
 import { guarded, isDuplicateKey } from './mongo-support.js';
+import { MongoTable, type MongoTableOf } from './mongo-table.js';
 
 /** Sessions keyed by the SHA-256 of their token. */
 export class MongoSessionRepository implements SessionRepository {
-  private readonly sessions: Collection<SessionDocument>;
+  private readonly table: MongoTableOf<typeof SESSION_RECORD>;
 
   constructor(db: Db) {
-    this.sessions = db.collection<SessionDocument>(COLLECTIONS.sessions);
+    this.table = new MongoTable(db, SESSION_RECORD);
+  }
+
+  private get sessions() {
+    return this.table.collection;
   }
 
   create(session: Session): Promise<void> {
     return guarded('session create', async () => {
-      const doc = toSessionDocument(session);
+      const doc = this.table.toDocument(session);
       // A token hash names one session; writing the same one twice stores the latest, as the memory adapter does.
       try {
         await this.sessions.replaceOne({ _id: doc._id }, doc, { upsert: true });
@@ -28,10 +32,7 @@ export class MongoSessionRepository implements SessionRepository {
   }
 
   findByTokenHash(tokenHash: string): Promise<Session | null> {
-    return guarded('session read', async () => {
-      const doc = await this.sessions.findOne({ _id: tokenHash });
-      return doc === null ? null : fromSessionDocument(doc);
-    });
+    return guarded('session read', () => this.table.get(tokenHash));
   }
 
   revoke(tokenHash: string, at: number): Promise<void> {

@@ -1,42 +1,23 @@
-import type { Collection, Db } from 'mongodb';
-import { ConcurrencyConflict } from '../../core/domain/errors.js';
+import type { Db } from 'mongodb';
 import type { ServiceCode, Subscription, UserId } from '../../core/domain/model/index.js';
 import type { SubscriptionRepository } from '../../core/ports/subscription-repository.port.js';
-import { subscriptionKey } from '../records/account-record.js';
-import { COLLECTIONS } from './collections.js';
-import { fromSubscriptionDocument, toSubscriptionDocument, type SubscriptionDocument } from './mongo-documents.js';
-import { guarded, isDuplicateKey } from './mongo-support.js';
+import { SUBSCRIPTION_RECORD, subscriptionKey } from '../records/account-record.js';
+import { guarded } from './mongo-support.js';
+import { MongoTable, type MongoTableOf } from './mongo-table.js';
 
 /** One subscription per (user, service) — the `_id` — saved with optimistic versions. */
 export class MongoSubscriptionRepository implements SubscriptionRepository {
-  private readonly subscriptions: Collection<SubscriptionDocument>;
+  private readonly subscriptions: MongoTableOf<typeof SUBSCRIPTION_RECORD>;
 
   constructor(db: Db) {
-    this.subscriptions = db.collection<SubscriptionDocument>(COLLECTIONS.subscriptions);
+    this.subscriptions = new MongoTable(db, SUBSCRIPTION_RECORD);
   }
 
   find(userId: UserId, serviceCode: ServiceCode): Promise<Subscription | null> {
-    return guarded('subscription read', async () => {
-      const doc = await this.subscriptions.findOne({ _id: subscriptionKey(userId, serviceCode) });
-      return doc === null ? null : fromSubscriptionDocument(doc);
-    });
+    return guarded('subscription read', () => this.subscriptions.get(subscriptionKey(userId, serviceCode)));
   }
 
   save(subscription: Subscription): Promise<void> {
-    return guarded('subscription save', async () => {
-      const doc = toSubscriptionDocument(subscription);
-      if (subscription.version === 1) {
-        try {
-          await this.subscriptions.insertOne(doc);
-          return;
-        } catch (error) {
-          if (!isDuplicateKey(error)) throw error;
-          throw new ConcurrencyConflict('subscription', doc._id);
-        }
-      }
-      const { _id, ...fields } = doc;
-      const result = await this.subscriptions.updateOne({ _id, version: subscription.version - 1 }, { $set: fields });
-      if (result.matchedCount !== 1) throw new ConcurrencyConflict('subscription', _id);
-    });
+    return guarded('subscription save', () => this.subscriptions.save(subscription));
   }
 }

@@ -3,9 +3,10 @@ import { ConcurrencyConflict } from '../../core/domain/errors.js';
 import { DELIVERY_STATUS, type DeliveryStatus, type UserId, type WebhookDelivery } from '../../core/domain/model/index.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
 import type { DeliveryFilter, WebhookDeliveryRepository } from '../../core/ports/webhook-delivery-repository.port.js';
-import { COLLECTIONS } from './collections.js';
-import { fromWebhookDeliveryDocument, toWebhookDeliveryDocument, type WebhookDeliveryDocument } from './mongo-documents.js';
-import { guarded, insertionStamp, isDuplicateKey, pageFrom } from './mongo-support.js';
+import { WEBHOOK_DELIVERY_RECORD } from '../records/webhook-record.js';
+import type { WebhookDeliveryDocument } from './mongo-documents.js';
+import { guarded, insertionStamp, isDuplicateKey } from './mongo-support.js';
+import { MongoTable, type MongoTableOf } from './mongo-table.js';
 import { NEWEST_FIRST } from './mongo-command-repository.js';
 
 const WAITING: DeliveryStatus[] = [DELIVERY_STATUS.PENDING, DELIVERY_STATUS.RETRYING];
@@ -15,16 +16,20 @@ const WAITING: DeliveryStatus[] = [DELIVERY_STATUS.PENDING, DELIVERY_STATUS.RETR
  * deliveries one findOneAndUpdate at a time (each atomic), so racing dispatchers never share a delivery.
  */
 export class MongoWebhookDeliveryRepository implements WebhookDeliveryRepository {
-  private readonly deliveries: Collection<WebhookDeliveryDocument>;
+  private readonly table: MongoTableOf<typeof WEBHOOK_DELIVERY_RECORD>;
 
   constructor(db: Db) {
-    this.deliveries = db.collection<WebhookDeliveryDocument>(COLLECTIONS.deliveries);
+    this.table = new MongoTable(db, WEBHOOK_DELIVERY_RECORD);
+  }
+
+  private get deliveries(): Collection<WebhookDeliveryDocument> {
+    return this.table.typed();
   }
 
   insert(delivery: WebhookDelivery): Promise<boolean> {
     return guarded('webhook delivery insert', async () => {
       try {
-        await this.deliveries.insertOne({ ...toWebhookDeliveryDocument(delivery), insertedSeq: insertionStamp() });
+        await this.table.insert(delivery, { insertedSeq: insertionStamp() });
         return true;
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
@@ -36,17 +41,12 @@ export class MongoWebhookDeliveryRepository implements WebhookDeliveryRepository
   }
 
   get(deliveryId: string): Promise<WebhookDelivery | null> {
-    return guarded('webhook delivery read', async () => {
-      const doc = await this.deliveries.findOne({ _id: deliveryId });
-      return doc === null ? null : fromWebhookDeliveryDocument(doc);
-    });
+    return guarded('webhook delivery read', () => this.table.get(deliveryId));
   }
 
   update(delivery: WebhookDelivery): Promise<void> {
     return guarded('webhook delivery update', async () => {
-      const { _id, ...fields } = toWebhookDeliveryDocument(delivery);
-      const result = await this.deliveries.updateOne({ _id, version: delivery.version - 1 }, { $set: fields });
-      if (result.matchedCount !== 1) throw new ConcurrencyConflict('webhook delivery', delivery.deliveryId);
+      if (!(await this.table.replace(delivery))) throw new ConcurrencyConflict('webhook delivery', delivery.deliveryId);
     });
   }
 
@@ -66,7 +66,7 @@ export class MongoWebhookDeliveryRepository implements WebhookDeliveryRepository
           { sort: { nextAttemptAt: 1, insertedSeq: 1 }, returnDocument: 'after' },
         );
         if (doc === null) break;
-        claimed.push(fromWebhookDeliveryDocument(doc));
+        claimed.push(this.table.fromDocument(doc));
       }
       return claimed;
     });
@@ -74,23 +74,10 @@ export class MongoWebhookDeliveryRepository implements WebhookDeliveryRepository
 
   listByUser(userId: UserId, page: PageRequest, filter: DeliveryFilter = {}): Promise<Page<WebhookDelivery>> {
     const query = filter.status === undefined ? { userId } : { userId, status: filter.status };
-    return guarded('webhook delivery list', () =>
-      pageFrom(
-        () => this.deliveries.countDocuments(query),
-        async (skip, limit) =>
-          (await this.deliveries.find(query).sort(NEWEST_FIRST).skip(skip).limit(limit).toArray())
-            .map(fromWebhookDeliveryDocument),
-        page,
-      ));
+    return guarded('webhook delivery list', () => this.table.page(query, NEWEST_FIRST, page));
   }
 
   listByStatus(status: DeliveryStatus, page: PageRequest): Promise<Page<WebhookDelivery>> {
-    return guarded('webhook delivery list', () =>
-      pageFrom(
-        () => this.deliveries.countDocuments({ status }),
-        async (skip, limit) =>
-          (await this.deliveries.find({ status }).sort(NEWEST_FIRST).skip(skip).limit(limit).toArray()).map(fromWebhookDeliveryDocument),
-        page,
-      ));
+    return guarded('webhook delivery list', () => this.table.page({ status }, NEWEST_FIRST, page));
   }
 }

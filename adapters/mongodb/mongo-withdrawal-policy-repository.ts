@@ -1,5 +1,5 @@
 import type { ClientSession, Collection, Db } from 'mongodb';
-import { ConcurrencyConflict, DomainError } from '../../core/domain/errors.js';
+import { DomainError } from '../../core/domain/errors.js';
 import { COMMAND_STATUS, COMMAND_TYPE, type AllowListEntry, type UserId, type WithdrawalPolicy } from '../../core/domain/model/index.js';
 import {
   VELOCITY_AMOUNT_WINDOW_MS, VELOCITY_COUNT_WINDOW_MS, velocityRefusal, type VelocityCharge,
@@ -8,14 +8,13 @@ import type { Page, PageRequest } from '../../core/ports/page.js';
 import type { WithdrawalPolicyRepository } from '../../core/ports/withdrawal-policy-repository.port.js';
 import { decodeMoney } from '../records/record-support.js';
 import {
-  fromStoredAllowListEntry, fromStoredWithdrawalPolicy, toStoredAllowListEntry, toStoredWithdrawalPolicy,
-  type StoredAllowListEntry, type StoredWithdrawalPolicy,
+  fromStoredAllowListEntry, toStoredAllowListEntry, WITHDRAWAL_POLICY_RECORD, type StoredAllowListEntry,
 } from '../records/withdrawal-policy-record.js';
 import { COLLECTIONS } from './collections.js';
 import type { CommandDocument } from './mongo-documents.js';
-import { fromMongoDocument, guarded, insertionStamp, isDuplicateKey, toMongoDocument, type MongoDocument } from './mongo-support.js';
+import { guarded, insertionStamp, isDuplicateKey } from './mongo-support.js';
+import { MongoTable, type MongoTableOf } from './mongo-table.js';
 
-type PolicyDocument = MongoDocument<StoredWithdrawalPolicy> & { insertedSeq?: number };
 type AllowListDocument = StoredAllowListEntry & { _id: string };
 /** One document per user whose update inside a transaction makes parallel transactions of that user conflict. */
 interface UserLockDocument {
@@ -50,44 +49,26 @@ export async function checkVelocity(db: Db, charge: VelocityCharge, session?: Cl
 
 /** Withdrawal policies (`_id`: user id, optimistic versions) and allow-lists (`_id`: user id + address) on MongoDB. */
 export class MongoWithdrawalPolicyRepository implements WithdrawalPolicyRepository {
-  private readonly policies: Collection<PolicyDocument>;
+  private readonly policies: MongoTableOf<typeof WITHDRAWAL_POLICY_RECORD>;
   private readonly entries: Collection<AllowListDocument>;
 
   constructor(private readonly db: Db) {
-    this.policies = db.collection<PolicyDocument>(COLLECTIONS.withdrawalPolicies);
+    this.policies = new MongoTable(db, WITHDRAWAL_POLICY_RECORD);
     this.entries = db.collection<AllowListDocument>(COLLECTIONS.allowListEntries);
   }
 
   get(userId: UserId): Promise<WithdrawalPolicy | null> {
-    return guarded('withdrawal policy read', async () => {
-      const doc = await this.policies.findOne({ _id: userId });
-      return doc === null ? null : fromStoredWithdrawalPolicy(fromMongoDocument(doc));
-    });
+    return guarded('withdrawal policy read', () => this.policies.get(userId));
   }
 
   save(policy: WithdrawalPolicy): Promise<void> {
-    return guarded('withdrawal policy save', async () => {
-      const doc = toMongoDocument(toStoredWithdrawalPolicy(policy));
-      if (policy.version === 1) {
-        try {
-          await this.policies.insertOne({ ...doc, insertedSeq: insertionStamp() });
-          return;
-        } catch (error) {
-          if (!isDuplicateKey(error)) throw error;
-          throw new ConcurrencyConflict('withdrawal policy', String(policy.userId));
-        }
-      }
-      const { _id, ...fields } = doc;
-      const result = await this.policies.updateOne({ _id, version: policy.version - 1 }, { $set: fields });
-      if (result.matchedCount !== 1) throw new ConcurrencyConflict('withdrawal policy', String(policy.userId));
-    });
+    // insertedSeq orders the pending approval URLs of equal time by first insertion.
+    return guarded('withdrawal policy save', () => this.policies.save(policy, { insertedSeq: insertionStamp() }));
   }
 
   listPendingApprovalUrls(): Promise<WithdrawalPolicy[]> {
-    return guarded('withdrawal policy list', async () => {
-      const docs = await this.policies.find({ approvalPendingUrl: { $ne: null } }).sort({ approvalPendingSince: 1, insertedSeq: 1 }).toArray();
-      return docs.map((doc) => fromStoredWithdrawalPolicy(fromMongoDocument(doc)));
-    });
+    return guarded('withdrawal policy list', () =>
+      this.policies.find({ approvalPendingUrl: { $ne: null } }, { approvalPendingSince: 1, insertedSeq: 1 }));
   }
 
   /**

@@ -1,0 +1,58 @@
+import fc from 'fast-check';
+import { BSON, type Document } from 'mongodb';
+import { describe, expect, it } from 'vitest';
+import { runs } from '../../contracts-tests/support/depth.js';
+import { StoreError } from '../../core/domain/errors.js';
+import { ACCOUNT_RECORD } from '../records/account-record.js';
+import { DEPOSIT_RECORD } from '../records/deposit-record.js';
+import { account } from '../records/testing/record-arbitraries.js';
+import { deposit, DESCRIPTOR_CASES } from '../records/testing/descriptor-cases.js';
+import { fromDocument, replaceOf, toDocument } from './mongo-table.js';
+
+// The document mapping a MongoTable derives from a descriptor, checked without mongod (its suites need a replica set
+// and print SKIPPED here): domain -> document -> BSON bytes -> domain is the identity for every record, `_id` is the
+// record's key, and a versioned replace writes every field of the descriptor but the identity.
+
+function throughBson<D extends Document>(doc: D): D {
+  return BSON.deserialize(BSON.serialize(doc)) as D;
+}
+
+describe('MongoTable: the document mapping of every descriptor', () => {
+  for (const { descriptor, values } of DESCRIPTOR_CASES) {
+    it(`${descriptor.name}: domain -> document -> BSON -> domain is the identity; \`_id\` is the key, first, and no \`id\``, () => {
+      fc.assert(fc.property(values, (value) => {
+        const doc = toDocument(descriptor, value) as Document;
+        expect(Object.keys(doc)[0]).toBe('_id');
+        expect(doc['_id']).toBe(descriptor.encode(value).id);
+        expect(doc).not.toHaveProperty('id');
+        expect(fromDocument(descriptor, throughBson(doc) as { _id: unknown })).toEqual(value);
+      }), { numRuns: runs(40) });
+    });
+
+    it(`${descriptor.name}: a replace sets every field of the descriptor but the identity, none undefined`, () => {
+      const identity = new Set(['id', ...((descriptor.fixed ?? []) as string[])]);
+      fc.assert(fc.property(values, (value) => {
+        const { set, filter } = replaceOf(descriptor, value);
+        expect(Object.keys(set).sort()).toEqual(Object.keys(descriptor.fields).filter((f) => !identity.has(f)).sort());
+        expect(Object.values(set)).not.toContain(undefined);
+        if ('version' in descriptor.fields) expect(filter['version']).toBe((descriptor.encode(value) as unknown as { version: number }).version - 1);
+      }), { numRuns: runs(20) });
+    });
+  }
+
+  it('a deposit replace matches its transfer and network (never written), and clears an auto-collect task that ended', () => {
+    fc.assert(fc.property(deposit, (value) => {
+      const { filter, set } = replaceOf(DEPOSIT_RECORD, value);
+      expect(filter).toEqual({ _id: value.depositId, transferId: value.transferId, networkCode: value.networkCode, version: value.version - 1 });
+      expect(set['autoCollectTask']).toBe(value.autoCollectTask ?? null);
+      expect(set['autoCollect']).toBe(value.autoCollect ?? null);
+    }), { numRuns: runs(40) });
+  });
+
+  it('refuses a bigint that a codec lets through: money is a decimal string, never an int64', () => {
+    const leaky = { ...ACCOUNT_RECORD, encode: (a: Parameters<typeof ACCOUNT_RECORD.encode>[0]) => ({ ...ACCOUNT_RECORD.encode(a), verificationAttempts: 1n as unknown as number }) };
+    fc.assert(fc.property(account, (value) => {
+      expect(() => toDocument(leaky, value)).toThrow(StoreError);
+    }), { numRuns: 5 });
+  });
+});
