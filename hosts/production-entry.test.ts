@@ -1,5 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -8,6 +9,23 @@ import { startLocalSmtpReceiver, type LocalSmtpReceiver } from '../adapters/node
 import { startDevnet, type Devnet } from '../adapters/tron-devnet/index.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * Under `npm test` the run's one TypeScript compile has already written dist/ as `npm run build` does
+ * (scripts/typecheck-build.mjs: the same roots, options and assets) and says so in this file; the test waits for it
+ * rather than compiling the code a second time. Run alone, the test runs `npm run build` itself.
+ */
+const SHARED_BUILD = process.env['TEST_SHARED_BUILD'] || undefined;
+
+async function sharedBuild(marker: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!existsSync(marker)) {
+    if (Date.now() > deadline) throw new Error(`the run's build (${marker}) did not finish within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const build = JSON.parse(readFileSync(marker, 'utf8')) as { ok: boolean; errors: string };
+  if (!build.ok) throw new Error(`the build failed (as npm run build would):\n${build.errors}`);
+}
 
 /**
  * The production entry points as a container runs them: `npm run build` compiles to dist/, then `npm run start:api`
@@ -20,7 +38,8 @@ describe('production entry points (npm run build, node dist/…, SIGTERM to npm)
   let smtp: LocalSmtpReceiver;
   const children: ChildProcess[] = [];
   beforeAll(async () => {
-    await promisify(execFile)('npm', ['run', 'build'], { cwd: ROOT, timeout: 170_000 });
+    if (SHARED_BUILD === undefined) await promisify(execFile)('npm', ['run', 'build'], { cwd: ROOT, timeout: 170_000 });
+    else await sharedBuild(SHARED_BUILD, 170_000);
     devnet = await startDevnet({ port: 0, blockMs: 0, seed: 'production-entry' });
     smtp = await startLocalSmtpReceiver({ user: 'mailer', pass: 'mail-pass-0123' });
   }, 180_000);

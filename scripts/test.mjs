@@ -1,4 +1,4 @@
-// `npm test [-- <vitest arguments>]` and `npm run test:deep`: the typecheck (tsc --noEmit) and the whole vitest run
+// `npm test [-- <vitest arguments>]` and `npm run test:deep`: the typecheck (and build) and the whole vitest run
 // side by side rather than one after the other. The tests wait on devnet blocks, child processes and browsers for much
 // of their time, and tsc fills those gaps. It keeps the tests' CPU priority: at a lower one, a busy machine starved it
 // until long after the tests had ended.
@@ -8,8 +8,11 @@
 // `--deep` (npm run test:deep) sets TEST_DEPTH=1 unless TEST_DEPTH is already set: the property and crash tests at the
 // full depth written in them (contracts-tests/support/depth.ts); `TEST_DEPTH=4 npm run test:deep` goes deeper.
 import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
 const args = process.argv.slice(2);
@@ -34,11 +37,17 @@ function run(script, scriptArgs, options, onSpawn) {
   });
 }
 
+// One TypeScript compile for the run: the typecheck, and the build into dist/ that hosts/production-entry.test.ts runs
+// (it waits for TEST_SHARED_BUILD instead of compiling again; scripts/typecheck-build.mjs).
+const work = mkdtempSync(join(tmpdir(), 'custody-hub-test-'));
+env.TEST_SHARED_BUILD = join(work, 'build.json');
 let tscOutput = '';
-const typecheck = run(require.resolve('typescript/bin/tsc'), ['--noEmit', '-p', 'tsconfig.json'], { stdio: ['ignore', 'pipe', 'pipe'] }, (child) => {
+const typecheck = run(join(dirname(fileURLToPath(import.meta.url)), 'typecheck-build.mjs'), [], { stdio: ['ignore', 'pipe', 'pipe'] }, (child) => {
   child.stdout.on('data', (chunk) => (tscOutput += chunk));
   child.stderr.on('data', (chunk) => (tscOutput += chunk));
 }).then((code) => {
+  // A compile that died before its build still answers the test that waits for it.
+  if (!existsSync(env.TEST_SHARED_BUILD)) writeFileSync(env.TEST_SHARED_BUILD, JSON.stringify({ ok: false, errors: `the typecheck ended (${code}) before the build:\n${tscOutput}` }));
   process.stdout.write(`\ntypecheck: ${code === 0 ? 'passed' : 'FAILED (errors below, after the tests)'} in ${seconds()}\n`);
   return code;
 });
@@ -46,6 +55,7 @@ const vitest = join(dirname(require.resolve('vitest/package.json')), 'vitest.mjs
 const tests = run(vitest, ['run', '--config', '.config/vitest.config.ts', ...vitestArgs], { stdio: 'inherit' });
 
 const [tscCode, testCode] = await Promise.all([typecheck, tests]);
+rmSync(work, { recursive: true, force: true });
 if (tscCode !== 0) process.stdout.write(`\n${tscOutput}\ntypecheck: FAILED\n`);
 process.stdout.write(`npm test: typecheck ${tscCode === 0 ? 'passed' : 'FAILED'}, tests ${testCode === 0 ? 'passed' : 'FAILED'}, ${seconds()} in all${env.TEST_DEPTH ? ` (TEST_DEPTH=${env.TEST_DEPTH})` : ''}\n`);
 process.exit(tscCode !== 0 ? tscCode : testCode);
