@@ -263,15 +263,8 @@ export class StageProtocol<S extends Versioned> {
     return this.act(progress, step, record, followed, onFollowed(followed.evidence, step.mustFinish));
   }
 
-  /**
-   * The step's own transaction, as its table's action says. What the evidence tells of it is noted first: a new
-   * refusal on the record (saved now; a refusal of the operation itself stays over later ones about freshness), its
-   * receipt in the subject (saved with the next write).
-   */
+  /** The step's own transaction, as its table's action says (a receipt the evidence carries is noted into the subject first). */
   private async act(progress: Progress<S>, step: WorkflowStep<S>, record: PreparedTransaction, followed: Followed, action: OwnAction): Promise<Step> {
-    if (followed.evidence === 'refused' && replacesRefusal(record.refusal ?? null, followed.refusal)) {
-      await this.write(progress, this.workflow.withRecord(progress.subject, { ...record, refusal: followed.refusal }));
-    }
     const noted = this.noted(progress.subject, record, receiptOf(followed));
     switch (action) {
       case 'complete': {
@@ -284,8 +277,14 @@ export class StageProtocol<S extends Versioned> {
         return 'advanced';
       case 'wait':
         return this.waitFor(progress, step);
-      case 'retry':
-        return this.retry(progress, step, followed.evidence === 'refused' ? followed.error ?? new Error(followed.refusal) : new Error('refused'));
+      case 'retry': {
+        if (followed.evidence !== 'refused') return this.retry(progress, step, new Error(`${step.name} transaction ${record.txid}: ${followed.evidence}`));
+        // The node's refusal, noted on the record (saved now): a refusal of the operation itself stays over later ones about freshness.
+        if (replacesRefusal(record.refusal ?? null, followed.refusal)) {
+          await this.write(progress, this.workflow.withRecord(progress.subject, { ...record, refusal: followed.refusal }));
+        }
+        return this.retry(progress, step, followed.error ?? new Error(followed.refusal));
+      }
       case 'replan':
         // Provably never included: plan anew (a crash before the send, a dropped or expired transaction).
         await this.write(progress, this.workflow.withRecord(noted, null));
