@@ -2,12 +2,12 @@
  * Issue #22, the proof: real OS processes on PostgreSQL, killed with SIGKILL, on a hostile devnet. Two API processes
  * and two worker processes share one PostgreSQL cluster and one Redis (each started here, on free ports); the devnet
  * runs in this process with chaos on its node calls (resets, HTTP errors, error bodies, lost replies). A batch of
- * collections (USDT and TRX) and withdrawals goes in over HTTP while a schedule drawn from a printed seed
+ * collections (USDT and TRX), withdrawals and stakes goes in over HTTP while a schedule drawn from a printed seed
  * SIGKILLs and restarts worker processes, kills an API process in the middle of the requests, and stops PostgreSQL
  * itself with `pg_ctl stop -m immediate` (crash recovery on the next start). Afterwards, read from the database and
  * the chain: every workflow is terminal, every withdrawal paid exactly once, every sweep moved its funds once, one
  * terminal event per workflow in the outbox and at most one distinct event_id per workflow at the receiver, no lock
- * left, the balances add up, and the books (issue #36) hold every sweep and withdrawal once (ledger-check.ts).
+ * left, the balances add up, and the books (issue #36) hold every sweep, withdrawal and stake once (ledger-check.ts).
  *
  * CRASH_SEED picks the schedule (default a fixed CI seed; printed either way); CRASH_USERS sets the batch. TEST_DEPTH
  * (contracts-tests/support/depth.ts) sets the default batch and the worker kills: at full depth (`npm run test:deep`)
@@ -41,6 +41,8 @@ const SEED = process.env['CRASH_SEED'] ?? 'ci-1';
 const USERS = Number(process.env['CRASH_USERS'] ?? scaled(7, 3));
 const COLLECTIONS_PER_USER = 8;
 const WITHDRAWALS_PER_USER = 3;
+/** Stakes per user (issue #36: staking is booked), each on a sub-address of its own: one for energy, one for bandwidth. */
+const STAKES_PER_USER = 2;
 const MIN_WORKER_KILLS = scaled(20, 13);
 const ADMIN_TOKEN = `adm_${randomBytes(24).toString('hex')}`;
 
@@ -131,7 +133,7 @@ describeWithRedisServerBinary('crash test: SIGKILLed workers and API, PostgreSQL
     };
     const users: ClusterUser[] = [];
     for (let u = 0; u < USERS; u++) {
-      const user = await signUpOverNodes(nodes, codeFor, COLLECTIONS_PER_USER + WITHDRAWALS_PER_USER);
+      const user = await signUpOverNodes(nodes, codeFor, COLLECTIONS_PER_USER + WITHDRAWALS_PER_USER + STAKES_PER_USER);
       await expectOk(nodes[u % 2]!.call('PUT', '/api/subscriptions/config', user.session, {
         service_code: 'developer', config: { webhook_url: `${receiver.origin}/hooks/${user.userId}`, webhook_secret: 'crash-test-secret', min_collect_amounts: {} },
       }), 'webhook config');
@@ -145,13 +147,17 @@ describeWithRedisServerBinary('crash test: SIGKILLed workers and API, PostgreSQL
       user, sub, symbol: i % 3 === 2 ? 'TRX' as const : 'USDT' as const, amount: i % 3 === 2 ? 6n * TRX : BigInt(1_000_000 * (i + 1) + user.userId),
     })));
     const gateway = createDevnetChainGateway(devnet);
-    const withdrawals = await Promise.all(users.flatMap((user) => user.subs.slice(COLLECTIONS_PER_USER).map(async (from, i) => ({
+    const withdrawals = await Promise.all(users.flatMap((user) => user.subs.slice(COLLECTIONS_PER_USER, COLLECTIONS_PER_USER + WITHDRAWALS_PER_USER).map(async (from, i) => ({
       user, from, to: (await gateway.createAccount()).address, amount: (3n + BigInt(i)) * TRX,
     }))));
+    const stakes = users.flatMap((user) => user.subs.slice(COLLECTIONS_PER_USER + WITHDRAWALS_PER_USER).map((address, i) => ({
+      user, address, resource: i % 2 === 0 ? 'ENERGY' : 'BANDWIDTH', amount: (10n + BigInt(i)) * TRX,
+    })));
     for (const user of users) devnet.fund(user.main, 2_000n * TRX);
     for (const item of collections) (item.symbol === 'USDT' ? devnet.fundToken(item.sub, item.amount) : devnet.fund(item.sub, item.amount));
     for (const w of withdrawals) devnet.fund(w.from, 20n * TRX);
-    await refreshBalances(nodes, collections);
+    for (const st of stakes) devnet.fund(st.address, 30n * TRX);
+    await refreshBalances(nodes, [...collections, ...stakes.map((st) => ({ user: st.user, sub: st.address, symbol: 'TRX' as const, amount: 30n * TRX }))]);
     devnet.setFaults({ chaos: { rate: 0.04, kinds: ['reset', 'http_429', 'http_500', 'http_503', 'error_body', 'lost_reply'], seed: SEED } });
 
     // The chaos: workers SIGKILLed and restarted on a drawn schedule, PostgreSQL stopped immediate once.
@@ -205,8 +211,10 @@ describeWithRedisServerBinary('crash test: SIGKILLed workers and API, PostgreSQL
       submit('/api/collections', item.user.apiToken, { address: item.sub, asset_symbol: item.symbol })));
     const withdrawalAnswers = await Promise.all(withdrawals.map((w) =>
       submit('/api/transfers', w.user.session, { from_address: w.from, to_address: w.to, asset_symbol: 'TRX', amount: w.amount.toString() })));
+    const stakeAnswers = await Promise.all(stakes.map((st) =>
+      submit(`/api/wallets/${st.address}/stake`, st.user.session, { resource: st.resource, amount: st.amount.toString() })));
     note('every request answered');
-    for (const answer of [...collectionAnswers, ...withdrawalAnswers]) expect([answer.status, answer.code], JSON.stringify(answer.data)).toEqual([201, 'OK']);
+    for (const answer of [...collectionAnswers, ...withdrawalAnswers, ...stakeAnswers]) expect([answer.status, answer.code], JSON.stringify(answer.data)).toEqual([201, 'OK']);
 
     // Wait for every workflow to be terminal and every event delivered, while the chaos goes on to its minimum.
     const db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
@@ -275,6 +283,14 @@ describeWithRedisServerBinary('crash test: SIGKILLed workers and API, PostgreSQL
       expect(transfers.filter((t) => t.kind === 'TRX' && t.toHex === Devnet.hex(w.to).toLowerCase())).toHaveLength(1);
     }
 
+    // Every stake: one command per request, SUCCESS, its TRX in stake on chain exactly once.
+    const stakeCommands = await query<{ command_no: string; status: number; address: string }>('SELECT command_no, status, address FROM commands WHERE type = 4');
+    expect(stakeCommands).toHaveLength(stakes.length);
+    for (const st of stakes) {
+      expect(stakeCommands.find((c) => c.address === st.address)?.status, st.address).toBe(3);
+      expect((await gateway.getTrxHoldings(st.address)).stakedSun, st.address).toBe(st.amount);
+    }
+
     // The audit log (decision 144), an API process killed mid-request included: exactly one withdrawal.requested
     // entry per withdrawal command and none for a request that left no command; every account's chain intact.
     const requested = await query<{ command_no: string }>(`SELECT detail->>'command_no' AS command_no FROM audit_entries WHERE action = 'withdrawal.requested'`);
@@ -317,7 +333,7 @@ describeWithRedisServerBinary('crash test: SIGKILLed workers and API, PostgreSQL
     for (const user of users) expect(await gateway.getTokenBalance(user.main, devnet.usdtAddress)).toBe(sweptUsdt.get(user.main) ?? 0n);
     for (const item of collections.filter((c) => c.symbol === 'USDT')) expect(await gateway.getTokenBalance(item.sub, devnet.usdtAddress)).toBe(0n);
 
-    // The books (issue #36) after the kills: every sweep and withdrawal booked exactly once, none missing, none doubled,
+    // The books (issue #36) after the kills: every sweep, withdrawal and stake booked exactly once, none missing, none doubled,
     // each transaction balanced, every balance the sum of its entries, the amounts the chain's.
     const books = await booksAfterCrash(query, {
       collections: collections.map((item) => {
@@ -325,6 +341,7 @@ describeWithRedisServerBinary('crash test: SIGKILLed workers and API, PostgreSQL
         return { taskNo: task.task_no, symbol: item.symbol, main: item.user.main, swept: BigInt(task.swept_amount ?? '0') };
       }),
       withdrawals: withdrawals.map((w) => ({ commandNo: commands.find((c) => c.address === w.from)!.command_no, amount: w.amount })),
+      stakes: stakes.map((st) => ({ commandNo: stakeCommands.find((c) => c.address === st.address)!.command_no, address: st.address, amount: st.amount })),
     });
     expect(books).toEqual([]);
     note('books verified');

@@ -1,8 +1,8 @@
 /**
  * The books after a crash test (issue #36): read from PostgreSQL once every workflow is terminal. Bookings come after
  * the fact (the worker right after a workflow ends, a catch-up pass every minute for what a kill left), so this waits
- * for them, then checks that every DONE sweep and SUCCESS withdrawal is booked exactly once (none missing, none
- * doubled, nothing else booked), that each transaction sums to zero per asset with one entry per account, that each
+ * for them, then checks that every DONE sweep, SUCCESS withdrawal and SUCCESS stake is booked exactly once (none
+ * missing, none doubled, nothing else booked), that each transaction sums to zero per asset with one entry per account, that each
  * account's balance is the sum of its entries and its last entry's balance after, and that the amounts are the chain's.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -14,12 +14,15 @@ export interface BookedWorkflows {
   readonly collections: readonly { readonly taskNo: string; readonly symbol: string; readonly main: string; readonly swept: bigint }[];
   /** SUCCESS withdrawals: command number and the TRX amount sent outside. */
   readonly withdrawals: readonly { readonly commandNo: string; readonly amount: bigint }[];
+  /** SUCCESS stakes (issue #36: staking booked): command number, the address and the TRX it moved into stake. */
+  readonly stakes?: readonly { readonly commandNo: string; readonly address: string; readonly amount: bigint }[];
 }
 
 /** Waits up to `waitMs` for the bookings, then answers what is wrong with the books (empty when nothing is). */
 export async function booksAfterCrash(query: Query, expected: BookedWorkflows, waitMs = 150_000): Promise<string[]> {
   const wanted = new Set([
     ...expected.collections.map((c) => `collection|${c.taskNo}`), ...expected.withdrawals.map((w) => `withdrawal|${w.commandNo}`),
+    ...(expected.stakes ?? []).map((st) => `staking|${st.commandNo}`),
   ]);
   let booked: { cause: string; n: number }[] = [];
   for (const deadline = Date.now() + waitMs; ;) {
@@ -61,6 +64,10 @@ export async function booksAfterCrash(query: Query, expected: BookedWorkflows, w
   for (const w of expected.withdrawals) {
     const out = amountOf(`withdrawal|${w.commandNo}`, (l) => l.kind === 'external_out' && l.asset_symbol === 'TRX');
     if (out !== w.amount) problems.push(`withdrawal ${w.commandNo}: ${out} booked out, ${w.amount} sent`);
+  }
+  for (const st of expected.stakes ?? []) {
+    const staked = amountOf(`staking|${st.commandNo}`, (l) => l.kind === 'staked' && l.asset_symbol === 'TRX' && l.address === st.address);
+    if (staked !== st.amount) problems.push(`stake ${st.commandNo}: ${staked} booked into stake, ${st.amount} staked`);
   }
   return problems;
 }
