@@ -604,6 +604,21 @@ export function describeChainGatewayContract(
       expect(await g.getCanDelegateEnergySun(main.address)).toBe(100n * TRX);
     });
 
+    it_('getTrxHoldings: one read of the liquid balance, the stake (delegated out included) and what is unstaking (issue #36)', async () => {
+      const main = await account(100n * TRX);
+      const sub = await account(1n * TRX);
+      expect(await g.getTrxHoldings(main.address)).toEqual({ liquidSun: await g.getTrxBalance(main.address), stakedSun: 0n, unstakingSun: 0n });
+      await execute(main, { kind: 'freeze', resource: 'ENERGY', amountSun: 30n * TRX });
+      await execute(main, { kind: 'freeze', resource: 'BANDWIDTH', amountSun: 20n * TRX });
+      await execute(main, { kind: 'delegate', resource: 'ENERGY', receiver: sub.address, amountSun: 10n * TRX });
+      expect((await execute(main, { kind: 'unfreeze', resource: 'BANDWIDTH', amountSun: 5n * TRX }))[1].state).toBe('confirmed');
+      expect(await g.getTrxHoldings(main.address)).toEqual({ liquidSun: await g.getTrxBalance(main.address), stakedSun: 45n * TRX, unstakingSun: 5n * TRX });
+      // What was delegated to it is not its own stake.
+      expect(await g.getTrxHoldings(sub.address)).toEqual({ liquidSun: await g.getTrxBalance(sub.address), stakedSun: 0n, unstakingSun: 0n });
+      const { address: fresh } = await g.createAccount();
+      expect(await g.getTrxHoldings(fresh)).toEqual({ liquidSun: 0n, stakedSun: 0n, unstakingSun: 0n });
+    });
+
     it_('a locked delegation cannot be taken back before its lock ends, and can after', async () => {
       const main = await account(30n * TRX);
       const sub = await account(1n * TRX);
