@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  bookedEntries, custodialAccount, holderAccount, ledgerAccountKey, ledgerTransactionProblems, reversalOf, sumsPerAsset,
+  bookedEntries, custodialAccount, holderAccount, ledgerAccountKey, ledgerTransactionProblems, providerPrepaidAccount, reversalOf, sumsPerAsset,
   type LedgerAccount, type LedgerLine, type LedgerTransaction,
 } from './ledger.js';
 
@@ -47,6 +47,11 @@ describe('ledger transactions', () => {
     expect(ledgerTransactionProblems({ ...base, lines: [] })).toEqual(['a transaction has at least two lines']);
     expect(ledgerTransactionProblems({ ...base, lines: [{ account: { ...a, address: null }, amount: 1n }, { account: { ...a, kind: 'external_in' }, amount: -1n }] }))
       .toEqual(['custodial needs address', 'external_in takes no address']);
+    // A provider's prepaid account (issue #36) is held by the provider: it needs the provider's name.
+    expect(ledgerTransactionProblems({ ...base, lines: [{ account: { ...providerPrepaidAccount('TRON', 'TRX', 'tronsave'), address: null }, amount: -1n },
+      { account: holderAccount('fee_energy_rental', 'TRON', 'TRX'), amount: 1n }] })).toEqual(['provider_prepaid needs holder']);
+    expect(ledgerTransactionProblems({ ...base, lines: [{ account: providerPrepaidAccount('TRON', 'TRX', 'tronsave'), amount: -1n },
+      { account: holderAccount('fee_energy_rental', 'TRON', 'TRX'), amount: 1n }] })).toEqual([]);
     expect(ledgerTransactionProblems({ ...base, cause: { type: '', id: '1' }, lines: [{ account: a, amount: 1n }, { account: holderAccount('external_in', 'TRON', 'TRX'), amount: -1n }] }))
       .toEqual(['a cause has a type and an id']);
   });
