@@ -3,10 +3,11 @@ import type { BalanceSnapshot } from '../../core/domain/model/index.js';
 import type { BalanceRepository, BalanceViewSource } from '../../core/ports/balance-repository.port.js';
 import { COLLECTIONS } from './collections.js';
 import { activeOn } from './mongo-command-repository.js';
-import {
-  fromBalanceDocument, fromCommandDocument, fromWalletDocument, toBalanceDocument, type BalanceDocument, type CommandDocument, type WalletDocument,
-} from './mongo-documents.js';
+import type { BalanceDocument, CommandDocument, WalletDocument } from './mongo-documents.js';
 import { guarded, isDuplicateKey } from './mongo-support.js';
+import { BALANCE_RECORD, WALLET_RECORD } from '../records/wallet-record.js';
+import { COMMAND_RECORD } from '../records/command-record.js';
+import { fromDocument, toDocument } from './mongo-table.js';
 
 /** Cached balance snapshots per address; an older snapshot never replaces a newer one. */
 export class MongoBalanceRepository implements BalanceRepository {
@@ -23,7 +24,7 @@ export class MongoBalanceRepository implements BalanceRepository {
   get(address: string): Promise<BalanceSnapshot | null> {
     return guarded('balance read', async () => {
       const doc = await this.balances.findOne({ _id: address });
-      return doc === null ? null : fromBalanceDocument(doc);
+      return doc === null ? null : fromDocument(BALANCE_RECORD, doc);
     });
   }
 
@@ -36,11 +37,11 @@ export class MongoBalanceRepository implements BalanceRepository {
         this.commands.findOne(activeOn(address), { sort: { createdAt: 1, insertedSeq: 1 } }),
       ]);
       if (wallet === null) return null;
-      const { userId, networkCode, createdAt } = fromWalletDocument(wallet);
-      const command = active === null ? null : fromCommandDocument(active);
+      const { userId, networkCode, createdAt } = fromDocument(WALLET_RECORD, wallet);
+      const command = active === null ? null : fromDocument(COMMAND_RECORD, active);
       return {
         wallet: { userId, networkCode, address, createdAt },
-        snapshot: snapshot === null ? null : fromBalanceDocument(snapshot),
+        snapshot: snapshot === null ? null : fromDocument(BALANCE_RECORD, snapshot),
         active: command === null ? null : { assetSymbol: command.assetSymbol, lockedAmount: command.lockedAmount },
       };
     });
@@ -48,7 +49,7 @@ export class MongoBalanceRepository implements BalanceRepository {
 
   put(snapshot: BalanceSnapshot): Promise<void> {
     return guarded('balance write', async () => {
-      const doc = toBalanceDocument(snapshot);
+      const doc = toDocument(BALANCE_RECORD, snapshot);
       const notNewer = { _id: doc._id, updatedAt: { $lte: doc.updatedAt } };
       try {
         // Replaces a snapshot that is not newer, or inserts when there is none.

@@ -1,4 +1,4 @@
-import type { ClientSession, Collection, Db } from 'mongodb';
+import type { ClientSession, Collection, Db, Filter, UpdateFilter } from 'mongodb';
 import { ConcurrencyConflict, StoreError } from '../../core/domain/errors.js';
 import type { CashierToken, PaymentRequestChange, UserId } from '../../core/domain/model/index.js';
 import type { CashierSessionSource, CashierTokenRepository } from '../../core/ports/cashier-token-repository.port.js';
@@ -6,13 +6,15 @@ import type { Page, PageRequest } from '../../core/ports/page.js';
 import { readSessionBySingleReads } from '../../core/application/cashier-session-reads.js';
 import { toStoredPaymentRequest } from '../records/cashier-token-record.js';
 import { COLLECTIONS } from './collections.js';
-import { fromCashierTokenDocument, toCashierTokenDocument, type CashierTokenDocument } from './mongo-documents.js';
+import type { CashierTokenDocument } from './mongo-documents.js';
 import { guarded, insertionStamp, isDuplicateKey, pageFrom } from './mongo-support.js';
 import { MongoCollectionTaskRepository } from './mongo-collection-task-repository.js';
 import { NEWEST_FIRST } from './mongo-command-repository.js';
 import { MongoDepositRepository } from './mongo-deposit-repository.js';
 import { MongoDeveloperConfigRepository } from './mongo-developer-config-repository.js';
 import { MongoWalletRepository } from './mongo-wallet-repository.js';
+import { CASHIER_TOKEN_RECORD } from '../records/cashier-token-record.js';
+import { fromDocument, replaceOf, toDocument } from './mongo-table.js';
 
 /**
  * ChangeSet.payments on MongoDB: sets only `payment` and `version`, when the stored version is `version - 1` (the
@@ -55,7 +57,7 @@ export class MongoCashierTokenRepository implements CashierTokenRepository {
 
   insert(token: CashierToken, now: number): Promise<'created' | 'active-exists'> {
     return guarded('cashier token insert', async () => {
-      const doc: CashierTokenDocument = { ...toCashierTokenDocument(token), insertedSeq: insertionStamp() };
+      const doc: CashierTokenDocument = { ...toDocument(CASHIER_TOKEN_RECORD, token), insertedSeq: insertionStamp() };
       if (token.status === 'active') doc.activeSlot = token.address;
       for (let round = 0; round < MAX_INSERT_ROUNDS; round++) {
         try {
@@ -82,14 +84,14 @@ export class MongoCashierTokenRepository implements CashierTokenRepository {
   findByTokenHash(tokenHash: string): Promise<CashierToken | null> {
     return guarded('cashier token read', async () => {
       const doc = await this.tokens.findOne({ tokenHash });
-      return doc === null ? null : fromCashierTokenDocument(doc);
+      return doc === null ? null : fromDocument(CASHIER_TOKEN_RECORD, doc);
     });
   }
 
   findByTokenNo(tokenNo: string): Promise<CashierToken | null> {
     return guarded('cashier token read', async () => {
       const doc = await this.tokens.findOne({ _id: tokenNo });
-      return doc === null ? null : fromCashierTokenDocument(doc);
+      return doc === null ? null : fromDocument(CASHIER_TOKEN_RECORD, doc);
     });
   }
 
@@ -99,7 +101,7 @@ export class MongoCashierTokenRepository implements CashierTokenRepository {
         () => this.tokens.countDocuments({ userId }),
         async (skip, limit) =>
           (await this.tokens.find({ userId }).sort(NEWEST_FIRST).skip(skip).limit(limit).toArray())
-            .map(fromCashierTokenDocument),
+            .map((doc) => fromDocument(CASHIER_TOKEN_RECORD, doc)),
         page,
       ));
   }
@@ -111,7 +113,7 @@ export class MongoCashierTokenRepository implements CashierTokenRepository {
       pageFrom(
         () => this.tokens.countDocuments(query),
         async (skip, limit) =>
-          (await this.tokens.find(query).sort(NEWEST_FIRST).skip(skip).limit(limit).toArray()).map(fromCashierTokenDocument),
+          (await this.tokens.find(query).sort(NEWEST_FIRST).skip(skip).limit(limit).toArray()).map((doc) => fromDocument(CASHIER_TOKEN_RECORD, doc)),
         page,
       ));
   }
@@ -119,16 +121,16 @@ export class MongoCashierTokenRepository implements CashierTokenRepository {
   findActiveByAddress(address: string, now: number): Promise<CashierToken | null> {
     return guarded('cashier token read', async () => {
       const doc = await this.tokens.findOne({ address, status: 'active', expiresAt: { $gt: now } }, { sort: NEWEST_FIRST });
-      return doc === null ? null : fromCashierTokenDocument(doc);
+      return doc === null ? null : fromDocument(CASHIER_TOKEN_RECORD, doc);
     });
   }
 
   update(token: CashierToken): Promise<void> {
     return guarded('cashier token update', async () => {
-      const { _id, ...fields } = toCashierTokenDocument(token);
+      const { filter, set } = replaceOf(CASHIER_TOKEN_RECORD, token);
       // A disabled token frees the address's slot in the same write; an active one keeps whatever slot it holds.
-      const update = token.status === 'active' ? { $set: fields } : { $set: fields, $unset: { activeSlot: '' as const } };
-      const result = await this.tokens.updateOne({ _id, version: token.version - 1 }, update);
+      const update = token.status === 'active' ? { $set: set } : { $set: set, $unset: { activeSlot: '' as const } };
+      const result = await this.tokens.updateOne(filter as Filter<CashierTokenDocument>, update as UpdateFilter<CashierTokenDocument>);
       if (result.matchedCount !== 1) throw new ConcurrencyConflict('cashier token', token.tokenNo);
     });
   }
@@ -144,7 +146,7 @@ export class MongoCashierTokenRepository implements CashierTokenRepository {
     return guarded('cashier token read', async () => {
       if (limit <= 0) return [];
       const docs = await this.tokens.find({ 'payment.watched': true }).sort({ 'payment.deadline': 1, _id: 1 }).limit(limit).toArray();
-      return docs.map(fromCashierTokenDocument);
+      return docs.map((doc) => fromDocument(CASHIER_TOKEN_RECORD, doc));
     });
   }
 }

@@ -1,23 +1,25 @@
-import type { ClientSession, Collection, Db } from 'mongodb';
+import type { ClientSession, Collection, Db, Filter, UpdateFilter } from 'mongodb';
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
 import { COLLECTION_STATUS, type CollectionStatus, type CollectionTask, type UserId } from '../../core/domain/model/index.js';
 import type { CollectionTaskFilter, CollectionTaskRepository } from '../../core/ports/collection-task-repository.port.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
 import { COLLECTIONS } from './collections.js';
-import { fromCollectionTaskDocument, toCollectionTaskDocument, type CollectionTaskDocument } from './mongo-documents.js';
-import { guarded, insertionStamp, pageFrom, refuseBigints } from './mongo-support.js';
+import type { CollectionTaskDocument } from './mongo-documents.js';
+import { guarded, insertionStamp, pageFrom } from './mongo-support.js';
+import { COLLECTION_TASK_RECORD } from '../records/collection-task-record.js';
+import { fromDocument, replaceOf, toDocument } from './mongo-table.js';
 
 const TERMINAL: CollectionStatus[] = [COLLECTION_STATUS.DONE, COLLECTION_STATUS.FAILED];
 
 /** The document a unit of work inserts: stamped so that "latest task" breaks equal startedAt by insertion order. */
 export function taskInsertDocument(task: CollectionTask): CollectionTaskDocument {
-  return { ...refuseBigints(toCollectionTaskDocument(task), 'collection task'), insertedSeq: insertionStamp() };
+  return { ...toDocument(COLLECTION_TASK_RECORD, task), insertedSeq: insertionStamp() };
 }
 
 /** Optimistic replace guarded by the stored version. */
 export async function replaceTask(tasks: Collection<CollectionTaskDocument>, task: CollectionTask, session?: ClientSession): Promise<void> {
-  const { _id, ...fields } = refuseBigints(toCollectionTaskDocument(task), 'collection task');
-  const result = await tasks.updateOne({ _id, version: task.version - 1 }, { $set: fields }, session === undefined ? {} : { session });
+  const { filter, set } = replaceOf(COLLECTION_TASK_RECORD, task);
+  const result = await tasks.updateOne(filter as Filter<CollectionTaskDocument>, { $set: set } as UpdateFilter<CollectionTaskDocument>, session === undefined ? {} : { session });
   if (result.matchedCount !== 1) throw new ConcurrencyConflict('collection task', task.taskNo);
 }
 
@@ -35,14 +37,14 @@ export class MongoCollectionTaskRepository implements CollectionTaskRepository {
   get(taskNo: string): Promise<CollectionTask | null> {
     return guarded('collection task read', async () => {
       const doc = await this.tasks.findOne({ _id: taskNo });
-      return doc === null ? null : fromCollectionTaskDocument(doc);
+      return doc === null ? null : fromDocument(COLLECTION_TASK_RECORD, doc);
     });
   }
 
   findLatestByAddress(address: string): Promise<CollectionTask | null> {
     return guarded('collection task read', async () => {
       const doc = await this.tasks.findOne({ address }, { sort: { startedAt: -1, insertedSeq: -1 } });
-      return doc === null ? null : fromCollectionTaskDocument(doc);
+      return doc === null ? null : fromDocument(COLLECTION_TASK_RECORD, doc);
     });
   }
 
@@ -54,7 +56,7 @@ export class MongoCollectionTaskRepository implements CollectionTaskRepository {
     return guarded('collection task list', () => pageFrom(
       () => this.tasks.countDocuments(query),
       async (skip, limit) => (await this.tasks.find(query).sort({ startedAt: -1, insertedSeq: -1, _id: -1 }).skip(skip).limit(limit).toArray())
-        .map(fromCollectionTaskDocument),
+        .map((doc) => fromDocument(COLLECTION_TASK_RECORD, doc)),
       page,
     ));
   }
@@ -74,7 +76,7 @@ export class MongoCollectionTaskRepository implements CollectionTaskRepository {
         { $set: { lease: { owner, expiresAt: now + leaseMs } }, $inc: { version: 1 } },
         { sort: { nextRunAt: 1, insertedSeq: 1 }, returnDocument: 'after' },
       );
-      return doc === null ? null : fromCollectionTaskDocument(doc);
+      return doc === null ? null : fromDocument(COLLECTION_TASK_RECORD, doc);
     });
   }
 
@@ -101,14 +103,14 @@ export class MongoCollectionTaskRepository implements CollectionTaskRepository {
         { $set: { 'reclaim.lease': { owner, expiresAt: now + leaseMs } }, $inc: { version: 1 } },
         { sort: { 'reclaim.nextRunAt': 1, insertedSeq: 1 }, returnDocument: 'after' },
       );
-      return doc === null ? null : fromCollectionTaskDocument(doc);
+      return doc === null ? null : fromDocument(COLLECTION_TASK_RECORD, doc);
     });
   }
 
   /** Walks the `finished` index (mongo-indexes.ts). */
   listFinishedSince(status: CollectionStatus, since: number, limit: number): Promise<CollectionTask[]> {
     return guarded('collection task finished list', async () => (await this.tasks.find({ status, finishedAt: { $gte: since } })
-      .sort({ finishedAt: 1, _id: 1 }).limit(limit).toArray()).map(fromCollectionTaskDocument));
+      .sort({ finishedAt: 1, _id: 1 }).limit(limit).toArray()).map((doc) => fromDocument(COLLECTION_TASK_RECORD, doc)));
   }
 
   countByStatus(): Promise<ReadonlyMap<CollectionStatus, number>> {

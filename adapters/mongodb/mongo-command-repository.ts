@@ -1,4 +1,4 @@
-import type { ClientSession, Collection, Db, Filter } from 'mongodb';
+import type { ClientSession, Collection, Db, Filter, UpdateFilter } from 'mongodb';
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
 import {
   COMMAND_STATUS, COMMAND_TYPE, type Command, type CommandStatus, type CommandType, type UserId,
@@ -7,8 +7,10 @@ import type { CommandRepository } from '../../core/ports/command-repository.port
 import type { Page, PageRequest } from '../../core/ports/page.js';
 import { COLLECTIONS } from './collections.js';
 import { holdsAddressLock } from '../records/command-record.js';
-import { fromCommandDocument, toCommandDocument, type CommandDocument } from './mongo-documents.js';
-import { guarded, insertionStamp, isDuplicateKey, pageFrom, refuseBigints } from './mongo-support.js';
+import type { CommandDocument } from './mongo-documents.js';
+import { guarded, insertionStamp, isDuplicateKey, pageFrom } from './mongo-support.js';
+import { COMMAND_RECORD } from '../records/command-record.js';
+import { fromDocument, replaceOf, toDocument } from './mongo-table.js';
 
 /** Newest first; equal creation times put the later insert first (as the memory adapter does). */
 /** Newest first; `_id` breaks the ties `insertedSeq` leaves between processes (index by_user_newest_id). */
@@ -28,7 +30,7 @@ export function activeOn(address: string) {
  * unique index on `lockedAddress` then refuses a second holder per address atomically, across processes.
  */
 export function commandInsertDocument(command: Command, markLock: boolean): CommandDocument {
-  const doc: CommandDocument = { ...refuseBigints(toCommandDocument(command), 'command'), insertedSeq: insertionStamp() };
+  const doc: CommandDocument = { ...toDocument(COMMAND_RECORD, command), insertedSeq: insertionStamp() };
   if (markLock && holdsAddressLock(command)) doc.lockedAddress = command.address!;
   return doc;
 }
@@ -38,9 +40,9 @@ export function commandInsertDocument(command: Command, markLock: boolean): Comm
  * lock marker dropped once the command no longer holds the lock (a command never regains it: terminal is final).
  */
 export async function replaceCommand(commands: Collection<CommandDocument>, command: Command, session?: ClientSession): Promise<void> {
-  const { _id, ...fields } = refuseBigints(toCommandDocument(command), 'command');
-  const update = holdsAddressLock(command) ? { $set: fields } : { $set: fields, $unset: { lockedAddress: '' as const } };
-  const result = await commands.updateOne({ _id, version: command.version - 1 }, update, session === undefined ? {} : { session });
+  const { filter, set } = replaceOf(COMMAND_RECORD, command);
+  const update = holdsAddressLock(command) ? { $set: set } : { $set: set, $unset: { lockedAddress: '' as const } };
+  const result = await commands.updateOne(filter as Filter<CommandDocument>, update as UpdateFilter<CommandDocument>, session === undefined ? {} : { session });
   if (result.matchedCount !== 1) throw new ConcurrencyConflict('command', command.commandNo);
 }
 
@@ -102,21 +104,21 @@ export class MongoCommandRepository implements CommandRepository {
   get(commandNo: string): Promise<Command | null> {
     return guarded('command read', async () => {
       const doc = await this.commands.findOne({ _id: commandNo });
-      return doc === null ? null : fromCommandDocument(doc);
+      return doc === null ? null : fromDocument(COMMAND_RECORD, doc);
     });
   }
 
   findActiveByAddress(address: string): Promise<Command | null> {
     return guarded('command read', async () => {
       const doc = await this.commands.findOne(activeOn(address), { sort: { createdAt: 1, insertedSeq: 1 } });
-      return doc === null ? null : fromCommandDocument(doc);
+      return doc === null ? null : fromDocument(COMMAND_RECORD, doc);
     });
   }
 
   /** Walks the `finished` index (mongo-indexes.ts). */
   listFinishedSince(type: CommandType, status: CommandStatus, since: number, limit: number): Promise<Command[]> {
     return guarded('command finished list', async () => (await this.commands.find({ type, status, finishedAt: { $gte: since } })
-      .sort({ finishedAt: 1, _id: 1 }).limit(limit).toArray()).map(fromCommandDocument));
+      .sort({ finishedAt: 1, _id: 1 }).limit(limit).toArray()).map((doc) => fromDocument(COMMAND_RECORD, doc)));
   }
 
   listByUser(
@@ -133,7 +135,7 @@ export class MongoCommandRepository implements CommandRepository {
       return pageFrom(
         () => this.commands.countDocuments(query),
         async (skip, limit) =>
-          (await this.commands.find(query).sort(NEWEST_FIRST).skip(skip).limit(limit).toArray()).map(fromCommandDocument),
+          (await this.commands.find(query).sort(NEWEST_FIRST).skip(skip).limit(limit).toArray()).map((doc) => fromDocument(COMMAND_RECORD, doc)),
         page,
       );
     });
@@ -149,7 +151,7 @@ export class MongoCommandRepository implements CommandRepository {
       const doc = await this.commands.findOneAndUpdate(claimFilter(types, now), claimUpdate(owner, now, leaseMs), {
         sort: CLAIM_ORDER, returnDocument: 'after',
       });
-      return doc === null ? null : fromCommandDocument(doc);
+      return doc === null ? null : fromDocument(COMMAND_RECORD, doc);
     });
   }
 }

@@ -1,28 +1,18 @@
-import type {
-  Account, ApiToken, BalanceSnapshot, CashierToken, CollectionTask, Command, DeveloperConfig, IdempotencyRecord, Session,
-  Subscription, WalletAddress, WebhookDelivery, WebhookEvent,
-} from '../../core/domain/model/index.js';
-import {
-  fromStoredAccount, fromStoredApiToken, fromStoredSession, fromStoredSubscription, toStoredAccount, toStoredApiToken,
-  toStoredSession, toStoredSubscription, type StoredAccount, type StoredApiToken, type StoredSession, type StoredSubscription,
-} from '../records/account-record.js';
-import { fromStoredCashierToken, toStoredCashierToken, type StoredCashierToken } from '../records/cashier-token-record.js';
-import { fromStoredCollectionTask, toStoredCollectionTask, type StoredCollectionTask } from '../records/collection-task-record.js';
-import { fromStoredCommand, toStoredCommand, type StoredCommand } from '../records/command-record.js';
+import type { IdempotencyRecord, WalletAddress } from '../../core/domain/model/index.js';
+import type { StoredAccount, StoredApiToken, StoredSession, StoredSubscription } from '../records/account-record.js';
+import type { StoredCashierToken } from '../records/cashier-token-record.js';
+import type { StoredCollectionTask } from '../records/collection-task-record.js';
+import type { StoredCommand } from '../records/command-record.js';
 import { fromStoredIdempotency, toStoredIdempotency, type StoredIdempotency } from '../records/idempotency-record.js';
-import {
-  fromStoredBalance, fromStoredWallet, toStoredBalance, toStoredWallet, type StoredBalance, type StoredWallet,
-} from '../records/wallet-record.js';
-import {
-  fromStoredDeveloperConfig, fromStoredWebhookDelivery, fromStoredWebhookEvent, toStoredDeveloperConfig, toStoredWebhookDelivery,
-  toStoredWebhookEvent, type StoredDeveloperConfig, type StoredWebhookDelivery, type StoredWebhookEvent,
-} from '../records/webhook-record.js';
-import { fromMongoDocument, toMongoDocument, type MongoDocument } from './mongo-support.js';
+import { WALLET_RECORD, type StoredBalance, type StoredWallet } from '../records/wallet-record.js';
+import type { StoredDeveloperConfig, StoredWebhookDelivery, StoredWebhookEvent } from '../records/webhook-record.js';
+import type { MongoDocument } from './mongo-support.js';
+import { fromDocument } from './mongo-table.js';
 
 /**
  * The documents of the MongoDB collections: each is a shared record with `_id` for `id` (see toMongoDocument), plus
  * the fields only MongoDB needs. Those are decided by the writer, never by a record codec, and the codecs ignore them
- * on the way back. The mappers below are the record codecs composed with that renaming, nothing more.
+ * on the way back. The mapping itself comes from each record's descriptor (mongo-table.ts).
  */
 
 /** Insertion order, the tie-break of "newest first" and "latest" (see insertionStamp). Set on insert only. */
@@ -74,102 +64,12 @@ export function walletQuotaKey(userId: number, networkCode: string): string {
   return `${userId}:${networkCode}`;
 }
 
-/* Domain value <-> document, one pair per collection; to* writes no Mongo-only field (the writer adds those). */
-
-export function toAccountDocument(account: Account): AccountDocument {
-  return toMongoDocument(toStoredAccount(account));
-}
-
-export function fromAccountDocument(doc: AccountDocument): Account {
-  return fromStoredAccount(fromMongoDocument(doc));
-}
-
-export function toSessionDocument(session: Session): SessionDocument {
-  return toMongoDocument(toStoredSession(session));
-}
-
-export function fromSessionDocument(doc: SessionDocument): Session {
-  return fromStoredSession(fromMongoDocument(doc));
-}
-
-export function toSubscriptionDocument(subscription: Subscription): SubscriptionDocument {
-  return toMongoDocument(toStoredSubscription(subscription));
-}
-
-export function fromSubscriptionDocument(doc: SubscriptionDocument): Subscription {
-  return fromStoredSubscription(fromMongoDocument(doc));
-}
-
-export function toApiTokenDocument(token: ApiToken): ApiTokenDocument {
-  return toMongoDocument(toStoredApiToken(token));
-}
-
-export function fromApiTokenDocument(doc: ApiTokenDocument): ApiToken {
-  return fromStoredApiToken(fromMongoDocument(doc));
-}
-
-export function toWalletDocument(wallet: WalletAddress): WalletDocument {
-  return toMongoDocument(toStoredWallet(wallet));
-}
-
+/**
+ * A stored wallet address as its domain value (the key store's walk of wallet_addresses reads it). Every other
+ * collection maps through its record's descriptor (mongo-table.ts: toDocument, fromDocument).
+ */
 export function fromWalletDocument(doc: WalletDocument): WalletAddress {
-  return fromStoredWallet(fromMongoDocument(doc));
-}
-
-export function toBalanceDocument(snapshot: BalanceSnapshot): BalanceDocument {
-  return toMongoDocument(toStoredBalance(snapshot));
-}
-
-export function fromBalanceDocument(doc: BalanceDocument): BalanceSnapshot {
-  return fromStoredBalance(fromMongoDocument(doc));
-}
-
-export function toCommandDocument(command: Command): CommandDocument {
-  return toMongoDocument(toStoredCommand(command));
-}
-
-export function fromCommandDocument(doc: CommandDocument): Command {
-  return fromStoredCommand(fromMongoDocument(doc));
-}
-
-export function toCollectionTaskDocument(task: CollectionTask): CollectionTaskDocument {
-  return toMongoDocument(toStoredCollectionTask(task));
-}
-
-export function fromCollectionTaskDocument(doc: CollectionTaskDocument): CollectionTask {
-  return fromStoredCollectionTask(fromMongoDocument(doc));
-}
-
-export function toCashierTokenDocument(token: CashierToken): CashierTokenDocument {
-  return toMongoDocument(toStoredCashierToken(token));
-}
-
-export function fromCashierTokenDocument(doc: CashierTokenDocument): CashierToken {
-  return fromStoredCashierToken(fromMongoDocument(doc));
-}
-
-export function toDeveloperConfigDocument(config: DeveloperConfig): DeveloperConfigDocument {
-  return toMongoDocument(toStoredDeveloperConfig(config));
-}
-
-export function fromDeveloperConfigDocument(doc: DeveloperConfigDocument): DeveloperConfig {
-  return fromStoredDeveloperConfig(fromMongoDocument(doc));
-}
-
-export function toWebhookEventDocument(event: WebhookEvent): WebhookEventDocument {
-  return toMongoDocument(toStoredWebhookEvent(event));
-}
-
-export function fromWebhookEventDocument(doc: WebhookEventDocument): WebhookEvent {
-  return fromStoredWebhookEvent(fromMongoDocument(doc));
-}
-
-export function toWebhookDeliveryDocument(delivery: WebhookDelivery): WebhookDeliveryDocument {
-  return toMongoDocument(toStoredWebhookDelivery(delivery));
-}
-
-export function fromWebhookDeliveryDocument(doc: WebhookDeliveryDocument): WebhookDelivery {
-  return fromStoredWebhookDelivery(fromMongoDocument(doc));
+  return fromDocument(WALLET_RECORD, doc);
 }
 
 /**

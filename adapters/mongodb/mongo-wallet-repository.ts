@@ -4,11 +4,11 @@ import { ADDRESS_TYPE, type AddressType, type UserId, type WalletAddress } from 
 import type { Page, PageRequest } from '../../core/ports/page.js';
 import type { WalletInsertOutcome, WalletRepository } from '../../core/ports/wallet-repository.port.js';
 import { COLLECTIONS } from './collections.js';
-import {
-  fromWalletDocument, toWalletDocument, walletQuotaKey, type WalletDocument, type WalletQuotaDocument,
-} from './mongo-documents.js';
+import { walletQuotaKey, type WalletDocument, type WalletQuotaDocument } from './mongo-documents.js';
 import { guarded, isDuplicateKey, pageFrom, storeUnavailable } from './mongo-support.js';
 import { inTransaction } from './mongo-transaction.js';
+import { WALLET_RECORD } from '../records/wallet-record.js';
+import { fromDocument, toDocument } from './mongo-table.js';
 
 /**
  * Wallet addresses. "One main address per (user, network)" is a partial unique index; the sub-address quota is a
@@ -27,7 +27,7 @@ export class MongoWalletRepository implements WalletRepository {
 
   insert(wallet: WalletAddress, limits: { readonly maxSubAddresses: number }): Promise<WalletInsertOutcome> {
     return guarded('wallet insert', async () => {
-      const doc = toWalletDocument(wallet);
+      const doc = toDocument(WALLET_RECORD, wallet);
       try {
         if (wallet.addressType === ADDRESS_TYPE.MAIN) {
           await this.wallets.insertOne(doc);
@@ -92,21 +92,21 @@ export class MongoWalletRepository implements WalletRepository {
   findByAddress(address: string): Promise<WalletAddress | null> {
     return guarded('wallet read', async () => {
       const doc = await this.wallets.findOne({ address });
-      return doc === null ? null : fromWalletDocument(doc);
+      return doc === null ? null : fromDocument(WALLET_RECORD, doc);
     });
   }
 
   findById(id: number): Promise<WalletAddress | null> {
     return guarded('wallet read', async () => {
       const doc = await this.wallets.findOne({ _id: id });
-      return doc === null ? null : fromWalletDocument(doc);
+      return doc === null ? null : fromDocument(WALLET_RECORD, doc);
     });
   }
 
   findMain(userId: UserId, networkCode: string): Promise<WalletAddress | null> {
     return guarded('wallet read', async () => {
       const doc = await this.wallets.findOne({ userId, networkCode: networkCode as WalletDocument['networkCode'], addressType: ADDRESS_TYPE.MAIN });
-      return doc === null ? null : fromWalletDocument(doc);
+      return doc === null ? null : fromDocument(WALLET_RECORD, doc);
     });
   }
 
@@ -120,7 +120,7 @@ export class MongoWalletRepository implements WalletRepository {
       const query = filter.addressType === undefined ? { userId } : { userId, addressType: filter.addressType };
       return pageFrom(
         () => this.wallets.countDocuments(query),
-        async (skip, limit) => (await this.wallets.find(query).sort({ _id: 1 }).skip(skip).limit(limit).toArray()).map(fromWalletDocument),
+        async (skip, limit) => (await this.wallets.find(query).sort({ _id: 1 }).skip(skip).limit(limit).toArray()).map((doc) => fromDocument(WALLET_RECORD, doc)),
         page,
       );
     });
@@ -132,7 +132,7 @@ export class MongoWalletRepository implements WalletRepository {
       if (unique.length === 0) return [];
       const byAddress = new Map<string, WalletAddress>();
       for (const doc of await this.wallets.find({ address: { $in: unique } }).toArray()) {
-        byAddress.set(doc.address, fromWalletDocument(doc));
+        byAddress.set(doc.address, fromDocument(WALLET_RECORD, doc));
       }
       // In the order asked, like the memory adapter.
       return unique.flatMap((address) => byAddress.get(address) ?? []);
