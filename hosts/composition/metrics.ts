@@ -373,6 +373,8 @@ export interface LedgerDiscrepancy {
   readonly assetSymbol: string;
   /** What nothing explains, in the asset's smallest unit. */
   readonly unexplained: bigint;
+  /** TRX: what nothing explains of the stake (issue #36), chain minus books, staked and unstaking; absent or 0n: none. */
+  readonly stakeUnexplained?: { readonly staked: bigint; readonly unstaking: bigint };
 }
 
 /** Totals of one reporting period in this process; `take` returns them and starts the next period. */

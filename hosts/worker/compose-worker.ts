@@ -158,7 +158,9 @@ export const LEDGER_RECONCILIATION = { everyMs: 60 * 60_000, firstAfterMs: 2 * 6
 export function reconcilingLedger(
   observer: WorkerObserver, job: Pick<LedgerReconciliationJob, 'maybeRun'>, metrics: Pick<CustodyMetrics, 'ledgerReconciled'>, log: Pick<Logger, 'warn'>,
 ): WorkerObserver {
-  const kept = (l: ReconciliationLine) => ({ networkCode: l.networkCode, address: l.address, assetSymbol: l.assetSymbol, unexplained: l.judgement.unexplained });
+  const kept = (l: ReconciliationLine) => ({
+    networkCode: l.networkCode, address: l.address, assetSymbol: l.assetSymbol, unexplained: l.judgement.unexplained, stakeUnexplained: l.judgement.stakeUnexplained,
+  });
   return {
     ...observer,
     async tick(report) {

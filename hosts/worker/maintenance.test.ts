@@ -68,8 +68,10 @@ describe('worker maintenance (node-cron)', () => {
   it('the daily summary counts the ledger discrepancies reported in the period and lists those still standing (issue #36)', () => {
     const metrics = new CustodyMetrics('custody-worker');
     const d = { networkCode: 'TRON', address: 'TSub', assetSymbol: 'TRX', unexplained: 1_500_000n };
+    // A stake that differs from the books with the liquid balance matching (issue #36): its parts are listed.
+    const s = { networkCode: 'TRON', address: 'TMain', assetSymbol: 'TRX', unexplained: 0n, stakeUnexplained: { staked: 30_000_000n, unstaking: 0n } };
     metrics.ledgerReconciled([d], [d]);
-    metrics.ledgerReconciled([d], []);
+    metrics.ledgerReconciled([d, s], [s]);
     // A sweep booked by this process: its fees as the books hold them.
     metrics.sweepBooked([
       { account: { kind: 'custodial' }, amount: -1_345_000n }, { account: { kind: 'fee_bandwidth' }, amount: 345_000n },
@@ -82,9 +84,10 @@ describe('worker maintenance (node-cron)', () => {
     expect(lines.map((l) => [l.level, l.message])).toEqual([
       ['info', 'daily summary'], ['warn', 'ledger discrepancies against the chain stand: see GET /api/ledger/reconciliation'], ['info', 'daily summary'],
     ]);
-    expect(lines[0]!.fields).toMatchObject({ ledgerDiscrepancies: 1, ledgerSweeps: 1, ledgerFeesSun: '1345000' });
+    expect(lines[0]!.fields).toMatchObject({ ledgerDiscrepancies: 2, ledgerSweeps: 1, ledgerFeesSun: '1345000' });
     expect(lines[1]!.fields).toEqual({
-      period: 'day', ledger_discrepancies: [{ network_code: 'TRON', address: 'TSub', asset_symbol: 'TRX', unexplained: '1500000' }],
+      period: 'day', ledger_discrepancies: [{ network_code: 'TRON', address: 'TSub', asset_symbol: 'TRX', unexplained: '1500000' },
+        { network_code: 'TRON', address: 'TMain', asset_symbol: 'TRX', unexplained: '0', staked_unexplained: '30000000', unstaking_unexplained: '0' }],
     });
     expect(lines[2]!.fields).toMatchObject({ ledgerDiscrepancies: 0, ledgerSweeps: 0, ledgerFeesSun: '0' });
   });

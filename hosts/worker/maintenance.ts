@@ -1,5 +1,5 @@
 import { schedule, validate, type ScheduledTask } from 'node-cron';
-import type { CustodyMetrics } from '../composition/metrics.js';
+import type { CustodyMetrics, LedgerDiscrepancy } from '../composition/metrics.js';
 import type { WorkerLog } from './index.js';
 import type { OperatorStatusWriter } from './operator-status.js';
 
@@ -53,6 +53,7 @@ export function runDailySummary(metrics: CustodyMetrics, log: WorkerLog, status?
     log.warn({
       period: 'day', ledger_discrepancies: standing.map((d) => ({
         network_code: d.networkCode, address: d.address, asset_symbol: d.assetSymbol, unexplained: d.unexplained.toString(),
+        ...stakeParts(d, 'staked_unexplained', 'unstaking_unexplained'),
       })),
     }, 'ledger discrepancies against the chain stand: see GET /api/ledger/reconciliation');
   }
@@ -60,8 +61,15 @@ export function runDailySummary(metrics: CustodyMetrics, log: WorkerLog, status?
     period: 'day', ...totals,
     standingDiscrepancies: standing.map((d) => ({
       networkCode: d.networkCode, address: d.address, assetSymbol: d.assetSymbol, unexplained: d.unexplained.toString(),
+      ...stakeParts(d, 'stakedUnexplained', 'unstakingUnexplained'),
     })),
   });
+}
+
+/** A standing discrepancy's stake parts (issue #36), named as its line's other fields, only when the stake differs. */
+function stakeParts(d: LedgerDiscrepancy, staked: string, unstaking: string): Record<string, string> {
+  const s = d.stakeUnexplained;
+  return s === undefined || (s.staked === 0n && s.unstaking === 0n) ? {} : { [staked]: s.staked.toString(), [unstaking]: s.unstaking.toString() };
 }
 
 /** Warns when workflows were reported stuck in the last hour (docs/operations.md, "A stuck task"). */

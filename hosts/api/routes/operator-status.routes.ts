@@ -82,7 +82,12 @@ export function operatorStatusRoutes(store: OperatorStatusStore, now: () => numb
           summary: s.nullable(s.obj({
             period: s.str(), collections: s.int(), failed_collections: s.int(), cost_sun: s.amount(), stuck: s.int(), dead_webhooks: s.int(),
             ledger_discrepancies: s.int(), ledger_sweeps: s.int(), ledger_fees_sun: s.amount(),
-            standing_discrepancies: s.arr(s.obj({ network_code: s.str(), address: s.str(), asset_symbol: s.str(), unexplained: s.amount() })),
+            standing_discrepancies: s.arr(s.obj({
+              network_code: s.str(), address: s.str(), asset_symbol: s.str(), unexplained: s.amount(),
+              // Issue #36: a TRX line whose stake differs from the books' staked and unstaking accounts (chain minus books).
+              staked_unexplained: { type: 'string', pattern: '^-?[0-9]+$', description: 'TRX only, when the stake differs: staked on chain minus in the books' },
+              unstaking_unexplained: { type: 'string', pattern: '^-?[0-9]+$', description: 'TRX only, when the stake differs: unstaking on chain minus in the books' },
+            }, ['staked_unexplained', 'unstaking_unexplained'])),
           })),
         }),
         example: {

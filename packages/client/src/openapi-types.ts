@@ -11890,6 +11890,10 @@ export interface operations {
                                     address: string;
                                     asset_symbol: string;
                                     unexplained: string;
+                                    /** @description TRX only, when the stake differs: staked on chain minus in the books */
+                                    staked_unexplained?: string;
+                                    /** @description TRX only, when the stake differs: unstaking on chain minus in the books */
+                                    unstaking_unexplained?: string;
                                 }[];
                             } | null;
                         };
