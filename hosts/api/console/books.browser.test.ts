@@ -50,8 +50,12 @@ describe.skipIf(!chromiumFound)('console books in chromium', () => {
     const statement = page.getByRole('region', { name: 'Statement' });
     await statement.getByRole('row').filter({ hasText: 'USDT' }).waitFor();
     expect(await statement.getByRole('row').filter({ hasText: 'USDT' }).getByRole('cell').allInnerTexts()).toEqual([
-      'USDT', '0 USDT', '25 USDT', '0 USDT', '0 USDT', '25 USDT', '0 USDT',
+      'USDT', '0 USDT', '25 USDT', '0 USDT', '0 USDT', '0 USDT', '25 USDT', '0 USDT',
     ]);
+    // Every account kind the books keep can be chosen, the stake's and the rental provider's among them.
+    expect(await page.getByLabel('Account', { exact: true }).locator('option').allInnerTexts()).toEqual(expect.arrayContaining([
+      'staked', 'unstaking', 'energy provider (prepaid)',
+    ]));
     // The entries: the deposit from outside into the sub-address.
     const entries = page.getByRole('region', { name: 'Entries' });
     await entries.getByRole('row').filter({ hasText: m.sub }).waitFor();

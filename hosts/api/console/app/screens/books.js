@@ -9,8 +9,8 @@ import { usePoll } from '../lib/poll.js';
 import { ALL_ROLES, localDayIso } from './screen-common.js';
 
 const ASSETS = ['TRX', 'USDT'];
-const KINDS = ['deposit', 'collection', 'withdrawal', 'refund'];
-const ACCOUNT_KINDS = ['custodial', 'fee_trx_burned', 'fee_bandwidth', 'fee_energy_rental', 'external_in', 'external_out'];
+const KINDS = ['deposit', 'collection', 'withdrawal', 'refund', 'staking', 'staking_reward'];
+const ACCOUNT_KINDS = ['custodial', 'staked', 'unstaking', 'fee_trx_burned', 'fee_bandwidth', 'fee_energy_rental', 'external_in', 'external_out', 'provider_prepaid'];
 
 const messages = {
   en: {
@@ -26,6 +26,7 @@ const messages = {
     pending_deposit: 'pending deposit', staked: 'staked', reco_hint: 'Reads each address\'s balance on chain now; it may take a moment.',
     custodial: 'custodial', fee_trx_burned: 'fee: TRX burned', fee_bandwidth: 'fee: bandwidth', fee_energy_rental: 'fee: energy rental',
     external_in: 'in from outside', external_out: 'out to outside', deposit: 'deposit', collection: 'collection', withdrawal: 'withdrawal', refund: 'refund',
+    unstaking: 'unstaking', provider_prepaid: 'energy provider (prepaid)', staking: 'staking', staking_reward: 'staking reward', prepaid: 'of which prepaid rentals',
   },
   zh: {
     statement: '对账单', from: '开始日期', to: '结束日期', asset: '资产', all: '全部', show: '查看对账单', download_csv: '下载 CSV',
@@ -40,6 +41,7 @@ const messages = {
     pending_deposit: '待确认充值', staked: '质押', reco_hint: '将实时读取每个地址的链上余额，可能需要一点时间。',
     custodial: '托管地址', fee_trx_burned: '费用：燃烧 TRX', fee_bandwidth: '费用：带宽', fee_energy_rental: '费用：能量租赁',
     external_in: '外部转入', external_out: '转出到外部', deposit: '充值', collection: '归集', withdrawal: '提现', refund: '退款',
+    unstaking: '解锁中', provider_prepaid: '能量服务商（预付）', staking: '质押与解押', staking_reward: '质押奖励', prepaid: '其中预付租赁',
   },
 };
 
@@ -70,7 +72,7 @@ function Statement({ api, t, lang }) {
     <${ErrorBanner} error=${error ?? downloadError} />
     ${shown ? html`<p><${Time} iso=${shown.from} lang=${lang} /> – <${Time} iso=${shown.to} lang=${lang} /></p>
       <${Table} t=${t} caption=${t('statement')} captionHidden=${true} rows=${shown.assets} rowKey=${(r) => r.asset_symbol} columns=${[
-        { key: 'asset_symbol', label: t('asset') }, money('opening'), money('received'), money('costs'), money('sent'), money('closing'), money('refunded'),
+        { key: 'asset_symbol', label: t('asset') }, money('opening'), money('received'), money('prepaid'), money('costs'), money('sent'), money('closing'), money('refunded'),
       ]} />` : null}
   </section>`;
 }
@@ -108,7 +110,7 @@ function Entries({ api, t, lang }) {
       <${Table} t=${t} caption=${t('entries')} captionHidden=${true} rows=${data.items} rowKey=${(e) => e.entry_id} columns=${[
         { key: 'occurred_at', label: t('occurred'), render: (e) => html`<${Time} iso=${e.occurred_at} lang=${lang} />` },
         { key: 'kind', label: t('kind'), render: (e) => t(e.kind) },
-        { key: 'account', label: t('account_kind'), render: (e) => html`${t(e.account.kind)}${e.account.address ? html` <code>${e.account.address}</code>` : null}` },
+        { key: 'account', label: t('account_kind'), render: (e) => html`${t(e.account.kind)}${(e.account.address ?? e.account.holder) ? html` <code>${e.account.address ?? e.account.holder}</code>` : null}` },
         { key: 'amount', label: t('amount'), numeric: true, render: (e) => html`<${Amount} value=${e.amount} asset=${e.account.asset_symbol} lang=${lang} />` },
         { key: 'balance_after', label: t('balance_after'), numeric: true, render: (e) => html`<${Amount} value=${e.balance_after} asset=${e.account.asset_symbol} lang=${lang} />` },
         { key: 'cause', label: t('cause'), render: (e) => html`<code>${e.cause.txid ?? e.cause.id}</code>` },
