@@ -5,9 +5,9 @@ import type { Page, PageRequest } from '../../core/ports/page.js';
 import { prepared } from './pg-prepared.js';
 
 /**
- * Shared plumbing of the PostgreSQL adapters: driver-error translation, the few statement shapes every table repeats
- * (versionedReplace, insertOnce, claimDue, a page), and transactions. Small functions, never a base repository: each
- * repository still writes its own queries and its own row mapping.
+ * Shared plumbing of the PostgreSQL adapters: driver-error translation, the statement shapes (insertOnce, claimDue,
+ * a page, writeTogether), and transactions. Small functions, never a base repository: the row mapping and the plain
+ * operations of a record come from its descriptor (pg-table.ts); a repository writes only its special queries.
  */
 
 /** A pool or a client inside a transaction: what a statement runs on. */
@@ -215,7 +215,8 @@ export function storableText(value: string): string {
   return value.replace(NUL, '\uFFFD').replace(LONE_SURROGATE, '\uFFFD');
 }
 
-function storable(value: unknown): unknown {
+/** A value PostgreSQL can store: text made storable (storableText), anything else as it is. */
+export function storable(value: unknown): unknown {
   return typeof value === 'string' ? storableText(value) : value;
 }
 
@@ -243,30 +244,10 @@ export async function insertOnce(q: Queryable, table: string, row: Row, conflict
   return result.rowCount === 1;
 }
 
-/**
- * The optimistic replace every versioned table uses: every column of `row` is written where the key matches and the
- * stored version is `row.version - 1`. Returns whether a row matched (false: another writer moved it, or it is gone).
- */
-export async function versionedReplace(q: Queryable, table: string, key: { column: string; value: unknown }, row: Row & { version: number }): Promise<boolean> {
-  const { text, values } = replaceStatement(table, key, row);
-  const result = await q.query(text, values);
-  return result.rowCount === 1;
-}
-
 /** A statement's text, with its parameters numbered from a given `$n`, and their values (see writeTogether). */
 export interface Statement {
   readonly text: string;
   readonly values: unknown[];
-}
-
-/** versionedReplace's UPDATE (the stored version must be `row.version - 1`), its parameters from `$from`. */
-export function replaceStatement(table: string, key: { column: string; value: unknown }, row: Row & { version: number }, from = 1): Statement {
-  const columns = Object.keys(row).filter((c) => c !== key.column);
-  const sets = columns.map((c, i) => `${c} = $${i + from + 2}`).join(', ');
-  return {
-    text: `UPDATE ${table} SET ${sets} WHERE ${key.column} = $${from} AND version = $${from + 1}`,
-    values: [key.value, row.version - 1, ...columns.map((c) => storable(row[c]))],
-  };
 }
 
 /** insertRow's INSERT, its parameters from `$from`. */

@@ -5,7 +5,7 @@ import {
 } from '../records/record-descriptor.js';
 import { prepared } from './pg-prepared.js';
 import {
-  insertOnce, insertRow, insertStatement, json, jsonb, pageOf, storableText, type Queryable, type Row, type Statement, type TogetherWrite,
+  insertOnce, insertRow, insertStatement, json, jsonb, pageOf, storable, type Queryable, type Row, type Statement, type TogetherWrite,
 } from './pg-support.js';
 
 /**
@@ -162,8 +162,4 @@ export class PgTable<D, R extends KeyedRecord> {
     }
     return { ...this.toRow(value), ...extra } as Row & { version: number };
   }
-}
-
-function storable(value: unknown): unknown {
-  return typeof value === 'string' ? storableText(value) : value;
 }
