@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import WaitFirstSequencer from './wait-first-sequencer.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -11,10 +12,10 @@ const root = fileURLToPath(new URL('..', import.meta.url));
  * Speed (issue #39 item 9): the files of all three projects share their worker processes (`isolate: false`), so a worker
  * imports tronweb, pg and the app's modules once instead of once per file (that import was 186 s of a 449 s run; the
  * unit project alone went from 25 s to 11 s on core/). A file must leave no module state, global or process setting
- * behind that another file could see (no vi.mock, no process.env writes, fake timers restored). Four workers on two
+ * behind that another file could see (no vi.mock, no process.env writes, fake timers restored). Five workers on two
  * cores: an integration file spends most of its time waiting on devnet blocks, child processes or PostgreSQL (one of
- * 59 s used 9.5 s of CPU), and the other workers use that time. The browser and integration files start first (vitest
- * runs projects in name order, the larger files first on a fresh clone, the slower ones once it has timings).
+ * 59 s used 9.5 s of CPU), and the other workers use that time. The two longest integration files start first, the
+ * browser files beside them, then the other integration files, the unit files last (.config/wait-first-sequencer.ts).
  * Property and crash tests scale with TEST_DEPTH (contracts-tests/support/depth.ts; `npm run test:deep` for full depth).
  */
 export default defineConfig({
@@ -24,7 +25,10 @@ export default defineConfig({
     reporters: ['default', './.config/summary-reporter.ts', ...(process.env['TEST_CPU_PROFILE'] ? ['./.config/cpu-profile-reporter.ts'] : [])],
     // `TEST_CPU_PROFILE=<dir>`: each file's CPU time, for finding the slow files (scripts/cpu-profile.mjs sums them).
     setupFiles: process.env['TEST_CPU_PROFILE'] ? ['./.config/cpu-profile.setup.ts'] : [],
-    maxWorkers: 4,
+    // Five workers: the two longest integration files start first and mostly wait, three workers run the browser files
+    // beside them; then the other integration files, and the unit files last (.config/wait-first-sequencer.ts).
+    maxWorkers: 5,
+    sequence: { sequencer: WaitFirstSequencer },
     projects: [
       {
         extends: true,

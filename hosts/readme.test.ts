@@ -26,7 +26,9 @@ describe('README.md reads in a minute', () => {
     // scripts/test.mjs runs the typecheck and the whole vitest run side by side (issue #39 item 9), every project.
     expect(scripts['test']).toBe('node scripts/test.mjs');
     const runner = readFileSync(join(ROOT, 'scripts', 'test.mjs'), 'utf8');
-    expect(runner).toContain("['--noEmit', '-p', 'tsconfig.json']");
+    // The typecheck of tsconfig.json, in one compile with the build the production-entry test runs.
+    expect(runner).toContain("'typecheck-build.mjs'");
+    expect(readFileSync(join(ROOT, 'scripts', 'typecheck-build.mjs'), 'utf8')).toContain("parse('tsconfig.json')");
     expect(runner).toContain("['run', '--config', '.config/vitest.config.ts', ...vitestArgs]");
     expect(runner).not.toContain('--project');
   });
