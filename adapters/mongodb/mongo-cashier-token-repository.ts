@@ -5,16 +5,15 @@ import type { CashierSessionSource, CashierTokenRepository } from '../../core/po
 import type { Page, PageRequest } from '../../core/ports/page.js';
 import { readSessionBySingleReads } from '../../core/application/cashier-session-reads.js';
 import { toStoredPaymentRequest } from '../records/cashier-token-record.js';
-import { COLLECTIONS } from './collections.js';
 import type { CashierTokenDocument } from './mongo-documents.js';
-import { guarded, insertionStamp, isDuplicateKey, pageFrom } from './mongo-support.js';
+import { guarded, insertionStamp, isDuplicateKey } from './mongo-support.js';
 import { MongoCollectionTaskRepository } from './mongo-collection-task-repository.js';
 import { NEWEST_FIRST } from './mongo-command-repository.js';
 import { MongoDepositRepository } from './mongo-deposit-repository.js';
 import { MongoDeveloperConfigRepository } from './mongo-developer-config-repository.js';
 import { MongoWalletRepository } from './mongo-wallet-repository.js';
 import { CASHIER_TOKEN_RECORD } from '../records/cashier-token-record.js';
-import { fromDocument, replaceOf, toDocument } from './mongo-table.js';
+import { MongoTable, replaceOf, toDocument, type MongoTableOf } from './mongo-table.js';
 
 /**
  * ChangeSet.payments on MongoDB: sets only `payment` and `version`, when the stored version is `version - 1` (the
@@ -41,10 +40,12 @@ const MAX_INSERT_ROUNDS = 16;
  * 'created', because the slot itself is only ever taken by an insert.
  */
 export class MongoCashierTokenRepository implements CashierTokenRepository {
+  private readonly table: MongoTableOf<typeof CASHIER_TOKEN_RECORD>;
   private readonly tokens: Collection<CashierTokenDocument>;
 
   constructor(private readonly db: Db) {
-    this.tokens = db.collection<CashierTokenDocument>(COLLECTIONS.cashierTokens);
+    this.table = new MongoTable(db, CASHIER_TOKEN_RECORD);
+    this.tokens = this.table.typed();
   }
 
   /** The single reads, sent together after the slide (a collection per record; no join worth its cost here). */
@@ -82,47 +83,25 @@ export class MongoCashierTokenRepository implements CashierTokenRepository {
   }
 
   findByTokenHash(tokenHash: string): Promise<CashierToken | null> {
-    return guarded('cashier token read', async () => {
-      const doc = await this.tokens.findOne({ tokenHash });
-      return doc === null ? null : fromDocument(CASHIER_TOKEN_RECORD, doc);
-    });
+    return guarded('cashier token read', () => this.table.first({ tokenHash }));
   }
 
   findByTokenNo(tokenNo: string): Promise<CashierToken | null> {
-    return guarded('cashier token read', async () => {
-      const doc = await this.tokens.findOne({ _id: tokenNo });
-      return doc === null ? null : fromDocument(CASHIER_TOKEN_RECORD, doc);
-    });
+    return guarded('cashier token read', () => this.table.get(tokenNo));
   }
 
   listByUser(userId: UserId, page: PageRequest): Promise<Page<CashierToken>> {
-    return guarded('cashier token list', () =>
-      pageFrom(
-        () => this.tokens.countDocuments({ userId }),
-        async (skip, limit) =>
-          (await this.tokens.find({ userId }).sort(NEWEST_FIRST).skip(skip).limit(limit).toArray())
-            .map((doc) => fromDocument(CASHIER_TOKEN_RECORD, doc)),
-        page,
-      ));
+    return guarded('cashier token list', () => this.table.page({ userId }, NEWEST_FIRST, page));
   }
 
   /** Walks the `by_reference` index (mongo-indexes.ts). */
   listByReference(userId: UserId, reference: string, page: PageRequest): Promise<Page<CashierToken>> {
     const query = { userId, 'payment.reference': reference };
-    return guarded('cashier token list', () =>
-      pageFrom(
-        () => this.tokens.countDocuments(query),
-        async (skip, limit) =>
-          (await this.tokens.find(query).sort(NEWEST_FIRST).skip(skip).limit(limit).toArray()).map((doc) => fromDocument(CASHIER_TOKEN_RECORD, doc)),
-        page,
-      ));
+    return guarded('cashier token list', () => this.table.page(query, NEWEST_FIRST, page));
   }
 
   findActiveByAddress(address: string, now: number): Promise<CashierToken | null> {
-    return guarded('cashier token read', async () => {
-      const doc = await this.tokens.findOne({ address, status: 'active', expiresAt: { $gt: now } }, { sort: NEWEST_FIRST });
-      return doc === null ? null : fromDocument(CASHIER_TOKEN_RECORD, doc);
-    });
+    return guarded('cashier token read', () => this.table.first({ address, status: 'active', expiresAt: { $gt: now } }, NEWEST_FIRST));
   }
 
   update(token: CashierToken): Promise<void> {
@@ -143,10 +122,6 @@ export class MongoCashierTokenRepository implements CashierTokenRepository {
   }
 
   listWatchedPayments(limit: number): Promise<CashierToken[]> {
-    return guarded('cashier token read', async () => {
-      if (limit <= 0) return [];
-      const docs = await this.tokens.find({ 'payment.watched': true }).sort({ 'payment.deadline': 1, _id: 1 }).limit(limit).toArray();
-      return docs.map((doc) => fromDocument(CASHIER_TOKEN_RECORD, doc));
-    });
+    return guarded('cashier token read', async () => (limit <= 0 ? [] : this.table.find({ 'payment.watched': true }, { 'payment.deadline': 1, _id: 1 }, limit)));
   }
 }

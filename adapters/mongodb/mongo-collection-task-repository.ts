@@ -3,11 +3,10 @@ import { ConcurrencyConflict } from '../../core/domain/errors.js';
 import { COLLECTION_STATUS, type CollectionStatus, type CollectionTask, type UserId } from '../../core/domain/model/index.js';
 import type { CollectionTaskFilter, CollectionTaskRepository } from '../../core/ports/collection-task-repository.port.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
-import { COLLECTIONS } from './collections.js';
 import type { CollectionTaskDocument } from './mongo-documents.js';
-import { guarded, insertionStamp, pageFrom } from './mongo-support.js';
+import { guarded, insertionStamp } from './mongo-support.js';
 import { COLLECTION_TASK_RECORD } from '../records/collection-task-record.js';
-import { fromDocument, replaceOf, toDocument } from './mongo-table.js';
+import { fromDocument, MongoTable, replaceOf, toDocument, type MongoTableOf } from './mongo-table.js';
 
 const TERMINAL: CollectionStatus[] = [COLLECTION_STATUS.DONE, COLLECTION_STATUS.FAILED];
 
@@ -28,24 +27,20 @@ export async function replaceTask(tasks: Collection<CollectionTaskDocument>, tas
  * rule itself, so the server leases a task to exactly one of any number of racing workers.
  */
 export class MongoCollectionTaskRepository implements CollectionTaskRepository {
+  private readonly table: MongoTableOf<typeof COLLECTION_TASK_RECORD>;
   private readonly tasks: Collection<CollectionTaskDocument>;
 
   constructor(db: Db) {
-    this.tasks = db.collection<CollectionTaskDocument>(COLLECTIONS.tasks);
+    this.table = new MongoTable(db, COLLECTION_TASK_RECORD);
+    this.tasks = this.table.typed();
   }
 
   get(taskNo: string): Promise<CollectionTask | null> {
-    return guarded('collection task read', async () => {
-      const doc = await this.tasks.findOne({ _id: taskNo });
-      return doc === null ? null : fromDocument(COLLECTION_TASK_RECORD, doc);
-    });
+    return guarded('collection task read', () => this.table.get(taskNo));
   }
 
   findLatestByAddress(address: string): Promise<CollectionTask | null> {
-    return guarded('collection task read', async () => {
-      const doc = await this.tasks.findOne({ address }, { sort: { startedAt: -1, insertedSeq: -1 } });
-      return doc === null ? null : fromDocument(COLLECTION_TASK_RECORD, doc);
-    });
+    return guarded('collection task read', () => this.table.first({ address }, { startedAt: -1, insertedSeq: -1 }));
   }
 
   /** Walks the `by_user_newest` index (mongo-indexes.ts). */
@@ -53,12 +48,7 @@ export class MongoCollectionTaskRepository implements CollectionTaskRepository {
     const query = {
       userId, ...(filter.status === undefined ? {} : { status: filter.status }), ...(filter.address === undefined ? {} : { address: filter.address }),
     };
-    return guarded('collection task list', () => pageFrom(
-      () => this.tasks.countDocuments(query),
-      async (skip, limit) => (await this.tasks.find(query).sort({ startedAt: -1, insertedSeq: -1, _id: -1 }).skip(skip).limit(limit).toArray())
-        .map((doc) => fromDocument(COLLECTION_TASK_RECORD, doc)),
-      page,
-    ));
+    return guarded('collection task list', () => this.table.page(query, { startedAt: -1, insertedSeq: -1, _id: -1 }, page));
   }
 
   update(task: CollectionTask): Promise<void> {
@@ -109,8 +99,7 @@ export class MongoCollectionTaskRepository implements CollectionTaskRepository {
 
   /** Walks the `finished` index (mongo-indexes.ts). */
   listFinishedSince(status: CollectionStatus, since: number, limit: number): Promise<CollectionTask[]> {
-    return guarded('collection task finished list', async () => (await this.tasks.find({ status, finishedAt: { $gte: since } })
-      .sort({ finishedAt: 1, _id: 1 }).limit(limit).toArray()).map((doc) => fromDocument(COLLECTION_TASK_RECORD, doc)));
+    return guarded('collection task finished list', () => this.table.find({ status, finishedAt: { $gte: since } }, { finishedAt: 1, _id: 1 }, limit));
   }
 
   countByStatus(): Promise<ReadonlyMap<CollectionStatus, number>> {

@@ -5,12 +5,11 @@ import {
 } from '../../core/domain/model/index.js';
 import type { CommandRepository } from '../../core/ports/command-repository.port.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
-import { COLLECTIONS } from './collections.js';
 import { holdsAddressLock } from '../records/command-record.js';
 import type { CommandDocument } from './mongo-documents.js';
-import { guarded, insertionStamp, isDuplicateKey, pageFrom } from './mongo-support.js';
+import { guarded, insertionStamp, isDuplicateKey } from './mongo-support.js';
 import { COMMAND_RECORD } from '../records/command-record.js';
-import { fromDocument, replaceOf, toDocument } from './mongo-table.js';
+import { fromDocument, MongoTable, replaceOf, toDocument, type MongoTableOf } from './mongo-table.js';
 
 /** Newest first; equal creation times put the later insert first (as the memory adapter does). */
 /** Newest first; `_id` breaks the ties `insertedSeq` leaves between processes (index by_user_newest_id). */
@@ -71,10 +70,12 @@ export function claimUpdate(owner: string, now: number, leaseMs: number) {
 
 /** Commands; the per-address lock is a partial unique index (see commandInsertDocument). */
 export class MongoCommandRepository implements CommandRepository {
+  private readonly table: MongoTableOf<typeof COMMAND_RECORD>;
   private readonly commands: Collection<CommandDocument>;
 
   constructor(db: Db) {
-    this.commands = db.collection<CommandDocument>(COLLECTIONS.commands);
+    this.table = new MongoTable(db, COMMAND_RECORD);
+    this.commands = this.table.typed();
   }
 
   insert(command: Command, options: { readonly locking: boolean }): Promise<'created' | 'locked'> {
@@ -102,23 +103,16 @@ export class MongoCommandRepository implements CommandRepository {
   }
 
   get(commandNo: string): Promise<Command | null> {
-    return guarded('command read', async () => {
-      const doc = await this.commands.findOne({ _id: commandNo });
-      return doc === null ? null : fromDocument(COMMAND_RECORD, doc);
-    });
+    return guarded('command read', () => this.table.get(commandNo));
   }
 
   findActiveByAddress(address: string): Promise<Command | null> {
-    return guarded('command read', async () => {
-      const doc = await this.commands.findOne(activeOn(address), { sort: { createdAt: 1, insertedSeq: 1 } });
-      return doc === null ? null : fromDocument(COMMAND_RECORD, doc);
-    });
+    return guarded('command read', () => this.table.first(activeOn(address), { createdAt: 1, insertedSeq: 1 }));
   }
 
   /** Walks the `finished` index (mongo-indexes.ts). */
   listFinishedSince(type: CommandType, status: CommandStatus, since: number, limit: number): Promise<Command[]> {
-    return guarded('command finished list', async () => (await this.commands.find({ type, status, finishedAt: { $gte: since } })
-      .sort({ finishedAt: 1, _id: 1 }).limit(limit).toArray()).map((doc) => fromDocument(COMMAND_RECORD, doc)));
+    return guarded('command finished list', () => this.table.find({ type, status, finishedAt: { $gte: since } }, { finishedAt: 1, _id: 1 }, limit));
   }
 
   listByUser(
@@ -132,12 +126,7 @@ export class MongoCommandRepository implements CommandRepository {
         ...(filter.type === undefined ? {} : { type: filter.type }),
         ...(filter.status === undefined ? {} : { status: filter.status }),
       };
-      return pageFrom(
-        () => this.commands.countDocuments(query),
-        async (skip, limit) =>
-          (await this.commands.find(query).sort(NEWEST_FIRST).skip(skip).limit(limit).toArray()).map((doc) => fromDocument(COMMAND_RECORD, doc)),
-        page,
-      );
+      return this.table.page(query, NEWEST_FIRST, page);
     });
   }
 

@@ -5,10 +5,10 @@ import type { Page, PageRequest } from '../../core/ports/page.js';
 import type { WalletInsertOutcome, WalletRepository } from '../../core/ports/wallet-repository.port.js';
 import { COLLECTIONS } from './collections.js';
 import { walletQuotaKey, type WalletDocument, type WalletQuotaDocument } from './mongo-documents.js';
-import { guarded, isDuplicateKey, pageFrom, storeUnavailable } from './mongo-support.js';
+import { guarded, isDuplicateKey, storeUnavailable } from './mongo-support.js';
 import { inTransaction } from './mongo-transaction.js';
 import { WALLET_RECORD } from '../records/wallet-record.js';
-import { fromDocument, toDocument } from './mongo-table.js';
+import { MongoTable, toDocument, type MongoTableOf } from './mongo-table.js';
 
 /**
  * Wallet addresses. "One main address per (user, network)" is a partial unique index; the sub-address quota is a
@@ -17,11 +17,13 @@ import { fromDocument, toDocument } from './mongo-table.js';
  * `client` null means a standalone server without transactions: see insertSubReserving.
  */
 export class MongoWalletRepository implements WalletRepository {
+  private readonly table: MongoTableOf<typeof WALLET_RECORD>;
   private readonly wallets: Collection<WalletDocument>;
   private readonly quotas: Collection<WalletQuotaDocument>;
 
   constructor(db: Db, private readonly client: MongoClient | null) {
-    this.wallets = db.collection<WalletDocument>(COLLECTIONS.wallets);
+    this.table = new MongoTable(db, WALLET_RECORD);
+    this.wallets = this.table.typed();
     this.quotas = db.collection<WalletQuotaDocument>(COLLECTIONS.walletQuotas);
   }
 
@@ -90,24 +92,15 @@ export class MongoWalletRepository implements WalletRepository {
   }
 
   findByAddress(address: string): Promise<WalletAddress | null> {
-    return guarded('wallet read', async () => {
-      const doc = await this.wallets.findOne({ address });
-      return doc === null ? null : fromDocument(WALLET_RECORD, doc);
-    });
+    return guarded('wallet read', () => this.table.first({ address }));
   }
 
   findById(id: number): Promise<WalletAddress | null> {
-    return guarded('wallet read', async () => {
-      const doc = await this.wallets.findOne({ _id: id });
-      return doc === null ? null : fromDocument(WALLET_RECORD, doc);
-    });
+    return guarded('wallet read', () => this.table.get(id));
   }
 
   findMain(userId: UserId, networkCode: string): Promise<WalletAddress | null> {
-    return guarded('wallet read', async () => {
-      const doc = await this.wallets.findOne({ userId, networkCode: networkCode as WalletDocument['networkCode'], addressType: ADDRESS_TYPE.MAIN });
-      return doc === null ? null : fromDocument(WALLET_RECORD, doc);
-    });
+    return guarded('wallet read', () => this.table.first({ userId, networkCode, addressType: ADDRESS_TYPE.MAIN }));
   }
 
   countSubs(userId: UserId, networkCode: string): Promise<number> {
@@ -118,11 +111,7 @@ export class MongoWalletRepository implements WalletRepository {
   listByUser(userId: UserId, filter: { readonly addressType?: AddressType }, page: PageRequest): Promise<Page<WalletAddress>> {
     return guarded('wallet list', () => {
       const query = filter.addressType === undefined ? { userId } : { userId, addressType: filter.addressType };
-      return pageFrom(
-        () => this.wallets.countDocuments(query),
-        async (skip, limit) => (await this.wallets.find(query).sort({ _id: 1 }).skip(skip).limit(limit).toArray()).map((doc) => fromDocument(WALLET_RECORD, doc)),
-        page,
-      );
+      return this.table.page(query, { _id: 1 }, page);
     });
   }
 
@@ -130,10 +119,7 @@ export class MongoWalletRepository implements WalletRepository {
     return guarded('wallet read', async () => {
       const unique = [...new Set(addresses)];
       if (unique.length === 0) return [];
-      const byAddress = new Map<string, WalletAddress>();
-      for (const doc of await this.wallets.find({ address: { $in: unique } }).toArray()) {
-        byAddress.set(doc.address, fromDocument(WALLET_RECORD, doc));
-      }
+      const byAddress = new Map((await this.table.find({ address: { $in: unique } })).map((wallet) => [wallet.address, wallet]));
       // In the order asked, like the memory adapter.
       return unique.flatMap((address) => byAddress.get(address) ?? []);
     });
