@@ -7,6 +7,7 @@ import { ACCOUNT_RECORD } from '../records/account-record.js';
 import { DEPOSIT_RECORD } from '../records/deposit-record.js';
 import { account } from '../records/testing/record-arbitraries.js';
 import { deposit, DESCRIPTOR_CASES } from '../records/testing/descriptor-cases.js';
+import { COLLECTIONS } from './collections.js';
 import { fromDocument, replaceOf, toDocument } from './mongo-table.js';
 
 // The document mapping a MongoTable derives from a descriptor, checked without mongod (its suites need a replica set
@@ -54,6 +55,11 @@ describe('MongoTable: the document mapping of every descriptor', () => {
       }), { numRuns: runs(20) });
     });
   }
+
+  it('every descriptor names a collection of the store (the indexes are declared on those names)', () => {
+    const names: readonly string[] = Object.values(COLLECTIONS);
+    expect(DESCRIPTOR_CASES.map((c) => c.descriptor.collection).filter((name) => !names.includes(name))).toEqual([]);
+  });
 
   it('a deposit replace matches its transfer and network (never written), and clears an auto-collect task that ended', () => {
     fc.assert(fc.property(deposit, (value) => {
