@@ -4,7 +4,8 @@ import type { SweepPlan } from '../../core/domain/sweep-plan.js';
 import type { SweepCost } from '../../core/domain/sweep-cost.js';
 import { fromStoredTransaction, toStoredTransaction, type StoredPreparedTransaction } from './command-record.js';
 import { decodeMoney, decodeOptionalMoney, encodeMoney, encodeOptionalMoney, nullable } from './record-support.js';
-import { describeRecord, type SplitSpec } from './record-descriptor.js';
+import { describeRecord } from './record-descriptor.js';
+import { fromStoredLease, leaseColumns, toStoredLease, type StoredLease } from './lease-record.js';
 
 /** One step of a collection task as stored (its prepared transaction embedded). */
 export interface StoredStep {
@@ -17,21 +18,6 @@ export interface StoredStep {
   completedAt: number | null;
   pipelined?: boolean;
   purpose?: 'undelegate';
-}
-
-/** A worker's lease as stored: owner and expiry in epoch ms. */
-export interface StoredLease {
-  owner: string;
-  expiresAt: number;
-}
-
-/** A lease in the two columns a claim filters on, `<prefix>_owner` and `<prefix>_expires_at` (no owner: none). */
-export function leaseColumns(prefix = 'lease'): SplitSpec<StoredLease | null> {
-  return {
-    columns: [`${prefix}_owner`, `${prefix}_expires_at`],
-    split: (lease) => [lease?.owner ?? null, lease?.expiresAt ?? null],
-    join: ([owner, expiresAt]) => (owner === null || owner === undefined ? null : { owner: owner as string, expiresAt: expiresAt as number }),
-  };
 }
 
 /** The post-failure reclaim as stored (its own lease and schedule, its steps like the task's). */
@@ -180,16 +166,6 @@ function fromStoredReclaim(doc: StoredReclaim): ReclaimRecord {
     status: doc.status, steps: doc.steps.map(fromStoredStep), nextRunAt: doc.nextRunAt,
     lease: fromStoredLease(doc.lease), finishedAt: nullable(doc.finishedAt),
   };
-}
-
-/** Domain value -> stored record: pure, a fresh object (amounts, where any, as decimal strings). */
-export function toStoredLease(lease: { readonly owner: string; readonly expiresAt: number } | null): StoredLease | null {
-  return lease === null ? null : { owner: lease.owner, expiresAt: lease.expiresAt };
-}
-
-/** Stored record -> domain value; null and a missing field both read as null. */
-export function fromStoredLease(doc: StoredLease | null | undefined): { owner: string; expiresAt: number } | null {
-  return doc === null || doc === undefined ? null : { owner: doc.owner, expiresAt: doc.expiresAt };
 }
 
 /** Domain value -> stored record: pure, a fresh object (amounts, where any, as decimal strings). */

@@ -1,13 +1,14 @@
 import { COMMAND_STATUS, COMMAND_TYPE, type Command, type CommandStatus, type CommandType, type PreparedTransaction } from '../../core/domain/model/command.js';
 import {
-  fromStoredCost, fromStoredLease, fromStoredPlan, fromStoredStep, leaseColumns, toStoredCost, toStoredLease, toStoredPlan, toStoredStep,
-  type StoredLease, type StoredStep, type StoredSweepCost, type StoredSweepPlan,
+  fromStoredCost, fromStoredPlan, fromStoredStep, toStoredCost, toStoredPlan, toStoredStep,
+  type StoredStep, type StoredSweepCost, type StoredSweepPlan,
 } from './collection-task-record.js';
 import type { CollectionStatus, EnergyPath } from '../../core/domain/model/collection-task.js';
 import type { WithdrawalFunding } from '../../core/domain/withdrawal-funding.js';
 import { decodeMoney, encodeMoney, nullable } from './record-support.js';
 import { fromStoredApproval, toStoredApproval, type StoredCommandApproval } from './withdrawal-policy-record.js';
 import { describeRecord } from './record-descriptor.js';
+import { fromStoredLease, leaseColumns, toStoredLease, type StoredLease } from './lease-record.js';
 
 /** A signed transaction as stored: written before broadcast, so a resumed step can look the txid up. */
 export interface StoredPreparedTransaction {

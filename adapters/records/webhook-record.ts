@@ -3,7 +3,7 @@ import type {
   DeliveryAttempt, DeliveryStatus, DeveloperConfig, JsonValue, OptInEventType, WebhookDelivery, WebhookEvent, WebhookEventType,
 } from '../../core/domain/model/webhook.js';
 import { fromStoredEnvelope, toStoredEnvelope, type StoredEnvelope } from './wallet-record.js';
-import { fromStoredLease, leaseColumns, toStoredLease, type StoredLease } from './collection-task-record.js';
+import { fromStoredLease, leaseColumns, toStoredLease, type StoredLease } from './lease-record.js';
 import { describeRecord } from './record-descriptor.js';
 import { decodeMoney, encodeMoney, nullable } from './record-support.js';
 
