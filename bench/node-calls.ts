@@ -95,7 +95,7 @@ export async function measure(path: CallPath, baseline = false, sweeps = SWEEPS)
     const tip = (): number | null => receipts.newestBlock();
     const gateway: ChainGateway = baseline ? createDevnetChainGateway(w.devnet, { now })
       : new CachingChainGateway(createDevnetChainGateway(w.devnet, { now, blockCacheMs: 3_000, tip, recent: () => receipts.newestHead(3_000), referenceReuseMs: 30_000 }),
-        { blockMs: 3_000, now, tip });
+        { blockMs: 3_000, now, tip, chainTime: () => receipts.newestHead(3_000)?.timestamp ?? null });
     let scannerCalls = 0;
     const scanner = new BalanceScanner({
       clock: w.clock, cursors: new MemoryScanCursorStore(), wallets: w.stores.wallets, balances: w.stores.balances, deposits: w.stores.deposits,

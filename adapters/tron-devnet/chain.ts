@@ -3,7 +3,7 @@
  * pending transactions to its DB session too, so fullnode reads see them), one state layer per block (state.ts) for
  * the solidified view and reorgs, broadcast validation in java-tron's order, and the test controls (faucet, mine, advance).
  */
-import { BLOCK_INTERVAL_MS, DEFAULT_GENESIS_TIME, DEFAULT_PARAMS, INTEGER_PARAMS, SUN_PER_TRX, TX_EXPIRATION_MS, type ChainParams } from './constants.js';
+import { BLOCK_INTERVAL_MS, DEFAULT_GENESIS_TIME, DEFAULT_PARAMS, INTEGER_PARAMS, MAINTENANCE_PARAMS, SUN_PER_TRX, TX_EXPIRATION_MS, type ChainParams } from './constants.js';
 import { addressOfKey, deriveKey, sha256Hex, signTxId, toHex41, txIdentity, type RawData } from './codec.js';
 import { checkTx, parseSignedTx } from './tx-checks.js';
 import type { DevnetContracts } from './contracts.js';
@@ -95,6 +95,13 @@ export class Chain {
   readonly txs = new Map<string, TxRecord>();
   /** Price history for getenergyprices: "time:price" pairs. */
   readonly energyPriceHistory: Array<[number, number]> = [];
+  /**
+   * When the next maintenance happens (`wallet/getnextmaintenancetime`): the first block whose time reaches it applies
+   * the scheduled parameter changes, then this moves on by whole intervals (java-tron updateNextMaintenanceTime).
+   */
+  nextMaintenanceTime = 0;
+  /** Changes of {@link MAINTENANCE_PARAMS} waiting for the next maintenance (as approved proposals do). */
+  private scheduled: Partial<ChainParams> = {};
   readonly systemSources: Array<(time: number) => SystemTx[]> = [];
   private readonly witnessKeys = new Map<string, string>();
   private headState: ChainState;
@@ -155,6 +162,7 @@ export class Chain {
     this.pendingState = forkState(s);
     this.pushBlock(time, ZERO32.slice(0, 42), sha256Hex(`genesis:${this.seed}`), []);
     this.snapshots.set(0, s);
+    this.nextMaintenanceTime = time + this.params.maintenanceTimeInterval;
     // java-tron prints the genesis header without `number` (proto default 0), which tronweb cannot build a
     // TaPoS reference from; a real chain is never at genesis when clients connect, so produce block 1 now.
     this.mine(1);
@@ -365,8 +373,33 @@ export class Chain {
     this.pending = [];
     this.pendingIds.clear();
     this.snapshots.set(block.number, st);
+    // After the block's transactions, as java-tron's processBlock: they ran at the old parameters and cycle.
+    if (time >= this.nextMaintenanceTime) this.maintain(time);
     this.updateSolid();
     return block;
+  }
+
+  /**
+   * A maintenance at the block of `time`: the scheduled parameters take effect (java-tron processProposals; a new
+   * cycle, where a contract's energy factor moves), and the next maintenance time moves on by whole intervals of the
+   * interval now in force (DynamicPropertiesStore.updateNextMaintenanceTime).
+   */
+  private maintain(time: number): void {
+    const changes = this.scheduled;
+    this.scheduled = {};
+    if (changes.energyFee !== undefined && changes.energyFee !== this.params.energyFee) this.energyPriceHistory.push([time, changes.energyFee]);
+    Object.assign(this.params, changes);
+    const interval = this.params.maintenanceTimeInterval;
+    const rounds = Math.floor((time - this.nextMaintenanceTime) / interval);
+    this.nextMaintenanceTime += (rounds + 1) * interval;
+  }
+
+  /** Produces blocks until the next maintenance has happened (advancing time to it); returns the blocks. */
+  toMaintenance(): BlockRecord[] {
+    const target = this.nextMaintenanceTime;
+    const out = this.advance(Math.max(target - this.head.time, BLOCK_INTERVAL_MS));
+    while (this.nextMaintenanceTime === target) out.push(...this.mine(1));
+    return out;
   }
 
   private pushBlock(time: number, witness: string, parentHash: string, txIds: string[]): BlockRecord {
@@ -528,16 +561,23 @@ export class Chain {
     for (const st of this.headAndPending()) st.usdtPaused = on;
   }
 
-  /** Updates chain parameters; an energy fee change is recorded in the price history. */
+  /**
+   * Updates chain parameters: the simulator's knobs at once, {@link MAINTENANCE_PARAMS} at the next maintenance
+   * (an energy fee change is recorded in the price history then). Returns the full set as it will stand after it.
+   */
   setParams(p: Partial<ChainParams>): ChainParams {
     for (const [k, v] of Object.entries(p)) {
       if (!(k in this.params) || typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new Error(`invalid parameter ${k}`);
       if (INTEGER_PARAMS.has(k as keyof ChainParams) && !Number.isSafeInteger(v)) throw new Error(`invalid parameter ${k}: an integer is required`);
     }
-    if (p.energyFee !== undefined && p.energyFee !== this.params.energyFee) this.energyPriceHistory.push([this.head.time, p.energyFee]);
-    Object.assign(this.params, p);
+    if (p.maintenanceTimeInterval !== undefined && !(p.maintenanceTimeInterval > 0)) throw new Error('invalid parameter maintenanceTimeInterval: must be positive');
+    for (const [k, v] of Object.entries(p)) {
+      // A chain parameter moves at the next maintenance, as an approved proposal does; a knob of the simulator at once.
+      if (MAINTENANCE_PARAMS.has(k as keyof ChainParams)) (this.scheduled as Record<string, number>)[k] = v as number;
+      else (this.params as unknown as Record<string, number>)[k] = v as number;
+    }
     this.updateSolid();
-    return { ...this.params };
+    return { ...this.params, ...this.scheduled };
   }
 }
 

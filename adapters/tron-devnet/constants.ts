@@ -68,7 +68,21 @@ export interface ChainParams {
    * 0 is the bare base cost. See dynamic-energy.ts.
    */
   usdtEnergyFactor: number;
+  /**
+   * Milliseconds between two maintenances (getMaintenanceTimeInterval; mainnet 21,600,000 = 6 h). At the first block
+   * whose time reaches the next maintenance time, java-tron applies approved proposals (prices) and starts a new
+   * cycle, the only moment a contract's dynamic energy factor moves (Manager.processBlock, MaintenanceManager,
+   * ContractStateCapsule.catchUpToCycle). See {@link MAINTENANCE_PARAMS}.
+   */
+  maintenanceTimeInterval: number;
 }
+
+/**
+ * The parameters that change only at a maintenance, as on the chain: a change of one (setParams, /sim/params) is
+ * scheduled and takes effect after the first block whose time reaches the next maintenance time
+ * (`wallet/getnextmaintenancetime`). The others are the simulator's knobs and change at once.
+ */
+export const MAINTENANCE_PARAMS: ReadonlySet<keyof ChainParams> = new Set(['energyFee', 'transactionFee', 'usdtEnergyFactor', 'maintenanceTimeInterval']);
 
 /** Mainnet-like defaults. */
 export const DEFAULT_PARAMS: ChainParams = {
@@ -88,10 +102,11 @@ export const DEFAULT_PARAMS: ChainParams = {
   confirmations: DEFAULT_SOLIDIFY_LAG,
   voteRewardApr: 0.04,
   usdtEnergyFactor: 34_000,
+  maintenanceTimeInterval: 21_600_000,
 };
 
 /** Parameters that only take whole numbers (java-tron stores them as long). */
-export const INTEGER_PARAMS: ReadonlySet<keyof ChainParams> = new Set(['usdtEnergyFactor', 'solidifyLag']);
+export const INTEGER_PARAMS: ReadonlySet<keyof ChainParams> = new Set(['usdtEnergyFactor', 'solidifyLag', 'maintenanceTimeInterval']);
 
 /** Maximum pending unfreeze entries per account (getavailableunfreezecount starts at 32). */
 export const MAX_UNFREEZE_ENTRIES = 32;

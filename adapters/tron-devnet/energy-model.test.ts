@@ -65,6 +65,10 @@ describe('USDT dynamic energy factor (usdtEnergyFactor)', () => {
 
   it('raising the factor raises the constant call, the estimate and what the transfer really consumes', async () => {
     expect((await post('/sim/params', { usdt_energy_factor: 50_000 })).body['usdtEnergyFactor']).toBe(50_000);
+    // As on the chain, the factor moves at the next maintenance only: until then the old one holds.
+    expect(await dryRun(holder)).toMatchObject({ energy_used: 64_285 });
+    expect((await post('/wallet/getcontractinfo', { value: devnet.usdtAddressHex })).body['contract_state']).toMatchObject({ energy_factor: 34_000 });
+    expect((await post('/sim/maintenance', {})).status).toBe(200);
     expect(await dryRun(holder)).toMatchObject({ energy_used: 87_906, energy_penalty: 73_255 });
     expect(await dryRun(wallet(devnet, 'factor-empty'))).toMatchObject({ energy_used: 177_906, energy_penalty: 148_255 });
     const est = await payer.tw.transactionBuilder.estimateEnergy(devnet.usdtAddress, 'transfer(address,uint256)', {}, [
@@ -82,8 +86,10 @@ describe('USDT dynamic energy factor (usdtEnergyFactor)', () => {
 
   it('a fee_limit sized for yesterday\'s factor runs out of energy after a rise', async () => {
     devnet.setParams({ usdtEnergyFactor: 34_000 });
+    devnet.toMaintenance();
     expect((await transfer(holder, 64_285 * 100)).receipt.result).toBe('SUCCESS');
     devnet.setParams({ usdtEnergyFactor: 36_000 });
+    devnet.toMaintenance();
     const info = await transfer(holder, 64_285 * 100);
     expect(info.receipt.result).toBe('OUT_OF_ENERGY');
     expect(info.receipt.energy_usage_total).toBe(64_285);
@@ -91,6 +97,7 @@ describe('USDT dynamic energy factor (usdtEnergyFactor)', () => {
 
   it('factor 0 is the bare base cost (no energy_penalty); reverts scale too; bad values are refused', async () => {
     devnet.setParams({ usdtEnergyFactor: 0 });
+    devnet.toMaintenance();
     const body = await dryRun(holder);
     expect(body['energy_used']).toBe(14_651);
     expect(body).not.toHaveProperty('energy_penalty');
@@ -99,6 +106,45 @@ describe('USDT dynamic energy factor (usdtEnergyFactor)', () => {
     devnet.setUsdtPaused(false);
     for (const bad of [1.5, -1, 'x']) expect((await post('/sim/params', { usdt_energy_factor: bad })).status).toBe(400);
     devnet.setParams({ usdtEnergyFactor: 34_000 });
+    devnet.toMaintenance();
+  });
+});
+
+describe('maintenance: when the factor and the prices move (wallet/getnextmaintenancetime)', () => {
+  let devnet: Devnet;
+  afterAll(() => devnet.close());
+  const nextMaintenance = async (): Promise<number> =>
+    ((await (await fetch(devnet.url + '/wallet/getnextmaintenancetime', { method: 'POST', body: '{}' })).json()) as { num: number }).num;
+  const factor = async (): Promise<unknown> => ((await (await fetch(devnet.url + '/wallet/getcontractinfo', {
+    method: 'POST', body: JSON.stringify({ value: devnet.usdtAddressHex }),
+  })).json()) as Json)['contract_state'];
+  const param = async (key: string): Promise<unknown> => ((await (await fetch(devnet.url + '/wallet/getchainparameters', { method: 'POST', body: '{}' }))
+    .json()) as { chainParameter: { key: string; value?: number }[] }).chainParameter.find((p) => p.key === key)?.value;
+
+  it('a scheduled change takes effect at the first block whose time reaches the next maintenance, which then moves on by the interval', async () => {
+    devnet = await startTestDevnet();
+    const first = await nextMaintenance();
+    expect(first).toBeGreaterThan(devnet.chain.head.time);
+    expect(await param('getMaintenanceTimeInterval')).toBe(21_600_000);
+    devnet.setParams({ usdtEnergyFactor: 40_000, energyFee: 210, transactionFee: 2_000, maintenanceTimeInterval: 600_000 });
+    // Up to the last block before it: nothing has moved.
+    devnet.advance(first - devnet.chain.head.time - 3_000);
+    expect(devnet.chain.head.time).toBe(first - 3_000);
+    expect(await factor()).toMatchObject({ energy_factor: 34_000 });
+    expect([await param('getEnergyFee'), await param('getTransactionFee')]).toEqual([100, 1_000]);
+    expect(await nextMaintenance()).toBe(first);
+    // The block at the maintenance time: everything moves, and the next one is one (new) interval later.
+    devnet.mine(1);
+    expect(await factor()).toMatchObject({ energy_factor: 40_000 });
+    expect([await param('getEnergyFee'), await param('getTransactionFee'), await param('getMaintenanceTimeInterval')]).toEqual([210, 2_000, 600_000]);
+    expect(await nextMaintenance()).toBe(first + 600_000);
+    // toMaintenance goes to the next one; missed slots still land on the grid of the interval.
+    devnet.setParams({ usdtEnergyFactor: 34_000 });
+    devnet.toMaintenance();
+    expect(await factor()).toMatchObject({ energy_factor: 34_000 });
+    expect(await nextMaintenance()).toBe(first + 1_200_000);
+    devnet.advance(3 * 600_000 + 30_000);
+    expect(await nextMaintenance()).toBe(first + 5 * 600_000);
   });
 });
 

@@ -158,6 +158,16 @@ export class Devnet {
     return this.chain.head.number;
   }
 
+  /**
+   * Advances virtual time to the next maintenance and mines its block (TRON: every getMaintenanceTimeInterval, 6 h on
+   * mainnet), where the scheduled parameter changes (prices, the USDT energy factor) take effect; returns the new
+   * head number. A test that changes one of those does it here, as the chain does.
+   */
+  toMaintenance(): number {
+    this.chain.toMaintenance();
+    return this.chain.head.number;
+  }
+
   /** Advances virtual time by `ms`, mining blocks so head time follows; returns the new head number. */
   advance(ms: number): number {
     this.chain.advance(ms);

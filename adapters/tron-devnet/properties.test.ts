@@ -166,7 +166,7 @@ class Workload {
       }
       case 'blacklist': this.chain.setUsdtBlacklisted(ADDRS[op.who]!, op.on); break;
       case 'pause': this.chain.setUsdtPaused(op.on); break;
-      case 'factor': this.chain.setParams({ usdtEnergyFactor: op.value }); break;
+      case 'factor': this.chain.setParams({ usdtEnergyFactor: op.value }); this.chain.toMaintenance(); break;
       default: this.broadcast(this.build(op));
     }
     expect(this.chain.solidNumber).toBeGreaterThanOrEqual(this.solid);

@@ -44,6 +44,10 @@ export function controlRoutes(devnet: Devnet): Record<string, ControlRoute> {
       devnet.mine(count(q['blocks'] ?? 1, 'blocks'));
       return devnet.info();
     }),
+    '/sim/maintenance': post(() => {
+      devnet.toMaintenance();
+      return devnet.info();
+    }),
     '/sim/advance': post((q) => {
       devnet.advance(count(q['ms'], 'ms'));
       return devnet.info();

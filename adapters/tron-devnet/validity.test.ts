@@ -114,7 +114,11 @@ describe('broadcast validity checks and fault injection (real tronweb)', () => {
     expect(devnet.chain.now).toBe(before + 30_000);
     const p = await post('/sim/params', { energy_fee: 210 });
     expect(p['energyFee']).toBe(210);
-    expect(await a.tw.trx.getEnergyPrices()).toBe(`0:100,${devnet.chain.now}:210`);
+    // A price moves at the next maintenance, as a proposal does.
+    expect((await a.tw.trx.getChainParameters()).find((x) => x.key === 'getEnergyFee')?.value).toBe(100);
+    const at = devnet.chain.nextMaintenanceTime;
+    await post('/sim/maintenance', {});
+    expect(await a.tw.trx.getEnergyPrices()).toBe(`0:100,${at}:210`);
     const params = await a.tw.trx.getChainParameters();
     expect(params.find((x) => x.key === 'getEnergyFee')?.value).toBe(210);
     expect((await post('/sim/faults', { slow_ms: 0 }))['node_down']).toBe(false);

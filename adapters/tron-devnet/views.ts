@@ -176,7 +176,7 @@ export function rewardJson(a: Account | undefined, p: ChainParams, now: number):
 /** getchainparameters in java-tron's key naming. */
 export function chainParametersJson(p: ChainParams): Json {
   const entries: Array<[string, number]> = [
-    ['getMaintenanceTimeInterval', 21_600_000],
+    ['getMaintenanceTimeInterval', p.maintenanceTimeInterval],
     ['getAccountUpgradeCost', 9_999_000_000],
     ['getCreateAccountFee', p.createAccountFee],
     ['getTransactionFee', p.transactionFee],

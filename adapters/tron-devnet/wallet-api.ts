@@ -240,6 +240,8 @@ export const HANDLERS: Record<string, Handler> = {
   gettransactionlistfrompending: (q, c) => ({ txId: c.pendingTxs().map((t) => t.txID) }),
   getpendingsize: (q, c) => ({ pendingSize: c.pendingCount }),
   getchainparameters: (q, c) => v.chainParametersJson(c.params),
+  // Epoch ms of the next maintenance (java-tron GetNextMaintenanceTimeServlet: {"num": …}).
+  getnextmaintenancetime: (q, c) => ({ num: c.nextMaintenanceTime }),
   getenergyprices: (q, c) => ({ prices: c.energyPriceHistory.map(([t, p]) => `${t}:${p}`).join(',') }),
   getbandwidthprices: (q, c) => ({ prices: `0:${c.params.transactionFee}` }),
   getdelegatedresourcev2: (q, c, solid) => {

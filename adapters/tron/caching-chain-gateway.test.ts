@@ -116,18 +116,19 @@ describe('CachingChainGateway', () => {
     expect([first, await gateway.getTrxBalance(a.address)]).toEqual(['failed', TRX]);
   });
 
-  it('energyFactor reads getcontractinfo\'s energy_factor (0 when java-tron omits it), and a new factor is seen in a new block', async () => {
+  it('energyFactor reads getcontractinfo\'s energy_factor (0 when java-tron omits it); without the chain\'s time, a new factor is seen in the next block', async () => {
     const { gateway } = world();
     const before = devnet.chain.params.usdtEnergyFactor;
     try {
       devnet.setParams({ usdtEnergyFactor: 0 });
-      devnet.mine(1);
+      devnet.toMaintenance();
       expect(await gateway.energyFactor(devnet.usdtAddress)).toBe(0);
       devnet.setParams({ usdtEnergyFactor: 36_000 });
-      devnet.mine(1);
+      devnet.toMaintenance();
       expect(await gateway.energyFactor(devnet.usdtAddress)).toBe(36_000);
     } finally {
       devnet.setParams({ usdtEnergyFactor: before });
+      devnet.toMaintenance();
     }
   });
 
@@ -189,3 +190,126 @@ describe('CachingChainGateway', () => {
     }), { numRuns: runs(12), seed: 39_5 });
   });
 });
+
+describe('CachingChainGateway: the energy factor and the prices until the next maintenance', () => {
+  let chain: Devnet;
+  beforeAll(async () => {
+    // A short maintenance interval (a chain parameter, 6 h on mainnet), so that a test crosses several.
+    chain = await startDevnet({ port: 0, blockMs: 0, seed: 'caching-maintenance', params: { maintenanceTimeInterval: 120_000 } });
+  });
+  afterAll(async () => {
+    await chain.close();
+  });
+
+  /** A decorated gateway with the chain's time (the head's, as the scanner's fresh head gives it), and a plain one. */
+  function periodWorld() {
+    const clock = new ManualClock();
+    const calls: string[] = [];
+    const inner = createDevnetChainGateway(chain, { now: () => clock.now(), onCall: (path) => calls.push(path), blockCacheMs: 3_000 });
+    const gateway = new CachingChainGateway(inner, {
+      blockMs: 3_000, now: () => clock.now(), tip: () => chain.info().head_number, chainTime: () => chain.chain.head.time,
+    });
+    const plain = createDevnetChainGateway(chain);
+    const count = (path: string): number => calls.filter((c) => c === path).length;
+    const mine = (blocks: number): void => {
+      chain.mine(blocks);
+      clock.advance(3_000 * blocks);
+    };
+    const toMaintenance = (): void => {
+      const from = chain.chain.head.time;
+      chain.toMaintenance();
+      clock.advance(chain.chain.head.time - from);
+    };
+    const read = async (g: ChainGateway): Promise<[number, bigint, bigint]> => {
+      const [factor, prices] = await Promise.all([g.energyFactor(chain.usdtAddress), g.getChainPrices()]);
+      return [factor, prices.energySun, prices.bandwidthSun];
+    };
+    return { gateway, plain, count, mine, toMaintenance, read };
+  }
+
+  it('one read of each a period; the schedule read once, then stepped on its grid; read again when a maintenance changed the interval', async () => {
+    const { gateway, plain, count, mine, toMaintenance, read } = periodWorld();
+    toMaintenance();
+    mine(5);
+    expect(await read(gateway)).toEqual([34_000, 100n, 1_000n]);
+    expect([count('wallet/getcontractinfo'), count('wallet/getchainparameters'), count('wallet/getnextmaintenancetime')]).toEqual([1, 1, 1]);
+    // Changes approved for the next maintenance: the chain answers the old values until then, and so does the cache,
+    // block after block, without a call.
+    chain.setParams({ usdtEnergyFactor: 40_000, energyFee: 210, transactionFee: 2_000 });
+    for (let i = 0; i < 10; i++) {
+      mine(2);
+      expect(await read(gateway)).toEqual(await read(plain));
+    }
+    expect([count('wallet/getcontractinfo'), count('wallet/getchainparameters'), count('wallet/getnextmaintenancetime')]).toEqual([1, 1, 1]);
+    // The maintenance: read again, once, at the new values; the next maintenance follows on the grid, not read.
+    toMaintenance();
+    mine(3);
+    expect(await read(gateway)).toEqual([40_000, 210n, 2_000n]);
+    mine(2);
+    expect(await read(gateway)).toEqual([40_000, 210n, 2_000n]);
+    expect([count('wallet/getcontractinfo'), count('wallet/getchainparameters'), count('wallet/getnextmaintenancetime')]).toEqual([2, 2, 1]);
+    // A maintenance that changes the interval: the prices read after it shows so, and the schedule is read again.
+    chain.setParams({ maintenanceTimeInterval: 60_000, usdtEnergyFactor: 34_000, energyFee: 100, transactionFee: 1_000 });
+    toMaintenance();
+    mine(3);
+    expect(await read(gateway)).toEqual([34_000, 100n, 1_000n]);
+    mine(1);
+    expect(await read(gateway)).toEqual([34_000, 100n, 1_000n]);
+    expect(count('wallet/getnextmaintenancetime')).toBe(2);
+    const reads = count('wallet/getcontractinfo');
+    mine(2);
+    expect(await read(gateway)).toEqual([34_000, 100n, 1_000n]);
+    expect(count('wallet/getcontractinfo')).toBe(reads);
+    // …and the next maintenance on the new grid ends them.
+    chain.setParams({ usdtEnergyFactor: 36_000 });
+    toMaintenance();
+    mine(3);
+    expect(await read(gateway)).toEqual([36_000, 100n, 1_000n]);
+  });
+
+  it('near a maintenance (within two blocks of it, either side) a read stands one block only', async () => {
+    const { gateway, count, mine, read } = periodWorld();
+    mine(3);
+    await read(gateway);
+    const next = chain.chain.nextMaintenanceTime;
+    // Up to the block two slots before the maintenance: from there on, once a block.
+    mine((next - chain.chain.head.time) / 3_000 - 2);
+    const before = count('wallet/getcontractinfo');
+    await read(gateway);
+    mine(1);
+    await read(gateway);
+    expect(count('wallet/getcontractinfo')).toBe(before + 2);
+    // The maintenance block and the one after: a node a block behind may not have applied it yet.
+    mine(1);
+    await read(gateway);
+    mine(1);
+    await read(gateway);
+    expect(count('wallet/getcontractinfo')).toBe(before + 4);
+    // Past the margin: it stands again.
+    mine(1);
+    await read(gateway);
+    mine(1);
+    await read(gateway);
+    expect(count('wallet/getcontractinfo')).toBe(before + 5);
+  });
+
+  it('property: with factor and price changes at maintenances in between, every read answers what an uncached gateway answers then', async () => {
+    type Op = { kind: 'mine'; blocks: number } | { kind: 'change'; factor: number; fee: number } | { kind: 'maintenance' } | { kind: 'read' };
+    const op: fc.Arbitrary<Op> = fc.oneof(
+      { weight: 3, arbitrary: fc.record({ kind: fc.constant('mine' as const), blocks: fc.integer({ min: 1, max: 25 }) }) },
+      { weight: 2, arbitrary: fc.record({ kind: fc.constant('change' as const), factor: fc.constantFrom(0, 20_000, 34_000, 50_000), fee: fc.constantFrom(100, 210, 420) }) },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('maintenance' as const) }) },
+      { weight: 4, arbitrary: fc.record({ kind: fc.constant('read' as const) }) },
+    );
+    await fc.assert(fc.asyncProperty(fc.array(op, { minLength: 4, maxLength: 16 }), async (ops) => {
+      const { gateway, plain, mine, toMaintenance, read } = periodWorld();
+      for (const o of ops) {
+        if (o.kind === 'mine') mine(o.blocks);
+        else if (o.kind === 'change') chain.setParams({ usdtEnergyFactor: o.factor, energyFee: o.fee });
+        else if (o.kind === 'maintenance') toMaintenance();
+        else expect(await read(gateway)).toEqual(await read(plain));
+      }
+    }), { numRuns: runs(10), seed: 39_51 });
+  });
+});
+

@@ -18,6 +18,30 @@ export interface CachingChainGatewayOptions {
   readonly now: () => number;
   /** The newest block known elsewhere in the process (the scanner's): a newer one than a read's ends it. */
   readonly tip?: () => number | null;
+  /**
+   * The chain's time as the process knows it now: the timestamp of the newest block, while that is the head (the
+   * scanner's fresh head); null when unknown. With it, and an inner gateway that reads the chain's schedule
+   * ({@link MaintenanceSchedule}), the energy factor and the prices stand until the next maintenance.
+   */
+  readonly chainTime?: () => number | null;
+  /**
+   * How near a maintenance (chain time, on either side) the factor and the prices go back to one read a block: the
+   * chain's time known here may be a block behind, and so may the node that answers (decisions 82, 83), so either may
+   * not have applied it yet. Default two block times.
+   */
+  readonly maintenanceMarginMs?: number;
+}
+
+/**
+ * What a gateway reads of the chain's schedule besides the port (TronWebChainGateway): TRON's
+ * `wallet/getnextmaintenancetime`, and the prices with the maintenance interval from the same getchainparameters
+ * reply. They tell when the energy factor and the prices can next move.
+ */
+export interface MaintenanceSchedule {
+  /** Epoch ms of the next maintenance. */
+  nextMaintenanceTime(): Promise<number>;
+  /** getChainPrices' answer and getMaintenanceTimeInterval (null: not answered), from one read. */
+  chainParameters(): Promise<{ readonly energySun: bigint; readonly bandwidthSun: bigint; readonly maintenanceIntervalMs: number | null }>;
 }
 
 /** One remembered read: its answer (settled value once known), the block newest when it was asked, and when. */
@@ -28,6 +52,8 @@ interface Entry {
   readonly at: number;
   /** The addresses whose state it reads (an own transaction touching one of them drops it). */
   readonly addresses: readonly string[];
+  /** A read that moves only at a maintenance (the factor, the prices); with the chain's time when it was asked. */
+  readonly period?: { readonly chainAt: number | null };
 }
 
 /** The addresses a transaction of `signer` with `intent` changes the state of (owner and counterparty). */
@@ -62,7 +88,11 @@ const SWEEP_ABOVE = 10_000;
  * - a transaction this process broadcasts drops the reads of every address it touches, before and after sending;
  * - a failed read is not remembered, and a read in flight is joined;
  * - energyAvailable is answered from a standing getResources of the address (one node read serves both methods);
- *   an account seen to exist, or to hold TRX, is known to exist for good (TRON deletes none).
+ *   an account seen to exist, or to hold TRX, is known to exist for good (TRON deletes none);
+ * - the energy factor and the prices move only at a maintenance (TRON applies approved proposals there, and a
+ *   contract's dynamic energy factor changes only when a new maintenance cycle begins): with the chain's time and
+ *   schedule known ({@link MaintenanceSchedule}, one read of the next maintenance time a period), a read made well
+ *   inside a period (at least maintenanceMarginMs after its start) stands until maintenanceMarginMs before its end.
  * Heads, solidified heads, transaction lookups, proofs of absence, builds and broadcasts always go to the inner
  * gateway, which has its own rule for heads (once per block: TronNodeClient).
  */
@@ -75,8 +105,18 @@ export class CachingChainGateway implements ChainGateway {
   private seen = -1;
   /** The newest block known at the last sweep of dead entries. */
   private sweptAt = -1;
+  /** The next maintenance as last read, and when (block, ms) it was last asked. */
+  /**
+   * The next maintenance, the interval the grid is stepped with (null: none known yet), and whether a prices read
+   * since showed another interval (then it is read again).
+   */
+  private maintenance: { readonly next: number; readonly interval: number | null; readonly stale: boolean } | null = null;
+  private maintenanceAsked: { block: number; at: number } | null = null;
+  private maintenanceReading: Promise<void> | null = null;
+  /** The maintenance interval in force, from the last prices read that answered it. */
+  private intervalMs: number | null = null;
 
-  constructor(private readonly inner: ChainGateway, private readonly options: CachingChainGatewayOptions) {}
+  constructor(private readonly inner: ChainGateway & Partial<MaintenanceSchedule>, private readonly options: CachingChainGatewayOptions) {}
 
   createAccount(): Promise<{ readonly address: string; readonly privateKey: string }> {
     return this.inner.createAccount();
@@ -132,12 +172,33 @@ export class CachingChainGateway implements ChainGateway {
       () => this.inner.estimateTrc20TransferEnergy(from, to, contract, amount));
   }
 
+  /** Stands until the next maintenance (see the class): TRON moves a contract's factor only at a new cycle. */
   energyFactor(contract: string): Promise<number> {
-    return this.read(`factor ${contract}`, [], () => this.inner.energyFactor(contract));
+    return this.withSchedule(this.read(`factor ${contract}`, [], () => this.inner.energyFactor(contract), true));
   }
 
+  /** Stands until the next maintenance (see the class): prices change by proposal, applied at a maintenance. */
   getChainPrices(): Promise<{ readonly energySun: bigint; readonly bandwidthSun: bigint }> {
-    return this.read('prices', [], () => this.inner.getChainPrices());
+    return this.withSchedule(this.read('prices', [], async () => {
+      const parameters = this.inner.chainParameters;
+      if (parameters === undefined) return this.inner.getChainPrices();
+      const prices = await parameters.call(this.inner);
+      const interval = prices.maintenanceIntervalMs;
+      if (interval !== null && interval > 0) {
+        this.intervalMs = interval;
+        const known = this.maintenance;
+        // The grid takes the interval of its period; one stepped with another (a proposal changed it) is read again.
+        if (known !== null && known.interval === null) this.maintenance = { ...known, interval };
+        else if (known !== null && known.interval !== interval) this.maintenance = { ...known, stale: true };
+      }
+      return { energySun: prices.energySun, bandwidthSun: prices.bandwidthSun };
+    }, true));
+  }
+
+  /** `answer`, once the schedule read it may start (beside it, never after it) has settled too. */
+  private withSchedule<T>(answer: Promise<T>): Promise<T> {
+    const schedule = this.askSchedule();
+    return schedule === null ? answer : Promise.all([answer, schedule]).then(([value]) => value);
   }
 
   energyPerStakedSun(): Promise<number> {
@@ -198,15 +259,63 @@ export class CachingChainGateway implements ChainGateway {
     if (block > this.seen) this.seen = block;
   }
 
-  /** The entry under `key` while it stands (younger than blockMs, made at the newest block known), else null. */
+  /**
+   * The entry under `key` while it stands (younger than blockMs, made at the newest block known; or a period read
+   * still inside its maintenance period), else null.
+   */
   private live(key: string): Entry | null {
     const entry = this.entries.get(key);
     if (entry === undefined) return null;
-    if (this.options.now() - entry.at >= this.options.blockMs || entry.block < this.newest()) {
+    const thisBlock = this.options.now() - entry.at < this.options.blockMs && entry.block >= this.newest();
+    if (!thisBlock && !(entry.period !== undefined && entry.settled !== undefined && this.inPeriod(entry.period.chainAt))) {
       this.entries.delete(key);
       return null;
     }
     return entry;
+  }
+
+  private margin(): number {
+    return this.options.maintenanceMarginMs ?? 2 * this.options.blockMs;
+  }
+
+  /**
+   * Whether a period read asked at chain time `chainAt` still holds: the chain's time now is known and more than the
+   * margin before the next maintenance, and the read was made more than the margin after the previous one (the
+   * next less the interval in force), so no node a little behind can have answered it from the period before.
+   */
+  private inPeriod(chainAt: number | null): boolean {
+    const now = this.options.chainTime?.() ?? null;
+    if (chainAt === null || now === null || this.maintenance === null || this.intervalMs === null) return false;
+    const { next } = this.maintenance;
+    return now + this.margin() < next && chainAt >= next - this.intervalMs + this.margin();
+  }
+
+  /**
+   * Keeps the next maintenance known. Once it is read, the ones after it follow by whole intervals of the interval in
+   * force (java-tron's updateNextMaintenanceTime keeps them on that grid, missed slots or not), so it is read again
+   * only when the interval a prices read answers differs from the one the grid was stepped with (a proposal changed
+   * it) or none is known; and then at most once a block. A failed read is asked again later; meanwhile the factor and
+   * the prices are read once a block.
+   */
+  private askSchedule(): Promise<void> | null {
+    const source = this.inner.nextMaintenanceTime;
+    const now = this.options.chainTime?.() ?? null;
+    if (source === undefined || now === null || this.options.blockMs <= 0) return null;
+    if (this.maintenanceReading !== null) return this.maintenanceReading;
+    const known = this.maintenance;
+    if (known !== null && !known.stale && now + this.margin() < known.next) return null;
+    if (known !== null && !known.stale && known.interval !== null) {
+      // On the grid: the first maintenance more than the margin ahead.
+      const steps = Math.floor((now + this.margin() - known.next) / known.interval) + 1;
+      this.maintenance = { next: known.next + steps * known.interval, interval: known.interval, stale: false };
+      return null;
+    }
+    const asked = this.maintenanceAsked;
+    if (asked !== null && asked.block >= this.newest() && this.options.now() - asked.at < this.options.blockMs) return null;
+    this.maintenanceAsked = { block: this.newest(), at: this.options.now() };
+    this.maintenanceReading = source.call(this.inner).then((next) => { this.maintenance = { next, interval: this.intervalMs, stale: false }; }, () => undefined)
+      .finally(() => { this.maintenanceReading = null; });
+    return this.maintenanceReading;
   }
 
   /** The settled answer under `key` while it stands, else null. */
@@ -214,12 +323,15 @@ export class CachingChainGateway implements ChainGateway {
     return this.live(key)?.settled ?? null;
   }
 
-  private read<T>(key: string, addresses: readonly string[], ask: () => Promise<T>): Promise<T> {
+  private read<T>(key: string, addresses: readonly string[], ask: () => Promise<T>, period = false): Promise<T> {
     if (this.options.blockMs <= 0) return ask();
     this.sweep();
     const known = this.live(key);
     if (known !== null) return known.answer as Promise<T>;
-    const entry: Entry = { answer: ask(), block: this.newest(), at: this.options.now(), addresses };
+    const entry: Entry = {
+      answer: ask(), block: this.newest(), at: this.options.now(), addresses,
+      ...(period ? { period: { chainAt: this.options.chainTime?.() ?? null } } : {}),
+    };
     this.entries.set(key, entry);
     entry.answer.then((value) => { entry.settled = { value }; }, () => {
       // A failed read is asked again, not remembered (unless a newer read took its place meanwhile).

@@ -74,7 +74,7 @@ function isAccepted(reply: unknown): boolean {
  */
 const SHARED_READS: ReadonlySet<string> = new Set([
   'wallet/getaccount', 'wallet/getaccountresource', 'wallet/getcandelegatedmaxsize', 'wallet/getchainparameters',
-  'wallet/triggerconstantcontract', 'wallet/getdelegatedresourceaccountindexv2', 'wallet/getcontractinfo',
+  'wallet/triggerconstantcontract', 'wallet/getdelegatedresourceaccountindexv2', 'wallet/getcontractinfo', 'wallet/getnextmaintenancetime',
 ]);
 
 interface BlockJson { blockID?: string; block_header?: { raw_data?: { number?: number; timestamp?: number; parentHash?: string } } }

@@ -295,8 +295,31 @@ export class TronWebChainGateway implements ChainGateway {
     return held > 0n ? USDT_TRANSFER_ENERGY_TO_HOLDER : USDT_TRANSFER_ENERGY_TO_NEW_HOLDER;
   }
 
+  /**
+   * `wallet/getnextmaintenancetime`: epoch ms of the next maintenance, when the chain applies approved proposals (its
+   * prices) and starts the cycle where a contract's dynamic energy factor moves (java-tron Manager.processBlock,
+   * MaintenanceManager, ContractStateCapsule.catchUpToCycle). Not a port method: CachingChainGateway's schedule.
+   */
+  async nextMaintenanceTime(): Promise<number> {
+    const reply = await this.node.call<{ num?: number }>('node-read', 'nextMaintenanceTime', 'full', 'wallet/getnextmaintenancetime', {});
+    const num = reply.num;
+    if (typeof num !== 'number' || !Number.isSafeInteger(num) || num <= 0) {
+      throw new ChainError('CHAIN-NODE-UNAVAILABLE', 'nextMaintenanceTime: node reported no next maintenance time');
+    }
+    return num;
+  }
+
   /** getchainparameters' getEnergyFee and getTransactionFee (SUN per energy, SUN per bandwidth byte). */
   async getChainPrices(): Promise<{ readonly energySun: bigint; readonly bandwidthSun: bigint }> {
+    const { energySun, bandwidthSun } = await this.chainParameters();
+    return { energySun, bandwidthSun };
+  }
+
+  /**
+   * getChainPrices' one getchainparameters read, with getMaintenanceTimeInterval from the same reply (ms between
+   * maintenances; null when the node omits it). Not a port method: CachingChainGateway's schedule.
+   */
+  async chainParameters(): Promise<{ readonly energySun: bigint; readonly bandwidthSun: bigint; readonly maintenanceIntervalMs: number | null }> {
     const reply = await this.node.call<{ chainParameter?: { key?: string; value?: number }[] }>('node-read', 'getChainPrices', 'full',
       'wallet/getchainparameters', {});
     const value = (key: string): bigint | undefined => {
@@ -308,7 +331,8 @@ export class TronWebChainGateway implements ChainGateway {
     if (energySun === undefined || bandwidthSun === undefined) {
       throw new ChainError('CHAIN-NODE-UNAVAILABLE', 'getChainPrices: node reported no getEnergyFee/getTransactionFee');
     }
-    return { energySun, bandwidthSun };
+    const interval = value('getMaintenanceTimeInterval');
+    return { energySun, bandwidthSun, maintenanceIntervalMs: interval === undefined || interval <= 0n ? null : Number(interval) };
   }
 
   /** TotalEnergyLimit / TotalEnergyWeight of the network, per SUN (≈ 1e-5 on mainnet: 1 TRX ≈ 10 energy). */

@@ -82,7 +82,11 @@ export async function devnetChainSubject(options: DevnetChainSubjectOptions = {}
       }),
       jitterSolidification: async (blocks) => void devnet.setFaults({ solidify_jitter: blocks }),
       driftEnergyWeight: async (bps) => void devnet.setFaults({ energy_weight_drift_bps: bps }),
-      setTokenEnergyFactor: async (factor) => void devnet.setParams({ usdtEnergyFactor: factor }),
+      // The factor moves at a maintenance, as on the chain: set, then the chain goes to the next one.
+      setTokenEnergyFactor: async (factor) => {
+        devnet.setParams({ usdtEnergyFactor: factor });
+        devnet.toMaintenance();
+      },
       blacklistToken: async (address, blacklisted) => devnet.setUsdtBlacklisted(address, blacklisted),
       pauseToken: async (paused) => devnet.setUsdtPaused(paused),
     },

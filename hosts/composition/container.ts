@@ -183,7 +183,9 @@ function bindChain(container: Container, config: HostConfig, overrides: Composit
   container.bind(TOKENS.WorkflowChain).toDynamicValue((ctx) => {
     if (overrides.chain !== undefined) return ctx.get(TOKENS.Chain);
     const tip = (): number | null => ctx.get(TOKENS.BlockReceipts).newestBlock();
-    const reads = new CachingChainGateway(gateway(ctx, true), { blockMs: config.chainBlockMs, now: clockOf(ctx.get(TOKENS.Clock)), tip });
+    // The scanner's fresh head gives the chain's time: the factor and the prices then stand until the next maintenance.
+    const chainTime = (): number | null => ctx.get(TOKENS.BlockReceipts).newestHead(config.chainBlockMs)?.timestamp ?? null;
+    const reads = new CachingChainGateway(gateway(ctx, true), { blockMs: config.chainBlockMs, now: clockOf(ctx.get(TOKENS.Clock)), tip, chainTime });
     return ctx.get(TOKENS.Metrics).meterChain(reads);
   });
   container.bind(TOKENS.BlockSource).toDynamicValue((ctx) => {

@@ -27,6 +27,15 @@ function executorOf(w: WorkerWorld, marginBps = 500): CollectionExecutor {
 const taskOf = (w: WorkerWorld, taskNo: string) => w.stores.tasks.get(taskNo).then((t) => t!);
 
 /** Runs the task until its delegation is in a block, then lets `change` move the chain before the energy check. */
+/** A short maintenance interval (a chain parameter; 6 h on mainnet): the factor moves at a maintenance, as on the chain. */
+const MAINTENANCE_MS = 30_000;
+
+/** The USDT energy factor becomes `factor` at the next maintenance, which comes now (at most 10 blocks on). */
+function atMaintenance(w: WorkerWorld, factor: number): void {
+  w.devnet.setParams({ usdtEnergyFactor: factor });
+  w.devnet.toMaintenance();
+}
+
 async function delegatedThen(w: WorkerWorld, executor: CollectionExecutor, taskNo: string, change: () => void): Promise<void> {
   await driveUntil(w, [executor], async () => (await taskOf(w, taskNo)).steps.some((s) => s.status === COLLECTION_STATUS.ACQUIRING_ENERGY && s.transaction !== null));
   change();
@@ -34,7 +43,7 @@ async function delegatedThen(w: WorkerWorld, executor: CollectionExecutor, taskN
 
 describe('energy that moves under a collection', { timeout: 60_000 }, () => {
   it('a few energy short after the delegation (dynamic factor up a little): the float burns the rest, DONE, no timeout', async () => {
-    world = await buildWorkerWorld({ solidifyLag: 1 });
+    world = await buildWorkerWorld({ solidifyLag: 1, maintenanceIntervalMs: MAINTENANCE_MS });
     const w = world;
     const sub = await w.addSub();
     w.devnet.fundToken(sub, 5_000_000n);
@@ -43,7 +52,7 @@ describe('energy that moves under a collection', { timeout: 60_000 }, () => {
     const task = await w.collect(sub, 'USDT');
     // No margin: the delegation covers today's need exactly, and the need then rises by a few hundred energy.
     const executor = executorOf(w, 0);
-    await delegatedThen(w, executor, task.taskNo, () => w.devnet.setParams({ usdtEnergyFactor: 34_200 }));
+    await delegatedThen(w, executor, task.taskNo, () => atMaintenance(w, 34_200));
     await driveUntil(w, [executor], async () => (await taskOf(w, task.taskNo)).finishedAt !== null);
     const done = await taskOf(w, task.taskNo);
     expect({ status: done.status, error: done.lastError }).toEqual({ status: COLLECTION_STATUS.DONE, error: null });
@@ -56,14 +65,14 @@ describe('energy that moves under a collection', { timeout: 60_000 }, () => {
   });
 
   it('far short after the delegation (the factor jumps): one top-up delegation, DONE, both delegations given back', async () => {
-    world = await buildWorkerWorld({ solidifyLag: 1 });
+    world = await buildWorkerWorld({ solidifyLag: 1, maintenanceIntervalMs: MAINTENANCE_MS });
     const w = world;
     const sub = await w.addSub();
     w.devnet.fundToken(sub, 5_000_000n);
     const task = await w.collect(sub, 'USDT');
     const delegatedBefore = (await w.gateway.getResources(w.main.address)).energy.delegatedOutSun;
     const executor = executorOf(w);
-    await delegatedThen(w, executor, task.taskNo, () => w.devnet.setParams({ usdtEnergyFactor: 50_000 }));
+    await delegatedThen(w, executor, task.taskNo, () => atMaintenance(w, 50_000));
     await driveUntil(w, [executor], async () => (await taskOf(w, task.taskNo)).finishedAt !== null);
     const done = await taskOf(w, task.taskNo);
     expect({ status: done.status, error: done.lastError }).toEqual({ status: COLLECTION_STATUS.DONE, error: null });

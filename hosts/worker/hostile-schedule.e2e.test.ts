@@ -128,6 +128,8 @@ const terminalCommand = (c: Command) => c.status !== COMMAND_STATUS.PENDING && c
 async function runSchedule(s: Schedule): Promise<void> {
   const w: WorkerWorld = await buildWorkerWorld({
     solidifyLag: 2, stakeTrx: 40_000n, seed: `hostile-${s.chaosSeed}`, splitEndpoints: s.splitEndpoints, ...(s.fallback ? { extraNodes: 1 } : {}),
+    // The schedule's energy factor takes effect at a maintenance, as on the chain: a short interval keeps it near.
+    maintenanceIntervalMs: 30_000,
   });
   try {
     const plan = new FaultPlan(new Map(s.crashes.map((f) => [f.at, f.kind])));
@@ -136,7 +138,9 @@ async function runSchedule(s: Schedule): Promise<void> {
     const receipts = new BlockReceipts(w.clock);
     const perBlock = s.evidence === 'off' ? {} : { blockCacheMs: BLOCK_MS, tip: () => receipts.newestBlock() };
     const node = createDevnetChainGateway(w.devnet, { timeoutMs: 400, fallbackNodes, now: () => w.clock.now(), ...perBlock });
-    const reads = s.evidence === 'off' ? node : new CachingChainGateway(node, { blockMs: BLOCK_MS, now: () => w.clock.now(), tip: () => receipts.newestBlock() });
+    const reads = s.evidence === 'off' ? node : new CachingChainGateway(node, {
+      blockMs: BLOCK_MS, now: () => w.clock.now(), tip: () => receipts.newestBlock(), chainTime: () => receipts.newestHead(BLOCK_MS)?.timestamp ?? null,
+    });
     const chain = recordingGateway(reads, plan, prepared);
     const [usdtSub, trxSub, doomedSub, payer, staker] = await Promise.all([w.addSub(), w.addSub(), w.addSub(), w.addSub(), w.addSub()]);
     const recipient = (await w.gateway.createAccount()).address;
@@ -180,6 +184,7 @@ async function runSchedule(s: Schedule): Promise<void> {
     ]).flat();
 
     w.devnet.setParams({ usdtEnergyFactor: s.energyFactor });
+    w.devnet.toMaintenance();
     w.devnet.setFaults({
       chaos: s.chaosRate > 0 ? { rate: s.chaosRate, kinds: s.chaosKinds, seed: s.chaosSeed } : null,
       rate_limit: s.quota,

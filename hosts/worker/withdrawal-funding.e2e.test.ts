@@ -125,7 +125,8 @@ describe('refunds from a sub-address that cannot pay its fees', { timeout: 60_00
   });
 
   it('the energy need jumps after the delegation: one top-up delegation, as a collection, SUCCESS, both given back', async () => {
-    world = await buildWorkerWorld({ solidifyLag: 1 });
+    // A short maintenance interval (6 h on mainnet): the factor moves at a maintenance, as on the chain.
+    world = await buildWorkerWorld({ solidifyLag: 1, maintenanceIntervalMs: 30_000 });
     const w = world;
     const sub = await w.addSub();
     const payer = (await w.gateway.createAccount()).address;
@@ -137,6 +138,7 @@ describe('refunds from a sub-address that cannot pay its fees', { timeout: 60_00
     await driveUntil(w, [executor], async () => ((await commandOf()).funding?.steps ?? [])
       .some((s) => s.status === COLLECTION_STATUS.ACQUIRING_ENERGY && s.transaction !== null), { maxRounds: 30 });
     w.devnet.setParams({ usdtEnergyFactor: 50_000 });
+    w.devnet.toMaintenance();
     await driveUntil(w, [executor], () => ended(w, refund.commandNo), { maxRounds: 60 });
     const done = await commandOf();
     expect({ status: done.status, error: done.lastError }).toEqual({ status: COMMAND_STATUS.SUCCESS, error: null });

@@ -54,6 +54,11 @@ export interface WorkerWorldOptions {
   readonly splitEndpoints?: boolean;
   /** More node endpoints over the same chain, each with its own faults (`devnet.nodes`). */
   readonly extraNodes?: number;
+  /**
+   * The chain's maintenance interval (getMaintenanceTimeInterval; 6 h on mainnet and by default): a test that changes
+   * the energy factor or a price does it at a maintenance (devnet.toMaintenance), which a short one keeps near.
+   */
+  readonly maintenanceIntervalMs?: number;
 }
 
 /** Builds a world on a fresh devnet; `chain` lets a test give the use cases a wrapped gateway. */
@@ -63,6 +68,7 @@ export async function buildWorkerWorld(options: WorkerWorldOptions = {}): Promis
     ...(options.solidifyLag === undefined ? {} : { solidifyLag: options.solidifyLag }),
     ...(options.splitEndpoints === true ? { solidityPort: 0, fullServesSolidity: false } : {}),
     ...(options.extraNodes === undefined ? {} : { extraNodes: options.extraNodes }),
+    ...(options.maintenanceIntervalMs === undefined ? {} : { params: { maintenanceTimeInterval: options.maintenanceIntervalMs } }),
   });
   const gateway = createDevnetChainGateway(devnet);
   const clock = new ManualClock();
