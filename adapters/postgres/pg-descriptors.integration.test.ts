@@ -28,6 +28,21 @@ describeWithPostgres('PostgreSQL store: the record descriptors against the schem
     }
   });
 
+  it('a get is one named statement: parsed and planned once per connection, then only bound (the API\'s hot reads)', async () => {
+    const client = await open().connection.pool.connect();
+    try {
+      for (const { descriptor, values } of DESCRIPTOR_CASES) {
+        const table = new PgTable(descriptor);
+        const text = `SELECT ${table.columns} FROM ${descriptor.table} WHERE ${table.key} = $1`;
+        for (const value of fc.sample(values, 2)) await table.get(client, descriptor.encode(value).id);
+        const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = $1', [text]);
+        expect(rows[0]!.n, descriptor.name).toBe(1);
+      }
+    } finally {
+      client.release();
+    }
+  });
+
   for (const { descriptor, values } of DESCRIPTOR_CASES) {
     it(`${descriptor.name}: insert, get, a versioned replace and a stale one keep the value exactly`, async () => {
       const table = new PgTable(descriptor);
