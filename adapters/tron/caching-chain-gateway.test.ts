@@ -108,6 +108,19 @@ describe('CachingChainGateway', () => {
     expect(count('wallet/getaccount')).toBe(reads + 2);
   });
 
+  it('energyPerStakedSun in the block of a getResources read is that reply\'s (TRON sends the network totals in every one): no call', async () => {
+    const { gateway, plain, count } = world();
+    const a = await funded(gateway, 5n * TRX);
+    await gateway.getResources(a.address);
+    const reads = count('wallet/getaccountresource');
+    expect(await gateway.energyPerStakedSun()).toBe(await plain.energyPerStakedSun());
+    expect(count('wallet/getaccountresource')).toBe(reads);
+    // A block later it is asked again.
+    devnet.mine(1);
+    expect(await gateway.energyPerStakedSun()).toBe(await plain.energyPerStakedSun());
+    expect(count('wallet/getaccountresource')).toBe(reads + 1);
+  });
+
   it('a failed read is not remembered: asked again, it is sent again', async () => {
     const { gateway } = world();
     const a = await funded(gateway, TRX);

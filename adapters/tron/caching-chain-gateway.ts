@@ -37,6 +37,11 @@ export interface CachingChainGatewayOptions {
  * `wallet/getnextmaintenancetime`, and the prices with the maintenance interval from the same getchainparameters
  * reply. They tell when the energy factor and the prices can next move.
  */
+/** A getResources read that also answers the network's energy per staked SUN (TronWebChainGateway). */
+export interface ResourcesWithRatio {
+  resourcesWithRatio(address: string): Promise<{ readonly resources: ChainResources; readonly energyPerStakedSun: number | null }>;
+}
+
 export interface MaintenanceSchedule {
   /** Epoch ms of the next maintenance. */
   nextMaintenanceTime(): Promise<number>;
@@ -77,6 +82,8 @@ function addressesOf(signer: string, intent: TransactionIntent): string[] {
 const PREPARED_MAX = 4_096;
 /** Accounts remembered as existing (about 100 bytes each). */
 const EXISTING_MAX = 100_000;
+/** The key of energyPerStakedSun's answer (also answered by a getResources read: see there). */
+const RATIO = 'energy-per-sun';
 /** Entries past which every read sweeps out those no longer standing (with a tip, a newer block does it anyway). */
 const SWEEP_ABOVE = 10_000;
 
@@ -116,7 +123,9 @@ export class CachingChainGateway implements ChainGateway {
   /** The maintenance interval in force, from the last prices read that answered it. */
   private intervalMs: number | null = null;
 
-  constructor(private readonly inner: ChainGateway & Partial<MaintenanceSchedule>, private readonly options: CachingChainGatewayOptions) {}
+  constructor(
+    private readonly inner: ChainGateway & Partial<MaintenanceSchedule> & Partial<ResourcesWithRatio>, private readonly options: CachingChainGatewayOptions,
+  ) {}
 
   createAccount(): Promise<{ readonly address: string; readonly privateKey: string }> {
     return this.inner.createAccount();
@@ -143,8 +152,22 @@ export class CachingChainGateway implements ChainGateway {
     return this.read(`token ${address} ${contract}`, [address], () => this.inner.getTokenBalance(address, contract));
   }
 
+  /**
+   * Where the inner gateway answers it (TronWebChainGateway.resourcesWithRatio), the same read also answers
+   * energyPerStakedSun for as long as it stands: TRON's getaccountresource carries the network's totals in every reply.
+   */
   getResources(address: string): Promise<ChainResources> {
-    return this.read(`resources ${address}`, [address], () => this.inner.getResources(address));
+    const withRatio = this.inner.resourcesWithRatio;
+    if (withRatio === undefined) return this.read(`resources ${address}`, [address], () => this.inner.getResources(address));
+    const block = this.newest();
+    const at = this.options.now();
+    return this.read(`resources ${address}`, [address], async () => {
+      const { resources, energyPerStakedSun } = await withRatio.call(this.inner, address);
+      if (energyPerStakedSun !== null && this.live(RATIO) === null) {
+        this.entries.set(RATIO, { answer: Promise.resolve(energyPerStakedSun), settled: { value: energyPerStakedSun }, block, at, addresses: [] });
+      }
+      return resources;
+    });
   }
 
   energyAvailable(address: string): Promise<number> {
@@ -202,7 +225,7 @@ export class CachingChainGateway implements ChainGateway {
   }
 
   energyPerStakedSun(): Promise<number> {
-    return this.read('energy-per-sun', [], () => this.inner.energyPerStakedSun());
+    return this.read(RATIO, [], () => this.inner.energyPerStakedSun());
   }
 
   /** Built by the inner gateway; the addresses it touches are remembered for its broadcast. */

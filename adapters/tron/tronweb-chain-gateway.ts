@@ -209,6 +209,15 @@ export class TronWebChainGateway implements ChainGateway {
   }
 
   async getResources(address: string): Promise<ChainResources> {
+    return (await this.resourcesWithRatio(address)).resources;
+  }
+
+  /**
+   * getResources' reads, with the network's energy per staked SUN from the same `wallet/getaccountresource` reply
+   * (TotalEnergyLimit / TotalEnergyWeight, in every account's; null when absent): what energyPerStakedSun reads from
+   * the USDT contract's. Not a port method: CachingChainGateway answers energyPerStakedSun from it in the same block.
+   */
+  async resourcesWithRatio(address: string): Promise<{ readonly resources: ChainResources; readonly energyPerStakedSun: number | null }> {
     const hex = hexAddress(address, 'address');
     const [account, resource, head, index] = await Promise.all([
       this.node.call<AccountJson>('balance-read', 'getResources', 'full', 'wallet/getaccount', { address: hex }),
@@ -220,10 +229,12 @@ export class TronWebChainGateway implements ChainGateway {
         : Promise.resolve({ fromAccounts: [], toAccounts: [] }),
     ]);
     const base58 = (list: string[] | undefined): string[] => (list ?? []).map((a) => TronWeb.address.fromHex(a));
-    return toChainResources(account, resource, head.timestamp, {
+    const resources = toChainResources(account, resource, head.timestamp, {
       delegatedTo: base58(index.toAccounts),
       receivedFrom: base58(index.fromAccounts),
     });
+    const ratio = energyPerSun(resource);
+    return { resources, energyPerStakedSun: ratio > 0 && Number.isFinite(ratio) ? ratio : null };
   }
 
   /** `wallet/getcontractinfo`'s contract_state.energy_factor (absent, as java-tron omits a zero: 0). */
