@@ -24,8 +24,12 @@ export function compact(o: Json): Json {
 
 const WINDOW_SLOTS = RESOURCE_WINDOW_MS / BLOCK_INTERVAL_MS;
 
-/** wallet/getaccount (java-tron reports the stored usage values, not decayed ones). */
-export function accountJson(a: Account): Json {
+/**
+ * wallet/getaccount. Its usages are decayed to `now`, as java-tron's Wallet.getAccount runs the bandwidth and energy
+ * processors' updateUsage before answering (the same values getaccountresource reports as freeNetUsed, NetUsed and
+ * EnergyUsed); the latest-consume times stay the stored ones.
+ */
+export function accountJson(a: Account, now: number): Json {
   const frozenV2 = [
     compact({ amount: a.frozenBandwidth }),
     compact({ type: 'ENERGY', amount: a.frozenEnergy }),
@@ -41,14 +45,14 @@ export function accountJson(a: Account): Json {
     allowance: a.allowance,
     latest_opration_time: a.latestOperationTime,
     latest_withdraw_time: a.latestWithdrawTime,
-    net_usage: a.netUsage,
+    net_usage: netUsed(a, now),
     latest_consume_time: a.latestConsumeTime,
-    free_net_usage: a.freeNetUsage,
+    free_net_usage: freeNetUsed(a, now),
     latest_consume_free_time: a.latestConsumeFreeTime,
     net_window_size: WINDOW_SLOTS,
     net_window_optimized: true,
     account_resource: compact({
-      energy_usage: a.energyUsage,
+      energy_usage: energyUsed(a, now),
       latest_consume_time_for_energy: a.latestConsumeTimeForEnergy,
       energy_window_size: WINDOW_SLOTS,
       energy_window_optimized: true,

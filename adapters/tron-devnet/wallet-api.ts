@@ -160,8 +160,8 @@ export const HANDLERS: Record<string, Handler> = {
     return out.length ? { block: out } : {};
   },
   getaccount: (q, c, solid) => {
-    const { a } = account(q, c, solid);
-    return a ? v.accountJson(a) : {};
+    const { a, time } = account(q, c, solid);
+    return a ? v.accountJson(a, time) : {};
   },
   getaccountresource: (q, c, solid) => {
     const { st, a, time } = account(q, c, solid);

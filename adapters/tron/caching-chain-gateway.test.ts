@@ -60,7 +60,9 @@ describe('CachingChainGateway', () => {
     await gateway.getCanDelegateEnergySun(a.address);
     await gateway.getCanDelegateEnergySun(a.address);
     expect(count('wallet/getaccount')).toBe(2); // the balance's, and getResources' own (it reads the account whole)
-    expect(count('wallet/getaccountresource')).toBe(1);
+    // An account with no stake and no delegation: its getaccount answers its resources (with the free bandwidth limit
+    // from the chain's parameters, read once for the prices too).
+    expect(count('wallet/getaccountresource')).toBe(0);
     expect([count('wallet/getchainparameters'), count('wallet/getcontractinfo'), count('wallet/getcandelegatedmaxsize')]).toEqual([1, 1, 1]);
     // An account seen to hold TRX exists for good (TRON deletes none): asked in a later block, no call.
     devnet.mine(1);
@@ -110,7 +112,9 @@ describe('CachingChainGateway', () => {
 
   it('energyPerStakedSun in the block of a getResources read is that reply\'s (TRON sends the network totals in every one): no call', async () => {
     const { gateway, plain, count } = world();
-    const a = await funded(gateway, 5n * TRX);
+    const a = await funded(gateway, 50n * TRX);
+    await plain.broadcast(await plain.prepare(a, { kind: 'freeze', resource: 'ENERGY', amountSun: 10n * TRX }));
+    devnet.mine(1);
     await gateway.getResources(a.address);
     const reads = count('wallet/getaccountresource');
     expect(await gateway.energyPerStakedSun()).toBe(await plain.energyPerStakedSun());
@@ -119,6 +123,34 @@ describe('CachingChainGateway', () => {
     devnet.mine(1);
     expect(await gateway.energyPerStakedSun()).toBe(await plain.energyPerStakedSun());
     expect(count('wallet/getaccountresource')).toBe(reads + 1);
+  });
+
+  it('getResources from the account read alone only for an account with no stake and no delegation; each answer what the full reads say', async () => {
+    const { gateway, plain, count } = world();
+    const bare = await funded(gateway, 50n * TRX);
+    const staked = await funded(gateway, 50n * TRX);
+    const receiver = await funded(gateway, 5n * TRX);
+    await plain.broadcast(await plain.prepare(staked, { kind: 'freeze', resource: 'BANDWIDTH', amountSun: 20n * TRX }));
+    devnet.mine(1);
+    // The bare account spends free bandwidth; the receiver gets a delegation (its energy limit is the network's share).
+    await plain.broadcast(await plain.prepare(bare, { kind: 'transfer-trx', to: receiver.address, amountSun: TRX }));
+    await plain.broadcast(await plain.prepare(staked, { kind: 'freeze', resource: 'ENERGY', amountSun: 20n * TRX }));
+    devnet.mine(1);
+    await plain.broadcast(await plain.prepare(staked, { kind: 'delegate', resource: 'ENERGY', receiver: receiver.address, amountSun: 10n * TRX }));
+    devnet.mine(1);
+    const at = count('wallet/getaccountresource');
+    expect(await gateway.getResources(bare.address)).toEqual(await plain.getResources(bare.address));
+    expect(count('wallet/getaccountresource')).toBe(at);
+    expect((await gateway.getResources(bare.address)).bandwidth.freeUsed).toBeGreaterThan(0);
+    expect(await gateway.getResources(staked.address)).toEqual(await plain.getResources(staked.address));
+    expect(await gateway.getResources(receiver.address)).toEqual(await plain.getResources(receiver.address));
+    expect(count('wallet/getaccountresource')).toBe(at + 2);
+    // Hours later its free bandwidth has recovered, in the account read as in the resource read.
+    devnet.advance(6 * 3_600_000);
+    expect(await gateway.getResources(bare.address)).toEqual(await plain.getResources(bare.address));
+    // An address that does not exist yet: 600 free bytes either way.
+    const fresh = (await plain.createAccount()).address;
+    expect(await gateway.getResources(fresh)).toEqual(await plain.getResources(fresh));
   });
 
   it('a failed read is not remembered: asked again, it is sent again', async () => {

@@ -37,16 +37,33 @@ export interface CachingChainGatewayOptions {
  * `wallet/getnextmaintenancetime`, and the prices with the maintenance interval from the same getchainparameters
  * reply. They tell when the energy factor and the prices can next move.
  */
-/** A getResources read that also answers the network's energy per staked SUN (TronWebChainGateway). */
+/** What getchainparameters answers that the decorator keeps (see MaintenanceSchedule.chainParameters). */
+export interface ChainParameters {
+  readonly energySun: bigint;
+  readonly bandwidthSun: bigint;
+  readonly maintenanceIntervalMs: number | null;
+  readonly freeNetLimit: number | null;
+}
+
+/** getResources' reads as TronWebChainGateway offers them besides the port. */
 export interface ResourcesWithRatio {
+  /** getResources, with the network's energy per staked SUN from the same getaccountresource reply. */
   resourcesWithRatio(address: string): Promise<{ readonly resources: ChainResources; readonly energyPerStakedSun: number | null }>;
+  /**
+   * The account read first: an account with no stake and no delegation is answered from it and the chain's free
+   * bandwidth limit (`finish`); any other in full.
+   */
+  accountResources(address: string): Promise<
+    | { readonly kind: 'account-only'; readonly finish: (freeNetLimit: number) => ChainResources }
+    | { readonly kind: 'full'; readonly resources: ChainResources; readonly energyPerStakedSun: number | null }
+  >;
 }
 
 export interface MaintenanceSchedule {
   /** Epoch ms of the next maintenance. */
   nextMaintenanceTime(): Promise<number>;
-  /** getChainPrices' answer and getMaintenanceTimeInterval (null: not answered), from one read. */
-  chainParameters(): Promise<{ readonly energySun: bigint; readonly bandwidthSun: bigint; readonly maintenanceIntervalMs: number | null }>;
+  /** getChainPrices' answer, getMaintenanceTimeInterval and getFreeNetLimit (null: not answered), from one read. */
+  chainParameters(): Promise<ChainParameters>;
 }
 
 /** One remembered read: its answer (settled value once known), the block newest when it was asked, and when. */
@@ -158,14 +175,30 @@ export class CachingChainGateway implements ChainGateway {
    */
   getResources(address: string): Promise<ChainResources> {
     const withRatio = this.inner.resourcesWithRatio;
-    if (withRatio === undefined) return this.read(`resources ${address}`, [address], () => this.inner.getResources(address));
+    const accountFirst = this.inner.accountResources;
+    if (withRatio === undefined || accountFirst === undefined) {
+      return this.read(`resources ${address}`, [address], () => this.inner.getResources(address));
+    }
     const block = this.newest();
     const at = this.options.now();
-    return this.read(`resources ${address}`, [address], async () => {
-      const { resources, energyPerStakedSun } = await withRatio.call(this.inner, address);
+    const ratio = (energyPerStakedSun: number | null): void => {
       if (energyPerStakedSun !== null && this.live(RATIO) === null) {
         this.entries.set(RATIO, { answer: Promise.resolve(energyPerStakedSun), settled: { value: energyPerStakedSun }, block, at, addresses: [] });
       }
+    };
+    return this.read(`resources ${address}`, [address], async () => {
+      if (this.inner.chainParameters !== undefined) {
+        // The account read (shared with a balance read asked beside it) and the chain's free bandwidth limit (kept
+        // with the prices): an account with no stake and no delegation needs no getaccountresource.
+        const [answer, parameters] = await Promise.all([accountFirst.call(this.inner, address), this.parameters()]);
+        if (answer.kind === 'full') {
+          ratio(answer.energyPerStakedSun);
+          return answer.resources;
+        }
+        if (parameters.freeNetLimit !== null) return answer.finish(parameters.freeNetLimit);
+      }
+      const { resources, energyPerStakedSun } = await withRatio.call(this.inner, address);
+      ratio(energyPerStakedSun);
       return resources;
     });
   }
@@ -201,11 +234,17 @@ export class CachingChainGateway implements ChainGateway {
   }
 
   /** Stands until the next maintenance (see the class): prices change by proposal, applied at a maintenance. */
-  getChainPrices(): Promise<{ readonly energySun: bigint; readonly bandwidthSun: bigint }> {
-    return this.withSchedule(this.read('prices', [], async () => {
-      const parameters = this.inner.chainParameters;
-      if (parameters === undefined) return this.inner.getChainPrices();
-      const prices = await parameters.call(this.inner);
+  async getChainPrices(): Promise<{ readonly energySun: bigint; readonly bandwidthSun: bigint }> {
+    if (this.inner.chainParameters === undefined) return this.withSchedule(this.read('prices', [], () => this.inner.getChainPrices(), true));
+    const { energySun, bandwidthSun } = await this.parameters();
+    return { energySun, bandwidthSun };
+  }
+
+  /** getchainparameters' answer (the prices, the maintenance interval, the free bandwidth limit), kept as the prices. */
+  private parameters(): Promise<ChainParameters> {
+    const read = this.inner.chainParameters!;
+    return this.withSchedule(this.read('parameters', [], async () => {
+      const prices = await read.call(this.inner);
       const interval = prices.maintenanceIntervalMs;
       if (interval !== null && interval > 0) {
         this.intervalMs = interval;
@@ -214,7 +253,7 @@ export class CachingChainGateway implements ChainGateway {
         if (known !== null && known.interval === null) this.maintenance = { ...known, interval };
         else if (known !== null && known.interval !== interval) this.maintenance = { ...known, stale: true };
       }
-      return { energySun: prices.energySun, bandwidthSun: prices.bandwidthSun };
+      return prices;
     }, true));
   }
 

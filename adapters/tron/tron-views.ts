@@ -9,6 +9,13 @@ import { decodeNodeMessage } from './tron-errors.js';
 export interface AccountJson {
   readonly address?: string;
   readonly balance?: number;
+  /** Usages, decayed to the head by java-tron's Wallet.getAccount (getaccountresource's NetUsed, freeNetUsed). */
+  readonly net_usage?: number;
+  readonly free_net_usage?: number;
+  /** Stake 1.0 (legacy) stakes and delegations: any makes the account's limits need getaccountresource. */
+  readonly frozen?: readonly { readonly frozen_balance?: number }[];
+  readonly delegated_frozen_balance_for_bandwidth?: number;
+  readonly acquired_delegated_frozen_balance_for_bandwidth?: number;
   readonly frozenV2?: readonly { readonly type?: string; readonly amount?: number }[];
   readonly unfrozenV2?: readonly { readonly type?: string; readonly unfreeze_amount?: number; readonly unfreeze_expire_time?: number }[];
   readonly delegated_frozenV2_balance_for_bandwidth?: number;
@@ -16,7 +23,34 @@ export interface AccountJson {
   readonly account_resource?: {
     readonly delegated_frozenV2_balance_for_energy?: number;
     readonly acquired_delegated_frozenV2_balance_for_energy?: number;
+    readonly energy_usage?: number;
+    readonly frozen_balance_for_energy?: { readonly frozen_balance?: number };
+    readonly delegated_frozen_balance_for_energy?: number;
+    readonly acquired_delegated_frozen_balance_for_energy?: number;
   };
+}
+
+/**
+ * The account's resources from its `wallet/getaccount` alone, when it holds no stake and no delegation in or out
+ * (Stake 2.0 or 1.0): then its energy and staked bandwidth limits are 0 whatever the network's totals, its free
+ * bandwidth limit is the chain's getFreeNetLimit, and java-tron's getaccount reports the usages decayed to the head
+ * (Wallet.getAccount runs the processors' updateUsage first), the values getaccountresource would. Null when the
+ * account's limits need getaccountresource.
+ */
+export function accountOnlyResources(account: AccountJson, freeNetLimit: number, nowMs: number): ChainResources | null {
+  const some = (v: number | undefined): boolean => (v ?? 0) > 0;
+  const r = account.account_resource;
+  if ((account.frozenV2 ?? []).some((f) => some(f.amount)) || (account.frozen ?? []).some((f) => some(f.frozen_balance))
+    || some(account.delegated_frozenV2_balance_for_bandwidth) || some(account.acquired_delegated_frozenV2_balance_for_bandwidth)
+    || some(account.delegated_frozen_balance_for_bandwidth) || some(account.acquired_delegated_frozen_balance_for_bandwidth)
+    || some(r?.delegated_frozenV2_balance_for_energy) || some(r?.acquired_delegated_frozenV2_balance_for_energy)
+    || some(r?.frozen_balance_for_energy?.frozen_balance) || some(r?.delegated_frozen_balance_for_energy)
+    || some(r?.acquired_delegated_frozen_balance_for_energy)) return null;
+  const resource: AccountResourceJson = {
+    freeNetLimit, freeNetUsed: account.free_net_usage ?? 0, NetLimit: 0, NetUsed: account.net_usage ?? 0,
+    EnergyLimit: 0, EnergyUsed: r?.energy_usage ?? 0,
+  };
+  return toChainResources(account, resource, nowMs, { delegatedTo: [], receivedFrom: [] });
 }
 
 /** The parts of `wallet/getaccountresource` the gateway reads. */

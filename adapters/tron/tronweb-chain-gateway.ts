@@ -14,7 +14,8 @@ import { buildIntent, hexAddress, type BlockHeaderRef } from './tron-intents.js'
 import { TronNodeClient, type BlockRef } from './tron-node-client.js';
 import { addressOfPrivateKey, signTransaction, transactionConsistent } from './tron-signing.js';
 import {
-  energyAvailableOf, energyPerSun, readDryRun, toChainResources, toTransactionState, type AccountJson, type AccountResourceJson, type DryRunJson,
+  accountOnlyResources, energyAvailableOf, energyPerSun, FREE_BANDWIDTH_PER_DAY, readDryRun, toChainResources, toTransactionState, type AccountJson,
+  type AccountResourceJson, type DryRunJson,
   type TransactionInfoJson,
 } from './tron-views.js';
 
@@ -218,9 +219,37 @@ export class TronWebChainGateway implements ChainGateway {
    * the USDT contract's. Not a port method: CachingChainGateway answers energyPerStakedSun from it in the same block.
    */
   async resourcesWithRatio(address: string): Promise<{ readonly resources: ChainResources; readonly energyPerStakedSun: number | null }> {
+    return this.resourcesReads(address, null);
+  }
+
+  /**
+   * getResources from fewer reads where TRON allows (issue #39 item 5): the account is read first; one that holds no
+   * stake and no delegation (a sub-address between sweeps, an unstaked main address) needs nothing more than the
+   * chain's free bandwidth limit (getFreeNetLimit, which the caller has from chainParameters), so `finish` makes its
+   * resources from that one read (tron-views.ts accountOnlyResources); any other goes on with getaccountresource (and
+   * the delegation index), its account read reused. Not a port method: CachingChainGateway's getResources.
+   */
+  async accountResources(address: string): Promise<
+    | { readonly kind: 'account-only'; readonly finish: (freeNetLimit: number) => ChainResources }
+    | { readonly kind: 'full'; readonly resources: ChainResources; readonly energyPerStakedSun: number | null }
+  > {
+    const hex = hexAddress(address, 'address');
+    const [account, head] = await Promise.all([
+      this.node.call<AccountJson>('balance-read', 'getResources', 'full', 'wallet/getaccount', { address: hex }),
+      this.node.head('balance-read'),
+    ]);
+    const probe = accountOnlyResources(account, FREE_BANDWIDTH_PER_DAY, head.timestamp);
+    if (probe !== null) {
+      return { kind: 'account-only', finish: (freeNetLimit) => accountOnlyResources(account, freeNetLimit, head.timestamp)! };
+    }
+    return { kind: 'full', ...(await this.resourcesReads(address, account)) };
+  }
+
+  /** getResources' reads (the account's unless given), with the energy ratio of its getaccountresource reply. */
+  private async resourcesReads(address: string, known: AccountJson | null): Promise<{ readonly resources: ChainResources; readonly energyPerStakedSun: number | null }> {
     const hex = hexAddress(address, 'address');
     const [account, resource, head, index] = await Promise.all([
-      this.node.call<AccountJson>('balance-read', 'getResources', 'full', 'wallet/getaccount', { address: hex }),
+      known ?? this.node.call<AccountJson>('balance-read', 'getResources', 'full', 'wallet/getaccount', { address: hex }),
       this.node.call<AccountResourceJson>('balance-read', 'getResources', 'full', 'wallet/getaccountresource', { address: hex }),
       this.node.head('balance-read'),
       this.node.hasProTier
@@ -330,7 +359,9 @@ export class TronWebChainGateway implements ChainGateway {
    * getChainPrices' one getchainparameters read, with getMaintenanceTimeInterval from the same reply (ms between
    * maintenances; null when the node omits it). Not a port method: CachingChainGateway's schedule.
    */
-  async chainParameters(): Promise<{ readonly energySun: bigint; readonly bandwidthSun: bigint; readonly maintenanceIntervalMs: number | null }> {
+  async chainParameters(): Promise<{
+    readonly energySun: bigint; readonly bandwidthSun: bigint; readonly maintenanceIntervalMs: number | null; readonly freeNetLimit: number | null;
+  }> {
     const reply = await this.node.call<{ chainParameter?: { key?: string; value?: number }[] }>('node-read', 'getChainPrices', 'full',
       'wallet/getchainparameters', {});
     const value = (key: string): bigint | undefined => {
@@ -343,7 +374,11 @@ export class TronWebChainGateway implements ChainGateway {
       throw new ChainError('CHAIN-NODE-UNAVAILABLE', 'getChainPrices: node reported no getEnergyFee/getTransactionFee');
     }
     const interval = value('getMaintenanceTimeInterval');
-    return { energySun, bandwidthSun, maintenanceIntervalMs: interval === undefined || interval <= 0n ? null : Number(interval) };
+    const freeNetLimit = value('getFreeNetLimit');
+    return {
+      energySun, bandwidthSun, maintenanceIntervalMs: interval === undefined || interval <= 0n ? null : Number(interval),
+      freeNetLimit: freeNetLimit === undefined ? null : Number(freeNetLimit),
+    };
   }
 
   /** TotalEnergyLimit / TotalEnergyWeight of the network, per SUN (≈ 1e-5 on mainnet: 1 TRX ≈ 10 energy). */
