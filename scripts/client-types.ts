@@ -13,6 +13,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import type { Application } from '../core/application/index.js';
 import type { IdempotencyStore } from '../core/ports/idempotency-store.port.js';
 import type { RateLimiter } from '../core/ports/rate-limiter.port.js';
+import type { UnitOfWork } from '../core/ports/unit-of-work.port.js';
 import { createApiHost } from '../hosts/api/api-app.js';
 
 /** Where the generated types live (relative to the repository root). */
@@ -29,7 +30,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 export function servedOpenApi(): Record<string, unknown> {
   const unused = new Proxy({}, { get: () => { throw new Error('the OpenAPI document is built without calling the application'); } });
   return createApiHost({
-    app: unused as Application, rateLimiter: unused as RateLimiter, idempotency: unused as IdempotencyStore,
+    app: unused as Application, rateLimiter: unused as RateLimiter, idempotency: unused as IdempotencyStore, unitOfWork: unused as UnitOfWork,
     adminToken: 'unused-admin-token-for-the-document-only', logger: pino({ level: 'silent' }),
   }).openapi;
 }

@@ -4,7 +4,7 @@ import { COMMAND_STATUS, COMMAND_TYPE, type Command, type CommandStatus, type Co
 import type { CommandRepository } from '../../core/ports/command-repository.port.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
 import { COMMAND_RECORD, holdsAddressLock } from '../records/command-record.js';
-import { claimDue, guarded, isUniqueViolation, type Queryable, type Row, type TogetherWrite } from './pg-support.js';
+import { claimDue, guarded, inAtomicScopeOf, inTransaction, isUniqueViolation, type Queryable, type Row, type TogetherWrite } from './pg-support.js';
 import { prepared } from './pg-prepared.js';
 import { PgTable } from './pg-table.js';
 
@@ -59,7 +59,10 @@ export class PgCommandRepository implements CommandRepository {
       // An active fund-moving command always holds its address's lock when it can, locking or not (as in the other
       // stores): a later locking insert on the address must see it.
       try {
-        await insertCommand(this.pool, command, true);
+        // Inside an atomic scope, a savepoint: the refused insert must not abort the scope's transaction (an idempotent
+        // request's scope goes on to record its 409 answer).
+        if (inAtomicScopeOf(this.pool)) await inTransaction(this.pool, (client) => insertCommand(client, command, true));
+        else await insertCommand(this.pool, command, true);
         return 'created';
       } catch (error) {
         if (isUniqueViolation(error, COMMAND_LOCK_CONSTRAINT)) {

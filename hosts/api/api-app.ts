@@ -2,6 +2,7 @@ import { H3, HTTPError, type H3Event } from 'h3';
 import type { Logger } from 'pino';
 import type { Application } from '../../core/application/index.js';
 import type { IdempotencyStore } from '../../core/ports/idempotency-store.port.js';
+import type { UnitOfWork } from '../../core/ports/unit-of-work.port.js';
 import type { RateLimiter } from '../../core/ports/rate-limiter.port.js';
 import { BearerAuthenticator } from './auth.js';
 import { failureReply, toHttpResponse } from './envelope.js';
@@ -36,6 +37,11 @@ export interface ApiHostOptions {
   readonly app: Application;
   readonly rateLimiter: RateLimiter;
   readonly idempotency: IdempotencyStore;
+  /**
+   * The store's unit of work (the one the use cases commit through): an idempotent request's effect and the record of
+   * its answer run in one atomic scope (hosts/api/idempotency.ts runIdempotent).
+   */
+  readonly unitOfWork: Pick<UnitOfWork, 'atomically'>;
   /** The platform operator's bearer token for /api/admin (compared in constant time). */
   readonly adminToken: string;
   readonly logger: Logger;
@@ -114,6 +120,7 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
     limiter: options.rateLimiter,
     limits: { ...DEFAULT_RATE_LIMITS, ...options.rateLimits },
     idempotency: options.idempotency,
+    atomically: (work) => options.unitOfWork.atomically(work),
     logger: options.logger,
     trustedProxyHops: options.trustedProxyHops ?? 0,
     ...(options.observe === undefined ? {} : { observe: options.observe }),

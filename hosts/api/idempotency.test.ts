@@ -6,6 +6,7 @@ import { cacheCollectable, createWallet, fails, ok, relogin, userWithWallets, ex
 import { IDEMPOTENCY_WINDOW_MS } from '../../core/domain/model/idempotency.js';
 import { TOKENS } from '../composition/tokens.js';
 import { IDEMPOTENCY_IN_FLIGHT_MS, requestHash } from './idempotency.js';
+import { crashAndRetry } from './idempotency-crash.fixture.js';
 
 type User = Awaited<ReturnType<typeof userWithWallets>>;
 
@@ -187,29 +188,11 @@ describe('idempotency keys', () => {
       .toEqual({ status: 201, text: taken.text, replayed: 'true' });
   });
 
-  it('a process that died after creating the task but before storing the answer: the retry meets the address lock, never a second task', async () => {
-    const u = await collector();
-    const key = randomUUID();
-    const store = h.container.get(TOKENS.Idempotency);
-    const complete = store.complete;
-    // The crash: the request executes, but its answer never reaches the store (nor, in reality, the client).
-    store.complete = async () => undefined;
-    try {
-      ok(await collect(u, key), 201);
-    } finally {
-      store.complete = complete;
-    }
-    fails(await collect(u, key), 409, 'IDEMPOTENCY-KEY-IN-PROGRESS');
-    h.clock.advance(IDEMPOTENCY_IN_FLIGHT_MS);
-    const retried = await collect(u, key);
-    fails(retried, 409, 'BIZ-COMMAND-LOCKED');
-    expect(await commandsOf(u, 3)).toHaveLength(1);
-    // The takeover's answer is the stored one from now on.
-    h.clock.advance(IDEMPOTENCY_IN_FLIGHT_MS);
-    const replay = await collect(u, key);
-    expect({ status: replay.status, text: replay.text }).toEqual({ status: 409, text: retried.text });
-    expect(await commandsOf(u, 3)).toHaveLength(1);
-  });
+  for (const point of ['between the effect and the record of its answer', 'after the effect and the answer are committed'] as const) {
+    it(`a process killed ${point}: the retry gets the original answer or runs exactly once, never its own lock`, async () => {
+      await crashAndRetry(h, point);
+    });
+  }
 
   it('model: random key/body sequences replay the first answer for the same body and refuse another body', async () => {
     const u = await collector('unlimited');

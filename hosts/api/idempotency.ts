@@ -46,16 +46,34 @@ export const IDEMPOTENCY_IN_FLIGHT_MS = 60_000;
 export const REPLAY_HEADER = 'idempotent-replayed';
 
 /**
+ * Runs `work` so that every store write it makes lands together or not at all (UnitOfWork.atomically of the store the
+ * use cases write to): the request's effect and the record of its answer.
+ */
+export type AtomicScope = <T>(work: () => Promise<T>) => Promise<T>;
+
+/** Thrown out of the atomic scope to take back the writes of a request whose answer is not its answer (5xx). */
+class NotAnswered {
+  constructor(readonly reply: ApiReply) {}
+}
+
+/**
  * Runs `execute` at most once per (scope, key) within the 24 h window (DESIGN.md). A completed earlier request with the
  * same body is replayed byte for byte, status included; another body is 422 IDEMPOTENCY-KEY-REUSED; one still running
  * is 409 IDEMPOTENCY-KEY-IN-PROGRESS, until its in-flight lease (IDEMPOTENCY_IN_FLIGHT_MS) runs out and a retry takes it
  * over. `admit` (the route's rate limit) runs only for a request that is new under its key, so replays cost no quota.
  * 2xx and 4xx outcomes are stored (they are the answer to that request), a failure with the route's `errorStatuses`;
  * a 5xx or an unexpected error abandons the record so the client can retry with the same key.
+ *
+ * `execute` and the record of its answer run in one atomic scope (`atomically`): a process killed anywhere before the
+ * scope's commit leaves neither the effect (a command holding its address's lock) nor the answer, so the retry that
+ * takes the lease over runs the request once; killed after it, the retry replays the answer. Without the scope a
+ * crash between the two left the command and no answer, and the takeover met its own command's lock (409
+ * BIZ-COMMAND-LOCKED) or, once that command had ended, created a second one. A 5xx or unexpected error takes the
+ * request's writes back with the scope.
  */
 export async function runIdempotent(
   store: IdempotencyStore, scope: string, key: string, body: unknown, execute: () => Promise<ApiReply>,
-  admit?: () => Promise<void>, errorStatuses?: ErrorStatuses,
+  admit?: () => Promise<void>, errorStatuses?: ErrorStatuses, atomically: AtomicScope = (work) => work(),
 ): Promise<ApiReply> {
   const begun = await store.begin(scope, key, requestHash(body), IDEMPOTENCY_WINDOW_MS, IDEMPOTENCY_IN_FLIGHT_MS);
   if (begun.outcome === 'replay') {
@@ -72,22 +90,25 @@ export async function runIdempotent(
       throw error;
     }
   }
-  let reply: ApiReply;
   try {
-    reply = await execute();
+    return await atomically(async () => {
+      let reply: ApiReply;
+      try {
+        reply = await execute();
+      } catch (error) {
+        const mapped = mapError(error, errorStatuses);
+        if (mapped.unexpected || mapped.reply.status >= 500) throw error;
+        reply = mapped.reply;
+      }
+      if (reply.status >= 500) throw new NotAnswered(reply);
+      await store.complete(scope, key, { status: reply.status, body: reply.body });
+      return reply;
+    });
   } catch (error) {
-    const mapped = mapError(error, errorStatuses);
-    if (mapped.unexpected || mapped.reply.status >= 500) {
-      // The original failure is what the client must see; a failing abandon must not mask it.
-      await store.abandon(scope, key).catch(() => undefined);
-      throw error;
-    }
-    reply = mapped.reply;
+    // The original failure is what the client must see; a failing abandon must not mask it. abandon forgets only a
+    // record still in progress: a scope whose commit landed though its acknowledgement was lost keeps its answer.
+    await store.abandon(scope, key).catch(() => undefined);
+    if (error instanceof NotAnswered) return error.reply;
+    throw error;
   }
-  if (reply.status >= 500) {
-    await store.abandon(scope, key);
-    return reply;
-  }
-  await store.complete(scope, key, { status: reply.status, body: reply.body });
-  return reply;
 }

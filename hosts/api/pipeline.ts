@@ -8,7 +8,7 @@ import type { BearerAuthenticator, Caller } from './auth.js';
 import { checkDeclaredLength, readJsonObject } from './body-reader.js';
 import { clientAddress } from './client-address.js';
 import { mapError, okReply, toHttpResponse, type ApiReply } from './envelope.js';
-import { requireIdempotencyKey, runIdempotent } from './idempotency.js';
+import { requireIdempotencyKey, runIdempotent, type AtomicScope } from './idempotency.js';
 import { applyRateLimit, applyThrottles, countCodeTry, rateSubject, type RateBucket, type RateHeaders, type RateLimits } from './rate-limit.js';
 import { logRequestLine } from './request-log.js';
 import { enforceStepUp } from './step-up.js';
@@ -25,6 +25,8 @@ export interface PipelineDeps {
   readonly limiter: RateLimiter;
   readonly limits: RateLimits;
   readonly idempotency: IdempotencyStore;
+  /** UnitOfWork.atomically of the store the use cases write to: an idempotent request's effect and answer land together. */
+  readonly atomically: AtomicScope;
   readonly logger: Logger;
   /** Proxies trusted to append X-Forwarded-For (clientAddress); 0 = the socket's peer. */
   readonly trustedProxyHops: number;
@@ -173,7 +175,7 @@ export async function runRoute(deps: PipelineDeps, route: RouteDef, event: H3Eve
       : await runIdempotent(
         deps.idempotency, idempotencyScope(who, route, ctx.params), idempotencyKey, body, run,
         bucket === undefined ? undefined : async () => addHeaders(headers, await applyRateLimit(deps.limiter, deps.limits, bucket, who)),
-        route.errorStatuses,
+        route.errorStatuses, deps.atomically,
       );
   } catch (error) {
     const mapped = mapError(error, route.errorStatuses);

@@ -312,6 +312,7 @@ export function composeContainer(config: HostConfig, overrides: CompositionOverr
   });
   container.bind(TOKENS.ApiHost).toDynamicValue((ctx) => createApiHost({
     app: ctx.get(TOKENS.Application), rateLimiter: ctx.get(TOKENS.RateLimiter), idempotency: ctx.get(TOKENS.Idempotency),
+    unitOfWork: ctx.get(TOKENS.Stores).uow,
     adminToken, logger: ctx.get(TOKENS.Logger), readiness: ctx.get(TOKENS.Readiness), trustedProxyHops: config.trustedProxyHops,
     consoleIdleMs: config.consoleIdleMs,
     now: clockOf(ctx.get(TOKENS.Clock)),
