@@ -95,15 +95,19 @@ describeWithPostgres('serve with ENERGY_PROVIDER=self and an unstaked main addre
       expect(metrics).toMatch(/custody_forwards_pending\{[^}]*kind="payment"[^}]*\} 1/);
 
       // The manual sweep and the payer's collect are refused before any task, in the envelope, naming the fix.
-      const refused = await api('POST', '/api/collections', token, { address: sub, asset_symbol: 'USDT' });
+      // The worker's own retry of the waiting forward holds the address's lock while it checks the energy: a sweep
+      // asked at that moment is told a collection is in progress (409), which is true, and is asked again.
+      const refused = await until('the sweep answered past the forward\'s check', 30_000, async () => {
+        const answer = await api('POST', '/api/collections', token, { address: sub, asset_symbol: 'USDT' });
+        return answer.status === 409 && answer.code === 'BIZ-COMMAND-LOCKED' ? undefined : answer;
+      });
       expect({ status: refused.status, code: refused.code, data: refused.data }).toEqual({ status: 422, code: 'BIZ-ENERGY-UNAVAILABLE', data: {} });
       expect(refused.message).toMatch(/^no energy source for \d+ energy: self: the main address cannot delegate enough energy; burn: burning TRX for energy is disabled \(ENERGY_BURN\)\. To sweep, stake about \d+ TRX for energy on the main address/);
       expect(refused.message).toContain(`(POST /wallets/${main}/stake with resource ENERGY)`);
       expect(refused.message).toContain('or configure an energy rental provider');
       expect(refused.message).toContain('or set ENERGY_BURN=true');
       expect(refused.message).not.toMatch(/rental:|rental quote|price cap/);
-      // The worker's own retry of the waiting forward holds the address's lock while it checks the energy: a payer
-      // who collects at that moment is told a collection is in progress (409), which is true, and tries again.
+      // The same for a payer who collects at that moment: told a collection is in progress (409), and tries again.
       const payer = await until('the payer\'s collect answered past the forward\'s check', 30_000, async () => {
         const answer = await api('POST', '/api/cashier/collect', request.token, { asset_symbol: 'USDT' });
         return answer.status === 409 && answer.code === 'BIZ-COMMAND-LOCKED' ? undefined : answer;
