@@ -10,8 +10,10 @@
  * triggerconstantcontract's `energy_used` include, and which triggerconstantcontract also reports alone as
  * `energy_penalty`.
  *
- * The devnet does not run the cycle: the factor of its USDT contract is a chain parameter (`usdtEnergyFactor`) that
- * tests set directly, as if proposals and the network's usage had moved it there. The opcode-level rounding is kept,
+ * The devnet does not run the cycle's arithmetic: the factor of its USDT contract is a chain parameter
+ * (`usdtEnergyFactor`) that tests set, as if proposals and the network's usage had moved it there; like java-tron's, it
+ * moves only at a maintenance (a set value takes effect at the next one: Chain.toMaintenance, constants.ts
+ * MAINTENANCE_PARAMS). The opcode-level rounding is kept,
  * applied to each outcome's opcode profile (constants.ts USDT_PROFILES), so the default factor of 34,000 gives the
  * mainnet-observed 64,285 / 130,285 exactly and any other factor gives what java-tron's rounding would.
  */

@@ -40,7 +40,9 @@ export interface TrxHoldings {
  * reads, CHAIN-BROADCAST-FAILED for refused broadcasts, CHAIN-NODE-UNAVAILABLE when unreachable).
  * A state read (balances, resources, existence, a dry run, the factor, prices) may answer what a node a block behind
  * would: a gateway may share one read per block (adapters/tron CachingChainGateway), never past a newer block it knows
- * of nor past a transaction it sent touching the address. Transactions' states and broadcasts are always asked.
+ * of nor past a transaction it sent touching the address; the energy factor and the prices, which the chain moves only
+ * at a maintenance (TRON: approved proposals and a new dynamic-energy cycle, every 6 h), until the next maintenance.
+ * Transactions' states and broadcasts are always asked.
  */
 export interface ChainGateway {
   /** A fresh key pair, made locally; the key never leaves the process except encrypted by the caller. */
