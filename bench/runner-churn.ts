@@ -94,14 +94,15 @@ function workflow(table: JobTable, clock: ManualClock): Workflow<Job> {
       },
       get: async (key) => { const j = table.get(key); return j === undefined ? null : outboundCopy(j); },
       holds: (j, owner) => j.lease?.owner === owner,
-      released: (j, at) => ({ ...j, lease: null, nextRunAt: at }),
+      leased: (j, dueAt, lease) => ({ ...j, lease, nextRunAt: dueAt }),
+      keeps: false,
       save,
     },
     visit: (j) => j.done ? null : { step, open: j.tx, awaited: null, startedAt: j.startedAt },
-    withRecord: (j, record) => ({ ...j, tx: record }),
+    note: (j, record, seen) => (seen.kind === 'refused' ? { ...j, tx: { ...record, refusal: seen.refusal } } : seen.kind === 'dropped' ? { ...j, tx: null } : j),
     complete: async (j) => ({ ended: await save({ ...j, done: true, lease: null }, j.version) }),
     fail: async (j) => save({ ...j, done: true, lease: null }, j.version),
-    statusOf: (j) => (j.done ? 'done' : 'pending'),
+    statusOf: (j) => ({ status: j.done ? 'done' : 'pending', error: null }),
   };
 }
 

@@ -5,7 +5,6 @@ import type { ErrorCode } from '../../domain/errors.js';
 import type { AssetRegistry } from '../../domain/assets.js';
 import { COLLECTION_STATUS, type CollectionStatus, type CollectionTask, type StepRecord } from '../../domain/model/collection-task.js';
 import { COMMAND_STATUS, type Command, type PreparedTransaction } from '../../domain/model/command.js';
-import type { TransactionState } from '../../domain/model/chain.js';
 import type { Asset } from '../../domain/model/asset.js';
 import type { BalanceRepository } from '../../ports/balance-repository.port.js';
 import type { Clock } from '../../ports/clock.port.js';
@@ -23,7 +22,7 @@ import { reclaimAfterFailure } from './reclaim-executor.js';
 import type { RunnerHooks, RunnerLog } from './stage-protocol.js';
 import { notedOnTask, taskStore } from './task-workflow.js';
 import { STALE_READ_GRACE_MS, type Confirmations } from './write-ahead.js';
-import { listed, stepOfRow, WorkflowRefusal, type StepDecision, type Visit, type Workflow, type WorkflowStep, type WorkflowStore } from './workflow.js';
+import { listed, stepOfRow, WorkflowRefusal, type Seen, type StepDecision, type Visit, type Workflow, type WorkflowStep, type WorkflowStore } from './workflow.js';
 import { WorkflowExecutor, type WorkflowOptions } from './workflow-executor.js';
 
 /** The ports the collection executor uses. */
@@ -75,9 +74,9 @@ class CollectionWorkflow implements Workflow<CollectionTask> {
       claim: async (now, owner, leaseMs, limit) => (limit === 1 ? listed(await deps.tasks.claimDue(now, owner, leaseMs))
         : deps.tasks.claimSeveralDue(now, owner, leaseMs, limit)),
       holds: (task, owner) => task.lease?.owner === owner,
-      released: (task, at) => ({ ...task, nextRunAt: at, lease: null }),
+      leased: (task, dueAt, lease) => ({ ...task, nextRunAt: dueAt, lease }),
       // Kept by its runner between stages (decision 160): no one else writes a task once it has started.
-      kept: (task, lease) => ({ ...task, nextRunAt: lease.expiresAt, lease }),
+      keeps: true,
     });
     this.confirmations = confirmations;
     const planned = (planner: (d: StepDeps, s: StepSettings, subject: StepSubject) => Promise<StepPlan>) =>
@@ -109,7 +108,13 @@ class CollectionWorkflow implements Workflow<CollectionTask> {
     return { step: this.steps[row.step], open: openStepRecord(task)?.transaction ?? null, awaited: awaitedOf(task, row), startedAt: stepStartedAt(task) };
   }
 
-  withRecord(task: CollectionTask, record: PreparedTransaction | null): CollectionTask {
+  /** A receipt or a dead transaction in the task's cost; a refusal on, or a drop of, the status's open record. */
+  note(task: CollectionTask, record: PreparedTransaction, seen: Seen): CollectionTask {
+    if (seen.kind === 'receipt' || seen.kind === 'dead') return notedOnTask(task, record, seen);
+    return this.withRecord(task, seen.kind === 'refused' ? { ...record, refusal: seen.refusal } : null);
+  }
+
+  private withRecord(task: CollectionTask, record: PreparedTransaction | null): CollectionTask {
     const open = openStepRecord(task);
     if (open === undefined) return task;
     if (record === null && open.status === COLLECTION_STATUS.UNDELEGATING_ENERGY) {
@@ -121,16 +126,8 @@ class CollectionWorkflow implements Workflow<CollectionTask> {
     return { ...task, steps: record === null ? task.steps.filter((s) => s !== open) : task.steps.map((s) => (s === open ? { ...s, transaction: record } : s)) };
   }
 
-  noted(task: CollectionTask, record: PreparedTransaction, seen: TransactionState | 'dead'): CollectionTask {
-    return notedOnTask(task, record, seen);
-  }
-
-  statusOf(task: CollectionTask): CollectionStatus {
-    return task.status;
-  }
-
-  errorOf(task: CollectionTask): { readonly code: string; readonly message: string | null } | null {
-    return task.errorCode === null ? null : { code: task.errorCode, message: task.lastError };
+  statusOf(task: CollectionTask): { readonly status: CollectionStatus; readonly error: { readonly code: string; readonly message: string | null } | null } {
+    return { status: task.status, error: task.errorCode === null ? null : { code: task.errorCode, message: task.lastError } };
   }
 
   /**

@@ -23,11 +23,10 @@ import { collectionStepSettings } from './collection-executor.js';
 import { FundedWithdrawalSteps } from './withdrawal-funding-steps.js';
 import { planWithdrawalFees } from './withdrawal-funding-plan.js';
 import type { EnergyProvider } from '../../ports/energy-provider.port.js';
-import type { TransactionState } from '../../domain/model/chain.js';
 import { signerFor, type SignerDeps } from './worker-keys.js';
 import { STALE_READ_GRACE_MS, type Completion, type Confirmations } from './write-ahead.js';
 import type { RunnerHooks, RunnerLog } from './stage-protocol.js';
-import { listed, stepOfRow, WorkflowRefusal, type StepDecision, type Visit, type Workflow, type WorkflowStep, type WorkflowStore } from './workflow.js';
+import { listed, stepOfRow, WorkflowRefusal, type Seen, type StepDecision, type Visit, type Workflow, type WorkflowStep, type WorkflowStore } from './workflow.js';
 import { WorkflowExecutor, type WorkflowOptions } from './workflow-executor.js';
 
 /**
@@ -95,7 +94,9 @@ class CommandWorkflow implements Workflow<Command> {
         return stored;
       },
       holds: (command, owner) => command.lease?.owner === owner,
-      released: (command, at) => ({ ...command, nextRunAt: at, lease: null }),
+      leased: (command, dueAt, lease) => ({ ...command, nextRunAt: dueAt, lease }),
+      // Never kept between stages: a person may approve or reject a waiting withdrawal (decision 160).
+      keeps: false,
     };
     this.steps = Object.fromEntries((Object.keys(COMMAND_STEPS) as CommandStepKey[]).map((key) =>
       [key, stepOfRow<Command>({ ...COMMAND_STEPS[key], awaits: null }, code[key].depth, { plan: code[key].plan })])) as Record<CommandStepKey, WorkflowStep<Command>>;
@@ -119,22 +120,22 @@ class CommandWorkflow implements Workflow<Command> {
     return { step: this.steps[key], open: command.status === COMMAND_STATUS.RUNNING ? command.transaction : null, awaited: null, startedAt };
   }
 
-  withRecord(command: Command, record: PreparedTransaction | null): Command {
-    return command.funding != null ? this.fundedSteps().withRecord(command, command.funding, record) : { ...command, transaction: record };
-  }
-
-  noted(command: Command, record: PreparedTransaction, seen: TransactionState | 'dead'): Command {
+  /**
+   * A receipt or a dead transaction in a funded withdrawal's cost (an unfunded command keeps none); a refusal on, or a
+   * drop of, the open record (the command's transaction, or the funding phase's).
+   */
+  note(command: Command, record: PreparedTransaction, seen: Seen): Command {
+    if (seen.kind === 'refused' || seen.kind === 'dropped') {
+      const next = seen.kind === 'refused' ? { ...record, refusal: seen.refusal } : null;
+      return command.funding != null ? this.fundedSteps().withRecord(command, command.funding, next) : { ...command, transaction: next };
+    }
     if (command.funding == null) return command;
     const funded = this.fundedSteps();
-    return { ...command, funding: seen === 'dead' ? funded.noteDead(command.funding, record) : funded.noteReceipt(command.funding, record, seen) };
+    return { ...command, funding: seen.kind === 'dead' ? funded.noteDead(command.funding, record) : funded.noteReceipt(command.funding, record, seen.state) };
   }
 
-  statusOf(command: Command): number {
-    return command.status;
-  }
-
-  errorOf(command: Command): { readonly code: string; readonly message: string | null } | null {
-    return command.errorCode === null ? null : { code: command.errorCode, message: command.lastError };
+  statusOf(command: Command): { readonly status: number; readonly error: { readonly code: string; readonly message: string | null } | null } {
+    return { status: command.status, error: command.errorCode === null ? null : { code: command.errorCode, message: command.lastError } };
   }
 
   /** The step's table event (completedBy): `start`, PENDING → RUNNING (the lease stays: the stage goes on to send); `succeed`, RUNNING → SUCCESS with its event. */

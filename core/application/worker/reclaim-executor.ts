@@ -7,12 +7,11 @@ import type { PreparedTransaction } from '../../domain/model/command.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { CollectionTaskRepository } from '../../ports/collection-task-repository.port.js';
 import type { IdGenerator } from '../../ports/id-generator.port.js';
-import type { TransactionState } from '../../domain/model/chain.js';
 import { notedOnTask, taskStore } from './task-workflow.js';
 import { delegationRecords, planRecovery, planUndelegation, type StepDeps, type StepPlan, type StepSettings, type StepSubject } from './collection-steps.js';
 import type { Confirmations } from './write-ahead.js';
 import type { RunnerHooks, RunnerLog } from './stage-protocol.js';
-import { listed, stepOfRow, WorkflowRefusal, type StepDecision, type Visit, type Workflow, type WorkflowStep, type WorkflowStore } from './workflow.js';
+import { listed, stepOfRow, WorkflowRefusal, type Seen, type StepDecision, type Visit, type Workflow, type WorkflowStep, type WorkflowStore } from './workflow.js';
 import { WorkflowExecutor, type WorkflowOptions } from './workflow-executor.js';
 
 /** The ports the reclaimer uses (a subset of the collection executor's). */
@@ -66,7 +65,8 @@ class ReclaimWorkflow implements Workflow<CollectionTask> {
     this.store = taskStore(deps.tasks, {
       claim: async (now, owner, leaseMs) => listed(await deps.tasks.claimReclaimDue(now, owner, leaseMs)),
       holds: (task, owner) => task.reclaim?.lease?.owner === owner,
-      released: (task, at) => withReclaim(task, { nextRunAt: at, lease: null }),
+      leased: (task, dueAt, lease) => withReclaim(task, { nextRunAt: dueAt, lease }),
+      keeps: false,
     });
     // The planners are the workflow's code; everything else about a step is its RECLAIM_STEPS row.
     const step = (phase: Phase, planner: (d: StepDeps, s: StepSettings, subject: StepSubject) => Promise<StepPlan>) =>
@@ -90,7 +90,13 @@ class ReclaimWorkflow implements Workflow<CollectionTask> {
     };
   }
 
-  withRecord(task: CollectionTask, record: PreparedTransaction | null): CollectionTask {
+  /** A receipt or a dead transaction in the task's cost; a refusal on, or a drop of, the phase's open record. */
+  note(task: CollectionTask, record: PreparedTransaction, seen: Seen): CollectionTask {
+    if (seen.kind === 'receipt' || seen.kind === 'dead') return notedOnTask(task, record, seen);
+    return this.withRecord(task, seen.kind === 'refused' ? { ...record, refusal: seen.refusal } : null);
+  }
+
+  private withRecord(task: CollectionTask, record: PreparedTransaction | null): CollectionTask {
     const open = openPhaseRecord(task);
     if (open === undefined) return task;
     const steps = task.reclaim!.steps;
@@ -99,12 +105,9 @@ class ReclaimWorkflow implements Workflow<CollectionTask> {
     });
   }
 
-  noted(task: CollectionTask, record: PreparedTransaction, seen: TransactionState | 'dead'): CollectionTask {
-    return notedOnTask(task, record, seen);
-  }
-
-  statusOf(task: CollectionTask): string {
-    return task.reclaim?.status ?? 'none';
+  /** The reclaim's status; its errors stay the collection's. */
+  statusOf(task: CollectionTask): { readonly status: string; readonly error: null } {
+    return { status: task.reclaim?.status ?? 'none', error: null };
   }
 
   /** Closes the phase (its record, or a skipped one); after the last phase the reclaim is done. */

@@ -90,14 +90,15 @@ function world(options: { mustFinish: boolean; awaits: 'plan' | null; decision: 
       get: async () => stored,
       save,
       holds: (j, owner) => j.lease?.owner === owner,
-      released: (j, at) => ({ ...j, lease: null, nextRunAt: at }),
+      leased: (j, dueAt, lease) => ({ ...j, lease, nextRunAt: dueAt }),
+      keeps: false,
     },
     visit: (j) => (j.end !== null ? null : { step, open: j.tx, awaited: j.noted.includes(j.earlier?.txid ?? '') ? null : j.earlier, startedAt: 0 }),
-    withRecord: (j, r) => ({ ...j, tx: r }),
-    noted: (j, r) => ({ ...j, noted: [...j.noted, r.txid] }),
+    note: (j, r, seen) => (seen.kind === 'refused' ? { ...j, tx: { ...r, refusal: seen.refusal } } : seen.kind === 'dropped' ? { ...j, tx: null }
+      : { ...j, noted: [...j.noted, r.txid] }),
     complete: async (j) => ({ ended: await save({ ...j, end: 'completed', lease: null }, j.version) }),
     fail: async (j, code) => save({ ...j, end: { failed: code }, lease: null }, j.version),
-    statusOf: (j) => (j.end === null ? 'running' : 'ended'),
+    statusOf: (j) => ({ status: j.end === null ? 'running' : 'ended', error: null }),
   };
   return { workflow, planned, stored: () => stored };
 }

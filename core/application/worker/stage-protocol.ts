@@ -1,6 +1,5 @@
 import { ChainError, ConcurrencyConflict, DomainError, InfrastructureError, type ErrorCode } from '../../domain/errors.js';
 import type { PreparedTransaction } from '../../domain/model/command.js';
-import type { TransactionState } from '../../domain/model/chain.js';
 import type { Versioned } from '../../domain/model/common.js';
 import type { ChainGateway } from '../../ports/chain-gateway.port.js';
 import type { Clock } from '../../ports/clock.port.js';
@@ -8,7 +7,7 @@ import type { TransactionEvidence } from '../../ports/transaction-evidence.port.
 import { onAwaited, onDecided, onError as onPolicyError, onFollowed, onSent, type ErrorClass } from './money-policy.js';
 import { RetryBackoff } from './retry-backoff.js';
 import type { Kept, SubjectSource } from './subject-source.js';
-import { WorkflowRefusal, type StepDecision, type Workflow, type WorkflowStep } from './workflow.js';
+import { WorkflowRefusal, type Seen, type StepDecision, type Workflow, type WorkflowStep } from './workflow.js';
 import {
   describeRefusal, followOperation, isValidationRefusal, sendPrepared, writeAheadRecord, type Completion, type Followed, type FollowSource,
 } from './write-ahead.js';
@@ -201,7 +200,7 @@ export class StageProtocol<S extends Versioned> {
       }
       case 'replan': {
         const before = progress.subject;
-        const noted = this.noted(before, tx, receiptOf(followed) ?? 'dead');
+        const noted = this.noted(before, tx, receiptOf(followed) ?? { kind: 'dead' });
         const decision = await step.plan(noted, tx);
         // The loss is saved only with a decision that acts on it; otherwise it is seen again on the next visit.
         progress.subject = decision.kind === 'send' || decision.kind === 'complete' ? noted : before;
@@ -281,17 +280,17 @@ export class StageProtocol<S extends Versioned> {
         if (followed.evidence !== 'refused') return this.retry(progress, step, new Error(`${step.name} transaction ${record.txid}: ${followed.evidence}`));
         // The node's refusal, noted on the record (saved now): a refusal of the operation itself stays over later ones about freshness.
         if (replacesRefusal(record.refusal ?? null, followed.refusal)) {
-          await this.write(progress, this.workflow.withRecord(progress.subject, { ...record, refusal: followed.refusal }));
+          await this.write(progress, this.workflow.note(progress.subject, record, { kind: 'refused', refusal: followed.refusal }));
         }
         return this.retry(progress, step, followed.error ?? new Error(followed.refusal));
       }
       case 'replan':
         // Provably never included: plan anew (a crash before the send, a dropped or expired transaction).
-        await this.write(progress, this.workflow.withRecord(noted, null));
+        await this.write(progress, this.workflow.note(noted, record, { kind: 'dropped' }));
         return 'continue';
       case 'drop-and-retry': {
         // It moved nothing but its fee: drop it and plan again from the chain, later.
-        await this.write(progress, this.workflow.withRecord(noted, null));
+        await this.write(progress, this.workflow.note(noted, record, { kind: 'dropped' }));
         return this.retry(progress, step, new Error(failureOf(followed, `${step.name} transaction ${record.txid}`, `: ${record.refusal}`).message));
       }
       case 'fail': {
@@ -308,8 +307,8 @@ export class StageProtocol<S extends Versioned> {
   }
 
   /** The subject with what the chain showed of one of its transactions noted (nothing to note: as it is). */
-  private noted(subject: S, record: PreparedTransaction, seen: TransactionState | 'dead' | null): S {
-    return seen === null ? subject : this.workflow.noted?.(subject, record, seen) ?? subject;
+  private noted(subject: S, record: PreparedTransaction, seen: Seen | null): S {
+    return seen === null ? subject : this.workflow.note(subject, record, seen);
   }
 
   /**
@@ -449,8 +448,9 @@ function errorClassOf(error: unknown): ErrorClass {
 }
 
 /** The receipt a piece of evidence carries: a transaction in a block (confirmed, or reverted); else none. */
-function receiptOf(followed: Followed): TransactionState | null {
-  return followed.evidence === 'confirmed' || followed.evidence === 'reverted' ? followed.receipt : null;
+function receiptOf(followed: Followed): Seen | null {
+  const receipt = followed.evidence === 'confirmed' || followed.evidence === 'reverted' ? followed.receipt : null;
+  return receipt === null ? null : { kind: 'receipt', state: receipt };
 }
 
 /** Whether a refusal a node gave replaces the record's: a refusal of the operation itself stays over later ones about freshness. */

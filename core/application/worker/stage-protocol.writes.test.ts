@@ -58,15 +58,16 @@ function world(steps: readonly { readonly mustFinish: boolean; readonly completi
       get: async () => stored,
       save,
       holds: (j, owner) => j.lease?.owner === owner,
-      released: (j, at) => ({ ...j, lease: null, nextRunAt: at }),
+      leased: (j, dueAt, lease) => ({ ...j, lease, nextRunAt: dueAt }),
+      keeps: false,
     },
     visit: (j) => (j.end !== null ? null : { step: table[j.at]!, open: j.tx, awaited: null, startedAt: 0 }),
-    withRecord: (j, record) => ({ ...j, tx: record }),
+    note: (j, record, seen) => (seen.kind === 'refused' ? { ...j, tx: { ...record, refusal: seen.refusal } } : seen.kind === 'dropped' ? { ...j, tx: null } : j),
     complete: async (j) => (j.at === steps.length - 1
       ? { ended: await save({ ...j, tx: null, end: 'completed', lease: null }, j.version) }
       : { unsaved: { ...j, at: j.at + 1, tx: null } }),
     fail: async (j, code) => save({ ...j, end: { failed: code }, lease: null }, j.version),
-    statusOf: (j) => j.at,
+    statusOf: (j) => ({ status: j.at, error: null }),
   };
   const chain = {
     getTransaction: async (txid: string) => {

@@ -16,7 +16,7 @@ export interface SourceOptions {
   readonly leaseMs: number;
   /** The runner's lanes: a claim for several lanes takes that many at once. */
   readonly concurrency: number;
-  /** Subjects kept between stages at most (0: none; forced to 0 for a workflow without `kept`). */
+  /** Subjects kept between stages at most (0: none; forced to 0 for a store that does not keep). */
   readonly keepMax: number;
 }
 
@@ -40,7 +40,7 @@ export class SubjectSource<S extends Versioned> {
     this.owner = options.owner;
     this.leaseMs = options.leaseMs;
     this.concurrency = options.concurrency;
-    this.keepMax = store.kept === undefined ? 0 : options.keepMax;
+    this.keepMax = store.keeps ? options.keepMax : 0;
   }
 
   /**
@@ -74,8 +74,9 @@ export class SubjectSource<S extends Versioned> {
    * it keeps fewer than keepMax (decision 160). `kept` says so, for keepAfter once the stage has ended.
    */
   released(subject: S, at: number, keep: boolean): { readonly subject: S; readonly kept: Kept | null } {
-    if (!keep || this.store.kept === undefined || this.kept.size >= this.keepMax) return { subject: this.store.released(subject, at), kept: null };
-    return { subject: this.store.kept(subject, { owner: this.owner, expiresAt: at + this.leaseMs }), kept: { dueAt: at, expiresAt: at + this.leaseMs } };
+    if (!keep || !this.store.keeps || this.kept.size >= this.keepMax) return { subject: this.store.leased(subject, at, null), kept: null };
+    const expiresAt = at + this.leaseMs;
+    return { subject: this.store.leased(subject, expiresAt, { owner: this.owner, expiresAt }), kept: { dueAt: at, expiresAt } };
   }
 
   /** After a stage whose last release kept the subject (and the lease is still this runner's): held in memory until due. */
@@ -92,7 +93,7 @@ export class SubjectSource<S extends Versioned> {
     this.ahead.clear();
     this.kept.clear();
     for (const { subject, dueAt } of entries) {
-      await this.store.save(this.store.released(subject, dueAt), subject.version).catch((error: unknown) => {
+      await this.store.save(this.store.leased(subject, dueAt, null), subject.version).catch((error: unknown) => {
         if (!(error instanceof ConcurrencyConflict || error instanceof InfrastructureError)) throw error;
       });
     }
@@ -114,7 +115,8 @@ export class SubjectSource<S extends Versioned> {
       from.delete(key);
       if (now + this.leaseMs / 2 <= entry.expiresAt) return entry.subject;
       try {
-        return await this.store.save(this.store.kept!(entry.subject, { owner: this.owner, expiresAt: now + this.leaseMs }), entry.subject.version);
+        const expiresAt = now + this.leaseMs;
+        return await this.store.save(this.store.leased(entry.subject, expiresAt, { owner: this.owner, expiresAt }), entry.subject.version);
       } catch (error) {
         // Claimed by another runner since (or the store is down: the lease runs out and the subject is claimed again).
         if (error instanceof ConcurrencyConflict || error instanceof InfrastructureError) continue;

@@ -148,8 +148,8 @@ export class WorkflowExecutor<S extends Versioned> {
   }
 
   private resultOf(result: RunResult<S>): StageResult {
-    const status = this.workflow.statusOf(result.subject);
-    const error = result.outcome === 'finished' ? this.workflow.errorOf?.(result.subject) ?? null : null;
+    const { status, error: ended } = this.workflow.statusOf(result.subject);
+    const error = result.outcome === 'finished' ? ended : null;
     return { workflow: this.workflow.name, key: result.key, outcome: result.outcome, sent: result.sent, status, ...(error === null ? {} : { error }) };
   }
 }

@@ -88,14 +88,15 @@ function world(jobs: number, delays: readonly number[]) {
       },
       get: async (key) => rows.get(key) ?? null,
       holds: (j, owner) => j.lease?.owner === owner,
-      released: (j, at) => ({ ...j, lease: null, nextRunAt: at }),
+      leased: (j, dueAt, lease) => ({ ...j, lease, nextRunAt: dueAt }),
+      keeps: false,
       save,
     },
     visit: (j) => (j.done ? null : { step, open: j.tx, awaited: null, startedAt: 0 }),
-    withRecord: (j, record) => ({ ...j, tx: record }),
+    note: (j, record, seen) => (seen.kind === 'refused' ? { ...j, tx: { ...record, refusal: seen.refusal } } : seen.kind === 'dropped' ? { ...j, tx: null } : j),
     complete: async (j) => ({ ended: await save({ ...j, done: true, lease: null }, j.version) }),
     fail: async (j) => save({ ...j, done: true, lease: null }, j.version),
-    statusOf: (j) => (j.done ? 'done' : 'pending'),
+    statusOf: (j) => ({ status: j.done ? 'done' : 'pending', error: null }),
   };
   const clock = { now: () => now };
   return {

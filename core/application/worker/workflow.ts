@@ -1,7 +1,7 @@
 import type { ErrorCode } from '../../domain/errors.js';
 import type { PreparedTransaction } from '../../domain/model/command.js';
 import type { SignedTransaction, TransactionState } from '../../domain/model/chain.js';
-import type { Versioned } from '../../domain/model/common.js';
+import type { Lease, Versioned } from '../../domain/model/common.js';
 import type { Completion } from './write-ahead.js';
 
 /**
@@ -100,6 +100,20 @@ export interface Visit<S> {
   readonly startedAt: number;
 }
 
+/**
+ * What a stage learnt about one of a subject's transactions, for the workflow to note (Workflow.note):
+ * - `receipt`: it is in a block (fees burnt, success or revert): noted once per receipt seen (cost accounting);
+ * - `dead`: an earlier transaction the step awaits, proven never included: settled at no cost, not awaited again;
+ * - `refused`: a node refused the step's open transaction: the refusal kept on its record (`record` with it);
+ * - `dropped`: the step's open transaction is dropped (proven never included, or reverted in a step that must
+ *   finish): the step plans again.
+ */
+export type Seen =
+  | { readonly kind: 'receipt'; readonly state: TransactionState }
+  | { readonly kind: 'dead' }
+  | { readonly kind: 'refused'; readonly refusal: string }
+  | { readonly kind: 'dropped' };
+
 /** Where a workflow's subjects are stored and leased: the subject source's port, and every stage's versioned write. */
 export interface WorkflowStore<S extends Versioned> {
   key(subject: S): string;
@@ -114,14 +128,17 @@ export interface WorkflowStore<S extends Versioned> {
   save(next: S, readVersion: number): Promise<S>;
   /** Whether `owner` still holds the subject's lease. */
   holds(subject: S, owner: string): boolean;
-  /** The subject with its lease released and its next look due at `at`. */
-  released(subject: S, at: number): S;
   /**
-   * The subject released to its lease's owner alone (decision 160): stored due at `lease.expiresAt`, when any runner
-   * may claim it; until then only the owner looks at it, from memory, without a claim. Optional: a workflow whose
-   * subjects other writers change while they wait (a withdrawal's approval) leaves it out and is always released.
+   * The one lease write: the subject due at `dueAt` under `lease`. Released: `lease` null, due for any runner at
+   * `dueAt`. Kept by its lease's owner (decision 160): stored due at `lease.expiresAt` (= `dueAt`), when any runner
+   * may claim it; until then only the owner looks at it, from memory, without a claim.
    */
-  kept?(subject: S, lease: { readonly owner: string; readonly expiresAt: number }): S;
+  leased(subject: S, dueAt: number, lease: Lease | null): S;
+  /**
+   * Whether a runner may keep subjects between stages (a `leased` with a lease). False for a workflow whose subjects
+   * other writers change while they wait (a withdrawal's approval): they are always released.
+   */
+  readonly keeps: boolean;
 }
 
 /** A store's single claim as the runner takes claims: none, or that one. */
@@ -136,14 +153,8 @@ export interface Workflow<S extends Versioned> {
   readonly store: WorkflowStore<S>;
   /** The subject's step, open record, awaited transaction and start; null when nothing is left to run. */
   visit(subject: S): Visit<S> | null;
-  /** The subject with the open record replaced (a refusal noted) or dropped (null: proven dead, plan again). */
-  withRecord(subject: S, record: PreparedTransaction | null): S;
-  /**
-   * What the chain showed of one of the subject's transactions, noted (cost accounting), saved with the next write:
-   * its receipt (in a block: fees burnt, success or revert), once per receipt seen; or `dead` (an awaited transaction
-   * proven never included, settled at no cost, so it is not awaited again). Optional.
-   */
-  noted?(subject: S, record: PreparedTransaction, seen: TransactionState | 'dead'): S;
+  /** What a stage learnt about one of the subject's transactions, noted into the subject (saved with the next write). */
+  note(subject: S, record: PreparedTransaction, seen: Seen): S;
   /**
    * Completes the current step (its transaction confirmed, or nothing to send): the transition, saved with the lease
    * kept (`next`, the stage goes on), the workflow's end (`ended`, the terminal subject as stored), or the transition
@@ -158,8 +169,9 @@ export interface Workflow<S extends Versioned> {
    * step table routes such a refusal, COMMAND_STEPS' failsAs).
    */
   fail(subject: S, code: ErrorCode, message: string, decided?: boolean): Promise<S>;
-  /** The subject's status for a stage's result: a collection's or a command's status value, a reclaim's `pending`/`done`. */
-  statusOf(subject: S): number | string;
-  /** The error a subject ended with, null when none. */
-  errorOf?(subject: S): { readonly code: string; readonly message: string | null } | null;
+  /**
+   * The subject's status for a stage's result (a collection's or a command's status value, a reclaim's
+   * `pending`/`done`) and the error it ended with, null when none (or where the workflow records none).
+   */
+  statusOf(subject: S): { readonly status: number | string; readonly error: { readonly code: string; readonly message: string | null } | null };
 }
