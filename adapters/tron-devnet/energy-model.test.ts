@@ -133,8 +133,18 @@ describe('maintenance: when the factor and the prices move (wallet/getnextmainte
     expect(await factor()).toMatchObject({ energy_factor: 34_000 });
     expect([await param('getEnergyFee'), await param('getTransactionFee')]).toEqual([100, 1_000]);
     expect(await nextMaintenance()).toBe(first);
-    // The block at the maintenance time: everything moves, and the next one is one (new) interval later.
+    // The block at the maintenance time: everything moves, and the next one is one (new) interval later. Its own
+    // transactions still ran at the old values (java-tron maintains after them).
+    const payer = wallet(devnet, 'maintenance-payer');
+    const holder = wallet(devnet, 'maintenance-holder');
+    devnet.fund(payer.address, trx(100));
+    devnet.fundToken(payer.address, 10n);
+    devnet.fundToken(holder.address, 1n);
+    const c = await payer.tw.contract().at(devnet.usdtAddress);
+    const txid: string = await c.methods.transfer(holder.address, 1).send({ feeLimit: trx(50) });
     devnet.mine(1);
+    expect(devnet.chain.head.time).toBe(first);
+    expect((await payer.tw.trx.getUnconfirmedTransactionInfo(txid)).receipt.energy_usage_total).toBe(64_285);
     expect(await factor()).toMatchObject({ energy_factor: 40_000 });
     expect([await param('getEnergyFee'), await param('getTransactionFee'), await param('getMaintenanceTimeInterval')]).toEqual([210, 2_000, 600_000]);
     expect(await nextMaintenance()).toBe(first + 600_000);
