@@ -5,10 +5,12 @@ import { runs } from '../../contracts-tests/support/depth.js';
 import { StoreError } from '../../core/domain/errors.js';
 import { ACCOUNT_RECORD } from '../records/account-record.js';
 import { DEPOSIT_RECORD } from '../records/deposit-record.js';
+import { keyFields } from '../records/record-descriptor.js';
 import { account } from '../records/testing/record-arbitraries.js';
-import { deposit, DESCRIPTOR_CASES } from '../records/testing/descriptor-cases.js';
+import { allowListEntry, deposit, DESCRIPTOR_CASES } from '../records/testing/descriptor-cases.js';
+import { ALLOW_LIST_ENTRY_RECORD, toStoredAllowListEntry } from '../records/withdrawal-policy-record.js';
 import { COLLECTIONS } from './collections.js';
-import { fromDocument, replaceOf, toDocument } from './mongo-table.js';
+import { documentIdOf, fromDocument, replaceOf, toDocument } from './mongo-table.js';
 
 // The document mapping a MongoTable derives from a descriptor, checked without mongod (its suites need a replica set
 // and print SKIPPED here): domain -> document -> BSON bytes -> domain is the identity for every record, `_id` is the
@@ -36,17 +38,24 @@ describe('MongoTable: the document mapping of every descriptor', () => {
     it(`${descriptor.name}: domain -> document -> BSON -> domain is the identity (missing equals null); \`_id\` is the key, first, and no \`id\``, () => {
       fc.assert(fc.property(values, (value) => {
         const doc = toDocument(descriptor, value) as Document;
+        const record = descriptor.encode(value) as Record<string, unknown>;
         expectNoBigInt(doc);
         expect(fromDocument(descriptor, throughBson(withoutNulls(doc)) as { _id: unknown })).toEqual(value);
         expect(Object.keys(doc)[0]).toBe('_id');
-        expect(doc['_id']).toBe(descriptor.encode(value).id);
+        if (descriptor.key === undefined) {
+          expect(doc['_id']).toBe(record['id']);
+        } else {
+          // Keyed by named fields: they stay in the document beside the `_id` made of them.
+          expect(doc['_id']).toBe(descriptor.documentId!(record));
+          for (const field of descriptor.key as string[]) expect(doc[field]).toBe(record[field]);
+        }
         expect(doc).not.toHaveProperty('id');
         expect(fromDocument(descriptor, throughBson(doc) as { _id: unknown })).toEqual(value);
       }), { numRuns: runs(40) });
     });
 
     it(`${descriptor.name}: a replace sets every field of the descriptor but the identity, none undefined`, () => {
-      const identity = new Set(['id', ...((descriptor.fixed ?? []) as string[])]);
+      const identity = new Set([...keyFields(descriptor), ...((descriptor.fixed ?? []) as string[])]);
       fc.assert(fc.property(values, (value) => {
         const { set, filter } = replaceOf(descriptor, value);
         expect(Object.keys(set).sort()).toEqual(Object.keys(descriptor.fields).filter((f) => !identity.has(f)).sort());
@@ -68,6 +77,16 @@ describe('MongoTable: the document mapping of every descriptor', () => {
       expect(set['autoCollectTask']).toBe(value.autoCollectTask ?? null);
       expect(set['autoCollect']).toBe(value.autoCollect ?? null);
     }), { numRuns: runs(40) });
+  });
+
+  it('an allow-list entry (a key of two fields) is the document stored before descriptors: `_id` user U+0000 address, the fields beside it', () => {
+    fc.assert(fc.property(allowListEntry, (entry) => {
+      const before = { _id: `${entry.userId}\u0000${entry.address}`, ...toStoredAllowListEntry(entry) };
+      expect(toDocument(ALLOW_LIST_ENTRY_RECORD, entry)).toEqual(before);
+      expect(fromDocument(ALLOW_LIST_ENTRY_RECORD, throughBson(before))).toEqual(entry);
+      expect(documentIdOf(ALLOW_LIST_ENTRY_RECORD, { userId: entry.userId, address: entry.address })).toBe(before._id);
+    }), { numRuns: runs(40) });
+    expect(() => documentIdOf(ALLOW_LIST_ENTRY_RECORD, { userId: 1 })).toThrow(TypeError);
   });
 
   it('refuses a bigint that a codec lets through: money is a decimal string, never an int64', () => {

@@ -1,7 +1,9 @@
 import type { ClientSession, Collection, Db, Document, Filter, Sort } from 'mongodb';
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
-import type { KeyedRecord, RecordDescriptor } from '../records/record-descriptor.js';
+import {
+  keyFields, keyParts, type IdKey, type KeyField, type KeyValue, type RecordDescriptor,
+} from '../records/record-descriptor.js';
 import { fromMongoDocument, isDuplicateKey, pageFrom, refuseBigints, toMongoDocument, type MongoDocument } from './mongo-support.js';
 
 /**
@@ -9,16 +11,38 @@ import { fromMongoDocument, isDuplicateKey, pageFrom, refuseBigints, toMongoDocu
  * shared record with `id` as `_id` (toMongoDocument), so the descriptor's codec and key are all MongoDB needs; its
  * column names are the relational store's. A repository holds one and keeps its port methods and what is special
  * (claims, quotas, velocity, lock slots); fields only MongoDB writes (`insertedSeq`, slots) come in as `extra`.
+ * A record keyed by named fields keeps them in the document, beside the `_id` its descriptor's `documentId` makes of
+ * them (the allow-list's `user\u0000address`, as stored before descriptors).
  */
 
-/** Domain value -> document: the codec, `id` as `_id`; a bigint anywhere is a mapper bug, refused (see refuseBigints). */
-export function toDocument<D, R extends KeyedRecord>(descriptor: RecordDescriptor<D, R>, value: D): MongoDocument<R> {
-  return refuseBigints(toMongoDocument(descriptor.encode(value)), descriptor.name);
+/** Any descriptor MongoDB can key: one keyed by `id`, or by named fields with a `documentId`. */
+type Described<D, R extends object, K extends KeyField<R>> = RecordDescriptor<D, R, K>;
+
+/** A record's document: `id` as `_id`; or, keyed by named fields, the record beside the `_id` made of them. */
+export type DocumentOf<R, K extends KeyField<R>> = [K] extends ['id'] ? MongoDocument<R & { id: unknown }> : R & { _id: string | number };
+
+/** The `_id` of a key (the id, or an object of the key's fields, or a whole record). */
+export function documentIdOf<D, R extends object, K extends KeyField<R>>(descriptor: Described<D, R, K>, key: unknown): string | number {
+  if (descriptor.key === undefined) return keyParts(descriptor, key)[0] as string | number;
+  if (descriptor.documentId === undefined) throw new TypeError(`${descriptor.name}: a key of named fields needs a documentId`);
+  const parts = keyParts(descriptor, key);
+  return descriptor.documentId(Object.fromEntries(keyFields(descriptor).map((f, i) => [f, parts[i]])) as Pick<R, K>);
 }
 
-/** Document -> domain value: `_id` as `id`, then the codec (fields only MongoDB writes are ignored by it). */
-export function fromDocument<D, R extends KeyedRecord>(descriptor: RecordDescriptor<D, R>, doc: { _id: unknown }): D {
-  return descriptor.decode(fromMongoDocument(doc) as unknown as R);
+/** Domain value -> document: the codec, the key as `_id`; a bigint anywhere is a mapper bug, refused (see refuseBigints). */
+export function toDocument<D, R extends object, K extends KeyField<R>>(descriptor: Described<D, R, K>, value: D): DocumentOf<R, K> {
+  const record = descriptor.encode(value);
+  const doc = descriptor.key === undefined
+    ? toMongoDocument(record as unknown as { id: string | number })
+    : { _id: documentIdOf(descriptor, record), ...record };
+  return refuseBigints(doc as DocumentOf<R, K>, descriptor.name);
+}
+
+/** Document -> domain value: `_id` as `id` (or dropped: the key's fields are in the document), then the codec. */
+export function fromDocument<D, R extends object, K extends KeyField<R>>(descriptor: Described<D, R, K>, doc: { _id: unknown }): D {
+  if (descriptor.key === undefined) return descriptor.decode(fromMongoDocument(doc) as unknown as R);
+  const { _id, ...record } = doc;
+  return descriptor.decode(record as unknown as R);
 }
 
 /**
@@ -27,12 +51,14 @@ export function fromDocument<D, R extends KeyedRecord>(descriptor: RecordDescrip
  * out is written as null ($set keeps a field it is not given; the codecs read null as absent), so a replace replaces.
  * Fields only MongoDB writes are not the descriptor's and stay as they are. Pure.
  */
-export function replaceOf<D, R extends KeyedRecord>(
-  descriptor: RecordDescriptor<D, R>, value: D,
+export function replaceOf<D, R extends object, K extends KeyField<R>>(
+  descriptor: Described<D, R, K>, value: D,
 ): { filter: Document; set: Document } {
   const { _id, ...fields } = toDocument(descriptor, value) as Document;
   const record = fields as Record<string, unknown>;
-  for (const field of Object.keys(descriptor.fields)) if (field !== 'id' && record[field] === undefined) record[field] = null;
+  const key = keyFields(descriptor);
+  for (const field of key) delete record[field];
+  for (const field of Object.keys(descriptor.fields)) if (!key.includes(field) && record[field] === undefined) record[field] = null;
   const filter: Document = { _id };
   for (const field of descriptor.fixed ?? []) {
     filter[field as string] = record[field as string];
@@ -54,12 +80,13 @@ function inSession(session: ClientSession | undefined): { session?: ClientSessio
 }
 
 /** The plain operations of one collection, from its descriptor. */
-export class MongoTable<D, R extends KeyedRecord> {
+export class MongoTable<D, R extends object, K extends KeyField<R> = IdKey<R>> {
   /** The collection, typed loosely: filters are written by the repositories, over the record's field names. */
   readonly collection: Collection<KeyedDocument>;
 
-  constructor(db: Db, readonly descriptor: RecordDescriptor<D, R>) {
+  constructor(db: Db, readonly descriptor: RecordDescriptor<D, R, K>) {
     this.collection = db.collection(descriptor.collection);
+    if (descriptor.key !== undefined && descriptor.documentId === undefined) throw new TypeError(`${descriptor.name}: a key of named fields needs a documentId`);
   }
 
   /** The collection typed as its documents, for a repository's own queries and updates (claims, slots). */
@@ -67,18 +94,28 @@ export class MongoTable<D, R extends KeyedRecord> {
     return this.collection as unknown as Collection<T>;
   }
 
-  toDocument(value: D): MongoDocument<R> {
+  toDocument(value: D): DocumentOf<R, K> {
     return toDocument(this.descriptor, value);
+  }
+
+  /** The `_id` of a key (the id, or an object of the key's fields). */
+  idOf(key: KeyValue<R, K>): string | number {
+    return documentIdOf(this.descriptor, key);
   }
 
   fromDocument(doc: Document): D {
     return fromDocument(this.descriptor, doc as { _id: unknown });
   }
 
-  /** The value stored under `id`, or null. */
-  async get(id: R['id'], session?: ClientSession): Promise<D | null> {
-    const doc = await this.collection.findOne({ _id: id }, inSession(session));
+  /** The value stored under `key` (the id, or an object of the key's fields), or null. */
+  async get(key: KeyValue<R, K>, session?: ClientSession): Promise<D | null> {
+    const doc = await this.collection.findOne({ _id: this.idOf(key) }, inSession(session));
     return doc === null ? null : this.fromDocument(doc);
+  }
+
+  /** deleteOne of the value stored under `key`; true when one was there. */
+  async delete(key: KeyValue<R, K>, session?: ClientSession): Promise<boolean> {
+    return (await this.collection.deleteOne({ _id: this.idOf(key) }, inSession(session))).deletedCount === 1;
   }
 
   /** The values matching `filter`, in `sort` when given, at most `limit` when given. */
@@ -123,9 +160,9 @@ export class MongoTable<D, R extends KeyedRecord> {
    * either losing a race is a ConcurrencyConflict naming the record.
    */
   async save(value: D, extra: Document = {}, session?: ClientSession): Promise<void> {
-    const record = this.descriptor.encode(value) as KeyedRecord & { version?: number };
+    const record = this.descriptor.encode(value) as { version?: number };
     const written = record.version === 1 ? await this.insertOnce(value, extra, session) : await this.replace(value, session);
-    if (!written) throw new ConcurrencyConflict(this.descriptor.name, String(record.id));
+    if (!written) throw new ConcurrencyConflict(this.descriptor.name, String(documentIdOf(this.descriptor, record)));
   }
 
   /** Offset/limit slice of the values matching `filter` in `sort`, plus their total. */
@@ -139,4 +176,4 @@ export class MongoTable<D, R extends KeyedRecord> {
 }
 
 /** The MongoTable of a descriptor's type (`MongoTableOf<typeof ACCOUNT_RECORD>`). */
-export type MongoTableOf<T> = T extends RecordDescriptor<infer D, infer R> ? MongoTable<D, R> : never;
+export type MongoTableOf<T> = T extends RecordDescriptor<infer D, infer R, infer K> ? MongoTable<D, R, K> : never;

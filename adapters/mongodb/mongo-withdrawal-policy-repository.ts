@@ -1,4 +1,4 @@
-import type { ClientSession, Collection, Db } from 'mongodb';
+import type { ClientSession, Db } from 'mongodb';
 import { DomainError } from '../../core/domain/errors.js';
 import { COMMAND_STATUS, COMMAND_TYPE, type AllowListEntry, type UserId, type WithdrawalPolicy } from '../../core/domain/model/index.js';
 import {
@@ -7,22 +7,17 @@ import {
 import type { Page, PageRequest } from '../../core/ports/page.js';
 import type { WithdrawalPolicyRepository } from '../../core/ports/withdrawal-policy-repository.port.js';
 import { decodeMoney } from '../records/record-support.js';
-import {
-  fromStoredAllowListEntry, toStoredAllowListEntry, WITHDRAWAL_POLICY_RECORD, type StoredAllowListEntry,
-} from '../records/withdrawal-policy-record.js';
+import { ALLOW_LIST_ENTRY_RECORD, WITHDRAWAL_POLICY_RECORD } from '../records/withdrawal-policy-record.js';
 import { COLLECTIONS } from './collections.js';
 import type { CommandDocument } from './mongo-documents.js';
-import { guarded, insertionStamp, isDuplicateKey } from './mongo-support.js';
+import { guarded, insertionStamp } from './mongo-support.js';
 import { MongoTable, type MongoTableOf } from './mongo-table.js';
 
-type AllowListDocument = StoredAllowListEntry & { _id: string };
 /** One document per user whose update inside a transaction makes parallel transactions of that user conflict. */
 interface UserLockDocument {
   _id: string;
   n: number;
 }
-
-const entryId = (userId: UserId, address: string): string => `${userId}\u0000${address}`;
 
 /** Takes the user's lock document inside `session`'s transaction (a racing transaction hits a write conflict and retries). */
 async function lockUser(db: Db, kind: string, userId: UserId, session?: ClientSession): Promise<void> {
@@ -50,11 +45,11 @@ export async function checkVelocity(db: Db, charge: VelocityCharge, session?: Cl
 /** Withdrawal policies (`_id`: user id, optimistic versions) and allow-lists (`_id`: user id + address) on MongoDB. */
 export class MongoWithdrawalPolicyRepository implements WithdrawalPolicyRepository {
   private readonly policies: MongoTableOf<typeof WITHDRAWAL_POLICY_RECORD>;
-  private readonly entries: Collection<AllowListDocument>;
+  private readonly entries: MongoTableOf<typeof ALLOW_LIST_ENTRY_RECORD>;
 
   constructor(private readonly db: Db) {
     this.policies = new MongoTable(db, WITHDRAWAL_POLICY_RECORD);
-    this.entries = db.collection<AllowListDocument>(COLLECTIONS.allowListEntries);
+    this.entries = new MongoTable(db, ALLOW_LIST_ENTRY_RECORD);
   }
 
   get(userId: UserId): Promise<WithdrawalPolicy | null> {
@@ -77,36 +72,22 @@ export class MongoWithdrawalPolicyRepository implements WithdrawalPolicyReposito
    */
   addAllowListEntry(entry: AllowListEntry, maxEntries: number): Promise<'created' | 'exists' | 'full'> {
     return guarded('allow-list add', async () => {
-      const _id = entryId(entry.userId, entry.address);
-      if ((await this.entries.countDocuments({ _id })) > 0) return 'exists';
-      if ((await this.entries.countDocuments({ userId: entry.userId })) >= maxEntries) return 'full';
-      try {
-        await this.entries.insertOne({ _id, ...toStoredAllowListEntry(entry) });
-        return 'created';
-      } catch (error) {
-        if (isDuplicateKey(error)) return 'exists';
-        throw error;
-      }
+      const entries = this.entries.collection;
+      if ((await entries.countDocuments({ _id: this.entries.idOf(entry) })) > 0) return 'exists';
+      if ((await entries.countDocuments({ userId: entry.userId })) >= maxEntries) return 'full';
+      return (await this.entries.insertOnce(entry)) ? 'created' : 'exists';
     });
   }
 
   findAllowListEntry(userId: UserId, address: string): Promise<AllowListEntry | null> {
-    return guarded('allow-list read', async () => {
-      const doc = await this.entries.findOne({ _id: entryId(userId, address) });
-      return doc === null ? null : fromStoredAllowListEntry(doc);
-    });
+    return guarded('allow-list read', () => this.entries.get({ userId, address }));
   }
 
   listAllowList(userId: UserId, page: PageRequest): Promise<Page<AllowListEntry>> {
-    return guarded('allow-list list', async () => {
-      const total = await this.entries.countDocuments({ userId });
-      if (page.limit <= 0) return { items: [], total };
-      const docs = await this.entries.find({ userId }).sort({ createdAt: 1, address: 1 }).skip(page.offset).limit(page.limit).toArray();
-      return { items: docs.map((d) => fromStoredAllowListEntry(d)), total };
-    });
+    return guarded('allow-list list', () => this.entries.page({ userId }, { createdAt: 1, address: 1 }, page));
   }
 
   removeAllowListEntry(userId: UserId, address: string): Promise<boolean> {
-    return guarded('allow-list remove', async () => (await this.entries.deleteOne({ _id: entryId(userId, address) })).deletedCount === 1);
+    return guarded('allow-list remove', () => this.entries.delete({ userId, address }));
   }
 }

@@ -5,9 +5,10 @@ import type { CollectionTask } from '../../core/domain/model/collection-task.js'
 import { COLLECTION_TASK_RECORD } from '../records/collection-task-record.js';
 import { COMMAND_RECORD } from '../records/command-record.js';
 import { DEPOSIT_RECORD } from '../records/deposit-record.js';
-import { fieldColumns } from '../records/record-descriptor.js';
+import { fieldColumns, keyParts } from '../records/record-descriptor.js';
+import { ALLOW_LIST_ENTRY_RECORD } from '../records/withdrawal-policy-record.js';
 import { command, lease, ms, optMs, task } from '../records/testing/record-arbitraries.js';
-import { deposit, DESCRIPTOR_CASES } from '../records/testing/descriptor-cases.js';
+import { allowListEntry, deposit, DESCRIPTOR_CASES } from '../records/testing/descriptor-cases.js';
 import type { Row } from './pg-support.js';
 import { PgTable } from './pg-table.js';
 
@@ -83,5 +84,27 @@ describe('PgTable: the row mapping of every descriptor', () => {
       expect(values.slice(0, 4)).toEqual([value.depositId, value.transferId, value.networkCode, value.version - 1]);
       expect(set!.split(', ')).toHaveLength(values.length - 4);
     }), { numRuns: runs(20) });
+  });
+
+  it('a key of several fields is matched column by column, in the primary key\'s order; a single key stays `= $1`', async () => {
+    const entries = new PgTable(ALLOW_LIST_ENTRY_RECORD);
+    expect(entries.keys).toEqual(['user_id', 'address']);
+    expect(entries.key).toBe('user_id, address');
+    expect(entries.keyMatch).toBe('user_id = $1 AND address = $2');
+    expect(new PgTable(COMMAND_RECORD).keyMatch).toBe('command_no = $1');
+    const sent: { text: string; values: readonly unknown[] }[] = [];
+    const q = { query: async (config: { text: string; values: unknown[] }) => (sent.push(config), { rows: [], rowCount: 0 }) };
+    fc.assert(fc.property(allowListEntry, (entry) => {
+      expect(keyParts(ALLOW_LIST_ENTRY_RECORD, entry)).toEqual([entry.userId, entry.address]);
+    }), { numRuns: runs(20) });
+    await entries.get(q as never, { userId: 7, address: 'Tx' });
+    await entries.delete(q as never, { address: 'Tx', userId: 7 });
+    expect(sent.map((s) => [s.text, s.values])).toEqual([
+      [`SELECT ${entries.columns} FROM allow_list_entries WHERE user_id = $1 AND address = $2`, [7, 'Tx']],
+      ['DELETE FROM allow_list_entries WHERE user_id = $1 AND address = $2', [7, 'Tx']],
+    ]);
+    // A key missing a field is refused before any statement (it would match nothing, or the wrong rows).
+    await expect(entries.get(q as never, { userId: 7 } as never)).rejects.toThrow(TypeError);
+    expect(sent).toHaveLength(2);
   });
 });

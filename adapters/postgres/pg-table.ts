@@ -1,7 +1,7 @@
 import { ConcurrencyConflict } from '../../core/domain/errors.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
 import {
-  fieldColumns, isVersioned, keyColumn, type FieldColumns, type KeyedRecord, type RecordDescriptor,
+  fieldColumns, isVersioned, keyColumns, keyParts, type FieldColumns, type IdKey, type KeyField, type KeyValue, type RecordDescriptor,
 } from '../records/record-descriptor.js';
 import { prepared } from './pg-prepared.js';
 import {
@@ -13,24 +13,32 @@ import {
  * column(s) with its column codec) and the plain statements every table repeats. A repository holds one and keeps its
  * own port methods and its special queries (claims, quotas, velocity); this is a value it uses, not a base class.
  * Reads name their columns (never `SELECT *`) and go as named statements (pg-prepared.ts): a get is one prepared
- * statement.
+ * statement. A key of several fields (an allow-list entry's user and address) is matched column by column.
  */
-export class PgTable<D, R extends KeyedRecord> {
+export class PgTable<D, R extends object, K extends KeyField<R> = IdKey<R>> {
   /** The table's columns the mapping reads, comma-separated (for a repository's own SELECT or RETURNING). */
   readonly columns: string;
-  /** The key's column. */
+  /** The key's column, or its columns comma-separated (the primary key, as an ON CONFLICT target names it). */
   readonly key: string;
+  /** The key's columns, in order. */
+  readonly keys: readonly string[];
+  /** `k1 = $1 AND k2 = $2 …`: the key matched from the first parameters. */
+  readonly keyMatch: string;
   private readonly fields: readonly FieldColumns<R>[];
   private readonly getText: string;
+  private readonly deleteText: string;
   /** The columns of the descriptor's fixed fields. */
   private readonly fixed: readonly string[];
 
-  constructor(readonly descriptor: RecordDescriptor<D, R>) {
+  constructor(readonly descriptor: RecordDescriptor<D, R, K>) {
     this.fields = fieldColumns(descriptor);
     this.columns = this.fields.flatMap((f) => f.columns).join(', ');
-    this.key = keyColumn(descriptor);
+    this.keys = keyColumns(descriptor);
+    this.key = this.keys.join(', ');
+    this.keyMatch = this.keys.map((c, i) => `${c} = $${i + 1}`).join(' AND ');
     this.fixed = this.fields.filter((f) => descriptor.fixed?.includes(f.field as keyof R) === true).flatMap((f) => f.columns);
-    this.getText = `SELECT ${this.columns} FROM ${descriptor.table} WHERE ${this.key} = $1`;
+    this.getText = `SELECT ${this.columns} FROM ${descriptor.table} WHERE ${this.keyMatch}`;
+    this.deleteText = `DELETE FROM ${descriptor.table} WHERE ${this.keyMatch}`;
   }
 
   get table(): string {
@@ -62,21 +70,22 @@ export class PgTable<D, R extends KeyedRecord> {
     return this.descriptor.decode(record as unknown as R);
   }
 
-  /** The key of a domain value as its record stores it. */
-  keyOf(value: D): R['id'] {
-    return this.descriptor.encode(value).id;
-  }
-
-  /** The value stored under `id`, or null. One named statement. */
-  async get(q: Queryable, id: R['id']): Promise<D | null> {
-    const { rows } = await prepared(q).query(this.getText, [id]);
+  /** The value stored under `key` (the id, or an object of the key's fields), or null. One named statement. */
+  async get(q: Queryable, key: KeyValue<R, K>): Promise<D | null> {
+    const { rows } = await prepared(q).query(this.getText, [...keyParts(this.descriptor, key)]);
     return rows.length === 0 ? null : this.fromRow(rows[0] as Row);
   }
 
-  /** The values stored under `ids` (one statement, `= ANY($1)`), by key; a key not stored is absent. */
-  async getMany(q: Queryable, ids: readonly R['id'][]): Promise<Map<R['id'], D>> {
+  /** The values stored under `ids` (one statement, `= ANY($1)`), by key; a key not stored is absent. A one-column key only. */
+  async getMany<I extends KeyValue<R, K> & (string | number)>(q: Queryable, ids: readonly I[]): Promise<Map<I, D>> {
+    if (this.keys.length !== 1) throw new TypeError(`${this.descriptor.name}: getMany needs a one-column key`);
     const { rows } = await prepared(q).query(`SELECT ${this.columns} FROM ${this.table} WHERE ${this.key} = ANY($1)`, [ids]);
-    return new Map((rows as Row[]).map((row) => [row[this.key] as R['id'], this.fromRow(row)]));
+    return new Map((rows as Row[]).map((row) => [row[this.key] as I, this.fromRow(row)]));
+  }
+
+  /** DELETE of the value stored under `key`; true when one was there. One named statement. */
+  async delete(q: Queryable, key: KeyValue<R, K>): Promise<boolean> {
+    return (await prepared(q).query(this.deleteText, [...keyParts(this.descriptor, key)])).rowCount === 1;
   }
 
   /** The values matching `where` (parameters `$1…`), in `order` when given, at most `limit` when given. */
@@ -121,7 +130,7 @@ export class PgTable<D, R extends KeyedRecord> {
     const row = this.versionedRow(value, extra);
     return {
       statement: (from) => this.replaceStatement(row, from),
-      replaces: { entity: this.descriptor.name, id: String(row[this.key]) },
+      replaces: { entity: this.descriptor.name, id: this.keyText(row) },
     };
   }
 
@@ -132,7 +141,7 @@ export class PgTable<D, R extends KeyedRecord> {
   async save(q: Queryable, value: D): Promise<void> {
     const row = this.versionedRow(value, {});
     const written = row.version === 1 ? await insertOnce(q, this.table, row, `(${this.key})`) : await this.replace(q, value);
-    if (!written) throw new ConcurrencyConflict(this.descriptor.name, String(row[this.key]));
+    if (!written) throw new ConcurrencyConflict(this.descriptor.name, this.keyText(row));
   }
 
   /** Offset/limit slice of the values matching `where` in `order`, plus their total (two named statements). */
@@ -146,7 +155,7 @@ export class PgTable<D, R extends KeyedRecord> {
    * version is `version - 1`.
    */
   private replaceStatement(row: Row & { version: number }, from: number): Statement {
-    const matched = [this.key, ...this.fixed];
+    const matched = [...this.keys, ...this.fixed];
     const written = Object.keys(row).filter((c) => !matched.includes(c));
     const where = matched.map((c, i) => `${c} = $${from + i}`).join(' AND ');
     return {
@@ -154,6 +163,11 @@ export class PgTable<D, R extends KeyedRecord> {
         + `WHERE ${where} AND version = $${from + matched.length}`,
       values: [...matched.map((c) => row[c]), row.version - 1, ...written.map((c) => storable(row[c]))],
     };
+  }
+
+  /** A row's key as a ConcurrencyConflict names it: the key's value, or its columns' values joined by '/'. */
+  private keyText(row: Row): string {
+    return this.keys.map((c) => String(row[c])).join('/');
   }
 
   private versionedRow(value: D, extra: Row): Row & { version: number } {

@@ -6,23 +6,17 @@ import {
 } from '../../core/domain/withdrawal-policy-rules.js';
 import type { Page, PageRequest } from '../../core/ports/page.js';
 import type { WithdrawalPolicyRepository } from '../../core/ports/withdrawal-policy-repository.port.js';
-import { fromStoredAllowListEntry, toStoredAllowListEntry, WITHDRAWAL_POLICY_RECORD } from '../records/withdrawal-policy-record.js';
-import { guarded, inTransaction, insertOnce, pageOf, type Queryable, type Row } from './pg-support.js';
+import { ALLOW_LIST_ENTRY_RECORD, WITHDRAWAL_POLICY_RECORD } from '../records/withdrawal-policy-record.js';
+import { guarded, inTransaction, type Queryable } from './pg-support.js';
 import { PgTable } from './pg-table.js';
 
 /** Advisory-lock classes (two-key form, apart from the migrator's one-key lock): one account's allow-list, its velocity. */
 const ALLOW_LIST_LOCK = 2601;
 const VELOCITY_LOCK = 2602;
 
-/** The `withdrawal_policies` table, from the record's descriptor. */
+/** The `withdrawal_policies` and `allow_list_entries` tables, from the records' descriptors. */
 const POLICIES = new PgTable(WITHDRAWAL_POLICY_RECORD);
-
-function decodeEntry(row: Row): AllowListEntry {
-  return fromStoredAllowListEntry({
-    userId: row['user_id'] as number, address: row['address'] as string, label: row['label'] as string | null,
-    createdAt: row['created_at'] as number, activeFrom: row['active_from'] as number,
-  });
-}
+const ENTRIES = new PgTable(ALLOW_LIST_ENTRY_RECORD);
 
 /**
  * ChangeSet.velocity inside the unit of work's transaction: a transaction-scoped advisory lock of the user makes
@@ -70,28 +64,19 @@ export class PgWithdrawalPolicyRepository implements WithdrawalPolicyRepository 
       );
       if (rows[0]!.listed === true) return 'exists';
       if (rows[0]!.n >= maxEntries) return 'full';
-      const s = toStoredAllowListEntry(entry);
-      const row = { user_id: s.userId, address: s.address, label: s.label, created_at: s.createdAt, active_from: s.activeFrom };
-      return (await insertOnce(client, 'allow_list_entries', row, '(user_id, address)')) ? 'created' : 'exists';
+      return (await ENTRIES.insertOnce(client, entry, `(${ENTRIES.key})`)) ? 'created' : 'exists';
     }));
   }
 
   findAllowListEntry(userId: UserId, address: string): Promise<AllowListEntry | null> {
-    return guarded('allow-list read', async () => {
-      const { rows } = await this.pool.query('SELECT * FROM allow_list_entries WHERE user_id = $1 AND address = $2', [userId, address]);
-      return rows.length === 0 ? null : decodeEntry(rows[0] as Row);
-    });
+    return guarded('allow-list read', () => ENTRIES.get(this.pool, { userId, address }));
   }
 
   listAllowList(userId: UserId, page: PageRequest): Promise<Page<AllowListEntry>> {
-    return guarded('allow-list list', () => pageOf(this.pool,
-      { table: 'allow_list_entries', where: 'user_id = $1', order: 'created_at, address', params: [userId] }, decodeEntry, page));
+    return guarded('allow-list list', () => ENTRIES.page(this.pool, { where: 'user_id = $1', order: 'created_at, address', params: [userId] }, page));
   }
 
   removeAllowListEntry(userId: UserId, address: string): Promise<boolean> {
-    return guarded('allow-list remove', async () => {
-      const result = await this.pool.query('DELETE FROM allow_list_entries WHERE user_id = $1 AND address = $2', [userId, address]);
-      return result.rowCount === 1;
-    });
+    return guarded('allow-list remove', () => ENTRIES.delete(this.pool, { userId, address }));
   }
 }

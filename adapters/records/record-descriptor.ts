@@ -34,13 +34,25 @@ export interface SplitSpec<V> {
 /** Where a field lives: a column name (kept as it is), a column with its codec, or several columns. */
 export type FieldSpec<R, V> = string | ColumnSpec<R, V> | SplitSpec<V>;
 
-/** A stored record: a plain value with an `id` (MongoDB's `_id`, the table's primary key). */
+/** A stored record keyed by its `id` (MongoDB's `_id`, the table's primary key): the default key. */
 export interface KeyedRecord {
   id: string | number;
 }
 
+/** A field of the record that can be part of its key. */
+export type KeyField<R> = keyof R & string;
+
+/** The default key: the `id` field (never for a record without one). */
+export type IdKey<R> = 'id' & KeyField<R>;
+
+/**
+ * A key's value as the stores take it: the `id` itself for the default key; for a key of named fields (one or
+ * several: an allow-list entry's user and address) an object of those fields.
+ */
+export type KeyValue<R, K extends KeyField<R>> = [K] extends ['id'] ? R[K] : Pick<R, K>;
+
 /** The descriptor of one record kind. `fields` must name every field of the record (a missing one is a compile error). */
-export interface RecordDescriptor<D, R extends KeyedRecord> {
+export interface RecordDescriptor<D, R extends object, K extends KeyField<R> = IdKey<R>> {
   /** The entity as a ConcurrencyConflict names it ('account', 'developer config'). */
   readonly name: string;
   /** The PostgreSQL table. */
@@ -51,19 +63,32 @@ export interface RecordDescriptor<D, R extends KeyedRecord> {
   readonly encode: (value: D) => R;
   /** Record -> domain value (the shared codec). */
   readonly decode: (record: R) => D;
+  /**
+   * The fields of the key, in the primary key's order; absent: `id` alone. A record keyed by named fields keeps them
+   * in its MongoDB document too, beside the `_id` that `documentId` makes of them (required with `key`).
+   */
+  readonly key?: readonly K[];
+  /** MongoDB's `_id` of a record keyed by named fields (a string joining them, as the collection already stores it). */
+  readonly documentId?: (key: Pick<R, K>) => string | number;
   /** Fields a versioned replace matches and never writes (an identity beside the key: a deposit's transfer). */
   readonly fixed?: readonly (keyof R)[];
-  /** Field -> where it lives in a table. `id` is the key; a `version` field makes the record versioned. */
+  /** Field -> where it lives in a table. A `version` field makes the record versioned. */
   readonly fields: { readonly [F in keyof Required<R>]: FieldSpec<R, R[F]> };
 }
 
 /** Declares a descriptor (the identity, for inference and the completeness check of `fields`). */
-export function describeRecord<D, R extends KeyedRecord>(descriptor: RecordDescriptor<D, R>): RecordDescriptor<D, R> {
+export function describeRecord<D, R extends object, K extends KeyField<R> = IdKey<R>>(
+  descriptor: RecordDescriptor<D, R, K>,
+): RecordDescriptor<D, R, K> {
   return descriptor;
 }
 
+/** Any descriptor, its types erased (for code that only reads its shape). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyDescriptor = RecordDescriptor<any, any, any>;
+
 /** Whether the record carries an optimistic version (replace only from `version - 1`; insert at version 1). */
-export function isVersioned<D, R extends KeyedRecord>(descriptor: RecordDescriptor<D, R>): boolean {
+export function isVersioned(descriptor: AnyDescriptor): boolean {
   return 'version' in descriptor.fields;
 }
 
@@ -82,7 +107,7 @@ export interface FieldColumns<R> {
 }
 
 /** The fields of a descriptor in their normal form, in declaration order (`id` first by convention). */
-export function fieldColumns<D, R extends KeyedRecord>(descriptor: RecordDescriptor<D, R>): readonly FieldColumns<R>[] {
+export function fieldColumns<D, R extends object, K extends KeyField<R>>(descriptor: RecordDescriptor<D, R, K>): readonly FieldColumns<R>[] {
   return Object.entries(descriptor.fields as Record<string, FieldSpec<R, unknown>>).map(([field, spec]) => {
     const value = (record: R): unknown => (record as unknown as Record<string, unknown>)[field];
     if (typeof spec === 'string') {
@@ -104,10 +129,35 @@ export function fieldColumns<D, R extends KeyedRecord>(descriptor: RecordDescrip
   });
 }
 
-/** The key's column (the `id` field's, which must be one column). */
-export function keyColumn<D, R extends KeyedRecord>(descriptor: RecordDescriptor<D, R>): string {
-  const spec = descriptor.fields.id as FieldSpec<R, unknown>;
-  if (typeof spec === 'string') return spec;
-  if ('column' in spec) return spec.column;
-  throw new TypeError(`${descriptor.name}: the id must live in one column`);
+/** The key's fields, in order: the descriptor's `key`, or `id` alone. */
+export function keyFields(descriptor: AnyDescriptor): readonly string[] {
+  const key = (descriptor.key as readonly string[] | undefined) ?? ['id'];
+  const missing = key.filter((field) => !(field in descriptor.fields));
+  if (key.length === 0 || missing.length > 0) throw new TypeError(`${descriptor.name}: the key needs fields it has (${missing.join(', ')})`);
+  return key;
+}
+
+/** The key's columns, in order (each key field must live in one column). */
+export function keyColumns(descriptor: AnyDescriptor): readonly string[] {
+  return keyFields(descriptor).map((field) => {
+    const spec = (descriptor.fields as Record<string, FieldSpec<unknown, unknown>>)[field]!;
+    if (typeof spec === 'string') return spec;
+    if ('column' in spec) return spec.column;
+    throw new TypeError(`${descriptor.name}: the key field ${field} must live in one column`);
+  });
+}
+
+/** The key fields' values in `keyFields` order, from a key value (KeyValue) or from a whole record. */
+export function keyParts(descriptor: AnyDescriptor, key: unknown): readonly unknown[] {
+  const fields = keyFields(descriptor);
+  if (descriptor.key === undefined && (key === null || typeof key !== 'object')) return [key];
+  const parts = fields.map((field) => (key as Record<string, unknown> | null)?.[field]);
+  if (parts.some((part) => part === undefined || part === null)) throw new TypeError(`${descriptor.name}: a key needs ${fields.join(', ')}`);
+  return parts;
+}
+
+/** A record's key as its KeyValue (the `id`, or an object of the key fields). */
+export function keyOfRecord<R extends object, K extends KeyField<R>>(descriptor: RecordDescriptor<unknown, R, K>, record: R): KeyValue<R, K> {
+  if (descriptor.key === undefined) return (record as unknown as KeyedRecord).id as KeyValue<R, K>;
+  return Object.fromEntries(keyFields(descriptor).map((f) => [f, (record as Record<string, unknown>)[f]])) as KeyValue<R, K>;
 }

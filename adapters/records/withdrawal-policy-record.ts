@@ -187,3 +187,14 @@ export const WITHDRAWAL_POLICY_RECORD = describeRecord({
     heldUntil: 'held_until',
   },
 });
+
+/**
+ * Allow-list entries, keyed by user and address (the table's primary key, in its order); MongoDB's `_id` joins the
+ * two with U+0000, as the collection stored it before descriptors.
+ */
+export const ALLOW_LIST_ENTRY_RECORD = describeRecord({
+  name: 'allow-list entry', table: 'allow_list_entries', collection: 'allow_list_entries',
+  encode: toStoredAllowListEntry, decode: fromStoredAllowListEntry,
+  key: ['userId', 'address'], documentId: ({ userId, address }) => `${userId}\u0000${address}`,
+  fields: { userId: 'user_id', address: 'address', label: 'label', createdAt: 'created_at', activeFrom: 'active_from' },
+});

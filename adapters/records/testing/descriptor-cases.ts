@@ -8,10 +8,11 @@ import { COLLECTION_TASK_RECORD } from '../collection-task-record.js';
 import { COMMAND_RECORD } from '../command-record.js';
 import { DEPOSIT_RECORD } from '../deposit-record.js';
 import { MEMBER_RECORD } from '../member-record.js';
-import type { KeyedRecord, RecordDescriptor } from '../record-descriptor.js';
+import type { AllowListEntry } from '../../../core/domain/model/withdrawal-policy.js';
+import type { AnyDescriptor, KeyField, RecordDescriptor } from '../record-descriptor.js';
 import { BALANCE_RECORD, WALLET_RECORD } from '../wallet-record.js';
 import { DEVELOPER_CONFIG_RECORD, WEBHOOK_DELIVERY_RECORD, WEBHOOK_EVENT_RECORD } from '../webhook-record.js';
-import { WITHDRAWAL_POLICY_RECORD } from '../withdrawal-policy-record.js';
+import { ALLOW_LIST_ENTRY_RECORD, WITHDRAWAL_POLICY_RECORD } from '../withdrawal-policy-record.js';
 import {
   account, address, apiToken, balance, cashierToken, command, delivery, developerConfig, event, hex64, id, money, ms, optMs, session,
   subscription, symbol, task, version, wallet, withdrawalPolicy,
@@ -19,13 +20,18 @@ import {
 
 /** One descriptor with values of its domain type (test support for the stores' descriptor tests; no production import). */
 export interface DescriptorCase {
-  readonly descriptor: RecordDescriptor<unknown, KeyedRecord>;
+  readonly descriptor: AnyDescriptor;
   readonly values: fc.Arbitrary<unknown>;
 }
 
-function of<D, R extends KeyedRecord>(descriptor: RecordDescriptor<D, R>, values: fc.Arbitrary<D>): DescriptorCase {
-  return { descriptor: descriptor as unknown as RecordDescriptor<unknown, KeyedRecord>, values };
+function of<D, R extends object, K extends KeyField<R>>(descriptor: RecordDescriptor<D, R, K>, values: fc.Arbitrary<D>): DescriptorCase {
+  return { descriptor, values };
 }
+
+/** Allow-list entries (a key of two fields: user and address). */
+export const allowListEntry: fc.Arbitrary<AllowListEntry> = fc.record({
+  userId: id, address, label: fc.option(fc.string({ maxLength: 20 }), { nil: null }), createdAt: ms, activeFrom: ms,
+});
 
 /** Deposits, the optional auto-collect marks included (absent or set). */
 export const deposit: fc.Arbitrary<Deposit> = fc.record({
@@ -46,5 +52,5 @@ export const DESCRIPTOR_CASES: readonly DescriptorCase[] = [
   of(WALLET_RECORD, wallet), of(BALANCE_RECORD, balance), of(DEPOSIT_RECORD, deposit), of(COMMAND_RECORD, command),
   of(COLLECTION_TASK_RECORD, task), of(CASHIER_TOKEN_RECORD, cashierToken), of(DEVELOPER_CONFIG_RECORD, developerConfig),
   of(WEBHOOK_EVENT_RECORD, event), of(WEBHOOK_DELIVERY_RECORD, delivery), of(WITHDRAWAL_POLICY_RECORD, withdrawalPolicy),
-  of(MEMBER_RECORD, member),
+  of(MEMBER_RECORD, member), of(ALLOW_LIST_ENTRY_RECORD, allowListEntry),
 ];
