@@ -1,43 +1,30 @@
-import type { Collection, Db } from 'mongodb';
+import type { Db } from 'mongodb';
 import type { RiskEntry, RiskEntryKind, RiskPolicy, RiskSubject } from '../../core/ports/risk-policy.port.js';
-import { COLLECTIONS } from './collections.js';
-import { guarded, insertionStamp, isDuplicateKey, nullable } from './mongo-support.js';
+import { RISK_ENTRY_RECORD } from '../records/risk-record.js';
+import { guarded, insertionStamp, isDuplicateKey } from './mongo-support.js';
+import { MongoTable, type MongoTableOf } from './mongo-table.js';
 
-/** `risk_entries`: `_id` is `${kind}:${value}`; `insertedSeq` keeps the listing in the order entries were added. */
-export interface RiskEntryDocument {
-  _id: string;
-  kind: RiskEntryKind;
-  value: string;
-  reason: string | null;
-  insertedSeq: number;
-}
-
-/** The `_id` of a deny-list entry: one per (kind, value). */
-export function riskEntryKey(kind: RiskEntryKind, value: string): string {
-  return `${kind}:${value}`;
-}
-
-/** Stored entry -> port value. */
-export function fromRiskEntryDocument(doc: RiskEntryDocument): RiskEntry {
-  return { kind: doc.kind, value: doc.value, reason: nullable(doc.reason) };
-}
-
-/** The platform deny-list: a user id, the acting address or the destination address can be listed. */
+/**
+ * The platform deny-list: a user id, the acting address or the destination address can be listed. `risk_entries`
+ * from its descriptor (`_id` is `kind:value`); `insertedSeq` keeps the listing in the order entries were first added.
+ */
 export class MongoRiskPolicy implements RiskPolicy {
-  private readonly entries: Collection<RiskEntryDocument>;
+  private readonly entries: MongoTableOf<typeof RISK_ENTRY_RECORD>;
 
   constructor(db: Db) {
-    this.entries = db.collection<RiskEntryDocument>(COLLECTIONS.riskEntries);
+    this.entries = new MongoTable(db, RISK_ENTRY_RECORD);
   }
 
   check(subject: RiskSubject): ReturnType<RiskPolicy['check']> {
     return guarded('risk check', async () => {
-      const candidates = [riskEntryKey('user', String(subject.userId)), riskEntryKey('address', subject.address)];
-      if (subject.toAddress !== undefined) candidates.push(riskEntryKey('address', subject.toAddress));
-      const found = await this.entries.find({ _id: { $in: candidates } }).toArray();
+      const candidates: RiskEntry[] = [
+        { kind: 'user', value: String(subject.userId), reason: null }, { kind: 'address', value: subject.address, reason: null },
+      ];
+      if (subject.toAddress !== undefined) candidates.push({ kind: 'address', value: subject.toAddress, reason: null });
+      const found = await this.entries.find({ _id: { $in: candidates.map((c) => this.entries.idOf(c)) } });
       // The first candidate in the memory adapter's order decides the reason.
-      for (const candidate of candidates) {
-        const entry = found.find((doc) => doc._id === candidate);
+      for (const { kind, value } of candidates) {
+        const entry = found.find((e) => e.kind === kind && e.value === value);
         if (entry !== undefined) return { blocked: true, reason: entry.reason ?? `${entry.kind} is on the deny-list` } as const;
       }
       return { blocked: false } as const;
@@ -46,11 +33,10 @@ export class MongoRiskPolicy implements RiskPolicy {
 
   deny(entry: RiskEntry): Promise<void> {
     return guarded('risk deny', async () => {
-      const _id = riskEntryKey(entry.kind, entry.value);
-      const write = () => this.entries.updateOne(
-        { _id },
-        { $set: { kind: entry.kind, value: entry.value, reason: entry.reason }, $setOnInsert: { insertedSeq: insertionStamp() } },
-        { upsert: true },
+      // An upsert that keeps the first deny's place: the descriptor's document, with insertedSeq set on insert only.
+      const { _id, ...fields } = this.entries.toDocument(entry);
+      const write = () => this.entries.collection.updateOne(
+        { _id }, { $set: fields, $setOnInsert: { insertedSeq: insertionStamp() } }, { upsert: true },
       );
       try {
         await write();
@@ -63,11 +49,10 @@ export class MongoRiskPolicy implements RiskPolicy {
   }
 
   allow(kind: RiskEntryKind, value: string): Promise<boolean> {
-    return guarded('risk allow', async () => (await this.entries.deleteOne({ _id: riskEntryKey(kind, value) })).deletedCount === 1);
+    return guarded('risk allow', () => this.entries.delete({ kind, value }));
   }
 
   list(): Promise<RiskEntry[]> {
-    return guarded('risk list', async () =>
-      (await this.entries.find({}).sort({ insertedSeq: 1 }).toArray()).map(fromRiskEntryDocument));
+    return guarded('risk list', () => this.entries.find({}, { insertedSeq: 1 }));
   }
 }

@@ -7,7 +7,8 @@ import { ACCOUNT_RECORD } from '../records/account-record.js';
 import { DEPOSIT_RECORD } from '../records/deposit-record.js';
 import { keyFields } from '../records/record-descriptor.js';
 import { account } from '../records/testing/record-arbitraries.js';
-import { allowListEntry, deposit, DESCRIPTOR_CASES } from '../records/testing/descriptor-cases.js';
+import { allowListEntry, deposit, DESCRIPTOR_CASES, riskEntry } from '../records/testing/descriptor-cases.js';
+import { RISK_ENTRY_RECORD } from '../records/risk-record.js';
 import { ALLOW_LIST_ENTRY_RECORD, toStoredAllowListEntry } from '../records/withdrawal-policy-record.js';
 import { COLLECTIONS } from './collections.js';
 import { documentIdOf, fromDocument, replaceOf, toDocument } from './mongo-table.js';
@@ -87,6 +88,14 @@ describe('MongoTable: the document mapping of every descriptor', () => {
       expect(documentIdOf(ALLOW_LIST_ENTRY_RECORD, { userId: entry.userId, address: entry.address })).toBe(before._id);
     }), { numRuns: runs(40) });
     expect(() => documentIdOf(ALLOW_LIST_ENTRY_RECORD, { userId: 1 })).toThrow(TypeError);
+  });
+
+  it('a deny-list entry is the document stored before descriptors: `_id` kind:value, the fields beside it, insertedSeq ignored on read', () => {
+    fc.assert(fc.property(riskEntry, fc.nat(), (entry, insertedSeq) => {
+      const before = { _id: `${entry.kind}:${entry.value}`, kind: entry.kind, value: entry.value, reason: entry.reason };
+      expect(toDocument(RISK_ENTRY_RECORD, entry)).toEqual(before);
+      expect(fromDocument(RISK_ENTRY_RECORD, throughBson({ ...before, insertedSeq }))).toEqual(entry);
+    }), { numRuns: runs(40) });
   });
 
   it('refuses a bigint that a codec lets through: money is a decimal string, never an int64', () => {

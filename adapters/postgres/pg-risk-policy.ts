@@ -1,11 +1,11 @@
 import type pg from 'pg';
 import type { RiskEntry, RiskEntryKind, RiskPolicy, RiskSubject } from '../../core/ports/risk-policy.port.js';
+import { RISK_ENTRY_RECORD } from '../records/risk-record.js';
 import { guarded, type Row } from './pg-support.js';
+import { PgTable } from './pg-table.js';
 
-/** Row of `risk_entries` -> port value (the deny-list has no record codec: no other store shares its shape). */
-function fromRow(row: Row): RiskEntry {
-  return { kind: row['kind'] as RiskEntryKind, value: row['value'] as string, reason: row['reason'] as string | null };
-}
+/** `risk_entries` from its descriptor; `inserted_seq` (the listing order, set by the first deny) is the table's own. */
+const ENTRIES = new PgTable(RISK_ENTRY_RECORD);
 
 /** The platform deny-list: a user id, the acting address or the destination address can be listed. */
 export class PgRiskPolicy implements RiskPolicy {
@@ -16,10 +16,10 @@ export class PgRiskPolicy implements RiskPolicy {
       const candidates: [RiskEntryKind, string][] = [['user', String(subject.userId)], ['address', subject.address]];
       if (subject.toAddress !== undefined) candidates.push(['address', subject.toAddress]);
       const { rows } = await this.pool.query(
-        'SELECT kind, value, reason FROM risk_entries WHERE (kind, value) IN (SELECT * FROM unnest($1::text[], $2::text[]))',
+        `SELECT ${ENTRIES.columns} FROM risk_entries WHERE (kind, value) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
         [candidates.map(([kind]) => kind), candidates.map(([, value]) => value)],
       );
-      const found = (rows as Row[]).map(fromRow);
+      const found = (rows as Row[]).map((row) => ENTRIES.fromRow(row));
       // The first candidate in the other stores' order decides the reason.
       for (const [kind, value] of candidates) {
         const entry = found.find((e) => e.kind === kind && e.value === value);
@@ -41,12 +41,10 @@ export class PgRiskPolicy implements RiskPolicy {
   }
 
   allow(kind: RiskEntryKind, value: string): Promise<boolean> {
-    return guarded('risk allow', async () =>
-      (await this.pool.query('DELETE FROM risk_entries WHERE kind = $1 AND value = $2', [kind, value])).rowCount === 1);
+    return guarded('risk allow', () => ENTRIES.delete(this.pool, { kind, value }));
   }
 
   list(): Promise<RiskEntry[]> {
-    return guarded('risk list', async () =>
-      ((await this.pool.query('SELECT kind, value, reason FROM risk_entries ORDER BY inserted_seq')).rows as Row[]).map(fromRow));
+    return guarded('risk list', () => ENTRIES.select(this.pool, 'TRUE', [], 'inserted_seq'));
   }
 }

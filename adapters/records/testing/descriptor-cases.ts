@@ -9,9 +9,11 @@ import { COMMAND_RECORD } from '../command-record.js';
 import { DEPOSIT_RECORD } from '../deposit-record.js';
 import { MEMBER_RECORD } from '../member-record.js';
 import type { AllowListEntry } from '../../../core/domain/model/withdrawal-policy.js';
+import type { RiskEntry } from '../../../core/ports/risk-policy.port.js';
 import type { AnyDescriptor, KeyField, RecordDescriptor } from '../record-descriptor.js';
 import { BALANCE_RECORD, WALLET_RECORD } from '../wallet-record.js';
 import { DEVELOPER_CONFIG_RECORD, WEBHOOK_DELIVERY_RECORD, WEBHOOK_EVENT_RECORD } from '../webhook-record.js';
+import { RISK_ENTRY_RECORD } from '../risk-record.js';
 import { ALLOW_LIST_ENTRY_RECORD, WITHDRAWAL_POLICY_RECORD } from '../withdrawal-policy-record.js';
 import {
   account, address, apiToken, balance, cashierToken, command, delivery, developerConfig, event, hex64, id, money, ms, optMs, session,
@@ -31,6 +33,12 @@ function of<D, R extends object, K extends KeyField<R>>(descriptor: RecordDescri
 /** Allow-list entries (a key of two fields: user and address). */
 export const allowListEntry: fc.Arbitrary<AllowListEntry> = fc.record({
   userId: id, address, label: fc.option(fc.string({ maxLength: 20 }), { nil: null }), createdAt: ms, activeFrom: ms,
+});
+
+/** Deny-list entries (a key of two fields: kind and value). */
+export const riskEntry: fc.Arbitrary<RiskEntry> = fc.record({
+  kind: fc.constantFrom('user' as const, 'address' as const), value: fc.oneof(address, id.map(String)),
+  reason: fc.option(fc.string({ maxLength: 20 }), { nil: null }),
 });
 
 /** Deposits, the optional auto-collect marks included (absent or set). */
@@ -53,4 +61,5 @@ export const DESCRIPTOR_CASES: readonly DescriptorCase[] = [
   of(COLLECTION_TASK_RECORD, task), of(CASHIER_TOKEN_RECORD, cashierToken), of(DEVELOPER_CONFIG_RECORD, developerConfig),
   of(WEBHOOK_EVENT_RECORD, event), of(WEBHOOK_DELIVERY_RECORD, delivery), of(WITHDRAWAL_POLICY_RECORD, withdrawalPolicy),
   of(MEMBER_RECORD, member), of(ALLOW_LIST_ENTRY_RECORD, allowListEntry),
+  of(RISK_ENTRY_RECORD, riskEntry),
 ];
