@@ -76,10 +76,10 @@ export interface RecordDescriptor<D, R extends object, K extends KeyField<R> = I
   readonly fields: { readonly [F in keyof Required<R>]: FieldSpec<R, R[F]> };
 }
 
-/** Declares a descriptor (the identity, for inference and the completeness check of `fields`). */
-export function describeRecord<D, R extends object, K extends KeyField<R> = IdKey<R>>(
-  descriptor: RecordDescriptor<D, R, K>,
-): RecordDescriptor<D, R, K> {
+/** Declares a descriptor (the identity, for inference, the completeness check of `fields` and the collection's literal name). */
+export function describeRecord<D, R extends object, K extends KeyField<R> = IdKey<R>, C extends string = string>(
+  descriptor: RecordDescriptor<D, R, K> & { readonly collection: C },
+): RecordDescriptor<D, R, K> & { readonly collection: C } {
   return descriptor;
 }
 
