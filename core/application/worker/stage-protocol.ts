@@ -1,15 +1,17 @@
-import { ChainError, ConcurrencyConflict, DomainError, InfrastructureError, type ErrorCode } from '../../domain/errors.js';
+import type { ErrorCode } from '../../domain/errors.js';
 import type { PreparedTransaction } from '../../domain/model/command.js';
 import type { Versioned } from '../../domain/model/common.js';
 import type { ChainGateway } from '../../ports/chain-gateway.port.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { TransactionEvidence } from '../../ports/transaction-evidence.port.js';
-import { onAwaited, onDecided, onError as onPolicyError, onFollowed, onSent, type ErrorClass } from './money-policy.js';
-import { RetryBackoff } from './retry-backoff.js';
+import { onAwaited, onDecided, onFollowed, onSent } from './money-policy.js';
+import { StageErrorPath } from './stage-errors.js';
+import { StageTiming } from './stage-timing.js';
+import { StageWrites, type Progress, type Step } from './stage-writes.js';
 import type { Kept, SubjectSource } from './subject-source.js';
 import { WorkflowRefusal, type Seen, type StepDecision, type Workflow, type WorkflowStep } from './workflow.js';
 import {
-  describeRefusal, followOperation, isValidationRefusal, sendPrepared, writeAheadRecord, type Completion, type Followed, type FollowSource,
+  followOperation, isValidationRefusal, sendPrepared, writeAheadRecord, type Completion, type Followed, type FollowSource,
 } from './write-ahead.js';
 
 /** Where the runner reports. A pino logger fits. */
@@ -75,19 +77,24 @@ export interface RunResult<S> {
  * on it and never releases its lock. Before anything is sent, business errors (DomainError) and permanent chain
  * errors end the workflow FAILED, unless the step must finish. Store failures never decide anything: they retry.
  * Errors of no known class escape like a crash (the lease runs out and another stage resumes).
+ *
+ * Here is the path of a stage that goes as planned; its writes and releases are stage-writes.ts, when it looks again
+ * and the stuck flag stage-timing.ts, and its error path (ON_ERROR) stage-errors.ts.
  */
 export class StageProtocol<S extends Versioned> {
-  private readonly backoff: RetryBackoff;
-  /** Last stuck report per subject, so the log says it once per stuckAfterMs, not every poll. */
-  private readonly stuckReported = new Map<string, number>();
+  private readonly timing: StageTiming;
+  private readonly writes: StageWrites<S>;
+  private readonly errors: StageErrorPath<S>;
 
   constructor(
     private readonly workflow: Workflow<S>,
-    private readonly source: SubjectSource<S>,
+    source: SubjectSource<S>,
     private readonly deps: StageDeps,
     private readonly options: StageOptions,
   ) {
-    this.backoff = new RetryBackoff(options.retryBaseMs, options.retryMaxMs);
+    this.timing = new StageTiming(workflow.name, deps, options);
+    this.writes = new StageWrites(workflow, source, this.timing, deps);
+    this.errors = new StageErrorPath(workflow, source, this.writes, this.timing, deps.log);
   }
 
   /**
@@ -101,21 +108,13 @@ export class StageProtocol<S extends Versioned> {
       try {
         // A state read its steps repeat is asked once a block by the gateway itself (CachingChainGateway).
         const result = await this.stage(progress);
-        if (result.outcome !== 'retrying') this.backoff.reset(key);
-        if (result.outcome === 'finished') this.stuckReported.delete(key);
+        this.timing.ended(key, result.outcome);
         return { result, kept: progress.kept };
       } catch (error) {
-        return { result: await this.onError(key, progress, error), kept: null };
+        return { result: await this.errors.onError(progress, error), kept: null };
       }
     } catch (error) {
-      if (error instanceof ConcurrencyConflict) return { result: { key, outcome: 'lost-lease', sent: progress.sent, subject: progress.subject }, kept: null };
-      // Recording the failure failed too (the store is down, or applied a write and reported an error): the lease
-      // runs out and the subject resumes, which is exactly what a crash here would lead to.
-      if (error instanceof InfrastructureError || error instanceof DomainError || error instanceof WorkflowRefusal) {
-        this.deps.log?.warn({ workflow: this.workflow.name, key, err: describeRefusal(error) }, 'workflow stage could not record its failure');
-        return { result: { key, outcome: 'retrying', sent: progress.sent, subject: progress.subject }, kept: null };
-      }
-      throw error;
+      return { result: this.errors.unrecorded(progress, error), kept: null };
     }
   }
 
@@ -131,7 +130,7 @@ export class StageProtocol<S extends Versioned> {
       if (next !== 'continue') return { key, outcome: next, sent: progress.sent, subject: progress.subject };
       outcome = 'advanced';
     }
-    await this.release(progress, this.deps.clock.now(), true);
+    await this.writes.release(progress, this.deps.clock.now(), true);
     return { key, outcome, sent: progress.sent, subject: progress.subject };
   }
 
@@ -166,15 +165,15 @@ export class StageProtocol<S extends Versioned> {
         // The subject's changes and the release are one write.
         if ('subject' in decision && decision.subject !== undefined) progress.subject = decision.subject;
         const delayMs = decision.kind === 'wait' ? decision.delayMs : undefined;
-        await this.release(progress, this.deps.clock.now() + (delayMs ?? this.options.pollMs), true);
+        await this.writes.release(progress, this.deps.clock.now() + (delayMs ?? this.options.pollMs), true);
         return 'waiting';
       }
       case 'retry':
-        return this.retry(progress, step, decision.kind === 'retry' ? new Error(decision.reason)
+        return this.writes.retry(progress, step, decision.kind === 'retry' ? new Error(decision.reason)
           : new WorkflowRefusal(decision.kind === 'fail' ? `${step.name} cannot fail (${decision.code}: ${decision.message})` : `${step.name}: ${decision.kind} retried`));
       case 'fail':
         if (decision.kind !== 'fail') throw new WorkflowRefusal(`${step.name} decided no failure (${decision.kind})`);
-        return this.end(progress, progress.subject, decision.code, decision.message, true);
+        return this.writes.end(progress, progress.subject, decision.code, decision.message, true);
     }
   }
 
@@ -193,10 +192,10 @@ export class StageProtocol<S extends Versioned> {
         progress.subject = this.noted(progress.subject, tx, receiptOf(followed));
         return 'go';
       case 'wait':
-        return this.waitFor(progress, step);
+        return this.writes.waitFor(progress, step);
       case 'fail': {
         const lost = failureOf(followed, `the transaction ${step.name} waits for (${tx.txid})`, '');
-        return this.end(progress, this.noted(progress.subject, tx, receiptOf(followed)), lost.code, lost.message);
+        return this.writes.end(progress, this.noted(progress.subject, tx, receiptOf(followed)), lost.code, lost.message);
       }
       case 'replan': {
         const before = progress.subject;
@@ -208,32 +207,6 @@ export class StageProtocol<S extends Versioned> {
         return this.decide(progress, step, decision);
       }
     }
-  }
-
-  private async waitFor(progress: Progress<S>, step: WorkflowStep<S>): Promise<Step> {
-    this.checkStuck(progress, step);
-    await this.release(progress, await this.nextBlockLook(), true);
-    return 'waiting';
-  }
-
-  /**
-   * When to look for a transaction sent now, or not in a block yet: just after the next block (the head's time plus
-   * one poll interval, TRON's block time, plus a margin for the block to reach the node), not a whole poll interval
-   * after now: a look a poll after a send made late in a slot waits most of a block for nothing, and one made early
-   * may come before its block. A head whose time is not within a poll interval before now (the chain's clock is not
-   * this one, as on a devnet with virtual time, or the head is overdue or unreadable) falls back to a poll from now.
-   */
-  private async nextBlockLook(): Promise<number> {
-    const now = this.deps.clock.now();
-    const pollMs = this.options.pollMs;
-    let head: number;
-    try {
-      head = (await this.deps.chain.head()).timestamp;
-    } catch {
-      return now + pollMs;
-    }
-    if (!(head <= now && now - head < pollMs)) return now + pollMs;
-    return Math.max(now + NEXT_BLOCK_MARGIN_MS, head + pollMs + NEXT_BLOCK_MARGIN_MS);
   }
 
   /**
@@ -249,8 +222,8 @@ export class StageProtocol<S extends Versioned> {
     const record = writeAheadRecord(decision.tx, now);
     const persisted = decision.persist(record);
     const completion = completionOf(step, persisted);
-    const look = completion === 'accepted' ? now : await this.nextBlockLook();
-    await this.write(progress, completion === 'accepted' ? persisted : this.releasedAt(progress, persisted, look, true));
+    const look = completion === 'accepted' ? now : await this.timing.nextBlockLook();
+    await this.writes.write(progress, completion === 'accepted' ? persisted : this.writes.releasedAt(progress, persisted, look, true));
     progress.sent = true;
     const sent = await sendPrepared(this.deps.chain, record, completion);
     return this.act(progress, step, record, sent, onSent(sent.evidence, step.mustFinish));
@@ -269,33 +242,33 @@ export class StageProtocol<S extends Versioned> {
       case 'complete': {
         const closed = step.afterConfirmed?.(noted, record, this.deps.clock.now()) ?? null;
         if (closed === null) return this.completeStep(progress, noted, record);
-        await this.write(progress, closed);
+        await this.writes.write(progress, closed);
         return 'continue';
       }
       case 'advance':
         return 'advanced';
       case 'wait':
-        return this.waitFor(progress, step);
+        return this.writes.waitFor(progress, step);
       case 'retry': {
-        if (followed.evidence !== 'refused') return this.retry(progress, step, new Error(`${step.name} transaction ${record.txid}: ${followed.evidence}`));
+        if (followed.evidence !== 'refused') return this.writes.retry(progress, step, new Error(`${step.name} transaction ${record.txid}: ${followed.evidence}`));
         // The node's refusal, noted on the record (saved now): a refusal of the operation itself stays over later ones about freshness.
         if (replacesRefusal(record.refusal ?? null, followed.refusal)) {
-          await this.write(progress, this.workflow.note(progress.subject, record, { kind: 'refused', refusal: followed.refusal }));
+          await this.writes.write(progress, this.workflow.note(progress.subject, record, { kind: 'refused', refusal: followed.refusal }));
         }
-        return this.retry(progress, step, followed.error ?? new Error(followed.refusal));
+        return this.writes.retry(progress, step, followed.error ?? new Error(followed.refusal));
       }
       case 'replan':
         // Provably never included: plan anew (a crash before the send, a dropped or expired transaction).
-        await this.write(progress, this.workflow.note(noted, record, { kind: 'dropped' }));
+        await this.writes.write(progress, this.workflow.note(noted, record, { kind: 'dropped' }));
         return 'continue';
       case 'drop-and-retry': {
         // It moved nothing but its fee: drop it and plan again from the chain, later.
-        await this.write(progress, this.workflow.note(noted, record, { kind: 'dropped' }));
-        return this.retry(progress, step, new Error(failureOf(followed, `${step.name} transaction ${record.txid}`, `: ${record.refusal}`).message));
+        await this.writes.write(progress, this.workflow.note(noted, record, { kind: 'dropped' }));
+        return this.writes.retry(progress, step, new Error(failureOf(followed, `${step.name} transaction ${record.txid}`, `: ${record.refusal}`).message));
       }
       case 'fail': {
         const failure = failureOf(followed, `${step.name} transaction ${record.txid}`, `: ${record.refusal}`);
-        return this.end(progress, noted, failure.code, failure.message);
+        return this.writes.end(progress, noted, failure.code, failure.message);
       }
     }
   }
@@ -325,126 +298,13 @@ export class StageProtocol<S extends Versioned> {
     progress.subject = 'unsaved' in done ? done.unsaved : done.next;
     return 'continue';
   }
-
-  /**
-   * After a failed stage: the money policy's ON_ERROR table, by the error's class, whether a transaction of the step
-   * is open and whether the step must finish. Store failures never decide anything.
-   */
-  private async onError(key: string, progress: Progress<S>, error: unknown): Promise<RunResult<S>> {
-    const kind = errorClassOf(error);
-    // Lost lease and unknown errors act the same in every column (asserted by the policy's test): decided before reading.
-    const early = onPolicyError(kind, false, false);
-    if (early === 'stop' || early === 'crash') throw error;
-    // Re-read: the stage may have written since the claim, and this write must name the stored version.
-    const current = await this.workflow.store.get(key);
-    if (current === null || !this.source.holds(current)) throw new ConcurrencyConflict(this.workflow.name, key);
-    progress.subject = current;
-    const visit = this.workflow.visit(current);
-    if (visit === null) return { key, outcome: 'finished', sent: progress.sent, subject: current };
-    switch (onPolicyError(kind, visit.open !== null, visit.step.mustFinish)) {
-      case 'retry':
-        await this.retry(progress, visit.step, error);
-        return { key, outcome: 'retrying', sent: progress.sent, subject: progress.subject };
-      case 'fail':
-        this.backoff.reset(key);
-        await this.end(progress, current, (error as DomainError | InfrastructureError).code, (error as Error).message);
-        return { key, outcome: 'finished', sent: progress.sent, subject: progress.subject };
-      case 'stop':
-      case 'crash':
-        throw error;
-    }
-  }
-
-  /** Releases the subject with a backoff delay (the node's Retry-After when longer) and reports the failure. */
-  private async retry(progress: Progress<S>, step: WorkflowStep<S>, error: unknown): Promise<Step> {
-    const key = progress.key;
-    const backoff = this.backoff.next(key);
-    const delay = error instanceof ChainError && error.retryAfterMs !== null ? Math.max(backoff, error.retryAfterMs) : backoff;
-    this.deps.hooks?.onRetry?.(this.workflow.name, key, step.name, error);
-    if (error instanceof WorkflowRefusal) this.deps.log?.error({ workflow: this.workflow.name, key, step: step.name, err: error.message }, 'workflow refused a step');
-    this.checkStuck(progress, step, error);
-    await this.release(progress, this.deps.clock.now() + delay);
-    return 'retrying';
-  }
-
-  /**
-   * Releases the subject, due at `at`; `keep` (a stage that waits for the chain): kept by this runner instead, when
-   * the subject source keeps it (decision 160).
-   */
-  private async release(progress: Progress<S>, at: number, keep = false): Promise<void> {
-    await this.write(progress, this.releasedAt(progress, progress.subject, at, keep));
-  }
-
-  /** Every write of a stage: from the subject as this stage last saw it, naming the version it read. */
-  private async write(progress: Progress<S>, next: S): Promise<void> {
-    progress.subject = await this.workflow.store.save(next, progress.subject.version);
-  }
-
-  /** Ends the workflow FAILED (`decided`: by the step's own decision); the stage is over. */
-  private async end(progress: Progress<S>, subject: S, code: ErrorCode, message: string, decided?: boolean): Promise<Step> {
-    progress.subject = await this.workflow.fail(subject, code, message, decided);
-    return 'finished';
-  }
-
-  /** The subject released at `at`, or kept (noted in `progress`, so the stage's end keeps it in memory). */
-  private releasedAt(progress: Progress<S>, subject: S, at: number, keep: boolean): S {
-    const released = this.source.released(subject, at, keep);
-    progress.kept = released.kept;
-    return released.subject;
-  }
-
-  /** Logs (once per stuckAfterMs) a step that has been running too long, with the error that last retried it: an operator should look. */
-  private checkStuck(progress: Progress<S>, step: WorkflowStep<S>, error?: unknown): void {
-    const now = this.deps.clock.now();
-    const visit = this.workflow.visit(progress.subject);
-    const forMs = now - (visit?.startedAt ?? now);
-    if (forMs < this.options.stuckAfterMs) return;
-    const key = progress.key;
-    const last = this.stuckReported.get(key);
-    if (last !== undefined && now - last < this.options.stuckAfterMs) return;
-    if (this.stuckReported.size >= 10_000) this.stuckReported.delete(this.stuckReported.keys().next().value!);
-    this.stuckReported.set(key, now);
-    const record = visit?.open ?? null;
-    this.deps.log?.warn({
-      workflow: this.workflow.name, key, step: step.name, forMs, txid: record?.txid ?? null, refusal: record?.refusal ?? null,
-      ...(error === undefined ? {} : { lastError: describeRefusal(error) }),
-    }, 'workflow stuck');
-    this.deps.hooks?.onStuck?.(this.workflow.name, key, step.name, forMs);
-  }
 }
-
-/**
- * A stage's running state: its subject's key, the subject as last saved, whether a transaction went out, and whether its last release
- * kept it for this runner.
- */
-interface Progress<S> {
-  readonly key: string;
-  subject: S;
-  sent: boolean;
-  kept: Kept | null;
-}
-
-/** After a block's time, how long a runner waits for it to reach the node before looking for a transaction in it. */
-const NEXT_BLOCK_MARGIN_MS = 600;
-
-/** What a step visit leads to: go on with the next step, or end the stage so. */
-type Step = 'continue' | Exclude<RunResult<unknown>['outcome'], 'lost-lease'>;
 
 /** What a table may say of the step's own transaction (FOLLOWED, SENT). */
 type OwnAction = ReturnType<typeof onFollowed> | ReturnType<typeof onSent>;
 
 function completionOf<S>(step: WorkflowStep<S>, subject: S): Completion {
   return typeof step.completion === 'function' ? step.completion(subject) : step.completion;
-}
-
-/** The money policy's class of an error a stage raised. */
-function errorClassOf(error: unknown): ErrorClass {
-  if (error instanceof ConcurrencyConflict) return 'lost-lease';
-  if (error instanceof DomainError) return 'business';
-  if (error instanceof ChainError) return error.transient ? 'chain-transient' : 'chain-permanent';
-  if (error instanceof InfrastructureError) return error.transient ? 'infra-transient' : 'infra-permanent';
-  if (error instanceof WorkflowRefusal) return 'workflow-refusal';
-  return 'unknown';
 }
 
 /** The receipt a piece of evidence carries: a transaction in a block (confirmed, or reverted); else none. */
