@@ -1,4 +1,5 @@
 import { ACCOUNT_RECORD, API_TOKEN_RECORD, SESSION_RECORD, SUBSCRIPTION_RECORD } from '../records/account-record.js';
+import { AUDIT_ENTRY_RECORD } from '../records/audit-record.js';
 import { CASHIER_TOKEN_RECORD } from '../records/cashier-token-record.js';
 import { COLLECTION_TASK_RECORD } from '../records/collection-task-record.js';
 import { COMMAND_RECORD } from '../records/command-record.js';
@@ -33,7 +34,7 @@ export const COLLECTIONS = {
   counters: 'counters',
   riskEntries: RISK_ENTRY_RECORD.collection,
   scanCursors: 'scan_cursors',
-  auditEntries: 'audit_entries',
+  auditEntries: AUDIT_ENTRY_RECORD.collection,
   withdrawalPolicies: WITHDRAWAL_POLICY_RECORD.collection,
   allowListEntries: ALLOW_LIST_ENTRY_RECORD.collection,
   /** One document per (purpose, user) a transaction updates to serialise that user's velocity checks (issue #26). */

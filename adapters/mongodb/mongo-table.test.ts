@@ -7,7 +7,8 @@ import { ACCOUNT_RECORD } from '../records/account-record.js';
 import { DEPOSIT_RECORD } from '../records/deposit-record.js';
 import { keyFields } from '../records/record-descriptor.js';
 import { account } from '../records/testing/record-arbitraries.js';
-import { allowListEntry, deposit, DESCRIPTOR_CASES, riskEntry } from '../records/testing/descriptor-cases.js';
+import { allowListEntry, auditEntry, deposit, DESCRIPTOR_CASES, riskEntry } from '../records/testing/descriptor-cases.js';
+import { AUDIT_ENTRY_RECORD, toStoredAuditEntry } from '../records/audit-record.js';
 import { RISK_ENTRY_RECORD } from '../records/risk-record.js';
 import { ALLOW_LIST_ENTRY_RECORD, toStoredAllowListEntry } from '../records/withdrawal-policy-record.js';
 import { COLLECTIONS } from './collections.js';
@@ -88,6 +89,14 @@ describe('MongoTable: the document mapping of every descriptor', () => {
       expect(documentIdOf(ALLOW_LIST_ENTRY_RECORD, { userId: entry.userId, address: entry.address })).toBe(before._id);
     }), { numRuns: runs(40) });
     expect(() => documentIdOf(ALLOW_LIST_ENTRY_RECORD, { userId: 1 })).toThrow(TypeError);
+  });
+
+  it('an audit entry is the document stored before descriptors: `_id` userId:seq (one entry per seq), the record beside it', () => {
+    fc.assert(fc.property(auditEntry, (entry) => {
+      const before = { _id: `${entry.userId}:${entry.seq}`, ...toStoredAuditEntry(entry) };
+      expect(toDocument(AUDIT_ENTRY_RECORD, entry)).toEqual(before);
+      expect(fromDocument(AUDIT_ENTRY_RECORD, throughBson(before))).toEqual(entry);
+    }), { numRuns: runs(40) });
   });
 
   it('a deny-list entry is the document stored before descriptors: `_id` kind:value, the fields beside it, insertedSeq ignored on read', () => {

@@ -44,7 +44,7 @@ describeWithPostgres('PostgreSQL store: the record descriptors against the schem
   });
 
   for (const { descriptor, values } of DESCRIPTOR_CASES) {
-    it(`${descriptor.name}: insert, get, a versioned replace and a stale one keep the value exactly`, async () => {
+    it(`${descriptor.name}: insert, get, then a delete, or a versioned replace and a stale one, keep the value exactly`, async () => {
       const table = new PgTable(descriptor);
       const { pool } = open().connection;
       await fc.assert(fc.asyncProperty(values, async (value) => {
@@ -52,12 +52,13 @@ describeWithPostgres('PostgreSQL store: the record descriptors against the schem
         await table.insert(pool, value);
         const id = keyOfRecord(descriptor, descriptor.encode(value));
         expect(await table.get(pool, id)).toEqual(value);
-        if (!isVersioned(descriptor)) {
+        // audit_entries is append-only: its trigger refuses a DELETE.
+        if (!isVersioned(descriptor) && descriptor.table !== 'audit_entries') {
           expect(await table.delete(pool, id)).toBe(true);
           expect(await table.get(pool, id)).toBeNull();
           expect(await table.delete(pool, id)).toBe(false);
-          return;
         }
+        if (!isVersioned(descriptor)) return;
         const version = (value as { version: number }).version;
         const next = { ...(value as object), version: version + 1 };
         expect(await table.replace(pool, next)).toBe(true);

@@ -1,4 +1,5 @@
 import type { AuditAction, AuditActor, AuditDetail, AuditEntry } from '../../core/domain/model/audit.js';
+import { describeRecord } from './record-descriptor.js';
 
 /** An audit entry as the durable stores keep it (PostgreSQL columns, MongoDB fields). */
 export interface StoredAuditEntry {
@@ -31,3 +32,19 @@ export function fromStoredAuditEntry(record: StoredAuditEntry): AuditEntry {
     detail: { ...record.detail } as AuditDetail, prevHash: record.prevHash, hash: record.hash,
   };
 }
+
+/**
+ * Audit entries, keyed by account and seq (the primary key, in its order); MongoDB's `_id` is `userId:seq`, as the
+ * collection stored it before descriptors. Only the plain part is derived: the mapping, the append as an insert-once
+ * at the next seq, the reads. The chain (head -> seal -> append) is the core's, and MongoDB's account lock beside the
+ * append stays hand-written. The table is append-only: no replace, no delete.
+ */
+export const AUDIT_ENTRY_RECORD = describeRecord({
+  name: 'audit entry', table: 'audit_entries', collection: 'audit_entries',
+  encode: toStoredAuditEntry, decode: fromStoredAuditEntry,
+  key: ['userId', 'seq'], documentId: ({ userId, seq }) => `${userId}:${seq}`,
+  fields: {
+    userId: 'user_id', seq: 'seq', at: 'at', action: 'action', actorKind: 'actor_kind', actorId: 'actor_id',
+    detail: { column: 'detail', codec: 'jsonb' }, prevHash: 'prev_hash', hash: 'hash',
+  },
+});

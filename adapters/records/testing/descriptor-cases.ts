@@ -3,11 +3,13 @@ import { AUTO_COLLECT_MARKS, DEPOSIT_STATUSES, type Deposit } from '../../../cor
 import type { Member } from '../../../core/domain/model/member.js';
 import { MEMBER_ROLES } from '../../../core/domain/team-roles.js';
 import { ACCOUNT_RECORD, API_TOKEN_RECORD, SESSION_RECORD, SUBSCRIPTION_RECORD } from '../account-record.js';
+import { AUDIT_ENTRY_RECORD } from '../audit-record.js';
 import { CASHIER_TOKEN_RECORD } from '../cashier-token-record.js';
 import { COLLECTION_TASK_RECORD } from '../collection-task-record.js';
 import { COMMAND_RECORD } from '../command-record.js';
 import { DEPOSIT_RECORD } from '../deposit-record.js';
 import { MEMBER_RECORD } from '../member-record.js';
+import { AUDIT_ACTIONS, type AuditEntry } from '../../../core/domain/model/audit.js';
 import type { AllowListEntry } from '../../../core/domain/model/withdrawal-policy.js';
 import type { RiskEntry } from '../../../core/ports/risk-policy.port.js';
 import type { AnyDescriptor, KeyField, RecordDescriptor } from '../record-descriptor.js';
@@ -33,6 +35,17 @@ function of<D, R extends object, K extends KeyField<R>>(descriptor: RecordDescri
 /** Allow-list entries (a key of two fields: user and address). */
 export const allowListEntry: fc.Arbitrary<AllowListEntry> = fc.record({
   userId: id, address, label: fc.option(fc.string({ maxLength: 20 }), { nil: null }), createdAt: ms, activeFrom: ms,
+});
+
+/** Audit entries (a key of two fields: account and seq); the chain's hashes need not hold for the mapping. */
+export const auditEntry: fc.Arbitrary<AuditEntry> = fc.record({
+  userId: id, seq: fc.integer({ min: 1, max: 2 ** 40 }), at: ms, action: fc.constantFrom(...AUDIT_ACTIONS),
+  actor: fc.record({
+    kind: fc.constantFrom('user' as const, 'api_token' as const, 'admin' as const, 'approver' as const, 'system' as const),
+    id: fc.option(fc.string({ maxLength: 20 }), { nil: null }),
+  }),
+  detail: fc.dictionary(fc.stringMatching(/^[a-z_]{1,12}$/), fc.oneof(fc.string({ maxLength: 20 }), fc.integer(), fc.boolean(), fc.constant(null)), { maxKeys: 4 }),
+  prevHash: hex64, hash: hex64,
 });
 
 /** Deny-list entries (a key of two fields: kind and value). */
@@ -61,5 +74,5 @@ export const DESCRIPTOR_CASES: readonly DescriptorCase[] = [
   of(COLLECTION_TASK_RECORD, task), of(CASHIER_TOKEN_RECORD, cashierToken), of(DEVELOPER_CONFIG_RECORD, developerConfig),
   of(WEBHOOK_EVENT_RECORD, event), of(WEBHOOK_DELIVERY_RECORD, delivery), of(WITHDRAWAL_POLICY_RECORD, withdrawalPolicy),
   of(MEMBER_RECORD, member), of(ALLOW_LIST_ENTRY_RECORD, allowListEntry),
-  of(RISK_ENTRY_RECORD, riskEntry),
+  of(RISK_ENTRY_RECORD, riskEntry), of(AUDIT_ENTRY_RECORD, auditEntry),
 ];
