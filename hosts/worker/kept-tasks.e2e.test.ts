@@ -7,11 +7,13 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { CollectionExecutor } from '../../core/application/worker/collection-executor.js';
+import { CommandExecutor } from '../../core/application/worker/command-executor.js';
 import type { WorkflowOptions } from '../../core/application/worker/workflow-executor.js';
 import { COLLECTION_STATUS, type CollectionTask } from '../../core/domain/model/collection-task.js';
+import { COMMAND_STATUS } from '../../core/domain/model/command.js';
 import type { CollectionTaskRepository } from '../../core/ports/collection-task-repository.port.js';
 import { SelfDelegationEnergyProvider } from '../../adapters/tron/index.js';
-import { buildWorkerWorld, type WorkerWorld } from './worker-test-fixture.js';
+import { buildWorkerWorld, TRX, type WorkerWorld } from './worker-test-fixture.js';
 
 const LEASE_MS = 20_000;
 const POLL_MS = 3_000;
@@ -125,6 +127,31 @@ describe('tasks kept between stages', { timeout: 60_000 }, () => {
     await expectSweptOnce(w, sub, task);
     expect(claimed).toHaveLength(stages);
     expect(executor.keptCount()).toBe(0);
+  });
+
+  it('a withdrawal waiting for its block is released, never kept: others may act on it meanwhile (its store does not keep)', async () => {
+    world = await buildWorkerWorld({ stakeTrx: 0n, seed: 'kept-tasks' });
+    const w = world;
+    const from = await w.addSub();
+    const to = (await w.gateway.createAccount()).address;
+    w.devnet.fund(from, 20n * TRX);
+    w.devnet.fund(to, 1n * TRX);
+    const executor = new CommandExecutor({ ...w.stores, chain: w.gateway, cipher: w.cipher, assets: w.assets },
+      { owner: 'a', completeOn: 1, pollMs: POLL_MS, leaseMs: LEASE_MS });
+    const command = await w.withdraw(from, to, 'TRX', 5n * TRX);
+    let waited = 0;
+    for (let i = 0; i < 10; i++) {
+      await executor.runDue();
+      const between = (await w.stores.commands.get(command.commandNo))!;
+      if (between.status === COMMAND_STATUS.SUCCESS) break;
+      if (between.status === COMMAND_STATUS.RUNNING && between.transaction !== null) {
+        waited++;
+        expect({ lease: between.lease, kept: executor.keptCount() }).toEqual({ lease: null, kept: 0 });
+      }
+      block(w);
+    }
+    expect(waited).toBeGreaterThan(0);
+    expect((await w.stores.commands.get(command.commandNo))!.status).toBe(COMMAND_STATUS.SUCCESS);
   });
 
   it('a runner that dies keeping a task: another takes it only when the lease ends, and finishes the sweep with nothing sent twice', async () => {
