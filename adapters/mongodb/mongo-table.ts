@@ -15,14 +15,11 @@ import { fromMongoDocument, isDuplicateKey, pageFrom, refuseBigints, toMongoDocu
  * them (the allow-list's `user\u0000address`, as stored before descriptors).
  */
 
-/** Any descriptor MongoDB can key: one keyed by `id`, or by named fields with a `documentId`. */
-type Described<D, R extends object, K extends KeyField<R>> = RecordDescriptor<D, R, K>;
-
 /** A record's document: `id` as `_id`; or, keyed by named fields, the record beside the `_id` made of them. */
 export type DocumentOf<R, K extends KeyField<R>> = [K] extends ['id'] ? MongoDocument<R & { id: unknown }> : R & { _id: string | number };
 
 /** The `_id` of a key (the id, or an object of the key's fields, or a whole record). */
-export function documentIdOf<D, R extends object, K extends KeyField<R>>(descriptor: Described<D, R, K>, key: unknown): string | number {
+export function documentIdOf<D, R extends object, K extends KeyField<R>>(descriptor: RecordDescriptor<D, R, K>, key: unknown): string | number {
   if (descriptor.key === undefined) return keyParts(descriptor, key)[0] as string | number;
   if (descriptor.documentId === undefined) throw new TypeError(`${descriptor.name}: a key of named fields needs a documentId`);
   const parts = keyParts(descriptor, key);
@@ -30,7 +27,7 @@ export function documentIdOf<D, R extends object, K extends KeyField<R>>(descrip
 }
 
 /** Domain value -> document: the codec, the key as `_id`; a bigint anywhere is a mapper bug, refused (see refuseBigints). */
-export function toDocument<D, R extends object, K extends KeyField<R>>(descriptor: Described<D, R, K>, value: D): DocumentOf<R, K> {
+export function toDocument<D, R extends object, K extends KeyField<R>>(descriptor: RecordDescriptor<D, R, K>, value: D): DocumentOf<R, K> {
   const record = descriptor.encode(value);
   const doc = descriptor.key === undefined
     ? toMongoDocument(record as unknown as { id: string | number })
@@ -39,7 +36,7 @@ export function toDocument<D, R extends object, K extends KeyField<R>>(descripto
 }
 
 /** Document -> domain value: `_id` as `id` (or dropped: the key's fields are in the document), then the codec. */
-export function fromDocument<D, R extends object, K extends KeyField<R>>(descriptor: Described<D, R, K>, doc: { _id: unknown }): D {
+export function fromDocument<D, R extends object, K extends KeyField<R>>(descriptor: RecordDescriptor<D, R, K>, doc: { _id: unknown }): D {
   if (descriptor.key === undefined) return descriptor.decode(fromMongoDocument(doc) as unknown as R);
   const { _id, ...record } = doc;
   return descriptor.decode(record as unknown as R);
@@ -52,7 +49,7 @@ export function fromDocument<D, R extends object, K extends KeyField<R>>(descrip
  * Fields only MongoDB writes are not the descriptor's and stay as they are. Pure.
  */
 export function replaceOf<D, R extends object, K extends KeyField<R>>(
-  descriptor: Described<D, R, K>, value: D,
+  descriptor: RecordDescriptor<D, R, K>, value: D,
 ): { filter: Document; set: Document } {
   const { _id, ...fields } = toDocument(descriptor, value) as Document;
   const record = fields as Record<string, unknown>;
