@@ -94,7 +94,8 @@ export async function measure(path: CallPath, baseline = false, sweeps = SWEEPS)
     const now = (): number => w.clock.now();
     const tip = (): number | null => receipts.newestBlock();
     const gateway: ChainGateway = baseline ? createDevnetChainGateway(w.devnet, { now })
-      : new CachingChainGateway(createDevnetChainGateway(w.devnet, { now, blockCacheMs: 3_000, tip, recent: () => receipts.newestHead(3_000), referenceReuseMs: 30_000 }),
+      : new CachingChainGateway(createDevnetChainGateway(w.devnet, { now, blockCacheMs: 3_000, tip, recent: () => receipts.newestHead(3_000), referenceReuseMs: 30_000,
+        solidified: () => receipts.newestSolidified() }),
         { blockMs: 3_000, now, tip, chainTime: () => receipts.newestHead(3_000)?.timestamp ?? null });
     let scannerCalls = 0;
     const scanner = new BalanceScanner({

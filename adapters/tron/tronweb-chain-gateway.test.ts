@@ -200,6 +200,41 @@ describe('TronWebChainGateway.prepare: the reference block (wire-exact)', () => 
     expect(e.nodeCode).toBe('HTTP_404');
   });
 
+  it('a solidified block the scanner read within referenceReuseMs is referenced without a read; an older one is not', async () => {
+    let now = HEAD_TIME;
+    const solidReads: number[] = [];
+    let seen: { number: number; id: string; at: number } | null = { number: HEAD - 25, id: blockJson(HEAD - 25, 0).blockID, at: HEAD_TIME - 2_000 };
+    const g = await nodeThat((path) => {
+      if (path === '/wallet/getblock') return ok(blockJson(HEAD, HEAD_TIME));
+      if (path === '/walletsolidity/getnowblock') return solidReads.push(now), ok(blockJson(HEAD - 19, HEAD_TIME - 57_000));
+      return { status: 404, body: '<html>404</html>' };
+    }, { now: () => now, referenceReuseMs: 30_000, solidified: () => seen });
+    const { signer, to } = await signerOf(g);
+    const build = async () => refOf((await g.prepare(signer, { kind: 'transfer-trx', to, amountSun: 1n })).signedJson);
+    // Read by the scanner 2 s ago: referenced as read, no walletsolidity call.
+    let raw = await build();
+    expect(raw.ref_block_bytes).toBe(((HEAD - 25) & 0xffff).toString(16).padStart(4, '0'));
+    expect(raw.ref_block_hash).toBe(blockJson(HEAD - 25, 0).blockID.slice(16, 32));
+    expect(solidReads).toEqual([]);
+    // 30 s after the scanner's read: too old (the window findInSolidified reads allows 10 blocks), read again.
+    now = HEAD_TIME + 28_000;
+    raw = await build();
+    expect(solidReads).toEqual([HEAD_TIME + 28_000]);
+    expect(raw.ref_block_hash).toBe(blockJson(HEAD - 19, 0).blockID.slice(16, 32));
+    // The newer of the build's own read and the scanner's: an older block the scanner reads later is not taken.
+    seen = { number: HEAD - 30, id: blockJson(HEAD - 30, 0).blockID, at: now };
+    expect((await build()).ref_block_hash).toBe(blockJson(HEAD - 19, 0).blockID.slice(16, 32));
+    seen = { number: HEAD - 18, id: blockJson(HEAD - 18, 0).blockID, at: now };
+    expect((await build()).ref_block_hash).toBe(blockJson(HEAD - 18, 0).blockID.slice(16, 32));
+    expect(solidReads).toHaveLength(1);
+    // A time ahead of the clock (another clock, a step back) is not trusted.
+    seen = { number: HEAD - 17, id: blockJson(HEAD - 17, 0).blockID, at: now + 1 };
+    now += 30_000;
+    seen = { ...seen, at: now + 1 };
+    expect((await build()).ref_block_hash).toBe(blockJson(HEAD - 19, 0).blockID.slice(16, 32));
+    expect(solidReads).toHaveLength(2);
+  });
+
   it('a solidity endpoint ahead of the full node it broadcasts to: the full node\'s head is referenced', async () => {
     const g = await nodeThat((path) => ok(path === '/wallet/getblock' ? blockJson(HEAD, HEAD_TIME) : blockJson(HEAD + 2, HEAD_TIME + 6_000)));
     const { signer, to } = await signerOf(g);

@@ -82,6 +82,12 @@ export interface TronWebChainGatewayOptions {
    * prove a lost transaction dead, by as many blocks. At most 30 s (10 TRON blocks: MAX_WINDOW_BLOCKS allows for it).
    */
   readonly referenceReuseMs?: number;
+  /**
+   * The newest solidified block another reader of the process read (the scanner's final-balance reads:
+   * BlockReceipts.newestSolidified), and when, of `now`. Within referenceReuseMs a build references it as it would its
+   * own earlier read: a solidified block is final on every honest node of the network, whichever node answered it.
+   */
+  readonly solidified?: () => { readonly number: number; readonly id: string; readonly at: number } | null;
 }
 
 /** Which block built transactions reference (see {@link TronWebChainGatewayOptions.referenceBlock}). */
@@ -126,6 +132,7 @@ export class TronWebChainGateway implements ChainGateway {
   private lastTimestamp = 0;
   private readonly now: () => number;
   private readonly referenceReuseMs: number;
+  private readonly solidifiedElsewhere: () => { readonly number: number; readonly id: string; readonly at: number } | null;
   /** The solidified block builds reference, and when it was read (see reference()). */
   private referenced: { readonly block: BlockRef; readonly at: number } | null = null;
   /**
@@ -159,6 +166,7 @@ export class TronWebChainGateway implements ChainGateway {
     this.referenceBlock = ref;
     this.now = options.now ?? Date.now;
     this.referenceReuseMs = Math.min(Math.max(options.referenceReuseMs ?? 0, 0), MAX_REFERENCE_REUSE_MS);
+    this.solidifiedElsewhere = options.solidified ?? (() => null);
   }
 
   /** A key pair made locally by tronweb (secp256k1 from the platform CSPRNG); nothing is sent to the node. */
@@ -424,7 +432,7 @@ export class TronWebChainGateway implements ChainGateway {
    * endpoint; should that endpoint be ahead of the full node we broadcast to (two machines), the full node's head
    * is the newest block it surely knows.
    */
-  private async headAndReference(): Promise<{ head: BlockRef; ref: BlockRef }> {
+  private async headAndReference(): Promise<{ head: BlockRef; ref: Pick<BlockRef, 'number' | 'id'> }> {
     if (this.referenceBlock === 'solidified') {
       const [head, solid] = await Promise.all([this.node.head('build'), this.reference()]);
       return { head, ref: solid.number <= head.number ? solid : head };
@@ -434,10 +442,17 @@ export class TronWebChainGateway implements ChainGateway {
     return { head, ref: number === head.number ? head : await this.node.byNumber('build', number) };
   }
 
-  /** The solidified block a build references: read at most once per referenceReuseMs (see the option). */
-  private async reference(): Promise<BlockRef> {
-    const known = this.referenced;
-    if (known !== null && this.now() - known.at < this.referenceReuseMs && known.at <= this.now()) return known.block;
+  /**
+   * The solidified block a build references: read at most once per referenceReuseMs (see the option), and not at all
+   * while one the scanner read (the `solidified` option) is that recent; the newer of the two is taken.
+   */
+  private async reference(): Promise<Pick<BlockRef, 'number' | 'id'>> {
+    const now = this.now();
+    const fresh = (at: number): boolean => now - at < this.referenceReuseMs && at <= now;
+    const own = this.referenced !== null && fresh(this.referenced.at) ? this.referenced.block : null;
+    const seen = this.solidifiedElsewhere();
+    const elsewhere = seen !== null && fresh(seen.at) ? seen : null;
+    if (own !== null || elsewhere !== null) return elsewhere !== null && (own === null || elsewhere.number > own.number) ? elsewhere : own!;
     const block = await this.node.solidified('build');
     if (this.referenced === null || block.number >= this.referenced.block.number) this.referenced = { block, at: this.now() };
     return block;

@@ -169,6 +169,7 @@ function bindChain(container: Container, config: HostConfig, overrides: Composit
       ...(perBlock ? {
         blockCacheMs: config.chainBlockMs, tip: () => ctx.get(TOKENS.BlockReceipts).newestBlock(),
         recent: () => ctx.get(TOKENS.BlockReceipts).newestHead(config.chainBlockMs), referenceReuseMs: 10 * config.chainBlockMs,
+        solidified: () => ctx.get(TOKENS.BlockReceipts).newestSolidified(),
       } : {}),
       ...(config.tronProTierKey === null ? {} : { proTierKey: config.tronProTierKey }),
       ...(config.tronProTierHost === null ? {} : { proTierHost: config.tronProTierHost }),

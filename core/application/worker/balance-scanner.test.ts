@@ -13,6 +13,7 @@ import { ADDRESS_STATUS, ADDRESS_TYPE, type WalletAddress } from '../../domain/m
 import type { BlockSource } from '../../ports/block-source.port.js';
 import type { WalletRepository } from '../../ports/wallet-repository.port.js';
 import { BalanceScanner, type BalanceScannerOptions, type Deposit } from './balance-scanner.js';
+import { BlockReceipts } from './block-receipts.js';
 
 let devnet: Devnet;
 let payer: Wallet;
@@ -130,6 +131,26 @@ describe('BalanceScanner at head depth', () => {
     expect(scanner.status().finalReads).toBe(reads);
     expect(await r.cached(sub.address)).toEqual(chainBalance(sub.address));
     expect(await r.cached(sub.address)).toEqual(chainBalance(sub.address, devnet.info().solidified_number));
+  });
+
+  it('tells the workflows\' receipts the solidified block its final read was pinned to (a build may reference it)', async () => {
+    const sub = fresh('solid-seen');
+    const r = await rig([sub.address]);
+    const receipts = new BlockReceipts(r.clock);
+    const blocks = new TronBlockSource({ fullHost: devnet.url, timeoutMs: 5_000 });
+    const scanner = new BalanceScanner({
+      clock: r.clock, blocks, cursors: r.cursors, wallets: r.wallets, balances: r.mem.balances, deposits: r.mem.deposits, uow: r.mem.uow,
+      developerConfigs: r.mem.developerConfigs, ids: r.mem.ids, assets: createAssetRegistry({ usdtContract: devnet.usdtAddress }), receipts,
+    }, { owner: 'test', finalityHint: 5 });
+    await scanner.scan();
+    pay.trx(devnet, payer.key, sub.address, trx(3));
+    devnet.mine(1);
+    r.clock.advance(3_000);
+    const reads = scanner.status().finalReads;
+    await scanner.scan();
+    expect(scanner.status().finalReads).toBeGreaterThan(reads);
+    const solid = await blocks.head('solidified');
+    expect(receipts.newestSolidified()).toEqual({ number: solid.number, id: solid.hash, at: r.clock.now() });
   });
 
   // Issue #34: under `npm start` a main address funded by the devnet's mint (no transaction) showed 0 TRX during its

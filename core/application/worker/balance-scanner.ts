@@ -394,7 +394,9 @@ export class BalanceScanner {
   private async readFinal(s: ScanState, touched: ReadonlySet<string>, tip: number): Promise<string[]> {
     const oldestChange = s.unfinal.find((u) => u.changes.length > 0)?.number;
     if (this.level === 'head' && oldestChange !== undefined && oldestChange > this.knownSolid && tip - oldestChange >= this.finalityHint) {
-      this.knownSolid = Math.max(this.knownSolid, (await this.deps.blocks.head('solidified')).number);
+      const solid = await this.deps.blocks.head('solidified');
+      this.receipts?.onSolidified(solid);
+      this.knownSolid = Math.max(this.knownSolid, solid.number);
     }
     const due = dueForFinalRead(s, touched, this.knownSolid);
     const contracts = this.deps.assets.list(this.network).map((a) => a.contractAddress);
@@ -407,6 +409,7 @@ export class BalanceScanner {
         throw new ChainError('CHAIN-BALANCE-QUERY-FAILED', `${this.name}: the node's solidified block ${read.at.number} is behind ${floor}`, { transient: true });
       }
       this.knownSolid = Math.max(this.knownSolid, read.at.number);
+      this.receipts?.onSolidified(read.at);
       for (const [address, balances] of read.balances) anchor(s, address, read.at.number, balances);
       this.figures.finalReads += 1;
     }

@@ -168,4 +168,19 @@ describe('BlockReceipts against a reference model', () => {
     receipts.onPass(13);
     expect(receipts.find(TXIDS[0]!)).toMatchObject({ kind: 'included', state: { state: 'confirmed', blockNumber: 13, confirmations: 1 } });
   });
+
+  it('newestSolidified: the highest solidified block the scanner read, with the time of its last read; never an older one', () => {
+    fc.assert(fc.property(fc.array(fc.record({ number: fc.integer({ min: 0, max: 8 }), waitMs: fc.constantFrom(0, 1_000, 3_000) }), { maxLength: 20 }), (reads) => {
+      const clock = new ManualClock();
+      const receipts = new BlockReceipts(clock);
+      let model: { number: number; id: string; at: number } | null = null;
+      for (const { number, waitMs } of reads) {
+        clock.advance(waitMs);
+        receipts.onSolidified({ number, hash: `s${number}` });
+        if (model === null || number >= model.number) model = { number, id: `s${number}`, at: clock.now() };
+        expect(receipts.newestSolidified()).toEqual(model);
+      }
+      expect(receipts.newestSolidified()).toEqual(model);
+    }), { numRuns: runs(200), seed: 39 });
+  });
 });

@@ -1,4 +1,4 @@
-import type { BlockReceipt, ChainBlock } from '../../ports/block-source.port.js';
+import type { BlockId, BlockReceipt, ChainBlock } from '../../ports/block-source.port.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { EvidenceAnswer, IncludedState, TransactionEvidence } from '../../ports/transaction-evidence.port.js';
 
@@ -43,6 +43,8 @@ export class BlockReceipts implements TransactionEvidence {
   /** The head the scanner saw at its last pass, and when that pass ended (Clock ms). */
   private tip = -1;
   private passAt = Number.NEGATIVE_INFINITY;
+  /** The newest solidified block the scanner read, and when (Clock ms). */
+  private solid: { readonly number: number; readonly id: string; readonly at: number } | null = null;
 
   constructor(private readonly clock: Clock, options: BlockReceiptsOptions = {}) {
     this.staleAfterMs = options.staleAfterMs ?? 10_000;
@@ -63,6 +65,24 @@ export class BlockReceipts implements TransactionEvidence {
     if (this.newest === null || this.newest !== this.tip || !(this.clock.now() - this.passAt < maxAgeMs)) return null;
     const kept = this.blocks.get(this.newest)!;
     return { number: this.newest, id: kept.hash, timestamp: kept.timestamp };
+  }
+
+  /**
+   * A solidified head the scanner read (walletsolidity: final on every honest node of its network). The newest by
+   * number is kept, with the time it was last read; a read of an older one (a node further behind) changes nothing.
+   */
+  onSolidified(block: BlockId): void {
+    if (this.solid !== null && block.number < this.solid.number) return;
+    this.solid = { number: block.number, id: block.hash, at: this.clock.now() };
+  }
+
+  /**
+   * The newest solidified block the scanner read and when (Clock ms), for a reader that may use a solidified block
+   * read a little while ago instead of its own read (a build's TaPoS reference: TronWebChainGateway
+   * `referenceReuseMs`); null when none was read.
+   */
+  newestSolidified(): { readonly number: number; readonly id: string; readonly at: number } | null {
+    return this.solid;
   }
 
   /** A block the scanner read and accepted as the child of its previous one (or the first after a restart). */
