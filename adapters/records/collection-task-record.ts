@@ -96,7 +96,7 @@ export interface StoredSweepPlan {
   estimatedCostSun: string;
   options: { path: SweepPlan['path']; provider: string | null; costSun: string; refusal: string | null }[];
   /** SweepPlan.dryRun, amounts as decimal strings. */
-  dryRun?: { amount: string; energy: number; subTrxSun: string; at: number; factor?: number };
+  dryRun?: { amount: string; energy: number; subTrxSun: string; at: number; factor?: number; period?: number };
 }
 
 export function toStoredPlan(plan: SweepPlan): StoredSweepPlan {
@@ -109,6 +109,7 @@ export function toStoredPlan(plan: SweepPlan): StoredSweepPlan {
       dryRun: {
         amount: encodeMoney(plan.dryRun.amount), energy: plan.dryRun.energy, subTrxSun: encodeMoney(plan.dryRun.subTrxSun), at: plan.dryRun.at,
         ...(plan.dryRun.factor === undefined ? {} : { factor: plan.dryRun.factor }),
+        ...(plan.dryRun.period === undefined ? {} : { period: plan.dryRun.period }),
       },
     }),
   };
@@ -126,6 +127,7 @@ export function fromStoredPlan(doc: StoredSweepPlan): SweepPlan {
         amount: decodeMoney(doc.dryRun.amount, 'plan dryRun amount'), energy: doc.dryRun.energy,
         subTrxSun: decodeMoney(doc.dryRun.subTrxSun, 'plan dryRun subTrxSun'), at: doc.dryRun.at,
         ...(typeof doc.dryRun.factor === 'number' ? { factor: doc.dryRun.factor } : {}),
+        ...(typeof doc.dryRun.period === 'number' ? { period: doc.dryRun.period } : {}),
       },
     }),
   };

@@ -338,6 +338,68 @@ describe('CachingChainGateway: the energy factor and the prices until the next m
     expect(count('wallet/getcontractinfo')).toBe(before + 5);
   });
 
+  it('maintenancePeriod: the next maintenance while well inside a period, null within two blocks of either end or without the chain\'s time; no call of its own', async () => {
+    const { gateway, plain, count, mine, toMaintenance, read } = periodWorld();
+    toMaintenance();
+    mine(1);
+    // One block after the maintenance: a node a block behind may not have applied it.
+    expect(await gateway.maintenancePeriod()).toBeNull();
+    mine(2);
+    const next = chain.chain.nextMaintenanceTime;
+    expect(await gateway.maintenancePeriod()).toBe(next);
+    const calls = ['wallet/getchainparameters', 'wallet/getnextmaintenancetime', 'wallet/getcontractinfo'].map(count);
+    // The prices read near the maintenance were read again once inside the period (decision 302); never the factor.
+    expect(calls).toEqual([2, 1, 0]);
+    // Through the period, block after block: the same mark, and no call (the prices and the schedule are kept).
+    while (chain.chain.head.time + 3 * 3_000 < next) {
+      mine(1);
+      expect(await gateway.maintenancePeriod()).toBe(next);
+    }
+    expect(['wallet/getchainparameters', 'wallet/getnextmaintenancetime', 'wallet/getcontractinfo'].map(count)).toEqual(calls);
+    // Two blocks before the maintenance, at it and one block after: none.
+    mine(1);
+    expect(chain.chain.head.time + 2 * 3_000).toBeGreaterThanOrEqual(next);
+    expect(await gateway.maintenancePeriod()).toBeNull();
+    mine(2);
+    expect(await gateway.maintenancePeriod()).toBeNull();
+    mine(2);
+    expect(await gateway.maintenancePeriod()).toBe(chain.chain.nextMaintenanceTime);
+    expect(chain.chain.nextMaintenanceTime).toBeGreaterThan(next);
+    expect(await read(gateway)).toEqual(await read(plain));
+    // Without the chain's time (no fresh head from the scanner), and on a gateway without a schedule: never known.
+    const blind = new CachingChainGateway(createDevnetChainGateway(chain), { blockMs: 3_000, now: () => 0, chainTime: () => null });
+    expect(await blind.maintenancePeriod()).toBeNull();
+    expect(await plain.maintenancePeriod()).toBeNull();
+  });
+
+  it('property: two equal maintenancePeriod marks, whatever happened between, bracket the same factor and prices on the chain', async () => {
+    type Op = { kind: 'mine'; blocks: number } | { kind: 'change'; factor: number; fee: number } | { kind: 'maintenance' } | { kind: 'mark' };
+    const op: fc.Arbitrary<Op> = fc.oneof(
+      { weight: 3, arbitrary: fc.record({ kind: fc.constant('mine' as const), blocks: fc.integer({ min: 1, max: 25 }) }) },
+      { weight: 2, arbitrary: fc.record({ kind: fc.constant('change' as const), factor: fc.constantFrom(0, 20_000, 34_000, 50_000), fee: fc.constantFrom(100, 210, 420) }) },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('maintenance' as const) }) },
+      { weight: 4, arbitrary: fc.record({ kind: fc.constant('mark' as const) }) },
+    );
+    await fc.assert(fc.asyncProperty(fc.array(op, { minLength: 4, maxLength: 16 }), async (ops) => {
+      const { gateway, plain, mine, toMaintenance, read } = periodWorld();
+      const seen = new Map<number, [number, bigint, bigint]>();
+      for (const o of ops) {
+        if (o.kind === 'mine') mine(o.blocks);
+        else if (o.kind === 'change') chain.setParams({ usdtEnergyFactor: o.factor, energyFee: o.fee });
+        else if (o.kind === 'maintenance') toMaintenance();
+        else {
+          const mark = await gateway.maintenancePeriod();
+          if (mark === null) continue;
+          // What a node one block behind answers too: the chain one block back (the margin's reason).
+          const now = await read(plain);
+          const earlier = seen.get(mark);
+          if (earlier !== undefined) expect(now).toEqual(earlier);
+          seen.set(mark, now);
+        }
+      }
+    }), { numRuns: runs(10), seed: 39_52 });
+  });
+
   it('property: with factor and price changes at maintenances in between, every read answers what an uncached gateway answers then', async () => {
     type Op = { kind: 'mine'; blocks: number } | { kind: 'change'; factor: number; fee: number } | { kind: 'maintenance' } | { kind: 'read' };
     const op: fc.Arbitrary<Op> = fc.oneof(

@@ -233,6 +233,23 @@ export class CachingChainGateway implements ChainGateway {
     return this.withSchedule(this.read(`factor ${contract}`, [], () => this.inner.energyFactor(contract), true));
   }
 
+  /**
+   * The next maintenance's chain time while the chain's time is known and more than maintenanceMarginMs from both ends
+   * of the period (the rule that keeps a factor read: see inPeriod); null otherwise, and with no schedule to read.
+   * Costs no call of its own: the interval comes with the prices (kept for the period, and read beside it by a plan),
+   * the next maintenance from the schedule, read once and stepped on its grid.
+   */
+  async maintenancePeriod(): Promise<number | null> {
+    if (this.inner.chainParameters === undefined || this.inner.nextMaintenanceTime === undefined || this.options.blockMs <= 0) return null;
+    if ((this.options.chainTime?.() ?? null) === null) return null;
+    await this.parameters();
+    await this.askSchedule();
+    const now = this.options.chainTime?.() ?? null;
+    const known = this.maintenance;
+    if (now === null || known === null || known.stale || !this.inPeriod(now)) return null;
+    return known.next;
+  }
+
   /** Stands until the next maintenance (see the class): prices change by proposal, applied at a maintenance. */
   async getChainPrices(): Promise<{ readonly energySun: bigint; readonly bandwidthSun: bigint }> {
     if (this.inner.chainParameters === undefined) return this.withSchedule(this.read('prices', [], () => this.inner.getChainPrices(), true));

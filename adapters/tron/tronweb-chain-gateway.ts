@@ -274,6 +274,14 @@ export class TronWebChainGateway implements ChainGateway {
     return { resources, energyPerStakedSun: ratio > 0 && Number.isFinite(ratio) ? ratio : null };
   }
 
+  /**
+   * Never known here: this gateway does not keep the chain's time or schedule (CachingChainGateway does), so a dry
+   * run it serves is reused only while energyFactor answers the same.
+   */
+  async maintenancePeriod(): Promise<number | null> {
+    return null;
+  }
+
   /** `wallet/getcontractinfo`'s contract_state.energy_factor (absent, as java-tron omits a zero: 0). */
   async energyFactor(contract: string): Promise<number> {
     const hex = hexAddress(contract, 'contract');

@@ -91,8 +91,10 @@ export interface PlanDryRun {
   readonly energy: number;
   readonly subTrxSun: bigint;
   readonly at: number;
-  /** The token contract's dynamic energy factor then (absent where the gateway does not read it). */
+  /** The token contract's dynamic energy factor then (absent where the plan read the period instead). */
   readonly factor?: number;
+  /** ChainGateway.maintenancePeriod then, where the gateway knew it (the factor was not read then). */
+  readonly period?: number;
 }
 
 /**

@@ -77,6 +77,14 @@ export interface ChainGateway {
    */
   energyFactor(contract: string): Promise<number>;
   /**
+   * A mark of the chain's maintenance period (TRON applies proposals and moves a contract's dynamic energy factor only
+   * at a maintenance): the chain time, epoch ms, of the next maintenance, answered only where the gateway knows the
+   * chain's time to be well inside the period (far enough from both of its ends that a node a block behind has the
+   * same period); null otherwise. Two equal marks: no maintenance between them, so energyFactor and getChainPrices
+   * answered the same. A dry run made in a marked period is reused while the mark stays (issue #39).
+   */
+  maintenancePeriod(): Promise<number | null>;
+  /**
    * What the chain charges now when resources are burnt (getchainparameters: getEnergyFee, getTransactionFee):
    * SUN per energy unit and SUN per bandwidth byte. Prices change by proposal: read them, never hard-code them.
    */

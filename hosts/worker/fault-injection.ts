@@ -59,6 +59,7 @@ export function faultyGateway(inner: ChainGateway, plan: FaultPlan, sent: Map<st
     getResources: (a) => inner.getResources(a),
     energyAvailable: (a) => inner.energyAvailable(a),
     energyFactor: (c) => inner.energyFactor(c),
+    maintenancePeriod: () => inner.maintenancePeriod(),
     accountExists: (a) => inner.accountExists(a),
     getCanDelegateEnergySun: (a) => inner.getCanDelegateEnergySun(a),
     estimateTrc20TransferEnergy: (f, t, c, a) => inner.estimateTrc20TransferEnergy(f, t, c, a),

@@ -13,7 +13,7 @@ import { CollectionExecutor } from '../../core/application/worker/collection-exe
 import { DRY_RUN_REUSE_MS } from '../../core/application/worker/collection-steps.js';
 import { COLLECTION_STATUS, type CollectionTask } from '../../core/domain/model/collection-task.js';
 import type { ChainGateway } from '../../core/ports/chain-gateway.port.js';
-import { SelfDelegationEnergyProvider } from '../../adapters/tron/index.js';
+import { CachingChainGateway, createDevnetChainGateway, SelfDelegationEnergyProvider } from '../../adapters/tron/index.js';
 import { buildWorkerWorld, TRX, type WorkerWorld } from './worker-test-fixture.js';
 import { driveUntil } from './worker-drive.js';
 
@@ -83,6 +83,38 @@ describe('collection steps read each thing once (issue #27)', () => {
     expect(calls.slice(swept).filter((c) => c.startsWith('prepare')).length).toBeGreaterThanOrEqual(1);
     expect((await w.gateway.getResources(sub)).energy.receivedSun).toBe(0n);
   });
+
+  for (const crossing of [false, true]) {
+    it(crossing ? 'a maintenance between the plan and the sweep (the factor moved): the dry run is made again, DONE'
+      : 'with the maintenance period known, the plan reads no energy factor and its dry run stands for the energy wait and the sweep', async () => {
+      const w = world = await buildWorkerWorld({ seed: `plan-reuse-period-${crossing}`, maintenanceIntervalMs: 60_000 });
+      const sub = await w.addSub();
+      w.devnet.fund(sub, 1);
+      w.devnet.fundToken(sub, 5_000_000n);
+      w.devnet.fundToken(w.main.address, 1n);
+      // Three blocks into a period of twenty: well inside it (the gateway's margin is two blocks).
+      w.devnet.toMaintenance();
+      w.devnet.mine(3);
+      // The worker's gateway: the chain's time known (here the devnet's head; the scanner's fresh head in the worker).
+      const now = (): number => w.clock.now();
+      const reads = new CachingChainGateway(createDevnetChainGateway(w.devnet, { now }), { blockMs: 3_000, now, chainTime: () => w.devnet.chain.head.time });
+      const { chain, calls } = counting(reads);
+      let moved = false;
+      const done = await sweep(w, chain, sub, async (task) => {
+        if (crossing && !moved && task.plan !== undefined) {
+          moved = true;
+          w.devnet.setParams({ usdtEnergyFactor: 36_000 });
+          w.devnet.toMaintenance();
+          w.devnet.mine(3);
+        }
+      });
+      expect(done.status, done.lastError ?? '').toBe(COLLECTION_STATUS.DONE);
+      expect(done.plan?.dryRun?.period).toBeTypeOf('number');
+      expect(done.plan?.dryRun?.factor).toBeUndefined();
+      expect(calls.filter((c) => c.startsWith('energyFactor'))).toEqual([]);
+      expect(calls.filter((c) => c.startsWith('estimateTrc20TransferEnergy')).length).toBe(crossing ? 2 : 1);
+    });
+  }
 
   it('a plan older than DRY_RUN_REUSE_MS is dry-run again', async () => {
     const w = world = await buildWorkerWorld({ seed: 'plan-reuse-old' });

@@ -90,7 +90,7 @@ export const task = fc.record({
       path: fc.constantFrom('none' as const, 'self' as const, 'rental' as const, 'burn' as const), provider: fc.option(text, { nil: null }),
       costSun: money, refusal: fc.option(text, { nil: null }),
     }), { maxLength: 3 }),
-    dryRun: fc.record({ amount: money, energy: fc.nat(200_000), subTrxSun: money, at: ms, factor: fc.nat(200_000) }, { requiredKeys: ['amount', 'energy', 'subTrxSun', 'at'] }),
+    dryRun: fc.record({ amount: money, energy: fc.nat(200_000), subTrxSun: money, at: ms, factor: fc.nat(200_000), period: ms }, { requiredKeys: ['amount', 'energy', 'subTrxSun', 'at'] }),
   }, { requiredKeys: ['path', 'provider', 'energy', 'activate', 'subNeedsSun', 'fundSun', 'sourceSun', 'estimatedCostSun', 'options'] }),
   cost: fc.record({
     bandwidthSun: money, energySun: money, activationSun: money, rentalSun: money, lentSun: money, returnedSun: money,

@@ -116,9 +116,9 @@ async function send(deps: StepDeps, signer: Signer, intent: TransactionIntent, a
  * BIZ-ENERGY-UNAVAILABLE: both before any transaction.
  */
 export async function planTrc20Sweep(deps: StepDeps, settings: StepSettings, { task, asset, payout }: StepSubject, amount: bigint): Promise<SweepPlan> {
-  const [needed, factor, subExists, subResources, subTrxSun, mainTrxSun, mainResources, prices] = await Promise.all([
+  const [needed, period, subExists, subResources, subTrxSun, mainTrxSun, mainResources, prices] = await Promise.all([
     deps.chain.estimateTrc20TransferEnergy(task.address, payout?.to ?? task.mainAddress, asset.contractAddress!, amount),
-    deps.chain.energyFactor(asset.contractAddress!),
+    deps.chain.maintenancePeriod(),
     deps.chain.accountExists(task.address),
     deps.chain.getResources(task.address),
     deps.chain.getTrxBalance(task.address),
@@ -151,8 +151,10 @@ export async function planTrc20Sweep(deps: StepDeps, settings: StepSettings, { t
     decision = planSweep({ ...input, self: { feasible: false, stakeSun: await stakeFor(deps.chain, shortfall) } });
   }
   if ('refusal' in decision) throw new DomainError('BIZ-ENERGY-UNAVAILABLE', { message: decision.refusal });
-  // Kept for the later steps: the energy wait and the sweep use this dry run instead of making their own.
-  return { ...decision.plan, dryRun: { amount, energy: needed, subTrxSun, at: deps.clock.now(), factor } };
+  // Kept for the later steps: the energy wait and the sweep use this dry run instead of making their own, while the
+  // maintenance period it was made in lasts or, where the gateway cannot tell it, while the factor it ran at does.
+  const mark = period !== null ? { period } : { factor: await deps.chain.energyFactor(asset.contractAddress!) };
+  return { ...decision.plan, dryRun: { amount, energy: needed, subTrxSun, at: deps.clock.now(), ...mark } };
 }
 
 /**
@@ -174,13 +176,15 @@ async function stakeFor(chain: ChainGateway, energy: number): Promise<bigint | u
 export const DRY_RUN_REUSE_MS = 10 * 60_000;
 
 /**
- * The plan's dry run, while it stands: younger than DRY_RUN_REUSE_MS and, where the gateway reads it, made at the
- * token contract's current dynamic energy factor (one read a block, shared by every sweep of the token); null: run
- * it again.
+ * The plan's dry run, while it stands: younger than DRY_RUN_REUSE_MS and made in the maintenance period the gateway
+ * still marks (TRON moves a contract's dynamic energy factor only at a maintenance), or at the token contract's
+ * current dynamic energy factor (kept for the period, shared by every sweep of the token); null: run it again.
  */
 export async function standingDryRun(deps: Pick<StepDeps, 'clock' | 'chain'>, { task, asset }: StepSubject): Promise<PlanDryRun | null> {
   const dryRun = task.plan?.dryRun;
   if (dryRun === undefined || deps.clock.now() - dryRun.at > DRY_RUN_REUSE_MS || asset.contractAddress === null) return null;
+  if (dryRun.period !== undefined) return (await deps.chain.maintenancePeriod()) === dryRun.period ? dryRun : null;
+  if (dryRun.factor === undefined) return null;
   const factor = await deps.chain.energyFactor(asset.contractAddress);
   return dryRun.factor === factor ? dryRun : null;
 }
