@@ -233,6 +233,16 @@ describe('TronWebChainGateway.prepare: the reference block (wire-exact)', () => 
     seen = { ...seen, at: now + 1 };
     expect((await build()).ref_block_hash).toBe(blockJson(HEAD - 19, 0).blockID.slice(16, 32));
     expect(solidReads).toHaveLength(2);
+    // The scanner's block up to 30 below this head is referenced; one further below (the scanner's node far behind:
+    // findInSolidified's window would not reach the expiration) is not, and the build reads its own.
+    now += 30_000;
+    seen = { number: HEAD - 30, id: blockJson(HEAD - 30, 0).blockID, at: now };
+    expect((await build()).ref_block_hash).toBe(blockJson(HEAD - 30, 0).blockID.slice(16, 32));
+    seen = { number: HEAD - 40, id: blockJson(HEAD - 40, 0).blockID, at: now };
+    now += 30_000;
+    seen = { ...seen, at: now };
+    expect((await build()).ref_block_hash).toBe(blockJson(HEAD - 19, 0).blockID.slice(16, 32));
+    expect(solidReads).toHaveLength(3);
   });
 
   it('a solidity endpoint ahead of the full node it broadcasts to: the full node\'s head is referenced', async () => {

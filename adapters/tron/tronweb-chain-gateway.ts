@@ -110,6 +110,12 @@ const MAX_WINDOW_BLOCKS = 240;
 const SOLID_BLOCK_CACHE = 512;
 /** The longest referenceReuseMs: 10 TRON blocks. */
 const MAX_REFERENCE_REUSE_MS = 30_000;
+/**
+ * How far below the head a solidified block the scanner read may be and still be referenced: TRON's solidified depth
+ * (~19) and the reuse window (10 blocks), with a block to spare. Further (the scanner's node far behind), the build
+ * reads its own.
+ */
+const MAX_ELSEWHERE_DEPTH = 30;
 /** TaPoS accepts a reference among the last 65,536 blocks; stay well inside it. */
 const MAX_HEAD_MARGIN = 60_000;
 type Json = Record<string, unknown>;
@@ -442,7 +448,10 @@ export class TronWebChainGateway implements ChainGateway {
    */
   private async headAndReference(): Promise<{ head: BlockRef; ref: Pick<BlockRef, 'number' | 'id'> }> {
     if (this.referenceBlock === 'solidified') {
-      const [head, solid] = await Promise.all([this.node.head('build'), this.reference()]);
+      const [head, chosen] = await Promise.all([this.node.head('build'), this.reference()]);
+      // The scanner's node far behind this one (more than a solidified depth and the reuse window): its block would
+      // widen findInSolidified's window past MAX_WINDOW_BLOCKS, so read this node's own.
+      const solid = chosen.elsewhere && head.number - chosen.block.number > MAX_ELSEWHERE_DEPTH ? (await this.reference(false)).block : chosen.block;
       return { head, ref: solid.number <= head.number ? solid : head };
     }
     const head = await this.node.head('build');
@@ -454,13 +463,18 @@ export class TronWebChainGateway implements ChainGateway {
    * The solidified block a build references: read at most once per referenceReuseMs (see the option), and not at all
    * while one the scanner read (the `solidified` option) is that recent; the newer of the two is taken.
    */
-  private async reference(): Promise<Pick<BlockRef, 'number' | 'id'>> {
+  private async reference(useElsewhere = true): Promise<{ readonly block: Pick<BlockRef, 'number' | 'id'>; readonly elsewhere: boolean }> {
     const now = this.now();
     const fresh = (at: number): boolean => now - at < this.referenceReuseMs && at <= now;
     const own = this.referenced !== null && fresh(this.referenced.at) ? this.referenced.block : null;
-    const seen = this.solidifiedElsewhere();
+    const seen = useElsewhere ? this.solidifiedElsewhere() : null;
     const elsewhere = seen !== null && fresh(seen.at) ? seen : null;
-    if (own !== null || elsewhere !== null) return elsewhere !== null && (own === null || elsewhere.number > own.number) ? elsewhere : own!;
+    if (elsewhere !== null && (own === null || elsewhere.number > own.number)) return { block: elsewhere, elsewhere: true };
+    return { block: own ?? await this.ownReference(), elsewhere: false };
+  }
+
+  /** The solidified head read for a build, kept as the reference for the next ones (see referenceReuseMs). */
+  private async ownReference(): Promise<BlockRef> {
     const block = await this.node.solidified('build');
     if (this.referenced === null || block.number >= this.referenced.block.number) this.referenced = { block, at: this.now() };
     return block;
