@@ -138,6 +138,8 @@ describe.skipIf(!chromiumFound)('the console tour in chromium through npm start'
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
     await page.getByLabel('Authentication code', { exact: true }).fill(ownerCode());
     await page.getByRole('button', { name: 'Turn on', exact: true }).click();
+    // The codes appear once the API has answered: wait for them (counting at once raced the answer under load).
+    await page.locator('ul.codes li').first().waitFor();
     expect(await page.locator('ul.codes li').count()).toBe(10);
     await screenshot(page, 'tour-two-factor');
     await page.getByRole('button', { name: 'I have saved them' }).click();
