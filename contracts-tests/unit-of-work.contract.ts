@@ -288,9 +288,11 @@ export function describeUnitOfWorkContract(name: string, makeSubject: MakeSubjec
       const eventNo = (i: number, base: number) => anEvent({ eventId: `00000000-0000-4000-8000-${String(base + i).padStart(12, '0')}` });
       const inserts = await Promise.allSettled(Array.from({ length: concurrency }, (_, i) =>
         uow.commit({ newDeposits: [aDeposit({ depositId: `R${i}` })], events: [eventNo(i, 1000)] })));
+      // Every racer replaces the version read once before the race: a racer reading after another's commit would
+      // rightly replace the next version, and two would land.
+      const stored = await deposits.findByTransfer('TRON', aDeposit().transferId);
+      if (stored === null) throw new Error('no record');
       const replaces = await Promise.allSettled(Array.from({ length: concurrency }, async (_, i) => {
-        const stored = await deposits.findByTransfer('TRON', aDeposit().transferId);
-        if (stored === null) throw new Error('no record');
         await uow.commit({ deposits: [{ ...stored, status: 'confirmed', confirmedAt: T0 + i, version: stored.version + 1 }], events: [eventNo(i, 5000)] });
       }));
       for (const outcomes of [inserts, replaces]) {
