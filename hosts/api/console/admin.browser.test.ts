@@ -135,7 +135,9 @@ describe.skipIf(!chromiumFound)('operator console in chromium', () => {
     expect(await axeViolations(page)).toEqual([]);
     await page.getByRole('button', { name: 'English' }).click();
     expect(tab.errors).toEqual([]);
-    expect(tab.failures).toEqual(['401 /api/admin/console/session', '401 /api/admin/console/session']);
+    // The health screen polls readiness, which answers 503 while a check is slow or failing (on a loaded machine its
+    // probes can time out): that is the answer the screen shows, not a failure of the console.
+    expect(tab.failures.filter((f) => f !== '503 /api/readyz')).toEqual(['401 /api/admin/console/session', '401 /api/admin/console/session']);
   });
 
   it('approving a pending webhook URL through the screen makes it live; the reject form and the deny-list show the API\'s messages', async () => {
