@@ -3,41 +3,27 @@
  * 409 BIZ-COMMAND-LOCKED on a retried key): the retry with the same Idempotency-Key gets the original answer or runs
  * the request exactly once.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { connectPostgres, type PostgresConnection } from '../../adapters/postgres/index.js';
-import { createTestDatabase, type PostgresTestDatabase } from '../../contracts-tests/harness/postgres.js';
+import { randomUUID } from 'node:crypto';
+import { expect, it } from 'vitest';
 import { describeWithPostgres } from '../../contracts-tests/harness/with-postgres.js';
 import { TOKENS } from '../composition/tokens.js';
 import { crashAndRetry } from './idempotency-crash.fixture.js';
 import { fails, ok, userWithWallets } from './api-test-fixtures.js';
-import { startHarness, type ApiHarness, type HttpResult } from './test-harness.js';
+import type { HttpResult } from './test-harness.js';
+import { postgresApi } from './postgres-api-harness.js';
 
 describeWithPostgres('idempotency across a crash on PostgreSQL', (serverUrl) => {
-  let database: PostgresTestDatabase;
-  let connection: PostgresConnection;
-  let h: ApiHarness;
-
-  beforeAll(async () => {
-    database = await createTestDatabase(serverUrl, 'idempotency_crash');
-    connection = await connectPostgres(database.url, { migrate: true });
-    h = await startHarness({ postgres: connection, env: { STORE: 'postgres', DATABASE_URL: database.url, KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64') } });
-  }, 60_000);
-  afterAll(async () => {
-    await h?.close();
-    await connection?.close();
-    await database?.drop();
-  });
+  const api = postgresApi(serverUrl, 'idempotency_crash');
 
   for (const point of ['between the effect and the record of its answer', 'after the effect and the answer are committed'] as const) {
     it(`killed ${point}: the retry gets the original answer or runs exactly once`, async () => {
-      await crashAndRetry(h, point);
+      await crashAndRetry(api.h, point);
     });
   }
 
   it('a transfer refused by its address lock inside the scope: 409 BIZ-COMMAND-LOCKED, recorded and replayed', async () => {
-    const u = await userWithWallets(h);
-    const transfer = (key: string, amount: string): Promise<HttpResult> => h.call('POST', '/api/transfers', {
+    const u = await userWithWallets(api.h);
+    const transfer = (key: string, amount: string): Promise<HttpResult> => api.h.call('POST', '/api/transfers', {
       token: u.session, headers: { 'idempotency-key': key }, body: { from_address: u.main, to_address: u.sub, asset_symbol: 'TRX', amount },
     });
     ok(await transfer(randomUUID(), '5'), 201);
@@ -51,19 +37,19 @@ describeWithPostgres('idempotency across a crash on PostgreSQL', (serverUrl) => 
 
   for (const kind of ['transfer', 'stake'] as const) {
     it(`a ${kind} whose locking write loses a race inside the scope: 409 BIZ-COMMAND-LOCKED, recorded and replayed`, async () => {
-      const u = await userWithWallets(h);
+      const u = await userWithWallets(api.h);
       const send = (key: string, amount: string): Promise<HttpResult> => (kind === 'transfer'
-        ? h.call('POST', '/api/transfers', {
+        ? api.h.call('POST', '/api/transfers', {
           token: u.session, headers: { 'idempotency-key': key }, body: { from_address: u.main, to_address: u.sub, asset_symbol: 'TRX', amount },
         })
-        : h.call('POST', `/api/wallets/${u.main}/stake`, { token: u.session, headers: { 'idempotency-key': key }, body: { resource: 'ENERGY', amount } }));
+        : api.h.call('POST', `/api/wallets/${u.main}/stake`, { token: u.session, headers: { 'idempotency-key': key }, body: { resource: 'ENERGY', amount } }));
       // Another request's command, written and not yet committed: the API's pre-check cannot see it, its insert waits.
       let release!: () => void;
       const held = new Promise<void>((resolve) => { release = resolve; });
       let written!: () => void;
       const isWritten = new Promise<void>((resolve) => { written = resolve; });
-      const app = h.container.get(TOKENS.Application);
-      const other = h.container.get(TOKENS.Stores).uow.atomically(async () => {
+      const app = api.h.container.get(TOKENS.Application);
+      const other = api.h.container.get(TOKENS.Stores).uow.atomically(async () => {
         await (kind === 'transfer'
           ? app.transfers.create(u.userId, { from_address: u.main, to_address: u.sub, asset_symbol: 'TRX', amount: '5' })
           : app.staking.stake(u.userId, u.main, { resource: 'ENERGY', amount: '1000000' }));
@@ -74,7 +60,7 @@ describeWithPostgres('idempotency across a crash on PostgreSQL', (serverUrl) => 
       const key = randomUUID();
       const pending = send(key, '2000000');
       for (let waited = 0; ; waited += 20) {
-        const { rows } = await connection.pool.query<{ n: number }>(
+        const { rows } = await api.connection.pool.query<{ n: number }>(
           `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
         if (rows[0]!.n > 0) break;
         if (waited > 10_000) throw new Error('the API request never waited on the other insert');
