@@ -604,6 +604,22 @@ export function describeChainGatewayContract(
       expect(await g.getCanDelegateEnergySun(main.address)).toBe(100n * TRX);
     });
 
+    it_('maintenancePeriod: a mark, where given, is a later chain time; two equal marks saw the same factor and prices (issue #39)', async () => {
+      // Blocks away from the edge of a period: a mark is given only well inside one.
+      await s.faucet.mine(4);
+      const head = await g.head();
+      const mark = await g.maintenancePeriod();
+      const factor = await g.energyFactor(s.usdtContract);
+      const prices = await g.getChainPrices();
+      await s.faucet.mine(1);
+      const again = await g.maintenancePeriod();
+      if (mark !== null) expect(mark).toBeGreaterThan(head.timestamp);
+      if (mark !== null && again === mark) {
+        expect(await g.energyFactor(s.usdtContract)).toBe(factor);
+        expect(await g.getChainPrices()).toEqual(prices);
+      }
+    });
+
     it_('getTrxHoldings: one read of the liquid balance, the stake (delegated out included) and what is unstaking (issue #36)', async () => {
       const main = await account(100n * TRX);
       const sub = await account(1n * TRX);

@@ -53,7 +53,11 @@ export async function devnetChainSubject(options: DevnetChainSubjectOptions = {}
   const plain = createDevnetChainGateway(devnet, options.proTier ? { proTierKey: 'devnet-pro-key' } : {});
   let changes = 0;
   const gateway = options.perBlock !== true ? plain
-    : new CachingChainGateway(plain, { blockMs: 3_000, now: Date.now, tip: () => devnet.info().head_number * 1_000_000 + changes });
+    : new CachingChainGateway(plain, {
+      blockMs: 3_000, now: Date.now, tip: () => devnet.info().head_number * 1_000_000 + changes,
+      // The chain's time, as the worker's scanner gives it: the decorator marks maintenance periods here too.
+      chainTime: () => devnet.info().virtual_time,
+    });
   const subject: ChainGatewaySubject & { devnet: Devnet } = {
     devnet,
     gateway,
