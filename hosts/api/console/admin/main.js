@@ -7,6 +7,7 @@ import { createApi } from '../app/lib/api.js';
 import { ErrorBanner, Field, Loading, useAction } from '../app/lib/components.js';
 import { initialLanguage, LANGUAGES, rememberLanguage, translator } from '../app/lib/i18n.js';
 import { ADMIN_SCREENS } from './screens/index.js';
+import { go, parseHash, screenAt, useHashRoute } from '../app/lib/router.js';
 
 const MESSAGES = {
   en: {
@@ -21,24 +22,7 @@ const MESSAGES = {
   },
 };
 
-function parseHash() {
-  const raw = location.hash.replace(/^#/, '') || '/';
-  const [pathPart, queryPart = ''] = raw.split('?');
-  return { path: pathPart.startsWith('/') ? pathPart : `/${pathPart}`, query: new URLSearchParams(queryPart) };
-}
-
-function useHashRoute() {
-  const [hash, setHash] = useState(parseHash);
-  useEffect(() => {
-    const onChange = () => setHash(parseHash());
-    window.addEventListener('hashchange', onChange);
-    return () => window.removeEventListener('hashchange', onChange);
-  }, []);
-  return hash;
-}
-
-const go = (path) => { location.hash = `#${path}`; };
-const screenAt = (path) => ADMIN_SCREENS.find((s) => path === s.path || path.startsWith(`${s.path}/`)) ?? null;
+const adminScreenAt = (path) => screenAt(path, ADMIN_SCREENS);
 
 function SignIn({ api, t, onSignedIn }) {
   const [token, setToken] = useState('');
@@ -81,7 +65,7 @@ function App() {
   useEffect(() => {
     api.get('/admin/console/session').then(setSession, (e) => { if (e.status !== 401) setError(e); setSession(null); });
   }, []);
-  const current = screenAt(hash.path);
+  const current = adminScreenAt(hash.path);
   useEffect(() => { document.title = `${session ? (current?.title[lang] ?? '') : t('sign_in')} · ${t('app_name')}`; });
   const signOut = async () => {
     try { await api.del('/admin/console/session'); } catch { /* the session already ended */ }
@@ -98,7 +82,7 @@ function App() {
   if (session === undefined) return html`${header}<main id="content"><h1>${t('app_name')}</h1><${Loading} t=${t} /></main>`;
   if (session === null) {
     return html`${header}<${ErrorBanner} error=${error} />
-      <${SignIn} api=${api} t=${t} onSignedIn=${(s) => { setError(null); setSession(s); if (!screenAt(parseHash().path)) go(ADMIN_SCREENS[0].path); }} />`;
+      <${SignIn} api=${api} t=${t} onSignedIn=${(s) => { setError(null); setSession(s); if (!adminScreenAt(parseHash().path)) go(ADMIN_SCREENS[0].path); }} />`;
   }
   if (current === null && hash.path === '/') { go(ADMIN_SCREENS[0].path); return null; }
   const body = current === null

@@ -7,32 +7,9 @@ import { initialLanguage, LANGUAGES, rememberLanguage, translator } from './lib/
 import { SignIn } from './sign-in.js';
 import { TwoFactorEnrol } from './two-factor.js';
 import { SCREENS } from './screens/index.js';
+import { go, parseHash, screenAt, useHashRoute } from './lib/router.js';
 
 const ROLES_NEEDING_2FA = new Set(['owner', 'admin', 'approver']);
-
-/** The address after '#': '/payments/T12?status=paid' -> { segments: ['payments','T12'], query }. */
-function parseHash() {
-  const raw = location.hash.replace(/^#/, '') || '/';
-  const [pathPart, queryPart = ''] = raw.split('?');
-  return { path: pathPart.startsWith('/') ? pathPart : `/${pathPart}`, query: new URLSearchParams(queryPart) };
-}
-
-function useHashRoute() {
-  const [hash, setHash] = useState(parseHash);
-  useEffect(() => {
-    const onChange = () => setHash(parseHash());
-    window.addEventListener('hashchange', onChange);
-    return () => window.removeEventListener('hashchange', onChange);
-  }, []);
-  return hash;
-}
-
-export const go = (path) => { location.hash = `#${path}`; };
-
-/** The screen whose path is the address or a prefix of it (by whole segments). */
-function screenAt(path, screens) {
-  return screens.find((s) => path === s.path || path.startsWith(`${s.path}/`)) ?? null;
-}
 
 function LanguageSwitch({ lang, setLang, t }) {
   return html`<div class="languages" role="group" aria-label=${t('language')}>
