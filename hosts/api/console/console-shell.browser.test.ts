@@ -211,7 +211,8 @@ describe.skipIf(!chromiumFound)('console shell in chromium', () => {
       await tabTo('Payments');
       await page.keyboard.press('Enter');
       await expect.poll(() => page.locator('h1').allInnerTexts()).toEqual(['Payments']);
-      expect(await page.evaluate<string>('document.activeElement.tagName')).toBe('H1');
+      // The shell moves the focus to the new heading in an effect after the render: asked until it has.
+      await expect.poll(() => page.evaluate<string>('document.activeElement.tagName')).toBe('H1');
     } finally {
       await kb.close();
     }
