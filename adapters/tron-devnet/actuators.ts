@@ -149,10 +149,17 @@ function cancelAllUnfreeze(ctx: ActuatorCtx, owner: Account): ExecResult {
   return withdrawn ? { withdrawExpireAmount: withdrawn } : {};
 }
 
-/** Sun of stake "in use" by consumed resources (java-tron's v2 usage check before delegating). */
+/**
+ * Sun of stake "in use" by consumed resources (java-tron's v2 usage check before delegating). ENERGY as java-tron's
+ * DelegateResourceActuator and Wallet.calcCanDelegatedEnergyMaxSize count it: the usage (decayed to now) as stake,
+ * less the stake received from others (FreezeV2Util.getV2EnergyUsage; the devnet has no Stake 1.0), floored at 0.
+ */
 export function stakeInUse(owner: Account, res: Resource, ctx: ActuatorCtx): number {
   const { state: s, params: p, now } = ctx;
-  if (res === 'ENERGY') return Math.floor(energyUsed(owner, now) * SUN_PER_TRX * (totalEnergyWeight(s, p) / p.totalEnergyLimit));
+  if (res === 'ENERGY') {
+    const usage = Math.floor(energyUsed(owner, now) * SUN_PER_TRX * (totalEnergyWeight(s, p) / p.totalEnergyLimit));
+    return Math.max(0, usage - owner.acquiredEnergy);
+  }
   return Math.floor(netUsed(owner, now) * SUN_PER_TRX * (totalNetWeight(s, p) / p.totalNetLimit));
 }
 

@@ -101,3 +101,37 @@ describe('Stake 2.0: freeze, delegate, unfreeze, withdraw, vote (real tronweb)',
     expect(await s.tw.trx.getUnconfirmedBalance(s.address)).toBe(before + (info.withdraw_amount as number) - (info.fee ?? 0));
   });
 });
+
+describe('getcandelegatedmaxsize for ENERGY as java-tron counts it (Wallet.calcCanDelegatedEnergyMaxSize)', () => {
+  let devnet: Devnet;
+  beforeAll(async () => {
+    devnet = await startTestDevnet();
+  });
+  afterAll(() => devnet.close());
+
+  it('the ENERGY stake less the usage as stake (less the stake received), floored at 0; under 1 TRX answers 0', async () => {
+    const owner = wallet(devnet, 'owner');
+    const lender = wallet(devnet, 'lender');
+    devnet.fund(owner.address, trx(1_000));
+    devnet.fund(lender.address, trx(1_000));
+    devnet.fundToken(owner.address, 1_000_000n);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const send = async (w: Wallet, tx: any) => { await w.tw.trx.sendRawTransaction(await w.tw.trx.sign(tx)); devnet.mine(1); };
+    const maxSize = async () => (await owner.tw.trx.getCanDelegatedMaxSize(owner.address, 'ENERGY', { confirmed: false })).max_size ?? 0;
+    await send(owner, await owner.tw.transactionBuilder.freezeBalanceV2(trx(5), 'ENERGY', owner.address));
+    expect(await maxSize()).toBe(trx(5)); // no usage: the stake itself
+    // A USDT transfer spends the owner's ≈ 50 energy (the rest burnt): ≈ 4.9 TRX of its 5 in use, 0.1 TRX left: 0.
+    const c = await owner.tw.contract().at(devnet.usdtAddress);
+    await c.methods.transfer(lender.address, 1).send({ feeLimit: trx(20) });
+    devnet.mine(1);
+    const rs = await owner.tw.trx.getAccountResources(owner.address);
+    const inUse = Math.floor(rs.EnergyUsed! * 1_000_000 * (rs.TotalEnergyWeight! / rs.TotalEnergyLimit!));
+    expect(trx(5) - inUse).toBeGreaterThan(0);
+    expect(trx(5) - inUse).toBeLessThan(trx(1));
+    expect(await maxSize()).toBe(0);
+    // Stake received from another account is taken from the usage counted as stake (FreezeV2Util.getV2EnergyUsage).
+    await send(lender, await lender.tw.transactionBuilder.freezeBalanceV2(trx(10), 'ENERGY', lender.address));
+    await send(lender, await lender.tw.transactionBuilder.delegateResource(trx(10), owner.address, 'ENERGY', lender.address, false));
+    expect(await maxSize()).toBe(trx(5));
+  });
+});

@@ -3,6 +3,7 @@
  * query/body parameters and return java-tron-shaped JSON; the server applies `visible` formatting afterwards.
  */
 import { ACTUATORS, ContractValidateError, stakeInUse } from './actuators.js';
+import { SUN_PER_TRX } from './constants.js';
 import { forkState } from './state.js';
 import { type Chain } from './chain.js';
 import { decodeSignedHex, selectorOf, toHex41, tryHex41, txIdentity, utf8Hex, type RawData } from './codec.js';
@@ -270,7 +271,9 @@ export const HANDLERS: Record<string, Handler> = {
     const res = int(q['type']) === 1 ? 'ENERGY' : 'BANDWIDTH';
     const frozen = res === 'ENERGY' ? a.frozenEnergy : a.frozenBandwidth;
     const ctx = { state: st, params: c.params, now: time, value: {} };
-    return v.compact({ max_size: Math.max(0, frozen - stakeInUse(a, res, ctx)) });
+    // java-tron's Wallet.getCanDelegatedMaxSize: an answer under 1 TRX (the least a delegation may be) is 0.
+    const max = Math.max(0, frozen - stakeInUse(a, res, ctx));
+    return v.compact({ max_size: max < SUN_PER_TRX ? 0 : max });
   },
   getcanwithdrawunfreezeamount: (q, c, solid) => {
     const { a } = account(q, c, solid, 'owner_address');

@@ -63,7 +63,8 @@ describe('CachingChainGateway', () => {
     // An account with no stake and no delegation: its getaccount answers its resources (with the free bandwidth limit
     // from the chain's parameters, read once for the prices too).
     expect(count('wallet/getaccountresource')).toBe(0);
-    expect([count('wallet/getchainparameters'), count('wallet/getcontractinfo'), count('wallet/getcandelegatedmaxsize')]).toEqual([1, 1, 1]);
+    // What it can delegate follows from the same account read: no energy stake, 0 (java-tron's answer whatever the usage).
+    expect([count('wallet/getchainparameters'), count('wallet/getcontractinfo'), count('wallet/getcandelegatedmaxsize')]).toEqual([1, 1, 0]);
     // An account seen to hold TRX exists for good (TRON deletes none): asked in a later block, no call.
     devnet.mine(1);
     expect(await gateway.accountExists(a.address)).toBe(true);
@@ -123,6 +124,59 @@ describe('CachingChainGateway', () => {
     devnet.mine(1);
     expect(await gateway.energyPerStakedSun()).toBe(await plain.energyPerStakedSun());
     expect(count('wallet/getaccountresource')).toBe(reads + 1);
+  });
+
+  it('energyPerStakedSun in the block of an energyAvailable read is that reply\'s: no call', async () => {
+    const { gateway, plain, count } = world();
+    const a = await funded(gateway, 50n * TRX);
+    await gateway.energyAvailable(a.address);
+    const reads = count('wallet/getaccountresource');
+    expect(reads).toBe(1);
+    expect(await gateway.energyPerStakedSun()).toBe(await plain.energyPerStakedSun());
+    expect(count('wallet/getaccountresource')).toBe(reads);
+  });
+
+  it('property: getCanDelegateEnergySun is always the node\'s answer; with a getResources read of the block it costs no call exactly when the account shows no energy usage or no energy stake', async () => {
+    await fc.assert(fc.asyncProperty(
+      fc.record({
+        stakeTrx: fc.constantFrom(0, 1, 3, 40, 200), spend: fc.boolean(), received: fc.boolean(), dayLater: fc.boolean(), together: fc.boolean(),
+      }),
+      async ({ stakeTrx, spend, received, dayLater, together }) => {
+        const { gateway, plain, count } = world();
+        const owner = await funded(plain, 500n * TRX);
+        const other = await funded(plain, 500n * TRX);
+        const send = async (signer: Signer, intent: Parameters<ChainGateway['prepare']>[1]): Promise<void> => {
+          await plain.broadcast(await plain.prepare(signer, intent));
+          devnet.mine(1);
+        };
+        if (stakeTrx > 0) await send(owner, { kind: 'freeze', resource: 'ENERGY', amountSun: BigInt(stakeTrx) * TRX });
+        if (received) {
+          // Stake received from another account is subtracted from the usage counted as stake (getV2EnergyUsage).
+          await send(other, { kind: 'freeze', resource: 'ENERGY', amountSun: 100n * TRX });
+          await send(other, { kind: 'delegate', resource: 'ENERGY', receiver: owner.address, amountSun: 100n * TRX });
+        }
+        if (spend) {
+          // A USDT transfer paid from the owner's own energy first: its usage goes above 0.
+          devnet.fundToken(owner.address, 5_000_000n);
+          await send(owner, { kind: 'transfer-trc20', contract: devnet.usdtAddress, to: other.address, amount: 1n, feeLimitSun: 100n * TRX });
+        }
+        if (dayLater) {
+          devnet.advance(24 * 3_600_000);
+          devnet.mine(1);
+        }
+        const used = (await plain.getResources(owner.address)).energy.used;
+        const before = count('wallet/getcandelegatedmaxsize');
+        const answer = together
+          ? (await Promise.all([gateway.getResources(owner.address), gateway.getCanDelegateEnergySun(owner.address)]))[1]
+          : await gateway.getResources(owner.address).then(() => gateway.getCanDelegateEnergySun(owner.address));
+        expect(answer).toBe(await plain.getCanDelegateEnergySun(owner.address));
+        expect(count('wallet/getcandelegatedmaxsize') - before, `used ${used}, stake ${stakeTrx} TRX`).toBe(used === 0 || stakeTrx === 0 ? 0 : 1);
+        // A block later, with no getResources read in it, the node is asked.
+        devnet.mine(1);
+        expect(await gateway.getCanDelegateEnergySun(owner.address)).toBe(await plain.getCanDelegateEnergySun(owner.address));
+        expect(count('wallet/getcandelegatedmaxsize') - before).toBe(used === 0 || stakeTrx === 0 ? 1 : 2);
+      },
+    ), { numRuns: runs(12), seed: 39_55 });
   });
 
   it('getResources from the account read alone only for an account with no stake and no delegation; each answer what the full reads say', async () => {

@@ -45,18 +45,30 @@ export interface ChainParameters {
   readonly freeNetLimit: number | null;
 }
 
-/** getResources' reads as TronWebChainGateway offers them besides the port. */
+/**
+ * getResources' answer with what the same replies also answer: the network's energy per staked SUN (getaccountresource
+ * carries the totals), and getCanDelegateEnergySun's answer where the account read gives it exactly (null: ask the node).
+ */
+export interface ResourcesWithExtras {
+  readonly resources: ChainResources;
+  readonly energyPerStakedSun: number | null;
+  readonly canDelegateEnergySun: bigint | null;
+}
+
+/** getResources' and energyAvailable's reads as TronWebChainGateway offers them besides the port. */
 export interface ResourcesWithRatio {
-  /** getResources, with the network's energy per staked SUN from the same getaccountresource reply. */
-  resourcesWithRatio(address: string): Promise<{ readonly resources: ChainResources; readonly energyPerStakedSun: number | null }>;
+  /** getResources, with what its replies also answer. */
+  resourcesWithRatio(address: string): Promise<ResourcesWithExtras>;
   /**
    * The account read first: an account with no stake and no delegation is answered from it and the chain's free
    * bandwidth limit (`finish`); any other in full.
    */
   accountResources(address: string): Promise<
-    | { readonly kind: 'account-only'; readonly finish: (freeNetLimit: number) => ChainResources }
-    | { readonly kind: 'full'; readonly resources: ChainResources; readonly energyPerStakedSun: number | null }
+    | { readonly kind: 'account-only'; readonly finish: (freeNetLimit: number) => ChainResources; readonly canDelegateEnergySun: bigint | null }
+    | ({ readonly kind: 'full' } & ResourcesWithExtras)
   >;
+  /** energyAvailable, with the network's energy per staked SUN from the same getaccountresource reply. */
+  energyWithRatio(address: string): Promise<{ readonly available: number; readonly energyPerStakedSun: number | null }>;
 }
 
 export interface MaintenanceSchedule {
@@ -113,6 +125,8 @@ const SWEEP_ABOVE = 10_000;
  * - a failed read is not remembered, and a read in flight is joined;
  * - energyAvailable is answered from a standing getResources of the address (one node read serves both methods);
  *   an account seen to exist, or to hold TRX, is known to exist for good (TRON deletes none);
+ * - the energy ratio comes with every getaccountresource reply (getResources', energyAvailable's), and what an address
+ *   can delegate with its getResources read where its account shows no energy usage (see getCanDelegateEnergySun);
  * - the energy factor and the prices move only at a maintenance (TRON applies approved proposals there, and a
  *   contract's dynamic energy factor changes only when a new maintenance cycle begins): with the chain's time and
  *   schedule known ({@link MaintenanceSchedule}, one read of the next maintenance time a period), a read made well
@@ -139,6 +153,8 @@ export class CachingChainGateway implements ChainGateway {
   private maintenanceReading: Promise<void> | null = null;
   /** The maintenance interval in force, from the last prices read that answered it. */
   private intervalMs: number | null = null;
+  /** How many times reads were dropped for a transaction sent (an answer read across one is not kept beside). */
+  private forgets = 0;
 
   constructor(
     private readonly inner: ChainGateway & Partial<MaintenanceSchedule> & Partial<ResourcesWithRatio>, private readonly options: CachingChainGatewayOptions,
@@ -170,8 +186,9 @@ export class CachingChainGateway implements ChainGateway {
   }
 
   /**
-   * Where the inner gateway answers it (TronWebChainGateway.resourcesWithRatio), the same read also answers
-   * energyPerStakedSun for as long as it stands: TRON's getaccountresource carries the network's totals in every reply.
+   * Where the inner gateway answers it (TronWebChainGateway.resourcesWithRatio), the same read also answers, for as
+   * long as it stands, energyPerStakedSun (TRON's getaccountresource carries the network's totals in every reply) and,
+   * where the account read gives it exactly, getCanDelegateEnergySun (tron-views.ts canDelegateEnergyOf).
    */
   getResources(address: string): Promise<ChainResources> {
     const withRatio = this.inner.resourcesWithRatio;
@@ -181,32 +198,63 @@ export class CachingChainGateway implements ChainGateway {
     }
     const block = this.newest();
     const at = this.options.now();
-    const ratio = (energyPerStakedSun: number | null): void => {
-      if (energyPerStakedSun !== null && this.live(RATIO) === null) {
-        this.entries.set(RATIO, { answer: Promise.resolve(energyPerStakedSun), settled: { value: energyPerStakedSun }, block, at, addresses: [] });
-      }
-    };
+    const forgets = this.forgets;
     return this.read(`resources ${address}`, [address], async () => {
       if (this.inner.chainParameters !== undefined) {
         // The account read (shared with a balance read asked beside it) and the chain's free bandwidth limit (kept
         // with the prices): an account with no stake and no delegation needs no getaccountresource.
         const [answer, parameters] = await Promise.all([accountFirst.call(this.inner, address), this.parameters()]);
         if (answer.kind === 'full') {
-          ratio(answer.energyPerStakedSun);
+          this.keepRatio(answer.energyPerStakedSun, block, at);
+          this.keepDelegable(address, answer.canDelegateEnergySun, block, at, forgets);
           return answer.resources;
         }
-        if (parameters.freeNetLimit !== null) return answer.finish(parameters.freeNetLimit);
+        if (parameters.freeNetLimit !== null) {
+          this.keepDelegable(address, answer.canDelegateEnergySun, block, at, forgets);
+          return answer.finish(parameters.freeNetLimit);
+        }
       }
-      const { resources, energyPerStakedSun } = await withRatio.call(this.inner, address);
-      ratio(energyPerStakedSun);
+      const { resources, energyPerStakedSun, canDelegateEnergySun } = await withRatio.call(this.inner, address);
+      this.keepRatio(energyPerStakedSun, block, at);
+      this.keepDelegable(address, canDelegateEnergySun, block, at, forgets);
       return resources;
     });
   }
 
+  /** The energy ratio a reply read in `block` at `at` carried, as energyPerStakedSun's answer for that block. */
+  private keepRatio(energyPerStakedSun: number | null, block: number, at: number): void {
+    if (energyPerStakedSun !== null && this.live(RATIO) === null) {
+      this.entries.set(RATIO, { answer: Promise.resolve(energyPerStakedSun), settled: { value: energyPerStakedSun }, block, at, addresses: [] });
+    }
+  }
+
+  /**
+   * getCanDelegateEnergySun's answer that a getResources read of `address` in `block` at `at` gave exactly, for that
+   * block; not when a transaction touching any address was sent since the read began (`forgets` moved): the answer may
+   * be from before it.
+   */
+  private keepDelegable(address: string, sun: bigint | null, block: number, at: number, forgets: number): void {
+    const key = `can-delegate ${address}`;
+    if (sun === null || forgets !== this.forgets || this.options.blockMs <= 0 || this.live(key) !== null) return;
+    this.entries.set(key, { answer: Promise.resolve(sun), settled: { value: sun }, block, at, addresses: [address] });
+  }
+
+  /**
+   * From a standing getResources of the address when there is one (one node read serves both methods); else its one
+   * getaccountresource, whose reply also answers energyPerStakedSun for the block where the inner gateway offers it.
+   */
   energyAvailable(address: string): Promise<number> {
     const resources = this.standing(`resources ${address}`) as { value: ChainResources } | null;
     if (resources !== null) return Promise.resolve(resources.value.energy.available);
-    return this.read(`energy ${address}`, [address], () => this.inner.energyAvailable(address));
+    const withRatio = this.inner.energyWithRatio;
+    if (withRatio === undefined) return this.read(`energy ${address}`, [address], () => this.inner.energyAvailable(address));
+    const block = this.newest();
+    const at = this.options.now();
+    return this.read(`energy ${address}`, [address], async () => {
+      const { available, energyPerStakedSun } = await withRatio.call(this.inner, address);
+      this.keepRatio(energyPerStakedSun, block, at);
+      return available;
+    });
   }
 
   /** An account once seen to exist, or to hold TRX, is known for good (TRON never deletes one). */
@@ -219,7 +267,14 @@ export class CachingChainGateway implements ChainGateway {
     });
   }
 
-  getCanDelegateEnergySun(address: string): Promise<bigint> {
+  /**
+   * Where a getResources read of the address in this block gave it exactly (its account showed no energy usage, or no
+   * energy stake: tron-views.ts canDelegateEnergyOf), that answer, with no call (a getResources read in flight is
+   * awaited first); else getcandelegatedmaxsize, once a block.
+   */
+  async getCanDelegateEnergySun(address: string): Promise<bigint> {
+    const resources = this.options.blockMs > 0 ? this.live(`resources ${address}`) : null;
+    if (resources !== null && resources.settled === undefined) await resources.answer.catch(() => undefined);
     return this.read(`can-delegate ${address}`, [address], () => this.inner.getCanDelegateEnergySun(address));
   }
 
@@ -434,6 +489,7 @@ export class CachingChainGateway implements ChainGateway {
 
   /** Drops the reads of `addresses` (null: a transaction of unknown parties, so every read). */
   private forget(addresses: readonly string[] | null): void {
+    this.forgets += 1;
     for (const [key, entry] of this.entries) {
       if (addresses === null || entry.addresses.some((a) => addresses.includes(a))) this.entries.delete(key);
     }

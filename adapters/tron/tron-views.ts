@@ -53,6 +53,26 @@ export function accountOnlyResources(account: AccountJson, freeNetLimit: number,
   return toChainResources(account, resource, nowMs, { delegatedTo: [], receivedFrom: [] });
 }
 
+/**
+ * What `wallet/getcandelegatedmaxsize` answers for ENERGY, from the same account's `wallet/getaccount` reply, where
+ * that is exact without java-tron's arithmetic; null where only the node can say (usage above 0: its answer goes
+ * through a double conversion of usage to stake that is not copied here).
+ * java-tron (Wallet.calcCanDelegatedEnergyMaxSize and getCanDelegatedMaxSize; FreezeV2Util.getV2EnergyUsage): the
+ * owner's energy usage, updated to the head slot (EnergyProcessor.updateUsage), is converted to stake and less the
+ * stake that is not Stake 2.0's own (v1, acquired) taken from getFrozenV2BalanceForEnergy (the frozenV2 entries of
+ * type ENERGY), floored at 0; an answer under 1 TRX is 0. Wallet.getAccount runs the same updateUsage at the same head
+ * before reporting `account_resource.energy_usage`, so one reply gives both parts from one state:
+ * - usage 0: the v2 usage is max(0, 0 − …) = 0, and the answer is the ENERGY stake itself (0 under 1 TRX);
+ * - no ENERGY stake: 0 − (a usage ≥ 0) floored at 0 is 0, whatever the usage;
+ * - an account that does not exist (an empty reply): 0, as java-tron answers for a missing owner.
+ */
+export function canDelegateEnergyOf(account: AccountJson): bigint | null {
+  const staked = (account.frozenV2 ?? []).filter((f) => f.type === 'ENERGY').reduce((sum, f) => sum + BigInt(f.amount ?? 0), 0n);
+  if (staked === 0n) return 0n;
+  if ((account.account_resource?.energy_usage ?? 0) !== 0) return null;
+  return staked < 1_000_000n ? 0n : staked;
+}
+
 /** The parts of `wallet/getaccountresource` the gateway reads. */
 export interface AccountResourceJson {
   readonly freeNetUsed?: number;

@@ -14,10 +14,17 @@ import { buildIntent, hexAddress, type BlockHeaderRef } from './tron-intents.js'
 import { TronNodeClient, type BlockRef } from './tron-node-client.js';
 import { addressOfPrivateKey, signTransaction, transactionConsistent } from './tron-signing.js';
 import {
-  accountOnlyResources, energyAvailableOf, energyPerSun, FREE_BANDWIDTH_PER_DAY, readDryRun, toChainResources, toTransactionState, type AccountJson,
+  accountOnlyResources, canDelegateEnergyOf, energyAvailableOf, energyPerSun, FREE_BANDWIDTH_PER_DAY, readDryRun, toChainResources, toTransactionState, type AccountJson,
   type AccountResourceJson, type DryRunJson,
   type TransactionInfoJson,
 } from './tron-views.js';
+
+/** getResources' reads with what the same replies also answer (see TronWebChainGateway.resourcesWithRatio). */
+export interface ResourcesAnswer {
+  readonly resources: ChainResources;
+  readonly energyPerStakedSun: number | null;
+  readonly canDelegateEnergySun: bigint | null;
+}
 
 /** Options of {@link TronWebChainGateway}. */
 export interface TronWebChainGatewayOptions {
@@ -230,9 +237,11 @@ export class TronWebChainGateway implements ChainGateway {
   /**
    * getResources' reads, with the network's energy per staked SUN from the same `wallet/getaccountresource` reply
    * (TotalEnergyLimit / TotalEnergyWeight, in every account's; null when absent): what energyPerStakedSun reads from
-   * the USDT contract's. Not a port method: CachingChainGateway answers energyPerStakedSun from it in the same block.
+   * the USDT contract's; and getCanDelegateEnergySun's answer where the same account read gives it exactly
+   * (tron-views.ts canDelegateEnergyOf; null where only getcandelegatedmaxsize can say). Not a port method:
+   * CachingChainGateway answers energyPerStakedSun and getCanDelegateEnergySun from it in the same block.
    */
-  async resourcesWithRatio(address: string): Promise<{ readonly resources: ChainResources; readonly energyPerStakedSun: number | null }> {
+  async resourcesWithRatio(address: string): Promise<ResourcesAnswer> {
     return this.resourcesReads(address, null);
   }
 
@@ -244,8 +253,8 @@ export class TronWebChainGateway implements ChainGateway {
    * the delegation index), its account read reused. Not a port method: CachingChainGateway's getResources.
    */
   async accountResources(address: string): Promise<
-    | { readonly kind: 'account-only'; readonly finish: (freeNetLimit: number) => ChainResources }
-    | { readonly kind: 'full'; readonly resources: ChainResources; readonly energyPerStakedSun: number | null }
+    | { readonly kind: 'account-only'; readonly finish: (freeNetLimit: number) => ChainResources; readonly canDelegateEnergySun: bigint | null }
+    | ({ readonly kind: 'full' } & ResourcesAnswer)
   > {
     const hex = hexAddress(address, 'address');
     const [account, head] = await Promise.all([
@@ -254,13 +263,16 @@ export class TronWebChainGateway implements ChainGateway {
     ]);
     const probe = accountOnlyResources(account, FREE_BANDWIDTH_PER_DAY, head.timestamp);
     if (probe !== null) {
-      return { kind: 'account-only', finish: (freeNetLimit) => accountOnlyResources(account, freeNetLimit, head.timestamp)! };
+      return {
+        kind: 'account-only', finish: (freeNetLimit) => accountOnlyResources(account, freeNetLimit, head.timestamp)!,
+        canDelegateEnergySun: canDelegateEnergyOf(account),
+      };
     }
     return { kind: 'full', ...(await this.resourcesReads(address, account)) };
   }
 
   /** getResources' reads (the account's unless given), with the energy ratio of its getaccountresource reply. */
-  private async resourcesReads(address: string, known: AccountJson | null): Promise<{ readonly resources: ChainResources; readonly energyPerStakedSun: number | null }> {
+  private async resourcesReads(address: string, known: AccountJson | null): Promise<ResourcesAnswer> {
     const hex = hexAddress(address, 'address');
     const [account, resource, head, index] = await Promise.all([
       known ?? this.node.call<AccountJson>('balance-read', 'getResources', 'full', 'wallet/getaccount', { address: hex }),
@@ -277,7 +289,7 @@ export class TronWebChainGateway implements ChainGateway {
       receivedFrom: base58(index.fromAccounts),
     });
     const ratio = energyPerSun(resource);
-    return { resources, energyPerStakedSun: ratio > 0 && Number.isFinite(ratio) ? ratio : null };
+    return { resources, energyPerStakedSun: ratio > 0 && Number.isFinite(ratio) ? ratio : null, canDelegateEnergySun: canDelegateEnergyOf(account) };
   }
 
   /**
@@ -299,9 +311,18 @@ export class TronWebChainGateway implements ChainGateway {
 
   /** getResources' energy.available from `wallet/getaccountresource` alone (the same request getResources makes). */
   async energyAvailable(address: string): Promise<number> {
+    return (await this.energyWithRatio(address)).available;
+  }
+
+  /**
+   * energyAvailable's one `wallet/getaccountresource`, with the network's energy per staked SUN from the same reply
+   * (null when absent). Not a port method: CachingChainGateway answers energyPerStakedSun from it in the same block.
+   */
+  async energyWithRatio(address: string): Promise<{ readonly available: number; readonly energyPerStakedSun: number | null }> {
     const hex = hexAddress(address, 'address');
     const resource = await this.node.call<AccountResourceJson>('balance-read', 'getResources', 'full', 'wallet/getaccountresource', { address: hex });
-    return energyAvailableOf(resource);
+    const ratio = energyPerSun(resource);
+    return { available: energyAvailableOf(resource), energyPerStakedSun: ratio > 0 && Number.isFinite(ratio) ? ratio : null };
   }
 
   async accountExists(address: string): Promise<boolean> {
