@@ -66,8 +66,15 @@ describe('what a sweep costs, from its receipts', () => {
     try {
       const warnings: string[] = [];
       const log = { warn: (_fields: object, message: string) => warnings.push(message), error: () => undefined };
+      // Who the executor asks for a token balance (the main address's is read for the warning only).
+      const asked: string[] = [];
+      const counting = new Proxy(w.gateway, {
+        get: (target, key) => (key === 'getTokenBalance'
+          ? (address: string, contract: string) => { asked.push(address); return target.getTokenBalance(address, contract); }
+          : Reflect.get(target, key)),
+      });
       const executor = new CollectionExecutor({
-        ...w.stores, chain: w.gateway, cipher: w.cipher, assets: w.assets, energy: { self: new SelfDelegationEnergyProvider(w.gateway) }, log,
+        ...w.stores, chain: counting, cipher: w.cipher, assets: w.assets, energy: { self: new SelfDelegationEnergyProvider(w.gateway) }, log,
       }, { confirmations: 1, pollMs: 3_000 });
       const sweep = async () => {
         const sub = await w.addSub();
@@ -79,18 +86,17 @@ describe('what a sweep costs, from its receipts', () => {
       const first = await sweep();
       expect(warnings.filter((m) => m.startsWith('main address holds none of the token'))).toHaveLength(1);
       expect(first.plan!.energy).toBe(130_285);
-      // Main holds USDT now: no warning, and the holder price.
+      expect(asked.filter((a) => a === w.main.address)).toHaveLength(1);
+      // Main holds USDT now: no warning, and the holder price; a dry run at the holder price says main holds some, so
+      // main's balance is not read (no scanner here: nothing cached about it).
+      asked.length = 0;
       const second = await sweep();
       expect(warnings.filter((m) => m.startsWith('main address holds none of the token'))).toHaveLength(1);
       expect(second.plan!.energy).toBe(64_285);
+      expect(asked).not.toContain(w.main.address);
       // The scanner's cached balance shows main holding USDT: the plan asks no node about main's token balance.
       await w.stores.balances.put({ address: w.main.address, items: [{ symbol: 'USDT', available: 1n, updatedAt: w.clock.now() }], refreshSource: 1, updatedAt: w.clock.now() });
-      const asked: string[] = [];
-      const counting = new Proxy(w.gateway, {
-        get: (target, key) => (key === 'getTokenBalance'
-          ? (address: string, contract: string) => { asked.push(address); return target.getTokenBalance(address, contract); }
-          : Reflect.get(target, key)),
-      });
+      asked.length = 0;
       const cached = new CollectionExecutor({
         ...w.stores, chain: counting, cipher: w.cipher, assets: w.assets, energy: {}, log,
       }, { confirmations: 1, pollMs: 3_000, burnEnabled: true });

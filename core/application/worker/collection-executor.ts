@@ -42,6 +42,16 @@ export interface CollectionExecutorDeps extends StepDeps {
 const TRX = 1_000_000n;
 
 /**
+ * The most energy a USDT transfer to an address that already holds USDT costs: 64,285 at the dynamic-energy maximum
+ * factor (34,000, where USDT sits), against 130,285 to one holding none (a new storage slot; tron-facts). The main
+ * address's token balance is read for the new-holder warning only when the sweep's dry run costs more than this (a
+ * transfer to a holder never does, whatever the factor): a dry run at or under it is the holder price at the maximum
+ * factor, or a new holder's at a factor below about 11,700 (29,6xx base energy), where the sweep costs no more than a
+ * holder's does at the maximum. A token dearer than this to transfer keeps the read every time.
+ */
+export const HOLDER_TRANSFER_ENERGY_MAX = 64_285;
+
+/**
  * What completing a step writes into the task beside closing its records: the sweep's amount and txid; the rental's
  * price once its order delivered.
  */
@@ -196,7 +206,8 @@ class CollectionWorkflow implements Workflow<CollectionTask> {
     // Plan before spending: the node's dry run (a blacklisted sub or a paused token fails here), every energy source
     // priced, the cheapest that fits; nothing fits → FAILED with nothing sent.
     const plan = await planTrc20Sweep(this.deps, this.settings, subject, amount);
-    if (!(await this.mainHolds(task.mainAddress, subject.asset))) {
+    // A dry run no dearer than a holder's transfer at the maximum factor: no warning to give, nothing to read.
+    if ((plan.dryRun?.energy ?? plan.energy) > HOLDER_TRANSFER_ENERGY_MAX && !(await this.mainHolds(task.mainAddress, subject.asset))) {
       // A transfer to an address holding none of the token writes a new storage slot: about twice the energy.
       this.deps.log?.warn({ taskNo: task.taskNo, mainAddress: task.mainAddress, asset: subject.asset.symbol, energy: plan.energy },
         'main address holds none of the token: this sweep pays the new-holder energy price (130,285 for USDT instead of 64,285)');
