@@ -10,7 +10,9 @@ const rows = readdirSync(dir).filter((name) => name.endsWith('.jsonl'))
   .flatMap((name) => readFileSync(join(dir, name), 'utf8').split('\n').filter((line) => line !== '').map((line) => JSON.parse(line)));
 const seconds = (ms) => (ms / 1000).toFixed(1);
 const byProject = new Map();
-for (const row of rows) byProject.set(row.project, (byProject.get(row.project) ?? 0) + row.cpuMs);
+// The kind of a file is in its name (one vitest project since issue #39 item 9).
+const kindOf = (file) => file.endsWith('.integration.test.ts') ? 'integration' : file.endsWith('.browser.test.ts') ? 'browser' : 'unit';
+for (const row of rows) byProject.set(kindOf(row.file), (byProject.get(kindOf(row.file)) ?? 0) + row.cpuMs);
 const total = rows.reduce((sum, row) => sum + row.cpuMs, 0);
 console.log(`${rows.length} files, ${seconds(total)} CPU s in the test workers (${[...byProject].map(([p, ms]) => `${p || '?'} ${seconds(ms)}`).join(', ')})`);
 console.log('CPU s  wall s  file');

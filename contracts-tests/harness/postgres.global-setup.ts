@@ -2,7 +2,7 @@ import type { TestProject } from 'vitest/node';
 import { provisionPostgres } from './postgres.js';
 
 /**
- * vitest globalSetup of the integration project: one shared PostgreSQL per test run (DATABASE_URL, else a throwaway
+ * vitest globalSetup of the test run: one shared PostgreSQL per test run (DATABASE_URL, else a throwaway
  * cluster of the installed binaries), its URL provided to the suites as `inject('postgresUrl')` (empty when
  * unavailable, with `inject('postgresSkipReason')` saying why). Each suite makes a database of its own on it.
  */

@@ -2,7 +2,7 @@ import type { TestProject } from 'vitest/node';
 import { provisionRedis } from './redis.js';
 
 /**
- * vitest globalSetup of the integration project: one shared Redis per test run, its URL provided to the suites as
+ * vitest globalSetup of the test run: one shared Redis per test run, its URL provided to the suites as
  * `inject('redisUrl')` (empty when unavailable, with `inject('redisSkipReason')` saying why).
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {

@@ -2,7 +2,7 @@ import { describe, inject, it } from 'vitest';
 import { announceSkipped } from '../support/skipped.js';
 
 declare module 'vitest' {
-  /** Values the integration project's globalSetup (postgres.global-setup.ts) provides. */
+  /** Values the test run's globalSetup (postgres.global-setup.ts) provides. */
   export interface ProvidedContext {
     /** Superuser URL of the run's shared PostgreSQL server; empty when none could be found. */
     postgresUrl: string;
@@ -22,7 +22,7 @@ export function describeWithPostgres(suite: string, body: (serverUrl: string) =>
     describe(suite, () => body(url));
     return;
   }
-  const reason = inject('postgresSkipReason') || 'no PostgreSQL provided (the integration project globalSetup did not run)';
+  const reason = inject('postgresSkipReason') || 'no PostgreSQL provided (the test run's globalSetup did not run)';
   announceSkipped(suite, reason);
   describe.skip(suite, () => {
     it.skip(`needs PostgreSQL: ${reason}`, () => undefined);

@@ -3,7 +3,7 @@ import { announceSkipped } from '../support/skipped.js';
 import { findRedisServerBinary } from './redis.js';
 
 declare module 'vitest' {
-  /** Values the integration project's globalSetup (redis.global-setup.ts) provides. */
+  /** Values the test run's globalSetup (redis.global-setup.ts) provides. */
   export interface ProvidedContext {
     /** URL of the run's shared Redis; empty when none could be found. */
     redisUrl: string;
@@ -22,7 +22,7 @@ export function describeWithRedis(suite: string, body: (url: string) => void): v
     describe(suite, () => body(url));
     return;
   }
-  const reason = inject('redisSkipReason') || 'no Redis provided (the integration project globalSetup did not run)';
+  const reason = inject('redisSkipReason') || 'no Redis provided (the test run's globalSetup did not run)';
   skipLoudly(suite, reason);
 }
 
