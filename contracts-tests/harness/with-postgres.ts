@@ -22,7 +22,7 @@ export function describeWithPostgres(suite: string, body: (serverUrl: string) =>
     describe(suite, () => body(url));
     return;
   }
-  const reason = inject('postgresSkipReason') || 'no PostgreSQL provided (the test run's globalSetup did not run)';
+  const reason = inject('postgresSkipReason') || 'no PostgreSQL provided (the globalSetup of the test run did not run)';
   announceSkipped(suite, reason);
   describe.skip(suite, () => {
     it.skip(`needs PostgreSQL: ${reason}`, () => undefined);

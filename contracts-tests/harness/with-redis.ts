@@ -22,7 +22,7 @@ export function describeWithRedis(suite: string, body: (url: string) => void): v
     describe(suite, () => body(url));
     return;
   }
-  const reason = inject('redisSkipReason') || 'no Redis provided (the test run's globalSetup did not run)';
+  const reason = inject('redisSkipReason') || 'no Redis provided (the globalSetup of the test run did not run)';
   skipLoudly(suite, reason);
 }
 
