@@ -6,11 +6,12 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
+import { nodeArgsFor } from '../../contracts-tests/harness/ts-entry.js';
 
 const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
 
 it('npm run devnet prints its URL and USDT address, serves the node API, and exits 0 on SIGINT', async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+  const child = spawn(process.execPath, nodeArgsFor(MAIN), {
     env: { ...process.env, DEVNET_PORT: '0', DEVNET_BLOCK_MS: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDevnet, type Devnet } from '../../adapters/tron-devnet/index.js';
+import { nodeArgsFor } from '../../contracts-tests/harness/ts-entry.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -29,7 +30,7 @@ describe.concurrent('API-only process entry', () => {
   }
 
   function spawnApi(env: Record<string, string>): ApiChild {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'hosts/api/main.ts'], {
+    const child = spawn(process.execPath, nodeArgsFor('hosts/api/main.ts'), {
       cwd: ROOT, env: { ...process.env, NODE_ENV: 'production', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(child);

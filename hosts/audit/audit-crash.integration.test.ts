@@ -13,12 +13,13 @@ import { subscribeAll, signUp } from '../../core/application/testing/user-journe
 import { startDevnet, type Devnet } from '../../adapters/tron-devnet/index.js';
 import { buildPgTestApplication } from './pg-test-application.js';
 import { usePgTestStore } from '../../adapters/postgres/testing/pg-test-store.js';
+import { nodeArgsFor } from '../../contracts-tests/harness/ts-entry.js';
 
 const TO = 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL';
 
 /** Runs the child to its end: its exit code or signal, and what it printed. */
 function runChild(env: Record<string, string>): Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'hosts/audit/audit-crash-child.ts'], {
+  const child = spawn(process.execPath, nodeArgsFor('hosts/audit/audit-crash-child.ts'), {
     env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

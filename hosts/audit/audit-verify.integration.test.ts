@@ -20,6 +20,7 @@ import { startApiServer, type RunningServer } from '../api/api-server.js';
 import { loadConfig } from '../composition/config.js';
 import { openComposition, type Composition } from '../composition/container.js';
 import { TOKENS } from '../composition/tokens.js';
+import { nodeArgsFor } from '../../contracts-tests/harness/ts-entry.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PASSWORD = 'correct horse battery staple';
@@ -29,7 +30,7 @@ interface ToolRun { readonly code: number | null; readonly stdout: string; reado
 
 function verifyTool(env: Record<string, string>, args: readonly string[] = []): Promise<ToolRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), [join(ROOT, 'hosts/audit/verify-main.ts'), ...args], {
+    const child = spawn(process.execPath, [...nodeArgsFor('hosts/audit/verify-main.ts'), ...args], {
       cwd: ROOT, env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

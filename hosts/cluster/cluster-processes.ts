@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { nodeArgsFor } from '../../contracts-tests/harness/ts-entry.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -23,7 +24,7 @@ export interface ClusterProcess {
 
 /** Runs `entry` (a path from the repository root) with tsx and `env` on top of the test's environment. */
 export function startProcess(name: string, entry: string, env: Record<string, string>): ClusterProcess {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', entry], {
+  const child: ChildProcess = spawn(process.execPath, nodeArgsFor(entry), {
     cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];

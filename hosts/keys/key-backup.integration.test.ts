@@ -24,18 +24,18 @@ import { openComposition, type Composition } from '../composition/container.js';
 import { TOKENS } from '../composition/tokens.js';
 import { startComposedWorker } from '../worker/compose-worker.js';
 import { BLOCK_MS } from '../worker/worker-drive.js';
+import { nodeArgsFor } from '../../contracts-tests/harness/ts-entry.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
 const TRX = 1_000_000n;
 const USER = 7;
 
 interface ToolRun { readonly code: number | null; readonly stdout: string; readonly stderr: string }
 
-/** Runs an operator tool as `npm run` would (tsx), with only the given environment besides PATH. */
+/** Runs an operator tool as `npm run` does (through tsx, or npm test's JavaScript tree of the same modules: ts-entry.ts), with only the given environment besides PATH. */
 function runTool(script: string, args: readonly string[], env: Record<string, string>): Promise<ToolRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(TSX, [join(ROOT, script), ...args], { cwd: ROOT, env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...nodeArgsFor(script), ...args], { cwd: ROOT, env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => { stdout += c.toString('utf8'); });

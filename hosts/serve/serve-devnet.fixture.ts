@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { nodeArgsFor } from '../../contracts-tests/harness/ts-entry.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -47,7 +48,7 @@ export interface Child {
 
 /** Runs `entry` (a path from the repository root) with tsx and only PATH, HOME and `env` in its environment. */
 export function startClean(name: string, entry: string, env: Record<string, string>): Child {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', entry], {
+  const child: ChildProcess = spawn(process.execPath, nodeArgsFor(entry), {
     cwd: ROOT, env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDevnet, type Devnet } from '../../adapters/tron-devnet/index.js';
+import { nodeArgsFor } from '../../contracts-tests/harness/ts-entry.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -20,7 +21,7 @@ describe('worker process entry', () => {
   });
 
   function spawnWorker(env: Record<string, string>): { child: ChildProcess; exited: Promise<number | null>; output: () => string; waitFor: (p: RegExp) => Promise<RegExpMatchArray> } {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'hosts/worker/main.ts'], {
+    const child = spawn(process.execPath, nodeArgsFor('hosts/worker/main.ts'), {
       cwd: ROOT, env: { ...process.env, NODE_ENV: 'production', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(child);
