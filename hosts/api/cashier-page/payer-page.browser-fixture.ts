@@ -161,7 +161,8 @@ type Violation = { id: string; impact: string; targets: string[] };
  * with timers, which the paused page clock holds: the clock is stepped a millisecond at a time until the scan is done.
  */
 export async function axeViolations(page: Page): Promise<Violation[]> {
-  await page.evaluate(axe.source);
+  // Injected once per document (half a megabyte of script to send and compile): an open page keeps it for its next scan.
+  if (await page.evaluate('typeof axe === "undefined"')) await page.evaluate(axe.source);
   let result: Violation[] | undefined;
   let failure: unknown;
   const scan = page.evaluate<Violation[]>(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({
