@@ -16,7 +16,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
  * could see (no vi.mock, no process.env writes, fake timers restored). Five workers on two cores: an integration file
  * spends most of its time waiting on devnet blocks, child processes or PostgreSQL (one of 59 s used 9.5 s of CPU), and
  * the other workers use that time. The two longest integration files start first, the browser files beside them, then
- * the other integration files, the unit files last (.config/wait-first-sequencer.ts).
+ * the other integration files spread through the unit files (.config/wait-first-sequencer.ts).
  * Property and crash tests scale with TEST_DEPTH (contracts-tests/support/depth.ts; `npm run test:deep` for full depth).
  */
 export default defineConfig({
@@ -27,7 +27,7 @@ export default defineConfig({
     // `TEST_CPU_PROFILE=<dir>`: each file's CPU time, for finding the slow files (scripts/cpu-profile.mjs sums them).
     setupFiles: process.env['TEST_CPU_PROFILE'] ? ['./.config/cpu-profile.setup.ts'] : [],
     // Five workers: the two longest integration files start first and mostly wait, three workers run the browser files
-    // beside them; then the other integration files, and the unit files last (.config/wait-first-sequencer.ts).
+    // beside them; then the other integration files spread through the unit files (.config/wait-first-sequencer.ts).
     maxWorkers: 5,
     sequence: { sequencer: WaitFirstSequencer },
     // One project, not three (issue #39 item 9): every project had its own Vite server, which transformed a module

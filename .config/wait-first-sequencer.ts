@@ -7,8 +7,10 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * files and then wait beside nothing that needed the CPU.
  *
  * This order starts the LEAD longest integration files first (on a fresh clone the largest: those two), then the
- * browser files beside them, then the other integration files, and the many short unit files last, where they fill
- * whatever the cores have left until the end. The kind of a file is in its name: `*.integration.test.ts`,
+ * browser files beside them, then the other integration files spread through the many short unit files. Most of those
+ * integration files wait on an `npm start` or `npm run serve` child and on devnet blocks in real time: run one after
+ * another, they once held all five workers at once for 35 s while the cores idled (a timeline of the run showed it);
+ * spread out, the unit files beside them use the cores. The kind of a file is in its name: `*.integration.test.ts`,
  * `*.browser.test.ts`, else a unit file.
  */
 export const LEAD = 2;
@@ -19,11 +21,27 @@ export function kindOf(file: string): FileKind {
   return file.endsWith('.integration.test.ts') ? 'integration' : file.endsWith('.browser.test.ts') ? 'browser' : 'unit';
 }
 
+/**
+ * `waiting` (longest first) spread evenly through `filling` (longest first): one waiting file, then the share of
+ * filling files that comes before the next, so that no stretch of the run has every worker waiting at once.
+ */
+export function interleave<T>(waiting: readonly T[], filling: readonly T[]): T[] {
+  const out: T[] = [];
+  let used = 0;
+  waiting.forEach((file, i) => {
+    out.push(file);
+    const upTo = Math.round(((i + 1) * filling.length) / waiting.length);
+    out.push(...filling.slice(used, upTo));
+    used = upTo;
+  });
+  return [...out, ...filling.slice(used)];
+}
+
 export default class WaitFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
     const of = (kind: FileKind) => sorted.filter((spec) => kindOf(spec.moduleId) === kind);
     const integration = of('integration');
-    return [...integration.slice(0, LEAD), ...of('browser'), ...integration.slice(LEAD), ...of('unit')];
+    return [...integration.slice(0, LEAD), ...of('browser'), ...interleave(integration.slice(LEAD), of('unit'))];
   }
 }
