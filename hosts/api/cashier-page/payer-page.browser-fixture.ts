@@ -4,38 +4,21 @@
  * scans and screenshots. Time moves only when a test says so, on the server (ManualClock, devnet blocks) and in the
  * page (playwright's clock) alike.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import axe from 'axe-core';
-import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { pino } from 'pino';
 import { ManualClock } from '../../../adapters/memory/index.js';
 import { NodeSecretHasher, TEST_SCRYPT_COST } from '../../../adapters/node/index.js';
 import { startDev, type DevProcess } from '../../dev/start-dev.js';
 
-/** Debian's chromium (`apt-get install chromium`); CHROMIUM_PATH overrides. Never a downloaded browser. */
-export const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
-export const chromiumFound = existsSync(CHROMIUM);
-
-/** A plain-HTTP origin that is not localhost, so the page runs outside a secure context (no crypto.randomUUID). */
-export const PAYER_HOST = 'payer.test';
+export { CHROMIUM, chromiumFound, launchChromium, PAYER_HOST } from '../shared-chromium.js';
+import { PAYER_HOST } from '../shared-chromium.js';
 
 /** Screenshots land here (git-ignored). */
 export const ARTIFACTS = fileURLToPath(new URL('../../../test-artifacts/payer-page/', import.meta.url));
-
-/** Launches chromium headless with a fresh profile (playwright makes a new user-data-dir per launch). */
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    chromiumSandbox: false,
-    args: [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--disable-sync', '--no-first-run', `--host-resolver-rules=MAP ${PAYER_HOST} 127.0.0.1`,
-    ],
-  });
-}
 
 /** The npm start stack, every clock manual. */
 export interface World {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import axe from 'axe-core';
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { pino } from 'pino';
 import { ManualClock } from '../../../adapters/memory/index.js';
 import { NodeSecretHasher, TEST_SCRYPT_COST } from '../../../adapters/node/index.js';
@@ -32,24 +32,12 @@ export async function startWorld(env: Record<string, string> = {}): Promise<Worl
   return { dev, clock, output, base: `http://${CONSOLE_HOST}:${new URL(dev.url).port}` };
 }
 
-/** The console's host name in the browser: a plain-HTTP origin that is not localhost (no secure-context extras). */
-export const CONSOLE_HOST = 'console.test';
+export { CONSOLE_HOST, launchChromium } from '../shared-chromium.js';
+import { CONSOLE_HOST } from '../shared-chromium.js';
 export const PASSWORD = 'correct horse battery staple';
 
 /** Screenshots land here, as console-<screen>.png (git-ignored). */
 export const ARTIFACTS = fileURLToPath(new URL('../../../test-artifacts/', import.meta.url));
-
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium',
-    headless: true,
-    chromiumSandbox: false,
-    args: [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--disable-sync', '--no-first-run', `--host-resolver-rules=MAP ${CONSOLE_HOST} 127.0.0.1`,
-    ],
-  });
-}
 
 /** The console's origin as the browser reaches it. */
 export function consoleOrigin(w: World): string {
