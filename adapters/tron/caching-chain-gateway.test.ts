@@ -126,6 +126,25 @@ describe('CachingChainGateway', () => {
     expect(count('wallet/getaccountresource')).toBe(reads + 1);
   });
 
+  it('what the main address can delegate, from a getResources read that a delegation it sends overtook, is asked of the node', async () => {
+    const { gateway, plain, count } = world();
+    const owner = await funded(plain, 500n * TRX);
+    const sub = await funded(plain, 5n * TRX);
+    await plain.broadcast(await plain.prepare(owner, { kind: 'freeze', resource: 'ENERGY', amountSun: 200n * TRX }));
+    devnet.mine(1);
+    const delegation = await gateway.prepare(owner, { kind: 'delegate', resource: 'ENERGY', receiver: sub.address, amountSun: 100n * TRX });
+    // The read starts before the send and ends after it (two rounds of requests against one): its account reply may
+    // show the stake from before the delegation, so it must not answer what the owner can delegate now.
+    const reading = gateway.getResources(owner.address);
+    await gateway.broadcast(delegation);
+    await reading;
+    const asked = count('wallet/getcandelegatedmaxsize');
+    expect(await gateway.getCanDelegateEnergySun(owner.address)).toBe(await plain.getCanDelegateEnergySun(owner.address));
+    expect(count('wallet/getcandelegatedmaxsize')).toBe(asked + 1);
+    devnet.mine(1);
+    expect(await gateway.getCanDelegateEnergySun(owner.address)).toBe(100n * TRX);
+  });
+
   it('energyPerStakedSun in the block of an energyAvailable read is that reply\'s: no call', async () => {
     const { gateway, plain, count } = world();
     const a = await funded(gateway, 50n * TRX);
