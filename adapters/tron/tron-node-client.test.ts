@@ -64,6 +64,28 @@ describe('TronNodeClient shared state reads', () => {
     }
   });
 
+  it('a read asked after a broadcast began never joins a read asked before it (the caller that sent sees its effect)', async () => {
+    const devnet = await startDevnet({ port: 0, blockMs: 0, seed: 'shared-reads-send' });
+    try {
+      const client = new TronNodeClient({ fullHost: devnet.url, timeoutMs: 5_000 });
+      const served = (): number => devnet.nodeCalls()['wallet/getaccount'] ?? 0;
+      const a = Devnet.hex(devnet.info().rental_pool);
+      const account = (): Promise<unknown> => client.request('full', 'wallet/getaccount', { address: a });
+      // The first read is in flight when the send begins and the second is asked (all in one turn).
+      const before = account();
+      // A refused broadcast still counts as a send begun: what it changes, if anything, is the node's to say.
+      const sent = client.broadcast({ txID: '00'.repeat(32), raw_data: {}, signature: [] }).catch(() => undefined);
+      const after = account();
+      await Promise.all([before, sent, after]);
+      expect(served()).toBe(2);
+      // Without a send between them, the same two reads share one request.
+      await Promise.all([account(), account()]);
+      expect(served()).toBe(3);
+    } finally {
+      await devnet.close();
+    }
+  });
+
   it('hands a failed shared read to every caller, and the next read tries again', async () => {
     const client = new TronNodeClient({ fullHost: 'http://127.0.0.1:9', timeoutMs: 1_000 });
     const read = (): Promise<unknown> => client.call('balance-read', 'getTrxBalance', 'full', 'wallet/getaccount', { address: '41' + '00'.repeat(20) });

@@ -95,6 +95,8 @@ export class TronNodeClient {
   readonly solidity: Provider;
   private readonly pro: NodeRequester | undefined;
   private readonly inFlight = new Map<string, Promise<unknown>>();
+  /** Broadcasts begun by this client: part of a shared read's key, so a read asked after a send never joins one asked before it. */
+  private sends = 0;
   /** The configured node first, then the fallbacks (the one pool of node access). */
   private readonly pool: NodePool;
   /** Told each pro-tier request (the pool tells its own). */
@@ -148,11 +150,13 @@ export class TronNodeClient {
    * decide themselves. A read of SHARED_READS asked while the identical read (same endpoint, path and body) is in
    * flight joins it, as head reads do (see {@link shared}): its answer is at most one round trip older than a fresh one,
    * what a node a moment behind would answer, and each new request starts only after the last one ended. Joined
-   * callers get the same reply object: replies are read, never changed. Nothing is remembered past the flight.
+   * callers get the same reply object: replies are read, never changed. Nothing is remembered past the flight. A read
+   * asked after this client began a broadcast never joins one asked before it (the key carries the count of sends), so
+   * a caller that sent a delegation and then reads the sender's account sees at least what the node knew after the send.
    */
   request<T>(endpoint: Endpoint, path: string, body: Json): Promise<T> {
     if (!SHARED_READS.has(path)) return this.send<T>(endpoint, path, body);
-    return this.shared(`${endpoint} ${path} ${JSON.stringify(body)}`, () => this.send<T>(endpoint, path, body));
+    return this.shared(`${this.sends} ${endpoint} ${path} ${JSON.stringify(body)}`, () => this.send<T>(endpoint, path, body));
   }
 
   /**
@@ -179,6 +183,8 @@ export class TronNodeClient {
    * (the same txid; a node that has it already answers DUP_TRANSACTION_ERROR).
    */
   broadcast(signed: Json): Promise<unknown> {
+    // A read begun from now on may see this transaction's effect: it must not join a flight that left before it.
+    this.sends += 1;
     return this.pool.ask((node) => node.send<unknown>('full', 'wallet/broadcasttransaction', signed, true), isAccepted);
   }
 
