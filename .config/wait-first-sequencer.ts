@@ -7,13 +7,20 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * files and then wait beside nothing that needed the CPU.
  *
  * This order starts the LEAD longest integration files first (on a fresh clone the largest: those two), then the
- * browser files beside them, then the other integration files spread through the many short unit files. Most of those
- * integration files wait on an `npm start` or `npm run serve` child and on devnet blocks in real time: run one after
+ * browser files beside them, then the other integration files spread through the first half of the many short unit
+ * files, and the other half last. Most of those integration files wait on an `npm start` or `npm run serve` child and on devnet blocks in real time: run one after
  * another, they once held all five workers at once for 35 s while the cores idled (a timeline of the run showed it);
  * spread out, the unit files beside them use the cores. The kind of a file is in its name: `*.integration.test.ts`,
  * `*.browser.test.ts`, else a unit file.
  */
 export const LEAD = 2;
+
+/**
+ * The share of the unit files the other integration files are spread through; the rest come last, short files that
+ * end together. On a fresh clone the order within a kind is by file size, not by time, so an integration file that
+ * waits 20 s on an `npm start` child could otherwise start among the last files and end alone.
+ */
+export const SPREAD = 0.5;
 
 export type FileKind = 'integration' | 'browser' | 'unit';
 
@@ -42,6 +49,8 @@ export default class WaitFirstSequencer extends BaseSequencer {
     const sorted = await super.sort(files);
     const of = (kind: FileKind) => sorted.filter((spec) => kindOf(spec.moduleId) === kind);
     const integration = of('integration');
-    return [...integration.slice(0, LEAD), ...of('browser'), ...interleave(integration.slice(LEAD), of('unit'))];
+    const unit = of('unit');
+    const spread = Math.round(unit.length * SPREAD);
+    return [...integration.slice(0, LEAD), ...of('browser'), ...interleave(integration.slice(LEAD), unit.slice(0, spread)), ...unit.slice(spread)];
   }
 }
