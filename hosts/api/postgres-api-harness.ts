@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
 import { connectPostgres, type PostgresConnection } from '../../adapters/postgres/index.js';
-import { createTestDatabase, type PostgresTestDatabase } from '../../contracts-tests/harness/postgres.js';
+import { createMigratedTestDatabase, type PostgresTestDatabase } from '../../contracts-tests/harness/postgres.js';
 import { startHarness, type ApiHarness } from './test-harness.js';
 
 /** The API harness on a throwaway PostgreSQL database, and a connection of its own for the test's direct reads. */
@@ -17,7 +17,7 @@ export interface PostgresApi {
 export function postgresApi(serverUrl: string, label: string): PostgresApi {
   const api = {} as { h: ApiHarness; connection: PostgresConnection; database: PostgresTestDatabase };
   beforeAll(async () => {
-    api.database = await createTestDatabase(serverUrl, label);
+    api.database = await createMigratedTestDatabase(serverUrl, label);
     api.connection = await connectPostgres(api.database.url, { migrate: true });
     api.h = await startHarness({
       postgres: api.connection,

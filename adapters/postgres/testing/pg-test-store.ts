@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
-import { createTestDatabase } from '../../../contracts-tests/harness/postgres.js';
+import { createMigratedTestDatabase } from '../../../contracts-tests/harness/postgres.js';
 import { connectPostgres, type PostgresConnection } from '../pg-connection.js';
 import { MIGRATIONS_TABLE } from '../pg-migrations.js';
 
@@ -15,7 +15,7 @@ export interface PgTestStore {
 
 /** Creates and migrates a database named after `label` on the server at `serverUrl`. */
 export async function openPgTestStore(serverUrl: string, label: string, poolSize = 20): Promise<PgTestStore> {
-  const database = await createTestDatabase(serverUrl, label);
+  const database = await createMigratedTestDatabase(serverUrl, label);
   const connection = await connectPostgres(database.url, { poolSize });
   const { rows } = await connection.pool.query<{ name: string }>(
     `SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> $1`, [MIGRATIONS_TABLE],
