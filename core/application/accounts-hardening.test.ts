@@ -5,6 +5,7 @@ import { AesGcmKeyCipher, NodeSecretHasher, OtpauthTotpGenerator } from '../../a
 import { AccountsUseCases } from './accounts.service.js';
 import { DEFAULT_CORE_SETTINGS } from './deps.js';
 import { failureOf, TEST_PASSWORD } from './testing/user-journeys.js';
+import { medianPair } from './testing/timing.js';
 
 /** Account-flow hardening: equal-time login and registration (issue #13), pending registrations never block (issue #26). */
 
@@ -41,22 +42,9 @@ describe('login timing does not tell registered e-mails apart (production scrypt
       cipher: AesGcmKeyCipher.fromConfig(Buffer.alloc(32, 3).toString('base64')), totp: new OtpauthTotpGenerator(),
     });
     await accounts.register({ email: 'timed@example.com', password: TEST_PASSWORD });
-    const timed = async (email: string): Promise<number> => {
-      const started = performance.now();
-      await accounts.login({ email, password: 'wrong password!' }).catch(() => undefined);
-      return performance.now() - started;
-    };
-    await timed('warm-up@example.com');
-    // The two e-mails are timed in turn, so that a busy machine (other test files beside this one) slows both alike.
-    const knownTimes: number[] = [];
-    const unknownTimes: number[] = [];
-    for (let i = 0; i < 9; i++) {
-      knownTimes.push(await timed('timed@example.com'));
-      unknownTimes.push(await timed('nobody-here@example.com'));
-    }
-    const median = (times: number[]): number => times.sort((a, b) => a - b)[4]!;
-    const known = median(knownTimes);
-    const unknown = median(unknownTimes);
+    const login = (email: string) => () => accounts.login({ email, password: 'wrong password!' }).catch(() => undefined);
+    await login('warm-up@example.com')();
+    const { first: known, second: unknown } = await medianPair(login('timed@example.com'), login('nobody-here@example.com'));
     // Before the fix: about 25 ms against 1 ms.
     expect(unknown / known).toBeGreaterThan(0.4);
     expect(unknown / known).toBeLessThan(2.5);
@@ -74,18 +62,9 @@ describe('registration timing does not tell registered e-mails apart (production
     await accounts.register({ email: 'owned@example.com', password: TEST_PASSWORD });
     await accounts.verify({ email: 'owned@example.com', code: core.readCode('owned@example.com') });
     let n = 0;
-    const median = async (email: () => string): Promise<number> => {
-      const times: number[] = [];
-      for (let i = 0; i < 7; i++) {
-        const started = performance.now();
-        await accounts.register({ email: email(), password: 'a probing password' });
-        times.push(performance.now() - started);
-      }
-      return times.sort((a, b) => a - b)[3]!;
-    };
-    await median(() => `warm-${n++}@example.com`);
-    const owned = await median(() => 'owned@example.com');
-    const free = await median(() => `free-${n++}@example.com`);
+    const register = (email: () => string) => () => accounts.register({ email: email(), password: 'a probing password' });
+    await register(() => `warm-${n++}@example.com`)();
+    const { first: owned, second: free } = await medianPair(register(() => 'owned@example.com'), register(() => `free-${n++}@example.com`));
     // Both hash the password with scrypt, draw a code and an id and send one mail; they differ in one store write.
     expect(owned / free).toBeGreaterThan(0.5);
     expect(owned / free).toBeLessThan(2);
