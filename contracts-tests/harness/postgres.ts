@@ -152,9 +152,14 @@ export interface PostgresTestDatabase {
 }
 
 /** Creates an empty database named after `label` plus a random suffix on the server at `serverUrl`. */
-export async function createTestDatabase(serverUrl: string, label: string): Promise<PostgresTestDatabase> {
+export function createTestDatabase(serverUrl: string, label: string): Promise<PostgresTestDatabase> {
+  return databaseOf(serverUrl, label, null);
+}
+
+/** A database named after `label`, empty or (`template`) a copy of that database. */
+async function databaseOf(serverUrl: string, label: string, template: string | null): Promise<PostgresTestDatabase> {
   const name = `custody_${label.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}_${randomBytes(4).toString('hex')}`;
-  await adminQuery(serverUrl, `CREATE DATABASE ${name}`);
+  await adminQuery(serverUrl, `CREATE DATABASE ${name}${template === null ? '' : ` TEMPLATE ${template}`}`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return {
@@ -172,16 +177,7 @@ export async function createTestDatabase(serverUrl: string, label: string): Prom
  * advisory lock while the others wait. Suites that test the migrations themselves use createTestDatabase.
  */
 export async function createMigratedTestDatabase(serverUrl: string, label: string): Promise<PostgresTestDatabase> {
-  const template = await migratedTemplate(serverUrl);
-  const name = `custody_${label.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}_${randomBytes(4).toString('hex')}`;
-  await adminQuery(serverUrl, `CREATE DATABASE ${name} TEMPLATE ${template}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    name,
-    drop: () => adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
-  };
+  return databaseOf(serverUrl, label, await migratedTemplate(serverUrl));
 }
 
 const templates = new Map<string, Promise<string>>();
