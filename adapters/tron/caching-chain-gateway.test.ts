@@ -445,49 +445,45 @@ describe('CachingChainGateway: the energy factor and the prices until the next m
     expect(await plain.maintenancePeriod()).toBeNull();
   });
 
+  /** Random chain histories for the two properties below: blocks, value changes, maintenances, and the probe `kind`. */
+  type ChainOp<K extends 'mark' | 'read'> = { kind: 'mine'; blocks: number } | { kind: 'change'; factor: number; fee: number } | { kind: 'maintenance' } | { kind: K };
+  const chainOps = <K extends 'mark' | 'read'>(kind: K): fc.Arbitrary<ChainOp<K>[]> => fc.array(fc.oneof(
+    { weight: 3, arbitrary: fc.record({ kind: fc.constant('mine' as const), blocks: fc.integer({ min: 1, max: 25 }) }) },
+    { weight: 2, arbitrary: fc.record({ kind: fc.constant('change' as const), factor: fc.constantFrom(0, 20_000, 34_000, 50_000), fee: fc.constantFrom(100, 210, 420) }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('maintenance' as const) }) },
+    { weight: 4, arbitrary: fc.record({ kind: fc.constant(kind) }) },
+  ), { minLength: 4, maxLength: 16 });
+  /** Applies a chain op; false for the probe, which the property handles. */
+  const applied = (o: ChainOp<'mark' | 'read'>, world: ReturnType<typeof periodWorld>): boolean => {
+    if (o.kind === 'mine') world.mine(o.blocks);
+    else if (o.kind === 'change') chain.setParams({ usdtEnergyFactor: o.factor, energyFee: o.fee });
+    else if (o.kind === 'maintenance') world.toMaintenance();
+    else return false;
+    return true;
+  };
+
   it('property: two equal maintenancePeriod marks, whatever happened between, bracket the same factor and prices on the chain', async () => {
-    type Op = { kind: 'mine'; blocks: number } | { kind: 'change'; factor: number; fee: number } | { kind: 'maintenance' } | { kind: 'mark' };
-    const op: fc.Arbitrary<Op> = fc.oneof(
-      { weight: 3, arbitrary: fc.record({ kind: fc.constant('mine' as const), blocks: fc.integer({ min: 1, max: 25 }) }) },
-      { weight: 2, arbitrary: fc.record({ kind: fc.constant('change' as const), factor: fc.constantFrom(0, 20_000, 34_000, 50_000), fee: fc.constantFrom(100, 210, 420) }) },
-      { weight: 1, arbitrary: fc.record({ kind: fc.constant('maintenance' as const) }) },
-      { weight: 4, arbitrary: fc.record({ kind: fc.constant('mark' as const) }) },
-    );
-    await fc.assert(fc.asyncProperty(fc.array(op, { minLength: 4, maxLength: 16 }), async (ops) => {
-      const { gateway, plain, mine, toMaintenance, read } = periodWorld();
+    await fc.assert(fc.asyncProperty(chainOps('mark'), async (ops) => {
+      const world = periodWorld();
       const seen = new Map<number, [number, bigint, bigint]>();
       for (const o of ops) {
-        if (o.kind === 'mine') mine(o.blocks);
-        else if (o.kind === 'change') chain.setParams({ usdtEnergyFactor: o.factor, energyFee: o.fee });
-        else if (o.kind === 'maintenance') toMaintenance();
-        else {
-          const mark = await gateway.maintenancePeriod();
-          if (mark === null) continue;
-          // What a node one block behind answers too: the chain one block back (the margin's reason).
-          const now = await read(plain);
-          const earlier = seen.get(mark);
-          if (earlier !== undefined) expect(now).toEqual(earlier);
-          seen.set(mark, now);
-        }
+        if (applied(o, world)) continue;
+        const mark = await world.gateway.maintenancePeriod();
+        if (mark === null) continue;
+        // What a node one block behind answers too: the chain one block back (the margin's reason).
+        const now = await world.read(world.plain);
+        const earlier = seen.get(mark);
+        if (earlier !== undefined) expect(now).toEqual(earlier);
+        seen.set(mark, now);
       }
     }), { numRuns: runs(10), seed: 39_52 });
   });
 
   it('property: with factor and price changes at maintenances in between, every read answers what an uncached gateway answers then', async () => {
-    type Op = { kind: 'mine'; blocks: number } | { kind: 'change'; factor: number; fee: number } | { kind: 'maintenance' } | { kind: 'read' };
-    const op: fc.Arbitrary<Op> = fc.oneof(
-      { weight: 3, arbitrary: fc.record({ kind: fc.constant('mine' as const), blocks: fc.integer({ min: 1, max: 25 }) }) },
-      { weight: 2, arbitrary: fc.record({ kind: fc.constant('change' as const), factor: fc.constantFrom(0, 20_000, 34_000, 50_000), fee: fc.constantFrom(100, 210, 420) }) },
-      { weight: 1, arbitrary: fc.record({ kind: fc.constant('maintenance' as const) }) },
-      { weight: 4, arbitrary: fc.record({ kind: fc.constant('read' as const) }) },
-    );
-    await fc.assert(fc.asyncProperty(fc.array(op, { minLength: 4, maxLength: 16 }), async (ops) => {
-      const { gateway, plain, mine, toMaintenance, read } = periodWorld();
+    await fc.assert(fc.asyncProperty(chainOps('read'), async (ops) => {
+      const world = periodWorld();
       for (const o of ops) {
-        if (o.kind === 'mine') mine(o.blocks);
-        else if (o.kind === 'change') chain.setParams({ usdtEnergyFactor: o.factor, energyFee: o.fee });
-        else if (o.kind === 'maintenance') toMaintenance();
-        else expect(await read(gateway)).toEqual(await read(plain));
+        if (!applied(o, world)) expect(await world.read(world.gateway)).toEqual(await world.read(world.plain));
       }
     }), { numRuns: runs(10), seed: 39_51 });
   });
