@@ -5,8 +5,7 @@
 // another directory (the package test builds into a temporary one, so it never races a test that runs the
 // repository's own dist/).
 import { execFileSync } from 'node:child_process';
-import { cpSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { copyBuildAssets } from './copy-build-assets.mjs';
 
@@ -21,5 +20,3 @@ try {
   process.exit(1);
 }
 copyBuildAssets(outDir);
-const migrations = join('adapters', 'postgres', 'migrations');
-cpSync(migrations, join(outDir, migrations), { recursive: true });

@@ -8,8 +8,8 @@
 //
 // The tree lives under node_modules/.cache, so a module in it finds the packages of node_modules as one in the
 // repository does.
-import { cpSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { copyBuildAssets } from './copy-build-assets.mjs';
@@ -35,15 +35,7 @@ export async function buildTestJsTree(outDir = TEST_JS_TREE) {
     entryPoints, outdir: outDir, outbase: ROOT, bundle: false, format: 'esm', platform: 'node', target: 'node20',
     tsconfig: join(ROOT, 'tsconfig.json'), sourcemap: false, logLevel: 'silent',
   });
-  const cwd = process.cwd();
-  process.chdir(ROOT);
-  try {
-    copyBuildAssets(relative(ROOT, outDir));
-  } finally {
-    process.chdir(cwd);
-  }
-  const migrations = join('adapters', 'postgres', 'migrations');
-  cpSync(join(ROOT, migrations), join(outDir, migrations), { recursive: true });
+  copyBuildAssets(outDir);
   return outDir;
 }
 

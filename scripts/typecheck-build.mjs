@@ -10,7 +10,7 @@
 //   `npm run build` would, on any error in those files or in their declarations. Its outcome is written as JSON
 //   ({ ok, errors }) to TEST_SHARED_BUILD, which hosts/production-entry.test.ts waits for instead of running
 //   `npm run build` again.
-import { cpSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -66,8 +66,6 @@ if (build !== undefined) {
   rmSync(outDir, { recursive: true, force: true });
   for (const file of files) errors.push(...program.emit(file).diagnostics);
   copyBuildAssets(outDir);
-  const migrations = join('adapters', 'postgres', 'migrations');
-  cpSync(migrations, join(outDir, migrations), { recursive: true });
   const result = JSON.stringify({ ok: errors.length === 0, files: files.length, errors: format(errors) });
   writeFileSync(`${marker}.tmp`, result);
   renameSync(`${marker}.tmp`, marker);

@@ -42,24 +42,16 @@ export async function launchChromium(): Promise<Browser> {
     browser = await shared;
   }
   const contexts = new Set<BrowserContext>();
+  const leased = async (...args: Parameters<Browser['newContext']>): Promise<BrowserContext> => {
+    const context = await browser.newContext(...args);
+    contexts.add(context);
+    context.once('close', () => contexts.delete(context));
+    return context;
+  };
   return new Proxy(browser, {
     get(target, property, receiver) {
-      if (property === 'newContext') {
-        return async (...args: Parameters<Browser['newContext']>) => {
-          const context = await target.newContext(...args);
-          contexts.add(context);
-          context.once('close', () => contexts.delete(context));
-          return context;
-        };
-      }
-      if (property === 'newPage') {
-        return async (...args: Parameters<Browser['newContext']>) => {
-          const context = await target.newContext(...args);
-          contexts.add(context);
-          context.once('close', () => contexts.delete(context));
-          return context.newPage();
-        };
-      }
+      if (property === 'newContext') return leased;
+      if (property === 'newPage') return async (...args: Parameters<Browser['newContext']>) => (await leased(...args)).newPage();
       if (property === 'close') {
         return async () => {
           await Promise.all([...contexts].map((context) => context.close().catch(() => undefined)));
